@@ -1,0 +1,3 @@
+module github.com/precog-dev/precog
+
+go 1.26
