@@ -1,3 +1,5 @@
 module github.com/precog-dev/precog
 
-go 1.26
+go 1.26.0
+
+require golang.org/x/tools v0.52.0
