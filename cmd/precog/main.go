@@ -1,0 +1,27 @@
+// Command precog finds the concurrency bugs that crash Go programs.
+//
+// Run "precog help" for its commands. precog is also a go vet tool:
+//
+//	go vet -vettool=$(command -v precog) ./...
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/precog-dev/precog/analyzers/suite"
+	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/vetcmd"
+	"golang.org/x/tools/go/analysis/unitchecker"
+)
+
+func main() {
+	checks := suite.Checks()
+	if cli.IsVetTool(os.Args[1:]) {
+		unitchecker.Main(checks...) // does not return
+	}
+	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{
+		vetcmd.Command(checks),
+		cli.VersionCommand(),
+	}, os.Args[1:]))
+}

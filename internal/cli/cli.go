@@ -1,0 +1,200 @@
+// Package cli is precog's command line: it dispatches to subcommands,
+// generates every help text from the commands' flag sets, and owns the exit
+// status contract. Commands are values, so a test can run Main in-process
+// with its own commands (for example vet with a test-only analyzer list) and
+// a new subcommand is one more entry in the list that cmd/precog passes.
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Exit statuses shared by every command. A command returns ExitFindings
+// itself; Main returns ExitError for any error it prints.
+const (
+	ExitOK       = 0 // nothing to report
+	ExitError    = 1 // precog could not do what was asked; the reason is on stderr
+	ExitFindings = 3 // the command ran and reported findings (the status go vet uses)
+)
+
+// Env is the world a command runs in. Tests use their own buffers and
+// directory instead of the process's, so they can run in parallel.
+type Env struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	// Dir is the directory relative paths and package patterns are
+	// resolved against; empty means the current directory.
+	Dir string
+}
+
+// ProcessEnv returns the Env of the running process.
+func ProcessEnv() *Env {
+	return &Env{Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// A Runner runs a command whose flags have been parsed, with the arguments
+// left after them. It returns the exit status, or an error that Main prints
+// on stderr, one "precog: " line per line of the error, before exiting with
+// ExitError.
+type Runner func(ctx context.Context, env *Env, args []string) (int, error)
+
+// A Command is one precog subcommand.
+type Command struct {
+	Name    string // as typed after "precog"
+	Args    string // synopsis of what follows the flags, such as "[packages]"
+	Summary string // one line for "precog help": lower-case, no period
+	// Doc is the text of "precog help NAME" between the usage line and the
+	// flags: what the command does, its output and its exit statuses.
+	Doc string
+	// Define defines the command's flags on fs and returns the Runner that
+	// uses them. Main calls it once per invocation, so flag values are never
+	// shared between two runs.
+	Define func(fs *flag.FlagSet) Runner
+}
+
+// Main runs the precog command line args (without the program name) with
+// the given commands and returns the process exit status. "help" is always
+// available and lists the commands in the order given.
+func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
+	code, err := dispatch(ctx, env, cmds, args)
+	if err != nil {
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			fmt.Fprintf(env.Stderr, "precog: %s\n", line)
+		}
+		return ExitError
+	}
+	return code
+}
+
+func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (int, error) {
+	if len(args) == 0 {
+		usage(env.Stderr, cmds)
+		return ExitError, nil
+	}
+	switch name := args[0]; name {
+	case "help", "-h", "-help", "--help":
+		return ExitOK, help(env.Stdout, cmds, args[1:])
+	case "-V=full":
+		// go vet -vettool asks for this to key its cache of results.
+		return ExitOK, printVersion(env.Stdout)
+	default:
+		cmd := lookup(cmds, name)
+		if cmd == nil {
+			return ExitError, fmt.Errorf("unknown command %q (run 'precog help' for a list)", name)
+		}
+		fs := newFlagSet(cmd)
+		run := cmd.Define(fs)
+		if err := fs.Parse(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				writeCommandHelp(env.Stdout, cmd)
+				return ExitOK, nil
+			}
+			return ExitError, fmt.Errorf("%v (run 'precog help %s' for usage)", err, cmd.Name)
+		}
+		return run(ctx, env, fs.Args())
+	}
+}
+
+func lookup(cmds []*Command, name string) *Command {
+	i := slices.IndexFunc(cmds, func(c *Command) bool { return c.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return cmds[i]
+}
+
+// newFlagSet returns a flag set that reports errors to Main instead of
+// printing them with the whole usage text, so a bad flag costs one line.
+func newFlagSet(cmd *Command) *flag.FlagSet {
+	fs := flag.NewFlagSet("precog "+cmd.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+const overview = `precog finds the concurrency bugs that crash Go programs.
+
+Usage:
+
+	precog <command> [arguments]
+
+The commands are:
+`
+
+const epilogue = `
+Run 'precog help <command>' for more about a command.
+
+precog also runs as a go vet tool, which analyzes one package at a time and
+caches the results (the vet command's -json and check flags apply):
+
+	go vet -vettool=$(command -v precog) ./...
+`
+
+// usage writes the overview: what precog is and which commands it has.
+func usage(w io.Writer, cmds []*Command) {
+	var b bytes.Buffer
+	b.WriteString(overview)
+	width := len("help")
+	for _, c := range cmds {
+		width = max(width, len(c.Name))
+	}
+	b.WriteString("\n")
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "\t%-*s  %s\n", width, c.Name, c.Summary)
+	}
+	fmt.Fprintf(&b, "\t%-*s  %s\n", width, "help", "show help for precog or one of its commands")
+	b.WriteString(epilogue)
+	w.Write(b.Bytes())
+}
+
+// help implements "precog help [command]".
+func help(w io.Writer, cmds []*Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		usage(w, cmds)
+	case len(args) > 1:
+		return fmt.Errorf("help takes at most one command, got %d", len(args))
+	case args[0] == "help":
+		fmt.Fprintf(w, "usage: precog help [command]\n\nHelp shows what precog's commands do, their flags and exit statuses.\n")
+	default:
+		cmd := lookup(cmds, args[0])
+		if cmd == nil {
+			return fmt.Errorf("unknown command %q (run 'precog help' for a list)", args[0])
+		}
+		writeCommandHelp(w, cmd)
+	}
+	return nil
+}
+
+// writeCommandHelp writes the usage line, the doc and the flags of cmd. The
+// flags come from the same Define that the command runs with, so the help
+// cannot drift from what the command accepts.
+func writeCommandHelp(w io.Writer, cmd *Command) {
+	fs := newFlagSet(cmd)
+	cmd.Define(fs)
+	synopsis := "precog " + cmd.Name
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		synopsis += " [flags]"
+	}
+	if cmd.Args != "" {
+		synopsis += " " + cmd.Args
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "usage: %s\n\n%s", synopsis, strings.TrimLeft(cmd.Doc, "\n"))
+	if hasFlags {
+		b.WriteString("\nFlags:\n")
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+	}
+	w.Write(b.Bytes())
+}

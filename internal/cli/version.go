@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// VersionCommand returns the "version" command.
+func VersionCommand() *Command {
+	return &Command{
+		Name:    "version",
+		Summary: "print precog's version and build ID",
+		Doc: `Version prints one line: precog's module version, the Go version that built
+it, and a hash of the executable, for example
+
+	precog version v0.3.0 go1.26.0 buildID=9f86d081884c7d65...
+
+"precog -V=full" prints the same line. go vet -vettool runs it to key its
+cache of precog's results, so a rebuilt precog never reuses stale ones.
+`,
+		Define: func(*flag.FlagSet) Runner {
+			return func(_ context.Context, env *Env, args []string) (int, error) {
+				if len(args) > 0 {
+					return ExitError, fmt.Errorf("version takes no arguments")
+				}
+				return ExitOK, printVersion(env.Stdout)
+			}
+		},
+	}
+}
+
+// Version returns precog's module version: a semantic version when built
+// with "go install ...@version" or from a version-stamped checkout, and
+// "(devel)" otherwise.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// printVersion writes the line of "precog version" and "precog -V=full".
+// Its shape follows what go vet expects of -V=full: "NAME version VERSION
+// ... buildID=ID". When VERSION contains "devel" go vet keys its cache on
+// the build ID alone, otherwise on the whole line; the executable's hash
+// makes either key change whenever the binary does.
+func printVersion(w io.Writer) error {
+	id, err := buildID()
+	if err != nil {
+		return fmt.Errorf("computing build ID: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "precog version %s %s buildID=%s\n", Version(), runtime.Version(), id)
+	return err
+}
+
+// buildID returns the SHA-256 of the running executable, as unitchecker's
+// own -V=full does.
+func buildID() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)), nil
+}

@@ -1,0 +1,274 @@
+// Package vetcmd implements "precog vet": it loads packages with
+// go/packages, runs precog's checks on them with go/analysis/checker, and
+// reports the findings as text, JSON lines or SARIF 2.1.0.
+//
+// The same analyzers also run under "go vet -vettool=precog" through
+// unitchecker; this driver exists for what go vet cannot give: one sorted
+// report for many packages, SARIF for code-scanning services, and an exit
+// status that tells findings (3) from failures (1).
+package vetcmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/internal/cli"
+	"golang.org/x/tools/go/analysis"
+)
+
+// internalErrorCategory is the Category of the diagnostic that
+// analyzerutil.Guard reports when an analyzer panics. It is copied here
+// because analyzerutil is internal to analyzers/; TestPanickingCheck keeps
+// the two in step through a real guarded analyzer.
+const internalErrorCategory = "internal-error"
+
+const doc = `Vet loads the named packages, with their tests unless -test=false, and
+reports the concurrency bugs that precog's checks find in them, without
+running anything. Packages are named as for go vet; with none, vet checks the
+package in the current directory.
+
+Checks are chosen as go vet chooses analyzers: if any check flag is set to
+true, only those checks run; otherwise every check runs except those set to
+false (for example -connull=false).
+
+Output
+
+Each finding is one line on stdout, followed by one indented line for each
+piece of evidence (the other access, the go statement that makes the two
+concurrent, ...):
+
+	file:line:col: message [check-id]
+		file:line:col: evidence
+
+File names are relative to the current directory when they are under it.
+Findings are sorted by file, line, column, check ID and message.
+
+With -json, each finding is instead one JSON object on a line of its own
+(JSON Lines), with the same order and file names:
+
+	{"check":"con-null","analyzer":"connull","package":"example.com/p",
+	 "file":"p/p.go","line":12,"column":5,"endLine":12,"endColumn":11,
+	 "message":"...","url":"...",
+	 "related":[{"file":"p/p.go","line":30,"column":2,"message":"..."}]}
+
+(on one line). Empty fields are left out.
+
+With -sarif FILE, vet also writes a SARIF 2.1.0 log to FILE, or to stdout in
+place of the findings if FILE is "-". It has one rule per check, paths
+relative to the main module's root ("%SRCROOT%"), columns in UTF-16 code
+units, and evidence as related locations.
+
+Internal errors
+
+A check that panics on a package is reported as one finding with the check ID
+"internal-error" whose message holds the stack; the other checks' findings
+still appear. SARIF logs them as tool execution notifications instead of
+results. They are precog bugs: please report them.
+
+Errors
+
+A package that cannot be loaded or type-checked is reported as one line on
+stderr naming its first error, and is not checked; the other packages are.
+
+Exit status
+
+	0  no findings
+	3  findings, including when internal errors came with them
+	1  an error: a bad flag or argument, no package matched, a package that
+	   did not load or type-check, a check that returned an error, or
+	   internal errors and no findings
+
+An error takes precedence over findings: when some packages did not load,
+vet still reports the findings in the others but exits with status 1.
+`
+
+// Command returns the "vet" command running the given check analyzers.
+func Command(checks []*analysis.Analyzer) *cli.Command {
+	return &cli.Command{
+		Name:    "vet",
+		Args:    "[packages]",
+		Summary: "report concurrency bugs found by static analysis",
+		Doc:     doc,
+		Define: func(fs *flag.FlagSet) cli.Runner {
+			o := options{tests: true}
+			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
+			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
+			fs.BoolVar(&o.tests, "test", true, "also check the packages' test files")
+			fs.StringVar(&o.tags, "tags", "", "comma-separated `list` of build tags to consider satisfied")
+			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
+			enabled := defineCheckFlags(fs, checks)
+			return func(ctx context.Context, env *cli.Env, patterns []string) (int, error) {
+				o.checks = selectChecks(checks, enabled)
+				return run(ctx, env, o, patterns)
+			}
+		},
+	}
+}
+
+type options struct {
+	json   bool
+	sarif  string
+	tests  bool
+	tags   string
+	dir    string
+	checks []*analysis.Analyzer
+}
+
+// defineCheckFlags defines, for each check, the enable flag -NAME that go vet
+// also passes through, and -NAME.FLAG for each of the check's own flags, the
+// names unitchecker gives them.
+func defineCheckFlags(fs *flag.FlagSet, checks []*analysis.Analyzer) map[*analysis.Analyzer]*enableFlag {
+	enabled := make(map[*analysis.Analyzer]*enableFlag)
+	for _, a := range checks {
+		e := new(enableFlag)
+		enabled[a] = e
+		fs.Var(e, a.Name, fmt.Sprintf("enable the %s check: %s", a.Name, summary(a)))
+		a.Flags.VisitAll(func(f *flag.Flag) {
+			fs.Var(f.Value, a.Name+"."+f.Name, f.Usage)
+		})
+	}
+	return enabled
+}
+
+// selectChecks applies go vet's rule: if any check was enabled explicitly,
+// run only those; otherwise run all but the ones disabled explicitly.
+func selectChecks(checks []*analysis.Analyzer, enabled map[*analysis.Analyzer]*enableFlag) []*analysis.Analyzer {
+	want := enableUnset
+	for _, e := range enabled {
+		if *e == enableOn {
+			want = enableOn
+		}
+	}
+	var keep []*analysis.Analyzer
+	for _, a := range checks {
+		switch e := *enabled[a]; {
+		case want == enableOn && e == enableOn,
+			want == enableUnset && e != enableOff:
+			keep = append(keep, a)
+		}
+	}
+	return keep
+}
+
+// summary returns the first line of an analyzer's Doc.
+func summary(a *analysis.Analyzer) string {
+	first, _, _ := strings.Cut(a.Doc, "\n")
+	return first
+}
+
+// An enableFlag is a boolean flag that remembers whether it was set.
+type enableFlag int
+
+const (
+	enableUnset enableFlag = iota
+	enableOn
+	enableOff
+)
+
+func (e *enableFlag) IsBoolFlag() bool { return true }
+
+func (e *enableFlag) String() string {
+	if e != nil && *e == enableOff {
+		return "false"
+	}
+	return "true"
+}
+
+func (e *enableFlag) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true or false")
+	}
+	*e = enableOff
+	if b {
+		*e = enableOn
+	}
+	return nil
+}
+
+// run is the vet command proper.
+func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
+	dir, err := workDir(env.Dir, o.dir)
+	if err != nil {
+		return cli.ExitError, err
+	}
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	l, err := load(ctx, dir, o, patterns)
+	if err != nil {
+		return cli.ExitError, err
+	}
+	res, err := analyze(dir, o.checks, l.pkgs)
+	if err != nil {
+		return cli.ExitError, err
+	}
+	errs := append(l.errs, res.errs...)
+
+	if o.sarif != "" {
+		log := buildSARIF(l.root, o.checks, res.findings, errs)
+		if err := writeSARIF(env, dir, o.sarif, log); err != nil {
+			return cli.ExitError, err
+		}
+	}
+	if o.sarif != "-" {
+		if err := printFindings(env.Stdout, dir, res.findings, o.json); err != nil {
+			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
+		}
+	}
+
+	real, internal := 0, 0
+	for _, f := range res.findings {
+		if f.category == internalErrorCategory {
+			internal++
+		} else {
+			real++
+		}
+	}
+	switch {
+	case len(errs) > 0:
+		return cli.ExitError, joinLines(errs)
+	case real > 0:
+		return cli.ExitFindings, nil
+	case internal > 0:
+		return cli.ExitError, fmt.Errorf("no findings, but %d internal error(s) in precog's checks", internal)
+	}
+	return cli.ExitOK, nil
+}
+
+// workDir returns the absolute directory vet works in: base (the
+// process's working directory if empty), changed to by -C if given.
+func workDir(base, c string) (string, error) {
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		base = wd
+	}
+	dir := base
+	if c != "" {
+		dir = c
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return "", fmt.Errorf("-C: %w", err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("-C: %s is not a directory", c)
+		}
+	}
+	return filepath.Abs(dir)
+}
+
+// joinLines returns an error whose text has one line per message.
+func joinLines(lines []string) error {
+	return fmt.Errorf("%s", strings.Join(lines, "\n"))
+}
