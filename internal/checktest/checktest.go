@@ -1,0 +1,143 @@
+// Package checktest provides small analyzers that behave like precog's
+// checks, for testing the drivers without depending on what the real checks
+// find: one reports every go statement with evidence, one uses facts across
+// packages, and one panics inside a guard.
+package checktest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"runtime/debug"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// InternalErrorCategory and guard mirror analyzerutil.InternalErrorCategory
+// and analyzerutil.Guard, which are internal to analyzers/ and cannot be
+// imported from here. The drivers only depend on the category and on the
+// other analyzers going on, which is what these reproduce.
+const InternalErrorCategory = "internal-error"
+
+// GoStmt reports each go statement, with the enclosing function as evidence.
+var GoStmt = &analysis.Analyzer{
+	Name: "gostmt",
+	Doc:  "report go statements\n\nGostmt reports every go statement, naming the function it is in.",
+	URL:  "https://example.com/checks/gostmt",
+	Run: func(pass *analysis.Pass) (any, error) {
+		for _, f := range pass.Files {
+			for _, decl := range f.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || fn.Body == nil {
+					continue
+				}
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					if g, ok := n.(*ast.GoStmt); ok {
+						pass.Report(analysis.Diagnostic{
+							Pos:      g.Pos(),
+							End:      g.End(),
+							Category: "test-go",
+							Message:  "go statement in " + fn.Name.Name,
+							Related: []analysis.RelatedInformation{{
+								Pos:     fn.Name.Pos(),
+								End:     fn.Name.End(),
+								Message: fn.Name.Name + " declared here",
+							}},
+						})
+					}
+					return true
+				})
+			}
+		}
+		return nil, nil
+	},
+}
+
+// Spawns marks each function whose body has a go statement with a fact, and
+// reports calls to marked functions of other packages: a finding that only
+// a driver that carries facts across packages can make.
+var Spawns = &analysis.Analyzer{
+	Name:      "spawns",
+	Doc:       "report calls of functions that start goroutines\n\nSpawns follows facts across packages.",
+	FactTypes: []analysis.Fact{new(SpawnsFact)},
+	Run: func(pass *analysis.Pass) (any, error) {
+		for _, f := range pass.Files {
+			for _, decl := range f.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || fn.Body == nil {
+					continue
+				}
+				hasGo := false
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					_, ok := n.(*ast.GoStmt)
+					hasGo = hasGo || ok
+					return !hasGo
+				})
+				if hasGo {
+					pass.ExportObjectFact(pass.TypesInfo.Defs[fn.Name], new(SpawnsFact))
+				}
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				obj, ok := pass.TypesInfo.Uses[sel.Sel].(*types.Func)
+				if ok && obj.Pkg() != pass.Pkg && pass.ImportObjectFact(obj, new(SpawnsFact)) {
+					pass.Report(analysis.Diagnostic{
+						Pos:      call.Pos(),
+						Category: "test-spawn",
+						Message:  fmt.Sprintf("call of %s.%s, which starts a goroutine", obj.Pkg().Name(), obj.Name()),
+					})
+				}
+				return true
+			})
+		}
+		return nil, nil
+	},
+}
+
+// SpawnsFact marks a function that starts a goroutine.
+type SpawnsFact struct{}
+
+// AFact marks SpawnsFact as a fact.
+func (*SpawnsFact) AFact() {}
+
+func (*SpawnsFact) String() string { return "spawns" }
+
+// Panics panics on every package, inside a guard.
+var Panics = &analysis.Analyzer{
+	Name: "panics",
+	Doc:  "panic on every package\n\nPanics stands for a check with a bug.",
+	Run: guard(func(*analysis.Pass) (any, error) {
+		panic("boom")
+	}),
+}
+
+// guard turns a panic in run into one InternalErrorCategory diagnostic
+// carrying the stack, as analyzerutil.Guard does.
+func guard(run func(*analysis.Pass) (any, error)) func(*analysis.Pass) (any, error) {
+	return func(pass *analysis.Pass) (res any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				pos := token.NoPos
+				if len(pass.Files) > 0 {
+					pos = pass.Files[0].Package
+				}
+				pass.Report(analysis.Diagnostic{
+					Pos:      pos,
+					Category: InternalErrorCategory,
+					Message: fmt.Sprintf("internal error: analyzer %s panicked on package %s: %v\n%s",
+						pass.Analyzer.Name, pass.Pkg.Path(), r, debug.Stack()),
+				})
+				res, err = nil, nil
+			}
+		}()
+		return run(pass)
+	}
+}
