@@ -42,14 +42,14 @@ type buffer struct {
 
 func (b *buffer) clean() { b.len = 0 }
 
-// socket is a non-blocking socket: Send may take fewer than len(p) bytes.
-type socket interface {
+// Socket is a non-blocking socket: Send may take fewer than len(p) bytes.
+type Socket interface {
 	Send(p []byte) (int, error)
 }
 
 // Conn is cherokee_connection_t.
 type Conn struct {
-	sock       socket
+	sock       Socket
 	header     buffer
 	sent       int // bytes of header already sent
 	lastActive atomic.Int64
@@ -58,7 +58,7 @@ type Conn struct {
 	incoming buffer
 }
 
-func newConn(sock socket) *Conn {
+func newConn(sock Socket) *Conn {
 	c := &Conn{sock: sock}
 	c.header.buf = make([]byte, 1024)
 	c.incoming.buf = make([]byte, 4096)
@@ -127,7 +127,7 @@ func (s *Server) timeoutLoop(timeout time.Duration, stop <-chan struct{}) {
 }
 
 // Serve runs one worker goroutine per socket and the timeout goroutine.
-func Serve(socks []socket, requests [][]byte, timeout time.Duration) {
+func Serve(socks []Socket, requests [][]byte, timeout time.Duration) {
 	s := &Server{}
 	var wg sync.WaitGroup
 	for _, sock := range socks {

@@ -91,3 +91,11 @@ func (m *Master) KillRouter() {
 		t.timers = nil
 	}
 }
+
+// Run drives the router threads for d, then kills the router.
+func Run(routers []*Router, d time.Duration) {
+	m := &Master{}
+	m.Start(routers)
+	time.Sleep(d)
+	m.KillRouter()
+}
