@@ -15,8 +15,9 @@
 //	                                  S2 q.out <- compress(b)
 //	                                  panic: send on closed channel
 //
-// The normal schedule hides the bug when compressing a block is faster than
-// reading the next one: consumers are idle on q.in when the producer finishes.
+// The normal schedule hides the bug when reading a block is slower than
+// compressing it (a slow disk): the consumers are idle on q.in when the
+// producer finishes. With input already in memory, as here, it shows often.
 //
 // RIGHT versions in this file: q.in is closed by the producer, its only
 // sender, after its last send; q.errs is closed after consumers.Wait().

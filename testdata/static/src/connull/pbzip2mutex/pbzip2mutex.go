@@ -15,9 +15,10 @@
 //	                              panic: runtime error: invalid memory
 //	                              address or nil pointer dereference
 //
-// The normal schedule usually hides the bug: consumers are parked in
-// notEmpty.Wait and leave through the allDone branch before main reaches S1.
-// Every q.mu.Lock and q.mu.Unlock in the consumer loop is a crash site.
+// Unlike most kernels here, the normal schedule often shows the bug: a
+// consumer woken by finish's Broadcast, or one that has not run yet, reaches
+// q.mu after main, which does nothing between the Broadcast and S1. Every
+// q.mu.Lock and q.mu.Unlock in the consumer loop is a crash site.
 //
 // RIGHT version in this file: joinedQueue is the same FIFO as PBZIP2 1.0 uses
 // it: main waits for every consumer (WaitGroup) before it deletes the FIFO.
