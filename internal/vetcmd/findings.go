@@ -65,12 +65,8 @@ func analyze(dir string, checks []*analysis.Analyzer, pkgs []*packages.Package) 
 			res.findings = append(res.findings, newFinding(act.Analyzer, act.Package, d))
 		}
 	}
-	// A file of package p is also in its test variant "p [p.test]", and
-	// the checks report the same thing on both.
 	slices.SortFunc(res.findings, compareFindings)
-	res.findings = slices.CompactFunc(res.findings, func(a, b finding) bool {
-		return compareFindings(a, b) == 0 && a.analyzer == b.analyzer && a.end == b.end
-	})
+	res.findings = slices.CompactFunc(res.findings, sameFinding)
 	slices.Sort(res.errs)
 	res.errs = slices.Compact(res.errs)
 	return res, nil
@@ -98,6 +94,18 @@ func newFinding(a *analysis.Analyzer, p *packages.Package, d analysis.Diagnostic
 	return f
 }
 
+// sameFinding reports whether two findings, adjacent once sorted, are one:
+// a file of package p is also in its test variant "p [p.test]", and checks
+// report the same thing on both. Internal errors then differ only in the
+// stacks after their first line.
+func sameFinding(a, b finding) bool {
+	if a.category == internalErrorCategory && b.category == internalErrorCategory {
+		a.message, _, _ = strings.Cut(a.message, "\n")
+		b.message, _, _ = strings.Cut(b.message, "\n")
+	}
+	return compareFindings(a, b) == 0 && a.analyzer == b.analyzer && a.end == b.end
+}
+
 // compareFindings orders findings by file, line, column, category and
 // message.
 func compareFindings(a, b finding) int {
@@ -123,7 +131,13 @@ func printFindings(w io.Writer, dir string, findings []finding, asJSON bool) err
 			}
 			continue
 		}
-		fmt.Fprintf(bw, "%s: %s [%s]\n", textPos(dir, f.pos, f.pkg), f.message, f.category)
+		// The category ends the first line; a multi-line message, such as an
+		// internal error's stack, continues below it.
+		first, rest, multi := strings.Cut(f.message, "\n")
+		fmt.Fprintf(bw, "%s: %s [%s]\n", textPos(dir, f.pos, f.pkg), first, f.category)
+		if multi {
+			fmt.Fprintf(bw, "%s\n", strings.TrimRight(rest, "\n"))
+		}
 		for _, r := range f.related {
 			fmt.Fprintf(bw, "\t%s: %s\n", textPos(dir, r.pos, f.pkg), r.message)
 		}

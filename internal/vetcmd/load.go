@@ -38,7 +38,13 @@ func load(ctx context.Context, dir string, o options, patterns []string) (*loade
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
-		return nil, fmt.Errorf("loading packages: %s", oneLine(err.Error()))
+		// Keep what the go command said, without go/packages' wrapping:
+		// "err: exit status 1: stderr: go: go.mod file not found ...".
+		msg := err.Error()
+		if _, stderr, ok := strings.Cut(msg, "stderr: "); ok && strings.TrimSpace(stderr) != "" {
+			msg = stderr
+		}
+		return nil, fmt.Errorf("loading packages: %s", strings.TrimPrefix(oneLine(msg), "go: "))
 	}
 	if len(pkgs) == 0 {
 		return nil, noMatch(ctx, dir, patterns)
