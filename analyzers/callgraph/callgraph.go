@@ -1,0 +1,100 @@
+package callgraph
+
+import (
+	_ "embed"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	xcallgraph "golang.org/x/tools/go/callgraph"
+	"golang.org/x/tools/go/callgraph/cha"
+	"golang.org/x/tools/go/callgraph/vta"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// MaxVTAInstructions is the number of SSA instructions in a package above
+// which the analyzer keeps the CHA call graph instead of refining it with
+// VTA. It exists so that huge generated packages cannot stall go vet; see
+// bench/RESULTS.md for the sizes of real packages.
+const MaxVTAInstructions = 1_000_000
+
+// Analyzer builds the call graph of the package.
+var Analyzer = &analysis.Analyzer{
+	Name:       "callgraph",
+	Doc:        analyzerutil.MustExtractDoc(doc, "callgraph"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/callgraph",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	Run:        analyzerutil.Guard(run, func() any { return &Result{Graph: xcallgraph.New(nil)} }),
+}
+
+// Result is the call graph of one package.
+type Result struct {
+	// Graph has a node for every function of the package's SSA program
+	// and the functions they call. It has no root.
+	Graph *xcallgraph.Graph
+	// Limit is empty when VTA refined the graph, and otherwise says which
+	// budget was exceeded and that the coarser CHA graph is used.
+	Limit string
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	prog := ssainput.Pkg.Prog
+	initial := cha.CallGraph(prog)
+
+	funcs := ssautil.AllFunctions(prog)
+	n := 0
+	for fn := range funcs {
+		for _, b := range fn.Blocks {
+			n += len(b.Instrs)
+		}
+	}
+	if n > MaxVTAInstructions {
+		return &Result{
+			Graph: initial,
+			Limit: fmt.Sprintf("package has %d SSA instructions, more than the %d that VTA call-graph refinement may take; using the coarser CHA call graph", n, MaxVTAInstructions),
+		}, nil
+	}
+	return &Result{Graph: vta.CallGraph(funcs, initial)}, nil
+}
+
+// Callees returns the functions that site may call, in a stable order.
+func (r *Result) Callees(site ssa.CallInstruction) []*ssa.Function {
+	if fn := site.Common().StaticCallee(); fn != nil {
+		return []*ssa.Function{fn}
+	}
+	node := r.Graph.Nodes[site.Parent()]
+	if node == nil {
+		return nil
+	}
+	var out []*ssa.Function
+	seen := map[*ssa.Function]bool{}
+	for _, e := range node.Out {
+		if e.Site == site && !seen[e.Callee.Func] {
+			seen[e.Callee.Func] = true
+			out = append(out, e.Callee.Func)
+		}
+	}
+	sortFuncs(out)
+	return out
+}
+
+// Callers returns the call edges into fn, in a stable order.
+func (r *Result) Callers(fn *ssa.Function) []*xcallgraph.Edge {
+	node := r.Graph.Nodes[fn]
+	if node == nil {
+		return nil
+	}
+	edges := slices.Clone(node.In)
+	sortEdges(edges)
+	return edges
+}

@@ -1,0 +1,25 @@
+// Package callgraph defines an analyzer that builds the call graph of one
+// package, for the other precog analyzers to walk. It reports nothing.
+//
+// # Analyzer callgraph
+//
+// callgraph: build the package's call graph with VTA seeded by CHA
+//
+// The graph covers the functions of the package's SSA program (see
+// golang.org/x/tools/go/analysis/passes/buildssa): its source functions,
+// closures, wrappers and the callees they reach in imported packages, whose
+// bodies are not available here. Dynamic calls are resolved with Variable
+// Type Analysis (golang.org/x/tools/go/callgraph/vta), refined from Class
+// Hierarchy Analysis (go/callgraph/cha), as in x/tools' own precise
+// clients; `go` statements are edges whose Site is an *ssa.Go.
+//
+// VTA's cost grows with the number of SSA instructions it propagates types
+// through. Above MaxVTAInstructions the analyzer keeps the CHA graph, which
+// is sound but coarser, and says so in Result.Limit; the limits check
+// reports that to the user rather than cutting the graph silently.
+//
+// The graph is sound for the code in the package modulo reflection, unsafe
+// and calls made by code outside the package (callbacks invoked by an
+// imported function have no edge; see the goroutines analyzer for how
+// precog accounts for them).
+package callgraph

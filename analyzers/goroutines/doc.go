@@ -1,0 +1,44 @@
+// Package goroutines defines an analyzer that finds which functions of a
+// package can run on which goroutines. It reports nothing; the checks use
+// its result to pair accesses that can run at the same time.
+//
+// # Analyzer goroutines
+//
+// goroutines: find the goroutine contexts each function can run in
+//
+// A goroutine context is a static stand-in for the goroutines started at
+// one place in the code. Its roots are:
+//
+//   - `go` statements, one context per statement and callee;
+//   - calls that hand a function to a library that runs it on another
+//     goroutine: (*sync.WaitGroup).Go, errgroup's Group.Go and TryGo,
+//     sourcegraph/conc's WaitGroup.Go and the pool and stream Go methods,
+//     time.AfterFunc and context.AfterFunc, and any function of another
+//     package that carries a SpawnsFact (see below);
+//   - t.Run and b.Run subtests whose function calls t.Parallel, and
+//     top-level tests that call t.Parallel;
+//   - HTTP handlers: ServeHTTP methods of the package's types, functions
+//     converted to http.HandlerFunc and functions given to HandleFunc,
+//     which the server runs on a goroutine per request.
+//
+// Everything else runs in the Caller context: the goroutine that calls
+// into the package (main, init, a test, or a user of the package's API).
+// A function's contexts are those of the roots that reach it through the
+// call graph (see the callgraph analyzer), not counting edges of `go`
+// statements. A function value handed to a function without a body in
+// this package (sort.Slice, sync.Once.Do, a t.Run without t.Parallel) is
+// assumed to run on the goroutine that made the call.
+//
+// A context is Multi when several goroutines of it may run at once: its
+// `go` statement is in a loop or in a function that is itself called in a
+// loop or runs in a Multi context, or it is an HTTP handler.
+//
+// The analyzer exports a SpawnsFact for functions that run a function
+// parameter on a new goroutine, such as a package's own
+// `func Go(f func())` helper, so that callers in other packages get a
+// context for the function they pass.
+//
+// The analysis is unsound where goroutines are started by code it cannot
+// see (reflection, callbacks stored and invoked by other packages), and it
+// merges all goroutines started at one place into one context.
+package goroutines

@@ -1,0 +1,692 @@
+package goroutines
+
+import (
+	"cmp"
+	_ "embed"
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/callgraph"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer finds the goroutine contexts of the package's functions.
+var Analyzer = &analysis.Analyzer{
+	Name:       "goroutines",
+	Doc:        analyzerutil.MustExtractDoc(doc, "goroutines"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/goroutines",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []analysis.Fact{new(SpawnsFact)},
+	Run:        analyzerutil.Guard(run, func() any { return newResult(nil, nil) }),
+}
+
+// SpawnsFact marks a function that runs some of its function-typed
+// parameters on a new goroutine. Params are indexes into the call's
+// arguments, receiver first for methods.
+type SpawnsFact struct {
+	Params []int
+}
+
+// AFact marks SpawnsFact as an analysis.Fact.
+func (*SpawnsFact) AFact() {}
+
+func (f *SpawnsFact) String() string {
+	s := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		s[i] = fmt.Sprint(p)
+	}
+	return "spawns(" + strings.Join(s, ",") + ")"
+}
+
+// Kind is the kind of root that starts a context's goroutines.
+type Kind int
+
+const (
+	// Caller is the goroutine that calls into the package.
+	Caller Kind = iota
+	// Go is a `go` statement.
+	Go
+	// Task is a function given to a library spawner that joins it
+	// (sync.WaitGroup.Go, errgroup, conc).
+	Task
+	// Detached is a function given to a spawner that never joins it
+	// (time.AfterFunc), or to a spawner known only by its SpawnsFact.
+	Detached
+	// Handler is an HTTP handler.
+	Handler
+	// ParallelTest is a test or subtest that calls t.Parallel.
+	ParallelTest
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Caller:
+		return "caller"
+	case Go:
+		return "go statement"
+	case Task:
+		return "task"
+	case Detached:
+		return "detached function"
+	case Handler:
+		return "HTTP handler"
+	case ParallelTest:
+		return "parallel test"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// A Context is the set of goroutines started at one root.
+type Context struct {
+	// Index is the context's position in Result.Contexts; the Caller
+	// context has index 0.
+	Index int
+	Kind  Kind
+	// Site is the `go` statement or the spawning call. It is nil for the
+	// Caller context, for ServeHTTP methods and for top-level tests.
+	Site ssa.CallInstruction
+	// Entry is the function the goroutines start in.
+	Entry *ssa.Function
+	// Root is the position of the root: the spawn site, the conversion to
+	// http.HandlerFunc, or the entry function's name.
+	Root token.Pos
+	// Multi reports that several goroutines of this context may run at
+	// the same time.
+	Multi bool
+	// Join names the method that waits for a Task, called on the same
+	// receiver as Site (Site.Common().Args[0]).
+	Join string
+}
+
+// Pos returns the position of the context's root.
+func (c *Context) Pos() token.Pos {
+	return c.Root
+}
+
+// Spawner returns the function that contains the context's spawn site, or
+// nil.
+func (c *Context) Spawner() *ssa.Function {
+	if c.Site == nil {
+		return nil
+	}
+	return c.Site.Parent()
+}
+
+func (c *Context) String() string {
+	if c.Kind == Caller {
+		return "caller"
+	}
+	return fmt.Sprintf("%s %s", c.Kind, c.Entry.Name())
+}
+
+// Result gives the goroutine contexts of the package.
+type Result struct {
+	// Contexts lists the contexts; Contexts[0] is the Caller context.
+	Contexts []*Context
+	// CallGraph and Flow are shared with later analyzers so that the
+	// package's call graph and control-flow facts are computed once.
+	CallGraph *callgraph.Result
+	Flow      *ssaflow.Graph
+
+	of      map[*ssa.Function][]*Context
+	repeats map[*ssa.Function]bool
+	refs    map[*ssa.Function][]ssa.CallInstruction
+	targets map[ssa.CallInstruction][]*ssa.Function
+	funcs   []*ssa.Function
+}
+
+func newResult(cg *callgraph.Result, flow *ssaflow.Graph) *Result {
+	r := &Result{
+		of:        make(map[*ssa.Function][]*Context),
+		repeats:   make(map[*ssa.Function]bool),
+		refs:      make(map[*ssa.Function][]ssa.CallInstruction),
+		targets:   make(map[ssa.CallInstruction][]*ssa.Function),
+		CallGraph: cg,
+		Flow:      flow,
+	}
+	if r.Flow == nil {
+		r.Flow = ssaflow.New()
+	}
+	r.Contexts = []*Context{{Index: 0, Kind: Caller}}
+	return r
+}
+
+// Of returns the contexts fn may run in, ordered by index.
+func (r *Result) Of(fn *ssa.Function) []*Context {
+	return r.of[fn]
+}
+
+// Repeats reports whether one goroutine may call fn more than once: a
+// call to it sits in a loop, or in a function that repeats.
+func (r *Result) Repeats(fn *ssa.Function) bool {
+	return r.repeats[fn]
+}
+
+// RefSites returns the calls that hand fn, as a function value, to a
+// callee without a body in the package that runs it on the calling
+// goroutine (sort.Slice, sync.Once.Do); they act as fn's call sites.
+func (r *Result) RefSites(fn *ssa.Function) []ssa.CallInstruction {
+	return r.refs[fn]
+}
+
+// RefTargets returns the function values that site hands to a callee
+// without a body in the package, to be run on the calling goroutine.
+func (r *Result) RefTargets(site ssa.CallInstruction) []*ssa.Function {
+	return r.targets[site]
+}
+
+// Funcs returns the package's functions that run in some context, in the
+// order of buildssa's SrcFuncs.
+func (r *Result) Funcs() []*ssa.Function {
+	return r.funcs
+}
+
+// MayOverlap reports whether goroutines of a and b may run at the same
+// time: they are different contexts, or one context with Multi set.
+func MayOverlap(a, b *Context) bool {
+	return a != b || a.Multi
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
+	b := &builder{
+		pass:     pass,
+		res:      newResult(cg, ssaflow.New()),
+		spawns:   make(map[*ssa.Function][]int),
+		realizes: make(map[ssa.Instruction]bool),
+		refs:     make(map[*ssa.Function][]*ssa.Function),
+	}
+	b.findSpawners(ssainput.SrcFuncs)
+	b.findRoots(ssainput.SrcFuncs)
+	b.findRefs(ssainput.SrcFuncs)
+	b.propagate(ssainput.SrcFuncs)
+	b.computeMulti()
+	for _, fn := range ssainput.SrcFuncs {
+		if len(b.res.of[fn]) > 0 {
+			b.res.funcs = append(b.res.funcs, fn)
+		}
+	}
+	return b.res, nil
+}
+
+type builder struct {
+	pass *analysis.Pass
+	res  *Result
+
+	// spawns maps a function of this package to the argument indexes it
+	// runs on new goroutines (as in SpawnsFact).
+	spawns map[*ssa.Function][]int
+	// realizes holds the `go` statements inside spawners that run a
+	// spawned parameter: the goroutine is rooted at the spawner's call
+	// sites instead, where the function passed is known.
+	realizes map[ssa.Instruction]bool
+	// refs maps a function to the function values it hands to callees
+	// without a body here, which run on the same goroutine.
+	refs map[*ssa.Function][]*ssa.Function
+	// roots are the entries of non-Caller contexts.
+	roots map[*ssa.Function]bool
+}
+
+// findSpawners computes SpawnsFacts for the package's named functions,
+// iterating because a spawner may spawn through another one.
+func (b *builder) findSpawners(funcs []*ssa.Function) {
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range funcs {
+			if fn.Parent() != nil || fn.Signature == nil {
+				continue
+			}
+			params := b.spawnedParams(fn)
+			if len(params) > len(b.spawns[fn]) {
+				b.spawns[fn] = params
+				changed = true
+			}
+		}
+	}
+	for _, fn := range funcs {
+		params := b.spawns[fn]
+		if len(params) == 0 {
+			continue
+		}
+		if obj, ok := fn.Object().(*types.Func); ok && obj.Exported() {
+			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params})
+		}
+	}
+}
+
+// spawnedParams returns the indexes of fn's parameters (in call-argument
+// order, receiver first) that fn runs on a new goroutine, either with a
+// `go` statement that calls the parameter, possibly from inside a closure
+// started by the `go` statement, or by passing it to another spawner.
+func (b *builder) spawnedParams(fn *ssa.Function) []int {
+	var out []int
+	isFuncParam := func(p *ssa.Parameter) bool {
+		_, ok := p.Type().Underlying().(*types.Signature)
+		return ok
+	}
+	paramIndex := func(v ssa.Value) int {
+		for _, s := range ssavalue.Sources(v) {
+			if p, ok := s.(*ssa.Parameter); ok && p.Parent() == fn && isFuncParam(p) {
+				return slices.Index(fn.Params, p)
+			}
+		}
+		return -1
+	}
+	add := func(i int) {
+		if i >= 0 && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	var walk func(f *ssa.Function, inGo ssa.Instruction)
+	walk = func(f *ssa.Function, inGo ssa.Instruction) {
+		for _, blk := range f.Blocks {
+			for _, instr := range blk.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				call := site.Common()
+				if g, ok := instr.(*ssa.Go); ok {
+					if i := paramIndex(call.Value); i >= 0 {
+						add(i)
+						b.realizes[g] = true
+						continue
+					}
+					if mc, ok := call.Value.(*ssa.MakeClosure); ok {
+						before := len(out)
+						walk(mc.Fn.(*ssa.Function), g)
+						if len(out) > before {
+							b.realizes[g] = true
+						}
+					}
+					continue
+				}
+				if inGo != nil && !call.IsInvoke() {
+					if i := paramIndex(call.Value); i >= 0 {
+						add(i)
+						continue
+					}
+				}
+				for _, argIdx := range b.spawnerArgs(call) {
+					if i := paramIndex(call.Args[argIdx]); i >= 0 {
+						add(i)
+					}
+				}
+			}
+		}
+		for _, anon := range f.AnonFuncs {
+			if inGo == nil {
+				// Closures called synchronously by fn are handled
+				// through the `go` statements they contain.
+				walk(anon, nil)
+			}
+		}
+	}
+	walk(fn, nil)
+	slices.Sort(out)
+	return out
+}
+
+// spawnerArgs returns the argument indexes of call that run on new
+// goroutines, from the model of known libraries, SpawnsFacts of other
+// packages, and spawners of this package.
+func (b *builder) spawnerArgs(call *ssa.CallCommon) []int {
+	if call.IsInvoke() {
+		return nil
+	}
+	callee := call.StaticCallee()
+	if callee == nil {
+		return nil
+	}
+	if s, ok := model.SpawnerOf(model.Name(callee)); ok {
+		if s.Arg < len(call.Args) {
+			return []int{s.Arg}
+		}
+		return nil
+	}
+	if params, ok := b.spawns[callee]; ok {
+		return params
+	}
+	if obj, ok := callee.Object().(*types.Func); ok && obj.Pkg() != b.pass.Pkg {
+		var f SpawnsFact
+		if b.pass.ImportObjectFact(obj.Origin(), &f) {
+			return f.Params
+		}
+	}
+	return nil
+}
+
+func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos, entry *ssa.Function, join string) {
+	if len(entry.Blocks) == 0 {
+		return // a function of another package: nothing here runs on it
+	}
+	for _, c := range b.res.Contexts {
+		if c.Kind == kind && c.Site == site && c.Entry == entry && c.Root == pos {
+			return
+		}
+	}
+	b.res.Contexts = append(b.res.Contexts, &Context{
+		Index: len(b.res.Contexts),
+		Kind:  kind,
+		Site:  site,
+		Entry: entry,
+		Root:  pos,
+		Join:  join,
+	})
+	b.roots[entry] = true
+}
+
+// findRoots creates a context for every root in the package.
+func (b *builder) findRoots(funcs []*ssa.Function) {
+	b.roots = make(map[*ssa.Function]bool)
+	for _, fn := range funcs {
+		for _, blk := range fn.Blocks {
+			for _, instr := range blk.Instrs {
+				switch instr := instr.(type) {
+				case *ssa.Go:
+					if b.realizes[instr] {
+						continue
+					}
+					for _, callee := range b.res.CallGraph.Callees(instr) {
+						b.addContext(Go, instr, instr.Pos(), callee, "")
+					}
+				case *ssa.Call:
+					b.spawnerRoots(fn, instr)
+				case *ssa.Defer:
+					b.spawnerRoots(fn, instr)
+				case *ssa.ChangeType:
+					if isHandlerFunc(instr.Type()) {
+						for _, h := range ssavalue.Funcs(instr.X) {
+							b.addContext(Handler, nil, instr.Pos(), h, "")
+						}
+					}
+				}
+			}
+		}
+		if isServeHTTP(fn) {
+			b.addContext(Handler, nil, fn.Pos(), fn, "")
+		}
+		if isTopLevelTest(b.pass, fn) && callsParallel(fn) {
+			b.addContext(ParallelTest, nil, fn.Pos(), fn, "")
+		}
+	}
+}
+
+func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
+	call := site.Common()
+	args := b.spawnerArgs(call)
+	if len(args) == 0 {
+		return
+	}
+	kind, join := Detached, ""
+	var subtest bool
+	if callee := call.StaticCallee(); callee != nil {
+		if s, ok := model.SpawnerOf(model.Name(callee)); ok {
+			join = s.Join
+			switch s.Kind {
+			case model.Task:
+				kind = Task
+			case model.Handler:
+				kind = Handler
+			case model.Subtest:
+				subtest = true
+			}
+		}
+	}
+	for _, i := range args {
+		for _, entry := range ssavalue.Funcs(call.Args[i]) {
+			switch {
+			case subtest && !callsParallel(entry):
+				// The parent test waits for a sequential subtest.
+				b.addRef(fn, site, entry)
+			case subtest:
+				b.addContext(ParallelTest, site, site.Pos(), entry, "")
+			default:
+				b.addContext(kind, site, site.Pos(), entry, join)
+			}
+		}
+	}
+}
+
+// findRefs records the function values that fn hands to callees without
+// a body in this package and that are not spawned: they run on fn's
+// goroutine (sort.Slice, sync.Once.Do, strings.Map).
+func (b *builder) findRefs(funcs []*ssa.Function) {
+	for _, fn := range funcs {
+		for _, blk := range fn.Blocks {
+			for _, instr := range blk.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				if _, isGo := instr.(*ssa.Go); isGo {
+					continue
+				}
+				call := site.Common()
+				if len(b.spawnerArgs(call)) > 0 {
+					continue
+				}
+				if callees := b.res.CallGraph.Callees(site); len(callees) > 0 && hasBodies(callees) {
+					continue
+				}
+				for _, arg := range call.Args {
+					if _, ok := arg.Type().Underlying().(*types.Signature); !ok {
+						continue
+					}
+					for _, f := range ssavalue.Funcs(arg) {
+						b.addRef(fn, site, f)
+					}
+				}
+			}
+		}
+	}
+}
+
+func (b *builder) addRef(fn *ssa.Function, site ssa.CallInstruction, f *ssa.Function) {
+	if len(f.Blocks) == 0 {
+		return
+	}
+	b.refs[fn] = append(b.refs[fn], f)
+	b.res.refs[f] = append(b.res.refs[f], site)
+	b.res.targets[site] = append(b.res.targets[site], f)
+}
+
+func hasBodies(fns []*ssa.Function) bool {
+	for _, f := range fns {
+		if len(f.Blocks) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// propagate assigns contexts to functions: each root's context flows from
+// its entry along call edges (except `go` statements) and references.
+func (b *builder) propagate(funcs []*ssa.Function) {
+	referenced := make(map[*ssa.Function]bool)
+	for _, fs := range b.refs {
+		for _, f := range fs {
+			referenced[f] = true
+		}
+	}
+	caller := b.res.Contexts[0]
+	for _, fn := range funcs {
+		if fn.Parent() != nil || b.roots[fn] || referenced[fn] {
+			continue
+		}
+		if fn.Synthetic != "" && fn.Synthetic != "package initializer" {
+			continue
+		}
+		if isExported(fn) || !b.hasCallers(fn) {
+			b.assign(caller, fn)
+		}
+	}
+	for _, c := range b.res.Contexts[1:] {
+		b.assign(c, c.Entry)
+	}
+}
+
+func isExported(fn *ssa.Function) bool {
+	obj := fn.Object()
+	return obj != nil && obj.Exported()
+}
+
+// hasCallers reports whether fn is called (not spawned) in the package.
+func (b *builder) hasCallers(fn *ssa.Function) bool {
+	for _, e := range b.res.CallGraph.Callers(fn) {
+		if _, isGo := e.Site.(*ssa.Go); !isGo {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) assign(c *Context, entry *ssa.Function) {
+	stack := []*ssa.Function{entry}
+	for len(stack) > 0 {
+		fn := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if slices.Contains(b.res.of[fn], c) {
+			continue
+		}
+		b.res.of[fn] = append(b.res.of[fn], c)
+		if node := b.res.CallGraph.Graph.Nodes[fn]; node != nil {
+			for _, e := range node.Out {
+				if _, isGo := e.Site.(*ssa.Go); isGo {
+					continue
+				}
+				if len(e.Callee.Func.Blocks) > 0 {
+					stack = append(stack, e.Callee.Func)
+				}
+			}
+		}
+		stack = append(stack, b.refs[fn]...)
+	}
+}
+
+// computeMulti decides which contexts may have several goroutines running
+// at once, and which functions repeat.
+func (b *builder) computeMulti() {
+	const (
+		unvisited = iota
+		visiting
+		done
+	)
+	state := make(map[*ssa.Function]int)
+	var repeats func(fn *ssa.Function) bool
+	repeats = func(fn *ssa.Function) bool {
+		switch state[fn] {
+		case visiting:
+			return true // recursion
+		case done:
+			return b.res.repeats[fn]
+		}
+		state[fn] = visiting
+		r := false
+		for _, e := range b.res.CallGraph.Callers(fn) {
+			if _, isGo := e.Site.(*ssa.Go); isGo {
+				continue
+			}
+			if b.res.Flow.InLoop(e.Site) || repeats(e.Caller.Func) {
+				r = true
+				break
+			}
+		}
+		state[fn] = done
+		b.res.repeats[fn] = r
+		return r
+	}
+	for fn := range b.res.of {
+		repeats(fn)
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, c := range b.res.Contexts[1:] {
+			if c.Multi {
+				continue
+			}
+			multi := c.Kind == Handler
+			if site := c.Site; site != nil {
+				multi = multi || b.res.Flow.InLoop(site) || b.res.repeats[site.Parent()]
+				for _, pc := range b.res.of[site.Parent()] {
+					multi = multi || pc.Multi
+				}
+			}
+			if multi {
+				c.Multi = true
+				changed = true
+			}
+		}
+	}
+	for fn, cs := range b.res.of {
+		slices.SortFunc(cs, func(a, b *Context) int { return cmp.Compare(a.Index, b.Index) })
+		b.res.of[fn] = cs
+	}
+}
+
+func isHandlerFunc(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return false
+	}
+	return named.Obj().Pkg().Path()+"."+named.Obj().Name() == model.HTTPHandlerFunc
+}
+
+// isServeHTTP reports whether fn is a ServeHTTP method with the signature
+// of http.Handler.
+func isServeHTTP(fn *ssa.Function) bool {
+	sig := fn.Signature
+	if fn.Name() != "ServeHTTP" || sig.Recv() == nil || sig.Params().Len() != 2 || sig.Results().Len() != 0 {
+		return false
+	}
+	return typeString(sig.Params().At(0).Type()) == "net/http.ResponseWriter" &&
+		typeString(sig.Params().At(1).Type()) == "*net/http.Request"
+}
+
+func typeString(t types.Type) string {
+	return types.TypeString(t, nil)
+}
+
+// isTopLevelTest reports whether fn is a TestXxx function of a _test.go
+// file.
+func isTopLevelTest(pass *analysis.Pass, fn *ssa.Function) bool {
+	if fn.Parent() != nil || fn.Signature.Recv() != nil || !strings.HasPrefix(fn.Name(), "Test") {
+		return false
+	}
+	sig := fn.Signature
+	if sig.Params().Len() != 1 || typeString(sig.Params().At(0).Type()) != "*testing.T" {
+		return false
+	}
+	f := pass.Fset.File(fn.Pos())
+	return f != nil && strings.HasSuffix(f.Name(), "_test.go")
+}
+
+// callsParallel reports whether fn itself calls t.Parallel.
+func callsParallel(fn *ssa.Function) bool {
+	for _, blk := range fn.Blocks {
+		for _, instr := range blk.Instrs {
+			if c, ok := instr.(*ssa.Call); ok && model.ParallelMethods[model.CalleeName(&c.Call)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+

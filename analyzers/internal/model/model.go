@@ -1,0 +1,125 @@
+// Package model is precog's built-in knowledge of the standard library and
+// of popular concurrency libraries: which calls start goroutines, take and
+// release locks, wait, publish atomically, or release a resource. Analyzers
+// consult it instead of hoping that a driver analyzed those packages (the
+// way x/tools' ctrlflow knows its no-return intrinsics).
+//
+// Functions are named by types.Func.FullName of their generic origin, for
+// example "(*sync.WaitGroup).Go" or
+// "(*github.com/sourcegraph/conc/pool.ResultPool[T]).Go".
+package model
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// Name returns the full name of fn's generic origin, as used by the tables
+// of this package, or "" for functions without a types.Func (closures,
+// wrappers of anonymous functions).
+func Name(fn *ssa.Function) string {
+	if fn == nil {
+		return ""
+	}
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	obj, ok := fn.Object().(*types.Func)
+	if !ok {
+		return ""
+	}
+	return obj.Origin().FullName()
+}
+
+// CalleeName returns the full name of the function a call statically
+// calls, or of the interface method it invokes, or "".
+func CalleeName(call *ssa.CallCommon) string {
+	if call.IsInvoke() {
+		return call.Method.Origin().FullName()
+	}
+	return Name(call.StaticCallee())
+}
+
+// SpawnKind says how a goroutine started by a library call relates to
+// the code that starts it.
+type SpawnKind int
+
+const (
+	// Task is a function run on a new goroutine and joined by a Wait on
+	// the same receiver (errgroup, conc, sync.WaitGroup.Go).
+	Task SpawnKind = iota + 1
+	// Detached is a function run on a new goroutine that nothing joins
+	// (time.AfterFunc, context.AfterFunc).
+	Detached
+	// Handler is an HTTP handler function, which the server runs on a
+	// goroutine per request.
+	Handler
+	// Subtest is the function of t.Run, which runs on its own goroutine
+	// concurrently with its siblings only if it calls t.Parallel.
+	Subtest
+)
+
+// A Spawner describes a library function that runs one of its function
+// arguments on another goroutine.
+type Spawner struct {
+	Kind SpawnKind
+	// Arg is the index, in the call's arguments (receiver first for
+	// methods), of the function that runs on the new goroutine.
+	Arg int
+	// Join names the method on the same receiver that waits for the
+	// spawned function to return, or "" if none does.
+	Join string
+}
+
+var spawners = map[string]Spawner{
+	"(*sync.WaitGroup).Go":                        {Task, 1, "(*sync.WaitGroup).Wait"},
+	"(*golang.org/x/sync/errgroup.Group).Go":      {Task, 1, "(*golang.org/x/sync/errgroup.Group).Wait"},
+	"(*golang.org/x/sync/errgroup.Group).TryGo":   {Task, 1, "(*golang.org/x/sync/errgroup.Group).Wait"},
+	"(*github.com/sourcegraph/conc.WaitGroup).Go": {Task, 1, "(*github.com/sourcegraph/conc.WaitGroup).Wait"},
+	"(*github.com/sourcegraph/conc/pool.Pool).Go": {Task, 1, "(*github.com/sourcegraph/conc/pool.Pool).Wait"},
+	"(*github.com/sourcegraph/conc/pool.ErrorPool).Go": {
+		Task, 1, "(*github.com/sourcegraph/conc/pool.ErrorPool).Wait"},
+	"(*github.com/sourcegraph/conc/pool.ContextPool).Go": {
+		Task, 1, "(*github.com/sourcegraph/conc/pool.ContextPool).Wait"},
+	"(*github.com/sourcegraph/conc/pool.ResultPool[T]).Go": {
+		Task, 1, "(*github.com/sourcegraph/conc/pool.ResultPool[T]).Wait"},
+	"(*github.com/sourcegraph/conc/pool.ResultErrorPool[T]).Go": {
+		Task, 1, "(*github.com/sourcegraph/conc/pool.ResultErrorPool[T]).Wait"},
+	"(*github.com/sourcegraph/conc/pool.ResultContextPool[T]).Go": {
+		Task, 1, "(*github.com/sourcegraph/conc/pool.ResultContextPool[T]).Wait"},
+	"(*github.com/sourcegraph/conc/stream.Stream).Go": {
+		Task, 1, "(*github.com/sourcegraph/conc/stream.Stream).Wait"},
+	"time.AfterFunc":                  {Detached, 1, ""},
+	"context.AfterFunc":               {Detached, 1, ""},
+	"net/http.HandleFunc":             {Handler, 1, ""},
+	"(*net/http.ServeMux).HandleFunc": {Handler, 2, ""},
+	"(*testing.T).Run":                {Subtest, 2, ""},
+	"(*testing.B).Run":                {Subtest, 2, ""},
+}
+
+// SpawnerOf returns the model of a library function that starts goroutines.
+func SpawnerOf(name string) (Spawner, bool) {
+	s, ok := spawners[name]
+	return s, ok
+}
+
+// IsJoin reports whether name is the Join method of some spawner.
+func IsJoin(name string) bool {
+	for _, s := range spawners {
+		if s.Join == name && name != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// ParallelMethods are the testing methods that make a test or subtest run
+// in parallel with its siblings.
+var ParallelMethods = map[string]bool{
+	"(*testing.T).Parallel": true,
+}
+
+// HTTPHandlerFunc is the named function type whose values the HTTP server
+// calls on a goroutine per request.
+const HTTPHandlerFunc = "net/http.HandlerFunc"

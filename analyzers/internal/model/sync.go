@@ -1,0 +1,69 @@
+package model
+
+// LockOp is what a call does to a mutex.
+type LockOp int
+
+const (
+	Lock     LockOp = iota + 1 // acquire for writing
+	Unlock                     // release a write lock
+	RLock                      // acquire for reading
+	RUnlock                    // release a read lock
+	TryLock                    // acquire for writing if the result is true
+	TryRLock                   // acquire for reading if the result is true
+)
+
+var lockOps = map[string]LockOp{
+	"(*sync.Mutex).Lock":       Lock,
+	"(*sync.Mutex).Unlock":     Unlock,
+	"(*sync.Mutex).TryLock":    TryLock,
+	"(*sync.RWMutex).Lock":     Lock,
+	"(*sync.RWMutex).Unlock":   Unlock,
+	"(*sync.RWMutex).TryLock":  TryLock,
+	"(*sync.RWMutex).RLock":    RLock,
+	"(*sync.RWMutex).RUnlock":  RUnlock,
+	"(*sync.RWMutex).TryRLock": TryRLock,
+	"(sync.Locker).Lock":       Lock,
+	"(sync.Locker).Unlock":     Unlock,
+}
+
+// LockOpOf returns the lock operation of the named function or method.
+func LockOpOf(name string) (LockOp, bool) {
+	op, ok := lockOps[name]
+	return op, ok
+}
+
+// WaitGroup and Once operations that order goroutines.
+const (
+	WaitGroupAdd  = "(*sync.WaitGroup).Add"
+	WaitGroupDone = "(*sync.WaitGroup).Done"
+	WaitGroupWait = "(*sync.WaitGroup).Wait"
+	OnceDo        = "(*sync.Once).Do"
+)
+
+// Releases maps methods that release the resource their receiver holds,
+// so that a later use by another goroutine reads freed or reused state.
+var Releases = map[string]string{
+	"(*bytes.Buffer).Reset":    "Reset",
+	"(*strings.Builder).Reset": "Reset",
+	"(*bufio.Writer).Reset":    "Reset",
+	"(*bufio.Reader).Reset":    "Reset",
+}
+
+// PoolPut returns an object to a sync.Pool; the object (the argument) is
+// released.
+const PoolPut = "(*sync.Pool).Put"
+
+// TestingReports are the *testing.T, *testing.B and testing.TB methods
+// that must not be called after the test function returns.
+var TestingReports = map[string]bool{}
+
+func init() {
+	for _, recv := range []string{"(*testing.T).", "(*testing.B).", "(*testing.common).", "(testing.TB)."} {
+		// The methods that panic ("Log in goroutine after TestX has
+		// completed") when the test has already returned.
+		for _, m := range []string{"Log", "Logf", "Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow",
+			"Skip", "Skipf", "SkipNow"} {
+			TestingReports[recv+m] = true
+		}
+	}
+}

@@ -1,0 +1,103 @@
+// Package source renders the user's own code in diagnostics: the source
+// text of the expression at a position, and short names of functions.
+package source
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ast/astutil"
+	"golang.org/x/tools/go/ssa"
+)
+
+// MaxExprLen bounds the length of rendered expressions; longer ones are
+// elided in the middle.
+const MaxExprLen = 60
+
+// Expr returns the source text of the smallest expression of kind
+// selector, index, slice, star, call or identifier that encloses pos, or
+// "" if there is none.
+func Expr(pass *analysis.Pass, pos token.Pos) string {
+	if e := Node(pass, pos); e != nil {
+		return render(types.ExprString(e))
+	}
+	return ""
+}
+
+// Node returns the smallest selector, index, slice, star, call or
+// identifier expression that encloses pos, or nil.
+func Node(pass *analysis.Pass, pos token.Pos) ast.Expr {
+	if !pos.IsValid() {
+		return nil
+	}
+	for _, f := range pass.Files {
+		if f.FileStart > pos || pos >= f.FileEnd {
+			continue
+		}
+		path, _ := astutil.PathEnclosingInterval(f, pos, pos)
+		for _, n := range path {
+			switch n := n.(type) {
+			case *ast.SelectorExpr, *ast.IndexExpr, *ast.SliceExpr, *ast.StarExpr, *ast.CallExpr:
+				return n.(ast.Expr)
+			case *ast.Ident:
+				// An identifier that is the selected name of a selector
+				// is rendered with its selector.
+				continue
+			case ast.Stmt, ast.Decl:
+				for _, m := range path {
+					if id, ok := m.(*ast.Ident); ok {
+						return id
+					}
+				}
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func render(s string) string {
+	if len(s) <= MaxExprLen {
+		return s
+	}
+	half := (MaxExprLen - 3) / 2
+	return s[:half] + "..." + s[len(s)-half:]
+}
+
+// FuncName returns a short, readable name for fn: "f", "(*T).m", "T.m",
+// or "func literal in f" for a closure declared in f.
+func FuncName(fn *ssa.Function) string {
+	if fn == nil {
+		return "?"
+	}
+	if fn.Parent() != nil {
+		return "func literal in " + FuncName(rootParent(fn))
+	}
+	name := fn.Name()
+	if recv := fn.Signature.Recv(); recv != nil {
+		t := recv.Type()
+		ptr := ""
+		if p, ok := t.(*types.Pointer); ok {
+			t, ptr = p.Elem(), "*"
+		}
+		tn := types.TypeString(t, func(*types.Package) string { return "" })
+		if i := strings.IndexByte(tn, '['); i >= 0 {
+			tn = tn[:i]
+		}
+		if ptr != "" {
+			return "(*" + tn + ")." + name
+		}
+		return tn + "." + name
+	}
+	return name
+}
+
+func rootParent(fn *ssa.Function) *ssa.Function {
+	for fn.Parent() != nil {
+		fn = fn.Parent()
+	}
+	return fn
+}

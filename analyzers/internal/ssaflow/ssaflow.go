@@ -1,0 +1,253 @@
+// Package ssaflow answers control-flow questions about the instructions of
+// one SSA function: which may run after which, which dominate or
+// post-dominate which, and which sit in loops. Answers are memoized per
+// function, so a Graph should be shared by everything that analyzes the
+// same package.
+//
+// All questions are about a single invocation of a function. Whether a
+// function may run again (because a caller loops, or because several
+// goroutines call it) is for the caller of this package to decide.
+package ssaflow
+
+import (
+	"sync"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// Graph memoizes flow facts about the functions it is asked about. It is
+// safe for concurrent use, since several analyzers share one per package.
+type Graph struct {
+	mu    sync.Mutex
+	funcs map[*ssa.Function]*funcFlow
+}
+
+// New returns an empty Graph.
+func New() *Graph {
+	return &Graph{funcs: make(map[*ssa.Function]*funcFlow)}
+}
+
+type funcFlow struct {
+	fn      *ssa.Function
+	index   map[ssa.Instruction]int // position of each instruction in its block
+	reach   [][]bool                // reach[i][j]: block j reachable from block i in one or more steps
+	inCycle []bool
+	ipdom   []int // immediate post-dominator of each block, -1 for exits and unknown
+}
+
+func (g *Graph) of(fn *ssa.Function) *funcFlow {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f, ok := g.funcs[fn]; ok {
+		return f
+	}
+	f := &funcFlow{fn: fn, index: make(map[ssa.Instruction]int)}
+	n := len(fn.Blocks)
+	for _, b := range fn.Blocks {
+		for i, instr := range b.Instrs {
+			f.index[instr] = i
+		}
+	}
+	f.reach = make([][]bool, n)
+	f.inCycle = make([]bool, n)
+	for _, b := range fn.Blocks {
+		seen := make([]bool, n)
+		stack := append([]*ssa.BasicBlock(nil), b.Succs...)
+		for len(stack) > 0 {
+			s := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[s.Index] {
+				continue
+			}
+			seen[s.Index] = true
+			stack = append(stack, s.Succs...)
+		}
+		f.reach[b.Index] = seen
+		f.inCycle[b.Index] = seen[b.Index]
+	}
+	f.postdom()
+	g.funcs[fn] = f
+	return f
+}
+
+// InLoop reports whether instr's block lies on a cycle of its function's
+// control-flow graph, so that one invocation may execute it several times.
+func (g *Graph) InLoop(instr ssa.Instruction) bool {
+	b := instr.Block()
+	if b == nil {
+		return false
+	}
+	return g.of(b.Parent()).inCycle[b.Index]
+}
+
+// MayFollow reports whether, within one invocation of their common function,
+// b may execute after a has executed. Instructions of different functions
+// never follow each other in this sense.
+func (g *Graph) MayFollow(a, b ssa.Instruction) bool {
+	ba, bb := a.Block(), b.Block()
+	if ba == nil || bb == nil || ba.Parent() != bb.Parent() {
+		return false
+	}
+	f := g.of(ba.Parent())
+	if ba == bb && f.index[a] < f.index[b] {
+		return true
+	}
+	return f.reach[ba.Index][bb.Index]
+}
+
+// Precedes reports whether a precedes b in every invocation in which both
+// execute: they are in the same function and b can never be followed by a.
+func (g *Graph) Precedes(a, b ssa.Instruction) bool {
+	ba, bb := a.Block(), b.Block()
+	if ba == nil || bb == nil || ba.Parent() != bb.Parent() || a == b {
+		return false
+	}
+	return !g.MayFollow(b, a)
+}
+
+// Dominates reports whether every path from the function's entry to b
+// passes through a (a == b counts).
+func (g *Graph) Dominates(a, b ssa.Instruction) bool {
+	ba, bb := a.Block(), b.Block()
+	if ba == nil || bb == nil || ba.Parent() != bb.Parent() {
+		return false
+	}
+	if ba == bb {
+		f := g.of(ba.Parent())
+		return f.index[a] <= f.index[b]
+	}
+	return ba.Dominates(bb)
+}
+
+// PostDominates reports whether every path from a to a normal return of the
+// function passes through b (a == b counts). Paths that end in a panic are
+// not considered, so an instruction after a call that may panic still
+// post-dominates the call.
+func (g *Graph) PostDominates(b, a ssa.Instruction) bool {
+	ba, bb := a.Block(), b.Block()
+	if ba == nil || bb == nil || ba.Parent() != bb.Parent() {
+		return false
+	}
+	f := g.of(ba.Parent())
+	if ba == bb {
+		return f.index[a] <= f.index[b]
+	}
+	for x := f.ipdom[ba.Index]; x >= 0; x = f.ipdom[x] {
+		if x == bb.Index {
+			return true
+		}
+	}
+	return false
+}
+
+// Index returns instr's position within its block.
+func (g *Graph) Index(instr ssa.Instruction) int {
+	return g.of(instr.Block().Parent()).index[instr]
+}
+
+// postdom computes immediate post-dominators with the iterative algorithm
+// of Cooper, Harvey and Kennedy on the reversed CFG, from a virtual exit
+// that every returning block flows to. Blocks that cannot reach a return
+// (infinite loops, panics) have no post-dominator.
+func (f *funcFlow) postdom() {
+	blocks := f.fn.Blocks
+	n := len(blocks)
+	exit := n // virtual exit node
+	// Postorder of the reversed graph, from the virtual exit.
+	var order []int
+	seen := make([]bool, n+1)
+	var visit func(i int)
+	visit = func(i int) {
+		seen[i] = true
+		var preds []int
+		if i == exit {
+			for _, b := range blocks {
+				if isExit(b) {
+					preds = append(preds, b.Index)
+				}
+			}
+		} else {
+			for _, p := range blocks[i].Preds {
+				preds = append(preds, p.Index)
+			}
+		}
+		for _, p := range preds {
+			if !seen[p] {
+				visit(p)
+			}
+		}
+		order = append(order, i)
+	}
+	visit(exit)
+	postnum := make([]int, n+1) // postorder number; the exit has the highest
+	for i := range postnum {
+		postnum[i] = -1
+	}
+	for i, b := range order {
+		postnum[b] = i
+	}
+	idom := make([]int, n+1)
+	for i := range idom {
+		idom[i] = -1
+	}
+	idom[exit] = exit
+	intersect := func(a, b int) int {
+		for a != b {
+			for postnum[a] < postnum[b] {
+				a = idom[a]
+			}
+			for postnum[b] < postnum[a] {
+				b = idom[b]
+			}
+		}
+		return a
+	}
+	for changed := true; changed; {
+		changed = false
+		for k := len(order) - 1; k >= 0; k-- {
+			i := order[k]
+			if i == exit {
+				continue
+			}
+			// Successors in the original graph are predecessors here.
+			var succs []int
+			for _, s := range blocks[i].Succs {
+				succs = append(succs, s.Index)
+			}
+			if isExit(blocks[i]) {
+				succs = append(succs, exit)
+			}
+			newIdom := -1
+			for _, s := range succs {
+				if postnum[s] < 0 || idom[s] < 0 {
+					continue
+				}
+				if newIdom < 0 {
+					newIdom = s
+				} else {
+					newIdom = intersect(s, newIdom)
+				}
+			}
+			if newIdom >= 0 && idom[i] != newIdom {
+				idom[i] = newIdom
+				changed = true
+			}
+		}
+	}
+	f.ipdom = make([]int, n)
+	for i := range n {
+		d := idom[i]
+		if d == exit || d < 0 {
+			d = -1
+		}
+		f.ipdom[i] = d
+	}
+}
+
+func isExit(b *ssa.BasicBlock) bool {
+	if len(b.Instrs) == 0 {
+		return false
+	}
+	_, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+	return ok
+}

@@ -1,0 +1,203 @@
+// Package ssavalue traces SSA values back to where they come from, across
+// the indirections that go/ssa introduces for closures: a local variable
+// captured by a closure lives in a heap *ssa.Alloc, is read with a load,
+// and reaches the closure as an *ssa.FreeVar bound by a *ssa.MakeClosure
+// in the enclosing function.
+//
+// The tracing is intraprocedural except for those closure bindings, and it
+// is bounded: it answers "these are the sources" or gives up, and callers
+// must treat giving up as "unknown".
+package ssavalue
+
+import (
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// MaxDepth bounds how many indirections Sources follows.
+const MaxDepth = 8
+
+// Sources returns the values v may hold, looking through Phi nodes,
+// type changes, interface conversions, and loads of captured variables
+// (which give the values stored to the variable). A value that is not
+// one of those is its own source. The result is nil if the trace gave up.
+func Sources(v ssa.Value) []ssa.Value {
+	var out []ssa.Value
+	seen := map[ssa.Value]bool{}
+	ok := sources(v, MaxDepth, seen, &out)
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+func sources(v ssa.Value, depth int, seen map[ssa.Value]bool, out *[]ssa.Value) bool {
+	if seen[v] {
+		return true
+	}
+	seen[v] = true
+	if depth == 0 {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.Phi:
+		for _, e := range v.Edges {
+			if !sources(e, depth-1, seen, out) {
+				return false
+			}
+		}
+		return true
+	case *ssa.ChangeType:
+		return sources(v.X, depth-1, seen, out)
+	case *ssa.MakeInterface:
+		return sources(v.X, depth-1, seen, out)
+	case *ssa.UnOp:
+		if cell := CapturedCell(v); cell != nil {
+			stored := StoresTo(cell)
+			if len(stored) == 0 {
+				return false
+			}
+			for _, s := range stored {
+				if !sources(s, depth-1, seen, out) {
+					return false
+				}
+			}
+			return true
+		}
+	case *ssa.FreeVar:
+		if b := Binding(v); b != nil {
+			return sources(b, depth-1, seen, out)
+		}
+		return false
+	}
+	*out = append(*out, v)
+	return true
+}
+
+// CapturedCell returns the heap cell of a captured local variable that the
+// load v reads, or nil if v is not such a load. The cell is the *ssa.Alloc
+// in the function that declares the variable, also when the load happens
+// in a closure through a FreeVar.
+func CapturedCell(v ssa.Value) *ssa.Alloc {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op.String() != "*" {
+		return nil
+	}
+	return Cell(load.X)
+}
+
+// Cell returns the *ssa.Alloc that the address addr denotes when addr is a
+// local variable's cell, either directly or as a closure's FreeVar.
+func Cell(addr ssa.Value) *ssa.Alloc {
+	for range MaxDepth {
+		switch a := addr.(type) {
+		case *ssa.Alloc:
+			return a
+		case *ssa.FreeVar:
+			b := Binding(a)
+			if b == nil {
+				return nil
+			}
+			addr = b
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// StoresTo returns the values stored to the local cell, in instruction
+// order, including stores made in closures through FreeVars bound to it.
+func StoresTo(cell *ssa.Alloc) []ssa.Value {
+	var out []ssa.Value
+	var visit func(addr ssa.Value, depth int)
+	visit = func(addr ssa.Value, depth int) {
+		if depth == 0 {
+			return
+		}
+		for _, r := range *addr.Referrers() {
+			switch r := r.(type) {
+			case *ssa.Store:
+				if r.Addr == addr {
+					out = append(out, r.Val)
+				}
+			case *ssa.MakeClosure:
+				for i, b := range r.Bindings {
+					if b == addr {
+						fn := r.Fn.(*ssa.Function)
+						visit(fn.FreeVars[i], depth-1)
+					}
+				}
+			}
+		}
+	}
+	visit(cell, MaxDepth)
+	return out
+}
+
+// Binding returns the value bound to fv by the MakeClosure that creates
+// fv's function, or nil if the function is created by more than one
+// MakeClosure or by none that can be found.
+func Binding(fv *ssa.FreeVar) ssa.Value {
+	fn := fv.Parent()
+	idx := -1
+	for i, f := range fn.FreeVars {
+		if f == fv {
+			idx = i
+		}
+	}
+	parent := fn.Parent()
+	if idx < 0 || parent == nil {
+		return nil
+	}
+	var found ssa.Value
+	for _, b := range parent.Blocks {
+		for _, instr := range b.Instrs {
+			mc, ok := instr.(*ssa.MakeClosure)
+			if !ok || mc.Fn != fn {
+				continue
+			}
+			if found != nil {
+				return nil
+			}
+			found = mc.Bindings[idx]
+		}
+	}
+	return found
+}
+
+// Funcs returns the functions that the function value v may denote when
+// they can be found by tracing v with Sources: function constants and
+// closures. Bound method values give the method itself.
+func Funcs(v ssa.Value) []*ssa.Function {
+	var out []*ssa.Function
+	for _, s := range Sources(v) {
+		switch s := s.(type) {
+		case *ssa.Function:
+			out = append(out, s)
+		case *ssa.MakeClosure:
+			fn := s.Fn.(*ssa.Function)
+			if m := BoundMethod(fn); m != nil {
+				fn = m
+			}
+			out = append(out, fn)
+		}
+	}
+	return out
+}
+
+// BoundMethod returns the concrete method that a synthetic bound-method
+// wrapper (the function behind a method value such as s.run) calls, or nil
+// if fn is not such a wrapper or the method is an interface method.
+func BoundMethod(fn *ssa.Function) *ssa.Function {
+	if !strings.HasPrefix(fn.Synthetic, "bound method wrapper") || len(fn.Blocks) == 0 {
+		return nil
+	}
+	for _, instr := range fn.Blocks[0].Instrs {
+		if c, ok := instr.(*ssa.Call); ok {
+			return c.Call.StaticCallee()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,146 @@
+// Package suppress implements precog's suppression comments for the
+// checks: a diagnostic is dropped when its line, or the line above it,
+// carries
+//
+//	//precog:ignore <ID>[,<ID>...] <reason>
+//
+// naming the check's ID, or a golangci-lint style //nolint or
+// //nolint:precog comment. The reason is required, so that the code says
+// why a report was wrong. A precog:ignore directive that names a check
+// but suppresses none of its diagnostics is reported itself, by that
+// check, so that stale suppressions do not pile up; one without a reason
+// is reported and suppresses nothing.
+package suppress
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Prefix starts a precog suppression directive.
+const Prefix = "//precog:ignore"
+
+type directive struct {
+	pos    token.Pos
+	file   string
+	line   int
+	ids    []string // nil for nolint
+	reason string
+	used   bool
+}
+
+// A Reporter reports one check's diagnostics, dropping the suppressed
+// ones. Call Finish after the last Report.
+type Reporter struct {
+	pass       *analysis.Pass
+	id         string
+	directives []*directive
+}
+
+// New returns a Reporter for the check with the given ID, reading the
+// directives of the package's files.
+func New(pass *analysis.Pass, id string) *Reporter {
+	r := &Reporter{pass: pass, id: id}
+	for _, f := range pass.Files {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				if d := parse(pass.Fset, c); d != nil {
+					r.directives = append(r.directives, d)
+				}
+			}
+		}
+	}
+	return r
+}
+
+func parse(fset *token.FileSet, c *ast.Comment) *directive {
+	pos := fset.Position(c.Slash)
+	d := &directive{pos: c.Slash, file: pos.Filename, line: pos.Line}
+	if rest, ok := strings.CutPrefix(c.Text, Prefix); ok {
+		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			return nil // e.g. //precog:ignored
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			d.ids = []string{}
+			return d
+		}
+		d.ids = strings.Split(fields[0], ",")
+		d.reason = strings.Join(fields[1:], " ")
+		return d
+	}
+	if rest, ok := strings.CutPrefix(c.Text, "//nolint"); ok {
+		if rest == "" || rest[0] == ' ' {
+			return d // all linters
+		}
+		if list, ok := strings.CutPrefix(rest, ":"); ok {
+			list, _, _ = strings.Cut(list, " ")
+			for _, name := range strings.Split(list, ",") {
+				if name == "precog" || name == "all" {
+					return d
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (d *directive) names(id string) bool {
+	for _, x := range d.ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Report reports diag unless a directive on its line or the line above
+// suppresses it.
+func (r *Reporter) Report(diag analysis.Diagnostic) {
+	pos := r.pass.Fset.Position(diag.Pos)
+	for _, d := range r.directives {
+		if d.file != pos.Filename || (d.line != pos.Line && d.line != pos.Line-1) {
+			continue
+		}
+		if d.ids == nil || (d.names(r.id) && d.reason != "") {
+			d.used = true
+			return
+		}
+	}
+	if diag.Category == "" {
+		diag.Category = r.id
+	}
+	r.pass.Report(diag)
+}
+
+// Finish reports the check's directives that are malformed or suppressed
+// nothing.
+func (r *Reporter) Finish() {
+	for _, d := range r.directives {
+		switch {
+		case d.ids == nil:
+			// nolint comments belong to golangci-lint's conventions,
+			// which do not require them to match.
+		case len(d.ids) == 0:
+			// No check named: reported by nobody, since no check owns
+			// it; the driver's -h documents the form.
+		case !d.names(r.id):
+		case d.reason == "":
+			r.pass.Report(analysis.Diagnostic{
+				Pos:      d.pos,
+				Category: r.id,
+				Message:  fmt.Sprintf("%s %s needs a reason after the check name, such as \"%s %s the nil store happens only after Close\"", Prefix, r.id, Prefix, r.id),
+			})
+		case !d.used:
+			r.pass.Report(analysis.Diagnostic{
+				Pos:      d.pos,
+				Category: r.id,
+				Message:  fmt.Sprintf("%s %s suppresses nothing: no %s diagnostic on this line or the next; remove it", Prefix, r.id, r.id),
+			})
+		}
+	}
+}

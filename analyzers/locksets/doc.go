@@ -1,0 +1,28 @@
+// Package locksets defines an analyzer that computes, for each instruction
+// of the package, the mutexes held on every path to it. It reports nothing.
+//
+// # Analyzer locksets
+//
+// locksets: compute the mutexes held at each instruction
+//
+// A mutex is named by the location that holds it (see the sharedloc
+// analyzer): a struct field of all instances of its type, a package
+// variable or a captured variable. Lock and Unlock are recognized by
+// their types.Func, not by name: sync.Mutex and sync.RWMutex methods
+// (with read and write modes kept apart), sync.Locker, promoted methods
+// of embedded mutexes, and method values. TryLock and TryRLock hold the
+// lock on the branch where they returned true. A deferred Unlock keeps the
+// lock held until the function returns.
+//
+// The analysis is a forward must-analysis over each function's control-
+// flow graph, meeting paths by intersection. It is interprocedural in two
+// ways: a function's entry lock set is the intersection of the sets held
+// at all of its call sites in the package (the empty set for exported
+// functions, goroutine entries and functions called from elsewhere), and
+// a call to a function of the package applies that function's net effect
+// (a lock() helper acquires, an unlock() helper releases).
+//
+// Because instances of a type share one location, two accesses guarded by
+// the mutexes of two different objects look guarded by the same mutex:
+// the analysis errs toward "protected", which keeps the checks quiet.
+package locksets

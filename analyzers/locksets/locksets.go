@@ -1,0 +1,465 @@
+package locksets
+
+import (
+	"cmp"
+	_ "embed"
+	"go/token"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer computes lock sets.
+var Analyzer = &analysis.Analyzer{
+	Name:       "locksets",
+	Doc:        analyzerutil.MustExtractDoc(doc, "locksets"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/locksets",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	Run:        analyzerutil.Guard(run, func() any { return &Result{at: map[ssa.Instruction]Set{}} }),
+}
+
+// MaxIterations bounds the interprocedural fixed-point iterations; past
+// it, the remaining functions keep the empty entry set (fewer locks held,
+// never more).
+const MaxIterations = 20
+
+// Mode is the mode a lock is held in.
+type Mode int8
+
+const (
+	Read  Mode = 1 // RLock
+	Write Mode = 2 // Lock
+)
+
+// Held is a mutex held in some mode.
+type Held struct {
+	Mutex sharedloc.Loc
+	Mode  Mode
+	// Pos is where the lock was acquired, on one of the paths.
+	Pos token.Pos
+	id  int
+}
+
+// A Set is a set of held mutexes, sorted.
+type Set []Held
+
+// Lookup returns the entry for mutex m.
+func (s Set) Lookup(m sharedloc.Loc) (Held, bool) {
+	for _, h := range s {
+		if h.Mutex == m {
+			return h, true
+		}
+	}
+	return Held{}, false
+}
+
+// Excludes returns a mutex that makes code holding s and code holding t
+// mutually exclusive: held by both, in write mode by at least one.
+func (s Set) Excludes(t Set) (Held, bool) {
+	for _, h := range s {
+		if g, ok := t.Lookup(h.Mutex); ok && (h.Mode == Write || g.Mode == Write) {
+			return h, true
+		}
+	}
+	return Held{}, false
+}
+
+// Result holds the lock sets of the package.
+type Result struct {
+	at map[ssa.Instruction]Set
+}
+
+// At returns the locks held on every path just before instr executes.
+func (r *Result) At(instr ssa.Instruction) Set {
+	return r.at[instr]
+}
+
+type lockCall struct {
+	op    model.LockOp
+	mutex sharedloc.Loc
+}
+
+// effect is the net change a function makes to the locks held by its
+// caller.
+type effect struct {
+	acquire Set
+	release []sharedloc.Loc
+}
+
+type analysis_ struct {
+	gr      *goroutines.Result
+	shared  *sharedloc.Result
+	funcs   []*ssa.Function
+	ids     map[sharedloc.Loc]int
+	calls   map[ssa.Instruction]lockCall
+	effects map[*ssa.Function]effect
+	entry   map[*ssa.Function]Set // nil: not yet known (top)
+	known   map[*ssa.Function]bool
+	at      map[ssa.Instruction]Set
+	exit    map[*ssa.Function]Set
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+	a := &analysis_{
+		gr:      gr,
+		shared:  pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		funcs:   ssainput.SrcFuncs,
+		ids:     make(map[sharedloc.Loc]int),
+		calls:   make(map[ssa.Instruction]lockCall),
+		effects: make(map[*ssa.Function]effect),
+		entry:   make(map[*ssa.Function]Set),
+		known:   make(map[*ssa.Function]bool),
+		at:      make(map[ssa.Instruction]Set),
+		exit:    make(map[*ssa.Function]Set),
+	}
+	a.findLockCalls()
+	a.computeEffects()
+	a.computeLockSets()
+	return &Result{at: a.at}, nil
+}
+
+func (a *analysis_) id(m sharedloc.Loc) int {
+	if id, ok := a.ids[m]; ok {
+		return id
+	}
+	id := len(a.ids)
+	a.ids[m] = id
+	return id
+}
+
+// findLockCalls finds the calls of mutex methods and names their mutex.
+func (a *analysis_) findLockCalls() {
+	for _, fn := range a.funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				op, ok := model.LockOpOf(model.CalleeName(&call.Call))
+				if !ok {
+					continue
+				}
+				recv := call.Call.Value
+				if !call.Call.IsInvoke() {
+					if len(call.Call.Args) == 0 {
+						continue
+					}
+					recv = call.Call.Args[0]
+				}
+				// Several possible mutexes: none can be said to be held.
+				if ms := a.shared.Objects(recv); len(ms) == 1 {
+					a.id(ms[0])
+					a.calls[instr] = lockCall{op, ms[0]}
+				}
+			}
+		}
+	}
+}
+
+func (a *analysis_) add(s Set, m sharedloc.Loc, mode Mode, pos token.Pos) Set {
+	out := make(Set, 0, len(s)+1)
+	for _, h := range s {
+		if h.Mutex != m {
+			out = append(out, h)
+		}
+	}
+	out = append(out, Held{Mutex: m, Mode: mode, Pos: pos, id: a.id(m)})
+	slices.SortFunc(out, func(x, y Held) int { return cmp.Compare(x.id, y.id) })
+	return out
+}
+
+func remove(s Set, m sharedloc.Loc) Set {
+	if _, ok := s.Lookup(m); !ok {
+		return s
+	}
+	out := make(Set, 0, len(s))
+	for _, h := range s {
+		if h.Mutex != m {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// meet intersects two sets; a mutex held for writing on one path and for
+// reading on the other is held for reading.
+func meet(s, t Set) Set {
+	var out Set
+	for _, h := range s {
+		if g, ok := t.Lookup(h.Mutex); ok {
+			h.Mode = min(h.Mode, g.Mode)
+			h.Pos = min(h.Pos, g.Pos)
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func equal(s, t Set) bool {
+	return slices.EqualFunc(s, t, func(x, y Held) bool { return x.Mutex == y.Mutex && x.Mode == y.Mode })
+}
+
+// transfer applies instr to the set held before it.
+func (a *analysis_) transfer(instr ssa.Instruction, s Set) Set {
+	if lc, ok := a.calls[instr]; ok {
+		switch lc.op {
+		case model.Lock:
+			return a.add(s, lc.mutex, Write, instr.Pos())
+		case model.RLock:
+			return a.add(s, lc.mutex, Read, instr.Pos())
+		case model.Unlock, model.RUnlock:
+			return remove(s, lc.mutex)
+		}
+		return s
+	}
+	call, ok := instr.(*ssa.Call)
+	if !ok {
+		return s
+	}
+	for _, callee := range a.gr.CallGraph.Callees(call) {
+		// Apply the effect only if all callees agree: a dynamic call
+		// that may or may not lock is assumed to do neither.
+		if _, ok := a.effects[callee]; !ok {
+			return s
+		}
+	}
+	callees := a.gr.CallGraph.Callees(call)
+	if len(callees) == 0 {
+		return s
+	}
+	e := a.effects[callees[0]]
+	for _, m := range e.release {
+		s = remove(s, m)
+	}
+	for _, h := range e.acquire {
+		s = a.add(s, h.Mutex, h.Mode, call.Pos())
+	}
+	return s
+}
+
+// flow runs the intraprocedural analysis of fn from the entry set and
+// records the set before each instruction when record is set. It returns
+// the set held at every return (nil if fn never returns).
+func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool) (exit Set, returns bool) {
+	if len(fn.Blocks) == 0 {
+		return nil, false
+	}
+	in := make([]Set, len(fn.Blocks))
+	visited := make([]bool, len(fn.Blocks))
+	in[0] = entry
+	visited[0] = true
+	work := []*ssa.BasicBlock{fn.Blocks[0]}
+	queued := make([]bool, len(fn.Blocks))
+	queued[0] = true
+	out := func(b *ssa.BasicBlock, s Set, succ int) Set {
+		// TryLock holds the lock on the true branch.
+		if len(b.Instrs) == 0 || succ != 0 {
+			return s
+		}
+		ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+		if !ok {
+			return s
+		}
+		call, ok := ifi.Cond.(*ssa.Call)
+		if !ok {
+			return s
+		}
+		if lc, ok := a.calls[call]; ok {
+			switch lc.op {
+			case model.TryLock:
+				return a.add(s, lc.mutex, Write, call.Pos())
+			case model.TryRLock:
+				return a.add(s, lc.mutex, Read, call.Pos())
+			}
+		}
+		return s
+	}
+	for iter := 0; len(work) > 0; iter++ {
+		b := work[0]
+		work = work[1:]
+		queued[b.Index] = false
+		s := in[b.Index]
+		for _, instr := range b.Instrs {
+			s = a.transfer(instr, s)
+		}
+		for i, succ := range b.Succs {
+			o := out(b, s, i)
+			if !visited[succ.Index] {
+				visited[succ.Index] = true
+				in[succ.Index] = o
+			} else {
+				m := meet(in[succ.Index], o)
+				if equal(m, in[succ.Index]) {
+					continue
+				}
+				in[succ.Index] = m
+			}
+			if !queued[succ.Index] {
+				queued[succ.Index] = true
+				work = append(work, succ)
+			}
+		}
+	}
+	for _, b := range fn.Blocks {
+		if !visited[b.Index] {
+			continue
+		}
+		s := in[b.Index]
+		for _, instr := range b.Instrs {
+			if record {
+				a.at[instr] = s
+			}
+			s = a.transfer(instr, s)
+			if _, ok := instr.(*ssa.Return); ok {
+				if !returns {
+					exit, returns = s, true
+				} else {
+					exit = meet(exit, s)
+				}
+			}
+		}
+	}
+	return exit, returns
+}
+
+// computeEffects finds the net lock effect of each function of the
+// package, bottom-up, iterating for recursion.
+func (a *analysis_) computeEffects() {
+	for range MaxIterations {
+		changed := false
+		for _, fn := range a.funcs {
+			// Start from every mutex fn may release held, to see
+			// which ones are still held at the end.
+			var start Set
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
+						start = a.add(start, lc.mutex, Write, token.NoPos)
+					}
+					if call, ok := instr.(*ssa.Call); ok {
+						for _, callee := range a.gr.CallGraph.Callees(call) {
+							for _, m := range a.effects[callee].release {
+								start = a.add(start, m, Write, token.NoPos)
+							}
+						}
+					}
+				}
+			}
+			exit, returns := a.flow(fn, start, false)
+			if !returns {
+				continue
+			}
+			var e effect
+			for _, h := range exit {
+				if _, ok := start.Lookup(h.Mutex); !ok {
+					e.acquire = append(e.acquire, h)
+				}
+			}
+			for _, h := range start {
+				if _, ok := exit.Lookup(h.Mutex); !ok {
+					e.release = append(e.release, h.Mutex)
+				}
+			}
+			if len(e.acquire) == 0 && len(e.release) == 0 {
+				continue
+			}
+			old, ok := a.effects[fn]
+			if !ok || !equal(old.acquire, e.acquire) || len(old.release) != len(e.release) {
+				a.effects[fn] = e
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+}
+
+// computeLockSets computes entry sets from call sites to a fixed point,
+// then records the set at each instruction.
+func (a *analysis_) computeLockSets() {
+	entries := make(map[*ssa.Function]bool)
+	for _, c := range a.gr.Contexts[1:] {
+		entries[c.Entry] = true
+	}
+	// callSites lists the call instructions that may run fn on the
+	// caller's goroutine; nil means fn's callers are unknown.
+	callSites := func(fn *ssa.Function) ([]ssa.Instruction, bool) {
+		if entries[fn] || fn.Parent() == nil && isExported(fn) {
+			return nil, false
+		}
+		var sites []ssa.Instruction
+		for _, e := range a.gr.CallGraph.Callers(fn) {
+			if _, isGo := e.Site.(*ssa.Go); isGo {
+				continue
+			}
+			sites = append(sites, e.Site)
+		}
+		for _, s := range a.gr.RefSites(fn) {
+			sites = append(sites, s)
+		}
+		return sites, len(sites) > 0
+	}
+	for range MaxIterations {
+		changed := false
+		for _, fn := range a.funcs {
+			sites, ok := callSites(fn)
+			var entry Set
+			if ok {
+				first := true
+				for _, site := range sites {
+					s, known := a.at[site], a.known[site.Parent()]
+					if !known {
+						continue // caller not analyzed yet: top
+					}
+					if first {
+						entry, first = s, false
+					} else {
+						entry = meet(entry, s)
+					}
+				}
+				if first {
+					continue // no caller analyzed yet
+				}
+			}
+			if a.known[fn] && equal(a.entry[fn], entry) {
+				continue
+			}
+			a.entry[fn] = entry
+			a.known[fn] = true
+			a.flow(fn, entry, true)
+			changed = true
+		}
+		if !changed {
+			return
+		}
+	}
+	// Functions still unknown (only reachable from unknown callers) get
+	// the empty entry set.
+	for _, fn := range a.funcs {
+		if !a.known[fn] {
+			a.flow(fn, nil, true)
+		}
+	}
+}
+
+func isExported(fn *ssa.Function) bool {
+	obj := fn.Object()
+	return obj != nil && obj.Exported() && !strings.HasPrefix(fn.Name(), "init")
+}

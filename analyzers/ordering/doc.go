@@ -1,0 +1,33 @@
+// Package ordering defines an analyzer that answers whether one
+// instruction plainly happens before another on a different goroutine. It
+// reports nothing.
+//
+// # Analyzer ordering
+//
+// ordering: find static happens-before order between goroutines
+//
+// The analyzer is not a full happens-before analysis. It recognizes the
+// synchronization that most code uses to order work between goroutines,
+// enough to drop pairs of accesses that are plainly ordered:
+//
+//   - spawn: code that runs before a `go` statement (or a library Go call)
+//     happens before everything the started goroutine does;
+//   - join: a goroutine's work happens before a Wait on a sync.WaitGroup it
+//     calls Done on (deferred, or after the work), and a task given to an
+//     errgroup, conc or sync.WaitGroup.Go happens before a Wait on the
+//     same receiver returns;
+//   - channel: code before every send on (or close of) a channel happens
+//     before code that follows a receive from it;
+//   - once: the function given to sync.Once.Do happens before code that
+//     follows any Do on the same Once.
+//
+// "Before" and "after" are decided on the control-flow graph within a
+// function (see ssaflow) and followed through call sites for up to
+// MaxCallDepth calls. Objects (wait groups, channels, Onces) are named by
+// their locations, as in the sharedloc analyzer.
+//
+// Mutexes do not order anything. The analysis is unsound in the
+// direction the checks want: when it claims an order, a check stays
+// silent, so it claims order only for the shapes above and never guesses
+// one.
+package ordering

@@ -1,0 +1,449 @@
+package ordering
+
+import (
+	_ "embed"
+	"fmt"
+	"go/token"
+	"reflect"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer finds static happens-before order.
+var Analyzer = &analysis.Analyzer{
+	Name:       "ordering",
+	Doc:        analyzerutil.MustExtractDoc(doc, "ordering"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/ordering",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
+}
+
+// MaxCallDepth bounds how many call sites "before" and "after" follow.
+const MaxCallDepth = 4
+
+// Rule names the synchronization that orders two instructions.
+type Rule int
+
+const (
+	Spawn   Rule = iota + 1 // a `go` statement or library spawn
+	Join                    // WaitGroup Done/Wait, or a task's Wait
+	Channel                 // send or close, then receive
+	Once                    // sync.Once.Do
+)
+
+func (r Rule) String() string {
+	switch r {
+	case Spawn:
+		return "goroutine start"
+	case Join:
+		return "wait"
+	case Channel:
+		return "channel"
+	case Once:
+		return "sync.Once"
+	}
+	return fmt.Sprintf("Rule(%d)", int(r))
+}
+
+// An Edge is the evidence that one instruction happens before another.
+type Edge struct {
+	Rule Rule
+	// Pos is the synchronization operation that creates the order: the
+	// `go` statement, the Wait, the receive or the Do.
+	Pos token.Pos
+}
+
+// Result answers ordering queries. It is safe for concurrent use.
+type Result struct {
+	gr     *goroutines.Result
+	shared *sharedloc.Result
+
+	once sync.Once
+	ops  syncOps
+}
+
+// syncOps indexes the package's synchronization calls by object.
+type syncOps struct {
+	waits   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Wait and task joins
+	dones   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Done, deferred or not
+	sends   map[sharedloc.Loc][]ssa.Instruction // sends and closes
+	recvs   map[sharedloc.Loc][]ssa.Instruction // receives
+	onceDo  map[sharedloc.Loc][]ssa.CallInstruction
+	onceFns map[*ssa.Function][]sharedloc.Loc // Do bodies and the Onces that guard them
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	return &Result{
+		gr:     pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
+		shared: pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+	}, nil
+}
+
+func (r *Result) index() {
+	r.once.Do(func() {
+		ops := syncOps{
+			waits:   map[sharedloc.Loc][]ssa.Instruction{},
+			dones:   map[sharedloc.Loc][]ssa.Instruction{},
+			sends:   map[sharedloc.Loc][]ssa.Instruction{},
+			recvs:   map[sharedloc.Loc][]ssa.Instruction{},
+			onceDo:  map[sharedloc.Loc][]ssa.CallInstruction{},
+			onceFns: map[*ssa.Function][]sharedloc.Loc{},
+		}
+		for _, a := range r.shared.Accesses {
+			switch a.Op {
+			case sharedloc.ChanSend, sharedloc.ChanClose:
+				ops.sends[a.Loc] = append(ops.sends[a.Loc], a.Instr)
+			case sharedloc.ChanRecv:
+				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], a.Instr)
+			}
+		}
+		for _, fn := range r.gr.Funcs() {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					site, ok := instr.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					call := site.Common()
+					name := model.CalleeName(call)
+					if len(call.Args) == 0 || call.IsInvoke() {
+						continue
+					}
+					objs := r.shared.Objects(call.Args[0])
+					if len(objs) != 1 {
+						continue
+					}
+					obj := objs[0]
+					switch {
+					case name == model.WaitGroupWait || model.IsJoin(name):
+						ops.waits[obj] = append(ops.waits[obj], instr)
+					case name == model.WaitGroupDone:
+						ops.dones[obj] = append(ops.dones[obj], instr)
+					case name == model.OnceDo && len(call.Args) == 2:
+						ops.onceDo[obj] = append(ops.onceDo[obj], site)
+					}
+				}
+			}
+		}
+		for obj, sites := range ops.onceDo {
+			for _, site := range sites {
+				for _, fn := range r.gr.RefTargets(site) {
+					ops.onceFns[fn] = append(ops.onceFns[fn], obj)
+				}
+			}
+		}
+		r.ops = ops
+	})
+}
+
+// Before reports whether a, executing in context ca, happens before b,
+// executing in context cb, by one of the rules of the package doc, and
+// gives the evidence.
+func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
+	r.index()
+	if e, ok := r.spawnBefore(a, ca, cb, MaxCallDepth); ok {
+		return e, true
+	}
+	if e, ok := r.joinBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.channelBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.onceBefore(a, b, cb); ok {
+		return e, true
+	}
+	return Edge{}, false
+}
+
+// Ordered reports whether a and b, in contexts ca and cb, are ordered one
+// way or the other.
+func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
+	if e, ok := r.Before(a, ca, b, cb); ok {
+		return e, true
+	}
+	return r.Before(b, cb, a, ca)
+}
+
+// spawnBefore reports whether a, in ca, happens before the start of every
+// goroutine of cb.
+func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, depth int) (Edge, bool) {
+	if depth == 0 || cb.Site == nil || cb == ca {
+		return Edge{}, false
+	}
+	site := cb.Site
+	parents := r.gr.Of(site.Parent())
+	if len(parents) == 0 {
+		return Edge{}, false
+	}
+	for _, pc := range parents {
+		if pc == cb {
+			return Edge{}, false // a goroutine that starts its own kind
+		}
+		if pc == ca {
+			if !r.before(a, site, ca, MaxCallDepth) {
+				return Edge{}, false
+			}
+			continue
+		}
+		if _, ok := r.spawnBefore(a, ca, pc, depth-1); !ok {
+			return Edge{}, false
+		}
+	}
+	return Edge{Rule: Spawn, Pos: site.Pos()}, true
+}
+
+// callSites returns the instructions in context c that call fn on the
+// same goroutine, or hand it to a callee that does.
+func (r *Result) callSites(fn *ssa.Function, c *goroutines.Context) []ssa.Instruction {
+	var out []ssa.Instruction
+	in := func(f *ssa.Function) bool {
+		for _, x := range r.gr.Of(f) {
+			if x == c {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range r.gr.CallGraph.Callers(fn) {
+		if _, isGo := e.Site.(*ssa.Go); isGo || !in(e.Caller.Func) {
+			continue
+		}
+		out = append(out, e.Site)
+	}
+	for _, s := range r.gr.RefSites(fn) {
+		if in(s.Parent()) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// before reports whether, on the goroutines of context c, a cannot run
+// after x: they are in one function and x never leads back to a, or every
+// call that leads to one of them lies before the other.
+func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) bool {
+	if a.Parent() == x.Parent() {
+		return r.gr.Flow.Precedes(a, x)
+	}
+	if depth == 0 || c.Entry == a.Parent() || c.Entry == x.Parent() && c.Kind != goroutines.Caller {
+		return false
+	}
+	if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(s, x, c, depth-1) }) {
+		return true
+	}
+	sites := r.callSites(x.Parent(), c)
+	return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(a, s, c, depth-1) })
+}
+
+// after reports whether, on the goroutines of context c, b runs only after
+// j has run: j dominates b, or every call that leads to b is dominated by
+// j, or j runs on every path through a function whose call dominates b.
+func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) bool {
+	flow := r.gr.Flow
+	if j.Parent() == b.Parent() {
+		return j != b && flow.Dominates(j, b)
+	}
+	if depth == 0 {
+		return false
+	}
+	if sites := r.callSites(b.Parent(), c); len(sites) > 0 && b.Parent() != c.Entry &&
+		all(sites, func(s ssa.Instruction) bool { return r.after(j, s, c, depth-1) }) {
+		return true
+	}
+	if !r.mustRun(j) {
+		return false
+	}
+	for _, s := range r.callSites(j.Parent(), c) {
+		if r.after(s, b, c, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// mustRun reports whether j runs on every path from its function's entry
+// to a return.
+func (r *Result) mustRun(j ssa.Instruction) bool {
+	fn := j.Parent()
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && !r.gr.Flow.Dominates(j, ret) {
+			return false
+		}
+	}
+	return true
+}
+
+func all[T any](xs []T, f func(T) bool) bool {
+	for _, x := range xs {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// joinBefore orders a goroutine's work before a Wait that waits for it.
+func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
+	if ca.Kind == goroutines.Task && ca.Join != "" && len(ca.Site.Common().Args) > 0 {
+		for _, obj := range r.shared.Objects(ca.Site.Common().Args[0]) {
+			for _, w := range r.ops.waits[obj] {
+				if model.CalleeName(w.(ssa.CallInstruction).Common()) != ca.Join {
+					continue
+				}
+				if w.Parent() == ca.Site.Parent() && !r.gr.Flow.Precedes(ca.Site, w) {
+					continue // the task may be started after this Wait
+				}
+				if r.after(w, b, cb, MaxCallDepth) {
+					return Edge{Rule: Join, Pos: w.Pos()}, true
+				}
+			}
+		}
+	}
+	for obj, dones := range r.ops.dones {
+		if !r.doneAfter(a, ca, dones) {
+			continue
+		}
+		for _, w := range r.ops.waits[obj] {
+			if model.CalleeName(w.(ssa.CallInstruction).Common()) == model.WaitGroupWait && r.after(w, b, cb, MaxCallDepth) {
+				return Edge{Rule: Join, Pos: w.Pos()}, true
+			}
+		}
+	}
+	return Edge{}, false
+}
+
+// doneAfter reports whether one of the Done calls runs, on a's goroutine,
+// after a: it is deferred in the goroutine's entry function, or it
+// post-dominates a (or the call that leads to a) in the entry function.
+func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ssa.Instruction) bool {
+	if ca.Kind == goroutines.Caller {
+		return false
+	}
+	for _, d := range dones {
+		if d.Parent() != ca.Entry {
+			continue
+		}
+		if _, deferred := d.(*ssa.Defer); deferred {
+			return true
+		}
+		x := a
+		for depth := 0; x.Parent() != ca.Entry && depth < MaxCallDepth; depth++ {
+			sites := r.callSites(x.Parent(), ca)
+			if len(sites) != 1 {
+				break
+			}
+			x = sites[0]
+		}
+		if x.Parent() == ca.Entry && r.gr.Flow.PostDominates(d, x) && x != d {
+			return true
+		}
+	}
+	return false
+}
+
+// channelBefore orders a before b when b follows a receive from a channel
+// whose every send and close runs after a.
+func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
+	for ch, recvs := range r.ops.recvs {
+		sends := r.ops.sends[ch]
+		if len(sends) == 0 {
+			continue
+		}
+		var recv ssa.Instruction
+		for _, j := range recvs {
+			if _, isSelect := j.(*ssa.Select); isSelect {
+				continue
+			}
+			if r.after(j, b, cb, MaxCallDepth) {
+				recv = j
+				break
+			}
+		}
+		if recv == nil {
+			continue
+		}
+		ok := all(sends, func(x ssa.Instruction) bool {
+			for _, c := range r.gr.Of(x.Parent()) {
+				if c != ca || !r.before(a, x, ca, MaxCallDepth) {
+					return false
+				}
+			}
+			return true
+		})
+		if ok {
+			return Edge{Rule: Channel, Pos: recv.Pos()}, true
+		}
+	}
+	return Edge{}, false
+}
+
+// onceBefore orders the body of a sync.Once.Do before code that follows a
+// Do on the same Once.
+func (r *Result) onceBefore(a, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
+	for _, obj := range r.OnceGuards(a.Parent()) {
+		for _, do := range r.ops.onceDo[obj] {
+			if r.after(do, b, cb, MaxCallDepth) {
+				return Edge{Rule: Once, Pos: do.Pos()}, true
+			}
+		}
+	}
+	return Edge{}, false
+}
+
+// OnceGuards returns the sync.Once objects whose Do runs fn (directly, or
+// by calling fn from the function given to Do), so that fn runs at most
+// once per Once.
+func (r *Result) OnceGuards(fn *ssa.Function) []sharedloc.Loc {
+	r.index()
+	seen := map[*ssa.Function]bool{}
+	var visit func(fn *ssa.Function, depth int) []sharedloc.Loc
+	visit = func(fn *ssa.Function, depth int) []sharedloc.Loc {
+		if seen[fn] || depth == 0 {
+			return nil
+		}
+		seen[fn] = true
+		if objs := r.ops.onceFns[fn]; len(objs) > 0 {
+			return objs
+		}
+		var common []sharedloc.Loc
+		callers := r.gr.CallGraph.Callers(fn)
+		for i, e := range callers {
+			objs := visit(e.Caller.Func, depth-1)
+			if i == 0 {
+				common = objs
+			} else {
+				common = intersect(common, objs)
+			}
+		}
+		return common
+	}
+	return visit(fn, MaxCallDepth)
+}
+
+func intersect(a, b []sharedloc.Loc) []sharedloc.Loc {
+	var out []sharedloc.Loc
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}

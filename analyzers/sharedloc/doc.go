@@ -1,0 +1,41 @@
+// Package sharedloc defines an analyzer that finds the memory accesses of
+// a package that may touch memory shared between goroutines. It reports
+// nothing; the checks pair its accesses.
+//
+// # Analyzer sharedloc
+//
+// sharedloc: find accesses to locations shared between goroutines
+//
+// A location is an abstraction of memory, as in field-based points-to
+// analysis:
+//
+//   - a package variable;
+//   - a struct field, by field and type: all instances of T.f are one
+//     location;
+//   - a local variable captured by a closure (go/ssa gives it a heap
+//     cell);
+//   - a map, slice or channel made in the package and tracked to its uses
+//     through parameters;
+//   - the contents (map entries, slice and array elements, the channel
+//     itself) of the container held in any of the above.
+//
+// An access records its location, whether it reads or writes, the
+// operation (load, store, map lookup or update, send, close, atomic, ...)
+// and its base: the root of the address expression, such as the
+// parameter s in s.conn.buf[i]. The result is shared in the sense that
+// only accesses in functions that run in some goroutine context (see the
+// goroutines analyzer) are recorded, and it answers two questions about
+// an access that field-based locations cannot:
+//
+//   - Local: the access touches an object allocated in the same function
+//     (or passed down from one) that has not yet escaped, so no other
+//     goroutine can see it yet. This is what keeps constructors and
+//     goroutine-local values out of reports.
+//   - SharedIn: every goroutine of a Multi context touches the same object
+//     (it is reached from a package variable, a captured variable declared
+//     outside the spawning loop, or an argument that is the same for every
+//     spawn), rather than one object per goroutine.
+//
+// Both answers err toward "not shared" when the analysis cannot tell,
+// because the checks built on them report without runtime confirmation.
+package sharedloc

@@ -1,0 +1,125 @@
+package sharedloc
+
+import (
+	"fmt"
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// LocKind is the kind of root of a location.
+type LocKind int
+
+const (
+	// Global is a package variable; Obj is its *types.Var.
+	Global LocKind = iota + 1
+	// Field is a struct field of all instances of its type; Obj is the
+	// field's *types.Var (the generic origin for instantiated types).
+	Field
+	// Captured is a local variable captured by a closure; Cell is its
+	// *ssa.Alloc.
+	Captured
+	// Made is a map, slice, array or channel created in the package;
+	// Cell is the instruction that makes it.
+	Made
+)
+
+// A Loc is an abstract memory location. Locs are comparable and may be
+// used as map keys.
+type Loc struct {
+	Kind LocKind
+	Obj  types.Object
+	Cell ssa.Value
+	// Elem selects the contents of the container held in the location:
+	// map entries, slice or array elements, or the channel.
+	Elem bool
+}
+
+// Contents returns the location of the contents of the container held in
+// l.
+func (l Loc) Contents() Loc {
+	l.Elem = true
+	return l
+}
+
+// Holder returns the location that holds the container whose contents l
+// denotes.
+func (l Loc) Holder() Loc {
+	l.Elem = false
+	return l
+}
+
+// String renders the location for diagnostics: "T.f", "pkg.v", "x" for a
+// captured variable, and "[]" appended for contents.
+func (l Loc) String() string {
+	var s string
+	switch l.Kind {
+	case Global:
+		s = l.Obj.Name()
+	case Field:
+		s = fieldOwner(l.Obj) + "." + l.Obj.Name()
+	case Captured:
+		s = l.Cell.(*ssa.Alloc).Comment
+		if s == "" {
+			s = l.Cell.Name()
+		}
+	case Made:
+		s = fmt.Sprintf("%s made at %s", kindOf(l.Cell.Type()), l.Cell.Parent().Prog.Fset.Position(l.Cell.Pos()))
+	}
+	if l.Elem {
+		s += "[]"
+	}
+	return s
+}
+
+func kindOf(t types.Type) string {
+	switch t.Underlying().(type) {
+	case *types.Map:
+		return "map"
+	case *types.Chan:
+		return "channel"
+	case *types.Slice:
+		return "slice"
+	}
+	return "value"
+}
+
+// fieldOwner finds the name of the struct type that declares field f, or
+// "struct" for anonymous structs.
+func fieldOwner(f types.Object) string {
+	if f.Pkg() == nil {
+		return "struct"
+	}
+	scope := f.Pkg().Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				if st.Field(i) == f {
+					return tn.Name()
+				}
+			}
+		}
+	}
+	return "struct"
+}
+
+// fieldOf returns the *types.Var of field index of the struct that ptr
+// (a pointer to a struct, or a struct when ptr is false) points to.
+func fieldOf(t types.Type, index int, ptr bool) *types.Var {
+	if ptr {
+		p, ok := t.Underlying().(*types.Pointer)
+		if !ok {
+			return nil
+		}
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok || index >= st.NumFields() {
+		return nil
+	}
+	return st.Field(index).Origin()
+}

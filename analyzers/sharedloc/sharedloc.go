@@ -1,0 +1,448 @@
+package sharedloc
+
+import (
+	_ "embed"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer finds the accesses of the package to shared locations.
+var Analyzer = &analysis.Analyzer{
+	Name:       "sharedloc",
+	Doc:        analyzerutil.MustExtractDoc(doc, "sharedloc"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/sharedloc",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	Run: analyzerutil.Guard(run, func() any {
+		r := &Result{ByLoc: map[Loc][]*Access{}, local: map[*Access]bool{}, shared: map[sharedKey]bool{}}
+		r.coll = &collector{res: r, params: map[*ssa.Parameter][]Loc{}}
+		return r
+	}),
+}
+
+// Op is the operation an access performs.
+type Op int
+
+const (
+	Load      Op = iota + 1 // read of a variable or field
+	Store                   // write of a variable or field
+	MapLookup               // m[k], v, ok := m[k]
+	MapUpdate               // m[k] = v
+	MapDelete               // delete(m, k), clear(m)
+	MapRange                // for k, v := range m
+	ChanSend                // ch <- v, including a select case
+	ChanRecv                // <-ch, including a select case
+	ChanClose               // close(ch)
+	AtomicLoad              // sync/atomic load
+	AtomicStore             // sync/atomic store, add, swap, compare-and-swap
+)
+
+var opNames = [...]string{
+	Load: "read", Store: "write", MapLookup: "map read", MapUpdate: "map write",
+	MapDelete: "map delete", MapRange: "map iteration", ChanSend: "send", ChanRecv: "receive",
+	ChanClose: "close", AtomicLoad: "atomic read", AtomicStore: "atomic write",
+}
+
+func (op Op) String() string { return opNames[op] }
+
+// IsWrite reports whether op modifies its location.
+func (op Op) IsWrite() bool {
+	switch op {
+	case Store, MapUpdate, MapDelete, ChanClose, AtomicStore:
+		return true
+	}
+	return false
+}
+
+// IsAtomic reports whether op is a sync/atomic operation.
+func (op Op) IsAtomic() bool { return op == AtomicLoad || op == AtomicStore }
+
+// An Access is one instruction's access to a location.
+type Access struct {
+	Instr ssa.Instruction
+	Loc   Loc
+	Op    Op
+	// Val is the value written by a Store or MapUpdate, or nil.
+	Val ssa.Value
+	// Base is the root of the address: the parameter, global, captured
+	// cell or allocation the access path starts from, or nil if unknown.
+	Base ssa.Value
+}
+
+// Pos returns the position of the access in the source.
+func (a *Access) Pos() token.Pos { return a.Instr.Pos() }
+
+// Fn returns the function containing the access.
+func (a *Access) Fn() *ssa.Function { return a.Instr.Parent() }
+
+// Result holds the package's accesses to shared locations.
+type Result struct {
+	// Accesses lists the accesses in the order of the functions and
+	// instructions of the package.
+	Accesses []*Access
+	// ByLoc indexes Accesses by location.
+	ByLoc map[Loc][]*Access
+	// ByInstr indexes Accesses by instruction.
+	ByInstr map[ssa.Instruction][]*Access
+	// Goroutines is the goroutines analyzer's result.
+	Goroutines *goroutines.Result
+
+	mu     sync.Mutex
+	local  map[*Access]bool
+	shared map[sharedKey]bool
+	coll   *collector
+}
+
+// Objects returns the locations that may hold the object that the pointer,
+// map, slice or channel value v refers to: the field, variable or captured
+// variable it was loaded from or whose address it is, or the make or new
+// that created it, following parameters to their call sites in the
+// package. It returns nil when it cannot tell.
+func (r *Result) Objects(v ssa.Value) []Loc {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.coll.containerLocs(v, ssavalue.MaxDepth)
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+	r := &Result{
+		ByLoc:      make(map[Loc][]*Access),
+		ByInstr:    make(map[ssa.Instruction][]*Access),
+		Goroutines: gr,
+		local:      make(map[*Access]bool),
+		shared:     make(map[sharedKey]bool),
+	}
+	c := &collector{res: r, params: make(map[*ssa.Parameter][]Loc)}
+	r.coll = c
+	for _, fn := range ssainput.SrcFuncs {
+		if len(gr.Of(fn)) == 0 {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				c.instr(instr)
+			}
+		}
+	}
+	return r, nil
+}
+
+type collector struct {
+	res    *Result
+	params map[*ssa.Parameter][]Loc // memo for containers passed as parameters
+}
+
+func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, base ssa.Value) {
+	a := &Access{Instr: instr, Loc: loc, Op: op, Val: val, Base: base}
+	c.res.Accesses = append(c.res.Accesses, a)
+	c.res.ByLoc[loc] = append(c.res.ByLoc[loc], a)
+	c.res.ByInstr[instr] = append(c.res.ByInstr[instr], a)
+}
+
+func (c *collector) instr(instr ssa.Instruction) {
+	switch in := instr.(type) {
+	case *ssa.UnOp:
+		switch in.Op {
+		case token.MUL:
+			if loc, ok := AddrLoc(in.X); ok {
+				c.add(in, loc, Load, nil, Root(in.X))
+			} else if ia, ok := in.X.(*ssa.IndexAddr); ok {
+				c.contents(in, ia.X, Load, nil)
+			}
+		case token.ARROW:
+			c.contents(in, in.X, ChanRecv, nil)
+		}
+	case *ssa.Store:
+		if loc, ok := AddrLoc(in.Addr); ok {
+			c.add(in, loc, Store, in.Val, Root(in.Addr))
+		} else if ia, ok := in.Addr.(*ssa.IndexAddr); ok {
+			c.contents(in, ia.X, Store, in.Val)
+		}
+	case *ssa.Lookup:
+		if _, ok := in.X.Type().Underlying().(*types.Map); ok {
+			c.contents(in, in.X, MapLookup, nil)
+		}
+	case *ssa.MapUpdate:
+		c.contents(in, in.Map, MapUpdate, in.Value)
+	case *ssa.Range:
+		if _, ok := in.X.Type().Underlying().(*types.Map); ok {
+			c.contents(in, in.X, MapRange, nil)
+		}
+	case *ssa.Send:
+		c.contents(in, in.Chan, ChanSend, in.X)
+	case *ssa.Select:
+		for _, st := range in.States {
+			op := ChanRecv
+			if st.Dir == types.SendOnly {
+				op = ChanSend
+			}
+			c.contents(in, st.Chan, op, st.Send)
+		}
+	case *ssa.Call:
+		c.call(in)
+	}
+}
+
+func (c *collector) call(call *ssa.Call) {
+	common := &call.Call
+	if b, ok := common.Value.(*ssa.Builtin); ok {
+		switch b.Name() {
+		case "close":
+			c.contents(call, common.Args[0], ChanClose, nil)
+		case "delete":
+			c.contents(call, common.Args[0], MapDelete, nil)
+		case "clear":
+			if _, ok := common.Args[0].Type().Underlying().(*types.Map); ok {
+				c.contents(call, common.Args[0], MapDelete, nil)
+			}
+		}
+		return
+	}
+	name := model.CalleeName(common)
+	if op, ok := atomicOp(name); ok && len(common.Args) > 0 {
+		if loc, ok := AddrLoc(common.Args[0]); ok {
+			var val ssa.Value
+			if op == AtomicStore && len(common.Args) > 1 {
+				val = common.Args[len(common.Args)-1]
+			}
+			c.add(call, loc, op, val, Root(common.Args[0]))
+		}
+	}
+}
+
+// atomicOp classifies sync/atomic functions and methods of its types.
+func atomicOp(name string) (Op, bool) {
+	rest, ok := strings.CutPrefix(name, "sync/atomic.")
+	if !ok {
+		rest, ok = strings.CutPrefix(name, "(*sync/atomic.")
+		if !ok {
+			return 0, false
+		}
+		_, rest, _ = strings.Cut(rest, ").")
+	}
+	if strings.HasPrefix(rest, "Load") {
+		return AtomicLoad, true
+	}
+	for _, p := range []string{"Store", "Add", "Swap", "CompareAndSwap", "And", "Or"} {
+		if strings.HasPrefix(rest, p) {
+			return AtomicStore, true
+		}
+	}
+	return 0, false
+}
+
+// contents records an access to the contents of the container value v.
+func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.Value) {
+	for _, loc := range c.containerLocs(v, ssavalue.MaxDepth) {
+		c.add(instr, loc.Contents(), op, val, Root(v))
+	}
+}
+
+// AddrLoc returns the location that the address addr denotes, if it is a
+// field, a package variable or a captured variable.
+func AddrLoc(addr ssa.Value) (Loc, bool) {
+	switch a := addr.(type) {
+	case *ssa.FieldAddr:
+		if f := fieldOf(a.X.Type(), a.Field, true); f != nil {
+			return Loc{Kind: Field, Obj: f}, true
+		}
+	case *ssa.Global:
+		if obj := a.Object(); obj != nil {
+			return Loc{Kind: Global, Obj: obj}, true
+		}
+	case *ssa.Alloc, *ssa.FreeVar:
+		if cell := ssavalue.Cell(a); cell != nil && isCaptured(cell) {
+			return Loc{Kind: Captured, Cell: cell}, true
+		}
+	}
+	return Loc{}, false
+}
+
+// isCaptured reports whether cell is a local variable that some closure
+// captures.
+func isCaptured(cell *ssa.Alloc) bool {
+	if !cell.Heap {
+		return false
+	}
+	for _, r := range *cell.Referrers() {
+		if _, ok := r.(*ssa.MakeClosure); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// containerLocs returns the locations that hold the container value v
+// (whose contents are accessed), following loads, reslicing, phis and,
+// for parameters, the arguments of every call site in the package.
+func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
+	if depth == 0 {
+		return nil
+	}
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if loc, ok := AddrLoc(v.X); ok {
+				return []Loc{loc}
+			}
+			if ia, ok := v.X.(*ssa.IndexAddr); ok {
+				// An element of a container of containers: all the
+				// inner containers are one location.
+				var out []Loc
+				for _, l := range c.containerLocs(ia.X, depth-1) {
+					out = append(out, l.Contents())
+				}
+				return out
+			}
+		}
+	case *ssa.FieldAddr, *ssa.Global:
+		// An array held in a field or variable, indexed in place.
+		if loc, ok := AddrLoc(v); ok {
+			return []Loc{loc}
+		}
+	case *ssa.Alloc:
+		if cell := ssavalue.Cell(v); cell != nil && isCaptured(cell) {
+			return []Loc{{Kind: Captured, Cell: cell}}
+		}
+		return []Loc{{Kind: Made, Cell: v}}
+	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
+		return []Loc{{Kind: Made, Cell: v}}
+	case *ssa.Slice:
+		return c.containerLocs(v.X, depth-1)
+	case *ssa.ChangeType:
+		return c.containerLocs(v.X, depth-1)
+	case *ssa.MakeInterface:
+		return c.containerLocs(v.X, depth-1)
+	case *ssa.Phi:
+		var out []Loc
+		for _, e := range v.Edges {
+			out = appendNew(out, c.containerLocs(e, depth-1)...)
+		}
+		return out
+	case *ssa.FreeVar:
+		if b := ssavalue.Binding(v); b != nil {
+			return c.containerLocs(b, depth-1)
+		}
+	case *ssa.Parameter:
+		return c.paramLocs(v, depth-1)
+	}
+	return nil
+}
+
+// paramLocs follows a container parameter to the arguments of its call
+// sites, including `go` statements, when the function is not exported
+// (an exported function may be called with any container).
+func (c *collector) paramLocs(p *ssa.Parameter, depth int) []Loc {
+	if locs, ok := c.params[p]; ok {
+		return locs
+	}
+	c.params[p] = nil // cycle guard
+	fn := p.Parent()
+	idx := -1
+	for i, q := range fn.Params {
+		if q == p {
+			idx = i
+		}
+	}
+	var out []Loc
+	if obj := fn.Object(); idx >= 0 && fn.Parent() == nil && (obj == nil || !obj.Exported()) {
+		for _, e := range c.res.Goroutines.CallGraph.Callers(fn) {
+			args := e.Site.Common().Args
+			if e.Site.Common().IsInvoke() {
+				// The receiver is Value, not an argument.
+				idx := idx - 1
+				if idx < 0 || idx >= len(args) {
+					continue
+				}
+				out = appendNew(out, c.containerLocs(args[idx], depth)...)
+				continue
+			}
+			if idx < len(args) {
+				out = appendNew(out, c.containerLocs(args[idx], depth)...)
+			}
+		}
+	}
+	c.params[p] = out
+	return out
+}
+
+func appendNew(out []Loc, locs ...Loc) []Loc {
+	for _, l := range locs {
+		dup := false
+		for _, o := range out {
+			if o == l {
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Root returns the root of the address or value v: the value an access
+// path such as s.conn.buf[i] starts from (s), looking through field and
+// element selection, loads of pointers, conversions, and loads of
+// captured variables, which give the variable's cell.
+func Root(v ssa.Value) ssa.Value {
+	for range 32 {
+		switch x := v.(type) {
+		case *ssa.FieldAddr:
+			v = x.X
+		case *ssa.Field:
+			v = x.X
+		case *ssa.IndexAddr:
+			v = x.X
+		case *ssa.Index:
+			v = x.X
+		case *ssa.Slice:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.Convert:
+			v = x.X
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.TypeAssert:
+			v = x.X
+		case *ssa.UnOp:
+			if x.Op != token.MUL {
+				return v
+			}
+			if cell := ssavalue.Cell(x.X); cell != nil {
+				return cell
+			}
+			v = x.X
+		case *ssa.FreeVar:
+			if cell := ssavalue.Cell(x); cell != nil {
+				return cell
+			}
+			if b := ssavalue.Binding(x); b != nil {
+				v = b
+				continue
+			}
+			return v
+		default:
+			return v
+		}
+	}
+	return v
+}
