@@ -688,5 +688,3 @@ func callsParallel(fn *ssa.Function) bool {
 	}
 	return false
 }
-
-

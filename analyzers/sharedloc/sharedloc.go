@@ -39,17 +39,17 @@ var Analyzer = &analysis.Analyzer{
 type Op int
 
 const (
-	Load      Op = iota + 1 // read of a variable or field
-	Store                   // write of a variable or field
-	MapLookup               // m[k], v, ok := m[k]
-	MapUpdate               // m[k] = v
-	MapDelete               // delete(m, k), clear(m)
-	MapRange                // for k, v := range m
-	ChanSend                // ch <- v, including a select case
-	ChanRecv                // <-ch, including a select case
-	ChanClose               // close(ch)
-	AtomicLoad              // sync/atomic load
-	AtomicStore             // sync/atomic store, add, swap, compare-and-swap
+	Load        Op = iota + 1 // read of a variable or field
+	Store                     // write of a variable or field
+	MapLookup                 // m[k], v, ok := m[k]
+	MapUpdate                 // m[k] = v
+	MapDelete                 // delete(m, k), clear(m)
+	MapRange                  // for k, v := range m
+	ChanSend                  // ch <- v, including a select case
+	ChanRecv                  // <-ch, including a select case
+	ChanClose                 // close(ch)
+	AtomicLoad                // sync/atomic load
+	AtomicStore               // sync/atomic store, add, swap, compare-and-swap
 )
 
 var opNames = [...]string{
