@@ -1,0 +1,357 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/precog-dev/precog/analyzers/suite"
+	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/sarif"
+	"github.com/precog-dev/precog/internal/sarif/sariftest"
+	"golang.org/x/tools/go/analysis"
+)
+
+// binDir holds the binaries that the tests build, once per test binary.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "precog-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := leakcheck.Main(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var builds sync.Map // package path to func() (string, error)
+
+// build builds the command in pkg (relative to this directory) as name and
+// returns the path of the executable.
+func build(t *testing.T, pkg, name string) string {
+	t.Helper()
+	f, _ := builds.LoadOrStore(pkg, sync.OnceValues(func() (string, error) {
+		exe := filepath.Join(binDir, name)
+		out, err := exec.Command("go", "build", "-o", exe, pkg).CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+		return exe, nil
+	}))
+	exe, err := f.(func() (string, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// precog builds cmd/precog, with the suite's checks.
+func precog(t *testing.T) string { return build(t, ".", "precog") }
+
+// vettool builds the same wiring with checktest's analyzers, which find
+// things in small modules.
+func vettool(t *testing.T) string { return build(t, "./testdata/vettool", "vettool") }
+
+// writeModule writes a module example.com/m with files into a new
+// temporary directory and returns it.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
+	for name, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// cleanModule has nothing for a check to find: goroutines joined before
+// their results are used, a mutex around shared state, and a package that
+// imports another, so that facts flow.
+func cleanModule(t *testing.T) string {
+	return writeModule(t, map[string]string{
+		"counter/counter.go": `// Package counter counts under a lock.
+package counter
+
+import "sync"
+
+// Counter is safe for concurrent use.
+type Counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// Add adds one to key.
+func (c *Counter) Add(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = make(map[string]int)
+	}
+	c.n[key]++
+}
+
+// Get returns the count of key.
+func (c *Counter) Get(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
+}
+`,
+		"counter/counter_test.go": `package counter
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestAdd(t *testing.T) {
+	var c Counter
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { c.Add("k") })
+	}
+	wg.Wait()
+	if got := c.Get("k"); got != 4 {
+		t.Errorf("Get = %d, want 4", got)
+	}
+}
+`,
+		"work/work.go": `// Package work fans out and joins.
+package work
+
+import "example.com/m/counter"
+
+// Run counts words on one goroutine each and waits for all of them.
+func Run(words []string) int {
+	var c counter.Counter
+	done := make(chan struct{})
+	for _, w := range words {
+		go func() {
+			c.Add(w)
+			done <- struct{}{}
+		}()
+	}
+	for range words {
+		<-done
+	}
+	return c.Get("go")
+}
+`,
+	})
+}
+
+// brokenModule has a package that does not type-check.
+func brokenModule(t *testing.T) string {
+	return writeModule(t, map[string]string{
+		"bad/bad.go": "package bad\n\nfunc F() int { return foo }\n",
+	})
+}
+
+// factsModule has a finding that needs a fact from another package.
+func factsModule(t *testing.T) string {
+	return writeModule(t, map[string]string{
+		"a/a.go": "package a\n\n// Spawn starts a goroutine.\nfunc Spawn(f func()) {\n\tgo f()\n}\n",
+		"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\n// Run calls a function that starts a goroutine.\nfunc Run() { a.Spawn(func() {}) }\n",
+	})
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs a command in dir.
+func run(t *testing.T, dir, name string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("%s %s: %v", name, args, err)
+	}
+	r := result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+	if strings.Contains(r.stderr, "goroutine ") && !strings.Contains(r.stderr, "internal error") {
+		t.Errorf("%s %s crashed:\n%s", name, args, r.stderr)
+	}
+	return r
+}
+
+// checkFlags returns -NAME=value for each of the suite's checks.
+func checkFlags(value string) []string {
+	var flags []string
+	for _, a := range suite.Checks() {
+		flags = append(flags, "-"+a.Name+"="+value)
+	}
+	return flags
+}
+
+func TestGoVetClean(t *testing.T) {
+	t.Parallel()
+	bin, dir := precog(t), cleanModule(t)
+	for _, args := range [][]string{
+		{"./..."},
+		{"-json", "./..."},
+		// Every check enabled by name: go vet must know the flags, and the
+		// clean module must stay clean whatever checks the suite gains.
+		append(checkFlags("true"), "./..."),
+	} {
+		r := run(t, dir, "go", append([]string{"vet", "-vettool=" + bin}, args...)...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("go vet -vettool=precog %s: exit %d, stderr:\n%s", args, r.code, r.stderr)
+		}
+		if slices.Contains(args, "-json") {
+			if strings.Contains(r.stdout, `"posn"`) {
+				t.Errorf("go vet -json reported findings in the clean module:\n%s", r.stdout)
+			}
+		} else if r.stdout != "" {
+			t.Errorf("go vet %s printed:\n%s", args, r.stdout)
+		}
+	}
+}
+
+func TestGoVetBroken(t *testing.T) {
+	t.Parallel()
+	r := run(t, brokenModule(t), "go", "vet", "-vettool="+precog(t), "./...")
+	if r.code == 0 || !strings.Contains(r.stderr, "bad/bad.go:3:23: undefined: foo") {
+		t.Errorf("go vet on a package that does not type-check: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestGoVetFacts checks the vet tool protocol end to end with analyzers
+// that find something: facts flow from package a to package b, -json and
+// the check flags pass through go vet, and a panicking check costs one
+// diagnostic.
+func TestGoVetFacts(t *testing.T) {
+	t.Parallel()
+	bin, dir := vettool(t), factsModule(t)
+	const (
+		spawn = "b/b.go:6:14: call of a.Spawn, which starts a goroutine\n"
+		goStm = "a/a.go:5:2: go statement in Spawn\n"
+	)
+	r := run(t, dir, "go", "vet", "-vettool="+bin, "-panics=false", "./...")
+	if r.code != 1 || !strings.Contains(r.stderr, spawn) || !strings.Contains(r.stderr, goStm) {
+		t.Errorf("go vet: exit %d, stderr:\n%s\nwant exit 1 with %q and %q", r.code, r.stderr, spawn, goStm)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+bin, "-gostmt", "./...")
+	if r.code != 1 || strings.Contains(r.stderr, "call of") || !strings.Contains(r.stderr, goStm) {
+		t.Errorf("go vet -gostmt: exit %d, stderr:\n%s\nwant only %q", r.code, r.stderr, goStm)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+bin, "-json", "-panics=false", "./...")
+	if r.code != 0 || !strings.Contains(r.stdout, `"category": "test-spawn"`) {
+		t.Errorf("go vet -json: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+bin, "-panics", "./b")
+	if r.code != 1 || strings.Count(r.stderr, "internal error: analyzer panics panicked on package example.com/m/b: boom") != 1 {
+		t.Errorf("go vet -panics: exit %d, stderr:\n%s\nwant one internal error", r.code, r.stderr)
+	}
+}
+
+func TestBinary(t *testing.T) {
+	t.Parallel()
+	bin, clean, broken := precog(t), cleanModule(t), brokenModule(t)
+
+	version := run(t, clean, bin, "version")
+	full := run(t, clean, bin, "-V=full")
+	if version.code != 0 || version.stdout != full.stdout ||
+		!regexp.MustCompile(`^precog version \S+ go\S+ buildID=[0-9a-f]{64}\n$`).MatchString(version.stdout) {
+		t.Errorf("precog version = %q, precog -V=full = %q; want the same line", version.stdout, full.stdout)
+	}
+
+	if r := run(t, clean, bin); r.code != 1 || !strings.Contains(r.stderr, "precog <command> [arguments]") {
+		t.Errorf("precog with no arguments: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	help := run(t, clean, bin, "help", "vet")
+	for _, f := range checkFlags("") {
+		if flag := strings.TrimSuffix(f, "="); !strings.Contains(help.stdout, "\n  "+flag+"\n") {
+			t.Errorf("precog help vet does not document %s:\n%s", flag, help.stdout)
+		}
+	}
+
+	if r := run(t, clean, bin, "vet", "-sarif", "out.sarif", "./..."); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("precog vet on the clean module: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(clean, "out.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sariftest.Validate(data); err != nil {
+		t.Fatalf("invalid SARIF: %v\n%s", err, data)
+	}
+	var log sarif.Log
+	if err := json.Unmarshal(data, &log); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(log.Runs[0].Tool.Driver.Rules), len(suite.Checks()); got != want {
+		t.Errorf("SARIF log has %d rules, want one per check (%d)", got, want)
+	}
+
+	r := run(t, broken, bin, "vet", "./...")
+	if want := "precog: package example.com/m/bad: bad/bad.go:3:23: undefined: foo\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("precog vet on a broken package: exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	}
+}
+
+// TestSeededBug runs the binary on the shape of the MySQL-1 kernel: a
+// field checked for nil and then dereferenced while another goroutine
+// stores nil to it. It starts to run when the suite has the con-null check.
+func TestSeededBug(t *testing.T) {
+	t.Parallel()
+	if !slices.ContainsFunc(suite.Checks(), func(a *analysis.Analyzer) bool { return a.Name == "connull" }) {
+		t.Skip("the suite has no connull check yet")
+	}
+	bin := precog(t)
+	dir := writeModule(t, map[string]string{
+		"seeded/seeded.go": `// Package seeded has a Con-NULL bug.
+package seeded
+
+type proc struct{ info *string }
+
+// Run may crash: the goroutine can store nil between the check and the use.
+func Run() string {
+	s := "running"
+	p := &proc{info: &s}
+	done := make(chan struct{})
+	go func() {
+		p.info = nil
+		close(done)
+	}()
+	var out string
+	if p.info != nil {
+		out = *p.info
+	}
+	<-done
+	return out
+}
+`,
+	})
+	r := run(t, dir, bin, "vet", "./...")
+	if r.code != 3 || !regexp.MustCompile(`(?m)^seeded/seeded.go:\d+:\d+: .* \[con-null\]$`).MatchString(r.stdout) {
+		t.Errorf("precog vet on a seeded con-null bug: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+bin, "./...")
+	if r.code == 0 || !strings.Contains(r.stderr, "seeded/seeded.go:") {
+		t.Errorf("go vet -vettool=precog on a seeded con-null bug: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

@@ -1,0 +1,141 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/internal/cli"
+)
+
+// greet is a command for testing dispatch, help and errors.
+func greet() *cli.Command {
+	return &cli.Command{
+		Name:    "greet",
+		Args:    "[names]",
+		Summary: "greet people",
+		Doc:     "Greet says hello.\n",
+		Define: func(fs *flag.FlagSet) cli.Runner {
+			loud := fs.Bool("loud", false, "shout the greeting")
+			return func(_ context.Context, env *cli.Env, args []string) (int, error) {
+				switch {
+				case len(args) == 0:
+					return cli.ExitError, errors.New("nobody to greet\nreally nobody")
+				case args[0] == "finding":
+					return cli.ExitFindings, nil
+				}
+				msg := "hello " + strings.Join(args, " ")
+				if *loud {
+					msg = strings.ToUpper(msg)
+				}
+				env.Stdout.Write([]byte(msg + "\n"))
+				return cli.ExitOK, nil
+			}
+		},
+	}
+}
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	code = cli.Main(t.Context(), &cli.Env{Stdout: &out, Stderr: &errs}, []*cli.Command{greet(), cli.VersionCommand()}, args)
+	return out.String(), errs.String(), code
+}
+
+func TestDispatch(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		stdout, stderr string
+		code           int
+	}{
+		{[]string{"greet", "gopher"}, "hello gopher\n", "", 0},
+		{[]string{"greet", "-loud", "gopher"}, "HELLO GOPHER\n", "", 0},
+		{[]string{"greet", "finding"}, "", "", cli.ExitFindings},
+		// Each line of an error gets the prefix.
+		{[]string{"greet"}, "", "precog: nobody to greet\nprecog: really nobody\n", 1},
+		{[]string{"greet", "-quiet"}, "", "precog: flag provided but not defined: -quiet (run 'precog help greet' for usage)\n", 1},
+		{[]string{"wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", 1},
+		{[]string{"help", "wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", 1},
+		{[]string{"help", "greet", "version"}, "", "precog: help takes at most one command, got 2\n", 1},
+		{[]string{"version", "now"}, "", "precog: version takes no arguments\n", 1},
+	} {
+		stdout, stderr, code := run(t, tc.args...)
+		if stdout != tc.stdout || stderr != tc.stderr || code != tc.code {
+			t.Errorf("precog %s:\ngot  exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q",
+				tc.args, code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	overview, stderr, code := run(t, "help")
+	if code != 0 || stderr != "" {
+		t.Fatalf("precog help: exit %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"\tgreet    greet people\n\tversion  print precog's version and build ID\n\thelp     show help for precog or one of its commands\n",
+		"go vet -vettool=$(command -v precog) ./...",
+	} {
+		if !strings.Contains(overview, want) {
+			t.Errorf("precog help does not contain %q:\n%s", want, overview)
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"--help"}} {
+		if out, _, code := run(t, args...); out != overview || code != 0 {
+			t.Errorf("precog %s differs from precog help (exit %d):\n%s", args, code, out)
+		}
+	}
+	// With no command, the overview goes to stderr and the status is an error.
+	if out, errs, code := run(t); out != "" || errs != overview || code != 1 {
+		t.Errorf("precog: exit %d, stdout %q, stderr:\n%s", code, out, errs)
+	}
+
+	want := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nFlags:\n  -loud\n    \tshout the greeting\n"
+	for _, args := range [][]string{{"help", "greet"}, {"greet", "-h"}, {"greet", "-help"}} {
+		if out, errs, code := run(t, args...); out != want || errs != "" || code != 0 {
+			t.Errorf("precog %s: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", args, code, errs, out, want)
+		}
+	}
+	// A command without flags does not mention them.
+	if out, _, _ := run(t, "help", "version"); !strings.HasPrefix(out, "usage: precog version\n\n") || strings.Contains(out, "Flags:") {
+		t.Errorf("precog help version:\n%s", out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	version, stderr, code := run(t, "version")
+	if code != 0 || stderr != "" {
+		t.Fatalf("precog version: exit %d, stderr %q", code, stderr)
+	}
+	if !regexp.MustCompile(`^precog version \S+ go\S+ buildID=[0-9a-f]{64}\n$`).MatchString(version) {
+		t.Errorf("precog version = %q", version)
+	}
+	if full, _, _ := run(t, "-V=full"); full != version {
+		t.Errorf("precog -V=full = %q, want the same as precog version, %q", full, version)
+	}
+}
+
+func TestIsVetTool(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"vet", "./..."}, false},
+		{[]string{"vet", "x.cfg"}, false}, // a package pattern for precog vet
+		{[]string{"help"}, false},
+		{[]string{"-V=full"}, false}, // answered by Main
+		{[]string{"-h"}, false},
+		{[]string{"-flags"}, true},
+		{[]string{"/tmp/go-build123/b001/vet.cfg"}, true},
+		{[]string{"-json", "-connull=false", "/tmp/go-build123/b001/vet.cfg"}, true},
+	} {
+		if got := cli.IsVetTool(tc.args); got != tc.want {
+			t.Errorf("IsVetTool(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
