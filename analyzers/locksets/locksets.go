@@ -77,6 +77,9 @@ func (s Set) Excludes(t Set) (Held, bool) {
 	return Held{}, false
 }
 
+// Intersect returns the mutexes held in both s and t, in the weaker mode.
+func (s Set) Intersect(t Set) Set { return meet(s, t) }
+
 // Result holds the lock sets of the package.
 type Result struct {
 	at map[ssa.Instruction]Set

@@ -236,6 +236,9 @@ func (r *Result) callSites(fn *ssa.Function, c *goroutines.Context) []ssa.Instru
 // call that leads to one of them lies before the other.
 func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) bool {
 	if a.Parent() == x.Parent() {
+		if _, deferred := x.(*ssa.Defer); deferred {
+			return true // runs when the function returns
+		}
 		return r.gr.Flow.Precedes(a, x)
 	}
 	if depth == 0 || c.Entry == a.Parent() || c.Entry == x.Parent() && c.Kind != goroutines.Caller {
@@ -253,6 +256,9 @@ func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) 
 // j, or j runs on every path through a function whose call dominates b.
 func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) bool {
 	flow := r.gr.Flow
+	if _, deferred := j.(*ssa.Defer); deferred {
+		return false // runs when its function returns
+	}
 	if j.Parent() == b.Parent() {
 		return j != b && flow.Dominates(j, b)
 	}

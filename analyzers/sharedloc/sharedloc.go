@@ -108,6 +108,20 @@ type Result struct {
 	coll   *collector
 }
 
+// Locs returns the locations of ByLoc in the order of their first access,
+// so that checks that walk locations report in a stable order.
+func (r *Result) Locs() []Loc {
+	var out []Loc
+	seen := make(map[Loc]bool)
+	for _, a := range r.Accesses {
+		if !seen[a.Loc] {
+			seen[a.Loc] = true
+			out = append(out, a.Loc)
+		}
+	}
+	return out
+}
+
 // Objects returns the locations that may hold the object that the pointer,
 // map, slice or channel value v refers to: the field, variable or captured
 // variable it was loaded from or whose address it is, or the make or new
@@ -197,11 +211,15 @@ func (c *collector) instr(instr ssa.Instruction) {
 		}
 	case *ssa.Call:
 		c.call(in)
+	case *ssa.Defer:
+		c.call(in)
 	}
 }
 
-func (c *collector) call(call *ssa.Call) {
-	common := &call.Call
+// call records the accesses of a call or deferred call: builtins that
+// touch containers, and sync/atomic operations.
+func (c *collector) call(call ssa.CallInstruction) {
+	common := call.Common()
 	if b, ok := common.Value.(*ssa.Builtin); ok {
 		switch b.Name() {
 		case "close":

@@ -1,0 +1,103 @@
+package connull
+
+import (
+	_ "embed"
+	"fmt"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/concurrent"
+	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// ID is the check's stable identifier, used as the diagnostics' Category
+// and in //precog:ignore directives.
+const ID = "con-null"
+
+// Analyzer reports Con-NULL bugs.
+var Analyzer = &analysis.Analyzer{
+	Name:     "connull",
+	Doc:      analyzerutil.MustExtractDoc(doc, "connull"),
+	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/connull",
+	Requires: concurrent.Requires,
+	Run:      analyzerutil.Guard(run, nil),
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	env := concurrent.New(pass)
+	rep := suppress.New(pass, ID)
+	for _, loc := range env.Shared.Locs() {
+		check(env, rep, env.Shared.ByLoc[loc])
+	}
+	rep.Finish()
+	return nil, nil
+}
+
+func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
+	var nils []*sharedloc.Access
+	for _, a := range accs {
+		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) {
+			nils = append(nils, a)
+		}
+	}
+	if len(nils) == 0 {
+		return
+	}
+	for _, r := range accs {
+		if r.Op != sharedloc.Load {
+			continue
+		}
+		for _, d := range env.Derefs(r.Instr.(ssa.Value)) {
+			for _, w := range nils {
+				// A mutex held across the read and the dereference,
+				// and at the nil store, makes them atomic.
+				across := env.Locks.At(r.Instr).Intersect(env.Locks.At(d.Instr))
+				if _, ok := across.Excludes(env.Locks.At(w.Instr)); ok {
+					continue
+				}
+				p, ok := env.Overlap(r, w, env.Ordered)
+				if !ok {
+					continue
+				}
+				report(env, rep, p, d)
+				break
+			}
+		}
+	}
+}
+
+func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d concurrent.Deref) {
+	r, w := p.A, p.B
+	expr := env.Expr(r.Pos(), r.Loc.String())
+	writer := source.FuncName(w.Fn())
+	msg := fmt.Sprintf("%s may be nil when %s here: %s stores nil to it concurrently", expr, d.Verb, writer)
+	if !d.Crash {
+		msg += " (an operation on a nil channel blocks forever)"
+	}
+	rel := []analysis.RelatedInformation{{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)}}
+	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
+	rep.Report(analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel})
+}
+
+func isNil(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.IsNil()
+}
+
+// nilable reports whether a nil of type t makes a dereference fail: slices
+// are left to con-index, where a nil slice is just empty.
+func nilable(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Signature, *types.Interface, *types.Chan:
+		return true
+	}
+	return false
+}

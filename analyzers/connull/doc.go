@@ -1,0 +1,57 @@
+// Package connull defines an analyzer that reports dereferences of shared
+// pointers that another goroutine may set to nil: ConMem's Con-NULL.
+//
+// # Analyzer connull
+//
+// connull: report shared pointers another goroutine may set to nil
+//
+// One goroutine stores nil to a shared pointer, map, function, interface
+// or channel (a struct field, a package variable, or a variable captured
+// by a goroutine's closure); another reads it and dereferences what it
+// read. If the nil store can land just before the read, the program
+// crashes with "invalid memory address or nil pointer dereference" (or
+// "assignment to entry in nil map", or blocks forever on a nil channel).
+// This is the Con-NULL pattern of ConMem (Zhang et al., TOSEM 2013, §4.2),
+// found statically instead of from a trace.
+//
+// The check reports at the dereference when all of these hold:
+//   - the nil store and the read run in goroutine contexts that can
+//     overlap (see the goroutines analyzer), on the same object;
+//   - no mutex is held across both the read and the dereference that is
+//     also held at the nil store (which would make the read see either
+//     the old value or nil, and nil only if the store comes first, an
+//     order the check cannot judge);
+//   - no static order (a `go` statement, a WaitGroup, a channel, a
+//     sync.Once) puts the nil store after the dereference or before it;
+//   - the dereferenced value is not itself compared with nil first.
+//
+// The MySQL bug behind Fig. 3a of the paper, in Go:
+//
+//	// WRONG
+//	func (t *THD) logQuery(w io.Writer) {
+//		if t.procInfo != nil {
+//			fmt.Fprint(w, *t.procInfo) // reads t.procInfo again: may be nil by now
+//		}
+//	}
+//	func (t *THD) endStatement() { t.procInfo = nil } // on another goroutine
+//
+//	// RIGHT: read once, check, use the same value (and lock if the
+//	// value must be current)
+//	func (t *THD) logQuery(w io.Writer) {
+//		if p := t.procInfo; p != nil {
+//			fmt.Fprint(w, *p)
+//		}
+//	}
+//
+// Known false-positive shapes: the nil store only happens after the
+// reading goroutine has stopped, ordered by synchronization the analysis
+// does not model (a condition variable, a custom barrier, an atomic
+// flag); or the two goroutines touch different objects of the same type
+// that the analysis cannot tell apart.
+//
+// To suppress a report, put
+//
+//	//precog:ignore con-null <reason>
+//
+// on the reported line or the line above, or //nolint:precog.
+package connull

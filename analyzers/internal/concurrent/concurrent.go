@@ -1,0 +1,166 @@
+// Package concurrent combines the building blocks (goroutine contexts,
+// shared locations, lock sets and static ordering) into the questions the
+// checks ask about two accesses: can they run on different goroutines at
+// the same time, is a lock held by both, and how to tell the user why.
+package concurrent
+
+import (
+	"fmt"
+	"go/token"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/locksets"
+	"github.com/precog-dev/precog/analyzers/ordering"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// Requires lists the building blocks an Env needs; checks add it to their
+// Requires.
+var Requires = []*analysis.Analyzer{
+	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer,
+}
+
+// Env is the view of one package that the checks share.
+type Env struct {
+	Pass       *analysis.Pass
+	Goroutines *goroutines.Result
+	Shared     *sharedloc.Result
+	Locks      *locksets.Result
+	Order      *ordering.Result
+}
+
+// New returns the Env of a pass whose analyzer requires Requires.
+func New(pass *analysis.Pass) *Env {
+	return &Env{
+		Pass:       pass,
+		Goroutines: pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
+		Shared:     pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		Locks:      pass.ResultOf[locksets.Analyzer].(*locksets.Result),
+		Order:      pass.ResultOf[ordering.Analyzer].(*ordering.Result),
+	}
+}
+
+// A Pair is two instructions that may run at the same time on goroutines
+// of contexts CA and CB.
+type Pair struct {
+	A, B   *sharedloc.Access
+	CA, CB *goroutines.Context
+}
+
+// Safe decides, for one pair of contexts, that a pair of accesses cannot
+// go wrong; the checks pass one of the predicates below or their own.
+type Safe func(p Pair) bool
+
+// Overlap returns the first pair of contexts (in index order) in which a
+// and b can run on two goroutines at once and safe does not hold. Accesses
+// to objects not yet visible to other goroutines never overlap, and within
+// one Multi context only accesses to an object all its goroutines share
+// do.
+func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
+	if e.Shared.Local(a) || e.Shared.Local(b) {
+		return Pair{}, false
+	}
+	for _, ca := range e.Goroutines.Of(a.Fn()) {
+		for _, cb := range e.Goroutines.Of(b.Fn()) {
+			if ca == cb && !(ca.Multi && e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
+				continue
+			}
+			p := Pair{A: a, B: b, CA: ca, CB: cb}
+			if safe != nil && safe(p) {
+				continue
+			}
+			return p, true
+		}
+	}
+	return Pair{}, false
+}
+
+// Ordered is a Safe predicate: the two accesses are ordered one way or the
+// other.
+func (e *Env) Ordered(p Pair) bool {
+	_, ok := e.Order.Ordered(p.A.Instr, p.CA, p.B.Instr, p.CB)
+	return ok
+}
+
+// ABefore is a Safe predicate: A happens before B.
+func (e *Env) ABefore(p Pair) bool {
+	_, ok := e.Order.Before(p.A.Instr, p.CA, p.B.Instr, p.CB)
+	return ok
+}
+
+// Excluded reports whether a mutex is held at both a and b, in write mode
+// at one of them at least.
+func (e *Env) Excluded(a, b ssa.Instruction) bool {
+	_, ok := e.Locks.At(a).Excludes(e.Locks.At(b))
+	return ok
+}
+
+// Unprotected is the Safe predicate of most checks: the accesses hold a
+// common mutex, or they are ordered.
+func (e *Env) Unprotected(p Pair) bool {
+	return e.Excluded(p.A.Instr, p.B.Instr) || e.Ordered(p)
+}
+
+// Related returns the evidence for a pair to attach to a diagnostic
+// reported at one side: the other access, described by what, and the
+// roots that start the goroutines, and locks held at one side only.
+func (e *Env) Related(p Pair, what string) []analysis.RelatedInformation {
+	var rel []analysis.RelatedInformation
+	rel = append(rel, analysis.RelatedInformation{Pos: p.B.Pos(), Message: what})
+	rel = append(rel, e.RootInfo(p.CA)...)
+	if p.CB != p.CA {
+		rel = append(rel, e.RootInfo(p.CB)...)
+	}
+	rel = append(rel, e.LockInfo(p.A.Instr, p.B.Instr)...)
+	return rel
+}
+
+// RootInfo describes where the goroutines of c come from.
+func (e *Env) RootInfo(c *goroutines.Context) []analysis.RelatedInformation {
+	var msg string
+	switch c.Kind {
+	case goroutines.Caller:
+		return nil
+	case goroutines.Go:
+		msg = fmt.Sprintf("goroutine running %s started here", source.FuncName(c.Entry))
+	case goroutines.Task, goroutines.Detached:
+		msg = fmt.Sprintf("%s handed to another goroutine here", source.FuncName(c.Entry))
+	case goroutines.Handler:
+		msg = fmt.Sprintf("%s handles HTTP requests, each on its own goroutine", source.FuncName(c.Entry))
+	case goroutines.ParallelTest:
+		msg = fmt.Sprintf("%s runs in parallel with other tests", source.FuncName(c.Entry))
+	}
+	if c.Multi && c.Kind != goroutines.Handler {
+		msg += ", possibly many times"
+	}
+	return []analysis.RelatedInformation{{Pos: c.Pos(), Message: msg}}
+}
+
+// LockInfo reports mutexes held at one of a and b but not the other.
+func (e *Env) LockInfo(a, b ssa.Instruction) []analysis.RelatedInformation {
+	var rel []analysis.RelatedInformation
+	sa, sb := e.Locks.At(a), e.Locks.At(b)
+	for _, h := range sa {
+		if _, ok := sb.Lookup(h.Mutex); !ok && h.Pos.IsValid() {
+			rel = append(rel, analysis.RelatedInformation{Pos: h.Pos, Message: fmt.Sprintf("%s is held here, but not at the other access", h.Mutex)})
+		}
+	}
+	for _, h := range sb {
+		if _, ok := sa.Lookup(h.Mutex); !ok && h.Pos.IsValid() {
+			rel = append(rel, analysis.RelatedInformation{Pos: h.Pos, Message: fmt.Sprintf("%s is held here, but not at the reported access", h.Mutex)})
+		}
+	}
+	return rel
+}
+
+// Expr renders the user's expression at pos, or fallback.
+func (e *Env) Expr(pos token.Pos, fallback string) string {
+	if s := source.Expr(e.Pass, pos); s != "" {
+		return s
+	}
+	return fallback
+}
