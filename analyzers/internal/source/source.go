@@ -22,9 +22,14 @@ const MaxExprLen = 60
 // "" if there is none.
 func Expr(pass *analysis.Pass, pos token.Pos) string {
 	if e := Node(pass, pos); e != nil {
-		return render(types.ExprString(e))
+		return Render(e)
 	}
 	return ""
+}
+
+// Render returns the source text of e, shortened to MaxExprLen.
+func Render(e ast.Expr) string {
+	return render(types.ExprString(e))
 }
 
 // Node returns the smallest selector, index, slice, star, call or
@@ -57,6 +62,26 @@ func Node(pass *analysis.Pass, pos token.Pos) ast.Expr {
 		}
 	}
 	return nil
+}
+
+// Innermost returns the innermost node of type T that encloses pos.
+func Innermost[T ast.Node](pass *analysis.Pass, pos token.Pos) (T, bool) {
+	var zero T
+	if !pos.IsValid() {
+		return zero, false
+	}
+	for _, f := range pass.Files {
+		if f.FileStart > pos || pos >= f.FileEnd {
+			continue
+		}
+		path, _ := astutil.PathEnclosingInterval(f, pos, pos)
+		for _, n := range path {
+			if t, ok := n.(T); ok {
+				return t, true
+			}
+		}
+	}
+	return zero, false
 }
 
 func render(s string) string {

@@ -1,0 +1,418 @@
+package conclosed
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/concurrent"
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// ID is the check's stable identifier.
+const ID = "con-closed"
+
+// Analyzer reports uses after a concurrent close or release.
+var Analyzer = &analysis.Analyzer{
+	Name:     "conclosed",
+	Doc:      analyzerutil.MustExtractDoc(doc, "conclosed"),
+	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conclosed",
+	Requires: concurrent.Requires,
+	Run:      analyzerutil.Guard(run, nil),
+}
+
+type checker struct {
+	env      *concurrent.Env
+	rep      *suppress.Reporter
+	recovers map[*ssa.Function]bool
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}}
+	for _, loc := range c.env.Shared.Locs() {
+		accs := c.env.Shared.ByLoc[loc]
+		c.channels(accs)
+		c.mapRanges(accs)
+		c.truncations(loc, accs)
+	}
+	c.releases()
+	c.tests()
+	c.rep.Finish()
+	return nil, nil
+}
+
+// channels reports sends after, and closes concurrent with, a close.
+func (c *checker) channels(accs []*sharedloc.Access) {
+	var closes []*sharedloc.Access
+	for _, a := range accs {
+		if a.Op == sharedloc.ChanClose && !c.recovered(a.Fn()) {
+			closes = append(closes, a)
+		}
+	}
+	if len(closes) == 0 {
+		return
+	}
+	env := c.env
+	for _, a := range accs {
+		if c.recovered(a.Fn()) {
+			continue
+		}
+		switch a.Op {
+		case sharedloc.ChanSend:
+			for _, cl := range closes {
+				safe := func(p concurrent.Pair) bool {
+					return env.Excluded(p.A.Instr, p.B.Instr) || env.ABefore(p)
+				}
+				if p, ok := env.Overlap(a, cl, safe); ok {
+					ch := c.chanExpr(a)
+					closer := source.FuncName(cl.Fn())
+					c.rep.Report(analysis.Diagnostic{
+						Pos:     a.Pos(),
+						Message: fmt.Sprintf("send on closed channel: %s may be closed concurrently by %s", ch, closer),
+						Related: env.Related(p, fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)),
+					})
+					break
+				}
+			}
+		case sharedloc.ChanClose:
+			for _, cl := range closes {
+				safe := func(p concurrent.Pair) bool {
+					return env.Unprotected(p) || c.onceGuarded(p.A.Fn(), p.B.Fn())
+				}
+				if p, ok := env.Overlap(a, cl, safe); ok {
+					closer := source.FuncName(cl.Fn())
+					what := fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)
+					if cl == a {
+						what = "the same close, on another goroutine"
+					}
+					c.rep.Report(analysis.Diagnostic{
+						Pos:     a.Pos(),
+						Message: fmt.Sprintf("close of closed channel: %s may be closed concurrently by %s", c.chanExpr(a), closer),
+						Related: env.Related(p, what),
+					})
+					break
+				}
+			}
+		}
+	}
+}
+
+// onceGuarded reports whether f and g both run only inside Do of one
+// sync.Once.
+func (c *checker) onceGuarded(f, g *ssa.Function) bool {
+	for _, x := range c.env.Order.OnceGuards(f) {
+		for _, y := range c.env.Order.OnceGuards(g) {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recovered reports whether fn defers a function that calls recover, so
+// that a panic in fn does not crash the program.
+func (c *checker) recovered(fn *ssa.Function) bool {
+	if r, ok := c.recovers[fn]; ok {
+		return r
+	}
+	r := false
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			d, ok := instr.(*ssa.Defer)
+			if !ok {
+				continue
+			}
+			if callee := d.Call.StaticCallee(); callee != nil && callsRecover(callee) {
+				r = true
+			}
+		}
+	}
+	c.recovers[fn] = r
+	return r
+}
+
+func callsRecover(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if call, ok := instr.(*ssa.Call); ok {
+				if b, ok := call.Call.Value.(*ssa.Builtin); ok && b.Name() == "recover" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// mapRanges reports range loops over a map that another goroutine writes.
+func (c *checker) mapRanges(accs []*sharedloc.Access) {
+	for _, r := range accs {
+		if r.Op != sharedloc.MapRange {
+			continue
+		}
+		for _, w := range accs {
+			if w.Op != sharedloc.MapUpdate && w.Op != sharedloc.MapDelete {
+				continue
+			}
+			if p, ok := c.env.Overlap(r, w, c.env.Unprotected); ok {
+				m := c.env.Expr(r.Pos(), r.Loc.Holder().String())
+				if n, ok := source.Innermost[*ast.RangeStmt](c.env.Pass, r.Pos()); ok {
+					m = source.Render(n.X)
+				}
+				writer := source.FuncName(w.Fn())
+				c.rep.Report(analysis.Diagnostic{
+					Pos:     r.Pos(),
+					Message: fmt.Sprintf("%s is iterated here while %s may write it concurrently (concurrent map iteration and map write)", m, writer),
+					Related: c.env.Related(p, fmt.Sprintf("map written here by %s", writer)),
+				})
+				break
+			}
+		}
+	}
+}
+
+// truncations reports uses of a slice's elements while another goroutine
+// truncates the slice to reuse its array (s.buf = s.buf[:0]).
+func (c *checker) truncations(loc sharedloc.Loc, accs []*sharedloc.Access) {
+	if loc.Elem {
+		return
+	}
+	var truncs []*sharedloc.Access
+	for _, a := range accs {
+		if a.Op == sharedloc.Store && isTruncation(a) {
+			truncs = append(truncs, a)
+		}
+	}
+	if len(truncs) == 0 {
+		return
+	}
+	for _, u := range c.env.Shared.ByLoc[loc.Contents()] {
+		if u.Op != sharedloc.Load {
+			continue
+		}
+		for _, t := range truncs {
+			if p, ok := c.env.Overlap(u, t, c.env.Unprotected); ok {
+				c.reportRelease(p, t, "truncates it to reuse its array")
+				break
+			}
+		}
+	}
+}
+
+// isTruncation reports whether a stores loc[:0] (or loc[0:0]) back to loc.
+func isTruncation(a *sharedloc.Access) bool {
+	s, ok := a.Val.(*ssa.Slice)
+	if !ok || s.High == nil {
+		return false
+	}
+	high, ok := s.High.(*ssa.Const)
+	if !ok || high.Int64() != 0 {
+		return false
+	}
+	load, ok := s.X.(*ssa.UnOp)
+	if !ok {
+		return false
+	}
+	loc, ok := sharedloc.AddrLoc(load.X)
+	return ok && loc == a.Loc
+}
+
+// releases reports uses of buffers that another goroutine Resets and of
+// objects that another goroutine returns to a sync.Pool.
+func (c *checker) releases() {
+	env := c.env
+	resets := map[sharedloc.Loc][]*sharedloc.Access{} // by the buffer's location
+	puts := map[sharedloc.Loc][]*sharedloc.Access{}   // by the location the object was loaded from
+	uses := map[sharedloc.Loc][]*sharedloc.Access{}   // method calls on buffers, by location
+	var locs []sharedloc.Loc                          // in order of first appearance
+	seen := map[sharedloc.Loc]bool{}
+	note := func(l sharedloc.Loc) {
+		if !seen[l] {
+			seen[l] = true
+			locs = append(locs, l)
+		}
+	}
+	for _, fn := range env.Goroutines.Funcs() {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok || call.Call.IsInvoke() || len(call.Call.Args) == 0 {
+					continue
+				}
+				callee := call.Call.StaticCallee()
+				if callee == nil {
+					continue
+				}
+				name := model.Name(callee)
+				recv := call.Call.Args[0]
+				switch {
+				case name == model.PoolPut && len(call.Call.Args) == 2:
+					obj := call.Call.Args[1]
+					for _, l := range env.Shared.Objects(obj) {
+						note(l)
+						puts[l] = append(puts[l], &sharedloc.Access{Instr: call, Loc: l, Op: sharedloc.Store, Base: sharedloc.Root(obj)})
+					}
+				case callee.Signature.Recv() != nil && hasReset(recv.Type()):
+					for _, l := range env.Shared.Objects(recv) {
+						note(l)
+						a := &sharedloc.Access{Instr: call, Loc: l, Op: sharedloc.Load, Base: sharedloc.Root(recv)}
+						if _, ok := model.Releases[name]; ok {
+							a.Op = sharedloc.Store
+							resets[l] = append(resets[l], a)
+						} else {
+							uses[l] = append(uses[l], a)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, loc := range locs {
+		for _, u := range uses[loc] {
+			for _, r := range resets[loc] {
+				if p, ok := env.Overlap(u, r, env.Unprotected); ok {
+					c.reportRelease(p, r, "Resets it")
+					break
+				}
+			}
+		}
+		if len(puts[loc]) == 0 {
+			continue
+		}
+		for _, u := range env.Shared.ByLoc[loc] {
+			if u.Op != sharedloc.Load || len(env.Derefs(u.Instr.(ssa.Value))) == 0 {
+				continue
+			}
+			for _, r := range puts[loc] {
+				if p, ok := env.Overlap(u, r, env.Unprotected); ok {
+					c.reportRelease(p, r, "returns it to a sync.Pool")
+					break
+				}
+			}
+		}
+	}
+}
+
+// hasReset reports whether t is a pointer to a type with a modeled
+// releasing method.
+func hasReset(t types.Type) bool {
+	p, ok := t.Underlying().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	named, ok := types.Unalias(p.Elem()).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil {
+		return false
+	}
+	name := "(*" + named.Obj().Pkg().Path() + "." + named.Obj().Name() + ")."
+	for m := range model.Releases {
+		if len(m) > len(name) && m[:len(name)] == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) reportRelease(p concurrent.Pair, release *sharedloc.Access, how string) {
+	env := c.env
+	use := p.A
+	expr := env.Expr(use.Pos(), use.Loc.Holder().String())
+	releaser := source.FuncName(release.Fn())
+	c.rep.Report(analysis.Diagnostic{
+		Pos:     use.Pos(),
+		Message: fmt.Sprintf("%s may be used after %s releases it: it %s concurrently", expr, releaser, how),
+		Related: env.Related(p, fmt.Sprintf("released here by %s", releaser)),
+	})
+}
+
+// tests reports testing methods called from goroutines the test does not
+// wait for.
+func (c *checker) tests() {
+	env := c.env
+	for _, fn := range env.Goroutines.Funcs() {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok || !model.TestingReports[model.CalleeName(&call.Call)] {
+					continue
+				}
+				for _, g := range env.Goroutines.Of(fn) {
+					if test, ret, ok := c.outlives(call, g); ok {
+						c.rep.Report(analysis.Diagnostic{
+							Pos: call.Pos(),
+							Message: fmt.Sprintf("%s called from a goroutine that may outlive the test: %s can return before it runs, and then the call panics",
+								env.Expr(call.Pos(), "testing method"), source.FuncName(test)),
+							Related: append(env.RootInfo(g), analysis.RelatedInformation{Pos: ret.Pos(), Message: "the test may return here first"}),
+						})
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// outlives reports whether call, on a goroutine of g, may run after the
+// test function that started g has returned, and gives that test and the
+// return.
+func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Function, ssa.Instruction, bool) {
+	if g.Site == nil || (g.Kind != goroutines.Go && g.Kind != goroutines.Task && g.Kind != goroutines.Detached) {
+		return nil, nil, false
+	}
+	test := g.Site.Parent()
+	if !hasTestingParam(test) {
+		return nil, nil, false
+	}
+	for _, tc := range c.env.Goroutines.Of(test) {
+		for _, b := range test.Blocks {
+			if len(b.Instrs) == 0 {
+				continue
+			}
+			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+			if !ok {
+				continue
+			}
+			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered {
+				return test, ret, true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+func hasTestingParam(fn *ssa.Function) bool {
+	for _, p := range fn.Params {
+		switch types.TypeString(p.Type(), nil) {
+		case "*testing.T", "*testing.B", "testing.TB":
+			return true
+		}
+	}
+	return false
+}
+
+// chanExpr renders the channel operand of a send or close.
+func (c *checker) chanExpr(a *sharedloc.Access) string {
+	switch n := source.Node(c.env.Pass, a.Pos()).(type) {
+	case *ast.CallExpr:
+		if len(n.Args) > 0 {
+			return source.Render(n.Args[0])
+		}
+	}
+	if n, ok := source.Innermost[*ast.SendStmt](c.env.Pass, a.Pos()); ok {
+		return source.Render(n.Chan)
+	}
+	return a.Loc.Holder().String()
+}

@@ -1,0 +1,57 @@
+// Package conclosed defines an analyzer that reports uses of channels,
+// buffers, pooled objects, maps and tests after another goroutine may
+// have closed, released or ended them: ConMem's Con-Dangling, for Go.
+//
+// # Analyzer conclosed
+//
+// conclosed: report uses after another goroutine closes or releases
+//
+// Go has no free, but it has operations after which a value must not be
+// used, and using it from another goroutine without ordering the two is
+// the Go shape of a dangling pointer (ConMem, Zhang et al., TOSEM 2013,
+// §4.4). The check reports, when the two sides run in goroutine contexts
+// that can overlap, with no common mutex and no static order:
+//
+//   - a send on a channel that another goroutine closes ("send on closed
+//     channel", reported at the send unless the send is ordered before
+//     the close), and two closes of one channel ("close of closed
+//     channel", unless both run under one sync.Once or one mutex);
+//   - a use of a bytes.Buffer, strings.Builder or bufio Reader/Writer
+//     that another goroutine Resets, of an object that another goroutine
+//     returns to a sync.Pool, or of the elements of a slice that another
+//     goroutine truncates to reuse its array (s.buf = s.buf[:0]);
+//   - a range over a map that another goroutine writes ("concurrent map
+//     iteration and map write"), reported at the range;
+//   - a *testing.T or *testing.B method that panics once the test has
+//     returned (Log, Error, Fatal, Skip and friends) called from a
+//     goroutine that the test does not wait for.
+//
+// Closing a file or connection that another goroutine still uses is not
+// reported: later calls return an error (os.ErrClosed, net.ErrClosed)
+// rather than crash, and closing to unblock a reader is a common idiom.
+// A user type's Close method is covered by what it does: closing its
+// channels, setting its fields to nil (con-null), resetting its buffers.
+//
+//	// WRONG: the producer closes the output while consumers still send
+//	go func() { for b := range q.in { q.out <- compress(b) } }()
+//	produce(q.in)
+//	close(q.out)
+//
+//	// RIGHT: close after every sender has finished
+//	consumers.Wait()
+//	close(q.out)
+//
+// Sends and closes in a function that recovers from panics (a deferred
+// recover) are not reported: the program survives them by design.
+//
+// Known false-positive shapes: senders that stop because of a signal the
+// analysis does not model (an atomic flag, a condition variable) before
+// the close; and releases of different objects held in the same field of
+// different instances.
+//
+// To suppress a report, put
+//
+//	//precog:ignore con-closed <reason>
+//
+// on the reported line or the line above, or //nolint:precog.
+package conclosed

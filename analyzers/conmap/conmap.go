@@ -1,0 +1,90 @@
+package conmap
+
+import (
+	_ "embed"
+	"fmt"
+	"go/ast"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/concurrent"
+	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// ID is the check's stable identifier.
+const ID = "con-map"
+
+// Analyzer reports concurrent map accesses.
+var Analyzer = &analysis.Analyzer{
+	Name:     "conmap",
+	Doc:      analyzerutil.MustExtractDoc(doc, "conmap"),
+	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conmap",
+	Requires: concurrent.Requires,
+	Run:      analyzerutil.Guard(run, nil),
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	env := concurrent.New(pass)
+	rep := suppress.New(pass, ID)
+	for _, loc := range env.Shared.Locs() {
+		check(env, rep, env.Shared.ByLoc[loc])
+	}
+	rep.Finish()
+	return nil, nil
+}
+
+func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
+	for _, w := range accs {
+		if w.Op != sharedloc.MapUpdate && w.Op != sharedloc.MapDelete {
+			continue
+		}
+		for _, o := range accs {
+			if o.Op != sharedloc.MapUpdate && o.Op != sharedloc.MapDelete && o.Op != sharedloc.MapLookup {
+				continue
+			}
+			if p, ok := env.Overlap(w, o, env.Unprotected); ok {
+				report(env, rep, p)
+				break
+			}
+		}
+	}
+}
+
+func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair) {
+	w, o := p.A, p.B
+	m := mapExpr(env, w)
+	other := source.FuncName(o.Fn())
+	var msg, what string
+	if o.Op == sharedloc.MapLookup {
+		msg = fmt.Sprintf("concurrent map read and map write: %s is written here and read by %s with no common lock", m, other)
+		what = fmt.Sprintf("%s read here by %s", mapExpr(env, o), other)
+	} else {
+		msg = fmt.Sprintf("concurrent map writes: %s is written here and by %s with no common lock", m, other)
+		what = fmt.Sprintf("%s written here by %s", mapExpr(env, o), other)
+	}
+	if o == w {
+		msg = fmt.Sprintf("concurrent map writes: %s is written here by several goroutines with no common lock", m)
+		what = "the same write, on another goroutine"
+	}
+	rep.Report(analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: env.Related(p, what)})
+}
+
+// mapExpr renders the map operand of a map access: s.cache in
+// s.cache[k] = v, or m in delete(m, k).
+func mapExpr(env *concurrent.Env, a *sharedloc.Access) string {
+	switch n := source.Node(env.Pass, a.Pos()).(type) {
+	case *ast.IndexExpr:
+		return source.Render(n.X)
+	case *ast.CallExpr:
+		if len(n.Args) > 0 {
+			return source.Render(n.Args[0])
+		}
+	}
+	return a.Loc.Holder().String()
+}
