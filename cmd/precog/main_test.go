@@ -46,7 +46,7 @@ func build(t *testing.T, pkg, name string) string {
 		exe := filepath.Join(binDir, name)
 		out, err := exec.Command("go", "build", "-o", exe, pkg).CombinedOutput()
 		if err != nil {
-			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 		}
 		return exe, nil
 	}))

@@ -97,7 +97,7 @@ func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (in
 				writeCommandHelp(env.Stdout, cmd)
 				return ExitOK, nil
 			}
-			return ExitError, fmt.Errorf("%v (run 'precog help %s' for usage)", err, cmd.Name)
+			return ExitError, fmt.Errorf("%w (run 'precog help %s' for usage)", err, cmd.Name)
 		}
 		return run(ctx, env, fs.Args())
 	}

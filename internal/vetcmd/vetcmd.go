@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -208,7 +209,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if err != nil {
 		return cli.ExitError, err
 	}
-	errs := append(l.errs, res.errs...)
+	errs := slices.Concat(l.errs, res.errs)
 
 	if o.sarif != "" {
 		log := buildSARIF(l.root, o.checks, res.findings, errs)
