@@ -533,18 +533,13 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 		if fn.Synthetic != "" && fn.Synthetic != "package initializer" {
 			continue
 		}
-		if isExported(fn) || !b.hasCallers(fn) {
+		if !b.hasCallers(fn) {
 			b.assign(caller, fn)
 		}
 	}
 	for _, c := range b.res.Contexts[1:] {
 		b.assign(c, c.Entry)
 	}
-}
-
-func isExported(fn *ssa.Function) bool {
-	obj := fn.Object()
-	return obj != nil && obj.Exported()
 }
 
 // hasCallers reports whether fn is called (not spawned) in the package.

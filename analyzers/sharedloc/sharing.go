@@ -54,9 +54,9 @@ func (r *Result) freshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
 			}
 			return true
 		}
-		return !r.escapesBefore(v, at)
+		return !r.escapesBefore(v, at, v)
 	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
-		return !r.escapesBefore(v, at)
+		return !r.escapesBefore(v, at, v.(ssa.Instruction))
 	case *ssa.Parameter:
 		fn := v.Parent()
 		if fn.Parent() != nil || isEntry(r.Goroutines, fn) || (fn.Object() != nil && fn.Object().Exported()) {
@@ -79,7 +79,7 @@ func (r *Result) freshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
 				return false
 			}
 		}
-		return !r.escapesBefore(v, at)
+		return !r.escapesBefore(v, at, nil)
 	}
 	return false
 }
@@ -109,8 +109,10 @@ func (r *Result) mayRunBefore(e, at ssa.Instruction) bool {
 
 // escapesBefore reports whether the pointer v (or a conversion of it) may
 // have escaped its function before at executes: stored to memory, sent on
-// a channel, captured, passed to a call or returned.
-func (r *Result) escapesBefore(v ssa.Value, at ssa.Instruction) bool {
+// a channel, captured, passed to a call or returned. When v is made by the
+// instruction alloc, escapes of the objects made by earlier executions of
+// alloc (in earlier loop iterations) do not count.
+func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction) bool {
 	seen := map[ssa.Value]bool{}
 	var visit func(v ssa.Value) bool
 	visit = func(v ssa.Value) bool {
@@ -144,7 +146,7 @@ func (r *Result) escapesBefore(v ssa.Value, at ssa.Instruction) bool {
 			case ssa.CallInstruction:
 				escape = isArg(ref.Common(), v)
 			}
-			if escape && r.mayRunBefore(ref, at) {
+			if escape && (ref == at || r.Goroutines.Flow.MayFollowAvoiding(ref, at, alloc)) {
 				return true
 			}
 		}

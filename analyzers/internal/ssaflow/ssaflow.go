@@ -95,6 +95,47 @@ func (g *Graph) MayFollow(a, b ssa.Instruction) bool {
 	return f.reach[ba.Index][bb.Index]
 }
 
+// MayFollowAvoiding reports whether b may execute after a, within one
+// invocation, on a path that does not execute avoid in between. With avoid
+// an allocation, it asks whether the object a saw may still be the one b
+// sees.
+func (g *Graph) MayFollowAvoiding(a, b, avoid ssa.Instruction) bool {
+	if avoid == nil || avoid.Block() == nil || avoid.Parent() != a.Parent() {
+		return g.MayFollow(a, b)
+	}
+	ba, bb, bv := a.Block(), b.Block(), avoid.Block()
+	if ba == nil || bb == nil || ba.Parent() != bb.Parent() {
+		return false
+	}
+	f := g.of(ba.Parent())
+	ia, ib, iv := f.index[a], f.index[b], f.index[avoid]
+	// The rest of a's block.
+	if ba == bb && ia < ib && !(bv == ba && ia < iv && iv < ib) {
+		return true
+	}
+	if bv == ba && iv > ia {
+		return false // every path out of a's block executes avoid
+	}
+	seen := make([]bool, len(f.fn.Blocks))
+	stack := append([]*ssa.BasicBlock(nil), ba.Succs...)
+	for len(stack) > 0 {
+		blk := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[blk.Index] {
+			continue
+		}
+		seen[blk.Index] = true
+		if blk == bb && !(bv == bb && iv < ib) {
+			return true
+		}
+		if blk == bv {
+			continue // the path executes avoid
+		}
+		stack = append(stack, blk.Succs...)
+	}
+	return false
+}
+
 // Precedes reports whether a precedes b in every invocation in which both
 // execute: they are in the same function and b can never be followed by a.
 func (g *Graph) Precedes(a, b ssa.Instruction) bool {

@@ -1,0 +1,323 @@
+package conuninit
+
+import (
+	_ "embed"
+	"fmt"
+	"go/token"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/concurrent"
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// ID is the check's stable identifier.
+const ID = "con-uninit"
+
+// Analyzer reports Con-UnInit bugs.
+var Analyzer = &analysis.Analyzer{
+	Name:     "conuninit",
+	Doc:      analyzerutil.MustExtractDoc(doc, "conuninit"),
+	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conuninit",
+	Requires: concurrent.Requires,
+	Run:      analyzerutil.Guard(run, nil),
+}
+
+type checker struct {
+	env *concurrent.Env
+	rep *suppress.Reporter
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID)}
+	for _, loc := range c.env.Shared.Locs() {
+		if !loc.Elem {
+			c.location(c.env.Shared.ByLoc[loc])
+		}
+	}
+	c.waitGroups()
+	c.rep.Finish()
+	return nil, nil
+}
+
+func (c *checker) location(accs []*sharedloc.Access) {
+	var writes []*sharedloc.Access
+	for _, a := range accs {
+		if a.Op == sharedloc.Store || a.Op == sharedloc.AtomicStore {
+			writes = append(writes, a)
+		}
+	}
+	if len(writes) == 0 {
+		return
+	}
+	for _, r := range accs {
+		if r.Op != sharedloc.Load || checked(r.Instr.(ssa.Value)) {
+			continue
+		}
+		for _, x := range c.env.Goroutines.Of(r.Fn()) {
+			if c.writtenIn(writes, x) || c.initializedBefore(r, x, writes) {
+				continue
+			}
+			if c.goroutineReads(r, x, writes) || c.starterReads(r, x, writes) {
+				break
+			}
+		}
+	}
+}
+
+// writtenIn reports whether one of writes runs in context x: the reader
+// initializes the location itself.
+func (c *checker) writtenIn(writes []*sharedloc.Access, x *goroutines.Context) bool {
+	for _, w := range writes {
+		for _, wx := range c.env.Goroutines.Of(w.Fn()) {
+			if wx == x {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initializedBefore reports whether some write happens before r, or r's
+// location is incremented (a counter rather than an initialization).
+func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
+	for _, w := range writes {
+		if readModifyWrite(w) {
+			return true
+		}
+		for _, wx := range c.env.Goroutines.Of(w.Fn()) {
+			if _, ok := c.env.Order.Before(w.Instr, wx, r.Instr, x); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// goroutineReads handles the first shape: r runs on the goroutines of x,
+// started at x.Site, and the starter writes the location only after
+// starting them.
+func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
+	site := x.Site
+	if site == nil {
+		return false
+	}
+	flow := c.env.Goroutines.Flow
+	var first *sharedloc.Access
+	for _, w := range writes {
+		if w.Fn() != site.Parent() {
+			continue
+		}
+		if flow.MayFollow(w.Instr, site) {
+			return false // may be set before the goroutine starts
+		}
+		if first == nil && flow.MayFollow(site, w.Instr) {
+			first = w
+		}
+	}
+	if first == nil || c.env.Shared.Local(first) {
+		return false
+	}
+	p, ok := c.pair(r, x, first)
+	if !ok {
+		return false
+	}
+	expr := c.env.Expr(r.Pos(), r.Loc.String())
+	c.rep.Report(analysis.Diagnostic{
+		Pos: r.Pos(),
+		Message: fmt.Sprintf("%s may be read before it is set: the goroutine started at %s can run before %s sets it",
+			expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent())),
+		Related: c.env.Related(p, fmt.Sprintf("set here, after the goroutine starts, by %s", source.FuncName(first.Fn()))),
+	})
+	return true
+}
+
+// starterReads handles the second shape: r runs in the function that
+// starts goroutines which write the location, after starting them.
+func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
+	flow := c.env.Goroutines.Flow
+	for _, w := range writes {
+		for _, wx := range c.env.Goroutines.Of(w.Fn()) {
+			site := wx.Site
+			if site == nil || site.Parent() != r.Fn() || !flow.MayFollow(site, r.Instr) {
+				continue
+			}
+			p, ok := c.pair(r, x, w)
+			if !ok || p.CB != wx {
+				continue
+			}
+			expr := c.env.Expr(r.Pos(), r.Loc.String())
+			c.rep.Report(analysis.Diagnostic{
+				Pos: r.Pos(),
+				Message: fmt.Sprintf("%s may be read before it is set: %s sets it on the goroutine started at %s, which may not have run yet",
+					expr, source.FuncName(w.Fn()), c.where(site.Pos(), r.Pos())),
+				Related: c.env.Related(p, fmt.Sprintf("set here by %s", source.FuncName(w.Fn()))),
+			})
+			return true
+		}
+	}
+	return false
+}
+
+// pair finds contexts in which r (in x) and w overlap with no order.
+func (c *checker) pair(r *sharedloc.Access, x *goroutines.Context, w *sharedloc.Access) (concurrent.Pair, bool) {
+	return c.env.Overlap(r, w, func(p concurrent.Pair) bool {
+		return p.CA != x || c.env.Ordered(p)
+	})
+}
+
+// where renders pos relative to from: "line N" in the same file, or
+// "file.go:N".
+func (c *checker) where(pos, from token.Pos) string {
+	fset := c.env.Pass.Fset
+	p, f := fset.Position(pos), fset.Position(from)
+	if p.Filename == f.Filename {
+		return fmt.Sprintf("line %d", p.Line)
+	}
+	return fmt.Sprintf("%s:%d", shortFile(p.Filename), p.Line)
+}
+
+func shortFile(name string) string {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '/' {
+			return name[i+1:]
+		}
+	}
+	return name
+}
+
+// checked reports whether the loaded value v is compared, or used as a
+// condition: code that checks the value expects to see its zero value.
+func checked(v ssa.Value) bool {
+	refs := v.Referrers()
+	if refs == nil {
+		return true // unused
+	}
+	if len(*refs) == 0 {
+		return true
+	}
+	for _, u := range *refs {
+		switch u := u.(type) {
+		case *ssa.If:
+			return true
+		case *ssa.BinOp:
+			switch u.Op {
+			case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+				return true
+			}
+		case *ssa.TypeAssert:
+			if u.CommaOk {
+				return true
+			}
+		case *ssa.ChangeType:
+			if checked(u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readModifyWrite reports whether w stores a value computed from a load of
+// its own location, as counters and accumulators do.
+func readModifyWrite(w *sharedloc.Access) bool {
+	if w.Op == sharedloc.AtomicStore {
+		return true
+	}
+	b, ok := w.Val.(*ssa.BinOp)
+	if !ok {
+		return false
+	}
+	for _, operand := range []ssa.Value{b.X, b.Y} {
+		if load, ok := operand.(*ssa.UnOp); ok && load.Op == token.MUL {
+			if loc, ok := sharedloc.AddrLoc(load.X); ok && loc == w.Loc {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitGroups reports Done calls that can run before their Add.
+func (c *checker) waitGroups() {
+	env := c.env
+	flow := env.Goroutines.Flow
+	type call struct {
+		instr ssa.CallInstruction
+		wg    sharedloc.Loc
+	}
+	var adds, dones []call
+	for _, fn := range env.Goroutines.Funcs() {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok || site.Common().IsInvoke() || len(site.Common().Args) == 0 {
+					continue
+				}
+				name := model.CalleeName(site.Common())
+				if name != model.WaitGroupAdd && name != model.WaitGroupDone {
+					continue
+				}
+				objs := env.Shared.Objects(site.Common().Args[0])
+				if len(objs) != 1 {
+					continue
+				}
+				if name == model.WaitGroupAdd {
+					adds = append(adds, call{site, objs[0]})
+				} else {
+					dones = append(dones, call{site, objs[0]})
+				}
+			}
+		}
+	}
+	for _, d := range dones {
+	contexts:
+		for _, g := range env.Goroutines.Of(d.instr.Parent()) {
+			if g.Site == nil {
+				continue
+			}
+			starter := g.Site.Parent()
+			var late ssa.CallInstruction
+			for _, a := range adds {
+				if a.wg != d.wg {
+					continue
+				}
+				for _, ax := range env.Goroutines.Of(a.instr.Parent()) {
+					if ax == g {
+						continue contexts // the goroutine adds for itself
+					}
+				}
+				if a.instr.Parent() != starter {
+					continue
+				}
+				if flow.MayFollow(a.instr, g.Site) {
+					continue contexts // an Add may precede the start
+				}
+				if late == nil && flow.MayFollow(g.Site, a.instr) {
+					late = a.instr
+				}
+			}
+			if late == nil {
+				continue
+			}
+			wg := env.Expr(d.instr.Pos(), d.wg.String())
+			rel := []analysis.RelatedInformation{{Pos: late.Pos(), Message: fmt.Sprintf("Add called here by %s, after the goroutine starts", source.FuncName(starter))}}
+			rel = append(rel, env.RootInfo(g)...)
+			c.rep.Report(analysis.Diagnostic{
+				Pos:     d.instr.Pos(),
+				Message: fmt.Sprintf("%s may run before the matching Add: %s calls Add only after starting this goroutine, and the counter can go negative (sync: negative WaitGroup counter)", wg, source.FuncName(starter)),
+				Related: rel,
+			})
+			break
+		}
+	}
+}

@@ -1,0 +1,54 @@
+// Package conuninit defines an analyzer that reports reads that another
+// goroutine's initialization may not have reached yet: ConMem's Con-UnInit.
+//
+// # Analyzer conuninit
+//
+// conuninit: report reads that may run before another goroutine sets them
+//
+// A goroutine reads a location whose only writes are made by other
+// goroutines, and nothing orders a write before the read, so the read
+// can see the zero value: a nil pointer, an empty map, a zero timestamp.
+// This is the Con-UnInit pattern of ConMem (Zhang et al., TOSEM 2013,
+// §4.3). To keep to real initialization bugs, the check reports only the
+// two shapes where a `go` statement separates the read from the write:
+//
+//   - the goroutine reads the location, and the function that starts it
+//     writes the location for the first time after the `go` statement
+//     (Transmission's h->band, Fig. 7 of the paper);
+//   - the goroutine writes the location, and the function that starts it
+//     reads it after the `go` statement without waiting for the goroutine
+//     (the SPLASH-2 FFT's gEnd).
+//
+// In both, the reader must not write the location itself, no write may be
+// ordered before the read (by a channel, a WaitGroup, a sync.Once), and
+// the value read must be used as is rather than compared first (code that
+// checks for nil or zero expects to see it). Reads by goroutines that
+// increment the location (counters) are not initialization and are not
+// reported.
+//
+// The check also reports a sync.WaitGroup Done that can run before its
+// matching Add, which panics with "sync: negative WaitGroup counter": a
+// goroutine calls Done and the function that starts it calls Add only
+// after the `go` statement.
+//
+//	// WRONG
+//	h := &Session{}
+//	go h.eventLoop() // reads h.band
+//	h.band = newBandwidth(h)
+//
+//	// RIGHT: initialize, then start
+//	h := &Session{}
+//	h.band = newBandwidth(h)
+//	go h.eventLoop()
+//
+// Known false-positive shapes: the goroutine waits for the write with
+// synchronization the analysis does not model (a condition variable, an
+// atomic flag, a sleep); different objects of the same type that the
+// analysis cannot tell apart.
+//
+// To suppress a report, put
+//
+//	//precog:ignore con-uninit <reason>
+//
+// on the reported line or the line above, or //nolint:precog.
+package conuninit
