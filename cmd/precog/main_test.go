@@ -69,8 +69,7 @@ func vettool(t *testing.T) string { return build(t, "./testdata/vettool", "vetto
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
-	for name, content := range files {
+	write := func(name, content string) {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 			t.Fatal(err)
@@ -78,6 +77,10 @@ func writeModule(t *testing.T, files map[string]string) string {
 		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
 			t.Fatal(err)
 		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.26\n")
+	for name, content := range files {
+		write(name, content)
 	}
 	return dir
 }
