@@ -5,6 +5,7 @@
 package checktest
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -109,6 +110,15 @@ type SpawnsFact struct{}
 func (*SpawnsFact) AFact() {}
 
 func (*SpawnsFact) String() string { return "spawns" }
+
+// Fails returns an error on every package.
+var Fails = &analysis.Analyzer{
+	Name: "fails",
+	Doc:  "fail on every package\n\nFails stands for a check that cannot do its work.",
+	Run: func(*analysis.Pass) (any, error) {
+		return nil, errors.New("no luck")
+	},
+}
 
 // Panics panics on every package, inside a guard.
 var Panics = &analysis.Analyzer{

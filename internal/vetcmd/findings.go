@@ -40,7 +40,7 @@ type results struct {
 }
 
 // analyze runs checks on pkgs.
-func analyze(dir string, checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, error) {
+func analyze(checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, error) {
 	res := new(results)
 	if len(checks) == 0 || len(pkgs) == 0 {
 		return res, nil

@@ -205,7 +205,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if err != nil {
 		return cli.ExitError, err
 	}
-	res, err := analyze(dir, o.checks, l.pkgs)
+	res, err := analyze(o.checks, l.pkgs)
 	if err != nil {
 		return cli.ExitError, err
 	}
@@ -223,18 +223,18 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 	}
 
-	real, internal := 0, 0
+	found, internal := 0, 0
 	for _, f := range res.findings {
 		if f.category == internalErrorCategory {
 			internal++
 		} else {
-			real++
+			found++
 		}
 	}
 	switch {
 	case len(errs) > 0:
 		return cli.ExitError, joinLines(errs)
-	case real > 0:
+	case found > 0:
 		return cli.ExitFindings, nil
 	case internal > 0:
 		return cli.ExitError, fmt.Errorf("no findings, but %d internal error(s) in precog's checks", internal)

@@ -333,6 +333,21 @@ func TestPanickingCheck(t *testing.T) {
 	}
 }
 
+// TestFailingCheck checks that a check that returns an error is reported
+// once per package, and that the other checks' findings still appear.
+func TestFailingCheck(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, module)
+	stdout, stderr, code := vet(t, dir, []*analysis.Analyzer{checktest.Fails, checktest.GoStmt}, "-test=false", "./a", "./clean")
+	if want := "precog: check fails failed on package example.com/m/a: no luck\n" +
+		"precog: check fails failed on package example.com/m/clean: no luck\n"; code != exitError || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitError, want)
+	}
+	if want := strings.Join(strings.SplitAfter(findingsText, "\n")[:4], ""); stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+}
+
 // TestErrors checks that each way vet can fail costs exactly one line on
 // stderr and exit status 1.
 func TestErrors(t *testing.T) {
