@@ -73,7 +73,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		case sharedloc.ChanSend:
 			for _, cl := range closes {
 				safe := func(p concurrent.Pair) bool {
-					return env.Excluded(p.A.Instr, p.B.Instr) || env.ABefore(p)
+					return env.Excluded(p) || env.ABefore(p)
 				}
 				if p, ok := env.Overlap(a, cl, safe); ok {
 					ch := c.chanExpr(a)
@@ -88,10 +88,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 			}
 		case sharedloc.ChanClose:
 			for _, cl := range closes {
-				safe := func(p concurrent.Pair) bool {
-					return env.Unprotected(p) || c.onceGuarded(p.A.Fn(), p.B.Fn())
-				}
-				if p, ok := env.Overlap(a, cl, safe); ok {
+				if p, ok := env.Overlap(a, cl, env.Unprotected); ok {
 					closer := source.FuncName(cl.Fn())
 					what := fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)
 					if cl == a {
@@ -107,19 +104,6 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 			}
 		}
 	}
-}
-
-// onceGuarded reports whether f and g both run only inside Do of one
-// sync.Once.
-func (c *checker) onceGuarded(f, g *ssa.Function) bool {
-	for _, x := range c.env.Order.OnceGuards(f) {
-		for _, y := range c.env.Order.OnceGuards(g) {
-			if x == y {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // recovered reports whether fn defers a function that calls recover, so

@@ -57,13 +57,19 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 		}
 		for _, d := range env.Derefs(r.Instr.(ssa.Value)) {
 			for _, w := range nils {
-				// A mutex held across the read and the dereference,
-				// and at the nil store, makes them atomic.
-				across := env.Locks.At(r.Instr).Intersect(env.Locks.At(d.Instr))
-				if _, ok := across.Excludes(env.Locks.At(w.Instr)); ok {
-					continue
+				safe := func(p concurrent.Pair) bool {
+					// A mutex held across the read and the
+					// dereference, and at the nil store, makes
+					// them atomic. Locks held by the caller (on a
+					// lifted view) are held across both.
+					callers := p.VA.Locks.Minus(env.Locks.At(r.Instr))
+					across := p.VA.Locks.Intersect(env.Locks.At(d.Instr).Union(callers))
+					if _, ok := across.Excludes(p.VB.Locks); ok {
+						return true
+					}
+					return env.Ordered(p)
 				}
-				p, ok := env.Overlap(r, w, env.Ordered)
+				p, ok := env.Overlap(r, w, safe)
 				if !ok {
 					continue
 				}

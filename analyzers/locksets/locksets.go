@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/locksets",
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	Run:        analyzerutil.Guard(run, func() any { return &Result{at: map[ssa.Instruction]Set{}} }),
+	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
 
 // MaxIterations bounds the interprocedural fixed-point iterations; past
@@ -80,9 +80,44 @@ func (s Set) Excludes(t Set) (Held, bool) {
 // Intersect returns the mutexes held in both s and t, in the weaker mode.
 func (s Set) Intersect(t Set) Set { return meet(s, t) }
 
+// Union returns the mutexes held in s or t, in the stronger mode.
+func (s Set) Union(t Set) Set {
+	out := slices.Clone(s)
+	for _, h := range t {
+		if g, ok := out.Lookup(h.Mutex); ok {
+			if h.Mode > g.Mode {
+				out = slices.DeleteFunc(out, func(x Held) bool { return x.Mutex == h.Mutex })
+				out = append(out, h)
+			}
+			continue
+		}
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(x, y Held) int { return cmp.Compare(x.id, y.id) })
+	return out
+}
+
+// Minus returns the mutexes of s that t does not hold.
+func (s Set) Minus(t Set) Set {
+	var out Set
+	for _, h := range s {
+		if _, ok := t.Lookup(h.Mutex); !ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // Result holds the lock sets of the package.
 type Result struct {
-	at map[ssa.Instruction]Set
+	at    map[ssa.Instruction]Set
+	entry map[*ssa.Function]Set
+}
+
+// Entry returns the locks held on entry to fn: those held at every call
+// site of fn in the package.
+func (r *Result) Entry(fn *ssa.Function) Set {
+	return r.entry[fn]
 }
 
 // At returns the locks held on every path just before instr executes.
@@ -133,7 +168,7 @@ func run(pass *analysis.Pass) (any, error) {
 	a.findLockCalls()
 	a.computeEffects()
 	a.computeLockSets()
-	return &Result{at: a.at}, nil
+	return &Result{at: a.at, entry: a.entry}, nil
 }
 
 func (a *analysis_) id(m sharedloc.Loc) int {
@@ -457,6 +492,7 @@ func (a *analysis_) computeLockSets() {
 	// the empty entry set.
 	for _, fn := range a.funcs {
 		if !a.known[fn] {
+			a.entry[fn] = nil
 			a.flow(fn, nil, true)
 		}
 	}

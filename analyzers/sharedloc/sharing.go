@@ -14,16 +14,25 @@ const maxSharingDepth = 4
 
 // Local reports whether a touches an object that no other goroutine can
 // reach yet when a executes: one allocated in a's function, or passed to
-// it by every caller, that has not escaped on any path to a. Accesses to
-// package variables and captured variables are never local.
+// it by every caller, that has not escaped on any path to a; or a local
+// variable that no closure has captured yet (such as the per-iteration
+// copy of a loop variable, written before the goroutine that captures it
+// is created). Accesses to package variables are never local.
 func (r *Result) Local(a *Access) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if v, ok := r.local[a]; ok {
 		return v
 	}
-	v := a.Base != nil && a.Loc.Kind != Global && a.Loc.Kind != Captured &&
-		r.freshAt(a.Base, a.Instr, maxSharingDepth)
+	var v bool
+	switch a.Loc.Kind {
+	case Global:
+	case Captured:
+		cell := a.Loc.Cell.(*ssa.Alloc)
+		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell)
+	default:
+		v = a.Base != nil && r.freshAt(a.Base, a.Instr, maxSharingDepth)
+	}
 	r.local[a] = v
 	return v
 }

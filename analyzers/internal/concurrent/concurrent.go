@@ -44,11 +44,12 @@ func New(pass *analysis.Pass) *Env {
 	}
 }
 
-// A Pair is two instructions that may run at the same time on goroutines
-// of contexts CA and CB.
+// A Pair is two accesses that may run at the same time on goroutines of
+// contexts CA and CB, reached as VA and VB describe.
 type Pair struct {
 	A, B   *sharedloc.Access
 	CA, CB *goroutines.Context
+	VA, VB View
 }
 
 // Safe decides, for one pair of contexts, that a pair of accesses cannot
@@ -61,22 +62,42 @@ type Safe func(p Pair) bool
 // one Multi context only accesses to an object all its goroutines share
 // do.
 func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
-	if e.Shared.Local(a) || e.Shared.Local(b) {
+	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) {
 		return Pair{}, false
 	}
-	for _, ca := range e.Goroutines.Of(a.Fn()) {
-		for _, cb := range e.Goroutines.Of(b.Fn()) {
-			if ca == cb && !(ca.Multi && e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
-				continue
+	for _, va := range e.Views(a) {
+		for _, vb := range e.Views(b) {
+			if va.Qual != nil && vb.Qual != nil && va.Qual != vb.Qual {
+				continue // fields of two different embedded structs
 			}
-			p := Pair{A: a, B: b, CA: ca, CB: cb}
-			if safe != nil && safe(p) {
-				continue
+			for _, ca := range e.Goroutines.Of(va.Fn) {
+				for _, cb := range e.Goroutines.Of(vb.Fn) {
+					if ca == cb && !(ca.Multi && e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
+						continue
+					}
+					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
+					if safe != nil && safe(p) {
+						continue
+					}
+					return p, true
+				}
 			}
-			return p, true
 		}
 	}
 	return Pair{}, false
+}
+
+// onceTogether reports whether f and g both run only inside the Do of one
+// sync.Once: they run once, on one goroutine.
+func (e *Env) onceTogether(f, g *ssa.Function) bool {
+	for _, x := range e.Order.OnceGuards(f) {
+		for _, y := range e.Order.OnceGuards(g) {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Ordered is a Safe predicate: the two accesses are ordered one way or the
@@ -92,17 +113,17 @@ func (e *Env) ABefore(p Pair) bool {
 	return ok
 }
 
-// Excluded reports whether a mutex is held at both a and b, in write mode
-// at one of them at least.
-func (e *Env) Excluded(a, b ssa.Instruction) bool {
-	_, ok := e.Locks.At(a).Excludes(e.Locks.At(b))
+// Excluded reports whether a mutex is held at both accesses of p, in write
+// mode at one of them at least.
+func (e *Env) Excluded(p Pair) bool {
+	_, ok := p.VA.Locks.Excludes(p.VB.Locks)
 	return ok
 }
 
 // Unprotected is the Safe predicate of most checks: the accesses hold a
 // common mutex, or they are ordered.
 func (e *Env) Unprotected(p Pair) bool {
-	return e.Excluded(p.A.Instr, p.B.Instr) || e.Ordered(p)
+	return e.Excluded(p) || e.Ordered(p)
 }
 
 // Related returns the evidence for a pair to attach to a diagnostic
@@ -115,7 +136,7 @@ func (e *Env) Related(p Pair, what string) []analysis.RelatedInformation {
 	if p.CB != p.CA {
 		rel = append(rel, e.RootInfo(p.CB)...)
 	}
-	rel = append(rel, e.LockInfo(p.A.Instr, p.B.Instr)...)
+	rel = append(rel, e.LockInfo(p.VA.Locks, p.VB.Locks)...)
 	return rel
 }
 
@@ -140,10 +161,9 @@ func (e *Env) RootInfo(c *goroutines.Context) []analysis.RelatedInformation {
 	return []analysis.RelatedInformation{{Pos: c.Pos(), Message: msg}}
 }
 
-// LockInfo reports mutexes held at one of a and b but not the other.
-func (e *Env) LockInfo(a, b ssa.Instruction) []analysis.RelatedInformation {
+// LockInfo reports mutexes held at one side of a pair but not the other.
+func (e *Env) LockInfo(sa, sb locksets.Set) []analysis.RelatedInformation {
 	var rel []analysis.RelatedInformation
-	sa, sb := e.Locks.At(a), e.Locks.At(b)
 	for _, h := range sa {
 		if _, ok := sb.Lookup(h.Mutex); !ok && h.Pos.IsValid() {
 			rel = append(rel, analysis.RelatedInformation{Pos: h.Pos, Message: fmt.Sprintf("%s is held here, but not at the other access", h.Mutex)})

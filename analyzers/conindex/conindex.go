@@ -1,0 +1,243 @@
+package conindex
+
+import (
+	_ "embed"
+	"fmt"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/analyzers/internal/concurrent"
+	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+//go:embed doc.go
+var doc string
+
+// ID is the check's stable identifier.
+const ID = "con-index"
+
+// maxFeedDepth bounds how many arithmetic steps an index is traced back.
+const maxFeedDepth = 6
+
+// Analyzer reports Con-Overflow bugs.
+var Analyzer = &analysis.Analyzer{
+	Name:     "conindex",
+	Doc:      analyzerutil.MustExtractDoc(doc, "conindex"),
+	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conindex",
+	Requires: concurrent.Requires,
+	Run:      analyzerutil.Guard(run, nil),
+}
+
+type checker struct {
+	env *concurrent.Env
+	rep *suppress.Reporter
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID)}
+	for _, fn := range c.env.Goroutines.Funcs() {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				switch in := instr.(type) {
+				case *ssa.IndexAddr:
+					c.check(in, in.X, in.Index)
+				case *ssa.Slice:
+					c.check(in, in.X, in.Low, in.High, in.Max)
+				}
+			}
+		}
+	}
+	c.rep.Finish()
+	return nil, nil
+}
+
+// check looks at one index or slice expression x of seq.
+func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) {
+	if _, ok := seq.Type().Underlying().(*types.Basic); ok {
+		return // strings are immutable
+	}
+	for _, idx := range indexes {
+		if idx == nil {
+			continue
+		}
+		for _, load := range c.feedingLoads(idx, maxFeedDepth) {
+			if c.racy(x, load, fmt.Sprintf("%s is written concurrently by %%s with no common lock", c.env.Expr(load.Pos(), "the index"))) {
+				return
+			}
+		}
+	}
+	// The slice itself, re-read after its length was taken or checked.
+	header, ok := seq.(*ssa.UnOp)
+	if !ok || header.Op != token.MUL {
+		return
+	}
+	hloc, ok := sharedloc.AddrLoc(header.X)
+	if !ok {
+		return
+	}
+	for _, idx := range indexes {
+		if idx != nil && c.fromOtherRead(idx, header, hloc) {
+			c.racy(x, header, fmt.Sprintf("%s is replaced concurrently by %%s with no common lock after its length was taken", c.env.Expr(header.Pos(), "the slice")))
+			return
+		}
+	}
+}
+
+// racy reports x if the shared location read by load is written by a
+// goroutine that can overlap with x, with no common lock or order.
+func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why string) bool {
+	env := c.env
+	for _, r := range env.Shared.ByInstr[load] {
+		if r.Op != sharedloc.Load {
+			continue
+		}
+		for _, w := range env.Shared.ByLoc[r.Loc] {
+			if w.Op != sharedloc.Store {
+				continue
+			}
+			p, ok := env.Overlap(r, w, env.Unprotected)
+			if !ok {
+				continue
+			}
+			writer := source.FuncName(w.Fn())
+			expr := env.Expr(x.Pos(), "index expression")
+			c.rep.Report(analysis.Diagnostic{
+				Pos:     x.Pos(),
+				Message: fmt.Sprintf("%s may be out of range: "+why, expr, writer),
+				Related: env.Related(p, fmt.Sprintf("written here by %s", writer)),
+			})
+			return true
+		}
+	}
+	return false
+}
+
+// feedingLoads returns the loads of shared locations that v is computed
+// from by arithmetic and conversions.
+func (c *checker) feedingLoads(v ssa.Value, depth int) []*ssa.UnOp {
+	if depth == 0 {
+		return nil
+	}
+	switch v := v.(type) {
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if _, ok := sharedloc.AddrLoc(v.X); ok {
+				return []*ssa.UnOp{v}
+			}
+			return nil
+		}
+		return c.feedingLoads(v.X, depth-1)
+	case *ssa.BinOp:
+		return append(c.feedingLoads(v.X, depth-1), c.feedingLoads(v.Y, depth-1)...)
+	case *ssa.Convert:
+		return c.feedingLoads(v.X, depth-1)
+	case *ssa.ChangeType:
+		return c.feedingLoads(v.X, depth-1)
+	}
+	return nil
+}
+
+// fromOtherRead reports whether the index idx was computed from, or is
+// checked against, the length of a read of hloc other than header: the
+// slice may have changed between the two reads.
+func (c *checker) fromOtherRead(idx ssa.Value, header *ssa.UnOp, hloc sharedloc.Loc) bool {
+	other := func(v ssa.Value) bool {
+		load, ok := v.(*ssa.UnOp)
+		if !ok || load == header || load.Op != token.MUL {
+			return false
+		}
+		l, ok := sharedloc.AddrLoc(load.X)
+		return ok && l == hloc
+	}
+	// Computed from len or cap of another read, or the key of a range
+	// over one.
+	if lenOf(idx, other, maxFeedDepth) {
+		return true
+	}
+	// Checked against len of another read in a comparison that guards x.
+	refs := idx.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, u := range *refs {
+		cmp, ok := u.(*ssa.BinOp)
+		if !ok || !isComparison(cmp.Op) {
+			continue
+		}
+		operand := cmp.X
+		if operand == idx {
+			operand = cmp.Y
+		}
+		if lenOf(operand, other, maxFeedDepth) && c.guards(cmp, header) {
+			return true
+		}
+	}
+	return false
+}
+
+// lenOf reports whether v is computed from len or cap of a value for
+// which other holds, or is the index of a range loop over one.
+func lenOf(v ssa.Value, other func(ssa.Value) bool, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.Call:
+		if b, ok := v.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+			return other(v.Call.Args[0])
+		}
+	case *ssa.BinOp:
+		return lenOf(v.X, other, depth-1) || lenOf(v.Y, other, depth-1)
+	case *ssa.Convert:
+		return lenOf(v.X, other, depth-1)
+	case *ssa.Phi:
+		// A range loop's index: i = phi(-1, i+1) compared with len.
+		for _, e := range v.Edges {
+			if bin, ok := e.(*ssa.BinOp); ok && bin.Op == token.ADD && (bin.X == v || bin.Y == v) {
+				if refs := v.Referrers(); refs != nil {
+					for _, u := range *refs {
+						if cmp, ok := u.(*ssa.BinOp); ok && isComparison(cmp.Op) && (lenOf(cmp.X, other, depth-1) || lenOf(cmp.Y, other, depth-1)) {
+							return true
+						}
+					}
+				}
+			}
+		}
+		for _, e := range v.Edges {
+			if bin, ok := e.(*ssa.BinOp); ok && bin.Op == token.ADD {
+				if lenOf(bin, other, 1) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// guards reports whether cmp is the condition of a branch that dominates x.
+func (c *checker) guards(cmp *ssa.BinOp, x ssa.Instruction) bool {
+	refs := cmp.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, u := range *refs {
+		if ifi, ok := u.(*ssa.If); ok && ifi.Block().Dominates(x.Block()) {
+			return true
+		}
+	}
+	return false
+}
+
+func isComparison(op token.Token) bool {
+	switch op {
+	case token.LSS, token.LEQ, token.GTR, token.GEQ, token.EQL, token.NEQ:
+		return true
+	}
+	return false
+}

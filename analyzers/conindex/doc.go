@@ -1,0 +1,54 @@
+// Package conindex defines an analyzer that reports index and slice
+// expressions whose index or slice is read from a location that another
+// goroutine writes without a common lock: ConMem's Con-Overflow, for Go.
+//
+// # Analyzer conindex
+//
+// conindex: report indexes that another goroutine may change unlocked
+//
+// Go checks bounds, so a buffer overflow in C becomes a panic in Go:
+// "index out of range" or "slice bounds out of range". ConMem (Zhang et
+// al., TOSEM 2013, §4.5) reports races on buffer-index variables: a
+// value used to compute a buffer address that another thread may change
+// at the same time. The check reports an index or slice expression when
+//
+//   - an index or bound of it is computed from a field, package variable
+//     or captured variable (directly or through arithmetic) that another
+//     goroutine context writes, or
+//   - the slice it indexes is read from such a location, another goroutine
+//     replaces or truncates it, and the index was computed or checked from
+//     a separate read of the same slice (`if i < len(s.buf) { s.buf[i] }`,
+//     `for i := range s.items { s.items[i] }`),
+//
+// and the write and the read can overlap (see the goroutines analyzer),
+// with no mutex held at both and no static order between them. The
+// check-then-use shape of the Apache log buffer (Fig. 9 of the paper) is
+// the typical case:
+//
+//	// WRONG: b.outcnt can grow between the check and the copy
+//	func (b *bufferedLog) Write(p []byte) {
+//		if b.outcnt+len(p) > len(b.outbuf) {
+//			b.flush()
+//		}
+//		copy(b.outbuf[b.outcnt:], p) // slice bounds out of range
+//		b.outcnt += len(p)
+//	}
+//
+//	// RIGHT: hold one lock across the check, the copy and the update
+//	b.mu.Lock()
+//	defer b.mu.Unlock()
+//
+// Constant indexes into slices whose length nobody else changes, and
+// values copied to locals and checked there, are not reported.
+//
+// Known false-positive shapes: an index that is racy but kept in range by
+// the program's logic (for example taken modulo the length at the point
+// of use), and indexes that are updated under synchronization the
+// analysis does not model.
+//
+// To suppress a report, put
+//
+//	//precog:ignore con-index <reason>
+//
+// on the reported line or the line above, or //nolint:precog.
+package conindex

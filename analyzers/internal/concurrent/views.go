@@ -1,0 +1,150 @@
+package concurrent
+
+import (
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/locksets"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// Lifting limits: an access through a parameter is viewed from the call
+// sites of its function, up to maxLiftDepth calls up and only for
+// functions with at most maxLiftSites call sites; beyond them the access
+// is viewed where it is, with the locks held at every call site.
+const (
+	maxLiftDepth = 2
+	maxLiftSites = 8
+)
+
+// A View is one way an access is reached: from its own function, or
+// through a call site of it when the access goes through a parameter. A
+// small helper such as
+//
+//	func (b *buffer) clean() { b.len = 0 }
+//
+// called as c.header.clean() under one lock and c.incoming.clean() under
+// another has one view per call, each with the locks held there and the
+// field (header or incoming) its receiver is.
+type View struct {
+	// Fn is the function whose goroutine contexts the view runs in.
+	Fn *ssa.Function
+	// Locks are the mutexes held at the access on this view.
+	Locks locksets.Set
+	// Qual is the struct field that holds the accessed struct by value,
+	// such as header in c.header.len, or nil if unknown.
+	Qual *types.Var
+}
+
+// Views returns the ways a is reached.
+func (e *Env) Views(a *sharedloc.Access) []View {
+	base := View{Fn: a.Fn(), Locks: e.Locks.At(a.Instr), Qual: qualifier(a)}
+	p := directParam(a)
+	if p == nil {
+		return []View{base}
+	}
+	local := base.Locks.Minus(e.Locks.Entry(a.Fn()))
+	views := e.lift(p, local, maxLiftDepth)
+	if len(views) == 0 {
+		return []View{base}
+	}
+	return views
+}
+
+// lift views an access through parameter p, holding local locks of its
+// own, from each call site of p's function.
+func (e *Env) lift(p *ssa.Parameter, local locksets.Set, depth int) []View {
+	fn := p.Parent()
+	idx := slices.Index(fn.Params, p)
+	if depth == 0 || idx < 0 || len(e.Goroutines.RefSites(fn)) > 0 || isEntry(e, fn) {
+		return nil
+	}
+	callers := e.Goroutines.CallGraph.Callers(fn)
+	if len(callers) == 0 || len(callers) > maxLiftSites {
+		return nil
+	}
+	var views []View
+	for _, edge := range callers {
+		site := edge.Site
+		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() {
+			return nil
+		}
+		args := site.Common().Args
+		if idx >= len(args) {
+			return nil
+		}
+		locks := e.Locks.At(site).Union(local)
+		arg := args[idx]
+		if q, ok := arg.(*ssa.Parameter); ok {
+			// Passed straight through: lift again.
+			if up := e.lift(q, locks.Minus(e.Locks.Entry(site.Parent())), depth-1); len(up) > 0 {
+				views = append(views, up...)
+				continue
+			}
+		}
+		var qual *types.Var
+		if fa, ok := arg.(*ssa.FieldAddr); ok {
+			qual = fieldVar(fa)
+		}
+		views = append(views, View{Fn: site.Parent(), Locks: locks, Qual: qual})
+	}
+	return views
+}
+
+func isEntry(e *Env, fn *ssa.Function) bool {
+	for _, c := range e.Goroutines.Contexts[1:] {
+		if c.Entry == fn {
+			return true
+		}
+	}
+	return false
+}
+
+// directParam returns the parameter whose pointee a accesses directly (p
+// in p.f), or nil.
+func directParam(a *sharedloc.Access) *ssa.Parameter {
+	if fa := fieldAddrOf(a); fa != nil {
+		p, _ := fa.X.(*ssa.Parameter)
+		return p
+	}
+	return nil
+}
+
+// qualifier returns the field that holds the struct a accesses by value
+// (header in c.header.len), or nil.
+func qualifier(a *sharedloc.Access) *types.Var {
+	if fa := fieldAddrOf(a); fa != nil {
+		if outer, ok := fa.X.(*ssa.FieldAddr); ok {
+			return fieldVar(outer)
+		}
+	}
+	return nil
+}
+
+func fieldAddrOf(a *sharedloc.Access) *ssa.FieldAddr {
+	var addr ssa.Value
+	switch in := a.Instr.(type) {
+	case *ssa.UnOp:
+		addr = in.X
+	case *ssa.Store:
+		addr = in.Addr
+	default:
+		return nil
+	}
+	fa, _ := addr.(*ssa.FieldAddr)
+	return fa
+}
+
+func fieldVar(fa *ssa.FieldAddr) *types.Var {
+	p, ok := fa.X.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return nil
+	}
+	st, ok := p.Elem().Underlying().(*types.Struct)
+	if !ok || fa.Field >= st.NumFields() {
+		return nil
+	}
+	return st.Field(fa.Field).Origin()
+}
