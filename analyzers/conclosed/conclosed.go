@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/analysis"
@@ -339,7 +340,7 @@ func (c *checker) tests() {
 							Pos: call.Pos(),
 							Message: fmt.Sprintf("%s called from a goroutine that may outlive the test: %s can return before it runs, and then the call panics",
 								env.Expr(call.Pos(), "testing method"), source.FuncName(test)),
-							Related: append(env.RootInfo(g), analysis.RelatedInformation{Pos: ret.Pos(), Message: "the test may return here first"}),
+							Related: append(env.RootInfo(g), analysis.RelatedInformation{Pos: returnPos(ret), Message: "the test may return here first"}),
 						})
 						break
 					}
@@ -375,6 +376,15 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 		}
 	}
 	return nil, nil, false
+}
+
+// returnPos is the position of a return statement, or of the closing
+// brace for the implicit return at the end of a function.
+func returnPos(ret ssa.Instruction) token.Pos {
+	if ret.Pos().IsValid() {
+		return ret.Pos()
+	}
+	return source.End(ret.Parent())
 }
 
 func hasTestingParam(fn *ssa.Function) bool {

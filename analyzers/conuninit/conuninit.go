@@ -309,12 +309,15 @@ func (c *checker) waitGroups() {
 			if late == nil {
 				continue
 			}
-			wg := env.Expr(d.instr.Pos(), d.wg.String())
+			done := d.wg.String() + ".Done"
+			if call, ok := source.Call(env.Pass, d.instr.Pos()); ok {
+				done = source.Render(call.Fun)
+			}
 			rel := []analysis.RelatedInformation{{Pos: late.Pos(), Message: fmt.Sprintf("Add called here by %s, after the goroutine starts", source.FuncName(starter))}}
 			rel = append(rel, env.RootInfo(g)...)
 			c.rep.Report(analysis.Diagnostic{
 				Pos:     d.instr.Pos(),
-				Message: fmt.Sprintf("%s may run before the matching Add: %s calls Add only after starting this goroutine, and the counter can go negative (sync: negative WaitGroup counter)", wg, source.FuncName(starter)),
+				Message: fmt.Sprintf("%s may run before the matching Add: %s calls Add only after starting this goroutine, and the counter can go negative (sync: negative WaitGroup counter)", done, source.FuncName(starter)),
 				Related: rel,
 			})
 			break

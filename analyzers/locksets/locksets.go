@@ -138,32 +138,36 @@ type effect struct {
 }
 
 type analysis_ struct {
-	gr      *goroutines.Result
-	shared  *sharedloc.Result
-	funcs   []*ssa.Function
-	ids     map[sharedloc.Loc]int
-	calls   map[ssa.Instruction]lockCall
-	effects map[*ssa.Function]effect
-	entry   map[*ssa.Function]Set // nil: not yet known (top)
-	known   map[*ssa.Function]bool
-	at      map[ssa.Instruction]Set
-	exit    map[*ssa.Function]Set
+	gr     *goroutines.Result
+	shared *sharedloc.Result
+	funcs  []*ssa.Function
+	ids    map[sharedloc.Loc]int
+	calls  map[ssa.Instruction]lockCall
+	// deferred lists the mutexes a function unlocks in deferred calls,
+	// which are released when it returns.
+	deferred map[*ssa.Function][]sharedloc.Loc
+	effects  map[*ssa.Function]effect
+	entry    map[*ssa.Function]Set // nil: not yet known (top)
+	known    map[*ssa.Function]bool
+	at       map[ssa.Instruction]Set
+	exit     map[*ssa.Function]Set
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	a := &analysis_{
-		gr:      gr,
-		shared:  pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
-		funcs:   ssainput.SrcFuncs,
-		ids:     make(map[sharedloc.Loc]int),
-		calls:   make(map[ssa.Instruction]lockCall),
-		effects: make(map[*ssa.Function]effect),
-		entry:   make(map[*ssa.Function]Set),
-		known:   make(map[*ssa.Function]bool),
-		at:      make(map[ssa.Instruction]Set),
-		exit:    make(map[*ssa.Function]Set),
+		gr:       gr,
+		shared:   pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		funcs:    ssainput.SrcFuncs,
+		ids:      make(map[sharedloc.Loc]int),
+		calls:    make(map[ssa.Instruction]lockCall),
+		deferred: make(map[*ssa.Function][]sharedloc.Loc),
+		effects:  make(map[*ssa.Function]effect),
+		entry:    make(map[*ssa.Function]Set),
+		known:    make(map[*ssa.Function]bool),
+		at:       make(map[ssa.Instruction]Set),
+		exit:     make(map[*ssa.Function]Set),
 	}
 	a.findLockCalls()
 	a.computeEffects()
@@ -185,25 +189,35 @@ func (a *analysis_) findLockCalls() {
 	for _, fn := range a.funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
-				call, ok := instr.(*ssa.Call)
+				site, ok := instr.(ssa.CallInstruction)
 				if !ok {
 					continue
 				}
-				op, ok := model.LockOpOf(model.CalleeName(&call.Call))
+				call := site.Common()
+				op, ok := model.LockOpOf(model.CalleeName(call))
 				if !ok {
 					continue
 				}
-				recv := call.Call.Value
-				if !call.Call.IsInvoke() {
-					if len(call.Call.Args) == 0 {
+				recv := call.Value
+				if !call.IsInvoke() {
+					if len(call.Args) == 0 {
 						continue
 					}
-					recv = call.Call.Args[0]
+					recv = call.Args[0]
 				}
 				// Several possible mutexes: none can be said to be held.
-				if ms := a.shared.Objects(recv); len(ms) == 1 {
-					a.id(ms[0])
+				ms := a.shared.Objects(recv)
+				if len(ms) != 1 {
+					continue
+				}
+				a.id(ms[0])
+				switch instr.(type) {
+				case *ssa.Call:
 					a.calls[instr] = lockCall{op, ms[0]}
+				case *ssa.Defer:
+					if op == model.Unlock || op == model.RUnlock {
+						a.deferred[fn] = append(a.deferred[fn], ms[0])
+					}
 				}
 			}
 		}
@@ -365,6 +379,9 @@ func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool) (exit Set, re
 			}
 			s = a.transfer(instr, s)
 			if _, ok := instr.(*ssa.Return); ok {
+				for _, m := range a.deferred[fn] {
+					s = remove(s, m)
+				}
 				if !returns {
 					exit, returns = s, true
 				} else {

@@ -43,20 +43,20 @@ func Node(pass *analysis.Pass, pos token.Pos) ast.Expr {
 			continue
 		}
 		path, _ := astutil.PathEnclosingInterval(f, pos, pos)
-		for _, n := range path {
+		for i, n := range path {
 			switch n := n.(type) {
 			case *ast.SelectorExpr, *ast.IndexExpr, *ast.SliceExpr, *ast.StarExpr, *ast.CallExpr:
 				return n.(ast.Expr)
 			case *ast.Ident:
-				// An identifier that is the selected name of a selector
-				// is rendered with its selector.
-				continue
-			case ast.Stmt, ast.Decl:
-				for _, m := range path {
-					if id, ok := m.(*ast.Ident); ok {
-						return id
+				// An identifier is rendered with its selector when it is
+				// the selected name (x.f), and alone otherwise.
+				if i+1 < len(path) {
+					if sel, ok := path[i+1].(*ast.SelectorExpr); ok && sel.Sel == n {
+						continue
 					}
 				}
+				return n
+			case ast.Stmt, ast.Decl:
 				return nil
 			}
 		}
@@ -90,6 +90,32 @@ func render(s string) string {
 	}
 	half := (MaxExprLen - 3) / 2
 	return s[:half] + "..." + s[len(s)-half:]
+}
+
+// Call returns the call expression of the call, go or defer statement
+// at pos.
+func Call(pass *analysis.Pass, pos token.Pos) (*ast.CallExpr, bool) {
+	if d, ok := Innermost[*ast.DeferStmt](pass, pos); ok && d.Defer == pos {
+		return d.Call, true
+	}
+	if g, ok := Innermost[*ast.GoStmt](pass, pos); ok && g.Go == pos {
+		return g.Call, true
+	}
+	return Innermost[*ast.CallExpr](pass, pos)
+}
+
+// End returns the position of the closing brace of fn's body, where an
+// implicit return happens, or fn's position if it has no syntax.
+func End(fn *ssa.Function) token.Pos {
+	switch syn := fn.Syntax().(type) {
+	case *ast.FuncDecl:
+		if syn.Body != nil {
+			return syn.Body.Rbrace
+		}
+	case *ast.FuncLit:
+		return syn.Body.Rbrace
+	}
+	return fn.Pos()
 }
 
 // FuncName returns a short, readable name for fn: "f", "(*T).m", "T.m",
