@@ -21,6 +21,10 @@ import (
 // other analyzers going on, which is what these reproduce.
 const InternalErrorCategory = "internal-error"
 
+// IDs maps the analyzers' names to their stable IDs, the categories of
+// their findings, as suite.IDs does for precog's checks.
+var IDs = map[string]string{"gostmt": "test-go", "spawns": "test-spawn"}
+
 // GoStmt reports each go statement, with the enclosing function as evidence.
 var GoStmt = &analysis.Analyzer{
 	Name: "gostmt",

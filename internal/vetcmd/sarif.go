@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -27,9 +26,9 @@ const (
 // buildSARIF returns the SARIF log of one vet run. Files under root are
 // named relative to it; internal errors and load errors become tool
 // execution notifications, since they are about precog rather than the code.
-func buildSARIF(root string, checks []*analysis.Analyzer, findings []finding, errs []string) *sarif.Log {
+func buildSARIF(root string, checks []*analysis.Analyzer, ids map[string]string, findings []finding, errs []string) *sarif.Log {
 	b := &sarifBuilder{root: root, files: make(map[string][]byte)}
-	rules, index := rules(checks, findings)
+	rules, index := rules(checks, ids, findings)
 	run := sarif.Run{
 		Tool: sarif.Tool{Driver: sarif.ToolComponent{
 			Name:           "precog",
@@ -86,38 +85,34 @@ func buildSARIF(root string, checks []*analysis.Analyzer, findings []finding, er
 	return &sarif.Log{Schema: sarif.Schema, Version: sarif.Version, Runs: []sarif.Run{run}}
 }
 
-// rules returns one rule per check and the index of each rule ID. A rule's
-// ID is the category of the check's findings, the check's stable ID. The
-// analyzer does not declare it, so a check that found nothing in this run
-// falls back to its analyzer name.
-func rules(checks []*analysis.Analyzer, findings []finding) ([]sarif.ReportingDescriptor, map[string]int) {
-	ids := make(map[string][]string) // analyzer name to its rule IDs
-	for _, f := range findings {
-		if f.category != internalErrorCategory && !slices.Contains(ids[f.analyzer], f.category) {
-			ids[f.analyzer] = append(ids[f.analyzer], f.category)
-		}
-	}
+// rules returns one rule per check, whose ID is the check's stable ID, and
+// the index of each rule ID. A check that reports findings under another
+// category gets a rule for it as well, so that every result has its rule.
+func rules(checks []*analysis.Analyzer, ids map[string]string, findings []finding) ([]sarif.ReportingDescriptor, map[string]int) {
 	var rules []sarif.ReportingDescriptor
 	index := make(map[string]int)
-	for _, a := range checks {
-		aids := ids[a.Name]
-		if len(aids) == 0 {
-			aids = []string{a.Name}
+	add := func(id string, a *analysis.Analyzer) {
+		if _, dup := index[id]; dup {
+			return
 		}
-		slices.Sort(aids)
-		for _, id := range aids {
-			if _, dup := index[id]; dup {
-				continue
-			}
-			index[id] = len(rules)
-			rules = append(rules, sarif.ReportingDescriptor{
-				ID:                   id,
-				Name:                 a.Name,
-				ShortDescription:     &sarif.MultiformatMessageString{Text: summary(a)},
-				FullDescription:      &sarif.MultiformatMessageString{Text: a.Doc},
-				HelpURI:              a.URL,
-				DefaultConfiguration: &sarif.ReportingConfiguration{Level: level},
-			})
+		index[id] = len(rules)
+		rules = append(rules, sarif.ReportingDescriptor{
+			ID:                   id,
+			Name:                 a.Name,
+			ShortDescription:     &sarif.MultiformatMessageString{Text: summary(a)},
+			FullDescription:      &sarif.MultiformatMessageString{Text: a.Doc},
+			HelpURI:              a.URL,
+			DefaultConfiguration: &sarif.ReportingConfiguration{Level: level},
+		})
+	}
+	byName := make(map[string]*analysis.Analyzer)
+	for _, a := range checks {
+		byName[a.Name] = a
+		add(checkID(a, ids), a)
+	}
+	for _, f := range findings {
+		if f.category != internalErrorCategory {
+			add(f.category, byName[f.analyzer])
 		}
 	}
 	return rules, index

@@ -88,8 +88,10 @@ An error takes precedence over findings: when some packages did not load,
 vet still reports the findings in the others but exits with status 1.
 `
 
-// Command returns the "vet" command running the given check analyzers.
-func Command(checks []*analysis.Analyzer) *cli.Command {
+// Command returns the "vet" command running the given check analyzers. ids
+// maps each check's analyzer name to its stable ID, the Category of its
+// findings, which names it in help and is its SARIF rule ID.
+func Command(checks []*analysis.Analyzer, ids map[string]string) *cli.Command {
 	return &cli.Command{
 		Name:    "vet",
 		Args:    "[packages]",
@@ -102,9 +104,9 @@ func Command(checks []*analysis.Analyzer) *cli.Command {
 			fs.BoolVar(&o.tests, "test", true, "also check the packages' test files")
 			fs.StringVar(&o.tags, "tags", "", "comma-separated `list` of build tags to consider satisfied")
 			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
-			enabled := defineCheckFlags(fs, checks)
+			enabled := defineCheckFlags(fs, checks, ids)
 			return func(ctx context.Context, env *cli.Env, patterns []string) (int, error) {
-				o.checks = selectChecks(checks, enabled)
+				o.checks, o.ids = selectChecks(checks, enabled), ids
 				return run(ctx, env, o, patterns)
 			}
 		},
@@ -118,17 +120,18 @@ type options struct {
 	tags   string
 	dir    string
 	checks []*analysis.Analyzer
+	ids    map[string]string
 }
 
 // defineCheckFlags defines, for each check, the enable flag -NAME that go vet
 // also passes through, and -NAME.FLAG for each of the check's own flags, the
 // names unitchecker gives them.
-func defineCheckFlags(fs *flag.FlagSet, checks []*analysis.Analyzer) map[*analysis.Analyzer]*enableFlag {
+func defineCheckFlags(fs *flag.FlagSet, checks []*analysis.Analyzer, ids map[string]string) map[*analysis.Analyzer]*enableFlag {
 	enabled := make(map[*analysis.Analyzer]*enableFlag)
 	for _, a := range checks {
 		e := new(enableFlag)
 		enabled[a] = e
-		fs.Var(e, a.Name, fmt.Sprintf("enable the %s check: %s", a.Name, summary(a)))
+		fs.Var(e, a.Name, fmt.Sprintf("enable the %s check: %s", checkID(a, ids), summary(a)))
 		a.Flags.VisitAll(func(f *flag.Flag) {
 			fs.Var(f.Value, a.Name+"."+f.Name, f.Usage)
 		})
@@ -154,6 +157,14 @@ func selectChecks(checks []*analysis.Analyzer, enabled map[*analysis.Analyzer]*e
 		}
 	}
 	return keep
+}
+
+// checkID returns the stable ID of check a, or its name if ids lacks it.
+func checkID(a *analysis.Analyzer, ids map[string]string) string {
+	if id, ok := ids[a.Name]; ok {
+		return id
+	}
+	return a.Name
 }
 
 // summary returns the first line of an analyzer's Doc.
@@ -212,7 +223,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	errs := slices.Concat(l.errs, res.errs)
 
 	if o.sarif != "" {
-		log := buildSARIF(l.root, o.checks, res.findings, errs)
+		log := buildSARIF(l.root, o.checks, o.ids, res.findings, errs)
 		if err := writeSARIF(env, dir, o.sarif, log); err != nil {
 			return cli.ExitError, err
 		}

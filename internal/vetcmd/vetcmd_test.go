@@ -103,7 +103,7 @@ func vet(t *testing.T, dir string, checks []*analysis.Analyzer, args ...string) 
 	t.Helper()
 	var out, errs bytes.Buffer
 	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
-	code = cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(checks)}, append([]string{"vet"}, args...))
+	code = cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(checks, checktest.IDs)}, append([]string{"vet"}, args...))
 	return out.String(), errs.String(), code
 }
 
@@ -273,7 +273,7 @@ func TestSARIFStdout(t *testing.T) {
 	t.Parallel()
 	dir := writeModule(t, module)
 	// Panics adds internal errors, which SARIF records as notifications; a
-	// check with no finding still has a rule, named after its analyzer.
+	// check with no finding still has a rule.
 	stdout, stderr, code := vet(t, dir, []*analysis.Analyzer{checktest.GoStmt, checktest.Panics}, "-sarif", "-", "./clean")
 	if code != exitError || stderr != "precog: no findings, but 1 internal error(s) in precog's checks\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
@@ -293,13 +293,38 @@ func TestSARIFStdout(t *testing.T) {
 	for _, r := range run.Tool.Driver.Rules {
 		ids = append(ids, r.ID)
 	}
-	if strings.Join(ids, " ") != "gostmt panics" {
-		t.Errorf("rule IDs = %q, want the analyzer names gostmt and panics", ids)
+	if strings.Join(ids, " ") != "test-go panics" {
+		t.Errorf("rule IDs = %q, want test-go and, for a check without an ID, its name", ids)
 	}
 	inv := run.Invocations[0]
 	if inv.ExecutionSuccessful || len(inv.ToolExecutionNotifications) != 1 ||
 		!strings.Contains(inv.ToolExecutionNotifications[0].Message.Text, "analyzer panics panicked") {
 		t.Errorf("invocation = %+v, want one internal error", inv)
+	}
+}
+
+// TestSARIFUnknownID checks that a log stays valid when a check's findings
+// have a category that is not the check's ID: the category gets a rule too.
+func TestSARIFUnknownID(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, module)
+	var out, errs bytes.Buffer
+	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
+	code := cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command([]*analysis.Analyzer{checktest.GoStmt}, nil)},
+		[]string{"vet", "-sarif", "-", "-test=false", "./a"})
+	if code != exitFindings || errs.Len() > 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs.String())
+	}
+	if err := sariftest.Validate(out.Bytes()); err != nil {
+		t.Fatalf("invalid SARIF: %v\n%s", err, out.Bytes())
+	}
+	var log sarif.Log
+	if err := json.Unmarshal(out.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	rules := log.Runs[0].Tool.Driver.Rules
+	if len(rules) != 2 || rules[0].ID != "gostmt" || rules[1].ID != "test-go" {
+		t.Errorf("rules = %+v, want gostmt, named after the check, and test-go, its findings' category", rules)
 	}
 }
 
@@ -419,7 +444,7 @@ func TestHelp(t *testing.T) {
 	run := func(args ...string) string {
 		var out, errs bytes.Buffer
 		env := &cli.Env{Stdout: &out, Stderr: &errs}
-		if code := cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(checks)}, args); code != 0 || errs.Len() > 0 {
+		if code := cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(checks, checktest.IDs)}, args); code != 0 || errs.Len() > 0 {
 			t.Errorf("precog %s: exit %d, stderr %q", args, code, errs.String())
 		}
 		return out.String()
@@ -427,8 +452,8 @@ func TestHelp(t *testing.T) {
 	help := run("help", "vet")
 	for _, want := range []string{
 		"usage: precog vet [flags] [packages]\n",
-		"\n  -gostmt\n    \tenable the gostmt check: report go statements\n",
-		"\n  -spawns\n    \tenable the spawns check: report calls of functions that start goroutines\n",
+		"\n  -gostmt\n    \tenable the test-go check: report go statements\n",
+		"\n  -spawns\n    \tenable the test-spawn check: report calls of functions that start goroutines\n",
 		"\n  -sarif file\n",
 		"\n  -json\n",
 		"\nExit status\n",

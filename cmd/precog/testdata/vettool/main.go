@@ -21,7 +21,7 @@ func main() {
 		unitchecker.Main(checks...) // does not return
 	}
 	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{
-		vetcmd.Command(checks),
+		vetcmd.Command(checks, checktest.IDs),
 		cli.VersionCommand(),
 	}, os.Args[1:]))
 }
