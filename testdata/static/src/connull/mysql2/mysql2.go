@@ -12,6 +12,7 @@
 //
 //	KILL goroutine                      session goroutine
 //	if thd.mysysVar != nil {
+//	    thd.closeActiveVio()
 //	                                    thd.mysysVar = nil   (session ends)
 //	    thd.mysysVar.abort.Store(true)  panic: runtime error: invalid memory
 //	                                    address or nil pointer dereference
@@ -80,15 +81,18 @@ func (thd *THD) Serve(peer string, rows [][]string) int {
 // Awake is THD::awake, called by another session's KILL.
 func (thd *THD) Awake() {
 	thd.killed.Store(true)
+	if thd.mysysVar != nil {
+		thd.closeActiveVio()
+		thd.mysysVar.abort.Store(true) // want `may be nil when`
+	}
+}
 
+// closeActiveVio shuts the session's socket down, under LOCK_thd_data.
+func (thd *THD) closeActiveVio() {
 	thd.dataMu.Lock()
+	defer thd.dataMu.Unlock()
 	if thd.activeVio != nil {
 		thd.activeVio.shutdown()
-	}
-	thd.dataMu.Unlock()
-
-	if thd.mysysVar != nil {
-		thd.mysysVar.abort.Store(true) // want `may be nil when`
 	}
 }
 
