@@ -3,26 +3,26 @@
 // violation.
 //
 // Buffered access logs are shared by all request goroutines of a child. A
-// writer checks that the line fits (buf.outcnt + len(p) <= len(buf.outbuf)),
-// flushing first if it does not, then copies the line to
-// buf.outbuf[buf.outcnt:] and adds its length to buf.outcnt. Nothing locks
-// the buffer, so another writer can advance outcnt between the check and the
-// copy, or two writers can both pass the check and both add.
+// writer gets the fields of one log line, checks that they fit
+// (buf.outcnt + n <= len(buf.outbuf)), flushing first if they do not, then
+// copies them to buf.outbuf[buf.outcnt:] and adds n to buf.outcnt. Nothing
+// locks the buffer, so two writers can both pass the check and both add, and
+// outcnt ends up past the end of the buffer.
 //
 // Crashing interleaving (S1 and S2 in Fig. 9):
 //
-//	request goroutine A                 request goroutine B
-//	S1 outcnt+len(p) <= len(outbuf)     S1 outcnt+len(p) <= len(outbuf)
-//	S2 copy(outbuf[outcnt:], p)
-//	   outcnt += len(p)
-//	                                    S2 copy(outbuf[outcnt:], p)  (truncated)
-//	                                       outcnt += len(p)  (now > len(outbuf))
-//	next write or flush: outbuf[outcnt:] or outbuf[:outcnt]
-//	panic: runtime error: slice bounds out of range [4200:4096]
+//	request goroutine A                request goroutine B
+//	S1 outcnt(4000)+50 <= 4096
+//	S2 s := outbuf[4000:]              S1 outcnt(4000)+90 <= 4096
+//	   copy the fields to s            S2 s := outbuf[4000:], copy the fields
+//	                                      outcnt += 90   (4090)
+//	   outcnt += 50   (4140)
+//	next writer: flush: outbuf[:outcnt]
+//	panic: runtime error: slice bounds out of range [:4140] with capacity 4096
 //
-// Before the panic the log is silently corrupted (copy truncates). The
-// normal schedule hides the bug: lines are short and the buffer fills
-// rarely, so the window between the check and the copy is almost never hit.
+// Before the panic the log is silently corrupted: B's line overwrote A's. The
+// normal schedule hides the bug: the buffer fills rarely, and two writers
+// must be between S1 and the final add at the same time, just then.
 //
 // RIGHT version in this file: lockedLog is the same writer with the lock
 // Apache 2.0.49 added to the buffered log (buf->mutex).
@@ -52,19 +52,31 @@ func (b *bufferedLog) flush() error {
 	return err
 }
 
-// Write is ap_buffered_log_writer.
-func (b *bufferedLog) Write(p []byte) (int, error) {
-	if b.outcnt+len(p) > len(b.outbuf) { // S1
+// writeLog is ap_buffered_log_writer: strs are the fields of one line.
+func (b *bufferedLog) writeLog(strs ...string) error {
+	n := 0
+	for _, str := range strs {
+		n += len(str)
+	}
+	if b.outcnt+n > len(b.outbuf) { // S1
 		if err := b.flush(); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if len(p) >= len(b.outbuf) {
-		return b.w.Write(p)
+	if n >= len(b.outbuf) {
+		for _, str := range strs {
+			if _, err := io.WriteString(b.w, str); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	copy(b.outbuf[b.outcnt:], p) // want `may be out of range`
-	b.outcnt += len(p)
-	return len(p), nil
+	s := b.outbuf[b.outcnt:] // want `may be out of range`
+	for _, str := range strs {
+		s = s[copy(s, str):]
+	}
+	b.outcnt += n
+	return nil
 }
 
 // lockedLog is the buffered log with its lock.
@@ -81,21 +93,33 @@ func (b *lockedLog) flushLocked() error {
 	return err
 }
 
-// Write appends p under the lock.
-func (b *lockedLog) Write(p []byte) (int, error) {
+// writeLog appends one line under the lock.
+func (b *lockedLog) writeLog(strs ...string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.outcnt+len(p) > len(b.outbuf) {
+	n := 0
+	for _, str := range strs {
+		n += len(str)
+	}
+	if b.outcnt+n > len(b.outbuf) {
 		if err := b.flushLocked(); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if len(p) >= len(b.outbuf) {
-		return b.w.Write(p)
+	if n >= len(b.outbuf) {
+		for _, str := range strs {
+			if _, err := io.WriteString(b.w, str); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	copy(b.outbuf[b.outcnt:], p)
-	b.outcnt += len(p)
-	return len(p), nil
+	s := b.outbuf[b.outcnt:]
+	for _, str := range strs {
+		s = s[copy(s, str):]
+	}
+	b.outcnt += n
+	return nil
 }
 
 // Serve runs the worker goroutines of one child, each logging its requests
@@ -109,9 +133,9 @@ func Serve(access, errors io.Writer, workers int, requests []string) {
 		go func() {
 			defer wg.Done()
 			for _, r := range requests {
-				accessLog.Write([]byte("GET " + r + " 200\n"))
+				accessLog.writeLog("GET ", r, " 200\n")
 				if len(r) > 64 {
-					errorLog.Write([]byte("request line too long: " + r + "\n"))
+					errorLog.writeLog("request line too long: ", r, "\n")
 				}
 			}
 		}()

@@ -4,8 +4,9 @@
 // A connection's response header is a reusable buffer (cherokee_buffer_t:
 // a fixed byte slice and the length in use). The worker goroutine sends it
 // on a non-blocking socket that may take part of it, advancing c.sent: it
-// reads c.header.len to test for more, then reads it again to slice the
-// unsent part. The server's timeout goroutine cleans the buffers of
+// reads c.header.len to test for more, waits for the socket to become
+// writable (Cherokee returns to its poll loop), then reads c.header.len again
+// to slice the unsent part. The server's timeout goroutine cleans the buffers of
 // connections it thinks are idle (c.header.len = 0) without the worker's
 // knowledge and without a lock the worker holds.
 //
@@ -14,6 +15,7 @@
 //	worker goroutine                       timeout goroutine
 //	c.sent = 5 (partial send)
 //	c.sent < c.header.len                  (5 < 120)
+//	c.sock.WaitWritable(...)
 //	                                       c.header.clean()  (len = 0)
 //	c.header.buf[c.sent:c.header.len]
 //	panic: runtime error: slice bounds out of range [5:0]
@@ -44,6 +46,7 @@ func (b *buffer) clean() { b.len = 0 }
 
 // Socket is a non-blocking socket: Send may take fewer than len(p) bytes.
 type Socket interface {
+	WaitWritable(timeout time.Duration) error
 	Send(p []byte) (int, error)
 }
 
@@ -75,6 +78,9 @@ func (c *Conn) readRequest(p []byte) string {
 // sendHeader is cherokee_connection_send_header.
 func (c *Conn) sendHeader() error {
 	for c.sent < c.header.len {
+		if err := c.sock.WaitWritable(time.Second); err != nil {
+			return err
+		}
 		n, err := c.sock.Send(c.header.buf[c.sent:c.header.len]) // want `may be out of range`
 		c.sent += n
 		c.lastActive.Store(time.Now().UnixNano())
