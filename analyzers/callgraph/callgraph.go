@@ -33,7 +33,7 @@ var Analyzer = &analysis.Analyzer{
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/callgraph",
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	Run:        analyzerutil.Guard(run, func() any { return &Result{Graph: xcallgraph.New(nil)} }),
+	Run:        analyzerutil.Guard(run, func() any { return newResult(xcallgraph.New(nil), "") }),
 }
 
 // Result is the call graph of one package.
@@ -44,6 +44,21 @@ type Result struct {
 	// Limit is empty when VTA refined the graph, and otherwise says which
 	// budget was exceeded and that the coarser CHA graph is used.
 	Limit string
+
+	callers map[*ssa.Function][]*xcallgraph.Edge // sorted in-edges
+}
+
+func newResult(g *xcallgraph.Graph, limit string) *Result {
+	r := &Result{Graph: g, Limit: limit, callers: make(map[*ssa.Function][]*xcallgraph.Edge)}
+	for fn, node := range g.Nodes {
+		if len(node.In) == 0 {
+			continue
+		}
+		edges := slices.Clone(node.In)
+		sortEdges(edges)
+		r.callers[fn] = edges
+	}
+	return r
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -59,12 +74,10 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	if n > MaxVTAInstructions {
-		return &Result{
-			Graph: initial,
-			Limit: fmt.Sprintf("package has %d SSA instructions, more than the %d that VTA call-graph refinement may take; using the coarser CHA call graph", n, MaxVTAInstructions),
-		}, nil
+		return newResult(initial,
+			fmt.Sprintf("package has %d SSA instructions, more than the %d that VTA call-graph refinement may take; using the coarser CHA call graph", n, MaxVTAInstructions)), nil
 	}
-	return &Result{Graph: vta.CallGraph(funcs, initial)}, nil
+	return newResult(vta.CallGraph(funcs, initial), ""), nil
 }
 
 // Callees returns the functions that site may call, in a stable order.
@@ -88,13 +101,8 @@ func (r *Result) Callees(site ssa.CallInstruction) []*ssa.Function {
 	return out
 }
 
-// Callers returns the call edges into fn, in a stable order.
+// Callers returns the call edges into fn, in a stable order. The slice
+// must not be modified.
 func (r *Result) Callers(fn *ssa.Function) []*xcallgraph.Edge {
-	node := r.Graph.Nodes[fn]
-	if node == nil {
-		return nil
-	}
-	edges := slices.Clone(node.In)
-	sortEdges(edges)
-	return edges
+	return r.callers[fn]
 }
