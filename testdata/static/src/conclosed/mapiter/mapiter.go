@@ -21,9 +21,9 @@
 // RIGHT version in this file: r.gauges is iterated under r.mu.RLock, and
 // written under r.mu.Lock.
 //
-// The unlocked iteration is also a con-map finding on the write (line of
-// r.counters[name] = c); it is not annotated here, since this package tests
-// con-closed only.
+// The write r.counters[name] = c against the unlocked range is also an
+// unordered map access; con-map leaves map iteration to con-closed, so the
+// bug gives one diagnostic, at the range statement.
 package mapiter
 
 import (
