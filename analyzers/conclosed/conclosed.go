@@ -248,12 +248,12 @@ func (c *checker) releases() {
 					obj := call.Call.Args[1]
 					for _, l := range env.Shared.Objects(obj) {
 						note(l)
-						puts[l] = append(puts[l], &sharedloc.Access{Instr: call, Loc: l, Op: sharedloc.Store, Base: sharedloc.Root(obj)})
+						puts[l] = append(puts[l], &sharedloc.Access{Instr: call, Loc: l, Op: sharedloc.Store, Base: sharedloc.Root(obj), Ptr: obj})
 					}
 				case callee.Signature.Recv() != nil && hasReset(recv.Type()):
 					for _, l := range env.Shared.Objects(recv) {
 						note(l)
-						a := &sharedloc.Access{Instr: call, Loc: l, Op: sharedloc.Load, Base: sharedloc.Root(recv)}
+						a := &sharedloc.Access{Instr: call, Loc: l, Op: sharedloc.Load, Base: sharedloc.Root(recv), Ptr: recv}
 						if _, ok := model.Releases[name]; ok {
 							a.Op = sharedloc.Store
 							resets[l] = append(resets[l], a)

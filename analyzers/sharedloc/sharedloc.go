@@ -82,6 +82,10 @@ type Access struct {
 	// Base is the root of the address: the parameter, global, captured
 	// cell or allocation the access path starts from, or nil if unknown.
 	Base ssa.Value
+	// Ptr is the pointer the access goes through: the address of a load,
+	// store or atomic operation, or the map, slice or channel value whose
+	// contents it touches.
+	Ptr ssa.Value
 }
 
 // Pos returns the position of the access in the source.
@@ -163,8 +167,8 @@ type collector struct {
 	params map[*ssa.Parameter][]Loc // memo for containers passed as parameters
 }
 
-func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, base ssa.Value) {
-	a := &Access{Instr: instr, Loc: loc, Op: op, Val: val, Base: base}
+func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, ptr ssa.Value) {
+	a := &Access{Instr: instr, Loc: loc, Op: op, Val: val, Base: Root(ptr), Ptr: ptr}
 	c.res.Accesses = append(c.res.Accesses, a)
 	c.res.ByLoc[loc] = append(c.res.ByLoc[loc], a)
 	c.res.ByInstr[instr] = append(c.res.ByInstr[instr], a)
@@ -176,7 +180,7 @@ func (c *collector) instr(instr ssa.Instruction) {
 		switch in.Op {
 		case token.MUL:
 			if loc, ok := AddrLoc(in.X); ok {
-				c.add(in, loc, Load, nil, Root(in.X))
+				c.add(in, loc, Load, nil, in.X)
 			} else if ia, ok := in.X.(*ssa.IndexAddr); ok {
 				c.contents(in, ia.X, Load, nil)
 			}
@@ -185,7 +189,7 @@ func (c *collector) instr(instr ssa.Instruction) {
 		}
 	case *ssa.Store:
 		if loc, ok := AddrLoc(in.Addr); ok {
-			c.add(in, loc, Store, in.Val, Root(in.Addr))
+			c.add(in, loc, Store, in.Val, in.Addr)
 		} else if ia, ok := in.Addr.(*ssa.IndexAddr); ok {
 			c.contents(in, ia.X, Store, in.Val)
 		}
@@ -240,7 +244,7 @@ func (c *collector) call(call ssa.CallInstruction) {
 			if op == AtomicStore && len(common.Args) > 1 {
 				val = common.Args[len(common.Args)-1]
 			}
-			c.add(call, loc, op, val, Root(common.Args[0]))
+			c.add(call, loc, op, val, common.Args[0])
 		}
 	}
 }
@@ -269,7 +273,7 @@ func atomicOp(name string) (Op, bool) {
 // contents records an access to the contents of the container value v.
 func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.Value) {
 	for _, loc := range c.containerLocs(v, ssavalue.MaxDepth) {
-		c.add(instr, loc.Contents(), op, val, Root(v))
+		c.add(instr, loc.Contents(), op, val, v)
 	}
 }
 

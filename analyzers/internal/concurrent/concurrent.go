@@ -15,13 +15,14 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/ordering"
+	"github.com/precog-dev/precog/analyzers/pointsto"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
 // Requires lists the building blocks an Env needs; checks add it to their
 // Requires.
 var Requires = []*analysis.Analyzer{
-	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer,
+	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer, pointsto.Analyzer,
 }
 
 // Env is the view of one package that the checks share.
@@ -31,6 +32,9 @@ type Env struct {
 	Shared     *sharedloc.Result
 	Locks      *locksets.Result
 	Order      *ordering.Result
+	PointsTo   *pointsto.Result
+
+	objs map[objKey][]pointsto.Obj
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -41,6 +45,8 @@ func New(pass *analysis.Pass) *Env {
 		Shared:     pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
 		Locks:      pass.ResultOf[locksets.Analyzer].(*locksets.Result),
 		Order:      pass.ResultOf[ordering.Analyzer].(*ordering.Result),
+		PointsTo:   pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
+		objs:       make(map[objKey][]pointsto.Obj),
 	}
 }
 
@@ -67,13 +73,13 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	}
 	for _, va := range e.Views(a) {
 		for _, vb := range e.Views(b) {
-			if va.Qual != nil && vb.Qual != nil && va.Qual != vb.Qual {
-				continue // fields of two different embedded structs
-			}
 			for _, ca := range e.Goroutines.Of(va.Fn) {
 				for _, cb := range e.Goroutines.Of(vb.Fn) {
 					if ca == cb && !(ca.Multi && e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
 						continue
+					}
+					if !pointsto.Intersect(e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)) {
+						continue // different objects
 					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
 					if safe != nil && safe(p) {

@@ -33,20 +33,22 @@ type View struct {
 	Fn *ssa.Function
 	// Locks are the mutexes held at the access on this view.
 	Locks locksets.Set
-	// Qual is the struct field that holds the accessed struct by value,
-	// such as header in c.header.len, or nil if unknown.
-	Qual *types.Var
+	// Arg is, for a view through a call site, the argument the access's
+	// pointer parameter receives there; Field is the field the access
+	// selects from it (nil if the parameter itself is the pointer).
+	Arg   ssa.Value
+	Field *types.Var
 }
 
 // Views returns the ways a is reached.
 func (e *Env) Views(a *sharedloc.Access) []View {
-	base := View{Fn: a.Fn(), Locks: e.Locks.At(a.Instr), Qual: qualifier(a)}
-	p := directParam(a)
+	base := View{Fn: a.Fn(), Locks: e.Locks.At(a.Instr)}
+	p, field := directParam(a)
 	if p == nil {
 		return []View{base}
 	}
 	local := base.Locks.Minus(e.Locks.Entry(a.Fn()))
-	views := e.lift(p, local, maxLiftDepth)
+	views := e.lift(p, field, local, maxLiftDepth)
 	if len(views) == 0 {
 		return []View{base}
 	}
@@ -55,7 +57,7 @@ func (e *Env) Views(a *sharedloc.Access) []View {
 
 // lift views an access through parameter p, holding local locks of its
 // own, from each call site of p's function.
-func (e *Env) lift(p *ssa.Parameter, local locksets.Set, depth int) []View {
+func (e *Env) lift(p *ssa.Parameter, field *types.Var, local locksets.Set, depth int) []View {
 	fn := p.Parent()
 	idx := slices.Index(fn.Params, p)
 	if depth == 0 || idx < 0 || len(e.Goroutines.RefSites(fn)) > 0 || isEntry(e, fn) {
@@ -79,16 +81,12 @@ func (e *Env) lift(p *ssa.Parameter, local locksets.Set, depth int) []View {
 		arg := args[idx]
 		if q, ok := arg.(*ssa.Parameter); ok {
 			// Passed straight through: lift again.
-			if up := e.lift(q, locks.Minus(e.Locks.Entry(site.Parent())), depth-1); len(up) > 0 {
+			if up := e.lift(q, field, locks.Minus(e.Locks.Entry(site.Parent())), depth-1); len(up) > 0 {
 				views = append(views, up...)
 				continue
 			}
 		}
-		var qual *types.Var
-		if fa, ok := arg.(*ssa.FieldAddr); ok {
-			qual = fieldVar(fa)
-		}
-		views = append(views, View{Fn: site.Parent(), Locks: locks, Qual: qual})
+		views = append(views, View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: field})
 	}
 	return views
 }
@@ -102,25 +100,18 @@ func isEntry(e *Env, fn *ssa.Function) bool {
 	return false
 }
 
-// directParam returns the parameter whose pointee a accesses directly (p
-// in p.f), or nil.
-func directParam(a *sharedloc.Access) *ssa.Parameter {
+// directParam returns the parameter through which a accesses memory
+// directly (p in p.f, or a container parameter p in p[k]), and the field
+// selected (nil for containers).
+func directParam(a *sharedloc.Access) (*ssa.Parameter, *types.Var) {
 	if fa := fieldAddrOf(a); fa != nil {
 		p, _ := fa.X.(*ssa.Parameter)
-		return p
+		return p, fieldVar(fa)
 	}
-	return nil
-}
-
-// qualifier returns the field that holds the struct a accesses by value
-// (header in c.header.len), or nil.
-func qualifier(a *sharedloc.Access) *types.Var {
-	if fa := fieldAddrOf(a); fa != nil {
-		if outer, ok := fa.X.(*ssa.FieldAddr); ok {
-			return fieldVar(outer)
-		}
+	if p, ok := a.Ptr.(*ssa.Parameter); ok && a.Loc.Elem {
+		return p, nil
 	}
-	return nil
+	return nil, nil
 }
 
 func fieldAddrOf(a *sharedloc.Access) *ssa.FieldAddr {

@@ -1,0 +1,33 @@
+// Package pointsto defines an analyzer that computes which objects each
+// pointer-like SSA value of a package may point to. It reports nothing; the
+// checks use it to pair only accesses that may touch the same object.
+//
+// # Analyzer pointsto
+//
+// pointsto: compute may-point-to sets for the package's values
+//
+// The analysis is Andersen's inclusion-based points-to analysis (L. O.
+// Andersen, "Program Analysis and Specialization for the C Programming
+// Language", 1994), flow- and context-insensitive, with a field-sensitive
+// heap, restricted to the code of one package:
+//
+//   - an object is an allocation site (new, a composite literal, make, a
+//     captured variable's cell, a package variable), the result of a call
+//     to a function without a body in the package (one object per call
+//     site), or an object of some type passed in by a caller outside the
+//     package (one per type);
+//   - objects made in a function that returns them (constructors such as
+//     New) are told apart by the call site they are returned to, one level
+//     deep: two New() calls give two objects;
+//   - a pointer to a field or element is an interior pointer (object,
+//     field), so &c.header and &c.incoming do not alias;
+//   - calls follow the call graph of the callgraph analyzer, `go`
+//     statements included; closures receive their captured variables
+//     through their free variables.
+//
+// The analysis is unsound for reflection, unsafe, and flows through code
+// outside the package (an object stored by an imported function and
+// handed back later is a new object). Within those limits it
+// over-approximates: objects that may alias are never reported as
+// disjoint.
+package pointsto

@@ -1,0 +1,339 @@
+package pointsto
+
+import (
+	_ "embed"
+	"go/token"
+	"go/types"
+	"reflect"
+	"slices"
+
+	"golang.org/x/tools/container/intsets"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/callgraph"
+	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer computes points-to sets.
+var Analyzer = &analysis.Analyzer{
+	Name:       "pointsto",
+	Doc:        analyzerutil.MustExtractDoc(doc, "pointsto"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/pointsto",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
+}
+
+// Elem is the pseudo-field of the elements of an array, slice, map or
+// channel, used in Obj.Field for pointers to elements.
+var Elem = types.NewVar(token.NoPos, nil, "[]", nil)
+
+// An Obj is an abstract object, or a pointer into one.
+type Obj struct {
+	// Site is the allocation: an *ssa.Alloc, MakeMap, MakeSlice,
+	// MakeChan or MakeClosure, an *ssa.Global, or the ssa.CallInstruction
+	// of a function without a body. Nil for External objects.
+	Site ssa.Value
+	// External names the type of an object passed in from outside the
+	// package, when Site is nil.
+	External string
+	// Clone is the call site a constructor returned this object to, or
+	// nil for every object made at Site.
+	Clone ssa.CallInstruction
+	// Field makes this a pointer to the field (or, for Elem, an element)
+	// of the object rather than to the object itself.
+	Field *types.Var
+}
+
+// MayAlias reports whether pointers o and p may point to the same memory.
+func (o Obj) MayAlias(p Obj) bool {
+	return o.Site == p.Site && o.External == p.External && o.Field == p.Field &&
+		(o.Clone == nil || p.Clone == nil || o.Clone == p.Clone)
+}
+
+// Result holds the points-to sets.
+type Result struct {
+	objs  []Obj
+	nodes map[ssa.Value]int
+	pts   []*intsets.Sparse // not []Sparse: a Sparse must not be copied
+}
+
+// PointsTo returns the objects v may point to, or nil if v is not a
+// pointer-like value the analysis tracked.
+func (r *Result) PointsTo(v ssa.Value) []Obj {
+	n, ok := r.nodes[v]
+	if !ok {
+		if g, ok := v.(*ssa.Global); ok {
+			// Only read and written as a scalar: never given a node.
+			return []Obj{{Site: g}}
+		}
+		return nil
+	}
+	var out []Obj
+	for _, id := range r.pts[n].AppendTo(nil) {
+		out = append(out, r.objs[id])
+	}
+	return out
+}
+
+// Intersect reports whether some object of xs may alias some of ys.
+func Intersect(xs, ys []Obj) bool {
+	for _, x := range xs {
+		for _, y := range ys {
+			if x.MayAlias(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type heapKey struct {
+	site     ssa.Value
+	external string
+	field    *types.Var
+}
+
+// constraint kinds attached to a pointer node, applied to each object the
+// node comes to point to.
+type kind int
+
+const (
+	kLoad      kind = iota // dst ⊇ *o
+	kStore                 // *o ⊇ src
+	kField                 // dst ∋ &o.field
+	kElemLoad              // dst ⊇ o[*]
+	kElemStore             // o[*] ⊇ src
+	kLoadAll               // dst ⊇ every field of *o (whole-struct load)
+	kStoreAll              // every field of *o ⊇ src (whole-struct store)
+)
+
+type constraint struct {
+	kind  kind
+	other int        // dst or src node
+	field *types.Var // for kField
+	typ   *types.Struct
+}
+
+type edge struct {
+	dst   int
+	clone ssa.CallInstruction // non-nil: clone factory objects of fn
+	fn    *ssa.Function
+}
+
+type solver struct {
+	res       *Result
+	objID     map[Obj]int
+	heap      map[heapKey]int
+	edges     [][]edge
+	complex   [][]constraint
+	delta     []*intsets.Sparse
+	work      []int
+	queued    []bool
+	types     []types.Type // of value nodes; nil for heap and return nodes
+	rets      map[*ssa.Function]int
+	factories map[*ssa.Function]map[ssa.Value]bool
+	cg        *callgraph.Result
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
+	s := &solver{
+		res:       &Result{nodes: map[ssa.Value]int{}},
+		objID:     map[Obj]int{},
+		heap:      map[heapKey]int{},
+		rets:      map[*ssa.Function]int{},
+		factories: map[*ssa.Function]map[ssa.Value]bool{},
+		cg:        cg,
+	}
+	var funcs []*ssa.Function
+	for fn := range cg.Graph.Nodes {
+		if fn != nil && len(fn.Blocks) > 0 {
+			funcs = append(funcs, fn)
+		}
+	}
+	// Deterministic object numbering.
+	slices.SortFunc(funcs, func(a, b *ssa.Function) int {
+		if a.Pos() != b.Pos() {
+			return int(a.Pos() - b.Pos())
+		}
+		if a.String() < b.String() {
+			return -1
+		}
+		return 1
+	})
+	for _, fn := range funcs {
+		s.function(fn)
+	}
+	s.solve()
+	return s.res, nil
+}
+
+func (s *solver) newNode() int {
+	s.res.pts = append(s.res.pts, new(intsets.Sparse))
+	s.delta = append(s.delta, new(intsets.Sparse))
+	s.edges = append(s.edges, nil)
+	s.complex = append(s.complex, nil)
+	s.queued = append(s.queued, false)
+	s.types = append(s.types, nil)
+	return len(s.res.pts) - 1
+}
+
+// node returns the node of value v, creating it.
+func (s *solver) node(v ssa.Value) int {
+	if n, ok := s.res.nodes[v]; ok {
+		return n
+	}
+	n := s.newNode()
+	s.res.nodes[v] = n
+	s.types[n] = v.Type()
+	switch v := v.(type) {
+	case *ssa.Global:
+		s.addObj(n, Obj{Site: v})
+	case *ssa.Function:
+		// Function constants point to nothing of interest.
+	}
+	return n
+}
+
+func (s *solver) obj(o Obj) int {
+	if id, ok := s.objID[o]; ok {
+		return id
+	}
+	id := len(s.res.objs)
+	s.res.objs = append(s.res.objs, o)
+	s.objID[o] = id
+	return id
+}
+
+func (s *solver) addObj(n int, o Obj) {
+	id := s.obj(o)
+	if s.res.pts[n].Insert(id) {
+		s.delta[n].Insert(id)
+		s.push(n)
+	}
+}
+
+func (s *solver) push(n int) {
+	if !s.queued[n] {
+		s.queued[n] = true
+		s.work = append(s.work, n)
+	}
+}
+
+func (s *solver) heapNode(o Obj, field *types.Var) int {
+	k := heapKey{site: o.Site, external: o.External, field: field}
+	if n, ok := s.heap[k]; ok {
+		return n
+	}
+	n := s.newNode()
+	s.heap[k] = n
+	return n
+}
+
+func (s *solver) copy(dst, src int) {
+	s.addEdge(src, edge{dst: dst})
+}
+
+func (s *solver) addEdge(src int, e edge) {
+	s.edges[src] = append(s.edges[src], e)
+	if !s.res.pts[src].IsEmpty() {
+		s.apply(e, s.res.pts[src])
+	}
+}
+
+func (s *solver) apply(e edge, set *intsets.Sparse) {
+	if e.clone == nil {
+		var diff intsets.Sparse
+		diff.Difference(set, s.res.pts[e.dst])
+		if !diff.IsEmpty() {
+			s.res.pts[e.dst].UnionWith(&diff)
+			s.delta[e.dst].UnionWith(&diff)
+			s.push(e.dst)
+		}
+		return
+	}
+	for _, id := range set.AppendTo(nil) {
+		o := s.res.objs[id]
+		if o.Clone == nil && o.Site != nil && s.factories[e.fn][o.Site] {
+			o.Clone = e.clone
+		}
+		s.addObj(e.dst, o)
+	}
+}
+
+func (s *solver) addComplex(n int, c constraint) {
+	s.complex[n] = append(s.complex[n], c)
+	for _, id := range s.res.pts[n].AppendTo(nil) {
+		s.applyComplex(c, s.res.objs[id])
+	}
+}
+
+func (s *solver) applyComplex(c constraint, o Obj) {
+	switch c.kind {
+	case kField:
+		// A pointer into a nested struct keeps the outermost field, so
+		// that &c.header.len and &c.incoming.len stay apart.
+		if o.Field == nil {
+			o.Field = c.field
+		}
+		s.addObj(c.other, o)
+	case kLoad:
+		s.copy(c.other, s.heapNode(o, o.Field))
+		s.external(o, c.other)
+	case kStore:
+		s.copy(s.heapNode(o, o.Field), c.other)
+	case kElemLoad:
+		s.copy(c.other, s.heapNode(o, Elem))
+		s.external(o, c.other)
+	case kElemStore:
+		s.copy(s.heapNode(o, Elem), c.other)
+	case kLoadAll:
+		s.copy(c.other, s.heapNode(o, o.Field))
+		s.external(o, c.other)
+		for i := range c.typ.NumFields() {
+			s.copy(c.other, s.heapNode(o, c.typ.Field(i).Origin()))
+		}
+	case kStoreAll:
+		s.copy(s.heapNode(o, o.Field), c.other)
+		for i := range c.typ.NumFields() {
+			s.copy(s.heapNode(o, c.typ.Field(i).Origin()), c.other)
+		}
+	}
+}
+
+// external makes a load from an object made outside the package yield an
+// object made outside the package, of the loaded value's type.
+func (s *solver) external(o Obj, dst int) {
+	if o.External != "" && s.types[dst] != nil && mayPoint(s.types[dst]) {
+		s.addObj(dst, Obj{External: types.TypeString(s.types[dst], nil)})
+	}
+}
+
+func (s *solver) solve() {
+	for len(s.work) > 0 {
+		n := s.work[len(s.work)-1]
+		s.work = s.work[:len(s.work)-1]
+		s.queued[n] = false
+		var d intsets.Sparse
+		d.Copy(s.delta[n])
+		s.delta[n].Clear()
+		if d.IsEmpty() {
+			continue
+		}
+		ids := d.AppendTo(nil)
+		for _, c := range s.complex[n] {
+			for _, id := range ids {
+				s.applyComplex(c, s.res.objs[id])
+			}
+		}
+		for _, e := range s.edges[n] {
+			s.apply(e, &d)
+		}
+	}
+}
