@@ -46,17 +46,27 @@ type Result struct {
 	Limit string
 
 	callers map[*ssa.Function][]*xcallgraph.Edge // sorted in-edges
+	out     map[*ssa.Function][]*xcallgraph.Edge // sorted out-edges
 }
 
 func newResult(g *xcallgraph.Graph, limit string) *Result {
-	r := &Result{Graph: g, Limit: limit, callers: make(map[*ssa.Function][]*xcallgraph.Edge)}
+	r := &Result{
+		Graph:   g,
+		Limit:   limit,
+		callers: make(map[*ssa.Function][]*xcallgraph.Edge),
+		out:     make(map[*ssa.Function][]*xcallgraph.Edge),
+	}
 	for fn, node := range g.Nodes {
-		if len(node.In) == 0 {
-			continue
+		if len(node.In) > 0 {
+			edges := slices.Clone(node.In)
+			sortEdges(edges)
+			r.callers[fn] = edges
 		}
-		edges := slices.Clone(node.In)
-		sortEdges(edges)
-		r.callers[fn] = edges
+		if len(node.Out) > 0 {
+			edges := slices.Clone(node.Out)
+			sortEdges(edges)
+			r.out[fn] = edges
+		}
 	}
 	return r
 }
@@ -99,6 +109,12 @@ func (r *Result) Callees(site ssa.CallInstruction) []*ssa.Function {
 	}
 	sortFuncs(out)
 	return out
+}
+
+// Out returns the call edges out of fn, in a stable order. The slice must
+// not be modified.
+func (r *Result) Out(fn *ssa.Function) []*xcallgraph.Edge {
+	return r.out[fn]
 }
 
 // Callers returns the call edges into fn, in a stable order. The slice

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -88,7 +89,13 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 				}
 			}
 		case sharedloc.ChanClose:
+			if elected(a.Instr) {
+				continue
+			}
 			for _, cl := range closes {
+				if elected(cl.Instr) {
+					continue
+				}
 				if p, ok := env.Overlap(a, cl, env.Unprotected); ok {
 					closer := source.FuncName(cl.Fn())
 					what := fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)
@@ -105,6 +112,48 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 			}
 		}
 	}
+}
+
+// elected reports whether instr runs only on a branch decided by an
+// atomic read-modify-write, as in
+//
+//	if atomic.AddInt32(&pending, -1) == 0 { close(done) }
+//	if closed.CompareAndSwap(false, true) { close(ch) }
+//
+// which elects one goroutine to run it.
+func elected(instr ssa.Instruction) bool {
+	for b := instr.Block(); b != nil; b = b.Idom() {
+		idom := b.Idom()
+		if idom == nil {
+			return false
+		}
+		ifi, ok := idom.Instrs[len(idom.Instrs)-1].(*ssa.If)
+		if ok && atomicDerived(ifi.Cond, 4) {
+			return true
+		}
+	}
+	return false
+}
+
+func atomicDerived(v ssa.Value, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.Call:
+		name := model.CalleeName(&v.Call)
+		if !strings.HasPrefix(name, "sync/atomic.") && !strings.HasPrefix(name, "(*sync/atomic.") {
+			return false
+		}
+		return strings.Contains(name, "Add") || strings.Contains(name, "CompareAndSwap") || strings.Contains(name, "Swap")
+	case *ssa.BinOp:
+		return atomicDerived(v.X, depth-1) || atomicDerived(v.Y, depth-1)
+	case *ssa.UnOp:
+		return atomicDerived(v.X, depth-1)
+	case *ssa.Extract:
+		return atomicDerived(v.Tuple, depth-1)
+	}
+	return false
 }
 
 // recovered reports whether fn defers a function that calls recover, so

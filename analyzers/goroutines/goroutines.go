@@ -37,9 +37,12 @@ var Analyzer = &analysis.Analyzer{
 
 // SpawnsFact marks a function that runs some of its function-typed
 // parameters on a new goroutine. Params are indexes into the call's
-// arguments, receiver first for methods.
+// arguments, receiver first for methods. Joins reports that the function
+// waits (with sync.WaitGroup.Wait) for the goroutines before it returns,
+// as testing.B.RunParallel does.
 type SpawnsFact struct {
 	Params []int
+	Joins  bool
 }
 
 // AFact marks SpawnsFact as an analysis.Fact.
@@ -49,6 +52,9 @@ func (f *SpawnsFact) String() string {
 	s := make([]string, len(f.Params))
 	for i, p := range f.Params {
 		s[i] = fmt.Sprint(p)
+	}
+	if f.Joins {
+		return "spawns(" + strings.Join(s, ",") + ") joins"
 	}
 	return "spawns(" + strings.Join(s, ",") + ")"
 }
@@ -111,6 +117,22 @@ type Context struct {
 	// Join names the method that waits for a Task, called on the same
 	// receiver as Site (Site.Common().Args[0]).
 	Join string
+	// JoinedByReturn reports that the spawning call itself waits for the
+	// goroutines before it returns (testing.B.RunParallel, or a helper of
+	// this or another package whose SpawnsFact says it joins).
+	JoinedByReturn bool
+
+	// static holds the functions reached from Entry by static calls and
+	// references only: those that every goroutine of the context runs,
+	// whatever function values it was given.
+	static map[*ssa.Function]bool
+}
+
+// Static reports whether every goroutine of c that reaches fn does so
+// through static calls from the entry, so that two goroutines of a Multi
+// context run the same code on fn rather than different callbacks.
+func (c *Context) Static(fn *ssa.Function) bool {
+	return c.static[fn]
 }
 
 // Pos returns the position of the context's root.
@@ -209,6 +231,7 @@ func run(pass *analysis.Pass) (any, error) {
 		pass:     pass,
 		res:      newResult(cg, ssaflow.New()),
 		spawns:   make(map[*ssa.Function][]int),
+		joins:    make(map[*ssa.Function]bool),
 		realizes: make(map[ssa.Instruction]bool),
 		refs:     make(map[*ssa.Function][]*ssa.Function),
 	}
@@ -232,6 +255,9 @@ type builder struct {
 	// spawns maps a function of this package to the argument indexes it
 	// runs on new goroutines (as in SpawnsFact).
 	spawns map[*ssa.Function][]int
+	// joins holds the spawners of this package that wait for what they
+	// spawn before returning.
+	joins map[*ssa.Function]bool
 	// realizes holds the `go` statements inside spawners that run a
 	// spawned parameter: the goroutine is rooted at the spawner's call
 	// sites instead, where the function passed is known.
@@ -264,8 +290,9 @@ func (b *builder) findSpawners(funcs []*ssa.Function) {
 		if len(params) == 0 {
 			continue
 		}
+		b.joins[fn] = b.waitsBeforeReturn(fn)
 		if obj, ok := fn.Object().(*types.Func); ok && obj.Exported() {
-			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params})
+			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params, Joins: b.joins[fn]})
 		}
 	}
 }
@@ -323,7 +350,8 @@ func (b *builder) spawnedParams(fn *ssa.Function) []int {
 						continue
 					}
 				}
-				for _, argIdx := range b.spawnerArgs(call) {
+				args, _ := b.spawnerArgs(call)
+				for _, argIdx := range args {
 					if i := paramIndex(call.Args[argIdx]); i >= 0 {
 						add(i)
 					}
@@ -343,53 +371,102 @@ func (b *builder) spawnedParams(fn *ssa.Function) []int {
 	return out
 }
 
+// waitsBeforeReturn reports whether fn calls sync.WaitGroup.Wait on every
+// path from a `go` statement to a return.
+func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
+	var waits, gos []ssa.Instruction
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch instr := instr.(type) {
+			case *ssa.Call:
+				if model.CalleeName(&instr.Call) == model.WaitGroupWait {
+					waits = append(waits, instr)
+				}
+			case *ssa.Go:
+				gos = append(gos, instr)
+			}
+		}
+	}
+	if len(waits) == 0 || len(gos) == 0 {
+		return false
+	}
+	for _, blk := range fn.Blocks {
+		ret, ok := blk.Instrs[len(blk.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		spawned := false
+		for _, g := range gos {
+			spawned = spawned || b.res.Flow.MayFollow(g, ret)
+		}
+		if !spawned {
+			continue // an early return, before any goroutine starts
+		}
+		dominated := false
+		for _, w := range waits {
+			if w.Block().Dominates(ret.Block()) {
+				dominated = true
+			}
+		}
+		if !dominated {
+			return false
+		}
+	}
+	return true
+}
+
 // spawnerArgs returns the argument indexes of call that run on new
 // goroutines, from the model of known libraries, SpawnsFacts of other
-// packages, and spawners of this package.
-func (b *builder) spawnerArgs(call *ssa.CallCommon) []int {
+// packages, and spawners of this package; and whether the call waits for
+// them before it returns.
+func (b *builder) spawnerArgs(call *ssa.CallCommon) (args []int, joins bool) {
 	if call.IsInvoke() {
-		return nil
+		return nil, false
 	}
 	callee := call.StaticCallee()
 	if callee == nil {
-		return nil
+		return nil, false
 	}
-	if s, ok := model.SpawnerOf(model.Name(callee)); ok {
+	// The model stands in for code the analysis does not see; in the
+	// modeled package itself, its real goroutines are found instead.
+	if s, ok := model.SpawnerOf(model.Name(callee)); ok && (callee.Pkg == nil || callee.Pkg.Pkg != b.pass.Pkg) {
 		if s.Arg < len(call.Args) {
-			return []int{s.Arg}
+			return []int{s.Arg}, false
 		}
-		return nil
+		return nil, false
 	}
 	if params, ok := b.spawns[callee]; ok {
-		return params
+		return params, b.joins[callee]
 	}
 	if obj, ok := callee.Object().(*types.Func); ok && obj.Pkg() != b.pass.Pkg {
 		var f SpawnsFact
 		if b.pass.ImportObjectFact(obj.Origin(), &f) {
-			return f.Params
+			return f.Params, f.Joins
 		}
 	}
-	return nil
+	return nil, false
 }
 
-func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos, entry *ssa.Function, join string) {
+func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos, entry *ssa.Function, join string) *Context {
 	if len(entry.Blocks) == 0 {
-		return // a function of another package: nothing here runs on it
+		return nil // a function of another package: nothing here runs on it
 	}
 	for _, c := range b.res.Contexts {
 		if c.Kind == kind && c.Site == site && c.Entry == entry && c.Root == pos {
-			return
+			return c
 		}
 	}
-	b.res.Contexts = append(b.res.Contexts, &Context{
+	c := &Context{
 		Index: len(b.res.Contexts),
 		Kind:  kind,
 		Site:  site,
 		Entry: entry,
 		Root:  pos,
 		Join:  join,
-	})
+	}
+	b.res.Contexts = append(b.res.Contexts, c)
 	b.roots[entry] = true
+	return c
 }
 
 // findRoots creates a context for every root in the package.
@@ -430,13 +507,13 @@ func (b *builder) findRoots(funcs []*ssa.Function) {
 
 func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 	call := site.Common()
-	args := b.spawnerArgs(call)
+	args, joins := b.spawnerArgs(call)
 	if len(args) == 0 {
 		return
 	}
 	kind, join := Detached, ""
 	var subtest bool
-	if callee := call.StaticCallee(); callee != nil {
+	if callee := call.StaticCallee(); callee != nil && (callee.Pkg == nil || callee.Pkg.Pkg != b.pass.Pkg) {
 		if s, ok := model.SpawnerOf(model.Name(callee)); ok {
 			join = s.Join
 			switch s.Kind {
@@ -458,7 +535,9 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 			case subtest:
 				b.addContext(ParallelTest, site, site.Pos(), entry, "")
 			default:
-				b.addContext(kind, site, site.Pos(), entry, join)
+				if c := b.addContext(kind, site, site.Pos(), entry, join); c != nil {
+					c.JoinedByReturn = joins
+				}
 			}
 		}
 	}
@@ -479,7 +558,7 @@ func (b *builder) findRefs(funcs []*ssa.Function) {
 					continue
 				}
 				call := site.Common()
-				if len(b.spawnerArgs(call)) > 0 {
+				if args, _ := b.spawnerArgs(call); len(args) > 0 {
 					continue
 				}
 				if callees := b.res.CallGraph.Callees(site); len(callees) > 0 && hasBodies(callees) {
@@ -553,23 +632,247 @@ func (b *builder) hasCallers(fn *ssa.Function) bool {
 }
 
 func (b *builder) assign(c *Context, entry *ssa.Function) {
+	b.reach(c, entry)
+	if c.static == nil {
+		c.static = make(map[*ssa.Function]bool)
+	}
+	b.walk(entry, true, func(fn *ssa.Function) bool {
+		if c.static[fn] {
+			return false
+		}
+		c.static[fn] = true
+		return true
+	})
+}
+
+// maxBindings bounds how many different bindings of function-typed
+// parameters reach analyzes per function and context; past it, calls
+// through those parameters follow every callee the call graph gives.
+const maxBindings = 8
+
+// bindings maps function-typed parameters to the functions they may hold
+// on one way into their function. A parameter not in the map may hold
+// anything.
+type bindings map[*ssa.Parameter][]*ssa.Function
+
+func (bs bindings) key() string {
+	var params []*ssa.Parameter
+	for p := range bs {
+		params = append(params, p)
+	}
+	slices.SortFunc(params, func(x, y *ssa.Parameter) int { return cmp.Compare(x.Pos(), y.Pos()) })
+	var sb strings.Builder
+	for _, p := range params {
+		fmt.Fprintf(&sb, "%s:", p.Name())
+		for _, f := range bs[p] {
+			fmt.Fprintf(&sb, "%d,", f.Pos())
+		}
+		sb.WriteByte(';')
+	}
+	return sb.String()
+}
+
+// reach adds c to the contexts of the functions reachable from entry. Calls
+// through a function-typed parameter follow only the functions that the
+// parameter was given on the way in, so that a callback handed to a helper
+// by one goroutine is not taken to run on every goroutine that uses the
+// helper (the call graph alone merges them).
+func (b *builder) reach(c *Context, entry *ssa.Function) {
+	type state struct {
+		fn   *ssa.Function
+		bind bindings
+	}
+	seen := map[*ssa.Function]map[string]bool{}
+	stack := []state{{entry, b.entryBindings(c, entry)}}
+	for len(stack) > 0 {
+		st := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		k := st.bind.key()
+		if seen[st.fn] == nil {
+			seen[st.fn] = map[string]bool{}
+		}
+		if !seen[st.fn][k] && len(seen[st.fn]) >= maxBindings {
+			st.bind, k = nil, ""
+		}
+		if seen[st.fn][k] {
+			continue
+		}
+		seen[st.fn][k] = true
+		if !slices.Contains(b.res.of[st.fn], c) {
+			b.res.of[st.fn] = append(b.res.of[st.fn], c)
+		}
+		for _, e := range b.res.CallGraph.Out(st.fn) {
+			if _, isGo := e.Site.(*ssa.Go); isGo {
+				continue
+			}
+			callee := e.Callee.Func
+			if len(callee.Blocks) == 0 {
+				continue
+			}
+			if p := calledParam(e.Site); p != nil {
+				if fs, ok := st.bind[p]; ok && !slices.Contains(fs, callee) {
+					continue // not a function this parameter was given
+				}
+			}
+			bind := bindArgs(e.Site, callee, st.bind)
+			if encloses(st.fn, callee) {
+				// A closure sees its enclosing functions' parameters.
+				for p, fs := range st.bind {
+					if bind == nil {
+						bind = bindings{}
+					}
+					bind[p] = fs
+				}
+			}
+			stack = append(stack, state{callee, bind})
+		}
+		for _, f := range b.refs[st.fn] {
+			stack = append(stack, state{f, nil})
+		}
+	}
+}
+
+// encloses reports whether inner is a closure declared (at any depth) in
+// outer.
+func encloses(outer, inner *ssa.Function) bool {
+	for f := inner.Parent(); f != nil; f = f.Parent() {
+		if f == outer {
+			return true
+		}
+	}
+	return false
+}
+
+// calledParam returns the parameter, of the calling function or of a
+// function enclosing it, that a dynamic call calls, or nil.
+func calledParam(site ssa.CallInstruction) *ssa.Parameter {
+	call := site.Common()
+	if call.IsInvoke() || call.StaticCallee() != nil {
+		return nil
+	}
+	srcs := ssavalue.Sources(call.Value)
+	if len(srcs) != 1 {
+		return nil
+	}
+	p, ok := srcs[0].(*ssa.Parameter)
+	if !ok || p.Parent() != site.Parent() && !encloses(p.Parent(), site.Parent()) {
+		return nil
+	}
+	return p
+}
+
+// bindArgs computes the bindings of callee's function-typed parameters
+// from the arguments of site, given the bindings of the caller.
+func bindArgs(site ssa.CallInstruction, callee *ssa.Function, caller bindings) bindings {
+	call := site.Common()
+	params := callee.Params
+	if call.IsInvoke() {
+		if len(params) == 0 {
+			return nil
+		}
+		params = params[1:]
+	}
+	var out bindings
+	for i, q := range params {
+		if i >= len(call.Args) {
+			break
+		}
+		if _, ok := q.Type().Underlying().(*types.Signature); !ok {
+			continue
+		}
+		if fs, ok := funcsOf(call.Args[i], caller); ok {
+			if out == nil {
+				out = bindings{}
+			}
+			out[q] = fs
+		}
+	}
+	return out
+}
+
+// funcsOf returns the functions a function value may hold, if they can be
+// told: function constants and closures, and parameters bound on the way
+// in.
+func funcsOf(v ssa.Value, bind bindings) ([]*ssa.Function, bool) {
+	srcs := ssavalue.Sources(v)
+	if len(srcs) == 0 {
+		return nil, false
+	}
+	var out []*ssa.Function
+	for _, s := range srcs {
+		switch s := s.(type) {
+		case *ssa.Function, *ssa.MakeClosure:
+			out = append(out, ssavalue.Funcs(s)...)
+			if mc, ok := s.(*ssa.MakeClosure); ok {
+				// Keep the wrapper too: the call graph calls it.
+				out = append(out, mc.Fn.(*ssa.Function))
+			}
+		case *ssa.Parameter:
+			fs, ok := bind[s]
+			if !ok {
+				return nil, false
+			}
+			out = append(out, fs...)
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// entryBindings binds the function-typed parameters of a `go` statement's
+// callee to the functions given at the statement, looking one call up
+// when the statement passes on a parameter of the function it is in.
+func (b *builder) entryBindings(c *Context, entry *ssa.Function) bindings {
+	g, ok := c.Site.(*ssa.Go)
+	if !ok || g.Call.StaticCallee() != entry {
+		return nil
+	}
+	spawner := g.Parent()
+	var up bindings
+	for _, e := range b.res.CallGraph.Callers(spawner) {
+		for q, fs := range bindArgs(e.Site, spawner, nil) {
+			if up == nil {
+				up = bindings{}
+			}
+			up[q] = append(up[q], fs...)
+		}
+	}
+	// Parameters some caller passes unknown functions for stay unbound.
+	for q := range up {
+		for _, e := range b.res.CallGraph.Callers(spawner) {
+			if _, ok := bindArgs(e.Site, spawner, nil)[q]; !ok {
+				delete(up, q)
+			}
+		}
+	}
+	if len(b.res.CallGraph.Callers(spawner)) == 0 {
+		up = nil
+	}
+	return bindArgs(g, entry, up)
+}
+
+// walk visits the functions that run on the goroutine that runs entry,
+// following only calls whose callee is known without the call graph, and
+// function values handed to callees outside the package. visit returns
+// false for functions already seen.
+func (b *builder) walk(entry *ssa.Function, static bool, visit func(*ssa.Function) bool) {
 	stack := []*ssa.Function{entry}
 	for len(stack) > 0 {
 		fn := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if slices.Contains(b.res.of[fn], c) {
+		if !visit(fn) {
 			continue
 		}
-		b.res.of[fn] = append(b.res.of[fn], c)
-		if node := b.res.CallGraph.Graph.Nodes[fn]; node != nil {
-			for _, e := range node.Out {
-				if _, isGo := e.Site.(*ssa.Go); isGo {
-					continue
-				}
-				if len(e.Callee.Func.Blocks) > 0 {
-					stack = append(stack, e.Callee.Func)
-				}
+		for _, e := range b.res.CallGraph.Out(fn) {
+			if _, isGo := e.Site.(*ssa.Go); isGo {
+				continue
 			}
+			callee := e.Callee.Func
+			if len(callee.Blocks) == 0 || static && e.Site.Common().StaticCallee() != callee {
+				continue
+			}
+			stack = append(stack, callee)
 		}
 		stack = append(stack, b.refs[fn]...)
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/token"
+	"go/types"
 	"reflect"
 	"sync"
 
@@ -106,7 +107,15 @@ func (r *Result) index() {
 			case sharedloc.ChanSend, sharedloc.ChanClose:
 				ops.sends[a.Loc] = append(ops.sends[a.Loc], a.Instr)
 			case sharedloc.ChanRecv:
-				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], a.Instr)
+				recv := a.Instr
+				if sel, ok := recv.(*ssa.Select); ok {
+					// Code after the receive is the case's body.
+					recv = selectCase(sel, a.Ptr)
+					if recv == nil {
+						continue
+					}
+				}
+				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], recv)
 			}
 		}
 		for _, fn := range r.gr.Funcs() {
@@ -306,6 +315,9 @@ func all[T any](xs []T, f func(T) bool) bool {
 
 // joinBefore orders a goroutine's work before a Wait that waits for it.
 func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
+	if ca.JoinedByReturn && r.after(ca.Site, b, cb, MaxCallDepth) {
+		return Edge{Rule: Join, Pos: ca.Site.Pos()}, true
+	}
 	if ca.Kind == goroutines.Task && ca.Join != "" && len(ca.Site.Common().Args) > 0 {
 		for _, obj := range r.shared.Objects(ca.Site.Common().Args[0]) {
 			for _, w := range r.ops.waits[obj] {
@@ -373,9 +385,6 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		}
 		var recv ssa.Instruction
 		for _, j := range recvs {
-			if _, isSelect := j.(*ssa.Select); isSelect {
-				continue
-			}
 			if r.after(j, b, cb, MaxCallDepth) {
 				recv = j
 				break
@@ -397,6 +406,46 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		}
 	}
 	return Edge{}, false
+}
+
+// selectCase returns the first instruction of the body of sel's case that
+// receives from ch, or nil if it cannot be found: go/ssa compares the
+// chosen index (component 0 of the result) with each case's index.
+func selectCase(sel *ssa.Select, ch ssa.Value) ssa.Instruction {
+	idx := -1
+	for i, st := range sel.States {
+		if st.Chan == ch && st.Dir == types.RecvOnly {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil
+	}
+	for _, ref := range *sel.Referrers() {
+		ex, ok := ref.(*ssa.Extract)
+		if !ok || ex.Index != 0 {
+			continue
+		}
+		for _, u := range *ex.Referrers() {
+			cmp, ok := u.(*ssa.BinOp)
+			if !ok || cmp.Op != token.EQL {
+				continue
+			}
+			c, ok := cmp.Y.(*ssa.Const)
+			if !ok || c.Int64() != int64(idx) {
+				continue
+			}
+			for _, cu := range *cmp.Referrers() {
+				if ifi, ok := cu.(*ssa.If); ok {
+					body := ifi.Block().Succs[0]
+					if len(body.Preds) == 1 && len(body.Instrs) > 0 {
+						return body.Instrs[0]
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // onceBefore orders the body of a sync.Once.Do before code that follows a

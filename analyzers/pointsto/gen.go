@@ -101,10 +101,10 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 		}
 	case *ssa.FieldAddr:
 		f := fieldVar(in.X.Type(), in.Field, true)
-		s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), field: f})
+		s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: FieldPath(f)})
 	case *ssa.IndexAddr:
 		if _, isMap := in.X.Type().Underlying().(*types.Map); !isMap {
-			s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), field: Elem})
+			s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: ElemPath})
 		}
 	case *ssa.Field:
 		s.copy(s.node(in), s.node(in.X))
@@ -114,7 +114,7 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 		switch in.Op {
 		case token.MUL:
 			if st, ok := in.Type().Underlying().(*types.Struct); ok {
-				s.addComplex(s.node(in.X), constraint{kind: kLoadAll, other: s.node(in), typ: st})
+				s.addComplex(s.node(in.X), constraint{kind: kLoadAll, other: s.node(in), paths: structPaths(st)})
 			} else {
 				s.addComplex(s.node(in.X), constraint{kind: kLoad, other: s.node(in)})
 			}
@@ -126,7 +126,7 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 			return
 		}
 		if st, ok := in.Val.Type().Underlying().(*types.Struct); ok {
-			s.addComplex(s.node(in.Addr), constraint{kind: kStoreAll, other: s.node(in.Val), typ: st})
+			s.addComplex(s.node(in.Addr), constraint{kind: kStoreAll, other: s.node(in.Val), paths: structPaths(st)})
 		} else {
 			s.addComplex(s.node(in.Addr), constraint{kind: kStore, other: s.node(in.Val)})
 		}
@@ -263,4 +263,37 @@ func fieldVar(t types.Type, index int, ptr bool) *types.Var {
 		return nil
 	}
 	return st.Field(index).Origin()
+}
+
+// structPaths returns the paths, within a struct of type st, of the memory
+// that may hold pointers: "" for the struct itself, and its fields, nested
+// structs and arrays included, up to a small depth.
+func structPaths(st *types.Struct) []string {
+	paths := []string{""}
+	var walk func(t types.Type, prefix string, depth int)
+	walk = func(t types.Type, prefix string, depth int) {
+		if depth == 0 {
+			return
+		}
+		switch t := t.Underlying().(type) {
+		case *types.Struct:
+			for i := range t.NumFields() {
+				f := t.Field(i)
+				if !mayPoint(f.Type()) {
+					continue
+				}
+				p := prefix + FieldPath(f.Origin())
+				paths = append(paths, p)
+				walk(f.Type(), p, depth-1)
+			}
+		case *types.Array:
+			if mayPoint(t.Elem()) {
+				p := prefix + ElemPath
+				paths = append(paths, p)
+				walk(t.Elem(), p, depth-1)
+			}
+		}
+	}
+	walk(st, "", 3)
+	return paths
 }

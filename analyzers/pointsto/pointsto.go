@@ -2,8 +2,7 @@ package pointsto
 
 import (
 	_ "embed"
-	"go/token"
-	"go/types"
+		"go/types"
 	"reflect"
 	"slices"
 
@@ -29,9 +28,20 @@ var Analyzer = &analysis.Analyzer{
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
 
-// Elem is the pseudo-field of the elements of an array, slice, map or
-// channel, used in Obj.Field for pointers to elements.
-var Elem = types.NewVar(token.NoPos, nil, "[]", nil)
+// ElemPath is the path step of the elements of an array, slice, map or
+// channel.
+const ElemPath = "[]"
+
+// DerefPath is the path step that dereferences a pointer held in memory:
+// ".tasks*" is the object that field tasks points to.
+const DerefPath = "*"
+
+// FieldPath returns the path step of field f.
+func FieldPath(f *types.Var) string { return "." + f.Name() }
+
+// maxPathLen bounds the length of access paths; longer ones are cut, which
+// merges the memory they denote.
+const maxPathLen = 64
 
 // An Obj is an abstract object, or a pointer into one.
 type Obj struct {
@@ -45,15 +55,30 @@ type Obj struct {
 	// Clone is the call site a constructor returned this object to, or
 	// nil for every object made at Site.
 	Clone ssa.CallInstruction
-	// Field makes this a pointer to the field (or, for Elem, an element)
-	// of the object rather than to the object itself.
-	Field *types.Var
+	// Path makes this a pointer into the object: to the field or element
+	// that the access path (".f.g", ".buf[]") selects. The analyzer's own
+	// paths select fields and elements only; the checks' context-sensitive
+	// refinement also dereferences (".tasks*": what field tasks holds), to
+	// tell apart objects that one allocation site made for different
+	// owners.
+	Path string
+}
+
+// Select returns the pointer to the field or element step of o.
+func (o Obj) Select(step string) Obj {
+	if len(o.Path) < maxPathLen {
+		o.Path += step
+	}
+	return o
 }
 
 // MayAlias reports whether pointers o and p may point to the same memory.
 func (o Obj) MayAlias(p Obj) bool {
-	return o.Site == p.Site && o.External == p.External && o.Field == p.Field &&
-		(o.Clone == nil || p.Clone == nil || o.Clone == p.Clone)
+	return o.Site == p.Site && o.External == p.External && o.Path == p.Path && compatible(o.Clone, p.Clone)
+}
+
+func compatible(a, b ssa.CallInstruction) bool {
+	return a == nil || b == nil || a == b
 }
 
 // Result holds the points-to sets.
@@ -96,7 +121,7 @@ func Intersect(xs, ys []Obj) bool {
 type heapKey struct {
 	site     ssa.Value
 	external string
-	field    *types.Var
+	path     string
 }
 
 // constraint kinds attached to a pointer node, applied to each object the
@@ -115,9 +140,9 @@ const (
 
 type constraint struct {
 	kind  kind
-	other int        // dst or src node
-	field *types.Var // for kField
-	typ   *types.Struct
+	other int      // dst or src node
+	step  string   // for kField
+	paths []string // for kLoadAll and kStoreAll: the paths inside the struct
 }
 
 type edge struct {
@@ -226,8 +251,10 @@ func (s *solver) push(n int) {
 	}
 }
 
-func (s *solver) heapNode(o Obj, field *types.Var) int {
-	k := heapKey{site: o.Site, external: o.External, field: field}
+// heapNode returns the node of the memory o points to: heap memory is
+// told apart by site and path, not by clone.
+func (s *solver) heapNode(o Obj) int {
+	k := heapKey{site: o.Site, external: o.External, path: o.Path}
 	if n, ok := s.heap[k]; ok {
 		return n
 	}
@@ -277,32 +304,26 @@ func (s *solver) addComplex(n int, c constraint) {
 func (s *solver) applyComplex(c constraint, o Obj) {
 	switch c.kind {
 	case kField:
-		// A pointer into a nested struct keeps the outermost field, so
-		// that &c.header.len and &c.incoming.len stay apart.
-		if o.Field == nil {
-			o.Field = c.field
-		}
-		s.addObj(c.other, o)
+		s.addObj(c.other, o.Select(c.step))
 	case kLoad:
-		s.copy(c.other, s.heapNode(o, o.Field))
+		s.copy(c.other, s.heapNode(o))
 		s.external(o, c.other)
 	case kStore:
-		s.copy(s.heapNode(o, o.Field), c.other)
+		s.copy(s.heapNode(o), c.other)
 	case kElemLoad:
-		s.copy(c.other, s.heapNode(o, Elem))
+		s.copy(c.other, s.heapNode(o.Select(ElemPath)))
 		s.external(o, c.other)
 	case kElemStore:
-		s.copy(s.heapNode(o, Elem), c.other)
+		s.copy(s.heapNode(o.Select(ElemPath)), c.other)
 	case kLoadAll:
-		s.copy(c.other, s.heapNode(o, o.Field))
-		s.external(o, c.other)
-		for i := range c.typ.NumFields() {
-			s.copy(c.other, s.heapNode(o, c.typ.Field(i).Origin()))
+		// A struct value carries the pointers of all its fields.
+		for _, p := range c.paths {
+			s.copy(c.other, s.heapNode(o.Select(p)))
 		}
+		s.external(o, c.other)
 	case kStoreAll:
-		s.copy(s.heapNode(o, o.Field), c.other)
-		for i := range c.typ.NumFields() {
-			s.copy(s.heapNode(o, c.typ.Field(i).Origin()), c.other)
+		for _, p := range c.paths {
+			s.copy(s.heapNode(o.Select(p)), c.other)
 		}
 	}
 }

@@ -86,10 +86,18 @@ type Access struct {
 	// store or atomic operation, or the map, slice or channel value whose
 	// contents it touches.
 	Ptr ssa.Value
+	// At is the position of the access when it is not the instruction's:
+	// the arrow of one case of a select.
+	At token.Pos
 }
 
 // Pos returns the position of the access in the source.
-func (a *Access) Pos() token.Pos { return a.Instr.Pos() }
+func (a *Access) Pos() token.Pos {
+	if a.At.IsValid() {
+		return a.At
+	}
+	return a.Instr.Pos()
+}
 
 // Fn returns the function containing the access.
 func (a *Access) Fn() *ssa.Function { return a.Instr.Parent() }
@@ -167,11 +175,12 @@ type collector struct {
 	params map[*ssa.Parameter][]Loc // memo for containers passed as parameters
 }
 
-func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, ptr ssa.Value) {
+func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, ptr ssa.Value) *Access {
 	a := &Access{Instr: instr, Loc: loc, Op: op, Val: val, Base: Root(ptr), Ptr: ptr}
 	c.res.Accesses = append(c.res.Accesses, a)
 	c.res.ByLoc[loc] = append(c.res.ByLoc[loc], a)
 	c.res.ByInstr[instr] = append(c.res.ByInstr[instr], a)
+	return a
 }
 
 func (c *collector) instr(instr ssa.Instruction) {
@@ -211,7 +220,9 @@ func (c *collector) instr(instr ssa.Instruction) {
 			if st.Dir == types.SendOnly {
 				op = ChanSend
 			}
-			c.contents(in, st.Chan, op, st.Send)
+			for _, a := range c.contents(in, st.Chan, op, st.Send) {
+				a.At = st.Pos
+			}
 		}
 	case *ssa.Call:
 		c.call(in)
@@ -270,11 +281,13 @@ func atomicOp(name string) (Op, bool) {
 	return 0, false
 }
 
-// contents records an access to the contents of the container value v.
-func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.Value) {
+// contents records accesses to the contents of the container value v.
+func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.Value) []*Access {
+	var out []*Access
 	for _, loc := range c.containerLocs(v, ssavalue.MaxDepth) {
-		c.add(instr, loc.Contents(), op, val, v)
+		out = append(out, c.add(instr, loc.Contents(), op, val, v))
 	}
+	return out
 }
 
 // AddrLoc returns the location that the address addr denotes, if it is a
@@ -345,6 +358,10 @@ func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
 		}
 		return []Loc{{Kind: Made, Cell: v}}
 	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
+		return []Loc{{Kind: Made, Cell: v}}
+	case *ssa.Call:
+		// An object returned by a call and used from this value, such
+		// as s := stream.New(); s.Go(f); s.Wait().
 		return []Loc{{Kind: Made, Cell: v}}
 	case *ssa.Slice:
 		return c.containerLocs(v.X, depth-1)

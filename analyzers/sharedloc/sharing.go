@@ -202,6 +202,10 @@ func (r *Result) sharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 		if !isCaptured(v) {
 			return false
 		}
+		if slices.Contains(r.Goroutines.Of(v.Parent()), c) {
+			// Declared on the goroutine itself: one variable each.
+			return false
+		}
 		site := c.Site
 		if site == nil || v.Parent() != site.Parent() {
 			// Declared outside the function that starts the

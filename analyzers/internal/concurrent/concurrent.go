@@ -5,6 +5,8 @@
 package concurrent
 
 import (
+	"strings"
+	"os"
 	"fmt"
 	"go/token"
 
@@ -75,7 +77,8 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 		for _, vb := range e.Views(b) {
 			for _, ca := range e.Goroutines.Of(va.Fn) {
 				for _, cb := range e.Goroutines.Of(vb.Fn) {
-					if ca == cb && !(ca.Multi && e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
+					if ca == cb && !(ca.Multi && ca.Static(a.Fn()) && ca.Static(b.Fn()) &&
+						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
 						continue
 					}
 					if !pointsto.Intersect(e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)) {
@@ -84,6 +87,20 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
 					if safe != nil && safe(p) {
 						continue
+					}
+					if os.Getenv("PRECOG_DEBUG_PAIRS") != "" {
+						dump := func(objs []pointsto.Obj) string {
+							var sb strings.Builder
+							for _, o := range objs {
+								cl := "*"
+								if o.Clone != nil {
+									cl = e.Pass.Fset.Position(o.Clone.Pos()).String()
+								}
+								fmt.Fprintf(&sb, "\n    %v %s clone=%s", o.Site, o.Path, cl)
+							}
+							return sb.String()
+						}
+						fmt.Fprintf(os.Stderr, "PAIR %v | %v\n  ctx %v@%v | %v@%v\n  objs %v\n  objs %v\n", e.Pass.Fset.Position(a.Pos()), e.Pass.Fset.Position(b.Pos()), ca, e.Pass.Fset.Position(ca.Pos()), cb, e.Pass.Fset.Position(cb.Pos()), dump(e.viewObjects(a, va, ca)), dump(e.viewObjects(b, vb, cb)))
 					}
 					return p, true
 				}

@@ -1,6 +1,9 @@
 package concurrent
 
 import (
+	"strings"
+	"fmt"
+	"os"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -13,11 +16,12 @@ import (
 
 // maxObjectDepth bounds how many call sites objects follows a parameter
 // through before falling back to the context-insensitive points-to set.
-const maxObjectDepth = 4
+const maxObjectDepth = 16
 
 type objKey struct {
-	v ssa.Value
-	c *goroutines.Context
+	v     ssa.Value
+	c     *goroutines.Context
+	depth int
 }
 
 // viewObjects returns the objects that access a touches on view v, when it
@@ -32,10 +36,7 @@ func (e *Env) viewObjects(a *sharedloc.Access, v View, c *goroutines.Context) []
 	}
 	out := make([]pointsto.Obj, len(objs))
 	for i, o := range objs {
-		if o.Field == nil {
-			o.Field = v.Field
-		}
-		out[i] = o
+		out[i] = o.Select(pointsto.FieldPath(v.Field))
 	}
 	return out
 }
@@ -53,41 +54,44 @@ func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.
 	if v == nil {
 		return nil
 	}
-	k := objKey{v, c}
+	k := objKey{v, c, depth}
 	if objs, ok := e.objs[k]; ok {
 		return objs
 	}
-	e.objs[k] = e.PointsTo.PointsTo(v) // cycle guard
+	e.objs[k] = nil // cycle guard: what flows around a cycle flows in elsewhere too
 	objs := e.refine(v, c, depth)
+	if os.Getenv("PRECOG_DEBUG_OBJ") != "" && strings.Contains(c.String(), os.Getenv("PRECOG_DEBUG_OBJ")) {
+		var ps []string
+		for _, o := range objs {
+			cl := "*"
+			if o.Clone != nil {
+				cl = e.Pass.Fset.Position(o.Clone.Pos()).String()
+			}
+			ps = append(ps, fmt.Sprint(o.Path, "@", cl))
+		}
+		fmt.Fprintf(os.Stderr, "OBJ d=%d %T %v in %v (%v) -> %v\n", depth, v, v, v.Parent(), e.Pass.Fset.Position(v.Pos()), ps)
+	}
 	e.objs[k] = objs
 	return objs
 }
 
 func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.Obj {
 	global := e.PointsTo.PointsTo(v)
-	if depth == 0 {
+	if depth <= 0 {
 		return global
 	}
-	withField := func(objs []pointsto.Obj, f any) []pointsto.Obj {
+	selectAll := func(objs []pointsto.Obj, step string) []pointsto.Obj {
 		out := make([]pointsto.Obj, len(objs))
 		for i, o := range objs {
-			if o.Field == nil {
-				switch f := f.(type) {
-				case *ssa.FieldAddr:
-					o.Field = fieldVar(f)
-				default:
-					o.Field = pointsto.Elem
-				}
-			}
-			out[i] = o
+			out[i] = o.Select(step)
 		}
 		return out
 	}
 	switch v := v.(type) {
 	case *ssa.FieldAddr:
-		return withField(e.objects(v.X, c, depth), v)
+		return selectAll(e.objects(v.X, c, depth), pointsto.FieldPath(fieldVar(v)))
 	case *ssa.IndexAddr:
-		return withField(e.objects(v.X, c, depth), v)
+		return selectAll(e.objects(v.X, c, depth), pointsto.ElemPath)
 	case *ssa.ChangeType:
 		return e.objects(v.X, c, depth)
 	case *ssa.MakeInterface:
@@ -99,15 +103,127 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.O
 	case *ssa.FreeVar:
 		if b := ssavalue.Binding(v); b != nil {
 			var out []pointsto.Obj
-			for _, pc := range e.Goroutines.Of(b.Parent()) {
+			for _, pc := range e.contextsFor(b, c) {
 				out = appendObjs(out, e.objects(b, pc, depth-1))
 			}
 			return out
 		}
 	case *ssa.Parameter:
 		return e.paramObjects(v, c, depth)
+	case *ssa.Call:
+		return e.resultObjects(v, c, depth)
+	case *ssa.Extract:
+		if call, ok := v.Tuple.(*ssa.Call); ok {
+			return e.resultObjects(call, c, depth)
+		}
+	case *ssa.UnOp:
+		if fa, ok := v.X.(*ssa.FieldAddr); ok {
+			return e.heldObjects(v, fa, c, depth)
+		}
+		if cell := ssavalue.CapturedCell(v); cell != nil {
+			// The values stored to the variable, on the contexts
+			// that run the function declaring it.
+			var out []pointsto.Obj
+			for _, sv := range ssavalue.StoresTo(cell) {
+				for _, pc := range e.contextsFor(sv, c) {
+					out = appendObjs(out, e.objects(sv, pc, depth-1))
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
 	}
 	return global
+}
+
+// heldObjects refines a load from a field: the object is named by the
+// memory it is held in ("what pool p.tasks holds"), so that the channel
+// pool A's init stores in A.tasks is not pool B's, although one make made
+// both. This errs toward "different objects" when one object is held in
+// several places and reached through different ones.
+func (e *Env) heldObjects(load *ssa.UnOp, fa *ssa.FieldAddr, c *goroutines.Context, depth int) []pointsto.Obj {
+	holders := e.objects(fa, c, depth-1)
+	if len(holders) == 0 {
+		return e.PointsTo.PointsTo(load)
+	}
+	out := make([]pointsto.Obj, len(holders))
+	for i, h := range holders {
+		out[i] = h.Select(pointsto.DerefPath)
+	}
+	return out
+}
+
+// contextsFor returns c if the function defining v runs in c, and
+// otherwise all the contexts it runs in.
+func (e *Env) contextsFor(v ssa.Value, c *goroutines.Context) []*goroutines.Context {
+	var fn *ssa.Function
+	switch v := v.(type) {
+	case ssa.Instruction:
+		fn = v.Parent()
+	case *ssa.Parameter:
+		fn = v.Parent()
+	case *ssa.FreeVar:
+		fn = v.Parent()
+	default:
+		return []*goroutines.Context{c}
+	}
+	cs := e.Goroutines.Of(fn)
+	if slices.Contains(cs, c) {
+		return []*goroutines.Context{c}
+	}
+	return cs
+}
+
+// resultObjects refines the result of a call to a function of the
+// package: a parameter it returns (as builder methods such as
+// WithTimeout return their receiver) is the argument of this call, and an
+// object it makes and returns is this call's own.
+func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context, depth int) []pointsto.Obj {
+	callee := call.Call.StaticCallee()
+	if callee == nil || len(callee.Blocks) == 0 || call.Call.IsInvoke() {
+		return e.PointsTo.PointsTo(call)
+	}
+	var out []pointsto.Obj
+	for _, b := range callee.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		for _, r := range ret.Results {
+			for _, src := range ssavalue.Sources(r) {
+				if p, ok := src.(*ssa.Parameter); ok && p.Parent() == callee {
+					i := slices.Index(callee.Params, p)
+					if i >= 0 && i < len(call.Call.Args) {
+						out = appendObjs(out, e.objects(call.Call.Args[i], c, depth-1))
+						continue
+					}
+				}
+				if inner, ok := src.(*ssa.Call); ok && depth > 0 {
+					// A wrapper returning what another call returns
+					// (an instance of a generic constructor): the
+					// objects are this call's.
+					for _, o := range e.resultObjects(inner, c, depth-1) {
+						if o.Clone == nil || o.Clone == inner {
+							o.Clone = call
+						}
+						out = appendObjs(out, []pointsto.Obj{o})
+					}
+					continue
+				}
+				for _, o := range e.PointsTo.PointsTo(src) {
+					if o.Clone == nil && o.Site == src {
+						o.Clone = call
+					}
+					out = appendObjs(out, []pointsto.Obj{o})
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return e.PointsTo.PointsTo(call)
+	}
+	return out
 }
 
 // paramObjects follows parameter p to the arguments of the calls that run
@@ -157,13 +273,43 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) [
 		if !ok {
 			return global
 		}
+		if os.Getenv("PRECOG_DEBUG_PARAMS") == fn.Name() {
+			fmt.Fprintf(os.Stderr, "PARAM %s in %v via %v at %v\n", p, c, edge.Caller.Func, e.Pass.Fset.Position(edge.Site.Pos()))
+		}
 		found = true
 		out = appendObjs(out, e.objects(arg, c, depth-1))
 	}
-	if !found || len(e.Goroutines.RefSites(fn)) > 0 {
+	for _, ref := range e.Goroutines.RefSites(fn) {
+		if !slices.Contains(e.Goroutines.Of(ref.Parent()), c) {
+			continue
+		}
+		// Called, on c, by code outside the package. Of a method value
+		// (require.Panics(t, g.Wait)), the receiver is known.
+		recv, ok := boundReceiver(ref, fn)
+		if !ok || idx != 0 {
+			return global
+		}
+		found = true
+		out = appendObjs(out, e.objects(recv, c, depth-1))
+	}
+	if !found {
 		return global
 	}
 	return out
+}
+
+// boundReceiver returns the receiver bound into a method value of fn that
+// site hands to its callee.
+func boundReceiver(site ssa.CallInstruction, fn *ssa.Function) (ssa.Value, bool) {
+	for _, arg := range site.Common().Args {
+		for _, src := range ssavalue.Sources(arg) {
+			mc, ok := src.(*ssa.MakeClosure)
+			if ok && ssavalue.BoundMethod(mc.Fn.(*ssa.Function)) == fn && len(mc.Bindings) == 1 {
+				return mc.Bindings[0], true
+			}
+		}
+	}
+	return nil, false
 }
 
 func appendObjs(out []pointsto.Obj, objs []pointsto.Obj) []pointsto.Obj {
