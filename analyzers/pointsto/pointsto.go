@@ -2,7 +2,7 @@ package pointsto
 
 import (
 	_ "embed"
-		"go/types"
+	"go/types"
 	"reflect"
 	"slices"
 

@@ -5,10 +5,10 @@
 package concurrent
 
 import (
-	"strings"
-	"os"
 	"fmt"
 	"go/token"
+	"os"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"

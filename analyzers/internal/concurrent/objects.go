@@ -1,10 +1,10 @@
 package concurrent
 
 import (
-	"strings"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
