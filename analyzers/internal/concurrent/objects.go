@@ -14,14 +14,14 @@ import (
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
-// maxObjectDepth bounds how many call sites objects follows a parameter
-// through before falling back to the context-insensitive points-to set.
-const maxObjectDepth = 16
+// maxObjectDepth bounds the recursion of Objects (each value is refined
+// once per context, so the bound only guards the stack) before it falls
+// back to the context-insensitive points-to set.
+const maxObjectDepth = 64
 
 type objKey struct {
-	v     ssa.Value
-	c     *goroutines.Context
-	depth int
+	v ssa.Value
+	c *goroutines.Context
 }
 
 // viewObjects returns the objects that access a touches on view v, when it
@@ -54,7 +54,7 @@ func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.
 	if v == nil {
 		return nil
 	}
-	k := objKey{v, c, depth}
+	k := objKey{v, c}
 	if objs, ok := e.objs[k]; ok {
 		return objs
 	}
