@@ -29,7 +29,7 @@ func (r *Result) Local(a *Access) bool {
 	case Global:
 	case Captured:
 		cell := a.Loc.Cell.(*ssa.Alloc)
-		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell)
+		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell) || r.cellStaysHome(cell)
 	default:
 		v = a.Base != nil && r.freshAt(a.Base, a.Instr, maxSharingDepth)
 	}
@@ -91,6 +91,65 @@ func (r *Result) freshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
 		return !r.escapesBefore(v, at, nil)
 	}
 	return false
+}
+
+// cellStaysHome reports whether every closure that captures the local
+// variable cell runs on the goroutine that declared it: closures that are
+// only called, or handed to functions outside the package that are not
+// known to start goroutines (the goroutines analyzer makes contexts of
+// those that are).
+func (r *Result) cellStaysHome(cell *ssa.Alloc) bool {
+	for _, ref := range *cell.Referrers() {
+		mc, ok := ref.(*ssa.MakeClosure)
+		if !ok {
+			continue
+		}
+		fn := mc.Fn.(*ssa.Function)
+		if isEntry(r.Goroutines, fn) || !callsOnly(mc) {
+			return false
+		}
+		// Captured again by a closure nested in this one.
+		for _, fv := range fn.FreeVars {
+			for _, fref := range *fv.Referrers() {
+				if _, ok := fref.(*ssa.MakeClosure); ok {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// callsOnly reports whether the closure value mc is only called or passed
+// as an argument, never stored, sent or returned.
+func callsOnly(mc *ssa.MakeClosure) bool {
+	for _, u := range *mc.Referrers() {
+		switch u := u.(type) {
+		case ssa.CallInstruction:
+			if _, isGo := u.(*ssa.Go); isGo {
+				return false
+			}
+		case *ssa.ChangeType:
+			if !callsOnlyValue(u) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func callsOnlyValue(v ssa.Value) bool {
+	for _, u := range *v.Referrers() {
+		if _, ok := u.(ssa.CallInstruction); !ok {
+			return false
+		}
+		if _, isGo := u.(*ssa.Go); isGo {
+			return false
+		}
+	}
+	return true
 }
 
 func parentOf(v ssa.Value) *ssa.Function {
