@@ -306,9 +306,10 @@ func (a *analysis_) transfer(instr ssa.Instruction, s Set) Set {
 }
 
 // flow runs the intraprocedural analysis of fn from the entry set and
-// records the set before each instruction when record is set. It returns
-// the set held at every return (nil if fn never returns).
-func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool) (exit Set, returns bool) {
+// records the set before each instruction when record is set, and calls
+// visit (if not nil) with each instruction and the set before it. It
+// returns the set held at every return (nil if fn never returns).
+func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.Instruction, Set)) (exit Set, returns bool) {
 	if len(fn.Blocks) == 0 {
 		return nil, false
 	}
@@ -377,6 +378,9 @@ func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool) (exit Set, re
 			if record {
 				a.at[instr] = s
 			}
+			if visit != nil {
+				visit(instr, s)
+			}
 			s = a.transfer(instr, s)
 			if _, ok := instr.(*ssa.Return); ok {
 				for _, m := range a.deferred[fn] {
@@ -394,41 +398,39 @@ func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool) (exit Set, re
 }
 
 // computeEffects finds the net lock effect of each function of the
-// package, bottom-up, iterating for recursion.
+// package, bottom-up, iterating for recursion. A function acquires the
+// mutexes it holds when it returns, having been entered with none; it
+// releases those it unlocks without having locked them first, which its
+// callers must have.
 func (a *analysis_) computeEffects() {
 	for range MaxIterations {
 		changed := false
 		for _, fn := range a.funcs {
-			// Start from every mutex fn may release held, to see
-			// which ones are still held at the end.
-			var start Set
-			for _, b := range fn.Blocks {
-				for _, instr := range b.Instrs {
-					if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
-						start = a.add(start, lc.mutex, Write, token.NoPos)
-					}
-					if call, ok := instr.(*ssa.Call); ok {
-						for _, callee := range a.gr.CallGraph.Callees(call) {
-							for _, m := range a.effects[callee].release {
-								start = a.add(start, m, Write, token.NoPos)
-							}
+			var released []sharedloc.Loc
+			release := func(m sharedloc.Loc, held Set) {
+				if _, ok := held.Lookup(m); !ok && !slices.Contains(released, m) {
+					released = append(released, m)
+				}
+			}
+			exit, returns := a.flow(fn, nil, false, func(instr ssa.Instruction, held Set) {
+				if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
+					release(lc.mutex, held)
+				}
+				if call, ok := instr.(*ssa.Call); ok {
+					for _, callee := range a.gr.CallGraph.Callees(call) {
+						for _, m := range a.effects[callee].release {
+							release(m, held)
 						}
 					}
 				}
-			}
-			exit, returns := a.flow(fn, start, false)
+			})
 			if !returns {
 				continue
 			}
-			var e effect
-			for _, h := range exit {
-				if _, ok := start.Lookup(h.Mutex); !ok {
-					e.acquire = append(e.acquire, h)
-				}
-			}
-			for _, h := range start {
-				if _, ok := exit.Lookup(h.Mutex); !ok {
-					e.release = append(e.release, h.Mutex)
+			e := effect{acquire: exit}
+			for _, m := range released {
+				if _, ok := exit.Lookup(m); !ok {
+					e.release = append(e.release, m)
 				}
 			}
 			if len(e.acquire) == 0 && len(e.release) == 0 {
@@ -498,7 +500,7 @@ func (a *analysis_) computeLockSets() {
 			}
 			a.entry[fn] = entry
 			a.known[fn] = true
-			a.flow(fn, entry, true)
+			a.flow(fn, entry, true, nil)
 			changed = true
 		}
 		if !changed {
@@ -510,7 +512,7 @@ func (a *analysis_) computeLockSets() {
 	for _, fn := range a.funcs {
 		if !a.known[fn] {
 			a.entry[fn] = nil
-			a.flow(fn, nil, true)
+			a.flow(fn, nil, true, nil)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package concurrent
 
 import (
+	"go/token"
 	"fmt"
 	"os"
 	"slices"
@@ -175,53 +176,102 @@ func (e *Env) contextsFor(v ssa.Value, c *goroutines.Context) []*goroutines.Cont
 	return cs
 }
 
-// resultObjects refines the result of a call to a function of the
-// package: a parameter it returns (as builder methods such as
-// WithTimeout return their receiver) is the argument of this call, and an
-// object it makes and returns is this call's own.
+// resultObjects refines the result of a call to functions of the package,
+// from what each callee returns in terms of its parameters: a parameter it
+// returns (builder methods such as WithTimeout return their receiver) is
+// this call's argument; a field of a parameter it returns (a getter such
+// as Header) is what that field holds in the argument; an object it makes
+// and returns is this call's own; and what another call returns is
+// followed through that call.
 func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context, depth int) []pointsto.Obj {
-	callee := call.Call.StaticCallee()
-	if callee == nil || len(callee.Blocks) == 0 || call.Call.IsInvoke() {
-		return e.PointsTo.PointsTo(call)
+	global := e.PointsTo.PointsTo(call)
+	common := &call.Call
+	var callees []*ssa.Function
+	if callee := common.StaticCallee(); callee != nil {
+		callees = []*ssa.Function{callee}
+	} else if common.IsInvoke() {
+		callees = e.Goroutines.CallGraph.Callees(call)
+	}
+	if len(callees) == 0 {
+		return global
+	}
+	argOf := func(callee *ssa.Function, p *ssa.Parameter) (ssa.Value, bool) {
+		i := slices.Index(callee.Params, p)
+		if common.IsInvoke() {
+			if i == 0 {
+				return common.Value, true
+			}
+			i--
+		}
+		if i < 0 || i >= len(common.Args) {
+			return nil, false
+		}
+		return common.Args[i], true
 	}
 	var out []pointsto.Obj
-	for _, b := range callee.Blocks {
-		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-		if !ok {
-			continue
+	for _, callee := range callees {
+		if len(callee.Blocks) == 0 {
+			return global
 		}
-		for _, r := range ret.Results {
-			for _, src := range ssavalue.Sources(r) {
-				if p, ok := src.(*ssa.Parameter); ok && p.Parent() == callee {
-					i := slices.Index(callee.Params, p)
-					if i >= 0 && i < len(call.Call.Args) {
-						out = appendObjs(out, e.objects(call.Call.Args[i], c, depth-1))
-						continue
-					}
-				}
-				if inner, ok := src.(*ssa.Call); ok && depth > 0 {
-					// A wrapper returning what another call returns
-					// (an instance of a generic constructor): the
-					// objects are this call's.
-					for _, o := range e.resultObjects(inner, c, depth-1) {
-						if o.Clone == nil || o.Clone == inner {
-							o.Clone = call
-						}
-						out = appendObjs(out, []pointsto.Obj{o})
-					}
-					continue
-				}
-				for _, o := range e.PointsTo.PointsTo(src) {
-					if o.Clone == nil && o.Site == src {
-						o.Clone = call
-					}
-					out = appendObjs(out, []pointsto.Obj{o})
+		for _, b := range callee.Blocks {
+			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+			if !ok {
+				continue
+			}
+			for _, r := range ret.Results {
+				for _, src := range ssavalue.Sources(r) {
+					out = appendObjs(out, e.returned(call, callee, src, argOf, c, depth))
 				}
 			}
 		}
 	}
 	if len(out) == 0 {
-		return e.PointsTo.PointsTo(call)
+		return global
+	}
+	return out
+}
+
+// returned gives the objects of one source src of callee's result, as
+// seen by call.
+func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
+	argOf func(*ssa.Function, *ssa.Parameter) (ssa.Value, bool), c *goroutines.Context, depth int) []pointsto.Obj {
+	switch src := src.(type) {
+	case *ssa.Parameter:
+		if arg, ok := argOf(callee, src); ok && src.Parent() == callee {
+			return e.objects(arg, c, depth-1)
+		}
+	case *ssa.UnOp:
+		// A getter: return p.f.
+		if fa, ok := src.X.(*ssa.FieldAddr); ok && src.Op == token.MUL {
+			if p, ok := fa.X.(*ssa.Parameter); ok && p.Parent() == callee {
+				if arg, ok := argOf(callee, p); ok {
+					var out []pointsto.Obj
+					for _, h := range e.objects(arg, c, depth-1) {
+						out = append(out, h.Select(pointsto.FieldPath(fieldVar(fa))).Select(pointsto.DerefPath))
+					}
+					return out
+				}
+			}
+		}
+	case *ssa.Call:
+		// A wrapper returning what another call returns (an instance
+		// of a generic constructor, a delegating method): the objects
+		// it makes are this call's.
+		var out []pointsto.Obj
+		for _, o := range e.resultObjects(src, c, depth-1) {
+			if o.Clone == nil || o.Clone == src {
+				o.Clone = call
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	var out []pointsto.Obj
+	for _, o := range e.PointsTo.PointsTo(src) {
+		if o.Clone == nil && o.Site == src {
+			o.Clone = call
+		}
+		out = append(out, o)
 	}
 	return out
 }
