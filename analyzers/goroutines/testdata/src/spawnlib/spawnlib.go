@@ -1,0 +1,44 @@
+// Package spawnlib exports helpers that run a function argument on a new
+// goroutine; the goroutines analyzer gives them a SpawnsFact naming the
+// argument, and says whether they wait for it.
+package spawnlib
+
+import "sync"
+
+func Spawn(f func()) { // want Spawn:`spawns\(0\)`
+	go f()
+}
+
+func SpawnNamed(name string, f func()) { // want SpawnNamed:`spawns\(1\)`
+	go func() {
+		f()
+	}()
+}
+
+func Both(f, g func()) { // want Both:`spawns\(0,1\) joins`
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); f() }()
+	go func() { defer wg.Done(); g() }()
+	wg.Wait()
+}
+
+func Through(f func()) { // want Through:`spawns\(0\)`
+	Spawn(f)
+}
+
+type Runner struct{}
+
+func (r *Runner) Go(f func()) { // want Go:`spawns\(1\)`
+	go f()
+}
+
+// Call runs f on the caller's goroutine: no fact.
+func Call(f func()) {
+	f()
+}
+
+// spawn is not exported: its fact would be of no use to other packages.
+func spawn(f func()) {
+	go f()
+}
