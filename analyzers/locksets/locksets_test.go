@@ -1,0 +1,71 @@
+package locksets_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/locksets"
+)
+
+// held reports the lock set just before each call of a function named
+// mark, so that testdata states it with // want comments:
+//
+//	held: T.mu(w), pkg.rw(r)
+//
+// Each mutex is named by its location, with (w) for write mode and (r)
+// for read mode, sorted by name; "held: none" is the empty set.
+var held = &analysis.Analyzer{
+	Name:     "held",
+	Doc:      "report the locks held at each call of mark",
+	Requires: []*analysis.Analyzer{buildssa.Analyzer, locksets.Analyzer},
+	Run:      runHeld,
+}
+
+func runHeld(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
+	for _, fn := range ssainput.SrcFuncs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				if callee := call.Call.StaticCallee(); callee == nil || callee.Name() != "mark" {
+					continue
+				}
+				pass.Reportf(call.Pos(), "held: %s", render(lr.At(call)))
+			}
+		}
+	}
+	return nil, nil
+}
+
+func render(s locksets.Set) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, h := range s {
+		mode := "w"
+		if h.Mode == locksets.Read {
+			mode = "r"
+		}
+		parts = append(parts, fmt.Sprintf("%s(%s)", h.Mutex, mode))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ", ")
+}
+
+func TestLockSets(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), held,
+		"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
+		"embedded", "helpers", "entry")
+}
