@@ -1,0 +1,85 @@
+// Package channels: code before every send on (or close of) a channel
+// happens before code that follows a receive from it, for unbuffered and
+// buffered channels alike.
+package channels
+
+func a(string) {}
+func b(string) {}
+
+func Close() {
+	done := make(chan struct{})
+	go func() {
+		a("close")
+		close(done)
+	}()
+	<-done
+	b("close") // want `^close: a before b by channel$`
+}
+
+func Unbuffered() {
+	res := make(chan int)
+	go func() {
+		a("unbuffered")
+		res <- 1
+	}()
+	v := <-res
+	_ = v
+	b("unbuffered") // want `^unbuffered: a before b by channel$`
+}
+
+func Buffered() {
+	res := make(chan int, 1)
+	go func() {
+		a("buffered")
+		res <- 1
+	}()
+	<-res
+	b("buffered") // want `^buffered: a before b by channel$`
+}
+
+func Range() {
+	ch := make(chan int)
+	go func() {
+		a("range")
+		ch <- 1
+		close(ch)
+	}()
+	for range ch {
+		b("range") // want `^range: a before b by channel$`
+	}
+}
+
+func SendFirst() {
+	ch := make(chan int)
+	go func() {
+		ch <- 1
+		a("send first")
+	}()
+	<-ch
+	b("send first") // want `^send first: unordered$`
+}
+
+func MaybeReceive(wait bool) {
+	ch := make(chan int, 1)
+	go func() {
+		a("maybe")
+		ch <- 1
+	}()
+	if wait {
+		<-ch
+	}
+	b("maybe") // want `^maybe: unordered$`
+}
+
+func OtherSender() {
+	ch := make(chan int, 2)
+	go func() {
+		a("other sender")
+		ch <- 1
+	}()
+	go func() {
+		ch <- 2
+	}()
+	<-ch
+	b("other sender") // want `^other sender: unordered$`
+}
