@@ -81,8 +81,8 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
 						continue
 					}
-					if !pointsto.Intersect(e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)) {
-						continue // different objects
+					if !sameObject(e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)) {
+						continue // different objects, or objects the package cannot name
 					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
 					if safe != nil && safe(p) {
@@ -108,6 +108,25 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 		}
 	}
 	return Pair{}, false
+}
+
+// sameObject reports whether the two sides may touch the same object.
+// Objects that the points-to analysis knows only by their type (made
+// outside the package and reached through the heap) do not count: that
+// two calls may be given the same object by their callers is no evidence
+// that they are.
+func sameObject(xs, ys []pointsto.Obj) bool {
+	for _, x := range xs {
+		if x.Site == nil {
+			continue
+		}
+		for _, y := range ys {
+			if x.MayAlias(y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // onceTogether reports whether f and g both run only inside the Do of one

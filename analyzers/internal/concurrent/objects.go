@@ -313,6 +313,11 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) [
 		}
 		return out
 	}
+	if len(e.Goroutines.CallGraph.Callers(fn)) == 0 && len(e.Goroutines.RefSites(fn)) == 0 {
+		// Called only from outside the package: the object its caller
+		// passes, named by the parameter.
+		return []pointsto.Obj{{Site: p}}
+	}
 	var out []pointsto.Obj
 	found := false
 	for _, edge := range e.Goroutines.CallGraph.Callers(fn) {
