@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"go/types"
 	"reflect"
+	"strings"
 	"slices"
 
 	"golang.org/x/tools/container/intsets"
@@ -39,9 +40,13 @@ const DerefPath = "*"
 // FieldPath returns the path step of field f.
 func FieldPath(f *types.Var) string { return "." + f.Name() }
 
-// maxPathLen bounds the length of access paths; longer ones are cut, which
-// merges the memory they denote.
-const maxPathLen = 64
+// Access paths are bounded, which merges the memory that longer paths
+// denote: at most maxPathLen bytes and maxDerefs dereferences (a linked
+// list's nodes beyond the second are one object).
+const (
+	maxPathLen = 48
+	maxDerefs  = 2
+)
 
 // An Obj is an abstract object, or a pointer into one.
 type Obj struct {
@@ -66,9 +71,10 @@ type Obj struct {
 
 // Select returns the pointer to the field or element step of o.
 func (o Obj) Select(step string) Obj {
-	if len(o.Path) < maxPathLen {
-		o.Path += step
+	if len(o.Path)+len(step) > maxPathLen || step == DerefPath && strings.Count(o.Path, DerefPath) >= maxDerefs {
+		return o
 	}
+	o.Path += step
 	return o
 }
 
@@ -86,6 +92,57 @@ type Result struct {
 	objs  []Obj
 	nodes map[ssa.Value]int
 	pts   []*intsets.Sparse // not []Sparse: a Sparse must not be copied
+	// heap indexes the memory of each allocation site by path, with the
+	// static type of what it holds (nil when only interface values were
+	// seen stored there).
+	heap map[ssa.Value][]heapCell
+	// concrete marks the heap nodes that hold values of a concrete
+	// (non-interface) type.
+	concrete []bool
+}
+
+type heapCell struct {
+	path string
+	node int
+}
+
+// Reachable returns the allocation sites reachable from roots through
+// memory of concrete pointer, map, slice and channel types, up to depth
+// steps. Memory of interface type is not followed: what an interface
+// field may hold, to a context-insensitive analysis, is every
+// implementation that flows anywhere.
+func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
+	seen := map[ssa.Value]bool{}
+	type item struct {
+		o Obj
+		d int
+	}
+	var work []item
+	for _, o := range roots {
+		if o.Site != nil {
+			work = append(work, item{o, depth})
+		}
+	}
+	for len(work) > 0 {
+		it := work[len(work)-1]
+		work = work[:len(work)-1]
+		seen[it.o.Site] = true
+		if it.d == 0 {
+			continue
+		}
+		for _, cell := range r.heap[it.o.Site] {
+			if !r.concrete[cell.node] || !strings.HasPrefix(cell.path, it.o.Path) {
+				continue
+			}
+			for _, id := range r.pts[cell.node].AppendTo(nil) {
+				child := r.objs[id]
+				if child.Site != nil && !seen[child.Site] {
+					work = append(work, item{child, it.d - 1})
+				}
+			}
+		}
+	}
+	return seen
 }
 
 // PointsTo returns the objects v may point to, or nil if v is not a
@@ -169,7 +226,7 @@ type solver struct {
 func run(pass *analysis.Pass) (any, error) {
 	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
 	s := &solver{
-		res:       &Result{nodes: map[ssa.Value]int{}},
+		res:       &Result{nodes: map[ssa.Value]int{}, heap: map[ssa.Value][]heapCell{}},
 		objID:     map[Obj]int{},
 		heap:      map[heapKey]int{},
 		rets:      map[*ssa.Function]int{},
@@ -206,6 +263,7 @@ func (s *solver) newNode() int {
 	s.complex = append(s.complex, nil)
 	s.queued = append(s.queued, false)
 	s.types = append(s.types, nil)
+	s.res.concrete = append(s.res.concrete, false)
 	return len(s.res.pts) - 1
 }
 
@@ -260,7 +318,18 @@ func (s *solver) heapNode(o Obj) int {
 	}
 	n := s.newNode()
 	s.heap[k] = n
+	if o.Site != nil {
+		s.res.heap[o.Site] = append(s.res.heap[o.Site], heapCell{path: o.Path, node: n})
+	}
 	return n
+}
+
+// typed records that the memory behind heap node n holds values of the
+// type of value node v.
+func (s *solver) typed(n, v int) {
+	if t := s.types[v]; t != nil && !types.IsInterface(t) {
+		s.res.concrete[n] = true
+	}
 }
 
 func (s *solver) copy(dst, src int) {
@@ -306,14 +375,18 @@ func (s *solver) applyComplex(c constraint, o Obj) {
 	case kField:
 		s.addObj(c.other, o.Select(c.step))
 	case kLoad:
+		s.typed(s.heapNode(o), c.other)
 		s.copy(c.other, s.heapNode(o))
 		s.external(o, c.other)
 	case kStore:
+		s.typed(s.heapNode(o), c.other)
 		s.copy(s.heapNode(o), c.other)
 	case kElemLoad:
+		s.typed(s.heapNode(o.Select(ElemPath)), c.other)
 		s.copy(c.other, s.heapNode(o.Select(ElemPath)))
 		s.external(o, c.other)
 	case kElemStore:
+		s.typed(s.heapNode(o.Select(ElemPath)), c.other)
 		s.copy(s.heapNode(o.Select(ElemPath)), c.other)
 	case kLoadAll:
 		// A struct value carries the pointers of all its fields.

@@ -5,6 +5,8 @@
 package concurrent
 
 import (
+	"slices"
+	"math"
 	"fmt"
 	"go/token"
 	"os"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/ordering"
 	"github.com/precog-dev/precog/analyzers/pointsto"
@@ -36,7 +39,11 @@ type Env struct {
 	Order      *ordering.Result
 	PointsTo   *pointsto.Result
 
-	objs map[objKey][]pointsto.Obj
+	objs     map[objKey][]pointsto.Obj
+	onStack  map[objKey]int
+	lowWater int
+	spawned  map[*goroutines.Context][]pointsto.Obj
+	reach    map[*goroutines.Context]map[ssa.Value]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -49,6 +56,10 @@ func New(pass *analysis.Pass) *Env {
 		Order:      pass.ResultOf[ordering.Analyzer].(*ordering.Result),
 		PointsTo:   pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
 		objs:       make(map[objKey][]pointsto.Obj),
+		onStack:    make(map[objKey]int),
+		spawned:    make(map[*goroutines.Context][]pointsto.Obj),
+		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
+		lowWater:   math.MaxInt,
 	}
 }
 
@@ -81,8 +92,9 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
 						continue
 					}
-					if !sameObject(e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)) {
-						continue // different objects, or objects the package cannot name
+					oa, ob := e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)
+					if !e.shared(oa, ob, ca, cb) {
+						continue // different objects, or no evidence the goroutines share them
 					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
 					if safe != nil && safe(p) {
@@ -100,7 +112,7 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 							}
 							return sb.String()
 						}
-						fmt.Fprintf(os.Stderr, "PAIR %v | %v\n  ctx %v@%v | %v@%v\n  objs %v\n  objs %v\n", e.Pass.Fset.Position(a.Pos()), e.Pass.Fset.Position(b.Pos()), ca, e.Pass.Fset.Position(ca.Pos()), cb, e.Pass.Fset.Position(cb.Pos()), dump(e.viewObjects(a, va, ca)), dump(e.viewObjects(b, vb, cb)))
+						fmt.Fprintf(os.Stderr, "PAIR %v | %v\n  ctx %v@%v | %v@%v\n  objs %v\n  objs %v\n", e.Pass.Fset.Position(a.Pos()), e.Pass.Fset.Position(b.Pos()), ca, e.Pass.Fset.Position(ca.Pos()), cb, e.Pass.Fset.Position(cb.Pos()), dump(oa), dump(ob))
 					}
 					return p, true
 				}
@@ -110,23 +122,117 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	return Pair{}, false
 }
 
-// sameObject reports whether the two sides may touch the same object.
-// Objects that the points-to analysis knows only by their type (made
-// outside the package and reached through the heap) do not count: that
-// two calls may be given the same object by their callers is no evidence
-// that they are.
-func sameObject(xs, ys []pointsto.Obj) bool {
+// shared reports whether the objects xs (touched on ca) and ys (touched
+// on cb) have one in common that the two goroutines can be shown to
+// share: a package variable, or an object that one goroutine was handed
+// when it was started (as an argument, a receiver or a captured variable)
+// by the other, or by the goroutine that started them both. Requiring
+// that witness keeps the checks from pairing two goroutines that merely
+// touch objects of one allocation site, which is all the points-to
+// analysis can tell about objects that travel through interfaces, maps
+// and long call chains.
+func (e *Env) shared(xs, ys []pointsto.Obj, ca, cb *goroutines.Context) bool {
 	for _, x := range xs {
 		if x.Site == nil {
-			continue
+			continue // known only by type
 		}
 		for _, y := range ys {
-			if x.MayAlias(y) {
+			if !x.MayAlias(y) {
+				continue
+			}
+			if _, global := x.Site.(*ssa.Global); global {
+				return true
+			}
+			if e.handedTo(cb, x, ca) || e.handedTo(ca, x, cb) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// handedTo reports whether o, or an object from which it can be reached
+// through memory of concrete types, was handed to the goroutines of c when
+// they were started, by code running on other (the starting goroutine, or
+// a goroutine started by the same one).
+func (e *Env) handedTo(c *goroutines.Context, o pointsto.Obj, other *goroutines.Context) bool {
+	if c.Site == nil && c.Kind != goroutines.Handler {
+		return false
+	}
+	if c != other && c.Site != nil {
+		starters := e.Goroutines.Of(c.Site.Parent())
+		related := slices.Contains(starters, other)
+		if !related && other.Site != nil {
+			for _, s := range e.Goroutines.Of(other.Site.Parent()) {
+				related = related || slices.Contains(starters, s)
+			}
+		}
+		if !related {
+			return false
+		}
+	}
+	for _, k := range e.spawnObjects(c) {
+		if k.Site == o.Site && (k.Clone == nil || o.Clone == nil || k.Clone == o.Clone) && strings.HasPrefix(o.Path, k.Path) {
+			return true
+		}
+	}
+	reach, ok := e.reach[c]
+	if !ok {
+		reach = e.PointsTo.Reachable(e.spawnObjects(c), maxReach)
+		e.reach[c] = reach
+	}
+	return reach[o.Site]
+}
+
+// maxReach bounds how many pointers handedTo follows from what a goroutine
+// was handed (a cache, its map, the entries in it).
+const maxReach = 4
+
+// spawnObjects returns the objects handed to the goroutines of c when they
+// start: the arguments (receiver included) of the `go` statement or
+// spawning call, and the variables captured by the function they run; for
+// an HTTP handler, its receiver.
+func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
+	if objs, ok := e.spawned[c]; ok {
+		return objs
+	}
+	var out []pointsto.Obj
+	var handed []ssa.Value
+	if c.Site != nil {
+		handed = append(handed, c.Site.Common().Args...)
+		if c.Site.Common().IsInvoke() {
+			handed = append(handed, c.Site.Common().Value)
+		}
+	}
+	for _, fv := range c.Entry.FreeVars {
+		if b := ssavalue.Binding(fv); b != nil {
+			handed = append(handed, b)
+		}
+	}
+	if c.Kind == goroutines.Handler && c.Site == nil && c.Entry.Signature.Recv() != nil && len(c.Entry.Params) > 0 {
+		out = appendObjs(out, []pointsto.Obj{{Site: c.Entry.Params[0]}})
+	}
+	for _, v := range handed {
+		if cell, ok := v.(*ssa.Alloc); ok {
+			// A captured variable: the cell, and what it holds.
+			out = appendObjs(out, []pointsto.Obj{{Site: cell}})
+			for _, sv := range ssavalue.StoresTo(cell) {
+				for _, pc := range e.contextsFor(sv, c) {
+					out = appendObjs(out, e.Objects(sv, pc))
+				}
+			}
+			continue
+		}
+		var fn *ssa.Function
+		if c.Site != nil {
+			fn = c.Site.Parent()
+		}
+		for _, pc := range e.Goroutines.Of(fn) {
+			out = appendObjs(out, e.Objects(v, pc))
+		}
+	}
+	e.spawned[c] = out
+	return out
 }
 
 // onceTogether reports whether f and g both run only inside the Do of one

@@ -1,6 +1,8 @@
 package concurrent
 
 import (
+	"go/types"
+	"math"
 	"go/token"
 	"fmt"
 	"os"
@@ -59,8 +61,22 @@ func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.
 	if objs, ok := e.objs[k]; ok {
 		return objs
 	}
-	e.objs[k] = nil // cycle guard: what flows around a cycle flows in elsewhere too
+	// Values being refined form a stack; a value met again on it is a
+	// cycle (recursive calls), which contributes nothing more than what
+	// flows into it elsewhere. Results computed inside a cycle are not
+	// final until its head is, so only the head's are kept.
+	if at, ok := e.onStack[k]; ok {
+		e.lowWater = min(e.lowWater, at)
+		return nil
+	}
+	level := len(e.onStack)
+	e.onStack[k] = level
 	objs := e.refine(v, c, depth)
+	delete(e.onStack, k)
+	if e.lowWater < level {
+		return objs // depends on a value still being refined
+	}
+	e.lowWater = math.MaxInt
 	if os.Getenv("PRECOG_DEBUG_OBJ") != "" && strings.Contains(c.String(), os.Getenv("PRECOG_DEBUG_OBJ")) {
 		var ps []string
 		for _, o := range objs {
@@ -77,7 +93,7 @@ func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.
 }
 
 func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.Obj {
-	global := e.PointsTo.PointsTo(v)
+	global := e.fallback(v)
 	if depth <= 0 {
 		return global
 	}
@@ -155,6 +171,18 @@ func (e *Env) heldObjects(load *ssa.UnOp, fa *ssa.FieldAddr, c *goroutines.Conte
 	return out
 }
 
+// fallback returns the context-insensitive points-to set of v, used when
+// the refinement cannot follow v further; or nothing for interface values,
+// whose points-to sets merge every implementation that flows anywhere in
+// the package (all the io.Readers a Body field may hold), which is too
+// weak a reason to pair two accesses.
+func (e *Env) fallback(v ssa.Value) []pointsto.Obj {
+	if types.IsInterface(v.Type()) {
+		return nil
+	}
+	return e.PointsTo.PointsTo(v)
+}
+
 // contextsFor returns c if the function defining v runs in c, and
 // otherwise all the contexts it runs in.
 func (e *Env) contextsFor(v ssa.Value, c *goroutines.Context) []*goroutines.Context {
@@ -184,7 +212,7 @@ func (e *Env) contextsFor(v ssa.Value, c *goroutines.Context) []*goroutines.Cont
 // and returns is this call's own; and what another call returns is
 // followed through that call.
 func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context, depth int) []pointsto.Obj {
-	global := e.PointsTo.PointsTo(call)
+	global := e.fallback(call)
 	common := &call.Call
 	var callees []*ssa.Function
 	if callee := common.StaticCallee(); callee != nil {
@@ -281,7 +309,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) []pointsto.Obj {
 	fn := p.Parent()
 	idx := slices.Index(fn.Params, p)
-	global := e.PointsTo.PointsTo(p)
+	global := e.fallback(p)
 	if idx < 0 {
 		return global
 	}
