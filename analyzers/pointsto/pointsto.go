@@ -4,8 +4,8 @@ import (
 	_ "embed"
 	"go/types"
 	"reflect"
-	"strings"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/container/intsets"
 	"golang.org/x/tools/go/analysis"

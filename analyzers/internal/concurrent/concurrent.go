@@ -5,11 +5,11 @@
 package concurrent
 
 import (
-	"slices"
-	"math"
 	"fmt"
 	"go/token"
+	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"

@@ -1,10 +1,10 @@
 package concurrent
 
 import (
+	"fmt"
+	"go/token"
 	"go/types"
 	"math"
-	"go/token"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
