@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -16,6 +17,8 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -407,18 +410,11 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 		return nil, nil, false
 	}
 	test := g.Site.Parent()
-	if !hasTestingParam(test) {
-		return nil, nil, false
+	if !callsOn(call, testingParam(test)) {
+		return nil, nil, false // not the t of the test that starts g
 	}
 	for _, tc := range c.env.Goroutines.Of(test) {
-		for _, b := range test.Blocks {
-			if len(b.Instrs) == 0 {
-				continue
-			}
-			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-			if !ok {
-				continue
-			}
+		for _, ret := range ssaflow.Returns(test) {
 			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered {
 				return test, ret, true
 			}
@@ -436,10 +432,37 @@ func returnPos(ret ssa.Instruction) token.Pos {
 	return source.End(ret.Parent())
 }
 
-func hasTestingParam(fn *ssa.Function) bool {
+// testingParam returns fn's *testing.T, *testing.B or testing.TB
+// parameter, or nil.
+func testingParam(fn *ssa.Function) *ssa.Parameter {
 	for _, p := range fn.Params {
 		switch types.TypeString(p.Type(), nil) {
 		case "*testing.T", "*testing.B", "testing.TB":
+			return p
+		}
+	}
+	return nil
+}
+
+// callsOn reports whether the method call's receiver is t, directly or
+// through variables captured by closures.
+func callsOn(call ssa.Instruction, t *ssa.Parameter) bool {
+	c, ok := call.(*ssa.Call)
+	if t == nil || !ok {
+		return false
+	}
+	recv := c.Call.Value
+	if !c.Call.IsInvoke() {
+		if len(c.Call.Args) == 0 {
+			return false
+		}
+		recv = c.Call.Args[0]
+	}
+	for _, src := range ssavalue.Sources(sharedloc.Root(recv)) {
+		if src == t {
+			return true
+		}
+		if cell, ok := src.(*ssa.Alloc); ok && slices.Contains(ssavalue.StoresTo(cell), ssa.Value(t)) {
 			return true
 		}
 	}

@@ -390,11 +390,7 @@ func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
 	if len(waits) == 0 || len(gos) == 0 {
 		return false
 	}
-	for _, blk := range fn.Blocks {
-		ret, ok := blk.Instrs[len(blk.Instrs)-1].(*ssa.Return)
-		if !ok {
-			continue
-		}
+	for _, ret := range ssaflow.Returns(fn) {
 		spawned := false
 		for _, g := range gos {
 			spawned = spawned || b.res.Flow.MayFollow(g, ret)

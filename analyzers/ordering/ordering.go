@@ -15,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -292,12 +293,8 @@ func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) b
 // mustRun reports whether j runs on every path from its function's entry
 // to a return.
 func (r *Result) mustRun(j ssa.Instruction) bool {
-	fn := j.Parent()
-	for _, b := range fn.Blocks {
-		if len(b.Instrs) == 0 {
-			continue
-		}
-		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && !r.gr.Flow.Dominates(j, ret) {
+	for _, ret := range ssaflow.Returns(j.Parent()) {
+		if !r.gr.Flow.Dominates(j, ret) {
 			return false
 		}
 	}

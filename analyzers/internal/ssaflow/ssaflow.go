@@ -292,3 +292,19 @@ func isExit(b *ssa.BasicBlock) bool {
 	_, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
 	return ok
 }
+
+// Returns returns fn's return instructions, except the one of the block
+// that resumes after a recovered panic (fn.Recover), which runs only when
+// a deferred call recovers.
+func Returns(fn *ssa.Function) []*ssa.Return {
+	var out []*ssa.Return
+	for _, b := range fn.Blocks {
+		if b == fn.Recover || len(b.Instrs) == 0 {
+			continue
+		}
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			out = append(out, ret)
+		}
+	}
+	return out
+}
