@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"go/token"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -99,20 +98,6 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
 					if safe != nil && safe(p) {
 						continue
-					}
-					if os.Getenv("PRECOG_DEBUG_PAIRS") != "" {
-						dump := func(objs []pointsto.Obj) string {
-							var sb strings.Builder
-							for _, o := range objs {
-								cl := "*"
-								if o.Clone != nil {
-									cl = e.Pass.Fset.Position(o.Clone.Pos()).String()
-								}
-								fmt.Fprintf(&sb, "\n    %v %s clone=%s", o.Site, o.Path, cl)
-							}
-							return sb.String()
-						}
-						fmt.Fprintf(os.Stderr, "PAIR %v | %v\n  ctx %v@%v | %v@%v\n  objs %v\n  objs %v\n", e.Pass.Fset.Position(a.Pos()), e.Pass.Fset.Position(b.Pos()), ca, e.Pass.Fset.Position(ca.Pos()), cb, e.Pass.Fset.Position(cb.Pos()), dump(oa), dump(ob))
 					}
 					return p, true
 				}

@@ -1,13 +1,10 @@
 package concurrent
 
 import (
-	"fmt"
 	"go/token"
 	"go/types"
 	"math"
-	"os"
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -77,17 +74,6 @@ func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.
 		return objs // depends on a value still being refined
 	}
 	e.lowWater = math.MaxInt
-	if os.Getenv("PRECOG_DEBUG_OBJ") != "" && strings.Contains(c.String(), os.Getenv("PRECOG_DEBUG_OBJ")) {
-		var ps []string
-		for _, o := range objs {
-			cl := "*"
-			if o.Clone != nil {
-				cl = e.Pass.Fset.Position(o.Clone.Pos()).String()
-			}
-			ps = append(ps, fmt.Sprint(o.Path, "@", cl))
-		}
-		fmt.Fprintf(os.Stderr, "OBJ d=%d %T %v in %v (%v) -> %v\n", depth, v, v, v.Parent(), e.Pass.Fset.Position(v.Pos()), ps)
-	}
 	e.objs[k] = objs
 	return objs
 }
@@ -355,9 +341,6 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) [
 		arg, ok := argOf(edge.Site)
 		if !ok {
 			return global
-		}
-		if os.Getenv("PRECOG_DEBUG_PARAMS") == fn.Name() {
-			fmt.Fprintf(os.Stderr, "PARAM %s in %v via %v at %v\n", p, c, edge.Caller.Func, e.Pass.Fset.Position(edge.Site.Pos()))
 		}
 		found = true
 		out = appendObjs(out, e.objects(arg, c, depth-1))
