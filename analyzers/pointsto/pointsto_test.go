@@ -58,6 +58,6 @@ func unwrap(v ssa.Value) ssa.Value {
 	return v
 }
 
-func TestExplore(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), aliasing, "explore")
+func TestPointsTo(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), aliasing, "constructors", "interior", "flows")
 }
