@@ -8,18 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/token"
 	"go/types"
-	"runtime/debug"
 
 	"golang.org/x/tools/go/analysis"
-)
 
-// InternalErrorCategory and guard mirror analyzerutil.InternalErrorCategory
-// and analyzerutil.Guard, which are internal to analyzers/ and cannot be
-// imported from here. The drivers only depend on the category and on the
-// other analyzers going on, which is what these reproduce.
-const InternalErrorCategory = "internal-error"
+	"github.com/precog-dev/precog/internal/analyzerutil"
+)
 
 // IDs maps the analyzers' names to their stable IDs, the categories of
 // their findings, as suite.IDs does for precog's checks.
@@ -128,30 +122,7 @@ var Fails = &analysis.Analyzer{
 var Panics = &analysis.Analyzer{
 	Name: "panics",
 	Doc:  "panic on every package\n\nPanics stands for a check with a bug.",
-	Run: guard(func(*analysis.Pass) (any, error) {
+	Run: analyzerutil.Guard(func(*analysis.Pass) (any, error) {
 		panic("boom")
-	}),
-}
-
-// guard turns a panic in run into one InternalErrorCategory diagnostic
-// carrying the stack, as analyzerutil.Guard does.
-func guard(run func(*analysis.Pass) (any, error)) func(*analysis.Pass) (any, error) {
-	return func(pass *analysis.Pass) (res any, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				pos := token.NoPos
-				if len(pass.Files) > 0 {
-					pos = pass.Files[0].Package
-				}
-				pass.Report(analysis.Diagnostic{
-					Pos:      pos,
-					Category: InternalErrorCategory,
-					Message: fmt.Sprintf("internal error: analyzer %s panicked on package %s: %v\n%s",
-						pass.Analyzer.Name, pass.Pkg.Path(), r, debug.Stack()),
-				})
-				res, err = nil, nil
-			}
-		}()
-		return run(pass)
-	}
+	}, nil),
 }

@@ -18,15 +18,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/precog-dev/precog/internal/analyzerutil"
 	"github.com/precog-dev/precog/internal/cli"
 	"golang.org/x/tools/go/analysis"
 )
 
 // internalErrorCategory is the Category of the diagnostic that
-// analyzerutil.Guard reports when an analyzer panics. It is copied here
-// because analyzerutil is internal to analyzers/; TestPanickingCheck keeps
-// the two in step through a real guarded analyzer.
-const internalErrorCategory = "internal-error"
+// analyzerutil.Guard reports when an analyzer panics.
+const internalErrorCategory = analyzerutil.InternalErrorCategory
 
 const doc = `Vet loads the named packages, with their tests unless -test=false, and
 reports the concurrency bugs that precog's checks find in them, without

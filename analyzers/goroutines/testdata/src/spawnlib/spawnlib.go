@@ -1,9 +1,7 @@
 // Package spawnlib exports helpers that run a function argument on a new
 // goroutine; the goroutines analyzer gives them a SpawnsFact naming the
-// argument, and says whether they wait for it.
+// argument. (joinlib has one that waits for them.)
 package spawnlib
-
-import "sync"
 
 func Spawn(f func()) { // want Spawn:`spawns\(0\)`
 	go f()
@@ -13,14 +11,6 @@ func SpawnNamed(name string, f func()) { // want SpawnNamed:`spawns\(1\)`
 	go func() {
 		f()
 	}()
-}
-
-func Both(f, g func()) { // want Both:`spawns\(0,1\) joins`
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); f() }()
-	go func() { defer wg.Done(); g() }()
-	wg.Wait()
 }
 
 func Through(f func()) { // want Through:`spawns\(0\)`
