@@ -14,7 +14,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
-	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 //go:embed doc.go

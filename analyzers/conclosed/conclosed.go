@@ -13,7 +13,6 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
-	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
@@ -21,6 +20,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 //go:embed doc.go

@@ -7,11 +7,11 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 //go:embed doc.go

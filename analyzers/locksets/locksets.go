@@ -13,9 +13,9 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
-	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 //go:embed doc.go

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
-	"github.com/precog-dev/precog/analyzers/internal/analyzerutil"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 //go:embed doc.go

@@ -18,6 +18,9 @@ import (
 func main() {
 	checks := suite.Checks()
 	if cli.IsVetTool(os.Args[1:]) {
+		if cli.FactsOnly(os.Args[1:]) {
+			unitchecker.Main(suite.FactsOnly()...) // does not return
+		}
 		unitchecker.Main(checks...) // does not return
 	}
 	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{

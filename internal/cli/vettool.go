@@ -1,6 +1,10 @@
 package cli
 
-import "strings"
+import (
+	"encoding/json"
+	"os"
+	"strings"
+)
 
 // IsVetTool reports whether args (without the program name) are a call from
 // "go vet -vettool=precog", which go vet makes in three steps:
@@ -28,4 +32,18 @@ func IsVetTool(args []string) bool {
 		}
 	}
 	return strings.HasSuffix(args[len(args)-1], ".cfg")
+}
+
+// FactsOnly reports whether a go vet invocation (see IsVetTool) asks only
+// for the facts of a dependency: its .cfg file sets VetxOnly.
+func FactsOnly(args []string) bool {
+	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
+		return false
+	}
+	data, err := os.ReadFile(args[len(args)-1])
+	if err != nil {
+		return false // unitchecker reports the error
+	}
+	var cfg struct{ VetxOnly bool }
+	return json.Unmarshal(data, &cfg) == nil && cfg.VetxOnly
 }
