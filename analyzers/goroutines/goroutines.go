@@ -617,10 +617,11 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 	}
 }
 
-// hasCallers reports whether fn is called (not spawned) in the package.
+// hasCallers reports whether fn is called (not spawned) in the package by
+// a function other than itself.
 func (b *builder) hasCallers(fn *ssa.Function) bool {
 	for _, e := range b.res.CallGraph.Callers(fn) {
-		if _, isGo := e.Site.(*ssa.Go); !isGo {
+		if _, isGo := e.Site.(*ssa.Go); !isGo && e.Caller.Func != fn {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
@@ -144,30 +145,36 @@ type analysis_ struct {
 	ids    map[sharedloc.Loc]int
 	calls  map[ssa.Instruction]lockCall
 	// deferred lists the mutexes a function unlocks in deferred calls,
-	// which are released when it returns.
+	// which are released when it returns; defers lists its other
+	// deferred calls, whose effects apply then too.
 	deferred map[*ssa.Function][]sharedloc.Loc
-	effects  map[*ssa.Function]effect
-	entry    map[*ssa.Function]Set // nil: not yet known (top)
-	known    map[*ssa.Function]bool
-	at       map[ssa.Instruction]Set
-	exit     map[*ssa.Function]Set
+	defers   map[*ssa.Function][]*ssa.Defer
+	// deferredUnlocks maps deferred Unlock calls to their mutex.
+	deferredUnlocks map[*ssa.Defer]sharedloc.Loc
+	effects         map[*ssa.Function]effect
+	entry           map[*ssa.Function]Set // nil: not yet known (top)
+	known           map[*ssa.Function]bool
+	at              map[ssa.Instruction]Set
+	exit            map[*ssa.Function]Set
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	a := &analysis_{
-		gr:       gr,
-		shared:   pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
-		funcs:    ssainput.SrcFuncs,
-		ids:      make(map[sharedloc.Loc]int),
-		calls:    make(map[ssa.Instruction]lockCall),
-		deferred: make(map[*ssa.Function][]sharedloc.Loc),
-		effects:  make(map[*ssa.Function]effect),
-		entry:    make(map[*ssa.Function]Set),
-		known:    make(map[*ssa.Function]bool),
-		at:       make(map[ssa.Instruction]Set),
-		exit:     make(map[*ssa.Function]Set),
+		gr:              gr,
+		shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		funcs:           ssainput.SrcFuncs,
+		ids:             make(map[sharedloc.Loc]int),
+		calls:           make(map[ssa.Instruction]lockCall),
+		deferred:        make(map[*ssa.Function][]sharedloc.Loc),
+		defers:          make(map[*ssa.Function][]*ssa.Defer),
+		deferredUnlocks: make(map[*ssa.Defer]sharedloc.Loc),
+		effects:         make(map[*ssa.Function]effect),
+		entry:           make(map[*ssa.Function]Set),
+		known:           make(map[*ssa.Function]bool),
+		at:              make(map[ssa.Instruction]Set),
+		exit:            make(map[*ssa.Function]Set),
 	}
 	a.findLockCalls()
 	a.computeEffects()
@@ -196,6 +203,9 @@ func (a *analysis_) findLockCalls() {
 				call := site.Common()
 				op, ok := model.LockOpOf(model.CalleeName(call))
 				if !ok {
+					if d, isDefer := instr.(*ssa.Defer); isDefer {
+						a.defers[fn] = append(a.defers[fn], d)
+					}
 					continue
 				}
 				recv := call.Value
@@ -217,6 +227,7 @@ func (a *analysis_) findLockCalls() {
 				case *ssa.Defer:
 					if op == model.Unlock || op == model.RUnlock {
 						a.deferred[fn] = append(a.deferred[fn], ms[0])
+						a.deferredUnlocks[instr.(*ssa.Defer)] = ms[0]
 					}
 				}
 			}
@@ -386,6 +397,15 @@ func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool, visit func(ss
 				for _, m := range a.deferred[fn] {
 					s = remove(s, m)
 				}
+				// Deferred calls of functions that unlock (defer
+				// t.unlock(), defer func() { mu.Unlock() }()).
+				for _, d := range a.defers[fn] {
+					for _, callee := range a.gr.CallGraph.Callees(d) {
+						for _, m := range a.effects[callee].release {
+							s = remove(s, m)
+						}
+					}
+				}
 				if !returns {
 					exit, returns = s, true
 				} else {
@@ -469,6 +489,11 @@ func (a *analysis_) computeLockSets() {
 			sites = append(sites, e.Site)
 		}
 		for _, s := range a.gr.RefSites(fn) {
+			if !model.SyncCallback(model.CalleeName(s.Common())) {
+				// Stored or run later (sync.OnceFunc, t.Cleanup,
+				// an unknown callee): held locks do not carry over.
+				return nil, false
+			}
 			sites = append(sites, s)
 		}
 		return sites, len(sites) > 0
@@ -484,6 +509,9 @@ func (a *analysis_) computeLockSets() {
 					s, known := a.at[site], a.known[site.Parent()]
 					if !known {
 						continue // caller not analyzed yet: top
+					}
+					if d, ok := site.(*ssa.Defer); ok {
+						s = a.atDeferredCall(d)
 					}
 					if first {
 						entry, first = s, false
@@ -515,6 +543,38 @@ func (a *analysis_) computeLockSets() {
 			a.flow(fn, nil, true, nil)
 		}
 	}
+}
+
+// atDeferredCall returns the locks held when the call deferred by d runs:
+// those held at every return of its function, less those that deferred
+// unlocks registered after d (which run before it) release.
+func (a *analysis_) atDeferredCall(d *ssa.Defer) Set {
+	fn := d.Parent()
+	var held Set
+	for i, ret := range ssaflow.Returns(fn) {
+		if i == 0 {
+			held = a.at[ret]
+		} else {
+			held = meet(held, a.at[ret])
+		}
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			later, ok := instr.(*ssa.Defer)
+			if !ok || later == d || !a.gr.Flow.MayFollow(d, later) {
+				continue
+			}
+			if lc, ok := a.deferredUnlocks[later]; ok {
+				held = remove(held, lc)
+			}
+			for _, callee := range a.gr.CallGraph.Callees(later) {
+				for _, m := range a.effects[callee].release {
+					held = remove(held, m)
+				}
+			}
+		}
+	}
+	return held
 }
 
 func isExported(fn *ssa.Function) bool {

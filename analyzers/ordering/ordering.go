@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -80,6 +81,7 @@ type Result struct {
 type syncOps struct {
 	waits   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Wait and task joins
 	dones   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Done, deferred or not
+	adds    map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Add
 	sends   map[sharedloc.Loc][]ssa.Instruction // sends and closes
 	recvs   map[sharedloc.Loc][]ssa.Instruction // receives
 	onceDo  map[sharedloc.Loc][]ssa.CallInstruction
@@ -98,6 +100,7 @@ func (r *Result) index() {
 		ops := syncOps{
 			waits:   map[sharedloc.Loc][]ssa.Instruction{},
 			dones:   map[sharedloc.Loc][]ssa.Instruction{},
+			adds:    map[sharedloc.Loc][]ssa.Instruction{},
 			sends:   map[sharedloc.Loc][]ssa.Instruction{},
 			recvs:   map[sharedloc.Loc][]ssa.Instruction{},
 			onceDo:  map[sharedloc.Loc][]ssa.CallInstruction{},
@@ -141,6 +144,8 @@ func (r *Result) index() {
 						ops.waits[obj] = append(ops.waits[obj], instr)
 					case name == model.WaitGroupDone:
 						ops.dones[obj] = append(ops.dones[obj], instr)
+					case name == model.WaitGroupAdd:
+						ops.adds[obj] = append(ops.adds[obj], instr)
 					case name == model.OnceDo && len(call.Args) == 2:
 						ops.onceDo[obj] = append(ops.onceDo[obj], site)
 					}
@@ -203,7 +208,13 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 			return Edge{}, false // a goroutine that starts its own kind
 		}
 		if pc == ca {
-			if !r.before(a, site, ca, MaxCallDepth) {
+			// a runs before this start, but if the starting code runs
+			// again (in a loop of its caller, or on several goroutines)
+			// a's next run is concurrent with this goroutine.
+			if ca.Multi || r.gr.Repeats(site.Parent()) || !r.before(a, site, ca, MaxCallDepth) {
+				return Edge{}, false
+			}
+			if _, deferred := a.(*ssa.Defer); deferred {
 				return Edge{}, false
 			}
 			continue
@@ -331,16 +342,33 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 		}
 	}
 	for obj, dones := range r.ops.dones {
-		if !r.doneAfter(a, ca, dones) {
+		if !r.doneAfter(a, ca, dones) || r.addsItself(ca, obj) {
 			continue
 		}
 		for _, w := range r.ops.waits[obj] {
-			if model.CalleeName(w.(ssa.CallInstruction).Common()) == model.WaitGroupWait && r.after(w, b, cb, MaxCallDepth) {
+			if model.CalleeName(w.(ssa.CallInstruction).Common()) != model.WaitGroupWait {
+				continue
+			}
+			if ca.Site != nil && w.Parent() == ca.Site.Parent() && !r.gr.Flow.MayFollow(ca.Site, w) {
+				continue // this Wait runs before the goroutine starts
+			}
+			if r.after(w, b, cb, MaxCallDepth) {
 				return Edge{Rule: Join, Pos: w.Pos()}, true
 			}
 		}
 	}
 	return Edge{}, false
+}
+
+// addsItself reports whether the goroutines of c call Add on the
+// WaitGroup obj themselves: a Wait may then return before they do.
+func (r *Result) addsItself(c *goroutines.Context, obj sharedloc.Loc) bool {
+	for _, a := range r.ops.adds[obj] {
+		if slices.Contains(r.gr.Of(a.Parent()), c) {
+			return true
+		}
+	}
+	return false
 }
 
 // doneAfter reports whether one of the Done calls runs, on a's goroutine,
@@ -396,13 +424,26 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 					return false
 				}
 			}
-			return true
+			// With several goroutines of ca sending on one channel, the
+			// receive orders only one of them before b.
+			return !ca.Multi || !r.sharedSend(x, ch, ca)
 		})
 		if ok {
 			return Edge{Rule: Channel, Pos: recv.Pos()}, true
 		}
 	}
 	return Edge{}, false
+}
+
+// sharedSend reports whether the send or close x on ch may be on a channel
+// that all goroutines of the Multi context c share.
+func (r *Result) sharedSend(x ssa.Instruction, ch sharedloc.Loc, c *goroutines.Context) bool {
+	for _, acc := range r.shared.ByInstr[x] {
+		if acc.Loc == ch && !r.shared.SharedIn(acc, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // selectCase returns the first instruction of the body of sel's case that

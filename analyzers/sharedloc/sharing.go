@@ -3,6 +3,7 @@ package sharedloc
 import (
 	"slices"
 
+	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
@@ -257,9 +258,11 @@ func (r *Result) sharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 	switch v := v.(type) {
 	case *ssa.Global:
 		return true
+	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
+		return r.madeOutside(v.(ssa.Instruction), c)
 	case *ssa.Alloc:
 		if !isCaptured(v) {
-			return false
+			return r.madeOutside(v, c)
 		}
 		if slices.Contains(r.Goroutines.Of(v.Parent()), c) {
 			// Declared on the goroutine itself: one variable each.
@@ -295,7 +298,12 @@ func (r *Result) sharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 			}
 			return r.invariantArg(args[idx], c, depth-1)
 		}
-		callers := r.Goroutines.CallGraph.Callers(fn)
+		var callers []*callgraph.Edge
+		for _, e := range r.Goroutines.CallGraph.Callers(fn) {
+			if slices.Contains(r.Goroutines.Of(e.Caller.Func), c) {
+				callers = append(callers, e)
+			}
+		}
 		if len(callers) == 0 {
 			return false
 		}
@@ -316,6 +324,18 @@ func (r *Result) sharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 	return false
 }
 
+// madeOutside reports whether the object made by alloc is the same for
+// all goroutines of c: made in the function that starts them, outside the
+// loop that does.
+func (r *Result) madeOutside(alloc ssa.Instruction, c *goroutines.Context) bool {
+	site := c.Site
+	if site == nil || alloc.Parent() != site.Parent() {
+		return false
+	}
+	flow := r.Goroutines.Flow
+	return flow.InLoop(site) && !(flow.MayFollow(site, alloc) && flow.MayFollow(alloc, site))
+}
+
 // invariantArg reports whether the argument arg of c's spawn site is the
 // same object for every goroutine of c.
 func (r *Result) invariantArg(arg ssa.Value, c *goroutines.Context, depth int) bool {
@@ -325,7 +345,7 @@ func (r *Result) invariantArg(arg ssa.Value, c *goroutines.Context, depth int) b
 		return false // computed anew in the loop that spawns
 	}
 	switch root := Root(arg).(type) {
-	case *ssa.Global, *ssa.Alloc:
+	case *ssa.Global, *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
 		return r.sharedIn(root, c, depth)
 	case *ssa.Parameter:
 		// The spawner's own receiver is taken to be the long-lived

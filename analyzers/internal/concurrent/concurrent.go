@@ -92,7 +92,7 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 						continue
 					}
 					oa, ob := e.viewObjects(a, va, ca), e.viewObjects(b, vb, cb)
-					if !e.shared(oa, ob, ca, cb) {
+					if !e.shared(oa, ob, ca, cb, globalRooted(a) || globalRooted(b)) {
 						continue // different objects, or no evidence the goroutines share them
 					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
@@ -109,14 +109,15 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 
 // shared reports whether the objects xs (touched on ca) and ys (touched
 // on cb) have one in common that the two goroutines can be shown to
-// share: a package variable, or an object that one goroutine was handed
+// share: a package variable or what it holds (global), or an object that
+// one goroutine was handed
 // when it was started (as an argument, a receiver or a captured variable)
 // by the other, or by the goroutine that started them both. Requiring
 // that witness keeps the checks from pairing two goroutines that merely
 // touch objects of one allocation site, which is all the points-to
 // analysis can tell about objects that travel through interfaces, maps
 // and long call chains.
-func (e *Env) shared(xs, ys []pointsto.Obj, ca, cb *goroutines.Context) bool {
+func (e *Env) shared(xs, ys []pointsto.Obj, ca, cb *goroutines.Context, global bool) bool {
 	for _, x := range xs {
 		if x.Site == nil {
 			continue // known only by type
@@ -125,7 +126,7 @@ func (e *Env) shared(xs, ys []pointsto.Obj, ca, cb *goroutines.Context) bool {
 			if !x.MayAlias(y) {
 				continue
 			}
-			if _, global := x.Site.(*ssa.Global); global {
+			if _, isGlobal := x.Site.(*ssa.Global); isGlobal || global {
 				return true
 			}
 			if e.handedTo(cb, x, ca) || e.handedTo(ca, x, cb) {
@@ -134,6 +135,13 @@ func (e *Env) shared(xs, ys []pointsto.Obj, ca, cb *goroutines.Context) bool {
 		}
 	}
 	return false
+}
+
+// globalRooted reports whether a reaches memory through a package
+// variable (v.f, v[k], or the map or channel v holds).
+func globalRooted(a *sharedloc.Access) bool {
+	_, ok := a.Base.(*ssa.Global)
+	return ok
 }
 
 // handedTo reports whether o, or an object from which it can be reached

@@ -67,3 +67,41 @@ func init() {
 		}
 	}
 }
+
+// syncCallbacks are functions of other packages known to call the function
+// values they are given before they return, on the calling goroutine, so
+// that locks held around the call are held in the callback.
+var syncCallbacks = map[string]bool{
+	"(*sync.Once).Do":         true,
+	"(*sync.Map).Range":       true,
+	"sort.Slice":              true,
+	"sort.SliceStable":        true,
+	"sort.SliceIsSorted":      true,
+	"sort.Search":             true,
+	"slices.SortFunc":         true,
+	"slices.SortStableFunc":   true,
+	"slices.IndexFunc":        true,
+	"slices.ContainsFunc":     true,
+	"slices.DeleteFunc":       true,
+	"slices.BinarySearchFunc": true,
+	"slices.CompactFunc":      true,
+	"slices.EqualFunc":        true,
+	"slices.MaxFunc":          true,
+	"slices.MinFunc":          true,
+	"maps.DeleteFunc":         true,
+	"strings.Map":             true,
+	"strings.IndexFunc":       true,
+	"strings.FieldsFunc":      true,
+	"strings.TrimFunc":        true,
+	"bytes.Map":               true,
+	"bytes.IndexFunc":         true,
+	"bytes.FieldsFunc":        true,
+	"(*testing.T).Run":        true,
+	"(*testing.B).Run":        true,
+}
+
+// SyncCallback reports whether the named function calls the function
+// values it is given synchronously, before returning.
+func SyncCallback(name string) bool {
+	return syncCallbacks[name]
+}
