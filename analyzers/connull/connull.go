@@ -44,7 +44,7 @@ func run(pass *analysis.Pass) (any, error) {
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
 	var nils []*sharedloc.Access
 	for _, a := range accs {
-		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) {
+		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) && !clearsBeforeShrinking(a) {
 			nils = append(nils, a)
 		}
 	}
@@ -91,6 +91,35 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 	rel := []analysis.RelatedInformation{{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)}}
 	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
 	rep.Report(analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel})
+}
+
+// clearsBeforeShrinking reports whether the nil store a clears a slice
+// element that the same function then cuts off, the idiom that lets the
+// collector free it:
+//
+//	s.items[last] = nil
+//	s.items = s.items[:last]
+//
+// The nil is never visible at an index below the new length.
+func clearsBeforeShrinking(a *sharedloc.Access) bool {
+	store, ok := a.Instr.(*ssa.Store)
+	if !ok {
+		return false
+	}
+	elem, ok := store.Addr.(*ssa.IndexAddr)
+	if !ok {
+		return false
+	}
+	refs := elem.Index.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, u := range *refs {
+		if sl, ok := u.(*ssa.Slice); ok && sl.High == elem.Index && sl.Parent() == a.Fn() {
+			return true
+		}
+	}
+	return false
 }
 
 func isNil(v ssa.Value) bool {

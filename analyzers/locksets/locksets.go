@@ -4,6 +4,7 @@ import (
 	"cmp"
 	_ "embed"
 	"go/token"
+	"go/types"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
@@ -215,10 +217,16 @@ func (a *analysis_) findLockCalls() {
 					}
 					recv = call.Args[0]
 				}
-				// Several possible mutexes: none can be said to be held.
+				// Several possible mutexes: none can be said to be held,
+				// unless they come through a parameter, and each call
+				// site says which (see lockedParam).
 				ms := a.shared.Objects(recv)
 				if len(ms) != 1 {
-					continue
+					p := paramOf(recv)
+					if p == nil {
+						continue
+					}
+					ms = []sharedloc.Loc{{Kind: sharedloc.Param, Cell: p}}
 				}
 				a.id(ms[0])
 				switch instr.(type) {
@@ -513,6 +521,11 @@ func (a *analysis_) computeLockSets() {
 					if d, ok := site.(*ssa.Defer); ok {
 						s = a.atDeferredCall(d)
 					}
+					if call, ok := site.(ssa.CallInstruction); ok {
+						if through, ok := a.throughParam(fn, call); ok {
+							s = through
+						}
+					}
 					if first {
 						entry, first = s, false
 					} else {
@@ -543,6 +556,102 @@ func (a *analysis_) computeLockSets() {
 			a.flow(fn, nil, true, nil)
 		}
 	}
+}
+
+// paramOf returns the parameter that v is, through captured variables and
+// interface conversions, or nil.
+func paramOf(v ssa.Value) *ssa.Parameter {
+	srcs := ssavalue.Sources(v)
+	if len(srcs) != 1 {
+		return nil
+	}
+	p, _ := srcs[0].(*ssa.Parameter)
+	return p
+}
+
+// throughParam returns the entry set that a function value fn gets when a
+// helper H calls it through H's function parameter at site, as in
+//
+//	func withLock(lk sync.Locker, f func()) { lk.Lock(); defer lk.Unlock(); f() }
+//	withLock(dc, func() { dc.openStmt[s] = true })
+//
+// For each call of H that passes fn, it is what the caller holds there
+// plus what H holds at site, H's parameter mutexes replaced by the
+// arguments of that call. It returns false if site is not such a call.
+func (a *analysis_) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Set, bool) {
+	common := site.Common()
+	if common.IsInvoke() || common.StaticCallee() != nil {
+		return nil, false
+	}
+	fp := paramOf(common.Value)
+	if fp == nil {
+		return nil, false
+	}
+	h := fp.Parent()
+	idx := slices.Index(h.Params, fp)
+	inner := a.at[site]
+	var entry Set
+	found := false
+	for _, e := range a.gr.CallGraph.Callers(h) {
+		outer := e.Site
+		args := outer.Common().Args
+		if outer.Common().IsInvoke() || idx < 0 || idx >= len(args) || !slices.Contains(ssavalue.Funcs(args[idx]), fn) {
+			continue
+		}
+		held := a.at[outer]
+		for _, m := range inner {
+			if m.Mutex.Kind != sharedloc.Param {
+				held = a.add(held, m.Mutex, m.Mode, m.Pos)
+				continue
+			}
+			p := m.Mutex.Cell.(*ssa.Parameter)
+			j := slices.Index(h.Params, p)
+			if p.Parent() != h || j < 0 || j >= len(args) {
+				continue
+			}
+			if key, ok := a.lockerKey(args[j]); ok {
+				held = a.add(held, key, m.Mode, m.Pos)
+			}
+		}
+		if !found {
+			entry, found = held, true
+		} else {
+			entry = meet(entry, held)
+		}
+	}
+	return entry, found
+}
+
+// lockerKey names the mutex that v (a *Mutex, or a sync.Locker made from
+// a pointer to a struct embedding one) locks.
+func (a *analysis_) lockerKey(v ssa.Value) (sharedloc.Loc, bool) {
+	if mi, ok := v.(*ssa.MakeInterface); ok {
+		ms := types.NewMethodSet(mi.X.Type())
+		sel := ms.Lookup(nil, "Lock")
+		if sel != nil && len(sel.Index()) > 1 {
+			// A promoted Lock: the mutex is the embedded field the
+			// method comes from.
+			t := mi.X.Type()
+			var f *types.Var
+			for _, i := range sel.Index()[:len(sel.Index())-1] {
+				if p, ok := t.Underlying().(*types.Pointer); ok {
+					t = p.Elem()
+				}
+				st, ok := t.Underlying().(*types.Struct)
+				if !ok || i >= st.NumFields() {
+					return sharedloc.Loc{}, false
+				}
+				f = st.Field(i)
+				t = f.Type()
+			}
+			return sharedloc.Loc{Kind: sharedloc.Field, Obj: f.Origin()}, true
+		}
+		v = mi.X
+	}
+	if ms := a.shared.Objects(v); len(ms) == 1 {
+		return ms[0], true
+	}
+	return sharedloc.Loc{}, false
 }
 
 // atDeferredCall returns the locks held when the call deferred by d runs:

@@ -22,6 +22,10 @@ const (
 	// Made is a map, slice, array or channel created in the package;
 	// Cell is the instruction that makes it.
 	Made
+	// Param is whatever a parameter (Cell, an *ssa.Parameter) refers to,
+	// when the callers pass different things: a mutex handed to a
+	// with-lock helper, known at each call site.
+	Param
 )
 
 // A Loc is an abstract memory location. Locs are comparable and may be
@@ -63,6 +67,8 @@ func (l Loc) String() string {
 		if s == "" {
 			s = l.Cell.Name()
 		}
+	case Param:
+		s = "the mutex passed as " + l.Cell.Name()
 	case Made:
 		s = fmt.Sprintf("%s made at %s", kindOf(l.Cell.Type()), l.Cell.Parent().Prog.Fset.Position(l.Cell.Pos()))
 	}
