@@ -2,7 +2,8 @@
 // with all syntax and tests, then go/analysis/checker) and writes a CPU
 // profile of the analysis, to see where precog vet's time goes. It also
 // prints, for each analyzer, the time spent in its Run summed over
-// packages (thread time: the checker runs packages in parallel).
+// packages; run with -sequential for these to be close to CPU time, since
+// in parallel they also count the time that runs wait for a processor.
 //
 // Usage, from bench/corpus so that its modules resolve:
 //
@@ -31,6 +32,7 @@ var (
 	cpuprofile = flag.String("cpuprofile", "", "write a CPU profile of the analysis to `file`")
 	memprofile = flag.String("memprofile", "", "write a heap profile, taken after the analysis, to `file`")
 	tests      = flag.Bool("test", true, "also load the packages' tests")
+	sequential = flag.Bool("sequential", false, "run the analysis on one goroutine")
 	stopAfter  = flag.Duration("stopafter", 0, "if the analysis is still running after this long, write the profiles and exit with status 2")
 )
 
@@ -80,7 +82,7 @@ func run(patterns []string) error {
 			os.Exit(2)
 		})
 	}
-	graph, err := checker.Analyze(checks, pkgs, nil)
+	graph, err := checker.Analyze(checks, pkgs, &checker.Options{Sequential: *sequential})
 	if err != nil {
 		return fmt.Errorf("analyzing: %w", err)
 	}
