@@ -273,7 +273,7 @@ func run(sets []pkgSet, tools []tool, log func(string, ...any)) error {
 	fmt.Printf("- %s; nproc %d; GOMAXPROCS unset; %s\n", env.goVersion, runtime.NumCPU(), env.cpu)
 	fmt.Printf("- load average (1 min) during the runs: %.2f to %.2f\n", load.min, load.max)
 	fmt.Printf("- %d rounds, tools in alternating order; each run from a fresh copy of a compile-warm, analysis-cold GOCACHE; "+
-		"CPU = user+sys of the process tree; peak RSS = largest single process in the tree; "+
+		"CPU = user+sys of the process tree; peak RSS = largest single process in the tree; findings = distinct diagnostics in round 1; "+
 		"limits per run: %v, %d GiB of address space per process\n", *rounds, *timeout, *memGiB)
 	for _, s := range sets {
 		for _, t := range tools {
@@ -359,24 +359,29 @@ func saveLog(args []string, stdout, stderr *bytes.Buffer) (string, error) {
 }
 
 var (
-	diagLine   = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: `)
-	precogLine = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: .* \[[a-z0-9-]+\]$`)
+	diagLine     = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: `)
+	evidenceLine = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: \t`)
+	precogLine   = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: .* \[[a-z0-9-]+\]$`)
 )
 
 // goVetFindings accepts exit status 0, or 1 with nothing but diagnostics on
-// stderr, and counts the diagnostics.
+// stderr, and counts the distinct diagnostics: a package's files are
+// analyzed in both the package and its test variant, and evidence lines
+// ("file:line:col: \tmessage", from unitchecker) are not findings.
 func goVetFindings(code int, _, stderr string) (int, error) {
-	n := 0
+	diags := make(map[string]bool)
 	for line := range strings.Lines(stderr) {
 		line = strings.TrimRight(line, "\n")
 		switch {
 		case line == "" || strings.HasPrefix(line, "# ") || line[0] == ' ' || line[0] == '\t':
+		case evidenceLine.MatchString(line):
 		case diagLine.MatchString(line):
-			n++
+			diags[line] = true
 		default:
 			return 0, fmt.Errorf("not a diagnostic: %s", line)
 		}
 	}
+	n := len(diags)
 	switch {
 	case code == 0 && n == 0, code == 1 && n > 0:
 		return n, nil
