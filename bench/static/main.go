@@ -124,7 +124,7 @@ type cell struct {
 
 var (
 	rounds     = flag.Int("rounds", 3, "number of rounds")
-	precogFlag = flag.String("precog", "", "precog binary to measure (default: build cmd/precog from the repository)")
+	precogFlag = flag.String("precog", "", "precog binary to measure, relative to bench/static (default: build cmd/precog from the repository)")
 	setsFlag   = flag.String("sets", "", "comma-separated package sets to run (default all: x/sync,conc,std)")
 	toolsFlag  = flag.String("tools", "", `comma-separated tools to run (default all: "go vet,precog vet,go vet -vettool=precog")`)
 	timeout    = flag.Duration("timeout", 15*time.Minute, "time limit of one run")
