@@ -64,6 +64,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -270,7 +271,7 @@ func run(sets []pkgSet, tools []tool, log func(string, ...any)) error {
 	fmt.Println()
 	fmt.Printf("- command: `go -C bench/static run . %s`\n", shellJoin(os.Args[1:]))
 	fmt.Printf("- precog: %s\n", env.precog)
-	fmt.Printf("- %s; nproc %d; GOMAXPROCS unset; %s\n", env.goVersion, runtime.NumCPU(), env.cpu)
+	fmt.Printf("- %s; nproc %d; GOMAXPROCS=%s; %s\n", env.goVersion, runtime.NumCPU(), cmp.Or(os.Getenv("GOMAXPROCS"), "unset"), env.cpu)
 	fmt.Printf("- load average (1 min) during the runs: %.2f to %.2f\n", load.min, load.max)
 	fmt.Printf("- %d rounds, tools in alternating order; each run from a fresh copy of a compile-warm, analysis-cold GOCACHE; "+
 		"CPU = user+sys of the process tree; peak RSS = largest single process in the tree; findings = distinct diagnostics in round 1; "+
