@@ -239,7 +239,7 @@ func run(pass *analysis.Pass) (any, error) {
 	b.findRoots(ssainput.SrcFuncs)
 	b.findRefs(ssainput.SrcFuncs)
 	b.propagate(ssainput.SrcFuncs)
-	b.computeMulti()
+	b.computeMulti(ssainput.SrcFuncs)
 	for _, fn := range ssainput.SrcFuncs {
 		if len(b.res.of[fn]) > 0 {
 			b.res.funcs = append(b.res.funcs, fn)
@@ -877,7 +877,7 @@ func (b *builder) walk(entry *ssa.Function, static bool, visit func(*ssa.Functio
 
 // computeMulti decides which contexts may have several goroutines running
 // at once, and which functions repeat.
-func (b *builder) computeMulti() {
+func (b *builder) computeMulti(funcs []*ssa.Function) {
 	const (
 		unvisited = iota
 		visiting
@@ -907,7 +907,7 @@ func (b *builder) computeMulti() {
 		b.res.repeats[fn] = r
 		return r
 	}
-	for fn := range b.res.of {
+	for _, fn := range funcs {
 		repeats(fn)
 	}
 	for changed := true; changed; {

@@ -91,7 +91,7 @@ func compatible(a, b ssa.CallInstruction) bool {
 type Result struct {
 	objs  []Obj
 	nodes map[ssa.Value]int
-	pts   []*intsets.Sparse // not []Sparse: a Sparse must not be copied
+	pts   [][]int // each node's objects, sorted; frozen after solving
 	// heap indexes the memory of each allocation site by path, with the
 	// static type of what it holds (nil when only interface values were
 	// seen stored there).
@@ -134,7 +134,7 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 			if !r.concrete[cell.node] || !strings.HasPrefix(cell.path, it.o.Path) {
 				continue
 			}
-			for _, id := range r.pts[cell.node].AppendTo(nil) {
+			for _, id := range r.pts[cell.node] {
 				child := r.objs[id]
 				if child.Site != nil && !seen[child.Site] {
 					work = append(work, item{child, it.d - 1})
@@ -157,7 +157,7 @@ func (r *Result) PointsTo(v ssa.Value) []Obj {
 		return nil
 	}
 	var out []Obj
-	for _, id := range r.pts[n].AppendTo(nil) {
+	for _, id := range r.pts[n] {
 		out = append(out, r.objs[id])
 	}
 	return out
@@ -209,7 +209,11 @@ type edge struct {
 }
 
 type solver struct {
-	res       *Result
+	res *Result
+	// pts holds the sets while solving (not []Sparse: a Sparse must not
+	// be copied). They are frozen into res.pts after, because a Sparse
+	// writes to itself on first read and the checks read concurrently.
+	pts       []*intsets.Sparse
 	objID     map[Obj]int
 	heap      map[heapKey]int
 	edges     [][]edge
@@ -253,18 +257,22 @@ func run(pass *analysis.Pass) (any, error) {
 		s.function(fn)
 	}
 	s.solve()
+	s.res.pts = make([][]int, len(s.pts))
+	for i, set := range s.pts {
+		s.res.pts[i] = set.AppendTo(nil)
+	}
 	return s.res, nil
 }
 
 func (s *solver) newNode() int {
-	s.res.pts = append(s.res.pts, new(intsets.Sparse))
+	s.pts = append(s.pts, new(intsets.Sparse))
 	s.delta = append(s.delta, new(intsets.Sparse))
 	s.edges = append(s.edges, nil)
 	s.complex = append(s.complex, nil)
 	s.queued = append(s.queued, false)
 	s.types = append(s.types, nil)
 	s.res.concrete = append(s.res.concrete, false)
-	return len(s.res.pts) - 1
+	return len(s.pts) - 1
 }
 
 // node returns the node of value v, creating it.
@@ -296,7 +304,7 @@ func (s *solver) obj(o Obj) int {
 
 func (s *solver) addObj(n int, o Obj) {
 	id := s.obj(o)
-	if s.res.pts[n].Insert(id) {
+	if s.pts[n].Insert(id) {
 		s.delta[n].Insert(id)
 		s.push(n)
 	}
@@ -338,17 +346,17 @@ func (s *solver) copy(dst, src int) {
 
 func (s *solver) addEdge(src int, e edge) {
 	s.edges[src] = append(s.edges[src], e)
-	if !s.res.pts[src].IsEmpty() {
-		s.apply(e, s.res.pts[src])
+	if !s.pts[src].IsEmpty() {
+		s.apply(e, s.pts[src])
 	}
 }
 
 func (s *solver) apply(e edge, set *intsets.Sparse) {
 	if e.clone == nil {
 		var diff intsets.Sparse
-		diff.Difference(set, s.res.pts[e.dst])
+		diff.Difference(set, s.pts[e.dst])
 		if !diff.IsEmpty() {
-			s.res.pts[e.dst].UnionWith(&diff)
+			s.pts[e.dst].UnionWith(&diff)
 			s.delta[e.dst].UnionWith(&diff)
 			s.push(e.dst)
 		}
@@ -365,7 +373,7 @@ func (s *solver) apply(e edge, set *intsets.Sparse) {
 
 func (s *solver) addComplex(n int, c constraint) {
 	s.complex[n] = append(s.complex[n], c)
-	for _, id := range s.res.pts[n].AppendTo(nil) {
+	for _, id := range s.pts[n].AppendTo(nil) {
 		s.applyComplex(c, s.res.objs[id])
 	}
 }

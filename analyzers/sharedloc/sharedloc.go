@@ -30,7 +30,7 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: reflect.TypeFor[*Result](),
 	Run: analyzerutil.Guard(run, func() any {
 		r := &Result{ByLoc: map[Loc][]*Access{}, local: map[*Access]bool{}, shared: map[sharedKey]bool{}}
-		r.coll = &collector{res: r, params: map[*ssa.Parameter][]Loc{}}
+		r.coll = &collector{res: r, params: map[*ssa.Parameter]bool{}}
 		return r
 	}),
 }
@@ -155,7 +155,7 @@ func run(pass *analysis.Pass) (any, error) {
 		local:      make(map[*Access]bool),
 		shared:     make(map[sharedKey]bool),
 	}
-	c := &collector{res: r, params: make(map[*ssa.Parameter][]Loc)}
+	c := &collector{res: r, params: make(map[*ssa.Parameter]bool)}
 	r.coll = c
 	for _, fn := range ssainput.SrcFuncs {
 		if len(gr.Of(fn)) == 0 {
@@ -172,7 +172,7 @@ func run(pass *analysis.Pass) (any, error) {
 
 type collector struct {
 	res    *Result
-	params map[*ssa.Parameter][]Loc // memo for containers passed as parameters
+	params map[*ssa.Parameter]bool // parameters being followed, against cycles
 }
 
 func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, ptr ssa.Value) *Access {
@@ -389,10 +389,14 @@ func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
 // sites, including `go` statements, when the function is not exported
 // (an exported function may be called with any container).
 func (c *collector) paramLocs(p *ssa.Parameter, depth int) []Loc {
-	if locs, ok := c.params[p]; ok {
-		return locs
+	// No memo: what a query finds must not depend on which queries came
+	// before it (the checks query concurrently). A parameter met again
+	// on the way is a cycle, which adds nothing.
+	if c.params[p] {
+		return nil
 	}
-	c.params[p] = nil // cycle guard
+	c.params[p] = true
+	defer delete(c.params, p)
 	fn := p.Parent()
 	idx := -1
 	for i, q := range fn.Params {
@@ -418,7 +422,6 @@ func (c *collector) paramLocs(p *ssa.Parameter, depth int) []Loc {
 			}
 		}
 	}
-	c.params[p] = out
 	return out
 }
 

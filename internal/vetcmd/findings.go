@@ -65,7 +65,12 @@ func analyze(checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, e
 			res.findings = append(res.findings, newFinding(act.Analyzer, act.Package, d))
 		}
 	}
-	slices.SortFunc(res.findings, compareFindings)
+	// A finding in a file shared by a package and its test variant comes
+	// twice, possibly with different evidence; the full order keeps the
+	// one that survives the same from run to run.
+	slices.SortFunc(res.findings, func(a, b finding) int {
+		return cmp.Or(compareFindings(a, b), compareEvidence(a, b))
+	})
 	res.findings = slices.CompactFunc(res.findings, sameFinding)
 	slices.Sort(res.errs)
 	res.errs = slices.Compact(res.errs)
@@ -116,6 +121,22 @@ func compareFindings(a, b finding) int {
 		strings.Compare(a.category, b.category),
 		strings.Compare(a.message, b.message),
 	)
+}
+
+// compareEvidence orders findings that compareFindings finds equal by
+// their related positions and messages.
+func compareEvidence(a, b finding) int {
+	for i := range min(len(a.related), len(b.related)) {
+		ra, rb := a.related[i], b.related[i]
+		if c := cmp.Or(
+			strings.Compare(ra.pos.Filename, rb.pos.Filename),
+			cmp.Compare(ra.pos.Line, rb.pos.Line),
+			cmp.Compare(ra.pos.Column, rb.pos.Column),
+			strings.Compare(ra.message, rb.message)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a.related), len(b.related))
 }
 
 // printFindings writes findings as text or, with asJSON, as JSON lines,
