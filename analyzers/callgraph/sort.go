@@ -15,7 +15,13 @@ func sortFuncs(fns []*ssa.Function) {
 }
 
 func compareFuncs(a, b *ssa.Function) int {
-	return cmp.Or(cmp.Compare(a.Pos(), b.Pos()), cmp.Compare(a.String(), b.String()))
+	if a == b {
+		return 0
+	}
+	if c := cmp.Compare(a.Pos(), b.Pos()); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.String(), b.String()) // wrappers share their method's position
 }
 
 func sortEdges(edges []*xcallgraph.Edge) {

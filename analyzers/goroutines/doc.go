@@ -13,8 +13,9 @@
 //   - calls that hand a function to a library that runs it on another
 //     goroutine: (*sync.WaitGroup).Go, errgroup's Group.Go and TryGo,
 //     sourcegraph/conc's WaitGroup.Go and the pool and stream Go methods,
-//     time.AfterFunc and context.AfterFunc, and any function of another
-//     package that carries a SpawnsFact (see below);
+//     time.AfterFunc and context.AfterFunc, and any function that the
+//     spawnfacts analyzer found to run a function parameter on a new
+//     goroutine, in this package or another;
 //   - t.Run and b.Run subtests whose function calls t.Parallel, and
 //     top-level tests that call t.Parallel;
 //   - HTTP handlers: ServeHTTP methods of the package's types, functions
@@ -32,11 +33,6 @@
 // A context is Multi when several goroutines of it may run at once: its
 // `go` statement is in a loop or in a function that is itself called in a
 // loop or runs in a Multi context, or it is an HTTP handler.
-//
-// The analyzer exports a SpawnsFact for functions that run a function
-// parameter on a new goroutine, such as a package's own
-// `func Go(f func())` helper, so that callers in other packages get a
-// context for the function they pass.
 //
 // The analysis is unsound where goroutines are started by code it cannot
 // see (reflection, callbacks stored and invoked by other packages), and it

@@ -18,6 +18,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+	"github.com/precog-dev/precog/analyzers/spawnfacts"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -29,34 +30,9 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "goroutines",
 	Doc:        analyzerutil.MustExtractDoc(doc, "goroutines"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/goroutines",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, spawnfacts.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{new(SpawnsFact)},
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil, nil) }),
-}
-
-// SpawnsFact marks a function that runs some of its function-typed
-// parameters on a new goroutine. Params are indexes into the call's
-// arguments, receiver first for methods. Joins reports that the function
-// waits (with sync.WaitGroup.Wait) for the goroutines before it returns,
-// as testing.B.RunParallel does.
-type SpawnsFact struct {
-	Params []int
-	Joins  bool
-}
-
-// AFact marks SpawnsFact as an analysis.Fact.
-func (*SpawnsFact) AFact() {}
-
-func (f *SpawnsFact) String() string {
-	s := make([]string, len(f.Params))
-	for i, p := range f.Params {
-		s[i] = fmt.Sprint(p)
-	}
-	if f.Joins {
-		return "spawns(" + strings.Join(s, ",") + ") joins"
-	}
-	return "spawns(" + strings.Join(s, ",") + ")"
 }
 
 // Kind is the kind of root that starts a context's goroutines.
@@ -228,14 +204,11 @@ func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
 	b := &builder{
-		pass:     pass,
-		res:      newResult(cg, ssaflow.New()),
-		spawns:   make(map[*ssa.Function][]int),
-		joins:    make(map[*ssa.Function]bool),
-		realizes: make(map[ssa.Instruction]bool),
-		refs:     make(map[*ssa.Function][]*ssa.Function),
+		pass:   pass,
+		res:    newResult(cg, ssaflow.New()),
+		spawns: pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
+		refs:   make(map[*ssa.Function][]*ssa.Function),
 	}
-	b.findSpawners(ssainput.SrcFuncs)
 	b.findRoots(ssainput.SrcFuncs)
 	b.findRefs(ssainput.SrcFuncs)
 	b.propagate(ssainput.SrcFuncs)
@@ -252,195 +225,13 @@ type builder struct {
 	pass *analysis.Pass
 	res  *Result
 
-	// spawns maps a function of this package to the argument indexes it
-	// runs on new goroutines (as in SpawnsFact).
-	spawns map[*ssa.Function][]int
-	// joins holds the spawners of this package that wait for what they
-	// spawn before returning.
-	joins map[*ssa.Function]bool
-	// realizes holds the `go` statements inside spawners that run a
-	// spawned parameter: the goroutine is rooted at the spawner's call
-	// sites instead, where the function passed is known.
-	realizes map[ssa.Instruction]bool
+	// spawns tells which calls start goroutines.
+	spawns *spawnfacts.Result
 	// refs maps a function to the function values it hands to callees
 	// without a body here, which run on the same goroutine.
 	refs map[*ssa.Function][]*ssa.Function
 	// roots are the entries of non-Caller contexts.
 	roots map[*ssa.Function]bool
-}
-
-// findSpawners computes SpawnsFacts for the package's named functions,
-// iterating because a spawner may spawn through another one.
-func (b *builder) findSpawners(funcs []*ssa.Function) {
-	for changed := true; changed; {
-		changed = false
-		for _, fn := range funcs {
-			if fn.Parent() != nil || fn.Signature == nil {
-				continue
-			}
-			params := b.spawnedParams(fn)
-			if len(params) > len(b.spawns[fn]) {
-				b.spawns[fn] = params
-				changed = true
-			}
-		}
-	}
-	for _, fn := range funcs {
-		params := b.spawns[fn]
-		if len(params) == 0 {
-			continue
-		}
-		b.joins[fn] = b.waitsBeforeReturn(fn)
-		if obj, ok := fn.Object().(*types.Func); ok && obj.Exported() {
-			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params, Joins: b.joins[fn]})
-		}
-	}
-}
-
-// spawnedParams returns the indexes of fn's parameters (in call-argument
-// order, receiver first) that fn runs on a new goroutine, either with a
-// `go` statement that calls the parameter, possibly from inside a closure
-// started by the `go` statement, or by passing it to another spawner.
-func (b *builder) spawnedParams(fn *ssa.Function) []int {
-	var out []int
-	isFuncParam := func(p *ssa.Parameter) bool {
-		_, ok := p.Type().Underlying().(*types.Signature)
-		return ok
-	}
-	paramIndex := func(v ssa.Value) int {
-		for _, s := range ssavalue.Sources(v) {
-			if p, ok := s.(*ssa.Parameter); ok && p.Parent() == fn && isFuncParam(p) {
-				return slices.Index(fn.Params, p)
-			}
-		}
-		return -1
-	}
-	add := func(i int) {
-		if i >= 0 && !slices.Contains(out, i) {
-			out = append(out, i)
-		}
-	}
-	var walk func(f *ssa.Function, inGo ssa.Instruction)
-	walk = func(f *ssa.Function, inGo ssa.Instruction) {
-		for _, blk := range f.Blocks {
-			for _, instr := range blk.Instrs {
-				site, ok := instr.(ssa.CallInstruction)
-				if !ok {
-					continue
-				}
-				call := site.Common()
-				if g, ok := instr.(*ssa.Go); ok {
-					if i := paramIndex(call.Value); i >= 0 {
-						add(i)
-						b.realizes[g] = true
-						continue
-					}
-					if mc, ok := call.Value.(*ssa.MakeClosure); ok {
-						before := len(out)
-						walk(mc.Fn.(*ssa.Function), g)
-						if len(out) > before {
-							b.realizes[g] = true
-						}
-					}
-					continue
-				}
-				if inGo != nil && !call.IsInvoke() {
-					if i := paramIndex(call.Value); i >= 0 {
-						add(i)
-						continue
-					}
-				}
-				args, _ := b.spawnerArgs(call)
-				for _, argIdx := range args {
-					if i := paramIndex(call.Args[argIdx]); i >= 0 {
-						add(i)
-					}
-				}
-			}
-		}
-		for _, anon := range f.AnonFuncs {
-			if inGo == nil {
-				// Closures called synchronously by fn are handled
-				// through the `go` statements they contain.
-				walk(anon, nil)
-			}
-		}
-	}
-	walk(fn, nil)
-	slices.Sort(out)
-	return out
-}
-
-// waitsBeforeReturn reports whether fn calls sync.WaitGroup.Wait on every
-// path from a `go` statement to a return.
-func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
-	var waits, gos []ssa.Instruction
-	for _, b := range fn.Blocks {
-		for _, instr := range b.Instrs {
-			switch instr := instr.(type) {
-			case *ssa.Call:
-				if model.CalleeName(&instr.Call) == model.WaitGroupWait {
-					waits = append(waits, instr)
-				}
-			case *ssa.Go:
-				gos = append(gos, instr)
-			}
-		}
-	}
-	if len(waits) == 0 || len(gos) == 0 {
-		return false
-	}
-	for _, ret := range ssaflow.Returns(fn) {
-		spawned := false
-		for _, g := range gos {
-			spawned = spawned || b.res.Flow.MayFollow(g, ret)
-		}
-		if !spawned {
-			continue // an early return, before any goroutine starts
-		}
-		dominated := false
-		for _, w := range waits {
-			if w.Block().Dominates(ret.Block()) {
-				dominated = true
-			}
-		}
-		if !dominated {
-			return false
-		}
-	}
-	return true
-}
-
-// spawnerArgs returns the argument indexes of call that run on new
-// goroutines, from the model of known libraries, SpawnsFacts of other
-// packages, and spawners of this package; and whether the call waits for
-// them before it returns.
-func (b *builder) spawnerArgs(call *ssa.CallCommon) (args []int, joins bool) {
-	if call.IsInvoke() {
-		return nil, false
-	}
-	callee := call.StaticCallee()
-	if callee == nil {
-		return nil, false
-	}
-	// The model stands in for code the analysis does not see; in the
-	// modeled package itself, its real goroutines are found instead.
-	if s, ok := model.SpawnerOf(model.Name(callee)); ok && (callee.Pkg == nil || callee.Pkg.Pkg != b.pass.Pkg) {
-		if s.Arg < len(call.Args) {
-			return []int{s.Arg}, false
-		}
-		return nil, false
-	}
-	if params, ok := b.spawns[callee]; ok {
-		return params, b.joins[callee]
-	}
-	if obj, ok := callee.Object().(*types.Func); ok && obj.Pkg() != b.pass.Pkg {
-		var f SpawnsFact
-		if b.pass.ImportObjectFact(obj.Origin(), &f) {
-			return f.Params, f.Joins
-		}
-	}
-	return nil, false
 }
 
 func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos, entry *ssa.Function, join string) *Context {
@@ -473,7 +264,7 @@ func (b *builder) findRoots(funcs []*ssa.Function) {
 			for _, instr := range blk.Instrs {
 				switch instr := instr.(type) {
 				case *ssa.Go:
-					if b.realizes[instr] {
+					if b.spawns.Realizes(instr) {
 						continue
 					}
 					for _, callee := range b.res.CallGraph.Callees(instr) {
@@ -503,7 +294,7 @@ func (b *builder) findRoots(funcs []*ssa.Function) {
 
 func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 	call := site.Common()
-	args, joins := b.spawnerArgs(call)
+	args, joins := b.spawns.SpawnerArgs(call)
 	if len(args) == 0 {
 		return
 	}
@@ -554,7 +345,7 @@ func (b *builder) findRefs(funcs []*ssa.Function) {
 					continue
 				}
 				call := site.Common()
-				if args, _ := b.spawnerArgs(call); len(args) > 0 {
+				if args, _ := b.spawns.SpawnerArgs(call); len(args) > 0 {
 					continue
 				}
 				if callees := b.res.CallGraph.Callees(site); len(callees) > 0 && hasBodies(callees) {

@@ -83,8 +83,3 @@ func TestContexts(t *testing.T) {
 		"samegoroutine", "spawnuse", "localspawn", "bindings", "static")
 }
 
-// TestSpawnsFact checks the facts that let other packages' callers root
-// contexts at calls of a spawner.
-func TestSpawnsFact(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), goroutines.Analyzer, "spawnlib")
-}

@@ -11,7 +11,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/conmap"
 	"github.com/precog-dev/precog/analyzers/connull"
 	"github.com/precog-dev/precog/analyzers/conuninit"
-	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/spawnfacts"
 )
 
 // Checks returns precog's check analyzers, in a stable order. Each reports
@@ -35,7 +35,7 @@ func Checks() []*analysis.Analyzer {
 // each requires an analyzer with facts (golang.org/issue/43099's
 // reversed logic), which costs minutes on the runtime package.
 func FactsOnly() []*analysis.Analyzer {
-	out := []*analysis.Analyzer{goroutines.Analyzer}
+	out := []*analysis.Analyzer{spawnfacts.Analyzer}
 	for _, a := range Checks() {
 		out = append(out, &analysis.Analyzer{
 			Name:  a.Name,

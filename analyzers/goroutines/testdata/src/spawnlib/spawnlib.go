@@ -1,25 +1,25 @@
 // Package spawnlib exports helpers that run a function argument on a new
-// goroutine; the goroutines analyzer gives them a SpawnsFact naming the
+// goroutine; the spawnfacts analyzer gives them a SpawnsFact naming the
 // argument. (joinlib has one that waits for them.)
 package spawnlib
 
-func Spawn(f func()) { // want Spawn:`spawns\(0\)`
+func Spawn(f func()) {
 	go f()
 }
 
-func SpawnNamed(name string, f func()) { // want SpawnNamed:`spawns\(1\)`
+func SpawnNamed(name string, f func()) {
 	go func() {
 		f()
 	}()
 }
 
-func Through(f func()) { // want Through:`spawns\(0\)`
+func Through(f func()) {
 	Spawn(f)
 }
 
 type Runner struct{}
 
-func (r *Runner) Go(f func()) { // want Go:`spawns\(1\)`
+func (r *Runner) Go(f func()) {
 	go f()
 }
 

@@ -1,0 +1,21 @@
+// Package spawnfacts defines an analyzer that finds the functions that run
+// one of their function parameters on a new goroutine, and exports that as
+// a fact for the packages that call them. It reports nothing.
+//
+// # Analyzer spawnfacts
+//
+// spawnfacts: find functions that run a function parameter on a goroutine
+//
+// A package's own `func Go(f func())` helper, errgroup's Group.Go or
+// testing.B.RunParallel start goroutines that run what they are given.
+// Their callers' goroutine contexts (see the goroutines analyzer) need to
+// know: the closure handed to such a helper runs on another goroutine. A
+// function spawns its parameter if a `go` statement calls it (directly, or
+// from inside the closure the statement starts) or if it hands it to
+// another spawner. SpawnsFact also records whether the function waits,
+// with sync.WaitGroup.Wait, for what it started before returning.
+//
+// The analyzer is separate from the goroutines analyzer, which needs the
+// package's call graph, so that dependencies analyzed only for their facts
+// (under go vet, and by precog vet) cost an SSA build and nothing more.
+package spawnfacts

@@ -1,0 +1,307 @@
+package spawnfacts
+
+import (
+	_ "embed"
+	"fmt"
+	"go/types"
+	"reflect"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+	"github.com/precog-dev/precog/internal/analyzerutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// Analyzer finds spawning functions and exports their facts.
+var Analyzer = &analysis.Analyzer{
+	Name:       "spawnfacts",
+	Doc:        analyzerutil.MustExtractDoc(doc, "spawnfacts"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/spawnfacts",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	FactTypes:  []analysis.Fact{new(SpawnsFact)},
+	Run:        analyzerutil.Guard(run, func() any { return newResult(nil) }),
+}
+
+// SpawnsFact marks a function that runs some of its function-typed
+// parameters on a new goroutine. Params are indexes into the call's
+// arguments, receiver first for methods. Joins reports that the function
+// waits (with sync.WaitGroup.Wait) for the goroutines before it returns,
+// as testing.B.RunParallel does.
+type SpawnsFact struct {
+	Params []int
+	Joins  bool
+}
+
+// AFact marks SpawnsFact as an analysis.Fact.
+func (*SpawnsFact) AFact() {}
+
+func (f *SpawnsFact) String() string {
+	s := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		s[i] = fmt.Sprint(p)
+	}
+	if f.Joins {
+		return "spawns(" + strings.Join(s, ",") + ") joins"
+	}
+	return "spawns(" + strings.Join(s, ",") + ")"
+}
+
+// Result tells which calls of the package spawn.
+type Result struct {
+	pkg *types.Package
+	// spawns maps a function of this package to the argument indexes it
+	// runs on new goroutines; joins holds those that wait for them.
+	spawns map[*ssa.Function][]int
+	joins  map[*ssa.Function]bool
+	// imported holds the facts of the other packages' functions that
+	// this package calls.
+	imported map[*types.Func]*SpawnsFact
+	// realizes holds the `go` statements inside spawners that run a
+	// spawned parameter.
+	realizes map[ssa.Instruction]bool
+}
+
+func newResult(pkg *types.Package) *Result {
+	return &Result{
+		pkg:      pkg,
+		spawns:   make(map[*ssa.Function][]int),
+		joins:    make(map[*ssa.Function]bool),
+		imported: make(map[*types.Func]*SpawnsFact),
+		realizes: make(map[ssa.Instruction]bool),
+	}
+}
+
+// Realizes reports whether the `go` statement g runs a parameter of a
+// spawner of the package: its goroutine is better rooted at the spawner's
+// call sites, where the function passed is known.
+func (r *Result) Realizes(g ssa.Instruction) bool { return r.realizes[g] }
+
+// SpawnerArgs returns the argument indexes of call that run on new
+// goroutines, from the model of known libraries, SpawnsFacts of other
+// packages, and spawners of this package; and whether the call waits for
+// them before it returns.
+func (r *Result) SpawnerArgs(call *ssa.CallCommon) (args []int, joins bool) {
+	if call.IsInvoke() {
+		return nil, false
+	}
+	callee := call.StaticCallee()
+	if callee == nil {
+		return nil, false
+	}
+	// The model stands in for code the analysis does not see; in the
+	// modeled package itself, its real goroutines are found instead.
+	if s, ok := model.SpawnerOf(model.Name(callee)); ok && (callee.Pkg == nil || callee.Pkg.Pkg != r.pkg) {
+		if s.Arg < len(call.Args) {
+			return []int{s.Arg}, false
+		}
+		return nil, false
+	}
+	if params, ok := r.spawns[callee]; ok {
+		return params, r.joins[callee]
+	}
+	if obj, ok := callee.Object().(*types.Func); ok {
+		if f := r.imported[obj.Origin()]; f != nil {
+			return f.Params, f.Joins
+		}
+	}
+	return nil, false
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	b := &builder{pass: pass, res: newResult(pass.Pkg), flow: ssaflow.New()}
+	b.importFacts(ssainput.SrcFuncs)
+	b.findSpawners(ssainput.SrcFuncs)
+	return b.res, nil
+}
+
+type builder struct {
+	pass *analysis.Pass
+	res  *Result
+	flow *ssaflow.Graph
+}
+
+// importFacts reads the facts of the other packages' functions the
+// package calls.
+func (b *builder) importFacts(funcs []*ssa.Function) {
+	for _, fn := range funcs {
+		for _, blk := range fn.Blocks {
+			for _, instr := range blk.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				callee := site.Common().StaticCallee()
+				if callee == nil {
+					continue
+				}
+				obj, ok := callee.Object().(*types.Func)
+				if !ok || obj.Pkg() == nil || obj.Pkg() == b.pass.Pkg {
+					continue
+				}
+				obj = obj.Origin()
+				if _, done := b.res.imported[obj]; done {
+					continue
+				}
+				var f SpawnsFact
+				if b.pass.ImportObjectFact(obj, &f) {
+					b.res.imported[obj] = &f
+				} else {
+					b.res.imported[obj] = nil
+				}
+			}
+		}
+	}
+}
+
+// findSpawners computes SpawnsFacts for the package's named functions,
+// iterating because a spawner may spawn through another one.
+func (b *builder) findSpawners(funcs []*ssa.Function) {
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range funcs {
+			if fn.Parent() != nil || fn.Signature == nil {
+				continue
+			}
+			params := b.spawnedParams(fn)
+			if len(params) > len(b.res.spawns[fn]) {
+				b.res.spawns[fn] = params
+				changed = true
+			}
+		}
+	}
+	for _, fn := range funcs {
+		params := b.res.spawns[fn]
+		if len(params) == 0 {
+			continue
+		}
+		b.res.joins[fn] = b.waitsBeforeReturn(fn)
+		if obj, ok := fn.Object().(*types.Func); ok && obj.Exported() {
+			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params, Joins: b.res.joins[fn]})
+		}
+	}
+}
+
+// spawnedParams returns the indexes of fn's parameters (in call-argument
+// order, receiver first) that fn runs on a new goroutine, either with a
+// `go` statement that calls the parameter, possibly from inside a closure
+// started by the `go` statement, or by passing it to another spawner.
+func (b *builder) spawnedParams(fn *ssa.Function) []int {
+	var out []int
+	isFuncParam := func(p *ssa.Parameter) bool {
+		_, ok := p.Type().Underlying().(*types.Signature)
+		return ok
+	}
+	paramIndex := func(v ssa.Value) int {
+		for _, s := range ssavalue.Sources(v) {
+			if p, ok := s.(*ssa.Parameter); ok && p.Parent() == fn && isFuncParam(p) {
+				return slices.Index(fn.Params, p)
+			}
+		}
+		return -1
+	}
+	add := func(i int) {
+		if i >= 0 && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	var walk func(f *ssa.Function, inGo ssa.Instruction)
+	walk = func(f *ssa.Function, inGo ssa.Instruction) {
+		for _, blk := range f.Blocks {
+			for _, instr := range blk.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok {
+					continue
+				}
+				call := site.Common()
+				if g, ok := instr.(*ssa.Go); ok {
+					if i := paramIndex(call.Value); i >= 0 {
+						add(i)
+						b.res.realizes[g] = true
+						continue
+					}
+					if mc, ok := call.Value.(*ssa.MakeClosure); ok {
+						before := len(out)
+						walk(mc.Fn.(*ssa.Function), g)
+						if len(out) > before {
+							b.res.realizes[g] = true
+						}
+					}
+					continue
+				}
+				if inGo != nil && !call.IsInvoke() {
+					if i := paramIndex(call.Value); i >= 0 {
+						add(i)
+						continue
+					}
+				}
+				args, _ := b.res.SpawnerArgs(call)
+				for _, argIdx := range args {
+					if i := paramIndex(call.Args[argIdx]); i >= 0 {
+						add(i)
+					}
+				}
+			}
+		}
+		for _, anon := range f.AnonFuncs {
+			if inGo == nil {
+				// Closures called synchronously by fn are handled
+				// through the `go` statements they contain.
+				walk(anon, nil)
+			}
+		}
+	}
+	walk(fn, nil)
+	slices.Sort(out)
+	return out
+}
+
+// waitsBeforeReturn reports whether fn calls sync.WaitGroup.Wait on every
+// path from a `go` statement to a return.
+func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
+	var waits, gos []ssa.Instruction
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch instr := instr.(type) {
+			case *ssa.Call:
+				if model.CalleeName(&instr.Call) == model.WaitGroupWait {
+					waits = append(waits, instr)
+				}
+			case *ssa.Go:
+				gos = append(gos, instr)
+			}
+		}
+	}
+	if len(waits) == 0 || len(gos) == 0 {
+		return false
+	}
+	for _, ret := range ssaflow.Returns(fn) {
+		spawned := false
+		for _, g := range gos {
+			spawned = spawned || b.flow.MayFollow(g, ret)
+		}
+		if !spawned {
+			continue // an early return, before any goroutine starts
+		}
+		dominated := false
+		for _, w := range waits {
+			if w.Block().Dominates(ret.Block()) {
+				dominated = true
+			}
+		}
+		if !dominated {
+			return false
+		}
+	}
+	return true
+}
