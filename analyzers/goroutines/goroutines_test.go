@@ -82,4 +82,3 @@ func TestContexts(t *testing.T) {
 		"gostmt", "loops", "tasks", "subtests", "handlers", "afterfunc",
 		"samegoroutine", "spawnuse", "localspawn", "bindings", "static")
 }
-
