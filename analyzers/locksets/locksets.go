@@ -275,7 +275,6 @@ func meet(s, t Set) Set {
 	for _, h := range s {
 		if g, ok := t.Lookup(h.Mutex); ok {
 			h.Mode = min(h.Mode, g.Mode)
-			h.Pos = min(h.Pos, g.Pos)
 			out = append(out, h)
 		}
 	}

@@ -244,15 +244,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	// Deterministic object numbering.
-	slices.SortFunc(funcs, func(a, b *ssa.Function) int {
-		if a.Pos() != b.Pos() {
-			return int(a.Pos() - b.Pos())
-		}
-		if a.String() < b.String() {
-			return -1
-		}
-		return 1
-	})
+	slices.SortFunc(funcs, callgraph.CompareFuncs)
 	for _, fn := range funcs {
 		s.function(fn)
 	}
