@@ -97,6 +97,17 @@ type Context struct {
 	// goroutines before it returns (testing.B.RunParallel, or a helper of
 	// this or another package whose SpawnsFact says it joins).
 	JoinedByReturn bool
+	// Test is the top-level test, benchmark, example or fuzz function
+	// that all the goroutines of the context belong to (each such
+	// function runs in a Caller context of its own), or nil. Goroutines
+	// of two different tests do not overlap: go test runs tests one after
+	// another, unless both call t.Parallel (TestParallel).
+	Test         *ssa.Function
+	TestParallel bool
+
+	// in is the function the root is in, when it is not a call (a
+	// conversion to http.HandlerFunc).
+	in *ssa.Function
 
 	// static holds the functions reached from Entry by static calls and
 	// references only: those that every goroutine of the context runs,
@@ -195,9 +206,13 @@ func (r *Result) Funcs() []*ssa.Function {
 }
 
 // MayOverlap reports whether goroutines of a and b may run at the same
-// time: they are different contexts, or one context with Multi set.
+// time: they are different contexts, not of two sequential tests, or one
+// context with Multi set.
 func MayOverlap(a, b *Context) bool {
-	return a != b || a.Multi
+	if a == b {
+		return a.Multi
+	}
+	return a.Test == nil || b.Test == nil || a.Test == b.Test || a.TestParallel && b.TestParallel
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -277,7 +292,9 @@ func (b *builder) findRoots(funcs []*ssa.Function) {
 				case *ssa.ChangeType:
 					if isHandlerFunc(instr.Type()) {
 						for _, h := range ssavalue.Funcs(instr.X) {
-							b.addContext(Handler, nil, instr.Pos(), h, "")
+							if c := b.addContext(Handler, nil, instr.Pos(), h, ""); c != nil {
+								c.in = fn
+							}
 						}
 					}
 				}
@@ -399,12 +416,54 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 		if fn.Synthetic != "" && fn.Synthetic != "package initializer" {
 			continue
 		}
-		if !b.hasCallers(fn) {
-			b.assign(caller, fn)
+		if b.hasCallers(fn) {
+			continue
 		}
+		if isTestFunc(b.pass, fn) {
+			// Each test runs on the caller's goroutine, one after
+			// another: a context of its own.
+			c := b.addContext(Caller, nil, fn.Pos(), fn, "")
+			c.Test = fn
+			continue
+		}
+		b.assign(caller, fn)
 	}
 	for _, c := range b.res.Contexts[1:] {
+		if c.Kind == ParallelTest && c.Site == nil {
+			c.Test, c.TestParallel = c.Entry, true
+		}
 		b.assign(c, c.Entry)
+	}
+	b.inheritTests()
+}
+
+// inheritTests gives a context the test of the code that starts it, when
+// all of that code runs for one test.
+func (b *builder) inheritTests() {
+	for changed := true; changed; {
+		changed = false
+		for _, c := range b.res.Contexts[1:] {
+			from := c.in
+			if c.Site != nil {
+				from = c.Site.Parent()
+			}
+			if c.Test != nil || from == nil {
+				continue
+			}
+			var test *ssa.Function
+			parallel := false
+			for i, pc := range b.res.of[from] {
+				if pc.Test == nil || i > 0 && pc.Test != test {
+					test = nil
+					break
+				}
+				test, parallel = pc.Test, pc.TestParallel
+			}
+			if test != nil {
+				c.Test, c.TestParallel = test, parallel
+				changed = true
+			}
+		}
 	}
 }
 
@@ -707,7 +766,10 @@ func (b *builder) computeMulti(funcs []*ssa.Function) {
 			if c.Multi {
 				continue
 			}
-			multi := c.Kind == Handler
+			// The server runs a handler once per request, but a test
+			// makes the requests it means to: a handler closure in a test
+			// runs as often as the test's own code says.
+			multi := c.Kind == Handler && !(c.Entry.Parent() != nil && c.Test != nil)
 			if site := c.Site; site != nil {
 				multi = multi || b.res.Flow.InLoop(site) || b.res.repeats[site.Parent()]
 				for _, pc := range b.res.of[site.Parent()] {
@@ -761,6 +823,24 @@ func isTopLevelTest(pass *analysis.Pass, fn *ssa.Function) bool {
 	}
 	f := pass.Fset.File(fn.Pos())
 	return f != nil && strings.HasSuffix(f.Name(), "_test.go")
+}
+
+// isTestFunc reports whether fn is a function of a _test.go file that go
+// test runs itself: TestXxx, BenchmarkXxx, FuzzXxx or ExampleXxx.
+func isTestFunc(pass *analysis.Pass, fn *ssa.Function) bool {
+	if fn.Parent() != nil || fn.Signature.Recv() != nil {
+		return false
+	}
+	f := pass.Fset.File(fn.Pos())
+	if f == nil || !strings.HasSuffix(f.Name(), "_test.go") {
+		return false
+	}
+	for _, prefix := range []string{"Test", "Benchmark", "Fuzz", "Example"} {
+		if strings.HasPrefix(fn.Name(), prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // callsParallel reports whether fn itself calls t.Parallel.

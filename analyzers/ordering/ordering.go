@@ -278,7 +278,10 @@ func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) 
 func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) bool {
 	flow := r.gr.Flow
 	if _, deferred := j.(*ssa.Defer); deferred {
-		return false // runs when its function returns
+		// Runs when its function returns: before the return completes
+		// (defer wg.Wait() holds the test back), and before nothing else.
+		_, ret := b.(*ssa.Return)
+		return ret && b.Parent() == j.Parent()
 	}
 	if j.Parent() == b.Parent() {
 		return j != b && flow.Dominates(j, b)
@@ -424,9 +427,10 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 					return false
 				}
 			}
-			// With several goroutines of ca sending on one channel, the
-			// receive orders only one of them before b.
-			return !ca.Multi || !r.sharedSend(x, ch, ca)
+			// With several goroutines of ca sending on one channel, one
+			// receive orders only one of them before b; a receive in a
+			// loop is taken to collect them all.
+			return !ca.Multi || !r.sharedSend(x, ch, ca) || r.gr.Flow.InLoop(recv)
 		})
 		if ok {
 			return Edge{Rule: Channel, Pos: recv.Pos()}, true

@@ -2,6 +2,7 @@ package pointsto
 
 import (
 	_ "embed"
+	"fmt"
 	"go/types"
 	"reflect"
 	"slices"
@@ -87,8 +88,18 @@ func compatible(a, b ssa.CallInstruction) bool {
 	return a == nil || b == nil || a == b
 }
 
+// MaxFacts bounds the work of the analysis: the number of (value, object)
+// pairs it may derive in one package. net/http derives about 1.5 million,
+// go/types about 7.5 million; past the bound, the analysis stops and says
+// so in Result.Limit, and every value points to nothing, which keeps the
+// checks silent on the package rather than wrong.
+const MaxFacts = 50_000_000
+
 // Result holds the points-to sets.
 type Result struct {
+	// Limit is empty when the analysis finished, and otherwise says which
+	// budget stopped it.
+	Limit string
 	objs  []Obj
 	nodes map[ssa.Value]int
 	pts   [][]int // each node's objects, sorted; frozen after solving
@@ -113,6 +124,9 @@ type heapCell struct {
 // implementation that flows anywhere.
 func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 	seen := map[ssa.Value]bool{}
+	if r.pts == nil {
+		return seen
+	}
 	type item struct {
 		o Obj
 		d int
@@ -148,6 +162,9 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 // PointsTo returns the objects v may point to, or nil if v is not a
 // pointer-like value the analysis tracked.
 func (r *Result) PointsTo(v ssa.Value) []Obj {
+	if r.pts == nil {
+		return nil // no result (see Limit)
+	}
 	n, ok := r.nodes[v]
 	if !ok {
 		if g, ok := v.(*ssa.Global); ok {
@@ -209,7 +226,8 @@ type edge struct {
 }
 
 type solver struct {
-	res *Result
+	res   *Result
+	facts int // (node, object) pairs added so far
 	// pts holds the sets while solving (not []Sparse: a Sparse must not
 	// be copied). They are frozen into res.pts after, because a Sparse
 	// writes to itself on first read and the checks read concurrently.
@@ -248,7 +266,11 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, fn := range funcs {
 		s.function(fn)
 	}
-	s.solve()
+	if !s.solve() {
+		s.res.Limit = fmt.Sprintf("points-to analysis stopped after %d facts (MaxFacts); objects are not told apart in this package", MaxFacts)
+		s.res.pts = nil
+		return s.res, nil
+	}
 	s.res.pts = make([][]int, len(s.pts))
 	for i, set := range s.pts {
 		s.res.pts[i] = set.AppendTo(nil)
@@ -297,6 +319,7 @@ func (s *solver) obj(o Obj) int {
 func (s *solver) addObj(n int, o Obj) {
 	id := s.obj(o)
 	if s.pts[n].Insert(id) {
+		s.facts++
 		s.delta[n].Insert(id)
 		s.push(n)
 	}
@@ -349,6 +372,7 @@ func (s *solver) apply(e edge, set *intsets.Sparse) {
 		diff.Difference(set, s.pts[e.dst])
 		if !diff.IsEmpty() {
 			s.pts[e.dst].UnionWith(&diff)
+			s.facts += diff.Len()
 			s.delta[e.dst].UnionWith(&diff)
 			s.push(e.dst)
 		}
@@ -409,8 +433,12 @@ func (s *solver) external(o Obj, dst int) {
 	}
 }
 
-func (s *solver) solve() {
+// solve propagates to a fixed point, or gives up after MaxFacts facts.
+func (s *solver) solve() bool {
 	for len(s.work) > 0 {
+		if s.facts > MaxFacts {
+			return false
+		}
 		n := s.work[len(s.work)-1]
 		s.work = s.work[:len(s.work)-1]
 		s.queued[n] = false
@@ -430,4 +458,5 @@ func (s *solver) solve() {
 			s.apply(e, &d)
 		}
 	}
+	return true
 }
