@@ -20,11 +20,17 @@ import (
 //go:embed doc.go
 var doc string
 
-// MaxVTAInstructions is the number of SSA instructions in a package above
-// which the analyzer keeps the CHA call graph instead of refining it with
-// VTA. It exists so that huge generated packages cannot stall go vet; see
-// bench/RESULTS.md for the sizes of real packages.
-const MaxVTAInstructions = 1_000_000
+// DefaultMaxVTAInstructions is the default of the -maxvta flag: the number
+// of SSA instructions in a package above which the analyzer keeps the CHA
+// call graph instead of refining it with VTA, so that huge generated
+// packages cannot stall go vet.
+const DefaultMaxVTAInstructions = 1_000_000
+
+var maxVTAInstructions = DefaultMaxVTAInstructions
+
+func init() {
+	Analyzer.Flags.IntVar(&maxVTAInstructions, "maxvta", DefaultMaxVTAInstructions, "use the CHA call graph for packages with more SSA instructions than this")
+}
 
 // Analyzer builds the call graph of the package.
 var Analyzer = &analysis.Analyzer{
@@ -83,9 +89,9 @@ func run(pass *analysis.Pass) (any, error) {
 			n += len(b.Instrs)
 		}
 	}
-	if n > MaxVTAInstructions {
+	if n > maxVTAInstructions {
 		return newResult(initial,
-			fmt.Sprintf("package has %d SSA instructions, more than the %d that VTA call-graph refinement may take; using the coarser CHA call graph", n, MaxVTAInstructions)), nil
+			fmt.Sprintf("%d SSA instructions, more than the %d VTA may refine (-callgraph.maxvta); using the coarser CHA call graph", n, maxVTAInstructions)), nil
 	}
 	return newResult(vta.CallGraph(funcs, initial), ""), nil
 }

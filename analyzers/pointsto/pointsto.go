@@ -88,12 +88,19 @@ func compatible(a, b ssa.CallInstruction) bool {
 	return a == nil || b == nil || a == b
 }
 
-// MaxFacts bounds the work of the analysis: the number of (value, object)
-// pairs it may derive in one package. net/http derives about 1.5 million,
-// go/types about 7.5 million; past the bound, the analysis stops and says
-// so in Result.Limit, and every value points to nothing, which keeps the
-// checks silent on the package rather than wrong.
-const MaxFacts = 50_000_000
+// DefaultMaxFacts is the default of the -maxfacts flag, which bounds the
+// work of the analysis: the number of (value, object) pairs it may derive
+// in one package. net/http derives about 1.5 million, go/types about 7.5
+// million; past the bound, the analysis stops and says so in
+// Result.Limit, and every value points to nothing, which keeps the checks
+// silent on the package rather than wrong.
+const DefaultMaxFacts = 50_000_000
+
+var maxFacts = DefaultMaxFacts
+
+func init() {
+	Analyzer.Flags.IntVar(&maxFacts, "maxfacts", DefaultMaxFacts, "stop the points-to analysis of a package after this many facts")
+}
 
 // Result holds the points-to sets.
 type Result struct {
@@ -267,7 +274,7 @@ func run(pass *analysis.Pass) (any, error) {
 		s.function(fn)
 	}
 	if !s.solve() {
-		s.res.Limit = fmt.Sprintf("points-to analysis stopped after %d facts (MaxFacts); objects are not told apart in this package", MaxFacts)
+		s.res.Limit = fmt.Sprintf("stopped after %d facts (-pointsto.maxfacts); precog's checks are silent on this package", maxFacts)
 		s.res.pts = nil
 		return s.res, nil
 	}
@@ -436,7 +443,7 @@ func (s *solver) external(o Obj, dst int) {
 // solve propagates to a fixed point, or gives up after MaxFacts facts.
 func (s *solver) solve() bool {
 	for len(s.work) > 0 {
-		if s.facts > MaxFacts {
+		if s.facts > maxFacts {
 			return false
 		}
 		n := s.work[len(s.work)-1]

@@ -11,6 +11,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/conmap"
 	"github.com/precog-dev/precog/analyzers/connull"
 	"github.com/precog-dev/precog/analyzers/conuninit"
+	"github.com/precog-dev/precog/analyzers/limits"
 	"github.com/precog-dev/precog/analyzers/spawnfacts"
 )
 
@@ -24,6 +25,7 @@ func Checks() []*analysis.Analyzer {
 		conclosed.Analyzer,
 		conindex.Analyzer,
 		conmap.Analyzer,
+		limits.Analyzer,
 	}
 }
 
@@ -55,4 +57,5 @@ var IDs = map[string]string{
 	conclosed.Analyzer.Name: conclosed.ID,
 	conindex.Analyzer.Name:  conindex.ID,
 	conmap.Analyzer.Name:    conmap.ID,
+	limits.Analyzer.Name:    limits.ID,
 }
