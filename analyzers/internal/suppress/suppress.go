@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -25,12 +27,15 @@ import (
 const Prefix = "//precog:ignore"
 
 type directive struct {
-	pos    token.Pos
-	file   string
-	line   int
-	ids    []string // nil for nolint
-	reason string
-	used   bool
+	pos  token.Pos
+	file string
+	line int
+	// trailing marks a directive that follows code on its line: it
+	// covers that line only, not the next.
+	trailing bool
+	ids      []string // nil for nolint
+	reason   string
+	used     bool
 }
 
 // A Reporter reports one check's diagnostics, dropping the suppressed
@@ -46,15 +51,36 @@ type Reporter struct {
 func New(pass *analysis.Pass, id string) *Reporter {
 	r := &Reporter{pass: pass, id: id}
 	for _, f := range pass.Files {
+		var src []byte
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
-				if d := parse(pass.Fset, c); d != nil {
-					r.directives = append(r.directives, d)
+				d := parse(pass.Fset, c)
+				if d == nil {
+					continue
 				}
+				if src == nil {
+					src, _ = pass.ReadFile(d.file)
+				}
+				d.trailing = codeBefore(src, pass.Fset.Position(c.Slash).Offset)
+				r.directives = append(r.directives, d)
 			}
 		}
 	}
 	return r
+}
+
+// codeBefore reports whether the line of src holding offset has anything
+// but blanks before it.
+func codeBefore(src []byte, offset int) bool {
+	if offset > len(src) {
+		return false
+	}
+	for i := offset - 1; i >= 0 && src[i] != '\n'; i-- {
+		if src[i] != ' ' && src[i] != '\t' {
+			return true
+		}
+	}
+	return false
 }
 
 func parse(fset *token.FileSet, c *ast.Comment) *directive {
@@ -89,6 +115,30 @@ func parse(fset *token.FileSet, c *ast.Comment) *directive {
 	return nil
 }
 
+// seesTests reports whether the pass includes the package's _test.go
+// files, or the package has none.
+func (r *Reporter) seesTests() bool {
+	if len(r.pass.Files) == 0 {
+		return true
+	}
+	for _, f := range r.pass.Files {
+		if strings.HasSuffix(r.pass.Fset.File(f.Pos()).Name(), "_test.go") {
+			return true
+		}
+	}
+	dir := filepath.Dir(r.pass.Fset.File(r.pass.Files[0].Pos()).Name())
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), "_test.go") {
+			return false
+		}
+	}
+	return true
+}
+
 func (d *directive) names(id string) bool {
 	for _, x := range d.ids {
 		if x == id {
@@ -103,7 +153,7 @@ func (d *directive) names(id string) bool {
 func (r *Reporter) Report(diag analysis.Diagnostic) {
 	pos := r.pass.Fset.Position(diag.Pos)
 	for _, d := range r.directives {
-		if d.file != pos.Filename || (d.line != pos.Line && d.line != pos.Line-1) {
+		if d.file != pos.Filename || (d.line != pos.Line && (d.trailing || d.line != pos.Line-1)) {
 			continue
 		}
 		if d.ids == nil || (d.names(r.id) && d.reason != "") {
@@ -118,8 +168,12 @@ func (r *Reporter) Report(diag analysis.Diagnostic) {
 }
 
 // Finish reports the check's directives that are malformed or suppressed
-// nothing.
+// nothing. A package with tests is analyzed twice under go vet, without and
+// with its _test.go files, and a finding may exist only when the tests'
+// goroutines are seen: stale directives are reported only by the analysis
+// that includes them.
 func (r *Reporter) Finish() {
+	stale := r.seesTests()
 	for _, d := range r.directives {
 		switch {
 		case d.ids == nil:
@@ -135,7 +189,7 @@ func (r *Reporter) Finish() {
 				Category: r.id,
 				Message:  fmt.Sprintf("%s %s needs a reason after the check name, such as \"%s %s the nil store happens only after Close\"", Prefix, r.id, Prefix, r.id),
 			})
-		case !d.used:
+		case !d.used && stale:
 			r.pass.Report(analysis.Diagnostic{
 				Pos:      d.pos,
 				Category: r.id,

@@ -12,5 +12,5 @@ import (
 // goroutines at once, with suppression comments around the writes.
 func TestSuppress(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer,
-		"ignore", "nolint", "malformed", "stale", "othercheck")
+		"ignore", "nolint", "malformed", "stale", "othercheck", "testonly")
 }

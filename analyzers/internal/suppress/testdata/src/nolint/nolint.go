@@ -38,3 +38,14 @@ func OtherLinter(n int) {
 		}()
 	}
 }
+
+// TrailingOnly: a //nolint after code covers its own line, not the next.
+func TrailingOnly(n int) {
+	m := map[int]int{}
+	for i := 0; i < n; i++ {
+		go func() {
+			_ = i    //nolint
+			m[i] = 1 // want `concurrent map writes`
+		}()
+	}
+}
