@@ -100,8 +100,7 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 			}
 		}
 	case *ssa.FieldAddr:
-		f := fieldVar(in.X.Type(), in.Field, true)
-		s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: FieldPath(f)})
+		s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: FieldPath(ssavalue.Field(in))})
 	case *ssa.IndexAddr:
 		if _, isMap := in.X.Type().Underlying().(*types.Map); !isMap {
 			s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: ElemPath})
@@ -248,21 +247,6 @@ func (s *solver) call(site ssa.CallInstruction) {
 		// A function of another package: its result is a new object.
 		s.addObj(s.node(result), Obj{Site: result})
 	}
-}
-
-func fieldVar(t types.Type, index int, ptr bool) *types.Var {
-	if ptr {
-		p, ok := t.Underlying().(*types.Pointer)
-		if !ok {
-			return nil
-		}
-		t = p.Elem()
-	}
-	st, ok := t.Underlying().(*types.Struct)
-	if !ok || index >= st.NumFields() {
-		return nil
-	}
-	return st.Field(index).Origin()
 }
 
 // structPaths returns the paths, within a struct of type st, of the memory

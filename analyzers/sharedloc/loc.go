@@ -112,20 +112,3 @@ func fieldOwner(f types.Object) string {
 	}
 	return "struct"
 }
-
-// fieldOf returns the *types.Var of field index of the struct that ptr
-// (a pointer to a struct, or a struct when ptr is false) points to.
-func fieldOf(t types.Type, index int, ptr bool) *types.Var {
-	if ptr {
-		p, ok := t.Underlying().(*types.Pointer)
-		if !ok {
-			return nil
-		}
-		t = p.Elem()
-	}
-	st, ok := t.Underlying().(*types.Struct)
-	if !ok || index >= st.NumFields() {
-		return nil
-	}
-	return st.Field(index).Origin()
-}

@@ -295,7 +295,7 @@ func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.
 func AddrLoc(addr ssa.Value) (Loc, bool) {
 	switch a := addr.(type) {
 	case *ssa.FieldAddr:
-		if f := fieldOf(a.X.Type(), a.Field, true); f != nil {
+		if f := ssavalue.Field(a); f != nil {
 			return Loc{Kind: Field, Obj: f}, true
 		}
 	case *ssa.Global:

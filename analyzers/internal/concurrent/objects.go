@@ -92,7 +92,7 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.O
 	}
 	switch v := v.(type) {
 	case *ssa.FieldAddr:
-		return selectAll(e.objects(v.X, c, depth), pointsto.FieldPath(fieldVar(v)))
+		return selectAll(e.objects(v.X, c, depth), pointsto.FieldPath(ssavalue.Field(v)))
 	case *ssa.IndexAddr:
 		return selectAll(e.objects(v.X, c, depth), pointsto.ElemPath)
 	case *ssa.ChangeType:
@@ -261,7 +261,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 				if arg, ok := argOf(callee, p); ok {
 					var out []pointsto.Obj
 					for _, h := range e.objects(arg, c, depth-1) {
-						out = append(out, h.Select(pointsto.FieldPath(fieldVar(fa))).Select(pointsto.DerefPath))
+						out = append(out, h.Select(pointsto.FieldPath(ssavalue.Field(fa))).Select(pointsto.DerefPath))
 					}
 					return out
 				}

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -106,7 +107,7 @@ func isEntry(e *Env, fn *ssa.Function) bool {
 func directParam(a *sharedloc.Access) (*ssa.Parameter, *types.Var) {
 	if fa := fieldAddrOf(a); fa != nil {
 		p, _ := fa.X.(*ssa.Parameter)
-		return p, fieldVar(fa)
+		return p, ssavalue.Field(fa)
 	}
 	if p, ok := a.Ptr.(*ssa.Parameter); ok && a.Loc.Elem {
 		return p, nil
@@ -126,16 +127,4 @@ func fieldAddrOf(a *sharedloc.Access) *ssa.FieldAddr {
 	}
 	fa, _ := addr.(*ssa.FieldAddr)
 	return fa
-}
-
-func fieldVar(fa *ssa.FieldAddr) *types.Var {
-	p, ok := fa.X.Type().Underlying().(*types.Pointer)
-	if !ok {
-		return nil
-	}
-	st, ok := p.Elem().Underlying().(*types.Struct)
-	if !ok || fa.Field >= st.NumFields() {
-		return nil
-	}
-	return st.Field(fa.Field).Origin()
 }

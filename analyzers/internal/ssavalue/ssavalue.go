@@ -10,6 +10,7 @@
 package ssavalue
 
 import (
+	"go/types"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -200,4 +201,18 @@ func BoundMethod(fn *ssa.Function) *ssa.Function {
 		}
 	}
 	return nil
+}
+
+// Field returns the struct field (its generic origin) that fa addresses,
+// or nil.
+func Field(fa *ssa.FieldAddr) *types.Var {
+	p, ok := fa.X.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return nil
+	}
+	st, ok := p.Elem().Underlying().(*types.Struct)
+	if !ok || fa.Field >= st.NumFields() {
+		return nil
+	}
+	return st.Field(fa.Field).Origin()
 }
