@@ -4,9 +4,16 @@
 package corpus
 
 import (
+	_ "github.com/alitto/pond/v2"
+	_ "github.com/dgraph-io/ristretto/v2"
+	_ "github.com/dgraph-io/ristretto/v2/z"
+	_ "github.com/hashicorp/golang-lru/v2"
+	_ "github.com/panjf2000/ants/v2"
 	_ "github.com/sourcegraph/conc"
 	_ "github.com/sourcegraph/conc/pool"
 	_ "github.com/sourcegraph/conc/stream"
+	_ "go.etcd.io/bbolt"
+	_ "go.etcd.io/raft/v3"
 	_ "golang.org/x/sync/errgroup"
 	_ "golang.org/x/sync/semaphore"
 	_ "golang.org/x/sync/singleflight"
