@@ -1,0 +1,91 @@
+// Package trace is precog's trace format: the events that the shim records
+// in a test process, written by the shim and read by precog's checkers. It
+// is shared by both sides, as the Go runtime's internal/trace/tracev2 is,
+// so that the format is defined once.
+//
+// The package uses only the standard library and compiles at language
+// version go1.22, because precog injects it, with the shim, into the build
+// of the code under test.
+//
+// # Wire format (version 1)
+//
+// All integers are unsigned LEB128 varints ("uvarint", as
+// encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
+// A string is a uvarint byte length, at most MaxStringLen, then its bytes.
+//
+// A file starts with a header: the bytes "precog trace\n", the uvarint
+// Version, the test name and the package path as strings, the start time
+// in Unix nanoseconds and the process id (see Header).
+//
+// Then come batches, until the end of the file. A batch holds events of
+// one goroutine in the order the goroutine recorded them: the byte 'B', the
+// uvarint logical id of the goroutine, the uvarint byte length L of the
+// events (at most MaxBatchLen), then L bytes of events. The shim writes each
+// batch with one write(2), so a process killed at any point leaves whole
+// batches followed by at most one cut one. The batches of one goroutine
+// appear in its program order; batches of different goroutines interleave
+// in any order.
+//
+// An event is its Kind byte, then its fields in the order of the event
+// table (see Kind): sync events start with their seq, coded as the
+// difference to the previous sync event's seq in the same batch (the first
+// one in a batch is absolute, that is the difference to 0), which makes it
+// one or two bytes where the absolute number would take three or four.
+// Addresses are coded as the zigzag difference to the previous address in
+// the same batch, whichever event it belonged to (again 0 before the
+// first), because a goroutine's accesses cluster around a few objects.
+// Everything else is a plain uvarint. A typical read or write of a heap
+// variable takes 4 to 6 bytes.
+//
+// # Order
+//
+// Sync events (every kind but the accesses and function entries and exits)
+// take a seq from a counter shared by all goroutines, starting at 1: their
+// seqs are unique and order them globally. A goroutine's seqs increase.
+// Access and function events are too frequent to take the counter; the
+// reader gives them the seq of the last sync event of the same goroutine
+// before them (0 if there is none yet) and a Sub counting the events since
+// that sync event from 1. Sync events have Sub 0. So:
+//
+//   - within one goroutine, (Seq, Sub) increases strictly in program order;
+//   - events of different goroutines are ordered only through sync events:
+//     sorting by (Seq, Sub, Goroutine) gives a total order that respects
+//     every goroutine's program order and the seq order, and is the order
+//     ReadAll returns. Between an access and the events of other goroutines
+//     with no sync event in between, that order says nothing about what
+//     happened first.
+//
+// # Damage
+//
+// A trace is read up to the first damage: a cut, a length past the end of
+// its batch or beyond a limit, an unknown kind, a bad varint, a field out
+// of range, a seq that does not increase. Every event before the damage is
+// returned, including the whole events at the start of a cut batch, then
+// an error "broken trace: <what> at offset N", N being the byte offset in
+// the file where the unreadable data starts.
+//
+// # Text form
+//
+// Event.String and ParseText use a text form, one event per line, for
+// precog trace dump and for golden files in tests. The first line is the
+// header:
+//
+//	precog trace v1 test="TestTransfer" package="example.com/bank" start=2025-01-02T15:04:05.000000006Z pid=4242
+//
+// Each event line is the seq ("Seq" for sync events, "Seq.Sub" for the
+// others), the goroutine, the kind, then the kind's fields as key=value in
+// table order:
+//
+//	7 g=1 Lock site=3 addr=0xc000012340
+//	7.1 g=1 Read site=4 addr=0xc000012348
+//	7.2 g=1 Write site=5 addr=0xc000012348 value=42
+//	8 g=1 Unlock site=6 addr=0xc000012340
+//	9 g=2 Select site=9 case=-1 addr=0x0
+//	10 g=2 TestStart name="TestTransfer/empty"
+//	11 g=2 TestEnd outcome=fail
+//
+// Addresses are hexadecimal, strings Go-quoted, ok is true or false,
+// outcome is pass, fail, panic or skip, every other number decimal. With a
+// site table, a site is followed by its position: site=3(bank.go:31:5).
+// ParseText ignores the positions, blank lines and lines starting with #.
+package trace

@@ -1,0 +1,378 @@
+package trace
+
+import (
+	"encoding/binary"
+	"io"
+	"time"
+)
+
+// Version is the version of the format this package writes and reads.
+const Version = 1
+
+// magic starts every trace file.
+const magic = "precog trace\n"
+
+// Limits. The reader rejects anything longer before allocating for it, and
+// the writer never produces it.
+const (
+	// MaxBatchLen is the largest byte length of a batch's events: what the
+	// fixed-width length field of StartBatch can hold.
+	MaxBatchLen = 1<<(7*batchLenWidth) - 1
+	// MaxStringLen is the largest byte length of a string (a test name, the
+	// header's package path). The writer truncates longer ones.
+	MaxStringLen = 1 << 16
+)
+
+// batchLenWidth is the width of the batch length field that StartBatch
+// reserves: a uvarint padded with continuation bytes, so that FinishBatch
+// can fill it in place without moving the events.
+const batchLenWidth = 4
+
+// batchMark starts a batch.
+const batchMark = 'B'
+
+// A Header is what a trace says about the process that wrote it.
+type Header struct {
+	Test    string    // the top-level test the process ran ("" if not one test)
+	Package string    // import path of the package under test
+	Start   time.Time // when recording started
+	PID     int       // the recording process
+}
+
+// AppendHeader appends the file header for h to b.
+func AppendHeader(b []byte, h Header) []byte {
+	b = append(b, magic...)
+	b = binary.AppendUvarint(b, Version)
+	b = appendString(b, h.Test)
+	b = appendString(b, h.Package)
+	b = binary.AppendUvarint(b, uint64(h.Start.UnixNano()))
+	return binary.AppendUvarint(b, uint64(h.PID))
+}
+
+// WriteHeader writes the file header for h to w, in one Write.
+func WriteHeader(w io.Writer, h Header) error {
+	_, err := w.Write(AppendHeader(nil, h))
+	return err
+}
+
+// An Encoder appends the events of one batch to a caller-owned buffer. It
+// holds the state of the batch's delta coding (the last seq and the last
+// address), so each goroutine's buffer needs its own Encoder; an Encoder is
+// a small value meant to live next to the buffer, and needs no locking as
+// long as one goroutine at a time uses the pair.
+//
+// The Append methods never allocate unless b lacks the capacity for one
+// more event, which is never more than 32 bytes plus a TestStart name. Seqs
+// passed to one batch's sync events must increase; a batch may hold any mix
+// of sync and other events.
+type Encoder struct {
+	seq  uint64 // seq of the batch's last sync event; 0 at the start of a batch
+	addr uint64 // the batch's last address; 0 at the start of a batch
+}
+
+// StartBatch resets e for a new batch of goroutine g's events and appends
+// the batch header to b, with room for the length that FinishBatch fills in.
+// Events appended after it belong to the batch.
+func (e *Encoder) StartBatch(b []byte, g uint64) []byte {
+	*e = Encoder{}
+	b = append(b, batchMark)
+	b = binary.AppendUvarint(b, g)
+	return append(b, 0x80, 0x80, 0x80, 0) // 0 in batchLenWidth bytes
+}
+
+// FinishBatch fills in the length field of batch, which must begin with a
+// header appended by StartBatch and hold the batch's events after it; batch
+// is then ready to be written. It panics if batch does not start with a
+// batch header or its events are longer than MaxBatchLen.
+func FinishBatch(batch []byte) {
+	if len(batch) == 0 || batch[0] != batchMark {
+		panic("trace: FinishBatch of a buffer without a batch header")
+	}
+	_, n := binary.Uvarint(batch[1:])
+	if n <= 0 || len(batch) < 1+n+batchLenWidth {
+		panic("trace: FinishBatch of a buffer without a batch header")
+	}
+	f := batch[1+n : 1+n+batchLenWidth]
+	l := len(batch) - 1 - n - batchLenWidth
+	if l > MaxBatchLen {
+		panic("trace: batch longer than MaxBatchLen")
+	}
+	for i := 0; i < batchLenWidth-1; i++ {
+		f[i] = byte(l) | 0x80
+		l >>= 7
+	}
+	f[batchLenWidth-1] = byte(l)
+}
+
+// AppendFork appends an EvFork event.
+func (e *Encoder) AppendFork(b []byte, seq uint64, site uint32, child uint64) []byte {
+	b = e.sync(b, EvFork, seq)
+	b = appendUvarint(b, uint64(site))
+	return appendUvarint(b, child)
+}
+
+// AppendBegin appends an EvBegin event.
+func (e *Encoder) AppendBegin(b []byte, seq uint64, parent uint64) []byte {
+	return appendUvarint(e.sync(b, EvBegin, seq), parent)
+}
+
+// AppendEnd appends an EvEnd event.
+func (e *Encoder) AppendEnd(b []byte, seq uint64) []byte {
+	return e.sync(b, EvEnd, seq)
+}
+
+// AppendLock appends an EvLock event.
+func (e *Encoder) AppendLock(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvLock, seq, site, addr)
+}
+
+// AppendUnlock appends an EvUnlock event.
+func (e *Encoder) AppendUnlock(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvUnlock, seq, site, addr)
+}
+
+// AppendRLock appends an EvRLock event.
+func (e *Encoder) AppendRLock(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvRLock, seq, site, addr)
+}
+
+// AppendRUnlock appends an EvRUnlock event.
+func (e *Encoder) AppendRUnlock(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvRUnlock, seq, site, addr)
+}
+
+// AppendTryLock appends an EvTryLock event.
+func (e *Encoder) AppendTryLock(b []byte, seq uint64, site uint32, addr uintptr, ok bool) []byte {
+	return appendBool(e.syncAddr(b, EvTryLock, seq, site, addr), ok)
+}
+
+// AppendWGAdd appends an EvWGAdd event.
+func (e *Encoder) AppendWGAdd(b []byte, seq uint64, site uint32, addr uintptr, delta int64) []byte {
+	return appendUvarint(e.syncAddr(b, EvWGAdd, seq, site, addr), zigzag(delta))
+}
+
+// AppendWGDone appends an EvWGDone event.
+func (e *Encoder) AppendWGDone(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvWGDone, seq, site, addr)
+}
+
+// AppendWGWait appends an EvWGWait event.
+func (e *Encoder) AppendWGWait(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvWGWait, seq, site, addr)
+}
+
+// AppendOnceDo appends an EvOnceDo event.
+func (e *Encoder) AppendOnceDo(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvOnceDo, seq, site, addr)
+}
+
+// AppendCondWait appends an EvCondWait event.
+func (e *Encoder) AppendCondWait(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvCondWait, seq, site, addr)
+}
+
+// AppendCondSignal appends an EvCondSignal event.
+func (e *Encoder) AppendCondSignal(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvCondSignal, seq, site, addr)
+}
+
+// AppendCondBroadcast appends an EvCondBroadcast event.
+func (e *Encoder) AppendCondBroadcast(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvCondBroadcast, seq, site, addr)
+}
+
+// AppendAtomicLoad appends an EvAtomicLoad event.
+func (e *Encoder) AppendAtomicLoad(b []byte, seq uint64, site uint32, addr uintptr, value uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvAtomicLoad, seq, site, addr), value)
+}
+
+// AppendAtomicStore appends an EvAtomicStore event.
+func (e *Encoder) AppendAtomicStore(b []byte, seq uint64, site uint32, addr uintptr, value uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvAtomicStore, seq, site, addr), value)
+}
+
+// AppendChanMake appends an EvChanMake event.
+func (e *Encoder) AppendChanMake(b []byte, seq uint64, site uint32, addr uintptr, capacity uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvChanMake, seq, site, addr), capacity)
+}
+
+// AppendChanSend appends an EvChanSend event.
+func (e *Encoder) AppendChanSend(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvChanSend, seq, site, addr)
+}
+
+// AppendChanRecv appends an EvChanRecv event.
+func (e *Encoder) AppendChanRecv(b []byte, seq uint64, site uint32, addr uintptr, ok bool) []byte {
+	return appendBool(e.syncAddr(b, EvChanRecv, seq, site, addr), ok)
+}
+
+// AppendChanClose appends an EvChanClose event.
+func (e *Encoder) AppendChanClose(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvChanClose, seq, site, addr)
+}
+
+// AppendSelect appends an EvSelect event: the select at site ran case
+// index of channel addr, or its default case if index is -1 (addr 0).
+func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, addr uintptr) []byte {
+	b = e.sync(b, EvSelect, seq)
+	b = appendUvarint(b, uint64(site))
+	b = appendUvarint(b, zigzag(int64(index)))
+	return e.appendAddr(b, uint64(addr))
+}
+
+// AppendRead appends an EvRead event.
+func (e *Encoder) AppendRead(b []byte, site uint32, addr uintptr) []byte {
+	return e.access(b, EvRead, site, addr)
+}
+
+// AppendWrite appends an EvWrite event.
+func (e *Encoder) AppendWrite(b []byte, site uint32, addr uintptr, value uint64) []byte {
+	return appendUvarint(e.access(b, EvWrite, site, addr), value)
+}
+
+// AppendMapRead appends an EvMapRead event.
+func (e *Encoder) AppendMapRead(b []byte, site uint32, addr uintptr) []byte {
+	return e.access(b, EvMapRead, site, addr)
+}
+
+// AppendMapWrite appends an EvMapWrite event.
+func (e *Encoder) AppendMapWrite(b []byte, site uint32, addr uintptr) []byte {
+	return e.access(b, EvMapWrite, site, addr)
+}
+
+// AppendMapIter appends an EvMapIter event.
+func (e *Encoder) AppendMapIter(b []byte, site uint32, addr uintptr) []byte {
+	return e.access(b, EvMapIter, site, addr)
+}
+
+// AppendFuncEnter appends an EvFuncEnter event.
+func (e *Encoder) AppendFuncEnter(b []byte, site uint32) []byte {
+	return appendUvarint(append(b, byte(EvFuncEnter)), uint64(site))
+}
+
+// AppendFuncExit appends an EvFuncExit event.
+func (e *Encoder) AppendFuncExit(b []byte, site uint32) []byte {
+	return appendUvarint(append(b, byte(EvFuncExit)), uint64(site))
+}
+
+// AppendTestStart appends an EvTestStart event for the test called name,
+// cut to MaxStringLen bytes.
+func (e *Encoder) AppendTestStart(b []byte, seq uint64, name string) []byte {
+	return appendString(e.sync(b, EvTestStart, seq), name)
+}
+
+// AppendTestEnd appends an EvTestEnd event.
+func (e *Encoder) AppendTestEnd(b []byte, seq uint64, outcome Outcome) []byte {
+	return appendUvarint(e.sync(b, EvTestEnd, seq), uint64(outcome))
+}
+
+// AppendGCEpoch appends an EvGCEpoch event.
+func (e *Encoder) AppendGCEpoch(b []byte, seq uint64, epoch uint64) []byte {
+	return appendUvarint(e.sync(b, EvGCEpoch, seq), epoch)
+}
+
+// AppendTaskGo appends an EvTaskGo event.
+func (e *Encoder) AppendTaskGo(b []byte, seq uint64, site uint32, group uintptr, child uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvTaskGo, seq, site, group), child)
+}
+
+// AppendTaskWait appends an EvTaskWait event.
+func (e *Encoder) AppendTaskWait(b []byte, seq uint64, site uint32, group uintptr) []byte {
+	return e.syncAddr(b, EvTaskWait, seq, site, group)
+}
+
+// AppendEvent appends ev, whatever its kind, using the fields the kind has
+// (see the event table) and ignoring Goroutine, Sub, and the Seq of kinds
+// without one. It is slower than the methods for each kind, and meant for
+// tools and tests that build traces from Events.
+func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
+	if ev.Kind == evNone || ev.Kind >= numKinds {
+		panic("trace: AppendEvent of invalid kind " + ev.Kind.String())
+	}
+	spec := &kinds[ev.Kind]
+	if spec.implicit {
+		b = append(b, byte(ev.Kind))
+	} else {
+		b = e.sync(b, ev.Kind, ev.Seq)
+	}
+	for _, f := range spec.fields {
+		switch f {
+		case fSite:
+			b = appendUvarint(b, uint64(ev.Site))
+		case fAddr:
+			b = e.appendAddr(b, ev.Addr)
+		case fValue, fCap, fEpoch, fOK, fOutcome:
+			b = appendUvarint(b, ev.Value)
+		case fDelta, fCase:
+			b = appendUvarint(b, zigzag(ev.Arg))
+		case fChild, fParent:
+			b = appendUvarint(b, ev.Peer)
+		case fName:
+			b = appendString(b, ev.Name)
+		}
+	}
+	return b
+}
+
+// sync appends the kind and the delta-coded seq that start a sync event.
+func (e *Encoder) sync(b []byte, k Kind, seq uint64) []byte {
+	b = append(b, byte(k))
+	b = appendUvarint(b, seq-e.seq)
+	e.seq = seq
+	return b
+}
+
+// syncAddr appends a sync event whose fields begin with site and addr.
+func (e *Encoder) syncAddr(b []byte, k Kind, seq uint64, site uint32, addr uintptr) []byte {
+	b = e.sync(b, k, seq)
+	b = appendUvarint(b, uint64(site))
+	return e.appendAddr(b, uint64(addr))
+}
+
+// access appends an event without seq whose fields begin with site and addr.
+func (e *Encoder) access(b []byte, k Kind, site uint32, addr uintptr) []byte {
+	b = append(b, byte(k))
+	b = appendUvarint(b, uint64(site))
+	return e.appendAddr(b, uint64(addr))
+}
+
+// appendAddr appends addr as the difference to the batch's previous
+// address: accesses cluster (fields of one object, elements of one slice,
+// a goroutine's own stack), and a small difference takes one or two bytes
+// where a heap address such as 0xc000123456 takes six.
+func (e *Encoder) appendAddr(b []byte, addr uint64) []byte {
+	d := addr - e.addr
+	e.addr = addr
+	return appendUvarint(b, zigzag(int64(d)))
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// appendString appends s, cut to MaxStringLen bytes, with its length.
+func appendString(b []byte, s string) []byte {
+	if len(s) > MaxStringLen {
+		s = s[:MaxStringLen]
+	}
+	b = appendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendUvarint is binary.AppendUvarint with the one-byte case first, the
+// common one for sites, seq deltas and value words.
+func appendUvarint(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// zigzag maps small negative and positive numbers to small unsigned ones.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }

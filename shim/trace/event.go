@@ -1,0 +1,198 @@
+package trace
+
+import "strconv"
+
+// Kind is the kind of an event. Its value is the byte that starts the event
+// on the wire, so the constants below must never be renumbered: a new kind
+// takes a new number and a new Version.
+type Kind uint8
+
+// The event table. Each comment says when the shim records the event, then
+// lists the event's fields in square brackets in their wire order. Fields
+// marked * are omitted on the wire and implicit (see "Order" in the package
+// doc); every other event has an explicit seq. An event's fields land in the
+// Event struct as follows: site in Site; addr (of the mutex, wait group,
+// once, cond, channel, map, variable or task group) in Addr; value, cap, ok,
+// epoch and outcome in Value; delta and case in Arg; child and parent in
+// Peer; name in Name.
+const (
+	evNone Kind = iota // never on the wire: a zero byte where an event should start is damage
+
+	// Goroutines.
+	EvFork  // parent, before a go statement starts the child [seq, site, child]
+	EvBegin // child, first event of its goroutine [seq, parent]
+	EvEnd   // goroutine returns (deferred; also recorded on panic) [seq]
+
+	// Mutexes and RWMutexes.
+	EvLock    // after Lock (Mutex) or Lock (RWMutex) acquired it [seq, site, addr]
+	EvUnlock  // before Unlock releases it [seq, site, addr]
+	EvRLock   // after RLock acquired a read lock [seq, site, addr]
+	EvRUnlock // before RUnlock releases a read lock [seq, site, addr]
+	EvTryLock // after TryLock, TryRLock or a RWMutex's TryLock returned; ok 1 if it acquired [seq, site, addr, ok]
+
+	// WaitGroup, Once, Cond.
+	EvWGAdd         // before Add; delta may be negative [seq, site, addr, delta]
+	EvWGDone        // before Done [seq, site, addr]
+	EvWGWait        // after Wait returned [seq, site, addr]
+	EvOnceDo        // after Do returned, whether or not it ran f [seq, site, addr]
+	EvCondWait      // after Wait returned (the lock is held again) [seq, site, addr]
+	EvCondSignal    // before Signal [seq, site, addr]
+	EvCondBroadcast // before Broadcast [seq, site, addr]
+
+	// sync/atomic.
+	EvAtomicLoad  // after a load, with the value read [seq, site, addr, value]
+	EvAtomicStore // after a store, swap, add or successful compare-and-swap, with the new value [seq, site, addr, value]
+
+	// Channels. addr is the runtime channel pointer.
+	EvChanMake  // after make(chan T, cap) [seq, site, addr, cap]
+	EvChanSend  // before the send, which may block: a receive of the value always has a larger seq [seq, site, addr]
+	EvChanRecv  // after the receive returned; ok 0 if the channel was closed and empty [seq, site, addr, ok]
+	EvChanClose // before close [seq, site, addr]
+	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0 [seq, site, case, addr]
+
+	// Memory accesses and function entry and exit: frequent, so they carry no seq.
+	EvRead      // before a read of a shared variable [*seq, site, addr]
+	EvWrite     // after a write, with the value word: 0 or 1 (nil or not) for pointer-shaped values, the bits of scalars up to 8 bytes [*seq, site, addr, value]
+	EvMapRead   // before a map index or lookup [*seq, site, addr]
+	EvMapWrite  // before a map assignment or delete [*seq, site, addr]
+	EvMapIter   // before a range over a map [*seq, site, addr]
+	EvFuncEnter // first thing in an instrumented function [*seq, site]
+	EvFuncExit  // an instrumented function returns (deferred) [*seq, site]
+
+	// Tests and the garbage collector.
+	EvTestStart // first thing in a test or subtest function [seq, name]
+	EvTestEnd   // the test's cleanup runs; outcome 0 pass, 1 fail, 2 panic, 3 skip [seq, outcome]
+	EvGCEpoch   // the first event of any goroutine after a garbage collection finished, before that event; addresses recorded before it may be reused after it [seq, epoch]
+
+	// Task groups (errgroup, conc, WaitGroup.Go): modeled as fork and join.
+	EvTaskGo   // a task is handed to the group; child is the task's goroutine [seq, site, addr, child]
+	EvTaskWait // after the group's Wait returned: every task of the group has ended [seq, site, addr]
+
+	numKinds
+)
+
+// Outcome is how a test ended, the value of an EvTestEnd event.
+type Outcome uint8
+
+// Test outcomes.
+const (
+	Pass Outcome = iota
+	Fail
+	Panic // the test panicked; the shim saw the panic in the test's cleanup
+	Skip
+	numOutcomes
+)
+
+var outcomeNames = [numOutcomes]string{"pass", "fail", "panic", "skip"}
+
+func (o Outcome) String() string {
+	if o < numOutcomes {
+		return outcomeNames[o]
+	}
+	return "outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// An Event is one decoded event. Which fields are set depends on Kind: see
+// the event table above. Fields a kind does not have are zero.
+type Event struct {
+	Kind Kind
+	Site uint32 // the instrumented point that recorded it; 0 for kinds without a site
+	// Goroutine is the logical id of the goroutine that recorded the event,
+	// the id of the batch it came in.
+	Goroutine uint64
+	// Seq and Sub place the event in the global order, which is the order
+	// of (Seq, Sub, Goroutine); see "Order" in the package doc. Sync events
+	// have their own Seq and Sub 0; access and function events have the Seq
+	// of their goroutine's last sync event before them, and Sub counting from
+	// 1 the events since that one.
+	Seq, Sub uint64
+	Addr     uint64
+	Value    uint64
+	Arg      int64
+	Peer     uint64
+	Name     string
+}
+
+// IsSync reports whether events of kind k carry their own seq. Only sync
+// events order goroutines against each other.
+func (k Kind) IsSync() bool {
+	return k != evNone && k < numKinds && !kinds[k].implicit
+}
+
+func (k Kind) String() string {
+	if k != evNone && k < numKinds {
+		return kinds[k].name
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// A field is one of an event's fields: how it is encoded, where it goes in
+// Event and what it is called in the text form.
+type field uint8
+
+const (
+	fSite    field = iota // uvarint, at most 1<<32-1 -> Site
+	fAddr                 // zigzag uvarint of the difference to the batch's previous address -> Addr
+	fValue                // uvarint -> Value
+	fCap                  // uvarint -> Value
+	fEpoch                // uvarint -> Value
+	fOK                   // uvarint 0 or 1 -> Value
+	fOutcome              // uvarint below numOutcomes -> Value
+	fDelta                // zigzag uvarint -> Arg
+	fCase                 // zigzag uvarint, at least -1 -> Arg
+	fChild                // uvarint -> Peer
+	fParent               // uvarint -> Peer
+	fName                 // uvarint length, then that many bytes -> Name
+	numFields
+)
+
+// fieldKeys are the fields' names in the text form.
+var fieldKeys = [numFields]string{
+	fSite: "site", fAddr: "addr", fValue: "value", fCap: "cap", fEpoch: "epoch", fOK: "ok",
+	fOutcome: "outcome", fDelta: "delta", fCase: "case", fChild: "child", fParent: "parent", fName: "name",
+}
+
+// kindSpec describes a kind for the decoder and the text form. The seq of
+// sync events is not listed: it always comes first.
+type kindSpec struct {
+	name     string
+	implicit bool // no seq on the wire
+	fields   []field
+}
+
+var kinds = [numKinds]kindSpec{
+	EvFork:          {name: "Fork", fields: []field{fSite, fChild}},
+	EvBegin:         {name: "Begin", fields: []field{fParent}},
+	EvEnd:           {name: "End"},
+	EvLock:          {name: "Lock", fields: []field{fSite, fAddr}},
+	EvUnlock:        {name: "Unlock", fields: []field{fSite, fAddr}},
+	EvRLock:         {name: "RLock", fields: []field{fSite, fAddr}},
+	EvRUnlock:       {name: "RUnlock", fields: []field{fSite, fAddr}},
+	EvTryLock:       {name: "TryLock", fields: []field{fSite, fAddr, fOK}},
+	EvWGAdd:         {name: "WGAdd", fields: []field{fSite, fAddr, fDelta}},
+	EvWGDone:        {name: "WGDone", fields: []field{fSite, fAddr}},
+	EvWGWait:        {name: "WGWait", fields: []field{fSite, fAddr}},
+	EvOnceDo:        {name: "OnceDo", fields: []field{fSite, fAddr}},
+	EvCondWait:      {name: "CondWait", fields: []field{fSite, fAddr}},
+	EvCondSignal:    {name: "CondSignal", fields: []field{fSite, fAddr}},
+	EvCondBroadcast: {name: "CondBroadcast", fields: []field{fSite, fAddr}},
+	EvAtomicLoad:    {name: "AtomicLoad", fields: []field{fSite, fAddr, fValue}},
+	EvAtomicStore:   {name: "AtomicStore", fields: []field{fSite, fAddr, fValue}},
+	EvChanMake:      {name: "ChanMake", fields: []field{fSite, fAddr, fCap}},
+	EvChanSend:      {name: "ChanSend", fields: []field{fSite, fAddr}},
+	EvChanRecv:      {name: "ChanRecv", fields: []field{fSite, fAddr, fOK}},
+	EvChanClose:     {name: "ChanClose", fields: []field{fSite, fAddr}},
+	EvSelect:        {name: "Select", fields: []field{fSite, fCase, fAddr}},
+	EvRead:          {name: "Read", implicit: true, fields: []field{fSite, fAddr}},
+	EvWrite:         {name: "Write", implicit: true, fields: []field{fSite, fAddr, fValue}},
+	EvMapRead:       {name: "MapRead", implicit: true, fields: []field{fSite, fAddr}},
+	EvMapWrite:      {name: "MapWrite", implicit: true, fields: []field{fSite, fAddr}},
+	EvMapIter:       {name: "MapIter", implicit: true, fields: []field{fSite, fAddr}},
+	EvFuncEnter:     {name: "FuncEnter", implicit: true, fields: []field{fSite}},
+	EvFuncExit:      {name: "FuncExit", implicit: true, fields: []field{fSite}},
+	EvTestStart:     {name: "TestStart", fields: []field{fName}},
+	EvTestEnd:       {name: "TestEnd", fields: []field{fOutcome}},
+	EvGCEpoch:       {name: "GCEpoch", fields: []field{fEpoch}},
+	EvTaskGo:        {name: "TaskGo", fields: []field{fSite, fAddr, fChild}},
+	EvTaskWait:      {name: "TaskWait", fields: []field{fSite, fAddr}},
+}
