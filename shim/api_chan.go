@@ -1,0 +1,104 @@
+package shim
+
+import "unsafe"
+
+// MakeChan wraps make(chan T, n): it records the channel's address and
+// capacity and returns ch.
+func MakeChan[T any](site uint32, ch chan T) chan T {
+	if enabled {
+		syncBefore(site, kindChanMake, ChanAddr(ch), uint64(cap(ch)))
+	}
+	return ch
+}
+
+// Send records ChanSend before sending, so that a receive matching it always
+// has a larger seq and a send on a closed channel is in the trace.
+func Send[T any](site uint32, ch chan<- T, v T) {
+	if enabled {
+		syncBefore(site, kindChanSend, ChanAddrSend(ch), 0)
+	}
+	ch <- v
+}
+
+// Recv is <-ch; it records ChanRecv after the receive, with ok.
+func Recv[T any](site uint32, ch <-chan T) T {
+	if !enabled {
+		return <-ch
+	}
+	v, _ := recv(site, ch)
+	return v
+}
+
+// Recv2 is v, ok := <-ch.
+func Recv2[T any](site uint32, ch <-chan T) (T, bool) {
+	if !enabled {
+		v, ok := <-ch
+		return v, ok
+	}
+	return recv(site, ch)
+}
+
+func recv[T any](site uint32, ch <-chan T) (T, bool) {
+	a := ChanAddrRecv(ch)
+	g := gateSync(site, kindChanRecv, a)
+	v, ok := <-ch
+	g.syncEvent(site, kindChanRecv, a, b2u(ok))
+	return v, ok
+}
+
+// Close records ChanClose, then closes ch (a close of a closed channel
+// panics after the event is recorded).
+func Close[T any](site uint32, ch chan<- T) {
+	if enabled {
+		syncBefore(site, kindChanClose, ChanAddrSend(ch), 0)
+	}
+	close(ch)
+}
+
+// SelectPlan runs just before an instrumented select. It returns the case
+// index control wants the select to take (-1: no preference) and a channel
+// that becomes ready when control gives up waiting for it (nil when not
+// forcing). With no control plan it returns -1, nil.
+func SelectPlan(site uint32) (force int, timeout <-chan struct{}) {
+	if !enabled {
+		return -1, nil
+	}
+	return selectPlan(site)
+}
+
+// SelectRecv is the first statement of a receive case that ran; ok is false
+// when the channel was closed.
+func SelectRecv(site uint32, index int, ch unsafe.Pointer, ok bool) {
+	if enabled {
+		selected(site, index, ch, b2u(ok))
+	}
+}
+
+// SelectSend is the first statement of a send case that ran. The send has
+// completed by then, so unlike Send its event may come after the matching
+// receive's.
+func SelectSend(site uint32, index int, ch unsafe.Pointer) {
+	if enabled {
+		selected(site, index, ch, 1)
+	}
+}
+
+// SelectDefault is the first statement of a select's default case.
+func SelectDefault(site uint32) {
+	if enabled {
+		selected(site, -1, nil, 0)
+	}
+}
+
+// ChanAddr returns the runtime channel pointer of ch (nil for a nil channel).
+func ChanAddr[T any](ch chan T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&ch)) }
+
+// ChanAddrRecv is ChanAddr for a receive-only channel.
+func ChanAddrRecv[T any](ch <-chan T) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&ch))
+}
+
+// ChanAddrSend is ChanAddr for a send-only channel.
+func ChanAddrSend[T any](ch chan<- T) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&ch))
+}

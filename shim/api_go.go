@@ -1,0 +1,89 @@
+package shim
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Go runs in the parent just before an instrumented go statement. It assigns
+// the child's logical id, records a Fork event and returns the id for Begin.
+func Go(site uint32) uint64 {
+	if !enabled {
+		return 0
+	}
+	return fork(site, kindFork, nil)
+}
+
+// Begin is the first statement of an instrumented goroutine: it binds the
+// running goroutine to the logical id its parent got from Go.
+func Begin(id uint64) {
+	if !enabled {
+		return
+	}
+	begin(id)
+}
+
+// End is deferred right after Begin: it records End and releases the
+// goroutine's state.
+func End() {
+	if !enabled {
+		return
+	}
+	end()
+}
+
+// WGGo is sync.WaitGroup.Go (Go 1.25) written with Add and Done, so that the
+// shim also builds with older toolchains: fork, then Begin/End around f.
+func WGGo(site uint32, wg *sync.WaitGroup, f func()) {
+	WGAdd(site, wg, 1)
+	id := Go(site)
+	go func() {
+		Begin(id)
+		defer End()
+		defer WGDone(site, wg)
+		f()
+	}()
+}
+
+// Task wraps f, about to be handed to a group's Go method (errgroup, conc),
+// as a fork of a task: TaskGo in the parent now, Begin/End around f.
+func Task(site uint32, group unsafe.Pointer, f func()) func() {
+	if !enabled {
+		return f
+	}
+	id := fork(site, kindTaskGo, group)
+	return func() {
+		Begin(id)
+		defer End()
+		f()
+	}
+}
+
+// TaskErr is Task for functions returning an error (errgroup.Group.Go).
+func TaskErr(site uint32, group unsafe.Pointer, f func() error) func() error {
+	if !enabled {
+		return f
+	}
+	id := fork(site, kindTaskGo, group)
+	return func() error {
+		Begin(id)
+		defer End()
+		return f()
+	}
+}
+
+// Waited records the join of a group whose Wait has just returned.
+func Waited(site uint32, group unsafe.Pointer) {
+	if !enabled {
+		return
+	}
+	syncBefore(site, kindTaskWait, group, 0)
+}
+
+// WaitedErr is Waited for a Wait that returns an error; it returns err.
+func WaitedErr(site uint32, group unsafe.Pointer, err error) error {
+	if enabled {
+		syncBefore(site, kindTaskWait, group, 0)
+	}
+	return err
+}

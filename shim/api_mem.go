@@ -1,0 +1,75 @@
+package shim
+
+import "unsafe"
+
+// R records a read of *p and returns p; the instrumenter rewrites a shared
+// read x.f into (*R(site, &x.f)).
+func R[T any](site uint32, p *T) *T {
+	if enabled {
+		access(site, kindRead, unsafe.Pointer(p))
+	}
+	return p
+}
+
+// W stores v into *p, then records the write with v's value word: for
+// pointer-shaped values 0 for nil and 1 otherwise, for scalars of up to 8
+// bytes the value (see valueWord).
+func W[T any](site uint32, p *T, v T) {
+	*p = v
+	if enabled {
+		write(site, unsafe.Pointer(p), valueWord(p, &v))
+	}
+}
+
+// Read records a read of addr, for shapes R cannot express.
+func Read(site uint32, addr unsafe.Pointer) {
+	if enabled {
+		access(site, kindRead, addr)
+	}
+}
+
+// Write records a write of word to addr, for shapes W cannot express; the
+// caller has done the store.
+func Write(site uint32, addr unsafe.Pointer, word uint64) {
+	if enabled {
+		write(site, addr, word)
+	}
+}
+
+// MR records a map read (m[k], len(m)) and returns m.
+func MR[M ~map[K]V, K comparable, V any](site uint32, m M) M {
+	if enabled {
+		access(site, kindMapRead, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+	}
+	return m
+}
+
+// MW records a map write (m[k] = v, delete) and returns m.
+func MW[M ~map[K]V, K comparable, V any](site uint32, m M) M {
+	if enabled {
+		access(site, kindMapWrite, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+	}
+	return m
+}
+
+// MI records the start of a range over m and returns m.
+func MI[M ~map[K]V, K comparable, V any](site uint32, m M) M {
+	if enabled {
+		access(site, kindMapIter, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+	}
+	return m
+}
+
+// Enter is the first statement of an instrumented function.
+func Enter(site uint32) {
+	if enabled {
+		access(site, kindFuncEnter, nil)
+	}
+}
+
+// Exit is deferred right after Enter.
+func Exit(site uint32) {
+	if enabled {
+		access(site, kindFuncExit, nil)
+	}
+}

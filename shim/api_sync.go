@@ -1,0 +1,215 @@
+package shim
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Lock acquires m, then records Lock.
+func Lock(site uint32, m *sync.Mutex) {
+	if !enabled {
+		m.Lock()
+		return
+	}
+	g := gateSync(site, kindLock, unsafe.Pointer(m))
+	m.Lock()
+	g.syncEvent(site, kindLock, unsafe.Pointer(m), 0)
+}
+
+// Unlock records Unlock, then releases m (so an unlock of an unlocked mutex,
+// which is fatal, is in the trace).
+func Unlock(site uint32, m *sync.Mutex) {
+	if enabled {
+		syncBefore(site, kindUnlock, unsafe.Pointer(m), 0)
+	}
+	m.Unlock()
+}
+
+// TryLock records TryLock with its outcome.
+func TryLock(site uint32, m *sync.Mutex) bool {
+	if !enabled {
+		return m.TryLock()
+	}
+	g := gateSync(site, kindTryLock, unsafe.Pointer(m))
+	ok := m.TryLock()
+	g.syncEvent(site, kindTryLock, unsafe.Pointer(m), b2u(ok))
+	return ok
+}
+
+// RWLock is (*sync.RWMutex).Lock.
+func RWLock(site uint32, m *sync.RWMutex) {
+	if !enabled {
+		m.Lock()
+		return
+	}
+	g := gateSync(site, kindLock, unsafe.Pointer(m))
+	m.Lock()
+	g.syncEvent(site, kindLock, unsafe.Pointer(m), 0)
+}
+
+// RWUnlock is (*sync.RWMutex).Unlock.
+func RWUnlock(site uint32, m *sync.RWMutex) {
+	if enabled {
+		syncBefore(site, kindUnlock, unsafe.Pointer(m), 0)
+	}
+	m.Unlock()
+}
+
+// RWTryLock is (*sync.RWMutex).TryLock.
+func RWTryLock(site uint32, m *sync.RWMutex) bool {
+	if !enabled {
+		return m.TryLock()
+	}
+	g := gateSync(site, kindTryLock, unsafe.Pointer(m))
+	ok := m.TryLock()
+	g.syncEvent(site, kindTryLock, unsafe.Pointer(m), b2u(ok))
+	return ok
+}
+
+// RLock is (*sync.RWMutex).RLock.
+func RLock(site uint32, m *sync.RWMutex) {
+	if !enabled {
+		m.RLock()
+		return
+	}
+	g := gateSync(site, kindRLock, unsafe.Pointer(m))
+	m.RLock()
+	g.syncEvent(site, kindRLock, unsafe.Pointer(m), 0)
+}
+
+// RUnlock is (*sync.RWMutex).RUnlock.
+func RUnlock(site uint32, m *sync.RWMutex) {
+	if enabled {
+		syncBefore(site, kindRUnlock, unsafe.Pointer(m), 0)
+	}
+	m.RUnlock()
+}
+
+// TryRLock is (*sync.RWMutex).TryRLock. The trace has no read-TryLock kind:
+// a success is recorded as RLock, a failure as nothing.
+func TryRLock(site uint32, m *sync.RWMutex) bool {
+	if !enabled {
+		return m.TryRLock()
+	}
+	g := gateSync(site, kindRLock, unsafe.Pointer(m))
+	ok := m.TryRLock()
+	if ok {
+		g.syncEvent(site, kindRLock, unsafe.Pointer(m), 0)
+	}
+	return ok
+}
+
+// LockerLock is a Lock call through a sync.Locker; the recorded address is
+// the interface's data word (the *Mutex or *RWMutex for the usual lockers).
+func LockerLock(site uint32, l sync.Locker) {
+	if !enabled {
+		l.Lock()
+		return
+	}
+	a := ifaceData(unsafe.Pointer(&l))
+	g := gateSync(site, kindLock, a)
+	l.Lock()
+	g.syncEvent(site, kindLock, a, 0)
+}
+
+// LockerUnlock is an Unlock call through a sync.Locker.
+func LockerUnlock(site uint32, l sync.Locker) {
+	if enabled {
+		syncBefore(site, kindUnlock, ifaceData(unsafe.Pointer(&l)), 0)
+	}
+	l.Unlock()
+}
+
+// LockFunc replaces the method value m.Lock.
+func LockFunc(site uint32, m *sync.Mutex) func() { return func() { Lock(site, m) } }
+
+// UnlockFunc replaces the method value m.Unlock.
+func UnlockFunc(site uint32, m *sync.Mutex) func() { return func() { Unlock(site, m) } }
+
+// RWLockFunc replaces the method value m.Lock of a RWMutex.
+func RWLockFunc(site uint32, m *sync.RWMutex) func() { return func() { RWLock(site, m) } }
+
+// RWUnlockFunc replaces the method value m.Unlock of a RWMutex.
+func RWUnlockFunc(site uint32, m *sync.RWMutex) func() { return func() { RWUnlock(site, m) } }
+
+// RLockFunc replaces the method value m.RLock.
+func RLockFunc(site uint32, m *sync.RWMutex) func() { return func() { RLock(site, m) } }
+
+// RUnlockFunc replaces the method value m.RUnlock.
+func RUnlockFunc(site uint32, m *sync.RWMutex) func() { return func() { RUnlock(site, m) } }
+
+// WGAdd records WGAdd before adding, so that a negative counter panic is in
+// the trace.
+func WGAdd(site uint32, wg *sync.WaitGroup, delta int) {
+	if enabled {
+		syncBefore(site, kindWGAdd, unsafe.Pointer(wg), uint64(int64(delta)))
+	}
+	wg.Add(delta)
+}
+
+// WGDone records WGDone, then calls wg.Done.
+func WGDone(site uint32, wg *sync.WaitGroup) {
+	if enabled {
+		syncBefore(site, kindWGDone, unsafe.Pointer(wg), 0)
+	}
+	wg.Done()
+}
+
+// WGWait records WGWait after Wait returns.
+func WGWait(site uint32, wg *sync.WaitGroup) {
+	if !enabled {
+		wg.Wait()
+		return
+	}
+	g := gateSync(site, kindWGWait, unsafe.Pointer(wg))
+	wg.Wait()
+	g.syncEvent(site, kindWGWait, unsafe.Pointer(wg), 0)
+}
+
+// OnceDo records OnceDo after Do returns.
+func OnceDo(site uint32, o *sync.Once, f func()) {
+	if !enabled {
+		o.Do(f)
+		return
+	}
+	g := gateSync(site, kindOnceDo, unsafe.Pointer(o))
+	o.Do(f)
+	g.syncEvent(site, kindOnceDo, unsafe.Pointer(o), 0)
+}
+
+// CondWait records CondWait after Wait returns (c.L is held again).
+func CondWait(site uint32, c *sync.Cond) {
+	if !enabled {
+		c.Wait()
+		return
+	}
+	g := gateSync(site, kindCondWait, unsafe.Pointer(c))
+	c.Wait()
+	g.syncEvent(site, kindCondWait, unsafe.Pointer(c), 0)
+}
+
+// CondSignal records CondSignal, then signals.
+func CondSignal(site uint32, c *sync.Cond) {
+	if enabled {
+		syncBefore(site, kindCondSignal, unsafe.Pointer(c), 0)
+	}
+	c.Signal()
+}
+
+// CondBroadcast records CondBroadcast, then broadcasts.
+func CondBroadcast(site uint32, c *sync.Cond) {
+	if enabled {
+		syncBefore(site, kindCondBroadcast, unsafe.Pointer(c), 0)
+	}
+	c.Broadcast()
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ifaceData returns the data word of the interface value at p.
+func ifaceData(p unsafe.Pointer) unsafe.Pointer { return (*[2]unsafe.Pointer)(p)[1] }
