@@ -81,4 +81,3 @@ var (
 	_ func(uint32, *uint64, uint64, uint64) bool                         = precog_shim.AtomicCompareAndSwapUint64
 	_ func(uint32, *unsafe.Pointer, unsafe.Pointer, unsafe.Pointer) bool = precog_shim.AtomicCompareAndSwapPointer
 )
-
