@@ -21,6 +21,10 @@ const (
 	// MaxStringLen is the largest byte length of a string (a test name, the
 	// header's package path). The writer truncates longer ones.
 	MaxStringLen = 1 << 16
+	// MaxEventLen is the most bytes one Append method adds to a batch,
+	// except AppendTestStart, which adds up to MaxEventLen + MaxStringLen:
+	// kind, seq, site, addr and a value field at their widest.
+	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64
 )
 
 // batchLenWidth is the width of the batch length field that StartBatch
@@ -62,7 +66,7 @@ func WriteHeader(w io.Writer, h Header) error {
 // long as one goroutine at a time uses the pair.
 //
 // The Append methods never allocate unless b lacks the capacity for one
-// more event, which is never more than 32 bytes plus a TestStart name. Seqs
+// more event (MaxEventLen). Seqs
 // passed to one batch's sync events must increase; a batch may hold any mix
 // of sync and other events.
 type Encoder struct {

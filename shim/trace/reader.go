@@ -1,0 +1,413 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+)
+
+// ErrBroken is wrapped by the errors that report a damaged trace: a file
+// cut short, as when the process was killed while writing, or bytes that
+// are not a valid trace. Their text is "broken trace: <what> at offset N".
+var ErrBroken = errors.New("broken trace")
+
+// ErrNotTrace is returned by NewReader for a file that does not start like
+// a trace at all.
+var ErrNotTrace = errors.New("not a precog trace")
+
+// batchChunk is how much of a batch the reader reads at a time. The length
+// in a batch header is only a claim: reading in chunks keeps a damaged
+// length from allocating more than the file holds.
+const batchChunk = 64 << 10
+
+// A Reader reads the events of a trace in file order: batch by batch, and
+// within a batch in the order the goroutine recorded them. It resolves the
+// implicit seqs of access and function events as it goes (see "Order" in
+// the package doc), which needs a little state per goroutine.
+type Reader struct {
+	r      *bufio.Reader
+	off    int64 // file offset of the next byte of r
+	header Header
+	err    error // sticky: once set, Next returns it
+
+	gs map[uint64]*gstate // the goroutines seen so far
+
+	// The batch being decoded.
+	batch []byte  // its events, as far as the file holds them
+	want  int     // its length as its header claims: more than len(batch) if the file is cut
+	pos   int     // the next event in batch
+	base  int64   // file offset of batch[0]
+	g     uint64  // its goroutine
+	gst   *gstate // gs[g]
+	addr  uint64  // the batch's last address, for delta coding
+	seq   uint64  // the batch's last seq, for delta coding
+}
+
+// gstate is what the reader remembers about a goroutine across its batches.
+type gstate struct {
+	seq uint64 // seq of its last sync event
+	sub uint64 // events since then
+}
+
+// NewReader reads the header of the trace in r and returns a Reader for
+// its events. It returns an error wrapping ErrNotTrace if r does not start
+// like a trace, and one wrapping ErrBroken if the header is cut or damaged.
+func NewReader(r io.Reader) (*Reader, error) {
+	rd := &Reader{r: bufio.NewReader(r), gs: make(map[uint64]*gstate)}
+	if err := rd.readHeader(); err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Header returns the trace's header.
+func (r *Reader) Header() Header { return r.header }
+
+func (r *Reader) readHeader() error {
+	var m [len(magic)]byte
+	n, err := io.ReadFull(r.r, m[:])
+	r.off += int64(n)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fmt.Errorf("reading trace header: %w", err)
+	}
+	if !bytes.HasPrefix([]byte(magic), m[:n]) {
+		return ErrNotTrace
+	}
+	if n < len(magic) {
+		return r.broken(0, "header cut short")
+	}
+	v, err := r.uvarint("header")
+	if err != nil {
+		return err
+	}
+	if v != Version {
+		return fmt.Errorf("trace version %d is not supported (precog reads version %d)", v, Version)
+	}
+	if r.header.Test, err = r.string("header"); err != nil {
+		return err
+	}
+	if r.header.Package, err = r.string("header"); err != nil {
+		return err
+	}
+	start, err := r.uvarint("header")
+	if err != nil {
+		return err
+	}
+	if start != 0 {
+		r.header.Start = time.Unix(0, int64(start)).UTC()
+	}
+	pid, err := r.uvarint("header")
+	if err != nil {
+		return err
+	}
+	if pid > math.MaxInt32 {
+		return r.broken(r.off, "process id %d out of range", pid)
+	}
+	r.header.PID = int(pid)
+	return nil
+}
+
+// Next returns the next event in file order. At the end of an intact trace
+// it returns io.EOF; at damage, an error wrapping ErrBroken. After an error
+// it returns the same error again.
+func (r *Reader) Next() (Event, error) {
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	for r.pos == len(r.batch) {
+		if len(r.batch) < r.want {
+			r.err = r.broken(r.base+int64(r.pos), "batch cut after %d of %d bytes", len(r.batch), r.want)
+			return Event{}, r.err
+		}
+		if err := r.readBatch(); err != nil {
+			r.err = err
+			return Event{}, err
+		}
+	}
+	ev, err := r.decode()
+	if err != nil {
+		r.err = err
+		return Event{}, err
+	}
+	return ev, nil
+}
+
+// readBatch reads the next batch header and as much of the batch as the
+// file holds. It returns io.EOF at a clean end.
+func (r *Reader) readBatch() error {
+	c, err := r.r.ReadByte()
+	if err == io.EOF {
+		return io.EOF
+	}
+	if err != nil {
+		return fmt.Errorf("reading trace: %w", err)
+	}
+	r.off++
+	if c != batchMark {
+		return r.broken(r.off-1, "byte %#x where a batch should start", c)
+	}
+	g, err := r.uvarint("batch header")
+	if err != nil {
+		return err
+	}
+	at := r.off
+	l, err := r.uvarint("batch header")
+	if err != nil {
+		return err
+	}
+	if l > MaxBatchLen {
+		return r.broken(at, "batch length %d exceeds the limit %d", l, MaxBatchLen)
+	}
+	r.want, r.base, r.pos, r.g = int(l), r.off, 0, g
+	r.batch, r.addr, r.seq = r.batch[:0], 0, 0
+	for len(r.batch) < r.want {
+		n := min(r.want-len(r.batch), batchChunk)
+		r.batch = slices.Grow(r.batch, n)
+		m, err := io.ReadFull(r.r, r.batch[len(r.batch):len(r.batch)+n])
+		r.batch = r.batch[:len(r.batch)+m]
+		r.off += int64(m)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break // Next reports the cut after the events before it
+		}
+		if err != nil {
+			return fmt.Errorf("reading trace: %w", err)
+		}
+	}
+	r.gst = r.gs[g]
+	if r.gst == nil {
+		r.gst = new(gstate)
+		r.gs[g] = r.gst
+	}
+	return nil
+}
+
+// decode decodes the event at r.pos, which is inside the batch, and moves
+// past it.
+func (r *Reader) decode() (Event, error) {
+	d := decoder{b: r.batch, i: r.pos, r: r, addr: r.addr}
+	k := Kind(d.b[d.i])
+	if k == evNone || k >= numKinds {
+		return Event{}, r.broken(r.base+int64(d.i), "unknown event kind %d", k)
+	}
+	d.i++
+	spec := &kinds[k]
+	ev := Event{Kind: k, Goroutine: r.g}
+	if !spec.implicit {
+		// r.seq is 0 at the start of a batch and r.gst.seq after its first
+		// sync event, so this check covers both the batch's deltas and the
+		// goroutine's order across batches.
+		ev.Seq = r.seq + d.uvarint()
+		switch {
+		case d.err != nil:
+		case ev.Seq < r.seq:
+			d.fail("seq overflows")
+		case ev.Seq <= r.gst.seq:
+			d.fail("seq %d does not come after the goroutine's seq %d", ev.Seq, r.gst.seq)
+		}
+	}
+	for _, f := range spec.fields {
+		if d.err != nil {
+			break
+		}
+		switch f {
+		case fSite:
+			if v := d.uvarint(); v > math.MaxUint32 {
+				d.fail("site %d out of range", v)
+			} else {
+				ev.Site = uint32(v)
+			}
+		case fAddr:
+			d.addr += uint64(unzigzag(d.uvarint()))
+			ev.Addr = d.addr
+		case fValue, fCap, fEpoch, fChild, fParent:
+			v := d.uvarint()
+			if f == fChild || f == fParent {
+				ev.Peer = v
+			} else {
+				ev.Value = v
+			}
+		case fOK:
+			if ev.Value = d.uvarint(); ev.Value > 1 {
+				d.fail("ok flag %d is neither 0 nor 1", ev.Value)
+			}
+		case fOutcome:
+			if ev.Value = d.uvarint(); ev.Value >= uint64(numOutcomes) {
+				d.fail("unknown test outcome %d", ev.Value)
+			}
+		case fDelta:
+			ev.Arg = unzigzag(d.uvarint())
+		case fCase:
+			if ev.Arg = unzigzag(d.uvarint()); ev.Arg < -1 {
+				d.fail("select case %d", ev.Arg)
+			}
+		case fName:
+			ev.Name = d.string()
+		}
+	}
+	if d.err != nil {
+		return Event{}, d.err
+	}
+	r.pos, r.addr = d.i, d.addr
+	if spec.implicit {
+		r.gst.sub++
+		ev.Seq, ev.Sub = r.gst.seq, r.gst.sub
+	} else {
+		r.seq, r.gst.seq, r.gst.sub = ev.Seq, ev.Seq, 0
+	}
+	return ev, nil
+}
+
+// A decoder decodes the fields of one event. The first failure sticks, so
+// the field loop checks once per field.
+type decoder struct {
+	b     []byte
+	i     int
+	r     *Reader
+	addr  uint64
+	start int // the field being decoded, for errors
+	err   error
+}
+
+func (d *decoder) uvarint() uint64 {
+	d.start = d.i
+	v, n := binary.Uvarint(d.b[d.i:])
+	switch {
+	case n > 0:
+		d.i += n
+	case n == 0:
+		d.short()
+	default:
+		d.fail("bad varint")
+	}
+	return v
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	switch {
+	case d.err != nil:
+		return ""
+	case n > MaxStringLen:
+		d.fail("string length %d exceeds the limit %d", n, MaxStringLen)
+		return ""
+	case n > uint64(len(d.b)-d.i):
+		d.short()
+		return ""
+	}
+	s := string(d.b[d.i : d.i+int(n)])
+	d.i += int(n)
+	return s
+}
+
+// short reports that the event goes past the end of the batch's bytes: the
+// event starting at r.pos, where the batch's intact part ends.
+func (d *decoder) short() {
+	r := d.r
+	at := r.base + int64(r.pos)
+	if len(r.batch) < r.want {
+		d.err = r.broken(at, "batch cut after %d of %d bytes", len(r.batch), r.want)
+	} else {
+		d.err = r.broken(at, "event runs past the end of its batch")
+	}
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = d.r.broken(d.r.base+int64(d.start), format, args...)
+	}
+}
+
+// uvarint reads a uvarint of the stream outside batches; what names the
+// part of the file being read, for errors.
+func (r *Reader) uvarint(what string) (uint64, error) {
+	start := r.off
+	var v uint64
+	for i := 0; i < binary.MaxVarintLen64; i++ {
+		c, err := r.r.ReadByte()
+		if err == io.EOF {
+			return 0, r.broken(start, "%s cut short", what)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("reading trace: %w", err)
+		}
+		r.off++
+		if i == binary.MaxVarintLen64-1 && c > 1 {
+			break
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return v, nil
+		}
+	}
+	return 0, r.broken(start, "bad varint in %s", what)
+}
+
+// string reads a string of the stream outside batches.
+func (r *Reader) string(what string) (string, error) {
+	start := r.off
+	n, err := r.uvarint(what)
+	if err != nil {
+		return "", err
+	}
+	if n > MaxStringLen {
+		return "", r.broken(start, "string length %d exceeds the limit %d", n, MaxStringLen)
+	}
+	b := make([]byte, n)
+	m, err := io.ReadFull(r.r, b)
+	r.off += int64(m)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return "", r.broken(start, "%s cut short", what)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading trace: %w", err)
+	}
+	return string(b), nil
+}
+
+func (r *Reader) broken(off int64, format string, args ...any) error {
+	return fmt.Errorf("%w: %s at offset %d", ErrBroken, fmt.Sprintf(format, args...), off)
+}
+
+// A Trace is a whole trace, its events in the global order.
+type Trace struct {
+	Header Header
+	// Events are sorted by (Seq, Sub, Goroutine): see "Order" in the
+	// package doc.
+	Events []Event
+}
+
+// ReadAll reads the trace in r and sorts its events into the global order.
+// If the trace is broken, it returns the events before the damage with the
+// error; if not even the header could be read, a nil Trace.
+func ReadAll(r io.Reader) (*Trace, error) {
+	rd, err := NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trace{Header: rd.Header()}
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			Sort(t.Events)
+			return t, err
+		}
+		t.Events = append(t.Events, ev)
+	}
+}
+
+// Sort sorts events into the global order, by (Seq, Sub, Goroutine).
+func Sort(events []Event) {
+	slices.SortStableFunc(events, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Sub, b.Sub), cmp.Compare(a.Goroutine, b.Goroutine))
+	})
+}

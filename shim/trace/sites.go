@@ -1,0 +1,72 @@
+package trace
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// A Site is one instrumented point of the code under test: an operation
+// that the instrumenter rewrote into a shim call, which passes the site's
+// ID. Events carry only the ID; the site table gives the rest.
+type Site struct {
+	ID   uint32 `json:"id"` // unique within one instrumented build; never 0
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	// Kind is the operation, as the instrumenter names it, such as "read",
+	// "write", "lock" or "go".
+	Kind     string `json:"kind"`
+	Function string `json:"function"` // the enclosing function, such as "(*Bank).Transfer"
+	Expr     string `json:"expr"`     // the source of the operand or call, such as "b.balance"
+}
+
+// Pos returns the site's position as file:line:col.
+func (s Site) Pos() string {
+	return s.File + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
+}
+
+// A SiteTable maps site IDs to sites. The instrumenter writes it as JSON
+// next to the instrumented build; traces do not contain it, so that the
+// shim never needs it.
+type SiteTable struct {
+	Sites []Site `json:"sites"` // sorted by ID, for Lookup
+}
+
+// Lookup returns the site with the given ID. A nil table has no sites.
+func (t *SiteTable) Lookup(id uint32) (Site, bool) {
+	if t == nil {
+		return Site{}, false
+	}
+	i, ok := slices.BinarySearchFunc(t.Sites, id, func(s Site, id uint32) int { return cmp.Compare(s.ID, id) })
+	if !ok {
+		return Site{}, false
+	}
+	return t.Sites[i], true
+}
+
+// LoadSites reads the site table in the JSON file at path. It sorts the
+// sites by ID and rejects a table with a site 0 or two sites with one ID.
+func LoadSites(path string) (*SiteTable, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t := new(SiteTable)
+	if err := json.Unmarshal(data, t); err != nil {
+		return nil, fmt.Errorf("site table %s: %w", path, err)
+	}
+	slices.SortFunc(t.Sites, func(a, b Site) int { return cmp.Compare(a.ID, b.ID) })
+	for i, s := range t.Sites {
+		if s.ID == 0 {
+			return nil, fmt.Errorf("site table %s: site with id 0", path)
+		}
+		if i > 0 && t.Sites[i-1].ID == s.ID {
+			return nil, fmt.Errorf("site table %s: two sites with id %d", path, s.ID)
+		}
+	}
+	return t, nil
+}
