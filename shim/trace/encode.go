@@ -39,7 +39,7 @@ const batchMark = 'B'
 type Header struct {
 	Test    string    // the top-level test the process ran ("" if not one test)
 	Package string    // import path of the package under test
-	Start   time.Time // when recording started
+	Start   time.Time // when recording started; the zero Time if unknown
 	PID     int       // the recording process
 }
 
@@ -49,7 +49,11 @@ func AppendHeader(b []byte, h Header) []byte {
 	b = binary.AppendUvarint(b, Version)
 	b = appendString(b, h.Test)
 	b = appendString(b, h.Package)
-	b = binary.AppendUvarint(b, uint64(h.Start.UnixNano()))
+	var start uint64 // 0: unknown
+	if !h.Start.IsZero() {
+		start = uint64(h.Start.UnixNano())
+	}
+	b = binary.AppendUvarint(b, start)
 	return binary.AppendUvarint(b, uint64(h.PID))
 }
 

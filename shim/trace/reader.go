@@ -103,12 +103,13 @@ func (r *Reader) readHeader() error {
 	if start != 0 {
 		r.header.Start = time.Unix(0, int64(start)).UTC()
 	}
+	at := r.off
 	pid, err := r.uvarint("header")
 	if err != nil {
 		return err
 	}
 	if pid > math.MaxInt32 {
-		return r.broken(r.off, "process id %d out of range", pid)
+		return r.broken(at, "process id %d out of range", pid)
 	}
 	r.header.PID = int(pid)
 	return nil

@@ -1,0 +1,175 @@
+// Package tracecmd implements "precog trace", which shows the trace files
+// that precog's shim records in test processes. Its one action, dump,
+// prints a trace in the text form of package trace, so that a person can
+// read what a test did, and a test can compare it with a golden file.
+package tracecmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+const doc = `Trace dump prints the trace file that precog's shim wrote for one test
+process as text: first a header line with the test, the package, the start
+time and the process id, then one line per event. Flags may come before or
+after the file.
+
+	precog trace v1 test="TestTransfer" package="example.com/bank" start=2025-01-02T15:04:05Z pid=4242
+	7 g=1 Lock site=3 addr=0xc000012340
+	7.1 g=1 Read site=4 addr=0xc000012348
+	8 g=1 Unlock site=6 addr=0xc000012340
+
+An event line is the event's seq, its goroutine's logical id (g=), its kind
+and its fields. Sync events (locks, channel operations, goroutine starts,
+...) have a seq of their own, which orders them across goroutines; a memory
+access or function entry or exit has the seq of its goroutine's last sync
+event before it, then a dot and its position after that event. Events are
+printed in that order, by seq and position, unless -fileorder is given.
+The format is documented in full in package
+github.com/precog-dev/precog/shim/trace.
+
+With -sites, each site is followed by its position in the source, taken
+from the site table that the instrumenter wrote for the build:
+site=3(bank.go:31:5).
+
+A trace cut short, because the test process was killed while writing it, or
+otherwise damaged, is printed up to the damage; then dump reports the
+damage as "broken trace: <what> at offset N" and exits with status 1.
+
+Exit status
+
+	0  the whole trace was printed
+	1  an error: a bad flag or argument, a file that cannot be read, a file
+	   that is not a trace, or a broken trace
+`
+
+// Command returns the "trace" command.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:    "trace",
+		Args:    "dump file",
+		Summary: "print a recorded trace as text",
+		Doc:     doc,
+		Define: func(fs *flag.FlagSet) cli.Runner {
+			var o options
+			fs.StringVar(&o.sites, "sites", "", "show the position of each site from the site table in `file`")
+			fs.BoolVar(&o.fileOrder, "fileorder", false, "print events in the order of the file, batch by batch, instead of by seq")
+			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
+				if len(args) == 0 {
+					return cli.ExitError, errors.New("trace needs an action: dump (run 'precog help trace' for usage)")
+				}
+				if args[0] != "dump" {
+					return cli.ExitError, fmt.Errorf("unknown trace action %q (run 'precog help trace' for usage)", args[0])
+				}
+				files, err := parseInterspersed(fs, args[1:])
+				if errors.Is(err, flag.ErrHelp) {
+					return cli.Main(ctx, env, []*cli.Command{Command()}, []string{"help", "trace"}), nil
+				}
+				if err != nil {
+					return cli.ExitError, fmt.Errorf("%w (run 'precog help trace' for usage)", err)
+				}
+				if len(files) != 1 {
+					return cli.ExitError, fmt.Errorf("dump takes one trace file, got %d (run 'precog help trace' for usage)", len(files))
+				}
+				return dump(env, o, files[0])
+			}
+		},
+	}
+}
+
+type options struct {
+	sites     string
+	fileOrder bool
+}
+
+// parseInterspersed parses the flags in args, which may come before, after
+// or between the positional arguments, and returns the positional ones.
+// flag.Parse stops at the first positional argument, and "dump FILE
+// -sites S" is how people type it.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	return pos, nil
+}
+
+// dump prints the trace in file. The events come out even if the trace
+// is broken, since a cut trace is what a crashed test leaves, and its last
+// events are the ones that explain the crash.
+func dump(env *cli.Env, o options, file string) (int, error) {
+	var sites *trace.SiteTable
+	if o.sites != "" {
+		var err error
+		if sites, err = trace.LoadSites(resolve(env, o.sites)); err != nil {
+			return cli.ExitError, err
+		}
+	}
+	f, err := os.Open(resolve(env, file))
+	if err != nil {
+		return cli.ExitError, err
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		return cli.ExitError, fmt.Errorf("%s: %w", file, err)
+	}
+	w := bufio.NewWriter(env.Stdout)
+	var line []byte
+	print := func(ev trace.Event) {
+		line = append(ev.AppendFormat(line[:0], sites), '\n')
+		w.Write(line)
+	}
+	w.WriteString(r.Header().String() + "\n")
+	var events []trace.Event
+	for {
+		var ev trace.Event
+		if ev, err = r.Next(); err != nil {
+			break
+		}
+		if o.fileOrder {
+			print(ev)
+		} else {
+			events = append(events, ev)
+		}
+	}
+	trace.Sort(events)
+	for _, ev := range events {
+		print(ev)
+	}
+	if ferr := w.Flush(); ferr != nil {
+		return cli.ExitError, fmt.Errorf("writing the dump: %w", ferr)
+	}
+	if err != io.EOF {
+		return cli.ExitError, fmt.Errorf("%s: %w", file, err)
+	}
+	return cli.ExitOK, nil
+}
+
+// resolve resolves a relative path against the command's directory.
+func resolve(env *cli.Env, path string) string {
+	if env.Dir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(env.Dir, path)
+}

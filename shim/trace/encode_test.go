@@ -1,0 +1,171 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAppendAllocs checks that every Append method appends without
+// allocating when the buffer has room, as the shim's hot path needs.
+func TestAppendAllocs(t *testing.T) {
+	tr := sample(t)
+	buf := make([]byte, 0, 4096)
+	var e Encoder
+	allocs := testing.AllocsPerRun(10, func() {
+		b := e.StartBatch(buf[:0], 7)
+		for _, ev := range tr.Events {
+			b = appendKind(&e, b, ev)
+		}
+		FinishBatch(b)
+	})
+	if allocs != 0 {
+		t.Errorf("appending the sample allocated %v times", allocs)
+	}
+}
+
+// TestMaxEventLen checks that MaxEventLen bounds every kind at its widest,
+// and is reached.
+func TestMaxEventLen(t *testing.T) {
+	longest := 0
+	for k := evNone + 1; k < numKinds; k++ {
+		ev := Event{Kind: k, Seq: math.MaxUint64, Site: math.MaxUint32, Addr: 1 << 63,
+			Value: 1, Arg: math.MinInt64, Peer: math.MaxUint64}
+		switch k {
+		case EvWrite, EvAtomicLoad, EvAtomicStore, EvChanMake, EvGCEpoch:
+			ev.Value = math.MaxUint64
+		case EvTestEnd:
+			ev.Value = uint64(Skip)
+		}
+		var e Encoder
+		n := len(appendKind(&e, nil, ev))
+		if n > MaxEventLen {
+			t.Errorf("%v takes %d bytes, more than MaxEventLen %d", k, n, MaxEventLen)
+		}
+		longest = max(longest, n)
+	}
+	if longest != MaxEventLen {
+		t.Errorf("the longest event takes %d bytes, MaxEventLen is %d", longest, MaxEventLen)
+	}
+}
+
+// TestFinishBatch checks the length field at the lengths where a minimal
+// uvarint would change width, and that the reader reads such batches.
+func TestFinishBatch(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, MaxBatchLen} {
+		var e Encoder
+		b := e.StartBatch(nil, 1<<40)
+		hdr := len(b)
+		b = append(b, make([]byte, n)...)
+		FinishBatch(b)
+		_, m := binary.Uvarint(b[1:])
+		if l, w := binary.Uvarint(b[1+m:]); l != uint64(n) || w != batchLenWidth || 1+m+w != hdr {
+			t.Errorf("length field for %d bytes of events decodes as %d in %d bytes", n, l, w)
+		}
+	}
+	// A batch of 3 MiB, whose length needs all four bytes.
+	var e Encoder
+	file := AppendHeader(nil, testHeader)
+	start := len(file)
+	file = e.StartBatch(file, 3)
+	events := len(file)
+	for len(file) < 3<<20 {
+		file = e.AppendFuncEnter(file, 1)
+	}
+	FinishBatch(file[start:])
+	_, evs, err := readAll(file)
+	if err != nil || len(evs) != (len(file)-events)/2 {
+		t.Errorf("read %d events of a 3 MiB batch, error %v", len(evs), err)
+	}
+	for _, bad := range [][]byte{nil, {'X', 0, 0, 0, 0, 0}, {'B', 0x80}, {'B', 1, 0x80}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("FinishBatch(% x) did not panic", bad)
+				}
+			}()
+			FinishBatch(bad)
+		}()
+	}
+}
+
+// TestHeader checks the header's round trip, including an unknown start
+// time and strings cut to MaxStringLen.
+func TestHeader(t *testing.T) {
+	long := strings.Repeat("x", MaxStringLen+10)
+	for _, tc := range []struct{ in, want Header }{
+		{testHeader, testHeader},
+		{Header{PID: 1}, Header{PID: 1}},
+		{Header{Test: long, Package: "p"}, Header{Test: long[:MaxStringLen], Package: "p"}},
+	} {
+		var b bytes.Buffer
+		if err := WriteHeader(&b, tc.in); err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReader(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Header() != tc.want {
+			t.Errorf("header %.200v read back as %.200v", tc.want, r.Header())
+		}
+		if _, err := r.Next(); err.Error() != "EOF" {
+			t.Errorf("Next after a header alone: %v", err)
+		}
+		back, err := ParseText(strings.NewReader(tc.want.String()))
+		if err != nil || back.Header != tc.want {
+			t.Errorf("header %.200v parsed back from text as %.200v, %v", tc.want, back, err)
+		}
+	}
+}
+
+// TestGo122 builds this package's files as the shim's injected module
+// does: a module at language version go1.22, and with nothing but the
+// standard library to import. go vet's stdversion check then catches
+// standard-library API newer than go1.22, which the go1.26 compiler
+// accepts at any language version.
+func TestGo122(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	gotool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module github.com/precog-dev/precog/shim\n\ngo 1.22\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "trace"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "trace", f), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "-stdversion", "./..."}} {
+		cmd := exec.Command(gotool, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GOTOOLCHAIN=local")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go %s in a go1.22 module: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"testing"
+)
+
+var versionRE = regexp.MustCompile(`^trace version \d+ is not supported \(precog reads version 1\)$`)
+
+// FuzzReader feeds the reader arbitrary bytes, seeded with valid traces and
+// cuts of them. The reader must not panic, must end in io.EOF or one of its
+// documented errors, and every event it returns must survive the text form
+// and keep each goroutine's (Seq, Sub) increasing.
+func FuzzReader(f *testing.F) {
+	tr := sample(f)
+	for _, perBatch := range []int{1, 4, 1000} {
+		file := encode(tr.Header, tr.Events, perBatch).file
+		f.Add(file)
+		for _, cut := range []int{len(file) / 3, len(file) / 2, len(file) - 1} {
+			f.Add(file[:cut])
+		}
+	}
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := NewReader(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrNotTrace) && !versionRE.MatchString(err.Error()) {
+				brokenAt(t, err)
+			}
+			return
+		}
+		type pos struct{ seq, sub uint64 }
+		last := make(map[uint64]pos)
+		n := 0
+		for {
+			ev, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if off := brokenAt(t, err); off > len(data) {
+					t.Fatalf("error offset beyond the %d bytes: %v", len(data), err)
+				}
+				if _, again := r.Next(); again != err {
+					t.Fatalf("Next after %v returned %v", err, again)
+				}
+				break
+			}
+			if n++; 2*n > len(data) {
+				t.Fatalf("%d events from %d bytes", n, len(data))
+			}
+			back, err := parseEvent(ev.String())
+			if err != nil || back != ev {
+				t.Fatalf("event %+v: text %q parses back as %+v, %v", ev, ev.String(), back, err)
+			}
+			p, seen := last[ev.Goroutine]
+			if seen && (ev.Seq < p.seq || ev.Seq == p.seq && ev.Sub <= p.sub) {
+				t.Fatalf("goroutine %d: %d.%d after %d.%d", ev.Goroutine, ev.Seq, ev.Sub, p.seq, p.sub)
+			}
+			last[ev.Goroutine] = pos{ev.Seq, ev.Sub}
+		}
+	})
+}
