@@ -1,0 +1,102 @@
+package record
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTopLevel(t *testing.T) {
+	for _, tc := range []struct{ pattern, top, sub string }{
+		{"", "", ""},
+		{"TestA", "TestA", ""},
+		{"TestA/sub", "TestA", "sub"},
+		{"TestA/sub/deeper", "TestA", "sub/deeper"},
+		{"Test[/]x/y", "Test[/]x", "y"},
+		{"Test(a/b)/y", "Test(a/b)", "y"},
+		{`Test\/x/y`, `Test\/x`, "y"},
+	} {
+		top, sub := topLevel(tc.pattern)
+		if top != tc.top || sub != tc.sub {
+			t.Errorf("topLevel(%q) = %q, %q; want %q, %q", tc.pattern, top, sub, tc.top, tc.sub)
+		}
+	}
+}
+
+func TestRunPatternSelectsOnlyTheTest(t *testing.T) {
+	p := runPattern("TestA", "")
+	re := regexp.MustCompile(p)
+	if !re.MatchString("TestA") || re.MatchString("TestAB") || re.MatchString("XTestA") {
+		t.Errorf("runPattern(TestA) = %q selects the wrong tests", p)
+	}
+	if got := runPattern("TestA", "sub"); got != "^TestA$/sub" {
+		t.Errorf("runPattern(TestA, sub) = %q", got)
+	}
+}
+
+func TestGoTestFlags(t *testing.T) {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g := DefineGoTestFlags(fs)
+	err := fs.Parse([]string{"-tags=a,b", "-short", "-v", "-parallel=3", "-run=TestA/x", "-timeout=5s", "./p", "-args", "-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"-tags=a,b"}; !slices.Equal(g.Build, want) {
+		t.Errorf("Build = %q, want %q", g.Build, want)
+	}
+	if want := []string{"-test.short=true", "-test.v=true", "-test.parallel=3"}; !slices.Equal(g.Test, want) {
+		t.Errorf("Test = %q, want %q", g.Test, want)
+	}
+	if g.Run != "TestA/x" || g.Timeout != 5*time.Second {
+		t.Errorf("Run = %q, Timeout = %v", g.Run, g.Timeout)
+	}
+	pkgs, args := splitArgs(fs.Args())
+	if !slices.Equal(pkgs, []string{"./p"}) || !slices.Equal(args, []string{"-x"}) {
+		t.Errorf("splitArgs = %q, %q", pkgs, args)
+	}
+}
+
+func TestRefusedFlags(t *testing.T) {
+	for _, arg := range []string{"-cover", "-coverpkg=./...", "-race", "-count=2", "-overlay=x.json", "-modfile=x.mod"} {
+		fs := flag.NewFlagSet("record", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		DefineGoTestFlags(fs)
+		err := fs.Parse([]string{arg})
+		if err == nil {
+			t.Errorf("%s accepted", arg)
+			continue
+		}
+		if strings.Contains(err.Error(), "not defined") || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("%s: want one line saying why, got %q", arg, err)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	exit1 := &exec.ExitError{}
+	for _, tc := range []struct {
+		output string
+		err    error
+		want   Outcome
+	}{
+		{"=== RUN   TestA\n--- PASS: TestA (0.00s)\nPASS\n", nil, Pass},
+		{"=== RUN   TestA\n--- SKIP: TestA (0.00s)\nPASS\n", nil, Skip},
+		{"=== RUN   TestA\n--- FAIL: TestA (0.00s)\nFAIL\n", exit1, Fail},
+		{"=== RUN   TestA\npanic: runtime error: invalid memory address or nil pointer dereference\n", exit1, Panic},
+		{"=== RUN   TestA\nfatal error: concurrent map writes\n", exit1, Fatal},
+		{"=== RUN   TestA\npanic: test timed out after 1s\n", exit1, Timeout},
+		{"=== RUN   TestA\n", exit1, Exit},
+		{"", errors.New("exec: not found"), Exit},
+	} {
+		if got := classify([]byte(tc.output), tc.err); got != tc.want {
+			t.Errorf("classify(%q) = %s, want %s", tc.output, got, tc.want)
+		}
+	}
+}

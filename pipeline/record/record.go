@@ -1,0 +1,528 @@
+// Package record runs a package's tests instrumented and keeps one trace per
+// top-level test: the "inputs" of the CFP paper, and the runs the predictive
+// checks reason about.
+//
+// For each package, record builds two test binaries with "go test -c": the
+// instrumented one, from the overlay that pipeline/instrument writes, and a
+// plain one. It lists the tests with the plain binary, then runs each
+// selected top-level test in a process of its own, twice: plain, for the
+// baseline wall time and outcome, and instrumented, with PRECOG_TRACE naming
+// the test's trace file. One process per test keeps each trace about one
+// input, lets a crash take down only its own test, and lets validation later
+// re-run exactly that test. Test binaries run in the package's directory, as
+// go test runs them.
+//
+// Output directory layout:
+//
+//	index.json                     what was recorded (Index)
+//	sites.json                     the site table of the instrumented build
+//	<import path>/<Test>.trace     one trace per top-level test
+//	<import path>/<Test>.log       the test's output (stdout and stderr)
+//
+// record writes nothing outside the output directory and precog's cache,
+// and its test binaries live in a temporary directory removed at the end.
+package record
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// IndexVersion is the version of index.json's layout.
+const IndexVersion = 1
+
+// IndexFile is the name of the index in the output directory.
+const IndexFile = "index.json"
+
+// SitesFile is the name of the site table in the output directory.
+const SitesFile = "sites.json"
+
+// An Index describes one recording: the file that the predictive checks
+// start from.
+type Index struct {
+	Version   int        `json:"version"`
+	Created   time.Time  `json:"created"`
+	GoVersion string     `json:"goVersion"`
+	Sites     string     `json:"sites"` // site table, relative to the output directory
+	Packages  []*Package `json:"packages"`
+}
+
+// A Package is one recorded test package.
+type Package struct {
+	ImportPath string  `json:"importPath"`
+	Dir        string  `json:"dir"`
+	Tests      []*Test `json:"tests"`
+}
+
+// A Test is one recorded top-level test.
+type Test struct {
+	Name  string `json:"name"`
+	Trace string `json:"trace"` // relative to the output directory
+	Log   string `json:"log"`   // the recorded run's output, relative to the output directory
+	// Outcome of the recorded run and of the plain run: pass, fail, skip,
+	// panic, fatal (a runtime fatal error such as concurrent map writes),
+	// timeout, or exit (the process exited early, as with os.Exit).
+	Outcome      Outcome       `json:"outcome"`
+	PlainOutcome Outcome       `json:"plainOutcome,omitempty"`
+	Wall         time.Duration `json:"wallNs"`
+	PlainWall    time.Duration `json:"plainWallNs,omitempty"`
+	Events       int           `json:"events"`
+	Bytes        int64         `json:"bytes"`
+	// Broken is the reader's error if the trace is damaged; the events
+	// before the damage are still usable.
+	Broken string `json:"broken,omitempty"`
+}
+
+// Outcome is how a test process ended.
+type Outcome string
+
+// The outcomes, from the test's own report or from how its process ended.
+const (
+	Pass    Outcome = "pass"
+	Fail    Outcome = "fail"
+	Skip    Outcome = "skip"
+	Panic   Outcome = "panic"
+	Fatal   Outcome = "fatal"
+	Timeout Outcome = "timeout"
+	Exit    Outcome = "exit"
+)
+
+// Totals sums an Index.
+type Totals struct {
+	Packages, Tests, Events int
+	Bytes                   int64
+	Wall, PlainWall         time.Duration
+	Changed                 []*Test // tests whose recorded outcome differs from the plain one
+	Broken                  []*Test
+}
+
+// Totals sums the index's tests.
+func (ix *Index) Totals() Totals {
+	var t Totals
+	t.Packages = len(ix.Packages)
+	for _, p := range ix.Packages {
+		for _, tt := range p.Tests {
+			t.Tests++
+			t.Events += tt.Events
+			t.Bytes += tt.Bytes
+			t.Wall += tt.Wall
+			t.PlainWall += tt.PlainWall
+			if tt.PlainOutcome != "" && tt.PlainOutcome != tt.Outcome {
+				t.Changed = append(t.Changed, tt)
+			}
+			if tt.Broken != "" {
+				t.Broken = append(t.Broken, tt)
+			}
+		}
+	}
+	return t
+}
+
+// A Progress reports that a test is about to run.
+type Progress struct {
+	Package string
+	Test    string
+	N, Of   int // this is test N of Of in the package
+}
+
+// An Instrumented build is what the instrumenter hands to record: the flags
+// that make "go test -c" build the instrumented binary, and its site table.
+type Instrumented struct {
+	BuildFlags []string
+	Sites      string
+}
+
+// Options configures Run.
+type Options struct {
+	Dir      string // the directory go runs in; "" for the current one
+	Patterns []string
+	Out      string // the output directory
+	Flags    *GoTestFlags
+	// Baseline runs each test uninstrumented too, for the wall-time
+	// ratio and to check that recording does not change outcomes.
+	Baseline bool
+	Progress func(Progress) // called before each test; may be nil
+	TestLog  io.Writer      // with -v, the tests' output is copied here; may be nil
+}
+
+// Run builds and runs the tests of the packages in o.Patterns with the
+// instrumented build inst, and writes the output directory.
+func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
+	if o.Out == "" {
+		return nil, errors.New("no output directory: use -o DIR")
+	}
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareOut(out); err != nil {
+		return nil, err
+	}
+	pkgs, err := listTestPackages(ctx, o.Dir, o.Flags.Build, o.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := os.MkdirTemp("", "precog-record-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(bin)
+
+	ix := &Index{Version: IndexVersion, Created: time.Now().UTC(), GoVersion: goVersion(ctx), Sites: SitesFile}
+	if err := copyFile(inst.Sites, filepath.Join(out, SitesFile)); err != nil {
+		return nil, fmt.Errorf("copying the site table: %w", err)
+	}
+	for i, lp := range pkgs {
+		p, err := recordPackage(ctx, o, inst, lp, filepath.Join(bin, fmt.Sprint(i)), out)
+		if err != nil {
+			return nil, err
+		}
+		ix.Packages = append(ix.Packages, p)
+	}
+	data, err := json.MarshalIndent(ix, "", "\t")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(out, IndexFile), append(data, '\n'), 0o666); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// prepareOut makes the output directory, or empties one that a previous
+// record wrote. It refuses a directory that holds anything else, so that a
+// typo in -o cannot delete a user's files.
+func prepareOut(out string) error {
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.MkdirAll(out, 0o777)
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(out, IndexFile))
+	if err != nil {
+		return fmt.Errorf("output directory %s is not empty and holds no %s from an earlier record; choose a new or empty directory", out, IndexFile)
+	}
+	var old Index
+	if err := json.Unmarshal(data, &old); err != nil {
+		return fmt.Errorf("output directory %s: %s: %v", out, IndexFile, err)
+	}
+	// Remove exactly what the earlier record listed.
+	for _, p := range old.Packages {
+		for _, t := range p.Tests {
+			for _, f := range []string{t.Trace, t.Log} {
+				if f != "" && filepath.IsLocal(f) {
+					os.Remove(filepath.Join(out, f))
+				}
+			}
+		}
+		removeEmptyDirs(out, filepath.Join(out, filepath.FromSlash(p.ImportPath)))
+	}
+	os.Remove(filepath.Join(out, SitesFile))
+	return os.Remove(filepath.Join(out, IndexFile))
+}
+
+// removeEmptyDirs removes dir and its parents up to, not including, root,
+// while they are empty.
+func removeEmptyDirs(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// A listedPackage is a package with tests, as go list describes it.
+type listedPackage struct {
+	ImportPath   string
+	Dir          string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Error        *struct{ Err string }
+}
+
+func listTestPackages(ctx context.Context, dir string, build, patterns []string) ([]listedPackage, error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, build...)
+	args = append(args, "--")
+	args = append(args, patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	data, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %s", firstLine(stderr.String(), err))
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list: %v", err)
+		}
+		if p.Error != nil {
+			return nil, fmt.Errorf("%s: %s", p.ImportPath, firstLine(p.Error.Err, nil))
+		}
+		if len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 {
+			pkgs = append(pkgs, p)
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no test files in %s", strings.Join(patterns, " "))
+	}
+	return pkgs, nil
+}
+
+func recordPackage(ctx context.Context, o Options, inst *Instrumented, lp listedPackage, bin, out string) (*Package, error) {
+	if err := os.MkdirAll(bin, 0o777); err != nil {
+		return nil, err
+	}
+	plainBin := filepath.Join(bin, "plain.test")
+	recBin := filepath.Join(bin, "record.test")
+	if err := goTestC(ctx, o.Dir, plainBin, o.Flags.Build, lp.ImportPath); err != nil {
+		return nil, err
+	}
+	if err := goTestC(ctx, o.Dir, recBin, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), lp.ImportPath); err != nil {
+		return nil, fmt.Errorf("instrumented build: %w", err)
+	}
+	names, err := listTests(ctx, plainBin, lp.Dir, o.Flags)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
+	}
+	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
+	pkgOut := filepath.Join(out, filepath.FromSlash(lp.ImportPath))
+	if err := os.MkdirAll(pkgOut, 0o777); err != nil {
+		return nil, err
+	}
+	_, sub := topLevel(o.Flags.Run)
+	_, skipSub := topLevel(o.Flags.Skip)
+	for i, name := range names {
+		if o.Progress != nil {
+			o.Progress(Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names)})
+		}
+		t := &Test{
+			Name:  name,
+			Trace: filepath.ToSlash(filepath.Join(lp.ImportPath, name+".trace")),
+			Log:   filepath.ToSlash(filepath.Join(lp.ImportPath, name+".log")),
+		}
+		args := testArgs(o.Flags, runPattern(name, sub), skipSub)
+		if o.Baseline {
+			r := runTest(ctx, plainBin, lp.Dir, args, nil, o.Flags.Timeout, nil)
+			t.PlainOutcome, t.PlainWall = r.outcome, r.wall
+		}
+		tracePath := filepath.Join(out, filepath.FromSlash(t.Trace))
+		logFile, err := os.Create(filepath.Join(out, filepath.FromSlash(t.Log)))
+		if err != nil {
+			return nil, err
+		}
+		var w io.Writer = logFile
+		if o.TestLog != nil {
+			w = io.MultiWriter(logFile, o.TestLog)
+		}
+		r := runTest(ctx, recBin, lp.Dir, args, []string{"PRECOG_TRACE=" + tracePath}, o.Flags.Timeout, w)
+		if err := logFile.Close(); err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		t.Outcome, t.Wall = r.outcome, r.wall
+		t.Events, t.Bytes, err = countEvents(tracePath)
+		if err != nil {
+			if !errors.Is(err, trace.ErrBroken) {
+				return nil, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
+			}
+			t.Broken = err.Error()
+		}
+		p.Tests = append(p.Tests, t)
+	}
+	return p, nil
+}
+
+// testArgs are the arguments of one test's process.
+func testArgs(f *GoTestFlags, run, skipSub string) []string {
+	args := []string{"-test.run=" + run, "-test.timeout=" + f.Timeout.String()}
+	if skipSub != "" {
+		args = append(args, "-test.skip=/"+skipSub)
+	}
+	args = append(args, f.Test...)
+	return append(args, f.Args...)
+}
+
+func goTestC(ctx context.Context, dir, out string, build []string, pkg string) error {
+	args := append([]string{"test", "-c", "-o", out}, build...)
+	args = append(args, pkg)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go test -c %s: %s", pkg, firstLine(stderr.String(), err))
+	}
+	return nil
+}
+
+// testNamePrefixes are the functions a test binary runs under -test.run:
+// benchmarks run only under -test.bench.
+var testNamePrefixes = []string{"Test", "Fuzz", "Example"}
+
+// listTests lists the top-level tests that -run and -skip select.
+func listTests(ctx context.Context, bin, dir string, f *GoTestFlags) ([]string, error) {
+	top, _ := topLevel(f.Run)
+	if top == "" {
+		top = "."
+	}
+	var skip *regexp.Regexp
+	if skipTop, skipSub := topLevel(f.Skip); skipTop != "" && skipSub == "" {
+		var err error
+		if skip, err = regexp.Compile(skipTop); err != nil {
+			return nil, fmt.Errorf("-skip: %v", err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, bin, "-test.list="+top)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	data, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing tests: %s", firstLine(stderr.String()+string(data), err))
+	}
+	var names []string
+	for _, line := range strings.Split(string(data), "\n") {
+		name := strings.TrimSpace(line)
+		if name == "" || skip != nil && skip.MatchString(name) {
+			continue
+		}
+		for _, prefix := range testNamePrefixes {
+			if strings.HasPrefix(name, prefix) {
+				names = append(names, name)
+				break
+			}
+		}
+	}
+	return names, nil
+}
+
+type testRun struct {
+	outcome Outcome
+	wall    time.Duration
+}
+
+// killGrace is how long record lets a test binary outlive its -test.timeout
+// (when it panics with "test timed out" and prints every goroutine) before
+// killing it.
+const killGrace = 30 * time.Second
+
+// runTest runs one test's process and classifies how it ended.
+func runTest(ctx context.Context, bin, dir string, args, env []string, timeout time.Duration, log io.Writer) testRun {
+	ctx, cancel := context.WithTimeout(ctx, timeout+killGrace)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-test.v"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var output bytes.Buffer
+	w := io.Writer(&output)
+	if log != nil {
+		w = io.MultiWriter(&output, log)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if ctx.Err() == context.DeadlineExceeded {
+		return testRun{Timeout, wall}
+	}
+	return testRun{classify(output.Bytes(), err), wall}
+}
+
+// classify reads how a test process ended from its exit status and output.
+func classify(output []byte, err error) Outcome {
+	switch {
+	case bytes.Contains(output, []byte("panic: test timed out after")):
+		return Timeout
+	case bytes.Contains(output, []byte("\nfatal error: ")) || bytes.HasPrefix(output, []byte("fatal error: ")):
+		return Fatal
+	case bytes.Contains(output, []byte("\npanic: ")) || bytes.HasPrefix(output, []byte("panic: ")):
+		return Panic
+	case bytes.Contains(output, []byte("\n--- FAIL: ")) || bytes.HasPrefix(output, []byte("--- FAIL: ")):
+		return Fail
+	case err != nil:
+		return Exit
+	case bytes.Contains(output, []byte("--- SKIP: ")) && !bytes.Contains(output, []byte("--- PASS: ")):
+		return Skip
+	}
+	return Pass
+}
+
+// countEvents reads a trace to the end.
+func countEvents(path string) (events int, size int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	r, err := trace.NewReader(f)
+	if err != nil {
+		return 0, size, err
+	}
+	for {
+		if _, err := r.Next(); err == io.EOF {
+			return events, size, nil
+		} else if err != nil {
+			return events, size, err
+		}
+		events++
+	}
+}
+
+func goVersion(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o666)
+}
+
+// firstLine is the first non-empty line of s, or err's text.
+func firstLine(s string, err error) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			return line
+		}
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "failed"
+}
