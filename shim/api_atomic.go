@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"github.com/precog-dev/precog/shim/trace"
 	"sync/atomic"
 	"unsafe"
 )
@@ -22,7 +23,7 @@ import (
 // and friends).
 func AtomicLoad(site uint32, addr unsafe.Pointer, val uint64) {
 	if enabled {
-		syncBefore(site, kindAtomicLoad, addr, val)
+		syncBefore(site, trace.EvAtomicLoad, addr, val)
 	}
 }
 
@@ -30,7 +31,7 @@ func AtomicLoad(site uint32, addr unsafe.Pointer, val uint64) {
 // compare-and-swap of addr that left val in it.
 func AtomicStore(site uint32, addr unsafe.Pointer, val uint64) {
 	if enabled {
-		syncBefore(site, kindAtomicStore, addr, val)
+		syncBefore(site, trace.EvAtomicStore, addr, val)
 	}
 }
 
@@ -39,9 +40,9 @@ func AtomicAddInt32(site uint32, addr *int32, delta int32) (new int32) {
 	if !enabled {
 		return atomic.AddInt32(addr, delta)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	new = atomic.AddInt32(addr, delta)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
 	return new
 }
 
@@ -50,9 +51,9 @@ func AtomicLoadInt32(site uint32, addr *int32) (val int32) {
 	if !enabled {
 		return atomic.LoadInt32(addr)
 	}
-	g := gateSync(site, kindAtomicLoad, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicLoad, unsafe.Pointer(addr))
 	val = atomic.LoadInt32(addr)
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(uint32(val)))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(uint32(val)))
 	return val
 }
 
@@ -62,9 +63,9 @@ func AtomicStoreInt32(site uint32, addr *int32, val int32) {
 		atomic.StoreInt32(addr, val)
 		return
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	atomic.StoreInt32(addr, val)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(uint32(val)))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(uint32(val)))
 }
 
 // AtomicSwapInt32 is atomic.SwapInt32.
@@ -72,9 +73,9 @@ func AtomicSwapInt32(site uint32, addr *int32, new int32) (old int32) {
 	if !enabled {
 		return atomic.SwapInt32(addr, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	old = atomic.SwapInt32(addr, new)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
 	return old
 }
 
@@ -83,12 +84,12 @@ func AtomicCompareAndSwapInt32(site uint32, addr *int32, old, new int32) (swappe
 	if !enabled {
 		return atomic.CompareAndSwapInt32(addr, old, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapInt32(addr, old, new) {
-		g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
+		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
 		return true
 	}
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(uint32(atomic.LoadInt32(addr))))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(uint32(atomic.LoadInt32(addr))))
 	return false
 }
 
@@ -97,9 +98,9 @@ func AtomicAddInt64(site uint32, addr *int64, delta int64) (new int64) {
 	if !enabled {
 		return atomic.AddInt64(addr, delta)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	new = atomic.AddInt64(addr, delta)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return new
 }
 
@@ -108,9 +109,9 @@ func AtomicLoadInt64(site uint32, addr *int64) (val int64) {
 	if !enabled {
 		return atomic.LoadInt64(addr)
 	}
-	g := gateSync(site, kindAtomicLoad, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicLoad, unsafe.Pointer(addr))
 	val = atomic.LoadInt64(addr)
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(val))
 	return val
 }
 
@@ -120,9 +121,9 @@ func AtomicStoreInt64(site uint32, addr *int64, val int64) {
 		atomic.StoreInt64(addr, val)
 		return
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	atomic.StoreInt64(addr, val)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(val))
 }
 
 // AtomicSwapInt64 is atomic.SwapInt64.
@@ -130,9 +131,9 @@ func AtomicSwapInt64(site uint32, addr *int64, new int64) (old int64) {
 	if !enabled {
 		return atomic.SwapInt64(addr, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	old = atomic.SwapInt64(addr, new)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return old
 }
 
@@ -141,12 +142,12 @@ func AtomicCompareAndSwapInt64(site uint32, addr *int64, old, new int64) (swappe
 	if !enabled {
 		return atomic.CompareAndSwapInt64(addr, old, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapInt64(addr, old, new) {
-		g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 		return true
 	}
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadInt64(addr)))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadInt64(addr)))
 	return false
 }
 
@@ -155,9 +156,9 @@ func AtomicAddUint32(site uint32, addr *uint32, delta uint32) (new uint32) {
 	if !enabled {
 		return atomic.AddUint32(addr, delta)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	new = atomic.AddUint32(addr, delta)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return new
 }
 
@@ -166,9 +167,9 @@ func AtomicLoadUint32(site uint32, addr *uint32) (val uint32) {
 	if !enabled {
 		return atomic.LoadUint32(addr)
 	}
-	g := gateSync(site, kindAtomicLoad, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicLoad, unsafe.Pointer(addr))
 	val = atomic.LoadUint32(addr)
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(val))
 	return val
 }
 
@@ -178,9 +179,9 @@ func AtomicStoreUint32(site uint32, addr *uint32, val uint32) {
 		atomic.StoreUint32(addr, val)
 		return
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	atomic.StoreUint32(addr, val)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(val))
 }
 
 // AtomicSwapUint32 is atomic.SwapUint32.
@@ -188,9 +189,9 @@ func AtomicSwapUint32(site uint32, addr *uint32, new uint32) (old uint32) {
 	if !enabled {
 		return atomic.SwapUint32(addr, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	old = atomic.SwapUint32(addr, new)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return old
 }
 
@@ -199,12 +200,12 @@ func AtomicCompareAndSwapUint32(site uint32, addr *uint32, old, new uint32) (swa
 	if !enabled {
 		return atomic.CompareAndSwapUint32(addr, old, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapUint32(addr, old, new) {
-		g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 		return true
 	}
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUint32(addr)))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUint32(addr)))
 	return false
 }
 
@@ -213,9 +214,9 @@ func AtomicAddUint64(site uint32, addr *uint64, delta uint64) (new uint64) {
 	if !enabled {
 		return atomic.AddUint64(addr, delta)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	new = atomic.AddUint64(addr, delta)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return new
 }
 
@@ -224,9 +225,9 @@ func AtomicLoadUint64(site uint32, addr *uint64) (val uint64) {
 	if !enabled {
 		return atomic.LoadUint64(addr)
 	}
-	g := gateSync(site, kindAtomicLoad, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicLoad, unsafe.Pointer(addr))
 	val = atomic.LoadUint64(addr)
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(val))
 	return val
 }
 
@@ -236,9 +237,9 @@ func AtomicStoreUint64(site uint32, addr *uint64, val uint64) {
 		atomic.StoreUint64(addr, val)
 		return
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	atomic.StoreUint64(addr, val)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(val))
 }
 
 // AtomicSwapUint64 is atomic.SwapUint64.
@@ -246,9 +247,9 @@ func AtomicSwapUint64(site uint32, addr *uint64, new uint64) (old uint64) {
 	if !enabled {
 		return atomic.SwapUint64(addr, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	old = atomic.SwapUint64(addr, new)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return old
 }
 
@@ -257,12 +258,12 @@ func AtomicCompareAndSwapUint64(site uint32, addr *uint64, old, new uint64) (swa
 	if !enabled {
 		return atomic.CompareAndSwapUint64(addr, old, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapUint64(addr, old, new) {
-		g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 		return true
 	}
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUint64(addr)))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUint64(addr)))
 	return false
 }
 
@@ -271,9 +272,9 @@ func AtomicAddUintptr(site uint32, addr *uintptr, delta uintptr) (new uintptr) {
 	if !enabled {
 		return atomic.AddUintptr(addr, delta)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	new = atomic.AddUintptr(addr, delta)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return new
 }
 
@@ -282,9 +283,9 @@ func AtomicLoadUintptr(site uint32, addr *uintptr) (val uintptr) {
 	if !enabled {
 		return atomic.LoadUintptr(addr)
 	}
-	g := gateSync(site, kindAtomicLoad, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicLoad, unsafe.Pointer(addr))
 	val = atomic.LoadUintptr(addr)
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(val))
 	return val
 }
 
@@ -294,9 +295,9 @@ func AtomicStoreUintptr(site uint32, addr *uintptr, val uintptr) {
 		atomic.StoreUintptr(addr, val)
 		return
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	atomic.StoreUintptr(addr, val)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(val))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(val))
 }
 
 // AtomicSwapUintptr is atomic.SwapUintptr.
@@ -304,9 +305,9 @@ func AtomicSwapUintptr(site uint32, addr *uintptr, new uintptr) (old uintptr) {
 	if !enabled {
 		return atomic.SwapUintptr(addr, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	old = atomic.SwapUintptr(addr, new)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 	return old
 }
 
@@ -315,12 +316,12 @@ func AtomicCompareAndSwapUintptr(site uint32, addr *uintptr, old, new uintptr) (
 	if !enabled {
 		return atomic.CompareAndSwapUintptr(addr, old, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapUintptr(addr, old, new) {
-		g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
 		return true
 	}
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUintptr(addr)))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUintptr(addr)))
 	return false
 }
 
@@ -329,9 +330,9 @@ func AtomicLoadPointer(site uint32, addr *unsafe.Pointer) (val unsafe.Pointer) {
 	if !enabled {
 		return atomic.LoadPointer(addr)
 	}
-	g := gateSync(site, kindAtomicLoad, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicLoad, unsafe.Pointer(addr))
 	val = atomic.LoadPointer(addr)
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), ptrWord(val))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), ptrWord(val))
 	return val
 }
 
@@ -341,9 +342,9 @@ func AtomicStorePointer(site uint32, addr *unsafe.Pointer, val unsafe.Pointer) {
 		atomic.StorePointer(addr, val)
 		return
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	atomic.StorePointer(addr, val)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), ptrWord(val))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), ptrWord(val))
 }
 
 // AtomicSwapPointer is atomic.SwapPointer.
@@ -351,9 +352,9 @@ func AtomicSwapPointer(site uint32, addr *unsafe.Pointer, new unsafe.Pointer) (o
 	if !enabled {
 		return atomic.SwapPointer(addr, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	old = atomic.SwapPointer(addr, new)
-	g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), ptrWord(new))
+	g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), ptrWord(new))
 	return old
 }
 
@@ -362,11 +363,11 @@ func AtomicCompareAndSwapPointer(site uint32, addr *unsafe.Pointer, old, new uns
 	if !enabled {
 		return atomic.CompareAndSwapPointer(addr, old, new)
 	}
-	g := gateSync(site, kindAtomicStore, unsafe.Pointer(addr))
+	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapPointer(addr, old, new) {
-		g.syncEvent(site, kindAtomicStore, unsafe.Pointer(addr), ptrWord(new))
+		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), ptrWord(new))
 		return true
 	}
-	g.syncEvent(site, kindAtomicLoad, unsafe.Pointer(addr), ptrWord(atomic.LoadPointer(addr)))
+	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), ptrWord(atomic.LoadPointer(addr)))
 	return false
 }

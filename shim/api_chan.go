@@ -1,12 +1,16 @@
 package shim
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
 
 // MakeChan wraps make(chan T, n): it records the channel's address and
 // capacity and returns ch.
 func MakeChan[T any](site uint32, ch chan T) chan T {
 	if enabled {
-		syncBefore(site, kindChanMake, ChanAddr(ch), uint64(cap(ch)))
+		syncBefore(site, trace.EvChanMake, ChanAddr(ch), uint64(cap(ch)))
 	}
 	return ch
 }
@@ -15,7 +19,7 @@ func MakeChan[T any](site uint32, ch chan T) chan T {
 // has a larger seq and a send on a closed channel is in the trace.
 func Send[T any](site uint32, ch chan<- T, v T) {
 	if enabled {
-		syncBefore(site, kindChanSend, ChanAddrSend(ch), 0)
+		syncBefore(site, trace.EvChanSend, ChanAddrSend(ch), 0)
 	}
 	ch <- v
 }
@@ -40,9 +44,9 @@ func Recv2[T any](site uint32, ch <-chan T) (T, bool) {
 
 func recv[T any](site uint32, ch <-chan T) (T, bool) {
 	a := ChanAddrRecv(ch)
-	g := gateSync(site, kindChanRecv, a)
+	g := gateSync(site, trace.EvChanRecv, a)
 	v, ok := <-ch
-	g.syncEvent(site, kindChanRecv, a, b2u(ok))
+	g.syncEvent(site, trace.EvChanRecv, a, b2u(ok))
 	return v, ok
 }
 
@@ -50,7 +54,7 @@ func recv[T any](site uint32, ch <-chan T) (T, bool) {
 // panics after the event is recorded).
 func Close[T any](site uint32, ch chan<- T) {
 	if enabled {
-		syncBefore(site, kindChanClose, ChanAddrSend(ch), 0)
+		syncBefore(site, trace.EvChanClose, ChanAddrSend(ch), 0)
 	}
 	close(ch)
 }
@@ -63,7 +67,7 @@ func SelectPlan(site uint32) (force int, timeout <-chan struct{}) {
 	if !enabled {
 		return -1, nil
 	}
-	return selectPlan(site)
+	return selectPlanFor(site)
 }
 
 // SelectRecv is the first statement of a receive case that ran; ok is false

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"github.com/precog-dev/precog/shim/trace"
 	"sync"
 	"unsafe"
 )
@@ -11,7 +12,7 @@ func Go(site uint32) uint64 {
 	if !enabled {
 		return 0
 	}
-	return fork(site, kindFork, nil)
+	return fork(site, trace.EvFork, nil)
 }
 
 // Begin is the first statement of an instrumented goroutine: it binds the
@@ -51,7 +52,7 @@ func Task(site uint32, group unsafe.Pointer, f func()) func() {
 	if !enabled {
 		return f
 	}
-	id := fork(site, kindTaskGo, group)
+	id := fork(site, trace.EvTaskGo, group)
 	return func() {
 		Begin(id)
 		defer End()
@@ -64,7 +65,7 @@ func TaskErr(site uint32, group unsafe.Pointer, f func() error) func() error {
 	if !enabled {
 		return f
 	}
-	id := fork(site, kindTaskGo, group)
+	id := fork(site, trace.EvTaskGo, group)
 	return func() error {
 		Begin(id)
 		defer End()
@@ -77,13 +78,13 @@ func Waited(site uint32, group unsafe.Pointer) {
 	if !enabled {
 		return
 	}
-	syncBefore(site, kindTaskWait, group, 0)
+	syncBefore(site, trace.EvTaskWait, group, 0)
 }
 
 // WaitedErr is Waited for a Wait that returns an error; it returns err.
 func WaitedErr(site uint32, group unsafe.Pointer, err error) error {
 	if enabled {
-		syncBefore(site, kindTaskWait, group, 0)
+		syncBefore(site, trace.EvTaskWait, group, 0)
 	}
 	return err
 }

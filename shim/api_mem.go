@@ -1,12 +1,16 @@
 package shim
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
 
 // R records a read of *p and returns p; the instrumenter rewrites a shared
 // read x.f into (*R(site, &x.f)).
 func R[T any](site uint32, p *T) *T {
 	if enabled {
-		access(site, kindRead, unsafe.Pointer(p))
+		access(site, trace.EvRead, unsafe.Pointer(p))
 	}
 	return p
 }
@@ -24,7 +28,7 @@ func W[T any](site uint32, p *T, v T) {
 // Read records a read of addr, for shapes R cannot express.
 func Read(site uint32, addr unsafe.Pointer) {
 	if enabled {
-		access(site, kindRead, addr)
+		access(site, trace.EvRead, addr)
 	}
 }
 
@@ -39,7 +43,7 @@ func Write(site uint32, addr unsafe.Pointer, word uint64) {
 // MR records a map read (m[k], len(m)) and returns m.
 func MR[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 	if enabled {
-		access(site, kindMapRead, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+		access(site, trace.EvMapRead, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
 	}
 	return m
 }
@@ -47,7 +51,7 @@ func MR[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 // MW records a map write (m[k] = v, delete) and returns m.
 func MW[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 	if enabled {
-		access(site, kindMapWrite, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+		access(site, trace.EvMapWrite, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
 	}
 	return m
 }
@@ -55,7 +59,7 @@ func MW[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 // MI records the start of a range over m and returns m.
 func MI[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 	if enabled {
-		access(site, kindMapIter, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+		access(site, trace.EvMapIter, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
 	}
 	return m
 }
@@ -63,13 +67,13 @@ func MI[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 // Enter is the first statement of an instrumented function.
 func Enter(site uint32) {
 	if enabled {
-		access(site, kindFuncEnter, nil)
+		access(site, trace.EvFuncEnter, nil)
 	}
 }
 
 // Exit is deferred right after Enter.
 func Exit(site uint32) {
 	if enabled {
-		access(site, kindFuncExit, nil)
+		access(site, trace.EvFuncExit, nil)
 	}
 }

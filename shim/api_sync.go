@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"github.com/precog-dev/precog/shim/trace"
 	"sync"
 	"unsafe"
 )
@@ -11,16 +12,16 @@ func Lock(site uint32, m *sync.Mutex) {
 		m.Lock()
 		return
 	}
-	g := gateSync(site, kindLock, unsafe.Pointer(m))
+	g := gateSync(site, trace.EvLock, unsafe.Pointer(m))
 	m.Lock()
-	g.syncEvent(site, kindLock, unsafe.Pointer(m), 0)
+	g.syncEvent(site, trace.EvLock, unsafe.Pointer(m), 0)
 }
 
 // Unlock records Unlock, then releases m (so an unlock of an unlocked mutex,
 // which is fatal, is in the trace).
 func Unlock(site uint32, m *sync.Mutex) {
 	if enabled {
-		syncBefore(site, kindUnlock, unsafe.Pointer(m), 0)
+		syncBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
 	}
 	m.Unlock()
 }
@@ -30,9 +31,9 @@ func TryLock(site uint32, m *sync.Mutex) bool {
 	if !enabled {
 		return m.TryLock()
 	}
-	g := gateSync(site, kindTryLock, unsafe.Pointer(m))
+	g := gateSync(site, trace.EvTryLock, unsafe.Pointer(m))
 	ok := m.TryLock()
-	g.syncEvent(site, kindTryLock, unsafe.Pointer(m), b2u(ok))
+	g.syncEvent(site, trace.EvTryLock, unsafe.Pointer(m), b2u(ok))
 	return ok
 }
 
@@ -42,15 +43,15 @@ func RWLock(site uint32, m *sync.RWMutex) {
 		m.Lock()
 		return
 	}
-	g := gateSync(site, kindLock, unsafe.Pointer(m))
+	g := gateSync(site, trace.EvLock, unsafe.Pointer(m))
 	m.Lock()
-	g.syncEvent(site, kindLock, unsafe.Pointer(m), 0)
+	g.syncEvent(site, trace.EvLock, unsafe.Pointer(m), 0)
 }
 
 // RWUnlock is (*sync.RWMutex).Unlock.
 func RWUnlock(site uint32, m *sync.RWMutex) {
 	if enabled {
-		syncBefore(site, kindUnlock, unsafe.Pointer(m), 0)
+		syncBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
 	}
 	m.Unlock()
 }
@@ -60,9 +61,9 @@ func RWTryLock(site uint32, m *sync.RWMutex) bool {
 	if !enabled {
 		return m.TryLock()
 	}
-	g := gateSync(site, kindTryLock, unsafe.Pointer(m))
+	g := gateSync(site, trace.EvTryLock, unsafe.Pointer(m))
 	ok := m.TryLock()
-	g.syncEvent(site, kindTryLock, unsafe.Pointer(m), b2u(ok))
+	g.syncEvent(site, trace.EvTryLock, unsafe.Pointer(m), b2u(ok))
 	return ok
 }
 
@@ -72,15 +73,15 @@ func RLock(site uint32, m *sync.RWMutex) {
 		m.RLock()
 		return
 	}
-	g := gateSync(site, kindRLock, unsafe.Pointer(m))
+	g := gateSync(site, trace.EvRLock, unsafe.Pointer(m))
 	m.RLock()
-	g.syncEvent(site, kindRLock, unsafe.Pointer(m), 0)
+	g.syncEvent(site, trace.EvRLock, unsafe.Pointer(m), 0)
 }
 
 // RUnlock is (*sync.RWMutex).RUnlock.
 func RUnlock(site uint32, m *sync.RWMutex) {
 	if enabled {
-		syncBefore(site, kindRUnlock, unsafe.Pointer(m), 0)
+		syncBefore(site, trace.EvRUnlock, unsafe.Pointer(m), 0)
 	}
 	m.RUnlock()
 }
@@ -91,10 +92,10 @@ func TryRLock(site uint32, m *sync.RWMutex) bool {
 	if !enabled {
 		return m.TryRLock()
 	}
-	g := gateSync(site, kindRLock, unsafe.Pointer(m))
+	g := gateSync(site, trace.EvRLock, unsafe.Pointer(m))
 	ok := m.TryRLock()
 	if ok {
-		g.syncEvent(site, kindRLock, unsafe.Pointer(m), 0)
+		g.syncEvent(site, trace.EvRLock, unsafe.Pointer(m), 0)
 	}
 	return ok
 }
@@ -107,15 +108,15 @@ func LockerLock(site uint32, l sync.Locker) {
 		return
 	}
 	a := ifaceData(unsafe.Pointer(&l))
-	g := gateSync(site, kindLock, a)
+	g := gateSync(site, trace.EvLock, a)
 	l.Lock()
-	g.syncEvent(site, kindLock, a, 0)
+	g.syncEvent(site, trace.EvLock, a, 0)
 }
 
 // LockerUnlock is an Unlock call through a sync.Locker.
 func LockerUnlock(site uint32, l sync.Locker) {
 	if enabled {
-		syncBefore(site, kindUnlock, ifaceData(unsafe.Pointer(&l)), 0)
+		syncBefore(site, trace.EvUnlock, ifaceData(unsafe.Pointer(&l)), 0)
 	}
 	l.Unlock()
 }
@@ -142,7 +143,7 @@ func RUnlockFunc(site uint32, m *sync.RWMutex) func() { return func() { RUnlock(
 // the trace.
 func WGAdd(site uint32, wg *sync.WaitGroup, delta int) {
 	if enabled {
-		syncBefore(site, kindWGAdd, unsafe.Pointer(wg), uint64(int64(delta)))
+		syncBefore(site, trace.EvWGAdd, unsafe.Pointer(wg), uint64(int64(delta)))
 	}
 	wg.Add(delta)
 }
@@ -150,7 +151,7 @@ func WGAdd(site uint32, wg *sync.WaitGroup, delta int) {
 // WGDone records WGDone, then calls wg.Done.
 func WGDone(site uint32, wg *sync.WaitGroup) {
 	if enabled {
-		syncBefore(site, kindWGDone, unsafe.Pointer(wg), 0)
+		syncBefore(site, trace.EvWGDone, unsafe.Pointer(wg), 0)
 	}
 	wg.Done()
 }
@@ -161,9 +162,9 @@ func WGWait(site uint32, wg *sync.WaitGroup) {
 		wg.Wait()
 		return
 	}
-	g := gateSync(site, kindWGWait, unsafe.Pointer(wg))
+	g := gateSync(site, trace.EvWGWait, unsafe.Pointer(wg))
 	wg.Wait()
-	g.syncEvent(site, kindWGWait, unsafe.Pointer(wg), 0)
+	g.syncEvent(site, trace.EvWGWait, unsafe.Pointer(wg), 0)
 }
 
 // OnceDo records OnceDo after Do returns.
@@ -172,9 +173,9 @@ func OnceDo(site uint32, o *sync.Once, f func()) {
 		o.Do(f)
 		return
 	}
-	g := gateSync(site, kindOnceDo, unsafe.Pointer(o))
+	g := gateSync(site, trace.EvOnceDo, unsafe.Pointer(o))
 	o.Do(f)
-	g.syncEvent(site, kindOnceDo, unsafe.Pointer(o), 0)
+	g.syncEvent(site, trace.EvOnceDo, unsafe.Pointer(o), 0)
 }
 
 // CondWait records CondWait after Wait returns (c.L is held again).
@@ -183,15 +184,15 @@ func CondWait(site uint32, c *sync.Cond) {
 		c.Wait()
 		return
 	}
-	g := gateSync(site, kindCondWait, unsafe.Pointer(c))
+	g := gateSync(site, trace.EvCondWait, unsafe.Pointer(c))
 	c.Wait()
-	g.syncEvent(site, kindCondWait, unsafe.Pointer(c), 0)
+	g.syncEvent(site, trace.EvCondWait, unsafe.Pointer(c), 0)
 }
 
 // CondSignal records CondSignal, then signals.
 func CondSignal(site uint32, c *sync.Cond) {
 	if enabled {
-		syncBefore(site, kindCondSignal, unsafe.Pointer(c), 0)
+		syncBefore(site, trace.EvCondSignal, unsafe.Pointer(c), 0)
 	}
 	c.Signal()
 }
@@ -199,7 +200,7 @@ func CondSignal(site uint32, c *sync.Cond) {
 // CondBroadcast records CondBroadcast, then broadcasts.
 func CondBroadcast(site uint32, c *sync.Cond) {
 	if enabled {
-		syncBefore(site, kindCondBroadcast, unsafe.Pointer(c), 0)
+		syncBefore(site, trace.EvCondBroadcast, unsafe.Pointer(c), 0)
 	}
 	c.Broadcast()
 }

@@ -6,5 +6,5 @@ import "embed"
 // the module github.com/precog-dev/precog/shim (go 1.22). The patterns also
 // match _test.go files; writers skip them.
 //
-//go:embed *.go
+//go:embed *.go *.s trace/*.go
 var Source embed.FS

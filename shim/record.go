@@ -1,86 +1,307 @@
 package shim
 
-import "unsafe"
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
 
-// kind is an event kind; the values are the trace format's kind bytes.
-type kind uint8
-
-const (
-	kindFork          kind = 1
-	kindBegin         kind = 2
-	kindEnd           kind = 3
-	kindLock          kind = 4
-	kindUnlock        kind = 5
-	kindRLock         kind = 6
-	kindRUnlock       kind = 7
-	kindTryLock       kind = 8
-	kindWGAdd         kind = 9
-	kindWGDone        kind = 10
-	kindWGWait        kind = 11
-	kindOnceDo        kind = 12
-	kindCondWait      kind = 13
-	kindCondSignal    kind = 14
-	kindCondBroadcast kind = 15
-	kindAtomicLoad    kind = 16
-	kindAtomicStore   kind = 17
-	kindChanMake      kind = 18
-	kindChanSend      kind = 19
-	kindChanRecv      kind = 20
-	kindChanClose     kind = 21
-	kindSelect        kind = 22
-	kindRead          kind = 23
-	kindWrite         kind = 24
-	kindMapRead       kind = 25
-	kindMapWrite      kind = 26
-	kindMapIter       kind = 27
-	kindFuncEnter     kind = 28
-	kindFuncExit      kind = 29
-	kindTestStart     kind = 30
-	kindTestEnd       kind = 31
-	kindGCEpoch       kind = 32
-	kindTaskGo        kind = 33
-	kindTaskWait      kind = 34
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // enabled is true when recording or control is on. Every API function tests
-// it first; it is written only by init.
+// it first; it is written only during package initialization.
 var enabled bool
 
-// gstate is the shim's per-goroutine state.
-type gstate struct{}
+// seqs hands out the seqs of sync events, from 1; the padding keeps the
+// contended counter off the cache lines of the variables read on every
+// event.
+var seqs struct {
+	_ [64]byte
+	n atomic.Uint64
+	_ [56]byte
+}
 
-func cur() *gstate { return &gstate{} }
+// eventRoom is the room prepare makes: one event and the EvGCEpoch that may
+// precede it.
+const eventRoom = 2 * trace.MaxEventLen
 
-// gate is the hook every sync operation passes through before the real
-// operation; control modes will use it.
-func gate(g *gstate, site uint32, k kind, addr unsafe.Pointer) {}
+// prepare makes room for an event and records EvGCEpoch first if a garbage
+// collection finished since the goroutine's last event.
+func (g *gstate) prepare() {
+	if cap(g.buf)-len(g.buf) < eventRoom {
+		g.refill(eventRoom)
+	}
+	if e := gcEpoch.Load(); e != g.epoch {
+		g.epoch = e
+		g.buf = g.enc.AppendGCEpoch(g.buf, seqs.n.Add(1), e)
+	}
+}
 
-func gateSync(site uint32, k kind, addr unsafe.Pointer) *gstate {
+// commit makes the events appended so far part of the batch by rewriting
+// its length field (the format's 4-byte padded uvarint, as
+// trace.FinishBatch writes it). Until then they are invisible to a reader,
+// so a process that dies in the middle of an append leaves no torn event.
+func (g *gstate) commit() {
+	l := len(g.buf) - g.evStart
+	f := (*[4]byte)(g.lenp)
+	f[0] = byte(l) | 0x80
+	f[1] = byte(l>>7) | 0x80
+	f[2] = byte(l>>14) | 0x80
+	f[3] = byte(l >> 21)
+}
+
+// open starts a batch for g's goroutine at the end of buf, which has room.
+func (g *gstate) open() {
+	g.batch = len(g.buf)
+	g.buf = g.enc.StartBatch(g.buf, g.id)
+	g.evStart = len(g.buf)
+	g.lenp = unsafe.Pointer(&g.buf[g.evStart-4])
+}
+
+// start binds a fresh batch to g; called when g is bound to a goroutine.
+func (g *gstate) start() {
+	if cap(g.buf)-len(g.buf) < batchHeaderLen+eventRoom {
+		g.refill(eventRoom)
+		return
+	}
+	g.open()
+}
+
+// access records an event without seq.
+func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
+	g := cur()
+	g.prepare()
+	switch k {
+	case trace.EvRead:
+		g.buf = g.enc.AppendRead(g.buf, site, uintptr(addr))
+	case trace.EvMapRead:
+		g.buf = g.enc.AppendMapRead(g.buf, site, uintptr(addr))
+	case trace.EvMapWrite:
+		g.buf = g.enc.AppendMapWrite(g.buf, site, uintptr(addr))
+	case trace.EvMapIter:
+		g.buf = g.enc.AppendMapIter(g.buf, site, uintptr(addr))
+	case trace.EvFuncEnter:
+		g.buf = g.enc.AppendFuncEnter(g.buf, site)
+	case trace.EvFuncExit:
+		g.buf = g.enc.AppendFuncExit(g.buf, site)
+	}
+	g.commit()
+}
+
+// read records EvRead; it is access without the switch, for the most
+// frequent event.
+func read(site uint32, addr unsafe.Pointer) {
+	g := cur()
+	g.prepare()
+	g.buf = g.enc.AppendRead(g.buf, site, uintptr(addr))
+	g.commit()
+}
+
+func write(site uint32, addr unsafe.Pointer, word uint64) {
+	g := cur()
+	g.prepare()
+	g.buf = g.enc.AppendWrite(g.buf, site, uintptr(addr), word)
+	g.commit()
+}
+
+// gateSync finds the running goroutine's state and passes the gate.
+func gateSync(site uint32, k trace.Kind, addr unsafe.Pointer) *gstate {
 	g := cur()
 	gate(g, site, k, addr)
 	return g
 }
 
-func syncBefore(site uint32, k kind, addr unsafe.Pointer, arg uint64) {
+// syncBefore passes the gate and records a sync event, for operations
+// recorded before they happen.
+func syncBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 	gateSync(site, k, addr).syncEvent(site, k, addr, arg)
 }
 
-func (g *gstate) syncEvent(site uint32, k kind, addr unsafe.Pointer, arg uint64) {}
-
-func fork(site uint32, k kind, group unsafe.Pointer) uint64         { return 0 }
-func begin(id uint64)                                               {}
-func end()                                                          {}
-func access(site uint32, k kind, addr unsafe.Pointer)               {}
-func write(site uint32, addr unsafe.Pointer, word uint64)           {}
-func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {}
-func selectPlan(site uint32) (int, <-chan struct{})                 { return -1, nil }
-func testStart(t TB)                                                {}
-
-func valueWord[T any](p *T, v *T) uint64 { return 0 }
-
-func ptrWord(p unsafe.Pointer) uint64 {
-	if p == nil {
-		return 0
+// syncEvent records a sync event of kind k with a fresh seq. arg is the
+// kind's extra field: ok (0 or 1), value, capacity, delta or case (as the
+// bits of an int64).
+func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
+	g.prepare()
+	seq := seqs.n.Add(1)
+	a, b := uintptr(addr), g.buf
+	switch k {
+	case trace.EvLock:
+		b = g.enc.AppendLock(b, seq, site, a)
+	case trace.EvUnlock:
+		b = g.enc.AppendUnlock(b, seq, site, a)
+	case trace.EvRLock:
+		b = g.enc.AppendRLock(b, seq, site, a)
+	case trace.EvRUnlock:
+		b = g.enc.AppendRUnlock(b, seq, site, a)
+	case trace.EvTryLock:
+		b = g.enc.AppendTryLock(b, seq, site, a, arg != 0)
+	case trace.EvWGAdd:
+		b = g.enc.AppendWGAdd(b, seq, site, a, int64(arg))
+	case trace.EvWGDone:
+		b = g.enc.AppendWGDone(b, seq, site, a)
+	case trace.EvWGWait:
+		b = g.enc.AppendWGWait(b, seq, site, a)
+	case trace.EvOnceDo:
+		b = g.enc.AppendOnceDo(b, seq, site, a)
+	case trace.EvCondWait:
+		b = g.enc.AppendCondWait(b, seq, site, a)
+	case trace.EvCondSignal:
+		b = g.enc.AppendCondSignal(b, seq, site, a)
+	case trace.EvCondBroadcast:
+		b = g.enc.AppendCondBroadcast(b, seq, site, a)
+	case trace.EvAtomicLoad:
+		b = g.enc.AppendAtomicLoad(b, seq, site, a, arg)
+	case trace.EvAtomicStore:
+		b = g.enc.AppendAtomicStore(b, seq, site, a, arg)
+	case trace.EvChanMake:
+		b = g.enc.AppendChanMake(b, seq, site, a, arg)
+	case trace.EvChanSend:
+		b = g.enc.AppendChanSend(b, seq, site, a)
+	case trace.EvChanRecv:
+		b = g.enc.AppendChanRecv(b, seq, site, a, arg != 0)
+	case trace.EvChanClose:
+		b = g.enc.AppendChanClose(b, seq, site, a)
+	case trace.EvSelect:
+		b = g.enc.AppendSelect(b, seq, site, int(int64(arg)), a)
+	case trace.EvTaskWait:
+		b = g.enc.AppendTaskWait(b, seq, site, a)
+	default:
+		panic("precog shim: syncEvent of " + k.String())
 	}
-	return 1
+	g.buf = b
+	g.commit()
+	g.synced()
+}
+
+// fork records the fork of a child (EvFork for a go statement, EvTaskGo
+// for a task handed to group) and returns the child's logical id.
+func fork(site uint32, k trace.Kind, group unsafe.Pointer) uint64 {
+	g := gateSync(site, k, group)
+	if g.spawned == nil {
+		g.spawned = make(map[uint32]uint64)
+	}
+	n := g.spawned[site]
+	g.spawned[site] = n + 1
+	child := childID(g.id, site, n)
+	states.mu.Lock()
+	if states.parent == nil {
+		states.parent = make(map[uint64]uint64)
+	}
+	states.parent[child] = g.id
+	states.mu.Unlock()
+	g.prepare()
+	if k == trace.EvTaskGo {
+		g.buf = g.enc.AppendTaskGo(g.buf, seqs.n.Add(1), site, uintptr(group), child)
+	} else {
+		g.buf = g.enc.AppendFork(g.buf, seqs.n.Add(1), site, child)
+	}
+	g.commit()
+	g.synced()
+	return child
+}
+
+// begin binds the running goroutine to the logical id its parent forked.
+func begin(id uint64) {
+	g, parent := bind(id)
+	g.start()
+	gate(g, 0, trace.EvBegin, nil)
+	g.recordBegin(parent)
+}
+
+func (g *gstate) recordBegin(parent uint64) {
+	g.prepare()
+	g.buf = g.enc.AppendBegin(g.buf, seqs.n.Add(1), parent)
+	g.commit()
+	g.synced()
+}
+
+// end records End and releases the goroutine's state.
+func end() {
+	g := cur()
+	gate(g, 0, trace.EvEnd, nil)
+	g.recordEnd()
+}
+
+func (g *gstate) recordEnd() {
+	g.prepare()
+	g.buf = g.enc.AppendEnd(g.buf, seqs.n.Add(1))
+	g.commit()
+	g.synced()
+	release(g)
+}
+
+// selected records the case a select took; the gate was SelectPlan's.
+func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {
+	cur().syncEvent(site, trace.EvSelect, ch, uint64(int64(index)))
+	_ = ok // EvSelect has no ok field yet (see requests-shim.md)
+}
+
+func selectPlanFor(site uint32) (int, <-chan struct{}) {
+	g := gateSync(site, trace.EvSelect, nil)
+	return selectPlan(g, site)
+}
+
+// testStart records EvTestStart and registers the cleanup that records
+// EvTestEnd. A goroutine first seen here is named after the test.
+func testStart(t TB) {
+	name := t.Name()
+	gid := goid()
+	g := table[gid&(1<<tableBits-1)].Load()
+	if g == nil || g.goid.Load() != gid {
+		g = lookupSlow(gid, name)
+	}
+	gate(g, 0, trace.EvTestStart, nil)
+	if n := trace.MaxEventLen + len(name); cap(g.buf)-len(g.buf) < eventRoom+n {
+		g.refill(eventRoom + n)
+	}
+	g.prepare()
+	g.buf = g.enc.AppendTestStart(g.buf, seqs.n.Add(1), name)
+	g.commit()
+	g.synced()
+	t.Cleanup(func() { testEnd(t) })
+}
+
+// testEnd records EvTestEnd with t's outcome. It runs as a cleanup, on the
+// test's goroutine, after the cleanups the test registered (TestStart was
+// its first statement). It reports Panic when the goroutine is panicking,
+// which a deferred recover in the test would have hidden from us anyway.
+// A goroutine TestStart adopted also ends here: the testing package's code
+// that runs after it records nothing.
+func testEnd(t TB) {
+	outcome := trace.Pass
+	switch {
+	case panicking():
+		outcome = trace.Panic
+	case t.Skipped():
+		outcome = trace.Skip
+	case t.Failed():
+		outcome = trace.Fail
+	}
+	g := cur()
+	gate(g, 0, trace.EvTestEnd, nil)
+	g.prepare()
+	g.buf = g.enc.AppendTestEnd(g.buf, seqs.n.Add(1), outcome)
+	g.commit()
+	g.synced()
+	if g.testOnly {
+		g.recordEnd()
+	}
+}
+
+// panicking reports whether the calling goroutine is running deferred
+// calls because of a panic: the testing package runs cleanups from a
+// deferred function, and while a panic unwinds, runtime.gopanic is on the
+// stack below it.
+func panicking() bool {
+	var pcs [64]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if f.Function == "runtime.gopanic" {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }

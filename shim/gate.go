@@ -1,0 +1,36 @@
+package shim
+
+import (
+	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// gate is the hook for control (perturb, force, replay; shim/control*.go).
+// Every sync operation passes through it before performing the real
+// operation: Lock before m.Lock, Send before ch <- v, Go in the parent
+// before the go statement, Begin in the child before its first event,
+// SelectPlan before the select, TestStart, TestEnd and End. Operations the
+// instrumenter reports after the fact (AtomicLoad, AtomicStore, Waited and
+// the Select* case events, which gate nothing) pass through it too, just
+// before they are recorded. Recording is not a sync operation: access
+// events never reach the gate.
+//
+// It costs a load and a branch while no plan is loaded. Control installs
+// its gate by setting controlGate and calling enable from its init; g is
+// the calling goroutine's state (g.id is its logical id), k the kind of
+// event the operation will record and addr the sync object (nil if none).
+func gate(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
+	if controlGate != nil {
+		controlGate(g, site, k, addr)
+	}
+}
+
+// controlGate is the control plan's gate, nil when no plan is loaded. It is
+// set only during package initialization.
+var controlGate func(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer)
+
+// selectPlan is SelectPlan's answer: which case control wants the select at
+// site to take, and a channel that is ready when it gives up waiting for it.
+// Control replaces it with its own; without control it returns -1, nil.
+var selectPlan = func(g *gstate, site uint32) (int, <-chan struct{}) { return -1, nil }

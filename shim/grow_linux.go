@@ -1,0 +1,33 @@
+package shim
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// growFile extends f to off+size, reserving the blocks when the file system
+// can, so that a full disk shows as an error here and not as a SIGBUS when
+// a page of the mapping is first written.
+func growFile(f *os.File, off int64, size int) error {
+	err := syscall.Fallocate(int(f.Fd()), 0, off, int64(size))
+	if err == syscall.EOPNOTSUPP || err == syscall.ENOSYS {
+		return f.Truncate(off + int64(size))
+	}
+	if err != nil {
+		return &os.PathError{Op: "fallocate", Path: f.Name(), Err: err}
+	}
+	return nil
+}
+
+// dropPages tells the kernel that the whole pages of a full chunk will not
+// be touched again: their data stays in the file (the mapping is shared),
+// and they stop counting toward the process's resident memory.
+func dropPages(b []byte) {
+	pg := os.Getpagesize()
+	start := alignUp(int(uintptrOf(b)), pg) - int(uintptrOf(b))
+	end := start + (len(b)-start)/pg*pg
+	if start < end {
+		syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[start])), uintptr(end-start), syscall.MADV_DONTNEED)
+	}
+}

@@ -1,0 +1,34 @@
+package shim
+
+import (
+	"os"
+	"unsafe"
+)
+
+func init() {
+	path := os.Getenv("PRECOG_TRACE")
+	if path == "" {
+		return
+	}
+	// A process this one starts must not truncate the file under our
+	// mapping (a test that re-executes itself, say).
+	os.Unsetenv("PRECOG_TRACE")
+	if err := openTrace(path); err != nil {
+		os.Stderr.WriteString("precog shim: not recording: " + err.Error() + "\n")
+		return
+	}
+	enable()
+}
+
+// enable turns the shim on: it finds the goid field and starts counting GC
+// epochs. Control calls it too; it runs during package initialization only.
+func enable() {
+	if enabled {
+		return
+	}
+	goidOffset = discoverGoidOffset()
+	armEpoch()
+	enabled = true
+}
+
+func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

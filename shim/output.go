@@ -1,0 +1,200 @@
+package shim
+
+import (
+	"errors"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// The output. With PRECOG_TRACE set, the shim maps the trace file into
+// memory (outMap) where the platform allows it: the file grows in segments,
+// each goroutine's state takes chunks of a segment and writes its batches
+// into them directly, committing each event by updating its batch's length
+// (gstate.commit). The kernel owns the pages, so whatever was committed
+// reaches the file however the process dies. Elsewhere, or if mapping
+// fails, batches are built in memory and written with write(2) (outWrite)
+// after every sync event, at End and when full. With control but no trace,
+// batches are built and dropped (outDiscard).
+type outMode uint8
+
+const (
+	outDiscard outMode = iota
+	outWrite
+	outMap
+)
+
+// Chunk and segment sizes. A goroutine's first chunk is small, since most
+// goroutines record little; the chunks of a busy one double up to maxChunk.
+// Segments double too, so that a short test leaves a small file.
+const (
+	firstChunk   = 4 << 10
+	maxChunk     = 64 << 10
+	firstSegment = 64 << 10
+	maxSegment   = 4 << 20
+	// batchHeaderLen bounds StartBatch's header: 'B', a uvarint id, the
+	// 4-byte length field.
+	batchHeaderLen = 1 + 10 + 4
+)
+
+var out struct {
+	mode outMode
+
+	mu     sync.Mutex
+	f      *os.File
+	seg    []byte // the current segment (outMap)
+	segOff int64  // its offset in the file
+	next   int    // its first free byte
+}
+
+// openTrace creates the trace file at path, writes the header and picks the
+// output mode.
+func openTrace(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	hdr := trace.AppendHeader(nil, trace.Header{Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
+	out.f = f
+	if err := mapSegment(len(hdr)); err == nil {
+		copy(out.seg, hdr)
+		out.next = alignUp(len(hdr), firstChunk)
+		out.mode = outMap
+		return nil
+	}
+	if _, err := f.Write(hdr); err != nil {
+		f.Close()
+		return err
+	}
+	out.mode = outWrite
+	return nil
+}
+
+// packagePath is the main package's path, without the .test of a test
+// binary, or the program's name if build info is missing.
+func packagePath() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		return strings.TrimSuffix(bi.Path, ".test")
+	}
+	return os.Args[0]
+}
+
+// mapSegment grows the file by a segment of at least n bytes and maps it.
+// out.mu is held (or the caller is init).
+func mapSegment(n int) error {
+	size := 2 * len(out.seg)
+	if size < firstSegment {
+		size = firstSegment
+	}
+	if size > maxSegment {
+		size = maxSegment
+	}
+	if size < n {
+		size = alignUp(n, firstSegment)
+	}
+	off := out.segOff + int64(len(out.seg))
+	if err := growFile(out.f, off, size); err != nil {
+		return err
+	}
+	mem, err := mapFile(out.f, off, size)
+	if err != nil {
+		return err
+	}
+	out.seg, out.segOff, out.next = mem, off, 0
+	return nil
+}
+
+// refill gives g a buffer with at least n bytes of room after a new batch
+// header, closing the current batch: a new chunk (outMap), or the same
+// buffer after writing the batch out (outWrite) or dropping it.
+func (g *gstate) refill(n int) {
+	n += batchHeaderLen
+	switch out.mode {
+	case outMap:
+		if chunk := takeChunk(max(g.chunk, n)); chunk != nil {
+			if cap(g.buf) > 0 {
+				dropPages(g.buf[:cap(g.buf)])
+			}
+			g.buf = chunk
+			g.chunk = min(2*g.chunk, maxChunk)
+			g.open()
+			return
+		}
+		// The file cannot grow (stopRecording said why): keep going on
+		// a buffer that is dropped.
+		g.buf = nil
+	case outWrite:
+		g.writeBatch()
+	}
+	if cap(g.buf) < n {
+		g.buf = make([]byte, 0, max(n, maxChunk))
+	}
+	g.buf = g.buf[:0]
+	g.open()
+}
+
+// synced runs after a sync event: with outWrite it writes the batch out,
+// so that a crash loses at most the accesses after the last sync event.
+func (g *gstate) synced() {
+	if out.mode == outWrite {
+		g.writeBatch()
+		g.buf = g.buf[:0]
+		g.open()
+	}
+}
+
+// writeBatch writes g's batch to the file if it has events.
+func (g *gstate) writeBatch() {
+	if len(g.buf) == g.evStart {
+		return
+	}
+	out.mu.Lock()
+	_, err := out.f.Write(g.buf[g.batch:])
+	out.mu.Unlock()
+	if err != nil {
+		stopRecording(err)
+	}
+}
+
+// takeChunk returns an empty slice with capacity n in the mapped file, or
+// nil if the file cannot grow.
+func takeChunk(n int) []byte {
+	n = alignUp(n, firstChunk)
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if out.mode != outMap {
+		return nil
+	}
+	if out.next+n > len(out.seg) {
+		if err := mapSegment(n); err != nil {
+			stopRecordingLocked(err)
+			return nil
+		}
+	}
+	c := out.seg[out.next : out.next : out.next+n]
+	out.next += n
+	return c
+}
+
+// stopRecording gives up on the trace file after an error: everything
+// committed so far stays, later events are dropped.
+func stopRecording(err error) {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	stopRecordingLocked(err)
+}
+
+func stopRecordingLocked(err error) {
+	if out.mode != outDiscard {
+		out.mode = outDiscard
+		os.Stderr.WriteString("precog shim: recording stopped: " + err.Error() + "\n")
+	}
+}
+
+var errNoMmap = errors.New("memory-mapped output not supported on this platform")
+
+func alignUp(n, a int) int { return (n + a - 1) / a * a }

@@ -1,0 +1,199 @@
+package shim
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// A gstate is the shim's state for one goroutine: its logical id and the
+// batch it is recording into. Only the goroutine it is bound to touches the
+// batch fields; the lock in states hands a gstate from one goroutine to the
+// next.
+type gstate struct {
+	goid atomic.Uint64 // the runtime goroutine bound to it; 0 while free
+	id   uint64        // logical id
+
+	// buf is the goroutine's chunk of output: the current batch is
+	// buf[batch:], its events start at evStart, and lenp points at its
+	// length field, rewritten after every event (commit).
+	buf     []byte
+	batch   int
+	evStart int
+	lenp    unsafe.Pointer
+	enc     trace.Encoder
+	chunk   int // size of the next chunk to take
+
+	epoch    uint64            // the last GC epoch this goroutine recorded
+	spawned  map[uint32]uint64 // children forked so far, per go statement site
+	testOnly bool              // adopted by TestStart: TestEnd ends it
+}
+
+// The goroutine table maps runtime goroutine ids to gstates. A lookup reads
+// one slot of the direct-mapped table; a goroutine missing from its slot
+// (never seen, or evicted by another goroutine with the same slot) takes the
+// slow path under states.mu, which also keeps evicted live states in an
+// overflow map. Every write of a slot happens under states.mu.
+const tableBits = 12
+
+var table [1 << tableBits]atomic.Pointer[gstate]
+
+var states struct {
+	mu       sync.Mutex
+	overflow map[uint64]*gstate // live states not in their table slot
+	free     []*gstate          // ended states, keeping the rest of their chunk
+	parent   map[uint64]uint64  // child logical id -> parent's, from Go until Begin
+	adopted  uint64             // goroutines adopted so far, for their ids
+}
+
+// cur returns the running goroutine's state, adopting the goroutine if it
+// has none.
+func cur() *gstate {
+	id := goid()
+	if g := table[id&(1<<tableBits-1)].Load(); g != nil && g.goid.Load() == id {
+		return g
+	}
+	return lookupSlow(id, "")
+}
+
+// lookupSlow finds or adopts the state of goroutine gid. A goroutine that
+// is adopted gets its logical id from test (if it is not "", the test the
+// goroutine runs), else from being the main goroutine, else from a counter.
+func lookupSlow(gid uint64, test string) *gstate {
+	slot := &table[gid&(1<<tableBits-1)]
+	states.mu.Lock()
+	if g := slot.Load(); g != nil && g.goid.Load() == gid {
+		states.mu.Unlock()
+		return g
+	}
+	if g := states.overflow[gid]; g != nil {
+		delete(states.overflow, gid)
+		install(slot, g)
+		states.mu.Unlock()
+		return g
+	}
+	var id uint64
+	switch {
+	case test != "":
+		id = testID(test)
+	case gid == 1: // runtime.main's goroutine
+		id = mainID
+	default:
+		states.adopted++
+		id = adoptedID(states.adopted)
+	}
+	g := newState(gid, id)
+	install(slot, g)
+	states.mu.Unlock()
+	g.testOnly = test != ""
+	g.start()
+	g.recordBegin(id) // its own id as parent: it has none we know
+	return g
+}
+
+// install puts g into slot, moving a live occupant to the overflow map.
+// states.mu is held.
+func install(slot *atomic.Pointer[gstate], g *gstate) {
+	if old := slot.Load(); old != nil && old.goid.Load() != 0 {
+		if states.overflow == nil {
+			states.overflow = make(map[uint64]*gstate)
+		}
+		states.overflow[old.goid.Load()] = old
+	}
+	slot.Store(g)
+}
+
+// newState takes a free state or makes one and binds it to goroutine gid
+// with logical id. states.mu is held.
+func newState(gid, id uint64) *gstate {
+	var g *gstate
+	if n := len(states.free); n > 0 {
+		g = states.free[n-1]
+		states.free = states.free[:n-1]
+	} else {
+		g = &gstate{chunk: firstChunk}
+	}
+	g.id = id
+	g.epoch = 0
+	g.testOnly = false
+	clear(g.spawned)
+	g.goid.Store(gid)
+	return g
+}
+
+// bind makes a state for the running goroutine, started by an instrumented
+// go statement (Begin) with logical id.
+func bind(id uint64) (g *gstate, parent uint64) {
+	gid := goid()
+	states.mu.Lock()
+	parent, ok := states.parent[id]
+	if ok {
+		delete(states.parent, id)
+	} else {
+		parent = id // unknown: see Begin's parent in the package doc
+	}
+	g = newState(gid, id)
+	install(&table[gid&(1<<tableBits-1)], g)
+	states.mu.Unlock()
+	return g, parent
+}
+
+// release unbinds g from its goroutine, which is ending, and keeps it for
+// the next one. The caller has recorded End.
+func release(g *gstate) {
+	gid := g.goid.Load()
+	slot := &table[gid&(1<<tableBits-1)]
+	states.mu.Lock()
+	if slot.Load() == g {
+		slot.Store(nil)
+	} else {
+		delete(states.overflow, gid)
+	}
+	g.goid.Store(0)
+	states.free = append(states.free, g)
+	states.mu.Unlock()
+}
+
+// Logical ids. The main goroutine is 0. A goroutine started by an
+// instrumented go statement (or task) gets childID(parent, site, n) for the
+// parent's n-th spawn at that site, counting from 0: the same in every run
+// that takes the same path to it, whatever the scheduling, because one
+// parent is one goroutine and counts its own spawns. A test goroutine gets
+// testID of the test's full name. Every other goroutine (started by the
+// runtime or by code that is not instrumented) gets adoptedID of the order
+// in which goroutines were adopted, which varies between runs when several
+// race to their first event.
+const mainID = 0
+
+func childID(parent uint64, site uint32, n uint64) uint64 {
+	return nonzero(mix(mix(parent^0x70726563) ^ uint64(site)<<32 ^ n))
+}
+
+func testID(name string) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return nonzero(mix(h ^ 0x74657374))
+}
+
+func adoptedID(n uint64) uint64 { return nonzero(mix(n ^ 0x61646f70)) }
+
+// mix is the splitmix64 finalizer: a bijection that spreads every input bit.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func nonzero(id uint64) uint64 {
+	if id == mainID {
+		return 1
+	}
+	return id
+}
