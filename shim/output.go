@@ -59,6 +59,10 @@ func openTrace(path string) error {
 		return err
 	}
 	hdr := trace.AppendHeader(nil, trace.Header{Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
+	// Init runs before any goroutine records, so the lock is not needed;
+	// it is taken anyway so that every access to out's fields is under it.
+	out.mu.Lock()
+	defer out.mu.Unlock()
 	out.f = f
 	if err := mapSegment(len(hdr)); err == nil {
 		copy(out.seg, hdr)
@@ -84,7 +88,7 @@ func packagePath() string {
 }
 
 // mapSegment grows the file by a segment of at least n bytes and maps it.
-// out.mu is held (or the caller is init).
+// out.mu is held.
 func mapSegment(n int) error {
 	size := 2 * len(out.seg)
 	if size < firstSegment {

@@ -58,3 +58,157 @@ func TestRecordGoroutineAndLocks(t *testing.T) {
 		t.Errorf("fork events %+v", forks)
 	}
 }
+
+type pair struct{ a, b int32 }
+type ptrFirst struct {
+	p *int
+	n int
+}
+type ptrSecond struct {
+	n int
+	p *int
+}
+type myInt int
+
+func TestWriteValueWords(t *testing.T) {
+	const base = 2000
+	var (
+		i   int
+		i8  int8
+		u16 uint16
+		b   bool
+		f   float64
+		p   *int
+		m   map[int]int
+		s   []int
+		str string
+		e   error
+		pr  pair
+		pf  ptrFirst
+		ps  ptrSecond
+		arr [3]byte
+		c   complex128
+		fn  func()
+		ch  chan int
+		up  unsafe.Pointer
+		mi  myInt
+		an  any
+	)
+	one := 1
+	want := map[uint32]uint64{}
+	site := uint32(base)
+	check := func(w uint64) { want[site] = w; site++ }
+	W(site, &i, 42)
+	check(42)
+	W(site, &i8, -1)
+	check(0xff)
+	W(site, &u16, 0xbeef)
+	check(0xbeef)
+	W(site, &b, true)
+	check(1)
+	W(site, &f, 1.5)
+	check(0x3ff8000000000000)
+	W(site, &p, nil)
+	check(0)
+	W(site, &p, &one)
+	check(1)
+	W(site, &m, nil)
+	check(0)
+	W(site, &m, map[int]int{})
+	check(1)
+	W(site, &s, nil)
+	check(0)
+	W(site, &s, []int{})
+	check(1)
+	W(site, &str, "abc")
+	check(3)
+	W(site, &e, nil)
+	check(0)
+	W(site, &e, error(&myErr{}))
+	check(1)
+	W(site, &pr, pair{1, 2})
+	check(2<<32 | 1)
+	W(site, &pf, ptrFirst{p: &one})
+	check(1)
+	W(site, &pf, ptrFirst{n: 3})
+	check(0)
+	W(site, &ps, ptrSecond{n: 3, p: &one})
+	check(0)
+	W(site, &arr, [3]byte{1, 2, 3})
+	check(0x030201)
+	W(site, &c, 1+2i)
+	check(0)
+	W(site, &fn, nil)
+	check(0)
+	W(site, &fn, func() {})
+	check(1)
+	W(site, &ch, make(chan int))
+	check(1)
+	W(site, &up, unsafe.Pointer(&one))
+	check(1)
+	W(site, &mi, -2)
+	check(0xfffffffffffffffe)
+	W(site, &an, nil)
+	check(0)
+	W(site, &an, any(7))
+	check(1)
+	for _, ev := range siteEvents(readTrace(t, tracePath), base, site) {
+		if ev.Kind != trace.EvWrite {
+			t.Errorf("site %d recorded %v", ev.Site, ev.Kind)
+			continue
+		}
+		if w, ok := want[ev.Site]; !ok || ev.Value != w {
+			t.Errorf("site %d: value word %#x, want %#x", ev.Site, ev.Value, w)
+		}
+		delete(want, ev.Site)
+	}
+	if len(want) > 0 {
+		t.Errorf("%d writes missing from the trace", len(want))
+	}
+	if i != 42 || str != "abc" || mi != -2 || pr != (pair{1, 2}) {
+		t.Error("W did not store")
+	}
+}
+
+type myErr struct{}
+
+func (*myErr) Error() string { return "x" }
+
+func TestHotPathDoesNotAllocate(t *testing.T) {
+	var (
+		x   int64
+		p   *int
+		mu  sync.Mutex
+		rw  sync.RWMutex
+		wg  sync.WaitGroup
+		ch  = make(chan int, 1)
+		m   = map[int]int{}
+		ptr unsafe.Pointer
+	)
+	cur() // adopt the goroutine first: that allocates its state
+	allocs := testing.AllocsPerRun(1000, func() {
+		_ = *R(3001, &x)
+		W(3002, &x, 7)
+		W(3003, &p, nil)
+		Read(3004, unsafe.Pointer(&x))
+		Write(3005, unsafe.Pointer(&x), 1)
+		Lock(3006, &mu)
+		Unlock(3007, &mu)
+		RLock(3008, &rw)
+		RUnlock(3009, &rw)
+		WGAdd(3010, &wg, 1)
+		WGDone(3011, &wg)
+		Send(3012, ch, 1)
+		Recv(3013, ch)
+		MW(3014, m)[1] = 2
+		_ = MR(3015, m)[1]
+		AtomicAddInt64(3016, &x, 1)
+		AtomicLoadPointer(3017, &ptr)
+		Enter(3018)
+		Exit(3019)
+		SelectRecv(3020, 0, ChanAddr(ch), true)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run", allocs)
+	}
+}

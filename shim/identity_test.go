@@ -1,0 +1,283 @@
+package shim
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// fakeTB is a TB whose outcome and cleanups the test controls.
+type fakeTB struct {
+	name            string
+	failed, skipped bool
+	cleanups        []func()
+}
+
+func (f *fakeTB) Name() string      { return f.name }
+func (f *fakeTB) Failed() bool      { return f.failed }
+func (f *fakeTB) Skipped() bool     { return f.skipped }
+func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) runCleanups() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
+	}
+}
+
+// onGoroutine runs f on a new goroutine the shim has not seen and waits.
+func onGoroutine(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+// spawnTree is a test body that forks two goroutines at one site and one
+// at another, each forking one grandchild; it returns the ids of the
+// children it forked in order.
+func spawnTree(siteA, siteB uint32) []uint64 {
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		ids []uint64
+	)
+	spawn := func(site uint32, depth int) {
+		id := Go(site)
+		mu.Lock()
+		ids = append(ids, id)
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			Begin(id)
+			defer End()
+			defer wg.Done()
+			if depth == 0 {
+				gid := Go(siteB)
+				mu.Lock()
+				ids = append(ids, gid)
+				mu.Unlock()
+				wg.Add(1)
+				go func() {
+					Begin(gid)
+					defer End()
+					wg.Done()
+				}()
+			}
+		}()
+		wg.Wait() // one at a time, so that ids is in a fixed order
+	}
+	spawn(siteA, 0)
+	spawn(siteA, 0)
+	spawn(siteB, 1)
+	return ids
+}
+
+func TestLogicalIDsAreStable(t *testing.T) {
+	var runs [2][]uint64
+	for i := range runs {
+		onGoroutine(func() {
+			tb := &fakeTB{name: "TestStable/tree"}
+			TestStart(tb)
+			runs[i] = spawnTree(4001, 4002)
+			tb.runCleanups()
+		})
+	}
+	if len(runs[0]) != 5 {
+		t.Fatalf("forked %d goroutines, want 5", len(runs[0]))
+	}
+	seen := map[uint64]bool{}
+	for i, id := range runs[0] {
+		if runs[1][i] != id {
+			t.Errorf("fork %d: id %#x in the first run, %#x in the second", i, id, runs[1][i])
+		}
+		if seen[id] || id == mainID {
+			t.Errorf("fork %d: id %#x reused", i, id)
+		}
+		seen[id] = true
+	}
+	test := testID("TestStable/tree")
+	if runs[0][0] != childID(test, 4001, 0) || runs[0][2] != childID(test, 4001, 1) || runs[0][4] != childID(test, 4002, 0) {
+		t.Errorf("ids %x do not follow childID", runs[0])
+	}
+}
+
+func TestTestStartAndOutcomes(t *testing.T) {
+	cases := []struct {
+		name    string
+		run     func(tb *fakeTB)
+		outcome trace.Outcome
+	}{
+		{"pass", func(tb *fakeTB) { tb.runCleanups() }, trace.Pass},
+		{"fail", func(tb *fakeTB) { tb.failed = true; tb.runCleanups() }, trace.Fail},
+		{"skip", func(tb *fakeTB) { tb.skipped = true; tb.runCleanups() }, trace.Skip},
+		{"panic", func(tb *fakeTB) {
+			defer func() { recover() }()
+			defer tb.runCleanups()
+			panic("boom")
+		}, trace.Panic},
+	}
+	for _, c := range cases {
+		tb := &fakeTB{name: "TestOutcome/" + c.name}
+		onGoroutine(func() {
+			TestStart(tb)
+			Read(5000, nil)
+			c.run(tb)
+		})
+	}
+	evs := readTrace(t, tracePath)
+	for _, c := range cases {
+		var kinds []trace.Kind
+		var outcome trace.Outcome = 99
+		for _, ev := range goroutineEvents(evs, testID("TestOutcome/"+c.name)) {
+			kinds = append(kinds, ev.Kind)
+			switch ev.Kind {
+			case trace.EvTestStart:
+				if ev.Name != "TestOutcome/"+c.name {
+					t.Errorf("%s: TestStart name %q", c.name, ev.Name)
+				}
+			case trace.EvTestEnd:
+				outcome = trace.Outcome(ev.Value)
+			}
+		}
+		if outcome != c.outcome {
+			t.Errorf("%s: outcome %v, want %v", c.name, outcome, c.outcome)
+		}
+		if got := kindsString(kinds); got != "Begin TestStart Read TestEnd End" && got != "Begin GCEpoch TestStart Read TestEnd End" {
+			t.Errorf("%s: events %s", c.name, got)
+		}
+	}
+}
+
+// TestRealSubtests runs TestStart under the testing package itself.
+func TestRealSubtests(t *testing.T) {
+	for _, name := range []string{"a", "b"} {
+		t.Run(name, func(t *testing.T) {
+			TestStart(t)
+			Read(5100, nil)
+		})
+	}
+	evs := readTrace(t, tracePath)
+	for _, name := range []string{"a", "b"} {
+		var kinds []trace.Kind
+		for _, ev := range goroutineEvents(evs, testID("TestRealSubtests/"+name)) {
+			kinds = append(kinds, ev.Kind)
+			if ev.Kind == trace.EvTestEnd && trace.Outcome(ev.Value) != trace.Pass {
+				t.Errorf("%s: outcome %v", name, trace.Outcome(ev.Value))
+			}
+		}
+		if got := kindsString(kinds); got != "Begin TestStart Read TestEnd End" && got != "Begin GCEpoch TestStart Read TestEnd End" {
+			t.Errorf("%s: events %s", name, got)
+		}
+	}
+}
+
+func kindsString(ks []trace.Kind) string {
+	s := ""
+	for i, k := range ks {
+		if i > 0 {
+			s += " "
+		}
+		s += k.String()
+	}
+	return s
+}
+
+// TestTableEviction runs more goroutines at once than the goroutine table
+// has slots: evicted states must be found again, not re-adopted.
+func TestTableEviction(t *testing.T) {
+	n := 1<<tableBits + 500
+	if testing.Short() {
+		n = 1<<tableBits/2 + 100
+	}
+	cur() // adopt the test goroutine before counting adoptions
+	states.mu.Lock()
+	adoptedBefore := states.adopted
+	states.mu.Unlock()
+	var (
+		ready, done sync.WaitGroup
+		release     = make(chan struct{})
+		ids         = make([]uint64, n)
+	)
+	for i := range ids {
+		ids[i] = Go(6001)
+		ready.Add(1)
+		done.Add(1)
+		go func(id uint64) {
+			Begin(id)
+			defer End()
+			defer done.Done()
+			Read(6002, nil)
+			ready.Done()
+			<-release
+			Read(6003, nil)
+		}(ids[i])
+	}
+	ready.Wait()
+	close(release)
+	done.Wait()
+	states.mu.Lock()
+	adopted := states.adopted - adoptedBefore
+	children := map[uint64]bool{}
+	for _, id := range ids {
+		children[id] = true
+	}
+	overflow := 0
+	for _, g := range states.overflow {
+		if children[g.id] {
+			overflow++
+		}
+	}
+	states.mu.Unlock()
+	if adopted != 0 {
+		t.Errorf("%d goroutines adopted: evicted states were lost", adopted)
+	}
+	if overflow != 0 {
+		t.Errorf("%d states of ended goroutines left in the overflow map", overflow)
+	}
+	evs := readTrace(t, tracePath)
+	count := map[uint64]int{}
+	for _, ev := range siteEvents(evs, 6002, 6004) {
+		count[ev.Goroutine]++
+	}
+	for _, id := range ids {
+		if count[id] != 2 {
+			t.Fatalf("goroutine %#x recorded %d reads, want 2", id, count[id])
+		}
+	}
+}
+
+func TestGCEpoch(t *testing.T) {
+	onGoroutine(func() {
+		Read(7001, nil)
+		e0 := gcEpoch.Load()
+		for deadline := time.Now().Add(10 * time.Second); gcEpoch.Load() == e0 && time.Now().Before(deadline); {
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+		}
+		Read(7002, nil)
+	})
+	evs := readTrace(t, tracePath)
+	var g uint64
+	for _, ev := range evs {
+		if ev.Site == 7002 {
+			g = ev.Goroutine
+		}
+	}
+	var last trace.Event
+	for _, ev := range goroutineEvents(evs, g) {
+		if ev.Site == 7002 {
+			break
+		}
+		last = ev
+	}
+	if last.Kind != trace.EvGCEpoch {
+		t.Fatalf("event before the read after a GC is %v, want GCEpoch", last.Kind)
+	}
+	if last.Value != gcEpoch.Load() && last.Value+1 != gcEpoch.Load() {
+		t.Errorf("GCEpoch %d, epoch now %d", last.Value, gcEpoch.Load())
+	}
+}
