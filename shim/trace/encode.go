@@ -100,11 +100,16 @@ func FinishBatch(batch []byte) {
 	if n <= 0 || len(batch) < 1+n+batchLenWidth {
 		panic("trace: FinishBatch of a buffer without a batch header")
 	}
-	f := batch[1+n : 1+n+batchLenWidth]
 	l := len(batch) - 1 - n - batchLenWidth
 	if l > MaxBatchLen {
 		panic("trace: batch longer than MaxBatchLen")
 	}
+	putBatchLen(batch[1+n:1+n+batchLenWidth], l)
+}
+
+// putBatchLen writes l into the length field f as a uvarint of exactly
+// batchLenWidth bytes.
+func putBatchLen(f []byte, l int) {
 	for i := 0; i < batchLenWidth-1; i++ {
 		f[i] = byte(l) | 0x80
 		l >>= 7

@@ -58,28 +58,33 @@ func TestMaxEventLen(t *testing.T) {
 // uvarint would change width, and that the reader reads such batches.
 func TestFinishBatch(t *testing.T) {
 	for _, n := range []int{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, MaxBatchLen} {
-		var e Encoder
-		b := e.StartBatch(nil, 1<<40)
-		hdr := len(b)
-		b = append(b, make([]byte, n)...)
-		FinishBatch(b)
-		_, m := binary.Uvarint(b[1:])
-		if l, w := binary.Uvarint(b[1+m:]); l != uint64(n) || w != batchLenWidth || 1+m+w != hdr {
+		var f [batchLenWidth]byte
+		putBatchLen(f[:], n)
+		if l, w := binary.Uvarint(f[:]); l != uint64(n) || w != batchLenWidth {
 			t.Errorf("length field for %d bytes of events decodes as %d in %d bytes", n, l, w)
 		}
 	}
-	// A batch of 3 MiB, whose length needs all four bytes.
 	var e Encoder
+	b := e.StartBatch(nil, 1<<40)
+	hdr := len(b)
+	b = e.AppendFuncEnter(b, 1)
+	FinishBatch(b)
+	_, m := binary.Uvarint(b[1:])
+	if l, w := binary.Uvarint(b[1+m:]); l != 2 || 1+m+w != hdr {
+		t.Errorf("batch % x: length %d ends at %d, want 2 ending at %d", b, l, 1+m+w, hdr)
+	}
+	// A batch of 3 MiB, whose length needs all four bytes.
 	file := AppendHeader(nil, testHeader)
 	start := len(file)
 	file = e.StartBatch(file, 3)
-	events := len(file)
-	for len(file) < 3<<20 {
-		file = e.AppendFuncEnter(file, 1)
+	name := strings.Repeat("x", MaxStringLen)
+	n := 0
+	for ; len(file) < 3<<20; n++ {
+		file = e.AppendTestStart(file, uint64(n+1), name)
 	}
 	FinishBatch(file[start:])
 	_, evs, err := readAll(file)
-	if err != nil || len(evs) != (len(file)-events)/2 {
+	if err != nil || len(evs) != n {
 		t.Errorf("read %d events of a 3 MiB batch, error %v", len(evs), err)
 	}
 	for _, bad := range [][]byte{nil, {'X', 0, 0, 0, 0, 0}, {'B', 0x80}, {'B', 1, 0x80}} {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +63,34 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("goroutine %d: %d.%d after %d.%d", ev.Goroutine, ev.Seq, ev.Sub, p.seq, p.sub)
 			}
 			last[ev.Goroutine] = pos{ev.Seq, ev.Sub}
+		}
+	})
+}
+
+// FuzzParseText feeds the text parser arbitrary text, seeded with the
+// sample. It must not panic, and whatever it accepts must print back as
+// text that parses into the same trace.
+func FuzzParseText(f *testing.F) {
+	f.Add(sampleText)
+	for _, line := range strings.Split(sampleText, "\n")[1:] {
+		f.Add(strings.SplitN(sampleText, "\n", 2)[0] + "\n" + line)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		tr, err := ParseText(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		again := tr.Header.String() + "\n" + lines(tr.Events)
+		back, err := ParseText(strings.NewReader(again))
+		if err != nil {
+			t.Fatalf("%q parsed, printed as %q, which does not parse: %v", text, again, err)
+		}
+		if !back.Header.Start.Equal(tr.Header.Start) {
+			t.Fatalf("start %v printed and parsed back as %v", tr.Header.Start, back.Header.Start)
+		}
+		back.Header.Start = tr.Header.Start
+		if !reflect.DeepEqual(back, tr) {
+			t.Fatalf("%q parsed as %+v, printed and parsed back as %+v", text, tr, back)
 		}
 	})
 }
