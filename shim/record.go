@@ -118,8 +118,8 @@ func syncBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 }
 
 // syncEvent records a sync event of kind k with a fresh seq. arg is the
-// kind's extra field: ok (0 or 1), value, capacity, delta or case (as the
-// bits of an int64).
+// kind's extra field: ok (0 or 1), value, capacity or delta (as the bits of
+// an int64).
 func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 	g.prepare()
 	seq := seqs.n.Add(1)
@@ -161,8 +161,6 @@ func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg u
 		b = g.enc.AppendChanRecv(b, seq, site, a, arg != 0)
 	case trace.EvChanClose:
 		b = g.enc.AppendChanClose(b, seq, site, a)
-	case trace.EvSelect:
-		b = g.enc.AppendSelect(b, seq, site, int(int64(arg)), a)
 	case trace.EvTaskWait:
 		b = g.enc.AppendTaskWait(b, seq, site, a)
 	default:
@@ -232,8 +230,11 @@ func (g *gstate) recordEnd() {
 
 // selected records the case a select took; the gate was SelectPlan's.
 func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {
-	cur().syncEvent(site, trace.EvSelect, ch, uint64(int64(index)))
-	_ = ok // EvSelect has no ok field yet (see requests-shim.md)
+	g := cur()
+	g.prepare()
+	g.buf = g.enc.AppendSelect(g.buf, seqs.n.Add(1), site, index, uintptr(ch), ok != 0)
+	g.commit()
+	g.synced()
 }
 
 func selectPlanFor(site uint32) (int, <-chan struct{}) {

@@ -80,7 +80,7 @@
 //	7.1 g=1 Read site=4 addr=0xc000012348
 //	7.2 g=1 Write site=5 addr=0xc000012348 value=42
 //	8 g=1 Unlock site=6 addr=0xc000012340
-//	9 g=2 Select site=9 case=-1 addr=0x0
+//	9 g=2 Select site=9 case=-1 addr=0x0 ok=true
 //	10 g=2 TestStart name="TestTransfer/empty"
 //	11 g=2 TestEnd outcome=fail
 //

@@ -23,8 +23,9 @@ const (
 	MaxStringLen = 1 << 16
 	// MaxEventLen is the most bytes one Append method adds to a batch,
 	// except AppendTestStart, which adds up to MaxEventLen + MaxStringLen:
-	// kind, seq, site, addr and a value field at their widest.
-	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64
+	// kind, seq, site, addr and a value field at their widest, or a
+	// select's kind, seq, site, case, addr and ok.
+	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64 + 1
 )
 
 // batchLenWidth is the width of the batch length field that StartBatch
@@ -225,12 +226,17 @@ func (e *Encoder) AppendChanClose(b []byte, seq uint64, site uint32, addr uintpt
 }
 
 // AppendSelect appends an EvSelect event: the select at site ran case
-// index of channel addr, or its default case if index is -1 (addr 0).
-func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, addr uintptr) []byte {
+// index of channel addr, or its default case if index is -1 (addr 0). ok is
+// false for a receive case that found the channel closed, true otherwise.
+func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, addr uintptr, ok bool) []byte {
 	b = e.sync(b, EvSelect, seq)
 	b = appendUvarint(b, uint64(site))
 	b = appendUvarint(b, zigzag(int64(index)))
-	return e.appendAddr(b, uint64(addr))
+	b = e.appendAddr(b, uint64(addr))
+	if ok {
+		return append(b, 1)
+	}
+	return append(b, 0)
 }
 
 // AppendRead appends an EvRead event.

@@ -48,7 +48,7 @@ const (
 	EvChanSend  // before the send, which may block: a receive of the value always has a larger seq [seq, site, addr]
 	EvChanRecv  // after the receive returned; ok 0 if the channel was closed and empty [seq, site, addr, ok]
 	EvChanClose // before close [seq, site, addr]
-	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0 [seq, site, case, addr]
+	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0; ok 0 if a receive case found the channel closed [seq, site, case, addr, ok]
 
 	// Memory accesses and function entry and exit: frequent, so they carry no seq.
 	EvRead      // before a read of a shared variable [*seq, site, addr]
@@ -182,7 +182,7 @@ var kinds = [numKinds]kindSpec{
 	EvChanSend:      {name: "ChanSend", fields: []field{fSite, fAddr}},
 	EvChanRecv:      {name: "ChanRecv", fields: []field{fSite, fAddr, fOK}},
 	EvChanClose:     {name: "ChanClose", fields: []field{fSite, fAddr}},
-	EvSelect:        {name: "Select", fields: []field{fSite, fCase, fAddr}},
+	EvSelect:        {name: "Select", fields: []field{fSite, fCase, fAddr, fOK}},
 	EvRead:          {name: "Read", implicit: true, fields: []field{fSite, fAddr}},
 	EvWrite:         {name: "Write", implicit: true, fields: []field{fSite, fAddr, fValue}},
 	EvMapRead:       {name: "MapRead", implicit: true, fields: []field{fSite, fAddr}},

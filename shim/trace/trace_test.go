@@ -61,7 +61,7 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 	case EvChanClose:
 		return e.AppendChanClose(b, ev.Seq, ev.Site, a)
 	case EvSelect:
-		return e.AppendSelect(b, ev.Seq, ev.Site, int(ev.Arg), a)
+		return e.AppendSelect(b, ev.Seq, ev.Site, int(ev.Arg), a, ev.Value == 1)
 	case EvRead:
 		return e.AppendRead(b, ev.Site, a)
 	case EvWrite:
@@ -130,8 +130,8 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 22 g=18446744073709551615 End
 23 g=0 ChanRecv site=23 addr=0xc000020060 ok=true
 24 g=0 ChanRecv site=23 addr=0xc000020060 ok=false
-25 g=0 Select site=24 case=1 addr=0xc000020060
-26 g=0 Select site=24 case=-1 addr=0x0
+25 g=0 Select site=24 case=1 addr=0xc000020060 ok=false
+26 g=0 Select site=24 case=-1 addr=0x0 ok=true
 27 g=0 ChanClose site=25 addr=0xc000020060
 28 g=0 TaskGo site=26 addr=0xc000030000 child=7
 29 g=0 TaskWait site=27 addr=0xc000030000
