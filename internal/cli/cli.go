@@ -198,3 +198,27 @@ func writeCommandHelp(w io.Writer, cmd *Command) {
 	}
 	w.Write(b.Bytes())
 }
+
+// ParseInterspersed parses the flags in args, which may come before, after
+// or between the positional arguments, and returns the positional ones.
+// flag.Parse stops at the first positional argument, and "dump FILE
+// -sites S" or "record ./... -run X" is how people type it, as they do with
+// go test. An argument "--" ends the flags.
+func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	return pos, nil
+}

@@ -70,7 +70,7 @@ func Command() *cli.Command {
 				if args[0] != "dump" {
 					return cli.ExitError, fmt.Errorf("unknown trace action %q (run 'precog help trace' for usage)", args[0])
 				}
-				files, err := parseInterspersed(fs, args[1:])
+				files, err := cli.ParseInterspersed(fs, args[1:])
 				if errors.Is(err, flag.ErrHelp) {
 					return cli.Main(ctx, env, []*cli.Command{Command()}, []string{"help", "trace"}), nil
 				}
@@ -89,29 +89,6 @@ func Command() *cli.Command {
 type options struct {
 	sites     string
 	fileOrder bool
-}
-
-// parseInterspersed parses the flags in args, which may come before, after
-// or between the positional arguments, and returns the positional ones.
-// flag.Parse stops at the first positional argument, and "dump FILE
-// -sites S" is how people type it.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	return pos, nil
 }
 
 // dump prints the trace in file. The events come out even if the trace

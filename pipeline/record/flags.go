@@ -86,8 +86,18 @@ func DefineGoTestFlags(fs *flag.FlagSet) *GoTestFlags {
 	return g
 }
 
-// splitArgs separates the packages from what follows -args.
-func splitArgs(args []string) (pkgs, testArgs []string) {
+// Verbose reports whether -v was given: the tests' output is then shown.
+func (g *GoTestFlags) Verbose() bool {
+	for _, f := range g.Test {
+		if f == "-test.v=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// SplitArgs separates the packages from what follows -args.
+func SplitArgs(args []string) (pkgs, testArgs []string) {
 	for i, a := range args {
 		if a == "-args" || a == "--args" {
 			return args[:i], args[i+1:]

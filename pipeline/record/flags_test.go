@@ -57,9 +57,9 @@ func TestGoTestFlags(t *testing.T) {
 	if g.Run != "TestA/x" || g.Timeout != 5*time.Second {
 		t.Errorf("Run = %q, Timeout = %v", g.Run, g.Timeout)
 	}
-	pkgs, args := splitArgs(fs.Args())
+	pkgs, args := SplitArgs(fs.Args())
 	if !slices.Equal(pkgs, []string{"./p"}) || !slices.Equal(args, []string{"-x"}) {
-		t.Errorf("splitArgs = %q, %q", pkgs, args)
+		t.Errorf("SplitArgs = %q, %q", pkgs, args)
 	}
 }
 
