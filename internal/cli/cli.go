@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -221,4 +222,31 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = rest[1:]
 	}
 	return pos, nil
+}
+
+// WorkDir returns the absolute directory a command works in: base (the
+// process's working directory if empty), changed to by -C if given.
+func WorkDir(base, c string) (string, error) {
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		base = wd
+	}
+	dir := base
+	if c != "" {
+		dir = c
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(base, dir)
+		}
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return "", fmt.Errorf("-C: %w", err)
+		}
+		if !fi.IsDir() {
+			return "", fmt.Errorf("-C: %s is not a directory", c)
+		}
+	}
+	return filepath.Abs(dir)
 }

@@ -12,8 +12,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -204,7 +202,7 @@ func (e *enableFlag) Set(s string) error {
 
 // run is the vet command proper.
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
-	dir, err := workDir(env.Dir, o.dir)
+	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {
 		return cli.ExitError, err
 	}
@@ -250,33 +248,6 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, fmt.Errorf("no findings, but %d internal error(s) in precog's checks", internal)
 	}
 	return cli.ExitOK, nil
-}
-
-// workDir returns the absolute directory vet works in: base (the
-// process's working directory if empty), changed to by -C if given.
-func workDir(base, c string) (string, error) {
-	if base == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		base = wd
-	}
-	dir := base
-	if c != "" {
-		dir = c
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(base, dir)
-		}
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return "", fmt.Errorf("-C: %w", err)
-		}
-		if !fi.IsDir() {
-			return "", fmt.Errorf("-C: %s is not a directory", c)
-		}
-	}
-	return filepath.Abs(dir)
 }
 
 // joinLines returns an error whose text has one line per message.
