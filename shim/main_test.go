@@ -2,7 +2,6 @@ package shim
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -61,7 +60,7 @@ func readTrace(t testing.TB, path string) []trace.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := trace.NewReader(bytes.NewReader(depad(data)))
+	r, err := trace.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,65 +75,6 @@ func readTrace(t testing.TB, path string) []trace.Event {
 		}
 		evs = append(evs, ev)
 	}
-}
-
-// depad removes the zero padding between batches that the memory-mapped
-// output leaves, until the trace reader skips it itself.
-func depad(data []byte) []byte {
-	hdrEnd := headerLen(data)
-	if hdrEnd < 0 {
-		return data
-	}
-	out := append([]byte(nil), data[:hdrEnd]...)
-	for p := hdrEnd; p < len(data); {
-		if data[p] == 0 {
-			p++
-			continue
-		}
-		start := p
-		if data[p] != 'B' {
-			return append(out, data[p:]...)
-		}
-		p++
-		_, n := binary.Uvarint(data[p:])
-		if n <= 0 {
-			return append(out, data[start:]...)
-		}
-		p += n
-		l, n := binary.Uvarint(data[p:])
-		if n <= 0 {
-			return append(out, data[start:]...)
-		}
-		p += n + int(l)
-		if p > len(data) {
-			return append(out, data[start:]...)
-		}
-		out = append(out, data[start:p]...)
-	}
-	return out
-}
-
-// headerLen returns the length of the trace header at the start of data.
-func headerLen(data []byte) int {
-	p := len("precog trace\n")
-	uv := func() uint64 {
-		v, n := binary.Uvarint(data[p:])
-		if n <= 0 {
-			p = -1 << 30
-			return 0
-		}
-		p += n
-		return v
-	}
-	uv()
-	p += int(uv())
-	p += int(uv())
-	uv()
-	uv()
-	if p < 0 {
-		return -1
-	}
-	return p
 }
 
 // goroutineEvents returns the events of logical goroutine id, in order.
@@ -157,4 +97,42 @@ func siteEvents(evs []trace.Event, lo, hi uint32) []trace.Event {
 		}
 	}
 	return out
+}
+
+// since returns the events of evs recorded after the sync event with seq
+// from: every event of a goroutine that began after it. Tests take from
+// before their first shim call and look only at their own events, so that
+// they can run again in the same process (go test -count).
+func since(evs []trace.Event, from uint64) []trace.Event {
+	var out []trace.Event
+	for _, ev := range evs {
+		if ev.Seq > from {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// nextTestID returns the logical id that TestStart will give the next
+// goroutine it adopts for the test called name.
+func nextTestID(name string) uint64 {
+	states.mu.Lock()
+	defer states.mu.Unlock()
+	return testID(name, states.tests[name])
+}
+
+// kindsString lists the kinds of evs, leaving out GCEpoch, which a
+// collection may put anywhere.
+func kindsString(evs []trace.Event) string {
+	s := ""
+	for _, ev := range evs {
+		if ev.Kind == trace.EvGCEpoch {
+			continue
+		}
+		if s != "" {
+			s += " "
+		}
+		s += ev.Kind.String()
+	}
+	return s
 }

@@ -29,6 +29,8 @@ type gstate struct {
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
 	testOnly bool              // adopted by TestStart: TestEnd ends it
+
+	ctl unsafe.Pointer // control's per-goroutine state (shim/control*.go); nil until control needs it
 }
 
 // The goroutine table maps runtime goroutine ids to gstates. A lookup reads
@@ -46,6 +48,7 @@ var states struct {
 	free     []*gstate          // ended states, keeping the rest of their chunk
 	parent   map[uint64]uint64  // child logical id -> parent's, from Go until Begin
 	adopted  uint64             // goroutines adopted so far, for their ids
+	tests    map[string]uint64  // goroutines adopted by TestStart so far, per test name
 }
 
 // cur returns the running goroutine's state, adopting the goroutine if it
@@ -77,7 +80,11 @@ func lookupSlow(gid uint64, test string) *gstate {
 	var id uint64
 	switch {
 	case test != "":
-		id = testID(test)
+		if states.tests == nil {
+			states.tests = make(map[string]uint64)
+		}
+		id = testID(test, states.tests[test])
+		states.tests[test]++
 	case gid == 1: // runtime.main's goroutine
 		id = mainID
 	default:
@@ -89,7 +96,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 	states.mu.Unlock()
 	g.testOnly = test != ""
 	g.start()
-	g.recordBegin(id) // its own id as parent: it has none we know
+	g.recordBegin(trace.NoParent)
 	return g
 }
 
@@ -118,6 +125,7 @@ func newState(gid, id uint64) *gstate {
 	g.id = id
 	g.epoch = 0
 	g.testOnly = false
+	g.ctl = nil
 	clear(g.spawned)
 	g.goid.Store(gid)
 	return g
@@ -132,7 +140,7 @@ func bind(id uint64) (g *gstate, parent uint64) {
 	if ok {
 		delete(states.parent, id)
 	} else {
-		parent = id // unknown: see Begin's parent in the package doc
+		parent = trace.NoParent // Go was not called for it
 	}
 	g = newState(gid, id)
 	install(&table[gid&(1<<tableBits-1)], g)
@@ -161,23 +169,27 @@ func release(g *gstate) {
 // parent's n-th spawn at that site, counting from 0: the same in every run
 // that takes the same path to it, whatever the scheduling, because one
 // parent is one goroutine and counts its own spawns. A test goroutine gets
-// testID of the test's full name. Every other goroutine (started by the
+// testID of the test's full name and of how many times a test of that name
+// ran before in the process (more than 0 only with go test -count), so
+// that no two goroutines of one trace share an id: the trace format wants
+// one goroutine's batches in its program order, and two goroutines with
+// one id would interleave theirs. Every other goroutine (started by the
 // runtime or by code that is not instrumented) gets adoptedID of the order
 // in which goroutines were adopted, which varies between runs when several
-// race to their first event.
+// race to their first event. No id is trace.NoParent.
 const mainID = 0
 
 func childID(parent uint64, site uint32, n uint64) uint64 {
 	return nonzero(mix(mix(parent^0x70726563) ^ uint64(site)<<32 ^ n))
 }
 
-func testID(name string) uint64 {
+func testID(name string, run uint64) uint64 {
 	h := uint64(14695981039346656037) // FNV-1a
 	for i := 0; i < len(name); i++ {
 		h ^= uint64(name[i])
 		h *= 1099511628211
 	}
-	return nonzero(mix(h ^ 0x74657374))
+	return nonzero(mix(mix(h^0x74657374) + run))
 }
 
 func adoptedID(n uint64) uint64 { return nonzero(mix(n ^ 0x61646f70)) }
@@ -191,8 +203,9 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
+// nonzero keeps the hashed ids off mainID and trace.NoParent.
 func nonzero(id uint64) uint64 {
-	if id == mainID {
+	if id == mainID || id == trace.NoParent {
 		return 1
 	}
 	return id

@@ -142,6 +142,47 @@ func TestDump(t *testing.T) {
 	}
 }
 
+// TestDumpMapped dumps a trace laid out as the shim's memory-mapped output
+// leaves it after a crash: batches in chunks with zero padding after them,
+// an uncommitted event cut halfway, and a zero tail.
+func TestDumpMapped(t *testing.T) {
+	dir := t.TempDir()
+	h := trace.Header{Test: "TestTransfer", Package: "example.com/bank", Start: time.Unix(1735830245, 6), PID: 4242}
+	file := trace.AppendHeader(nil, h)
+	chunk := func(g uint64, events func(e *trace.Encoder, b []byte) []byte, uncommitted []byte) {
+		file = append(file, make([]byte, 4096-len(file)%4096)...)
+		var e trace.Encoder
+		start := len(file)
+		file = events(&e, e.StartBatch(file, g))
+		trace.FinishBatch(file[start:])
+		file = append(file, uncommitted...)
+	}
+	chunk(0, func(e *trace.Encoder, b []byte) []byte {
+		b = e.AppendBegin(b, 1, trace.NoParent)
+		b = e.AppendFork(b, 2, 1, 5)
+		return e.AppendLock(b, 4, 2, 0xc000012340)
+	}, []byte{4, 3, 7, 0x80}) // a Lock cut in its address
+	chunk(5, func(e *trace.Encoder, b []byte) []byte {
+		b = e.AppendBegin(b, 3, 0)
+		return e.AppendRead(b, 3, 0xc000012348)
+	}, nil)
+	file = append(file, make([]byte, 8192)...)
+	if err := os.WriteFile(filepath.Join(dir, "t.trace"), file, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	want := header + `
+1 g=0 Begin parent=none
+2 g=0 Fork site=1 child=5
+3 g=5 Begin parent=0
+3.1 g=5 Read site=3 addr=0xc000012348
+4 g=0 Lock site=2 addr=0xc000012340
+`
+	stdout, stderr, code := run(t, dir, "trace", "dump", "t.trace")
+	if stdout != want || stderr != "" || code != 0 {
+		t.Errorf("status %d, stdout\n%s\nwant\n%s\nstderr: %s", code, stdout, want, stderr)
+	}
+}
+
 func TestDumpErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := writeTrace(t, dir)

@@ -67,6 +67,8 @@ func TestDamage(t *testing.T) {
 			"broken trace: seq 5 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+8)},
 		{"seq goes back across batches", cat(hdr, batch(1, lock(5)...), batch(2, lock(3)...), batch(1, lock(4)...)), 2,
 			"broken trace: seq 4 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+18)},
+		{"seq goes back at a Begin", cat(hdr, batch(1, lock(5)...), batch(1, cat([]byte{byte(EvBegin)}, uv(3), uv(0), lock(1))...), []byte("X")), 3,
+			"broken trace: byte 0x58 where a batch should start at offset " + strconv.Itoa(h+17)},
 		{"seq overflows", cat(hdr, batch(1, cat(lock(1<<64-1), lock(1))...)), 1,
 			"broken trace: seq overflows at offset " + strconv.Itoa(h+17)},
 		{"first seq 0", cat(hdr, batch(1, lock(0)...)), 0,

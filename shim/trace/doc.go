@@ -20,11 +20,16 @@
 // Then come batches, until the end of the file. A batch holds events of
 // one goroutine in the order the goroutine recorded them: the byte 'B', the
 // uvarint logical id of the goroutine, the uvarint byte length L of the
-// events (at most MaxBatchLen), then L bytes of events. The shim writes each
-// batch with one write(2), so a process killed at any point leaves whole
-// batches followed by at most one cut one. The batches of one goroutine
-// appear in its program order; batches of different goroutines interleave
-// in any order.
+// events (at most MaxBatchLen), then L bytes of events. L is always exact:
+// the events of a batch end exactly L bytes after its header.
+//
+// The batches of one goroutine appear in its program order; batches of
+// different goroutines interleave in any order. Where a batch should start,
+// a run of zero bytes is padding and is skipped: a writer that gives each
+// goroutine a region of the file (the shim's memory-mapped output) leaves
+// the unused rest of each region zero, so several batches may end short of
+// their region, followed by padding, and the file may end in padding. The
+// end of the file inside padding is a clean end.
 //
 // An event is its Kind byte, then its fields in the order of the event
 // table (see Kind): sync events start with their seq, coded as the
@@ -42,6 +47,12 @@
 // Sync events (every kind but the accesses and function entries and exits)
 // take a seq from a counter shared by all goroutines, starting at 1: their
 // seqs are unique and order them globally. A goroutine's seqs increase.
+// A logical id names one goroutine, except that a writer may start a
+// goroutine again under the id of one that has ended (control's tests do):
+// its EvBegin may then have a smaller seq than the earlier goroutine's last
+// event, and starts the id's count over. Such reuse is safe only if each
+// goroutine's events fit in one batch, since the reader tells them apart
+// by EvBegin alone; the shim gives every goroutine an id of its own.
 // Access and function events are too frequent to take the counter; the
 // reader gives them the seq of the last sync event of the same goroutine
 // before them (0 if there is none yet) and a Sub counting the events since
@@ -55,11 +66,26 @@
 //     with no sync event in between, that order says nothing about what
 //     happened first.
 //
+// # Crashes
+//
+// A trace must survive the crash of the process that writes it. The shim
+// writes events straight into the memory-mapped file and commits each one
+// by rewriting its batch's length field, in one store, after appending it;
+// whatever was committed when the process died is in the file. So a batch
+// may be followed, before the padding or the next batch, by up to
+// MaxUncommitted events that were appended but never committed, the last
+// of them possibly cut anywhere with zeros after it (the padding it was
+// written into). The reader skips them; they are not part of the trace.
+// A writer without a mapping (the shim elsewhere) writes whole batches with
+// one write(2) each instead, so a process killed at any point leaves whole
+// batches followed by at most one cut one.
+//
 // # Damage
 //
 // A trace is read up to the first damage: a cut, a length past the end of
 // its batch or beyond a limit, an unknown kind, a bad varint, a field out
-// of range, a seq that does not increase. Every event before the damage is
+// of range, a seq that does not increase, a non-zero byte other than 'B'
+// where a batch should start (except the uncommitted events above). Every event before the damage is
 // returned, including the whole events at the start of a cut batch, then
 // an error "broken trace: <what> at offset N", N being the byte offset in
 // the file where the unreadable data starts.

@@ -26,6 +26,11 @@ const (
 	// kind, seq, site, addr and a value field at their widest, or a
 	// select's kind, seq, site, case, addr and ok.
 	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64 + 1
+	// MaxUncommitted is the most events a writer may leave after a batch
+	// beyond its length: the ones it was appending when the process died
+	// (see "Crashes" in the package doc). The shim commits after every
+	// event and the EvGCEpoch that may precede it.
+	MaxUncommitted = 2
 )
 
 // batchLenWidth is the width of the batch length field that StartBatch

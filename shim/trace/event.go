@@ -20,7 +20,7 @@ const (
 
 	// Goroutines.
 	EvFork  // parent, before a go statement starts the child [seq, site, child]
-	EvBegin // child, first event of its goroutine [seq, parent]
+	EvBegin // child, first event of its goroutine; parent is NoParent if no instrumented go statement started it [seq, parent]
 	EvEnd   // goroutine returns (deferred; also recorded on panic) [seq]
 
 	// Mutexes and RWMutexes.
@@ -70,6 +70,12 @@ const (
 
 	numKinds
 )
+
+// NoParent is the parent in the EvBegin of a goroutine that no instrumented
+// go statement or task started: the main goroutine, a test's goroutine, or
+// one that the runtime or uninstrumented code started. No logical id is
+// NoParent. The text form writes it as parent=none.
+const NoParent = 1<<64 - 1
 
 // Outcome is how a test ended, the value of an EvTestEnd event.
 type Outcome uint8

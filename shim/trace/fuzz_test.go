@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"strings"
@@ -12,10 +13,11 @@ import (
 
 var versionRE = regexp.MustCompile(`^trace version \d+ is not supported \(precog reads version 1\)$`)
 
-// FuzzReader feeds the reader arbitrary bytes, seeded with valid traces and
-// cuts of them. The reader must not panic, must end in io.EOF or one of its
-// documented errors, and every event it returns must survive the text form
-// and keep each goroutine's (Seq, Sub) increasing.
+// FuzzReader feeds the reader arbitrary bytes, seeded with valid traces,
+// padded ones and cuts of them. The reader must not panic, must end in
+// io.EOF or one of its documented errors, every event it returns must
+// survive the text form and keep each goroutine's (Seq, Sub) increasing from one Begin to the next,
+// and a trace that reads cleanly must read the same with padding appended.
 func FuzzReader(f *testing.F) {
 	tr := sample(f)
 	for _, perBatch := range []int{1, 4, 1000} {
@@ -24,6 +26,12 @@ func FuzzReader(f *testing.F) {
 		for _, cut := range []int{len(file) / 3, len(file) / 2, len(file) - 1} {
 			f.Add(file[:cut])
 		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, perBatch := range []int{1, 4} {
+		file := pad(rng, tr.Events, encode(tr.Header, tr.Events, perBatch))
+		f.Add(file)
+		f.Add(file[:len(file)/2])
 	}
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -37,9 +45,15 @@ func FuzzReader(f *testing.F) {
 		type pos struct{ seq, sub uint64 }
 		last := make(map[uint64]pos)
 		n := 0
+		var evs []Event
 		for {
 			ev, err := r.Next()
 			if err == io.EOF {
+				// Padding at the end changes nothing.
+				_, again, err := readAll(append(data[:len(data):len(data)], make([]byte, 100)...))
+				if err != nil || !reflect.DeepEqual(again, evs) {
+					t.Fatalf("with padding at the end: %d events, error %v; without: %d events", len(again), err, len(evs))
+				}
 				break
 			}
 			if err != nil {
@@ -59,10 +73,11 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("event %+v: text %q parses back as %+v, %v", ev, ev.String(), back, err)
 			}
 			p, seen := last[ev.Goroutine]
-			if seen && (ev.Seq < p.seq || ev.Seq == p.seq && ev.Sub <= p.sub) {
+			if seen && ev.Kind != EvBegin && (ev.Seq < p.seq || ev.Seq == p.seq && ev.Sub <= p.sub) {
 				t.Fatalf("goroutine %d: %d.%d after %d.%d", ev.Goroutine, ev.Seq, ev.Sub, p.seq, p.sub)
 			}
 			last[ev.Goroutine] = pos{ev.Seq, ev.Sub}
+			evs = append(evs, ev)
 		}
 	})
 }

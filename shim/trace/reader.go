@@ -37,6 +37,11 @@ type Reader struct {
 	header Header
 	err    error // sticky: once set, Next returns it
 
+	// afterBatch is set when a batch header has been read and cleared
+	// when the reader looks past that batch: uncommitted events may
+	// follow it, and nothing else.
+	afterBatch bool
+
 	gs map[uint64]*gstate // the goroutines seen so far
 
 	// The batch being decoded.
@@ -141,12 +146,19 @@ func (r *Reader) Next() (Event, error) {
 }
 
 // readBatch reads the next batch header and as much of the batch as the
-// file holds. It returns io.EOF at a clean end.
+// file holds, skipping what may come before it: the uncommitted events
+// after the previous batch and padding. It returns io.EOF at a clean end.
 func (r *Reader) readBatch() error {
-	c, err := r.r.ReadByte()
-	if err == io.EOF {
-		return io.EOF
+	if r.afterBatch {
+		r.afterBatch = false
+		if err := r.skipUncommitted(); err != nil {
+			return err
+		}
 	}
+	if err := r.skipPadding(); err != nil {
+		return err
+	}
+	c, err := r.r.ReadByte()
 	if err != nil {
 		return fmt.Errorf("reading trace: %w", err)
 	}
@@ -186,7 +198,65 @@ func (r *Reader) readBatch() error {
 		r.gst = new(gstate)
 		r.gs[g] = r.gst
 	}
+	r.afterBatch = true
 	return nil
+}
+
+// skipPadding skips zero bytes up to the next non-zero byte. It returns
+// io.EOF if the file ends first.
+func (r *Reader) skipPadding() error {
+	for {
+		if _, err := r.r.Peek(1); err == io.EOF {
+			return io.EOF
+		} else if err != nil {
+			return fmt.Errorf("reading trace: %w", err)
+		}
+		b, _ := r.r.Peek(r.r.Buffered())
+		n := 0
+		for n < len(b) && b[n] == 0 {
+			n++
+		}
+		r.r.Discard(n)
+		r.off += int64(n)
+		if n < len(b) {
+			return nil
+		}
+	}
+}
+
+// skipUncommitted skips the uncommitted events that may follow a batch:
+// up to MaxUncommitted events, decoded only as far as needed to find where
+// they end, since the writer may have died halfway through one (see
+// "Crashes" in the package doc).
+func (r *Reader) skipUncommitted() error {
+	start := r.off
+	for n := 0; ; n++ {
+		b, err := r.r.Peek(1)
+		if err != nil || Kind(b[0]) == evNone || Kind(b[0]) >= numKinds {
+			return nil // padding, a batch, the end or damage: readBatch sees
+		}
+		if n == MaxUncommitted {
+			return r.broken(start, "more than %d events after the end of a batch", MaxUncommitted)
+		}
+		spec := &kinds[b[0]]
+		r.r.Discard(1)
+		r.off++
+		if !spec.implicit {
+			if _, err := r.uvarint("uncommitted event"); err != nil {
+				return err
+			}
+		}
+		for _, f := range spec.fields {
+			if f == fName {
+				_, err = r.string("uncommitted event")
+			} else {
+				_, err = r.uvarint("uncommitted event")
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // decode decodes the event at r.pos, which is inside the batch, and moves
@@ -209,7 +279,7 @@ func (r *Reader) decode() (Event, error) {
 		case d.err != nil:
 		case ev.Seq < r.seq:
 			d.fail("seq overflows")
-		case ev.Seq <= r.gst.seq:
+		case ev.Seq <= r.gst.seq && k != EvBegin:
 			d.fail("seq %d does not come after the goroutine's seq %d", ev.Seq, r.gst.seq)
 		}
 	}

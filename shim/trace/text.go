@@ -62,7 +62,13 @@ func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 			b = append(b, Outcome(e.Value).String()...)
 		case fDelta, fCase:
 			b = strconv.AppendInt(b, e.Arg, 10)
-		case fChild, fParent:
+		case fParent:
+			if e.Peer == NoParent {
+				b = append(b, "none"...)
+			} else {
+				b = strconv.AppendUint(b, e.Peer, 10)
+			}
+		case fChild:
 			b = strconv.AppendUint(b, e.Peer, 10)
 		case fName:
 			b = strconv.AppendQuote(b, e.Name)
@@ -248,7 +254,13 @@ func setField(ev *Event, f field, val string) error {
 		if ev.Arg, err = strconv.ParseInt(val, 10, 64); err == nil && ev.Arg < -1 {
 			return fmt.Errorf("%d is below -1", ev.Arg)
 		}
-	case fChild, fParent:
+	case fParent:
+		if val == "none" {
+			ev.Peer = NoParent
+		} else {
+			ev.Peer, err = strconv.ParseUint(val, 10, 64)
+		}
+	case fChild:
 		ev.Peer, err = strconv.ParseUint(val, 10, 64)
 	case fName:
 		ev.Name, err = strconv.Unquote(val)
