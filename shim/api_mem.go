@@ -19,10 +19,22 @@ func R[T any](site uint32, p *T) *T {
 // pointer-shaped values 0 for nil and 1 otherwise, for scalars of up to 8
 // bytes the value (see valueWord).
 func W[T any](site uint32, p *T, v T) {
-	*p = v
-	if enabled {
-		write(site, unsafe.Pointer(p), valueWord(p, &v))
+	if !enabled {
+		*p = v
+		return
 	}
+	if accessGates.Load() {
+		// Control may hold the write back, so it asks before the store
+		// and lets successors go after it.
+		g := cur()
+		ctlAccess(g, site, trace.EvWrite)
+		*p = v
+		g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+		ctlRecorded(g)
+		return
+	}
+	*p = v
+	write(site, unsafe.Pointer(p), valueWord(p, &v))
 }
 
 // Read records a read of addr, for shapes R cannot express.

@@ -13,11 +13,13 @@ import (
 // SelectPlan before the select, TestStart, TestEnd and End. Operations the
 // instrumenter reports after the fact (AtomicLoad, AtomicStore, Waited and
 // the Select* case events, which gate nothing) pass through it too, just
-// before they are recorded. Recording is not a sync operation: access
-// events never reach the gate.
+// before they are recorded. Memory accesses do not pass the gate: they ask
+// control (ctlAccess) only while a plan names sites (accessGates), since
+// they are the most frequent events.
 //
 // It costs a load and a branch while no plan is loaded. Control installs
-// its gate by setting controlGate and calling enable from its init; g is
+// its gate by setting controlGate and calling enable from its init
+// (control.go); g is
 // the calling goroutine's state (g.id is its logical id), k the kind of
 // event the operation will record and addr the sync object (nil if none).
 func gate(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"encoding/binary"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
@@ -41,13 +42,14 @@ func (g *gstate) prepare() {
 // its length field (the format's 4-byte padded uvarint, as
 // trace.FinishBatch writes it). Until then they are invisible to a reader,
 // so a process that dies in the middle of an append leaves no torn event.
+//
+// The field is written in one 4-byte store, which a signal or a fatal
+// error on another thread cannot split: a torn field could be shorter than
+// the events it covers and cut the last one in half.
 func (g *gstate) commit() {
-	l := len(g.buf) - g.evStart
-	f := (*[4]byte)(g.lenp)
-	f[0] = byte(l) | 0x80
-	f[1] = byte(l>>7) | 0x80
-	f[2] = byte(l>>14) | 0x80
-	f[3] = byte(l >> 21)
+	l := uint32(len(g.buf) - g.evStart)
+	binary.LittleEndian.PutUint32((*[4]byte)(g.lenp)[:],
+		l&0x7f|0x80|(l>>7&0x7f|0x80)<<8|(l>>14&0x7f|0x80)<<16|(l>>21)<<24)
 }
 
 // open starts a batch for g's goroutine at the end of buf, which has room.
@@ -70,6 +72,9 @@ func (g *gstate) start() {
 // access records an event without seq.
 func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 	g := cur()
+	if accessGates.Load() {
+		ctlAccess(g, site, k)
+	}
 	g.prepare()
 	switch k {
 	case trace.EvRead:
@@ -92,13 +97,26 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 // frequent event.
 func read(site uint32, addr unsafe.Pointer) {
 	g := cur()
+	if accessGates.Load() {
+		ctlAccess(g, site, trace.EvRead)
+	}
 	g.prepare()
 	g.buf = g.enc.AppendRead(g.buf, site, uintptr(addr))
 	g.commit()
 }
 
+// write records a write that has happened (Write, and W without access
+// gates).
 func write(site uint32, addr unsafe.Pointer, word uint64) {
 	g := cur()
+	if accessGates.Load() {
+		ctlAccess(g, site, trace.EvWrite)
+		ctlRecorded(g)
+	}
+	g.recordWrite(site, addr, word)
+}
+
+func (g *gstate) recordWrite(site uint32, addr unsafe.Pointer, word uint64) {
 	g.prepare()
 	g.buf = g.enc.AppendWrite(g.buf, site, uintptr(addr), word)
 	g.commit()
@@ -121,6 +139,9 @@ func syncBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 // kind's extra field: ok (0 or 1), value, capacity or delta (as the bits of
 // an int64).
 func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
+	if controlGate != nil {
+		ctlRecording(g)
+	}
 	g.prepare()
 	seq := seqs.n.Add(1)
 	a, b := uintptr(addr), g.buf
@@ -169,6 +190,9 @@ func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg u
 	g.buf = b
 	g.commit()
 	g.synced()
+	if controlGate != nil {
+		ctlRecorded(g)
+	}
 }
 
 // fork records the fork of a child (EvFork for a go statement, EvTaskGo
@@ -231,10 +255,17 @@ func (g *gstate) recordEnd() {
 // selected records the case a select took; the gate was SelectPlan's.
 func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {
 	g := cur()
+	if controlGate != nil {
+		ctlRecording(g)
+	}
 	g.prepare()
 	g.buf = g.enc.AppendSelect(g.buf, seqs.n.Add(1), site, index, uintptr(ch), ok != 0)
 	g.commit()
 	g.synced()
+	if controlGate != nil {
+		ctlRecorded(g)
+		ctlSelected(g, site, index)
+	}
 }
 
 func selectPlanFor(site uint32) (int, <-chan struct{}) {

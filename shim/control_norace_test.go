@@ -1,0 +1,5 @@
+//go:build !race
+
+package shim
+
+const raceEnabled = false

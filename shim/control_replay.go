@@ -1,0 +1,121 @@
+package shim
+
+import (
+	"fmt"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// replayState is the replay mode's order, under control.mu.
+type replayState struct {
+	order    []ControlPoint
+	index    map[pointKey]int
+	last     map[uint64]int // each goroutine's last position in the order
+	pos      int            // the next position to pass
+	advanced chan struct{}  // closed and replaced whenever pos moves
+}
+
+func (r *replayState) load(c *control, order []ControlPoint) error {
+	r.order = order
+	r.index = make(map[pointKey]int, len(order))
+	r.last = make(map[uint64]int)
+	r.advanced = make(chan struct{})
+	for i, p := range order {
+		if p.Site == 0 {
+			return fmt.Errorf("replay position %d at site 0", i)
+		}
+		if j, dup := r.index[keyOf(p)]; dup {
+			return fmt.Errorf("replay positions %d and %d are both %s", j, i, pointString(p))
+		}
+		r.index[keyOf(p)] = i
+		r.last[p.G] = i
+		c.name(p.Site)
+	}
+	if len(order) == 0 {
+		return fmt.Errorf("replay plan with an empty order")
+	}
+	return nil
+}
+
+// waitAtRecord reports whether the turn of an event of kind k is awaited
+// when it is recorded, after the operation, rather than at arrival: the
+// operation blocks until another goroutine's later event in the order (a
+// receive waits for its send, and the events between them in the order
+// happened while the receiver was blocked).
+func waitAtRecord(k trace.Kind) bool {
+	switch k {
+	case trace.EvChanRecv, trace.EvSelect, trace.EvWGWait, trace.EvCondWait:
+		return true
+	}
+	return false
+}
+
+// arrive holds gc at pt until pt is the next position of the order. c.mu is
+// held.
+func (r *replayState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind) {
+	if _, ok := r.last[gc.id]; !ok {
+		return // not in the order: free
+	}
+	i, ok := r.index[keyOf(pt)]
+	if !ok {
+		c.finish(Diverged, fmt.Sprintf("%s (%s) is not in the order; the replay got to position %d of %d",
+			pointString(pt), k, r.pos, len(r.order)))
+		return
+	}
+	if want := r.order[i].Kind; want != "" && want != k.String() {
+		c.finish(Diverged, fmt.Sprintf("%s is %s, the order has %s there; the replay got to position %d of %d",
+			pointString(pt), k, want, r.pos, len(r.order)))
+		return
+	}
+	gc.replay = i
+	c.pending.Add(1)
+	if waitAtRecord(k) {
+		gc.turnAt = true
+		return
+	}
+	if !r.waitTurn(c, i) {
+		return
+	}
+	if passAtArrival(k) {
+		gc.replay = -1
+		c.pending.Add(-1)
+		r.advance(c, i)
+	}
+}
+
+// waitTurn waits until position i is next. c.mu is held.
+func (r *replayState) waitTurn(c *control, i int) bool {
+	for !c.final && r.pos < i {
+		if ok, why := c.wait(r.advanced); !ok {
+			next := r.order[r.pos]
+			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s: %s; %s",
+				i, pointString(r.order[i]), r.pos, pointString(next), why, c.describe(next))
+			c.emit(ControlRecord{Event: "timeout", Point: &r.order[i], Before: &next, Pos: r.pos, Of: len(r.order), Reason: reason})
+			c.finish(TimedOut, reason)
+			return false
+		}
+	}
+	return !c.final
+}
+
+// advance passes position i. c.mu is held.
+func (r *replayState) advance(c *control, i int) {
+	if c.final || r.pos != i {
+		return
+	}
+	r.pos++
+	close(r.advanced)
+	r.advanced = make(chan struct{})
+	c.emit(ControlRecord{Event: "passed", Point: &r.order[i], Seq: seqs.n.Add(1), Pos: i, Of: len(r.order)})
+	if r.pos == len(r.order) {
+		c.finish(Confirmed, "")
+	}
+}
+
+// ended checks that gc, which ended, has no position left. c.mu is held.
+func (r *replayState) ended(c *control, gc *gctl) {
+	if last, ok := r.last[gc.id]; ok && last >= r.pos {
+		c.finish(Diverged, fmt.Sprintf("goroutine %d ended before reaching position %d %s; the replay got to position %d of %d",
+			gc.id, last, pointString(r.order[last]), r.pos, len(r.order)))
+	}
+}

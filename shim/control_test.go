@@ -1,0 +1,802 @@
+package shim
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// The package's tests run with control's hooks in place and, outside the
+// control tests, no plan loaded. Each control test loads its plan with
+// installControl, as init does, and unloads it when done.
+func init() { hookControl() }
+
+// loadPlan installs p with a result file in a temporary directory and
+// returns the file's path; the plan is unloaded when the test ends.
+func loadPlan(t *testing.T, p *ControlPlan) string {
+	t.Helper()
+	p.Result = filepath.Join(t.TempDir(), "result.jsonl")
+	if _, err := installControl(p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(uninstallControl)
+	return p.Result
+}
+
+func readResult(t *testing.T, path string) []ControlRecord {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []ControlRecord
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r ControlRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("result line %q: %v", sc.Text(), err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// final returns the result's final record (Event "" if it has none).
+func final(recs []ControlRecord) ControlRecord {
+	for _, r := range recs {
+		if r.Event == "final" {
+			return r
+		}
+	}
+	return ControlRecord{}
+}
+
+// passedSeq returns the seq at which step p passed, 0 if it did not.
+func passedSeq(recs []ControlRecord, p ControlPoint) uint64 {
+	for _, r := range recs {
+		if r.Event == "passed" && r.Point != nil && keyOf(*r.Point) == keyOf(p) {
+			return r.Seq
+		}
+	}
+	return 0
+}
+
+// spawn starts f as an instrumented goroutine forked at site and returns
+// its logical id and a channel closed when it returns. It is Go, Begin and
+// End as the instrumenter writes them, except that the child waits for
+// start, so that a test can load a plan naming the child's id first.
+func spawn(site uint32, start <-chan struct{}, f func()) (uint64, <-chan struct{}) {
+	id := Go(site)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-start
+		Begin(id)
+		defer End()
+		f()
+	}()
+	return id, done
+}
+
+// TestForceWriteOrder forces the order of two goroutines' writes to one
+// variable, both ways, and checks it by the value left behind and by the
+// passes in the result file.
+func TestForceWriteOrder(t *testing.T) {
+	const base = 10000
+	for _, aFirst := range []bool{true, false} {
+		for range 20 {
+			var x int
+			start := make(chan struct{})
+			a, aDone := spawn(base+1, start, func() { W(base+3, &x, 1) })
+			b, bDone := spawn(base+2, start, func() { W(base+4, &x, 2) })
+			pa, pb := ControlPoint{G: a, Site: base + 3}, ControlPoint{G: b, Site: base + 4}
+			edge := ControlEdge{Before: pa, After: pb}
+			want := 2
+			if !aFirst {
+				edge, want = ControlEdge{Before: pb, After: pa}, 1
+			}
+			res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{edge}})
+			close(start)
+			<-aDone
+			<-bDone
+			uninstallControl()
+			if x != want {
+				t.Fatalf("edge %v: x = %d, want %d", edge, x, want)
+			}
+			recs := readResult(t, res)
+			if f := final(recs); f.State != Confirmed {
+				t.Fatalf("final %+v, want confirmed", f)
+			}
+			if sb, sa := passedSeq(recs, edge.After), passedSeq(recs, edge.Before); sa == 0 || sb <= sa {
+				t.Errorf("passes at seq %d (before) and %d (after)", sa, sb)
+			}
+		}
+	}
+}
+
+// TestForceAtomicOrderInTrace forces the order of two goroutines' atomic
+// stores, both ways, and checks it in the trace.
+func TestForceAtomicOrderInTrace(t *testing.T) {
+	const base = 10100
+	for _, aFirst := range []bool{true, false} {
+		var x int64
+		start := make(chan struct{})
+		a, aDone := spawn(base+1, start, func() { AtomicStoreInt64(base+3, &x, 1) })
+		b, bDone := spawn(base+2, start, func() { AtomicStoreInt64(base+4, &x, 2) })
+		pa, pb := ControlPoint{G: a, Site: base + 3}, ControlPoint{G: b, Site: base + 4}
+		edge := ControlEdge{Before: pa, After: pb}
+		if !aFirst {
+			edge = ControlEdge{Before: pb, After: pa}
+		}
+		res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{edge}})
+		close(start)
+		<-aDone
+		<-bDone
+		uninstallControl()
+		if f := final(readResult(t, res)); f.State != Confirmed {
+			t.Fatalf("final %+v", f)
+		}
+		var seqA, seqB uint64
+		for _, ev := range readTrace(t, tracePath) {
+			switch {
+			case ev.Kind == trace.EvAtomicStore && ev.Goroutine == a:
+				seqA = ev.Seq
+			case ev.Kind == trace.EvAtomicStore && ev.Goroutine == b:
+				seqB = ev.Seq
+			}
+		}
+		if seqA == 0 || seqB == 0 || (seqA < seqB) != aFirst {
+			t.Errorf("a first %v: trace has a's store at seq %d, b's at %d", aFirst, seqA, seqB)
+		}
+	}
+}
+
+// procInfo is the MySQL proc_info kernel (testdata/runtime/mysql) written
+// as the instrumenter writes it: the session stores &state, runs, and
+// stores nil (S3); SHOW PROCESSLIST checks for nil (S1), then reads again
+// and uses the value (S2). Instead of dereferencing nil it reports whether
+// it would have.
+type procInfo struct{ p *string }
+
+const (
+	siteSession = 10201
+	siteShow    = 10202
+	siteSet     = 10203
+	siteS1      = 10204
+	siteS2      = 10205
+	siteS3      = 10206
+)
+
+// runProcInfo runs the kernel once in goroutines forked by root; plan, if
+// not nil, is called with the ids of the session and show goroutines before
+// they start. It reports whether SHOW PROCESSLIST read nil at S2.
+func runProcInfo(root uint64, execute time.Duration, plan func(session, show uint64)) (crashed bool) {
+	done := make(chan bool)
+	go func() {
+		Begin(root) // a fixed id, so that the children's ids are the same in every run
+		defer End()
+		var thd procInfo
+		running := make(chan struct{})
+		start := make(chan struct{})
+		session, sDone := spawn(siteSession, start, func() {
+			state := "executing"
+			W(siteSet, &thd.p, &state)
+			close(running)
+			time.Sleep(execute)
+			W(siteS3, &thd.p, nil)
+		})
+		var nilUse bool
+		show, shDone := spawn(siteShow, start, func() {
+			<-running
+			if *R(siteS1, &thd.p) != nil {
+				p := *R(siteS2, &thd.p)
+				nilUse = p == nil // *p would crash
+			}
+		})
+		if plan != nil {
+			plan(session, show)
+		}
+		close(start)
+		<-sDone
+		<-shDone
+		done <- nilUse
+	}()
+	return <-done
+}
+
+// procInfoPlan is the ConMem-v order for the Con-NULL pair (S3, S2): the
+// check S1 before the nil store S3, S3 before the use S2.
+func procInfoPlan(session, show uint64) *ControlPlan {
+	s1 := ControlPoint{G: show, Site: siteS1}
+	s2 := ControlPoint{G: show, Site: siteS2}
+	s3 := ControlPoint{G: session, Site: siteS3}
+	return &ControlPlan{Mode: "force", Edges: []ControlEdge{{Before: s1, After: s3}, {Before: s3, After: s2}}}
+}
+
+func TestForceProcInfo(t *testing.T) {
+	const runs = 100
+	const execute = 200 * time.Microsecond
+	natural := 0
+	for i := range runs {
+		if raceEnabled {
+			break // the unforced kernel races, as it should
+		}
+		if runProcInfo(uint64(0x7072000+i), execute, nil) {
+			natural++
+		}
+	}
+	forced := 0
+	for i := range runs {
+		var res string
+		crashed := runProcInfo(uint64(0x7073000+i), execute, func(session, show uint64) {
+			res = loadPlan(t, procInfoPlan(session, show))
+		})
+		uninstallControl()
+		if crashed {
+			forced++
+		}
+		if f := final(readResult(t, res)); f.State != Confirmed {
+			t.Errorf("run %d: final %+v", i, f)
+		}
+	}
+	if raceEnabled {
+		t.Logf("proc_info nil use: %d of %d runs forced (natural rate not measured under -race)", forced, runs)
+	} else {
+		t.Logf("proc_info nil use: %d of %d runs natural, %d of %d forced", natural, runs, forced, runs)
+	}
+	if forced != runs {
+		t.Errorf("forced order crashed %d of %d runs", forced, runs)
+	}
+}
+
+func TestForceTimeout(t *testing.T) {
+	const base = 10300
+	var x int
+	start := make(chan struct{})
+	a, aDone := spawn(base+1, start, func() { W(base+3, &x, 1) })
+	ghost := ControlPoint{G: 12345, Site: base + 4} // no such goroutine
+	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 50,
+		Edges: []ControlEdge{{Before: ghost, After: ControlPoint{G: a, Site: base + 3}}}})
+	t0 := time.Now()
+	close(start)
+	<-aDone
+	if d := time.Since(t0); d < 50*time.Millisecond || d > 2*time.Second {
+		t.Errorf("the wait took %v, want about 50ms", d)
+	}
+	if x != 1 {
+		t.Error("the write did not happen after the timeout")
+	}
+	recs := readResult(t, res)
+	f := final(recs)
+	if f.State != TimedOut || !strings.Contains(f.Reason, "never reached") || !strings.Contains(f.Reason, "waited 50ms") {
+		t.Errorf("final %+v", f)
+	}
+	var timeout *ControlRecord
+	for i := range recs {
+		if recs[i].Event == "timeout" {
+			timeout = &recs[i]
+		}
+	}
+	if timeout == nil || timeout.Before == nil || *timeout.Before != ghost {
+		t.Errorf("timeout record %+v", timeout)
+	}
+}
+
+// TestForceTimeoutBlocked: the predecessor's goroutine is alive but held
+// elsewhere; the reason says where it was last seen.
+func TestForceTimeoutBlocked(t *testing.T) {
+	const base = 10400
+	var x, y int
+	start, release := make(chan struct{}), make(chan struct{})
+	a, aDone := spawn(base+1, start, func() {
+		W(base+3, &y, 1)
+		<-release
+		W(base+4, &x, 1)
+	})
+	b, bDone := spawn(base+2, start, func() { W(base+5, &x, 2) })
+	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 30, Edges: []ControlEdge{
+		{Before: ControlPoint{G: a, Site: base + 3}, After: ControlPoint{G: b, Site: base + 6}}, // never reached by b: unused
+		{Before: ControlPoint{G: a, Site: base + 4}, After: ControlPoint{G: b, Site: base + 5}},
+	}})
+	close(start)
+	<-bDone
+	close(release)
+	<-aDone
+	f := final(readResult(t, res))
+	if f.State != TimedOut || !strings.Contains(f.Reason, "never reached site 10404") ||
+		!strings.Contains(f.Reason, "last watched point was site 10403") || !strings.Contains(f.Reason, "still running") {
+		t.Errorf("final %+v", f)
+	}
+}
+
+// TestForceDiverged: the predecessor's goroutine ends without reaching its
+// step, so the waiter is let go at once rather than after the timeout.
+func TestForceDiverged(t *testing.T) {
+	const base = 10500
+	var x int
+	start := make(chan struct{})
+	aStarted := make(chan struct{})
+	a, aDone := spawn(base+1, start, func() { close(aStarted) })
+	b, bDone := spawn(base+2, start, func() {
+		<-aStarted
+		W(base+4, &x, 2)
+	})
+	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 5000, Edges: []ControlEdge{
+		{Before: ControlPoint{G: a, Site: base + 3}, After: ControlPoint{G: b, Site: base + 4}},
+	}})
+	t0 := time.Now()
+	close(start)
+	<-aDone
+	<-bDone
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("the diverged run took %v", d)
+	}
+	f := final(readResult(t, res))
+	if f.State != Diverged || !strings.Contains(f.Reason, "ended") {
+		t.Errorf("final %+v", f)
+	}
+}
+
+func TestForceSelfWaitDiverges(t *testing.T) {
+	const base = 10600
+	var x int
+	start := make(chan struct{})
+	a, aDone := spawn(base+1, start, func() {
+		W(base+3, &x, 1)
+		W(base+4, &x, 2)
+	})
+	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 5000, Edges: []ControlEdge{
+		{Before: ControlPoint{G: a, Site: base + 4}, After: ControlPoint{G: a, Site: base + 3}},
+	}})
+	close(start)
+	<-aDone
+	if f := final(readResult(t, res)); f.State != Diverged || !strings.Contains(f.Reason, "its own goroutine") {
+		t.Errorf("final %+v", f)
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	p := ControlPoint{G: 1, Site: 5}
+	q := ControlPoint{G: 2, Site: 6}
+	for _, tc := range []struct {
+		plan ControlPlan
+		want string
+	}{
+		{ControlPlan{Mode: "nope"}, "unknown control mode"},
+		{ControlPlan{Mode: "force", Edges: []ControlEdge{{Before: p, After: q}, {Before: q, After: p}}}, "cycle"},
+		{ControlPlan{Mode: "force", Edges: []ControlEdge{{Before: p, After: ControlPoint{G: 3}}}}, "site 0"},
+		{ControlPlan{Mode: "perturb", Delay: 0.7, Yield: 0.7}, "probabilities"},
+		{ControlPlan{Mode: "replay"}, "empty order"},
+		{ControlPlan{Mode: "replay", Order: []ControlPoint{p, p}}, "both"},
+	} {
+		if _, err := installControl(&tc.plan); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.plan, err, tc.want)
+		}
+	}
+	if ctl.Load() != nil {
+		t.Error("a bad plan was installed")
+	}
+}
+
+// TestForceLockOrder forces which of two goroutines takes a mutex first;
+// the mutex step passes after Lock returned, so the order of the critical
+// sections follows.
+func TestForceLockOrder(t *testing.T) {
+	const base = 10700
+	for _, aFirst := range []bool{true, false} {
+		var (
+			mu    sync.Mutex
+			order []int
+		)
+		start := make(chan struct{})
+		crit := func(me int, site uint32) func() {
+			return func() {
+				Lock(site, &mu)
+				order = append(order, me)
+				Unlock(site+10, &mu)
+			}
+		}
+		a, aDone := spawn(base+1, start, crit(1, base+3))
+		b, bDone := spawn(base+2, start, crit(2, base+4))
+		edge := ControlEdge{Before: ControlPoint{G: a, Site: base + 3}, After: ControlPoint{G: b, Site: base + 4}}
+		want := []int{1, 2}
+		if !aFirst {
+			edge.Before, edge.After = ControlPoint{G: b, Site: base + 4}, ControlPoint{G: a, Site: base + 3}
+			want = []int{2, 1}
+		}
+		res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{edge}})
+		close(start)
+		<-aDone
+		<-bDone
+		uninstallControl()
+		if len(order) != 2 || order[0] != want[0] {
+			t.Errorf("critical sections ran in order %v, want %v", order, want)
+		}
+		if f := final(readResult(t, res)); f.State != Confirmed {
+			t.Errorf("final %+v", f)
+		}
+	}
+}
+
+func TestPerturbDecisionsPerSeed(t *testing.T) {
+	mk := func(seed uint64) *perturbState {
+		return &perturbState{seed: seed, delay: 0.3, yield: 0.3, maxDelayUS: 500}
+	}
+	a, b, c := mk(1), mk(1), mk(2)
+	same, n := 0, 0
+	for g := uint64(1); g < 5; g++ {
+		for site := uint32(1); site < 20; site++ {
+			for i := uint64(0); i < 5; i++ {
+				pt := ControlPoint{G: g, Site: site, N: i}
+				x, dx := a.decide(pt)
+				y, dy := b.decide(pt)
+				if x != y || dx != dy {
+					t.Fatalf("seed 1 decided %d %v and %d %v at %+v", x, dx, y, dy, pt)
+				}
+				if dx > 500*time.Microsecond {
+					t.Fatalf("delay %v over the cap", dx)
+				}
+				z, dz := c.decide(pt)
+				if z == x && dz == dx {
+					same++
+				}
+				n++
+			}
+		}
+	}
+	if same > n*3/4 {
+		t.Errorf("seeds 1 and 2 agree at %d of %d points", same, n)
+	}
+}
+
+// TestPerturbFollowsDecisions runs a small program under a seed: every
+// point's delay or yield is the one decide makes for it, so the same seed
+// makes the same decisions at the same points (with the logical ids of a
+// process, which are the same from run to run: see TestControlProcesses).
+func TestPerturbFollowsDecisions(t *testing.T) {
+	const base = 10800
+	const root = 0x70657274
+	var res string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Begin(root)
+		defer End()
+		var mu sync.Mutex
+		var x int64
+		start := make(chan struct{})
+		var dones []<-chan struct{}
+		for i := range 3 {
+			_, d := spawn(base+1, start, func() {
+				for j := range 10 {
+					Lock(base+2, &mu)
+					AtomicAddInt64(base+3, &x, int64(i*j))
+					Unlock(base+4, &mu)
+				}
+			})
+			dones = append(dones, d)
+		}
+		res = loadPlan(t, &ControlPlan{Mode: "perturb", Seed: 7, Delay: 0.2, Yield: 0.3, MaxDelayUS: 100})
+		close(start)
+		for _, d := range dones {
+			<-d
+		}
+	}()
+	<-done
+	uninstallControl()
+	got := map[ControlPoint]string{}
+	for _, r := range readResult(t, res) {
+		if r.Event == "delay" || r.Event == "yield" {
+			got[*r.Point] = r.Event + time.Duration(r.WaitUS*1000).String()
+		}
+	}
+	s := perturbState{seed: 7, delay: 0.2, yield: 0.3, maxDelayUS: 100}
+	want := map[ControlPoint]string{}
+	for i := range 3 {
+		g := childID(root, base+1, uint64(i))
+		for n := range uint64(10) {
+			for site, kind := range map[uint32]string{base + 2: "Lock", base + 3: "AtomicStore", base + 4: "Unlock"} {
+				pt := ControlPoint{G: g, Site: site, N: n, Kind: kind}
+				switch act, d := s.decide(pt); act {
+				case actDelay:
+					want[pt] = "delay" + d.String()
+				case actYield:
+					want[pt] = "yield0s"
+				}
+			}
+		}
+	}
+	if len(want) == 0 || !mapsEqual(got, want) {
+		t.Errorf("the run made %d decisions, the seed %d:\n%v\n%v", len(got), len(want), got, want)
+	}
+}
+
+func mapsEqual(a, b map[ControlPoint]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPerturbBudget(t *testing.T) {
+	const base = 10900
+	start := make(chan struct{})
+	_, done := spawn(base+1, start, func() {
+		var x int64
+		for range 200 {
+			AtomicAddInt64(base+2, &x, 1)
+		}
+	})
+	res := loadPlan(t, &ControlPlan{Mode: "perturb", Seed: 1, Delay: 1, MaxDelayUS: 1000, BudgetMS: 5})
+	t0 := time.Now()
+	close(start)
+	<-done
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("200 delays under a 5ms budget took %v", d)
+	}
+	var spent bool
+	for _, r := range readResult(t, res) {
+		spent = spent || r.Event == "budget"
+	}
+	if !spent {
+		t.Error("no budget record")
+	}
+}
+
+// racyAppends runs three goroutines forked by a goroutine with the fixed id
+// root, each appending its number to a shared list under a mutex five
+// times, with yields between: the order of the list varies from run to
+// run.
+func racyAppends(root uint64, plan func()) []int {
+	const base = 11000
+	var list []int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Begin(root)
+		defer End()
+		var mu sync.Mutex
+		start := make(chan struct{})
+		var dones []<-chan struct{}
+		for i := range 3 {
+			_, d := spawn(base+1, start, func() {
+				for range 5 {
+					Lock(base+2, &mu)
+					list = append(list, i)
+					Unlock(base+3, &mu)
+					time.Sleep(time.Duration(i*7%5) * time.Microsecond)
+				}
+			})
+			dones = append(dones, d)
+		}
+		if plan != nil {
+			plan()
+		}
+		close(start)
+		for _, d := range dones {
+			<-d
+		}
+	}()
+	<-done
+	return list
+}
+
+// orderOf turns the sync events with sites of the goroutines in ids, with
+// seqs in (from, to], into a replay order: each event is the n-th of its
+// goroutine at its site. pipeline/control does the same for drivers.
+func orderOf(evs []trace.Event, ids map[uint64]bool, from, to uint64) []ControlPoint {
+	var sel []trace.Event
+	for _, ev := range evs {
+		if ids[ev.Goroutine] && ev.Kind.IsSync() && ev.Site != 0 && ev.Seq > from && ev.Seq <= to {
+			sel = append(sel, ev)
+		}
+	}
+	sort.Slice(sel, func(i, j int) bool { return sel[i].Seq < sel[j].Seq })
+	type gs struct {
+		g    uint64
+		site uint32
+	}
+	count := map[gs]uint64{}
+	var order []ControlPoint
+	for _, ev := range sel {
+		k := gs{ev.Goroutine, ev.Site}
+		order = append(order, ControlPoint{G: ev.Goroutine, Site: ev.Site, N: count[k], Kind: ev.Kind.String()})
+		count[k]++
+	}
+	return order
+}
+
+// children returns the logical ids of racyAppends' goroutines under root.
+func children(root uint64) []uint64 {
+	return []uint64{childID(root, 11001, 0), childID(root, 11001, 1), childID(root, 11001, 2)}
+}
+
+// recordRacy runs racyAppends under root and returns its order and list.
+func recordRacy(t *testing.T, root uint64) ([]ControlPoint, []int) {
+	ids := map[uint64]bool{}
+	for _, id := range children(root) {
+		ids[id] = true
+	}
+	from := seqs.n.Load()
+	list := racyAppends(root, nil)
+	return orderOf(readTrace(t, tracePath), ids, from, seqs.n.Load()), list
+}
+
+// renamed returns order with the goroutines of root's program renamed to
+// those of root2's. The replays run under other roots than the recording,
+// since one logical id is recorded by one goroutine per process; a replay
+// in a new process keeps the ids.
+func renamed(order []ControlPoint, root, root2 uint64) []ControlPoint {
+	m := map[uint64]uint64{}
+	for i, id := range children(root) {
+		m[id] = children(root2)[i]
+	}
+	out := append([]ControlPoint(nil), order...)
+	for i := range out {
+		out[i].G = m[out[i].G]
+	}
+	return out
+}
+
+func TestReplayRacyOrder(t *testing.T) {
+	const root = 0x7265706c00
+	order, recorded := recordRacy(t, root)
+	if len(order) != 30 {
+		t.Fatalf("the order has %d events, want 30", len(order))
+	}
+	for i := range 3 {
+		var res string
+		root2 := root + 1 + uint64(i)
+		plan := &ControlPlan{Mode: "replay", Order: renamed(order, root, root2)}
+		got := racyAppends(root2, func() { res = loadPlan(t, plan) })
+		uninstallControl()
+		if !intsEqual(got, recorded) {
+			t.Errorf("replay %d appended %v, the recorded run %v", i, got, recorded)
+		}
+		recs := readResult(t, res)
+		if f := final(recs); f.State != Confirmed {
+			t.Errorf("replay %d: final %+v", i, f)
+		}
+	}
+}
+
+func TestReplayTimeout(t *testing.T) {
+	const root = 0x7265706d00
+	order, _ := recordRacy(t, root)
+	order = renamed(order, root, root+1)
+	// A position that no goroutine reaches, early in the order: the rest
+	// waits for it and gives up.
+	ghost := ControlPoint{G: 999, Site: 11002, Kind: "Lock"}
+	order = append(order[:5:5], append([]ControlPoint{ghost}, order[5:]...)...)
+	var res string
+	racyAppends(root+1, func() { res = loadPlan(t, &ControlPlan{Mode: "replay", Order: order, TimeoutMS: 30}) })
+	uninstallControl()
+	f := final(readResult(t, res))
+	if f.State != TimedOut || !strings.Contains(f.Reason, "position 5") {
+		t.Errorf("final %+v", f)
+	}
+}
+
+func intsEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSelectPlan forces a select's case: SelectPlan names it and gives a
+// timeout, and the case that ran is in the result.
+func TestSelectPlan(t *testing.T) {
+	const base = 11100
+	start := make(chan struct{})
+	ready := make(chan int, 1)
+	other := make(chan int, 1)
+	var took int
+	a, done := spawn(base+1, start, func() {
+		// The select protocol, written out: try the forced case alone
+		// until the timeout, then run the select as written.
+		force, timeout := SelectPlan(base + 2)
+		if force == 1 && timeout != nil {
+			select {
+			case v := <-other:
+				SelectRecv(base+2, 1, ChanAddr(other), true)
+				took = v
+				return
+			case <-timeout:
+			}
+		}
+		select {
+		case v := <-ready:
+			SelectRecv(base+2, 0, ChanAddr(ready), true)
+			took = v
+		case v := <-other:
+			SelectRecv(base+2, 1, ChanAddr(other), true)
+			took = v
+		}
+	})
+	res := loadPlan(t, &ControlPlan{Mode: "force", Selects: []ControlSelect{{ControlPoint: ControlPoint{G: a, Site: base + 2}, Case: 1}}})
+	ready <- 1
+	close(start)
+	time.Sleep(5 * time.Millisecond)
+	other <- 2
+	<-done
+	if took != 2 {
+		t.Errorf("the select took the value %d, want the forced case's 2", took)
+	}
+	var sel *ControlRecord
+	for _, r := range readResult(t, res) {
+		if r.Event == "select" {
+			sel = &r
+		}
+	}
+	if sel == nil || *sel.Case != 1 || *sel.Took != 1 {
+		t.Errorf("select record %+v", sel)
+	}
+}
+
+func TestNoPlanNoWait(t *testing.T) {
+	if ctl.Load() != nil || accessGates.Load() {
+		t.Fatal("a plan is loaded")
+	}
+	force, timeout := SelectPlan(1)
+	if force != -1 || timeout != nil {
+		t.Errorf("SelectPlan without a plan = %d, %v", force, timeout)
+	}
+}
+
+var sinkInt int
+
+// BenchmarkAccessNoPlan measures a recorded write and read with control's
+// hooks in place and no plan, and with a plan that names no access site;
+// compare with the same under PRECOG_CONTROL unset (the shim's own
+// benchmarks).
+func BenchmarkAccessNoPlan(b *testing.B) {
+	var x int
+	cur()
+	for b.Loop() {
+		W(1, &x, 1)
+		sinkInt = *R(2, &x)
+	}
+}
+
+func BenchmarkAccessForcePlanElsewhere(b *testing.B) {
+	var x int
+	cur()
+	if _, err := installControl(&ControlPlan{Mode: "force", Edges: []ControlEdge{
+		{Before: ControlPoint{G: 1, Site: 900000}, After: ControlPoint{G: 2, Site: 900001}}}}); err != nil {
+		b.Fatal(err)
+	}
+	defer uninstallControl()
+	for b.Loop() {
+		W(1, &x, 1)
+		sinkInt = *R(2, &x)
+	}
+}
+
+func BenchmarkLockUnlockNoPlan(b *testing.B) {
+	var mu sync.Mutex
+	cur()
+	for b.Loop() {
+		Lock(3, &mu)
+		Unlock(4, &mu)
+	}
+}
