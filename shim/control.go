@@ -273,11 +273,6 @@ type control struct {
 	sites []uint64
 	all   bool
 
-	// pending counts goroutines with a step to pass after their operation
-	// (gctl.pending, gctl.replay), so that hooks skip the lookup when none
-	// has.
-	pending atomic.Int32
-
 	mu     sync.Mutex
 	gs     map[uint64]*gctl
 	final  bool
@@ -289,8 +284,12 @@ type control struct {
 	selects map[pointKey]int
 }
 
-// gctl is control's state for one goroutine, under control.mu.
+// gctl is control's state for one goroutine, under control.mu. The
+// goroutine's gstate points at it (gstate.ctl), so that the goroutine finds
+// it without the lock; only the goroutine itself writes the fields that it
+// reads so (pending, replay, turnAt).
 type gctl struct {
+	c       *control
 	id      uint64
 	counts  map[uint32]uint64 // arrivals so far per named site
 	began   bool
@@ -450,14 +449,31 @@ func (c *control) finish(state, reason string) {
 }
 
 // goroutine returns g's control state, making it. c.mu is held.
-func (c *control) goroutine(id uint64) *gctl {
-	gc := c.gs[id]
-	if gc == nil {
-		gc = &gctl{id: id, replay: -1}
-		c.gs[id] = gc
+func (c *control) goroutine(g *gstate) *gctl {
+	if gc := c.own(g); gc != nil {
+		return gc
 	}
+	gc := c.gs[g.id]
+	if gc == nil {
+		gc = &gctl{c: c, id: g.id, replay: -1}
+		c.gs[g.id] = gc
+	}
+	g.ctl = unsafe.Pointer(gc)
 	return gc
 }
+
+// own returns g's control state if it has one under plan c. Only g's own
+// goroutine calls it.
+func (c *control) own(g *gstate) *gctl {
+	if gc := (*gctl)(g.ctl); gc != nil && gc.c == c {
+		return gc
+	}
+	return nil
+}
+
+// due reports whether gc has a step to pass after its operation. Only gc's
+// goroutine calls it.
+func (gc *gctl) due() bool { return gc != nil && (gc.pending != nil || gc.replay >= 0) }
 
 // arrive counts an arrival of gc at site and returns its instance. c.mu
 // is held.
@@ -588,7 +604,7 @@ func ctlGate(g *gstate, site uint32, k trace.Kind, _ unsafe.Pointer) {
 		}
 		return
 	}
-	if c.pending.Load() != 0 {
+	if c.own(g).due() {
 		c.flush(g) // a TryRLock that failed records nothing: its step is passed now
 	}
 	if !c.all && !c.named(site) {
@@ -602,7 +618,7 @@ func ctlAccess(g *gstate, site uint32, k trace.Kind) {
 	if c == nil {
 		return
 	}
-	if c.pending.Load() != 0 {
+	if c.own(g).due() {
 		c.flush(g) // the access before this one has happened
 	}
 	if c.named(site) {
@@ -612,11 +628,14 @@ func ctlAccess(g *gstate, site uint32, k trace.Kind) {
 
 func ctlRecording(g *gstate) {
 	c := ctl.Load()
-	if c == nil || c.pending.Load() == 0 {
+	if c == nil {
+		return
+	}
+	if gc := c.own(g); gc == nil || !gc.turnAt {
 		return
 	}
 	c.mu.Lock()
-	if gc := c.gs[g.id]; gc != nil && gc.turnAt {
+	if gc := c.own(g); gc.turnAt {
 		gc.turnAt = false
 		c.replay.waitTurn(c, gc.replay)
 	}
@@ -625,7 +644,7 @@ func ctlRecording(g *gstate) {
 
 func ctlRecorded(g *gstate) {
 	c := ctl.Load()
-	if c == nil || c.pending.Load() == 0 {
+	if c == nil || !c.own(g).due() {
 		return
 	}
 	c.flush(g)
@@ -635,7 +654,7 @@ func ctlRecorded(g *gstate) {
 func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gc := c.goroutine(g.id)
+	gc := c.goroutine(g)
 	c.passPending(gc)
 	pt := gc.arrive(site, k)
 	if k == trace.EvSelect {
@@ -661,7 +680,7 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 func (c *control) flush(g *gstate) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gc := c.gs[g.id]; gc != nil {
+	if gc := c.own(g); gc != nil {
 		c.passPending(gc)
 	}
 }
@@ -671,32 +690,30 @@ func (c *control) flush(g *gstate) {
 func (c *control) passPending(gc *gctl) {
 	if p := gc.pending; p != nil {
 		gc.pending = nil
-		c.pending.Add(-1)
 		c.force.pass(c, p)
 	}
 	if gc.replay >= 0 {
 		pos := gc.replay
 		gc.replay, gc.turnAt = -1, false
-		c.pending.Add(-1)
 		c.replay.advance(c, pos)
 	}
 }
 
 func (c *control) begin(g *gstate) {
 	c.mu.Lock()
-	c.goroutine(g.id).began = true
+	c.goroutine(g).began = true
 	c.mu.Unlock()
 }
 
 // end notes that g ended: a plan step of g that it never reached now never
 // will be.
 func (c *control) end(g *gstate) {
-	if c.pending.Load() != 0 {
+	if c.own(g).due() {
 		c.flush(g)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gc := c.goroutine(g.id)
+	gc := c.goroutine(g)
 	gc.ended = true
 	if c.final {
 		return
@@ -717,7 +734,7 @@ func ctlSelectPlan(g *gstate, site uint32) (int, <-chan struct{}) {
 		return -1, nil
 	}
 	c.mu.Lock()
-	gc := c.gs[g.id]
+	gc := c.own(g)
 	var force *selWait
 	if gc != nil && gc.sel != nil && gc.sel.pt.Site == site {
 		force = gc.sel
@@ -738,7 +755,7 @@ func ctlSelected(g *gstate, site uint32, index int) {
 		return
 	}
 	c.mu.Lock()
-	gc := c.gs[g.id]
+	gc := c.own(g)
 	var sw *selWait
 	if gc != nil && gc.sel != nil && gc.sel.pt.Site == site {
 		sw, gc.sel = gc.sel, nil

@@ -142,7 +142,6 @@ func (f *forceState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind)
 	}
 	p.lazy = passLazily(k)
 	gc.pending = p
-	c.pending.Add(1)
 }
 
 // pass marks p passed and lets its successors go. c.mu is held.

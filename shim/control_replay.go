@@ -68,7 +68,6 @@ func (r *replayState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind
 		return
 	}
 	gc.replay = i
-	c.pending.Add(1)
 	if waitAtRecord(k) {
 		gc.turnAt = true
 		return
@@ -78,7 +77,6 @@ func (r *replayState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind
 	}
 	if passAtArrival(k) {
 		gc.replay = -1
-		c.pending.Add(-1)
 		r.advance(c, i)
 	}
 }
