@@ -1,0 +1,485 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// FileOptions says what to instrument in one file.
+type FileOptions struct {
+	// Shared reports whether the access at pos is to a shared location.
+	// pos is the position go/ssa gives the access: the Sel of x.f and of a
+	// qualified pkg.V, the Lbrack of a[i] and m[k], the Star of *p, an
+	// identifier's own position, the For of a range over a map and the
+	// Lparen of delete(m, k) and clear(m). Nil means every access to a heap
+	// or package-level location counts (the -all mode). Accesses to local
+	// variables that no closure captures and whose address is never taken
+	// are never instrumented.
+	Shared   func(pos token.Pos) bool
+	Funcs    bool                   // insert Enter/Exit in function bodies
+	SkipFunc func(name string) bool // functions a plan excludes from Enter/Exit (nil: none)
+	// FirstSite is the first site id this file may use.
+	FirstSite uint32
+}
+
+// Import paths and names of what rewritten files call.
+const (
+	shimPath = "github.com/precog-dev/precog/shim"
+	rtPath   = "github.com/precog-dev/precog/shim/rt"
+	shimName = "precog_shim"
+	rtName   = "precog_rt"
+)
+
+// RewriteFile returns the instrumented text of one file of pkg (src is its
+// original bytes) and the sites it used, numbered from opts.FirstSite
+// upwards with no gaps. changed is false when the file has nothing to
+// instrument (then out is nil and no overlay entry is needed).
+//
+// The rewrite keeps every original token on its line (see edit.go), so
+// stack traces and positions stay true. Operations are found through
+// info, never by name alone. What the rewriter cannot instrument without
+// risking the build or the program's meaning it leaves as it is. Files
+// that import "C" are not rewritten (cgo would see the rewritten text).
+func RewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
+	info *types.Info, opts FileOptions) (out []byte, sites []trace.Site, changed bool, err error) {
+	r, out, err := rewrite(fset, file, src, pkg, info, opts)
+	if r == nil || err != nil {
+		return nil, nil, false, err
+	}
+	return out, r.sites, true, nil
+}
+
+// rewrite is RewriteFile; it returns the rewriter, nil if the file is
+// unchanged, for tests to look at what it skipped.
+func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
+	info *types.Info, opts FileOptions) (*rewriter, []byte, error) {
+	for _, im := range file.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); p == "C" {
+			return nil, nil, nil
+		}
+	}
+	tf := fset.File(file.Pos())
+	if tf == nil || tf.Size() != len(src) {
+		return nil, nil, fmt.Errorf("rewriting %s: source does not match the parsed file", file.Name.Name)
+	}
+	name := tf.Name()
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs
+	}
+	r := &rewriter{
+		fset:     fset,
+		tf:       tf,
+		file:     file,
+		filename: name,
+		pkg:      pkg,
+		info:     info,
+		opts:     opts,
+		ed:       editor{src: src},
+		escaped:  map[*types.Var]bool{},
+		isTest:   strings.HasSuffix(name, "_test.go"),
+	}
+	r.findEscaped()
+	r.fileDecls()
+	if len(r.sites) == 0 && !r.usedShim && !r.usedRT {
+		return nil, nil, nil
+	}
+	r.addImports()
+	out := r.ed.render()
+	if _, perr := parser.ParseFile(token.NewFileSet(), name, out, parser.SkipObjectResolution); perr != nil {
+		return nil, nil, fmt.Errorf("rewriting %s produced invalid Go (an instrumenter bug): %w", name, perr)
+	}
+	return r, out, nil
+}
+
+// A rewriter plans the edits of one file.
+type rewriter struct {
+	fset     *token.FileSet
+	tf       *token.File
+	file     *ast.File
+	filename string
+	pkg      *types.Package
+	info     *types.Info
+	opts     FileOptions
+	ed       editor
+	sites    []trace.Site
+	isTest   bool
+
+	// escaped holds the local variables that a closure captures or whose
+	// address is taken: accesses to them are instrumented like accesses to
+	// heap locations.
+	escaped map[*types.Var]bool
+
+	usedShim, usedRT, usedUnsafe bool
+
+	fn *funcCtx // the enclosing function
+
+	// skipped counts, by reason, the operations left uninstrumented.
+	skipped map[string]int
+}
+
+// funcCtx is a function being rewritten, for site names.
+type funcCtx struct {
+	name  string
+	lits  int // function literals seen directly inside
+	outer *funcCtx
+}
+
+func (r *rewriter) off(p token.Pos) int { return r.tf.Offset(p) }
+
+// span returns the offsets of n.
+func (r *rewriter) span(n ast.Node) (int, int) { return r.off(n.Pos()), r.off(n.End()) }
+
+// text returns n's source text.
+func (r *rewriter) text(n ast.Node) string {
+	lo, hi := r.span(n)
+	return string(r.ed.src[lo:hi])
+}
+
+func (r *rewriter) skip(reason string) {
+	if r.skipped == nil {
+		r.skipped = map[string]int{}
+	}
+	r.skipped[reason]++
+}
+
+// site allocates the next site id for an operation at pos.
+func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
+	p := r.fset.Position(pos)
+	s := trace.Site{
+		ID:   r.opts.FirstSite + uint32(len(r.sites)),
+		File: r.filename,
+		Line: p.Line,
+		Col:  p.Column,
+		Kind: kind,
+	}
+	if r.fn != nil {
+		s.Function = r.fn.name
+	}
+	if expr != nil {
+		s.Expr = exprText(r.text(expr))
+	}
+	r.sites = append(r.sites, s)
+	r.usedShim = true
+	return strconv.FormatUint(uint64(s.ID), 10)
+}
+
+// exprText shortens source text for the site table: one line, at most 80
+// bytes.
+func exprText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
+
+func (r *rewriter) shim(name string) string { r.usedShim = true; return shimName + "." + name }
+func (r *rewriter) rt(name string) string   { r.usedRT = true; return rtName + "." + name }
+
+// addImports adds the imports of the shim (and rt, unsafe) to the first
+// import declaration, on its line, or after the package clause.
+func (r *rewriter) addImports() {
+	var specs []string
+	if r.usedShim {
+		specs = append(specs, shimName+` "`+shimPath+`"`)
+	}
+	if r.usedRT {
+		specs = append(specs, rtName+` "`+rtPath+`"`)
+	}
+	if r.usedUnsafe {
+		specs = append(specs, `precog_unsafe "unsafe"`)
+	}
+	if len(specs) == 0 {
+		return
+	}
+	for _, d := range r.file.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.IMPORT {
+			continue
+		}
+		if gd.Lparen.IsValid() {
+			r.ed.insert(r.off(gd.Lparen)+1, 0, len(r.ed.src), lit(" "+strings.Join(specs, "; ")+";"))
+		} else {
+			r.ed.insert(r.off(gd.Pos()), 0, len(r.ed.src), lit("import ("+strings.Join(specs, "; ")+"); "))
+		}
+		return
+	}
+	r.ed.insert(r.off(r.file.Name.End()), 0, len(r.ed.src), lit("; import ("+strings.Join(specs, "; ")+")"))
+}
+
+// fileDecls rewrites every declaration of the file.
+func (r *rewriter) fileDecls() {
+	for _, d := range r.file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			r.fn = &funcCtx{name: funcDeclName(d)}
+			if d.Body != nil {
+				r.funcBody(d.Body, "", r.testParam(d))
+			}
+			r.fn = nil
+		case *ast.GenDecl:
+			if d.Tok != token.VAR {
+				continue
+			}
+			r.fn = &funcCtx{name: "init"}
+			for _, s := range d.Specs {
+				for _, v := range s.(*ast.ValueSpec).Values {
+					r.expr(v)
+				}
+			}
+			r.fn = nil
+		}
+	}
+}
+
+// funcDeclName names a function as stacks do: F, T.M or (*T).M.
+func funcDeclName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	t := d.Recv.List[0].Type
+	star := false
+	if s, ok := t.(*ast.StarExpr); ok {
+		star, t = true, s.X
+	}
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t = x.X
+	case *ast.IndexListExpr:
+		t = x.X
+	}
+	n := "?"
+	if id, ok := t.(*ast.Ident); ok {
+		n = id.Name
+	}
+	if star {
+		return "(*" + n + ")." + d.Name.Name
+	}
+	return n + "." + d.Name.Name
+}
+
+// testParam returns the name of t in func TestXxx(t *testing.T) of a
+// _test.go file, or "".
+func (r *rewriter) testParam(d *ast.FuncDecl) string {
+	if !r.isTest || d.Recv != nil || !isTestName(d.Name.Name) {
+		return ""
+	}
+	return r.tbParam(d.Type, "T")
+}
+
+func isTestName(n string) bool {
+	if !strings.HasPrefix(n, "Test") {
+		return false
+	}
+	if len(n) == 4 {
+		return true
+	}
+	c := n[4]
+	return !('a' <= c && c <= 'z')
+}
+
+// tbParam returns the name of the only parameter of ft if it is a
+// *testing.<typ>, or "".
+func (r *rewriter) tbParam(ft *ast.FuncType, typ string) string {
+	if ft.Params == nil || len(ft.Params.List) != 1 || len(ft.Params.List[0].Names) != 1 {
+		return ""
+	}
+	id := ft.Params.List[0].Names[0]
+	v, ok := r.info.Defs[id].(*types.Var)
+	if !ok || id.Name == "_" || !isNamed(v.Type(), "testing", typ, true) {
+		return ""
+	}
+	return id.Name
+}
+
+// isNamed reports whether t is (a pointer to, if ptr) the named type
+// pkgPath.name.
+func isNamed(t types.Type, pkgPath, name string, ptr bool) bool {
+	if ptr {
+		p, ok := t.(*types.Pointer)
+		if !ok {
+			return false
+		}
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	o := n.Obj()
+	return o.Pkg() != nil && o.Pkg().Path() == pkgPath && o.Name() == name
+}
+
+// funcBody rewrites a function body; prefix (statements ending in ";")
+// goes first, then TestStart(tparam) if tparam is set, then Enter/Exit.
+func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
+	text := prefix
+	if tparam != "" {
+		text += " " + r.shim("TestStart") + "(" + tparam + ");"
+	}
+	if r.opts.Funcs && (r.opts.SkipFunc == nil || !r.opts.SkipFunc(r.fn.name)) {
+		s := r.site(body.Lbrace, "func", nil)
+		r.sites[len(r.sites)-1].Expr = r.fn.name
+		text += " " + r.shim("Enter") + "(" + s + "); defer " + r.shim("Exit") + "(" + s + ");"
+	}
+	if text != "" {
+		lo, hi := r.span(body)
+		r.ed.insert(lo+1, lo, hi, lit(text))
+	}
+	r.stmts(body.List)
+}
+
+// funcLit rewrites a function literal in a new function context.
+func (r *rewriter) funcLit(f *ast.FuncLit, prefix, tparam string) {
+	outer := r.fn
+	name := "glob"
+	if outer != nil {
+		outer.lits++
+		if outer.outer == nil {
+			name = outer.name + ".func" + strconv.Itoa(outer.lits)
+		} else {
+			name = outer.name + "." + strconv.Itoa(outer.lits)
+		}
+	}
+	r.fn = &funcCtx{name: name, outer: outer}
+	r.funcBody(f.Body, prefix, tparam)
+	r.fn = outer
+}
+
+// findEscaped fills r.escaped: local variables used inside a function
+// literal that does not declare them, and local variables whose address
+// is taken (&x, &x.f, x[:] of an array, pointer-method calls on x).
+func (r *rewriter) findEscaped() {
+	var lits []*ast.FuncLit
+	local := func(id *ast.Ident) *types.Var {
+		v, ok := r.info.Uses[id].(*types.Var)
+		if !ok || v.IsField() || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+			return nil
+		}
+		return v
+	}
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			lits = append(lits, n)
+			ast.Inspect(n.Body, visit)
+			lits = lits[:len(lits)-1]
+			return false
+		case *ast.Ident:
+			if v := local(n); v != nil && len(lits) > 0 {
+				l := lits[len(lits)-1]
+				if v.Pos() < l.Pos() || v.Pos() >= l.End() {
+					r.escaped[v] = true
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				if id := r.rootVar(n.X); id != nil {
+					if v := local(id); v != nil {
+						r.escaped[v] = true
+					}
+				}
+			}
+		case *ast.SliceExpr:
+			if _, ok := r.typeOf(n.X).Underlying().(*types.Array); ok {
+				if id := r.rootVar(n.X); id != nil {
+					if v := local(id); v != nil {
+						r.escaped[v] = true
+					}
+				}
+			}
+		case *ast.SelectorExpr:
+			if sel := r.info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal {
+				if sig, ok := sel.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+					if _, isPtr := sig.Recv().Type().(*types.Pointer); isPtr {
+						if _, xPtr := r.typeOf(n.X).Underlying().(*types.Pointer); !xPtr {
+							if id := r.rootVar(n.X); id != nil {
+								if v := local(id); v != nil {
+									r.escaped[v] = true
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		return true
+	}
+	ast.Inspect(r.file, visit)
+}
+
+// rootVar returns the variable whose storage e denotes a part of (x in
+// x, x.f, x[i] of an array, (x)), or nil.
+func (r *rewriter) rootVar(e ast.Expr) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			sel := r.info.Selections[x]
+			if sel == nil || sel.Kind() != types.FieldVal || sel.Indirect() {
+				return nil
+			}
+			e = x.X
+		case *ast.IndexExpr:
+			if _, ok := r.typeOf(x.X).Underlying().(*types.Array); !ok {
+				return nil
+			}
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+func (r *rewriter) typeOf(e ast.Expr) types.Type {
+	if t := r.info.TypeOf(e); t != nil {
+		return t
+	}
+	return types.Typ[types.Invalid]
+}
+
+// isPure reports whether evaluating e twice gives the same result and no
+// side effects (identifiers, constants, field selections, dereferences and
+// indexing of such).
+func (r *rewriter) isPure(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.ParenExpr:
+		return r.isPure(x.X)
+	case *ast.SelectorExpr:
+		return r.isPure(x.X) || r.isPkgName(x.X)
+	case *ast.StarExpr:
+		return r.isPure(x.X)
+	case *ast.IndexExpr:
+		if _, isMap := r.typeOf(x.X).Underlying().(*types.Map); isMap {
+			return false
+		}
+		return r.isPure(x.X) && r.isPure(x.Index)
+	}
+	if tv, ok := r.info.Types[e]; ok && tv.Value != nil {
+		return true
+	}
+	return false
+}
+
+func (r *rewriter) isPkgName(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	_, ok = r.info.Uses[id].(*types.PkgName)
+	return ok
+}

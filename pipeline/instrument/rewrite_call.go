@@ -1,0 +1,395 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// callCtx is where a call appears: it decides which rewrites keep the
+// program's meaning (a deferred call's arguments are evaluated at the
+// defer, so a wrapper around the call itself would run too early).
+type callCtx int
+
+const (
+	callExpr  callCtx = iota // a value in an expression
+	callStmt                 // an expression statement in a statement list
+	callDefer                // the call of a defer or go statement
+)
+
+// A syncOp says how a method or function call is rewritten.
+type syncOp struct {
+	fn    string // the shim or rt function
+	rt    bool   // fn is in rt, not the shim
+	kind  string // the site kind
+	iface bool   // the receiver is an interface, passed as it is
+	value string // the shim function for a method value (mu.Lock without a call), if any
+	group string // "go", "goerr", "wait", "waiterr": a task group of errgroup or conc
+}
+
+// syncMethods maps "pkgpath.Type.Method" to its rewrite.
+var syncMethods = map[string]syncOp{
+	"sync.Mutex.Lock":       {fn: "Lock", kind: "lock", value: "LockFunc"},
+	"sync.Mutex.Unlock":     {fn: "Unlock", kind: "unlock", value: "UnlockFunc"},
+	"sync.Mutex.TryLock":    {fn: "TryLock", kind: "trylock"},
+	"sync.RWMutex.Lock":     {fn: "RWLock", kind: "lock", value: "RWLockFunc"},
+	"sync.RWMutex.Unlock":   {fn: "RWUnlock", kind: "unlock", value: "RWUnlockFunc"},
+	"sync.RWMutex.TryLock":  {fn: "RWTryLock", kind: "trylock"},
+	"sync.RWMutex.RLock":    {fn: "RLock", kind: "rlock", value: "RLockFunc"},
+	"sync.RWMutex.RUnlock":  {fn: "RUnlock", kind: "runlock", value: "RUnlockFunc"},
+	"sync.RWMutex.TryRLock": {fn: "TryRLock", kind: "tryrlock"},
+	"sync.Locker.Lock":      {fn: "LockerLock", kind: "lock", iface: true},
+	"sync.Locker.Unlock":    {fn: "LockerUnlock", kind: "unlock", iface: true},
+	"sync.WaitGroup.Add":    {fn: "WGAdd", kind: "wg-add"},
+	"sync.WaitGroup.Done":   {fn: "WGDone", kind: "wg-done"},
+	"sync.WaitGroup.Wait":   {fn: "WGWait", kind: "wg-wait"},
+	"sync.WaitGroup.Go":     {fn: "WGGo", kind: "go"},
+	"sync.Once.Do":          {fn: "OnceDo", kind: "once"},
+	"sync.Cond.Wait":        {fn: "CondWait", kind: "cond-wait"},
+	"sync.Cond.Signal":      {fn: "CondSignal", kind: "cond-signal"},
+	"sync.Cond.Broadcast":   {fn: "CondBroadcast", kind: "cond-broadcast"},
+
+	"golang.org/x/sync/errgroup.Group.Go":             {fn: "TaskErr", kind: "go", group: "goerr"},
+	"golang.org/x/sync/errgroup.Group.Wait":           {fn: "WaitedErr", kind: "wait", group: "waiterr"},
+	"github.com/sourcegraph/conc.WaitGroup.Go":        {fn: "Task", kind: "go", group: "go"},
+	"github.com/sourcegraph/conc.WaitGroup.Wait":      {fn: "Waited", kind: "wait", group: "wait"},
+	"github.com/sourcegraph/conc/pool.Pool.Go":        {fn: "Task", kind: "go", group: "go"},
+	"github.com/sourcegraph/conc/pool.Pool.Wait":      {fn: "Waited", kind: "wait", group: "wait"},
+	"github.com/sourcegraph/conc/pool.ErrorPool.Go":   {fn: "TaskErr", kind: "go", group: "goerr"},
+	"github.com/sourcegraph/conc/pool.ErrorPool.Wait": {fn: "WaitedErr", kind: "wait", group: "waiterr"},
+}
+
+func init() {
+	// Methods of sync/atomic's types: rt wrappers named <Type><Method>.
+	for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr"} {
+		for _, m := range []string{"Load", "Store", "Swap", "CompareAndSwap", "Add"} {
+			syncMethods["sync/atomic."+t+"."+m] = syncOp{fn: t + m, rt: true, kind: atomicKind(m)}
+		}
+	}
+	for _, t := range []string{"Bool", "Pointer", "Value"} {
+		for _, m := range []string{"Load", "Store", "Swap", "CompareAndSwap"} {
+			syncMethods["sync/atomic."+t+"."+m] = syncOp{fn: t + m, rt: true, kind: atomicKind(m)}
+		}
+	}
+}
+
+func atomicKind(m string) string {
+	if m == "Load" {
+		return "atomic-load"
+	}
+	return "atomic-store"
+}
+
+// atomicFuncs are the sync/atomic package functions the shim wraps as
+// Atomic<Name>(site, args...).
+var atomicFuncs = map[string]bool{}
+
+func init() {
+	for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr"} {
+		for _, op := range []string{"Add", "Load", "Store", "Swap", "CompareAndSwap"} {
+			atomicFuncs[op+t] = true
+		}
+	}
+	for _, op := range []string{"Load", "Store", "Swap", "CompareAndSwap"} {
+		atomicFuncs[op+"Pointer"] = true
+	}
+}
+
+// methodKey returns "pkgpath.Type.Method" of the method sel selects.
+func methodKey(sel *types.Selection) string {
+	f, ok := sel.Obj().(*types.Func)
+	if !ok || f.Pkg() == nil {
+		return ""
+	}
+	sig := f.Type().(*types.Signature)
+	if sig.Recv() == nil {
+		return ""
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return ""
+	}
+	return f.Pkg().Path() + "." + n.Obj().Name() + "." + f.Name()
+}
+
+// call rewrites a call.
+func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
+	fun := ast.Unparen(c.Fun)
+	if tv, ok := r.info.Types[c.Fun]; ok && tv.IsType() {
+		for _, a := range c.Args {
+			r.expr(a)
+		}
+		return
+	}
+	if id := r.calleeIdent(fun); id != nil {
+		switch obj := r.info.Uses[id].(type) {
+		case *types.Builtin:
+			r.builtin(c, obj.Name(), ctx)
+			return
+		case *types.Func:
+			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && atomicFuncs[obj.Name()] {
+				for _, a := range c.Args {
+					r.expr(a)
+				}
+				kind := "atomic-store"
+				if strings.HasPrefix(obj.Name(), "Load") {
+					kind = "atomic-load"
+				}
+				s := r.site(c.Lparen, kind, c)
+				lo, hi := r.span(c)
+				r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi,
+					lit(r.shim("Atomic"+obj.Name())+"("+s+", "))
+				return
+			}
+		}
+	}
+	if se, ok := fun.(*ast.SelectorExpr); ok {
+		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal {
+			key := methodKey(sel)
+			if op, ok := syncMethods[key]; ok && r.syncCall(c, se, sel, op, ctx) {
+				return
+			}
+			r.receiver(se.X, sel)
+			if (key == "testing.T.Run" || key == "testing.B.Run") && len(c.Args) == 2 {
+				r.expr(c.Args[0])
+				if fl, ok := ast.Unparen(c.Args[1]).(*ast.FuncLit); ok {
+					typ := key[len("testing."):len("testing.T")]
+					r.funcLit(fl, "", r.tbParam(fl.Type, typ))
+					return
+				}
+				r.expr(c.Args[1])
+				return
+			}
+			for _, a := range c.Args {
+				r.expr(a)
+			}
+			return
+		}
+	}
+	r.expr(c.Fun)
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+}
+
+// calleeIdent returns the identifier naming a called function (f or
+// pkg.f), or nil.
+func (r *rewriter) calleeIdent(fun ast.Expr) *ast.Ident {
+	switch f := fun.(type) {
+	case *ast.Ident:
+		return f
+	case *ast.SelectorExpr:
+		if r.isPkgName(f.X) {
+			return f.Sel
+		}
+	case *ast.IndexExpr:
+		return r.calleeIdent(f.X)
+	}
+	return nil
+}
+
+// builtin rewrites a call of a builtin function.
+func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+	lo, hi := r.span(c)
+	switch name {
+	case "close":
+		if len(c.Args) != 1 {
+			return
+		}
+		if _, isTP := r.typeOf(c.Args[0]).(*types.TypeParam); isTP {
+			r.skip("close of type parameter type")
+			return
+		}
+		s := r.site(c.Lparen, "close", c.Args[0])
+		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Close")+"("+s+", "))
+	case "delete":
+		if len(c.Args) == 2 {
+			r.mapOp(c.Args[0], c.Lparen, "map-write", "MW", c)
+		}
+	case "clear", "len":
+		if len(c.Args) != 1 {
+			return
+		}
+		if _, isMap := r.typeOf(c.Args[0]).Underlying().(*types.Map); !isMap {
+			return
+		}
+		if name == "clear" {
+			r.mapOp(c.Args[0], c.Lparen, "map-write", "MW", c)
+		} else {
+			r.mapOp(c.Args[0], c.Lparen, "map-read", "MR", c)
+		}
+	case "make":
+		if len(c.Args) == 0 || ctx != callExpr {
+			return
+		}
+		t := r.typeOf(c.Args[0])
+		ch, ok := t.Underlying().(*types.Chan)
+		if !ok || ch.Dir() != types.SendRecv {
+			return
+		}
+		if _, isTP := t.(*types.TypeParam); isTP {
+			r.skip("make of type parameter type")
+			return
+		}
+		s := r.site(c.Lparen, "make-chan", c)
+		pre := r.shim("MakeChan") + "(" + s + ", "
+		post := ")"
+		if _, unnamed := t.(*types.Chan); !unnamed {
+			pre = "(" + r.text(c.Args[0]) + ")(" + pre
+			post += ")"
+		}
+		r.ed.open(lo, hi, lit(pre))
+		r.ed.close(lo, hi, lit(post))
+	}
+}
+
+// recvPath returns the text that turns the receiver expression x into the
+// pointer (or interface) a shim function takes: the embedded fields of the
+// selection's path and whether to take the address. ok is false when a
+// field of the path cannot be named here.
+func (r *rewriter) recvPath(x ast.Expr, sel *types.Selection, iface bool) (amp, suffix string, ok bool) {
+	t := r.typeOf(x)
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, isPtr := t.Underlying().(*types.Pointer); isPtr {
+			t = p.Elem()
+		}
+		st, isStruct := t.Underlying().(*types.Struct)
+		if !isStruct {
+			return "", "", false
+		}
+		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != r.pkg {
+			return "", "", false
+		}
+		suffix += "." + f.Name()
+		t = f.Type()
+	}
+	if iface {
+		_, isIface := t.Underlying().(*types.Interface)
+		return "", suffix, isIface
+	}
+	if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
+		amp = "&"
+	}
+	return amp, suffix, true
+}
+
+// syncCall rewrites a call of a sync method (or of errgroup, conc, atomic
+// types). It reports false when it left the call alone.
+func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Selection, op syncOp, ctx callCtx) bool {
+	amp, suffix, ok := r.recvPath(se.X, sel, op.iface)
+	if !ok {
+		r.skip("receiver path not nameable: " + op.kind)
+		return false
+	}
+	if op.group != "" {
+		return r.groupCall(c, se, sel, op, ctx, amp+r.text(se.X)+suffix)
+	}
+	if _, xPtr := r.typeOf(se.X).Underlying().(*types.Pointer); xPtr || op.iface {
+		r.expr(se.X)
+	} else {
+		r.addr(se.X)
+	}
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+	fn := r.shim(op.fn)
+	if op.rt {
+		fn = r.rt(op.fn)
+	}
+	lo, hi := r.span(c)
+	xEnd := r.off(se.X.End())
+	if len(c.Args) == 0 {
+		text := suffix + ")"
+		if !r.ed.canReplace(xEnd, r.off(c.Rparen)+1, text) {
+			r.skip("call split over lines: " + op.kind)
+			return false
+		}
+		s := r.site(se.Sel.Pos(), op.kind, se.X)
+		r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
+		r.ed.replace(xEnd, r.off(c.Rparen)+1, lo, hi, lit(text))
+		return true
+	}
+	text := suffix + ", "
+	if !r.ed.canReplace(xEnd, r.off(c.Lparen)+1, text) {
+		r.skip("call split over lines: " + op.kind)
+		return false
+	}
+	s := r.site(se.Sel.Pos(), op.kind, se.X)
+	r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
+	r.ed.replace(xEnd, r.off(c.Lparen)+1, lo, hi, lit(text))
+	return true
+}
+
+// groupCall rewrites Go and Wait of errgroup and conc groups: ptr is the
+// text of the group's address.
+func (r *rewriter) groupCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Selection, op syncOp, ctx callCtx, ptr string) bool {
+	if !r.isPure(se.X) {
+		r.skip("group receiver with side effects")
+		return false
+	}
+	r.receiver(se.X, sel)
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+	r.usedUnsafe = true
+	group := "precog_unsafe.Pointer(" + ptr + ")"
+	lo, hi := r.span(c)
+	switch op.group {
+	case "go", "goerr":
+		if len(c.Args) != 1 {
+			return true
+		}
+		s := r.site(se.Sel.Pos(), op.kind, se.X)
+		alo, ahi := r.span(c.Args[0])
+		r.ed.open(alo, ahi, lit(r.shim(op.fn)+"("+s+", "+group+", "))
+		r.ed.close(alo, ahi, lit(")"))
+	case "waiterr":
+		if ctx == callDefer {
+			r.skip("deferred group wait")
+			return true
+		}
+		s := r.site(se.Sel.Pos(), op.kind, se.X)
+		r.ed.open(lo, hi, lit(r.shim(op.fn)+"("+s+", "+group+", "))
+		r.ed.close(lo, hi, lit(")"))
+	case "wait":
+		if ctx != callStmt {
+			r.skip("group wait outside a statement list")
+			return true
+		}
+		s := r.site(se.Sel.Pos(), op.kind, se.X)
+		r.ed.close(lo, hi, lit("; "+r.shim(op.fn)+"("+s+", "+group+")"))
+	}
+	return true
+}
+
+// methodValue rewrites a lock method value (f := mu.Lock) into
+// precog_shim.LockFunc(SITE, &mu); it reports whether it did.
+func (r *rewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) bool {
+	op, ok := syncMethods[methodKey(sel)]
+	if !ok || op.value == "" {
+		return false
+	}
+	amp, suffix, ok := r.recvPath(x.X, sel, false)
+	if !ok {
+		return false
+	}
+	if amp == "" {
+		r.expr(x.X)
+	} else {
+		r.addr(x.X)
+	}
+	s := r.site(x.Sel.Pos(), op.kind, x)
+	lo, hi := r.span(x)
+	r.ed.open(lo, hi, lit(r.shim(op.value)+"("+s+", "+amp))
+	r.ed.replace(r.off(x.X.End()), hi, lo, hi, lit(suffix+")"))
+	return true
+}

@@ -1,0 +1,284 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// expr rewrites e, whose value is used (read).
+func (r *rewriter) expr(e ast.Expr) {
+	if e == nil {
+		return
+	}
+	if tv, ok := r.info.Types[e]; ok && (tv.IsType() || tv.Value != nil || tv.IsBuiltin()) {
+		return
+	}
+	switch x := e.(type) {
+	case *ast.Ident:
+		r.read(x)
+	case *ast.ParenExpr:
+		r.expr(x.X)
+	case *ast.SelectorExpr:
+		r.selector(x)
+	case *ast.IndexExpr:
+		if r.isMapIndex(x) {
+			r.expr(x.X)
+			r.mapOp(x.X, x.Lbrack, "map-read", "MR", x)
+			r.expr(x.Index)
+			return
+		}
+		if _, isFunc := r.typeOf(x.X).(*types.Signature); isFunc {
+			return // instantiation
+		}
+		r.operand(x.X)
+		r.expr(x.Index)
+		r.read(x)
+	case *ast.IndexListExpr:
+		// instantiation
+	case *ast.SliceExpr:
+		r.operand(x.X)
+		r.expr(x.Low)
+		r.expr(x.High)
+		r.expr(x.Max)
+	case *ast.StarExpr:
+		r.expr(x.X)
+		r.read(x)
+	case *ast.UnaryExpr:
+		switch x.Op {
+		case token.AND:
+			r.addr(x.X)
+		case token.ARROW:
+			r.expr(x.X)
+			r.recv(x, false)
+		default:
+			r.expr(x.X)
+		}
+	case *ast.BinaryExpr:
+		r.expr(x.X)
+		r.expr(x.Y)
+	case *ast.CallExpr:
+		r.call(x, callExpr)
+	case *ast.CompositeLit:
+		_, isStruct := r.typeOf(x).Underlying().(*types.Struct)
+		for _, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				if !isStruct {
+					r.expr(kv.Key)
+				}
+				r.expr(kv.Value)
+			} else {
+				r.expr(el)
+			}
+		}
+	case *ast.FuncLit:
+		r.funcLit(x, "", "")
+	case *ast.TypeAssertExpr:
+		r.expr(x.X)
+	case *ast.KeyValueExpr:
+		r.expr(x.Key)
+		r.expr(x.Value)
+	}
+}
+
+// operand rewrites the operand x of an index, slice or selection: an array
+// or struct value is not read as a whole, only addressed; anything else
+// (a pointer, slice, string, map) is read.
+func (r *rewriter) operand(x ast.Expr) {
+	switch r.typeOf(x).Underlying().(type) {
+	case *types.Array, *types.Struct:
+		r.addr(x)
+	default:
+		r.expr(x)
+	}
+}
+
+// addr rewrites e, whose location is used but not read as a whole: the
+// operand of &, the target of an assignment, the receiver of a
+// pointer-method call.
+func (r *rewriter) addr(e ast.Expr) {
+	switch x := e.(type) {
+	case *ast.Ident:
+	case *ast.ParenExpr:
+		r.addr(x.X)
+	case *ast.SelectorExpr:
+		sel := r.info.Selections[x]
+		if sel == nil || sel.Kind() != types.FieldVal {
+			r.expr(e)
+			return
+		}
+		if sel.Indirect() {
+			r.expr(x.X)
+		} else {
+			r.addr(x.X)
+		}
+	case *ast.IndexExpr:
+		if r.isMapIndex(x) {
+			r.expr(e)
+			return
+		}
+		r.operand(x.X)
+		r.expr(x.Index)
+	case *ast.StarExpr:
+		r.expr(x.X)
+	default:
+		r.expr(e)
+	}
+}
+
+// selector rewrites x.f used as a value.
+func (r *rewriter) selector(x *ast.SelectorExpr) {
+	if r.isPkgName(x.X) {
+		r.read(x) // a package-level variable of another package
+		return
+	}
+	sel := r.info.Selections[x]
+	if sel == nil {
+		return
+	}
+	switch sel.Kind() {
+	case types.FieldVal:
+		if sel.Indirect() {
+			r.expr(x.X)
+		} else {
+			r.operand(x.X)
+		}
+		r.read(x)
+	case types.MethodVal:
+		if r.methodValue(x, sel) {
+			return
+		}
+		r.receiver(x.X, sel)
+	case types.MethodExpr:
+	}
+}
+
+// receiver rewrites the receiver x of a method selection: a pointer is
+// read, a value whose address the call takes is only addressed, a value
+// the call copies is read.
+func (r *rewriter) receiver(x ast.Expr, sel *types.Selection) {
+	if _, xPtr := r.typeOf(x).Underlying().(*types.Pointer); !xPtr && !sel.Indirect() {
+		if sig, _ := sel.Obj().Type().(*types.Signature); sig != nil && sig.Recv() != nil {
+			if _, ptrRecv := sig.Recv().Type().(*types.Pointer); ptrRecv {
+				r.addr(x)
+				return
+			}
+		}
+	}
+	r.expr(x)
+}
+
+func (r *rewriter) isMapIndex(x *ast.IndexExpr) bool {
+	_, ok := r.typeOf(x.X).Underlying().(*types.Map)
+	return ok
+}
+
+// accessPos returns the position FileOptions.Shared is asked about for an
+// access through e.
+func accessPos(e ast.Expr) token.Pos {
+	switch x := e.(type) {
+	case *ast.SelectorExpr:
+		return x.Sel.Pos()
+	case *ast.IndexExpr:
+		return x.Lbrack
+	case *ast.StarExpr:
+		return x.Star
+	case *ast.ParenExpr:
+		return accessPos(x.X)
+	}
+	return e.Pos()
+}
+
+// location reports whether e denotes a variable whose accesses are
+// instrumented: a package-level variable, an escaped local, or a location
+// reached through a pointer, a slice, or such a variable.
+func (r *rewriter) location(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.Ident:
+		v, ok := r.info.Uses[x].(*types.Var)
+		if !ok || x.Name == "_" || v.IsField() || v.Pkg() == nil {
+			return false
+		}
+		if v.Parent() == v.Pkg().Scope() {
+			return true
+		}
+		return r.escaped[v]
+	case *ast.ParenExpr:
+		return r.location(x.X)
+	case *ast.SelectorExpr:
+		if r.isPkgName(x.X) {
+			_, ok := r.info.Uses[x.Sel].(*types.Var)
+			return ok
+		}
+		sel := r.info.Selections[x]
+		if sel == nil || sel.Kind() != types.FieldVal {
+			return false
+		}
+		return sel.Indirect() || r.location(x.X)
+	case *ast.IndexExpr:
+		switch t := r.typeOf(x.X).Underlying().(type) {
+		case *types.Slice:
+			return true
+		case *types.Pointer:
+			_, ok := t.Elem().Underlying().(*types.Array)
+			return ok
+		case *types.Array:
+			return r.location(x.X)
+		}
+	case *ast.StarExpr:
+		return true
+	}
+	return false
+}
+
+// shared reports whether the access through e is instrumented.
+func (r *rewriter) shared(e ast.Expr) bool {
+	if !r.location(e) {
+		return false
+	}
+	return r.opts.Shared == nil || r.opts.Shared(accessPos(e))
+}
+
+// read wraps the read of e in (*precog_shim.R(SITE, &e)).
+func (r *rewriter) read(e ast.Expr) {
+	if !r.shared(e) {
+		return
+	}
+	s := r.site(accessPos(e), "read", e)
+	lo, hi := r.span(e)
+	r.ed.open(lo, hi, lit("(*"+r.shim("R")+"("+s+", &"))
+	r.ed.close(lo, hi, lit("))"))
+}
+
+// mapOp wraps the map operand m of an access in precog_shim.<fn>(SITE, m).
+func (r *rewriter) mapOp(m ast.Expr, pos token.Pos, kind, fn string, whole ast.Node) {
+	if _, isNamedTP := r.typeOf(m).(*types.TypeParam); isNamedTP {
+		r.skip("map of type parameter type")
+		return
+	}
+	if r.opts.Shared != nil && !r.opts.Shared(pos) {
+		return
+	}
+	s := r.site(pos, kind, whole)
+	lo, hi := r.span(m)
+	r.ed.open(lo, hi, lit(r.shim(fn)+"("+s+", "))
+	r.ed.close(lo, hi, lit(")"))
+}
+
+// recv rewrites the receive <-ch into precog_shim.Recv(SITE, ch), or
+// Recv2 when two is set (v, ok := <-ch).
+func (r *rewriter) recv(u *ast.UnaryExpr, two bool) {
+	if _, isTP := r.typeOf(u.X).(*types.TypeParam); isTP {
+		r.skip("receive from type parameter type")
+		return
+	}
+	fn := "Recv"
+	if two {
+		fn = "Recv2"
+	}
+	s := r.site(u.OpPos, "recv", u)
+	lo, hi := r.span(u)
+	op := r.off(u.OpPos)
+	r.ed.replace(op, op+2, lo, hi, lit(r.shim(fn)+"("+s+", "))
+	r.ed.close(lo, hi, lit(")"))
+}

@@ -1,0 +1,681 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+func (r *rewriter) stmts(list []ast.Stmt) {
+	for _, s := range list {
+		r.stmt(s, true)
+	}
+}
+
+// stmt rewrites s; inList is true when s is in a statement list, where
+// statements can be added after it (not an init or post statement).
+func (r *rewriter) stmt(s ast.Stmt, inList bool) {
+	switch s := s.(type) {
+	case nil:
+	case *ast.BlockStmt:
+		r.stmts(s.List)
+	case *ast.ExprStmt:
+		if c, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
+			ctx := callExpr
+			if inList {
+				ctx = callStmt
+			}
+			r.call(c, ctx)
+			return
+		}
+		r.expr(s.X)
+	case *ast.SendStmt:
+		r.send(s)
+	case *ast.IncDecStmt:
+		r.incDec(s)
+	case *ast.AssignStmt:
+		r.assign(s, inList)
+	case *ast.GoStmt:
+		r.goStmt(s)
+	case *ast.DeferStmt:
+		r.call(s.Call, callDefer)
+	case *ast.LabeledStmt:
+		if sel, ok := s.Stmt.(*ast.SelectStmt); ok {
+			r.selectStmt(sel, s)
+			return
+		}
+		r.stmt(s.Stmt, inList)
+	case *ast.IfStmt:
+		r.stmt(s.Init, false)
+		r.expr(s.Cond)
+		r.stmts(s.Body.List)
+		r.stmt(s.Else, true)
+	case *ast.ForStmt:
+		r.stmt(s.Init, false)
+		r.expr(s.Cond)
+		r.stmt(s.Post, false)
+		r.stmts(s.Body.List)
+	case *ast.RangeStmt:
+		r.rangeStmt(s)
+	case *ast.SwitchStmt:
+		r.stmt(s.Init, false)
+		r.expr(s.Tag)
+		for _, cc := range s.Body.List {
+			cc := cc.(*ast.CaseClause)
+			for _, e := range cc.List {
+				r.expr(e)
+			}
+			r.stmts(cc.Body)
+		}
+	case *ast.TypeSwitchStmt:
+		r.stmt(s.Init, false)
+		var x ast.Expr
+		switch a := s.Assign.(type) {
+		case *ast.ExprStmt:
+			x = a.X
+		case *ast.AssignStmt:
+			x = a.Rhs[0]
+		}
+		if ta, ok := x.(*ast.TypeAssertExpr); ok {
+			r.expr(ta.X)
+		}
+		for _, cc := range s.Body.List {
+			r.stmts(cc.(*ast.CaseClause).Body)
+		}
+	case *ast.SelectStmt:
+		r.selectStmt(s, nil)
+	case *ast.ReturnStmt:
+		for _, e := range s.Results {
+			r.expr(e)
+		}
+	case *ast.DeclStmt:
+		gd, ok := s.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return
+		}
+		for _, sp := range gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			r.values(vs.Names, vs.Values)
+		}
+	}
+}
+
+// values rewrites the right-hand side of an assignment or declaration:
+// a comma-ok receive (v, ok := <-ch) becomes Recv2.
+func (r *rewriter) values(lhs []*ast.Ident, rhs []ast.Expr) {
+	if len(lhs) == 2 && len(rhs) == 1 {
+		if u, ok := ast.Unparen(rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+			r.expr(u.X)
+			r.recv(u, true)
+			return
+		}
+	}
+	for _, e := range rhs {
+		r.expr(e)
+	}
+}
+
+// untypedOr reports whether e is untyped (a constant or nil) or of type t
+// exactly: then W(site, &x, e) infers its type argument from x alone.
+func (r *rewriter) untypedOr(e ast.Expr, t types.Type) bool {
+	tv := r.info.Types[e]
+	if tv.Type == nil {
+		return false
+	}
+	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return true
+	}
+	return types.Identical(tv.Type, t)
+}
+
+func (r *rewriter) isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// send rewrites ch <- v into precog_shim.Send(SITE, ch, v).
+func (r *rewriter) send(s *ast.SendStmt) {
+	r.expr(s.Chan)
+	r.expr(s.Value)
+	ct := r.typeOf(s.Chan)
+	ch, ok := ct.Underlying().(*types.Chan)
+	if _, isTP := ct.(*types.TypeParam); isTP || !ok {
+		r.skip("send on type parameter type")
+		return
+	}
+	lo, hi := r.span(s)
+	site := r.site(s.Arrow, "send", s.Chan)
+	arrow := [2]int{r.off(s.Chan.End()), r.off(s.Value.Pos())}
+	if r.untypedOr(s.Value, ch.Elem()) {
+		r.ed.open(lo, hi, lit(r.shim("Send")+"("+site+", "))
+		r.ed.replace(arrow[0], arrow[1], lo, hi, lit(", "))
+	} else {
+		r.ed.open(lo, hi, lit(r.rt("SendTo")+"("+site+", "))
+		r.ed.replace(arrow[0], arrow[1], lo, hi, lit(").Send("))
+	}
+	r.ed.close(lo, hi, lit(")"))
+}
+
+// mapWrite rewrites the map operand of m[k] being assigned.
+func (r *rewriter) mapWrite(x *ast.IndexExpr) {
+	r.expr(x.X)
+	r.mapOp(x.X, x.Lbrack, "map-write", "MW", x)
+	r.expr(x.Index)
+}
+
+// incDec rewrites x++ on a shared x into W(SITE, &x, *R(SITE, &x) + 1).
+func (r *rewriter) incDec(s *ast.IncDecStmt) {
+	if ix, ok := ast.Unparen(s.X).(*ast.IndexExpr); ok && r.isMapIndex(ix) {
+		r.mapWrite(ix)
+		return
+	}
+	r.addr(s.X)
+	if !r.shared(s.X) {
+		return
+	}
+	if !r.isPure(s.X) {
+		r.skip("increment of an operand with side effects")
+		return
+	}
+	op := "+"
+	if s.Tok == token.DEC {
+		op = "-"
+	}
+	lo, hi := r.span(s)
+	xlo, xhi := r.span(s.X)
+	sr := r.site(accessPos(s.X), "read", s.X)
+	sw := r.site(accessPos(s.X), "write", s.X)
+	r.ed.open(lo, hi, lit(r.shim("W")+"("+sw+", &"))
+	r.ed.replace(xhi, hi, lo, hi, lit(", (*"+r.shim("R")+"("+sr+", &"), copyOf(xlo, xhi), lit(")) "+op+" 1)"))
+}
+
+// assign rewrites an assignment.
+func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
+	lo, hi := r.span(s)
+	switch {
+	case s.Tok == token.DEFINE:
+		var ids []*ast.Ident
+		for _, l := range s.Lhs {
+			id, _ := l.(*ast.Ident)
+			ids = append(ids, id)
+		}
+		r.values(ids, s.Rhs)
+		var wrote []ast.Expr
+		for _, id := range ids {
+			if id != nil && r.info.Defs[id] == nil && r.shared(id) {
+				wrote = append(wrote, id)
+			}
+		}
+		r.wroteAfter(s, wrote, inList)
+	case s.Tok == token.ASSIGN && len(s.Lhs) == 1 && len(s.Rhs) == 1:
+		l, v := s.Lhs[0], s.Rhs[0]
+		if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok && r.isMapIndex(ix) {
+			r.mapWrite(ix)
+			r.expr(v)
+			return
+		}
+		r.addr(l)
+		r.expr(v)
+		if r.isBlank(l) || !r.shared(l) {
+			return
+		}
+		site := r.site(accessPos(l), "write", l)
+		_, lhi := r.span(l)
+		if r.untypedOr(v, r.typeOf(l)) {
+			r.ed.open(lo, hi, lit(r.shim("W")+"("+site+", &"))
+			r.ed.replace(lhi, r.off(v.Pos()), lo, hi, lit(", "))
+		} else {
+			r.ed.open(lo, hi, lit(r.rt("At")+"("+site+", &"))
+			r.ed.replace(lhi, r.off(v.Pos()), lo, hi, lit(").Set("))
+		}
+		r.ed.close(lo, hi, lit(")"))
+	case s.Tok == token.ASSIGN:
+		var wrote []ast.Expr
+		for _, l := range s.Lhs {
+			if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok && r.isMapIndex(ix) {
+				r.mapWrite(ix)
+				continue
+			}
+			r.addr(l)
+			if !r.isBlank(l) && r.shared(l) {
+				wrote = append(wrote, l)
+			}
+		}
+		if len(s.Lhs) == 2 && len(s.Rhs) == 1 {
+			if u, ok := ast.Unparen(s.Rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+				r.expr(u.X)
+				if r.isBlank(s.Lhs[1]) || types.Identical(r.typeOf(s.Lhs[1]), types.Typ[types.Bool]) {
+					r.recv(u, true)
+				} else {
+					r.skip("comma-ok receive into a named bool")
+				}
+				r.wroteAfter(s, wrote, inList)
+				return
+			}
+		}
+		for _, v := range s.Rhs {
+			r.expr(v)
+		}
+		r.wroteAfter(s, wrote, inList)
+	default: // op-assignment
+		l, v := s.Lhs[0], s.Rhs[0]
+		if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok && r.isMapIndex(ix) {
+			r.mapWrite(ix)
+			r.expr(v)
+			return
+		}
+		r.addr(l)
+		r.expr(v)
+		if !r.shared(l) {
+			return
+		}
+		if !r.isPure(l) {
+			r.skip("op-assignment to an operand with side effects")
+			return
+		}
+		op := strings.TrimSuffix(s.Tok.String(), "=")
+		llo, lhi := r.span(l)
+		sr := r.site(accessPos(l), "read", l)
+		sw := r.site(accessPos(l), "write", l)
+		r.ed.open(lo, hi, lit(r.shim("W")+"("+sw+", &"))
+		r.ed.replace(lhi, r.off(v.Pos()), lo, hi, lit(", (*"+r.shim("R")+"("+sr+", &"), copyOf(llo, lhi), lit(")) "+op+" ("))
+		r.ed.close(lo, hi, lit("))"))
+	}
+}
+
+// wroteAfter records, after the statement s, the writes of its shared
+// targets ls that the statement did itself.
+func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
+	if len(ls) == 0 {
+		return
+	}
+	if !inList {
+		r.skip("multiple assignment in an init or post statement")
+		return
+	}
+	var text []piece
+	for _, l := range ls {
+		if !r.isPure(l) {
+			r.skip("multiple assignment to an operand with side effects")
+			continue
+		}
+		site := r.site(accessPos(l), "write", l)
+		llo, lhi := r.span(l)
+		text = append(text, lit("; "+r.rt("Wrote")+"("+site+", &"), copyOf(llo, lhi), lit(")"))
+	}
+	if len(text) > 0 {
+		lo, hi := r.span(s)
+		r.ed.close(lo, hi, text...)
+	}
+}
+
+// goStmt rewrites a go statement: the parent gets the child's logical id
+// from precog_shim.Go, the child calls Begin first and defers End.
+//
+//	go func(x T) { ... }(a)  ->  { precog_id := precog_shim.Go(SITE); go func(x T) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a) }
+//	go f(a, b)               ->  { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(SITE); go func() { ...; precog_f(precog_a0, precog_a1) }() }
+//
+// all on the go statement's lines. Constant arguments are not hoisted
+// (their type comes from the parameter).
+func (r *rewriter) goStmt(s *ast.GoStmt) {
+	c := s.Call
+	lo, hi := r.span(s)
+	begin := " " + r.shim("Begin") + "(precog_id); defer " + r.shim("End") + "();"
+	if fl, ok := ast.Unparen(c.Fun).(*ast.FuncLit); ok {
+		site := r.site(s.Go, "go", nil)
+		r.sites[len(r.sites)-1].Expr = "go func literal"
+		r.ed.open(lo, hi, lit("{ precog_id := "+r.shim("Go")+"("+site+"); "))
+		r.funcLit(fl, begin, "")
+		for _, a := range c.Args {
+			r.expr(a)
+		}
+		r.ed.close(lo, hi, lit(" }"))
+		return
+	}
+	if reason := r.goUnhoistable(c); reason != "" {
+		r.skip(reason)
+		r.call(c, callDefer)
+		return
+	}
+	// Plan the elements: the function, then each argument.
+	type elem struct {
+		e     ast.Expr
+		names []string // hoisted into these; none for constants
+	}
+	elems := []elem{{e: c.Fun, names: []string{"precog_f"}}}
+	for i, a := range c.Args {
+		tv := r.info.Types[a]
+		el := elem{e: a}
+		switch t := tv.Type.(type) {
+		case *types.Tuple:
+			for j := 0; j < t.Len(); j++ {
+				el.names = append(el.names, "precog_a"+strconv.Itoa(i)+"_"+strconv.Itoa(j))
+			}
+		default:
+			if tv.Value == nil && !tv.IsNil() {
+				el.names = []string{"precog_a" + strconv.Itoa(i)}
+			}
+		}
+		elems = append(elems, el)
+	}
+	// Separators before hoisted elements become ", ", before the others
+	// nothing: they may not span lines then.
+	for i := 1; i < len(elems); i++ {
+		a, b := r.off(elems[i-1].e.End()), r.off(elems[i].e.Pos())
+		if len(elems[i].names) == 0 && !r.ed.canReplace(a, b, "") {
+			r.skip("go statement with a constant argument on its own line")
+			r.call(c, callDefer)
+			return
+		}
+	}
+	r.expr(c.Fun)
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+	var names []string
+	var args []piece
+	for i, el := range elems {
+		tuple := len(el.names) > 1
+		if !tuple {
+			names = append(names, el.names...)
+		}
+		if i == 0 {
+			continue
+		}
+		if len(args) > 0 {
+			args = append(args, lit(", "))
+		}
+		if len(el.names) == 0 {
+			alo, ahi := r.span(el.e)
+			args = append(args, copyOf(alo, ahi))
+			r.ed.replace(alo, ahi, lo, hi)
+		} else {
+			args = append(args, lit(strings.Join(el.names, ", ")))
+		}
+		sep := ""
+		switch {
+		case tuple: // the only argument: f(g()) with g returning several values
+			sep = "; " + strings.Join(el.names, ", ") + " := "
+		case len(el.names) > 0:
+			sep = ", "
+		}
+		r.ed.replace(r.off(elems[i-1].e.End()), r.off(el.e.Pos()), lo, hi, lit(sep))
+	}
+	if c.Ellipsis.IsValid() {
+		args = append(args, lit("..."))
+	}
+	site := r.site(s.Go, "go", c.Fun)
+	r.ed.replace(lo, r.off(c.Fun.Pos()), lo, hi, lit("{ "+strings.Join(names, ", ")+" := "))
+	tail := []piece{lit("; precog_id := " + r.shim("Go") + "(" + site + "); go func() {" + begin + " precog_f(")}
+	tail = append(tail, args...)
+	tail = append(tail, lit(") }() }"))
+	r.ed.replace(r.off(elems[len(elems)-1].e.End()), hi, lo, hi, tail...)
+}
+
+// goUnhoistable says why the call of a go statement cannot be split into
+// hoisted operands and a call in a function literal, or "".
+func (r *rewriter) goUnhoistable(c *ast.CallExpr) string {
+	if tv, ok := r.info.Types[c.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
+		return "go statement calling a builtin"
+	}
+	if id := r.calleeIdent(ast.Unparen(c.Fun)); id != nil {
+		if _, generic := r.info.Instances[id]; generic {
+			return "go statement calling a generic function"
+		}
+	}
+	for _, a := range c.Args {
+		tv := r.info.Types[a]
+		if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 && tv.Value == nil && !tv.IsNil() {
+			return "go statement with an untyped argument"
+		}
+	}
+	return ""
+}
+
+// rangeStmt rewrites a range statement.
+func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
+	xt := r.typeOf(s.X)
+	_, isTP := xt.(*types.TypeParam)
+	switch xt.Underlying().(type) {
+	case *types.Chan:
+		if !isTP && r.rangeChan(s) {
+			r.stmts(s.Body.List)
+			return
+		}
+		r.expr(s.X)
+	case *types.Map:
+		r.expr(s.X)
+		r.mapOp(s.X, s.For, "map-range", "MI", s.X)
+	default:
+		r.expr(s.X)
+	}
+	if s.Tok == token.ASSIGN {
+		var text []piece
+		for _, l := range []ast.Expr{s.Key, s.Value} {
+			if l == nil {
+				continue
+			}
+			r.addr(l)
+			if r.isBlank(l) || !r.shared(l) {
+				continue
+			}
+			if !r.isPure(l) {
+				r.skip("range assigning an operand with side effects")
+				continue
+			}
+			site := r.site(accessPos(l), "write", l)
+			llo, lhi := r.span(l)
+			text = append(text, lit(" "+r.rt("Wrote")+"("+site+", &"), copyOf(llo, lhi), lit(");"))
+		}
+		if len(text) > 0 {
+			blo, bhi := r.span(s.Body)
+			r.ed.insert(blo+1, blo, bhi, text...)
+		}
+	}
+	r.stmts(s.Body.List)
+}
+
+// rangeChan rewrites for v := range ch into a loop of receives:
+//
+//	for v, precog_ok := precog_shim.Recv2(SITE, ch); precog_ok; v, precog_ok = precog_shim.Recv2(SITE, ch) {
+//
+// It reports false if it left the statement alone.
+func (r *rewriter) rangeChan(s *ast.RangeStmt) bool {
+	if s.Tok == token.ASSIGN {
+		r.skip("range over a channel assigning its variable")
+		return false
+	}
+	if !r.isPure(s.X) {
+		r.skip("range over a channel expression with side effects")
+		return false
+	}
+	r.expr(s.X)
+	lo, hi := r.span(s)
+	xlo, xhi := r.span(s.X)
+	site := r.site(s.X.Pos(), "recv", s.X)
+	recv2 := r.shim("Recv2") + "(" + site + ", "
+	key := "_"
+	if s.Key != nil {
+		key = r.text(s.Key)
+		r.ed.replace(r.off(s.Key.End()), xlo, lo, hi, lit(", precog_ok := "+recv2))
+	} else {
+		r.ed.replace(r.off(s.Range), xlo, lo, hi, lit("_, precog_ok := "+recv2))
+	}
+	r.ed.closeAt(xhi, lo, hi, lit("); precog_ok; "+key+", precog_ok = "+recv2), copyOf(xlo, xhi), lit(")"))
+	return true
+}
+
+// selectStmt rewrites a select statement (labeled by l, if not nil); see
+// rt.Select for the protocol.
+func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
+	type clause struct {
+		cc      *ast.CommClause
+		index   int
+		ch, val ast.Expr
+		recv    *ast.UnaryExpr
+		assign  *ast.AssignStmt
+	}
+	var cls []clause
+	n := 0
+	ok := true
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CommClause)
+		cl := clause{cc: cc, index: -1}
+		switch c := cc.Comm.(type) {
+		case nil:
+		case *ast.SendStmt:
+			cl.ch, cl.val = c.Chan, c.Value
+		case *ast.ExprStmt:
+			cl.recv, _ = ast.Unparen(c.X).(*ast.UnaryExpr)
+		case *ast.AssignStmt:
+			cl.assign = c
+			cl.recv, _ = ast.Unparen(c.Rhs[0]).(*ast.UnaryExpr)
+		}
+		if cc.Comm != nil {
+			if cl.recv != nil {
+				cl.ch = cl.recv.X
+			}
+			if cl.ch == nil {
+				ok = false
+			} else if _, isTP := r.typeOf(cl.ch).(*types.TypeParam); isTP {
+				ok = false
+			}
+			cl.index = n
+			n++
+		}
+		cls = append(cls, cl)
+	}
+	if l != nil && r.hasGoto(l.Label.Name) {
+		ok = false
+	}
+	if !ok || n > rtMaxCases || len(cls) == 0 {
+		if len(cls) > 0 {
+			r.skip("select not rewritable")
+		}
+		for _, cl := range cls {
+			if cl.ch != nil {
+				r.expr(cl.ch)
+			}
+			if cl.val != nil {
+				r.expr(cl.val)
+			}
+			r.stmts(cl.cc.Body)
+		}
+		return
+	}
+	site := r.site(s.Select, "select", nil)
+	r.sites[len(r.sites)-1].Expr = "select"
+	var try []piece
+	for _, cl := range cls {
+		i := strconv.Itoa(cl.index)
+		switch {
+		case cl.cc.Comm == nil:
+			try = append(try, lit(r.rt("TryDefault")+"(&precog_s); "))
+		case cl.recv != nil:
+			if r.isPure(cl.ch) {
+				clo, chi := r.span(cl.ch)
+				try = append(try, lit(r.rt("TryRecv")+"(&precog_s, "+i+", "), copyOf(clo, chi), lit("); "))
+			}
+		default:
+			elem := r.typeOf(cl.ch).Underlying().(*types.Chan).Elem()
+			if r.isPure(cl.ch) && r.isPure(cl.val) && r.untypedOr(cl.val, elem) {
+				clo, chi := r.span(cl.ch)
+				vlo, vhi := r.span(cl.val)
+				try = append(try, lit(r.rt("TrySend")+"(&precog_s, "+i+", "), copyOf(clo, chi), lit(", "), copyOf(vlo, vhi), lit("); "))
+			}
+		}
+	}
+	var outer ast.Node = s
+	if l != nil {
+		outer = l
+	}
+	lo, hi := r.span(outer)
+	pre := []piece{lit("{ precog_s := " + r.rt("Plan") + "(" + site + "); if precog_s.Forcing() { ")}
+	pre = append(pre, try...)
+	pre = append(pre, lit("}; "))
+	r.ed.open(lo, hi, pre...)
+	r.ed.close(lo, hi, lit(" }"))
+
+	for _, cl := range cls {
+		cc := cl.cc
+		i := strconv.Itoa(cl.index)
+		clo, chi := r.span(cc)
+		var body []piece
+		switch {
+		case cc.Comm == nil:
+			body = strs(" precog_s.Defaulted();")
+		case cl.recv != nil:
+			r.expr(cl.ch)
+			colo, cohi := r.span(cc.Comm)
+			xlo, xhi := r.span(cl.ch)
+			r.ed.insert(xlo, colo, cohi, lit(r.rt("Recv")+"(&precog_s, "+i+", "))
+			r.ed.closeAt(xhi, colo, cohi, lit(")"))
+			ok := "precog_ok"
+			var wrote []piece
+			switch a := cl.assign; {
+			case a == nil:
+				r.ed.insert(colo, colo, cohi, lit("_, precog_ok := "))
+			case len(a.Lhs) == 1:
+				if a.Tok == token.ASSIGN {
+					ok = "precog_s.Ok"
+				}
+				_, lhi := r.span(a.Lhs[0])
+				r.ed.closeAt(lhi, colo, cohi, lit(", "+ok))
+			default:
+				if r.isBlank(a.Lhs[1]) {
+					if a.Tok == token.ASSIGN {
+						ok = "precog_s.Ok"
+					}
+					blo, bhi := r.span(a.Lhs[1])
+					r.ed.replace(blo, bhi, colo, cohi, lit(ok))
+				} else {
+					ok = r.text(a.Lhs[1])
+				}
+			}
+			if a := cl.assign; a != nil && a.Tok == token.ASSIGN {
+				for _, l := range a.Lhs {
+					r.addr(l)
+					if r.isBlank(l) || !r.shared(l) {
+						continue
+					}
+					if !r.isPure(l) {
+						r.skip("select receive into an operand with side effects")
+						continue
+					}
+					ws := r.site(accessPos(l), "write", l)
+					llo, lhi := r.span(l)
+					wrote = append(wrote, lit(" "+r.rt("Wrote")+"("+ws+", &"), copyOf(llo, lhi), lit(");"))
+				}
+			}
+			body = append(strs(" precog_s.Received("+i+", "+ok+");"), wrote...)
+		default:
+			r.expr(cl.ch)
+			r.expr(cl.val)
+			colo, cohi := r.span(cc.Comm)
+			xlo, xhi := r.span(cl.ch)
+			r.ed.insert(xlo, colo, cohi, lit(r.rt("Send")+"(&precog_s, "+i+", "))
+			r.ed.closeAt(xhi, colo, cohi, lit(")"))
+			body = strs(" precog_s.Sent(" + i + ");")
+		}
+		colon := r.off(cc.Colon) + 1
+		r.ed.insert(colon, clo, chi, body...)
+		r.stmts(cc.Body)
+	}
+}
+
+// rtMaxCases is rt.MaxCases.
+const rtMaxCases = 16
+
+// hasGoto reports whether the file has a goto to a label with this name.
+func (r *rewriter) hasGoto(label string) bool {
+	found := false
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.GOTO && b.Label != nil && b.Label.Name == label {
+			found = true
+		}
+		return !found
+	})
+	return found
+}

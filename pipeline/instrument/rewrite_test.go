@@ -1,0 +1,242 @@
+package instrument
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/rewrite")
+
+// testImporter imports the standard library from source, and the shim and
+// rt from this repository, so that rewritten files type-check.
+type testImporter struct {
+	fset *token.FileSet
+	std  types.ImporterFrom
+	mu   sync.Mutex
+	pkgs map[string]*types.Package
+}
+
+var (
+	importerOnce sync.Once
+	sharedImp    *testImporter
+)
+
+func newTestImporter() *testImporter {
+	importerOnce.Do(func() {
+		fset := token.NewFileSet()
+		sharedImp = &testImporter{fset: fset, std: importer.ForCompiler(fset, "source", nil).(types.ImporterFrom), pkgs: map[string]*types.Package{}}
+	})
+	return sharedImp
+}
+
+func repoDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func (im *testImporter) Import(path string) (*types.Package, error) {
+	return im.ImportFrom(path, "", 0)
+}
+
+func (im *testImporter) ImportFrom(path, dir string, mode types.ImportMode) (*types.Package, error) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.importLocked(path)
+}
+
+func (im *testImporter) importLocked(path string) (*types.Package, error) {
+	if p := im.pkgs[path]; p != nil {
+		return p, nil
+	}
+	var dir string
+	switch path {
+	case shimPath:
+		dir = filepath.Join(repoDir(), "shim")
+	case shimPath + "/trace":
+		dir = filepath.Join(repoDir(), "shim", "trace")
+	case rtPath:
+		dir = filepath.Join(repoDir(), "pipeline", "instrument", "rt")
+	default:
+		return im.std.ImportFrom(path, "", 0)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	var files []*ast.File
+	for _, n := range names {
+		if ok, _ := build.Default.MatchFile(dir, filepath.Base(n)); !ok || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(im.fset, n, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	conf := types.Config{Importer: lockedImporter{im}}
+	p, err := conf.Check(path, im.fset, files, nil)
+	if err != nil {
+		return nil, err
+	}
+	im.pkgs[path] = p
+	return p, nil
+}
+
+// lockedImporter imports while the testImporter's lock is held.
+type lockedImporter struct{ im *testImporter }
+
+func (l lockedImporter) Import(path string) (*types.Package, error) { return l.im.importLocked(path) }
+
+func newInfo() *types.Info {
+	return &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
+		Implicits:  map[ast.Node]types.Object{},
+		Scopes:     map[ast.Node]*types.Scope{},
+	}
+}
+
+// checkFiles type-checks files as one package.
+func checkFiles(t *testing.T, fset *token.FileSet, path string, files []*ast.File) (*types.Package, *types.Info) {
+	t.Helper()
+	info := newInfo()
+	conf := types.Config{Importer: newTestImporter()}
+	pkg, err := conf.Check(path, fset, files, info)
+	if err != nil {
+		t.Fatalf("type-checking %s: %v", path, err)
+	}
+	return pkg, info
+}
+
+// rewriteSource parses, type-checks and rewrites one file.
+func rewriteSource(t *testing.T, name string, src []byte, opts FileOptions) ([]byte, []trace.Site, map[string]int) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, info := checkFiles(t, fset, "p", []*ast.File{f})
+	r, out, err := rewrite(fset, f, src, pkg, info, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r == nil {
+		return nil, nil, nil
+	}
+	return out, r.sites, r.skipped
+}
+
+// typeCheckOutput checks that a rewritten file compiles.
+func typeCheckOutput(t *testing.T, name string, out []byte) {
+	t.Helper()
+	im := newTestImporter()
+	im.mu.Lock()
+	fset := im.fset
+	f, err := parser.ParseFile(fset, name, out, parser.SkipObjectResolution)
+	im.mu.Unlock()
+	if err != nil {
+		t.Fatalf("rewritten %s does not parse: %v\n%s", name, err, out)
+	}
+	conf := types.Config{Importer: im}
+	if _, err := conf.Check("p", fset, []*ast.File{f}, nil); err != nil {
+		t.Errorf("rewritten %s does not type-check: %v\n%s", name, err, numbered(out))
+	}
+}
+
+func numbered(b []byte) string {
+	var sb strings.Builder
+	for i, l := range strings.Split(string(b), "\n") {
+		fmt.Fprintf(&sb, "%3d %s\n", i+1, l)
+	}
+	return sb.String()
+}
+
+// sameLines checks that every line of the original still starts the same
+// line of the output, token for token: the output's line i contains the
+// original's line i's tokens in order.
+func sameLines(t *testing.T, name string, src, out []byte) {
+	t.Helper()
+	a, b := strings.Split(string(src), "\n"), strings.Split(string(out), "\n")
+	if len(a) != len(b) {
+		t.Errorf("%s: %d lines rewritten into %d", name, len(a), len(b))
+	}
+}
+
+// TestRewriteGolden rewrites each testdata/rewrite/*.go and compares the
+// result and its sites with the .go.txt golden file (go test -update
+// rewrites them). Each output must type-check and keep the line count.
+func TestRewriteGolden(t *testing.T) {
+	names, _ := filepath.Glob("testdata/rewrite/*.go")
+	if len(names) == 0 {
+		t.Fatal("no inputs")
+	}
+	for _, name := range names {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := FileOptions{FirstSite: 1}
+			if bytes.Contains(src, []byte("// opts: funcs")) {
+				opts.Funcs = true
+			}
+			abs, _ := filepath.Abs(name)
+			out, sites, skipped := rewriteSource(t, abs, src, opts)
+			if out == nil {
+				t.Fatal("nothing rewritten")
+			}
+			typeCheckOutput(t, abs, out)
+			sameLines(t, name, src, out)
+			var got bytes.Buffer
+			got.Write(out)
+			got.WriteString("\n-- sites --\n")
+			for i, s := range sites {
+				if s.ID != uint32(i+1) {
+					t.Errorf("site %d has id %d", i, s.ID)
+				}
+				fmt.Fprintf(&got, "%d %d:%d %s %s %q\n", s.ID, s.Line, s.Col, s.Kind, s.Function, s.Expr)
+			}
+			if len(skipped) > 0 {
+				got.WriteString("-- skipped --\n")
+				var ks []string
+				for k, n := range skipped {
+					ks = append(ks, fmt.Sprintf("%s: %d", k, n))
+				}
+				sort.Strings(ks)
+				got.WriteString(strings.Join(ks, "\n") + "\n")
+			}
+			golden := name + ".txt"
+			if *update {
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("%s differs from %s:\n%s", name, golden, got.Bytes())
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+// Package rt holds the helpers that instrumented code calls besides the
+// shim's own API: the select forcing protocol, the conversions that let a
+// generic shim call accept a value only assignable (not identical) to its
+// target, and the atomic-type wrappers.
+//
+// The instrumenter writes these files into the injected shim module, where
+// the package's import path is github.com/precog-dev/precog/shim/rt and
+// rewritten files import it as precog_rt. Like the shim, it imports only
+// the standard library and the shim, and builds at language version go1.22.
+package rt
+
+import (
+	"math"
+	"reflect"
+	"unsafe"
+
+	shim "github.com/precog-dev/precog/shim"
+)
+
+// A Select carries one execution of an instrumented select statement. The
+// rewritten code declares it with Plan just before the select, passes every
+// channel operand through Recv or Send (which note the real channel's
+// address for the record), and makes the first statement of each clause
+// Received, Sent or Defaulted, which record the clause that ran.
+//
+// When the shim's plan forces a clause (SelectPlan returned a timeout
+// channel), the rewritten code also calls TryRecv, TrySend or TryDefault
+// for the clauses before the select. Try* performs the forced clause's
+// operation alone, waiting at most until the timeout. If it completes, Recv
+// and Send give the forced clause a channel that is ready at once (a
+// buffered proxy holding the received value, closed if the real channel was
+// closed, or with room for the sent value) and every other clause a nil
+// channel, which is never ready: the select takes the forced clause, and a
+// default clause cannot run because a case is ready. If the timeout fires
+// first, every clause keeps its real channel and the select runs as
+// written. No clause body is duplicated and the select statement stays,
+// so break, continue, labels and goto in the bodies keep their meaning.
+// Clause indices count the non-default clauses from 0 in source order; the
+// default clause is forced by index -1.
+type Select struct {
+	site    uint32
+	force   int
+	timeout <-chan struct{}
+	done    bool // the forced clause's operation has completed
+	proxy   any  // a chan T standing in for the forced clause's channel
+	addrs   [MaxCases]unsafe.Pointer
+	// Ok receives the ok of a receive clause written as an assignment
+	// (v = <-ch), which has no variable of its own for it.
+	Ok bool
+}
+
+// MaxCases is the largest number of non-default clauses of a select the
+// instrumenter rewrites.
+const MaxCases = 16
+
+// Plan asks the shim which clause of the select at site to force.
+func Plan(site uint32) Select {
+	force, timeout := shim.SelectPlan(site)
+	return Select{site: site, force: force, timeout: timeout}
+}
+
+// Forcing reports whether the plan forces a clause, so that the rewritten
+// code calls the Try functions only then.
+func (s *Select) Forcing() bool { return s.timeout != nil }
+
+// TryRecv performs the receive of clause i if the plan forces it.
+func TryRecv[T any](s *Select, i int, ch <-chan T) {
+	if s.timeout == nil || s.force != i || s.done {
+		return
+	}
+	select {
+	case v, ok := <-ch:
+		p := make(chan T, 1)
+		if ok {
+			p <- v
+		} else {
+			close(p)
+		}
+		s.proxy, s.done = p, true
+	case <-s.timeout:
+	}
+}
+
+// TrySend performs the send of clause i if the plan forces it.
+func TrySend[T any](s *Select, i int, ch chan<- T, v T) {
+	if s.timeout == nil || s.force != i || s.done {
+		return
+	}
+	select {
+	case ch <- v:
+		s.proxy, s.done = make(chan T, 1), true
+	case <-s.timeout:
+	}
+}
+
+// TryDefault marks the default clause as taken if the plan forces it:
+// every case then gets a nil channel.
+func TryDefault(s *Select) {
+	if s.timeout != nil && s.force == -1 {
+		s.done = true
+	}
+}
+
+// Recv returns the channel that clause i of the select receives from.
+func Recv[T any](s *Select, i int, ch <-chan T) <-chan T {
+	s.addrs[i] = shim.ChanAddrRecv(ch)
+	if !s.done {
+		return ch
+	}
+	if i == s.force {
+		return s.proxy.(chan T)
+	}
+	return nil
+}
+
+// Send returns the channel that clause i of the select sends to.
+func Send[T any](s *Select, i int, ch chan<- T) chan<- T {
+	s.addrs[i] = shim.ChanAddrSend(ch)
+	if !s.done {
+		return ch
+	}
+	if i == s.force {
+		return s.proxy.(chan T)
+	}
+	return nil
+}
+
+// Received records that receive clause i ran; ok is false if its channel
+// was closed.
+func (s *Select) Received(i int, ok bool) { shim.SelectRecv(s.site, i, s.addrs[i], ok) }
+
+// Sent records that send clause i ran.
+func (s *Select) Sent(i int) { shim.SelectSend(s.site, i, s.addrs[i]) }
+
+// Defaulted records that the default clause ran.
+func (s *Select) Defaulted() { shim.SelectDefault(s.site) }
+
+// A Loc is a location about to be written with Set: At(site, &x).Set(v)
+// is shim.W(site, &x, v) for a value v that is assignable to x's type
+// without being of it (shim.W's type inference would reject it).
+type Loc[T any] struct {
+	site uint32
+	p    *T
+}
+
+// At returns the location p for Set.
+func At[T any](site uint32, p *T) Loc[T] { return Loc[T]{site, p} }
+
+// Set stores v into the location and records the write.
+func (l Loc[T]) Set(v T) { shim.W(l.site, l.p, v) }
+
+// Wrote records a write of *p that the program has just done itself (the
+// rewritten code keeps multiple assignments as they are and records their
+// shared targets after them).
+func Wrote[T any](site uint32, p *T) {
+	shim.Write(site, unsafe.Pointer(p), word(any(*p)))
+}
+
+// word is the shim's value word of v: 0 or 1 for nil or not for
+// pointer-shaped values, the bits of scalars, the length of strings.
+func word(v any) uint64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case int:
+		return uint64(x)
+	case int64:
+		return uint64(x)
+	case int32:
+		return uint64(uint32(x))
+	case uint64:
+		return x
+	case uint32:
+		return uint64(x)
+	case string:
+		return uint64(len(x))
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Slice, reflect.Interface:
+		if rv.IsNil() {
+			return 0
+		}
+		return 1
+	case reflect.Bool:
+		if rv.Bool() {
+			return 1
+		}
+		return 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return uint64(rv.Int()) & sizeMask(rv.Type().Size())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return rv.Uint()
+	case reflect.Float32:
+		return uint64(math.Float32bits(float32(rv.Float())))
+	case reflect.Float64:
+		return math.Float64bits(rv.Float())
+	case reflect.String:
+		return uint64(rv.Len())
+	}
+	return 0
+}
+
+func sizeMask(n uintptr) uint64 {
+	if n >= 8 {
+		return ^uint64(0)
+	}
+	return 1<<(8*n) - 1
+}
+
+// A Sender is a channel about to be sent on: SendTo(site, ch).Send(v) is
+// shim.Send(site, ch, v) for a value v assignable to the element type
+// without being of it.
+type Sender[T any] struct {
+	site uint32
+	ch   chan<- T
+}
+
+// SendTo returns ch for Send.
+func SendTo[T any](site uint32, ch chan<- T) Sender[T] { return Sender[T]{site, ch} }
+
+// Send sends v and records the send.
+func (s Sender[T]) Send(v T) { shim.Send(s.site, s.ch, v) }

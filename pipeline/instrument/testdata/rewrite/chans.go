@@ -1,0 +1,51 @@
+package p
+
+type msg struct{ n int }
+
+type C chan int
+
+type box struct {
+	ch  chan int
+	out chan error
+	v   int
+}
+
+type myErr struct{}
+
+func (myErr) Error() string { return "e" }
+
+func chans(b *box, done chan struct{}) (int, bool) {
+	ch := make(chan int, 3)
+	named := make(C)
+	_ = named
+	ch <- 1
+	b.ch <- b.v
+	b.out <- myErr{}
+	b.out <- nil
+	v := <-ch
+	w, ok := <-b.ch
+	<-done
+	var x int
+	x, ok = <-ch
+	close(ch)
+	for m := range b.ch {
+		v += m
+	}
+	for range done {
+	}
+	select {
+	case n := <-ch:
+		v += n
+	case m, more := <-b.ch:
+		_, _ = m, more
+	case b.v = <-ch:
+	case b.out <- nil:
+		return 0, false
+	case <-done:
+	default:
+	}
+	select {
+	case <-done:
+	}
+	return v + w + x, ok
+}

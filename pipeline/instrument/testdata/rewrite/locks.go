@@ -1,0 +1,64 @@
+package p
+
+import "sync"
+
+type Counter struct {
+	mu sync.Mutex
+	rw sync.RWMutex
+	n  int
+}
+
+type Embed struct {
+	sync.Mutex
+	*sync.RWMutex
+	vals map[string]int
+}
+
+var global int
+
+func (c *Counter) Inc() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	global += c.n
+}
+
+func (c *Counter) Get() int {
+	c.rw.RLock()
+	defer c.rw.RUnlock()
+	if c.mu.TryLock() {
+		c.mu.Unlock()
+	}
+	return c.n
+}
+
+func (e *Embed) Put(k string, v int) {
+	e.RWMutex.Lock()
+	e.vals[k] = v
+	e.RWMutex.Unlock()
+	e.RLock()
+	_ = e.vals[k]
+	e.RUnlock()
+	unlock := e.Mutex.Unlock
+	e.Mutex.Lock()
+	unlock()
+}
+
+func locker(l sync.Locker, wg *sync.WaitGroup, once *sync.Once, c *sync.Cond) {
+	l.Lock()
+	defer l.Unlock()
+	var v Counter
+	v.mu.Lock()
+	v.mu.Unlock()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		once.Do(func() {})
+	}()
+	wg.Wait()
+	c.L.Lock()
+	c.Wait()
+	c.Signal()
+	c.Broadcast()
+	c.L.Unlock()
+}

@@ -1,0 +1,48 @@
+package p
+
+import "io"
+
+type node struct {
+	next *node
+	val  int
+	arr  [4]int
+	r    io.Reader
+	tags []string
+}
+
+var head *node
+var counts = map[string]int{}
+var hits [8]int
+
+func list(p *node, s []int, w io.Writer) int {
+	p.next.val = 3
+	p.val += p.next.val
+	p.arr[1]++
+	s[0] = p.arr[2]
+	*p = node{val: 1}
+	q := &p.val
+	*q = 4
+	head = p
+	p.r = w.(io.Reader)
+	p.r = nil
+	p.tags = append(p.tags, "x")
+	counts["a"]++
+	counts["b"] = len(counts)
+	delete(counts, "a")
+	for k, v := range counts {
+		_, _ = k, v
+	}
+	if c, ok := counts["c"]; ok {
+		return c
+	}
+	hits[2] = 1
+	p.val, p.next = p.next.val, p
+	x := 0
+	func() { x++ }()
+	var n int
+	n, p.val = 1, 2
+	for i := range s {
+		s[i] = i
+	}
+	return x + n
+}

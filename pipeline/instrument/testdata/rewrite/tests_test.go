@@ -1,0 +1,15 @@
+package p
+
+import "testing"
+
+func TestThing(t *testing.T) {
+	t.Run("sub", func(t *testing.T) {
+		t.Log("in sub")
+	})
+}
+
+func helper(t *testing.T) {}
+
+func BenchmarkX(b *testing.B) {
+	b.Run("s", func(b *testing.B) {})
+}
