@@ -1,0 +1,162 @@
+package shim
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The process tests run this test binary again with PRECOG_CONTROL set, as
+// a driver runs a test: the shim's init loads the plan, and the child test
+// (TestControlChild) runs a program whose goroutines have the same logical
+// ids in every process.
+
+const childEnv = "PRECOG_CONTROL_TEST_CHILD"
+
+// childRoot is the logical id of the root goroutine of the child programs.
+const childRoot = 0x6368696c64
+
+// TestControlChild is the child's side; it runs only when a process test
+// asks for it.
+func TestControlChild(t *testing.T) {
+	switch os.Getenv(childEnv) {
+	case "":
+		t.Skip("run by the process tests")
+	case "mysql":
+		childMySQL()
+	case "perturb":
+		racyAppends(childRoot, nil)
+	}
+}
+
+// childMySQL is testdata/runtime/mysql's TestProcInfo as the instrumenter
+// writes it, crash included: SHOW PROCESSLIST dereferences thd.procInfo at
+// S2.
+func childMySQL() {
+	done := make(chan struct{})
+	go func() {
+		Begin(childRoot)
+		defer End()
+		defer close(done)
+		var thd procInfo
+		running := make(chan struct{})
+		finished := make(chan struct{})
+		shown := make(chan string)
+		now := make(chan struct{})
+		close(now)
+		spawn(siteSession, now, func() {
+			defer close(finished)
+			state := "executing"
+			W(siteSet, &thd.p, &state)
+			close(running)
+			time.Sleep(2 * time.Millisecond)
+			W(siteS3, &thd.p, nil)
+		})
+		spawn(siteShow, now, func() {
+			<-running
+			var out strings.Builder
+			out.WriteString("1")
+			if *R(siteS1, &thd.p) != nil {
+				io.WriteString(&out, "\t")
+				io.WriteString(&out, **R(siteS2, &thd.p))
+			}
+			shown <- out.String()
+		})
+		<-shown
+		<-finished
+	}()
+	<-done
+}
+
+// runChild runs the child program mode under plan p (none if nil) and
+// returns its result file (if p) and whether it crashed.
+func runChild(t *testing.T, dir, mode string, p *ControlPlan) (result string, crashed bool, out string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestControlChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, "TMPDIR="+dir)
+	if p != nil {
+		f, err := os.CreateTemp(dir, "plan")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Result = f.Name() + ".result"
+		if err := json.NewEncoder(f).Encode(p); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		cmd.Env = append(cmd.Env, "PRECOG_CONTROL="+f.Name())
+		result = p.Result
+	}
+	b, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return result, err != nil, string(b)
+}
+
+// TestControlProcessMySQL forces the proc_info crash in child processes,
+// against its natural rate.
+func TestControlProcessMySQL(t *testing.T) {
+	runs := 100
+	if testing.Short() || raceEnabled {
+		runs = 10
+	}
+	dir := t.TempDir()
+	session := childID(childRoot, siteSession, 0)
+	show := childID(childRoot, siteShow, 0)
+	natural, forced := 0, 0
+	for range runs {
+		if raceEnabled {
+			break // the unforced kernel races, as it should
+		}
+		if _, crashed, out := runChild(t, dir, "mysql", nil); crashed {
+			natural++
+			if !strings.Contains(out, "nil pointer dereference") {
+				t.Fatalf("unforced child failed:\n%s", out)
+			}
+		}
+	}
+	for i := range runs {
+		res, crashed, out := runChild(t, dir, "mysql", procInfoPlan(session, show))
+		if crashed && strings.Contains(out, "nil pointer dereference") {
+			forced++
+		}
+		if f := final(readResult(t, res)); f.State != Confirmed {
+			t.Errorf("run %d: final %+v\n%s", i, f, out)
+		}
+	}
+	t.Logf("proc_info crashes: %d of %d runs natural, %d of %d forced", natural, runs, forced, runs)
+	if forced < runs*95/100 {
+		t.Errorf("the forced order crashed %d of %d runs", forced, runs)
+	}
+}
+
+// TestControlProcessPerturb runs a racy program in three processes, two
+// with the same seed: those make the same decisions at the same points.
+func TestControlProcessPerturb(t *testing.T) {
+	dir := t.TempDir()
+	decisions := func(seed uint64) map[ControlPoint]string {
+		res, crashed, out := runChild(t, dir, "perturb", &ControlPlan{Mode: "perturb", Seed: seed, Delay: 0.2, Yield: 0.3, MaxDelayUS: 100})
+		if crashed {
+			t.Fatalf("child failed:\n%s", out)
+		}
+		m := map[ControlPoint]string{}
+		for _, r := range readResult(t, res) {
+			if r.Event == "delay" || r.Event == "yield" {
+				m[*r.Point] = r.Event + time.Duration(r.WaitUS*1000).String()
+			}
+		}
+		return m
+	}
+	a, b, c := decisions(3), decisions(3), decisions(4)
+	if len(a) == 0 || !mapsEqual(a, b) {
+		t.Errorf("seed 3 made %d and %d decisions, not the same", len(a), len(b))
+	}
+	if mapsEqual(a, c) {
+		t.Error("seeds 3 and 4 made the same decisions")
+	}
+}
