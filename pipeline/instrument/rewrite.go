@@ -468,6 +468,24 @@ func (r *rewriter) isPure(e ast.Expr) bool {
 			return false
 		}
 		return r.isPure(x.X) && r.isPure(x.Index)
+	case *ast.BinaryExpr:
+		return r.isPure(x.X) && r.isPure(x.Y)
+	case *ast.UnaryExpr:
+		return x.Op != token.ARROW && r.isPure(x.X)
+	case *ast.CallExpr:
+		// Conversions and len or cap of pure operands.
+		if len(x.Args) != 1 || !r.isPure(x.Args[0]) {
+			return false
+		}
+		if tv, ok := r.info.Types[x.Fun]; ok && tv.IsType() {
+			return true
+		}
+		if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok {
+			if b, ok := r.info.Uses[id].(*types.Builtin); ok {
+				return b.Name() == "len" || b.Name() == "cap"
+			}
+		}
+		return false
 	}
 	if tv, ok := r.info.Types[e]; ok && tv.Value != nil {
 		return true

@@ -479,7 +479,7 @@ func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
 
 // rangeChan rewrites for v := range ch into a loop of receives:
 //
-//	for v, precog_ok := precog_shim.Recv2(SITE, ch); precog_ok; v, precog_ok = precog_shim.Recv2(SITE, ch) {
+//	for precog_r, v := precog_rt.RangeOf(SITE, ch); precog_r.Next(&v); {
 //
 // It reports false if it left the statement alone.
 func (r *rewriter) rangeChan(s *ast.RangeStmt) bool {
@@ -487,23 +487,19 @@ func (r *rewriter) rangeChan(s *ast.RangeStmt) bool {
 		r.skip("range over a channel assigning its variable")
 		return false
 	}
-	if !r.isPure(s.X) {
-		r.skip("range over a channel expression with side effects")
-		return false
-	}
 	r.expr(s.X)
 	lo, hi := r.span(s)
 	xlo, xhi := r.span(s.X)
 	site := r.site(s.X.Pos(), "recv", s.X)
-	recv2 := r.shim("Recv2") + "(" + site + ", "
-	key := "_"
+	start := r.rt("RangeOf") + "(" + site + ", "
 	if s.Key != nil {
-		key = r.text(s.Key)
-		r.ed.replace(r.off(s.Key.End()), xlo, lo, hi, lit(", precog_ok := "+recv2))
+		r.ed.insert(r.off(s.Key.Pos()), lo, hi, lit("precog_r, "))
+		r.ed.replace(r.off(s.Key.End()), xlo, lo, hi, lit(" := "+start))
+		r.ed.closeAt(xhi, lo, hi, lit("); precog_r.Next(&"+r.text(s.Key)+"); "))
 	} else {
-		r.ed.replace(r.off(s.Range), xlo, lo, hi, lit("_, precog_ok := "+recv2))
+		r.ed.replace(r.off(s.Range), xlo, lo, hi, lit("precog_r, _ := "+start))
+		r.ed.closeAt(xhi, lo, hi, lit("); precog_r.Next(nil); "))
 	}
-	r.ed.closeAt(xhi, lo, hi, lit("); precog_ok; "+key+", precog_ok = "+recv2), copyOf(xlo, xhi), lit(")"))
 	return true
 }
 

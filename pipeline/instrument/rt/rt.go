@@ -226,3 +226,32 @@ func SendTo[T any](site uint32, ch chan<- T) Sender[T] { return Sender[T]{site, 
 
 // Send sends v and records the send.
 func (s Sender[T]) Send(v T) { shim.Send(s.site, s.ch, v) }
+
+// A ChanRange is a range over a channel rewritten into a loop of
+// receives, each recorded:
+//
+//	for precog_r, v := precog_rt.RangeOf(SITE, ch); precog_r.Next(&v); {
+//
+// ch is evaluated once, as by the range statement, and v is declared by
+// the loop as before (one per iteration from go1.22 on).
+type ChanRange[T any] struct {
+	site uint32
+	ch   <-chan T
+}
+
+// RangeOf starts a range over ch; it also returns the zero value that
+// declares the loop's variable.
+func RangeOf[T any](site uint32, ch <-chan T) (ChanRange[T], T) {
+	var zero T
+	return ChanRange[T]{site, ch}, zero
+}
+
+// Next receives the next value into *p (p may be nil) and reports false
+// when the channel is closed and empty, which ends the loop.
+func (r *ChanRange[T]) Next(p *T) bool {
+	v, ok := shim.Recv2(r.site, r.ch)
+	if ok && p != nil {
+		*p = v
+	}
+	return ok
+}

@@ -1,0 +1,100 @@
+package prog
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+type account struct {
+	mu      sync.Mutex
+	balance int
+	owner   *string
+}
+
+var (
+	hits  atomic.Int64
+	total int64
+	seen  = map[string]int{}
+)
+
+func (a *account) deposit(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.balance += n
+}
+
+func produce(ch chan<- int, n int, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for i := 0; i < n; i++ {
+		ch <- i
+	}
+}
+
+func TestProgram(t *testing.T) {
+	a := &account{}
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.deposit(5)
+			hits.Add(1)
+			atomic.AddInt64(&total, 2)
+		}()
+	}
+	wg.Wait()
+	ch := make(chan int, 4)
+	wg.Add(1)
+	go produce(ch, 3, &wg)
+	wg.Wait()
+	close(ch)
+	sum := 0
+	for v := range ch {
+		sum += v
+	}
+	_, ok := <-ch
+	if ok || sum != 3 {
+		t.Fatalf("sum %d ok %v", sum, ok)
+	}
+	done := make(chan struct{})
+	close(done)
+	select {
+	case _, more := <-done:
+		if more {
+			t.Fatal("more")
+		}
+	}
+	name := "x"
+	a.owner = &name
+	a.owner = nil
+	seen["k"] = 1
+	for k := range seen {
+		_ = seen[k]
+	}
+	t.Run("sub", func(t *testing.T) {
+		a.balance = 7
+	})
+	if a.balance != 7 || hits.Load() != 2 || atomic.LoadInt64(&total) != 4 {
+		t.Fatal("wrong")
+	}
+}
+
+func crash(p *account) int {
+	return p.balance // nil p when PRECOG_E2E_PANIC is set
+}
+
+func TestPanic(t *testing.T) {
+	if os.Getenv("PRECOG_E2E_PANIC") == "" {
+		t.Skip("set PRECOG_E2E_PANIC")
+	}
+	var p *account
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = crash(p)
+	}()
+	wg.Wait()
+}
