@@ -35,17 +35,38 @@ package shim
 // (Begin, End, TestStart, TestEnd, GCEpoch) are never points.
 //
 // When a point is passed matters for force. A goroutine arrives at a point
-// before the operation; it passes it
-//   - after the operation for locks, reads-modify-writes and everything else
-//     recorded after it happened (Lock, RLock, TryLock, WGWait, OnceDo,
-//     CondWait, atomics) and for writes W (the store is done);
-//   - when recorded, just before the operation, for operations recorded
-//     before they happen (Unlock, RUnlock, WGAdd, WGDone, CondSignal,
-//     CondBroadcast);
-//   - at arrival for channel operations, selects, go statements and reads
-//     (R, Read, MR, MW, MI, Write): a channel operation has no step after
-//     it that control could wait for (an unbuffered send waits for its
-//     receive), and a read happens in the caller after R returns.
+// before the operation (it waits there for the point's predecessors); it
+// passes the point
+//   - after the operation for what is recorded after it happened (Lock,
+//     RLock, TryLock, WGWait, OnceDo, CondWait, the atomics) and for writes
+//     W (the store is done). Write, which reports a store already done,
+//     cannot be held back before it;
+//   - when recorded, just before the operation, for what is recorded before
+//     it happens (Unlock, RUnlock, WGAdd, WGDone, CondSignal, CondBroadcast);
+//   - at arrival for channel operations, selects and go statements: a
+//     channel operation has no step after it that control could wait for
+//     (an unbuffered send waits for its receive);
+//   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
+//     after the shim returns: at the goroutine's next instrumented event, or
+//     once a successor has waited readGrace (1ms) since the read was
+//     reached, or at once if no step waits for it (the last step of a plan
+//     is often the access that crashes).
+//
+// Replay waits for a point's turn at arrival and passes it when recorded,
+// except for operations that block until a later event of another
+// goroutine (receive, select, WGWait, CondWait): they wait for their turn
+// after the operation, just before their event is recorded.
+//
+// # Selects
+//
+// SelectPlan(site) runs before an instrumented select and passes the gate.
+// If the plan has a ControlSelect for this arrival it returns the case to
+// force and a channel closed after timeout_ms; else -1, nil. The case is the
+// index SelectRecv and SelectSend report (the non-default clauses from 0 in
+// source order), -1 for the default clause. The instrumented code
+// (pipeline/instrument/rt) tries the forced clause alone until the channel
+// closes, then runs the select as written. The result file gets a "select"
+// line with the forced and the taken case.
 //
 // Memory accesses reach control only when the plan names sites (force's
 // edges, perturb's sites): then each access costs one more load and branch,
