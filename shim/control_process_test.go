@@ -2,9 +2,11 @@ package shim
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +32,18 @@ func TestControlChild(t *testing.T) {
 		childMySQL()
 	case "perturb":
 		racyAppends(childRoot, nil)
+	case "replay":
+		list := racyAppends(childRoot, nil)
+		fmt.Printf("list %v\n", list)
+		if out := os.Getenv(childEnv + "_TRACE"); out != "" {
+			data, err := os.ReadFile(tracePath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(out, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
@@ -74,10 +88,10 @@ func childMySQL() {
 
 // runChild runs the child program mode under plan p (none if nil) and
 // returns its result file (if p) and whether it crashed.
-func runChild(t *testing.T, dir, mode string, p *ControlPlan) (result string, crashed bool, out string) {
+func runChild(t *testing.T, dir, mode string, p *ControlPlan, env ...string) (result string, crashed bool, out string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestControlChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode, "TMPDIR="+dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestControlChild$", "-test.count=1", "-test.v")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+mode, "TMPDIR="+dir), env...)
 	if p != nil {
 		f, err := os.CreateTemp(dir, "plan")
 		if err != nil {
@@ -159,4 +173,50 @@ func TestControlProcessPerturb(t *testing.T) {
 	if mapsEqual(a, c) {
 		t.Error("seeds 3 and 4 made the same decisions")
 	}
+}
+
+// TestControlProcessReplay records a racy program in one process and
+// replays its order in others, as execution suppression will: each replay
+// appends in the recorded order.
+func TestControlProcessReplay(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "trace")
+	// The recorded run is perturbed, to record an order the program
+	// rarely takes by itself.
+	perturb := &ControlPlan{Mode: "perturb", Seed: 5, Delay: 0.3, Yield: 0.3, MaxDelayUS: 200}
+	_, crashed, out := runChild(t, dir, "replay", perturb, childEnv+"_TRACE="+tr)
+	if crashed {
+		t.Fatalf("recording child failed:\n%s", out)
+	}
+	want := listLine(out)
+	ids := map[uint64]bool{}
+	for _, id := range children(childRoot) {
+		ids[id] = true
+	}
+	order := orderOf(readTrace(t, tr), ids, 0, ^uint64(0))
+	if len(order) != 30 {
+		t.Fatalf("the order has %d events, want 30", len(order))
+	}
+	for i := range 3 {
+		res, crashed, out := runChild(t, dir, "replay", &ControlPlan{Mode: "replay", Order: order})
+		if crashed {
+			t.Fatalf("replaying child failed:\n%s", out)
+		}
+		if got := listLine(out); got != want {
+			t.Errorf("replay %d: %s, recorded %s", i, got, want)
+		}
+		if f := final(readResult(t, res)); f.State != Confirmed {
+			t.Errorf("replay %d: final %+v", i, f)
+		}
+	}
+}
+
+// listLine returns the child's "list" line.
+func listLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "list ") {
+			return l
+		}
+	}
+	return ""
 }
