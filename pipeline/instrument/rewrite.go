@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -66,6 +67,10 @@ func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package
 			return nil, nil, nil
 		}
 	}
+	switch pkg.Path() {
+	case "sync", "sync/atomic", "runtime", "unsafe":
+		return nil, nil, nil // the shim's own foundations
+	}
 	tf := fset.File(file.Pos())
 	if tf == nil || tf.Size() != len(src) {
 		return nil, nil, fmt.Errorf("rewriting %s: source does not match the parsed file", file.Name.Name)
@@ -84,6 +89,7 @@ func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package
 		opts:     opts,
 		ed:       editor{src: src},
 		escaped:  map[*types.Var]bool{},
+		dropped:  map[types.Object]int{},
 		isTest:   strings.HasSuffix(name, "_test.go"),
 	}
 	r.findEscaped()
@@ -92,6 +98,7 @@ func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package
 		return nil, nil, nil
 	}
 	r.addImports()
+	r.keepImports()
 	out := r.ed.render()
 	if _, perr := parser.ParseFile(token.NewFileSet(), name, out, parser.SkipObjectResolution); perr != nil {
 		return nil, nil, fmt.Errorf("rewriting %s produced invalid Go (an instrumenter bug): %w", name, perr)
@@ -118,6 +125,10 @@ type rewriter struct {
 	escaped map[*types.Var]bool
 
 	usedShim, usedRT, usedUnsafe bool
+
+	// dropped counts the references to imported packages that the
+	// rewrite removed (atomic.AddInt64 becomes a shim call).
+	dropped map[types.Object]int
 
 	fn *funcCtx // the enclosing function
 
@@ -213,6 +224,30 @@ func (r *rewriter) addImports() {
 		return
 	}
 	r.ed.insert(r.off(r.file.Name.End()), 0, len(r.ed.src), lit("; import ("+strings.Join(specs, "; ")+")"))
+}
+
+// keepImports keeps the imports whose every reference the rewrite
+// removed in use, with a blank variable at the end of the file.
+func (r *rewriter) keepImports() {
+	if len(r.dropped) == 0 {
+		return
+	}
+	uses := map[types.Object]int{}
+	for id, obj := range r.info.Uses {
+		if _, ok := obj.(*types.PkgName); ok && id.Pos() >= r.file.Pos() && id.Pos() < r.file.End() {
+			uses[obj]++
+		}
+	}
+	for obj, n := range r.dropped {
+		if uses[obj] == n {
+			// A last line without a newline: no other line moves.
+			text := "var _ = " + obj.Name() + ".LoadInt32"
+			if !bytes.HasSuffix(r.ed.src, []byte("\n")) {
+				text = "\n" + text
+			}
+			r.ed.insert(len(r.ed.src), 0, len(r.ed.src), lit(text))
+		}
+	}
 }
 
 // fileDecls rewrites every declaration of the file.

@@ -140,6 +140,9 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 					kind = "atomic-load"
 				}
 				s := r.site(c.Lparen, kind, c)
+				if sel, ok := fun.(*ast.SelectorExpr); ok {
+					r.dropped[r.info.Uses[sel.X.(*ast.Ident)]]++
+				}
 				lo, hi := r.span(c)
 				r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi,
 					lit(r.shim("Atomic"+obj.Name())+"("+s+", "))

@@ -1,0 +1,96 @@
+package p
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+type Set[K comparable] struct {
+	mu sync.Mutex
+	m  map[K]struct{}
+	ch chan K
+}
+
+func (s *Set[K]) Add(k K) {
+	s.mu.Lock()
+	s.m[k] = struct{}{}
+	s.mu.Unlock()
+	s.ch <- k
+}
+
+func Drain[T any](ch chan T, out *[]T) {
+	for v := range ch {
+		*out = append(*out, v)
+	}
+	close(ch)
+}
+
+type item struct {
+	mu  *sync.RWMutex
+	err error
+	w   io.Writer
+}
+
+var (
+	mu      sync.Mutex
+	handler = func() {}
+	state   int
+	errs    []error
+)
+
+type lockedW struct{ sync.Mutex }
+
+func (l *lockedW) Write(p []byte) (int, error) { return len(p), nil }
+
+func edge(ctx context.Context, items []*item, ch chan int, tick *time.Ticker) error {
+	mu.Lock()
+	state = 1
+	mu.Unlock()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case v, ok := <-ch:
+			if !ok {
+				continue
+			}
+			state = v
+		case <-tick.C:
+			continue loop
+		}
+	}
+	var g errgroup.Group
+	for _, it := range items {
+		it := it
+		g.Go(func() error {
+			it.mu.RLock()
+			defer it.mu.RUnlock()
+			it.err = nil
+			it.w = &lockedW{}
+			return it.err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	g.Wait()
+	go handler()
+	errs = append(errs, io.EOF)
+	var e error = io.EOF
+	items[0].err = e
+	items[0].err = io.ErrUnexpectedEOF
+	items[0].w = new(lockedW)
+	switch x := <-ch; x {
+	case 1:
+		state = x
+	}
+	f := mu.Lock
+	f()
+	mu.Unlock()
+	return nil
+}
