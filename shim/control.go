@@ -279,19 +279,20 @@ func writeErrorResult(path string, err error) {
 
 // A control is a loaded plan and the state of its run.
 type control struct {
-	mode     int
-	modeName string
-	timeout  time.Duration
-	budget   int64 // nanoseconds
-	used     atomic.Int64
-	start    time.Time
+	mode    int
+	timeout time.Duration
+	budget  int64 // nanoseconds
+	used    atomic.Int64
+	start   time.Time
 
 	outMu sync.Mutex
 	out   *os.File
 
-	// sites is a bitmap of the sites the plan names; all makes every
-	// site with a sync event count (perturb without sites).
+	// sites is a bitmap of the sites the plan names below maxBitmapSite,
+	// big holds those above; all makes every site with a sync event count
+	// (perturb without sites).
 	sites []uint64
+	big   map[uint32]bool
 	all   bool
 
 	mu     sync.Mutex
@@ -342,13 +343,12 @@ func keyOf(p ControlPoint) pointKey { return pointKey{p.G, p.Site, p.N} }
 // several, one at a time); the hooks must already point at control.
 func installControl(p *ControlPlan) (*control, error) {
 	c := &control{
-		modeName: p.Mode,
-		timeout:  ms(p.TimeoutMS, defaultTimeout),
-		budget:   int64(ms(p.BudgetMS, defaultBudget)),
-		start:    time.Now(),
-		gs:       make(map[uint64]*gctl),
-		giveUp:   make(chan struct{}),
-		selects:  make(map[pointKey]int),
+		timeout: ms(p.TimeoutMS, defaultTimeout),
+		budget:  int64(ms(p.BudgetMS, defaultBudget)),
+		start:   time.Now(),
+		gs:      make(map[uint64]*gctl),
+		giveUp:  make(chan struct{}),
+		selects: make(map[pointKey]int),
 	}
 	var gated bool // memory accesses may reach a named site
 	switch p.Mode {
@@ -430,8 +430,19 @@ func ms(n int, def time.Duration) time.Duration {
 	return time.Duration(n) * time.Millisecond
 }
 
-// name adds site to the bitmap of named sites.
+// maxBitmapSite bounds the bitmap of named sites (512 KiB): the
+// instrumenter numbers sites from 1, so larger ids are rare.
+const maxBitmapSite = 1 << 22
+
+// name adds site to the named sites.
 func (c *control) name(site uint32) {
+	if site >= maxBitmapSite {
+		if c.big == nil {
+			c.big = make(map[uint32]bool)
+		}
+		c.big[site] = true
+		return
+	}
 	w := int(site >> 6)
 	if w >= len(c.sites) {
 		c.sites = append(c.sites, make([]uint64, w+1-len(c.sites))...)
@@ -440,8 +451,10 @@ func (c *control) name(site uint32) {
 }
 
 func (c *control) named(site uint32) bool {
-	w := int(site >> 6)
-	return w < len(c.sites) && c.sites[w]&(1<<(site&63)) != 0
+	if w := int(site >> 6); w < len(c.sites) {
+		return c.sites[w]&(1<<(site&63)) != 0
+	}
+	return c.big != nil && c.big[site]
 }
 
 // emit writes r as one line of the result file, with one write(2).

@@ -753,6 +753,26 @@ func TestSelectPlan(t *testing.T) {
 	}
 }
 
+func TestNamedSites(t *testing.T) {
+	c := &control{}
+	for _, s := range []uint32{1, 63, 64, 1000, maxBitmapSite - 1, maxBitmapSite, 1<<32 - 1} {
+		c.name(s)
+	}
+	for _, s := range []uint32{1, 63, 64, 1000, maxBitmapSite - 1, maxBitmapSite, 1<<32 - 1} {
+		if !c.named(s) {
+			t.Errorf("site %d not named", s)
+		}
+	}
+	for _, s := range []uint32{0, 2, 65, 999, maxBitmapSite + 1, 1<<32 - 2} {
+		if c.named(s) {
+			t.Errorf("site %d named", s)
+		}
+	}
+	if len(c.sites) > maxBitmapSite/64 {
+		t.Errorf("bitmap of %d words", len(c.sites))
+	}
+}
+
 func TestNoPlanNoWait(t *testing.T) {
 	if ctl.Load() != nil || accessGates.Load() {
 		t.Fatal("a plan is loaded")
