@@ -1,0 +1,300 @@
+package shim
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// The crash tests run the program in testdata/crash, built once per test
+// binary as precog builds user code: the shim's Source written out as the
+// module github.com/precog-dev/precog/shim and required through a replace.
+// Each test kills the program in one of the ways a test process dies and
+// checks that the trace holds every event recorded before, reads to a
+// clean end, and ends with nothing the reader calls damage.
+
+// Sites of testdata/crash.
+const (
+	crashSiteMain   = 1
+	crashSiteFork   = 2
+	crashSiteWorker = 3
+	crashSiteBusy   = 100
+	crashKnown      = 20000
+	crashBusy       = 4
+)
+
+var crashBuild struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// crashProgram returns the path of the built crash program.
+func crashProgram(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the crash program")
+	}
+	crashBuild.once.Do(func() {
+		crashBuild.bin, crashBuild.err = buildCrashProgram(goTool, filepath.Join(filepath.Dir(tracePath), "crash"))
+	})
+	if crashBuild.err != nil {
+		t.Fatal(crashBuild.err)
+	}
+	return crashBuild.bin
+}
+
+func buildCrashProgram(goTool, dir string) (string, error) {
+	shimDir, progDir := filepath.Join(dir, "shim"), filepath.Join(dir, "prog")
+	err := fs.WalkDir(Source, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		data, err := Source.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return writeFile(filepath.Join(shimDir, path), data)
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := writeFile(filepath.Join(shimDir, "go.mod"), []byte("module github.com/precog-dev/precog/shim\n\ngo 1.22\n")); err != nil {
+		return "", err
+	}
+	prog, err := os.ReadFile(filepath.Join("testdata", "crash", "prog_test.go"))
+	if err != nil {
+		return "", err
+	}
+	gomod := "module precog.example/crash\n\ngo 1.22\n\n" +
+		"require github.com/precog-dev/precog/shim v0.0.0-00010101000000-000000000000\n\n" +
+		"replace github.com/precog-dev/precog/shim => ../shim\n"
+	if err := writeFile(filepath.Join(progDir, "go.mod"), []byte(gomod)); err != nil {
+		return "", err
+	}
+	if err := writeFile(filepath.Join(progDir, "prog_test.go"), prog); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "crash.test")
+	cmd := exec.Command(goTool, "test", "-c", "-o", bin, ".")
+	cmd.Dir = progDir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "PRECOG_TRACE=", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the crash program: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// crashRun runs the crash program with a trace in a fresh directory and
+// returns the trace's path, the command (not started) and its output.
+func crashCommand(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	bin := crashProgram(t)
+	path := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), append(env, "PRECOG_TRACE="+path, "GOTRACEBACK=single")...)
+	return cmd, path
+}
+
+// readCrashTrace reads every event of the trace at path and fails the test
+// unless it reads to a clean end.
+func readCrashTrace(t *testing.T, path string) []trace.Event {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []trace.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return evs
+		}
+		if err != nil {
+			t.Fatalf("the trace (%d bytes) is damaged after %d events: %v", len(data), len(evs), err)
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// sequenceAt returns how long the run of Write events at site is, checking
+// that they have the values 0, 1, 2, ... in file order and come from one
+// goroutine.
+func sequenceAt(t *testing.T, evs []trace.Event, site uint32) int {
+	t.Helper()
+	n := 0
+	var g uint64
+	for _, ev := range evs {
+		if ev.Site != site {
+			continue
+		}
+		if ev.Kind != trace.EvWrite || ev.Value != uint64(n) || (n > 0 && ev.Goroutine != g) {
+			t.Fatalf("site %d: event %d is %v, want Write value=%d of g=%d", site, n, ev, n, g)
+		}
+		g = ev.Goroutine
+		n++
+	}
+	return n
+}
+
+// checkKnown checks that the main and worker goroutines' known sequences
+// are whole.
+func checkKnown(t *testing.T, evs []trace.Event) {
+	t.Helper()
+	for _, site := range []uint32{crashSiteMain, crashSiteWorker} {
+		if n := sequenceAt(t, evs, site); n != crashKnown {
+			t.Errorf("site %d: %d of the %d writes in the trace", site, n, crashKnown)
+		}
+	}
+}
+
+// runCrash runs the program in mode and checks how it died.
+func runCrash(t *testing.T, mode string, wantCode int, wantStderr string) []trace.Event {
+	t.Helper()
+	cmd, path := crashCommand(t, []string{"CRASH_MODE=" + mode})
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != wantCode || !strings.Contains(stderr.String(), wantStderr) {
+		t.Fatalf("%s: %v, want exit status %d and %q in stderr:\n%s", mode, err, wantCode, wantStderr, tail(stderr.String()))
+	}
+	return readCrashTrace(t, path)
+}
+
+func tail(s string) string {
+	if lines := strings.Split(s, "\n"); len(lines) > 20 {
+		return strings.Join(lines[:20], "\n") + "\n..."
+	}
+	return s
+}
+
+func TestCrashPanicInGoroutine(t *testing.T) {
+	evs := runCrash(t, "panic", 2, "panic: boom")
+	checkKnown(t, evs)
+	// The worker's deferred End ran while it panicked.
+	var worker uint64
+	for _, ev := range evs {
+		if ev.Site == crashSiteWorker {
+			worker = ev.Goroutine
+		}
+	}
+	if got := kindsString(goroutineEvents(evs, worker)); !strings.HasPrefix(got, "Begin Write") || !strings.HasSuffix(got, "Write End") {
+		t.Errorf("the worker recorded %.40s...%s, want Begin, its writes, End", got, got[max(0, len(got)-20):])
+	}
+}
+
+func TestCrashConcurrentMapWrites(t *testing.T) {
+	evs := runCrash(t, "mapwrites", 2, "fatal error: concurrent map writes")
+	if n := sequenceAt(t, evs, crashSiteMain); n != crashKnown {
+		t.Errorf("main: %d of the %d writes in the trace", n, crashKnown)
+	}
+	// Both workers were recording when the runtime stopped the process:
+	// what they committed is whole, whatever each was appending is not
+	// damage.
+	for k := uint32(0); k < 2; k++ {
+		if n := sequenceAt(t, evs, crashSiteWorker+10*k); n == 0 {
+			t.Errorf("worker %d: no writes in the trace", k)
+		}
+	}
+}
+
+func TestCrashDeadlock(t *testing.T) {
+	evs := runCrash(t, "deadlock", 2, "fatal error: all goroutines are asleep - deadlock!")
+	checkKnown(t, evs)
+}
+
+func TestCrashExit(t *testing.T) {
+	evs := runCrash(t, "exit", 3, "")
+	checkKnown(t, evs)
+}
+
+// TestCrashTestTimeout runs a test that hangs under -test.timeout: the
+// testing package's alarm panics and the process exits.
+func TestCrashTestTimeout(t *testing.T) {
+	cmd, path := crashCommand(t, nil, "-test.run=^TestHang$", "-test.timeout=2s")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || !strings.Contains(stderr.String(), "panic: test timed out after 2s") {
+		t.Fatalf("%v, want the timeout panic in:\n%s", err, tail(stderr.String()))
+	}
+	evs := readCrashTrace(t, path)
+	checkKnown(t, evs)
+	if len(evs) == 0 || evs[1].Kind != trace.EvTestStart || evs[1].Name != "TestHang" {
+		t.Errorf("no TestStart TestHang at the start of the trace")
+	}
+}
+
+// TestCrashKill kills, with SIGKILL, a test whose goroutines record as
+// fast as they can, as go test does to a test binary that outlives its
+// timeout. Every event a worker reported as recorded must be in the trace,
+// and the trace must end cleanly whatever the workers were appending.
+func TestCrashKill(t *testing.T) {
+	for round := 0; round < 3; round++ {
+		cmd, path := crashCommand(t, nil, "-test.run=^TestBusy$")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		reported := make([]int, crashBusy)
+		s := bufio.NewScanner(stdout)
+		for lines, deadline := 0, time.Now().Add(20*time.Second); s.Scan() && time.Now().Before(deadline); lines++ {
+			f := strings.Fields(s.Text())
+			if len(f) != 2 {
+				continue
+			}
+			k, _ := strconv.Atoi(f[0])
+			n, _ := strconv.Atoi(f[1])
+			if k >= 0 && k < crashBusy {
+				reported[k] = n
+			}
+			if lines >= 4*crashBusy+round*3 && min(reported[0], reported[1], reported[2], reported[3]) > 0 {
+				break
+			}
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		go io.Copy(io.Discard, stdout)
+		cmd.Wait()
+		evs := readCrashTrace(t, path)
+		for k := 0; k < crashBusy; k++ {
+			n := sequenceAt(t, evs, crashSiteBusy+uint32(k))
+			if reported[k] == 0 || n < reported[k] {
+				t.Errorf("round %d, worker %d: %d writes in the trace, %d reported recorded\n%s", round, k, n, reported[k], tail(stderr.String()))
+			}
+		}
+	}
+}
