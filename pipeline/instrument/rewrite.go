@@ -163,7 +163,7 @@ func (r *rewriter) skip(reason string) {
 
 // site allocates the next site id for an operation at pos.
 func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
-	p := r.fset.Position(pos)
+	p := r.fset.PositionFor(pos, false) // the original file, not //line names
 	s := trace.Site{
 		ID:   r.opts.FirstSite + uint32(len(r.sites)),
 		File: r.filename,
@@ -256,7 +256,7 @@ func (r *rewriter) fileDecls() {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			r.fn = &funcCtx{name: funcDeclName(d)}
-			if d.Body != nil {
+			if d.Body != nil && !noInstrument(d) {
 				r.funcBody(d.Body, "", r.testParam(d))
 			}
 			r.fn = nil
@@ -273,6 +273,23 @@ func (r *rewriter) fileDecls() {
 			r.fn = nil
 		}
 	}
+}
+
+// noInstrument reports whether d has a directive that forbids or
+// precludes calls the rewrite would add: //go:norace says "do not
+// instrument", //go:nosplit and friends leave no stack for them.
+func noInstrument(d *ast.FuncDecl) bool {
+	if d.Doc == nil {
+		return false
+	}
+	for _, c := range d.Doc.List {
+		switch strings.TrimSpace(c.Text) {
+		case "//go:norace", "//go:nosplit", "//go:systemstack", "//go:nowritebarrier",
+			"//go:nowritebarrierrec", "//go:yeswritebarrierrec", "//go:uintptrkeepalive", "//go:uintptrescapes":
+			return true
+		}
+	}
+	return false
 }
 
 // funcDeclName names a function as stacks do: F, T.M or (*T).M.

@@ -627,7 +627,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 					blo, bhi := r.span(a.Lhs[1])
 					r.ed.replace(blo, bhi, colo, cohi, lit(ok))
 				} else {
-					ok = r.text(a.Lhs[1])
+					ok = "bool(" + r.text(a.Lhs[1]) + ")" // it may be of a named bool type
 				}
 			}
 			if a := cl.assign; a != nil && a.Tok == token.ASSIGN {

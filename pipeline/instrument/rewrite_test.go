@@ -240,3 +240,55 @@ func TestRewriteGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestRewriteSharedPositions checks which positions FileOptions.Shared is
+// asked about (the ones go/ssa gives the same accesses), and that a false
+// answer leaves the access alone.
+func TestRewriteSharedPositions(t *testing.T) {
+	src := []byte(`package p
+
+type T struct{ f int; p *T }
+
+var g int
+
+func f(x *T, s []int, m map[int]int, y T) int {
+	x.p.f = g
+	s[1] = *&y.f
+	delete(m, 1)
+	for k := range m {
+		_ = k
+	}
+	z := &x.f
+	return m[2] + *z
+}
+`)
+	var asked []string
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "a.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, info := checkFiles(t, fset, "p", []*ast.File{file})
+	opts := FileOptions{FirstSite: 1, Shared: func(pos token.Pos) bool {
+		p := fset.Position(pos)
+		asked = append(asked, fmt.Sprintf("%d:%d", p.Line, p.Column))
+		return p.Line == 8 // only x.p.f = g
+	}}
+	r, out, err := rewrite(fset, file, src, pkg, info, opts)
+	if err != nil || r == nil {
+		t.Fatalf("rewrite: %v", err)
+	}
+	// Line 8: x.p (Sel p), g, x.p.f (Sel f); line 9: s[1] (Lbrack), *z-like
+	// *&y.f (Star); line 10: delete's Lparen; line 11: the range's For;
+	// line 15: m[2] (Lbrack), *z (Star). &x.f on line 14 is not a read.
+	want := "8:4 8:10 8:6 9:9 9:3 10:8 11:2 15:10 15:16"
+	if got := strings.Join(asked, " "); got != want {
+		t.Errorf("asked %s, want %s", got, want)
+	}
+	if !bytes.Contains(out, []byte("precog_shim.W(3, &(*precog_shim.R(1, &x.p)).f, (*precog_shim.R(2, &g)))")) {
+		t.Errorf("line 8 not rewritten as expected:\n%s", out)
+	}
+	if bytes.Contains(out, []byte("MW(")) || bytes.Count(out, []byte("precog_shim.")) != 3 {
+		t.Errorf("accesses not shared were rewritten:\n%s", out)
+	}
+}
