@@ -28,6 +28,11 @@ func TestControlChild(t *testing.T) {
 	switch os.Getenv(childEnv) {
 	case "":
 		t.Skip("run by the process tests")
+	}
+	if v := os.Getenv("PRECOG_CONTROL"); v != "" {
+		t.Errorf("PRECOG_CONTROL=%s is still set: the shim must unset it", v)
+	}
+	switch os.Getenv(childEnv) {
 	case "mysql":
 		childMySQL()
 	case "perturb":
@@ -219,4 +224,16 @@ func listLine(out string) string {
 		}
 	}
 	return ""
+}
+
+// TestControlProcessBadPlan: a plan the shim rejects leaves the reason in
+// the result file, and the program runs without control.
+func TestControlProcessBadPlan(t *testing.T) {
+	res, crashed, out := runChild(t, t.TempDir(), "perturb", &ControlPlan{Mode: "sideways"})
+	if crashed || !strings.Contains(out, "precog shim: no control: unknown control mode") {
+		t.Errorf("child: crashed %v\n%s", crashed, out)
+	}
+	if f := final(readResult(t, res)); f.State != "error" || !strings.Contains(f.Reason, "sideways") {
+		t.Errorf("final %+v", f)
+	}
 }

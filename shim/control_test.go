@@ -662,10 +662,26 @@ func TestReplayRacyOrder(t *testing.T) {
 		var res string
 		root2 := root + 1 + uint64(i)
 		plan := &ControlPlan{Mode: "replay", Order: renamed(order, root, root2)}
+		from := seqs.n.Load()
 		got := racyAppends(root2, func() { res = loadPlan(t, plan) })
 		uninstallControl()
 		if !intsEqual(got, recorded) {
 			t.Errorf("replay %d appended %v, the recorded run %v", i, got, recorded)
+		}
+		// The replayed run's trace has the recorded order too.
+		ids := map[uint64]bool{}
+		for _, id := range children(root2) {
+			ids[id] = true
+		}
+		again := orderOf(readTrace(t, tracePath), ids, from, seqs.n.Load())
+		if len(again) != len(plan.Order) {
+			t.Errorf("replay %d: %d events in the trace, %d in the order", i, len(again), len(plan.Order))
+		}
+		for j := range again {
+			if j < len(plan.Order) && again[j] != plan.Order[j] {
+				t.Errorf("replay %d: trace position %d is %+v, the order's %+v", i, j, again[j], plan.Order[j])
+				break
+			}
 		}
 		recs := readResult(t, res)
 		if f := final(recs); f.State != Confirmed {
