@@ -1,0 +1,172 @@
+package instrument
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/module"
+	"golang.org/x/tools/go/packages"
+)
+
+// A depsPattern selects the dependency packages to instrument
+// (-instrument-deps): a comma-separated list of import paths, each possibly
+// ending in "/..." to match the packages below it too.
+type depsPattern []string
+
+func parseDepsPattern(s string) (depsPattern, error) {
+	var d depsPattern
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if strings.Contains(strings.TrimSuffix(p, "/..."), "...") || strings.HasPrefix(p, ".") || filepath.IsAbs(p) {
+			return nil, fmt.Errorf("-instrument-deps pattern %q: want import paths, each optionally ending in /...", p)
+		}
+		d = append(d, p)
+	}
+	return d, nil
+}
+
+// match reports whether the import path matches the pattern.
+func (d depsPattern) match(path string) bool {
+	for _, p := range d {
+		if p == "all" {
+			return true
+		}
+		if base, ok := strings.CutSuffix(p, "/..."); ok {
+			if path == base || strings.HasPrefix(path, base+"/") {
+				return true
+			}
+			continue
+		}
+		if path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// A depCopy is a dependency module copied out of the module cache, where
+// overlays may not name files, into deps/<module>@<version> in the cache.
+// The overlaid go.mod replaces the module by the copy, and the overlay maps
+// the copy's files to their rewritten versions. A module whose files are
+// not in the module cache (replaced by a local directory) needs no copy:
+// its dir is empty and its files are overlaid where they are.
+type depCopy struct {
+	src string // the module's directory
+	dir string // the copy, or "" when none is needed
+}
+
+// path returns where the file orig of the module is in the copy.
+func (d *depCopy) path(orig string) string {
+	if d.dir == "" {
+		return orig
+	}
+	rel, err := filepath.Rel(d.src, orig)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return orig
+	}
+	return filepath.Join(d.dir, rel)
+}
+
+// copyModule copies the module m into the cache unless it is there already.
+func (c *cache) copyModule(m *packages.Module, modCache string) (*depCopy, error) {
+	if m.Dir == "" {
+		return nil, fmt.Errorf("module %s: no directory (is it downloaded?)", m.Path)
+	}
+	dc := &depCopy{src: m.Dir}
+	if modCache == "" || !within(m.Dir, modCache) {
+		return dc, nil
+	}
+	esc, err := module.EscapePath(m.Path)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", m.Path, err)
+	}
+	ver, err := module.EscapeVersion(m.Version)
+	if err != nil {
+		return nil, fmt.Errorf("module %s: %w", m.Path, err)
+	}
+	dc.dir = filepath.Join(c.dir, "deps", filepath.FromSlash(esc)+"@"+ver)
+	if _, err := os.Stat(dc.dir); err == nil {
+		return dc, nil
+	}
+	if err := copyDir(m.Dir, dc.dir, m.Path); err != nil {
+		return nil, fmt.Errorf("copying module %s@%s: %w", m.Path, m.Version, err)
+	}
+	return dc, nil
+}
+
+// copyDir copies the tree src to dst through a temporary directory renamed
+// into place, adding a go.mod if the module has none.
+func copyDir(src, dst, modPath string) error {
+	parent := filepath.Dir(dst)
+	if err := os.MkdirAll(parent, 0o777); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(tmp, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			return copyFile(p, target)
+		}
+		return nil // symlinks and the like are not in module zips
+	})
+	if err == nil {
+		if _, serr := os.Stat(filepath.Join(tmp, "go.mod")); serr != nil {
+			err = os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module "+modPath+"\n"), 0o444)
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+		if err != nil {
+			if _, serr := os.Stat(dst); serr == nil {
+				err = nil // another precog copied it first
+			}
+		}
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+	}
+	return err
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

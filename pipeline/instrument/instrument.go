@@ -1,0 +1,397 @@
+// Package instrument rewrites the packages under test so that their
+// goroutines, synchronization and shared memory accesses call the shim, and
+// hands the go command an overlay that builds the rewritten files in place of
+// the originals.
+//
+// Nothing is written into the user's tree. Instrument loads the packages with
+// go/packages (tests included), decides which accesses touch shared memory
+// (analyzers/sharedloc, unless Config.All), rewrites each file once with
+// RewriteFile, and writes into a content-addressed cache directory:
+//
+//	shim/<hash>/            the shim's source as module github.com/precog-dev/precog/shim
+//	deps/<module>@<version> copies of dependency modules that are instrumented (the module
+//	                        cache is read-only and overlays may not name its files)
+//	files/<hh>/<hash>/<name> the rewritten files
+//	mod/<hash>/go.mod       the user's go.mod plus a require and replace of the shim
+//	                        (and replaces of the copied dependencies)
+//	overlay/<hash>.json     the overlay for go build -overlay
+//	sites/<hash>.json       the site table (trace.SiteTable)
+//
+// The same inputs give the same paths and bytes, so a second run finds the
+// go build cache warm. Files are written to a temporary name and renamed, so
+// two precog processes sharing the cache never see half a file.
+package instrument
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// Config says what to instrument and how.
+type Config struct {
+	Dir        string   // directory go runs in ("" = current)
+	Patterns   []string // packages whose tests will run
+	BuildFlags []string // -tags and the like, passed to go list and go build
+	All        bool     // instrument every heap/global access, not only shared ones
+	Funcs      bool     // Enter/Exit events (off by default for now)
+	Deps       string   // -instrument-deps pattern: dependencies to instrument via replace copies
+	CacheDir   string   // "" = filepath.Join(os.UserCacheDir(), "precog")
+}
+
+// Result is what a build of the instrumented tests needs.
+type Result struct {
+	BuildFlags []string // flags to add to go test / go test -c: at least -overlay=FILE
+	Sites      string   // path of the site table JSON (trace.SiteTable)
+	Packages   []string // import paths of the packages instrumented
+}
+
+// loadMode loads every package of the import graph from source: the
+// shared-location analysis needs facts (spawnfacts) of the dependencies,
+// and dependencies instrumented through -instrument-deps need syntax.
+const loadMode = packages.LoadAllSyntax | packages.NeedModule
+
+// Instrument instruments the packages matching cfg.Patterns, their tests, and
+// the packages of the main module (and those matching cfg.Deps) that the tests
+// import, and returns the flags that make go test build them.
+func Instrument(ctx context.Context, cfg Config) (*Result, error) {
+	if err := checkConfig(&cfg); err != nil {
+		return nil, err
+	}
+	mod, err := findModule(ctx, cfg.Dir, cfg.BuildFlags)
+	if err != nil {
+		return nil, err
+	}
+	c, err := openCache(cfg.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	pcfg := &packages.Config{
+		Context:    ctx,
+		Dir:        cfg.Dir,
+		Mode:       loadMode,
+		Tests:      true,
+		BuildFlags: cfg.BuildFlags,
+	}
+	pkgs, err := packages.Load(pcfg, cfg.Patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading packages: %s", goError(err))
+	}
+	if err := loadErrors(pkgs); err != nil {
+		return nil, err
+	}
+	deps, err := parseDepsPattern(cfg.Deps)
+	if err != nil {
+		return nil, err
+	}
+	sel := selectFiles(pkgs, mod, deps)
+	if len(sel.files) == 0 {
+		return nil, fmt.Errorf("no packages matched %s", strings.Join(cfg.Patterns, " "))
+	}
+	var shared *sharedSet
+	if !cfg.All {
+		if shared, err = analyzeShared(sel.roots); err != nil {
+			return nil, err
+		}
+	}
+	ov := newOverlay()
+	copies := make(map[string]*depCopy) // by module path
+	for _, m := range sel.modules {
+		dc, err := c.copyModule(m, mod.ModCache)
+		if err != nil {
+			return nil, err
+		}
+		copies[m.Path] = dc
+	}
+	var sites []trace.Site
+	first := uint32(1)
+	for _, f := range sel.files {
+		opts := FileOptions{Funcs: cfg.Funcs, FirstSite: first}
+		if shared != nil {
+			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
+		}
+		src, err := os.ReadFile(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		out, fsites, changed, err := RewriteFile(f.pkg.Fset, f.syntax, src, f.pkg.Types, f.pkg.TypesInfo, opts)
+		if err != nil {
+			return nil, fmt.Errorf("instrumenting %s: %w", f.path, err)
+		}
+		if err := checkSites(f.path, first, fsites); err != nil {
+			return nil, err
+		}
+		first += uint32(len(fsites))
+		sites = append(sites, fsites...)
+		target := f.path
+		if dc := copies[f.module]; dc != nil {
+			target = dc.path(f.path)
+		}
+		if changed { // an unchanged file of a copied module is in the copy already
+			p, err := c.putFile(filepath.Base(f.path), out)
+			if err != nil {
+				return nil, err
+			}
+			ov.add(target, p)
+		}
+	}
+	shimDir, err := c.putShim(mod.goVersion)
+	if err != nil {
+		return nil, err
+	}
+	gomod, err := overlaidGoMod(mod, shimDir, copies)
+	if err != nil {
+		return nil, err
+	}
+	modPath, err := c.putNamed("mod", "go.mod", gomod)
+	if err != nil {
+		return nil, err
+	}
+	ov.add(mod.GoMod, modPath)
+	ovPath, err := c.putJSON("overlay", ov.json())
+	if err != nil {
+		return nil, err
+	}
+	sitesPath, err := c.putJSON("sites", siteTableJSON(sites))
+	if err != nil {
+		return nil, err
+	}
+	return &Result{
+		BuildFlags: []string{"-overlay=" + ovPath},
+		Sites:      sitesPath,
+		Packages:   sel.paths(),
+	}, nil
+}
+
+// checkConfig rejects configurations that cannot work, each with one line.
+func checkConfig(cfg *Config) error {
+	if len(cfg.Patterns) == 0 {
+		return errors.New("no packages to instrument: the package pattern list is empty")
+	}
+	for _, p := range cfg.Patterns {
+		if strings.TrimSpace(p) == "" {
+			return errors.New("no packages to instrument: empty package pattern")
+		}
+	}
+	if cfg.Dir != "" {
+		fi, err := os.Stat(cfg.Dir)
+		if err != nil {
+			return fmt.Errorf("directory %s: %w", cfg.Dir, errors.Unwrap(err))
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("directory %s: not a directory", cfg.Dir)
+		}
+		abs, err := filepath.Abs(cfg.Dir)
+		if err != nil {
+			return err
+		}
+		cfg.Dir = abs
+	}
+	for _, f := range cfg.BuildFlags {
+		name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		switch name {
+		case "cover", "covermode", "coverpkg", "coverprofile":
+			return fmt.Errorf("flag -%s is not supported: go test -cover ignores the overlay that holds the instrumented files", name)
+		case "overlay":
+			return errors.New("flag -overlay is not supported: precog builds its own overlay")
+		case "modfile":
+			return errors.New("flag -modfile is not supported: precog overlays the module's go.mod")
+		}
+	}
+	return nil
+}
+
+// loadErrors returns one line for the first error in the loaded import
+// graph (sorted by package path, so that it is the same from run to run), or
+// nil.
+func loadErrors(pkgs []*packages.Package) error {
+	var lines []string
+	var count int
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			count++
+			msg := strings.Join(strings.Fields(e.Msg), " ")
+			if e.Pos != "" && e.Pos != "-" {
+				msg = e.Pos + ": " + msg
+			}
+			lines = append(lines, "package "+p.PkgPath+": "+msg)
+		}
+	})
+	if len(lines) == 0 {
+		return nil
+	}
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	if len(lines) > 1 {
+		return fmt.Errorf("%s (and %d more errors)", lines[0], len(lines)-1)
+	}
+	return errors.New(lines[0])
+}
+
+// goError extracts what the go command said from a go/packages error.
+func goError(err error) string {
+	msg := err.Error()
+	if _, stderr, ok := strings.Cut(msg, "stderr: "); ok && strings.TrimSpace(stderr) != "" {
+		msg = stderr
+	}
+	return strings.TrimPrefix(strings.Join(strings.Fields(msg), " "), "go: ")
+}
+
+// checkSites checks the seam: the sites of a file are numbered from first
+// upwards without gaps.
+func checkSites(path string, first uint32, sites []trace.Site) error {
+	for i, s := range sites {
+		if s.ID != first+uint32(i) {
+			return fmt.Errorf("instrumenting %s: site %d has id %d, want %d", path, i, s.ID, first+uint32(i))
+		}
+	}
+	return nil
+}
+
+// A file to instrument, with the package whose syntax and types describe it.
+type file struct {
+	path   string // absolute path of the original file
+	pkg    *packages.Package
+	syntax *ast.File
+	module string // path of the module the file belongs to
+}
+
+// A selection is the files to instrument, in site-numbering order, and the
+// packages whose analysis decides what is shared.
+type selection struct {
+	files   []file
+	roots   []*packages.Package // the packages the files come from, sorted by ID
+	modules []*packages.Module  // dependency modules to copy, sorted by path
+}
+
+func (s *selection) paths() []string {
+	var out []string
+	for _, p := range s.roots {
+		if !strings.HasSuffix(p.Name, "_test") { // an external test package has no import path
+			out = append(out, p.PkgPath)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// selectFiles picks the files to instrument: those of the packages matching
+// the patterns (the roots go/packages returned) and of every other package
+// in their import graph that belongs to the main module, to the module of a
+// root (when the tests run from the module cache, as bench/corpus does), or
+// matches deps.
+// Standard library packages and the generated test mains are never
+// instrumented, and a file that belongs to several package variants (p and
+// "p [p.test]") is rewritten once, from the variant that the rank prefers.
+func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *selection {
+	roots := make(map[string]bool)
+	home := map[string]bool{} // modules whose packages the tests import are instrumented
+	for _, p := range pkgs {
+		roots[p.PkgPath] = true
+		if p.Module != nil {
+			home[p.Module.Path] = true
+		}
+	}
+	best := make(map[string]*packages.Package) // file -> package variant
+	mods := make(map[string]*packages.Module)
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.Module == nil || isTestMain(p) || len(p.Syntax) == 0 {
+			return // standard library, or generated
+		}
+		main := p.Module.Main && p.Module.GoMod == mod.GoMod
+		if !main && !home[p.Module.Path] && !deps.match(p.PkgPath) {
+			return
+		}
+		if !main {
+			mods[p.Module.Path] = moduleOf(p.Module)
+		}
+		goFiles := make(map[string]bool)
+		for _, f := range p.GoFiles {
+			goFiles[f] = true
+		}
+		for _, f := range p.CompiledGoFiles {
+			if !goFiles[f] {
+				continue // generated by cgo: not in the user's tree
+			}
+			if q := best[f]; q == nil || variantRank(p) < variantRank(q) ||
+				variantRank(p) == variantRank(q) && p.ID < q.ID {
+				best[f] = p
+			}
+		}
+	})
+	sel := new(selection)
+	used := make(map[*packages.Package]bool)
+	for path, p := range best {
+		for i, f := range p.CompiledGoFiles {
+			if f == path && i < len(p.Syntax) {
+				sel.files = append(sel.files, file{path: path, pkg: p, syntax: p.Syntax[i], module: p.Module.Path})
+				used[p] = true
+			}
+		}
+	}
+	slices.SortFunc(sel.files, func(a, b file) int {
+		return cmp.Or(strings.Compare(a.pkg.PkgPath, b.pkg.PkgPath), strings.Compare(a.path, b.path))
+	})
+	for p := range used {
+		sel.roots = append(sel.roots, p)
+	}
+	slices.SortFunc(sel.roots, func(a, b *packages.Package) int { return strings.Compare(a.ID, b.ID) })
+	for _, m := range mods {
+		sel.modules = append(sel.modules, m)
+	}
+	slices.SortFunc(sel.modules, func(a, b *packages.Module) int { return strings.Compare(a.Path, b.Path) })
+	return sel
+}
+
+// moduleOf returns the module a package's files come from: the replacement,
+// when the module is replaced.
+func moduleOf(m *packages.Module) *packages.Module {
+	if m.Replace != nil {
+		r := *m.Replace
+		r.Path = m.Path // the import path stays the required module's
+		return &r
+	}
+	return m
+}
+
+// variantRank orders the variants of a package: its test variant "p [p.test]"
+// (which sees the package's own _test files), then the plain package, then
+// variants recompiled for another package's tests.
+func variantRank(p *packages.Package) int {
+	switch p.ID {
+	case p.PkgPath + " [" + p.PkgPath + ".test]":
+		return 0
+	case p.PkgPath:
+		return 1
+	}
+	return 2
+}
+
+// isTestMain reports whether p is the main package that go test generates.
+func isTestMain(p *packages.Package) bool {
+	return p.Name == "main" && strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " ")
+}
+
+// fileOffset identifies a position independently of the FileSet base that
+// go/packages gave one parse of the file: the same file parsed for p and
+// for "p [p.test]" has different token.Pos values.
+type fileOffset struct {
+	file   string
+	offset int
+}
+
+func offsetOf(fset *token.FileSet, pos token.Pos) fileOffset {
+	p := fset.PositionFor(pos, false)
+	return fileOffset{p.Filename, p.Offset}
+}

@@ -1,0 +1,185 @@
+package instrument
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+)
+
+// The module path and pseudo-version under which the shim is injected.
+const (
+	shimModule  = "github.com/precog-dev/precog/shim"
+	shimVersion = "v0.0.0-00010101000000-000000000000"
+)
+
+// minGo is the oldest go directive of a main module that precog can
+// instrument: rewritten files call the shim's generic functions.
+const minGo = "1.18"
+
+// moduleInfo describes the main module that go runs in.
+type moduleInfo struct {
+	GoMod      string // absolute path of its go.mod
+	Dir        string // its root directory
+	ModCache   string // GOMODCACHE
+	Path       string // its module path
+	data       []byte // the contents of go.mod
+	file       *modfile.File
+	goVersion  string
+	vendorMode bool
+}
+
+// findModule asks the go command for the main module of dir and refuses the
+// set-ups the overlay cannot serve: no module, a go.work workspace, and
+// vendoring.
+func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleInfo, error) {
+	cmd := exec.CommandContext(ctx, "go", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("asking go for the module: %s", strings.Join(strings.Fields(msg), " "))
+	}
+	var env struct{ GOMOD, GOWORK, GOFLAGS, GOMODCACHE string }
+	if err := json.Unmarshal(out, &env); err != nil {
+		return nil, fmt.Errorf("asking go for the module: %w", err)
+	}
+	where := dir
+	if where == "" {
+		where, _ = os.Getwd()
+	}
+	if env.GOMOD == "" || env.GOMOD == os.DevNull {
+		return nil, fmt.Errorf("no go.mod file in %s or any parent directory: precog instruments modules only", where)
+	}
+	if env.GOWORK != "" && env.GOWORK != "off" {
+		return nil, fmt.Errorf("go.work workspaces are not supported (%s): run precog with GOWORK=off", env.GOWORK)
+	}
+	data, err := os.ReadFile(env.GOMOD)
+	if err != nil {
+		return nil, fmt.Errorf("reading go.mod: %w", err)
+	}
+	f, err := modfile.Parse(env.GOMOD, data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("parsing go.mod: %w", err)
+	}
+	m := &moduleInfo{
+		GoMod:    env.GOMOD,
+		Dir:      filepath.Dir(env.GOMOD),
+		ModCache: env.GOMODCACHE,
+		data:     data,
+		file:     f,
+	}
+	if f.Module != nil {
+		m.Path = f.Module.Mod.Path
+	}
+	if f.Go != nil {
+		m.goVersion = f.Go.Version
+	}
+	if m.goVersion == "" {
+		m.goVersion = "1.16" // what the go command assumes
+	}
+	if older(m.goVersion, minGo) {
+		return nil, fmt.Errorf("go.mod says go %s: precog needs go %s or later, as the shim's API is generic", m.goVersion, minGo)
+	}
+	if m.Path == shimModule || strings.HasPrefix(m.Path, shimModule+"/") {
+		return nil, fmt.Errorf("module %s cannot be instrumented: its path is the shim's", m.Path)
+	}
+	if f.Require != nil {
+		for _, r := range f.Require {
+			if r.Mod.Path == shimModule {
+				return nil, fmt.Errorf("go.mod already requires %s: remove it, precog injects the shim itself", shimModule)
+			}
+		}
+	}
+	mode := modFlag(strings.Fields(env.GOFLAGS))
+	if fm := modFlag(buildFlags); fm != "" {
+		mode = fm
+	}
+	switch mode {
+	case "vendor":
+		m.vendorMode = true
+	case "":
+		// Since go 1.14 a vendor directory turns vendoring on by default.
+		if _, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt")); err == nil &&
+			!older(m.goVersion, "1.14") {
+			m.vendorMode = true
+		}
+	}
+	if m.vendorMode {
+		return nil, errors.New("vendored builds (-mod=vendor) are not supported: the shim module is not in vendor/modules.txt; run with -mod=mod")
+	}
+	return m, nil
+}
+
+// modFlag returns the value of the last -mod flag in flags, or "".
+func modFlag(flags []string) string {
+	var v string
+	for i, f := range flags {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if name != "mod" || !strings.HasPrefix(f, "-") {
+			continue
+		}
+		if !hasVal && i+1 < len(flags) {
+			val = flags[i+1]
+		}
+		v = val
+	}
+	return v
+}
+
+// overlaidGoMod returns the main module's go.mod with the shim required and
+// replaced by its directory in the cache, and each copied dependency
+// replaced by its copy. Replacements of a copied module in the original file
+// are dropped: the copy stands for what they pointed to.
+func overlaidGoMod(m *moduleInfo, shimDir string, copies map[string]*depCopy) ([]byte, error) {
+	f, err := modfile.Parse(m.GoMod, m.data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("parsing go.mod: %w", err)
+	}
+	if err := f.AddRequire(shimModule, shimVersion); err != nil {
+		return nil, fmt.Errorf("editing go.mod: %w", err)
+	}
+	if err := f.AddReplace(shimModule, "", shimDir, ""); err != nil {
+		return nil, fmt.Errorf("editing go.mod: %w", err)
+	}
+	paths := make([]string, 0, len(copies))
+	for p := range copies {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		dc := copies[p]
+		if dc == nil || dc.dir == "" {
+			continue
+		}
+		for _, r := range slices.Clone(f.Replace) {
+			if r.Old.Path == p {
+				if err := f.DropReplace(r.Old.Path, r.Old.Version); err != nil {
+					return nil, fmt.Errorf("editing go.mod: %w", err)
+				}
+			}
+		}
+		if err := f.AddReplace(p, "", dc.dir, ""); err != nil {
+			return nil, fmt.Errorf("editing go.mod: %w", err)
+		}
+	}
+	f.Cleanup()
+	out, err := f.Format()
+	if err != nil {
+		return nil, fmt.Errorf("formatting go.mod: %w", err)
+	}
+	return out, nil
+}

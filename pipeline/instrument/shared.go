@@ -1,0 +1,230 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// A sharedSet holds the positions of the memory accesses worth recording:
+// those to a location that goroutines which may run at the same time both
+// access, one of them writing. It is built from analyzers/sharedloc, run on
+// every instrumented package variant, and keyed by file offset so that the
+// variants of one file (p and "p [p.test]") agree.
+//
+// The filter errs toward recording: the analyzers' answers are built for
+// checks that must not report false positives, while a recorded access
+// that turns out unshared costs only a few nanoseconds. So every access a
+// package's analysis sees is kept when the package's exported API can reach
+// it (callers in other packages, such as an external test, may run that API
+// on several goroutines at once), and only accesses to objects not yet
+// visible to another goroutine (sharedloc's Local) are dropped outright.
+type sharedSet struct {
+	at     map[fileOffset]bool // positions of shared accesses (go/ssa's instruction positions)
+	failed map[string]bool     // files whose package could not be analyzed: record everything
+	stats  sharedStats
+}
+
+// sharedStats counts what the analysis saw, for the measurements in the
+// tests.
+type sharedStats struct {
+	accesses, local, shared int
+}
+
+// locKey identifies a sharedloc.Loc across package variants, which have
+// distinct types.Objects and SSA values for the same declaration.
+type locKey struct {
+	kind sharedloc.LocKind
+	at   fileOffset
+	name string
+	elem bool
+}
+
+func keyOf(fset *token.FileSet, l sharedloc.Loc) locKey {
+	k := locKey{kind: l.Kind, elem: l.Elem}
+	var pos token.Pos
+	switch {
+	case l.Obj != nil:
+		pos, k.name = l.Obj.Pos(), l.Obj.Name()
+		if l.Obj.Pkg() != nil {
+			k.name = l.Obj.Pkg().Path() + "." + k.name
+		}
+	case l.Cell != nil:
+		pos, k.name = l.Cell.Pos(), l.Cell.Name()
+	}
+	if pos.IsValid() {
+		k.at = offsetOf(fset, pos)
+	} else {
+		// No position (an implicit allocation): the value itself, which
+		// is only ever seen by its own package's analysis.
+		k.name = fmt.Sprintf("%s@%p", k.name, l.Cell)
+	}
+	return k
+}
+
+// analyzeShared runs sharedloc on the packages and collects the shared
+// accesses.
+func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
+	s := &sharedSet{at: make(map[fileOffset]bool), failed: make(map[string]bool)}
+	if len(pkgs) == 0 {
+		return s, nil
+	}
+	graph, err := checker.Analyze([]*analysis.Analyzer{sharedloc.Analyzer}, pkgs, nil)
+	if err != nil {
+		return nil, fmt.Errorf("analyzing shared locations: %w", err)
+	}
+	type access struct {
+		a        *sharedloc.Access
+		contexts []*goroutines.Context
+		api      bool // reached from the package's API, on a caller's goroutine
+		at       fileOffset
+	}
+	byLoc := make(map[locKey][]access)
+	var keys []locKey // in first-seen order, for determinism
+	for act := range graph.All() {
+		if !act.IsRoot || act.Analyzer != sharedloc.Analyzer {
+			continue
+		}
+		fset := act.Package.Fset
+		res, _ := act.Result.(*sharedloc.Result)
+		if act.Err != nil || res == nil {
+			for _, f := range act.Package.CompiledGoFiles {
+				s.failed[f] = true
+			}
+			continue
+		}
+		for _, a := range res.Accesses {
+			s.stats.accesses++
+			if res.Local(a) {
+				s.stats.local++
+				continue
+			}
+			cs := res.Goroutines.Of(a.Fn())
+			k := keyOf(fset, a.Loc)
+			if _, ok := byLoc[k]; !ok {
+				keys = append(keys, k)
+			}
+			byLoc[k] = append(byLoc[k], access{
+				a:        a,
+				contexts: cs,
+				api:      slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Kind == goroutines.Caller && c.Test == nil }),
+				at:       offsetOf(fset, a.Pos()),
+			})
+		}
+	}
+	for _, k := range keys {
+		accs := byLoc[k]
+		if !slices.ContainsFunc(accs, func(x access) bool { return x.a.Op.IsWrite() }) {
+			continue // never written, or only while local
+		}
+		shared := false
+	pairs:
+		for i, x := range accs {
+			for _, y := range accs[i:] {
+				if !x.a.Op.IsWrite() && !y.a.Op.IsWrite() {
+					continue
+				}
+				if x.api && y.api {
+					shared = true
+					break pairs
+				}
+				for _, cx := range x.contexts {
+					for _, cy := range y.contexts {
+						if goroutines.MayOverlap(cx, cy) {
+							shared = true
+							break pairs
+						}
+					}
+				}
+			}
+		}
+		if !shared {
+			continue
+		}
+		for _, x := range accs {
+			if !s.at[x.at] {
+				s.stats.shared++
+			}
+			s.at[x.at] = true
+		}
+	}
+	return s, nil
+}
+
+// predicate returns the FileOptions.Shared function for one file, or nil
+// (record every access) when the file's package could not be analyzed.
+//
+// The position it is asked about is go/ssa's for the access: the Sel of a
+// selector, the Lbrack of an index expression, the Star of a dereference,
+// an identifier's own position, a range statement's For and a delete or
+// clear call's Lparen. As a fallback it also answers for the start of an
+// expression, true if any access that starts there is shared.
+func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) bool {
+	name := fset.File(f.Pos()).Name()
+	if s.failed[name] {
+		return nil
+	}
+	starts := make(map[int][]int) // expression start -> access positions
+	tf := fset.File(f.Pos())
+	off := func(p token.Pos) int { return tf.Offset(p) }
+	ast.Inspect(f, func(n ast.Node) bool {
+		var key token.Pos
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			key = n.Sel.Pos()
+		case *ast.IndexExpr:
+			key = n.Lbrack
+		case *ast.IndexListExpr:
+			key = n.Lbrack
+		case *ast.StarExpr:
+			key = n.Star
+		case *ast.RangeStmt:
+			if n.X != nil {
+				starts[off(n.X.Pos())] = append(starts[off(n.X.Pos())], off(n.For))
+			}
+			return true
+		case *ast.CallExpr:
+			key = n.Lparen
+		default:
+			return true
+		}
+		if key.IsValid() && key != n.Pos() {
+			starts[off(n.Pos())] = append(starts[off(n.Pos())], off(key))
+		}
+		return true
+	})
+	return func(pos token.Pos) bool {
+		if !pos.IsValid() {
+			return false
+		}
+		p := fset.PositionFor(pos, false)
+		if p.Filename != name {
+			return s.at[fileOffset{p.Filename, p.Offset}]
+		}
+		if s.at[fileOffset{name, p.Offset}] {
+			return true
+		}
+		for _, k := range starts[p.Offset] {
+			if s.at[fileOffset{name, k}] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// String summarizes the analysis, for test logs.
+func (st sharedStats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d accesses seen, %d local, %d shared", st.accesses, st.local, st.shared)
+	return b.String()
+}

@@ -1,0 +1,3 @@
+module precog.example/ancient
+
+go 1.17

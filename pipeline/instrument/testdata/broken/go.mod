@@ -1,0 +1,3 @@
+module precog.example/broken
+
+go 1.22

@@ -1,0 +1,3 @@
+module precog.example/old
+
+go 1.20
