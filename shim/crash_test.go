@@ -194,6 +194,7 @@ func tail(s string) string {
 }
 
 func TestCrashPanicInGoroutine(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
 	evs := runCrash(t, "panic", 2, "panic: boom")
 	checkKnown(t, evs)
 	// The worker's deferred End ran while it panicked.
@@ -209,6 +210,7 @@ func TestCrashPanicInGoroutine(t *testing.T) {
 }
 
 func TestCrashConcurrentMapWrites(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
 	evs := runCrash(t, "mapwrites", 2, "fatal error: concurrent map writes")
 	if n := sequenceAt(t, evs, crashSiteMain); n != crashKnown {
 		t.Errorf("main: %d of the %d writes in the trace", n, crashKnown)
@@ -224,11 +226,13 @@ func TestCrashConcurrentMapWrites(t *testing.T) {
 }
 
 func TestCrashDeadlock(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
 	evs := runCrash(t, "deadlock", 2, "fatal error: all goroutines are asleep - deadlock!")
 	checkKnown(t, evs)
 }
 
 func TestCrashExit(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
 	evs := runCrash(t, "exit", 3, "")
 	checkKnown(t, evs)
 }
@@ -236,13 +240,14 @@ func TestCrashExit(t *testing.T) {
 // TestCrashTestTimeout runs a test that hangs under -test.timeout: the
 // testing package's alarm panics and the process exits.
 func TestCrashTestTimeout(t *testing.T) {
-	cmd, path := crashCommand(t, nil, "-test.run=^TestHang$", "-test.timeout=2s")
+	t.Parallel() // it waits for processes, not for the CPU
+	cmd, path := crashCommand(t, nil, "-test.run=^TestHang$", "-test.timeout=1s")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Stdout = &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || !strings.Contains(stderr.String(), "panic: test timed out after 2s") {
+	if !errors.As(err, &exit) || !strings.Contains(stderr.String(), "panic: test timed out after 1s") {
 		t.Fatalf("%v, want the timeout panic in:\n%s", err, tail(stderr.String()))
 	}
 	evs := readCrashTrace(t, path)
@@ -257,6 +262,7 @@ func TestCrashTestTimeout(t *testing.T) {
 // timeout. Every event a worker reported as recorded must be in the trace,
 // and the trace must end cleanly whatever the workers were appending.
 func TestCrashKill(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
 	for round := 0; round < 3; round++ {
 		cmd, path := crashCommand(t, nil, "-test.run=^TestBusy$")
 		stdout, err := cmd.StdoutPipe()
