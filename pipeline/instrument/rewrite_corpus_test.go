@@ -1,69 +1,121 @@
 package instrument
 
 import (
+	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
 )
 
-// TestRewriteCorpus rewrites every file of real packages (a part of the
-// standard library and of golang.org/x/tools by default, or the packages
-// named by PRECOG_REWRITE_CORPUS, a comma-separated list of patterns
-// loadable from this module) and type-checks the rewritten packages. It is
-// slow, so it runs only when PRECOG_REWRITE_CORPUS is set ("1" for the
-// default list).
+// TestRewriteCorpus rewrites every file of real packages, tests included,
+// and type-checks the rewritten packages. It is slow, so it runs only when
+// PRECOG_REWRITE_CORPUS is set: "1" for a part of the standard library and
+// golang.org/x/tools, or a comma-separated list of patterns, loaded in the
+// directory PRECOG_REWRITE_CORPUS_DIR (default: this package's), for
+// example the bench/corpus module's dependencies.
 func TestRewriteCorpus(t *testing.T) {
 	env := os.Getenv("PRECOG_REWRITE_CORPUS")
 	if env == "" {
 		t.Skip("set PRECOG_REWRITE_CORPUS=1 (or a list of patterns)")
 	}
 	patterns := []string{"encoding/json", "context", "os/exec", "io", "database/sql",
-		"net/rpc", "log/slog", "expvar", "go/types", "testing", "text/template", "compress/flate", "runtime/pprof",
+		"net/rpc", "log/slog", "expvar", "go/types", "text/template", "compress/flate", "runtime/pprof",
 		"golang.org/x/sync/errgroup", "golang.org/x/tools/go/packages", "golang.org/x/tools/go/ssa",
 		"golang.org/x/tools/go/analysis/checker", "golang.org/x/tools/internal/gocommand"}
 	if env != "1" {
 		patterns = strings.Split(env, ",")
 	}
-	cfg := &packages.Config{
-		Mode:  packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps,
-		Tests: false,
+	// The shim's and rt's imports, so that they type-check in the same
+	// universe as the corpus.
+	shimDirs := map[string]string{
+		shimPath:            filepath.Join(repoDir(), "shim"),
+		shimPath + "/trace": filepath.Join(repoDir(), "shim", "trace"),
+		rtPath:              filepath.Join(repoDir(), "pipeline", "instrument", "rt"),
 	}
-	all := append([]string{shimPath, "github.com/precog-dev/precog/pipeline/instrument/rt"}, patterns...)
-	pkgs, err := packages.Load(cfg, all...)
+	shimFiles := map[string][]*ast.File{}
+	fset := token.NewFileSet()
+	extra := map[string]bool{}
+	for path, dir := range shimDirs {
+		names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, n := range names {
+			if ok, _ := build.Default.MatchFile(dir, filepath.Base(n)); !ok || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shimFiles[path] = append(shimFiles[path], f)
+			for _, im := range f.Imports {
+				p, _ := strconv.Unquote(im.Path.Value)
+				if shimDirs[p] == "" {
+					extra[p] = true
+				}
+			}
+		}
+	}
+	for p := range extra {
+		patterns = append(patterns, p)
+	}
+	cfg := &packages.Config{
+		Dir:   os.Getenv("PRECOG_REWRITE_CORPUS_DIR"),
+		Mode:  packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps,
+		Tests: true,
+		Fset:  fset,
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPath := map[string]*types.Package{}
+	std := map[string]*types.Package{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if p.Types != nil {
-			byPath[p.PkgPath] = p.Types
+		if p.Types != nil && !strings.Contains(p.ID, " ") && !strings.HasSuffix(p.ID, ".test") {
+			std[p.PkgPath] = p.Types
 		}
 	})
-	byPath[rtPath] = byPath["github.com/precog-dev/precog/pipeline/instrument/rt"]
-	imp := importerFunc(func(path string) (*types.Package, error) {
-		if p := byPath[path]; p != nil {
+	var checkShim func(path string) (*types.Package, error)
+	checkShim = func(path string) (*types.Package, error) {
+		if p := std[path]; p != nil {
 			return p, nil
 		}
-		return nil, os.ErrNotExist
-	})
-	var nfiles, nsites, nbad int
+		if shimFiles[path] == nil {
+			return nil, fmt.Errorf("no package %s", path)
+		}
+		conf := types.Config{Importer: importerFunc(checkShim)}
+		p, err := conf.Check(path, fset, shimFiles[path], nil)
+		if err != nil {
+			return nil, err
+		}
+		std[path] = p
+		return p, nil
+	}
+	if _, err := checkShim(rtPath); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkShim(shimPath); err != nil {
+		t.Fatal(err)
+	}
+	var npkgs, nfiles, nsites, nbad int
 	skipped := map[string]int{}
 	for _, p := range pkgs {
-		if p.PkgPath == shimPath || strings.HasSuffix(p.PkgPath, "/rt") || len(p.Syntax) == 0 {
+		if extra[strings.TrimSuffix(p.PkgPath, "_test")] || len(p.Syntax) == 0 || strings.HasSuffix(p.ID, ".test") {
 			continue
 		}
 		if len(p.Errors) > 0 {
-			t.Logf("%s: %v", p.PkgPath, p.Errors)
+			t.Logf("%s: %v", p.ID, p.Errors)
 			continue
 		}
-		fset := token.NewFileSet()
+		npkgs++
 		var files []*ast.File
 		for _, f := range p.Syntax {
 			name := p.Fset.File(f.Pos()).Name()
@@ -95,9 +147,15 @@ func TestRewriteCorpus(t *testing.T) {
 			files = append(files, of)
 			nfiles++
 		}
-		conf := types.Config{Importer: imp, GoVersion: "go1.26", Error: func(err error) {
+		imp := importerFunc(func(path string) (*types.Package, error) {
+			if ip := p.Imports[path]; ip != nil && ip.Types != nil {
+				return ip.Types, nil
+			}
+			return checkShim(path)
+		})
+		conf := types.Config{Importer: imp, GoVersion: p.Types.GoVersion(), Error: func(err error) {
 			if nbad < 40 {
-				t.Errorf("%s: %v", p.PkgPath, err)
+				t.Errorf("%s: %v", p.ID, err)
 			}
 			nbad++
 		}}
@@ -105,23 +163,12 @@ func TestRewriteCorpus(t *testing.T) {
 	}
 	var ks []string
 	for k, n := range skipped {
-		ks = append(ks, k+": "+itoa(n))
+		ks = append(ks, k+": "+strconv.Itoa(n))
 	}
 	sort.Strings(ks)
-	t.Logf("%d packages, %d files, %d sites, %d errors; skipped: %s", len(pkgs)-2, nfiles, nsites, nbad, strings.Join(ks, "; "))
+	t.Logf("%d packages, %d files, %d sites, %d errors; skipped: %s", npkgs, nfiles, nsites, nbad, strings.Join(ks, "; "))
 }
 
 type importerFunc func(path string) (*types.Package, error)
 
 func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
-}
