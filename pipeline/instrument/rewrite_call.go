@@ -131,6 +131,13 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 			r.builtin(c, obj.Name(), ctx)
 			return
 		case *types.Func:
+			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && andOr(obj.Name()) != "" && len(c.Args) == 2 {
+				for _, a := range c.Args {
+					r.expr(a)
+				}
+				r.atomicAndOr(c, andOr(obj.Name()), "", c.Args[0], c.Args[1])
+				return
+			}
 			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && atomicFuncs[obj.Name()] {
 				for _, a := range c.Args {
 					r.expr(a)
@@ -155,6 +162,14 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 			key := methodKey(sel)
 			if op, ok := syncMethods[key]; ok && r.syncCall(c, se, sel, op, ctx) {
 				return
+			}
+			if strings.HasPrefix(key, "sync/atomic.") && andOr(se.Sel.Name) != "" && len(c.Args) == 1 {
+				if amp, suffix, ok := r.recvPath(se.X, sel, false); ok {
+					r.receiver(se.X, sel)
+					r.expr(c.Args[0])
+					r.atomicAndOr(c, andOr(se.Sel.Name), amp+"%s"+suffix, se.X, c.Args[0])
+					return
+				}
 			}
 			r.receiver(se.X, sel)
 			if (key == "testing.T.Run" || key == "testing.B.Run") && len(c.Args) == 2 {
@@ -193,6 +208,44 @@ func (r *rewriter) calleeIdent(fun ast.Expr) *ast.Ident {
 		return r.calleeIdent(f.X)
 	}
 	return nil
+}
+
+// andOr returns "And" or "Or" for the names of sync/atomic's And and Or
+// functions and methods (Go 1.23), else "".
+func andOr(name string) string {
+	switch {
+	case strings.HasPrefix(name, "And"):
+		return "And"
+	case strings.HasPrefix(name, "Or"):
+		return "Or"
+	}
+	return ""
+}
+
+// atomicAndOr rewrites an And or Or call, which the shim has no wrapper
+// for (it builds at go1.22), into precog_rt.<fn>(SITE, addr, call, mask):
+// the call runs as written and rt records the new value. addr and mask
+// are evaluated a second time, so they must be pure; format, if not
+// empty, turns addr's text into the address (for methods: &v.f).
+func (r *rewriter) atomicAndOr(c *ast.CallExpr, fn, format string, addr, mask ast.Expr) {
+	if !r.isPure(addr) || !r.isPure(mask) {
+		r.skip("atomic And/Or with operands that have side effects")
+		return
+	}
+	s := r.site(c.Lparen, "atomic-store", c)
+	r.usedUnsafe = true
+	lo, hi := r.span(c)
+	alo, ahi := r.span(addr)
+	mlo, mhi := r.span(mask)
+	a := []piece{copyOf(alo, ahi)}
+	if format != "" {
+		pre, post, _ := strings.Cut(format, "%s")
+		a = []piece{lit(pre), copyOf(alo, ahi), lit(post)}
+	}
+	open := append([]piece{lit(r.rt(fn) + "(" + s + ", precog_unsafe.Pointer(")}, a...)
+	open = append(open, lit("), "))
+	r.ed.open(lo, hi, open...)
+	r.ed.close(lo, hi, lit(", "), copyOf(mlo, mhi), lit(")"))
 }
 
 // builtin rewrites a call of a builtin function.

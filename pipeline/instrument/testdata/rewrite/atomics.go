@@ -29,3 +29,10 @@ func atomics(s *stats) int64 {
 	s.v.Store(1)
 	return s.hits.Load()
 }
+
+func andOr(s *stats, x *int32, v *atomic.Uint32) {
+	atomic.AndInt32(x, 3)
+	_ = atomic.OrUint32(&s.u, 4)
+	v.Or(1)
+	s.hits.And(7)
+}
