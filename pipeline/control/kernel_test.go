@@ -152,3 +152,115 @@ func markedLines(t *testing.T, path string) map[string]int {
 	}
 	return m
 }
+
+// selectTest is a test whose two selects take case 0 by themselves: the
+// first has only a's value ready (b's comes 20ms later), the second has c's
+// value ready and a default.
+const selectTest = `package sel
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSelect(t *testing.T) {
+	a, b, c := make(chan int, 1), make(chan int, 1), make(chan int, 1)
+	a <- 1
+	c <- 3
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		b <- 2
+	}()
+	select {
+	case v := <-a:
+		t.Log("first took a", v)
+	case v := <-b:
+		t.Log("first took b", v)
+	}
+	select {
+	case v := <-c:
+		t.Log("second took c", v)
+	default:
+		t.Log("second took default")
+	}
+}
+`
+
+// TestSelectForcedInstrumented forces the selects of an instrumented test
+// through the rewritten select protocol (pipeline/instrument/rt): the
+// first to its second case, the second to its default.
+func TestSelectForcedInstrumented(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented test binary")
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"go.mod": "module example.com/sel\n\ngo 1.22\n", "sel_test.go": selectTest} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"."}, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "sel.test")
+	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, res.BuildFlags...), ".")...)
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c: %v\n%s", err, out)
+	}
+	run := func(env ...string) string {
+		cmd := exec.Command(bin, "-test.run=^TestSelect$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+	tracePath := filepath.Join(tmp, "trace")
+	if out := run("PRECOG_TRACE=" + tracePath); !strings.Contains(out, "first took a") || !strings.Contains(out, "second took c") {
+		t.Fatalf("the unforced run:\n%s", out)
+	}
+	f, err := os.Open(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.ReadAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &shim.ControlPlan{Mode: "force", Result: filepath.Join(tmp, "result.jsonl")}
+	cases := []int{1, -1}
+	for i, pt := range Points(tr.Events) {
+		if tr.Events[i].Kind == trace.EvSelect && len(plan.Selects) < len(cases) {
+			plan.Selects = append(plan.Selects, shim.ControlSelect{ControlPoint: pt, Case: cases[len(plan.Selects)]})
+		}
+	}
+	if len(plan.Selects) != 2 {
+		t.Fatalf("%d selects in the trace, want 2", len(plan.Selects))
+	}
+	planPath := filepath.Join(tmp, "plan.json")
+	if err := WritePlan(planPath, plan); err != nil {
+		t.Fatal(err)
+	}
+	out := run(EnvVar + "=" + planPath)
+	if !strings.Contains(out, "first took b") || !strings.Contains(out, "second took default") {
+		t.Errorf("the forced run:\n%s", out)
+	}
+	r, err := ReadResultFile(plan.Result, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var took []int
+	for _, rec := range r.Records {
+		if rec.Event == "select" {
+			took = append(took, *rec.Took)
+		}
+	}
+	if len(took) != 2 || took[0] != 1 || took[1] != -1 {
+		t.Errorf("the result file has the selects taking cases %v, want [1 -1]", took)
+	}
+}
