@@ -60,9 +60,28 @@ func Points(evs []trace.Event) []shim.ControlPoint {
 	return pts
 }
 
+// Stable returns the goroutines of evs whose logical ids the next run of
+// the same test gives the same goroutines: those an instrumented go
+// statement or task started, test goroutines and the main goroutine. The
+// others (started by code that is not instrumented, numbered in the order
+// they first reached the shim) are best left out of replay plans.
+func Stable(evs []trace.Event) func(g uint64) bool {
+	stable := map[uint64]bool{0: true}
+	for _, ev := range evs {
+		switch {
+		case ev.Kind == trace.EvBegin && ev.Peer != trace.NoParent:
+			stable[ev.Goroutine] = true
+		case ev.Kind == trace.EvTestStart:
+			stable[ev.Goroutine] = true
+		}
+	}
+	return func(g uint64) bool { return stable[g] }
+}
+
 // ReplayPlan returns a plan that replays the order of the sync events of
 // evs (in the order of trace.ReadAll) whose goroutine keep accepts (all if
-// keep is nil), and forces each of their selects to the case it took.
+// keep is nil; Stable(evs) is the usual choice), and forces each of their
+// selects to the case it took.
 func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *shim.ControlPlan {
 	p := &shim.ControlPlan{Mode: "replay"}
 	for i, pt := range Points(evs) {

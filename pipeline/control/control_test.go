@@ -84,3 +84,18 @@ func TestPointsAndReplayPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestStable(t *testing.T) {
+	evs := []trace.Event{
+		{Kind: trace.EvBegin, Goroutine: 5, Peer: trace.NoParent},
+		{Kind: trace.EvTestStart, Goroutine: 5, Name: "TestX"},
+		{Kind: trace.EvBegin, Goroutine: 6, Peer: 5},
+		{Kind: trace.EvBegin, Goroutine: 7, Peer: trace.NoParent},
+	}
+	stable := Stable(evs)
+	for g, want := range map[uint64]bool{0: true, 5: true, 6: true, 7: false, 8: false} {
+		if stable(g) != want {
+			t.Errorf("Stable(%d) = %v", g, !want)
+		}
+	}
+}
