@@ -46,9 +46,34 @@ const (
 //
 // The rewrite keeps every original token on its line (see edit.go), so
 // stack traces and positions stay true. Operations are found through
-// info, never by name alone. What the rewriter cannot instrument without
-// risking the build or the program's meaning it leaves as it is. Files
-// that import "C" are not rewritten (cgo would see the rewritten text).
+// info (Selections, Uses, Types), never by name alone:
+//
+//	go f(a, b)            { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f(precog_a0, precog_a1) }() }
+//	go func() {...}()     { precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
+//	mu.Lock()             precog_shim.Lock(S, &mu)        (also promoted, pointer, deferred; RWMutex, Locker, WaitGroup, Once, Cond)
+//	f := mu.Lock          f := precog_shim.LockFunc(S, &mu)
+//	g.Go(f); g.Wait()     g.Go(precog_shim.TaskErr(S, ptr, f)); precog_shim.WaitedErr(S, ptr, g.Wait())   (errgroup, conc)
+//	make(chan T, n)       precog_shim.MakeChan(S, make(chan T, n))
+//	ch <- v; <-ch; close  precog_shim.Send(S, ch, v); precog_shim.Recv(S, ch) (Recv2 for comma-ok); precog_shim.Close(S, ch)
+//	for v := range ch     for precog_r, v := precog_rt.RangeOf(S, ch); precog_r.Next(&v); {
+//	select {...}          { precog_s := precog_rt.Plan(S); if precog_s.Forcing() { precog_rt.TryRecv(...); ... }; select { case v, precog_ok := <-precog_rt.Recv(&precog_s, 0, ch): precog_s.Received(0, precog_ok); ... } }
+//	x.f (read)            (*precog_shim.R(S, &x.f))
+//	x.f = v               precog_shim.W(S, &x.f, v)       (precog_rt.At(S, &x.f).Set(v) if v's type is only assignable)
+//	x.f += v; x.f++       precog_shim.W(S, &x.f, (*precog_shim.R(S', &x.f)) + (v))
+//	a.f, b.g = ...        a.f, b.g = ...; precog_rt.Wrote(S, &a.f); precog_rt.Wrote(S', &b.g)
+//	m[k]; m[k] = v        precog_shim.MR(S, m)[k]; precog_shim.MW(S, m)[k] = v   (delete, clear, len, range: MW, MW, MR, MI)
+//	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(S, &v, d) etc.)
+//
+// plus Enter/Exit at the top of function bodies (opts.Funcs) and
+// TestStart(t) at the top of TestXxx functions and t.Run literals in
+// _test.go files. Whatever the rewriter cannot instrument without risking
+// the build or the program's meaning (an operand it would have to
+// evaluate twice that has side effects, a receiver path through another
+// package's unexported field, an expression of type parameter type whose
+// core type it would need) it leaves as it is. Files that import "C" are
+// not rewritten (cgo would see the rewritten text), nor are the packages
+// the shim is built on (sync, sync/atomic, runtime), nor functions marked
+// //go:norace, //go:nosplit and the like.
 func RewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
 	info *types.Info, opts FileOptions) (out []byte, sites []trace.Site, changed bool, err error) {
 	r, out, err := rewrite(fset, file, src, pkg, info, opts)
