@@ -1,0 +1,62 @@
+package instrument
+
+import (
+	"go/ast"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// TestSharedAPI checks the filter on a package whose concurrency is all in
+// its external test: the field its exported methods write is shared, the
+// field written only before the object escapes is not.
+func TestSharedAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	dir, _ := filepath.Abs("testdata/shared")
+	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: loadMode, Tests: true}, "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loadErrors(pkgs); err != nil {
+		t.Fatal(err)
+	}
+	mod, err := findModule(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := selectFiles(pkgs, mod, nil)
+	s, err := analyzeShared(sel.roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"n": true, "name": false}
+	seen := map[string]int{}
+	for _, f := range sel.files {
+		if filepath.Base(f.path) != "counter.go" {
+			continue
+		}
+		shared := s.predicate(f.pkg.Fset, f.syntax)
+		ast.Inspect(f.syntax, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			w, ok := want[sel.Sel.Name]
+			if !ok {
+				return true
+			}
+			seen[sel.Sel.Name]++
+			pos := f.pkg.Fset.Position(sel.Sel.Pos())
+			if got := shared(sel.Sel.Pos()); got != w {
+				t.Errorf("%s: c.%s shared = %v, want %v", pos, sel.Sel.Name, got, w)
+			}
+			return true
+		})
+	}
+	if seen["n"] != 2 || seen["name"] != 2 {
+		t.Errorf("saw %v selectors, want n and name twice each", seen)
+	}
+}

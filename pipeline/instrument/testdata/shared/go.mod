@@ -1,0 +1,3 @@
+module precog.example/shared
+
+go 1.22
