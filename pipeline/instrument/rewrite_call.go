@@ -179,7 +179,14 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 					r.funcLit(fl, "", r.tbParam(fl.Type, typ))
 					return
 				}
+				// t.Run(name, f) with f a function value: precog_rt.Sub(f)
+				// calls TestStart before f.
 				r.expr(c.Args[1])
+				if _, isFunc := r.typeOf(c.Args[1]).Underlying().(*types.Signature); isFunc && r.isTest {
+					alo, ahi := r.span(c.Args[1])
+					r.ed.open(alo, ahi, lit(r.rt("Sub")+"("))
+					r.ed.close(alo, ahi, lit(")"))
+				}
 				return
 			}
 			for _, a := range c.Args {

@@ -255,3 +255,14 @@ func (r *ChanRange[T]) Next(p *T) bool {
 	}
 	return ok
 }
+
+// Sub wraps a subtest function passed to t.Run or b.Run as a value (not a
+// function literal, which gets TestStart as its first statement), so that
+// the subtest records its start and end too. T is *testing.T or
+// *testing.B; rt does not import testing.
+func Sub[T shim.TB](f func(T)) func(T) {
+	return func(t T) {
+		shim.TestStart(t)
+		f(t)
+	}
+}
