@@ -34,7 +34,7 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 	case *ast.SendStmt:
 		r.send(s)
 	case *ast.IncDecStmt:
-		r.incDec(s)
+		r.incDec(s, inList)
 	case *ast.AssignStmt:
 		r.assign(s, inList)
 	case *ast.GoStmt:
@@ -166,7 +166,7 @@ func (r *rewriter) mapWrite(x *ast.IndexExpr) {
 }
 
 // incDec rewrites x++ on a shared x into W(SITE, &x, *R(SITE, &x) + 1).
-func (r *rewriter) incDec(s *ast.IncDecStmt) {
+func (r *rewriter) incDec(s *ast.IncDecStmt, inList bool) {
 	if ix, ok := ast.Unparen(s.X).(*ast.IndexExpr); ok && r.isMapIndex(ix) {
 		r.mapWrite(ix)
 		return
@@ -175,20 +175,46 @@ func (r *rewriter) incDec(s *ast.IncDecStmt) {
 	if !r.shared(s.X) {
 		return
 	}
-	if !r.isPure(s.X) {
-		r.skip("increment of an operand with side effects")
-		return
-	}
 	op := "+"
 	if s.Tok == token.DEC {
 		op = "-"
 	}
+	r.update(s, s.X, op, nil, inList)
+}
+
+// update rewrites x op= v (v nil: x++ or x--) on a shared x into
+//
+//	precog_shim.W(SITE, &x, (*precog_shim.R(SITE', &x)) op (v))
+//
+// when x can be evaluated twice, else, in a statement list, into
+//
+//	{ precog_p := &x; precog_shim.W(SITE, precog_p, (*precog_shim.R(SITE', precog_p)) op (v)) }
+func (r *rewriter) update(s ast.Stmt, x ast.Expr, op string, v ast.Expr, inList bool) {
+	pure := r.isPure(x)
+	if !pure && !inList {
+		r.skip("update of an operand with side effects in an init or post statement")
+		return
+	}
 	lo, hi := r.span(s)
-	xlo, xhi := r.span(s.X)
-	sr := r.site(accessPos(s.X), "read", s.X)
-	sw := r.site(accessPos(s.X), "write", s.X)
-	r.ed.open(lo, hi, lit(r.shim("W")+"("+sw+", &"))
-	r.ed.replace(xhi, hi, lo, hi, lit(", (*"+r.shim("R")+"("+sr+", &"), copyOf(xlo, xhi), lit(")) "+op+" 1)"))
+	xlo, xhi := r.span(x)
+	sr := r.site(accessPos(x), "read", x)
+	sw := r.site(accessPos(x), "write", x)
+	var mid []piece
+	end := []piece{lit(")")}
+	if pure {
+		r.ed.open(lo, hi, lit(r.shim("W")+"("+sw+", &"))
+		mid = []piece{lit(", (*" + r.shim("R") + "(" + sr + ", &"), copyOf(xlo, xhi), lit(")) " + op + " ")}
+	} else {
+		r.ed.open(lo, hi, lit("{ precog_p := &"))
+		mid = []piece{lit("; " + r.shim("W") + "(" + sw + ", precog_p, (*" + r.shim("R") + "(" + sr + ", precog_p)) " + op + " ")}
+		end = []piece{lit(") }")}
+	}
+	if v == nil {
+		r.ed.replace(xhi, hi, lo, hi, append(append(mid, lit("1")), end...)...)
+		return
+	}
+	r.ed.replace(xhi, r.off(v.Pos()), lo, hi, append(mid, lit("("))...)
+	r.ed.close(lo, hi, append([]piece{lit(")")}, end...)...)
 }
 
 // assign rewrites an assignment.
@@ -271,17 +297,7 @@ func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
 		if !r.shared(l) {
 			return
 		}
-		if !r.isPure(l) {
-			r.skip("op-assignment to an operand with side effects")
-			return
-		}
-		op := strings.TrimSuffix(s.Tok.String(), "=")
-		llo, lhi := r.span(l)
-		sr := r.site(accessPos(l), "read", l)
-		sw := r.site(accessPos(l), "write", l)
-		r.ed.open(lo, hi, lit(r.shim("W")+"("+sw+", &"))
-		r.ed.replace(lhi, r.off(v.Pos()), lo, hi, lit(", (*"+r.shim("R")+"("+sr+", &"), copyOf(llo, lhi), lit(")) "+op+" ("))
-		r.ed.close(lo, hi, lit("))"))
+		r.update(s, l, strings.TrimSuffix(s.Tok.String(), "="), v, inList)
 	}
 }
 
