@@ -1,0 +1,158 @@
+package main
+
+import (
+	"sync"
+	"testing"
+
+	precog_shim "github.com/precog-dev/precog/shim"
+)
+
+// Each benchmark has two variants: plain is the operation as written, shim
+// is the operation as the instrumenter rewrites it. The harness (main.go)
+// runs plain in a plain binary and in a -race binary, and shim in a plain
+// binary with PRECOG_TRACE set (recording) and without (shim off).
+//
+// Sites are arbitrary: nothing reads a site table here.
+//
+// The loops count with a local variable instead of b.Loop: under -race,
+// b.Loop's bookkeeping (b.loop.i and b.loop.n, in memory) is instrumented
+// too, and would add two or three race-checked accesses to every iteration
+// of the plain variant. For the same reason the access benchmarks make
+// eight accesses per iteration (to the eight words of one object, as code
+// touching a struct's fields does); the harness divides by eight.
+
+var (
+	words = new([8]uint64) // the shared 8-byte locations of the access benchmarks
+	sink  uint64
+	mu    sync.Mutex
+	ch    = make(chan int, 1)
+	wg    sync.WaitGroup
+	nop   = func() {}
+	start = make(chan struct{})
+)
+
+// BenchmarkRead is eight 8-byte loads of shared variables.
+func BenchmarkRead(b *testing.B) {
+	w := words
+	b.Run("plain", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + w[6] + w[7]
+		}
+		sink = s
+	})
+	b.Run("shim", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += *precog_shim.R(1, &w[0]) + *precog_shim.R(1, &w[1]) + *precog_shim.R(1, &w[2]) + *precog_shim.R(1, &w[3]) +
+				*precog_shim.R(1, &w[4]) + *precog_shim.R(1, &w[5]) + *precog_shim.R(1, &w[6]) + *precog_shim.R(1, &w[7])
+		}
+		sink = s
+	})
+}
+
+// BenchmarkWrite is eight 8-byte stores to shared variables.
+func BenchmarkWrite(b *testing.B) {
+	w := words
+	b.Run("plain", func(b *testing.B) {
+		for i, n := uint64(0), uint64(b.N); i < n; i++ {
+			w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] = i, i, i, i, i, i, i, i
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := uint64(0), uint64(b.N); i < n; i++ {
+			precog_shim.W(2, &w[0], i)
+			precog_shim.W(2, &w[1], i)
+			precog_shim.W(2, &w[2], i)
+			precog_shim.W(2, &w[3], i)
+			precog_shim.W(2, &w[4], i)
+			precog_shim.W(2, &w[5], i)
+			precog_shim.W(2, &w[6], i)
+			precog_shim.W(2, &w[7], i)
+		}
+	})
+}
+
+// BenchmarkLock is an uncontended Mutex Lock and Unlock.
+func BenchmarkLock(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			mu.Lock()
+			mu.Unlock()
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_shim.Lock(3, &mu)
+			precog_shim.Unlock(4, &mu)
+		}
+	})
+}
+
+// BenchmarkChan is a send and a receive on a buffered channel.
+func BenchmarkChan(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			ch <- 1
+			<-ch
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_shim.Send(5, ch, 1)
+			precog_shim.Recv(6, ch)
+		}
+	})
+}
+
+// BenchmarkGoJoin starts a goroutine and waits for it with a WaitGroup.
+func BenchmarkGoJoin(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				nop()
+			}()
+			wg.Wait()
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_shim.WGAdd(7, &wg, 1)
+			id := precog_shim.Go(8)
+			go func() {
+				precog_shim.Begin(id)
+				defer precog_shim.End()
+				defer precog_shim.WGDone(9, &wg)
+				nop()
+			}()
+			precog_shim.WGWait(10, &wg)
+		}
+	})
+}
+
+// BenchmarkParallelLock is an uncontended Lock and Unlock in every
+// goroutine of RunParallel (one per P: run it with -test.cpu=2), each on
+// its own mutex: the shim's variant contends only on the global seq
+// counter, which every sync event takes.
+func BenchmarkParallelLock(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			var m sync.Mutex
+			for pb.Next() {
+				m.Lock()
+				m.Unlock()
+			}
+		})
+	})
+	b.Run("shim", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			var m sync.Mutex
+			for pb.Next() {
+				precog_shim.Lock(11, &m)
+				precog_shim.Unlock(12, &m)
+			}
+		})
+	})
+}
