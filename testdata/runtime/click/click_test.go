@@ -1,0 +1,22 @@
+package click
+
+import (
+	"testing"
+	"time"
+)
+
+// TestKillRouter runs one router thread for 2 ms and kills it. The driver
+// makes its one pass over the tasks within microseconds of starting; the
+// master drops the router 2 ms later.
+func TestKillRouter(t *testing.T) {
+	r := NewRouter("FromDevice", "Queue", "ToDevice")
+	var m Master
+	m.Start(r)
+	time.Sleep(2 * time.Millisecond) // the router runs
+	m.KillRouter()
+	for name, n := range r.Fired() {
+		if n != 1 {
+			t.Errorf("task %s fired %d times, want 1", name, n)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module precog.example/kernels
+
+go 1.22

@@ -1,0 +1,31 @@
+package pbzip2mutex
+
+import (
+	"bytes"
+	"testing"
+	"time"
+)
+
+// slowFile is an output file on a slow disk: every write takes a millisecond.
+type slowFile struct{ buf bytes.Buffer }
+
+func (f *slowFile) Write(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	return f.buf.Write(p)
+}
+
+// TestQueueDelete compresses one block with one consumer. Main deletes the
+// FIFO after writing the stream header, a millisecond after the consumer
+// started; the consumer normally locks and unlocks the FIFO's mutex within
+// microseconds of starting.
+func TestQueueDelete(t *testing.T) {
+	var f slowFile
+	data := []byte("aaaabbbbbbcc")
+	if err := Compress(&f, data, len(data), 1); err != nil {
+		t.Fatal(err)
+	}
+	want := "PBZ1\x04a\x06b\x02c"
+	if got := f.buf.String(); got != want {
+		t.Errorf("compressed = %q, want %q", got, want)
+	}
+}
