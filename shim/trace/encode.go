@@ -244,6 +244,47 @@ func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, add
 	return append(b, 0)
 }
 
+// Window is the room after len(b) that PutAccess and PutWrite write into:
+// more than MaxEventLen, a power of two.
+const Window = 64
+
+// PutAccess writes an event without seq whose fields are site and addr
+// (EvRead, EvMapRead, EvMapWrite or EvMapIter) at the start of w and returns
+// its length. It is AppendRead and its kin for a hot path that keeps its
+// buffer as it likes: the caller passes the Window bytes after its batch's
+// last event, w := (*[trace.Window]byte)(b[len(b):len(b)+trace.Window]),
+// and extends b by the result. Fixed-size and masked indexes leave the
+// encoding without capacity or bounds checks, about 20 fewer instructions
+// per event than the Append methods (20 for a read, 35 for a write, counted
+// with callgrind in the shim).
+func (e *Encoder) PutAccess(w *[Window]byte, k Kind, site uint32, addr uintptr) int {
+	w[0] = byte(k)
+	i := putUvarint(w, 1, uint64(site))
+	d := uint64(addr) - e.addr
+	e.addr = uint64(addr)
+	return putUvarint(w, i, zigzag(int64(d)))
+}
+
+// PutWrite writes an EvWrite event at the start of w and returns its
+// length, as PutAccess does.
+func (e *Encoder) PutWrite(w *[Window]byte, site uint32, addr uintptr, value uint64) int {
+	i := e.PutAccess(w, EvWrite, site, addr)
+	return putUvarint(w, i, value)
+}
+
+// putUvarint writes v at w[i:] and returns the index after it. Masking
+// the index with Window-1 changes nothing (an event is shorter than
+// Window) and lets the compiler drop the bounds checks.
+func putUvarint(w *[Window]byte, i int, v uint64) int {
+	for v >= 0x80 {
+		w[i&(Window-1)] = byte(v) | 0x80
+		v >>= 7
+		i++
+	}
+	w[i&(Window-1)] = byte(v)
+	return i + 1
+}
+
 // AppendRead appends an EvRead event.
 func (e *Encoder) AppendRead(b []byte, site uint32, addr uintptr) []byte {
 	return e.access(b, EvRead, site, addr)

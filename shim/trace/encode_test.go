@@ -174,3 +174,27 @@ func TestGo122(t *testing.T) {
 		}
 	}
 }
+
+// TestPut checks that PutAccess and PutWrite encode as the Append methods
+// do, and share their delta state.
+func TestPut(t *testing.T) {
+	var ea, ep Encoder
+	var want []byte
+	got := make([]byte, 0, 1<<12)
+	addrs := []uintptr{0xc000012340, 0xc000012348, 0xc000012340, 8, 0xffffffffffffffff, 0}
+	for i, a := range addrs {
+		site, value := uint32(i*1000), uint64(1)<<(9*i)
+		want = ea.AppendRead(want, site, a)
+		want = ea.AppendWrite(want, site, a, value)
+		want = ea.AppendMapIter(want, site, a)
+		got = got[:len(got)+ep.PutAccess((*[Window]byte)(got[len(got):len(got)+Window]), EvRead, site, a)]
+		got = got[:len(got)+ep.PutWrite((*[Window]byte)(got[len(got):len(got)+Window]), site, a, value)]
+		got = got[:len(got)+ep.PutAccess((*[Window]byte)(got[len(got):len(got)+Window]), EvMapIter, site, a)]
+		if !bytes.Equal(got, want) {
+			t.Fatalf("after address %#x: Put gave % x, Append % x", a, got, want)
+		}
+	}
+	if Window <= MaxEventLen || Window&(Window-1) != 0 {
+		t.Errorf("Window %d must be a power of two above MaxEventLen %d", Window, MaxEventLen)
+	}
+}
