@@ -82,6 +82,12 @@ func writeOnce(path string, data []byte) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
+	return writeAtomic(path, data)
+}
+
+// writeAtomic writes data to path through a temporary file renamed into
+// place, replacing any file there.
+func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("writing the cache: %w", err)

@@ -77,6 +77,10 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	key := resultKey(ctx, cfg, mod)
+	if r := c.loadResult(key); r != nil {
+		return r, nil
+	}
 	pcfg := &packages.Config{
 		Context:    ctx,
 		Dir:        cfg.Dir,
@@ -167,11 +171,22 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{
+	res := &Result{
 		BuildFlags: []string{"-overlay=" + ovPath},
 		Sites:      sitesPath,
 		Packages:   sel.paths(),
-	}, nil
+	}
+	dirs := []string{shimDir}
+	for _, dc := range copies {
+		if dc.dir != "" {
+			dirs = append(dirs, dc.dir)
+		}
+	}
+	slices.Sort(dirs)
+	if err := c.storeResult(key, res, dirs); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // checkConfig rejects configurations that cannot work, each with one line.

@@ -297,6 +297,18 @@ func TestCacheHit(t *testing.T) {
 	if !slices.Equal(res.BuildFlags, kernels.res.BuildFlags) || res.Sites != kernels.res.Sites {
 		t.Errorf("second run gave %+v, first %+v", res, kernels.res)
 	}
+	// Without the stored result, the run computes everything again: the
+	// same bytes, so the same paths.
+	if err := os.RemoveAll(filepath.Join(kernels.cache, "results")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.BuildFlags, kernels.res.BuildFlags) || res.Sites != kernels.res.Sites {
+		t.Errorf("recomputed run gave %+v, first %+v", res, kernels.res)
+	}
 	args := append([]string{"test", "-c", "-x", "-o", t.TempDir() + string(filepath.Separator)}, res.BuildFlags...)
 	out, err := goCmd(kernels.dir, append(args, "./mysql", "./apache")...)
 	if err != nil {
@@ -470,5 +482,61 @@ func TestOldGoVersion(t *testing.T) {
 	out, err := goCmd(dir, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
 	if err != nil {
 		t.Fatalf("go test: %v\n%s", err, out)
+	}
+}
+
+// TestResultCache checks that a stored result is used only while its
+// inputs are unchanged.
+func TestResultCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.CopyFS(dir, os.DirFS("testdata/shared")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir()}
+	first, err := Instrument(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Instrument(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(first.BuildFlags, again.BuildFlags) {
+		t.Errorf("unchanged inputs gave %v, then %v", first.BuildFlags, again.BuildFlags)
+	}
+	src := filepath.Join(dir, "counter", "counter.go")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("c.n++"), []byte("c.n += 2"), 1)
+	if err := os.WriteFile(src, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := Instrument(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(first.BuildFlags, changed.BuildFlags) {
+		t.Error("an edited file gave the stored result")
+	}
+	// A stored result whose files are gone is not used.
+	os.RemoveAll(filepath.Join(cfg.CacheDir, "files"))
+	redone, err := Instrument(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := os.ReadFile(strings.TrimPrefix(redone.BuildFlags[0], "-overlay="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(ov, []byte("counter.go")) {
+		t.Fatalf("overlay without counter.go:\n%s", ov)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.CacheDir, "files")); err != nil {
+		t.Errorf("the rewritten files were not written again: %v", err)
 	}
 }

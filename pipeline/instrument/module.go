@@ -31,6 +31,7 @@ type moduleInfo struct {
 	Dir        string // its root directory
 	ModCache   string // GOMODCACHE
 	Path       string // its module path
+	goEnv      []byte // go env's answers, which select the files and types a build sees
 	data       []byte // the contents of go.mod
 	file       *modfile.File
 	goVersion  string
@@ -41,7 +42,8 @@ type moduleInfo struct {
 // set-ups the overlay cannot serve: no module, a go.work workspace, and
 // vendoring.
 func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleInfo, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE")
+	cmd := exec.CommandContext(ctx, "go", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE",
+		"GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -57,6 +59,7 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if err := json.Unmarshal(out, &env); err != nil {
 		return nil, fmt.Errorf("asking go for the module: %w", err)
 	}
+	goEnv := out
 	where := dir
 	if where == "" {
 		where, _ = os.Getwd()
@@ -79,6 +82,7 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 		GoMod:    env.GOMOD,
 		Dir:      filepath.Dir(env.GOMOD),
 		ModCache: env.GOMODCACHE,
+		goEnv:    goEnv,
 		data:     data,
 		file:     f,
 	}
