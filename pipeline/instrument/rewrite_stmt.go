@@ -331,10 +331,13 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 // from precog_shim.Go, the child calls Begin first and defers End.
 //
 //	go func(x T) { ... }(a)  ->  { precog_id := precog_shim.Go(SITE); go func(x T) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a) }
-//	go f(a, b)               ->  { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(SITE); go func() { ...; precog_f(precog_a0, precog_a1) }() }
+//	go f(a, b)               ->  go precog_rt.Run(precog_shim.Go(SITE), func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }())
 //
-// all on the go statement's lines. Constant arguments are not hoisted
-// (their type comes from the parameter).
+// all on the go statement's lines, with the go keyword where it was (so
+// "created by" lines stay true). The parent evaluates f and its arguments
+// in the function literal it calls, and the child calls the closure it
+// returns. Constant arguments are not hoisted (their type comes from the
+// parameter).
 func (r *rewriter) goStmt(s *ast.GoStmt) {
 	c := s.Call
 	lo, hi := r.span(s)
@@ -423,10 +426,11 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 		args = append(args, lit("..."))
 	}
 	site := r.site(s.Go, "go", c.Fun)
-	r.ed.replace(lo, r.off(c.Fun.Pos()), lo, hi, lit("{ "+strings.Join(names, ", ")+" := "))
-	tail := []piece{lit("; precog_id := " + r.shim("Go") + "(" + site + "); go func() {" + begin + " precog_f(")}
+	r.ed.replace(r.off(s.Go)+len("go"), r.off(c.Fun.Pos()), lo, hi,
+		lit(" "+r.rt("Run")+"("+r.shim("Go")+"("+site+"), func() func() { "+strings.Join(names, ", ")+" := "))
+	tail := []piece{lit("; return func() { precog_f(")}
 	tail = append(tail, args...)
-	tail = append(tail, lit(") }() }"))
+	tail = append(tail, lit(") } }())"))
 	r.ed.replace(r.off(elems[len(elems)-1].e.End()), hi, lo, hi, tail...)
 }
 

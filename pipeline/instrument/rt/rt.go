@@ -266,3 +266,12 @@ func Sub[T shim.TB](f func(T)) func(T) {
 		f(t)
 	}
 }
+
+// Run is the body of a goroutine started by a rewritten go statement
+// whose function is not a function literal: it binds the goroutine to the
+// logical id its parent got from shim.Go, then calls f.
+func Run(id uint64, f func()) {
+	shim.Begin(id)
+	defer shim.End()
+	f()
+}

@@ -85,16 +85,29 @@ func crash(p *account) int {
 	return p.balance // nil p when PRECOG_E2E_PANIC is set
 }
 
+func crashIn(wg *sync.WaitGroup, p *account) {
+	defer wg.Done()
+	_ = crash(p)
+}
+
 func TestPanic(t *testing.T) {
-	if os.Getenv("PRECOG_E2E_PANIC") == "" {
+	mode := os.Getenv("PRECOG_E2E_PANIC")
+	if mode == "" {
 		t.Skip("set PRECOG_E2E_PANIC")
 	}
 	var p *account
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = crash(p)
-	}()
+	if mode == "literal" {
+		go func() {
+			defer wg.Done()
+			_ = crash(p)
+		}()
+	} else {
+		go crashIn(
+			&wg,
+			p,
+		)
+	}
 	wg.Wait()
 }
