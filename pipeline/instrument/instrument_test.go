@@ -491,8 +491,8 @@ func TestResultCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads packages from source")
 	}
-	dir := filepath.Join(t.TempDir(), "shared")
-	if err := os.CopyFS(dir, os.DirFS("testdata/shared")); err != nil {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := os.CopyFS(dir, os.DirFS("testdata/tiny")); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir()}
@@ -507,12 +507,12 @@ func TestResultCache(t *testing.T) {
 	if !slices.Equal(first.BuildFlags, again.BuildFlags) {
 		t.Errorf("unchanged inputs gave %v, then %v", first.BuildFlags, again.BuildFlags)
 	}
-	src := filepath.Join(dir, "counter", "counter.go")
+	src := filepath.Join(dir, "tiny", "tiny.go")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = bytes.Replace(data, []byte("c.n++"), []byte("c.n += 2"), 1)
+	data = bytes.Replace(data, []byte("x = 2"), []byte("x = 3"), 1)
 	if err := os.WriteFile(src, data, 0o666); err != nil {
 		t.Fatal(err)
 	}
@@ -533,10 +533,43 @@ func TestResultCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(ov, []byte("counter.go")) {
-		t.Fatalf("overlay without counter.go:\n%s", ov)
+	if !bytes.Contains(ov, []byte("tiny.go")) {
+		t.Fatalf("overlay without tiny.go:\n%s", ov)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.CacheDir, "files")); err != nil {
 		t.Errorf("the rewritten files were not written again: %v", err)
+	}
+}
+
+// TestConcurrentRuns runs two Instruments on one empty cache at once, as
+// two precog processes may: both must succeed with the same result.
+func TestConcurrentRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	dir, _ := filepath.Abs("testdata/tiny")
+	cfg := Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir()}
+	var wg sync.WaitGroup
+	var res [2]*Result
+	var errs [2]error
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = Instrument(context.Background(), cfg)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(res[0].BuildFlags, res[1].BuildFlags) || res[0].Sites != res[1].Sites {
+		t.Errorf("concurrent runs differ: %+v, %+v", res[0], res[1])
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "*", ".tmp-*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
 	}
 }

@@ -1,0 +1,3 @@
+module precog.example/tiny
+
+go 1.22
