@@ -186,7 +186,13 @@ func (r *rewriter) skip(reason string) {
 	r.skipped[reason]++
 }
 
-// site allocates the next site id for an operation at pos.
+// site allocates the next site id for an operation at pos. The kinds are
+// go (go statements, WaitGroup.Go and the Go of errgroup and conc groups),
+// lock, unlock, trylock, rlock, runlock, tryrlock, wg-add, wg-done,
+// wg-wait, once, cond-wait, cond-signal, cond-broadcast, wait (a group's
+// Wait), make-chan, send, recv (also a range over a channel), close,
+// select, read, write, map-read (also len), map-write (also delete and
+// clear), map-range, atomic-load, atomic-store and func (Enter/Exit).
 func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
 	p := r.fset.PositionFor(pos, false) // the original file, not //line names
 	s := trace.Site{

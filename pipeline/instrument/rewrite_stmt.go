@@ -6,6 +6,8 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
+
+	"github.com/precog-dev/precog/pipeline/instrument/rt"
 )
 
 func (r *rewriter) stmts(list []ast.Stmt) {
@@ -566,7 +568,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 	if l != nil && r.hasGoto(l.Label.Name) {
 		ok = false
 	}
-	if !ok || n > rtMaxCases || len(cls) == 0 {
+	if !ok || n > rt.MaxCases || len(cls) == 0 {
 		if len(cls) > 0 {
 			r.skip("select not rewritable")
 		}
@@ -680,9 +682,6 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 		r.stmts(cc.Body)
 	}
 }
-
-// rtMaxCases is rt.MaxCases.
-const rtMaxCases = 16
 
 // hasGoto reports whether the file has a goto to a label with this name.
 func (r *rewriter) hasGoto(label string) bool {

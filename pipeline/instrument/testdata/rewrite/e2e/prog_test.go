@@ -85,9 +85,9 @@ func crash(p *account) int {
 	return p.balance // nil p when PRECOG_E2E_PANIC is set
 }
 
-func crashIn(wg *sync.WaitGroup, p *account) {
-	defer wg.Done()
+func crashIn(done chan<- bool, p *account) {
 	_ = crash(p)
+	done <- true
 }
 
 func TestPanic(t *testing.T) {
@@ -95,19 +95,19 @@ func TestPanic(t *testing.T) {
 	if mode == "" {
 		t.Skip("set PRECOG_E2E_PANIC")
 	}
+	// The panic ends the process while this goroutine waits for done.
 	var p *account
-	var wg sync.WaitGroup
-	wg.Add(1)
+	done := make(chan bool)
 	if mode == "literal" {
 		go func() {
-			defer wg.Done()
 			_ = crash(p)
+			done <- true
 		}()
 	} else {
 		go crashIn(
-			&wg,
+			done,
 			p,
 		)
 	}
-	wg.Wait()
+	<-done
 }
