@@ -11,6 +11,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/internal/tracecmd"
 	"github.com/precog-dev/precog/internal/vetcmd"
 	"golang.org/x/tools/go/analysis/unitchecker"
@@ -26,6 +27,7 @@ func main() {
 	}
 	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{
 		vetcmd.Command(checks, suite.IDs),
+		recordcmd.Command(),
 		tracecmd.Command(),
 		cli.VersionCommand(),
 	}, os.Args[1:]))

@@ -338,7 +338,7 @@ func recordPackage(ctx context.Context, o Options, inst *Instrumented, lp listed
 		if o.TestLog != nil {
 			w = io.MultiWriter(logFile, o.TestLog)
 		}
-		r := runTest(ctx, recBin, lp.Dir, args, []string{"PRECOG_TRACE=" + tracePath}, o.Flags.Timeout, w)
+		r := runTest(ctx, recBin, lp.Dir, args, []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}, o.Flags.Timeout, w)
 		if err := logFile.Close(); err != nil {
 			return nil, err
 		}

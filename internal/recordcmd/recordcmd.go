@@ -1,0 +1,245 @@
+// Package recordcmd implements "precog record": instrument a module's
+// packages, run each top-level test in its own process under the shim, and
+// keep one trace per test. The work is done by pipeline/instrument and
+// pipeline/record; this package turns flags into their options and prints
+// progress and the summary.
+package recordcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/record"
+)
+
+const doc = `Record builds the tests of the packages with precog's instrumentation and
+runs each top-level test in a process of its own, recording what its
+goroutines do: goroutine starts and ends, locks, wait groups, channel
+operations, atomics, and reads and writes of the locations that the static
+analysis finds shared between goroutines (every heap and global access with
+-all). Each test's trace goes to DIR/<import path>/<Test>.trace, its output to
+<Test>.log next to it, and DIR/index.json lists them with each test's
+outcome, event count and size. "precog trace dump" prints a trace.
+
+Each test also runs once uninstrumented first, for the wall-time comparison
+in the summary and to check that recording does not change its outcome
+(-baseline=false skips that run).
+
+The go test flags below are passed on to the builds and to every test
+binary; -run and -skip choose which top-level tests are recorded. A test that
+fails, panics or crashes is recorded like any other: its trace holds every
+event up to the crash.
+
+The instrumented copies of the packages, the shim and the overlay go into
+precog's cache (-cache, by default the "precog" directory in the user cache
+directory); deleting it removes everything precog added. precog never
+writes into the module's own files. DIR must be new, empty, or a directory
+an earlier record wrote, whose traces are replaced.
+
+Exit status
+
+	0  every selected test was recorded (whatever its outcome)
+	1  an error: a bad flag, a package that does not build, an output
+	   directory that holds other files
+`
+
+// Command returns the "record" command.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:    "record",
+		Args:    "-o dir [go test flags] [packages] [-args test arguments]",
+		Summary: "run tests instrumented and write one trace per test",
+		Doc:     doc,
+		Define: func(fs *flag.FlagSet) cli.Runner {
+			var o options
+			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
+			fs.StringVar(&o.out, "o", "", "write the traces and index.json to `dir` (required)")
+			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
+			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
+			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits")
+			fs.BoolVar(&o.baseline, "baseline", true, "run each test uninstrumented too, for the wall-time comparison")
+			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			o.flags = record.DefineGoTestFlags(fs)
+			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
+				args, testArgs := record.SplitArgs(args)
+				patterns, err := cli.ParseInterspersed(fs, args)
+				if err != nil {
+					return cli.ExitError, fmt.Errorf("%w (run 'precog help record' for usage)", err)
+				}
+				o.flags.Args = testArgs
+				return run(ctx, env, o, patterns)
+			}
+		},
+	}
+}
+
+type options struct {
+	dir      string
+	out      string
+	all      bool
+	deps     string
+	funcs    bool
+	baseline bool
+	cache    string
+	flags    *record.GoTestFlags
+}
+
+func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
+	if o.out == "" {
+		return cli.ExitError, errors.New("record needs an output directory: -o DIR (run 'precog help record' for usage)")
+	}
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	dir, err := cli.WorkDir(env.Dir, o.dir)
+	if err != nil {
+		return cli.ExitError, err
+	}
+	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
+	if o.flags.Timeout <= 0 {
+		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
+	}
+	progress := newProgress(env.Stderr)
+	progress.status("instrumenting " + strings.Join(patterns, " "))
+	inst, err := instrument.Instrument(ctx, instrument.Config{
+		Dir:        env.Dir,
+		Patterns:   patterns,
+		BuildFlags: o.flags.Build,
+		All:        o.all,
+		Funcs:      o.funcs,
+		Deps:       o.deps,
+		CacheDir:   o.cache,
+	})
+	progress.clear()
+	if err != nil {
+		return cli.ExitError, err
+	}
+	var testLog io.Writer
+	if o.flags.Verbose() {
+		testLog = env.Stderr
+		progress.on = false // the tests' output would garble it
+	}
+	ix, err := record.Run(ctx, record.Options{
+		Dir:      env.Dir,
+		Patterns: patterns,
+		Out:      resolve(env, o.out),
+		Flags:    o.flags,
+		Baseline: o.baseline,
+		Progress: func(p record.Progress) {
+			progress.status(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
+		},
+		TestLog: testLog,
+	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	progress.clear()
+	if err != nil {
+		return cli.ExitError, err
+	}
+	summarize(env.Stderr, ix, o.baseline)
+	return cli.ExitOK, nil
+}
+
+// summarize prints what was recorded: tests, events, bytes and the wall
+// time against the uninstrumented runs, then every test whose outcome
+// changed under recording and every damaged trace.
+func summarize(w io.Writer, ix *record.Index, baseline bool) {
+	t := ix.Totals()
+	fmt.Fprintf(w, "recorded %d %s in %d %s: %d events, %s\n",
+		t.Tests, plural(t.Tests, "test", "tests"), t.Packages, plural(t.Packages, "package", "packages"),
+		t.Events, bytesString(t.Bytes))
+	if baseline && t.PlainWall > 0 {
+		fmt.Fprintf(w, "wall time %s recorded, %s uninstrumented (%.2fx)\n",
+			round(t.Wall), round(t.PlainWall), float64(t.Wall)/float64(t.PlainWall))
+	} else {
+		fmt.Fprintf(w, "wall time %s recorded\n", round(t.Wall))
+	}
+	for _, p := range ix.Packages {
+		for _, tt := range p.Tests {
+			if tt.PlainOutcome != "" && tt.PlainOutcome != tt.Outcome {
+				fmt.Fprintf(w, "%s %s: %s when recorded, %s uninstrumented\n", p.ImportPath, tt.Name, tt.Outcome, tt.PlainOutcome)
+			}
+			if tt.Broken != "" {
+				fmt.Fprintf(w, "%s %s: %s\n", p.ImportPath, tt.Name, tt.Broken)
+			}
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// resolve resolves a relative path against the command's directory.
+func resolve(env *cli.Env, path string) string {
+	if env.Dir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(env.Dir, path)
+}
+
+// A progress line shows what record is doing on a terminal: one line,
+// rewritten in place. When stderr is not a terminal it prints nothing, so
+// logs of CI runs hold only the summary.
+type progress struct {
+	w    io.Writer
+	on   bool
+	last int // length of the line shown
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return &progress{w: w}
+	}
+	fi, err := f.Stat()
+	return &progress{w: w, on: err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"}
+}
+
+func (p *progress) status(s string) {
+	if !p.on {
+		return
+	}
+	if len(s) > 100 {
+		s = s[:97] + "..."
+	}
+	pad := max(p.last-len(s), 0)
+	fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
+	p.last = len(s)
+}
+
+func (p *progress) clear() {
+	if p.on && p.last > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.last))
+		p.last = 0
+	}
+}

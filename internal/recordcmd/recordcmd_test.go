@@ -1,0 +1,278 @@
+package recordcmd_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/recordcmd"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the kernels")
+
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+
+// kernels is the module of runtime bug kernels and negative controls.
+var kernels, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "runtime"))
+
+func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
+	code = cli.Main(t.Context(), env, []*cli.Command{recordcmd.Command()}, args)
+	return out.String(), errs.String(), code
+}
+
+// recording is one record of the kernels module, shared by the tests that
+// read it, since it builds two test binaries per package.
+type recording struct {
+	dir    string
+	index  *record.Index
+	sites  *trace.SiteTable
+	stderr string
+}
+
+func recordKernels(t *testing.T, out string) *recording {
+	t.Helper()
+	_, stderr, code := precog(t, kernels, "record", "-o", out, "-cache", cacheDir, "./...")
+	if code != 0 {
+		t.Fatalf("precog record exited %d:\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recording{dir: out, index: new(record.Index), stderr: stderr}
+	if err := json.Unmarshal(data, r.index); err != nil {
+		t.Fatal(err)
+	}
+	if r.sites, err = trace.LoadSites(filepath.Join(out, r.index.Sites)); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var cacheDir string
+
+// TestRecordKernels records every kernel and control twice and checks the
+// index, the summary, the goldens of the bug kernels, and that the logical
+// goroutine ids of each test are the same in both recordings.
+func TestRecordKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs two test binaries per kernel package")
+	}
+	cacheDir = t.TempDir()
+	first := recordKernels(t, t.TempDir())
+	second := recordKernels(t, t.TempDir())
+
+	if !strings.Contains(first.stderr, "recorded ") || !strings.Contains(first.stderr, " uninstrumented (") {
+		t.Errorf("summary missing from stderr:\n%s", first.stderr)
+	}
+	if len(first.index.Packages) < 11 {
+		t.Errorf("recorded %d packages, want every kernel and the controls", len(first.index.Packages))
+	}
+	for _, p := range first.index.Packages {
+		kernel := filepath.Base(filepath.FromSlash(p.ImportPath))
+		for _, test := range p.Tests {
+			t.Run(kernel+"/"+test.Name, func(t *testing.T) {
+				if test.Broken != "" {
+					t.Errorf("broken trace: %s", test.Broken)
+				}
+				if test.PlainOutcome != test.Outcome {
+					t.Errorf("outcome %s recorded, %s plain", test.Outcome, test.PlainOutcome)
+				}
+				evs := readEvents(t, filepath.Join(first.dir, test.Trace))
+				again := readEvents(t, filepath.Join(second.dir, test.Trace))
+				if a, b := goroutines(evs), goroutines(again); !slices.Equal(a, b) {
+					t.Errorf("logical goroutine ids differ between two recordings:\n%v\n%v", a, b)
+				}
+				if kernel == "controls" {
+					return
+				}
+				got := canonical(evs, first.sites)
+				golden := filepath.Join(kernels, "golden", kernel+"."+test.Name+".txt")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o777); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test -update to write it)", err)
+				}
+				if got != string(want) {
+					t.Errorf("trace of %s differs from %s:\n%s", test.Name, golden, diff(string(want), got))
+				}
+			})
+		}
+	}
+}
+
+func readEvents(t *testing.T, path string) []trace.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Events
+}
+
+// goroutines lists the logical ids of the goroutines that began in a trace.
+func goroutines(evs []trace.Event) []uint64 {
+	var ids []uint64
+	for _, ev := range evs {
+		if ev.Kind == trace.EvBegin || ev.Kind == trace.EvTestStart {
+			ids = append(ids, ev.Goroutine)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// canonical renders a trace in a form that does not change from run to
+// run of a deterministic kernel: each goroutine's events in program order
+// (the order between goroutines is the scheduler's), goroutines by logical
+// id, sites as file:line:col, addresses named after the expression of the
+// site that first touched them in that order, written values as zero or
+// nonzero (a nil store is what matters; times and counters vary), and no
+// seqs or GC epochs.
+func canonical(evs []trace.Event, sites *trace.SiteTable) string {
+	byG := map[uint64][]trace.Event{}
+	for _, ev := range evs {
+		if ev.Kind != trace.EvGCEpoch {
+			byG[ev.Goroutine] = append(byG[ev.Goroutine], ev)
+		}
+	}
+	ids := make([]uint64, 0, len(byG))
+	for id := range byG {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+
+	names := map[uint64]string{}
+	count := map[string]int{}
+	name := func(addr uint64, site uint32) string {
+		if addr == 0 {
+			return "nil"
+		}
+		if n, ok := names[addr]; ok {
+			return n
+		}
+		base := "?"
+		if s, ok := sites.Lookup(site); ok && s.Expr != "" {
+			base = s.Expr
+		}
+		count[base]++
+		n := fmt.Sprintf("[%s]", base)
+		if c := count[base]; c > 1 {
+			n = fmt.Sprintf("[%s #%d]", base, c)
+		}
+		names[addr] = n
+		return n
+	}
+	var out strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&out, "g=%d\n", id)
+		for _, ev := range byG[id] {
+			out.WriteString("\t" + ev.Kind.String())
+			if ev.Site != 0 {
+				s, _ := sites.Lookup(ev.Site)
+				fmt.Fprintf(&out, " %s:%d:%d", filepath.Base(s.File), s.Line, s.Col)
+			}
+			switch ev.Kind {
+			case trace.EvFork, trace.EvTaskGo:
+				fmt.Fprintf(&out, " child=%d", ev.Peer)
+			case trace.EvBegin:
+				if ev.Peer != trace.NoParent {
+					fmt.Fprintf(&out, " parent=%d", ev.Peer)
+				}
+			case trace.EvTestStart:
+				fmt.Fprintf(&out, " %q", ev.Name)
+			case trace.EvTestEnd:
+				fmt.Fprintf(&out, " %s", trace.Outcome(ev.Value))
+			}
+			if ev.Addr != 0 || ev.Kind == trace.EvSelect {
+				out.WriteString(" " + name(ev.Addr, ev.Site))
+			}
+			switch ev.Kind {
+			case trace.EvWrite, trace.EvAtomicLoad, trace.EvAtomicStore:
+				out.WriteString(map[bool]string{true: " zero", false: " nonzero"}[ev.Value == 0])
+			case trace.EvChanMake:
+				fmt.Fprintf(&out, " cap=%d", ev.Value)
+			case trace.EvChanRecv, trace.EvTryLock, trace.EvSelect:
+				fmt.Fprintf(&out, " ok=%v", ev.Value == 1)
+			case trace.EvWGAdd:
+				fmt.Fprintf(&out, " delta=%d", ev.Arg)
+			}
+			if ev.Kind == trace.EvSelect {
+				fmt.Fprintf(&out, " case=%d", ev.Arg)
+			}
+			out.WriteString("\n")
+		}
+	}
+	return out.String()
+}
+
+// diff shows the first lines where want and got differ.
+func diff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\nwant %q\ngot  %q", i+1, a, b)
+		}
+	}
+	return "(no difference)"
+}
+
+func TestRecordErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"record", "./..."}, "record needs an output directory: -o DIR"},
+		{[]string{"record", "-o", "out", "-cover", "./..."}, "coverage is not supported"},
+		{[]string{"record", "-o", "out", "-race", "./..."}, "run go test -race separately"},
+		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be positive"},
+		{[]string{"record", "-o", "out", "./..."}, "no go.mod file"},
+		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir"},
+		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: "},
+	} {
+		_, stderr, code := precog(t, dir, tc.args...)
+		if code != cli.ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("precog %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
+			t.Errorf("precog %s: %d lines of error, want one:\n%s", strings.Join(tc.args, " "), n+1, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a failed record left files in its directory: %v", entries)
+	}
+}
