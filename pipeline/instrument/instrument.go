@@ -101,6 +101,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	sel := selectFiles(pkgs, mod, deps)
 	if len(sel.files) == 0 {
+		if slices.ContainsFunc(pkgs, func(p *packages.Package) bool { return p.Module == nil && !isTestMain(p) }) {
+			return nil, fmt.Errorf("nothing to instrument in %s: standard library packages are never instrumented", strings.Join(cfg.Patterns, " "))
+		}
 		return nil, fmt.Errorf("no packages matched %s", strings.Join(cfg.Patterns, " "))
 	}
 	var shared *sharedSet
