@@ -1,0 +1,462 @@
+// Command runtime measures what recording costs the test binaries of real
+// code: CPU time and peak RSS of each workload's tests run plain, under
+// -race, and instrumented by precog with recording on, as BENCH.md
+// prescribes.
+//
+// For each workload (a package of a module pinned in bench/corpus) it
+// builds three test binaries once with go test -c from bench/corpus: plain,
+// -race, and precog's instrumented build (pipeline/instrument, the same
+// overlay precog record uses). Then it runs them directly, interleaved in
+// rounds (plain, race, precog, precog, race, plain: each round runs the
+// variants in the opposite order of the round before), the precog binary
+// with PRECOG_TRACE naming a fresh trace file, the race binary with
+// GORACE=atexit_sleep_ms=0. Each sample is the rusage of the test binary
+// (user+sys CPU from wait4; the peak RSS of the test binary from GNU
+// time, run between the harness and the binary) and its wall time. The table gives, per
+// workload, the median over rounds of the per-round ratios, with min and
+// max, and the geometric mean over workloads that use at least 0.05 s of
+// plain CPU, the headline. It also reports trace bytes per second of plain
+// CPU and the build times.
+//
+// Correctness is checked while measuring: every test's pass/fail (from
+// -test.v) must be the same in every variant, or the harness says which
+// test changed.
+//
+// Usage, from the repository root (bench/runtime is a module of its own, so
+// that it stays out of the main module's go test ./...):
+//
+//	go -C bench/runtime run . -rounds 5
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/precog-dev/precog/pipeline/instrument"
+)
+
+var (
+	rounds   = flag.Int("rounds", 5, "rounds of interleaved runs")
+	only     = flag.String("w", "", "comma-separated workload `names` to run (default all)")
+	all      = flag.Bool("all", false, "instrument every heap and global access, not only the shared ones")
+	cacheDir = flag.String("cache", "", "precog's cache `dir` (default: a temporary directory, removed at the end)")
+	timeout  = flag.Duration("timeout", 10*time.Minute, "time limit of one test binary run")
+)
+
+// A workload is one test package of bench/corpus and the test flags BENCH.md
+// gives it.
+type workload struct {
+	name  string
+	pkg   string
+	flags []string
+}
+
+var workloads = []workload{
+	{"raft", "go.etcd.io/raft/v3", nil},
+	{"bbolt", "go.etcd.io/bbolt", []string{"-test.short"}},
+	{"golang-lru", "github.com/hashicorp/golang-lru/v2", nil},
+	{"pond", "github.com/alitto/pond/v2", nil},
+	{"x/sync/syncmap", "golang.org/x/sync/syncmap", nil},
+	{"x/sync/errgroup", "golang.org/x/sync/errgroup", nil},
+	{"x/sync/semaphore", "golang.org/x/sync/semaphore", nil},
+	{"ristretto/z", "github.com/dgraph-io/ristretto/v2/z", nil},
+	{"ants", "github.com/panjf2000/ants/v2", nil},
+}
+
+type variant int
+
+const (
+	plain variant = iota
+	race
+	precog
+	numVariants
+)
+
+var variantNames = [numVariants]string{"plain", "race", "precog"}
+
+type sample struct {
+	cpu, wall  time.Duration
+	rss        int64 // bytes
+	traceBytes int64
+	outcomes   map[string]string // test name -> PASS, FAIL or SKIP
+}
+
+func main() {
+	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "runtime: "+format+"\n", args...) }
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: go -C bench/runtime run . [flags]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || *rounds < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ws := workloads
+	if *only != "" {
+		ws = nil
+		for name := range strings.SplitSeq(*only, ",") {
+			i := slices.IndexFunc(workloads, func(w workload) bool { return w.name == name })
+			if i < 0 {
+				log("unknown workload %q", name)
+				os.Exit(2)
+			}
+			ws = append(ws, workloads[i])
+		}
+	}
+	if err := run(ws, log); err != nil {
+		log("%v", err)
+		os.Exit(1)
+	}
+}
+
+// timeCmd is GNU time, which measures a test binary's peak RSS.
+const timeCmd = "/usr/bin/time"
+
+func run(ws []workload, log func(string, ...any)) error {
+	if _, err := os.Stat(timeCmd); err != nil {
+		return fmt.Errorf("the harness needs GNU time (apt-get install time) to measure peak RSS: %v", err)
+	}
+	corpus, err := findCorpus()
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "precog-bench-runtime-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	cache := *cacheDir
+	if cache == "" {
+		cache = filepath.Join(work, "cache")
+	}
+	var load loadRange
+	load.min = math.Inf(1)
+	load.sample()
+
+	type result struct {
+		w       workload
+		samples [numVariants][]sample
+		build   [numVariants]time.Duration
+		err     error
+	}
+	var results []*result
+	for i, w := range ws {
+		r := &result{w: w}
+		results = append(results, r)
+		dir := filepath.Join(work, fmt.Sprint(i))
+		bins, builds, err := buildVariants(corpus, dir, cache, w)
+		r.build = builds
+		if err != nil {
+			r.err = err
+			log("%s: %v", w.name, err)
+			continue
+		}
+		log("%s: built (plain %v, race %v, precog %v)", w.name, round(builds[plain]), round(builds[race]), round(builds[precog]))
+		pkgDir, err := packageDir(corpus, w.pkg)
+		if err != nil {
+			r.err = err
+			continue
+		}
+		order := []variant{plain, race, precog}
+		for n := 0; n < *rounds && r.err == nil; n++ {
+			for _, v := range order {
+				s, err := runBinary(bins[v], pkgDir, v, w.flags, filepath.Join(dir, "trace"))
+				if err != nil {
+					r.err = fmt.Errorf("%s: %w", variantNames[v], err)
+					break
+				}
+				r.samples[v] = append(r.samples[v], s)
+				load.sample()
+			}
+			slices.Reverse(order)
+		}
+		if r.err == nil {
+			r.err = sameOutcomes(r.samples)
+		}
+		if r.err != nil {
+			log("%s: %v", w.name, r.err)
+		}
+	}
+
+	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU | precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | build plain / race / precog |\n")
+	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|\n")
+	var geo [4][]float64 // CPU precog/plain, race/plain, RSS precog/plain, race/plain
+	for _, r := range results {
+		if r.err != nil {
+			fmt.Printf("| %s | FAILED: %s |\n", r.w.name, oneLine(r.err.Error()))
+			continue
+		}
+		cpu := func(s sample) float64 { return s.cpu.Seconds() }
+		rss := func(s sample) float64 { return float64(s.rss) }
+		wall := func(s sample) float64 { return s.wall.Seconds() }
+		plainCPU := median(metric(r.samples[plain], cpu))
+		pc, rc := ratios(r.samples[precog], r.samples[plain], cpu), ratios(r.samples[race], r.samples[plain], cpu)
+		pr := ratios(r.samples[precog], r.samples[race], cpu)
+		pm, rm := ratios(r.samples[precog], r.samples[plain], rss), ratios(r.samples[race], r.samples[plain], rss)
+		pw := ratios(r.samples[precog], r.samples[plain], wall)
+		traceRate := median(metric(r.samples[precog], func(s sample) float64 { return float64(s.traceBytes) })) / (1 << 20) / plainCPU
+		if plainCPU >= 0.05 {
+			geo[0] = append(geo[0], pc.med)
+			geo[1] = append(geo[1], rc.med)
+			geo[2] = append(geo[2], pm.med)
+			geo[3] = append(geo[3], rm.med)
+		}
+		fmt.Printf("| %s | %.2f s | %s | %s | %s | %s | %s | %s | %.1f | %v / %v / %v |\n",
+			r.w.name, plainCPU, pc, rc, pr, pm, rm, pw, traceRate, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
+	}
+	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU: CPU precog %.2fx, race %.2fx; RSS precog %.2fx, race %.2fx.\n",
+		len(geo[0]), geomean(geo[0]), geomean(geo[1]), geomean(geo[2]), geomean(geo[3]))
+	host, _ := os.Hostname()
+	goVersion, _ := exec.Command("go", "version").Output()
+	fmt.Printf("\n%s, %s, nproc %d, load average %.2f to %.2f, %d rounds, instrumentation: %s.\n",
+		strings.TrimSpace(string(goVersion)), host, nproc(), load.min, load.max, *rounds, map[bool]string{false: "shared accesses", true: "-all"}[*all])
+	for _, r := range results {
+		if r.err != nil {
+			return errors.New("some workloads failed")
+		}
+	}
+	return nil
+}
+
+// buildVariants builds the three test binaries of w into dir.
+func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]string, took [numVariants]time.Duration, err error) {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return bins, took, err
+	}
+	for v := range numVariants {
+		bins[v] = filepath.Join(dir, variantNames[v]+".test")
+		start := time.Now()
+		var flags []string
+		switch v {
+		case race:
+			flags = []string{"-race"}
+		case precog:
+			inst, err := instrument.Instrument(context.Background(), instrument.Config{
+				Dir: corpus, Patterns: []string{w.pkg}, All: *all, CacheDir: cache,
+			})
+			if err != nil {
+				return bins, took, fmt.Errorf("instrumenting: %w", err)
+			}
+			flags = inst.BuildFlags
+		}
+		args := append([]string{"test", "-c", "-o", bins[v]}, flags...)
+		cmd := exec.Command("go", append(args, w.pkg)...)
+		cmd.Dir = corpus
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return bins, took, fmt.Errorf("go test -c (%s): %v: %s", variantNames[v], err, oneLine(string(out)))
+		}
+		took[v] = time.Since(start)
+	}
+	return bins, took, nil
+}
+
+// packageDir is the directory go test would run pkg's tests in.
+func packageDir(corpus, pkg string) (string, error) {
+	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", pkg)
+	cmd.Dir = corpus
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list %s: %v", pkg, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+var resultLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
+
+// runBinary runs one test binary in dir and measures it.
+func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sample, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	// GNU time reports the peak RSS of the test binary alone: the rusage
+	// that wait4 gives this process for a child counts the harness's own
+	// peak, which a child started with vfork inherits at exec.
+	rssFile := tracePath + ".rss"
+	args := append([]string{"-f", "%M", "-o", rssFile, bin, "-test.v", "-test.count=1", "-test.timeout=" + timeout.String()}, flags...)
+	cmd := exec.CommandContext(ctx, timeCmd, args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	switch v {
+	case race:
+		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
+	case precog:
+		os.Remove(tracePath)
+		cmd.Env = append(cmd.Env, "PRECOG_TRACE="+tracePath)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	runErr := cmd.Run()
+	s := sample{wall: time.Since(start), outcomes: map[string]string{}}
+	if cmd.ProcessState == nil {
+		return s, runErr
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	rss, err := os.ReadFile(rssFile)
+	if err != nil {
+		return s, fmt.Errorf("reading the peak RSS: %v", err)
+	}
+	if _, err := fmt.Sscan(lastLines(string(rss), 1), &s.rss); err != nil {
+		return s, fmt.Errorf("peak RSS %q: %v", rss, err)
+	}
+	s.rss <<= 10
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if m := resultLine.FindStringSubmatch(sc.Text()); m != nil {
+			s.outcomes[m[2]] = m[1]
+		}
+	}
+	if v == precog {
+		fi, err := os.Stat(tracePath)
+		if err != nil {
+			return s, fmt.Errorf("no trace: %v", err)
+		}
+		s.traceBytes = fi.Size()
+		os.Remove(tracePath)
+	}
+	if runErr != nil && !hasFailure(s.outcomes) {
+		return s, fmt.Errorf("%v: %s", runErr, lastLines(out.String(), 3))
+	}
+	return s, nil
+}
+
+func hasFailure(outcomes map[string]string) bool {
+	for _, o := range outcomes {
+		if o == "FAIL" {
+			return true
+		}
+	}
+	return false
+}
+
+// sameOutcomes checks that every test ended the same way in every run.
+func sameOutcomes(samples [numVariants][]sample) error {
+	ref := samples[plain][0].outcomes
+	for v := range numVariants {
+		for i, s := range samples[v] {
+			for name, o := range ref {
+				if got, ok := s.outcomes[name]; ok && got != o {
+					return fmt.Errorf("%s %s in %s run %d, %s in the first plain run", name, got, variantNames[v], i+1, o)
+				} else if !ok && !strings.Contains(name, "/") {
+					return fmt.Errorf("%s did not report in %s run %d", name, variantNames[v], i+1)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+type ratio struct{ med, lo, hi float64 }
+
+func (r ratio) String() string { return fmt.Sprintf("%.2fx (%.2f–%.2f)", r.med, r.lo, r.hi) }
+
+// ratios are the per-round ratios of a to b: the ith sample of each.
+func ratios(a, b []sample, m func(sample) float64) ratio {
+	var v []float64
+	for i := range min(len(a), len(b)) {
+		v = append(v, m(a[i])/m(b[i]))
+	}
+	return ratio{median(v), slices.Min(v), slices.Max(v)}
+}
+
+func metric(s []sample, m func(sample) float64) []float64 {
+	var v []float64
+	for _, x := range s {
+		v = append(v, m(x))
+	}
+	return v
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func geomean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
+}
+
+func findCorpus() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "bench", "corpus", "go.mod")); err == nil {
+			return filepath.Join(dir, "bench", "corpus"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no bench/corpus/go.mod in the working directory or above it: run from within the precog repository")
+		}
+		dir = parent
+	}
+}
+
+func nproc() int {
+	out, err := exec.Command("nproc").Output()
+	if err != nil {
+		return 0
+	}
+	var n int
+	fmt.Sscan(string(out), &n)
+	return n
+}
+
+// loadRange tracks the lowest and highest 1-minute load average seen.
+type loadRange struct{ min, max float64 }
+
+func (l *loadRange) sample() {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return
+	}
+	var v float64
+	if _, err := fmt.Sscan(string(b), &v); err == nil {
+		l.min, l.max = min(l.min, v), max(l.max, v)
+	}
+}
+
+func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
