@@ -54,8 +54,14 @@ package shim
 //
 // Replay waits for a point's turn at arrival and passes it when recorded,
 // except for operations that block until a later event of another
-// goroutine (receive, select, WGWait, CondWait): they wait for their turn
-// after the operation, just before their event is recorded.
+// goroutine (receive, select, WGWait, CondWait): they enter the operation
+// once the blocking operations before them in the order have entered
+// theirs, and wait for their turn after it, just before their event is
+// recorded. Replay is exact for what locks, atomics, sends and single
+// receivers order. Several goroutines receiving from one channel are its
+// weak spot: a receive is recorded when it returns, not when it took its
+// value, so a replay may hand the values out differently and then time out
+// (TestReplayChannelReceivers).
 //
 // # Selects
 //

@@ -2,6 +2,7 @@ package shim
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -12,7 +13,14 @@ type replayState struct {
 	index    map[pointKey]int
 	last     map[uint64]int // each goroutine's last position in the order
 	pos      int            // the next position to pass
-	advanced chan struct{}  // closed and replaced whenever pos moves
+	advanced chan struct{}  // closed and replaced whenever pos moves or a blocking position arrives
+
+	// The positions of blocking operations (waitAtRecord), in order, and
+	// which have arrived; blocked indexes the first that has neither
+	// arrived nor passed.
+	blocking []int
+	arrived  map[int]bool
+	blocked  int
 }
 
 func (r *replayState) load(c *control, order []ControlPoint) error {
@@ -30,7 +38,11 @@ func (r *replayState) load(c *control, order []ControlPoint) error {
 		r.index[keyOf(p)] = i
 		r.last[p.G] = i
 		c.name(p.Site)
+		if blockingName(p.Kind) {
+			r.blocking = append(r.blocking, i)
+		}
 	}
+	r.arrived = make(map[int]bool)
 	if len(order) == 0 {
 		return fmt.Errorf("replay plan with an empty order")
 	}
@@ -43,9 +55,23 @@ func (r *replayState) load(c *control, order []ControlPoint) error {
 // receive waits for its send, and the events between them in the order
 // happened while the receiver was blocked).
 func waitAtRecord(k trace.Kind) bool {
-	switch k {
-	case trace.EvChanRecv, trace.EvSelect, trace.EvWGWait, trace.EvCondWait:
-		return true
+	for _, b := range blockingKinds {
+		if k == b {
+			return true
+		}
+	}
+	return false
+}
+
+var blockingKinds = [...]trace.Kind{trace.EvChanRecv, trace.EvSelect, trace.EvWGWait, trace.EvCondWait}
+
+// blockingName reports whether name is the name of a kind waitAtRecord
+// accepts.
+func blockingName(name string) bool {
+	for _, b := range blockingKinds {
+		if b.String() == name {
+			return true
+		}
 	}
 	return false
 }
@@ -69,6 +95,15 @@ func (r *replayState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind
 	}
 	gc.replay = i
 	if waitAtRecord(k) {
+		// The operation's turn comes after it, but the goroutines
+		// blocked in operations like it queue up in the order they
+		// arrive (a channel's receivers, a Cond's waiters): they enter
+		// in the order of their events.
+		if !r.waitBlocked(c, i) {
+			return
+		}
+		r.arrived[i] = true
+		r.changed()
 		gc.turnAt = true
 		return
 	}
@@ -82,6 +117,7 @@ func (r *replayState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind
 }
 
 // waitTurn waits until position i is next. c.mu is held.
+
 func (r *replayState) waitTurn(c *control, i int) bool {
 	for !c.final && r.pos < i {
 		if ok, why := c.wait(r.advanced); !ok {
@@ -96,18 +132,59 @@ func (r *replayState) waitTurn(c *control, i int) bool {
 	return !c.final
 }
 
+// finishIfDone writes the final state once every position has passed.
+// c.mu is held.
+func (r *replayState) finishIfDone(c *control) {
+	if r.pos == len(r.order) {
+		c.finish(Confirmed, "")
+	}
+}
+
+// waitBlocked waits until every blocking position before i has arrived or
+// passed. c.mu is held.
+func (r *replayState) waitBlocked(c *control, i int) bool {
+	waited := false
+	for !c.final {
+		for r.blocked < len(r.blocking) && (r.blocking[r.blocked] < r.pos || r.arrived[r.blocking[r.blocked]]) {
+			r.blocked++
+		}
+		if r.blocked == len(r.blocking) || r.blocking[r.blocked] >= i {
+			break
+		}
+		j := r.blocking[r.blocked]
+		if ok, why := c.wait(r.advanced); !ok {
+			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s to block first: %s; %s",
+				i, pointString(r.order[i]), j, pointString(r.order[j]), why, c.describe(r.order[j]))
+			c.emit(ControlRecord{Event: "timeout", Point: &r.order[i], Before: &r.order[j], Pos: r.pos, Of: len(r.order), Reason: reason})
+			c.finish(TimedOut, reason)
+			return false
+		}
+		waited = true
+	}
+	if waited && !c.final {
+		// Let the goroutine that arrived before enter its operation.
+		c.mu.Unlock()
+		runtime.Gosched()
+		c.mu.Lock()
+	}
+	return !c.final
+}
+
+// changed wakes the goroutines waiting for a change of the replay's state.
+func (r *replayState) changed() {
+	close(r.advanced)
+	r.advanced = make(chan struct{})
+}
+
 // advance passes position i. c.mu is held.
 func (r *replayState) advance(c *control, i int) {
 	if c.final || r.pos != i {
 		return
 	}
 	r.pos++
-	close(r.advanced)
-	r.advanced = make(chan struct{})
+	r.changed()
 	c.emit(ControlRecord{Event: "passed", Point: &r.order[i], Seq: seqs.n.Add(1), Pos: i, Of: len(r.order)})
-	if r.pos == len(r.order) {
-		c.finish(Confirmed, "")
-	}
+	r.finishIfDone(c)
 }
 
 // ended checks that gc, which ended, has no position left. c.mu is held.

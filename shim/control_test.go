@@ -3,11 +3,13 @@ package shim
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,6 +71,15 @@ func passedSeq(recs []ControlRecord, p ControlPoint) uint64 {
 	}
 	return 0
 }
+
+// roots numbers the root goroutines of the test programs.
+var roots atomic.Uint64
+
+// freshRoot returns a logical id for the root goroutine of a test program
+// that no other goroutine of the process has had: a logical id is recorded
+// by one goroutine per process (go test -count runs the tests again in the
+// same process). The test programs' goroutines take their ids from it.
+func freshRoot() uint64 { return 0x726f6f7400000000 + roots.Add(1) }
 
 // spawn starts f as an instrumented goroutine forked at site and returns
 // its logical id and a channel closed when it returns. It is Go, Begin and
@@ -182,7 +193,7 @@ const (
 func runProcInfo(root uint64, execute time.Duration, plan func(session, show uint64)) (crashed bool) {
 	done := make(chan bool)
 	go func() {
-		Begin(root) // a fixed id, so that the children's ids are the same in every run
+		Begin(root) // a chosen id: the test knows its children's ids
 		defer End()
 		var thd procInfo
 		running := make(chan struct{})
@@ -226,18 +237,18 @@ func TestForceProcInfo(t *testing.T) {
 	const runs = 100
 	const execute = 200 * time.Microsecond
 	natural := 0
-	for i := range runs {
+	for range runs {
 		if raceEnabled {
 			break // the unforced kernel races, as it should
 		}
-		if runProcInfo(uint64(0x7072000+i), execute, nil) {
+		if runProcInfo(freshRoot(), execute, nil) {
 			natural++
 		}
 	}
 	forced := 0
 	for i := range runs {
 		var res string
-		crashed := runProcInfo(uint64(0x7073000+i), execute, func(session, show uint64) {
+		crashed := runProcInfo(freshRoot(), execute, func(session, show uint64) {
 			res = loadPlan(t, procInfoPlan(session, show))
 		})
 		uninstallControl()
@@ -464,7 +475,7 @@ func TestPerturbDecisionsPerSeed(t *testing.T) {
 // process, which are the same from run to run: see TestControlProcesses).
 func TestPerturbFollowsDecisions(t *testing.T) {
 	const base = 10800
-	const root = 0x70657274
+	root := freshRoot()
 	var res string
 	done := make(chan struct{})
 	go func() {
@@ -653,14 +664,14 @@ func renamed(order []ControlPoint, root, root2 uint64) []ControlPoint {
 }
 
 func TestReplayRacyOrder(t *testing.T) {
-	const root = 0x7265706c00
+	root := freshRoot()
 	order, recorded := recordRacy(t, root)
 	if len(order) != 30 {
 		t.Fatalf("the order has %d events, want 30", len(order))
 	}
 	for i := range 3 {
 		var res string
-		root2 := root + 1 + uint64(i)
+		root2 := freshRoot()
 		plan := &ControlPlan{Mode: "replay", Order: renamed(order, root, root2)}
 		from := seqs.n.Load()
 		got := racyAppends(root2, func() { res = loadPlan(t, plan) })
@@ -691,15 +702,15 @@ func TestReplayRacyOrder(t *testing.T) {
 }
 
 func TestReplayTimeout(t *testing.T) {
-	const root = 0x7265706d00
+	root, root2 := freshRoot(), freshRoot()
 	order, _ := recordRacy(t, root)
-	order = renamed(order, root, root+1)
+	order = renamed(order, root, root2)
 	// A position that no goroutine reaches, early in the order: the rest
 	// waits for it and gives up.
 	ghost := ControlPoint{G: 999, Site: 11002, Kind: "Lock"}
 	order = append(order[:5:5], append([]ControlPoint{ghost}, order[5:]...)...)
 	var res string
-	racyAppends(root+1, func() { res = loadPlan(t, &ControlPlan{Mode: "replay", Order: order, TimeoutMS: 30}) })
+	racyAppends(root2, func() { res = loadPlan(t, &ControlPlan{Mode: "replay", Order: order, TimeoutMS: 30}) })
 	uninstallControl()
 	f := final(readResult(t, res))
 	if f.State != TimedOut || !strings.Contains(f.Reason, "position 5") {
@@ -835,4 +846,101 @@ func BenchmarkLockUnlockNoPlan(b *testing.B) {
 		Lock(3, &mu)
 		Unlock(4, &mu)
 	}
+}
+
+// consumers runs a producer sending 1..9 on an unbuffered channel to three
+// consumers, under a goroutine with the fixed id root, and returns what
+// each consumer received: which one gets which value varies from run to
+// run.
+func consumers(root uint64, plan func()) [3][]int {
+	const base = 11200
+	var got [3][]int
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Begin(root)
+		defer End()
+		ch := make(chan int)
+		start := make(chan struct{})
+		_, pDone := spawn(base+1, start, func() {
+			for v := 1; v <= 9; v++ {
+				Send(base+2, ch, v)
+			}
+			Close(base+3, ch)
+		})
+		var dones []<-chan struct{}
+		for i := range 3 {
+			_, d := spawn(base+4, start, func() {
+				for {
+					v, ok := Recv2(base+5, ch)
+					if !ok {
+						return
+					}
+					got[i] = append(got[i], v)
+					time.Sleep(time.Duration(v%3) * 10 * time.Microsecond)
+				}
+			})
+			dones = append(dones, d)
+		}
+		if plan != nil {
+			plan()
+		}
+		close(start)
+		<-pDone
+		for _, d := range dones {
+			<-d
+		}
+	}()
+	<-done
+	return got
+}
+
+func consumerIDs(root uint64) []uint64 {
+	return []uint64{childID(root, 11201, 0), childID(root, 11204, 0), childID(root, 11204, 1), childID(root, 11204, 2)}
+}
+
+// TestReplayChannelReceivers replays a program whose unbuffered channel
+// has three receivers. This is replay's weak spot: a receive is recorded
+// when it returns, which is not always the order in which the receivers
+// took their values, so a replay may give a receiver another value than
+// the recording, and then its turn may never come. The test checks that
+// every replay ends, within its timeouts, with a final state, and logs
+// how the replays went.
+func TestReplayChannelReceivers(t *testing.T) {
+	root := freshRoot()
+	ids := map[uint64]bool{}
+	for _, id := range consumerIDs(root) {
+		ids[id] = true
+	}
+	from := seqs.n.Load()
+	recorded := consumers(root, nil)
+	order := orderOf(readTrace(t, tracePath), ids, from, seqs.n.Load())
+	if len(order) != 9+1+9+3 {
+		t.Fatalf("the order has %d events, want 22", len(order))
+	}
+	states := map[string]int{}
+	same := 0
+	for range 5 {
+		root2 := freshRoot()
+		m := map[uint64]uint64{}
+		for j, id := range consumerIDs(root) {
+			m[id] = consumerIDs(root2)[j]
+		}
+		plan := &ControlPlan{Mode: "replay", TimeoutMS: 100, Order: append([]ControlPoint(nil), order...)}
+		for j := range plan.Order {
+			plan.Order[j].G = m[plan.Order[j].G]
+		}
+		var res string
+		got := consumers(root2, func() { res = loadPlan(t, plan) })
+		uninstallControl()
+		if fmt.Sprint(got) == fmt.Sprint(recorded) {
+			same++
+		}
+		f := final(readResult(t, res))
+		if f.State == "" {
+			t.Errorf("a replay ended without a final state")
+		}
+		states[f.State]++
+	}
+	t.Logf("replays: %v; %d of 5 gave each receiver the values it got in the recording", states, same)
 }
