@@ -944,3 +944,45 @@ func TestReplayChannelReceivers(t *testing.T) {
 	}
 	t.Logf("replays: %v; %d of 5 gave each receiver the values it got in the recording", states, same)
 }
+
+// TestForceCloseBeforeSend forces a Con-Dangling order on channels: the
+// close of a channel before another goroutine's send on it, which panics.
+// Channel steps pass at arrival, so neither side waits for the other's
+// operation to complete.
+func TestForceCloseBeforeSend(t *testing.T) {
+	const base = 11300
+	for _, force := range []bool{false, true} {
+		ch := make(chan int, 1)
+		start := make(chan struct{})
+		sent := make(chan struct{})
+		var panicked any
+		a, aDone := spawn(base+1, start, func() {
+			defer func() { panicked = recover() }()
+			Send(base+3, ch, 1)
+			close(sent)
+		})
+		b, bDone := spawn(base+2, start, func() {
+			if !force {
+				<-sent // the program's own order: close after the send
+			}
+			Close(base+4, ch)
+		})
+		var res string
+		if force {
+			res = loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{
+				{Before: ControlPoint{G: b, Site: base + 4}, After: ControlPoint{G: a, Site: base + 3}}}})
+		}
+		close(start)
+		<-aDone
+		<-bDone
+		uninstallControl()
+		if got := panicked != nil; got != force {
+			t.Errorf("forced %v: send panicked: %v", force, panicked)
+		}
+		if force {
+			if f := final(readResult(t, res)); f.State != Confirmed {
+				t.Errorf("final %+v", f)
+			}
+		}
+	}
+}
