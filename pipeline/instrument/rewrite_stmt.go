@@ -360,12 +360,20 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 		r.call(c, callDefer)
 		return
 	}
-	// Plan the elements: the function, then each argument.
+	// Plan the elements: the function, then each argument. A function
+	// declared at package level is not hoisted (it may be generic, and
+	// evaluating it has no effect): its text moves into the call.
 	type elem struct {
 		e     ast.Expr
 		names []string // hoisted into these; none for constants
 	}
-	elems := []elem{{e: c.Fun, names: []string{"precog_f"}}}
+	fun := elem{e: c.Fun, names: []string{"precog_f"}}
+	if id := r.calleeIdent(ast.Unparen(c.Fun)); id != nil {
+		if f, ok := r.info.Uses[id].(*types.Func); ok && f.Type().(*types.Signature).Recv() == nil {
+			fun.names = nil
+		}
+	}
+	elems := []elem{fun}
 	for i, a := range c.Args {
 		tv := r.info.Types[a]
 		el := elem{e: a}
@@ -381,57 +389,71 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 		}
 		elems = append(elems, el)
 	}
-	// Separators before hoisted elements become ", ", before the others
-	// nothing: they may not span lines then.
+	// The separator before an element that is not hoisted becomes
+	// nothing: it may span lines only before anything was hoisted (a
+	// newline after "{ " or ":= " ends no statement).
+	hoisted := len(fun.names) > 0
 	for i := 1; i < len(elems); i++ {
 		a, b := r.off(elems[i-1].e.End()), r.off(elems[i].e.Pos())
-		if len(elems[i].names) == 0 && !r.ed.canReplace(a, b, "") {
+		if (len(elems[i].names) == 0 || !hoisted) && hoisted && !r.ed.canReplace(a, b, "") {
 			r.skip("go statement with a constant argument on its own line")
 			r.call(c, callDefer)
 			return
 		}
+		hoisted = hoisted || len(elems[i].names) == 1
 	}
 	r.expr(c.Fun)
 	for _, a := range c.Args {
 		r.expr(a)
 	}
-	var names []string
-	var args []piece
-	for i, el := range elems {
-		tuple := len(el.names) > 1
-		if !tuple {
-			names = append(names, el.names...)
+	var names []string // hoisted by the first statement
+	for _, el := range elems {
+		if len(el.names) == 1 {
+			names = append(names, el.names[0])
 		}
-		if i == 0 {
-			continue
+	}
+	call := []piece{lit("precog_f(")}
+	if len(fun.names) == 0 {
+		flo, fhi := r.span(c.Fun)
+		call = []piece{copyOf(flo, fhi), lit("(")}
+		r.ed.replace(flo, fhi, lo, hi)
+	}
+	hoisted = len(fun.names) > 0
+	for i, el := range elems[1:] {
+		if i > 0 {
+			call = append(call, lit(", "))
 		}
-		if len(args) > 0 {
-			args = append(args, lit(", "))
-		}
+		alo, ahi := r.span(el.e)
 		if len(el.names) == 0 {
-			alo, ahi := r.span(el.e)
-			args = append(args, copyOf(alo, ahi))
+			call = append(call, copyOf(alo, ahi))
 			r.ed.replace(alo, ahi, lo, hi)
 		} else {
-			args = append(args, lit(strings.Join(el.names, ", ")))
+			call = append(call, lit(strings.Join(el.names, ", ")))
 		}
 		sep := ""
 		switch {
-		case tuple: // the only argument: f(g()) with g returning several values
-			sep = "; " + strings.Join(el.names, ", ") + " := "
-		case len(el.names) > 0:
+		case len(el.names) > 1: // the only argument: f(g()) with g returning several values
+			if hoisted {
+				sep = "; "
+			}
+			sep += strings.Join(el.names, ", ") + " := "
+		case len(el.names) == 1 && hoisted:
 			sep = ", "
 		}
-		r.ed.replace(r.off(elems[i-1].e.End()), r.off(el.e.Pos()), lo, hi, lit(sep))
+		hoisted = hoisted || len(el.names) == 1
+		r.ed.replace(r.off(elems[i].e.End()), alo, lo, hi, lit(sep))
 	}
 	if c.Ellipsis.IsValid() {
-		args = append(args, lit("..."))
+		call = append(call, lit("..."))
+	}
+	head := ""
+	if len(names) > 0 {
+		head = strings.Join(names, ", ") + " := "
 	}
 	site := r.site(s.Go, "go", c.Fun)
 	r.ed.replace(r.off(s.Go)+len("go"), r.off(c.Fun.Pos()), lo, hi,
-		lit(" "+r.rt("Run")+"("+r.shim("Go")+"("+site+"), func() func() { "+strings.Join(names, ", ")+" := "))
-	tail := []piece{lit("; return func() { precog_f(")}
-	tail = append(tail, args...)
+		lit(" "+r.rt("Run")+"("+r.shim("Go")+"("+site+"), func() func() { "+head))
+	tail := append([]piece{lit("; return func() { ")}, call...)
 	tail = append(tail, lit(") } }())"))
 	r.ed.replace(r.off(elems[len(elems)-1].e.End()), hi, lo, hi, tail...)
 }
@@ -441,11 +463,6 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 func (r *rewriter) goUnhoistable(c *ast.CallExpr) string {
 	if tv, ok := r.info.Types[c.Fun]; ok && (tv.IsType() || tv.IsBuiltin()) {
 		return "go statement calling a builtin"
-	}
-	if id := r.calleeIdent(ast.Unparen(c.Fun)); id != nil {
-		if _, generic := r.info.Instances[id]; generic {
-			return "go statement calling a generic function"
-		}
 	}
 	for _, a := range c.Args {
 		tv := r.info.Types[a]
