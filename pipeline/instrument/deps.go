@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
 	"golang.org/x/tools/go/packages"
 )
@@ -74,8 +76,12 @@ func (d *depCopy) path(orig string) string {
 	return filepath.Join(d.dir, rel)
 }
 
-// copyModule copies the module m into the cache unless it is there already.
-func (c *cache) copyModule(m *packages.Module, modCache string) (*depCopy, error) {
+// copyModule copies the module m, required as path, into the cache unless
+// it is there already. A copy replaces its module by directory, and the go
+// command then wants the copy's go.mod to declare the required path: so a
+// module replaced by another module path gets a copy of its own whose
+// go.mod says path.
+func (c *cache) copyModule(path string, m *packages.Module, modCache string) (*depCopy, error) {
 	if m.Dir == "" {
 		return nil, fmt.Errorf("module %s: no directory (is it downloaded?)", m.Path)
 	}
@@ -91,18 +97,23 @@ func (c *cache) copyModule(m *packages.Module, modCache string) (*depCopy, error
 	if err != nil {
 		return nil, fmt.Errorf("module %s: %w", m.Path, err)
 	}
-	dc.dir = filepath.Join(c.dir, "deps", filepath.FromSlash(esc)+"@"+ver)
+	name := filepath.FromSlash(esc) + "@" + ver
+	if path != m.Path {
+		name += "-as-" + hashOf([]byte(path))[:12]
+	}
+	dc.dir = filepath.Join(c.dir, "deps", name)
 	if _, err := os.Stat(dc.dir); err == nil {
 		return dc, nil
 	}
-	if err := copyDir(m.Dir, dc.dir, m.Path); err != nil {
+	if err := copyDir(m.Dir, dc.dir, path); err != nil {
 		return nil, fmt.Errorf("copying module %s@%s: %w", m.Path, m.Version, err)
 	}
 	return dc, nil
 }
 
 // copyDir copies the tree src to dst through a temporary directory renamed
-// into place, adding a go.mod if the module has none.
+// into place, and makes its go.mod declare the module path modPath (adding
+// a go.mod if the module has none).
 func copyDir(src, dst, modPath string) error {
 	parent := filepath.Dir(dst)
 	if err := os.MkdirAll(parent, 0o777); err != nil {
@@ -130,9 +141,7 @@ func copyDir(src, dst, modPath string) error {
 		return nil // symlinks and the like are not in module zips
 	})
 	if err == nil {
-		if _, serr := os.Stat(filepath.Join(tmp, "go.mod")); serr != nil {
-			err = os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module "+modPath+"\n"), 0o444)
-		}
+		err = setModulePath(filepath.Join(tmp, "go.mod"), modPath)
 	}
 	if err == nil {
 		err = os.Rename(tmp, dst)
@@ -169,4 +178,34 @@ func copyFile(src, dst string) error {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// setModulePath makes the go.mod file at path declare the module modPath,
+// creating the file if there is none.
+func setModulePath(path, modPath string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.WriteFile(path, []byte("module "+modPath+"\n"), 0o444)
+	}
+	if err != nil {
+		return err
+	}
+	f, err := modfile.ParseLax(path, data, nil)
+	if err != nil {
+		return err
+	}
+	if f.Module != nil && f.Module.Mod.Path == modPath {
+		return nil
+	}
+	if err := f.AddModuleStmt(modPath); err != nil {
+		return err
+	}
+	out, err := f.Format()
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, 0o444)
 }

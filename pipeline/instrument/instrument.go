@@ -115,11 +115,11 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	ov := newOverlay()
 	copies := make(map[string]*depCopy) // by module path
 	for _, m := range sel.modules {
-		dc, err := c.copyModule(m, mod.ModCache)
+		dc, err := c.copyModule(m.path, m.files, mod.ModCache)
 		if err != nil {
 			return nil, err
 		}
-		copies[m.Path] = dc
+		copies[m.path] = dc
 	}
 	var sites []trace.Site
 	first := uint32(1)
@@ -290,7 +290,7 @@ type file struct {
 type selection struct {
 	files   []file
 	roots   []*packages.Package // the packages the files come from, sorted by ID
-	modules []*packages.Module  // dependency modules to copy, sorted by path
+	modules []depModule         // dependency modules to copy, sorted by path
 }
 
 func (s *selection) paths() []string {
@@ -322,7 +322,7 @@ func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *s
 		}
 	}
 	best := make(map[string]*packages.Package) // file -> package variant
-	mods := make(map[string]*packages.Module)
+	mods := make(map[string]depModule)
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		if p.Module == nil || isTestMain(p) || len(p.Syntax) == 0 {
 			return // standard library, or generated
@@ -332,7 +332,7 @@ func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *s
 			return
 		}
 		if !main {
-			mods[p.Module.Path] = moduleOf(p.Module)
+			mods[p.Module.Path] = depModule{path: p.Module.Path, files: moduleOf(p.Module)}
 		}
 		goFiles := make(map[string]bool)
 		for _, f := range p.GoFiles {
@@ -368,19 +368,28 @@ func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *s
 	for _, m := range mods {
 		sel.modules = append(sel.modules, m)
 	}
-	slices.SortFunc(sel.modules, func(a, b *packages.Module) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(sel.modules, func(a, b depModule) int { return strings.Compare(a.path, b.path) })
 	return sel
 }
 
-// moduleOf returns the module a package's files come from: the replacement,
-// when the module is replaced.
+// A depModule is a dependency module with instrumented packages: the path
+// the build requires it by, and the module its files come from (the
+// replacement, when go.mod replaces it).
+type depModule struct {
+	path  string
+	files *packages.Module
+}
+
+// moduleOf returns the module a package's files come from.
 func moduleOf(m *packages.Module) *packages.Module {
-	if m.Replace != nil {
-		r := *m.Replace
-		r.Path = m.Path // the import path stays the required module's
-		return &r
+	if m.Replace == nil {
+		return m
 	}
-	return m
+	r := *m.Replace
+	if r.Dir == "" {
+		r.Dir = m.Dir
+	}
+	return &r
 }
 
 // variantRank orders the variants of a package: its test variant "p [p.test]"
