@@ -36,7 +36,7 @@ func DefineGoTestFlags(fs *flag.FlagSet) *GoTestFlags {
 	build("tags", "go test: comma-separated `list` of build tags")
 	build("gcflags", "go test: `flags` for the compiler")
 	build("ldflags", "go test: `flags` for the linker")
-	build("mod", "go test: module download `mode` (readonly, vendor or mod)")
+	build("mod", "go test: module download `mode` (readonly or mod; vendoring is not supported)")
 	fs.BoolFunc("trimpath", "go test: remove file system paths from the test binaries", func(v string) error {
 		g.Build = append(g.Build, "-trimpath="+v)
 		return nil
