@@ -69,6 +69,10 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err := checkConfig(&cfg); err != nil {
 		return nil, err
 	}
+	deps, err := parseDepsPattern(cfg.Deps)
+	if err != nil {
+		return nil, err
+	}
 	mod, err := findModule(ctx, cfg.Dir, cfg.BuildFlags)
 	if err != nil {
 		return nil, err
@@ -93,10 +97,6 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("loading packages: %s", goError(err))
 	}
 	if err := loadErrors(pkgs); err != nil {
-		return nil, err
-	}
-	deps, err := parseDepsPattern(cfg.Deps)
-	if err != nil {
 		return nil, err
 	}
 	sel := selectFiles(pkgs, mod, deps)

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -33,9 +34,7 @@ func (o *overlay) json() []byte {
 // siteTableJSON renders the site table, sorted by ID.
 func siteTableJSON(sites []trace.Site) []byte {
 	sites = slices.Clone(sites)
-	slices.SortFunc(sites, func(a, b trace.Site) int {
-		return int(int64(a.ID) - int64(b.ID))
-	})
+	slices.SortFunc(sites, func(a, b trace.Site) int { return cmp.Compare(a.ID, b.ID) })
 	if sites == nil {
 		sites = []trace.Site{}
 	}

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -31,13 +30,6 @@ import (
 type sharedSet struct {
 	at     map[fileOffset]bool // positions of shared accesses (go/ssa's instruction positions)
 	failed map[string]bool     // files whose package could not be analyzed: record everything
-	stats  sharedStats
-}
-
-// sharedStats counts what the analysis saw, for the measurements in the
-// tests.
-type sharedStats struct {
-	accesses, local, shared int
 }
 
 // locKey identifies a sharedloc.Loc across package variants, which have
@@ -103,9 +95,7 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 			continue
 		}
 		for _, a := range res.Accesses {
-			s.stats.accesses++
 			if res.Local(a) {
-				s.stats.local++
 				continue
 			}
 			cs := res.Goroutines.Of(a.Fn())
@@ -151,9 +141,6 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 			continue
 		}
 		for _, x := range accs {
-			if !s.at[x.at] {
-				s.stats.shared++
-			}
 			s.at[x.at] = true
 		}
 	}
@@ -220,11 +207,4 @@ func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) 
 		}
 		return false
 	}
-}
-
-// String summarizes the analysis, for test logs.
-func (st sharedStats) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d accesses seen, %d local, %d shared", st.accesses, st.local, st.shared)
-	return b.String()
 }
