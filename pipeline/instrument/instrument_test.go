@@ -371,6 +371,7 @@ func TestErrors(t *testing.T) {
 		{"missing dir", Config{Dir: filepath.Join(kdir, "nonesuch"), Patterns: []string{"./..."}}, "no such file or directory"},
 		{"does not compile", Config{Dir: "testdata/broken", Patterns: []string{"./..."}}, "bad.go:4:27"},
 		{"no match", Config{Dir: kdir, Patterns: []string{"precog.example/kernels/nonesuch/..."}}, "no packages matched"},
+		{"deps pattern", Config{Dir: kdir, Patterns: []string{"./..."}, Deps: "./vendor/..."}, "-instrument-deps pattern"},
 		{"standard library", Config{Dir: kdir, Patterns: []string{"container/list"}}, "standard library packages are never instrumented"},
 		{"workspace", Config{Dir: filepath.Join(work, "m"), Patterns: []string{"./..."}}, "go.work workspaces are not supported"},
 		{"vendor", Config{Dir: kdir, Patterns: []string{"./..."}, BuildFlags: []string{"-mod=vendor"}}, "-mod=vendor"},
