@@ -986,3 +986,36 @@ func TestForceCloseBeforeSend(t *testing.T) {
 		}
 	}
 }
+
+// TestPerturbAccessSites delays at a memory access a plan names; the sync
+// events around it are left alone.
+func TestPerturbAccessSites(t *testing.T) {
+	const base = 11400
+	start := make(chan struct{})
+	var mu sync.Mutex
+	var x int
+	_, done := spawn(base+1, start, func() {
+		for i := range 20 {
+			Lock(base+2, &mu)
+			W(base+3, &x, i)
+			_ = *R(base+4, &x)
+			Unlock(base+5, &mu)
+		}
+	})
+	res := loadPlan(t, &ControlPlan{Mode: "perturb", Seed: 1, Delay: 1, MaxDelayUS: 10, Sites: []uint32{base + 3}})
+	close(start)
+	<-done
+	uninstallControl()
+	n := 0
+	for _, r := range readResult(t, res) {
+		if r.Event == "delay" {
+			if r.Point.Site != base+3 || r.Point.Kind != "Write" {
+				t.Errorf("delay at %+v", r.Point)
+			}
+			n++
+		}
+	}
+	if n != 20 {
+		t.Errorf("%d delays, want 20", n)
+	}
+}
