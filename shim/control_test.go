@@ -1019,3 +1019,51 @@ func TestPerturbAccessSites(t *testing.T) {
 		t.Errorf("%d delays, want 20", n)
 	}
 }
+
+// TestForceInstance orders the third of a goroutine's writes at one site
+// before another goroutine's write.
+func TestForceInstance(t *testing.T) {
+	const base = 11500
+	for range 10 {
+		var x int
+		start := make(chan struct{})
+		a, aDone := spawn(base+1, start, func() {
+			for i := 1; i <= 3; i++ {
+				time.Sleep(100 * time.Microsecond)
+				W(base+3, &x, i)
+			}
+		})
+		b, bDone := spawn(base+2, start, func() { W(base+4, &x, 10) })
+		res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{
+			{Before: ControlPoint{G: a, Site: base + 3, N: 2}, After: ControlPoint{G: b, Site: base + 4}}}})
+		close(start)
+		<-aDone
+		<-bDone
+		uninstallControl()
+		if x != 10 {
+			t.Fatalf("x = %d: b's write came before a's third", x)
+		}
+		if f := final(readResult(t, res)); f.State != Confirmed {
+			t.Fatalf("final %+v", f)
+		}
+	}
+}
+
+// TestForceBudget: the budget bounds a wait before its timeout does.
+func TestForceBudget(t *testing.T) {
+	const base = 11600
+	var x int
+	start := make(chan struct{})
+	a, done := spawn(base+1, start, func() { W(base+2, &x, 1) })
+	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 5000, BudgetMS: 30, Edges: []ControlEdge{
+		{Before: ControlPoint{G: 4242, Site: base + 3}, After: ControlPoint{G: a, Site: base + 2}}}})
+	t0 := time.Now()
+	close(start)
+	<-done
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("the wait took %v under a 30ms budget", d)
+	}
+	if f := final(readResult(t, res)); f.State != TimedOut || !strings.Contains(f.Reason, "budget of 30ms ran out") {
+		t.Errorf("final %+v", f)
+	}
+}
