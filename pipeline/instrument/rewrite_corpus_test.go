@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -105,7 +106,8 @@ func TestRewriteCorpus(t *testing.T) {
 	if _, err := checkShim(shimPath); err != nil {
 		t.Fatal(err)
 	}
-	var npkgs, nfiles, nsites, nbad int
+	var npkgs, nfiles, nsites, nbad, nbytes int
+	var spent time.Duration
 	skipped := map[string]int{}
 	for _, p := range pkgs {
 		if extra[strings.TrimSuffix(p.PkgPath, "_test")] || len(p.Syntax) == 0 || strings.HasSuffix(p.ID, ".test") {
@@ -123,7 +125,10 @@ func TestRewriteCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			start := time.Now()
 			r, out, err := rewrite(p.Fset, f, src, p.Types, p.TypesInfo, FileOptions{FirstSite: 1, Funcs: true})
+			spent += time.Since(start)
+			nbytes += len(src)
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				nbad++
@@ -166,7 +171,8 @@ func TestRewriteCorpus(t *testing.T) {
 		ks = append(ks, k+": "+strconv.Itoa(n))
 	}
 	sort.Strings(ks)
-	t.Logf("%d packages, %d files, %d sites, %d errors; skipped: %s", npkgs, nfiles, nsites, nbad, strings.Join(ks, "; "))
+	t.Logf("%d packages, %d files (%d bytes), %d sites, %d errors, rewriting took %v; skipped: %s",
+		npkgs, nfiles, nbytes, nsites, nbad, spent.Round(time.Millisecond), strings.Join(ks, "; "))
 }
 
 type importerFunc func(path string) (*types.Package, error)
