@@ -108,7 +108,8 @@ package shim
 //	yield     perturb: a goroutine yielded at point
 //	select    a forced select ran (point, case: forced, took: ran)
 //	final     the outcome (state confirmed, timed out or diverged, reason);
-//	          at most one; later points are let through
+//	          at most one; later points are let through, and force still
+//	          writes "reached" for its steps reached late
 //
 // seq is taken from the trace's global counter when the step passes, so it
 // places the pass among the trace's sync events. A file without a final
@@ -704,12 +705,14 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 			gc.sel = &selWait{pt: pt, force: cs}
 		}
 	}
+	if c.mode == modeForce {
+		c.force.arrive(c, gc, pt, k)
+		return
+	}
 	if c.final {
 		return
 	}
 	switch c.mode {
-	case modeForce:
-		c.force.arrive(c, gc, pt, k)
 	case modeReplay:
 		c.replay.arrive(c, gc, pt, k)
 	case modePerturb:

@@ -106,6 +106,9 @@ func (f *forceState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind)
 	}
 	p.reached, p.reachedAt = true, time.Now()
 	c.emit(ControlRecord{Event: "reached", Point: pointWithKind(p.p, k)})
+	if c.final {
+		return // late, after a wait gave up: evidence for the driver
+	}
 	for _, a := range p.preds {
 		for !a.passed && !c.final {
 			if a.p.G == gc.id {

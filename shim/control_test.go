@@ -322,10 +322,15 @@ func TestForceTimeoutBlocked(t *testing.T) {
 	<-bDone
 	close(release)
 	<-aDone
-	f := final(readResult(t, res))
+	recs := readResult(t, res)
+	f := final(recs)
 	if f.State != TimedOut || !strings.Contains(f.Reason, "never reached site 10404") ||
 		!strings.Contains(f.Reason, "last watched point was site 10403") || !strings.Contains(f.Reason, "still running") {
 		t.Errorf("final %+v", f)
+	}
+	// a reaches the step after the timeout: the result says so.
+	if last := recs[len(recs)-1]; last.Event != "reached" || last.Point.Site != base+4 {
+		t.Errorf("last record %+v, want a's late arrival at site %d", last, base+4)
 	}
 }
 
