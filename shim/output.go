@@ -36,9 +36,8 @@ const (
 	maxChunk     = 64 << 10
 	firstSegment = 64 << 10
 	maxSegment   = 4 << 20
-	// batchHeaderLen bounds StartBatch's header: 'B', a uvarint id, the
-	// 4-byte length field.
-	batchHeaderLen = 1 + 10 + 4
+	// batchHeaderLen bounds StartBatch's header.
+	batchHeaderLen = trace.MaxBatchHeaderLen
 )
 
 var out struct {

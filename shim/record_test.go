@@ -212,3 +212,28 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per run", allocs)
 	}
 }
+
+// TestValueWordEvicted checks that writing a type whose slot of the class
+// cache another type took does not allocate: each such miss used to
+// classify the type again, and two types sharing a slot allocated on every
+// write.
+func TestValueWordEvicted(t *testing.T) {
+	type local struct{ a, b int16 }
+	var (
+		x     local
+		e     any = &x
+		slot      = classSlot((*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0])
+		other     = &classEntry{typ: unsafe.Pointer(&x), class: wordNone}
+	)
+	cur()
+	W(8001, &x, x)
+	if allocs := testing.AllocsPerRun(100, func() {
+		slot.Store(other)
+		W(8001, &x, local{1, 2})
+	}); allocs != 0 {
+		t.Errorf("%v allocations per write of an evicted type", allocs)
+	}
+	if slot.Load() == other {
+		t.Errorf("the write did not put its type back in its slot")
+	}
+}

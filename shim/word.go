@@ -2,6 +2,7 @@ package shim
 
 import (
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -32,12 +33,22 @@ type classEntry struct {
 
 var classCache [1 << classBits]atomic.Pointer[classEntry]
 
+// classes holds every type classified so far, by descriptor. Two types can
+// share a slot of classCache and evict each other; the one missing from
+// its slot is found here, without allocating or calling reflect again.
+var classes sync.Map // unsafe.Pointer -> *classEntry
+
+// classSlot is the slot of classCache for the type descriptor typ.
+func classSlot(typ unsafe.Pointer) *atomic.Pointer[classEntry] {
+	return &classCache[uint64(uintptr(typ))*0x9e3779b97f4a7c15>>(64-classBits)]
+}
+
 // valueWord returns the value word of *v, whose type is T; p is only used
 // for its type.
 func valueWord[T any](p *T, v *T) uint64 {
 	var e any = p
 	typ := (*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0]
-	c := classCache[(uintptr(typ)>>4^uintptr(typ)>>12)&(1<<classBits-1)].Load()
+	c := classSlot(typ).Load()
 	if c == nil || c.typ != typ {
 		c = classify(typ, reflect.TypeOf((*T)(nil)).Elem())
 	}
@@ -45,8 +56,12 @@ func valueWord[T any](p *T, v *T) uint64 {
 }
 
 func classify(typ unsafe.Pointer, t reflect.Type) *classEntry {
-	c := &classEntry{typ: typ, class: classOf(t), size: t.Size()}
-	classCache[(uintptr(typ)>>4^uintptr(typ)>>12)&(1<<classBits-1)].Store(c)
+	v, ok := classes.Load(typ)
+	if !ok {
+		v, _ = classes.LoadOrStore(typ, &classEntry{typ: typ, class: classOf(t), size: t.Size()})
+	}
+	c := v.(*classEntry)
+	classSlot(typ).Store(c)
 	return c
 }
 

@@ -228,8 +228,8 @@ func eventBytes(path string, k trace.Kind) float64 {
 }
 
 // batchBytes sums the lengths of the batches in a trace that reads
-// cleanly: it skips the header, then walks 'B', id, length, events, and
-// the zero padding between batches.
+// cleanly: it skips the header, then walks 'B', id, seq, sub, length,
+// events, and the zero padding between batches.
 func batchBytes(data []byte) int {
 	p := len("precog trace\n")
 	uv := func() uint64 {
@@ -250,7 +250,9 @@ func batchBytes(data []byte) int {
 		}
 		start := p
 		p++ // 'B'
-		uv()
+		uv() // goroutine
+		uv() // seq
+		uv() // sub
 		p += int(uv())
 		total += p - start
 	}

@@ -22,10 +22,15 @@ func writeTrace(t *testing.T, dir string) []byte {
 	t.Helper()
 	h := trace.Header{Test: "TestTransfer", Package: "example.com/bank", Start: time.Unix(1735830245, 6), PID: 4242}
 	file := trace.AppendHeader(nil, h)
+	encoders := make(map[uint64]*trace.Encoder) // one per goroutine, for all its batches
 	batch := func(g uint64, events func(e *trace.Encoder, b []byte) []byte) {
-		var e trace.Encoder
+		e := encoders[g]
+		if e == nil {
+			e = new(trace.Encoder)
+			encoders[g] = e
+		}
 		start := len(file)
-		file = events(&e, e.StartBatch(file, g))
+		file = events(e, e.StartBatch(file, g))
 		trace.FinishBatch(file[start:])
 	}
 	batch(0, func(e *trace.Encoder, b []byte) []byte {
@@ -193,11 +198,12 @@ func TestDumpErrors(t *testing.T) {
 	}
 	write("cut.trace", file[:len(file)-3])
 	write("notes.txt", []byte("shopping list\n"))
-	write("v2.trace", []byte("precog trace\n\x02"))
+	write("v3.trace", []byte("precog trace\n\x03"))
 	write("bad.json", []byte(`{"sites": [{"id": 1}, {"id": 1}]}`))
-	// The last batch is 'B', goroutine 5, 4 bytes of length and the End event
-	// with its seq: the cut falls in its length.
-	lengthAt := len(file) - 8 + 2
+	// The last batch is 'B', goroutine 5, its seq 3 and sub 1, 4 bytes of
+	// length and the End event with its seq delta: the cut falls in its
+	// length.
+	lengthAt := len(file) - 10 + 4
 	for _, tc := range []struct {
 		args           []string
 		stdout, stderr string
@@ -214,7 +220,7 @@ func TestDumpErrors(t *testing.T) {
 `, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "\n"},
 		{[]string{"dump", "missing.trace"}, "", "precog: open " + filepath.Join(dir, "missing.trace") + ": no such file or directory\n"},
 		{[]string{"dump", "notes.txt"}, "", "precog: notes.txt: not a precog trace\n"},
-		{[]string{"dump", "v2.trace"}, "", "precog: v2.trace: trace version 2 is not supported (precog reads version 1)\n"},
+		{[]string{"dump", "v3.trace"}, "", "precog: v3.trace: trace version 3 is not supported (precog reads version 2)\n"},
 		{[]string{"dump", "-sites", "bad.json", "t.trace"}, "", "precog: site table " + filepath.Join(dir, "bad.json") + ": two sites with id 1\n"},
 		{[]string{}, "", "precog: trace needs an action: dump (run 'precog help trace' for usage)\n"},
 		{[]string{"show", "t.trace"}, "", "precog: unknown trace action \"show\" (run 'precog help trace' for usage)\n"},

@@ -10,10 +10,16 @@ import (
 	"testing"
 )
 
-// batch frames events (already encoded) as a batch of goroutine g, with a
-// minimal length field.
-func batch(g uint64, events ...byte) []byte {
+// batch frames events (already encoded) as a batch of goroutine g with no
+// events before it, with a minimal length field.
+func batch(g uint64, events ...byte) []byte { return batchAt(g, 0, 0, events...) }
+
+// batchAt frames events as a batch of goroutine g whose last seq before
+// the batch is seq, followed by sub events without seq.
+func batchAt(g, seq, sub uint64, events ...byte) []byte {
 	b := binary.AppendUvarint([]byte{'B'}, g)
+	b = binary.AppendUvarint(b, seq)
+	b = binary.AppendUvarint(b, sub)
 	b = binary.AppendUvarint(b, uint64(len(events)))
 	return append(b, events...)
 }
@@ -39,54 +45,52 @@ func TestDamage(t *testing.T) {
 		{"not a trace", []byte("#!/bin/sh\necho hello\n"), 0, "not a precog trace"},
 		{"empty", nil, 0, "broken trace: header cut short at offset 0"},
 		{"magic prefix", []byte("precog tr"), 0, "broken trace: header cut short at offset 0"},
-		{"version", cat([]byte(magic), uv(2)), 0, "trace version 2 is not supported (precog reads version 1)"},
+		{"version", cat([]byte(magic), uv(3)), 0, "trace version 3 is not supported (precog reads version 2)"},
 		{"header varint", cat([]byte(magic), bytes.Repeat([]byte{0xff}, 10), []byte{1}), 0,
 			"broken trace: bad varint in header at offset 13"},
-		{"header string limit", cat([]byte(magic), uv(1), uv(MaxStringLen+1)), 0,
+		{"header string limit", cat([]byte(magic), uv(Version), uv(MaxStringLen+1)), 0,
 			"broken trace: string length 65537 exceeds the limit 65536 at offset 14"},
-		{"header string cut", cat([]byte(magic), uv(1), uv(10), []byte("Test")), 0,
+		{"header string cut", cat([]byte(magic), uv(Version), uv(10), []byte("Test")), 0,
 			"broken trace: header cut short at offset 14"},
-		{"pid", cat([]byte(magic), uv(1), uv(0), uv(0), uv(0), uv(1<<40)), 0,
+		{"pid", cat([]byte(magic), uv(Version), uv(0), uv(0), uv(0), uv(1<<40)), 0,
 			"broken trace: process id 1099511627776 out of range at offset 17"},
 		{"not a batch", cat(hdr, batch(1, lock(1)...), []byte("X")), 1,
-			"broken trace: byte 0x58 where a batch should start at offset " + strconv.Itoa(h+7)},
-		{"batch limit", cat(hdr, []byte{'B', 1}, uv(MaxBatchLen+1)), 0,
-			"broken trace: batch length 268435456 exceeds the limit 268435455 at offset " + strconv.Itoa(h+2)},
+			"broken trace: byte 0x58 where a batch should start at offset " + strconv.Itoa(h+9)},
+		{"batch limit", cat(hdr, []byte{'B', 1, 0, 0}, uv(MaxBatchLen+1)), 0,
+			"broken trace: batch length 268435456 exceeds the limit 268435455 at offset " + strconv.Itoa(h+4)},
 		{"batch length varint", cat(hdr, []byte{'B', 1}, bytes.Repeat([]byte{0x80}, 10), []byte{0}), 0,
 			"broken trace: bad varint in batch header at offset " + strconv.Itoa(h+2)},
 		{"batch header cut", cat(hdr, []byte{'B', 0x80}), 0,
 			"broken trace: batch header cut short at offset " + strconv.Itoa(h+1)},
 		{"kind 0", cat(hdr, batch(1, append(lock(1), 0)...)), 1,
-			"broken trace: unknown event kind 0 at offset " + strconv.Itoa(h+7)},
-		{"kind 99", cat(hdr, batch(1, 99)), 0, "broken trace: unknown event kind 99 at offset " + strconv.Itoa(h+3)},
+			"broken trace: unknown event kind 0 at offset " + strconv.Itoa(h+9)},
+		{"kind 99", cat(hdr, batch(1, 99)), 0, "broken trace: unknown event kind 99 at offset " + strconv.Itoa(h+5)},
 		{"past batch end", cat(hdr, batch(1, lock(1)[:3]...), lock(2)), 0,
-			"broken trace: event runs past the end of its batch at offset " + strconv.Itoa(h+3)},
+			"broken trace: event runs past the end of its batch at offset " + strconv.Itoa(h+5)},
 		{"bad varint", cat(hdr, batch(1, cat([]byte{byte(EvRead)}, bytes.Repeat([]byte{0xff}, 10), []byte{1})...)), 0,
-			"broken trace: bad varint at offset " + strconv.Itoa(h+4)},
+			"broken trace: bad varint at offset " + strconv.Itoa(h+6)},
 		{"seq repeats", cat(hdr, batch(1, cat(lock(5), lock(0))...)), 1,
-			"broken trace: seq 5 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+8)},
-		{"seq goes back across batches", cat(hdr, batch(1, lock(5)...), batch(2, lock(3)...), batch(1, lock(4)...)), 2,
-			"broken trace: seq 4 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+18)},
-		{"seq goes back at a Begin", cat(hdr, batch(1, lock(5)...), batch(1, cat([]byte{byte(EvBegin)}, uv(3), uv(0), lock(1))...), []byte("X")), 3,
-			"broken trace: byte 0x58 where a batch should start at offset " + strconv.Itoa(h+17)},
+			"broken trace: seq 5 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+10)},
+		{"seq repeats the header's", cat(hdr, batchAt(1, 5, 3, lock(0)...)), 0,
+			"broken trace: seq 5 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+6)},
 		{"seq overflows", cat(hdr, batch(1, cat(lock(1<<64-1), lock(1))...)), 1,
-			"broken trace: seq overflows at offset " + strconv.Itoa(h+17)},
+			"broken trace: seq overflows at offset " + strconv.Itoa(h+19)},
 		{"first seq 0", cat(hdr, batch(1, lock(0)...)), 0,
-			"broken trace: seq 0 does not come after the goroutine's seq 0 at offset " + strconv.Itoa(h+4)},
+			"broken trace: seq 0 does not come after the goroutine's seq 0 at offset " + strconv.Itoa(h+6)},
 		{"site", cat(hdr, batch(1, cat([]byte{byte(EvFuncEnter)}, uv(1<<32))...)), 0,
-			"broken trace: site 4294967296 out of range at offset " + strconv.Itoa(h+4)},
+			"broken trace: site 4294967296 out of range at offset " + strconv.Itoa(h+6)},
 		{"ok", cat(hdr, batch(1, cat([]byte{byte(EvChanRecv)}, uv(1), uv(1), uv(0), uv(2))...)), 0,
-			"broken trace: ok flag 2 is neither 0 nor 1 at offset " + strconv.Itoa(h+7)},
+			"broken trace: ok flag 2 is neither 0 nor 1 at offset " + strconv.Itoa(h+9)},
 		{"outcome", cat(hdr, batch(1, cat([]byte{byte(EvTestEnd)}, uv(1), uv(4))...)), 0,
-			"broken trace: unknown test outcome 4 at offset " + strconv.Itoa(h+5)},
+			"broken trace: unknown test outcome 4 at offset " + strconv.Itoa(h+7)},
 		{"select case", cat(hdr, batch(1, cat([]byte{byte(EvSelect)}, uv(1), uv(1), uv(zigzag(-2)), uv(0))...)), 0,
-			"broken trace: select case -2 at offset " + strconv.Itoa(h+6)},
+			"broken trace: select case -2 at offset " + strconv.Itoa(h+8)},
 		{"name limit", cat(hdr, batch(1, cat([]byte{byte(EvTestStart)}, uv(1), uv(MaxStringLen+1))...)), 0,
-			"broken trace: string length 65537 exceeds the limit 65536 at offset " + strconv.Itoa(h+5)},
+			"broken trace: string length 65537 exceeds the limit 65536 at offset " + strconv.Itoa(h+7)},
 		{"name past batch end", cat(hdr, batch(1, cat([]byte{byte(EvTestStart)}, uv(1), uv(5), []byte("Test"))...), []byte("X")), 0,
-			"broken trace: event runs past the end of its batch at offset " + strconv.Itoa(h+3)},
-		{"cut batch", cat(hdr, batch(1, cat(lock(1), lock(1), lock(1))...)[:3+4+4+2]), 2,
-			"broken trace: batch cut after 10 of 12 bytes at offset " + strconv.Itoa(h+11)},
+			"broken trace: event runs past the end of its batch at offset " + strconv.Itoa(h+5)},
+		{"cut batch", cat(hdr, batch(1, cat(lock(1), lock(1), lock(1))...)[:5+4+4+2]), 2,
+			"broken trace: batch cut after 10 of 12 bytes at offset " + strconv.Itoa(h+13)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, evs, err := readAll(tc.file)
@@ -110,7 +114,7 @@ func TestDamage(t *testing.T) {
 // TestBigLengths checks that a length within the limits but far beyond the
 // end of the file costs no more memory than the file.
 func TestBigLengths(t *testing.T) {
-	file := cat(AppendHeader(nil, testHeader), []byte{'B', 1}, uv(MaxBatchLen), bytes.Repeat([]byte{byte(EvFuncEnter), 1}, 100))
+	file := cat(AppendHeader(nil, testHeader), []byte{'B', 1, 0, 0}, uv(MaxBatchLen), bytes.Repeat([]byte{byte(EvFuncEnter), 1}, 100))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, evs, err := readAll(file)

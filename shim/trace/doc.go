@@ -19,9 +19,13 @@
 //
 // Then come batches, until the end of the file. A batch holds events of
 // one goroutine in the order the goroutine recorded them: the byte 'B', the
-// uvarint logical id of the goroutine, the uvarint byte length L of the
-// events (at most MaxBatchLen), then L bytes of events. L is always exact:
-// the events of a batch end exactly L bytes after its header.
+// uvarint logical id of the goroutine, the goroutine's place in the order
+// when the batch starts (the uvarint seq of its last sync event and the
+// uvarint count of events without seq after it, both 0 for a goroutine's
+// first batch; see "Order"), the uvarint byte length L of the events (at
+// most MaxBatchLen), then L bytes of events. L is always exact: the events
+// of a batch end exactly L bytes after its header. A batch can be read
+// without the batches before it.
 //
 // The batches of one goroutine appear in its program order; batches of
 // different goroutines interleave in any order. Where a batch should start,
@@ -33,9 +37,9 @@
 //
 // An event is its Kind byte, then its fields in the order of the event
 // table (see Kind): sync events start with their seq, coded as the
-// difference to the previous sync event's seq in the same batch (the first
-// one in a batch is absolute, that is the difference to 0), which makes it
-// one or two bytes where the absolute number would take three or four.
+// difference to the goroutine's previous seq (for the first one in a batch,
+// the seq in the batch header), which makes it one or two bytes where the
+// absolute number would take three or four.
 // Addresses are coded as the zigzag difference to the previous address in
 // the same batch, whichever event it belonged to (again 0 before the
 // first), because a goroutine's accesses cluster around a few objects.
@@ -47,16 +51,11 @@
 // Sync events (every kind but the accesses and function entries and exits)
 // take a seq from a counter shared by all goroutines, starting at 1: their
 // seqs are unique and order them globally. A goroutine's seqs increase.
-// A logical id names one goroutine, except that a writer may start a
-// goroutine again under the id of one that has ended (control's tests do):
-// its EvBegin may then have a smaller seq than the earlier goroutine's last
-// event, and starts the id's count over. Such reuse is safe only if each
-// goroutine's events fit in one batch, since the reader tells them apart
-// by EvBegin alone; the shim gives every goroutine an id of its own.
 // Access and function events are too frequent to take the counter; the
 // reader gives them the seq of the last sync event of the same goroutine
 // before them (0 if there is none yet) and a Sub counting the events since
-// that sync event from 1. Sync events have Sub 0. So:
+// that sync event from 1, taking both from the batch header for the events
+// before the batch's first sync event. Sync events have Sub 0. So:
 //
 //   - within one goroutine, (Seq, Sub) increases strictly in program order;
 //   - events of different goroutines are ordered only through sync events:
@@ -65,6 +64,13 @@
 //     ReadAll returns. Between an access and the events of other goroutines
 //     with no sync event in between, that order says nothing about what
 //     happened first.
+//
+// The shim gives every goroutine of a process a logical id of its own. A
+// writer may still start a goroutine again under the id of one that has
+// ended (control's tests do, so that a plan names the same goroutines in
+// every run): since every batch carries its goroutine's place, the reader
+// needs nothing else to read the batches of both, and an EvBegin tells
+// where the second one starts.
 //
 // # Crashes
 //

@@ -7,7 +7,7 @@ import (
 )
 
 // Version is the version of the format this package writes and reads.
-const Version = 1
+const Version = 2
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -26,6 +26,8 @@ const (
 	// kind, seq, site, addr and a value field at their widest, or a
 	// select's kind, seq, site, case, addr and ok.
 	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64 + 1
+	// MaxBatchHeaderLen is the most bytes StartBatch appends.
+	MaxBatchHeaderLen = 1 + 3*binary.MaxVarintLen64 + batchLenWidth
 	// MaxUncommitted is the most events a writer may leave after a batch
 	// beyond its length: the ones it was appending when the process died
 	// (see "Crashes" in the package doc). The shim commits after every
@@ -69,28 +71,34 @@ func WriteHeader(w io.Writer, h Header) error {
 	return err
 }
 
-// An Encoder appends the events of one batch to a caller-owned buffer. It
-// holds the state of the batch's delta coding (the last seq and the last
-// address), so each goroutine's buffer needs its own Encoder; an Encoder is
-// a small value meant to live next to the buffer, and needs no locking as
-// long as one goroutine at a time uses the pair.
+// An Encoder appends the events of a goroutine's batches to a caller-owned
+// buffer. It holds the state of the delta coding (the last seq and the last
+// address) and the goroutine's place in the order (its last seq and the
+// events since), which every batch header records, so each goroutine needs
+// its own Encoder for all its batches; an Encoder is a small value meant to
+// live next to the buffer, and needs no locking as long as one goroutine at
+// a time uses the pair. A zero Encoder is ready for a goroutine's first
+// batch.
 //
 // The Append methods never allocate unless b lacks the capacity for one
-// more event (MaxEventLen). Seqs
-// passed to one batch's sync events must increase; a batch may hold any mix
-// of sync and other events.
+// more event (MaxEventLen). The seqs passed to the sync events must
+// increase; a batch may hold any mix of sync and other events.
 type Encoder struct {
-	seq  uint64 // seq of the batch's last sync event; 0 at the start of a batch
+	seq  uint64 // seq of the last sync event
+	sub  uint64 // events without seq since it
 	addr uint64 // the batch's last address; 0 at the start of a batch
 }
 
-// StartBatch resets e for a new batch of goroutine g's events and appends
-// the batch header to b, with room for the length that FinishBatch fills in.
-// Events appended after it belong to the batch.
+// StartBatch starts a new batch of goroutine g's events: it appends the
+// batch header to b, with the goroutine's place in the order and room for
+// the length that FinishBatch fills in. Events appended after it belong to
+// the batch.
 func (e *Encoder) StartBatch(b []byte, g uint64) []byte {
-	*e = Encoder{}
+	e.addr = 0
 	b = append(b, batchMark)
 	b = binary.AppendUvarint(b, g)
+	b = binary.AppendUvarint(b, e.seq)
+	b = binary.AppendUvarint(b, e.sub)
 	return append(b, 0x80, 0x80, 0x80, 0) // 0 in batchLenWidth bytes
 }
 
@@ -102,15 +110,22 @@ func FinishBatch(batch []byte) {
 	if len(batch) == 0 || batch[0] != batchMark {
 		panic("trace: FinishBatch of a buffer without a batch header")
 	}
-	_, n := binary.Uvarint(batch[1:])
-	if n <= 0 || len(batch) < 1+n+batchLenWidth {
+	n := 1
+	for i := 0; i < 3; i++ { // goroutine, seq, sub
+		_, m := binary.Uvarint(batch[n:])
+		if m <= 0 {
+			panic("trace: FinishBatch of a buffer without a batch header")
+		}
+		n += m
+	}
+	if len(batch) < n+batchLenWidth {
 		panic("trace: FinishBatch of a buffer without a batch header")
 	}
-	l := len(batch) - 1 - n - batchLenWidth
+	l := len(batch) - n - batchLenWidth
 	if l > MaxBatchLen {
 		panic("trace: batch longer than MaxBatchLen")
 	}
-	putBatchLen(batch[1+n:1+n+batchLenWidth], l)
+	putBatchLen(batch[n:n+batchLenWidth], l)
 }
 
 // putBatchLen writes l into the length field f as a uvarint of exactly
@@ -258,6 +273,7 @@ const Window = 64
 // per event than the Append methods (20 for a read, 35 for a write, counted
 // with callgrind in the shim).
 func (e *Encoder) PutAccess(w *[Window]byte, k Kind, site uint32, addr uintptr) int {
+	e.sub++
 	w[0] = byte(k)
 	i := putUvarint(w, 1, uint64(site))
 	d := uint64(addr) - e.addr
@@ -312,11 +328,13 @@ func (e *Encoder) AppendMapIter(b []byte, site uint32, addr uintptr) []byte {
 
 // AppendFuncEnter appends an EvFuncEnter event.
 func (e *Encoder) AppendFuncEnter(b []byte, site uint32) []byte {
+	e.sub++
 	return appendUvarint(append(b, byte(EvFuncEnter)), uint64(site))
 }
 
 // AppendFuncExit appends an EvFuncExit event.
 func (e *Encoder) AppendFuncExit(b []byte, site uint32) []byte {
+	e.sub++
 	return appendUvarint(append(b, byte(EvFuncExit)), uint64(site))
 }
 
@@ -356,6 +374,7 @@ func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 	}
 	spec := &kinds[ev.Kind]
 	if spec.implicit {
+		e.sub++
 		b = append(b, byte(ev.Kind))
 	} else {
 		b = e.sync(b, ev.Kind, ev.Seq)
@@ -383,7 +402,7 @@ func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 func (e *Encoder) sync(b []byte, k Kind, seq uint64) []byte {
 	b = append(b, byte(k))
 	b = appendUvarint(b, seq-e.seq)
-	e.seq = seq
+	e.seq, e.sub = seq, 0
 	return b
 }
 
@@ -396,6 +415,7 @@ func (e *Encoder) syncAddr(b []byte, k Kind, seq uint64, site uint32, addr uintp
 
 // access appends an event without seq whose fields begin with site and addr.
 func (e *Encoder) access(b []byte, k Kind, site uint32, addr uintptr) []byte {
+	e.sub++
 	b = append(b, byte(k))
 	b = appendUvarint(b, uint64(site))
 	return e.appendAddr(b, uint64(addr))

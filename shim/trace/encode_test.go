@@ -69,9 +69,13 @@ func TestFinishBatch(t *testing.T) {
 	hdr := len(b)
 	b = e.AppendFuncEnter(b, 1)
 	FinishBatch(b)
-	_, m := binary.Uvarint(b[1:])
-	if l, w := binary.Uvarint(b[1+m:]); l != 2 || 1+m+w != hdr {
-		t.Errorf("batch % x: length %d ends at %d, want 2 ending at %d", b, l, 1+m+w, hdr)
+	m := 1
+	for i := 0; i < 3; i++ { // goroutine, seq, sub
+		_, w := binary.Uvarint(b[m:])
+		m += w
+	}
+	if l, w := binary.Uvarint(b[m:]); l != 2 || m+w != hdr {
+		t.Errorf("batch % x: length %d ends at %d, want 2 ending at %d", b, l, m+w, hdr)
 	}
 	// A batch of 3 MiB, whose length needs all four bytes.
 	file := AppendHeader(nil, testHeader)
@@ -87,7 +91,7 @@ func TestFinishBatch(t *testing.T) {
 	if err != nil || len(evs) != n {
 		t.Errorf("read %d events of a 3 MiB batch, error %v", len(evs), err)
 	}
-	for _, bad := range [][]byte{nil, {'X', 0, 0, 0, 0, 0}, {'B', 0x80}, {'B', 1, 0x80}} {
+	for _, bad := range [][]byte{nil, {'X', 0, 0, 0, 0, 0}, {'B', 0x80}, {'B', 1, 0x80}, {'B', 1, 0, 0, 0x80}} {
 		func() {
 			defer func() {
 				if recover() == nil {

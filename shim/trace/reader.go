@@ -30,7 +30,7 @@ const batchChunk = 64 << 10
 // A Reader reads the events of a trace in file order: batch by batch, and
 // within a batch in the order the goroutine recorded them. It resolves the
 // implicit seqs of access and function events as it goes (see "Order" in
-// the package doc), which needs a little state per goroutine.
+// the package doc) from each batch's header and events alone.
 type Reader struct {
 	r      *bufio.Reader
 	off    int64 // file offset of the next byte of r
@@ -42,30 +42,22 @@ type Reader struct {
 	// follow it, and nothing else.
 	afterBatch bool
 
-	gs map[uint64]*gstate // the goroutines seen so far
-
 	// The batch being decoded.
-	batch []byte  // its events, as far as the file holds them
-	want  int     // its length as its header claims: more than len(batch) if the file is cut
-	pos   int     // the next event in batch
-	base  int64   // file offset of batch[0]
-	g     uint64  // its goroutine
-	gst   *gstate // gs[g]
-	addr  uint64  // the batch's last address, for delta coding
-	seq   uint64  // the batch's last seq, for delta coding
-}
-
-// gstate is what the reader remembers about a goroutine across its batches.
-type gstate struct {
-	seq uint64 // seq of its last sync event
-	sub uint64 // events since then
+	batch []byte // its events, as far as the file holds them
+	want  int    // its length as its header claims: more than len(batch) if the file is cut
+	pos   int    // the next event in batch
+	base  int64  // file offset of batch[0]
+	g     uint64 // its goroutine
+	addr  uint64 // the batch's last address, for delta coding
+	seq   uint64 // the goroutine's last seq, for delta coding and implicit seqs
+	sub   uint64 // events without seq since it
 }
 
 // NewReader reads the header of the trace in r and returns a Reader for
 // its events. It returns an error wrapping ErrNotTrace if r does not start
 // like a trace, and one wrapping ErrBroken if the header is cut or damaged.
 func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{r: bufio.NewReader(r), gs: make(map[uint64]*gstate)}
+	rd := &Reader{r: bufio.NewReader(r)}
 	if err := rd.readHeader(); err != nil {
 		return nil, err
 	}
@@ -170,6 +162,14 @@ func (r *Reader) readBatch() error {
 	if err != nil {
 		return err
 	}
+	seq, err := r.uvarint("batch header")
+	if err != nil {
+		return err
+	}
+	sub, err := r.uvarint("batch header")
+	if err != nil {
+		return err
+	}
 	at := r.off
 	l, err := r.uvarint("batch header")
 	if err != nil {
@@ -179,7 +179,7 @@ func (r *Reader) readBatch() error {
 		return r.broken(at, "batch length %d exceeds the limit %d", l, MaxBatchLen)
 	}
 	r.want, r.base, r.pos, r.g = int(l), r.off, 0, g
-	r.batch, r.addr, r.seq = r.batch[:0], 0, 0
+	r.batch, r.addr, r.seq, r.sub = r.batch[:0], 0, seq, sub
 	for len(r.batch) < r.want {
 		n := min(r.want-len(r.batch), batchChunk)
 		r.batch = slices.Grow(r.batch, n)
@@ -192,11 +192,6 @@ func (r *Reader) readBatch() error {
 		if err != nil {
 			return fmt.Errorf("reading trace: %w", err)
 		}
-	}
-	r.gst = r.gs[g]
-	if r.gst == nil {
-		r.gst = new(gstate)
-		r.gs[g] = r.gst
 	}
 	r.afterBatch = true
 	return nil
@@ -271,16 +266,14 @@ func (r *Reader) decode() (Event, error) {
 	spec := &kinds[k]
 	ev := Event{Kind: k, Goroutine: r.g}
 	if !spec.implicit {
-		// r.seq is 0 at the start of a batch and r.gst.seq after its first
-		// sync event, so this check covers both the batch's deltas and the
-		// goroutine's order across batches.
-		ev.Seq = r.seq + d.uvarint()
-		switch {
+		switch delta := d.uvarint(); {
 		case d.err != nil:
-		case ev.Seq < r.seq:
+		case delta == 0:
+			d.fail("seq %d does not come after the goroutine's seq %d", r.seq, r.seq)
+		case r.seq+delta < r.seq:
 			d.fail("seq overflows")
-		case ev.Seq <= r.gst.seq && k != EvBegin:
-			d.fail("seq %d does not come after the goroutine's seq %d", ev.Seq, r.gst.seq)
+		default:
+			ev.Seq = r.seq + delta
 		}
 	}
 	for _, f := range spec.fields {
@@ -327,10 +320,10 @@ func (r *Reader) decode() (Event, error) {
 	}
 	r.pos, r.addr = d.i, d.addr
 	if spec.implicit {
-		r.gst.sub++
-		ev.Seq, ev.Sub = r.gst.seq, r.gst.sub
+		r.sub++
+		ev.Seq, ev.Sub = r.seq, r.sub
 	} else {
-		r.seq, r.gst.seq, r.gst.sub = ev.Seq, ev.Seq, 0
+		r.seq, r.sub = ev.Seq, 0
 	}
 	return ev, nil
 }

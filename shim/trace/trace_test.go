@@ -167,12 +167,17 @@ type encoded struct {
 func encode(h Header, events []Event, perBatch int) encoded {
 	enc := encoded{file: AppendHeader(nil, h), batches: make(map[int]bool)}
 	pending := make(map[uint64][]Event)
+	encoders := make(map[uint64]*Encoder)
 	var gs []uint64
 	flush := func(g uint64) {
-		var e Encoder
+		e := encoders[g]
+		if e == nil {
+			e = new(Encoder)
+			encoders[g] = e
+		}
 		b := e.StartBatch(nil, g)
 		for _, ev := range pending[g] {
-			b = appendKind(&e, b, ev)
+			b = appendKind(e, b, ev)
 			enc.order = append(enc.order, ev)
 			enc.ends = append(enc.ends, len(enc.file)+len(b))
 		}
@@ -382,5 +387,45 @@ func TestTruncate(t *testing.T) {
 		if off := brokenAt(t, err); off < last || off > cut {
 			t.Errorf("cut at %d: error offset %d, want in [%d, %d]: %v", cut, off, last, cut, err)
 		}
+	}
+}
+
+// TestReusedID reads two goroutines that share a logical id (a writer may
+// start a goroutine again under an id, as control's tests do), the first
+// one's batches around the second one's: each batch's header places its
+// events, whatever the batches of the same id before it in the file.
+func TestReusedID(t *testing.T) {
+	var a, b Encoder
+	file := AppendHeader(nil, testHeader)
+	batch := func(e *Encoder, events func(b []byte) []byte) {
+		start := len(file)
+		file = events(e.StartBatch(file, 7))
+		FinishBatch(file[start:])
+	}
+	batch(&a, func(buf []byte) []byte {
+		buf = a.AppendBegin(buf, 1, NoParent)
+		return a.AppendRead(buf, 1, 0x10)
+	})
+	batch(&b, func(buf []byte) []byte {
+		buf = b.AppendBegin(buf, 5, NoParent)
+		return b.AppendRead(buf, 2, 0x20)
+	})
+	batch(&a, func(buf []byte) []byte {
+		buf = a.AppendRead(buf, 3, 0x10)
+		return a.AppendLock(buf, 3, 4, 0x30)
+	})
+	tr, err := ReadAll(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `1 g=7 Begin parent=none
+1.1 g=7 Read site=1 addr=0x10
+1.2 g=7 Read site=3 addr=0x10
+3 g=7 Lock site=4 addr=0x30
+5 g=7 Begin parent=none
+5.1 g=7 Read site=2 addr=0x20
+`
+	if got := lines(tr.Events); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
