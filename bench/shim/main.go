@@ -249,7 +249,7 @@ func batchBytes(data []byte) int {
 			continue
 		}
 		start := p
-		p++ // 'B'
+		p++  // 'B'
 		uv() // goroutine
 		uv() // seq
 		uv() // sub
