@@ -19,9 +19,9 @@ import (
 //
 // It costs a load and a branch while no plan is loaded. Control installs
 // its gate by setting controlGate and calling enable from its init
-// (control.go); g is
-// the calling goroutine's state (g.id is its logical id), k the kind of
-// event the operation will record and addr the sync object (nil if none).
+// (control.go); g is the calling goroutine's state (g.id is its logical
+// id), k the kind of event the operation will record and addr the sync
+// object (nil if none).
 func gate(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
 	if controlGate != nil {
 		controlGate(g, site, k, addr)
