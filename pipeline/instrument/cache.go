@@ -255,3 +255,23 @@ func (c *cache) putShim(mainGo string) (string, error) {
 func shimExtras() map[string]fs.FS {
 	return map[string]fs.FS{"rt": rt.Source}
 }
+
+// rtSource is the import path of rt's source in precog's module.
+const rtSource = "github.com/precog-dev/precog/pipeline/instrument/rt"
+
+// addRT writes rt's files into the cache and adds them to the overlay as
+// the files of the directory dir, which need not exist.
+func addRT(c *cache, ov *overlay, dir string) error {
+	t := tree{}
+	if err := addFS(t, "", rt.Source); err != nil {
+		return fmt.Errorf("reading the embedded shim: %w", err)
+	}
+	for name, data := range t {
+		p, err := c.putFile(path.Base(name), data)
+		if err != nil {
+			return err
+		}
+		ov.add(filepath.Join(dir, filepath.FromSlash(name)), p)
+	}
+	return nil
+}

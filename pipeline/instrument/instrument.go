@@ -157,15 +157,25 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	gomod, err := overlaidGoMod(mod, shimDir, copies)
-	if err != nil {
-		return nil, err
+	if mod.selfHosted {
+		// precog's own tests build against its shim/ directory; rt, which
+		// lives elsewhere in this module, is added there as overlay-only
+		// files.
+		if err := addRT(c, ov, filepath.Join(mod.Dir, "shim", "rt")); err != nil {
+			return nil, err
+		}
 	}
-	modPath, err := c.putNamed("mod", "go.mod", gomod)
-	if err != nil {
-		return nil, err
+	if !mod.selfHosted || slices.ContainsFunc(sel.modules, func(m depModule) bool { return copies[m.path].dir != "" }) {
+		gomod, err := overlaidGoMod(mod, shimDir, copies)
+		if err != nil {
+			return nil, err
+		}
+		modPath, err := c.putNamed("mod", "go.mod", gomod)
+		if err != nil {
+			return nil, err
+		}
+		ov.add(mod.GoMod, modPath)
 	}
-	ov.add(mod.GoMod, modPath)
 	ovPath, err := c.putJSON("overlay", ov.json())
 	if err != nil {
 		return nil, err
@@ -327,6 +337,9 @@ func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *s
 		if p.Module == nil || isTestMain(p) || len(p.Syntax) == 0 {
 			return // standard library, or generated
 		}
+		if isShim(p.PkgPath) {
+			return // instrumented, it would call itself
+		}
 		main := p.Module.Main && p.Module.GoMod == mod.GoMod
 		if !main && !home[p.Module.Path] && !deps.match(p.PkgPath) {
 			return
@@ -378,6 +391,12 @@ func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *s
 type depModule struct {
 	path  string
 	files *packages.Module
+}
+
+// isShim reports whether path is a package of the shim, or the source of
+// its rt package, which only precog's own module contains.
+func isShim(path string) bool {
+	return path == shimModule || strings.HasPrefix(path, shimModule+"/") || path == rtSource
 }
 
 // moduleOf returns the module a package's files come from.

@@ -575,3 +575,31 @@ func TestConcurrentRuns(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
+
+// TestSelfHosted instruments a package of precog's own module, which
+// provides the shim's import path itself: no shim module is injected, and
+// rt is added to shim/rt as overlay-only files.
+func TestSelfHosted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	root, _ := filepath.Abs("../..")
+	res, err := Instrument(context.Background(), Config{Dir: root, Patterns: []string{"./internal/leakcheck"}, CacheDir: sharedCache, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := os.ReadFile(strings.TrimPrefix(res.BuildFlags[0], "-overlay="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(ov, []byte(filepath.Join(root, "shim", "rt", "rt.go"))) {
+		t.Errorf("the overlay does not add shim/rt/rt.go:\n%s", ov)
+	}
+	if bytes.Contains(ov, []byte(filepath.Join(root, "go.mod"))) {
+		t.Errorf("the overlay changes precog's go.mod:\n%s", ov)
+	}
+	out, err := goCmd(root, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./internal/leakcheck")...)
+	if err != nil {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+}

@@ -36,6 +36,10 @@ type moduleInfo struct {
 	file       *modfile.File
 	goVersion  string
 	vendorMode bool
+	// selfHosted is set when the main module holds the shim's package
+	// path itself: precog's own module, whose tests then build against
+	// its own shim/ directory instead of an injected module.
+	selfHosted bool
 }
 
 // findModule asks the go command for the main module of dir and refuses the
@@ -98,6 +102,7 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if older(m.goVersion, minGo) {
 		return nil, fmt.Errorf("go.mod says go %s: precog needs go %s or later, as the shim's API is generic", m.goVersion, minGo)
 	}
+	m.selfHosted = strings.HasPrefix(shimModule, m.Path+"/")
 	if m.Path == shimModule || strings.HasPrefix(m.Path, shimModule+"/") {
 		return nil, fmt.Errorf("module %s cannot be instrumented: its path is the shim's", m.Path)
 	}
@@ -145,19 +150,21 @@ func modFlag(flags []string) string {
 }
 
 // overlaidGoMod returns the main module's go.mod with the shim required and
-// replaced by its directory in the cache, and each copied dependency
-// replaced by its copy. Replacements of a copied module in the original file
+// replaced by its directory in the cache (unless the module is precog's
+// own), and each copied dependency replaced by its copy. Replacements of a copied module in the original file
 // are dropped: the copy stands for what they pointed to.
 func overlaidGoMod(m *moduleInfo, shimDir string, copies map[string]*depCopy) ([]byte, error) {
 	f, err := modfile.Parse(m.GoMod, m.data, nil)
 	if err != nil {
 		return nil, fmt.Errorf("parsing go.mod: %w", err)
 	}
-	if err := f.AddRequire(shimModule, shimVersion); err != nil {
-		return nil, fmt.Errorf("editing go.mod: %w", err)
-	}
-	if err := f.AddReplace(shimModule, "", shimDir, ""); err != nil {
-		return nil, fmt.Errorf("editing go.mod: %w", err)
+	if !m.selfHosted {
+		if err := f.AddRequire(shimModule, shimVersion); err != nil {
+			return nil, fmt.Errorf("editing go.mod: %w", err)
+		}
+		if err := f.AddReplace(shimModule, "", shimDir, ""); err != nil {
+			return nil, fmt.Errorf("editing go.mod: %w", err)
+		}
 	}
 	paths := make([]string, 0, len(copies))
 	for p := range copies {
