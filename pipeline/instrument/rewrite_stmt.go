@@ -304,7 +304,12 @@ func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
 }
 
 // wroteAfter records, after the statement s, the writes of its shared
-// targets ls that the statement did itself.
+// targets ls that the statement did itself. Targets that are variables
+// keep their address and are recorded by Wrote after s; others (a[i],
+// p.f) may move in s itself (a[i], i = x, y), so their addresses are noted
+// while s evaluates its operands:
+//
+//	{ var precog_l precog_rt.Writes; *precog_rt.Later(&precog_l, SITE, &a[i]), i = x, y; precog_l.Done() }
 func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 	if len(ls) == 0 {
 		return
@@ -313,20 +318,34 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 		r.skip("multiple assignment in an init or post statement")
 		return
 	}
+	lo, hi := r.span(s)
+	later := false
+	for _, l := range ls {
+		if _, isVar := ast.Unparen(l).(*ast.Ident); !isVar {
+			later = true
+		}
+	}
+	if later && len(ls) > rt.MaxWrites {
+		r.skip("multiple assignment to too many shared targets")
+		return
+	}
 	var text []piece
 	for _, l := range ls {
-		if !r.isPure(l) {
-			r.skip("multiple assignment to an operand with side effects")
-			continue
-		}
 		site := r.site(accessPos(l), "write", l)
 		llo, lhi := r.span(l)
+		if later {
+			r.ed.open(llo, lhi, lit("*"+r.rt("Later")+"(&precog_l, "+site+", &"))
+			r.ed.close(llo, lhi, lit(")"))
+			continue
+		}
 		text = append(text, lit("; "+r.rt("Wrote")+"("+site+", &"), copyOf(llo, lhi), lit(")"))
 	}
-	if len(text) > 0 {
-		lo, hi := r.span(s)
-		r.ed.close(lo, hi, text...)
+	if later {
+		r.ed.open(lo, hi, lit("{ var precog_l "+r.rt("Writes")+"; "))
+		r.ed.close(lo, hi, lit("; precog_l.Done() }"))
+		return
 	}
+	r.ed.close(lo, hi, text...)
 }
 
 // goStmt rewrites a go statement: the parent gets the child's logical id

@@ -149,11 +149,51 @@ func At[T any](site uint32, p *T) Loc[T] { return Loc[T]{site, p} }
 // Set stores v into the location and records the write.
 func (l Loc[T]) Set(v T) { shim.W(l.site, l.p, v) }
 
-// Wrote records a write of *p that the program has just done itself (the
-// rewritten code keeps multiple assignments as they are and records their
-// shared targets after them).
+// Wrote records a write of *p that the program has just done itself: the
+// rewritten code keeps a multiple assignment whose targets are variables
+// as it is and records them after it.
 func Wrote[T any](site uint32, p *T) {
 	shim.Write(site, unsafe.Pointer(p), word(any(*p)))
+}
+
+// Writes records the targets of a multiple assignment after it, when their
+// addresses may change in it (a[i], i = x, y):
+//
+//	{ var precog_l precog_rt.Writes; *precog_rt.Later(&precog_l, SITE, &a[i]), i = x, y; precog_l.Done() }
+//
+// Later notes the address while Go evaluates the assignment's operands,
+// Done records the writes.
+type Writes struct {
+	n int
+	w [MaxWrites]pending
+}
+
+// MaxWrites is the largest number of targets of one assignment Writes
+// takes.
+const MaxWrites = 8
+
+type pending struct {
+	site  uint32
+	p     unsafe.Pointer
+	wrote func(site uint32, p unsafe.Pointer)
+}
+
+// Later notes the target p of an assignment and returns it.
+func Later[T any](l *Writes, site uint32, p *T) *T {
+	if l.n < len(l.w) {
+		l.w[l.n] = pending{site, unsafe.Pointer(p), wroteAt[T]}
+		l.n++
+	}
+	return p
+}
+
+func wroteAt[T any](site uint32, p unsafe.Pointer) { Wrote(site, (*T)(p)) }
+
+// Done records the writes of the targets Later noted.
+func (l *Writes) Done() {
+	for _, w := range l.w[:l.n] {
+		w.wrote(w.site, w.p)
+	}
 }
 
 // word is the shim's value word of v: 0 or 1 for nil or not for

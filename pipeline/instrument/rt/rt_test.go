@@ -166,3 +166,14 @@ func TestWord(t *testing.T) {
 		}
 	}
 }
+
+func TestLaterNotesAddressesBeforeTheAssignment(t *testing.T) {
+	calls := []int{1, 2, 3}
+	i := 2
+	var l Writes
+	*Later(&l, 1, &calls[i]), calls = calls[len(calls)-1], calls[:len(calls)-1]
+	l.Done() // must not re-evaluate calls[i], now out of range
+	if l.n != 1 || l.w[0].p != unsafe.Pointer(&calls[:3][2]) {
+		t.Errorf("noted %d targets, first %p", l.n, l.w[0].p)
+	}
+}
