@@ -106,11 +106,12 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if m.Path == shimModule || strings.HasPrefix(m.Path, shimModule+"/") {
 		return nil, fmt.Errorf("module %s cannot be instrumented: its path is the shim's", m.Path)
 	}
-	if f.Require != nil {
-		for _, r := range f.Require {
-			if r.Mod.Path == shimModule {
-				return nil, fmt.Errorf("go.mod already requires %s: remove it, precog injects the shim itself", shimModule)
-			}
+	for _, r := range f.Require {
+		switch {
+		case r.Mod.Path == shimModule:
+			return nil, fmt.Errorf("go.mod already requires %s: remove it, precog injects the shim itself", shimModule)
+		case strings.HasPrefix(shimModule, r.Mod.Path+"/"):
+			return nil, fmt.Errorf("go.mod requires %s, which holds a copy of the shim's packages: the injected shim would make their import ambiguous", r.Mod.Path)
 		}
 	}
 	mode := modFlag(strings.Fields(env.GOFLAGS))
