@@ -192,7 +192,9 @@ func (r *rewriter) incDec(s *ast.IncDecStmt, inList bool) {
 //
 //	{ precog_p := &x; precog_shim.W(SITE, precog_p, (*precog_shim.R(SITE', precog_p)) op (v)) }
 func (r *rewriter) update(s ast.Stmt, x ast.Expr, op string, v ast.Expr, inList bool) {
-	pure := r.isPure(x)
+	// With calls in v, which may change x's operands, x's address is
+	// taken once, first, where a statement can go.
+	pure := r.isPure(x) && (v == nil || r.isPure(v) || !inList)
 	if !pure && !inList {
 		r.skip("update of an operand with side effects in an init or post statement")
 		return
@@ -346,6 +348,29 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 		return
 	}
 	r.ed.close(lo, hi, text...)
+}
+
+// movesIn reports whether the target l, which is not a variable, uses a
+// variable that the same assignment assigns (a[i] in a[i], i = ...): then
+// evaluating l again after the assignment may give another address.
+func (r *rewriter) movesIn(l ast.Expr, targets ...ast.Expr) bool {
+	if _, isVar := ast.Unparen(l).(*ast.Ident); isVar {
+		return false
+	}
+	assigned := map[types.Object]bool{}
+	for _, t := range targets {
+		if id, ok := ast.Unparen(t).(*ast.Ident); ok && r.info.ObjectOf(id) != nil {
+			assigned[r.info.ObjectOf(id)] = true
+		}
+	}
+	moves := false
+	ast.Inspect(l, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && assigned[r.info.ObjectOf(id)] {
+			moves = true
+		}
+		return !moves
+	})
+	return moves
 }
 
 // goStmt rewrites a go statement: the parent gets the child's logical id
@@ -519,8 +544,8 @@ func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
 			if r.isBlank(l) || !r.shared(l) {
 				continue
 			}
-			if !r.isPure(l) {
-				r.skip("range assigning an operand with side effects")
+			if !r.isPure(l) || r.movesIn(l, s.Key, s.Value) {
+				r.skip("range assigning an operand that may move")
 				continue
 			}
 			site := r.site(accessPos(l), "write", l)
@@ -694,8 +719,8 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 					if r.isBlank(l) || !r.shared(l) {
 						continue
 					}
-					if !r.isPure(l) {
-						r.skip("select receive into an operand with side effects")
+					if !r.isPure(l) || r.movesIn(l, a.Lhs...) {
+						r.skip("select receive into an operand that may move")
 						continue
 					}
 					ws := r.site(accessPos(l), "write", l)
