@@ -80,6 +80,7 @@ func (c *cache) putJSON(kind string, data []byte) (string, error) {
 // file renamed into place, so that a reader sees the whole file or none.
 func writeOnce(path string, data []byte) error {
 	if _, err := os.Stat(path); err == nil {
+		touch(path)
 		return nil
 	}
 	return writeAtomic(path, data)
@@ -136,6 +137,7 @@ func (t tree) hash() string {
 // is complete.
 func putTree(dir string, t tree) error {
 	if _, err := os.Stat(dir); err == nil {
+		touch(dir)
 		return nil
 	}
 	parent := filepath.Dir(dir)

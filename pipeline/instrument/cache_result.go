@@ -162,11 +162,14 @@ func (c *cache) loadResult(key string) *Result {
 	if json.Unmarshal(ov, &o) != nil {
 		return nil
 	}
+	used := []string{filepath.Join(c.dir, "results", key+".json"), ovPath, r.Sites}
 	for _, p := range o.Replace {
 		if !exists(p) {
 			return nil
 		}
+		used = append(used, p)
 	}
+	touch(append(used, sr.Dirs...)...)
 	return &r
 }
 

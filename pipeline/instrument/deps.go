@@ -103,6 +103,7 @@ func (c *cache) copyModule(path string, m *packages.Module, modCache string) (*d
 	}
 	dc.dir = filepath.Join(c.dir, "deps", name)
 	if _, err := os.Stat(dc.dir); err == nil {
+		touch(dc.dir)
 		return dc, nil
 	}
 	if err := copyDir(m.Dir, dc.dir, path); err != nil {

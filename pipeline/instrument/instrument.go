@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 
@@ -81,6 +82,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer c.trim(time.Now())
 	key := resultKey(ctx, cfg, mod)
 	if r := c.loadResult(key); r != nil {
 		return r, nil

@@ -1,0 +1,65 @@
+package instrument
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestTrim checks that trimming removes the entries unused for trimAge,
+// keeps the others, and runs at most once per trimInterval.
+func TestTrim(t *testing.T) {
+	c, err := openCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldFile, err := c.putFile("a.go", []byte("package a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newFile, err := c.putFile("b.go", []byte("package b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldJSON, err := c.putJSON("overlay", []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldDep := filepath.Join(c.dir, "deps", "example.com", "m@v1.0.0")
+	newDep := filepath.Join(c.dir, "deps", "example.com", "n@v1.0.0")
+	for _, d := range []string{oldDep, newDep} {
+		if err := putTree(d, tree{"go.mod": []byte("module m\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	old := now.Add(-trimAge - time.Hour)
+	for _, p := range []string{oldFile, oldJSON, oldDep} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Reusing an old entry marks it used.
+	if err := writeOnce(oldJSON, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	c.trim(now)
+	for p, want := range map[string]bool{oldFile: false, filepath.Dir(oldFile): false, newFile: true, oldJSON: true, oldDep: false, newDep: true} {
+		if got := exists(p); got != want {
+			t.Errorf("after trim, %s exists = %v, want %v", p, got, want)
+		}
+	}
+	// Within trimInterval of the last trim nothing is removed.
+	if err := os.Chtimes(newFile, old, old); err != nil {
+		t.Fatal(err)
+	}
+	c.trim(now.Add(time.Hour))
+	if !exists(newFile) {
+		t.Error("a second trim within the interval removed a file")
+	}
+	c.trim(now.Add(trimInterval + time.Hour))
+	if exists(newFile) {
+		t.Error("a trim after the interval kept an old file")
+	}
+}
