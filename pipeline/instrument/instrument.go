@@ -16,10 +16,17 @@
 //	                        (and replaces of the copied dependencies)
 //	overlay/<hash>.json     the overlay for go build -overlay
 //	sites/<hash>.json       the site table (trace.SiteTable)
+//	results/<key>.json      the Result of a run, by a hash of all its inputs
 //
 // The same inputs give the same paths and bytes, so a second run finds the
-// go build cache warm. Files are written to a temporary name and renamed, so
-// two precog processes sharing the cache never see half a file.
+// go build cache warm; with the stored Result it does not even load the
+// packages. Files are written to a temporary name and renamed, so two precog
+// processes sharing the cache never see half a file. Entries unused for five
+// days are removed.
+//
+// A build whose module is precog's own uses its shim/ directory instead of
+// an injected module. Dependencies are instrumented only through copies:
+// overlays may not name files in the module cache.
 package instrument
 
 import (
