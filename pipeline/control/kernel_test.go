@@ -21,9 +21,9 @@ import (
 // it (ConMem-v: the check S1 before the nil store S3, S3 before the use
 // S2), and the test binary is run under it, counting crashes against the
 // unforced rate. It runs 20 times each way (PRECOG_KERNEL_RUNS=100 for the
-// issue's count) and not at all with -short.
+// issue's count) and not at all with -short or -race.
 func TestKernelMySQLForced(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("builds and runs an instrumented test binary")
 	}
 	runs := 20
@@ -190,7 +190,7 @@ func TestSelect(t *testing.T) {
 // through the rewritten select protocol (pipeline/instrument/rt): the
 // first to its second case, the second to its default.
 func TestSelectForcedInstrumented(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("builds and runs an instrumented test binary")
 	}
 	dir := t.TempDir()
