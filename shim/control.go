@@ -106,6 +106,8 @@ package shim
 //	          waited for; reason: what the shim saw of its goroutine)
 //	delay     perturb: a goroutine slept wait_us at point
 //	yield     perturb: a goroutine yielded at point
+//	budget    perturb: the budget is used up, no more delays
+//	capped    perturb: 10000 delay and yield lines written, no more
 //	select    a forced select ran (point, case: forced, took: ran)
 //	final     the outcome (state confirmed, timed out or diverged, reason);
 //	          at most one; later points are let through, and force still

@@ -82,8 +82,11 @@ func (s *perturbState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kin
 }
 
 func (s *perturbState) record(c *control, r ControlRecord) {
-	if s.records < maxPerturbRecords {
-		s.records++
+	switch {
+	case s.records < maxPerturbRecords:
 		c.emit(r)
+	case s.records == maxPerturbRecords:
+		c.emit(ControlRecord{Event: "capped", Reason: fmt.Sprintf("%d delays and yields written; later ones are not", maxPerturbRecords)})
 	}
+	s.records++
 }
