@@ -149,62 +149,16 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 
 // predicate returns the FileOptions.Shared function for one file, or nil
 // (record every access) when the file's package could not be analyzed.
-//
-// The position it is asked about is go/ssa's for the access: the Sel of a
-// selector, the Lbrack of an index expression, the Star of a dereference,
-// an identifier's own position, a range statement's For and a delete or
-// clear call's Lparen. As a fallback it also answers for the start of an
-// expression, true if any access that starts there is shared.
+// The position it is asked about is go/ssa's for the access, which
+// RewriteFile passes: the Sel of a selector, the Lbrack of an index
+// expression, the Star of a dereference, an identifier's own position, a
+// range statement's For and a delete or clear call's Lparen.
 func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) bool {
 	name := fset.File(f.Pos()).Name()
 	if s.failed[name] {
 		return nil
 	}
-	starts := make(map[int][]int) // expression start -> access positions
-	tf := fset.File(f.Pos())
-	off := func(p token.Pos) int { return tf.Offset(p) }
-	ast.Inspect(f, func(n ast.Node) bool {
-		var key token.Pos
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			key = n.Sel.Pos()
-		case *ast.IndexExpr:
-			key = n.Lbrack
-		case *ast.IndexListExpr:
-			key = n.Lbrack
-		case *ast.StarExpr:
-			key = n.Star
-		case *ast.RangeStmt:
-			if n.X != nil {
-				starts[off(n.X.Pos())] = append(starts[off(n.X.Pos())], off(n.For))
-			}
-			return true
-		case *ast.CallExpr:
-			key = n.Lparen
-		default:
-			return true
-		}
-		if key.IsValid() && key != n.Pos() {
-			starts[off(n.Pos())] = append(starts[off(n.Pos())], off(key))
-		}
-		return true
-	})
 	return func(pos token.Pos) bool {
-		if !pos.IsValid() {
-			return false
-		}
-		p := fset.PositionFor(pos, false)
-		if p.Filename != name {
-			return s.at[fileOffset{p.Filename, p.Offset}]
-		}
-		if s.at[fileOffset{name, p.Offset}] {
-			return true
-		}
-		for _, k := range starts[p.Offset] {
-			if s.at[fileOffset{name, k}] {
-				return true
-			}
-		}
-		return false
+		return pos.IsValid() && s.at[offsetOf(fset, pos)]
 	}
 }
