@@ -52,6 +52,11 @@ package shim
 //     reached, or at once if no step waits for it (the last step of a plan
 //     is often the access that crashes).
 //
+// Memory accesses reach control only while the plan names sites (force's
+// edges, perturb's sites): otherwise an access costs one more load and
+// branch than recording alone (accessGates), and then a call and a bitmap
+// test, about 2.5ns (BenchmarkAccessNoPlan, BenchmarkAccessForcePlanElsewhere).
+//
 // Replay waits for a point's turn at arrival and passes it when recorded,
 // except for operations that block until a later event of another
 // goroutine (receive, select, WGWait, CondWait): they enter the operation
@@ -73,11 +78,6 @@ package shim
 // (pipeline/instrument/rt) tries the forced clause alone until the channel
 // closes, then runs the select as written. The result file gets a "select"
 // line with the forced and the taken case.
-//
-// Memory accesses reach control only while the plan names sites (force's
-// edges, perturb's sites): otherwise an access costs one more load and
-// branch than recording alone (accessGates), and then a call and a bitmap
-// test, about 2.5ns (BenchmarkAccessNoPlan, BenchmarkAccessForcePlanElsewhere).
 //
 // # Plan
 //
@@ -109,9 +109,10 @@ package shim
 //	budget    perturb: the budget is used up, no more delays
 //	capped    perturb: 10000 delay and yield lines written, no more
 //	select    a forced select ran (point, case: forced, took: ran)
-//	final     the outcome (state confirmed, timed out or diverged, reason);
-//	          at most one; later points are let through, and force still
-//	          writes "reached" for its steps reached late
+//	final     the outcome (state confirmed, timed out or diverged, reason;
+//	          "error" if the shim rejected the plan); at most one; later
+//	          points are let through, and force still writes "reached" for
+//	          its steps reached late
 //
 // seq is taken from the trace's global counter when the step passes, so it
 // places the pass among the trace's sync events. A file without a final
@@ -133,7 +134,8 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// ControlPlan is the plan PRECOG_CONTROL names, in JSON.
+// ControlPlan is the plan PRECOG_CONTROL names, in JSON; the comment at the
+// top of control.go describes the modes and the result file.
 type ControlPlan struct {
 	Mode   string `json:"mode"`             // "force", "perturb" or "replay"
 	Result string `json:"result,omitempty"` // the result file, created or truncated; none if empty
