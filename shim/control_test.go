@@ -1077,3 +1077,28 @@ func TestForceBudget(t *testing.T) {
 		t.Errorf("final %+v", f)
 	}
 }
+
+// TestPlanElsewhereDoesNotAllocate: under a plan, the points it does not
+// name cost no allocation.
+func TestPlanElsewhereDoesNotAllocate(t *testing.T) {
+	var (
+		x  int64
+		mu sync.Mutex
+		ch = make(chan int, 1)
+	)
+	cur()
+	loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{
+		{Before: ControlPoint{G: 1, Site: 900000}, After: ControlPoint{G: 2, Site: 900001}}}})
+	allocs := testing.AllocsPerRun(1000, func() {
+		_ = *R(3101, &x)
+		W(3102, &x, 7)
+		Lock(3103, &mu)
+		Unlock(3104, &mu)
+		Send(3105, ch, 1)
+		Recv(3106, ch)
+		AtomicAddInt64(3107, &x, 1)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run", allocs)
+	}
+}
