@@ -21,7 +21,7 @@ type fpoint struct {
 	reached   bool
 	passed    bool
 	reachedAt time.Time
-	lazy      bool          // passed lazily (passLazily) once reached
+	lazy      bool          // passed lazily (passLazily): by its goroutine's next event or a successor after readGrace
 	succs     int           // steps that wait for it
 	done      chan struct{} // closed when passed
 }
@@ -155,11 +155,6 @@ func (f *forceState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind)
 func (f *forceState) pass(c *control, p *fpoint) {
 	if p.passed {
 		return
-	}
-	if p.lazy {
-		// Passed by a successor that gave up on readGrace: its
-		// goroutine still has it pending, and passes nothing then.
-		p.lazy = false
 	}
 	p.passed = true
 	close(p.done)
