@@ -119,7 +119,14 @@ func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package
 	}
 	r.findEscaped()
 	r.fileDecls()
-	if len(r.sites) == 0 && !r.usedShim && !r.usedRT {
+	// Import what the rendered text uses: a planned call may have been
+	// dropped with the operation it belonged to.
+	body := r.ed.render()
+	uses := func(name string) bool {
+		return bytes.Count(body, []byte(name+".")) > bytes.Count(src, []byte(name+"."))
+	}
+	r.usedShim, r.usedRT, r.usedUnsafe = uses(shimName), uses(rtName), uses("precog_unsafe")
+	if !r.usedShim && !r.usedRT {
 		return nil, nil, nil
 	}
 	r.addImports()
@@ -149,7 +156,7 @@ type rewriter struct {
 	// heap locations.
 	escaped map[*types.Var]bool
 
-	usedShim, usedRT, usedUnsafe bool
+	usedShim, usedRT, usedUnsafe bool // set from the rendered text
 
 	// dropped counts the references to imported packages that the
 	// rewrite removed (atomic.AddInt64 becomes a shim call).
@@ -209,7 +216,6 @@ func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
 		s.Expr = exprText(r.text(expr))
 	}
 	r.sites = append(r.sites, s)
-	r.usedShim = true
 	return strconv.FormatUint(uint64(s.ID), 10)
 }
 
@@ -223,8 +229,8 @@ func exprText(s string) string {
 	return s
 }
 
-func (r *rewriter) shim(name string) string { r.usedShim = true; return shimName + "." + name }
-func (r *rewriter) rt(name string) string   { r.usedRT = true; return rtName + "." + name }
+func (r *rewriter) shim(name string) string { return shimName + "." + name }
+func (r *rewriter) rt(name string) string   { return rtName + "." + name }
 
 // addImports adds the imports of the shim (and rt, unsafe) to the first
 // import declaration, on its line, or after the package clause.

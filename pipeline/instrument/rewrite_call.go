@@ -240,7 +240,7 @@ func (r *rewriter) atomicAndOr(c *ast.CallExpr, fn, format string, addr, mask as
 		return
 	}
 	s := r.site(c.Lparen, "atomic-store", c)
-	r.usedUnsafe = true
+
 	lo, hi := r.span(c)
 	alo, ahi := r.span(addr)
 	mlo, mhi := r.span(mask)
@@ -364,9 +364,11 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 	for _, a := range c.Args {
 		r.expr(a)
 	}
-	fn := r.shim(op.fn)
+	var fn string
 	if op.rt {
 		fn = r.rt(op.fn)
+	} else {
+		fn = r.shim(op.fn)
 	}
 	lo, hi := r.span(c)
 	xEnd := r.off(se.X.End())
@@ -403,7 +405,7 @@ func (r *rewriter) groupCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.S
 	for _, a := range c.Args {
 		r.expr(a)
 	}
-	r.usedUnsafe = true
+
 	group := "precog_unsafe.Pointer(" + ptr + ")"
 	lo, hi := r.span(c)
 	switch op.group {
