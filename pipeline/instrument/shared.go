@@ -22,11 +22,12 @@ import (
 //
 // The filter errs toward recording: the analyzers' answers are built for
 // checks that must not report false positives, while a recorded access
-// that turns out unshared costs only a few nanoseconds. So every access a
-// package's analysis sees is kept when the package's exported API can reach
-// it (callers in other packages, such as an external test, may run that API
-// on several goroutines at once), and only accesses to objects not yet
-// visible to another goroutine (sharedloc's Local) are dropped outright.
+// that turns out unshared costs only a few nanoseconds. So two accesses
+// that the package's exported API reaches on its callers' goroutine count
+// as concurrent (callers in other packages, such as an external test, may
+// run that API on several goroutines at once, which the package's own
+// analysis cannot see), and only accesses to objects not yet visible to
+// another goroutine (sharedloc's Local) are dropped before pairing.
 type sharedSet struct {
 	at     map[fileOffset]bool // positions of shared accesses (go/ssa's instruction positions)
 	failed map[string]bool     // files whose package could not be analyzed: record everything
