@@ -292,3 +292,55 @@ func f(x *T, s []int, m map[int]int, y T) int {
 		t.Errorf("accesses not shared were rewritten:\n%s", out)
 	}
 }
+
+// TestRewriteAPINames checks that every shim and rt function the rewriter
+// can emit exists, so that a rewrite no golden file covers still builds.
+func TestRewriteAPINames(t *testing.T) {
+	funcs := func(dir string) map[string]bool {
+		names := map[string]bool{}
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, p := range paths {
+			if strings.HasSuffix(p, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+					names[fd.Name.Name] = true
+				}
+			}
+		}
+		return names
+	}
+	shimFuncs := funcs(filepath.Join(repoDir(), "shim"))
+	rtFuncs := funcs("rt")
+	want := func(have map[string]bool, name, why string) {
+		if !have[name] {
+			t.Errorf("%s: no function %s", why, name)
+		}
+	}
+	for key, op := range syncMethods {
+		if op.rt {
+			want(rtFuncs, op.fn, key)
+		} else {
+			want(shimFuncs, op.fn, key)
+		}
+		if op.value != "" {
+			want(shimFuncs, op.value, key)
+		}
+	}
+	for name := range atomicFuncs {
+		want(shimFuncs, "Atomic"+name, "sync/atomic."+name)
+	}
+	for _, name := range []string{"R", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
+		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr"} {
+		want(shimFuncs, name, "rewriter")
+	}
+	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
+		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or"} {
+		want(rtFuncs, name, "rewriter")
+	}
+}
