@@ -170,9 +170,10 @@ type rewriter struct {
 
 // funcCtx is a function being rewritten, for site names.
 type funcCtx struct {
-	name  string
-	lits  int // function literals seen directly inside
-	outer *funcCtx
+	name    string
+	litBase string // the base of the names of literals inside, if not name
+	lits    int    // function literals seen directly inside
+	outer   *funcCtx
 }
 
 func (r *rewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -301,7 +302,7 @@ func (r *rewriter) fileDecls() {
 			if d.Tok != token.VAR {
 				continue
 			}
-			r.fn = &funcCtx{name: "init"}
+			r.fn = &funcCtx{name: "init", litBase: "glob."} // the compiler's name for closures here
 			for _, s := range d.Specs {
 				for _, v := range s.(*ast.ValueSpec).Values {
 					r.expr(v)
@@ -426,17 +427,18 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 	r.stmts(body.List)
 }
 
-// funcLit rewrites a function literal in a new function context.
+// funcLit rewrites a function literal in a new function context, named
+// as the compiler names closures (F.func1, F.func1.1, glob..func1).
 func (r *rewriter) funcLit(f *ast.FuncLit, prefix, tparam string) {
 	outer := r.fn
-	name := "glob"
-	if outer != nil {
-		outer.lits++
-		if outer.outer == nil {
-			name = outer.name + ".func" + strconv.Itoa(outer.lits)
-		} else {
-			name = outer.name + "." + strconv.Itoa(outer.lits)
-		}
+	outer.lits++
+	base := outer.name
+	if outer.litBase != "" {
+		base = outer.litBase
+	}
+	name := base + "." + strconv.Itoa(outer.lits)
+	if outer.outer == nil {
+		name = base + ".func" + strconv.Itoa(outer.lits)
 	}
 	r.fn = &funcCtx{name: name, outer: outer}
 	r.funcBody(f.Body, prefix, tparam)
