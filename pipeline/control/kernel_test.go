@@ -133,6 +133,25 @@ func TestKernelMySQLForced(t *testing.T) {
 	if forced < runs*95/100 {
 		t.Errorf("the forced order crashed %d of %d runs", forced, runs)
 	}
+
+	// Perturb, knowing only the two reads' sites: delays of up to 5ms at
+	// S1 and S2, one seed per run. The statement stores nil 2ms after
+	// SHOW PROCESSLIST starts, so about a third of the seeds crash.
+	perturbed := 0
+	for i := range runs {
+		p := &shim.ControlPlan{Mode: "perturb", Seed: uint64(i), Delay: 1, MaxDelayUS: 5000,
+			Sites: []uint32{steps["S1"].Site, steps["S2"].Site}}
+		if err := WritePlan(planPath, p); err != nil {
+			t.Fatal(err)
+		}
+		if crashed, _ := run(EnvVar + "=" + planPath); crashed {
+			perturbed++
+		}
+	}
+	t.Logf("proc_info kernel: crashed in %d of %d runs perturbed at S1 and S2 (seeds 0..%d)", perturbed, runs, runs-1)
+	if perturbed == 0 {
+		t.Errorf("no perturbed run crashed")
+	}
 }
 
 // markedLines returns the lines of the file marked with the comments
