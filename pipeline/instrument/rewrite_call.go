@@ -138,7 +138,8 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 				r.atomicAndOr(c, andOr(obj.Name()), "", c.Args[0], c.Args[1])
 				return
 			}
-			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && atomicFuncs[obj.Name()] {
+			_, qualified := fun.(*ast.SelectorExpr) // not through a dot import, which could end up unused
+			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && atomicFuncs[obj.Name()] && qualified {
 				for _, a := range c.Args {
 					r.expr(a)
 				}
@@ -147,9 +148,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 					kind = "atomic-load"
 				}
 				s := r.site(c.Lparen, kind, c)
-				if sel, ok := fun.(*ast.SelectorExpr); ok {
-					r.dropped[r.info.Uses[sel.X.(*ast.Ident)]]++
-				}
+				r.dropped[r.info.Uses[fun.(*ast.SelectorExpr).X.(*ast.Ident)]]++
 				lo, hi := r.span(c)
 				r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi,
 					lit(r.shim("Atomic"+obj.Name())+"("+s+", "))
