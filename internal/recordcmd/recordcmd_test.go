@@ -150,11 +150,12 @@ func goroutines(evs []trace.Event) []uint64 {
 
 // canonical renders a trace in a form that does not change from run to
 // run of a deterministic kernel: each goroutine's events in program order
-// (the order between goroutines is the scheduler's), goroutines by logical
-// id, sites as file:line:col, addresses named after the expression of the
-// site that first touched them in that order, written values as zero or
-// nonzero (a nil store is what matters; times and counters vary), and no
-// seqs or GC epochs.
+// (the order between goroutines is the scheduler's), goroutines named by
+// where they were forked (logical ids hash site ids, which change whenever
+// the instrumenter numbers sites differently), sites as file:line:col,
+// addresses named after the expression of the site that first touched them
+// in that order, written values as zero or nonzero (a nil store is what
+// matters; times and counters vary), and no seqs or GC epochs.
 func canonical(evs []trace.Event, sites *trace.SiteTable) string {
 	byG := map[uint64][]trace.Event{}
 	for _, ev := range evs {
@@ -162,11 +163,57 @@ func canonical(evs []trace.Event, sites *trace.SiteTable) string {
 			byG[ev.Goroutine] = append(byG[ev.Goroutine], ev)
 		}
 	}
+	pos := func(site uint32) string {
+		s, _ := sites.Lookup(site)
+		return fmt.Sprintf("%s:%d:%d", filepath.Base(s.File), s.Line, s.Col)
+	}
+	// Name the goroutines: a root after its test, a child after its
+	// parent, the go statement and how many children that statement had
+	// forked before it.
+	gname := map[uint64]string{}
+	var nameChildren func(id uint64)
+	nameChildren = func(id uint64) {
+		forks := map[uint32]int{}
+		for _, ev := range byG[id] {
+			if ev.Kind == trace.EvFork || ev.Kind == trace.EvTaskGo {
+				gname[ev.Peer] = fmt.Sprintf("%s > %s#%d", gname[id], pos(ev.Site), forks[ev.Site])
+				forks[ev.Site]++
+				nameChildren(ev.Peer)
+			}
+		}
+	}
+	var roots []string
+	rootID := map[string]uint64{}
+	for id, evs := range byG {
+		if evs[0].Kind == trace.EvBegin && evs[0].Peer != trace.NoParent {
+			continue
+		}
+		n := "root"
+		for _, ev := range evs {
+			if ev.Kind == trace.EvTestStart {
+				n = ev.Name
+				break
+			}
+		}
+		for rootID[n] != 0 {
+			n += "'"
+		}
+		rootID[n] = id
+		roots = append(roots, n)
+	}
+	slices.Sort(roots)
+	for _, n := range roots {
+		gname[rootID[n]] = n
+		nameChildren(rootID[n])
+	}
 	ids := make([]uint64, 0, len(byG))
 	for id := range byG {
+		if _, ok := gname[id]; !ok {
+			gname[id] = fmt.Sprintf("unforked g=%d", id)
+		}
 		ids = append(ids, id)
 	}
-	slices.Sort(ids)
+	slices.SortFunc(ids, func(a, b uint64) int { return strings.Compare(gname[a], gname[b]) })
 
 	names := map[uint64]string{}
 	count := map[string]int{}
@@ -191,20 +238,13 @@ func canonical(evs []trace.Event, sites *trace.SiteTable) string {
 	}
 	var out strings.Builder
 	for _, id := range ids {
-		fmt.Fprintf(&out, "g=%d\n", id)
+		fmt.Fprintf(&out, "%s\n", gname[id])
 		for _, ev := range byG[id] {
 			out.WriteString("\t" + ev.Kind.String())
 			if ev.Site != 0 {
-				s, _ := sites.Lookup(ev.Site)
-				fmt.Fprintf(&out, " %s:%d:%d", filepath.Base(s.File), s.Line, s.Col)
+				out.WriteString(" " + pos(ev.Site))
 			}
 			switch ev.Kind {
-			case trace.EvFork, trace.EvTaskGo:
-				fmt.Fprintf(&out, " child=%d", ev.Peer)
-			case trace.EvBegin:
-				if ev.Peer != trace.NoParent {
-					fmt.Fprintf(&out, " parent=%d", ev.Peer)
-				}
 			case trace.EvTestStart:
 				fmt.Fprintf(&out, " %q", ev.Name)
 			case trace.EvTestEnd:
