@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,15 +125,15 @@ func nextTestID(name string) uint64 {
 // kindsString lists the kinds of evs, leaving out GCEpoch, which a
 // collection may put anywhere.
 func kindsString(evs []trace.Event) string {
-	s := ""
+	var b strings.Builder
 	for _, ev := range evs {
 		if ev.Kind == trace.EvGCEpoch {
 			continue
 		}
-		if s != "" {
-			s += " "
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
-		s += ev.Kind.String()
+		b.WriteString(ev.Kind.String())
 	}
-	return s
+	return b.String()
 }
