@@ -81,7 +81,11 @@ func (d *depCopy) path(orig string) string {
 // command then wants the copy's go.mod to declare the required path: so a
 // module replaced by another module path gets a copy of its own whose
 // go.mod says path.
-func (c *cache) copyModule(path string, m *packages.Module, modCache string) (*depCopy, error) {
+//
+// The copy's go.mod declares at least go version goFloor (see fixGoMod),
+// which callers make no newer than the main module's: the go command
+// refuses a main module older than a dependency.
+func (c *cache) copyModule(path string, m *packages.Module, modCache, goFloor string) (*depCopy, error) {
 	if m.Dir == "" {
 		return nil, fmt.Errorf("module %s: no directory (is it downloaded?)", m.Path)
 	}
@@ -101,21 +105,23 @@ func (c *cache) copyModule(path string, m *packages.Module, modCache string) (*d
 	if path != m.Path {
 		name += "-as-" + hashOf([]byte(path))[:12]
 	}
+	if goFloor != copyGo {
+		name += "-go" + goFloor
+	}
 	dc.dir = filepath.Join(c.dir, "deps", name)
 	if _, err := os.Stat(dc.dir); err == nil {
 		touch(dc.dir)
 		return dc, nil
 	}
-	if err := copyDir(m.Dir, dc.dir, path); err != nil {
+	if err := copyDir(m.Dir, dc.dir, path, goFloor); err != nil {
 		return nil, fmt.Errorf("copying module %s@%s: %w", m.Path, m.Version, err)
 	}
 	return dc, nil
 }
 
 // copyDir copies the tree src to dst through a temporary directory renamed
-// into place, and makes its go.mod declare the module path modPath (adding
-// a go.mod if the module has none).
-func copyDir(src, dst, modPath string) error {
+// into place, and fixes its go.mod (see fixGoMod).
+func copyDir(src, dst, modPath, goFloor string) error {
 	parent := filepath.Dir(dst)
 	if err := os.MkdirAll(parent, 0o777); err != nil {
 		return err
@@ -142,7 +148,7 @@ func copyDir(src, dst, modPath string) error {
 		return nil // symlinks and the like are not in module zips
 	})
 	if err == nil {
-		err = setModulePath(filepath.Join(tmp, "go.mod"), modPath)
+		err = fixGoMod(filepath.Join(tmp, "go.mod"), modPath, goFloor)
 	}
 	if err == nil {
 		err = os.Rename(tmp, dst)
@@ -181,31 +187,56 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// setModulePath makes the go.mod file at path declare the module modPath,
-// creating the file if there is none.
-func setModulePath(path, modPath string) error {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.WriteFile(path, []byte("module "+modPath+"\n"), 0o444)
+// copyGo is the go version a dependency copy declares at least, when the
+// main module's allows: rewritten files call the shim's generic functions,
+// which need go1.18, and with interface-keyed maps go1.20 (comparable
+// satisfied by interfaces). No language change between a module's older
+// version and go1.21 alters what its code means (the loop variable change
+// came with go1.22).
+const copyGo = "1.21"
+
+// copyFloor returns the go version copies declare at least for a main
+// module at go version mainGo.
+func copyFloor(mainGo string) string {
+	if older(mainGo, copyGo) {
+		return mainGo
 	}
-	if err != nil {
+	return copyGo
+}
+
+// fixGoMod makes the go.mod file at path declare the module modPath
+// (creating the file if there is none) and a go version of at least
+// goFloor.
+func fixGoMod(path, modPath, goFloor string) error {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	f, err := modfile.ParseLax(path, data, nil)
 	if err != nil {
 		return err
 	}
-	if f.Module != nil && f.Module.Mod.Path == modPath {
-		return nil
+	changed := false
+	if f.Module == nil || f.Module.Mod.Path != modPath {
+		if err := f.AddModuleStmt(modPath); err != nil {
+			return err
+		}
+		changed = true
 	}
-	if err := f.AddModuleStmt(modPath); err != nil {
-		return err
+	if f.Go == nil || older(f.Go.Version, goFloor) {
+		if err := f.AddGoStmt(goFloor); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
 	}
 	out, err := f.Format()
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return os.WriteFile(path, out, 0o444)

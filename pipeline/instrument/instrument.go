@@ -124,7 +124,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	ov := newOverlay()
 	copies := make(map[string]*depCopy) // by module path
 	for _, m := range sel.modules {
-		dc, err := c.copyModule(m.path, m.files, mod.ModCache)
+		dc, err := c.copyModule(m.path, m.files, mod.ModCache, copyFloor(mod.goVersion))
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,8 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	if !mod.selfHosted || slices.ContainsFunc(sel.modules, func(m depModule) bool { return copies[m.path].dir != "" }) {
+	copied := slices.ContainsFunc(sel.modules, func(m depModule) bool { return copies[m.path].dir != "" })
+	if !mod.selfHosted || copied {
 		gomod, err := overlaidGoMod(mod, shimDir, copies)
 		if err != nil {
 			return nil, err
@@ -184,6 +185,11 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		ov.add(mod.GoMod, modPath)
+	}
+	if copied {
+		if err := completeGoSum(ctx, c, cfg, mod, ov); err != nil {
+			return nil, err
+		}
 	}
 	ovPath, err := c.putJSON("overlay", ov.json())
 	if err != nil {

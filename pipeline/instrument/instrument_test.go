@@ -603,3 +603,63 @@ func TestSelfHosted(t *testing.T) {
 		t.Fatalf("go test: %v\n%s", err, out)
 	}
 }
+
+// TestOldDependency instruments gopkg.in/yaml.v3, whose go.mod predates
+// graph pruning and generics: its copy needs a newer go line.
+func TestOldDependency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	modCache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Skip("no go command")
+	}
+	mc := strings.TrimSpace(string(modCache))
+	for _, p := range []string{"gopkg.in/yaml.v3@v3.0.1", "cache/download/gopkg.in/check.v1/@v/v0.0.0-20161208181325-20d25e280405.mod"} {
+		if _, err := os.Stat(filepath.Join(mc, p)); err != nil {
+			t.Skipf("%s is not in the module cache", p)
+		}
+	}
+	dir, _ := filepath.Abs("testdata/olddep")
+	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, Deps: "gopkg.in/yaml.v3", CacheDir: sharedCache, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, err := os.ReadFile(strings.TrimPrefix(res.BuildFlags[0], "-overlay="))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyMod, err := os.ReadFile(filepath.Join(sharedCache, "deps", "gopkg.in", "yaml.v3@v3.0.1", "go.mod"))
+	if err != nil {
+		t.Fatalf("no copy of yaml.v3: %v\n%s", err, ov)
+	}
+	if !bytes.Contains(copyMod, []byte("\ngo 1.21\n")) {
+		t.Errorf("the copy's go.mod does not say go 1.21:\n%s", copyMod)
+	}
+	out, err := goCmd(dir, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
+	if err != nil {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+}
+
+// TestGoModSum checks the go.sum hash of a go.mod file computed from the
+// module cache against the one go mod download gives.
+func TestGoModSum(t *testing.T) {
+	modCache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Skip("no go command")
+	}
+	mc := strings.TrimSpace(string(modCache))
+	const path, version = "gopkg.in/check.v1", "v0.0.0-20161208181325-20d25e280405"
+	if _, err := os.Stat(filepath.Join(mc, "cache", "download", path, "@v", version+".mod")); err != nil {
+		t.Skip("not in the module cache")
+	}
+	got, err := goModSum(context.Background(), mc, path, version)
+	if want := "h1:Co6ibVJAznAaIkqp8huTwlJQCZ016jof/cbN4VW5Yz0="; got != want || err != nil {
+		t.Errorf("goModSum = %q, %v; want %q", got, err, want)
+	}
+	m := missingGoModSum.FindStringSubmatch("\tgopkg.in/check.v1@" + version + ": missing go.sum entry for go.mod file; to add it:")
+	if len(m) != 3 || m[1] != path || m[2] != version {
+		t.Errorf("missingGoModSum matched %q", m)
+	}
+}
