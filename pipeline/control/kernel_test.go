@@ -20,13 +20,17 @@ import (
 // once; a force plan is built from the trace the way validation will build
 // it (ConMem-v: the check S1 before the nil store S3, S3 before the use
 // S2), and the test binary is run under it, counting crashes against the
-// unforced rate. It runs 20 times each way (PRECOG_KERNEL_RUNS=100 for the
-// issue's count) and not at all with -short or -race.
+// unforced rate. It runs 20 times each way, 10 under -race, where the
+// instrumenter in this process is slower (PRECOG_KERNEL_RUNS=100 for the
+// issue's count), and not at all with -short.
 func TestKernelMySQLForced(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() {
 		t.Skip("builds and runs an instrumented test binary")
 	}
 	runs := 20
+	if raceEnabled {
+		runs = 10
+	}
 	if n := os.Getenv("PRECOG_KERNEL_RUNS"); n != "" {
 		if _, err := fmt.Sscan(n, &runs); err != nil {
 			t.Fatal(err)
@@ -209,7 +213,7 @@ func TestSelect(t *testing.T) {
 // through the rewritten select protocol (pipeline/instrument/rt): the
 // first to its second case, the second to its default.
 func TestSelectForcedInstrumented(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() {
 		t.Skip("builds and runs an instrumented test binary")
 	}
 	dir := t.TempDir()
