@@ -567,14 +567,25 @@ func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
 // It reports false if it left the statement alone.
 func (r *rewriter) rangeChan(s *ast.RangeStmt) bool {
 	if s.Tok == token.ASSIGN {
-		r.skip("range over a channel assigning its variable")
-		return false
+		// for v = range ch: v moves behind the channel, so it must be
+		// evaluated the same anywhere on the line.
+		if !r.isPure(s.Key) || !r.ed.canReplace(r.off(s.For), r.off(s.X.End()), "") {
+			r.skip("range over a channel assigning an operand with side effects")
+			return false
+		}
 	}
 	r.expr(s.X)
 	lo, hi := r.span(s)
 	xlo, xhi := r.span(s.X)
 	site := r.site(s.X.Pos(), "recv", s.X)
 	start := r.rt("RangeOf") + "(" + site + ", "
+	if s.Tok == token.ASSIGN {
+		r.addr(s.Key)
+		klo, khi := r.span(s.Key)
+		r.ed.replace(klo, xlo, lo, hi, lit("precog_r, _ := "+start))
+		r.ed.closeAt(xhi, lo, hi, lit("); precog_r.Next(&"), copyOf(klo, khi), lit("); "))
+		return true
+	}
 	if s.Key != nil {
 		r.ed.insert(r.off(s.Key.Pos()), lo, hi, lit("precog_r, "))
 		r.ed.replace(r.off(s.Key.End()), xlo, lo, hi, lit(" := "+start))

@@ -49,3 +49,11 @@ func chans(b *box, done chan struct{}) (int, bool) {
 	}
 	return v + w + x, ok
 }
+
+func rangeAssign(b *box, ch chan int) (last int) {
+	for last = range ch {
+	}
+	for b.v = range ch {
+	}
+	return last
+}
