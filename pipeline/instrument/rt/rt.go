@@ -10,7 +10,6 @@
 package rt
 
 import (
-	"math"
 	"reflect"
 	"unsafe"
 
@@ -153,7 +152,7 @@ func (l Loc[T]) Set(v T) { shim.W(l.site, l.p, v) }
 // rewritten code keeps a multiple assignment whose targets are variables
 // as it is and records them after it.
 func Wrote[T any](site uint32, p *T) {
-	shim.Write(site, unsafe.Pointer(p), word(any(*p)))
+	shim.Write(site, unsafe.Pointer(p), word(p))
 }
 
 // Writes records the targets of a multiple assignment after it, when their
@@ -196,61 +195,37 @@ func (l *Writes) Done() {
 	}
 }
 
-// word is the shim's value word of v: 0 or 1 for nil or not for
-// pointer-shaped values, the bits of scalars, the length of strings.
-func word(v any) uint64 {
-	switch x := v.(type) {
-	case nil:
-		return 0
-	case bool:
-		if x {
-			return 1
-		}
-		return 0
-	case int:
-		return uint64(x)
-	case int64:
-		return uint64(x)
-	case int32:
-		return uint64(uint32(x))
-	case uint64:
-		return x
-	case uint32:
-		return uint64(x)
-	case string:
-		return uint64(len(x))
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
+// word is the shim's value word of *p: 0 or 1 for nil or not for
+// pointer-shaped values (the first word: pointer, type word, slice data),
+// the bits of scalars of up to 8 bytes, the length of strings, 0 for the
+// rest. It reads *p without converting it to an interface, so it does not
+// allocate.
+func word[T any](p *T) uint64 {
+	t := reflect.TypeFor[T]()
+	a := unsafe.Pointer(p)
+	switch t.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Slice, reflect.Interface:
-		if rv.IsNil() {
+		if *(*unsafe.Pointer)(a) == nil {
 			return 0
 		}
 		return 1
-	case reflect.Bool:
-		if rv.Bool() {
-			return 1
-		}
-		return 0
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return uint64(rv.Int()) & sizeMask(rv.Type().Size())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return rv.Uint()
-	case reflect.Float32:
-		return uint64(math.Float32bits(float32(rv.Float())))
-	case reflect.Float64:
-		return math.Float64bits(rv.Float())
 	case reflect.String:
-		return uint64(rv.Len())
+		return uint64(len(*(*string)(a)))
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64:
+		switch t.Size() {
+		case 1:
+			return uint64(*(*uint8)(a))
+		case 2:
+			return uint64(*(*uint16)(a))
+		case 4:
+			return uint64(*(*uint32)(a))
+		case 8:
+			return *(*uint64)(a)
+		}
 	}
 	return 0
-}
-
-func sizeMask(n uintptr) uint64 {
-	if n >= 8 {
-		return ^uint64(0)
-	}
-	return 1<<(8*n) - 1
 }
 
 // A Sender is a channel about to be sent on: SendTo(site, ch).Send(v) is

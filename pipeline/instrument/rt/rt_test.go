@@ -149,21 +149,28 @@ func TestLocAndSender(t *testing.T) {
 	}
 }
 
+func wordOf[T any](v T) uint64 { return word(&v) }
+
 func TestWord(t *testing.T) {
 	var p *int
 	x := 7
+	var e error
 	tests := []struct {
-		v    any
-		want uint64
+		got, want uint64
 	}{
-		{nil, 0}, {true, 1}, {false, 0}, {int(-1), ^uint64(0)}, {int32(-1), 0xffffffff}, {int8(-1), 0xff},
-		{uint16(9), 9}, {"abc", 3}, {p, 0}, {&x, 1}, {[]int(nil), 0}, {[]int{1}, 1},
-		{map[int]int(nil), 0}, {unsafe.Pointer(&x), 1}, {1.5, 0x3ff8000000000000}, {struct{}{}, 0},
+		{wordOf(true), 1}, {wordOf(false), 0}, {wordOf(int(-1)), ^uint64(0)}, {wordOf(int32(-1)), 0xffffffff},
+		{wordOf(int8(-1)), 0xff}, {wordOf(uint16(9)), 9}, {wordOf("abc"), 3}, {wordOf(p), 0}, {wordOf(&x), 1},
+		{wordOf([]int(nil)), 0}, {wordOf([]int{1}), 1}, {wordOf(map[int]int(nil)), 0}, {wordOf(e), 0},
+		{wordOf(error(errors.ErrUnsupported)), 1}, {wordOf(unsafe.Pointer(&x)), 1}, {wordOf(1.5), 0x3ff8000000000000},
+		{wordOf(struct{}{}), 0}, {wordOf([2]int{1, 2}), 0},
 	}
-	for _, tt := range tests {
-		if got := word(tt.v); got != tt.want {
-			t.Errorf("word(%#v) = %#x, want %#x", tt.v, got, tt.want)
+	for i, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%d: word = %#x, want %#x", i, tt.got, tt.want)
 		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Wrote(1, &x) }); n != 0 {
+		t.Errorf("Wrote allocates %v times", n)
 	}
 }
 
