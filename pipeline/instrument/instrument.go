@@ -70,6 +70,38 @@ type Result struct {
 // and dependencies instrumented through -instrument-deps need syntax.
 const loadMode = packages.LoadAllSyntax | packages.NeedModule
 
+// load loads the packages matching cfg.Patterns with their tests and
+// every package of their import graph from source, and returns them with
+// the set of home modules (see selectFiles). (With cfg.All only the
+// packages to instrument would need syntax, but loading the others from
+// export data needs each listed as a pattern, which the go command
+// refuses for a test-only dependency of a dependency that the main
+// module's go.mod does not list.)
+func load(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error) {
+	pcfg := &packages.Config{Context: ctx, Dir: cfg.Dir, Mode: loadMode, Tests: true, BuildFlags: cfg.BuildFlags}
+	pkgs, err := packages.Load(pcfg, cfg.Patterns...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loading packages: %s", goError(err))
+	}
+	if err := loadErrors(pkgs); err != nil {
+		return nil, nil, err
+	}
+	return pkgs, homeModules(pkgs), nil
+}
+
+// homeModules returns the modules of the packages: the main module, or the
+// module cache ones whose tests run (bench/corpus runs its workloads' tests
+// from the module cache).
+func homeModules(pkgs []*packages.Package) map[string]bool {
+	home := make(map[string]bool)
+	for _, p := range pkgs {
+		if p.Module != nil {
+			home[p.Module.Path] = true
+		}
+	}
+	return home
+}
+
 // Instrument instruments the packages matching cfg.Patterns, their tests, and
 // the packages of the main module (and those matching cfg.Deps) that the tests
 // import, and returns the flags that make go test build them.
@@ -94,21 +126,11 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if r := c.loadResult(key); r != nil {
 		return r, nil
 	}
-	pcfg := &packages.Config{
-		Context:    ctx,
-		Dir:        cfg.Dir,
-		Mode:       loadMode,
-		Tests:      true,
-		BuildFlags: cfg.BuildFlags,
-	}
-	pkgs, err := packages.Load(pcfg, cfg.Patterns...)
+	pkgs, home, err := load(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("loading packages: %s", goError(err))
-	}
-	if err := loadErrors(pkgs); err != nil {
 		return nil, err
 	}
-	sel := selectFiles(pkgs, mod, deps)
+	sel := selectFiles(pkgs, home, mod, deps)
 	if len(sel.files) == 0 {
 		if slices.ContainsFunc(pkgs, func(p *packages.Package) bool { return p.Module == nil && !isTestMain(p) }) {
 			return nil, fmt.Errorf("nothing to instrument in %s: standard library packages are never instrumented", strings.Join(cfg.Patterns, " "))
@@ -337,29 +359,14 @@ func (s *selection) paths() []string {
 // Standard library packages and the generated test mains are never
 // instrumented, and a file that belongs to several package variants (p and
 // "p [p.test]") is rewritten once, from the variant that the rank prefers.
-func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *selection {
-	roots := make(map[string]bool)
-	home := map[string]bool{} // modules whose packages the tests import are instrumented
-	for _, p := range pkgs {
-		roots[p.PkgPath] = true
-		if p.Module != nil {
-			home[p.Module.Path] = true
-		}
-	}
+func selectFiles(pkgs []*packages.Package, home map[string]bool, mod *moduleInfo, deps depsPattern) *selection {
 	best := make(map[string]*packages.Package) // file -> package variant
 	mods := make(map[string]depModule)
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if p.Module == nil || isTestMain(p) || len(p.Syntax) == 0 {
-			return // standard library, or generated
-		}
-		if isShim(p.PkgPath) {
-			return // instrumented, it would call itself
-		}
-		main := p.Module.Main && p.Module.GoMod == mod.GoMod
-		if !main && !home[p.Module.Path] && !deps.match(p.PkgPath) {
+		if len(p.Syntax) == 0 || !wanted(p, home, mod, deps) {
 			return
 		}
-		if !main {
+		if main := p.Module.Main && p.Module.GoMod == mod.GoMod; !main {
 			mods[p.Module.Path] = depModule{path: p.Module.Path, files: moduleOf(p.Module)}
 		}
 		goFiles := make(map[string]bool)
@@ -398,6 +405,17 @@ func selectFiles(pkgs []*packages.Package, mod *moduleInfo, deps depsPattern) *s
 	}
 	slices.SortFunc(sel.modules, func(a, b depModule) int { return strings.Compare(a.path, b.path) })
 	return sel
+}
+
+// wanted reports whether the package p is to be instrumented: it is in the
+// main module, in a home module, or matches deps, and it is neither in the
+// standard library, nor generated, nor the shim.
+func wanted(p *packages.Package, home map[string]bool, mod *moduleInfo, deps depsPattern) bool {
+	if p.Module == nil || isTestMain(p) || isShim(p.PkgPath) {
+		return false
+	}
+	main := p.Module.Main && p.Module.GoMod == mod.GoMod
+	return main || home[p.Module.Path] || deps.match(p.PkgPath)
 }
 
 // A depModule is a dependency module with instrumented packages: the path

@@ -27,7 +27,7 @@ func TestSharedAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := selectFiles(pkgs, mod, nil)
+	sel := selectFiles(pkgs, homeModules(pkgs), mod, nil)
 	s, err := analyzeShared(sel.roots)
 	if err != nil {
 		t.Fatal(err)
