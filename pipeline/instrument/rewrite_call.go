@@ -19,12 +19,13 @@ const (
 
 // A syncOp says how a method or function call is rewritten.
 type syncOp struct {
-	fn    string // the shim or rt function
-	rt    bool   // fn is in rt, not the shim
-	kind  string // the site kind
-	iface bool   // the receiver is an interface, passed as it is
-	value string // the shim function for a method value (mu.Lock without a call), if any
-	group string // "go", "goerr", "wait", "waiterr": a task group of errgroup or conc
+	fn      string // the shim or rt function
+	rt      bool   // fn is in rt, not the shim
+	kind    string // the site kind
+	iface   bool   // the receiver is an interface, passed as it is
+	value   string // the function for a method value (mu.Lock without a call), if any
+	valueRT bool   // value is in rt, not the shim
+	group   string // "go", "goerr", "wait", "waiterr": a task group of errgroup or conc
 }
 
 // syncMethods maps "pkgpath.Type.Method" to its rewrite.
@@ -38,16 +39,16 @@ var syncMethods = map[string]syncOp{
 	"sync.RWMutex.RLock":    {fn: "RLock", kind: "rlock", value: "RLockFunc"},
 	"sync.RWMutex.RUnlock":  {fn: "RUnlock", kind: "runlock", value: "RUnlockFunc"},
 	"sync.RWMutex.TryRLock": {fn: "TryRLock", kind: "tryrlock"},
-	"sync.Locker.Lock":      {fn: "LockerLock", kind: "lock", iface: true},
-	"sync.Locker.Unlock":    {fn: "LockerUnlock", kind: "unlock", iface: true},
+	"sync.Locker.Lock":      {fn: "LockerLock", kind: "lock", iface: true, value: "LockerLockFunc", valueRT: true},
+	"sync.Locker.Unlock":    {fn: "LockerUnlock", kind: "unlock", iface: true, value: "LockerUnlockFunc", valueRT: true},
 	"sync.WaitGroup.Add":    {fn: "WGAdd", kind: "wg-add"},
-	"sync.WaitGroup.Done":   {fn: "WGDone", kind: "wg-done"},
-	"sync.WaitGroup.Wait":   {fn: "WGWait", kind: "wg-wait"},
+	"sync.WaitGroup.Done":   {fn: "WGDone", kind: "wg-done", value: "WGDoneFunc", valueRT: true},
+	"sync.WaitGroup.Wait":   {fn: "WGWait", kind: "wg-wait", value: "WGWaitFunc", valueRT: true},
 	"sync.WaitGroup.Go":     {fn: "WGGo", kind: "go"},
 	"sync.Once.Do":          {fn: "OnceDo", kind: "once"},
-	"sync.Cond.Wait":        {fn: "CondWait", kind: "cond-wait"},
-	"sync.Cond.Signal":      {fn: "CondSignal", kind: "cond-signal"},
-	"sync.Cond.Broadcast":   {fn: "CondBroadcast", kind: "cond-broadcast"},
+	"sync.Cond.Wait":        {fn: "CondWait", kind: "cond-wait", value: "CondWaitFunc", valueRT: true},
+	"sync.Cond.Signal":      {fn: "CondSignal", kind: "cond-signal", value: "CondSignalFunc", valueRT: true},
+	"sync.Cond.Broadcast":   {fn: "CondBroadcast", kind: "cond-broadcast", value: "CondBroadcastFunc", valueRT: true},
 
 	"golang.org/x/sync/errgroup.Group.Go":             {fn: "TaskErr", kind: "go", group: "goerr"},
 	"golang.org/x/sync/errgroup.Group.Wait":           {fn: "WaitedErr", kind: "wait", group: "waiterr"},
@@ -442,7 +443,7 @@ func (r *rewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) bool {
 	if !ok || op.value == "" {
 		return false
 	}
-	amp, suffix, ok := r.recvPath(x.X, sel, false)
+	amp, suffix, ok := r.recvPath(x.X, sel, op.iface)
 	if !ok {
 		return false
 	}
@@ -451,9 +452,13 @@ func (r *rewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) bool {
 	} else {
 		r.addr(x.X)
 	}
+	fn := r.shim(op.value)
+	if op.valueRT {
+		fn = r.rt(op.value)
+	}
 	s := r.site(x.Sel.Pos(), op.kind, x)
 	lo, hi := r.span(x)
-	r.ed.open(lo, hi, lit(r.shim(op.value)+"("+s+", "+amp))
+	r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
 	r.ed.replace(r.off(x.X.End()), hi, lo, hi, lit(suffix+")"))
 	return true
 }

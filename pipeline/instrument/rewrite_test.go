@@ -328,7 +328,9 @@ func TestRewriteAPINames(t *testing.T) {
 		} else {
 			want(shimFuncs, op.fn, key)
 		}
-		if op.value != "" {
+		if op.value != "" && op.valueRT {
+			want(rtFuncs, op.value, key)
+		} else if op.value != "" {
 			want(shimFuncs, op.value, key)
 		}
 	}

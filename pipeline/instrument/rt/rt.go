@@ -11,6 +11,7 @@ package rt
 
 import (
 	"reflect"
+	"sync"
 	"unsafe"
 
 	shim "github.com/precog-dev/precog/shim"
@@ -289,4 +290,33 @@ func Run(id uint64, f func()) {
 	shim.Begin(id)
 	defer shim.End()
 	f()
+}
+
+// Method values of sync types the shim has no Func form for: f := wg.Done
+// becomes f := precog_rt.WGDoneFunc(SITE, &wg), which takes the receiver
+// when the method value is made, as the method value does.
+
+// WGDoneFunc replaces the method value wg.Done.
+func WGDoneFunc(site uint32, wg *sync.WaitGroup) func() { return func() { shim.WGDone(site, wg) } }
+
+// WGWaitFunc replaces the method value wg.Wait.
+func WGWaitFunc(site uint32, wg *sync.WaitGroup) func() { return func() { shim.WGWait(site, wg) } }
+
+// CondWaitFunc replaces the method value c.Wait.
+func CondWaitFunc(site uint32, c *sync.Cond) func() { return func() { shim.CondWait(site, c) } }
+
+// CondSignalFunc replaces the method value c.Signal.
+func CondSignalFunc(site uint32, c *sync.Cond) func() { return func() { shim.CondSignal(site, c) } }
+
+// CondBroadcastFunc replaces the method value c.Broadcast.
+func CondBroadcastFunc(site uint32, c *sync.Cond) func() {
+	return func() { shim.CondBroadcast(site, c) }
+}
+
+// LockerLockFunc replaces the method value l.Lock of a sync.Locker.
+func LockerLockFunc(site uint32, l sync.Locker) func() { return func() { shim.LockerLock(site, l) } }
+
+// LockerUnlockFunc replaces the method value l.Unlock of a sync.Locker.
+func LockerUnlockFunc(site uint32, l sync.Locker) func() {
+	return func() { shim.LockerUnlock(site, l) }
 }

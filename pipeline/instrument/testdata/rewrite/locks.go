@@ -62,3 +62,11 @@ func locker(l sync.Locker, wg *sync.WaitGroup, once *sync.Once, c *sync.Cond) {
 	c.Broadcast()
 	c.L.Unlock()
 }
+
+func values(l sync.Locker, wg *sync.WaitGroup, c *sync.Cond, cleanup func(func())) {
+	cleanup(wg.Done)
+	cleanup(l.Unlock)
+	wait := wg.Wait
+	wait()
+	cleanup(c.Broadcast)
+}
