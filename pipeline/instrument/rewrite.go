@@ -356,23 +356,31 @@ func funcDeclName(d *ast.FuncDecl) string {
 	return n + "." + d.Name.Name
 }
 
-// testParam returns the name of t in func TestXxx(t *testing.T) of a
-// _test.go file, or "".
+// testParam returns the name of t in func TestXxx(t *testing.T) (or b in
+// func BenchmarkXxx(b *testing.B)) of a _test.go file, or "".
 func (r *rewriter) testParam(d *ast.FuncDecl) string {
-	if !r.isTest || d.Recv != nil || !isTestName(d.Name.Name) {
+	if !r.isTest || d.Recv != nil {
 		return ""
 	}
-	return r.tbParam(d.Type, "T")
+	switch {
+	case isTestName(d.Name.Name, "Test"):
+		return r.tbParam(d.Type, "T")
+	case isTestName(d.Name.Name, "Benchmark"):
+		return r.tbParam(d.Type, "B")
+	}
+	return ""
 }
 
-func isTestName(n string) bool {
-	if !strings.HasPrefix(n, "Test") {
+// isTestName reports whether n is prefix followed by nothing or by a
+// character that is not a lower-case letter, as go test requires.
+func isTestName(n, prefix string) bool {
+	if !strings.HasPrefix(n, prefix) {
 		return false
 	}
-	if len(n) == 4 {
+	if len(n) == len(prefix) {
 		return true
 	}
-	c := n[4]
+	c := n[len(prefix)]
 	return !('a' <= c && c <= 'z')
 }
 
