@@ -33,9 +33,7 @@ type moduleInfo struct {
 	Path       string // its module path
 	goEnv      []byte // go env's answers, which select the files and types a build sees
 	data       []byte // the contents of go.mod
-	file       *modfile.File
 	goVersion  string
-	vendorMode bool
 	// selfHosted is set when the main module holds the shim's package
 	// path itself: precog's own module, whose tests then build against
 	// its own shim/ directory instead of an injected module.
@@ -88,7 +86,6 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 		ModCache: env.GOMODCACHE,
 		goEnv:    goEnv,
 		data:     data,
-		file:     f,
 	}
 	if f.Module != nil {
 		m.Path = f.Module.Mod.Path
@@ -118,18 +115,14 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if fm := modFlag(buildFlags); fm != "" {
 		mode = fm
 	}
-	switch mode {
-	case "vendor":
-		m.vendorMode = true
-	case "":
+	vendor := mode == "vendor"
+	if mode == "" {
 		// Since go 1.14 a vendor directory turns vendoring on by default.
-		if _, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt")); err == nil &&
-			!older(m.goVersion, "1.14") {
-			m.vendorMode = true
-		}
+		_, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt"))
+		vendor = err == nil && !older(m.goVersion, "1.14")
 	}
-	if m.vendorMode {
-		return nil, errors.New("vendored builds (-mod=vendor) are not supported: the shim module is not in vendor/modules.txt; run with -mod=mod")
+	if vendor {
+		return nil, errors.New("vendored builds (-mod=vendor) are not supported: the shim module is not in vendor/modules.txt; pass -mod=readonly to build from the module cache")
 	}
 	return m, nil
 }
