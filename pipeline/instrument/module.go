@@ -27,13 +27,13 @@ const minGo = "1.18"
 
 // moduleInfo describes the main module that go runs in.
 type moduleInfo struct {
-	GoMod      string // absolute path of its go.mod
-	Dir        string // its root directory
-	ModCache   string // GOMODCACHE
-	Path       string // its module path
-	goEnv      []byte // go env's answers, which select the files and types a build sees
-	data       []byte // the contents of go.mod
-	goVersion  string
+	GoMod     string // absolute path of its go.mod
+	Dir       string // its root directory
+	ModCache  string // GOMODCACHE
+	Path      string // its module path
+	goEnv     []byte // go env's answers, which select the files and types a build sees
+	data      []byte // the contents of go.mod
+	goVersion string
 	// selfHosted is set when the main module holds the shim's package
 	// path itself: precog's own module, whose tests then build against
 	// its own shim/ directory instead of an injected module.
