@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"go/version"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,6 +118,11 @@ func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package
 		dropped:  map[types.Object]int{},
 		isTest:   strings.HasSuffix(name, "_test.go"),
 	}
+	v := info.FileVersions[file]
+	if v == "" {
+		v = pkg.GoVersion()
+	}
+	r.before120 = v != "" && version.Compare(v, "go1.20") < 0
 	r.findEscaped()
 	r.fileDecls()
 	// Import what the rendered text uses: a planned call may have been
@@ -155,6 +161,11 @@ type rewriter struct {
 	// address is taken: accesses to them are instrumented like accesses to
 	// heap locations.
 	escaped map[*types.Var]bool
+
+	// before120 is set when the file's language version is below go1.20,
+	// where an interface-keyed map type does not satisfy comparable (the
+	// constraint of shim.MR and friends).
+	before120 bool
 
 	usedShim, usedRT, usedUnsafe bool // set from the rendered text
 

@@ -261,7 +261,11 @@ func (r *rewriter) mapOp(m ast.Expr, pos token.Pos, kind, fn string, whole ast.N
 	}
 	s := r.site(pos, kind, whole)
 	lo, hi := r.span(m)
-	r.ed.open(lo, hi, lit(r.shim(fn)+"("+s+", "))
+	call := r.shim(fn)
+	if r.before120 {
+		call = r.rt(map[string]string{"MR": "MapRead", "MW": "MapWrite", "MI": "MapIter"}[fn])
+	}
+	r.ed.open(lo, hi, lit(call+"("+s+", "))
 	r.ed.close(lo, hi, lit(")"))
 }
 

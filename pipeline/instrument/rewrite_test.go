@@ -103,13 +103,14 @@ func (l lockedImporter) Import(path string) (*types.Package, error) { return l.i
 
 func newInfo() *types.Info {
 	return &types.Info{
-		Types:      map[ast.Expr]types.TypeAndValue{},
-		Defs:       map[*ast.Ident]types.Object{},
-		Uses:       map[*ast.Ident]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances:  map[*ast.Ident]types.Instance{},
-		Implicits:  map[ast.Node]types.Object{},
-		Scopes:     map[ast.Node]*types.Scope{},
+		Types:        map[ast.Expr]types.TypeAndValue{},
+		Defs:         map[*ast.Ident]types.Object{},
+		Uses:         map[*ast.Ident]types.Object{},
+		Selections:   map[*ast.SelectorExpr]*types.Selection{},
+		Instances:    map[*ast.Ident]types.Instance{},
+		Implicits:    map[ast.Node]types.Object{},
+		Scopes:       map[ast.Node]*types.Scope{},
+		FileVersions: map[*ast.File]string{},
 	}
 }
 
@@ -344,5 +345,54 @@ func TestRewriteAPINames(t *testing.T) {
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
 		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or"} {
 		want(rtFuncs, name, "rewriter")
+	}
+}
+
+// TestRewriteOldGoMaps rewrites maps with interface keys in a go1.19 file,
+// where shim.MR's comparable constraint does not accept them.
+func TestRewriteOldGoMaps(t *testing.T) {
+	src := []byte(`package p
+
+import "reflect"
+
+var byType = map[reflect.Type]int{}
+var anyKey = map[any]string{}
+
+func f(t reflect.Type) int {
+	anyKey[1] = "x"
+	for k := range anyKey {
+		delete(anyKey, k)
+	}
+	return byType[t]
+}
+`)
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "old.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := newInfo()
+	conf := types.Config{Importer: newTestImporter(), GoVersion: "go1.19"}
+	pkg, err := conf.Check("p", fset, []*ast.File{file}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, out, err := rewrite(fset, file, src, pkg, info, FileOptions{FirstSite: 1})
+	if err != nil || r == nil {
+		t.Fatalf("rewrite: %v", err)
+	}
+	if !bytes.Contains(out, []byte("precog_rt.MapWrite(")) || bytes.Contains(out, []byte("precog_shim.MW(")) {
+		t.Errorf("maps not rewritten through rt:\n%s", out)
+	}
+	im := newTestImporter()
+	im.mu.Lock()
+	of, err := parser.ParseFile(im.fset, "old.go", out, parser.SkipObjectResolution)
+	im.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf = types.Config{Importer: im, GoVersion: "go1.19"}
+	if _, err := conf.Check("p", im.fset, []*ast.File{of}, nil); err != nil {
+		t.Errorf("rewritten go1.19 file does not type-check: %v\n%s", err, out)
 	}
 }

@@ -320,3 +320,24 @@ func LockerLockFunc(site uint32, l sync.Locker) func() { return func() { shim.Lo
 func LockerUnlockFunc(site uint32, l sync.Locker) func() {
 	return func() { shim.LockerUnlock(site, l) }
 }
+
+// MapRead, MapWrite and MapIter are shim.MR, MW and MI for files whose
+// language version is below go1.20, where a map type with interface keys
+// does not satisfy shim.MR's comparable constraint. m is a map: its value
+// is the map's pointer, which the shim records.
+func MapRead[M any](site uint32, m M) M {
+	shim.MR(site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}
+
+// MapWrite is shim.MW for files below go1.20; see MapRead.
+func MapWrite[M any](site uint32, m M) M {
+	shim.MW(site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}
+
+// MapIter is shim.MI for files below go1.20; see MapRead.
+func MapIter[M any](site uint32, m M) M {
+	shim.MI(site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}
