@@ -343,7 +343,7 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
-		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or"} {
+		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or", "MapRead", "MapWrite", "MapIter"} {
 		want(rtFuncs, name, "rewriter")
 	}
 }
