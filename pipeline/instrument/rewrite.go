@@ -580,6 +580,16 @@ func (r *rewriter) isPure(e ast.Expr) bool {
 		return r.isPure(x.X) && r.isPure(x.Index)
 	case *ast.BinaryExpr:
 		return r.isPure(x.X) && r.isPure(x.Y)
+	case *ast.CompositeLit: // a value such as struct{}{} or T{a, b}
+		for _, el := range x.Elts {
+			if kv, ok := el.(*ast.KeyValueExpr); ok {
+				el = kv.Value
+			}
+			if !r.isPure(el) {
+				return false
+			}
+		}
+		return true
 	case *ast.UnaryExpr:
 		return x.Op != token.ARROW && r.isPure(x.X)
 	case *ast.CallExpr:

@@ -57,3 +57,12 @@ func rangeAssign(b *box, ch chan int) (last int) {
 	}
 	return last
 }
+
+func signal(done chan struct{}) bool {
+	select {
+	case done <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
