@@ -350,6 +350,36 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 	r.ed.close(lo, hi, text...)
 }
 
+// tryable reports whether the channel operand ch of a select's receive
+// may be evaluated a second time when control forces its clause (the
+// Try* calls run only then): a pure expression, ctx.Done() (successive
+// calls return the same channel) or time.After(d) and time.Tick(d) (a
+// second, unused timer is harmless).
+func (r *rewriter) tryable(ch ast.Expr) bool {
+	if r.isPure(ch) {
+		return true
+	}
+	c, ok := ast.Unparen(ch).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	for _, a := range c.Args {
+		if !r.isPure(a) {
+			return false
+		}
+	}
+	switch fun := ast.Unparen(c.Fun).(type) {
+	case *ast.SelectorExpr:
+		if sel := r.info.Selections[fun]; sel != nil {
+			f, ok := sel.Obj().(*types.Func)
+			return ok && f.FullName() == "(context.Context).Done" && r.isPure(fun.X)
+		}
+		f, ok := r.info.Uses[fun.Sel].(*types.Func)
+		return ok && (f.FullName() == "time.After" || f.FullName() == "time.Tick")
+	}
+	return false
+}
+
 // movesIn reports whether the target l, which is not a variable, uses a
 // variable that the same assignment assigns (a[i] in a[i], i = ...): then
 // evaluating l again after the assignment may give another address.
@@ -664,7 +694,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 		case cl.cc.Comm == nil:
 			try = append(try, lit(r.rt("TryDefault")+"(&precog_s); "))
 		case cl.recv != nil:
-			if r.isPure(cl.ch) {
+			if r.tryable(cl.ch) {
 				clo, chi := r.span(cl.ch)
 				try = append(try, lit(r.rt("TryRecv")+"(&precog_s, "+i+", "), copyOf(clo, chi), lit("); "))
 			}

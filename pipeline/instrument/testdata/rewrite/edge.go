@@ -94,3 +94,12 @@ loop:
 	mu.Unlock()
 	return nil
 }
+
+func timeout(ch chan int, d time.Duration) int {
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		return -1
+	}
+}
