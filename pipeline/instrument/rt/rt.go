@@ -1,7 +1,14 @@
 // Package rt holds the helpers that instrumented code calls besides the
-// shim's own API: the select forcing protocol, the conversions that let a
-// generic shim call accept a value only assignable (not identical) to its
-// target, and the atomic-type wrappers.
+// shim's own API, for rewrites the shim's calls cannot express alone: the
+// select forcing protocol (Select), goroutines started with a function
+// value (Run), ranges over channels (RangeOf), writes of values only
+// assignable to their target (At, SendTo), the targets of multiple
+// assignments (Wrote, Later), method values of sync types (WGDoneFunc,
+// ...), subtests passed as values (Sub), maps in files below go1.20
+// (MapRead, ...) and the methods of sync/atomic's types (atomic.go).
+//
+// Every helper records through the shim, so it costs what the shim costs
+// when recording is off, plus the call.
 //
 // The instrumenter writes these files into the injected shim module, where
 // the package's import path is github.com/precog-dev/precog/shim/rt and
