@@ -7,9 +7,6 @@
 // ...), subtests passed as values (Sub), maps in files below go1.20
 // (MapRead, ...) and the methods of sync/atomic's types (atomic.go).
 //
-// Every helper records through the shim, so it costs what the shim costs
-// when recording is off, plus the call.
-//
 // The instrumenter writes these files into the injected shim module, where
 // the package's import path is github.com/precog-dev/precog/shim/rt and
 // rewritten files import it as precog_rt. Like the shim, it imports only
