@@ -316,3 +316,53 @@ func TestRecordErrors(t *testing.T) {
 		t.Errorf("a failed record left files in its directory: %v", entries)
 	}
 }
+
+// TestRecordPurePackage records a package without goroutines or shared
+// state, in a module of its own outside precog's tree: its test still gets a
+// trace, with the test's start and end.
+func TestRecordPurePackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":       "module example.com/pure\n\ngo 1.22\n",
+		"pure.go":      "package pure\n\nfunc Double(n int) int { return 2 * n }\n",
+		"pure_test.go": "package pure\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", t.TempDir(), ".")
+	if code != 0 {
+		t.Fatalf("precog record exited %d:\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix record.Index
+	if err := json.Unmarshal(data, &ix); err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Packages) != 1 || len(ix.Packages[0].Tests) != 1 {
+		t.Fatalf("index %s, want one package with one test", data)
+	}
+	test := ix.Packages[0].Tests[0]
+	if test.Outcome != record.Pass || test.Broken != "" {
+		t.Fatalf("test recorded as %+v, want a pass", test)
+	}
+	var kinds []string
+	for _, ev := range readEvents(t, filepath.Join(out, test.Trace)) {
+		kinds = append(kinds, ev.Kind.String())
+	}
+	if want := []string{"Begin", "TestStart", "TestEnd", "End"}; !slices.Equal(kinds, want) {
+		t.Errorf("events %v, want %v", kinds, want)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != len(files) {
+		t.Errorf("the module directory changed: %v, %v", entries, err)
+	}
+}

@@ -69,7 +69,7 @@ type Package struct {
 // A Test is one recorded top-level test.
 type Test struct {
 	Name  string `json:"name"`
-	Trace string `json:"trace"` // relative to the output directory
+	Trace string `json:"trace"` // relative to the output directory; empty if the process wrote none
 	Log   string `json:"log"`   // the recorded run's output, relative to the output directory
 	// Outcome of the recorded run and of the plain run: pass, fail, skip,
 	// panic, fatal (a runtime fatal error such as concurrent map writes),
@@ -347,6 +347,13 @@ func recordPackage(ctx context.Context, o Options, inst *Instrumented, lp listed
 		}
 		t.Outcome, t.Wall = r.outcome, r.wall
 		t.Events, t.Bytes, err = countEvents(tracePath)
+		if errors.Is(err, os.ErrNotExist) {
+			// The shim starts at init: a process that wrote no trace
+			// did not link it (a package whose tests exercise nothing
+			// instrumented) or died before init.
+			t.Trace, t.Broken = "", "no trace: the test process never started the shim"
+			err = nil
+		}
 		if err != nil {
 			if !errors.Is(err, trace.ErrBroken) {
 				return nil, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
