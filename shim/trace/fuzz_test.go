@@ -7,11 +7,12 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-var versionRE = regexp.MustCompile(`^trace version \d+ is not supported \(precog reads version 1\)$`)
+var versionRE = regexp.MustCompile(`^trace version \d+ is not supported \(precog reads version ` + strconv.Itoa(Version) + `\)$`)
 
 // FuzzReader feeds the reader arbitrary bytes, seeded with valid traces,
 // padded ones and cuts of them. The reader must not panic, must end in
