@@ -237,3 +237,20 @@ func TestValueWordEvicted(t *testing.T) {
 		t.Errorf("the write did not put its type back in its slot")
 	}
 }
+
+// TestWKeepsLocalsOnTheStack checks that W does not make its target
+// escape: valueWord once took p into an interface for its type, which moved
+// every local written through W to the heap, an allocation per call of
+// each instrumented function with such a local.
+func TestWKeepsLocalsOnTheStack(t *testing.T) {
+	cur()
+	if allocs := testing.AllocsPerRun(100, func() {
+		var x int
+		W(8101, &x, 1)
+		wordSink = x
+	}); allocs != 0 {
+		t.Errorf("%v allocations per W of a local", allocs)
+	}
+}
+
+var wordSink int

@@ -44,9 +44,10 @@ func classSlot(typ unsafe.Pointer) *atomic.Pointer[classEntry] {
 }
 
 // valueWord returns the value word of *v, whose type is T; p is only used
-// for its type.
+// for its type. The type word comes from a nil *T: putting p itself into
+// the interface would make W's target escape to the heap.
 func valueWord[T any](p *T, v *T) uint64 {
-	var e any = p
+	var e any = (*T)(nil)
 	typ := (*[2]unsafe.Pointer)(unsafe.Pointer(&e))[0]
 	c := classSlot(typ).Load()
 	if c == nil || c.typ != typ {
