@@ -281,3 +281,19 @@ func TestGCEpoch(t *testing.T) {
 		t.Errorf("GCEpoch %d, epoch %d before the collection and %d now", last.Value, e0, now)
 	}
 }
+
+// TestBeginWithoutGo checks the parent recorded for a goroutine whose Go
+// the shim never saw: NoParent, not a made-up one.
+func TestBeginWithoutGo(t *testing.T) {
+	from := seqs.n.Load()
+	const id = 0x5eed
+	onGoroutine(func() {
+		Begin(id)
+		defer End()
+		Read(9001, nil)
+	})
+	evs := goroutineEvents(since(readTrace(t, tracePath), from), id)
+	if len(evs) == 0 || evs[0].Kind != trace.EvBegin || evs[0].Peer != trace.NoParent {
+		t.Errorf("goroutine %#x recorded %v, want Begin parent=none first", id, evs)
+	}
+}
