@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 1)
+// # Wire format (version 2)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
@@ -44,7 +44,7 @@
 // the same batch, whichever event it belonged to (again 0 before the
 // first), because a goroutine's accesses cluster around a few objects.
 // Everything else is a plain uvarint. A typical read or write of a heap
-// variable takes 4 to 6 bytes.
+// variable takes 3 to 6 bytes.
 //
 // # Order
 //
@@ -91,16 +91,17 @@
 // A trace is read up to the first damage: a cut, a length past the end of
 // its batch or beyond a limit, an unknown kind, a bad varint, a field out
 // of range, a seq that does not increase, a non-zero byte other than 'B'
-// where a batch should start (except the uncommitted events above). Every event before the damage is
-// returned, including the whole events at the start of a cut batch, then
-// an error "broken trace: <what> at offset N", N being the byte offset in
-// the file where the unreadable data starts.
+// where a batch should start (except the uncommitted events above). Every
+// event before the damage is returned, including the whole events at the
+// start of a cut batch, then an error "broken trace: <what> at offset N", N
+// being the byte offset in the file where the unreadable data starts.
 //
 // # Text form
 //
 // Event.String and ParseText use a text form, one event per line, for
-// precog trace dump and for golden files in tests. The first line is the
-// header:
+// precog trace dump and for golden files in tests. The text form has a
+// version of its own, 1, which the wire format's changes have not touched.
+// The first line is the header:
 //
 //	precog trace v1 test="TestTransfer" package="example.com/bank" start=2025-01-02T15:04:05.000000006Z pid=4242
 //
