@@ -79,13 +79,13 @@ func MI[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 // Enter is the first statement of an instrumented function.
 func Enter(site uint32) {
 	if enabled {
-		access(site, trace.EvFuncEnter, nil)
+		function(site, trace.EvFuncEnter)
 	}
 }
 
 // Exit is deferred right after Enter.
 func Exit(site uint32) {
 	if enabled {
-		access(site, trace.EvFuncExit, nil)
+		function(site, trace.EvFuncExit)
 	}
 }

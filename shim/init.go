@@ -13,7 +13,11 @@ func init() {
 	// A process this one starts must not truncate the file under our
 	// mapping (a test that re-executes itself, say).
 	os.Unsetenv("PRECOG_TRACE")
-	if err := openTrace(path); err != nil {
+	// The test the process runs, when precog record runs one per process;
+	// it goes into the trace's header.
+	test := os.Getenv("PRECOG_TEST")
+	os.Unsetenv("PRECOG_TEST")
+	if err := openTrace(path, test); err != nil {
 		os.Stderr.WriteString("precog shim: not recording: " + err.Error() + "\n")
 		return
 	}

@@ -50,14 +50,14 @@ var out struct {
 	next   int    // its first free byte
 }
 
-// openTrace creates the trace file at path, writes the header and picks the
-// output mode.
-func openTrace(path string) error {
+// openTrace creates the trace file at path, writes the header (naming test,
+// if known) and picks the output mode.
+func openTrace(path, test string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	hdr := trace.AppendHeader(nil, trace.Header{Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
+	hdr := trace.AppendHeader(nil, trace.Header{Test: test, Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
 	// Init runs before any goroutine records, so the lock is not needed;
 	// it is taken anyway so that every access to out's fields is under it.
 	out.mu.Lock()

@@ -22,9 +22,10 @@ var seqs struct {
 	_ [56]byte
 }
 
-// eventRoom is the room prepare makes: one event and the EvGCEpoch that may
-// precede it.
-const eventRoom = 2 * trace.MaxEventLen
+// eventRoom is the room prepare makes: the EvGCEpoch that may come first,
+// then the trace.Window that the Put encoders write an access into (more
+// than any event needs).
+const eventRoom = trace.MaxEventLen + trace.Window
 
 // prepare makes room for an event and records EvGCEpoch first if a garbage
 // collection finished since the goroutine's last event.
@@ -69,39 +70,45 @@ func (g *gstate) start() {
 	g.open()
 }
 
-// access records an event without seq.
+// ready makes room for an access event, taking prepare's slow path only
+// when the buffer is short or a garbage collection finished: accesses are
+// the most frequent events.
+func (g *gstate) ready() {
+	if cap(g.buf)-len(g.buf) < eventRoom || gcEpoch.Load() != g.epoch {
+		g.prepare()
+	}
+}
+
+// window is the trace.Window of free buffer after g's last event, which
+// ready or prepare made room for.
+func (g *gstate) window() *[trace.Window]byte {
+	return (*[trace.Window]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(g.buf)), len(g.buf)))
+}
+
+// access records an event whose fields are site and addr (a read or a map
+// access), without seq.
 func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 	g := cur()
 	if accessGates.Load() {
 		ctlAccess(g, site, k)
 	}
-	g.prepare()
-	switch k {
-	case trace.EvRead:
-		g.buf = g.enc.AppendRead(g.buf, site, uintptr(addr))
-	case trace.EvMapRead:
-		g.buf = g.enc.AppendMapRead(g.buf, site, uintptr(addr))
-	case trace.EvMapWrite:
-		g.buf = g.enc.AppendMapWrite(g.buf, site, uintptr(addr))
-	case trace.EvMapIter:
-		g.buf = g.enc.AppendMapIter(g.buf, site, uintptr(addr))
-	case trace.EvFuncEnter:
-		g.buf = g.enc.AppendFuncEnter(g.buf, site)
-	case trace.EvFuncExit:
-		g.buf = g.enc.AppendFuncExit(g.buf, site)
-	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]
 	g.commit()
 }
 
-// read records EvRead; it is access without the switch, for the most
-// frequent event.
-func read(site uint32, addr unsafe.Pointer) {
+// function records a function entry or exit.
+func function(site uint32, k trace.Kind) {
 	g := cur()
 	if accessGates.Load() {
-		ctlAccess(g, site, trace.EvRead)
+		ctlAccess(g, site, k)
 	}
 	g.prepare()
-	g.buf = g.enc.AppendRead(g.buf, site, uintptr(addr))
+	if k == trace.EvFuncEnter {
+		g.buf = g.enc.AppendFuncEnter(g.buf, site)
+	} else {
+		g.buf = g.enc.AppendFuncExit(g.buf, site)
+	}
 	g.commit()
 }
 
@@ -117,8 +124,8 @@ func write(site uint32, addr unsafe.Pointer, word uint64) {
 }
 
 func (g *gstate) recordWrite(site uint32, addr unsafe.Pointer, word uint64) {
-	g.prepare()
-	g.buf = g.enc.AppendWrite(g.buf, site, uintptr(addr), word)
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutWrite(g.window(), site, uintptr(addr), word)]
 	g.commit()
 }
 

@@ -91,6 +91,9 @@ func TestRecordKernels(t *testing.T) {
 				if test.PlainOutcome != test.Outcome {
 					t.Errorf("outcome %s recorded, %s plain", test.Outcome, test.PlainOutcome)
 				}
+				if h := readHeader(t, filepath.Join(first.dir, test.Trace)); h.Test != test.Name || h.Package != p.ImportPath {
+					t.Errorf("trace header names test %q of %q, want %q of %q", h.Test, h.Package, test.Name, p.ImportPath)
+				}
 				evs := readEvents(t, filepath.Join(first.dir, test.Trace))
 				again := readEvents(t, filepath.Join(second.dir, test.Trace))
 				if a, b := goroutines(evs), goroutines(again); !slices.Equal(a, b) {
@@ -134,6 +137,20 @@ func readEvents(t *testing.T, path string) []trace.Event {
 		t.Fatal(err)
 	}
 	return tr.Events
+}
+
+func readHeader(t *testing.T, path string) trace.Header {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := trace.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Header()
 }
 
 // goroutines lists the logical ids of the goroutines that began in a trace.
