@@ -241,7 +241,7 @@ var accessGates atomic.Bool
 
 func init() {
 	path := os.Getenv("PRECOG_CONTROL")
-	if path == "" {
+	if path == "" || isPrecog() {
 		return
 	}
 	os.Unsetenv("PRECOG_CONTROL")

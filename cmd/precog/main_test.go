@@ -369,3 +369,25 @@ func Run() string {
 		t.Errorf("go vet -vettool=precog on a seeded con-null bug: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
+
+// TestNoSelfRecording: precog links the shim (for its source and its
+// control types), whose init records the process when PRECOG_TRACE is set;
+// precog itself must not, even with the variable in its environment.
+func TestNoSelfRecording(t *testing.T) {
+	dir := t.TempDir()
+	tracePath, plan := filepath.Join(dir, "trace"), filepath.Join(dir, "plan.json")
+	result := filepath.Join(dir, "result")
+	if err := os.WriteFile(plan, []byte(`{"mode": "perturb", "result": "`+result+`"}`), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(precog(t), "version")
+	cmd.Env = append(os.Environ(), "PRECOG_TRACE="+tracePath, "PRECOG_CONTROL="+plan)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("precog version: %v\n%s", err, out)
+	}
+	for _, f := range []string{tracePath, result} {
+		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("precog wrote %s about itself (stat: %v)", f, err)
+		}
+	}
+}
