@@ -3,6 +3,7 @@ package spawnfacts
 import (
 	_ "embed"
 	"fmt"
+	"go/token"
 	"go/types"
 	"reflect"
 	"slices"
@@ -282,6 +283,7 @@ func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
 			}
 		}
 	}
+	waits = append(waits, doneReceives(fn, gos)...)
 	if len(waits) == 0 || len(gos) == 0 {
 		return false
 	}
@@ -304,4 +306,95 @@ func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
 		}
 	}
 	return true
+}
+
+// doneReceives returns the receives in fn that wait for a goroutine that
+// one of gos starts: the "done channel" join,
+//
+//	done := make(chan struct{})
+//	go func() { defer close(done); f() }()
+//	<-done
+//
+// A receive counts when its channel is made in fn, captured by the
+// goroutine's closure, and closed there by a deferred close or sent on or
+// closed as the closure's last action before it returns: a goroutine that
+// signals when it starts, and works after, is not joined by it.
+func doneReceives(fn *ssa.Function, gos []ssa.Instruction) []ssa.Instruction {
+	signalled := map[ssa.Value]bool{} // channels (or the variables holding them) made in fn
+	for _, g := range gos {
+		mc, ok := g.(*ssa.Go).Call.Value.(*ssa.MakeClosure)
+		if !ok {
+			continue
+		}
+		closure := mc.Fn.(*ssa.Function)
+		for i, fv := range closure.FreeVars {
+			if i < len(mc.Bindings) && signalsLast(closure, fv) {
+				signalled[mc.Bindings[i]] = true
+			}
+		}
+	}
+	if len(signalled) == 0 {
+		return nil
+	}
+	var recvs []ssa.Instruction
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW && signalled[channelVar(u.X)] {
+				recvs = append(recvs, u)
+			}
+		}
+	}
+	return recvs
+}
+
+// channelVar is the value a channel operand comes from: the variable it
+// is loaded from (captured variables live in memory), or itself.
+func channelVar(v ssa.Value) ssa.Value {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		return u.X
+	}
+	return v
+}
+
+// signalsLast reports whether closure closes the channel in fv with a
+// deferred close, or sends on or closes it as the last thing in a block
+// that returns.
+func signalsLast(closure *ssa.Function, fv *ssa.FreeVar) bool {
+	isClose := func(c *ssa.CallCommon) bool {
+		b, ok := c.Value.(*ssa.Builtin)
+		return ok && b.Name() == "close" && len(c.Args) == 1 && channelVar(c.Args[0]) == fv
+	}
+	for _, b := range closure.Blocks {
+		for i, instr := range b.Instrs {
+			var signal bool
+			switch instr := instr.(type) {
+			case *ssa.Defer:
+				if isClose(&instr.Call) {
+					return true
+				}
+			case *ssa.Send:
+				signal = channelVar(instr.Chan) == fv
+			case *ssa.Call:
+				signal = isClose(&instr.Call)
+			}
+			if signal && returnsAfter(b.Instrs[i+1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// returnsAfter reports whether instrs do nothing another goroutine could
+// see before the block returns: no calls, sends, stores or go statements.
+func returnsAfter(instrs []ssa.Instruction) bool {
+	for _, instr := range instrs {
+		switch instr.(type) {
+		case *ssa.Call, *ssa.Go, *ssa.Send, *ssa.Store, *ssa.MapUpdate, *ssa.Panic, *ssa.Jump, *ssa.If:
+			return false
+		case *ssa.Return:
+			return true
+		}
+	}
+	return false
 }

@@ -32,3 +32,35 @@ func Call(f func()) {
 func spawn(f func()) {
 	go f()
 }
+
+// RunDone waits for f through a channel the goroutine closes when it
+// returns.
+func RunDone(f func()) { // want RunDone:`spawns\(0\) joins`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	<-done
+}
+
+// RunResult waits for f through the result the goroutine sends last.
+func RunResult(f func() int) int { // want RunResult:`spawns\(0\) joins`
+	res := make(chan int)
+	go func() {
+		n := f()
+		res <- n
+	}()
+	return <-res
+}
+
+// RunStarted waits only until the goroutine has started: f still runs
+// after RunStarted returns.
+func RunStarted(f func()) { // want RunStarted:`^spawns\(0\)$`
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		f()
+	}()
+	<-started
+}
