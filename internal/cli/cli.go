@@ -36,6 +36,14 @@ type Env struct {
 	Dir string
 }
 
+// Resolve resolves a relative path against the command's directory.
+func (env *Env) Resolve(path string) string {
+	if env.Dir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(env.Dir, path)
+}
+
 // ProcessEnv returns the Env of the running process.
 func ProcessEnv() *Env {
 	return &Env{Stdout: os.Stdout, Stderr: os.Stderr}

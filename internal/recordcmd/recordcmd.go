@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -131,7 +130,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	ix, err := record.Run(ctx, record.Options{
 		Dir:      env.Dir,
 		Patterns: patterns,
-		Out:      resolve(env, o.out),
+		Out:      env.Resolve(o.out),
 		Flags:    o.flags,
 		Baseline: o.baseline,
 		Progress: func(p record.Progress) {
@@ -197,14 +196,6 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// resolve resolves a relative path against the command's directory.
-func resolve(env *cli.Env, path string) string {
-	if env.Dir == "" || filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(env.Dir, path)
 }
 
 // A progress line shows what record is doing on a terminal: one line,

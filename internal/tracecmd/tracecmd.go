@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/shim/trace"
@@ -98,11 +97,11 @@ func dump(env *cli.Env, o options, file string) (int, error) {
 	var sites *trace.SiteTable
 	if o.sites != "" {
 		var err error
-		if sites, err = trace.LoadSites(resolve(env, o.sites)); err != nil {
+		if sites, err = trace.LoadSites(env.Resolve(o.sites)); err != nil {
 			return cli.ExitError, err
 		}
 	}
-	f, err := os.Open(resolve(env, file))
+	f, err := os.Open(env.Resolve(file))
 	if err != nil {
 		return cli.ExitError, err
 	}
@@ -141,12 +140,4 @@ func dump(env *cli.Env, o options, file string) (int, error) {
 		return cli.ExitError, fmt.Errorf("%s: %w", file, err)
 	}
 	return cli.ExitOK, nil
-}
-
-// resolve resolves a relative path against the command's directory.
-func resolve(env *cli.Env, path string) string {
-	if env.Dir == "" || filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(env.Dir, path)
 }
