@@ -150,51 +150,7 @@ func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg u
 		ctlRecording(g)
 	}
 	g.prepare()
-	seq := seqs.n.Add(1)
-	a, b := uintptr(addr), g.buf
-	switch k {
-	case trace.EvLock:
-		b = g.enc.AppendLock(b, seq, site, a)
-	case trace.EvUnlock:
-		b = g.enc.AppendUnlock(b, seq, site, a)
-	case trace.EvRLock:
-		b = g.enc.AppendRLock(b, seq, site, a)
-	case trace.EvRUnlock:
-		b = g.enc.AppendRUnlock(b, seq, site, a)
-	case trace.EvTryLock:
-		b = g.enc.AppendTryLock(b, seq, site, a, arg != 0)
-	case trace.EvWGAdd:
-		b = g.enc.AppendWGAdd(b, seq, site, a, int64(arg))
-	case trace.EvWGDone:
-		b = g.enc.AppendWGDone(b, seq, site, a)
-	case trace.EvWGWait:
-		b = g.enc.AppendWGWait(b, seq, site, a)
-	case trace.EvOnceDo:
-		b = g.enc.AppendOnceDo(b, seq, site, a)
-	case trace.EvCondWait:
-		b = g.enc.AppendCondWait(b, seq, site, a)
-	case trace.EvCondSignal:
-		b = g.enc.AppendCondSignal(b, seq, site, a)
-	case trace.EvCondBroadcast:
-		b = g.enc.AppendCondBroadcast(b, seq, site, a)
-	case trace.EvAtomicLoad:
-		b = g.enc.AppendAtomicLoad(b, seq, site, a, arg)
-	case trace.EvAtomicStore:
-		b = g.enc.AppendAtomicStore(b, seq, site, a, arg)
-	case trace.EvChanMake:
-		b = g.enc.AppendChanMake(b, seq, site, a, arg)
-	case trace.EvChanSend:
-		b = g.enc.AppendChanSend(b, seq, site, a)
-	case trace.EvChanRecv:
-		b = g.enc.AppendChanRecv(b, seq, site, a, arg != 0)
-	case trace.EvChanClose:
-		b = g.enc.AppendChanClose(b, seq, site, a)
-	case trace.EvTaskWait:
-		b = g.enc.AppendTaskWait(b, seq, site, a)
-	default:
-		panic("precog shim: syncEvent of " + k.String())
-	}
-	g.buf = b
+	g.buf = g.enc.AppendSyncAddr(g.buf, k, seqs.n.Add(1), site, uintptr(addr), arg)
 	g.commit()
 	g.synced()
 	if controlGate != nil {

@@ -245,6 +245,29 @@ func (e *Encoder) AppendChanClose(b []byte, seq uint64, site uint32, addr uintpt
 	return e.syncAddr(b, EvChanClose, seq, site, addr)
 }
 
+// AppendSyncAddr appends a sync event of kind k whose fields are site and
+// addr, then arg if the kind has a third field: ok as 0 or 1, a delta as
+// the bits of an int64, a value, a capacity or a child's id. It is the one entry point
+// for the shim, which records all of these kinds alike; the typed Append
+// methods above say what each kind takes. It panics for any other kind.
+func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr uintptr, arg uint64) []byte {
+	if k >= numKinds || kinds[k].implicit || len(kinds[k].fields) < 2 || kinds[k].fields[0] != fSite || kinds[k].fields[1] != fAddr {
+		panic("trace: AppendSyncAddr of " + k.String())
+	}
+	b = e.syncAddr(b, k, seq, site, addr)
+	if f := kinds[k].fields[2:]; len(f) > 0 {
+		switch f[0] {
+		case fOK:
+			return appendBool(b, arg != 0)
+		case fDelta:
+			return appendUvarint(b, zigzag(int64(arg)))
+		default: // fValue, fCap, fChild
+			return appendUvarint(b, arg)
+		}
+	}
+	return b
+}
+
 // AppendSelect appends an EvSelect event: the select at site ran case
 // index of channel addr, or its default case if index is -1 (addr 0). ok is
 // false for a receive case that found the channel closed, true otherwise.
@@ -252,11 +275,7 @@ func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, add
 	b = e.sync(b, EvSelect, seq)
 	b = appendUvarint(b, uint64(site))
 	b = appendUvarint(b, zigzag(int64(index)))
-	b = e.appendAddr(b, uint64(addr))
-	if ok {
-		return append(b, 1)
-	}
-	return append(b, 0)
+	return appendBool(e.appendAddr(b, uint64(addr)), ok)
 }
 
 // Window is the room after len(b) that PutAccess and PutWrite write into:

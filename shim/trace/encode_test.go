@@ -202,3 +202,52 @@ func TestPut(t *testing.T) {
 		t.Errorf("Window %d must be a power of two above MaxEventLen %d", Window, MaxEventLen)
 	}
 }
+
+// TestAppendSyncAddr checks the shim's one entry point against the typed
+// Append method of every kind it covers, and that it refuses the others.
+func TestAppendSyncAddr(t *testing.T) {
+	for k := Kind(1); k < numKinds; k++ {
+		f := kinds[k].fields
+		covered := !kinds[k].implicit && len(f) >= 2 && f[0] == fSite && f[1] == fAddr
+		if !covered {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("AppendSyncAddr(%v) did not panic", k)
+					}
+				}()
+				var e Encoder
+				e.AppendSyncAddr(nil, k, 1, 2, 3, 0)
+			}()
+			continue
+		}
+		for _, arg := range []uint64{0, 1, 300, uint64(1<<64 - 5)} {
+			ev := Event{Kind: k, Seq: 7, Site: 9, Addr: 0xc000010000}
+			switch {
+			case len(f) == 2:
+			case f[2] == fDelta:
+				ev.Arg = int64(arg)
+			case f[2] == fOK:
+				ev.Value = arg & 1
+			case f[2] == fChild:
+				ev.Peer = arg
+			default:
+				ev.Value = arg
+			}
+			var typed, generic Encoder
+			want := appendKind(&typed, nil, ev)
+			got := generic.AppendSyncAddr(nil, k, ev.Seq, ev.Site, uintptr(ev.Addr), arg&^(boolMask(f)))
+			if !bytes.Equal(got, want) {
+				t.Errorf("%v arg %d: AppendSyncAddr wrote % x, the typed method % x", k, arg, got, want)
+			}
+		}
+	}
+}
+
+// boolMask clears all but the low bit of an ok argument.
+func boolMask(f []field) uint64 {
+	if len(f) > 2 && f[2] == fOK {
+		return ^uint64(1)
+	}
+	return 0
+}

@@ -13,8 +13,7 @@ import (
 	"time"
 )
 
-// appendKind appends ev with the Encoder method of its kind, the way the
-// shim does.
+// appendKind appends ev with the typed Encoder method of its kind.
 func appendKind(e *Encoder, b []byte, ev Event) []byte {
 	a := uintptr(ev.Addr)
 	switch ev.Kind {
