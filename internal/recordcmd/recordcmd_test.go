@@ -102,6 +102,11 @@ func TestRecordKernels(t *testing.T) {
 				if kernel == "controls" {
 					return
 				}
+				for _, site := range markedSites(t, filepath.Join(kernels, kernel)) {
+					if !recordedAt(evs, first.sites, site) && !unrecordedMarks[site] {
+						t.Errorf("no event at %s, a site of the bug (marked // S<n> in the kernel)", site)
+					}
+				}
 				got := canonical(evs, first.sites)
 				golden := filepath.Join(kernels, "golden", kernel+"."+test.Name+".txt")
 				if *update {
@@ -123,6 +128,51 @@ func TestRecordKernels(t *testing.T) {
 			})
 		}
 	}
+}
+
+// unrecordedMarks are bug sites that are not instrumented operations:
+// tlogafter's t.Logf (a testing call: the shim records the test's end, not
+// the log) and the closing brace of its test (the end of the test's
+// lifetime, recorded as TestEnd, which has no site).
+var unrecordedMarks = map[string]bool{
+	"tlogafter_test.go:15": true,
+	"tlogafter_test.go:21": true,
+}
+
+// markedSites lists the lines of a kernel's files marked as sites of its
+// bug with a comment "// S1", "// S2", ..., as file:line.
+func markedSites(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sites []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if _, comment, ok := strings.Cut(line, "// S"); ok && len(comment) > 0 && comment[0] >= '1' && comment[0] <= '9' && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				sites = append(sites, fmt.Sprintf("%s:%d", filepath.Base(f), i+1))
+			}
+		}
+	}
+	if len(sites) == 0 {
+		t.Fatalf("no bug sites marked in %s", dir)
+	}
+	return sites
+}
+
+// recordedAt reports whether an event in evs comes from file:line site.
+func recordedAt(evs []trace.Event, sites *trace.SiteTable, site string) bool {
+	for _, ev := range evs {
+		if s, ok := sites.Lookup(ev.Site); ok && fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line) == site {
+			return true
+		}
+	}
+	return false
 }
 
 func readEvents(t *testing.T, path string) []trace.Event {

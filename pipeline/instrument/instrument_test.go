@@ -198,8 +198,8 @@ var kernelEvents = map[string][]expectation{
 		{"Read", "fft.go", `fmt.Fprintf(out, "End at %d\n", gEnd-gStart) // S2`},
 	},
 	"mapwrites": {
-		{"MapRead", "mapwrites.go", "addrs, ok := r.cache[host] // R"},
-		{"MapWrite", "mapwrites.go", "r.cache[host] = addrs // W"},
+		{"MapRead", "mapwrites.go", "addrs, ok := r.cache[host] // S1"},
+		{"MapWrite", "mapwrites.go", "r.cache[host] = addrs // S2"},
 		{"RLock", "mapwrites.go", "r.mu.RLock()"},
 	},
 	"mysql": {

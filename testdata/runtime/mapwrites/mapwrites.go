@@ -43,7 +43,7 @@ func NewResolver(lookup func(string) ([]string, error)) *Resolver {
 func (r *Resolver) Resolve(host string) ([]string, error) {
 	host = strings.ToLower(host)
 	r.mu.RLock()
-	addrs, ok := r.cache[host] // R
+	addrs, ok := r.cache[host] // S1: read under the read lock
 	r.mu.RUnlock()
 	if ok {
 		return addrs, nil
@@ -52,7 +52,7 @@ func (r *Resolver) Resolve(host string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.cache[host] = addrs // W: should hold r.mu.Lock
+	r.cache[host] = addrs // S2: written with no lock; should hold r.mu.Lock
 	return addrs, nil
 }
 
