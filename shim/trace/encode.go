@@ -247,26 +247,54 @@ func (e *Encoder) AppendChanClose(b []byte, seq uint64, site uint32, addr uintpt
 
 // AppendSyncAddr appends a sync event of kind k whose fields are site and
 // addr, then arg if the kind has a third field: ok as 0 or 1, a delta as
-// the bits of an int64, a value, a capacity or a child's id. It is the one entry point
-// for the shim, which records all of these kinds alike; the typed Append
-// methods above say what each kind takes. It panics for any other kind.
+// the bits of an int64, a value, a capacity or a child's id. It is the one
+// entry point for the shim, which records all of these kinds alike; the
+// typed Append methods say what each kind takes. It panics for any other
+// kind.
 func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr uintptr, arg uint64) []byte {
-	if k >= numKinds || kinds[k].implicit || len(kinds[k].fields) < 2 || kinds[k].fields[0] != fSite || kinds[k].fields[1] != fAddr {
+	extra := notSyncAddr
+	if k < numKinds {
+		extra = syncAddrExtra[k]
+	}
+	if extra == notSyncAddr {
 		panic("trace: AppendSyncAddr of " + k.String())
 	}
 	b = e.syncAddr(b, k, seq, site, addr)
-	if f := kinds[k].fields[2:]; len(f) > 0 {
-		switch f[0] {
-		case fOK:
-			return appendBool(b, arg != 0)
-		case fDelta:
-			return appendUvarint(b, zigzag(int64(arg)))
-		default: // fValue, fCap, fChild
-			return appendUvarint(b, arg)
+	switch extra {
+	case noField:
+		return b
+	case fOK:
+		return appendBool(b, arg != 0)
+	case fDelta:
+		return appendUvarint(b, zigzag(int64(arg)))
+	}
+	return appendUvarint(b, arg) // fValue, fCap, fChild
+}
+
+// syncAddrExtra is, for each kind, the field after site and addr of a sync
+// event that AppendSyncAddr writes (noField if it has none), or
+// notSyncAddr: computed once from the event table, so that the shim's call
+// costs one load.
+var syncAddrExtra = func() (t [numKinds]field) {
+	for k := range t {
+		f := kinds[k].fields
+		switch {
+		case Kind(k) == evNone || kinds[k].implicit || len(f) < 2 || f[0] != fSite || f[1] != fAddr || len(f) > 3:
+			t[k] = notSyncAddr
+		case len(f) == 2:
+			t[k] = noField
+		default:
+			t[k] = f[2]
 		}
 	}
-	return b
-}
+	return t
+}()
+
+// Sentinels of syncAddrExtra.
+const (
+	noField     = numFields
+	notSyncAddr = numFields + 1
+)
 
 // AppendSelect appends an EvSelect event: the select at site ran case
 // index of channel addr, or its default case if index is -1 (addr 0). ok is
