@@ -37,6 +37,15 @@ func W[T any](site uint32, p *T, v T) {
 	write(site, unsafe.Pointer(p), valueWord(p, &v))
 }
 
+// Wrote records a write of *p that the program has just done itself (the
+// targets of a multiple assignment, a range or select variable), with the
+// value word W would record.
+func Wrote[T any](site uint32, p *T) {
+	if enabled {
+		write(site, unsafe.Pointer(p), valueWord(p, p))
+	}
+}
+
 // Read records a read of addr, for shapes R cannot express.
 func Read(site uint32, addr unsafe.Pointer) {
 	if enabled {

@@ -152,6 +152,13 @@ func TestWriteValueWords(t *testing.T) {
 	check(0)
 	W(site, &an, any(7))
 	check(1)
+	// Wrote records a store the program did itself with the word W would.
+	pf = ptrFirst{p: &one}
+	Wrote(site, &pf)
+	check(1)
+	pr = pair{1, 2}
+	Wrote(site, &pr)
+	check(0x200000001)
 	for _, ev := range siteEvents(since(readTrace(t, tracePath), from), base, site) {
 		if ev.Kind != trace.EvWrite {
 			t.Errorf("site %d recorded %v", ev.Site, ev.Kind)
@@ -190,6 +197,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		_ = *R(3001, &x)
 		W(3002, &x, 7)
 		W(3003, &p, nil)
+		Wrote(3021, &p)
 		Read(3004, unsafe.Pointer(&x))
 		Write(3005, unsafe.Pointer(&x), 1)
 		Lock(3006, &mu)

@@ -14,7 +14,6 @@
 package rt
 
 import (
-	"reflect"
 	"sync"
 	"unsafe"
 
@@ -156,9 +155,7 @@ func (l Loc[T]) Set(v T) { shim.W(l.site, l.p, v) }
 // Wrote records a write of *p that the program has just done itself: the
 // rewritten code keeps a multiple assignment whose targets are variables
 // as it is and records them after it.
-func Wrote[T any](site uint32, p *T) {
-	shim.Write(site, unsafe.Pointer(p), word(p))
-}
+func Wrote[T any](site uint32, p *T) { shim.Wrote(site, p) }
 
 // Writes records the targets of a multiple assignment after it, when their
 // addresses may change in it (a[i], i = x, y):
@@ -198,39 +195,6 @@ func (l *Writes) Done() {
 	for _, w := range l.w[:l.n] {
 		w.wrote(w.site, w.p)
 	}
-}
-
-// word is the shim's value word of *p: 0 or 1 for nil or not for
-// pointer-shaped values (the first word: pointer, type word, slice data),
-// the bits of scalars of up to 8 bytes, the length of strings, 0 for the
-// rest. It reads *p without converting it to an interface, so it does not
-// allocate.
-func word[T any](p *T) uint64 {
-	t := reflect.TypeFor[T]()
-	a := unsafe.Pointer(p)
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Slice, reflect.Interface:
-		if *(*unsafe.Pointer)(a) == nil {
-			return 0
-		}
-		return 1
-	case reflect.String:
-		return uint64(len(*(*string)(a)))
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64:
-		switch t.Size() {
-		case 1:
-			return uint64(*(*uint8)(a))
-		case 2:
-			return uint64(*(*uint16)(a))
-		case 4:
-			return uint64(*(*uint32)(a))
-		case 8:
-			return *(*uint64)(a)
-		}
-	}
-	return 0
 }
 
 // A Sender is a channel about to be sent on: SendTo(site, ch).Send(v) is

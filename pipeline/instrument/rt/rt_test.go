@@ -149,26 +149,9 @@ func TestLocAndSender(t *testing.T) {
 	}
 }
 
-func wordOf[T any](v T) uint64 { return word(&v) }
-
-func TestWord(t *testing.T) {
-	var p *int
+// Value words are the shim's (shim.Wrote, tested there); rt only forwards.
+func TestWroteDoesNotAllocate(t *testing.T) {
 	x := 7
-	var e error
-	tests := []struct {
-		got, want uint64
-	}{
-		{wordOf(true), 1}, {wordOf(false), 0}, {wordOf(int(-1)), ^uint64(0)}, {wordOf(int32(-1)), 0xffffffff},
-		{wordOf(int8(-1)), 0xff}, {wordOf(uint16(9)), 9}, {wordOf("abc"), 3}, {wordOf(p), 0}, {wordOf(&x), 1},
-		{wordOf([]int(nil)), 0}, {wordOf([]int{1}), 1}, {wordOf(map[int]int(nil)), 0}, {wordOf(e), 0},
-		{wordOf(error(errors.ErrUnsupported)), 1}, {wordOf(unsafe.Pointer(&x)), 1}, {wordOf(1.5), 0x3ff8000000000000},
-		{wordOf(struct{}{}), 0}, {wordOf([2]int{1, 2}), 0},
-	}
-	for i, tt := range tests {
-		if tt.got != tt.want {
-			t.Errorf("%d: word = %#x, want %#x", i, tt.got, tt.want)
-		}
-	}
 	if n := testing.AllocsPerRun(100, func() { Wrote(1, &x) }); n != 0 {
 		t.Errorf("Wrote allocates %v times", n)
 	}
