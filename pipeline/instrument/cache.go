@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/mod/semver"
+	"go/version"
 
 	"github.com/precog-dev/precog/pipeline/instrument/rt"
 	"github.com/precog-dev/precog/shim"
@@ -222,9 +222,9 @@ func withGoVersion(src []byte, v string) []byte {
 }
 
 // older reports whether the go version a is older than b; versions are
-// such as "1.21" or "1.21.3".
+// as go.mod writes them, such as "1.21", "1.21.3" or "1.21rc1".
 func older(a, b string) bool {
-	return semver.Compare("v"+a, "v"+b) < 0
+	return version.Compare("go"+a, "go"+b) < 0
 }
 
 func addFS(t tree, prefix string, fsys fs.FS) error {
