@@ -10,7 +10,7 @@ func TestOlder(t *testing.T) {
 		{"1.21", "1.22", true},
 		{"1.22", "1.22", false},
 		{"1.22.3", "1.22", false},
-		{"1.21rc1", "1.18", false}, // semver would call a prerelease older
+		{"1.21rc1", "1.18", false},  // semver would call a prerelease older
 		{"1.22rc1", "1.22.0", true}, // "1.22" is the language version, below every release of it
 		{"1.9", "1.18", true},
 	} {
