@@ -49,6 +49,9 @@ func readResult(t *testing.T, path string) []ControlRecord {
 		}
 		recs = append(recs, r)
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return recs
 }
 

@@ -1,7 +1,10 @@
 package control
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -46,7 +49,11 @@ func TestReadResult(t *testing.T) {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
 		}
-		if res.State != tc.state || res.Final != tc.final || !strings.Contains(res.Reason, tc.reason) {
+		reasonOK := strings.Contains(res.Reason, tc.reason)
+		if tc.reason == "" {
+			reasonOK = res.Reason == ""
+		}
+		if res.State != tc.state || res.Final != tc.final || !reasonOK {
 			t.Errorf("%s: %+v", tc.name, res)
 		}
 	}
@@ -82,6 +89,17 @@ func TestPointsAndReplayPlan(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plan.json")
 	if err := WritePlan(path, p); err != nil {
 		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back shim.ControlPlan
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, p) {
+		t.Errorf("the written plan reads back as %+v, want %+v", back, *p)
 	}
 }
 
