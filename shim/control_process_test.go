@@ -57,7 +57,7 @@ func TestControlChild(t *testing.T) {
 	}
 }
 
-// childMySQL is testdata/runtime/mysql's TestProcInfo as the instrumenter
+// childMySQL is testdata/kernels/mysql's TestProcInfo as the instrumenter
 // writes it, crash included: SHOW PROCESSLIST dereferences thd.procInfo at
 // S2.
 func childMySQL() {

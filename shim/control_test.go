@@ -174,7 +174,7 @@ func TestForceAtomicOrderInTrace(t *testing.T) {
 	}
 }
 
-// procInfo is the MySQL proc_info kernel (testdata/runtime/mysql) written
+// procInfo is the MySQL proc_info kernel (testdata/kernels/mysql) written
 // as the instrumenter writes it: the session stores &state, runs, and
 // stores nil (S3); SHOW PROCESSLIST checks for nil (S1), then reads again
 // and uses the value (S2). Instead of dereferencing nil it reports whether

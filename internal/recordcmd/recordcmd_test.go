@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the kernels
 func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 // kernels is the module of runtime bug kernels and negative controls.
-var kernels, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "runtime"))
+var kernels, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "kernels"))
 
 func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -44,7 +44,8 @@ type recording struct {
 
 func recordKernels(t *testing.T, out string) *recording {
 	t.Helper()
-	_, stderr, code := precog(t, kernels, "record", "-o", out, "-cache", cacheDir, "./...")
+	args := append([]string{"record", "-o", out, "-cache", cacheDir}, goldenPackages...)
+	_, stderr, code := precog(t, kernels, args...)
 	if code != 0 {
 		t.Fatalf("precog record exited %d:\n%s", code, stderr)
 	}
@@ -63,6 +64,14 @@ func recordKernels(t *testing.T, out string) *recording {
 }
 
 var cacheDir string
+
+// goldenPackages are the kernels whose recordings have goldens, and the
+// recording controls. The rest of the corpus is for the detectors: its
+// tests may fail under some schedules, which this test must not depend on.
+var goldenPackages = []string{
+	"./apache", "./click", "./controls", "./doneadd", "./fft", "./mapwrites",
+	"./mysql", "./pbzip2mutex", "./pbzip2queue", "./tlogafter", "./transmission",
+}
 
 // TestRecordKernels records every kernel and control twice and checks the
 // index, the summary, the goldens of the bug kernels, and that the logical

@@ -16,7 +16,7 @@ import (
 )
 
 // TestKernelMySQLForced is issue 3's acceptance check for force: the MySQL
-// proc_info kernel (testdata/runtime/mysql), instrumented, is recorded
+// proc_info kernel (testdata/kernels/mysql), instrumented, is recorded
 // once; a force plan is built from the trace the way validation will build
 // it (ConMem-v: the check S1 before the nil store S3, S3 before the use
 // S2), and the test binary is run under it, counting crashes against the
@@ -36,7 +36,7 @@ func TestKernelMySQLForced(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dir, err := filepath.Abs("../../testdata/runtime")
+	dir, err := filepath.Abs("../../testdata/kernels")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,12 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// The kernels of testdata/runtime are instrumented and built once (into a
+// The kernels of testdata/kernels are instrumented and built once (into a
 // copy of the module, so that the test can check that the tree is left as
 // it was) and shared by the tests below.
 var kernels struct {
 	once     sync.Once
-	dir      string // the copy of testdata/runtime
+	dir      string // the copy of testdata/kernels
 	cache    string
 	bin      string // directory of the test binaries, <pkg>.test
 	res      *Result
@@ -80,7 +80,7 @@ func setupKernels() error {
 	kernels.dir = filepath.Join(tmp, "kernels")
 	kernels.cache = sharedCache
 	kernels.bin = filepath.Join(tmp, "bin")
-	if err := os.CopyFS(kernels.dir, os.DirFS("../../testdata/runtime")); err != nil {
+	if err := os.CopyFS(kernels.dir, os.DirFS("../../testdata/kernels")); err != nil {
 		return err
 	}
 	if kernels.before, err = treeHash(kernels.dir); err != nil {
@@ -348,7 +348,7 @@ func TestErrors(t *testing.T) {
 	os.MkdirAll(filepath.Join(work, "m"), 0o777)
 	os.WriteFile(filepath.Join(work, "m", "go.mod"), []byte("module m\n\ngo 1.22\n"), 0o666)
 	os.WriteFile(filepath.Join(work, "m", "m.go"), []byte("package m\n"), 0o666)
-	kdir, _ := filepath.Abs("../../testdata/runtime")
+	kdir, _ := filepath.Abs("../../testdata/kernels")
 	for _, tc := range []struct {
 		name string
 		cfg  Config

@@ -21,9 +21,9 @@ import (
 )
 
 // TestRewriteKernels rewrites every file of the kernels module
-// (testdata/runtime) and type-checks the rewritten packages.
+// (testdata/kernels) and type-checks the rewritten packages.
 func TestRewriteKernels(t *testing.T) {
-	root := filepath.Join(repoDir(), "testdata", "runtime")
+	root := filepath.Join(repoDir(), "testdata", "kernels")
 	dirs, err := os.ReadDir(root)
 	if err != nil {
 		t.Skip(err)
