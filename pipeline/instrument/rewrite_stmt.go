@@ -627,6 +627,13 @@ func (r *rewriter) rangeChan(s *ast.RangeStmt) bool {
 	return true
 }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // selectStmt rewrites a select statement (labeled by l, if not nil); see
 // rt.Select for the protocol.
 func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
@@ -687,6 +694,13 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 	}
 	site := r.site(s.Select, "select", nil)
 	r.sites[len(r.sites)-1].Expr = "select"
+	var cases []byte // for the site table: 'r' or 's' per case with an index, in index order
+	for _, cl := range cls {
+		if cl.index >= 0 {
+			cases = append(cases, "sr"[b2i(cl.recv != nil)])
+		}
+	}
+	r.sites[len(r.sites)-1].Cases = string(cases)
 	var try []piece
 	for _, cl := range cls {
 		i := strconv.Itoa(cl.index)

@@ -22,6 +22,10 @@ type Site struct {
 	Kind     string `json:"kind"`
 	Function string `json:"function"` // the enclosing function, such as "(*Bank).Transfer"
 	Expr     string `json:"expr"`     // the source of the operand or call, such as "b.balance"
+	// Cases describes a select's cases, one byte per case in the order
+	// of the EvSelect case index: 'r' a receive, 's' a send, 'd' the
+	// default. Empty for other sites.
+	Cases string `json:"cases,omitempty"`
 }
 
 // Pos returns the site's position as file:line:col.

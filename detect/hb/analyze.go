@@ -1,0 +1,376 @@
+package hb
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// recentStores is how many stores per atomic address an atomic load can be
+// matched with.
+const recentStores = 8
+
+// Analyze computes the order and lock sets of events, which must be in the
+// global order (trace.ReadAll and trace.Sort produce it).
+func Analyze(events []trace.Event, opts Options) *Graph {
+	a := &analyzer{
+		Graph: &Graph{
+			Events:  events,
+			g:       make([]int32, len(events)),
+			own:     make([]uint32, len(events)),
+			snap:    make([]int32, len(events)),
+			lockset: make([]int32, len(events)),
+			epoch:   make([]uint64, len(events)),
+		},
+		opts:      opts,
+		byID:      make(map[uint64]int),
+		forks:     make(map[uint64]fork),
+		sync:      make(map[uint64]VC),
+		groups:    make(map[uint64][]int),
+		children:  make(map[uint64][]uint64),
+		onces:     make(map[uint64]VC),
+		stores:    make(map[uint64][]store),
+		edgeFrom:  make(map[int]VC),
+		edgesTo:   make(map[int][]int),
+		lockIndex: map[string]int32{"": 0},
+	}
+	a.clocks = []VC{nil}
+	a.locksets = [][]Lock{nil}
+	for _, e := range opts.Edges {
+		if e.From >= 0 && e.From < e.To && e.To < len(events) {
+			a.edgesTo[e.To] = append(a.edgesTo[e.To], e.From)
+			a.edgeFrom[e.From] = nil
+		}
+	}
+	a.chans = matchChannels(events, opts.Sites)
+	for i := range events {
+		a.event(i)
+	}
+	return a.Graph
+}
+
+// gstate is a goroutine's state during the walk.
+type gstate struct {
+	vc      VC   // current clock, own component included
+	snap    int32 // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
+	held    []Lock
+	lockset int32
+	epoch   uint64
+	open    []int // indices in sections of its open sections, innermost last
+	ended   bool
+	// pending are receives whose clock the goroutine acquires at its next
+	// event: the completion of its last send.
+	pending []chanOp
+}
+
+type fork struct {
+	vc    VC
+	event int
+}
+
+type store struct {
+	value uint64
+	vc    VC
+}
+
+type analyzer struct {
+	*Graph
+	opts  Options
+	gs    []*gstate
+	byID  map[uint64]int // logical id -> dense index of its latest goroutine
+	forks map[uint64]fork
+	// sync holds the release clocks of WaitGroups, Conds and closed
+	// channels, keyed by address; a channel's close clock is keyed by
+	// its chanOp id so that a channel made again at the same address
+	// starts afresh.
+	sync      map[uint64]VC
+	groups    map[uint64][]int    // task group address -> dense indices of its tasks
+	children  map[uint64][]uint64 // task group address -> logical ids handed to it, not yet begun
+	onces     map[uint64]VC
+	stores    map[uint64][]store
+	edgeFrom  map[int]VC // release clocks of the From events of extra edges
+	edgesTo   map[int][]int
+	chans     *channels
+	lockIndex map[string]int32
+}
+
+// goroutine returns the dense index of event i's goroutine, making a new
+// one for a first event or for an EvBegin of a logical id whose goroutine
+// ended.
+func (a *analyzer) goroutine(i int) int {
+	ev := &a.Events[i]
+	gi, ok := a.byID[ev.Goroutine]
+	if ok && !(ev.Kind == trace.EvBegin && (a.gs[gi].ended || len(a.Goroutines[gi].Events) > 0)) {
+		return gi
+	}
+	gi = len(a.Goroutines)
+	a.byID[ev.Goroutine] = gi
+	a.Goroutines = append(a.Goroutines, Goroutine{ID: ev.Goroutine, Parent: -1, Fork: -1})
+	st := &gstate{vc: make(VC, gi+1), snap: -1}
+	st.vc[gi] = 1
+	a.gs = append(a.gs, st)
+	if f, ok := a.forks[ev.Goroutine]; ok {
+		delete(a.forks, ev.Goroutine)
+		a.Goroutines[gi].Fork = f.event
+		if p, ok := a.byID[a.Events[f.event].Goroutine]; ok {
+			a.Goroutines[gi].Parent = p
+		}
+		st.vc.join(f.vc)
+		st.vc[gi] = 1
+	}
+	return gi
+}
+
+// release returns a copy of goroutine gi's clock for a sync object and
+// advances the goroutine's own component, so that its later events are not
+// ordered before whoever acquires the copy.
+func (a *analyzer) release(gi int) VC {
+	st := a.gs[gi]
+	c := slices.Clone(st.vc)
+	st.vc[gi]++
+	return c
+}
+
+func (a *analyzer) acquire(gi int, c VC) {
+	st := a.gs[gi]
+	own := st.vc[gi]
+	if st.vc.join(c) {
+		st.vc[gi] = own
+		st.snap = -1
+	}
+}
+
+func (a *analyzer) event(i int) {
+	ev := &a.Events[i]
+	gi := a.goroutine(i)
+	st := a.gs[gi]
+
+	// Acquires, before the event.
+	for _, op := range st.pending {
+		a.acquire(gi, a.chans.recvClock(a, op))
+	}
+	st.pending = st.pending[:0]
+	for _, from := range a.edgesTo[i] {
+		if c := a.edgeFrom[from]; c != nil {
+			a.acquire(gi, c)
+		}
+	}
+	switch ev.Kind {
+	case trace.EvGCEpoch:
+		st.epoch = ev.Value
+	case trace.EvWGWait, trace.EvCondWait:
+		a.acquire(gi, a.sync[ev.Addr])
+	case trace.EvTaskWait:
+		for _, c := range a.groups[ev.Addr] {
+			if a.gs[c].ended {
+				a.acquire(gi, a.sync[endKey(c)])
+			}
+		}
+	case trace.EvOnceDo:
+		if c, ok := a.onces[ev.Addr]; ok {
+			a.acquire(gi, c)
+		}
+	case trace.EvAtomicLoad:
+		ss := a.stores[ev.Addr]
+		for k := len(ss) - 1; k >= 0; k-- {
+			if ss[k].value == ev.Value {
+				a.acquire(gi, ss[k].vc)
+				break
+			}
+		}
+	case trace.EvChanRecv, trace.EvSelect:
+		if op, ok := a.chans.ops[i]; ok && !op.send {
+			if op.closed {
+				a.acquire(gi, a.sync[closeKey(op.ch)])
+			} else {
+				a.acquire(gi, a.chans.sendClock(a, op))
+			}
+		}
+	case trace.EvLock, trace.EvRLock, trace.EvTryLock:
+		if ev.Kind != trace.EvTryLock || ev.Value != 0 {
+			a.lock(i, gi, ev)
+		}
+	}
+
+	// The event itself.
+	if st.snap < 0 {
+		st.snap = int32(len(a.clocks))
+		a.clocks = append(a.clocks, slices.Clone(st.vc))
+	}
+	a.g[i] = int32(gi)
+	a.own[i] = st.vc[gi]
+	a.snap[i] = st.snap
+	a.lockset[i] = st.lockset
+	a.epoch[i] = st.epoch
+	a.Goroutines[gi].Events = append(a.Goroutines[gi].Events, i)
+
+	// Releases, after it.
+	if _, ok := a.edgeFrom[i]; ok {
+		a.edgeFrom[i] = a.release(gi)
+	}
+	switch ev.Kind {
+	case trace.EvFork, trace.EvTaskGo:
+		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i}
+		if ev.Kind == trace.EvTaskGo {
+			a.children[ev.Addr] = append(a.children[ev.Addr], ev.Peer)
+		}
+	case trace.EvBegin:
+		for addr, ids := range a.children {
+			if k := slices.Index(ids, ev.Goroutine); k >= 0 {
+				a.groups[addr] = append(a.groups[addr], gi)
+				a.children[addr] = slices.Delete(ids, k, k+1)
+				break
+			}
+		}
+	case trace.EvEnd:
+		st.ended = true
+		a.sync[endKey(gi)] = a.release(gi)
+	case trace.EvWGDone, trace.EvWGAdd, trace.EvCondSignal, trace.EvCondBroadcast:
+		if ev.Kind == trace.EvWGAdd && ev.Arg >= 0 {
+			break
+		}
+		c := a.sync[ev.Addr]
+		c.join(a.release(gi))
+		a.sync[ev.Addr] = c
+	case trace.EvOnceDo:
+		if _, ok := a.onces[ev.Addr]; !ok {
+			a.onces[ev.Addr] = a.release(gi)
+		}
+	case trace.EvAtomicStore:
+		ss := append(a.stores[ev.Addr], store{value: ev.Value, vc: a.release(gi)})
+		if len(ss) > recentStores {
+			ss = slices.Delete(ss, 0, 1)
+		}
+		a.stores[ev.Addr] = ss
+	case trace.EvChanClose:
+		if op, ok := a.chans.ops[i]; ok {
+			a.sync[closeKey(op.ch)] = a.release(gi)
+		}
+	case trace.EvChanRecv, trace.EvSelect:
+		op, ok := a.chans.ops[i]
+		if !ok || op.closed {
+			break
+		}
+		if !op.send {
+			if a.chans.completes(op) {
+				a.chans.recvVC[op] = a.release(gi)
+			}
+			break
+		}
+		a.chans.sendVC[op] = a.release(gi)
+		if r, ok := a.chans.completion(op); ok {
+			if ev.Kind == trace.EvSelect {
+				// Recorded after the send completed.
+				a.acquire(gi, a.chans.recvClock(a, r))
+			} else {
+				st.pending = append(st.pending, r)
+			}
+		}
+	case trace.EvChanSend:
+		if op, ok := a.chans.ops[i]; ok {
+			a.chans.sendVC[op] = a.release(gi)
+			if r, ok := a.chans.completion(op); ok {
+				st.pending = append(st.pending, r)
+			}
+		}
+	case trace.EvUnlock, trace.EvRUnlock:
+		a.unlock(i, gi, ev)
+	}
+}
+
+// endKey and closeKey key goroutine ends and channel closes in
+// analyzer.sync, apart from the addresses (which are below 1<<63 on every
+// platform Go supports).
+func endKey(gi int) uint64   { return 1<<63 | uint64(gi)<<1 }
+func closeKey(ch int) uint64 { return 1<<63 | uint64(ch)<<1 | 1 }
+
+// setLocks interns goroutine gi's held locks as its lock set.
+func (a *analyzer) setLocks(gi int) {
+	st := a.gs[gi]
+	var b strings.Builder
+	for _, l := range st.held {
+		b.WriteString(strconvAddr(l))
+	}
+	key := b.String()
+	idx, ok := a.lockIndex[key]
+	if !ok {
+		idx = int32(len(a.locksets))
+		a.lockIndex[key] = idx
+		a.locksets = append(a.locksets, slices.Clone(st.held))
+	}
+	st.lockset = idx
+}
+
+func strconvAddr(l Lock) string {
+	var b [10]byte
+	for k := range 8 {
+		b[k] = byte(l.Addr >> (8 * k))
+	}
+	b[8] = byte(l.Mode)
+	b[9] = ','
+	return string(b[:])
+}
+
+func (a *analyzer) tryMode(ev *trace.Event) Mode {
+	if ev.Kind == trace.EvRLock {
+		return Read
+	}
+	if ev.Kind == trace.EvTryLock {
+		if s, ok := a.opts.Sites.Lookup(ev.Site); ok && s.Kind == "tryrlock" {
+			return Read
+		}
+	}
+	return Write
+}
+
+func (a *analyzer) lock(i, gi int, ev *trace.Event) {
+	st := a.gs[gi]
+	l := Lock{Addr: ev.Addr, Mode: a.tryMode(ev)}
+	parent := -1
+	if n := len(st.open); n > 0 {
+		parent = st.open[n-1]
+	}
+	st.open = append(st.open, len(a.sections))
+	a.sections = append(a.sections, Section{G: gi, Lock: l, Begin: i, End: -1, Parent: parent})
+	k, _ := slices.BinarySearchFunc(st.held, l, lockKey)
+	st.held = slices.Insert(st.held, k, l)
+	a.setLocks(gi)
+}
+
+// unlock closes the innermost open section of the lock in the unlocking
+// goroutine, or, since Go lets one goroutine unlock a mutex another locked,
+// in any goroutine holding it.
+func (a *analyzer) unlock(i, gi int, ev *trace.Event) {
+	mode := Write
+	if ev.Kind == trace.EvRUnlock {
+		mode = Read
+	}
+	if a.closeSection(i, gi, ev.Addr, mode) {
+		return
+	}
+	for other := range a.gs {
+		if other != gi && a.closeSection(i, other, ev.Addr, mode) {
+			return
+		}
+	}
+}
+
+func (a *analyzer) closeSection(i, gi int, addr uint64, mode Mode) bool {
+	st := a.gs[gi]
+	for k := len(st.open) - 1; k >= 0; k-- {
+		s := &a.sections[st.open[k]]
+		if s.Lock.Addr != addr || s.Lock.Mode != mode {
+			continue
+		}
+		s.End = i
+		st.open = slices.Delete(st.open, k, k+1)
+		l := s.Lock
+		if h := slices.Index(st.held, l); h >= 0 {
+			st.held = slices.Delete(st.held, h, h+1)
+		}
+		a.setLocks(gi)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,138 @@
+package hb
+
+import (
+	"slices"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// A chanOp is a send or receive on a channel: the k-th send, or the k-th
+// receive that got a value, of channel ch (an index in channels.sends).
+// A receive that found the channel closed has closed set and no k.
+type chanOp struct {
+	ch     int
+	k      int
+	send   bool
+	closed bool
+}
+
+// channels matches the sends and receives of the trace, per channel.
+type channels struct {
+	ops          map[int]chanOp // event index -> the operation it recorded
+	sends, recvs [][]int        // per channel: event indices, in order
+	caps         []int          // per channel: its capacity, -1 if its make was not recorded
+	// sendVC and recvVC are the release clocks of sends and receives
+	// that another event will acquire, deleted when it has.
+	sendVC, recvVC map[chanOp]VC
+}
+
+// matchChannels numbers the channel operations of events. A channel is its
+// address from one make to the next make at the same address.
+func matchChannels(events []trace.Event, sites *trace.SiteTable) *channels {
+	c := &channels{ops: make(map[int]chanOp), sendVC: make(map[chanOp]VC), recvVC: make(map[chanOp]VC)}
+	current := make(map[uint64]int) // address -> channel
+	channel := func(addr uint64) int {
+		ch, ok := current[addr]
+		if !ok {
+			ch = len(c.sends)
+			current[addr] = ch
+			c.sends = append(c.sends, nil)
+			c.recvs = append(c.recvs, nil)
+			c.caps = append(c.caps, -1)
+		}
+		return ch
+	}
+	for i, ev := range events {
+		var send bool
+		switch ev.Kind {
+		case trace.EvChanMake:
+			delete(current, ev.Addr)
+			c.caps[channel(ev.Addr)] = int(ev.Value)
+			continue
+		case trace.EvChanSend:
+			send = true
+		case trace.EvChanRecv:
+		case trace.EvSelect:
+			if ev.Arg < 0 || ev.Addr == 0 {
+				continue
+			}
+			send = caseIsSend(sites, ev.Site, int(ev.Arg))
+		case trace.EvChanClose:
+			c.ops[i] = chanOp{ch: channel(ev.Addr), k: -1}
+			continue
+		default:
+			continue
+		}
+		ch := channel(ev.Addr)
+		switch {
+		case send:
+			c.ops[i] = chanOp{ch: ch, k: len(c.sends[ch]), send: true}
+			c.sends[ch] = append(c.sends[ch], i)
+		case ev.Value == 0:
+			c.ops[i] = chanOp{ch: ch, k: -1, closed: true}
+		default:
+			c.ops[i] = chanOp{ch: ch, k: len(c.recvs[ch])}
+			c.recvs[ch] = append(c.recvs[ch], i)
+		}
+	}
+	return c
+}
+
+// caseIsSend reports whether case index of the select at site is a send,
+// from the site table's Cases ("r", "s" or "d" per case).
+func caseIsSend(sites *trace.SiteTable, site uint32, index int) bool {
+	s, ok := sites.Lookup(site)
+	return ok && index < len(s.Cases) && s.Cases[index] == 's'
+}
+
+// completes reports whether some send's completion waits for receive r.
+func (c *channels) completes(r chanOp) bool {
+	return c.caps[r.ch] >= 0 && r.k+c.caps[r.ch] < len(c.sends[r.ch])
+}
+
+// completion returns the receive that send s waits for before it
+// completes: the (k-cap)-th.
+func (c *channels) completion(s chanOp) (chanOp, bool) {
+	k := s.k - c.caps[s.ch]
+	if c.caps[s.ch] < 0 || k < 0 || k >= len(c.recvs[s.ch]) {
+		return chanOp{}, false
+	}
+	return chanOp{ch: s.ch, k: k}, true
+}
+
+// sendClock returns the clock that receive r acquires from its send: the
+// send's release clock, or, for a select's send case that the trace records
+// after the send completed and so after this receive, the sender's clock
+// before that select. nil if the send was not recorded.
+func (c *channels) sendClock(a *analyzer, r chanOp) VC {
+	s := chanOp{ch: r.ch, k: r.k, send: true}
+	if vc, ok := c.sendVC[s]; ok {
+		delete(c.sendVC, s)
+		return vc
+	}
+	if r.k >= len(c.sends[r.ch]) {
+		return nil
+	}
+	return a.current(c.sends[r.ch][r.k])
+}
+
+// recvClock returns the clock of receive r that the completion of a send
+// acquires: r's release clock, or, if the walk has not reached r, the
+// receiver's clock now, which holds every event of the receiver before r.
+func (c *channels) recvClock(a *analyzer, r chanOp) VC {
+	if vc, ok := c.recvVC[r]; ok {
+		delete(c.recvVC, r)
+		return vc
+	}
+	return a.current(c.recvs[r.ch][r.k])
+}
+
+// current returns the clock, now, of the goroutine of event i, which the
+// walk has not reached; nil if that goroutine has not started.
+func (a *analyzer) current(i int) VC {
+	gi, ok := a.byID[a.Events[i].Goroutine]
+	if !ok {
+		return nil
+	}
+	return slices.Clone(a.gs[gi].vc)
+}

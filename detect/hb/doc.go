@@ -1,0 +1,71 @@
+// Package hb computes, for one recorded trace, the happens-before order of
+// its events and the locks held at each event, keeping the two apart as
+// ConMem (conmem.txt §4.1, "synchronization analysis") and OSCS (oscs.txt
+// §3) require: vector clocks come from order synchronization only, and
+// mutual exclusion gives lock sets, never order. A mutex therefore orders
+// nothing here: two critical sections of one lock are concurrent unless
+// something else orders them, which is exactly what lets the checkers
+// predict an interleaving in which they run the other way round.
+//
+// # Order
+//
+// Analyze walks the events in the global order of the trace (see the
+// trace package's "Order") and gives every goroutine a vector clock. These
+// edges order events of different goroutines:
+//
+//   - a go statement (EvFork, or EvTaskGo for errgroup/conc tasks) before
+//     the child's first event;
+//   - the end of a goroutine before the Wait of the task group it belongs
+//     to (EvTaskWait); WaitGroup.Done (and Add with a negative delta)
+//     before a later Wait on the same WaitGroup;
+//   - the k-th send on a channel before the k-th receive that got a value,
+//     counted per channel from its make; the k-th receive before the
+//     (k+cap)-th send completes (the Go memory model's rule, which for an
+//     unbuffered channel makes the receive precede the completion of its
+//     own send); the completion is the sender's next event after the send;
+//   - a close before each receive that found the channel closed;
+//   - the first Once.Do to return before every later one (the first to
+//     return is taken to be the one that ran f);
+//   - Signal and Broadcast before the return of a later Cond.Wait on the
+//     same Cond;
+//   - an atomic store (or add, swap, successful CAS) before an atomic load
+//     that read the value it stored (the latest of the last few stores of
+//     that value to that address);
+//   - the caller's extra edges (Options.Edges), for synchronization that a
+//     checker infers from the trace, such as a spin loop left on a flag.
+//
+// Vector clocks are the FastTrack-style representation: a goroutine's own
+// component increases after each release, and a snapshot of the clock is
+// kept only when an acquire changed it, so a lock-heavy trace costs one
+// snapshot per acquire that brought news, not one per event.
+//
+// # Approximations (what this is sound for)
+//
+// The trace gives sends their seq before the send (it may block) and
+// receives theirs after the receive returned, so when several goroutines
+// send on one channel at once, the k-th send in seq order need not be the
+// one the k-th receive got; the same holds for several receivers. The
+// matching is then wrong, and so may be the edges. A select's send case is
+// recorded after the send completed; when its receive comes first in the
+// trace, the edge is taken from the sender's clock before the select. For a
+// channel whose make was not recorded the capacity is unknown, and only the
+// send-before-receive edges are added. Cond.Wait acquires every Signal and
+// Broadcast before its return, including ones that woke another waiter.
+// Atomic read-modify-write operations are recorded as stores: they release
+// but do not acquire. So the order can miss true edges (more events look
+// concurrent: checkers may report what cannot happen) and, for the Cond and
+// Once rules, contain edges the run did not have (checkers may miss bugs).
+//
+// Lock sets are exact for the recorded Lock, RLock, TryLock and Unlock
+// events (a Cond.Wait keeps the lock in the set throughout, although Wait
+// releases it while it sleeps). Locks taken by uninstrumented code are not
+// seen.
+//
+// # Locations
+//
+// The garbage collector may reuse an address after a collection, so a
+// location is an address within a GC epoch (Loc); a checker that keys by
+// Loc never relates two accesses to different objects that shared an
+// address. Accesses to one object on both sides of a collection are then
+// different locations, which can hide a bug but not invent one.
+package hb

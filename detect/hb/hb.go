@@ -1,0 +1,229 @@
+package hb
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// A VC is a vector clock, indexed by dense goroutine index (see
+// Graph.Goroutines). Components past its length are zero.
+type VC []uint32
+
+// Get returns component g.
+func (v VC) Get(g int) uint32 {
+	if g < len(v) {
+		return v[g]
+	}
+	return 0
+}
+
+// join sets v to the component-wise maximum of v and w and reports whether
+// v changed.
+func (v *VC) join(w VC) bool {
+	changed := false
+	if len(w) > len(*v) {
+		*v = append(*v, make(VC, len(w)-len(*v))...)
+	}
+	for i, x := range w {
+		if x > (*v)[i] {
+			(*v)[i] = x
+			changed = true
+		}
+	}
+	return changed
+}
+
+// String lists the non-zero components as "g0:4 g2:7", g followed by the
+// dense goroutine index.
+func (v VC) String() string {
+	var b strings.Builder
+	for g, t := range v {
+		if t == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('g')
+		b.WriteString(strconv.Itoa(g))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatUint(uint64(t), 10))
+	}
+	return b.String()
+}
+
+// Mode is how a lock is held.
+type Mode uint8
+
+const (
+	Write Mode = iota // Mutex.Lock, RWMutex.Lock
+	Read              // RWMutex.RLock
+)
+
+func (m Mode) String() string {
+	if m == Read {
+		return "read"
+	}
+	return "write"
+}
+
+// A Lock is a mutex held in a mode.
+type Lock struct {
+	Addr uint64
+	Mode Mode
+}
+
+// A Loc is a memory location: an address within a GC epoch.
+type Loc struct {
+	Addr  uint64
+	Epoch uint64
+}
+
+// An Edge is an extra order edge: event From happens before event To.
+type Edge struct {
+	From, To int
+}
+
+// Options configures Analyze.
+type Options struct {
+	// Sites is the trace's site table. Analyze needs it to tell a select's
+	// send cases from its receive cases (Site.Cases) and a TryRLock from a
+	// TryLock; without it every select case counts as a receive and every
+	// TryLock as a write lock.
+	Sites *trace.SiteTable
+	// Edges are extra order edges, for synchronization a checker inferred.
+	// An edge whose From is not before its To in the event order is
+	// ignored.
+	Edges []Edge
+}
+
+// A Goroutine is one goroutine of the trace. A logical id that the trace
+// reuses after the goroutine ended (control's tests do) gets a second
+// Goroutine.
+type Goroutine struct {
+	ID     uint64 // logical id
+	Parent int    // dense index of the goroutine that started it, -1 if none was recorded
+	Fork   int    // event index of the EvFork or EvTaskGo that started it, -1 if none
+	Events []int  // its event indices, in program order
+}
+
+// A Section is a critical section: a lock held by a goroutine from a Lock
+// event to the matching Unlock.
+type Section struct {
+	G      int  // dense goroutine index
+	Lock   Lock // the lock and the mode it is held in
+	Begin  int  // event index of the Lock, RLock or successful TryLock
+	End    int  // event index of the Unlock or RUnlock; -1 if never released
+	Parent int  // index in Sections of the innermost enclosing section of the same goroutine; -1 if none
+}
+
+// A Graph is the result of Analyze: a trace's events with their order and
+// lock sets.
+type Graph struct {
+	Events     []trace.Event
+	Goroutines []Goroutine
+
+	g        []int32  // per event: dense goroutine index
+	own      []uint32 // per event: the goroutine's own clock component
+	snap     []int32  // per event: index in clocks of the goroutine's clock (own component stale)
+	lockset  []int32  // per event: index in locksets
+	epoch    []uint64 // per event: the goroutine's GC epoch
+	clocks   []VC
+	locksets [][]Lock
+	sections []Section
+}
+
+// Goroutine returns the dense index of the goroutine of event i.
+func (g *Graph) Goroutine(i int) int { return int(g.g[i]) }
+
+// HappensBefore reports whether event a happens before event b: a comes
+// first in the same goroutine, or a chain of order edges leads from a to b.
+func (g *Graph) HappensBefore(a, b int) bool {
+	ga := g.g[a]
+	if ga == g.g[b] {
+		return a < b
+	}
+	return g.own[a] <= g.clocks[g.snap[b]].Get(int(ga))
+}
+
+// Concurrent reports whether neither of events a and b happens before the
+// other.
+func (g *Graph) Concurrent(a, b int) bool {
+	return a != b && !g.HappensBefore(a, b) && !g.HappensBefore(b, a)
+}
+
+// Clock returns the vector clock of event i, a copy.
+func (g *Graph) Clock(i int) VC {
+	c := slices.Clone(g.clocks[g.snap[i]])
+	gi := int(g.g[i])
+	if gi >= len(c) {
+		c = append(c, make(VC, gi+1-len(c))...)
+	}
+	c[gi] = g.own[i]
+	return c
+}
+
+// Locks returns the locks held at event i, sorted by address then mode. The
+// slice is shared: do not modify it. A Lock event holds the lock it took;
+// an Unlock event still holds the lock it releases.
+func (g *Graph) Locks(i int) []Lock { return g.locksets[g.lockset[i]] }
+
+// CommonLock reports whether some lock is held at both events a and b in
+// modes that exclude each other (not both Read).
+func (g *Graph) CommonLock(a, b int) bool {
+	la, lb := g.Locks(a), g.Locks(b)
+	for _, x := range la {
+		for _, y := range lb {
+			if x.Addr == y.Addr && (x.Mode == Write || y.Mode == Write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Loc returns the location event i accessed: its address in the GC epoch
+// of its goroutine.
+func (g *Graph) Loc(i int) Loc { return Loc{Addr: g.Events[i].Addr, Epoch: g.epoch[i]} }
+
+// Sections returns the critical sections, in the order of their Begin.
+func (g *Graph) Sections() []Section { return g.sections }
+
+// Stack returns the event indices of the EvFuncEnter events open at event
+// i, outermost first: the functions, recorded with precog record -funcs,
+// that the goroutine was in.
+func (g *Graph) Stack(i int) []int {
+	var stack []int
+	for _, j := range g.Goroutines[g.g[i]].Events {
+		if j > i {
+			break
+		}
+		switch g.Events[j].Kind {
+		case trace.EvFuncEnter:
+			stack = append(stack, j)
+		case trace.EvFuncExit:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	return stack
+}
+
+// Spawn returns the site of the go statement (or task) that started
+// goroutine gi, 0 if no recorded one did.
+func (g *Graph) Spawn(gi int) uint32 {
+	if f := g.Goroutines[gi].Fork; f >= 0 {
+		return g.Events[f].Site
+	}
+	return 0
+}
+
+// lockKey orders locks in a lock set.
+func lockKey(a, b Lock) int {
+	return cmp.Or(cmp.Compare(a.Addr, b.Addr), cmp.Compare(a.Mode, b.Mode))
+}

@@ -1,0 +1,263 @@
+package hb
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+const header = `precog trace v1 test="T" package="p" start=2025-01-02T15:04:05Z pid=1` + "\n"
+
+// parse parses a text-form trace and returns its events in the global
+// order, and a function that finds an event by its site.
+func parse(t *testing.T, text string) ([]trace.Event, func(site uint32) int) {
+	t.Helper()
+	tr, err := trace.ParseText(strings.NewReader(header + text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace.Sort(tr.Events)
+	return tr.Events, func(site uint32) int {
+		t.Helper()
+		for i, ev := range tr.Events {
+			if ev.Site == site {
+				return i
+			}
+		}
+		t.Fatalf("no event at site %d", site)
+		return -1
+	}
+}
+
+type order struct {
+	a, b uint32 // sites
+	hb   bool   // a happens before b
+}
+
+func checkOrder(t *testing.T, g *Graph, at func(uint32) int, want []order) {
+	t.Helper()
+	for _, w := range want {
+		a, b := at(w.a), at(w.b)
+		if got := g.HappensBefore(a, b); got != w.hb {
+			t.Errorf("HappensBefore(site %d, site %d) = %v, want %v", w.a, w.b, got, w.hb)
+		}
+		if w.hb && g.HappensBefore(b, a) {
+			t.Errorf("HappensBefore(site %d, site %d) and the reverse", w.a, w.b)
+		}
+	}
+}
+
+func TestForkJoinAndMutex(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+2 g=1 Fork site=2 child=2
+2.1 g=1 Write site=3 addr=0x100 value=2
+3 g=2 Begin parent=1
+3.1 g=2 Read site=4 addr=0x100
+4 g=2 Lock site=5 addr=0x900
+4.1 g=2 Write site=6 addr=0x200 value=1
+5 g=2 Unlock site=7 addr=0x900
+6 g=1 Lock site=8 addr=0x900
+6.1 g=1 Read site=9 addr=0x200
+7 g=1 Unlock site=10 addr=0x900
+8 g=2 WGDone site=11 addr=0x500
+9 g=2 End
+10 g=1 WGWait site=12 addr=0x500
+10.1 g=1 Read site=13 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 4, true},   // before the go statement
+		{3, 4, false},  // after it: concurrent with the child
+		{4, 3, false},  //
+		{6, 9, false},  // a mutex orders nothing
+		{9, 6, false},  //
+		{6, 13, true},  // WaitGroup Done before Wait
+		{4, 13, true},  //
+		{13, 4, false}, //
+	})
+	if !g.CommonLock(at(6), at(9)) {
+		t.Errorf("no common lock at sites 6 and 9")
+	}
+	if g.CommonLock(at(4), at(9)) {
+		t.Errorf("common lock at sites 4 and 9")
+	}
+	if got := g.Locks(at(7)); len(got) != 1 {
+		t.Errorf("Unlock holds %v, want the lock it releases", got)
+	}
+	if got := g.Locks(at(11)); len(got) != 0 {
+		t.Errorf("after Unlock: locks %v", got)
+	}
+	if len(g.Goroutines) != 2 || g.Goroutines[1].Parent != 0 || g.Spawn(1) != 2 || g.Spawn(0) != 0 {
+		t.Errorf("goroutines %+v, spawn %d", g.Goroutines, g.Spawn(1))
+	}
+	if c := g.Clock(at(13)).String(); c != "g0:2 g1:1" {
+		t.Errorf("Clock at site 13 = %q", c)
+	}
+}
+
+func TestChannels(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=0
+3 g=1 ChanMake site=2 addr=0xc8 cap=1
+4 g=1 Fork site=3 child=2
+5 g=2 Begin parent=1
+5.1 g=1 Write site=10 addr=0x100 value=1
+6 g=1 ChanSend site=11 addr=0xc0
+6.1 g=2 Write site=20 addr=0x200 value=1
+7 g=2 ChanRecv site=21 addr=0xc0 ok=true
+7.1 g=2 Read site=22 addr=0x100
+7.2 g=1 Read site=12 addr=0x200
+8 g=1 ChanSend site=13 addr=0xc8
+8.1 g=1 Write site=14 addr=0x300 value=1
+9 g=1 ChanSend site=15 addr=0xc8
+9.1 g=1 Read site=16 addr=0x400
+10 g=2 ChanRecv site=23 addr=0xc8 ok=true
+10.1 g=2 Write site=24 addr=0x400 value=1
+11 g=2 ChanRecv site=25 addr=0xc8 ok=true
+12 g=1 ChanClose site=17 addr=0xc0
+13 g=2 ChanRecv site=26 addr=0xc0 ok=false
+13.1 g=2 Read site=27 addr=0x300
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{10, 22, true},  // send before its receive
+		{20, 12, true},  // unbuffered: the receive before the send completes
+		{22, 12, false}, // but not what the receiver does after it
+		{14, 25, true},  // buffered: the 2nd send before the 2nd receive
+		{23, 16, true},  // cap 1: the 1st receive before the 2nd send completes
+		{24, 16, false}, // but not what the receiver does after it
+		{14, 27, true},  // close before the receive that saw it
+	})
+}
+
+func TestSelectCases(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=1
+3 g=1 Fork site=2 child=2
+4 g=2 Begin parent=1
+4.1 g=1 Write site=10 addr=0x100 value=1
+5 g=1 Select site=11 case=1 addr=0xc0 ok=true
+6 g=2 Select site=21 case=0 addr=0xc0 ok=true
+6.1 g=2 Read site=22 addr=0x100
+`)
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 11, Kind: "select", Cases: "rs"}, {ID: 21, Kind: "select", Cases: "r"}}}
+	checkOrder(t, Analyze(evs, Options{Sites: sites}), at, []order{{10, 22, true}})
+	// Without the site table both cases are receives: no edge.
+	checkOrder(t, Analyze(evs, Options{}), at, []order{{10, 22, false}})
+}
+
+func TestOnceAtomicCondAndEdges(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=1 Write site=10 addr=0x100 value=1
+4 g=1 OnceDo site=11 addr=0xa0
+4.1 g=2 Write site=20 addr=0x200 value=1
+5 g=2 OnceDo site=21 addr=0xa0
+5.1 g=2 Read site=22 addr=0x100
+5.2 g=1 Write site=12 addr=0x300 value=7
+6 g=1 AtomicStore site=13 addr=0xb0 value=1
+7 g=2 AtomicLoad site=23 addr=0xb0 value=0
+7.1 g=2 Read site=24 addr=0x300
+8 g=2 AtomicLoad site=25 addr=0xb0 value=1
+8.1 g=2 Read site=26 addr=0x300
+8.2 g=1 Write site=14 addr=0x400 value=7
+9 g=1 CondSignal site=15 addr=0xd0
+10 g=2 CondWait site=27 addr=0xd0
+10.1 g=2 Read site=28 addr=0x400
+10.2 g=2 Write site=29 addr=0x500 value=1
+11 g=1 Lock site=16 addr=0x900
+11.1 g=1 Read site=17 addr=0x500
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{10, 22, true},  // the first Do before a later one
+		{12, 24, false}, // the load read a value no store wrote
+		{12, 26, true},  // the load read the store's value
+		{14, 28, true},  // Signal before Wait returns
+		{29, 17, false},
+	})
+	// An inferred edge from site 29 to site 17.
+	g := Analyze(evs, Options{Edges: []Edge{{From: at(29), To: at(17)}}})
+	checkOrder(t, g, at, []order{{29, 17, true}, {28, 17, true}})
+}
+
+func TestSections(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Lock site=1 addr=0x10
+3 g=1 RLock site=2 addr=0x20
+3.1 g=1 Read site=3 addr=0x100
+4 g=1 RUnlock site=4 addr=0x20
+5 g=1 Unlock site=5 addr=0x10
+6 g=1 TryLock site=6 addr=0x20 ok=true
+7 g=1 TryLock site=7 addr=0x30 ok=false
+7.1 g=1 Read site=8 addr=0x100
+8 g=1 Fork site=9 child=2
+9 g=2 Begin parent=1
+10 g=2 Unlock site=10 addr=0x20
+10.1 g=1 Read site=11 addr=0x100
+`)
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 6, Kind: "tryrlock"}}}
+	g := Analyze(evs, Options{Sites: sites})
+	want := []Section{
+		{G: 0, Lock: Lock{0x10, Write}, Begin: at(1), End: at(5), Parent: -1},
+		{G: 0, Lock: Lock{0x20, Read}, Begin: at(2), End: at(4), Parent: 0},
+		{G: 0, Lock: Lock{0x20, Read}, Begin: at(6), End: -1, Parent: -1},
+	}
+	if got := g.Sections(); !slices.Equal(got, want) {
+		t.Errorf("Sections() = %+v\nwant %+v", got, want)
+	}
+	if got := g.Locks(at(3)); !slices.Equal(got, []Lock{{0x10, Write}, {0x20, Read}}) {
+		t.Errorf("locks at site 3: %v", got)
+	}
+	if got := g.Locks(at(8)); !slices.Equal(got, []Lock{{0x20, Read}}) {
+		t.Errorf("locks at site 8: %v", got)
+	}
+	// A read-mode Unlock of another mode does not close the read section.
+	if got := g.Locks(at(11)); !slices.Equal(got, []Lock{{0x20, Read}}) {
+		t.Errorf("locks at site 11: %v", got)
+	}
+}
+
+func TestGoroutineReuseAndEpochs(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+2 g=1 End
+3 g=1 Begin parent=none
+4 g=1 GCEpoch epoch=1
+4.1 g=1 Read site=2 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	if len(g.Goroutines) != 2 {
+		t.Fatalf("%d goroutines, want 2", len(g.Goroutines))
+	}
+	if g.HappensBefore(at(1), at(2)) {
+		t.Errorf("a goroutine started again under the same id is ordered after the first")
+	}
+	if g.Loc(at(1)) == g.Loc(at(2)) {
+		t.Errorf("same location across a GC: %v", g.Loc(at(1)))
+	}
+}
+
+func TestStack(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 FuncEnter site=1
+1.2 g=1 FuncEnter site=2
+1.3 g=1 FuncExit site=2
+1.4 g=1 FuncEnter site=3
+1.5 g=1 Read site=4 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	if got := g.Stack(at(4)); !slices.Equal(got, []int{at(1), at(3)}) {
+		t.Errorf("Stack = %v", got)
+	}
+}
