@@ -52,7 +52,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 
 // gstate is a goroutine's state during the walk.
 type gstate struct {
-	vc      VC   // current clock, own component included
+	vc      VC    // current clock, own component included
 	snap    int32 // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
 	held    []Lock
 	lockset int32

@@ -26,6 +26,12 @@ type GoTestFlags struct {
 // refused flag gets its own error rather than "flag provided but not
 // defined".
 func DefineGoTestFlags(fs *flag.FlagSet) *GoTestFlags {
+	return DefineGoTestFlagsFor(fs, "record")
+}
+
+// DefineGoTestFlagsFor is DefineGoTestFlags for the precog command cmd
+// ("record" or "test"), which the refusals name.
+func DefineGoTestFlagsFor(fs *flag.FlagSet, cmd string) *GoTestFlags {
 	g := &GoTestFlags{Timeout: 10 * time.Minute}
 	build := func(name, usage string) {
 		fs.Func(name, usage, func(v string) error {
@@ -76,13 +82,17 @@ func DefineGoTestFlags(fs *flag.FlagSet) *GoTestFlags {
 	refuse("covermode", coverWhy, false)
 	refuse("coverpkg", coverWhy, false)
 	refuse("coverprofile", coverWhy, false)
-	refuse("race", "record and -race instrument the same accesses and would slow each other down; run go test -race separately", true)
-	refuse("count", "record runs each test once, one process per test; repeat the record command for more runs", false)
-	refuse("bench", "record runs tests, not benchmarks", false)
-	refuse("fuzz", "record runs a fuzz test's seed corpus only; fuzzing is not supported", false)
-	refuse("modfile", "record overlays the module's go.mod to add the shim; an alternate go.mod is not supported", false)
-	refuse("overlay", "record builds with its own overlay; it cannot be combined with another", false)
-	refuse("toolexec", "record builds with an overlay; -toolexec is not supported", false)
+	refuse("race", cmd+" and -race instrument the same accesses and would slow each other down; run go test -race separately", true)
+	countWhy := "record runs each test once, one process per test; repeat the record command for more runs"
+	if cmd != "record" {
+		countWhy = cmd + " runs each test in a process of its own, once per run; use -runs N for more runs"
+	}
+	refuse("count", countWhy, false)
+	refuse("bench", cmd+" runs tests, not benchmarks", false)
+	refuse("fuzz", cmd+" runs a fuzz test's seed corpus only; fuzzing is not supported", false)
+	refuse("modfile", cmd+" overlays the module's go.mod to add the shim; an alternate go.mod is not supported", false)
+	refuse("overlay", cmd+" builds with its own overlay; it cannot be combined with another", false)
+	refuse("toolexec", cmd+" builds with an overlay; -toolexec is not supported", false)
 	return g
 }
 

@@ -12,12 +12,22 @@
 // re-run exactly that test. Test binaries run in the package's directory, as
 // go test runs them.
 //
+// With Options.Runs above 1, each test is recorded that many times: run 0
+// as is, runs 1 and later under a perturb plan of the shim (see the doc of
+// shim/control.go), each with its own seed, so that the runs take
+// different interleavings and some may fail (Unicorn's runs with
+// outcomes). Without a baseline, record builds only the instrumented
+// binary and lists the tests with it.
+//
 // Output directory layout:
 //
-//	index.json                     what was recorded (Index)
-//	sites.json                     the site table of the instrumented build
-//	<import path>/<Test>.trace     one trace per top-level test
-//	<import path>/<Test>.log       the test's output (stdout and stderr)
+//	index.json                           what was recorded (Index)
+//	sites.json                           the site table of the instrumented build
+//	<import path>/<Test>.trace           one trace per top-level test
+//	<import path>/<Test>.log             the test's output (stdout and stderr)
+//	<import path>/<Test>.run<N>.trace    run N >= 1 of the test, perturbed
+//	<import path>/<Test>.run<N>.log      its output
+//	<import path>/<Test>.run<N>.plan     its perturb plan
 //
 // record writes nothing outside the output directory and precog's cache,
 // and its test binaries live in a temporary directory removed at the end.
@@ -37,6 +47,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/shim"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -83,7 +95,29 @@ type Test struct {
 	// Broken is the reader's error if the trace is damaged; the events
 	// before the damage are still usable.
 	Broken string `json:"broken,omitempty"`
+	// Runs are the further recordings of the test under perturb plans
+	// (Options.Runs above 1), runs 1 and later in order. The fields above
+	// are run 0's, recorded without a plan.
+	Runs []*Perturbed `json:"runs,omitempty"`
 }
+
+// Perturbed is one perturbed recording of a test.
+type Perturbed struct {
+	N       int           `json:"n"`    // 1 and up
+	Seed    uint64        `json:"seed"` // the perturb plan's seed
+	Plan    string        `json:"plan"` // the plan file, relative to the output directory
+	Trace   string        `json:"trace"`
+	Log     string        `json:"log"`
+	Outcome Outcome       `json:"outcome"`
+	Wall    time.Duration `json:"wallNs"`
+	Events  int           `json:"events"`
+	Bytes   int64         `json:"bytes"`
+	Broken  string        `json:"broken,omitempty"`
+}
+
+// Failed reports whether a test run with outcome o failed: it did not pass
+// and was not skipped.
+func (o Outcome) Failed() bool { return o != Pass && o != Skip }
 
 // Outcome is how a test process ended.
 type Outcome string
@@ -155,7 +189,35 @@ type Options struct {
 	Baseline bool
 	Progress func(Progress) // called before each test; may be nil
 	TestLog  io.Writer      // with -v, the tests' output is copied here; may be nil
+	// Runs is how many times each test is recorded; 0 means 1. Runs 1
+	// and later run under a perturb plan made by Perturb.
+	Runs    int
+	Perturb Perturb
+
+	perturbSites []uint32 // what Run found in the site table
 }
+
+// Perturb configures the perturb plans of runs 1 and later: run N gets
+// seed Seed+N. The plan names every site of the instrumented build but
+// function entries and exits, so that goroutines are delayed or yield at
+// memory accesses as well as at sync operations.
+type Perturb struct {
+	Seed uint64
+	// Delay and Yield are the probabilities that a goroutine sleeps (up to
+	// MaxDelayUS microseconds) or yields at a point; zero values take
+	// DefaultDelay, DefaultYield and the shim's default maximum delay.
+	Delay, Yield float64
+	MaxDelayUS   int
+	// BudgetMS bounds the total delay of one run (0: the shim's default).
+	BudgetMS int
+}
+
+// The default perturbation: enough to reorder the accesses of short tests
+// without slowing them down much.
+const (
+	DefaultDelay = 0.05
+	DefaultYield = 0.2
+)
 
 // Run builds and runs the tests of the packages in o.Patterns with the
 // instrumented build inst, and writes the output directory.
@@ -184,6 +246,13 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	if err := copyFile(inst.Sites, filepath.Join(out, SitesFile)); err != nil {
 		return nil, fmt.Errorf("copying the site table: %w", err)
 	}
+	if o.Runs > 1 {
+		sites, err := trace.LoadSites(inst.Sites)
+		if err != nil {
+			return nil, err
+		}
+		o.perturbSites = perturbSites(sites)
+	}
 	for i, lp := range pkgs {
 		p, err := recordPackage(ctx, o, inst, lp, filepath.Join(bin, fmt.Sprint(i)), out)
 		if err != nil {
@@ -199,6 +268,18 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// perturbSites are the sites a perturb plan names: all but function
+// entries and exits.
+func perturbSites(t *trace.SiteTable) []uint32 {
+	var ids []uint32
+	for _, s := range t.Sites {
+		if s.Kind != "func" {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
 }
 
 // prepareOut makes the output directory, or empties one that a previous
@@ -226,7 +307,11 @@ func prepareOut(out string) error {
 	// Remove exactly what the earlier record listed.
 	for _, p := range old.Packages {
 		for _, t := range p.Tests {
-			for _, f := range []string{t.Trace, t.Log} {
+			files := []string{t.Trace, t.Log}
+			for _, r := range t.Runs {
+				files = append(files, r.Trace, r.Log, r.Plan)
+			}
+			for _, f := range files {
 				if f != "" && filepath.IsLocal(f) {
 					os.Remove(filepath.Join(out, f))
 				}
@@ -298,13 +383,20 @@ func recordPackage(ctx context.Context, o Options, inst *Instrumented, lp listed
 	}
 	plainBin := filepath.Join(bin, "plain.test")
 	recBin := filepath.Join(bin, "record.test")
-	if err := goTestC(ctx, o.Dir, plainBin, o.Flags.Build, lp.ImportPath); err != nil {
-		return nil, err
+	listBin := recBin
+	if o.Baseline {
+		if err := goTestC(ctx, o.Dir, plainBin, o.Flags.Build, lp.ImportPath); err != nil {
+			return nil, err
+		}
+		listBin = plainBin
 	}
 	if err := goTestC(ctx, o.Dir, recBin, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), lp.ImportPath); err != nil {
+		if !o.Baseline {
+			return nil, err
+		}
 		return nil, fmt.Errorf("instrumented build: %w", err)
 	}
-	names, err := listTests(ctx, plainBin, lp.Dir, o.Flags)
+	names, err := listTests(ctx, listBin, lp.Dir, o.Flags)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
 	}
@@ -319,53 +411,117 @@ func recordPackage(ctx context.Context, o Options, inst *Instrumented, lp listed
 		if o.Progress != nil {
 			o.Progress(Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names)})
 		}
-		t := &Test{
-			Name:  name,
-			Trace: filepath.ToSlash(filepath.Join(lp.ImportPath, name+".trace")),
-			Log:   filepath.ToSlash(filepath.Join(lp.ImportPath, name+".log")),
-		}
+		base := filepath.ToSlash(filepath.Join(lp.ImportPath, name))
+		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log"}
 		args := testArgs(o.Flags, runPattern(name, sub), skipSub)
 		if o.Baseline {
 			r := runTest(ctx, plainBin, lp.Dir, args, nil, o.Flags.Timeout, nil)
 			t.PlainOutcome, t.PlainWall = r.outcome, r.wall
 		}
-		tracePath := filepath.Join(out, filepath.FromSlash(t.Trace))
-		logFile, err := os.Create(filepath.Join(out, filepath.FromSlash(t.Log)))
+		r, err := recordRun(ctx, o, recBin, lp, name, args, out, t.Trace, t.Log, "")
 		if err != nil {
 			return nil, err
 		}
-		var w io.Writer = logFile
-		if o.TestLog != nil {
-			w = io.MultiWriter(logFile, o.TestLog)
+		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
+		if r.noTrace {
+			t.Trace = ""
 		}
-		r := runTest(ctx, recBin, lp.Dir, args, []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}, o.Flags.Timeout, w)
-		if err := logFile.Close(); err != nil {
-			return nil, err
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		t.Outcome, t.Wall = r.outcome, r.wall
-		if err := trimTrace(tracePath); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
-		}
-		t.Events, t.Bytes, err = countEvents(tracePath)
-		if errors.Is(err, os.ErrNotExist) {
-			// The shim starts at init: a process that wrote no trace
-			// did not link it (a package whose tests exercise nothing
-			// instrumented) or died before init.
-			t.Trace, t.Broken = "", "no trace: the test process never started the shim"
-			err = nil
-		}
-		if err != nil {
-			if !errors.Is(err, trace.ErrBroken) {
-				return nil, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
+		for n := 1; n < o.Runs; n++ {
+			if o.Progress != nil {
+				o.Progress(Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names)})
 			}
-			t.Broken = err.Error()
+			run := &Perturbed{
+				N:     n,
+				Seed:  o.Perturb.Seed + uint64(n),
+				Plan:  fmt.Sprintf("%s.run%d.plan", base, n),
+				Trace: fmt.Sprintf("%s.run%d.trace", base, n),
+				Log:   fmt.Sprintf("%s.run%d.log", base, n),
+			}
+			if err := control.WritePlan(filepath.Join(out, filepath.FromSlash(run.Plan)), o.plan(run.Seed)); err != nil {
+				return nil, err
+			}
+			r, err := recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
+			if err != nil {
+				return nil, err
+			}
+			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
+			if r.noTrace {
+				run.Trace = ""
+			}
+			t.Runs = append(t.Runs, run)
 		}
 		p.Tests = append(p.Tests, t)
 	}
 	return p, nil
+}
+
+// plan returns the perturb plan with the given seed.
+func (o *Options) plan(seed uint64) *shim.ControlPlan {
+	p := o.Perturb
+	if p.Delay == 0 && p.Yield == 0 {
+		p.Delay, p.Yield = DefaultDelay, DefaultYield
+	}
+	return &shim.ControlPlan{
+		Mode:       "perturb",
+		Seed:       seed,
+		Sites:      o.perturbSites,
+		Delay:      p.Delay,
+		Yield:      p.Yield,
+		MaxDelayUS: p.MaxDelayUS,
+		BudgetMS:   p.BudgetMS,
+	}
+}
+
+// recorded is what one recorded run of a test gave.
+type recorded struct {
+	testRun
+	events  int
+	bytes   int64
+	broken  string
+	noTrace bool
+}
+
+// recordRun runs test name of lp instrumented, with its trace and log at
+// the given paths relative to out, under the plan file plan if not empty.
+func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, name string, args []string, out, traceFile, logFile, plan string) (recorded, error) {
+	tracePath := filepath.Join(out, filepath.FromSlash(traceFile))
+	f, err := os.Create(filepath.Join(out, filepath.FromSlash(logFile)))
+	if err != nil {
+		return recorded{}, err
+	}
+	var w io.Writer = f
+	if o.TestLog != nil {
+		w = io.MultiWriter(f, o.TestLog)
+	}
+	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
+	if plan != "" {
+		env = append(env, control.EnvVar+"="+filepath.Join(out, filepath.FromSlash(plan)))
+	}
+	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, args, env, o.Flags.Timeout, w)}
+	if err := f.Close(); err != nil {
+		return r, err
+	}
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	if err := trimTrace(tracePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
+	}
+	r.events, r.bytes, err = countEvents(tracePath)
+	if errors.Is(err, os.ErrNotExist) {
+		// The shim starts at init: a process that wrote no trace
+		// did not link it (a package whose tests exercise nothing
+		// instrumented) or died before init.
+		r.noTrace, r.broken = true, "no trace: the test process never started the shim"
+		err = nil
+	}
+	if err != nil {
+		if !errors.Is(err, trace.ErrBroken) {
+			return r, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
+		}
+		r.broken = err.Error()
+	}
+	return r, nil
 }
 
 // testArgs are the arguments of one test's process.
