@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/recordcmd"
+	"github.com/precog-dev/precog/internal/testcmd"
 	"github.com/precog-dev/precog/internal/tracecmd"
 	"github.com/precog-dev/precog/internal/vetcmd"
 	"golang.org/x/tools/go/analysis/unitchecker"
@@ -27,6 +28,7 @@ func main() {
 	}
 	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{
 		vetcmd.Command(checks, suite.IDs),
+		testcmd.Command(),
 		recordcmd.Command(),
 		tracecmd.Command(),
 		cli.VersionCommand(),

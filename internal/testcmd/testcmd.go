@@ -1,0 +1,253 @@
+// Package testcmd implements "precog test": instrument a module's packages,
+// record each top-level test (several times under perturbation with -runs),
+// predict the concurrency bugs another interleaving of the recorded runs
+// would bring out, and report them as text, JSON lines or SARIF 2.1.0. The
+// work is done by pipeline/predict; this package turns flags into its
+// options and prints progress, findings and the summary.
+package testcmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/pipeline/predict"
+	"github.com/precog-dev/precog/pipeline/record"
+)
+
+const doc = `Test runs the tests of the packages instrumented, as "precog record" does,
+and predicts the concurrency bugs that another interleaving of the recorded
+runs would bring out, even though no run crashed: a nil stored by one
+goroutine and dereferenced by another (con-null), a read that may come
+before another goroutine's initialization (con-uninit), a use of a channel
+or object another goroutine releases (con-closed), an index another
+goroutine changes (con-index), a map written concurrently (con-map), a
+critical-section pair that another goroutine's section can split (oscs),
+and the access patterns that come with failing runs (unicorn-p1 to
+unicorn-p17, with -runs).
+
+Each top-level test runs in a process of its own. With -runs N it runs N
+times: once as is, then N-1 times under the shim's perturb mode, which
+delays or yields goroutines at instrumented points with a different seed
+each run, so that the runs take different interleavings and some may fail;
+Unicorn ranks the access patterns of the failing runs against the passing
+ones. The traces go to a temporary directory removed at the end, or to
+-o DIR, which must be new, empty, or a directory an earlier record or test
+wrote.
+
+The go test flags below are passed on to the builds and to every test
+binary; -run and -skip choose which top-level tests run.
+
+Output
+
+Findings are predicted: no run showed them, some interleaving of a recorded
+run would. Each is one line on stdout, then one indented line per piece of
+evidence, hop by hop: the go statement that started each side's goroutine,
+each site with the locks held there, notes, and the tests that exposed it:
+
+	file:line:col: kind: message
+		file:line:col: what happened there
+
+File names are relative to the current directory when they are under it.
+The same bug found by many tests (or runs) is one finding. A summary goes to
+stderr: findings, reports (one per test per finding) and the duplication
+rate (reports over findings), tests, runs and failed runs.
+
+With -json, each finding is instead one JSON object on a line of its own,
+with id (stable: a hash of the kind and the sites), kind, status
+("predicted"), message, sites (file: absolute path, line, col, role, expr,
+function), spawns, stacks, evidence (locks, clocks, suspiciousness), tests
+("importpath.TestName") and reports. Only findings go to stdout.
+
+With -sarif FILE, test also writes a SARIF 2.1.0 log to FILE, or to stdout
+in place of the findings if FILE is "-".
+
+A damaged trace (a test killed while writing it) is analysed up to the
+damage, with one line on stderr saying so.
+
+The instrumented copies of the packages go into precog's cache (-cache);
+precog never writes into the module's own files.
+
+Exit status
+
+	0  no findings (whatever the tests' outcomes)
+	3  findings
+	1  an error: a bad flag, -runs out of range, a package that does not
+	   build, an output directory that holds other files
+`
+
+// Command returns the "test" command.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:    "test",
+		Args:    "[go test flags] [packages] [-args test arguments]",
+		Summary: "run tests instrumented and report the concurrency bugs they could hit",
+		Doc:     doc,
+		Define: func(fs *flag.FlagSet) cli.Runner {
+			var o options
+			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
+			fs.StringVar(&o.out, "o", "", "keep the traces and index.json in `dir` (default: a temporary directory, removed)")
+			fs.IntVar(&o.runs, "runs", 1, fmt.Sprintf("record each test `n` times, runs after the first under perturbation (1 to %d)", predict.MaxRuns))
+			fs.Uint64Var(&o.seed, "seed", 0, "base `seed` of the perturbation: run i uses seed+i")
+			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
+			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
+			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
+			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
+			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
+			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			o.flags = record.DefineGoTestFlagsFor(fs, "test")
+			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
+				args, testArgs := record.SplitArgs(args)
+				patterns, err := cli.ParseInterspersed(fs, args)
+				if err != nil {
+					return cli.ExitError, fmt.Errorf("%w (run 'precog help test' for usage)", err)
+				}
+				o.flags.Args = testArgs
+				return run(ctx, env, o, patterns)
+			}
+		},
+	}
+}
+
+type options struct {
+	dir   string
+	out   string
+	runs  int
+	seed  uint64
+	json  bool
+	sarif string
+	all   bool
+	deps  string
+	funcs bool
+	cache string
+	flags *record.GoTestFlags
+}
+
+func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
+	if o.runs < 1 || o.runs > predict.MaxRuns {
+		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", predict.MaxRuns, o.runs)
+	}
+	if o.flags.Timeout <= 0 {
+		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
+	}
+	dir, err := cli.WorkDir(env.Dir, o.dir)
+	if err != nil {
+		return cli.ExitError, err
+	}
+	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
+	progress := newProgress(env.Stderr)
+	var testLog io.Writer
+	if o.flags.Verbose() {
+		testLog = env.Stderr
+		progress.on = false // the tests' output would garble it
+	}
+	out := ""
+	if o.out != "" {
+		out = env.Resolve(o.out)
+	}
+	res, err := predict.Run(ctx, predict.Options{
+		Dir:      dir,
+		Patterns: patterns,
+		Flags:    o.flags,
+		All:      o.all,
+		Funcs:    o.funcs,
+		Deps:     o.deps,
+		CacheDir: o.cache,
+		Out:      out,
+		Runs:     o.runs,
+		Seed:     o.seed,
+		Progress: progress.status,
+		TestLog:  testLog,
+	})
+	progress.clear()
+	if err != nil {
+		return cli.ExitError, err
+	}
+	if o.sarif != "" {
+		if err := writeSARIF(env, dir, o.sarif, buildSARIF(dir, res.Findings)); err != nil {
+			return cli.ExitError, err
+		}
+	}
+	if o.sarif != "-" {
+		var err error
+		if o.json {
+			err = printJSON(env.Stdout, res.Findings)
+		} else {
+			err = printText(env.Stdout, dir, res.Findings)
+		}
+		if err != nil {
+			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
+		}
+	}
+	summarize(env.Stderr, res, o.runs)
+	if len(res.Findings) > 0 {
+		return cli.ExitFindings, nil
+	}
+	return cli.ExitOK, nil
+}
+
+// summarize prints the notes and the totals on w.
+func summarize(w io.Writer, res *predict.Result, runs int) {
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, n)
+	}
+	s := res.Stats
+	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
+		len(res.Findings), plural(len(res.Findings), "finding", "findings"),
+		s.Reports, plural(s.Reports, "report", "reports"), res.Duplication(),
+		s.Tests, plural(s.Tests, "test", "tests"), s.Packages, plural(s.Packages, "package", "packages"))
+	if runs > 1 {
+		fmt.Fprintf(w, ", %d runs each, %d of %d failed", runs, s.FailedRuns, s.Runs)
+	} else if s.FailedRuns > 0 {
+		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
+	}
+	fmt.Fprintf(w, "; %d events; recorded in %s, detected in %s\n", s.Events, round(s.Record), round(s.Detect))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// A progress line shows what test is doing on a terminal: one line,
+// rewritten in place. When stderr is not a terminal it prints nothing, so
+// logs of CI runs hold only the findings and the summary.
+type progress struct {
+	w    io.Writer
+	on   bool
+	last int // length of the line shown
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return &progress{w: w}
+	}
+	fi, err := f.Stat()
+	return &progress{w: w, on: err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"}
+}
+
+func (p *progress) status(s string) {
+	if !p.on {
+		return
+	}
+	if len(s) > 100 {
+		s = s[:97] + "..."
+	}
+	pad := max(p.last-len(s), 0)
+	fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
+	p.last = len(s)
+}
+
+func (p *progress) clear() {
+	if p.on && p.last > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.last))
+		p.last = 0
+	}
+}

@@ -1,0 +1,21 @@
+package predict
+
+import (
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// testChecks runs the checkers over the runs of one test: run for each
+// run's events, then end once.
+type testChecks struct{}
+
+// run checks one run and returns the per-run checkers' findings.
+func (tc *testChecks) run(evs []trace.Event, sites *trace.SiteTable, failed bool) []finding.Finding {
+	return nil
+}
+
+// end returns the findings that need every run of the test (Unicorn's
+// ranking).
+func (tc *testChecks) end(sites *trace.SiteTable) []finding.Finding {
+	return nil
+}

@@ -1,0 +1,256 @@
+// Package predict is the flow behind "precog test": instrument a module's
+// packages, record each top-level test (once, or several times under the
+// shim's perturb plans), read every trace with its site table, build the
+// happens-before graph of each (detect/hb), run the trace checkers on it
+// (detect/conmem, detect/oscs, detect/unicorn) and merge what they report
+// into one finding per bug, with the tests that exposed it.
+//
+// predict holds no detection logic: it runs processes, reads files and
+// hands events to the pure packages of detect/.
+//
+// Runs and reports. With Options.Runs = N, record runs each test N times:
+// run 0 without a plan, runs 1..N-1 under perturb plans with seeds
+// Seed+1..Seed+N-1. ConMem and OSCS check every run; Unicorn collects its
+// access patterns from every run with the run's outcome (failed or not) and
+// ranks them over the N runs of the test. A finding counts one report per
+// test that exposed it, whatever the number of its runs that did: the
+// duplication rate (finding.Duplication) is then the CFP paper's, reports
+// from different inputs over unique bugs.
+package predict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// MaxRuns bounds Options.Runs.
+const MaxRuns = 1000
+
+// Options configures Run.
+type Options struct {
+	Dir      string // the directory go runs in; "" for the current one
+	Patterns []string
+	Flags    *record.GoTestFlags
+	All      bool   // record every heap and global access
+	Funcs    bool   // record function entries and exits (call stacks in findings)
+	Deps     string // also instrument the dependencies matching this pattern
+	CacheDir string // precog's cache; "" for the default
+	// Out keeps the recording (traces, logs, index.json) in this
+	// directory, with record's rule for a directory that is not empty; ""
+	// records into a temporary directory removed at the end.
+	Out string
+	// Runs is how many times each test is recorded, 1 to MaxRuns; 0
+	// means 1. Seed is the base of the perturb plans' seeds.
+	Runs int
+	Seed uint64
+	// Progress, if not nil, is told what is being done, one short line
+	// at a time.
+	Progress func(string)
+	TestLog  io.Writer // the tests' output is copied here; may be nil
+	Detect   DetectOptions
+}
+
+// DetectOptions configures the checkers.
+type DetectOptions struct {
+	// Runs is the number of runs recorded per test, for the summary.
+	Runs int
+}
+
+// A Result is what Run or Detect found.
+type Result struct {
+	// Findings are merged: one per ID, sorted (finding.Merge), each with
+	// the tests that exposed it and Reports counting those tests.
+	Findings []finding.Finding
+	Index    *record.Index
+	// Notes are things the user should know about the runs, one line
+	// each: damaged traces, tests that failed or changed outcome.
+	Notes []string
+	Stats Stats
+}
+
+// Stats sums what was recorded and analysed.
+type Stats struct {
+	Packages, Tests int
+	Runs            int // recorded runs, all tests
+	FailedRuns      int // runs whose test failed, panicked, crashed or timed out
+	Events          int // events analysed
+	Reports         int // findings reported before merging (one per test per finding)
+	Record          time.Duration
+	Detect          time.Duration
+}
+
+// Duplication is the CFP paper's duplication rate: reports over unique
+// findings (0 without findings).
+func (r *Result) Duplication() float64 { return finding.Duplication(r.Findings) }
+
+// Run instruments, records and detects.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Runs == 0 {
+		o.Runs = 1
+	}
+	if o.Runs < 1 || o.Runs > MaxRuns {
+		return nil, fmt.Errorf("-runs must be between 1 and %d, got %d", MaxRuns, o.Runs)
+	}
+	if len(o.Patterns) == 0 {
+		o.Patterns = []string{"."}
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	start := time.Now()
+	progress("instrumenting")
+	inst, err := instrument.Instrument(ctx, instrument.Config{
+		Dir:        o.Dir,
+		Patterns:   o.Patterns,
+		BuildFlags: o.Flags.Build,
+		All:        o.All,
+		Funcs:      o.Funcs,
+		Deps:       o.Deps,
+		CacheDir:   o.CacheDir,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := o.Out
+	if out == "" {
+		tmp, err := os.MkdirTemp("", "precog-test-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		out = tmp
+	}
+	ix, err := record.Run(ctx, record.Options{
+		Dir:      o.Dir,
+		Patterns: o.Patterns,
+		Out:      out,
+		Flags:    o.Flags,
+		Progress: func(p record.Progress) {
+			progress(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
+		},
+		TestLog: o.TestLog,
+		Runs:    o.Runs,
+		Perturb: record.Perturb{Seed: o.Seed},
+	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	if err != nil {
+		return nil, err
+	}
+	recorded := time.Since(start)
+	progress("detecting")
+	o.Detect.Runs = o.Runs
+	res, err := Detect(ctx, out, ix, o.Detect)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.Record = recorded
+	return res, nil
+}
+
+// Detect runs the checkers over the recording in dir that ix describes.
+func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) (*Result, error) {
+	start := time.Now()
+	sites, err := trace.LoadSites(filepath.Join(dir, filepath.FromSlash(ix.Sites)))
+	if err != nil {
+		return nil, fmt.Errorf("reading the site table: %w", err)
+	}
+	res := &Result{Index: ix}
+	var all []finding.Finding
+	for _, p := range ix.Packages {
+		res.Stats.Packages++
+		for _, t := range p.Tests {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			res.Stats.Tests++
+			name := p.ImportPath + "." + t.Name
+			runs := []runFile{{n: 0, trace: t.Trace, outcome: t.Outcome, broken: t.Broken}}
+			for _, r := range t.Runs {
+				runs = append(runs, runFile{n: r.N, trace: r.Trace, outcome: r.Outcome, broken: r.Broken})
+			}
+			fs, err := detectTest(dir, name, runs, sites, res)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, fs...)
+		}
+	}
+	res.Stats.Reports = len(all)
+	res.Findings = finding.Merge(all)
+	res.Stats.Detect = time.Since(start)
+	return res, nil
+}
+
+// A runFile is one recorded run of a test.
+type runFile struct {
+	n       int
+	trace   string // relative to the recording's directory; "" if none
+	outcome record.Outcome
+	broken  string
+}
+
+// detectTest checks the runs of one test and returns its findings, one
+// report each, with Tests set to the test.
+func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, res *Result) ([]finding.Finding, error) {
+	var fs []finding.Finding
+	var tc testChecks
+	for _, r := range runs {
+		res.Stats.Runs++
+		if r.outcome.Failed() {
+			res.Stats.FailedRuns++
+		}
+		what := name
+		if len(runs) > 1 {
+			what = fmt.Sprintf("%s (run %d)", name, r.n)
+		}
+		if r.trace == "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %s; nothing to analyse", what, r.broken))
+			continue
+		}
+		evs, err := readTrace(filepath.Join(dir, filepath.FromSlash(r.trace)))
+		if err != nil && !errors.Is(err, trace.ErrBroken) {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
+		}
+		res.Stats.Events += len(evs)
+		fs = append(fs, tc.run(evs, sites, r.outcome.Failed())...)
+	}
+	fs = append(fs, tc.end(sites)...)
+	// One report per test: merge the runs' reports of the same bug.
+	fs = finding.Merge(fs)
+	for i := range fs {
+		fs[i].Tests = []string{name}
+		fs[i].Reports = 1
+	}
+	return fs, nil
+}
+
+// readTrace reads the trace file at path, sorted; a broken trace returns the
+// events before the damage with an error wrapping trace.ErrBroken.
+func readTrace(path string) ([]trace.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tr, err := trace.ReadAll(f)
+	if tr == nil {
+		if err == nil {
+			err = errors.New("empty trace")
+		}
+		return nil, err
+	}
+	return tr.Events, err
+}
