@@ -2,6 +2,7 @@ package predict
 
 import (
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -11,6 +12,8 @@ type testChecks struct{}
 
 // run checks one run and returns the per-run checkers' findings.
 func (tc *testChecks) run(evs []trace.Event, sites *trace.SiteTable, failed bool) []finding.Finding {
+	g := hb.Analyze(evs, hb.Options{Sites: sites})
+	_ = g
 	return nil
 }
 

@@ -1,0 +1,137 @@
+package testcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/internal/sarif/sariftest"
+)
+
+// sample is a finding with every part the output shows.
+func sample(dir string) finding.Finding {
+	f := finding.Finding{
+		Kind:    "con-null",
+		Status:  finding.Predicted,
+		Message: "nil stored to thd.procInfo may be dereferenced concurrently by (*Thread).show",
+		Sites: []finding.Site{
+			{File: filepath.Join(dir, "p", "p.go"), Line: 70, Col: 5, Role: "deref", Expr: "thd.procInfo", Function: "(*Thread).show"},
+			{File: filepath.Join(dir, "p", "p.go"), Line: 61, Col: 2, Role: "nil-store", Expr: "thd.procInfo = nil"},
+		},
+		Spawns: []finding.Site{
+			{File: filepath.Join(dir, "p", "p_test.go"), Line: 12, Col: 2, Role: "go", Expr: "go thd.show()"},
+			{},
+		},
+		Evidence: finding.Evidence{
+			Locks:  [][]string{{"mu@p.go:69"}, nil},
+			Clocks: []string{"g1:4 g2:7", "g1:5 g2:2"},
+			Notes:  []string{"the read did not observe nil in the recorded run"},
+		},
+		Tests:   []string{"example.com/p.TestA", "example.com/p.TestB"},
+		Reports: 2,
+	}
+	f.SetID()
+	return f
+}
+
+func TestPrintText(t *testing.T) {
+	dir := filepath.FromSlash("/src/mod")
+	f := sample(dir)
+	var b bytes.Buffer
+	if err := printText(&b, dir, []finding.Finding{f}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		filepath.FromSlash("p/p.go") + ":70:5: con-null: " + f.Message,
+		"\t" + filepath.FromSlash("p/p_test.go") + ":12:2: go statement starts the goroutine of the deref",
+		"\t" + filepath.FromSlash("p/p.go") + ":70:5: deref thd.procInfo in (*Thread).show (holding mu@p.go:69; clock g1:4 g2:7)",
+		"\t" + filepath.FromSlash("p/p.go") + ":61:2: nil-store thd.procInfo = nil (no lock held; clock g1:5 g2:2)",
+		"\tnote: the read did not observe nil in the recorded run",
+		"\ttests: example.com/p.TestA example.com/p.TestB",
+		"\tid " + f.ID + ", predicted",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), b.String())
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %q\nwant %q", i, lines[i], want[i])
+		}
+	}
+}
+
+func TestPrintJSON(t *testing.T) {
+	dir := filepath.FromSlash("/src/mod")
+	f := sample(dir)
+	var b bytes.Buffer
+	if err := printJSON(&b, []finding.Finding{f, f}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want one per finding:\n%s", len(lines), b.String())
+	}
+	var got struct {
+		ID     string `json:"id"`
+		Kind   string `json:"kind"`
+		Status string `json:"status"`
+		Sites  []struct {
+			File       string `json:"file"`
+			Line, Col  int
+			Role, Expr string
+		} `json:"sites"`
+		Tests []string `json:"tests"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != f.ID || got.Kind != "con-null" || got.Status != "predicted" || len(got.Tests) != 2 || len(got.Sites) != 2 {
+		t.Errorf("decoded %+v", got)
+	}
+	if s := got.Sites[1]; s.File != f.Sites[1].File || s.Line != 61 || s.Col != 2 || s.Role != "nil-store" || s.Expr != "thd.procInfo = nil" {
+		t.Errorf("site %+v, want %+v", s, f.Sites[1])
+	}
+	// A finding without tests still has the field.
+	b.Reset()
+	printJSON(&b, []finding.Finding{{ID: "x", Kind: "oscs"}})
+	if !strings.Contains(b.String(), `"tests":[]`) {
+		t.Errorf("no tests field: %s", b.String())
+	}
+}
+
+func TestSARIF(t *testing.T) {
+	dir := t.TempDir()
+	f := sample(dir)
+	u := finding.Finding{Kind: "unicorn-p9", Status: finding.Predicted, Message: "m", Sites: []finding.Site{{File: "/elsewhere/x.go", Line: 3, Col: 1, Role: "read"}}}
+	u.SetID()
+	var b bytes.Buffer
+	if err := buildSARIF(dir, []finding.Finding{f, u}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := sariftest.Validate(b.Bytes()); err != nil {
+		t.Fatalf("invalid SARIF: %v\n%s", err, b.String())
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID           string
+				Locations        []any
+				RelatedLocations []any
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	rs := log.Runs[0].Results
+	if len(rs) != 2 || rs[0].RuleID != "con-null" || len(rs[0].Locations) != 1 || len(rs[0].RelatedLocations) != 2 || rs[1].RuleID != "unicorn-p9" {
+		t.Errorf("results %+v", rs)
+	}
+	if !strings.Contains(b.String(), `"uri": "p/p.go"`) || !strings.Contains(b.String(), `"uri": "file:///elsewhere/x.go"`) {
+		t.Errorf("files not relative to %%SRCROOT%% or absolute:\n%s", b.String())
+	}
+}

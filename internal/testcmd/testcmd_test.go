@@ -1,0 +1,166 @@
+package testcmd_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/sarif/sariftest"
+	"github.com/precog-dev/precog/internal/testcmd"
+)
+
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+
+func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
+	code = cli.Main(t.Context(), env, []*cli.Command{testcmd.Command()}, args)
+	return out.String(), errs.String(), code
+}
+
+// TestErrors checks that what precog test cannot do costs one line on
+// stderr and exit status 1, before anything is built.
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-runs", "0", "./mysql"}, "-runs must be between 1 and 1000, got 0"},
+		{[]string{"-runs", "1001", "./mysql"}, "-runs must be between 1 and 1000, got 1001"},
+		{[]string{"-runs", "x", "./mysql"}, "invalid value \"x\" for flag -runs"},
+		{[]string{"./mysql", "-count", "3"}, "test runs each test in a process of its own, once per run; use -runs N for more runs"},
+		{[]string{"-race", "./mysql"}, "test and -race instrument the same accesses"},
+		{[]string{"-cover", "./mysql"}, "coverage is not supported"},
+		{[]string{"-nosuchflag", "./mysql"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"-timeout", "0s", "./mysql"}, "-timeout must be positive"},
+		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
+	} {
+		_, stderr, code := precog(t, kernels, append([]string{"test"}, tc.args...)...)
+		if code != cli.ExitError || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("precog test %s: exit %d, stderr %q; want 1 and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+// TestBrokenPackage checks that a package that does not compile is one
+// clear error.
+func TestBrokenPackage(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/broken\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "b.go"), "package broken\n\nfunc F() int { return \"x\" }\n")
+	write(t, filepath.Join(dir, "b_test.go"), "package broken\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n")
+	_, stderr, code := precog(t, dir, "test", "-cache", t.TempDir(), ".")
+	if code != cli.ExitError || !strings.Contains(stderr, "b.go:3") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 1 and the compile error's position", code, stderr)
+	}
+	if n := strings.Count(stderr, "\n"); n > 2 {
+		t.Errorf("%d lines on stderr, want one or two:\n%s", n, stderr)
+	}
+}
+
+// TestHelp checks that the help lists the flags precog test takes.
+func TestHelp(t *testing.T) {
+	stdout, _, code := precog(t, "", "help", "test")
+	if code != 0 {
+		t.Fatalf("help test exited %d", code)
+	}
+	for _, want := range []string{"usage: precog test [flags] [go test flags] [packages]", "-runs n", "-json", "-sarif file", "-o dir", "-seed seed", "-cache dir", "-run regexp", "Exit status", "refused: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help test lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestTestOutput runs precog test on kernels and checks the three output
+// forms against each other: the same findings, with the fields -json
+// promises, text lines that start with the first site's position and
+// kind, and a SARIF log that validates.
+func TestTestOutput(t *testing.T) {
+	cache := t.TempDir()
+	pkgs := []string{"./mysql", "./mapwrites"}
+	sarifFile := filepath.Join(t.TempDir(), "out.sarif")
+	jsonOut, jsonErr, code := precog(t, kernels, append([]string{"test", "-json", "-cache", cache, "-sarif", sarifFile}, pkgs...)...)
+	if code != cli.ExitOK && code != cli.ExitFindings {
+		t.Fatalf("exit %d:\n%s", code, jsonErr)
+	}
+	fs := decodeFindings(t, jsonOut)
+	if (code == cli.ExitFindings) != (len(fs) > 0) {
+		t.Errorf("exit %d with %d findings", code, len(fs))
+	}
+	if !strings.Contains(jsonErr, "duplication rate") {
+		t.Errorf("no summary on stderr:\n%s", jsonErr)
+	}
+	for line := range strings.Lines(jsonOut) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"id", "kind", "status", "sites", "tests"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("JSON finding lacks %q: %s", k, line)
+			}
+		}
+	}
+	for _, f := range fs {
+		if f.Status != "predicted" || f.ID == "" || len(f.Tests) == 0 || len(f.Sites) == 0 {
+			t.Errorf("finding %+v: want status predicted, an id, tests and sites", f)
+		}
+		for _, s := range f.Sites {
+			if !filepath.IsAbs(s.File) || s.Line <= 0 || s.Role == "" {
+				t.Errorf("finding %s: site %+v wants an absolute file, a line and a role", f.ID, s)
+			}
+		}
+	}
+	data, err := os.ReadFile(sarifFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateSARIF(t, data, len(fs))
+
+	text, _, code2 := precog(t, kernels, append([]string{"test", "-cache", cache}, pkgs...)...)
+	if code2 != code {
+		t.Errorf("text run exited %d, JSON run %d", code2, code)
+	}
+	var heads []string
+	for line := range strings.Lines(text) {
+		if !strings.HasPrefix(line, "\t") {
+			heads = append(heads, line)
+		}
+	}
+	if len(heads) != len(fs) {
+		t.Fatalf("%d findings in text, %d in JSON:\n%s", len(heads), len(fs), text)
+	}
+	for i, f := range fs {
+		rel, _ := filepath.Rel(kernels, f.Sites[0].File)
+		if want := rel + ":"; !strings.HasPrefix(heads[i], want) || !strings.Contains(heads[i], ": "+f.Kind+": "+f.Message) {
+			t.Errorf("text line %q, want %s...: %s: %s", heads[i], want, f.Kind, f.Message)
+		}
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func validateSARIF(t *testing.T, data []byte, results int) {
+	t.Helper()
+	if err := sariftest.Validate(data); err != nil {
+		t.Fatalf("invalid SARIF: %v", err)
+	}
+	var log struct{ Runs []struct{ Results []any } }
+	if err := json.Unmarshal(data, &log); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.Runs[0].Results); n != results {
+		t.Errorf("%d SARIF results, want %d", n, results)
+	}
+}
