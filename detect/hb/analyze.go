@@ -28,6 +28,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		forks:     make(map[uint64]fork),
 		sync:      make(map[uint64]VC),
 		groups:    make(map[uint64][]int),
+		inGroup:   make(map[int]bool),
 		children:  make(map[uint64][]uint64),
 		onces:     make(map[uint64]VC),
 		stores:    make(map[uint64][]store),
@@ -86,6 +87,7 @@ type analyzer struct {
 	// starts afresh.
 	sync      map[uint64]VC
 	groups    map[uint64][]int    // task group address -> dense indices of its tasks
+	inGroup   map[int]bool        // dense indices of tasks, whose end a TaskWait acquires
 	children  map[uint64][]uint64 // task group address -> logical ids handed to it, not yet begun
 	onces     map[uint64]VC
 	stores    map[uint64][]store
@@ -107,18 +109,22 @@ func (a *analyzer) goroutine(i int) int {
 	gi = len(a.Goroutines)
 	a.byID[ev.Goroutine] = gi
 	a.Goroutines = append(a.Goroutines, Goroutine{ID: ev.Goroutine, Parent: -1, Fork: -1})
-	st := &gstate{vc: make(VC, gi+1), snap: -1}
-	st.vc[gi] = 1
-	a.gs = append(a.gs, st)
+	st := &gstate{snap: -1}
 	if f, ok := a.forks[ev.Goroutine]; ok {
+		// The parent's clock at the go statement, a copy made for the
+		// child, becomes the child's.
 		delete(a.forks, ev.Goroutine)
 		a.Goroutines[gi].Fork = f.event
 		if p, ok := a.byID[a.Events[f.event].Goroutine]; ok {
 			a.Goroutines[gi].Parent = p
 		}
-		st.vc.join(f.vc)
-		st.vc[gi] = 1
+		st.vc = f.vc
 	}
+	if len(st.vc) <= gi {
+		st.vc = append(st.vc, make(VC, gi+1-len(st.vc))...)
+	}
+	st.vc[gi] = 1
+	a.gs = append(a.gs, st)
 	return gi
 }
 
@@ -219,20 +225,24 @@ func (a *analyzer) event(i int) {
 		for addr, ids := range a.children {
 			if k := slices.Index(ids, ev.Goroutine); k >= 0 {
 				a.groups[addr] = append(a.groups[addr], gi)
+				a.inGroup[gi] = true
 				a.children[addr] = slices.Delete(ids, k, k+1)
 				break
 			}
 		}
 	case trace.EvEnd:
 		st.ended = true
-		a.sync[endKey(gi)] = a.release(gi)
+		if a.inGroup[gi] {
+			a.sync[endKey(gi)] = a.release(gi)
+		}
 	case trace.EvWGDone, trace.EvWGAdd, trace.EvCondSignal, trace.EvCondBroadcast:
 		if ev.Kind == trace.EvWGAdd && ev.Arg >= 0 {
 			break
 		}
 		c := a.sync[ev.Addr]
-		c.join(a.release(gi))
+		c.join(st.vc)
 		a.sync[ev.Addr] = c
+		st.vc[gi]++
 	case trace.EvOnceDo:
 		if _, ok := a.onces[ev.Addr]; !ok {
 			a.onces[ev.Addr] = a.release(gi)

@@ -1,0 +1,286 @@
+// Command detect measures precog's trace checkers on the traces of real test
+// suites: the time each takes per million events and the memory it
+// allocates and keeps, against the time to read the trace, measured in the
+// same run.
+//
+// For each workload (packages of a module pinned in bench/corpus) it builds
+// precog from this repository, records the packages' tests with precog
+// record (one trace per top-level test), then, for every trace, in rounds:
+// reads it (trace.ReadAll), computes the happens-before graph (hb.Analyze),
+// and runs each checker on it. A checker's time includes only its own work,
+// not hb's. Memory: bytes allocated (TotalAlloc) and the live heap the
+// result keeps, after a GC; for OSCS also the peak history size of its Base
+// and Opt algorithms, which is what the paper compares.
+//
+// Usage, from the repository root (bench/detect is a module of its own, so
+// that it stays out of the main module's go test ./...):
+//
+//	go -C bench/detect run . -rounds 3
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+var (
+	rounds = flag.Int("rounds", 3, "measurement rounds per trace")
+	only   = flag.String("w", "", "comma-separated workload `names` to run (default all)")
+	keep   = flag.String("keep", "", "record into (or reuse the recordings in) `dir` instead of a temporary directory")
+)
+
+// A workload is a set of test packages of bench/corpus.
+type workload struct {
+	name     string
+	patterns []string
+	flags    []string
+}
+
+var workloads = []workload{
+	{"x/sync", []string{"golang.org/x/sync/..."}, nil},
+	{"conc", []string{"github.com/sourcegraph/conc/..."}, nil},
+	{"raft", []string{"go.etcd.io/raft/v3"}, nil},
+}
+
+func main() {
+	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "detect: "+format+"\n", args...) }
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: go -C bench/detect run . [flags]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || *rounds < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ws := workloads
+	if *only != "" {
+		ws = nil
+		for name := range strings.SplitSeq(*only, ",") {
+			i := slices.IndexFunc(workloads, func(w workload) bool { return w.name == name })
+			if i < 0 {
+				log("unknown workload %q", name)
+				os.Exit(2)
+			}
+			ws = append(ws, workloads[i])
+		}
+	}
+	if err := run(ws, log); err != nil {
+		log("%v", err)
+		os.Exit(1)
+	}
+}
+
+func run(ws []workload, log func(string, ...any)) error {
+	corpus, err := findCorpus()
+	if err != nil {
+		return err
+	}
+	dir := *keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "precog-bench-detect-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	precog := filepath.Join(dir, "precog")
+	log("building precog")
+	build := exec.Command("go", "build", "-o", precog, "./cmd/precog")
+	build.Dir = filepath.Join(corpus, "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building precog: %v\n%s", err, out)
+	}
+	var rows []row
+	for _, w := range ws {
+		out := filepath.Join(dir, strings.ReplaceAll(w.name, "/", "_"))
+		if _, err := os.Stat(filepath.Join(out, record.IndexFile)); err != nil || *keep == "" {
+			log("recording %s", w.name)
+			args := append([]string{"record", "-o", out, "-baseline=false"}, w.flags...)
+			cmd := exec.Command(precog, append(args, w.patterns...)...)
+			cmd.Dir = corpus
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("recording %s: %v\n%s", w.name, err, msg)
+			}
+		}
+		log("measuring %s", w.name)
+		r, err := measure(w.name, out)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	printTable(rows)
+	fmt.Printf("\n- command: `go -C bench/detect run . %s`\n", strings.Join(os.Args[1:], " "))
+	fmt.Printf("- %s; nproc %d; GOMAXPROCS %d\n", runtime.Version(), runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	return nil
+}
+
+// A row is one checker's totals over the traces of one workload.
+type row struct {
+	workload, checker string
+	traces, events    int
+	time              time.Duration // median round, summed over traces
+	alloc             uint64        // bytes allocated, summed over traces
+	live              uint64        // largest live heap that the result kept, over traces
+	note              string
+}
+
+// A checker is one measured step: it takes the trace's events and hb graph
+// and returns a result (kept alive while the live heap is measured) and an
+// optional note.
+type checker struct {
+	name string
+	run  func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string)
+}
+
+// checkers are the steps measured after hb.Analyze.
+var checkers []checker
+
+func measure(name, dir string) ([]row, error) {
+	ix, err := readIndex(dir)
+	if err != nil {
+		return nil, err
+	}
+	sites, err := trace.LoadSites(filepath.Join(dir, ix.Sites))
+	if err != nil {
+		return nil, err
+	}
+	read := &row{workload: name, checker: "read trace"}
+	hbRow := &row{workload: name, checker: "hb.Analyze"}
+	rows := make([]*row, len(checkers))
+	for i, c := range checkers {
+		rows[i] = &row{workload: name, checker: c.name}
+	}
+	for _, p := range ix.Packages {
+		for _, t := range p.Tests {
+			if t.Trace == "" {
+				continue
+			}
+			path := filepath.Join(dir, t.Trace)
+			var tr *trace.Trace
+			add(read, *rounds, func() any {
+				f, err := os.Open(path)
+				if err != nil {
+					panic(err)
+				}
+				defer f.Close()
+				tr, _ = trace.ReadAll(f) // a broken trace's events before the damage count
+				return tr
+			})
+			n := len(tr.Events)
+			for _, r := range append([]*row{read, hbRow}, rows...) {
+				r.traces++
+				r.events += n
+			}
+			var g *hb.Graph
+			add(hbRow, *rounds, func() any {
+				g = hb.Analyze(tr.Events, hb.Options{Sites: sites})
+				return g
+			})
+			for i, c := range checkers {
+				var note string
+				add(rows[i], *rounds, func() any {
+					res, n := c.run(tr, g, sites)
+					note = n
+					return res
+				})
+				if note != "" {
+					rows[i].note = note
+				}
+			}
+		}
+	}
+	out := []row{*read, *hbRow}
+	for _, r := range rows {
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// add runs f rounds times and adds the median time, the allocation of one
+// run and the live heap its result keeps to r.
+func add(r *row, rounds int, f func() any) {
+	var times []time.Duration
+	var ms0, ms1 runtime.MemStats
+	for k := range rounds {
+		runtime.GC()
+		runtime.ReadMemStats(&ms0)
+		start := time.Now()
+		res := f()
+		times = append(times, time.Since(start))
+		if k == 0 {
+			runtime.ReadMemStats(&ms1)
+			r.alloc += ms1.TotalAlloc - ms0.TotalAlloc
+			runtime.GC()
+			runtime.ReadMemStats(&ms1)
+			if ms1.HeapAlloc > ms0.HeapAlloc {
+				r.live = max(r.live, ms1.HeapAlloc-ms0.HeapAlloc)
+			}
+		}
+		runtime.KeepAlive(res)
+	}
+	slices.Sort(times)
+	r.time += times[len(times)/2]
+}
+
+func printTable(rows []row) {
+	fmt.Println("| workload | step | traces | events | time | per M events | vs reading | allocated | live after | note |")
+	fmt.Println("|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
+	var readTime time.Duration
+	for _, r := range rows {
+		if r.checker == "read trace" {
+			readTime = r.time
+		}
+		perM := time.Duration(0)
+		if r.events > 0 {
+			perM = time.Duration(float64(r.time) / float64(r.events) * 1e6)
+		}
+		fmt.Printf("| %s | %s | %d | %d | %s | %s | %.2fx | %s | %s | %s |\n", r.workload, r.checker, r.traces, r.events,
+			r.time.Round(time.Millisecond), perM.Round(time.Millisecond), float64(r.time)/float64(readTime),
+			mib(r.alloc), mib(r.live), r.note)
+	}
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+func readIndex(dir string) (*record.Index, error) {
+	data, err := os.ReadFile(filepath.Join(dir, record.IndexFile))
+	if err != nil {
+		return nil, err
+	}
+	ix := new(record.Index)
+	if err := json.Unmarshal(data, ix); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, record.IndexFile), err)
+	}
+	return ix, nil
+}
+
+func findCorpus() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "bench", "corpus", "go.mod")); err == nil {
+			return filepath.Join(dir, "bench", "corpus"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no bench/corpus/go.mod in the working directory or above it: run from within the precog repository")
+		}
+		dir = parent
+	}
+}
