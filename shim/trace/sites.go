@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // A Site is one instrumented point of the code under test: an operation
@@ -26,7 +27,29 @@ type Site struct {
 	// of the EvSelect case index: 'r' a receive, 's' a send, 'd' the
 	// default. Empty for other sites.
 	Cases string `json:"cases,omitempty"`
+	// Uses says, for a read site, where the value read goes, as far as
+	// the instrumenter's static analysis can tell: UseDeref, UseIndex,
+	// UseLoopExit, separated by spaces ("deref loop-exit"). Empty for
+	// other sites and for reads it cannot place.
+	Uses string `json:"uses,omitempty"`
 }
+
+// The uses of a read site's value (Site.Uses).
+const (
+	// UseDeref: the pointer read is dereferenced (*p, p.f, a method
+	// called on it, a map stored to, a func called) without a nil check
+	// of the same value.
+	UseDeref = "deref"
+	// UseIndex: the value flows, directly or through arithmetic, into an
+	// index or slice bound, or it is the slice that is indexed or sliced.
+	UseIndex = "index"
+	// UseLoopExit: the value decides whether a loop is left (the loop's
+	// condition, or an if in its body that breaks or returns).
+	UseLoopExit = "loop-exit"
+)
+
+// Used reports whether use is one of the site's Uses.
+func (s Site) Used(use string) bool { return slices.Contains(strings.Fields(s.Uses), use) }
 
 // Pos returns the site's position as file:line:col.
 func (s Site) Pos() string {
