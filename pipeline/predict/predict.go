@@ -25,6 +25,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -228,6 +230,7 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, res *R
 		fs = append(fs, tc.run(evs, sites, r.outcome.Failed())...)
 	}
 	fs = append(fs, tc.end(sites)...)
+	res.Notes = append(res.Notes, failureNote(name, runs)...)
 	// One report per test: merge the runs' reports of the same bug.
 	fs = finding.Merge(fs)
 	for i := range fs {
@@ -235,6 +238,31 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, res *R
 		fs[i].Reports = 1
 	}
 	return fs, nil
+}
+
+// failureNote says how a test's runs failed, if any did: the recorded run
+// (of a test that passes uninstrumented, usually) or the perturbed runs.
+func failureNote(name string, runs []runFile) []string {
+	if len(runs) == 1 {
+		if o := runs[0].outcome; o.Failed() {
+			return []string{fmt.Sprintf("%s: %s when recorded", name, o)}
+		}
+		return nil
+	}
+	failed := 0
+	var how []string
+	for _, r := range runs {
+		if r.outcome.Failed() {
+			failed++
+			if !slices.Contains(how, string(r.outcome)) {
+				how = append(how, string(r.outcome))
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: %d of %d runs failed (%s)", name, failed, len(runs), strings.Join(how, ", "))}
 }
 
 // readTrace reads the trace file at path, sorted; a broken trace returns the
