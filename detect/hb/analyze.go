@@ -29,6 +29,8 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		sync:      make(map[uint64]VC),
 		groups:    make(map[uint64][]int),
 		inGroup:   make(map[int]bool),
+		tests:     make(map[string]int),
+		subtests:  make(map[string]VC),
 		children:  make(map[uint64][]uint64),
 		onces:     make(map[uint64]VC),
 		stores:    make(map[uint64][]store),
@@ -60,6 +62,7 @@ type gstate struct {
 	epoch   uint64
 	open    []int // indices in sections of its open sections, innermost last
 	ended   bool
+	test    string // the test it runs, from its last EvTestStart
 	// pending are receives whose clock the goroutine acquires at its next
 	// event: the completion of its last send.
 	pending []chanOp
@@ -94,6 +97,8 @@ type analyzer struct {
 	edgeFrom  map[int]VC // release clocks of the From events of extra edges
 	edgesTo   map[int][]int
 	chans     *channels
+	tests     map[string]int // test name -> dense index of the goroutine running it
+	subtests  map[string]VC  // test name -> join of the clocks of its ended subtests
 	lockIndex map[string]int32
 }
 
@@ -165,6 +170,8 @@ func (a *analyzer) event(i int) {
 	switch ev.Kind {
 	case trace.EvGCEpoch:
 		st.epoch = ev.Value
+	case trace.EvTestStart:
+		a.testStart(gi, ev.Name)
 	case trace.EvWGWait, trace.EvCondWait:
 		a.acquire(gi, a.sync[ev.Addr])
 	case trace.EvTaskWait:
@@ -230,6 +237,13 @@ func (a *analyzer) event(i int) {
 				break
 			}
 		}
+	case trace.EvTestEnd:
+		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
+			c := a.subtests[st.test[:k]]
+			c.join(st.vc)
+			a.subtests[st.test[:k]] = c
+			st.vc[gi]++
+		}
 	case trace.EvEnd:
 		st.ended = true
 		if a.inGroup[gi] {
@@ -287,6 +301,26 @@ func (a *analyzer) event(i int) {
 	case trace.EvUnlock, trace.EvRUnlock:
 		a.unlock(i, gi, ev)
 	}
+}
+
+// testStart orders a subtest (named parent/sub) after what its parent test's
+// goroutine did before t.Run, and after the subtests of the same parent that
+// have ended: t.Run blocks until a subtest that is not parallel ends, and
+// the testing package starts the next one after it. (The parent's accesses
+// right after t.Run returns carry the seq of its last sync event before
+// t.Run, so they stay unordered after the subtest: the trace has no event
+// at t.Run's return.)
+func (a *analyzer) testStart(gi int, name string) {
+	a.gs[gi].test = name
+	a.tests[name] = gi
+	k := strings.LastIndexByte(name, '/')
+	if k < 0 {
+		return
+	}
+	if p, ok := a.tests[name[:k]]; ok && p != gi {
+		a.acquire(gi, a.release(p))
+	}
+	a.acquire(gi, a.subtests[name[:k]])
 }
 
 // endKey and closeKey key goroutine ends and channel closes in

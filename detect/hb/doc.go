@@ -31,6 +31,10 @@
 //   - an atomic store (or add, swap, successful CAS) before an atomic load
 //     that read the value it stored (the latest of the last few stores of
 //     that value to that address);
+//   - a test's goroutine, up to its t.Run, before the subtest's first
+//     event, and a subtest's end before the next subtest of the same parent
+//     starts (matched by test name, since the testing package's goroutines
+//     are not instrumented);
 //   - the caller's extra edges (Options.Edges), for synchronization that a
 //     checker infers from the trace, such as a spin loop left on a flag.
 //

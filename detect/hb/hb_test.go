@@ -261,3 +261,26 @@ func TestStack(t *testing.T) {
 		t.Errorf("Stack = %v", got)
 	}
 }
+
+func TestSubtests(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Write site=1 addr=0x100 value=1
+3 g=2 Begin parent=none
+4 g=2 TestStart name="TestA/one"
+4.1 g=2 Read site=2 addr=0x100
+4.2 g=2 Write site=3 addr=0x200 value=1
+5 g=2 TestEnd outcome=pass
+6 g=3 Begin parent=none
+7 g=3 TestStart name="TestA/two"
+7.1 g=3 Read site=4 addr=0x200
+8 g=1 Lock site=5 addr=0x900
+8.1 g=1 Write site=6 addr=0x100 value=2
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{1, 2, true},  // the parent before t.Run
+		{3, 4, true},  // one subtest before the next
+		{6, 2, false}, // the parent after t.Run
+	})
+}
