@@ -1,0 +1,163 @@
+// Package expect reads the expect files of precog's kernel corpus
+// (testdata/kernels/<kernel>/expect): the findings precog test must report
+// for a kernel package, and nothing else. The kernel end-to-end test and
+// bench/kernels both judge precog's output by them.
+//
+// The format, one item per line, # starting a comment anywhere:
+//
+//	runs 10                          (optional; runs per test for precog test -runs; default 1)
+//	con-null mysql.go:70 mysql.go:61 (a finding: its kind, then its sites as file:line)
+//
+// A finding's sites are matched as a set of file:line, the file relative to
+// the package's directory, so the order of the sites and their columns and
+// roles do not matter.
+package expect
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/finding"
+)
+
+// A File is a parsed expect file.
+type File struct {
+	Runs     int // runs per test, at least 1
+	Findings []Finding
+}
+
+// A Finding is one expected finding.
+type Finding struct {
+	Kind  string
+	Sites []string // file:line, the file relative to the package, sorted, without duplicates
+	Line  int      // its line in the expect file
+}
+
+// Key is the finding as a string that Key(dir, f) of a matching reported
+// finding equals.
+func (e Finding) Key() string { return e.Kind + " " + strings.Join(e.Sites, " ") }
+
+// Parse parses an expect file.
+func Parse(data []byte) (*File, error) {
+	e := &File{Runs: 1}
+	seenRuns := false
+	seen := make(map[string]int)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "runs" {
+			if seenRuns {
+				return nil, fmt.Errorf("line %d: a second runs line", n)
+			}
+			seenRuns = true
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: want runs N", n)
+			}
+			r, err := strconv.Atoi(f[1])
+			if err != nil || r < 1 {
+				return nil, fmt.Errorf("line %d: runs %q is not a positive number", n, f[1])
+			}
+			e.Runs = r
+			continue
+		}
+		if !ValidKind(f[0]) {
+			return nil, fmt.Errorf("line %d: unknown kind %q", n, f[0])
+		}
+		if len(f) < 2 {
+			return nil, fmt.Errorf("line %d: %s has no sites", n, f[0])
+		}
+		x := Finding{Kind: f[0], Line: n}
+		for _, s := range f[1:] {
+			file, l, ok := strings.Cut(s, ":")
+			ln, err := strconv.Atoi(l)
+			if !ok || file == "" || err != nil || ln < 1 {
+				return nil, fmt.Errorf("line %d: site %q is not file:line", n, s)
+			}
+			x.Sites = append(x.Sites, filepath.ToSlash(filepath.Clean(file))+":"+strconv.Itoa(ln))
+		}
+		slices.Sort(x.Sites)
+		x.Sites = slices.Compact(x.Sites)
+		if prev, dup := seen[x.Key()]; dup {
+			return nil, fmt.Errorf("line %d: the finding of line %d again", n, prev)
+		}
+		seen[x.Key()] = n
+		e.Findings = append(e.Findings, x)
+	}
+	return e, sc.Err()
+}
+
+// ValidKind reports whether k is a kind of finding.
+func ValidKind(k string) bool {
+	switch k {
+	case "con-null", "con-uninit", "con-closed", "con-index", "con-map", "oscs":
+		return true
+	}
+	n, ok := strings.CutPrefix(k, "unicorn-p")
+	i, err := strconv.Atoi(n)
+	return ok && err == nil && i >= 1 && i <= 17 && strconv.Itoa(i) == n
+}
+
+// Key is a reported finding's key as an expect file would write it, for the
+// package in directory dir: sites under dir are relative to it, others keep
+// their absolute path (and match no expected finding).
+func Key(dir string, f finding.Finding) string {
+	var sites []string
+	for _, s := range f.Sites {
+		file := s.File
+		if rel, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(rel) {
+			file = filepath.ToSlash(rel)
+		}
+		sites = append(sites, file+":"+strconv.Itoa(s.Line))
+	}
+	slices.Sort(sites)
+	return f.Kind + " " + strings.Join(slices.Compact(sites), " ")
+}
+
+// A Result compares what was reported for a package with its expect file.
+type Result struct {
+	Missing  []Finding // expected, not reported
+	Extra    []string  // reported, not expected: their keys
+	Reported int       // findings reported for the package
+}
+
+// OK reports whether the package got exactly what it expects.
+func (r Result) OK() bool { return len(r.Missing) == 0 && len(r.Extra) == 0 }
+
+// Compare compares the findings reported for the package in dir, whose
+// tests are named importPath.TestName, with e. A finding is the package's
+// if one of its tests is.
+func Compare(e *File, dir, importPath string, reported []finding.Finding) Result {
+	var r Result
+	prefix := importPath + "."
+	got := make(map[string]bool)
+	for _, f := range reported {
+		if !slices.ContainsFunc(f.Tests, func(t string) bool { return strings.HasPrefix(t, prefix) }) {
+			continue
+		}
+		r.Reported++
+		got[Key(dir, f)] = true
+	}
+	want := make(map[string]bool)
+	for _, x := range e.Findings {
+		want[x.Key()] = true
+		if !got[x.Key()] {
+			r.Missing = append(r.Missing, x)
+		}
+	}
+	for k := range got {
+		if !want[k] {
+			r.Extra = append(r.Extra, k)
+		}
+	}
+	slices.Sort(r.Extra)
+	return r
+}
