@@ -1,0 +1,69 @@
+// Package timerthread is the Unicorn TimerThread kernel (unicorn.txt Table
+// III, extracted from Mozilla): an order violation, pattern P2 of Table I,
+// W1(x) R2(x), "an unexpected value is read".
+//
+// A TimerThread fires its timer on a goroutine of its own (Run), which
+// posts the timer's event to the thread the timer belongs to (S2 reads
+// tt.target). Shutdown clears tt.target (S1) but does not join the timer
+// goroutine first: it assumes the timer fired long ago. The same shape as
+// the paper's Fig. 1 (PBZip2: main frees the mutex without
+// pthread_join(worker)).
+//
+// Failing interleaving:
+//
+//	timer goroutine                  shutdown goroutine
+//	                                 S1 tt.target = nil
+//	S2 tt.target.Post(ev)
+//	panic: invalid memory address or nil pointer dereference
+//
+// In the usual schedule the timer fires as soon as it starts, and Shutdown
+// comes a while later (the rest of the test's work), so S2 reads the
+// thread before S1 clears it (R2 W1: a pair that passing runs have too).
+// Perturbation that delays the timer goroutine by more than that while
+// makes Shutdown win.
+package timerthread
+
+import "sync"
+
+// Thread is the thread a timer posts its events to.
+type Thread struct {
+	mu     sync.Mutex
+	events []string
+}
+
+// Post queues ev on the thread.
+func (th *Thread) Post(ev string) {
+	th.mu.Lock()
+	th.events = append(th.events, ev)
+	th.mu.Unlock()
+}
+
+// Events returns the events posted so far.
+func (th *Thread) Events() []string {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	return append([]string(nil), th.events...)
+}
+
+// TimerThread fires one timer for the thread it was made for.
+type TimerThread struct {
+	name   string
+	target *Thread // nil after Shutdown
+}
+
+// NewTimerThread returns a timer thread whose timer posts to target.
+func NewTimerThread(name string, target *Thread) *TimerThread {
+	return &TimerThread{name: name, target: target}
+}
+
+// Run is the timer goroutine: the timer fires and posts its event.
+func (tt *TimerThread) Run() {
+	ev := tt.name + " fired"
+	tt.target.Post(ev) // S2
+}
+
+// Shutdown releases the timer thread's target. It should first wait for
+// the timer goroutine to finish; it does not.
+func (tt *TimerThread) Shutdown() {
+	tt.target = nil // S1
+}
