@@ -1,0 +1,414 @@
+package conmem
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// The kinds of findings Check reports.
+const (
+	KindNull   = "con-null"
+	KindUninit = "con-uninit"
+	KindClosed = "con-closed"
+	KindIndex  = "con-index"
+	KindMap    = "con-map"
+)
+
+// Options configures Check. The zero value is the default.
+type Options struct {
+	// NoSpinLoops turns off the spin-loop inference of §4.6 (see the
+	// package doc): without it, a loop left on a value another goroutine
+	// wrote orders nothing.
+	NoSpinLoops bool
+	// Stats, if not nil, receives counts of what Check did.
+	Stats *Stats
+}
+
+// Stats counts what one Check did, for the bench and the report.
+type Stats struct {
+	// SpinEdges is the number of order edges the spin-loop inference
+	// added.
+	SpinEdges int
+	// SpinPruned is the number of findings that the run without the
+	// inferred edges reports and the run with them does not.
+	SpinPruned int
+	// Skipped counts the locations (and channels, maps) with more than
+	// maxInstances distinguishable accesses, which were not checked.
+	Skipped int
+}
+
+// Check reports the concurrency-memory bugs that some interleaving of the
+// trace analyzed in g can produce: Con-NULL, Con-UnInit, Con-Dangling
+// (con-closed), Con-Overflow (con-index) and Go's concurrent map access
+// (con-map). sites is the trace's site table; the read sites' Uses (which
+// the instrumenter fills in) say which reads are dereferenced, which feed an
+// index and which decide a loop's exit. Findings come one per kind and set
+// of sites, in a deterministic order, with IDs set.
+func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
+	c := newChecker(g, sites)
+	var edges []hb.Edge
+	if !opts.NoSpinLoops {
+		edges = c.spinEdges()
+	}
+	if len(edges) == 0 {
+		out := c.run()
+		if opts.Stats != nil {
+			opts.Stats.Skipped += c.skipped
+		}
+		return out
+	}
+	var before []finding.Finding
+	if opts.Stats != nil {
+		before = c.run()
+	}
+	g2 := hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
+	c = newChecker(g2, sites)
+	out := c.run()
+	if opts.Stats != nil {
+		opts.Stats.Skipped += c.skipped
+		opts.Stats.SpinEdges += len(edges)
+		ids := make(map[string]bool)
+		for _, f := range out {
+			ids[f.ID] = true
+		}
+		for _, f := range before {
+			if !ids[f.ID] {
+				opts.Stats.SpinPruned++
+			}
+		}
+	}
+	return out
+}
+
+// run applies the five checks.
+func (c *checker) run() []finding.Finding {
+	c.out = nil
+	c.seen = make(map[string]bool)
+	c.null()
+	c.uninit()
+	c.closed()
+	c.index()
+	c.maps()
+	slices.SortFunc(c.out, finding.Compare)
+	return c.out
+}
+
+// A checker holds one trace's events indexed for the checks.
+type checker struct {
+	g     *hb.Graph
+	sites *trace.SiteTable
+	site  map[uint32]trace.Site
+
+	locs    []hb.Loc         // memory locations, in order of first access
+	acc     map[hb.Loc][]int // reads and writes of each location, in trace order
+	own     map[gloc][]int   // the same, per goroutine
+	mapLocs []hb.Loc
+	mapAc   map[hb.Loc][]int // map reads, writes and iterations
+	chans   []hb.Loc
+	chAc    map[hb.Loc][]int // channel closes and sends (including select send cases)
+	wgs     []hb.Loc
+	wgAc    map[hb.Loc][]int // WaitGroup Add and Done
+
+	out     []finding.Finding
+	seen    map[string]bool
+	skipped int
+}
+
+type gloc struct {
+	loc hb.Loc
+	g   int
+}
+
+func newChecker(g *hb.Graph, sites *trace.SiteTable) *checker {
+	c := &checker{
+		g: g, sites: sites, site: make(map[uint32]trace.Site),
+		acc: make(map[hb.Loc][]int), own: make(map[gloc][]int),
+		mapAc: make(map[hb.Loc][]int), chAc: make(map[hb.Loc][]int), wgAc: make(map[hb.Loc][]int),
+	}
+	add := func(list *[]hb.Loc, m map[hb.Loc][]int, l hb.Loc, i int) {
+		if _, ok := m[l]; !ok {
+			*list = append(*list, l)
+		}
+		m[l] = append(m[l], i)
+	}
+	for i, ev := range g.Events {
+		switch ev.Kind {
+		case trace.EvRead, trace.EvWrite:
+			l := g.Loc(i)
+			add(&c.locs, c.acc, l, i)
+			k := gloc{l, g.Goroutine(i)}
+			c.own[k] = append(c.own[k], i)
+		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
+			add(&c.mapLocs, c.mapAc, g.Loc(i), i)
+		case trace.EvChanClose, trace.EvChanSend:
+			add(&c.chans, c.chAc, g.Loc(i), i)
+		case trace.EvSelect:
+			if c.isSendCase(i) {
+				add(&c.chans, c.chAc, g.Loc(i), i)
+			}
+		case trace.EvWGAdd, trace.EvWGDone:
+			add(&c.wgs, c.wgAc, g.Loc(i), i)
+		}
+	}
+	return c
+}
+
+// siteOf returns the site of event i (cached).
+func (c *checker) siteOf(i int) trace.Site {
+	id := c.g.Events[i].Site
+	s, ok := c.site[id]
+	if !ok {
+		s, _ = c.sites.Lookup(id)
+		c.site[id] = s
+	}
+	return s
+}
+
+// isSendCase reports whether the select event i ran a send case.
+func (c *checker) isSendCase(i int) bool {
+	ev := c.g.Events[i]
+	s := c.siteOf(i)
+	return ev.Arg >= 0 && int(ev.Arg) < len(s.Cases) && s.Cases[ev.Arg] == 's'
+}
+
+// used reports whether event i is a read whose site has the use.
+func (c *checker) used(i int, use string) bool {
+	return c.g.Events[i].Kind == trace.EvRead && c.siteOf(i).Used(use)
+}
+
+// prevWrite returns the last write to the location of event i by i's
+// goroutine before i, or -1.
+func (c *checker) prevWrite(i int) int {
+	list := c.own[gloc{c.g.Loc(i), c.g.Goroutine(i)}]
+	k, _ := slices.BinarySearch(list, i)
+	for k--; k >= 0; k-- {
+		if c.g.Events[list[k]].Kind == trace.EvWrite {
+			return list[k]
+		}
+	}
+	return -1
+}
+
+// prevAccess returns the last read or write of the location of event i by
+// i's goroutine before i, or -1.
+func (c *checker) prevAccess(i int) int {
+	list := c.own[gloc{c.g.Loc(i), c.g.Goroutine(i)}]
+	k, _ := slices.BinarySearch(list, i)
+	if k > 0 {
+		return list[k-1]
+	}
+	return -1
+}
+
+// nextWrite returns the first write to the location of event i by i's
+// goroutine after i, or -1.
+func (c *checker) nextWrite(i int) int {
+	list := c.own[gloc{c.g.Loc(i), c.g.Goroutine(i)}]
+	k, found := slices.BinarySearch(list, i)
+	if found {
+		k++
+	}
+	for ; k < len(list); k++ {
+		if c.g.Events[list[k]].Kind == trace.EvWrite {
+			return list[k]
+		}
+	}
+	return -1
+}
+
+// observed returns the value the read r saw, when the trace tells: the
+// value of the last write to its location before it in the trace's order,
+// if that write happens before r. A read that races with the write it
+// follows (or follows none) saw an unknown value: ok is false.
+func (c *checker) observed(r int) (value uint64, ok bool) {
+	list := c.acc[c.g.Loc(r)]
+	k, _ := slices.BinarySearch(list, r)
+	for k--; k >= 0; k-- {
+		w := list[k]
+		if c.g.Events[w].Kind != trace.EvWrite {
+			continue
+		}
+		if c.g.HappensBefore(w, r) {
+			return c.g.Events[w].Value, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// atomic reports whether the accesses a and b of one goroutine (a before
+// b) hold a lock across both, in one critical section, that event x also
+// holds in a mode that excludes it: then x cannot run between a and b.
+func (c *checker) atomic(a, b, x int) bool {
+	for _, l := range c.g.Locks(b) {
+		if !slices.Contains(c.g.Locks(a), l) {
+			continue
+		}
+		if !slices.ContainsFunc(c.g.Locks(x), func(m hb.Lock) bool {
+			return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
+		}) {
+			continue
+		}
+		if c.heldThrough(a, b, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldThrough reports whether lock l, held at a and at b, is not released
+// by their goroutine in between.
+func (c *checker) heldThrough(a, b int, l hb.Lock) bool {
+	evs := c.g.Goroutines[c.g.Goroutine(a)].Events
+	k, _ := slices.BinarySearch(evs, a)
+	for ; k < len(evs) && evs[k] < b; k++ {
+		ev := c.g.Events[evs[k]]
+		if (ev.Kind == trace.EvUnlock || ev.Kind == trace.EvRUnlock) && ev.Addr == l.Addr && evs[k] != a {
+			return false
+		}
+	}
+	return true
+}
+
+// A role is one site of a finding: the event that stands for it and what
+// it does in the bug.
+type role struct {
+	ev   int
+	role string
+}
+
+// report adds a finding unless one of the same kind and sites (in any
+// order) was reported already.
+func (c *checker) report(kind, msg string, roles []role, notes ...string) {
+	c.seen[c.siteKey(kind, roles)] = true
+	f := finding.Finding{Kind: kind, Status: finding.Predicted, Message: msg}
+	for _, r := range roles {
+		ev := c.g.Events[r.ev]
+		f.Sites = append(f.Sites, finding.SiteOf(c.sites, ev.Site, r.role))
+		gi := c.g.Goroutine(r.ev)
+		var spawn finding.Site
+		if s := c.g.Spawn(gi); s != 0 {
+			spawn = finding.SiteOf(c.sites, s, "go")
+			f.Sites[len(f.Sites)-1].Goroutine = spawn.Pos()
+		}
+		f.Spawns = append(f.Spawns, spawn)
+		var stack []finding.Site
+		for _, j := range c.g.Stack(r.ev) {
+			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
+		}
+		f.Stacks = append(f.Stacks, stack)
+		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(r.ev))
+		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(r.ev).String())
+	}
+	f.Evidence.Notes = notes
+	f.SetID()
+	if c.seen[f.ID] {
+		return
+	}
+	c.seen[f.ID] = true
+	c.out = append(c.out, f)
+}
+
+// siteKey is the deduplication key of a finding of kind with these
+// roles: its sites by ID and role.
+func (c *checker) siteKey(kind string, roles []role) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	for _, r := range roles {
+		fmt.Fprintf(&b, "/%d:%s", c.g.Events[r.ev].Site, r.role)
+	}
+	return b.String()
+}
+
+// reported reports whether a finding of kind with these roles' sites was
+// reported already, so that checks skip the further dynamic instances of
+// a pair cheaply.
+func (c *checker) reported(kind string, roles []role) bool {
+	return c.seen[c.siteKey(kind, roles)]
+}
+
+// lockNames names the locks held at event i as "expr@file:line", from the
+// goroutine's Lock event that took each.
+func (c *checker) lockNames(i int) []string {
+	var out []string
+	evs := c.g.Goroutines[c.g.Goroutine(i)].Events
+	for _, l := range c.g.Locks(i) {
+		name := fmt.Sprintf("lock@%#x", l.Addr)
+		k, _ := slices.BinarySearch(evs, i+1)
+		for k--; k >= 0; k-- {
+			ev := c.g.Events[evs[k]]
+			if ev.Addr == l.Addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
+				s := c.siteOf(evs[k])
+				name = s.Expr + "@" + shortPos(s)
+				break
+			}
+		}
+		if l.Mode == hb.Read {
+			name += " (read)"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// shortPos is file:line with the file's base name.
+func shortPos(s trace.Site) string {
+	f := s.File
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		f = f[i+1:]
+	}
+	return fmt.Sprintf("%s:%d", f, s.Line)
+}
+
+// expr returns the source expression of event i's site, or a placeholder.
+func (c *checker) expr(i int) string {
+	if e := c.siteOf(i).Expr; e != "" {
+		return e
+	}
+	return "the location"
+}
+
+// fn returns the function of event i's site.
+func (c *checker) fn(i int) string {
+	if f := c.siteOf(i).Function; f != "" {
+		return f
+	}
+	return "another function"
+}
+
+// maxInstances bounds the accesses of one location (after instances
+// folds them) that a check pairs with each other; a location past it is
+// skipped and counted in Stats.Skipped.
+const maxInstances = 4096
+
+// instances folds the events of list that no check can tell apart: those
+// of one goroutine at one site with no sync event of that goroutine in
+// between have one vector clock and one lock set. It keeps the first of
+// each, in order. ok is false if more than maxInstances remain.
+func (c *checker) instances(list []int) (out []int, ok bool) {
+	type key struct {
+		g    int
+		site uint32
+		kind trace.Kind
+		seq  uint64
+	}
+	seen := make(map[key]bool)
+	for _, i := range list {
+		ev := c.g.Events[i]
+		k := key{c.g.Goroutine(i), ev.Site, ev.Kind, ev.Seq}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, i)
+		}
+	}
+	if len(out) > maxInstances {
+		c.skipped++
+		return nil, false
+	}
+	return out, true
+}

@@ -1,0 +1,97 @@
+// Package conmem predicts, from one recorded run, the concurrency bugs that
+// crash Go programs through memory: ConMem (Zhang, Lu, Jiang; "ConMem:
+// Detecting Crash-Triggering Concurrency Bugs through an Effect-Oriented
+// Approach", TOSEM 2013; ../shared/papers/conmem.txt), §4, Table VI, in
+// its Go form. The bug does not have to happen in the recorded run: each
+// check finds the ingredients of a bug (a nil store and a dereference, a
+// read and an initialization, a close and a send, an index and a write)
+// and asks the happens-before order and lock sets of detect/hb whether
+// another interleaving can put them in the crashing order.
+//
+// The entry point is Check. Findings are predicted: nothing here forces
+// the interleaving (the paper's ConMem-v, §5, is later work).
+//
+// # The checks
+//
+// con-null (§4.2, Con-NULL). The ingredients are a nil store wp (an
+// EvWrite with value 0) and a read rp of the same location, on another
+// goroutine, whose value is dereferenced. The paper tells pointers from
+// integers by the values stored; the trace records only "nil or not" for
+// pointer-shaped values, so the read's site says it instead: the
+// instrumenter marks reads whose value is dereferenced without a nil check
+// of that same value (trace.UseDeref), and a location with such a read
+// holds a pointer. A suspect is pruned when (order) rp happens before wp,
+// or, by the paper's two-candidate heuristic, a non-nil write is strictly
+// ordered between them: rp's goroutine's last write before rp (rp-p),
+// happening after wp, or wp's goroutine's next write after wp (wp-f),
+// happening before rp; or when (mutual exclusion) a lock held across
+// {rp-p, rp} is held at wp, or a lock held across {wp, wp-f} is held at
+// rp. For the lock test rp-p is the last access before rp, a read as well
+// as a write: Go's `if x.p != nil { use(x.p.f) }` re-reads the field it
+// checked, and a lock held across the check and the use keeps the nil
+// store out of the window, which the paper's C code got from the write.
+// A read that itself observed nil is pruned (§4.2 "Discussions"). Reads
+// carry no value in the trace, so what a read observed is derived: the
+// value of the last write to the location before it in the trace's order,
+// if that write happens before the read; a read that races with that
+// write (or follows none) observed an unknown value and is kept.
+//
+// con-uninit (§4.3, Con-UnInit). The Initializer table holds each
+// goroutine's first initializing write of each location; the first read
+// of a location by each goroutine that has not written it is reported
+// when it is concurrent with every other goroutine's initializing write.
+// Go zeroes memory, and the allocation that does it (new, make, a
+// composite literal) is not an event: so an initializing write is one of
+// a non-zero value (a zero store leaves what an "uninitialized" read sees
+// unchanged), and a read whose goroutine writes the location later is not
+// checked, because there the zero value is the start of the goroutine's
+// own running state (a counter or index it updates from what it read),
+// not a missing initialization; the paper's C version saw the allocating
+// goroutine's initialization, which ordered such reads. The same check
+// runs on WaitGroups, Go's negative-counter crash: Add with a positive
+// delta initializes the counter, Done (and a negative Add) reads it.
+//
+// con-closed (§4.4, Con-Dangling). Go has no free; a channel's close is
+// its release, and a send on it afterwards ("send on closed channel") or
+// a second close ("close of closed channel") is the dangling use. A close
+// and a send on another goroutine are reported unless the send happens
+// before the close; two closes on different goroutines always are. As
+// Table VI says, only order synchronization prevents it: locks are not
+// consulted. The other releases of DESIGN.md's table cannot be seen in
+// the trace and are not checked: Reset and sync.Pool's Put are not
+// events, and although EvTestEnd marks a test's end, a goroutine's later
+// use of the test's *testing.T (t.Logf) is not an event either.
+//
+// con-index (§4.5, Con-Overflow). A data race (concurrent, no common
+// lock) between a read whose value flows into an index or slice bound, or
+// is the slice indexed or sliced, and another goroutine's write of the
+// same location. The paper finds the index variables with a second,
+// dependence-tracking run; here the instrumenter marks those reads
+// (trace.UseIndex) from go/ssa, as analyzers/conindex reasons: the read's
+// value reaches an IndexAddr, Index or Slice operand through at most a
+// few arithmetic steps and conversions.
+//
+// con-map (Go only). Two accesses of one map on different goroutines, one
+// a write, concurrent and with no common lock: the runtime's fatal
+// "concurrent map writes" (or "read and map write", "iteration and map
+// write"), which no recover stops.
+//
+// # Spin loops (§4.6)
+//
+// Optional and on by default (Options.NoSpinLoops turns it off): see
+// spin.go.
+//
+// # Soundness
+//
+// Like the paper's, the analysis is neither sound nor complete. It misses
+// bugs on paths the recorded run did not take, accesses the instrumenter
+// did not record (composite-literal initializations, code outside the
+// instrumented packages) and, for con-null and con-uninit, reads whose
+// uses the static analysis could not place. It reports what cannot happen
+// when the program orders goroutines by means detect/hb does not model
+// (custom synchronization, control dependences: the paper's Fig. 12) and,
+// for con-index, races whose values cannot leave the bounds. A location
+// is an address within a GC epoch, so no finding rests on a recycled
+// address. One finding is reported per kind and set of sites, however
+// many dynamic instances the trace holds.
+package conmem

@@ -1,0 +1,50 @@
+package conmem
+
+import (
+	"fmt"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// index reports Con-Overflow bugs (§4.5): a data race, concurrent and
+// with no common lock, between a read whose value feeds an index or slice
+// bound (or is the slice indexed) and another goroutine's write of the same
+// location. The instrumenter's static analysis marks those reads
+// (trace.UseIndex), in place of the paper's second, dependence-tracking
+// run.
+func (c *checker) index() {
+	for _, loc := range c.locs {
+		var reads, writes []int
+		for _, i := range c.acc[loc] {
+			switch {
+			case c.g.Events[i].Kind == trace.EvWrite:
+				writes = append(writes, i)
+			case c.used(i, trace.UseIndex):
+				reads = append(reads, i)
+			}
+		}
+		if len(reads) == 0 || len(writes) == 0 {
+			continue
+		}
+		reads, ok1 := c.instances(reads)
+		writes, ok2 := c.instances(writes)
+		if !ok1 || !ok2 {
+			continue
+		}
+		for _, r := range reads {
+			for _, w := range writes {
+				if c.g.Goroutine(r) == c.g.Goroutine(w) {
+					continue
+				}
+				roles := []role{{r, "index"}, {w, "write"}}
+				if c.reported(KindIndex, roles) || !c.g.Concurrent(r, w) || c.g.CommonLock(r, w) {
+					continue
+				}
+				c.report(KindIndex,
+					fmt.Sprintf("%s used as an index or bound in %s may be changed concurrently by %s with no common lock: index or slice bounds out of range",
+						c.expr(r), c.fn(r), c.fn(w)), roles,
+					"the read and the write are concurrent and hold no common lock")
+			}
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package conmem
+
+import (
+	"fmt"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// null reports Con-NULL bugs (§4.2): a nil store wp and a dereferenced
+// read rp of the same location on another goroutine such that wp can run
+// before rp with no other write in between.
+func (c *checker) null() {
+	for _, loc := range c.locs {
+		var nils, derefs []int
+		for _, i := range c.acc[loc] {
+			ev := c.g.Events[i]
+			switch {
+			case ev.Kind == trace.EvWrite && ev.Value == 0:
+				nils = append(nils, i)
+			case c.used(i, trace.UseDeref):
+				derefs = append(derefs, i)
+			}
+		}
+		if len(nils) == 0 || len(derefs) == 0 {
+			continue
+		}
+		nils, ok1 := c.instances(nils)
+		derefs, ok2 := c.instances(derefs)
+		if !ok1 || !ok2 {
+			continue
+		}
+		for _, rp := range derefs {
+			if v, ok := c.observed(rp); ok && v == 0 {
+				continue // rp saw nil and did not crash: it is not used unchecked
+			}
+			for _, wp := range nils {
+				if c.g.Goroutine(wp) == c.g.Goroutine(rp) {
+					continue
+				}
+				roles := []role{{rp, "deref"}, {wp, "nil-store"}}
+				if c.reported(KindNull, roles) || !c.nullFeasible(wp, rp) {
+					continue
+				}
+				c.report(KindNull,
+					fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
+						c.expr(wp), c.fn(wp), c.fn(rp)),
+					roles,
+					"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write")
+			}
+		}
+	}
+}
+
+// nullFeasible applies §4.2's timing test to the suspect {wp, rp}.
+func (c *checker) nullFeasible(wp, rp int) bool {
+	g := c.g
+	// Order: wp always runs after rp.
+	if g.HappensBefore(rp, wp) {
+		return false
+	}
+	// Order, with the two-candidate heuristic: a (non-nil) write strictly
+	// ordered between wp and rp, either rp's own last write before rp
+	// or wp's goroutine's next write after wp.
+	rpp := c.prevWrite(rp)
+	if rpp >= 0 && g.Events[rpp].Value != 0 && g.HappensBefore(wp, rpp) {
+		return false
+	}
+	wpf := c.nextWrite(wp)
+	if wpf >= 0 && g.Events[wpf].Value != 0 && g.HappensBefore(wpf, rp) {
+		return false
+	}
+	// Mutual exclusion: {rp-p, rp} atomic with respect to wp, or
+	// {wp, wp-f} atomic with respect to rp. rp-p is rp's goroutine's last
+	// access to the location before rp, a read as well as a write (Go's
+	// `if x.p != nil { x.p.f }` re-reads the field it checked).
+	if p := c.prevAccess(rp); p >= 0 && c.atomic(p, rp, wp) {
+		return false
+	}
+	if wpf >= 0 && g.Events[wpf].Value != 0 && c.atomic(wp, wpf, rp) {
+		return false
+	}
+	return true
+}

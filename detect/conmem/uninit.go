@@ -1,0 +1,115 @@
+package conmem
+
+import (
+	"fmt"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// uninit reports Con-UnInit bugs (§4.3): the first read of a location by
+// a goroutine that has not written it, concurrent with every initializing
+// write of the other goroutines; and, for WaitGroups, a Done that can run
+// before every other goroutine's Add (a negative counter).
+func (c *checker) uninit() {
+	for _, loc := range c.locs {
+		c.uninitLoc(c.acc[loc], trace.EvWrite, trace.EvRead)
+	}
+	for _, wg := range c.wgs {
+		c.uninitLoc(c.wgAc[wg], trace.EvWGAdd, trace.EvWGDone)
+	}
+}
+
+// uninitLoc checks one location's accesses: init events of kind initK
+// (writes of a non-zero value; Adds of a positive delta) and use events
+// of kind useK (reads; Dones and negative Adds).
+func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
+	g := c.g
+	isInit := func(i int) bool {
+		ev := g.Events[i]
+		if ev.Kind != initK {
+			return false
+		}
+		if initK == trace.EvWGAdd {
+			return ev.Arg > 0
+		}
+		return ev.Value != 0
+	}
+	isUse := func(i int) bool {
+		ev := g.Events[i]
+		return ev.Kind == useK || (useK == trace.EvWGDone && ev.Kind == trace.EvWGAdd && ev.Arg < 0)
+	}
+	// The Initializer table: each goroutine's first initializing write.
+	// firstW is each goroutine's first write of any value; lastW its last.
+	init := make(map[int]int)
+	var inits []int
+	firstW := make(map[int]int)
+	lastW := make(map[int]int)
+	for _, i := range list {
+		gi := g.Goroutine(i)
+		if g.Events[i].Kind == initK {
+			if _, ok := firstW[gi]; !ok {
+				firstW[gi] = i
+			}
+			lastW[gi] = i
+		}
+		if isInit(i) {
+			if _, ok := init[gi]; !ok {
+				init[gi] = i
+				inits = append(inits, i)
+			}
+		}
+	}
+	if len(inits) == 0 {
+		return
+	}
+	read := make(map[int]bool)
+	for _, r := range list {
+		gi := g.Goroutine(r)
+		if !isUse(r) || read[gi] {
+			continue
+		}
+		read[gi] = true // only the first read of each goroutine
+		if w, ok := firstW[gi]; ok && (w < r || (initK == trace.EvWrite && lastW[gi] > r)) {
+			// Its own write came first: the read sees its own goroutine's
+			// value. Or it writes the location itself later: the
+			// location is the goroutine's running state (a counter or
+			// index it updates from what it read), whose zero value is
+			// its start, not an uninitialized one.
+			continue
+		}
+		var remote []int
+		concurrent := true
+		for _, w := range inits {
+			if g.Goroutine(w) == gi {
+				continue
+			}
+			remote = append(remote, w)
+			if !g.Concurrent(r, w) {
+				concurrent = false
+				break
+			}
+		}
+		if len(remote) == 0 || !concurrent {
+			continue
+		}
+		roles := []role{{r, "read"}}
+		for _, w := range remote {
+			roles = append(roles, role{w, "init"})
+		}
+		if initK == trace.EvWGAdd {
+			roles[0].role = "done"
+			for i := range roles[1:] {
+				roles[i+1].role = "add"
+			}
+			c.report(KindUninit,
+				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; Add should come before the go statement",
+					c.expr(r), c.fn(r), c.fn(remote[0])),
+				roles, "the Done is concurrent with every other goroutine's Add")
+			continue
+		}
+		c.report(KindUninit,
+			fmt.Sprintf("%s may be read by %s before %s initializes it; the initialization should happen before the go statement or be published to the reader",
+				c.expr(r), c.fn(r), c.fn(remote[0])),
+			roles, "the read is concurrent with every other goroutine's first write of a non-zero value, and its goroutine wrote none before it")
+	}
+}
