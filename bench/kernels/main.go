@@ -1,0 +1,265 @@
+// Command kernels measures precog test on the kernel corpus
+// (testdata/kernels): for each kernel package, whether precog predicts its
+// bug from the runs its expect file asks for (one, for the ConMem and OSCS
+// kernels) while the bug did not happen in those runs, what else it
+// reports, and how often the bug happens by itself: the natural failure
+// rate of the plain test binary over -n runs.
+//
+// Usage, from the repository root (bench/kernels is a module of its own, so
+// that it stays out of the main module's go test ./...):
+//
+//	go -C bench/kernels run . -n 100
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/internal/expect"
+	"github.com/precog-dev/precog/pipeline/record"
+)
+
+var (
+	natural = flag.Int("n", 100, "plain runs of each kernel's test binary, for the natural failure rate")
+	only    = flag.String("k", "", "comma-separated kernel `packages` to run (default all)")
+	timeout = flag.Duration("timeout", 30*time.Second, "time limit of one plain run")
+)
+
+const module = "precog.example/kernels"
+
+func main() {
+	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "kernels: "+format+"\n", args...) }
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: go -C bench/kernels run . [flags]\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 || *natural < 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(log); err != nil {
+		log("%v", err)
+		os.Exit(1)
+	}
+}
+
+// A result is one kernel's row.
+type result struct {
+	pkg             string
+	runs            int
+	expected        []string // kinds
+	cmp             expect.Result
+	recordedFailed  int // recorded runs in which the test failed
+	recordedRuns    int
+	naturalFailures int
+	took            time.Duration
+}
+
+func run(log func(string, ...any)) error {
+	root, err := findRoot()
+	if err != nil {
+		return err
+	}
+	kernels := filepath.Join(root, "testdata", "kernels")
+	work, err := os.MkdirTemp("", "precog-bench-kernels-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	precog := filepath.Join(work, "precog")
+	log("building precog")
+	if err := goCmd(root, "build", "-o", precog, "./cmd/precog"); err != nil {
+		return err
+	}
+	pkgs, err := packages(kernels)
+	if err != nil {
+		return err
+	}
+	var rows []result
+	for _, pkg := range pkgs {
+		data, err := os.ReadFile(filepath.Join(kernels, pkg, "expect"))
+		if err != nil {
+			return err
+		}
+		e, err := expect.Parse(data)
+		if err != nil {
+			return fmt.Errorf("%s/expect: %v", pkg, err)
+		}
+		log("%s", pkg)
+		r := result{pkg: pkg, runs: e.Runs}
+		for _, f := range e.Findings {
+			r.expected = append(r.expected, f.Kind)
+		}
+		if r.naturalFailures, err = naturalFailures(kernels, work, pkg); err != nil {
+			return err
+		}
+		out := filepath.Join(work, "out", pkg)
+		start := time.Now()
+		cmd := exec.Command(precog, "test", "-json", "-runs", fmt.Sprint(e.Runs), "-o", out, "-cache", filepath.Join(work, "cache"), "./"+pkg)
+		cmd.Dir = kernels
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		r.took = time.Since(start)
+		if code := cmd.ProcessState.ExitCode(); code != 0 && code != 3 {
+			return fmt.Errorf("precog test ./%s: %v\n%s", pkg, err, stderr.Bytes())
+		}
+		var fs []finding.Finding
+		sc := bufio.NewScanner(&stdout)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var f finding.Finding
+			if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+				return fmt.Errorf("precog test ./%s -json: %v", pkg, err)
+			}
+			fs = append(fs, f)
+		}
+		r.cmp = expect.Compare(e, filepath.Join(kernels, pkg), module+"/"+pkg, fs)
+		if r.recordedRuns, r.recordedFailed, err = recordedOutcomes(out); err != nil {
+			return err
+		}
+		rows = append(rows, r)
+	}
+	printTable(rows)
+	fmt.Printf("\n- command: `go -C bench/kernels run . %s`\n", strings.Join(os.Args[1:], " "))
+	fmt.Printf("- %s; nproc %d\n", runtime.Version(), runtime.NumCPU())
+	return nil
+}
+
+func printTable(rows []result) {
+	fmt.Println("| kernel | expected | runs | detected | recorded runs failed | other findings | natural failures | precog test time |")
+	fmt.Println("|---|---|--:|---|--:|--:|--:|--:|")
+	detected, seeds := 0, 0
+	for _, r := range rows {
+		exp := strings.Join(r.expected, ", ")
+		det := "—"
+		if len(r.expected) > 0 {
+			seeds++
+			det = "no"
+			if len(r.cmp.Missing) == 0 {
+				det = "yes"
+				detected++
+			}
+		} else {
+			exp = "nothing (control)"
+		}
+		fmt.Printf("| %s | %s | %d | %s | %d/%d | %d | %d/%d | %s |\n", r.pkg, exp, r.runs, det,
+			r.recordedFailed, r.recordedRuns, len(r.cmp.Extra), r.naturalFailures, *natural, r.took.Round(10*time.Millisecond))
+	}
+	fmt.Printf("\n%d of %d kernels with expected findings detected.\n", detected, seeds)
+	for _, r := range rows {
+		for _, k := range r.cmp.Extra {
+			fmt.Printf("- %s: also reported `%s`\n", r.pkg, k)
+		}
+		for _, m := range r.cmp.Missing {
+			fmt.Printf("- %s: missed `%s`\n", r.pkg, m.Key())
+		}
+	}
+}
+
+// naturalFailures builds pkg's plain test binary and runs it *natural
+// times, counting the runs that fail.
+func naturalFailures(kernels, work, pkg string) (int, error) {
+	bin := filepath.Join(work, "bin", pkg+".test")
+	if err := goCmd(kernels, "test", "-c", "-o", bin, "./"+pkg); err != nil {
+		return 0, err
+	}
+	failures := 0
+	for range *natural {
+		cmd := exec.Command(bin, "-test.timeout", timeout.String())
+		cmd.Dir = filepath.Join(kernels, pkg)
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				return 0, err
+			}
+			failures++
+		}
+	}
+	return failures, nil
+}
+
+// recordedOutcomes counts the recorded runs in the -o directory of precog
+// test and those whose test did not pass.
+func recordedOutcomes(out string) (runs, failed int, err error) {
+	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
+	if err != nil {
+		return 0, 0, err
+	}
+	var ix record.Index
+	if err := json.Unmarshal(data, &ix); err != nil {
+		return 0, 0, err
+	}
+	for _, p := range ix.Packages {
+		for _, t := range p.Tests {
+			outcomes := []record.Outcome{t.Outcome}
+			for _, r := range t.Runs {
+				outcomes = append(outcomes, r.Outcome)
+			}
+			for _, o := range outcomes {
+				runs++
+				if o.Failed() {
+					failed++
+				}
+			}
+		}
+	}
+	return runs, failed, nil
+}
+
+// packages returns the kernel packages: directories of kernels with an
+// expect file.
+func packages(kernels string) ([]string, error) {
+	entries, err := os.ReadDir(kernels)
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(kernels, e.Name(), "expect")); err == nil {
+			if *only == "" || slices.Contains(strings.Split(*only, ","), e.Name()) {
+				pkgs = append(pkgs, e.Name())
+			}
+		}
+	}
+	return pkgs, nil
+}
+
+func goCmd(dir string, args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "testdata", "kernels", "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no testdata/kernels/go.mod in the working directory or above it: run from within the precog repository")
+		}
+		dir = parent
+	}
+}
