@@ -26,7 +26,7 @@ func TestLoadSites(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, ok := tab.Lookup(7)
-	if want := (Site{7, "bank/bank.go", 31, 5, "write", "(*Bank).Transfer", "b.balance"}); !ok || s != want {
+	if want := (Site{ID: 7, File: "bank/bank.go", Line: 31, Col: 5, Kind: "write", Function: "(*Bank).Transfer", Expr: "b.balance"}); !ok || s != want {
 		t.Errorf("Lookup(7) = %+v, %v; want %+v", s, ok, want)
 	}
 	if _, ok := tab.Lookup(4); ok {
