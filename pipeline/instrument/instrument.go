@@ -158,6 +158,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		opts := FileOptions{Funcs: cfg.Funcs, FirstSite: first}
 		if shared != nil {
 			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
+			opts.Uses = shared.usesOf(f.pkg.Fset)
 		}
 		src, err := os.ReadFile(f.path)
 		if err != nil {

@@ -25,7 +25,10 @@ type FileOptions struct {
 	// or package-level location counts (the -all mode). Accesses to local
 	// variables that no closure captures and whose address is never taken
 	// are never instrumented.
-	Shared   func(pos token.Pos) bool
+	Shared func(pos token.Pos) bool
+	// Uses returns trace.Site.Uses for the read at pos (the position
+	// Shared is asked about); nil for none.
+	Uses     func(pos token.Pos) string
 	Funcs    bool                   // insert Enter/Exit in function bodies
 	SkipFunc func(name string) bool // functions a plan excludes from Enter/Exit (nil: none)
 	// FirstSite is the first site id this file may use.

@@ -245,6 +245,9 @@ func (r *rewriter) read(e ast.Expr) {
 		return
 	}
 	s := r.site(accessPos(e), "read", e)
+	if r.opts.Uses != nil {
+		r.sites[len(r.sites)-1].Uses = r.opts.Uses(accessPos(e))
+	}
 	lo, hi := r.span(e)
 	r.ed.open(lo, hi, lit("(*"+r.shim("R")+"("+s+", &"))
 	r.ed.close(lo, hi, lit("))"))

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -29,8 +30,9 @@ import (
 // analysis cannot see), and only accesses to objects not yet visible to
 // another goroutine (sharedloc's Local) are dropped before pairing.
 type sharedSet struct {
-	at     map[fileOffset]bool // positions of shared accesses (go/ssa's instruction positions)
-	failed map[string]bool     // files whose package could not be analyzed: record everything
+	at     map[fileOffset]bool   // positions of shared accesses (go/ssa's instruction positions)
+	uses   map[fileOffset]string // trace.Site.Uses of the loads at a position
+	failed map[string]bool       // files whose package could not be analyzed: record everything
 }
 
 // locKey identifies a sharedloc.Loc across package variants, which have
@@ -67,7 +69,7 @@ func keyOf(fset *token.FileSet, l sharedloc.Loc) locKey {
 // analyzeShared runs sharedloc on the packages and collects the shared
 // accesses.
 func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
-	s := &sharedSet{at: make(map[fileOffset]bool), failed: make(map[string]bool)}
+	s := &sharedSet{at: make(map[fileOffset]bool), uses: make(map[fileOffset]string), failed: make(map[string]bool)}
 	if len(pkgs) == 0 {
 		return s, nil
 	}
@@ -81,6 +83,7 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 		api      bool // reached from the package's API, on a caller's goroutine
 		at       fileOffset
 	}
+	uf := newUsesFinder()
 	byLoc := make(map[locKey][]access)
 	var keys []locKey // in first-seen order, for determinism
 	for act := range graph.All() {
@@ -96,6 +99,11 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 			continue
 		}
 		for _, a := range res.Accesses {
+			if load, ok := a.Instr.(*ssa.UnOp); ok && a.Op == sharedloc.Load {
+				if u := uf.of(load); u != "" {
+					s.uses[offsetOf(fset, a.Pos())] = u
+				}
+			}
 			if res.Local(a) {
 				continue
 			}
@@ -161,5 +169,15 @@ func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) 
 	}
 	return func(pos token.Pos) bool {
 		return pos.IsValid() && s.at[offsetOf(fset, pos)]
+	}
+}
+
+// usesOf returns the FileOptions.Uses function for one file.
+func (s *sharedSet) usesOf(fset *token.FileSet) func(token.Pos) string {
+	return func(pos token.Pos) string {
+		if !pos.IsValid() {
+			return ""
+		}
+		return s.uses[offsetOf(fset, pos)]
 	}
 }

@@ -2,7 +2,11 @@ package instrument
 
 import (
 	"go/ast"
+	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -58,5 +62,64 @@ func TestSharedAPI(t *testing.T) {
 	}
 	if seen["n"] != 2 || seen["name"] != 2 {
 		t.Errorf("saw %v selectors, want n and name twice each", seen)
+	}
+}
+
+// TestUses checks trace.Site.Uses against the uses:"..." comments of
+// testdata/uses: one per read of a field on the line, in column order.
+func TestUses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	dir, _ := filepath.Abs("testdata/uses")
+	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: loadMode, Tests: true}, "./...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := findModule(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := selectFiles(pkgs, homeModules(pkgs), mod, nil)
+	s, err := analyzeShared(sel.roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`uses:"([^"]*)"`)
+	checked := 0
+	for _, f := range sel.files {
+		if filepath.Base(f.path) != "uses.go" {
+			continue
+		}
+		src, _ := os.ReadFile(f.path)
+		lines := strings.Split(string(src), "\n")
+		uses := s.usesOf(f.pkg.Fset)
+		got := map[int][]string{}
+		ast.Inspect(f.syntax, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "s" && sel.Sel.Name != "reader" {
+					line := f.pkg.Fset.Position(sel.Pos()).Line
+					got[line] = append(got[line], uses(sel.Sel.Pos()))
+				}
+			}
+			return true
+		})
+		for i, l := range lines {
+			ms := want.FindAllStringSubmatch(l, -1)
+			if ms == nil {
+				continue
+			}
+			var w []string
+			for _, m := range ms {
+				w = append(w, m[1])
+			}
+			checked++
+			if !slices.Equal(got[i+1], w) {
+				t.Errorf("uses.go:%d: uses %q, want %q", i+1, got[i+1], w)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no uses annotations checked")
 	}
 }

@@ -1,0 +1,3 @@
+module precog.example/uses
+
+go 1.22

@@ -1,0 +1,53 @@
+// Package uses marks, on each line with a read of a shared field, the
+// trace.Site.Uses the instrumenter must give it (TestUses).
+package uses
+
+import "sync"
+
+type node struct{ val int }
+
+type state struct {
+	mu   sync.Mutex
+	p    *node
+	mup  *sync.Mutex
+	buf  []byte
+	n    int
+	stop bool
+	f    func()
+}
+
+func (s *state) reader() int {
+	x := 0
+	if s.p != nil { // uses:""
+		x += s.p.val // uses:"deref"
+	}
+	if q := s.p; q != nil { // uses:""
+		x += q.val
+	}
+	s.mup.Lock()           // uses:"deref"
+	x += int(s.buf[s.n+1]) // uses:"index" uses:"index"
+	for !s.stop {          // uses:"loop-exit"
+	}
+	s.f()          // uses:"deref"
+	s.mup.Unlock() // uses:"deref"
+	return x
+}
+
+func (s *state) writer() {
+	s.p = nil
+	s.mup = nil
+	s.buf = nil
+	s.n = 2
+	s.stop = true
+	s.f = nil
+}
+
+// Run runs reader and writer at once.
+func Run() {
+	s := &state{p: &node{}, mup: new(sync.Mutex), buf: make([]byte, 4), f: func() {}}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.reader() }()
+	go func() { defer wg.Done(); s.writer() }()
+	wg.Wait()
+}

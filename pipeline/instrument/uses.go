@@ -1,0 +1,219 @@
+package instrument
+
+import (
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// maxUseDepth bounds the arithmetic steps, conversions and phis through
+// which a loaded value is followed to an index or a branch.
+const maxUseDepth = 6
+
+// A usesFinder says where loaded values go (trace.Site.Uses): a static
+// stand-in for the dependence tracking that ConMem (conmem.txt §4.5) did
+// in a second run, as analyzers/conindex reasons, and for the loop-exit
+// reads of its spin-loop analysis (§4.6), which it found with CodeSurfer.
+type usesFinder struct {
+	loops map[*ssa.Function]*loopInfo
+}
+
+func newUsesFinder() *usesFinder {
+	return &usesFinder{loops: make(map[*ssa.Function]*loopInfo)}
+}
+
+// of returns the uses of the value of load, space-separated in the order
+// deref, index, loop-exit.
+func (u *usesFinder) of(load *ssa.UnOp) string {
+	var uses []string
+	if derefs(load) {
+		uses = append(uses, trace.UseDeref)
+	}
+	if u.flows(load, maxUseDepth, indexes) {
+		uses = append(uses, trace.UseIndex)
+	}
+	li := u.loopsOf(load.Parent())
+	if u.flows(load, maxUseDepth, func(v ssa.Value, use ssa.Instruction) bool {
+		ifi, ok := use.(*ssa.If)
+		return ok && li.exits(ifi.Block())
+	}) {
+		uses = append(uses, trace.UseLoopExit)
+	}
+	return strings.Join(uses, " ")
+}
+
+// derefs reports whether the pointer-shaped value v is dereferenced
+// without being compared with nil: *v, v.f, v[i] of an array pointer, a
+// store through it, a map update of it, a call of it (a func or an
+// interface's method) or of a method with it as the receiver.
+func derefs(v ssa.Value) bool {
+	switch v.Type().Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Signature, *types.Interface:
+	default:
+		return false
+	}
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	deref := false
+	for _, r := range *refs {
+		switch r := r.(type) {
+		case *ssa.BinOp:
+			if (r.Op == token.EQL || r.Op == token.NEQ) && (isNil(r.X) || isNil(r.Y)) {
+				return false // checked: the use is guarded by the same value
+			}
+		case *ssa.FieldAddr:
+			deref = deref || r.X == v
+		case *ssa.IndexAddr:
+			deref = deref || r.X == v
+		case *ssa.UnOp:
+			deref = deref || (r.Op == token.MUL && r.X == v)
+		case *ssa.Store:
+			deref = deref || r.Addr == v
+		case *ssa.MapUpdate:
+			deref = deref || r.Map == v
+		case ssa.CallInstruction:
+			c := r.Common()
+			if c.Value == v {
+				deref = true
+			} else if callee := c.StaticCallee(); callee != nil && callee.Signature.Recv() != nil && len(c.Args) > 0 && c.Args[0] == v {
+				deref = true
+			}
+		}
+	}
+	return deref
+}
+
+func isNil(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.Value == nil && !isBasic(c.Type())
+}
+
+func isBasic(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Basic)
+	return ok
+}
+
+// indexes reports whether use takes v as an index or slice bound, or
+// indexes or slices v, a slice.
+func indexes(v ssa.Value, use ssa.Instruction) bool {
+	_, isSlice := v.Type().Underlying().(*types.Slice)
+	switch u := use.(type) {
+	case *ssa.IndexAddr:
+		return u.Index == v || (u.X == v && isSlice)
+	case *ssa.Index:
+		return u.Index == v
+	case *ssa.Lookup:
+		return u.Index == v && isBasic(u.X.Type())
+	case *ssa.Slice:
+		return u.Low == v || u.High == v || u.Max == v || (u.X == v && isSlice)
+	}
+	return false
+}
+
+// flows reports whether v, or a value computed from it by arithmetic,
+// comparison, negation, conversion, len or cap or a phi in at most depth
+// steps, has a use for which match holds.
+func (u *usesFinder) flows(v ssa.Value, depth int, match func(ssa.Value, ssa.Instruction) bool) bool {
+	seen := make(map[ssa.Value]bool)
+	var walk func(v ssa.Value, depth int) bool
+	walk = func(v ssa.Value, depth int) bool {
+		if depth == 0 || seen[v] {
+			return false
+		}
+		seen[v] = true
+		refs := v.Referrers()
+		if refs == nil {
+			return false
+		}
+		for _, r := range *refs {
+			if match(v, r) {
+				return true
+			}
+			var next ssa.Value
+			switch r := r.(type) {
+			case *ssa.BinOp:
+				next = r
+			case *ssa.UnOp:
+				if r.Op == token.NOT || r.Op == token.SUB || r.Op == token.XOR {
+					next = r
+				}
+			case *ssa.Convert:
+				next = r
+			case *ssa.ChangeType:
+				next = r
+			case *ssa.Phi:
+				next = r
+			case *ssa.Call:
+				if b, ok := r.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+					next = r
+				}
+			}
+			if next != nil && walk(next, depth-1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(v, depth)
+}
+
+// loopInfo holds, for one function, the blocks of each natural loop.
+type loopInfo struct {
+	in [][]bool // per loop, per block index: the block is in the loop
+}
+
+// loopsOf returns fn's natural loops: for each back edge b -> h (h
+// dominates b), h and the blocks that reach b without passing h.
+func (u *usesFinder) loopsOf(fn *ssa.Function) *loopInfo {
+	if li, ok := u.loops[fn]; ok {
+		return li
+	}
+	li := &loopInfo{}
+	u.loops[fn] = li
+	if fn == nil {
+		return li
+	}
+	for _, b := range fn.Blocks {
+		for _, h := range b.Succs {
+			if !h.Dominates(b) {
+				continue
+			}
+			in := make([]bool, len(fn.Blocks))
+			in[h.Index] = true
+			stack := []*ssa.BasicBlock{b}
+			for len(stack) > 0 {
+				x := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if in[x.Index] {
+					continue
+				}
+				in[x.Index] = true
+				stack = append(stack, x.Preds...)
+			}
+			li.in = append(li.in, in)
+		}
+	}
+	return li
+}
+
+// exits reports whether block b, ending in an If, is in a loop that one
+// of its successors leaves.
+func (li *loopInfo) exits(b *ssa.BasicBlock) bool {
+	for _, in := range li.in {
+		if !in[b.Index] {
+			continue
+		}
+		for _, s := range b.Succs {
+			if !in[s.Index] {
+				return true
+			}
+		}
+	}
+	return false
+}
