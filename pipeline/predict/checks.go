@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/shim/trace"
@@ -8,13 +9,16 @@ import (
 
 // testChecks runs the checkers over the runs of one test: run for each
 // run's events, then end once.
-type testChecks struct{}
+type testChecks struct {
+	opts DetectOptions
+}
 
 // run checks one run and returns the per-run checkers' findings.
 func (tc *testChecks) run(evs []trace.Event, sites *trace.SiteTable, failed bool) []finding.Finding {
 	g := hb.Analyze(evs, hb.Options{Sites: sites})
-	_ = g
-	return nil
+	var fs []finding.Finding
+	fs = append(fs, conmem.Check(g, sites, tc.opts.ConMem)...)
+	return fs
 }
 
 // end returns the findings that need every run of the test (Unicorn's

@@ -29,6 +29,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
@@ -64,8 +65,7 @@ type Options struct {
 
 // DetectOptions configures the checkers.
 type DetectOptions struct {
-	// Runs is the number of runs recorded per test, for the summary.
-	Runs int
+	ConMem conmem.Options
 }
 
 // A Result is what Run or Detect found.
@@ -150,7 +150,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	recorded := time.Since(start)
 	progress("detecting")
-	o.Detect.Runs = o.Runs
 	res, err := Detect(ctx, out, ix, o.Detect)
 	if err != nil {
 		return nil, err
@@ -180,7 +179,7 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 			for _, r := range t.Runs {
 				runs = append(runs, runFile{n: r.N, trace: r.Trace, outcome: r.Outcome, broken: r.Broken})
 			}
-			fs, err := detectTest(dir, name, runs, sites, res)
+			fs, err := detectTest(dir, name, runs, sites, o, res)
 			if err != nil {
 				return nil, err
 			}
@@ -203,9 +202,9 @@ type runFile struct {
 
 // detectTest checks the runs of one test and returns its findings, one
 // report each, with Tests set to the test.
-func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, res *Result) ([]finding.Finding, error) {
+func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
 	var fs []finding.Finding
-	var tc testChecks
+	tc := testChecks{opts: o}
 	for _, r := range runs {
 		res.Stats.Runs++
 		if r.outcome.Failed() {
