@@ -1,0 +1,439 @@
+package oscs
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// A rec is one access in the history: the paper's PrevRead/PrevWrite
+// timestamp (here the event, whose clock hb keeps), its CSList (the event's
+// lock set, and sec, the goroutine's outermost open critical section) and
+// the CSRWFlag of that critical section for the location.
+type rec struct {
+	ev  int32 // event index; -1: none
+	g   int32 // dense goroutine index
+	sec int32 // outermost critical section open at ev, -1 if none
+	// flag is CSRWFlag: the critical section holds a read of the location
+	// followed by a write (a read-write sequence). It is kept per
+	// critical section rather than per goroutine (see doc.go).
+	flag bool
+	// same marks a write that stored the value the location already held
+	// (a redundant write).
+	same bool
+	val  uint64 // a write's value word
+}
+
+var none = rec{ev: -1, g: -1, sec: -1}
+
+// baseLoc is OSCS-Base's history of one location: per goroutine, its most
+// recent read and write.
+type baseLoc struct {
+	last  uint64 // the value word of the last write in trace order
+	known bool   // a write was seen
+	th    []baseThread
+}
+
+type baseThread struct {
+	g           int32
+	read, write rec
+}
+
+// optLoc is OSCS-Opt's history of one shared location: the two most
+// recent reads and writes from different goroutines, newest first.
+type optLoc struct {
+	last   uint64
+	known  bool
+	reads  [2]rec
+	writes [2]rec
+}
+
+// pending is an entry of the paper's DetectionList: a pair whose earlier
+// side had a read-write sequence and whose later side had none yet,
+// checked again when the later goroutine leaves its critical sections.
+type pending struct {
+	p      rec
+	pWrite bool
+	cur    rec
+	cWrite bool
+	loc    hb.Loc
+}
+
+// report is a pair the filters left, the first of its site set.
+type report struct {
+	a, b         rec // a is the side whose site comes first
+	aWrite       bool
+	bWrite       bool
+	aLock, bLock int // sections holding the common lock
+	lock         uint64
+	loc          hb.Loc
+	lacksRW      int32 // goroutine whose critical section had no read-write sequence
+}
+
+type checker struct {
+	g     *hb.Graph
+	sites *trace.SiteTable
+	opts  Options
+	flags map[hb.Loc]bool
+	stats *Stats
+
+	base   map[hb.Loc]*baseLoc
+	opt    map[hb.Loc]*optLoc
+	shared map[hb.Loc]bool
+
+	open      [][]int32 // per goroutine: its open sections, in lock order
+	endAt     map[int][]int32
+	detection [][]pending // per goroutine: the DetectionList
+	secsOf    [][]int32   // per goroutine: its sections in Begin order
+
+	seen    map[string]bool
+	reports []report
+}
+
+func newChecker(g *hb.Graph, sites *trace.SiteTable, opts Options, flags map[hb.Loc]bool, st *Stats) *checker {
+	n := len(g.Goroutines)
+	c := &checker{
+		g: g, sites: sites, opts: opts, flags: flags, stats: st,
+		open:      make([][]int32, n),
+		detection: make([][]pending, n),
+		endAt:     make(map[int][]int32),
+		seen:      make(map[string]bool),
+	}
+	for k, s := range g.Sections() {
+		if s.End >= 0 {
+			c.endAt[s.End] = append(c.endAt[s.End], int32(k))
+		}
+	}
+	if opts.Algorithm == Base {
+		c.base = make(map[hb.Loc]*baseLoc)
+	} else {
+		c.opt = make(map[hb.Loc]*optLoc)
+		c.shared = c.sharedLocs()
+	}
+	return c
+}
+
+func isAccess(k trace.Kind) bool { return k == trace.EvRead || k == trace.EvWrite }
+
+// sharedLocs finds, for Opt, the locations that two goroutines access
+// inside critical sections, one of them writing: the only ones that can
+// form a pair. The paper's hardware finds them from coherence traffic; a
+// trace lets us find them in one pass before the walk.
+func (c *checker) sharedLocs() map[hb.Loc]bool {
+	type use struct {
+		g       int32
+		multi   bool
+		written bool
+	}
+	uses := make(map[hb.Loc]*use)
+	for i := range c.g.Events {
+		ev := &c.g.Events[i]
+		if !isAccess(ev.Kind) || len(c.g.Locks(i)) == 0 {
+			continue
+		}
+		loc := c.g.Loc(i)
+		if c.flags[loc] {
+			continue
+		}
+		gi := int32(c.g.Goroutine(i))
+		u := uses[loc]
+		if u == nil {
+			u = &use{g: gi}
+			uses[loc] = u
+		}
+		if u.g != gi {
+			u.multi = true
+		}
+		if ev.Kind == trace.EvWrite {
+			u.written = true
+		}
+	}
+	shared := make(map[hb.Loc]bool)
+	for loc, u := range uses {
+		if u.multi && u.written {
+			shared[loc] = true
+		}
+	}
+	c.stats.SharedBytes = int64(len(uses)) * int64(unsafe.Sizeof(hb.Loc{})+unsafe.Sizeof(use{})+unsafe.Sizeof(&use{}))
+	return shared
+}
+
+func (c *checker) run() {
+	secs := c.g.Sections()
+	c.secsOf = make([][]int32, len(c.g.Goroutines))
+	for k, s := range secs {
+		c.secsOf[s.G] = append(c.secsOf[s.G], int32(k))
+	}
+	next := 0
+	for i := range c.g.Events {
+		for next < len(secs) && secs[next].Begin == i {
+			s := secs[next]
+			c.open[s.G] = append(c.open[s.G], int32(next))
+			next++
+		}
+		if isAccess(c.g.Events[i].Kind) {
+			c.access(i)
+		}
+		for _, k := range c.endAt[i] {
+			gi := secs[k].G
+			c.open[gi] = slices.DeleteFunc(c.open[gi], func(x int32) bool { return x == k })
+			if len(c.open[gi]) == 0 {
+				c.release(gi)
+			}
+		}
+	}
+	// Sections never released (the trace ended inside them): their
+	// DetectionLists are checked at the end.
+	for gi := range c.detection {
+		c.release(gi)
+	}
+	c.stats.PeakEntries, c.stats.PeakBytes = c.size()
+}
+
+func (c *checker) size() (int, int64) {
+	key := int64(unsafe.Sizeof(hb.Loc{}))
+	if c.opts.Algorithm == Base {
+		n := 0
+		for _, l := range c.base {
+			n += len(l.th)
+		}
+		per := int64(unsafe.Sizeof(baseLoc{})) + key + int64(unsafe.Sizeof(&baseLoc{}))
+		return n, int64(n)*int64(unsafe.Sizeof(baseThread{})) + int64(len(c.base))*per
+	}
+	per := int64(unsafe.Sizeof(optLoc{})) + key + int64(unsafe.Sizeof(&optLoc{}))
+	return len(c.opt), int64(len(c.opt)) * per
+}
+
+// access is OSCS_detectCS with update_commutative_flag (Fig. 8) for event i.
+func (c *checker) access(i int) {
+	ev := &c.g.Events[i]
+	loc := c.g.Loc(i)
+	if c.flags[loc] {
+		return
+	}
+	c.stats.Accesses++
+	gi := int32(c.g.Goroutine(i))
+	write := ev.Kind == trace.EvWrite
+	sec := int32(-1)
+	if o := c.open[gi]; len(o) > 0 {
+		sec = o[0]
+	}
+	cur := rec{ev: int32(i), g: gi, sec: sec}
+
+	var bl *baseLoc
+	var th *baseThread
+	var ol *optLoc
+	var ownRead, ownWrite rec
+	if c.base != nil {
+		bl = c.base[loc]
+		if bl == nil {
+			bl = &baseLoc{}
+			c.base[loc] = bl
+		}
+		for k := range bl.th {
+			if bl.th[k].g == gi {
+				th = &bl.th[k]
+			}
+		}
+		if th == nil {
+			bl.th = append(bl.th, baseThread{g: gi, read: none, write: none})
+			th = &bl.th[len(bl.th)-1]
+		}
+		ownRead, ownWrite = th.read, th.write
+	} else {
+		if !c.shared[loc] {
+			return
+		}
+		ol = c.opt[loc]
+		if ol == nil {
+			ol = &optLoc{reads: [2]rec{none, none}, writes: [2]rec{none, none}}
+			c.opt[loc] = ol
+		}
+		ownRead, ownWrite = own(ol.reads, gi), own(ol.writes, gi)
+	}
+
+	// update_commutative_flag, as §3.2.3 words it: a write sets the flag
+	// when the goroutine's last read of the location was in the same
+	// critical section and clears it otherwise; the first read in a
+	// critical section, or a read outside any, clears it.
+	if write {
+		cur.flag = sec >= 0 && ownRead.ev >= 0 && ownRead.sec == sec
+		cur.val = ev.Value
+		if bl != nil {
+			cur.same = bl.known && bl.last == ev.Value
+			bl.last, bl.known = ev.Value, true
+		} else {
+			cur.same = ol.known && ol.last == ev.Value
+			ol.last, ol.known = ev.Value, true
+		}
+	} else if sec >= 0 && ownRead.ev >= 0 && ownRead.sec == sec {
+		cur.flag = flagIn(ownRead, ownWrite, sec)
+	}
+
+	if sec >= 0 {
+		// Step 1: the most recent writes of other goroutines; step 2,
+		// for a write, their most recent reads.
+		if bl != nil {
+			for k := range bl.th {
+				t := &bl.th[k]
+				if t.g == gi {
+					continue
+				}
+				c.pair(t.write, true, cur, write, loc)
+				if write {
+					c.pair(t.read, false, cur, write, loc)
+				}
+			}
+		} else {
+			for _, p := range ol.writes {
+				if p.g != gi {
+					c.pair(p, true, cur, write, loc)
+				}
+			}
+			if write {
+				for _, p := range ol.reads {
+					if p.g != gi {
+						c.pair(p, false, cur, write, loc)
+					}
+				}
+			}
+		}
+	}
+
+	// Step 3: update the history. The flag is the critical section's, so
+	// the goroutine's other record in the same section follows it.
+	if bl != nil {
+		if write {
+			th.write = cur
+			if th.read.ev >= 0 && sec >= 0 && th.read.sec == sec {
+				th.read.flag = cur.flag
+			}
+		} else {
+			th.read = cur
+			if th.write.ev >= 0 && sec >= 0 && th.write.sec == sec {
+				th.write.flag = cur.flag
+			}
+		}
+		return
+	}
+	if sec < 0 {
+		return // Opt keeps accesses inside critical sections only
+	}
+	if write {
+		put(&ol.writes, cur)
+		setFlag(&ol.reads, gi, sec, cur.flag)
+	} else {
+		put(&ol.reads, cur)
+		setFlag(&ol.writes, gi, sec, cur.flag)
+	}
+}
+
+// flagIn returns the goroutine's CSRWFlag in section sec: that of its
+// latest record in sec.
+func flagIn(read, write rec, sec int32) bool {
+	latest := read
+	if write.ev > latest.ev {
+		latest = write
+	}
+	return latest.ev >= 0 && latest.sec == sec && latest.flag
+}
+
+func own(slots [2]rec, gi int32) rec {
+	for _, r := range slots {
+		if r.ev >= 0 && r.g == gi {
+			return r
+		}
+	}
+	return none
+}
+
+// put makes r the newest of two slots from different goroutines.
+func put(slots *[2]rec, r rec) {
+	if slots[0].g != r.g {
+		slots[1] = slots[0]
+	}
+	slots[0] = r
+}
+
+func setFlag(slots *[2]rec, gi, sec int32, flag bool) {
+	for k := range slots {
+		if slots[k].ev >= 0 && slots[k].g == gi && slots[k].sec == sec {
+			slots[k].flag = flag
+		}
+	}
+}
+
+// pair runs check_order and check_commutative (Fig. 8) on the earlier
+// access p and the current one, with the redundant-write filter (§3.2.4).
+func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
+	if p.ev < 0 || p.sec < 0 || !c.g.CommonLock(int(p.ev), int(cur.ev)) {
+		return
+	}
+	c.stats.Pairs++
+	if c.g.HappensBefore(int(p.ev), int(cur.ev)) {
+		c.stats.Ordered++
+		return
+	}
+	if redundant(p, pWrite, cur, cWrite) {
+		c.stats.Redundant++
+		return
+	}
+	switch {
+	case !p.flag:
+		c.report(p, pWrite, cur, cWrite, loc, p.g)
+	case !cur.flag:
+		c.detection[cur.g] = append(c.detection[cur.g], pending{p: p, pWrite: pWrite, cur: cur, cWrite: cWrite, loc: loc})
+	default:
+		c.stats.Commutative++
+	}
+}
+
+// redundant reports whether the pair's order cannot change the location's
+// value: two writes of the same value, or a read against a write that
+// stored the value the location already held.
+func redundant(p rec, pWrite bool, cur rec, cWrite bool) bool {
+	switch {
+	case pWrite && cWrite:
+		return p.val == cur.val
+	case pWrite:
+		return p.same
+	default:
+		return cur.same
+	}
+}
+
+// release is update_release for the last mutex a goroutine held: the
+// pairs of its DetectionList are checked again with the flag its critical
+// section ended with.
+func (c *checker) release(gi int) {
+	list := c.detection[gi]
+	if len(list) == 0 {
+		return
+	}
+	c.detection[gi] = nil
+	for _, d := range list {
+		var flag bool
+		if c.base != nil {
+			if l := c.base[d.loc]; l != nil {
+				for _, t := range l.th {
+					if t.g == d.cur.g {
+						flag = flagIn(t.read, t.write, d.cur.sec)
+					}
+				}
+			}
+		} else if l := c.opt[d.loc]; l != nil {
+			flag = flagIn(own(l.reads, d.cur.g), own(l.writes, d.cur.g), d.cur.sec)
+		}
+		if !d.p.flag || !flag {
+			lacks := d.cur.g
+			if !d.p.flag {
+				lacks = d.p.g
+			}
+			c.report(d.p, d.pWrite, d.cur, d.cWrite, d.loc, lacks)
+		} else {
+			c.stats.Commutative++
+		}
+	}
+}

@@ -1,0 +1,103 @@
+// Package oscs finds order-sensitive critical sections in a recorded
+// trace: OSCS, from Huang, Halberg and Suh, "Non-Race Concurrency Bug
+// Detection Through Order-Sensitive Critical Sections" (ISCA 2013;
+// ../shared/papers/oscs.txt §2-3).
+//
+// A data race detector stays silent once every access holds a lock; the
+// bug then hides in the order of the critical sections. Two critical
+// sections of one lock are order-sensitive when they touch a location with
+// at least one write, nothing orders them, and their two orders can leave
+// different state. OSCS reports such pairs as predicted bugs: atomicity
+// violations (a goroutine's two critical sections with another's in
+// between, Fig. 3c), order violations (a flag checked before it is set,
+// Fig. 4) and multi-variable ones, none of which is a data race.
+//
+// # Algorithm
+//
+// Check walks the events of one trace in order (Fig. 8). For each read or
+// write inside a critical section it looks up the most recent conflicting
+// accesses of other goroutines to the location (writes; for a write also
+// reads) and keeps a pair when both hold a common lock (the paper's CSList
+// intersection; read locks do not exclude each other) and then passes it
+// through the §2.4 filters:
+//
+//   - ordered: order synchronization (go, channels, WaitGroup, Once, Cond,
+//     atomics; detect/hb) puts one access before the other. A mutex orders
+//     nothing (hb keeps mutual exclusion apart from order).
+//   - no conflict: two reads never pair.
+//   - redundant write (§3.2.4): two writes of the same value, or a read
+//     against a write that stored the value the location already held
+//     (EvWrite carries the value word; the value before it is the last
+//     write in trace order, which for accesses in critical sections of one
+//     lock is the real order).
+//   - commutative (§3.2.3): both critical sections hold a read-write
+//     sequence on the location (CSRWFlag). When the earlier side has one
+//     and the current side has none yet, the pair goes on the current
+//     goroutine's DetectionList and is checked again when it leaves its
+//     last critical section (update_release).
+//
+// Both histories of the paper are here (Options.Algorithm):
+//
+//   - Base (Fig. 8): per location and goroutine, the most recent read and
+//     write, of every access.
+//   - Opt (§3.4): per location, the two most recent reads and two most
+//     recent writes from different goroutines, only of accesses inside
+//     critical sections and only for shared locations (two goroutines
+//     access them in critical sections, one writing). The hardware finds
+//     shared locations from coherence traffic; with the whole trace at
+//     hand, a first pass finds them (Stats.SharedBytes is its table).
+//
+// Opt is the default. On the kernels in testdata/kernels it reports exactly
+// the findings of Base and keeps several times less history (see
+// bench/RESULTS.md); it can lose a pair when three or more goroutines
+// interleave on one location, which the paper also measured (Table 3: 61
+// injected bugs against Base's 62).
+//
+// Nested critical sections: a goroutine's critical section is its
+// outermost open section (the paper's CSList holds them all; the outermost
+// contains the rest), the common-lock test uses every lock held, and the
+// DetectionList is checked when the goroutine releases its last lock.
+//
+// # What changed for Go, and why
+//
+//   - Offline, not online: the walk is over a trace, so "the most recent
+//     access" is the most recent in the trace's order, which for accesses
+//     inside critical sections of one lock is the real order. Timestamps
+//     are event indices; the vector clocks are hb's.
+//   - CSRWFlag is kept per critical section, not only per goroutine: the
+//     paper's flag of the earlier goroutine is its current one, which a
+//     later read-only critical section of the same goroutine clears, so
+//     `s.n += d` in one section followed by a read of s.n in the next
+//     made the commutative `+=` pair look order-sensitive (kb2). Each
+//     history record keeps the flag of its own critical section.
+//   - Sites and deduplication: a finding is a set of sites (the two
+//     accesses and the Lock sites of their critical sections); the first
+//     pair of a set is reported, once per trace.
+//   - Map accesses and atomics are left out: a map's events name the map,
+//     not the key (two goroutines inserting different keys under a lock
+//     are not a conflict), and detect/conmem checks maps; atomics are
+//     synchronization.
+//   - Options.CondFlags (off by default) takes a flag awaited under a
+//     sync.Cond for ordering synchronization, the fix §5.3 proposes for the
+//     false positives of Fig. 12 (see CondFlagEdges).
+//
+// # Soundness
+//
+// OSCS is a heuristic (§2.5) and neither sound nor complete. It reports
+// order-sensitivity that may be intended (statistics, logging) or harmless
+// (Fig. 5: a maximum whose update one side skips; Fig. 13: a FIFO's head
+// and tail read by both sides, each written by one; Fig. 12: a done flag
+// awaited with a condition variable, unless Options.CondFlags is on). It
+// misses bugs in accesses outside critical sections (those are data
+// races), bugs whose pair the commutativity heuristic hides (two
+// read-modify-writes that do not commute, such as appends whose order
+// matters), pairs the history has already forgotten (Base keeps one read
+// and one write per goroutine, Opt two of each per location), and, since
+// the shim records pointer-shaped values as nil or non-nil, a pair of
+// writes of two different non-nil pointers, which look redundant. hb's
+// approximations carry over: a missed order edge can add a report, an
+// extra one can hide one.
+//
+// The known false-positive shapes have kernels of their own in
+// testdata/kernels: oscsmax (Fig. 5), radix (Fig. 12) and fifo (Fig. 13).
+package oscs

@@ -1,0 +1,100 @@
+package oscs
+
+import (
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// Algorithm selects the access history of Fig. 8.
+type Algorithm int
+
+const (
+	// Opt is OSCS-Opt (§3.4): per location, the two most recent reads
+	// and the two most recent writes from different goroutines, kept only
+	// for accesses inside critical sections to shared locations. The
+	// default: it reports the same findings as Base on every kernel and
+	// keeps several times less history (see doc.go).
+	Opt Algorithm = iota
+	// Base is OSCS-Base (Fig. 8): per location and goroutine, the most
+	// recent read and the most recent write, of every access.
+	Base
+)
+
+// paperName is the algorithm's name in the paper, after "OSCS-".
+func (a Algorithm) paperName() string {
+	if a == Base {
+		return "Base"
+	}
+	return "Opt"
+}
+
+func (a Algorithm) String() string {
+	if a == Base {
+		return "base"
+	}
+	return "opt"
+}
+
+// Options configures Check. The zero value is the paper's OSCS-Opt with
+// every filter of §2.4.
+type Options struct {
+	Algorithm Algorithm
+	// CondFlags treats a flag awaited under a sync.Cond as ordering
+	// synchronization (the false positives of Fig. 12): its accesses are
+	// no longer data accesses, and the write that announced it orders the
+	// reads that saw it (see CondFlagEdges). Check then analyzes the
+	// events again with those edges.
+	CondFlags bool
+}
+
+// Stats are counts from one Check, for the bench.
+type Stats struct {
+	Accesses int // memory accesses walked (reads and writes)
+	// Pairs counts conflicting access pairs of different goroutines in
+	// critical sections of a common lock that the filters examined.
+	Pairs int
+	// Ordered, Redundant and Commutative count the pairs each filter
+	// dropped; Reported the pairs that were left (before deduplication).
+	Ordered, Redundant, Commutative, Reported int
+	// PeakEntries is the largest number of access-history entries held
+	// at once: one per location and goroutine for Base, one per shared
+	// location for Opt. History is never dropped during a trace, so the
+	// peak is the count at the end.
+	PeakEntries int
+	// PeakBytes is the size of those entries with their keys, by the
+	// layout of the records (Go's map overhead not counted).
+	PeakBytes int64
+	// SharedBytes is the size of the table Opt uses to find the shared
+	// locations before its walk (a location and its first goroutine per
+	// location accessed in a critical section); zero for Base.
+	SharedBytes int64
+	// FlagLocations and Edges count, with Options.CondFlags, the
+	// locations taken for cond flags and the order edges inferred.
+	FlagLocations, Edges int
+}
+
+// Check runs OSCS over the trace analyzed in g and returns one finding per
+// distinct set of sites (the two accesses and the Lock sites of their
+// critical sections) whose critical sections are order-sensitive.
+func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
+	fs, _ := CheckStats(g, sites, opts)
+	return fs
+}
+
+// CheckStats is Check, also returning its counts.
+func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Finding, Stats) {
+	var st Stats
+	var flags map[hb.Loc]bool
+	if opts.CondFlags {
+		var edges []hb.Edge
+		edges, flags = CondFlagEdges(g)
+		st.Edges, st.FlagLocations = len(edges), len(flags)
+		if len(edges) > 0 {
+			g = hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
+		}
+	}
+	c := newChecker(g, sites, opts, flags, &st)
+	c.run()
+	return c.findings(), st
+}

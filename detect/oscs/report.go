@@ -1,0 +1,215 @@
+package oscs
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+)
+
+// report records a pair the filters left, unless a pair with the same
+// sites was reported before: one finding per site set, not per dynamic
+// instance.
+func (c *checker) report(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc, lacks int32) {
+	c.stats.Reported++
+	lock, ok := c.commonLock(int(p.ev), int(cur.ev))
+	if !ok {
+		return
+	}
+	r := report{a: p, aWrite: pWrite, b: cur, bWrite: cWrite, lock: lock, loc: loc, lacksRW: lacks}
+	r.aLock = c.sectionAt(p, lock)
+	r.bLock = c.sectionAt(cur, lock)
+	if c.siteLess(r.b, r.a) {
+		r.a, r.b = r.b, r.a
+		r.aWrite, r.bWrite = r.bWrite, r.aWrite
+		r.aLock, r.bLock = r.bLock, r.aLock
+	}
+	ids := []uint32{c.g.Events[r.a.ev].Site, c.g.Events[r.b.ev].Site, c.lockSite(r.aLock), c.lockSite(r.bLock)}
+	slices.Sort(ids)
+	var key strings.Builder
+	for _, id := range ids {
+		key.WriteString(strconv.FormatUint(uint64(id), 10))
+		key.WriteByte(',')
+	}
+	if c.seen[key.String()] {
+		return
+	}
+	c.seen[key.String()] = true
+	c.reports = append(c.reports, r)
+}
+
+// commonLock returns a lock held at both events in modes that exclude
+// each other.
+func (c *checker) commonLock(a, b int) (uint64, bool) {
+	for _, x := range c.g.Locks(a) {
+		for _, y := range c.g.Locks(b) {
+			if x.Addr == y.Addr && (x.Mode == hb.Write || y.Mode == hb.Write) {
+				return x.Addr, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// sectionAt returns the innermost section of r's goroutine on lock that is
+// open at r's event, -1 if none.
+func (c *checker) sectionAt(r rec, lock uint64) int {
+	secs := c.g.Sections()
+	own := c.secsOf[r.g]
+	k, _ := slices.BinarySearchFunc(own, int(r.ev), func(s int32, ev int) int { return cmp.Compare(secs[s].Begin, ev) })
+	for k--; k >= 0; k-- {
+		s := secs[own[k]]
+		if s.Lock.Addr == lock && (s.End < 0 || s.End >= int(r.ev)) {
+			return int(own[k])
+		}
+	}
+	return -1
+}
+
+func (c *checker) lockSite(sec int) uint32 {
+	if sec < 0 {
+		return 0
+	}
+	return c.g.Events[c.g.Sections()[sec].Begin].Site
+}
+
+// siteLess orders the two sides of a pair by their sites' positions, so
+// that a finding's sites and message do not depend on which side the run
+// happened to record first.
+func (c *checker) siteLess(x, y rec) bool {
+	sx, _ := c.sites.Lookup(c.g.Events[x.ev].Site)
+	sy, _ := c.sites.Lookup(c.g.Events[y.ev].Site)
+	if d := cmp.Or(cmp.Compare(sx.File, sy.File), cmp.Compare(sx.Line, sy.Line), cmp.Compare(sx.Col, sy.Col)); d != 0 {
+		return d < 0
+	}
+	if d := cmp.Compare(c.g.Events[x.ev].Site, c.g.Events[y.ev].Site); d != 0 {
+		return d < 0
+	}
+	return x.ev < y.ev
+}
+
+func verb(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+func (c *checker) findings() []finding.Finding {
+	out := make([]finding.Finding, 0, len(c.reports))
+	for _, r := range c.reports {
+		out = append(out, c.finding(r))
+	}
+	slices.SortFunc(out, finding.Compare)
+	return out
+}
+
+func (c *checker) finding(r report) finding.Finding {
+	evA, evB := int(r.a.ev), int(r.b.ev)
+	sa := finding.SiteOf(c.sites, c.g.Events[evA].Site, verb(r.aWrite))
+	sb := finding.SiteOf(c.sites, c.g.Events[evB].Site, verb(r.bWrite))
+	la := finding.SiteOf(c.sites, c.lockSite(r.aLock), "lock")
+	lb := finding.SiteOf(c.sites, c.lockSite(r.bLock), "lock")
+	events := []int{evA, evB, c.sectionBegin(r.aLock, evA), c.sectionBegin(r.bLock, evB)}
+
+	f := finding.Finding{Kind: "oscs", Status: finding.Predicted, Sites: []finding.Site{sa, sb, la, lb}}
+	for k, i := range events {
+		gi := c.g.Goroutine(i)
+		var spawn finding.Site
+		if id := c.g.Spawn(gi); id != 0 {
+			spawn = finding.SiteOf(c.sites, id, "go")
+			f.Sites[k].Goroutine = filepath.Base(spawn.File) + ":" + strconv.Itoa(spawn.Line) + ":" + strconv.Itoa(spawn.Col)
+		}
+		f.Spawns = append(f.Spawns, spawn)
+		var stack []finding.Site
+		for _, j := range c.g.Stack(i) {
+			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
+		}
+		f.Stacks = append(f.Stacks, stack)
+		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(i).String())
+		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(i))
+	}
+	f.Message = c.message(r, sa, sb, la)
+	f.Evidence.Notes = c.notes(r, sa, sb)
+	f.SetID()
+	return f
+}
+
+func (c *checker) sectionBegin(sec, fallback int) int {
+	if sec < 0 {
+		return fallback
+	}
+	return c.g.Sections()[sec].Begin
+}
+
+// lockNames names the locks held at event i as "expr@file:line" from the
+// Lock sites of the sections that hold them.
+func (c *checker) lockNames(i int) []string {
+	gi := int32(c.g.Goroutine(i))
+	var names []string
+	for _, l := range c.g.Locks(i) {
+		sec := c.sectionAt(rec{ev: int32(i), g: gi}, l.Addr)
+		s, ok := c.sites.Lookup(c.lockSite(sec))
+		name := "0x" + strconv.FormatUint(l.Addr, 16)
+		if ok {
+			name = s.Expr + "@" + filepath.Base(s.File) + ":" + strconv.Itoa(s.Line)
+		}
+		if l.Mode == hb.Read {
+			name += " (read)"
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+func function(s finding.Site) string {
+	if s.Function == "" {
+		return filepath.Base(s.File) + ":" + strconv.Itoa(s.Line)
+	}
+	return s.Function
+}
+
+// message is the finding's sentence: which variable, which accesses, under
+// which lock, and the fix as a question.
+func (c *checker) message(r report, sa, sb, lock finding.Site) string {
+	expr := sa.Expr
+	lockExpr := lock.Expr
+	if lockExpr == "" {
+		lockExpr = "0x" + strconv.FormatUint(r.lock, 16)
+	}
+	where := "in " + function(sa) + " and " + verb(r.bWrite) + " in " + function(sb)
+	if function(sa) == function(sb) {
+		where = "and " + verb(r.bWrite) + " in " + function(sa) + " on two goroutines"
+	}
+	effect := "whether the read sees the write"
+	if r.aWrite && r.bWrite {
+		effect = "the value " + expr + " is left with"
+	}
+	return fmt.Sprintf("%s of %s %s hold %s in critical sections that can run in either order, which decides %s: should they be one critical section, or ordered?",
+		verb(r.aWrite), expr, where, lockExpr, effect)
+}
+
+func (c *checker) notes(r report, sa, sb finding.Site) []string {
+	notes := []string{
+		"OSCS-" + c.opts.Algorithm.paperName() + ": neither access happens before the other, and both hold the lock",
+	}
+	switch {
+	case r.aWrite && r.bWrite:
+		notes = append(notes, fmt.Sprintf("the writes store different values (%d, %d): not redundant", c.g.Events[r.a.ev].Value, c.g.Events[r.b.ev].Value))
+	default:
+		notes = append(notes, "the write changes the value: not redundant")
+	}
+	side := sa
+	if r.b.g == r.lacksRW {
+		side = sb
+	}
+	notes = append(notes, fmt.Sprintf("the critical section of the %s at %s:%d has no read of %s followed by a write: not commutative",
+		side.Role, filepath.Base(side.File), side.Line, sa.Expr))
+	notes = append(notes, fmt.Sprintf("location 0x%x, GC epoch %d", r.loc.Addr, r.loc.Epoch))
+	return notes
+}
