@@ -245,6 +245,12 @@ func testStart(t TB) {
 	if g == nil || g.goid.Load() != gid {
 		g = lookupSlow(gid, name)
 	}
+	if g.test == t {
+		// A function literal taking the test's *testing.T, called on
+		// the test's own goroutine (a helper), not run as a subtest.
+		return
+	}
+	g.test = t
 	gate(g, 0, trace.EvTestStart, nil)
 	if n := trace.MaxEventLen + len(name); cap(g.buf)-len(g.buf) < eventRoom+n {
 		g.refill(eventRoom + n)

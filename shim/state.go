@@ -29,6 +29,7 @@ type gstate struct {
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
 	testOnly bool              // adopted by TestStart: TestEnd ends it
+	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
 
 	ctl unsafe.Pointer // control's per-goroutine state (shim/control*.go); nil until control needs it
 }
@@ -131,6 +132,7 @@ func newState(gid, id uint64) *gstate {
 	g.id = id
 	g.epoch = 0
 	g.testOnly = false
+	g.test = nil
 	g.ctl = nil
 	clear(g.spawned)
 	g.goid.Store(gid)

@@ -412,6 +412,27 @@ func (r *rewriter) tbParam(ft *ast.FuncType, typ string) string {
 	return id.Name
 }
 
+// litTestParam returns, in a test file, the name of a function literal's
+// *testing.T or *testing.B parameter, if it has one, so that the literal
+// starts with TestStart: a test helper that runs subtests (such as
+// datadriven.Walk) calls it through t.Run on the subtest's goroutine, which
+// nothing else would name. Called directly on the test's goroutine, the
+// TestStart does nothing.
+func (r *rewriter) litTestParam(ft *ast.FuncType) string {
+	if !r.isTest || ft.Params == nil {
+		return ""
+	}
+	for _, f := range ft.Params.List {
+		for _, id := range f.Names {
+			v, ok := r.info.Defs[id].(*types.Var)
+			if ok && id.Name != "_" && (isNamed(v.Type(), "testing", "T", true) || isNamed(v.Type(), "testing", "B", true)) {
+				return id.Name
+			}
+		}
+	}
+	return ""
+}
+
 // isNamed reports whether t is (a pointer to, if ptr) the named type
 // pkgPath.name.
 func isNamed(t types.Type, pkgPath, name string, ptr bool) bool {

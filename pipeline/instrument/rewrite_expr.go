@@ -72,7 +72,7 @@ func (r *rewriter) expr(e ast.Expr) {
 			}
 		}
 	case *ast.FuncLit:
-		r.funcLit(x, "", "")
+		r.funcLit(x, "", r.litTestParam(x.Type))
 	case *ast.TypeAssertExpr:
 		r.expr(x.X)
 	case *ast.KeyValueExpr:

@@ -22,3 +22,14 @@ func TestTable(t *testing.T) {
 	}
 	t.Run("g", subtest)
 }
+
+// walk stands for a helper such as datadriven.Walk that runs f in subtests.
+func walk(t *testing.T, f func(t *testing.T, path string)) {}
+
+func TestWalk(t *testing.T) {
+	walk(t, func(t *testing.T, path string) {
+		t.Log(path)
+	})
+	check := func(_ int, tb *testing.T) {}
+	check(1, t)
+}
