@@ -1,0 +1,148 @@
+package predict
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// writeTrace writes the text trace in file as a binary trace at path, one
+// batch per event.
+func writeTrace(t *testing.T, file, path string) []trace.Event {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.ParseText(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := trace.AppendHeader(nil, tr.Header)
+	encs := make(map[uint64]*trace.Encoder)
+	for _, ev := range tr.Events {
+		e := encs[ev.Goroutine]
+		if e == nil {
+			e = new(trace.Encoder)
+			encs[ev.Goroutine] = e
+		}
+		start := len(b)
+		b = e.StartBatch(b, ev.Goroutine)
+		b = e.AppendEvent(b, ev)
+		trace.FinishBatch(b[start:])
+	}
+	if err := os.WriteFile(path, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return tr.Events
+}
+
+// TestDetect runs Detect over a recording made by hand: the MySQL-1 trace
+// recorded for two tests of two packages, and a damaged copy for a third.
+// The bug is one finding with the three tests, and the damaged trace gets
+// one note.
+func TestDetect(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	evs := writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	whole, err := os.ReadFile(filepath.Join(dir, "a.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damage the last event's batch: a zero byte where an event starts.
+	damaged := append([]byte(nil), whole...)
+	damaged[len(damaged)-1] = 0
+	if err := os.WriteFile(filepath.Join(dir, "c.trace"), damaged, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{
+			{Name: "TestA", Trace: "a.trace", Outcome: record.Pass},
+			{Name: "TestNoTrace", Outcome: record.Exit, Broken: "no trace: the test process never started the shim"},
+		}},
+		{ImportPath: "example.com/b", Tests: []*record.Test{
+			{Name: "TestB", Trace: "a.trace", Outcome: record.Pass, Runs: []*record.Perturbed{
+				{N: 1, Trace: "a.trace", Outcome: record.Fail},
+			}},
+			{Name: "TestC", Trace: "c.trace", Outcome: record.Pass},
+		}},
+	}}
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) == 0 {
+		t.Fatal("no findings")
+	}
+	var null *int
+	for i, f := range res.Findings {
+		if f.Kind == "con-null" {
+			null = &i
+		}
+	}
+	if null == nil {
+		t.Fatalf("no con-null finding in %+v", res.Findings)
+	}
+	f := res.Findings[*null]
+	want := []string{"example.com/a.TestA", "example.com/b.TestB", "example.com/b.TestC"}
+	if strings.Join(f.Tests, " ") != strings.Join(want, " ") || f.Reports != 3 {
+		t.Errorf("con-null finding: tests %q, %d reports; want %q, 3 (one per test, whatever its runs)", f.Tests, f.Reports, want)
+	}
+	if f.Status != "predicted" {
+		t.Errorf("status %q", f.Status)
+	}
+	if d := res.Duplication(); d < 2.9 || d > 3.1 {
+		// Every finding of the trace is found by the same three tests.
+		t.Errorf("duplication rate %.2f, want 3", d)
+	}
+	st := res.Stats
+	if st.Packages != 2 || st.Tests != 4 || st.Runs != 5 || st.FailedRuns != 2 || st.Reports != 3*len(res.Findings) {
+		t.Errorf("stats %+v", st)
+	}
+	if st.Events != 4*len(evs)-1 {
+		t.Errorf("%d events analysed, want %d (four traces, one missing its last event)", st.Events, 4*len(evs)-1)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, want := range []string{
+		"example.com/a.TestNoTrace: no trace: the test process never started the shim; nothing to analyse",
+		"example.com/a.TestNoTrace: exit when recorded",
+		"example.com/b.TestB: 1 of 2 runs failed (fail)",
+		"example.com/b.TestC: broken trace: ",
+		"; analysed the " + itoa(len(evs)-1) + " events before the damage",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if len(res.Notes) != 4 {
+		t.Errorf("%d notes, want 4:\n%s", len(res.Notes), notes)
+	}
+	if _, err := json.Marshal(res.Findings); err != nil {
+		t.Error(err)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestRunsOutOfRange(t *testing.T) {
+	for _, n := range []int{-1, MaxRuns + 1} {
+		if _, err := Run(t.Context(), Options{Runs: n, Flags: &record.GoTestFlags{}}); err == nil || !strings.Contains(err.Error(), "-runs must be between 1 and") {
+			t.Errorf("Run with Runs %d: %v", n, err)
+		}
+	}
+}
