@@ -4,6 +4,7 @@ import (
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -18,6 +19,7 @@ func (tc *testChecks) run(evs []trace.Event, sites *trace.SiteTable, failed bool
 	g := hb.Analyze(evs, hb.Options{Sites: sites})
 	var fs []finding.Finding
 	fs = append(fs, conmem.Check(g, sites, tc.opts.ConMem)...)
+	fs = append(fs, oscs.Check(g, sites, tc.opts.OSCS)...)
 	return fs
 }
 

@@ -31,6 +31,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
@@ -66,6 +67,7 @@ type Options struct {
 // DetectOptions configures the checkers.
 type DetectOptions struct {
 	ConMem conmem.Options
+	OSCS   oscs.Options
 }
 
 // A Result is what Run or Detect found.
