@@ -31,7 +31,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -147,7 +149,36 @@ type checker struct {
 }
 
 // checkers are the steps measured after hb.Analyze.
-var checkers []checker
+var checkers = []checker{
+	{"conmem", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
+		var st conmem.Stats
+		fs := conmem.Check(g, sites, conmem.Options{Stats: &st})
+		return fs, fmt.Sprintf("%d spin-loop edges", st.SpinEdges)
+	}},
+	{"oscs (Base)", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
+		return oscsRun(g, sites, oscs.Base)
+	}},
+	{"oscs (Opt)", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
+		return oscsRun(g, sites, oscs.Opt)
+	}},
+}
+
+// oscsRun runs OSCS with algorithm a and notes the largest access history
+// it kept, over the traces measured so far.
+func oscsRun(g *hb.Graph, sites *trace.SiteTable, a oscs.Algorithm) (any, string) {
+	fs, st := oscs.CheckStats(g, sites, oscs.Options{Algorithm: a})
+	peak := &oscsPeak[a]
+	peak.entries = max(peak.entries, st.PeakEntries)
+	peak.bytes = max(peak.bytes, st.PeakBytes+st.SharedBytes)
+	return fs, fmt.Sprintf("history peak %d entries, %.1f KiB", peak.entries, float64(peak.bytes)/1024)
+}
+
+// oscsPeak is the largest OSCS access history of any trace of the current
+// workload, per algorithm.
+var oscsPeak [2]struct {
+	entries int
+	bytes   int64
+}
 
 func measure(name, dir string) ([]row, error) {
 	ix, err := readIndex(dir)
@@ -158,6 +189,10 @@ func measure(name, dir string) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
+	oscsPeak = [2]struct {
+		entries int
+		bytes   int64
+	}{}
 	read := &row{workload: name, checker: "read trace"}
 	hbRow := &row{workload: name, checker: "hb.Analyze"}
 	rows := make([]*row, len(checkers))

@@ -474,6 +474,12 @@ func ReadAll(r io.Reader) (*Trace, error) {
 			if err == io.EOF {
 				err = nil
 			}
+			if cap(t.Events) > 2*len(t.Events)+1024 {
+				// Padding made the file look bigger than its events
+				// (untouched memory, which costs no RSS until now):
+				// give back the room they did not use.
+				t.Events = slices.Clone(t.Events)
+			}
 			Sort(t.Events)
 			return t, err
 		}
