@@ -50,24 +50,22 @@ type Stats struct {
 // index and which decide a loop's exit. Findings come one per kind and set
 // of sites, in a deterministic order, with IDs set.
 func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
-	c := newChecker(g, sites)
+	c := newChecker(g, sites, nil)
 	var edges []hb.Edge
+	var sync map[int]bool
 	if !opts.NoSpinLoops {
-		edges = c.spinEdges()
-	}
-	if len(edges) == 0 {
-		out := c.run()
-		if opts.Stats != nil {
-			opts.Stats.Skipped += c.skipped
-		}
-		return out
+		edges, sync = c.spinEdges()
 	}
 	var before []finding.Finding
-	if opts.Stats != nil {
+	if opts.Stats != nil && len(sync) > 0 {
 		before = c.run()
 	}
-	g2 := hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
-	c = newChecker(g2, sites)
+	if len(sync) > 0 {
+		if len(edges) > 0 {
+			g = hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
+		}
+		c = newChecker(g, sites, sync)
+	}
 	out := c.run()
 	if opts.Stats != nil {
 		opts.Stats.Skipped += c.skipped
@@ -124,7 +122,8 @@ type gloc struct {
 	g   int
 }
 
-func newChecker(g *hb.Graph, sites *trace.SiteTable) *checker {
+// newChecker indexes g's events, leaving out those in skip.
+func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker {
 	c := &checker{
 		g: g, sites: sites, site: make(map[uint32]trace.Site),
 		acc: make(map[hb.Loc][]int), own: make(map[gloc][]int),
@@ -137,6 +136,9 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable) *checker {
 		m[l] = append(m[l], i)
 	}
 	for i, ev := range g.Events {
+		if skip[i] {
+			continue
+		}
 		switch ev.Kind {
 		case trace.EvRead, trace.EvWrite:
 			l := g.Loc(i)
@@ -282,8 +284,8 @@ type role struct {
 	role string
 }
 
-// report adds a finding unless one of the same kind and sites (in any
-// order) was reported already.
+// report adds a finding unless one of the same kind and site lines was
+// reported already.
 func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 	c.seen[c.siteKey(kind, roles)] = true
 	f := finding.Finding{Kind: kind, Status: finding.Predicted, Message: msg}
@@ -307,10 +309,18 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 	}
 	f.Evidence.Notes = notes
 	f.SetID()
-	if c.seen[f.ID] {
+	// One finding per kind and set of (role, file, line): two reads of
+	// one index expression, or one statement's two sides, are one bug.
+	keys := make([]string, len(f.Sites))
+	for i, s := range f.Sites {
+		keys[i] = fmt.Sprintf("%s\x00%s\x00%d", s.Role, s.File, s.Line)
+	}
+	slices.Sort(keys)
+	k := kind + "\x00" + strings.Join(keys, "\x00")
+	if c.seen[k] {
 		return
 	}
-	c.seen[f.ID] = true
+	c.seen[k] = true
 	c.out = append(c.out, f)
 }
 

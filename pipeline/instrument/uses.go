@@ -39,7 +39,7 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 	li := u.loopsOf(load.Parent())
 	if u.flows(load, maxUseDepth, func(v ssa.Value, use ssa.Instruction) bool {
 		ifi, ok := use.(*ssa.If)
-		return ok && li.exits(ifi.Block())
+		return ok && li.exits(load.Block(), ifi.Block())
 	}) {
 		uses = append(uses, trace.UseLoopExit)
 	}
@@ -203,10 +203,11 @@ func (u *usesFinder) loopsOf(fn *ssa.Function) *loopInfo {
 }
 
 // exits reports whether block b, ending in an If, is in a loop that one
-// of its successors leaves.
-func (li *loopInfo) exits(b *ssa.BasicBlock) bool {
+// of its successors leaves and that holds the load's block too: the load
+// runs again on every iteration, so the loop can spin on its value.
+func (li *loopInfo) exits(load, b *ssa.BasicBlock) bool {
 	for _, in := range li.in {
-		if !in[b.Index] {
+		if !in[b.Index] || !in[load.Index] {
 			continue
 		}
 		for _, s := range b.Succs {
