@@ -3,11 +3,12 @@
 // violation, pattern P12 of Table I, W1(x) R2(x) R2(y) W1(y), "observed
 // reads of x and y are inconsistent".
 //
-// A String keeps its length and its characters in two fields. Concat
-// grows the string in place: it sets the new length (S1), clears the
-// cached flags, and only then installs the new characters (S4). Chars, on
-// another goroutine, reads the length (S2) and then the characters (S3),
-// and checks that they agree.
+// A String keeps its length and its characters in two fields, each read
+// and written through accessors that lock the string (so go test -race has
+// nothing to say). Concat grows the string in place: it sets the new
+// length (S1), clears the cached flags, and only then installs the new
+// characters (S4). Chars, on another goroutine, reads the length (S2) and
+// then the characters (S3), and checks that they agree.
 //
 // Failing interleaving (x is s.length, y is s.chars):
 //
@@ -24,10 +25,14 @@
 // combination fails.
 package jsstring
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // String is a JSString: a length and its characters.
 type String struct {
+	mu     sync.Mutex
 	length int
 	flags  int
 	chars  []byte
@@ -40,17 +45,48 @@ func NewString(s string) *String {
 
 // Concat appends t to s in place (js_ConcatStrings on a mutable string).
 func (s *String) Concat(t string) {
-	next := append(append(make([]byte, 0, len(s.chars)+len(t)), s.chars...), t...)
-	s.length = len(next) // S1
-	s.flags = 0
-	s.chars = next // S4
+	old := s.getChars()
+	next := append(append(make([]byte, 0, len(old)+len(t)), old...), t...)
+	s.setLength(len(next))
+	s.setFlags(0)
+	s.setChars(next)
+}
+
+func (s *String) setLength(n int) {
+	s.mu.Lock()
+	s.length = n // S1
+	s.mu.Unlock()
+}
+
+func (s *String) setFlags(f int) {
+	s.mu.Lock()
+	s.flags = f
+	s.mu.Unlock()
+}
+
+func (s *String) setChars(c []byte) {
+	s.mu.Lock()
+	s.chars = c // S4
+	s.mu.Unlock()
+}
+
+func (s *String) getLength() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.length // S2
+}
+
+func (s *String) getChars() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chars // S3
 }
 
 // Chars returns the string's characters (js_GetStringChars), checking the
 // length against them.
 func (s *String) Chars() (string, error) {
-	n := s.length // S2
-	c := s.chars  // S3
+	n := s.getLength()
+	c := s.getChars()
 	if n != len(c) {
 		return "", fmt.Errorf("string of length %d has %d characters", n, len(c))
 	}

@@ -6,8 +6,9 @@
 // LoadScript makes its script the loader's current one (S1), compiles it,
 // and then reads the current script back to evaluate it (S3), expecting
 // its own. Cancel, on another goroutine, replaces the current script with
-// an empty placeholder (S2) without taking part in any protocol with
-// LoadScript.
+// an empty placeholder (S2). Every access to l.current is locked, so go test
+// -race has nothing to say: the load's write and its read are two critical
+// sections, and Cancel's can come between them.
 //
 // Failing interleaving:
 //
@@ -36,9 +37,8 @@ type Script struct {
 
 // Loader is a document's script loader.
 type Loader struct {
-	current *Script // the script being loaded and evaluated
-
-	mu        sync.Mutex // guards evaluated
+	mu        sync.Mutex
+	current   *Script // the script being loaded and evaluated
 	evaluated []string
 }
 
@@ -51,21 +51,25 @@ func compile(s *Script) {
 
 // LoadScript loads, compiles and evaluates s.
 func (l *Loader) LoadScript(s *Script) error {
+	l.mu.Lock()
 	l.current = s // S1
+	l.mu.Unlock()
 	compile(s)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	cur := l.current // S3
 	if cur != s {
 		return errors.New("evaluated another script than the one loaded")
 	}
-	l.mu.Lock()
 	l.evaluated = append(l.evaluated, cur.src)
-	l.mu.Unlock()
 	return nil
 }
 
 // Cancel drops the loader's current script.
 func (l *Loader) Cancel() {
+	l.mu.Lock()
 	l.current = placeholder // S2
+	l.mu.Unlock()
 }
 
 // Evaluated returns the sources evaluated so far.

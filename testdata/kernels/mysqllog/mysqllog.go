@@ -7,8 +7,9 @@
 // NewFile rotates the binary log: it saves the log type, marks the log
 // closed (S1) while it closes the old file and opens the next one, and
 // restores the saved type (S3). Insert logs its transaction only if the
-// log is not closed (S2); it reads the log type without any protocol with
-// NewFile.
+// log is not closed (S2). Every access is locked (LOCK_log), so go test
+// -race has nothing to say; but NewFile marks the log closed and restores
+// it in two critical sections, and Insert's can come between them.
 //
 // Failing interleaving:
 //
@@ -26,7 +27,10 @@
 // value.
 package mysqllog
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // LogType is the state of the binary log.
 type LogType int
@@ -43,6 +47,7 @@ type binFile struct {
 
 // BinLog is MySQL's binary log (MYSQL_LOG).
 type BinLog struct {
+	mu      sync.Mutex // LOCK_log
 	logType LogType
 	file    *binFile
 	files   []*binFile // every file opened, in order
@@ -56,16 +61,23 @@ func NewBinLog() *BinLog {
 
 // NewFile closes the current file and opens the next (new_file).
 func (l *BinLog) NewFile() {
+	l.mu.Lock()
 	saved := l.logType
 	l.logType = Closed // S1
-	next := &binFile{name: fmt.Sprintf("binlog.%06d", len(l.files)+1)}
+	n := len(l.files)
+	l.mu.Unlock()
+	next := &binFile{name: fmt.Sprintf("binlog.%06d", n+1)}
+	l.mu.Lock()
 	l.files = append(l.files, next)
 	l.file = next
 	l.logType = saved // S3
+	l.mu.Unlock()
 }
 
 // Insert runs an insert and logs it (mysql_insert).
 func (l *BinLog) Insert(tx string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.logType != Closed { // S2
 		f := l.file
 		f.entries = append(f.entries, tx)

@@ -6,7 +6,9 @@
 // position within it; a position means nothing without its file. The SQL
 // thread rotates to the next relay log by setting the name (S2) and then
 // the position (S3). Status (SHOW SLAVE STATUS) reads the name (S1) and
-// then the position (S4) without any protocol with the rotation.
+// then the position (S4). Each field is read and written under
+// rli.dataLock (so go test -race has nothing to say), but each access in a
+// critical section of its own.
 //
 // Failing interleaving (x is rli.logName, y is rli.logPos):
 //
@@ -21,13 +23,17 @@
 // R1(y) each occur in passing runs, only their combination fails.
 package mysqlslave
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // RelayLogInfo is the slave's position in its relay logs (RELAY_LOG_INFO).
 type RelayLogInfo struct {
-	logName string
-	logPos  int
-	running bool
+	dataLock sync.Mutex
+	logName  string
+	logPos   int
+	running  bool
 }
 
 // NewRelayLogInfo returns the position pos in relay log name.
@@ -38,17 +44,27 @@ func NewRelayLogInfo(name string, pos int) *RelayLogInfo {
 // Rotate moves to the start of relay log next (the SQL thread reaching a
 // Rotate event).
 func (rli *RelayLogInfo) Rotate(next string) {
+	rli.dataLock.Lock()
 	rli.logName = next // S2
-	rli.logPos = 4     // S3: the first event after the file header
+	rli.dataLock.Unlock()
+	rli.dataLock.Lock()
+	rli.logPos = 4 // S3: the first event after the file header
+	rli.dataLock.Unlock()
 }
 
 // Status returns the relay log position as SHOW SLAVE STATUS prints it.
 func (rli *RelayLogInfo) Status() string {
+	rli.dataLock.Lock()
 	name := rli.logName // S1
+	rli.dataLock.Unlock()
 	state := "No"
+	rli.dataLock.Lock()
 	if rli.running {
 		state = "Yes"
 	}
+	rli.dataLock.Unlock()
+	rli.dataLock.Lock()
 	pos := rli.logPos // S4
+	rli.dataLock.Unlock()
 	return fmt.Sprintf("Relay_Log_File: %s Relay_Log_Pos: %d Slave_SQL_Running: %s", name, pos, state)
 }

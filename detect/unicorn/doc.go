@@ -1,0 +1,89 @@
+// Package unicorn localizes the concurrency bug behind a test that fails in
+// some runs and passes in others, after Unicorn (Park, Vuduc and Harrold,
+// "A Unified Approach for Localizing Non-deadlock Concurrency Bugs",
+// ICST 2012; ../shared/papers/unicorn.txt §II–III, Table I, Algorithm 1).
+// It finds the memory-access patterns of Table I (order violations P1–P3,
+// single-variable atomicity violations P4–P8, multi-variable atomicity
+// violations P9–P17) in each recorded run, and ranks them by how well they
+// tell the failing runs from the passing ones.
+//
+// # Steps
+//
+// Step 1 (Patterns, once per run; the paper does it online, precog over
+// the recorded trace, which is the same computation): every memory access
+// (Read, Write, MapRead, MapWrite, MapIter, AtomicLoad, AtomicStore) goes
+// into a sliding window of its location (Options.AccessWindow accesses,
+// default 5, as in the paper's Study 1). When the window is full the
+// oldest access is paired with the later accesses in the window: a pair
+// is two accesses by different goroutines, at least one a write, with no
+// write between them (so the second reads the first's value, or
+// overwrites the value the first read or wrote). The pair is P1 (R W), P2
+// (W R) or P3 (W W). Accesses are numbered by the global access index,
+// the event's place in the trace's global order.
+//
+// Step 2 (Patterns, offline): pairs are sorted by their first access and
+// combined within a window of Options.PairWindow pairs (default 100, the
+// paper's). Two pairs of the same two goroutines make a single-variable
+// pattern (P4–P8) when the second access of one is the first access of
+// the other and the outer two come from one goroutine, and a
+// multi-variable pattern (P9–P17) when they are on two locations and their
+// four accesses, in the global order, spell one of Table I's rows. A
+// pattern is named by its kind and its accesses' sites, read or write and
+// goroutine role (1 or 2), not by addresses or goroutine ids, so the same
+// pattern is recognised in every run. Each pair is also a pattern itself
+// (Algorithm 1, lines 10–12).
+//
+// Step 3 (Rank): suspiciousness is the Jaccard index of formula (1),
+// failed(s) / (totalfailed + passed(s)), where failed(s) and passed(s)
+// count the runs whose trace holds pattern s.
+//
+// # What changed for Go, and why
+//
+//   - Pairs ordered by synchronization are dropped (Options.KeepOrdered
+//     keeps them, as the paper does). A pair whose first access happens
+//     before the second by order synchronization (go statement, join,
+//     channel, Once, Cond, atomic publication: detect/hb) cannot be
+//     reversed by any schedule of the same synchronization, so it says
+//     nothing about the interleaving. Without this, a test's failure path
+//     (reading shared results after Wait only when it reports an error)
+//     makes pairs that occur only in failing runs and rank first. Mutexes
+//     order nothing here, as in detect/hb, so MysqlDelete's pairs across
+//     LOCK_open and LOCK_log stay.
+//   - Locations are addresses within a GC epoch (hb.Loc), so a recycled
+//     address never pairs two objects.
+//   - Grouping, the paper's future work (§IV-C, §VI): patterns at the top
+//     score that share a site and involve the same two goroutines (named
+//     by the go statements that started them) are one finding. The finding
+//     is the group's largest pattern (most accesses: a pattern explains
+//     more than the pairs it is made of, as the paper argues for
+//     MysqlSlave; ties go to the lower pattern number, then to the
+//     earlier sites); the others are listed in its Notes. TimerThread's
+//     order violation and the atomicity patterns that "always appear with"
+//     it (Table IV: three at rank 1) become one finding this way.
+//
+// # Reporting policy
+//
+// Unicorn is statistical: it needs runs that failed and runs that passed.
+// Rank reports nothing when no run failed (a test that always passes stays
+// silent, whatever its patterns) and nothing when every run failed (the
+// outcome did not depend on the interleaving, as far as the runs show).
+// Otherwise it reports only the groups whose patterns reach the top score,
+// and only if that score is at least Options.MinScore (default 0.5: the
+// pattern occurs in at least half the failing runs, or clearly more often
+// in failing runs than in passing ones). Lower-ranked patterns are never
+// reported: the paper's developer reads the top of the list, and precog
+// prefers saying nothing to saying something weak.
+//
+// # Soundness
+//
+// Neither sound nor complete. Unicorn reports what correlates with
+// failure in the runs it was given: it misses a bug whose pattern did not
+// occur in a failing run (too few runs, or a window too small: accesses
+// farther apart than AccessWindow accesses of their location, or pairs
+// farther apart than PairWindow pairs), and a pattern that occurs in every
+// failing run by coincidence ranks as high as the cause. Each finding is
+// Predicted: the runs show correlation, not that forcing the pattern
+// fails the test. Preconditions: each RunPatterns comes from one run of
+// the same test and the same instrumented build (sites are compared), and
+// Failed is that run's outcome.
+package unicorn

@@ -1,0 +1,361 @@
+package unicorn
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// Options configures Patterns and Rank. The zero value takes the paper's
+// settings.
+type Options struct {
+	// AccessWindow is the size of each location's window of accesses
+	// (Step 1); 0 means 5.
+	AccessWindow int
+	// PairWindow is how many pairs after a pair are tried as its partner
+	// in a pattern (Step 2); 0 means 100.
+	PairWindow int
+	// KeepOrdered keeps pairs whose first access happens before the
+	// second by order synchronization; the paper keeps every pair.
+	KeepOrdered bool
+	// TraceOrder takes the order of the trace for the order of two
+	// memory accesses even where the trace does not know it (plain
+	// accesses of two goroutines with no sync event between them); by
+	// default such pairs are dropped.
+	TraceOrder bool
+	// MinScore is the lowest top score Rank reports; 0 means 0.5.
+	MinScore float64
+}
+
+func (o Options) accessWindow() int { return cmp.Or(o.AccessWindow, 5) }
+func (o Options) pairWindow() int   { return cmp.Or(o.PairWindow, 100) }
+func (o Options) minScore() float64 { return cmp.Or(o.MinScore, 0.5) }
+
+// An Access is one memory access of a pattern, as found in one run.
+type Access struct {
+	Site  uint32
+	Write bool
+	// Role is 1 for the goroutine of the pattern's first access, 2 for
+	// the other.
+	Role int
+	// Var is 0 for the pattern's first location (x), 1 for the second (y).
+	Var int
+	// Spawn is the site of the go statement that started the access's
+	// goroutine, 0 for a test's own goroutine or one no instrumented go
+	// statement started.
+	Spawn uint32
+	// Stack lists the sites of the function entries open at the access,
+	// outermost first (empty without function events).
+	Stack []uint32
+	// Event is the access's global access index: its event index in the
+	// run's trace.
+	Event int
+	// Clock is the goroutine's vector clock at the access.
+	Clock string
+}
+
+// Label is the access in the paper's notation, such as "W1(x)".
+func (a Access) Label() string {
+	b := "R"
+	if a.Write {
+		b = "W"
+	}
+	return b + strconv.Itoa(a.Role) + "(" + string("xy"[a.Var]) + ")"
+}
+
+// A Pattern is one of Table I's patterns found in a run: P1 to P3 are
+// pairs of two accesses, P4 to P8 have three, P9 to P17 four, in the
+// global order of the run.
+type Pattern struct {
+	P        int
+	Accesses []Access
+}
+
+// Key names the pattern by its kind and its accesses' sites, kinds,
+// goroutine roles and locations: the same in every run that has it.
+func (p Pattern) Key() string {
+	var b strings.Builder
+	b.WriteString("p")
+	b.WriteString(strconv.Itoa(p.P))
+	for _, a := range p.Accesses {
+		b.WriteByte(' ')
+		b.WriteString(a.Label())
+		b.WriteByte('@')
+		b.WriteString(strconv.FormatUint(uint64(a.Site), 10))
+	}
+	return b.String()
+}
+
+// RunPatterns is what Patterns found in one run.
+type RunPatterns struct {
+	// Patterns holds each pattern once (the first instance in the run),
+	// sorted by Key.
+	Patterns []Pattern
+	// Accesses, Pairs and Combined count the run's memory accesses, its
+	// pairs (before removing duplicates) and the patterns P4–P17 that
+	// Step 2 combined (also before).
+	Accesses, Pairs, Combined int
+}
+
+// A pair is two accesses to one location, by event index.
+type pair struct {
+	a, b int
+	loc  hb.Loc
+}
+
+// isAccess reports whether events of kind k access memory, and whether
+// they write it.
+func isAccess(k trace.Kind) (access, write bool) {
+	switch k {
+	case trace.EvRead, trace.EvMapRead, trace.EvMapIter, trace.EvAtomicLoad:
+		return true, false
+	case trace.EvWrite, trace.EvMapWrite, trace.EvAtomicStore:
+		return true, true
+	}
+	return false, false
+}
+
+// Patterns finds the patterns of Table I in one run (Steps 1 and 2).
+func Patterns(g *hb.Graph, opts Options) RunPatterns {
+	var rp RunPatterns
+	pairs := collectPairs(g, opts, &rp.Accesses)
+	rp.Pairs = len(pairs)
+	found := make(map[string]Pattern)
+	add := func(p Pattern) {
+		k := p.Key()
+		if _, ok := found[k]; !ok {
+			fill(g, p)
+			found[k] = p
+		}
+	}
+	for _, pr := range pairs {
+		add(pairPattern(g, pr))
+	}
+	// Step 2: combine pairs within the pair window (Algorithm 1, lines
+	// 13–24). Pairs are in the order of their first access.
+	w := opts.pairWindow()
+	for j := range pairs {
+		for k := j + 1; k < len(pairs) && k <= j+w; k++ {
+			if p, ok := combine(g, pairs[j], pairs[k]); ok {
+				rp.Combined++
+				add(p)
+			}
+		}
+	}
+	rp.Patterns = make([]Pattern, 0, len(found))
+	for _, p := range found {
+		rp.Patterns = append(rp.Patterns, p)
+	}
+	slices.SortFunc(rp.Patterns, func(a, b Pattern) int { return strings.Compare(a.Key(), b.Key()) })
+	return rp
+}
+
+// collectPairs is Step 1: the pairs of every location's sliding window, in
+// the order of their first access, then of their second.
+func collectPairs(g *hb.Graph, opts Options, accesses *int) []pair {
+	size := opts.accessWindow()
+	ord := newOrder(g)
+	windows := make(map[hb.Loc][]int) // the location's last size accesses, oldest first
+	var pairs []pair
+	evict := func(loc hb.Loc, win []int) {
+		// Pair the oldest access with the later ones in the window that
+		// see its value or replace it: up to and including the first
+		// write after it.
+		a := win[0]
+		ga := g.Goroutine(a)
+		_, wa := isAccess(g.Events[a].Kind)
+		for _, b := range win[1:] {
+			_, wb := isAccess(g.Events[b].Kind)
+			if (wa || wb) && g.Goroutine(b) != ga &&
+				(opts.TraceOrder || ord.known(a, b)) &&
+				(opts.KeepOrdered || !ord.synchronized(a, b)) {
+				pairs = append(pairs, pair{a: a, b: b, loc: loc})
+			}
+			if wb {
+				break
+			}
+		}
+	}
+	for i := range g.Events {
+		if ok, _ := isAccess(g.Events[i].Kind); !ok {
+			continue
+		}
+		*accesses++
+		loc := g.Loc(i)
+		win := windows[loc]
+		if len(win) == size {
+			evict(loc, win)
+			win = append(win[:0], win[1:]...)
+		}
+		windows[loc] = append(win, i)
+	}
+	for loc, win := range windows {
+		for ; len(win) > 1; win = win[1:] {
+			evict(loc, win)
+		}
+	}
+	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) })
+	return pairs
+}
+
+// order tells what a trace says about the real order of two events of
+// different goroutines.
+type order struct {
+	g *hb.Graph
+	// next is, per event, the seq of the first sync event of its goroutine
+	// at or after it (noSeq if none); prev is the event before it in its
+	// goroutine (-1 if none).
+	next []uint64
+	prev []int32
+}
+
+const noSeq = 1<<64 - 1
+
+func newOrder(g *hb.Graph) *order {
+	o := &order{g: g, next: make([]uint64, len(g.Events)), prev: make([]int32, len(g.Events))}
+	for _, gr := range g.Goroutines {
+		next := uint64(noSeq)
+		for n := len(gr.Events) - 1; n >= 0; n-- {
+			i := gr.Events[n]
+			if g.Events[i].Kind.IsSync() {
+				next = g.Events[i].Seq
+			}
+			o.next[i] = next
+			o.prev[i] = -1
+			if n > 0 {
+				o.prev[i] = int32(gr.Events[n-1])
+			}
+		}
+	}
+	return o
+}
+
+// known reports whether the trace shows that event a happened before event
+// b of another goroutine. Sync events take their seq from one counter as
+// they happen; a memory access has no seq of its own and is known only to
+// come after its goroutine's last sync event (ev.Seq) and before its next
+// one. So a came first if a sync event of a's goroutine at or after a took
+// a seq no larger than that of a sync event of b's goroutine at or before b.
+func (o *order) known(a, b int) bool {
+	// For an access, Seq is its goroutine's last sync event's seq; for an
+	// atomic, its own (taken just after it: close enough, as for hb's
+	// atomic edges).
+	return o.next[a] < o.g.Events[b].Seq
+}
+
+// synchronized reports whether a happens before b through order
+// synchronization that b's goroutine completed before b: a chain of edges
+// into the event before b. An edge into b itself (an atomic load that read
+// a's store) is the pair's own communication, not an order around it.
+func (o *order) synchronized(a, b int) bool {
+	p := o.prev[b]
+	return p >= 0 && o.g.HappensBefore(a, int(p))
+}
+
+// pairPattern returns the pair as a pattern P1, P2 or P3.
+func pairPattern(g *hb.Graph, pr pair) Pattern {
+	a, b := access(g, pr.a, 1, 0), access(g, pr.b, 2, 0)
+	p := 3
+	switch {
+	case !a.Write:
+		p = 1
+	case !b.Write:
+		p = 2
+	}
+	return Pattern{P: p, Accesses: []Access{a, b}}
+}
+
+func access(g *hb.Graph, i, role, v int) Access {
+	_, w := isAccess(g.Events[i].Kind)
+	return Access{Site: g.Events[i].Site, Write: w, Role: role, Var: v, Event: i}
+}
+
+// single are the single-variable patterns P4–P8 of Table I by the kinds of
+// their three accesses (R1 W2 R1 is "RWR").
+var single = map[string]int{"RWR": 4, "WWR": 5, "WRW": 6, "RWW": 7, "WWW": 8}
+
+// multi are the multi-variable patterns P9–P17 of Table I, each written
+// with goroutine 1 the goroutine of its first access and x its location.
+var multi = map[string]int{
+	"W1x W2x W2y W1y": 9,
+	"W1x W2y W2x W1y": 10,
+	"W1x W2y W1y W2x": 11,
+	"W1x R2x R2y W1y": 12,
+	"W1x R2y R2x W1y": 13,
+	"R1x W2x W2y R1y": 14,
+	"R1x W2y W2x R1y": 15,
+	"R1x W2y R1y W2x": 16,
+	"W1x R2y W1y R2x": 17,
+}
+
+// combine checks whether pairs p and q (p's first access before q's) make
+// a pattern of P4–P17 (Step 2's isPattern and makePattern).
+func combine(g *hb.Graph, p, q pair) (Pattern, bool) {
+	g1, g2 := g.Goroutine(p.a), g.Goroutine(p.b)
+	if !(g.Goroutine(q.a) == g1 && g.Goroutine(q.b) == g2 || g.Goroutine(q.a) == g2 && g.Goroutine(q.b) == g1) {
+		return Pattern{}, false // not the same two goroutines
+	}
+	kind := func(i int) byte {
+		if _, w := isAccess(g.Events[i].Kind); w {
+			return 'W'
+		}
+		return 'R'
+	}
+	if p.loc == q.loc {
+		if p.b != q.a || g.Goroutine(q.b) != g1 {
+			return Pattern{}, false
+		}
+		n, ok := single[string([]byte{kind(p.a), kind(p.b), kind(q.b)})]
+		if !ok {
+			return Pattern{}, false
+		}
+		return Pattern{P: n, Accesses: []Access{access(g, p.a, 1, 0), access(g, p.b, 2, 0), access(g, q.b, 1, 0)}}, true
+	}
+	evs := []int{p.a, p.b, q.a, q.b}
+	slices.Sort(evs)
+	if evs[0] == evs[1] || evs[1] == evs[2] || evs[2] == evs[3] {
+		return Pattern{}, false
+	}
+	first := g.Goroutine(evs[0])
+	xloc := g.Loc(evs[0])
+	var sig strings.Builder
+	accs := make([]Access, 4)
+	for n, i := range evs {
+		role, v := 1, 0
+		if g.Goroutine(i) != first {
+			role = 2
+		}
+		if g.Loc(i) != xloc {
+			v = 1
+		}
+		if n > 0 {
+			sig.WriteByte(' ')
+		}
+		sig.WriteByte(kind(i))
+		sig.WriteByte("012"[role])
+		sig.WriteByte("xy"[v])
+		accs[n] = access(g, i, role, v)
+	}
+	n, ok := multi[sig.String()]
+	if !ok {
+		return Pattern{}, false
+	}
+	return Pattern{P: n, Accesses: accs}, true
+}
+
+// fill adds the evidence of p's accesses from the graph: spawn sites,
+// stacks and clocks. Only the first instance of each pattern is filled.
+func fill(g *hb.Graph, p Pattern) {
+	for n := range p.Accesses {
+		a := &p.Accesses[n]
+		a.Spawn = g.Spawn(g.Goroutine(a.Event))
+		for _, j := range g.Stack(a.Event) {
+			a.Stack = append(a.Stack, g.Events[j].Site)
+		}
+		a.Clock = g.Clock(a.Event).String()
+	}
+}
