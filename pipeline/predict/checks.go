@@ -5,6 +5,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
+	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -12,6 +13,9 @@ import (
 // run's events, then end once.
 type testChecks struct {
 	opts DetectOptions
+	// ranked: the test has several runs, which Unicorn ranks.
+	ranked bool
+	runs   []unicorn.Run
 }
 
 // run checks one run and returns the per-run checkers' findings.
@@ -20,11 +24,17 @@ func (tc *testChecks) run(evs []trace.Event, sites *trace.SiteTable, failed bool
 	var fs []finding.Finding
 	fs = append(fs, conmem.Check(g, sites, tc.opts.ConMem)...)
 	fs = append(fs, oscs.Check(g, sites, tc.opts.OSCS)...)
+	if tc.ranked {
+		tc.runs = append(tc.runs, unicorn.Run{Patterns: unicorn.Patterns(g, tc.opts.Unicorn), Failed: failed})
+	}
 	return fs
 }
 
-// end returns the findings that need every run of the test (Unicorn's
-// ranking).
+// end returns the findings that need every run of the test: Unicorn's
+// ranking of the patterns of its failing runs against its passing ones.
 func (tc *testChecks) end(sites *trace.SiteTable) []finding.Finding {
-	return nil
+	if !tc.ranked {
+		return nil
+	}
+	return unicorn.Rank(tc.runs, sites, tc.opts.Unicorn)
 }

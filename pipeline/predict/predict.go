@@ -32,6 +32,7 @@ import (
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
+	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
@@ -66,8 +67,9 @@ type Options struct {
 
 // DetectOptions configures the checkers.
 type DetectOptions struct {
-	ConMem conmem.Options
-	OSCS   oscs.Options
+	ConMem  conmem.Options
+	OSCS    oscs.Options
+	Unicorn unicorn.Options
 }
 
 // A Result is what Run or Detect found.
@@ -206,7 +208,7 @@ type runFile struct {
 // report each, with Tests set to the test.
 func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
 	var fs []finding.Finding
-	tc := testChecks{opts: o}
+	tc := testChecks{opts: o, ranked: len(runs) > 1}
 	for _, r := range runs {
 		res.Stats.Runs++
 		if r.outcome.Failed() {
