@@ -1,0 +1,412 @@
+package conmem
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+const header = `precog trace v1 test="T" package="p" start=2025-01-02T15:04:05Z pid=1` + "\n"
+
+// site is a test site: its ID is its line in k.go.
+type site struct {
+	id   uint32
+	kind string
+	uses string
+	expr string
+}
+
+// check runs Check on a text-form trace and returns its findings as
+// "kind k.go:line(role) ...", sites in finding order.
+func check(t *testing.T, text string, sites []site, opts Options) []string {
+	t.Helper()
+	tr, err := trace.ParseText(strings.NewReader(header + text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace.Sort(tr.Events)
+	tab := &trace.SiteTable{}
+	for _, s := range sites {
+		tab.Sites = append(tab.Sites, trace.Site{ID: s.id, File: "/src/k.go", Line: int(s.id), Col: 1,
+			Kind: s.kind, Function: "f", Expr: cmpOr(s.expr, "x.p"), Uses: s.uses})
+	}
+	slices.SortFunc(tab.Sites, func(a, b trace.Site) int { return int(a.ID) - int(b.ID) })
+	g := hb.Analyze(tr.Events, hb.Options{Sites: tab})
+	var out []string
+	for _, f := range Check(g, tab, opts) {
+		out = append(out, summary(t, f))
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func summary(t *testing.T, f finding.Finding) string {
+	t.Helper()
+	if f.ID == "" || f.Status != finding.Predicted || f.Message == "" || strings.HasSuffix(f.Message, ".") {
+		t.Errorf("finding %+v: want an ID, status predicted and a message without a period", f)
+	}
+	if len(f.Spawns) != len(f.Sites) || len(f.Stacks) != len(f.Sites) || len(f.Evidence.Clocks) != len(f.Sites) || len(f.Evidence.Locks) != len(f.Sites) {
+		t.Errorf("finding %s: spawns, stacks, clocks and locks must have one entry per site", f.Message)
+	}
+	s := f.Kind
+	for _, x := range f.Sites {
+		s += fmt.Sprintf(" k.go:%d(%s)", x.Line, x.Role)
+	}
+	return s
+}
+
+func expect(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+}
+
+var nullSites = []site{
+	{id: 1, kind: "go"}, {id: 2, kind: "go"},
+	{id: 10, kind: "write"}, {id: 11, kind: "read"}, {id: 12, kind: "read", uses: "deref"},
+	{id: 13, kind: "write"}, {id: 20, kind: "lock"}, {id: 21, kind: "unlock"},
+	{id: 30, kind: "make-chan"}, {id: 31, kind: "send"}, {id: 32, kind: "recv"},
+}
+
+// MySQL-1: a check and a dereference on one goroutine, a nil store on
+// another, nothing ordering them.
+func TestNullCheckThenUse(t *testing.T) {
+	got := check(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+4.1 g=2 Read site=11 addr=0x100
+4.2 g=2 Read site=12 addr=0x100
+5 g=3 Begin parent=1
+5.1 g=3 Write site=13 addr=0x100 value=0
+`, nullSites, Options{})
+	expect(t, got, "con-null k.go:12(deref) k.go:13(nil-store)")
+}
+
+// The same, with the nil store ordered after the use by a channel: silent.
+func TestNullOrderedAfterUse(t *testing.T) {
+	got := check(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 ChanMake site=30 addr=0x900 cap=0
+3 g=1 Fork site=1 child=2
+4 g=1 Fork site=2 child=3
+5 g=2 Begin parent=1
+5.1 g=2 Read site=12 addr=0x100
+6 g=2 ChanSend site=31 addr=0x900
+7 g=3 Begin parent=1
+8 g=3 ChanRecv site=32 addr=0x900 ok=true
+8.1 g=3 Write site=13 addr=0x100 value=0
+`, nullSites, Options{})
+	expect(t, got)
+}
+
+// Check and use in one critical section, the nil store under the same
+// lock: rp-p (the check) and rp are atomic with respect to wp. Silent; the
+// same trace with the check outside the lock is reported.
+func TestNullLockedCheckAndUse(t *testing.T) {
+	const trace = `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+%s
+7 g=3 Begin parent=1
+8 g=3 Lock site=20 addr=0x800
+8.1 g=3 Write site=13 addr=0x100 value=0
+9 g=3 Unlock site=21 addr=0x800
+`
+	locked := `5 g=2 Lock site=20 addr=0x800
+5.1 g=2 Read site=11 addr=0x100
+5.2 g=2 Read site=12 addr=0x100
+6 g=2 Unlock site=21 addr=0x800`
+	expect(t, check(t, fmt.Sprintf(trace, locked), nullSites, Options{}))
+	split := `5 g=2 Lock site=20 addr=0x800
+5.1 g=2 Read site=11 addr=0x100
+6 g=2 Unlock site=21 addr=0x800
+6.1 g=2 Read site=12 addr=0x100`
+	expect(t, check(t, fmt.Sprintf(trace, split), nullSites, Options{}),
+		"con-null k.go:12(deref) k.go:13(nil-store)")
+}
+
+// The nil store is followed on its goroutine by a non-nil write ordered
+// before the use (wp-f, the heuristic's second candidate): silent.
+func TestNullOverwrittenBeforeUse(t *testing.T) {
+	got := check(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=30 addr=0x900 cap=0
+3 g=1 Fork site=1 child=2
+4 g=1 Fork site=2 child=3
+5 g=3 Begin parent=1
+5.1 g=3 Write site=13 addr=0x100 value=0
+5.2 g=3 Write site=10 addr=0x100 value=1
+6 g=3 ChanSend site=31 addr=0x900
+7 g=2 Begin parent=1
+8 g=2 ChanRecv site=32 addr=0x900 ok=true
+8.1 g=2 Read site=12 addr=0x100
+`, nullSites, Options{})
+	expect(t, got)
+}
+
+// A dereferenced read that observed nil (the last write before it, which
+// happens before it, stored nil) is pruned.
+func TestNullReadObservedNil(t *testing.T) {
+	got := check(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=13 addr=0x100 value=0
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=2 Read site=12 addr=0x100
+`, nullSites, Options{})
+	expect(t, got)
+}
+
+var uninitSites = []site{
+	{id: 1, kind: "go"}, {id: 10, kind: "write"}, {id: 11, kind: "read"}, {id: 12, kind: "write"},
+	{id: 20, kind: "wg-add", expr: "wg"}, {id: 21, kind: "wg-done", expr: "wg"}, {id: 22, kind: "wg-wait", expr: "wg"},
+}
+
+// Transmission: the goroutine reads before its starter initializes.
+func TestUninit(t *testing.T) {
+	got := check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+2.1 g=1 Write site=10 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
+`, uninitSites, Options{})
+	expect(t, got, "con-uninit k.go:11(read) k.go:10(init)")
+}
+
+// Negatives: initialized before the go statement; a zero store is no
+// initialization; the reader wrote first; the reader updates the location
+// itself (a counter).
+func TestUninitNegatives(t *testing.T) {
+	for name, text := range map[string]string{
+		"ordered": `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
+`,
+		"zero": `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+2.1 g=1 Write site=10 addr=0x100 value=0
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
+`,
+		"own": `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+2.1 g=1 Write site=10 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Write site=12 addr=0x100 value=5
+3.2 g=2 Read site=11 addr=0x100
+`,
+		"counter": `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+2.1 g=1 Write site=10 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
+3.2 g=2 Write site=12 addr=0x100 value=2
+`,
+	} {
+		t.Run(name, func(t *testing.T) { expect(t, check(t, text, uninitSites, Options{})) })
+	}
+}
+
+// Done before Add: reported when Add follows the go statement, silent
+// when it precedes it.
+func TestUninitWaitGroup(t *testing.T) {
+	late := `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 WGAdd site=20 addr=0x200 delta=1
+6 g=1 WGWait site=22 addr=0x200
+4 g=2 Begin parent=1
+5 g=2 WGDone site=21 addr=0x200
+`
+	expect(t, check(t, late, uninitSites, Options{}), "con-uninit k.go:21(done) k.go:20(add)")
+	early := `
+1 g=1 Begin parent=none
+2 g=1 WGAdd site=20 addr=0x200 delta=1
+3 g=1 Fork site=1 child=2
+6 g=1 WGWait site=22 addr=0x200
+4 g=2 Begin parent=1
+5 g=2 WGDone site=21 addr=0x200
+`
+	expect(t, check(t, early, uninitSites, Options{}))
+}
+
+var chanSites = []site{
+	{id: 1, kind: "go"}, {id: 30, kind: "make-chan", expr: "make(chan int)"},
+	{id: 31, kind: "send", expr: "q.out"}, {id: 32, kind: "recv", expr: "q.out"}, {id: 33, kind: "close", expr: "q.out"},
+	{id: 40, kind: "wg-add", expr: "wg"}, {id: 41, kind: "wg-done", expr: "wg"}, {id: 42, kind: "wg-wait", expr: "wg"},
+}
+
+// PBZIP2-2: a close concurrent with another goroutine's send is reported;
+// a close after waiting for the sender is not.
+func TestClosed(t *testing.T) {
+	racing := `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=30 addr=0x900 cap=4
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=2 ChanSend site=31 addr=0x900
+6 g=1 ChanClose site=33 addr=0x900
+7 g=1 ChanRecv site=32 addr=0x900 ok=true
+`
+	expect(t, check(t, racing, chanSites, Options{}), "con-closed k.go:33(close) k.go:31(send)")
+	joined := `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=30 addr=0x900 cap=4
+3 g=1 WGAdd site=40 addr=0x200 delta=1
+4 g=1 Fork site=1 child=2
+5 g=2 Begin parent=1
+6 g=2 ChanSend site=31 addr=0x900
+7 g=2 WGDone site=41 addr=0x200
+8 g=1 WGWait site=42 addr=0x200
+9 g=1 ChanClose site=33 addr=0x900
+`
+	expect(t, check(t, joined, chanSites, Options{}))
+}
+
+// A close and a send in critical sections of one lock are still reported:
+// a lock does not keep the send from following the close.
+func TestClosedLocksDoNotHelp(t *testing.T) {
+	got := check(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=30 addr=0x900 cap=4
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=2 Lock site=50 addr=0x800
+6 g=2 ChanSend site=31 addr=0x900
+7 g=2 Unlock site=51 addr=0x800
+8 g=1 Lock site=50 addr=0x800
+9 g=1 ChanClose site=33 addr=0x900
+10 g=1 Unlock site=51 addr=0x800
+`, append(chanSites, site{id: 50, kind: "lock", expr: "mu"}, site{id: 51, kind: "unlock", expr: "mu"}), Options{})
+	expect(t, got, "con-closed k.go:33(close) k.go:31(send)")
+}
+
+var indexSites = []site{
+	{id: 1, kind: "go"}, {id: 2, kind: "go"}, {id: 10, kind: "read", uses: "index", expr: "b.cnt"},
+	{id: 11, kind: "read", expr: "b.cnt"}, {id: 12, kind: "write", expr: "b.cnt"},
+	{id: 20, kind: "lock", expr: "mu"}, {id: 21, kind: "unlock", expr: "mu"},
+}
+
+// Apache-2: an index read racing with another goroutine's write of the
+// index is reported; with a common lock, or when the read feeds no index,
+// it is not.
+func TestIndex(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=12 addr=0x100 value=1
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+%s
+7 g=3 Begin parent=1
+%s
+`
+	expect(t, check(t, fmt.Sprintf(text, "4.1 g=2 Read site=10 addr=0x100", "7.1 g=3 Write site=12 addr=0x100 value=3"), indexSites, Options{}),
+		"con-index k.go:10(index) k.go:12(write)")
+	expect(t, check(t, fmt.Sprintf(text, "4.1 g=2 Read site=11 addr=0x100", "7.1 g=3 Write site=12 addr=0x100 value=3"), indexSites, Options{}))
+	expect(t, check(t, fmt.Sprintf(text,
+		"5 g=2 Lock site=20 addr=0x800\n5.1 g=2 Read site=10 addr=0x100\n6 g=2 Unlock site=21 addr=0x800",
+		"8 g=3 Lock site=20 addr=0x800\n8.1 g=3 Write site=12 addr=0x100 value=3\n9 g=3 Unlock site=21 addr=0x800"), indexSites, Options{}))
+}
+
+var mapSites = []site{
+	{id: 1, kind: "go"}, {id: 2, kind: "go"}, {id: 10, kind: "map-read", expr: "m[k]"}, {id: 11, kind: "map-write", expr: "m[k]"},
+	{id: 20, kind: "rlock", expr: "mu"}, {id: 21, kind: "runlock", expr: "mu"}, {id: 22, kind: "lock", expr: "mu"}, {id: 23, kind: "unlock", expr: "mu"},
+}
+
+// Concurrent map writes and a write against a read under RLock are
+// reported; a write under the write lock against a read under the read
+// lock, and two reads, are not.
+func TestMap(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+%s
+8 g=3 Begin parent=1
+%s
+`
+	readLocked := "5 g=2 RLock site=20 addr=0x800\n5.1 g=2 MapRead site=10 addr=0x300\n6 g=2 RUnlock site=21 addr=0x800"
+	writeLocked := "9 g=3 Lock site=22 addr=0x800\n9.1 g=3 MapWrite site=11 addr=0x300\n10 g=3 Unlock site=23 addr=0x800"
+	expect(t, check(t, fmt.Sprintf(text, readLocked, "8.1 g=3 MapWrite site=11 addr=0x300"), mapSites, Options{}),
+		"con-map k.go:11(map-write) k.go:10(map-read)")
+	expect(t, check(t, fmt.Sprintf(text, "4.1 g=2 MapWrite site=11 addr=0x300", "8.1 g=3 MapWrite site=11 addr=0x300"), mapSites, Options{}),
+		"con-map k.go:11(map-write) k.go:11(map-write)")
+	expect(t, check(t, fmt.Sprintf(text, readLocked, writeLocked), mapSites, Options{}))
+	expect(t, check(t, fmt.Sprintf(text, readLocked, "8.1 g=3 MapRead site=10 addr=0x300"), mapSites, Options{}))
+}
+
+var spinSites = []site{
+	{id: 1, kind: "go"}, {id: 2, kind: "go"},
+	{id: 10, kind: "write", expr: "trx.query"}, {id: 11, kind: "write", expr: "trx.query"},
+	{id: 12, kind: "read", uses: "deref", expr: "t.query"},
+	{id: 20, kind: "lock", expr: "q.mu"}, {id: 21, kind: "unlock", expr: "q.mu"},
+	{id: 22, kind: "write", expr: "q.items"}, {id: 23, kind: "read", uses: "loop-exit", expr: "q.items"},
+}
+
+// ConMem's Fig. 12(b): a queue polled under a lock. Without the spin-loop
+// inference the nil store and the dereference look unordered; with it the
+// poll loop's exit is ordered after the push, and so after the overwrite.
+func TestSpinLoopQueue(t *testing.T) {
+	text := `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=3 Begin parent=1
+5 g=3 Lock site=20 addr=0x800
+5.1 g=3 Read site=23 addr=0x200
+6 g=3 Unlock site=21 addr=0x800
+7 g=2 Begin parent=1
+7.1 g=2 Write site=10 addr=0x100 value=0
+7.2 g=2 Write site=11 addr=0x100 value=1
+8 g=2 Lock site=20 addr=0x800
+8.1 g=2 Write site=22 addr=0x200 value=1
+9 g=2 Unlock site=21 addr=0x800
+10 g=3 Lock site=20 addr=0x800
+10.1 g=3 Read site=23 addr=0x200
+11 g=3 Unlock site=21 addr=0x800
+11.1 g=3 Read site=12 addr=0x100
+`
+	expect(t, check(t, text, spinSites, Options{NoSpinLoops: true}),
+		"con-null k.go:12(deref) k.go:10(nil-store)",
+		"con-uninit k.go:12(read) k.go:11(init)",
+		"con-uninit k.go:23(read) k.go:22(init)")
+	var st Stats
+	expect(t, check(t, text, spinSites, Options{Stats: &st}))
+	if st.SpinEdges != 1 || st.SpinPruned != 3 {
+		t.Errorf("stats %+v, want one edge and three findings pruned", st)
+	}
+	// A loop left on its own goroutine's write is no synchronization loop.
+	own := strings.Replace(text, "7.1 g=2 Write site=10", "9.1 g=3 Write site=22 addr=0x200 value=1\n7.1 g=2 Write site=10", 1)
+	own = strings.Replace(own, "8.1 g=2 Write site=22 addr=0x200 value=1\n", "", 1)
+	if got := check(t, own, spinSites, Options{}); len(got) == 0 {
+		t.Error("a loop left on its own write pruned the findings")
+	}
+}
