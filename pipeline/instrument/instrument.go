@@ -154,8 +154,12 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var sites []trace.Site
 	first := uint32(1)
+	instrumented := make(map[string]bool)
 	for _, f := range sel.files {
-		opts := FileOptions{Funcs: cfg.Funcs, FirstSite: first}
+		instrumented[f.pkg.PkgPath] = true
+	}
+	for _, f := range sel.files {
+		opts := FileOptions{Funcs: cfg.Funcs, FirstSite: first, Instrumented: func(path string) bool { return instrumented[path] }}
 		if shared != nil {
 			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
 			opts.Uses = shared.usesOf(f.pkg.Fset)

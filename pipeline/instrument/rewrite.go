@@ -33,6 +33,13 @@ type FileOptions struct {
 	SkipFunc func(name string) bool // functions a plan excludes from Enter/Exit (nil: none)
 	// FirstSite is the first site id this file may use.
 	FirstSite uint32
+	// Instrumented reports whether the package with the given path is
+	// instrumented in the same build. The task groups of errgroup and conc
+	// are modeled as fork and join only where their own code is not
+	// instrumented: where it is, its go statements and WaitGroups are
+	// recorded, and a modeled task would start a second logical goroutine
+	// inside the group's own. Nil means none is.
+	Instrumented func(pkgPath string) bool
 }
 
 // Import paths and names of what rewritten files call.
@@ -99,6 +106,9 @@ func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package
 	switch pkg.Path() {
 	case "sync", "sync/atomic", "runtime", "unsafe":
 		return nil, nil, nil // the shim's own foundations
+	}
+	if opts.Instrumented == nil {
+		opts.Instrumented = func(string) bool { return false }
 	}
 	tf := fset.File(file.Pos())
 	if tf == nil || tf.Size() != len(src) {

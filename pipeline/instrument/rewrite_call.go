@@ -160,7 +160,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 	if se, ok := fun.(*ast.SelectorExpr); ok {
 		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal {
 			key := methodKey(sel)
-			if op, ok := syncMethods[key]; ok && r.syncCall(c, se, sel, op, ctx) {
+			if op, ok := syncMethods[key]; ok && !(op.group != "" && r.opts.Instrumented(sel.Obj().Pkg().Path())) && r.syncCall(c, se, sel, op, ctx) {
 				return
 			}
 			if strings.HasPrefix(key, "sync/atomic.") && andOr(se.Sel.Name) != "" && len(c.Args) == 1 {

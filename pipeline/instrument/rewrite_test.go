@@ -396,3 +396,30 @@ func f(t reflect.Type) int {
 		t.Errorf("rewritten go1.19 file does not type-check: %v\n%s", err, out)
 	}
 }
+
+// TestRewriteInstrumentedGroups checks that errgroup's Go and Wait are
+// modeled as a task fork and join only while errgroup itself is not
+// instrumented: where it is, its own go statements are recorded.
+func TestRewriteInstrumentedGroups(t *testing.T) {
+	src := []byte(`package p
+
+import "golang.org/x/sync/errgroup"
+
+func f() error {
+	var g errgroup.Group
+	g.Go(func() error { return nil })
+	return g.Wait()
+}
+`)
+	for _, tc := range []struct {
+		instrumented bool
+		want         bool // modeled as a task
+	}{{false, true}, {true, false}} {
+		out, _, _ := rewriteSource(t, "groups.go", src, FileOptions{FirstSite: 1, Instrumented: func(path string) bool {
+			return tc.instrumented && path == "golang.org/x/sync/errgroup"
+		}})
+		if got := bytes.Contains(out, []byte("precog_shim.TaskErr(")); got != tc.want {
+			t.Errorf("errgroup instrumented %v: modeled as a task %v, want %v:\n%s", tc.instrumented, got, tc.want, out)
+		}
+	}
+}
