@@ -27,17 +27,34 @@ const maxFlagChecks = 64
 // every other goroutine that reads the value it wrote (the reads after it
 // in the trace, up to the next write of the flag): the edges. Feed them to
 // hb.Analyze (Options.Edges) and treat the flags' accesses as
-// synchronization, not data, as Check does with Options.CondFlags.
+// synchronization, not data, as Check does unless Options.NoCondFlags.
 //
 // The inference needs one wait in the trace: a run in which the announcing
 // write came first and nobody waited shows no flag.
 func CondFlagEdges(g *hb.Graph) ([]hb.Edge, map[hb.Loc]bool) {
+	return flagEdges(g, nil, true, false)
+}
+
+// SpinFlagEdges is CondFlagEdges for flags awaited in a loop (§2.1's spin
+// flags, ConMem §4.6): a location is a spin flag when a read of it inside
+// a critical section decides whether a loop is left (the instrumenter's
+// static fact trace.UseLoopExit on the read's site), and another goroutine
+// writes it holding a common lock. Every write of a spin flag then happens
+// before the first read of the value it wrote by each other goroutine.
+func SpinFlagEdges(g *hb.Graph, sites *trace.SiteTable) ([]hb.Edge, map[hb.Loc]bool) {
+	return flagEdges(g, sites, false, true)
+}
+
+// flagEdges finds cond flags, spin flags or both, and their edges.
+func flagEdges(g *hb.Graph, sites *trace.SiteTable, cond, spin bool) ([]hb.Edge, map[hb.Loc]bool) {
 	n := len(g.Goroutines)
 	sinceSync := make([][]int, n) // reads in critical sections since the goroutine's last sync event
 	secWrites := make([][]int, n) // writes in the goroutine's current or last critical section
 	awaited := make(map[hb.Loc][]int)
 	announced := make(map[hb.Loc][]int)
 	isAnnounce := make(map[int]bool)
+	exits := make(map[hb.Loc][]int)  // spin: loop-exit reads in critical sections
+	writes := make(map[hb.Loc][]int) // spin: writes in critical sections
 	for i := range g.Events {
 		ev := &g.Events[i]
 		gi := g.Goroutine(i)
@@ -45,10 +62,18 @@ func CondFlagEdges(g *hb.Graph) ([]hb.Edge, map[hb.Loc]bool) {
 		case ev.Kind == trace.EvRead:
 			if len(g.Locks(i)) > 0 {
 				sinceSync[gi] = append(sinceSync[gi], i)
+				if spin && loopExit(sites, ev.Site) {
+					loc := g.Loc(i)
+					exits[loc] = append(exits[loc], i)
+				}
 			}
 		case ev.Kind == trace.EvWrite:
 			if len(g.Locks(i)) > 0 {
 				secWrites[gi] = append(secWrites[gi], i)
+				if spin {
+					loc := g.Loc(i)
+					writes[loc] = append(writes[loc], i)
+				}
 			}
 		case ev.Kind.IsSync():
 			switch ev.Kind {
@@ -76,19 +101,19 @@ func CondFlagEdges(g *hb.Graph) ([]hb.Edge, map[hb.Loc]bool) {
 	}
 
 	flags := make(map[hb.Loc]bool)
-	for loc, waits := range awaited {
-		ws := announced[loc]
-		checks := 0
-	match:
-		for _, w := range ws {
-			for _, wait := range waits {
-				if checks++; checks > maxFlagChecks {
-					break match
-				}
-				if g.Goroutine(w) != g.Goroutine(wait) && g.CommonLock(w, wait) {
-					flags[loc] = true
-					break match
-				}
+	spinFlags := make(map[hb.Loc]bool)
+	if cond {
+		for loc, waits := range awaited {
+			if matched(g, announced[loc], waits) {
+				flags[loc] = true
+			}
+		}
+	}
+	if spin {
+		for loc, reads := range exits {
+			if matched(g, writes[loc], reads) {
+				flags[loc] = true
+				spinFlags[loc] = true
 			}
 		}
 	}
@@ -110,7 +135,7 @@ func CondFlagEdges(g *hb.Graph) ([]hb.Edge, map[hb.Loc]bool) {
 			continue
 		}
 		if ev.Kind == trace.EvWrite {
-			if isAnnounce[i] {
+			if isAnnounce[i] || spinFlags[loc] {
 				last[loc] = i
 			} else {
 				last[loc] = -1
@@ -129,4 +154,26 @@ func CondFlagEdges(g *hb.Graph) ([]hb.Edge, map[hb.Loc]bool) {
 		edges = append(edges, hb.Edge{From: w, To: i})
 	}
 	return edges, flags
+}
+
+// matched reports whether some write of ws and some event of others, of
+// different goroutines, hold a common lock, within maxFlagChecks tries.
+func matched(g *hb.Graph, ws, others []int) bool {
+	checks := 0
+	for _, w := range ws {
+		for _, o := range others {
+			if checks++; checks > maxFlagChecks {
+				return false
+			}
+			if g.Goroutine(w) != g.Goroutine(o) && g.CommonLock(w, o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func loopExit(sites *trace.SiteTable, id uint32) bool {
+	s, ok := sites.Lookup(id)
+	return ok && s.Used(trace.UseLoopExit)
 }

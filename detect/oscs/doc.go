@@ -47,11 +47,16 @@
 //     shared locations from coherence traffic; with the whole trace at
 //     hand, a first pass finds them (Stats.SharedBytes is its table).
 //
-// Opt is the default. On the kernels in testdata/kernels it reports exactly
-// the findings of Base and keeps several times less history (see
-// bench/RESULTS.md); it can lose a pair when three or more goroutines
-// interleave on one location, which the paper also measured (Table 3: 61
-// injected bugs against Base's 62).
+// Opt is the default, by measurement on the kernels in testdata/kernels:
+// it reports every finding Base reports and one more, a true bug (mysql2:
+// Base's one read per goroutine is overwritten by the goroutine's later
+// unlocked read of the same field, so the locked check that pairs with
+// the nil store is gone; Opt keeps only accesses in critical sections),
+// and it keeps 1.5 to 4 times less history on the kernels and several
+// times less on real suites (bench/RESULTS.md), at about the same speed.
+// It can lose a pair when three or more goroutines interleave on one
+// location, as the paper also measured (Table 3: 61 injected bugs against
+// Base's 62).
 //
 // Nested critical sections: a goroutine's critical section is its
 // outermost open section (the paper's CSList holds them all; the outermost
@@ -77,17 +82,33 @@
 //     not the key (two goroutines inserting different keys under a lock
 //     are not a conflict), and detect/conmem checks maps; atomics are
 //     synchronization.
-//   - Options.CondFlags (off by default) takes a flag awaited under a
-//     sync.Cond for ordering synchronization, the fix §5.3 proposes for the
-//     false positives of Fig. 12 (see CondFlagEdges).
+//   - Awaited flags are synchronization by default (Options.NoCondFlags
+//     and NoSpinFlags restore the paper's measured behavior). §2.1
+//     assumes that custom synchronization is identified and §5.3 names
+//     flags awaited with a condition variable as the cause of most of its
+//     false positives (Fig. 12). Two kinds are inferred from the trace: a
+//     location read in a critical section right before a Cond.Wait and
+//     written by another goroutine before a Signal or Broadcast
+//     (CondFlagEdges), and a location whose locked read decides a loop
+//     exit (the instrumenter's static fact) and that another goroutine
+//     writes under a common lock (SpinFlagEdges, a polling loop). A flag's
+//     accesses are then synchronization, not data, and each releasing
+//     write happens before the first read of its value by every other
+//     goroutine: order edges that Check feeds to hb.Analyze again. On the
+//     kernels this silences radix (Fig. 12), fifo (Fig. 13, whose indices
+//     are awaited in wait loops), and ConMem's spinflag and prodcons
+//     controls (5 false findings), and changes no true finding.
 //
 // # Soundness
 //
 // OSCS is a heuristic (§2.5) and neither sound nor complete. It reports
 // order-sensitivity that may be intended (statistics, logging) or harmless
 // (Fig. 5: a maximum whose update one side skips; Fig. 13: a FIFO's head
-// and tail read by both sides, each written by one; Fig. 12: a done flag
-// awaited with a condition variable, unless Options.CondFlags is on). It
+// and tail read by both sides, each written by one, and Fig. 12: a done
+// flag awaited with a condition variable, both when the flag inference
+// does not see them awaited, or with it off; a status that a reader shows
+// whichever value it finds, such as controls' SHOW PROCESSLIST under a
+// lock). It
 // misses bugs in accesses outside critical sections (those are data
 // races), bugs whose pair the commutativity heuristic hides (two
 // read-modify-writes that do not commute, such as appends whose order
@@ -96,7 +117,11 @@
 // the shim records pointer-shaped values as nil or non-nil, a pair of
 // writes of two different non-nil pointers, which look redundant. hb's
 // approximations carry over: a missed order edge can add a report, an
-// extra one can hide one.
+// extra one can hide one. The flag inference can hide a bug on a
+// location that a loop or a wait awaits; it needs one wait in the trace
+// for a cond flag (a run in which the write came first and nobody waited
+// shows none), and it re-runs hb.Analyze, with the events and the site
+// table only, when it finds a flag.
 //
 // The known false-positive shapes have kernels of their own in
 // testdata/kernels: oscsmax (Fig. 5), radix (Fig. 12) and fifo (Fig. 13).

@@ -36,16 +36,21 @@ func (a Algorithm) String() string {
 	return "opt"
 }
 
-// Options configures Check. The zero value is the paper's OSCS-Opt with
-// every filter of §2.4.
+// Options configures Check. The zero value is OSCS-Opt with every filter of
+// §2.4 and with awaited flags taken for synchronization.
 type Options struct {
 	Algorithm Algorithm
-	// CondFlags treats a flag awaited under a sync.Cond as ordering
-	// synchronization (the false positives of Fig. 12): its accesses are
-	// no longer data accesses, and the write that announced it orders the
-	// reads that saw it (see CondFlagEdges). Check then analyzes the
-	// events again with those edges.
-	CondFlags bool
+	// NoCondFlags keeps flags awaited under a sync.Cond as data, as the
+	// paper's measurements do (the false positives of Fig. 12). By
+	// default such a flag is ordering synchronization, the fix §5.3
+	// proposes: its accesses are no longer data accesses, and the write
+	// that announced it orders the reads that saw it (CondFlagEdges);
+	// Check then analyzes the events again with those edges.
+	NoCondFlags bool
+	// NoSpinFlags keeps flags awaited in a loop (a read in a critical
+	// section that decides a loop exit, such as a locked polling loop) as
+	// data; by default they are synchronization too (SpinFlagEdges).
+	NoSpinFlags bool
 }
 
 // Stats are counts from one Check, for the bench.
@@ -69,8 +74,8 @@ type Stats struct {
 	// locations before its walk (a location and its first goroutine per
 	// location accessed in a critical section); zero for Base.
 	SharedBytes int64
-	// FlagLocations and Edges count, with Options.CondFlags, the
-	// locations taken for cond flags and the order edges inferred.
+	// FlagLocations and Edges count the locations taken for cond and
+	// spin flags and the order edges inferred from them.
 	FlagLocations, Edges int
 }
 
@@ -86,9 +91,9 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Finding, Stats) {
 	var st Stats
 	var flags map[hb.Loc]bool
-	if opts.CondFlags {
+	if !opts.NoCondFlags || !opts.NoSpinFlags {
 		var edges []hb.Edge
-		edges, flags = CondFlagEdges(g)
+		edges, flags = flagEdges(g, sites, !opts.NoCondFlags, !opts.NoSpinFlags)
 		st.Edges, st.FlagLocations = len(edges), len(flags)
 		if len(edges) > 0 {
 			g = hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
