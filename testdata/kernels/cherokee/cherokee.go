@@ -11,11 +11,11 @@
 // Crashing interleaving:
 //
 //	worker goroutine                       timeout goroutine
-//	c.sent = 5 (partial send)
-//	S1 c.sent < c.header.len   (5 < 40)
+//	c.sent = 16 (partial send)
+//	S1 c.sent < c.header.len   (16 < 38)
 //	                                       S3 c.header.len = 0 (clean)
 //	S2 c.header.buf[c.sent:c.header.len]
-//	panic: runtime error: slice bounds out of range [5:0]
+//	panic: runtime error: slice bounds out of range [16:0]
 //
 // The test's normal schedule hides the bug: the timeout goroutine looks
 // for idle connections 2 ms after the request arrived, and the worker has
