@@ -9,7 +9,7 @@ import (
 // rounds is how many concatenations the test runs; gap is how long after
 // the concatenation starts the read comes.
 const (
-	rounds = 10
+	rounds = 5
 	gap    = 150 * time.Microsecond
 )
 

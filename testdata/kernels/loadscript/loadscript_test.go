@@ -10,7 +10,7 @@ import (
 // rounds is how many loads the test runs; gap is how long after the load
 // starts the cancel comes.
 const (
-	rounds = 10
+	rounds = 5
 	gap    = 150 * time.Microsecond
 )
 

@@ -10,7 +10,7 @@ import (
 // rounds is how many rotations the test runs; gap is how long after the
 // rotation starts the insert comes.
 const (
-	rounds = 10
+	rounds = 5
 	gap    = 150 * time.Microsecond
 )
 

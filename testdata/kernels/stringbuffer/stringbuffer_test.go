@@ -10,7 +10,7 @@ import (
 // rounds is how many appends the test runs; gap is how long after the
 // append starts the truncation comes.
 const (
-	rounds = 10
+	rounds = 5
 	gap    = 150 * time.Microsecond
 )
 

@@ -9,7 +9,7 @@ import (
 // rounds is how many AddAll calls the test runs; gap is how long after
 // AddAll starts the removal comes.
 const (
-	rounds = 10
+	rounds = 5
 	gap    = 150 * time.Microsecond
 )
 
