@@ -39,6 +39,22 @@
 //
 // # What changed for Go, and why
 //
+//   - A pair needs an order the trace knows. The paper numbers every
+//     access from one global counter; precog's shim gives a seq only to
+//     sync events, and a memory access is known only to lie between its
+//     goroutine's last sync event and its next one (see "Order" in the
+//     doc of shim/trace). So access a is taken to come before access b of
+//     another goroutine only if a sync event of a's goroutine at or after
+//     a took a smaller seq than a sync event of b's goroutine at or before
+//     b (an atomic is its own sync event). Other pairs are dropped
+//     (Options.TraceOrder keeps them in the trace's order, which for such
+//     pairs is a guess). In practice: accesses inside critical sections
+//     are ordered by their Lock and Unlock; plain accesses racing with no
+//     sync event between them are not, and Unicorn cannot see their
+//     interleaving (go test -race can). The atomics that the shim records
+//     after the operation with a gate in between (methods of atomic.Int64
+//     and the like) may take their seq late under perturbation, which can
+//     misorder them.
 //   - Pairs ordered by synchronization are dropped (Options.KeepOrdered
 //     keeps them, as the paper does). A pair whose first access happens
 //     before the second by order synchronization (go statement, join,
