@@ -93,8 +93,12 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 			continue
 		}
 		roles := []role{{r, "read"}}
+		sites := make(map[uint32]bool)
 		for _, w := range remote {
-			roles = append(roles, role{w, "init"})
+			if s := g.Events[w].Site; !sites[s] {
+				sites[s] = true
+				roles = append(roles, role{w, "init"})
+			}
 		}
 		if initK == trace.EvWGAdd {
 			roles[0].role = "done"
