@@ -226,6 +226,21 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 		}
 		f.Stacks = append(f.Stacks, stack)
 		f.Evidence.Clocks = append(f.Evidence.Clocks, a.Clock)
+		var locks []string
+		for _, h := range a.Locks {
+			name := fmt.Sprintf("lock@%#x", h.Addr)
+			if s, ok := sites.Lookup(h.Site); ok {
+				name = fmt.Sprintf("%s@%s:%d", s.Expr, baseName(s.File), s.Line)
+			}
+			if h.Read {
+				name += " (read)"
+			}
+			locks = append(locks, name)
+		}
+		f.Evidence.Locks = append(f.Evidence.Locks, locks)
+	}
+	if !slices.ContainsFunc(f.Evidence.Locks, func(l []string) bool { return len(l) > 0 }) {
+		f.Evidence.Locks = nil
 	}
 	if fn[1] == fn[2] {
 		fn[1], fn[2] = fn[1]+" (goroutine 1)", fn[2]+" (goroutine 2)"

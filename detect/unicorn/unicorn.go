@@ -56,6 +56,16 @@ type Access struct {
 	Event int
 	// Clock is the goroutine's vector clock at the access.
 	Clock string
+	// Locks are the locks held at the access.
+	Locks []Held
+}
+
+// Held is a lock held at an access: the site of the Lock event that took
+// it (0 if none was recorded), and whether it is a read lock.
+type Held struct {
+	Site uint32
+	Addr uint64
+	Read bool
 }
 
 // Label is the access in the paper's notation, such as "W1(x)".
@@ -348,7 +358,7 @@ func combine(g *hb.Graph, p, q pair) (Pattern, bool) {
 }
 
 // fill adds the evidence of p's accesses from the graph: spawn sites,
-// stacks and clocks. Only the first instance of each pattern is filled.
+// stacks, clocks and locks held. Only the first instance of each pattern is filled.
 func fill(g *hb.Graph, p Pattern) {
 	for n := range p.Accesses {
 		a := &p.Accesses[n]
@@ -357,5 +367,18 @@ func fill(g *hb.Graph, p Pattern) {
 			a.Stack = append(a.Stack, g.Events[j].Site)
 		}
 		a.Clock = g.Clock(a.Event).String()
+		evs := g.Goroutines[g.Goroutine(a.Event)].Events
+		for _, l := range g.Locks(a.Event) {
+			h := Held{Addr: l.Addr, Read: l.Mode == hb.Read}
+			k, _ := slices.BinarySearch(evs, a.Event+1)
+			for k--; k >= 0; k-- {
+				ev := &g.Events[evs[k]]
+				if ev.Addr == l.Addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
+					h.Site = ev.Site
+					break
+				}
+			}
+			a.Locks = append(a.Locks, h)
+		}
 	}
 }

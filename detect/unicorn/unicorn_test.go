@@ -270,6 +270,7 @@ var testSites = &trace.SiteTable{Sites: []trace.Site{
 	{ID: 1, File: "/k/mysqllog/mysqllog.go", Line: 66, Col: 2, Kind: "write", Function: "(*BinLog).NewFile", Expr: "l.logType"},
 	{ID: 2, File: "/k/mysqllog/mysqllog.go", Line: 81, Col: 5, Kind: "read", Function: "(*BinLog).Insert", Expr: "l.logType"},
 	{ID: 3, File: "/k/mysqllog/mysqllog.go", Line: 73, Col: 2, Kind: "write", Function: "(*BinLog).NewFile", Expr: "l.logType"},
+	{ID: 90, File: "/k/mysqllog/mysqllog.go", Line: 60, Col: 2, Kind: "lock", Function: "(*BinLog).NewFile", Expr: "l.mu"},
 	{ID: 100, File: "/k/mysqllog/mysqllog_test.go", Line: 35, Col: 3, Kind: "go", Function: "TestInsert", Expr: "go func()"},
 	{ID: 101, File: "/k/mysqllog/mysqllog_test.go", Line: 40, Col: 3, Kind: "go", Function: "TestInsert", Expr: "go func()"},
 }}
@@ -302,6 +303,9 @@ func TestRank(t *testing.T) {
 	}
 	if e := f.Evidence; e.Suspiciousness != 1 || e.FailingRuns != 2 || e.PassingRuns != 0 || len(e.Clocks) != 3 {
 		t.Errorf("evidence %+v, want suspiciousness 1 in 2 failing and 0 passing runs, 3 clocks", e)
+	}
+	if got := fmt.Sprint(f.Evidence.Locks); got != "[[l.mu@mysqllog.go:60] [l.mu@mysqllog.go:60] [l.mu@mysqllog.go:60]]" {
+		t.Errorf("locks %s, want l.mu at each site", got)
 	}
 	wantMsg := "(*BinLog).NewFile writes l.logType twice and (*BinLog).Insert reads it in between: a temporary value is seen (in 2 of 2 failing runs and 0 of 2 passing runs)"
 	if f.Message != wantMsg {
