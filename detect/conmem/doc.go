@@ -47,9 +47,18 @@
 // checked, because there the zero value is the start of the goroutine's
 // own running state (a counter or index it updates from what it read),
 // not a missing initialization; the paper's C version saw the allocating
-// goroutine's initialization, which ordered such reads. The same check
-// runs on WaitGroups, Go's negative-counter crash: Add with a positive
-// delta initializes the counter, Done (and a negative Add) reads it.
+// goroutine's initialization, which ordered such reads. For the same
+// reason a read is reported only when a goroutine it races with
+// initializes it and one of the two started the other (directly or not):
+// the goroutine that starts another and initializes afterwards
+// (Transmission), or the started goroutine that initializes what its
+// starter reads before joining (FFT). When neither started the other, the
+// object they share was created by an ancestor of both before it started
+// them, and its unrecorded composite literal is the initialization the
+// read sees (on the corpus this removed ten false reports and one true
+// order violation, which OSCS reports). The same check runs on
+// WaitGroups, Go's negative-counter crash: Add with a positive delta
+// initializes the counter, Done (and a negative Add) reads it.
 //
 // con-closed (§4.4, Con-Dangling). Go has no free; a channel's close is
 // its release, and a send on it afterwards ("send on closed channel") or

@@ -8,8 +8,9 @@ import (
 
 // uninit reports Con-UnInit bugs (§4.3): the first read of a location by
 // a goroutine that has not written it, concurrent with every initializing
-// write of the other goroutines; and, for WaitGroups, a Done that can run
-// before every other goroutine's Add (a negative counter).
+// write of the other goroutines, one of which started the reader or was
+// started by it (see the package doc); and, for WaitGroups, a Done that
+// can run before every other goroutine's Add (a negative counter).
 func (c *checker) uninit() {
 	for _, loc := range c.locs {
 		c.uninitLoc(c.acc[loc], trace.EvWrite, trace.EvRead)
@@ -78,18 +79,19 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 			continue
 		}
 		var remote []int
-		concurrent := true
+		concurrent, related := true, false
 		for _, w := range inits {
 			if g.Goroutine(w) == gi {
 				continue
 			}
+			related = related || c.ancestor(g.Goroutine(w), gi) || c.ancestor(gi, g.Goroutine(w))
 			remote = append(remote, w)
 			if !g.Concurrent(r, w) {
 				concurrent = false
 				break
 			}
 		}
-		if len(remote) == 0 || !concurrent {
+		if len(remote) == 0 || !concurrent || !related {
 			continue
 		}
 		roles := []role{{r, "read"}}
@@ -116,4 +118,15 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 				c.expr(r), c.fn(r), c.fn(remote[0])),
 			roles, "the read is concurrent with every other goroutine's first write of a non-zero value, and its goroutine wrote none before it")
 	}
+}
+
+// ancestor reports whether goroutine a started goroutine b, directly or
+// through goroutines it started.
+func (c *checker) ancestor(a, b int) bool {
+	for p := c.g.Goroutines[b].Parent; p >= 0; p = c.g.Goroutines[p].Parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
 }
