@@ -40,10 +40,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -253,8 +256,20 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		}
 		o.perturbSites = perturbSites(sites)
 	}
-	for i, lp := range pkgs {
-		p, err := recordPackage(ctx, o, inst, lp, filepath.Join(bin, fmt.Sprint(i)), out)
+	plain, rec := filepath.Join(bin, "plain"), filepath.Join(bin, "record")
+	if o.Baseline {
+		if err := buildTests(ctx, o.Dir, plain, o.Flags.Build, pkgs); err != nil {
+			return nil, err
+		}
+	}
+	if err := buildTests(ctx, o.Dir, rec, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs); err != nil {
+		if o.Baseline {
+			err = fmt.Errorf("instrumented build: %w", err)
+		}
+		return nil, err
+	}
+	for _, lp := range pkgs {
+		p, err := recordPackage(ctx, o, lp, testBinary(plain, lp), testBinary(rec, lp), out)
 		if err != nil {
 			return nil, err
 		}
@@ -377,24 +392,54 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 	return pkgs, nil
 }
 
-func recordPackage(ctx context.Context, o Options, inst *Instrumented, lp listedPackage, bin, out string) (*Package, error) {
-	if err := os.MkdirAll(bin, 0o777); err != nil {
-		return nil, err
+// buildTests builds the test binaries of pkgs into dir, where testBinary
+// finds them. One go command builds many packages, in parallel, but it
+// names each binary after the last element of its import path: packages
+// whose names collide go to separate commands.
+func buildTests(ctx context.Context, dir, out string, build []string, pkgs []listedPackage) error {
+	var batches [][]listedPackage
+	var names []map[string]bool
+next:
+	for _, p := range pkgs {
+		base := path.Base(p.ImportPath)
+		for i, b := range names {
+			if !b[base] {
+				b[base] = true
+				batches[i] = append(batches[i], p)
+				continue next
+			}
+		}
+		names = append(names, map[string]bool{base: true})
+		batches = append(batches, []listedPackage{p})
 	}
-	plainBin := filepath.Join(bin, "plain.test")
-	recBin := filepath.Join(bin, "record.test")
+	for i, b := range batches {
+		var paths []string
+		for _, p := range b {
+			paths = append(paths, p.ImportPath)
+		}
+		if err := goTestC(ctx, dir, filepath.Join(out, strconv.Itoa(i))+string(filepath.Separator), build, paths); err != nil {
+			return err
+		}
+	}
+	for i, b := range batches {
+		for _, p := range b {
+			if err := os.Rename(filepath.Join(out, strconv.Itoa(i), path.Base(p.ImportPath)+".test"), testBinary(out, p)); err != nil {
+				return fmt.Errorf("go test -c %s: %w", p.ImportPath, err)
+			}
+		}
+	}
+	return nil
+}
+
+// testBinary is where buildTests puts the test binary of p under dir.
+func testBinary(dir string, p listedPackage) string {
+	return filepath.Join(dir, url.PathEscape(p.ImportPath)+".test")
+}
+
+func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, recBin, out string) (*Package, error) {
 	listBin := recBin
 	if o.Baseline {
-		if err := goTestC(ctx, o.Dir, plainBin, o.Flags.Build, lp.ImportPath); err != nil {
-			return nil, err
-		}
 		listBin = plainBin
-	}
-	if err := goTestC(ctx, o.Dir, recBin, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), lp.ImportPath); err != nil {
-		if !o.Baseline {
-			return nil, err
-		}
-		return nil, fmt.Errorf("instrumented build: %w", err)
 	}
 	names, err := listTests(ctx, listBin, lp.Dir, o.Flags)
 	if err != nil {
@@ -534,16 +579,22 @@ func testArgs(f *GoTestFlags, run, skipSub string) []string {
 	return append(args, f.Args...)
 }
 
-func goTestC(ctx context.Context, dir, out string, build []string, pkg string) error {
+// goTestC builds the test binaries of pkgs into out, a directory if it
+// ends in a separator.
+func goTestC(ctx context.Context, dir, out string, build []string, pkgs []string) error {
 	args := append([]string{"test", "-c", "-o", out}, build...)
-	args = append(args, pkg)
+	args = append(args, pkgs...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.Stdout = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go test -c %s: %s", pkg, firstLine(stderr.String(), err))
+		what := "go test -c"
+		if len(pkgs) == 1 {
+			what += " " + pkgs[0]
+		}
+		return fmt.Errorf("%s: %s", what, firstLine(stderr.String(), err))
 	}
 	return nil
 }
