@@ -178,6 +178,7 @@ func TestNullReadObservedNil(t *testing.T) {
 
 var uninitSites = []site{
 	{id: 1, kind: "go"}, {id: 10, kind: "write"}, {id: 11, kind: "read"}, {id: 12, kind: "write"},
+	{id: 20, kind: "lock", expr: "mu"}, {id: 21, kind: "unlock", expr: "mu"},
 	{id: 20, kind: "wg-add", expr: "wg"}, {id: 21, kind: "wg-done", expr: "wg"}, {id: 22, kind: "wg-wait", expr: "wg"},
 }
 
@@ -196,6 +197,7 @@ func TestUninit(t *testing.T) {
 // Negatives: initialized before the go statement; a zero store is no
 // initialization; the reader wrote first; reader and writer were started
 // by a third goroutine, which created (and initialized) the object; the
+// read and the initialization hold one lock (lazy initialization); the
 // reader updates the location itself (a counter).
 func TestUninitNegatives(t *testing.T) {
 	for name, text := range map[string]string{
@@ -229,6 +231,17 @@ func TestUninitNegatives(t *testing.T) {
 4.1 g=3 Write site=10 addr=0x100 value=1
 5 g=2 Begin parent=1
 5.1 g=2 Read site=11 addr=0x100
+`,
+		"lazy": `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Lock site=20 addr=0x800
+3.1 g=1 Write site=10 addr=0x100 value=1
+4 g=1 Unlock site=21 addr=0x800
+5 g=2 Begin parent=1
+6 g=2 Lock site=20 addr=0x800
+6.1 g=2 Read site=11 addr=0x100
+7 g=2 Unlock site=21 addr=0x800
 `,
 		"counter": `
 1 g=1 Begin parent=none

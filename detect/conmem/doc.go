@@ -56,7 +56,13 @@
 // object they share was created by an ancestor of both before it started
 // them, and its unrecorded composite literal is the initialization the
 // read sees (on the corpus this removed ten false reports and one true
-// order violation, which OSCS reports). The same check runs on
+// order violation, which OSCS reports). A read that holds a lock in
+// common with every initializing write is not reported either: Table VI
+// says a lock does not prevent Con-UnInit by itself, but in Go a read
+// under the lock that guards the initialization is the lazy-initialization
+// idiom (`if g.m == nil { g.m = make(...) }` in one critical section) or
+// lock-guarded state whose zero value is its start (golang.org/x/sync's
+// singleflight and semaphore), which both orders handle. The same check runs on
 // WaitGroups, Go's negative-counter crash: Add with a positive delta
 // initializes the counter, Done (and a negative Add) reads it.
 //

@@ -79,19 +79,20 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 			continue
 		}
 		var remote []int
-		concurrent, related := true, false
+		concurrent, related, locked := true, false, true
 		for _, w := range inits {
 			if g.Goroutine(w) == gi {
 				continue
 			}
 			related = related || c.ancestor(g.Goroutine(w), gi) || c.ancestor(gi, g.Goroutine(w))
 			remote = append(remote, w)
+			locked = locked && g.CommonLock(r, w)
 			if !g.Concurrent(r, w) {
 				concurrent = false
 				break
 			}
 		}
-		if len(remote) == 0 || !concurrent || !related {
+		if len(remote) == 0 || !concurrent || !related || (locked && initK == trace.EvWrite) {
 			continue
 		}
 		roles := []role{{r, "read"}}
