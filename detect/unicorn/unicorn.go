@@ -111,10 +111,13 @@ type RunPatterns struct {
 	Accesses, Pairs, Combined int
 }
 
-// A pair is two accesses to one location, by event index.
+// A pair is two accesses to one location, by event index, with their
+// goroutines and whether they write.
 type pair struct {
-	a, b int
-	loc  hb.Loc
+	a, b   int
+	ga, gb int
+	wa, wb bool
+	loc    hb.Loc
 }
 
 // isAccess reports whether events of kind k access memory, and whether
@@ -134,34 +137,79 @@ func Patterns(g *hb.Graph, opts Options) RunPatterns {
 	var rp RunPatterns
 	pairs := collectPairs(g, opts, &rp.Accesses)
 	rp.Pairs = len(pairs)
-	found := make(map[string]Pattern)
-	add := func(p Pattern) {
-		k := p.Key()
-		if _, ok := found[k]; !ok {
-			fill(g, p)
-			found[k] = p
+	found := make(map[patKey]bool)
+	var first []cand // the first instance of each pattern, in the order found
+	add := func(c cand) {
+		k := c.key(g)
+		if !found[k] {
+			found[k] = true
+			first = append(first, c)
 		}
 	}
 	for _, pr := range pairs {
-		add(pairPattern(g, pr))
+		add(pairCand(g, pr))
 	}
 	// Step 2: combine pairs within the pair window (Algorithm 1, lines
 	// 13–24). Pairs are in the order of their first access.
 	w := opts.pairWindow()
 	for j := range pairs {
 		for k := j + 1; k < len(pairs) && k <= j+w; k++ {
-			if p, ok := combine(g, pairs[j], pairs[k]); ok {
+			if c, ok := combine(&pairs[j], &pairs[k]); ok {
 				rp.Combined++
-				add(p)
+				add(c)
 			}
 		}
 	}
-	rp.Patterns = make([]Pattern, 0, len(found))
-	for _, p := range found {
-		rp.Patterns = append(rp.Patterns, p)
+	rp.Patterns = make([]Pattern, len(first))
+	for n, c := range first {
+		rp.Patterns[n] = c.pattern(g)
 	}
-	slices.SortFunc(rp.Patterns, func(a, b Pattern) int { return strings.Compare(a.Key(), b.Key()) })
+	fill(g, rp.Patterns)
+	keys := make(map[*Access]string, len(rp.Patterns))
+	for n := range rp.Patterns {
+		keys[&rp.Patterns[n].Accesses[0]] = rp.Patterns[n].Key()
+	}
+	slices.SortFunc(rp.Patterns, func(a, b Pattern) int { return strings.Compare(keys[&a.Accesses[0]], keys[&b.Accesses[0]]) })
 	return rp
+}
+
+// A cand is a pattern found in a run, by event index: n accesses, in the
+// order of the run, with their goroutine roles and locations.
+type cand struct {
+	p, n int
+	ev   [4]int
+	role [4]uint8 // 1 or 2
+	v    [4]uint8 // 0 x, 1 y
+}
+
+// patKey is Pattern.Key without the string: comparable, so that finding
+// the first instance of each pattern allocates nothing.
+type patKey struct {
+	p    uint8
+	site [4]uint32
+	bits [4]uint8 // write<<2 | (role-1)<<1 | v
+}
+
+func (c *cand) key(g *hb.Graph) patKey {
+	k := patKey{p: uint8(c.p)}
+	for n := range c.n {
+		ev := &g.Events[c.ev[n]]
+		_, w := isAccess(ev.Kind)
+		k.site[n] = ev.Site
+		k.bits[n] = (c.role[n]-1)<<1 | c.v[n]
+		if w {
+			k.bits[n] |= 4
+		}
+	}
+	return k
+}
+
+func (c *cand) pattern(g *hb.Graph) Pattern {
+	p := Pattern{P: c.p, Accesses: make([]Access, c.n)}
+	for n := range c.n {
+		p.Accesses[n] = access(g, c.ev[n], int(c.role[n]), int(c.v[n]))
+	}
+	return p
 }
 
 // collectPairs is Step 1: the pairs of every location's sliding window, in
@@ -183,7 +231,7 @@ func collectPairs(g *hb.Graph, opts Options, accesses *int) []pair {
 			if (wa || wb) && g.Goroutine(b) != ga &&
 				(opts.TraceOrder || ord.known(a, b)) &&
 				(opts.KeepOrdered || !ord.synchronized(a, b)) {
-				pairs = append(pairs, pair{a: a, b: b, loc: loc})
+				pairs = append(pairs, pair{a: a, b: b, ga: ga, gb: g.Goroutine(b), wa: wa, wb: wb, loc: loc})
 			}
 			if wb {
 				break
@@ -266,17 +314,16 @@ func (o *order) synchronized(a, b int) bool {
 	return p >= 0 && o.g.HappensBefore(a, int(p))
 }
 
-// pairPattern returns the pair as a pattern P1, P2 or P3.
-func pairPattern(g *hb.Graph, pr pair) Pattern {
-	a, b := access(g, pr.a, 1, 0), access(g, pr.b, 2, 0)
-	p := 3
+// pairCand returns the pair as a pattern P1, P2 or P3.
+func pairCand(g *hb.Graph, pr pair) cand {
+	c := cand{p: 3, n: 2, ev: [4]int{pr.a, pr.b}, role: [4]uint8{1, 2}}
 	switch {
-	case !a.Write:
-		p = 1
-	case !b.Write:
-		p = 2
+	case !pr.wa:
+		c.p = 1
+	case !pr.wb:
+		c.p = 2
 	}
-	return Pattern{P: p, Accesses: []Access{a, b}}
+	return c
 }
 
 func access(g *hb.Graph, i, role, v int) Access {
@@ -284,13 +331,15 @@ func access(g *hb.Graph, i, role, v int) Access {
 	return Access{Site: g.Events[i].Site, Write: w, Role: role, Var: v, Event: i}
 }
 
-// single are the single-variable patterns P4–P8 of Table I by the kinds of
-// their three accesses (R1 W2 R1 is "RWR").
-var single = map[string]int{"RWR": 4, "WWR": 5, "WRW": 6, "RWW": 7, "WWW": 8}
+// single are the single-variable patterns P4–P8 of Table I, indexed by
+// the kinds of their three accesses, a bit each (1 for a write), the
+// first access's the highest: R1 W2 R1 is 0b010.
+var single = [8]int{0b010: 4, 0b110: 5, 0b101: 6, 0b011: 7, 0b111: 8}
 
-// multi are the multi-variable patterns P9–P17 of Table I, each written
-// with goroutine 1 the goroutine of its first access and x its location.
-var multi = map[string]int{
+// multiRows are the multi-variable patterns P9–P17 of Table I, each
+// written with goroutine 1 the goroutine of its first access and x its
+// location.
+var multiRows = map[string]int{
 	"W1x W2x W2y W1y": 9,
 	"W1x W2y W2x W1y": 10,
 	"W1x W2y W1y W2x": 11,
@@ -302,83 +351,141 @@ var multi = map[string]int{
 	"W1x R2y W1y R2x": 17,
 }
 
-// combine checks whether pairs p and q (p's first access before q's) make
-// a pattern of P4–P17 (Step 2's isPattern and makePattern).
-func combine(g *hb.Graph, p, q pair) (Pattern, bool) {
-	g1, g2 := g.Goroutine(p.a), g.Goroutine(p.b)
-	if !(g.Goroutine(q.a) == g1 && g.Goroutine(q.b) == g2 || g.Goroutine(q.a) == g2 && g.Goroutine(q.b) == g1) {
-		return Pattern{}, false // not the same two goroutines
-	}
-	kind := func(i int) byte {
-		if _, w := isAccess(g.Events[i].Kind); w {
-			return 'W'
+// multi is multiRows indexed by a 12-bit code: per access, in order, 3
+// bits: write, role 2, location y.
+var multi = func() (t [1 << 12]uint8) {
+	for row, p := range multiRows {
+		code := 0
+		for _, tok := range strings.Fields(row) {
+			code = code<<3 | accessBits(tok[0] == 'W', tok[1] == '2', tok[2] == 'y')
 		}
-		return 'R'
+		t[code] = uint8(p)
 	}
-	if p.loc == q.loc {
-		if p.b != q.a || g.Goroutine(q.b) != g1 {
-			return Pattern{}, false
-		}
-		n, ok := single[string([]byte{kind(p.a), kind(p.b), kind(q.b)})]
-		if !ok {
-			return Pattern{}, false
-		}
-		return Pattern{P: n, Accesses: []Access{access(g, p.a, 1, 0), access(g, p.b, 2, 0), access(g, q.b, 1, 0)}}, true
+	return t
+}()
+
+func accessBits(write, role2, y bool) int {
+	b := 0
+	if write {
+		b |= 4
 	}
-	evs := []int{p.a, p.b, q.a, q.b}
-	slices.Sort(evs)
-	if evs[0] == evs[1] || evs[1] == evs[2] || evs[2] == evs[3] {
-		return Pattern{}, false
+	if role2 {
+		b |= 2
 	}
-	first := g.Goroutine(evs[0])
-	xloc := g.Loc(evs[0])
-	var sig strings.Builder
-	accs := make([]Access, 4)
-	for n, i := range evs {
-		role, v := 1, 0
-		if g.Goroutine(i) != first {
-			role = 2
-		}
-		if g.Loc(i) != xloc {
-			v = 1
-		}
-		if n > 0 {
-			sig.WriteByte(' ')
-		}
-		sig.WriteByte(kind(i))
-		sig.WriteByte("012"[role])
-		sig.WriteByte("xy"[v])
-		accs[n] = access(g, i, role, v)
+	if y {
+		b |= 1
 	}
-	n, ok := multi[sig.String()]
-	if !ok {
-		return Pattern{}, false
-	}
-	return Pattern{P: n, Accesses: accs}, true
+	return b
 }
 
-// fill adds the evidence of p's accesses from the graph: spawn sites,
-// stacks, clocks and locks held. Only the first instance of each pattern is filled.
-func fill(g *hb.Graph, p Pattern) {
-	for n := range p.Accesses {
-		a := &p.Accesses[n]
-		a.Spawn = g.Spawn(g.Goroutine(a.Event))
-		for _, j := range g.Stack(a.Event) {
-			a.Stack = append(a.Stack, g.Events[j].Site)
+// combine checks whether pairs p and q (p's first access before q's) make
+// a pattern of P4–P17 (Step 2's isPattern and makePattern).
+func combine(p, q *pair) (cand, bool) {
+	if !(q.ga == p.ga && q.gb == p.gb || q.ga == p.gb && q.gb == p.ga) {
+		return cand{}, false // not the same two goroutines
+	}
+	bit := func(w bool) int {
+		if w {
+			return 1
 		}
-		a.Clock = g.Clock(a.Event).String()
-		evs := g.Goroutines[g.Goroutine(a.Event)].Events
-		for _, l := range g.Locks(a.Event) {
-			h := Held{Addr: l.Addr, Read: l.Mode == hb.Read}
-			k, _ := slices.BinarySearch(evs, a.Event+1)
-			for k--; k >= 0; k-- {
-				ev := &g.Events[evs[k]]
-				if ev.Addr == l.Addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
-					h.Site = ev.Site
-					break
+		return 0
+	}
+	if p.loc == q.loc {
+		if p.b != q.a || q.gb != p.ga {
+			return cand{}, false
+		}
+		n := single[bit(p.wa)<<2|bit(p.wb)<<1|bit(q.wb)]
+		if n == 0 {
+			return cand{}, false
+		}
+		return cand{p: n, n: 3, ev: [4]int{p.a, p.b, q.b}, role: [4]uint8{1, 2, 1}}, true
+	}
+	if p.a == q.a || p.a == q.b || p.b == q.a || p.b == q.b {
+		return cand{}, false
+	}
+	// The four accesses in the run's order; p.a is the first (pairs are
+	// sorted by their first access, and the accesses differ).
+	type acc struct {
+		ev   int
+		g    int
+		w, y bool
+	}
+	as := [4]acc{{p.a, p.ga, p.wa, false}, {p.b, p.gb, p.wb, false}, {q.a, q.ga, q.wa, true}, {q.b, q.gb, q.wb, true}}
+	for i := 1; i < 4; i++ {
+		for j := i; j > 0 && as[j].ev < as[j-1].ev; j-- {
+			as[j], as[j-1] = as[j-1], as[j]
+		}
+	}
+	c := cand{n: 4}
+	code := 0
+	for n, a := range as {
+		c.ev[n] = a.ev
+		c.role[n] = 1
+		if a.g != p.ga {
+			c.role[n] = 2
+		}
+		if a.y {
+			c.v[n] = 1
+		}
+		code = code<<3 | accessBits(a.w, c.role[n] == 2, a.y)
+	}
+	c.p = int(multi[code])
+	return c, c.p != 0
+}
+
+// fill adds the evidence of the patterns' accesses from the graph: spawn
+// sites, stacks, clocks and locks held. Stacks come from one pass over the
+// events, which keeps each goroutine's open function entries.
+func fill(g *hb.Graph, ps []Pattern) {
+	need := make(map[int][]uint32) // event -> stack, for the accesses of ps
+	funcs := false
+	for _, ev := range g.Events {
+		if ev.Kind == trace.EvFuncEnter {
+			funcs = true
+			break
+		}
+	}
+	if funcs {
+		for _, p := range ps {
+			for _, a := range p.Accesses {
+				need[a.Event] = nil
+			}
+		}
+		stacks := make(map[int][]uint32)
+		for i := range g.Events {
+			ev := &g.Events[i]
+			switch ev.Kind {
+			case trace.EvFuncEnter:
+				stacks[g.Goroutine(i)] = append(stacks[g.Goroutine(i)], ev.Site)
+			case trace.EvFuncExit:
+				if st := stacks[g.Goroutine(i)]; len(st) > 0 {
+					stacks[g.Goroutine(i)] = st[:len(st)-1]
 				}
 			}
-			a.Locks = append(a.Locks, h)
+			if _, ok := need[i]; ok {
+				need[i] = slices.Clone(stacks[g.Goroutine(i)])
+			}
+		}
+	}
+	for _, p := range ps {
+		for n := range p.Accesses {
+			a := &p.Accesses[n]
+			a.Spawn = g.Spawn(g.Goroutine(a.Event))
+			a.Stack = need[a.Event]
+			a.Clock = g.Clock(a.Event).String()
+			evs := g.Goroutines[g.Goroutine(a.Event)].Events
+			for _, l := range g.Locks(a.Event) {
+				h := Held{Addr: l.Addr, Read: l.Mode == hb.Read}
+				k, _ := slices.BinarySearch(evs, a.Event+1)
+				for k--; k >= 0; k-- {
+					ev := &g.Events[evs[k]]
+					if ev.Addr == l.Addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
+						h.Site = ev.Site
+						break
+					}
+				}
+				a.Locks = append(a.Locks, h)
+			}
 		}
 	}
 }
