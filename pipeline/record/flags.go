@@ -33,6 +33,9 @@ func DefineGoTestFlags(fs *flag.FlagSet) *GoTestFlags {
 // ("record" or "test"), which the refusals name.
 func DefineGoTestFlagsFor(fs *flag.FlagSet, cmd string) *GoTestFlags {
 	g := &GoTestFlags{Timeout: 10 * time.Minute}
+	if cmd != "record" {
+		cmd = "precog " + cmd
+	}
 	build := func(name, usage string) {
 		fs.Func(name, usage, func(v string) error {
 			g.Build = append(g.Build, "-"+name+"="+v)
