@@ -122,4 +122,3 @@ func decodeFindings(t *testing.T, stdout string) []finding.Finding {
 	}
 	return fs
 }
-
