@@ -19,9 +19,8 @@ import (
 )
 
 // The kernels of testdata/kernels that kernelEvents names are instrumented
-// and built once (into a
-// copy of the module, so that the test can check that the tree is left as
-// it was) and shared by the tests below.
+// and built once (into a copy of the module, so that the test can check
+// that the tree is left as it was) and shared by the tests below.
 var kernels struct {
 	once     sync.Once
 	dir      string // the copy of testdata/kernels
