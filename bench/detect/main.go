@@ -34,6 +34,7 @@ import (
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
+	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -155,6 +156,13 @@ var checkers = []checker{
 		fs := conmem.Check(g, sites, conmem.Options{Stats: &st})
 		return fs, fmt.Sprintf("%d spin-loop edges", st.SpinEdges)
 	}},
+	{"unicorn patterns", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
+		rp := unicorn.Patterns(g, unicorn.Options{})
+		unicornSum.pairs += rp.Pairs
+		unicornSum.combined += rp.Combined
+		unicornSum.distinct += len(rp.Patterns)
+		return rp, fmt.Sprintf("%d pairs, %d combined, %d distinct patterns (all rounds)", unicornSum.pairs, unicornSum.combined, unicornSum.distinct)
+	}},
 	{"oscs (Base)", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
 		return oscsRun(g, sites, oscs.Base)
 	}},
@@ -172,6 +180,10 @@ func oscsRun(g *hb.Graph, sites *trace.SiteTable, a oscs.Algorithm) (any, string
 	peak.bytes = max(peak.bytes, st.PeakBytes+st.SharedBytes)
 	return fs, fmt.Sprintf("history peak %d entries, %.1f KiB", peak.entries, float64(peak.bytes)/1024)
 }
+
+// unicornSum sums Unicorn's counts over the traces of the current workload
+// and the rounds.
+var unicornSum struct{ pairs, combined, distinct int }
 
 // oscsPeak is the largest OSCS access history of any trace of the current
 // workload, per algorithm.
@@ -193,6 +205,7 @@ func measure(name, dir string) ([]row, error) {
 		entries int
 		bytes   int64
 	}{}
+	unicornSum = struct{ pairs, combined, distinct int }{}
 	read := &row{workload: name, checker: "read trace"}
 	hbRow := &row{workload: name, checker: "hb.Analyze"}
 	rows := make([]*row, len(checkers))
