@@ -3,12 +3,13 @@
 // violation, pattern P12 of Table I, W1(x) R2(x) R2(y) W1(y), "observed
 // reads of x and y are inconsistent".
 //
-// A String keeps its length and its characters in two fields, each read
-// and written through accessors that lock the string (so go test -race has
-// nothing to say). Concat grows the string in place: it sets the new
-// length (S1), clears the cached flags, and only then installs the new
-// characters (S4). Chars, on another goroutine, reads the length (S2) and
-// then the characters (S3), and checks that they agree.
+// A String keeps its length and its characters in two fields, read and
+// written under the string's lock (so go test -race has nothing to say).
+// Concat grows the string in place through setters that each lock the
+// string: it sets the new length (S1), clears the cached flags, and only
+// then installs the new characters (S4). Chars, on another goroutine, reads
+// the length (S2) and the characters (S3) in one critical section and
+// checks that they agree.
 //
 // Failing interleaving (x is s.length, y is s.chars):
 //
@@ -70,23 +71,19 @@ func (s *String) setChars(c []byte) {
 	s.mu.Unlock()
 }
 
-func (s *String) getLength() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.length // S2
-}
-
 func (s *String) getChars() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.chars // S3
+	return s.chars
 }
 
 // Chars returns the string's characters (js_GetStringChars), checking the
 // length against them.
 func (s *String) Chars() (string, error) {
-	n := s.getLength()
-	c := s.getChars()
+	s.mu.Lock()
+	n := s.length // S2
+	c := s.chars  // S3
+	s.mu.Unlock()
 	if n != len(c) {
 		return "", fmt.Errorf("string of length %d has %d characters", n, len(c))
 	}

@@ -4,10 +4,11 @@
 // values of x and y are inconsistent".
 //
 // The binary log must record the table's updates in the order they were
-// made. Each operation updates the table under LOCK_open and then appends
-// to the log under LOCK_log: each is locked, the two together are not.
-// Delete (generate_table) removes a row (S1) and logs it (S4); Insert
-// (mysql_insert) inserts the same row (S2) and logs it (S3).
+// made. Insert (mysql_insert) inserts a row under LOCK_open (S2) and logs
+// it under LOCK_log (S3) before it releases LOCK_open. Delete
+// (generate_table) removes the row under LOCK_open (S1) but releases it
+// before it logs the removal under LOCK_log (S4): each step is locked, the
+// two together are not.
 //
 // Failing interleaving (x is the table, y is the log):
 //
@@ -53,11 +54,12 @@ func (db *DB) Delete(k int) {
 	db.logMu.Unlock()
 }
 
-// Insert inserts row k (mysql_insert).
+// Insert inserts row k (mysql_insert), holding LOCK_open until it is
+// logged.
 func (db *DB) Insert(k int, v string) {
 	db.openMu.Lock()
+	defer db.openMu.Unlock()
 	db.table[k] = v // S2
-	db.openMu.Unlock()
 	db.logMu.Lock()
 	db.log = append(db.log, fmt.Sprintf("insert %d %s", k, v)) // S3
 	db.logMu.Unlock()

@@ -4,11 +4,11 @@
 //
 // The slave's relay log info holds the name of the relay log file and the
 // position within it; a position means nothing without its file. The SQL
-// thread rotates to the next relay log by setting the name (S2) and then
-// the position (S3). Status (SHOW SLAVE STATUS) reads the name (S1) and
-// then the position (S4). Each field is read and written under
-// rli.dataLock (so go test -race has nothing to say), but each access in a
-// critical section of its own.
+// thread rotates to the next relay log by setting the name (S2) and the
+// position (S3) in one critical section of rli.dataLock. Status (SHOW
+// SLAVE STATUS) reads the name (S1) and the position (S4) each in a
+// critical section of its own: every access is locked (so go test -race
+// has nothing to say), but Status's two reads are not atomic.
 //
 // Failing interleaving (x is rli.logName, y is rli.logPos):
 //
@@ -45,11 +45,9 @@ func NewRelayLogInfo(name string, pos int) *RelayLogInfo {
 // Rotate event).
 func (rli *RelayLogInfo) Rotate(next string) {
 	rli.dataLock.Lock()
+	defer rli.dataLock.Unlock()
 	rli.logName = next // S2
-	rli.dataLock.Unlock()
-	rli.dataLock.Lock()
-	rli.logPos = 4 // S3: the first event after the file header
-	rli.dataLock.Unlock()
+	rli.logPos = 4     // S3: the first event after the file header
 }
 
 // Status returns the relay log position as SHOW SLAVE STATUS prints it.
