@@ -206,7 +206,7 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 	for _, a := range p.Accesses {
 		site := finding.SiteOf(sites, a.Site, a.Label())
 		if expr[a.Var] == "" {
-			expr[a.Var] = site.Expr
+			expr[a.Var] = variable(site.Expr)
 		}
 		if fn[a.Role] == "" {
 			fn[a.Role] = cmp.Or(site.Function, fmt.Sprintf("goroutine %d", a.Role))
@@ -259,6 +259,17 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 	}
 	f.SetID()
 	return f
+}
+
+// variable names the variable an access expression accesses: the map of
+// a delete call, else the expression.
+func variable(expr string) string {
+	if m, ok := strings.CutPrefix(expr, "delete("); ok {
+		if i := strings.IndexByte(m, ','); i > 0 {
+			return m[:i]
+		}
+	}
+	return expr
 }
 
 // labels returns the pattern's accesses in the paper's notation, such as

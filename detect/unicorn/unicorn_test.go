@@ -374,6 +374,14 @@ func TestRankGroups(t *testing.T) {
 	}
 }
 
+func TestVariable(t *testing.T) {
+	for expr, want := range map[string]string{"delete(db.table, k)": "db.table", "db.table[k]": "db.table[k]", "l.logType": "l.logType"} {
+		if got := variable(expr); got != want {
+			t.Errorf("variable(%q) = %q, want %q", expr, got, want)
+		}
+	}
+}
+
 func TestScoresJaccard(t *testing.T) {
 	pass, fail := mysqlLog(t, false), mysqlLog(t, true)
 	// Table II's arithmetic: a pattern in 2 of 2 failing runs and 2
