@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/precog-dev/precog/detect/conmem"
+	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/record"
@@ -72,12 +74,19 @@ damage, with one line on stderr saying so.
 The instrumented copies of the packages go into precog's cache (-cache);
 precog never writes into the module's own files.
 
+Internal errors
+
+A checker that panics on a trace is reported on stderr as "internal error:"
+with the stack; the other checkers' findings still appear. They are precog
+bugs: please report them.
+
 Exit status
 
 	0  no findings (whatever the tests' outcomes)
-	3  findings
+	3  findings, including when internal errors came with them
 	1  an error: a bad flag, -runs out of range, a package that does not
-	   build, an output directory that holds other files
+	   build, an output directory that holds other files, or internal
+	   errors and no findings
 `
 
 // Command returns the "test" command.
@@ -98,6 +107,19 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
+			fs.BoolVar(&o.spin, "spinloops", true, "ConMem and OSCS: take a loop left on a value another goroutine wrote as ordering synchronization (ConMem section 4.6)")
+			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (false: the paper's Fig. 12 false positives)")
+			fs.Func("oscs", "OSCS `algorithm`: opt (the default: two recent accesses per location) or base (per goroutine history)", func(v string) error {
+				switch v {
+				case "opt":
+					o.oscs = oscs.Opt
+				case "base":
+					o.oscs = oscs.Base
+				default:
+					return fmt.Errorf("want opt or base")
+				}
+				return nil
+			})
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
@@ -125,6 +147,9 @@ type options struct {
 	funcs bool
 	cache string
 	flags *record.GoTestFlags
+
+	spin, condFlags bool
+	oscs            oscs.Algorithm
 }
 
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
@@ -162,6 +187,10 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Seed:     o.seed,
 		Progress: progress.status,
 		TestLog:  testLog,
+		Detect: predict.DetectOptions{
+			ConMem: conmem.Options{NoSpinLoops: !o.spin},
+			OSCS:   oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
+		},
 	})
 	progress.clear()
 	if err != nil {
@@ -184,8 +213,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 	}
 	summarize(env.Stderr, res, o.runs)
-	if len(res.Findings) > 0 {
+	switch {
+	case len(res.Findings) > 0:
 		return cli.ExitFindings, nil
+	case len(res.InternalErrors) > 0:
+		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's checkers", len(res.InternalErrors), plural(len(res.InternalErrors), "error", "errors"))
 	}
 	return cli.ExitOK, nil
 }
@@ -194,6 +226,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 func summarize(w io.Writer, res *predict.Result, runs int) {
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, n)
+	}
+	for _, e := range res.InternalErrors {
+		fmt.Fprintln(w, e)
 	}
 	s := res.Stats
 	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",

@@ -81,7 +81,11 @@ type Result struct {
 	// Notes are things the user should know about the runs, one line
 	// each: damaged traces, tests that failed or changed outcome.
 	Notes []string
-	Stats Stats
+	// InternalErrors are the checkers' panics, each a line and the stack
+	// below it, indented: precog bugs. The other checkers' findings are
+	// still reported.
+	InternalErrors []string
+	Stats          Stats
 }
 
 // Stats sums what was recorded and analysed.
@@ -230,9 +234,10 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 		}
 		res.Stats.Events += len(evs)
-		fs = append(fs, tc.run(evs, sites, r.outcome.Failed())...)
+		fs = append(fs, tc.run(what, evs, sites, r.outcome.Failed())...)
 	}
-	fs = append(fs, tc.end(sites)...)
+	fs = append(fs, tc.end(name, sites)...)
+	res.InternalErrors = append(res.InternalErrors, tc.internal...)
 	res.Notes = append(res.Notes, failureNote(name, runs)...)
 	// One report per test: merge the runs' reports of the same bug.
 	fs = finding.Merge(fs)

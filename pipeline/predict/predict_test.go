@@ -146,3 +146,16 @@ func TestRunsOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+func TestGuard(t *testing.T) {
+	var tc testChecks
+	if !tc.guard("conmem", "p.TestA", func() {}) || len(tc.internal) != 0 {
+		t.Fatalf("guard of a function that returns: %q", tc.internal)
+	}
+	if tc.guard("oscs", "p.TestA (run 2)", func() { panic("boom") }) {
+		t.Error("guard of a panicking function reported ok")
+	}
+	if len(tc.internal) != 1 || !strings.HasPrefix(tc.internal[0], "internal error: oscs panicked on p.TestA (run 2): boom\n\t") {
+		t.Errorf("internal errors %q", tc.internal)
+	}
+}
