@@ -23,6 +23,14 @@ type rec struct {
 	// same marks a write that stored the value the location already held
 	// (a redundant write).
 	same bool
+	// zero marks a read that observed the zero value: the last write of
+	// the location before it in trace order stored zero, or there was
+	// none.
+	zero bool
+	// init marks a lazy initialization: a write of a non-zero value whose
+	// goroutine's last access of the location, in the same critical
+	// section, was a read that observed zero (`if x.m == nil { x.m = ... }`).
+	init bool
 	val  uint64 // a write's value word
 }
 
@@ -90,6 +98,20 @@ type checker struct {
 
 	seen    map[string]bool
 	reports []report
+
+	secUses map[int32]map[hb.Loc]secUse // per critical section, on demand
+	derefs  map[uint32]bool             // per site: trace.UseDeref
+	// derefLocs holds the locations some read of which is dereferenced,
+	// built on first use.
+	derefLocs map[hb.Loc]bool
+}
+
+// secUse is how one critical section (with the sections nested in it)
+// uses a location: whether its first access of it is a read, whether that
+// read is dereferenced without a nil check, and whether any of its reads
+// is.
+type secUse struct {
+	firstRead, firstDeref, deref bool
 }
 
 func newChecker(g *hb.Graph, sites *trace.SiteTable, opts Options, flags map[hb.Loc]bool, st *Stats) *checker {
@@ -100,6 +122,8 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, opts Options, flags map[hb.
 		detection: make([][]pending, n),
 		endAt:     make(map[int][]int32),
 		seen:      make(map[string]bool),
+		secUses:   make(map[int32]map[hb.Loc]secUse),
+		derefs:    make(map[uint32]bool),
 	}
 	for k, s := range g.Sections() {
 		if s.End >= 0 {
@@ -258,18 +282,24 @@ func (c *checker) access(i int) {
 	// when the goroutine's last read of the location was in the same
 	// critical section and clears it otherwise; the first read in a
 	// critical section, or a read outside any, clears it.
+	var last *uint64 // the value word of the location's last write
+	var known *bool  // whether it was written
+	if bl != nil {
+		last, known = &bl.last, &bl.known
+	} else {
+		last, known = &ol.last, &ol.known
+	}
 	if write {
 		cur.flag = sec >= 0 && ownRead.ev >= 0 && ownRead.sec == sec
 		cur.val = ev.Value
-		if bl != nil {
-			cur.same = bl.known && bl.last == ev.Value
-			bl.last, bl.known = ev.Value, true
-		} else {
-			cur.same = ol.known && ol.last == ev.Value
-			ol.last, ol.known = ev.Value, true
+		cur.same = *known && *last == ev.Value
+		cur.init = cur.flag && ev.Value != 0 && ownRead.zero && ownWrite.ev < ownRead.ev
+		*last, *known = ev.Value, true
+	} else {
+		cur.zero = !*known || *last == 0
+		if sec >= 0 && ownRead.ev >= 0 && ownRead.sec == sec {
+			cur.flag = flagIn(ownRead, ownWrite, sec)
 		}
-	} else if sec >= 0 && ownRead.ev >= 0 && ownRead.sec == sec {
-		cur.flag = flagIn(ownRead, ownWrite, sec)
 	}
 
 	if sec >= 0 {
@@ -378,6 +408,14 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 	}
 	if redundant(p, pWrite, cur, cWrite) {
 		c.stats.Redundant++
+		return
+	}
+	if !c.opts.NoLazyInit && c.lazyInit(p, pWrite, cur, cWrite, loc) {
+		c.stats.LazyInit++
+		return
+	}
+	if !c.opts.NoNilGuard && c.nilGuarded(p, pWrite, cur, cWrite, loc) {
+		c.stats.NilGuarded++
 		return
 	}
 	switch {

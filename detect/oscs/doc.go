@@ -30,6 +30,8 @@
 //     (EvWrite carries the value word; the value before it is the last
 //     write in trace order, which for accesses in critical sections of one
 //     lock is the real order).
+//   - lazy initialization and nil guard: two filters of our own for Go's
+//     idioms (below, under "What changed for Go").
 //   - commutative (§3.2.3): both critical sections hold a read-write
 //     sequence on the location (CSRWFlag). When the earlier side has one
 //     and the current side has none yet, the pair goes on the current
@@ -102,6 +104,49 @@
 //     kernels this silences radix (Fig. 12), fifo (Fig. 13, whose indices
 //     are awaited in wait loops), and ConMem's spinflag and prodcons
 //     controls (5 false findings), and changes no true finding.
+//   - Lazy initialization is order-insensitive (Options.NoLazyInit turns
+//     the filter off). The shape is Go's initialization on first use
+//     under a lock, `mu.Lock(); if g.m == nil { g.m = make(...) }; ...
+//     g.m[k] ...; mu.Unlock()` (golang.org/x/sync singleflight.go:92-96):
+//     whichever critical section runs first makes the map, and the
+//     others find it made, so the order does not change the outcome.
+//     The paper's filters report the write against every read of the
+//     other sections: the initializing section has a read-write sequence,
+//     a section that found the map made has only reads (x/sync: five
+//     findings). A write is an initialization on first use when it
+//     stores a non-zero value, its goroutine's last access of the
+//     location was a read in the same critical section, and that read
+//     observed the zero value. Reads carry no value, so what a read
+//     observed is the value of the last write before it in trace order,
+//     or zero if the location was never written (the other accesses of
+//     a location under one lock are in their real order). A pair of such
+//     a write with a read is dropped when the location is pointer-shaped
+//     (some read of it in the trace is dereferenced, trace.UseDeref: a
+//     counter's first increment and Fig. 5's maximum also read zero and
+//     write non-zero, and stay reported) and the reading critical
+//     section does not begin its use of the location with a dereference
+//     without a nil check (a section that would crash on the zero value,
+//     had it run first, stays reported). Pairs of the write with other
+//     writes stay reported: a reset to nil against an initialization
+//     decides what is left. On the kernels it changes nothing; on x/sync
+//     it drops the five singleflight findings.
+//   - A nil store against a reader that checks for nil is
+//     order-insensitive (Options.NoNilGuard turns the filter off). The
+//     shape is a pointer cleared under a lock and, under the same lock,
+//     `if p.f != nil { use(*p.f) }` (the controls kernel's MutexTHD,
+//     SHOW PROCESSLIST during a statement): the reader prints the value
+//     or skips it, whichever order the sections run in, and cannot crash.
+//     A pair of a write of zero with a read is dropped when the reading
+//     critical section's first access of the location is a read that is
+//     not dereferenced without a nil check (the instrumenter marks the
+//     others trace.UseDeref) and a later read in the same critical
+//     section is dereferenced: the check and the use are both under the
+//     lock, and the dereference makes the location a pointer. A section
+//     that dereferences first stays reported (Mozilla-1's compile, Fig.
+//     3c), and so does one that checks and lets go of the lock before
+//     the use (MySQL-2's KILL: the check is its only access under the
+//     lock). On the kernels it silences controls' TestMutexProcInfo (one
+//     false finding) and changes no true finding.
 //
 // # Soundness
 //
@@ -111,8 +156,8 @@
 // and tail read by both sides, each written by one, and Fig. 12: a done
 // flag awaited with a condition variable, both when the flag inference
 // does not see them awaited, or with it off; a status that a reader shows
-// whichever value it finds, such as controls' SHOW PROCESSLIST under a
-// lock). It
+// whichever value it finds, when it is not a nil check and a dereference
+// under the lock). It
 // misses bugs in accesses outside critical sections (those are data
 // races), bugs whose pair the commutativity heuristic hides (two
 // read-modify-writes that do not commute, such as appends whose order
@@ -126,6 +171,22 @@
 // for a cond flag (a run in which the write came first and nobody waited
 // shows none), and it re-runs hb.Analyze, with the events and the site
 // table only, when it finds a flag.
+//
+// The two Go filters can hide bugs too. The lazy-initialization filter
+// hides a reader that checks the location and then relies on it being
+// set, or clear, after the lock is released (it sees nil had it run
+// first, and acts on that outside the section); a write after a read of
+// a location that a composite literal had set, which the trace does not
+// show, looks like an initialization (the read seems to observe zero); and
+// an initialization undone by a reset that a third section performs is
+// judged pair by pair. The nil-guard filter hides a section that checks
+// the pointer, then dereferences a value it read before the check or
+// that it leaks out of the section (a copy kept past the unlock and used
+// after a nil store), and a reader whose nil branch is itself wrong
+// (it proceeds as if the object had never existed when the order matters
+// to it); both filters take "not dereferenced" for "checked", so a read
+// whose value goes somewhere the instrumenter cannot follow (a call
+// argument, a return) counts as a check.
 //
 // The known false-positive shapes have kernels of their own in
 // testdata/kernels: oscsmax (Fig. 5), radix (Fig. 12) and fifo (Fig. 13).

@@ -37,7 +37,8 @@ func (a Algorithm) String() string {
 }
 
 // Options configures Check. The zero value is OSCS-Opt with every filter of
-// §2.4 and with awaited flags taken for synchronization.
+// §2.4, with awaited flags taken for synchronization, and with the
+// lazy-initialization and nil-guard filters (doc.go).
 type Options struct {
 	Algorithm Algorithm
 	// NoCondFlags keeps flags awaited under a sync.Cond as data, as the
@@ -51,6 +52,15 @@ type Options struct {
 	// section that decides a loop exit, such as a locked polling loop) as
 	// data; by default they are synchronization too (SpinFlagEdges).
 	NoSpinFlags bool
+	// NoLazyInit keeps the pairs of a lazy initialization (`if x.m ==
+	// nil { x.m = make(...) }` in a critical section) with the reads of
+	// other critical sections, which are dropped by default when the
+	// reading section does not begin with an unchecked dereference.
+	NoLazyInit bool
+	// NoNilGuard keeps the pairs of a nil store with a critical section
+	// that checks the location for nil and then dereferences it, which
+	// are dropped by default.
+	NoNilGuard bool
 }
 
 // Stats are counts from one Check, for the bench.
@@ -59,9 +69,10 @@ type Stats struct {
 	// Pairs counts conflicting access pairs of different goroutines in
 	// critical sections of a common lock that the filters examined.
 	Pairs int
-	// Ordered, Redundant and Commutative count the pairs each filter
-	// dropped; Reported the pairs that were left (before deduplication).
-	Ordered, Redundant, Commutative, Reported int
+	// Ordered, Redundant, LazyInit, NilGuarded and Commutative count the
+	// pairs each filter dropped; Reported the pairs that were left (before
+	// deduplication).
+	Ordered, Redundant, LazyInit, NilGuarded, Commutative, Reported int
 	// PeakEntries is the largest number of access-history entries held
 	// at once: one per location and goroutine for Base, one per shared
 	// location for Opt. History is never dropped during a trace, so the

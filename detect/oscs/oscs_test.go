@@ -14,13 +14,17 @@ import (
 
 const header = `precog trace v1 test="T" package="p" start=2025-01-02T15:04:05Z pid=1` + "\n"
 
-// sites is the tests' site table: site n is k.go line n.
+// sites is the tests' site table: site n is k.go line n; sites 50-59 are
+// loop-exit reads, 60-69 reads dereferenced without a nil check.
 var sites = func() *trace.SiteTable {
 	t := new(trace.SiteTable)
 	for id := uint32(1); id < 100; id++ {
 		s := trace.Site{ID: id, File: "/k/k.go", Line: int(id), Col: 2, Expr: "x" + strconv.Itoa(int(id)), Function: "f" + strconv.Itoa(int(id))}
 		if id >= 50 && id < 60 {
 			s.Uses = trace.UseLoopExit
+		}
+		if id >= 60 && id < 70 {
+			s.Uses = trace.UseDeref
 		}
 		t.Sites = append(t.Sites, s)
 	}
