@@ -104,6 +104,9 @@ type checker struct {
 	// derefLocs holds the locations some read of which is dereferenced,
 	// built on first use.
 	derefLocs map[hb.Loc]bool
+	// derefSites holds the site table's dereferenced read sites by
+	// expression, built on first use.
+	derefSites map[siteKey][]trace.Site
 }
 
 // secUse is how one critical section (with the sections nested in it)
@@ -112,6 +115,7 @@ type checker struct {
 // is.
 type secUse struct {
 	firstRead, firstDeref, deref bool
+	firstSite                    uint32 // the site of the first access
 }
 
 func newChecker(g *hb.Graph, sites *trace.SiteTable, opts Options, flags map[hb.Loc]bool, st *Stats) *checker {

@@ -142,11 +142,18 @@
 //     others trace.UseDeref) and a later read in the same critical
 //     section is dereferenced: the check and the use are both under the
 //     lock, and the dereference makes the location a pointer. A section
-//     that dereferences first stays reported (Mozilla-1's compile, Fig.
-//     3c), and so does one that checks and lets go of the lock before
-//     the use (MySQL-2's KILL: the check is its only access under the
-//     lock). On the kernels it silences controls' TestMutexProcInfo (one
-//     false finding) and changes no true finding.
+//     that found nil skipped its use; for it, a dereferenced read site of
+//     the same expression in the same function, after the check and
+//     before the section's Unlock in the source (anywhere after the check
+//     when the Unlock is deferred or elsewhere), stands for the use
+//     (perturbed runs often show the process list after the statement).
+//     A section that dereferences first stays reported (Mozilla-1's
+//     compile, Fig. 3c), and so does one that checks and lets go of the
+//     lock before the use (MySQL-2's KILL: the check is its only access
+//     under the lock, the dereference is after its Unlock). On the
+//     kernels it silences controls' TestMutexProcInfo (one false finding
+//     in the normal run, two over ten perturbed runs) and changes no true
+//     finding.
 //
 // # Soundness
 //

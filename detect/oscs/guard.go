@@ -61,7 +61,10 @@ func (c *checker) pointer(loc hb.Loc) bool {
 // that handles nil: the write stores zero, and the read's critical section
 // first reads the location without dereferencing it (a nil check) and
 // then, in the same critical section, dereferences it (the location is a
-// pointer, and its use is under the lock with the check). The reader sees
+// pointer, and its use is under the lock with the check); when the section
+// found nil and skipped its use, a dereference of the same expression
+// between the check and the Unlock in the source stands for it
+// (derefAfter). The reader sees
 // nil and skips, or sees the pointer and uses it with the store held off.
 // A section that checks and lets go of the lock before the use (MySQL-2)
 // has no dereference in it and stays reported, as does one that
@@ -72,7 +75,52 @@ func (c *checker) nilGuarded(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Lo
 		return false
 	}
 	u := c.sectionUse(r, loc)
-	return u.firstRead && !u.firstDeref && u.deref
+	if !u.firstRead || u.firstDeref {
+		return false
+	}
+	return u.deref || c.derefAfter(r.sec, u.firstSite)
+}
+
+// derefAfter is nilGuarded's evidence when the section did not dereference
+// the location in this run (it found nil and skipped its use): a read site
+// of the same expression in the same function, marked trace.UseDeref,
+// after the check and, in the source, before the Unlock that ended the
+// section (or anywhere after the check, when that Unlock is not later in
+// the same function: a deferred Unlock, or one in a caller).
+func (c *checker) derefAfter(sec int32, check uint32) bool {
+	chk, ok := c.sites.Lookup(check)
+	if !ok {
+		return false
+	}
+	var end trace.Site
+	bounded := false
+	if e := c.g.Sections()[sec].End; e >= 0 {
+		end, bounded = c.sites.Lookup(c.g.Events[e].Site)
+		bounded = bounded && end.File == chk.File && end.Function == chk.Function && before(chk, end)
+	}
+	if c.derefSites == nil {
+		c.derefSites = make(map[siteKey][]trace.Site)
+		for _, st := range c.sites.Sites {
+			if st.Kind == "read" && st.Used(trace.UseDeref) {
+				k := siteKey{st.File, st.Function, st.Expr}
+				c.derefSites[k] = append(c.derefSites[k], st)
+			}
+		}
+	}
+	for _, d := range c.derefSites[siteKey{chk.File, chk.Function, chk.Expr}] {
+		if before(chk, d) && (!bounded || before(d, end)) {
+			return true
+		}
+	}
+	return false
+}
+
+// siteKey groups the sites of one expression in one function.
+type siteKey struct{ file, function, expr string }
+
+// before reports whether site a comes before site b in the same file.
+func before(a, b trace.Site) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 }
 
 // sectionUse returns how r's critical section (its goroutine's outermost
@@ -99,7 +147,7 @@ func (c *checker) sectionUse(r rec, loc hb.Loc) secUse {
 			read := ev.Kind == trace.EvRead
 			deref := read && c.derefSite(ev.Site)
 			if !seen {
-				u.firstRead, u.firstDeref = read, deref
+				u.firstRead, u.firstDeref, u.firstSite = read, deref, ev.Site
 			}
 			u.deref = u.deref || deref
 			uses[l] = u

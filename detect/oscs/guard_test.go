@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // bothWith runs a case under Base and Opt with opts (cond and spin flags
@@ -180,6 +182,66 @@ func TestGuardStats(t *testing.T) {
 		_, st := CheckStats(graph(t, c.text), sites, Options{NoCondFlags: true, NoSpinFlags: true})
 		if st.LazyInit != c.lazyInit || st.NilGuarded != c.nilGuarded || st.Reported != 0 {
 			t.Errorf("stats %+v, want LazyInit %d, NilGuarded %d, nothing reported", st, c.lazyInit, c.nilGuarded)
+		}
+	}
+}
+
+// sourceSites is a site table with real functions and expressions, for
+// derefAfter: MutexTHD's Dispatch and ShowProcessList (with its deferred
+// Unlock), and MySQL-2's Awake (which unlocks before the dereference).
+var sourceSites = func() *trace.SiteTable {
+	t := new(trace.SiteTable)
+	add := func(line int, kind, fn, expr, uses string) {
+		t.Sites = append(t.Sites, trace.Site{ID: uint32(line), File: "/k/k.go", Line: line, Col: 2, Kind: kind, Function: fn, Expr: expr, Uses: uses})
+	}
+	add(24, "lock", "Dispatch", "thd.mu", "")
+	add(25, "write", "Dispatch", "thd.procInfo", "")
+	add(26, "unlock", "Dispatch", "thd.mu", "")
+	add(31, "lock", "ShowProcessList", "thd.mu", "")
+	add(32, "unlock", "ShowProcessList", "thd.mu", "")
+	add(34, "read", "ShowProcessList", "thd.procInfo", "")
+	add(36, "read", "ShowProcessList", "thd.procInfo", trace.UseDeref)
+	add(58, "lock", "Awake", "thd.mu", "")
+	add(59, "read", "Awake", "thd.procInfo", "")
+	add(60, "unlock", "Awake", "thd.mu", "")
+	add(63, "read", "Awake", "thd.procInfo", trace.UseDeref)
+	add(90, "go", "Test", "", "")
+	add(91, "go", "Test", "", "")
+	return t
+}()
+
+// A reader that found nil and skipped its use: the dereference of the
+// same expression before the (deferred) Unlock stands for the one the run
+// did not execute. MySQL-2's Awake, whose dereference comes after its
+// Unlock, stays reported.
+func TestNilGuardStatic(t *testing.T) {
+	show := set + `
+10 g=2 Lock site=24 addr=0x900
+10.1 g=2 Write site=25 addr=0x100 value=0
+11 g=2 Unlock site=26 addr=0x900
+14 g=3 Lock site=31 addr=0x900
+14.1 g=3 Read site=34 addr=0x100
+15 g=3 Unlock site=32 addr=0x900
+`
+	awake := strings.NewReplacer("site=31", "site=58", "site=34", "site=59", "site=32", "site=60").Replace(show)
+	for _, c := range []struct {
+		name, text string
+		opts       Options
+		want       []string
+	}{
+		{"show", show, Options{}, nil},
+		{"show NoNilGuard", show, Options{NoNilGuard: true}, []string{"24 25 31 34"}},
+		{"awake", awake, Options{}, []string{"24 25 58 59"}},
+	} {
+		for _, alg := range []Algorithm{Base, Opt} {
+			c.opts.Algorithm, c.opts.NoCondFlags, c.opts.NoSpinFlags = alg, true, true
+			var got []string
+			for _, f := range Check(graph(t, c.text), sourceSites, c.opts) {
+				got = append(got, lines(f))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s %s: findings %q, want %q", c.name, alg, got, c.want)
+			}
 		}
 	}
 }
