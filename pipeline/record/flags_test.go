@@ -100,3 +100,20 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestExecName(t *testing.T) {
+	for path, want := range map[string]string{
+		"go.etcd.io/raft/v3":         "raft",
+		"go.etcd.io/raft/v3/tracker": "tracker",
+		"example.com/m/v1":           "v1",
+		"example.com/m/v02":          "v02",
+		"example.com/m/vx":           "vx",
+		"precog.example/kernels/kb1": "kb1",
+		"github.com/alitto/pond/v2":  "pond",
+		"v2":                         "v2",
+	} {
+		if got := execName(path); got != want {
+			t.Errorf("execName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

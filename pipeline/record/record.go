@@ -401,7 +401,7 @@ func buildTests(ctx context.Context, dir, out string, build []string, pkgs []lis
 	var names []map[string]bool
 next:
 	for _, p := range pkgs {
-		base := path.Base(p.ImportPath)
+		base := execName(p.ImportPath)
 		for i, b := range names {
 			if !b[base] {
 				b[base] = true
@@ -423,7 +423,7 @@ next:
 	}
 	for i, b := range batches {
 		for _, p := range b {
-			if err := os.Rename(filepath.Join(out, strconv.Itoa(i), path.Base(p.ImportPath)+".test"), testBinary(out, p)); err != nil {
+			if err := os.Rename(filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test"), testBinary(out, p)); err != nil {
 				return fmt.Errorf("go test -c %s: %w", p.ImportPath, err)
 			}
 		}
@@ -432,6 +432,20 @@ next:
 }
 
 // testBinary is where buildTests puts the test binary of p under dir.
+// execName is the name the go command gives the test binary of the package
+// with the given import path, without ".test": the last element of the
+// path, or the one before it when the last is a major version suffix such
+// as v3 (cmd/go's load.DefaultExecName).
+func execName(importPath string) string {
+	elem := path.Base(importPath)
+	if v, ok := strings.CutPrefix(elem, "v"); ok && len(v) > 0 && v[0] != '0' && v != "1" && strings.Trim(v, "0123456789") == "" {
+		if dir := path.Dir(importPath); dir != "." {
+			return path.Base(dir)
+		}
+	}
+	return elem
+}
+
 func testBinary(dir string, p listedPackage) string {
 	return filepath.Join(dir, url.PathEscape(p.ImportPath)+".test")
 }
