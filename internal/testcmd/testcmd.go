@@ -213,6 +213,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 	}
 	summarize(env.Stderr, res, o.runs)
+	if out != "" {
+		fmt.Fprintf(env.Stderr, "traces kept in %s\n", out)
+	}
 	switch {
 	case len(res.Findings) > 0:
 		return cli.ExitFindings, nil
@@ -240,7 +243,7 @@ func summarize(w io.Writer, res *predict.Result, runs int) {
 	} else if s.FailedRuns > 0 {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
-	fmt.Fprintf(w, "; %d events; recorded in %s, detected in %s\n", s.Events, round(s.Record), round(s.Detect))
+	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s\n", s.Events, round(s.Record), round(s.Detect))
 }
 
 func plural(n int, one, many string) string {
