@@ -73,7 +73,8 @@ func TestKernels(t *testing.T) {
 	}
 	for _, runs := range slices.Sorted(maps.Keys(groups)) {
 		pkgs := groups[runs]
-		args := []string{"test", "-json", "-cache", cache, "-runs", strconv.Itoa(runs)}
+		sarifFile := filepath.Join(t.TempDir(), "findings.sarif")
+		args := []string{"test", "-json", "-sarif", sarifFile, "-cache", cache, "-runs", strconv.Itoa(runs)}
 		for _, p := range pkgs {
 			args = append(args, "./"+p)
 		}
@@ -84,6 +85,11 @@ func TestKernels(t *testing.T) {
 		}
 		t.Logf("precog %s:\n%s", strings.Join(args, " "), stderr)
 		fs := decodeFindings(t, stdout)
+		if data, err := os.ReadFile(sarifFile); err != nil {
+			t.Error(err)
+		} else {
+			validateSARIF(t, data, len(fs))
+		}
 		for _, pkg := range pkgs {
 			t.Run(pkg, func(t *testing.T) {
 				checkPackage(t, pkg, expects[pkg], fs)
