@@ -27,7 +27,7 @@
 //	<import path>/<Test>.log             the test's output (stdout and stderr)
 //	<import path>/<Test>.run<N>.trace    run N >= 1 of the test, perturbed
 //	<import path>/<Test>.run<N>.log      its output
-//	<import path>/<Test>.run<N>.plan     its perturb plan
+//	perturb/run<N>.plan                  the perturb plan of run N >= 1 of every test
 //
 // record writes nothing outside the output directory and precog's cache,
 // and its test binaries live in a temporary directory removed at the end.
@@ -196,8 +196,6 @@ type Options struct {
 	// and later run under a perturb plan made by Perturb.
 	Runs    int
 	Perturb Perturb
-
-	perturbSites []uint32 // what Run found in the site table
 }
 
 // Perturb configures the perturb plans of runs 1 and later: run N gets
@@ -254,7 +252,17 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.perturbSites = perturbSites(sites)
+		// One plan per run number, shared by the tests: a plan names
+		// every site of the build, too many to copy for each test.
+		if err := os.MkdirAll(filepath.Join(out, PerturbDir), 0o777); err != nil {
+			return nil, err
+		}
+		ids := perturbSites(sites)
+		for n := 1; n < o.Runs; n++ {
+			if err := control.WritePlan(filepath.Join(out, filepath.FromSlash(planFile(n))), o.plan(o.Perturb.Seed+uint64(n), ids)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	plain, rec := filepath.Join(bin, "plain"), filepath.Join(bin, "record")
 	if o.Baseline {
@@ -284,6 +292,13 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	}
 	return ix, nil
 }
+
+// PerturbDir is the directory of the perturb plans in the output
+// directory.
+const PerturbDir = "perturb"
+
+// planFile is the perturb plan of run n, relative to the output directory.
+func planFile(n int) string { return PerturbDir + "/run" + strconv.Itoa(n) + ".plan" }
 
 // perturbSites are the sites a perturb plan names: all but function
 // entries and exits.
@@ -334,6 +349,7 @@ func prepareOut(out string) error {
 		}
 		removeEmptyDirs(out, filepath.Join(out, filepath.FromSlash(p.ImportPath)))
 	}
+	os.Remove(filepath.Join(out, PerturbDir))
 	os.Remove(filepath.Join(out, SitesFile))
 	return os.Remove(filepath.Join(out, IndexFile))
 }
@@ -492,12 +508,9 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 			run := &Perturbed{
 				N:     n,
 				Seed:  o.Perturb.Seed + uint64(n),
-				Plan:  fmt.Sprintf("%s.run%d.plan", base, n),
+				Plan:  planFile(n),
 				Trace: fmt.Sprintf("%s.run%d.trace", base, n),
 				Log:   fmt.Sprintf("%s.run%d.log", base, n),
-			}
-			if err := control.WritePlan(filepath.Join(out, filepath.FromSlash(run.Plan)), o.plan(run.Seed)); err != nil {
-				return nil, err
 			}
 			r, err := recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
 			if err != nil {
@@ -515,7 +528,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 }
 
 // plan returns the perturb plan with the given seed.
-func (o *Options) plan(seed uint64) *shim.ControlPlan {
+func (o *Options) plan(seed uint64, sites []uint32) *shim.ControlPlan {
 	p := o.Perturb
 	if p.Delay == 0 && p.Yield == 0 {
 		p.Delay, p.Yield = DefaultDelay, DefaultYield
@@ -523,7 +536,7 @@ func (o *Options) plan(seed uint64) *shim.ControlPlan {
 	return &shim.ControlPlan{
 		Mode:       "perturb",
 		Seed:       seed,
-		Sites:      o.perturbSites,
+		Sites:      sites,
 		Delay:      p.Delay,
 		Yield:      p.Yield,
 		MaxDelayUS: p.MaxDelayUS,
