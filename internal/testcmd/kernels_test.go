@@ -74,7 +74,9 @@ func TestKernels(t *testing.T) {
 	for _, runs := range slices.Sorted(maps.Keys(groups)) {
 		pkgs := groups[runs]
 		sarifFile := filepath.Join(t.TempDir(), "findings.sarif")
-		args := []string{"test", "-json", "-sarif", sarifFile, "-cache", cache, "-runs", strconv.Itoa(runs)}
+		// -timeout: a kernel that hangs under some interleaving fails its
+		// run in a minute rather than holding CI for go test's ten.
+		args := []string{"test", "-json", "-sarif", sarifFile, "-cache", cache, "-timeout", "1m", "-runs", strconv.Itoa(runs)}
 		for _, p := range pkgs {
 			args = append(args, "./"+p)
 		}
