@@ -57,7 +57,9 @@ each site with the locks held there, notes, and the tests that exposed it:
 File names are relative to the current directory when they are under it.
 The same bug found by many tests (or runs) is one finding. A summary goes to
 stderr: findings, reports (one per test per finding) and the duplication
-rate (reports over findings), tests, runs and failed runs.
+rate (reports over findings), tests, runs and failed runs, after one line
+per test whose runs failed, saying how many and how (fail, panic, fatal,
+timeout, exit).
 
 With -json, each finding is instead one JSON object on a line of its own,
 with id (stable: a hash of the kind and the sites), kind, status
