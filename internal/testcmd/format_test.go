@@ -109,7 +109,7 @@ func TestSARIF(t *testing.T) {
 	u := finding.Finding{Kind: "unicorn-p9", Status: finding.Predicted, Message: "m", Sites: []finding.Site{{File: "/elsewhere/x.go", Line: 3, Col: 1, Role: "read"}}}
 	u.SetID()
 	var b bytes.Buffer
-	if err := buildSARIF(dir, []finding.Finding{f, u}).Write(&b); err != nil {
+	if err := buildSARIF(dir, []finding.Finding{f, u}, []string{"internal error: oscs panicked on p.TestA: boom\n\tstack"}).Write(&b); err != nil {
 		t.Fatal(err)
 	}
 	if err := sariftest.Validate(b.Bytes()); err != nil {
@@ -130,6 +130,9 @@ func TestSARIF(t *testing.T) {
 	rs := log.Runs[0].Results
 	if len(rs) != 2 || rs[0].RuleID != "con-null" || len(rs[0].Locations) != 1 || len(rs[0].RelatedLocations) != 2 || rs[1].RuleID != "unicorn-p9" {
 		t.Errorf("results %+v", rs)
+	}
+	if !strings.Contains(b.String(), `"executionSuccessful": false`) || !strings.Contains(b.String(), "oscs panicked") {
+		t.Errorf("internal error not a failed invocation's notification:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), `"uri": "p/p.go"`) || !strings.Contains(b.String(), `"uri": "file:///elsewhere/x.go"`) {
 		t.Errorf("files not relative to %%SRCROOT%% or absolute:\n%s", b.String())

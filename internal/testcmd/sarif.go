@@ -40,8 +40,8 @@ func unicornSummary(id string) string {
 
 // buildSARIF returns the SARIF log of findings: one rule per kind, the
 // first site as the location, the other sites and the go statements as
-// related locations.
-func buildSARIF(root string, fs []finding.Finding) *sarif.Log {
+// related locations. Internal errors are tool execution notifications.
+func buildSARIF(root string, fs []finding.Finding, internal []string) *sarif.Log {
 	b := &sarifBuilder{root: root, files: make(map[string][]byte)}
 	var rules []sarif.ReportingDescriptor
 	index := make(map[string]int)
@@ -75,8 +75,15 @@ func buildSARIF(root string, fs []finding.Finding) *sarif.Log {
 		},
 		Results:     []sarif.Result{},
 		ColumnKind:  "utf16CodeUnits",
-		Invocations: []sarif.Invocation{{ExecutionSuccessful: true}},
 	}
+	inv := sarif.Invocation{ExecutionSuccessful: len(internal) == 0}
+	for _, e := range internal {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarif.Notification{
+			Level:   "error",
+			Message: sarif.Message{Text: e},
+		})
+	}
+	run.Invocations = []sarif.Invocation{inv}
 	for _, f := range fs {
 		addRule(f.Kind, f.Kind+" (no description)")
 		res := sarif.Result{

@@ -199,7 +199,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, err
 	}
 	if o.sarif != "" {
-		if err := writeSARIF(env, dir, o.sarif, buildSARIF(dir, res.Findings)); err != nil {
+		if err := writeSARIF(env, dir, o.sarif, buildSARIF(dir, res.Findings, res.InternalErrors)); err != nil {
 			return cli.ExitError, err
 		}
 	}
