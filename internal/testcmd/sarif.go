@@ -73,8 +73,8 @@ func buildSARIF(root string, fs []finding.Finding, internal []string) *sarif.Log
 		OriginalURIBaseIDs: map[string]sarif.ArtifactLocation{
 			srcRoot: {URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(root) + "/"}).String()},
 		},
-		Results:     []sarif.Result{},
-		ColumnKind:  "utf16CodeUnits",
+		Results:    []sarif.Result{},
+		ColumnKind: "utf16CodeUnits",
 	}
 	inv := sarif.Invocation{ExecutionSuccessful: len(internal) == 0}
 	for _, e := range internal {
