@@ -66,6 +66,20 @@ type result struct {
 	recordedRuns    int
 	naturalFailures int
 	took            time.Duration
+	class           string // what the expect file's comments say the kernel is, if not a plain bug or control
+}
+
+// classify returns what an expect file's comments say of its kernel: a
+// known false-positive shape (its findings are false), or a bug precog
+// does not detect (it expects nothing).
+func classify(expect string) string {
+	switch {
+	case strings.Contains(expect, "known false positive"), strings.Contains(expect, "known false-positive shape"):
+		return "known false-positive shape"
+	case strings.Contains(expect, "NOT detected"):
+		return "bug not detected (see its expect file)"
+	}
+	return ""
 }
 
 func run(log func(string, ...any)) error {
@@ -99,7 +113,7 @@ func run(log func(string, ...any)) error {
 			return fmt.Errorf("%s/expect: %v", pkg, err)
 		}
 		log("%s", pkg)
-		r := result{pkg: pkg, runs: e.Runs}
+		r := result{pkg: pkg, runs: e.Runs, class: classify(string(data))}
 		for _, f := range e.Findings {
 			r.expected = append(r.expected, f.Kind)
 		}
@@ -146,7 +160,12 @@ func printTable(rows []result) {
 	for _, r := range rows {
 		exp := strings.Join(r.expected, ", ")
 		det := "—"
-		if len(r.expected) > 0 {
+		if r.class != "" {
+			if exp == "" {
+				exp = "nothing"
+			}
+			exp += " (" + r.class + ")"
+		} else if len(r.expected) > 0 {
 			seeds++
 			det = "no"
 			if len(r.cmp.Missing) == 0 {
@@ -154,7 +173,7 @@ func printTable(rows []result) {
 				detected++
 			}
 		} else {
-			exp = "nothing (control)"
+			exp = "nothing (negative control)"
 		}
 		fmt.Printf("| %s | %s | %d | %s | %d/%d | %d | %d/%d | %s |\n", r.pkg, exp, r.runs, det,
 			r.recordedFailed, r.recordedRuns, len(r.cmp.Extra), r.naturalFailures, *natural, r.took.Round(10*time.Millisecond))
