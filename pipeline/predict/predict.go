@@ -244,6 +244,9 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 	for i := range fs {
 		fs[i].Tests = []string{name}
 		fs[i].Reports = 1
+		if fs[i].Status == "" {
+			fs[i].Status = finding.Predicted // no run has confirmed it
+		}
 	}
 	return fs, nil
 }
