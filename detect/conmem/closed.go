@@ -13,7 +13,7 @@ import (
 // before the close. Locks are not consulted.
 func (c *checker) closed() {
 	for _, ch := range c.chans {
-		list, ok := c.instances(c.chAc[ch])
+		list, ok := c.instances(ch)
 		if !ok {
 			continue
 		}

@@ -101,60 +101,145 @@ type checker struct {
 	g     *hb.Graph
 	sites *trace.SiteTable
 	site  map[uint32]trace.Site
+	uses  []uint8 // per site ID: the useDeref, useIndex and useLoopExit bits
 
-	locs    []hb.Loc         // memory locations, in order of first access
-	acc     map[hb.Loc][]int // reads and writes of each location, in trace order
-	own     map[gloc][]int   // the same, per goroutine
-	mapLocs []hb.Loc
-	mapAc   map[hb.Loc][]int // map reads, writes and iterations
-	chans   []hb.Loc
-	chAc    map[hb.Loc][]int // channel closes and sends (including select send cases)
-	wgs     []hb.Loc
-	wgAc    map[hb.Loc][]int // WaitGroup Add and Done
+	// The accesses of each location that more than one goroutine
+	// touched, in trace order, the locations in order of first access:
+	mem   [][]int // reads and writes of memory
+	mapsL [][]int // map reads, writes and iterations
+	chans [][]int // channel closes and sends (including select send cases)
+	wgs   [][]int // WaitGroup Adds and Dones
+
+	own map[ownKey][]int // per location (its list's first event) and goroutine: its accesses
 
 	out     []finding.Finding
 	seen    map[string]bool
 	skipped int
 }
 
-type gloc struct {
-	loc hb.Loc
-	g   int
-}
+type ownKey struct{ first, g int }
 
-// newChecker indexes g's events, leaving out those in skip.
+// The bits of checker.uses.
+const (
+	useDeref uint8 = 1 << iota
+	useIndex
+	useLoopExit
+)
+
+// Event categories, which index their locations apart.
+const (
+	catMem = iota
+	catMap
+	catChan
+	catWG
+	numCats
+)
+
+// newChecker indexes g's events, leaving out those in skip. It groups
+// the accesses by location with a counting sort: one map lookup per access
+// and two int32s per access besides the lists themselves.
 func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker {
-	c := &checker{
-		g: g, sites: sites, site: make(map[uint32]trace.Site),
-		acc: make(map[hb.Loc][]int), own: make(map[gloc][]int),
-		mapAc: make(map[hb.Loc][]int), chAc: make(map[hb.Loc][]int), wgAc: make(map[hb.Loc][]int),
-	}
-	add := func(list *[]hb.Loc, m map[hb.Loc][]int, l hb.Loc, i int) {
-		if _, ok := m[l]; !ok {
-			*list = append(*list, l)
+	c := &checker{g: g, sites: sites, site: make(map[uint32]trace.Site), own: make(map[ownKey][]int)}
+	if sites != nil && len(sites.Sites) > 0 {
+		c.uses = make([]uint8, sites.Sites[len(sites.Sites)-1].ID+1)
+		for _, s := range sites.Sites {
+			if s.Uses == "" {
+				continue
+			}
+			for _, u := range strings.Fields(s.Uses) {
+				switch u {
+				case trace.UseDeref:
+					c.uses[s.ID] |= useDeref
+				case trace.UseIndex:
+					c.uses[s.ID] |= useIndex
+				case trace.UseLoopExit:
+					c.uses[s.ID] |= useLoopExit
+				}
+			}
 		}
-		m[l] = append(m[l], i)
 	}
+	type key struct {
+		loc hb.Loc
+		cat uint8
+	}
+	type info struct {
+		cat    uint8
+		g      int32 // the first goroutine, -1 once a second one came
+		n      int32
+		shared bool
+	}
+	ids := make(map[key]int32)
+	var locs []info
+	var evs, evID []int32
 	for i, ev := range g.Events {
+		var cat uint8
+		switch ev.Kind {
+		case trace.EvRead, trace.EvWrite:
+			cat = catMem
+		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
+			cat = catMap
+		case trace.EvChanClose, trace.EvChanSend:
+			cat = catChan
+		case trace.EvSelect:
+			if !c.isSendCase(i) {
+				continue
+			}
+			cat = catChan
+		case trace.EvWGAdd, trace.EvWGDone:
+			cat = catWG
+		default:
+			continue
+		}
 		if skip[i] {
 			continue
 		}
-		switch ev.Kind {
-		case trace.EvRead, trace.EvWrite:
-			l := g.Loc(i)
-			add(&c.locs, c.acc, l, i)
-			k := gloc{l, g.Goroutine(i)}
-			c.own[k] = append(c.own[k], i)
-		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
-			add(&c.mapLocs, c.mapAc, g.Loc(i), i)
-		case trace.EvChanClose, trace.EvChanSend:
-			add(&c.chans, c.chAc, g.Loc(i), i)
-		case trace.EvSelect:
-			if c.isSendCase(i) {
-				add(&c.chans, c.chAc, g.Loc(i), i)
-			}
-		case trace.EvWGAdd, trace.EvWGDone:
-			add(&c.wgs, c.wgAc, g.Loc(i), i)
+		k := key{g.Loc(i), cat}
+		id, ok := ids[k]
+		if !ok {
+			id = int32(len(locs))
+			ids[k] = id
+			locs = append(locs, info{cat: cat, g: int32(g.Goroutine(i))})
+		}
+		l := &locs[id]
+		l.n++
+		if !l.shared && l.g != int32(g.Goroutine(i)) {
+			l.shared = true
+		}
+		evs = append(evs, int32(i))
+		evID = append(evID, id)
+	}
+	ids = nil
+	// Offsets of the shared locations' lists in one array.
+	off := make([]int32, len(locs)+1)
+	for id, l := range locs {
+		off[id+1] = off[id]
+		if l.shared {
+			off[id+1] += l.n
+		}
+	}
+	all := make([]int, off[len(locs)])
+	fill := slices.Clone(off[:len(locs)])
+	for k, i := range evs {
+		id := evID[k]
+		if locs[id].shared {
+			all[fill[id]] = int(i)
+			fill[id]++
+		}
+	}
+	for id, l := range locs {
+		if !l.shared {
+			continue
+		}
+		list := all[off[id]:off[id+1]:off[id+1]]
+		switch l.cat {
+		case catMem:
+			c.mem = append(c.mem, list)
+		case catMap:
+			c.mapsL = append(c.mapsL, list)
+		case catChan:
+			c.chans = append(c.chans, list)
+		case catWG:
+			c.wgs = append(c.wgs, list)
 		}
 	}
 	return c
@@ -178,46 +263,62 @@ func (c *checker) isSendCase(i int) bool {
 	return ev.Arg >= 0 && int(ev.Arg) < len(s.Cases) && s.Cases[ev.Arg] == 's'
 }
 
-// used reports whether event i is a read whose site has the use.
-func (c *checker) used(i int, use string) bool {
-	return c.g.Events[i].Kind == trace.EvRead && c.siteOf(i).Used(use)
+// used reports whether event i is a read whose site has the use bit.
+func (c *checker) used(i int, use uint8) bool {
+	ev := &c.g.Events[i]
+	return ev.Kind == trace.EvRead && int(ev.Site) < len(c.uses) && c.uses[ev.Site]&use != 0
 }
 
-// prevWrite returns the last write to the location of event i by i's
-// goroutine before i, or -1.
-func (c *checker) prevWrite(i int) int {
-	list := c.own[gloc{c.g.Loc(i), c.g.Goroutine(i)}]
-	k, _ := slices.BinarySearch(list, i)
+// ownOf returns the accesses in list (a location's) of event i's goroutine.
+func (c *checker) ownOf(list []int, i int) []int {
+	k := ownKey{list[0], c.g.Goroutine(i)}
+	own, ok := c.own[k]
+	if !ok {
+		for _, j := range list {
+			if c.g.Goroutine(j) == k.g {
+				own = append(own, j)
+			}
+		}
+		c.own[k] = own
+	}
+	return own
+}
+
+// prevWrite returns the last write to the location (whose accesses are
+// list) by i's goroutine before i, or -1.
+func (c *checker) prevWrite(list []int, i int) int {
+	own := c.ownOf(list, i)
+	k, _ := slices.BinarySearch(own, i)
 	for k--; k >= 0; k-- {
-		if c.g.Events[list[k]].Kind == trace.EvWrite {
-			return list[k]
+		if c.g.Events[own[k]].Kind == trace.EvWrite {
+			return own[k]
 		}
 	}
 	return -1
 }
 
-// prevAccess returns the last read or write of the location of event i by
-// i's goroutine before i, or -1.
-func (c *checker) prevAccess(i int) int {
-	list := c.own[gloc{c.g.Loc(i), c.g.Goroutine(i)}]
-	k, _ := slices.BinarySearch(list, i)
+// prevAccess returns the last read or write of the location by i's
+// goroutine before i, or -1.
+func (c *checker) prevAccess(list []int, i int) int {
+	own := c.ownOf(list, i)
+	k, _ := slices.BinarySearch(own, i)
 	if k > 0 {
-		return list[k-1]
+		return own[k-1]
 	}
 	return -1
 }
 
-// nextWrite returns the first write to the location of event i by i's
-// goroutine after i, or -1.
-func (c *checker) nextWrite(i int) int {
-	list := c.own[gloc{c.g.Loc(i), c.g.Goroutine(i)}]
-	k, found := slices.BinarySearch(list, i)
+// nextWrite returns the first write to the location by i's goroutine
+// after i, or -1.
+func (c *checker) nextWrite(list []int, i int) int {
+	own := c.ownOf(list, i)
+	k, found := slices.BinarySearch(own, i)
 	if found {
 		k++
 	}
-	for ; k < len(list); k++ {
-		if c.g.Events[list[k]].Kind == trace.EvWrite {
-			return list[k]
+	for ; k < len(own); k++ {
+		if c.g.Events[own[k]].Kind == trace.EvWrite {
+			return own[k]
 		}
 	}
 	return -1
@@ -227,8 +328,7 @@ func (c *checker) nextWrite(i int) int {
 // value of the last write to its location before it in the trace's order,
 // if that write happens before r. A read that races with the write it
 // follows (or follows none) saw an unknown value: ok is false.
-func (c *checker) observed(r int) (value uint64, ok bool) {
-	list := c.acc[c.g.Loc(r)]
+func (c *checker) observed(list []int, r int) (value uint64, ok bool) {
 	k, _ := slices.BinarySearch(list, r)
 	for k--; k >= 0; k-- {
 		w := list[k]

@@ -13,13 +13,14 @@ import (
 // (trace.UseIndex), in place of the paper's second, dependence-tracking
 // run.
 func (c *checker) index() {
-	for _, loc := range c.locs {
-		var reads, writes []int
-		for _, i := range c.acc[loc] {
+	var reads, writes []int
+	for _, list := range c.mem {
+		reads, writes = reads[:0], writes[:0]
+		for _, i := range list {
 			switch {
 			case c.g.Events[i].Kind == trace.EvWrite:
 				writes = append(writes, i)
-			case c.used(i, trace.UseIndex):
+			case c.used(i, useIndex):
 				reads = append(reads, i)
 			}
 		}

@@ -11,8 +11,8 @@ import (
 // lock ("fatal error: concurrent map writes", "concurrent map read and map
 // write", "concurrent map iteration and map write").
 func (c *checker) maps() {
-	for _, m := range c.mapLocs {
-		list, ok := c.instances(c.mapAc[m])
+	for _, m := range c.mapsL {
+		list, ok := c.instances(m)
 		if !ok {
 			continue
 		}

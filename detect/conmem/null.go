@@ -10,14 +10,15 @@ import (
 // read rp of the same location on another goroutine such that wp can run
 // before rp with no other write in between.
 func (c *checker) null() {
-	for _, loc := range c.locs {
-		var nils, derefs []int
-		for _, i := range c.acc[loc] {
+	var nils, derefs []int
+	for _, list := range c.mem {
+		nils, derefs = nils[:0], derefs[:0]
+		for _, i := range list {
 			ev := c.g.Events[i]
 			switch {
 			case ev.Kind == trace.EvWrite && ev.Value == 0:
 				nils = append(nils, i)
-			case c.used(i, trace.UseDeref):
+			case c.used(i, useDeref):
 				derefs = append(derefs, i)
 			}
 		}
@@ -30,7 +31,7 @@ func (c *checker) null() {
 			continue
 		}
 		for _, rp := range derefs {
-			if v, ok := c.observed(rp); ok && v == 0 {
+			if v, ok := c.observed(list, rp); ok && v == 0 {
 				continue // rp saw nil and did not crash: it is not used unchecked
 			}
 			for _, wp := range nils {
@@ -38,7 +39,7 @@ func (c *checker) null() {
 					continue
 				}
 				roles := []role{{rp, "deref"}, {wp, "nil-store"}}
-				if c.reported(KindNull, roles) || !c.nullFeasible(wp, rp) {
+				if c.reported(KindNull, roles) || !c.nullFeasible(list, wp, rp) {
 					continue
 				}
 				c.report(KindNull,
@@ -52,7 +53,7 @@ func (c *checker) null() {
 }
 
 // nullFeasible applies §4.2's timing test to the suspect {wp, rp}.
-func (c *checker) nullFeasible(wp, rp int) bool {
+func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 	g := c.g
 	// Order: wp always runs after rp.
 	if g.HappensBefore(rp, wp) {
@@ -61,11 +62,11 @@ func (c *checker) nullFeasible(wp, rp int) bool {
 	// Order, with the two-candidate heuristic: a (non-nil) write strictly
 	// ordered between wp and rp, either rp's own last write before rp
 	// or wp's goroutine's next write after wp.
-	rpp := c.prevWrite(rp)
+	rpp := c.prevWrite(list, rp)
 	if rpp >= 0 && g.Events[rpp].Value != 0 && g.HappensBefore(wp, rpp) {
 		return false
 	}
-	wpf := c.nextWrite(wp)
+	wpf := c.nextWrite(list, wp)
 	if wpf >= 0 && g.Events[wpf].Value != 0 && g.HappensBefore(wpf, rp) {
 		return false
 	}
@@ -73,7 +74,7 @@ func (c *checker) nullFeasible(wp, rp int) bool {
 	// {wp, wp-f} atomic with respect to rp. rp-p is rp's goroutine's last
 	// access to the location before rp, a read as well as a write (Go's
 	// `if x.p != nil { x.p.f }` re-reads the field it checked).
-	if p := c.prevAccess(rp); p >= 0 && c.atomic(p, rp, wp) {
+	if p := c.prevAccess(list, rp); p >= 0 && c.atomic(p, rp, wp) {
 		return false
 	}
 	if wpf >= 0 && g.Events[wpf].Value != 0 && c.atomic(wp, wpf, rp) {

@@ -50,8 +50,10 @@ func (c *checker) spinEdges() ([]hb.Edge, map[int]bool) {
 	type exit struct{ read, def int }
 	var edges []hb.Edge
 	sync := make(map[int]bool)
-	for _, l := range c.locs {
-		list := c.acc[l]
+	for _, list := range c.mem {
+		if !slices.ContainsFunc(list, func(i int) bool { return c.used(i, useLoopExit) }) {
+			continue
+		}
 		var loops []loop
 		exits := make(map[loop][]exit)
 		reads := make(map[loop][]int)
@@ -70,7 +72,7 @@ func (c *checker) spinEdges() ([]hb.Edge, map[int]bool) {
 				closeAll(c.g.Goroutine(i)) // a write by the goroutine ends its wait
 				continue
 			}
-			if !c.used(i, trace.UseLoopExit) {
+			if !c.used(i, useLoopExit) {
 				continue
 			}
 			lp := loop{c.g.Goroutine(i), ev.Site}

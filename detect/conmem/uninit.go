@@ -2,6 +2,7 @@ package conmem
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -12,11 +13,11 @@ import (
 // started by it (see the package doc); and, for WaitGroups, a Done that
 // can run before every other goroutine's Add (a negative counter).
 func (c *checker) uninit() {
-	for _, loc := range c.locs {
-		c.uninitLoc(c.acc[loc], trace.EvWrite, trace.EvRead)
+	for _, list := range c.mem {
+		c.uninitLoc(list, trace.EvWrite, trace.EvRead)
 	}
-	for _, wg := range c.wgs {
-		c.uninitLoc(c.wgAc[wg], trace.EvWGAdd, trace.EvWGDone)
+	for _, list := range c.wgs {
+		c.uninitLoc(list, trace.EvWGAdd, trace.EvWGDone)
 	}
 }
 
@@ -38,6 +39,9 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 	isUse := func(i int) bool {
 		ev := g.Events[i]
 		return ev.Kind == useK || (useK == trace.EvWGDone && ev.Kind == trace.EvWGAdd && ev.Arg < 0)
+	}
+	if !slices.ContainsFunc(list, isInit) {
+		return
 	}
 	// The Initializer table: each goroutine's first initializing write.
 	// firstW is each goroutine's first write of any value; lastW its last.
