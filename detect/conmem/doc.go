@@ -93,8 +93,31 @@
 //
 // # Spin loops (§4.6)
 //
-// Optional and on by default (Options.NoSpinLoops turns it off): see
-// spin.go.
+// Optional and on by default (Options.NoSpinLoops turns it off). The
+// paper finds loops and their loop-exit reads statically (CodeSurfer) and
+// calls a loop a synchronization loop when every exit in the run read a
+// value another thread wrote; that write becomes an order edge to the
+// exit, and the paper re-stamps the clocks. Here the instrumenter marks
+// the loop-exit reads from go/ssa (trace.UseLoopExit: a read that runs on
+// every iteration and decides an If that leaves the loop); a loop
+// instance is a run of such a read's executions by one goroutine on one
+// location with no write of that goroutine to the location in between,
+// its last execution is the exit, and the exit's defining write is the
+// last write to the location before it in the trace's order. A loop whose
+// every exit was defined by another goroutine gets those edges, passed to
+// hb.Analyze as Options.Edges, and its reads and defining writes count as
+// synchronization, not data: the checks skip them (a flag read before it
+// is set is no uninitialized read). The trace orders accesses of
+// different goroutines only through their sync events, so the defining
+// write is known when the loop polls under a lock (Fig. 10(b), Fig.
+// 12(b)'s queue); a plain variable polled with no sync event in the loop
+// has all its reads ordered before the write and gets no edge (in Go that
+// is a data race; Fig. 10(a)'s volatile flag is an atomic in Go, which
+// detect/hb orders by itself). The paper's rule that a value turning from
+// non-exiting to exiting more than once marks a custom lock needs the
+// reads' values, which the trace does not hold, and is not applied. On
+// the kernel corpus the inference adds 4 edges and removes 3 false
+// reports (spinflag's two, prodcons' one) and no true one.
 //
 // # Soundness
 //
@@ -104,9 +127,20 @@
 // instrumented packages) and, for con-null and con-uninit, reads whose
 // uses the static analysis could not place. It reports what cannot happen
 // when the program orders goroutines by means detect/hb does not model
-// (custom synchronization, control dependences: the paper's Fig. 12) and,
-// for con-index, races whose values cannot leave the bounds. A location
-// is an address within a GC epoch, so no finding rests on a recycled
-// address. One finding is reported per kind and set of sites, however
-// many dynamic instances the trace holds.
+// (custom synchronization, control dependences: the paper's Fig. 12(a))
+// and, for con-index, races whose values cannot leave the bounds. A
+// location is an address within a GC epoch, so no finding rests on a
+// recycled address. One finding is reported per kind and set of site
+// lines (role, file, line), however many dynamic instances the trace
+// holds: the two reads of one slice expression are one bug.
+//
+// # Cost
+//
+// Check indexes the accesses by location with one map lookup per access
+// and a counting sort, keeps only locations that two goroutines touch,
+// and folds the accesses of one goroutine at one site between two of its
+// sync events (they share a vector clock and a lock set) before pairing.
+// A location with more than maxInstances such accesses after folding is
+// skipped and counted in Stats.Skipped. On ristretto's z.TestTree (8.6M
+// events) it takes 83 ms per million events, against 62 for hb.Analyze.
 package conmem

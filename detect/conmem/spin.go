@@ -7,37 +7,7 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// Spin loops (§4.6). The paper finds loops and their loop-exit reads
-// statically (CodeSurfer), then calls a loop a synchronization loop when
-// every exit in the run read a value that another thread wrote; the write
-// becomes an order edge to the exit. Here the instrumenter marks the
-// loop-exit reads from go/ssa (trace.UseLoopExit: the read runs on every
-// iteration and its value decides an If that leaves the loop), and the
-// trace gives the rest:
-//
-//   - a loop instance is a run of the exit read's executions by one
-//     goroutine on one location with no write of that goroutine to the
-//     location in between (a consumer's pop starts a new wait); its last
-//     execution is the exit;
-//   - the write that defined the exit's value is the last write to the
-//     location before it in the trace's order;
-//   - a loop whose every exit was defined by another goroutine is a
-//     synchronization loop: each exit gets the edge from its defining
-//     write, and its reads and those writes are synchronization, not
-//     data, so the checks skip them (a spin flag read before it is set is
-//     not an uninitialized read).
-//
-// The trace orders accesses of different goroutines only through their
-// sync events, so the defining write is known only when the loop's reads
-// and the write are ordered by seq, which holds for a flag or a queue
-// polled under a lock (Fig. 10(b), Fig. 12(b)); a plain variable polled
-// with no sync event in the loop (Fig. 10(a) with a C volatile; in Go a
-// data race) has all its reads ordered before the write, and gets no edge.
-// The paper's other rule, that a value changing from non-exiting to
-// exiting more than once marks a custom lock, needs the reads' values,
-// which the trace does not hold; it is not applied. Like the paper's, the
-// inference is neither sound nor complete: one run may show a loop that
-// can also be left on its own goroutine's value.
+// Spin loops (§4.6): see the package doc.
 
 // spinEdges infers the order edges of synchronization loops, and returns
 // them with the events that are synchronization: the loops' reads and
