@@ -70,7 +70,17 @@ type DetectOptions struct {
 	ConMem  conmem.Options
 	OSCS    oscs.Options
 	Unicorn unicorn.Options
+	// MaxTraceBytes skips, with a note, the runs whose trace file is
+	// larger: reading a trace takes about 35 times its size in memory
+	// (an event is 3 to 6 bytes on disk and 88 in memory, plus the
+	// happens-before graph). 0 means DefaultMaxTraceBytes; negative, no
+	// limit.
+	MaxTraceBytes int64
 }
+
+// DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
+// about 15 million events and 2.5 GiB of memory to analyse.
+const DefaultMaxTraceBytes = 64 << 20
 
 // A Result is what Run or Detect found.
 type Result struct {
@@ -92,6 +102,7 @@ type Result struct {
 type Stats struct {
 	Packages, Tests int
 	Runs            int // recorded runs, all tests
+	Skipped         int // runs not analysed: their trace was over DetectOptions.MaxTraceBytes
 	FailedRuns      int // runs whose test failed, panicked, crashed or timed out
 	Events          int // events analysed
 	Reports         int // findings reported before merging (one per test per finding)
@@ -226,7 +237,16 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %s; nothing to analyse", what, r.broken))
 			continue
 		}
-		evs, err := readTrace(filepath.Join(dir, filepath.FromSlash(r.trace)))
+		path := filepath.Join(dir, filepath.FromSlash(r.trace))
+		if max := o.maxTraceBytes(); max > 0 {
+			if fi, err := os.Stat(path); err == nil && fi.Size() > max {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace); not analysed",
+					what, size(fi.Size()), size(max)))
+				res.Stats.Skipped++
+				continue
+			}
+		}
+		evs, err := readTrace(path)
 		if err != nil && !errors.Is(err, trace.ErrBroken) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -249,6 +269,21 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 		}
 	}
 	return fs, nil
+}
+
+// size formats n bytes for a note.
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func (o DetectOptions) maxTraceBytes() int64 {
+	if o.MaxTraceBytes == 0 {
+		return DefaultMaxTraceBytes
+	}
+	return o.MaxTraceBytes
 }
 
 // failureNote says how a test's runs failed, if any did: the recorded run

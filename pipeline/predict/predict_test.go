@@ -2,6 +2,7 @@ package predict
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,41 @@ func TestGuard(t *testing.T) {
 	}
 	if len(tc.internal) != 1 || !strings.HasPrefix(tc.internal[0], "internal error: oscs panicked on p.TestA (run 2): boom\n\t") {
 		t.Errorf("internal errors %q", tc.internal)
+	}
+}
+
+// TestMaxTraceBytes checks that a trace over the limit is skipped with a
+// note, not read.
+func TestMaxTraceBytes(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	fi, err := os.Stat(filepath.Join(dir, "a.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+	}}
+	for _, tc := range []struct {
+		max     int64
+		skipped bool
+	}{{fi.Size() - 1, true}, {fi.Size(), false}, {-1, false}} {
+		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: tc.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Stats.Skipped == 1; got != tc.skipped || (len(res.Findings) == 0) != tc.skipped {
+			t.Errorf("limit %d: skipped %d runs, %d findings; want skipped %v", tc.max, res.Stats.Skipped, len(res.Findings), tc.skipped)
+		}
+		if tc.skipped && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace); not analysed", fi.Size(), tc.max)) {
+			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
+		}
 	}
 }
