@@ -122,6 +122,7 @@ func Command() *cli.Command {
 				}
 				return nil
 			})
+			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "skip, with a note, the runs whose trace is larger than `MiB` megabytes (0: no limit); analysing takes about 35 times a trace's size in memory")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
@@ -152,11 +153,23 @@ type options struct {
 
 	spin, condFlags bool
 	oscs            oscs.Algorithm
+	maxTrace        int64 // MiB
+}
+
+// maxTraceBytes turns -max-trace into predict's limit: 0 means none.
+func maxTraceBytes(mib int64) int64 {
+	if mib == 0 {
+		return -1
+	}
+	return mib << 20
 }
 
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
 	if o.runs < 1 || o.runs > predict.MaxRuns {
 		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", predict.MaxRuns, o.runs)
+	}
+	if o.maxTrace < 0 {
+		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
 	}
 	if o.flags.Timeout <= 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
@@ -190,8 +203,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Progress: progress.status,
 		TestLog:  testLog,
 		Detect: predict.DetectOptions{
-			ConMem: conmem.Options{NoSpinLoops: !o.spin},
-			OSCS:   oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
+			MaxTraceBytes: maxTraceBytes(o.maxTrace),
+			ConMem:        conmem.Options{NoSpinLoops: !o.spin},
+			OSCS:          oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
 		},
 	})
 	progress.clear()
