@@ -447,7 +447,6 @@ next:
 	return nil
 }
 
-// testBinary is where buildTests puts the test binary of p under dir.
 // execName is the name the go command gives the test binary of the package
 // with the given import path, without ".test": the last element of the
 // path, or the one before it when the last is a major version suffix such
@@ -462,6 +461,7 @@ func execName(importPath string) string {
 	return elem
 }
 
+// testBinary is where buildTests puts the test binary of p under dir.
 func testBinary(dir string, p listedPackage) string {
 	return filepath.Join(dir, url.PathEscape(p.ImportPath)+".test")
 }
