@@ -39,6 +39,24 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		lockIndex: map[string]int32{"": 0},
 	}
 	a.clocks = []VC{nil}
+	a.Vars = []string{""}
+	a.varOf = make(map[uint32]uint32)
+	if opts.Sites != nil {
+		index := map[string]uint32{"": 0}
+		for _, s := range opts.Sites.Sites {
+			if s.Kind != "read" && s.Kind != "write" {
+				continue
+			}
+			name := siteVar(s.Expr)
+			v, ok := index[name]
+			if !ok {
+				v = uint32(len(a.Vars))
+				index[name] = v
+				a.Vars = append(a.Vars, name)
+			}
+			a.varOf[s.ID] = v
+		}
+	}
 	a.locksets = [][]Lock{nil}
 	for _, e := range opts.Edges {
 		if e.From >= 0 && e.From < e.To && e.To < len(events) {

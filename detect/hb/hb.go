@@ -77,10 +77,13 @@ type Lock struct {
 	Mode Mode
 }
 
-// A Loc is a memory location: an address within a GC epoch.
+// A Loc is a memory location: an address within a GC epoch, and, for
+// reads and writes, the name of the variable or field the site names (see
+// Graph.Loc).
 type Loc struct {
 	Addr  uint64
 	Epoch uint64
+	Var   uint32 // index of the name in Graph.Vars; 0 for no name
 }
 
 // An Edge is an extra order edge: event From happens before event To.
@@ -135,6 +138,11 @@ type Graph struct {
 	clocks   []VC
 	locksets [][]Lock
 	sections []Section
+
+	// Vars are the variable and field names of the sites of reads and
+	// writes, Vars[0] being "" (no name); varOf maps a site to its index.
+	Vars  []string
+	varOf map[uint32]uint32
 }
 
 // Goroutine returns the dense index of the goroutine of event i.
@@ -187,8 +195,22 @@ func (g *Graph) CommonLock(a, b int) bool {
 }
 
 // Loc returns the location event i accessed: its address in the GC epoch
-// of its goroutine.
-func (g *Graph) Loc(i int) Loc { return Loc{Addr: g.Events[i].Addr, Epoch: g.epoch[i]} }
+// of its goroutine and, for a read or write whose site names a variable or
+// field (thd.procInfo, gEnd), that name. The name guards against a reused
+// address that the epochs miss: the shim learns of a collection in a
+// finalizer, which may run after the collector freed an object and the
+// program allocated another at its address, so two objects can share an
+// address within an epoch. Two accesses through different names are
+// different locations; so are p.f and *q with q == &p.f, a rare alias
+// that a checker then misses (index expressions and dereferences have no
+// name and match each other).
+func (g *Graph) Loc(i int) Loc {
+	l := Loc{Addr: g.Events[i].Addr, Epoch: g.epoch[i]}
+	if k := g.Events[i].Kind; k == trace.EvRead || k == trace.EvWrite {
+		l.Var = g.varOf[g.Events[i].Site]
+	}
+	return l
+}
 
 // Sections returns the critical sections, in the order of their Begin.
 func (g *Graph) Sections() []Section { return g.sections }
@@ -221,6 +243,29 @@ func (g *Graph) Spawn(gi int) uint32 {
 		return g.Events[f].Site
 	}
 	return 0
+}
+
+// siteVar returns the variable or field an access site's expression names,
+// the identifier it ends with ("procInfo" for thd.procInfo), or "" for an
+// expression that ends otherwise (an index, a slice, a call) or is a
+// dereference.
+func siteVar(expr string) string {
+	if strings.HasPrefix(expr, "*") {
+		return ""
+	}
+	i := len(expr)
+	for i > 0 {
+		c := expr[i-1]
+		if c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80 {
+			i--
+			continue
+		}
+		break
+	}
+	if i == len(expr) || (i > 0 && expr[i-1] != '.') {
+		return ""
+	}
+	return expr[i:]
 }
 
 // lockKey orders locks in a lock set.

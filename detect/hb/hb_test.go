@@ -284,3 +284,50 @@ func TestSubtests(t *testing.T) {
 		{6, 2, false}, // the parent after t.Run
 	})
 }
+
+func TestSiteVar(t *testing.T) {
+	for expr, want := range map[string]string{
+		"thd.procInfo":             "procInfo",
+		"gEnd":                     "gEnd",
+		"r.trk.Progress":           "Progress",
+		"*thd.procInfo":            "",
+		"b.outbuf[b.outcnt:]":      "",
+		"incoming(cfg.Voters)[id]": "",
+		"f().x":                    "x",
+		"s.größe":                  "größe",
+		"":                         "",
+		"x.":                       "",
+	} {
+		if got := siteVar(expr); got != want {
+			t.Errorf("siteVar(%q) = %q, want %q", expr, got, want)
+		}
+	}
+}
+
+// TestLocNames checks that two accesses to one address through different
+// names are different locations: an address the epochs missed reusing.
+func TestLocNames(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=0
+1.2 g=1 Read site=2 addr=0x100
+1.3 g=1 Read site=3 addr=0x100
+1.4 g=1 Read site=4 addr=0x100
+`)
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, Kind: "write", Expr: "env.Messages"},
+		{ID: 2, Kind: "read", Expr: "x.To"},
+		{ID: 3, Kind: "read", Expr: "e.Messages"},
+		{ID: 4, Kind: "read", Expr: "m[k]"},
+	}}
+	g := Analyze(evs, Options{Sites: sites})
+	if g.Loc(at(1)) == g.Loc(at(2)) {
+		t.Errorf("env.Messages and x.To at one address are one location")
+	}
+	if g.Loc(at(1)) != g.Loc(at(3)) {
+		t.Errorf("env.Messages and e.Messages at one address are different locations")
+	}
+	if g.Loc(at(4)).Var != 0 || g.Vars[g.Loc(at(1)).Var] != "Messages" {
+		t.Errorf("Var of m[k] = %d, of env.Messages %q", g.Loc(at(4)).Var, g.Vars[g.Loc(at(1)).Var])
+	}
+}
