@@ -79,6 +79,10 @@ type Result struct {
 	Message          Message    `json:"message"`
 	Locations        []Location `json:"locations,omitempty"`
 	RelatedLocations []Location `json:"relatedLocations,omitempty"`
+	// PartialFingerprints identify the result across runs, so that a
+	// code-scanning service tracks one finding as it moves (§3.27.17);
+	// keys name the fingerprint and its version, as "precogId/v1".
+	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
 }
 
 // A Message is plain text (§3.11).

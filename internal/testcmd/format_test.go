@@ -118,9 +118,10 @@ func TestSARIF(t *testing.T) {
 	var log struct {
 		Runs []struct {
 			Results []struct {
-				RuleID           string
-				Locations        []any
-				RelatedLocations []any
+				RuleID              string
+				Locations           []any
+				RelatedLocations    []any
+				PartialFingerprints map[string]string
 			}
 		}
 	}
@@ -130,6 +131,9 @@ func TestSARIF(t *testing.T) {
 	rs := log.Runs[0].Results
 	if len(rs) != 2 || rs[0].RuleID != "con-null" || len(rs[0].Locations) != 1 || len(rs[0].RelatedLocations) != 2 || rs[1].RuleID != "unicorn-p9" {
 		t.Errorf("results %+v", rs)
+	}
+	if len(rs) == 2 && (rs[0].PartialFingerprints["precogId/v1"] != f.ID || rs[1].PartialFingerprints["precogId/v1"] != u.ID) {
+		t.Errorf("partial fingerprints %v %v, want the ids %s %s", rs[0].PartialFingerprints, rs[1].PartialFingerprints, f.ID, u.ID)
 	}
 	if !strings.Contains(b.String(), `"executionSuccessful": false`) || !strings.Contains(b.String(), "oscs panicked") {
 		t.Errorf("internal error not a failed invocation's notification:\n%s", b.String())

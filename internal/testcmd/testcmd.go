@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/record"
 )
@@ -213,7 +214,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, err
 	}
 	if o.sarif != "" {
-		if err := writeSARIF(env, dir, o.sarif, buildSARIF(dir, res.Findings, res.InternalErrors)); err != nil {
+		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, buildSARIF(dir, res.Findings, res.InternalErrors)); err != nil {
 			return cli.ExitError, err
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/precog-dev/precog/internal/analyzerutil"
 	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/sarif"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -221,7 +222,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 
 	if o.sarif != "" {
 		log := buildSARIF(l.root, o.checks, o.ids, res.findings, errs)
-		if err := writeSARIF(env, dir, o.sarif, log); err != nil {
+		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, log); err != nil {
 			return cli.ExitError, err
 		}
 	}
