@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -107,8 +106,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.flags.Timeout <= 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
 	}
-	progress := newProgress(env.Stderr)
-	progress.status("instrumenting " + strings.Join(patterns, " "))
+	progress := cli.NewProgress(env.Stderr)
+	progress.Status("instrumenting " + strings.Join(patterns, " "))
 	inst, err := instrument.Instrument(ctx, instrument.Config{
 		Dir:        env.Dir,
 		Patterns:   patterns,
@@ -118,14 +117,14 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Deps:       o.deps,
 		CacheDir:   o.cache,
 	})
-	progress.clear()
+	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err
 	}
 	var testLog io.Writer
 	if o.flags.Verbose() {
 		testLog = env.Stderr
-		progress.on = false // the tests' output would garble it
+		progress.Off() // the tests' output would garble it
 	}
 	ix, err := record.Run(ctx, record.Options{
 		Dir:      env.Dir,
@@ -134,11 +133,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Flags:    o.flags,
 		Baseline: o.baseline,
 		Progress: func(p record.Progress) {
-			progress.status(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
+			progress.Status(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
 		},
 		TestLog: testLog,
 	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
-	progress.clear()
+	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err
 	}
@@ -196,41 +195,4 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(time.Millisecond)
-}
-
-// A progress line shows what record is doing on a terminal: one line,
-// rewritten in place. When stderr is not a terminal it prints nothing, so
-// logs of CI runs hold only the summary.
-type progress struct {
-	w    io.Writer
-	on   bool
-	last int // length of the line shown
-}
-
-func newProgress(w io.Writer) *progress {
-	f, ok := w.(*os.File)
-	if !ok {
-		return &progress{w: w}
-	}
-	fi, err := f.Stat()
-	return &progress{w: w, on: err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"}
-}
-
-func (p *progress) status(s string) {
-	if !p.on {
-		return
-	}
-	if len(s) > 100 {
-		s = s[:97] + "..."
-	}
-	pad := max(p.last-len(s), 0)
-	fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
-	p.last = len(s)
-}
-
-func (p *progress) clear() {
-	if p.on && p.last > 0 {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.last))
-		p.last = 0
-	}
 }

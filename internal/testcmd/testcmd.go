@@ -11,8 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/oscs"
@@ -180,11 +178,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, err
 	}
 	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
-	progress := newProgress(env.Stderr)
+	progress := cli.NewProgress(env.Stderr)
 	var testLog io.Writer
 	if o.flags.Verbose() {
 		testLog = env.Stderr
-		progress.on = false // the tests' output would garble it
+		progress.Off() // the tests' output would garble it
 	}
 	out := ""
 	if o.out != "" {
@@ -201,7 +199,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Out:      out,
 		Runs:     o.runs,
 		Seed:     o.seed,
-		Progress: progress.status,
+		Progress: progress.Status,
 		TestLog:  testLog,
 		Detect: predict.DetectOptions{
 			MaxTraceBytes: maxTraceBytes(o.maxTrace),
@@ -209,7 +207,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			OSCS:          oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
 		},
 	})
-	progress.clear()
+	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err
 	}
@@ -268,41 +266,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// A progress line shows what test is doing on a terminal: one line,
-// rewritten in place. When stderr is not a terminal it prints nothing, so
-// logs of CI runs hold only the findings and the summary.
-type progress struct {
-	w    io.Writer
-	on   bool
-	last int // length of the line shown
-}
-
-func newProgress(w io.Writer) *progress {
-	f, ok := w.(*os.File)
-	if !ok {
-		return &progress{w: w}
-	}
-	fi, err := f.Stat()
-	return &progress{w: w, on: err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"}
-}
-
-func (p *progress) status(s string) {
-	if !p.on {
-		return
-	}
-	if len(s) > 100 {
-		s = s[:97] + "..."
-	}
-	pad := max(p.last-len(s), 0)
-	fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
-	p.last = len(s)
-}
-
-func (p *progress) clear() {
-	if p.on && p.last > 0 {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.last))
-		p.last = 0
-	}
 }
