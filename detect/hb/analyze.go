@@ -65,6 +65,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		}
 	}
 	a.chans = matchChannels(events, opts.Sites)
+	a.lateStores = matchLateStores(events)
 	for i := range events {
 		a.event(i)
 	}
@@ -106,18 +107,21 @@ type analyzer struct {
 	// channels, keyed by address; a channel's close clock is keyed by
 	// its chanOp id so that a channel made again at the same address
 	// starts afresh.
-	sync      map[uint64]VC
-	groups    map[uint64][]int    // task group address -> dense indices of its tasks
-	inGroup   map[int]bool        // dense indices of tasks, whose end a TaskWait acquires
-	children  map[uint64][]uint64 // task group address -> logical ids handed to it, not yet begun
-	onces     map[uint64]VC
-	stores    map[uint64][]store
-	edgeFrom  map[int]VC // release clocks of the From events of extra edges
-	edgesTo   map[int][]int
-	chans     *channels
-	tests     map[string]int // test name -> dense index of the goroutine running it
-	subtests  map[string]VC  // test name -> join of the clocks of its ended subtests
-	lockIndex map[string]int32
+	sync     map[uint64]VC
+	groups   map[uint64][]int    // task group address -> dense indices of its tasks
+	inGroup  map[int]bool        // dense indices of tasks, whose end a TaskWait acquires
+	children map[uint64][]uint64 // task group address -> logical ids handed to it, not yet begun
+	onces    map[uint64]VC
+	stores   map[uint64][]store
+	edgeFrom map[int]VC // release clocks of the From events of extra edges
+	edgesTo  map[int][]int
+	chans    *channels
+	// lateStores maps an atomic load to the store it read, when that
+	// store comes after it in the trace (see matchLateStores).
+	lateStores map[int]int
+	tests      map[string]int // test name -> dense index of the goroutine running it
+	subtests   map[string]VC  // test name -> join of the clocks of its ended subtests
+	lockIndex  map[string]int32
 }
 
 // goroutine returns the dense index of event i's goroutine, making a new
@@ -203,6 +207,13 @@ func (a *analyzer) event(i int) {
 			a.acquire(gi, c)
 		}
 	case trace.EvAtomicLoad:
+		if j, ok := a.lateStores[i]; ok {
+			// The store this load read took its seq after the load
+			// did; its goroutine's clock now holds everything before
+			// the store.
+			a.acquire(gi, a.current(j))
+			break
+		}
 		ss := a.stores[ev.Addr]
 		for k := len(ss) - 1; k >= 0; k-- {
 			if ss[k].value == ev.Value {
@@ -340,6 +351,45 @@ func (a *analyzer) testStart(gi int, name string) {
 	}
 	a.acquire(gi, a.subtests[name[:k]])
 }
+
+// matchLateStores finds the atomic loads that read a store recorded after
+// them. The shim takes an atomic operation's seq after the operation, so a
+// store can be seen by another goroutine's load, which takes its seq first.
+// A load whose value is not that of the last store to its address before it
+// is taken to have read the first later store of that value by another
+// goroutine.
+func matchLateStores(events []trace.Event) map[int]int {
+	last := make(map[uint64]uint64) // address -> value of the last store so far
+	var pending []int // loads waiting for a later store
+	late := make(map[int]int)
+	for i, ev := range events {
+		switch ev.Kind {
+		case trace.EvAtomicStore:
+			last[ev.Addr] = ev.Value
+			for k := 0; k < len(pending); {
+				l := events[pending[k]]
+				if l.Addr == ev.Addr && l.Value == ev.Value && l.Goroutine != ev.Goroutine {
+					late[pending[k]] = i
+					pending = slices.Delete(pending, k, k+1)
+					continue
+				}
+				k++
+			}
+		case trace.EvAtomicLoad:
+			if v, ok := last[ev.Addr]; (ok && v != ev.Value) || (!ok && ev.Value != 0) {
+				pending = append(pending, i)
+			}
+		}
+		if len(pending) > maxPendingLoads {
+			pending = pending[len(pending)-maxPendingLoads:]
+		}
+	}
+	return late
+}
+
+// maxPendingLoads bounds the loads matchLateStores keeps waiting for a
+// later store: a store that shows up at all comes soon after.
+const maxPendingLoads = 64
 
 // endKey and closeKey key goroutine ends and channel closes in
 // analyzer.sync, apart from the addresses (which are below 1<<63 on every

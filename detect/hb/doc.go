@@ -30,7 +30,10 @@
 //     same Cond;
 //   - an atomic store (or add, swap, successful CAS) before an atomic load
 //     that read the value it stored (the latest of the last few stores of
-//     that value to that address);
+//     that value to that address; or, when the last store before the load
+//     wrote another value, the first later store of the value by another
+//     goroutine, since the shim takes an atomic's seq after the operation
+//     and a load can take its seq before the store it read);
 //   - a test's goroutine, up to its t.Run, before the subtest's first
 //     event, and a subtest's end before the next subtest of the same parent
 //     starts (matched by test name, since the testing package's goroutines

@@ -331,3 +331,25 @@ func TestLocNames(t *testing.T) {
 		t.Errorf("Var of m[k] = %d, of env.Messages %q", g.Loc(at(4)).Var, g.Vars[g.Loc(at(1)).Var])
 	}
 }
+
+// TestLateAtomicStore checks a load that read a store whose seq came after
+// the load's: the shim takes an atomic's seq after the operation.
+func TestLateAtomicStore(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=1 Write site=10 addr=0x100 value=1
+4 g=2 AtomicLoad site=20 addr=0xb0 value=1
+4.1 g=2 Read site=21 addr=0x100
+5 g=1 AtomicStore site=11 addr=0xb0 value=1
+5.1 g=1 Write site=12 addr=0x200 value=1
+6 g=2 AtomicLoad site=22 addr=0xb0 value=1
+6.1 g=2 Read site=23 addr=0x200
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{10, 21, true},  // before the store, which the load read
+		{12, 21, false}, // after the store
+		{12, 23, false}, // the second load read the same store: no order with what followed it
+	})
+}
