@@ -7,6 +7,7 @@
 package testcmd
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -121,6 +122,7 @@ func Command() *cli.Command {
 				}
 				return nil
 			})
+			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit); the vector clocks' memory grows with the square of the count")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "skip, with a note, the runs whose trace is larger than `MiB` megabytes (0: no limit); analysing takes about 35 times a trace's size in memory")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
@@ -153,6 +155,7 @@ type options struct {
 	spin, condFlags bool
 	oscs            oscs.Algorithm
 	maxTrace        int64 // MiB
+	maxGoroutines   int
 }
 
 // maxTraceBytes turns -max-trace into predict's limit: 0 means none.
@@ -166,6 +169,9 @@ func maxTraceBytes(mib int64) int64 {
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
 	if o.runs < 1 || o.runs > predict.MaxRuns {
 		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", predict.MaxRuns, o.runs)
+	}
+	if o.maxGoroutines < 0 {
+		return cli.ExitError, fmt.Errorf("-max-goroutines must be 0 (no limit) or positive, got %d", o.maxGoroutines)
 	}
 	if o.maxTrace < 0 {
 		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
@@ -203,6 +209,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		TestLog:  testLog,
 		Detect: predict.DetectOptions{
 			MaxTraceBytes: maxTraceBytes(o.maxTrace),
+			MaxGoroutines: cmp.Or(o.maxGoroutines, -1),
 			ConMem:        conmem.Options{NoSpinLoops: !o.spin},
 			OSCS:          oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
 		},

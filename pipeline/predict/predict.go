@@ -76,7 +76,17 @@ type DetectOptions struct {
 	// happens-before graph). 0 means DefaultMaxTraceBytes; negative, no
 	// limit.
 	MaxTraceBytes int64
+	// MaxGoroutines skips, with a note, the runs that started more
+	// goroutines: hb's vector clocks have a component per goroutine, so
+	// their memory grows with the square of the count (pond's
+	// TestSubpoolStopAndWait starts 100,000 and needed over 20 GB). 0
+	// means DefaultMaxGoroutines; negative, no limit.
+	MaxGoroutines int
 }
+
+// DefaultMaxGoroutines is the default DetectOptions.MaxGoroutines: about
+// 1 GiB of vector clocks at most.
+const DefaultMaxGoroutines = 10000
 
 // DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
 // about 15 million events and 2.5 GiB of memory to analyse.
@@ -102,7 +112,7 @@ type Result struct {
 type Stats struct {
 	Packages, Tests int
 	Runs            int // recorded runs, all tests
-	Skipped         int // runs not analysed: their trace was over DetectOptions.MaxTraceBytes
+	Skipped         int // runs not analysed: over DetectOptions.MaxTraceBytes or MaxGoroutines
 	FailedRuns      int // runs whose test failed, panicked, crashed or timed out
 	Events          int // events analysed
 	Reports         int // findings reported before merging (one per test per finding)
@@ -250,6 +260,11 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 		if err != nil && !errors.Is(err, trace.ErrBroken) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
+		if n, max := goroutines(evs), o.maxGoroutines(); max > 0 && n > max {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d goroutines, over the limit of %d (-max-goroutines); not analysed", what, n, max))
+			res.Stats.Skipped++
+			continue
+		}
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 		}
@@ -277,6 +292,24 @@ func size(n int64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func (o DetectOptions) maxGoroutines() int {
+	if o.MaxGoroutines == 0 {
+		return DefaultMaxGoroutines
+	}
+	return o.MaxGoroutines
+}
+
+// goroutines counts the goroutines of a trace: its Begin events.
+func goroutines(evs []trace.Event) int {
+	n := 0
+	for i := range evs {
+		if evs[i].Kind == trace.EvBegin {
+			n++
+		}
+	}
+	return n
 }
 
 func (o DetectOptions) maxTraceBytes() int64 {

@@ -196,3 +196,36 @@ func TestMaxTraceBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxGoroutines checks that a run with more goroutines than the limit
+// is skipped with a note.
+func TestMaxGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	evs := writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	n := goroutines(evs)
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+	}}
+	for _, tc := range []struct {
+		max     int
+		skipped bool
+	}{{n - 1, true}, {n, false}, {-1, false}} {
+		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxGoroutines: tc.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Stats.Skipped == 1; got != tc.skipped || (len(res.Findings) == 0) != tc.skipped {
+			t.Errorf("limit %d: skipped %d runs, %d findings; want skipped %v", tc.max, res.Stats.Skipped, len(res.Findings), tc.skipped)
+		}
+		if want := fmt.Sprintf("example.com/a.TestA: %d goroutines, over the limit of %d (-max-goroutines); not analysed", n, tc.max); tc.skipped && !strings.Contains(strings.Join(res.Notes, "\n"), want) {
+			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
+		}
+	}
+}
