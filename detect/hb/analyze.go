@@ -360,7 +360,7 @@ func (a *analyzer) testStart(gi int, name string) {
 // goroutine.
 func matchLateStores(events []trace.Event) map[int]int {
 	last := make(map[uint64]uint64) // address -> value of the last store so far
-	var pending []int // loads waiting for a later store
+	var pending []int               // loads waiting for a later store
 	late := make(map[int]int)
 	for i, ev := range events {
 		switch ev.Kind {
