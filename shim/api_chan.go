@@ -59,6 +59,19 @@ func Close[T any](site uint32, ch chan<- T) {
 	close(ch)
 }
 
+// Cancelling is called with a context's cancel function f just before the
+// program calls it, and returns f. It records EvChanClose with address 0:
+// the context package closes the context's Done channel where nothing is
+// recorded, and this close of an unknown channel is what a receive that
+// finds a Done channel closed is ordered after. Under defer, it records
+// when the defer statement runs, which is earlier than the cancel itself.
+func Cancelling[F any](site uint32, f F) F {
+	if enabled {
+		syncBefore(site, trace.EvChanClose, nil, 0)
+	}
+	return f
+}
+
 // SelectPlan runs just before an instrumented select. It returns the case
 // index control wants the select to take (-1: no preference) and a channel
 // that becomes ready when control gives up waiting for it (nil when not

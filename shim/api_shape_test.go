@@ -67,6 +67,7 @@ var (
 	_ func(uint32)                                            = precog_shim.Enter
 	_ func(uint32)                                            = precog_shim.Exit
 	_ func(precog_shim.TB)                                    = precog_shim.TestStart
+	_ func(uint32, func()) func()                             = precog_shim.Cancelling[func()]
 
 	_ func(uint32, *int32, int32) int32                                  = precog_shim.AtomicAddInt32
 	_ func(uint32, *int64, int64) int64                                  = precog_shim.AtomicAddInt64

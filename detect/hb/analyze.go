@@ -224,7 +224,13 @@ func (a *analyzer) event(i int) {
 	case trace.EvChanRecv, trace.EvSelect:
 		if op, ok := a.chans.ops[i]; ok && !op.send {
 			if op.closed {
-				a.acquire(gi, a.sync[closeKey(op.ch)])
+				if c, ok := a.sync[closeKey(op.ch)]; ok {
+					a.acquire(gi, c)
+				} else {
+					// Closed where nothing was recorded: by a
+					// context's cancel, as far as the trace knows.
+					a.acquire(gi, a.sync[cancelKey])
+				}
 			} else {
 				a.acquire(gi, a.chans.sendClock(a, op))
 			}
@@ -299,6 +305,11 @@ func (a *analyzer) event(i int) {
 	case trace.EvChanClose:
 		if op, ok := a.chans.ops[i]; ok {
 			a.sync[closeKey(op.ch)] = a.release(gi)
+		} else if ev.Addr == 0 {
+			c := a.sync[cancelKey]
+			c.join(st.vc)
+			a.sync[cancelKey] = c
+			st.vc[gi]++
 		}
 	case trace.EvChanRecv, trace.EvSelect:
 		op, ok := a.chans.ops[i]
@@ -394,6 +405,11 @@ const maxPendingLoads = 64
 // endKey and closeKey key goroutine ends and channel closes in
 // analyzer.sync, apart from the addresses (which are below 1<<63 on every
 // platform Go supports).
+// cancelKey keys the join of the clocks of every call of a context's
+// cancel function (EvChanClose at address 0), which a receive that found a
+// channel closed with no recorded close acquires.
+const cancelKey = 1<<64 - 1
+
 func endKey(gi int) uint64   { return 1<<63 | uint64(gi)<<1 }
 func closeKey(ch int) uint64 { return 1<<63 | uint64(ch)<<1 | 1 }
 

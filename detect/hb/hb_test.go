@@ -353,3 +353,26 @@ func TestLateAtomicStore(t *testing.T) {
 		{12, 23, false}, // the second load read the same store: no order with what followed it
 	})
 }
+
+// TestContextCancel checks that a receive finding a channel closed where no
+// close was recorded (a context's Done) is ordered after the cancel calls
+// before it, and a receive of a channel whose close was recorded is not.
+func TestContextCancel(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc8 cap=0
+3 g=1 Fork site=2 child=2
+4 g=2 Begin parent=1
+4.1 g=1 Write site=10 addr=0x100 value=1
+5 g=1 ChanClose site=11 addr=0x0
+5.1 g=1 Write site=12 addr=0x200 value=1
+6 g=2 ChanRecv site=20 addr=0xd0 ok=false
+6.1 g=2 Read site=21 addr=0x100
+6.2 g=2 Read site=22 addr=0x200
+7 g=2 ChanRecv site=23 addr=0xc8 ok=false
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{10, 21, true},  // before the cancel
+		{12, 22, false}, // after it
+	})
+}

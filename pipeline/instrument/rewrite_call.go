@@ -196,6 +196,17 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 		}
 	}
 	r.expr(c.Fun)
+	if t := r.typeOf(c.Fun); isNamed(t, "context", "CancelFunc", false) || isNamed(t, "context", "CancelCauseFunc", false) {
+		// A context's Done channel is closed inside the context
+		// package, which is not instrumented: record the call of its
+		// cancel function instead, for the receives that see Done
+		// closed (see shim.Cancelling). After r.expr, so that the
+		// read of a cancel function kept in a field nests inside.
+		s := r.site(c.Lparen, "cancel", c.Fun)
+		lo, hi := r.span(c.Fun)
+		r.ed.open(lo, hi, lit(r.shim("Cancelling")+"("+s+", "))
+		r.ed.close(lo, hi, lit(")"))
+	}
 	for _, a := range c.Args {
 		r.expr(a)
 	}

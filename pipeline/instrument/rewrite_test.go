@@ -339,7 +339,7 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, "Atomic"+name, "sync/atomic."+name)
 	}
 	for _, name := range []string{"R", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
-		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr"} {
+		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling"} {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
@@ -422,4 +422,49 @@ func f() error {
 			t.Errorf("errgroup instrumented %v: modeled as a task %v, want %v:\n%s", tc.instrumented, got, tc.want, out)
 		}
 	}
+}
+
+// TestRewriteCancel checks that a call of a context's cancel function is
+// recorded, directly and deferred, and that other calls are not.
+func TestRewriteCancel(t *testing.T) {
+	src := []byte(`package p
+
+import "context"
+
+func f(parent context.Context, g func()) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	cctx, cause := context.WithCancelCause(ctx)
+	g()
+	cause(nil)
+	<-cctx.Done()
+}
+
+type stopper struct{ cancel context.CancelFunc }
+
+func (x *stopper) stop() { x.cancel() }
+`)
+	out, sites, _ := rewriteSource(t, "cancel.go", src, FileOptions{FirstSite: 1})
+	for _, want := range []string{"defer precog_shim.Cancelling(", ", cancel)()", "precog_shim.Cancelling(", ", cause)(nil)"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("rewritten file lacks %q:\n%s", want, out)
+		}
+	}
+	if bytes.Contains(out, []byte(", g)()")) {
+		t.Errorf("g() recorded as a cancel:\n%s", out)
+	}
+	n := 0
+	for _, s := range sites {
+		if s.Kind == "cancel" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d cancel sites, want 3: %+v", n, sites)
+	}
+	// The field read nests inside: the call's function stays a value.
+	if !bytes.Contains(out, []byte("precog_shim.Cancelling(")) || bytes.Contains(out, []byte("&precog_shim.Cancelling(")) {
+		t.Errorf("x.cancel() rewritten into an address of a call:\n%s", out)
+	}
+	typeCheckOutput(t, "cancel.go", out)
 }
