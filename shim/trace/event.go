@@ -47,7 +47,7 @@ const (
 	EvChanMake  // after make(chan T, cap) [seq, site, addr, cap]
 	EvChanSend  // before the send, which may block: a receive of the value always has a larger seq [seq, site, addr]
 	EvChanRecv  // after the receive returned; ok 0 if the channel was closed and empty [seq, site, addr, ok]
-	EvChanClose // before close [seq, site, addr]
+	EvChanClose // before close; addr 0: a context's cancel function is called (the context package closes its Done channel unrecorded) [seq, site, addr]
 	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0; ok 0 if a receive case found the channel closed [seq, site, case, addr, ok]
 
 	// Memory accesses and function entry and exit: frequent, so they carry no seq.
