@@ -28,10 +28,8 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		forks:     make(map[uint64]fork),
 		sync:      make(map[uint64]VC),
 		groups:    make(map[uint64][]int),
-		inGroup:   make(map[int]bool),
 		tests:     make(map[string]int),
 		subtests:  make(map[string]VC),
-		children:  make(map[uint64][]uint64),
 		onces:     make(map[uint64]VC),
 		stores:    make(map[uint64][]store),
 		edgeFrom:  make(map[int]VC),
@@ -108,9 +106,7 @@ type analyzer struct {
 	// its chanOp id so that a channel made again at the same address
 	// starts afresh.
 	sync     map[uint64]VC
-	groups   map[uint64][]int    // task group address -> dense indices of its tasks
-	inGroup  map[int]bool        // dense indices of tasks, whose end a TaskWait acquires
-	children map[uint64][]uint64 // task group address -> logical ids handed to it, not yet begun
+	groups   map[uint64][]int // task group address -> dense indices of its tasks
 	onces    map[uint64]VC
 	stores   map[uint64][]store
 	edgeFrom map[int]VC // release clocks of the From events of extra edges
@@ -146,6 +142,9 @@ func (a *analyzer) goroutine(i int) int {
 			a.Goroutines[gi].Parent = p
 		}
 		st.vc = f.vc
+		if fe := a.Events[f.event]; fe.Kind == trace.EvTaskGo {
+			a.groups[fe.Addr] = append(a.groups[fe.Addr], gi)
+		}
 	}
 	if len(st.vc) <= gi {
 		st.vc = append(st.vc, make(VC, gi+1-len(st.vc))...)
@@ -153,6 +152,13 @@ func (a *analyzer) goroutine(i int) int {
 	st.vc[gi] = 1
 	a.gs = append(a.gs, st)
 	return gi
+}
+
+// isTask reports whether goroutine gi runs a task of a group (EvTaskGo),
+// whose end the group's TaskWait acquires.
+func (a *analyzer) isTask(gi int) bool {
+	f := a.Goroutines[gi].Fork
+	return f >= 0 && a.Events[f].Kind == trace.EvTaskGo
 }
 
 // release returns a copy of goroutine gi's clock for a sync object and
@@ -260,18 +266,6 @@ func (a *analyzer) event(i int) {
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
 		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i}
-		if ev.Kind == trace.EvTaskGo {
-			a.children[ev.Addr] = append(a.children[ev.Addr], ev.Peer)
-		}
-	case trace.EvBegin:
-		for addr, ids := range a.children {
-			if k := slices.Index(ids, ev.Goroutine); k >= 0 {
-				a.groups[addr] = append(a.groups[addr], gi)
-				a.inGroup[gi] = true
-				a.children[addr] = slices.Delete(ids, k, k+1)
-				break
-			}
-		}
 	case trace.EvTestEnd:
 		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
 			c := a.subtests[st.test[:k]]
@@ -281,7 +275,7 @@ func (a *analyzer) event(i int) {
 		}
 	case trace.EvEnd:
 		st.ended = true
-		if a.inGroup[gi] {
+		if a.isTask(gi) {
 			a.sync[endKey(gi)] = a.release(gi)
 		}
 	case trace.EvWGDone, trace.EvWGAdd, trace.EvCondSignal, trace.EvCondBroadcast:

@@ -376,3 +376,29 @@ func TestContextCancel(t *testing.T) {
 		{12, 22, false}, // after it
 	})
 }
+
+// TestTasks checks errgroup/conc tasks: the TaskGo before the task, the
+// task's end before the group's Wait, and another group's task not.
+func TestTasks(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+2 g=1 TaskGo site=2 addr=0xa0 child=2
+3 g=1 TaskGo site=3 addr=0xb0 child=3
+4 g=2 Begin parent=1
+4.1 g=2 Read site=20 addr=0x100
+4.2 g=2 Write site=21 addr=0x200 value=1
+5 g=2 End
+6 g=3 Begin parent=1
+6.1 g=3 Write site=30 addr=0x300 value=1
+7 g=1 TaskWait site=4 addr=0xa0
+7.1 g=1 Read site=5 addr=0x200
+7.2 g=1 Read site=6 addr=0x300
+8 g=3 End
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{1, 20, true},  // before the TaskGo
+		{21, 5, true},  // the task ended before its group's Wait
+		{30, 6, false}, // a task of another group
+	})
+}
