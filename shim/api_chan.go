@@ -60,14 +60,14 @@ func Close[T any](site uint32, ch chan<- T) {
 }
 
 // Cancelling is called with a context's cancel function f just before the
-// program calls it, and returns f. It records EvChanClose with address 0:
-// the context package closes the context's Done channel where nothing is
-// recorded, and this close of an unknown channel is what a receive that
-// finds a Done channel closed is ordered after. Under defer, it records
-// when the defer statement runs, which is earlier than the cancel itself.
+// program calls it, and returns f. It records EvCancel: the context package
+// closes the context's Done channel where nothing is recorded, and the
+// cancel call is what a receive that finds a Done channel closed is
+// ordered after. Under defer, it records when the defer statement runs,
+// which is earlier than the cancel itself. F is a func type.
 func Cancelling[F any](site uint32, f F) F {
 	if enabled {
-		syncBefore(site, trace.EvChanClose, nil, 0)
+		syncBefore(site, trace.EvCancel, *(*unsafe.Pointer)(unsafe.Pointer(&f)), 0)
 	}
 	return f
 }

@@ -179,9 +179,6 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
 			cat = catMap
 		case trace.EvChanClose, trace.EvChanSend:
-			if ev.Addr == 0 {
-				continue // a context's cancel (shim.Cancelling), or a send on a nil channel
-			}
 			cat = catChan
 		case trace.EvSelect:
 			if !c.isSendCase(i) {

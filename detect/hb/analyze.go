@@ -299,12 +299,12 @@ func (a *analyzer) event(i int) {
 	case trace.EvChanClose:
 		if op, ok := a.chans.ops[i]; ok {
 			a.sync[closeKey(op.ch)] = a.release(gi)
-		} else if ev.Addr == 0 {
-			c := a.sync[cancelKey]
-			c.join(st.vc)
-			a.sync[cancelKey] = c
-			st.vc[gi]++
 		}
+	case trace.EvCancel:
+		c := a.sync[cancelKey]
+		c.join(st.vc)
+		a.sync[cancelKey] = c
+		st.vc[gi]++
 	case trace.EvChanRecv, trace.EvSelect:
 		op, ok := a.chans.ops[i]
 		if !ok || op.closed {
@@ -400,8 +400,8 @@ const maxPendingLoads = 64
 // analyzer.sync, apart from the addresses (which are below 1<<63 on every
 // platform Go supports).
 // cancelKey keys the join of the clocks of every call of a context's
-// cancel function (EvChanClose at address 0), which a receive that found a
-// channel closed with no recorded close acquires.
+// cancel function (EvCancel), which a receive that found a channel closed
+// with no recorded close acquires.
 const cancelKey = 1<<64 - 1
 
 func endKey(gi int) uint64   { return 1<<63 | uint64(gi)<<1 }

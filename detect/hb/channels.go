@@ -58,9 +58,7 @@ func matchChannels(events []trace.Event, sites *trace.SiteTable) *channels {
 			}
 			send = caseIsSend(sites, ev.Site, int(ev.Arg))
 		case trace.EvChanClose:
-			if ev.Addr != 0 { // 0: a context's cancel function (see cancelKey)
-				c.ops[i] = chanOp{ch: channel(ev.Addr), k: -1}
-			}
+			c.ops[i] = chanOp{ch: channel(ev.Addr), k: -1}
 			continue
 		default:
 			continue

@@ -26,9 +26,8 @@
 //   - a close before each receive that found the channel closed; for a
 //     channel closed where no close was recorded (a context's Done, which
 //     the context package closes), every call of a context's cancel
-//     function before the receive (the shim records them as a close of
-//     address 0) — all of them, since the trace does not say which
-//     context a cancel function belongs to;
+//     function before the receive (EvCancel) — all of them, since the
+//     trace does not say which context a cancel function belongs to;
 //   - the first Once.Do to return before every later one (the first to
 //     return is taken to be the one that ran f);
 //   - Signal and Broadcast before the return of a later Cond.Wait on the

@@ -364,7 +364,7 @@ func TestContextCancel(t *testing.T) {
 3 g=1 Fork site=2 child=2
 4 g=2 Begin parent=1
 4.1 g=1 Write site=10 addr=0x100 value=1
-5 g=1 ChanClose site=11 addr=0x0
+5 g=1 Cancel site=11 addr=0xe0
 5.1 g=1 Write site=12 addr=0x200 value=1
 6 g=2 ChanRecv site=20 addr=0xd0 ok=false
 6.1 g=2 Read site=21 addr=0x100

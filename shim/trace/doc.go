@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 2)
+// # Wire format (version 3)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).

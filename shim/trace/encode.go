@@ -7,7 +7,7 @@ import (
 )
 
 // Version is the version of the format this package writes and reads.
-const Version = 2
+const Version = 3
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -409,6 +409,11 @@ func (e *Encoder) AppendTaskGo(b []byte, seq uint64, site uint32, group uintptr,
 // AppendTaskWait appends an EvTaskWait event.
 func (e *Encoder) AppendTaskWait(b []byte, seq uint64, site uint32, group uintptr) []byte {
 	return e.syncAddr(b, EvTaskWait, seq, site, group)
+}
+
+// AppendCancel appends an EvCancel event.
+func (e *Encoder) AppendCancel(b []byte, seq uint64, site uint32, fn uintptr) []byte {
+	return e.syncAddr(b, EvCancel, seq, site, fn)
 }
 
 // AppendEvent appends ev, whatever its kind, using the fields the kind has

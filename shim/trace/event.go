@@ -47,7 +47,7 @@ const (
 	EvChanMake  // after make(chan T, cap) [seq, site, addr, cap]
 	EvChanSend  // before the send, which may block: a receive of the value always has a larger seq [seq, site, addr]
 	EvChanRecv  // after the receive returned; ok 0 if the channel was closed and empty [seq, site, addr, ok]
-	EvChanClose // before close; addr 0: a context's cancel function is called (the context package closes its Done channel unrecorded) [seq, site, addr]
+	EvChanClose // before close [seq, site, addr]
 	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0; ok 0 if a receive case found the channel closed [seq, site, case, addr, ok]
 
 	// Memory accesses and function entry and exit: frequent, so they carry no seq.
@@ -67,6 +67,9 @@ const (
 	// Task groups (errgroup, conc, WaitGroup.Go): modeled as fork and join.
 	EvTaskGo   // a task is handed to the group; child is the task's goroutine [seq, site, addr, child]
 	EvTaskWait // after the group's Wait returned: every task of the group has ended [seq, site, addr]
+
+	// Contexts.
+	EvCancel // before a context's cancel function is called, which closes the context's Done channel where nothing is recorded; addr is the function value [seq, site, addr]
 
 	numKinds
 )
@@ -201,4 +204,5 @@ var kinds = [numKinds]kindSpec{
 	EvGCEpoch:       {name: "GCEpoch", fields: []field{fEpoch}},
 	EvTaskGo:        {name: "TaskGo", fields: []field{fSite, fAddr, fChild}},
 	EvTaskWait:      {name: "TaskWait", fields: []field{fSite, fAddr}},
+	EvCancel:        {name: "Cancel", fields: []field{fSite, fAddr}},
 }

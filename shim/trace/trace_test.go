@@ -85,6 +85,8 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendTaskGo(b, ev.Seq, ev.Site, a, ev.Peer)
 	case EvTaskWait:
 		return e.AppendTaskWait(b, ev.Seq, ev.Site, a)
+	case EvCancel:
+		return e.AppendCancel(b, ev.Seq, ev.Site, a)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -137,6 +139,7 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 30 g=0 WGWait site=28 addr=0xc0000140a0
 30.1 g=0 FuncExit site=1
 30.2 g=0 Write site=4 addr=0xc000012348 value=0
+31 g=0 Cancel site=29 addr=0xc000040000
 1000000000000 g=0 TestEnd outcome=panic
 1000000000001 g=0 TestStart name="Test\"quoted\" with spaces/ünïcode\x00"
 1000000000002 g=0 TestEnd outcome=skip
