@@ -141,6 +141,7 @@
 // and folds the accesses of one goroutine at one site between two of its
 // sync events (they share a vector clock and a lock set) before pairing.
 // A location with more than maxInstances such accesses after folding is
-// skipped and counted in Stats.Skipped. On ristretto's z.TestTree (8.6M
-// events) it takes 83 ms per million events, against 62 for hb.Analyze.
+// skipped and counted in Stats.Skipped. Its time per million events, beside
+// hb.Analyze's, is in bench/RESULTS.md ("Detection time and memory per
+// checker", from go -C bench/detect run .).
 package conmem
