@@ -4,11 +4,11 @@ go 1.26.0
 
 require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+	golang.org/x/mod v0.42.0
 	golang.org/x/tools v0.52.0
 )
 
 require (
-	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

@@ -140,7 +140,10 @@ type effect struct {
 	release []sharedloc.Loc
 }
 
-type analysis_ struct {
+// solver holds the state of one package's lock-set dataflow: the lock
+// calls found, each function's net effect on its caller's locks, and the
+// lock sets at function entries, instructions and exits as they converge.
+type solver struct {
 	gr     *goroutines.Result
 	shared *sharedloc.Result
 	funcs  []*ssa.Function
@@ -163,7 +166,7 @@ type analysis_ struct {
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
-	a := &analysis_{
+	a := &solver{
 		gr:              gr,
 		shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
 		funcs:           ssainput.SrcFuncs,
@@ -184,7 +187,7 @@ func run(pass *analysis.Pass) (any, error) {
 	return &Result{at: a.at, entry: a.entry}, nil
 }
 
-func (a *analysis_) id(m sharedloc.Loc) int {
+func (a *solver) id(m sharedloc.Loc) int {
 	if id, ok := a.ids[m]; ok {
 		return id
 	}
@@ -194,7 +197,7 @@ func (a *analysis_) id(m sharedloc.Loc) int {
 }
 
 // findLockCalls finds the calls of mutex methods and names their mutex.
-func (a *analysis_) findLockCalls() {
+func (a *solver) findLockCalls() {
 	for _, fn := range a.funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -243,7 +246,7 @@ func (a *analysis_) findLockCalls() {
 	}
 }
 
-func (a *analysis_) add(s Set, m sharedloc.Loc, mode Mode, pos token.Pos) Set {
+func (a *solver) add(s Set, m sharedloc.Loc, mode Mode, pos token.Pos) Set {
 	out := make(Set, 0, len(s)+1)
 	for _, h := range s {
 		if h.Mutex != m {
@@ -286,7 +289,7 @@ func equal(s, t Set) bool {
 }
 
 // transfer applies instr to the set held before it.
-func (a *analysis_) transfer(instr ssa.Instruction, s Set) Set {
+func (a *solver) transfer(instr ssa.Instruction, s Set) Set {
 	if lc, ok := a.calls[instr]; ok {
 		switch lc.op {
 		case model.Lock:
@@ -327,7 +330,7 @@ func (a *analysis_) transfer(instr ssa.Instruction, s Set) Set {
 // records the set before each instruction when record is set, and calls
 // visit (if not nil) with each instruction and the set before it. It
 // returns the set held at every return (nil if fn never returns).
-func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.Instruction, Set)) (exit Set, returns bool) {
+func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.Instruction, Set)) (exit Set, returns bool) {
 	if len(fn.Blocks) == 0 {
 		return nil, false
 	}
@@ -429,7 +432,7 @@ func (a *analysis_) flow(fn *ssa.Function, entry Set, record bool, visit func(ss
 // mutexes it holds when it returns, having been entered with none; it
 // releases those it unlocks without having locked them first, which its
 // callers must have.
-func (a *analysis_) computeEffects() {
+func (a *solver) computeEffects() {
 	for range MaxIterations {
 		changed := false
 		for _, fn := range a.funcs {
@@ -477,7 +480,7 @@ func (a *analysis_) computeEffects() {
 
 // computeLockSets computes entry sets from call sites to a fixed point,
 // then records the set at each instruction.
-func (a *analysis_) computeLockSets() {
+func (a *solver) computeLockSets() {
 	entries := make(map[*ssa.Function]bool)
 	for _, c := range a.gr.Contexts[1:] {
 		entries[c.Entry] = true
@@ -577,7 +580,7 @@ func paramOf(v ssa.Value) *ssa.Parameter {
 // For each call of H that passes fn, it is what the caller holds there
 // plus what H holds at site, H's parameter mutexes replaced by the
 // arguments of that call. It returns false if site is not such a call.
-func (a *analysis_) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Set, bool) {
+func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Set, bool) {
 	common := site.Common()
 	if common.IsInvoke() || common.StaticCallee() != nil {
 		return nil, false
@@ -623,7 +626,7 @@ func (a *analysis_) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Se
 
 // lockerKey names the mutex that v (a *Mutex, or a sync.Locker made from
 // a pointer to a struct embedding one) locks.
-func (a *analysis_) lockerKey(v ssa.Value) (sharedloc.Loc, bool) {
+func (a *solver) lockerKey(v ssa.Value) (sharedloc.Loc, bool) {
 	if mi, ok := v.(*ssa.MakeInterface); ok {
 		ms := types.NewMethodSet(mi.X.Type())
 		sel := ms.Lookup(nil, "Lock")
@@ -656,7 +659,7 @@ func (a *analysis_) lockerKey(v ssa.Value) (sharedloc.Loc, bool) {
 // atDeferredCall returns the locks held when the call deferred by d runs:
 // those held at every return of its function, less those that deferred
 // unlocks registered after d (which run before it) release.
-func (a *analysis_) atDeferredCall(d *ssa.Defer) Set {
+func (a *solver) atDeferredCall(d *ssa.Defer) Set {
 	fn := d.Parent()
 	var held Set
 	for i, ret := range ssaflow.Returns(fn) {

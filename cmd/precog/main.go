@@ -10,11 +10,11 @@ import (
 	"os"
 
 	"github.com/precog-dev/precog/analyzers/suite"
-	"github.com/precog-dev/precog/internal/cli"
-	"github.com/precog-dev/precog/internal/recordcmd"
-	"github.com/precog-dev/precog/internal/testcmd"
-	"github.com/precog-dev/precog/internal/tracecmd"
-	"github.com/precog-dev/precog/internal/vetcmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/tracecmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
 	"golang.org/x/tools/go/analysis/unitchecker"
 )
 

@@ -8,9 +8,9 @@ import (
 	"context"
 	"os"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
 	"github.com/precog-dev/precog/internal/checktest"
-	"github.com/precog-dev/precog/internal/cli"
-	"github.com/precog-dev/precog/internal/vetcmd"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/unitchecker"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 )
 
 // greet is a command for testing dispatch, help and errors.

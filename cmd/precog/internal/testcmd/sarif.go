@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/finding"
-	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/sarif"
 )
 

@@ -3,7 +3,7 @@ package vetcmd
 import (
 	"go/token"
 
-	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/sarif"
 	"golang.org/x/tools/go/analysis"
 )

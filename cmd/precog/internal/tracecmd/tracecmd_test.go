@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/precog-dev/precog/internal/cli"
-	"github.com/precog-dev/precog/internal/tracecmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/tracecmd"
 	"github.com/precog-dev/precog/shim/trace"
 )
 

@@ -16,7 +16,7 @@ import (
 )
 
 // kernels is the module of bug kernels and negative controls.
-var kernels, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "kernels"))
+var kernels, _ = filepath.Abs(filepath.Join("..", "..", "..", "..", "testdata", "kernels"))
 
 // kernelsModule is its module path.
 const kernelsModule = "precog.example/kernels"

@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/oscs"
-	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/record"

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
-	"github.com/precog-dev/precog/internal/testcmd"
 )
 
 func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }

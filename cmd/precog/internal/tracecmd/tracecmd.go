@@ -13,7 +13,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/shim/trace"
 )
 

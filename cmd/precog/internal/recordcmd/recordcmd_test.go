@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/internal/leakcheck"
-	"github.com/precog-dev/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the kernels
 func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 // kernels is the module of runtime bug kernels and negative controls.
-var kernels, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "kernels"))
+var kernels, _ = filepath.Abs(filepath.Join("..", "..", "..", "..", "testdata", "kernels"))
 
 func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()

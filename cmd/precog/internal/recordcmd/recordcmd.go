@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/precog-dev/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
 )

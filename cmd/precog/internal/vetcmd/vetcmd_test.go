@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
 	"github.com/precog-dev/precog/internal/checktest"
-	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
-	"github.com/precog-dev/precog/internal/vetcmd"
 	"golang.org/x/tools/go/analysis"
 )
 

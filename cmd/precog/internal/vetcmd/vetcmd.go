@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/analyzerutil"
-	"github.com/precog-dev/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/sarif"
 	"golang.org/x/tools/go/analysis"
 )
