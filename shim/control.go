@@ -4,35 +4,14 @@ package shim
 // a run takes an interleaving a driver chose. It is a gate around the real
 // operations, never a replacement: a goroutine waits at a point until the
 // plan lets it go, and every wait has a timeout, so a wrong plan cannot hang
-// the program. Three modes:
-//
-//   - force: a partial order over points, edges "A before B" (ConMem-v's
-//     validation, conmem.txt section 5: delay the goroutine at B until the
-//     goroutine at A has passed A). The run ends confirmed (every edge
-//     held), timed out (a wait gave up, and the result says which and why)
-//     or diverged (the run cannot follow the plan: a goroutine ended, or
-//     waited for itself, before reaching a step).
-//   - perturb: seeded random delays or yields at chosen sites, or at every
-//     sync site, within a total budget and a cap per delay. The decision at
-//     a point depends only on the seed and the point, so the same seed makes
-//     the same decisions at the points a run reaches.
-//   - replay: a recorded total order of sync events, enforced: a goroutine
-//     named in the order waits at each of its points until it is the next
-//     one. The result says how far the replay got.
-//
-// Any mode can also force selects: a plan's selects name the case a select
-// should take at a point (SelectPlan).
+// the program. The plan (PRECOG_CONTROL), its three modes (force, perturb,
+// replay), its points and the result file are package shim/plan's; this
+// file and control_*.go carry them out.
 //
 // # Points
 //
-// A point is (g, site, n): the n-th time (from 0) that the goroutine with
-// logical id g arrives at the instrumented point with site id site. Logical
-// ids are the shim's (see childID and testID in state.go): stable from run
-// to run as long as the run takes the same path to the goroutine. Arrivals
-// are counted per goroutine and site the way the trace counts events: every
-// event of g at site with a nonzero site, in g's order (a driver turns a
-// trace event into a point with pipeline/control). Events with site 0
-// (Begin, End, TestStart, TestEnd, GCEpoch) are never points.
+// A point (plan.Point) is the n-th arrival of goroutine g at site. Logical
+// ids are the shim's (see childID and testID in state.go).
 //
 // When a point is passed matters for force. A goroutine arrives at a point
 // before the operation (it waits there for the point's predecessors); it
@@ -71,54 +50,13 @@ package shim
 // # Selects
 //
 // SelectPlan(site) runs before an instrumented select and passes the gate.
-// If the plan has a ControlSelect for this arrival it returns the case to
+// If the plan has a plan.Select for this arrival it returns the case to
 // force and a channel closed after timeout_ms; else -1, nil. The case is the
 // index SelectRecv and SelectSend report (the non-default clauses from 0 in
 // source order), -1 for the default clause. The instrumented code
-// (pipeline/instrument/rt) tries the forced clause alone until the channel
+// (shim/rt) tries the forced clause alone until the channel
 // closes, then runs the select as written. The result file gets a "select"
 // line with the forced and the taken case.
-//
-// # Plan
-//
-// PRECOG_CONTROL names a JSON file holding a ControlPlan. The shim reads it
-// at init and unsets the variable, so that processes the program starts do
-// not follow the plan too. A plan works with or without PRECOG_TRACE. An
-// example, forcing the MySQL proc_info crash (S1 check, S3 nil store, S2
-// use):
-//
-//	{"mode": "force", "result": "/tmp/r.jsonl", "timeout_ms": 1000,
-//	 "edges": [
-//	   {"before": {"g": 7, "site": 12, "n": 0}, "after": {"g": 9, "site": 30, "n": 0}},
-//	   {"before": {"g": 9, "site": 30, "n": 0}, "after": {"g": 7, "site": 13, "n": 0}}]}
-//
-// # Result
-//
-// The shim writes the result file as JSON lines, one ControlRecord each,
-// with write(2) as each thing happens, so that a crash right after a forced
-// step still leaves the evidence. The first line has event "plan"; then, by
-// mode:
-//
-//	reached   force: a step was reached (point)
-//	passed    force: a step was passed (point, seq, wait_us); replay: the
-//	          event at pos of the order was passed
-//	timeout   a wait gave up (point: the waiting step; before: the one it
-//	          waited for; reason: what the shim saw of its goroutine)
-//	delay     perturb: a goroutine slept wait_us at point
-//	yield     perturb: a goroutine yielded at point
-//	budget    perturb: the budget is used up, no more delays
-//	capped    perturb: 10000 delay and yield lines written, no more
-//	select    a forced select ran (point, case: forced, took: ran)
-//	final     the outcome (state confirmed, timed out or diverged, reason;
-//	          "error" if the shim rejected the plan); at most one; later
-//	          points are let through, and force still writes "reached" for
-//	          its steps reached late
-//
-// seq is taken from the trace's global counter when the step passes, so it
-// places the pass among the trace's sync events. A file without a final
-// line is from a run that ended (or crashed) before the plan was finished:
-// pipeline/control reads it as diverged if some step was never reached,
-// confirmed if every step passed.
 
 import (
 	"encoding/json"
@@ -131,88 +69,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
-)
-
-// ControlPlan is the plan PRECOG_CONTROL names, in JSON; the comment at the
-// top of control.go describes the modes and the result file.
-type ControlPlan struct {
-	Mode   string `json:"mode"`             // "force", "perturb" or "replay"
-	Result string `json:"result,omitempty"` // the result file, created or truncated; none if empty
-
-	// TimeoutMS bounds each wait (force, replay, select forcing); default
-	// 1000. BudgetMS bounds the time goroutines spend held back, summed
-	// over every wait or delay; default 10000 (perturb: 1000).
-	TimeoutMS int `json:"timeout_ms,omitempty"`
-	BudgetMS  int `json:"budget_ms,omitempty"`
-
-	// Force: the partial order.
-	Edges []ControlEdge `json:"edges,omitempty"`
-
-	// Perturb. At each arrival at a site in Sites (every sync site if
-	// empty; memory accesses only if named), with probability Delay the
-	// goroutine sleeps up to MaxDelayUS microseconds (default 1000), else
-	// with probability Yield it yields (runtime.Gosched).
-	Seed       uint64   `json:"seed,omitempty"`
-	Sites      []uint32 `json:"sites,omitempty"`
-	Delay      float64  `json:"delay,omitempty"`
-	Yield      float64  `json:"yield,omitempty"`
-	MaxDelayUS int      `json:"max_delay_us,omitempty"`
-
-	// Replay: the recorded order of sync events.
-	Order []ControlPoint `json:"order,omitempty"`
-
-	// Selects to force, in any mode.
-	Selects []ControlSelect `json:"selects,omitempty"`
-}
-
-// A ControlPoint is the N-th arrival (from 0) of goroutine G at Site. Kind,
-// optional, is the trace kind's name (trace.Kind.String) of the event there:
-// replay checks it.
-type ControlPoint struct {
-	G    uint64 `json:"g"`
-	Site uint32 `json:"site"`
-	N    uint64 `json:"n"`
-	Kind string `json:"kind,omitempty"`
-}
-
-// A ControlEdge says that Before is passed before After is: the goroutine
-// arriving at After waits until Before has been passed.
-type ControlEdge struct {
-	Before ControlPoint `json:"before"`
-	After  ControlPoint `json:"after"`
-}
-
-// A ControlSelect asks the select at a point to take case Case, the index
-// SelectRecv or SelectSend reports for it, or the default case if -1.
-type ControlSelect struct {
-	ControlPoint
-	Case int `json:"case"`
-}
-
-// A ControlRecord is one line of the result file.
-type ControlRecord struct {
-	Event  string        `json:"event"`
-	T      int64         `json:"t_us"` // microseconds since the plan was loaded
-	Mode   string        `json:"mode,omitempty"`
-	PID    int           `json:"pid,omitempty"`
-	Point  *ControlPoint `json:"point,omitempty"`
-	Before *ControlPoint `json:"before,omitempty"`
-	Seq    uint64        `json:"seq,omitempty"`
-	WaitUS int64         `json:"wait_us,omitempty"`
-	Pos    int           `json:"pos,omitempty"`  // replay: index in the order
-	Of     int           `json:"of,omitempty"`   // replay: length of the order
-	Case   *int          `json:"case,omitempty"` // select: the forced case
-	Took   *int          `json:"took,omitempty"` // select: the case that ran
-	State  string        `json:"state,omitempty"`
-	Reason string        `json:"reason,omitempty"`
-}
-
-// Final states.
-const (
-	Confirmed = "confirmed"
-	TimedOut  = "timed out"
-	Diverged  = "diverged"
 )
 
 const (
@@ -240,11 +98,11 @@ var ctl atomic.Pointer[control]
 var accessGates atomic.Bool
 
 func init() {
-	path := os.Getenv("PRECOG_CONTROL")
-	if path == "" || isPrecog() {
+	path := os.Getenv(plan.EnvVar)
+	if path == "" {
 		return
 	}
-	os.Unsetenv("PRECOG_CONTROL")
+	os.Unsetenv(plan.EnvVar)
 	p, err := readPlan(path)
 	if err == nil {
 		_, err = installControl(p)
@@ -267,12 +125,12 @@ func hookControl() {
 	selectPlan = ctlSelectPlan
 }
 
-func readPlan(path string) (*ControlPlan, error) {
+func readPlan(path string) (*plan.Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var p ControlPlan
+	var p plan.Plan
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("reading plan %s: %w", path, err)
 	}
@@ -285,7 +143,7 @@ func writeErrorResult(path string, err error) {
 		return
 	}
 	defer f.Close()
-	line, _ := json.Marshal(ControlRecord{Event: "final", State: "error", Reason: err.Error()})
+	line, _ := json.Marshal(plan.Record{Event: plan.EvFinal, State: plan.Rejected, Reason: err.Error()})
 	f.Write(append(line, '\n'))
 }
 
@@ -328,7 +186,7 @@ type gctl struct {
 	counts  map[uint32]uint64 // arrivals so far per named site
 	began   bool
 	ended   bool
-	last    ControlPoint // the last named point reached
+	last    plan.Point // the last named point reached
 	lastK   trace.Kind
 	lastT   time.Time
 	seen    bool     // reached a named point
@@ -339,7 +197,7 @@ type gctl struct {
 }
 
 type selWait struct {
-	pt    ControlPoint
+	pt    plan.Point
 	force int
 }
 
@@ -349,11 +207,11 @@ type pointKey struct {
 	n    uint64
 }
 
-func keyOf(p ControlPoint) pointKey { return pointKey{p.G, p.Site, p.N} }
+func keyOf(p plan.Point) pointKey { return pointKey{p.G, p.Site, p.N} }
 
 // installControl loads plan p, replacing any plan loaded before (tests load
 // several, one at a time); the hooks must already point at control.
-func installControl(p *ControlPlan) (*control, error) {
+func installControl(p *plan.Plan) (*control, error) {
 	c := &control{
 		timeout: ms(p.TimeoutMS, defaultTimeout),
 		budget:  int64(ms(p.BudgetMS, defaultBudget)),
@@ -364,20 +222,20 @@ func installControl(p *ControlPlan) (*control, error) {
 	}
 	var gated bool // memory accesses may reach a named site
 	switch p.Mode {
-	case "force":
+	case plan.Force:
 		c.mode = modeForce
 		if err := c.force.load(c, p.Edges); err != nil {
 			return nil, err
 		}
 		gated = len(p.Edges) > 0
-	case "perturb":
+	case plan.Perturb:
 		c.mode = modePerturb
 		c.budget = int64(ms(p.BudgetMS, defaultPerturbBudget))
 		if err := c.perturb.load(c, p); err != nil {
 			return nil, err
 		}
 		gated = len(p.Sites) > 0
-	case "replay":
+	case plan.Replay:
 		c.mode = modeReplay
 		if err := c.replay.load(c, p.Order); err != nil {
 			return nil, err
@@ -390,7 +248,7 @@ func installControl(p *ControlPlan) (*control, error) {
 			return nil, errors.New("select point with site 0")
 		}
 		c.name(s.Site)
-		c.selects[keyOf(s.ControlPoint)] = s.Case
+		c.selects[keyOf(s.Point)] = s.Case
 	}
 	if p.Result != "" {
 		f, err := os.OpenFile(p.Result, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
@@ -399,10 +257,10 @@ func installControl(p *ControlPlan) (*control, error) {
 		}
 		c.out = f
 	}
-	c.emit(ControlRecord{Event: "plan", Mode: p.Mode, PID: os.Getpid()})
+	c.emit(plan.Record{Event: plan.EvPlan, Mode: p.Mode, PID: os.Getpid()})
 	if c.mode == modeForce && c.force.left == 0 {
 		c.mu.Lock()
-		c.finish(Confirmed, "the plan has no edges")
+		c.finish(plan.Confirmed, "the plan has no edges")
 		c.mu.Unlock()
 	}
 	if old := ctl.Swap(c); old != nil {
@@ -470,7 +328,7 @@ func (c *control) named(site uint32) bool {
 }
 
 // emit writes r as one line of the result file, with one write(2).
-func (c *control) emit(r ControlRecord) {
+func (c *control) emit(r plan.Record) {
 	r.T = time.Since(c.start).Microseconds()
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -491,7 +349,7 @@ func (c *control) finish(state, reason string) {
 	}
 	c.final = true
 	close(c.giveUp)
-	c.emit(ControlRecord{Event: "final", State: state, Reason: reason})
+	c.emit(plan.Record{Event: plan.EvFinal, State: state, Reason: reason})
 }
 
 // goroutine returns g's control state, making it. c.mu is held.
@@ -523,13 +381,13 @@ func (gc *gctl) due() bool { return gc != nil && (gc.pending != nil || gc.replay
 
 // arrive counts an arrival of gc at site and returns its instance. c.mu
 // is held.
-func (gc *gctl) arrive(site uint32, k trace.Kind) ControlPoint {
+func (gc *gctl) arrive(site uint32, k trace.Kind) plan.Point {
 	if gc.counts == nil {
 		gc.counts = make(map[uint32]uint64)
 	}
 	n := gc.counts[site]
 	gc.counts[site] = n + 1
-	gc.last = ControlPoint{G: gc.id, Site: site, N: n, Kind: k.String()}
+	gc.last = plan.Point{G: gc.id, Site: site, N: n, Kind: k.String()}
 	gc.lastK, gc.lastT, gc.seen = k, time.Now(), true
 	return gc.last
 }
@@ -573,7 +431,7 @@ func (c *control) waitFor(ch <-chan struct{}, d time.Duration) (ok bool) {
 
 // describe says what control saw of goroutine id, for a wait that gave up
 // on its point p. c.mu is held.
-func (c *control) describe(p ControlPoint) string {
+func (c *control) describe(p plan.Point) string {
 	gc := c.gs[p.G]
 	g := "goroutine " + strconv.FormatUint(p.G, 10)
 	if gc == nil || (!gc.began && !gc.seen && !gc.ended) {
@@ -811,6 +669,6 @@ func ctlSelected(g *gstate, site uint32, index int) {
 	c.mu.Unlock()
 	if sw != nil {
 		pt, forced, took := sw.pt, sw.force, index
-		c.emit(ControlRecord{Event: "select", Point: &pt, Case: &forced, Took: &took})
+		c.emit(plan.Record{Event: plan.EvSelect, Point: &pt, Case: &forced, Took: &took})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -16,7 +17,7 @@ type forceState struct {
 
 // An fpoint is one step of the order.
 type fpoint struct {
-	p         ControlPoint
+	p         plan.Point
 	preds     []*fpoint
 	reached   bool
 	passed    bool
@@ -26,9 +27,9 @@ type fpoint struct {
 	done      chan struct{} // closed when passed
 }
 
-func (f *forceState) load(c *control, edges []ControlEdge) error {
+func (f *forceState) load(c *control, edges []plan.Edge) error {
 	f.points = make(map[pointKey]*fpoint)
-	get := func(p ControlPoint) (*fpoint, error) {
+	get := func(p plan.Point) (*fpoint, error) {
 		if p.Site == 0 {
 			return nil, fmt.Errorf("force step of goroutine %d at site 0", p.G)
 		}
@@ -99,25 +100,25 @@ func (f *forceState) cycle() *fpoint {
 
 // arrive holds gc at step pt until its predecessors have passed. c.mu is
 // held.
-func (f *forceState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind) {
+func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 	p := f.points[keyOf(pt)]
 	if p == nil || p.reached {
 		return
 	}
 	p.reached, p.reachedAt = true, time.Now()
-	c.emit(ControlRecord{Event: "reached", Point: pointWithKind(p.p, k)})
+	c.emit(plan.Record{Event: plan.EvReached, Point: pointWithKind(p.p, k)})
 	if c.final {
 		return // late, after a wait gave up: evidence for the driver
 	}
 	for _, a := range p.preds {
 		for !a.passed && !c.final {
 			if a.p.G == gc.id {
-				c.finish(Diverged, fmt.Sprintf("step %s waits for step %s of its own goroutine, which it has not passed",
+				c.finish(plan.Diverged, fmt.Sprintf("step %s waits for step %s of its own goroutine, which it has not passed",
 					pointString(p.p), pointString(a.p)))
 				return
 			}
 			if ga := c.gs[a.p.G]; ga != nil && ga.ended {
-				c.finish(Diverged, fmt.Sprintf("step %s waits for step %s, but %s", pointString(p.p), pointString(a.p), c.describe(a.p)))
+				c.finish(plan.Diverged, fmt.Sprintf("step %s waits for step %s, but %s", pointString(p.p), pointString(a.p), c.describe(a.p)))
 				return
 			}
 			if a.reached && a.lazy {
@@ -132,8 +133,8 @@ func (f *forceState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind)
 			}
 			if ok, why := c.wait(a.done); !ok {
 				reason := fmt.Sprintf("step %s gave up waiting for step %s: %s; %s", pointString(p.p), pointString(a.p), why, c.describe(a.p))
-				c.emit(ControlRecord{Event: "timeout", Point: pointWithKind(p.p, k), Before: &a.p, Reason: reason})
-				c.finish(TimedOut, reason)
+				c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Before: &a.p, Reason: reason})
+				c.finish(plan.TimedOut, reason)
 				return
 			}
 		}
@@ -159,9 +160,9 @@ func (f *forceState) pass(c *control, p *fpoint) {
 	p.passed = true
 	close(p.done)
 	f.left--
-	c.emit(ControlRecord{Event: "passed", Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Since(p.reachedAt).Microseconds()})
+	c.emit(plan.Record{Event: plan.EvPassed, Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Since(p.reachedAt).Microseconds()})
 	if f.left == 0 {
-		c.finish(Confirmed, "")
+		c.finish(plan.Confirmed, "")
 	}
 }
 
@@ -169,17 +170,17 @@ func (f *forceState) pass(c *control, p *fpoint) {
 func (f *forceState) ended(c *control, gc *gctl) {
 	for _, p := range f.list {
 		if p.p.G == gc.id && !p.reached {
-			c.finish(Diverged, fmt.Sprintf("goroutine %d ended before reaching step %s: %s", gc.id, pointString(p.p), c.describe(p.p)))
+			c.finish(plan.Diverged, fmt.Sprintf("goroutine %d ended before reaching step %s: %s", gc.id, pointString(p.p), c.describe(p.p)))
 			return
 		}
 	}
 }
 
-func pointString(p ControlPoint) string {
+func pointString(p plan.Point) string {
 	return fmt.Sprintf("(g %d, site %d, n %d)", p.G, p.Site, p.N)
 }
 
-func pointWithKind(p ControlPoint, k trace.Kind) *ControlPoint {
+func pointWithKind(p plan.Point, k trace.Kind) *plan.Point {
 	p.Kind = k.String()
 	return &p
 }

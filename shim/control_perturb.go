@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -17,7 +18,7 @@ type perturbState struct {
 	spent        bool
 }
 
-func (s *perturbState) load(c *control, p *ControlPlan) error {
+func (s *perturbState) load(c *control, p *plan.Plan) error {
 	if p.Delay < 0 || p.Yield < 0 || p.Delay+p.Yield > 1 {
 		return fmt.Errorf("perturb probabilities delay %g and yield %g are not in [0, 1]", p.Delay, p.Yield)
 	}
@@ -42,7 +43,7 @@ const (
 
 // decide returns the action at point pt and, for a delay, its length: a
 // function of the seed and the point only.
-func (s *perturbState) decide(pt ControlPoint) (int, time.Duration) {
+func (s *perturbState) decide(pt plan.Point) (int, time.Duration) {
 	h := mix(mix(mix(s.seed^0x7065727475726221)^pt.G) ^ uint64(pt.Site)<<40 ^ pt.N)
 	u := float64(h>>11) / (1 << 53)
 	switch {
@@ -56,37 +57,37 @@ func (s *perturbState) decide(pt ControlPoint) (int, time.Duration) {
 
 // arrive delays or yields at pt as the seed decides. c.mu is held; it is
 // released while sleeping or yielding.
-func (s *perturbState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind) {
+func (s *perturbState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 	act, d := s.decide(pt)
 	switch act {
 	case actDelay:
 		if left := time.Duration(c.budget - c.used.Load()); d > left {
 			if !s.spent {
 				s.spent = true
-				c.emit(ControlRecord{Event: "budget", Point: pointWithKind(pt, k),
+				c.emit(plan.Record{Event: plan.EvBudget, Point: pointWithKind(pt, k),
 					Reason: "the perturb budget of " + time.Duration(c.budget).String() + " is used up: no more delays"})
 			}
 			return
 		}
 		c.used.Add(int64(d))
-		s.record(c, ControlRecord{Event: "delay", Point: pointWithKind(pt, k), WaitUS: d.Microseconds()})
+		s.record(c, plan.Record{Event: plan.EvDelay, Point: pointWithKind(pt, k), WaitUS: d.Microseconds()})
 		c.mu.Unlock()
 		time.Sleep(d)
 		c.mu.Lock()
 	case actYield:
-		s.record(c, ControlRecord{Event: "yield", Point: pointWithKind(pt, k)})
+		s.record(c, plan.Record{Event: plan.EvYield, Point: pointWithKind(pt, k)})
 		c.mu.Unlock()
 		runtime.Gosched()
 		c.mu.Lock()
 	}
 }
 
-func (s *perturbState) record(c *control, r ControlRecord) {
+func (s *perturbState) record(c *control, r plan.Record) {
 	switch {
 	case s.records < maxPerturbRecords:
 		c.emit(r)
 	case s.records == maxPerturbRecords:
-		c.emit(ControlRecord{Event: "capped", Reason: fmt.Sprintf("%d delays and yields written; later ones are not", maxPerturbRecords)})
+		c.emit(plan.Record{Event: plan.EvCapped, Reason: fmt.Sprintf("%d delays and yields written; later ones are not", maxPerturbRecords)})
 	}
 	s.records++
 }

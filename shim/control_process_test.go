@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 // The process tests run this test binary again with PRECOG_CONTROL set, as
@@ -39,9 +41,9 @@ func TestControlChild(t *testing.T) {
 	switch mode {
 	case "mysql":
 		childMySQL()
-	case "perturb":
+	case plan.Perturb:
 		racyAppends(childRoot, nil)
-	case "replay":
+	case plan.Replay:
 		list := racyAppends(childRoot, nil)
 		fmt.Printf("list %v\n", list)
 		if out := os.Getenv(childEnv + "_TRACE"); out != "" {
@@ -98,7 +100,7 @@ func childMySQL() {
 
 // runChild runs the child program mode under plan p (none if nil) and
 // returns its result file (if p) and whether it crashed.
-func runChild(t *testing.T, dir, mode string, p *ControlPlan, env ...string) (result string, crashed bool, out string) {
+func runChild(t *testing.T, dir, mode string, p *plan.Plan, env ...string) (result string, crashed bool, out string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestControlChild$", "-test.count=1", "-test.v")
 	// GORACE: a race-enabled child would sleep a second at exit.
@@ -150,7 +152,7 @@ func TestControlProcessMySQL(t *testing.T) {
 		if crashed && strings.Contains(out, "nil pointer dereference") {
 			forced++
 		}
-		if f := final(readResult(t, res)); f.State != Confirmed {
+		if f := final(readResult(t, res)); f.State != plan.Confirmed {
 			t.Errorf("run %d: final %+v\n%s", i, f, out)
 		}
 	}
@@ -164,12 +166,12 @@ func TestControlProcessMySQL(t *testing.T) {
 // with the same seed: those make the same decisions at the same points.
 func TestControlProcessPerturb(t *testing.T) {
 	dir := t.TempDir()
-	decisions := func(seed uint64) map[ControlPoint]string {
-		res, crashed, out := runChild(t, dir, "perturb", &ControlPlan{Mode: "perturb", Seed: seed, Delay: 0.2, Yield: 0.3, MaxDelayUS: 100})
+	decisions := func(seed uint64) map[plan.Point]string {
+		res, crashed, out := runChild(t, dir, "perturb", &plan.Plan{Mode: "perturb", Seed: seed, Delay: 0.2, Yield: 0.3, MaxDelayUS: 100})
 		if crashed {
 			t.Fatalf("child failed:\n%s", out)
 		}
-		m := map[ControlPoint]string{}
+		m := map[plan.Point]string{}
 		for _, r := range readResult(t, res) {
 			if r.Event == "delay" || r.Event == "yield" {
 				m[*r.Point] = r.Event + time.Duration(r.WaitUS*1000).String()
@@ -194,7 +196,7 @@ func TestControlProcessReplay(t *testing.T) {
 	tr := filepath.Join(dir, "trace")
 	// The recorded run is perturbed, to record an order the program
 	// rarely takes by itself.
-	perturb := &ControlPlan{Mode: "perturb", Seed: 5, Delay: 0.3, Yield: 0.3, MaxDelayUS: 200}
+	perturb := &plan.Plan{Mode: "perturb", Seed: 5, Delay: 0.3, Yield: 0.3, MaxDelayUS: 200}
 	_, crashed, out := runChild(t, dir, "replay", perturb, childEnv+"_TRACE="+tr)
 	if crashed {
 		t.Fatalf("recording child failed:\n%s", out)
@@ -209,14 +211,14 @@ func TestControlProcessReplay(t *testing.T) {
 		t.Fatalf("the order has %d events, want 30", len(order))
 	}
 	for i := range 3 {
-		res, crashed, out := runChild(t, dir, "replay", &ControlPlan{Mode: "replay", Order: order})
+		res, crashed, out := runChild(t, dir, "replay", &plan.Plan{Mode: "replay", Order: order})
 		if crashed {
 			t.Fatalf("replaying child failed:\n%s", out)
 		}
 		if got := listLine(out); got != want {
 			t.Errorf("replay %d: %s, recorded %s", i, got, want)
 		}
-		if f := final(readResult(t, res)); f.State != Confirmed {
+		if f := final(readResult(t, res)); f.State != plan.Confirmed {
 			t.Errorf("replay %d: final %+v", i, f)
 		}
 	}
@@ -235,7 +237,7 @@ func listLine(out string) string {
 // TestControlProcessBadPlan: a plan the shim rejects leaves the reason in
 // the result file, and the program runs without control.
 func TestControlProcessBadPlan(t *testing.T) {
-	res, crashed, out := runChild(t, t.TempDir(), "perturb", &ControlPlan{Mode: "sideways"})
+	res, crashed, out := runChild(t, t.TempDir(), "perturb", &plan.Plan{Mode: "sideways"})
 	if crashed || !strings.Contains(out, "precog shim: no control: unknown control mode") {
 		t.Errorf("child: crashed %v\n%s", crashed, out)
 	}

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
 // replayState is the replay mode's order, under control.mu.
 type replayState struct {
-	order    []ControlPoint
+	order    []plan.Point
 	index    map[pointKey]int
 	last     map[uint64]int // each goroutine's last position in the order
 	pos      int            // the next position to pass
@@ -23,7 +24,7 @@ type replayState struct {
 	blocked  int
 }
 
-func (r *replayState) load(c *control, order []ControlPoint) error {
+func (r *replayState) load(c *control, order []plan.Point) error {
 	r.order = order
 	r.index = make(map[pointKey]int, len(order))
 	r.last = make(map[uint64]int)
@@ -78,18 +79,18 @@ func blockingName(name string) bool {
 
 // arrive holds gc at pt until pt is the next position of the order. c.mu is
 // held.
-func (r *replayState) arrive(c *control, gc *gctl, pt ControlPoint, k trace.Kind) {
+func (r *replayState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 	if _, ok := r.last[gc.id]; !ok {
 		return // not in the order: free
 	}
 	i, ok := r.index[keyOf(pt)]
 	if !ok {
-		c.finish(Diverged, fmt.Sprintf("%s (%s) is not in the order; the replay got to position %d of %d",
+		c.finish(plan.Diverged, fmt.Sprintf("%s (%s) is not in the order; the replay got to position %d of %d",
 			pointString(pt), k, r.pos, len(r.order)))
 		return
 	}
 	if want := r.order[i].Kind; want != "" && want != k.String() {
-		c.finish(Diverged, fmt.Sprintf("%s is %s, the order has %s there; the replay got to position %d of %d",
+		c.finish(plan.Diverged, fmt.Sprintf("%s is %s, the order has %s there; the replay got to position %d of %d",
 			pointString(pt), k, want, r.pos, len(r.order)))
 		return
 	}
@@ -124,8 +125,8 @@ func (r *replayState) waitTurn(c *control, i int) bool {
 			next := r.order[r.pos]
 			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s: %s; %s",
 				i, pointString(r.order[i]), r.pos, pointString(next), why, c.describe(next))
-			c.emit(ControlRecord{Event: "timeout", Point: &r.order[i], Before: &next, Pos: r.pos, Of: len(r.order), Reason: reason})
-			c.finish(TimedOut, reason)
+			c.emit(plan.Record{Event: plan.EvTimeout, Point: &r.order[i], Before: &next, Pos: r.pos, Of: len(r.order), Reason: reason})
+			c.finish(plan.TimedOut, reason)
 			return false
 		}
 	}
@@ -136,7 +137,7 @@ func (r *replayState) waitTurn(c *control, i int) bool {
 // c.mu is held.
 func (r *replayState) finishIfDone(c *control) {
 	if r.pos == len(r.order) {
-		c.finish(Confirmed, "")
+		c.finish(plan.Confirmed, "")
 	}
 }
 
@@ -155,8 +156,8 @@ func (r *replayState) waitBlocked(c *control, i int) bool {
 		if ok, why := c.wait(r.advanced); !ok {
 			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s to block first: %s; %s",
 				i, pointString(r.order[i]), j, pointString(r.order[j]), why, c.describe(r.order[j]))
-			c.emit(ControlRecord{Event: "timeout", Point: &r.order[i], Before: &r.order[j], Pos: r.pos, Of: len(r.order), Reason: reason})
-			c.finish(TimedOut, reason)
+			c.emit(plan.Record{Event: plan.EvTimeout, Point: &r.order[i], Before: &r.order[j], Pos: r.pos, Of: len(r.order), Reason: reason})
+			c.finish(plan.TimedOut, reason)
 			return false
 		}
 		waited = true
@@ -183,14 +184,14 @@ func (r *replayState) advance(c *control, i int) {
 	}
 	r.pos++
 	r.changed()
-	c.emit(ControlRecord{Event: "passed", Point: &r.order[i], Seq: seqs.n.Add(1), Pos: i, Of: len(r.order)})
+	c.emit(plan.Record{Event: plan.EvPassed, Point: &r.order[i], Seq: seqs.n.Add(1), Pos: i, Of: len(r.order)})
 	r.finishIfDone(c)
 }
 
 // ended checks that gc, which ended, has no position left. c.mu is held.
 func (r *replayState) ended(c *control, gc *gctl) {
 	if last, ok := r.last[gc.id]; ok && last >= r.pos {
-		c.finish(Diverged, fmt.Sprintf("goroutine %d ended before reaching position %d %s; the replay got to position %d of %d",
+		c.finish(plan.Diverged, fmt.Sprintf("goroutine %d ended before reaching position %d %s; the replay got to position %d of %d",
 			gc.id, last, pointString(r.order[last]), r.pos, len(r.order)))
 	}
 }

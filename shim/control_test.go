@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -23,7 +24,7 @@ func init() { hookControl() }
 
 // loadPlan installs p with a result file in a temporary directory and
 // returns the file's path; the plan is unloaded when the test ends.
-func loadPlan(t *testing.T, p *ControlPlan) string {
+func loadPlan(t *testing.T, p *plan.Plan) string {
 	t.Helper()
 	p.Result = filepath.Join(t.TempDir(), "result.jsonl")
 	if _, err := installControl(p); err != nil {
@@ -33,17 +34,17 @@ func loadPlan(t *testing.T, p *ControlPlan) string {
 	return p.Result
 }
 
-func readResult(t *testing.T, path string) []ControlRecord {
+func readResult(t *testing.T, path string) []plan.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var recs []ControlRecord
+	var recs []plan.Record
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r ControlRecord
+		var r plan.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("result line %q: %v", sc.Text(), err)
 		}
@@ -56,17 +57,17 @@ func readResult(t *testing.T, path string) []ControlRecord {
 }
 
 // final returns the result's final record (Event "" if it has none).
-func final(recs []ControlRecord) ControlRecord {
+func final(recs []plan.Record) plan.Record {
 	for _, r := range recs {
 		if r.Event == "final" {
 			return r
 		}
 	}
-	return ControlRecord{}
+	return plan.Record{}
 }
 
 // passedSeq returns the seq at which step p passed, 0 if it did not.
-func passedSeq(recs []ControlRecord, p ControlPoint) uint64 {
+func passedSeq(recs []plan.Record, p plan.Point) uint64 {
 	for _, r := range recs {
 		if r.Event == "passed" && r.Point != nil && keyOf(*r.Point) == keyOf(p) {
 			return r.Seq
@@ -112,13 +113,13 @@ func TestForceWriteOrder(t *testing.T) {
 			start := make(chan struct{})
 			a, aDone := spawn(base+1, start, func() { W(base+3, &x, 1) })
 			b, bDone := spawn(base+2, start, func() { W(base+4, &x, 2) })
-			pa, pb := ControlPoint{G: a, Site: base + 3}, ControlPoint{G: b, Site: base + 4}
-			edge := ControlEdge{Before: pa, After: pb}
+			pa, pb := plan.Point{G: a, Site: base + 3}, plan.Point{G: b, Site: base + 4}
+			edge := plan.Edge{Before: pa, After: pb}
 			want := 2
 			if !aFirst {
-				edge, want = ControlEdge{Before: pb, After: pa}, 1
+				edge, want = plan.Edge{Before: pb, After: pa}, 1
 			}
-			res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{edge}})
+			res := loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{edge}})
 			close(start)
 			<-aDone
 			<-bDone
@@ -127,7 +128,7 @@ func TestForceWriteOrder(t *testing.T) {
 				t.Fatalf("edge %v: x = %d, want %d", edge, x, want)
 			}
 			recs := readResult(t, res)
-			if f := final(recs); f.State != Confirmed {
+			if f := final(recs); f.State != plan.Confirmed {
 				t.Fatalf("final %+v, want confirmed", f)
 			}
 			if sb, sa := passedSeq(recs, edge.After), passedSeq(recs, edge.Before); sa == 0 || sb <= sa {
@@ -146,17 +147,17 @@ func TestForceAtomicOrderInTrace(t *testing.T) {
 		start := make(chan struct{})
 		a, aDone := spawn(base+1, start, func() { AtomicStoreInt64(base+3, &x, 1) })
 		b, bDone := spawn(base+2, start, func() { AtomicStoreInt64(base+4, &x, 2) })
-		pa, pb := ControlPoint{G: a, Site: base + 3}, ControlPoint{G: b, Site: base + 4}
-		edge := ControlEdge{Before: pa, After: pb}
+		pa, pb := plan.Point{G: a, Site: base + 3}, plan.Point{G: b, Site: base + 4}
+		edge := plan.Edge{Before: pa, After: pb}
 		if !aFirst {
-			edge = ControlEdge{Before: pb, After: pa}
+			edge = plan.Edge{Before: pb, After: pa}
 		}
-		res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{edge}})
+		res := loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{edge}})
 		close(start)
 		<-aDone
 		<-bDone
 		uninstallControl()
-		if f := final(readResult(t, res)); f.State != Confirmed {
+		if f := final(readResult(t, res)); f.State != plan.Confirmed {
 			t.Fatalf("final %+v", f)
 		}
 		var seqA, seqB uint64
@@ -190,10 +191,10 @@ const (
 	siteS3      = 10206
 )
 
-// runProcInfo runs the kernel once in goroutines forked by root; plan, if
+// runProcInfo runs the kernel once in goroutines forked by root; force, if
 // not nil, is called with the ids of the session and show goroutines before
 // they start. It reports whether SHOW PROCESSLIST read nil at S2.
-func runProcInfo(root uint64, execute time.Duration, plan func(session, show uint64)) (crashed bool) {
+func runProcInfo(root uint64, execute time.Duration, force func(session, show uint64)) (crashed bool) {
 	done := make(chan bool)
 	go func() {
 		Begin(root) // a chosen id: the test knows its children's ids
@@ -216,8 +217,8 @@ func runProcInfo(root uint64, execute time.Duration, plan func(session, show uin
 				nilUse = p == nil // *p would crash
 			}
 		})
-		if plan != nil {
-			plan(session, show)
+		if force != nil {
+			force(session, show)
 		}
 		close(start)
 		<-sDone
@@ -229,11 +230,11 @@ func runProcInfo(root uint64, execute time.Duration, plan func(session, show uin
 
 // procInfoPlan is the ConMem-v order for the Con-NULL pair (S3, S2): the
 // check S1 before the nil store S3, S3 before the use S2.
-func procInfoPlan(session, show uint64) *ControlPlan {
-	s1 := ControlPoint{G: show, Site: siteS1}
-	s2 := ControlPoint{G: show, Site: siteS2}
-	s3 := ControlPoint{G: session, Site: siteS3}
-	return &ControlPlan{Mode: "force", Edges: []ControlEdge{{Before: s1, After: s3}, {Before: s3, After: s2}}}
+func procInfoPlan(session, show uint64) *plan.Plan {
+	s1 := plan.Point{G: show, Site: siteS1}
+	s2 := plan.Point{G: show, Site: siteS2}
+	s3 := plan.Point{G: session, Site: siteS3}
+	return &plan.Plan{Mode: "force", Edges: []plan.Edge{{Before: s1, After: s3}, {Before: s3, After: s2}}}
 }
 
 func TestForceProcInfo(t *testing.T) {
@@ -258,7 +259,7 @@ func TestForceProcInfo(t *testing.T) {
 		if crashed {
 			forced++
 		}
-		if f := final(readResult(t, res)); f.State != Confirmed {
+		if f := final(readResult(t, res)); f.State != plan.Confirmed {
 			t.Errorf("run %d: final %+v", i, f)
 		}
 	}
@@ -277,9 +278,9 @@ func TestForceTimeout(t *testing.T) {
 	var x int
 	start := make(chan struct{})
 	a, aDone := spawn(base+1, start, func() { W(base+3, &x, 1) })
-	ghost := ControlPoint{G: 12345, Site: base + 4} // no such goroutine
-	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 50,
-		Edges: []ControlEdge{{Before: ghost, After: ControlPoint{G: a, Site: base + 3}}}})
+	ghost := plan.Point{G: 12345, Site: base + 4} // no such goroutine
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 50,
+		Edges: []plan.Edge{{Before: ghost, After: plan.Point{G: a, Site: base + 3}}}})
 	t0 := time.Now()
 	close(start)
 	<-aDone
@@ -291,10 +292,10 @@ func TestForceTimeout(t *testing.T) {
 	}
 	recs := readResult(t, res)
 	f := final(recs)
-	if f.State != TimedOut || !strings.Contains(f.Reason, "never reached") || !strings.Contains(f.Reason, "waited 50ms") {
+	if f.State != plan.TimedOut || !strings.Contains(f.Reason, "never reached") || !strings.Contains(f.Reason, "waited 50ms") {
 		t.Errorf("final %+v", f)
 	}
-	var timeout *ControlRecord
+	var timeout *plan.Record
 	for i := range recs {
 		if recs[i].Event == "timeout" {
 			timeout = &recs[i]
@@ -317,9 +318,9 @@ func TestForceTimeoutBlocked(t *testing.T) {
 		W(base+4, &x, 1)
 	})
 	b, bDone := spawn(base+2, start, func() { W(base+5, &x, 2) })
-	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 30, Edges: []ControlEdge{
-		{Before: ControlPoint{G: a, Site: base + 3}, After: ControlPoint{G: b, Site: base + 6}}, // never reached by b: unused
-		{Before: ControlPoint{G: a, Site: base + 4}, After: ControlPoint{G: b, Site: base + 5}},
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 30, Edges: []plan.Edge{
+		{Before: plan.Point{G: a, Site: base + 3}, After: plan.Point{G: b, Site: base + 6}}, // never reached by b: unused
+		{Before: plan.Point{G: a, Site: base + 4}, After: plan.Point{G: b, Site: base + 5}},
 	}})
 	close(start)
 	<-bDone
@@ -327,7 +328,7 @@ func TestForceTimeoutBlocked(t *testing.T) {
 	<-aDone
 	recs := readResult(t, res)
 	f := final(recs)
-	if f.State != TimedOut || !strings.Contains(f.Reason, "never reached site 10404") ||
+	if f.State != plan.TimedOut || !strings.Contains(f.Reason, "never reached site 10404") ||
 		!strings.Contains(f.Reason, "last watched point was site 10403") || !strings.Contains(f.Reason, "still running") {
 		t.Errorf("final %+v", f)
 	}
@@ -349,8 +350,8 @@ func TestForceDiverged(t *testing.T) {
 		<-aStarted
 		W(base+4, &x, 2)
 	})
-	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 5000, Edges: []ControlEdge{
-		{Before: ControlPoint{G: a, Site: base + 3}, After: ControlPoint{G: b, Site: base + 4}},
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 5000, Edges: []plan.Edge{
+		{Before: plan.Point{G: a, Site: base + 3}, After: plan.Point{G: b, Site: base + 4}},
 	}})
 	t0 := time.Now()
 	close(start)
@@ -360,7 +361,7 @@ func TestForceDiverged(t *testing.T) {
 		t.Errorf("the diverged run took %v", d)
 	}
 	f := final(readResult(t, res))
-	if f.State != Diverged || !strings.Contains(f.Reason, "ended") {
+	if f.State != plan.Diverged || !strings.Contains(f.Reason, "ended") {
 		t.Errorf("final %+v", f)
 	}
 }
@@ -373,29 +374,29 @@ func TestForceSelfWaitDiverges(t *testing.T) {
 		W(base+3, &x, 1)
 		W(base+4, &x, 2)
 	})
-	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 5000, Edges: []ControlEdge{
-		{Before: ControlPoint{G: a, Site: base + 4}, After: ControlPoint{G: a, Site: base + 3}},
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 5000, Edges: []plan.Edge{
+		{Before: plan.Point{G: a, Site: base + 4}, After: plan.Point{G: a, Site: base + 3}},
 	}})
 	close(start)
 	<-aDone
-	if f := final(readResult(t, res)); f.State != Diverged || !strings.Contains(f.Reason, "its own goroutine") {
+	if f := final(readResult(t, res)); f.State != plan.Diverged || !strings.Contains(f.Reason, "its own goroutine") {
 		t.Errorf("final %+v", f)
 	}
 }
 
 func TestPlanErrors(t *testing.T) {
-	p := ControlPoint{G: 1, Site: 5}
-	q := ControlPoint{G: 2, Site: 6}
+	p := plan.Point{G: 1, Site: 5}
+	q := plan.Point{G: 2, Site: 6}
 	for _, tc := range []struct {
-		plan ControlPlan
+		plan plan.Plan
 		want string
 	}{
-		{ControlPlan{Mode: "nope"}, "unknown control mode"},
-		{ControlPlan{Mode: "force", Edges: []ControlEdge{{Before: p, After: q}, {Before: q, After: p}}}, "cycle"},
-		{ControlPlan{Mode: "force", Edges: []ControlEdge{{Before: p, After: ControlPoint{G: 3}}}}, "site 0"},
-		{ControlPlan{Mode: "perturb", Delay: 0.7, Yield: 0.7}, "probabilities"},
-		{ControlPlan{Mode: "replay"}, "empty order"},
-		{ControlPlan{Mode: "replay", Order: []ControlPoint{p, p}}, "both"},
+		{plan.Plan{Mode: "nope"}, "unknown control mode"},
+		{plan.Plan{Mode: "force", Edges: []plan.Edge{{Before: p, After: q}, {Before: q, After: p}}}, "cycle"},
+		{plan.Plan{Mode: "force", Edges: []plan.Edge{{Before: p, After: plan.Point{G: 3}}}}, "site 0"},
+		{plan.Plan{Mode: "perturb", Delay: 0.7, Yield: 0.7}, "probabilities"},
+		{plan.Plan{Mode: "replay"}, "empty order"},
+		{plan.Plan{Mode: "replay", Order: []plan.Point{p, p}}, "both"},
 	} {
 		if _, err := installControl(&tc.plan); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.plan, err, tc.want)
@@ -426,13 +427,13 @@ func TestForceLockOrder(t *testing.T) {
 		}
 		a, aDone := spawn(base+1, start, crit(1, base+3))
 		b, bDone := spawn(base+2, start, crit(2, base+4))
-		edge := ControlEdge{Before: ControlPoint{G: a, Site: base + 3}, After: ControlPoint{G: b, Site: base + 4}}
+		edge := plan.Edge{Before: plan.Point{G: a, Site: base + 3}, After: plan.Point{G: b, Site: base + 4}}
 		want := []int{1, 2}
 		if !aFirst {
-			edge.Before, edge.After = ControlPoint{G: b, Site: base + 4}, ControlPoint{G: a, Site: base + 3}
+			edge.Before, edge.After = plan.Point{G: b, Site: base + 4}, plan.Point{G: a, Site: base + 3}
 			want = []int{2, 1}
 		}
-		res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{edge}})
+		res := loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{edge}})
 		close(start)
 		<-aDone
 		<-bDone
@@ -440,7 +441,7 @@ func TestForceLockOrder(t *testing.T) {
 		if len(order) != 2 || order[0] != want[0] {
 			t.Errorf("critical sections ran in order %v, want %v", order, want)
 		}
-		if f := final(readResult(t, res)); f.State != Confirmed {
+		if f := final(readResult(t, res)); f.State != plan.Confirmed {
 			t.Errorf("final %+v", f)
 		}
 	}
@@ -455,7 +456,7 @@ func TestPerturbDecisionsPerSeed(t *testing.T) {
 	for g := uint64(1); g < 5; g++ {
 		for site := uint32(1); site < 20; site++ {
 			for i := uint64(0); i < 5; i++ {
-				pt := ControlPoint{G: g, Site: site, N: i}
+				pt := plan.Point{G: g, Site: site, N: i}
 				x, dx := a.decide(pt)
 				y, dy := b.decide(pt)
 				if x != y || dx != dy {
@@ -504,7 +505,7 @@ func TestPerturbFollowsDecisions(t *testing.T) {
 			})
 			dones = append(dones, d)
 		}
-		res = loadPlan(t, &ControlPlan{Mode: "perturb", Seed: 7, Delay: 0.2, Yield: 0.3, MaxDelayUS: 100})
+		res = loadPlan(t, &plan.Plan{Mode: "perturb", Seed: 7, Delay: 0.2, Yield: 0.3, MaxDelayUS: 100})
 		close(start)
 		for _, d := range dones {
 			<-d
@@ -512,19 +513,19 @@ func TestPerturbFollowsDecisions(t *testing.T) {
 	}()
 	<-done
 	uninstallControl()
-	got := map[ControlPoint]string{}
+	got := map[plan.Point]string{}
 	for _, r := range readResult(t, res) {
 		if r.Event == "delay" || r.Event == "yield" {
 			got[*r.Point] = r.Event + time.Duration(r.WaitUS*1000).String()
 		}
 	}
 	s := perturbState{seed: 7, delay: 0.2, yield: 0.3, maxDelayUS: 100}
-	want := map[ControlPoint]string{}
+	want := map[plan.Point]string{}
 	for i := range 3 {
 		g := childID(root, base+1, uint64(i))
 		for n := range uint64(10) {
 			for site, kind := range map[uint32]string{base + 2: "Lock", base + 3: "AtomicStore", base + 4: "Unlock"} {
-				pt := ControlPoint{G: g, Site: site, N: n, Kind: kind}
+				pt := plan.Point{G: g, Site: site, N: n, Kind: kind}
 				switch act, d := s.decide(pt); act {
 				case actDelay:
 					want[pt] = "delay" + d.String()
@@ -539,7 +540,7 @@ func TestPerturbFollowsDecisions(t *testing.T) {
 	}
 }
 
-func mapsEqual(a, b map[ControlPoint]string) bool {
+func mapsEqual(a, b map[plan.Point]string) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -560,7 +561,7 @@ func TestPerturbBudget(t *testing.T) {
 			AtomicAddInt64(base+2, &x, 1)
 		}
 	})
-	res := loadPlan(t, &ControlPlan{Mode: "perturb", Seed: 1, Delay: 1, MaxDelayUS: 1000, BudgetMS: 5})
+	res := loadPlan(t, &plan.Plan{Mode: "perturb", Seed: 1, Delay: 1, MaxDelayUS: 1000, BudgetMS: 5})
 	t0 := time.Now()
 	close(start)
 	<-done
@@ -580,7 +581,7 @@ func TestPerturbBudget(t *testing.T) {
 // root, each appending its number to a shared list under a mutex five
 // times, with yields between: the order of the list varies from run to
 // run.
-func racyAppends(root uint64, plan func()) []int {
+func racyAppends(root uint64, load func()) []int {
 	const base = 11000
 	var list []int
 	done := make(chan struct{})
@@ -602,8 +603,8 @@ func racyAppends(root uint64, plan func()) []int {
 			})
 			dones = append(dones, d)
 		}
-		if plan != nil {
-			plan()
+		if load != nil {
+			load()
 		}
 		close(start)
 		for _, d := range dones {
@@ -617,7 +618,7 @@ func racyAppends(root uint64, plan func()) []int {
 // orderOf turns the sync events with sites of the goroutines in ids, with
 // seqs in (from, to], into a replay order: each event is the n-th of its
 // goroutine at its site. pipeline/control does the same for drivers.
-func orderOf(evs []trace.Event, ids map[uint64]bool, from, to uint64) []ControlPoint {
+func orderOf(evs []trace.Event, ids map[uint64]bool, from, to uint64) []plan.Point {
 	var sel []trace.Event
 	for _, ev := range evs {
 		if ids[ev.Goroutine] && ev.Kind.IsSync() && ev.Site != 0 && ev.Seq > from && ev.Seq <= to {
@@ -630,10 +631,10 @@ func orderOf(evs []trace.Event, ids map[uint64]bool, from, to uint64) []ControlP
 		site uint32
 	}
 	count := map[gs]uint64{}
-	var order []ControlPoint
+	var order []plan.Point
 	for _, ev := range sel {
 		k := gs{ev.Goroutine, ev.Site}
-		order = append(order, ControlPoint{G: ev.Goroutine, Site: ev.Site, N: count[k], Kind: ev.Kind.String()})
+		order = append(order, plan.Point{G: ev.Goroutine, Site: ev.Site, N: count[k], Kind: ev.Kind.String()})
 		count[k]++
 	}
 	return order
@@ -645,7 +646,7 @@ func children(root uint64) []uint64 {
 }
 
 // recordRacy runs racyAppends under root and returns its order and list.
-func recordRacy(t *testing.T, root uint64) ([]ControlPoint, []int) {
+func recordRacy(t *testing.T, root uint64) ([]plan.Point, []int) {
 	ids := map[uint64]bool{}
 	for _, id := range children(root) {
 		ids[id] = true
@@ -659,12 +660,12 @@ func recordRacy(t *testing.T, root uint64) ([]ControlPoint, []int) {
 // those of root2's. The replays run under other roots than the recording,
 // since one logical id is recorded by one goroutine per process; a replay
 // in a new process keeps the ids.
-func renamed(order []ControlPoint, root, root2 uint64) []ControlPoint {
+func renamed(order []plan.Point, root, root2 uint64) []plan.Point {
 	m := map[uint64]uint64{}
 	for i, id := range children(root) {
 		m[id] = children(root2)[i]
 	}
-	out := append([]ControlPoint(nil), order...)
+	out := append([]plan.Point(nil), order...)
 	for i := range out {
 		out[i].G = m[out[i].G]
 	}
@@ -680,9 +681,9 @@ func TestReplayRacyOrder(t *testing.T) {
 	for i := range 3 {
 		var res string
 		root2 := freshRoot()
-		plan := &ControlPlan{Mode: "replay", Order: renamed(order, root, root2)}
+		p := &plan.Plan{Mode: "replay", Order: renamed(order, root, root2)}
 		from := seqs.n.Load()
-		got := racyAppends(root2, func() { res = loadPlan(t, plan) })
+		got := racyAppends(root2, func() { res = loadPlan(t, p) })
 		uninstallControl()
 		if !intsEqual(got, recorded) {
 			t.Errorf("replay %d appended %v, the recorded run %v", i, got, recorded)
@@ -693,17 +694,17 @@ func TestReplayRacyOrder(t *testing.T) {
 			ids[id] = true
 		}
 		again := orderOf(readTrace(t, tracePath), ids, from, seqs.n.Load())
-		if len(again) != len(plan.Order) {
-			t.Errorf("replay %d: %d events in the trace, %d in the order", i, len(again), len(plan.Order))
+		if len(again) != len(p.Order) {
+			t.Errorf("replay %d: %d events in the trace, %d in the order", i, len(again), len(p.Order))
 		}
 		for j := range again {
-			if j < len(plan.Order) && again[j] != plan.Order[j] {
-				t.Errorf("replay %d: trace position %d is %+v, the order's %+v", i, j, again[j], plan.Order[j])
+			if j < len(p.Order) && again[j] != p.Order[j] {
+				t.Errorf("replay %d: trace position %d is %+v, the order's %+v", i, j, again[j], p.Order[j])
 				break
 			}
 		}
 		recs := readResult(t, res)
-		if f := final(recs); f.State != Confirmed {
+		if f := final(recs); f.State != plan.Confirmed {
 			t.Errorf("replay %d: final %+v", i, f)
 		}
 	}
@@ -715,13 +716,13 @@ func TestReplayTimeout(t *testing.T) {
 	order = renamed(order, root, root2)
 	// A position that no goroutine reaches, early in the order: the rest
 	// waits for it and gives up.
-	ghost := ControlPoint{G: 999, Site: 11002, Kind: "Lock"}
-	order = append(order[:5:5], append([]ControlPoint{ghost}, order[5:]...)...)
+	ghost := plan.Point{G: 999, Site: 11002, Kind: "Lock"}
+	order = append(order[:5:5], append([]plan.Point{ghost}, order[5:]...)...)
 	var res string
-	racyAppends(root2, func() { res = loadPlan(t, &ControlPlan{Mode: "replay", Order: order, TimeoutMS: 30}) })
+	racyAppends(root2, func() { res = loadPlan(t, &plan.Plan{Mode: "replay", Order: order, TimeoutMS: 30}) })
 	uninstallControl()
 	f := final(readResult(t, res))
-	if f.State != TimedOut || !strings.Contains(f.Reason, "position 5") {
+	if f.State != plan.TimedOut || !strings.Contains(f.Reason, "position 5") {
 		t.Errorf("final %+v", f)
 	}
 }
@@ -768,7 +769,7 @@ func TestSelectPlan(t *testing.T) {
 			took = v
 		}
 	})
-	res := loadPlan(t, &ControlPlan{Mode: "force", Selects: []ControlSelect{{ControlPoint: ControlPoint{G: a, Site: base + 2}, Case: 1}}})
+	res := loadPlan(t, &plan.Plan{Mode: "force", Selects: []plan.Select{{Point: plan.Point{G: a, Site: base + 2}, Case: 1}}})
 	ready <- 1
 	close(start)
 	time.Sleep(5 * time.Millisecond)
@@ -778,7 +779,7 @@ func TestSelectPlan(t *testing.T) {
 		//precog:ignore con-uninit spawn returns the done channel the goroutine closes last; the join through a returned channel is beyond the analysis
 		t.Errorf("the select took the value %d, want the forced case's 2", took)
 	}
-	var sel *ControlRecord
+	var sel *plan.Record
 	for _, r := range readResult(t, res) {
 		if r.Event == "select" {
 			sel = &r
@@ -837,8 +838,8 @@ func BenchmarkAccessNoPlan(b *testing.B) {
 func BenchmarkAccessForcePlanElsewhere(b *testing.B) {
 	var x int
 	cur()
-	if _, err := installControl(&ControlPlan{Mode: "force", Edges: []ControlEdge{
-		{Before: ControlPoint{G: 1, Site: 900000}, After: ControlPoint{G: 2, Site: 900001}}}}); err != nil {
+	if _, err := installControl(&plan.Plan{Mode: "force", Edges: []plan.Edge{
+		{Before: plan.Point{G: 1, Site: 900000}, After: plan.Point{G: 2, Site: 900001}}}}); err != nil {
 		b.Fatal(err)
 	}
 	defer uninstallControl()
@@ -861,7 +862,7 @@ func BenchmarkLockUnlockNoPlan(b *testing.B) {
 // consumers, under a goroutine with the fixed id root, and returns what
 // each consumer received: which one gets which value varies from run to
 // run.
-func consumers(root uint64, plan func()) [3][]int {
+func consumers(root uint64, load func()) [3][]int {
 	const base = 11200
 	var got [3][]int
 	done := make(chan struct{})
@@ -891,8 +892,8 @@ func consumers(root uint64, plan func()) [3][]int {
 			})
 			dones = append(dones, d)
 		}
-		if plan != nil {
-			plan()
+		if load != nil {
+			load()
 		}
 		close(start)
 		<-pDone
@@ -935,12 +936,12 @@ func TestReplayChannelReceivers(t *testing.T) {
 		for j, id := range consumerIDs(root) {
 			m[id] = consumerIDs(root2)[j]
 		}
-		plan := &ControlPlan{Mode: "replay", TimeoutMS: 100, Order: append([]ControlPoint(nil), order...)}
-		for j := range plan.Order {
-			plan.Order[j].G = m[plan.Order[j].G]
+		p := &plan.Plan{Mode: "replay", TimeoutMS: 100, Order: append([]plan.Point(nil), order...)}
+		for j := range p.Order {
+			p.Order[j].G = m[p.Order[j].G]
 		}
 		var res string
-		got := consumers(root2, func() { res = loadPlan(t, plan) })
+		got := consumers(root2, func() { res = loadPlan(t, p) })
 		uninstallControl()
 		if fmt.Sprint(got) == fmt.Sprint(recorded) {
 			same++
@@ -983,8 +984,8 @@ func TestForceCloseBeforeSend(t *testing.T) {
 		})
 		var res string
 		if force {
-			res = loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{
-				{Before: ControlPoint{G: b, Site: base + 4}, After: ControlPoint{G: a, Site: base + 3}}}})
+			res = loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{
+				{Before: plan.Point{G: b, Site: base + 4}, After: plan.Point{G: a, Site: base + 3}}}})
 		}
 		close(start)
 		<-aDone
@@ -995,7 +996,7 @@ func TestForceCloseBeforeSend(t *testing.T) {
 			t.Errorf("forced %v: send panicked: %v", force, panicked)
 		}
 		if force {
-			if f := final(readResult(t, res)); f.State != Confirmed {
+			if f := final(readResult(t, res)); f.State != plan.Confirmed {
 				t.Errorf("final %+v", f)
 			}
 		}
@@ -1017,7 +1018,7 @@ func TestPerturbAccessSites(t *testing.T) {
 			Unlock(base+5, &mu)
 		}
 	})
-	res := loadPlan(t, &ControlPlan{Mode: "perturb", Seed: 1, Delay: 1, MaxDelayUS: 10, Sites: []uint32{base + 3}})
+	res := loadPlan(t, &plan.Plan{Mode: "perturb", Seed: 1, Delay: 1, MaxDelayUS: 10, Sites: []uint32{base + 3}})
 	close(start)
 	<-done
 	uninstallControl()
@@ -1049,8 +1050,8 @@ func TestForceInstance(t *testing.T) {
 			}
 		})
 		b, bDone := spawn(base+2, start, func() { W(base+4, &x, 10) })
-		res := loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{
-			{Before: ControlPoint{G: a, Site: base + 3, N: 2}, After: ControlPoint{G: b, Site: base + 4}}}})
+		res := loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{
+			{Before: plan.Point{G: a, Site: base + 3, N: 2}, After: plan.Point{G: b, Site: base + 4}}}})
 		close(start)
 		<-aDone
 		<-bDone
@@ -1058,7 +1059,7 @@ func TestForceInstance(t *testing.T) {
 		if x != 10 {
 			t.Fatalf("x = %d: b's write came before a's third", x)
 		}
-		if f := final(readResult(t, res)); f.State != Confirmed {
+		if f := final(readResult(t, res)); f.State != plan.Confirmed {
 			t.Fatalf("final %+v", f)
 		}
 	}
@@ -1070,15 +1071,15 @@ func TestForceBudget(t *testing.T) {
 	var x int
 	start := make(chan struct{})
 	a, done := spawn(base+1, start, func() { W(base+2, &x, 1) })
-	res := loadPlan(t, &ControlPlan{Mode: "force", TimeoutMS: 5000, BudgetMS: 30, Edges: []ControlEdge{
-		{Before: ControlPoint{G: 4242, Site: base + 3}, After: ControlPoint{G: a, Site: base + 2}}}})
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 5000, BudgetMS: 30, Edges: []plan.Edge{
+		{Before: plan.Point{G: 4242, Site: base + 3}, After: plan.Point{G: a, Site: base + 2}}}})
 	t0 := time.Now()
 	close(start)
 	<-done
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Errorf("the wait took %v under a 30ms budget", d)
 	}
-	if f := final(readResult(t, res)); f.State != TimedOut || !strings.Contains(f.Reason, "budget of 30ms ran out") {
+	if f := final(readResult(t, res)); f.State != plan.TimedOut || !strings.Contains(f.Reason, "budget of 30ms ran out") {
 		t.Errorf("final %+v", f)
 	}
 }
@@ -1092,8 +1093,8 @@ func TestPlanElsewhereDoesNotAllocate(t *testing.T) {
 		ch = make(chan int, 1)
 	)
 	cur()
-	loadPlan(t, &ControlPlan{Mode: "force", Edges: []ControlEdge{
-		{Before: ControlPoint{G: 1, Site: 900000}, After: ControlPoint{G: 2, Site: 900001}}}})
+	loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{
+		{Before: plan.Point{G: 1, Site: 900000}, After: plan.Point{G: 2, Site: 900001}}}})
 	allocs := testing.AllocsPerRun(1000, func() {
 		_ = *R(3101, &x)
 		W(3102, &x, 7)

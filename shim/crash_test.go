@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precog-dev/precog"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -61,11 +62,16 @@ func crashProgram(t *testing.T) string {
 
 func buildCrashProgram(goTool, dir string) (string, error) {
 	shimDir, progDir := filepath.Join(dir, "shim"), filepath.Join(dir, "prog")
-	err := fs.WalkDir(Source, ".", func(path string, d fs.DirEntry, err error) error {
+	// The module as precog injects it: the files of precog.ShimSource.
+	src, err := fs.Sub(precog.ShimSource, "shim")
+	if err != nil {
+		return "", err
+	}
+	err = fs.WalkDir(src, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
-		data, err := Source.ReadFile(path)
+		data, err := fs.ReadFile(src, path)
 		if err != nil {
 			return err
 		}

@@ -7,5 +7,8 @@
 //
 // The shim imports only the standard library and builds at language version
 // go1.22, because precog injects its source into the user's build as a
-// module of its own (see Source).
+// module of its own (see the root package precog's ShimSource). Its formats
+// live in packages of their own, shim/trace and shim/plan, so that the
+// driver reads traces and writes plans without linking the recording
+// runtime.
 package shim

@@ -2,13 +2,12 @@ package shim
 
 import (
 	"os"
-	"runtime/debug"
 	"unsafe"
 )
 
 func init() {
 	path := os.Getenv("PRECOG_TRACE")
-	if path == "" || isPrecog() {
+	if path == "" {
 		return
 	}
 	// A process this one starts must not truncate the file under our
@@ -34,14 +33,6 @@ func enable() {
 	goidOffset = discoverGoidOffset()
 	armEpoch()
 	enabled = true
-}
-
-// isPrecog reports whether the process is the precog command, which links
-// the shim for its source and its control types: it must not record
-// itself when the variable is set in its own environment.
-func isPrecog() bool {
-	bi, ok := debug.ReadBuildInfo()
-	return ok && bi.Path == "github.com/precog-dev/precog/cmd/precog"
 }
 
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

@@ -1,5 +1,5 @@
 // Package control is the driver's side of the shim's control modes (see
-// the doc of shim/control.go for the plan and result formats): it writes
+// package shim/plan for the plan and result formats): it writes
 // plans, turns trace events into the points plans name, builds replay plans
 // from traces, and reads result files into an outcome, including the files
 // of runs that crashed or ended before the shim wrote a final line.
@@ -14,23 +14,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// EnvVar is the environment variable that names the plan file for the
-// program under test.
-const EnvVar = "PRECOG_CONTROL"
-
-// The outcomes of a forced or replayed run.
-const (
-	Confirmed = shim.Confirmed
-	TimedOut  = shim.TimedOut
-	Diverged  = shim.Diverged
-)
-
 // WritePlan writes p as JSON to path.
-func WritePlan(path string, p *shim.ControlPlan) error {
+func WritePlan(path string, p *plan.Plan) error {
 	data, err := json.MarshalIndent(p, "", "\t")
 	if err != nil {
 		return err
@@ -42,19 +31,19 @@ func WritePlan(path string, p *shim.ControlPlan) error {
 // the zero point for events that are never points (site 0). evs must hold
 // each goroutine's events in its program order, as trace.ReadAll returns
 // them; the shim counts arrivals the same way, per goroutine and site.
-func Points(evs []trace.Event) []shim.ControlPoint {
+func Points(evs []trace.Event) []plan.Point {
 	type gs struct {
 		g    uint64
 		site uint32
 	}
 	count := make(map[gs]uint64)
-	pts := make([]shim.ControlPoint, len(evs))
+	pts := make([]plan.Point, len(evs))
 	for i, ev := range evs {
 		if ev.Site == 0 {
 			continue
 		}
 		k := gs{ev.Goroutine, ev.Site}
-		pts[i] = shim.ControlPoint{G: ev.Goroutine, Site: ev.Site, N: count[k], Kind: ev.Kind.String()}
+		pts[i] = plan.Point{G: ev.Goroutine, Site: ev.Site, N: count[k], Kind: ev.Kind.String()}
 		count[k]++
 	}
 	return pts
@@ -82,8 +71,8 @@ func Stable(evs []trace.Event) func(g uint64) bool {
 // evs (in the order of trace.ReadAll) whose goroutine keep accepts (all if
 // keep is nil; Stable(evs) is the usual choice), and forces each of their
 // selects to the case it took.
-func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *shim.ControlPlan {
-	p := &shim.ControlPlan{Mode: "replay"}
+func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *plan.Plan {
+	p := &plan.Plan{Mode: plan.Replay}
 	for i, pt := range Points(evs) {
 		ev := evs[i]
 		if pt.Site == 0 || !ev.Kind.IsSync() || (keep != nil && !keep(ev.Goroutine)) {
@@ -91,7 +80,7 @@ func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *shim.ControlPlan {
 		}
 		p.Order = append(p.Order, pt)
 		if ev.Kind == trace.EvSelect {
-			p.Selects = append(p.Selects, shim.ControlSelect{ControlPoint: pt, Case: int(ev.Arg)})
+			p.Selects = append(p.Selects, plan.Select{Point: pt, Case: int(ev.Arg)})
 		}
 	}
 	return p
@@ -99,28 +88,28 @@ func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *shim.ControlPlan {
 
 // A Result is what a run under a plan did.
 type Result struct {
-	// State is Confirmed, TimedOut or Diverged for force and replay
-	// plans, "error" if the shim rejected the plan, "" for perturb.
+	// State is plan.Confirmed, TimedOut or Diverged for force and replay
+	// plans, plan.Rejected if the shim rejected the plan, "" for perturb.
 	State  string
 	Reason string
 	// Final reports whether the shim wrote the final line itself; if
 	// not, the run ended (or crashed) first and State is inferred from
 	// the steps it reached.
 	Final   bool
-	Records []shim.ControlRecord
+	Records []plan.Record
 	// Replayed is how many positions of a replay order were passed.
 	Replayed int
 }
 
 // ReadResult reads a result file written under plan p. A last line cut
 // short (the process died while writing it) is ignored.
-func ReadResult(r io.Reader, p *shim.ControlPlan) (*Result, error) {
+func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 	res := &Result{}
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 && (err == nil || json.Valid(b)) {
-			var rec shim.ControlRecord
+			var rec plan.Record
 			if jerr := json.Unmarshal(b, &rec); jerr != nil {
 				return nil, fmt.Errorf("reading control result line %d: %w", line, jerr)
 			}
@@ -133,56 +122,56 @@ func ReadResult(r io.Reader, p *shim.ControlPlan) (*Result, error) {
 			return nil, fmt.Errorf("reading control result: %w", err)
 		}
 	}
-	passed := make(map[shim.ControlPoint]bool)
-	reached := make(map[shim.ControlPoint]bool)
+	passed := make(map[plan.Point]bool)
+	reached := make(map[plan.Point]bool)
 	for _, rec := range res.Records {
 		switch rec.Event {
-		case "final":
+		case plan.EvFinal:
 			if !res.Final {
 				res.Final, res.State, res.Reason = true, rec.State, rec.Reason
 			}
-		case "passed":
+		case plan.EvPassed:
 			passed[bare(rec.Point)] = true
-			if p.Mode == "replay" {
+			if p.Mode == plan.Replay {
 				res.Replayed = max(res.Replayed, rec.Pos+1)
 			}
-		case "reached":
+		case plan.EvReached:
 			reached[bare(rec.Point)] = true
 		}
 	}
-	if res.Final || p.Mode == "perturb" {
+	if res.Final || p.Mode == plan.Perturb {
 		return res, nil
 	}
 	switch p.Mode {
-	case "force":
+	case plan.Force:
 		var missing []string
 		for _, e := range p.Edges {
-			for _, s := range []shim.ControlPoint{e.Before, e.After} {
+			for _, s := range []plan.Point{e.Before, e.After} {
 				if s = bare(&s); !passed[s] && !reached[s] {
 					missing = append(missing, pointString(s))
 				}
 			}
 		}
-		res.State = Confirmed
+		res.State = plan.Confirmed
 		if len(missing) > 0 {
-			res.State = Diverged
+			res.State = plan.Diverged
 			res.Reason = "the run ended before reaching step " + strings.Join(dedup(missing), ", ")
 		} else if len(passed) < len(reached) {
-			res.State = Diverged
+			res.State = plan.Diverged
 			res.Reason = "the run ended while a step was reached but not passed"
 		}
-	case "replay":
-		res.State = Diverged
+	case plan.Replay:
+		res.State = plan.Diverged
 		res.Reason = fmt.Sprintf("the run ended at position %d of %d", res.Replayed, len(p.Order))
 		if res.Replayed == len(p.Order) {
-			res.State, res.Reason = Confirmed, ""
+			res.State, res.Reason = plan.Confirmed, ""
 		}
 	}
 	return res, nil
 }
 
 // ReadResultFile is ReadResult of the file at path.
-func ReadResultFile(path string, p *shim.ControlPlan) (*Result, error) {
+func ReadResultFile(path string, p *plan.Plan) (*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -191,14 +180,14 @@ func ReadResultFile(path string, p *shim.ControlPlan) (*Result, error) {
 	return ReadResult(f, p)
 }
 
-func bare(p *shim.ControlPoint) shim.ControlPoint {
+func bare(p *plan.Point) plan.Point {
 	if p == nil {
-		return shim.ControlPoint{}
+		return plan.Point{}
 	}
-	return shim.ControlPoint{G: p.G, Site: p.Site, N: p.N}
+	return plan.Point{G: p.G, Site: p.Site, N: p.N}
 }
 
-func pointString(p shim.ControlPoint) string {
+func pointString(p plan.Point) string {
 	return fmt.Sprintf("(g %d, site %d, n %d)", p.G, p.Site, p.N)
 }
 

@@ -8,41 +8,41 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
 var (
-	a = shim.ControlPoint{G: 1, Site: 10}
-	b = shim.ControlPoint{G: 2, Site: 20}
+	a = plan.Point{G: 1, Site: 10}
+	b = plan.Point{G: 2, Site: 20}
 )
 
-var forcePlan = &shim.ControlPlan{Mode: "force", Edges: []shim.ControlEdge{{Before: a, After: b}}}
+var forcePlan = &plan.Plan{Mode: "force", Edges: []plan.Edge{{Before: a, After: b}}}
 
 func TestReadResult(t *testing.T) {
 	for _, tc := range []struct {
 		name, file string
-		plan       *shim.ControlPlan
+		plan       *plan.Plan
 		state      string
 		final      bool
 		reason     string
 	}{
 		{"final", `{"event":"plan","t_us":1}
 {"event":"final","t_us":9,"state":"timed out","reason":"waited 1s"}
-`, forcePlan, TimedOut, true, "waited 1s"},
+`, forcePlan, plan.TimedOut, true, "waited 1s"},
 		{"crashed after the last step", `{"event":"plan","t_us":1}
 {"event":"reached","t_us":2,"point":{"g":1,"site":10,"n":0,"kind":"Write"}}
 {"event":"passed","t_us":3,"point":{"g":1,"site":10,"n":0},"seq":5}
 {"event":"reached","t_us":4,"point":{"g":2,"site":20,"n":0,"kind":"Read"}}
 {"event":"passed","t_us":5,"point":{"g":2,"site":20,"n":0},"seq":7}
-{"event":"fin`, forcePlan, Confirmed, false, ""},
+{"event":"fin`, forcePlan, plan.Confirmed, false, ""},
 		{"ended early", `{"event":"plan","t_us":1}
 {"event":"reached","t_us":2,"point":{"g":1,"site":10,"n":0}}
 {"event":"passed","t_us":3,"point":{"g":1,"site":10,"n":0},"seq":5}
-`, forcePlan, Diverged, false, "before reaching step (g 2, site 20, n 0)"},
+`, forcePlan, plan.Diverged, false, "before reaching step (g 2, site 20, n 0)"},
 		{"replay cut", `{"event":"plan","t_us":1}
 {"event":"passed","t_us":3,"point":{"g":1,"site":10,"n":0},"pos":0,"of":2}
-`, &shim.ControlPlan{Mode: "replay", Order: []shim.ControlPoint{a, b}}, Diverged, false, "position 1 of 2"},
+`, &plan.Plan{Mode: "replay", Order: []plan.Point{a, b}}, plan.Diverged, false, "position 1 of 2"},
 	} {
 		res, err := ReadResult(strings.NewReader(tc.file), tc.plan)
 		if err != nil {
@@ -72,7 +72,7 @@ func TestPointsAndReplayPlan(t *testing.T) {
 		{Kind: trace.EvSelect, Goroutine: 2, Site: 12, Seq: 5, Arg: -1},
 	}
 	pts := Points(evs)
-	want := []shim.ControlPoint{{}, {G: 1, Site: 10, N: 0, Kind: "Lock"}, {G: 1, Site: 11, N: 0, Kind: "Read"},
+	want := []plan.Point{{}, {G: 1, Site: 10, N: 0, Kind: "Lock"}, {G: 1, Site: 11, N: 0, Kind: "Read"},
 		{G: 2, Site: 10, N: 0, Kind: "Lock"}, {G: 1, Site: 10, N: 1, Kind: "Lock"}, {G: 2, Site: 12, N: 0, Kind: "Select"}}
 	for i := range want {
 		if pts[i] != want[i] {
@@ -83,7 +83,7 @@ func TestPointsAndReplayPlan(t *testing.T) {
 	if len(p.Order) != 4 || p.Order[2] != want[4] {
 		t.Errorf("order %+v", p.Order)
 	}
-	if len(p.Selects) != 1 || p.Selects[0].Case != -1 || p.Selects[0].ControlPoint != want[5] {
+	if len(p.Selects) != 1 || p.Selects[0].Case != -1 || p.Selects[0].Point != want[5] {
 		t.Errorf("selects %+v", p.Selects)
 	}
 	path := filepath.Join(t.TempDir(), "plan.json")
@@ -94,7 +94,7 @@ func TestPointsAndReplayPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back shim.ControlPlan
+	var back plan.Plan
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}

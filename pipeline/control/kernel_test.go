@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/precog-dev/precog/pipeline/instrument"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -78,7 +78,7 @@ func TestKernelMySQLForced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := map[string]shim.ControlPoint{}
+	steps := map[string]plan.Point{}
 	for i, pt := range Points(tr.Events) {
 		ev := tr.Events[i]
 		s, ok := sites.Lookup(ev.Site)
@@ -101,11 +101,11 @@ func TestKernelMySQLForced(t *testing.T) {
 	if len(steps) != 3 {
 		t.Fatalf("found steps %v in the trace, want S1, S2 and S3", steps)
 	}
-	plan := &shim.ControlPlan{Mode: "force", Edges: []shim.ControlEdge{
+	p := &plan.Plan{Mode: "force", Edges: []plan.Edge{
 		{Before: steps["S1"], After: steps["S3"]},
 		{Before: steps["S3"], After: steps["S2"]},
 	}}
-	t.Logf("plan: %+v", plan.Edges)
+	t.Logf("plan: %+v", p.Edges)
 
 	natural, forced, confirmed := 0, 0, 0
 	for range runs {
@@ -114,20 +114,20 @@ func TestKernelMySQLForced(t *testing.T) {
 		}
 	}
 	planPath := filepath.Join(tmp, "plan.json")
-	plan.Result = filepath.Join(tmp, "result.jsonl")
-	if err := WritePlan(planPath, plan); err != nil {
+	p.Result = filepath.Join(tmp, "result.jsonl")
+	if err := WritePlan(planPath, p); err != nil {
 		t.Fatal(err)
 	}
 	for i := range runs {
-		crashed, out := run(EnvVar + "=" + planPath)
+		crashed, out := run(plan.EnvVar + "=" + planPath)
 		if crashed {
 			forced++
 		}
-		r, err := ReadResultFile(plan.Result, plan)
+		r, err := ReadResultFile(p.Result, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.State == Confirmed {
+		if r.State == plan.Confirmed {
 			confirmed++
 		} else if i < 3 {
 			t.Logf("run %d: %s (%s)\n%s", i, r.State, r.Reason, out)
@@ -143,12 +143,12 @@ func TestKernelMySQLForced(t *testing.T) {
 	// SHOW PROCESSLIST starts, so about a third of the seeds crash.
 	perturbed := 0
 	for i := range runs {
-		p := &shim.ControlPlan{Mode: "perturb", Seed: uint64(i), Delay: 1, MaxDelayUS: 5000,
+		p := &plan.Plan{Mode: "perturb", Seed: uint64(i), Delay: 1, MaxDelayUS: 5000,
 			Sites: []uint32{steps["S1"].Site, steps["S2"].Site}}
 		if err := WritePlan(planPath, p); err != nil {
 			t.Fatal(err)
 		}
-		if crashed, _ := run(EnvVar + "=" + planPath); crashed {
+		if crashed, _ := run(plan.EnvVar + "=" + planPath); crashed {
 			perturbed++
 		}
 	}
@@ -210,7 +210,7 @@ func TestSelect(t *testing.T) {
 `
 
 // TestSelectForcedInstrumented forces the selects of an instrumented test
-// through the rewritten select protocol (pipeline/instrument/rt): the
+// through the rewritten select protocol (shim/rt): the
 // first to its second case, the second to its default.
 func TestSelectForcedInstrumented(t *testing.T) {
 	if testing.Short() {
@@ -255,25 +255,25 @@ func TestSelectForcedInstrumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := &shim.ControlPlan{Mode: "force", Result: filepath.Join(tmp, "result.jsonl")}
+	p := &plan.Plan{Mode: "force", Result: filepath.Join(tmp, "result.jsonl")}
 	cases := []int{1, -1}
 	for i, pt := range Points(tr.Events) {
-		if tr.Events[i].Kind == trace.EvSelect && len(plan.Selects) < len(cases) {
-			plan.Selects = append(plan.Selects, shim.ControlSelect{ControlPoint: pt, Case: cases[len(plan.Selects)]})
+		if tr.Events[i].Kind == trace.EvSelect && len(p.Selects) < len(cases) {
+			p.Selects = append(p.Selects, plan.Select{Point: pt, Case: cases[len(p.Selects)]})
 		}
 	}
-	if len(plan.Selects) != 2 {
-		t.Fatalf("%d selects in the trace, want 2", len(plan.Selects))
+	if len(p.Selects) != 2 {
+		t.Fatalf("%d selects in the trace, want 2", len(p.Selects))
 	}
 	planPath := filepath.Join(tmp, "plan.json")
-	if err := WritePlan(planPath, plan); err != nil {
+	if err := WritePlan(planPath, p); err != nil {
 		t.Fatal(err)
 	}
-	out := run(EnvVar + "=" + planPath)
+	out := run(plan.EnvVar + "=" + planPath)
 	if !strings.Contains(out, "first took b") || !strings.Contains(out, "second took default") {
 		t.Errorf("the forced run:\n%s", out)
 	}
-	r, err := ReadResultFile(plan.Result, plan)
+	r, err := ReadResultFile(p.Result, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,7 @@ import (
 
 	"go/version"
 
-	"github.com/precog-dev/precog/pipeline/instrument/rt"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog"
 )
 
 // A cache is the content-addressed directory that holds everything precog
@@ -172,8 +171,8 @@ func putTree(dir string, t tree) error {
 // shimGo is the language version the shim is written for.
 const shimGo = "1.22"
 
-// shimTree returns the files of the shim module: shim.Source without its
-// tests, and the extra packages the rewritten code imports. Its go.mod says
+// shimTree returns the files of the shim module: precog.ShimSource without
+// its tests. Its go.mod says
 // go 1.22, or the main module's go version when that is older: the go
 // command refuses a main module whose go line is older than a dependency's
 // (and raising the main module's would change its semantics, such as the
@@ -186,13 +185,8 @@ func shimTree(mainGo string) (tree, error) {
 		goLine = mainGo
 	}
 	t := tree{"go.mod": []byte("module " + shimModule + "\n\ngo " + goLine + "\n")}
-	if err := addFS(t, "", shim.Source); err != nil {
+	if err := addFS(t, "", shimFS()); err != nil {
 		return nil, fmt.Errorf("reading the embedded shim: %w", err)
-	}
-	for dir, fsys := range shimExtras() {
-		if err := addFS(t, dir, fsys); err != nil {
-			return nil, fmt.Errorf("reading the embedded shim: %w", err)
-		}
 	}
 	if goLine != shimGo {
 		for name, data := range t {
@@ -252,28 +246,11 @@ func (c *cache) putShim(mainGo string) (string, error) {
 	return dir, putTree(dir, t)
 }
 
-// shimExtras returns the packages written into the shim module besides the
-// shim itself, by directory.
-func shimExtras() map[string]fs.FS {
-	return map[string]fs.FS{"rt": rt.Source}
-}
-
-// rtSource is the import path of rt's source in precog's module.
-const rtSource = "github.com/precog-dev/precog/pipeline/instrument/rt"
-
-// addRT writes rt's files into the cache and adds them to the overlay as
-// the files of the directory dir, which need not exist.
-func addRT(c *cache, ov *overlay, dir string) error {
-	t := tree{}
-	if err := addFS(t, "", rt.Source); err != nil {
-		return fmt.Errorf("reading the embedded shim: %w", err)
+// shimFS returns the shim module's files, rooted at the module's directory.
+func shimFS() fs.FS {
+	sub, err := fs.Sub(precog.ShimSource, "shim")
+	if err != nil {
+		panic(err) // "shim" is a valid path
 	}
-	for name, data := range t {
-		p, err := c.putFile(path.Base(name), data)
-		if err != nil {
-			return err
-		}
-		ov.add(filepath.Join(dir, filepath.FromSlash(name)), p)
-	}
-	return nil
+	return sub
 }

@@ -193,14 +193,6 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mod.selfHosted {
-		// precog's own tests build against its shim/ directory; rt, which
-		// lives elsewhere in this module, is added there as overlay-only
-		// files.
-		if err := addRT(c, ov, filepath.Join(mod.Dir, "shim", "rt")); err != nil {
-			return nil, err
-		}
-	}
 	copied := slices.ContainsFunc(sel.modules, func(m depModule) bool { return copies[m.path].dir != "" })
 	if !mod.selfHosted || copied {
 		gomod, err := overlaidGoMod(mod, shimDir, copies)
@@ -431,10 +423,9 @@ type depModule struct {
 	files *packages.Module
 }
 
-// isShim reports whether path is a package of the shim, or the source of
-// its rt package, which only precog's own module contains.
+// isShim reports whether path is a package of the shim.
 func isShim(path string) bool {
-	return path == shimModule || strings.HasPrefix(path, shimModule+"/") || path == rtSource
+	return path == shimModule || strings.HasPrefix(path, shimModule+"/")
 }
 
 // moduleOf returns the module a package's files come from.

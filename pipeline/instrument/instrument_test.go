@@ -590,7 +590,7 @@ func TestConcurrentRuns(t *testing.T) {
 
 // TestSelfHosted instruments a package of precog's own module, which
 // provides the shim's import path itself: no shim module is injected, and
-// rt is added to shim/rt as overlay-only files.
+// no file of the shim is overlaid.
 func TestSelfHosted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
@@ -604,8 +604,8 @@ func TestSelfHosted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(ov, []byte(filepath.Join(root, "shim", "rt", "rt.go"))) {
-		t.Errorf("the overlay does not add shim/rt/rt.go:\n%s", ov)
+	if bytes.Contains(ov, []byte(filepath.Join(root, "shim")+string(filepath.Separator))) {
+		t.Errorf("the overlay touches the shim:\n%s", ov)
 	}
 	if bytes.Contains(ov, []byte(filepath.Join(root, "go.mod"))) {
 		t.Errorf("the overlay changes precog's go.mod:\n%s", ov)

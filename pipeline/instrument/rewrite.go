@@ -50,6 +50,15 @@ const (
 	rtName   = "precog_rt"
 )
 
+// The largest select and multiple assignment that rt's helpers take
+// (rt.MaxCases, rt.MaxWrites; TestRTLimits checks that they agree). They
+// are copied rather than imported: rt imports the shim, whose init starts
+// recording, and the driver must not link it.
+const (
+	maxCases  = 16
+	maxWrites = 8
+)
+
 // RewriteFile returns the instrumented text of one file of pkg (src is its
 // original bytes) and the sites it used, numbered from opts.FirstSite
 // upwards with no gaps. changed is false when the file has nothing to

@@ -41,7 +41,8 @@ func TestRewriteCorpus(t *testing.T) {
 	shimDirs := map[string]string{
 		shimPath:            filepath.Join(repoDir(), "shim"),
 		shimPath + "/trace": filepath.Join(repoDir(), "shim", "trace"),
-		rtPath:              filepath.Join(repoDir(), "pipeline", "instrument", "rt"),
+		shimPath + "/plan":  filepath.Join(repoDir(), "shim", "plan"),
+		rtPath:              filepath.Join(repoDir(), "shim", "rt"),
 	}
 	shimFiles := map[string][]*ast.File{}
 	fset := token.NewFileSet()

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/precog-dev/precog/pipeline/instrument/rt"
-	"github.com/precog-dev/precog/shim"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -134,8 +132,7 @@ func TestRewriteEndToEnd(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	shimDir := filepath.Join(tmp, "shim")
-	writeFS(t, shim.Source, shimDir)
-	writeFS(t, rt.Source, filepath.Join(shimDir, "rt"))
+	writeFS(t, shimFS(), shimDir)
 	os.WriteFile(filepath.Join(shimDir, "go.mod"), []byte("module "+shimPath+"\n\ngo 1.22\n"), 0o644)
 
 	name := filepath.Join("testdata", "rewrite", "e2e", "prog_test.go")

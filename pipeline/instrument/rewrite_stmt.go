@@ -6,8 +6,6 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
-
-	"github.com/precog-dev/precog/pipeline/instrument/rt"
 )
 
 func (r *rewriter) stmts(list []ast.Stmt) {
@@ -327,7 +325,7 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 			later = true
 		}
 	}
-	if later && len(ls) > rt.MaxWrites {
+	if later && len(ls) > maxWrites {
 		r.skip("multiple assignment to too many shared targets")
 		return
 	}
@@ -677,7 +675,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 	if l != nil && r.hasGoto(l.Label.Name) {
 		ok = false
 	}
-	if !ok || n > rt.MaxCases || len(cls) == 0 {
+	if !ok || n > maxCases || len(cls) == 0 {
 		if len(cls) > 0 {
 			r.skip("select not rewritable")
 		}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/precog-dev/precog/shim/rt"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -70,8 +71,10 @@ func (im *testImporter) importLocked(path string) (*types.Package, error) {
 		dir = filepath.Join(repoDir(), "shim")
 	case shimPath + "/trace":
 		dir = filepath.Join(repoDir(), "shim", "trace")
+	case shimPath + "/plan":
+		dir = filepath.Join(repoDir(), "shim", "plan")
 	case rtPath:
-		dir = filepath.Join(repoDir(), "pipeline", "instrument", "rt")
+		dir = filepath.Join(repoDir(), "shim", "rt")
 	default:
 		return im.std.ImportFrom(path, "", 0)
 	}
@@ -184,6 +187,13 @@ func sameLines(t *testing.T, name string, src, out []byte) {
 // TestRewriteGolden rewrites each testdata/rewrite/*.go and compares the
 // result and its sites with the .go.txt golden file (go test -update
 // rewrites them). Each output must type-check and keep the line count.
+// TestRTLimits: the rewriter's copies of rt's limits agree with rt.
+func TestRTLimits(t *testing.T) {
+	if maxCases != rt.MaxCases || maxWrites != rt.MaxWrites {
+		t.Errorf("maxCases, maxWrites = %d, %d; rt has %d, %d", maxCases, maxWrites, rt.MaxCases, rt.MaxWrites)
+	}
+}
+
 func TestRewriteGolden(t *testing.T) {
 	names, _ := filepath.Glob("testdata/rewrite/*.go")
 	if len(names) == 0 {
@@ -317,7 +327,7 @@ func TestRewriteAPINames(t *testing.T) {
 		return names
 	}
 	shimFuncs := funcs(filepath.Join(repoDir(), "shim"))
-	rtFuncs := funcs("rt")
+	rtFuncs := funcs(filepath.Join(repoDir(), "shim", "rt"))
 	want := func(have map[string]bool, name, why string) {
 		if !have[name] {
 			t.Errorf("%s: no function %s", why, name)

@@ -14,7 +14,7 @@
 //
 // With Options.Runs above 1, each test is recorded that many times: run 0
 // as is, runs 1 and later under a perturb plan of the shim (see the doc of
-// shim/control.go), each with its own seed, so that the runs take
+// package shim/plan), each with its own seed, so that the runs take
 // different interleavings and some may fail (Unicorn's runs with
 // outcomes). Without a baseline, record builds only the instrumented
 // binary and lists the tests with it.
@@ -51,7 +51,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/pipeline/control"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -259,7 +259,7 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		}
 		ids := perturbSites(sites)
 		for n := 1; n < o.Runs; n++ {
-			if err := control.WritePlan(filepath.Join(out, filepath.FromSlash(planFile(n))), o.plan(o.Perturb.Seed+uint64(n), ids)); err != nil {
+			if err := control.WritePlan(filepath.Join(out, filepath.FromSlash(planFile(n))), o.perturbPlan(o.Perturb.Seed+uint64(n), ids)); err != nil {
 				return nil, err
 			}
 		}
@@ -527,14 +527,14 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 	return p, nil
 }
 
-// plan returns the perturb plan with the given seed.
-func (o *Options) plan(seed uint64, sites []uint32) *shim.ControlPlan {
+// perturbPlan returns the perturb plan with the given seed.
+func (o *Options) perturbPlan(seed uint64, sites []uint32) *plan.Plan {
 	p := o.Perturb
 	if p.Delay == 0 && p.Yield == 0 {
 		p.Delay, p.Yield = DefaultDelay, DefaultYield
 	}
-	return &shim.ControlPlan{
-		Mode:       "perturb",
+	return &plan.Plan{
+		Mode:       plan.Perturb,
 		Seed:       seed,
 		Sites:      sites,
 		Delay:      p.Delay,
@@ -555,7 +555,7 @@ type recorded struct {
 
 // recordRun runs test name of lp instrumented, with its trace and log at
 // the given paths relative to out, under the plan file plan if not empty.
-func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, name string, args []string, out, traceFile, logFile, plan string) (recorded, error) {
+func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, name string, args []string, out, traceFile, logFile, planPath string) (recorded, error) {
 	tracePath := filepath.Join(out, filepath.FromSlash(traceFile))
 	f, err := os.Create(filepath.Join(out, filepath.FromSlash(logFile)))
 	if err != nil {
@@ -566,8 +566,8 @@ func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 		w = io.MultiWriter(f, o.TestLog)
 	}
 	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
-	if plan != "" {
-		env = append(env, control.EnvVar+"="+filepath.Join(out, filepath.FromSlash(plan)))
+	if planPath != "" {
+		env = append(env, plan.EnvVar+"="+filepath.Join(out, filepath.FromSlash(planPath)))
 	}
 	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, args, env, o.Flags.Timeout, w)}
 	if err := f.Close(); err != nil {

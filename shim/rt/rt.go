@@ -7,10 +7,11 @@
 // ...), subtests passed as values (Sub), maps in files below go1.20
 // (MapRead, ...) and the methods of sync/atomic's types (atomic.go).
 //
-// The instrumenter writes these files into the injected shim module, where
-// the package's import path is github.com/precog-dev/precog/shim/rt and
+// rt is part of the shim module that precog injects into the build, and
 // rewritten files import it as precog_rt. Like the shim, it imports only
 // the standard library and the shim, and builds at language version go1.22.
+// The driver never imports it: the rewriter keeps copies of its limits
+// (MaxCases, MaxWrites).
 package rt
 
 import (

@@ -1,0 +1,192 @@
+// Package plan is the wire format of the shim's control: the plan a driver
+// hands the program under test (a JSON file named by PRECOG_CONTROL) and the
+// result file the shim writes back (JSON lines, one Record each). It is
+// shared by the shim, which reads plans and writes results, and by the
+// driver (pipeline/control), which writes plans and reads results, the way
+// the Go runtime's internal/trace/tracev2 is shared by the tracer and its
+// readers: a driver imports this package, never the shim itself, whose
+// initialization starts recording.
+//
+// The package uses only the standard library and compiles at language
+// version go1.22, because precog injects it, with the shim, into the build
+// of the code under test.
+//
+// # Modes
+//
+//   - force: a partial order over points, edges "A before B" (ConMem-v's
+//     validation, conmem.txt section 5: delay the goroutine at B until the
+//     goroutine at A has passed A). The run ends confirmed (every edge
+//     held), timed out (a wait gave up, and the result says which and why)
+//     or diverged (the run cannot follow the plan: a goroutine ended, or
+//     waited for itself, before reaching a step).
+//   - perturb: seeded random delays or yields at chosen sites, or at every
+//     sync site, within a total budget and a cap per delay. The decision at
+//     a point depends only on the seed and the point, so the same seed makes
+//     the same decisions at the points a run reaches.
+//   - replay: a recorded total order of sync events, enforced: a goroutine
+//     named in the order waits at each of its points until it is the next
+//     one. The result says how far the replay got.
+//
+// Any mode can also force selects: a plan's Selects name the case a select
+// should take at a point.
+//
+// # Points
+//
+// A point is (g, site, n): the n-th time (from 0) that the goroutine with
+// logical id g arrives at the instrumented point with site id site. Logical
+// ids are the shim's: stable from run to run as long as the run takes the
+// same path to the goroutine. Arrivals are counted per goroutine and site
+// the way the trace counts events: every event of g at site with a nonzero
+// site, in g's order (pipeline/control.Points turns trace events into
+// points). Events with site 0 (Begin, End, TestStart, TestEnd, GCEpoch) are
+// never points. The shim's control.go says when a point counts as passed.
+//
+// # Plan
+//
+// The shim reads the plan at init and unsets PRECOG_CONTROL, so that
+// processes the program starts do not follow the plan too. A plan works
+// with or without PRECOG_TRACE. An example, forcing the MySQL proc_info
+// crash (S1 check, S3 nil store, S2 use):
+//
+//	{"mode": "force", "result": "/tmp/r.jsonl", "timeout_ms": 1000,
+//	 "edges": [
+//	   {"before": {"g": 7, "site": 12, "n": 0}, "after": {"g": 9, "site": 30, "n": 0}},
+//	   {"before": {"g": 9, "site": 30, "n": 0}, "after": {"g": 7, "site": 13, "n": 0}}]}
+//
+// # Result
+//
+// The shim writes the result file as JSON lines, one Record each, with
+// write(2) as each thing happens, so that a crash right after a forced step
+// still leaves the evidence. The first line has event "plan"; then, by
+// mode:
+//
+//	reached   force: a step was reached (point)
+//	passed    force: a step was passed (point, seq, wait_us); replay: the
+//	          event at pos of the order was passed
+//	timeout   a wait gave up (point: the waiting step; before: the one it
+//	          waited for; reason: what the shim saw of its goroutine)
+//	delay     perturb: a goroutine slept wait_us at point
+//	yield     perturb: a goroutine yielded at point
+//	budget    perturb: the budget is used up, no more delays
+//	capped    perturb: 10000 delay and yield lines written, no more
+//	select    a forced select ran (point, case: forced, took: ran)
+//	final     the outcome (state confirmed, timed out or diverged, reason;
+//	          "error" if the shim rejected the plan); at most one; later
+//	          points are let through, and force still writes "reached" for
+//	          its steps reached late
+//
+// seq is taken from the trace's global counter when the step passes, so it
+// places the pass among the trace's sync events. A file without a final
+// line is from a run that ended (or crashed) before the plan was finished:
+// pipeline/control reads it as diverged if some step was never reached,
+// confirmed if every step passed.
+package plan
+
+// EnvVar is the environment variable that names the plan file for the
+// program under test.
+const EnvVar = "PRECOG_CONTROL"
+
+// The modes of a plan.
+const (
+	Force   = "force"
+	Perturb = "perturb"
+	Replay  = "replay"
+)
+
+// Plan is the plan EnvVar names, in JSON; the package doc describes the
+// modes and the result file.
+type Plan struct {
+	Mode   string `json:"mode"`             // Force, Perturb or Replay
+	Result string `json:"result,omitempty"` // the result file, created or truncated; none if empty
+
+	// TimeoutMS bounds each wait (force, replay, select forcing); default
+	// 1000. BudgetMS bounds the time goroutines spend held back, summed
+	// over every wait or delay; default 10000 (perturb: 1000).
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+	BudgetMS  int `json:"budget_ms,omitempty"`
+
+	// Force: the partial order.
+	Edges []Edge `json:"edges,omitempty"`
+
+	// Perturb. At each arrival at a site in Sites (every sync site if
+	// empty; memory accesses only if named), with probability Delay the
+	// goroutine sleeps up to MaxDelayUS microseconds (default 1000), else
+	// with probability Yield it yields (runtime.Gosched).
+	Seed       uint64   `json:"seed,omitempty"`
+	Sites      []uint32 `json:"sites,omitempty"`
+	Delay      float64  `json:"delay,omitempty"`
+	Yield      float64  `json:"yield,omitempty"`
+	MaxDelayUS int      `json:"max_delay_us,omitempty"`
+
+	// Replay: the recorded order of sync events.
+	Order []Point `json:"order,omitempty"`
+
+	// Selects to force, in any mode.
+	Selects []Select `json:"selects,omitempty"`
+}
+
+// A Point is the N-th arrival (from 0) of goroutine G at Site. Kind,
+// optional, is the trace kind's name (trace.Kind.String) of the event there:
+// replay checks it.
+type Point struct {
+	G    uint64 `json:"g"`
+	Site uint32 `json:"site"`
+	N    uint64 `json:"n"`
+	Kind string `json:"kind,omitempty"`
+}
+
+// An Edge says that Before is passed before After is: the goroutine
+// arriving at After waits until Before has been passed.
+type Edge struct {
+	Before Point `json:"before"`
+	After  Point `json:"after"`
+}
+
+// A Select asks the select at a point to take case Case, the index the
+// shim's SelectRecv or SelectSend reports for it (the non-default clauses
+// from 0 in source order), or the default case if -1.
+type Select struct {
+	Point
+	Case int `json:"case"`
+}
+
+// A Record is one line of the result file.
+type Record struct {
+	Event  string `json:"event"` // one of the Ev constants
+	T      int64  `json:"t_us"`  // microseconds since the plan was loaded
+	Mode   string `json:"mode,omitempty"`
+	PID    int    `json:"pid,omitempty"`
+	Point  *Point `json:"point,omitempty"`
+	Before *Point `json:"before,omitempty"`
+	Seq    uint64 `json:"seq,omitempty"`
+	WaitUS int64  `json:"wait_us,omitempty"`
+	Pos    int    `json:"pos,omitempty"`  // replay: index in the order
+	Of     int    `json:"of,omitempty"`   // replay: length of the order
+	Case   *int   `json:"case,omitempty"` // select: the forced case
+	Took   *int   `json:"took,omitempty"` // select: the case that ran
+	State  string `json:"state,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// The events of a Record; the package doc says what each carries.
+const (
+	EvPlan    = "plan"
+	EvReached = "reached"
+	EvPassed  = "passed"
+	EvTimeout = "timeout"
+	EvDelay   = "delay"
+	EvYield   = "yield"
+	EvBudget  = "budget"
+	EvCapped  = "capped"
+	EvSelect  = "select"
+	EvFinal   = "final"
+)
+
+// The states of a final Record: the outcome of a forced or replayed run,
+// or Rejected if the shim refused the plan.
+const (
+	Confirmed = "confirmed"
+	TimedOut  = "timed out"
+	Diverged  = "diverged"
+	Rejected  = "error"
+)
