@@ -6,7 +6,7 @@
 // Nothing is written into the user's tree. Instrument loads the packages with
 // go/packages (tests included), decides which accesses touch shared memory
 // (analyzers/sharedloc, unless Config.All), rewrites each file once with
-// RewriteFile, and writes into a content-addressed cache directory:
+// package rewrite, and writes into a content-addressed cache directory:
 //
 //	shim/<hash>/            the shim's source as module github.com/precog-dev/precog/shim
 //	deps/<module>@<version> copies of dependency modules that are instrumented (the module
@@ -44,6 +44,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -159,7 +160,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		instrumented[f.pkg.PkgPath] = true
 	}
 	for _, f := range sel.files {
-		opts := FileOptions{Funcs: cfg.Funcs, FirstSite: first, Instrumented: func(path string) bool { return instrumented[path] }}
+		opts := rewrite.Options{Funcs: cfg.Funcs, FirstSite: first, Instrumented: func(path string) bool { return instrumented[path] }}
 		if shared != nil {
 			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
 			opts.Uses = shared.usesOf(f.pkg.Fset)
@@ -168,7 +169,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", f.path, err)
 		}
-		out, fsites, changed, err := RewriteFile(f.pkg.Fset, f.syntax, src, f.pkg.Types, f.pkg.TypesInfo, opts)
+		out, fsites, changed, err := rewrite.File(f.pkg.Fset, f.syntax, src, f.pkg.Types, f.pkg.TypesInfo, opts)
 		if err != nil {
 			return nil, fmt.Errorf("instrumenting %s: %w", f.path, err)
 		}

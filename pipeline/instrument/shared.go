@@ -156,10 +156,10 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 	return s, nil
 }
 
-// predicate returns the FileOptions.Shared function for one file, or nil
+// predicate returns the rewrite.Options.Shared function for one file, or nil
 // (record every access) when the file's package could not be analyzed.
 // The position it is asked about is go/ssa's for the access, which
-// RewriteFile passes: the Sel of a selector, the Lbrack of an index
+// rewrite.File passes: the Sel of a selector, the Lbrack of an index
 // expression, the Star of a dereference, an identifier's own position, a
 // range statement's For and a delete or clear call's Lparen.
 func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) bool {
@@ -172,7 +172,7 @@ func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) 
 	}
 }
 
-// usesOf returns the FileOptions.Uses function for one file.
+// usesOf returns the rewrite.Options.Uses function for one file.
 func (s *sharedSet) usesOf(fset *token.FileSet) func(token.Pos) string {
 	return func(pos token.Pos) string {
 		if !pos.IsValid() {

@@ -1,4 +1,4 @@
-package instrument
+package rewrite
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precog-dev/precog"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -55,7 +56,7 @@ func TestRewriteKernels(t *testing.T) {
 			im.mu.Unlock()
 			var out []*ast.File
 			for i, f := range files {
-				r, text, err := rewrite(fset, f, srcs[i], pkg, info, FileOptions{FirstSite: next, Funcs: true})
+				r, text, err := rewriteFile(fset, f, srcs[i], pkg, info, Options{FirstSite: next, Funcs: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +121,7 @@ func rwGo(t *testing.T, dir string, args ...string) {
 	}
 }
 
-// TestRewriteEndToEnd rewrites testdata/rewrite/e2e, builds its test binary
+// TestRewriteEndToEnd rewrites testdata/e2e, builds its test binary
 // against the shim, runs it recording a trace and checks the events; it
 // also checks that a panic's stack names the same lines as the original's.
 func TestRewriteEndToEnd(t *testing.T) {
@@ -132,10 +133,14 @@ func TestRewriteEndToEnd(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	shimDir := filepath.Join(tmp, "shim")
-	writeFS(t, shimFS(), shimDir)
+	shimSrc, err := fs.Sub(precog.ShimSource, "shim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFS(t, shimSrc, shimDir)
 	os.WriteFile(filepath.Join(shimDir, "go.mod"), []byte("module "+shimPath+"\n\ngo 1.22\n"), 0o644)
 
-	name := filepath.Join("testdata", "rewrite", "e2e", "prog_test.go")
+	name := filepath.Join("testdata", "e2e", "prog_test.go")
 	src, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -152,9 +157,9 @@ func TestRewriteEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkg, info := checkFiles(t, fset, "prog", []*ast.File{f})
-	out, sites, changed, err := RewriteFile(fset, f, src, pkg, info, FileOptions{FirstSite: 1})
+	out, sites, changed, err := File(fset, f, src, pkg, info, Options{FirstSite: 1})
 	if err != nil || !changed {
-		t.Fatalf("RewriteFile: changed %v, %v", changed, err)
+		t.Fatalf("File: changed %v, %v", changed, err)
 	}
 	os.WriteFile(filepath.Join(instDir, "go.mod"), []byte("module prog\n\ngo 1.22\n\nrequire "+shimPath+
 		" v0.0.0-00010101000000-000000000000\n\nreplace "+shimPath+" => ../shim\n"), 0o644)

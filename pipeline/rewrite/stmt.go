@@ -1,4 +1,4 @@
-package instrument
+package rewrite
 
 import (
 	"go/ast"

@@ -1,4 +1,4 @@
-package instrument
+package rewrite
 
 import (
 	"fmt"
@@ -127,7 +127,7 @@ func TestRewriteCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			r, out, err := rewrite(p.Fset, f, src, p.Types, p.TypesInfo, FileOptions{FirstSite: 1, Funcs: true})
+			r, out, err := rewriteFile(p.Fset, f, src, p.Types, p.TypesInfo, Options{FirstSite: 1, Funcs: true})
 			spent += time.Since(start)
 			nbytes += len(src)
 			if err != nil {

@@ -1,4 +1,4 @@
-package instrument
+package rewrite
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/rewrite")
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
 
 // testImporter imports the standard library from source, and the shim and
 // rt from this repository, so that rewritten files type-check.
@@ -130,7 +130,7 @@ func checkFiles(t *testing.T, fset *token.FileSet, path string, files []*ast.Fil
 }
 
 // rewriteSource parses, type-checks and rewrites one file.
-func rewriteSource(t *testing.T, name string, src []byte, opts FileOptions) ([]byte, []trace.Site, map[string]int) {
+func rewriteSource(t *testing.T, name string, src []byte, opts Options) ([]byte, []trace.Site, map[string]int) {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
@@ -138,7 +138,7 @@ func rewriteSource(t *testing.T, name string, src []byte, opts FileOptions) ([]b
 		t.Fatal(err)
 	}
 	pkg, info := checkFiles(t, fset, "p", []*ast.File{f})
-	r, out, err := rewrite(fset, f, src, pkg, info, opts)
+	r, out, err := rewriteFile(fset, f, src, pkg, info, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func sameLines(t *testing.T, name string, src, out []byte) {
 	}
 }
 
-// TestRewriteGolden rewrites each testdata/rewrite/*.go and compares the
+// TestRewriteGolden rewrites each testdata/golden/*.go and compares the
 // result and its sites with the .go.txt golden file (go test -update
 // rewrites them). Each output must type-check and keep the line count.
 // TestRTLimits: the rewriter's copies of rt's limits agree with rt.
@@ -195,7 +195,7 @@ func TestRTLimits(t *testing.T) {
 }
 
 func TestRewriteGolden(t *testing.T) {
-	names, _ := filepath.Glob("testdata/rewrite/*.go")
+	names, _ := filepath.Glob("testdata/golden/*.go")
 	if len(names) == 0 {
 		t.Fatal("no inputs")
 	}
@@ -205,7 +205,7 @@ func TestRewriteGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := FileOptions{FirstSite: 1}
+			opts := Options{FirstSite: 1}
 			if bytes.Contains(src, []byte("// opts: funcs")) {
 				opts.Funcs = true
 			}
@@ -252,7 +252,7 @@ func TestRewriteGolden(t *testing.T) {
 	}
 }
 
-// TestRewriteSharedPositions checks which positions FileOptions.Shared is
+// TestRewriteSharedPositions checks which positions Options.Shared is
 // asked about (the ones go/ssa gives the same accesses), and that a false
 // answer leaves the access alone.
 func TestRewriteSharedPositions(t *testing.T) {
@@ -280,12 +280,12 @@ func f(x *T, s []int, m map[int]int, y T) int {
 		t.Fatal(err)
 	}
 	pkg, info := checkFiles(t, fset, "p", []*ast.File{file})
-	opts := FileOptions{FirstSite: 1, Shared: func(pos token.Pos) bool {
+	opts := Options{FirstSite: 1, Shared: func(pos token.Pos) bool {
 		p := fset.Position(pos)
 		asked = append(asked, fmt.Sprintf("%d:%d", p.Line, p.Column))
 		return p.Line == 8 // only x.p.f = g
 	}}
-	r, out, err := rewrite(fset, file, src, pkg, info, opts)
+	r, out, err := rewriteFile(fset, file, src, pkg, info, opts)
 	if err != nil || r == nil {
 		t.Fatalf("rewrite: %v", err)
 	}
@@ -387,7 +387,7 @@ func f(t reflect.Type) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, out, err := rewrite(fset, file, src, pkg, info, FileOptions{FirstSite: 1})
+	r, out, err := rewriteFile(fset, file, src, pkg, info, Options{FirstSite: 1})
 	if err != nil || r == nil {
 		t.Fatalf("rewrite: %v", err)
 	}
@@ -425,7 +425,7 @@ func f() error {
 		instrumented bool
 		want         bool // modeled as a task
 	}{{false, true}, {true, false}} {
-		out, _, _ := rewriteSource(t, "groups.go", src, FileOptions{FirstSite: 1, Instrumented: func(path string) bool {
+		out, _, _ := rewriteSource(t, "groups.go", src, Options{FirstSite: 1, Instrumented: func(path string) bool {
 			return tc.instrumented && path == "golang.org/x/sync/errgroup"
 		}})
 		if got := bytes.Contains(out, []byte("precog_shim.TaskErr(")); got != tc.want {
@@ -454,7 +454,7 @@ type stopper struct{ cancel context.CancelFunc }
 
 func (x *stopper) stop() { x.cancel() }
 `)
-	out, sites, _ := rewriteSource(t, "cancel.go", src, FileOptions{FirstSite: 1})
+	out, sites, _ := rewriteSource(t, "cancel.go", src, Options{FirstSite: 1})
 	for _, want := range []string{"defer precog_shim.Cancelling(", ", cancel)()", "precog_shim.Cancelling(", ", cause)(nil)"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("rewritten file lacks %q:\n%s", want, out)

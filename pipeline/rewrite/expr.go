@@ -1,4 +1,4 @@
-package instrument
+package rewrite
 
 import (
 	"go/ast"
@@ -173,7 +173,7 @@ func (r *rewriter) isMapIndex(x *ast.IndexExpr) bool {
 	return ok
 }
 
-// accessPos returns the position FileOptions.Shared is asked about for an
+// accessPos returns the position Options.Shared is asked about for an
 // access through e.
 func accessPos(e ast.Expr) token.Pos {
 	switch x := e.(type) {

@@ -1,4 +1,4 @@
-package instrument
+package rewrite
 
 import (
 	"bytes"
@@ -15,8 +15,8 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// FileOptions says what to instrument in one file.
-type FileOptions struct {
+// Options says what to instrument in one file.
+type Options struct {
 	// Shared reports whether the access at pos is to a shared location.
 	// pos is the position go/ssa gives the access: the Sel of x.f and of a
 	// qualified pkg.V, the Lbrack of a[i] and m[k], the Star of *p, an
@@ -59,7 +59,7 @@ const (
 	maxWrites = 8
 )
 
-// RewriteFile returns the instrumented text of one file of pkg (src is its
+// File returns the instrumented text of one file of pkg (src is its
 // original bytes) and the sites it used, numbered from opts.FirstSite
 // upwards with no gaps. changed is false when the file has nothing to
 // instrument (then out is nil and no overlay entry is needed).
@@ -94,19 +94,19 @@ const (
 // not rewritten (cgo would see the rewritten text), nor are the packages
 // the shim is built on (sync, sync/atomic, runtime), nor functions marked
 // //go:norace, //go:nosplit and the like.
-func RewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
-	info *types.Info, opts FileOptions) (out []byte, sites []trace.Site, changed bool, err error) {
-	r, out, err := rewrite(fset, file, src, pkg, info, opts)
+func File(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
+	info *types.Info, opts Options) (out []byte, sites []trace.Site, changed bool, err error) {
+	r, out, err := rewriteFile(fset, file, src, pkg, info, opts)
 	if r == nil || err != nil {
 		return nil, nil, false, err
 	}
 	return out, r.sites, true, nil
 }
 
-// rewrite is RewriteFile; it returns the rewriter, nil if the file is
+// rewriteFile is File; it returns the rewriter, nil if the file is
 // unchanged, for tests to look at what it skipped.
-func rewrite(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
-	info *types.Info, opts FileOptions) (*rewriter, []byte, error) {
+func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Package,
+	info *types.Info, opts Options) (*rewriter, []byte, error) {
 	for _, im := range file.Imports {
 		if p, _ := strconv.Unquote(im.Path.Value); p == "C" {
 			return nil, nil, nil
@@ -174,7 +174,7 @@ type rewriter struct {
 	filename string
 	pkg      *types.Package
 	info     *types.Info
-	opts     FileOptions
+	opts     Options
 	ed       editor
 	sites    []trace.Site
 	isTest   bool
