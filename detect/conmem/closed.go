@@ -33,7 +33,7 @@ func (c *checker) closed() {
 				if isClose {
 					use = "close"
 				}
-				roles := []role{{cl, "close"}, {u, use}}
+				roles := []role{{ev: cl, role: "close"}, {ev: u, role: use}}
 				if c.reported(KindClosed, roles) {
 					continue
 				}

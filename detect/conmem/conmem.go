@@ -378,10 +378,13 @@ func (c *checker) heldThrough(a, b int, l hb.Lock) bool {
 }
 
 // A role is one site of a finding: the event that stands for it and what
-// it does in the bug.
+// it does in the bug. A witness-only role is an event validation needs
+// that is not one of the finding's sites (con-null's check before the
+// dereference): it goes into the finding's witness, not into its sites.
 type role struct {
-	ev   int
-	role string
+	ev      int
+	role    string
+	witness bool
 }
 
 // report adds a finding unless one of the same kind and site lines was
@@ -389,8 +392,13 @@ type role struct {
 func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 	c.seen[c.siteKey(kind, roles)] = true
 	f := finding.Finding{Kind: kind, Status: finding.Predicted, Message: msg}
+	w := finding.Witness{}
 	for _, r := range roles {
 		ev := c.g.Events[r.ev]
+		w.Events = append(w.Events, finding.Event{Role: r.role, G: ev.Goroutine, Site: ev.Site, N: c.g.Instance(r.ev), Kind: ev.Kind.String(), Index: r.ev})
+		if r.witness {
+			continue
+		}
 		f.Sites = append(f.Sites, finding.SiteOf(c.sites, ev.Site, r.role))
 		gi := c.g.Goroutine(r.ev)
 		var spawn finding.Site
@@ -408,6 +416,7 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(r.ev).String())
 	}
 	f.Evidence.Notes = notes
+	f.Witnesses = []finding.Witness{w}
 	f.SetID()
 	// One finding per kind and set of (role, file, line): two reads of
 	// one index expression, or one statement's two sides, are one bug.
@@ -430,7 +439,9 @@ func (c *checker) siteKey(kind string, roles []role) string {
 	var b strings.Builder
 	b.WriteString(kind)
 	for _, r := range roles {
-		fmt.Fprintf(&b, "/%d:%s", c.g.Events[r.ev].Site, r.role)
+		if !r.witness {
+			fmt.Fprintf(&b, "/%d:%s", c.g.Events[r.ev].Site, r.role)
+		}
 	}
 	return b.String()
 }

@@ -37,13 +37,13 @@ func (c *checker) index() {
 				if c.g.Goroutine(r) == c.g.Goroutine(w) {
 					continue
 				}
-				roles := []role{{r, "index"}, {w, "write"}}
+				roles := []role{{ev: r, role: "index"}, {ev: w, role: "write"}}
 				if c.reported(KindIndex, roles) || !c.g.Concurrent(r, w) || c.g.CommonLock(r, w) {
 					continue
 				}
 				c.report(KindIndex,
 					fmt.Sprintf("%s used as an index or bound in %s may be changed concurrently by %s with no common lock: index or slice bounds out of range",
-						c.expr(r), c.fn(r), c.fn(w)), roles,
+						c.expr(r), c.fn(r), c.fn(w)), c.withCheck(list, roles, r, w),
 					"the read and the write are concurrent and hold no common lock")
 			}
 		}

@@ -27,7 +27,7 @@ func (c *checker) maps() {
 				if c.g.Events[b].Kind == trace.EvMapWrite && y < x {
 					continue // the pair is seen from the other write
 				}
-				roles := []role{{a, "map-write"}, {b, mapRole(c.g.Events[b].Kind)}}
+				roles := []role{{ev: a, role: "map-write"}, {ev: b, role: mapRole(c.g.Events[b].Kind)}}
 				if c.reported(KindMap, roles) || !c.g.Concurrent(a, b) || c.g.CommonLock(a, b) {
 					continue
 				}

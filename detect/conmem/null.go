@@ -38,14 +38,14 @@ func (c *checker) null() {
 				if c.g.Goroutine(wp) == c.g.Goroutine(rp) {
 					continue
 				}
-				roles := []role{{rp, "deref"}, {wp, "nil-store"}}
+				roles := []role{{ev: rp, role: "deref"}, {ev: wp, role: "nil-store"}}
 				if c.reported(KindNull, roles) || !c.nullFeasible(list, wp, rp) {
 					continue
 				}
 				c.report(KindNull,
 					fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
 						c.expr(wp), c.fn(wp), c.fn(rp)),
-					roles,
+					c.withCheck(list, roles, rp, wp),
 					"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write")
 			}
 		}
@@ -81,4 +81,17 @@ func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 		return false
 	}
 	return true
+}
+
+// withCheck adds to roles, for validation, the read of the location that
+// the reader r made last before r (the nil check of `if x.p != nil {
+// x.p.f }`, the bound check before an index), unless the write w happens
+// before it: forcing that read before w and w before r makes the check
+// pass and the use see w's value.
+func (c *checker) withCheck(list []int, roles []role, r, w int) []role {
+	p := c.prevAccess(list, r)
+	if p < 0 || c.g.Events[p].Kind != trace.EvRead || c.g.HappensBefore(w, p) {
+		return roles
+	}
+	return append(roles, role{ev: p, role: "check", witness: true})
 }

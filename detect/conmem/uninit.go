@@ -99,12 +99,12 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 		if len(remote) == 0 || !concurrent || !related || (locked && initK == trace.EvWrite) {
 			continue
 		}
-		roles := []role{{r, "read"}}
+		roles := []role{{ev: r, role: "read"}}
 		sites := make(map[uint32]bool)
 		for _, w := range remote {
 			if s := g.Events[w].Site; !sites[s] {
 				sites[s] = true
-				roles = append(roles, role{w, "init"})
+				roles = append(roles, role{ev: w, role: "init"})
 			}
 		}
 		if initK == trace.EvWGAdd {

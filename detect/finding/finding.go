@@ -29,8 +29,17 @@ const (
 	// Predicted: some interleaving of a recorded run would make the
 	// sites meet; no run has shown it yet.
 	Predicted Status = "predicted"
-	// Confirmed: a run forced into that interleaving failed.
+	// Confirmed: a run forced into that interleaving failed with the
+	// effect the kind names, at or under the predicted site (see
+	// Validation.Effect).
 	Confirmed Status = "confirmed"
+	// NotConfirmed: the forced order was reached and nothing failed.
+	NotConfirmed Status = "not-confirmed"
+	// Diverged: the forced order could not be reached; Validation.Reason
+	// names the step that never came.
+	Diverged Status = "diverged"
+	// TimedOut: a forced run used up its time.
+	TimedOut Status = "timed-out"
 )
 
 // A Site is one place in the user's code that takes part in a finding.
@@ -41,6 +50,10 @@ type Site struct {
 	Role     string `json:"role"` // what the site does in the bug, such as "nil-store" or "deref"
 	Expr     string `json:"expr"` // the source expression, such as "thd.procInfo"
 	Function string `json:"function,omitempty"`
+	// ID is the site's ID in the site table of the instrumented build
+	// that recorded the run (0 for a static finding): reproducers name
+	// sites by it as well as by position.
+	ID uint32 `json:"siteId,omitempty"`
 	// Goroutine names the goroutine that ran the site by the go statement
 	// that started it ("" for a test's own goroutine), so the two sides of a
 	// finding can be told apart.
@@ -54,7 +67,7 @@ func SiteOf(sites *trace.SiteTable, id uint32, role string) Site {
 	if !ok {
 		return Site{Role: role, Expr: "site " + strconv.FormatUint(uint64(id), 10) + " (not in the site table)"}
 	}
-	return Site{File: s.File, Line: s.Line, Col: s.Col, Role: role, Expr: s.Expr, Function: s.Function}
+	return Site{File: s.File, Line: s.Line, Col: s.Col, Role: role, Expr: s.Expr, Function: s.Function, ID: id}
 }
 
 // Pos returns the site's position as file:line:col.
@@ -103,6 +116,63 @@ type Finding struct {
 	// Reports counts how many times checkers reported the finding before
 	// Merge folded them into one.
 	Reports int `json:"reports"`
+	// Witnesses are recorded runs that exposed the finding, with the
+	// events that make it up: what validation forces into the predicted
+	// order. Merge keeps up to MaxWitnesses.
+	Witnesses []Witness `json:"witnesses,omitempty"`
+	// Validation is what forcing the predicted order did, once validated.
+	Validation *Validation `json:"validation,omitempty"`
+	// Repro is the command that reproduces a confirmed finding, runnable
+	// from the directory precog test ran in.
+	Repro string `json:"repro,omitempty"`
+}
+
+// MaxWitnesses bounds Finding.Witnesses: validation tries the next
+// witness only when one diverges, and rarely needs a third.
+const MaxWitnesses = 3
+
+// A Witness is one recorded run in which a checker found the finding: the
+// test and run (Test and Run are set by the driver that read the trace),
+// and the events of that run that make up the finding.
+type Witness struct {
+	Test   string  `json:"test,omitempty"` // importpath.TestName
+	Run    int     `json:"run"`            // 0 for the unperturbed recording
+	Events []Event `json:"events"`
+}
+
+// An Event is one event of a recorded run, named as the shim's control
+// plans name points: the N-th event (from 0) of the goroutine with logical
+// id G at site Site. Role says what it does in the bug; it is one of the
+// finding's site roles, or a role of an event the checker saw but does not
+// report as a site (such as "check", the read that tests a pointer before
+// the dereference).
+type Event struct {
+	Role string `json:"role"`
+	G    uint64 `json:"g"`
+	Site uint32 `json:"site"`
+	N    uint64 `json:"n"`
+	Kind string `json:"kind"` // the trace kind's name, such as "W" or "close"
+	// Index is the event's position in the run's trace, in the order
+	// trace.ReadAll gives: which of two events the run recorded first.
+	Index int `json:"index"`
+}
+
+// Validation is the outcome of forcing a finding's predicted order.
+type Validation struct {
+	// Effect says what failed, for a confirmed finding: "panic",
+	// "fatal" (a runtime fatal error, such as concurrent map writes) or
+	// "hang" at or called from a predicted site, or "test-failed" (the
+	// test failed under the forced order where its recorded run passed).
+	Effect string `json:"effect,omitempty"`
+	// Reason is one sentence: the failure seen, or why nothing failed,
+	// or the step that never came.
+	Reason string `json:"reason,omitempty"`
+	Test   string `json:"test,omitempty"` // the test that was forced
+	Runs   int    `json:"runs"`           // forced runs made
+	// Failed counts the forced runs that showed the effect (con-map:
+	// the rate of overlap).
+	Failed int   `json:"failed"`
+	WallNs int64 `json:"wallNs"` // time spent validating the finding
 }
 
 // SetID computes f.ID from its kind and sites.
@@ -126,8 +196,9 @@ func (f *Finding) SetID() {
 // of theirs and whose Reports is the sum, and returns them sorted by kind,
 // then by the first site's position, then by ID. The first finding of an ID
 // gives the rest of the merged one (evidence, stacks), except that a
-// confirmed status wins over a predicted one. Findings without an ID get
-// one first.
+// confirmed status wins over a predicted one and that the witnesses of all
+// are kept, in order, up to MaxWitnesses. Findings without an ID get one
+// first.
 func Merge(fs []Finding) []Finding {
 	byID := make(map[string]int)
 	var out []Finding
@@ -142,12 +213,18 @@ func Merge(fs []Finding) []Finding {
 		if !ok {
 			byID[f.ID] = len(out)
 			f.Tests = slices.Clone(f.Tests)
+			f.Witnesses = slices.Clone(f.Witnesses[:min(len(f.Witnesses), MaxWitnesses)])
 			out = append(out, f)
 			continue
 		}
 		m := &out[i]
 		m.Tests = append(m.Tests, f.Tests...)
 		m.Reports += f.Reports
+		for _, w := range f.Witnesses {
+			if len(m.Witnesses) < MaxWitnesses {
+				m.Witnesses = append(m.Witnesses, w)
+			}
+		}
 		if f.Status == Confirmed {
 			m.Status = Confirmed
 		}

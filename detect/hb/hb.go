@@ -236,6 +236,31 @@ func (g *Graph) Stack(i int) []int {
 	return stack
 }
 
+// Instance returns how many events of event i's goroutine came at i's site
+// before i: with the goroutine's logical id and the site, it names event i
+// the way the shim's control plans name points, stable from run to run. A
+// logical id the trace reused counts the events of its earlier goroutines
+// too, as the shim does.
+func (g *Graph) Instance(i int) uint64 {
+	ev := &g.Events[i]
+	var n uint64
+	for gi := range g.Goroutines {
+		gr := &g.Goroutines[gi]
+		if gr.ID != ev.Goroutine {
+			continue
+		}
+		for _, j := range gr.Events {
+			if j >= i {
+				break
+			}
+			if g.Events[j].Site == ev.Site {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // Spawn returns the site of the go statement (or task) that started
 // goroutine gi, 0 if no recorded one did.
 func (g *Graph) Spawn(gi int) uint32 {

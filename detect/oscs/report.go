@@ -134,10 +134,33 @@ func (c *checker) finding(r report) finding.Finding {
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(i).String())
 		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(i))
 	}
+	f.Witnesses = []finding.Witness{c.witness(f.Sites, events, r)}
 	f.Message = c.message(r, sa, sb, la)
 	f.Evidence.Notes = c.notes(r, sa, sb)
 	f.SetID()
 	return f
+}
+
+// witness names the finding's events for validation: the four of its
+// sites, then the Unlock that ends each side's critical section ("unlock-1"
+// for the side of the first site, "unlock-2"), when the run recorded it.
+func (c *checker) witness(sites []finding.Site, events []int, r report) finding.Witness {
+	var w finding.Witness
+	add := func(i int, role string) {
+		ev := c.g.Events[i]
+		w.Events = append(w.Events, finding.Event{Role: role, G: ev.Goroutine, Site: ev.Site, N: c.g.Instance(i), Kind: ev.Kind.String(), Index: i})
+	}
+	for k, i := range events {
+		add(i, sites[k].Role)
+	}
+	for k, sec := range []int{r.aLock, r.bLock} {
+		if sec >= 0 {
+			if end := c.g.Sections()[sec].End; end >= 0 {
+				add(end, "unlock-"+strconv.Itoa(k+1))
+			}
+		}
+	}
+	return w
 }
 
 func (c *checker) sectionBegin(sec, fallback int) int {

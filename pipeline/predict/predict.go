@@ -269,7 +269,13 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 		}
 		res.Stats.Events += len(evs)
-		fs = append(fs, tc.run(what, evs, sites, r.outcome.Failed())...)
+		found := tc.run(what, evs, sites, r.outcome.Failed())
+		for i := range found {
+			for j := range found[i].Witnesses {
+				found[i].Witnesses[j].Test, found[i].Witnesses[j].Run = name, r.n
+			}
+		}
+		fs = append(fs, found...)
 	}
 	fs = append(fs, tc.end(name, sites)...)
 	res.InternalErrors = append(res.InternalErrors, tc.internal...)

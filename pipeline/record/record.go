@@ -196,6 +196,11 @@ type Options struct {
 	// and later run under a perturb plan made by Perturb.
 	Runs    int
 	Perturb Perturb
+	// BinDir, if not empty, is where the test binaries are built and
+	// left for the caller (who removes them), so that validation can run
+	// the recorded tests again: InstrumentedBinary names each. By default
+	// they go to a temporary directory removed at the end.
+	BinDir string
 }
 
 // Perturb configures the perturb plans of runs 1 and later: run N gets
@@ -237,11 +242,14 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := os.MkdirTemp("", "precog-record-")
-	if err != nil {
-		return nil, err
+	bin := o.BinDir
+	if bin == "" {
+		bin, err = os.MkdirTemp("", "precog-record-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(bin)
 	}
-	defer os.RemoveAll(bin)
 
 	ix := &Index{Version: IndexVersion, Created: time.Now().UTC(), GoVersion: goVersion(ctx), Sites: SitesFile}
 	if err := copyFile(inst.Sites, filepath.Join(out, SitesFile)); err != nil {
@@ -465,6 +473,25 @@ func execName(importPath string) string {
 func testBinary(dir string, p listedPackage) string {
 	return filepath.Join(dir, url.PathEscape(p.ImportPath)+".test")
 }
+
+// InstrumentedBinary is the instrumented test binary of the package with
+// the given import path that Run built in Options.BinDir.
+func InstrumentedBinary(binDir, importPath string) string {
+	return testBinary(filepath.Join(binDir, "record"), listedPackage{ImportPath: importPath})
+}
+
+// TestArgs are the arguments Run gives the process of the top-level test
+// name: the test binary's flags from f, -test.run selecting name (and the
+// subtests f.Run selects), -test.v.
+func TestArgs(f *GoTestFlags, name string) []string {
+	_, sub := topLevel(f.Run)
+	_, skipSub := topLevel(f.Skip)
+	return append([]string{"-test.v"}, testArgs(f, runPattern(name, sub), skipSub)...)
+}
+
+// Classify reads how a test process ended from its output and the error
+// its command returned.
+func Classify(output []byte, err error) Outcome { return classify(output, err) }
 
 func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, recBin, out string) (*Package, error) {
 	listBin := recBin

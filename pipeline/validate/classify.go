@@ -1,0 +1,242 @@
+package validate
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/record"
+)
+
+// A Crash is how a test process died, read from its output: the first
+// line of the panic or fatal error and the frames of the goroutine that
+// raised it.
+type Crash struct {
+	Fatal   bool   // "fatal error:" rather than "panic:"
+	Message string // the text after "panic: " or "fatal error: "
+	Frames  []Frame
+}
+
+// A Frame is one call of a goroutine's stack in a crash report.
+type Frame struct {
+	Func string
+	File string
+	Line int
+}
+
+// ParseCrash finds the first panic or fatal error in a test's output and
+// the stack of the goroutine that raised it (the first goroutine block
+// after it, up to its "created by" line). It returns nil if the output has
+// neither.
+func ParseCrash(out []byte) *Crash {
+	var c *Crash
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	inStack := false
+	var fn string
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case c == nil:
+			if m, ok := strings.CutPrefix(line, "panic: "); ok {
+				c = &Crash{Message: m}
+			} else if m, ok := strings.CutPrefix(line, "fatal error: "); ok {
+				c = &Crash{Fatal: true, Message: m}
+			}
+		case !inStack:
+			if strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":") {
+				inStack = true
+			}
+		default:
+			if line == "" || strings.HasPrefix(line, "created by ") || strings.HasPrefix(line, "goroutine ") {
+				return c
+			}
+			if rest, ok := strings.CutPrefix(line, "\t"); ok {
+				file, ln := fileLine(rest)
+				if file != "" {
+					c.Frames = append(c.Frames, Frame{Func: fn, File: file, Line: ln})
+				}
+				continue
+			}
+			fn = line
+		}
+	}
+	return c
+}
+
+// fileLine parses "/path/file.go:61 +0x1d".
+func fileLine(s string) (string, int) {
+	if i := strings.LastIndex(s, " +0x"); i >= 0 {
+		s = s[:i]
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return "", 0
+	}
+	return s[:i], n
+}
+
+// At returns the first frame of the crash at one of sites (same file and
+// line): the crash happened there or in a call made there.
+func (c *Crash) At(sites []finding.Site) (Frame, bool) {
+	for _, fr := range c.Frames {
+		for _, s := range sites {
+			if s.File != "" && fr.File == s.File && fr.Line == s.Line {
+				return fr, true
+			}
+		}
+	}
+	return Frame{}, false
+}
+
+// expected reports whether a crash with message msg is the effect a
+// finding of kind names. Kinds whose effect is any failure (a wrong value
+// that a later assertion catches) accept every message.
+func expected(kind string, fatal bool, msg string) bool {
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(msg, s) {
+				return true
+			}
+		}
+		return false
+	}
+	switch kind {
+	case "con-null":
+		return !fatal && has("nil pointer dereference", "invalid memory address", "nil map", "nil channel")
+	case "con-index":
+		return !fatal && has("index out of range", "slice bounds out of range")
+	case "con-map":
+		return fatal && has("concurrent map")
+	case "con-closed":
+		// A send on or close of a closed channel; a use of a released
+		// buffer or pooled object fails however its code fails.
+		return !fatal || has("concurrent map")
+	}
+	return true // con-uninit, oscs, unicorn-p*: any failure at the site
+}
+
+// failAllowed reports whether a test failure without a crash at a site
+// can confirm a finding of kind: for the kinds whose effect is a wrong
+// value rather than a crash (an uninitialized read, an atomicity or order
+// violation), when the forced order was followed to its end.
+func failAllowed(kind string) bool {
+	return kind == "con-uninit" || kind == "oscs" || strings.HasPrefix(kind, "unicorn-")
+}
+
+// A Run is what one forced run of a test did.
+type Run struct {
+	Output  []byte
+	Outcome record.Outcome
+	// Killed: the run went past its time bound and was killed.
+	Killed bool
+	// Control is the shim's result file read back; nil if the run wrote
+	// none.
+	Control *control.Result
+}
+
+// A Verdict is the classification of one forced run.
+type Verdict struct {
+	Status finding.Status
+	Effect string // for Confirmed: panic, fatal, hang or test-failed
+	Reason string
+}
+
+// Classify classifies one run of the test forced into order o for finding
+// f. recordedPassed says whether the witness's recorded run passed: a bare
+// test failure confirms nothing otherwise.
+func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
+	if c := ParseCrash(r.Output); c != nil {
+		what := "panic"
+		if c.Fatal {
+			what = "fatal"
+		}
+		if fr, ok := c.At(f.Sites); ok && expected(f.Kind, c.Fatal, c.Message) {
+			return Verdict{Status: finding.Confirmed, Effect: what,
+				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(c.Fatal), c.Message, base(fr.File), fr.Line, fr.Func)}
+		}
+		if c.Fatal && strings.Contains(c.Message, "deadlock") && held(r.Control) && failAllowed(f.Kind) && recordedPassed {
+			return Verdict{Status: finding.Confirmed, Effect: "hang",
+				Reason: fmt.Sprintf("with %s, every goroutine blocked: %s", o.What, c.Message)}
+		}
+	}
+	if r.Control != nil && r.Control.State == "error" {
+		return Verdict{Status: finding.Diverged, Reason: "the shim rejected the plan: " + r.Control.Reason}
+	}
+	if r.Killed {
+		return Verdict{Status: finding.TimedOut, Reason: "the forced run went past its time bound and was killed"}
+	}
+	if r.Control == nil {
+		return Verdict{Status: finding.Diverged, Reason: "the test wrote no control result: it did not start the shim"}
+	}
+	switch r.Control.State {
+	case control.Diverged, control.TimedOut:
+		return Verdict{Status: finding.Diverged, Reason: diverged(r.Control.Reason)}
+	}
+	// The order held.
+	switch {
+	case r.Outcome == record.Timeout && failAllowed(f.Kind) && recordedPassed:
+		return Verdict{Status: finding.Confirmed, Effect: "hang", Reason: fmt.Sprintf("with %s, the test hung until its timeout", o.What)}
+	case r.Outcome == record.Fail && failAllowed(f.Kind) && recordedPassed:
+		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
+			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failLine(r.Output))}
+	case r.Outcome.Failed():
+		how := failLine(r.Output)
+		if c := ParseCrash(r.Output); c != nil {
+			how = prefix(c.Fatal) + ": " + c.Message
+			if len(c.Frames) > 0 {
+				how += fmt.Sprintf(" at %s:%d", base(c.Frames[0].File), c.Frames[0].Line)
+			}
+		}
+		return Verdict{Status: finding.NotConfirmed, Reason: fmt.Sprintf("with %s, the test failed, but not at a predicted site with the effect of %s: %s", o.What, f.Kind, how)}
+	}
+	return Verdict{Status: finding.NotConfirmed, Reason: fmt.Sprintf("with %s, the test passed", o.What)}
+}
+
+// held reports whether the control result says the forced order held.
+func held(r *control.Result) bool { return r != nil && r.State == control.Confirmed }
+
+// diverged turns the shim's reason into the sentence of a diverged
+// finding: the point that never came.
+func diverged(reason string) string {
+	if reason == "" {
+		return "the forced order could not be reached"
+	}
+	return "the forced order could not be reached: " + reason
+}
+
+// failLine is the first line of a test's output that says how it failed.
+func failLine(out []byte) string {
+	for line := range strings.Lines(string(out)) {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- FAIL") || strings.HasPrefix(t, "FAIL") || strings.HasPrefix(t, "--- PASS") {
+			continue
+		}
+		if strings.Contains(line, "_test.go:") || strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
+			return t
+		}
+	}
+	return "no failure message"
+}
+
+func prefix(fatal bool) string {
+	if fatal {
+		return "fatal error"
+	}
+	return "panic"
+}
+
+func base(file string) string {
+	if i := strings.LastIndexByte(file, '/'); i >= 0 {
+		return file[i+1:]
+	}
+	return file
+}

@@ -1,0 +1,164 @@
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/shim"
+)
+
+// An Order is one interleaving to force for a finding: edges between the
+// witness's events, and what it is meant to bring about.
+type Order struct {
+	// What says the order in words, for reports: "the nil store before the
+	// dereference".
+	What  string
+	Edges []shim.ControlEdge
+	// Repeat is how many forced runs it gets when a run reaches it without
+	// failing: more than 1 only where the effect needs luck on top of the
+	// order (con-map's real overlap).
+	Repeat int
+}
+
+// Orders returns the interleavings that would make finding f happen in the
+// run that witness w names, in the order to try them, following ConMem-v
+// (conmem.txt section 5) for the con-* kinds. It is pure: the plan is built
+// from the witness's events alone. A kind without a plan gives an error.
+func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
+	ev := roles(f, w)
+	one := func(r string) (finding.Event, error) {
+		e := ev[r]
+		if len(e) == 0 {
+			return finding.Event{}, fmt.Errorf("the witness has no %s event", r)
+		}
+		return e[0], nil
+	}
+	switch f.Kind {
+	case "con-null":
+		// ConMem-v: wp right before rp. The reader's check of the
+		// pointer, if the witness has one, goes before the store, so that
+		// the check passes and the use sees nil.
+		rp, err := one("deref")
+		if err != nil {
+			return nil, err
+		}
+		wp, err := one("nil-store")
+		if err != nil {
+			return nil, err
+		}
+		o := Order{What: "the nil store before the dereference"}
+		if c := ev["check"]; len(c) > 0 {
+			o.What = "the nil store between the check and the dereference"
+			o.Edges = append(o.Edges, edge(c[0], wp))
+		}
+		o.Edges = append(o.Edges, edge(wp, rp))
+		return []Order{o}, nil
+	case "con-uninit":
+		// ConMem-v: hold every initializing write back until the read
+		// ran; for a WaitGroup, the Done before the Adds.
+		use, init, what := "read", "init", "the read before the initializing write"
+		if len(ev["done"]) > 0 {
+			use, init, what = "done", "add", "the Done before the Add"
+		}
+		r, err := one(use)
+		if err != nil {
+			return nil, err
+		}
+		if len(ev[init]) == 0 {
+			return nil, fmt.Errorf("the witness has no %s event", init)
+		}
+		o := Order{What: what}
+		for _, w := range ev[init] {
+			o.Edges = append(o.Edges, edge(r, w))
+		}
+		return []Order{o}, nil
+	case "con-closed":
+		// ConMem-v's Con-Dangling: the release first, then the use.
+		cl, err := one("close")
+		if err != nil {
+			return nil, err
+		}
+		use := ev["send"]
+		if len(use) == 0 && len(ev["close"]) > 1 {
+			use = ev["close"][1:]
+		}
+		if len(use) == 0 {
+			return nil, fmt.Errorf("the witness has no send or second close")
+		}
+		return []Order{{What: "the close before the " + use[0].Role, Edges: []shim.ControlEdge{edge(cl, use[0])}}}, nil
+	case "con-index":
+		// ConMem-v's Con-Overflow: the race both ways. First the write
+		// between the bound's check and the index, then the index before
+		// the write.
+		r, err := one("index")
+		if err != nil {
+			return nil, err
+		}
+		wr, err := one("write")
+		if err != nil {
+			return nil, err
+		}
+		first := Order{What: "the write before the index"}
+		if c := ev["check"]; len(c) > 0 {
+			first.What = "the write between the bound's check and the index"
+			first.Edges = append(first.Edges, edge(c[0], wr))
+		}
+		first.Edges = append(first.Edges, edge(wr, r))
+		return []Order{first, {What: "the index before the write", Edges: []shim.ControlEdge{edge(r, wr)}}}, nil
+	case "oscs":
+		return oscsOrders(f, w)
+	}
+	return nil, fmt.Errorf("no way to force a %s finding yet", f.Kind)
+}
+
+// oscsOrders reverses the two critical sections of an OSCS finding: the
+// section the run recorded second runs entirely before the other (its
+// Unlock before the other's Lock). When the section the report names on
+// one side is the second of a pair of that goroutine's sections, the other
+// goroutine's section then falls between the pair, the atomicity
+// violation OSCS predicts.
+func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
+	if len(f.Sites) != 4 || len(w.Events) < 4 {
+		return nil, fmt.Errorf("the witness has %d events, want the two accesses and their locks", len(w.Events))
+	}
+	ev := roles(f, w)
+	lock := [2]finding.Event{w.Events[2], w.Events[3]}
+	access := [2]finding.Event{w.Events[0], w.Events[1]}
+	first, second := 0, 1
+	if access[1].Index < access[0].Index {
+		first, second = 1, 0
+	}
+	end := access[second]
+	if u := ev[fmt.Sprintf("unlock-%d", second+1)]; len(u) > 0 {
+		end = u[0]
+	}
+	what := fmt.Sprintf("the critical section of the %s at %s before that of the %s at %s",
+		f.Sites[second].Role, shortPos(f.Sites[second]), f.Sites[first].Role, shortPos(f.Sites[first]))
+	return []Order{{What: what, Edges: []shim.ControlEdge{edge(end, lock[first])}}}, nil
+}
+
+// roles indexes the witness's events by role.
+func roles(f finding.Finding, w finding.Witness) map[string][]finding.Event {
+	m := make(map[string][]finding.Event)
+	for _, e := range w.Events {
+		m[e.Role] = append(m[e.Role], e)
+	}
+	return m
+}
+
+func edge(before, after finding.Event) shim.ControlEdge {
+	return shim.ControlEdge{Before: point(before), After: point(after)}
+}
+
+func point(e finding.Event) shim.ControlPoint {
+	return shim.ControlPoint{G: e.G, Site: e.Site, N: e.N}
+}
+
+func shortPos(s finding.Site) string {
+	f := s.File
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		f = f[i+1:]
+	}
+	return fmt.Sprintf("%s:%d", f, s.Line)
+}

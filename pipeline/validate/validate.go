@@ -1,0 +1,259 @@
+// Package validate confirms predicted findings by making them happen:
+// ConMem-v (conmem.txt section 5) for every kind precog predicts. For a
+// finding, it takes a recorded run that exposed it (a finding.Witness: the
+// test, the run, and the events of the bug named as the shim's control
+// points), builds a force plan from those events (Orders), runs the test
+// again under the plan, and classifies the run (Classify):
+//
+//   - confirmed: the test failed with the effect the kind names (a nil
+//     dereference for con-null, a send on a closed channel for con-closed,
+//     an index out of range for con-index, concurrent map writes for
+//     con-map, any panic for con-uninit), at a predicted site or in a call
+//     made there; or, for the kinds whose effect is a wrong value
+//     (con-uninit, oscs, unicorn), the test failed or hung under the forced
+//     order where its recorded run passed. Validation.Effect says which.
+//   - not-confirmed: the forced order held and nothing failed as
+//     predicted.
+//   - diverged: the run could not follow the plan; the reason names the
+//     step that never came (custom synchronization the analysis missed, or
+//     a goroutine that took another path).
+//   - timed-out: a forced run went past its time bound, or the budget of
+//     the whole validation ran out first.
+//
+// Every forced run is bounded: each wait of the shim by the plan's
+// timeout, the waits of a run together by its budget, the run by a wall
+// time bound after which it is killed, and all of validation by one
+// budget. A finding whose first try diverges is tried again (a run's
+// timing differs from the last) and then with its other witnesses.
+//
+// Validation is ConMem-v's: it improves the chance that the bug happens
+// and never guarantees it, so a not-confirmed finding may still be a bug
+// (the paper's false negatives: bugs that need delays at several places).
+// It is sound for confirmation in that every confirmed finding rests on a
+// failure that happened at a predicted site, or on a test that failed only
+// under the forced order.
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim"
+	"github.com/sourcegraph/conc/pool"
+)
+
+// A Target is how to run one recorded test again.
+type Target struct {
+	Binary string   // the instrumented test binary
+	Dir    string   // the directory it runs in (the package's)
+	Args   []string // its arguments, selecting the one test
+	Env    []string // added to the environment
+	// Timeout bounds the wall time of one run; the process is killed
+	// after it.
+	Timeout time.Duration
+	// Passed says whether the recorded run of the witness passed.
+	Passed bool
+}
+
+// Options configures a Validator.
+type Options struct {
+	// Target returns how to run the test and run of a witness, false if
+	// the test cannot be run again.
+	Target func(w finding.Witness) (Target, bool)
+	// Dir is a directory for plans and result files.
+	Dir string
+	// Parallel is how many test processes run at once (All); 0 means 1.
+	Parallel int
+	// Tries is how many times an order is forced when it diverges; 0
+	// means DefaultTries.
+	Tries int
+	// WaitMS bounds each wait of the shim; BudgetMS the waits of one run
+	// together. 0 means DefaultWaitMS and DefaultBudgetMS.
+	WaitMS, BudgetMS int
+	// Progress, if not nil, is told what is being done.
+	Progress func(string)
+}
+
+// Defaults of Options.
+const (
+	DefaultTries    = 2
+	DefaultWaitMS   = 1000
+	DefaultBudgetMS = 5000
+	// MapRepeat is how many forced runs a con-map finding gets: Go
+	// detects concurrent map writes only when the two writes really
+	// overlap, which a forced order makes likely, not certain.
+	MapRepeat = 10
+)
+
+// A Result is the outcome of validating one finding.
+type Result struct {
+	Status     finding.Status
+	Validation finding.Validation
+	// Witness, Order and Plan are what confirmed the finding (or the last
+	// thing tried): the schedule a reproducer replays.
+	Witness finding.Witness
+	Order   Order
+	Plan    *shim.ControlPlan
+	Target  Target
+}
+
+// A Validator validates findings.
+type Validator struct {
+	o   Options
+	seq atomic.Int64
+}
+
+// New returns a Validator.
+func New(o Options) *Validator {
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	if o.Tries <= 0 {
+		o.Tries = DefaultTries
+	}
+	if o.WaitMS <= 0 {
+		o.WaitMS = DefaultWaitMS
+	}
+	if o.BudgetMS <= 0 {
+		o.BudgetMS = DefaultBudgetMS
+	}
+	return &Validator{o: o}
+}
+
+// All validates fs, up to Options.Parallel test processes at once, until
+// ctx is done: the findings it could not finish are timed out. It returns
+// one result per finding, in order.
+func (v *Validator) All(ctx context.Context, fs []finding.Finding) []Result {
+	out := make([]Result, len(fs))
+	p := pool.New().WithMaxGoroutines(v.o.Parallel)
+	for i := range fs {
+		p.Go(func() { out[i] = v.Finding(ctx, fs[i]) })
+	}
+	p.Wait()
+	return out
+}
+
+// Finding validates one finding: its witnesses in turn, each order of the
+// first witness that has a plan, until one confirms it or every try has
+// been made.
+func (v *Validator) Finding(ctx context.Context, f finding.Finding) Result {
+	start := time.Now()
+	res := v.finding(ctx, f)
+	res.Validation.WallNs = int64(time.Since(start))
+	return res
+}
+
+func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
+	res := Result{Status: finding.Diverged}
+	if len(f.Witnesses) == 0 {
+		res.Validation.Reason = "no recorded run names the finding's events"
+		return res
+	}
+	var planErr error
+	for _, w := range f.Witnesses {
+		orders, err := Orders(f, w)
+		if err != nil {
+			planErr = err
+			continue
+		}
+		t, ok := v.o.Target(w)
+		if !ok {
+			planErr = fmt.Errorf("test %s cannot be run again", w.Test)
+			continue
+		}
+		for _, o := range orders {
+			held, failed := 0, 0
+			for held < max(o.Repeat, 1) && failed < v.o.Tries {
+				if ctx.Err() != nil {
+					if res.Status == finding.Diverged {
+						res.Status = finding.TimedOut
+						res.Validation.Reason = "the validation budget ran out before the finding was validated"
+					}
+					return res
+				}
+				vd, plan := v.force(ctx, t, f, w, o)
+				res.Validation.Runs++
+				res.Validation.Test = w.Test
+				res.Witness, res.Order, res.Plan, res.Target = w, o, plan, t
+				if !better(res.Status, vd.Status) {
+					res.Status, res.Validation.Effect, res.Validation.Reason = vd.Status, vd.Effect, vd.Reason
+				}
+				switch vd.Status {
+				case finding.Confirmed:
+					res.Validation.Failed++
+					return res
+				case finding.NotConfirmed:
+					held++ // the order held: only luck can change the next run
+				default:
+					failed++
+				}
+			}
+		}
+	}
+	if res.Validation.Runs == 0 {
+		res.Validation.Reason = "no plan: " + planErr.Error()
+	}
+	return res
+}
+
+// better reports whether status a says more than b about a finding:
+// confirmed over not-confirmed over timed-out over diverged.
+func better(a, b finding.Status) bool {
+	rank := map[finding.Status]int{finding.Diverged: 0, finding.TimedOut: 1, finding.NotConfirmed: 2, finding.Confirmed: 3}
+	return rank[a] > rank[b]
+}
+
+// Plan is the force plan of order o, with the bounds of o.
+func (v *Validator) Plan(o Order) *shim.ControlPlan {
+	return &shim.ControlPlan{Mode: "force", TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges}
+}
+
+// force runs the test of t once under order o and classifies the run.
+func (v *Validator) force(ctx context.Context, t Target, f finding.Finding, w finding.Witness, o Order) (Verdict, *shim.ControlPlan) {
+	plan := v.Plan(o)
+	n := strconv.FormatInt(v.seq.Add(1), 10)
+	planPath := filepath.Join(v.o.Dir, "plan"+n+".json")
+	plan.Result = filepath.Join(v.o.Dir, "result"+n+".jsonl")
+	defer os.Remove(planPath)
+	defer os.Remove(plan.Result)
+	if err := control.WritePlan(planPath, plan); err != nil {
+		return Verdict{Status: finding.Diverged, Reason: err.Error()}, plan
+	}
+	if v.o.Progress != nil {
+		v.o.Progress(fmt.Sprintf("validating %s %s in %s", f.Kind, f.ID, w.Test))
+	}
+	r := Force(ctx, t, planPath)
+	if res, err := control.ReadResultFile(plan.Result, plan); err == nil {
+		r.Control = res
+	}
+	plan.Result = ""
+	return Classify(f, o, r, t.Passed), plan
+}
+
+// Force runs the test of t once under the plan file planPath and returns
+// what it did, without the control result (the caller knows where the plan
+// puts it).
+func Force(ctx context.Context, t Target, planPath string) Run {
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, t.Binary, t.Args...)
+	cmd.Dir = t.Dir
+	cmd.Env = append(append(os.Environ(), t.Env...), control.EnvVar+"="+planPath)
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	r := Run{Output: out, Outcome: record.Classify(out, err)}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.Killed = true
+	}
+	return r
+}
