@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/reprocmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/tracecmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
@@ -30,6 +31,7 @@ func main() {
 		vetcmd.Command(checks, suite.IDs),
 		testcmd.Command(),
 		recordcmd.Command(),
+		reprocmd.Command(),
 		tracecmd.Command(),
 		cli.VersionCommand(),
 	}, os.Args[1:]))

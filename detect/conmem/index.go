@@ -2,6 +2,7 @@ package conmem
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -43,9 +44,33 @@ func (c *checker) index() {
 				}
 				c.report(KindIndex,
 					fmt.Sprintf("%s used as an index or bound in %s may be changed concurrently by %s with no common lock: index or slice bounds out of range",
-						c.expr(r), c.fn(r), c.fn(w)), c.withCheck(list, roles, r, w),
+						c.expr(r), c.fn(r), c.fn(w)), c.withLast(list, c.withCheck(list, roles, r, w), r, w),
 					"the read and the write are concurrent and hold no common lock")
 			}
 		}
 	}
+}
+
+// withLast adds to roles, for validation, the last read at r's site that
+// instances folded into r (the last iteration of a loop that indexes with
+// the location, with no sync event since r) and its check: forcing the
+// write in a later iteration is what makes a slice bound go past a value
+// the loop already used (cherokee's [sent:len] with len reset to 0).
+func (c *checker) withLast(list []int, roles []role, r, w int) []role {
+	evs := c.g.Goroutines[c.g.Goroutine(r)].Events
+	k, _ := slices.BinarySearch(evs, r)
+	last := r
+	for ; k < len(evs) && c.g.Events[evs[k]].Seq == c.g.Events[r].Seq; k++ {
+		if e := c.g.Events[evs[k]]; e.Site == c.g.Events[r].Site && e.Kind == trace.EvRead {
+			last = evs[k]
+		}
+	}
+	if last == r {
+		return roles
+	}
+	roles = append(roles, role{ev: last, role: "index-last", witness: true})
+	if p := c.prevAccess(list, last); p >= 0 && p != r && c.g.Events[p].Kind == trace.EvRead && !c.g.HappensBefore(w, p) {
+		roles = append(roles, role{ev: p, role: "check-last", witness: true})
+	}
+	return roles
 }

@@ -6,11 +6,14 @@
 // The format, one item per line, # starting a comment anywhere:
 //
 //	runs 10                          (optional; runs per test for precog test -runs; default 1)
-//	con-null mysql.go:70 mysql.go:61 (a finding: its kind, then its sites as file:line)
+//	con-null mysql.go:70 mysql.go:61 confirmed (a finding: its kind, its sites as file:line,
+//	                                            and optionally its status after validation)
 //
 // A finding's sites are matched as a set of file:line, the file relative to
 // the package's directory, so the order of the sites and their columns and
-// roles do not matter.
+// roles do not matter. The status is "confirmed" (validation made the test
+// fail as predicted) or "predicted" (anything else: not confirmed, diverged,
+// timed out, not validated); the comment after it should say why.
 package expect
 
 import (
@@ -36,7 +39,15 @@ type Finding struct {
 	Kind  string
 	Sites []string // file:line, the file relative to the package, sorted, without duplicates
 	Line  int      // its line in the expect file
+	// Status is "confirmed", "predicted", or "" if the line gives none.
+	Status string
 }
+
+// The statuses an expect line can give.
+const (
+	Confirmed = "confirmed"
+	Predicted = "predicted"
+)
 
 // Key is the finding as a string that Key(dir, f) of a matching reported
 // finding equals.
@@ -76,6 +87,13 @@ func Parse(data []byte) (*File, error) {
 			return nil, fmt.Errorf("line %d: %s has no sites", n, f[0])
 		}
 		x := Finding{Kind: f[0], Line: n}
+		if last := f[len(f)-1]; last == Confirmed || last == Predicted {
+			x.Status = last
+			f = f[:len(f)-1]
+			if len(f) < 2 {
+				return nil, fmt.Errorf("line %d: %s has no sites", n, x.Kind)
+			}
+		}
 		for _, s := range f[1:] {
 			file, l, ok := strings.Cut(s, ":")
 			ln, err := strconv.Atoi(l)
@@ -126,6 +144,15 @@ func Key(dir string, f finding.Finding) string {
 type Result struct {
 	Missing []Finding // expected, not reported
 	Extra   []string  // reported, not expected: their keys
+	// WrongStatus are the expected findings reported with another status
+	// than the line gives, each with the reported finding.
+	WrongStatus []Mismatch
+}
+
+// A Mismatch is an expected finding reported with another status.
+type Mismatch struct {
+	Want Finding
+	Got  finding.Finding
 }
 
 // Compare compares the findings reported for the package in dir, whose
@@ -134,18 +161,23 @@ type Result struct {
 func Compare(e *File, dir, importPath string, reported []finding.Finding) Result {
 	var r Result
 	prefix := importPath + "."
-	got := make(map[string]bool)
+	got := make(map[string]finding.Finding)
 	for _, f := range reported {
 		if !slices.ContainsFunc(f.Tests, func(t string) bool { return strings.HasPrefix(t, prefix) }) {
 			continue
 		}
-		got[Key(dir, f)] = true
+		got[Key(dir, f)] = f
 	}
 	want := make(map[string]bool)
 	for _, x := range e.Findings {
 		want[x.Key()] = true
-		if !got[x.Key()] {
+		f, ok := got[x.Key()]
+		if !ok {
 			r.Missing = append(r.Missing, x)
+			continue
+		}
+		if x.Status != "" && (x.Status == Confirmed) != (f.Status == finding.Confirmed) {
+			r.WrongStatus = append(r.WrongStatus, Mismatch{Want: x, Got: f})
 		}
 	}
 	for k := range got {

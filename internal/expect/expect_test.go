@@ -11,7 +11,7 @@ import (
 func TestParse(t *testing.T) {
 	e, err := Parse([]byte(`# MySQL-1
 runs 3 # per test
-con-null mysql.go:72 mysql.go:61 mysql.go:72
+con-null mysql.go:72 mysql.go:61 mysql.go:72 confirmed
 oscs a.go:1
 `))
 	if err != nil {
@@ -20,7 +20,7 @@ oscs a.go:1
 	if e.Runs != 3 || len(e.Findings) != 2 {
 		t.Fatalf("Parse = %+v", e)
 	}
-	if got := e.Findings[0]; got.Kind != "con-null" || !slices.Equal(got.Sites, []string{"mysql.go:61", "mysql.go:72"}) || got.Line != 3 {
+	if got := e.Findings[0]; got.Kind != "con-null" || !slices.Equal(got.Sites, []string{"mysql.go:61", "mysql.go:72"}) || got.Line != 3 || got.Status != Confirmed {
 		t.Errorf("first finding %+v", got)
 	}
 	for _, bad := range []struct{ text, err string }{
@@ -30,6 +30,7 @@ oscs a.go:1
 		{"unicorn-p18 a.go:1", "unknown kind"},
 		{"unicorn-p07 a.go:1", "unknown kind"},
 		{"oscs", "has no sites"},
+		{"oscs confirmed", "has no sites"},
 		{"oscs a.go", "is not file:line"},
 		{"oscs a.go:0", "is not file:line"},
 		{"oscs a.go:1 b.go:2\noscs b.go:2 a.go:1", "the finding of line 1 again"},
@@ -41,7 +42,7 @@ oscs a.go:1
 }
 
 func TestCompare(t *testing.T) {
-	e, err := Parse([]byte("con-null m.go:61 m.go:72\noscs m.go:5 m.go:9\n"))
+	e, err := Parse([]byte("con-null m.go:61 m.go:72 confirmed\noscs m.go:5 m.go:9\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,12 @@ func TestCompare(t *testing.T) {
 	}
 	r := Compare(e, "/k/mysql", "x/mysql", reported)
 	if len(r.Missing) != 1 || r.Missing[0].Kind != "oscs" ||
-		!slices.Equal(r.Extra, []string{"con-map /k/other/o.go:2 m.go:1"}) {
+		!slices.Equal(r.Extra, []string{"con-map /k/other/o.go:2 m.go:1"}) ||
+		len(r.WrongStatus) != 1 || r.WrongStatus[0].Want.Kind != "con-null" {
 		t.Errorf("Compare = %+v", r)
+	}
+	reported[0].Status = finding.Confirmed
+	if r := Compare(e, "/k/mysql", "x/mysql", reported); len(r.WrongStatus) != 0 {
+		t.Errorf("Compare with the con-null confirmed = %+v", r)
 	}
 }

@@ -25,15 +25,21 @@ type cache struct {
 	dir string
 }
 
-func openCache(dir string) (*cache, error) {
+// CacheDir returns the absolute path of the cache directory dir names:
+// precog in the user cache directory if dir is empty.
+func CacheDir(dir string) (string, error) {
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return nil, fmt.Errorf("finding the cache directory: %w", err)
+			return "", fmt.Errorf("finding the cache directory: %w", err)
 		}
 		dir = filepath.Join(base, "precog")
 	}
-	dir, err := filepath.Abs(dir)
+	return filepath.Abs(dir)
+}
+
+func openCache(dir string) (*cache, error) {
+	dir, err := CacheDir(dir)
 	if err != nil {
 		return nil, err
 	}

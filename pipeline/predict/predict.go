@@ -63,6 +63,9 @@ type Options struct {
 	Progress func(string)
 	TestLog  io.Writer // the tests' output is copied here; may be nil
 	Detect   DetectOptions
+	// Validate, if not nil, validates every finding by forcing its
+	// interleaving (pipeline/validate).
+	Validate *ValidateOptions
 }
 
 // DetectOptions configures the checkers.
@@ -118,6 +121,10 @@ type Stats struct {
 	Reports         int // findings reported before merging (one per test per finding)
 	Record          time.Duration
 	Detect          time.Duration
+	// Validate is the time spent validating; Statuses counts the
+	// findings by status after it.
+	Validate time.Duration
+	Statuses map[finding.Status]int
 }
 
 // Duplication is the CFP paper's duplication rate: reports over unique
@@ -162,7 +169,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		defer os.RemoveAll(tmp)
 		out = tmp
 	}
+	var binDir string
+	if o.Validate != nil {
+		// Validation runs the recorded tests' binaries again.
+		binDir, err = os.MkdirTemp("", "precog-bin-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(binDir)
+	}
 	ix, err := record.Run(ctx, record.Options{
+		BinDir:   binDir,
 		Dir:      o.Dir,
 		Patterns: o.Patterns,
 		Out:      out,
@@ -184,6 +201,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Stats.Record = recorded
+	if o.Validate != nil {
+		if err := validateAll(ctx, o, out, binDir, res); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package predict
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/precog-dev/precog/detect/finding"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,6 +104,19 @@ func TestDetect(t *testing.T) {
 	}
 	if f.Status != "predicted" {
 		t.Errorf("status %q", f.Status)
+	}
+	// One witness per test (up to finding.MaxWitnesses), naming the
+	// dereference and the nil store as the trace's points.
+	if len(f.Witnesses) != finding.MaxWitnesses || f.Witnesses[0].Test != want[0] {
+		t.Errorf("witnesses %+v, want %d, the first of %s", f.Witnesses, finding.MaxWitnesses, want[0])
+	} else {
+		roles := map[string]finding.Event{}
+		for _, e := range f.Witnesses[0].Events {
+			roles[e.Role] = e
+		}
+		if d, s := roles["deref"], roles["nil-store"]; d.Site != f.Sites[0].ID || s.Site != f.Sites[1].ID || d.G == s.G || d.Kind != "Read" || s.Kind != "Write" {
+			t.Errorf("witness events %+v: want the deref and the nil store, of two goroutines, at the finding's sites %+v", f.Witnesses[0].Events, f.Sites)
+		}
 	}
 	if d := res.Duplication(); d < 2.9 || d > 3.1 {
 		// Every finding of the trace is found by the same three tests.

@@ -85,7 +85,10 @@ func fileLine(s string) (string, int) {
 }
 
 // At returns the first frame of the crash at one of sites (same file and
-// line): the crash happened there or in a call made there.
+// line): the crash happened there or in a call made there. Failing that, it
+// returns the first frame in a site's function and file: a deferred call
+// (defer wg.Done()) runs at the function's return, whose line the frame
+// shows.
 func (c *Crash) At(sites []finding.Site) (Frame, bool) {
 	for _, fr := range c.Frames {
 		for _, s := range sites {
@@ -94,7 +97,25 @@ func (c *Crash) At(sites []finding.Site) (Frame, bool) {
 			}
 		}
 	}
+	for _, fr := range c.Frames {
+		for _, s := range sites {
+			if s.File != "" && s.Function != "" && fr.File == s.File && strings.HasSuffix(funcName(fr.Func), "."+s.Function) {
+				return fr, true
+			}
+		}
+	}
 	return Frame{}, false
+}
+
+// funcName strips the arguments off a traceback's function line:
+// "pkg.(*T).m(0x1, ...)" is "pkg.(*T).m".
+func funcName(line string) string {
+	if strings.HasSuffix(line, ")") {
+		if i := strings.LastIndexByte(line, '('); i > 0 {
+			return line[:i]
+		}
+	}
+	return line
 }
 
 // expected reports whether a crash with message msg is the effect a
@@ -161,7 +182,7 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 		}
 		if fr, ok := c.At(f.Sites); ok && expected(f.Kind, c.Fatal, c.Message) {
 			return Verdict{Status: finding.Confirmed, Effect: what,
-				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(c.Fatal), c.Message, base(fr.File), fr.Line, fr.Func)}
+				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(c.Fatal), c.Message, base(fr.File), fr.Line, funcName(fr.Func))}
 		}
 		if c.Fatal && strings.Contains(c.Message, "deadlock") && held(r.Control) && failAllowed(f.Kind) && recordedPassed {
 			return Verdict{Status: finding.Confirmed, Effect: "hang",

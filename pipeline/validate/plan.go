@@ -47,13 +47,15 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := Order{What: "the nil store before the dereference"}
+		plain := Order{What: "the nil store before the dereference", Edges: []shim.ControlEdge{edge(wp, rp)}}
 		if c := ev["check"]; len(c) > 0 {
-			o.What = "the nil store between the check and the dereference"
-			o.Edges = append(o.Edges, edge(c[0], wp))
+			// If the check cannot come first (it shares a critical
+			// section with the dereference that the store needs),
+			// the plain order is ConMem-v's.
+			checked := Order{What: "the nil store between the check and the dereference", Edges: []shim.ControlEdge{edge(c[0], wp), edge(wp, rp)}}
+			return []Order{checked, plain}, nil
 		}
-		o.Edges = append(o.Edges, edge(wp, rp))
-		return []Order{o}, nil
+		return []Order{plain}, nil
 	case "con-uninit":
 		// ConMem-v: hold every initializing write back until the read
 		// ran; for a WaitGroup, the Done before the Adds.
@@ -105,7 +107,17 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 			first.Edges = append(first.Edges, edge(c[0], wr))
 		}
 		first.Edges = append(first.Edges, edge(wr, r))
-		return []Order{first, {What: "the index before the write", Edges: []shim.ControlEdge{edge(r, wr)}}}, nil
+		orders := []Order{first}
+		if l := ev["index-last"]; len(l) > 0 {
+			last := Order{What: "the write before the index's last use in the loop"}
+			if c := ev["check-last"]; len(c) > 0 {
+				last.What = "the write between the bound's check and the index, in the loop's last iteration"
+				last.Edges = append(last.Edges, edge(c[0], wr))
+			}
+			last.Edges = append(last.Edges, edge(wr, l[0]))
+			orders = append(orders, last)
+		}
+		return append(orders, Order{What: "the index before the write", Edges: []shim.ControlEdge{edge(r, wr)}}), nil
 	case "oscs":
 		return oscsOrders(f, w)
 	}

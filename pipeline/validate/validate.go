@@ -156,7 +156,8 @@ func (v *Validator) Finding(ctx context.Context, f finding.Finding) Result {
 func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 	res := Result{Status: finding.Diverged}
 	if len(f.Witnesses) == 0 {
-		res.Validation.Reason = "no recorded run names the finding's events"
+		res.Status = finding.Predicted
+		res.Validation.Reason = "not validated: no recorded run names the finding's events"
 		return res
 	}
 	var planErr error
@@ -201,7 +202,9 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 		}
 	}
 	if res.Validation.Runs == 0 {
-		res.Validation.Reason = "no plan: " + planErr.Error()
+		// Nothing was forced: the finding stays a prediction.
+		res.Status = finding.Predicted
+		res.Validation.Reason = "not validated: " + planErr.Error()
 	}
 	return res
 }

@@ -44,8 +44,9 @@ func kernelPackages(t *testing.T) []string {
 
 // TestKernels runs precog test over the kernel corpus, once per group of
 // packages that want the same number of runs, and checks each package's
-// findings against its expect file: every expected finding reported, and
-// nothing else.
+// findings against its expect file: every expected finding reported with
+// the status the file gives (confirmed by validation, or predicted only),
+// and nothing else.
 func TestKernels(t *testing.T) {
 	cache := t.TempDir()
 	groups := make(map[int][]string) // runs -> package dirs
@@ -107,6 +108,18 @@ func checkPackage(t *testing.T, pkg string, e *expect.File, fs []finding.Finding
 	r := expect.Compare(e, dir, kernelsModule+"/"+pkg, fs)
 	for _, x := range r.Missing {
 		t.Errorf("expect line %d: not reported: %s", x.Line, x.Key())
+	}
+	for _, x := range e.Findings {
+		if x.Status == "" {
+			t.Errorf("expect line %d: %s gives no status (confirmed or predicted)", x.Line, x.Key())
+		}
+	}
+	for _, m := range r.WrongStatus {
+		why := ""
+		if v := m.Got.Validation; v != nil {
+			why = ": " + v.Reason
+		}
+		t.Errorf("expect line %d: %s is %s, want %s%s", m.Want.Line, m.Want.Key(), m.Got.Status, m.Want.Status, why)
 	}
 	for _, k := range r.Extra {
 		for _, f := range fs {

@@ -2,10 +2,12 @@ package testcmd
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +36,11 @@ func printJSON(w io.Writer, fs []finding.Finding) error {
 // names relative to dir when under it.
 func printText(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
+	// Confirmed findings first: they are facts, the rest hypotheses.
+	fs = slices.Clone(fs)
+	slices.SortStableFunc(fs, func(a, b finding.Finding) int {
+		return cmp.Compare(rank(b.Status), rank(a.Status))
+	})
 	for _, f := range fs {
 		pos := "-"
 		if len(f.Sites) > 0 {
@@ -98,8 +105,41 @@ func evidence(dir string, f finding.Finding) []string {
 	if len(f.Tests) > 0 {
 		lines = append(lines, "tests: "+strings.Join(f.Tests, " "))
 	}
-	lines = append(lines, fmt.Sprintf("id %s, %s", f.ID, f.Status))
+	lines = append(lines, statusLine(f))
+	if f.Repro != "" {
+		lines = append(lines, "reproduce: "+f.Repro)
+	}
 	return lines
+}
+
+// statusLine is the last line of a finding: its ID and status, with what
+// validation saw.
+func statusLine(f finding.Finding) string {
+	v := f.Validation
+	if v == nil {
+		return fmt.Sprintf("id %s, %s", f.ID, f.Status)
+	}
+	var line string
+	switch f.Status {
+	case finding.Confirmed:
+		line = fmt.Sprintf("id %s, confirmed (%s, in %s)", f.ID, v.Effect, v.Test)
+	case finding.Predicted:
+		line = fmt.Sprintf("id %s, predicted only", f.ID)
+	default:
+		line = fmt.Sprintf("id %s, predicted only, %s", f.ID, f.Status)
+	}
+	if v.Reason != "" {
+		line += ": " + v.Reason
+	}
+	return line
+}
+
+// rank orders statuses for the text output: confirmed first.
+func rank(s finding.Status) int {
+	if s == finding.Confirmed {
+		return 1
+	}
+	return 0
 }
 
 func cmpOr(a, b string) string {

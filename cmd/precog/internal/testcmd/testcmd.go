@@ -12,9 +12,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
+	"strings"
+	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/conmem"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/pipeline/predict"
@@ -44,12 +48,44 @@ wrote.
 The go test flags below are passed on to the builds and to every test
 binary; -run and -skip choose which top-level tests run.
 
+Validation
+
+Each finding is first predicted: no run showed it, some interleaving of a
+recorded run would. Then, unless -validate=false, precog test confirms it
+the way ConMem-v does: it takes a recorded run that exposed the finding,
+runs that test again with the shim holding its goroutines at the finding's
+sites until they come in the predicted order (the nil store just before the
+dereference, the read before the initialization, the close before the
+send, the write between a bound's check and the index, the critical
+sections the other way round), and watches for the effect. The finding is
+
+	confirmed      the test failed with the effect the kind names (a nil
+	               dereference, a send on a closed channel, an index out of
+	               range, a negative WaitGroup counter, ...) at a predicted
+	               site or in a call made there; or, for con-uninit, oscs
+	               and unicorn, whose effect is a wrong value, the test
+	               failed or hung under the forced order where its recorded
+	               run passed
+	not-confirmed  the forced order held and nothing failed as predicted
+	diverged       the run could not follow the order: the reason names the
+	               step that never came (synchronization the analysis missed)
+	timed-out      a forced run, or -validate-budget, ran out of time
+	predicted      not validated: no plan for the kind (con-map, unicorn)
+
+Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
+(three times its recorded time and some slack), and the whole validation
+(-validate-budget). Up to -p test processes run at once. A confirmed
+finding gets a reproducer: a schedule file in the repro directory of -o DIR
+(of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
+that makes the test fail the same way again.
+
 Output
 
-Findings are predicted: no run showed them, some interleaving of a recorded
-run would. Each is one line on stdout, then one indented line per piece of
+Each finding is one line on stdout, confirmed findings first, then one indented line per piece of
 evidence, hop by hop: the go statement that started each side's goroutine,
-each site with the locks held there, notes, and the tests that exposed it:
+each site with the locks held there, notes, the tests that exposed it,
+its ID and status with what validation saw, and the command that
+reproduces a confirmed finding:
 
 	file:line:col: kind: message
 		file:line:col: what happened there
@@ -59,11 +95,14 @@ The same bug found by many tests (or runs) is one finding. A summary goes to
 stderr: findings, reports (one per test per finding) and the duplication
 rate (reports over findings), tests, runs and failed runs, after one line
 per test whose runs failed, saying how many and how (fail, panic, fatal,
-timeout, exit).
+timeout, exit); then the findings confirmed, not confirmed, diverged, timed
+out and not validated, and the time validation took.
 
 With -json, each finding is instead one JSON object on a line of its own,
 with id (stable: a hash of the kind and the sites), kind, status
-("predicted"), message, sites (file: absolute path, line, col, role, expr,
+(confirmed, not-confirmed, diverged, timed-out or predicted), validation
+(effect, reason, test, runs), repro (the reproducer's command, for a
+confirmed finding), message, sites (file: absolute path, line, col, role, expr,
 function), spawns, stacks, evidence (locks, clocks, suspiciousness), tests
 ("importpath.TestName") and reports. Only findings go to stdout.
 
@@ -84,11 +123,18 @@ bugs: please report them.
 
 Exit status
 
-	0  no findings (whatever the tests' outcomes)
-	3  findings, including when internal errors came with them
+	0  no confirmed findings (whatever the tests' outcomes); with
+	   -fail-on=predicted, no findings at all
+	3  confirmed findings (with -fail-on=predicted: any findings),
+	   including when internal errors came with them
 	1  an error: a bad flag, -runs out of range, a package that does not
 	   build, an output directory that holds other files, or internal
 	   errors and no findings
+
+The default, -fail-on=confirmed, fails a nightly job on facts only: a
+prediction that validation could not confirm is printed but does not
+change the exit status. With -validate=false nothing is confirmed; use
+-fail-on=predicted there to fail on predictions.
 `
 
 // Command returns the "test" command.
@@ -124,6 +170,18 @@ func Command() *cli.Command {
 			})
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit); the vector clocks' memory grows with the square of the count")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "skip, with a note, the runs whose trace is larger than `MiB` megabytes (0: no limit); analysing takes about 35 times a trace's size in memory")
+			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
+			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
+			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "validate with up to `n` test processes at once")
+			fs.Func("fail-on", "exit 3 for confirmed findings only (`confirmed`, the default) or for predicted ones too (predicted)", func(v string) error {
+				switch v {
+				case "confirmed", "predicted":
+					o.failOn = v
+				default:
+					return fmt.Errorf("want confirmed or predicted")
+				}
+				return nil
+			})
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
@@ -151,6 +209,11 @@ type options struct {
 	funcs bool
 	cache string
 	flags *record.GoTestFlags
+
+	validate bool
+	budget   time.Duration
+	parallel int
+	failOn   string // "confirmed" (also for "") or "predicted"
 
 	spin, condFlags bool
 	oscs            oscs.Algorithm
@@ -190,9 +253,23 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		testLog = env.Stderr
 		progress.Off() // the tests' output would garble it
 	}
+	if o.parallel < 1 {
+		return cli.ExitError, fmt.Errorf("-p must be at least 1, got %d", o.parallel)
+	}
+	if o.budget <= 0 {
+		return cli.ExitError, fmt.Errorf("-validate-budget must be positive, got %v", o.budget)
+	}
 	out := ""
 	if o.out != "" {
 		out = env.Resolve(o.out)
+	}
+	var vo *predict.ValidateOptions
+	if o.validate {
+		rd, err := predict.ReproDir(out, o.cache)
+		if err != nil {
+			return cli.ExitError, err
+		}
+		vo = &predict.ValidateOptions{Parallel: o.parallel, Budget: o.budget, ReproDir: rd, Repro: reproCommand(o)}
 	}
 	res, err := predict.Run(ctx, predict.Options{
 		Dir:      dir,
@@ -205,6 +282,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Out:      out,
 		Runs:     o.runs,
 		Seed:     o.seed,
+		Validate: vo,
 		Progress: progress.Status,
 		TestLog:  testLog,
 		Detect: predict.DetectOptions{
@@ -238,9 +316,17 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if out != "" {
 		fmt.Fprintf(env.Stderr, "traces kept in %s\n", out)
 	}
+	failing := 0
+	for _, f := range res.Findings {
+		if f.Status == finding.Confirmed || o.failOn == "predicted" {
+			failing++
+		}
+	}
 	switch {
-	case len(res.Findings) > 0:
+	case failing > 0:
 		return cli.ExitFindings, nil
+	case len(res.Findings) > 0:
+		return cli.ExitOK, nil
 	case len(res.InternalErrors) > 0:
 		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's checkers", len(res.InternalErrors), plural(len(res.InternalErrors), "error", "errors"))
 	}
@@ -266,6 +352,37 @@ func summarize(w io.Writer, res *predict.Result, runs int) {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
 	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s\n", s.Events, round(s.Record), round(s.Detect))
+	if s.Statuses != nil {
+		st := s.Statuses
+		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",
+			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], round(s.Validate))
+	}
+}
+
+// reproCommand returns the command that replays a confirmed finding's
+// schedule, runnable from the directory precog test runs in.
+func reproCommand(o options) func(id string) string {
+	return func(id string) string {
+		cmd := "precog repro"
+		if o.dir != "" {
+			cmd += " -C " + shellQuote(o.dir)
+		}
+		if o.out != "" {
+			cmd += " -o " + shellQuote(o.out)
+		}
+		if o.cache != "" {
+			cmd += " -cache " + shellQuote(o.cache)
+		}
+		return cmd + " " + id
+	}
+}
+
+// shellQuote quotes s for a POSIX shell if it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func plural(n int, one, many string) string {

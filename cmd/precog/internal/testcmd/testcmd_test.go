@@ -2,14 +2,17 @@ package testcmd_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
 )
@@ -92,8 +95,17 @@ func TestTestOutput(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, jsonErr)
 	}
 	fs := decodeFindings(t, jsonOut)
-	if (code == cli.ExitFindings) != (len(fs) > 0) {
-		t.Errorf("exit %d with %d findings", code, len(fs))
+	confirmed := 0
+	for _, f := range fs {
+		if f.Status == finding.Confirmed {
+			confirmed++
+		}
+	}
+	if (code == cli.ExitFindings) != (confirmed > 0) {
+		t.Errorf("exit %d with %d confirmed findings (-fail-on=confirmed)", code, confirmed)
+	}
+	if !strings.Contains(jsonErr, "validated: ") {
+		t.Errorf("no validation summary on stderr:\n%s", jsonErr)
 	}
 	if !strings.Contains(jsonErr, "duplication rate") {
 		t.Errorf("no summary on stderr:\n%s", jsonErr)
@@ -110,8 +122,14 @@ func TestTestOutput(t *testing.T) {
 		}
 	}
 	for _, f := range fs {
-		if f.Status != "predicted" || f.ID == "" || len(f.Tests) == 0 || len(f.Sites) == 0 {
-			t.Errorf("finding %+v: want status predicted, an id, tests and sites", f)
+		if f.ID == "" || len(f.Tests) == 0 || len(f.Sites) == 0 {
+			t.Errorf("finding %+v: want an id, tests and sites", f)
+		}
+		switch {
+		case f.Kind == "con-null" && (f.Status != finding.Confirmed || f.Repro == "" || f.Validation == nil || f.Validation.Effect != "panic"):
+			t.Errorf("the MySQL finding %s is %s (repro %q): want confirmed by a panic, with a reproducer", f.ID, f.Status, f.Repro)
+		case f.Status != finding.Confirmed && f.Repro != "":
+			t.Errorf("finding %s is %s but has a reproducer", f.ID, f.Status)
 		}
 		for _, s := range f.Sites {
 			if !filepath.IsAbs(s.File) || s.Line <= 0 || s.Role == "" {
@@ -138,12 +156,23 @@ func TestTestOutput(t *testing.T) {
 	if len(heads) != len(fs) {
 		t.Fatalf("%d findings in text, %d in JSON:\n%s", len(heads), len(fs), text)
 	}
+	// Text lists the confirmed findings first.
+	slices.SortStableFunc(fs, func(a, b finding.Finding) int {
+		return cmp.Compare(confirmedFirst(a), confirmedFirst(b))
+	})
 	for i, f := range fs {
 		rel, _ := filepath.Rel(kernels, f.Sites[0].File)
 		if want := rel + ":"; !strings.HasPrefix(heads[i], want) || !strings.Contains(heads[i], ": "+f.Kind+": "+f.Message) {
 			t.Errorf("text line %q, want %s...: %s: %s", heads[i], want, f.Kind, f.Message)
 		}
 	}
+}
+
+func confirmedFirst(f finding.Finding) int {
+	if f.Status == finding.Confirmed {
+		return 0
+	}
+	return 1
 }
 
 func write(t *testing.T, path, content string) {

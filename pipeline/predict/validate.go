@@ -1,0 +1,150 @@
+package predict
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/pipeline/validate"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// ValidateOptions configures the validation of Run's findings.
+type ValidateOptions struct {
+	// Parallel is how many test processes run at once; 0 means 1.
+	Parallel int
+	// Budget bounds the whole validation; findings not validated when it
+	// runs out are timed out. 0 means no bound but the runs' own.
+	Budget time.Duration
+	// ReproDir is where the schedules of confirmed findings go, one file
+	// per finding ID (ReproFile).
+	ReproDir string
+	// Repro returns the command that replays the schedule of the finding
+	// with the given ID, for Finding.Repro.
+	Repro func(id string) string
+}
+
+// ReproDir returns the directory of the schedules: the repro directory of
+// the output directory out, or of precog's cache (cacheDir, "" for the
+// default) without one.
+func ReproDir(out, cacheDir string) (string, error) {
+	if out != "" {
+		return filepath.Join(out, "repro"), nil
+	}
+	c, err := instrument.CacheDir(cacheDir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c, "repro"), nil
+}
+
+// ReproFile is the schedule file of the finding with ID id in dir.
+func ReproFile(dir, id string) string { return filepath.Join(dir, id+".json") }
+
+// validateAll validates res's findings with the binaries record left in
+// binDir, and writes the schedules of the confirmed ones.
+func validateAll(ctx context.Context, o Options, out, binDir string, res *Result) error {
+	start := time.Now()
+	defer func() { res.Stats.Validate = time.Since(start) }()
+	vo := o.Validate
+	sites, err := trace.LoadSites(filepath.Join(out, filepath.FromSlash(res.Index.Sites)))
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "precog-validate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	parent := ctx
+	if vo.Budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, vo.Budget)
+		defer cancel()
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	v := validate.New(validate.Options{
+		Target:   func(w finding.Witness) (validate.Target, bool) { return target(o, binDir, res.Index, w) },
+		Dir:      work,
+		Parallel: vo.Parallel,
+		Progress: progress,
+	})
+	results := v.All(ctx, res.Findings)
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		res.Notes = append(res.Notes, "the validation budget ("+vo.Budget.String()+", -validate-budget) ran out: findings it did not reach are timed out")
+	}
+	res.Stats.Statuses = make(map[finding.Status]int)
+	for i := range res.Findings {
+		f, r := &res.Findings[i], results[i]
+		f.Status = r.Status
+		val := r.Validation
+		f.Validation = &val
+		if r.Status == finding.Confirmed {
+			s := validate.NewSchedule(*f, r, sites)
+			s.Dir, s.Patterns, s.Package, s.PackageDir = o.Dir, o.Patterns, packageOf(res.Index, r.Witness.Test), r.Target.Dir
+			s.BuildFlags, s.All, s.Funcs, s.Deps = o.Flags.Build, o.All, o.Funcs, o.Deps
+			if err := s.Write(ReproFile(vo.ReproDir, f.ID)); err != nil {
+				return err
+			}
+			if vo.Repro != nil {
+				f.Repro = vo.Repro(f.ID)
+			}
+		}
+		res.Stats.Statuses[f.Status]++
+	}
+	return nil
+}
+
+// target returns how to run the test and run of witness w again.
+func target(o Options, binDir string, ix *record.Index, w finding.Witness) (validate.Target, bool) {
+	for _, p := range ix.Packages {
+		name, ok := strings.CutPrefix(w.Test, p.ImportPath+".")
+		if !ok || strings.Contains(name, ".") {
+			continue
+		}
+		for _, t := range p.Tests {
+			if t.Name != name {
+				continue
+			}
+			outcome, wall := t.Outcome, t.Wall
+			if w.Run > 0 && w.Run <= len(t.Runs) {
+				outcome, wall = t.Runs[w.Run-1].Outcome, t.Runs[w.Run-1].Wall
+			}
+			// A forced run takes the recorded time, the plan's waits and
+			// some slack; the test's own -timeout fires first, so that a
+			// hang prints every goroutine.
+			bound := min(3*wall+time.Duration(validate.DefaultBudgetMS)*time.Millisecond+5*time.Second, o.Flags.Timeout)
+			flags := *o.Flags
+			flags.Timeout = bound
+			return validate.Target{
+				Binary:  record.InstrumentedBinary(binDir, p.ImportPath),
+				Dir:     p.Dir,
+				Args:    record.TestArgs(&flags, name),
+				Timeout: bound + 10*time.Second,
+				Passed:  outcome == record.Pass,
+			}, true
+		}
+	}
+	return validate.Target{}, false
+}
+
+// packageOf returns the import path of test ("importpath.TestName").
+func packageOf(ix *record.Index, test string) string {
+	for _, p := range ix.Packages {
+		if strings.HasPrefix(test, p.ImportPath+".") {
+			return p.ImportPath
+		}
+	}
+	return ""
+}

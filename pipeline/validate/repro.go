@@ -1,0 +1,74 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// Build instruments the schedule's packages as precog test did (through
+// precog's cache at cacheDir, "" for the default), builds the test binary
+// of its package into binDir, and checks that the sites of the plan are
+// still the code the schedule was made for. It returns the binary's path.
+func (s *Schedule) Build(ctx context.Context, cacheDir, binDir string) (string, error) {
+	inst, err := instrument.Instrument(ctx, instrument.Config{
+		Dir: s.Dir, Patterns: s.Patterns, BuildFlags: s.BuildFlags,
+		All: s.All, Funcs: s.Funcs, Deps: s.Deps, CacheDir: cacheDir,
+	})
+	if err != nil {
+		return "", err
+	}
+	sites, err := trace.LoadSites(inst.Sites)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Check(sites); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(binDir, "repro.test")
+	args := append(append([]string{"test", "-c", "-o", bin}, inst.BuildFlags...), s.BuildFlags...)
+	cmd := exec.CommandContext(ctx, "go", append(args, s.Package)...)
+	cmd.Dir = s.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go test -c %s: %s", s.Package, firstLine(out.String(), err))
+	}
+	return bin, nil
+}
+
+// Replay runs the test binary bin once under the schedule's plan, with the
+// plan and its result in the directory work, and classifies the run as
+// validation did.
+func (s *Schedule) Replay(ctx context.Context, bin, work string) (Verdict, Run, error) {
+	plan := *s.Plan
+	plan.Result = filepath.Join(work, "result.jsonl")
+	planPath := filepath.Join(work, "plan.json")
+	if err := control.WritePlan(planPath, &plan); err != nil {
+		return Verdict{}, Run{}, err
+	}
+	t := Target{Binary: bin, Dir: s.PackageDir, Args: s.Args, Timeout: s.TimeoutNs, Passed: true}
+	os.Remove(plan.Result)
+	r := Force(ctx, t, planPath)
+	if res, err := control.ReadResultFile(plan.Result, &plan); err == nil {
+		r.Control = res
+	}
+	o := Order{What: s.Order, Edges: plan.Edges}
+	return Classify(s.Finding, o, r, true), r, nil
+}
+
+func firstLine(s string, err error) string {
+	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			return string(t)
+		}
+	}
+	return err.Error()
+}

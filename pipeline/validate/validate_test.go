@@ -1,0 +1,200 @@
+package validate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim"
+)
+
+func ev(role string, g uint64, site uint32, n uint64, index int) finding.Event {
+	return finding.Event{Role: role, G: g, Site: site, N: n, Index: index}
+}
+
+func pt(g uint64, site uint32, n uint64) shim.ControlPoint {
+	return shim.ControlPoint{G: g, Site: site, N: n}
+}
+
+// TestOrders checks the plan of each kind against ConMem-v's targets.
+func TestOrders(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		f     finding.Finding
+		w     finding.Witness
+		want  [][]shim.ControlEdge // per order
+		error string
+	}{
+		{
+			name: "con-null with a check: check, store, use; then store, use",
+			f:    finding.Finding{Kind: "con-null"},
+			w:    finding.Witness{Events: []finding.Event{ev("deref", 1, 20, 0, 9), ev("nil-store", 2, 15, 0, 5), ev("check", 1, 19, 0, 8)}},
+			want: [][]shim.ControlEdge{
+				{{Before: pt(1, 19, 0), After: pt(2, 15, 0)}, {Before: pt(2, 15, 0), After: pt(1, 20, 0)}},
+				{{Before: pt(2, 15, 0), After: pt(1, 20, 0)}},
+			},
+		},
+		{
+			name: "con-uninit: the read before every initializing write",
+			f:    finding.Finding{Kind: "con-uninit"},
+			w:    finding.Witness{Events: []finding.Event{ev("read", 1, 3, 0, 4), ev("init", 0, 7, 0, 2), ev("init", 2, 8, 1, 3)}},
+			want: [][]shim.ControlEdge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}, {Before: pt(1, 3, 0), After: pt(2, 8, 1)}}},
+		},
+		{
+			name: "wait group: the Done before the Add",
+			f:    finding.Finding{Kind: "con-uninit"},
+			w:    finding.Witness{Events: []finding.Event{ev("done", 1, 3, 0, 4), ev("add", 0, 7, 0, 2)}},
+			want: [][]shim.ControlEdge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}}},
+		},
+		{
+			name: "con-closed: two closes",
+			f:    finding.Finding{Kind: "con-closed"},
+			w:    finding.Witness{Events: []finding.Event{ev("close", 1, 3, 0, 4), ev("close", 2, 3, 0, 7)}},
+			want: [][]shim.ControlEdge{{{Before: pt(1, 3, 0), After: pt(2, 3, 0)}}},
+		},
+		{
+			name: "con-index: both orders, and the loop's last iteration",
+			f:    finding.Finding{Kind: "con-index"},
+			w: finding.Witness{Events: []finding.Event{ev("index", 1, 5, 0, 4), ev("write", 2, 9, 0, 7),
+				ev("check", 1, 4, 0, 3), ev("index-last", 1, 5, 3, 12), ev("check-last", 1, 4, 4, 11)}},
+			want: [][]shim.ControlEdge{
+				{{Before: pt(1, 4, 0), After: pt(2, 9, 0)}, {Before: pt(2, 9, 0), After: pt(1, 5, 0)}},
+				{{Before: pt(1, 4, 4), After: pt(2, 9, 0)}, {Before: pt(2, 9, 0), After: pt(1, 5, 3)}},
+				{{Before: pt(1, 5, 0), After: pt(2, 9, 0)}},
+			},
+		},
+		{
+			name: "oscs: the section recorded second runs first, its unlock before the other's lock",
+			f: finding.Finding{Kind: "oscs", Sites: []finding.Site{
+				{Role: "write", File: "/a.go", Line: 5}, {Role: "read", File: "/a.go", Line: 9}, {Role: "lock"}, {Role: "lock"}}},
+			w: finding.Witness{Events: []finding.Event{ev("write", 1, 5, 0, 10), ev("read", 2, 9, 0, 20),
+				ev("lock", 1, 4, 0, 9), ev("lock", 2, 8, 0, 19), ev("unlock-1", 1, 6, 0, 11), ev("unlock-2", 2, 10, 0, 21)}},
+			want: [][]shim.ControlEdge{{{Before: pt(2, 10, 0), After: pt(1, 4, 0)}}},
+		},
+		{
+			name:  "a witness without the events",
+			f:     finding.Finding{Kind: "con-null"},
+			w:     finding.Witness{Events: []finding.Event{ev("deref", 1, 20, 0, 9)}},
+			error: "no nil-store event",
+		},
+		{
+			name:  "a kind without a plan",
+			f:     finding.Finding{Kind: "unicorn-p3"},
+			error: "no way to force",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orders, err := Orders(tc.f, tc.w)
+			if tc.error != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.error) {
+					t.Fatalf("Orders = %v, %v; want error %q", orders, err, tc.error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(orders) != len(tc.want) {
+				t.Fatalf("%d orders %+v, want %d", len(orders), orders, len(tc.want))
+			}
+			for i, o := range orders {
+				if !equalEdges(o.Edges, tc.want[i]) {
+					t.Errorf("order %d (%s): edges %+v, want %+v", i, o.What, o.Edges, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func equalEdges(a, b []shim.ControlEdge) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+const nilPanic = `=== RUN   TestProcInfo
+panic: runtime error: invalid memory address or nil pointer dereference [recovered, repanicked]
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x5a1b2c]
+
+goroutine 7 [running]:
+testing.tRunner.func1.2({0x5c0000, 0x6f0000})
+	/usr/local/go/src/testing/testing.go:1872 +0x237
+panic({0x5c0000?, 0x6f0000?})
+	/usr/local/go/src/runtime/panic.go:783 +0x132
+example.com/k/mysql.(*Server).ShowProcessList(0x2add31bfe280, {0x5e1900, 0x2add31bfe2c0})
+	/src/k/mysql/mysql.go:72 +0x1d
+example.com/k/mysql.TestProcInfo.func2()
+	/src/k/mysql/mysql_test.go:27 +0x45
+created by example.com/k/mysql.TestProcInfo in goroutine 6
+	/src/k/mysql/mysql_test.go:26 +0x99
+
+goroutine 1 [chan receive]:
+example.com/k/mysql.other()
+	/src/k/mysql/mysql.go:61 +0x1
+`
+
+func TestParseCrash(t *testing.T) {
+	c := ParseCrash([]byte(nilPanic))
+	if c == nil || c.Fatal || !strings.HasPrefix(c.Message, "runtime error: invalid memory address") {
+		t.Fatalf("ParseCrash = %+v", c)
+	}
+	if len(c.Frames) != 4 || c.Frames[2].File != "/src/k/mysql/mysql.go" || c.Frames[2].Line != 72 {
+		t.Fatalf("frames %+v: want 4, the third at mysql.go:72, none after created by", c.Frames)
+	}
+	if c := ParseCrash([]byte("ok\nfatal error: concurrent map writes\n\ngoroutine 5 [running]:\nf()\n\t/a.go:3 +0x1\n")); c == nil || !c.Fatal || c.Message != "concurrent map writes" || len(c.Frames) != 1 {
+		t.Errorf("fatal: %+v", c)
+	}
+	if c := ParseCrash([]byte("--- FAIL: TestX\n    x_test.go:3: bad\n")); c != nil {
+		t.Errorf("a plain failure parsed as a crash: %+v", c)
+	}
+}
+
+// TestClassify checks that only the predicted effect at a predicted site
+// confirms a finding, and that a bare failure confirms only the kinds whose
+// effect is a wrong value, and only where the order held and the recorded
+// run passed.
+func TestClassify(t *testing.T) {
+	null := finding.Finding{Kind: "con-null", Sites: []finding.Site{
+		{Role: "deref", File: "/src/k/mysql/mysql.go", Line: 72, Function: "(*Server).ShowProcessList"},
+		{Role: "nil-store", File: "/src/k/mysql/mysql.go", Line: 61}}}
+	elsewhere := null
+	elsewhere.Sites = []finding.Site{{Role: "deref", File: "/src/k/mysql/other.go", Line: 72}, {Role: "nil-store", File: "/src/k/mysql/other.go", Line: 61}}
+	uninit := finding.Finding{Kind: "con-uninit", Sites: null.Sites}
+	held := &control.Result{State: control.Confirmed, Final: true}
+	o := Order{What: "the nil store before the dereference"}
+	fail := []byte("=== RUN   TestProcInfo\n    mysql_test.go:30: got 3, want 4\n--- FAIL: TestProcInfo (0.00s)\nFAIL\n")
+	for _, tc := range []struct {
+		name   string
+		f      finding.Finding
+		r      Run
+		passed bool
+		want   finding.Status
+		effect string
+	}{
+		{"nil dereference at the site", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.Confirmed, "panic"},
+		{"nil dereference elsewhere", elsewhere, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, ""},
+		{"another panic at the site", null, Run{Output: []byte(strings.Replace(nilPanic, "invalid memory address or nil pointer dereference", "boom", 1)), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, ""},
+		{"con-null: a test failure is not a nil dereference", null, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.NotConfirmed, ""},
+		{"con-uninit: a failure where the recorded run passed", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed"},
+		{"con-uninit: a failure where the recorded run failed too", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, ""},
+		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: control.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, ""},
+		{"the order held and the test passed", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: held}, true, finding.NotConfirmed, ""},
+		{"a wait gave up", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: control.TimedOut, Reason: "step (g 1, site 2, n 0) gave up"}}, true, finding.Diverged, ""},
+		{"killed", null, Run{Output: []byte(""), Outcome: record.Timeout, Killed: true}, true, finding.TimedOut, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Classify(tc.f, o, tc.r, tc.passed)
+			if v.Status != tc.want || v.Effect != tc.effect {
+				t.Errorf("Classify = %+v, want %s %q", v, tc.want, tc.effect)
+			}
+		})
+	}
+}
