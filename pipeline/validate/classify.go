@@ -10,6 +10,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 // A Crash is how a test process died, read from its output: the first
@@ -189,7 +190,7 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 				Reason: fmt.Sprintf("with %s, every goroutine blocked: %s", o.What, c.Message)}
 		}
 	}
-	if r.Control != nil && r.Control.State == "error" {
+	if r.Control != nil && r.Control.State == plan.Rejected {
 		return Verdict{Status: finding.Diverged, Reason: "the shim rejected the plan: " + r.Control.Reason}
 	}
 	if r.Killed {
@@ -199,7 +200,7 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 		return Verdict{Status: finding.Diverged, Reason: "the test wrote no control result: it did not start the shim"}
 	}
 	switch r.Control.State {
-	case control.Diverged, control.TimedOut:
+	case plan.Diverged, plan.TimedOut:
 		return Verdict{Status: finding.Diverged, Reason: diverged(r.Control.Reason)}
 	}
 	// The order held.
@@ -223,7 +224,7 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 }
 
 // held reports whether the control result says the forced order held.
-func held(r *control.Result) bool { return r != nil && r.State == control.Confirmed }
+func held(r *control.Result) bool { return r != nil && r.State == plan.Confirmed }
 
 // diverged turns the shim's reason into the sentence of a diverged
 // finding: the point that never came.

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 // An Order is one interleaving to force for a finding: edges between the
@@ -14,7 +14,7 @@ type Order struct {
 	// What says the order in words, for reports: "the nil store before the
 	// dereference".
 	What  string
-	Edges []shim.ControlEdge
+	Edges []plan.Edge
 	// Repeat is how many forced runs it gets when a run reaches it without
 	// failing: more than 1 only where the effect needs luck on top of the
 	// order (con-map's real overlap).
@@ -47,12 +47,12 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 		if err != nil {
 			return nil, err
 		}
-		plain := Order{What: "the nil store before the dereference", Edges: []shim.ControlEdge{edge(wp, rp)}}
+		plain := Order{What: "the nil store before the dereference", Edges: []plan.Edge{edge(wp, rp)}}
 		if c := ev["check"]; len(c) > 0 {
 			// If the check cannot come first (it shares a critical
 			// section with the dereference that the store needs),
 			// the plain order is ConMem-v's.
-			checked := Order{What: "the nil store between the check and the dereference", Edges: []shim.ControlEdge{edge(c[0], wp), edge(wp, rp)}}
+			checked := Order{What: "the nil store between the check and the dereference", Edges: []plan.Edge{edge(c[0], wp), edge(wp, rp)}}
 			return []Order{checked, plain}, nil
 		}
 		return []Order{plain}, nil
@@ -88,7 +88,7 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 		if len(use) == 0 {
 			return nil, fmt.Errorf("the witness has no send or second close")
 		}
-		return []Order{{What: "the close before the " + use[0].Role, Edges: []shim.ControlEdge{edge(cl, use[0])}}}, nil
+		return []Order{{What: "the close before the " + use[0].Role, Edges: []plan.Edge{edge(cl, use[0])}}}, nil
 	case "con-index":
 		// ConMem-v's Con-Overflow: the race both ways. First the write
 		// between the bound's check and the index, then the index before
@@ -117,7 +117,7 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 			last.Edges = append(last.Edges, edge(wr, l[0]))
 			orders = append(orders, last)
 		}
-		return append(orders, Order{What: "the index before the write", Edges: []shim.ControlEdge{edge(r, wr)}}), nil
+		return append(orders, Order{What: "the index before the write", Edges: []plan.Edge{edge(r, wr)}}), nil
 	case "oscs":
 		return oscsOrders(f, w)
 	}
@@ -147,7 +147,7 @@ func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	}
 	what := fmt.Sprintf("the critical section of the %s at %s before that of the %s at %s",
 		f.Sites[second].Role, shortPos(f.Sites[second]), f.Sites[first].Role, shortPos(f.Sites[first]))
-	return []Order{{What: what, Edges: []shim.ControlEdge{edge(end, lock[first])}}}, nil
+	return []Order{{What: what, Edges: []plan.Edge{edge(end, lock[first])}}}, nil
 }
 
 // roles indexes the witness's events by role.
@@ -159,12 +159,12 @@ func roles(f finding.Finding, w finding.Witness) map[string][]finding.Event {
 	return m
 }
 
-func edge(before, after finding.Event) shim.ControlEdge {
-	return shim.ControlEdge{Before: point(before), After: point(after)}
+func edge(before, after finding.Event) plan.Edge {
+	return plan.Edge{Before: point(before), After: point(after)}
 }
 
-func point(e finding.Event) shim.ControlPoint {
-	return shim.ControlPoint{G: e.G, Site: e.Site, N: e.N}
+func point(e finding.Event) plan.Point {
+	return plan.Point{G: e.G, Site: e.Site, N: e.N}
 }
 
 func shortPos(s finding.Site) string {

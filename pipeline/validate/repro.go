@@ -48,19 +48,19 @@ func (s *Schedule) Build(ctx context.Context, cacheDir, binDir string) (string, 
 // plan and its result in the directory work, and classifies the run as
 // validation did.
 func (s *Schedule) Replay(ctx context.Context, bin, work string) (Verdict, Run, error) {
-	plan := *s.Plan
-	plan.Result = filepath.Join(work, "result.jsonl")
+	pl := *s.Plan
+	pl.Result = filepath.Join(work, "result.jsonl")
 	planPath := filepath.Join(work, "plan.json")
-	if err := control.WritePlan(planPath, &plan); err != nil {
+	if err := control.WritePlan(planPath, &pl); err != nil {
 		return Verdict{}, Run{}, err
 	}
 	t := Target{Binary: bin, Dir: s.PackageDir, Args: s.Args, Timeout: s.TimeoutNs, Passed: true}
-	os.Remove(plan.Result)
+	os.Remove(pl.Result)
 	r := Force(ctx, t, planPath)
-	if res, err := control.ReadResultFile(plan.Result, &plan); err == nil {
+	if res, err := control.ReadResultFile(pl.Result, &pl); err == nil {
 		r.Control = res
 	}
-	o := Order{What: s.Order, Edges: plan.Edges}
+	o := Order{What: s.Order, Edges: pl.Edges}
 	return Classify(s.Finding, o, r, true), r, nil
 }
 

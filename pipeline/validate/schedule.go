@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -49,8 +49,8 @@ type Schedule struct {
 	Args      []string      `json:"args"`
 	TimeoutNs time.Duration `json:"timeoutNs"`
 
-	Sites []ScheduleSite    `json:"sites"`
-	Plan  *shim.ControlPlan `json:"plan"`
+	Sites []ScheduleSite `json:"sites"`
+	Plan  *plan.Plan     `json:"plan"`
 	// Finding is the finding as validation confirmed it, for the
 	// reproducer's classification of its runs.
 	Finding finding.Finding `json:"finding"`

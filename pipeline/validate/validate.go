@@ -48,7 +48,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -103,7 +103,7 @@ type Result struct {
 	// thing tried): the schedule a reproducer replays.
 	Witness finding.Witness
 	Order   Order
-	Plan    *shim.ControlPlan
+	Plan    *plan.Plan
 	Target  Target
 }
 
@@ -182,10 +182,10 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 					}
 					return res
 				}
-				vd, plan := v.force(ctx, t, f, w, o)
+				vd, pl := v.force(ctx, t, f, w, o)
 				res.Validation.Runs++
 				res.Validation.Test = w.Test
-				res.Witness, res.Order, res.Plan, res.Target = w, o, plan, t
+				res.Witness, res.Order, res.Plan, res.Target = w, o, pl, t
 				if !better(res.Status, vd.Status) {
 					res.Status, res.Validation.Effect, res.Validation.Reason = vd.Status, vd.Effect, vd.Reason
 				}
@@ -217,30 +217,30 @@ func better(a, b finding.Status) bool {
 }
 
 // Plan is the force plan of order o, with the bounds of o.
-func (v *Validator) Plan(o Order) *shim.ControlPlan {
-	return &shim.ControlPlan{Mode: "force", TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges}
+func (v *Validator) Plan(o Order) *plan.Plan {
+	return &plan.Plan{Mode: plan.Force, TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges}
 }
 
 // force runs the test of t once under order o and classifies the run.
-func (v *Validator) force(ctx context.Context, t Target, f finding.Finding, w finding.Witness, o Order) (Verdict, *shim.ControlPlan) {
-	plan := v.Plan(o)
+func (v *Validator) force(ctx context.Context, t Target, f finding.Finding, w finding.Witness, o Order) (Verdict, *plan.Plan) {
+	pl := v.Plan(o)
 	n := strconv.FormatInt(v.seq.Add(1), 10)
 	planPath := filepath.Join(v.o.Dir, "plan"+n+".json")
-	plan.Result = filepath.Join(v.o.Dir, "result"+n+".jsonl")
+	pl.Result = filepath.Join(v.o.Dir, "result"+n+".jsonl")
 	defer os.Remove(planPath)
-	defer os.Remove(plan.Result)
-	if err := control.WritePlan(planPath, plan); err != nil {
-		return Verdict{Status: finding.Diverged, Reason: err.Error()}, plan
+	defer os.Remove(pl.Result)
+	if err := control.WritePlan(planPath, pl); err != nil {
+		return Verdict{Status: finding.Diverged, Reason: err.Error()}, pl
 	}
 	if v.o.Progress != nil {
 		v.o.Progress(fmt.Sprintf("validating %s %s in %s", f.Kind, f.ID, w.Test))
 	}
 	r := Force(ctx, t, planPath)
-	if res, err := control.ReadResultFile(plan.Result, plan); err == nil {
+	if res, err := control.ReadResultFile(pl.Result, pl); err == nil {
 		r.Control = res
 	}
-	plan.Result = ""
-	return Classify(f, o, r, t.Passed), plan
+	pl.Result = ""
+	return Classify(f, o, r, t.Passed), pl
 }
 
 // Force runs the test of t once under the plan file planPath and returns
@@ -251,7 +251,7 @@ func Force(ctx context.Context, t Target, planPath string) Run {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, t.Binary, t.Args...)
 	cmd.Dir = t.Dir
-	cmd.Env = append(append(os.Environ(), t.Env...), control.EnvVar+"="+planPath)
+	cmd.Env = append(append(os.Environ(), t.Env...), plan.EnvVar+"="+planPath)
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	r := Run{Output: out, Outcome: record.Classify(out, err)}

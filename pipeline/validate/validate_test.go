@@ -7,15 +7,15 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
-	"github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 func ev(role string, g uint64, site uint32, n uint64, index int) finding.Event {
 	return finding.Event{Role: role, G: g, Site: site, N: n, Index: index}
 }
 
-func pt(g uint64, site uint32, n uint64) shim.ControlPoint {
-	return shim.ControlPoint{G: g, Site: site, N: n}
+func pt(g uint64, site uint32, n uint64) plan.Point {
+	return plan.Point{G: g, Site: site, N: n}
 }
 
 // TestOrders checks the plan of each kind against ConMem-v's targets.
@@ -24,14 +24,14 @@ func TestOrders(t *testing.T) {
 		name  string
 		f     finding.Finding
 		w     finding.Witness
-		want  [][]shim.ControlEdge // per order
+		want  [][]plan.Edge // per order
 		error string
 	}{
 		{
 			name: "con-null with a check: check, store, use; then store, use",
 			f:    finding.Finding{Kind: "con-null"},
 			w:    finding.Witness{Events: []finding.Event{ev("deref", 1, 20, 0, 9), ev("nil-store", 2, 15, 0, 5), ev("check", 1, 19, 0, 8)}},
-			want: [][]shim.ControlEdge{
+			want: [][]plan.Edge{
 				{{Before: pt(1, 19, 0), After: pt(2, 15, 0)}, {Before: pt(2, 15, 0), After: pt(1, 20, 0)}},
 				{{Before: pt(2, 15, 0), After: pt(1, 20, 0)}},
 			},
@@ -40,26 +40,26 @@ func TestOrders(t *testing.T) {
 			name: "con-uninit: the read before every initializing write",
 			f:    finding.Finding{Kind: "con-uninit"},
 			w:    finding.Witness{Events: []finding.Event{ev("read", 1, 3, 0, 4), ev("init", 0, 7, 0, 2), ev("init", 2, 8, 1, 3)}},
-			want: [][]shim.ControlEdge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}, {Before: pt(1, 3, 0), After: pt(2, 8, 1)}}},
+			want: [][]plan.Edge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}, {Before: pt(1, 3, 0), After: pt(2, 8, 1)}}},
 		},
 		{
 			name: "wait group: the Done before the Add",
 			f:    finding.Finding{Kind: "con-uninit"},
 			w:    finding.Witness{Events: []finding.Event{ev("done", 1, 3, 0, 4), ev("add", 0, 7, 0, 2)}},
-			want: [][]shim.ControlEdge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}}},
+			want: [][]plan.Edge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}}},
 		},
 		{
 			name: "con-closed: two closes",
 			f:    finding.Finding{Kind: "con-closed"},
 			w:    finding.Witness{Events: []finding.Event{ev("close", 1, 3, 0, 4), ev("close", 2, 3, 0, 7)}},
-			want: [][]shim.ControlEdge{{{Before: pt(1, 3, 0), After: pt(2, 3, 0)}}},
+			want: [][]plan.Edge{{{Before: pt(1, 3, 0), After: pt(2, 3, 0)}}},
 		},
 		{
 			name: "con-index: both orders, and the loop's last iteration",
 			f:    finding.Finding{Kind: "con-index"},
 			w: finding.Witness{Events: []finding.Event{ev("index", 1, 5, 0, 4), ev("write", 2, 9, 0, 7),
 				ev("check", 1, 4, 0, 3), ev("index-last", 1, 5, 3, 12), ev("check-last", 1, 4, 4, 11)}},
-			want: [][]shim.ControlEdge{
+			want: [][]plan.Edge{
 				{{Before: pt(1, 4, 0), After: pt(2, 9, 0)}, {Before: pt(2, 9, 0), After: pt(1, 5, 0)}},
 				{{Before: pt(1, 4, 4), After: pt(2, 9, 0)}, {Before: pt(2, 9, 0), After: pt(1, 5, 3)}},
 				{{Before: pt(1, 5, 0), After: pt(2, 9, 0)}},
@@ -71,7 +71,7 @@ func TestOrders(t *testing.T) {
 				{Role: "write", File: "/a.go", Line: 5}, {Role: "read", File: "/a.go", Line: 9}, {Role: "lock"}, {Role: "lock"}}},
 			w: finding.Witness{Events: []finding.Event{ev("write", 1, 5, 0, 10), ev("read", 2, 9, 0, 20),
 				ev("lock", 1, 4, 0, 9), ev("lock", 2, 8, 0, 19), ev("unlock-1", 1, 6, 0, 11), ev("unlock-2", 2, 10, 0, 21)}},
-			want: [][]shim.ControlEdge{{{Before: pt(2, 10, 0), After: pt(1, 4, 0)}}},
+			want: [][]plan.Edge{{{Before: pt(2, 10, 0), After: pt(1, 4, 0)}}},
 		},
 		{
 			name:  "a witness without the events",
@@ -108,7 +108,7 @@ func TestOrders(t *testing.T) {
 	}
 }
 
-func equalEdges(a, b []shim.ControlEdge) bool {
+func equalEdges(a, b []plan.Edge) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -168,7 +168,7 @@ func TestClassify(t *testing.T) {
 	elsewhere := null
 	elsewhere.Sites = []finding.Site{{Role: "deref", File: "/src/k/mysql/other.go", Line: 72}, {Role: "nil-store", File: "/src/k/mysql/other.go", Line: 61}}
 	uninit := finding.Finding{Kind: "con-uninit", Sites: null.Sites}
-	held := &control.Result{State: control.Confirmed, Final: true}
+	held := &control.Result{State: plan.Confirmed, Final: true}
 	o := Order{What: "the nil store before the dereference"}
 	fail := []byte("=== RUN   TestProcInfo\n    mysql_test.go:30: got 3, want 4\n--- FAIL: TestProcInfo (0.00s)\nFAIL\n")
 	for _, tc := range []struct {
@@ -185,9 +185,9 @@ func TestClassify(t *testing.T) {
 		{"con-null: a test failure is not a nil dereference", null, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.NotConfirmed, ""},
 		{"con-uninit: a failure where the recorded run passed", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed"},
 		{"con-uninit: a failure where the recorded run failed too", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, ""},
-		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: control.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, ""},
+		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: plan.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, ""},
 		{"the order held and the test passed", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: held}, true, finding.NotConfirmed, ""},
-		{"a wait gave up", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: control.TimedOut, Reason: "step (g 1, site 2, n 0) gave up"}}, true, finding.Diverged, ""},
+		{"a wait gave up", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: plan.TimedOut, Reason: "step (g 1, site 2, n 0) gave up"}}, true, finding.Diverged, ""},
 		{"killed", null, Run{Output: []byte(""), Outcome: record.Timeout, Killed: true}, true, finding.TimedOut, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
