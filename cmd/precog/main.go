@@ -11,6 +11,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/hwreplaycmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/reprocmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
@@ -33,6 +34,7 @@ func main() {
 		recordcmd.Command(),
 		reprocmd.Command(),
 		tracecmd.Command(),
+		hwreplaycmd.Command(),
 		cli.VersionCommand(),
 	}, os.Args[1:]))
 }

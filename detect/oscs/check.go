@@ -54,6 +54,7 @@ type baseThread struct {
 type optLoc struct {
 	last   uint64
 	known  bool
+	gen    uint64 // the AHB entry the slots are in (Options.Hardware)
 	reads  [2]rec
 	writes [2]rec
 }
@@ -67,6 +68,7 @@ type pending struct {
 	cur    rec
 	cWrite bool
 	loc    hb.Loc
+	gen    uint64 // the AHB entry of the later side (Options.Hardware)
 }
 
 // report is a pair the filters left, the first of its site set.
@@ -208,14 +210,14 @@ func (c *checker) run() {
 			gi := secs[k].G
 			c.open[gi] = slices.DeleteFunc(c.open[gi], func(x int32) bool { return x == k })
 			if len(c.open[gi]) == 0 {
-				c.release(gi)
+				c.release(gi, i)
 			}
 		}
 	}
 	// Sections never released (the trace ended inside them): their
 	// DetectionLists are checked at the end.
 	for gi := range c.detection {
-		c.release(gi)
+		c.release(gi, len(c.g.Events))
 	}
 	c.stats.PeakEntries, c.stats.PeakBytes = c.size()
 }
@@ -278,6 +280,25 @@ func (c *checker) access(i int) {
 		if ol == nil {
 			ol = &optLoc{reads: [2]rec{none, none}, writes: [2]rec{none, none}}
 			c.opt[loc] = ol
+		}
+		if hw := c.opts.Hardware; hw != nil && sec >= 0 {
+			gen, ok := hw.Seen(i)
+			if !ok {
+				// Not recorded, nor checked; the value in memory
+				// still changes (the redundant-write check reads it
+				// from the cache).
+				c.stats.Unseen++
+				if write {
+					ol.last, ol.known = ev.Value, true
+				}
+				return
+			}
+			if gen != ol.gen {
+				// The entry was evicted and allocated again: the
+				// slots of the old one are gone.
+				ol.gen = gen
+				ol.reads, ol.writes = [2]rec{none, none}, [2]rec{none, none}
+			}
 		}
 		ownRead, ownWrite = own(ol.reads, gi), own(ol.writes, gi)
 	}
@@ -426,7 +447,11 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 	case !p.flag:
 		c.report(p, pWrite, cur, cWrite, loc, p.g)
 	case !cur.flag:
-		c.detection[cur.g] = append(c.detection[cur.g], pending{p: p, pWrite: pWrite, cur: cur, cWrite: cWrite, loc: loc})
+		d := pending{p: p, pWrite: pWrite, cur: cur, cWrite: cWrite, loc: loc}
+		if l := c.opt[loc]; l != nil {
+			d.gen = l.gen
+		}
+		c.detection[cur.g] = append(c.detection[cur.g], d)
 	default:
 		c.stats.Commutative++
 	}
@@ -448,8 +473,10 @@ func redundant(p rec, pWrite bool, cur rec, cWrite bool) bool {
 
 // release is update_release for the last mutex a goroutine held: the
 // pairs of its DetectionList are checked again with the flag its critical
-// section ended with.
-func (c *checker) release(gi int) {
+// section ended with, at event i. Under Options.Hardware a pair whose AHB
+// entry was evicted since is dropped: the hardware no longer knows the
+// flag, and a miss must not report.
+func (c *checker) release(gi, i int) {
 	list := c.detection[gi]
 	if len(list) == 0 {
 		return
@@ -466,6 +493,10 @@ func (c *checker) release(gi int) {
 				}
 			}
 		} else if l := c.opt[d.loc]; l != nil {
+			if hw := c.opts.Hardware; hw != nil && (l.gen != d.gen || !hw.Alive(d.gen, i)) {
+				c.stats.Forgotten++
+				continue
+			}
 			flag = flagIn(own(l.reads, d.cur.g), own(l.writes, d.cur.g), d.cur.sec)
 		}
 		if !d.p.flag || !flag {

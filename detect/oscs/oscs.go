@@ -22,8 +22,11 @@ const (
 )
 
 // paperName is the algorithm's name in the paper, after "OSCS-".
-func (a Algorithm) paperName() string {
-	if a == Base {
+func (o Options) paperName() string {
+	if o.Hardware != nil {
+		return "HW"
+	}
+	if o.Algorithm == Base {
 		return "Base"
 	}
 	return "Opt"
@@ -61,6 +64,27 @@ type Options struct {
 	// that checks the location for nil and then dereferences it, which
 	// are dropped by default.
 	NoNilGuard bool
+	// Hardware, if not nil, makes Check OSCS-HW (§4): OSCS-Opt whose
+	// access history is what the hardware would hold, the Access History
+	// Buffer's entries for the accesses it recorded (Algorithm is then
+	// Opt whatever it is set to). hwmodel implements it by replaying the
+	// trace through a model of the caches and the AHBs. The filters above
+	// apply as they do in software, so that the two differ only by the
+	// hardware's limited bookkeeping.
+	Hardware Hardware
+}
+
+// Hardware is the bookkeeping of OSCS-HW, queried in trace order.
+type Hardware interface {
+	// Seen reports whether the hardware looks up and records access i,
+	// a read or write inside a critical section: only when the cache
+	// line is tagged shared (§4.1). gen names the AHB entry the access
+	// found or, on a miss, allocated (§4.3); a history recorded under
+	// another generation is gone, evicted with its entry.
+	Seen(i int) (gen uint64, ok bool)
+	// Alive reports whether the AHB entry of generation gen still holds
+	// its history at event i.
+	Alive(gen uint64, i int) bool
 }
 
 // Stats are counts from one Check, for the bench.
@@ -88,6 +112,11 @@ type Stats struct {
 	// FlagLocations and Edges count the locations taken for cond and
 	// spin flags and the order edges inferred from them.
 	FlagLocations, Edges int
+	// Unseen counts the accesses in critical sections to shared
+	// locations that Options.Hardware did not record; Forgotten the
+	// pairs of the DetectionList whose history it lost before the
+	// check at release (OSCS-HW only).
+	Unseen, Forgotten int
 }
 
 // Check runs OSCS over the trace analyzed in g and returns one finding per
@@ -109,6 +138,9 @@ func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Fi
 		if len(edges) > 0 {
 			g = hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
 		}
+	}
+	if opts.Hardware != nil {
+		opts.Algorithm = Opt
 	}
 	c := newChecker(g, sites, opts, flags, &st)
 	c.run()

@@ -219,7 +219,7 @@ func (c *checker) message(r report, sa, sb, lock finding.Site) string {
 
 func (c *checker) notes(r report, sa, sb finding.Site) []string {
 	notes := []string{
-		"OSCS-" + c.opts.Algorithm.paperName() + ": neither access happens before the other, and both hold the lock",
+		"OSCS-" + c.opts.paperName() + ": neither access happens before the other, and both hold the lock",
 	}
 	switch {
 	case r.aWrite && r.bWrite:

@@ -1,0 +1,298 @@
+package hwreplaycmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/oscs"
+	"github.com/precog-dev/precog/hwmodel"
+)
+
+// tally is the replay of all traces at one setting.
+type tally struct {
+	findings []finding.Finding // merged over the traces
+	hw       map[string]hwmodel.HW
+	traces   int
+	events   int
+	timing   hwmodel.Timing
+	replay   time.Duration // in hwmodel.Replay alone
+}
+
+func replayAll(traces []loaded, cfg hwmodel.Config, opts oscs.Options) *tally {
+	t := &tally{hw: make(map[string]hwmodel.HW)}
+	swHas, hwHas := make(map[string]bool), make(map[string]bool)
+	lost := make(map[string]hwmodel.HW)
+	var all []finding.Finding
+	for _, tr := range traces {
+		opts.Algorithm, opts.Hardware = oscs.Opt, nil
+		sw := oscs.Check(tr.g, tr.sites, opts)
+		start := time.Now()
+		m := hwmodel.Replay(tr.g, cfg)
+		t.replay += time.Since(start)
+		res := hwmodel.Compare(tr.g, tr.sites, m, sw, opts)
+		t.traces++
+		t.events += len(tr.g.Events)
+		t.timing.Add(m.Timing)
+		for _, f := range res.Findings {
+			f.Tests = []string{tr.name}
+			f.Reports = 1
+			v := res.HW[f.ID]
+			switch v.Verdict {
+			case hwmodel.Kept:
+				swHas[f.ID], hwHas[f.ID] = true, true
+			case hwmodel.Lost:
+				swHas[f.ID] = true
+				if _, ok := lost[f.ID]; !ok {
+					lost[f.ID] = v
+				}
+			case hwmodel.HardwareOnly:
+				hwHas[f.ID] = true
+			}
+			all = append(all, f)
+		}
+	}
+	t.findings = finding.Merge(all)
+	for _, f := range t.findings {
+		switch {
+		case swHas[f.ID] && hwHas[f.ID]:
+			t.hw[f.ID] = hwmodel.HW{Verdict: hwmodel.Kept}
+		case swHas[f.ID]:
+			t.hw[f.ID] = lost[f.ID]
+		default:
+			t.hw[f.ID] = hwmodel.HW{Verdict: hwmodel.HardwareOnly, Detail: "the hardware's history still held an access that software's two-slot history had replaced"}
+		}
+	}
+	return t
+}
+
+// counts returns software's findings, the kept ones, the hardware-only ones
+// and the losses by reason.
+func (t *tally) counts() (sw, kept, only int, lost map[hwmodel.Reason]int) {
+	lost = make(map[hwmodel.Reason]int)
+	for _, v := range t.hw {
+		switch v.Verdict {
+		case hwmodel.Kept:
+			sw++
+			kept++
+		case hwmodel.Lost:
+			sw++
+			lost[v.Reason]++
+		case hwmodel.HardwareOnly:
+			only++
+		}
+	}
+	return sw, kept, only, lost
+}
+
+var reasons = []hwmodel.Reason{hwmodel.ReasonNotShared, hwmodel.ReasonSameCore, hwmodel.ReasonTagLost, hwmodel.ReasonEvicted, hwmodel.ReasonHistory}
+
+func lossText(lost map[hwmodel.Reason]int) string {
+	var parts []string
+	for _, r := range reasons {
+		if n := lost[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", r, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jsonFinding is a finding as precog test -json prints it, with the
+// hardware's verdict.
+type jsonFinding struct {
+	finding.Finding
+	Hardware hwmodel.HW `json:"hardware"`
+}
+
+func printFindings(env *cli.Env, asJSON bool, t *tally) error {
+	bw := bufio.NewWriter(env.Stdout)
+	if asJSON {
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		for _, f := range t.findings {
+			if err := enc.Encode(jsonFinding{Finding: f, Hardware: t.hw[f.ID]}); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}
+	dir := env.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	for _, f := range t.findings {
+		pos := "-"
+		if len(f.Sites) > 0 {
+			pos = sitePos(dir, f.Sites[0])
+		}
+		fmt.Fprintf(bw, "%s: %s: %s\n", pos, f.Kind, f.Message)
+		for _, s := range f.Sites {
+			line := sitePos(dir, s) + ": " + s.Role
+			if s.Expr != "" {
+				line += " " + s.Expr
+			}
+			if s.Function != "" {
+				line += " in " + s.Function
+			}
+			fmt.Fprintf(bw, "\t%s\n", line)
+		}
+		v := t.hw[f.ID]
+		if v.Verdict == hwmodel.HardwareOnly {
+			fmt.Fprintf(bw, "\tsoftware: OSCS-Opt does not report it\n")
+		} else {
+			fmt.Fprintf(bw, "\tsoftware: OSCS-Opt reports it\n")
+		}
+		hw := "\thardware: " + string(v.Verdict)
+		if v.Reason != "" {
+			hw += " (" + string(v.Reason) + ")"
+		}
+		if v.Detail != "" {
+			hw += ": " + v.Detail
+		}
+		fmt.Fprintln(bw, hw)
+		fmt.Fprintf(bw, "\ttests: %s\n", strings.Join(f.Tests, " "))
+		fmt.Fprintf(bw, "\tid %s, %s\n", f.ID, f.Status)
+	}
+	return bw.Flush()
+}
+
+func sitePos(dir string, s finding.Site) string {
+	if s.File == "" {
+		return s.Expr
+	}
+	file := s.File
+	if rel, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(rel) {
+		file = rel
+	}
+	return file + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
+}
+
+func summarize(w io.Writer, cfg hwmodel.Config, t *tally) {
+	sw, kept, only, lost := t.counts()
+	fmt.Fprintf(w, "replayed %d %s, %d events in %s (%s events/s)\n", t.traces, plural(t.traces, "trace", "traces"),
+		t.events, t.replay.Round(time.Microsecond), rate(t.events, t.replay))
+	fmt.Fprintf(w, "OSCS-Opt: %d %s; OSCS-HW keeps %d (coverage %s), loses %d (%s), reports %d more\n",
+		sw, plural(sw, "finding", "findings"), kept, percent(kept, sw), sw-kept, lossText(lost), only)
+	c := cfg.Cache
+	fmt.Fprintf(w, "machine: %d cores; L1 %s %d-way, L2 %s %d-way, L3 %s %d-way, %d-byte lines; AHB %d entries %d-way\n",
+		c.Cores, kib(c.L1.Bytes), c.L1.Ways, kib(c.L2.Bytes), c.L2.Ways, kib(c.L3.Bytes), c.L3.Ways, c.LineBytes, cfg.AHB.Entries, cfg.AHB.Ways)
+	tm := t.timing
+	fmt.Fprintf(w, "estimated overhead %.3f%% of the replayed operations' cycles (an upper bound; the paper: 0.23%% of whole programs): AHB lookups %s of accesses, clock lines %s, %d context switches\n",
+		100*tm.Overhead(), percent(tm.AHBLookups, tm.Accesses), percent(tm.ClockLines, tm.Accesses), tm.Switches)
+}
+
+func rate(n int, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	r := float64(n) / d.Seconds()
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.1fM", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.0fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+func percent(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func kib(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return strconv.Itoa(n>>10) + " KiB"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// sweep runs the paper's sensitivity study over the traces and prints one
+// line (or JSON object) per setting.
+func sweep(env *cli.Env, o options, base hwmodel.Config, opts oscs.Options, traces []loaded) (int, error) {
+	type setting struct {
+		ahb   int
+		scale float64
+	}
+	var settings []setting
+	for _, n := range []int{64, 128, 256, 512} {
+		settings = append(settings, setting{n, 1})
+	}
+	for _, f := range []float64{0.25, 0.5, 2} {
+		settings = append(settings, setting{base.AHB.Entries, f})
+	}
+	slices.SortStableFunc(settings, func(a, b setting) int {
+		if a.scale != b.scale {
+			if a.scale < b.scale {
+				return -1
+			}
+			return 1
+		}
+		return a.ahb - b.ahb
+	})
+	bw := bufio.NewWriter(env.Stdout)
+	if !o.json {
+		fmt.Fprintf(bw, "%-6s %-6s %8s %6s %9s %9s  %s\n", "ahb", "caches", "software", "kept", "coverage", "overhead", "lost by reason")
+	}
+	any := false
+	for _, s := range settings {
+		cfg := base.WithAHBEntries(s.ahb)
+		cfg.Cache = base.Cache.Scale(s.scale)
+		if err := cfg.Validate(); err != nil {
+			return cli.ExitError, fmt.Errorf("sweep setting ahb %d, caches %gx: %w", s.ahb, s.scale, err)
+		}
+		t := replayAll(traces, cfg, opts)
+		sw, kept, only, lost := t.counts()
+		any = any || sw+only > 0
+		if o.json {
+			byReason := make(map[string]int)
+			for r, n := range lost {
+				byReason[string(r)] = n
+			}
+			b, err := json.Marshal(struct {
+				AHBEntries   int            `json:"ahbEntries"`
+				CacheScale   float64        `json:"cacheScale"`
+				Software     int            `json:"software"`
+				Kept         int            `json:"kept"`
+				HardwareOnly int            `json:"hardwareOnly"`
+				Lost         map[string]int `json:"lost"`
+				Overhead     float64        `json:"overhead"`
+				Events       int            `json:"events"`
+			}{s.ahb, s.scale, sw, kept, only, byReason, t.timing.Overhead(), t.events})
+			if err != nil {
+				return cli.ExitError, err
+			}
+			bw.Write(append(b, '\n'))
+			continue
+		}
+		fmt.Fprintf(bw, "%-6d %-6s %8d %6d %9s %8.3f%%  %s\n", s.ahb, strconv.FormatFloat(s.scale, 'g', -1, 64)+"x", sw, kept, percent(kept, sw), 100*t.timing.Overhead(), lossText(lost))
+	}
+	if err := bw.Flush(); err != nil {
+		return cli.ExitError, err
+	}
+	if any {
+		return cli.ExitFindings, nil
+	}
+	return cli.ExitOK, nil
+}
