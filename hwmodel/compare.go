@@ -108,10 +108,19 @@ func Compare(g *hb.Graph, sites *trace.SiteTable, m *Machine, sw []finding.Findi
 	return res
 }
 
-// explain finds why the hardware lost software finding f: it looks for the
-// first pair of events at f's two access sites that software could have
-// reported (different goroutines, a common lock, concurrent) and says what
-// the hardware did with it.
+// maxExplained bounds the pairs explain examines for one finding.
+const maxExplained = 100000
+
+// progress ranks the reasons by how far a pair got in the hardware: an
+// explanation names the pair that came closest to being caught.
+var progress = map[Reason]int{ReasonNotShared: 0, ReasonSameCore: 1, ReasonTagLost: 2, ReasonEvicted: 3, ReasonHistory: 4}
+
+// explain finds why the hardware lost software finding f. It examines the
+// pairs of events at f's two access sites that software could have
+// reported (different goroutines, one location, a common lock, the earlier
+// not happening before the later), pairing each access with the latest
+// one of every other goroutine at the other site, and says what the
+// hardware did with the pair that came closest to being caught.
 func (m *Machine) explain(g *hb.Graph, sites *trace.SiteTable, f finding.Finding) HW {
 	if len(f.Sites) < 2 {
 		return HW{Verdict: Lost}
@@ -119,6 +128,7 @@ func (m *Machine) explain(g *hb.Graph, sites *trace.SiteTable, f finding.Finding
 	a, b := siteIDs(sites, f.Sites[0]), siteIDs(sites, f.Sites[1])
 	// last[k]: per goroutine, the latest event at side k so far.
 	last := [2]map[int]int{{}, {}}
+	best, found, n := HW{}, false, 0
 	for i := range g.Events {
 		ev := &g.Events[i]
 		if ev.Kind != trace.EvRead && ev.Kind != trace.EvWrite {
@@ -129,19 +139,26 @@ func (m *Machine) explain(g *hb.Graph, sites *trace.SiteTable, f finding.Finding
 				continue
 			}
 			gi := g.Goroutine(i)
-			best := -1
 			for pg, p := range last[1-side] {
-				if pg != gi && p > best && g.Loc(p) == g.Loc(i) && g.CommonLock(p, i) && !g.HappensBefore(p, i) {
-					best = p
+				if pg == gi || g.Loc(p) != g.Loc(i) || !g.CommonLock(p, i) || g.HappensBefore(p, i) {
+					continue
 				}
-			}
-			if best >= 0 {
-				return m.pairReason(g, sites, best, i)
+				n++
+				if r := m.pairReason(g, sites, p, i); !found || progress[r.Reason] > progress[best.Reason] ||
+					progress[r.Reason] == progress[best.Reason] && r.Detail < best.Detail {
+					best, found = r, true
+				}
 			}
 			last[side][gi] = i
 		}
+		if n >= maxExplained || found && best.Reason == ReasonHistory {
+			break
+		}
 	}
-	return HW{Verdict: Lost, Reason: ReasonHistory, Detail: "no pair of the finding's sites was found again in the trace"}
+	if !found {
+		return HW{Verdict: Lost, Reason: ReasonHistory, Detail: "no pair of the finding's sites was found again in the trace"}
+	}
+	return best
 }
 
 func (m *Machine) pairReason(g *hb.Graph, sites *trace.SiteTable, p, i int) HW {
