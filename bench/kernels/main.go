@@ -3,7 +3,12 @@
 // bug from the runs its expect file asks for (one, for the ConMem and OSCS
 // kernels) while the bug did not happen in those runs, what else it
 // reports, and how often the bug happens by itself: the natural failure
-// rate of the plain test binary over -n runs.
+// rate of the plain test binary over -n runs. Then validation: how many of
+// the kernel's findings precog test confirmed by forcing their
+// interleaving, how often each confirmed finding's reproducer (precog
+// repro) makes the test fail again over -repro runs, optionally with -load
+// busy processes competing for the CPUs, and the time validation took
+// against the recording's.
 //
 // Usage, from the repository root (bench/kernels is a module of its own, so
 // that it stays out of the main module's go test ./...):
@@ -21,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -35,6 +41,9 @@ var (
 	natural = flag.Int("n", 100, "plain runs of each kernel's test binary, for the natural failure rate")
 	only    = flag.String("k", "", "comma-separated kernel `packages` to run (default all)")
 	timeout = flag.Duration("timeout", 30*time.Second, "time limit of one plain run")
+	repro   = flag.Int("repro", 100, "runs of each confirmed finding's reproducer")
+	load    = flag.Int("load", 2, "busy-looping processes to run beside the reproducers, to load the machine")
+	spin    = flag.Bool("spin", false, "(internal) loop forever: one process of -load")
 )
 
 const module = "precog.example/kernels"
@@ -46,7 +55,11 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *natural < 0 {
+	if *spin {
+		for {
+		}
+	}
+	if flag.NArg() > 0 || *natural < 0 || *repro < 0 || *load < 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -67,6 +80,16 @@ type result struct {
 	naturalFailures int
 	took            time.Duration
 	class           string // what the expect file's comments say the kernel is, if not a plain bug or control
+
+	findings []finding.Finding
+	// record, validate: the times precog test reported for recording
+	// (with instrumenting) and validating.
+	record, validate time.Duration
+	// testWall is the wall time of the recorded test processes alone.
+	testWall time.Duration
+	// repros: per confirmed finding, the runs of its reproducer that
+	// failed as predicted.
+	repros []int
 }
 
 // classify returns what an expect file's comments say of its kernel: a
@@ -103,6 +126,13 @@ func run(log func(string, ...any)) error {
 		return err
 	}
 	var rows []result
+	for range *load {
+		spinner := exec.Command(os.Args[0], "-spin")
+		if err := spinner.Start(); err != nil {
+			return err
+		}
+		defer spinner.Process.Kill()
+	}
 	for _, pkg := range pkgs {
 		data, err := os.ReadFile(filepath.Join(kernels, pkg, "expect"))
 		if err != nil {
@@ -142,12 +172,25 @@ func run(log func(string, ...any)) error {
 			fs = append(fs, f)
 		}
 		r.cmp = expect.Compare(e, filepath.Join(kernels, pkg), module+"/"+pkg, fs)
-		if r.recordedRuns, r.recordedFailed, err = recordedOutcomes(out); err != nil {
+		r.findings = fs
+		r.record, r.validate = times(stderr.String())
+		for _, f := range fs {
+			if f.Status != finding.Confirmed || *repro == 0 {
+				continue
+			}
+			n, err := reproduce(precog, kernels, out, filepath.Join(work, "cache"), f.ID)
+			if err != nil {
+				return fmt.Errorf("%s: %v", pkg, err)
+			}
+			r.repros = append(r.repros, n)
+		}
+		if r.recordedRuns, r.recordedFailed, r.testWall, err = recordedOutcomes(out); err != nil {
 			return err
 		}
 		rows = append(rows, r)
 	}
 	printTable(rows)
+	printValidation(rows)
 	fmt.Printf("\n- command: `go -C bench/kernels run . %s`\n", strings.Join(os.Args[1:], " "))
 	fmt.Printf("- %s; nproc %d\n", runtime.Version(), runtime.NumCPU())
 	return nil
@@ -213,20 +256,22 @@ func naturalFailures(kernels, work, pkg string) (int, error) {
 
 // recordedOutcomes counts the recorded runs in the -o directory of precog
 // test and those whose test did not pass.
-func recordedOutcomes(out string) (runs, failed int, err error) {
+func recordedOutcomes(out string) (runs, failed int, wall time.Duration, err error) {
 	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	var ix record.Index
 	if err := json.Unmarshal(data, &ix); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, p := range ix.Packages {
 		for _, t := range p.Tests {
 			outcomes := []record.Outcome{t.Outcome}
+			wall += t.Wall
 			for _, r := range t.Runs {
 				outcomes = append(outcomes, r.Outcome)
+				wall += r.Wall
 			}
 			for _, o := range outcomes {
 				runs++
@@ -236,7 +281,7 @@ func recordedOutcomes(out string) (runs, failed int, err error) {
 			}
 		}
 	}
-	return runs, failed, nil
+	return runs, failed, wall, nil
 }
 
 // packages returns the kernel packages: directories of kernels with an
@@ -280,5 +325,87 @@ func findRoot() (string, error) {
 			return "", errors.New("no testdata/kernels/go.mod in the working directory or above it: run from within the precog repository")
 		}
 		dir = parent
+	}
+}
+
+// times reads the recording and validation times from precog test's
+// summary on stderr.
+func times(stderr string) (record, validate time.Duration) {
+	if m := regexp.MustCompile(`recorded in (\S+), detected`).FindStringSubmatch(stderr); m != nil {
+		record, _ = time.ParseDuration(m[1])
+	}
+	if m := regexp.MustCompile(`(?m)^validated: .* in (\S+)$`).FindStringSubmatch(stderr); m != nil {
+		validate, _ = time.ParseDuration(m[1])
+	}
+	return record, validate
+}
+
+// reproduce runs the reproducer of finding id *repro times and returns how
+// many runs failed as predicted.
+func reproduce(precog, kernels, out, cache, id string) (int, error) {
+	cmd := exec.Command(precog, "repro", "-o", out, "-cache", cache, "-count", fmt.Sprint(*repro), id)
+	cmd.Dir = kernels
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 0 && code != 3 {
+		return 0, fmt.Errorf("precog repro %s: %v\n%s", id, err, stderr.Bytes())
+	}
+	var n, of int
+	if m := regexp.MustCompile(`reproduced in (\d+) of (\d+) runs`).FindSubmatch(stdout); m != nil {
+		fmt.Sscan(string(m[1]), &n)
+		fmt.Sscan(string(m[2]), &of)
+	} else if bytes.HasPrefix(stdout, []byte("reproduced:")) || bytes.Contains(stdout, []byte("\nreproduced:")) {
+		n = 1
+	}
+	return n, nil
+}
+
+// printValidation prints the validation table: per kernel, its findings by
+// status, the success rate of its reproducers, and the time validation
+// took against the recording's.
+func printValidation(rows []result) {
+	fmt.Printf("\n| kernel | findings | confirmed | not confirmed | diverged | timed out | not validated | reproducers: failing runs of %d | natural failures | record | recorded runs | validate | validate/record | validate/recorded runs |\n", *repro)
+	fmt.Println("|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|")
+	var totalRec, totalVal, totalRuns time.Duration
+	n, confirmedKernels, bugKernels, controlConfirmed := 0, 0, 0, 0
+	for _, r := range rows {
+		count := map[finding.Status]int{}
+		for _, f := range r.findings {
+			count[f.Status]++
+		}
+		n += len(r.findings)
+		totalRec += r.record
+		totalVal += r.validate
+		totalRuns += r.testWall
+		var reps []string
+		for _, x := range r.repros {
+			reps = append(reps, fmt.Sprint(x))
+		}
+		if r.class != "" || len(r.expected) == 0 {
+			controlConfirmed += count[finding.Confirmed]
+		} else {
+			bugKernels++
+			if count[finding.Confirmed] > 0 {
+				confirmedKernels++
+			}
+		}
+		ratio := func(a, b time.Duration) string {
+			if b <= 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f", float64(a)/float64(b))
+		}
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %s | %d/%d | %s | %s | %s | %s | %s |\n", r.pkg, len(r.findings),
+			count[finding.Confirmed], count[finding.NotConfirmed], count[finding.Diverged], count[finding.TimedOut], count[finding.Predicted],
+			strings.Join(reps, ", "), r.naturalFailures, *natural, r.record.Round(10*time.Millisecond), r.testWall.Round(time.Millisecond),
+			r.validate.Round(time.Millisecond), ratio(r.validate, r.record), ratio(r.validate, r.testWall))
+	}
+	fmt.Printf("\n%d of %d bug kernels have a confirmed finding; %d findings confirmed in the negative controls and known false-positive shapes.\n",
+		confirmedKernels, bugKernels, controlConfirmed)
+	if totalRec > 0 && n > 0 {
+		fmt.Printf("Validation: %s for %d findings (%s per finding) against %s of instrumenting, building and recording (%.2fx) and %s of recorded test processes alone (%.2fx).\n",
+			totalVal.Round(10*time.Millisecond), n, (totalVal / time.Duration(n)).Round(time.Millisecond), totalRec.Round(10*time.Millisecond), float64(totalVal)/float64(totalRec),
+			totalRuns.Round(10*time.Millisecond), float64(totalVal)/float64(totalRuns))
 	}
 }

@@ -155,6 +155,11 @@ type Event struct {
 	// Index is the event's position in the run's trace, in the order
 	// trace.ReadAll gives: which of two events the run recorded first.
 	Index int `json:"index"`
+	// Lock is the Lock (or RLock) event that opened the outermost
+	// critical section the event is in, if any: a goroutine held back
+	// there, rather than inside the section, does not keep others out of
+	// it.
+	Lock *Event `json:"lock,omitempty"`
 }
 
 // Validation is the outcome of forcing a finding's predicted order.

@@ -18,7 +18,11 @@ type Run struct {
 
 // A Score is a pattern's suspiciousness over a set of runs.
 type Score struct {
-	Pattern Pattern // its first instance, from the first run that has it
+	// Pattern is its first instance in the first failing run that has
+	// it, or in the first run if no failing run does; Run is that run's
+	// index in the runs scored.
+	Pattern Pattern
+	Run     int
 	// Failed and Passed count the failing and passing runs that have the
 	// pattern.
 	Failed, Passed int
@@ -38,14 +42,18 @@ func Scores(runs []Run) []Score {
 	}
 	byKey := make(map[string]*Score)
 	var keys []string
-	for _, r := range runs {
+	for i, r := range runs {
 		for _, p := range r.Patterns.Patterns {
 			k := p.Key()
 			s, ok := byKey[k]
 			if !ok {
-				s = &Score{Pattern: p}
+				s = &Score{Pattern: p, Run: i}
 				byKey[k] = s
 				keys = append(keys, k)
+			}
+			if r.Failed && s.Failed == 0 {
+				// The failing order is what validation forces.
+				s.Pattern, s.Run = p, i
 			}
 			if r.Failed {
 				s.Failed++
@@ -250,6 +258,18 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 	if len(f.Stacks) > 0 && slices.IndexFunc(f.Stacks, func(st []finding.Site) bool { return len(st) > 0 }) < 0 {
 		f.Stacks = nil
 	}
+	// The witness names the accesses by their events in run s.Run; the
+	// driver, which has the trace, turns that index into its run number
+	// and fills in each event's goroutine and instance.
+	w := finding.Witness{Run: s.Run}
+	for _, a := range p.Accesses {
+		k := trace.EvRead
+		if a.Write {
+			k = trace.EvWrite
+		}
+		w.Events = append(w.Events, finding.Event{Role: a.Label(), Site: a.Site, Kind: k.String(), Index: a.Event})
+	}
+	f.Witnesses = []finding.Witness{w}
 	f.Evidence.Suspiciousness = s.Susp
 	f.Evidence.FailingRuns = s.Failed
 	f.Evidence.PassingRuns = s.Passed

@@ -10,6 +10,8 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/unicorn"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -20,13 +22,22 @@ type testChecks struct {
 	// ranked: the test has several runs, which Unicorn ranks.
 	ranked bool
 	runs   []unicorn.Run
+	// ranIn are the recorded runs behind runs: the run number and the
+	// trace, to name the events of Unicorn's witnesses.
+	ranIn []rankedRun
 	// internal collects the checkers' panics, one line each.
 	internal []string
 }
 
 // run checks one run (named what, for errors) and returns the per-run
 // checkers' findings.
-func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable, failed bool) []finding.Finding {
+// A rankedRun is a run whose patterns Unicorn ranks.
+type rankedRun struct {
+	n     int
+	trace string
+}
+
+func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable, failed bool, ran rankedRun) []finding.Finding {
 	var g *hb.Graph
 	if !tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
 		return nil
@@ -38,6 +49,7 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		run := unicorn.Run{Failed: failed}
 		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, tc.opts.Unicorn) }) {
 			tc.runs = append(tc.runs, run)
+			tc.ranIn = append(tc.ranIn, ran)
 		}
 	}
 	return fs
@@ -51,7 +63,84 @@ func (tc *testChecks) end(what string, sites *trace.SiteTable) []finding.Finding
 	}
 	var fs []finding.Finding
 	tc.guard("unicorn", what, func() { fs = unicorn.Rank(tc.runs, sites, tc.opts.Unicorn) })
+	for i := range fs {
+		for j := range fs[i].Witnesses {
+			tc.nameEvents(&fs[i].Witnesses[j])
+		}
+	}
 	return fs
+}
+
+// nameEvents turns a Unicorn witness, whose Run is an index in tc.runs and
+// whose events are known by their index in that run's trace, into one
+// that names its run by number and its events as control points. A trace
+// that cannot be read again leaves the witness without events.
+func (tc *testChecks) nameEvents(w *finding.Witness) {
+	if w.Run < 0 || w.Run >= len(tc.ranIn) {
+		w.Events = nil
+		return
+	}
+	ran := tc.ranIn[w.Run]
+	w.Run = ran.n
+	evs, err := readTrace(ran.trace)
+	if err != nil && len(evs) == 0 {
+		w.Events = nil
+		return
+	}
+	pts := control.Points(evs)
+	for k := range w.Events {
+		e := &w.Events[k]
+		if e.Index < 0 || e.Index >= len(pts) || pts[e.Index].Site != e.Site {
+			w.Events = nil
+			return
+		}
+		e.G, e.N = pts[e.Index].G, pts[e.Index].N
+	}
+	nameLocks(evs, pts, w)
+}
+
+// maxLockScan bounds how far back nameLocks looks for the Lock of a
+// witness event's critical section.
+const maxLockScan = 1 << 20
+
+// nameLocks sets the Lock of each event of w: the Lock, RLock or
+// successful TryLock of its goroutine that opened the outermost critical
+// section open at the event, found by walking the trace back from it.
+func nameLocks(evs []trace.Event, pts []plan.Point, w *finding.Witness) {
+	for k := range w.Events {
+		e := &w.Events[k]
+		if e.Index <= 0 || e.Index >= len(evs) {
+			continue
+		}
+		g := evs[e.Index].Goroutine
+		released := make(map[uint64]int)
+		outer := -1
+		for j := e.Index - 1; j >= 0 && e.Index-j < maxLockScan; j-- {
+			ev := &evs[j]
+			if ev.Goroutine != g {
+				continue
+			}
+			switch ev.Kind {
+			case trace.EvBegin:
+				j = 0
+			case trace.EvUnlock, trace.EvRUnlock:
+				released[ev.Addr]++
+			case trace.EvLock, trace.EvRLock, trace.EvTryLock:
+				if ev.Kind == trace.EvTryLock && ev.Value == 0 {
+					continue
+				}
+				if released[ev.Addr] > 0 {
+					released[ev.Addr]--
+				} else {
+					outer = j
+				}
+			}
+		}
+		if outer >= 0 && pts[outer].Site != 0 {
+			p := pts[outer]
+			e.Lock = &finding.Event{Role: "lock", G: p.G, Site: p.Site, N: p.N, Kind: evs[outer].Kind.String(), Index: outer}
+		}
+	}
 }
 
 // guard runs f, turning a panic of checker into an internal error: one bug

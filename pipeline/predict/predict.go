@@ -33,8 +33,10 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/unicorn"
+	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -291,15 +293,26 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 		}
 		res.Stats.Events += len(evs)
-		found := tc.run(what, evs, sites, r.outcome.Failed())
+		found := tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path})
+		var pts []plan.Point
 		for i := range found {
 			for j := range found[i].Witnesses {
-				found[i].Witnesses[j].Test, found[i].Witnesses[j].Run = name, r.n
+				w := &found[i].Witnesses[j]
+				w.Test, w.Run = name, r.n
+				if pts == nil {
+					pts = control.Points(evs)
+				}
+				nameLocks(evs, pts, w)
 			}
 		}
 		fs = append(fs, found...)
 	}
-	fs = append(fs, tc.end(name, sites)...)
+	for _, f := range tc.end(name, sites) {
+		for j := range f.Witnesses {
+			f.Witnesses[j].Test = name
+		}
+		fs = append(fs, f)
+	}
 	res.InternalErrors = append(res.InternalErrors, tc.internal...)
 	res.Notes = append(res.Notes, failureNote(name, runs)...)
 	// One report per test: merge the runs' reports of the same bug.

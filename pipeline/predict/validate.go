@@ -117,9 +117,9 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 			if t.Name != name {
 				continue
 			}
-			outcome, wall := t.Outcome, t.Wall
+			wall := t.Wall
 			if w.Run > 0 && w.Run <= len(t.Runs) {
-				outcome, wall = t.Runs[w.Run-1].Outcome, t.Runs[w.Run-1].Wall
+				wall = t.Runs[w.Run-1].Wall
 			}
 			// A forced run takes the recorded time, the plan's waits and
 			// some slack; the test's own -timeout fires first, so that a
@@ -132,7 +132,10 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 				Dir:     p.Dir,
 				Args:    record.TestArgs(&flags, name),
 				Timeout: bound + 10*time.Second,
-				Passed:  outcome == record.Pass,
+				// The unforced run: run 0, recorded without a plan
+				// (Unicorn's witnesses come from perturbed runs that
+				// failed).
+				Passed: t.Outcome == record.Pass,
 			}, true
 		}
 	}

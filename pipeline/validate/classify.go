@@ -170,6 +170,9 @@ type Verdict struct {
 	Status finding.Status
 	Effect string // for Confirmed: panic, fatal, hang or test-failed
 	Reason string
+	// Stuck: a wait of the shim gave up, the step it waited for never
+	// came: trying the same order again is likely to end the same way.
+	Stuck bool
 }
 
 // Classify classifies one run of the test forced into order o for finding
@@ -201,7 +204,7 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 	}
 	switch r.Control.State {
 	case plan.Diverged, plan.TimedOut:
-		return Verdict{Status: finding.Diverged, Reason: diverged(r.Control.Reason)}
+		return Verdict{Status: finding.Diverged, Reason: diverged(r.Control.Reason), Stuck: r.Control.State == plan.TimedOut}
 	}
 	// The order held.
 	switch {

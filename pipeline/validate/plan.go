@@ -1,7 +1,9 @@
 package validate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -26,6 +28,45 @@ type Order struct {
 // (conmem.txt section 5) for the con-* kinds. It is pure: the plan is built
 // from the witness's events alone. A kind without a plan gives an error.
 func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
+	orders, err := orders(f, w)
+	if err != nil {
+		return nil, err
+	}
+	return append(orders, lifted(orders, w)...), nil
+}
+
+// lifted returns, for each order with a step inside a critical section,
+// the order with that step's goroutine held back at the Lock that opened
+// the section instead: held inside it, the goroutine would keep the
+// goroutine it waits for out of the section (a deadlock the shim's wait
+// ends as diverged). Tried after the orders as they are, which hold the
+// step as close to the access as possible.
+func lifted(orders []Order, w finding.Witness) []Order {
+	lockOf := make(map[plan.Point]*finding.Event)
+	for _, e := range w.Events {
+		if e.Lock != nil && e.Lock.G == e.G {
+			lockOf[point(e)] = e.Lock
+		}
+	}
+	var out []Order
+	for _, o := range orders {
+		l := Order{What: o.What + ", the goroutine held back before its critical section", Repeat: o.Repeat}
+		changed := false
+		for _, e := range o.Edges {
+			if lk := lockOf[e.After]; lk != nil && lk.G != e.Before.G {
+				e.After = point(*lk)
+				changed = true
+			}
+			l.Edges = append(l.Edges, e)
+		}
+		if changed {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	ev := roles(f, w)
 	one := func(r string) (finding.Event, error) {
 		e := ev[r]
@@ -121,6 +162,9 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	case "oscs":
 		return oscsOrders(f, w)
 	}
+	if strings.HasPrefix(f.Kind, "unicorn-p") {
+		return unicornOrders(w)
+	}
 	return nil, fmt.Errorf("no way to force a %s finding yet", f.Kind)
 }
 
@@ -148,6 +192,30 @@ func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	what := fmt.Sprintf("the critical section of the %s at %s before that of the %s at %s",
 		f.Sites[second].Role, shortPos(f.Sites[second]), f.Sites[first].Role, shortPos(f.Sites[first]))
 	return []Order{{What: what, Edges: []plan.Edge{edge(end, lock[first])}}}, nil
+}
+
+// unicornOrders forces the pattern's accesses in the order of the failing
+// run they were found in: each access waits for the access before it on
+// the other goroutine (accesses of one goroutine keep their program order).
+func unicornOrders(w finding.Witness) ([]Order, error) {
+	if len(w.Events) < 2 {
+		return nil, fmt.Errorf("the witness names %d of the pattern's accesses", len(w.Events))
+	}
+	evs := slices.Clone(w.Events)
+	slices.SortStableFunc(evs, func(a, b finding.Event) int { return cmp.Compare(a.Index, b.Index) })
+	o := Order{}
+	var labels []string
+	for i, e := range evs {
+		labels = append(labels, e.Role)
+		if i > 0 && evs[i-1].G != e.G {
+			o.Edges = append(o.Edges, edge(evs[i-1], e))
+		}
+	}
+	if len(o.Edges) == 0 {
+		return nil, fmt.Errorf("the pattern's accesses are all on one goroutine")
+	}
+	o.What = "the pattern's accesses in the failing order " + strings.Join(labels, " ")
+	return []Order{o}, nil
 }
 
 // roles indexes the witness's events by role.

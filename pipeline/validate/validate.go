@@ -197,6 +197,9 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 					held++ // the order held: only luck can change the next run
 				default:
 					failed++
+					if vd.Stuck {
+						failed = v.o.Tries // the next order, not the same wait again
+					}
 				}
 			}
 		}
