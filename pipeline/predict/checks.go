@@ -10,6 +10,7 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/unicorn"
+	"github.com/precog-dev/precog/hwmodel"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -44,7 +45,13 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 	}
 	var fs []finding.Finding
 	tc.guard("conmem", what, func() { fs = append(fs, conmem.Check(g, sites, tc.opts.ConMem)...) })
-	tc.guard("oscs", what, func() { fs = append(fs, oscs.Check(g, sites, tc.opts.OSCS)...) })
+	tc.guard("oscs", what, func() {
+		o := oscs.Check(g, sites, tc.opts.OSCS)
+		if len(o) > 0 && !tc.opts.NoHardware {
+			tc.guard("hwmodel", what, func() { hardwareNotes(g, sites, o, tc.opts.OSCS) })
+		}
+		fs = append(fs, o...)
+	})
 	if tc.ranked {
 		run := unicorn.Run{Failed: failed}
 		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, tc.opts.Unicorn) }) {
@@ -53,6 +60,19 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		}
 	}
 	return fs
+}
+
+// hardwareNotes adds to each OSCS finding of the run analysed in g a note
+// on what OSCS-HW would have made of it (hwmodel.Compare).
+func hardwareNotes(g *hb.Graph, sites *trace.SiteTable, fs []finding.Finding, opts oscs.Options) {
+	res := hwmodel.Compare(g, sites, hwmodel.Replay(g, hwmodel.Default()), fs, opts)
+	for i := range fs {
+		note := "OSCS-HW (the paper's hardware, always on; precog hwreplay) would have caught it in this run"
+		if v := res.HW[fs[i].ID]; v.Verdict == hwmodel.Lost {
+			note = fmt.Sprintf("OSCS-HW (the paper's hardware, always on; precog hwreplay) would have missed it in this run (%s): %s", v.Reason, v.Detail)
+		}
+		fs[i].Evidence.Notes = append(fs[i].Evidence.Notes, note)
+	}
 }
 
 // end returns the findings that need every run of the test: Unicorn's

@@ -87,6 +87,12 @@ type DetectOptions struct {
 	// TestSubpoolStopAndWait starts 100,000 and needed over 20 GB). 0
 	// means DefaultMaxGoroutines; negative, no limit.
 	MaxGoroutines int
+	// NoHardware leaves out the note on each OSCS finding that says
+	// whether OSCS-HW, the paper's always-on hardware on its Table 1
+	// machine (hwmodel), would have caught it in the recorded run, and if
+	// not why. The note costs a replay of the run through the model when
+	// it has OSCS findings.
+	NoHardware bool
 }
 
 // DefaultMaxGoroutines is the default DetectOptions.MaxGoroutines: about

@@ -156,6 +156,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
 			fs.BoolVar(&o.spin, "spinloops", true, "ConMem and OSCS: take a loop left on a value another goroutine wrote as ordering synchronization (ConMem section 4.6)")
+			fs.BoolVar(&o.hwNote, "hwnote", true, "OSCS: note on each finding whether the paper's always-on hardware (precog hwreplay's model) would have caught it")
 			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (false: the paper's Fig. 12 false positives)")
 			fs.Func("oscs", "OSCS `algorithm`: opt (the default: two recent accesses per location) or base (per goroutine history)", func(v string) error {
 				switch v {
@@ -215,10 +216,10 @@ type options struct {
 	parallel int
 	failOn   string // "confirmed" (also for "") or "predicted"
 
-	spin, condFlags bool
-	oscs            oscs.Algorithm
-	maxTrace        int64 // MiB
-	maxGoroutines   int
+	spin, condFlags, hwNote bool
+	oscs                    oscs.Algorithm
+	maxTrace                int64 // MiB
+	maxGoroutines           int
 }
 
 // maxTraceBytes turns -max-trace into predict's limit: 0 means none.
@@ -290,6 +291,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			MaxGoroutines: cmp.Or(o.maxGoroutines, -1),
 			ConMem:        conmem.Options{NoSpinLoops: !o.spin},
 			OSCS:          oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
+			NoHardware:    !o.hwNote,
 		},
 	})
 	progress.Clear()
