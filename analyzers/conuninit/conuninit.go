@@ -3,13 +3,16 @@ package conuninit
 import (
 	_ "embed"
 	"fmt"
+	"go/ast"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
+	"github.com/precog-dev/precog/analyzers/internal/fixes"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
@@ -316,11 +319,66 @@ func (c *checker) waitGroups() {
 			rel := []analysis.RelatedInformation{{Pos: late.Pos(), Message: fmt.Sprintf("Add called here by %s, after the goroutine starts", source.FuncName(starter))}}
 			rel = append(rel, env.RootInfo(g)...)
 			c.rep.Report(analysis.Diagnostic{
-				Pos:     d.instr.Pos(),
-				Message: fmt.Sprintf("%s may run before the matching Add: %s calls Add only after starting this goroutine, and the counter can go negative (sync: negative WaitGroup counter)", done, source.FuncName(starter)),
-				Related: rel,
+				Pos:            d.instr.Pos(),
+				Message:        fmt.Sprintf("%s may run before the matching Add: %s calls Add only after starting this goroutine, and the counter can go negative (sync: negative WaitGroup counter)", done, source.FuncName(starter)),
+				Related:        rel,
+				SuggestedFixes: addBeforeGo(env.Pass, late, g.Site),
 			})
 			break
+		}
+	}
+}
+
+// addBeforeGo returns the fix of a late Add: move it above the go
+// statement that starts the goroutine. It offers one only when the repair
+// is mechanical: the Add is a statement of its own right after the go
+// statement, its WaitGroup is named by variables and fields alone and its
+// delta is a constant, so that the Add means the same one line earlier.
+// An Add further down, or after a loop of go statements, may count
+// something else, and is left to the author.
+func addBeforeGo(pass *analysis.Pass, add, spawn ssa.CallInstruction) []analysis.SuggestedFix {
+	goStmt, ok := source.Innermost[*ast.GoStmt](pass, spawn.Pos())
+	if !ok || goStmt.Go != spawn.Pos() {
+		return nil // started by a call such as errgroup's Go
+	}
+	stmt, ok := source.Innermost[*ast.ExprStmt](pass, add.Pos())
+	if !ok {
+		return nil
+	}
+	call, ok := stmt.X.(*ast.CallExpr)
+	if !ok || call.Lparen != add.Pos() || len(call.Args) != 1 || pass.TypesInfo.Types[call.Args[0]].Value == nil {
+		return nil
+	}
+	if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || !names(sel.X) {
+		return nil
+	}
+	file, ok := source.Innermost[*ast.File](pass, goStmt.Pos())
+	if !ok || fixes.Next(file, goStmt) != ast.Stmt(stmt) {
+		return nil
+	}
+	edits, ok := fixes.MoveBefore(pass, stmt, goStmt)
+	if !ok {
+		return nil
+	}
+	return []analysis.SuggestedFix{{
+		Message:   fmt.Sprintf("call %s before the go statement", types.ExprString(call)),
+		TextEdits: edits,
+	}}
+}
+
+// names reports whether e is an identifier or a chain of field selections
+// (s.inflight, c.pool.wg), whose evaluation has no effect and no call.
+func names(e ast.Expr) bool {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return true
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return false
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conuninit"
+	"github.com/precog-dev/precog/analyzers/internal/fixes/fixtest"
 )
 
 func TestKernels(t *testing.T) {
@@ -15,4 +16,12 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	analysistest.Run(t, dir, conuninit.Analyzer, "conuninit/...", "negative/...")
+}
+
+// TestAddFix applies the fixes of Done-before-Add reports, compares the
+// result with the golden file, and checks that the fixed package compiles
+// and draws no report where a fix was applied.
+func TestAddFix(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer, "addfix")
+	fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), "addfix")
 }

@@ -29,7 +29,11 @@
 // The check also reports a sync.WaitGroup Done that can run before its
 // matching Add, which panics with "sync: negative WaitGroup counter": a
 // goroutine calls Done and the function that starts it calls Add only
-// after the `go` statement.
+// after the `go` statement. When that Add is the statement right after
+// the `go` statement and adds a constant, the report carries a suggested
+// fix that moves it above the `go` statement (go vet -fix and
+// golangci-lint --fix apply it); an Add further away, or after a loop of
+// `go` statements, may count something else and is left to the author.
 //
 //	// WRONG
 //	h := &Session{}

@@ -391,3 +391,43 @@ func TestDriverDoesNotLinkShim(t *testing.T) {
 		t.Errorf("go list -deps does not list %s/plan, which the driver uses: %v", shim, deps)
 	}
 }
+
+// TestGoVetFix applies precog's suggested fixes with go vet -fix, on a
+// copy of conuninit's fix scenario, and checks that the result is the
+// scenario's golden file and that go vet then reports only the findings
+// that had no fix.
+func TestGoVetFix(t *testing.T) {
+	t.Parallel()
+	bin := precog(t)
+	const scenario = "../../analyzers/conuninit/testdata/src/addfix/addfix.go"
+	src, err := os.ReadFile(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(scenario + ".golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeModule(t, map[string]string{"addfix/addfix.go": string(src)})
+	r := run(t, dir, "go", "vet", "-vettool="+bin, "-fix", "./...")
+	if r.code != 0 {
+		t.Errorf("go vet -fix: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	fixed, err := os.ReadFile(filepath.Join(dir, "addfix", "addfix.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fixed, golden) {
+		t.Errorf("go vet -fix wrote:\n%s\nwant the golden file:\n%s", fixed, golden)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+bin, "./...")
+	var lines []string // the findings, without their evidence
+	for _, l := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		if !strings.HasPrefix(l, "#") && !strings.Contains(l, ": \t") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[0], "s.workers.Done may run before") || !strings.Contains(lines[1], "c.pending.Done may run before") {
+		t.Errorf("go vet after -fix: exit %d, stderr:\n%s\nwant only the two findings without a fix (StartAll's and Spread's)", r.code, r.stderr)
+	}
+}
