@@ -44,11 +44,11 @@
 // # Sound for, unsound for
 //
 // An AHB miss finds no history, so it can lose a pair but never make one:
-// OSCS-HW never reports a pair whose accesses the hardware did not both
-// hold, and it reports nothing on evidence software did not see. It can
-// report a pair software's OSCS-Opt does not (Verdict HardwareOnly): a
-// history that missed an access keeps an older one that software's
-// two-slot history had replaced; software OSCS-Base would report it too.
+// every pair OSCS-HW reports is of two accesses the hardware recorded and
+// still held, and passed the same filters as software's. It can report a
+// pair software's OSCS-Opt does not (Verdict HardwareOnly): a history that
+// missed an access keeps an older one that software's two-slot history had
+// replaced.
 //
 // The model is faithful to the paper's mechanism, not to a real chip:
 //

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/hb"
@@ -82,8 +81,9 @@ program, so that figure is an upper bound (the paper measured 0.23% on
 whole programs).
 
 With -json, each finding is one JSON object on a line, as precog test
--json prints it, with a "hardware" object: verdict (kept, lost,
-hardware-only), reason and detail.
+-json prints it (status "predicted": nothing is validated here), with a
+"hardware" object: verdict (kept, lost, hardware-only), reason and
+detail.
 
 With -sweep, hwreplay runs the traces at AHB sizes of 64, 128, 256 and 512
 entries and cache sizes of 1/4, 1/2, 1 and 2 times the configured ones
@@ -96,7 +96,9 @@ A damaged trace is replayed up to the damage, with a note on stderr.
 Exit status
 
 	0  no findings
-	3  findings (by software, hardware or both)
+	3  findings (by software, hardware or both); hwreplay validates
+	   nothing, so they are predictions, which precog test exits 3 for
+	   with -fail-on=predicted
 	1  an error: a bad flag or configuration, a file that is not a trace,
 	   a directory without index.json, a missing site table
 `
@@ -114,7 +116,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.json, "json", false, "print findings (or sweep settings) as JSON lines instead of text")
 			fs.BoolVar(&o.sweep, "sweep", false, "run the sensitivity study: AHB 64-512 entries, caches at 1/4-2x; print coverage per setting")
 			fs.IntVar(&o.cfg.Cache.Cores, "cores", o.cfg.Cache.Cores, "`n` cores")
-			fs.IntVar(&o.cfg.AHB.Entries, "ahb-entries", o.cfg.AHB.Entries, "AHB entries per core (`n`; fewer than -ahb-ways makes it fully associative)")
+			fs.IntVar(&o.cfg.AHB.Entries, "ahb-entries", o.cfg.AHB.Entries, "`n` AHB entries per core (fewer than -ahb-ways: fully associative)")
 			fs.IntVar(&o.cfg.AHB.Ways, "ahb-ways", o.cfg.AHB.Ways, "AHB associativity (`n` ways)")
 			fs.Float64Var(&o.scale, "cache-scale", 1, "multiply the L1, L2 and L3 capacities by `f` (0.25, 0.5, 2, ...)")
 			fs.IntVar(&o.cfg.Cache.LineBytes, "line", o.cfg.Cache.LineBytes, "cache line size in `bytes`")
@@ -178,8 +180,22 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		return cli.ExitError, err
 	}
 	opts := oscs.Options{NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin}
+	settings := []hwmodel.Config{cfg}
+	if o.sweep {
+		settings = sweepSettings(cfg)
+		for _, c := range settings {
+			if err := c.Validate(); err != nil {
+				return cli.ExitError, fmt.Errorf("sweep: %w", err)
+			}
+		}
+	}
+	tallies := make([]*tally, len(settings))
+	for k, c := range settings {
+		tallies[k] = newTally(c)
+	}
 	tables := make(map[string]*trace.SiteTable)
-	var traces []loaded
+	// One trace at a time: its events and graph are dropped before the
+	// next is read.
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return cli.ExitError, err
@@ -208,14 +224,21 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		if name == "" {
 			name = tr.Header.Package + "." + tr.Header.Test
 		}
-		traces = append(traces, loaded{name: name, g: hb.Analyze(tr.Events, hb.Options{Sites: sites}), sites: sites})
+		l := loaded{name: name, g: hb.Analyze(tr.Events, hb.Options{Sites: sites}), sites: sites}
+		swOpts := opts
+		swOpts.Algorithm = oscs.Opt
+		sw := oscs.Check(l.g, sites, swOpts)
+		for _, t := range tallies {
+			t.add(l, sw, opts)
+		}
+	}
+	for _, t := range tallies {
+		t.finish()
 	}
 	if o.sweep {
-		return sweep(env, o, cfg, opts, traces)
+		return printSweep(env, o.json, cfg, tallies)
 	}
-	start := time.Now()
-	t := replayAll(traces, cfg, opts)
-	t.replay = time.Since(start)
+	t := tallies[0]
 	if err := printFindings(env, o.json, t); err != nil {
 		return cli.ExitError, fmt.Errorf("writing findings: %w", err)
 	}

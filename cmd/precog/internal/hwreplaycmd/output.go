@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,59 +19,66 @@ import (
 
 // tally is the replay of all traces at one setting.
 type tally struct {
-	findings []finding.Finding // merged over the traces
+	cfg      hwmodel.Config
+	findings []finding.Finding // merged over the traces by finish
 	hw       map[string]hwmodel.HW
 	traces   int
 	events   int
 	timing   hwmodel.Timing
 	replay   time.Duration // in hwmodel.Replay alone
+
+	all          []finding.Finding
+	swHas, hwHas map[string]bool
+	lost         map[string]hwmodel.HW
 }
 
-func replayAll(traces []loaded, cfg hwmodel.Config, opts oscs.Options) *tally {
-	t := &tally{hw: make(map[string]hwmodel.HW)}
-	swHas, hwHas := make(map[string]bool), make(map[string]bool)
-	lost := make(map[string]hwmodel.HW)
-	var all []finding.Finding
-	for _, tr := range traces {
-		opts.Algorithm, opts.Hardware = oscs.Opt, nil
-		sw := oscs.Check(tr.g, tr.sites, opts)
-		start := time.Now()
-		m := hwmodel.Replay(tr.g, cfg)
-		t.replay += time.Since(start)
-		res := hwmodel.Compare(tr.g, tr.sites, m, sw, opts)
-		t.traces++
-		t.events += len(tr.g.Events)
-		t.timing.Add(m.Timing)
-		for _, f := range res.Findings {
-			f.Tests = []string{tr.name}
-			f.Reports = 1
-			v := res.HW[f.ID]
-			switch v.Verdict {
-			case hwmodel.Kept:
-				swHas[f.ID], hwHas[f.ID] = true, true
-			case hwmodel.Lost:
-				swHas[f.ID] = true
-				if _, ok := lost[f.ID]; !ok {
-					lost[f.ID] = v
-				}
-			case hwmodel.HardwareOnly:
-				hwHas[f.ID] = true
+func newTally(cfg hwmodel.Config) *tally {
+	return &tally{cfg: cfg, hw: make(map[string]hwmodel.HW), swHas: make(map[string]bool), hwHas: make(map[string]bool), lost: make(map[string]hwmodel.HW)}
+}
+
+// add replays one trace, whose software OSCS-Opt findings are sw.
+func (t *tally) add(tr loaded, sw []finding.Finding, opts oscs.Options) {
+	start := time.Now()
+	m := hwmodel.Replay(tr.g, t.cfg)
+	t.replay += time.Since(start)
+	res := hwmodel.Compare(tr.g, tr.sites, m, sw, opts)
+	t.traces++
+	t.events += len(tr.g.Events)
+	t.timing.Add(m.Timing)
+	for _, f := range res.Findings {
+		f.Tests = []string{tr.name}
+		f.Reports = 1
+		v := res.HW[f.ID]
+		switch v.Verdict {
+		case hwmodel.Kept:
+			t.swHas[f.ID], t.hwHas[f.ID] = true, true
+		case hwmodel.Lost:
+			t.swHas[f.ID] = true
+			if _, ok := t.lost[f.ID]; !ok {
+				t.lost[f.ID] = v
 			}
-			all = append(all, f)
+		case hwmodel.HardwareOnly:
+			t.hwHas[f.ID] = true
 		}
+		t.all = append(t.all, f)
 	}
-	t.findings = finding.Merge(all)
+}
+
+// finish merges the findings of the traces: a finding the hardware caught
+// in one trace is kept, whatever it lost in others.
+func (t *tally) finish() {
+	t.findings = finding.Merge(t.all)
+	t.all = nil
 	for _, f := range t.findings {
 		switch {
-		case swHas[f.ID] && hwHas[f.ID]:
+		case t.swHas[f.ID] && t.hwHas[f.ID]:
 			t.hw[f.ID] = hwmodel.HW{Verdict: hwmodel.Kept}
-		case swHas[f.ID]:
-			t.hw[f.ID] = lost[f.ID]
+		case t.swHas[f.ID]:
+			t.hw[f.ID] = t.lost[f.ID]
 		default:
 			t.hw[f.ID] = hwmodel.HW{Verdict: hwmodel.HardwareOnly, Detail: "the hardware's history still held an access that software's two-slot history had replaced"}
 		}
 	}
-	return t
 }
 
 // counts returns software's findings, the kept ones, the hardware-only ones
@@ -228,44 +234,35 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// sweep runs the paper's sensitivity study over the traces and prints one
-// line (or JSON object) per setting.
-func sweep(env *cli.Env, o options, base hwmodel.Config, opts oscs.Options, traces []loaded) (int, error) {
-	type setting struct {
-		ahb   int
-		scale float64
+// sweepSettings are the paper's sensitivity study (§5.2) around base:
+// AHB sizes at the base caches, then cache scales at the base AHB.
+func sweepSettings(base hwmodel.Config) []hwmodel.Config {
+	var out []hwmodel.Config
+	for _, f := range []float64{0.25, 0.5} {
+		c := base
+		c.Cache = base.Cache.Scale(f)
+		out = append(out, c)
 	}
-	var settings []setting
 	for _, n := range []int{64, 128, 256, 512} {
-		settings = append(settings, setting{n, 1})
+		out = append(out, base.WithAHBEntries(n))
 	}
-	for _, f := range []float64{0.25, 0.5, 2} {
-		settings = append(settings, setting{base.AHB.Entries, f})
-	}
-	slices.SortStableFunc(settings, func(a, b setting) int {
-		if a.scale != b.scale {
-			if a.scale < b.scale {
-				return -1
-			}
-			return 1
-		}
-		return a.ahb - b.ahb
-	})
+	c := base
+	c.Cache = base.Cache.Scale(2)
+	return append(out, c)
+}
+
+// printSweep prints one line (or JSON object) per setting.
+func printSweep(env *cli.Env, asJSON bool, base hwmodel.Config, ts []*tally) (int, error) {
 	bw := bufio.NewWriter(env.Stdout)
-	if !o.json {
+	if !asJSON {
 		fmt.Fprintf(bw, "%-6s %-6s %8s %6s %9s %9s  %s\n", "ahb", "caches", "software", "kept", "coverage", "overhead", "lost by reason")
 	}
 	any := false
-	for _, s := range settings {
-		cfg := base.WithAHBEntries(s.ahb)
-		cfg.Cache = base.Cache.Scale(s.scale)
-		if err := cfg.Validate(); err != nil {
-			return cli.ExitError, fmt.Errorf("sweep setting ahb %d, caches %gx: %w", s.ahb, s.scale, err)
-		}
-		t := replayAll(traces, cfg, opts)
+	for _, t := range ts {
 		sw, kept, only, lost := t.counts()
 		any = any || sw+only > 0
-		if o.json {
+		scale := float64(t.cfg.Cache.L1.Bytes) / float64(base.Cache.L1.Bytes)
+		if asJSON {
 			byReason := make(map[string]int)
 			for r, n := range lost {
 				byReason[string(r)] = n
@@ -279,14 +276,14 @@ func sweep(env *cli.Env, o options, base hwmodel.Config, opts oscs.Options, trac
 				Lost         map[string]int `json:"lost"`
 				Overhead     float64        `json:"overhead"`
 				Events       int            `json:"events"`
-			}{s.ahb, s.scale, sw, kept, only, byReason, t.timing.Overhead(), t.events})
+			}{t.cfg.AHB.Entries, scale, sw, kept, only, byReason, t.timing.Overhead(), t.events})
 			if err != nil {
 				return cli.ExitError, err
 			}
 			bw.Write(append(b, '\n'))
 			continue
 		}
-		fmt.Fprintf(bw, "%-6d %-6s %8d %6d %9s %8.3f%%  %s\n", s.ahb, strconv.FormatFloat(s.scale, 'g', -1, 64)+"x", sw, kept, percent(kept, sw), 100*t.timing.Overhead(), lossText(lost))
+		fmt.Fprintf(bw, "%-6d %-6s %8d %6d %9s %8.3f%%  %s\n", t.cfg.AHB.Entries, strconv.FormatFloat(scale, 'g', -1, 64)+"x", sw, kept, percent(kept, sw), 100*t.timing.Overhead(), lossText(lost))
 	}
 	if err := bw.Flush(); err != nil {
 		return cli.ExitError, err
