@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/hb"
@@ -78,7 +79,10 @@ overhead: the cycles the AHB lookups, vector-clock accesses and context
 switches add to the replayed operations' cycles. The trace holds only the
 shared locations' accesses and the synchronization, not the rest of the
 program, so that figure is an upper bound (the paper measured 0.23% on
-whole programs).
+whole programs). For traces from a recording directory, whose index has
+the tests' run times, it also gives the added cycles (at the model's clock)
+as a share of that time: the slowdown if the program's own work took as
+long on the model as it did here.
 
 With -json, each finding is one JSON object on a line, as precog test
 -json prints it (status "predicted": nothing is validated here), with a
@@ -152,6 +156,7 @@ type loaded struct {
 	name  string
 	g     *hb.Graph
 	sites *trace.SiteTable
+	wall  time.Duration
 }
 
 func run(ctx context.Context, env *cli.Env, o options, args []string) (int, error) {
@@ -224,7 +229,7 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		if name == "" {
 			name = tr.Header.Package + "." + tr.Header.Test
 		}
-		l := loaded{name: name, g: hb.Analyze(tr.Events, hb.Options{Sites: sites}), sites: sites}
+		l := loaded{name: name, g: hb.Analyze(tr.Events, hb.Options{Sites: sites}), sites: sites, wall: f.wall}
 		swOpts := opts
 		swOpts.Algorithm = oscs.Opt
 		sw := oscs.Check(l.g, sites, swOpts)

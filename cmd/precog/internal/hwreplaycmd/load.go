@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
@@ -17,6 +18,9 @@ type traceFile struct {
 	path  string
 	test  string // "importpath.TestName", or "" to take it from the header
 	sites string
+	// wall is how long the test ran (uninstrumented if the index has
+	// it, else recorded); 0 if unknown.
+	wall time.Duration
 }
 
 // resolve turns the arguments into trace files: a directory that precog
@@ -71,11 +75,15 @@ func fromIndex(dir, sitesFlag string) ([]traceFile, error) {
 		for _, t := range p.Tests {
 			name := p.ImportPath + "." + t.Name
 			if t.Trace != "" {
-				out = append(out, traceFile{path: filepath.Join(dir, filepath.FromSlash(t.Trace)), test: name, sites: sites})
+				wall := t.PlainWall
+				if wall == 0 {
+					wall = t.Wall
+				}
+				out = append(out, traceFile{path: filepath.Join(dir, filepath.FromSlash(t.Trace)), test: name, sites: sites, wall: wall})
 			}
 			for _, r := range t.Runs {
 				if r.Trace != "" {
-					out = append(out, traceFile{path: filepath.Join(dir, filepath.FromSlash(r.Trace)), test: name, sites: sites})
+					out = append(out, traceFile{path: filepath.Join(dir, filepath.FromSlash(r.Trace)), test: name, sites: sites, wall: r.Wall})
 				}
 			}
 		}

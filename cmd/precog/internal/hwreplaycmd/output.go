@@ -26,6 +26,10 @@ type tally struct {
 	events   int
 	timing   hwmodel.Timing
 	replay   time.Duration // in hwmodel.Replay alone
+	// wall sums the run times of the traces whose index gave one, and
+	// extra the cycles the hardware added to those traces.
+	wall  time.Duration
+	extra int64
 
 	all          []finding.Finding
 	swHas, hwHas map[string]bool
@@ -45,6 +49,10 @@ func (t *tally) add(tr loaded, sw []finding.Finding, opts oscs.Options) {
 	t.traces++
 	t.events += len(tr.g.Events)
 	t.timing.Add(m.Timing)
+	if tr.wall > 0 {
+		t.wall += tr.wall
+		t.extra += m.Timing.Extra()
+	}
 	for _, f := range res.Findings {
 		f.Tests = []string{tr.name}
 		f.Reports = 1
@@ -79,6 +87,13 @@ func (t *tally) finish() {
 			t.hw[f.ID] = hwmodel.HW{Verdict: hwmodel.HardwareOnly, Detail: "the hardware's history still held an access that software's two-slot history had replaced"}
 		}
 	}
+}
+
+func (t *tally) wallShare() float64 {
+	if t.wall <= 0 {
+		return 0
+	}
+	return wallShare(t.extra, t.cfg.Cache.GHz, t.wall)
 }
 
 // counts returns software's findings, the kept ones, the hardware-only ones
@@ -197,6 +212,14 @@ func summarize(w io.Writer, cfg hwmodel.Config, t *tally) {
 	tm := t.timing
 	fmt.Fprintf(w, "estimated overhead %.3f%% of the replayed operations' cycles (an upper bound; the paper: 0.23%% of whole programs): AHB lookups %s of accesses, clock lines %s, %d context switches\n",
 		100*tm.Overhead(), percent(tm.AHBLookups, tm.Accesses), percent(tm.ClockLines, tm.Accesses), tm.Switches)
+	if t.wall > 0 {
+		fmt.Fprintf(w, "added cycles at %g GHz: %.4f%% of the tests' %s run time\n", c.GHz, 100*wallShare(t.extra, c.GHz, t.wall), t.wall.Round(time.Millisecond))
+	}
+}
+
+// wallShare is extra cycles at ghz as a fraction of wall.
+func wallShare(extra int64, ghz float64, wall time.Duration) float64 {
+	return float64(extra) / ghz / float64(wall.Nanoseconds())
 }
 
 func rate(n int, d time.Duration) string {
@@ -255,7 +278,7 @@ func sweepSettings(base hwmodel.Config) []hwmodel.Config {
 func printSweep(env *cli.Env, asJSON bool, base hwmodel.Config, ts []*tally) (int, error) {
 	bw := bufio.NewWriter(env.Stdout)
 	if !asJSON {
-		fmt.Fprintf(bw, "%-6s %-6s %8s %6s %9s %9s  %s\n", "ahb", "caches", "software", "kept", "coverage", "overhead", "lost by reason")
+		fmt.Fprintf(bw, "%-6s %-6s %8s %6s %9s %9s %9s  %s\n", "ahb", "caches", "software", "kept", "coverage", "overhead", "of wall", "lost by reason")
 	}
 	any := false
 	for _, t := range ts {
@@ -275,15 +298,20 @@ func printSweep(env *cli.Env, asJSON bool, base hwmodel.Config, ts []*tally) (in
 				HardwareOnly int            `json:"hardwareOnly"`
 				Lost         map[string]int `json:"lost"`
 				Overhead     float64        `json:"overhead"`
+				WallShare    float64        `json:"wallShare,omitempty"`
 				Events       int            `json:"events"`
-			}{t.cfg.AHB.Entries, scale, sw, kept, only, byReason, t.timing.Overhead(), t.events})
+			}{t.cfg.AHB.Entries, scale, sw, kept, only, byReason, t.timing.Overhead(), t.wallShare(), t.events})
 			if err != nil {
 				return cli.ExitError, err
 			}
 			bw.Write(append(b, '\n'))
 			continue
 		}
-		fmt.Fprintf(bw, "%-6d %-6s %8d %6d %9s %8.3f%%  %s\n", t.cfg.AHB.Entries, strconv.FormatFloat(scale, 'g', -1, 64)+"x", sw, kept, percent(kept, sw), 100*t.timing.Overhead(), lossText(lost))
+		ofWall := "-"
+		if t.wall > 0 {
+			ofWall = fmt.Sprintf("%.4f%%", 100*t.wallShare())
+		}
+		fmt.Fprintf(bw, "%-6d %-6s %8d %6d %9s %8.3f%% %9s  %s\n", t.cfg.AHB.Entries, strconv.FormatFloat(scale, 'g', -1, 64)+"x", sw, kept, percent(kept, sw), 100*t.timing.Overhead(), ofWall, lossText(lost))
 	}
 	if err := bw.Flush(); err != nil {
 		return cli.ExitError, err
