@@ -52,11 +52,14 @@ type baseThread struct {
 // optLoc is OSCS-Opt's history of one shared location: the two most
 // recent reads and writes from different goroutines, newest first.
 type optLoc struct {
-	last   uint64
-	known  bool
-	gen    uint64 // the AHB entry the slots are in (Options.Hardware)
-	reads  [2]rec
-	writes [2]rec
+	last  uint64
+	known bool
+	gen   uint64 // the AHB entry the slots are in (Options.Hardware)
+	// resetAt is the event at which the slots were last emptied because
+	// the entry was evicted (Options.Hardware); -1 if never.
+	resetAt int32
+	reads   [2]rec
+	writes  [2]rec
 }
 
 // pending is an entry of the paper's DetectionList: a pair whose earlier
@@ -97,6 +100,10 @@ type checker struct {
 	endAt     map[int][]int32
 	detection [][]pending // per goroutine: the DetectionList
 	secsOf    [][]int32   // per goroutine: its sections in Begin order
+	// gaps holds, per goroutine and location, the critical section in
+	// which the hardware last missed one of its accesses
+	// (Options.Hardware; nil until the first miss).
+	gaps []map[hb.Loc]int32
 
 	seen    map[string]bool
 	reports []report
@@ -278,7 +285,7 @@ func (c *checker) access(i int) {
 		}
 		ol = c.opt[loc]
 		if ol == nil {
-			ol = &optLoc{reads: [2]rec{none, none}, writes: [2]rec{none, none}}
+			ol = &optLoc{reads: [2]rec{none, none}, writes: [2]rec{none, none}, resetAt: -1}
 			c.opt[loc] = ol
 		}
 		if hw := c.opts.Hardware; hw != nil && sec >= 0 {
@@ -288,6 +295,7 @@ func (c *checker) access(i int) {
 				// still changes (the redundant-write check reads it
 				// from the cache).
 				c.stats.Unseen++
+				c.gap(gi, loc, sec)
 				if write {
 					ol.last, ol.known = ev.Value, true
 				}
@@ -296,7 +304,7 @@ func (c *checker) access(i int) {
 			if gen != ol.gen {
 				// The entry was evicted and allocated again: the
 				// slots of the old one are gone.
-				ol.gen = gen
+				ol.gen, ol.resetAt = gen, int32(i)
 				ol.reads, ol.writes = [2]rec{none, none}, [2]rec{none, none}
 			}
 		}
@@ -385,6 +393,36 @@ func (c *checker) access(i int) {
 	}
 }
 
+// gap notes that the hardware missed an access of goroutine gi to loc in
+// critical section sec (Options.Hardware).
+func (c *checker) gap(gi int32, loc hb.Loc, sec int32) {
+	if c.gaps == nil {
+		c.gaps = make([]map[hb.Loc]int32, len(c.g.Goroutines))
+	}
+	if c.gaps[gi] == nil {
+		c.gaps[gi] = make(map[hb.Loc]int32)
+	}
+	c.gaps[gi][loc] = sec
+}
+
+// unsure reports whether the hardware's CSRWFlag of r's critical section
+// for loc may be wrong: an access of that section to loc was not recorded,
+// or the entry lost its slots since the section began. A missing read
+// leaves the flag clear where software's is set, and OSCS-HW must not
+// report a pair on that (§4.3: a miss only loses bugs).
+func (c *checker) unsure(r rec, loc hb.Loc) bool {
+	if c.opts.Hardware == nil || r.sec < 0 {
+		return false
+	}
+	if c.gaps != nil {
+		if sec, ok := c.gaps[r.g][loc]; ok && sec == r.sec {
+			return true
+		}
+	}
+	ol := c.opt[loc]
+	return ol != nil && ol.resetAt >= 0 && int(ol.resetAt) >= c.g.Sections()[r.sec].Begin
+}
+
 // flagIn returns the goroutine's CSRWFlag in section sec: that of its
 // latest record in sec.
 func flagIn(read, write rec, sec int32) bool {
@@ -444,6 +482,8 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 		return
 	}
 	switch {
+	case !p.flag && c.unsure(p, loc):
+		c.stats.Forgotten++
 	case !p.flag:
 		c.report(p, pWrite, cur, cWrite, loc, p.g)
 	case !cur.flag:
@@ -498,6 +538,10 @@ func (c *checker) release(gi, i int) {
 				continue
 			}
 			flag = flagIn(own(l.reads, d.cur.g), own(l.writes, d.cur.g), d.cur.sec)
+		}
+		if c.opts.Hardware != nil && (!d.p.flag && c.unsure(d.p, d.loc) || !flag && c.unsure(d.cur, d.loc)) {
+			c.stats.Forgotten++
+			continue
 		}
 		if !d.p.flag || !flag {
 			lacks := d.cur.g

@@ -114,8 +114,9 @@ type Stats struct {
 	FlagLocations, Edges int
 	// Unseen counts the accesses in critical sections to shared
 	// locations that Options.Hardware did not record; Forgotten the
-	// pairs of the DetectionList whose history it lost before the
-	// check at release (OSCS-HW only).
+	// pairs it dropped for lack of history: a DetectionList entry whose
+	// AHB entry was evicted before the check at release, or a pair that
+	// only a missed access made look non-commutative (OSCS-HW only).
 	Unseen, Forgotten int
 }
 
