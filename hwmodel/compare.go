@@ -186,7 +186,7 @@ func (m *Machine) pairReason(g *hb.Graph, sites *trace.SiteTable, p, i int) HW {
 		return HW{Verdict: Lost, Reason: ReasonEvicted, Detail: fmt.Sprintf("the earlier access's AHB entry (%s) was evicted %d events later, before the later access (%s) looked it up; the hardware keeps no history behind the AHB",
 			where(sites, g.Events[p].Site), d-p, where(sites, g.Events[i].Site))}
 	}
-	return HW{Verdict: Lost, Reason: ReasonHistory, Detail: "both accesses were recorded in one AHB entry, whose two reads and two writes no longer held the earlier one when software's did"}
+	return HW{Verdict: Lost, Reason: ReasonHistory, Detail: "both accesses were recorded in one AHB entry, but its history differed from software's: its two reads and two writes no longer held the earlier one, or an access it missed left its read-write flag in doubt"}
 }
 
 func where(sites *trace.SiteTable, id uint32) string {
