@@ -224,10 +224,10 @@ func installControl(p *plan.Plan) (*control, error) {
 	switch p.Mode {
 	case plan.Force:
 		c.mode = modeForce
-		if err := c.force.load(c, p.Edges); err != nil {
+		if err := c.force.load(c, p.Edges, p.Together); err != nil {
 			return nil, err
 		}
-		gated = len(p.Edges) > 0
+		gated = len(p.Edges) > 0 || len(p.Together) > 0
 	case plan.Perturb:
 		c.mode = modePerturb
 		c.budget = int64(ms(p.BudgetMS, defaultPerturbBudget))

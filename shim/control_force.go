@@ -2,6 +2,7 @@ package shim
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/precog-dev/precog/shim/plan"
@@ -25,9 +26,28 @@ type fpoint struct {
 	lazy      bool          // passed lazily (passLazily): by its goroutine's next event or a successor after readGrace
 	succs     int           // steps that wait for it
 	done      chan struct{} // closed when passed
+	grp       *fgroup       // the group released together with it, if any
 }
 
-func (f *forceState) load(c *control, edges []plan.Edge) error {
+// An fgroup is a group of steps released at the same instant
+// (plan.Plan.Together).
+type fgroup struct {
+	members []*fpoint
+	arrived int           // under control.mu
+	all     chan struct{} // closed when every member has arrived
+	running atomic.Int32  // members running again after the release
+	leaveAt atomic.Int64  // when they all leave, in nanoseconds since the plan was loaded
+}
+
+// spinWait is how long a goroutine of a group spins, rather than blocks,
+// for the others: a woken goroutine starts microseconds late, longer than
+// a map write lasts. leaveSpin bounds the spin after the release.
+const (
+	spinWait  = 2 * time.Millisecond
+	leaveSpin = 10 * time.Millisecond
+)
+
+func (f *forceState) load(c *control, edges []plan.Edge, together [][]plan.Point) error {
 	f.points = make(map[pointKey]*fpoint)
 	get := func(p plan.Point) (*fpoint, error) {
 		if p.Site == 0 {
@@ -61,8 +81,99 @@ func (f *forceState) load(c *control, edges []plan.Edge) error {
 	if p := f.cycle(); p != nil {
 		return fmt.Errorf("force edges form a cycle through step %s", pointString(p.p))
 	}
+	for _, pts := range together {
+		if len(pts) < 2 {
+			return fmt.Errorf("a group of %d steps to release together", len(pts))
+		}
+		grp := &fgroup{all: make(chan struct{})}
+		gs := make(map[uint64]bool)
+		for _, pt := range pts {
+			fp, err := get(pt)
+			if err != nil {
+				return err
+			}
+			if fp.grp != nil {
+				return fmt.Errorf("step %s in two groups", pointString(fp.p))
+			}
+			if gs[pt.G] {
+				return fmt.Errorf("two steps of goroutine %d in one group", pt.G)
+			}
+			gs[pt.G] = true
+			fp.grp = grp
+			grp.members = append(grp.members, fp)
+		}
+	}
 	f.left = len(f.list)
 	return nil
+}
+
+// together holds gc at p, a step of a group, until every step of the
+// group has arrived, then lets them all go at once. c.mu is held; it is
+// released while waiting.
+func (f *forceState) together(c *control, gc *gctl, p *fpoint, k trace.Kind) {
+	grp := p.grp
+	grp.arrived++
+	if grp.arrived == len(grp.members) {
+		close(grp.all)
+		for _, m := range grp.members {
+			f.pass(c, m)
+		}
+	} else if ok, why := c.waitSpin(grp.all); !ok {
+		reason := fmt.Sprintf("step %s gave up waiting for the other steps of its group: %s", pointString(p.p), why)
+		for _, m := range grp.members {
+			if !m.reached {
+				reason += "; " + c.describe(m.p)
+				break
+			}
+		}
+		c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Reason: reason})
+		c.finish(plan.TimedOut, reason)
+		return
+	}
+	if !p.passed {
+		return // the run was decided while it waited
+	}
+	// Leave together: every member spins until all run again; the last
+	// sets a time a few microseconds ahead, and all spin on the clock
+	// until then, so that they leave within a clock read of each other.
+	c.mu.Unlock()
+	if int(grp.running.Add(1)) == len(grp.members) {
+		grp.leaveAt.Store(int64(time.Since(c.start) + leaveAhead))
+	}
+	for t0 := time.Now(); grp.leaveAt.Load() == 0 && time.Since(t0) < leaveSpin; {
+	}
+	if at := time.Duration(grp.leaveAt.Load()); at > 0 {
+		for time.Since(c.start) < at {
+		}
+	}
+	c.mu.Lock()
+}
+
+// leaveAhead is how far ahead of the last member's return the members of
+// a group leave: time for the others to see it.
+const leaveAhead = 5 * time.Microsecond
+
+// waitSpin is wait that spins for up to spinWait before it blocks. c.mu
+// is held; it is released while waiting.
+func (c *control) waitSpin(ch <-chan struct{}) (ok bool, why string) {
+	c.mu.Unlock()
+	t0 := time.Now()
+	for time.Since(t0) < spinWait {
+		select {
+		case <-ch:
+			c.used.Add(int64(time.Since(t0)))
+			c.mu.Lock()
+			return true, ""
+		case <-c.giveUp:
+			c.used.Add(int64(time.Since(t0)))
+			c.mu.Lock()
+			return true, ""
+		default:
+		}
+	}
+	c.used.Add(int64(time.Since(t0)))
+	c.mu.Lock()
+	return c.wait(ch)
 }
 
 // cycle returns a step on a cycle of the order, or nil.
@@ -140,6 +251,10 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 		}
 	}
 	if c.final {
+		return
+	}
+	if p.grp != nil {
+		f.together(c, gc, p, k)
 		return
 	}
 	// A lazy step that no step waits for is passed at once: the last

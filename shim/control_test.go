@@ -1108,3 +1108,51 @@ func TestPlanElsewhereDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per run", allocs)
 	}
 }
+
+// TestForceTogether releases two goroutines that reach their steps 5ms
+// apart at the same instant: both steps pass, and the one that arrived
+// first left after the other arrived, not before.
+func TestForceTogether(t *testing.T) {
+	const base = 10100
+	m := map[int]int{}
+	var mu sync.Mutex // the test's map writes must not really race
+	var left [2]time.Time
+	var arrivedLate time.Time
+	start := make(chan struct{})
+	a, aDone := spawn(base+1, start, func() {
+		MW(base+3, m)
+		left[0] = time.Now()
+		mu.Lock()
+		m[1] = 1
+		mu.Unlock()
+	})
+	b, bDone := spawn(base+2, start, func() {
+		time.Sleep(5 * time.Millisecond)
+		arrivedLate = time.Now()
+		MW(base+4, m)
+		left[1] = time.Now()
+		mu.Lock()
+		m[2] = 2
+		mu.Unlock()
+	})
+	pa, pb := plan.Point{G: a, Site: base + 3}, plan.Point{G: b, Site: base + 4}
+	res := loadPlan(t, &plan.Plan{Mode: "force", Together: [][]plan.Point{{pa, pb}}})
+	close(start)
+	<-aDone
+	<-bDone
+	uninstallControl()
+	recs := readResult(t, res)
+	if f := final(recs); f.State != plan.Confirmed {
+		t.Fatalf("final %+v, want confirmed", f)
+	}
+	if passedSeq(recs, pa) == 0 || passedSeq(recs, pb) == 0 {
+		t.Errorf("a step did not pass: %+v", recs)
+	}
+	if left[0].Before(arrivedLate) {
+		t.Errorf("the first goroutine left %v before the second arrived", arrivedLate.Sub(left[0]))
+	}
+	if _, err := installControl(&plan.Plan{Mode: "force", Together: [][]plan.Point{{pa, {G: a, Site: base + 5}}}}); err == nil || !strings.Contains(err.Error(), "two steps of goroutine") {
+		t.Errorf("a group with two steps of one goroutine: %v", err)
+	}
+	uninstallControl()
+}

@@ -31,6 +31,7 @@ oscs a.go:1
 		{"unicorn-p07 a.go:1", "unknown kind"},
 		{"oscs", "has no sites"},
 		{"oscs confirmed", "has no sites"},
+		{"oscs maybe", "has no sites"},
 		{"oscs a.go", "is not file:line"},
 		{"oscs a.go:0", "is not file:line"},
 		{"oscs a.go:1 b.go:2\noscs b.go:2 a.go:1", "the finding of line 1 again"},

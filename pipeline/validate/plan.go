@@ -17,6 +17,8 @@ type Order struct {
 	// dereference".
 	What  string
 	Edges []plan.Edge
+	// Together are groups of steps released at the same instant.
+	Together [][]plan.Point
 	// Repeat is how many forced runs it gets when a run reaches it without
 	// failing: more than 1 only where the effect needs luck on top of the
 	// order (con-map's real overlap).
@@ -159,6 +161,15 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 			orders = append(orders, last)
 		}
 		return append(orders, Order{What: "the index before the write", Edges: []plan.Edge{edge(r, wr)}}), nil
+	case "con-map":
+		// Go reports concurrent map accesses only when they overlap:
+		// both released at the same instant, a bounded number of times.
+		if len(w.Events) < 2 || !strings.HasPrefix(w.Events[0].Role, "map-") || !strings.HasPrefix(w.Events[1].Role, "map-") {
+			return nil, fmt.Errorf("the witness has no two map accesses")
+		}
+		a, b := w.Events[0], w.Events[1]
+		return []Order{{What: "the two map accesses released at the same instant", Repeat: MapRepeat,
+			Together: [][]plan.Point{{point(a), point(b)}}}}, nil
 	case "oscs":
 		return oscsOrders(f, w)
 	}

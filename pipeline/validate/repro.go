@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/shim/trace"
@@ -44,10 +45,20 @@ func (s *Schedule) Build(ctx context.Context, cacheDir, binDir string) (string, 
 	return bin, nil
 }
 
-// Replay runs the test binary bin once under the schedule's plan, with the
+// Replay runs the test binary bin under the schedule's plan, with the
 // plan and its result in the directory work, and classifies the run as
-// validation did.
+// validation did: once, or up to Repeat times until the test fails as
+// predicted.
 func (s *Schedule) Replay(ctx context.Context, bin, work string) (Verdict, Run, error) {
+	for i := 1; ; i++ {
+		v, r, err := s.replay(ctx, bin, work)
+		if err != nil || v.Status == finding.Confirmed || i >= s.Repeat {
+			return v, r, err
+		}
+	}
+}
+
+func (s *Schedule) replay(ctx context.Context, bin, work string) (Verdict, Run, error) {
 	pl := *s.Plan
 	pl.Result = filepath.Join(work, "result.jsonl")
 	planPath := filepath.Join(work, "plan.json")
@@ -60,7 +71,7 @@ func (s *Schedule) Replay(ctx context.Context, bin, work string) (Verdict, Run, 
 	if res, err := control.ReadResultFile(pl.Result, &pl); err == nil {
 		r.Control = res
 	}
-	o := Order{What: s.Order, Edges: pl.Edges}
+	o := Order{What: s.Order, Edges: pl.Edges, Together: pl.Together}
 	return Classify(s.Finding, o, r, true), r, nil
 }
 

@@ -30,6 +30,9 @@ type Schedule struct {
 	Effect  string `json:"effect"`
 	Reason  string `json:"reason"` // the failure validation saw
 	Order   string `json:"order"`  // the forced order in words
+	// Repeat is how many runs one reproduction may take: more than 1
+	// where the effect needs luck on top of the order (con-map).
+	Repeat int `json:"repeat,omitempty"`
 
 	// Build: the directory go ran in, the package and its test, the go
 	// build flags, and what the instrumenter was asked for.
@@ -72,7 +75,7 @@ type ScheduleSite struct {
 func NewSchedule(f finding.Finding, r Result, sites *trace.SiteTable) *Schedule {
 	s := &Schedule{
 		Version: ScheduleVersion, ID: f.ID, Kind: f.Kind, Message: f.Message,
-		Effect: r.Validation.Effect, Reason: r.Validation.Reason, Order: r.Order.What,
+		Effect: r.Validation.Effect, Reason: r.Validation.Reason, Order: r.Order.What, Repeat: r.Order.Repeat,
 		Test: testName(r.Witness.Test), Args: r.Target.Args, TimeoutNs: r.Target.Timeout,
 		Plan: r.Plan, Finding: f,
 	}
@@ -90,6 +93,11 @@ func NewSchedule(f finding.Finding, r Result, sites *trace.SiteTable) *Schedule 
 	for _, e := range r.Plan.Edges {
 		add(e.Before.Site)
 		add(e.After.Site)
+	}
+	for _, g := range r.Plan.Together {
+		for _, p := range g {
+			add(p.Site)
+		}
 	}
 	for _, sp := range f.Spawns {
 		add(sp.ID)
@@ -129,7 +137,7 @@ func ReadSchedule(path string) (*Schedule, error) {
 	if s.Version != ScheduleVersion {
 		return nil, fmt.Errorf("schedule %s has version %d, want %d: run precog test again", path, s.Version, ScheduleVersion)
 	}
-	if s.Plan == nil || len(s.Plan.Edges) == 0 {
+	if s.Plan == nil || len(s.Plan.Edges)+len(s.Plan.Together) == 0 {
 		return nil, fmt.Errorf("schedule %s has no plan", path)
 	}
 	return &s, nil

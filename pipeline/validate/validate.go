@@ -92,7 +92,7 @@ const (
 	// MapRepeat is how many forced runs a con-map finding gets: Go
 	// detects concurrent map writes only when the two writes really
 	// overlap, which a forced order makes likely, not certain.
-	MapRepeat = 10
+	MapRepeat = 20
 )
 
 // A Result is the outcome of validating one finding.
@@ -221,7 +221,7 @@ func better(a, b finding.Status) bool {
 
 // Plan is the force plan of order o, with the bounds of o.
 func (v *Validator) Plan(o Order) *plan.Plan {
-	return &plan.Plan{Mode: plan.Force, TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges}
+	return &plan.Plan{Mode: plan.Force, TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges, Together: o.Together}
 }
 
 // force runs the test of t once under order o and classifies the run.

@@ -87,8 +87,14 @@ func TestOrders(t *testing.T) {
 			want: [][]plan.Edge{{{Before: pt(1, 5, 0), After: pt(2, 5, 0)}, {Before: pt(2, 7, 0), After: pt(1, 7, 0)}}},
 		},
 		{
+			name: "con-map: both accesses released together, repeated",
+			f:    finding.Finding{Kind: "con-map"},
+			w:    finding.Witness{Events: []finding.Event{ev("map-write", 1, 5, 0, 10), ev("map-read", 2, 4, 0, 12)}},
+			want: [][]plan.Edge{nil},
+		},
+		{
 			name:  "a kind without a plan",
-			f:     finding.Finding{Kind: "con-map"},
+			f:     finding.Finding{Kind: "con-bogus"},
 			error: "no way to force",
 		},
 	} {
@@ -109,6 +115,11 @@ func TestOrders(t *testing.T) {
 			for i, o := range orders {
 				if !equalEdges(o.Edges, tc.want[i]) {
 					t.Errorf("order %d (%s): edges %+v, want %+v", i, o.What, o.Edges, tc.want[i])
+				}
+			}
+			if tc.f.Kind == "con-map" {
+				if o := orders[0]; len(o.Together) != 1 || len(o.Together[0]) != 2 || o.Repeat != MapRepeat {
+					t.Errorf("con-map order %+v: want one group of the two accesses, repeated %d times", o, MapRepeat)
 				}
 			}
 		})

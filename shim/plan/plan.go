@@ -107,6 +107,13 @@ type Plan struct {
 
 	// Force: the partial order.
 	Edges []Edge `json:"edges,omitempty"`
+	// Force: groups of steps released at the same instant. A goroutine
+	// arriving at a step of a group (after the steps its edges name)
+	// waits until every step of the group has arrived; then they all
+	// go, spinning the last microseconds so that they leave together.
+	// For operations that fail only when they really overlap, such as two
+	// map writes that Go's map detects as concurrent.
+	Together [][]Point `json:"together,omitempty"`
 
 	// Perturb. At each arrival at a site in Sites (every sync site if
 	// empty; memory accesses only if named), with probability Delay the

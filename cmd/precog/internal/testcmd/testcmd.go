@@ -56,8 +56,10 @@ the way ConMem-v does: it takes a recorded run that exposed the finding,
 runs that test again with the shim holding its goroutines at the finding's
 sites until they come in the predicted order (the nil store just before the
 dereference, the read before the initialization, the close before the
-send, the write between a bound's check and the index, the critical
-sections the other way round), and watches for the effect. The finding is
+send, the write between a bound's check and the index, two map accesses
+released at the same instant, the critical sections the other way round,
+a Unicorn pattern's accesses in its failing run's order), and watches for
+the effect. The finding is
 
 	confirmed      the test failed with the effect the kind names (a nil
 	               dereference, a send on a closed channel, an index out of
@@ -70,7 +72,11 @@ sections the other way round), and watches for the effect. The finding is
 	diverged       the run could not follow the order: the reason names the
 	               step that never came (synchronization the analysis missed)
 	timed-out      a forced run, or -validate-budget, ran out of time
-	predicted      not validated: no plan for the kind (con-map, unicorn)
+	predicted      not validated: no recorded run names its events
+
+A con-map finding is forced up to 20 times: Go reports concurrent map
+accesses only when they really overlap, which the forced release makes
+possible, not certain (its reproducer also retries up to 20 times).
 
 Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
 (three times its recorded time and some slack), and the whole validation
