@@ -56,6 +56,12 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	if err != nil {
 		return err
 	}
+	if o.Out != "" && vo.ReproDir == filepath.Join(o.Out, "repro") {
+		// The schedules of an earlier test into the same directory.
+		if err := os.RemoveAll(vo.ReproDir); err != nil {
+			return err
+		}
+	}
 	work, err := os.MkdirTemp("", "precog-validate-")
 	if err != nil {
 		return err

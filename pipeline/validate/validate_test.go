@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 func ev(role string, g uint64, site uint32, n uint64, index int) finding.Event {
@@ -214,5 +216,34 @@ func TestClassify(t *testing.T) {
 				t.Errorf("Classify = %+v, want %s %q", v, tc.want, tc.effect)
 			}
 		})
+	}
+}
+
+// TestScheduleCheck checks that a schedule accepts a build whose sites it
+// names are unchanged, and names the site that moved or went away.
+func TestScheduleCheck(t *testing.T) {
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "/m/a.go", Line: 10, Col: 2, Kind: "write", Expr: "x.p"},
+		{ID: 2, File: "/m/a.go", Line: 12, Col: 5, Kind: "read", Expr: "x.p"},
+	}}
+	f := finding.Finding{Kind: "con-null", Spawns: []finding.Site{{}, {}}}
+	r := Result{Plan: &plan.Plan{Mode: plan.Force, Edges: []plan.Edge{{Before: pt(1, 1, 0), After: pt(2, 2, 0)}}}}
+	s := NewSchedule(f, r, sites)
+	if len(s.Sites) != 2 {
+		t.Fatalf("schedule sites %+v, want the plan's two", s.Sites)
+	}
+	if err := s.Check(sites); err != nil {
+		t.Errorf("unchanged build: %v", err)
+	}
+	moved := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "/m/a.go", Line: 10, Col: 2, Kind: "write", Expr: "x.p"},
+		{ID: 2, File: "/m/a.go", Line: 11, Col: 5, Kind: "read", Expr: "x.p"},
+	}}
+	if err := s.Check(moved); !errors.Is(err, ErrCodeChanged) || !strings.Contains(err.Error(), "is now site 2 at /m/a.go:11:5") {
+		t.Errorf("moved site: %v", err)
+	}
+	gone := &trace.SiteTable{Sites: []trace.Site{{ID: 1, File: "/m/a.go", Line: 10, Col: 2, Kind: "write", Expr: "x.p"}}}
+	if err := s.Check(gone); !errors.Is(err, ErrCodeChanged) || !strings.Contains(err.Error(), "site 2 (/m/a.go:12:5 x.p) is gone") {
+		t.Errorf("removed site: %v", err)
 	}
 }
