@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -37,7 +38,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "callgraph",
 	Doc:        analyzerutil.MustExtractDoc(doc, "callgraph"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/callgraph",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return newResult(xcallgraph.New(nil), "") }),
 }
@@ -89,9 +90,14 @@ func run(pass *analysis.Pass) (any, error) {
 			n += len(b.Instrs)
 		}
 	}
-	if n > maxVTAInstructions {
-		return newResult(initial,
-			fmt.Sprintf("%d SSA instructions, more than the %d VTA may refine (-callgraph.maxvta); using the coarser CHA call graph", n, maxVTAInstructions)), nil
+	b := pass.ResultOf[budget.Analyzer].(*budget.Budget)
+	if n > maxVTAInstructions || !b.Spend(n) {
+		limit := fmt.Sprintf("call graph: %d SSA instructions, more than the %d VTA may refine; using the coarser CHA call graph", n, maxVTAInstructions)
+		if n <= maxVTAInstructions {
+			limit = fmt.Sprintf("call graph: budget exhausted %s; using the coarser CHA call graph", b.Reason())
+		}
+		b.Skip(limit)
+		return newResult(initial, limit), nil
 	}
 	return newResult(vta.CallGraph(funcs, initial), ""), nil
 }

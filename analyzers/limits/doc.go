@@ -1,18 +1,27 @@
-// Package limits defines an analyzer that reports when one of precog's
-// analyses stopped at a budget on a package, so that a quiet report is not
+// Package limits defines an analyzer that reports when precog's analyses
+// of a package stopped short of a budget, so that a quiet report is not
 // mistaken for a clean one.
 //
 // # Analyzer limits
 //
 // limits: report analyses that stopped at a budget
 //
-// Some analyses bound their work with named limits: the call graph keeps
-// the coarser CHA graph above -callgraph.maxvta SSA instructions, and the
-// points-to analysis stops after -pointsto.maxfacts facts, after which the
-// checks stay silent on the package. Each time a limit is reached, this
-// analyzer reports it once, at the package clause, with what was given
-// up; the checks' own findings for the package are then incomplete.
+// Every analysis of a package spends one budget of time, memory and work
+// (see the budget analyzer), which the flags -limits.time, -limits.mem
+// and -limits.work set. An analysis that runs out gives up part of its
+// work: the call graph keeps the coarser CHA graph, the points-to
+// analysis stops and the checks stay silent, the context-sensitive
+// refinement of points-to sets falls back to the context-insensitive
+// sets, a check stops comparing accesses. The call graph also keeps the
+// CHA graph for packages too large for VTA whatever the budget. When any
+// of that happened, this analyzer reports it in one note at the package
+// clause, saying why and what was given up; the checks' findings for the
+// package are then incomplete.
 //
-// A limit report is not a bug in the user's code. To stop seeing it, turn
-// the analyzer off (-limits=false under go vet and precog vet).
+// The note comes after every check has run, so this analyzer requires
+// them all: turning a check off still runs it when limits is on.
+//
+// A limit report is not a bug in the user's code. To stop seeing it, raise
+// the limits or turn the analyzer off (-limits=false under go vet and
+// precog vet).
 package limits

@@ -2,11 +2,17 @@ package limits
 
 import (
 	_ "embed"
+	"flag"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/precog-dev/precog/analyzers/callgraph"
-	"github.com/precog-dev/precog/analyzers/pointsto"
+	"github.com/precog-dev/precog/analyzers/budget"
+	"github.com/precog-dev/precog/analyzers/conclosed"
+	"github.com/precog-dev/precog/analyzers/conindex"
+	"github.com/precog-dev/precog/analyzers/conmap"
+	"github.com/precog-dev/precog/analyzers/connull"
+	"github.com/precog-dev/precog/analyzers/conuninit"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -18,24 +24,38 @@ const ID = "limit"
 
 // Analyzer reports reached budgets.
 var Analyzer = &analysis.Analyzer{
-	Name:     "limits",
-	Doc:      analyzerutil.MustExtractDoc(doc, "limits"),
-	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/limits",
-	Requires: []*analysis.Analyzer{callgraph.Analyzer, pointsto.Analyzer},
-	Run:      analyzerutil.Guard(run, nil),
+	Name: "limits",
+	Doc:  analyzerutil.MustExtractDoc(doc, "limits"),
+	URL:  "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/limits",
+	Requires: []*analysis.Analyzer{
+		budget.Analyzer,
+		connull.Analyzer, conuninit.Analyzer, conclosed.Analyzer, conindex.Analyzer, conmap.Analyzer,
+	},
+	Run: analyzerutil.Guard(run, nil),
+}
+
+func init() {
+	// Drivers expose the flags of the checks they run, not of the
+	// building blocks; the budget's flags are set through this check.
+	budget.Analyzer.Flags.VisitAll(func(f *flag.Flag) {
+		Analyzer.Flags.Var(f.Value, f.Name, f.Usage)
+	})
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	if len(pass.Files) == 0 {
 		return nil, nil
 	}
-	pos := pass.Files[0].Package
-	report := func(what, limit string) {
-		if limit != "" {
-			pass.Report(analysis.Diagnostic{Pos: pos, Category: ID, Message: what + ": " + limit})
-		}
+	b := pass.ResultOf[budget.Analyzer].(*budget.Budget)
+	skipped := b.Skipped()
+	if len(skipped) == 0 {
+		return nil, nil
 	}
-	report("call graph", pass.ResultOf[callgraph.Analyzer].(*callgraph.Result).Limit)
-	report("points-to analysis", pass.ResultOf[pointsto.Analyzer].(*pointsto.Result).Limit)
+	msg := "analysis incomplete"
+	if r := b.Reason(); r != "" {
+		msg = "analysis budget exhausted " + r
+	}
+	msg += "; skipped: " + strings.Join(skipped, "; ")
+	pass.Report(analysis.Diagnostic{Pos: pass.Files[0].Package, Category: ID, Message: msg})
 	return nil, nil
 }

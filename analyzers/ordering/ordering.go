@@ -75,6 +75,39 @@ type Result struct {
 
 	once sync.Once
 	ops  syncOps
+
+	// memo holds the answers of before and after, which are pure
+	// functions of their arguments: with it, a query costs at most one
+	// step per (instruction, instruction, depth) pair it reaches, instead
+	// of a number exponential in MaxCallDepth.
+	mu   sync.Mutex
+	memo map[orderKey]bool
+}
+
+type orderKey struct {
+	after bool
+	a, b  ssa.Instruction
+	c     *goroutines.Context
+	depth int
+}
+
+// memoized returns the answer to k, computing it with f the first time.
+// f may query other keys; the lock is not held while it runs.
+func (r *Result) memoized(k orderKey, f func() bool) bool {
+	r.mu.Lock()
+	v, ok := r.memo[k]
+	r.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = f()
+	r.mu.Lock()
+	if r.memo == nil {
+		r.memo = make(map[orderKey]bool)
+	}
+	r.memo[k] = v
+	r.mu.Unlock()
+	return v
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -265,11 +298,13 @@ func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) 
 	if depth == 0 || c.Entry == a.Parent() || c.Entry == x.Parent() && c.Kind != goroutines.Caller {
 		return false
 	}
-	if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(s, x, c, depth-1) }) {
-		return true
-	}
-	sites := r.callSites(x.Parent(), c)
-	return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(a, s, c, depth-1) })
+	return r.memoized(orderKey{false, a, x, c, depth}, func() bool {
+		if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(s, x, c, depth-1) }) {
+			return true
+		}
+		sites := r.callSites(x.Parent(), c)
+		return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(a, s, c, depth-1) })
+	})
 }
 
 // after reports whether, on the goroutines of context c, b runs only after
@@ -289,19 +324,21 @@ func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) b
 	if depth == 0 {
 		return false
 	}
-	if sites := r.callSites(b.Parent(), c); len(sites) > 0 && b.Parent() != c.Entry &&
-		all(sites, func(s ssa.Instruction) bool { return r.after(j, s, c, depth-1) }) {
-		return true
-	}
-	if !r.mustRun(j) {
-		return false
-	}
-	for _, s := range r.callSites(j.Parent(), c) {
-		if r.after(s, b, c, depth-1) {
+	return r.memoized(orderKey{true, j, b, c, depth}, func() bool {
+		if sites := r.callSites(b.Parent(), c); len(sites) > 0 && b.Parent() != c.Entry &&
+			all(sites, func(s ssa.Instruction) bool { return r.after(j, s, c, depth-1) }) {
 			return true
 		}
-	}
-	return false
+		if !r.mustRun(j) {
+			return false
+		}
+		for _, s := range r.callSites(j.Parent(), c) {
+			if r.after(s, b, c, depth-1) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // mustRun reports whether j runs on every path from its function's entry

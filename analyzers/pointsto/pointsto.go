@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
@@ -25,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "pointsto",
 	Doc:        analyzerutil.MustExtractDoc(doc, "pointsto"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/pointsto",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
@@ -86,20 +87,6 @@ func (o Obj) MayAlias(p Obj) bool {
 
 func compatible(a, b ssa.CallInstruction) bool {
 	return a == nil || b == nil || a == b
-}
-
-// DefaultMaxFacts is the default of the -maxfacts flag, which bounds the
-// work of the analysis: the number of (value, object) pairs it may derive
-// in one package. net/http derives about 1.5 million, go/types about 7.5
-// million; past the bound, the analysis stops and says so in
-// Result.Limit, and every value points to nothing, which keeps the checks
-// silent on the package rather than wrong.
-const DefaultMaxFacts = 50_000_000
-
-var maxFacts = DefaultMaxFacts
-
-func init() {
-	Analyzer.Flags.IntVar(&maxFacts, "maxfacts", DefaultMaxFacts, "stop the points-to analysis of a package after this many facts")
 }
 
 // Result holds the points-to sets.
@@ -233,8 +220,9 @@ type edge struct {
 }
 
 type solver struct {
-	res   *Result
-	facts int // (node, object) pairs added so far
+	res    *Result
+	budget *budget.Budget
+	facts  int // (node, object) pairs added and not yet charged to the budget
 	// pts holds the sets while solving (not []Sparse: a Sparse must not
 	// be copied). They are frozen into res.pts after, because a Sparse
 	// writes to itself on first read and the checks read concurrently.
@@ -261,6 +249,7 @@ func run(pass *analysis.Pass) (any, error) {
 		rets:      map[*ssa.Function]int{},
 		factories: map[*ssa.Function]map[ssa.Value]bool{},
 		cg:        cg,
+		budget:    pass.ResultOf[budget.Analyzer].(*budget.Budget),
 	}
 	var funcs []*ssa.Function
 	for fn := range cg.Graph.Nodes {
@@ -274,7 +263,8 @@ func run(pass *analysis.Pass) (any, error) {
 		s.function(fn)
 	}
 	if !s.solve() {
-		s.res.Limit = fmt.Sprintf("stopped after %d facts (-pointsto.maxfacts); precog's checks are silent on this package", maxFacts)
+		s.res.Limit = fmt.Sprintf("points-to analysis stopped %s; precog's checks are silent on this package", s.budget.Reason())
+		s.budget.Skip(s.res.Limit)
 		s.res.pts = nil
 		return s.res, nil
 	}
@@ -440,12 +430,16 @@ func (s *solver) external(o Obj, dst int) {
 	}
 }
 
-// solve propagates to a fixed point, or gives up after MaxFacts facts.
+// solve propagates to a fixed point, or gives up when the budget runs
+// out. Every fact it derives is one unit of work: the number of facts is
+// at most the number of nodes times the number of objects, and each is
+// propagated once along each edge.
 func (s *solver) solve() bool {
 	for len(s.work) > 0 {
-		if s.facts > maxFacts {
+		if !s.budget.Spend(s.facts + 1) {
 			return false
 		}
+		s.facts = 0
 		n := s.work[len(s.work)-1]
 		s.work = s.work[:len(s.work)-1]
 		s.queued[n] = false

@@ -38,4 +38,11 @@
 //
 // Both answers err toward "not shared" when the analysis cannot tell,
 // because the checks built on them report without runtime confirmation.
+//
+// Cost: both questions follow parameters to every call site, a bounded
+// number of calls up, and are memoized by (value, instruction or context,
+// depth left), so each tuple is explored once per package. The locations
+// of a container value are looked up anew for each access (the answer
+// must not depend on the order of queries) and each lookup gives up after
+// a fixed number of steps.
 package sharedloc

@@ -117,7 +117,22 @@ type Result struct {
 	mu     sync.Mutex
 	local  map[*Access]bool
 	shared map[sharedKey]bool
-	coll   *collector
+	// Memos of freshAt and sharedIn, pure functions of their arguments
+	// that branch at every call site: with them a package's queries cost
+	// at most one step per (value, instruction or context, depth) they
+	// reach, instead of a number exponential in maxSharingDepth.
+	fresh    map[depthKey]bool
+	sharedAt map[depthKey]bool
+	coll     *collector
+}
+
+// A depthKey is the argument of a memoized recursive query: a value, the
+// instruction or context it is asked at, and the depth left.
+type depthKey struct {
+	v     ssa.Value
+	at    ssa.Instruction
+	c     *goroutines.Context
+	depth int
 }
 
 // Locs returns the locations of ByLoc in the order of their first access,
@@ -142,7 +157,7 @@ func (r *Result) Locs() []Loc {
 func (r *Result) Objects(v ssa.Value) []Loc {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.coll.containerLocs(v, ssavalue.MaxDepth)
+	return r.coll.locs(v)
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -154,6 +169,8 @@ func run(pass *analysis.Pass) (any, error) {
 		Goroutines: gr,
 		local:      make(map[*Access]bool),
 		shared:     make(map[sharedKey]bool),
+		fresh:      make(map[depthKey]bool),
+		sharedAt:   make(map[depthKey]bool),
 	}
 	c := &collector{res: r, params: make(map[*ssa.Parameter]bool)}
 	r.coll = c
@@ -173,6 +190,24 @@ func run(pass *analysis.Pass) (any, error) {
 type collector struct {
 	res    *Result
 	params map[*ssa.Parameter]bool // parameters being followed, against cycles
+	steps  int                     // containerLocs calls in the current query
+}
+
+// maxLocSteps bounds the calls of containerLocs that one query makes: it
+// branches at every call site of a parameter's function, up to
+// ssavalue.MaxDepth deep, and is not memoized (see paramLocs). A query
+// that needs more gives up, as one that reaches the depth does.
+const maxLocSteps = 1 << 12
+
+// locs returns the locations of container v (see containerLocs), or nil
+// when finding them takes more than maxLocSteps steps.
+func (c *collector) locs(v ssa.Value) []Loc {
+	c.steps = 0
+	out := c.containerLocs(v, ssavalue.MaxDepth)
+	if c.steps > maxLocSteps {
+		return nil
+	}
+	return out
 }
 
 func (c *collector) add(instr ssa.Instruction, loc Loc, op Op, val, ptr ssa.Value) *Access {
@@ -284,7 +319,7 @@ func atomicOp(name string) (Op, bool) {
 // contents records accesses to the contents of the container value v.
 func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.Value) []*Access {
 	var out []*Access
-	for _, loc := range c.containerLocs(v, ssavalue.MaxDepth) {
+	for _, loc := range c.locs(v) {
 		out = append(out, c.add(instr, loc.Contents(), op, val, v))
 	}
 	return out
@@ -328,7 +363,8 @@ func isCaptured(cell *ssa.Alloc) bool {
 // (whose contents are accessed), following loads, reslicing, phis and,
 // for parameters, the arguments of every call site in the package.
 func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
-	if depth == 0 {
+	c.steps++
+	if depth == 0 || c.steps > maxLocSteps {
 		return nil
 	}
 	switch v := v.(type) {

@@ -44,6 +44,16 @@ func (r *Result) freshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
 	if depth == 0 || at.Parent() != parentOf(v) {
 		return false
 	}
+	k := depthKey{v: v, at: at, depth: depth}
+	if f, ok := r.fresh[k]; ok {
+		return f
+	}
+	f := r.computeFreshAt(v, at, depth)
+	r.fresh[k] = f
+	return f
+}
+
+func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
 	switch v := v.(type) {
 	case *ssa.Alloc:
 		if isCaptured(v) {
@@ -255,6 +265,16 @@ func (r *Result) sharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 	if depth == 0 {
 		return false
 	}
+	k := depthKey{v: v, c: c, depth: depth}
+	if s, ok := r.sharedAt[k]; ok {
+		return s
+	}
+	s := r.computeSharedIn(v, c, depth)
+	r.sharedAt[k] = s
+	return s
+}
+
+func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 	switch v := v.(type) {
 	case *ssa.Global:
 		return true

@@ -7,13 +7,13 @@ package concurrent
 import (
 	"fmt"
 	"go/token"
-	"math"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
@@ -26,7 +26,7 @@ import (
 // Requires lists the building blocks an Env needs; checks add it to their
 // Requires.
 var Requires = []*analysis.Analyzer{
-	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer, pointsto.Analyzer,
+	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer, pointsto.Analyzer, budget.Analyzer,
 }
 
 // Env is the view of one package that the checks share.
@@ -37,12 +37,17 @@ type Env struct {
 	Locks      *locksets.Result
 	Order      *ordering.Result
 	PointsTo   *pointsto.Result
+	// Budget is the package's; the Env spends it on refining points-to
+	// sets and on comparing accesses.
+	Budget *budget.Budget
 
-	objs     map[objKey][]pointsto.Obj
-	onStack  map[objKey]int
-	lowWater int
-	spawned  map[*goroutines.Context][]pointsto.Obj
-	reach    map[*goroutines.Context]map[ssa.Value]bool
+	objs    map[objKey][]pointsto.Obj // final refinements
+	prov    map[objKey]provisional    // refinements inside a cycle
+	provAt  map[int][]objKey          // prov's keys by the level they depend on
+	onStack map[objKey]int            // level of each value being refined
+	stack   []frame
+	spawned map[*goroutines.Context][]pointsto.Obj
+	reach   map[*goroutines.Context]map[ssa.Value]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -54,11 +59,13 @@ func New(pass *analysis.Pass) *Env {
 		Locks:      pass.ResultOf[locksets.Analyzer].(*locksets.Result),
 		Order:      pass.ResultOf[ordering.Analyzer].(*ordering.Result),
 		PointsTo:   pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
+		Budget:     pass.ResultOf[budget.Analyzer].(*budget.Budget),
 		objs:       make(map[objKey][]pointsto.Obj),
+		prov:       make(map[objKey]provisional),
+		provAt:     make(map[int][]objKey),
 		onStack:    make(map[objKey]int),
 		spawned:    make(map[*goroutines.Context][]pointsto.Obj),
 		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
-		lowWater:   math.MaxInt,
 	}
 }
 
@@ -79,8 +86,16 @@ type Safe func(p Pair) bool
 // to objects not yet visible to other goroutines never overlap, and within
 // one Multi context only accesses to an object all its goroutines share
 // do.
+//
+// Each call spends one unit of the package's budget per pair of contexts
+// it compares; once the budget is exhausted, no pair overlaps, and the
+// check's remaining comparisons are recorded as skipped.
 func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) {
+		return Pair{}, false
+	}
+	if !e.Budget.Spend(1) {
+		e.Budget.Skip("the rest of the " + e.Pass.Analyzer.Name + " check")
 		return Pair{}, false
 	}
 	for _, va := range e.Views(a) {
@@ -89,6 +104,10 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 				for _, cb := range e.Goroutines.Of(vb.Fn) {
 					if !goroutines.MayOverlap(ca, cb) {
 						continue // two tests, run one after the other
+					}
+					if !e.Budget.Spend(1) {
+						e.Budget.Skip("the rest of the " + e.Pass.Analyzer.Name + " check")
+						return Pair{}, false
 					}
 					if ca == cb && !(ca.Multi && ca.Static(a.Fn()) && ca.Static(b.Fn()) &&
 						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
@@ -192,7 +211,7 @@ func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
 	if objs, ok := e.spawned[c]; ok {
 		return objs
 	}
-	var out []pointsto.Obj
+	var out objSet
 	var handed []ssa.Value
 	if c.Site != nil {
 		handed = append(handed, c.Site.Common().Args...)
@@ -206,15 +225,15 @@ func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
 		}
 	}
 	if c.Kind == goroutines.Handler && c.Site == nil && c.Entry.Signature.Recv() != nil && len(c.Entry.Params) > 0 {
-		out = appendObjs(out, []pointsto.Obj{{Site: c.Entry.Params[0]}})
+		out.add([]pointsto.Obj{{Site: c.Entry.Params[0]}})
 	}
 	for _, v := range handed {
 		if cell, ok := v.(*ssa.Alloc); ok {
 			// A captured variable: the cell, and what it holds.
-			out = appendObjs(out, []pointsto.Obj{{Site: cell}})
+			out.add([]pointsto.Obj{{Site: cell}})
 			for _, sv := range ssavalue.StoresTo(cell) {
 				for _, pc := range e.contextsFor(sv, c) {
-					out = appendObjs(out, e.Objects(sv, pc))
+					out.add(e.Objects(sv, pc))
 				}
 			}
 			continue
@@ -224,11 +243,11 @@ func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
 			fn = c.Site.Parent()
 		}
 		for _, pc := range e.Goroutines.Of(fn) {
-			out = appendObjs(out, e.Objects(v, pc))
+			out.add(e.Objects(v, pc))
 		}
 	}
-	e.spawned[c] = out
-	return out
+	e.spawned[c] = out.list
+	return out.list
 }
 
 // onceTogether reports whether f and g both run only inside the Do of one

@@ -14,14 +14,31 @@ import (
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
-// maxObjectDepth bounds the recursion of Objects (each value is refined
-// once per context, so the bound only guards the stack) before it falls
-// back to the context-insensitive points-to set.
+// maxObjectDepth bounds how many values are being refined at once, one
+// inside the other; a value met deeper gets its context-insensitive
+// points-to set instead. It bounds the stack, not the work: that is
+// bounded by refining each (value, context) pair at most once while it
+// can be reused (see objects).
 const maxObjectDepth = 64
 
 type objKey struct {
 	v ssa.Value
 	c *goroutines.Context
+}
+
+// A frame is a value being refined. low is the lowest stack level of a
+// value still being refined whose (incomplete) result this one used.
+type frame struct {
+	key objKey
+	low int
+}
+
+// A provisional result depends on the value at stack level low, which was
+// still being refined when it was computed; it is reused until that value
+// is done, and then dropped.
+type provisional struct {
+	objs []pointsto.Obj
+	low  int
 }
 
 // viewObjects returns the objects that access a touches on view v, when it
@@ -46,11 +63,21 @@ func (e *Env) viewObjects(a *sharedloc.Access, v View, c *goroutines.Context) []
 // parameters only to the call sites that run in c (and, for a goroutine's
 // entry, to its spawn site), so that objects made by two unrelated tests
 // or requests are told apart.
+//
+// Cost: each (value, context) pair is refined once and its result kept,
+// except inside a cycle of refinements (recursive calls), where a result
+// that used the incomplete result of a value still on the stack is kept
+// only until that value is done. Every refinement spends one unit of the
+// package's budget, plus one per object it yields. When maxObjectDepth
+// values are being refined, the answer is the context-insensitive
+// points-to set; when the budget is exhausted, it is nothing, which keeps
+// the checks silent rather than let them pair accesses on the coarser
+// sets.
 func (e *Env) Objects(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
-	return e.objects(v, c, maxObjectDepth)
+	return e.objects(v, c)
 }
 
-func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.Obj {
+func (e *Env) objects(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 	if v == nil {
 		return nil
 	}
@@ -58,31 +85,53 @@ func (e *Env) objects(v ssa.Value, c *goroutines.Context, depth int) []pointsto.
 	if objs, ok := e.objs[k]; ok {
 		return objs
 	}
-	// Values being refined form a stack; a value met again on it is a
-	// cycle (recursive calls), which contributes nothing more than what
-	// flows into it elsewhere. Results computed inside a cycle are not
-	// final until its head is, so only the head's are kept.
-	if at, ok := e.onStack[k]; ok {
-		e.lowWater = min(e.lowWater, at)
+	// Both of these are met only below a value being refined.
+	top := len(e.stack) - 1
+	if p, ok := e.prov[k]; ok && top >= 0 {
+		e.stack[top].low = min(e.stack[top].low, p.low)
+		return p.objs
+	}
+	// A value met again while it is being refined is a cycle (recursive
+	// calls), which contributes nothing more than what flows into it
+	// elsewhere.
+	if at, ok := e.onStack[k]; ok && top >= 0 {
+		e.stack[top].low = min(e.stack[top].low, at)
 		return nil
 	}
-	level := len(e.onStack)
-	e.onStack[k] = level
-	objs := e.refine(v, c, depth)
-	delete(e.onStack, k)
-	if e.lowWater < level {
-		return objs // depends on a value still being refined
+	if len(e.stack) >= maxObjectDepth {
+		return e.fallback(v)
 	}
-	e.lowWater = math.MaxInt
-	e.objs[k] = objs
+	if !e.Budget.Spend(1) {
+		return nil // no evidence of sharing: the checks stop (see Overlap)
+	}
+	level := len(e.stack)
+	e.onStack[k] = level
+	e.stack = append(e.stack, frame{key: k, low: math.MaxInt})
+	objs := e.refine(v, c)
+	low := e.stack[level].low
+	e.stack = e.stack[:level]
+	delete(e.onStack, k)
+	// Provisional results that used this value's incomplete result are
+	// stale now.
+	for _, pk := range e.provAt[level] {
+		delete(e.prov, pk)
+	}
+	delete(e.provAt, level)
+	e.Budget.Spend(len(objs))
+	if low >= level {
+		e.objs[k] = objs
+		return objs
+	}
+	e.prov[k] = provisional{objs, low}
+	e.provAt[low] = append(e.provAt[low], k)
+	if level > 0 {
+		e.stack[level-1].low = min(e.stack[level-1].low, low)
+	}
 	return objs
 }
 
-func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.Obj {
+func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 	global := e.fallback(v)
-	if depth <= 0 {
-		return global
-	}
 	selectAll := func(objs []pointsto.Obj, step string) []pointsto.Obj {
 		out := make([]pointsto.Obj, len(objs))
 		for i, o := range objs {
@@ -92,48 +141,48 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.O
 	}
 	switch v := v.(type) {
 	case *ssa.FieldAddr:
-		return selectAll(e.objects(v.X, c, depth), pointsto.FieldPath(ssavalue.Field(v)))
+		return selectAll(e.objects(v.X, c), pointsto.FieldPath(ssavalue.Field(v)))
 	case *ssa.IndexAddr:
-		return selectAll(e.objects(v.X, c, depth), pointsto.ElemPath)
+		return selectAll(e.objects(v.X, c), pointsto.ElemPath)
 	case *ssa.ChangeType:
-		return e.objects(v.X, c, depth)
+		return e.objects(v.X, c)
 	case *ssa.MakeInterface:
-		return e.objects(v.X, c, depth)
+		return e.objects(v.X, c)
 	case *ssa.TypeAssert:
-		return e.objects(v.X, c, depth)
+		return e.objects(v.X, c)
 	case *ssa.Slice:
-		return e.objects(v.X, c, depth)
+		return e.objects(v.X, c)
 	case *ssa.FreeVar:
 		if b := ssavalue.Binding(v); b != nil {
-			var out []pointsto.Obj
+			var out objSet
 			for _, pc := range e.contextsFor(b, c) {
-				out = appendObjs(out, e.objects(b, pc, depth-1))
+				out.add(e.objects(b, pc))
 			}
-			return out
+			return out.list
 		}
 	case *ssa.Parameter:
-		return e.paramObjects(v, c, depth)
+		return e.paramObjects(v, c)
 	case *ssa.Call:
-		return e.resultObjects(v, c, depth)
+		return e.resultObjects(v, c)
 	case *ssa.Extract:
 		if call, ok := v.Tuple.(*ssa.Call); ok {
-			return e.resultObjects(call, c, depth)
+			return e.resultObjects(call, c)
 		}
 	case *ssa.UnOp:
 		if fa, ok := v.X.(*ssa.FieldAddr); ok {
-			return e.heldObjects(v, fa, c, depth)
+			return e.heldObjects(v, fa, c)
 		}
 		if cell := ssavalue.CapturedCell(v); cell != nil {
 			// The values stored to the variable, on the contexts
 			// that run the function declaring it.
-			var out []pointsto.Obj
+			var out objSet
 			for _, sv := range ssavalue.StoresTo(cell) {
 				for _, pc := range e.contextsFor(sv, c) {
-					out = appendObjs(out, e.objects(sv, pc, depth-1))
+					out.add(e.objects(sv, pc))
 				}
 			}
-			if len(out) > 0 {
-				return out
+			if len(out.list) > 0 {
+				return out.list
 			}
 		}
 	}
@@ -145,8 +194,8 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context, depth int) []pointsto.O
 // pool A's init stores in A.tasks is not pool B's, although one make made
 // both. This errs toward "different objects" when one object is held in
 // several places and reached through different ones.
-func (e *Env) heldObjects(load *ssa.UnOp, fa *ssa.FieldAddr, c *goroutines.Context, depth int) []pointsto.Obj {
-	holders := e.objects(fa, c, depth-1)
+func (e *Env) heldObjects(load *ssa.UnOp, fa *ssa.FieldAddr, c *goroutines.Context) []pointsto.Obj {
+	holders := e.objects(fa, c)
 	if len(holders) == 0 {
 		return e.PointsTo.PointsTo(load)
 	}
@@ -197,7 +246,7 @@ func (e *Env) contextsFor(v ssa.Value, c *goroutines.Context) []*goroutines.Cont
 // as Header) is what that field holds in the argument; an object it makes
 // and returns is this call's own; and what another call returns is
 // followed through that call.
-func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context, depth int) []pointsto.Obj {
+func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context) []pointsto.Obj {
 	global := e.fallback(call)
 	common := &call.Call
 	var callees []*ssa.Function
@@ -222,7 +271,7 @@ func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context, depth int) []
 		}
 		return common.Args[i], true
 	}
-	var out []pointsto.Obj
+	var out objSet
 	for _, callee := range callees {
 		if len(callee.Blocks) == 0 {
 			return global
@@ -234,25 +283,25 @@ func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context, depth int) []
 			}
 			for _, r := range ret.Results {
 				for _, src := range ssavalue.Sources(r) {
-					out = appendObjs(out, e.returned(call, callee, src, argOf, c, depth))
+					out.add(e.returned(call, callee, src, argOf, c))
 				}
 			}
 		}
 	}
-	if len(out) == 0 {
+	if len(out.list) == 0 {
 		return global
 	}
-	return out
+	return out.list
 }
 
 // returned gives the objects of one source src of callee's result, as
 // seen by call.
 func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
-	argOf func(*ssa.Function, *ssa.Parameter) (ssa.Value, bool), c *goroutines.Context, depth int) []pointsto.Obj {
+	argOf func(*ssa.Function, *ssa.Parameter) (ssa.Value, bool), c *goroutines.Context) []pointsto.Obj {
 	switch src := src.(type) {
 	case *ssa.Parameter:
 		if arg, ok := argOf(callee, src); ok && src.Parent() == callee {
-			return e.objects(arg, c, depth-1)
+			return e.objects(arg, c)
 		}
 	case *ssa.UnOp:
 		// A getter: return p.f.
@@ -260,7 +309,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 			if p, ok := fa.X.(*ssa.Parameter); ok && p.Parent() == callee {
 				if arg, ok := argOf(callee, p); ok {
 					var out []pointsto.Obj
-					for _, h := range e.objects(arg, c, depth-1) {
+					for _, h := range e.objects(arg, c) {
 						out = append(out, h.Select(pointsto.FieldPath(ssavalue.Field(fa))).Select(pointsto.DerefPath))
 					}
 					return out
@@ -270,9 +319,11 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 	case *ssa.Call:
 		// A wrapper returning what another call returns (an instance
 		// of a generic constructor, a delegating method): the objects
-		// it makes are this call's.
+		// it makes are this call's. The callee's own call is refined in
+		// the callee's context c, through objects, which stops at
+		// recursion.
 		var out []pointsto.Obj
-		for _, o := range e.resultObjects(src, c, depth-1) {
+		for _, o := range e.objects(src, c) {
 			if o.Clone == nil || o.Clone == src {
 				o.Clone = call
 			}
@@ -292,7 +343,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 
 // paramObjects follows parameter p to the arguments of the calls that run
 // in context c, or for c's entry to its spawn site.
-func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) []pointsto.Obj {
+func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context) []pointsto.Obj {
 	fn := p.Parent()
 	idx := slices.Index(fn.Params, p)
 	global := e.fallback(p)
@@ -321,18 +372,18 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) [
 		if !ok || c.Site.Common().StaticCallee() != fn && !c.Site.Common().IsInvoke() {
 			return global
 		}
-		var out []pointsto.Obj
+		var out objSet
 		for _, pc := range e.Goroutines.Of(c.Site.Parent()) {
-			out = appendObjs(out, e.objects(arg, pc, depth-1))
+			out.add(e.objects(arg, pc))
 		}
-		return out
+		return out.list
 	}
 	if len(e.Goroutines.CallGraph.Callers(fn)) == 0 && len(e.Goroutines.RefSites(fn)) == 0 {
 		// Called only from outside the package: the object its caller
 		// passes, named by the parameter.
 		return []pointsto.Obj{{Site: p}}
 	}
-	var out []pointsto.Obj
+	var out objSet
 	found := false
 	for _, edge := range e.Goroutines.CallGraph.Callers(fn) {
 		if _, isGo := edge.Site.(*ssa.Go); isGo || !slices.Contains(e.Goroutines.Of(edge.Caller.Func), c) {
@@ -343,7 +394,7 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) [
 			return global
 		}
 		found = true
-		out = appendObjs(out, e.objects(arg, c, depth-1))
+		out.add(e.objects(arg, c))
 	}
 	for _, ref := range e.Goroutines.RefSites(fn) {
 		if !slices.Contains(e.Goroutines.Of(ref.Parent()), c) {
@@ -356,12 +407,12 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context, depth int) [
 			return global
 		}
 		found = true
-		out = appendObjs(out, e.objects(recv, c, depth-1))
+		out.add(e.objects(recv, c))
 	}
 	if !found {
 		return global
 	}
-	return out
+	return out.list
 }
 
 // boundReceiver returns the receiver bound into a method value of fn that
@@ -378,11 +429,21 @@ func boundReceiver(site ssa.CallInstruction, fn *ssa.Function) (ssa.Value, bool)
 	return nil, false
 }
 
-func appendObjs(out []pointsto.Obj, objs []pointsto.Obj) []pointsto.Obj {
+// An objSet collects objects without duplicates, in the order first
+// added; adding n objects costs O(n).
+type objSet struct {
+	list []pointsto.Obj
+	seen map[pointsto.Obj]bool
+}
+
+func (s *objSet) add(objs []pointsto.Obj) {
 	for _, o := range objs {
-		if !slices.Contains(out, o) {
-			out = append(out, o)
+		if s.seen == nil {
+			s.seen = make(map[pointsto.Obj]bool)
+		}
+		if !s.seen[o] {
+			s.seen[o] = true
+			s.list = append(s.list, o)
 		}
 	}
-	return out
 }

@@ -1,0 +1,181 @@
+package budget
+
+import (
+	_ "embed"
+	"fmt"
+	"reflect"
+	"runtime/metrics"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/precog-dev/precog/internal/analyzerutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// Defaults of the flags. DefaultTime keeps the slowest package of the
+// standard library, whose analysis is stopped by DefaultWork first, within
+// a few times what go vet needs for it (see bench/RESULTS.md); DefaultMem
+// keeps a go vet -vettool process under 1 GiB of resident memory, which is
+// about twice the live heap.
+const (
+	DefaultTime   = 30 * time.Second
+	DefaultMemMiB = 640
+	DefaultWork   = 40_000_000
+)
+
+// checkEvery is how many units of work pass between two looks at the clock
+// and the heap, which cost far more than a unit of work. The first Spend
+// looks.
+const checkEvery = 1 << 14
+
+var (
+	maxTime   = DefaultTime
+	maxMemMiB = DefaultMemMiB
+	maxWork   = DefaultWork
+)
+
+func init() {
+	Analyzer.Flags.DurationVar(&maxTime, "time", DefaultTime, "stop analyzing a package after this long (0: no limit)")
+	Analyzer.Flags.IntVar(&maxMemMiB, "mem", DefaultMemMiB, "stop analyzing a package when the live heap passes this many MiB (0: no limit)")
+	Analyzer.Flags.IntVar(&maxWork, "work", DefaultWork, "stop analyzing a package after this many units of work (0: no limit)")
+}
+
+// Analyzer hands out the budget of a package.
+var Analyzer = &analysis.Analyzer{
+	Name:       "budget",
+	Doc:        analyzerutil.MustExtractDoc(doc, "budget"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/budget",
+	ResultType: reflect.TypeFor[*Budget](),
+	Run:        func(*analysis.Pass) (any, error) { return New(maxTime, int64(maxMemMiB)<<20, int64(maxWork)), nil },
+}
+
+// A Budget is the time, memory and work that the analyses of one package
+// may spend. It is safe for concurrent use, since analyzers of one package
+// run in parallel. A nil *Budget is unlimited.
+type Budget struct {
+	start    time.Time
+	maxTime  time.Duration
+	maxHeap  int64
+	maxWork  int64
+	work     atomic.Int64
+	nextLook atomic.Int64 // work at which to look at the clock and heap again
+	reason   atomic.Pointer[string]
+
+	mu    sync.Mutex
+	skips []string
+}
+
+// New returns a budget of d of wall time from now, heap bytes of live heap
+// and work units; a limit of 0 is no limit.
+func New(d time.Duration, heap, work int64) *Budget {
+	return &Budget{start: time.Now(), maxTime: d, maxHeap: heap, maxWork: work}
+}
+
+// Spend charges n units of work and reports whether the budget still
+// holds. Once it does not, it never does again.
+func (b *Budget) Spend(n int) bool {
+	if b == nil {
+		return true
+	}
+	if b.reason.Load() != nil {
+		return false
+	}
+	w := b.work.Add(int64(n))
+	if b.maxWork > 0 && w > b.maxWork {
+		b.stop(fmt.Sprintf("after %d units of work (-limits.work)", b.maxWork))
+		return false
+	}
+	if next := b.nextLook.Load(); w >= next && b.nextLook.CompareAndSwap(next, w+checkEvery) {
+		return b.look()
+	}
+	return true
+}
+
+// Exhausted reports whether the budget ran out, after looking at the clock
+// and the heap.
+func (b *Budget) Exhausted() bool {
+	if b == nil {
+		return false
+	}
+	return b.reason.Load() != nil || !b.look()
+}
+
+// look checks time and memory, and reports whether they still hold.
+func (b *Budget) look() bool {
+	if b.maxTime > 0 && time.Since(b.start) > b.maxTime {
+		b.stop(fmt.Sprintf("after %v (-limits.time)", b.maxTime))
+		return false
+	}
+	if b.maxHeap > 0 {
+		if live := liveHeap(); live > b.maxHeap {
+			b.stop(fmt.Sprintf("when the live heap passed %d MiB (-limits.mem)", b.maxHeap>>20))
+			return false
+		}
+	}
+	return b.reason.Load() == nil
+}
+
+func (b *Budget) stop(why string) {
+	b.reason.CompareAndSwap(nil, &why)
+}
+
+// Reason says why the budget ran out, or is empty.
+func (b *Budget) Reason() string {
+	if b == nil {
+		return ""
+	}
+	if r := b.reason.Load(); r != nil {
+		return *r
+	}
+	return ""
+}
+
+// Work returns the units of work spent so far.
+func (b *Budget) Work() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.work.Load()
+}
+
+// Skip records what an analysis left out of the package, for the limits
+// check's note; the same description is recorded once.
+func (b *Budget) Skip(what string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !slices.Contains(b.skips, what) {
+		b.skips = append(b.skips, what)
+	}
+}
+
+// Skipped returns what the analyses left out, sorted.
+func (b *Budget) Skipped() []string {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := slices.Clone(b.skips)
+	slices.Sort(out)
+	return out
+}
+
+// liveHeap returns the bytes of heap that the last garbage collection
+// found live.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
