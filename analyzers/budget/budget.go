@@ -21,11 +21,12 @@ var doc string
 // Defaults of the flags. DefaultTime keeps the slowest package of the
 // standard library, whose analysis is stopped by DefaultWork first, within
 // a few times what go vet needs for it (see bench/RESULTS.md); DefaultMem
-// keeps a go vet -vettool process under 1 GiB of resident memory, which is
-// about twice the live heap.
+// keeps a go vet -vettool process, whose live heap holds the package's
+// syntax, types and SSA before the analysis grows it, under 1 GiB of
+// resident memory.
 const (
 	DefaultTime   = 30 * time.Second
-	DefaultMemMiB = 640
+	DefaultMemMiB = 384
 	DefaultWork   = 40_000_000
 )
 
@@ -42,7 +43,7 @@ var (
 
 func init() {
 	Analyzer.Flags.DurationVar(&maxTime, "time", DefaultTime, "stop analyzing a package after this long (0: no limit)")
-	Analyzer.Flags.IntVar(&maxMemMiB, "mem", DefaultMemMiB, "stop analyzing a package when the live heap passes this many MiB (0: no limit)")
+	Analyzer.Flags.IntVar(&maxMemMiB, "mem", DefaultMemMiB, "stop analyzing a package when the live heap has grown by this many MiB since it started (0: no limit)")
 	Analyzer.Flags.IntVar(&maxWork, "work", DefaultWork, "stop analyzing a package after this many units of work (0: no limit)")
 }
 
@@ -59,7 +60,10 @@ var Analyzer = &analysis.Analyzer{
 // may spend. It is safe for concurrent use, since analyzers of one package
 // run in parallel. A nil *Budget is unlimited.
 type Budget struct {
-	start    time.Time
+	begin    sync.Once
+	start    time.Time // of the first Spend
+	heap0    int64     // live heap at the first Spend
+	started  atomic.Bool
 	maxTime  time.Duration
 	maxHeap  int64
 	maxWork  int64
@@ -71,10 +75,13 @@ type Budget struct {
 	skips []string
 }
 
-// New returns a budget of d of wall time from now, heap bytes of live heap
-// and work units; a limit of 0 is no limit.
+// New returns a budget of d of wall time, heap bytes of growth of the live
+// heap and work units, all counted from the first Spend: the analyses of
+// a package start spending only once its syntax, types and SSA are built,
+// and under precog vet that can be long after the budget was made. A
+// limit of 0 is no limit.
 func New(d time.Duration, heap, work int64) *Budget {
-	return &Budget{start: time.Now(), maxTime: d, maxHeap: heap, maxWork: work}
+	return &Budget{maxTime: d, maxHeap: heap, maxWork: work}
 }
 
 // Spend charges n units of work and reports whether the budget still
@@ -86,6 +93,10 @@ func (b *Budget) Spend(n int) bool {
 	if b.reason.Load() != nil {
 		return false
 	}
+	b.begin.Do(func() {
+		b.start, b.heap0 = time.Now(), liveHeap()
+		b.started.Store(true)
+	})
 	w := b.work.Add(int64(n))
 	if b.maxWork > 0 && w > b.maxWork {
 		b.stop(fmt.Sprintf("after %d units of work (-limits.work)", b.maxWork))
@@ -103,7 +114,10 @@ func (b *Budget) Exhausted() bool {
 	if b == nil {
 		return false
 	}
-	return b.reason.Load() != nil || !b.look()
+	if b.reason.Load() != nil {
+		return true
+	}
+	return b.started.Load() && !b.look() // never spent: nothing to look at
 }
 
 // look checks time and memory, and reports whether they still hold.
@@ -113,8 +127,8 @@ func (b *Budget) look() bool {
 		return false
 	}
 	if b.maxHeap > 0 {
-		if live := liveHeap(); live > b.maxHeap {
-			b.stop(fmt.Sprintf("when the live heap passed %d MiB (-limits.mem)", b.maxHeap>>20))
+		if live := liveHeap(); live-b.heap0 > b.maxHeap {
+			b.stop(fmt.Sprintf("when the live heap grew by more than %d MiB (-limits.mem)", b.maxHeap>>20))
 			return false
 		}
 	}

@@ -12,13 +12,15 @@
 // limits check passes on to the command line (-limits.time, -limits.mem,
 // -limits.work under go vet and precog vet):
 //
-//   - time: wall time since the first of precog's analyses started on the
-//     package. Under precog vet, packages are analyzed in parallel and the
-//     time also counts waiting for a processor.
-//   - mem: the live heap of the process, as of the last garbage
-//     collection. Under go vet each package has its own process; under
-//     precog vet the heap is shared, and the package being analyzed when
-//     it passes the limit is the one that stops.
+//   - time: wall time since the first of precog's analyses started
+//     spending on the package (after its SSA is built). Under precog vet,
+//     packages are analyzed in parallel and the time also counts waiting
+//     for a processor.
+//   - mem: how much the live heap of the process (as of the last garbage
+//     collection) has grown since the analysis of the package started.
+//     Under go vet each package has its own process. precog vet analyzes
+//     its packages in one process, where the growth would count what
+//     other packages allocate, so it turns this limit off by default.
 //   - work: abstract units that the analyses spend as they go (one per
 //     points-to fact, per value refined, per pair of accesses compared,
 //     per call followed), so that the same package stops at the same place

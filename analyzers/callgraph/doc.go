@@ -14,9 +14,11 @@
 // clients; `go` statements are edges whose Site is an *ssa.Go.
 //
 // VTA's cost grows with the number of SSA instructions it propagates types
-// through. Above MaxVTAInstructions the analyzer keeps the CHA graph, which
-// is sound but coarser, and says so in Result.Limit; the limits check
-// reports that to the user rather than cutting the graph silently.
+// through. Above DefaultMaxVTAInstructions (-maxvta), or when the
+// package's budget cannot pay one unit per instruction, the analyzer keeps
+// the CHA graph, which is sound but coarser, and says so in Result.Limit
+// and in the budget's skips; the limits check reports that to the user
+// rather than cutting the graph silently.
 //
 // The graph is sound for the code in the package modulo reflection, unsafe
 // and calls made by code outside the package (callbacks invoked by an

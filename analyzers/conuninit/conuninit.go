@@ -67,6 +67,9 @@ func (c *checker) location(accs []*sharedloc.Access) {
 			continue
 		}
 		for _, x := range c.env.Goroutines.Of(r.Fn()) {
+			if !c.env.Spend() {
+				return
+			}
 			if c.writtenIn(writes, x) || c.initializedBefore(r, x, writes) {
 				continue
 			}
@@ -98,6 +101,9 @@ func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, 
 			return true
 		}
 		for _, wx := range c.env.Goroutines.Of(w.Fn()) {
+			if !c.env.Spend() {
+				return true // the check stops; report nothing more
+			}
 			if _, ok := c.env.Order.Before(w.Instr, wx, r.Instr, x); ok {
 				return true
 			}

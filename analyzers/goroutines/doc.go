@@ -37,4 +37,10 @@
 // The analysis is unsound where goroutines are started by code it cannot
 // see (reflection, callbacks stored and invoked by other packages), and it
 // merges all goroutines started at one place into one context.
+//
+// Cost: each context walks the call graph once with an explicit stack
+// (each function once per context), and the fixed points that mark
+// contexts Multi or give them a test only ever set a flag, so they take
+// at most as many passes as there are contexts. Whether a function
+// repeats is memoized per function.
 package goroutines

@@ -26,11 +26,11 @@
 // MaxCallDepth calls. Objects (wait groups, channels, Onces) are named by
 // their locations, as in the sharedloc analyzer.
 //
-// Cost: the answers that follow call sites are memoized by (instruction,
-// instruction, context, remaining depth), so one query explores each such
-// tuple once and a package's queries together cost at most that many
-// steps times the call sites of a function; without the memo, the
-// branching of call sites would be exponential in MaxCallDepth.
+// Cost: following call sites branches at each of them, so one query
+// follows at most a fixed number of calls (maxQuerySteps) and answers
+// "not ordered" past it, as past MaxCallDepth; the call sites of a
+// function in a context are computed once. The checks spend the
+// package's budget on every pair of accesses they ask about.
 //
 // Mutexes do not order anything. The analysis is unsound in the
 // direction the checks want: when it claims an order, a check stays

@@ -76,38 +76,9 @@ type Result struct {
 	once sync.Once
 	ops  syncOps
 
-	// memo holds the answers of before and after, which are pure
-	// functions of their arguments: with it, a query costs at most one
-	// step per (instruction, instruction, depth) pair it reaches, instead
-	// of a number exponential in MaxCallDepth.
-	mu   sync.Mutex
-	memo map[orderKey]bool
-}
-
-type orderKey struct {
-	after bool
-	a, b  ssa.Instruction
-	c     *goroutines.Context
-	depth int
-}
-
-// memoized returns the answer to k, computing it with f the first time.
-// f may query other keys; the lock is not held while it runs.
-func (r *Result) memoized(k orderKey, f func() bool) bool {
-	r.mu.Lock()
-	v, ok := r.memo[k]
-	r.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = f()
-	r.mu.Lock()
-	if r.memo == nil {
-		r.memo = make(map[orderKey]bool)
-	}
-	r.memo[k] = v
-	r.mu.Unlock()
-	return v
+	mu    sync.Mutex
+	sites map[siteKey][]ssa.Instruction                 // callSites, memoized
+	recvs map[recvKey]map[sharedloc.Loc]ssa.Instruction // receivesBefore, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -262,6 +233,29 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 // callSites returns the instructions in context c that call fn on the
 // same goroutine, or hand it to a callee that does.
 func (r *Result) callSites(fn *ssa.Function, c *goroutines.Context) []ssa.Instruction {
+	k := siteKey{fn, c}
+	r.mu.Lock()
+	out, ok := r.sites[k]
+	r.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = r.findCallSites(fn, c)
+	r.mu.Lock()
+	if r.sites == nil {
+		r.sites = make(map[siteKey][]ssa.Instruction)
+	}
+	r.sites[k] = out
+	r.mu.Unlock()
+	return out
+}
+
+type siteKey struct {
+	fn *ssa.Function
+	c  *goroutines.Context
+}
+
+func (r *Result) findCallSites(fn *ssa.Function, c *goroutines.Context) []ssa.Instruction {
 	var out []ssa.Instruction
 	in := func(f *ssa.Function) bool {
 		for _, x := range r.gr.Of(f) {
@@ -289,6 +283,20 @@ func (r *Result) callSites(fn *ssa.Function, c *goroutines.Context) []ssa.Instru
 // after x: they are in one function and x never leads back to a, or every
 // call that leads to one of them lies before the other.
 func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) bool {
+	steps := 0
+	return r.beforeSteps(a, x, c, depth, &steps)
+}
+
+// maxQuerySteps bounds the calls that one before or after query follows:
+// each step branches at every call site of a function, MaxCallDepth
+// deep. A query that needs more answers "not ordered", which only ever
+// lets a check report, as reaching MaxCallDepth does.
+const maxQuerySteps = 1 << 11
+
+func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth int, steps *int) bool {
+	if *steps++; *steps > maxQuerySteps {
+		return false
+	}
 	if a.Parent() == x.Parent() {
 		if _, deferred := x.(*ssa.Defer); deferred {
 			return true // runs when the function returns
@@ -298,19 +306,25 @@ func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) 
 	if depth == 0 || c.Entry == a.Parent() || c.Entry == x.Parent() && c.Kind != goroutines.Caller {
 		return false
 	}
-	return r.memoized(orderKey{false, a, x, c, depth}, func() bool {
-		if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(s, x, c, depth-1) }) {
-			return true
-		}
-		sites := r.callSites(x.Parent(), c)
-		return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.before(a, s, c, depth-1) })
-	})
+	if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(s, x, c, depth-1, steps) }) {
+		return true
+	}
+	sites := r.callSites(x.Parent(), c)
+	return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(a, s, c, depth-1, steps) })
 }
 
 // after reports whether, on the goroutines of context c, b runs only after
 // j has run: j dominates b, or every call that leads to b is dominated by
 // j, or j runs on every path through a function whose call dominates b.
 func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) bool {
+	steps := 0
+	return r.afterSteps(j, b, c, depth, &steps)
+}
+
+func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth int, steps *int) bool {
+	if *steps++; *steps > maxQuerySteps {
+		return false
+	}
 	flow := r.gr.Flow
 	if _, deferred := j.(*ssa.Defer); deferred {
 		// Runs when its function returns: before the return completes
@@ -324,21 +338,19 @@ func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) b
 	if depth == 0 {
 		return false
 	}
-	return r.memoized(orderKey{true, j, b, c, depth}, func() bool {
-		if sites := r.callSites(b.Parent(), c); len(sites) > 0 && b.Parent() != c.Entry &&
-			all(sites, func(s ssa.Instruction) bool { return r.after(j, s, c, depth-1) }) {
+	if sites := r.callSites(b.Parent(), c); len(sites) > 0 && b.Parent() != c.Entry &&
+		all(sites, func(s ssa.Instruction) bool { return r.afterSteps(j, s, c, depth-1, steps) }) {
+		return true
+	}
+	if !r.mustRun(j) {
+		return false
+	}
+	for _, s := range r.callSites(j.Parent(), c) {
+		if r.afterSteps(s, b, c, depth-1, steps) {
 			return true
 		}
-		if !r.mustRun(j) {
-			return false
-		}
-		for _, s := range r.callSites(j.Parent(), c) {
-			if r.after(s, b, c, depth-1) {
-				return true
-			}
-		}
-		return false
-	})
+	}
+	return false
 }
 
 // mustRun reports whether j runs on every path from its function's entry
@@ -443,21 +455,8 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 // channelBefore orders a before b when b follows a receive from a channel
 // whose every send and close runs after a.
 func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
-	for ch, recvs := range r.ops.recvs {
+	for ch, recv := range r.receivesBefore(b, cb) {
 		sends := r.ops.sends[ch]
-		if len(sends) == 0 {
-			continue
-		}
-		var recv ssa.Instruction
-		for _, j := range recvs {
-			if r.after(j, b, cb, MaxCallDepth) {
-				recv = j
-				break
-			}
-		}
-		if recv == nil {
-			continue
-		}
 		ok := all(sends, func(x ssa.Instruction) bool {
 			for _, c := range r.gr.Of(x.Parent()) {
 				if c != ca || !r.before(a, x, ca, MaxCallDepth) {
@@ -474,6 +473,44 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		}
 	}
 	return Edge{}, false
+}
+
+// receivesBefore returns, for each channel with sends, the first receive
+// from it that b runs after on cb. It is computed once per (b, cb): the
+// checks ask about b once for every access it may race with, and each
+// answer follows call sites from every receive in the package.
+func (r *Result) receivesBefore(b ssa.Instruction, cb *goroutines.Context) map[sharedloc.Loc]ssa.Instruction {
+	k := recvKey{b, cb}
+	r.mu.Lock()
+	out, ok := r.recvs[k]
+	r.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = make(map[sharedloc.Loc]ssa.Instruction)
+	for ch, recvs := range r.ops.recvs {
+		if len(r.ops.sends[ch]) == 0 {
+			continue
+		}
+		for _, j := range recvs {
+			if r.after(j, b, cb, MaxCallDepth) {
+				out[ch] = j
+				break
+			}
+		}
+	}
+	r.mu.Lock()
+	if r.recvs == nil {
+		r.recvs = make(map[recvKey]map[sharedloc.Loc]ssa.Instruction)
+	}
+	r.recvs[k] = out
+	r.mu.Unlock()
+	return out
+}
+
+type recvKey struct {
+	b  ssa.Instruction
+	cb *goroutines.Context
 }
 
 // sharedSend reports whether the send or close x on ch may be on a channel

@@ -232,6 +232,9 @@ type solver struct {
 	edges     [][]edge
 	complex   [][]constraint
 	delta     []*intsets.Sparse
+	spare     *intsets.Sparse // an empty set, swapped with a node's delta
+	diff      intsets.Sparse  // scratch of apply
+	ids       []int           // scratch of solve
 	work      []int
 	queued    []bool
 	types     []types.Type // of value nodes; nil for heap and return nodes
@@ -250,6 +253,7 @@ func run(pass *analysis.Pass) (any, error) {
 		factories: map[*ssa.Function]map[ssa.Value]bool{},
 		cg:        cg,
 		budget:    pass.ResultOf[budget.Analyzer].(*budget.Budget),
+		spare:     new(intsets.Sparse),
 	}
 	var funcs []*ssa.Function
 	for fn := range cg.Graph.Nodes {
@@ -365,12 +369,12 @@ func (s *solver) addEdge(src int, e edge) {
 
 func (s *solver) apply(e edge, set *intsets.Sparse) {
 	if e.clone == nil {
-		var diff intsets.Sparse
+		diff := &s.diff
 		diff.Difference(set, s.pts[e.dst])
 		if !diff.IsEmpty() {
-			s.pts[e.dst].UnionWith(&diff)
+			s.pts[e.dst].UnionWith(diff)
 			s.facts += diff.Len()
-			s.delta[e.dst].UnionWith(&diff)
+			s.delta[e.dst].UnionWith(diff)
 			s.push(e.dst)
 		}
 		return
@@ -443,21 +447,26 @@ func (s *solver) solve() bool {
 		n := s.work[len(s.work)-1]
 		s.work = s.work[:len(s.work)-1]
 		s.queued[n] = false
-		var d intsets.Sparse
-		d.Copy(s.delta[n])
-		s.delta[n].Clear()
+		// Take n's delta, leaving it a cleared set to collect what
+		// reaches n meanwhile.
+		d := s.delta[n]
+		s.delta[n], s.spare = s.spare, nil
 		if d.IsEmpty() {
+			s.spare = d
 			continue
 		}
-		ids := d.AppendTo(nil)
+		ids := d.AppendTo(s.ids[:0])
+		s.ids = ids
 		for _, c := range s.complex[n] {
 			for _, id := range ids {
 				s.applyComplex(c, s.res.objs[id])
 			}
 		}
 		for _, e := range s.edges[n] {
-			s.apply(e, &d)
+			s.apply(e, d)
 		}
+		d.Clear()
+		s.spare = d
 	}
 	return true
 }

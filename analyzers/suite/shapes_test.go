@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,4 +214,73 @@ func analyzeShapes(t *testing.T, n int) map[string]int64 {
 		}
 	}
 	return work
+}
+
+// TestExhaustedBudgetLeavesOneNote runs the suite on a package with a
+// concurrent map write, within the budget and then with too little work
+// for the points-to analysis: the race is reported only in the first run,
+// and the second gives the limits check's note and nothing else.
+func TestExhaustedBudgetLeavesOneNote(t *testing.T) {
+	src := `package race
+
+var m = map[int]int{}
+
+func Run() {
+	go func() { m[1] = 1 }()
+	m[2] = 2
+}
+`
+	for _, tc := range []struct {
+		work string
+		want []string
+	}{
+		{"0", []string{"con-map", "con-map"}},
+		{"1", []string{limits.ID}},
+	} {
+		old := limits.Analyzer.Flags.Lookup("work").Value.String()
+		if err := limits.Analyzer.Flags.Set("work", tc.work); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range analyzeSource(t, "race", src) {
+			got = append(got, d.Category)
+		}
+		limits.Analyzer.Flags.Set("work", old)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("with -limits.work=%s: got diagnostics %q, want %q", tc.work, got, tc.want)
+		}
+	}
+}
+
+// analyzeSource runs the suite on one package of one file in a GOPATH and
+// returns the checks' diagnostics.
+func analyzeSource(t *testing.T, name, src string) []analysis.Diagnostic {
+	t.Helper()
+	dir := t.TempDir()
+	pkgDir := filepath.Join(dir, "src", name)
+	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkgDir, name+".go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &packages.Config{
+		Mode: packages.LoadAllSyntax,
+		Dir:  pkgDir,
+		Env:  append(os.Environ(), "GOPATH="+dir, "GO111MODULE=off", "GOWORK=off"),
+	}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		t.Fatalf("loading %s: %v %v", name, err, pkgs)
+	}
+	graph, err := checker.Analyze(suite.Checks(), pkgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []analysis.Diagnostic
+	for _, act := range graph.Roots {
+		out = append(out, act.Diagnostics...)
+	}
+	return out
 }

@@ -2,6 +2,14 @@
 // shared locations, lock sets and static ordering) into the questions the
 // checks ask about two accesses: can they run on different goroutines at
 // the same time, is a lock held by both, and how to tell the user why.
+//
+// Cost: the refinement of points-to sets by context refines each (value,
+// context) pair once, spending the package's budget (see Objects);
+// comparing two accesses spends one unit per pair of contexts tried (see
+// Overlap); views follow at most maxLiftSites call sites maxLiftDepth
+// calls up, and Derefs at most maxDerefDepth calls into methods. When the
+// budget runs out, no more accesses overlap and the checks fall silent,
+// which the limits check reports.
 package concurrent
 
 import (
@@ -94,8 +102,7 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) {
 		return Pair{}, false
 	}
-	if !e.Budget.Spend(1) {
-		e.Budget.Skip("the rest of the " + e.Pass.Analyzer.Name + " check")
+	if !e.Spend() {
 		return Pair{}, false
 	}
 	for _, va := range e.Views(a) {
@@ -105,8 +112,7 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 					if !goroutines.MayOverlap(ca, cb) {
 						continue // two tests, run one after the other
 					}
-					if !e.Budget.Spend(1) {
-						e.Budget.Skip("the rest of the " + e.Pass.Analyzer.Name + " check")
+					if !e.Spend() {
 						return Pair{}, false
 					}
 					if ca == cb && !(ca.Multi && ca.Static(a.Fn()) && ca.Static(b.Fn()) &&
@@ -129,6 +135,17 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	return Pair{}, false
 }
 
+// Spend spends one unit of the package's budget on a step of the check,
+// and reports whether the check may go on; when it may not, it records
+// that the rest of the check was skipped.
+func (e *Env) Spend() bool {
+	if e.Budget.Spend(1) {
+		return true
+	}
+	e.Budget.Skip("the rest of the " + e.Pass.Analyzer.Name + " check")
+	return false
+}
+
 // shared reports whether the objects xs (touched on ca) and ys (touched
 // on cb) have one in common that the two goroutines can be shown to
 // share: a package variable or what it holds (global), or an object that
@@ -140,11 +157,25 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 // analysis can tell about objects that travel through interfaces, maps
 // and long call chains.
 func (e *Env) shared(xs, ys []pointsto.Obj, ca, cb *goroutines.Context, global bool) bool {
+	// Objects alias only with the same site and path: index ys by them,
+	// so that comparing two large sets costs their sizes, not their
+	// product.
+	type at struct {
+		site ssa.Value
+		path string
+	}
+	bySite := make(map[at][]pointsto.Obj, len(ys))
+	for _, y := range ys {
+		if y.Site != nil {
+			k := at{y.Site, y.Path}
+			bySite[k] = append(bySite[k], y)
+		}
+	}
 	for _, x := range xs {
 		if x.Site == nil {
 			continue // known only by type
 		}
-		for _, y := range ys {
+		for _, y := range bySite[at{x.Site, x.Path}] {
 			if !x.MayAlias(y) {
 				continue
 			}

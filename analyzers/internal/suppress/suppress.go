@@ -21,6 +21,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+
+	"github.com/precog-dev/precog/analyzers/budget"
 )
 
 // Prefix starts a precog suppression directive.
@@ -44,12 +46,14 @@ type Reporter struct {
 	pass       *analysis.Pass
 	id         string
 	directives []*directive
+	budget     *budget.Budget // nil if the check does not require it
 }
 
 // New returns a Reporter for the check with the given ID, reading the
 // directives of the package's files.
 func New(pass *analysis.Pass, id string) *Reporter {
 	r := &Reporter{pass: pass, id: id}
+	r.budget, _ = pass.ResultOf[budget.Analyzer].(*budget.Budget)
 	for _, f := range pass.Files {
 		var src []byte
 		for _, cg := range f.Comments {
@@ -150,7 +154,15 @@ func (d *directive) names(id string) bool {
 
 // Report reports diag unless a directive on its line or the line above
 // suppresses it.
+//
+// Once the package's budget is exhausted, nothing more is reported: what
+// the check found after that rests on analyses that gave up (a points-to
+// analysis that stopped knows no objects, so no wait group joins a
+// goroutine), and the limits check says the report is incomplete.
 func (r *Reporter) Report(diag analysis.Diagnostic) {
+	if r.budget.Exhausted() {
+		return
+	}
 	pos := r.pass.Fset.Position(diag.Pos)
 	for _, d := range r.directives {
 		if d.file != pos.Filename || (d.line != pos.Line && (d.trailing || d.line != pos.Line-1)) {
@@ -189,7 +201,7 @@ func (r *Reporter) Finish() {
 				Category: r.id,
 				Message:  fmt.Sprintf("%s %s needs a reason after the check name, such as \"%s %s the nil store happens only after Close\"", Prefix, r.id, Prefix, r.id),
 			})
-		case !d.used && stale:
+		case !d.used && stale && !r.budget.Exhausted():
 			r.pass.Report(analysis.Diagnostic{
 				Pos:      d.pos,
 				Category: r.id,

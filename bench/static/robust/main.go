@@ -65,6 +65,7 @@ var allSets = []pkgSet{
 	{"x/tools", "bench/static", []string{"golang.org/x/tools/..."}},
 	{"corpus", "bench/corpus", []string{"go.etcd.io/raft/v3/...", "go.etcd.io/bbolt/...", "github.com/dgraph-io/ristretto/v2/..."}},
 	{"sample", "bench/corpus", []string{"go/types", "encoding/gob", "math/big", "net/http", "runtime", "golang.org/x/sync/..."}},
+	{"x/sync", "bench/corpus", []string{"golang.org/x/sync/..."}},
 }
 
 // Environment variables of the wrapper mode.
@@ -77,7 +78,7 @@ const (
 )
 
 var (
-	setsFlag   = flag.String("sets", "sample", "comma-separated package sets: std, x/tools, corpus, sample")
+	setsFlag   = flag.String("sets", "sample", "comma-separated package sets: std, x/tools, corpus, sample (a few of the largest), x/sync (a quick check of the harness)")
 	precogFlag = flag.String("precog", "", "precog binary (default: build cmd/precog from the repository)")
 	memGiB     = flag.Int("mem", 6, "address-space limit, in GiB, of each analysis process (RLIMIT_AS)")
 	pkgTimeout = flag.Duration("pkgtimeout", 10*time.Minute, "time limit of the vet tool on one package; past it the package counts as a hang")

@@ -103,6 +103,14 @@ func Command(checks []*analysis.Analyzer, ids map[string]string) *cli.Command {
 			fs.StringVar(&o.tags, "tags", "", "comma-separated `list` of build tags to consider satisfied")
 			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
 			enabled := defineCheckFlags(fs, checks, ids)
+			// The budget's memory limit measures how much the process's
+			// heap grows while a package is analyzed. Under go vet that
+			// is the package's own; here the packages share one heap,
+			// and one would be stopped for what others allocate.
+			if f := fs.Lookup("limits.mem"); f != nil {
+				f.DefValue = "0"
+				f.Value.Set(f.DefValue)
+			}
 			return func(ctx context.Context, env *cli.Env, patterns []string) (int, error) {
 				o.checks, o.ids = selectChecks(checks, enabled), ids
 				return run(ctx, env, o, patterns)
