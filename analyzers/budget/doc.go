@@ -13,14 +13,13 @@
 // -limits.work under go vet and precog vet):
 //
 //   - time: wall time since the first of precog's analyses started
-//     spending on the package (after its SSA is built). Under precog vet,
-//     packages are analyzed in parallel and the time also counts waiting
-//     for a processor.
+//     spending on the package (after its SSA is built). precog vet
+//     analyzes its packages at once, where the time would count the
+//     others', so it turns this limit off by default.
 //   - mem: how much the live heap of the process (as of the last garbage
 //     collection) has grown since the analysis of the package started.
-//     Under go vet each package has its own process. precog vet analyzes
-//     its packages in one process, where the growth would count what
-//     other packages allocate, so it turns this limit off by default.
+//     Under go vet each package has its own process; precog vet, whose
+//     packages share one, turns this limit off by default too.
 //   - work: abstract units that the analyses spend as they go (one per
 //     points-to fact, per value refined, per pair of accesses compared,
 //     per call followed), so that the same package stops at the same place

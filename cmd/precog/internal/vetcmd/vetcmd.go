@@ -103,13 +103,17 @@ func Command(checks []*analysis.Analyzer, ids map[string]string) *cli.Command {
 			fs.StringVar(&o.tags, "tags", "", "comma-separated `list` of build tags to consider satisfied")
 			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
 			enabled := defineCheckFlags(fs, checks, ids)
-			// The budget's memory limit measures how much the process's
-			// heap grows while a package is analyzed. Under go vet that
-			// is the package's own; here the packages share one heap,
-			// and one would be stopped for what others allocate.
-			if f := fs.Lookup("limits.mem"); f != nil {
-				f.DefValue = "0"
-				f.Value.Set(f.DefValue)
+			// The budget's time and memory limits measure the wall time
+			// and the growth of the process's heap while a package is
+			// analyzed. Under go vet both are the package's own; here
+			// the packages are analyzed at once in one process, and one
+			// would be stopped for the time and memory the others take.
+			// The work limit holds.
+			for _, name := range []string{"limits.time", "limits.mem"} {
+				if f := fs.Lookup(name); f != nil {
+					f.DefValue = "0"
+					f.Value.Set(f.DefValue)
+				}
 			}
 			return func(ctx context.Context, env *cli.Env, patterns []string) (int, error) {
 				o.checks, o.ids = selectChecks(checks, enabled), ids
