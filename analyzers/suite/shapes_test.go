@@ -129,6 +129,9 @@ func switchShape(n int) string {
 const maxGrowth = 4.5
 
 func TestShapesStayWithinBudget(t *testing.T) {
+	// Only the work counter, which does not depend on the machine.
+	setFlag(t, "time", "0")
+	setFlag(t, "mem", "0")
 	const small, large = 150, 300
 	work := map[string][2]int64{}
 	for i, n := range []int{small, large} {
@@ -221,6 +224,8 @@ func analyzeShapes(t *testing.T, n int) map[string]int64 {
 // for the points-to analysis: the race is reported only in the first run,
 // and the second gives the limits check's note and nothing else.
 func TestExhaustedBudgetLeavesOneNote(t *testing.T) {
+	setFlag(t, "time", "0")
+	setFlag(t, "mem", "0")
 	src := `package race
 
 var m = map[int]int{}
@@ -237,15 +242,11 @@ func Run() {
 		{"0", []string{"con-map", "con-map"}},
 		{"1", []string{limits.ID}},
 	} {
-		old := limits.Analyzer.Flags.Lookup("work").Value.String()
-		if err := limits.Analyzer.Flags.Set("work", tc.work); err != nil {
-			t.Fatal(err)
-		}
+		setFlag(t, "work", tc.work)
 		var got []string
 		for _, d := range analyzeSource(t, "race", src) {
 			got = append(got, d.Category)
 		}
-		limits.Analyzer.Flags.Set("work", old)
 		slices.Sort(got)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("with -limits.work=%s: got diagnostics %q, want %q", tc.work, got, tc.want)
@@ -283,4 +284,16 @@ func analyzeSource(t *testing.T, name, src string) []analysis.Diagnostic {
 		out = append(out, act.Diagnostics...)
 	}
 	return out
+}
+
+// setFlag sets a budget flag of the limits check until the end of the
+// test.
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	f := limits.Analyzer.Flags.Lookup(name)
+	old := f.Value.String()
+	if err := f.Value.Set(value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Value.Set(old) })
 }
