@@ -304,7 +304,10 @@ func (c *checker) access(i int) {
 			if gen != ol.gen {
 				// The entry was evicted and allocated again: the
 				// slots of the old one are gone.
-				ol.gen, ol.resetAt = gen, int32(i)
+				if ol.reads[0].ev >= 0 || ol.writes[0].ev >= 0 {
+					ol.resetAt = int32(i) // history lost, not a first entry
+				}
+				ol.gen = gen
 				ol.reads, ol.writes = [2]rec{none, none}, [2]rec{none, none}
 			}
 		}
