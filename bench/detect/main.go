@@ -10,7 +10,8 @@
 // and runs each checker on it. A checker's time includes only its own work,
 // not hb's. Memory: bytes allocated (TotalAlloc) and the live heap the
 // result keeps, after a GC; for OSCS also the peak history size of its Base
-// and Opt algorithms, which is what the paper compares.
+// and Opt algorithms, which is what the paper compares; and the replay of
+// the trace through hwmodel's machine with OSCS-HW on its history.
 //
 // Usage, from the repository root (bench/detect is a module of its own, so
 // that it stays out of the main module's go test ./...):
@@ -35,6 +36,7 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/unicorn"
+	"github.com/precog-dev/precog/hwmodel"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -56,6 +58,7 @@ var workloads = []workload{
 	{"x/sync", []string{"golang.org/x/sync/..."}, nil},
 	{"conc", []string{"github.com/sourcegraph/conc/..."}, nil},
 	{"raft", []string{"go.etcd.io/raft/v3"}, nil},
+	{"golang-lru", []string{"github.com/hashicorp/golang-lru/v2/..."}, nil},
 }
 
 func main() {
@@ -169,7 +172,23 @@ var checkers = []checker{
 	{"oscs (Opt)", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
 		return oscsRun(g, sites, oscs.Opt)
 	}},
+	{"hwmodel replay", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
+		machine = hwmodel.Replay(g, hwmodel.Default())
+		hwSum.accesses += machine.Timing.Accesses
+		hwSum.lookups += machine.Timing.AHBLookups
+		return machine, fmt.Sprintf("Table 1 machine; %d AHB lookups in %d accesses (all rounds)", hwSum.lookups, hwSum.accesses)
+	}},
+	{"oscs (HW)", func(tr *trace.Trace, g *hb.Graph, sites *trace.SiteTable) (any, string) {
+		return oscs.Check(g, sites, oscs.Options{Hardware: machine}), "OSCS-Opt over the replay's AHB history"
+	}},
 }
+
+// machine is the last replay, which "oscs (HW)" checks with.
+var machine *hwmodel.Machine
+
+// hwSum sums the replays' counts over the traces of the current workload
+// and the rounds.
+var hwSum struct{ accesses, lookups int }
 
 // oscsRun runs OSCS with algorithm a and notes the largest access history
 // it kept, over the traces measured so far.
@@ -206,6 +225,7 @@ func measure(name, dir string) ([]row, error) {
 		bytes   int64
 	}{}
 	unicornSum = struct{ pairs, combined, distinct int }{}
+	hwSum = struct{ accesses, lookups int }{}
 	read := &row{workload: name, checker: "read trace"}
 	hbRow := &row{workload: name, checker: "hb.Analyze"}
 	rows := make([]*row, len(checkers))
