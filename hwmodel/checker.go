@@ -24,8 +24,10 @@ import (
 //     current critical section, in the checker.
 //
 // Clocks have one ClockBytes component per goroutine of the trace so far,
-// so their traffic grows with the number of goroutines; the paper's
-// programs had a few threads, Go tests may have thousands of goroutines.
+// so their traffic grows with the number of goroutines, up to the 256
+// threads that Table 1's 8-bit thread IDs can name (Config): the paper's
+// programs had a few threads, Go tests may have thousands of goroutines,
+// which the hardware would have to fold onto 256 IDs (not modeled).
 
 // clockRegion is where the model puts vector clocks: far above any Go heap
 // address, one 1 MiB region per object, each starting at a different line

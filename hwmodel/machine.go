@@ -79,7 +79,7 @@ func Replay(g *hb.Graph, cfg Config) *Machine {
 	sched := newScheduler(cfg.Cache.Cores, len(g.Goroutines))
 	objs := make(map[uint64]int) // ordering object -> clock region
 	goroutines := 0              // started so far: the clocks' length
-	clockBytes := func() int { return max(1, goroutines) * cfg.ClockBytes }
+	clockBytes := func() int { return max(1, min(goroutines, cfg.ClockComponents)) * cfg.ClockBytes }
 	t := &m.Timing
 	for i := range g.Events {
 		ev := &g.Events[i]

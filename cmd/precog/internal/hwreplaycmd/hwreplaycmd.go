@@ -128,6 +128,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (as precog test does)")
 			fs.BoolVar(&o.spin, "spinloops", true, "OSCS: take a flag awaited in a loop as ordering synchronization (as precog test does)")
 			fs.Int64Var(&o.maxTrace, "max-trace", 64, "skip, with a note, traces larger than `MiB` megabytes (0: no limit)")
+			fs.IntVar(&o.maxGoroutines, "max-goroutines", 10000, "skip, with a note, traces of more than `n` goroutines (0: no limit); the happens-before graph's memory grows with the square of the count")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				files, err := cli.ParseInterspersed(fs, args)
 				if errors.Is(err, flag.ErrHelp) {
@@ -149,6 +150,7 @@ type options struct {
 	scale           float64
 	condFlags, spin bool
 	maxTrace        int64
+	maxGoroutines   int
 }
 
 // A loaded trace: its events analysed once, replayed per setting.
@@ -165,6 +167,9 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 	}
 	if o.scale <= 0 {
 		return cli.ExitError, fmt.Errorf("-cache-scale must be positive, got %v", o.scale)
+	}
+	if o.maxGoroutines < 0 {
+		return cli.ExitError, fmt.Errorf("-max-goroutines must be 0 (no limit) or positive, got %d", o.maxGoroutines)
 	}
 	if o.maxTrace < 0 {
 		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
@@ -225,6 +230,10 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "%s: %v; replayed the %d events before the damage\n", f.path, err, len(tr.Events))
 		}
+		if n := goroutines(tr.Events); o.maxGoroutines > 0 && n > o.maxGoroutines {
+			fmt.Fprintf(env.Stderr, "%s: %d goroutines, over the limit of %d (-max-goroutines); not replayed\n", f.path, n, o.maxGoroutines)
+			continue
+		}
 		name := f.test
 		if name == "" {
 			name = tr.Header.Package + "." + tr.Header.Test
@@ -252,6 +261,17 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		return cli.ExitFindings, nil
 	}
 	return cli.ExitOK, nil
+}
+
+// goroutines counts the goroutines of a trace: its Begin events.
+func goroutines(evs []trace.Event) int {
+	n := 0
+	for i := range evs {
+		if evs[i].Kind == trace.EvBegin {
+			n++
+		}
+	}
+	return n
 }
 
 func resolveFlag(env *cli.Env, path string) string {
