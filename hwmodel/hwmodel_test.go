@@ -278,3 +278,43 @@ func TestScheduler(t *testing.T) {
 		t.Fatalf("g1 on %d, want core 0 that g2's end freed", c)
 	}
 }
+
+// TestTiming checks the cost model's accounting: every recorded access
+// is one AHB lookup of at least the AHB's latency, a goroutine alone pays
+// nothing but the clocks of its ordering operations, and the base counts
+// one cycle per event plus each access's latency.
+func TestTiming(t *testing.T) {
+	b := newBuilder()
+	b.sync(0, trace.EvBegin, 0, 0, trace.NoParent)
+	for range 10 {
+		b.sync(0, trace.EvLock, 10, mu, 0)
+		b.access(0, trace.EvWrite, 11, x, 1)
+		b.sync(0, trace.EvUnlock, 12, mu, 0)
+	}
+	alone := run(t, b.evs, Default()).Machine.Timing
+	if alone.AHBLookups != 0 || alone.Switches != 0 || alone.Extra() != alone.ClockCycles || alone.ClockLines != 1 {
+		t.Errorf("one goroutine: %+v; want no lookups or switches, and one clock line read (its Begin)", alone)
+	}
+	// 31 events, 30 accesses: the first Lock from DRAM, the rest L1 hits.
+	c := Default().Cache
+	want := int64(31) + int64(c.L1.Latency+c.L2.Latency+c.L3.Latency+c.DRAMCycles()) + 29*int64(c.L1.Latency)
+	if alone.Events != 31 || alone.Accesses != 30 || alone.Base != want {
+		t.Errorf("one goroutine: %d events, %d accesses, base %d cycles; want 31, 30, %d", alone.Events, alone.Accesses, alone.Base, want)
+	}
+
+	res := run(t, rounds(3, 2, nil), Default())
+	m := res.Machine
+	recorded := 0
+	for i := range m.g.Events {
+		if m.Status(i) == Recorded {
+			recorded++
+		}
+	}
+	tm := m.Timing
+	if recorded == 0 || tm.AHBLookups != recorded || tm.AHBCycles < int64(3*recorded) || m.AHB.Lookups != recorded {
+		t.Errorf("%d recorded accesses, %d lookups (%d by the AHBs) in %d cycles", recorded, tm.AHBLookups, m.AHB.Lookups, tm.AHBCycles)
+	}
+	if tm.Overhead() <= 0 || tm.Overhead() != float64(tm.Extra())/float64(tm.Base) {
+		t.Errorf("overhead %v of %+v", tm.Overhead(), tm)
+	}
+}
