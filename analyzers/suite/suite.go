@@ -50,6 +50,36 @@ func FactsOnly() []*analysis.Analyzer {
 	return out
 }
 
+// Select chooses checks as go vet chooses analyzers from its flags: if set
+// turns any check on, only the checks it turns on run; otherwise all run
+// but those it turns off. set maps analyzer names to the values given
+// explicitly; names it lacks were not mentioned. precog vet's -NAME flags
+// and the golangci-lint plugin's settings both go through it.
+func Select(checks []*analysis.Analyzer, set map[string]bool) []*analysis.Analyzer {
+	only := false
+	for _, on := range set {
+		only = only || on
+	}
+	var keep []*analysis.Analyzer
+	for _, a := range checks {
+		on, given := set[a.Name]
+		if only && on || !only && (!given || on) {
+			keep = append(keep, a)
+		}
+	}
+	return keep
+}
+
+// SharedProcessFlags are the values that a driver analyzing many packages
+// at once in one process (precog vet, golangci-lint) gives the checks'
+// flags, by their -NAME.FLAG names, in place of the defaults meant for go
+// vet's process per package. The budget's time and memory limits measure
+// the wall time and the growth of the process's heap while a package is
+// analyzed: under go vet both are the package's own, but in a shared
+// process one package would be stopped for what the others take. The work
+// limit holds.
+var SharedProcessFlags = map[string]string{"limits.time": "0", "limits.mem": "0"}
+
 // IDs maps each check's analyzer name to its stable ID.
 var IDs = map[string]string{
 	connull.Analyzer.Name:   connull.ID,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
@@ -77,5 +78,31 @@ func TestKernelsReportOnlyTheirCheck(t *testing.T) {
 	want := []string{"conclosed", "conindex", "conmap", "connull", "conuninit", "negative"}
 	if strings.Join(groups, " ") != strings.Join(want, " ") {
 		t.Errorf("kernel groups = %v, want %v", groups, want)
+	}
+}
+
+// TestSelect checks go vet's rule for choosing checks from flags.
+func TestSelect(t *testing.T) {
+	names := func(as []*analysis.Analyzer) string {
+		var s []string
+		for _, a := range as {
+			s = append(s, a.Name)
+		}
+		return strings.Join(s, " ")
+	}
+	checks := []*analysis.Analyzer{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	for _, tc := range []struct {
+		set  map[string]bool
+		want string
+	}{
+		{nil, "a b c"},
+		{map[string]bool{"b": false}, "a c"},
+		{map[string]bool{"b": true}, "b"},
+		{map[string]bool{"a": true, "b": false, "c": true}, "a c"},
+		{map[string]bool{"a": false, "b": false, "c": false}, ""},
+	} {
+		if got := names(suite.Select(checks, tc.set)); got != tc.want {
+			t.Errorf("Select(%v) = %q, want %q", tc.set, got, tc.want)
+		}
 	}
 }

@@ -24,7 +24,7 @@ var schemaJSON []byte
 
 // Validate reports every way data fails to be a valid SARIF 2.1.0 log.
 func Validate(data []byte) error {
-	if err := validateSchema(data); err != nil {
+	if err := ValidateSchema(data); err != nil {
 		return err
 	}
 	var raw struct {
@@ -95,7 +95,10 @@ func Validate(data []byte) error {
 	return errors.Join(errs...)
 }
 
-func validateSchema(data []byte) error {
+// ValidateSchema reports the ways data fails the JSON schema of SARIF
+// 2.1.0, for logs of other tools, to which the rest of Validate's rules
+// need not apply.
+func ValidateSchema(data []byte) error {
 	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 	"github.com/precog-dev/precog/internal/sarif"
@@ -103,16 +104,11 @@ func Command(checks []*analysis.Analyzer, ids map[string]string) *cli.Command {
 			fs.StringVar(&o.tags, "tags", "", "comma-separated `list` of build tags to consider satisfied")
 			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
 			enabled := defineCheckFlags(fs, checks, ids)
-			// The budget's time and memory limits measure the wall time
-			// and the growth of the process's heap while a package is
-			// analyzed. Under go vet both are the package's own; here
-			// the packages are analyzed at once in one process, and one
-			// would be stopped for the time and memory the others take.
-			// The work limit holds.
-			for _, name := range []string{"limits.time", "limits.mem"} {
+			// Packages are analyzed at once in this process.
+			for name, value := range suite.SharedProcessFlags {
 				if f := fs.Lookup(name); f != nil {
-					f.DefValue = "0"
-					f.Value.Set(f.DefValue)
+					f.DefValue = value
+					f.Value.Set(value)
 				}
 			}
 			return func(ctx context.Context, env *cli.Env, patterns []string) (int, error) {
@@ -149,24 +145,15 @@ func defineCheckFlags(fs *flag.FlagSet, checks []*analysis.Analyzer, ids map[str
 	return enabled
 }
 
-// selectChecks applies go vet's rule: if any check was enabled explicitly,
-// run only those; otherwise run all but the ones disabled explicitly.
+// selectChecks applies go vet's rule (suite.Select) to the flags given.
 func selectChecks(checks []*analysis.Analyzer, enabled map[*analysis.Analyzer]*enableFlag) []*analysis.Analyzer {
-	want := enableUnset
-	for _, e := range enabled {
-		if *e == enableOn {
-			want = enableOn
+	set := make(map[string]bool)
+	for a, e := range enabled {
+		if *e != enableUnset {
+			set[a.Name] = *e == enableOn
 		}
 	}
-	var keep []*analysis.Analyzer
-	for _, a := range checks {
-		switch e := *enabled[a]; {
-		case want == enableOn && e == enableOn,
-			want == enableUnset && e != enableOff:
-			keep = append(keep, a)
-		}
-	}
-	return keep
+	return suite.Select(checks, set)
 }
 
 // checkID returns the stable ID of check a, or its name if ids lacks it.
