@@ -49,6 +49,13 @@
 //     shared locations from coherence traffic; with the whole trace at
 //     hand, a first pass finds them (Stats.SharedBytes is its table).
 //
+// A third, OSCS-HW (§4), is Opt with the history the paper's hardware would
+// hold (Options.Hardware): only accesses to cache lines tagged shared are
+// recorded, in Access History Buffers that drop entries when full. Package
+// hwmodel replays a trace through a model of that hardware and provides
+// the history; an access it missed never makes a report (a pair whose
+// commutativity rests on a missed access is dropped, not reported).
+//
 // Opt is the default, by measurement on the kernels in testdata/kernels:
 // it reports every finding Base reports and one more, a true bug (mysql2:
 // Base's one read per goroutine is overwritten by the goroutine's later
