@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
@@ -173,12 +174,26 @@ type Verdict struct {
 	// Stuck: a wait of the shim gave up, the step it waited for never
 	// came: trying the same order again is likely to end the same way.
 	Stuck bool
+	// MaxWait is the longest time a goroutine was held back at a step.
+	MaxWait time.Duration
 }
 
 // Classify classifies one run of the test forced into order o for finding
 // f. recordedPassed says whether the witness's recorded run passed: a bare
 // test failure confirms nothing otherwise.
 func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
+	v := classify(f, o, r, recordedPassed)
+	if r.Control != nil {
+		for _, rec := range r.Control.Records {
+			if rec.Event == plan.EvPassed {
+				v.MaxWait = max(v.MaxWait, time.Duration(rec.WaitUS)*time.Microsecond)
+			}
+		}
+	}
+	return v
+}
+
+func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 	if c := ParseCrash(r.Output); c != nil {
 		what := "panic"
 		if c.Fatal {

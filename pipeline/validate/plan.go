@@ -196,13 +196,20 @@ func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	if access[1].Index < access[0].Index {
 		first, second = 1, 0
 	}
-	end := access[second]
-	if u := ev[fmt.Sprintf("unlock-%d", second+1)]; len(u) > 0 {
-		end = u[0]
+	// One section entirely before the other: its Unlock (or, if the run
+	// did not record it, its access) before the other's Lock.
+	order := func(a, b int) Order {
+		end := access[a]
+		if u := ev[fmt.Sprintf("unlock-%d", a+1)]; len(u) > 0 {
+			end = u[0]
+		}
+		what := fmt.Sprintf("the critical section of the %s at %s before that of the %s at %s",
+			f.Sites[a].Role, shortPos(f.Sites[a]), f.Sites[b].Role, shortPos(f.Sites[b]))
+		return Order{What: what, Edges: []plan.Edge{edge(end, lock[b])}}
 	}
-	what := fmt.Sprintf("the critical section of the %s at %s before that of the %s at %s",
-		f.Sites[second].Role, shortPos(f.Sites[second]), f.Sites[first].Role, shortPos(f.Sites[first]))
-	return []Order{{What: what, Edges: []plan.Edge{edge(end, lock[first])}}}, nil
+	// The reversal first; then the recorded order, held tight, which
+	// fails where the recording's slack hid the bug.
+	return []Order{order(second, first), order(first, second)}, nil
 }
 
 // unicornOrders forces the pattern's accesses in the order of the failing

@@ -68,12 +68,12 @@ func TestOrders(t *testing.T) {
 			},
 		},
 		{
-			name: "oscs: the section recorded second runs first, its unlock before the other's lock",
+			name: "oscs: the section recorded second runs first, its unlock before the other's lock; then the recorded order",
 			f: finding.Finding{Kind: "oscs", Sites: []finding.Site{
 				{Role: "write", File: "/a.go", Line: 5}, {Role: "read", File: "/a.go", Line: 9}, {Role: "lock"}, {Role: "lock"}}},
 			w: finding.Witness{Events: []finding.Event{ev("write", 1, 5, 0, 10), ev("read", 2, 9, 0, 20),
 				ev("lock", 1, 4, 0, 9), ev("lock", 2, 8, 0, 19), ev("unlock-1", 1, 6, 0, 11), ev("unlock-2", 2, 10, 0, 21)}},
-			want: [][]plan.Edge{{{Before: pt(2, 10, 0), After: pt(1, 4, 0)}}},
+			want: [][]plan.Edge{{{Before: pt(2, 10, 0), After: pt(1, 4, 0)}}, {{Before: pt(1, 6, 0), After: pt(2, 8, 0)}}},
 		},
 		{
 			name:  "a witness without the events",
