@@ -18,4 +18,9 @@
 // The analyzer is separate from the goroutines analyzer, which needs the
 // package's call graph, so that dependencies analyzed only for their facts
 // (under go vet, and by precog vet) cost an SSA build and nothing more.
+// It builds that SSA form itself rather than require buildssa, and drops
+// it when it returns: buildssa's result, with the control-flow graphs and
+// syntax inspector it requires, would stay in memory until a driver such
+// as precog vet is done with every package. A package that is checked
+// too has its SSA form built twice, once here and once by buildssa.
 package spawnfacts

@@ -3,6 +3,7 @@ package spawnfacts
 import (
 	_ "embed"
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/model"
@@ -27,7 +27,6 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "spawnfacts",
 	Doc:        analyzerutil.MustExtractDoc(doc, "spawnfacts"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/spawnfacts",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	FactTypes:  []analysis.Fact{new(SpawnsFact)},
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil) }),
@@ -57,35 +56,52 @@ func (f *SpawnsFact) String() string {
 	return "spawns(" + strings.Join(s, ",") + ")"
 }
 
-// Result tells which calls of the package spawn.
+// Result tells which calls of the package spawn. It names functions by
+// their objects and `go` statements by their positions, not by SSA
+// values: the analyzer builds the SSA form it works on itself and drops
+// it when it returns, so that the dependencies analyzed only for their
+// facts do not keep their SSA form (and the syntax and control-flow
+// graphs that buildssa would keep) until the driver is done; and the
+// analyzers of a package that use the Result see the SSA form that
+// buildssa builds for them.
 type Result struct {
 	pkg *types.Package
 	// spawns maps a function of this package to the argument indexes it
 	// runs on new goroutines; joins holds those that wait for them.
-	spawns map[*ssa.Function][]int
-	joins  map[*ssa.Function]bool
+	spawns map[*types.Func][]int
+	joins  map[*types.Func]bool
 	// imported holds the facts of the other packages' functions that
 	// this package calls.
 	imported map[*types.Func]*SpawnsFact
-	// realizes holds the `go` statements inside spawners that run a
-	// spawned parameter.
-	realizes map[ssa.Instruction]bool
+	// realizes holds the positions of the `go` statements inside
+	// spawners that run a spawned parameter.
+	realizes map[token.Pos]bool
 }
 
 func newResult(pkg *types.Package) *Result {
 	return &Result{
 		pkg:      pkg,
-		spawns:   make(map[*ssa.Function][]int),
-		joins:    make(map[*ssa.Function]bool),
+		spawns:   make(map[*types.Func][]int),
+		joins:    make(map[*types.Func]bool),
 		imported: make(map[*types.Func]*SpawnsFact),
-		realizes: make(map[ssa.Instruction]bool),
+		realizes: make(map[token.Pos]bool),
 	}
 }
 
 // Realizes reports whether the `go` statement g runs a parameter of a
 // spawner of the package: its goroutine is better rooted at the spawner's
 // call sites, where the function passed is known.
-func (r *Result) Realizes(g ssa.Instruction) bool { return r.realizes[g] }
+func (r *Result) Realizes(g ssa.Instruction) bool { return g.Pos().IsValid() && r.realizes[g.Pos()] }
+
+// funcKey names a function of the package declared at top level (a
+// function or method; for an instance of a generic one, its generic
+// origin), or is nil.
+func funcKey(fn *ssa.Function) *types.Func {
+	if obj, ok := fn.Object().(*types.Func); ok && fn.Parent() == nil {
+		return obj.Origin()
+	}
+	return nil
+}
 
 // SpawnerArgs returns the argument indexes of call that run on new
 // goroutines, from the model of known libraries, SpawnsFacts of other
@@ -107,8 +123,10 @@ func (r *Result) SpawnerArgs(call *ssa.CallCommon) (args []int, joins bool) {
 		}
 		return nil, false
 	}
-	if params, ok := r.spawns[callee]; ok {
-		return params, r.joins[callee]
+	if k := funcKey(callee); k != nil {
+		if params, ok := r.spawns[k]; ok {
+			return params, r.joins[k]
+		}
 	}
 	if obj, ok := callee.Object().(*types.Func); ok {
 		if f := r.imported[obj.Origin()]; f != nil {
@@ -119,11 +137,46 @@ func (r *Result) SpawnerArgs(call *ssa.CallCommon) (args []int, joins bool) {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	funcs := buildSSA(pass)
 	b := &builder{pass: pass, res: newResult(pass.Pkg), flow: ssaflow.New()}
-	b.importFacts(ssainput.SrcFuncs)
-	b.findSpawners(ssainput.SrcFuncs)
+	b.importFacts(funcs)
+	b.findSpawners(funcs)
 	return b.res, nil
+}
+
+// buildSSA builds the SSA form of the package's functions, as buildssa
+// does but without the control-flow facts of the ctrlflow analyzer (calls
+// that never return, such as log.Fatal, keep an edge to what follows
+// them; that only adds paths, on which a spawner may look like it does
+// not wait), and returns its source functions, closures included, in
+// source order.
+func buildSSA(pass *analysis.Pass) []*ssa.Function {
+	prog := ssa.NewProgram(pass.Fset, 0)
+	for _, p := range pass.Pkg.Imports() {
+		prog.CreatePackage(p, nil, nil, true)
+	}
+	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
+	pkg.Build()
+	var funcs []*ssa.Function
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		funcs = append(funcs, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, f := range pass.Files {
+		for _, decl := range f.Decls {
+			if decl, ok := decl.(*ast.FuncDecl); ok {
+				if obj, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func); ok {
+					if fn := prog.FuncValue(obj); fn != nil {
+						add(fn)
+					}
+				}
+			}
+		}
+	}
+	return funcs
 }
 
 type builder struct {
@@ -174,21 +227,26 @@ func (b *builder) findSpawners(funcs []*ssa.Function) {
 			if fn.Parent() != nil || fn.Signature == nil {
 				continue
 			}
+			k := funcKey(fn)
+			if k == nil {
+				continue
+			}
 			params := b.spawnedParams(fn)
-			if len(params) > len(b.res.spawns[fn]) {
-				b.res.spawns[fn] = params
+			if len(params) > len(b.res.spawns[k]) {
+				b.res.spawns[k] = params
 				changed = true
 			}
 		}
 	}
 	for _, fn := range funcs {
-		params := b.res.spawns[fn]
-		if len(params) == 0 {
+		k := funcKey(fn)
+		params := b.res.spawns[k]
+		if k == nil || len(params) == 0 {
 			continue
 		}
-		b.res.joins[fn] = b.waitsBeforeReturn(fn)
+		b.res.joins[k] = b.waitsBeforeReturn(fn)
 		if obj, ok := fn.Object().(*types.Func); ok && obj.Exported() {
-			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params, Joins: b.res.joins[fn]})
+			b.pass.ExportObjectFact(obj, &SpawnsFact{Params: params, Joins: b.res.joins[k]})
 		}
 	}
 }
@@ -228,14 +286,14 @@ func (b *builder) spawnedParams(fn *ssa.Function) []int {
 				if g, ok := instr.(*ssa.Go); ok {
 					if i := paramIndex(call.Value); i >= 0 {
 						add(i)
-						b.res.realizes[g] = true
+						b.res.realizes[g.Pos()] = true
 						continue
 					}
 					if mc, ok := call.Value.(*ssa.MakeClosure); ok {
 						before := len(out)
 						walk(mc.Fn.(*ssa.Function), g)
 						if len(out) > before {
-							b.res.realizes[g] = true
+							b.res.realizes[g.Pos()] = true
 						}
 					}
 					continue

@@ -478,9 +478,11 @@ func writeDetails(dir string, s pkgSet, totals map[string]*total) error {
 }
 
 // profile runs the profile driver on one package (a vet package ID such as
-// "p [p.test]" names p) and summarizes where its time went.
+// "p [p.test]" or "p_test" names p, which the driver loads with its tests)
+// and summarizes where its time went.
 func profile(driver, dir, work, pkg string) string {
 	path, _, _ := strings.Cut(pkg, " ")
+	path = strings.TrimSuffix(path, "_test")
 	pprofFile := filepath.Join(work, "cpu.pprof")
 	sh := fmt.Sprintf("ulimit -v %d && exec \"$@\"", int64(*memGiB)<<20)
 	ctx, cancel := context.WithTimeout(context.Background(), *pkgTimeout)
@@ -503,13 +505,13 @@ func profile(driver, dir, work, pkg string) string {
 			runs = append(runs, f[0]+" "+f[1])
 		}
 	}
-	top, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=4", pprofFile).Output()
+	top, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=5", "-hide=runtime|syscall", pprofFile).Output()
 	var hot []string
 	if err == nil {
 		rows := false
 		for line := range strings.Lines(string(top)) {
 			f := strings.Fields(line)
-			if len(f) >= 6 && f[0] == "flat" {
+			if len(f) >= 5 && f[0] == "flat" {
 				rows = true
 				continue
 			}
