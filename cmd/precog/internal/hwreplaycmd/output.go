@@ -2,6 +2,7 @@ package hwreplaycmd
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -130,22 +131,15 @@ func lossText(lost map[hwmodel.Reason]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// jsonFinding is a finding as precog test -json prints it, with the
-// hardware's verdict.
-type jsonFinding struct {
-	finding.Finding
-	Hardware hwmodel.HW `json:"hardware"`
-}
-
 func printFindings(env *cli.Env, asJSON bool, t *tally) error {
 	bw := bufio.NewWriter(env.Stdout)
 	if asJSON {
-		enc := json.NewEncoder(bw)
-		enc.SetEscapeHTML(false)
 		for _, f := range t.findings {
-			if err := enc.Encode(jsonFinding{Finding: f, Hardware: t.hw[f.ID]}); err != nil {
+			line, err := jsonLine(f, t.hw[f.ID])
+			if err != nil {
 				return err
 			}
+			bw.Write(line)
 		}
 		return bw.Flush()
 	}
@@ -187,6 +181,31 @@ func printFindings(env *cli.Env, asJSON bool, t *tally) error {
 		fmt.Fprintf(bw, "\tid %s, %s\n", f.ID, f.Status)
 	}
 	return bw.Flush()
+}
+
+// jsonLine is f as precog test -json prints it, with the hardware's
+// verdict added as a last field, "hardware", and a newline.
+func jsonLine(f finding.Finding, v hwmodel.HW) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	obj := bytes.TrimSpace(b.Bytes())
+	if len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return nil, fmt.Errorf("finding %s is not a JSON object", f.ID)
+	}
+	hw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	sep := ","
+	if len(obj) == 2 {
+		sep = ""
+	}
+	out := append(append(append(append([]byte{}, obj[:len(obj)-1]...), sep+`"hardware":`...), hw...), '}', '\n')
+	return out, nil
 }
 
 func sitePos(dir string, s finding.Site) string {
