@@ -38,7 +38,6 @@ func (s Status) String() string {
 // It implements oscs.Hardware, so that oscs.Check with it is OSCS-HW.
 type Machine struct {
 	g      *hb.Graph
-	cfg    Config
 	status []Status
 	gens   map[int]uint64 // recorded access -> AHB generation
 	core   []int8         // per event: its core
@@ -63,7 +62,6 @@ type lineUse struct {
 func Replay(g *hb.Graph, cfg Config) *Machine {
 	m := &Machine{
 		g:      g,
-		cfg:    cfg,
 		status: make([]Status, len(g.Events)),
 		gens:   make(map[int]uint64),
 		core:   make([]int8, len(g.Events)),
