@@ -15,16 +15,16 @@ type Hierarchy struct {
 
 // Stats counts what the hierarchy did.
 type Stats struct {
-	Accesses              int
-	L1Hits, L2Hits, L3Hit int // served by that level (L3Hit: on chip, possibly from another core)
-	DRAM                  int // served from memory
-	Transfers             int // supplied by another core's cache
-	Downgrades            int // other cores' copies downgraded (each sets the shared tag)
-	Invalidations         int // of those, to Invalid
-	Leaves                int // lines that left the chip
-	LeavesShared          int // of those, with the shared tag set
-	WriteBacks            int // dirty lines written to DRAM
-	Cycles                int64
+	Accesses               int
+	L1Hits, L2Hits, L3Hits int // served by that level (L3Hits: on chip, possibly from another core)
+	DRAM                   int // served from memory
+	Transfers              int // supplied by another core's cache
+	Downgrades             int // other cores' copies downgraded (each sets the shared tag)
+	Invalidations          int // of those, to Invalid
+	Leaves                 int // lines that left the chip
+	LeavesShared           int // of those, with the shared tag set
+	WriteBacks             int // dirty lines written to DRAM
+	Cycles                 int64
 }
 
 // Result is what one access did.
@@ -109,7 +109,7 @@ func (h *Hierarchy) Access(core int, addr uint64, write bool) Result {
 		h.Stats.DRAM++
 		l3e = h.fillL3(line)
 	} else {
-		h.Stats.L3Hit++
+		h.Stats.L3Hits++
 		h.l3.touch(l3e)
 	}
 	others := false
