@@ -102,6 +102,15 @@ type Stats struct {
 	Evictions int // entries thrown away with their history
 }
 
+// Add adds t's counts to s.
+func (s *Stats) Add(t Stats) {
+	s.Lookups += t.Lookups
+	s.Hits += t.Hits
+	s.Transfers += t.Transfers
+	s.Misses += t.Misses
+	s.Evictions += t.Evictions
+}
+
 // New builds the buffers of cores cores; cfg must be valid.
 func New(cfg Config, cores int) *Buffers {
 	b := &Buffers{

@@ -27,6 +27,22 @@ type Stats struct {
 	Cycles                 int64
 }
 
+// Add adds t's counts to s.
+func (s *Stats) Add(t Stats) {
+	s.Accesses += t.Accesses
+	s.L1Hits += t.L1Hits
+	s.L2Hits += t.L2Hits
+	s.L3Hits += t.L3Hits
+	s.DRAM += t.DRAM
+	s.Transfers += t.Transfers
+	s.Downgrades += t.Downgrades
+	s.Invalidations += t.Invalidations
+	s.Leaves += t.Leaves
+	s.LeavesShared += t.LeavesShared
+	s.WriteBacks += t.WriteBacks
+	s.Cycles += t.Cycles
+}
+
 // Result is what one access did.
 type Result struct {
 	Cycles int

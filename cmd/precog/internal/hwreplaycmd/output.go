@@ -16,6 +16,8 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/hwmodel"
+	"github.com/precog-dev/precog/hwmodel/ahb"
+	"github.com/precog-dev/precog/hwmodel/cache"
 )
 
 // tally is the replay of all traces at one setting.
@@ -26,6 +28,8 @@ type tally struct {
 	traces   int
 	events   int
 	timing   hwmodel.Timing
+	caches   cache.Stats
+	ahbs     ahb.Stats
 	replay   time.Duration // in hwmodel.Replay alone
 	// wall sums the run times of the traces whose index gave one, and
 	// extra the cycles the hardware added to those traces.
@@ -50,6 +54,8 @@ func (t *tally) add(tr loaded, sw []finding.Finding, opts oscs.Options) {
 	t.traces++
 	t.events += len(tr.g.Events)
 	t.timing.Add(m.Timing)
+	t.caches.Add(m.Cache)
+	t.ahbs.Add(m.AHB)
 	if tr.wall > 0 {
 		t.wall += tr.wall
 		t.extra += m.Timing.Extra()
@@ -228,6 +234,9 @@ func summarize(w io.Writer, cfg hwmodel.Config, t *tally) {
 	c := cfg.Cache
 	fmt.Fprintf(w, "machine: %d cores; L1 %s %d-way, L2 %s %d-way, L3 %s %d-way, %d-byte lines; AHB %d entries %d-way\n",
 		c.Cores, kib(c.L1.Bytes), c.L1.Ways, kib(c.L2.Bytes), c.L2.Ways, kib(c.L3.Bytes), c.L3.Ways, c.LineBytes, cfg.AHB.Entries, cfg.AHB.Ways)
+	cs, as := t.caches, t.ahbs
+	fmt.Fprintf(w, "caches: %s of accesses hit the L1, %s came from DRAM; %d downgrades tagged lines shared, %d tagged lines left the chip; AHBs: %d lookups, %d hits, %d transfers, %d evictions\n",
+		percent(cs.L1Hits, cs.Accesses), percent(cs.DRAM, cs.Accesses), cs.Downgrades, cs.LeavesShared, as.Lookups, as.Hits, as.Transfers, as.Evictions)
 	tm := t.timing
 	fmt.Fprintf(w, "estimated overhead %.3f%% of the replayed operations' cycles (an upper bound; the paper: 0.23%% of whole programs): AHB lookups %s of accesses, clock lines %s, %d context switches\n",
 		100*tm.Overhead(), percent(tm.AHBLookups, tm.Accesses), percent(tm.ClockLines, tm.Accesses), tm.Switches)
