@@ -145,9 +145,85 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 		Pos: r.Pos(),
 		Message: fmt.Sprintf("%s may be read before it is set: the goroutine started at %s can run before %s sets it",
 			expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent())),
-		Related: c.env.Related(p, fmt.Sprintf("set here, after the goroutine starts, by %s", source.FuncName(first.Fn()))),
+		Related:        c.env.Related(p, fmt.Sprintf("set here, after the goroutine starts, by %s", source.FuncName(first.Fn()))),
+		SuggestedFixes: setBeforeGo(c.env.Pass, first.Pos(), site),
 	})
 	return true
+}
+
+// setBeforeGo returns the fix of the first shape, initialize then start:
+// move the assignment at pos above the go statement that starts the
+// reader. It offers one only when the repair is mechanical: the
+// assignment is a statement of its own right after the go statement, it
+// sets one variable or field named by variables and fields alone, its
+// value calls no function (a call could wait for the goroutine, or need
+// it started), and the go statement does not evaluate what it sets.
+func setBeforeGo(pass *analysis.Pass, pos token.Pos, spawn ssa.CallInstruction) []analysis.SuggestedFix {
+	goStmt, ok := source.Innermost[*ast.GoStmt](pass, spawn.Pos())
+	if !ok || goStmt.Go != spawn.Pos() {
+		return nil
+	}
+	assign, ok := source.Innermost[*ast.AssignStmt](pass, pos)
+	if !ok || assign.Tok != token.ASSIGN || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 || !names(assign.Lhs[0]) || !pure(pass, assign.Rhs[0]) {
+		return nil
+	}
+	lhs := types.ExprString(assign.Lhs[0])
+	evaluated := false
+	ast.Inspect(goStmt.Call, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && types.ExprString(e) == lhs {
+			evaluated = true
+		}
+		return !evaluated
+	})
+	if evaluated {
+		return nil
+	}
+	file, ok := source.Innermost[*ast.File](pass, goStmt.Pos())
+	if !ok || fixes.Next(file, goStmt) != ast.Stmt(assign) {
+		return nil
+	}
+	edits, ok := fixes.MoveBefore(pass, assign, goStmt)
+	if !ok {
+		return nil
+	}
+	return []analysis.SuggestedFix{{
+		Message:   fmt.Sprintf("set %s before the go statement", lhs),
+		TextEdits: edits,
+	}}
+}
+
+// pure reports whether evaluating e calls no function and receives from
+// no channel: conversions and the builtins len, cap, make and new are
+// allowed, and function literals, whose bodies do not run here.
+func pure(pass *analysis.Pass, e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.CallExpr:
+			if tv := pass.TypesInfo.Types[n.Fun]; tv.IsType() {
+				break
+			}
+			id, isIdent := ast.Unparen(n.Fun).(*ast.Ident)
+			b, isBuiltin := pass.TypesInfo.Uses[id].(*types.Builtin)
+			if !isIdent || !isBuiltin {
+				ok = false
+				break
+			}
+			switch b.Name() {
+			case "len", "cap", "make", "new":
+			default:
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // starterReads handles the second shape: r runs in the function that

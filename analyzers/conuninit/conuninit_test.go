@@ -25,3 +25,10 @@ func TestAddFix(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer, "addfix")
 	fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), "addfix")
 }
+
+// TestInitFix applies the fixes of reads before initialization, as
+// TestAddFix does.
+func TestInitFix(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer, "initfix")
+	fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), "initfix")
+}

@@ -45,6 +45,11 @@
 //	h.band = newBandwidth(h)
 //	go h.eventLoop()
 //
+// When the late write is the statement right after the `go` statement,
+// sets a variable or field, and its value calls no function (a call could
+// wait for the goroutine), the report carries a suggested fix that moves
+// it above the `go` statement.
+//
 // Known false-positive shapes: the goroutine waits for the write with
 // synchronization the analysis does not model (a condition variable, an
 // atomic flag, a sleep); different objects of the same type that the
