@@ -20,6 +20,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -27,15 +28,16 @@ import (
 var doc string
 
 // ID is the check's stable identifier.
-const ID = "con-closed"
+const ID = finding.ConClosed
 
 // Analyzer reports uses after a concurrent close or release.
 var Analyzer = &analysis.Analyzer{
-	Name:     "conclosed",
-	Doc:      analyzerutil.MustExtractDoc(doc, "conclosed"),
-	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conclosed",
-	Requires: concurrent.Requires,
-	Run:      analyzerutil.Guard(run, nil),
+	Name:       "conclosed",
+	Doc:        analyzerutil.MustExtractDoc(doc, "conclosed"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conclosed",
+	Requires:   concurrent.Requires,
+	Run:        analyzerutil.Guard(run, analyzerutil.NoSites),
+	ResultType: analyzerutil.SitesType,
 }
 
 type checker struct {
@@ -54,8 +56,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	c.releases()
 	c.tests()
-	c.rep.Finish()
-	return nil, nil
+	return c.rep.Finish(), nil
 }
 
 // channels reports sends after, and closes concurrent with, a close.
@@ -87,7 +88,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 						Pos:     a.Pos(),
 						Message: fmt.Sprintf("send on closed channel: %s may be closed concurrently by %s", ch, closer),
 						Related: env.Related(p, fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)),
-					})
+					}, analyzerutil.RoleAt{Role: finding.RoleSend, Pos: a.Pos()}, analyzerutil.RoleAt{Role: finding.RoleClose, Pos: cl.Pos()})
 					break
 				}
 			}
@@ -109,7 +110,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 						Pos:     a.Pos(),
 						Message: fmt.Sprintf("close of closed channel: %s may be closed concurrently by %s", c.chanExpr(a), closer),
 						Related: env.Related(p, what),
-					})
+					}, analyzerutil.RoleAt{Role: finding.RoleClose, Pos: a.Pos()}, analyzerutil.RoleAt{Role: finding.RoleClose, Pos: cl.Pos()})
 					break
 				}
 			}

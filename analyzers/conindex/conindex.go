@@ -13,6 +13,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -20,18 +21,19 @@ import (
 var doc string
 
 // ID is the check's stable identifier.
-const ID = "con-index"
+const ID = finding.ConIndex
 
 // maxFeedDepth bounds how many arithmetic steps an index is traced back.
 const maxFeedDepth = 6
 
 // Analyzer reports Con-Overflow bugs.
 var Analyzer = &analysis.Analyzer{
-	Name:     "conindex",
-	Doc:      analyzerutil.MustExtractDoc(doc, "conindex"),
-	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conindex",
-	Requires: concurrent.Requires,
-	Run:      analyzerutil.Guard(run, nil),
+	Name:       "conindex",
+	Doc:        analyzerutil.MustExtractDoc(doc, "conindex"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conindex",
+	Requires:   concurrent.Requires,
+	Run:        analyzerutil.Guard(run, analyzerutil.NoSites),
+	ResultType: analyzerutil.SitesType,
 }
 
 type checker struct {
@@ -53,8 +55,7 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
-	c.rep.Finish()
-	return nil, nil
+	return c.rep.Finish(), nil
 }
 
 // check looks at one index or slice expression x of seq.
@@ -111,7 +112,7 @@ func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why string) bool {
 				Pos:     x.Pos(),
 				Message: fmt.Sprintf("%s may be out of range: "+why, expr, writer),
 				Related: env.Related(p, fmt.Sprintf("written here by %s", writer)),
-			})
+			}, analyzerutil.RoleAt{Role: finding.RoleIndex, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleWrite, Pos: w.Pos()})
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -18,15 +19,16 @@ import (
 var doc string
 
 // ID is the check's stable identifier.
-const ID = "con-map"
+const ID = finding.ConMap
 
 // Analyzer reports concurrent map accesses.
 var Analyzer = &analysis.Analyzer{
-	Name:     "conmap",
-	Doc:      analyzerutil.MustExtractDoc(doc, "conmap"),
-	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conmap",
-	Requires: concurrent.Requires,
-	Run:      analyzerutil.Guard(run, nil),
+	Name:       "conmap",
+	Doc:        analyzerutil.MustExtractDoc(doc, "conmap"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conmap",
+	Requires:   concurrent.Requires,
+	Run:        analyzerutil.Guard(run, analyzerutil.NoSites),
+	ResultType: analyzerutil.SitesType,
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -35,8 +37,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, loc := range env.Shared.Locs() {
 		check(env, rep, env.Shared.ByLoc[loc])
 	}
-	rep.Finish()
-	return nil, nil
+	return rep.Finish(), nil
 }
 
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
@@ -72,7 +73,12 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair) {
 		msg = fmt.Sprintf("concurrent map writes: %s is written here by several goroutines with no common lock", m)
 		what = "the same write, on another goroutine"
 	}
-	rep.Report(analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: env.Related(p, what)})
+	role := finding.RoleMapWrite
+	if o.Op == sharedloc.MapLookup {
+		role = finding.RoleMapRead
+	}
+	rep.Report(analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: env.Related(p, what)},
+		analyzerutil.RoleAt{Role: finding.RoleMapWrite, Pos: w.Pos()}, analyzerutil.RoleAt{Role: role, Pos: o.Pos()})
 }
 
 // mapExpr renders the map operand of a map access: s.cache in

@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -20,15 +21,16 @@ var doc string
 
 // ID is the check's stable identifier, used as the diagnostics' Category
 // and in //precog:ignore directives.
-const ID = "con-null"
+const ID = finding.ConNull
 
 // Analyzer reports Con-NULL bugs.
 var Analyzer = &analysis.Analyzer{
-	Name:     "connull",
-	Doc:      analyzerutil.MustExtractDoc(doc, "connull"),
-	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/connull",
-	Requires: concurrent.Requires,
-	Run:      analyzerutil.Guard(run, nil),
+	Name:       "connull",
+	Doc:        analyzerutil.MustExtractDoc(doc, "connull"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/connull",
+	Requires:   concurrent.Requires,
+	Run:        analyzerutil.Guard(run, analyzerutil.NoSites),
+	ResultType: analyzerutil.SitesType,
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -37,8 +39,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, loc := range env.Shared.Locs() {
 		check(env, rep, env.Shared.ByLoc[loc])
 	}
-	rep.Finish()
-	return nil, nil
+	return rep.Finish(), nil
 }
 
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
@@ -90,7 +91,8 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 	}
 	rel := []analysis.RelatedInformation{{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)}}
 	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
-	rep.Report(analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel})
+	rep.Report(analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
+		analyzerutil.RoleAt{Role: finding.RoleDeref, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleNilStore, Pos: w.Pos()})
 }
 
 // clearsBeforeShrinking reports whether the nil store a clears a slice

@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -24,15 +25,16 @@ import (
 var doc string
 
 // ID is the check's stable identifier.
-const ID = "con-uninit"
+const ID = finding.ConUninit
 
 // Analyzer reports Con-UnInit bugs.
 var Analyzer = &analysis.Analyzer{
-	Name:     "conuninit",
-	Doc:      analyzerutil.MustExtractDoc(doc, "conuninit"),
-	URL:      "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conuninit",
-	Requires: concurrent.Requires,
-	Run:      analyzerutil.Guard(run, nil),
+	Name:       "conuninit",
+	Doc:        analyzerutil.MustExtractDoc(doc, "conuninit"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/conuninit",
+	Requires:   concurrent.Requires,
+	Run:        analyzerutil.Guard(run, analyzerutil.NoSites),
+	ResultType: analyzerutil.SitesType,
 }
 
 type checker struct {
@@ -48,8 +50,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	c.waitGroups()
-	c.rep.Finish()
-	return nil, nil
+	return c.rep.Finish(), nil
 }
 
 func (c *checker) location(accs []*sharedloc.Access) {
@@ -147,7 +148,7 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 			expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent())),
 		Related:        c.env.Related(p, fmt.Sprintf("set here, after the goroutine starts, by %s", source.FuncName(first.Fn()))),
 		SuggestedFixes: setBeforeGo(c.env.Pass, first.Pos(), site),
-	})
+	}, analyzerutil.RoleAt{Role: finding.RoleRead, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleInit, Pos: first.Pos()})
 	return true
 }
 
@@ -246,7 +247,7 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 				Message: fmt.Sprintf("%s may be read before it is set: %s sets it on the goroutine started at %s, which may not have run yet",
 					expr, source.FuncName(w.Fn()), c.where(site.Pos(), r.Pos())),
 				Related: c.env.Related(p, fmt.Sprintf("set here by %s", source.FuncName(w.Fn()))),
-			})
+			}, analyzerutil.RoleAt{Role: finding.RoleRead, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleInit, Pos: w.Pos()})
 			return true
 		}
 	}
@@ -405,7 +406,8 @@ func (c *checker) waitGroups() {
 				Message:        fmt.Sprintf("%s may run before the matching Add: %s calls Add only after starting this goroutine, and the counter can go negative (sync: negative WaitGroup counter)", done, source.FuncName(starter)),
 				Related:        rel,
 				SuggestedFixes: addBeforeGo(env.Pass, late, g.Site),
-			})
+			}, analyzerutil.RoleAt{Role: finding.RoleDone, Pos: methodPos(env.Pass, d.instr.Pos())},
+				analyzerutil.RoleAt{Role: finding.RoleAdd, Pos: methodPos(env.Pass, late.Pos())})
 			break
 		}
 	}
@@ -463,4 +465,16 @@ func names(e ast.Expr) bool {
 			return false
 		}
 	}
+}
+
+// methodPos returns the position of the method name of the call at pos,
+// where the instrumenter puts the call's site (the Done of
+// wg.Done()), or pos itself when it is not a method call.
+func methodPos(pass *analysis.Pass, pos token.Pos) token.Pos {
+	if call, ok := source.Call(pass, pos); ok {
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+			return sel.Sel.Pos()
+		}
+	}
+	return pos
 }

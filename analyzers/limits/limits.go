@@ -13,6 +13,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/conmap"
 	"github.com/precog-dev/precog/analyzers/connull"
 	"github.com/precog-dev/precog/analyzers/conuninit"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -20,7 +21,7 @@ import (
 var doc string
 
 // ID is the Category of the analyzer's reports.
-const ID = "limit"
+const ID = finding.Limit
 
 // Analyzer reports reached budgets.
 var Analyzer = &analysis.Analyzer{

@@ -16,7 +16,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/limits"
 	"github.com/precog-dev/precog/analyzers/suite"
-	"github.com/precog-dev/precog/internal/analyzerutil"
+	"github.com/precog-dev/precog/detect/finding"
 )
 
 // The shapes below are the ones that made the checks run for minutes or
@@ -208,7 +208,7 @@ func analyzeShapes(t *testing.T, n int) map[string]int64 {
 			t.Errorf("%s on %s at size %d: %v", act.Analyzer.Name, act.Package.PkgPath, n, act.Err)
 		}
 		for _, d := range act.Diagnostics {
-			if d.Category == analyzerutil.InternalErrorCategory || d.Category == limits.ID {
+			if d.Category == finding.InternalError || d.Category == limits.ID {
 				t.Errorf("%s at size %d: %s: %s", act.Package.PkgPath, n, d.Category, d.Message)
 			}
 		}

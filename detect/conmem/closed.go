@@ -3,6 +3,7 @@ package conmem
 import (
 	"fmt"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -29,25 +30,25 @@ func (c *checker) closed() {
 				if isClose && u < cl {
 					continue // the pair is seen from the other close
 				}
-				use := "send"
+				use := finding.RoleSend
 				if isClose {
-					use = "close"
+					use = finding.RoleClose
 				}
-				roles := []role{{ev: cl, role: "close"}, {ev: u, role: use}}
-				if c.reported(KindClosed, roles) {
+				roles := []role{{ev: cl, role: finding.RoleClose}, {ev: u, role: use}}
+				if c.reported(finding.ConClosed, roles) {
 					continue
 				}
 				if !isClose && c.g.HappensBefore(u, cl) {
 					continue
 				}
 				if isClose {
-					c.report(KindClosed,
+					c.report(finding.ConClosed,
 						fmt.Sprintf("%s closed in %s may be closed again concurrently by %s (close of closed channel)",
 							c.expr(cl), c.fn(cl), c.fn(u)), roles,
 						"two goroutines close the channel")
 					continue
 				}
-				c.report(KindClosed,
+				c.report(finding.ConClosed,
 					fmt.Sprintf("%s closed in %s may still be sent on by %s (send on closed channel); the close should wait for every sender",
 						c.expr(cl), c.fn(cl), c.fn(u)), roles,
 					"the send does not happen before the close")

@@ -10,15 +10,6 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// The kinds of findings Check reports.
-const (
-	KindNull   = "con-null"
-	KindUninit = "con-uninit"
-	KindClosed = "con-closed"
-	KindIndex  = "con-index"
-	KindMap    = "con-map"
-)
-
 // Options configures Check. The zero value is the default.
 type Options struct {
 	// NoSpinLoops turns off the spin-loop inference of §4.6 (see the
@@ -403,13 +394,13 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 		gi := c.g.Goroutine(r.ev)
 		var spawn finding.Site
 		if s := c.g.Spawn(gi); s != 0 {
-			spawn = finding.SiteOf(c.sites, s, "go")
+			spawn = finding.SiteOf(c.sites, s, finding.RoleGo)
 			f.Sites[len(f.Sites)-1].Goroutine = spawn.Pos()
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site
 		for _, j := range c.g.Stack(r.ev) {
-			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
+			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, finding.RoleCall))
 		}
 		f.Stacks = append(f.Stacks, stack)
 		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(r.ev))

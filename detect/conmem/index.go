@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -38,11 +39,11 @@ func (c *checker) index() {
 				if c.g.Goroutine(r) == c.g.Goroutine(w) {
 					continue
 				}
-				roles := []role{{ev: r, role: "index"}, {ev: w, role: "write"}}
-				if c.reported(KindIndex, roles) || !c.g.Concurrent(r, w) || c.g.CommonLock(r, w) {
+				roles := []role{{ev: r, role: finding.RoleIndex}, {ev: w, role: finding.RoleWrite}}
+				if c.reported(finding.ConIndex, roles) || !c.g.Concurrent(r, w) || c.g.CommonLock(r, w) {
 					continue
 				}
-				c.report(KindIndex,
+				c.report(finding.ConIndex,
 					fmt.Sprintf("%s used as an index or bound in %s may be changed concurrently by %s with no common lock: index or slice bounds out of range",
 						c.expr(r), c.fn(r), c.fn(w)), c.withLast(list, c.withCheck(list, roles, r, w), r, w),
 					"the read and the write are concurrent and hold no common lock")

@@ -3,6 +3,7 @@ package conmem
 import (
 	"fmt"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -27,12 +28,12 @@ func (c *checker) maps() {
 				if c.g.Events[b].Kind == trace.EvMapWrite && y < x {
 					continue // the pair is seen from the other write
 				}
-				roles := []role{{ev: a, role: "map-write"}, {ev: b, role: mapRole(c.g.Events[b].Kind)}}
-				if c.reported(KindMap, roles) || !c.g.Concurrent(a, b) || c.g.CommonLock(a, b) {
+				roles := []role{{ev: a, role: finding.RoleMapWrite}, {ev: b, role: mapRole(c.g.Events[b].Kind)}}
+				if c.reported(finding.ConMap, roles) || !c.g.Concurrent(a, b) || c.g.CommonLock(a, b) {
 					continue
 				}
 				what := map[trace.Kind]string{trace.EvMapWrite: "writes", trace.EvMapRead: "read and map write", trace.EvMapIter: "iteration and map write"}[c.g.Events[b].Kind]
-				c.report(KindMap,
+				c.report(finding.ConMap,
 					fmt.Sprintf("%s written in %s may run concurrently with %s's access with no common lock (fatal error: concurrent map %s)",
 						c.expr(a), c.fn(a), c.fn(b), what), roles,
 					"the two accesses are concurrent and hold no common lock")
@@ -44,9 +45,9 @@ func (c *checker) maps() {
 func mapRole(k trace.Kind) string {
 	switch k {
 	case trace.EvMapWrite:
-		return "map-write"
+		return finding.RoleMapWrite
 	case trace.EvMapIter:
-		return "map-range"
+		return finding.RoleMapRange
 	}
-	return "map-read"
+	return finding.RoleMapRead
 }

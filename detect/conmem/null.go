@@ -3,6 +3,7 @@ package conmem
 import (
 	"fmt"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -38,11 +39,11 @@ func (c *checker) null() {
 				if c.g.Goroutine(wp) == c.g.Goroutine(rp) {
 					continue
 				}
-				roles := []role{{ev: rp, role: "deref"}, {ev: wp, role: "nil-store"}}
-				if c.reported(KindNull, roles) || !c.nullFeasible(list, wp, rp) {
+				roles := []role{{ev: rp, role: finding.RoleDeref}, {ev: wp, role: finding.RoleNilStore}}
+				if c.reported(finding.ConNull, roles) || !c.nullFeasible(list, wp, rp) {
 					continue
 				}
-				c.report(KindNull,
+				c.report(finding.ConNull,
 					fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
 						c.expr(wp), c.fn(wp), c.fn(rp)),
 					c.withCheck(list, roles, rp, wp),

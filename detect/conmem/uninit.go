@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -99,26 +100,26 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 		if len(remote) == 0 || !concurrent || !related || (locked && initK == trace.EvWrite) {
 			continue
 		}
-		roles := []role{{ev: r, role: "read"}}
+		roles := []role{{ev: r, role: finding.RoleRead}}
 		sites := make(map[uint32]bool)
 		for _, w := range remote {
 			if s := g.Events[w].Site; !sites[s] {
 				sites[s] = true
-				roles = append(roles, role{ev: w, role: "init"})
+				roles = append(roles, role{ev: w, role: finding.RoleInit})
 			}
 		}
 		if initK == trace.EvWGAdd {
-			roles[0].role = "done"
+			roles[0].role = finding.RoleDone
 			for i := range roles[1:] {
-				roles[i+1].role = "add"
+				roles[i+1].role = finding.RoleAdd
 			}
-			c.report(KindUninit,
+			c.report(finding.ConUninit,
 				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; Add should come before the go statement",
 					c.expr(r), c.fn(r), c.fn(remote[0])),
 				roles, "the Done is concurrent with every other goroutine's Add")
 			continue
 		}
-		c.report(KindUninit,
+		c.report(finding.ConUninit,
 			fmt.Sprintf("%s may be read by %s before %s initializes it; the initialization should happen before the go statement or be published to the reader",
 				c.expr(r), c.fn(r), c.fn(remote[0])),
 			roles, "the read is concurrent with every other goroutine's first write of a non-zero value, and its goroutine wrote none before it")

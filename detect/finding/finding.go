@@ -1,13 +1,28 @@
-// Package finding is what precog's trace checkers (detect/conmem,
-// detect/oscs, detect/unicorn) report: a predicted concurrency bug, named
-// by the sites of the user's code that make it up, with the evidence that
-// some interleaving of the recorded run brings them together.
+// Package finding is precog's one model of what it reports, for the static
+// checks (precog vet, go vet -vettool) and the trace checkers (precog test,
+// through detect/conmem, detect/oscs and detect/unicorn) alike: a
+// concurrency bug, named by the sites of the user's code that make it up, of
+// one kind of the catalog (kinds.go), with a status saying how sure precog
+// is of it and the evidence for it.
 //
-// A finding's ID is a hash of its kind and its sites (role, file name,
-// function, line and column), so the same bug gets the same ID in every run,
-// every test and every checkout of the same code; it changes when the lines
-// move. Merge folds the findings of many tests into one per ID, keeping the
-// tests that exposed each.
+// A finding's ID is a hash of its kind and the positions of its sites that
+// have a role (the file's directory and base name, line and column, with
+// the role): the same bug gets the same ID in every run, every test, every
+// checkout of the same code, and from both sides, since a static check
+// names the sites of its diagnostic in the catalog's roles (see
+// internal/analyzerutil.Sites) as the trace checkers do. It changes when
+// the lines move. Merge folds the findings of many tests into one per ID,
+// keeping the tests that exposed each and the strongest status.
+//
+// # Adding a kind
+//
+// Add one entry to the catalog in kinds.go (a name constant if code needs
+// to spell it, its summary, its crash shape, its roles, which side reports
+// it), then write its checker: a static check reports diagnostics whose
+// Category is the name and names their sites with the entry's roles; a
+// trace checker returns Findings of that Kind whose sites take those
+// roles. Help texts, expect files, the SARIF rules and the writers take
+// the kind from the catalog; nothing else lists kinds.
 package finding
 
 import (
@@ -22,10 +37,15 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// Status says how sure precog is of a finding.
+// Status says how sure precog is of a finding. A finding starts static
+// (found without running anything) or predicted (found in a recorded run);
+// validation turns a predicted one into one of the other four, with its
+// Validation (whose Reason says why) and, when confirmed, its Repro.
 type Status string
 
 const (
+	// Static: a static check found it; nothing ran.
+	Static Status = "static"
 	// Predicted: some interleaving of a recorded run would make the
 	// sites meet; no run has shown it yet.
 	Predicted Status = "predicted"
@@ -42,12 +62,30 @@ const (
 	TimedOut Status = "timed-out"
 )
 
+// strength orders statuses for Merge: a run that failed under the forced
+// order outweighs one that passed, which outweighs one that could not be
+// forced, which outweighs a prediction, which outweighs static analysis.
+var strength = map[Status]int{
+	Static:       1,
+	Predicted:    2,
+	TimedOut:     3,
+	Diverged:     4,
+	NotConfirmed: 5,
+	Confirmed:    6,
+}
+
+// Stronger reports whether s says more about a finding than t.
+func (s Status) Stronger(t Status) bool { return strength[s] > strength[t] }
+
 // A Site is one place in the user's code that takes part in a finding.
 type Site struct {
-	File     string `json:"file"` // absolute path
-	Line     int    `json:"line"`
-	Col      int    `json:"col"`
-	Role     string `json:"role"` // what the site does in the bug, such as "nil-store" or "deref"
+	File string `json:"file"` // absolute path
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	// EndLine and EndCol end the site's span, when known (static checks).
+	EndLine  int    `json:"endLine,omitempty"`
+	EndCol   int    `json:"endCol,omitempty"`
+	Role     string `json:"role"` // what the site does in the bug, one of the Role constants or a Unicorn access label; "" for a site that only places the finding
 	Expr     string `json:"expr"` // the source expression, such as "thd.procInfo"
 	Function string `json:"function,omitempty"`
 	// ID is the site's ID in the site table of the instrumented build
@@ -94,13 +132,27 @@ type Evidence struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// A Finding is one predicted bug.
+// Related is one piece of a static finding's evidence, as its check wrote
+// it (go/analysis's related information): a place and what happens there.
+type Related struct {
+	File    string `json:"file,omitempty"` // absolute path; "" if the check gave no position
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	EndLine int    `json:"endLine,omitempty"`
+	EndCol  int    `json:"endCol,omitempty"`
+	Message string `json:"message"`
+}
+
+// A Finding is one bug, static or from a run.
 type Finding struct {
 	ID      string `json:"id"`
-	Kind    string `json:"kind"` // con-null, con-uninit, con-closed, con-index, con-map, oscs, unicorn-p<N>
+	Kind    string `json:"kind"` // a name of the catalog (Kinds)
 	Status  Status `json:"status"`
 	Message string `json:"message"` // one lower-case sentence, no trailing period
-	Sites   []Site `json:"sites"`
+	// Sites are the places of the bug. Sites[0] is where the finding is
+	// reported; a static finding's first site is its diagnostic's position
+	// and has no role, followed by the sites its check named in roles.
+	Sites []Site `json:"sites"`
 	// Spawns are the go statements that started the goroutines of the
 	// sites, one per site in order; a site on a test's own goroutine has a
 	// zero Site here.
@@ -125,6 +177,14 @@ type Finding struct {
 	// Repro is the command that reproduces a confirmed finding, runnable
 	// from the directory precog test ran in.
 	Repro string `json:"repro,omitempty"`
+
+	// The rest is for static findings: the evidence as the check wrote it,
+	// the check's analyzer, the package it was found in and the check's
+	// documentation.
+	Related  []Related `json:"related,omitempty"`
+	Analyzer string    `json:"analyzer,omitempty"`
+	Package  string    `json:"package,omitempty"`
+	URL      string    `json:"url,omitempty"`
 }
 
 // MaxWitnesses bounds Finding.Witnesses: validation tries the next
@@ -181,29 +241,40 @@ type Validation struct {
 }
 
 // SetID computes f.ID from its kind and sites.
-func (f *Finding) SetID() {
-	h := sha256.New()
-	h.Write([]byte(f.Kind))
-	keys := make([]string, len(f.Sites))
-	for i, s := range f.Sites {
-		keys[i] = strings.Join([]string{s.Role, filepath.Base(filepath.Dir(s.File)) + "/" + filepath.Base(s.File),
-			s.Function, strconv.Itoa(s.Line), strconv.Itoa(s.Col)}, "\x00")
+func (f *Finding) SetID() { f.ID = ID(f.Kind, f.Sites) }
+
+// ID is the stable ID of a finding of kind at sites: a hash of the kind
+// and, for each site with a role, the role, the file's directory and base
+// name, the line and the column, in any order. Sites without a role count
+// only when no site has one. The function a site is in does not count: a
+// static check and a trace checker would name it differently.
+func ID(kind string, sites []Site) string {
+	roled := slices.ContainsFunc(sites, func(s Site) bool { return s.Role != "" })
+	var keys []string
+	for _, s := range sites {
+		if roled && s.Role == "" {
+			continue
+		}
+		keys = append(keys, strings.Join([]string{s.Role, filepath.Base(filepath.Dir(s.File)) + "/" + filepath.Base(s.File),
+			strconv.Itoa(s.Line), strconv.Itoa(s.Col)}, "\x00"))
 	}
 	slices.Sort(keys)
+	h := sha256.New()
+	h.Write([]byte(kind))
 	for _, k := range keys {
 		h.Write([]byte{0})
 		h.Write([]byte(k))
 	}
-	f.ID = hex.EncodeToString(h.Sum(nil))[:12]
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // Merge folds findings with the same ID into one, whose Tests is the union
 // of theirs and whose Reports is the sum, and returns them sorted by kind,
 // then by the first site's position, then by ID. The first finding of an ID
-// gives the rest of the merged one (evidence, stacks), except that a
-// confirmed status wins over a predicted one and that the witnesses of all
-// are kept, in order, up to MaxWitnesses. Findings without an ID get one
-// first.
+// gives the rest of the merged one (evidence, stacks), except that the
+// strongest status wins, with its validation and reproducer, and that the
+// witnesses of all are kept, in order, up to MaxWitnesses. Findings
+// without an ID get one first.
 func Merge(fs []Finding) []Finding {
 	byID := make(map[string]int)
 	var out []Finding
@@ -230,8 +301,8 @@ func Merge(fs []Finding) []Finding {
 				m.Witnesses = append(m.Witnesses, w)
 			}
 		}
-		if f.Status == Confirmed {
-			m.Status = Confirmed
+		if f.Status.Stronger(m.Status) {
+			m.Status, m.Validation, m.Repro = f.Status, f.Validation, f.Repro
 		}
 	}
 	for i := range out {

@@ -95,9 +95,9 @@ func (c *checker) siteLess(x, y rec) bool {
 
 func verb(write bool) string {
 	if write {
-		return "write"
+		return finding.RoleWrite
 	}
-	return "read"
+	return finding.RoleRead
 }
 
 func (c *checker) findings() []finding.Finding {
@@ -113,22 +113,22 @@ func (c *checker) finding(r report) finding.Finding {
 	evA, evB := int(r.a.ev), int(r.b.ev)
 	sa := finding.SiteOf(c.sites, c.g.Events[evA].Site, verb(r.aWrite))
 	sb := finding.SiteOf(c.sites, c.g.Events[evB].Site, verb(r.bWrite))
-	la := finding.SiteOf(c.sites, c.lockSite(r.aLock), "lock")
-	lb := finding.SiteOf(c.sites, c.lockSite(r.bLock), "lock")
+	la := finding.SiteOf(c.sites, c.lockSite(r.aLock), finding.RoleLock)
+	lb := finding.SiteOf(c.sites, c.lockSite(r.bLock), finding.RoleLock)
 	events := []int{evA, evB, c.sectionBegin(r.aLock, evA), c.sectionBegin(r.bLock, evB)}
 
-	f := finding.Finding{Kind: "oscs", Status: finding.Predicted, Sites: []finding.Site{sa, sb, la, lb}}
+	f := finding.Finding{Kind: finding.OSCS, Status: finding.Predicted, Sites: []finding.Site{sa, sb, la, lb}}
 	for k, i := range events {
 		gi := c.g.Goroutine(i)
 		var spawn finding.Site
 		if id := c.g.Spawn(gi); id != 0 {
-			spawn = finding.SiteOf(c.sites, id, "go")
+			spawn = finding.SiteOf(c.sites, id, finding.RoleGo)
 			f.Sites[k].Goroutine = filepath.Base(spawn.File) + ":" + strconv.Itoa(spawn.Line) + ":" + strconv.Itoa(spawn.Col)
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site
 		for _, j := range c.g.Stack(i) {
-			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
+			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, finding.RoleCall))
 		}
 		f.Stacks = append(f.Stacks, stack)
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(i).String())

@@ -180,7 +180,7 @@ func related(p, q Pattern) bool {
 // descriptions are Table I's descriptions, in house style, with %[1]s for
 // x, %[2]s for y, %[3]s for goroutine 1's function and %[4]s for
 // goroutine 2's.
-var descriptions = [18]string{
+var descriptions = [finding.UnicornPatterns + 1]string{
 	1:  "%[1]s is written by %[4]s after %[3]s read it: %[3]s may go on with a stale value",
 	2:  "%[1]s is read by %[4]s after %[3]s wrote it: an unexpected value is read",
 	3:  "%[1]s is written by %[4]s after %[3]s wrote it: the first write is lost",
@@ -206,7 +206,7 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 	s := group[0]
 	p := s.Pattern
 	f := finding.Finding{
-		Kind:   fmt.Sprintf("unicorn-p%d", p.P),
+		Kind:   finding.Unicorn(p.P),
 		Status: finding.Predicted,
 	}
 	var expr [2]string
@@ -225,12 +225,12 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 		f.Sites = append(f.Sites, site)
 		var spawn finding.Site
 		if a.Spawn != 0 {
-			spawn = finding.SiteOf(sites, a.Spawn, "go")
+			spawn = finding.SiteOf(sites, a.Spawn, finding.RoleGo)
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site
 		for _, id := range a.Stack {
-			stack = append(stack, finding.SiteOf(sites, id, "call"))
+			stack = append(stack, finding.SiteOf(sites, id, finding.RoleCall))
 		}
 		f.Stacks = append(f.Stacks, stack)
 		f.Evidence.Clocks = append(f.Evidence.Clocks, a.Clock)

@@ -401,3 +401,29 @@ func TestScoresJaccard(t *testing.T) {
 		t.Errorf("the pattern of passing runs ranks %s, want last", scores[len(scores)-1].Pattern.Key())
 	}
 }
+
+// TestPatternsInCatalog checks that Table I's patterns, which the tables
+// of this package recognise and describe, are the ones the finding
+// catalog names: P1 to finding.UnicornPatterns.
+func TestPatternsInCatalog(t *testing.T) {
+	found := map[int]bool{1: true, 2: true, 3: true} // the pair patterns
+	for _, p := range single {
+		if p != 0 {
+			found[p] = true
+		}
+	}
+	for _, p := range multiRows {
+		found[p] = true
+	}
+	for p := 1; p <= finding.UnicornPatterns; p++ {
+		if !found[p] || descriptions[p] == "" {
+			t.Errorf("pattern P%d: recognised %v, described %v", p, found[p], descriptions[p] != "")
+		}
+		if !finding.Valid(finding.Unicorn(p)) {
+			t.Errorf("%s is not a kind of the catalog", finding.Unicorn(p))
+		}
+	}
+	if len(found) != finding.UnicornPatterns {
+		t.Errorf("%d patterns recognised, the catalog has %d", len(found), finding.UnicornPatterns)
+	}
+}

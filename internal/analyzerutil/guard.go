@@ -6,10 +6,9 @@ import (
 	"runtime/debug"
 
 	"golang.org/x/tools/go/analysis"
-)
 
-// InternalErrorCategory is the Category of the diagnostic Guard reports.
-const InternalErrorCategory = "internal-error"
+	"github.com/precog-dev/precog/detect/finding"
+)
 
 // Guard wraps an analyzer's Run function so that a panic inside it becomes
 // one "internal error" diagnostic carrying the stack, instead of a crashed
@@ -29,7 +28,7 @@ func Guard(run func(*analysis.Pass) (any, error), empty func() any) func(*analys
 			}
 			pass.Report(analysis.Diagnostic{
 				Pos:      pos,
-				Category: InternalErrorCategory,
+				Category: finding.InternalError,
 				Message: fmt.Sprintf("internal error: analyzer %s panicked on package %s: %v\n%s",
 					pass.Analyzer.Name, pass.Pkg.Path(), r, debug.Stack()),
 			})

@@ -85,7 +85,7 @@ func Parse(data []byte) (*File, error) {
 			e.Runs = r
 			continue
 		}
-		if !ValidKind(f[0]) {
+		if !finding.Valid(f[0]) {
 			return nil, fmt.Errorf("line %d: unknown kind %q", n, f[0])
 		}
 		if len(f) < 2 {
@@ -116,17 +116,6 @@ func Parse(data []byte) (*File, error) {
 		e.Findings = append(e.Findings, x)
 	}
 	return e, sc.Err()
-}
-
-// ValidKind reports whether k is a kind of finding.
-func ValidKind(k string) bool {
-	switch k {
-	case "con-null", "con-uninit", "con-closed", "con-index", "con-map", "oscs":
-		return true
-	}
-	n, ok := strings.CutPrefix(k, "unicorn-p")
-	i, err := strconv.Atoi(n)
-	return ok && err == nil && i >= 1 && i <= 17 && strconv.Itoa(i) == n
 }
 
 // Key is a reported finding's key as an expect file would write it, for the

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/precog-dev/precog/analyzers/budget"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 // Prefix starts a precog suppression directive.
@@ -41,12 +42,13 @@ type directive struct {
 }
 
 // A Reporter reports one check's diagnostics, dropping the suppressed
-// ones. Call Finish after the last Report.
+// ones. Call Finish after the last Report; its result is the check's.
 type Reporter struct {
 	pass       *analysis.Pass
 	id         string
 	directives []*directive
 	budget     *budget.Budget // nil if the check does not require it
+	sites      analyzerutil.Sites
 }
 
 // New returns a Reporter for the check with the given ID, reading the
@@ -159,7 +161,10 @@ func (d *directive) names(id string) bool {
 // the check found after that rests on analyses that gave up (a points-to
 // analysis that stopped knows no objects, so no wait group joins a
 // goroutine), and the limits check says the report is incomplete.
-func (r *Reporter) Report(diag analysis.Diagnostic) {
+//
+// roles name the sites of the bug in the finding catalog's roles (see
+// analyzerutil.Sites).
+func (r *Reporter) Report(diag analysis.Diagnostic, roles ...analyzerutil.RoleAt) {
 	if r.budget.Exhausted() {
 		return
 	}
@@ -177,14 +182,16 @@ func (r *Reporter) Report(diag analysis.Diagnostic) {
 		diag.Category = r.id
 	}
 	r.pass.Report(diag)
+	r.sites.Add(r.pass.Fset, diag, roles)
 }
 
 // Finish reports the check's directives that are malformed or suppressed
 // nothing. A package with tests is analyzed twice under go vet, without and
 // with its _test.go files, and a finding may exist only when the tests'
 // goroutines are seen: stale directives are reported only by the analysis
-// that includes them.
-func (r *Reporter) Finish() {
+// that includes them. It returns the sites of the diagnostics reported, the
+// check's result.
+func (r *Reporter) Finish() *analyzerutil.Sites {
 	stale := r.seesTests()
 	for _, d := range r.directives {
 		switch {
@@ -209,4 +216,5 @@ func (r *Reporter) Finish() {
 			})
 		}
 	}
+	return &r.sites
 }

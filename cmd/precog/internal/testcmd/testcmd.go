@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/report"
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
@@ -105,7 +106,8 @@ timeout, exit); then the findings confirmed, not confirmed, diverged, timed
 out and not validated, and the time validation took.
 
 With -json, each finding is instead one JSON object on a line of its own,
-with id (stable: a hash of the kind and the sites), kind, status
+with id (stable: a hash of the kind and the sites' positions and roles,
+the ID precog vet gives the static finding of the same bug), kind, status
 (confirmed, not-confirmed, diverged, timed-out or predicted), validation
 (effect, reason, test, runs), repro (the reproducer's command, for a
 confirmed finding), message, sites (file: absolute path, line, col, role, expr,
@@ -305,16 +307,17 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, err
 	}
 	if o.sarif != "" {
-		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, buildSARIF(dir, res.Findings, res.InternalErrors)); err != nil {
+		log := report.SARIF(dir, report.KindRules(finding.RuntimeKinds()), res.Findings, res.InternalErrors)
+		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, log); err != nil {
 			return cli.ExitError, err
 		}
 	}
 	if o.sarif != "-" {
 		var err error
 		if o.json {
-			err = printJSON(env.Stdout, res.Findings)
+			err = report.JSON(env.Stdout, res.Findings)
 		} else {
-			err = printText(env.Stdout, dir, res.Findings)
+			err = report.Text(env.Stdout, dir, res.Findings)
 		}
 		if err != nil {
 			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
@@ -398,4 +401,11 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }

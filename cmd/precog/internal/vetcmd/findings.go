@@ -1,41 +1,24 @@
 package vetcmd
 
 import (
-	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"go/token"
-	"io"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
-
-// A finding is one diagnostic of one check, with positions resolved.
-type finding struct {
-	analyzer string // the check's analyzer name, as in its enable flag
-	category string // the check's ID, such as "con-null"
-	pkg      string // path of the package it was found in
-	pos, end token.Position
-	message  string
-	url      string
-	related  []related
-}
-
-// related is one piece of evidence for a finding.
-type related struct {
-	pos, end token.Position
-	message  string
-}
 
 // results is what the checks produced: findings sorted and without
 // duplicates, and one line per check that failed.
 type results struct {
-	findings []finding
+	findings []finding.Finding
 	errs     []string
 }
 
@@ -61,14 +44,15 @@ func analyze(checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, e
 		if !act.IsRoot {
 			continue
 		}
+		sites, _ := act.Result.(*analyzerutil.Sites)
 		for _, d := range act.Diagnostics {
-			res.findings = append(res.findings, newFinding(act.Analyzer, act.Package, d))
+			res.findings = append(res.findings, newFinding(act.Analyzer, act.Package, d, sites.Of(d)))
 		}
 	}
 	// A finding in a file shared by a package and its test variant comes
 	// twice, possibly with different evidence; the full order keeps the
 	// one that survives the same from run to run.
-	slices.SortFunc(res.findings, func(a, b finding) int {
+	slices.SortFunc(res.findings, func(a, b finding.Finding) int {
 		return cmp.Or(compareFindings(a, b), compareEvidence(a, b))
 	})
 	res.findings = slices.CompactFunc(res.findings, sameFinding)
@@ -77,151 +61,84 @@ func analyze(checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, e
 	return res, nil
 }
 
-func newFinding(a *analysis.Analyzer, p *packages.Package, d analysis.Diagnostic) finding {
-	f := finding{
-		analyzer: a.Name,
-		category: cmp.Or(d.Category, a.Name),
-		pkg:      p.PkgPath,
-		pos:      p.Fset.Position(d.Pos),
-		end:      p.Fset.Position(d.End),
-		message:  d.Message,
+// newFinding returns the static finding of diagnostic d of check a in
+// package p, whose check named its sites in roles.
+func newFinding(a *analysis.Analyzer, p *packages.Package, d analysis.Diagnostic, roles []finding.Site) finding.Finding {
+	f := finding.Finding{
+		Kind:     cmp.Or(d.Category, a.Name),
+		Status:   finding.Static,
+		Message:  d.Message,
+		Sites:    append([]finding.Site{site(p.Fset, d.Pos, d.End)}, roles...),
+		Analyzer: a.Name,
+		Package:  p.PkgPath,
+		Reports:  1,
 	}
 	if !strings.HasPrefix(d.URL, "#") { // only a category, no analyzer URL to resolve it against
-		f.url = d.URL
+		f.URL = d.URL
 	}
 	for _, r := range d.Related {
-		f.related = append(f.related, related{
-			pos:     p.Fset.Position(r.Pos),
-			end:     p.Fset.Position(r.End),
-			message: r.Message,
+		s := site(p.Fset, r.Pos, r.End)
+		f.Related = append(f.Related, finding.Related{
+			File: s.File, Line: s.Line, Col: s.Col, EndLine: s.EndLine, EndCol: s.EndCol,
+			Message: r.Message,
 		})
 	}
+	f.SetID()
 	return f
+}
+
+// site returns the span pos-end as a site without a role; the end only
+// when it is in the same file.
+func site(fset *token.FileSet, pos, end token.Pos) finding.Site {
+	p := fset.Position(pos)
+	if !p.IsValid() {
+		return finding.Site{}
+	}
+	s := finding.Site{File: p.Filename, Line: p.Line, Col: p.Column}
+	if e := fset.Position(end); e.IsValid() && e.Filename == p.Filename {
+		s.EndLine, s.EndCol = e.Line, e.Column
+	}
+	return s
 }
 
 // sameFinding reports whether two findings, adjacent once sorted, are one:
 // a file of package p is also in its test variant "p [p.test]", and checks
 // report the same thing on both. Internal errors then differ only in the
 // stacks after their first line.
-func sameFinding(a, b finding) bool {
-	if a.category == internalErrorCategory && b.category == internalErrorCategory {
-		a.message, _, _ = strings.Cut(a.message, "\n")
-		b.message, _, _ = strings.Cut(b.message, "\n")
+func sameFinding(a, b finding.Finding) bool {
+	if a.Kind == finding.InternalError && b.Kind == finding.InternalError {
+		a.Message, _, _ = strings.Cut(a.Message, "\n")
+		b.Message, _, _ = strings.Cut(b.Message, "\n")
 	}
-	return compareFindings(a, b) == 0 && a.analyzer == b.analyzer && a.end == b.end
+	return compareFindings(a, b) == 0 && a.Analyzer == b.Analyzer &&
+		a.Sites[0].EndLine == b.Sites[0].EndLine && a.Sites[0].EndCol == b.Sites[0].EndCol
 }
 
 // compareFindings orders findings by file, line, column, category and
 // message.
-func compareFindings(a, b finding) int {
+func compareFindings(a, b finding.Finding) int {
+	pa, pb := a.Sites[0], b.Sites[0]
 	return cmp.Or(
-		strings.Compare(a.pos.Filename, b.pos.Filename),
-		cmp.Compare(a.pos.Line, b.pos.Line),
-		cmp.Compare(a.pos.Column, b.pos.Column),
-		strings.Compare(a.category, b.category),
-		strings.Compare(a.message, b.message),
+		strings.Compare(pa.File, pb.File),
+		cmp.Compare(pa.Line, pb.Line),
+		cmp.Compare(pa.Col, pb.Col),
+		strings.Compare(a.Kind, b.Kind),
+		strings.Compare(a.Message, b.Message),
 	)
 }
 
 // compareEvidence orders findings that compareFindings finds equal by
 // their related positions and messages.
-func compareEvidence(a, b finding) int {
-	for i := range min(len(a.related), len(b.related)) {
-		ra, rb := a.related[i], b.related[i]
+func compareEvidence(a, b finding.Finding) int {
+	for i := range min(len(a.Related), len(b.Related)) {
+		ra, rb := a.Related[i], b.Related[i]
 		if c := cmp.Or(
-			strings.Compare(ra.pos.Filename, rb.pos.Filename),
-			cmp.Compare(ra.pos.Line, rb.pos.Line),
-			cmp.Compare(ra.pos.Column, rb.pos.Column),
-			strings.Compare(ra.message, rb.message)); c != 0 {
+			strings.Compare(ra.File, rb.File),
+			cmp.Compare(ra.Line, rb.Line),
+			cmp.Compare(ra.Col, rb.Col),
+			strings.Compare(ra.Message, rb.Message)); c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(len(a.related), len(b.related))
-}
-
-// printFindings writes findings as text or, with asJSON, as JSON lines,
-// with file names relative to dir when under it.
-func printFindings(w io.Writer, dir string, findings []finding, asJSON bool) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for _, f := range findings {
-		if asJSON {
-			if err := enc.Encode(newJSONFinding(dir, f)); err != nil {
-				return err
-			}
-			continue
-		}
-		// The category ends the first line; a multi-line message, such as an
-		// internal error's stack, continues below it.
-		first, rest, multi := strings.Cut(f.message, "\n")
-		fmt.Fprintf(bw, "%s: %s [%s]\n", textPos(dir, f.pos, f.pkg), first, f.category)
-		if multi {
-			fmt.Fprintf(bw, "%s\n", strings.TrimRight(rest, "\n"))
-		}
-		for _, r := range f.related {
-			fmt.Fprintf(bw, "\t%s: %s\n", textPos(dir, r.pos, f.pkg), r.message)
-		}
-	}
-	return bw.Flush()
-}
-
-// textPos formats pos as "file:line:col", or names the package when a
-// check reported no position.
-func textPos(dir string, pos token.Position, pkg string) string {
-	if !pos.IsValid() {
-		return pkg
-	}
-	return fmt.Sprintf("%s:%d:%d", relPath(dir, pos.Filename), pos.Line, pos.Column)
-}
-
-// jsonFinding is the documented shape of a finding in -json output.
-type jsonFinding struct {
-	Check     string        `json:"check"`
-	Analyzer  string        `json:"analyzer"`
-	Package   string        `json:"package"`
-	File      string        `json:"file,omitempty"`
-	Line      int           `json:"line,omitempty"`
-	Column    int           `json:"column,omitempty"`
-	EndLine   int           `json:"endLine,omitempty"`
-	EndColumn int           `json:"endColumn,omitempty"`
-	Message   string        `json:"message"`
-	URL       string        `json:"url,omitempty"`
-	Related   []jsonRelated `json:"related,omitempty"`
-}
-
-type jsonRelated struct {
-	File      string `json:"file,omitempty"`
-	Line      int    `json:"line,omitempty"`
-	Column    int    `json:"column,omitempty"`
-	EndLine   int    `json:"endLine,omitempty"`
-	EndColumn int    `json:"endColumn,omitempty"`
-	Message   string `json:"message"`
-}
-
-func newJSONFinding(dir string, f finding) jsonFinding {
-	j := jsonFinding{
-		Check:    f.category,
-		Analyzer: f.analyzer,
-		Package:  f.pkg,
-		Message:  f.message,
-		URL:      f.url,
-	}
-	j.File, j.Line, j.Column, j.EndLine, j.EndColumn = jsonSpan(dir, f.pos, f.end)
-	for _, r := range f.related {
-		jr := jsonRelated{Message: r.message}
-		jr.File, jr.Line, jr.Column, jr.EndLine, jr.EndColumn = jsonSpan(dir, r.pos, r.end)
-		j.Related = append(j.Related, jr)
-	}
-	return j
-}
-
-func jsonSpan(dir string, pos, end token.Position) (file string, line, col, endLine, endCol int) {
-	if !pos.IsValid() {
-		return "", 0, 0, 0, 0
-	}
-	if end.IsValid() && end.Filename == pos.Filename {
-		endLine, endCol = end.Line, end.Column
-	}
-	return relPath(dir, pos.Filename), pos.Line, pos.Column, endLine, endCol
+	return cmp.Compare(len(a.Related), len(b.Related))
 }

@@ -12,20 +12,18 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
-	"github.com/precog-dev/precog/internal/analyzerutil"
+	"github.com/precog-dev/precog/cmd/precog/internal/report"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/sarif"
 	"golang.org/x/tools/go/analysis"
 )
-
-// internalErrorCategory is the Category of the diagnostic that
-// analyzerutil.Guard reports when an analyzer panics.
-const internalErrorCategory = analyzerutil.InternalErrorCategory
 
 const doc = `Vet loads the named packages, with their tests unless -test=false, and
 reports the concurrency bugs that precog's checks find in them, without
@@ -49,19 +47,26 @@ File names are relative to the current directory when they are under it.
 Findings are sorted by file, line, column, check ID and message.
 
 With -json, each finding is instead one JSON object on a line of its own
-(JSON Lines), with the same order and file names:
+(JSON Lines), in the same order, in the shape precog test prints:
 
-	{"check":"con-null","analyzer":"connull","package":"example.com/p",
-	 "file":"p/p.go","line":12,"column":5,"endLine":12,"endColumn":11,
-	 "message":"...","url":"...",
-	 "related":[{"file":"p/p.go","line":30,"column":2,"message":"..."}]}
+	{"id":"3fe2c2cb580d","kind":"con-null","status":"static","message":"...",
+	 "sites":[{"file":"/abs/p/p.go","line":12,"col":5,"endLine":12,"endCol":11,
+	           "role":"","expr":""},{"file":"/abs/p/p.go","line":12,"col":7,
+	           "role":"deref","expr":""},...],
+	 "evidence":{},"tests":[],"reports":1,
+	 "related":[{"file":"/abs/p/p.go","line":30,"col":2,"message":"..."}],
+	 "analyzer":"connull","package":"example.com/p","url":"..."}
 
-(on one line). Empty fields are left out.
+(on one line). File names are absolute. The first site is where the
+finding is reported; the sites after it are the bug's sites in their roles,
+from which the ID is computed: precog test gives the runtime finding of the
+same bug the same ID.
 
 With -sarif FILE, vet also writes a SARIF 2.1.0 log to FILE, or to stdout in
 place of the findings if FILE is "-". It has one rule per check, paths
 relative to the main module's root ("%SRCROOT%"), columns in UTF-16 code
-units, and evidence as related locations.
+units, evidence as related locations, and each finding's ID as its partial
+fingerprint "precogId/v1".
 
 Internal errors
 
@@ -220,20 +225,24 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	errs := slices.Concat(l.errs, res.errs)
 
 	if o.sarif != "" {
-		log := buildSARIF(l.root, o.checks, o.ids, res.findings, errs)
+		log := report.SARIF(l.root, rules(o.checks, o.ids, res.findings), res.findings, errs)
 		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, log); err != nil {
 			return cli.ExitError, err
 		}
 	}
 	if o.sarif != "-" {
-		if err := printFindings(env.Stdout, dir, res.findings, o.json); err != nil {
+		print := report.Text
+		if o.json {
+			print = func(w io.Writer, _ string, fs []finding.Finding) error { return report.JSON(w, fs) }
+		}
+		if err := print(env.Stdout, dir, res.findings); err != nil {
 			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
 		}
 	}
 
 	found, internal := 0, 0
 	for _, f := range res.findings {
-		if f.category == internalErrorCategory {
+		if f.Kind == finding.InternalError {
 			internal++
 		} else {
 			found++

@@ -182,28 +182,36 @@ func TestJSON(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("got %d JSON lines, want 3:\n%s", len(got), stdout)
 	}
-	// Numbers decode as float64.
+	// Numbers decode as float64. Files are absolute, as in precog test's
+	// findings; the first site places the finding and has no role.
+	file := filepath.Join(dir, "a", "a.go")
 	want := map[string]any{
-		"check":     "test-go",
-		"analyzer":  "gostmt",
-		"package":   "example.com/m/a",
-		"file":      "a/a.go",
-		"line":      8.0,
-		"column":    40.0,
-		"endLine":   8.0,
-		"endColumn": 46.0,
-		"message":   "go statement in wide",
-		"url":       "https://example.com/checks/gostmt#test-go",
+		"id":       got[1]["id"],
+		"kind":     "test-go",
+		"status":   "static",
+		"analyzer": "gostmt",
+		"package":  "example.com/m/a",
+		"message":  "go statement in wide",
+		"url":      "https://example.com/checks/gostmt#test-go",
+		"sites": []any{map[string]any{
+			"file": file, "line": 8.0, "col": 40.0, "endLine": 8.0, "endCol": 46.0, "role": "", "expr": "",
+		}},
 		"related": []any{map[string]any{
-			"file": "a/a.go", "line": 8.0, "column": 6.0, "endLine": 8.0, "endColumn": 10.0,
+			"file": file, "line": 8.0, "col": 6.0, "endLine": 8.0, "endCol": 10.0,
 			"message": "wide declared here",
 		}},
+		"evidence": map[string]any{},
+		"tests":    []any{},
+		"reports":  1.0,
 	}
 	if g, w := mustJSON(t, got[1]), mustJSON(t, want); g != w {
 		t.Errorf("second finding:\n%s\nwant:\n%s", g, w)
 	}
+	if id, _ := got[1]["id"].(string); len(id) != 12 {
+		t.Errorf("id %q, want 12 hex digits", id)
+	}
 	// Spawns has no URL, so its findings have none.
-	if _, ok := got[2]["url"]; ok || got[2]["check"] != "test-spawn" {
+	if _, ok := got[2]["url"]; ok || got[2]["kind"] != "test-spawn" {
 		t.Errorf("last finding = %v, want a test-spawn finding without url", got[2])
 	}
 }

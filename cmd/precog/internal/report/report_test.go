@@ -1,4 +1,4 @@
-package testcmd
+package report
 
 import (
 	"bytes"
@@ -37,11 +37,11 @@ func sample(dir string) finding.Finding {
 	return f
 }
 
-func TestPrintText(t *testing.T) {
+func TestText(t *testing.T) {
 	dir := filepath.FromSlash("/src/mod")
 	f := sample(dir)
 	var b bytes.Buffer
-	if err := printText(&b, dir, []finding.Finding{f}); err != nil {
+	if err := Text(&b, dir, []finding.Finding{f}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -64,11 +64,11 @@ func TestPrintText(t *testing.T) {
 	}
 }
 
-func TestPrintJSON(t *testing.T) {
+func TestJSON(t *testing.T) {
 	dir := filepath.FromSlash("/src/mod")
 	f := sample(dir)
 	var b bytes.Buffer
-	if err := printJSON(&b, []finding.Finding{f, f}); err != nil {
+	if err := JSON(&b, []finding.Finding{f, f}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -97,7 +97,7 @@ func TestPrintJSON(t *testing.T) {
 	}
 	// A finding without tests still has the field.
 	b.Reset()
-	printJSON(&b, []finding.Finding{{ID: "x", Kind: "oscs"}})
+	JSON(&b, []finding.Finding{{ID: "x", Kind: "oscs"}})
 	if !strings.Contains(b.String(), `"tests":[]`) {
 		t.Errorf("no tests field: %s", b.String())
 	}
@@ -109,7 +109,7 @@ func TestSARIF(t *testing.T) {
 	u := finding.Finding{Kind: "unicorn-p9", Status: finding.Predicted, Message: "m", Sites: []finding.Site{{File: "/elsewhere/x.go", Line: 3, Col: 1, Role: "read"}}}
 	u.SetID()
 	var b bytes.Buffer
-	if err := buildSARIF(dir, []finding.Finding{f, u}, []string{"internal error: oscs panicked on p.TestA: boom\n\tstack"}).Write(&b); err != nil {
+	if err := SARIF(dir, KindRules(finding.RuntimeKinds()), []finding.Finding{f, u}, []string{"internal error: oscs panicked on p.TestA: boom\n\tstack"}).Write(&b); err != nil {
 		t.Fatal(err)
 	}
 	if err := sariftest.Validate(b.Bytes()); err != nil {

@@ -1,4 +1,12 @@
-package testcmd
+// Package report writes findings (detect/finding) for precog's commands:
+// as text, as JSON lines and as SARIF 2.1.0. precog vet and precog test
+// share these writers, so a finding reads the same whichever found it.
+//
+// A static finding keeps go vet's text shape, "file:line:col: message
+// [kind]", followed by its check's evidence, since that is what go vet's
+// users and their editors parse. A finding from a run names its kind
+// first, then its evidence hop by hop, its tests, and its ID and status.
+package report
 
 import (
 	"bufio"
@@ -10,13 +18,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 )
 
-// printJSON writes one JSON object per finding, one per line.
-func printJSON(w io.Writer, fs []finding.Finding) error {
+// JSON writes one JSON object per finding, one per line (JSON Lines).
+func JSON(w io.Writer, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -31,10 +38,10 @@ func printJSON(w io.Writer, fs []finding.Finding) error {
 	return bw.Flush()
 }
 
-// printText writes each finding as its first site's position, kind and
-// message, then its evidence hop by hop, one indented line each, with file
-// names relative to dir when under it.
-func printText(w io.Writer, dir string, fs []finding.Finding) error {
+// Text writes findings as text, one line each followed by one indented
+// line per piece of evidence, with file names relative to dir when under
+// it.
+func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	// Confirmed findings first: they are facts, the rest hypotheses.
 	fs = slices.Clone(fs)
@@ -42,6 +49,10 @@ func printText(w io.Writer, dir string, fs []finding.Finding) error {
 		return cmp.Compare(rank(b.Status), rank(a.Status))
 	})
 	for _, f := range fs {
+		if f.Status == finding.Static {
+			staticText(bw, dir, f)
+			continue
+		}
 		pos := "-"
 		if len(f.Sites) > 0 {
 			pos = sitePos(dir, f.Sites[0])
@@ -54,10 +65,39 @@ func printText(w io.Writer, dir string, fs []finding.Finding) error {
 	return bw.Flush()
 }
 
-// evidence returns the lines under a finding: for each site, the go
-// statement that started its goroutine, the calls open at it, then the
-// site itself with the locks held and the clock; then notes, Unicorn's
-// score, the tests and the ID.
+// staticText writes a static finding: its position (its package when the
+// check gave none), message and kind, then its check's evidence. A
+// multi-line message, such as an internal error's stack, continues below
+// the first line.
+func staticText(w io.Writer, dir string, f finding.Finding) {
+	var at finding.Site
+	if len(f.Sites) > 0 {
+		at = f.Sites[0]
+	}
+	first, rest, multi := strings.Cut(f.Message, "\n")
+	fmt.Fprintf(w, "%s: %s [%s]\n", staticPos(dir, at.File, at.Line, at.Col, f.Package), first, f.Kind)
+	if multi {
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(rest, "\n"))
+	}
+	for _, r := range f.Related {
+		fmt.Fprintf(w, "\t%s: %s\n", staticPos(dir, r.File, r.Line, r.Col, f.Package), r.Message)
+	}
+}
+
+// staticPos formats a position as file:line:col, or names the package
+// when there is no position.
+func staticPos(dir, file string, line, col int, pkg string) string {
+	if file == "" || line <= 0 {
+		return pkg
+	}
+	return relPath(dir, file) + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+}
+
+// evidence returns the lines under a finding from a run: for each site,
+// the go statement that started its goroutine, the calls open at it, then
+// the site itself with the locks held and the clock; then notes, Unicorn's
+// score, the tests, its ID and status with what validation saw, and its
+// reproducer.
 func evidence(dir string, f finding.Finding) []string {
 	var lines []string
 	for i, s := range f.Sites {
@@ -160,26 +200,11 @@ func sitePos(dir string, s finding.Site) string {
 
 // relPath returns file relative to dir if it lies under it.
 func relPath(dir, file string) string {
-	if within(file, dir) {
-		if rel, err := filepath.Rel(dir, file); err == nil {
-			return rel
-		}
+	if dir == "" || !filepath.IsAbs(file) {
+		return file
+	}
+	if rel, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(rel) {
+		return rel
 	}
 	return file
-}
-
-// within reports whether file lies under dir.
-func within(file, dir string) bool {
-	if dir == "" || !filepath.IsAbs(file) {
-		return false
-	}
-	rel, err := filepath.Rel(dir, file)
-	return err == nil && filepath.IsLocal(rel)
-}
-
-func round(d time.Duration) time.Duration {
-	if d > time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }

@@ -1,0 +1,214 @@
+package finding
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func nullFinding(root string) Finding {
+	return Finding{
+		Kind:    ConNull,
+		Status:  Predicted,
+		Message: "nil stored to thd.procInfo may be dereferenced concurrently",
+		Sites: []Site{
+			{File: root + "/kernels/mysql/mysql.go", Line: 72, Col: 27, Role: RoleDeref, Expr: "thd.procInfo", Function: "(*Server).ShowProcessList"},
+			{File: root + "/kernels/mysql/mysql.go", Line: 61, Col: 6, Role: RoleNilStore, Expr: "thd.procInfo", Function: "(*THD).Dispatch"},
+		},
+		Tests: []string{"k/mysql.TestProcInfo"},
+	}
+}
+
+// TestIDStable checks what the ID depends on: the kind and the roled
+// sites' role, directory and file name, line and column, in any order;
+// not the checkout, the functions, the expressions, or a site without a
+// role placed before them (a static diagnostic's own position).
+func TestIDStable(t *testing.T) {
+	base := nullFinding("/a")
+	base.SetID()
+	if len(base.ID) != 12 {
+		t.Fatalf("ID %q, want 12 hex digits", base.ID)
+	}
+	same := map[string]func(*Finding){
+		"another checkout": func(f *Finding) { *f = nullFinding("/home/u/src") },
+		"sites reversed":   func(f *Finding) { slices.Reverse(f.Sites) },
+		"no functions or expressions": func(f *Finding) {
+			for i := range f.Sites {
+				f.Sites[i].Function, f.Sites[i].Expr = "", ""
+			}
+		},
+		"static": func(f *Finding) {
+			f.Status = Static
+			f.Sites = append([]Site{{File: "/a/kernels/mysql/mysql.go", Line: 72, Col: 22}}, f.Sites...)
+		},
+		"another message": func(f *Finding) { f.Message = "m" },
+	}
+	differ := map[string]func(*Finding){
+		"kind":      func(f *Finding) { f.Kind = ConUninit },
+		"line":      func(f *Finding) { f.Sites[0].Line++ },
+		"column":    func(f *Finding) { f.Sites[1].Col++ },
+		"role":      func(f *Finding) { f.Sites[0].Role = RoleRead },
+		"file":      func(f *Finding) { f.Sites[0].File = "/a/kernels/mysql/other.go" },
+		"directory": func(f *Finding) { f.Sites[0].File = "/a/kernels/mysql2/mysql.go" },
+		"one site":  func(f *Finding) { f.Sites = f.Sites[:1] },
+	}
+	for name, change := range same {
+		f := nullFinding("/a")
+		change(&f)
+		if f.SetID(); f.ID != base.ID {
+			t.Errorf("%s: ID %s, want %s", name, f.ID, base.ID)
+		}
+	}
+	for name, change := range differ {
+		f := nullFinding("/a")
+		change(&f)
+		if f.SetID(); f.ID == base.ID {
+			t.Errorf("%s changed, ID stayed %s", name, f.ID)
+		}
+	}
+	// Without any roled site, the sites without role count.
+	a := ID(ConClosed, []Site{{File: "/a/p/p.go", Line: 15, Col: 10}})
+	b := ID(ConClosed, []Site{{File: "/a/p/p.go", Line: 16, Col: 10}})
+	if a == b {
+		t.Errorf("role-less findings at different lines have the same ID %s", a)
+	}
+}
+
+func TestStatusStrength(t *testing.T) {
+	order := []Status{Static, Predicted, TimedOut, Diverged, NotConfirmed, Confirmed}
+	for i, s := range order {
+		for j, u := range order {
+			if got, want := s.Stronger(u), i > j; got != want {
+				t.Errorf("%s.Stronger(%s) = %v, want %v", s, u, got, want)
+			}
+		}
+	}
+	if Status("bogus").Stronger(Static) {
+		t.Errorf("an unknown status is stronger than static")
+	}
+}
+
+func TestMerge(t *testing.T) {
+	a := nullFinding("/a")
+	a.Tests = []string{"k/mysql.TestB"}
+	b := nullFinding("/a")
+	b.Tests = []string{"k/mysql.TestA", "k/mysql.TestB"}
+	b.Status, b.Validation, b.Repro = NotConfirmed, &Validation{Reason: "the forced run passed"}, "precog repro x"
+	c := nullFinding("/a")
+	c.Status, c.Validation = Diverged, &Validation{Reason: "left the recorded path at mysql.go:70"}
+	other := Finding{Kind: ConClosed, Status: Predicted, Sites: []Site{{File: "/a/p/p.go", Line: 1, Col: 1, Role: RoleSend}}}
+	before := Finding{Kind: ConClosed, Status: Predicted, Sites: []Site{{File: "/a/a/a.go", Line: 9, Col: 1, Role: RoleSend}}}
+
+	got := Merge([]Finding{a, other, b, c, before})
+	if len(got) != 3 {
+		t.Fatalf("%d findings, want 3: %+v", len(got), got)
+	}
+	// Sorted by kind, then first site.
+	if got[0].Kind != ConClosed || got[0].Sites[0].File != "/a/a/a.go" || got[1].Sites[0].File != "/a/p/p.go" || got[2].Kind != ConNull {
+		t.Errorf("order: %v %v %v", got[0].Sites[0], got[1].Sites[0], got[2].Sites[0])
+	}
+	m := got[2]
+	if m.ID == "" || m.Reports != 3 || !slices.Equal(m.Tests, []string{"k/mysql.TestA", "k/mysql.TestB", "k/mysql.TestProcInfo"}) {
+		t.Errorf("merged: id %q, reports %d, tests %v", m.ID, m.Reports, m.Tests)
+	}
+	if m.Status != NotConfirmed || m.Validation != b.Validation || m.Repro != b.Repro {
+		t.Errorf("merged status %s (%v, %q), want the strongest, not-confirmed, with its reason and reproducer", m.Status, m.Validation, m.Repro)
+	}
+	// Merge does not change its input's tests.
+	if !slices.Equal(a.Tests, []string{"k/mysql.TestB"}) {
+		t.Errorf("input tests changed to %v", a.Tests)
+	}
+	if d := Duplication(got); d != 5.0/3 {
+		t.Errorf("duplication %v, want 5/3", d)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	mk := func(kind, file string, line, col int, id string) Finding {
+		return Finding{ID: id, Kind: kind, Sites: []Site{{File: file, Line: line, Col: col}}}
+	}
+	sorted := []Finding{
+		mk(ConClosed, "/z.go", 1, 1, "9"),
+		mk(ConNull, "/a.go", 2, 1, "1"),
+		mk(ConNull, "/a.go", 2, 3, "0"),
+		mk(ConNull, "/a.go", 10, 1, "5"),
+		mk(ConNull, "/b.go", 1, 1, "3"),
+		mk(ConNull, "/b.go", 1, 1, "4"),
+		{ID: "2", Kind: OSCS},
+	}
+	for i := range sorted {
+		for j := range sorted {
+			c := Compare(sorted[i], sorted[j])
+			if (i < j && c >= 0) || (i > j && c <= 0) || (i == j && c != 0) {
+				t.Errorf("Compare(#%d, #%d) = %d", i, j, c)
+			}
+		}
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	f := nullFinding("/a")
+	f.Spawns = []Site{{File: "/a/kernels/mysql/mysql_test.go", Line: 26, Col: 2, Role: RoleGo}, {}}
+	f.Stacks = [][]Site{{{File: "/a/kernels/mysql/mysql.go", Line: 70, Col: 3, Role: RoleCall, Function: "f"}}, nil}
+	f.Evidence = Evidence{Locks: [][]string{{"s.mu@mysql.go:66"}, {}}, Clocks: []string{"g0:2", "g0:1"},
+		Suspiciousness: 0.5, FailingRuns: 2, PassingRuns: 1, Notes: []string{"n"}}
+	f.Reports, f.Status, f.Repro = 2, Confirmed, "precog repro 3fe2c2cb580d"
+	f.Validation = &Validation{Effect: "panic", Reason: "nil pointer dereference", Test: "k/mysql.TestProcInfo", Runs: 1, Failed: 1, WallNs: 5}
+	f.Witnesses = []Witness{{Test: "k/mysql.TestProcInfo", Run: 1, Events: []Event{{Role: RoleDeref, G: 2, Site: 7, N: 1, Kind: "R", Index: 4}}}}
+	f.Sites[0].ID = 7
+	f.Related = []Related{{File: "/a/x.go", Line: 1, Col: 2, EndLine: 1, EndCol: 5, Message: "read here"}}
+	f.Analyzer, f.Package, f.URL = "connull", "k/mysql", "https://example.com"
+	f.Sites[0].EndLine, f.Sites[0].EndCol = 72, 40
+	f.SetID()
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g Finding
+	if err := json.Unmarshal(data, &g); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(f, g) {
+		t.Errorf("round trip:\n%+v\nwant\n%+v", g, f)
+	}
+	// A predicted finding's JSON has no confirmation or static fields.
+	p := nullFinding("/a")
+	data, _ = json.Marshal(p)
+	var keys map[string]any
+	json.Unmarshal(data, &keys)
+	for _, k := range []string{"validation", "witnesses", "repro", "related", "analyzer", "package", "url"} {
+		if _, ok := keys[k]; ok {
+			t.Errorf("predicted finding's JSON has %q: %s", k, data)
+		}
+	}
+}
+
+func TestCatalog(t *testing.T) {
+	seen := make(map[string]bool)
+	for _, k := range Kinds() {
+		if seen[k.Name] {
+			t.Errorf("kind %s twice", k.Name)
+		}
+		seen[k.Name] = true
+		if k.Summary == "" || (!k.Static && !k.Runtime) {
+			t.Errorf("kind %s: no summary, or reported by no one", k.Name)
+		}
+		if !Valid(k.Name) {
+			t.Errorf("Valid(%s) = false", k.Name)
+		}
+	}
+	for _, name := range []string{ConNull, ConUninit, ConClosed, ConIndex, ConMap, OSCS, Limit, Unicorn(1), Unicorn(UnicornPatterns)} {
+		if !seen[name] {
+			t.Errorf("%s is not in the catalog", name)
+		}
+	}
+	for _, name := range []string{"", "con-bogus", Unicorn(0), Unicorn(UnicornPatterns + 1), "unicorn-p07", InternalError} {
+		if Valid(name) {
+			t.Errorf("Valid(%q) = true", name)
+		}
+	}
+	if n := len(RuntimeKinds()); n != 6+UnicornPatterns {
+		t.Errorf("%d runtime kinds, want the five ConMem kinds, oscs and %d Unicorn patterns", n, UnicornPatterns)
+	}
+}
