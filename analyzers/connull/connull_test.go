@@ -1,18 +1,23 @@
 package connull_test
 
 import (
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/tools/go/analysis/analysistest"
+	"golang.org/x/tools/go/analysis"
 
 	"github.com/precog-dev/precog/analyzers/connull"
+	"github.com/precog-dev/precog/internal/corpus"
 )
 
+// TestKernels runs the check over its kernels of the corpus, where it must
+// report what their want comments say, and over the packages without want
+// comments (negative controls, and kernels of other bugs), where it must
+// report nothing.
 func TestKernels(t *testing.T) {
-	dir, err := filepath.Abs("../../testdata/static")
+	kernels := []string{"mysql", "mysql2", "pbzip2mutex", "click", "prodcons", "spinflag", "timerthread"}
+	silent, err := corpus.Silent(corpus.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, connull.Analyzer, "connull/...", "negative/...")
+	corpus.CheckVet(t, []*analysis.Analyzer{connull.Analyzer}, append(kernels, silent...))
 }

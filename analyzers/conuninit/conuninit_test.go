@@ -1,21 +1,27 @@
 package conuninit_test
 
 import (
-	"path/filepath"
 	"testing"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conuninit"
 	"github.com/precog-dev/precog/analyzers/internal/fixes/fixtest"
+	"github.com/precog-dev/precog/internal/corpus"
 )
 
+// TestKernels runs the check over its kernels of the corpus, where it must
+// report what their want comments say, and over the packages without want
+// comments (negative controls, and kernels of other bugs), where it must
+// report nothing.
 func TestKernels(t *testing.T) {
-	dir, err := filepath.Abs("../../testdata/static")
+	kernels := []string{"transmission", "fft", "doneadd"}
+	silent, err := corpus.Silent(corpus.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	analysistest.Run(t, dir, conuninit.Analyzer, "conuninit/...", "negative/...")
+	corpus.CheckVet(t, []*analysis.Analyzer{conuninit.Analyzer}, append(kernels, silent...))
 }
 
 // TestAddFix applies the fixes of Done-before-Add reports, compares the

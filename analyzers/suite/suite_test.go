@@ -1,83 +1,35 @@
 package suite_test
 
 import (
-	"os"
-	"path/filepath"
-	"sort"
+	"path"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
-	"golang.org/x/tools/go/packages"
 
 	"github.com/precog-dev/precog/analyzers/suite"
+	"github.com/precog-dev/precog/internal/corpus"
 )
 
-// TestKernelsReportOnlyTheirCheck runs every check over every kernel of
-// testdata/static. Each check's own test verifies, with analysistest, that
-// it reports what its kernels' want comments say; this test verifies that
-// the other checks stay silent there, and that no check reports anything
-// in the negative controls, so that one bug gives one diagnostic.
-func TestKernelsReportOnlyTheirCheck(t *testing.T) {
-	dir, err := filepath.Abs("../../testdata/static")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &packages.Config{
-		Mode:  packages.LoadAllSyntax,
-		Dir:   filepath.Join(dir, "src"),
-		Tests: true,
-		Env:   append(os.Environ(), "GOPATH="+dir, "GO111MODULE=off", "GOWORK=off"),
-	}
-	pkgs, err := packages.Load(cfg, "./...")
+// TestKernels runs every check over every package of the kernel corpus:
+// together they must report exactly what the want comments say (each
+// check's own test runs it alone over its kernels), and in each kernel
+// only one check may report, so that one bug gives one diagnostic.
+func TestKernels(t *testing.T) {
+	pkgs, err := corpus.Packages(corpus.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(pkgs) == 0 {
 		t.Fatal("no kernels found")
 	}
-	for _, p := range pkgs {
-		for _, e := range p.Errors {
-			t.Errorf("%s: %v", p.PkgPath, e)
+	owner := make(map[string]string) // package -> the category reported there
+	for _, d := range corpus.CheckVet(t, suite.Checks(), pkgs) {
+		pkg := path.Dir(d.File)
+		if c, ok := owner[pkg]; ok && c != d.Category {
+			t.Errorf("%s: %s reported in a kernel where %s reports too: %s", d.File, d.Category, c, d.Message)
 		}
-	}
-	graph, err := checker.Analyze(suite.Checks(), pkgs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owners := map[string]string{}
-	for name, id := range suite.IDs {
-		owners[name] = id
-	}
-	seen := map[string]bool{}
-	for act := range graph.All() {
-		if !act.IsRoot {
-			continue
-		}
-		if act.Err != nil {
-			t.Errorf("%s: %v", act, act.Err)
-			continue
-		}
-		pkg := act.Package.PkgPath
-		group, _, _ := strings.Cut(pkg, "/")
-		seen[group] = true
-		for _, d := range act.Diagnostics {
-			owner, ok := owners[group]
-			if ok && d.Category == owner {
-				continue
-			}
-			t.Errorf("%s: %s reported in a %s kernel: %s", act.Package.Fset.Position(d.Pos), d.Category, group, d.Message)
-		}
-	}
-	var groups []string
-	for g := range seen {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	want := []string{"conclosed", "conindex", "conmap", "connull", "conuninit", "negative"}
-	if strings.Join(groups, " ") != strings.Join(want, " ") {
-		t.Errorf("kernel groups = %v, want %v", groups, want)
+		owner[pkg] = d.Category
 	}
 }
 

@@ -16,24 +16,22 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog"
+	"github.com/precog-dev/precog/internal/corpus"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
 // TestRewriteKernels rewrites every file of the kernels module
 // (testdata/kernels) and type-checks the rewritten packages.
 func TestRewriteKernels(t *testing.T) {
-	root := filepath.Join(repoDir(), "testdata", "kernels")
-	dirs, err := os.ReadDir(root)
+	root := corpus.Dir()
+	pkgs, err := corpus.Packages(root)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	next := uint32(1)
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		dir := filepath.Join(root, d.Name())
-		t.Run(d.Name(), func(t *testing.T) {
+	for _, name := range pkgs {
+		dir := filepath.Join(root, filepath.FromSlash(name))
+		t.Run(name, func(t *testing.T) {
 			names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 			fset := token.NewFileSet()
 			var files []*ast.File
@@ -49,7 +47,7 @@ func TestRewriteKernels(t *testing.T) {
 				}
 				files, srcs = append(files, f), append(srcs, src)
 			}
-			pkg, info := checkFiles(t, fset, "precog.example/kernels/"+d.Name(), files)
+			pkg, info := checkFiles(t, fset, "precog.example/kernels/"+name, files)
 			im := newTestImporter()
 			im.mu.Lock()
 			ofset := im.fset

@@ -1,4 +1,4 @@
-// Package apache is the runtime Apache-2 kernel (ConMem, conmem.txt Fig. 9;
+// Package apache is the Apache-2 kernel (ConMem, conmem.txt Fig. 9;
 // Apache 2.0.45 mod_log_config, ap_buffered_log_writer): a Con-Overflow
 // atomicity violation.
 //
@@ -39,7 +39,7 @@ func newBufferedLog(w io.Writer, size int) *bufferedLog {
 }
 
 func (b *bufferedLog) flush() error {
-	_, err := b.w.Write(b.outbuf[:b.outcnt])
+	_, err := b.w.Write(b.outbuf[:b.outcnt]) // want `may be out of range`
 	b.outcnt = 0
 	return err
 }
@@ -63,7 +63,7 @@ func (b *bufferedLog) writeLog(strs ...string) error {
 		}
 		return nil
 	}
-	s := b.outbuf[b.outcnt : b.outcnt+n] // S2
+	s := b.outbuf[b.outcnt : b.outcnt+n] // S2 // want `may be out of range`
 	for _, str := range strs {
 		s = s[copy(s, str):]
 	}

@@ -1,4 +1,4 @@
-// Package apache1 is the runtime Apache-1 kernel (ConMem, conmem.txt Tables
+// Package apache1 is the Apache-1 kernel (ConMem, conmem.txt Tables
 // VII-IX; Apache 2.0.46 mod_mem_cache): a Con-Dangling multi-variable
 // atomicity violation.
 //
@@ -80,7 +80,7 @@ func (c *Cache) decref(obj *cacheObject) {
 	free := obj.refs == 0
 	c.mu.Unlock()
 	if free {
-		close(obj.hits) // S1
+		close(obj.hits) // S1 // want `close of closed channel`
 	}
 }
 
@@ -90,7 +90,7 @@ func (c *Cache) Serve(key string) bool {
 	if obj == nil {
 		return false
 	}
-	obj.hits <- key // S2
+	obj.hits <- key // S2 // want `send on closed channel`
 	c.decref(obj)
 	return true
 }

@@ -1,4 +1,4 @@
-// Package cherokee is the runtime Cherokee kernel (ConMem, conmem.txt
+// Package cherokee is the Cherokee kernel (ConMem, conmem.txt
 // Tables VII-IX; Cherokee 0.9.2): a Con-Overflow atomicity violation.
 //
 // A connection's response header is a reusable buffer (cherokee_buffer_t:
@@ -55,7 +55,7 @@ func (c *Conn) Handle(path string) {
 	c.header.len = copy(c.header.buf, fmt.Sprintf("HTTP/1.1 200 OK\r\nX-Path: %s\r\n\r\n", path))
 	c.sent = 0
 	for c.sent < c.header.len { // S1
-		c.sent += c.sock.Send(c.header.buf[c.sent:c.header.len]) // S2
+		c.sent += c.sock.Send(c.header.buf[c.sent:c.header.len]) // S2 // want `may be out of range`
 	}
 	c.done = true
 }

@@ -1,4 +1,4 @@
-// Package click is the runtime Click kernel (ConMem, conmem.txt Fig. 13 and
+// Package click is the Click kernel (ConMem, conmem.txt Fig. 13 and
 // Sec. 7.5; Click 1.8.0): a Con-Dangling bug found by ConMem in a program
 // with no known concurrency bugs.
 //
@@ -64,7 +64,7 @@ type RouterThread struct {
 func (t *RouterThread) driver() {
 	defer close(t.exited)
 	for {
-		for _, task := range t.router.tasks { // S2
+		for _, task := range t.router.tasks { // S2 // want `may be nil when`
 			task.fired++
 		}
 		select {

@@ -1,4 +1,4 @@
-// Package doneadd is the runtime Done-before-Add kernel: the Go form of a
+// Package doneadd is the Done-before-Add kernel: the Go form of a
 // Con-UnInit order violation (ConMem, conmem.txt Sec. 4.3; precog
 // DESIGN.md, "Go's crash shapes", Con-UnInit: negative WaitGroup counter).
 //
@@ -44,7 +44,7 @@ func (s *Shipper) Ship(batch []byte) {
 }
 
 func (s *Shipper) send(batch []byte) {
-	defer s.inflight.Done() // S2 (runs when send returns)
+	defer s.inflight.Done() // S2 (runs when send returns) // want `may run before the matching`
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sink.Write(batch)

@@ -1,4 +1,4 @@
-// Package fft is the runtime FFT kernel (ConMem, conmem.txt Tables VII-IX;
+// Package fft is the FFT kernel (ConMem, conmem.txt Tables VII-IX;
 // cfp.txt Fig. 6; SPLASH-2 FFT): a Con-UnInit order violation with no
 // crash.
 //
@@ -87,6 +87,6 @@ func Run(out io.Writer, matrix [][]complex128, p int) {
 		}()
 	}
 	fmt.Fprintf(out, "FFT: %d rows, %d processors\n", len(matrix), p)
-	fmt.Fprintf(out, "End at %d\n", gEnd-gStart) // S2
+	fmt.Fprintf(out, "End at %d\n", gEnd-gStart) // S2 // want `may be read before it is set`
 	wg.Wait()
 }

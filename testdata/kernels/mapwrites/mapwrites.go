@@ -1,4 +1,4 @@
-// Package mapwrites is the runtime concurrent-map-writes kernel (precog
+// Package mapwrites is the concurrent-map-writes kernel (precog
 // DESIGN.md, "Go's crash shapes", the Go-only row; the Go runtime's map
 // write check).
 //
@@ -52,7 +52,7 @@ func (r *Resolver) Resolve(host string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.cache[host] = addrs // S2: written with no lock; should hold r.mu.Lock
+	r.cache[host] = addrs // S2: written with no lock; should hold r.mu.Lock // want `concurrent map`
 	return addrs, nil
 }
 

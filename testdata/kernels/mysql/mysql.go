@@ -1,4 +1,4 @@
-// Package mysql is the runtime MySQL-1 kernel (ConMem, conmem.txt Fig. 3a;
+// Package mysql is the MySQL-1 kernel (ConMem, conmem.txt Fig. 3a;
 // MySQL 4.0.19): a Con-NULL atomicity violation.
 //
 // A session goroutine publishes what its statement is doing in thd.procInfo
@@ -69,7 +69,7 @@ func (s *Server) ShowProcessList(w io.Writer) {
 		fmt.Fprintf(w, "%d", thd.id)
 		if thd.procInfo != nil { // S1
 			io.WriteString(w, "\t")
-			io.WriteString(w, *thd.procInfo) // S2
+			io.WriteString(w, *thd.procInfo) // S2 // want `may be nil when`
 		}
 		io.WriteString(w, "\n")
 	}

@@ -1,4 +1,4 @@
-// Package mysql2 is the runtime MySQL-2 kernel (ConMem, conmem.txt Tables
+// Package mysql2 is the MySQL-2 kernel (ConMem, conmem.txt Tables
 // VII-IX; MySQL 5.1.28): a Con-NULL atomicity violation through a different
 // field than MySQL-1, with the check under a lock and the use outside it.
 //
@@ -60,7 +60,7 @@ func (thd *THD) Awake() {
 	thd.mu.Unlock()
 	if ok {
 		thd.closeVio()
-		thd.mysysVar.abort = true // S2
+		thd.mysysVar.abort = true // S2 // want `may be nil when`
 	}
 }
 

@@ -1,4 +1,4 @@
-// Package pbzip2mutex is the runtime PBZIP2-1 kernel (ConMem, conmem.txt
+// Package pbzip2mutex is the PBZIP2-1 kernel (ConMem, conmem.txt
 // Tables VII-IX; unicorn.txt Fig. 1; PBZIP2 0.9.4): a Con-NULL order
 // violation.
 //
@@ -64,18 +64,18 @@ func (q *queue) delete() {
 // consumer that takes the last block returns without locking the FIFO again.
 func (q *queue) consumer(out chan<- []byte) {
 	for {
-		q.mu.Lock() // S2
+		q.mu.Lock() // S2 // want `may be nil when`
 		for len(q.blocks) == 0 && !q.allDone {
 			q.notEmpty.Wait()
 		}
 		if len(q.blocks) == 0 {
-			q.mu.Unlock()
+			q.mu.Unlock() // want `may be nil when`
 			return
 		}
 		b := q.blocks[0]
 		q.blocks = q.blocks[1:]
 		last := q.allDone && len(q.blocks) == 0
-		q.mu.Unlock()
+		q.mu.Unlock() // want `may be nil when`
 		out <- compress(b)
 		if last {
 			return

@@ -1,4 +1,4 @@
-// Package pbzip2queue is the runtime PBZIP2-2 kernel (ConMem, conmem.txt
+// Package pbzip2queue is the PBZIP2-2 kernel (ConMem, conmem.txt
 // Fig. 8; PBZIP2 0.9.4): a Con-Dangling order violation.
 //
 // In PBZIP2 the producer side deletes the shared FIFO while a consumer still
@@ -56,7 +56,7 @@ func (q *fifo) produce(r io.Reader, blockSize int) error {
 
 func (q *fifo) consumer() {
 	for b := range q.in {
-		q.out <- block{seq: b.seq, data: compress(b.data)} // S2
+		q.out <- block{seq: b.seq, data: compress(b.data)} // S2 // want `send on closed channel`
 	}
 }
 

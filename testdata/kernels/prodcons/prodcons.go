@@ -72,7 +72,7 @@ func Run(trx *Trx, stmt string) string {
 	}()
 	go func() { // consumer
 		t := q.pop()
-		out <- *t.query // S5
+		out <- *t.query // S5 // want `may be nil when`
 	}()
 	return <-out
 }

@@ -46,8 +46,8 @@ func RunAtomic() int {
 	rows := make(chan int)
 	done := make(chan struct{})
 	go func() { // worker
-		w.sess.rows++ // S1
-		rows <- w.sess.rows
+		w.sess.rows++            // S1 // want `may be nil when`
+		rows <- w.sess.rows      // want `may be nil when`
 		w.atomicStop.Store(true) // S2
 	}()
 	go func() { // cleaner
@@ -68,8 +68,8 @@ func RunLocked() int {
 	rows := make(chan int, 1)
 	done := make(chan struct{})
 	go func() { // worker
-		w.sess.rows++ // S1
-		rows <- w.sess.rows
+		w.sess.rows++       // S1 // want `may be nil when`
+		rows <- w.sess.rows // want `may be nil when`
 		w.mu.Lock()
 		w.stop = true // S2
 		w.mu.Unlock()

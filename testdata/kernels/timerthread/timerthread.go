@@ -64,7 +64,7 @@ func (tt *TimerThread) Run() {
 	tt.mu.Lock()
 	target := tt.target // S2
 	tt.mu.Unlock()
-	target.Post(ev)
+	target.Post(ev) // want `may be nil when`
 }
 
 // Shutdown releases the timer thread's target. It should first wait for

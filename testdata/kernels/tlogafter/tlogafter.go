@@ -1,4 +1,4 @@
-// Package tlogafter is the runtime t.Log-after-the-test kernel: the Go form
+// Package tlogafter is the t.Log-after-the-test kernel: the Go form
 // of a Con-Dangling bug whose released object is a test (precog DESIGN.md,
 // "Go's crash shapes", Con-Dangling: t.Log after test end).
 //

@@ -1,4 +1,4 @@
-// Package transmission is the runtime Transmission kernel (ConMem,
+// Package transmission is the Transmission kernel (ConMem,
 // conmem.txt Fig. 7; Transmission 1.42): a Con-UnInit order violation.
 //
 // tr_sessionInit starts the libevent thread (tr_eventInit) and only then
@@ -78,7 +78,7 @@ func (h *Session) eventLoop() {
 			return
 		case <-tick.C:
 		}
-		h.band.allocate(h.period) // S2
+		h.band.allocate(h.period) // S2 // want `may be read before it is set`
 		h.onPulse()
 	}
 }

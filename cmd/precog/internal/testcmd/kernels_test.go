@@ -12,32 +12,22 @@ import (
 	"testing"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/internal/corpus"
 	"github.com/precog-dev/precog/internal/expect"
 )
 
 // kernels is the module of bug kernels and negative controls.
-var kernels, _ = filepath.Abs(filepath.Join("..", "..", "..", "..", "testdata", "kernels"))
+var kernels = corpus.Dir()
 
 // kernelsModule is its module path.
 const kernelsModule = "precog.example/kernels"
 
-// kernelPackages returns the directories of testdata/kernels that hold Go
-// files: one package each.
+// kernelPackages returns the corpus's packages, by directory.
 func kernelPackages(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(kernels)
+	pkgs, err := corpus.Packages(kernels)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var pkgs []string
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		gofiles, _ := filepath.Glob(filepath.Join(kernels, e.Name(), "*.go"))
-		if len(gofiles) > 0 {
-			pkgs = append(pkgs, e.Name())
-		}
 	}
 	return pkgs
 }
