@@ -1,3 +1,5 @@
+//go:build go1.25
+
 // Package waitgroup is a negative control: every write made by a goroutine is
 // read by the starter only after wg.Wait has returned, and every Add comes
 // before the go statement it counts (or is done by wg.Go). No check may
