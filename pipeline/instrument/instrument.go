@@ -45,6 +45,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/precog-dev/precog/pipeline/rewrite"
+	"github.com/precog-dev/precog/pipeline/static"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -66,28 +67,28 @@ type Result struct {
 	Packages   []string // import paths of the packages instrumented
 }
 
-// loadMode loads every package of the import graph from source: the
-// shared-location analysis needs facts (spawnfacts) of the dependencies,
-// and dependencies instrumented through -instrument-deps need syntax.
-const loadMode = packages.LoadAllSyntax | packages.NeedModule
-
 // load loads the packages matching cfg.Patterns with their tests and
-// every package of their import graph from source, and returns them with
-// the set of home modules (see selectFiles). (With cfg.All only the
+// every package of their import graph from source (the shared-location
+// analysis needs facts (spawnfacts) of the dependencies, and dependencies
+// instrumented through -instrument-deps need syntax), and returns them
+// with the set of home modules (see selectFiles). (With cfg.All only the
 // packages to instrument would need syntax, but loading the others from
 // export data needs each listed as a pattern, which the go command
 // refuses for a test-only dependency of a dependency that the main
-// module's go.mod does not list.)
+// module's go.mod does not list.) A package that fails to load fails the
+// whole: its files could not be rewritten.
 func load(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error) {
-	pcfg := &packages.Config{Context: ctx, Dir: cfg.Dir, Mode: loadMode, Tests: true, BuildFlags: cfg.BuildFlags}
-	pkgs, err := packages.Load(pcfg, cfg.Patterns...)
+	prog, err := static.Load(ctx, static.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, BuildFlags: cfg.BuildFlags, Tests: true, AllSyntax: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading packages: %s", goError(err))
-	}
-	if err := loadErrors(pkgs); err != nil {
 		return nil, nil, err
 	}
-	return pkgs, homeModules(pkgs), nil
+	switch n := len(prog.Errors); {
+	case n == 1:
+		return nil, nil, errors.New(prog.Errors[0])
+	case n > 1:
+		return nil, nil, fmt.Errorf("%s (and %d more packages with errors)", prog.Errors[0], n-1)
+	}
+	return prog.Packages, homeModules(prog.Packages), nil
 }
 
 // homeModules returns the modules of the packages: the main module, or the
@@ -133,7 +134,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	sel := selectFiles(pkgs, home, mod, deps)
 	if len(sel.files) == 0 {
-		if slices.ContainsFunc(pkgs, func(p *packages.Package) bool { return p.Module == nil && !isTestMain(p) }) {
+		if slices.ContainsFunc(pkgs, func(p *packages.Package) bool { return p.Module == nil }) {
 			return nil, fmt.Errorf("nothing to instrument in %s: standard library packages are never instrumented", strings.Join(cfg.Patterns, " "))
 		}
 		return nil, fmt.Errorf("no packages matched %s", strings.Join(cfg.Patterns, " "))
@@ -275,42 +276,6 @@ func checkConfig(cfg *Config) error {
 	return nil
 }
 
-// loadErrors returns one line for the first error in the loaded import
-// graph (sorted by package path, so that it is the same from run to run), or
-// nil.
-func loadErrors(pkgs []*packages.Package) error {
-	var lines []string
-	var count int
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			count++
-			msg := strings.Join(strings.Fields(e.Msg), " ")
-			if e.Pos != "" && e.Pos != "-" {
-				msg = e.Pos + ": " + msg
-			}
-			lines = append(lines, "package "+p.PkgPath+": "+msg)
-		}
-	})
-	if len(lines) == 0 {
-		return nil
-	}
-	slices.Sort(lines)
-	lines = slices.Compact(lines)
-	if len(lines) > 1 {
-		return fmt.Errorf("%s (and %d more errors)", lines[0], len(lines)-1)
-	}
-	return errors.New(lines[0])
-}
-
-// goError extracts what the go command said from a go/packages error.
-func goError(err error) string {
-	msg := err.Error()
-	if _, stderr, ok := strings.Cut(msg, "stderr: "); ok && strings.TrimSpace(stderr) != "" {
-		msg = stderr
-	}
-	return strings.TrimPrefix(strings.Join(strings.Fields(msg), " "), "go: ")
-}
-
 // checkSites checks the seam: the sites of a file are numbered from first
 // upwards without gaps.
 func checkSites(path string, first uint32, sites []trace.Site) error {
@@ -409,7 +374,7 @@ func selectFiles(pkgs []*packages.Package, home map[string]bool, mod *moduleInfo
 // main module, in a home module, or matches deps, and it is neither in the
 // standard library, nor generated, nor the shim.
 func wanted(p *packages.Package, home map[string]bool, mod *moduleInfo, deps depsPattern) bool {
-	if p.Module == nil || isTestMain(p) || isShim(p.PkgPath) {
+	if p.Module == nil || isShim(p.PkgPath) {
 		return false
 	}
 	main := p.Module.Main && p.Module.GoMod == mod.GoMod
@@ -452,11 +417,6 @@ func variantRank(p *packages.Package) int {
 		return 1
 	}
 	return 2
-}
-
-// isTestMain reports whether p is the main package that go test generates.
-func isTestMain(p *packages.Package) bool {
-	return p.Name == "main" && strings.HasSuffix(p.ID, ".test") && !strings.Contains(p.ID, " ")
 }
 
 // fileOffset identifies a position independently of the FileSet base that

@@ -13,6 +13,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/pipeline/static"
 )
 
 // A sharedSet holds the positions of the memory accesses worth recording:
@@ -73,10 +74,6 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 	if len(pkgs) == 0 {
 		return s, nil
 	}
-	graph, err := checker.Analyze([]*analysis.Analyzer{sharedloc.Analyzer}, pkgs, nil)
-	if err != nil {
-		return nil, fmt.Errorf("analyzing shared locations: %w", err)
-	}
 	type access struct {
 		a        *sharedloc.Access
 		contexts []*goroutines.Context
@@ -86,9 +83,9 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 	uf := newUsesFinder()
 	byLoc := make(map[locKey][]access)
 	var keys []locKey // in first-seen order, for determinism
-	for act := range graph.All() {
+	err := static.Analyze([]*analysis.Analyzer{sharedloc.Analyzer}, pkgs, func(act *checker.Action) {
 		if !act.IsRoot || act.Analyzer != sharedloc.Analyzer {
-			continue
+			return
 		}
 		fset := act.Package.Fset
 		res, _ := act.Result.(*sharedloc.Result)
@@ -96,7 +93,7 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 			for _, f := range act.Package.CompiledGoFiles {
 				s.failed[f] = true
 			}
-			continue
+			return
 		}
 		for _, a := range res.Accesses {
 			if load, ok := a.Instr.(*ssa.UnOp); ok && a.Op == sharedloc.Load {
@@ -119,6 +116,9 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 				at:       offsetOf(fset, a.Pos()),
 			})
 		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("analyzing shared locations: %w", err)
 	}
 	for _, k := range keys {
 		accs := byLoc[k]

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // TestSharedAPI checks the filter on a package whose concurrency is all in
@@ -20,18 +18,15 @@ func TestSharedAPI(t *testing.T) {
 		t.Skip("loads packages from source")
 	}
 	dir, _ := filepath.Abs("testdata/shared")
-	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: loadMode, Tests: true}, "./...")
+	pkgs, home, err := load(t.Context(), Config{Dir: dir, Patterns: []string{"./..."}})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := loadErrors(pkgs); err != nil {
 		t.Fatal(err)
 	}
 	mod, err := findModule(t.Context(), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := selectFiles(pkgs, homeModules(pkgs), mod, nil)
+	sel := selectFiles(pkgs, home, mod, nil)
 	s, err := analyzeShared(sel.roots)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +67,7 @@ func TestUses(t *testing.T) {
 		t.Skip("loads packages from source")
 	}
 	dir, _ := filepath.Abs("testdata/uses")
-	pkgs, err := packages.Load(&packages.Config{Dir: dir, Mode: loadMode, Tests: true}, "./...")
+	pkgs, home, err := load(t.Context(), Config{Dir: dir, Patterns: []string{"./..."}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +75,7 @@ func TestUses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel := selectFiles(pkgs, homeModules(pkgs), mod, nil)
+	sel := selectFiles(pkgs, home, mod, nil)
 	s, err := analyzeShared(sel.roots)
 	if err != nil {
 		t.Fatal(err)

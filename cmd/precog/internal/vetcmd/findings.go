@@ -13,6 +13,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
+	"github.com/precog-dev/precog/pipeline/static"
 )
 
 // results is what the checks produced: findings sorted and without
@@ -28,26 +29,25 @@ func analyze(checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, e
 	if len(checks) == 0 || len(pkgs) == 0 {
 		return res, nil
 	}
-	graph, err := checker.Analyze(checks, pkgs, nil)
-	if err != nil {
-		return nil, err
-	}
-	for act := range graph.All() {
+	err := static.Analyze(checks, pkgs, func(act *checker.Action) {
 		if act.Err != nil {
 			// Report the failure, not every action that needed its result.
 			if !slices.ContainsFunc(act.Deps, func(d *checker.Action) bool { return d.Err != nil }) {
 				res.errs = append(res.errs, fmt.Sprintf("check %s failed on package %s: %s",
 					act.Analyzer.Name, act.Package.PkgPath, oneLine(act.Err.Error())))
 			}
-			continue
+			return
 		}
 		if !act.IsRoot {
-			continue
+			return
 		}
 		sites, _ := act.Result.(*analyzerutil.Sites)
 		for _, d := range act.Diagnostics {
 			res.findings = append(res.findings, newFinding(act.Analyzer, act.Package, d, sites.Of(d)))
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	// A finding in a file shared by a package and its test variant comes
 	// twice, possibly with different evidence; the full order keeps the

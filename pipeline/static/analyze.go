@@ -1,0 +1,53 @@
+package static
+
+import (
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+)
+
+// Analyze runs analyzers over pkgs (and, as far as the analyzers require
+// it, their dependencies) and calls visit with every action: one per
+// analyzer and package, root or not, dependencies before their dependents.
+// An action on a root package (act.IsRoot) carries the diagnostics and the
+// result of a requested analyzer; act.Err says whether it failed.
+//
+// visit is the only way to the results, and it should copy out what it
+// needs (positions, messages, the parts of a result it keeps) rather than
+// keep the action: an analysis that frees the syntax, types and SSA of a
+// package once its dependents are done can then call visit as each package
+// finishes, without changing its callers.
+func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, visit func(*checker.Action)) error {
+	if len(analyzers) == 0 || len(pkgs) == 0 {
+		return nil
+	}
+	graph, err := checker.Analyze(analyzers, pkgs, nil)
+	if err != nil {
+		return err
+	}
+	for act := range graph.All() {
+		visit(act)
+	}
+	return nil
+}
+
+// NeedFacts reports whether any of the analyzers, or any they require, use
+// facts, which must then be computed from the syntax of every dependency
+// (Config.AllSyntax).
+func NeedFacts(analyzers []*analysis.Analyzer) bool {
+	seen := make(map[*analysis.Analyzer]bool)
+	var visit func([]*analysis.Analyzer) bool
+	visit = func(as []*analysis.Analyzer) bool {
+		for _, a := range as {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			if len(a.FactTypes) > 0 || visit(a.Requires) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(analyzers)
+}
