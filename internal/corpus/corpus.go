@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -120,18 +119,12 @@ func fileWants(dir, path string) ([]Want, error) {
 	return wants, sc.Err()
 }
 
-// Silent returns the packages under dir that carry no want comment: no
-// check of precog vet may report anything there.
-func Silent(dir string) ([]string, error) {
+// Negative returns the corpus's static negative controls, the packages
+// under negative/: no check of precog vet may report anything there.
+func Negative(dir string) ([]string, error) {
 	pkgs, err := Packages(dir)
 	if err != nil {
 		return nil, err
 	}
-	wants, err := Wants(dir)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(pkgs, func(p string) bool {
-		return slices.ContainsFunc(wants, func(w Want) bool { return path.Dir(w.File) == p })
-	}), nil
+	return slices.DeleteFunc(pkgs, func(p string) bool { return !strings.HasPrefix(p, "negative/") }), nil
 }
