@@ -3,7 +3,6 @@ package vetcmd
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -51,12 +50,4 @@ func load(ctx context.Context, dir string, o options, patterns []string) (*loade
 // with its "have ... want ..." detail, into one.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// relPath returns file relative to dir if it is under dir, or file unchanged.
-func relPath(dir, file string) string {
-	if rel, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(rel) {
-		return rel
-	}
-	return file
 }
