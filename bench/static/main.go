@@ -59,7 +59,10 @@
 //	go -C bench/static run . -rounds 3
 //
 // The profile subdirectory holds a driver that runs precog's checks like
-// precog vet and writes a CPU profile, for when precog is slow.
+// precog vet and writes a CPU profile, for when precog is slow. The robust
+// subdirectory runs the three tools over large package sets (the standard
+// library, x/tools, the largest modules of bench/corpus) and reports each
+// package's time, memory, crashes and budget notes.
 package main
 
 import (

@@ -62,7 +62,9 @@ type pkgSet struct {
 
 var allSets = []pkgSet{
 	{"std", "bench/corpus", []string{"std"}},
-	{"x/tools", "bench/static", []string{"golang.org/x/tools/..."}},
+	// The packages of x/tools whose imports its go.mod covers (cmd/ and
+	// present need modules that x/tools does not require for itself).
+	{"x/tools", "bench/static", []string{"golang.org/x/tools/go/...", "golang.org/x/tools/internal/..."}},
 	{"corpus", "bench/corpus", []string{"go.etcd.io/raft/v3/...", "go.etcd.io/bbolt/...", "github.com/dgraph-io/ristretto/v2/..."}},
 	{"sample", "bench/corpus", []string{"go/types", "encoding/gob", "math/big", "net/http", "runtime", "golang.org/x/sync/..."}},
 	{"x/sync", "bench/corpus", []string{"golang.org/x/sync/..."}},
@@ -208,6 +210,7 @@ type total struct {
 	internal  int
 	pkgs      map[string]record // per analyzed package (not facts-only runs), for the vet tools
 	factsOnly int
+	output    string
 }
 
 func run(log func(string, ...any)) error {
@@ -274,7 +277,11 @@ func run(log func(string, ...any)) error {
 				return err
 			}
 			if err := readRecords(logFile, tot); err != nil {
-				return err
+				out := tot.output
+				if len(out) > 2000 {
+					out = out[len(out)-2000:]
+				}
+				return fmt.Errorf("%w; the end of its output:\n%s", err, out)
 			}
 			totals[t.name] = tot
 		}
@@ -332,6 +339,7 @@ func measure(dir string, env, args []string) (*total, error) {
 		t.rss = ru.Maxrss * 1024
 	}
 	text := out.String()
+	t.output = text
 	switch {
 	case ctx.Err() != nil:
 		t.crash = fmt.Sprintf("timeout after %v", *timeout)
