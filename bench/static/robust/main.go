@@ -65,7 +65,8 @@ var allSets = []pkgSet{
 	// The packages of x/tools whose imports its go.mod covers (cmd/ and
 	// present need modules that x/tools does not require for itself).
 	{"x/tools", "bench/static", []string{"golang.org/x/tools/go/...", "golang.org/x/tools/internal/..."}},
-	{"corpus", "bench/corpus", []string{"go.etcd.io/raft/v3/...", "go.etcd.io/bbolt/...", "github.com/dgraph-io/ristretto/v2/..."}},
+	// bbolt's commands need modules bench/corpus does not pin.
+	{"corpus", "bench/corpus", []string{"go.etcd.io/raft/v3/...", "go.etcd.io/bbolt", "go.etcd.io/bbolt/internal/...", "github.com/dgraph-io/ristretto/v2/..."}},
 	{"sample", "bench/corpus", []string{"go/types", "encoding/gob", "math/big", "net/http", "runtime", "golang.org/x/sync/..."}},
 	{"x/sync", "bench/corpus", []string{"golang.org/x/sync/..."}},
 }
@@ -118,7 +119,7 @@ type record struct {
 
 var (
 	crashLine = regexp.MustCompile(`(?m)^(fatal error: .*|panic: .*|runtime: out of memory.*|runtime: goroutine stack exceeds.*)$`)
-	noteLine  = regexp.MustCompile(`(?m): analysis (budget exhausted|incomplete)`)
+	noteLine  = regexp.MustCompile(`analysis (budget exhausted|incomplete)`)
 )
 
 // wrap runs the vet tool named by envTool with args, as go vet asked, and
@@ -164,9 +165,15 @@ func wrap(args []string) int {
 		var c struct {
 			ImportPath string
 			VetxOnly   bool
+			Stdout     string // the go command reads the diagnostics from this file
 		}
 		if json.Unmarshal(cfg, &c) == nil {
 			r.Pkg, r.VetxOnly = c.ImportPath, c.VetxOnly
+			if c.Stdout != "" {
+				if diags, err := os.ReadFile(c.Stdout); err == nil {
+					out.Write(diags)
+				}
+			}
 		}
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -183,7 +190,7 @@ func wrap(args []string) int {
 		r.Crash = cmd.ProcessState.String()
 	}
 	r.Notes = len(noteLine.FindAllStringIndex(text, -1))
-	r.Internal = strings.Count(text, ": internal error: analyzer ")
+	r.Internal = strings.Count(text, "internal error: analyzer ")
 	line, _ := json.Marshal(r)
 	f, err := os.OpenFile(os.Getenv(envLog), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	if err == nil {
