@@ -161,6 +161,7 @@ func wrap(args []string) int {
 		return cmd.ProcessState.ExitCode() // -flags and the like
 	}
 	r := record{Tool: filepath.Base(tool), Wall: wall, Exit: cmd.ProcessState.ExitCode()}
+	jsonMode := false // diagnostics go to a file, and exit 1 is an error
 	if cfg, err := os.ReadFile(args[len(args)-1]); err == nil {
 		var c struct {
 			ImportPath string
@@ -170,6 +171,7 @@ func wrap(args []string) int {
 		if json.Unmarshal(cfg, &c) == nil {
 			r.Pkg, r.VetxOnly = c.ImportPath, c.VetxOnly
 			if c.Stdout != "" {
+				jsonMode = true
 				if diags, err := os.ReadFile(c.Stdout); err == nil {
 					out.Write(diags)
 				}
@@ -188,6 +190,8 @@ func wrap(args []string) int {
 		r.Crash = crashLine.FindString(text)
 	case r.Exit < 0:
 		r.Crash = cmd.ProcessState.String()
+	case r.Exit != 0 && jsonMode:
+		r.Crash = "failed: " + cmd.ProcessState.String()
 	}
 	r.Notes = len(noteLine.FindAllStringIndex(text, -1))
 	r.Internal = strings.Count(text, "internal error: analyzer ")
