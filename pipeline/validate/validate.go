@@ -11,7 +11,9 @@
 //     con-map, any panic for con-uninit), at a predicted site or in a call
 //     made there; or, for the kinds whose effect is a wrong value
 //     (con-uninit, oscs, unicorn), the test failed or hung under the forced
-//     order where its recorded run passed. Validation.Effect says which.
+//     order where its recorded run passed, and the failure is the order's
+//     (see control: it fails again, the other order passes, no goroutine
+//     was held back over MaxBareWait). Validation.Effect says which.
 //   - not-confirmed: the forced order held and nothing failed as
 //     predicted.
 //   - diverged: the run could not follow the plan; the reason names the

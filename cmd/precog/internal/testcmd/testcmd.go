@@ -68,7 +68,10 @@ the effect. The finding is
 	               site or in a call made there; or, for con-uninit, oscs
 	               and unicorn, whose effect is a wrong value, the test
 	               failed or hung under the forced order where its recorded
-	               run passed
+	               run passed, failed again, passed with the other order of
+	               the same steps forced (Unicorn: passed twice without a
+	               plan), and no goroutine was held back over 25ms (a test
+	               with a TTL or a sleep fails from such a wait alone)
 	not-confirmed  the forced order held and nothing failed as predicted
 	diverged       the run could not follow the order: the reason names the
 	               step that never came (synchronization the analysis missed)
