@@ -82,6 +82,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		Dir:      work,
 		Parallel: vo.Parallel,
 		Progress: progress,
+		Sites:    sites,
 	})
 	results := v.All(ctx, res.Findings)
 	if err := parent.Err(); err != nil {

@@ -43,6 +43,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -52,6 +53,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
 	"github.com/sourcegraph/conc/pool"
 )
 
@@ -85,6 +87,9 @@ type Options struct {
 	WaitMS, BudgetMS int
 	// Progress, if not nil, is told what is being done.
 	Progress func(string)
+	// Sites, if not nil, names the sites of the shim's reasons by their
+	// positions: "site 12 (mysql.go:61)".
+	Sites *trace.SiteTable
 }
 
 // Defaults of Options.
@@ -157,6 +162,7 @@ func (v *Validator) All(ctx context.Context, fs []finding.Finding) []Result {
 func (v *Validator) Finding(ctx context.Context, f finding.Finding) Result {
 	start := time.Now()
 	res := v.finding(ctx, f)
+	res.Validation.Reason = nameSites(res.Validation.Reason, v.o.Sites)
 	res.Validation.WallNs = int64(time.Since(start))
 	return res
 }
@@ -308,6 +314,26 @@ func (v *Validator) control(ctx context.Context, t Target, f finding.Finding, w 
 		}
 	}
 	return ""
+}
+
+var siteRef = regexp.MustCompile(`\bsite (\d+)\b`)
+
+// nameSites adds the position of each site the reason names by ID.
+func nameSites(reason string, sites *trace.SiteTable) string {
+	if sites == nil {
+		return reason
+	}
+	return siteRef.ReplaceAllStringFunc(reason, func(m string) string {
+		id, err := strconv.ParseUint(m[len("site "):], 10, 32)
+		if err != nil {
+			return m
+		}
+		s, ok := sites.Lookup(uint32(id))
+		if !ok {
+			return m
+		}
+		return fmt.Sprintf("%s (%s:%d)", m, filepath.Base(s.File), s.Line)
+	})
 }
 
 // Force runs the test of t once under the plan file planPath and returns

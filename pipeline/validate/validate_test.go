@@ -247,3 +247,11 @@ func TestScheduleCheck(t *testing.T) {
 		t.Errorf("removed site: %v", err)
 	}
 }
+
+func TestNameSites(t *testing.T) {
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 12, File: "/m/mysql.go", Line: 61}}}
+	got := nameSites("goroutine 7 never reached site 12; its last watched point was site 3 instance 0", sites)
+	if want := "goroutine 7 never reached site 12 (mysql.go:61); its last watched point was site 3 instance 0"; got != want {
+		t.Errorf("nameSites = %q, want %q", got, want)
+	}
+}
