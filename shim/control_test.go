@@ -1148,8 +1148,13 @@ func TestForceTogether(t *testing.T) {
 	if passedSeq(recs, pa) == 0 || passedSeq(recs, pb) == 0 {
 		t.Errorf("a step did not pass: %+v", recs)
 	}
-	if left[0].Before(arrivedLate) {
-		t.Errorf("the first goroutine left %v before the second arrived", arrivedLate.Sub(left[0]))
+	// arrivedLate is ordered by <-bDone above (spawn closes done when the
+	// goroutine returns); con-uninit does not follow a done channel returned
+	// by a helper yet.
+	//precog:ignore con-uninit read after <-bDone, which spawn closes when the goroutine returns
+	late := arrivedLate
+	if left[0].Before(late) {
+		t.Errorf("the first goroutine left %v before the second arrived", late.Sub(left[0]))
 	}
 	if _, err := installControl(&plan.Plan{Mode: "force", Together: [][]plan.Point{{pa, {G: a, Site: base + 5}}}}); err == nil || !strings.Contains(err.Error(), "two steps of goroutine") {
 		t.Errorf("a group with two steps of one goroutine: %v", err)
