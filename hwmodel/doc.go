@@ -56,14 +56,16 @@
 //     synchronization, not the program's private data, stack,
 //     allocation or initialization (a composite literal's stores). The
 //     caches see fewer lines than a real run's, so lines leave the chip
-//     later (fewer tag-lost losses than real hardware would have); and a
-//     line is untagged until two cores touch it in the trace, although
-//     the goroutine that allocated and initialized the object may have
-//     touched it on another core before (more not-shared losses). In a
-//     test whose goroutines each run a critical section once, the first
-//     section touches a line no other core has, and the hardware cannot
-//     see it: it catches a bug when the critical sections repeat, as in
-//     the paper's benchmarks, or when another core used the line first.
+//     later (fewer tag-lost losses than real hardware would have). And a
+//     line would be untagged until two cores touch it in the trace,
+//     although the goroutine that allocated and initialized the object
+//     touched it first, often on another core: Config.InitByParent (on
+//     by default) guesses that the goroutine that started a line's first
+//     user made its object. Without the guess, in a test whose goroutines
+//     each run a critical section once, the first section touches a line
+//     no other core has and the hardware cannot see it; it catches a bug
+//     when the critical sections repeat, as in the paper's benchmarks,
+//     or when another core used the line first.
 //   - Sizes of accesses are not in the trace: an AHB entry is one
 //     location (one address), its set chosen by the word.
 //   - The checker's critical section is hb's (every lock held; the

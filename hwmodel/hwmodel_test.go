@@ -93,6 +93,14 @@ func rounds(n, stats int, between func(b *builder)) []trace.Event {
 	return b.evs
 }
 
+// strict is Default without InitByParent: a line is shared only once two
+// cores touched it in the trace.
+func strict() Config {
+	c := Default()
+	c.InitByParent = false
+	return c
+}
+
 func run(t *testing.T, evs []trace.Event, cfg Config) *Result {
 	t.Helper()
 	if err := cfg.Validate(); err != nil {
@@ -115,7 +123,7 @@ func only(t *testing.T, res *Result) HW {
 }
 
 func TestKeptOnceTheLineIsShared(t *testing.T) {
-	res := run(t, rounds(3, 0, nil), Default())
+	res := run(t, rounds(3, 0, nil), strict())
 	if v := only(t, res); v.Verdict != Kept {
 		t.Errorf("verdict %+v, want kept", v)
 	}
@@ -140,9 +148,24 @@ func TestKeptOnceTheLineIsShared(t *testing.T) {
 func TestLostOnlyOnce(t *testing.T) {
 	// One round: every access of goroutine 1 comes before goroutine 2
 	// touches the line.
-	v := only(t, run(t, rounds(1, 0, nil), Default()))
+	v := only(t, run(t, rounds(1, 0, nil), strict()))
 	if v.Verdict != Lost || v.Reason != ReasonNotShared {
 		t.Errorf("verdict %+v, want lost, not-shared", v)
+	}
+}
+
+// TestInitByParent: with the objects taken to be made by the goroutine
+// that started their users (the default), the line is shared from its
+// first use, and the one-round pair that strict() loses is kept.
+func TestInitByParent(t *testing.T) {
+	res := run(t, rounds(1, 0, nil), Default())
+	if v := only(t, res); v.Verdict != Kept {
+		t.Errorf("verdict %+v, want kept", v)
+	}
+	for i, ev := range res.Machine.g.Events {
+		if ev.Kind == trace.EvWrite && res.Machine.Status(i) != Recorded {
+			t.Errorf("event %d (%v): %v, want recorded", i, ev, res.Machine.Status(i))
+		}
 	}
 }
 
@@ -173,7 +196,7 @@ func TestSameCore(t *testing.T) {
 }
 
 func TestTagLostWithTheLine(t *testing.T) {
-	cfg := Default()
+	cfg := strict()
 	cfg.Cache = cache.Config{
 		Cores: 4, LineBytes: 64,
 		L1:        cache.Level{Bytes: 128, Ways: 2, Latency: 3},
@@ -226,7 +249,7 @@ func TestMissedReadDoesNotReport(t *testing.T) {
 	b.access(2, trace.EvWrite, 21, x, 2)
 	b.sync(2, trace.EvUnlock, 22, mu, 0)
 
-	res := run(t, b.evs, Default())
+	res := run(t, b.evs, strict())
 	m := res.Machine
 	var read, write int
 	for i, ev := range m.g.Events {

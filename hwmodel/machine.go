@@ -98,11 +98,25 @@ func Replay(g *hb.Graph, cfg Config) *Machine {
 			t.ClockLines += n1 + n2
 		}
 		if addr, write, ok := memOp(ev); ok {
+			line := h.Line(addr)
+			u := lines[line]
+			if u == nil && cfg.InitByParent {
+				// The line's first access in the trace: its object was
+				// made by the goroutine that started this one, on its
+				// core, with stores the trace does not hold.
+				if p := g.Goroutines[gi].Parent; p >= 0 {
+					if pc := sched.last[p]; pc >= 0 && pc != core {
+						r := h.Access(pc, addr, true)
+						t.Accesses++
+						t.Base += int64(r.Cycles)
+						u = &lineUse{g: p, core: pc}
+						lines[line] = u
+					}
+				}
+			}
 			r := h.Access(core, addr, write)
 			t.Accesses++
 			t.Base += int64(r.Cycles)
-			line := h.Line(addr)
-			u := lines[line]
 			if u == nil {
 				u = &lineUse{g: -1, core: -1}
 				lines[line] = u

@@ -9,12 +9,17 @@ import (
 )
 
 // oscsTrace is two goroutines writing x in critical sections of mu, in
-// alternation, rounds times each.
-func oscsTrace(t *testing.T, rounds int) []trace.Event {
+// alternation, rounds times each; started by the test's goroutine if
+// forked, else by code the trace does not show.
+func oscsTrace(t *testing.T, rounds int, forked bool) []trace.Event {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("precog trace v1 test=\"TestX\" package=\"example.com/k\" start=2025-01-02T15:04:05Z pid=1\n")
-	b.WriteString("1 g=1 Begin parent=none\n2 g=1 Fork site=1 child=2\n3 g=1 Fork site=2 child=3\n4 g=2 Begin parent=1\n5 g=3 Begin parent=1\n")
+	if forked {
+		b.WriteString("1 g=1 Begin parent=none\n2 g=1 Fork site=1 child=2\n3 g=1 Fork site=2 child=3\n4 g=2 Begin parent=1\n5 g=3 Begin parent=1\n")
+	} else {
+		b.WriteString("1 g=1 Begin parent=none\n2 g=1 TestStart name=\"TestX\"\n3 g=1 TestEnd outcome=pass\n4 g=2 Begin parent=none\n5 g=3 Begin parent=none\n")
+	}
 	seq := 5
 	for r := range rounds {
 		for g := 2; g <= 3; g++ {
@@ -54,15 +59,21 @@ func oscsSites() *trace.SiteTable {
 func TestHardwareNote(t *testing.T) {
 	for _, tc := range []struct {
 		rounds int
+		forked bool
 		off    bool
 		want   string
 	}{
-		{2, false, "would have caught it in this run"},
-		{1, false, "would have missed it in this run (not-shared): the earlier access (k.go:11, on core 1) was not recorded"},
-		{2, true, ""},
+		{2, true, false, "would have caught it in this run"},
+		// Started by the test's goroutine, which made the object: the
+		// line is shared from its first use (hwmodel's InitByParent).
+		{1, true, false, "would have caught it in this run"},
+		// Nobody recorded made the object: the first critical section
+		// runs on a line no other core has touched.
+		{1, false, false, "would have missed it in this run (not-shared): the earlier access (k.go:11, on core 1) was not recorded"},
+		{2, true, true, ""},
 	} {
 		checks := testChecks{opts: DetectOptions{NoHardware: tc.off}}
-		fs := checks.run("TestX", oscsTrace(t, tc.rounds), oscsSites(), false, rankedRun{})
+		fs := checks.run("TestX", oscsTrace(t, tc.rounds, tc.forked), oscsSites(), false, rankedRun{})
 		if len(checks.internal) > 0 || len(fs) != 1 || fs[0].Kind != "oscs" {
 			t.Fatalf("rounds %d: %d findings, internal errors %q; want the oscs finding", tc.rounds, len(fs), checks.internal)
 		}
@@ -73,7 +84,7 @@ func TestHardwareNote(t *testing.T) {
 			}
 		}
 		if !strings.Contains(note, tc.want) || (tc.want == "") != (note == "") {
-			t.Errorf("rounds %d, NoHardware %v: note %q, want one with %q", tc.rounds, tc.off, note, tc.want)
+			t.Errorf("rounds %d, forked %v, NoHardware %v: note %q, want one with %q", tc.rounds, tc.forked, tc.off, note, tc.want)
 		}
 	}
 }

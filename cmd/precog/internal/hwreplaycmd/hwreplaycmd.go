@@ -45,6 +45,15 @@ the free core used least recently, else preempts the one idle longest.
 "go doc github.com/precog-dev/precog/hwmodel" has the whole model and what
 it is sound for.
 
+Traces do not hold the stores that allocate and initialize an object. In Go
+the goroutine that makes an object usually starts the goroutines that share
+it, so by default a line's first recorded use is taken to follow a store by
+the goroutine that started the user, on that goroutine's core, as on real
+hardware if the guess is right. With -init-parent=false a line's first use
+finds it on no other core, and a critical section that runs once, before
+any other goroutine touches its line, is neither recorded nor checked
+(not-shared below): the hardware's coverage without that guess.
+
 Why the hardware loses a finding
 
 	not-shared   an access ran while its line was not tagged shared (no
@@ -125,6 +134,7 @@ func Command() *cli.Command {
 			fs.Float64Var(&o.scale, "cache-scale", 1, "multiply the L1, L2 and L3 capacities by `f` (0.25, 0.5, 2, ...)")
 			fs.IntVar(&o.cfg.Cache.LineBytes, "line", o.cfg.Cache.LineBytes, "cache line size in `bytes`")
 			fs.Float64Var(&o.cfg.Cache.DRAMNanos, "dram-ns", o.cfg.Cache.DRAMNanos, "DRAM latency in `ns`")
+			fs.BoolVar(&o.cfg.InitByParent, "init-parent", o.cfg.InitByParent, "take each line's first use to follow a store by the goroutine that started the user, on its core (the object's allocation and initialization, which traces do not hold)")
 			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (as precog test does)")
 			fs.BoolVar(&o.spin, "spinloops", true, "OSCS: take a flag awaited in a loop as ordering synchronization (as precog test does)")
 			fs.Int64Var(&o.maxTrace, "max-trace", 64, "skip, with a note, traces larger than `MiB` megabytes (0: no limit)")
