@@ -12,6 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -109,11 +111,13 @@ A damaged trace is replayed up to the damage, with a note on stderr.
 Exit status
 
 	0  no findings
-	3  findings (by software, hardware or both); hwreplay validates
-	   nothing, so they are predictions, which precog test exits 3 for
-	   with -fail-on=predicted
+	3  findings (by software, hardware or both), including when internal
+	   errors came with them; hwreplay validates nothing, so they are
+	   predictions, which precog test exits 3 for with -fail-on=predicted
 	1  an error: a bad flag or configuration, a file that is not a trace,
-	   a directory without index.json, a missing site table
+	   a directory without index.json, a missing site table, or internal
+	   errors (a panic in the model, reported as "internal error:" with
+	   the stack: a precog bug) and no findings
 `
 
 // Command returns the "hwreplay" command.
@@ -214,6 +218,7 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		tallies[k] = newTally(c)
 	}
 	tables := make(map[string]*trace.SiteTable)
+	var internal []string
 	// One trace at a time: its events and graph are dropped before the
 	// next is read.
 	for _, f := range files {
@@ -248,16 +253,18 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		if name == "" {
 			name = tr.Header.Package + "." + tr.Header.Test
 		}
-		l := loaded{name: name, g: hb.Analyze(tr.Events, hb.Options{Sites: sites}), sites: sites, wall: f.wall}
-		swOpts := opts
-		swOpts.Algorithm = oscs.Opt
-		sw := oscs.Check(l.g, sites, swOpts)
-		for _, t := range tallies {
-			t.add(l, sw, opts)
+		if msg := replayTrace(tallies, loaded{name: name, sites: sites, wall: f.wall}, tr.Events, opts); msg != "" {
+			internal = append(internal, fmt.Sprintf("internal error: replaying %s: %s", f.path, msg))
 		}
 	}
 	for _, t := range tallies {
 		t.finish()
+	}
+	for _, e := range internal {
+		fmt.Fprintln(env.Stderr, e)
+	}
+	if len(internal) > 0 && !anyFindings(tallies) {
+		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's model", len(internal), plural(len(internal), "error", "errors"))
 	}
 	if o.sweep {
 		return printSweep(env, o.json, cfg, tallies)
@@ -271,6 +278,35 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		return cli.ExitFindings, nil
 	}
 	return cli.ExitOK, nil
+}
+
+// replayTrace analyses one trace, runs software OSCS-Opt on it and replays
+// it at every setting. A panic (a precog bug) comes back as its message and
+// stack, indented, and the other traces are still replayed; the settings
+// replayed before the panic keep the trace's results.
+func replayTrace(tallies []*tally, l loaded, events []trace.Event, opts oscs.Options) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprintf("%v\n\t%s", r, strings.ReplaceAll(strings.TrimSpace(string(debug.Stack())), "\n", "\n\t"))
+		}
+	}()
+	l.g = hb.Analyze(events, hb.Options{Sites: l.sites})
+	swOpts := opts
+	swOpts.Algorithm = oscs.Opt
+	sw := oscs.Check(l.g, l.sites, swOpts)
+	for _, t := range tallies {
+		t.add(l, sw, opts)
+	}
+	return ""
+}
+
+func anyFindings(ts []*tally) bool {
+	for _, t := range ts {
+		if len(t.findings) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // goroutines counts the goroutines of a trace: its Begin events.
