@@ -75,13 +75,15 @@ access that software's had, which left an older one in place.
 
 Output
 
-Each finding is its first site's position, kind and message, then indented
-lines: the sites, the software and hardware verdicts, the tests, the ID:
+Findings are printed as precog test prints them (the same writers): the
+first site's position, kind and message, then the evidence hop by hop, the
+notes, the tests and the ID with the status; the first two notes are the
+verdicts:
 
 	file:line:col: oscs: message
-		file:line:col: write s.f in F
-		software: OSCS-Opt reports it
-		hardware: lost (not-shared): the earlier access (f.go:12, on core 1) ...
+		...
+		note: software: OSCS-Opt reports it
+		note: hardware: lost (not-shared): the earlier access (f.go:12, on core 1) ...
 
 A summary on stderr counts the traces and events replayed and the replay
 speed, the findings each side reports and the hardware's coverage (kept

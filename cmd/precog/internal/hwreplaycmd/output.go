@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/report"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/hwmodel"
@@ -137,6 +137,9 @@ func lossText(lost map[hwmodel.Reason]int) string {
 	return strings.Join(parts, ", ")
 }
 
+// printFindings writes the findings with precog test's writers (package
+// report), each with the two verdicts: as notes in text, as a "hardware"
+// object after the finding's own fields in JSON.
 func printFindings(env *cli.Env, asJSON bool, t *tally) error {
 	bw := bufio.NewWriter(env.Stdout)
 	if asJSON {
@@ -153,38 +156,25 @@ func printFindings(env *cli.Env, asJSON bool, t *tally) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	for _, f := range t.findings {
-		pos := "-"
-		if len(f.Sites) > 0 {
-			pos = sitePos(dir, f.Sites[0])
-		}
-		fmt.Fprintf(bw, "%s: %s: %s\n", pos, f.Kind, f.Message)
-		for _, s := range f.Sites {
-			line := sitePos(dir, s) + ": " + s.Role
-			if s.Expr != "" {
-				line += " " + s.Expr
-			}
-			if s.Function != "" {
-				line += " in " + s.Function
-			}
-			fmt.Fprintf(bw, "\t%s\n", line)
-		}
+	fs := make([]finding.Finding, len(t.findings))
+	for i, f := range t.findings {
 		v := t.hw[f.ID]
+		sw := "software: OSCS-Opt reports it"
 		if v.Verdict == hwmodel.HardwareOnly {
-			fmt.Fprintf(bw, "\tsoftware: OSCS-Opt does not report it\n")
-		} else {
-			fmt.Fprintf(bw, "\tsoftware: OSCS-Opt reports it\n")
+			sw = "software: OSCS-Opt does not report it"
 		}
-		hw := "\thardware: " + string(v.Verdict)
+		hw := "hardware: " + string(v.Verdict)
 		if v.Reason != "" {
 			hw += " (" + string(v.Reason) + ")"
 		}
 		if v.Detail != "" {
 			hw += ": " + v.Detail
 		}
-		fmt.Fprintln(bw, hw)
-		fmt.Fprintf(bw, "\ttests: %s\n", strings.Join(f.Tests, " "))
-		fmt.Fprintf(bw, "\tid %s, %s\n", f.ID, f.Status)
+		f.Evidence.Notes = append([]string{sw, hw}, f.Evidence.Notes...)
+		fs[i] = f
+	}
+	if err := report.Text(bw, dir, fs); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -193,9 +183,7 @@ func printFindings(env *cli.Env, asJSON bool, t *tally) error {
 // verdict added as a last field, "hardware", and a newline.
 func jsonLine(f finding.Finding, v hwmodel.HW) ([]byte, error) {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(f); err != nil {
+	if err := report.JSON(&b, []finding.Finding{f}); err != nil {
 		return nil, err
 	}
 	obj := bytes.TrimSpace(b.Bytes())
@@ -212,17 +200,6 @@ func jsonLine(f finding.Finding, v hwmodel.HW) ([]byte, error) {
 	}
 	out := append(append(append(append([]byte{}, obj[:len(obj)-1]...), sep+`"hardware":`...), hw...), '}', '\n')
 	return out, nil
-}
-
-func sitePos(dir string, s finding.Site) string {
-	if s.File == "" {
-		return s.Expr
-	}
-	file := s.File
-	if rel, err := filepath.Rel(dir, file); err == nil && filepath.IsLocal(rel) {
-		file = rel
-	}
-	return file + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
 }
 
 func summarize(w io.Writer, cfg hwmodel.Config, t *tally) {
