@@ -1,0 +1,178 @@
+package postdom
+
+import (
+	_ "embed"
+	"reflect"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/internal/analyzerutil"
+)
+
+//go:embed doc.go
+var doc string
+
+// MaxBlocks is the largest function, in basic blocks, that gets a tree.
+// The iteration converges in a few passes over the blocks on the graphs
+// Go code produces; the bound keeps a generated giant from dominating a
+// package's analysis time.
+const MaxBlocks = 20_000
+
+// Analyzer builds the post-dominator trees of the package's functions.
+var Analyzer = &analysis.Analyzer{
+	Name:       "postdom",
+	Doc:        analyzerutil.MustExtractDoc(doc, "postdom"),
+	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/postdom",
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
+	ResultType: reflect.TypeFor[*Result](),
+	Run:        analyzerutil.Guard(run, func() any { return &Result{trees: map[*ssa.Function]*Tree{}, noReturn: map[*ssa.Function]bool{}} }),
+}
+
+// Result holds the trees of a package's source functions and their
+// closures.
+type Result struct {
+	trees    map[*ssa.Function]*Tree
+	noReturn map[*ssa.Function]bool
+	// Skipped lists the functions over MaxBlocks, which have no tree.
+	Skipped []*ssa.Function
+}
+
+// Of returns fn's tree, built without the loop heuristic, or nil if fn
+// is not a function of the package or has more than MaxBlocks blocks.
+func (r *Result) Of(fn *ssa.Function) *Tree { return r.trees[fn] }
+
+// NoReturn reports whether fn, a function of the package, never returns
+// to its caller: every path through it panics, exits or loops forever.
+func (r *Result) NoReturn(fn *ssa.Function) bool { return r.noReturn[fn] }
+
+// Build builds fn's tree with opts. noReturn reports the functions whose
+// calls end a path, besides the known library ones (Result.NoReturn for
+// the package's own; nil for none). It returns nil when fn has no body
+// or more than MaxBlocks blocks.
+func (r *Result) Build(fn *ssa.Function, opts Options) *Tree {
+	return Build(fn, opts, func(f *ssa.Function) bool { return r.noReturn[f] })
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	var funcs []*ssa.Function
+	var add func(fn *ssa.Function)
+	add = func(fn *ssa.Function) {
+		funcs = append(funcs, fn)
+		for _, anon := range fn.AnonFuncs {
+			add(anon)
+		}
+	}
+	for _, fn := range ssainput.SrcFuncs {
+		if fn.Parent() == nil {
+			add(fn)
+		}
+	}
+	r := &Result{trees: make(map[*ssa.Function]*Tree), noReturn: make(map[*ssa.Function]bool)}
+	isNoReturn := func(f *ssa.Function) bool { return r.noReturn[f] }
+	// A fixed point: a function that calls only functions that never
+	// return never returns either. Each round adds at least one function
+	// or stops, so there are at most len(funcs)+1 rounds.
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range funcs {
+			if r.noReturn[fn] || len(fn.Blocks) == 0 || len(fn.Blocks) > MaxBlocks {
+				continue
+			}
+			if !returns(fn, isNoReturn) {
+				r.noReturn[fn] = true
+				changed = true
+			}
+		}
+	}
+	for _, fn := range funcs {
+		if len(fn.Blocks) > MaxBlocks {
+			r.Skipped = append(r.Skipped, fn)
+			continue
+		}
+		if t := Build(fn, Options{}, isNoReturn); t != nil {
+			r.trees[fn] = t
+		}
+	}
+	return r, nil
+}
+
+// returns reports whether some path from fn's entry reaches a return.
+func returns(fn *ssa.Function, noReturn func(*ssa.Function) bool) bool {
+	if fn.Recover != nil {
+		return true
+	}
+	seen := make([]bool, len(fn.Blocks))
+	stack := []*ssa.BasicBlock{fn.Blocks[0]}
+	seen[0] = true
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if cut(b, noReturn) >= 0 {
+			continue
+		}
+		if _, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			return true
+		}
+		for _, s := range b.Succs {
+			if !seen[s.Index] {
+				seen[s.Index] = true
+				stack = append(stack, s)
+			}
+		}
+	}
+	return false
+}
+
+// cut returns the index in b.Instrs of the first call in b that never
+// returns, or -1.
+func cut(b *ssa.BasicBlock, noReturn func(*ssa.Function) bool) int {
+	for i, instr := range b.Instrs {
+		call, ok := instr.(*ssa.Call)
+		if !ok {
+			continue
+		}
+		if callee := call.Call.StaticCallee(); callee != nil && noReturn != nil && noReturn(callee) {
+			return i
+		}
+		if noReturnLib[model.CalleeName(&call.Call)] {
+			return i
+		}
+	}
+	return -1
+}
+
+// noReturnLib are the library functions that never return to their
+// caller, by types.Func.FullName.
+var noReturnLib = map[string]bool{
+	"os.Exit":                   true,
+	"runtime.Goexit":            true,
+	"syscall.Exit":              true,
+	"log.Fatal":                 true,
+	"log.Fatalf":                true,
+	"log.Fatalln":               true,
+	"log.Panic":                 true,
+	"log.Panicf":                true,
+	"log.Panicln":               true,
+	"(*log.Logger).Fatal":       true,
+	"(*log.Logger).Fatalf":      true,
+	"(*log.Logger).Fatalln":     true,
+	"(*log.Logger).Panic":       true,
+	"(*log.Logger).Panicf":      true,
+	"(*log.Logger).Panicln":     true,
+	"(*testing.common).FailNow": true,
+	"(*testing.common).Fatal":   true,
+	"(*testing.common).Fatalf":  true,
+	"(*testing.common).SkipNow": true,
+	"(*testing.common).Skip":    true,
+	"(*testing.common).Skipf":   true,
+	"(testing.TB).FailNow":      true,
+	"(testing.TB).Fatal":        true,
+	"(testing.TB).Fatalf":       true,
+	"(testing.TB).SkipNow":      true,
+	"(testing.TB).Skip":         true,
+	"(testing.TB).Skipf":        true,
+}
