@@ -175,6 +175,15 @@ func (g *Graph) Clock(i int) VC {
 	return c
 }
 
+// ClockKey returns a key of event i's vector clock within its goroutine:
+// two events of one goroutine with the same key have the same clock (the
+// converse need not hold). CFP groups function instances by it.
+func (g *Graph) ClockKey(i int) uint64 { return uint64(uint32(g.snap[i]))<<32 | uint64(g.own[i]) }
+
+// LocksKey returns a key of the lock set held at event i: events with the
+// same key hold the same locks.
+func (g *Graph) LocksKey(i int) int32 { return g.lockset[i] }
+
 // Locks returns the locks held at event i, sorted by address then mode. The
 // slice is shared: do not modify it. A Lock event holds the lock it took;
 // an Unlock event still holds the lock it releases.

@@ -1,0 +1,253 @@
+package cfp
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// DefaultMaxChecks is the default Options.MaxChecks: about a second of
+// comparisons.
+const DefaultMaxChecks = 50_000_000
+
+// Options configures Measure.
+type Options struct {
+	// MaxChecks bounds the comparisons of instance groups in one run; 0
+	// means DefaultMaxChecks, negative no bound. Past it Measure stops
+	// pairing and says so in Result.Limit: the pairs found so far are
+	// kept, the others missed.
+	MaxChecks int
+}
+
+// A Pair is two functions, by key, with A <= B.
+type Pair struct{ A, B string }
+
+// MakePair orders a and b into a Pair.
+func MakePair(a, b string) Pair {
+	if b < a {
+		a, b = b, a
+	}
+	return Pair{a, b}
+}
+
+func comparePairs(x, y Pair) int { return cmp.Or(strings.Compare(x.A, y.A), strings.Compare(x.B, y.B)) }
+
+// A Result is the CFP of one run.
+type Result struct {
+	Pairs []Pair // sorted
+	// Funcs are the keys of the functions the run executed: those whose
+	// entry was logged and those that inherit from one of them, sorted.
+	Funcs []string
+	// Names maps each key of Funcs to the function's name.
+	Names     map[string]string
+	Instances int // function instances (entry to exit) in the trace
+	Groups    int // instances after grouping similar ones
+	Limit     string
+}
+
+// instance is a function instance, or the representative of a group.
+type instance struct {
+	fn       string
+	g        int
+	ent, exi int   // event indices; exi -1 if the function never returned
+	entExi   []int // sections open from entry to exit
+}
+
+// Measure computes the CFP of one run from its events, which must be in
+// the global order (trace.ReadAll and trace.Sort give it). sites names
+// the functions of the "func" sites; plan, if not nil, adds the pairs of
+// the functions the cheap run skipped.
+func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Options) *Result {
+	g := hb.Analyze(events, hb.Options{Sites: sites})
+	ix := plan.index()
+	res := &Result{Names: make(map[string]string)}
+	keyOf := make(map[uint32]string)
+	key := func(site uint32) string {
+		if k, ok := keyOf[site]; ok {
+			return k
+		}
+		k := fmt.Sprintf("site %d", site)
+		if s, ok := sites.Lookup(site); ok {
+			k = SiteKey(&s)
+			res.Names[k] = s.Function
+			if f := ix.byKey[k]; f != nil && f.Name != "" {
+				res.Names[k] = f.Name
+			}
+		}
+		keyOf[site] = k
+		return k
+	}
+	sections := g.Sections()
+	begins := make(map[int][]int) // event -> sections beginning there
+	for si, s := range sections {
+		begins[s.Begin] = append(begins[s.Begin], si)
+	}
+	// Instances, grouped as they are found.
+	type groupKey struct {
+		fn               string
+		g                int
+		entLocks         int32
+		entExi           string
+		entClock, exiClk uint64
+	}
+	groups := make(map[groupKey]int) // -> index in byFn's slices
+	byFn := make(map[string][]instance)
+	add := func(in instance) {
+		res.Instances++
+		var b strings.Builder
+		for _, s := range in.entExi {
+			fmt.Fprintf(&b, "%x/%d ", sections[s].Lock.Addr, sections[s].Lock.Mode)
+		}
+		k := groupKey{fn: in.fn, g: in.g, entLocks: g.LocksKey(in.ent), entExi: b.String(), entClock: g.ClockKey(in.ent), exiClk: ^uint64(0)}
+		if in.exi >= 0 {
+			k.exiClk = g.ClockKey(in.exi)
+		}
+		if _, ok := groups[k]; ok {
+			return
+		}
+		groups[k] = len(byFn[in.fn])
+		byFn[in.fn] = append(byFn[in.fn], in)
+	}
+	for gi := range g.Goroutines {
+		var open []int // sections open at the current event
+		type frame struct {
+			fn   string
+			ent  int
+			secs []int
+		}
+		var stack []frame
+		for _, i := range g.Goroutines[gi].Events {
+			ev := &g.Events[i]
+			open = slices.DeleteFunc(open, func(s int) bool { return sections[s].End >= 0 && sections[s].End <= i })
+			open = append(open, begins[i]...)
+			switch ev.Kind {
+			case trace.EvFuncEnter:
+				var secs []int
+				for _, s := range open {
+					if sections[s].Begin < i {
+						secs = append(secs, s)
+					}
+				}
+				stack = append(stack, frame{fn: key(ev.Site), ent: i, secs: secs})
+			case trace.EvFuncExit:
+				if len(stack) == 0 {
+					continue
+				}
+				f := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				add(instance{fn: f.fn, g: gi, ent: f.ent, exi: i, entExi: heldUntil(sections, f.secs, i)})
+			}
+		}
+		for _, f := range slices.Backward(stack) { // never returned
+			add(instance{fn: f.fn, g: gi, ent: f.ent, exi: -1, entExi: heldUntil(sections, f.secs, -1)})
+		}
+	}
+	res.Groups = len(groups)
+
+	fns := make([]string, 0, len(byFn))
+	for fn := range byFn {
+		fns = append(fns, fn)
+	}
+	slices.Sort(fns)
+	budget := opts.MaxChecks
+	if budget == 0 {
+		budget = DefaultMaxChecks
+	}
+	checks := 0
+	var measured []Pair
+pairs:
+	for x, fa := range fns {
+		for _, fb := range fns[x:] {
+			if budget > 0 && checks > budget {
+				res.Limit = fmt.Sprintf("stopped pairing after %d comparisons of function instances (-max-checks); pairs of later functions are missing", budget)
+				break pairs
+			}
+			if concurrentFuncs(g, byFn[fa], byFn[fb], &checks) {
+				measured = append(measured, MakePair(fa, fb))
+			}
+		}
+	}
+
+	// Add back the functions and pairs inherited through skipped callees.
+	executed := make(map[string]bool)
+	expand := make(map[string][]string)
+	for _, fn := range fns {
+		d := ix.descendants(fn)
+		expand[fn] = d
+		for _, k := range d {
+			executed[k] = true
+			if _, ok := res.Names[k]; !ok {
+				if f := ix.byKey[k]; f != nil {
+					res.Names[k] = f.Name
+				}
+			}
+		}
+	}
+	set := make(map[Pair]bool)
+	for _, p := range measured {
+		for _, a := range expand[p.A] {
+			for _, b := range expand[p.B] {
+				set[MakePair(a, b)] = true
+			}
+		}
+	}
+	for p := range set {
+		res.Pairs = append(res.Pairs, p)
+	}
+	slices.SortFunc(res.Pairs, comparePairs)
+	for k := range executed {
+		res.Funcs = append(res.Funcs, k)
+	}
+	slices.Sort(res.Funcs)
+	return res
+}
+
+// heldUntil returns the sections of secs still held at event exi (all of
+// them that never end, if exi is -1).
+func heldUntil(sections []hb.Section, secs []int, exi int) []int {
+	var out []int
+	for _, s := range secs {
+		if end := sections[s].End; end < 0 || (exi >= 0 && end > exi) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// concurrentFuncs reports whether some instance of as and some of bs are
+// concurrent, counting the comparisons in checks.
+func concurrentFuncs(g *hb.Graph, as, bs []instance, checks *int) bool {
+	for i := range as {
+		for j := range bs {
+			*checks++
+			if startsWithin(g, &as[i], &bs[j]) || startsWithin(g, &bs[j], &as[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// startsWithin reports whether instance a can start between b's entry and
+// exit (Fig. 3, one direction).
+func startsWithin(g *hb.Graph, a, b *instance) bool {
+	if a.g == b.g {
+		return false
+	}
+	sections := g.Sections()
+	for _, l := range g.Locks(a.ent) {
+		for _, s := range b.entExi {
+			if m := sections[s].Lock; m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write) {
+				return false
+			}
+		}
+	}
+	if g.HappensBefore(a.ent, b.ent) {
+		return false
+	}
+	return b.exi < 0 || !g.HappensBefore(b.exi, a.ent)
+}
