@@ -29,7 +29,9 @@ func W[T any](site uint32, p *T, v T) {
 		g := cur()
 		ctlAccess(g, site, trace.EvWrite)
 		*p = v
-		g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+		if !filtered(site) {
+			g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+		}
 		ctlRecorded(g)
 		return
 	}

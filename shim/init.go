@@ -17,6 +17,10 @@ func init() {
 	// it goes into the trace's header.
 	test := os.Getenv("PRECOG_TEST")
 	os.Unsetenv("PRECOG_TEST")
+	if err := readFilter(); err != nil {
+		os.Stderr.WriteString("precog shim: not recording: " + AccessesEnv + ": " + err.Error() + "\n")
+		return
+	}
 	if err := openTrace(path, test); err != nil {
 		os.Stderr.WriteString("precog shim: not recording: " + err.Error() + "\n")
 		return

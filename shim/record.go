@@ -88,6 +88,9 @@ func (g *gstate) window() *[trace.Window]byte {
 // access records an event whose fields are site and addr (a read or a map
 // access), without seq.
 func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
+	if filtered(site) {
+		return
+	}
 	g := cur()
 	if accessGates.Load() {
 		ctlAccess(g, site, k)
@@ -99,6 +102,9 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 
 // function records a function entry or exit.
 func function(site uint32, k trace.Kind) {
+	if funcsOff {
+		return
+	}
 	g := cur()
 	if accessGates.Load() {
 		ctlAccess(g, site, k)
@@ -115,6 +121,9 @@ func function(site uint32, k trace.Kind) {
 // write records a write that has happened (Write, and W without access
 // gates).
 func write(site uint32, addr unsafe.Pointer, word uint64) {
+	if filtered(site) {
+		return
+	}
 	g := cur()
 	if accessGates.Load() {
 		ctlAccess(g, site, trace.EvWrite)

@@ -1,0 +1,70 @@
+package shim
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// The environment variables that narrow what a recording run records, for
+// CFP (detect/cfp): its cheap run records function entries and exits and
+// sync events but no memory access, and its guided run records the memory
+// accesses of the functions it selected and no function entry or exit.
+const (
+	// AccessesEnv names a file listing the access sites to record, one
+	// decimal site id per line; "none" records no access. Unset, every
+	// access is recorded.
+	AccessesEnv = "PRECOG_ACCESSES"
+	// FuncsEnv set to "0" records no function entry or exit.
+	FuncsEnv = "PRECOG_FUNCS"
+)
+
+// accessOn, when not nil, holds one bit per site id: the access sites to
+// record. It and funcsOff are written only during package initialization,
+// so the recording fast path reads them without synchronization; with no
+// filter set, an access costs one more load and a predictable branch.
+var (
+	accessOn []uint64
+	funcsOff bool
+)
+
+// readFilter sets accessOn and funcsOff from the environment.
+func readFilter() error {
+	funcsOff = os.Getenv(FuncsEnv) == "0"
+	spec := os.Getenv(AccessesEnv)
+	os.Unsetenv(AccessesEnv)
+	os.Unsetenv(FuncsEnv)
+	switch spec {
+	case "":
+		return nil
+	case "none":
+		accessOn = []uint64{}
+		return nil
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		return err
+	}
+	on := []uint64{}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		id, err := strconv.ParseUint(line, 10, 32)
+		if err != nil {
+			return err
+		}
+		for int(id>>6) >= len(on) {
+			on = append(on, 0)
+		}
+		on[id>>6] |= 1 << (id & 63)
+	}
+	accessOn = on
+	return nil
+}
+
+// filtered reports whether the access at site is not to be recorded.
+func filtered(site uint32) bool {
+	return accessOn != nil && (int(site>>6) >= len(accessOn) || accessOn[site>>6]&(1<<(site&63)) == 0)
+}
