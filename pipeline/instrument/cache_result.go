@@ -144,7 +144,7 @@ func (c *cache) loadResult(key string) *Result {
 	}
 	r := sr.Result
 	ovPath, ok := strings.CutPrefix(firstOverlayFlag(r.BuildFlags), "-overlay=")
-	if !ok || !exists(r.Sites) || !exists(ovPath) {
+	if !ok || !exists(r.Sites) || !exists(ovPath) || (r.Plan != "" && !exists(r.Plan)) {
 		return nil
 	}
 	for _, d := range sr.Dirs {
@@ -163,6 +163,9 @@ func (c *cache) loadResult(key string) *Result {
 		return nil
 	}
 	used := []string{filepath.Join(c.dir, "results", key+".json"), ovPath, r.Sites}
+	if r.Plan != "" {
+		used = append(used, r.Plan)
+	}
 	for _, p := range o.Replace {
 		if !exists(p) {
 			return nil

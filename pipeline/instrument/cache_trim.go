@@ -42,7 +42,7 @@ func (c *cache) trim(now time.Time) {
 	cutoff := now.Add(-trimAge)
 	// Entries that are files (files/ and mod/ hold one file per
 	// directory, removed with it when empty).
-	for _, kind := range []string{"files", "mod", "overlay", "sites", "results"} {
+	for _, kind := range []string{"files", "mod", "overlay", "sites", "plans", "results"} {
 		root := filepath.Join(c.dir, kind)
 		var dirs []string
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -32,6 +32,7 @@ package instrument
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -44,6 +45,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/precog-dev/precog/detect/cfp"
 	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/pipeline/static"
 	"github.com/precog-dev/precog/shim/trace"
@@ -56,14 +58,20 @@ type Config struct {
 	BuildFlags []string // -tags and the like, passed to go list and go build
 	All        bool     // instrument every heap/global access, not only shared ones
 	Funcs      bool     // Enter/Exit events (off by default for now)
-	Deps       string   // -instrument-deps pattern: dependencies to instrument via replace copies
-	CacheDir   string   // "" = filepath.Join(os.UserCacheDir(), "precog")
+	// CFP, when not nil, plans the function logging of CFP's cheap run
+	// with analyzers/cfpplan (implying Funcs), skips the functions the
+	// plan prunes and writes the plan (detect/cfp.Plan) beside the site
+	// table.
+	CFP      *CFPOptions
+	Deps     string // -instrument-deps pattern: dependencies to instrument via replace copies
+	CacheDir string // "" = filepath.Join(os.UserCacheDir(), "precog")
 }
 
 // Result is what a build of the instrumented tests needs.
 type Result struct {
 	BuildFlags []string // flags to add to go test / go test -c: at least -overlay=FILE
 	Sites      string   // path of the site table JSON (trace.SiteTable)
+	Plan       string   // path of the CFP plan JSON (detect/cfp.Plan); "" without Config.CFP
 	Packages   []string // import paths of the packages instrumented
 }
 
@@ -140,10 +148,24 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("no packages matched %s", strings.Join(cfg.Patterns, " "))
 	}
 	var shared *sharedSet
-	if !cfg.All {
-		if shared, err = analyzeShared(sel.roots); err != nil {
+	var plans *planSet
+	if cfg.CFP != nil {
+		cfg.Funcs = true
+		plans = newPlanSet(*cfg.CFP)
+	}
+	if !cfg.All || plans != nil {
+		if shared, err = analyzeShared(sel.roots, plans); err != nil {
 			return nil, err
 		}
+		if cfg.All {
+			shared = nil
+		}
+	}
+	var skip map[string]bool
+	var plan *cfp.Plan
+	if plans != nil {
+		plan = plans.plan()
+		skip = skipKeys(plan)
 	}
 	ov := newOverlay()
 	copies := make(map[string]*depCopy) // by module path
@@ -162,6 +184,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	for _, f := range sel.files {
 		opts := rewrite.Options{Funcs: cfg.Funcs, FirstSite: first, Instrumented: func(path string) bool { return instrumented[path] }}
+		if skip != nil {
+			opts.SkipFunc = skipFunc(f.pkg.Fset, skip)
+		}
 		if shared != nil {
 			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
 			opts.Uses = shared.usesOf(f.pkg.Fset)
@@ -224,6 +249,15 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		BuildFlags: []string{"-overlay=" + ovPath},
 		Sites:      sitesPath,
 		Packages:   sel.paths(),
+	}
+	if plan != nil {
+		data, err := json.Marshal(plan)
+		if err != nil {
+			return nil, err
+		}
+		if res.Plan, err = c.putJSON("plans", data); err != nil {
+			return nil, err
+		}
 	}
 	dirs := []string{shimDir}
 	for _, dc := range copies {

@@ -5,12 +5,14 @@ import (
 	"go/ast"
 	"go/token"
 	"slices"
+	"strconv"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/cfpplan"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/pipeline/static"
@@ -69,10 +71,21 @@ func keyOf(fset *token.FileSet, l sharedloc.Loc) locKey {
 
 // analyzeShared runs sharedloc on the packages and collects the shared
 // accesses.
-func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
+//
+// With plan not nil it also runs analyzers/cfpplan and adds its results to
+// plan.
+func analyzeShared(pkgs []*packages.Package, plan *planSet) (*sharedSet, error) {
 	s := &sharedSet{at: make(map[fileOffset]bool), uses: make(map[fileOffset]string), failed: make(map[string]bool)}
 	if len(pkgs) == 0 {
 		return s, nil
+	}
+	analyzers := []*analysis.Analyzer{sharedloc.Analyzer}
+	if plan != nil {
+		analyzers = append(analyzers, cfpplan.Analyzer)
+		defer cfpplan.Analyzer.Flags.Set("loops", cfpplan.Analyzer.Flags.Lookup("loops").DefValue)
+		if err := cfpplan.Analyzer.Flags.Set("loops", strconv.FormatBool(plan.opts.Loops)); err != nil {
+			return nil, err
+		}
 	}
 	type access struct {
 		a        *sharedloc.Access
@@ -83,7 +96,11 @@ func analyzeShared(pkgs []*packages.Package) (*sharedSet, error) {
 	uf := newUsesFinder()
 	byLoc := make(map[locKey][]access)
 	var keys []locKey // in first-seen order, for determinism
-	err := static.Analyze([]*analysis.Analyzer{sharedloc.Analyzer}, pkgs, func(act *checker.Action) {
+	err := static.Analyze(analyzers, pkgs, func(act *checker.Action) {
+		if plan != nil && act.IsRoot && act.Analyzer == cfpplan.Analyzer {
+			plan.add(act)
+			return
+		}
 		if !act.IsRoot || act.Analyzer != sharedloc.Analyzer {
 			return
 		}

@@ -46,6 +46,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -201,6 +202,14 @@ type Options struct {
 	// the recorded tests again: InstrumentedBinary names each. By default
 	// they go to a temporary directory removed at the end.
 	BinDir string
+	// Only, if not nil, reports the tests to record (by import path and
+	// top-level test name); the others are not run. CFP-guided detection
+	// records the tests it selected.
+	Only func(pkg, test string) bool
+	// Env, if not nil, returns environment variables ("KEY=value") for
+	// the recorded runs of a test: CFP's filters of what the shim records
+	// (shim.AccessesEnv, shim.FuncsEnv).
+	Env func(pkg, test string) []string
 }
 
 // Perturb configures the perturb plans of runs 1 and later: run N gets
@@ -502,6 +511,9 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
 	}
+	if o.Only != nil {
+		names = slices.DeleteFunc(names, func(name string) bool { return !o.Only(lp.ImportPath, name) })
+	}
 	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
 	pkgOut := filepath.Join(out, filepath.FromSlash(lp.ImportPath))
 	if err := os.MkdirAll(pkgOut, 0o777); err != nil {
@@ -593,6 +605,9 @@ func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 		w = io.MultiWriter(f, o.TestLog)
 	}
 	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
+	if o.Env != nil {
+		env = append(env, o.Env(lp.ImportPath, name)...)
+	}
 	if planPath != "" {
 		env = append(env, plan.EnvVar+"="+filepath.Join(out, filepath.FromSlash(planPath)))
 	}

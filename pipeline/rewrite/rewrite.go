@@ -28,9 +28,14 @@ type Options struct {
 	Shared func(pos token.Pos) bool
 	// Uses returns trace.Site.Uses for the read at pos (the position
 	// Shared is asked about); nil for none.
-	Uses     func(pos token.Pos) string
-	Funcs    bool                   // insert Enter/Exit in function bodies
-	SkipFunc func(name string) bool // functions a plan excludes from Enter/Exit (nil: none)
+	Uses  func(pos token.Pos) string
+	Funcs bool // insert Enter/Exit in function bodies
+	// SkipFunc reports the functions, by the position of their body's
+	// opening brace, whose entry and exit a CFP plan does not log
+	// (analyzers/cfpplan); they keep their "func" site, which tells the
+	// site table where the function is, without the Enter/Exit calls.
+	// Nil skips none.
+	SkipFunc func(lbrace token.Pos) bool
 	// FirstSite is the first site id this file may use.
 	FirstSite uint32
 	// Instrumented reports whether the package with the given path is
@@ -477,10 +482,12 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 	if tparam != "" {
 		text += " " + r.shim("TestStart") + "(" + tparam + ");"
 	}
-	if r.opts.Funcs && (r.opts.SkipFunc == nil || !r.opts.SkipFunc(r.fn.name)) {
+	if r.opts.Funcs {
 		s := r.site(body.Lbrace, "func", nil)
 		r.sites[len(r.sites)-1].Expr = r.fn.name
-		text += " " + r.shim("Enter") + "(" + s + "); defer " + r.shim("Exit") + "(" + s + ");"
+		if r.opts.SkipFunc == nil || !r.opts.SkipFunc(body.Lbrace) {
+			text += " " + r.shim("Enter") + "(" + s + "); defer " + r.shim("Exit") + "(" + s + ");"
+		}
 	}
 	if text != "" {
 		lo, hi := r.span(body)
