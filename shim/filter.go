@@ -4,19 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-)
 
-// The environment variables that narrow what a recording run records, for
-// CFP (detect/cfp): its cheap run records function entries and exits and
-// sync events but no memory access, and its guided run records the memory
-// accesses of the functions it selected and no function entry or exit.
-const (
-	// AccessesEnv names a file listing the access sites to record, one
-	// decimal site id per line; "none" records no access. Unset, every
-	// access is recorded.
-	AccessesEnv = "PRECOG_ACCESSES"
-	// FuncsEnv set to "0" records no function entry or exit.
-	FuncsEnv = "PRECOG_FUNCS"
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 // accessOn, when not nil, holds one bit per site id: the access sites to
@@ -28,12 +17,13 @@ var (
 	funcsOff bool
 )
 
-// readFilter sets accessOn and funcsOff from the environment.
+// readFilter sets accessOn and funcsOff from the environment
+// (plan.AccessesEnv and plan.FuncsEnv).
 func readFilter() error {
-	funcsOff = os.Getenv(FuncsEnv) == "0"
-	spec := os.Getenv(AccessesEnv)
-	os.Unsetenv(AccessesEnv)
-	os.Unsetenv(FuncsEnv)
+	funcsOff = os.Getenv(plan.FuncsEnv) == "0"
+	spec := os.Getenv(plan.AccessesEnv)
+	os.Unsetenv(plan.AccessesEnv)
+	os.Unsetenv(plan.FuncsEnv)
 	switch spec {
 	case "":
 		return nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -18,8 +19,8 @@ func TestFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { accessOn, funcsOff = nil, false })
-	t.Setenv(AccessesEnv, list)
-	t.Setenv(FuncsEnv, "0")
+	t.Setenv(plan.AccessesEnv, list)
+	t.Setenv(plan.FuncsEnv, "0")
 	if err := readFilter(); err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +53,14 @@ func TestFilter(t *testing.T) {
 		t.Errorf("recorded sites %v, want [9001 9003]", got)
 	}
 
-	t.Setenv(AccessesEnv, "none")
+	t.Setenv(plan.AccessesEnv, "none")
 	if err := readFilter(); err != nil {
 		t.Fatal(err)
 	}
 	if !filtered(base+1) || !filtered(0) || funcsOff {
 		t.Error(`"none" must filter every site, and an unset PRECOG_FUNCS must record functions`)
 	}
-	t.Setenv(AccessesEnv, filepath.Join(t.TempDir(), "missing"))
+	t.Setenv(plan.AccessesEnv, filepath.Join(t.TempDir(), "missing"))
 	if readFilter() == nil {
 		t.Error("a missing site list is not an error")
 	}

@@ -3,6 +3,8 @@ package shim
 import (
 	"os"
 	"unsafe"
+
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 func init() {
@@ -18,7 +20,7 @@ func init() {
 	test := os.Getenv("PRECOG_TEST")
 	os.Unsetenv("PRECOG_TEST")
 	if err := readFilter(); err != nil {
-		os.Stderr.WriteString("precog shim: not recording: " + AccessesEnv + ": " + err.Error() + "\n")
+		os.Stderr.WriteString("precog shim: not recording: " + plan.AccessesEnv + ": " + err.Error() + "\n")
 		return
 	}
 	if err := openTrace(path, test); err != nil {

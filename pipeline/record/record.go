@@ -208,7 +208,7 @@ type Options struct {
 	Only func(pkg, test string) bool
 	// Env, if not nil, returns environment variables ("KEY=value") for
 	// the recorded runs of a test: CFP's filters of what the shim records
-	// (shim.AccessesEnv, shim.FuncsEnv).
+	// (plan.AccessesEnv, plan.FuncsEnv).
 	Env func(pkg, test string) []string
 }
 

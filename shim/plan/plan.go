@@ -86,6 +86,19 @@ package plan
 // program under test.
 const EnvVar = "PRECOG_CONTROL"
 
+// The environment variables that narrow what a recording run records, for
+// CFP (detect/cfp): its cheap run records function entries and exits and
+// sync events but no memory access, and its guided run records the memory
+// accesses of the functions it selected.
+const (
+	// AccessesEnv names a file listing the access sites to record, one
+	// decimal site id per line; "none" records no access. Unset, every
+	// access is recorded.
+	AccessesEnv = "PRECOG_ACCESSES"
+	// FuncsEnv set to "0" records no function entry or exit.
+	FuncsEnv = "PRECOG_FUNCS"
+)
+
 // The modes of a plan.
 const (
 	Force   = "force"

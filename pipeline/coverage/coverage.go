@@ -1,0 +1,275 @@
+// Package coverage is the flow behind "precog cover" and the first step of
+// CFP-guided detection in "precog test": instrument a module's packages
+// with the CFP plan (analyzers/cfpplan), run each top-level test once
+// cheaply, recording function entries and exits and sync operations but
+// no memory access (the shim's PRECOG_ACCESSES=none), compute each test's
+// concurrent function pairs (detect/cfp), and select per package the
+// tests and functions that cover them all.
+//
+// coverage holds no detection logic: it runs processes, reads files and
+// hands events to detect/cfp.
+package coverage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/precog-dev/precog/detect/cfp"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// MaxRuns bounds Options.Runs.
+const MaxRuns = 100
+
+// Options configures Measure.
+type Options struct {
+	Dir      string // the directory go runs in; "" for the current one
+	Patterns []string
+	Flags    *record.GoTestFlags
+	Deps     string // also instrument the dependencies matching this pattern
+	CacheDir string // precog's cache; "" for the default
+	// Out keeps the cheap runs' traces in this directory (record's rule
+	// for a directory that is not empty applies); "" uses a temporary
+	// directory removed at the end.
+	Out string
+	// Runs records each test this many times, 1 to MaxRuns (0 means 1),
+	// each a plain run, for Test.Fluctuation.
+	Runs int
+	// CFP chooses the static pruning; the zero value logs every function.
+	CFP instrument.CFPOptions
+	// Inst, if not nil, is a build that Instrument made with Config.CFP,
+	// used instead of instrumenting again.
+	Inst      *instrument.Result
+	MaxChecks int // detect/cfp's Options.MaxChecks
+	Progress  func(string)
+	TestLog   io.Writer
+}
+
+// A Report is the CFP coverage of a suite.
+type Report struct {
+	Packages []*Package
+	Plan     *cfp.Plan
+	Sites    *trace.SiteTable
+	Inst     *instrument.Result
+	// Notes are lines the user should know about: tests that failed,
+	// damaged traces, runs whose pairing stopped at its bound.
+	Notes   []string
+	Events  int           // events read, all runs
+	Record  time.Duration // instrumenting and recording
+	Measure time.Duration // reading traces and pairing
+}
+
+// A Package is the coverage of one package's tests.
+type Package struct {
+	ImportPath string
+	Tests      []*Test           // in the order the test binary lists them
+	Steps      []cfp.Step        // the greedy selection over Tests
+	Union      []cfp.Pair        // the pairs of all its tests
+	Names      map[string]string // function key -> name, for every key in the pairs and Funcs
+}
+
+// A Test is the coverage of one top-level test.
+type Test struct {
+	Name    string
+	Outcome record.Outcome
+	// Pairs and Funcs are those of the first run: its pairs, and the
+	// functions it executed (see cfp.Result).
+	Pairs []cfp.Pair
+	Funcs []string
+	// Runs are the pairs of every run, with Options.Runs above 1.
+	Runs [][]cfp.Pair
+	// Fluctuation is cfp.Fluctuation over Runs (0 with one run).
+	Fluctuation float64
+}
+
+// Selected reports whether the package's selection chose the test.
+func (p *Package) Selected(test string) (cfp.Step, bool) {
+	for _, s := range p.Steps {
+		if s.Test == test {
+			return s, true
+		}
+	}
+	return cfp.Step{}, false
+}
+
+// Measure instruments, records the cheap runs and computes the coverage.
+func Measure(ctx context.Context, o Options) (*Report, error) {
+	if o.Runs == 0 {
+		o.Runs = 1
+	}
+	if o.Runs < 1 || o.Runs > MaxRuns {
+		return nil, fmt.Errorf("-runs must be between 1 and %d, got %d", MaxRuns, o.Runs)
+	}
+	if len(o.Patterns) == 0 {
+		o.Patterns = []string{"."}
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string) {}
+	}
+	start := time.Now()
+	inst := o.Inst
+	if inst == nil {
+		progress("instrumenting")
+		cfpOpts := o.CFP
+		var err error
+		inst, err = instrument.Instrument(ctx, instrument.Config{
+			Dir: o.Dir, Patterns: o.Patterns, BuildFlags: o.Flags.Build, Deps: o.Deps, CacheDir: o.CacheDir, CFP: &cfpOpts,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	rep := &Report{Inst: inst, Plan: &cfp.Plan{}}
+	if inst.Plan != "" {
+		data, err := os.ReadFile(inst.Plan)
+		if err != nil {
+			return nil, fmt.Errorf("reading the cfp plan: %w", err)
+		}
+		if err := json.Unmarshal(data, rep.Plan); err != nil {
+			return nil, fmt.Errorf("reading the cfp plan: %w", err)
+		}
+	}
+	sites, err := trace.LoadSites(inst.Sites)
+	if err != nil {
+		return nil, fmt.Errorf("reading the site table: %w", err)
+	}
+	rep.Sites = sites
+	out := o.Out
+	if out == "" {
+		tmp, err := os.MkdirTemp("", "precog-cover-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		out = tmp
+	}
+	var measured time.Duration
+	byPkg := make(map[string]*Package)
+	for run := range o.Runs {
+		dir := out
+		if o.Runs > 1 {
+			dir = filepath.Join(out, fmt.Sprintf("run%d", run))
+		}
+		ix, err := record.Run(ctx, record.Options{
+			Dir:      o.Dir,
+			Patterns: o.Patterns,
+			Out:      dir,
+			Flags:    o.Flags,
+			Progress: func(p record.Progress) {
+				what := fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test)
+				if o.Runs > 1 {
+					what = fmt.Sprintf("run %d of %d: %s", run+1, o.Runs, what)
+				}
+				progress(what)
+			},
+			TestLog: o.TestLog,
+			Env:     func(string, string) []string { return []string{plan.AccessesEnv + "=none"} },
+		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+		if err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		if err := rep.add(ctx, dir, ix, run, byPkg, o.MaxChecks); err != nil {
+			return nil, err
+		}
+		measured += time.Since(t0)
+	}
+	for _, p := range rep.Packages {
+		tests := make([]cfp.Test, len(p.Tests))
+		for i, t := range p.Tests {
+			tests[i] = cfp.Test{Name: t.Name, Pairs: t.Pairs}
+			if o.Runs > 1 {
+				t.Fluctuation = cfp.Fluctuation(t.Runs)
+			}
+		}
+		p.Steps = cfp.Select(tests)
+		p.Union = cfp.Union(tests)
+	}
+	rep.Measure = measured
+	rep.Record = time.Since(start) - measured
+	return rep, nil
+}
+
+// add measures run n of the recording in dir.
+func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int, byPkg map[string]*Package, maxChecks int) error {
+	for _, rp := range ix.Packages {
+		p := byPkg[rp.ImportPath]
+		if p == nil {
+			p = &Package{ImportPath: rp.ImportPath, Names: make(map[string]string)}
+			byPkg[rp.ImportPath] = p
+			rep.Packages = append(rep.Packages, p)
+		}
+		for _, rt := range rp.Tests {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			name := rp.ImportPath + "." + rt.Name
+			var t *Test
+			for _, x := range p.Tests {
+				if x.Name == rt.Name {
+					t = x
+				}
+			}
+			if t == nil {
+				t = &Test{Name: rt.Name, Outcome: rt.Outcome}
+				p.Tests = append(p.Tests, t)
+			}
+			if n == 0 && rt.Outcome.Failed() {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s when recorded", name, rt.Outcome))
+			}
+			if rt.Trace == "" {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; no coverage", name, rt.Broken))
+				t.Runs = append(t.Runs, nil)
+				continue
+			}
+			evs, err := readTrace(filepath.Join(dir, filepath.FromSlash(rt.Trace)))
+			if err != nil && !errors.Is(err, trace.ErrBroken) {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err != nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v; measured the %d events before the damage", name, err, len(evs)))
+			}
+			rep.Events += len(evs)
+			res := cfp.Measure(evs, rep.Sites, rep.Plan, cfp.Options{MaxChecks: maxChecks})
+			if res.Limit != "" {
+				rep.Notes = append(rep.Notes, name+": "+res.Limit)
+			}
+			for k, v := range res.Names {
+				p.Names[k] = v
+			}
+			if n == 0 {
+				t.Pairs, t.Funcs = res.Pairs, res.Funcs
+			}
+			t.Runs = append(t.Runs, res.Pairs)
+		}
+	}
+	return nil
+}
+
+// readTrace reads the trace file at path, sorted; a broken trace returns
+// the events before the damage with an error wrapping trace.ErrBroken.
+func readTrace(path string) ([]trace.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tr, err := trace.ReadAll(f)
+	if tr == nil {
+		if err == nil {
+			err = errors.New("empty trace")
+		}
+		return nil, err
+	}
+	return tr.Events, err
+}
