@@ -49,11 +49,12 @@ const (
 	Opt1               // touches no shared memory
 	Opt2               // inherits the concurrent functions of its callers
 	Pre                // runs only before any goroutine starts
+	Test               // is test code (a _test.go file): the input, not the program
 )
 
-var skipNames = [...]string{Logged: "", Opt1: "opt1", Opt2: "opt2", Pre: "pre"}
+var skipNames = [...]string{Logged: "", Opt1: "opt1", Opt2: "opt2", Pre: "pre", Test: "test"}
 
-// String returns "", "opt1", "opt2" or "pre".
+// String returns "", "opt1", "opt2", "pre" or "test".
 func (s Skip) String() string { return skipNames[s] }
 
 // A Func is the plan for one function of the package.
@@ -67,9 +68,10 @@ type Func struct {
 	// context other than the caller's; see the goroutines analyzer): a
 	// function the user would expect some test to run concurrently.
 	Spawned bool
-	// Body is the position of the opening brace of Fn's body, which
-	// identifies it to the instrumenter (its Enter site is there).
-	Body token.Pos
+	// Body and End are the positions of the opening and closing braces
+	// of Fn's body; Body identifies it to the instrumenter (its Enter
+	// site is there).
+	Body, End token.Pos
 }
 
 // Result is the plan for the package's functions.
@@ -96,7 +98,8 @@ func run(pass *analysis.Pass) (any, error) {
 	var add func(fn *ssa.Function)
 	add = func(fn *ssa.Function) {
 		if len(fn.Blocks) > 0 {
-			f := &Func{Fn: fn, Body: bodyPos(fn)}
+			f := &Func{Fn: fn}
+			f.Body, f.End = bodyPos(fn)
 			for _, c := range shared.Goroutines.Of(fn) {
 				if c.Kind != goroutines.Caller {
 					f.Spawned = true
@@ -115,6 +118,11 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	p.summarize()
+	for _, f := range p.res.Funcs {
+		if f.Body.IsValid() && strings.HasSuffix(pass.Fset.File(f.Body).Name(), "_test.go") {
+			f.Skip = Test
+		}
+	}
 	p.pre()
 	touches := make(map[*ssa.Function]bool)
 	for _, a := range shared.Accesses {
@@ -133,17 +141,17 @@ func run(pass *analysis.Pass) (any, error) {
 	return p.res, nil
 }
 
-// bodyPos returns the position of the opening brace of fn's body.
-func bodyPos(fn *ssa.Function) token.Pos {
+// bodyPos returns the positions of the braces of fn's body.
+func bodyPos(fn *ssa.Function) (lbrace, rbrace token.Pos) {
 	switch s := fn.Syntax().(type) {
 	case *ast.FuncDecl:
 		if s.Body != nil {
-			return s.Body.Lbrace
+			return s.Body.Lbrace, s.Body.Rbrace
 		}
 	case *ast.FuncLit:
-		return s.Body.Lbrace
+		return s.Body.Lbrace, s.Body.Rbrace
 	}
-	return token.NoPos
+	return token.NoPos, token.NoPos
 }
 
 type planner struct {
@@ -347,7 +355,7 @@ func (p *planner) pre() {
 	for changed := true; changed; {
 		changed = false
 		for _, f := range p.res.Funcs {
-			if f.Skip == Pre || isInit(f.Fn) || f.Fn.Parent() != nil {
+			if f.Skip != Logged || isInit(f.Fn) || f.Fn.Parent() != nil {
 				continue
 			}
 			sites, ok := p.knownCallers(f.Fn)
@@ -453,4 +461,3 @@ func (p *planner) syncsBesides(fn *ssa.Function, site *ssa.Call) bool {
 	}
 	return false
 }
-

@@ -30,6 +30,10 @@
 //   - Pre: a function that runs only during the package's initialization,
 //     before any goroutine of the package starts, is concurrent with
 //     nothing.
+//   - Test: the functions of _test.go files are the suite's inputs, not
+//     the program whose interleavings CFP measures; their pairs would make
+//     every test look unique (each has its own closures). Guided detection
+//     records their accesses in every selected test.
 //
 // Synchronization means what the shim records: go statements, channel
 // operations, select, close, the methods of sync's types, sync/atomic,

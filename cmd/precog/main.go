@@ -11,6 +11,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/covercmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/hwreplaycmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/reprocmd"
@@ -31,6 +32,7 @@ func main() {
 	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{
 		vetcmd.Command(checks, suite.IDs),
 		testcmd.Command(),
+		covercmd.Command(),
 		recordcmd.Command(),
 		reprocmd.Command(),
 		tracecmd.Command(),

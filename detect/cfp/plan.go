@@ -19,11 +19,13 @@ type PlanFunc struct {
 	// Key identifies the function: the position of its body's opening
 	// brace (FuncKey), where its "func" site is.
 	Key  string `json:"key"`
-	Name string `json:"name"` // package path and name, such as "example.com/p.(*T).run"
+	Name string `json:"name"` // package path and name, such as "(*example.com/p.T).run"
+	End  int    `json:"end"`  // the line of the body's closing brace
 	// Skip says why the cheap run does not log the function's entry and
 	// exit: "" (it does), "opt1" (it touches no shared memory), "opt2"
-	// (it inherits its callers' pairs: Inherits) or "pre" (it runs only
-	// before any goroutine starts).
+	// (it inherits its callers' pairs: Inherits), "pre" (it runs only
+	// before any goroutine starts) or "test" (it is test code, the
+	// suite's input rather than the program).
 	Skip     string   `json:"skip,omitempty"`
 	Inherits []string `json:"inherits,omitempty"` // keys of the callers, for opt2
 	// Spawned is set when the function runs on a goroutine that its

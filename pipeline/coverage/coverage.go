@@ -71,6 +71,7 @@ type Report struct {
 // A Package is the coverage of one package's tests.
 type Package struct {
 	ImportPath string
+	Dir        string            // the package's directory
 	Tests      []*Test           // in the order the test binary lists them
 	Steps      []cfp.Step        // the greedy selection over Tests
 	Union      []cfp.Pair        // the pairs of all its tests
@@ -205,7 +206,7 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 	for _, rp := range ix.Packages {
 		p := byPkg[rp.ImportPath]
 		if p == nil {
-			p = &Package{ImportPath: rp.ImportPath, Names: make(map[string]string)}
+			p = &Package{ImportPath: rp.ImportPath, Dir: rp.Dir, Names: make(map[string]string)}
 			byPkg[rp.ImportPath] = p
 			rep.Packages = append(rep.Packages, p)
 		}

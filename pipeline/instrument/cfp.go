@@ -58,7 +58,7 @@ func (s *planSet) add(act *checker.Action) {
 		e := s.funcs[at]
 		if e == nil {
 			p := fset.Position(f.Body)
-			e = &planEntry{PlanFunc: cfp.PlanFunc{Key: cfp.FuncKey(p.Filename, p.Line, p.Column), Name: f.Fn.String()}}
+			e = &planEntry{PlanFunc: cfp.PlanFunc{Key: cfp.FuncKey(p.Filename, p.Line, p.Column), Name: f.Fn.String(), End: fset.Position(f.End).Line}}
 			s.funcs[at] = e
 			s.order = append(s.order, at)
 		}
@@ -77,6 +77,8 @@ func (s *planSet) add(act *checker.Action) {
 			}
 		case f.Skip == cfpplan.Pre && s.opts.Pre:
 			skip = "pre"
+		case f.Skip == cfpplan.Test:
+			skip = "test"
 		}
 		if skip == "" {
 			continue

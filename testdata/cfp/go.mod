@@ -1,0 +1,3 @@
+module precog.example/cfp
+
+go 1.22
