@@ -50,8 +50,14 @@ type Options struct {
 	// used instead of instrumenting again.
 	Inst      *instrument.Result
 	MaxChecks int // detect/cfp's Options.MaxChecks
-	Progress  func(string)
-	TestLog   io.Writer
+	// Only, if not nil, chooses the tests to run among a package's (see
+	// record.Options.Only).
+	Only func(pkg string, tests []string) []string
+	// BinDir, if not empty, keeps the instrumented test binaries there
+	// for the caller (see record.Options.BinDir).
+	BinDir   string
+	Progress func(string)
+	TestLog  io.Writer
 }
 
 // A Report is the CFP coverage of a suite.
@@ -175,6 +181,9 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			},
 			TestLog: o.TestLog,
 			Env:     func(string, string) []string { return []string{plan.AccessesEnv + "=none"} },
+			Only:    o.Only,
+			BinDir:  o.BinDir,
+			Reuse:   run > 0,
 		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 		if err != nil {
 			return nil, err

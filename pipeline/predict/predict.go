@@ -68,6 +68,12 @@ type Options struct {
 	// Validate, if not nil, validates every finding by forcing its
 	// interleaving (pipeline/validate).
 	Validate *ValidateOptions
+	// CFP guides detection in the packages with more than one test by
+	// concurrent function pairs (pipeline/coverage, detect/cfp): a cheap
+	// run of each of their tests first, then detection on the tests
+	// that cover the packages' pairs, recording only the memory accesses
+	// of the functions each was selected for.
+	CFP bool
 }
 
 // DetectOptions configures the checkers.
@@ -133,6 +139,8 @@ type Stats struct {
 	// findings by status after it.
 	Validate time.Duration
 	Statuses map[finding.Status]int
+	// CFP is what CFP guidance selected; nil without Options.CFP.
+	CFP *CFPStats
 }
 
 // Duplication is the CFP paper's duplication rate: reports over unique
@@ -156,7 +164,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	start := time.Now()
 	progress("instrumenting")
-	inst, err := instrument.Instrument(ctx, instrument.Config{
+	cfg := instrument.Config{
 		Dir:        o.Dir,
 		Patterns:   o.Patterns,
 		BuildFlags: o.Flags.Build,
@@ -164,7 +172,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Funcs:      o.Funcs,
 		Deps:       o.Deps,
 		CacheDir:   o.CacheDir,
-	})
+	}
+	if o.CFP {
+		all := instrument.AllCFP
+		cfg.CFP = &all
+	}
+	inst, err := instrument.Instrument(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -178,27 +191,34 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		out = tmp
 	}
 	var binDir string
-	if o.Validate != nil {
-		// Validation runs the recorded tests' binaries again.
+	if o.Validate != nil || o.CFP {
+		// Validation runs the recorded tests' binaries again, and so
+		// does CFP's guided run after the cheap one.
 		binDir, err = os.MkdirTemp("", "precog-bin-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(binDir)
 	}
-	ix, err := record.Run(ctx, record.Options{
-		BinDir:   binDir,
-		Dir:      o.Dir,
-		Patterns: o.Patterns,
-		Out:      out,
-		Flags:    o.Flags,
-		Progress: func(p record.Progress) {
-			progress(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
-		},
-		TestLog: o.TestLog,
-		Runs:    o.Runs,
-		Perturb: record.Perturb{Seed: o.Seed},
-	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	var ix *record.Index
+	var cfpStats *CFPStats
+	if o.CFP {
+		ix, cfpStats, err = recordGuided(ctx, o, inst, out, binDir, progress)
+	} else {
+		ix, err = record.Run(ctx, record.Options{
+			BinDir:   binDir,
+			Dir:      o.Dir,
+			Patterns: o.Patterns,
+			Out:      out,
+			Flags:    o.Flags,
+			Progress: func(p record.Progress) {
+				progress(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
+			},
+			TestLog: o.TestLog,
+			Runs:    o.Runs,
+			Perturb: record.Perturb{Seed: o.Seed},
+		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +229,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Stats.Record = recorded
+	res.Stats.CFP = cfpStats
 	if o.Validate != nil {
 		if err := validateAll(ctx, o, out, binDir, res); err != nil {
 			return nil, err

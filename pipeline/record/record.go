@@ -46,7 +46,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -202,10 +201,14 @@ type Options struct {
 	// the recorded tests again: InstrumentedBinary names each. By default
 	// they go to a temporary directory removed at the end.
 	BinDir string
-	// Only, if not nil, reports the tests to record (by import path and
-	// top-level test name); the others are not run. CFP-guided detection
-	// records the tests it selected.
-	Only func(pkg, test string) bool
+	// Reuse, with BinDir, runs the instrumented test binaries that an
+	// earlier Run of the same build left in BinDir instead of building
+	// them again (CFP's cheap and guided runs share them).
+	Reuse bool
+	// Only, if not nil, returns the tests to record among the top-level
+	// tests of a package (by import path), in their order; the others are
+	// not run. CFP-guided detection records the tests it selected.
+	Only func(pkg string, tests []string) []string
 	// Env, if not nil, returns environment variables ("KEY=value") for
 	// the recorded runs of a test: CFP's filters of what the shim records
 	// (plan.AccessesEnv, plan.FuncsEnv).
@@ -287,11 +290,13 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 			return nil, err
 		}
 	}
-	if err := buildTests(ctx, o.Dir, rec, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs); err != nil {
-		if o.Baseline {
-			err = fmt.Errorf("instrumented build: %w", err)
+	if !o.Reuse || o.BinDir == "" {
+		if err := buildTests(ctx, o.Dir, rec, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs); err != nil {
+			if o.Baseline {
+				err = fmt.Errorf("instrumented build: %w", err)
+			}
+			return nil, err
 		}
-		return nil, err
 	}
 	for _, lp := range pkgs {
 		p, err := recordPackage(ctx, o, lp, testBinary(plain, lp), testBinary(rec, lp), out)
@@ -512,7 +517,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 		return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
 	}
 	if o.Only != nil {
-		names = slices.DeleteFunc(names, func(name string) bool { return !o.Only(lp.ImportPath, name) })
+		names = o.Only(lp.ImportPath, names)
 	}
 	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
 	pkgOut := filepath.Join(out, filepath.FromSlash(lp.ImportPath))

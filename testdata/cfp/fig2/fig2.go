@@ -25,7 +25,7 @@ func foo2() {
 }
 
 func bar() {
-	seen = counted
+	seen++
 }
 
 // Run runs foo1 and bar on two goroutines.

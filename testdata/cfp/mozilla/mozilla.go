@@ -36,9 +36,8 @@ type atomState struct {
 
 // Runtime is a JavaScript runtime (JSRuntime).
 type Runtime struct {
-	mu       sync.Mutex // guards contexts
-	contexts int
-	state    atomState
+	mu    sync.Mutex // guards the atom table's entries
+	state atomState
 }
 
 // Context is one context on a runtime (JSContext).
@@ -73,9 +72,6 @@ func jsFreeAtomState(rt *Runtime) {
 
 // NewContext makes a context (js_NewContext).
 func (rt *Runtime) NewContext() *Context {
-	rt.mu.Lock()
-	rt.contexts++
-	rt.mu.Unlock()
 	jsInitAtomState(rt)
 	return &Context{rt: rt}
 }
@@ -83,9 +79,6 @@ func (rt *Runtime) NewContext() *Context {
 // Shutdown frees the runtime's state (js_DestroyRuntime); contexts still
 // around can only evaluate scripts.
 func (rt *Runtime) Shutdown() {
-	rt.mu.Lock()
-	rt.contexts = 0
-	rt.mu.Unlock()
 	jsFreeAtomState(rt)
 }
 

@@ -46,6 +46,16 @@ ones. The traces go to a temporary directory removed at the end, or to
 -o DIR, which must be new, empty, or a directory an earlier record or test
 wrote.
 
+In a package with more than one test, detection is guided by concurrent
+function pairs (CFP; see "precog help cover"): every test of the package
+first runs once cheaply, recording function entries and exits and
+synchronization only; then only the tests that together cover the pairs
+of the package run with detection, each recording the memory accesses of
+the functions it was selected for (and of the test code). The same bug
+found by many tests is then reported by fewer of them, in less time; the
+summary says how many tests and functions were selected. -cfp=false runs
+detection on every test.
+
 The go test flags below are passed on to the builds and to every test
 binary; -run and -skip choose which top-level tests run.
 
@@ -166,6 +176,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
+			fs.BoolVar(&o.cfp, "cfp", true, "in packages with more than one test, detect only in the tests and functions that cover the concurrent function pairs of a cheap run (see precog help cover); false runs full detection on every test")
 			fs.BoolVar(&o.spin, "spinloops", true, "ConMem and OSCS: take a loop left on a value another goroutine wrote as ordering synchronization (ConMem section 4.6)")
 			fs.BoolVar(&o.hwNote, "hwnote", true, "OSCS: note on each finding whether the paper's always-on hardware (precog hwreplay's model) would have caught it")
 			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (false: the paper's Fig. 12 false positives)")
@@ -219,6 +230,7 @@ type options struct {
 	all   bool
 	deps  string
 	funcs bool
+	cfp   bool
 	cache string
 	flags *record.GoTestFlags
 
@@ -289,6 +301,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Flags:    o.flags,
 		All:      o.all,
 		Funcs:    o.funcs,
+		CFP:      o.cfp,
 		Deps:     o.deps,
 		CacheDir: o.cache,
 		Out:      out,
@@ -366,6 +379,11 @@ func summarize(w io.Writer, res *predict.Result, runs int) {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
 	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s\n", s.Events, round(s.Record), round(s.Detect))
+	if c := s.CFP; c != nil && c.Packages > 0 {
+		fmt.Fprintf(w, "cfp: detected in %d of %d tests and %d of %d functions of the %d %s with more than one test, which cover their %d concurrent function %s (cheap runs %s; -cfp=false detects in every test)\n",
+			c.Selected, c.Tests, c.SelectedFuncs, c.Funcs, c.Packages, plural(c.Packages, "package", "packages"),
+			c.Pairs, plural(c.Pairs, "pair", "pairs"), round(c.Measure))
+	}
 	if s.Statuses != nil {
 		st := s.Statuses
 		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",

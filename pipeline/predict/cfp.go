@@ -1,0 +1,177 @@
+package predict
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/detect/cfp"
+	"github.com/precog-dev/precog/pipeline/coverage"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// CFPStats says what CFP guidance chose, summed over the packages with
+// more than one test: the numbers of the CFP paper's Table 5.
+type CFPStats struct {
+	Packages int // packages guided
+	Tests    int // their tests
+	Selected int // the tests selected
+	// Funcs sums, over the tests, the functions each executed: what full
+	// detection watches. SelectedFuncs sums, over the selected tests, the
+	// functions selected in each: what guided detection watches.
+	Funcs, SelectedFuncs int
+	Pairs                int           // the aggregated pairs
+	Measure              time.Duration // the cheap runs and their analysis
+}
+
+// guided is one package's CFP selection.
+type guided struct {
+	pkg   *coverage.Package
+	steps map[string]cfp.Step // by test name
+}
+
+// recordGuided measures CFP with a cheap run of the tests of every package
+// with more than one test, then records, in out, the selected tests of
+// those packages with only their selected functions' memory accesses
+// (and their test code's), and every test of the other packages as full
+// detection does.
+func recordGuided(ctx context.Context, o Options, inst *instrument.Result, out, binDir string, progress func(string)) (*record.Index, *CFPStats, error) {
+	start := time.Now()
+	cov, err := coverage.Measure(ctx, coverage.Options{
+		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir,
+		Progress: func(s string) { progress("cfp " + s) },
+		Only: func(_ string, tests []string) []string {
+			if len(tests) > 1 {
+				return tests
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	st := &CFPStats{Measure: time.Since(start)}
+	byPkg := make(map[string]*guided)
+	for _, p := range cov.Packages {
+		if len(p.Tests) < 2 {
+			continue
+		}
+		g := &guided{pkg: p, steps: make(map[string]cfp.Step)}
+		for _, s := range p.Steps {
+			g.steps[s.Test] = s
+			st.SelectedFuncs += len(s.Funcs)
+		}
+		for _, t := range p.Tests {
+			st.Funcs += len(t.Funcs)
+		}
+		st.Packages++
+		st.Tests += len(p.Tests)
+		st.Selected += len(p.Steps)
+		st.Pairs += len(p.Union)
+		byPkg[p.ImportPath] = g
+	}
+	filters, err := os.MkdirTemp("", "precog-cfp-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(filters)
+	funcsOff := []string{}
+	if !o.Funcs {
+		funcsOff = []string{plan.FuncsEnv + "=0"}
+	}
+	sel := newSiteSelector(cov.Sites)
+	env := make(map[string][]string) // "pkg.Test" -> its environment
+	for path, g := range byPkg {
+		for name, s := range g.steps {
+			file := filepath.Join(filters, strconv.Itoa(len(env))+".sites")
+			if err := os.WriteFile(file, sel.sites(s.Funcs), 0o666); err != nil {
+				return nil, nil, err
+			}
+			env[path+"."+name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
+		}
+	}
+	ix, err := record.Run(ctx, record.Options{
+		BinDir:   binDir,
+		Reuse:    true,
+		Dir:      o.Dir,
+		Patterns: o.Patterns,
+		Out:      out,
+		Flags:    o.Flags,
+		Progress: func(p record.Progress) {
+			progress(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
+		},
+		TestLog: o.TestLog,
+		Runs:    o.Runs,
+		Perturb: record.Perturb{Seed: o.Seed},
+		Only: func(pkg string, tests []string) []string {
+			g := byPkg[pkg]
+			if g == nil {
+				return tests
+			}
+			var keep []string
+			for _, t := range tests {
+				if _, ok := g.steps[t]; ok {
+					keep = append(keep, t)
+				}
+			}
+			return keep
+		},
+		Env: func(pkg, test string) []string {
+			if e, ok := env[pkg+"."+test]; ok {
+				return e
+			}
+			return funcsOff
+		},
+	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, st, nil
+}
+
+// A siteSelector finds the sites of selected functions.
+type siteSelector struct {
+	table *trace.SiteTable
+	fnOf  map[string]fnID // function key -> its file and name in the site table
+}
+
+type fnID struct{ file, name string }
+
+func newSiteSelector(t *trace.SiteTable) *siteSelector {
+	s := &siteSelector{table: t, fnOf: make(map[string]fnID)}
+	for i := range t.Sites {
+		if site := &t.Sites[i]; site.Kind == "func" {
+			s.fnOf[cfp.SiteKey(site)] = fnID{site.File, site.Function}
+		}
+	}
+	return s
+}
+
+// sites returns the site list of a guided run, one id per line: the sites
+// in the functions with the given keys and in test files.
+func (s *siteSelector) sites(keys []string) []byte {
+	want := make(map[fnID]bool)
+	for _, k := range keys {
+		if id, ok := s.fnOf[k]; ok {
+			want[id] = true
+		}
+	}
+	var b strings.Builder
+	for _, site := range s.table.Sites {
+		if site.Kind == "func" {
+			continue
+		}
+		if strings.HasSuffix(site.File, "_test.go") || want[fnID{site.File, site.Function}] {
+			b.WriteString(strconv.FormatUint(uint64(site.ID), 10))
+			b.WriteByte('\n')
+		}
+	}
+	return []byte(b.String())
+}
