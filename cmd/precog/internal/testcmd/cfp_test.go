@@ -1,0 +1,91 @@
+package testcmd_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/precog-dev/precog/internal/expect"
+)
+
+// cfpCorpus is the module of the CFP paper's figures and a multi-test
+// package (testdata/cfp/README.md).
+var cfpCorpus, _ = filepath.Abs(filepath.Join("..", "..", "..", "..", "testdata", "cfp"))
+
+// guidedLine is the summary line of CFP-guided detection.
+var guidedLine = regexp.MustCompile(`cfp: detected in (\d+) of (\d+) tests and (\d+) of (\d+) functions`)
+
+// TestCFPGuided runs precog test over the CFP corpus guided (the default)
+// and with -cfp=false: both must report what each package's expect file
+// says, guided detection with fewer tests, fewer functions and no more
+// reports, and each bug of the multi-test packages by one test only.
+func TestCFPGuided(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the CFP corpus twice (about 40 s)")
+	}
+	cache := t.TempDir()
+	entries, err := os.ReadDir(cfpCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expects := make(map[string]*expect.File)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(cfpCorpus, e.Name(), "expect"))
+		if err != nil {
+			continue
+		}
+		if expects[e.Name()], err = expect.Parse(data); err != nil {
+			t.Fatalf("%s/expect: %v", e.Name(), err)
+		}
+	}
+	reports := make(map[bool]int)
+	for _, guided := range []bool{true, false} {
+		args := []string{"test", "-json", "-cache", cache, "-timeout", "1m", "-cfp=" + strconv.FormatBool(guided), "./..."}
+		stdout, stderr, code := precog(t, cfpCorpus, args...)
+		if code != 3 {
+			t.Fatalf("precog %v exited %d, want 3:\n%s", args, code, stderr)
+		}
+		fs := decodeFindings(t, stdout)
+		for pkg, e := range expects {
+			r := expect.Compare(e, filepath.Join(cfpCorpus, pkg), "precog.example/cfp/"+pkg, fs)
+			for _, x := range r.Missing {
+				t.Errorf("-cfp=%v: %s/expect line %d: not reported: %s", guided, pkg, x.Line, x.Key())
+			}
+			for _, k := range r.Extra {
+				t.Errorf("-cfp=%v: %s: reported but not expected: %s", guided, pkg, k)
+			}
+			for _, m := range r.WrongStatus {
+				t.Errorf("-cfp=%v: %s/expect line %d: %s is %s, want %s", guided, pkg, m.Want.Line, m.Want.Key(), m.Got.Status, m.Want.Status)
+			}
+		}
+		for _, f := range fs {
+			reports[guided] += f.Reports
+			if guided && f.Reports != 1 {
+				t.Errorf("guided: %s reported by %d tests, want 1: %v", f.Kind, f.Reports, f.Tests)
+			}
+		}
+		m := guidedLine.FindStringSubmatch(stderr)
+		if !guided {
+			if m != nil {
+				t.Errorf("-cfp=false printed a guided summary: %s", m[0])
+			}
+			continue
+		}
+		if m == nil {
+			t.Fatalf("no guided summary in:\n%s", stderr)
+		}
+		n := make([]int, 4)
+		for i := range n {
+			n[i], _ = strconv.Atoi(m[i+1])
+		}
+		if n[0] >= n[1] || n[2] >= n[3] {
+			t.Errorf("guided detection selected %d of %d tests and %d of %d functions: want fewer of each", n[0], n[1], n[2], n[3])
+		}
+	}
+	if reports[true] >= reports[false] {
+		t.Errorf("guided detection made %d reports, full %d: want fewer", reports[true], reports[false])
+	}
+	t.Logf("reports: guided %d, full %d", reports[true], reports[false])
+}
