@@ -40,8 +40,8 @@ type guided struct {
 // recordGuided measures CFP with a cheap run of the tests of every package
 // with more than one test, then records, in out, the selected tests of
 // those packages with only their selected functions' memory accesses
-// (and their test code's), and every test of the other packages as full
-// detection does.
+// (and their test code's), and every test of the other packages (and of
+// those whose tests cover no pair at all) as full detection does.
 func recordGuided(ctx context.Context, o Options, inst *instrument.Result, out, binDir string, progress func(string)) (*record.Index, *CFPStats, error) {
 	start := time.Now()
 	cov, err := coverage.Measure(ctx, coverage.Options{
@@ -60,7 +60,10 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, out, 
 	st := &CFPStats{Measure: time.Since(start)}
 	byPkg := make(map[string]*guided)
 	for _, p := range cov.Packages {
-		if len(p.Tests) < 2 {
+		if len(p.Tests) < 2 || len(p.Union) == 0 {
+			// No pairs: the concurrency, if any, is in code the cheap
+			// run does not log (test code, uninstrumented libraries),
+			// and CFP cannot tell the tests apart; detect in all.
 			continue
 		}
 		g := &guided{pkg: p, steps: make(map[string]cfp.Step)}
