@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
@@ -36,7 +37,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "cfpplan",
 	Doc:        analyzerutil.MustExtractDoc(doc, "cfpplan"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/cfpplan",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, sharedloc.Analyzer, postdom.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, sharedloc.Analyzer, postdom.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{byFn: map[*ssa.Function]*Func{}} }),
 }
@@ -115,6 +116,18 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, fn := range ssainput.SrcFuncs {
 		if fn.Parent() == nil {
 			add(fn)
+		}
+	}
+	b := pass.ResultOf[budget.Analyzer].(*budget.Budget)
+	for _, f := range p.res.Funcs {
+		n := 0
+		for _, blk := range f.Fn.Blocks {
+			n += len(blk.Instrs)
+		}
+		if !b.Spend(n) {
+			// Out of budget: log every function, which loses no pair.
+			b.Skip("the cfp plan (every function is logged)")
+			return p.res, nil
 		}
 	}
 	p.summarize()

@@ -55,6 +55,9 @@
 // Cost. One pass over each function's instructions, a fixed point of the
 // package's call graph for the sync summaries (each round marks at least
 // one more function), and a post-dominator tree per caller of a candidate
-// (postdom's bound, MaxBlocks, applies: a caller without a tree does not
-// qualify).
+// (postdom's bounds apply: a caller without a tree does not qualify). The
+// analyzer spends each function's instructions from the package's budget
+// (see the budget analyzer) before planning; if the budget cannot pay,
+// every function is logged, which costs the cheap run time but loses no
+// pair, and the budget's skips say so.
 package cfpplan

@@ -44,8 +44,10 @@
 // block) is assumed to return.
 //
 // Cost. Building a tree is linear in the blocks and edges of a function
-// times the few passes of the iteration; functions with more than
-// MaxBlocks blocks get no tree (Result.Skipped names them) rather than a
+// times the few passes of the iteration. Each tree spends its blocks from
+// the package's budget (see the budget analyzer); functions with more
+// than MaxBlocks blocks, or met once the budget has run out, get no tree
+// (Result.Skipped names them, the budget's skips say so) rather than a
 // cut one, and analyzers asking about them must assume nothing is
 // post-dominated.
 package postdom

@@ -2,12 +2,14 @@ package postdom
 
 import (
 	_ "embed"
+	"fmt"
 	"reflect"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
@@ -26,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "postdom",
 	Doc:        analyzerutil.MustExtractDoc(doc, "postdom"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/postdom",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{trees: map[*ssa.Function]*Tree{}, noReturn: map[*ssa.Function]bool{}} }),
 }
@@ -36,7 +38,8 @@ var Analyzer = &analysis.Analyzer{
 type Result struct {
 	trees    map[*ssa.Function]*Tree
 	noReturn map[*ssa.Function]bool
-	// Skipped lists the functions over MaxBlocks, which have no tree.
+	// Skipped lists the functions without a tree: over MaxBlocks, or met
+	// after the package's budget ran out.
 	Skipped []*ssa.Function
 }
 
@@ -88,14 +91,18 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+	b := pass.ResultOf[budget.Analyzer].(*budget.Budget)
 	for _, fn := range funcs {
-		if len(fn.Blocks) > MaxBlocks {
+		if len(fn.Blocks) > MaxBlocks || !b.Spend(len(fn.Blocks)) {
 			r.Skipped = append(r.Skipped, fn)
 			continue
 		}
 		if t := Build(fn, Options{}, isNoReturn); t != nil {
 			r.trees[fn] = t
 		}
+	}
+	if n := len(r.Skipped); n > 0 {
+		b.Skip(fmt.Sprintf("post-dominator trees of %d functions (CFP logs those functions' callees)", n))
 	}
 	return r, nil
 }
