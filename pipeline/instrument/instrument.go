@@ -177,13 +177,13 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		copies[m.path] = dc
 	}
 	var sites []trace.Site
-	first := uint32(1)
+	first, firstFunc := uint32(1), uint32(funcSiteBase)
 	instrumented := make(map[string]bool)
 	for _, f := range sel.files {
 		instrumented[f.pkg.PkgPath] = true
 	}
 	for _, f := range sel.files {
-		opts := rewrite.Options{Funcs: cfg.Funcs, FirstSite: first, Instrumented: func(path string) bool { return instrumented[path] }}
+		opts := rewrite.Options{Funcs: cfg.Funcs, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
 		if skip != nil {
 			opts.SkipFunc = skipFunc(f.pkg.Fset, skip)
 		}
@@ -199,10 +199,14 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("instrumenting %s: %w", f.path, err)
 		}
-		if err := checkSites(f.path, first, fsites); err != nil {
+		n, nf, err := checkSites(f.path, first, firstFunc, fsites)
+		if err != nil {
 			return nil, err
 		}
-		first += uint32(len(fsites))
+		first, firstFunc = first+n, firstFunc+nf
+		if first >= funcSiteBase {
+			return nil, fmt.Errorf("instrumenting %s: more than %d sites", f.path, funcSiteBase-1)
+		}
 		sites = append(sites, fsites...)
 		target := f.path
 		if dc := copies[f.module]; dc != nil {
@@ -312,13 +316,28 @@ func checkConfig(cfg *Config) error {
 
 // checkSites checks the seam: the sites of a file are numbered from first
 // upwards without gaps.
-func checkSites(path string, first uint32, sites []trace.Site) error {
+// funcSiteBase is the first id of the "func" sites, which are numbered
+// apart from the others (rewrite.Options.FirstFuncSite), so that adding a
+// function moves no id a reproducer names. It keeps a func site's id at
+// four bytes in the trace's varints.
+const funcSiteBase = 1 << 21
+
+// checkSites checks that a file's sites are numbered from first, and its
+// func sites from firstFunc, without gaps, and returns how many of each
+// it used.
+func checkSites(path string, first, firstFunc uint32, sites []trace.Site) (n, nf uint32, err error) {
 	for i, s := range sites {
-		if s.ID != first+uint32(i) {
-			return fmt.Errorf("instrumenting %s: site %d has id %d, want %d", path, i, s.ID, first+uint32(i))
+		want := &n
+		base := first
+		if s.Kind == "func" {
+			want, base = &nf, firstFunc
 		}
+		if s.ID != base+*want {
+			return 0, 0, fmt.Errorf("instrumenting %s: site %d has id %d, want %d", path, i, s.ID, base+*want)
+		}
+		*want++
 	}
-	return nil
+	return n, nf, nil
 }
 
 // A file to instrument, with the package whose syntax and types describe it.

@@ -100,7 +100,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		if r.Status == finding.Confirmed {
 			s := validate.NewSchedule(*f, r, sites)
 			s.Dir, s.Patterns, s.Package, s.PackageDir = o.Dir, o.Patterns, packageOf(res.Index, r.Witness.Test), r.Target.Dir
-			s.BuildFlags, s.All, s.Funcs, s.Deps = o.Flags.Build, o.All, o.Funcs, o.Deps
+			s.BuildFlags, s.All, s.Funcs, s.Deps, s.CFP = o.Flags.Build, o.All, o.Funcs, o.Deps, o.CFP
 			if err := s.Write(ReproFile(vo.ReproDir, f.ID)); err != nil {
 				return err
 			}

@@ -38,6 +38,11 @@ type Options struct {
 	SkipFunc func(lbrace token.Pos) bool
 	// FirstSite is the first site id this file may use.
 	FirstSite uint32
+	// FirstFuncSite, if not 0, numbers the "func" sites apart, from this
+	// id up: adding or removing a function then moves no other site's id,
+	// which force plans and reproducers name (and from which goroutines'
+	// logical ids derive).
+	FirstFuncSite uint32
 	// Instrumented reports whether the package with the given path is
 	// instrumented in the same build. The task groups of errgroup and conc
 	// are modeled as fork and join only where their own code is not
@@ -66,6 +71,7 @@ const (
 
 // File returns the instrumented text of one file of pkg (src is its
 // original bytes) and the sites it used, numbered from opts.FirstSite
+// (and its func sites from opts.FirstFuncSite, if set)
 // upwards with no gaps. changed is false when the file has nothing to
 // instrument (then out is nil and no overlay entry is needed).
 //
@@ -183,6 +189,8 @@ type rewriter struct {
 	ed       editor
 	sites    []trace.Site
 	isTest   bool
+	// funcSites counts the sites numbered from Options.FirstFuncSite.
+	funcSites int
 
 	// escaped holds the local variables that a closure captures or whose
 	// address is taken: accesses to them are instrumented like accesses to
@@ -241,8 +249,13 @@ func (r *rewriter) skip(reason string) {
 // clear), map-range, atomic-load, atomic-store and func (Enter/Exit).
 func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
 	p := r.fset.PositionFor(pos, false) // the original file, not //line names
+	id := r.opts.FirstSite + uint32(len(r.sites)-r.funcSites)
+	if kind == "func" && r.opts.FirstFuncSite != 0 {
+		id = r.opts.FirstFuncSite + uint32(r.funcSites)
+		r.funcSites++
+	}
 	s := trace.Site{
-		ID:   r.opts.FirstSite + uint32(len(r.sites)),
+		ID:   id,
 		File: r.filename,
 		Line: p.Line,
 		Col:  p.Column,

@@ -19,10 +19,15 @@ import (
 // of its package into binDir, and checks that the sites of the plan are
 // still the code the schedule was made for. It returns the binary's path.
 func (s *Schedule) Build(ctx context.Context, cacheDir, binDir string) (string, error) {
-	inst, err := instrument.Instrument(ctx, instrument.Config{
+	cfg := instrument.Config{
 		Dir: s.Dir, Patterns: s.Patterns, BuildFlags: s.BuildFlags,
 		All: s.All, Funcs: s.Funcs, Deps: s.Deps, CacheDir: cacheDir,
-	})
+	}
+	if s.CFP {
+		all := instrument.AllCFP
+		cfg.CFP = &all
+	}
+	inst, err := instrument.Instrument(ctx, cfg)
 	if err != nil {
 		return "", err
 	}

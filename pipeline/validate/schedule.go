@@ -47,6 +47,9 @@ type Schedule struct {
 	All        bool     `json:"all,omitempty"`
 	Funcs      bool     `json:"funcs,omitempty"`
 	Deps       string   `json:"deps,omitempty"`
+	// CFP: the build had the CFP plan (precog test's default), whose
+	// function sites count in the site IDs.
+	CFP bool `json:"cfp,omitempty"`
 
 	// Run: the test binary's arguments and the bound of one run.
 	Args      []string      `json:"args"`
