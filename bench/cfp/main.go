@@ -398,7 +398,7 @@ func guided(root, precog string, ws []workload) error {
 			}
 			speed := ""
 			if i == 1 {
-				speed = fmt.Sprintf(" (%.2fx less)", float64(res[0].cpu)/float64(r.cpu))
+				speed = fmt.Sprintf(" (speedup %.2fx)", float64(res[0].cpu)/float64(r.cpu))
 			}
 			fmt.Printf("| %s | %s | %s%s | %s | %s | %s | %d | %d | %.2f | %d | %s |\n", w.name, mode,
 				r.cpu.Round(100*time.Millisecond), speed, r.wall.Round(100*time.Millisecond), tests, funcs,
