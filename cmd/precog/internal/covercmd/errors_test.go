@@ -1,0 +1,32 @@
+package covercmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+)
+
+// TestErrors: what precog cover cannot do costs one line on stderr and
+// exit status 1, before anything is built.
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cover", "-runs", "0", "./lu"}, "-runs must be between 1 and 100, got 0"},
+		{[]string{"cover", "-runs", "101", "./lu"}, "-runs must be between 1 and 100, got 101"},
+		{[]string{"cover", "-timeout", "0s", "./lu"}, "-timeout must be positive"},
+		{[]string{"cover", "-nosuchflag", "./lu"}, "flag provided but not defined: -nosuchflag"},
+	} {
+		var out, errs bytes.Buffer
+		code := cli.Main(t.Context(), &cli.Env{Stdout: &out, Stderr: &errs, Dir: corpus}, []*cli.Command{Command()}, tc.args)
+		if code != cli.ExitError || !strings.Contains(errs.String(), tc.want) || strings.Count(strings.TrimSpace(errs.String()), "\n") > 0 && !strings.Contains(tc.want, "flag") {
+			t.Errorf("precog %v: exit %d, stderr %q; want 1 and %q", tc.args, code, errs.String(), tc.want)
+		}
+		if out.Len() > 0 {
+			t.Errorf("precog %v wrote to stdout: %q", tc.args, out.String())
+		}
+	}
+}
