@@ -152,7 +152,11 @@ func run(log func(string, ...any)) error {
 		}
 		out := filepath.Join(work, "out", pkg)
 		start := time.Now()
-		cmd := exec.Command(precog, "test", "-json", "-runs", fmt.Sprint(e.Runs), "-o", out, "-cache", filepath.Join(work, "cache"), "./"+pkg)
+		args := []string{"test", "-json", "-runs", fmt.Sprint(e.Runs), "-o", out, "-cache", filepath.Join(work, "cache")}
+		if e.Timeout > 0 {
+			args = append(args, "-timeout", e.Timeout.String())
+		}
+		cmd := exec.Command(precog, append(args, "./"+pkg)...)
 		cmd.Dir = kernels
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

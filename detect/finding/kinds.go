@@ -13,6 +13,12 @@ const (
 	ConIndex  = "con-index"
 	ConMap    = "con-map"
 	OSCS      = "oscs"
+	// Crash and TestFailed are a recorded run's own failure (a panic, a
+	// fatal error or a timeout; a t.Error or t.Fatal): it happened.
+	Crash      = "crash"
+	TestFailed = "test-failed"
+	// Race is a data race (detect/races).
+	Race = "race"
 	// Limit is not a bug of the user's code: a static analysis stopped at
 	// a budget, so it may have missed some.
 	Limit = "limit"
@@ -50,6 +56,11 @@ const (
 	RoleLock     = "lock"      // a lock acquisition
 	RoleGo       = "go"        // a go statement (in Spawns)
 	RoleCall     = "call"      // an open call (in Stacks)
+	RolePanic    = "panic"     // where a recorded run panicked
+	RoleFatal    = "fatal"     // where it died of a fatal runtime error
+	RoleHang     = "hang"      // where its test's goroutine was stuck at the timeout
+	RoleFail     = "fail"      // the t.Error or t.Fatal that failed it
+	RoleExit     = "exit"      // it exited non-zero with no message
 )
 
 // A Kind describes one kind of finding.
@@ -88,6 +99,13 @@ var catalog = append([]Kind{
 	{Name: OSCS, Summary: "a pair of critical sections meant to be atomic that another goroutine's critical section may split",
 		Crash: "a read that sees another goroutine's write it was not meant to: a wrong result or a later crash",
 		Roles: []string{RoleRead, RoleWrite, RoleLock}, Runtime: true},
+	{Name: Crash, Summary: "a test whose recorded run panicked, died of a fatal runtime error or timed out",
+		Crash: "the panic, fatal error or hang itself", Roles: []string{RolePanic, RoleFatal, RoleHang}, Runtime: true},
+	{Name: TestFailed, Summary: "a test whose recorded run failed (t.Error, t.Fatal) or exited non-zero",
+		Crash: "a failed test", Roles: []string{RoleFail, RoleExit}, Runtime: true},
+	{Name: Race, Summary: "a data race: accesses of different goroutines to one location, one a write, that happens-before does not order",
+		Crash: "a torn or stale value, or any of the crashes above when the value is used",
+		Roles: []string{RoleRead, RoleWrite, "atomic-read", "atomic-write"}, Runtime: true},
 	{Name: Limit, Summary: "an analysis that stopped at a budget and may have missed bugs", Static: true},
 }, unicornKinds()...)
 

@@ -6,6 +6,7 @@
 // The format, one item per line, # starting a comment anywhere:
 //
 //	runs 10                          (optional; runs per test for precog test -runs; default 1)
+//	timeout 5s                       (optional; precog test -timeout, for a kernel that hangs; default 1m)
 //	con-null mysql.go:70 mysql.go:61 confirmed (a finding: its kind, its sites as file:line,
 //	                                            and optionally its status after validation)
 //
@@ -27,13 +28,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 )
 
 // A File is a parsed expect file.
 type File struct {
-	Runs     int // runs per test, at least 1
+	Runs int // runs per test, at least 1
+	// Timeout is the -timeout its tests run with; 0 for the default.
+	Timeout  time.Duration
 	Findings []Finding
 }
 
@@ -83,6 +87,17 @@ func Parse(data []byte) (*File, error) {
 				return nil, fmt.Errorf("line %d: runs %q is not a positive number", n, f[1])
 			}
 			e.Runs = r
+			continue
+		}
+		if f[0] == "timeout" {
+			if e.Timeout != 0 {
+				return nil, fmt.Errorf("line %d: a second timeout line", n)
+			}
+			d, err := time.ParseDuration(strings.Join(f[1:], ""))
+			if len(f) != 2 || err != nil || d <= 0 {
+				return nil, fmt.Errorf("line %d: want timeout D, a positive duration", n)
+			}
+			e.Timeout = d
 			continue
 		}
 		if !finding.Valid(f[0]) {

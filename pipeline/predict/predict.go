@@ -2,8 +2,10 @@
 // packages, record each top-level test (once, or several times under the
 // shim's perturb plans), read every trace with its site table, build the
 // happens-before graph of each (detect/hb), run the trace checkers on it
-// (detect/conmem, detect/oscs, detect/unicorn) and merge what they report
-// into one finding per bug, with the tests that exposed it.
+// (detect/conmem, detect/oscs, detect/unicorn) and merge what
+// they report into one finding per bug, with the tests that exposed it. A
+// run that failed is a confirmed finding of its own (kind crash or
+// test-failed).
 //
 // predict holds no detection logic: it runs processes, reads files and
 // hands events to the pure packages of detect/.
@@ -246,6 +248,7 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 		return nil, fmt.Errorf("reading the site table: %w", err)
 	}
 	res := &Result{Index: ix}
+	user := userFiles(sites, ix)
 	var all []finding.Finding
 	for _, p := range ix.Packages {
 		res.Stats.Packages++
@@ -255,11 +258,12 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 			}
 			res.Stats.Tests++
 			name := p.ImportPath + "." + t.Name
-			runs := []runFile{{n: 0, trace: t.Trace, outcome: t.Outcome, broken: t.Broken}}
+			runs := []runFile{{n: 0, trace: t.Trace, log: t.Log, outcome: t.Outcome, broken: t.Broken}}
 			for _, r := range t.Runs {
-				runs = append(runs, runFile{n: r.N, trace: r.Trace, outcome: r.Outcome, broken: r.Broken})
+				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken})
 			}
-			fs, err := detectTest(dir, name, runs, sites, o, res)
+			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user}
+			fs, err := detectTest(tf, runs, sites, o, res)
 			if err != nil {
 				return nil, err
 			}
@@ -276,13 +280,26 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 type runFile struct {
 	n       int
 	trace   string // relative to the recording's directory; "" if none
+	log     string // its output, relative to the recording's directory
 	outcome record.Outcome
 	broken  string
 }
 
+// testFiles says where one test's recording is and whose it is.
+type testFiles struct {
+	dir        string // the recording's directory
+	name       string // importpath.TestName
+	importPath string
+	pkgDir     string
+	user       func(file string) bool // see failureOf
+}
+
 // detectTest checks the runs of one test and returns its findings, one
-// report each, with Tests set to the test.
-func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
+// report each, with Tests set to the test. A run that failed is a finding
+// of its own (failureOf), unless a finding predicted from its trace is at
+// the site of the crash: then that one is confirmed by it.
+func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
+	dir, name := tf.dir, tf.name
 	var fs []finding.Finding
 	tc := testChecks{opts: o, ranked: len(runs) > 1}
 	for _, r := range runs {
@@ -294,33 +311,14 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 		if len(runs) > 1 {
 			what = fmt.Sprintf("%s (run %d)", name, r.n)
 		}
-		if r.trace == "" {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: %s; nothing to analyse", what, r.broken))
-			continue
+		crash, fl := failureOf(dir, name, r, tf.pkgDir, tf.user)
+		if crash != nil && r.n == 0 {
+			crash.Repro = goTestRepro(tf.importPath, name[len(tf.importPath)+1:])
 		}
-		path := filepath.Join(dir, filepath.FromSlash(r.trace))
-		if max := o.maxTraceBytes(); max > 0 {
-			if fi, err := os.Stat(path); err == nil && fi.Size() > max {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace); not analysed",
-					what, size(fi.Size()), size(max)))
-				res.Stats.Skipped++
-				continue
-			}
-		}
-		evs, err := readTrace(path)
-		if err != nil && !errors.Is(err, trace.ErrBroken) {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		if n, max := goroutines(evs), o.maxGoroutines(); max > 0 && n > max {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: %d goroutines, over the limit of %d (-max-goroutines); not analysed", what, n, max))
-			res.Stats.Skipped++
-			continue
-		}
+		found, evs, err := tc.analyse(dir, what, r, sites, o, res)
 		if err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
+			return nil, err
 		}
-		res.Stats.Events += len(evs)
-		found := tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path})
 		var pts []plan.Point
 		for i := range found {
 			for j := range found[i].Witnesses {
@@ -331,6 +329,9 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 				}
 				nameLocks(evs, pts, w)
 			}
+		}
+		if crash != nil && !absorb(found, crash, fl) {
+			fs = append(fs, *crash)
 		}
 		fs = append(fs, found...)
 	}
@@ -352,6 +353,39 @@ func detectTest(dir, name string, runs []runFile, sites *trace.SiteTable, o Dete
 		}
 	}
 	return fs, nil
+}
+
+// analyse reads the trace of run r and returns what the per-run checkers
+// found in it; nothing, with a note, for a run without a trace or over the
+// limits.
+func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, []trace.Event, error) {
+	if r.trace == "" {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s; nothing to analyse", what, r.broken))
+		return nil, nil, nil
+	}
+	path := filepath.Join(dir, filepath.FromSlash(r.trace))
+	if max := o.maxTraceBytes(); max > 0 {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > max {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace); not analysed",
+				what, size(fi.Size()), size(max)))
+			res.Stats.Skipped++
+			return nil, nil, nil
+		}
+	}
+	evs, err := readTrace(path)
+	if err != nil && !errors.Is(err, trace.ErrBroken) {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if n, max := goroutines(evs), o.maxGoroutines(); max > 0 && n > max {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %d goroutines, over the limit of %d (-max-goroutines); not analysed", what, n, max))
+		res.Stats.Skipped++
+		return nil, nil, nil
+	}
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
+	}
+	res.Stats.Events += len(evs)
+	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}), evs, nil
 }
 
 // size formats n bytes for a note.

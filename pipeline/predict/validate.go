@@ -84,16 +84,28 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		Progress: progress,
 		Sites:    sites,
 	})
-	results := v.All(ctx, res.Findings)
+	// A finding that a recorded run showed (a failure, or a prediction at
+	// the crash's site) is confirmed already.
+	var todo []int
+	var fs []finding.Finding
+	res.Stats.Statuses = make(map[finding.Status]int)
+	for i, f := range res.Findings {
+		if f.Status == finding.Confirmed && f.Validation != nil {
+			res.Stats.Statuses[f.Status]++
+			continue
+		}
+		todo = append(todo, i)
+		fs = append(fs, f)
+	}
+	results := v.All(ctx, fs)
 	if err := parent.Err(); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		res.Notes = append(res.Notes, "the validation budget ("+vo.Budget.String()+", -validate-budget) ran out: findings it did not reach are timed out")
 	}
-	res.Stats.Statuses = make(map[finding.Status]int)
-	for i := range res.Findings {
-		f, r := &res.Findings[i], results[i]
+	for k, i := range todo {
+		f, r := &res.Findings[i], results[k]
 		f.Status = r.Status
 		val := r.Validation
 		f.Validation = &val

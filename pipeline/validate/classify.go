@@ -120,10 +120,10 @@ func funcName(line string) string {
 	return line
 }
 
-// expected reports whether a crash with message msg is the effect a
+// Expected reports whether a crash with message msg is the effect a
 // finding of kind names. Kinds whose effect is any failure (a wrong value
 // that a later assertion catches) accept every message.
-func expected(kind string, fatal bool, msg string) bool {
+func Expected(kind string, fatal bool, msg string) bool {
 	has := func(subs ...string) bool {
 		for _, s := range subs {
 			if strings.Contains(msg, s) {
@@ -199,7 +199,7 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 		if c.Fatal {
 			what = "fatal"
 		}
-		if fr, ok := c.At(f.Sites); ok && expected(f.Kind, c.Fatal, c.Message) {
+		if fr, ok := c.At(f.Sites); ok && Expected(f.Kind, c.Fatal, c.Message) {
 			return Verdict{Status: finding.Confirmed, Effect: what,
 				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(c.Fatal), c.Message, base(fr.File), fr.Line, funcName(fr.Func))}
 		}

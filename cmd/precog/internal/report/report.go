@@ -45,8 +45,9 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	// Confirmed findings first: they are facts, the rest hypotheses.
 	fs = slices.Clone(fs)
+	// Among them, the failures of the recorded runs first.
 	slices.SortStableFunc(fs, func(a, b finding.Finding) int {
-		return cmp.Compare(rank(b.Status), rank(a.Status))
+		return cmp.Or(cmp.Compare(rank(b.Status), rank(a.Status)), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
 	})
 	for _, f := range fs {
 		if f.Status == finding.Static {
@@ -182,6 +183,16 @@ func rank(s finding.Status) int {
 	return 0
 }
 
+// kindRank orders kinds in the text output: the recorded runs' failures,
+// then the predictions.
+func kindRank(kind string) int {
+	switch kind {
+	case finding.Crash, finding.TestFailed:
+		return 0
+	}
+	return 1
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
@@ -195,7 +206,12 @@ func sitePos(dir string, s finding.Site) string {
 	if s.File == "" {
 		return s.Expr
 	}
-	return relPath(dir, s.File) + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
+	pos := relPath(dir, s.File) + ":" + strconv.Itoa(s.Line)
+	if s.Col > 0 {
+		// A position read from a traceback has no column.
+		pos += ":" + strconv.Itoa(s.Col)
+	}
+	return pos
 }
 
 // relPath returns file relative to dir if it lies under it.

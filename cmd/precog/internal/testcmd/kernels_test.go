@@ -1,6 +1,7 @@
 package testcmd_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -39,7 +41,12 @@ func kernelPackages(t *testing.T) []string {
 // and nothing else.
 func TestKernels(t *testing.T) {
 	cache := t.TempDir()
-	groups := make(map[int][]string) // runs -> package dirs
+	// Packages that want the same runs and timeout share a precog test.
+	type group struct {
+		runs    int
+		timeout time.Duration
+	}
+	groups := make(map[group][]string)
 	expects := make(map[string]*expect.File)
 	var missing []string
 	for _, pkg := range kernelPackages(t) {
@@ -57,17 +64,22 @@ func TestKernels(t *testing.T) {
 			continue
 		}
 		expects[pkg] = e
-		groups[e.Runs] = append(groups[e.Runs], pkg)
+		g := group{e.Runs, cmp.Or(e.Timeout, time.Minute)}
+		groups[g] = append(groups[g], pkg)
 	}
 	if len(missing) > 0 {
 		t.Errorf("kernel packages without an expect file: %s", strings.Join(missing, " "))
 	}
-	for _, runs := range slices.Sorted(maps.Keys(groups)) {
-		pkgs := groups[runs]
+	keys := slices.SortedFunc(maps.Keys(groups), func(a, b group) int {
+		return cmp.Or(cmp.Compare(a.runs, b.runs), cmp.Compare(a.timeout, b.timeout))
+	})
+	for _, g := range keys {
+		pkgs := groups[g]
 		sarifFile := filepath.Join(t.TempDir(), "findings.sarif")
 		// -timeout: a kernel that hangs under some interleaving fails its
-		// run in a minute rather than holding CI for go test's ten.
-		args := []string{"test", "-json", "-sarif", sarifFile, "-cache", cache, "-timeout", "1m", "-runs", strconv.Itoa(runs)}
+		// run in a minute (or its expect file's timeout) rather than
+		// holding CI for go test's ten.
+		args := []string{"test", "-json", "-sarif", sarifFile, "-cache", cache, "-timeout", g.timeout.String(), "-runs", strconv.Itoa(g.runs)}
 		for _, p := range pkgs {
 			args = append(args, "./"+p)
 		}

@@ -1,0 +1,267 @@
+// Package failure reads how a test failed from the output of its process,
+// the way a Go developer reads go test's: the panic or fatal error and the
+// stack of the goroutine that raised it, the test that timed out and where
+// its goroutine was stuck, or the t.Error and t.Fatal lines of a failed
+// test. precog test turns each failure into a finding (issue 10: a suite
+// whose tests fail must not pass precog test).
+//
+// It is sound for output of a test binary run with -test.v, one top-level
+// test per process, as precog record runs them. A stack is that of the
+// first goroutine block after the panic (the goroutine that panicked); for
+// a timeout, that of the goroutine running the test. Output interleaved by
+// other goroutines printing at the same time can hide a line.
+package failure
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// Kind is how a test failed.
+type Kind string
+
+// The kinds of failure, from the most to the least severe.
+const (
+	Panic   Kind = "panic"   // "panic: ..." (recover did not stop it)
+	Fatal   Kind = "fatal"   // "fatal error: ...", such as concurrent map writes
+	Timeout Kind = "timeout" // "panic: test timed out after ..."
+	Fail    Kind = "fail"    // the test reported failure (t.Error, t.Fatal, t.Fail)
+	Exit    Kind = "exit"    // the process exited non-zero with none of the above
+)
+
+// A Failure is how one test process failed.
+type Failure struct {
+	Kind Kind
+	// Message is the panic's or fatal error's text, the timeout's
+	// duration line, or the first t.Error line's text.
+	Message string
+	// Goroutine is the goroutine that panicked, or, for a timeout, the one
+	// running the test.
+	Goroutine Goroutine
+	// Others are, for a timeout, the other goroutines of the dump: where
+	// the rest of the program was stuck.
+	Others []Goroutine
+	// Logs are the lines the tests logged (t.Error, t.Fatal, t.Log), in
+	// order, up to the first "--- FAIL" line.
+	Logs []Log
+}
+
+// Report returns the line that reported a Fail: the last line logged
+// before go test's first "--- FAIL" line (t.Fatal's, or the t.Error's
+// that nothing followed). ok is false when the test failed without a
+// message (t.Fail).
+func (f *Failure) Report() (Log, bool) {
+	if len(f.Logs) == 0 {
+		return Log{}, false
+	}
+	return f.Logs[len(f.Logs)-1], true
+}
+
+// A Goroutine is one goroutine of a dump.
+type Goroutine struct {
+	Header string // "goroutine 18 [running]"
+	// Frames is its stack, innermost first, as the runtime prints it.
+	Frames []Frame
+}
+
+// A Frame is one call of a goroutine's stack.
+type Frame struct {
+	Func string // "pkg.(*T).m", without the arguments
+	File string
+	Line int
+}
+
+// A Log is one line a test logged: "    x_test.go:17: count = 6, want 3".
+type Log struct {
+	File string // the file's base name, as the testing package prints it
+	Line int
+	Text string
+}
+
+// Parse returns how the process of test (a top-level test's name) failed,
+// or nil if its output shows no failure. exited says whether the process
+// exited non-zero (a failure even when the output says nothing).
+func Parse(out []byte, test string, exited bool) *Failure {
+	blocks, head := goroutines(out)
+	f := &Failure{}
+	switch {
+	case head.timeout != "":
+		f.Kind, f.Message = Timeout, head.timeout
+		i := f.pick(blocks, func(g Goroutine) bool {
+			for _, fr := range g.Frames {
+				if strings.HasSuffix(fr.Func, "."+test) {
+					return true
+				}
+			}
+			return false
+		})
+		for j, g := range blocks {
+			if j != i {
+				f.Others = append(f.Others, g)
+			}
+		}
+	case head.fatal != "" || head.panic != "":
+		f.Kind, f.Message = Panic, head.panic
+		if head.fatal != "" {
+			f.Kind, f.Message = Fatal, head.fatal
+		}
+		f.pick(blocks, func(Goroutine) bool { return true })
+	}
+	f.Logs = logs(out)
+	switch {
+	case f.Kind != "":
+	case bytes.Contains(out, []byte("--- FAIL: ")):
+		f.Kind = Fail
+		if l, ok := f.Report(); ok {
+			f.Message = l.Text
+		}
+	case exited:
+		f.Kind = Exit
+		f.Message = lastLine(out)
+	default:
+		return nil
+	}
+	return f
+}
+
+// pick takes the first goroutine that ok accepts and returns its index,
+// -1 if none.
+func (f *Failure) pick(gs []Goroutine, ok func(Goroutine) bool) int {
+	for i, g := range gs {
+		if ok(g) {
+			f.Goroutine = g
+			return i
+		}
+	}
+	return -1
+}
+
+// header is what precedes the goroutine dump.
+type header struct {
+	panic, fatal, timeout string
+}
+
+// goroutines parses the first panic, fatal error or timeout in out and the
+// goroutine blocks after it.
+func goroutines(out []byte) ([]Goroutine, header) {
+	var h header
+	var blocks []Goroutine
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	started := false
+	var fn string
+	for sc.Scan() {
+		line := sc.Text()
+		if !started {
+			switch {
+			case strings.HasPrefix(line, "panic: test timed out after "):
+				h.timeout = strings.TrimPrefix(line, "panic: ")
+			case strings.HasPrefix(line, "panic: "):
+				h.panic = cleanPanic(strings.TrimPrefix(line, "panic: "))
+			case strings.HasPrefix(line, "fatal error: "):
+				h.fatal = strings.TrimPrefix(line, "fatal error: ")
+			default:
+				continue
+			}
+			started = true
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":"):
+			blocks = append(blocks, Goroutine{Header: strings.TrimSuffix(line, ":")})
+		case len(blocks) == 0 || line == "" || strings.HasPrefix(line, "created by "):
+			fn = ""
+		case strings.HasPrefix(line, "\t"):
+			if fn == "" {
+				continue // the "created by" line's position
+			}
+			file, ln := fileLine(line[1:])
+			if file != "" {
+				b := &blocks[len(blocks)-1]
+				b.Frames = append(b.Frames, Frame{Func: fn, File: file, Line: ln})
+			}
+		default:
+			fn = funcName(line)
+		}
+	}
+	return blocks, h
+}
+
+// cleanPanic drops what the testing package adds to a panic that it
+// recovered and raised again: "boom [recovered]", "boom [recovered,
+// repanicked]".
+func cleanPanic(msg string) string {
+	if i := strings.Index(msg, " [recovered"); i >= 0 && strings.HasSuffix(msg, "]") {
+		return msg[:i]
+	}
+	return msg
+}
+
+// logs returns the lines of out that a test logged before the first
+// "--- FAIL": indented by four spaces (more for subtests), then
+// file.go:line: text.
+func logs(out []byte) []Log {
+	var ls []Log
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(strings.TrimLeft(line, " "), "--- FAIL: ") {
+			break
+		}
+		t := strings.TrimLeft(line, " ")
+		if len(t) == len(line) || len(line)-len(t) < 4 {
+			continue
+		}
+		file, rest, ok := strings.Cut(t, ":")
+		if !ok || !strings.HasSuffix(file, ".go") || strings.ContainsAny(file, " /") {
+			continue
+		}
+		num, text, ok := strings.Cut(rest, ": ")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			continue
+		}
+		ls = append(ls, Log{File: file, Line: n, Text: strings.TrimRight(text, "\n")})
+	}
+	return ls
+}
+
+// fileLine parses "/path/file.go:61 +0x1d".
+func fileLine(s string) (string, int) {
+	if i := strings.LastIndex(s, " +0x"); i >= 0 {
+		s = s[:i]
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return "", 0
+	}
+	return s[:i], n
+}
+
+// funcName strips the arguments off a traceback's function line:
+// "pkg.(*T).m(0x1, ...)" is "pkg.(*T).m"; "pkg.f(...)" is "pkg.f".
+func funcName(line string) string {
+	if strings.HasSuffix(line, ")") {
+		if i := strings.LastIndexByte(line, '('); i > 0 {
+			return line[:i]
+		}
+	}
+	return line
+}
+
+// lastLine is the last non-empty line of out that is not go test's
+// verdict, for a process that exited without saying why.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && l != "FAIL" && !strings.HasPrefix(l, "FAIL\t") && !strings.HasPrefix(l, "exit status") {
+			return l
+		}
+	}
+	return "the test process exited with no output"
+}

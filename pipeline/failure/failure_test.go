@@ -1,0 +1,99 @@
+package failure
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func parseFile(t *testing.T, name, test string, exited bool) *Failure {
+	t.Helper()
+	out, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Parse(out, test, exited)
+}
+
+// top returns the innermost frame of f's goroutine as base:line in func.
+func top(f *Failure) string {
+	if len(f.Goroutine.Frames) == 0 {
+		return ""
+	}
+	fr := f.Goroutine.Frames[0]
+	return fmt.Sprintf("%s:%d %s", filepath.Base(fr.File), fr.Line, fr.Func)
+}
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		file, test    string
+		kind          Kind
+		msg, top, log string
+		frames        int
+	}{
+		{"goroutine-panic.out", "TestLast", Panic, "runtime error: index out of range [2] with length 2",
+			"crashpanic.go:27 precog.example/kernels/crashpanic.(*Registry).Nth", "", 2},
+		{"mapwrites.out", "TestFill", Fatal, "concurrent map writes",
+			"panic.go:1181 internal/runtime/maps.fatal", "", 2},
+		{"subtest-panic.out", "TestBoom", Panic, "assignment to entry in nil map",
+			"testing.go:1974 testing.tRunner.func1.2", "a_test.go:5: x", 5},
+		{"timeout.out", "TestStop", Timeout, "test timed out after 3s",
+			"sema.go:114 sync.runtime_SemacquireWaitGroup", "", 6},
+		{"fatalf.out", "TestCount", Fail, "count = 6, want 3", "", "crashfail_test.go:17: count = 6, want 3", 0},
+		{"subtest-error.out", "TestSub", Fail, "bad 1", "", "a_test.go:8: bad 1", 0},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			f := parseFile(t, c.file, c.test, true)
+			if f == nil {
+				t.Fatal("no failure")
+			}
+			if f.Kind != c.kind || f.Message != c.msg {
+				t.Errorf("got %s %q, want %s %q", f.Kind, f.Message, c.kind, c.msg)
+			}
+			if got := top(f); got != c.top {
+				t.Errorf("top frame %q, want %q", got, c.top)
+			}
+			if len(f.Goroutine.Frames) != c.frames {
+				t.Errorf("%d frames, want %d: %v", len(f.Goroutine.Frames), c.frames, f.Goroutine.Frames)
+			}
+			log := ""
+			if l, ok := f.Report(); ok {
+				log = fmt.Sprintf("%s:%d: %s", l.File, l.Line, l.Text)
+			}
+			if c.kind == Fail && log != c.log {
+				t.Errorf("report %q, want %q", log, c.log)
+			}
+		})
+	}
+}
+
+// TestTimeoutOthers checks that a timeout keeps the other goroutines,
+// where the rest of the program was stuck: the worker at its range.
+func TestTimeoutOthers(t *testing.T) {
+	f := parseFile(t, "timeout.out", "TestStop", true)
+	if f.Goroutine.Header != "goroutine 25 [sync.WaitGroup.Wait]" {
+		t.Errorf("test's goroutine %q", f.Goroutine.Header)
+	}
+	found := false
+	for _, g := range f.Others {
+		for _, fr := range g.Frames {
+			if fr.Func == "precog.example/kernels/crashhang.Start.func1" && fr.Line == 24 {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the worker blocked at crashhang.go:24 is not among the others: %v", f.Others)
+	}
+}
+
+func TestPassed(t *testing.T) {
+	out := []byte("=== RUN   TestX\n    x_test.go:3: hello\n--- PASS: TestX (0.00s)\nPASS\n")
+	if f := Parse(out, "TestX", false); f != nil {
+		t.Errorf("a passing run parsed as %+v", f)
+	}
+	if f := Parse(out, "TestX", true); f == nil || f.Kind != Exit {
+		t.Errorf("a passing run that exited non-zero parsed as %+v, want exit", f)
+	}
+}

@@ -1,0 +1,172 @@
+package predict
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/failure"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/pipeline/validate"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// failureOf reads how run r of test name failed from its log in the
+// recording dir, as a confirmed finding. pkgDir is the test package's
+// directory; user reports whether a file is the user's code (instrumented,
+// or in a recorded package) rather than the runtime's, the testing
+// package's or the shim's.
+func failureOf(dir, name string, r runFile, pkgDir string, user func(string) bool) (*finding.Finding, *failure.Failure) {
+	if !r.outcome.Failed() || r.log == "" {
+		return nil, nil
+	}
+	out, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.log)))
+	if err != nil {
+		return nil, nil
+	}
+	test := name[strings.LastIndexByte(name, '.')+1:]
+	fl := failure.Parse(out, test, true)
+	if fl == nil {
+		return nil, nil
+	}
+	f := &finding.Finding{Kind: finding.Crash, Status: finding.Confirmed, Tests: []string{name}}
+	site := finding.Site{Role: string(fl.Kind), Expr: fl.Message}
+	var effect string
+	switch fl.Kind {
+	case failure.Panic:
+		effect = "panic"
+		f.Message = fmt.Sprintf("%s panicked: %s", test, fl.Message)
+	case failure.Fatal:
+		effect = "fatal"
+		f.Message = fmt.Sprintf("%s died of a fatal error: %s", test, fl.Message)
+	case failure.Timeout:
+		effect, site.Role = "hang", "hang"
+		f.Message = fmt.Sprintf("%s hung: %s", test, fl.Message)
+	case failure.Fail, failure.Exit:
+		f.Kind, effect = finding.TestFailed, "test-failed"
+		f.Message = fmt.Sprintf("%s failed: %s", test, fl.Message)
+		if fl.Kind == failure.Exit {
+			f.Message = fmt.Sprintf("%s's process exited: %s", test, fl.Message)
+		}
+	}
+	if l, ok := fl.Report(); ok && fl.Kind == failure.Fail {
+		site.File, site.Line = filepath.Join(pkgDir, l.File), l.Line
+	}
+	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
+		site.File, site.Line, site.Function = fr.File, fr.Line, shortFunc(fr.Func)
+		if fl.Kind == failure.Timeout {
+			f.Message += ", its goroutine stuck in " + site.Function
+		}
+	}
+	f.Sites = []finding.Site{site}
+	if fs := fl.Goroutine.Frames; len(fs) > 0 {
+		stack := make([]finding.Site, 0, len(fs))
+		for i := len(fs) - 1; i >= 0; i-- {
+			if strings.HasPrefix(fs[i].Func, shimPath+".") || strings.HasPrefix(fs[i].Func, shimPath+"/") {
+				continue // the shim's wrapper of a sync operation
+			}
+			stack = append(stack, finding.Site{File: fs[i].File, Line: fs[i].Line, Role: "call", Function: shortFunc(fs[i].Func)})
+		}
+		f.Stacks = [][]finding.Site{stack}
+	}
+	for _, g := range fl.Others {
+		if fr, ok := userFrame(g.Frames, user); ok {
+			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%s at %s:%d in %s", g.Header, filepath.Base(fr.File), fr.Line, shortFunc(fr.Func)))
+		}
+	}
+	where := "the recorded run"
+	if r.n > 0 {
+		where = fmt.Sprintf("perturbed run %d", r.n)
+	}
+	f.Validation = &finding.Validation{Effect: effect, Test: name, Runs: 1, Failed: 1,
+		Reason: fmt.Sprintf("happened in %s: %s", where, failureLine(fl))}
+	f.SetID()
+	return f, fl
+}
+
+// shimPath is the import path of the shim, whose frames a stack leaves
+// out.
+const shimPath = "github.com/precog-dev/precog/shim"
+
+// failureLine says what failed, as go test printed it.
+func failureLine(fl *failure.Failure) string {
+	switch fl.Kind {
+	case failure.Panic:
+		return "panic: " + fl.Message
+	case failure.Fatal:
+		return "fatal error: " + fl.Message
+	case failure.Timeout:
+		return "panic: " + fl.Message
+	}
+	return fl.Message
+}
+
+// userFrame returns the innermost frame of the user's code.
+func userFrame(frames []failure.Frame, user func(string) bool) (failure.Frame, bool) {
+	for _, fr := range frames {
+		if user(fr.File) {
+			return fr, true
+		}
+	}
+	return failure.Frame{}, false
+}
+
+// shortFunc drops the import path of a traceback's function:
+// "example.com/p.(*T).m" is "(*T).m".
+func shortFunc(fn string) string {
+	fn = fn[strings.LastIndexByte(fn, '/')+1:]
+	if i := strings.IndexByte(fn, '.'); i >= 0 {
+		return fn[i+1:]
+	}
+	return fn
+}
+
+// userFiles returns the predicate failureOf takes: a file is the user's if
+// the site table has sites in it or it is in a recorded package's
+// directory.
+func userFiles(sites *trace.SiteTable, ix *record.Index) func(string) bool {
+	files := make(map[string]bool)
+	for _, s := range sites.Sites {
+		files[s.File] = true
+	}
+	dirs := make(map[string]bool)
+	for _, p := range ix.Packages {
+		dirs[p.Dir] = true
+	}
+	return func(file string) bool { return files[file] || dirs[filepath.Dir(file)] }
+}
+
+// absorb makes a finding predicted in a run that crashed, at a site where
+// the crash happened (in the goroutine's stack) and with the effect its
+// kind names, the crash itself: one finding, confirmed by the run. It
+// reports whether one did.
+func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure) bool {
+	if fl.Kind != failure.Panic && fl.Kind != failure.Fatal {
+		return false
+	}
+	c := &validate.Crash{Fatal: fl.Kind == failure.Fatal, Message: fl.Message}
+	for _, fr := range fl.Goroutine.Frames {
+		c.Frames = append(c.Frames, validate.Frame{Func: fr.Func, File: fr.File, Line: fr.Line})
+	}
+	absorbed := false
+	for i := range found {
+		f := &found[i]
+		fr, ok := c.At(f.Sites)
+		if !ok || !validate.Expected(f.Kind, c.Fatal, c.Message) {
+			continue
+		}
+		v := *crash.Validation
+		v.Reason += fmt.Sprintf(", at %s:%d in %s", filepath.Base(fr.File), fr.Line, shortFunc(fr.Func))
+		f.Status, f.Validation, f.Repro = finding.Confirmed, &v, crash.Repro
+		absorbed = true
+	}
+	return absorbed
+}
+
+// goTestRepro is the command that runs a test again under go test, for a
+// failure of its recorded run.
+func goTestRepro(importPath, test string) string {
+	return "go test -run '^" + test + "$' " + importPath
+}
