@@ -32,16 +32,16 @@ func TestParse(t *testing.T) {
 		msg, top, log string
 		frames        int
 	}{
-		{"goroutine-panic.out", "TestLast", Panic, "runtime error: index out of range [2] with length 2",
+		{"goroutine-panic.txt", "TestLast", Panic, "runtime error: index out of range [2] with length 2",
 			"crashpanic.go:27 precog.example/kernels/crashpanic.(*Registry).Nth", "", 2},
-		{"mapwrites.out", "TestFill", Fatal, "concurrent map writes",
+		{"mapwrites.txt", "TestFill", Fatal, "concurrent map writes",
 			"panic.go:1181 internal/runtime/maps.fatal", "", 2},
-		{"subtest-panic.out", "TestBoom", Panic, "assignment to entry in nil map",
+		{"subtest-panic.txt", "TestBoom", Panic, "assignment to entry in nil map",
 			"testing.go:1974 testing.tRunner.func1.2", "a_test.go:5: x", 5},
-		{"timeout.out", "TestStop", Timeout, "test timed out after 3s",
+		{"timeout.txt", "TestStop", Timeout, "test timed out after 3s",
 			"sema.go:114 sync.runtime_SemacquireWaitGroup", "", 6},
-		{"fatalf.out", "TestCount", Fail, "count = 6, want 3", "", "crashfail_test.go:17: count = 6, want 3", 0},
-		{"subtest-error.out", "TestSub", Fail, "bad 1", "", "a_test.go:8: bad 1", 0},
+		{"fatalf.txt", "TestCount", Fail, "count = 6, want 3", "", "crashfail_test.go:17: count = 6, want 3", 0},
+		{"subtest-error.txt", "TestSub", Fail, "bad 1", "", "a_test.go:8: bad 1", 0},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			f := parseFile(t, c.file, c.test, true)
@@ -71,7 +71,7 @@ func TestParse(t *testing.T) {
 // TestTimeoutOthers checks that a timeout keeps the other goroutines,
 // where the rest of the program was stuck: the worker at its range.
 func TestTimeoutOthers(t *testing.T) {
-	f := parseFile(t, "timeout.out", "TestStop", true)
+	f := parseFile(t, "timeout.txt", "TestStop", true)
 	if f.Goroutine.Header != "goroutine 25 [sync.WaitGroup.Wait]" {
 		t.Errorf("test's goroutine %q", f.Goroutine.Header)
 	}
