@@ -156,8 +156,9 @@ func run(log func(string, ...any)) error {
 		if e.Timeout > 0 {
 			args = append(args, "-timeout", e.Timeout.String())
 		}
-		cmd := exec.Command(precog, append(args, "./"+pkg)...)
-		cmd.Dir = kernels
+		dir, pattern, importPath := where(kernels, pkg)
+		cmd := exec.Command(precog, append(args, pattern)...)
+		cmd.Dir = dir
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err = cmd.Run()
@@ -175,7 +176,7 @@ func run(log func(string, ...any)) error {
 			}
 			fs = append(fs, f)
 		}
-		r.cmp = expect.Compare(e, filepath.Join(kernels, pkg), module+"/"+pkg, fs)
+		r.cmp = expect.Compare(e, filepath.Join(kernels, pkg), importPath, fs)
 		r.findings = fs
 		r.record, r.validate = times(stderr.String())
 		for _, f := range fs {
@@ -238,9 +239,26 @@ func printTable(rows []result) {
 
 // naturalFailures builds pkg's plain test binary and runs it *natural
 // times, counting the runs that fail.
+// where returns the directory to run go or precog in for kernel pkg, its
+// package pattern there and its import path: a kernel with a go.mod of its
+// own (for an older go version) is a module apart.
+func where(kernels, pkg string) (dir, pattern, importPath string) {
+	data, err := os.ReadFile(filepath.Join(kernels, pkg, "go.mod"))
+	if err != nil {
+		return kernels, "./" + pkg, module + "/" + pkg
+	}
+	for line := range strings.Lines(string(data)) {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return filepath.Join(kernels, pkg), ".", strings.TrimSpace(m)
+		}
+	}
+	return filepath.Join(kernels, pkg), ".", pkg
+}
+
 func naturalFailures(kernels, work, pkg string) (int, error) {
 	bin := filepath.Join(work, "bin", pkg+".test")
-	if err := goCmd(kernels, "test", "-c", "-o", bin, "./"+pkg); err != nil {
+	dir, pattern, _ := where(kernels, pkg)
+	if err := goCmd(dir, "test", "-c", "-o", bin, pattern); err != nil {
 		return 0, err
 	}
 	failures := 0

@@ -35,6 +35,8 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		edgeFrom:  make(map[int]VC),
 		edgesTo:   make(map[int][]int),
 		lockIndex: map[string]int32{"": 0},
+		unlocked:  make(map[uint64]VC),
+		runlocked: make(map[uint64]VC),
 	}
 	a.clocks = []VC{nil}
 	a.Vars = []string{""}
@@ -63,6 +65,9 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		}
 	}
 	a.chans = matchChannels(events, opts.Sites)
+	if opts.LockOrder {
+		a.condUnlocks = condUnlocks(events)
+	}
 	a.lateStores = matchLateStores(events)
 	for i := range events {
 		a.event(i)
@@ -118,6 +123,29 @@ type analyzer struct {
 	tests      map[string]int // test name -> dense index of the goroutine running it
 	subtests   map[string]VC  // test name -> join of the clocks of its ended subtests
 	lockIndex  map[string]int32
+	// unlocked and runlocked hold, with Options.LockOrder, the join of
+	// the clocks of a mutex's Unlocks and of its RUnlocks.
+	unlocked, runlocked map[uint64]VC
+	// condUnlocks are, with Options.LockOrder, the events after which a
+	// Cond.Wait unlocked its mutex (see condUnlocks).
+	condUnlocks map[int]bool
+}
+
+// condUnlocks finds, for each EvCondWait (recorded when Wait returned),
+// the previous event of its goroutine: Wait unlocked the Cond's mutex
+// after it, and another goroutine's Lock may have come between.
+func condUnlocks(events []trace.Event) map[int]bool {
+	last := make(map[uint64]int) // goroutine -> index of its last event
+	out := make(map[int]bool)
+	for i, ev := range events {
+		if ev.Kind == trace.EvCondWait {
+			if p, ok := last[ev.Goroutine]; ok {
+				out[p] = true
+			}
+		}
+		last[ev.Goroutine] = i
+	}
+	return out
 }
 
 // goroutine returns the dense index of event i's goroutine, making a new
@@ -202,6 +230,15 @@ func (a *analyzer) event(i int) {
 		a.testStart(gi, ev.Name)
 	case trace.EvWGWait, trace.EvCondWait:
 		a.acquire(gi, a.sync[ev.Addr])
+		if ev.Kind == trace.EvCondWait && a.opts.LockOrder {
+			// Wait locked its mutex again before it returned.
+			for _, l := range st.held {
+				a.acquire(gi, a.unlocked[l.Addr])
+				if l.Mode == Write {
+					a.acquire(gi, a.runlocked[l.Addr])
+				}
+			}
+		}
 	case trace.EvTaskWait:
 		for _, c := range a.groups[ev.Addr] {
 			if a.gs[c].ended {
@@ -244,6 +281,12 @@ func (a *analyzer) event(i int) {
 	case trace.EvLock, trace.EvRLock, trace.EvTryLock:
 		if ev.Kind != trace.EvTryLock || ev.Value != 0 {
 			a.lock(i, gi, ev)
+			if a.opts.LockOrder {
+				a.acquire(gi, a.unlocked[ev.Addr])
+				if a.tryMode(ev) == Write {
+					a.acquire(gi, a.runlocked[ev.Addr])
+				}
+			}
 		}
 	}
 
@@ -262,6 +305,23 @@ func (a *analyzer) event(i int) {
 	// Releases, after it.
 	if _, ok := a.edgeFrom[i]; ok {
 		a.edgeFrom[i] = a.release(gi)
+	}
+	if a.condUnlocks[i] {
+		// The goroutine's next event is a Cond.Wait's return: Wait
+		// unlocked the mutex after this event. Which of the held locks
+		// is the Cond's the trace does not say; all of them are
+		// released (an order too many may hide a race, never invent
+		// one).
+		for _, l := range st.held {
+			m := a.unlocked
+			if l.Mode == Read {
+				m = a.runlocked
+			}
+			c := m[l.Addr]
+			c.join(st.vc)
+			m[l.Addr] = c
+		}
+		st.vc[gi]++
 	}
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
@@ -334,6 +394,16 @@ func (a *analyzer) event(i int) {
 		}
 	case trace.EvUnlock, trace.EvRUnlock:
 		a.unlock(i, gi, ev)
+		if a.opts.LockOrder {
+			m := a.unlocked
+			if ev.Kind == trace.EvRUnlock {
+				m = a.runlocked
+			}
+			c := m[ev.Addr]
+			c.join(st.vc)
+			m[ev.Addr] = c
+			st.vc[gi]++
+		}
 	}
 }
 

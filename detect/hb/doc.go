@@ -42,6 +42,13 @@
 //     event, and a subtest's end before the next subtest of the same parent
 //     starts (matched by test name, since the testing package's goroutines
 //     are not instrumented);
+//   - with Options.LockOrder only (for detect/races), each Unlock of a
+//     mutex before every later Lock of it, an RUnlock before later Locks
+//     and an Unlock before later RLocks: the memory model's order, in the
+//     trace's order of the critical sections; a Cond.Wait unlocks the
+//     locks its goroutine holds after its previous event and locks them
+//     again before it returns (the trace does not say which lock is the
+//     Cond's);
 //   - the caller's extra edges (Options.Edges), for synchronization that a
 //     checker infers from the trace, such as a spin loop left on a flag.
 //

@@ -98,6 +98,12 @@ type Options struct {
 	// TryLock; without it every select case counts as a receive and every
 	// TryLock as a write lock.
 	Sites *trace.SiteTable
+	// LockOrder also orders each Unlock of a mutex before every later
+	// Lock of it (an RUnlock before later Locks, an Unlock before later
+	// RLocks too): the happens-before of the Go memory model and of the
+	// race detector, which a data race checker needs. Without it (the
+	// default, for ConMem and OSCS) mutexes give lock sets only.
+	LockOrder bool
 	// Edges are extra order edges, for synchronization a checker inferred.
 	// An edge whose From is not before its To in the event order is
 	// ignored.

@@ -402,3 +402,41 @@ func TestTasks(t *testing.T) {
 		{30, 6, false}, // a task of another group
 	})
 }
+
+// TestLockOrder checks Options.LockOrder: an Unlock before the next Lock of
+// the mutex, RUnlocks before a later Lock but not before a later RLock.
+func TestLockOrder(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+5 g=3 Begin parent=1
+6 g=2 Lock site=10 addr=0x900
+6.1 g=2 Write site=11 addr=0x100 value=1
+7 g=2 Unlock site=12 addr=0x900
+7.1 g=2 Write site=13 addr=0x108 value=1
+8 g=3 Lock site=20 addr=0x900
+8.1 g=3 Read site=21 addr=0x100
+9 g=3 Unlock site=22 addr=0x900
+10 g=2 RLock site=14 addr=0x980
+10.1 g=2 Read site=15 addr=0x200
+11 g=2 RUnlock site=16 addr=0x980
+12 g=3 RLock site=23 addr=0x980
+12.1 g=3 Read site=24 addr=0x208
+13 g=3 RUnlock site=25 addr=0x980
+14 g=1 Lock site=3 addr=0x980
+14.1 g=1 Write site=4 addr=0x200 value=1
+15 g=1 Unlock site=5 addr=0x980
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{11, 21, false}, // without LockOrder, a mutex orders nothing
+	})
+	checkOrder(t, Analyze(evs, Options{LockOrder: true}), at, []order{
+		{11, 21, true},  // Unlock before the next Lock
+		{13, 21, false}, // but not what came after the Unlock
+		{15, 24, false}, // readers do not order each other
+		{15, 4, true},   // an RUnlock before a later Lock
+		{24, 4, true},   //
+	})
+}

@@ -130,7 +130,7 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet) (*sharedSet, error) 
 				a:        a,
 				contexts: cs,
 				api:      slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Kind == goroutines.Caller && c.Test == nil }),
-				at:       offsetOf(fset, a.Pos()),
+				at:       offsetOf(fset, accessAt(a)),
 			})
 		}
 	})
@@ -173,12 +173,25 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet) (*sharedSet, error) 
 	return s, nil
 }
 
+// accessAt is the position the rewriter asks about for access a: its own,
+// or, for the element load of a range over a slice (which go/ssa leaves
+// without one), that of its index address, the range operand's.
+func accessAt(a *sharedloc.Access) token.Pos {
+	if load, ok := a.Instr.(*ssa.UnOp); ok && !a.Pos().IsValid() {
+		if ia, ok := load.X.(*ssa.IndexAddr); ok {
+			return ia.Pos()
+		}
+	}
+	return a.Pos()
+}
+
 // predicate returns the rewrite.Options.Shared function for one file, or nil
 // (record every access) when the file's package could not be analyzed.
 // The position it is asked about is go/ssa's for the access, which
 // rewrite.File passes: the Sel of a selector, the Lbrack of an index
 // expression, the Star of a dereference, an identifier's own position, a
-// range statement's For and a delete or clear call's Lparen.
+// range statement's For (a map's) or operand (a slice's, see accessAt)
+// and a delete or clear call's Lparen.
 func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) bool {
 	name := fset.File(f.Pos()).Name()
 	if s.failed[name] {

@@ -9,6 +9,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/hwmodel"
 	"github.com/precog-dev/precog/pipeline/control"
@@ -52,6 +53,13 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		}
 		fs = append(fs, o...)
 	})
+	if !tc.opts.NoRaces {
+		// Races need the memory model's order, locks included, which
+		// the checkers above must not have.
+		tc.guard("races", what, func() {
+			fs = append(fs, races.Check(hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}), sites, tc.opts.Races)...)
+		})
+	}
 	if tc.ranked {
 		run := unicorn.Run{Failed: failed}
 		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, tc.opts.Unicorn) }) {

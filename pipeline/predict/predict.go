@@ -2,9 +2,9 @@
 // packages, record each top-level test (once, or several times under the
 // shim's perturb plans), read every trace with its site table, build the
 // happens-before graph of each (detect/hb), run the trace checkers on it
-// (detect/conmem, detect/oscs, detect/unicorn) and merge what
-// they report into one finding per bug, with the tests that exposed it. A
-// run that failed is a confirmed finding of its own (kind crash or
+// (detect/conmem, detect/oscs, detect/unicorn, detect/races) and merge
+// what they report into one finding per bug, with the tests that exposed
+// it. A run that failed is a confirmed finding of its own (kind crash or
 // test-failed).
 //
 // predict holds no detection logic: it runs processes, reads files and
@@ -34,6 +34,7 @@ import (
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/instrument"
@@ -83,6 +84,9 @@ type DetectOptions struct {
 	ConMem  conmem.Options
 	OSCS    oscs.Options
 	Unicorn unicorn.Options
+	Races   races.Options
+	// NoRaces turns the data race checker (kind race) off.
+	NoRaces bool
 	// MaxTraceBytes skips, with a note, the runs whose trace file is
 	// larger: reading a trace takes about 35 times its size in memory
 	// (an event is 3 to 6 bytes on disk and 88 in memory, plus the

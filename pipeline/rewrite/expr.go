@@ -236,6 +236,9 @@ func (r *rewriter) shared(e ast.Expr) bool {
 	if !r.location(e) {
 		return false
 	}
+	if id, ok := e.(*ast.Ident); ok && r.perLoop[r.info.Uses[id]] {
+		return true // see loopVarWrites
+	}
 	return r.opts.Shared == nil || r.opts.Shared(accessPos(e))
 }
 

@@ -156,6 +156,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		v = pkg.GoVersion()
 	}
 	r.before120 = v != "" && version.Compare(v, "go1.20") < 0
+	r.before122 = v != "" && version.Compare(v, "go1.22") < 0
+	r.before123 = v != "" && version.Compare(v, "go1.23") < 0
 	r.findEscaped()
 	r.fileDecls()
 	// Import what the rendered text uses: a planned call may have been
@@ -201,6 +203,14 @@ type rewriter struct {
 	// where an interface-keyed map type does not satisfy comparable (the
 	// constraint of shim.MR and friends).
 	before120 bool
+	// perLoop holds the variables of range loops below go1.22 that a
+	// closure captures (loopVarWrites): all their accesses are recorded.
+	perLoop map[types.Object]bool
+
+	// before122 is set below go1.22, where a loop has one variable for
+	// all its iterations; before123 below go1.23, which has no range over
+	// functions.
+	before122, before123 bool
 
 	usedShim, usedRT, usedUnsafe bool // set from the rendered text
 

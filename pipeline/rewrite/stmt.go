@@ -559,6 +559,11 @@ func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
 	case *types.Map:
 		r.expr(s.X)
 		r.mapOp(s.X, s.For, "map-range", "MI", s.X)
+	case *types.Slice:
+		r.expr(s.X)
+		if !isTP {
+			r.rangeElems(s)
+		}
 	default:
 		r.expr(s.X)
 	}
@@ -585,7 +590,68 @@ func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
 			r.ed.insert(blo+1, blo, bhi, text...)
 		}
 	}
+	if s.Tok == token.DEFINE && r.before122 {
+		r.loopVarWrites(s)
+	}
 	r.stmts(s.Body.List)
+}
+
+// loopVarWrites records, below go1.22, the range statement's writes of
+// its variables at the start of each iteration when a closure captures
+// them: there is one variable per loop, which a goroutine started in an
+// earlier iteration may still be reading (the race go vet's loopclosure
+// warns of). From go1.22 on, each iteration has variables of its own.
+func (r *rewriter) loopVarWrites(s *ast.RangeStmt) {
+	var text []piece
+	for _, l := range []ast.Expr{s.Key, s.Value} {
+		id, ok := l.(*ast.Ident)
+		if !ok || r.isBlank(id) {
+			continue
+		}
+		v, ok := r.info.Defs[id].(*types.Var)
+		if !ok || !r.escaped[v] {
+			continue
+		}
+		site := r.site(id.Pos(), "write", id)
+		text = append(text, lit(" "+r.rt("Wrote")+"("+site+", &"+id.Name+");"))
+		// The static analysis does not see the loop's writes race with
+		// the closures' reads: record every access of the variable.
+		if r.perLoop == nil {
+			r.perLoop = make(map[types.Object]bool)
+		}
+		r.perLoop[v] = true
+	}
+	if len(text) > 0 {
+		blo, bhi := r.span(s.Body)
+		r.ed.insert(blo+1, blo, bhi, text...)
+	}
+}
+
+// rangeElems records the element reads of a range over a slice that
+// binds the value, one before each iteration, as the race detector sees
+// them: for i, v := range s becomes
+//
+//	for i, v := range precog_rt.Elems(SITE, s) {
+//
+// a range over a function (go1.23) that reads s[i] and yields it. s is
+// evaluated once, as before, so a reslicing of s.buf by another goroutine
+// while the loop runs over the old slice is seen as what it is: writes
+// of the header, reads of the old elements. Files below go1.23 keep the
+// plain range (the element reads are not recorded).
+func (r *rewriter) rangeElems(s *ast.RangeStmt) {
+	if _, fresh := ast.Unparen(s.X).(*ast.CompositeLit); fresh || s.Value == nil || r.isBlank(s.Value) || r.before123 {
+		return
+	}
+	if r.opts.Shared != nil && !r.opts.Shared(accessPos(s.X)) && !r.opts.Shared(s.Range) {
+		return
+	}
+	site := r.site(s.Range, "read", nil)
+	// An element's name: no variable or field, as for an index
+	// expression (hb.Graph.Loc).
+	r.sites[len(r.sites)-1].Expr = exprText(r.text(s.X)) + "[i]"
+	lo, hi := r.span(s.X)
+	r.ed.open(lo, hi, lit(r.rt("Elems")+"("+site+", "))
+	r.ed.close(lo, hi, lit(")"))
 }
 
 // rangeChan rewrites for v := range ch into a loop of receives:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/shim/plan"
 )
 
@@ -172,6 +173,22 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 			Together: [][]plan.Point{{point(a), point(b)}}}}, nil
 	case "oscs":
 		return oscsOrders(f, w)
+	case races.Kind:
+		// The two accesses adjacent, in the recorded order and the
+		// other way round: a race is confirmed when both orders can be
+		// made to happen (Validator.race).
+		if len(w.Events) != 2 {
+			return nil, fmt.Errorf("the witness has %d events, want the two accesses", len(w.Events))
+		}
+		a, b := w.Events[0], w.Events[1]
+		if b.Index < a.Index {
+			a, b = b, a
+		}
+		name := func(e finding.Event) string { return "the " + e.Role + " at " + shortPos(siteOf(f, e)) }
+		return []Order{
+			{What: name(a) + " right before " + name(b), Edges: []plan.Edge{edge(a, b)}},
+			{What: name(b) + " right before " + name(a), Edges: []plan.Edge{edge(b, a)}},
+		}, nil
 	}
 	if strings.HasPrefix(f.Kind, "unicorn-p") {
 		return unicornOrders(w)
@@ -237,6 +254,16 @@ func unicornOrders(w finding.Witness) ([]Order, error) {
 }
 
 // roles indexes the witness's events by role.
+// siteOf returns the site of f that witness event e ran at.
+func siteOf(f finding.Finding, e finding.Event) finding.Site {
+	for _, s := range f.Sites {
+		if s.ID == e.Site {
+			return s
+		}
+	}
+	return finding.Site{File: "?"}
+}
+
 func roles(f finding.Finding, w finding.Witness) map[string][]finding.Event {
 	m := make(map[string][]finding.Event)
 	for _, e := range w.Events {

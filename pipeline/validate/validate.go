@@ -22,6 +22,9 @@
 //   - timed-out: a forced run went past its time bound, or the budget of
 //     the whole validation ran out first.
 //
+// A data race (kind race) is confirmed when its two accesses could be
+// forced adjacent in both orders: they are truly unordered.
+//
 // Every forced run is bounded: each wait of the shim by the plan's
 // timeout, the waits of a run together by its budget, the run by a wall
 // time bound after which it is killed, and all of validation by one
@@ -50,6 +53,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/plan"
@@ -174,6 +178,9 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 		res.Validation.Reason = "not validated: no recorded run names the finding's events"
 		return res
 	}
+	if f.Kind == races.Kind {
+		return v.race(ctx, f)
+	}
 	var planErr error
 	for _, w := range f.Witnesses {
 		orders, err := Orders(f, w)
@@ -236,6 +243,63 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 		// Nothing was forced: the finding stays a prediction.
 		res.Status = finding.Predicted
 		res.Validation.Reason = "not validated: " + planErr.Error()
+	}
+	return res
+}
+
+// race validates a data race: each of its two orders, the accesses
+// adjacent one way and the other, must be reached (the shim reports the
+// order held) in a forced run. Then the accesses are truly unordered: the
+// race is confirmed, whether or not the test noticed (a crash at a site
+// under either order confirms it too). An order never reached makes it
+// diverged: synchronization that the trace did not show orders them.
+func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
+	res := Result{Status: finding.Predicted, Validation: finding.Validation{Reason: "not validated: no recorded run names the finding's events"}}
+	for _, w := range f.Witnesses {
+		orders, err := Orders(f, w)
+		if err != nil {
+			res.Validation.Reason = "not validated: " + err.Error()
+			continue
+		}
+		t, ok := v.o.Target(w)
+		if !ok {
+			res.Validation.Reason = fmt.Sprintf("not validated: test %s cannot be run again", w.Test)
+			continue
+		}
+		var reached []string
+		for _, o := range orders {
+			held := false
+			for try := 0; try < v.o.Tries && !held; try++ {
+				if ctx.Err() != nil {
+					res.Status = finding.TimedOut
+					res.Validation.Reason = "the validation budget ran out before the finding was validated"
+					return res
+				}
+				vd, pl := v.force(ctx, t, f, w, o)
+				res.Validation.Runs++
+				res.Validation.Test = w.Test
+				res.Witness, res.Order, res.Plan, res.Target = w, o, pl, t
+				if vd.Status == finding.Confirmed && vd.Effect != "test-failed" {
+					// A crash at a site under the forced order.
+					res.Status, res.Validation.Effect, res.Validation.Reason = vd.Status, vd.Effect, vd.Reason
+					res.Validation.Failed++
+					return res
+				}
+				held = vd.Status == finding.NotConfirmed || vd.Status == finding.Confirmed
+				if !held {
+					res.Status, res.Validation.Reason = vd.Status, vd.Reason
+				}
+			}
+			if !held {
+				break
+			}
+			reached = append(reached, o.What)
+		}
+		if len(reached) == len(orders) {
+			res.Status, res.Validation.Effect = finding.Confirmed, "reordered"
+			res.Validation.Reason = "both orders happened in forced runs: " + strings.Join(reached, "; then ")
+			return res
+		}
 	}
 	return res
 }

@@ -147,6 +147,18 @@ type Loc[T any] struct {
 	p    *T
 }
 
+// Elems ranges over s as for i, v := range s does, recording the read of
+// each element before its iteration (see the rewriter's rangeElems).
+func Elems[S ~[]E, E any](site uint32, s S) func(yield func(int, E) bool) {
+	return func(yield func(int, E) bool) {
+		for i := range s {
+			if !yield(i, *shim.R(site, &s[i])) {
+				return
+			}
+		}
+	}
+}
+
 // At returns the location p for Set.
 func At[T any](site uint32, p *T) Loc[T] { return Loc[T]{site, p} }
 

@@ -1,3 +1,3 @@
 module precog.example/kernels
 
-go 1.22
+go 1.23

@@ -45,7 +45,8 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	// Confirmed findings first: they are facts, the rest hypotheses.
 	fs = slices.Clone(fs)
-	// Among them, the failures of the recorded runs first.
+	// Among them, the failures of the recorded runs first and data races
+	// last: crashes are what precog is for.
 	slices.SortStableFunc(fs, func(a, b finding.Finding) int {
 		return cmp.Or(cmp.Compare(rank(b.Status), rank(a.Status)), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
 	})
@@ -184,11 +185,13 @@ func rank(s finding.Status) int {
 }
 
 // kindRank orders kinds in the text output: the recorded runs' failures,
-// then the predictions.
+// then the crash kinds' predictions, then data races.
 func kindRank(kind string) int {
 	switch kind {
 	case finding.Crash, finding.TestFailed:
 		return 0
+	case finding.Race:
+		return 2
 	}
 	return 1
 }

@@ -42,9 +42,12 @@ func kernelPackages(t *testing.T) []string {
 func TestKernels(t *testing.T) {
 	cache := t.TempDir()
 	// Packages that want the same runs and timeout share a precog test.
+	// A kernel that is a module of its own (for an old go version in its
+	// go.mod) runs alone, from its directory.
 	type group struct {
 		runs    int
 		timeout time.Duration
+		module  string
 	}
 	groups := make(map[group][]string)
 	expects := make(map[string]*expect.File)
@@ -64,14 +67,14 @@ func TestKernels(t *testing.T) {
 			continue
 		}
 		expects[pkg] = e
-		g := group{e.Runs, cmp.Or(e.Timeout, time.Minute)}
+		g := group{e.Runs, cmp.Or(e.Timeout, time.Minute), modulePath(t, pkg)}
 		groups[g] = append(groups[g], pkg)
 	}
 	if len(missing) > 0 {
 		t.Errorf("kernel packages without an expect file: %s", strings.Join(missing, " "))
 	}
 	keys := slices.SortedFunc(maps.Keys(groups), func(a, b group) int {
-		return cmp.Or(cmp.Compare(a.runs, b.runs), cmp.Compare(a.timeout, b.timeout))
+		return cmp.Or(cmp.Compare(a.runs, b.runs), cmp.Compare(a.timeout, b.timeout), cmp.Compare(a.module, b.module))
 	})
 	for _, g := range keys {
 		pkgs := groups[g]
@@ -83,7 +86,11 @@ func TestKernels(t *testing.T) {
 		for _, p := range pkgs {
 			args = append(args, "./"+p)
 		}
-		stdout, stderr, code := precog(t, kernels, args...)
+		dir := kernels
+		if g.module != "" {
+			dir, args = filepath.Join(kernels, pkgs[0]), append(args[:len(args)-1], "./...")
+		}
+		stdout, stderr, code := precog(t, dir, args...)
 		if code != 0 && code != 3 {
 			t.Errorf("precog %s exited %d:\n%s", strings.Join(args, " "), code, stderr)
 			continue
@@ -97,7 +104,7 @@ func TestKernels(t *testing.T) {
 		}
 		for _, pkg := range pkgs {
 			t.Run(pkg, func(t *testing.T) {
-				checkPackage(t, pkg, expects[pkg], fs)
+				checkPackage(t, pkg, cmp.Or(g.module, kernelsModule+"/"+pkg), expects[pkg], fs)
 			})
 		}
 	}
@@ -105,9 +112,9 @@ func TestKernels(t *testing.T) {
 
 // checkPackage compares the findings of the tests of kernel package pkg
 // with its expect file.
-func checkPackage(t *testing.T, pkg string, e *expect.File, fs []finding.Finding) {
+func checkPackage(t *testing.T, pkg, importPath string, e *expect.File, fs []finding.Finding) {
 	dir := filepath.Join(kernels, pkg)
-	r := expect.Compare(e, dir, kernelsModule+"/"+pkg, fs)
+	r := expect.Compare(e, dir, importPath, fs)
 	for _, x := range r.Missing {
 		t.Errorf("expect line %d: not reported: %s", x.Line, x.Key())
 	}
@@ -130,6 +137,25 @@ func checkPackage(t *testing.T, pkg string, e *expect.File, fs []finding.Finding
 			}
 		}
 	}
+}
+
+// modulePath returns the module path of kernel directory pkg if it is a
+// module of its own, "" if it is a package of the kernels' module.
+func modulePath(t *testing.T, pkg string) string {
+	data, err := os.ReadFile(filepath.Join(kernels, pkg, "go.mod"))
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	t.Fatalf("%s/go.mod has no module line", pkg)
+	return ""
 }
 
 // decodeFindings decodes -json output: one finding per line.

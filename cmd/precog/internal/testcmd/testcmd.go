@@ -34,8 +34,24 @@ before another goroutine's initialization (con-uninit), a use of a channel
 or object another goroutine releases (con-closed), an index another
 goroutine changes (con-index), a map written concurrently (con-map), a
 critical-section pair that another goroutine's section can split (oscs),
-and the access patterns that come with failing runs (unicorn-p1 to
-unicorn-p17, with -runs).
+the access patterns that come with failing runs (unicorn-p1 to
+unicorn-p17, with -runs), and data races (race: accesses of different
+goroutines to one location, one a write, that happens-before does not
+order, as go test -race reports them, whether or not the accesses ran
+close together; -races=false turns them off).
+
+A test that fails in a recorded run fails precog test as it fails go
+test: the failure is a finding of its own, confirmed since it happened,
+at the site read from the test's output. A panic, a fatal runtime error
+(concurrent map writes) or a -timeout is kind crash, at the innermost
+frame of the user's code in the stack of the goroutine that panicked (or,
+for a timeout, that ran the test, with where the other goroutines were
+stuck); a t.Error or t.Fatal, or an exit with no message, is kind
+test-failed, at the line that reported it. A finding predicted from the
+failing run's trace at the crash's site, with the effect its kind names
+(con-map at a concurrent map write), is the same bug: it is reported once,
+confirmed by the run. The reproducer of a failure of the unperturbed run
+is the go test command that runs the test again.
 
 Each top-level test runs in a process of its own. With -runs N it runs N
 times: once as is, then N-1 times under the shim's perturb mode, which
@@ -101,8 +117,9 @@ that makes the test fail the same way again.
 
 Output
 
-Each finding is one line on stdout, confirmed findings first, then one indented line per piece of
-evidence, hop by hop: the go statement that started each side's goroutine,
+Each finding is one line on stdout, confirmed findings first (among
+them, and among the rest, the recorded runs' failures first and data
+races last), then one indented line per piece of evidence, hop by hop: the go statement that started each side's goroutine,
 each site with the locks held there, notes, the tests that exposed it,
 its ID and status with what validation saw, and the command that
 reproduces a confirmed finding:
@@ -144,10 +161,11 @@ bugs: please report them.
 
 Exit status
 
-	0  no confirmed findings (whatever the tests' outcomes); with
-	   -fail-on=predicted, no findings at all
+	0  no confirmed findings; with -fail-on=predicted, no findings at
+	   all
 	3  confirmed findings (with -fail-on=predicted: any findings),
-	   including when internal errors came with them
+	   including when internal errors came with them; a test that failed,
+	   panicked, died or timed out in a recorded run is one
 	1  an error: a bad flag, -runs out of range, a package that does not
 	   build, an output directory that holds other files, or internal
 	   errors and no findings
@@ -179,6 +197,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.cfp, "cfp", true, "in packages with more than one test, detect only in the tests and functions that cover the concurrent function pairs of a cheap run (see precog help cover); false runs full detection on every test")
 			fs.BoolVar(&o.spin, "spinloops", true, "ConMem and OSCS: take a loop left on a value another goroutine wrote as ordering synchronization (ConMem section 4.6)")
 			fs.BoolVar(&o.hwNote, "hwnote", true, "OSCS: note on each finding whether the paper's always-on hardware (precog hwreplay's model) would have caught it")
+			fs.BoolVar(&o.races, "races", true, "report data races (kind race): accesses of different goroutines to one location, one a write, that happens-before does not order")
 			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (false: the paper's Fig. 12 false positives)")
 			fs.Func("oscs", "OSCS `algorithm`: opt (the default: two recent accesses per location) or base (per goroutine history)", func(v string) error {
 				switch v {
@@ -240,6 +259,7 @@ type options struct {
 	failOn   string // "confirmed" (also for "") or "predicted"
 
 	spin, condFlags, hwNote bool
+	races                   bool
 	oscs                    oscs.Algorithm
 	maxTrace                int64 // MiB
 	maxGoroutines           int
@@ -314,6 +334,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			MaxTraceBytes: maxTraceBytes(o.maxTrace),
 			MaxGoroutines: cmp.Or(o.maxGoroutines, -1),
 			ConMem:        conmem.Options{NoSpinLoops: !o.spin},
+			NoRaces:       !o.races,
 			OSCS:          oscs.Options{Algorithm: o.oscs, NoCondFlags: !o.condFlags, NoSpinFlags: !o.spin},
 			NoHardware:    !o.hwNote,
 		},

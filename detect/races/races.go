@@ -1,0 +1,220 @@
+package races
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// Kind is the kind of the findings Check reports.
+const Kind = finding.Race
+
+// maxShadow bounds the accesses kept per location.
+const maxShadow = 256
+
+// Stats counts what one Check did.
+type Stats struct {
+	// Dropped counts the accesses dropped from a location's shadow state
+	// because it held maxShadow already: races with them may be missed.
+	Dropped int
+}
+
+// Options configures Check.
+type Options struct {
+	// Stats, if not nil, receives counts of what Check did.
+	Stats *Stats
+}
+
+// An access is one entry of a location's shadow state.
+type access struct {
+	ev     int
+	g      int
+	site   uint32
+	write  bool
+	atomic bool
+	name   uint32 // hb.Loc.Var: the variable or field of a plain access
+}
+
+// key is a location: an address in a GC epoch. Plain accesses through
+// different names of one address are told apart by access.name.
+type key struct{ addr, epoch uint64 }
+
+// Check reports the data races of the trace that g analyzed, which must
+// have been built with hb.Options.LockOrder. sites is the trace's site
+// table. Findings come one per pair of sites, in the order of their sites'
+// positions, with IDs set.
+func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
+	c := &checker{g: g, sites: sites, shadow: make(map[key][]access), seen: make(map[[2]uint32]bool), seenLines: make(map[[2]string]bool)}
+	for i, ev := range g.Events {
+		a := access{ev: i, g: g.Goroutine(i), site: ev.Site}
+		switch ev.Kind {
+		case trace.EvRead:
+		case trace.EvWrite:
+			a.write = true
+		case trace.EvAtomicLoad:
+			a.atomic = true
+		case trace.EvAtomicStore:
+			a.write, a.atomic = true, true
+		default:
+			continue
+		}
+		loc := g.Loc(i)
+		a.name = loc.Var
+		c.access(key{loc.Addr, loc.Epoch}, a)
+	}
+	if opts.Stats != nil {
+		opts.Stats.Dropped += c.dropped
+	}
+	slices.SortFunc(c.out, func(a, b finding.Finding) int {
+		return cmp.Or(comparePos(a.Sites[0], b.Sites[0]), comparePos(a.Sites[1], b.Sites[1]), cmp.Compare(a.ID, b.ID))
+	})
+	return c.out
+}
+
+type checker struct {
+	g      *hb.Graph
+	sites  *trace.SiteTable
+	shadow map[key][]access
+	seen   map[[2]uint32]bool // site pairs reported
+	// seenLines are the pairs of lines reported, as file:line.
+	seenLines map[[2]string]bool
+	out       []finding.Finding
+	dropped   int
+}
+
+// access compares a with the shadow state of its location, reports the
+// races, and updates the state: a write drops every access ordered before
+// it (a later access that races with one of them races with the write,
+// or is ordered after both); a read replaces the earlier read of its
+// goroutine at its site.
+func (c *checker) access(k key, a access) {
+	sh := c.shadow[k]
+	keep := sh[:0]
+	for _, b := range sh {
+		if b.g != a.g && (a.write || b.write) && !(a.atomic && b.atomic) &&
+			(a.atomic || b.atomic || a.name == b.name) && !c.g.HappensBefore(b.ev, a.ev) {
+			c.report(b, a)
+		}
+		switch {
+		case a.write && c.g.HappensBefore(b.ev, a.ev):
+			continue // ordered before the write
+		case !a.write && !b.write && b.g == a.g && b.site == a.site && b.atomic == a.atomic:
+			continue // the same goroutine's earlier read at the site
+		}
+		keep = append(keep, b)
+	}
+	if len(keep) >= maxShadow {
+		c.dropped++
+		keep = slices.Delete(keep, 0, 1)
+	}
+	c.shadow[k] = append(keep, a)
+}
+
+// report reports the race of accesses a (first in the trace) and b, once
+// per pair of lines: the read and the write of x++ racing with another
+// x++ are one race.
+func (c *checker) report(a, b access) {
+	pair := [2]uint32{min(a.site, b.site), max(a.site, b.site)}
+	if c.seen[pair] {
+		return
+	}
+	c.seen[pair] = true
+	la, lb := c.line(a.site), c.line(b.site)
+	lines := [2]string{min(la, lb), max(la, lb)}
+	if c.seenLines[lines] {
+		return
+	}
+	c.seenLines[lines] = true
+	f := finding.Finding{Kind: Kind, Status: finding.Predicted}
+	w := finding.Witness{}
+	for _, x := range []access{a, b} {
+		ev := c.g.Events[x.ev]
+		role := roleOf(x)
+		w.Events = append(w.Events, finding.Event{Role: role, G: ev.Goroutine, Site: ev.Site, N: c.g.Instance(x.ev), Kind: ev.Kind.String(), Index: x.ev})
+		s := finding.SiteOf(c.sites, ev.Site, role)
+		var spawn finding.Site
+		if sp := c.g.Spawn(x.g); sp != 0 {
+			spawn = finding.SiteOf(c.sites, sp, "go")
+			s.Goroutine = spawn.Pos()
+		}
+		f.Sites = append(f.Sites, s)
+		f.Spawns = append(f.Spawns, spawn)
+		var stack []finding.Site
+		for _, j := range c.g.Stack(x.ev) {
+			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
+		}
+		f.Stacks = append(f.Stacks, stack)
+		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(x.ev))
+		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(x.ev).String())
+	}
+	f.Witnesses = []finding.Witness{w}
+	sa, sb := f.Sites[0], f.Sites[1]
+	f.Message = fmt.Sprintf("data race: %s %s in %s and %s %s in %s of another goroutine are not ordered by happens-before",
+		verb(a), sa.Expr, fn(sa), verb(b), sb.Expr, fn(sb))
+	if a.atomic != b.atomic {
+		f.Evidence.Notes = append(f.Evidence.Notes, "one access is atomic and the other plain: every access of a word used atomically should be atomic")
+	}
+	f.Evidence.Notes = append(f.Evidence.Notes, "no go statement, channel operation, WaitGroup, lock or atomic orders the two accesses")
+	f.SetID()
+	c.out = append(c.out, f)
+}
+
+// line is the file:line of a site.
+func (c *checker) line(site uint32) string {
+	s, ok := c.sites.Lookup(site)
+	if !ok {
+		return fmt.Sprintf("site %d", site)
+	}
+	return fmt.Sprintf("%s:%d", s.File, s.Line)
+}
+
+func comparePos(a, b finding.Site) int {
+	return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+}
+
+func roleOf(a access) string {
+	r := "read"
+	if a.write {
+		r = "write"
+	}
+	if a.atomic {
+		r = "atomic-" + r
+	}
+	return r
+}
+
+func verb(a access) string {
+	v := "the read of"
+	if a.write {
+		v = "the write of"
+	}
+	if a.atomic {
+		v = "the atomic" + v[3:]
+	}
+	return v
+}
+
+func fn(s finding.Site) string {
+	if s.Function == "" {
+		return "?"
+	}
+	return s.Function
+}
+
+// lockNames names the locks held at event i by the site of the Lock that
+// took each.
+func (c *checker) lockNames(i int) []string {
+	var out []string
+	for _, l := range c.g.Locks(i) {
+		name := fmt.Sprintf("lock@%#x", l.Addr)
+		if l.Mode == hb.Read {
+			name += " (read)"
+		}
+		out = append(out, name)
+	}
+	return out
+}

@@ -1,0 +1,3 @@
+module precog.example/loopvar121
+
+go 1.21
