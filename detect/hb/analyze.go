@@ -37,6 +37,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		lockIndex: map[string]int32{"": 0},
 		unlocked:  make(map[uint64]VC),
 		runlocked: make(map[uint64]VC),
+		atomics:   make(map[uint64]VC),
 	}
 	a.clocks = []VC{nil}
 	a.Vars = []string{""}
@@ -129,6 +130,9 @@ type analyzer struct {
 	// condUnlocks are, with Options.LockOrder, the events after which a
 	// Cond.Wait unlocked its mutex (see condUnlocks).
 	condUnlocks map[int]bool
+	// atomics holds, with Options.LockOrder, the join of the clocks of
+	// every atomic store to an address.
+	atomics map[uint64]VC
 }
 
 // condUnlocks finds, for each EvCondWait (recorded when Wait returned),
@@ -249,6 +253,14 @@ func (a *analyzer) event(i int) {
 		if c, ok := a.onces[ev.Addr]; ok {
 			a.acquire(gi, c)
 		}
+	case trace.EvAtomicStore:
+		if a.opts.LockOrder {
+			// A read-modify-write (Add, Swap, CompareAndSwap) reads
+			// the stores before it in the word's modification order;
+			// the trace does not tell it from a plain Store, which
+			// this over-orders.
+			a.acquire(gi, a.atomics[ev.Addr])
+		}
 	case trace.EvAtomicLoad:
 		if j, ok := a.lateStores[i]; ok {
 			// The store this load read took its seq after the load
@@ -356,6 +368,11 @@ func (a *analyzer) event(i int) {
 			ss = slices.Delete(ss, 0, 1)
 		}
 		a.stores[ev.Addr] = ss
+		if a.opts.LockOrder {
+			c := a.atomics[ev.Addr]
+			c.join(ss[len(ss)-1].vc)
+			a.atomics[ev.Addr] = c
+		}
 	case trace.EvChanClose:
 		if op, ok := a.chans.ops[i]; ok {
 			a.sync[closeKey(op.ch)] = a.release(gi)

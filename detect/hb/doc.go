@@ -48,7 +48,10 @@
 //     trace's order of the critical sections; a Cond.Wait unlocks the
 //     locks its goroutine holds after its previous event and locks them
 //     again before it returns (the trace does not say which lock is the
-//     Cond's);
+//     Cond's); and every atomic store (or add, swap, successful CAS)
+//     after the earlier ones to its address, since a read-modify-write
+//     reads them (a plain Store is ordered too: the trace does not tell
+//     the two apart);
 //   - the caller's extra edges (Options.Edges), for synchronization that a
 //     checker infers from the trace, such as a spin loop left on a flag.
 //

@@ -176,3 +176,26 @@ func TestCondWait(t *testing.T) {
 9 g=1 Unlock site=7 addr=0x900
 `, nil))
 }
+
+// TestAtomicCounter is x/sync's TestPanicDo shape: each goroutine adds to
+// a counter atomically and then to a second one; the one whose add brings
+// the second to zero closes a channel, after which the test reads the
+// first counter plainly. The adds are read-modify-writes, which order
+// each goroutine's earlier accesses before the last add: no race.
+func TestAtomicCounter(t *testing.T) {
+	same(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=0
+3 g=1 Fork site=2 child=2
+4 g=1 Fork site=3 child=3
+5 g=2 Begin parent=1
+6 g=3 Begin parent=1
+7 g=2 AtomicStore site=20 addr=0x100 value=1
+8 g=2 AtomicStore site=21 addr=0x200 value=1
+9 g=3 AtomicStore site=30 addr=0x100 value=2
+10 g=3 AtomicStore site=31 addr=0x200 value=0
+11 g=3 ChanClose site=32 addr=0xc0
+12 g=1 ChanRecv site=4 addr=0xc0 ok=false
+12.1 g=1 Read site=5 addr=0x100
+`, nil))
+}
