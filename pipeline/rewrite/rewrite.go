@@ -157,7 +157,9 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 	}
 	r.before120 = v != "" && version.Compare(v, "go1.20") < 0
 	r.before122 = v != "" && version.Compare(v, "go1.22") < 0
-	r.before123 = v != "" && version.Compare(v, "go1.23") < 0
+	// An unknown version (a dependency's copy may not say) may be below
+	// go1.23, where a range over a function does not compile.
+	r.before123 = v == "" || version.Compare(v, "go1.23") < 0
 	r.findEscaped()
 	r.fileDecls()
 	// Import what the rendered text uses: a planned call may have been
