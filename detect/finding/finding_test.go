@@ -198,7 +198,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Valid(%s) = false", k.Name)
 		}
 	}
-	for _, name := range []string{ConNull, ConUninit, ConClosed, ConIndex, ConMap, OSCS, Limit, Unicorn(1), Unicorn(UnicornPatterns)} {
+	for _, name := range []string{ConNull, ConUninit, ConClosed, ConIndex, ConMap, OSCS, Crash, TestFailed, Race, Limit, Unicorn(1), Unicorn(UnicornPatterns)} {
 		if !seen[name] {
 			t.Errorf("%s is not in the catalog", name)
 		}
@@ -208,7 +208,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Valid(%q) = true", name)
 		}
 	}
-	if n := len(RuntimeKinds()); n != 6+UnicornPatterns {
-		t.Errorf("%d runtime kinds, want the five ConMem kinds, oscs and %d Unicorn patterns", n, UnicornPatterns)
+	if n := len(RuntimeKinds()); n != 9+UnicornPatterns {
+		t.Errorf("%d runtime kinds, want the five ConMem kinds, oscs, crash, test-failed, race and %d Unicorn patterns", n, UnicornPatterns)
 	}
 }
