@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/precog-dev/precog/analyzers/suite"
@@ -25,6 +26,12 @@ func main() {
 	checks := suite.Checks()
 	if cli.IsVetTool(os.Args[1:]) {
 		if cli.FactsOnly(os.Args[1:]) {
+			args, err := cli.Speak(os.Args[1:])
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "precog: %v\n", err)
+				os.Exit(1)
+			}
+			os.Args = append(os.Args[:1], args...)
 			unitchecker.Main(suite.FactsOnly()...) // does not return
 		}
 		unitchecker.Main(checks...) // does not return

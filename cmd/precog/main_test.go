@@ -431,3 +431,52 @@ func TestGoVetFix(t *testing.T) {
 		t.Errorf("go vet after -fix: exit %d, stderr:\n%s\nwant only the two findings without a fix (StartAll's and Spread's)", r.code, r.stderr)
 	}
 }
+
+// TestFactsOnlyError checks that a run of the vet tool for the facts of a
+// dependency (VetxOnly) says why it fails: unitchecker alone exits with
+// status 1 and no message, which failed go vet std without a word when a
+// dependency's facts file could not be read. The control, a package with
+// no imports, writes its facts file and exits 0 in silence.
+func TestFactsOnlyError(t *testing.T) {
+	t.Parallel()
+	bin, dir := precog(t), t.TempDir()
+	facts := func(name, src string, vetx map[string]string) result {
+		t.Helper()
+		file := filepath.Join(dir, name+".go")
+		if err := os.WriteFile(file, []byte(src), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		imports := map[string]string{}
+		for path := range vetx {
+			imports[path] = path
+		}
+		cfg, err := json.Marshal(map[string]any{
+			"ID": name, "ImportPath": name, "GoFiles": []string{file},
+			"ImportMap": imports, "PackageVetx": vetx, "VetxOnly": true,
+			"VetxOutput": filepath.Join(dir, name+".vetx"), "Stdout": filepath.Join(dir, name+".stdout"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name+".cfg")
+		if err := os.WriteFile(path, cfg, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		return run(t, dir, bin, path)
+	}
+
+	r := facts("a", "package a\n\nimport \"fmt\"\n\nfunc F() { fmt.Println() }\n",
+		map[string]string{"fmt": filepath.Join(dir, "gone", "vet.out")})
+	want := `invalid vetx file for "fmt"`
+	if r.code == 0 || !strings.Contains(r.stderr, want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("facts-only run with a missing facts file: exit %d, stderr:\n%s\nwant a non-zero exit and one line with %q", r.code, r.stderr, want)
+	}
+
+	r = facts("b", "package b\n\nfunc F() int { return 1 }\n", map[string]string{})
+	if r.code != 0 || r.stderr != "" || r.stdout != "" {
+		t.Errorf("facts-only run of a package without imports: exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 0 in silence", r.code, r.stdout, r.stderr)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "b.vetx")); err != nil || fi.Size() == 0 {
+		t.Errorf("facts-only run of a package without imports wrote no facts file: %v", err)
+	}
+}

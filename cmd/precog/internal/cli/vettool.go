@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 )
@@ -37,13 +39,53 @@ func IsVetTool(args []string) bool {
 // FactsOnly reports whether a go vet invocation (see IsVetTool) asks only
 // for the facts of a dependency: its .cfg file sets VetxOnly.
 func FactsOnly(args []string) bool {
-	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
-		return false
-	}
-	data, err := os.ReadFile(args[len(args)-1])
+	cfg, _, err := readConfig(args)
+	return err == nil && cfg["VetxOnly"] == true
+}
+
+// Speak rewrites the .cfg file of a facts-only invocation (see FactsOnly)
+// into a copy beside it, in go vet's work directory, that does not set
+// VetxOnly, and returns args naming the copy. In VetxOnly mode
+// unitchecker exits with status 1 and no message on every error (a
+// dependency's facts file that cannot be read, a type error, a facts file
+// that cannot be written), so go vet fails, and every importer's run after
+// it, without saying why. The copy makes unitchecker print the error;
+// with nothing else changed, the run still writes the facts file, and the
+// stand-in checks of a facts-only run (see suite.FactsOnly) report
+// nothing.
+func Speak(args []string) ([]string, error) {
+	cfg, path, err := readConfig(args)
 	if err != nil {
-		return false // unitchecker reports the error
+		return nil, err
 	}
-	var cfg struct{ VetxOnly bool }
-	return json.Unmarshal(data, &cfg) == nil && cfg.VetxOnly
+	cfg["VetxOnly"] = false
+	// go vet copies a tool's stdout file to its own; outside VetxOnly
+	// mode, -json would print an empty result for every dependency there.
+	cfg["Stdout"] = os.DevNull
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := strings.TrimSuffix(path, ".cfg") + ".facts.cfg"
+	if err := os.WriteFile(out, data, 0o666); err != nil {
+		return nil, fmt.Errorf("writing the facts-only vet config: %w", err)
+	}
+	return append(args[:len(args)-1:len(args)-1], out), nil
+}
+
+// readConfig reads the .cfg file that ends args, keeping every field.
+func readConfig(args []string) (map[string]any, string, error) {
+	if len(args) == 0 || !strings.HasSuffix(args[len(args)-1], ".cfg") {
+		return nil, "", errors.New("no vet config file")
+	}
+	path := args[len(args)-1]
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, "", fmt.Errorf("reading vet config %s: %w", path, err)
+	}
+	return cfg, path, nil
 }
