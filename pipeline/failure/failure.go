@@ -126,6 +126,30 @@ func Parse(out []byte, test string, exited bool) *Failure {
 	return f
 }
 
+// First returns the first panic, fatal error or timeout in out and the
+// first goroutine block after it, or nil if out has none. Unlike Parse it
+// does not look for the test's goroutine in a timeout's dump (the block is
+// the alarm's that raised it) and reads no logged lines: it is what a
+// forced run's verdict needs, whose test is known to have been forced.
+func First(out []byte) *Failure {
+	blocks, head := goroutines(out)
+	f := &Failure{}
+	switch {
+	case head.timeout != "":
+		f.Kind, f.Message = Timeout, head.timeout
+	case head.fatal != "":
+		f.Kind, f.Message = Fatal, head.fatal
+	case head.panic != "":
+		f.Kind, f.Message = Panic, head.panic
+	default:
+		return nil
+	}
+	if len(blocks) > 0 {
+		f.Goroutine = blocks[0]
+	}
+	return f
+}
+
 // pick takes the first goroutine that ok accepts and returns its index,
 // -1 if none.
 func (f *Failure) pick(gs []Goroutine, ok func(Goroutine) bool) int {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -95,5 +96,45 @@ func TestPassed(t *testing.T) {
 	}
 	if f := Parse(out, "TestX", true); f == nil || f.Kind != Exit {
 		t.Errorf("a passing run that exited non-zero parsed as %+v, want exit", f)
+	}
+}
+
+// TestFirst checks that First reads a panic or fatal error as Parse does,
+// a timeout with the first goroutine block (the alarm's), and no crash in
+// a test that only failed.
+func TestFirst(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		kind Kind
+		msg  string
+		top  string
+	}{
+		{"goroutine-panic.txt", Panic, "runtime error: index out of range [2] with length 2",
+			"crashpanic.go:27 precog.example/kernels/crashpanic.(*Registry).Nth"},
+		{"mapwrites.txt", Fatal, "concurrent map writes", "panic.go:1181 internal/runtime/maps.fatal"},
+		{"subtest-panic.txt", Panic, "assignment to entry in nil map", "testing.go:1974 testing.tRunner.func1.2"},
+		{"timeout.txt", Timeout, "test timed out after 3s", "testing.go:2802 testing.(*M).startAlarm.func1"},
+		{"fatalf.txt", "", "", ""},
+		{"subtest-error.txt", "", "", ""},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			out, err := os.ReadFile(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := First(out)
+			if c.kind == "" {
+				if f != nil {
+					t.Fatalf("a test failure read as a crash: %+v", f)
+				}
+				return
+			}
+			if f == nil || f.Kind != c.kind || f.Message != c.msg || top(f) != c.top {
+				t.Fatalf("First = %+v, want %s %q at %s", f, c.kind, c.msg, c.top)
+			}
+			if p := Parse(out, "", true); c.kind != Timeout && !reflect.DeepEqual(p.Goroutine, f.Goroutine) {
+				t.Errorf("First's goroutine %+v, Parse's %+v", f.Goroutine, p.Goroutine)
+			}
+		})
 	}
 }

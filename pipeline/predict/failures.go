@@ -146,15 +146,11 @@ func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure
 	if fl.Kind != failure.Panic && fl.Kind != failure.Fatal {
 		return false
 	}
-	c := &validate.Crash{Fatal: fl.Kind == failure.Fatal, Message: fl.Message}
-	for _, fr := range fl.Goroutine.Frames {
-		c.Frames = append(c.Frames, validate.Frame{Func: fr.Func, File: fr.File, Line: fr.Line})
-	}
 	absorbed := false
 	for i := range found {
 		f := &found[i]
-		fr, ok := c.At(f.Sites)
-		if !ok || !validate.Expected(f.Kind, c.Fatal, c.Message) {
+		fr, ok := validate.At(fl.Goroutine.Frames, f.Sites)
+		if !ok || !validate.Expected(f.Kind, fl.Kind == failure.Fatal, fl.Message) {
 			continue
 		}
 		v := *crash.Validation

@@ -1,123 +1,38 @@
 package validate
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/plan"
 )
 
-// A Crash is how a test process died, read from its output: the first
-// line of the panic or fatal error and the frames of the goroutine that
-// raised it.
-type Crash struct {
-	Fatal   bool   // "fatal error:" rather than "panic:"
-	Message string // the text after "panic: " or "fatal error: "
-	Frames  []Frame
-}
-
-// A Frame is one call of a goroutine's stack in a crash report.
-type Frame struct {
-	Func string
-	File string
-	Line int
-}
-
-// ParseCrash finds the first panic or fatal error in a test's output and
-// the stack of the goroutine that raised it (the first goroutine block
-// after it, up to its "created by" line). It returns nil if the output has
-// neither.
-func ParseCrash(out []byte) *Crash {
-	var c *Crash
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	inStack := false
-	var fn string
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case c == nil:
-			if m, ok := strings.CutPrefix(line, "panic: "); ok {
-				c = &Crash{Message: m}
-			} else if m, ok := strings.CutPrefix(line, "fatal error: "); ok {
-				c = &Crash{Fatal: true, Message: m}
-			}
-		case !inStack:
-			if strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":") {
-				inStack = true
-			}
-		default:
-			if line == "" || strings.HasPrefix(line, "created by ") || strings.HasPrefix(line, "goroutine ") {
-				return c
-			}
-			if rest, ok := strings.CutPrefix(line, "\t"); ok {
-				file, ln := fileLine(rest)
-				if file != "" {
-					c.Frames = append(c.Frames, Frame{Func: fn, File: file, Line: ln})
-				}
-				continue
-			}
-			fn = line
-		}
-	}
-	return c
-}
-
-// fileLine parses "/path/file.go:61 +0x1d".
-func fileLine(s string) (string, int) {
-	if i := strings.LastIndex(s, " +0x"); i >= 0 {
-		s = s[:i]
-	}
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return "", 0
-	}
-	n, err := strconv.Atoi(s[i+1:])
-	if err != nil {
-		return "", 0
-	}
-	return s[:i], n
-}
-
-// At returns the first frame of the crash at one of sites (same file and
-// line): the crash happened there or in a call made there. Failing that, it
-// returns the first frame in a site's function and file: a deferred call
-// (defer wg.Done()) runs at the function's return, whose line the frame
-// shows.
-func (c *Crash) At(sites []finding.Site) (Frame, bool) {
-	for _, fr := range c.Frames {
+// At returns the first of frames (a crash's stack, innermost first) at one
+// of sites (same file and line): the crash happened there or in a call made
+// there. Failing that, it returns the first frame in a site's function and
+// file: a deferred call (defer wg.Done()) runs at the function's return,
+// whose line the frame shows.
+func At(frames []failure.Frame, sites []finding.Site) (failure.Frame, bool) {
+	for _, fr := range frames {
 		for _, s := range sites {
 			if s.File != "" && fr.File == s.File && fr.Line == s.Line {
 				return fr, true
 			}
 		}
 	}
-	for _, fr := range c.Frames {
+	for _, fr := range frames {
 		for _, s := range sites {
-			if s.File != "" && s.Function != "" && fr.File == s.File && strings.HasSuffix(funcName(fr.Func), "."+s.Function) {
+			if s.File != "" && s.Function != "" && fr.File == s.File && strings.HasSuffix(fr.Func, "."+s.Function) {
 				return fr, true
 			}
 		}
 	}
-	return Frame{}, false
-}
-
-// funcName strips the arguments off a traceback's function line:
-// "pkg.(*T).m(0x1, ...)" is "pkg.(*T).m".
-func funcName(line string) string {
-	if strings.HasSuffix(line, ")") {
-		if i := strings.LastIndexByte(line, '('); i > 0 {
-			return line[:i]
-		}
-	}
-	return line
+	return failure.Frame{}, false
 }
 
 // Expected reports whether a crash with message msg is the effect a
@@ -194,16 +109,19 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 }
 
 func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
-	if c := ParseCrash(r.Output); c != nil {
+	// A timeout's "panic: test timed out" counts as a panic here, as the
+	// runtime prints it.
+	if c := failure.First(r.Output); c != nil {
+		fatal := c.Kind == failure.Fatal
 		what := "panic"
-		if c.Fatal {
+		if fatal {
 			what = "fatal"
 		}
-		if fr, ok := c.At(f.Sites); ok && Expected(f.Kind, c.Fatal, c.Message) {
+		if fr, ok := At(c.Goroutine.Frames, f.Sites); ok && Expected(f.Kind, fatal, c.Message) {
 			return Verdict{Status: finding.Confirmed, Effect: what,
-				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(c.Fatal), c.Message, base(fr.File), fr.Line, funcName(fr.Func))}
+				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(fatal), c.Message, base(fr.File), fr.Line, fr.Func)}
 		}
-		if c.Fatal && strings.Contains(c.Message, "deadlock") && held(r.Control) && failAllowed(f.Kind) && recordedPassed {
+		if fatal && strings.Contains(c.Message, "deadlock") && held(r.Control) && failAllowed(f.Kind) && recordedPassed {
 			return Verdict{Status: finding.Confirmed, Effect: "hang",
 				Reason: fmt.Sprintf("with %s, every goroutine blocked: %s", o.What, c.Message)}
 		}
@@ -230,10 +148,10 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failLine(r.Output))}
 	case r.Outcome.Failed():
 		how := failLine(r.Output)
-		if c := ParseCrash(r.Output); c != nil {
-			how = prefix(c.Fatal) + ": " + c.Message
-			if len(c.Frames) > 0 {
-				how += fmt.Sprintf(" at %s:%d", base(c.Frames[0].File), c.Frames[0].Line)
+		if c := failure.First(r.Output); c != nil {
+			how = prefix(c.Kind == failure.Fatal) + ": " + c.Message
+			if frs := c.Goroutine.Frames; len(frs) > 0 {
+				how += fmt.Sprintf(" at %s:%d", base(frs[0].File), frs[0].Line)
 			}
 		}
 		return Verdict{Status: finding.NotConfirmed, Reason: fmt.Sprintf("with %s, the test failed, but not at a predicted site with the effect of %s: %s", o.What, f.Kind, how)}

@@ -161,22 +161,6 @@ example.com/k/mysql.other()
 	/src/k/mysql/mysql.go:61 +0x1
 `
 
-func TestParseCrash(t *testing.T) {
-	c := ParseCrash([]byte(nilPanic))
-	if c == nil || c.Fatal || !strings.HasPrefix(c.Message, "runtime error: invalid memory address") {
-		t.Fatalf("ParseCrash = %+v", c)
-	}
-	if len(c.Frames) != 4 || c.Frames[2].File != "/src/k/mysql/mysql.go" || c.Frames[2].Line != 72 {
-		t.Fatalf("frames %+v: want 4, the third at mysql.go:72, none after created by", c.Frames)
-	}
-	if c := ParseCrash([]byte("ok\nfatal error: concurrent map writes\n\ngoroutine 5 [running]:\nf()\n\t/a.go:3 +0x1\n")); c == nil || !c.Fatal || c.Message != "concurrent map writes" || len(c.Frames) != 1 {
-		t.Errorf("fatal: %+v", c)
-	}
-	if c := ParseCrash([]byte("--- FAIL: TestX\n    x_test.go:3: bad\n")); c != nil {
-		t.Errorf("a plain failure parsed as a crash: %+v", c)
-	}
-}
-
 // TestClassify checks that only the predicted effect at a predicted site
 // confirms a finding, and that a bare failure confirms only the kinds whose
 // effect is a wrong value, and only where the order held and the recorded
