@@ -49,6 +49,15 @@ func Packages(dir string) ([]string, error) {
 	return pkgs, err
 }
 
+// Apart reports whether the corpus package pkg (as Packages names it) is a
+// module of its own, with a go.mod in its directory: a kernel that needs an
+// older language version, such as loopvar121. Such a package cannot be
+// loaded as part of the corpus's module.
+func Apart(dir, pkg string) bool {
+	_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(pkg), "go.mod"))
+	return err == nil
+}
+
 // A Want is one expectation of a `// want` comment: a diagnostic whose
 // message matches Pattern at File:Line.
 type Want struct {

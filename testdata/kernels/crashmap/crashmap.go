@@ -17,7 +17,7 @@ func Fill(m map[int]int, n int) {
 		go func() {
 			defer wg.Done()
 			for i := range n {
-				m[i*2+g] = i // concurrent map writes
+				m[i*2+g] = i // concurrent map writes // want `concurrent map writes`
 			}
 		}()
 	}
