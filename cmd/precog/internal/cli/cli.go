@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/precog-dev/precog/pipeline/record"
 	"strings"
 )
 
@@ -257,4 +259,17 @@ func WorkDir(base, c string) (string, error) {
 		}
 	}
 	return filepath.Abs(dir)
+}
+
+// ParseTestCommand parses the arguments of a command that runs go test
+// (precog test, record, cover): its own flags and package patterns, in any
+// order, before the go test flags that SplitArgs sets apart. An error
+// names the command's help.
+func ParseTestCommand(fs *flag.FlagSet, command string, args []string) (patterns, testArgs []string, err error) {
+	args, testArgs = record.SplitArgs(args)
+	patterns, err = ParseInterspersed(fs, args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (run 'precog help %s' for usage)", err, command)
+	}
+	return patterns, testArgs, nil
 }

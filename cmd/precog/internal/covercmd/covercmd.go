@@ -97,10 +97,9 @@ func Command() *cli.Command {
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "cover")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
-				args, testArgs := record.SplitArgs(args)
-				patterns, err := cli.ParseInterspersed(fs, args)
+				patterns, testArgs, err := cli.ParseTestCommand(fs, "cover", args)
 				if err != nil {
-					return cli.ExitError, fmt.Errorf("%w (run 'precog help cover' for usage)", err)
+					return cli.ExitError, err
 				}
 				o.flags.Args = testArgs
 				return run(ctx, env, o, patterns)
