@@ -124,8 +124,9 @@ func crashCommand(t *testing.T, env []string, args ...string) (*exec.Cmd, string
 }
 
 // readCrashTrace reads every event of the trace at path and fails the test
-// unless it reads to a clean end.
-func readCrashTrace(t *testing.T, path string) []trace.Event {
+// unless it reads to a clean end: the end of a process that died (state
+// Recording) unless ended is set.
+func readCrashTrace(t *testing.T, path string, ended ...bool) []trace.Event {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -134,6 +135,9 @@ func readCrashTrace(t *testing.T, path string) []trace.Event {
 	r, err := trace.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := trace.Recording; r.State() != want && len(ended) == 0 || len(ended) > 0 && r.State() != trace.Ended {
+		t.Errorf("the trace's state is %v", r.State())
 	}
 	var evs []trace.Event
 	for {
@@ -248,6 +252,49 @@ func TestCrashExit(t *testing.T) {
 	t.Parallel() // it waits for processes, not for the CPU
 	evs := runCrash(t, "exit", 3, "")
 	checkKnown(t, evs)
+}
+
+// TestEndedAndCut runs a test that passes: its trace says it ended. Cut
+// at any page or at a few offsets inside the header, batches and padding,
+// it says it was cut, after the events before the cut.
+func TestEndedAndCut(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
+	cmd, path := crashCommand(t, nil, "-test.run=^TestDone$")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, tail(string(out)))
+	}
+	evs := readCrashTrace(t, path, true)
+	checkKnown(t, evs)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Past the last event the writer's chunks end in padding, then the
+	// file in space it never handed out: cuts there lose nothing.
+	last := bytes.LastIndexFunc(data, func(r rune) bool { return r != 0 })
+	cuts := []int{100, last}
+	for c := 4096; c+1000 < last; c += 4096 {
+		cuts = append(cuts, c-1, c, c+1, c+1000)
+	}
+	for _, cut := range cuts {
+		r, err := trace.NewReader(bytes.NewReader(data[:cut]))
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		n := 0
+		for ; ; n++ {
+			ev, err := r.Next()
+			if err != nil {
+				if err == io.EOF || !strings.Contains(err.Error(), "broken trace: file cut, ") {
+					t.Fatalf("cut at %d of %d, after %d events: %v, want a cut", cut, len(data), n, err)
+				}
+				break
+			}
+			if ev != evs[n] {
+				t.Fatalf("cut at %d: event %d is %v, want %v", cut, n, ev, evs[n])
+			}
+		}
+	}
 }
 
 // TestCrashTestTimeout runs a test that hangs under -test.timeout: the

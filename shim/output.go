@@ -1,12 +1,15 @@
 package shim
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -48,7 +51,18 @@ var out struct {
 	seg    []byte // the current segment (outMap)
 	segOff int64  // its offset in the file
 	next   int    // its first free byte
+	size   int64  // bytes written (outWrite)
+
+	// The header's state block (see "Completeness" in package trace):
+	// block maps it (outMap); blockOff is its offset in the file.
+	block    []byte
+	blockOff int64
+	state    trace.State
 }
+
+// tests counts the top-level tests running: when it drops to 0 the trace
+// says Ended, when it leaves 0 Recording again.
+var tests atomic.Int64
 
 // openTrace creates the trace file at path, writes the header (naming test,
 // if known) and picks the output mode.
@@ -57,24 +71,62 @@ func openTrace(path, test string) error {
 	if err != nil {
 		return err
 	}
-	hdr := trace.AppendHeader(nil, trace.Header{Test: test, Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
+	hdr, block := trace.AppendLiveHeader(nil, trace.Header{Test: test, Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
 	// Init runs before any goroutine records, so the lock is not needed;
 	// it is taken anyway so that every access to out's fields is under it.
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	out.f = f
+	out.blockOff = int64(block)
 	if err := mapSegment(len(hdr)); err == nil {
 		copy(out.seg, hdr)
+		out.block = out.seg[block : block+trace.StateBlockLen]
 		out.next = alignUp(len(hdr), firstChunk)
 		out.mode = outMap
+		putWord(out.block[trace.ExtentField:], uint64(out.next))
 		return nil
 	}
 	if _, err := f.Write(hdr); err != nil {
 		f.Close()
 		return err
 	}
+	out.size = int64(len(hdr))
 	out.mode = outWrite
 	return nil
+}
+
+// putWord stores v into the 8 aligned bytes at b's start, little-endian,
+// in one store: a process that dies around it leaves the old word or the
+// new one, never half of each.
+func putWord(b []byte, v uint64) {
+	var le [8]byte
+	binary.LittleEndian.PutUint64(le[:], v)
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&b[0])), binary.NativeEndian.Uint64(le[:]))
+}
+
+// setState records s in the header's state block, unless recording
+// stopped, which stays. Without a mapping the extent is written too when
+// the tests end, so that a cut of an ended trace shows.
+func setState(s trace.State) {
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if out.state == trace.Stopped || out.state == s {
+		return
+	}
+	out.state = s
+	switch out.mode {
+	case outMap:
+		putWord(out.block[trace.StateField:], uint64(s))
+	case outWrite:
+		var b [trace.StateBlockLen]byte
+		if s == trace.Ended {
+			binary.LittleEndian.PutUint64(b[trace.ExtentField:], uint64(out.size))
+		}
+		binary.LittleEndian.PutUint64(b[trace.StateField:], uint64(s))
+		if _, err := out.f.WriteAt(b[:], out.blockOff); err != nil {
+			stopRecordingLocked(err)
+		}
+	}
 }
 
 // packagePath is the main package's path, without the .test of a test
@@ -156,7 +208,8 @@ func (g *gstate) writeBatch() {
 		return
 	}
 	out.mu.Lock()
-	_, err := out.f.Write(g.buf[g.batch:])
+	n, err := out.f.Write(g.buf[g.batch:])
+	out.size += int64(n)
 	out.mu.Unlock()
 	if err != nil {
 		stopRecording(err)
@@ -180,6 +233,7 @@ func takeChunk(n int) []byte {
 	}
 	c := out.seg[out.next : out.next : out.next+n]
 	out.next += n
+	putWord(out.block[trace.ExtentField:], uint64(out.segOff)+uint64(out.next))
 	return c
 }
 
@@ -192,10 +246,20 @@ func stopRecording(err error) {
 }
 
 func stopRecordingLocked(err error) {
-	if out.mode != outDiscard {
-		out.mode = outDiscard
-		os.Stderr.WriteString("precog shim: recording stopped: " + err.Error() + "\n")
+	if out.mode == outDiscard {
+		return
 	}
+	os.Stderr.WriteString("precog shim: recording stopped: " + err.Error() + "\n")
+	out.state = trace.Stopped
+	switch out.mode {
+	case outMap:
+		putWord(out.block[trace.StateField:], uint64(trace.Stopped))
+	case outWrite:
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(trace.Stopped))
+		out.f.WriteAt(b[:], out.blockOff+trace.StateField) // the disk may refuse this too
+	}
+	out.mode = outDiscard
 }
 
 var errNoMmap = errors.New("memory-mapped output not supported on this platform")

@@ -3,6 +3,7 @@ package shim
 import (
 	"encoding/binary"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -260,6 +261,9 @@ func testStart(t TB) {
 		return
 	}
 	g.test = t
+	if topLevel(name) && tests.Add(1) == 1 {
+		setState(trace.Recording)
+	}
 	gate(g, 0, trace.EvTestStart, nil)
 	if n := trace.MaxEventLen + len(name); cap(g.buf)-len(g.buf) < eventRoom+n {
 		g.refill(eventRoom + n)
@@ -296,7 +300,15 @@ func testEnd(t TB) {
 	if g.testOnly {
 		g.recordEnd()
 	}
+	// A panicking test takes its process down once the cleanups are done:
+	// the trace must not say its tests ended.
+	if topLevel(t.Name()) && tests.Add(-1) == 0 && outcome != trace.Panic {
+		setState(trace.Ended)
+	}
 }
+
+// topLevel reports whether name is a top-level test's, not a subtest's.
+func topLevel(name string) bool { return !strings.Contains(name, "/") }
 
 // panicking reports whether the calling goroutine is running deferred
 // calls because of a panic: the testing package runs cleanups from a

@@ -623,7 +623,7 @@ func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}
-	if err := trimTrace(tracePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := trace.Trim(tracePath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
 	}
 	r.events, r.bytes, err = countEvents(tracePath)
@@ -787,54 +787,6 @@ func countEvents(path string) (events int, size int64, err error) {
 		}
 		events++
 	}
-}
-
-// traceChunk is the alignment of the chunks the shim hands its goroutines
-// in a memory-mapped trace; the file grows in zero-filled segments of many
-// chunks.
-const traceChunk = 4 << 10
-
-// trimTrace cuts the unused zero tail of the last segment off a trace that
-// its process, now ended, wrote through a memory map: a short test leaves
-// a 64 KiB file otherwise. It cuts at the chunk boundary after the last
-// non-zero byte, so that an event the process appended but never committed
-// stays whole (the reader skips it; cut, it would read as damage).
-func trimTrace(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	end := fi.Size()
-	buf := make([]byte, 64<<10)
-	for end > 0 {
-		n := min(int64(len(buf)), end)
-		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
-			return err
-		}
-		if j := lastNonZero(buf[:n]); j >= 0 {
-			end = end - n + int64(j) + 1
-			break
-		}
-		end -= n
-	}
-	if size := (end + traceChunk - 1) / traceChunk * traceChunk; size < fi.Size() {
-		return f.Truncate(size)
-	}
-	return nil
-}
-
-func lastNonZero(b []byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] != 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 func goVersion(ctx context.Context) string {

@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 3)
+// # Wire format (version 4)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
@@ -15,7 +15,10 @@
 //
 // A file starts with a header: the bytes "precog trace\n", the uvarint
 // Version, the test name and the package path as strings, the start time
-// in Unix nanoseconds and the process id (see Header).
+// in Unix nanoseconds and the process id (see Header), the CRC-32 (IEEE)
+// of all these bytes as 4 little-endian bytes, zero bytes up to a file
+// offset that is a multiple of 8, then the state block: the extent and the
+// State as little-endian 64-bit words (see "Completeness").
 //
 // Then come batches, until the end of the file. A batch holds events of
 // one goroutine in the order the goroutine recorded them: the byte 'B', the
@@ -33,7 +36,7 @@
 // goroutine a region of the file (the shim's memory-mapped output) leaves
 // the unused rest of each region zero, so several batches may end short of
 // their region, followed by padding, and the file may end in padding. The
-// end of the file inside padding is a clean end.
+// end of the file inside padding is a clean end, at or after the extent.
 //
 // An event is its Kind byte, then its fields in the order of the event
 // table (see Kind): sync events start with their seq, coded as the
@@ -85,6 +88,35 @@
 // A writer without a mapping (the shim elsewhere) writes whole batches with
 // one write(2) each instead, so a process killed at any point leaves whole
 // batches followed by at most one cut one.
+//
+// # Completeness
+//
+// A reader must tell a trace whose process ended normally from one whose
+// process died, and both from a file that lost its end, although all three
+// may end in padding. The header's state block says so; a writer that
+// maps the file updates each of its words with one aligned store:
+//
+//   - the extent is where the space the writer has handed out ends (the
+//     end of the last chunk it gave a goroutine), 0 if unknown. A file
+//     that ends before its extent was cut: the reader returns the events
+//     before the cut, then "broken trace: file cut, N of its M bytes
+//     missing at offset K", whatever the bytes before the cut look like;
+//   - the State is Recording while the process's tests run, Ended when
+//     every test it started has returned (a test that panics does not end
+//     it: its process dies), and Stopped, for good, when the writer gave
+//     up because the file could not grow: the reader then ends in "broken
+//     trace: recording stopped early".
+//
+// So a trace of a process that died reads to a clean end in state
+// Recording, with every event committed before the death. A writer
+// without a mapping knows no extent while it records (a cut of its file
+// reads like a death), and writes it when the tests end. precog trims the
+// zero tail of a trace after its process exits (Trim) and lowers the
+// extent with it. A trace written whole (AppendHeader) says Ended with no
+// extent.
+//
+// Version 3 traces had no checksum and no state block; this package
+// refuses them, and any other version, with an error that names it.
 //
 // # Damage
 //

@@ -2,12 +2,15 @@ package trace
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"io"
+	"strconv"
 	"time"
 )
 
 // Version is the version of the format this package writes and reads.
-const Version = 3
+// Version 4 added the header's checksum and state block.
+const Version = 4
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -51,21 +54,85 @@ type Header struct {
 	PID     int       // the recording process
 }
 
-// AppendHeader appends the file header for h to b.
+// A State is what the writer of a trace last said about it, in the state
+// block of the header (see "Completeness" in the package doc).
+type State uint8
+
+const (
+	// Recording: the writer had not finished. In a trace whose process
+	// has exited, the process died (a crash, a kill, a timeout) before
+	// its tests returned; the trace holds what it committed until then.
+	Recording State = iota
+	// Ended: every test the process ran had returned, or the trace was
+	// written whole.
+	Ended
+	// Stopped: the writer gave up early because its file could not grow
+	// (a full disk); the events after that are lost.
+	Stopped
+	numStates
+)
+
+func (s State) String() string {
+	switch s {
+	case Recording:
+		return "recording"
+	case Ended:
+		return "ended"
+	case Stopped:
+		return "stopped"
+	}
+	return "State(" + strconv.Itoa(int(s)) + ")"
+}
+
+// The state block that ends the header: two little-endian 64-bit words at
+// an offset that is a multiple of 8, so that a writer that maps the file
+// can update each with one aligned store.
+const (
+	// StateBlockLen is the length of the state block.
+	StateBlockLen = 16
+	// ExtentField is the offset in the block of the extent: the file
+	// offset where the space the writer has handed out ends, 0 if unknown.
+	// A file shorter than its extent was cut.
+	ExtentField = 0
+	// StateField is the offset in the block of the State.
+	StateField = 8
+)
+
+// AppendHeader appends the header of a trace written whole, in state Ended
+// with an unknown extent, to b.
 func AppendHeader(b []byte, h Header) []byte {
+	b, _ = AppendLiveHeader(b, h)
+	b[len(b)-StateBlockLen+StateField] = byte(Ended)
+	return b
+}
+
+// AppendLiveHeader appends the header of a trace that is written as its
+// process runs, in state Recording with an unknown extent, to b, and
+// returns the offset in the result of its state block, which the writer
+// updates as it goes.
+func AppendLiveHeader(b []byte, h Header) ([]byte, int) {
+	start := len(b)
 	b = append(b, magic...)
 	b = binary.AppendUvarint(b, Version)
 	b = appendString(b, h.Test)
 	b = appendString(b, h.Package)
-	var start uint64 // 0: unknown
+	var start64 uint64 // 0: unknown
 	if !h.Start.IsZero() {
-		start = uint64(h.Start.UnixNano())
+		start64 = uint64(h.Start.UnixNano())
 	}
-	b = binary.AppendUvarint(b, start)
-	return binary.AppendUvarint(b, uint64(h.PID))
+	b = binary.AppendUvarint(b, start64)
+	b = binary.AppendUvarint(b, uint64(h.PID))
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+	for (len(b)-start)%8 != 0 {
+		b = append(b, 0)
+	}
+	block := len(b) - start
+	b = append(b, make([]byte, StateBlockLen)...)
+	return b, block
 }
 
-// WriteHeader writes the file header for h to w, in one Write.
+// WriteHeader writes the header of a trace written whole (AppendHeader) for
+// h to w, in one Write.
 func WriteHeader(w io.Writer, h Header) error {
 	_, err := w.Write(AppendHeader(nil, h))
 	return err

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"math"
@@ -36,7 +37,12 @@ type Reader struct {
 	r      *bufio.Reader
 	off    int64 // file offset of the next byte of r
 	header Header
-	err    error // sticky: once set, Next returns it
+	state  State
+	extent int64  // from the header's state block; 0 if unknown
+	err    error  // sticky: once set, Next returns it
+	hdr    []byte // the header's bytes as read, for the checksum; nil after it
+	block  int64  // the file offset of the header's state block
+	eof    bool   // the end of the file was reached
 
 	// afterBatch is set when a batch header has been read and cleared
 	// when the reader looks past that batch: uncommitted events may
@@ -68,6 +74,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 // Header returns the trace's header.
 func (r *Reader) Header() Header { return r.header }
 
+// State returns the state the header's state block gave when NewReader
+// read it: whether the writer's process ended its tests, died, or gave up.
+func (r *Reader) State() State { return r.state }
+
 func (r *Reader) readHeader() error {
 	var m [len(magic)]byte
 	n, err := io.ReadFull(r.r, m[:])
@@ -81,12 +91,16 @@ func (r *Reader) readHeader() error {
 	if n < len(magic) {
 		return r.broken(0, "header cut short")
 	}
+	r.hdr = append(make([]byte, 0, 64), m[:]...)
 	v, err := r.uvarint("header")
 	if err != nil {
 		return err
 	}
 	if v != Version {
-		return fmt.Errorf("trace version %d is not supported (precog reads version %d)", v, Version)
+		if v < Version {
+			return fmt.Errorf("trace version %d is not supported (precog reads version %d): an older precog recorded it; record it again", v, Version)
+		}
+		return fmt.Errorf("trace version %d is not supported (precog reads version %d): a newer precog recorded it", v, Version)
 	}
 	if r.header.Test, err = r.string("header"); err != nil {
 		return err
@@ -110,7 +124,55 @@ func (r *Reader) readHeader() error {
 		return r.broken(at, "process id %d out of range", pid)
 	}
 	r.header.PID = int(pid)
+	sum := crc32.ChecksumIEEE(r.hdr)
+	r.hdr = nil
+	at = r.off
+	pad := (8 - (r.off+4)%8) % 8
+	var block [4 + 8 + StateBlockLen]byte
+	b := block[:4+pad+StateBlockLen]
+	n, err = io.ReadFull(r.r, b)
+	r.off += int64(n)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		r.eof = true
+		return r.broken(at, "header cut short")
+	}
+	if err != nil {
+		return fmt.Errorf("reading trace header: %w", err)
+	}
+	if got := binary.LittleEndian.Uint32(b); got != sum {
+		return r.broken(at, "header checksum %#08x does not match its bytes (%#08x)", got, sum)
+	}
+	for i := 4; i < 4+int(pad); i++ {
+		if b[i] != 0 {
+			return r.broken(at+int64(i), "header padding byte %#x", b[i])
+		}
+	}
+	blk := b[4+pad:]
+	r.block = at + 4 + pad
+	extent := binary.LittleEndian.Uint64(blk[ExtentField:])
+	state := binary.LittleEndian.Uint64(blk[StateField:])
+	if state >= uint64(numStates) {
+		return r.broken(at+4+pad+StateField, "unknown trace state %d", state)
+	}
+	if extent > math.MaxInt64 {
+		return r.broken(at+4+pad+ExtentField, "extent %d out of range", extent)
+	}
+	r.state, r.extent = State(state), int64(extent)
 	return nil
+}
+
+// end turns the error that ends the events (io.EOF at a clean end, or
+// damage) into the one Next returns: a file that ended before its header's
+// extent was cut, whatever the events there looked like, and a trace whose
+// writer stopped early lost its last events.
+func (r *Reader) end(err error) error {
+	if r.eof && r.off < r.extent && (err == io.EOF || errors.Is(err, ErrBroken)) {
+		return r.broken(r.off, "file cut, %d of its %d bytes missing", r.extent-r.off, r.extent)
+	}
+	if err == io.EOF && r.state == Stopped {
+		return r.broken(r.off, "recording stopped early, the file could not grow, later events missing")
+	}
+	return err
 }
 
 // Next returns the next event in file order. At the end of an intact trace
@@ -122,18 +184,18 @@ func (r *Reader) Next() (Event, error) {
 	}
 	for r.pos == len(r.batch) {
 		if len(r.batch) < r.want {
-			r.err = r.broken(r.base+int64(r.pos), "batch cut after %d of %d bytes", len(r.batch), r.want)
+			r.err = r.end(r.broken(r.base+int64(r.pos), "batch cut after %d of %d bytes", len(r.batch), r.want))
 			return Event{}, r.err
 		}
 		if err := r.readBatch(); err != nil {
-			r.err = err
-			return Event{}, err
+			r.err = r.end(err)
+			return Event{}, r.err
 		}
 	}
 	ev, err := r.decode()
 	if err != nil {
-		r.err = err
-		return Event{}, err
+		r.err = r.end(err)
+		return Event{}, r.err
 	}
 	return ev, nil
 }
@@ -188,6 +250,7 @@ func (r *Reader) readBatch() error {
 		r.batch = r.batch[:len(r.batch)+m]
 		r.off += int64(m)
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			r.eof = true
 			break // Next reports the cut after the events before it
 		}
 		if err != nil {
@@ -203,6 +266,7 @@ func (r *Reader) readBatch() error {
 func (r *Reader) skipPadding() error {
 	for {
 		if _, err := r.r.Peek(1); err == io.EOF {
+			r.eof = true
 			return io.EOF
 		} else if err != nil {
 			return fmt.Errorf("reading trace: %w", err)
@@ -228,6 +292,9 @@ func (r *Reader) skipUncommitted() error {
 	start := r.off
 	for n := 0; ; n++ {
 		b, err := r.r.Peek(1)
+		if err == io.EOF {
+			r.eof = true
+		}
 		if err != nil || Kind(b[0]) == evNone || Kind(b[0]) >= numKinds {
 			return nil // padding, a batch, the end or damage: readBatch sees
 		}
@@ -397,12 +464,16 @@ func (r *Reader) uvarint(what string) (uint64, error) {
 	for i := 0; i < binary.MaxVarintLen64; i++ {
 		c, err := r.r.ReadByte()
 		if err == io.EOF {
+			r.eof = true
 			return 0, r.broken(start, "%s cut short", what)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("reading trace: %w", err)
 		}
 		r.off++
+		if r.hdr != nil {
+			r.hdr = append(r.hdr, c)
+		}
 		if i == binary.MaxVarintLen64-1 && c > 1 {
 			break
 		}
@@ -428,10 +499,14 @@ func (r *Reader) string(what string) (string, error) {
 	m, err := io.ReadFull(r.r, b)
 	r.off += int64(m)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		r.eof = true
 		return "", r.broken(start, "%s cut short", what)
 	}
 	if err != nil {
 		return "", fmt.Errorf("reading trace: %w", err)
+	}
+	if r.hdr != nil {
+		r.hdr = append(r.hdr, b...)
 	}
 	return string(b), nil
 }
@@ -443,6 +518,8 @@ func (r *Reader) broken(off int64, format string, args ...any) error {
 // A Trace is a whole trace, its events in the global order.
 type Trace struct {
 	Header Header
+	// State is what the writer last said about the trace (Reader.State).
+	State State
 	// Events are sorted by (Seq, Sub, Goroutine): see "Order" in the
 	// package doc.
 	Events []Event
@@ -459,7 +536,7 @@ func ReadAll(r io.Reader) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Header: rd.Header()}
+	t := &Trace{Header: rd.Header(), State: rd.State()}
 	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		// Events take 3 to 6 bytes on the wire: size the slice for the
 		// file at once rather than grow it by copying, which cost five

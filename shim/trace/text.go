@@ -81,11 +81,12 @@ func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 // Blank lines and lines starting with # are skipped. Within a line, the
 // fields after the kind may come in any order, but every field of the kind
 // must be there. The events keep the order of the lines, so the text of a
-// trace's events in the global order parses back into the same Trace.
+// trace's events in the global order parses back into the same Trace. A
+// text trace is whole: its State is Ended.
 func ParseText(r io.Reader) (*Trace, error) {
 	s := bufio.NewScanner(r)
 	s.Buffer(nil, 8*MaxStringLen) // room for a quoted name of MaxStringLen bytes
-	t := new(Trace)
+	t := &Trace{State: Ended}
 	header := false
 	for n := 1; s.Scan(); n++ {
 		line := strings.TrimSpace(s.Text())

@@ -7,6 +7,7 @@
 // A known sequence at site s is n Write events of values 0, 1, ..., n-1.
 // CRASH_MODE picks what happens before m.Run: panic, mapwrites, deadlock
 // or exit. Without it the tests run: TestHang blocks (for -test.timeout),
+// TestDone passes,
 // TestBusy records until killed.
 package prog
 
@@ -137,6 +138,19 @@ func TestHang(t *testing.T) {
 	<-done
 	fmt.Println("ready")
 	time.Sleep(time.Hour)
+}
+
+// TestDone records the known sequences in the test and a worker and
+// passes.
+func TestDone(t *testing.T) {
+	precog_shim.TestStart(t)
+	sequence(siteMain, 0, known)
+	done := make(chan struct{})
+	worker(func() {
+		sequence(siteWorker, 1, known)
+		close(done)
+	})
+	<-done
 }
 
 // TestBusy runs workers that record without pause, each printing its

@@ -40,15 +40,28 @@ With -sites, each site is followed by its position in the source, taken
 from the site table that the instrumenter wrote for the build:
 site=3(bank.go:31:5).
 
-A trace cut short, because the test process was killed while writing it, or
-otherwise damaged, is printed up to the damage; then dump reports the
-damage as "broken trace: <what> at offset N" and exits with status 1.
+Dump tells a complete trace from one whose process died and from a file
+that lost its end. The shim records in the trace's header where the space
+it handed out ends and whether the process's tests returned:
+
+  - complete: the tests returned; dump prints the trace and exits 0;
+  - the process died (a crash, a kill, a timeout) before its tests
+    returned: every event it committed until then is in the trace, which
+    dump prints, notes on stderr that the process died, and exits 0;
+  - the file was cut (copied or written in part, a full disk): dump
+    prints the events before the cut, then "broken trace: file cut, N of
+    its M bytes missing at offset K" and what was lost, and exits 1;
+  - otherwise damaged (changed bytes, a header whose checksum does not
+    match): dump prints the events before the damage, reports it as
+    "broken trace: <what> at offset N" and exits 1.
+
+A trace of another format version is refused with the version it has.
 
 Exit status
 
-	0  the whole trace was printed
+	0  the whole trace was printed (the process may have died: see above)
 	1  an error: a bad flag or argument, a file that cannot be read, a file
-	   that is not a trace, or a broken trace
+	   that is not a trace, or a trace cut short or damaged
 `
 
 // Command returns the "trace" command.
@@ -118,6 +131,7 @@ func dump(env *cli.Env, o options, file string) (int, error) {
 	}
 	w.WriteString(r.Header().String() + "\n")
 	var events []trace.Event
+	printed := 0
 	for {
 		var ev trace.Event
 		if ev, err = r.Next(); err != nil {
@@ -125,6 +139,7 @@ func dump(env *cli.Env, o options, file string) (int, error) {
 		}
 		if o.fileOrder {
 			print(ev)
+			printed++
 		} else {
 			events = append(events, ev)
 		}
@@ -137,7 +152,13 @@ func dump(env *cli.Env, o options, file string) (int, error) {
 		return cli.ExitError, fmt.Errorf("writing the dump: %w", ferr)
 	}
 	if err != io.EOF {
+		if errors.Is(err, trace.ErrBroken) {
+			return cli.ExitError, fmt.Errorf("%s: %w; the %d events before it are printed, whatever came after it is lost", file, err, len(events)+printed)
+		}
 		return cli.ExitError, fmt.Errorf("%s: %w", file, err)
+	}
+	if r.State() == trace.Recording {
+		fmt.Fprintf(env.Stderr, "precog: %s: the process died before its tests returned (a crash, a kill or a timeout); its events up to then are printed\n", file)
 	}
 	return cli.ExitOK, nil
 }

@@ -2,6 +2,7 @@ package tracecmd_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,11 +150,12 @@ func TestDump(t *testing.T) {
 
 // TestDumpMapped dumps a trace laid out as the shim's memory-mapped output
 // leaves it after a crash: batches in chunks with zero padding after them,
-// an uncommitted event cut halfway, and a zero tail.
+// an uncommitted event cut halfway, and a zero tail; then the same trace
+// of a process that ended its tests, and cut in its padding.
 func TestDumpMapped(t *testing.T) {
 	dir := t.TempDir()
 	h := trace.Header{Test: "TestTransfer", Package: "example.com/bank", Start: time.Unix(1735830245, 6), PID: 4242}
-	file := trace.AppendHeader(nil, h)
+	file, block := trace.AppendLiveHeader(nil, h)
 	chunk := func(g uint64, events func(e *trace.Encoder, b []byte) []byte, uncommitted []byte) {
 		file = append(file, make([]byte, 4096-len(file)%4096)...)
 		var e trace.Encoder
@@ -172,19 +174,41 @@ func TestDumpMapped(t *testing.T) {
 		return e.AppendRead(b, 3, 0xc000012348)
 	}, nil)
 	file = append(file, make([]byte, 8192)...)
-	if err := os.WriteFile(filepath.Join(dir, "t.trace"), file, 0o666); err != nil {
-		t.Fatal(err)
+	binary.LittleEndian.PutUint64(file[block+trace.ExtentField:], uint64(len(file)))
+	write := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
 	}
-	want := header + `
+	write("died.trace", file)
+	ended := bytes.Clone(file)
+	ended[block+trace.StateField] = byte(trace.Ended)
+	write("ended.trace", ended)
+	write("cut.trace", ended[:4096+100]) // in the padding after the first batch
+	all := header + `
 1 g=0 Begin parent=none
 2 g=0 Fork site=1 child=5
 3 g=5 Begin parent=0
 3.1 g=5 Read site=3 addr=0xc000012348
 4 g=0 Lock site=2 addr=0xc000012340
 `
-	stdout, stderr, code := run(t, dir, "trace", "dump", "t.trace")
-	if stdout != want || stderr != "" || code != 0 {
-		t.Errorf("status %d, stdout\n%s\nwant\n%s\nstderr: %s", code, stdout, want, stderr)
+	for _, tc := range []struct {
+		file, stdout, stderr string
+		code                 int
+	}{
+		{"died.trace", all, "precog: died.trace: the process died before its tests returned (a crash, a kill or a timeout); its events up to then are printed\n", 0},
+		{"ended.trace", all, "", 0},
+		{"cut.trace", header + `
+1 g=0 Begin parent=none
+2 g=0 Fork site=1 child=5
+4 g=0 Lock site=2 addr=0xc000012340
+`, "precog: cut.trace: broken trace: file cut, " + strconv.Itoa(len(file)-4196) + " of its " + strconv.Itoa(len(file)) +
+			" bytes missing at offset 4196; the 3 events before it are printed, whatever came after it is lost\n", 1},
+	} {
+		stdout, stderr, code := run(t, dir, "trace", "dump", tc.file)
+		if stdout != tc.stdout || stderr != tc.stderr || code != tc.code {
+			t.Errorf("%s: status %d, stdout\n%s\nwant\n%s\nstderr %q\nwant   %q", tc.file, code, stdout, tc.stdout, stderr, tc.stderr)
+		}
 	}
 }
 
@@ -217,10 +241,10 @@ func TestDumpErrors(t *testing.T) {
 4 g=0 Lock site=2 addr=0xc000012340
 4.1 g=0 Write site=4 addr=0xc000012348 value=7
 5 g=0 Unlock site=5 addr=0xc000012340
-`, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "\n"},
+`, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "; the 7 events before it are printed, whatever came after it is lost\n"},
 		{[]string{"dump", "missing.trace"}, "", "precog: open " + filepath.Join(dir, "missing.trace") + ": no such file or directory\n"},
 		{[]string{"dump", "notes.txt"}, "", "precog: notes.txt: not a precog trace\n"},
-		{[]string{"dump", "v9.trace"}, "", "precog: v9.trace: trace version 9 is not supported (precog reads version 3)\n"},
+		{[]string{"dump", "v9.trace"}, "", "precog: v9.trace: trace version 9 is not supported (precog reads version 4): a newer precog recorded it\n"},
 		{[]string{"dump", "-sites", "bad.json", "t.trace"}, "", "precog: site table " + filepath.Join(dir, "bad.json") + ": two sites with id 1\n"},
 		{[]string{}, "", "precog: trace needs an action: dump (run 'precog help trace' for usage)\n"},
 		{[]string{"show", "t.trace"}, "", "precog: unknown trace action \"show\" (run 'precog help trace' for usage)\n"},
