@@ -119,6 +119,11 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 	if len(o.Patterns) == 0 {
 		o.Patterns = []string{"."}
 	}
+	if o.Out != "" {
+		if err := record.CheckOut(o.Out); err != nil {
+			return nil, err
+		}
+	}
 	progress := o.Progress
 	if progress == nil {
 		progress = func(string) {}
@@ -159,6 +164,12 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 		}
 		defer os.RemoveAll(tmp)
 		out = tmp
+	} else if o.Runs > 1 {
+		// The runs' outputs go into subdirectories: the parent is
+		// marked as precog's too.
+		if err := record.PrepareOut(out); err != nil {
+			return nil, err
+		}
 	}
 	var measured time.Duration
 	byPkg := make(map[string]*Package)

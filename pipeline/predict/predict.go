@@ -164,6 +164,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if len(o.Patterns) == 0 {
 		o.Patterns = []string{"."}
 	}
+	if o.Out != "" {
+		if err := record.CheckOut(o.Out); err != nil {
+			return nil, err
+		}
+	}
 	progress := o.Progress
 	if progress == nil {
 		progress = func(string) {}

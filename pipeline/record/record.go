@@ -21,6 +21,7 @@
 //
 // Output directory layout:
 //
+//	precog-output                        the marker: precog's output, of layout OutVersion (see PrepareOut)
 //	index.json                           what was recorded (Index)
 //	sites.json                           the site table of the instrumented build
 //	<import path>/<Test>.trace           one trace per top-level test
@@ -247,7 +248,7 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareOut(out); err != nil {
+	if err := PrepareOut(out); err != nil {
 		return nil, err
 	}
 	pkgs, err := listTestPackages(ctx, o.Dir, o.Flags.Build, o.Patterns)
@@ -332,59 +333,6 @@ func perturbSites(t *trace.SiteTable) []uint32 {
 		}
 	}
 	return ids
-}
-
-// prepareOut makes the output directory, or empties one that a previous
-// record wrote. It refuses a directory that holds anything else, so that a
-// typo in -o cannot delete a user's files.
-func prepareOut(out string) error {
-	entries, err := os.ReadDir(out)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.MkdirAll(out, 0o777)
-	}
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(out, IndexFile))
-	if err != nil {
-		return fmt.Errorf("output directory %s is not empty and holds no %s from an earlier record; choose a new or empty directory", out, IndexFile)
-	}
-	var old Index
-	if err := json.Unmarshal(data, &old); err != nil {
-		return fmt.Errorf("output directory %s: %s: %v", out, IndexFile, err)
-	}
-	// Remove exactly what the earlier record listed.
-	for _, p := range old.Packages {
-		for _, t := range p.Tests {
-			files := []string{t.Trace, t.Log}
-			for _, r := range t.Runs {
-				files = append(files, r.Trace, r.Log, r.Plan)
-			}
-			for _, f := range files {
-				if f != "" && filepath.IsLocal(f) {
-					os.Remove(filepath.Join(out, f))
-				}
-			}
-		}
-		removeEmptyDirs(out, filepath.Join(out, filepath.FromSlash(p.ImportPath)))
-	}
-	os.Remove(filepath.Join(out, PerturbDir))
-	os.Remove(filepath.Join(out, SitesFile))
-	return os.Remove(filepath.Join(out, IndexFile))
-}
-
-// removeEmptyDirs removes dir and its parents up to, not including, root,
-// while they are empty.
-func removeEmptyDirs(root, dir string) {
-	for dir != root && strings.HasPrefix(dir, root+string(filepath.Separator)) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 // A listedPackage is a package with tests, as go list describes it.

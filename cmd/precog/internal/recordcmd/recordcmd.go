@@ -105,6 +105,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.flags.Timeout <= 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
 	}
+	if err := record.CheckOut(env.Resolve(o.out)); err != nil {
+		return cli.ExitError, err
+	}
 	progress := cli.NewProgress(env.Stderr)
 	progress.Status("instrumenting " + strings.Join(patterns, " "))
 	inst, err := instrument.Instrument(ctx, instrument.Config{

@@ -391,6 +391,22 @@ func TestRecordErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a failed record left files in its directory: %v", entries)
 	}
+	// A directory that is not precog's output is refused before anything
+	// is instrumented: the cache stays empty, the user's index.json as it
+	// was.
+	foreign, cache := filepath.Join(dir, "mine"), filepath.Join(t.TempDir(), "cache")
+	os.Mkdir(foreign, 0o777)
+	os.WriteFile(filepath.Join(foreign, "index.json"), []byte("mine"), 0o666)
+	_, stderr, code := precog(t, kernels, "record", "-o", foreign, "-cache", cache, "./mysql")
+	if code != cli.ExitError || !strings.Contains(stderr, "was not written by precog") {
+		t.Errorf("record -o into a foreign directory: exit %d, stderr %q", code, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(foreign, "index.json")); string(data) != "mine" {
+		t.Errorf("the user's index.json became %q", data)
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Errorf("record instrumented before refusing the directory: %v", err)
+	}
 }
 
 // TestRecordPurePackage records a package without goroutines or shared
