@@ -2,7 +2,6 @@ package predict
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,7 +41,7 @@ type guided struct {
 // those packages with only their selected functions' memory accesses
 // (and their test code's), and every test of the other packages (and of
 // those whose tests cover no pair at all) as full detection does.
-func recordGuided(ctx context.Context, o Options, inst *instrument.Result, out, binDir string, progress func(string)) (*record.Index, *CFPStats, error) {
+func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir string, progress func(string)) (*record.Index, *CFPStats, error) {
 	start := time.Now()
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir,
@@ -100,39 +99,27 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, out, 
 			env[path+"."+name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
 		}
 	}
-	ix, err := record.Run(ctx, record.Options{
-		BinDir:   binDir,
-		Reuse:    true,
-		Dir:      o.Dir,
-		Patterns: o.Patterns,
-		Out:      out,
-		Flags:    o.Flags,
-		Progress: func(p record.Progress) {
-			progress(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
-		},
-		TestLog: o.TestLog,
-		Runs:    o.Runs,
-		Perturb: record.Perturb{Seed: o.Seed},
-		Only: func(pkg string, tests []string) []string {
-			g := byPkg[pkg]
-			if g == nil {
-				return tests
+	ro.Reuse = true
+	ro.Only = func(pkg string, tests []string) []string {
+		g := byPkg[pkg]
+		if g == nil {
+			return tests
+		}
+		var keep []string
+		for _, t := range tests {
+			if _, ok := g.steps[t]; ok {
+				keep = append(keep, t)
 			}
-			var keep []string
-			for _, t := range tests {
-				if _, ok := g.steps[t]; ok {
-					keep = append(keep, t)
-				}
-			}
-			return keep
-		},
-		Env: func(pkg, test string) []string {
-			if e, ok := env[pkg+"."+test]; ok {
-				return e
-			}
-			return funcsOff
-		},
-	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+		}
+		return keep
+	}
+	ro.Env = func(pkg, test string) []string {
+		if e, ok := env[pkg+"."+test]; ok {
+			return e
+		}
+		return funcsOff
+	}
+	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 	if err != nil {
 		return nil, nil, err
 	}

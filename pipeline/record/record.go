@@ -29,6 +29,7 @@
 //	<import path>/<Test>.run<N>.trace    run N >= 1 of the test, perturbed
 //	<import path>/<Test>.run<N>.log      its output
 //	perturb/run<N>.plan                  the perturb plan of run N >= 1 of every test
+//	<import path>/<Test>.run<N>.plan     the force plan of run N, if targeted (Options.Forced)
 //
 // record writes nothing outside the output directory and precog's cache,
 // and its test binaries live in a temporary directory removed at the end.
@@ -36,6 +37,7 @@ package record
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -117,6 +119,11 @@ type Perturbed struct {
 	Events  int           `json:"events"`
 	Bytes   int64         `json:"bytes"`
 	Broken  string        `json:"broken,omitempty"`
+	// Forced is set for a run under a force plan of Options.Forced (its
+	// Plan, Seed 0): what the shim reported of the forced order, a
+	// control state (plan.Confirmed: the order held, plan.Diverged,
+	// plan.TimedOut), with the reason after a colon if any.
+	Forced string `json:"forced,omitempty"`
 }
 
 // Failed reports whether a test run with outcome o failed: it did not pass
@@ -197,6 +204,18 @@ type Options struct {
 	// and later run under a perturb plan made by Perturb.
 	Runs    int
 	Perturb Perturb
+	// Forced, if not nil, is asked, once run 0 of a test is recorded and
+	// passed, for force plans for the runs after it (targeted
+	// perturbation): runs 1 to len(plans) (at most Runs-1) run under
+	// them, in order, and the later ones under perturb plans. trace is
+	// the path of run 0's trace. Each forced run is bounded: by the
+	// plan's waits, and by three times run 0's wall time plus the plan's
+	// budget and some slack, within -timeout.
+	Forced func(pkg string, t *Test, trace string) []*plan.Plan
+	// ForcedBudget bounds the wall time of all forced runs together;
+	// once it is spent, the runs take perturb plans. 0 means no bound
+	// but each run's own.
+	ForcedBudget time.Duration
 	// BinDir, if not empty, is where the test binaries are built and
 	// left for the caller (who removes them), so that validation can run
 	// the recorded tests again: InstrumentedBinary names each. By default
@@ -229,6 +248,9 @@ type Perturb struct {
 	MaxDelayUS   int
 	// BudgetMS bounds the total delay of one run (0: the shim's default).
 	BudgetMS int
+	// Off records runs 1 and later without a plan: the same test again,
+	// as the scheduler runs it.
+	Off bool
 }
 
 // The default perturbation: enough to reorder the accesses of short tests
@@ -268,7 +290,7 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	if err := copyFile(inst.Sites, filepath.Join(out, SitesFile)); err != nil {
 		return nil, fmt.Errorf("copying the site table: %w", err)
 	}
-	if o.Runs > 1 {
+	if o.Runs > 1 && !o.Perturb.Off {
 		sites, err := trace.LoadSites(inst.Sites)
 		if err != nil {
 			return nil, err
@@ -299,8 +321,9 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 			return nil, err
 		}
 	}
+	var spent time.Duration // by forced runs
 	for _, lp := range pkgs {
-		p, err := recordPackage(ctx, o, lp, testBinary(plain, lp), testBinary(rec, lp), out)
+		p, err := recordPackage(ctx, o, lp, testBinary(plain, lp), testBinary(rec, lp), out, &spent)
 		if err != nil {
 			return nil, err
 		}
@@ -455,7 +478,7 @@ func TestArgs(f *GoTestFlags, name string) []string {
 // its command returned.
 func Classify(output []byte, err error) Outcome { return classify(output, err) }
 
-func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, recBin, out string) (*Package, error) {
+func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, recBin, out string, spent *time.Duration) (*Package, error) {
 	listBin := recBin
 	if o.Baseline {
 		listBin = plainBin
@@ -493,6 +516,10 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 		if r.noTrace {
 			t.Trace = ""
 		}
+		var forced []*plan.Plan
+		if o.Forced != nil && o.Runs > 1 && t.Trace != "" && t.Outcome == Pass {
+			forced = o.Forced(lp.ImportPath, t, filepath.Join(out, filepath.FromSlash(t.Trace)))
+		}
 		for n := 1; n < o.Runs; n++ {
 			if o.Progress != nil {
 				o.Progress(Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names)})
@@ -504,7 +531,18 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 				Trace: fmt.Sprintf("%s.run%d.trace", base, n),
 				Log:   fmt.Sprintf("%s.run%d.log", base, n),
 			}
-			r, err := recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
+			if o.Perturb.Off {
+				run.Seed, run.Plan = 0, ""
+			}
+			var r recorded
+			var err error
+			if n-1 < len(forced) && (o.ForcedBudget <= 0 || *spent < o.ForcedBudget) {
+				start := time.Now()
+				r, err = forcedRun(ctx, o, recBin, lp, name, out, base, t.Wall, run, forced[n-1])
+				*spent += time.Since(start)
+			} else {
+				r, err = recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -517,6 +555,39 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 		p.Tests = append(p.Tests, t)
 	}
 	return p, nil
+}
+
+// forcedRun records run of test name under force plan p, bounded by three
+// times the wall time of the test's run 0 plus the plan's budget and some
+// slack (within -timeout), and sets run's plan and what the shim reported
+// of the forced order.
+func forcedRun(ctx context.Context, o Options, recBin string, lp listedPackage, name, out, base string, wall time.Duration, run *Perturbed, p *plan.Plan) (recorded, error) {
+	run.Seed, run.Plan = 0, fmt.Sprintf("%s.run%d.plan", base, run.N)
+	planPath := filepath.Join(out, filepath.FromSlash(run.Plan))
+	fp := *p
+	fp.Result = planPath + ".result"
+	defer os.Remove(fp.Result)
+	if err := control.WritePlan(planPath, &fp); err != nil {
+		return recorded{}, err
+	}
+	budget := time.Duration(cmp.Or(fp.BudgetMS, 10000)) * time.Millisecond
+	flags := *o.Flags
+	flags.Timeout = min(flags.Timeout, 3*wall+budget+5*time.Second)
+	o.Flags = &flags
+	_, sub := topLevel(o.Flags.Run)
+	_, skipSub := topLevel(o.Flags.Skip)
+	r, err := recordRun(ctx, o, recBin, lp, name, testArgs(o.Flags, runPattern(name, sub), skipSub), out, run.Trace, run.Log, run.Plan)
+	if err != nil {
+		return r, err
+	}
+	run.Forced = "no result: the shim wrote none"
+	if res, err := control.ReadResultFile(fp.Result, &fp); err == nil && res.State != "" {
+		run.Forced = res.State
+		if res.Reason != "" {
+			run.Forced += ": " + res.Reason
+		}
+	}
+	return r, nil
 }
 
 // perturbPlan returns the perturb plan with the given seed.

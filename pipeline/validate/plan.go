@@ -253,6 +253,22 @@ func unicornOrders(w finding.Witness) ([]Order, error) {
 	return []Order{o}, nil
 }
 
+// Reversal is the order that makes access second (of one goroutine) come
+// before access first (of another), the two as a run recorded them in the
+// other order: targeted perturbation's forced run (pipeline/predict). When
+// first is inside a critical section whose Lock the event names, its
+// goroutine is held back at that Lock instead, as lifted does for
+// validation: held inside the section, it would keep second's goroutine out
+// of a section on the same lock until the wait timed out.
+func Reversal(first, second finding.Event) Order {
+	o := Order{What: "the access at site " + fmt.Sprint(second.Site) + " before the one at site " + fmt.Sprint(first.Site),
+		Edges: []plan.Edge{edge(second, first)}}
+	if l := lifted([]Order{o}, finding.Witness{Events: []finding.Event{first, second}}); len(l) > 0 {
+		return l[0]
+	}
+	return o
+}
+
 // roles indexes the witness's events by role.
 // siteOf returns the site of f that witness event e ran at.
 func siteOf(f finding.Finding, e finding.Event) finding.Site {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,13 +55,28 @@ confirmed by the run. The reproducer of a failure of the unperturbed run
 is the go test command that runs the test again.
 
 Each top-level test runs in a process of its own. With -runs N it runs N
-times: once as is, then N-1 times under the shim's perturb mode, which
-delays or yields goroutines at instrumented points with a different seed
-each run, so that the runs take different interleavings and some may fail;
-Unicorn ranks the access patterns of the failing runs against the passing
-ones. The traces go to a temporary directory removed at the end, or to
--o DIR, which must be new, empty, or a directory an earlier record or test
-wrote.
+times: once as is, then N-1 times perturbed, so that the runs take
+different interleavings and some may fail; Unicorn ranks the access
+patterns of the failing runs against the passing ones. -perturb chooses
+how. random delays or yields goroutines at instrumented points with a
+different seed each run (the shim's perturb mode). Random delays rarely
+reverse two goroutines that are milliseconds apart, so the default,
+targeted, first reads the first run (if it passed): the pairs of
+conflicting accesses of two goroutines to one location that it shows in an
+order no order synchronization forces (ordered by a mutex or by timing
+alone, not by a channel, WaitGroup, Once or go statement), one per pair of
+sites, the pairs whose order the trace knows first and the farthest apart
+first. Each of the next runs forces one pair the other way round (the
+shim holds the first access's goroutine, before its critical section if it
+is in one, until the other goroutine's access has run; each wait is
+bounded by 500ms, the run by three times the first run's time plus a few
+seconds, all targeted runs together by -perturb-budget); the runs left
+over are random's. A targeted run that failed while its order was not
+followed (a wait gave up) is not analysed: the wait may have made it fail.
+off runs the test again unperturbed.
+
+The traces go to a temporary directory removed at the end, or to -o DIR,
+which must be new, empty, or a directory an earlier record or test wrote.
 
 In a package with more than one test, detection is guided by concurrent
 function pairs (CFP; see "precog help cover"): every test of the package
@@ -189,6 +205,15 @@ func Command() *cli.Command {
 			fs.StringVar(&o.out, "o", "", "keep the traces and index.json in `dir` (default: a temporary directory, removed)")
 			fs.IntVar(&o.runs, "runs", 1, fmt.Sprintf("record each test `n` times, runs after the first under perturbation (1 to %d)", predict.MaxRuns))
 			fs.Uint64Var(&o.seed, "seed", 0, "base `seed` of the perturbation: run i uses seed+i")
+			o.perturb = predict.Targeted
+			fs.Func("perturb", "how the runs after the first are perturbed: `mode` targeted (reverse, one run each, the pairs of accesses the first run showed in an order no synchronization forced, then random), random (seeded random delays and yields) or off (default targeted)", func(v string) error {
+				if !slices.Contains(predict.PerturbModes, v) {
+					return fmt.Errorf("want %s", strings.Join(predict.PerturbModes, ", "))
+				}
+				o.perturb = v
+				return nil
+			})
+			fs.DurationVar(&o.perturbBudget, "perturb-budget", predict.DefaultTargetedBudget, "bound the targeted runs of all tests together to `d`; the runs after it are random")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
 			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
@@ -239,18 +264,21 @@ func Command() *cli.Command {
 }
 
 type options struct {
-	dir   string
-	out   string
-	runs  int
-	seed  uint64
-	json  bool
-	sarif string
-	all   bool
-	deps  string
-	funcs bool
-	cfp   bool
-	cache string
-	flags *record.GoTestFlags
+	dir  string
+	out  string
+	runs int
+	seed uint64
+
+	perturb       string
+	perturbBudget time.Duration
+	json          bool
+	sarif         string
+	all           bool
+	deps          string
+	funcs         bool
+	cfp           bool
+	cache         string
+	flags         *record.GoTestFlags
 
 	validate bool
 	budget   time.Duration
@@ -299,6 +327,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.parallel < 1 {
 		return cli.ExitError, fmt.Errorf("-p must be at least 1, got %d", o.parallel)
 	}
+	if o.perturbBudget <= 0 {
+		return cli.ExitError, fmt.Errorf("-perturb-budget must be positive, got %v", o.perturbBudget)
+	}
 	if o.budget <= 0 {
 		return cli.ExitError, fmt.Errorf("-validate-budget must be positive, got %v", o.budget)
 	}
@@ -326,9 +357,12 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Out:      out,
 		Runs:     o.runs,
 		Seed:     o.seed,
-		Validate: vo,
-		Progress: progress.Status,
-		TestLog:  testLog,
+
+		Perturb:        o.perturb,
+		TargetedBudget: o.perturbBudget,
+		Validate:       vo,
+		Progress:       progress.Status,
+		TestLog:        testLog,
 		Detect: predict.DetectOptions{
 			MaxTraceBytes: maxTraceBytes(o.maxTrace),
 			MaxGoroutines: cmp.Or(o.maxGoroutines, -1),

@@ -1,0 +1,79 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/unicorn"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/pipeline/validate"
+	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// The perturbation of the runs after the first (Options.Perturb).
+const (
+	// Targeted forces, one run each, the reversal of a pair of
+	// conflicting accesses that the first run showed in one order and no
+	// order synchronization forced (unicorn.Reversible), the best ranked
+	// first; the runs left over, and every run of a test whose first run
+	// failed, are Random's.
+	Targeted = "targeted"
+	// Random delays or yields goroutines at instrumented points, seeded
+	// (the shim's perturb mode; Unicorn's "random artificial delays").
+	Random = "random"
+	// Off runs the test again without a plan.
+	Off = "off"
+)
+
+// PerturbModes are the values of Options.Perturb, the default first.
+var PerturbModes = []string{Targeted, Random, Off}
+
+// Bounds of a targeted run's force plan: each wait (a reversal of accesses
+// milliseconds apart waits that long, and a goroutine that never comes
+// costs the whole wait), and the waits of the run together.
+const (
+	targetedWaitMS   = 500
+	targetedBudgetMS = 2000
+)
+
+// targetedPlans returns the record.Options.Forced of targeted
+// perturbation: for a test whose run 0 passed, up to runs-1 force plans,
+// each reversing one pair of unicorn.Reversible's ranking of run 0. A pair
+// on a goroutine whose logical id the next run need not give it
+// (control.Stable) is left out; a trace that cannot be read gives no
+// plans.
+func targetedPlans(runs int, sites *trace.SiteTable, opts unicorn.Options) func(pkg string, t *record.Test, path string) []*plan.Plan {
+	return func(_ string, _ *record.Test, path string) []*plan.Plan {
+		evs, err := readTrace(path)
+		if len(evs) == 0 || err != nil && !errors.Is(err, trace.ErrBroken) {
+			return nil
+		}
+		g := hb.Analyze(evs, hb.Options{Sites: sites})
+		pts := control.Points(evs)
+		stable := control.Stable(evs)
+		var plans []*plan.Plan
+		for _, r := range unicorn.Reversible(g, opts) {
+			if len(plans) == runs-1 {
+				break
+			}
+			first, second := pts[r.First], pts[r.Second]
+			if first.Site == 0 || second.Site == 0 || !stable(first.G) || !stable(second.G) {
+				continue
+			}
+			w := finding.Witness{Events: []finding.Event{witnessEvent(evs, pts, r.First), witnessEvent(evs, pts, r.Second)}}
+			nameLocks(evs, pts, &w)
+			o := validate.Reversal(w.Events[0], w.Events[1])
+			plans = append(plans, &plan.Plan{Mode: plan.Force, TimeoutMS: targetedWaitMS, BudgetMS: targetedBudgetMS, Edges: o.Edges})
+		}
+		return plans
+	}
+}
+
+// witnessEvent names event i of evs as a witness event.
+func witnessEvent(evs []trace.Event, pts []plan.Point, i int) finding.Event {
+	return finding.Event{Role: fmt.Sprint(i), G: pts[i].G, Site: pts[i].Site, N: pts[i].N, Kind: evs[i].Kind.String(), Index: i}
+}
