@@ -10,10 +10,16 @@
 // busy processes competing for the CPUs, and the time validation took
 // against the recording's.
 //
+// With -perturb-compare 5,10,20 it measures instead how often Unicorn
+// ranks each Unicorn kernel's expected pattern first under each -perturb
+// mode of precog test (random delays against targeted reversals) at those
+// numbers of runs per test, with -reps seeds each.
+//
 // Usage, from the repository root (bench/kernels is a module of its own, so
 // that it stays out of the main module's go test ./...):
 //
 //	go -C bench/kernels run . -n 100
+//	go -C bench/kernels run . -perturb-compare 5,10,20 -reps 3
 package main
 
 import (
@@ -124,6 +130,14 @@ func run(log func(string, ...any)) error {
 	pkgs, err := packages(kernels)
 	if err != nil {
 		return err
+	}
+	if *perturbRuns != "" {
+		if err := comparePerturb(log, precog, kernels, work, pkgs); err != nil {
+			return err
+		}
+		fmt.Printf("\n- command: `go -C bench/kernels run . %s`\n", strings.Join(os.Args[1:], " "))
+		fmt.Printf("- %s; nproc %d\n", runtime.Version(), runtime.NumCPU())
+		return nil
 	}
 	var rows []result
 	for range *load {

@@ -55,6 +55,14 @@
 //     after the operation with a gate in between (methods of atomic.Int64
 //     and the like) may take their seq late under perturbation, which can
 //     misorder them.
+//   - A run that targeted perturbation forced (pipeline/predict) knows
+//     more: each forced order {x, y} of Options.Forced says that x's
+//     goroutine passed x before y's went on from y, so its accesses up to
+//     x come before the other's from y on, plain accesses included. The
+//     run's order (runOrder) moves y's accesses after x where the trace
+//     put them before it, and the pairs and patterns follow that order.
+//     Reversible gives the candidates of such runs: Step 1's pairs of a
+//     run, the order of plain accesses taken from the trace.
 //   - Pairs ordered by synchronization are dropped (Options.KeepOrdered
 //     keeps them, as the paper does). A pair whose first access happens
 //     before the second by order synchronization (go statement, join,

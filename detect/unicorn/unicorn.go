@@ -29,6 +29,13 @@ type Options struct {
 	TraceOrder bool
 	// MinScore is the lowest top score Rank reports; 0 means 0.5.
 	MinScore float64
+	// Forced are orders a run was forced into (targeted perturbation),
+	// as pairs of event indices {x, y} of the run: x's goroutine passed
+	// x before y's goroutine went on from y. An access of x's goroutine
+	// at or before x then comes before an access of y's goroutine at or
+	// after y, an order the trace alone does not know for plain
+	// accesses. Patterns uses them; they describe one run only.
+	Forced [][2]int
 }
 
 func (o Options) accessWindow() int { return cmp.Or(o.AccessWindow, 5) }
@@ -115,6 +122,7 @@ type RunPatterns struct {
 // goroutines and whether they write.
 type pair struct {
 	a, b   int
+	pa, pb int // their positions in the run's order (runOrder)
 	ga, gb int
 	wa, wb bool
 	loc    hb.Loc
@@ -217,6 +225,8 @@ func (c *cand) pattern(g *hb.Graph) Pattern {
 func collectPairs(g *hb.Graph, opts Options, accesses *int) []pair {
 	size := opts.accessWindow()
 	ord := newOrder(g)
+	ord.forced = opts.Forced
+	seq, pos := runOrder(g, opts.Forced)
 	windows := make(map[hb.Loc][]int) // the location's last size accesses, oldest first
 	var pairs []pair
 	evict := func(loc hb.Loc, win []int) {
@@ -231,14 +241,14 @@ func collectPairs(g *hb.Graph, opts Options, accesses *int) []pair {
 			if (wa || wb) && g.Goroutine(b) != ga &&
 				(opts.TraceOrder || ord.known(a, b)) &&
 				(opts.KeepOrdered || !ord.synchronized(a, b)) {
-				pairs = append(pairs, pair{a: a, b: b, ga: ga, gb: g.Goroutine(b), wa: wa, wb: wb, loc: loc})
+				pairs = append(pairs, pair{a: a, b: b, pa: pos[a], pb: pos[b], ga: ga, gb: g.Goroutine(b), wa: wa, wb: wb, loc: loc})
 			}
 			if wb {
 				break
 			}
 		}
 	}
-	for i := range g.Events {
+	for _, i := range seq {
 		if ok, _ := isAccess(g.Events[i].Kind); !ok {
 			continue
 		}
@@ -256,8 +266,52 @@ func collectPairs(g *hb.Graph, opts Options, accesses *int) []pair {
 			evict(loc, win)
 		}
 	}
-	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) })
+	slices.SortFunc(pairs, func(x, y pair) int { return cmp.Or(cmp.Compare(x.pa, y.pa), cmp.Compare(x.pb, y.pb)) })
 	return pairs
+}
+
+// runOrder returns the run's events in the order they happened, as far as
+// the trace and the forced orders know it (seq), and each event's place
+// in it (pos). That is the trace's order, except where a forced order
+// {x, y} has y's goroutine's accesses from y to its next sync event
+// before x in the trace (plain accesses carry the seq of their
+// goroutine's last sync event, which puts them where that event was): the
+// forced order says they came after x, so they move right after it.
+func runOrder(g *hb.Graph, forced [][2]int) (seq, pos []int) {
+	n := len(g.Events)
+	pos = make([]int, n)
+	after := make(map[int][]int) // x -> the events that move right after it
+	moved := make(map[int]bool)
+	for _, f := range forced {
+		x, y := f[0], f[1]
+		if y >= x || g.Events[y].Kind.IsSync() || moved[y] {
+			continue
+		}
+		evs := g.Goroutines[g.Goroutine(y)].Events
+		k, _ := slices.BinarySearch(evs, y)
+		for ; k < len(evs) && !g.Events[evs[k]].Kind.IsSync(); k++ {
+			if evs[k] == x {
+				break
+			}
+			moved[evs[k]] = true
+			after[x] = append(after[x], evs[k])
+		}
+	}
+	seq = make([]int, 0, n)
+	var emit func(i int)
+	emit = func(i int) {
+		pos[i] = len(seq)
+		seq = append(seq, i)
+		for _, j := range after[i] {
+			emit(j)
+		}
+	}
+	for i := range n {
+		if !moved[i] {
+			emit(i)
+		}
+	}
+	return seq, pos
 }
 
 // order tells what a trace says about the real order of two events of
@@ -269,6 +323,8 @@ type order struct {
 	// goroutine (-1 if none).
 	next []uint64
 	prev []int32
+	// forced are Options.Forced.
+	forced [][2]int
 }
 
 const noSeq = 1<<64 - 1
@@ -302,7 +358,15 @@ func (o *order) known(a, b int) bool {
 	// For an access, Seq is its goroutine's last sync event's seq; for an
 	// atomic, its own (taken just after it: close enough, as for hb's
 	// atomic edges).
-	return o.next[a] < o.g.Events[b].Seq
+	if o.next[a] < o.g.Events[b].Seq {
+		return true
+	}
+	for _, f := range o.forced {
+		if a <= f[0] && f[1] <= b && o.g.Goroutine(a) == o.g.Goroutine(f[0]) && o.g.Goroutine(b) == o.g.Goroutine(f[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // synchronized reports whether a happens before b through order
@@ -406,13 +470,13 @@ func combine(p, q *pair) (cand, bool) {
 	// The four accesses in the run's order; p.a is the first (pairs are
 	// sorted by their first access, and the accesses differ).
 	type acc struct {
-		ev   int
-		g    int
-		w, y bool
+		ev, pos int
+		g       int
+		w, y    bool
 	}
-	as := [4]acc{{p.a, p.ga, p.wa, false}, {p.b, p.gb, p.wb, false}, {q.a, q.ga, q.wa, true}, {q.b, q.gb, q.wb, true}}
+	as := [4]acc{{p.a, p.pa, p.ga, p.wa, false}, {p.b, p.pb, p.gb, p.wb, false}, {q.a, q.pa, q.ga, q.wa, true}, {q.b, q.pb, q.gb, q.wb, true}}
 	for i := 1; i < 4; i++ {
-		for j := i; j > 0 && as[j].ev < as[j-1].ev; j-- {
+		for j := i; j > 0 && as[j].pos < as[j-1].pos; j-- {
 			as[j], as[j-1] = as[j-1], as[j]
 		}
 	}

@@ -39,7 +39,7 @@ type rankedRun struct {
 	trace string
 }
 
-func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable, failed bool, ran rankedRun) []finding.Finding {
+func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable, failed bool, ran rankedRun, forced [][2]int) []finding.Finding {
 	var g *hb.Graph
 	if !tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
 		return nil
@@ -62,7 +62,9 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 	}
 	if tc.ranked {
 		run := unicorn.Run{Failed: failed}
-		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, tc.opts.Unicorn) }) {
+		uo := tc.opts.Unicorn
+		uo.Forced = forced
+		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, uo) }) {
 			tc.runs = append(tc.runs, run)
 			tc.ranIn = append(tc.ranIn, ran)
 		}

@@ -296,7 +296,7 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 			name := p.ImportPath + "." + t.Name
 			runs := []runFile{{n: 0, trace: t.Trace, log: t.Log, outcome: t.Outcome, broken: t.Broken}}
 			for _, r := range t.Runs {
-				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced})
+				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
 			}
 			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user}
 			fs, err := detectTest(tf, runs, sites, o, res)
@@ -320,6 +320,7 @@ type runFile struct {
 	outcome record.Outcome
 	broken  string
 	forced  string // record.Perturbed.Forced
+	plan    string // its plan, relative to the recording's directory
 }
 
 // testFiles says where one test's recording is and whose it is.
@@ -429,7 +430,11 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 	}
 	res.Stats.Events += len(evs)
-	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}), evs, nil
+	var forced [][2]int
+	if strings.HasPrefix(r.forced, plan.Confirmed) {
+		forced = forcedOrders(filepath.Join(dir, filepath.FromSlash(r.plan)), evs)
+	}
+	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}, forced), evs, nil
 }
 
 // size formats n bytes for a note.

@@ -1,8 +1,10 @@
 package predict
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
@@ -19,8 +21,7 @@ const (
 	// Targeted forces, one run each, the reversal of a pair of
 	// conflicting accesses that the first run showed in one order and no
 	// order synchronization forced (unicorn.Reversible), the best ranked
-	// first; the runs left over, and every run of a test whose first run
-	// failed, are Random's.
+	// first; the runs left over are Random's.
 	Targeted = "targeted"
 	// Random delays or yields goroutines at instrumented points, seeded
 	// (the shim's perturb mode; Unicorn's "random artificial delays").
@@ -41,7 +42,7 @@ const (
 )
 
 // targetedPlans returns the record.Options.Forced of targeted
-// perturbation: for a test whose run 0 passed, up to runs-1 force plans,
+// perturbation: for a test, up to runs-1 force plans,
 // each reversing one pair of unicorn.Reversible's ranking of run 0. A pair
 // on a goroutine whose logical id the next run need not give it
 // (control.Stable) is left out; a trace that cannot be read gives no
@@ -76,4 +77,34 @@ func targetedPlans(runs int, sites *trace.SiteTable, opts unicorn.Options) func(
 // witnessEvent names event i of evs as a witness event.
 func witnessEvent(evs []trace.Event, pts []plan.Point, i int) finding.Event {
 	return finding.Event{Role: fmt.Sprint(i), G: pts[i].G, Site: pts[i].Site, N: pts[i].N, Kind: evs[i].Kind.String(), Index: i}
+}
+
+// forcedOrders returns the edges of the force plan at path that a run
+// followed (its trace evs), as Unicorn's Options.Forced: the event indices
+// of each edge's two steps. A plan that cannot be read, or an edge whose
+// steps the trace does not have, adds nothing.
+func forcedOrders(path string, evs []trace.Event) [][2]int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var p plan.Plan
+	if json.Unmarshal(data, &p) != nil {
+		return nil
+	}
+	index := make(map[plan.Point]int)
+	for i, pt := range control.Points(evs) {
+		if pt.Site != 0 {
+			index[plan.Point{G: pt.G, Site: pt.Site, N: pt.N}] = i
+		}
+	}
+	var out [][2]int
+	for _, e := range p.Edges {
+		x, okx := index[plan.Point{G: e.Before.G, Site: e.Before.Site, N: e.Before.N}]
+		y, oky := index[plan.Point{G: e.After.G, Site: e.After.Site, N: e.After.N}]
+		if okx && oky {
+			out = append(out, [2]int{x, y})
+		}
+	}
+	return out
 }

@@ -204,8 +204,8 @@ type Options struct {
 	// and later run under a perturb plan made by Perturb.
 	Runs    int
 	Perturb Perturb
-	// Forced, if not nil, is asked, once run 0 of a test is recorded and
-	// passed, for force plans for the runs after it (targeted
+	// Forced, if not nil, is asked, once run 0 of a test is recorded,
+	// for force plans for the runs after it (targeted
 	// perturbation): runs 1 to len(plans) (at most Runs-1) run under
 	// them, in order, and the later ones under perturb plans. trace is
 	// the path of run 0's trace. Each forced run is bounded: by the
@@ -517,7 +517,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 			t.Trace = ""
 		}
 		var forced []*plan.Plan
-		if o.Forced != nil && o.Runs > 1 && t.Trace != "" && t.Outcome == Pass {
+		if o.Forced != nil && o.Runs > 1 && t.Trace != "" {
 			forced = o.Forced(lp.ImportPath, t, filepath.Join(out, filepath.FromSlash(t.Trace)))
 		}
 		for n := 1; n < o.Runs; n++ {

@@ -1,9 +1,7 @@
 package validate
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -232,12 +230,14 @@ func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
 // unicornOrders forces the pattern's accesses in the order of the failing
 // run they were found in: each access waits for the access before it on
 // the other goroutine (accesses of one goroutine keep their program order).
+// The witness lists them in that order, the pattern's: in a run forced by
+// targeted perturbation it need not be the order of their indices in the
+// trace (detect/unicorn's runOrder).
 func unicornOrders(w finding.Witness) ([]Order, error) {
 	if len(w.Events) < 2 {
 		return nil, fmt.Errorf("the witness names %d of the pattern's accesses", len(w.Events))
 	}
-	evs := slices.Clone(w.Events)
-	slices.SortStableFunc(evs, func(a, b finding.Event) int { return cmp.Compare(a.Index, b.Index) })
+	evs := w.Events
 	o := Order{}
 	var labels []string
 	for i, e := range evs {

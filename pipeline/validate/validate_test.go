@@ -85,7 +85,7 @@ func TestOrders(t *testing.T) {
 			name: "unicorn: the accesses in the failing order, across goroutines only",
 			f:    finding.Finding{Kind: "unicorn-p9"},
 			w: finding.Witness{Events: []finding.Event{ev("W1(x)", 1, 5, 0, 10), ev("W2(x)", 2, 5, 0, 12),
-				ev("W1(y)", 1, 7, 0, 30), ev("W2(y)", 2, 7, 0, 20)}},
+				ev("W2(y)", 2, 7, 0, 20), ev("W1(y)", 1, 7, 0, 30)}},
 			want: [][]plan.Edge{{{Before: pt(1, 5, 0), After: pt(2, 5, 0)}, {Before: pt(2, 7, 0), After: pt(1, 7, 0)}}},
 		},
 		{

@@ -10,9 +10,9 @@ import (
 // checks the new endpoint, and later how long after the reload began the
 // client asks for the address.
 const (
-	rounds = 3
-	check  = 2 * time.Millisecond
-	later  = 8 * time.Millisecond
+	rounds = 2
+	check  = time.Millisecond
+	later  = 15 * time.Millisecond
 )
 
 type reloader interface {
@@ -35,7 +35,7 @@ func run(c reloader) string {
 	go func() { // a client
 		defer wg.Done()
 		<-started
-		busy(later)
+		time.Sleep(later)
 		got = c.Addr()
 	}()
 	wg.Wait()

@@ -61,7 +61,7 @@ patterns of the failing runs against the passing ones. -perturb chooses
 how. random delays or yields goroutines at instrumented points with a
 different seed each run (the shim's perturb mode). Random delays rarely
 reverse two goroutines that are milliseconds apart, so the default,
-targeted, first reads the first run (if it passed): the pairs of
+targeted, first reads the first run: the pairs of
 conflicting accesses of two goroutines to one location that it shows in an
 order no order synchronization forces (ordered by a mutex or by timing
 alone, not by a channel, WaitGroup, Once or go statement), one per pair of
