@@ -69,6 +69,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if *why != "" {
+		if err := explainUnicorn(*why); err != nil {
+			log("%v", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(log); err != nil {
 		log("%v", err)
 		os.Exit(1)
