@@ -249,7 +249,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading the site table: %w", err)
 		}
-		ro.Forced = targetedPlans(o.Runs, sites, o.Detect.Unicorn)
+		ro.Forced = targetedPlans(o.Runs, sites, o.Detect)
 		ro.ForcedBudget = cmp.Or(o.TargetedBudget, DefaultTargetedBudget)
 	}
 	if o.CFP {

@@ -45,19 +45,28 @@ const (
 // perturbation: for a test, up to runs-1 force plans,
 // each reversing one pair of unicorn.Reversible's ranking of run 0. A pair
 // on a goroutine whose logical id the next run need not give it
-// (control.Stable) is left out; a trace that cannot be read gives no
-// plans.
-func targetedPlans(runs int, sites *trace.SiteTable, opts unicorn.Options) func(pkg string, t *record.Test, path string) []*plan.Plan {
+// (control.Stable) is left out; a trace that cannot be read, or that is
+// over the limits of detection (DetectOptions.MaxTraceBytes,
+// MaxGoroutines), gives no plans: its runs are random's.
+func targetedPlans(runs int, sites *trace.SiteTable, opts DetectOptions) func(pkg string, t *record.Test, path string) []*plan.Plan {
 	return func(_ string, _ *record.Test, path string) []*plan.Plan {
+		if max := opts.maxTraceBytes(); max > 0 {
+			if fi, err := os.Stat(path); err != nil || fi.Size() > max {
+				return nil
+			}
+		}
 		evs, err := readTrace(path)
 		if len(evs) == 0 || err != nil && !errors.Is(err, trace.ErrBroken) {
+			return nil
+		}
+		if max := opts.maxGoroutines(); max > 0 && goroutines(evs) > max {
 			return nil
 		}
 		g := hb.Analyze(evs, hb.Options{Sites: sites})
 		pts := control.Points(evs)
 		stable := control.Stable(evs)
 		var plans []*plan.Plan
-		for _, r := range unicorn.Reversible(g, opts) {
+		for _, r := range unicorn.Reversible(g, opts.Unicorn) {
 			if len(plans) == runs-1 {
 				break
 			}

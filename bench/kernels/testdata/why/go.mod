@@ -1,0 +1,3 @@
+module precog.example/why
+
+go 1.23

@@ -1,0 +1,43 @@
+// Package lockedpanic is package locked with the failure a panic in the
+// client goroutine, which kills the process: the reload's second write,
+// the last access of the pattern W1(x) R2(x) R2(y) W1(y), then often never
+// happens (issue 10 item 4: a failure that ends the trace before the
+// pattern is complete).
+package lockedpanic
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Client holds the endpoint it talks to.
+type Client struct {
+	mu   sync.Mutex
+	host string
+	port int
+}
+
+// NewClient returns a client of host:port.
+func NewClient(host string, port int) *Client {
+	return &Client{host: host, port: port}
+}
+
+// Reload switches the client to host:port, checking the new endpoint for
+// check in between.
+func (c *Client) Reload(host string, port int, check time.Duration) {
+	c.mu.Lock()
+	c.host = host // S1
+	c.mu.Unlock()
+	time.Sleep(check) // checks the new endpoint
+	c.mu.Lock()
+	c.port = port // S4
+	c.mu.Unlock()
+}
+
+// Addr returns the endpoint as host:port.
+func (c *Client) Addr() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fmt.Sprintf("%s:%d", c.host, c.port) // S2, S3
+}
