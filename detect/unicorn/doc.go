@@ -105,7 +105,14 @@
 // occur in a failing run (too few runs, or a window too small: accesses
 // farther apart than AccessWindow accesses of their location, or pairs
 // farther apart than PairWindow pairs), and a pattern that occurs in every
-// failing run by coincidence ranks as high as the cause. Each finding is
+// failing run by coincidence ranks as high as the cause. Two misses are
+// structural (bench/RESULTS.md, issue 10 item 4): plain accesses of two
+// goroutines with no sync event between them make no pair unless a forced
+// order says which came first (Options.Forced), so a bug that is only a
+// data race is invisible to runs with random delays; and a failure that
+// ends the process (a panic in a goroutine) before the pattern's last
+// access leaves only the pattern's first pair in the failing run, which
+// passing runs have too. Each finding is
 // Predicted: the runs show correlation, not that forcing the pattern
 // fails the test. Preconditions: each RunPatterns comes from one run of
 // the same test and the same instrumented build (sites are compared), and
