@@ -238,6 +238,30 @@ type Validation struct {
 	// the rate of overlap).
 	Failed int   `json:"failed"`
 	WallNs int64 `json:"wallNs"` // time spent validating the finding
+	// Order is the interleaving the run that decided the status was
+	// forced into (the last one tried when none confirmed the finding),
+	// nil when nothing was forced: what the report draws.
+	Order *Order `json:"order,omitempty"`
+}
+
+// An Order is an interleaving of a witness's events that validation
+// forces: in words, and as its steps.
+type Order struct {
+	// What says it in words, such as "the nil store between the check
+	// and the dereference".
+	What string `json:"what"`
+	// Run is the witness's run the events belong to (Witness.Run).
+	Run int `json:"run"`
+	// Edges are the steps: each holds After back until Before ran.
+	Edges []Edge `json:"edges,omitempty"`
+	// Together are groups of events released at the same instant.
+	Together [][]Event `json:"together,omitempty"`
+}
+
+// An Edge is one step of an Order: Before runs, then After.
+type Edge struct {
+	Before Event `json:"before"`
+	After  Event `json:"after"`
 }
 
 // SetID computes f.ID from its kind and sites.

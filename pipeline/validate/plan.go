@@ -36,6 +36,41 @@ func Orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	return append(orders, lifted(orders, w)...), nil
 }
 
+// Steps returns o as steps between the events of witness w, for reports
+// (finding.Validation.Order): each point named by the witness's event (or
+// the Lock event opening its critical section) at it; a point the witness
+// does not name keeps only its goroutine, site and count, in role "step".
+func (o Order) Steps(w finding.Witness) *finding.Order {
+	events := make(map[plan.Point]finding.Event)
+	for _, e := range w.Events {
+		if e.Lock != nil {
+			events[point(*e.Lock)] = *e.Lock
+		}
+	}
+	for _, e := range w.Events {
+		events[point(e)] = e
+	}
+	event := func(p plan.Point) finding.Event {
+		if e, ok := events[p]; ok {
+			e.Lock = nil
+			return e
+		}
+		return finding.Event{Role: "step", G: p.G, Site: p.Site, N: p.N, Index: -1}
+	}
+	out := &finding.Order{What: o.What, Run: w.Run}
+	for _, e := range o.Edges {
+		out.Edges = append(out.Edges, finding.Edge{Before: event(e.Before), After: event(e.After)})
+	}
+	for _, g := range o.Together {
+		var evs []finding.Event
+		for _, p := range g {
+			evs = append(evs, event(p))
+		}
+		out.Together = append(out.Together, evs)
+	}
+	return out
+}
+
 // lifted returns, for each order with a step inside a critical section,
 // the order with that step's goroutine held back at the Lock that opened
 // the section instead: held inside it, the goroutine would keep the

@@ -167,6 +167,9 @@ func (v *Validator) Finding(ctx context.Context, f finding.Finding) Result {
 	start := time.Now()
 	res := v.finding(ctx, f)
 	res.Validation.Reason = nameSites(res.Validation.Reason, v.o.Sites)
+	if res.Validation.Runs > 0 && (len(res.Order.Edges) > 0 || len(res.Order.Together) > 0) {
+		res.Validation.Order = res.Order.Steps(res.Witness)
+	}
 	res.Validation.WallNs = int64(time.Since(start))
 	return res
 }

@@ -128,6 +128,48 @@ func TestOrders(t *testing.T) {
 	}
 }
 
+// TestSteps checks that an order's steps name the witness's events,
+// including the Lock a lifted order holds a goroutine back at, and that a
+// point the witness does not name keeps its goroutine, site and count.
+func TestSteps(t *testing.T) {
+	deref := ev("deref", 1, 20, 0, 9)
+	lock := ev("lock", 1, 18, 0, 6)
+	deref.Lock = &lock
+	w := finding.Witness{Test: "p.TestA", Run: 2, Events: []finding.Event{deref, ev("nil-store", 2, 15, 0, 5), ev("check", 1, 19, 0, 8)}}
+	orders, err := Orders(finding.Finding{Kind: "con-null"}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lifted *Order
+	for i := range orders {
+		if strings.Contains(orders[i].What, "held back before its critical section") {
+			lifted = &orders[i]
+			break
+		}
+	}
+	if lifted == nil {
+		t.Fatalf("no lifted order among %+v", orders)
+	}
+	s := lifted.Steps(w)
+	if s.What != lifted.What || s.Run != 2 || len(s.Edges) != len(lifted.Edges) {
+		t.Fatalf("steps %+v of %+v", s, lifted)
+	}
+	var roles []string
+	for _, e := range s.Edges {
+		roles = append(roles, e.Before.Role+">"+e.After.Role)
+		if e.Before.Lock != nil || e.After.Lock != nil {
+			t.Errorf("step %+v keeps a Lock", e)
+		}
+	}
+	if got := strings.Join(roles, " "); got != "check>nil-store nil-store>lock" {
+		t.Errorf("steps %s, want check>nil-store nil-store>lock", got)
+	}
+	o := Order{What: "other", Edges: []plan.Edge{{Before: pt(2, 15, 0), After: pt(7, 99, 3)}}}
+	if e := o.Steps(w).Edges[0].After; e.Role != "step" || e.G != 7 || e.Site != 99 || e.N != 3 || e.Index != -1 {
+		t.Errorf("an event the witness lacks: %+v", e)
+	}
+}
+
 func equalEdges(a, b []plan.Edge) bool {
 	if len(a) != len(b) {
 		return false

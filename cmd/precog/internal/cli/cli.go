@@ -273,3 +273,29 @@ func ParseTestCommand(fs *flag.FlagSet, command string, args []string) (patterns
 	}
 	return patterns, testArgs, nil
 }
+
+// ShellQuote quotes s for a POSIX shell if it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// CommandLine returns the command line of precog's command name with
+// args, quoted for a POSIX shell, as reports show it.
+func CommandLine(name string, args []string) string {
+	parts := []string{"precog", name}
+	for _, a := range args {
+		parts = append(parts, ShellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// SetFlags returns the flags set on fs's command line, as "-name=value",
+// in fs's order: a command line's flags when its raw arguments are gone.
+func SetFlags(fs *flag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(f *flag.Flag) { out = append(out, "-"+f.Name+"="+f.Value.String()) })
+	return out
+}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/precog-dev/precog/detect/cfp"
+	"github.com/precog-dev/precog/internal/headless"
 	"github.com/precog-dev/precog/pipeline/coverage"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
@@ -186,39 +185,13 @@ func TestJSON(t *testing.T) {
 	}
 }
 
-// chromium returns a headless Chromium, or skips the test.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no chromium on PATH: the coverage page is not checked in a browser (apt-get install chromium)")
-	return ""
-}
-
-// browse runs headless Chromium on the page with extra arguments and
-// returns its output.
-func browse(t *testing.T, bin, page string, args ...string) []byte {
-	t.Helper()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(t.Context(), bin, append(append(base, args...), "file://"+page)...)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v", bin, err)
-	}
-	return out
-}
-
 // TestHTMLInBrowser renders the corpus's page in headless Chromium and
 // checks what it shows: the first package's matrix has one green cell
 // per ordered covered pair, each cell's tooltip names the tests that
 // cover the pair, the other packages are hidden, and the screenshot
 // shows the matrix's green and the uncovered source's red.
 func TestHTMLInBrowser(t *testing.T) {
-	bin := chromium(t)
+	bin := headless.Browser(t)
 	rep := measure(t)
 	v := newView(rep)
 	page := filepath.Join(t.TempDir(), "cover.html")
@@ -231,7 +204,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	f.Close()
 
-	dom := string(browse(t, bin, page, "--dump-dom"))
+	dom := headless.DOM(t, bin, page)
 	first := v.Packages[0]
 	section := regexp.MustCompile(`(?s)<section class="pkg" id="pkg0">.*?</section>`).FindString(dom)
 	if section == "" {
@@ -259,35 +232,9 @@ func TestHTMLInBrowser(t *testing.T) {
 		}
 	}
 
-	shot := filepath.Join(t.TempDir(), "cover.png")
-	browse(t, bin, page, "--screenshot="+shot, "--window-size=1280,1400", "--hide-scrollbars")
-	if out := os.Getenv("PRECOG_COVER_SCREENSHOT"); out != "" {
-		data, _ := os.ReadFile(shot)
-		os.WriteFile(out, data, 0o666)
-	}
-	fh, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	img, err := png.Decode(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	green, red := 0, 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			r, g, bl = r>>8, g>>8, bl>>8
-			switch {
-			case near(r, 0x2d) && near(g, 0xa4) && near(bl, 0x4e): // a covered cell
-				green++
-			case near(r, 0xff) && near(g, 0xeb) && near(bl, 0xe9): // an uncovered source line
-				red++
-			}
-		}
-	}
+	img := headless.Screenshot(t, bin, page, 1280, 1400, os.Getenv("PRECOG_COVER_SCREENSHOT"))
+	green := headless.Count(img, 0x2da44e) // a covered cell
+	red := headless.Count(img, 0xffebe9)   // an uncovered source line
 	// A matrix cell is 18 pixels square.
 	if green < len(cells)*16*16 {
 		t.Errorf("screenshot: %d green pixels, want at least %d for %d covered cells", green, len(cells)*16*16, len(cells))
@@ -296,5 +243,3 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Errorf("screenshot: no red source lines, but %d uncovered functions", len(first.Uncovered))
 	}
 }
-
-func near(a, b uint32) bool { return a+3 >= b && b+3 >= a }

@@ -7,6 +7,7 @@
 package testcmd
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"flag"
@@ -163,6 +164,16 @@ function), spawns, stacks, evidence (locks, clocks, suspiciousness), tests
 With -sarif FILE, test also writes a SARIF 2.1.0 log to FILE, or to stdout
 in place of the findings if FILE is "-".
 
+With -html FILE, test also writes an HTML report to FILE: one
+self-contained page (inline style and pictures, no script, nothing
+fetched) with the summary, then each finding, confirmed ones first, with
+its status and what validation saw, its reproducer, a timeline of its
+goroutines with the order validation forced between its events (or, not
+validated, the order it would force), the goroutines' stacks side by side
+(with -funcs) and each site in its source, read when the report is
+written: a file that is gone, or changed since the run started, is said
+to be.
+
 A damaged trace (a test killed while writing it) is analysed up to the
 damage, with one line on stderr saying so.
 
@@ -216,6 +227,7 @@ func Command() *cli.Command {
 			fs.DurationVar(&o.perturbBudget, "perturb-budget", predict.DefaultTargetedBudget, "bound the targeted runs of all tests together to `d`; the runs after it are random")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
 			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
+			fs.StringVar(&o.html, "html", "", "also write an HTML report to `file`: each finding with its status, reproducer, a timeline of the forced or predicted order, the goroutines' stacks and the sites in their source")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
@@ -257,6 +269,11 @@ func Command() *cli.Command {
 					return cli.ExitError, err
 				}
 				o.flags.Args = testArgs
+				line := append(cli.SetFlags(fs), patterns...)
+				if len(testArgs) > 0 {
+					line = append(append(line, "-args"), testArgs...)
+				}
+				o.command = cli.CommandLine("test", line)
 				return run(ctx, env, o, patterns)
 			}
 		},
@@ -273,12 +290,15 @@ type options struct {
 	perturbBudget time.Duration
 	json          bool
 	sarif         string
+	html          string
 	all           bool
 	deps          string
 	funcs         bool
 	cfp           bool
 	cache         string
 	flags         *record.GoTestFlags
+	// command is the command line, for the HTML report.
+	command string
 
 	validate bool
 	budget   time.Duration
@@ -301,6 +321,7 @@ func maxTraceBytes(mib int64) int64 {
 }
 
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
+	start := time.Now()
 	if o.runs < 1 || o.runs > predict.MaxRuns {
 		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", predict.MaxRuns, o.runs)
 	}
@@ -393,7 +414,16 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
 		}
 	}
-	summarize(env.Stderr, res, o.runs)
+	var sum bytes.Buffer
+	summarize(&sum, res, o.runs)
+	env.Stderr.Write(sum.Bytes())
+	if o.html != "" {
+		run := report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
+			Summary: strings.Split(strings.TrimSuffix(sum.String(), "\n"), "\n"), Errors: res.InternalErrors}
+		if err := report.HTMLFile(env.Resolve(o.html), run, res.Findings); err != nil {
+			return cli.ExitError, err
+		}
+	}
 	if out != "" {
 		fmt.Fprintf(env.Stderr, "traces kept in %s\n", out)
 	}
@@ -451,24 +481,16 @@ func reproCommand(o options) func(id string) string {
 	return func(id string) string {
 		cmd := "precog repro"
 		if o.dir != "" {
-			cmd += " -C " + shellQuote(o.dir)
+			cmd += " -C " + cli.ShellQuote(o.dir)
 		}
 		if o.out != "" {
-			cmd += " -o " + shellQuote(o.out)
+			cmd += " -o " + cli.ShellQuote(o.out)
 		}
 		if o.cache != "" {
-			cmd += " -cache " + shellQuote(o.cache)
+			cmd += " -cache " + cli.ShellQuote(o.cache)
 		}
 		return cmd + " " + id
 	}
-}
-
-// shellQuote quotes s for a POSIX shell if it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func plural(n int, one, many string) string {

@@ -11,8 +11,11 @@ import (
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/report/htmltest"
 	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/checktest"
+	"github.com/precog-dev/precog/internal/headless"
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
@@ -470,5 +473,30 @@ func TestHelp(t *testing.T) {
 	}
 	if h := run("vet", "-h"); h != help {
 		t.Errorf("precog vet -h differs from precog help vet:\n%s", h)
+	}
+}
+
+// TestHTML checks precog vet -html: the page, rendered in headless
+// Chromium, shows the findings -json prints in the same run.
+func TestHTML(t *testing.T) {
+	bin := headless.Browser(t)
+	dir := writeModule(t, module)
+	stdout, stderr, code := vet(t, dir, checks, "-json", "-html", "out.html", "-test=false", "./...")
+	if code != exitFindings || stderr != "" {
+		t.Fatalf("exit %d, stderr %q; want %d and nothing", code, stderr, exitFindings)
+	}
+	var fs []finding.Finding
+	for line := range strings.Lines(stdout) {
+		var f finding.Finding
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, f)
+	}
+	if len(fs) != 3 {
+		t.Fatalf("%d findings, want 3", len(fs))
+	}
+	if err := htmltest.Check(headless.DOM(t, bin, filepath.Join(dir, "out.html")), fs); err != nil {
+		t.Error(err)
 	}
 }
