@@ -156,7 +156,9 @@ With -json, each finding is instead one JSON object on a line of its own,
 with id (stable: a hash of the kind and the sites' positions and roles,
 the ID precog vet gives the static finding of the same bug), kind, status
 (confirmed, not-confirmed, diverged, timed-out or predicted), validation
-(effect, reason, test, runs), repro (the reproducer's command, for a
+(effect, reason, test, runs, and order: the interleaving the deciding
+forced run was held to, in words and as edges between the witness's
+events), repro (the reproducer's command, for a
 confirmed finding), message, sites (file: absolute path, line, col, role, expr,
 function), spawns, stacks, evidence (locks, clocks, suspiciousness), tests
 ("importpath.TestName") and reports. Only findings go to stdout.
