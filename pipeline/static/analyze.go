@@ -1,6 +1,8 @@
 package static
 
 import (
+	"context"
+
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
@@ -29,6 +31,37 @@ func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, visit fun
 		visit(act)
 	}
 	return nil
+}
+
+// Analyze runs analyzers over the program's well-typed packages, as the
+// package-level Analyze does, and calls visit with every action.
+//
+// A program loaded with Config.Lazy is parsed, type-checked and analysed
+// here, a package at a time in dependency order, on GOMAXPROCS workers
+// (see ordered): visit is called, from the calling goroutine, with the
+// actions of each package once they are all done, requirements first and
+// after the actions of the package's imports, but otherwise in no fixed
+// order. act.Package carries the package's syntax, types and types.Info
+// during the call only, and positions in act.Package.Fset resolve only
+// then. A package that fails to parse or type-check, or imports one that
+// does, is not analysed: it is marked IllTyped, with its errors in
+// Errors, and p.Errors is brought up to date.
+func (p *Program) Analyze(ctx context.Context, analyzers []*analysis.Analyzer, visit func(*checker.Action)) error {
+	if !p.lazy {
+		var pkgs []*packages.Package
+		for _, pkg := range p.Packages {
+			if !pkg.IllTyped {
+				pkgs = append(pkgs, pkg)
+			}
+		}
+		return Analyze(analyzers, pkgs, visit)
+	}
+	if err := analysis.Validate(analyzers); err != nil {
+		return err
+	}
+	err := newOrdered(analyzers, p.Packages).analyze(ctx, visit)
+	p.Errors = packageErrors(p.dir, p.Packages)
+	return err
 }
 
 // NeedFacts reports whether any of the analyzers, or any they require, use

@@ -2,6 +2,7 @@ package vetcmd
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"go/token"
 	"slices"
@@ -23,13 +24,13 @@ type results struct {
 	errs     []string
 }
 
-// analyze runs checks on pkgs.
-func analyze(checks []*analysis.Analyzer, pkgs []*packages.Package) (*results, error) {
+// analyze runs checks on prog's packages.
+func analyze(ctx context.Context, checks []*analysis.Analyzer, prog *static.Program) (*results, error) {
 	res := new(results)
-	if len(checks) == 0 || len(pkgs) == 0 {
+	if len(checks) == 0 {
 		return res, nil
 	}
-	err := static.Analyze(checks, pkgs, func(act *checker.Action) {
+	err := prog.Analyze(ctx, checks, func(act *checker.Action) {
 		if act.Err != nil {
 			// Report the failure, not every action that needed its result.
 			if !slices.ContainsFunc(act.Deps, func(d *checker.Action) bool { return d.Err != nil }) {

@@ -226,18 +226,18 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	l, err := load(ctx, dir, o, patterns)
+	prog, err := load(ctx, dir, o, patterns)
 	if err != nil {
 		return cli.ExitError, err
 	}
-	res, err := analyze(o.checks, l.pkgs)
+	res, err := analyze(ctx, o.checks, prog)
 	if err != nil {
 		return cli.ExitError, err
 	}
-	errs := slices.Concat(l.errs, res.errs)
+	errs := slices.Concat(loadErrors(prog), res.errs)
 
 	if o.sarif != "" {
-		log := report.SARIF(l.root, rules(o.checks, o.ids, res.findings), res.findings, errs)
+		log := report.SARIF(prog.Root, rules(o.checks, o.ids, res.findings), res.findings, errs)
 		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, log); err != nil {
 			return cli.ExitError, err
 		}
