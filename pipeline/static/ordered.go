@@ -9,9 +9,12 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"math"
 	"os"
 	"reflect"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"sort"
 	"strings"
@@ -63,7 +66,11 @@ import (
 //
 // What bounds the peak: the types of the packages still imported by one
 // not yet done, plus, per worker, one package's syntax, types.Info and
-// analysis results.
+// analysis results. One package's analysis can take hundreds of MiB (the
+// points-to sets and the concurrent objects of encoding/gob's tests, 600
+// MiB): under a memory limit (debug.SetMemoryLimit, GOMEMLIMIT), a
+// package starts beside others only while the live heap is under half the
+// limit, so that two such packages do not run at once.
 type ordered struct {
 	fset      *token.FileSet
 	analyzers []*analysis.Analyzer // every analyzer to run somewhere, requirements first
@@ -168,6 +175,10 @@ func (u *unit) need(a *analysis.Analyzer) {
 // once the package is done, from the calling goroutine.
 func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) error {
 	workers := runtime.GOMAXPROCS(0)
+	admit := uint64(math.MaxUint64)
+	if limit := debug.SetMemoryLimit(-1); limit != math.MaxInt64 {
+		admit = uint64(limit) / 2
+	}
 	p := pool.New().WithMaxGoroutines(workers)
 	finished := make(chan *unit)
 	var ready unitHeap
@@ -180,6 +191,9 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 	inflight, broken := 0, false
 	for {
 		for inflight < workers && len(ready) > 0 && ctx.Err() == nil && !broken {
+			if inflight > 0 && heapLive() > admit {
+				break // wait for a package in flight to finish
+			}
 			u := heap.Pop(&ready).(*unit)
 			inflight++
 			p.Go(func() {
@@ -225,6 +239,16 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 	}
 	p.Wait()
 	return ctx.Err()
+}
+
+// heapLive returns the heap that the last garbage collection found live.
+func heapLive() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // release drops what u's importers needed: its types, facts and line

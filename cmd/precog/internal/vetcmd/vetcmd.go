@@ -13,6 +13,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,6 +98,13 @@ Exit status
 
 An error takes precedence over findings: when some packages did not load,
 vet still reports the findings in the others but exits with status 1.
+
+Memory
+
+Vet analyses a package at a time, in dependency order, on as many workers
+as GOMAXPROCS, and keeps of each package only what the packages still to
+come need. It runs under a soft memory limit of 1 GiB (GOMEMLIMIT sets
+another): past half of it, it starts no package beside one in progress.
 `
 
 // Command returns the "vet" command running the given check analyzers. ids
@@ -216,6 +225,9 @@ func (e *enableFlag) Set(s string) error {
 	return nil
 }
 
+// memLimit is vet's soft memory limit when GOMEMLIMIT sets none.
+const memLimit = 1 << 30
+
 // run is the vet command proper.
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
 	start := time.Now()
@@ -225,6 +237,14 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if len(patterns) == 0 {
 		patterns = []string{"."}
+	}
+	// The garbage collector lets the heap grow to twice what is live, and
+	// one package's analysis can hold hundreds of MiB: unless GOMEMLIMIT
+	// says otherwise, vet collects harder rather than pass memLimit, and
+	// analyses a package beside another only while the live heap is
+	// under half of it (see static.Program.Analyze).
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
 	}
 	prog, err := load(ctx, dir, o, patterns)
 	if err != nil {

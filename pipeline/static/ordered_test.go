@@ -1,0 +1,269 @@
+package static
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+
+	"github.com/precog-dev/precog/analyzers/suite"
+	"github.com/precog-dev/precog/internal/corpus"
+)
+
+// actions runs analyzers over the packages matching patterns in dir,
+// loaded with cfg's Lazy as given, and renders every action visited: its
+// error, whether it is a root, and its diagnostics with their positions,
+// URLs and related positions. It also returns the program.
+func actions(t *testing.T, dir string, lazy bool, analyzers []*analysis.Analyzer, patterns ...string) (map[string]string, *Program) {
+	t.Helper()
+	prog, err := Load(t.Context(), Config{Dir: dir, Patterns: patterns, Tests: true, AllSyntax: true, Lazy: lazy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]string)
+	err = prog.Analyze(t.Context(), analyzers, func(act *checker.Action) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "root %v err %v\n", act.IsRoot, act.Err)
+		pos := func(p token.Pos) string { return act.Package.Fset.Position(p).String() }
+		for _, d := range act.Diagnostics {
+			fmt.Fprintf(&b, "%s-%s: %s [%s] %s\n", pos(d.Pos), pos(d.End), d.Message, d.Category, d.URL)
+			for _, r := range d.Related {
+				fmt.Fprintf(&b, "\t%s-%s: %s\n", pos(r.Pos), pos(r.End), r.Message)
+			}
+		}
+		if _, dup := got[act.String()]; dup {
+			t.Errorf("%s visited twice", act)
+		}
+		got[act.String()] = b.String()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, prog
+}
+
+// diff reports the actions whose renderings differ.
+func diff(t *testing.T, checked, ordered map[string]string) {
+	t.Helper()
+	for _, k := range slices.Sorted(maps.Keys(checked)) {
+		if o, ok := ordered[k]; !ok {
+			t.Errorf("%s: visited by checker only", k)
+		} else if o != checked[k] {
+			t.Errorf("%s: checker gave\n%s\nordered gave\n%s", k, checked[k], o)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ordered)) {
+		if _, ok := checked[k]; !ok {
+			t.Errorf("%s: visited by the ordered driver only", k)
+		}
+	}
+}
+
+// TestOrderedMatchesChecker runs precog's checks over the kernel corpus
+// with checker on a program loaded whole and with the ordered driver on a
+// lazily loaded one: the same actions must come out with the same errors
+// and diagnostics.
+func TestOrderedMatchesChecker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("analyses the kernel corpus twice")
+	}
+	all, err := corpus.Packages(corpus.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	for _, p := range all {
+		if !corpus.Apart(corpus.Dir(), p) {
+			patterns = append(patterns, "./"+p)
+		}
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	checks := suite.Checks()
+	for _, c := range checks {
+		for name, value := range suite.SharedProcessFlags { // the budget's limits on time and heap vary from run to run
+			if f := c.Flags.Lookup(strings.TrimPrefix(name, c.Name+".")); f != nil && strings.HasPrefix(name, c.Name+".") {
+				defer c.Flags.Set(f.Name, f.DefValue)
+				if err := c.Flags.Set(f.Name, value); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	checked, _ := actions(t, corpus.Dir(), false, checks, patterns...)
+	ordered, _ := actions(t, corpus.Dir(), true, checks, patterns...)
+	if len(checked) < len(patterns) {
+		t.Fatalf("%d actions for %d packages", len(checked), len(patterns))
+	}
+	diff(t, checked, ordered)
+}
+
+// factsModule has facts cross packages: c imports b, which imports a.
+var factsModule = map[string]string{
+	"a/a.go": `package a
+
+type T struct{ F int }
+
+func (T) M()          {}
+func (T) unexported() {}
+
+func Exported()   {}
+func unexported() {}
+
+var V int
+
+const C = 1
+`,
+	"b/b.go": `package b
+
+import "example.com/m/a"
+
+type U = a.T
+
+func B() { a.Exported() }
+
+var W a.T
+`,
+	"c/c.go": `package c
+
+import "example.com/m/b"
+
+func C() { b.B(); b.W.M() }
+`,
+}
+
+// named is a fact that names its object.
+type named struct{ Name string }
+
+func (*named) AFact() {}
+
+// pkgFact marks a package.
+type pkgFact struct{ Path string }
+
+func (*pkgFact) AFact() {}
+
+// factsAnalyzer puts a fact on every package-level object of its package,
+// the methods and fields of its types and the package itself, and reports
+// the object and package facts its pass sees.
+var factsAnalyzer = &analysis.Analyzer{
+	Name:      "facts",
+	Doc:       "list facts",
+	FactTypes: []analysis.Fact{new(named), new(pkgFact)},
+	Run: func(pass *analysis.Pass) (any, error) {
+		scope := pass.Pkg.Scope()
+		for _, name := range scope.Names() {
+			obj := scope.Lookup(name)
+			pass.ExportObjectFact(obj, &named{obj.Name()})
+			if tn, ok := obj.(*types.TypeName); ok {
+				if n, ok := tn.Type().(*types.Named); ok {
+					for m := range n.Methods() {
+						pass.ExportObjectFact(m, &named{name + "." + m.Name()})
+					}
+					if s, ok := n.Underlying().(*types.Struct); ok {
+						for f := range s.Fields() {
+							pass.ExportObjectFact(f, &named{name + "." + f.Name()})
+						}
+					}
+				}
+			}
+		}
+		pass.ExportPackageFact(&pkgFact{pass.Pkg.Path()})
+		var seen []string
+		for _, f := range pass.AllObjectFacts() {
+			if f.Object.Pkg() != pass.Pkg {
+				seen = append(seen, f.Object.Pkg().Name()+"."+f.Fact.(*named).Name)
+			}
+		}
+		for _, f := range pass.AllPackageFacts() {
+			seen = append(seen, "package "+f.Fact.(*pkgFact).Path)
+		}
+		slices.Sort(seen)
+		if len(pass.Files) > 0 {
+			pass.Reportf(pass.Files[0].Package, "%s", strings.Join(seen, ", "))
+		}
+		// Facts read back by object, as analyzers read them.
+		ast.Inspect(pass.Files[0], func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				if obj := pass.TypesInfo.Uses[id]; obj != nil && obj.Pkg() != nil && obj.Pkg() != pass.Pkg {
+					var f named
+					pass.Reportf(id.Pos(), "%s: fact %v", id.Name, pass.ImportObjectFact(obj, &f))
+				}
+			}
+			return true
+		})
+		return nil, nil
+	},
+}
+
+// TestOrderedFacts checks that facts reach a package's passes as checker
+// passes them on: those of a direct import's exported functions and
+// variables, and of any dependency's methods, fields, types and
+// constants.
+func TestOrderedFacts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	dir := writeModule(t, factsModule)
+	checked, _ := actions(t, dir, false, []*analysis.Analyzer{factsAnalyzer}, "./c")
+	ordered, prog := actions(t, dir, true, []*analysis.Analyzer{factsAnalyzer}, "./c")
+	diff(t, checked, ordered)
+	// Through b, c sees a's type, method, field and constant, not its
+	// function or variable; unexported functions reach no one.
+	want := "a.C, a.T, a.T.F, a.T.M, a.T.unexported, b.B, b.U, b.W, package example.com/m/a, package example.com/m/b, package example.com/m/c"
+	if got := checked["facts@example.com/m/c"]; !strings.Contains(got, ": "+want+" [") {
+		t.Errorf("c's pass saw facts\n%s\nwant %s", got, want)
+	}
+	// Once analysed, nothing of the packages is left but their metadata.
+	packages.Visit(prog.Packages, nil, func(p *packages.Package) {
+		if p.Types != nil || p.Syntax != nil || p.TypesInfo != nil {
+			t.Errorf("%s: types, syntax or types.Info kept", p)
+		}
+	})
+	prog.Packages[0].Fset.Iterate(func(f *token.File) bool {
+		t.Errorf("file %s kept in the file set", f.Name())
+		return true
+	})
+}
+
+// TestOrderedErrors checks that a lazily loaded program reports the
+// packages that fail to parse or type-check as a whole one does, marks the
+// same packages ill-typed and analyses only the others.
+func TestOrderedErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	dir := writeModule(t, map[string]string{
+		"a/a.go":      "package a\n\nfunc F() int { return \"x\" }\n",
+		"b/b.go":      "package b\n\nimport \"example.com/m/a\"\n\nvar V = a.F()\n",
+		"c/c.go":      "package c\n\nfunc G() int { return 1 }\n",
+		"c/c_test.go": "package c\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) { G() }\n",
+		"s/s.go":      "package s\n\nfunc H() int { return\n",
+	})
+	count := &analysis.Analyzer{
+		Name:       "count",
+		Doc:        "count files",
+		FactTypes:  []analysis.Fact{new(named)},
+		ResultType: reflect.TypeFor[int](),
+		Run:        func(pass *analysis.Pass) (any, error) { return len(pass.Files), nil },
+	}
+	checked, whole := actions(t, dir, false, []*analysis.Analyzer{count}, "./...")
+	ordered, lazy := actions(t, dir, true, []*analysis.Analyzer{count}, "./...")
+	diff(t, checked, ordered)
+	if !slices.Equal(whole.Errors, lazy.Errors) || len(lazy.Errors) != 2 {
+		t.Errorf("errors\n%q\nwant\n%q", lazy.Errors, whole.Errors)
+	}
+	for i, p := range lazy.Packages {
+		if p.IllTyped != whole.Packages[i].IllTyped {
+			t.Errorf("%s: IllTyped %v, want %v", p, p.IllTyped, whole.Packages[i].IllTyped)
+		}
+	}
+}
