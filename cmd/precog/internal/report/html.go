@@ -321,7 +321,8 @@ svg.timeline path.arrow { fill: none; stroke-width: 2.5; }
 svg.timeline .forced { stroke: var(--confirmed); fill: var(--confirmed); }
 svg.timeline .predicted { stroke: var(--predicted); fill: var(--predicted); }
 svg.timeline .static { stroke: var(--static); fill: var(--static); }
-svg.timeline text.forced, svg.timeline text.predicted, svg.timeline text.static { stroke: none; font-weight: 600; font-size: 11px; }
+svg.timeline .tried { stroke: var(--diverged); fill: var(--diverged); }
+svg.timeline text.forced, svg.timeline text.predicted, svg.timeline text.static, svg.timeline text.tried { stroke: none; font-weight: 600; font-size: 11px; }
 svg.timeline rect.together { fill: none; stroke: #57606a; stroke-dasharray: 5 4; stroke-width: 2; }
 .caption { margin: 6px 0 0; }
 .caption .src { font-weight: 600; }
@@ -364,9 +365,9 @@ ul.notes { margin: 4px 0; padding-left: 20px; }
 <div class="reason"><span class="badge {{.Status}}">{{.Status}}</span>{{if .Effect}} ({{.Effect}}){{end}}{{if .Runs}} · {{.Runs}}{{end}}{{if .Reason}}: {{.Reason}}{{end}}</div>
 <h3>Reproduce</h3>
 {{if .Repro}}<pre class="repro">{{.Repro}}</pre>{{else}}<div class="none">No reproducer: only a confirmed finding has one.</div>{{end}}
-{{with .Timeline}}{{$src := .Source}}<h3>Interleaving</h3>
+{{with .Timeline}}{{$src := .Style}}<h3>Interleaving</h3>
 <div class="timeline-box"><svg class="timeline" data-source="{{.Source}}" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Caption}}">
-<defs><marker id="arrow{{$f.N}}" class="{{.Source}}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>
+<defs><marker id="arrow{{$f.N}}" class="{{.Style}}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"/></marker></defs>
 <text x="12" y="18" class="dim">goroutine</text><text x="{{.AxisX}}" y="18" class="dim">order of events →</text>
 {{range .Lanes}}<g class="lane"><line class="lane" x1="{{.LineX1}}" y1="{{.Y}}" x2="{{.LineX2}}" y2="{{.Y}}"/><text class="lane" x="12" y="{{.Y}}">{{.Label}}</text>{{if .Sub}}<text class="dim" x="12" y="{{.SubY}}">{{.Sub}}</text>{{end}}</g>
 {{end}}{{range .Bars}}<rect class="together" x="{{.X1}}" y="{{.Y1}}" width="36" height="{{.H}}" rx="8"/><text class="{{$src}}" x="{{.TextX}}" y="{{.TextY}}">{{.Text}}</text>

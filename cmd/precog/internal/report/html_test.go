@@ -36,7 +36,7 @@ func (q *Queue) put(b byte) { q.out <- b }
 // directory and fixed findings into it: a confirmed con-null with its
 // forced order, a con-closed predicted only (not validated), a crash in a
 // file that is gone, and a static con-map.
-func fixture(t *testing.T) (string, []finding.Finding) {
+func fixture(t testing.TB) (string, []finding.Finding) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "p", "p.go")
 	if err := os.MkdirAll(filepath.Dir(file), 0o777); err != nil {
@@ -122,6 +122,14 @@ func TestTimelineForced(t *testing.T) {
 	}
 	if !strings.Contains(tl.Caption, "the nil store between the check and the dereference") || !strings.Contains(tl.Caption, "the test failed") {
 		t.Errorf("caption %q", tl.Caption)
+	}
+	if tl.Style != "forced" {
+		t.Errorf("arrows of a confirmed finding in style %q, want forced", tl.Style)
+	}
+	f := fs[3]
+	f.Status = finding.NotConfirmed
+	if tl := buildTimeline(dir, f); tl.Style != "tried" || !strings.Contains(tl.Caption, "nothing failed") {
+		t.Errorf("a forced order that confirmed nothing: style %q, caption %q", tl.Style, tl.Caption)
 	}
 	for _, e := range tl.Events {
 		if e.Role == "check" && (e.FromSite || e.Where != "site 12") {
@@ -277,4 +285,25 @@ func TestHTMLInBrowser(t *testing.T) {
 	if n := headless.Count(img, 0x0969da); n < 100 {
 		t.Errorf("screenshot: %d pixels of the sites' blue, want at least 100", n)
 	}
+}
+
+// BenchmarkHTML writes the report of 100 findings (the fixture's, 25
+// times over), reading their one source file once.
+func BenchmarkHTML(b *testing.B) {
+	dir, fs := fixture(b)
+	var many []finding.Finding
+	for range 25 {
+		many = append(many, fs...)
+	}
+	run := HTMLRun{Title: "precog test", Dir: dir, Start: time.Now()}
+	var n int
+	b.ReportAllocs()
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := HTML(&buf, run, many); err != nil {
+			b.Fatal(err)
+		}
+		n = buf.Len()
+	}
+	b.ReportMetric(float64(n)/float64(len(many)), "bytes/finding")
 }

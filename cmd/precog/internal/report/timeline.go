@@ -28,6 +28,9 @@ type timeline struct {
 	// Source says where the drawn order comes from: "forced", "predicted",
 	// "static" or "recorded" (no order to draw).
 	Source string
+	// Style is the arrows' style: the source's, except "tried" for a
+	// forced order that did not confirm the finding.
+	Style string
 	// Caption says what the picture shows, Recorded the order the run
 	// recorded, in words; Note what is missing from it.
 	Caption, Recorded, Note string
@@ -108,6 +111,10 @@ func pointOf(e finding.Event) point { return point{e.G, e.Site, e.N} }
 func buildTimeline(dir string, f finding.Finding) *timeline {
 	t := &timeline{}
 	w, order, static := timelineOrder(f, t)
+	t.Style = t.Source
+	if t.Source == "forced" && f.Status != finding.Confirmed {
+		t.Style = "tried"
+	}
 	if w == nil {
 		return failureTimeline(dir, f, t)
 	}
@@ -268,6 +275,10 @@ func timelineOrder(f finding.Finding, t *timeline) (w *finding.Witness, o *findi
 		t.Source = "predicted"
 		if ords, err := validate.Orders(f, *w); err == nil && len(ords) > 0 {
 			t.Caption = "predicted, not forced: " + ords[0].What
+			if f.Status == finding.Confirmed {
+				// Confirmed by a recorded run's failure at its site.
+				t.Caption = "not forced, since a recorded run failed with it; the order validation would force: " + ords[0].What
+			}
 			return w, ords[0].Steps(*w), false
 		}
 		t.Source = "recorded"
