@@ -36,7 +36,8 @@ func main() {
 		}
 		unitchecker.Main(checks...) // does not return
 	}
-	os.Exit(cli.Main(context.Background(), cli.ProcessEnv(), []*cli.Command{
+	ctx, stop := cli.WithSignals(context.Background())
+	code := cli.Main(ctx, cli.ProcessEnv(), []*cli.Command{
 		vetcmd.Command(checks, suite.IDs),
 		testcmd.Command(),
 		covercmd.Command(),
@@ -45,5 +46,7 @@ func main() {
 		tracecmd.Command(),
 		hwreplaycmd.Command(),
 		cli.VersionCommand(),
-	}, os.Args[1:]))
+	}, os.Args[1:])
+	stop()
+	os.Exit(code)
 }

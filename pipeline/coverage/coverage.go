@@ -196,6 +196,9 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			BinDir:  o.BinDir,
 			Reuse:   run > 0,
 		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+		if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
+			ie.Out = "" // the temporary directory goes
+		}
 		if err != nil {
 			return nil, err
 		}

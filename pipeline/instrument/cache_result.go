@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/precog-dev/precog/pipeline/proc"
 )
 
 // Loading every package of the tests' import graph from source and running
@@ -42,7 +43,7 @@ func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
 	hashFile(h, filepath.Join(mod.Dir, "go.sum"))
 	args := append([]string{"list", "-e", "-deps", "-test",
 		"-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Standard,Error"}, cfg.BuildFlags...)
-	cmd := exec.CommandContext(ctx, "go", append(append(args, "--"), cfg.Patterns...)...)
+	cmd := proc.Command(ctx, "go", append(append(args, "--"), cfg.Patterns...)...)
 	cmd.Dir = cfg.Dir
 	out, err := cmd.Output()
 	if err != nil {

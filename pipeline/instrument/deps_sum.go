@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/precog-dev/precog/pipeline/proc"
 )
 
 // Replacing a dependency by a directory (a copy) can make the go command
@@ -44,7 +45,7 @@ func completeGoSum(ctx context.Context, c *cache, cfg Config, mod *moduleInfo, o
 			return err
 		}
 		args := append([]string{"list", "-deps", "-test", "-overlay=" + ovPath}, cfg.BuildFlags...)
-		cmd := exec.CommandContext(ctx, "go", append(append(args, "--"), cfg.Patterns...)...)
+		cmd := proc.Command(ctx, "go", append(append(args, "--"), cfg.Patterns...)...)
 		cmd.Dir = cfg.Dir
 		cmd.Env = append(os.Environ(), "GOFLAGS="+os.Getenv("GOFLAGS")+" -mod=readonly")
 		var stderr bytes.Buffer
@@ -98,7 +99,7 @@ func goModSum(ctx context.Context, modCache, path, version string) (string, erro
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", path+"@"+version)
+	cmd := proc.Command(ctx, "go", "mod", "download", "-json", path+"@"+version)
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GO111MODULE=on")
 	out, err := cmd.Output()

@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
+
+	"github.com/precog-dev/precog/pipeline/proc"
 )
 
 // The module path and pseudo-version under which the shim is injected.
@@ -44,7 +45,7 @@ type moduleInfo struct {
 // set-ups the overlay cannot serve: no module, a go.work workspace, and
 // vendoring.
 func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleInfo, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE",
+	cmd := proc.Command(ctx, "go", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE",
 		"GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
 	cmd.Dir = dir
 	var stderr bytes.Buffer

@@ -257,6 +257,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	} else {
 		ix, err = record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 	}
+	if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
+		ie.Out = "" // the temporary directory goes
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -54,6 +53,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/proc"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -75,6 +75,9 @@ type Index struct {
 	GoVersion string     `json:"goVersion"`
 	Sites     string     `json:"sites"` // site table, relative to the output directory
 	Packages  []*Package `json:"packages"`
+	// Interrupted is set when precog was interrupted: the packages and
+	// tests after the interrupted ones are missing.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // A Package is one recorded test package.
@@ -128,7 +131,7 @@ type Perturbed struct {
 
 // Failed reports whether a test run with outcome o failed: it did not pass
 // and was not skipped.
-func (o Outcome) Failed() bool { return o != Pass && o != Skip }
+func (o Outcome) Failed() bool { return o != Pass && o != Skip && o != Interrupted }
 
 // Outcome is how a test process ended.
 type Outcome string
@@ -142,7 +145,23 @@ const (
 	Fatal   Outcome = "fatal"
 	Timeout Outcome = "timeout"
 	Exit    Outcome = "exit"
+	// Interrupted: precog was interrupted (SIGINT, SIGTERM) while the
+	// test ran, and stopped it; its trace holds what it did until then.
+	Interrupted Outcome = "interrupted"
 )
+
+// An InterruptedError is the error of a Run that its context stopped
+// (precog was interrupted). Out, unless empty, is the output directory
+// that kept the recording so far: its index lists the tests recorded
+// before, and those running then with outcome Interrupted.
+type InterruptedError struct {
+	Out string
+	Err error
+}
+
+func (e *InterruptedError) Error() string { return "recording interrupted: " + e.Err.Error() }
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
 
 // Totals sums an Index.
 type Totals struct {
@@ -324,19 +343,33 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	var spent time.Duration // by forced runs
 	for _, lp := range pkgs {
 		p, err := recordPackage(ctx, o, lp, testBinary(plain, lp), testBinary(rec, lp), out, &spent)
+		if p != nil {
+			ix.Packages = append(ix.Packages, p)
+		}
+		if err != nil && ctx.Err() != nil {
+			// Keep what was recorded, with an index that says so.
+			ix.Interrupted = true
+			if werr := writeIndex(out, ix); werr != nil {
+				return nil, werr
+			}
+			return nil, &InterruptedError{Out: out, Err: err}
+		}
 		if err != nil {
 			return nil, err
 		}
-		ix.Packages = append(ix.Packages, p)
 	}
-	data, err := json.MarshalIndent(ix, "", "\t")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(out, IndexFile), append(data, '\n'), 0o666); err != nil {
+	if err := writeIndex(out, ix); err != nil {
 		return nil, err
 	}
 	return ix, nil
+}
+
+func writeIndex(out string, ix *Index) error {
+	data, err := json.MarshalIndent(ix, "", "\t")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, IndexFile), append(data, '\n'), 0o666)
 }
 
 // PerturbDir is the directory of the perturb plans in the output
@@ -371,7 +404,7 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, build...)
 	args = append(args, "--")
 	args = append(args, patterns...)
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := proc.Command(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -509,12 +542,16 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 			t.PlainOutcome, t.PlainWall = r.outcome, r.wall
 		}
 		r, err := recordRun(ctx, o, recBin, lp, name, args, out, t.Trace, t.Log, "")
-		if err != nil {
-			return nil, err
-		}
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 		if r.noTrace {
 			t.Trace = ""
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				return nil, err
+			}
+			t.Outcome = Interrupted
+			return &Package{ImportPath: p.ImportPath, Dir: p.Dir, Tests: append(p.Tests, t)}, err
 		}
 		var forced []*plan.Plan
 		if o.Forced != nil && o.Runs > 1 && t.Trace != "" {
@@ -543,14 +580,18 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 			} else {
 				r, err = recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
 			}
-			if err != nil {
-				return nil, err
-			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 			if r.noTrace {
 				run.Trace = ""
 			}
 			t.Runs = append(t.Runs, run)
+			if err != nil {
+				if ctx.Err() == nil {
+					return nil, err
+				}
+				run.Outcome = Interrupted
+				return &Package{ImportPath: p.ImportPath, Dir: p.Dir, Tests: append(p.Tests, t)}, err
+			}
 		}
 		p.Tests = append(p.Tests, t)
 	}
@@ -639,13 +680,14 @@ func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	if err := f.Close(); err != nil {
 		return r, err
 	}
-	if ctx.Err() != nil {
-		return r, ctx.Err()
-	}
 	if err := trace.Trim(tracePath); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, fmt.Errorf("%s %s: %w", lp.ImportPath, name, err)
 	}
 	r.events, r.bytes, err = countEvents(tracePath)
+	if ctx.Err() != nil {
+		// Stopped: the trace, a process death's, is kept as it is.
+		return r, ctx.Err()
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		// The shim starts at init: a process that wrote no trace
 		// did not link it (a package whose tests exercise nothing
@@ -677,7 +719,7 @@ func testArgs(f *GoTestFlags, run, skipSub string) []string {
 func goTestC(ctx context.Context, dir, out string, build []string, pkgs []string) error {
 	args := append([]string{"test", "-c", "-o", out}, build...)
 	args = append(args, pkgs...)
-	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd := proc.Command(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -709,7 +751,7 @@ func listTests(ctx context.Context, bin, dir string, f *GoTestFlags) ([]string, 
 			return nil, fmt.Errorf("-skip: %v", err)
 		}
 	}
-	cmd := exec.CommandContext(ctx, bin, "-test.list="+top)
+	cmd := proc.Command(ctx, bin, "-test.list="+top)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -747,7 +789,7 @@ const killGrace = 30 * time.Second
 func runTest(ctx context.Context, bin, dir string, args, env []string, timeout time.Duration, log io.Writer) testRun {
 	ctx, cancel := context.WithTimeout(ctx, timeout+killGrace)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-test.v"}, args...)...)
+	cmd := proc.Command(ctx, bin, append([]string{"-test.v"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var output bytes.Buffer
@@ -809,7 +851,7 @@ func countEvents(path string) (events int, size int64, err error) {
 }
 
 func goVersion(ctx context.Context) string {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
+	out, err := proc.Command(ctx, "go", "env", "GOVERSION").Output()
 	if err != nil {
 		return ""
 	}

@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/proc"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -40,7 +40,7 @@ func (s *Schedule) Build(ctx context.Context, cacheDir, binDir string) (string, 
 	}
 	bin := filepath.Join(binDir, "repro.test")
 	args := append(append([]string{"test", "-c", "-o", bin}, inst.BuildFlags...), s.BuildFlags...)
-	cmd := exec.CommandContext(ctx, "go", append(args, s.Package)...)
+	cmd := proc.Command(ctx, "go", append(args, s.Package)...)
 	cmd.Dir = s.Dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -44,7 +44,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -55,6 +54,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/proc"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -409,13 +409,12 @@ func nameSites(reason string, sites *trace.SiteTable) string {
 func Force(ctx context.Context, t Target, planPath string) Run {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, t.Binary, t.Args...)
+	cmd := proc.Command(ctx, t.Binary, t.Args...)
 	cmd.Dir = t.Dir
 	cmd.Env = append(os.Environ(), t.Env...)
 	if planPath != "" {
 		cmd.Env = append(cmd.Env, plan.EnvVar+"="+planPath)
 	}
-	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	r := Run{Output: out, Outcome: record.Classify(out, err)}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

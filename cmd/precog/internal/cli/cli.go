@@ -74,8 +74,20 @@ type Command struct {
 // Main runs the precog command line args (without the program name) with
 // the given commands and returns the process exit status. "help" is always
 // available and lists the commands in the order given.
+//
+// If WithSignals cancelled ctx, Main prints one line saying so, and where
+// the recording so far was kept if -o asked for it, whatever the command
+// returned, and returns the signal's exit status.
 func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
 	code, err := dispatch(ctx, env, cmds, args)
+	if intr, ok := context.Cause(ctx).(*Interrupt); ok {
+		line := intr.Error()
+		if kept := (*record.InterruptedError)(nil); errors.As(err, &kept) && kept.Out != "" {
+			line += "; the tests recorded before it are kept in " + kept.Out + ", whose index.json marks the interrupted ones"
+		}
+		fmt.Fprintf(env.Stderr, "precog: %s\n", line)
+		return intr.ExitStatus()
+	}
 	if err != nil {
 		for line := range strings.SplitSeq(err.Error(), "\n") {
 			fmt.Fprintf(env.Stderr, "precog: %s\n", line)

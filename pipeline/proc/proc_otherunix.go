@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package proc
+
+import "syscall"
+
+func parentDeath(*syscall.SysProcAttr) {}
