@@ -65,22 +65,68 @@ func targetedPlans(runs int, sites *trace.SiteTable, opts DetectOptions) func(pk
 		g := hb.Analyze(evs, hb.Options{Sites: sites})
 		pts := control.Points(evs)
 		stable := control.Stable(evs)
+		usable := func(r unicorn.Reversal) bool {
+			first, second := pts[r.First], pts[r.Second]
+			return first.Site != 0 && second.Site != 0 && stable(first.G) && stable(second.G)
+		}
+		// order returns the edges that make access second come before
+		// access first.
+		order := func(first, second int) []plan.Edge {
+			w := finding.Witness{Events: []finding.Event{witnessEvent(evs, pts, first), witnessEvent(evs, pts, second)}}
+			nameLocks(evs, pts, &w)
+			return validate.Reversal(w.Events[0], w.Events[1]).Edges
+		}
+		cands := unicorn.Reversible(g, opts.Unicorn)
 		var plans []*plan.Plan
-		for _, r := range unicorn.Reversible(g, opts.Unicorn) {
+		for _, r := range cands {
 			if len(plans) == runs-1 {
 				break
 			}
-			first, second := pts[r.First], pts[r.Second]
-			if first.Site == 0 || second.Site == 0 || !stable(first.G) || !stable(second.G) {
+			if !usable(r) {
 				continue
 			}
-			w := finding.Witness{Events: []finding.Event{witnessEvent(evs, pts, r.First), witnessEvent(evs, pts, r.Second)}}
-			nameLocks(evs, pts, &w)
-			o := validate.Reversal(w.Events[0], w.Events[1])
-			plans = append(plans, &plan.Plan{Mode: plan.Force, TimeoutMS: targetedWaitMS, BudgetMS: targetedBudgetMS, Edges: o.Edges})
+			p := &plan.Plan{Mode: plan.Force, TimeoutMS: targetedWaitMS, BudgetMS: targetedBudgetMS, Edges: order(r.First, r.Second)}
+			for _, k := range kept(g, cands, r) {
+				if usable(k) {
+					p.Edges = append(p.Edges, order(k.Second, k.First)...)
+				}
+			}
+			plans = append(plans, p)
 		}
 		return plans
 	}
+}
+
+// kept returns the pairs of cands to keep in the order run 0 showed while
+// r is reversed: those of r's two goroutines whose order the trace only
+// guessed (plain accesses) and whose accesses both come before r's in
+// their goroutines. Forcing them as they were costs nothing when the
+// guess was right, and makes the forced run know their order (plain
+// accesses have none of their own in the trace): a multi-variable pattern
+// such as W1(x) R2(x) R2(y) W1(y) needs the order of its first pair as
+// well as of the reversed one. Pairs after r's accesses are left alone: a
+// pair from a's goroutine after a to b's goroutine before b would wait for
+// a, which waits for b, a cycle.
+func kept(g *hb.Graph, cands []unicorn.Reversal, r unicorn.Reversal) []unicorn.Reversal {
+	ga, gb := g.Goroutine(r.First), g.Goroutine(r.Second)
+	before := func(i, j int) bool { return g.Goroutine(i) == g.Goroutine(j) && i < j }
+	var out []unicorn.Reversal
+	for _, k := range cands {
+		if k == r || k.Known {
+			continue
+		}
+		switch {
+		case g.Goroutine(k.First) == ga && g.Goroutine(k.Second) == gb:
+			if before(k.First, r.First) && before(k.Second, r.Second) {
+				out = append(out, k)
+			}
+		case g.Goroutine(k.First) == gb && g.Goroutine(k.Second) == ga:
+			if before(k.First, r.Second) && before(k.Second, r.First) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // witnessEvent names event i of evs as a witness event.
