@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // reversals describes Reversible's result as "site>site" pairs, with a "?"
@@ -89,5 +91,36 @@ func TestReversibleGuessesAndSynchronization(t *testing.T) {
 	}
 	if want := []string{"2>3 false"}; !slices.Equal(got, want) {
 		t.Errorf("reversals %q, want %q", got, want)
+	}
+}
+
+// A run forced into an order (targeted perturbation) knows it: the trace
+// puts goroutine 2's plain writes before goroutine 3's reads (they carry
+// the seq of goroutine 2's earlier Begin), but the forced orders say the
+// read of y came before the write of y, and the write of x before the
+// read of x. With them the run is W1(x) R2(x) R2(y) W1(y), P12; without
+// them no pair has an order at all.
+func TestPatternsForcedOrder(t *testing.T) {
+	g := build(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=100 child=2
+3 g=1 Fork site=101 child=3
+4 g=2 Begin parent=1
+4.1 g=2 Write site=1 addr=0x10 value=1
+4.2 g=2 Write site=4 addr=0x20 value=1
+5 g=3 Begin parent=1
+5.1 g=3 Read site=2 addr=0x10
+5.2 g=3 Read site=3 addr=0x20
+`)
+	if rp := Patterns(g, Options{}); len(rp.Patterns) != 0 {
+		t.Errorf("plain accesses, no forced order: patterns %q, want none", keys(rp))
+	}
+	index := func(site uint32) int {
+		return slices.IndexFunc(g.Events, func(ev trace.Event) bool { return ev.Site == site })
+	}
+	forced := [][2]int{{index(3), index(4)}, {index(1), index(2)}}
+	rp := Patterns(g, Options{Forced: forced})
+	if !slices.Contains(keys(rp), "p12 W1(x)@1 R2(x)@2 R2(y)@3 W1(y)@4") {
+		t.Errorf("forced orders: patterns %q, want P12", keys(rp))
 	}
 }
