@@ -148,6 +148,9 @@ type Stats struct {
 	Runs            int // recorded runs, all tests
 	Skipped         int // runs not analysed: over DetectOptions.MaxTraceBytes or MaxGoroutines
 	FailedRuns      int // runs whose test failed, panicked, crashed or timed out
+	// Targeted counts the runs forced by targeted perturbation, and
+	// Reversed those that followed their order (the reversal happened).
+	Targeted, Reversed int
 	Events          int // events analysed
 	Reports         int // findings reported before merging (one per test per finding)
 	Record          time.Duration
@@ -344,6 +347,12 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 	var fs []finding.Finding
 	tc := testChecks{opts: o, ranked: len(runs) > 1}
 	for _, r := range runs {
+		if r.forced != "" {
+			res.Stats.Targeted++
+			if strings.HasPrefix(r.forced, plan.Confirmed) {
+				res.Stats.Reversed++
+			}
+		}
 		if r.forced != "" && !strings.HasPrefix(r.forced, plan.Confirmed) && r.outcome.Failed() {
 			// The shim held a goroutine back until a wait gave up: the
 			// failure may be the wait's, and the reversal did not

@@ -147,7 +147,8 @@ reproduces a confirmed finding:
 File names are relative to the current directory when they are under it.
 The same bug found by many tests (or runs) is one finding. A summary goes to
 stderr: findings, reports (one per test per finding) and the duplication
-rate (reports over findings), tests, runs and failed runs, after one line
+rate (reports over findings), tests, runs and failed runs (and how many
+runs were targeted and reversed their pair), after one line
 per test whose runs failed, saying how many and how (fail, panic, fatal,
 timeout, exit); then the findings confirmed, not confirmed, diverged, timed
 out and not validated, and the time validation took.
@@ -461,6 +462,9 @@ func summarize(w io.Writer, res *predict.Result, runs int) {
 		s.Tests, plural(s.Tests, "test", "tests"), s.Packages, plural(s.Packages, "package", "packages"))
 	if runs > 1 {
 		fmt.Fprintf(w, ", %d runs each, %d of %d failed", runs, s.FailedRuns, s.Runs)
+		if s.Targeted > 0 {
+			fmt.Fprintf(w, " (%d targeted, %d of them reversed their pair)", s.Targeted, s.Reversed)
+		}
 	} else if s.FailedRuns > 0 {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
