@@ -151,10 +151,10 @@ type Stats struct {
 	// Targeted counts the runs forced by targeted perturbation, and
 	// Reversed those that followed their order (the reversal happened).
 	Targeted, Reversed int
-	Events          int // events analysed
-	Reports         int // findings reported before merging (one per test per finding)
-	Record          time.Duration
-	Detect          time.Duration
+	Events             int // events analysed
+	Reports            int // findings reported before merging (one per test per finding)
+	Record             time.Duration
+	Detect             time.Duration
 	// Validate is the time spent validating; Statuses counts the
 	// findings by status after it.
 	Validate time.Duration
