@@ -63,6 +63,16 @@ func Write(site uint32, addr unsafe.Pointer, word uint64) {
 	}
 }
 
+// MakeMap records that make(map) or a map literal made m (EvMapMake) and
+// returns m: the accesses to m's address after it are to a new map,
+// whatever map had the address before.
+func MakeMap[M ~map[K]V, K comparable, V any](site uint32, m M) M {
+	if enabled && !mapsOff {
+		syncBefore(site, trace.EvMapMake, *(*unsafe.Pointer)(unsafe.Pointer(&m)), 0)
+	}
+	return m
+}
+
 // MR records a map read (m[k], len(m)) and returns m.
 func MR[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 	if enabled {

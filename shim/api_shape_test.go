@@ -62,6 +62,7 @@ var (
 	_ func(uint32, map[string]int) map[string]int             = precog_shim.MR[map[string]int]
 	_ func(uint32, map[string]int) map[string]int             = precog_shim.MW[map[string]int]
 	_ func(uint32, map[string]int) map[string]int             = precog_shim.MI[map[string]int]
+	_ func(uint32, map[string]int) map[string]int             = precog_shim.MakeMap[map[string]int]
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicLoad
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicStore
 	_ func(uint32)                                            = precog_shim.Enter

@@ -9,18 +9,21 @@ import (
 )
 
 // accessOn, when not nil, holds one bit per site id: the access sites to
-// record. It and funcsOff are written only during package initialization,
+// record. It, funcsOff and mapsOff are written only during package initialization,
 // so the recording fast path reads them without synchronization; with no
 // filter set, an access costs one more load and a predictable branch.
 var (
 	accessOn []uint64
 	funcsOff bool
+	mapsOff  bool
 )
 
-// readFilter sets accessOn and funcsOff from the environment
-// (plan.AccessesEnv and plan.FuncsEnv).
+// readFilter sets accessOn, funcsOff and mapsOff from the environment
+// (plan.AccessesEnv, plan.FuncsEnv and plan.MapsEnv).
 func readFilter() error {
 	funcsOff = os.Getenv(plan.FuncsEnv) == "0"
+	mapsOff = os.Getenv(plan.MapsEnv) == "0"
+	os.Unsetenv(plan.MapsEnv)
 	spec := os.Getenv(plan.AccessesEnv)
 	os.Unsetenv(plan.AccessesEnv)
 	os.Unsetenv(plan.FuncsEnv)

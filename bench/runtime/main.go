@@ -16,7 +16,9 @@
 // workload, the median over rounds of the per-round ratios, with min and
 // max, and the geometric mean over workloads that use at least 0.05 s of
 // plain CPU, the headline. It also reports trace bytes per second of plain
-// CPU and the build times.
+// CPU, the build times, and what recording map allocations (EvMapMake)
+// costs: the precog binary runs a second time in each round with
+// PRECOG_MAPS=0 (variant nomaps), and precog/nomaps is the ratio.
 //
 // Correctness is checked while measuring: every test's pass/fail (from
 // -test.v) must be the same in every variant, or the harness says which
@@ -46,6 +48,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/shim/plan"
 )
 
 var (
@@ -82,10 +85,13 @@ const (
 	plain variant = iota
 	race
 	precog
+	// nomaps is the precog binary with plan.MapsEnv=0: no EvMapMake, so
+	// that precog/nomaps is what recording map allocations costs.
+	nomaps
 	numVariants
 )
 
-var variantNames = [numVariants]string{"plain", "race", "precog"}
+var variantNames = [numVariants]string{"plain", "race", "precog", "nomaps"}
 
 type sample struct {
 	cpu, wall  time.Duration
@@ -171,7 +177,7 @@ func run(ws []workload, log func(string, ...any)) error {
 			r.err = err
 			continue
 		}
-		order := []variant{plain, race, precog}
+		order := []variant{plain, race, precog, nomaps}
 		for n := 0; n < *rounds && r.err == nil; n++ {
 			for _, v := range order {
 				s, err := runBinary(bins[v], pkgDir, v, w.flags, filepath.Join(dir, "trace"))
@@ -192,8 +198,8 @@ func run(ws []workload, log func(string, ...any)) error {
 		}
 	}
 
-	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU | precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | build plain / race / precog |\n")
-	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU | precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | map makes: precog/nomaps CPU | build plain / race / precog |\n")
+	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var geo [4][]float64 // CPU precog/plain, race/plain, RSS precog/plain, race/plain
 	for _, r := range results {
 		if r.err != nil {
@@ -208,6 +214,7 @@ func run(ws []workload, log func(string, ...any)) error {
 		pr := ratios(r.samples[precog], r.samples[race], cpu)
 		pm, rm := ratios(r.samples[precog], r.samples[plain], rss), ratios(r.samples[race], r.samples[plain], rss)
 		pw := ratios(r.samples[precog], r.samples[plain], wall)
+		mc := ratios(r.samples[precog], r.samples[nomaps], cpu)
 		traceRate := median(metric(r.samples[precog], func(s sample) float64 { return float64(s.traceBytes) })) / (1 << 20) / plainCPU
 		if plainCPU >= 0.05 {
 			geo[0] = append(geo[0], pc.med)
@@ -215,8 +222,8 @@ func run(ws []workload, log func(string, ...any)) error {
 			geo[2] = append(geo[2], pm.med)
 			geo[3] = append(geo[3], rm.med)
 		}
-		fmt.Printf("| %s | %.2f s | %s | %s | %s | %s | %s | %s | %.1f | %v / %v / %v |\n",
-			r.w.name, plainCPU, pc, rc, pr, pm, rm, pw, traceRate, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
+		fmt.Printf("| %s | %.2f s | %s | %s | %s | %s | %s | %s | %.1f | %s | %v / %v / %v |\n",
+			r.w.name, plainCPU, pc, rc, pr, pm, rm, pw, traceRate, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
 	}
 	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU: CPU precog %.2fx, race %.2fx; RSS precog %.2fx, race %.2fx.\n",
 		len(geo[0]), geomean(geo[0]), geomean(geo[1]), geomean(geo[2]), geomean(geo[3]))
@@ -239,6 +246,10 @@ func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]str
 	}
 	for v := range numVariants {
 		bins[v] = filepath.Join(dir, variantNames[v]+".test")
+		if v == nomaps {
+			bins[v] = bins[precog] // the same binary, run without EvMapMake
+			continue
+		}
 		start := time.Now()
 		var flags []string
 		switch v {
@@ -292,9 +303,12 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 	switch v {
 	case race:
 		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
-	case precog:
+	case precog, nomaps:
 		os.Remove(tracePath)
 		cmd.Env = append(cmd.Env, "PRECOG_TRACE="+tracePath)
+		if v == nomaps {
+			cmd.Env = append(cmd.Env, plan.MapsEnv+"=0")
+		}
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -321,7 +335,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 			s.outcomes[m[2]] = m[1]
 		}
 	}
-	if v == precog {
+	if v == precog || v == nomaps {
 		fi, err := os.Stat(tracePath)
 		if err != nil {
 			return s, fmt.Errorf("no trace: %v", err)

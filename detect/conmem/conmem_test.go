@@ -386,6 +386,41 @@ func TestMap(t *testing.T) {
 	expect(t, check(t, fmt.Sprintf(text, readLocked, "8.1 g=3 MapRead site=10 addr=0x300"), mapSites, Options{}))
 }
 
+// TestMapAddressReuse is golang.org/x/mod's zip.go:936 shape: two
+// goroutines (parallel subtests) each make a map and write it, the second
+// map at the address of the first, freed by a collection that the GC
+// epochs did not see in time. The maps are two locations; without the
+// allocation events they would look like one map written concurrently.
+func TestMapAddressReuse(t *testing.T) {
+	sites := append(slices.Clone(mapSites), site{id: 12, kind: "make-map", expr: "map[string]bool{}"})
+	const text = `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+%s
+4.1 g=2 MapWrite site=11 addr=0x300
+8 g=3 Begin parent=1
+%s
+8.1 g=3 MapWrite site=11 addr=0x300
+`
+	expect(t, check(t, fmt.Sprintf(text, "", ""), sites, Options{}),
+		"con-map k.go:11(map-write) k.go:11(map-write)")
+	expect(t, check(t, fmt.Sprintf(text, "5 g=2 MapMake site=12 addr=0x300", "9 g=3 MapMake site=12 addr=0x300"), sites, Options{}))
+	// One map made before both goroutines is still one location.
+	const shared = `
+1 g=1 Begin parent=none
+2 g=1 MapMake site=12 addr=0x300
+3 g=1 Fork site=1 child=2
+4 g=1 Fork site=2 child=3
+5 g=2 Begin parent=1
+5.1 g=2 MapWrite site=11 addr=0x300
+6 g=3 Begin parent=1
+6.1 g=3 MapWrite site=11 addr=0x300
+`
+	expect(t, check(t, shared, sites, Options{}), "con-map k.go:11(map-write) k.go:11(map-write)")
+}
+
 var spinSites = []site{
 	{id: 1, kind: "go"}, {id: 2, kind: "go"},
 	{id: 10, kind: "write", expr: "trx.query"}, {id: 11, kind: "write", expr: "trx.query"},

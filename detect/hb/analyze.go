@@ -105,7 +105,8 @@ type analyzer struct {
 	*Graph
 	opts  Options
 	gs    []*gstate
-	byID  map[uint64]int // logical id -> dense index of its latest goroutine
+	byID  map[uint64]int    // logical id -> dense index of its latest goroutine
+	maps  map[uint64]uint32 // maps made so far, per address (EvMapMake)
 	forks map[uint64]fork
 	// sync holds the release clocks of WaitGroups, Conds and closed
 	// channels, keyed by address; a channel's close clock is keyed by
@@ -312,6 +313,18 @@ func (a *analyzer) event(i int) {
 	a.snap[i] = st.snap
 	a.lockset[i] = st.lockset
 	a.epoch[i] = st.epoch
+	switch ev.Kind {
+	case trace.EvMapMake:
+		if a.maps == nil {
+			a.maps = make(map[uint64]uint32)
+			a.gen = make([]uint32, len(a.Events))
+		}
+		a.maps[ev.Addr]++
+	case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
+		if a.maps != nil {
+			a.gen[i] = a.maps[ev.Addr]
+		}
+	}
 	a.Goroutines[gi].Events = append(a.Goroutines[gi].Events, i)
 
 	// Releases, after it.

@@ -84,6 +84,10 @@ type Loc struct {
 	Addr  uint64
 	Epoch uint64
 	Var   uint32 // index of the name in Graph.Vars; 0 for no name
+	// Gen counts, for a map access, the maps made at the address before
+	// it (EvMapMake): two maps that had one address in turn are two
+	// locations, whatever the GC epochs missed.
+	Gen uint32
 }
 
 // An Edge is an extra order edge: event From happens before event To.
@@ -141,6 +145,7 @@ type Graph struct {
 	snap     []int32  // per event: index in clocks of the goroutine's clock (own component stale)
 	lockset  []int32  // per event: index in locksets
 	epoch    []uint64 // per event: the goroutine's GC epoch
+	gen      []uint32 // per event: Loc.Gen of a map access; nil if the trace made no map
 	clocks   []VC
 	locksets [][]Lock
 	sections []Section
@@ -218,11 +223,16 @@ func (g *Graph) CommonLock(a, b int) bool {
 // address within an epoch. Two accesses through different names are
 // different locations; so are p.f and *q with q == &p.f, a rare alias
 // that a checker then misses (index expressions and dereferences have no
-// name and match each other).
+// name and match each other). A map access's location also counts the
+// maps made at its address before it (Loc.Gen), in the global order: a
+// map made at an instrumented site starts a new location.
 func (g *Graph) Loc(i int) Loc {
 	l := Loc{Addr: g.Events[i].Addr, Epoch: g.epoch[i]}
 	if k := g.Events[i].Kind; k == trace.EvRead || k == trace.EvWrite {
 		l.Var = g.varOf[g.Events[i].Site]
+	}
+	if g.gen != nil {
+		l.Gen = g.gen[i]
 	}
 	return l
 }

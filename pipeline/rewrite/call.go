@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 )
@@ -304,6 +305,10 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 			return
 		}
 		t := r.typeOf(c.Args[0])
+		if _, isMap := t.Underlying().(*types.Map); isMap {
+			r.makeMap(c, c.Lparen)
+			return
+		}
 		ch, ok := t.Underlying().(*types.Chan)
 		if !ok || ch.Dir() != types.SendRecv {
 			return
@@ -322,6 +327,24 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 		r.ed.open(lo, hi, lit(pre))
 		r.ed.close(lo, hi, lit(post))
 	}
+}
+
+// makeMap wraps x, a make(map) or a map literal, in MakeMap, which records
+// the new map's address: a map freed since may have had it, and the
+// accesses to the two are different locations.
+func (r *rewriter) makeMap(x ast.Expr, pos token.Pos) {
+	if _, isTP := r.typeOf(x).(*types.TypeParam); isTP {
+		r.skip("map of type parameter type")
+		return
+	}
+	lo, hi := r.span(x)
+	s := r.site(pos, "make-map", x)
+	call := r.shim("MakeMap")
+	if r.before120 {
+		call = r.rt("MapMake")
+	}
+	r.ed.open(lo, hi, lit(call+"("+s+", "))
+	r.ed.close(lo, hi, lit(")"))
 }
 
 // recvPath returns the text that turns the receiver expression x into the

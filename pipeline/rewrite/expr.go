@@ -71,6 +71,10 @@ func (r *rewriter) expr(e ast.Expr) {
 				r.expr(el)
 			}
 		}
+		if _, isMap := r.typeOf(x).Underlying().(*types.Map); isMap && x.Type != nil {
+			// A literal whose type is elided must stay a literal.
+			r.makeMap(x, x.Lbrace)
+		}
 	case *ast.FuncLit:
 		r.funcLit(x, "", r.litTestParam(x.Type))
 	case *ast.TypeAssertExpr:

@@ -97,6 +97,9 @@ const (
 	AccessesEnv = "PRECOG_ACCESSES"
 	// FuncsEnv set to "0" records no function entry or exit.
 	FuncsEnv = "PRECOG_FUNCS"
+	// MapsEnv set to "0" records no EvMapMake (bench/runtime measures
+	// what they cost with it).
+	MapsEnv = "PRECOG_MAPS"
 )
 
 // The modes of a plan.

@@ -322,3 +322,9 @@ func MapIter[M any](site uint32, m M) M {
 	shim.MI(site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
 	return m
 }
+
+// MapMake is shim.MakeMap for files below go1.20; see MapRead.
+func MapMake[M any](site uint32, m M) M {
+	shim.MakeMap(site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}

@@ -9,8 +9,9 @@ import (
 )
 
 // Version is the version of the format this package writes and reads.
-// Version 4 added the header's checksum and state block.
-const Version = 4
+// Version 4 added the header's checksum and state block, version 5
+// EvMapMake.
+const Version = 5
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -295,6 +296,11 @@ func (e *Encoder) AppendAtomicStore(b []byte, seq uint64, site uint32, addr uint
 // AppendChanMake appends an EvChanMake event.
 func (e *Encoder) AppendChanMake(b []byte, seq uint64, site uint32, addr uintptr, capacity uint64) []byte {
 	return appendUvarint(e.syncAddr(b, EvChanMake, seq, site, addr), capacity)
+}
+
+// AppendMapMake appends an EvMapMake event.
+func (e *Encoder) AppendMapMake(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvMapMake, seq, site, addr)
 }
 
 // AppendChanSend appends an EvChanSend event.

@@ -71,6 +71,9 @@ const (
 	// Contexts.
 	EvCancel // before a context's cancel function is called, which closes the context's Done channel where nothing is recorded; addr is the function value [seq, site, addr]
 
+	// Allocations.
+	EvMapMake // after make(map) or a map literal made a map at addr: accesses to addr after it are to a new map, even if an earlier map, freed since, had the address [seq, site, addr]
+
 	numKinds
 )
 
@@ -205,4 +208,5 @@ var kinds = [numKinds]kindSpec{
 	EvTaskGo:        {name: "TaskGo", fields: []field{fSite, fAddr, fChild}},
 	EvTaskWait:      {name: "TaskWait", fields: []field{fSite, fAddr}},
 	EvCancel:        {name: "Cancel", fields: []field{fSite, fAddr}},
+	EvMapMake:       {name: "MapMake", fields: []field{fSite, fAddr}},
 }

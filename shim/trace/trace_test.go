@@ -87,6 +87,8 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendTaskWait(b, ev.Seq, ev.Site, a)
 	case EvCancel:
 		return e.AppendCancel(b, ev.Seq, ev.Site, a)
+	case EvMapMake:
+		return e.AppendMapMake(b, ev.Seq, ev.Site, a)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -140,6 +142,7 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 30.1 g=0 FuncExit site=1
 30.2 g=0 Write site=4 addr=0xc000012348 value=0
 31 g=0 Cancel site=29 addr=0xc000040000
+32 g=0 MapMake site=30 addr=0xc000022000
 1000000000000 g=0 TestEnd outcome=panic
 1000000000001 g=0 TestStart name="Test\"quoted\" with spaces/ünïcode\x00"
 1000000000002 g=0 TestEnd outcome=skip
