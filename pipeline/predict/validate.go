@@ -143,7 +143,7 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 			// A forced run takes the recorded time, the plan's waits and
 			// some slack; the test's own -timeout fires first, so that a
 			// hang prints every goroutine.
-			bound := min(3*wall+time.Duration(validate.DefaultBudgetMS)*time.Millisecond+5*time.Second, o.Flags.Timeout)
+			bound := o.Flags.Bound(3*wall + time.Duration(validate.DefaultBudgetMS)*time.Millisecond + 5*time.Second)
 			flags := *o.Flags
 			flags.Timeout = bound
 			return validate.Target{

@@ -70,7 +70,7 @@ func DefineGoTestFlagsFor(fs *flag.FlagSet, cmd string) *GoTestFlags {
 	testFlag("shuffle", "go test: randomize the order of subtests (`off`, on, or a seed)", false)
 	fs.StringVar(&g.Run, "run", "", "go test: record only the tests matching `regexp`")
 	fs.StringVar(&g.Skip, "skip", "", "go test: do not record the tests matching `regexp`")
-	fs.DurationVar(&g.Timeout, "timeout", g.Timeout, "go test: fail a test that runs longer than `d` (one test per process)")
+	fs.DurationVar(&g.Timeout, "timeout", g.Timeout, "go test: fail a test that runs longer than `d` (one test per process; 0: no limit, except for forced runs)")
 
 	refuse := func(name, why string, isBool bool) {
 		err := func(string) error { return fmt.Errorf("%s", why) }
@@ -149,4 +149,13 @@ func runPattern(name, sub string) string {
 		p += "/" + sub
 	}
 	return p
+}
+
+// Bound is the -timeout of a run that must end within bound (a forced
+// run): the smaller of the two, bound if -timeout is 0 (no limit).
+func (f *GoTestFlags) Bound(bound time.Duration) time.Duration {
+	if f.Timeout <= 0 {
+		return bound
+	}
+	return min(f.Timeout, bound)
 }

@@ -613,7 +613,7 @@ func forcedRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	}
 	budget := time.Duration(cmp.Or(fp.BudgetMS, 10000)) * time.Millisecond
 	flags := *o.Flags
-	flags.Timeout = min(flags.Timeout, 3*wall+budget+5*time.Second)
+	flags.Timeout = flags.Bound(3*wall + budget + 5*time.Second)
 	o.Flags = &flags
 	_, sub := topLevel(o.Flags.Run)
 	_, skipSub := topLevel(o.Flags.Skip)
@@ -787,7 +787,10 @@ const killGrace = 30 * time.Second
 
 // runTest runs one test's process and classifies how it ended.
 func runTest(ctx context.Context, bin, dir string, args, env []string, timeout time.Duration, log io.Writer) testRun {
-	ctx, cancel := context.WithTimeout(ctx, timeout+killGrace)
+	cancel := func() {}
+	if timeout > 0 { // 0: no limit, as go test takes it
+		ctx, cancel = context.WithTimeout(ctx, timeout+killGrace)
+	}
 	defer cancel()
 	cmd := proc.Command(ctx, bin, append([]string{"-test.v"}, args...)...)
 	cmd.Dir = dir

@@ -120,8 +120,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.runs < 1 || o.runs > coverage.MaxRuns {
 		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", coverage.MaxRuns, o.runs)
 	}
-	if o.flags.Timeout <= 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
+	if o.flags.Timeout < 0 {
+		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {

@@ -41,13 +41,22 @@ The instrumented copies of the packages, the shim and the overlay go into
 precog's cache (-cache, by default the "precog" directory in the user cache
 directory); deleting it removes everything precog added. precog never
 writes into the module's own files. DIR must be new, empty, or a directory
-an earlier record wrote, whose traces are replaced.
+an earlier record wrote (marked by its precog-output file), whose traces are
+replaced; any other directory is refused before any work.
+
+A trace that its process left cut short or damaged is listed in index.json
+with the reader's error (broken); one whose process died is whole up to the
+death. Interrupted (SIGINT or SIGTERM), record stops the test processes,
+removes its temporary directories, writes index.json for what it recorded
+so far with the interrupted tests marked (outcome interrupted), prints one
+line and exits 130 or 143.
 
 Exit status
 
 	0  every selected test was recorded (whatever its outcome)
 	1  an error: a bad flag, a package that does not build, an output
 	   directory that holds other files
+	130, 143  interrupted by SIGINT, SIGTERM
 `
 
 // Command returns the "record" command.
@@ -102,8 +111,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, err
 	}
 	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
-	if o.flags.Timeout <= 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
+	if o.flags.Timeout < 0 {
+		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
 	}
 	if err := record.CheckOut(env.Resolve(o.out)); err != nil {
 		return cli.ExitError, err

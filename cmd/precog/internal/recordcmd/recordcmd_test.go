@@ -375,7 +375,7 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"record", "./..."}, "record needs an output directory: -o DIR"},
 		{[]string{"record", "-o", "out", "-cover", "./..."}, "coverage is not supported"},
 		{[]string{"record", "-o", "out", "-race", "./..."}, "run go test -race separately"},
-		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be positive"},
+		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be 0 (no limit) or positive"},
 		{[]string{"record", "-o", "out", "./..."}, "no go.mod file"},
 		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir"},
 		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: "},

@@ -77,7 +77,9 @@ followed (a wait gave up) is not analysed: the wait may have made it fail.
 off runs the test again unperturbed.
 
 The traces go to a temporary directory removed at the end, or to -o DIR,
-which must be new, empty, or a directory an earlier record or test wrote.
+which must be new, empty, or a directory an earlier record or test wrote
+(marked by its precog-output file); any other directory is refused before
+any work.
 
 In a package with more than one test, detection is guided by concurrent
 function pairs (CFP; see "precog help cover"): every test of the package
@@ -177,8 +179,17 @@ validated, the order it would force), the goroutines' stacks side by side
 written: a file that is gone, or changed since the run started, is said
 to be.
 
-A damaged trace (a test killed while writing it) is analysed up to the
-damage, with one line on stderr saying so.
+A trace whose test process died (a crash, a kill, a timeout) holds every
+event up to the death and is analysed whole. A trace cut short (its file
+lost its end) or otherwise damaged is analysed up to the cut or damage,
+with one line on stderr per test saying what was lost.
+
+Interrupted (SIGINT, Ctrl-C, or SIGTERM, as timeout and CI cancellation
+send), precog test stops the test processes it runs (their process groups:
+SIGTERM, then SIGKILL two seconds later), removes its temporary
+directories, keeps in -o DIR what was recorded so far with an index.json
+that marks the interrupted tests, prints one line saying so and exits 130
+(SIGINT) or 143 (SIGTERM). A second signal ends it at once.
 
 The instrumented copies of the packages go into precog's cache (-cache);
 precog never writes into the module's own files.
@@ -199,6 +210,7 @@ Exit status
 	1  an error: a bad flag, -runs out of range, a package that does not
 	   build, an output directory that holds other files, or internal
 	   errors and no findings
+	130, 143  interrupted by SIGINT, SIGTERM
 
 The default, -fail-on=confirmed, fails a nightly job on facts only: a
 prediction that validation could not confirm is printed but does not
@@ -334,8 +346,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.maxTrace < 0 {
 		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
 	}
-	if o.flags.Timeout <= 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %v", o.flags.Timeout)
+	if o.flags.Timeout < 0 {
+		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {

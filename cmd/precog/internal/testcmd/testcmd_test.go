@@ -40,7 +40,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-race", "./mysql"}, "precog test and -race instrument the same accesses"},
 		{[]string{"-cover", "./mysql"}, "coverage is not supported"},
 		{[]string{"-nosuchflag", "./mysql"}, "flag provided but not defined: -nosuchflag"},
-		{[]string{"-timeout", "0s", "./mysql"}, "-timeout must be positive"},
+		{[]string{"-timeout", "-1s", "./mysql"}, "-timeout must be 0 (no limit) or positive"},
 		{[]string{"-max-goroutines", "-1", "./mysql"}, "-max-goroutines must be 0 (no limit) or positive, got -1"},
 		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
