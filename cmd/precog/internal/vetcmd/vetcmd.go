@@ -49,6 +49,12 @@ concurrent, ...):
 File names are relative to the current directory when they are under it.
 Findings are sorted by file, line, column, check ID and message.
 
+Under "go vet -vettool=precog", go vet prints the findings in its own
+format, as it does its own analyzers', without the [check-id]: that is
+go vet's convention, kept so that tools reading go vet's output see what
+they expect. "go vet -vettool=precog -json" files each finding under its
+analyzer's name, the check ID without the dash (connull for con-null).
+
 With -json, each finding is instead one JSON object on a line of its own
 (JSON Lines), in the same order, in the shape precog test prints:
 
