@@ -16,6 +16,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/spawnfacts"
@@ -200,7 +201,8 @@ func (r *Result) RefTargets(site ssa.CallInstruction) []*ssa.Function {
 }
 
 // Funcs returns the package's functions that run in some context, in the
-// order of buildssa's SrcFuncs.
+// order of srcfuncs.Of (buildssa's SrcFuncs, then the closures of
+// package-level variable initializers).
 func (r *Result) Funcs() []*ssa.Function {
 	return r.funcs
 }
@@ -224,11 +226,12 @@ func run(pass *analysis.Pass) (any, error) {
 		spawns: pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
 		refs:   make(map[*ssa.Function][]*ssa.Function),
 	}
-	b.findRoots(ssainput.SrcFuncs)
-	b.findRefs(ssainput.SrcFuncs)
-	b.propagate(ssainput.SrcFuncs)
-	b.computeMulti(ssainput.SrcFuncs)
-	for _, fn := range ssainput.SrcFuncs {
+	funcs := srcfuncs.Of(ssainput)
+	b.findRoots(funcs)
+	b.findRefs(funcs)
+	b.propagate(funcs)
+	b.computeMulti(funcs)
+	for _, fn := range funcs {
 		if len(b.res.of[fn]) > 0 {
 			b.res.funcs = append(b.res.funcs, fn)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -169,7 +170,7 @@ func run(pass *analysis.Pass) (any, error) {
 	a := &solver{
 		gr:              gr,
 		shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
-		funcs:           ssainput.SrcFuncs,
+		funcs:           srcfuncs.Of(ssainput),
 		ids:             make(map[sharedloc.Loc]int),
 		calls:           make(map[ssa.Instruction]lockCall),
 		deferred:        make(map[*ssa.Function][]sharedloc.Loc),

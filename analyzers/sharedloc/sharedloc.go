@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -87,7 +88,8 @@ type Access struct {
 	// contents it touches.
 	Ptr ssa.Value
 	// At is the position of the access when it is not the instruction's:
-	// the arrow of one case of a select.
+	// the arrow of one case of a select, the return statement of a named
+	// result's reload.
 	At token.Pos
 }
 
@@ -161,7 +163,6 @@ func (r *Result) Objects(v ssa.Value) []Loc {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	r := &Result{
 		ByLoc:      make(map[Loc][]*Access),
@@ -174,7 +175,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	c := &collector{res: r, params: make(map[*ssa.Parameter]bool)}
 	r.coll = c
-	for _, fn := range ssainput.SrcFuncs {
+	for _, fn := range gr.Funcs() {
 		if len(gr.Of(fn)) == 0 {
 			continue
 		}
@@ -224,7 +225,10 @@ func (c *collector) instr(instr ssa.Instruction) {
 		switch in.Op {
 		case token.MUL:
 			if loc, ok := AddrLoc(in.X); ok {
-				c.add(in, loc, Load, nil, in.X)
+				a := c.add(in, loc, Load, nil, in.X)
+				if !in.Pos().IsValid() {
+					a.At = returnOf(in)
+				}
 			} else if ia, ok := in.X.(*ssa.IndexAddr); ok {
 				c.contents(in, ia.X, Load, nil)
 			}
@@ -264,6 +268,21 @@ func (c *collector) instr(instr ssa.Instruction) {
 	case *ssa.Defer:
 		c.call(in)
 	}
+}
+
+// returnOf returns the position of the return statement whose result
+// load is, or token.NoPos: go/ssa reloads a function's named results (or
+// the results of a function with defers) right before its Return, without
+// a position of their own, and a bare return has no result expression to
+// point at.
+func returnOf(load *ssa.UnOp) token.Pos {
+	instrs := load.Block().Instrs
+	for _, instr := range instrs[slices.Index(instrs, ssa.Instruction(load))+1:] {
+		if ret, ok := instr.(*ssa.Return); ok && slices.Contains(ret.Results, ssa.Value(load)) {
+			return ret.Pos()
+		}
+	}
+	return token.NoPos
 }
 
 // call records the accesses of a call or deferred call: builtins that

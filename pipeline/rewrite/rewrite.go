@@ -229,10 +229,12 @@ type rewriter struct {
 
 // funcCtx is a function being rewritten, for site names.
 type funcCtx struct {
-	name    string
-	litBase string // the base of the names of literals inside, if not name
-	lits    int    // function literals seen directly inside
-	outer   *funcCtx
+	name  string
+	lits  int // function literals seen directly inside
+	outer *funcCtx
+	// results are the named results that a bare return reads, when the
+	// function defers nothing (see bareReturn).
+	results []*ast.Ident
 }
 
 func (r *rewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -358,6 +360,9 @@ func (r *rewriter) fileDecls() {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
 			r.fn = &funcCtx{name: funcDeclName(d)}
+			if d.Body != nil {
+				r.fn.results = namedResults(d.Type, d.Body)
+			}
 			if d.Body != nil && !noInstrument(d) {
 				r.funcBody(d.Body, "", r.testParam(d))
 			}
@@ -366,7 +371,7 @@ func (r *rewriter) fileDecls() {
 			if d.Tok != token.VAR {
 				continue
 			}
-			r.fn = &funcCtx{name: "init", litBase: "glob."} // the compiler's name for closures here
+			r.fn = &funcCtx{name: "init"} // the compiler names closures here init.func1, ...
 			for _, s := range d.Specs {
 				for _, v := range s.(*ast.ValueSpec).Values {
 					r.expr(v)
@@ -523,19 +528,16 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 }
 
 // funcLit rewrites a function literal in a new function context, named
-// as the compiler names closures (F.func1, F.func1.1, glob..func1).
+// as the compiler names closures (F.func1, F.func1.1, init.func1).
 func (r *rewriter) funcLit(f *ast.FuncLit, prefix, tparam string) {
 	outer := r.fn
 	outer.lits++
 	base := outer.name
-	if outer.litBase != "" {
-		base = outer.litBase
-	}
 	name := base + "." + strconv.Itoa(outer.lits)
 	if outer.outer == nil {
 		name = base + ".func" + strconv.Itoa(outer.lits)
 	}
-	r.fn = &funcCtx{name: name, outer: outer}
+	r.fn = &funcCtx{name: name, outer: outer, results: namedResults(f.Type, f.Body)}
 	r.funcBody(f.Body, prefix, tparam)
 	r.fn = outer
 }
@@ -696,4 +698,40 @@ func (r *rewriter) isPkgName(e ast.Expr) bool {
 	}
 	_, ok = r.info.Uses[id].(*types.PkgName)
 	return ok
+}
+
+// namedResults returns the named results of a function with type ft and
+// body body, or nil if it has none or defers a call: the results are read
+// when the function returns, after its deferred calls, which may be what
+// orders the read (defer wg.Wait()), and a read recorded at the return
+// statement would come before them.
+func namedResults(ft *ast.FuncType, body *ast.BlockStmt) []*ast.Ident {
+	if ft.Results == nil {
+		return nil
+	}
+	var names []*ast.Ident
+	for _, f := range ft.Results.List {
+		for _, id := range f.Names {
+			if id.Name != "_" {
+				names = append(names, id)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	defers := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			defers = true
+		}
+		return !defers
+	})
+	if defers {
+		return nil
+	}
+	return names
 }

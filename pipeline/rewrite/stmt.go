@@ -90,6 +90,9 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 		for _, e := range s.Results {
 			r.expr(e)
 		}
+		if len(s.Results) == 0 && inList {
+			r.bareReturn(s)
+		}
 	case *ast.DeclStmt:
 		gd, ok := s.Decl.(*ast.GenDecl)
 		if !ok || gd.Tok != token.VAR {
@@ -99,6 +102,25 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 			vs := sp.(*ast.ValueSpec)
 			r.values(vs.Names, vs.Values)
 		}
+	}
+}
+
+// bareReturn records the reads of the named results that the bare return
+// s makes for its caller, before it: go/ssa gives them the return's
+// position (analyzers/sharedloc), and so does the site.
+func (r *rewriter) bareReturn(s *ast.ReturnStmt) {
+	var text []piece
+	for _, id := range r.fn.results {
+		v, ok := r.info.Defs[id].(*types.Var)
+		if !ok || !r.escaped[v] || r.opts.Shared != nil && !r.opts.Shared(s.Return) {
+			continue
+		}
+		site := r.site(s.Return, "read", id)
+		text = append(text, lit("_ = *"+r.shim("R")+"("+site+", &"+id.Name+"); "))
+	}
+	if len(text) > 0 {
+		lo, hi := r.span(s)
+		r.ed.insert(lo, lo, hi, text...)
 	}
 }
 

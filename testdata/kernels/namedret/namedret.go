@@ -1,0 +1,31 @@
+// Package namedret is the kernel of a read at a bare return of a named
+// result (issue 10, item 3): the read of the result happens at the return
+// statement, which has no expression of the result to point at; precog
+// gives it the return's position (go vet printed "-:" for it, and JSON had
+// no file or line).
+//
+// Bug: Count starts a goroutine that counts into the named result n and
+// returns n with a bare return once the goroutine has started, not once
+// it has finished (only done says when it has): the bare return reads n
+// while the goroutine writes it (go test -race reports it; the count is
+// usually 0). RIGHT version: right.go, the function waits for the
+// goroutine, before its bare return or in a deferred call.
+package namedret
+
+// Count counts the non-empty items on a goroutine of its own; done is
+// closed when it has finished.
+func Count(items []string) (n int, done <-chan struct{}) {
+	started, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		close(started)
+		for _, it := range items {
+			if it != "" {
+				n++ // written by the counting goroutine
+			}
+		}
+	}()
+	<-started
+	done = finished
+	return // reads n for the caller while the goroutine counts
+}
