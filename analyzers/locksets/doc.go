@@ -18,7 +18,8 @@
 // flow graph, meeting paths by intersection. It is interprocedural in two
 // ways: a function's entry lock set is the intersection of the sets held
 // at all of its call sites in the package (the empty set for exported
-// functions, goroutine entries and functions called from elsewhere), and
+// functions, goroutine entries and functions called from elsewhere; the
+// body of a range over a function gets the set held at the range), and
 // a call to a function of the package applies that function's net effect
 // (a lock() helper acquires, an unlock() helper releases).
 //

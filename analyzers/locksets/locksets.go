@@ -479,6 +479,10 @@ func (a *solver) computeEffects() {
 	}
 }
 
+// rangeYield is go/ssa's Synthetic for the body of a range over a
+// function.
+const rangeYield = "range-over-func yield"
+
 // computeLockSets computes entry sets from call sites to a fixed point,
 // then records the set at each instruction.
 func (a *solver) computeLockSets() {
@@ -500,7 +504,10 @@ func (a *solver) computeLockSets() {
 			sites = append(sites, e.Site)
 		}
 		for _, s := range a.gr.RefSites(fn) {
-			if !model.SyncCallback(model.CalleeName(s.Common())) {
+			// The body of a range over a function runs while the range
+			// statement does (the iterator may not call it after the
+			// loop), so the locks held at the range are held in it.
+			if fn.Synthetic != rangeYield && !model.SyncCallback(model.CalleeName(s.Common())) {
 				// Stored or run later (sync.OnceFunc, t.Cleanup,
 				// an unknown callee): held locks do not carry over.
 				return nil, false

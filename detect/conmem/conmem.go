@@ -99,7 +99,7 @@ type checker struct {
 	mem   [][]int // reads and writes of memory
 	mapsL [][]int // map reads, writes and iterations
 	chans [][]int // channel closes and sends (including select send cases)
-	wgs   [][]int // WaitGroup Adds and Dones
+	wgs   [][]int // WaitGroup Adds, Dones and Waits
 
 	own map[ownKey][]int // per location (its list's first event) and goroutine: its accesses
 
@@ -176,7 +176,7 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 				continue
 			}
 			cat = catChan
-		case trace.EvWGAdd, trace.EvWGDone:
+		case trace.EvWGAdd, trace.EvWGDone, trace.EvWGWait:
 			cat = catWG
 		default:
 			continue

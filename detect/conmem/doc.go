@@ -64,7 +64,11 @@
 // lock-guarded state whose zero value is its start (golang.org/x/sync's
 // singleflight and semaphore), which both orders handle. The same check runs on
 // WaitGroups, Go's negative-counter crash: Add with a positive delta
-// initializes the counter, Done (and a negative Add) reads it.
+// initializes the counter, Done (and a negative Add) reads it. And Go's
+// rule that an Add finding the counter at zero must happen before Wait:
+// such an Add (the counter summed in trace order) concurrent with another
+// goroutine's Wait is reported, the Wait as the read (it may return before
+// the work the Add counts).
 //
 // con-closed (§4.4, Con-Dangling). Go has no free; a channel's close is
 // its release, and a send on it afterwards ("send on closed channel") or

@@ -19,6 +19,49 @@ func (c *checker) uninit() {
 	}
 	for _, list := range c.wgs {
 		c.uninitLoc(list, trace.EvWGAdd, trace.EvWGDone)
+		c.addWait(list)
+	}
+}
+
+// addWait reports a WaitGroup Add that finds the counter at zero and is
+// concurrent with another goroutine's Wait: Go's rule is that such an Add
+// must happen before the Wait, or the Wait may return before the work the
+// Add counts has been done (or, if the Add lands while Wait is waking up,
+// panic "WaitGroup is reused before previous Wait has returned"). The
+// counter is the sum of the deltas before the Add in trace order; Adds
+// whose goroutine waited before them are the WaitGroup's reuse and count
+// only if the Wait does not order them. One finding per Wait and Add site.
+func (c *checker) addWait(list []int) {
+	g := c.g
+	var starts, waits []int
+	counter := int64(0)
+	for _, i := range list {
+		switch ev := g.Events[i]; ev.Kind {
+		case trace.EvWGAdd:
+			if counter == 0 && ev.Arg > 0 {
+				starts = append(starts, i)
+			}
+			counter += ev.Arg
+		case trace.EvWGDone:
+			counter--
+		case trace.EvWGWait:
+			waits = append(waits, i)
+		}
+	}
+	for _, w := range waits {
+		for _, a := range starts {
+			if g.Goroutine(a) == g.Goroutine(w) || !g.Concurrent(a, w) {
+				continue
+			}
+			roles := []role{{ev: w, role: finding.RoleWait}, {ev: a, role: finding.RoleAdd}}
+			if c.reported(finding.ConUninit, roles) {
+				continue
+			}
+			c.report(finding.ConUninit,
+				fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; Add should come before the go statement",
+					c.expr(w), c.fn(w), c.fn(a)),
+				roles, "the Add that starts the count is concurrent with the Wait")
+		}
 	}
 }
 

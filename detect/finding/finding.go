@@ -79,14 +79,14 @@ func (s Status) Stronger(t Status) bool { return strength[s] > strength[t] }
 
 // A Site is one place in the user's code that takes part in a finding.
 type Site struct {
-	File string `json:"file"` // absolute path
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
+	File string `json:"file,omitempty"` // absolute path; "" (and Line 0) if unknown
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
 	// EndLine and EndCol end the site's span, when known (static checks).
 	EndLine  int    `json:"endLine,omitempty"`
 	EndCol   int    `json:"endCol,omitempty"`
-	Role     string `json:"role"` // what the site does in the bug, one of the Role constants or a Unicorn access label; "" for a site that only places the finding
-	Expr     string `json:"expr"` // the source expression, such as "thd.procInfo"
+	Role     string `json:"role,omitempty"` // what the site does in the bug, one of the Role constants or a Unicorn access label; "" for a site that only places the finding
+	Expr     string `json:"expr,omitempty"` // the source expression, such as "thd.procInfo"
 	Function string `json:"function,omitempty"`
 	// ID is the site's ID in the site table of the instrumented build
 	// that recorded the run (0 for a static finding): reproducers name
@@ -155,11 +155,13 @@ type Finding struct {
 	Sites []Site `json:"sites"`
 	// Spawns are the go statements that started the goroutines of the
 	// sites, one per site in order; a site on a test's own goroutine has a
-	// zero Site here.
+	// zero Site here. JSON output (report.JSON) lists only the known ones:
+	// each site's Goroutine names its own.
 	Spawns []Site `json:"spawns,omitempty"`
 	// Stacks are, per site in order, the functions open at the site,
 	// outermost first, from the goroutine's function entry and exit events
-	// (empty without precog record -funcs).
+	// (empty without precog record -funcs; JSON output omits Stacks
+	// when every entry is empty).
 	Stacks   [][]Site `json:"stacks,omitempty"`
 	Evidence Evidence `json:"evidence"`
 	// Tests are the tests whose runs exposed the finding, as

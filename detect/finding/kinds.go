@@ -46,6 +46,7 @@ const (
 	RoleInit     = "init"      // the initializing write
 	RoleDone     = "done"      // a WaitGroup.Done that may come before its Add
 	RoleAdd      = "add"       // the WaitGroup.Add
+	RoleWait     = "wait"      // a WaitGroup.Wait that may return before an Add
 	RoleClose    = "close"     // a channel close
 	RoleSend     = "send"      // a send on the channel closed
 	RoleIndex    = "index"     // the read of an index or bound

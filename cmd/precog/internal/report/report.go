@@ -31,6 +31,12 @@ func JSON(w io.Writer, fs []finding.Finding) error {
 		if f.Tests == nil {
 			f.Tests = []string{}
 		}
+		// Omit what is unknown: the zero spawns of sites on a test's own
+		// goroutine and the stacks of a run recorded without -funcs.
+		f.Spawns = slices.DeleteFunc(slices.Clone(f.Spawns), func(s finding.Site) bool { return s == finding.Site{} })
+		if !slices.ContainsFunc(f.Stacks, func(s []finding.Site) bool { return len(s) > 0 }) {
+			f.Stacks = nil
+		}
 		if err := enc.Encode(f); err != nil {
 			return err
 		}

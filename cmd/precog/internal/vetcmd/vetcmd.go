@@ -59,9 +59,8 @@ With -json, each finding is instead one JSON object on a line of its own
 (JSON Lines), in the same order, in the shape precog test prints:
 
 	{"id":"3fe2c2cb580d","kind":"con-null","status":"static","message":"...",
-	 "sites":[{"file":"/abs/p/p.go","line":12,"col":5,"endLine":12,"endCol":11,
-	           "role":"","expr":""},{"file":"/abs/p/p.go","line":12,"col":7,
-	           "role":"deref","expr":""},...],
+	 "sites":[{"file":"/abs/p/p.go","line":12,"col":5,"endLine":12,"endCol":11},
+	          {"file":"/abs/p/p.go","line":12,"col":7,"role":"deref"},...],
 	 "evidence":{},"tests":[],"reports":1,
 	 "related":[{"file":"/abs/p/p.go","line":30,"col":2,"message":"..."}],
 	 "analyzer":"connull","package":"example.com/p","url":"..."}

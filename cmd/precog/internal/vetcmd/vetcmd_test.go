@@ -197,7 +197,7 @@ func TestJSON(t *testing.T) {
 		"message":  "go statement in wide",
 		"url":      "https://example.com/checks/gostmt#test-go",
 		"sites": []any{map[string]any{
-			"file": file, "line": 8.0, "col": 40.0, "endLine": 8.0, "endCol": 46.0, "role": "", "expr": "",
+			"file": file, "line": 8.0, "col": 40.0, "endLine": 8.0, "endCol": 46.0,
 		}},
 		"related": []any{map[string]any{
 			"file": file, "line": 8.0, "col": 6.0, "endLine": 8.0, "endCol": 10.0,
