@@ -41,11 +41,18 @@ import (
 // (found without running anything) or predicted (found in a recorded run);
 // validation turns a predicted one into one of the other four, with its
 // Validation (whose Reason says why) and, when confirmed, its Repro.
+// precog test -vet takes static findings to the runs: one whose sites no
+// run reached is not-reached, the others are validated as predicted ones.
 type Status string
 
 const (
 	// Static: a static check found it; nothing ran.
 	Static Status = "static"
+	// NotReached: a static finding that precog test -vet looked for in
+	// the recorded runs, none of which ran its sites on one object from
+	// two goroutines (Validation.Reason says which site no run reached):
+	// nothing could be forced, and it stays as unproven as a static one.
+	NotReached Status = "not-reached"
 	// Predicted: some interleaving of a recorded run would make the
 	// sites meet; no run has shown it yet.
 	Predicted Status = "predicted"
@@ -67,11 +74,12 @@ const (
 // forced, which outweighs a prediction, which outweighs static analysis.
 var strength = map[Status]int{
 	Static:       1,
-	Predicted:    2,
-	TimedOut:     3,
-	Diverged:     4,
-	NotConfirmed: 5,
-	Confirmed:    6,
+	NotReached:   2,
+	Predicted:    3,
+	TimedOut:     4,
+	Diverged:     5,
+	NotConfirmed: 6,
+	Confirmed:    7,
 }
 
 // Stronger reports whether s says more about a finding than t.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +39,12 @@ func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
 	fmt.Fprintf(h, "precog %s\n", self)
 	cfgJSON, _ := json.Marshal(cfg)
 	h.Write(cfgJSON)
+	for _, a := range cfg.Checks {
+		// The checks and their flags decide Result.Static.
+		fmt.Fprintf(h, "check %s", a.Name)
+		a.Flags.VisitAll(func(f *flag.Flag) { fmt.Fprintf(h, " -%s=%s", f.Name, f.Value) })
+		fmt.Fprintln(h)
+	}
 	h.Write(mod.goEnv)
 	hashFile(h, mod.GoMod)
 	hashFile(h, filepath.Join(mod.Dir, "go.sum"))

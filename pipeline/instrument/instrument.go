@@ -43,9 +43,11 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/precog-dev/precog/detect/cfp"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/pipeline/static"
 	"github.com/precog-dev/precog/shim/trace"
@@ -65,6 +67,11 @@ type Config struct {
 	CFP      *CFPOptions
 	Deps     string // -instrument-deps pattern: dependencies to instrument via replace copies
 	CacheDir string // "" = filepath.Join(os.UserCacheDir(), "precog")
+	// Checks are check analyzers (precog vet's) to run on the packages
+	// matching Patterns, in the same analysis as the shared-location one:
+	// their diagnostics come back in Result.Static, and the accesses on
+	// the lines of their sites are always instrumented (precog test -vet).
+	Checks []*analysis.Analyzer `json:"-"`
 }
 
 // Result is what a build of the instrumented tests needs.
@@ -73,6 +80,10 @@ type Result struct {
 	Sites      string   // path of the site table JSON (trace.SiteTable)
 	Plan       string   // path of the CFP plan JSON (detect/cfp.Plan); "" without Config.CFP
 	Packages   []string // import paths of the packages instrumented
+	// Static are the findings of Config.Checks, sorted (static.Checks);
+	// CheckErrors has one line per check that failed on a package.
+	Static      []finding.Finding `json:"static,omitempty"`
+	CheckErrors []string          `json:"checkErrors,omitempty"`
 }
 
 // load loads the packages matching cfg.Patterns with their tests and
@@ -153,8 +164,18 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Funcs = true
 		plans = newPlanSet(*cfg.CFP)
 	}
-	if !cfg.All || plans != nil {
-		if shared, err = analyzeShared(sel.roots, plans); err != nil {
+	var checks *static.Checks
+	if len(cfg.Checks) > 0 {
+		// The checks' diagnostics on the packages under test, not on
+		// the other packages of the module their tests import.
+		roots := make(map[string]bool)
+		for _, p := range pkgs {
+			roots[p.PkgPath] = true
+		}
+		checks = static.NewChecks(cfg.Checks, func(p *packages.Package) bool { return roots[p.PkgPath] })
+	}
+	if !cfg.All || plans != nil || checks != nil {
+		if shared, err = analyzeShared(sel.roots, plans, checks); err != nil {
 			return nil, err
 		}
 		if cfg.All {
@@ -253,6 +274,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		BuildFlags: []string{"-overlay=" + ovPath},
 		Sites:      sitesPath,
 		Packages:   sel.paths(),
+	}
+	if checks != nil {
+		res.Static, res.CheckErrors = checks.Findings()
 	}
 	if plan != nil {
 		data, err := json.Marshal(plan)

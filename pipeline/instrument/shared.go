@@ -33,7 +33,12 @@ import (
 // analysis cannot see), and only accesses to objects not yet visible to
 // another goroutine (sharedloc's Local) are dropped before pairing.
 type sharedSet struct {
-	at     map[fileOffset]bool   // positions of shared accesses (go/ssa's instruction positions)
+	at map[fileOffset]bool // positions of shared accesses (go/ssa's instruction positions)
+	// named are the lines of the sites of the checks' findings (precog
+	// test -vet): every access on them is recorded, whatever the
+	// analysis says, so that a run that reaches a static candidate's
+	// sites shows it.
+	named  map[fileLine]bool
 	uses   map[fileOffset]string // trace.Site.Uses of the loads at a position
 	failed map[string]bool       // files whose package could not be analyzed: record everything
 }
@@ -69,17 +74,28 @@ func keyOf(fset *token.FileSet, l sharedloc.Loc) locKey {
 	return k
 }
 
+// A fileLine is a line of a file.
+type fileLine struct {
+	file string
+	line int
+}
+
 // analyzeShared runs sharedloc on the packages and collects the shared
 // accesses.
 //
 // With plan not nil it also runs analyzers/cfpplan and adds its results to
-// plan.
-func analyzeShared(pkgs []*packages.Package, plan *planSet) (*sharedSet, error) {
-	s := &sharedSet{at: make(map[fileOffset]bool), uses: make(map[fileOffset]string), failed: make(map[string]bool)}
+// plan. With checks not nil, it runs their analyzers in the same pass,
+// collects their findings into checks, and records every access on the
+// lines of their sites.
+func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Checks) (*sharedSet, error) {
+	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), failed: make(map[string]bool)}
 	if len(pkgs) == 0 {
 		return s, nil
 	}
 	analyzers := []*analysis.Analyzer{sharedloc.Analyzer}
+	if checks != nil {
+		analyzers = append(analyzers, checks.Analyzers()...)
+	}
 	if plan != nil {
 		analyzers = append(analyzers, cfpplan.Analyzer)
 		defer cfpplan.Analyzer.Flags.Set("loops", cfpplan.Analyzer.Flags.Lookup("loops").DefValue)
@@ -97,6 +113,9 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet) (*sharedSet, error) 
 	byLoc := make(map[locKey][]access)
 	var keys []locKey // in first-seen order, for determinism
 	err := static.Analyze(analyzers, pkgs, func(act *checker.Action) {
+		if checks != nil {
+			checks.Visit(act)
+		}
 		if plan != nil && act.IsRoot && act.Analyzer == cfpplan.Analyzer {
 			plan.add(act)
 			return
@@ -136,6 +155,16 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet) (*sharedSet, error) 
 	})
 	if err != nil {
 		return nil, fmt.Errorf("analyzing shared locations: %w", err)
+	}
+	if checks != nil {
+		fs, _ := checks.Findings()
+		for _, f := range fs {
+			for _, site := range f.Sites {
+				if site.File != "" {
+					s.named[fileLine{site.File, site.Line}] = true
+				}
+			}
+		}
 	}
 	for _, k := range keys {
 		accs := byLoc[k]
@@ -198,7 +227,14 @@ func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) 
 		return nil
 	}
 	return func(pos token.Pos) bool {
-		return pos.IsValid() && s.at[offsetOf(fset, pos)]
+		if !pos.IsValid() {
+			return false
+		}
+		if s.at[offsetOf(fset, pos)] {
+			return true
+		}
+		p := fset.PositionFor(pos, false)
+		return s.named[fileLine{p.Filename, p.Line}]
 	}
 }
 

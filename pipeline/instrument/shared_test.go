@@ -27,7 +27,7 @@ func TestSharedAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil)
+	s, err := analyzeShared(sel.roots, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil)
+	s, err := analyzeShared(sel.roots, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,14 +89,32 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		funcsOff = []string{plan.FuncsEnv + "=0"}
 	}
 	sel := newSiteSelector(cov.Sites)
+	// precog test -vet: the sites of the static candidates are recorded
+	// in every guided run, and a package that holds candidates runs all
+	// its tests (those CFP did not select recording only those sites and
+	// their test code), so that the runs that reach a candidate are not
+	// left out.
+	named := namedSites(cov.Sites, inst.Static)
+	vetPkgs := make(map[string]bool)
+	for _, f := range inst.Static {
+		vetPkgs[strings.TrimSuffix(f.Package, "_test")] = true
+	}
 	env := make(map[string][]string) // "pkg.Test" -> its environment
 	for path, g := range byPkg {
-		for name, s := range g.steps {
+		steered := vetPkgs[path]
+		for _, t := range g.pkg.Tests {
+			s, ok := g.steps[t.Name]
+			if !ok && !steered {
+				continue
+			}
+			if !ok {
+				g.steps[t.Name] = cfp.Step{Test: t.Name}
+			}
 			file := filepath.Join(filters, strconv.Itoa(len(env))+".sites")
-			if err := os.WriteFile(file, sel.sites(s.Funcs), 0o666); err != nil {
+			if err := os.WriteFile(file, append(sel.sites(s.Funcs), named...), 0o666); err != nil {
 				return nil, nil, err
 			}
-			env[path+"."+name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
+			env[path+"."+t.Name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
 		}
 	}
 	ro.Reuse = true

@@ -10,6 +10,7 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/races"
+	"github.com/precog-dev/precog/detect/reach"
 	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/hwmodel"
 	"github.com/precog-dev/precog/pipeline/control"
@@ -29,6 +30,10 @@ type testChecks struct {
 	ranIn []rankedRun
 	// internal collects the checkers' panics, one line each.
 	internal []string
+	// vet holds the static candidates (precog test -vet), nil without;
+	// reached is what the last run showed of them.
+	vet     *vetState
+	reached []reach.Result
 }
 
 // run checks one run (named what, for errors) and returns the per-run
@@ -43,6 +48,9 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 	var g *hb.Graph
 	if !tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
 		return nil
+	}
+	if tc.vet != nil {
+		tc.guard("reach", what, func() { tc.reached = tc.vet.find(g, sites) })
 	}
 	var fs []finding.Finding
 	tc.guard("conmem", what, func() { fs = append(fs, conmem.Check(g, sites, tc.opts.ConMem)...) })

@@ -44,6 +44,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
+	"golang.org/x/tools/go/analysis"
 )
 
 // MaxRuns bounds Options.Runs.
@@ -88,6 +89,14 @@ type Options struct {
 	// that cover the packages' pairs, recording only the memory accesses
 	// of the functions each was selected for.
 	CFP bool
+	// Checks, if not empty, are precog vet's checks (precog test -vet):
+	// they run on the packages in the instrumenter's analysis, their
+	// findings' sites are always recorded, and each finding is looked
+	// for in the recorded runs (detect/reach) and, where a run reached
+	// its sites, validated like a predicted one. Result.Findings then
+	// holds them too, a candidate that is also a runtime finding (same
+	// ID) as that one; Stats.Vet counts them.
+	Checks []*analysis.Analyzer
 }
 
 // DetectOptions configures the checkers.
@@ -110,6 +119,9 @@ type DetectOptions struct {
 	// TestSubpoolStopAndWait starts 100,000 and needed over 20 GB). 0
 	// means DefaultMaxGoroutines; negative, no limit.
 	MaxGoroutines int
+	// Static are static findings to look for in every run (precog test
+	// -vet, see Options.Checks).
+	Static []finding.Finding
 	// NoHardware leaves out the note on each OSCS finding that says
 	// whether OSCS-HW, the paper's always-on hardware on its Table 1
 	// machine (hwmodel), would have caught it in the recorded run, and if
@@ -161,6 +173,9 @@ type Stats struct {
 	Statuses map[finding.Status]int
 	// CFP is what CFP guidance selected; nil without Options.CFP.
 	CFP *CFPStats
+	// Vet counts the static candidates of Options.Checks by status,
+	// after validation; nil without checks.
+	Vet map[finding.Status]int
 }
 
 // Duplication is the CFP paper's duplication rate: reports over unique
@@ -204,6 +219,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Funcs:      o.Funcs,
 		Deps:       o.Deps,
 		CacheDir:   o.CacheDir,
+		Checks:     o.Checks,
 	}
 	if o.CFP {
 		all := instrument.AllCFP
@@ -268,16 +284,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	recorded := time.Since(start)
 	progress("detecting")
+	var early Result // the checks' notes and internal errors
+	var vetIDs []string
+	if len(o.Checks) > 0 {
+		o.Detect.Static = candidates(inst.Static, &early)
+		for _, f := range o.Detect.Static {
+			vetIDs = append(vetIDs, f.ID)
+		}
+		for _, e := range inst.CheckErrors {
+			early.Notes = append(early.Notes, "precog vet: "+e)
+		}
+	}
 	res, err := Detect(ctx, out, ix, o.Detect)
 	if err != nil {
 		return nil, err
 	}
+	res.Notes = append(early.Notes, res.Notes...)
+	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
 	if o.Validate != nil {
 		if err := validateAll(ctx, o, out, binDir, res); err != nil {
 			return nil, err
 		}
+	}
+	if len(o.Checks) > 0 {
+		res.Stats.Vet = res.vetCounts(vetIDs)
 	}
 	return res, nil
 }
@@ -291,6 +323,10 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 	}
 	res := &Result{Index: ix}
 	user := userFiles(sites, ix)
+	var vet *vetState
+	if len(o.Static) > 0 {
+		vet = newVetState(o.Static)
+	}
 	var all []finding.Finding
 	for _, p := range ix.Packages {
 		res.Stats.Packages++
@@ -304,7 +340,7 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 			for _, r := range t.Runs {
 				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
 			}
-			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user}
+			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet}
 			fs, err := detectTest(tf, runs, sites, o, res)
 			if err != nil {
 				return nil, err
@@ -314,6 +350,23 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 	}
 	res.Stats.Reports = len(all)
 	res.Findings = finding.Merge(all)
+	if vet != nil {
+		// A static candidate that is a runtime finding too is that
+		// finding; the others join the findings as they are.
+		have := make(map[string]int)
+		for i, f := range res.Findings {
+			have[f.ID] = i
+		}
+		for _, f := range vet.findings() {
+			if i, ok := have[f.ID]; ok {
+				n := &res.Findings[i].Evidence.Notes
+				*n = append(*n, "precog vet's "+f.Analyzer+" check reports it too")
+				continue
+			}
+			res.Findings = append(res.Findings, f)
+		}
+		slices.SortFunc(res.Findings, finding.Compare)
+	}
 	res.Stats.Detect = time.Since(start)
 	return res, nil
 }
@@ -336,6 +389,7 @@ type testFiles struct {
 	importPath string
 	pkgDir     string
 	user       func(file string) bool // see failureOf
+	vet        *vetState              // the static candidates, or nil
 }
 
 // detectTest checks the runs of one test and returns its findings, one
@@ -345,7 +399,7 @@ type testFiles struct {
 func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
 	dir, name := tf.dir, tf.name
 	var fs []finding.Finding
-	tc := testChecks{opts: o, ranked: len(runs) > 1}
+	tc := testChecks{opts: o, ranked: len(runs) > 1, vet: tf.vet}
 	for _, r := range runs {
 		if r.forced != "" {
 			res.Stats.Targeted++
@@ -375,6 +429,10 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 		found, evs, err := tc.analyse(dir, what, r, sites, o, res)
 		if err != nil {
 			return nil, err
+		}
+		if tc.reached != nil {
+			tf.vet.add(tc.reached, name, r.n, evs)
+			tc.reached = nil
 		}
 		var pts []plan.Point
 		for i := range found {

@@ -90,7 +90,9 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	var fs []finding.Finding
 	res.Stats.Statuses = make(map[finding.Status]int)
 	for i, f := range res.Findings {
-		if f.Status == finding.Confirmed && f.Validation != nil {
+		if f.Status == finding.Confirmed && f.Validation != nil || f.Status == finding.NotReached || f.Status == finding.Static {
+			// A static candidate no run reached, or without two sites,
+			// has nothing to force.
 			res.Stats.Statuses[f.Status]++
 			continue
 		}

@@ -121,6 +121,9 @@ func evidence(dir string, f finding.Finding) []string {
 				lines = append(lines, fmt.Sprintf("%s: in %s", sitePos(dir, c), cmpOr(c.Function, c.Expr)))
 			}
 		}
+		if s.Role == "" && f.Analyzer != "" {
+			continue // a static finding's reported position, the first line's
+		}
 		line := fmt.Sprintf("%s: %s", sitePos(dir, s), s.Role)
 		if s.Expr != "" {
 			line += " " + s.Expr
@@ -143,6 +146,14 @@ func evidence(dir string, f finding.Finding) []string {
 			line += " (" + strings.Join(extra, "; ") + ")"
 		}
 		lines = append(lines, line)
+	}
+	for _, r := range f.Related {
+		// A static finding taken to the runs (precog test -vet): its
+		// check's evidence.
+		lines = append(lines, fmt.Sprintf("%s: %s", staticPos(dir, r.File, r.Line, r.Col, f.Package), r.Message))
+	}
+	if f.Analyzer != "" {
+		lines = append(lines, fmt.Sprintf("found by precog vet's %s check", f.Analyzer))
 	}
 	for _, n := range f.Evidence.Notes {
 		lines = append(lines, "note: "+n)
@@ -172,14 +183,23 @@ func statusLine(f finding.Finding) string {
 	case finding.Confirmed:
 		line = fmt.Sprintf("id %s, confirmed (%s, in %s)", f.ID, v.Effect, v.Test)
 	case finding.Predicted:
-		line = fmt.Sprintf("id %s, predicted only", f.ID)
+		line = fmt.Sprintf("id %s, %s only", f.ID, only(f))
 	default:
-		line = fmt.Sprintf("id %s, predicted only, %s", f.ID, f.Status)
+		line = fmt.Sprintf("id %s, %s only, %s", f.ID, only(f), f.Status)
 	}
 	if v.Reason != "" {
 		line += ": " + v.Reason
 	}
 	return line
+}
+
+// only says what an unconfirmed finding is: a prediction from a run, or a
+// static finding that precog test -vet took to the runs.
+func only(f finding.Finding) string {
+	if f.Analyzer != "" {
+		return "static"
+	}
+	return "predicted"
 }
 
 // rank orders statuses for the text output: confirmed first.

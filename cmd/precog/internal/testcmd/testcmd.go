@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/report"
 	"github.com/precog-dev/precog/detect/conmem"
@@ -26,6 +27,7 @@ import (
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/record"
+	"golang.org/x/tools/go/analysis"
 )
 
 const doc = `Test runs the tests of the packages instrumented, as "precog record" does,
@@ -134,6 +136,29 @@ finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
 that makes the test fail the same way again.
 
+Static candidates
+
+With -vet, precog test also runs precog vet's checks on the packages (in
+the instrumenter's own analysis: the packages are loaded and analysed
+once), records every access on the lines of their diagnostics' sites
+whatever the shared-location analysis and CFP's selection would drop (and,
+in a package that holds a diagnostic, runs every test, those CFP did not
+select recording only those sites), and takes each diagnostic to the
+runs: a run reaches it when it ran the diagnostic's two sites (the nil
+store and the dereference, the close and the send, ...) on one object from
+two goroutines. Such a diagnostic is validated like a predicted finding,
+from that run, and reported confirmed (with its reproducer),
+not-confirmed, diverged or timed-out; one no run reached is
+
+	not-reached    no recorded run ran its sites on one object from two
+	               goroutines; the reason names the site no run ran
+
+and one whose check names only where it reports (a use after Reset, a
+range over a map, a t.Log after the test) stays static. A diagnostic with
+the ID of a runtime finding is that finding (a note says precog vet
+reports it too). The summary adds a line counting the diagnostics by
+status.
+
 Output
 
 Each finding is one line on stdout, confirmed findings first (among
@@ -158,7 +183,8 @@ out and not validated, and the time validation took.
 With -json, each finding is instead one JSON object on a line of its own,
 with id (stable: a hash of the kind and the sites' positions and roles,
 the ID precog vet gives the static finding of the same bug), kind, status
-(confirmed, not-confirmed, diverged, timed-out or predicted), validation
+(confirmed, not-confirmed, diverged, timed-out or predicted; with -vet,
+not-reached or static for a diagnostic), validation
 (effect, reason, test, runs, and order: the interleaving the deciding
 forced run was held to, in words and as edges between the witness's
 events), repro (the reproducer's command, for a
@@ -276,6 +302,7 @@ func Command() *cli.Command {
 				}
 				return nil
 			})
+			fs.BoolVar(&o.vet, "vet", false, "also run precog vet's checks on the packages, record their sites always, and confirm each diagnostic in the runs that reach its sites (see Static candidates below)")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
@@ -315,6 +342,7 @@ type options struct {
 	// command is the command line, for the HTML report.
 	command string
 
+	vet      bool
 	validate bool
 	budget   time.Duration
 	parallel int
@@ -381,6 +409,12 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 		vo = &predict.ValidateOptions{Parallel: o.parallel, Budget: o.budget, ReproDir: rd, Repro: reproCommand(o)}
 	}
+	var checks []*analysis.Analyzer
+	if o.vet {
+		if checks, err = vetChecks(); err != nil {
+			return cli.ExitError, err
+		}
+	}
 	res, err := predict.Run(ctx, predict.Options{
 		Dir:      dir,
 		Patterns: patterns,
@@ -393,10 +427,10 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Out:      out,
 		Runs:     o.runs,
 		Seed:     o.seed,
-
 		Perturb:        o.perturb,
 		TargetedBudget: o.perturbBudget,
 		Validate:       vo,
+		Checks:         checks,
 		Progress:       progress.Status,
 		TestLog:        testLog,
 		Detect: predict.DetectOptions{
@@ -491,6 +525,31 @@ func summarize(w io.Writer, res *predict.Result, runs int) {
 		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",
 			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], round(s.Validate))
 	}
+	if v := s.Vet; v != nil {
+		n := 0
+		for _, c := range v {
+			n += c
+		}
+		fmt.Fprintf(w, "vet: %d %s of precog vet: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, %d not reached by any test, %d without two sites to force\n",
+			n, plural(n, "diagnostic", "diagnostics"), v[finding.Confirmed], v[finding.NotConfirmed], v[finding.Diverged], v[finding.TimedOut], v[finding.Predicted], v[finding.NotReached], v[finding.Static])
+	}
+}
+
+// vetChecks returns precog vet's checks with the flag values of a
+// driver that analyses many packages in one process.
+func vetChecks() ([]*analysis.Analyzer, error) {
+	checks := suite.Checks()
+	for name, value := range suite.SharedProcessFlags {
+		an, fl, _ := strings.Cut(name, ".")
+		for _, a := range checks {
+			if a.Name == an {
+				if err := a.Flags.Set(fl, value); err != nil {
+					return nil, fmt.Errorf("setting -%s: %w", name, err)
+				}
+			}
+		}
+	}
+	return checks, nil
 }
 
 // reproCommand returns the command that replays a confirmed finding's

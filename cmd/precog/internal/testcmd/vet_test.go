@@ -1,0 +1,100 @@
+package testcmd_test
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/analyzers/suite"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
+	"github.com/precog-dev/precog/detect/finding"
+)
+
+// TestVet runs precog test -vet on kernels and checks the status of each
+// diagnostic precog vet gives for them: the seeded bugs confirmed, the
+// static checks' known false positives (spinflag's and prodcons's spin
+// loops, conmem.txt Fig. 10 and 12(b)) reached and forced but not
+// confirmed, a dereference no test runs not reached, and a diagnostic
+// whose check names no two sites left static.
+func TestVet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the kernels' tests")
+	}
+	pkgs := []string{"./mysql", "./pbzip2queue", "./transmission", "./apache", "./spinflag", "./prodcons", "./pbzip2mutex", "./apache1pool"}
+	want := map[string]finding.Status{
+		"con-null mysql/mysql.go:72":                 finding.Confirmed,
+		"con-closed pbzip2queue/pbzip2queue.go:59":   finding.Confirmed,
+		"con-uninit transmission/transmission.go:81": finding.Confirmed,
+		"con-index apache/apache.go:66":              finding.Confirmed,
+		"con-null pbzip2mutex/pbzip2mutex.go:67":     finding.Confirmed,
+		"con-null pbzip2mutex/pbzip2mutex.go:72":     finding.NotReached,
+		"con-closed apache1pool/apache1pool.go:116":  finding.Static,
+	}
+	// Negative controls: reached and forced, never confirmed.
+	forcedOnly := []string{
+		"con-null spinflag/spinflag.go:49", "con-null spinflag/spinflag.go:50",
+		"con-null spinflag/spinflag.go:71", "con-null spinflag/spinflag.go:72",
+		"con-null prodcons/prodcons.go:75",
+	}
+
+	var out, errs bytes.Buffer
+	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: kernels}
+	vet := vetcmd.Command(suite.Checks(), suite.IDs)
+	if code := cli.Main(t.Context(), env, []*cli.Command{vet}, append([]string{"vet", "-json"}, pkgs...)); code != 3 {
+		t.Fatalf("precog vet exited %d, want 3 (findings):\n%s", code, errs.String())
+	}
+	static := decodeFindings(t, out.String())
+
+	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-vet", "-json", "-cache", t.TempDir(), "-timeout", "1m"}, pkgs...)...)
+	if code != 3 {
+		t.Fatalf("precog test -vet exited %d, want 3 (confirmed findings):\n%s", code, stderr)
+	}
+	byID := make(map[string]finding.Finding)
+	for _, f := range decodeFindings(t, stdout) {
+		byID[f.ID] = f
+	}
+	seen := make(map[string]bool)
+	for _, s := range static {
+		rel, _ := filepath.Rel(kernels, s.Sites[0].File)
+		name := fmt.Sprintf("%s %s:%d", s.Kind, filepath.ToSlash(rel), s.Sites[0].Line)
+		seen[name] = true
+		f, ok := byID[s.ID]
+		if !ok {
+			t.Errorf("%s: precog test -vet has no finding with its ID %s", name, s.ID)
+			continue
+		}
+		reason := ""
+		if f.Validation != nil {
+			reason = f.Validation.Reason
+		}
+		if w, ok := want[name]; ok {
+			if f.Status != w {
+				t.Errorf("%s: status %s (%s), want %s", name, f.Status, reason, w)
+			}
+			if w == finding.NotReached && !strings.Contains(reason, "not reached by any test: no recorded run ran the deref") {
+				t.Errorf("%s: reason %q, want it to name the dereference no run reached", name, reason)
+			}
+			if w == finding.Confirmed && f.Repro == "" {
+				t.Errorf("%s: confirmed without a reproducer", name)
+			}
+		}
+		for _, n := range forcedOnly {
+			if n == name && (f.Status == finding.Confirmed || f.Status == finding.NotReached || f.Validation == nil || f.Validation.Runs == 0) {
+				t.Errorf("%s: a false positive of the static check is %s (%s), want forced and not confirmed", name, f.Status, reason)
+			}
+		}
+	}
+	for _, n := range append(forcedOnly, slices.Collect(maps.Keys(want))...) {
+		if !seen[n] {
+			t.Errorf("precog vet gave no diagnostic %s", n)
+		}
+	}
+	if !strings.Contains(stderr, "vet: 14 diagnostics of precog vet: 6 confirmed,") {
+		t.Errorf("summary lacks the vet line with 14 diagnostics, 6 confirmed:\n%s", stderr)
+	}
+}
