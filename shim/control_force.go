@@ -26,6 +26,12 @@ type fpoint struct {
 	lazy      bool          // passed lazily (passLazily): by its goroutine's next event or a successor after readGrace
 	succs     int           // steps that wait for it
 	done      chan struct{} // closed when passed
+	// letGo is closed when its predecessors have passed and its
+	// goroutine goes on (at letAt): a successor waiting for a lazy step
+	// then starts its grace rather than waiting for a pass that may
+	// never be recorded (the reader returns without another event).
+	letGo chan struct{}
+	letAt time.Time
 	grp       *fgroup       // the group released together with it, if any
 }
 
@@ -57,7 +63,7 @@ func (f *forceState) load(c *control, edges []plan.Edge, together [][]plan.Point
 		if fp := f.points[k]; fp != nil {
 			return fp, nil
 		}
-		fp := &fpoint{p: p, done: make(chan struct{})}
+		fp := &fpoint{p: p, done: make(chan struct{}), letGo: make(chan struct{})}
 		f.points[k] = fp
 		f.list = append(f.list, fp)
 		c.name(p.Site)
@@ -232,8 +238,8 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 				c.finish(plan.Diverged, fmt.Sprintf("step %s waits for step %s, but %s", pointString(p.p), pointString(a.p), c.describe(a.p)))
 				return
 			}
-			if a.reached && a.lazy {
-				if grace := readGrace - time.Since(a.reachedAt); grace > 0 {
+			if a.lazy {
+				if grace := readGrace - time.Since(a.letAt); grace > 0 {
 					c.waitFor(a.done, grace)
 				} else {
 					// a's goroutine made its access and went on
@@ -242,7 +248,14 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 				}
 				continue
 			}
-			if ok, why := c.wait(a.done); !ok {
+			// Until a is let go, wait for that: a lazy step is then
+			// waited for its grace only. Let go and not lazy, it
+			// passes with its operation.
+			ch := a.letGo
+			if !a.letAt.IsZero() {
+				ch = a.done
+			}
+			if ok, why := c.wait(ch); !ok {
 				reason := fmt.Sprintf("step %s gave up waiting for step %s: %s; %s", pointString(p.p), pointString(a.p), why, c.describe(a.p))
 				c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Before: &a.p, Reason: reason})
 				c.finish(plan.TimedOut, reason)
@@ -265,6 +278,15 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 	}
 	p.lazy = passLazily(k)
 	gc.pending = p
+	p.let()
+}
+
+// let marks p let go, once. c.mu is held.
+func (p *fpoint) let() {
+	if p.letAt.IsZero() {
+		p.letAt = time.Now()
+		close(p.letGo)
+	}
 }
 
 // pass marks p passed and lets its successors go. c.mu is held.
@@ -273,6 +295,7 @@ func (f *forceState) pass(c *control, p *fpoint) {
 		return
 	}
 	p.passed = true
+	p.let()
 	close(p.done)
 	f.left--
 	c.emit(plan.Record{Event: plan.EvPassed, Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Since(p.reachedAt).Microseconds()})

@@ -124,6 +124,7 @@ func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 	}
 	passed := make(map[plan.Point]bool)
 	reached := make(map[plan.Point]bool)
+	lazy := make(map[plan.Point]bool) // reached reads, whose access follows the record
 	for _, rec := range res.Records {
 		switch rec.Event {
 		case plan.EvFinal:
@@ -137,6 +138,9 @@ func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 			}
 		case plan.EvReached:
 			reached[bare(rec.Point)] = true
+			if rec.Point != nil && lazyKinds[rec.Point.Kind] {
+				lazy[bare(rec.Point)] = true
+			}
 		}
 	}
 	if res.Final || p.Mode == plan.Perturb {
@@ -156,9 +160,9 @@ func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 		if len(missing) > 0 {
 			res.State = plan.Diverged
 			res.Reason = "the run ended before reaching step " + strings.Join(dedup(missing), ", ")
-		} else if len(passed) < len(reached) {
+		} else if a, b, ok := stalled(p.Edges, passed, lazy); ok {
 			res.State = plan.Diverged
-			res.Reason = "the run ended while a step was reached but not passed"
+			res.Reason = "the run ended while step " + pointString(b) + " waited for step " + pointString(a) + ", reached but not passed"
 		}
 	case plan.Replay:
 		res.State = plan.Diverged
@@ -168,6 +172,56 @@ func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// lazyKinds are the kinds of the steps the shim passes lazily (see the
+// shim's passLazily): a read's access is made after the shim returns from
+// its step, so a reached read has been made, or is being made, whether or
+// not the shim recorded it passed before the run ended.
+var lazyKinds = map[string]bool{
+	trace.EvRead.String(): true, trace.EvMapRead.String(): true,
+	trace.EvMapWrite.String(): true, trace.EvMapIter.String(): true,
+}
+
+// stalled reports, for a force run that ended without a final line after
+// reaching every step, an edge a -> b whose step b was still held when the
+// run ended: a had not been done. A step is done when the shim recorded it
+// passed, or when it is a read whose predecessors were all done (the
+// shim passes a read lazily, at its goroutine's next event or after a
+// grace, but the read itself is made as soon as it is let go). A step
+// whose predecessors are all done was let go; not recorded passed, it only
+// lost the race with the process's exit, and the order held: a test that
+// returns right after the last read of a plan (raceatomic's Closed) ends
+// the process while the goroutine waiting for that read is let go.
+func stalled(edges []plan.Edge, passed, lazy map[plan.Point]bool) (a, b plan.Point, ok bool) {
+	preds := make(map[plan.Point][]plan.Point)
+	for _, e := range edges {
+		after := bare(&e.After)
+		preds[after] = append(preds[after], bare(&e.Before))
+	}
+	memo := make(map[plan.Point]bool)
+	var done func(p plan.Point) bool
+	done = func(p plan.Point) bool {
+		if v, ok := memo[p]; ok {
+			return v
+		}
+		memo[p] = false // the shim rejects cycles; this ends one anyway
+		v := passed[p]
+		if !v && lazy[p] {
+			v = true
+			for _, q := range preds[p] {
+				v = v && done(q)
+			}
+		}
+		memo[p] = v
+		return v
+	}
+	for _, e := range edges {
+		if before := bare(&e.Before); !done(before) {
+			return before, bare(&e.After), true
+		}
+	}
+	return plan.Point{}, plan.Point{}, false
 }
 
 // ReadResultFile is ReadResult of the file at path.

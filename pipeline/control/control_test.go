@@ -40,6 +40,20 @@ func TestReadResult(t *testing.T) {
 {"event":"reached","t_us":2,"point":{"g":1,"site":10,"n":0}}
 {"event":"passed","t_us":3,"point":{"g":1,"site":10,"n":0},"seq":5}
 `, forcePlan, plan.Diverged, false, "before reaching step (g 2, site 20, n 0)"},
+		// raceatomic: the read's goroutine returned from the test
+		// right after the read; the process ended while the step
+		// waiting for it (b) was let go, before either was recorded
+		// passed. The order held.
+		{"ended after the last read", `{"event":"plan","t_us":1}
+{"event":"reached","t_us":2,"point":{"g":2,"site":20,"n":0,"kind":"AtomicStore"}}
+{"event":"reached","t_us":4,"point":{"g":1,"site":10,"n":0,"kind":"Read"}}
+`, forcePlan, plan.Confirmed, false, ""},
+		// The same with a store as the first step: not passed, it was
+		// not done, and b waited for it.
+		{"ended while held", `{"event":"plan","t_us":1}
+{"event":"reached","t_us":2,"point":{"g":2,"site":20,"n":0,"kind":"AtomicStore"}}
+{"event":"reached","t_us":4,"point":{"g":1,"site":10,"n":0,"kind":"Lock"}}
+`, forcePlan, plan.Diverged, false, "step (g 2, site 20, n 0) waited for step (g 1, site 10, n 0)"},
 		{"replay cut", `{"event":"plan","t_us":1}
 {"event":"passed","t_us":3,"point":{"g":1,"site":10,"n":0},"pos":0,"of":2}
 `, &plan.Plan{Mode: "replay", Order: []plan.Point{a, b}}, plan.Diverged, false, "position 1 of 2"},

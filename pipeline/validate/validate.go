@@ -15,7 +15,10 @@
 //     (see control: it fails again, the other order passes, no goroutine
 //     was held back over MaxBareWait). Validation.Effect says which.
 //   - not-confirmed: the forced order held and nothing failed as
-//     predicted.
+//     predicted. For con-null, con-index and con-uninit, the order is
+//     forced once more with the run recorded, and the reason says what
+//     its trace shows (Explain): the value the use read was not nil, was
+//     in bounds, or was initialized; or the nil was read and not used.
 //   - diverged: the run could not follow the plan; the reason names the
 //     step that never came (custom synchronization the analysis missed, or
 //     a goroutine that took another path).
@@ -185,6 +188,9 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 		return v.race(ctx, f)
 	}
 	var planErr error
+	// first is the first order that held without any failure, to
+	// explain a not-confirmed finding by.
+	var first *Result
 	for _, w := range f.Witnesses {
 		orders, err := Orders(f, w)
 		if err != nil {
@@ -233,6 +239,9 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 					return res
 				case finding.NotConfirmed:
 					held++ // the order held: only luck can change the next run
+					if first == nil && strings.HasSuffix(vd.Reason, "the test passed") {
+						first = &Result{Witness: w, Order: o, Target: t}
+					}
 				default:
 					failed++
 					if vd.Stuck {
@@ -240,6 +249,12 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 					}
 				}
 			}
+		}
+	}
+	if res.Status == finding.NotConfirmed && first != nil && explained(f.Kind) && ctx.Err() == nil {
+		res.Validation.Runs++
+		if why := v.explain(ctx, first.Target, f, first.Witness, first.Order); why != "" {
+			res.Validation.Reason = fmt.Sprintf("with %s, the test passed: %s", first.Order.What, why)
 		}
 	}
 	if res.Validation.Runs == 0 {

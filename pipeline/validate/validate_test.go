@@ -281,3 +281,36 @@ func TestNameSites(t *testing.T) {
 		t.Errorf("nameSites = %q, want %q", got, want)
 	}
 }
+
+// TestExplain checks what a forced run's trace says of a con-null that
+// did not crash: a non-nil store after the nil store (prodcons's shape),
+// a nil read that did not crash (a guarded use), and nothing when the
+// trace lacks the dereference.
+func TestExplain(t *testing.T) {
+	f := finding.Finding{Kind: finding.ConNull}
+	w := finding.Witness{Events: []finding.Event{ev(finding.RoleDeref, 2, 12, 0, 0), ev(finding.RoleNilStore, 3, 13, 0, 0)}}
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 12, File: "/src/k.go", Line: 12, Expr: "t.query"},
+		{ID: 13, File: "/src/k.go", Line: 13, Expr: "trx.query"},
+		{ID: 14, File: "/src/k.go", Line: 14, Expr: "trx.query"},
+	}}
+	write := func(g uint64, site uint32, v uint64) trace.Event {
+		return trace.Event{Kind: trace.EvWrite, Goroutine: g, Site: site, Addr: 0x100, Value: v}
+	}
+	read := trace.Event{Kind: trace.EvRead, Goroutine: 2, Site: 12, Addr: 0x100}
+	for _, tc := range []struct {
+		name string
+		evs  []trace.Event
+		want string
+	}{
+		{"overwritten", []trace.Event{write(3, 13, 0), write(3, 14, 1), read},
+			"the value read was not nil: trx.query at k.go:14 stored a non-nil value after the nil store and before the read of t.query at k.go:12"},
+		{"guarded", []trace.Event{write(3, 14, 1), write(3, 13, 0), read},
+			"the read of t.query at k.go:12 saw nil and did not crash: the use is guarded (a nil check, or a recover)"},
+		{"no dereference", []trace.Event{write(3, 13, 0)}, ""},
+	} {
+		if got := Explain(f, w, tc.evs, sites); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

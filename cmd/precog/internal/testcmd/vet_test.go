@@ -83,6 +83,10 @@ func TestVet(t *testing.T) {
 				t.Errorf("%s: confirmed without a reproducer", name)
 			}
 		}
+		if name == "con-null prodcons/prodcons.go:75" && !strings.Contains(reason, "the value read was not nil: trx.query at prodcons.go:70 stored a non-nil value") {
+			// The recorded forced run shows why (validate.Explain).
+			t.Errorf("%s: reason %q, want it to say the value read was not nil", name, reason)
+		}
 		for _, n := range forcedOnly {
 			if n == name && (f.Status == finding.Confirmed || f.Status == finding.NotReached || f.Validation == nil || f.Validation.Runs == 0) {
 				t.Errorf("%s: a false positive of the static check is %s (%s), want forced and not confirmed", name, f.Status, reason)
