@@ -1161,3 +1161,35 @@ func TestForceTogether(t *testing.T) {
 	}
 	uninstallControl()
 }
+
+// TestForceReadThenBusy: a write waits for another goroutine's read, whose
+// goroutine then works without an instrumented event for longer than the
+// plan's wait. The read is passed lazily, at that goroutine's next event;
+// the waiter, woken when the read is let go, passes it after the grace
+// rather than running into its timeout (raceatomic's forced runs).
+func TestForceReadThenBusy(t *testing.T) {
+	const base = 10400
+	var x int
+	start, reader := make(chan struct{}), make(chan struct{})
+	a, aDone := spawn(base+1, start, func() {
+		<-reader // the writer waits at its step first
+		_ = *R(base+3, &x)
+		time.Sleep(300 * time.Millisecond)
+	})
+	b, bDone := spawn(base+2, start, func() { W(base+4, &x, 2) })
+	pr, pw := plan.Point{G: a, Site: base + 3}, plan.Point{G: b, Site: base + 4}
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 100, Edges: []plan.Edge{{Before: pr, After: pw}}})
+	close(start)
+	time.Sleep(20 * time.Millisecond)
+	t0 := time.Now()
+	close(reader)
+	<-bDone
+	if d := time.Since(t0); d > 100*time.Millisecond {
+		t.Errorf("the write waited %v after the read, want about the 1ms grace", d)
+	}
+	<-aDone
+	uninstallControl()
+	if f := final(readResult(t, res)); f.State != plan.Confirmed {
+		t.Errorf("final %+v, want confirmed", f)
+	}
+}
