@@ -32,7 +32,7 @@ type fpoint struct {
 	// never be recorded (the reader returns without another event).
 	letGo chan struct{}
 	letAt time.Time
-	grp       *fgroup       // the group released together with it, if any
+	grp   *fgroup // the group released together with it, if any
 }
 
 // An fgroup is a group of steps released at the same instant
