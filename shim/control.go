@@ -173,7 +173,10 @@ type control struct {
 	force   forceState
 	replay  replayState
 	perturb perturbState
-	selects map[pointKey]int
+	// perturbing: a force plan with a seed also perturbs (perturb's
+	// settings) the arrivals that are not its steps.
+	perturbing bool
+	selects    map[pointKey]int
 }
 
 // gctl is control's state for one goroutine, under control.mu. The
@@ -228,6 +231,15 @@ func installControl(p *plan.Plan) (*control, error) {
 			return nil, err
 		}
 		gated = len(p.Edges) > 0 || len(p.Together) > 0
+		if p.Seed != 0 {
+			// A seeded force plan perturbs the arrivals that are not
+			// its steps, as perturb mode does: a retry of an order
+			// that diverged takes another interleaving.
+			c.perturbing = true
+			if err := c.perturb.load(c, p); err != nil {
+				return nil, err
+			}
+		}
 	case plan.Perturb:
 		c.mode = modePerturb
 		c.budget = int64(ms(p.BudgetMS, defaultPerturbBudget))
@@ -568,6 +580,9 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 		}
 	}
 	if c.mode == modeForce {
+		if c.perturbing && !c.final && c.force.points[keyOf(pt)] == nil {
+			c.perturb.arrive(c, gc, pt, k)
+		}
 		c.force.arrive(c, gc, pt, k)
 		return
 	}

@@ -1193,3 +1193,42 @@ func TestForceReadThenBusy(t *testing.T) {
 		t.Errorf("final %+v, want confirmed", f)
 	}
 }
+
+// TestForceSeeded: a force plan with a seed yields at the sync operations
+// that are not its steps, as perturb mode does, and still forces its
+// order; without a seed it perturbs nothing.
+func TestForceSeeded(t *testing.T) {
+	const base = 10500
+	for _, seed := range []uint64{0, 7} {
+		var x int
+		var mu sync.Mutex
+		start := make(chan struct{})
+		a, aDone := spawn(base+1, start, func() {
+			for range 10 {
+				Lock(base+5, &mu)
+				Unlock(base+6, &mu)
+			}
+			W(base+3, &x, 1)
+		})
+		b, bDone := spawn(base+2, start, func() { W(base+4, &x, 2) })
+		pa, pb := plan.Point{G: a, Site: base + 3}, plan.Point{G: b, Site: base + 4}
+		res := loadPlan(t, &plan.Plan{Mode: "force", Seed: seed, Yield: 1, Edges: []plan.Edge{{Before: pa, After: pb}}})
+		close(start)
+		<-aDone
+		<-bDone
+		uninstallControl()
+		recs := readResult(t, res)
+		yields := 0
+		for _, r := range recs {
+			if r.Event == "yield" {
+				yields++
+			}
+		}
+		if f := final(recs); f.State != plan.Confirmed || x != 2 {
+			t.Errorf("seed %d: final %+v, x = %d; want confirmed and 2", seed, f, x)
+		}
+		if want := map[uint64]int{0: 0, 7: 20}[seed]; yields != want {
+			t.Errorf("seed %d: %d yields, want %d (one per Lock and Unlock)", seed, yields, want)
+		}
+	}
+}

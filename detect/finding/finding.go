@@ -244,6 +244,9 @@ type Validation struct {
 	Reason string `json:"reason,omitempty"`
 	Test   string `json:"test,omitempty"` // the test that was forced
 	Runs   int    `json:"runs"`           // forced runs made
+	// Seeds are the perturbation seeds of the retries of orders that
+	// diverged, in the order tried (none if no order diverged).
+	Seeds []uint64 `json:"seeds,omitempty"`
 	// Failed counts the forced runs that showed the effect (con-map:
 	// the rate of overlap).
 	Failed int   `json:"failed"`

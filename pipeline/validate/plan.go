@@ -22,6 +22,9 @@ type Order struct {
 	// failing: more than 1 only where the effect needs luck on top of the
 	// order (con-map's real overlap).
 	Repeat int
+	// Seed, if not 0, perturbs the run's other sync operations (a retry
+	// of an order that diverged; Validator.Plan).
+	Seed uint64
 }
 
 // Orders returns the interleavings that would make finding f happen in the

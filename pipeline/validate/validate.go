@@ -31,8 +31,11 @@
 // Every forced run is bounded: each wait of the shim by the plan's
 // timeout, the waits of a run together by its budget, the run by a wall
 // time bound after which it is killed, and all of validation by one
-// budget. A finding whose first try diverges is tried again (a run's
-// timing differs from the last) and then with its other witnesses.
+// budget. An order whose first try diverges is tried again, perturbed
+// with each of a fixed list of seeds (DefaultSeeds: yields and short
+// sleeps at the run's other sync operations, so that the retry takes
+// another interleaving; Validation.Seeds lists them), and then the
+// finding's other witnesses are.
 //
 // Validation is ConMem-v's: it improves the chance that the bug happens
 // and never guarantees it, so a not-confirmed finding may still be a bug
@@ -49,6 +52,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -87,8 +91,11 @@ type Options struct {
 	// Parallel is how many test processes run at once (All); 0 means 1.
 	Parallel int
 	// Tries is how many times an order is forced when it diverges; 0
-	// means DefaultTries.
+	// means DefaultTries. The tries after the first are perturbed, each
+	// with the next of Seeds (nil means DefaultSeeds): the same order,
+	// in another interleaving of the rest of the run.
 	Tries int
+	Seeds []uint64
 	// WaitMS bounds each wait of the shim; BudgetMS the waits of one run
 	// together. 0 means DefaultWaitMS and DefaultBudgetMS.
 	WaitMS, BudgetMS int
@@ -101,7 +108,7 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultTries    = 2
+	DefaultTries    = 3
 	DefaultWaitMS   = 1000
 	DefaultBudgetMS = 5000
 	// MapRepeat is how many forced runs a con-map finding gets: Go
@@ -113,6 +120,20 @@ const (
 	// holds a goroutine back for longer (golang-lru's expirable tests,
 	// where the order OSCS names means waiting for the expiry timer).
 	MaxBareWait = 25 * time.Millisecond
+)
+
+// DefaultSeeds are the perturbation seeds of the retries of a diverged
+// order, in order: a fixed list, so that validation is deterministic in
+// what it tries. Each retry yields with probability RetryYield and
+// sleeps up to RetryMaxDelayUS with probability RetryDelay at every sync
+// operation that is not a step of the order.
+var DefaultSeeds = []uint64{1, 2}
+
+// The perturbation of a retry.
+const (
+	RetryYield      = 0.3
+	RetryDelay      = 0.05
+	RetryMaxDelayUS = 200
 )
 
 // A Result is the outcome of validating one finding.
@@ -140,6 +161,9 @@ func New(o Options) *Validator {
 	}
 	if o.Tries <= 0 {
 		o.Tries = DefaultTries
+	}
+	if o.Seeds == nil {
+		o.Seeds = DefaultSeeds
 	}
 	if o.WaitMS <= 0 {
 		o.WaitMS = DefaultWaitMS
@@ -212,6 +236,7 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 					}
 					return res
 				}
+				o := v.retry(o, failed, &res.Validation)
 				vd, pl := v.force(ctx, t, f, w, o)
 				res.Validation.Runs++
 				res.Validation.Test = w.Test
@@ -293,6 +318,7 @@ func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 					res.Validation.Reason = "the validation budget ran out before the finding was validated"
 					return res
 				}
+				o := v.retry(o, try, &res.Validation)
 				vd, pl := v.force(ctx, t, f, w, o)
 				res.Validation.Runs++
 				res.Validation.Test = w.Test
@@ -329,9 +355,28 @@ func better(a, b finding.Status) bool {
 	return rank[a] > rank[b]
 }
 
-// Plan is the force plan of order o, with the bounds of o.
+// Plan is the force plan of order o, with the bounds of o, perturbed
+// with o's seed if it has one.
 func (v *Validator) Plan(o Order) *plan.Plan {
-	return &plan.Plan{Mode: plan.Force, TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges, Together: o.Together}
+	p := &plan.Plan{Mode: plan.Force, TimeoutMS: v.o.WaitMS, BudgetMS: v.o.BudgetMS, Edges: o.Edges, Together: o.Together}
+	if o.Seed != 0 {
+		p.Seed, p.Yield, p.Delay, p.MaxDelayUS = o.Seed, RetryYield, RetryDelay, RetryMaxDelayUS
+	}
+	return p
+}
+
+// retry returns order o for try number try (from 0) of it: as it is for
+// the first, then with the seeds of Options.Seeds in turn, each noted in
+// val.
+func (v *Validator) retry(o Order, try int, val *finding.Validation) Order {
+	if try == 0 || len(v.o.Seeds) == 0 {
+		return o
+	}
+	o.Seed = v.o.Seeds[(try-1)%len(v.o.Seeds)]
+	if !slices.Contains(val.Seeds, o.Seed) {
+		val.Seeds = append(val.Seeds, o.Seed)
+	}
+	return o
 }
 
 // force runs the test of t once under order o and classifies the run.
@@ -381,7 +426,7 @@ func (v *Validator) control(ctx context.Context, t Target, f finding.Finding, w 
 		}
 		return ""
 	}
-	rev := Order{What: "the recorded order of the same steps", Together: o.Together}
+	rev := Order{What: "the recorded order of the same steps", Together: o.Together, Seed: o.Seed}
 	for _, e := range o.Edges {
 		rev.Edges = append(rev.Edges, plan.Edge{Before: e.After, After: e.Before})
 	}

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -312,5 +313,27 @@ func TestExplain(t *testing.T) {
 		if got := Explain(f, w, tc.evs, sites); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRetrySeeds: the first try of an order is unperturbed, the retries
+// take the seeds in turn and note them, and the plan of a seeded order
+// perturbs.
+func TestRetrySeeds(t *testing.T) {
+	v := New(Options{})
+	o := Order{What: "x", Edges: []plan.Edge{{Before: pt(1, 10, 0), After: pt(2, 20, 0)}}}
+	var val finding.Validation
+	var got []uint64
+	for try := range 4 {
+		got = append(got, v.retry(o, try, &val).Seed)
+	}
+	if want := []uint64{0, 1, 2, 1}; !slices.Equal(got, want) || !slices.Equal(val.Seeds, []uint64{1, 2}) {
+		t.Errorf("seeds %v, noted %v; want %v, noted [1 2]", got, val.Seeds, want)
+	}
+	if p := v.Plan(o); p.Seed != 0 || p.Yield != 0 {
+		t.Errorf("unseeded plan %+v perturbs", p)
+	}
+	if p := v.Plan(v.retry(o, 1, &val)); p.Seed != 1 || p.Yield != RetryYield || p.Delay != RetryDelay || len(p.Edges) != 1 {
+		t.Errorf("seeded plan %+v", p)
 	}
 }

@@ -134,7 +134,9 @@ type Plan struct {
 	// Perturb. At each arrival at a site in Sites (every sync site if
 	// empty; memory accesses only if named), with probability Delay the
 	// goroutine sleeps up to MaxDelayUS microseconds (default 1000), else
-	// with probability Yield it yields (runtime.Gosched).
+	// with probability Yield it yields (runtime.Gosched). A force plan
+	// with a Seed perturbs so too, at the arrivals that are not its
+	// steps: a retry of an order that diverged, in another interleaving.
 	Seed       uint64   `json:"seed,omitempty"`
 	Sites      []uint32 `json:"sites,omitempty"`
 	Delay      float64  `json:"delay,omitempty"`

@@ -190,6 +190,9 @@ func statusLine(f finding.Finding) string {
 	if v.Reason != "" {
 		line += ": " + v.Reason
 	}
+	if len(v.Seeds) > 0 {
+		line += fmt.Sprintf(" (orders that diverged were retried perturbed, seeds %v)", v.Seeds)
+	}
 	return line
 }
 

@@ -129,6 +129,11 @@ A con-map finding is forced up to 20 times: Go reports concurrent map
 accesses only when they really overlap, which the forced release makes
 possible, not certain (its reproducer also retries up to 20 times).
 
+An order that diverges is forced again twice, perturbed with the seeds 1
+and 2 (yields and sleeps of up to 200µs at the run's other sync
+operations), so that the retries take other interleavings; the seeds
+tried are in the finding's validation ("seeds").
+
 Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
 (three times its recorded time and some slack), and the whole validation
 (-validate-budget). Up to -p test processes run at once. A confirmed
