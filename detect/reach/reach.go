@@ -147,7 +147,34 @@ func find(g *hb.Graph, kind string, roles []finding.Site, evs [][]int) Result {
 			res.Witness.Events = append(res.Witness.Events, event(g, p, "check"))
 		}
 	}
+	// con-index in a loop: the last read at the index's site with no
+	// sync event since the one found, and its check (conmem's withLast):
+	// a write in a later iteration is what takes a bound past a value
+	// the loop already used.
+	if kind == finding.ConIndex && len(best) == 2 {
+		r, w := best[0], best[1]
+		if last := lastInLoop(g, r); last != r {
+			res.Witness.Events = append(res.Witness.Events, event(g, last, "index-last"))
+			if p := prevRead(g, last); p >= 0 && p != r && !g.HappensBefore(w, p) {
+				res.Witness.Events = append(res.Witness.Events, event(g, p, "check-last"))
+			}
+		}
+	}
 	return res
+}
+
+// lastInLoop returns the last read at event r's site by r's goroutine
+// with no sync event since r (the same seq), or r.
+func lastInLoop(g *hb.Graph, r int) int {
+	evs := g.Goroutines[g.Goroutine(r)].Events
+	k, _ := slices.BinarySearch(evs, r)
+	last := r
+	for ; k < len(evs) && g.Events[evs[k]].Seq == g.Events[r].Seq; k++ {
+		if e := g.Events[evs[k]]; e.Site == g.Events[r].Site && e.Kind == trace.EvRead {
+			last = evs[k]
+		}
+	}
+	return last
 }
 
 // siteIDs maps the IDs of the table's sites at the positions of roles to

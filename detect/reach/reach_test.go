@@ -134,3 +134,24 @@ func TestOrdered(t *testing.T) {
 		t.Errorf("witness %s, want %s", got, want)
 	}
 }
+
+// Cherokee's shape: the index is read twice in one loop with no sync
+// event between (the same seq), the bound's check before each; the
+// witness names the last read and its check too (index-last,
+// check-last), as conmem's does.
+func TestIndexInLoop(t *testing.T) {
+	g := graph(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
+3.2 g=2 Read site=12 addr=0x100
+3.3 g=2 Read site=11 addr=0x100
+3.4 g=2 Read site=12 addr=0x100
+4 g=1 Write site=13 addr=0x100 value=0
+`)
+	r := Find(g, sites, []finding.Finding{static(finding.ConIndex, 12, finding.RoleIndex, 13, finding.RoleWrite)})[0]
+	if got, want := events(r.Witness), "index@12/g2#0 write@13/g1#0 check@11/g2#0 index-last@12/g2#1 check-last@11/g2#1"; got != want {
+		t.Errorf("witness %s, want %s", got, want)
+	}
+}

@@ -357,7 +357,7 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 		for i, f := range res.Findings {
 			have[f.ID] = i
 		}
-		for _, f := range vet.findings() {
+		for _, f := range vet.findings(sites) {
 			if i, ok := have[f.ID]; ok {
 				n := &res.Findings[i].Evidence.Notes
 				*n = append(*n, "precog vet's "+f.Analyzer+" check reports it too")

@@ -116,9 +116,18 @@ func (v *vetState) add(rs []reach.Result, test string, n int, evs []trace.Event)
 // findings returns the candidates as findings of a run: those whose
 // sites a run reached have their witnesses and tests and are predicted
 // (validation forces them), the others are not reached, with the reason.
-func (v *vetState) findings() []finding.Finding {
+// Their sites with roles get the expression, function and ID of the
+// instrumented site there (validation places a crash by a site's
+// function when its line does not match: a deferred call).
+func (v *vetState) findings(table *trace.SiteTable) []finding.Finding {
 	var out []finding.Finding
 	for k, f := range v.cands {
+		f.Sites = slices.Clone(f.Sites)
+		for i := range f.Sites {
+			if s := &f.Sites[i]; s.Role != "" {
+				name(s, table)
+			}
+		}
 		f.Witnesses = v.witnesses[k]
 		f.Tests = slices.Sorted(slices.Values(v.tests[k]))
 		f.Reports = max(len(f.Tests), 1)
@@ -159,6 +168,27 @@ func (v *vetState) miss(k int) string {
 		return why
 	}
 	return vetReason + "runs ran " + strings.Join(ran, " and ") + ", but never on one object from two goroutines"
+}
+
+// name fills the expression, function and ID of site s from the site of
+// the table at its position (its line, if no site has its column).
+func name(s *finding.Site, table *trace.SiteTable) {
+	var best *trace.Site
+	for i := range table.Sites {
+		t := &table.Sites[i]
+		if t.File != s.File || t.Line != s.Line || t.Kind == "func" {
+			continue
+		}
+		if best == nil || t.Col == s.Col {
+			best = t
+		}
+	}
+	if best != nil {
+		s.Expr, s.Function = best.Expr, best.Function
+		if best.Col == s.Col {
+			s.ID = best.ID
+		}
+	}
 }
 
 // namedSites returns the IDs of the access sites of the table on the
