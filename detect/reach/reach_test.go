@@ -148,7 +148,8 @@ func TestIndexInLoop(t *testing.T) {
 3.2 g=2 Read site=12 addr=0x100
 3.3 g=2 Read site=11 addr=0x100
 3.4 g=2 Read site=12 addr=0x100
-4 g=1 Write site=13 addr=0x100 value=0
+4 g=1 ChanMake site=30 addr=0x900 cap=1
+4.1 g=1 Write site=13 addr=0x100 value=0
 `)
 	r := Find(g, sites, []finding.Finding{static(finding.ConIndex, 12, finding.RoleIndex, 13, finding.RoleWrite)})[0]
 	if got, want := events(r.Witness), "index@12/g2#0 write@13/g1#0 check@11/g2#0 index-last@12/g2#1 check-last@11/g2#1"; got != want {
