@@ -179,8 +179,21 @@ type Stats struct {
 }
 
 // Duplication is the CFP paper's duplication rate: reports over unique
-// findings (0 without findings).
-func (r *Result) Duplication() float64 { return finding.Duplication(r.Findings) }
+// findings of the runs (0 without findings).
+func (r *Result) Duplication() float64 { return finding.Duplication(r.Runtime()) }
+
+// Runtime returns the findings of the recorded runs: Findings without the
+// static candidates of Options.Checks that are not runtime findings too
+// (their Analyzer is set).
+func (r *Result) Runtime() []finding.Finding {
+	var out []finding.Finding
+	for _, f := range r.Findings {
+		if f.Analyzer == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Run instruments, records and detects.
 func Run(ctx context.Context, o Options) (*Result, error) {

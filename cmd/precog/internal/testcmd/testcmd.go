@@ -508,7 +508,7 @@ func summarize(w io.Writer, res *predict.Result, runs int) {
 	}
 	s := res.Stats
 	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
-		len(res.Findings), plural(len(res.Findings), "finding", "findings"),
+		len(res.Runtime()), plural(len(res.Runtime()), "finding", "findings"),
 		s.Reports, plural(s.Reports, "report", "reports"), res.Duplication(),
 		s.Tests, plural(s.Tests, "test", "tests"), s.Packages, plural(s.Packages, "package", "packages"))
 	if runs > 1 {
