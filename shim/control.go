@@ -27,8 +27,9 @@ package shim
 //     (an unbuffered send waits for its receive);
 //   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
 //     after the shim returns: at the goroutine's next instrumented event, or
-//     once a successor has waited readGrace (1ms) since the read was
-//     reached, or at once if no step waits for it (the last step of a plan
+//     once a successor has waited readGrace (1ms) since the read was let
+//     go (wokenGrace, 50ms, for a successor already waiting then), or at
+//     once if no step waits for it (the last step of a plan
 //     is often the access that crashes).
 //
 // Memory accesses reach control only while the plan names sites (force's
@@ -500,6 +501,14 @@ func passLazily(k trace.Kind) bool {
 // goroutine has reached it but not made another event since: the access
 // itself takes nanoseconds, so the goroutine is busy elsewhere.
 const readGrace = time.Millisecond
+
+// wokenGrace is the grace of a successor that was already waiting when
+// the read was let go: it gives the reader time to reach its next event
+// and pass the read itself, which orders the read before the successor
+// for the race detector too (the grace's own pass does not); a reader
+// busy elsewhere for longer still does not hold the successor to its
+// full wait.
+const wokenGrace = 50 * time.Millisecond
 
 // The hooks. ctlGate is the gate (gate.go) of sync operations; ctlAccess
 // that of memory accesses; ctlRecording and ctlRecorded run just before and

@@ -228,6 +228,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 		return // late, after a wait gave up: evidence for the driver
 	}
 	for _, a := range p.preds {
+		woken := false // by a's letGo: this goroutine waited before a was let go
 		for !a.passed && !c.final {
 			if a.p.G == gc.id {
 				c.finish(plan.Diverged, fmt.Sprintf("step %s waits for step %s of its own goroutine, which it has not passed",
@@ -239,7 +240,11 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 				return
 			}
 			if a.lazy {
-				if grace := readGrace - time.Since(a.letAt); grace > 0 {
+				g := readGrace
+				if woken {
+					g = wokenGrace
+				}
+				if grace := g - time.Since(a.letAt); grace > 0 {
 					c.waitFor(a.done, grace)
 				} else {
 					// a's goroutine made its access and went on
@@ -254,6 +259,8 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 			ch := a.letGo
 			if !a.letAt.IsZero() {
 				ch = a.done
+			} else {
+				woken = true
 			}
 			if ok, why := c.wait(ch); !ok {
 				reason := fmt.Sprintf("step %s gave up waiting for step %s: %s; %s", pointString(p.p), pointString(a.p), why, c.describe(a.p))
