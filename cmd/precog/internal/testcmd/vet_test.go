@@ -19,18 +19,16 @@ import (
 // diagnostic precog vet gives for them: the seeded bugs confirmed, the
 // static checks' known false positives (spinflag's and prodcons's spin
 // loops, conmem.txt Fig. 10 and 12(b)) reached and forced but not
-// confirmed, a dereference no test runs not reached, and a diagnostic
-// whose check names no two sites left static.
+// confirmed, and a dereference no test runs not reached.
 func TestVet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the kernels' tests")
 	}
-	pkgs := []string{"./mysql", "./pbzip2mutex", "./spinflag", "./prodcons", "./apache1pool"}
+	pkgs := []string{"./mysql", "./pbzip2mutex", "./spinflag", "./prodcons"}
 	want := map[string]finding.Status{
-		"con-null mysql/mysql.go:72":                finding.Confirmed,
-		"con-null pbzip2mutex/pbzip2mutex.go:67":    finding.Confirmed,
-		"con-null pbzip2mutex/pbzip2mutex.go:72":    finding.NotReached,
-		"con-closed apache1pool/apache1pool.go:116": finding.Static,
+		"con-null mysql/mysql.go:72":             finding.Confirmed,
+		"con-null pbzip2mutex/pbzip2mutex.go:67": finding.Confirmed,
+		"con-null pbzip2mutex/pbzip2mutex.go:72": finding.NotReached,
 	}
 	// Negative controls: reached and forced, never confirmed.
 	forcedOnly := []string{
@@ -47,7 +45,9 @@ func TestVet(t *testing.T) {
 	}
 	static := decodeFindings(t, out.String())
 
-	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-vet", "-json", "-cache", t.TempDir(), "-timeout", "1m"}, pkgs...)...)
+	// -cfp=false: the package's tests are long enough without the cheap
+	// runs; the steering of CFP's filter is not what is tested here.
+	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-vet", "-cfp=false", "-json", "-cache", t.TempDir(), "-timeout", "1m"}, pkgs...)...)
 	if code != 3 {
 		t.Fatalf("precog test -vet exited %d, want 3 (confirmed findings):\n%s", code, stderr)
 	}
@@ -95,7 +95,7 @@ func TestVet(t *testing.T) {
 			t.Errorf("precog vet gave no diagnostic %s", n)
 		}
 	}
-	if !strings.Contains(stderr, "vet: 10 diagnostics of precog vet: 3 confirmed,") {
-		t.Errorf("summary lacks the vet line with 10 diagnostics, 3 confirmed:\n%s", stderr)
+	if !strings.Contains(stderr, "vet: 9 diagnostics of precog vet: 3 confirmed,") {
+		t.Errorf("summary lacks the vet line with 9 diagnostics, 3 confirmed:\n%s", stderr)
 	}
 }
