@@ -92,7 +92,7 @@ func HTMLFile(path string, run HTMLRun, fs []finding.Finding) error {
 }
 
 // statusOrder is the order of statuses in the report: strongest first.
-var statusOrder = []finding.Status{finding.Confirmed, finding.NotConfirmed, finding.Diverged, finding.TimedOut, finding.Predicted, finding.Static}
+var statusOrder = []finding.Status{finding.Confirmed, finding.NotConfirmed, finding.Diverged, finding.TimedOut, finding.Predicted, finding.NotReached, finding.Static}
 
 // sortForReport orders findings for the report, stably: by status, the
 // strongest first, then as Text does, the recorded runs' failures first
