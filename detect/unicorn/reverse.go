@@ -21,6 +21,14 @@ type Reversal struct {
 	// Lock of a mutex); if not, it is the trace's guess, and forcing the
 	// other order may force the order the run already had.
 	Known bool
+	// Flipped marks, for a pair whose order the trace does not know,
+	// the other guess: First before Second is the opposite of the
+	// trace's order. The trace puts plain accesses where their
+	// goroutine's last sync event was, so a goroutine that worked or
+	// slept long after its last one (a test that starts a goroutine and
+	// sleeps before it reads) has its accesses too early in the trace's
+	// order, and then every guess between the two goroutines is wrong.
+	Flipped bool
 	// Gap is how far apart the trace shows the accesses: the number of
 	// sync events between the first's goroutine's next one and the
 	// second's last one (0 for pairs with no known order).
@@ -31,7 +39,8 @@ type Reversal struct {
 // same synchronization could reverse, one per pair of sites (the first
 // instance in the run), ranked for targeted perturbation:
 //
-//  1. pairs whose order the trace knows, before the ones it guesses;
+//  1. pairs whose order the trace knows, before the ones it guesses, and
+//     those before the same pairs again, Flipped (the other guess);
 //  2. then the pairs farthest apart (the larger Gap): random delays of a
 //     millisecond reverse neighbours often and far pairs almost never, so
 //     a forced reversal of a far pair explores what random runs do not;
@@ -62,13 +71,22 @@ func Reversible(g *hb.Graph, opts Options) []Reversal {
 			r.Gap = g.Events[p.b].Seq - ord.next[p.a]
 		}
 		out = append(out, r)
+		if !r.Known && !ord.known(p.b, p.a) {
+			out = append(out, Reversal{First: p.b, Second: p.a, Flipped: true})
+		}
+	}
+	rank := func(r Reversal) int {
+		switch {
+		case r.Known:
+			return 0
+		case !r.Flipped:
+			return 1
+		}
+		return 2
 	}
 	slices.SortStableFunc(out, func(x, y Reversal) int {
-		if x.Known != y.Known {
-			if x.Known {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(rank(x), rank(y)); c != 0 {
+			return c
 		}
 		return cmp.Or(cmp.Compare(y.Gap, x.Gap),
 			cmp.Compare(g.Events[x.First].Site, g.Events[y.First].Site),

@@ -68,8 +68,8 @@ func TestReversibleDedupesSitePairs(t *testing.T) {
 }
 
 // Plain accesses with no sync event between them: the trace's order is a
-// guess, ranked after the known pairs. A pair ordered by a channel is no
-// candidate at all.
+// guess, ranked after the known pairs, and the other guess after it. A
+// pair ordered by a channel is no candidate at all.
 func TestReversibleGuessesAndSynchronization(t *testing.T) {
 	g := build(t, `
 1 g=1 Begin parent=none
@@ -87,9 +87,9 @@ func TestReversibleGuessesAndSynchronization(t *testing.T) {
 `)
 	var got []string
 	for _, rv := range Reversible(g, Options{}) {
-		got = append(got, fmt.Sprintf("%d>%d %v", g.Events[rv.First].Site, g.Events[rv.Second].Site, rv.Known))
+		got = append(got, fmt.Sprintf("%d>%d known=%v flipped=%v", g.Events[rv.First].Site, g.Events[rv.Second].Site, rv.Known, rv.Flipped))
 	}
-	if want := []string{"2>3 false"}; !slices.Equal(got, want) {
+	if want := []string{"2>3 known=false flipped=false", "3>2 known=false flipped=true"}; !slices.Equal(got, want) {
 		t.Errorf("reversals %q, want %q", got, want)
 	}
 }

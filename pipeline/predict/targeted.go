@@ -99,8 +99,9 @@ func targetedPlans(runs int, sites *trace.SiteTable, opts DetectOptions) func(pk
 
 // kept returns the pairs of cands to keep in the order run 0 showed while
 // r is reversed: those of r's two goroutines whose order the trace only
-// guessed (plain accesses) and whose accesses both come before r's in
-// their goroutines. Forcing them as they were costs nothing when the
+// guessed (plain accesses), guessed the same way as r (the trace's order,
+// or for a Flipped r the other one), and whose accesses both come before
+// r's in their goroutines. Forcing them as they were costs nothing when the
 // guess was right, and makes the forced run know their order (plain
 // accesses have none of their own in the trace): a multi-variable pattern
 // such as W1(x) R2(x) R2(y) W1(y) needs the order of its first pair as
@@ -112,7 +113,7 @@ func kept(g *hb.Graph, cands []unicorn.Reversal, r unicorn.Reversal) []unicorn.R
 	before := func(i, j int) bool { return g.Goroutine(i) == g.Goroutine(j) && i < j }
 	var out []unicorn.Reversal
 	for _, k := range cands {
-		if k == r || k.Known {
+		if k == r || k.Known || k.Flipped != r.Flipped {
 			continue
 		}
 		switch {

@@ -27,9 +27,10 @@ const statsRun = `precog trace v1 test="TestSnapshot" package="example.com/stats
 `
 
 // TestTargetedPlans checks the force plans of targeted perturbation on the
-// stats run: one per pair, each reversing its pair, the second keeping the
-// pair before it as run 0 had it; and that a run that followed a plan
-// gives Unicorn the plan's orders as event indices.
+// stats run: one per pair and guess of its order, each reversing its pair,
+// the second of each guess keeping the pair before it as that guess has
+// it; and that a run that followed a plan gives Unicorn the plan's orders
+// as event indices.
 func TestTargetedPlans(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "run.txt")
@@ -41,8 +42,14 @@ func TestTargetedPlans(t *testing.T) {
 	pt := func(g uint64, site uint32) plan.Point { return plan.Point{G: g, Site: site} }
 	got := targetedPlans(10, &trace.SiteTable{}, DetectOptions{})("example.com/stats", nil, path)
 	want := [][]plan.Edge{
+		// The trace's guesses reversed, the second keeping the first.
 		{{Before: pt(3, 2), After: pt(2, 1)}},
 		{{Before: pt(3, 3), After: pt(2, 4)}, {Before: pt(2, 1), After: pt(3, 2)}},
+		// The other guesses (the reads came first) reversed: the
+		// trace's order forced, the second keeping the first's other
+		// guess.
+		{{Before: pt(2, 1), After: pt(3, 2)}},
+		{{Before: pt(2, 4), After: pt(3, 3)}, {Before: pt(3, 2), After: pt(2, 1)}},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d plans, want %d", len(got), len(want))
