@@ -64,19 +64,21 @@ patterns of the failing runs against the passing ones. -perturb chooses
 how. random delays or yields goroutines at instrumented points with a
 different seed each run (the shim's perturb mode). Random delays rarely
 reverse two goroutines that are milliseconds apart, so the default,
-targeted, first reads the first run: the pairs of
-conflicting accesses of two goroutines to one location that it shows in an
-order no order synchronization forces (ordered by a mutex or by timing
-alone, not by a channel, WaitGroup, Once or go statement), one per pair of
-sites, the pairs whose order the trace knows first and the farthest apart
-first. Each of the next runs forces one pair the other way round (the
-shim holds the first access's goroutine, before its critical section if it
-is in one, until the other goroutine's access has run; each wait is
-bounded by 500ms, the run by three times the first run's time plus a few
-seconds, all targeted runs together by -perturb-budget); the runs left
-over are random's. A targeted run that failed while its order was not
-followed (a wait gave up) is not analysed: the wait may have made it fail.
-off runs the test again unperturbed.
+targeted, first reads the first run: the pairs of conflicting accesses of
+two goroutines to one location that it shows in an order no order
+synchronization forces (ordered by a mutex or by timing alone, not by a
+channel, WaitGroup, Once or go statement), one per pair of sites, the
+pairs whose order the trace knows first and the farthest apart first (the
+trace only guesses the order of plain accesses of two goroutines with no
+sync event between them: such a pair comes after, once for each guess).
+Each of the next runs forces one pair the other way round (the shim holds
+the first access's goroutine, before its critical section if it is in one,
+until the other goroutine's access has run; each wait is bounded by 500ms,
+the run by three times the first run's time plus a few seconds, all
+targeted runs together by -perturb-budget); the runs left over are
+random's. A targeted run that failed while its order was not followed (a
+wait gave up) is not analysed: the wait may have made it fail. off runs
+the test again unperturbed.
 
 The traces go to a temporary directory removed at the end, or to -o DIR,
 which must be new, empty, or a directory an earlier record or test wrote
