@@ -35,7 +35,12 @@
 //
 // Step 3 (Rank): suspiciousness is the Jaccard index of formula (1),
 // failed(s) / (totalfailed + passed(s)), where failed(s) and passed(s)
-// count the runs whose trace holds pattern s.
+// count the runs whose trace holds pattern s. A failing run with no pair
+// at all is left out of totalfailed (and said so in a note): its trace
+// knew the order of none of its accesses (plain accesses with no sync
+// event between them), so it cannot tell a pattern's absence from its own
+// blindness, and counting it would push a pattern seen in the other
+// failing runs under MinScore.
 //
 // # What changed for Go, and why
 //

@@ -16,6 +16,10 @@ type Run struct {
 	Failed   bool
 }
 
+// blind reports whether Step 1 kept no pair in the run: every pair is a
+// pattern, so the run has none.
+func (r Run) blind() bool { return len(r.Patterns.Patterns) == 0 }
+
 // A Score is a pattern's suspiciousness over a set of runs.
 type Score struct {
 	// Pattern is its first instance in the first failing run that has
@@ -32,11 +36,15 @@ type Score struct {
 
 // Scores computes every pattern's suspiciousness over runs (Step 3) and
 // returns them ranked: by decreasing Susp, then by more failing runs, then
-// by Key. With no failing run every score is 0.
+// by Key. With no failing run every score is 0. A failing run in which
+// Step 1 kept no pair at all is blind (its accesses' order unknown to the
+// trace, as for plain accesses with no sync event between them): it cannot
+// tell a pattern's absence from its own blindness, and does not count in
+// totalfailed.
 func Scores(runs []Run) []Score {
 	total := 0
 	for _, r := range runs {
-		if r.Failed {
+		if r.Failed && !r.blind() {
 			total++
 		}
 	}
@@ -80,10 +88,13 @@ func Scores(runs []Run) []Score {
 // as findings, following the reporting policy in the package doc: nothing
 // without both failing and passing runs, nothing below Options.MinScore.
 func Rank(runs []Run, sites *trace.SiteTable, opts Options) []finding.Finding {
-	failed := 0
+	failed, blind := 0, 0
 	for _, r := range runs {
 		if r.Failed {
 			failed++
+			if r.blind() {
+				blind++
+			}
 		}
 	}
 	if failed == 0 || failed == len(runs) {
@@ -99,7 +110,11 @@ func Rank(runs []Run, sites *trace.SiteTable, opts Options) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, group := range groups(scores[:top]) {
-		out = append(out, report(group, len(scores), failed, len(runs)-failed, sites))
+		f := report(group, len(scores), failed-blind, len(runs)-failed, sites)
+		if blind > 0 {
+			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%d more failing runs kept no pair of accesses (their order unknown to the trace) and are left out of the ranking", blind))
+		}
+		out = append(out, f)
 	}
 	slices.SortFunc(out, finding.Compare)
 	return out

@@ -323,6 +323,7 @@ func TestRank(t *testing.T) {
 
 func TestRankSilent(t *testing.T) {
 	pass, fail := mysqlLog(t, false), mysqlLog(t, true)
+	other := twoVariables(t, "W2x W2y W3x W3y")
 	for _, c := range []struct {
 		name string
 		runs []Run
@@ -331,17 +332,33 @@ func TestRankSilent(t *testing.T) {
 		{"no runs", nil, Options{}},
 		{"no failing run", []Run{{Patterns: pass}, {Patterns: fail}}, Options{}},
 		{"every run failed", []Run{{Patterns: pass, Failed: true}, {Patterns: fail, Failed: true}}, Options{}},
-		// The pattern is in one failing run of three: 1/3 < 0.5.
-		{"below MinScore", []Run{{Patterns: fail, Failed: true}, {Failed: true}, {Failed: true}, {Patterns: pass}}, Options{}},
+		// The pattern is in one failing run of three: 1/3 < 0.5; the
+		// other failing runs' patterns score 1/4 and 1/3.
+		{"below MinScore", []Run{{Patterns: fail, Failed: true}, {Patterns: pass, Failed: true}, {Patterns: other, Failed: true}, {Patterns: pass}}, Options{}},
 	} {
 		if fs := Rank(c.runs, testSites, c.opts); len(fs) != 0 {
 			t.Errorf("%s: %d findings, want none: %s", c.name, len(fs), fs[0].Message)
 		}
 	}
 	// With a lower MinScore the last one reports.
-	runs := []Run{{Patterns: fail, Failed: true}, {Failed: true}, {Failed: true}, {Patterns: pass}}
+	runs := []Run{{Patterns: fail, Failed: true}, {Patterns: pass, Failed: true}, {Patterns: other, Failed: true}, {Patterns: pass}}
 	if fs := Rank(runs, testSites, Options{MinScore: 0.3}); len(fs) != 1 {
 		t.Errorf("MinScore 0.3: %d findings, want 1", len(fs))
+	}
+}
+
+// A failing run in which Step 1 kept no pair (plain accesses whose order
+// the trace does not know) is blind: it does not count against the
+// patterns of the failing runs that saw something.
+func TestRankBlindFailingRuns(t *testing.T) {
+	pass, fail := mysqlLog(t, false), mysqlLog(t, true)
+	runs := []Run{{Patterns: fail, Failed: true}, {Failed: true}, {Failed: true}, {Patterns: pass}}
+	fs := Rank(runs, testSites, Options{})
+	if len(fs) != 1 || fs[0].Evidence.Suspiciousness != 1 {
+		t.Fatalf("%d findings, want 1 with suspiciousness 1: %v", len(fs), fs)
+	}
+	if !strings.Contains(fs[0].Message, "in 1 of 1 failing runs") || !slices.ContainsFunc(fs[0].Evidence.Notes, func(n string) bool { return strings.HasPrefix(n, "2 more failing runs kept no pair") }) {
+		t.Errorf("message %q, notes %q: want 1 of 1 failing runs and a note on the 2 blind ones", fs[0].Message, fs[0].Evidence.Notes)
 	}
 }
 
