@@ -5,8 +5,8 @@
 // no file or line).
 //
 // Bug: Count starts a goroutine that counts into the named result n and
-// returns n with a bare return once the goroutine has started, not once
-// it has finished (only done says when it has): the bare return reads n
+// returns n with a bare return at once, not once the goroutine has
+// finished (only done says when it has): the bare return reads n
 // while the goroutine writes it (go test -race reports it; the count is
 // usually 0). RIGHT version: right.go, the function waits for the
 // goroutine, before its bare return or in a deferred call.
@@ -15,17 +15,21 @@ package namedret
 // Count counts the non-empty items on a goroutine of its own; done is
 // closed when it has finished.
 func Count(items []string) (n int, done <-chan struct{}) {
-	started, finished := make(chan struct{}), make(chan struct{})
+	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		close(started)
-		for _, it := range items {
-			if it != "" {
-				n++ // written by the counting goroutine
-			}
-		}
+		n = nonEmpty(items) // written by the counting goroutine
 	}()
-	<-started
 	done = finished
-	return // reads n for the caller while the goroutine counts
+	return // want `n may be read before it is set`
+}
+
+func nonEmpty(items []string) int {
+	k := 0
+	for _, it := range items {
+		if it != "" {
+			k++
+		}
+	}
+	return k
 }
