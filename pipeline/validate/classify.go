@@ -62,6 +62,27 @@ func Expected(kind string, fatal bool, msg string) bool {
 	return true // con-uninit, oscs, unicorn-p*: any failure at the site
 }
 
+// effectIn reports whether a test's failure line names the runtime error
+// of kind's crash: the message of a panic the test recovered and
+// reported.
+func effectIn(kind, line string) bool {
+	var subs []string
+	switch kind {
+	case finding.ConNull:
+		subs = []string{"nil pointer dereference", "invalid memory address", "assignment to entry in nil map"}
+	case finding.ConIndex:
+		subs = []string{"index out of range", "slice bounds out of range"}
+	case finding.ConClosed:
+		subs = []string{"send on closed channel", "close of closed channel"}
+	}
+	for _, s := range subs {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // failAllowed reports whether a test failure without a crash at a site
 // can confirm a finding of kind: for the kinds whose effect is a wrong
 // value rather than a crash (an uninitialized read, an atomicity or order
@@ -146,6 +167,12 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 	case r.Outcome == record.Fail && failAllowed(f.Kind) && recordedPassed:
 		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
 			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failLine(r.Output))}
+	case r.Outcome == record.Fail && recordedPassed && effectIn(f.Kind, failLine(r.Output)):
+		// A test that recovers the panic and reports it: no stack
+		// places it, so it is a bare failure, checked as one
+		// (Validator.control).
+		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
+			Reason: fmt.Sprintf("with %s, the test failed with the effect of %s in its message (a recovered panic) where its recorded run passed: %s", o.What, f.Kind, failLine(r.Output))}
 	case r.Outcome.Failed():
 		how := failLine(r.Output)
 		if c := failure.First(r.Output); c != nil {

@@ -13,7 +13,10 @@
 //     (con-uninit, oscs, unicorn), the test failed or hung under the forced
 //     order where its recorded run passed, and the failure is the order's
 //     (see control: it fails again, the other order passes, no goroutine
-//     was held back over MaxBareWait). Validation.Effect says which.
+//     was held back over MaxBareWait); or the test failed with the
+//     kind's runtime error in its failure message (a panic it recovered
+//     and reported), checked as a bare failure is. Validation.Effect
+//     says which.
 //   - not-confirmed: the forced order held and nothing failed as
 //     predicted. For con-null, con-index and con-uninit, the order is
 //     forced once more with the run recorded, and the reason says what

@@ -218,6 +218,7 @@ func TestClassify(t *testing.T) {
 	held := &control.Result{State: plan.Confirmed, Final: true}
 	o := Order{What: "the nil store before the dereference"}
 	fail := []byte("=== RUN   TestProcInfo\n    mysql_test.go:30: got 3, want 4\n--- FAIL: TestProcInfo (0.00s)\nFAIL\n")
+	recovered := []byte("=== RUN   TestTimer\n    timer_test.go:54: timer fired after Shutdown: runtime error: invalid memory address or nil pointer dereference\n--- FAIL: TestTimer (0.00s)\nFAIL\n")
 	for _, tc := range []struct {
 		name   string
 		f      finding.Finding
@@ -230,6 +231,8 @@ func TestClassify(t *testing.T) {
 		{"nil dereference elsewhere", elsewhere, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, ""},
 		{"another panic at the site", null, Run{Output: []byte(strings.Replace(nilPanic, "invalid memory address or nil pointer dereference", "boom", 1)), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, ""},
 		{"con-null: a test failure is not a nil dereference", null, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.NotConfirmed, ""},
+		{"con-null: a recovered nil dereference the test reports", null, Run{Output: recovered, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed"},
+		{"con-null: a recovered nil dereference where the recorded run failed too", null, Run{Output: recovered, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, ""},
 		{"con-uninit: a failure where the recorded run passed", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed"},
 		{"con-uninit: a failure where the recorded run failed too", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, ""},
 		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: plan.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, ""},

@@ -120,7 +120,10 @@ the effect. The finding is
 	               run passed, failed again, passed with the other order of
 	               the same steps forced (Unicorn: passed twice without a
 	               plan), and no goroutine was held back over 25ms (a test
-	               with a TTL or a sleep fails from such a wait alone)
+	               with a TTL or a sleep fails from such a wait alone); or
+	               the test failed with the kind's runtime error in its
+	               failure message (a panic it recovered and reported),
+	               under the same checks
 	not-confirmed  the forced order held and nothing failed as predicted
 	diverged       the run could not follow the order: the reason names the
 	               step that never came (synchronization the analysis missed)
