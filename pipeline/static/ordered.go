@@ -113,6 +113,7 @@ func newOrdered(analyzers []*analysis.Analyzer, roots []*packages.Package) *orde
 	}
 	for _, a := range analyzers {
 		addA(a)
+		//precog:ignore con-map newOrdered fills requested before analyze starts the goroutines that read it
 		o.requested[a] = true
 	}
 
@@ -354,6 +355,7 @@ func (o *ordered) runActions(u *unit) {
 			continue
 		}
 		act := &checker.Action{Analyzer: a, Package: u.pkg, IsRoot: u.root && o.requested[a]}
+		//precog:ignore con-map analyze reads u.actions only after u came back on finished; importers run only after that
 		u.actions[a] = act
 		for _, r := range a.Requires {
 			act.Deps = append(act.Deps, u.actions[r])
@@ -447,6 +449,7 @@ func (o *ordered) exec(u *unit, act *checker.Action, closure map[string]*types.P
 		if u.facts == nil {
 			u.facts = make(map[*analysis.Analyzer]*factSet)
 		}
+		//precog:ignore con-null release runs on u only after u and every importer of u came back on finished
 		u.facts[a] = facts.export()
 	}
 	pass.ExportObjectFact, pass.ExportPackageFact = nil, nil
