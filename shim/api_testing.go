@@ -19,3 +19,16 @@ func TestStart(t TB) {
 	}
 	testStart(t)
 }
+
+// TestLog is called before a call of a method that panics once its test
+// has completed (Log, Logf, Error, Errorf, Fatal, Fatalf, Fail, FailNow,
+// Skip, Skipf) on x: a *testing.T or *testing.B, or an interface value
+// that may hold one (a logger interface the test was passed as). If x is
+// the T of a test that TestStart saw, it records a read of the T at site;
+// detect/conmem pairs it with the test's end (con-closed).
+func TestLog(site uint32, x any) {
+	if !enabled {
+		return
+	}
+	testLog(site, x)
+}

@@ -155,7 +155,8 @@ func TestTestStartAndOutcomes(t *testing.T) {
 		if outcome != c.outcome {
 			t.Errorf("%s: outcome %v, want %v", c.name, outcome, c.outcome)
 		}
-		if got := kindsString(gevs); got != "Begin TestStart Read TestEnd End" {
+		// The Read after TestStart names the test's T (site 0).
+		if got := kindsString(gevs); got != "Begin TestStart Read Read TestEnd End" {
 			t.Errorf("%s: events %s", c.name, got)
 		}
 	}
@@ -169,6 +170,9 @@ func TestRealSubtests(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			TestStart(t)
 			Read(5100, nil)
+			TestLog(5101, t)             // a use of the test's T
+			TestLog(5102, new(int))      // not a test's T: nothing
+			TestLog(5103, testing.TB(t)) // through an interface
 		})
 	}
 	evs := readTrace(t, tracePath)
@@ -179,8 +183,23 @@ func TestRealSubtests(t *testing.T) {
 				t.Errorf("%s: outcome %v", name, trace.Outcome(ev.Value))
 			}
 		}
-		if got := kindsString(gevs); got != "Begin TestStart Read TestEnd End" {
-			t.Errorf("%s: events %s", name, got)
+		// The T named at site 0 right after TestStart is the one
+		// TestLog's reads are of, directly and through an interface.
+		var named, log, iface *trace.Event
+		for i, ev := range gevs {
+			switch {
+			case ev.Kind == trace.EvRead && ev.Site == 0 && i > 0 && gevs[i-1].Kind == trace.EvTestStart:
+				named = &gevs[i]
+			case ev.Site == 5101:
+				log = &gevs[i]
+			case ev.Site == 5103:
+				iface = &gevs[i]
+			case ev.Site == 5102:
+				t.Errorf("%s: TestLog recorded a value that is not a test's T", name)
+			}
+		}
+		if named == nil || log == nil || iface == nil || named.Addr == 0 || log.Addr != named.Addr || iface.Addr != named.Addr {
+			t.Errorf("%s: T named %v, TestLog reads %v and %v; events %s", name, named, log, iface, kindsString(gevs))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -272,7 +273,27 @@ func testStart(t TB) {
 	g.buf = g.enc.AppendTestStart(g.buf, seqs.n.Add(1), name)
 	g.commit()
 	g.synced()
+	// Name the test's T in the trace: a read of it at site 0, right after
+	// TestStart on the test's goroutine (never filtered), for the reads
+	// TestLog records elsewhere.
+	p := ifaceData(unsafe.Pointer(&t)) // the *testing.T
+	testTs.Store(p, true)
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, 0, uintptr(p))]
+	g.commit()
 	t.Cleanup(func() { testEnd(t) })
+}
+
+// testTs holds the data pointers of the tests' Ts that TestStart saw.
+var testTs sync.Map
+
+// testLog records a read of x's T at site, if x holds the T of a test.
+func testLog(site uint32, x any) {
+	p := ifaceData(unsafe.Pointer(&x))
+	if _, ok := testTs.Load(p); !ok {
+		return
+	}
+	access(site, trace.EvRead, p)
 }
 
 // testEnd records EvTestEnd with t's outcome. It runs as a cleanup, on the

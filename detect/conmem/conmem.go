@@ -81,6 +81,7 @@ func (c *checker) run() []finding.Finding {
 	c.null()
 	c.uninit()
 	c.closed()
+	c.testLife()
 	c.index()
 	c.maps()
 	slices.SortFunc(c.out, finding.Compare)

@@ -76,10 +76,13 @@
 // and a send on another goroutine are reported unless the send happens
 // before the close; two closes on different goroutines always are. As
 // Table VI says, only order synchronization prevents it: locks are not
-// consulted. The other releases of DESIGN.md's table cannot be seen in
-// the trace and are not checked: Reset and sync.Pool's Put are not
-// events, and although EvTestEnd marks a test's end, a goroutine's later
-// use of the test's *testing.T (t.Logf) is not an event either.
+// consulted. A test's end (EvTestEnd) is a release too: the shim records
+// t.Log, Logf, Error, Fatal, Skip and Fail calls (on a *testing.T, a
+// testing.TB or any interface holding one) as reads of the test's T, and a
+// call on another goroutine that does not happen before the test's end is
+// reported ("Log in goroutine after TestX has completed"). The other
+// releases of DESIGN.md's table cannot be seen in the trace and are not
+// checked: Reset and sync.Pool's Put are not events.
 //
 // con-index (§4.5, Con-Overflow). A data race (concurrent, no common
 // lock) between a read whose value flows into an index or slice bound, or

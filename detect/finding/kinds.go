@@ -47,6 +47,7 @@ const (
 	RoleDone     = "done"      // a WaitGroup.Done that may come before its Add
 	RoleAdd      = "add"       // the WaitGroup.Add
 	RoleWait     = "wait"      // a WaitGroup.Wait that may return before an Add
+	RoleLog      = "log"       // a t.Log (or another method that panics once its test has completed)
 	RoleClose    = "close"     // a channel close
 	RoleSend     = "send"      // a send on the channel closed
 	RoleIndex    = "index"     // the read of an index or bound

@@ -118,6 +118,15 @@ func methodKey(sel *types.Selection) string {
 	return f.Pkg().Path() + "." + n.Obj().Name() + "." + f.Name()
 }
 
+// testLogMethods are the methods of testing.T and testing.B that panic
+// when called after their test has completed ("Log in goroutine after
+// TestX has completed"), by name, for calls through testing.TB or any
+// interface a test's T may be passed as.
+var testLogMethods = map[string]bool{
+	"Log": true, "Logf": true, "Error": true, "Errorf": true, "Fatal": true, "Fatalf": true,
+	"Fail": true, "FailNow": true, "Skip": true, "Skipf": true,
+}
+
 // call rewrites a call.
 func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 	fun := ast.Unparen(c.Fun)
@@ -171,6 +180,13 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 					r.atomicAndOr(c, andOr(se.Sel.Name), amp+"%s"+suffix, se.X, c.Args[0])
 					return
 				}
+			}
+			if ctx == callStmt && testLogMethods[se.Sel.Name] && r.isPure(se.X) &&
+				(strings.HasPrefix(key, "testing.common.") || strings.HasPrefix(key, "testing.TB.") || types.IsInterface(r.typeOf(se.X))) {
+				// Before the call: it may panic once the test has completed.
+				s := r.site(se.Sel.Pos(), "test-log", c)
+				lo, hi := r.span(c)
+				r.ed.insert(lo, lo, hi, lit(r.shim("TestLog")+"("+s+", "+r.text(se.X)+"); "))
 			}
 			r.receiver(se.X, sel)
 			if (key == "testing.T.Run" || key == "testing.B.Run") && len(c.Args) == 2 {
