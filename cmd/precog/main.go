@@ -37,6 +37,13 @@ func main() {
 		unitchecker.Main(checks...) // does not return
 	}
 	ctx, stop := cli.WithSignals(context.Background())
+	// The go commands precog runs put their work directories in one of
+	// precog's, removed at the end: a go command stopped by a signal
+	// (precog interrupted) leaves its own behind.
+	gotmp, err := os.MkdirTemp(os.Getenv("GOTMPDIR"), "precog-go-")
+	if err == nil {
+		os.Setenv("GOTMPDIR", gotmp)
+	}
 	code := cli.Main(ctx, cli.ProcessEnv(), []*cli.Command{
 		vetcmd.Command(checks, suite.IDs),
 		testcmd.Command(),
@@ -48,5 +55,8 @@ func main() {
 		cli.VersionCommand(),
 	}, os.Args[1:])
 	stop()
+	if gotmp != "" {
+		os.RemoveAll(gotmp)
+	}
 	os.Exit(code)
 }

@@ -2,7 +2,7 @@
 // forced and replayed runs) so that they can be stopped whole, leaving no
 // orphan behind: each runs in a process group of its own, which a
 // cancelled context (precog interrupted, or a run's time limit) stops with
-// SIGTERM and, Grace later, SIGKILL. On Linux a child is also killed if
+// SIGINT and, Grace later, SIGKILL. On Linux a child is also killed if
 // precog itself dies (SIGKILL included) before it.
 //
 // A process group of its own also keeps a terminal's Ctrl-C from reaching
@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Grace is how long a stopped process group has between SIGTERM and
+// Grace is how long a stopped process group has between SIGINT and
 // SIGKILL.
 const Grace = 2 * time.Second
 

@@ -14,11 +14,11 @@ import (
 )
 
 // TestStopGroup cancels a command whose shell and child both ignore
-// SIGTERM: the whole group must be gone, killed after the grace period,
+// SIGINT: the whole group must be gone, killed after the grace period,
 // and Wait must return.
 func TestStopGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
-	cmd := Command(ctx, "sh", "-c", `trap "" TERM; sleep 60 & echo $!; wait`)
+	cmd := Command(ctx, "sh", "-c", `trap "" INT; sleep 60 & echo $!; wait`)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -13,11 +13,12 @@ func ownGroup(cmd *exec.Cmd) {
 	parentDeath(cmd.SysProcAttr)
 }
 
-// stopGroup sends SIGTERM to the command's process group, and SIGKILL
-// Grace later to whatever is left of it.
+// stopGroup sends SIGINT to the command's process group, as a terminal's
+// Ctrl-C would (the go command removes its work directory then, and dies
+// without on SIGTERM), and SIGKILL Grace later to whatever is left of it.
 func stopGroup(cmd *exec.Cmd) error {
 	pgid := cmd.Process.Pid // the leader's: Setpgid made the group
-	err := syscall.Kill(-pgid, syscall.SIGTERM)
+	err := syscall.Kill(-pgid, syscall.SIGINT)
 	time.AfterFunc(Grace, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 	if err == syscall.ESRCH {
 		return nil

@@ -122,6 +122,9 @@ func run(ctx context.Context, env *cli.Env, o options, name string) (int, error)
 		}
 		v, r, err := s.Replay(ctx, bin, work)
 		progress.Clear()
+		if err == nil {
+			err = ctx.Err() // interrupted: the run was stopped, not judged
+		}
 		if err != nil {
 			return cli.ExitError, err
 		}

@@ -222,7 +222,7 @@ with one line on stderr per test saying what was lost.
 
 Interrupted (SIGINT, Ctrl-C, or SIGTERM, as timeout and CI cancellation
 send), precog test stops the test processes it runs (their process groups:
-SIGTERM, then SIGKILL two seconds later), removes its temporary
+SIGINT, then SIGKILL two seconds later), removes its temporary
 directories, keeps in -o DIR what was recorded so far with an index.json
 that marks the interrupted tests, prints one line saying so and exits 130
 (SIGINT) or 143 (SIGTERM). A second signal ends it at once.
