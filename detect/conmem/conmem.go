@@ -33,6 +33,22 @@ type Stats struct {
 	Skipped int
 }
 
+// TestLifetime reports the calls of a test's T's Log (and the other
+// methods that panic once the test has completed) on another goroutine
+// than the test's that do not happen before the test's end (con-closed;
+// see testLife). g must have been built with hb.Options.LockOrder: the
+// memory model's order, under which an atomic read-modify-write orders
+// after the earlier ones (a last AddInt32 reaching zero, then a close the
+// test waits for, orders every goroutine's log before the end; x/sync's
+// TestPanicDo does that).
+func TestLifetime(g *hb.Graph, sites *trace.SiteTable) []finding.Finding {
+	c := newChecker(g, sites, nil)
+	c.out, c.seen = nil, make(map[string]bool)
+	c.testLife()
+	slices.SortFunc(c.out, finding.Compare)
+	return c.out
+}
+
 // Check reports the concurrency-memory bugs that some interleaving of the
 // trace analyzed in g can produce: Con-NULL, Con-UnInit, Con-Dangling
 // (con-closed), Con-Overflow (con-index) and Go's concurrent map access
@@ -81,7 +97,6 @@ func (c *checker) run() []finding.Finding {
 	c.null()
 	c.uninit()
 	c.closed()
-	c.testLife()
 	c.index()
 	c.maps()
 	slices.SortFunc(c.out, finding.Compare)

@@ -14,7 +14,8 @@ import (
 // right after TestStart, and records each such call (shim.TestLog, also
 // through testing.TB or any interface the T was passed as) as a read of
 // the T at its site. A call on another goroutine than the test's own that
-// does not happen before the test's end (EvTestEnd) is reported. Go panics
+// does not happen before the test's end (EvTestEnd), in the memory
+// model's order (TestLifetime), is reported. Go panics
 // only once the test's parents are done too, so a call that lands while
 // the binary's other tests still run goes to the parent's output: the
 // finding says it may panic.

@@ -61,12 +61,14 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		}
 		fs = append(fs, o...)
 	})
-	if !tc.opts.NoRaces {
-		// Races need the memory model's order, locks included, which
-		// the checkers above must not have.
-		tc.guard("races", what, func() {
-			fs = append(fs, races.Check(hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}), sites, tc.opts.Races)...)
-		})
+	// Races and a test's lifetime need the memory model's order, locks
+	// included, which the checkers above must not have.
+	var lo *hb.Graph
+	if tc.guard("hb", what, func() { lo = hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}) }) {
+		tc.guard("conmem", what, func() { fs = append(fs, conmem.TestLifetime(lo, sites)...) })
+		if !tc.opts.NoRaces {
+			tc.guard("races", what, func() { fs = append(fs, races.Check(lo, sites, tc.opts.Races)...) })
+		}
 	}
 	if tc.ranked {
 		run := unicorn.Run{Failed: failed}
