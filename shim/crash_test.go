@@ -364,3 +364,51 @@ func TestCrashKill(t *testing.T) {
 		}
 	}
 }
+
+// TestFullDisk records four goroutines at once into a file system too
+// small for the trace: the shim stops recording with one line on stderr,
+// the test runs on and passes, and the trace holds whole known sequences
+// up to the stop (no goroutine wrote over its chunk after it), then says
+// that recording stopped. It needs a tmpfs mount (root), and skips
+// without one.
+func TestFullDisk(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
+	dir := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", dir).Run(); err != nil {
+		t.Skipf("no tmpfs mount: %v", err)
+	}
+	defer exec.Command("umount", dir).Run()
+	cmd, _ := crashCommand(t, nil, "-test.run=^TestParallel$")
+	path := filepath.Join(dir, "trace")
+	cmd.Env = append(cmd.Env, "PRECOG_TRACE="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "precog shim: recording stopped: ") {
+		t.Fatalf("%v, want a pass with the stop on stderr:\n%s", err, tail(string(out)))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []trace.Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if err == io.EOF || !strings.Contains(err.Error(), "broken trace: recording stopped early") {
+				t.Fatalf("after %d events: %v, want the stop", len(evs), err)
+			}
+			break
+		}
+		evs = append(evs, ev)
+	}
+	n := 0
+	for k := uint32(0); k < crashBusy; k++ {
+		n += sequenceAt(t, evs, crashSiteBusy+k)
+	}
+	if n == 0 || n >= crashBusy*crashKnown {
+		t.Errorf("%d of the %d known writes in the trace, want some, not all", n, crashBusy*crashKnown)
+	}
+}

@@ -175,15 +175,23 @@ func (g *gstate) refill(n int) {
 				dropPages(g.buf[:cap(g.buf)])
 			}
 			g.buf = chunk
+			g.mapped = true
 			g.chunk = min(2*g.chunk, maxChunk)
 			g.open()
 			return
 		}
 		// The file cannot grow (stopRecording said why): keep going on
 		// a buffer that is dropped.
-		g.buf = nil
+		g.buf, g.mapped = nil, false
 	case outWrite:
 		g.writeBatch()
+	default:
+		if g.mapped {
+			// Recording stopped while this goroutine wrote into the
+			// file: its chunk holds committed events, which a buffer
+			// reused from its start would overwrite.
+			g.buf, g.mapped = nil, false
+		}
 	}
 	if cap(g.buf) < n {
 		g.buf = make([]byte, 0, max(n, maxChunk))

@@ -24,7 +24,8 @@ type gstate struct {
 	evStart int
 	lenp    unsafe.Pointer
 	enc     trace.Encoder
-	chunk   int // size of the next chunk to take
+	chunk   int  // size of the next chunk to take
+	mapped  bool // buf is a chunk of the mapped file
 
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site

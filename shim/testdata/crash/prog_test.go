@@ -7,7 +7,7 @@
 // A known sequence at site s is n Write events of values 0, 1, ..., n-1.
 // CRASH_MODE picks what happens before m.Run: panic, mapwrites, deadlock
 // or exit. Without it the tests run: TestHang blocks (for -test.timeout),
-// TestDone passes,
+// TestDone and TestParallel pass,
 // TestBusy records until killed.
 package prog
 
@@ -151,6 +151,21 @@ func TestDone(t *testing.T) {
 		close(done)
 	})
 	<-done
+}
+
+// TestParallel runs busyWorkers workers that each record a known sequence
+// at siteBusy+k at the same time, and passes.
+func TestParallel(t *testing.T) {
+	precog_shim.TestStart(t)
+	var wg sync.WaitGroup
+	for k := 0; k < busyWorkers; k++ {
+		wg.Add(1)
+		worker(func() {
+			defer wg.Done()
+			sequence(siteBusy+uint32(k), k, known)
+		})
+	}
+	wg.Wait()
 }
 
 // TestBusy runs workers that record without pause, each printing its
