@@ -14,6 +14,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/covercmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/hwreplaycmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/mergecmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/reprocmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
@@ -50,6 +51,7 @@ func main() {
 		covercmd.Command(),
 		recordcmd.Command(),
 		reprocmd.Command(),
+		mergecmd.Command(),
 		tracecmd.Command(),
 		hwreplaycmd.Command(),
 		cli.VersionCommand(),

@@ -6,12 +6,14 @@
 // is of it and the evidence for it.
 //
 // A finding's ID is a hash of its kind and the positions of its sites that
-// have a role (the file's directory and base name, line and column, with
-// the role): the same bug gets the same ID in every run, every test, every
-// checkout of the same code, and from both sides, since a static check
-// names the sites of its diagnostic in the catalog's roles (see
-// internal/analyzerutil.Sites) as the trace checkers do. It changes when
-// the lines move. Merge folds the findings of many tests into one per ID,
+// have a role (the file's directory and base name, the enclosing function
+// declaration and the line within it, the column, with the role): the same
+// bug gets the same ID in every run, every test, every checkout of the
+// same code, and from both sides, since a static check names the sites of
+// its diagnostic in the catalog's roles (see internal/analyzerutil.Sites)
+// as the trace checkers do. Edits outside the functions of its sites leave
+// it alone, so that a baseline of accepted IDs outlives unrelated changes;
+// it changes when the sites' own function changes above them. Merge folds the findings of many tests into one per ID,
 // keeping the tests that exposed each and the strongest status.
 //
 // # Adding a kind
@@ -29,6 +31,8 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"go/ast"
+	"go/token"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -96,6 +100,11 @@ type Site struct {
 	Role     string `json:"role,omitempty"` // what the site does in the bug, one of the Role constants or a Unicorn access label; "" for a site that only places the finding
 	Expr     string `json:"expr,omitempty"` // the source expression, such as "thd.procInfo"
 	Function string `json:"function,omitempty"`
+	// Decl and DeclLine are the top-level function declaration that
+	// holds the site (DeclName's name, the line of its func keyword), if
+	// any: ID counts the site's line from DeclLine.
+	Decl     string `json:"decl,omitempty"`
+	DeclLine int    `json:"declLine,omitempty"`
 	// ID is the site's ID in the site table of the instrumented build
 	// that recorded the run (0 for a static finding): reproducers name
 	// sites by it as well as by position.
@@ -113,7 +122,7 @@ func SiteOf(sites *trace.SiteTable, id uint32, role string) Site {
 	if !ok {
 		return Site{Role: role, Expr: "site " + strconv.FormatUint(uint64(id), 10) + " (not in the site table)"}
 	}
-	return Site{File: s.File, Line: s.Line, Col: s.Col, Role: role, Expr: s.Expr, Function: s.Function, ID: id}
+	return Site{File: s.File, Line: s.Line, Col: s.Col, Role: role, Expr: s.Expr, Function: s.Function, ID: id, Decl: s.Decl, DeclLine: s.DeclLine}
 }
 
 // Pos returns the site's position as file:line:col.
@@ -187,6 +196,10 @@ type Finding struct {
 	// Repro is the command that reproduces a confirmed finding, runnable
 	// from the directory precog test ran in.
 	Repro string `json:"repro,omitempty"`
+	// Baselined says that the finding's ID is in the baseline the run
+	// was given (precog test -baseline): a known finding, listed, that
+	// does not fail the job.
+	Baselined bool `json:"baselined,omitempty"`
 
 	// The rest is for static findings: the evidence as the check wrote it,
 	// the check's analyzer, the package it was found in and the check's
@@ -283,8 +296,13 @@ func (f *Finding) SetID() { f.ID = ID(f.Kind, f.Sites) }
 // ID is the stable ID of a finding of kind at sites: a hash of the kind
 // and, for each site with a role, the role, the file's directory and base
 // name, the line and the column, in any order. Sites without a role count
-// only when no site has one. The function a site is in does not count: a
-// static check and a trace checker would name it differently.
+// only when no site has one. A site in a function declaration (Decl)
+// counts its line from the declaration's, with the declaration's name, so
+// that an edit outside the function (a line added above it, an import, a
+// function moved) leaves the ID as it was; an edit above the site in the
+// same function changes it. The function a site is in otherwise does not
+// count: a static check and a trace checker name a closure differently,
+// but both name its declaration by DeclName.
 func ID(kind string, sites []Site) string {
 	roled := slices.ContainsFunc(sites, func(s Site) bool { return s.Role != "" })
 	var keys []string
@@ -292,8 +310,12 @@ func ID(kind string, sites []Site) string {
 		if roled && s.Role == "" {
 			continue
 		}
-		keys = append(keys, strings.Join([]string{s.Role, filepath.Base(filepath.Dir(s.File)) + "/" + filepath.Base(s.File),
-			strconv.Itoa(s.Line), strconv.Itoa(s.Col)}, "\x00"))
+		file := filepath.Base(filepath.Dir(s.File)) + "/" + filepath.Base(s.File)
+		line := strconv.Itoa(s.Line)
+		if s.Decl != "" && s.DeclLine > 0 && s.Line >= s.DeclLine {
+			line = s.Decl + "+" + strconv.Itoa(s.Line-s.DeclLine)
+		}
+		keys = append(keys, strings.Join([]string{s.Role, file, line, strconv.Itoa(s.Col)}, "\x00"))
 	}
 	slices.Sort(keys)
 	h := sha256.New()
@@ -303,6 +325,53 @@ func ID(kind string, sites []Site) string {
 		h.Write([]byte(k))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// DeclName names a function declaration as sites do (Site.Decl): F, T.M
+// or (*T).M, without type parameters.
+func DeclName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	t := d.Recv.List[0].Type
+	star := false
+	if s, ok := t.(*ast.StarExpr); ok {
+		star, t = true, s.X
+	}
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t = x.X
+	case *ast.IndexListExpr:
+		t = x.X
+	}
+	n := "?"
+	if id, ok := t.(*ast.Ident); ok {
+		n = id.Name
+	}
+	if star {
+		return "(*" + n + ")." + d.Name.Name
+	}
+	return n + "." + d.Name.Name
+}
+
+// InDecl sets s.Decl and s.DeclLine from the function declaration of f
+// that holds pos, if one does.
+func InDecl(s *Site, fset *token.FileSet, f *ast.File, pos token.Pos) {
+	i, found := slices.BinarySearchFunc(f.Decls, pos, func(d ast.Decl, p token.Pos) int {
+		switch {
+		case d.End() <= p:
+			return -1
+		case d.Pos() > p:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return
+	}
+	if d, ok := f.Decls[i].(*ast.FuncDecl); ok {
+		s.Decl, s.DeclLine = DeclName(d), fset.Position(d.Pos()).Line
+	}
 }
 
 // Merge folds findings with the same ID into one, whose Tests is the union

@@ -2,6 +2,8 @@ package finding
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"reflect"
 	"slices"
 	"testing"
@@ -72,6 +74,83 @@ func TestIDStable(t *testing.T) {
 	b := ID(ConClosed, []Site{{File: "/a/p/p.go", Line: 16, Col: 10}})
 	if a == b {
 		t.Errorf("role-less findings at different lines have the same ID %s", a)
+	}
+}
+
+// TestIDInDecl checks the IDs of sites in function declarations: lines
+// count from the declaration, so moving the functions (an edit above
+// them) keeps the ID; an edit above a site in its function, or another
+// function at the same offsets, changes it.
+func TestIDInDecl(t *testing.T) {
+	inDecl := func(shift int) Finding {
+		f := nullFinding("/a")
+		f.Sites[0].Decl, f.Sites[0].DeclLine = "(*Server).ShowProcessList", 66
+		f.Sites[1].Decl, f.Sites[1].DeclLine = "(*THD).Dispatch", 58
+		for i := range f.Sites {
+			f.Sites[i].Line += shift
+			f.Sites[i].DeclLine += shift
+		}
+		f.SetID()
+		return f
+	}
+	base := inDecl(0)
+	if moved := inDecl(7); moved.ID != base.ID {
+		t.Errorf("functions moved down 7 lines: ID %s, want %s", moved.ID, base.ID)
+	}
+	plain := nullFinding("/a")
+	if plain.SetID(); plain.ID == base.ID {
+		t.Errorf("the declarations do not count in the ID %s", base.ID)
+	}
+	f := inDecl(0)
+	f.Sites[0].Line++ // a line added in ShowProcessList above the dereference
+	if f.SetID(); f.ID == base.ID {
+		t.Errorf("a site moved within its function, ID stayed %s", f.ID)
+	}
+	f = inDecl(0)
+	f.Sites[0].Decl = "(*Server).Kill"
+	if f.SetID(); f.ID == base.ID {
+		t.Errorf("a site in another function at the same offset, ID stayed %s", f.ID)
+	}
+}
+
+// TestInDecl checks that InDecl finds the top-level function of a
+// position, also inside a function literal, and none outside functions.
+func TestInDecl(t *testing.T) {
+	src := `package p
+
+var v = 1
+
+func F() {
+	go func() {
+		v = 2
+	}()
+}
+
+func (s *S[T]) M() { v = 3 }
+
+type S[T any] struct{}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := fset.File(f.Pos())
+	for _, tc := range []struct {
+		line, col int
+		decl      string
+		declLine  int
+	}{
+		{3, 9, "", 0},
+		{7, 3, "F", 5},
+		{11, 22, "(*S).M", 11},
+		{13, 1, "", 0},
+	} {
+		var s Site
+		InDecl(&s, fset, f, tf.LineStart(tc.line)+token.Pos(tc.col-1))
+		if s.Decl != tc.decl || s.DeclLine != tc.declLine {
+			t.Errorf("line %d: in %q at %d, want %q at %d", tc.line, s.Decl, s.DeclLine, tc.decl, tc.declLine)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package analyzerutil
 
 import (
+	"go/ast"
 	"go/token"
 	"reflect"
 
@@ -37,8 +38,10 @@ var SitesType = reflect.TypeOf((*Sites)(nil))
 // (for Guard).
 func NoSites() any { return new(Sites) }
 
-// Add records the sites of diagnostic d.
-func (s *Sites) Add(fset *token.FileSet, d analysis.Diagnostic, roles []RoleAt) {
+// Add records the sites of diagnostic d, reported on the package of
+// files, with the function declarations they are in (finding.ID counts
+// lines from there, as it does for the sites of a run).
+func (s *Sites) Add(fset *token.FileSet, files []*ast.File, d analysis.Diagnostic, roles []RoleAt) {
 	if len(roles) == 0 {
 		return
 	}
@@ -49,6 +52,9 @@ func (s *Sites) Add(fset *token.FileSet, d analysis.Diagnostic, roles []RoleAt) 
 	for i, r := range roles {
 		p := fset.Position(r.Pos)
 		sites[i] = finding.Site{File: p.Filename, Line: p.Line, Col: p.Column, Role: r.Role}
+		if f := FileAt(files, r.Pos); f != nil {
+			finding.InDecl(&sites[i], fset, f, r.Pos)
+		}
 	}
 	s.m[sitesKey{d.Pos, d.Message}] = sites
 }
@@ -59,4 +65,14 @@ func (s *Sites) Of(d analysis.Diagnostic) []finding.Site {
 		return nil
 	}
 	return s.m[sitesKey{d.Pos, d.Message}]
+}
+
+// FileAt returns the file of files that holds pos, or nil.
+func FileAt(files []*ast.File, pos token.Pos) *ast.File {
+	for _, f := range files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			return f
+		}
+	}
+	return nil
 }

@@ -83,6 +83,10 @@ type Result struct {
 	// code-scanning service tracks one finding as it moves (§3.27.17);
 	// keys name the fingerprint and its version, as "precogId/v1".
 	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
+	// BaselineState says how the result relates to a baseline run:
+	// "new", "unchanged", "updated" or "absent" (§3.27.24); empty when
+	// there was no baseline.
+	BaselineState string `json:"baselineState,omitempty"`
 }
 
 // A Message is plain text (§3.11).

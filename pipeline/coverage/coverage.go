@@ -57,7 +57,10 @@ type Options struct {
 	// for the caller (see record.Options.BinDir).
 	BinDir   string
 	Progress func(string)
-	TestLog  io.Writer
+	// Counts, if not nil, is given record's progress too, with the
+	// tests done and their events.
+	Counts  func(record.Progress)
+	TestLog io.Writer
 }
 
 // A Report is the CFP coverage of a suite.
@@ -189,6 +192,9 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 					what = fmt.Sprintf("run %d of %d: %s", run+1, o.Runs, what)
 				}
 				progress(what)
+				if o.Counts != nil {
+					o.Counts(p)
+				}
 			},
 			TestLog: o.TestLog,
 			Env:     func(string, string) []string { return []string{plan.AccessesEnv + "=none"} },

@@ -41,14 +41,17 @@ type guided struct {
 // those packages with only their selected functions' memory accesses
 // (and their test code's), and every test of the other packages (and of
 // those whose tests cover no pair at all) as full detection does.
-func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir string, progress func(string)) (*record.Index, *CFPStats, error) {
+func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir string, progress *tracker) (*record.Index, *CFPStats, error) {
 	start := time.Now()
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir,
-		Progress: func(s string) { progress("cfp " + s) },
-		Only: func(_ string, tests []string) []string {
+		Progress: func(s string) { progress.line("cfp " + s) },
+		Counts: func(r record.Progress) {
+			progress.update(func(p *Progress) { p.Done, p.Total, p.Events = r.Done, r.Total, r.Events })
+		},
+		Only: func(pkg string, tests []string) []string {
 			if len(tests) > 1 {
-				return tests
+				return o.only(pkg, tests)
 			}
 			return nil
 		},
@@ -121,7 +124,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	ro.Only = func(pkg string, tests []string) []string {
 		g := byPkg[pkg]
 		if g == nil {
-			return tests
+			return o.only(pkg, tests)
 		}
 		var keep []string
 		for _, t := range tests {

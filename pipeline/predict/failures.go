@@ -2,6 +2,8 @@ package predict
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +62,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 			f.Message += ", its goroutine stuck in " + site.Function
 		}
 	}
+	inDecl(&site)
 	f.Sites = []finding.Site{site}
 	if fs := fl.Goroutine.Frames; len(fs) > 0 {
 		stack := make([]finding.Site, 0, len(fs))
@@ -165,4 +168,24 @@ func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure
 // failure of its recorded run.
 func goTestRepro(importPath, test string) string {
 	return "go test -run '^" + test + "$' " + importPath
+}
+
+// inDecl sets the function declaration of a site read from a stack, from
+// its file's source, so that its finding's ID counts the line from there
+// as for the sites of the site table. A file that does not parse leaves
+// the site as it is.
+func inDecl(s *finding.Site) {
+	if s.File == "" || s.Line <= 0 {
+		return
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, s.File, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return
+	}
+	tf := fset.File(f.Pos())
+	if s.Line > tf.LineCount() {
+		return
+	}
+	finding.InDecl(s, fset, f, tf.LineStart(s.Line))
 }

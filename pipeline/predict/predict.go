@@ -75,11 +75,15 @@ type Options struct {
 	// all targeted runs together; 0 means DefaultTargetedBudget.
 	Perturb        string
 	TargetedBudget time.Duration
-	// Progress, if not nil, is told what is being done, one short line
-	// at a time.
-	Progress func(string)
-	TestLog  io.Writer // the tests' output is copied here; may be nil
-	Detect   DetectOptions
+	// Progress, if not nil, is told what is being done: a line and the
+	// counts so far, on every change.
+	Progress func(Progress)
+	// Only, if not nil, chooses the tests to run among a package's
+	// top-level tests (record.Options.Only): a shard's share. With CFP,
+	// it sees a package's tests together before the cheap runs.
+	Only    func(pkg string, tests []string) []string
+	TestLog io.Writer // the tests' output is copied here; may be nil
+	Detect  DetectOptions
 	// Validate, if not nil, validates every finding by forcing its
 	// interleaving (pipeline/validate).
 	Validate *ValidateOptions
@@ -174,8 +178,9 @@ type Stats struct {
 	// CFP is what CFP guidance selected; nil without Options.CFP.
 	CFP *CFPStats
 	// Vet counts the static candidates of Options.Checks by status,
-	// after validation; nil without checks.
-	Vet map[finding.Status]int
+	// after validation; nil without checks. VetIDs are their IDs.
+	Vet    map[finding.Status]int
+	VetIDs []string
 }
 
 // Duplication is the CFP paper's duplication rate: reports over unique
@@ -218,12 +223,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	default:
 		return nil, fmt.Errorf("-perturb must be one of %s, got %q", strings.Join(PerturbModes, ", "), o.Perturb)
 	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(string) {}
-	}
+	progress := newTracker(o.Progress)
 	start := time.Now()
-	progress("instrumenting")
+	progress.line("instrumenting")
 	cfg := instrument.Config{
 		Dir:        o.Dir,
 		Patterns:   o.Patterns,
@@ -242,6 +244,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	progress.line("building the tests")
 	out := o.Out
 	if out == "" {
 		tmp, err := os.MkdirTemp("", "precog-test-")
@@ -269,12 +272,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Patterns: o.Patterns,
 		Out:      out,
 		Flags:    o.Flags,
-		Progress: func(p record.Progress) {
-			progress(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
-		},
-		TestLog: o.TestLog,
-		Runs:    o.Runs,
-		Perturb: record.Perturb{Seed: o.Seed, Off: o.Perturb == Off},
+		Progress: progress.recording,
+		Only:     o.Only,
+		TestLog:  o.TestLog,
+		Runs:     o.Runs,
+		Perturb:  record.Perturb{Seed: o.Seed, Off: o.Perturb == Off},
 	}
 	if o.Perturb == Targeted && o.Runs > 1 {
 		sites, err := trace.LoadSites(inst.Sites)
@@ -296,7 +298,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	recorded := time.Since(start)
-	progress("detecting")
+	tot := ix.Totals()
+	progress.update(func(p *Progress) { p.Line, p.Done, p.Total, p.Events = "detecting", tot.Tests, tot.Tests, tot.Events })
 	var early Result // the checks' notes and internal errors
 	var vetIDs []string
 	if len(o.Checks) > 0 {
@@ -308,7 +311,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			early.Notes = append(early.Notes, "precog vet: "+e)
 		}
 	}
-	res, err := Detect(ctx, out, ix, o.Detect)
+	res, err := detect(ctx, out, ix, o.Detect, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -317,19 +320,32 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
 	if o.Validate != nil {
-		if err := validateAll(ctx, o, out, binDir, res); err != nil {
+		if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
 			return nil, err
 		}
 	}
 	if len(o.Checks) > 0 {
-		res.Stats.Vet = res.vetCounts(vetIDs)
+		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(vetIDs), vetIDs
 	}
 	return res, nil
 }
 
+// only applies Options.Only.
+func (o *Options) only(pkg string, tests []string) []string {
+	if o.Only == nil {
+		return tests
+	}
+	return o.Only(pkg, tests)
+}
+
 // Detect runs the checkers over the recording in dir that ix describes.
 func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) (*Result, error) {
+	return detect(ctx, dir, ix, o, nil)
+}
+
+func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, progress *tracker) (*Result, error) {
 	start := time.Now()
+	ids := make(map[string]bool) // the findings so far, for progress
 	sites, err := trace.LoadSites(filepath.Join(dir, filepath.FromSlash(ix.Sites)))
 	if err != nil {
 		return nil, fmt.Errorf("reading the site table: %w", err)
@@ -359,6 +375,10 @@ func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) 
 				return nil, err
 			}
 			all = append(all, fs...)
+			for _, f := range fs {
+				ids[f.ID] = true
+			}
+			progress.update(func(p *Progress) { p.Findings = len(ids) })
 		}
 	}
 	res.Stats.Reports = len(all)

@@ -48,7 +48,7 @@ func ReproFile(dir, id string) string { return filepath.Join(dir, id+".json") }
 
 // validateAll validates res's findings with the binaries record left in
 // binDir, and writes the schedules of the confirmed ones.
-func validateAll(ctx context.Context, o Options, out, binDir string, res *Result) error {
+func validateAll(ctx context.Context, o Options, out, binDir string, res *Result, progress *tracker) error {
 	start := time.Now()
 	defer func() { res.Stats.Validate = time.Since(start) }()
 	vo := o.Validate
@@ -68,21 +68,27 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	}
 	defer os.RemoveAll(work)
 	parent := ctx
+	var deadline time.Time
 	if vo.Budget > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, vo.Budget)
 		defer cancel()
-	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(string) {}
+		deadline, _ = ctx.Deadline()
 	}
 	v := validate.New(validate.Options{
 		Target:   func(w finding.Witness) (validate.Target, bool) { return target(o, binDir, res.Index, w) },
 		Dir:      work,
 		Parallel: vo.Parallel,
-		Progress: progress,
-		Sites:    sites,
+		Progress: progress.line,
+		Done: func(r validate.Result) {
+			progress.update(func(p *Progress) {
+				p.Validated++
+				if r.Status == finding.Confirmed {
+					p.Confirmed++
+				}
+			})
+		},
+		Sites: sites,
 	})
 	// A finding that a recorded run showed (a failure, or a prediction at
 	// the crash's site) is confirmed already.
@@ -99,6 +105,9 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		todo = append(todo, i)
 		fs = append(fs, f)
 	}
+	progress.update(func(p *Progress) {
+		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), len(res.Findings)-len(todo), len(todo), deadline
+	})
 	results := v.All(ctx, fs)
 	if err := parent.Err(); err != nil {
 		return err

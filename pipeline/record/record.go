@@ -199,6 +199,10 @@ type Progress struct {
 	Package string
 	Test    string
 	N, Of   int // this is test N of Of in the package
+	// Done tests of Total, over every package, have been recorded
+	// (with all their runs); Events counts the events of their traces.
+	Done, Total int
+	Events      int
 }
 
 // An Instrumented build is what the instrumenter hands to record: the flags
@@ -246,7 +250,9 @@ type Options struct {
 	Reuse bool
 	// Only, if not nil, returns the tests to record among the top-level
 	// tests of a package (by import path), in their order; the others are
-	// not run. CFP-guided detection records the tests it selected.
+	// not run. It is called for every package, in order, before any test
+	// runs. CFP-guided detection records the tests it selected; a shard
+	// (precog test -shard) its share.
 	Only func(pkg string, tests []string) []string
 	// Env, if not nil, returns environment variables ("KEY=value") for
 	// the recorded runs of a test: CFP's filters of what the shim records
@@ -340,9 +346,28 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 			return nil, err
 		}
 	}
+	// List every package's tests before running any, so that Only sees
+	// them all up front and progress counts against the whole run.
+	names := make([][]string, len(pkgs))
+	c := &counter{}
+	for i, lp := range pkgs {
+		listBin := testBinary(rec, lp)
+		if o.Baseline {
+			listBin = testBinary(plain, lp)
+		}
+		ns, err := listTests(ctx, listBin, lp.Dir, o.Flags)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
+		}
+		if o.Only != nil {
+			ns = o.Only(lp.ImportPath, ns)
+		}
+		names[i] = ns
+		c.total += len(ns)
+	}
 	var spent time.Duration // by forced runs
-	for _, lp := range pkgs {
-		p, err := recordPackage(ctx, o, lp, testBinary(plain, lp), testBinary(rec, lp), out, &spent)
+	for i, lp := range pkgs {
+		p, err := recordPackage(ctx, o, lp, names[i], testBinary(plain, lp), testBinary(rec, lp), out, c, &spent)
 		if p != nil {
 			ix.Packages = append(ix.Packages, p)
 		}
@@ -511,18 +536,11 @@ func TestArgs(f *GoTestFlags, name string) []string {
 // its command returned.
 func Classify(output []byte, err error) Outcome { return classify(output, err) }
 
-func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, recBin, out string, spent *time.Duration) (*Package, error) {
-	listBin := recBin
-	if o.Baseline {
-		listBin = plainBin
-	}
-	names, err := listTests(ctx, listBin, lp.Dir, o.Flags)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
-	}
-	if o.Only != nil {
-		names = o.Only(lp.ImportPath, names)
-	}
+// counter counts the tests recorded and their events, over all packages.
+type counter struct{ done, total, events int }
+
+// recordPackage records the tests names of lp.
+func recordPackage(ctx context.Context, o Options, lp listedPackage, names []string, plainBin, recBin, out string, c *counter, spent *time.Duration) (*Package, error) {
 	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
 	pkgOut := filepath.Join(out, filepath.FromSlash(lp.ImportPath))
 	if err := os.MkdirAll(pkgOut, 0o777); err != nil {
@@ -532,7 +550,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 	_, skipSub := topLevel(o.Flags.Skip)
 	for i, name := range names {
 		if o.Progress != nil {
-			o.Progress(Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names)})
+			o.Progress(Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names), Done: c.done, Total: c.total, Events: c.events})
 		}
 		base := filepath.ToSlash(filepath.Join(lp.ImportPath, name))
 		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log"}
@@ -543,6 +561,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 		}
 		r, err := recordRun(ctx, o, recBin, lp, name, args, out, t.Trace, t.Log, "")
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
+		c.events += r.events
 		if r.noTrace {
 			t.Trace = ""
 		}
@@ -559,7 +578,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 		}
 		for n := 1; n < o.Runs; n++ {
 			if o.Progress != nil {
-				o.Progress(Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names)})
+				o.Progress(Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names), Done: c.done, Total: c.total, Events: c.events})
 			}
 			run := &Perturbed{
 				N:     n,
@@ -581,6 +600,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 				r, err = recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
 			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
+			c.events += r.events
 			if r.noTrace {
 				run.Trace = ""
 			}
@@ -594,6 +614,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, plainBin, r
 			}
 		}
 		p.Tests = append(p.Tests, t)
+		c.done++
 	}
 	return p, nil
 }

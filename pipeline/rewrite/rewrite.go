@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -221,7 +222,8 @@ type rewriter struct {
 	// rewrite removed (atomic.AddInt64 becomes a shim call).
 	dropped map[types.Object]int
 
-	fn *funcCtx // the enclosing function
+	fn   *funcCtx      // the enclosing function
+	decl *ast.FuncDecl // the enclosing top-level function declaration
 
 	// skipped counts, by reason, the operations left uninstrumented.
 	skipped map[string]int
@@ -278,6 +280,9 @@ func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
 	}
 	if r.fn != nil {
 		s.Function = r.fn.name
+	}
+	if r.decl != nil {
+		s.Decl, s.DeclLine = finding.DeclName(r.decl), r.fset.PositionFor(r.decl.Pos(), false).Line
 	}
 	if expr != nil {
 		s.Expr = exprText(r.text(expr))
@@ -359,14 +364,14 @@ func (r *rewriter) fileDecls() {
 	for _, d := range r.file.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			r.fn = &funcCtx{name: funcDeclName(d)}
+			r.fn, r.decl = &funcCtx{name: finding.DeclName(d)}, d
 			if d.Body != nil {
 				r.fn.results = namedResults(d.Type, d.Body)
 			}
 			if d.Body != nil && !noInstrument(d) {
 				r.funcBody(d.Body, "", r.testParam(d))
 			}
-			r.fn = nil
+			r.fn, r.decl = nil, nil
 		case *ast.GenDecl:
 			if d.Tok != token.VAR {
 				continue
@@ -397,32 +402,6 @@ func noInstrument(d *ast.FuncDecl) bool {
 		}
 	}
 	return false
-}
-
-// funcDeclName names a function as stacks do: F, T.M or (*T).M.
-func funcDeclName(d *ast.FuncDecl) string {
-	if d.Recv == nil || len(d.Recv.List) == 0 {
-		return d.Name.Name
-	}
-	t := d.Recv.List[0].Type
-	star := false
-	if s, ok := t.(*ast.StarExpr); ok {
-		star, t = true, s.X
-	}
-	switch x := t.(type) {
-	case *ast.IndexExpr:
-		t = x.X
-	case *ast.IndexListExpr:
-		t = x.X
-	}
-	n := "?"
-	if id, ok := t.(*ast.Ident); ok {
-		n = id.Name
-	}
-	if star {
-		return "(*" + n + ")." + d.Name.Name
-	}
-	return n + "." + d.Name.Name
 }
 
 // testParam returns the name of t in func TestXxx(t *testing.T) (or b in

@@ -89,7 +89,7 @@ func newFinding(a *analysis.Analyzer, p *packages.Package, d analysis.Diagnostic
 		Kind:     cmp.Or(d.Category, a.Name),
 		Status:   finding.Static,
 		Message:  d.Message,
-		Sites:    append([]finding.Site{site(p.Fset, d.Pos, d.End)}, roles...),
+		Sites:    append([]finding.Site{inDecl(p, site(p.Fset, d.Pos, d.End), d.Pos)}, roles...),
 		Analyzer: a.Name,
 		Package:  p.PkgPath,
 		Reports:  1,
@@ -106,6 +106,15 @@ func newFinding(a *analysis.Analyzer, p *packages.Package, d analysis.Diagnostic
 	}
 	f.SetID()
 	return f
+}
+
+// inDecl returns s, at pos in package pkg, with the function declaration
+// it is in (finding.ID counts its line from there).
+func inDecl(pkg *packages.Package, s finding.Site, pos token.Pos) finding.Site {
+	if f := analyzerutil.FileAt(pkg.Syntax, pos); f != nil && s.File != "" {
+		finding.InDecl(&s, pkg.Fset, f, pos)
+	}
+	return s
 }
 
 // site returns the span pos-end as a site without a role; the end only

@@ -104,6 +104,9 @@ type Options struct {
 	WaitMS, BudgetMS int
 	// Progress, if not nil, is told what is being done.
 	Progress func(string)
+	// Done, if not nil, is told each finding's result as All finishes
+	// it, from All's goroutines.
+	Done func(Result)
 	// Sites, if not nil, names the sites of the shim's reasons by their
 	// positions: "site 12 (mysql.go:61)".
 	Sites *trace.SiteTable
@@ -184,7 +187,12 @@ func (v *Validator) All(ctx context.Context, fs []finding.Finding) []Result {
 	out := make([]Result, len(fs))
 	p := pool.New().WithMaxGoroutines(v.o.Parallel)
 	for i := range fs {
-		p.Go(func() { out[i] = v.Finding(ctx, fs[i]) })
+		p.Go(func() {
+			out[i] = v.Finding(ctx, fs[i])
+			if v.o.Done != nil {
+				v.o.Done(out[i])
+			}
+		})
 	}
 	p.Wait()
 	return out

@@ -22,7 +22,14 @@ type Site struct {
 	// "write", "lock" or "go".
 	Kind     string `json:"kind"`
 	Function string `json:"function"` // the enclosing function, such as "(*Bank).Transfer"
-	Expr     string `json:"expr"`     // the source of the operand or call, such as "b.balance"
+	// Decl and DeclLine are the top-level function declaration the site
+	// is in, by name ("(*Bank).Transfer", also for a site in one of its
+	// function literals) and the line of its func keyword; empty and 0
+	// outside functions. A finding's ID counts a site's line from there,
+	// so that edits outside the function leave the ID alone.
+	Decl     string `json:"decl,omitempty"`
+	DeclLine int    `json:"declLine,omitempty"`
+	Expr     string `json:"expr"` // the source of the operand or call, such as "b.balance"
 	// Cases describes a select's cases, one byte per case in the order
 	// of the EvSelect case index: 'r' a receive, 's' a send, 'd' the
 	// default. Empty for other sites.

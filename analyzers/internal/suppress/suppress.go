@@ -182,7 +182,7 @@ func (r *Reporter) Report(diag analysis.Diagnostic, roles ...analyzerutil.RoleAt
 		diag.Category = r.id
 	}
 	r.pass.Report(diag)
-	r.sites.Add(r.pass.Fset, diag, roles)
+	r.sites.Add(r.pass.Fset, r.pass.Files, diag, roles)
 }
 
 // Finish reports the check's directives that are malformed or suppressed

@@ -26,7 +26,24 @@ const (
 	ExitOK       = 0 // nothing to report
 	ExitError    = 1 // precog could not do what was asked; the reason is on stderr
 	ExitFindings = 3 // the command ran and reported findings (the status go vet uses)
+	// ExitUsage is for input that names nothing the command can use (a
+	// malformed -shard, a baseline file that does not exist), the status
+	// Go's flag package uses for usage errors. A command returns it with
+	// a UsageError.
+	ExitUsage = 2
 )
+
+// A UsageError is an error in what the user typed; Main prints it and
+// exits with ExitUsage.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a UsageError with the formatted message.
+func Usagef(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
 
 // Env is the world a command runs in. Tests use their own buffers and
 // directory instead of the process's, so they can run in parallel.
@@ -91,6 +108,9 @@ func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
 	if err != nil {
 		for line := range strings.SplitSeq(err.Error(), "\n") {
 			fmt.Fprintf(env.Stderr, "precog: %s\n", line)
+		}
+		if _, ok := errors.AsType[*UsageError](err); ok {
+			return ExitUsage
 		}
 		return ExitError
 	}
@@ -286,7 +306,8 @@ func ParseTestCommand(fs *flag.FlagSet, command string, args []string) (patterns
 	return patterns, testArgs, nil
 }
 
-// ShellQuote quotes s for a POSIX shell if it needs it.
+// ShellQuote quotes s for a POSIX shell if it needs it: for the commands
+// precog prints for the user to run, such as a reproducer's.
 func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
 		return s

@@ -5,15 +5,22 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 )
 
 // A Progress line shows what a long command is doing on a terminal: one
 // line, rewritten in place. When the writer is not a terminal (or TERM is
-// dumb) it prints nothing, so logs of CI runs hold only the summary.
+// dumb) the line is off, so that a CI log does not fill with carriage
+// returns; Every prints a plain line there instead, now and then.
 type Progress struct {
+	mu   sync.Mutex
 	w    io.Writer
 	on   bool
 	last int // length of the line shown
+
+	stop chan struct{} // closed by Clear or Off to end Every's ticker
+	done chan struct{} // closed when the ticker has ended
 }
 
 // NewProgress returns a Progress line on w.
@@ -30,11 +37,15 @@ func NewProgress(w io.Writer) *Progress {
 // that it would garble.
 func (p *Progress) Off() {
 	p.Clear()
+	p.mu.Lock()
 	p.on = false
+	p.mu.Unlock()
 }
 
 // Status shows s, cut to 100 bytes, in place of the line shown before.
 func (p *Progress) Status(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if !p.on {
 		return
 	}
@@ -46,10 +57,48 @@ func (p *Progress) Status(s string) {
 	p.last = len(s)
 }
 
-// Clear removes the line.
+// Every prints line() on a line of its own every d, until Clear or Off,
+// when the writer is not a terminal: the progress of a run in a CI log,
+// where the line that Status rewrites is off. It does nothing on a
+// terminal, or if d is not positive. line is called from another
+// goroutine.
+func (p *Progress) Every(d time.Duration, line func() string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.on || d <= 0 || p.stop != nil {
+		return
+	}
+	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	go func(stop, done chan struct{}) {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				s := line()
+				p.mu.Lock()
+				fmt.Fprintln(p.w, s)
+				p.mu.Unlock()
+			}
+		}
+	}(p.stop, p.done)
+}
+
+// Clear removes the line, and ends the plain lines of Every.
 func (p *Progress) Clear() {
+	p.mu.Lock()
+	stop, done := p.stop, p.done
+	p.stop, p.done = nil, nil
 	if p.on && p.last > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.last))
 		p.last = 0
+	}
+	p.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
 	}
 }

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestProgress(t *testing.T) {
@@ -29,5 +33,54 @@ func TestProgress(t *testing.T) {
 	p.Status("after Off")
 	if want := "\ragain\r     \r"; b.String() != want {
 		t.Errorf("Off: wrote %q, want %q", b.String(), want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for Every's goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestEvery checks the plain lines of a log: printed from the state at
+// each tick, one per line, stopped by Clear, and never on a terminal.
+func TestEvery(t *testing.T) {
+	var b syncBuffer
+	p := NewProgress(&b)
+	var n atomic.Int32
+	p.Every(time.Millisecond, func() string { return fmt.Sprintf("tick %d", n.Add(1)) })
+	for n.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	p.Clear()
+	got := b.String()
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) < 2 || lines[0] != "tick 1" || lines[1] != "tick 2" || strings.Contains(got, "\r") {
+		t.Errorf("Every wrote %q, want lines tick 1, tick 2, ...", got)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if after := b.String(); after != got {
+		t.Errorf("Every went on after Clear: %q", after[len(got):])
+	}
+
+	var term bytes.Buffer
+	p = &Progress{w: &term, on: true}
+	p.Every(time.Millisecond, func() string { return "plain" })
+	time.Sleep(5 * time.Millisecond)
+	p.Clear()
+	if term.Len() != 0 {
+		t.Errorf("Every on a terminal wrote %q, want nothing (the Status line is there)", term.String())
 	}
 }

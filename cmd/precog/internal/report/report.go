@@ -174,6 +174,15 @@ func evidence(dir string, f finding.Finding) []string {
 // statusLine is the last line of a finding: its ID and status, with what
 // validation saw.
 func statusLine(f finding.Finding) string {
+	line := validationLine(f)
+	if f.Baselined {
+		line += " (baselined: accepted, does not fail the job)"
+	}
+	return line
+}
+
+// validationLine is the status line without the baseline's mark.
+func validationLine(f finding.Finding) string {
 	v := f.Validation
 	if v == nil {
 		return fmt.Sprintf("id %s, %s", f.ID, f.Status)

@@ -43,6 +43,18 @@ func KindRules(ks []finding.Kind) []Rule {
 // findings of kind finding.InternalError) become tool execution
 // notifications, since they are about precog rather than the code.
 func SARIF(root string, rules []Rule, fs []finding.Finding, errs []string) *sarif.Log {
+	return sarifLog(root, rules, fs, errs, false)
+}
+
+// SARIFBaselined is SARIF for a run given a baseline: each result's
+// baselineState is "unchanged" for a finding of the baseline
+// (Finding.Baselined), "new" for the others, so that a code-scanning
+// service can tell the accepted findings from the new ones.
+func SARIFBaselined(root string, rules []Rule, fs []finding.Finding, errs []string) *sarif.Log {
+	return sarifLog(root, rules, fs, errs, true)
+}
+
+func sarifLog(root string, rules []Rule, fs []finding.Finding, errs []string, baselined bool) *sarif.Log {
 	b := sarif.NewLocator(root)
 	var descs []sarif.ReportingDescriptor
 	index := make(map[string]int)
@@ -112,6 +124,13 @@ func SARIF(root string, rules []Rule, fs []finding.Finding, errs []string) *sari
 			// The stable ID: the same bug in every run and test, and
 			// from static analysis and from a run alike.
 			PartialFingerprints: map[string]string{"precogId/v1": f.ID},
+		}
+		if baselined {
+			// A baseline was given: the results it lists are known.
+			res.BaselineState = "new"
+			if f.Baselined {
+				res.BaselineState = "unchanged"
+			}
 		}
 		res.RelatedLocations = related(b, f)
 		run.Results = append(run.Results, res)

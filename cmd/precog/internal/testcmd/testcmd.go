@@ -21,6 +21,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/report"
+	"github.com/precog-dev/precog/cmd/precog/internal/results"
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/oscs"
@@ -236,13 +237,54 @@ A checker that panics on a trace is reported on stderr as "internal error:"
 with the stack; the other checkers' findings still appear. They are precog
 bugs: please report them.
 
+Nightly jobs
+
+-ci DIR writes the results directory of a nightly job (new, empty, or one
+an earlier -ci wrote): findings.jsonl (the findings as -json prints
+them), findings.sarif (SARIF 2.1.0, for code scanning), summary.json and
+summary.txt (the totals and statuses on stderr, the baseline's verdict and
+the exit status), tests.json (each test that ran, with its time, outcome
+and events), and repro/, the schedule of each confirmed finding with
+repro/commands.txt listing the "precog repro -o DIR ID" that replays it,
+and report.html, the report -html writes.
+The traces are not part of it: -o keeps them elsewhere. With -ci, stderr
+gets a plain progress line every 30s when it is not a terminal (a CI
+log): tests recorded, events, findings so far, findings validated and
+the time left of -validate-budget; -progress sets the period (0: none),
+with or without -ci.
+
+-baseline FILE lists accepted finding IDs, one per line; anything after
+the ID, blank lines and lines starting with # are comments.
+-write-baseline FILE writes one that accepts every finding of the run, a
+line each with its kind, status, place and message. With a baseline,
+its findings are still reported, marked "baselined" (text), "baselined":
+true (JSON) and baselineState "unchanged" (SARIF, where the others are
+"new"), but do not change the exit status: the job fails only on new
+confirmed findings. IDs are stable across runs and machines (see -json).
+
+-shard i/n runs shard i of n: a deterministic share of the top-level
+tests of all the packages, so that n CI machines run each test once;
+"precog merge -o DIR DIR1 DIR2 ..." joins their -ci directories into the
+one an unsharded run would have written. With CFP guidance (the default)
+the tests of a package that has more than one stay in one shard, since
+CFP selects among them together. The shares are balanced by the test
+times of an earlier run's results directory, -shard-times DIR (or the -ci
+DIR's own, from the last run into it), longest first onto the least
+loaded shard; tests it does not know, or all without times, are placed
+by a hash of their names. Every shard instruments and builds every
+package: the split saves the runs, not the builds.
+
 Exit status
 
 	0  no confirmed findings; with -fail-on=predicted, no findings at
-	   all
-	3  confirmed findings (with -fail-on=predicted: any findings),
-	   including when internal errors came with them; a test that failed,
-	   panicked, died or timed out in a recorded run is one
+	   all; with -baseline, none outside the baseline
+	3  confirmed findings (with -fail-on=predicted: any findings) that
+	   the baseline does not list, including when internal errors came
+	   with them; a test that failed, panicked, died or timed out in a
+	   recorded run is one
+	2  bad input to the nightly job's flags: a malformed -shard, a
+	   baseline file that does not exist or has a line that is not an
+	   ID, a -ci directory that holds other files
 	1  an error: a bad flag, -runs out of range, a package that does not
 	   build, an output directory that holds other files, or internal
 	   errors and no findings
@@ -314,6 +356,12 @@ func Command() *cli.Command {
 			})
 			fs.BoolVar(&o.vet, "vet", false, "also run precog vet's checks on the packages, record their sites always, and confirm each diagnostic in the runs that reach its sites (see Static candidates below)")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			fs.StringVar(&o.ci, "ci", "", "write the results `dir` of a nightly job: findings (JSON lines and SARIF), reproducers, summary, test times (see Nightly jobs)")
+			fs.StringVar(&o.baseline, "baseline", "", "fail only on findings whose IDs the baseline `file` does not list (see Nightly jobs)")
+			fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline `file` that accepts every finding of this run")
+			fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the top-level tests (see Nightly jobs)")
+			fs.StringVar(&o.shardTimes, "shard-times", "", "balance -shard by the test times in the results `dir` of an earlier run (default: the -ci dir's, if it has them)")
+			fs.DurationVar(&o.every, "progress", 0, "when stderr is not a terminal, print a progress line every `d` (default 30s with -ci, none without)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				patterns, testArgs, err := cli.ParseTestCommand(fs, "test", args)
@@ -326,6 +374,7 @@ func Command() *cli.Command {
 					line = append(append(line, "-args"), testArgs...)
 				}
 				o.command = cli.CommandLine("test", line)
+				fs.Visit(func(f *flag.Flag) { o.everySet = o.everySet || f.Name == "progress" })
 				return run(ctx, env, o, patterns)
 			}
 		},
@@ -357,6 +406,11 @@ type options struct {
 	budget   time.Duration
 	parallel int
 	failOn   string // "confirmed" (also for "") or "predicted"
+
+	ci, baseline, writeBaseline string
+	shard, shardTimes           string
+	every                       time.Duration
+	everySet                    bool
 
 	spin, condFlags, hwNote bool
 	races                   bool
@@ -392,6 +446,10 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, err
 	}
 	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
+	n, err := o.nightly(env)
+	if err != nil {
+		return cli.ExitUsage, &cli.UsageError{Err: err}
+	}
 	progress := cli.NewProgress(env.Stderr)
 	var testLog io.Writer
 	if o.flags.Verbose() {
@@ -413,7 +471,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	var vo *predict.ValidateOptions
 	if o.validate {
-		rd, err := predict.ReproDir(out, o.cache)
+		rd, err := predict.ReproDir(cmp.Or(n.ci, out), o.cache)
 		if err != nil {
 			return cli.ExitError, err
 		}
@@ -425,6 +483,12 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, err
 		}
 	}
+	every := o.every
+	if !o.everySet && n.ci != "" {
+		every = defaultEvery
+	}
+	state := &progressState{start: time.Now()}
+	progress.Every(every, state.line)
 	res, err := predict.Run(ctx, predict.Options{
 		Dir:            dir,
 		Patterns:       patterns,
@@ -441,8 +505,12 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		TargetedBudget: o.perturbBudget,
 		Validate:       vo,
 		Checks:         checks,
-		Progress:       progress.Status,
-		TestLog:        testLog,
+		Progress: func(p predict.Progress) {
+			state.set(p)
+			progress.Status(p.Line)
+		},
+		Only:    n.only,
+		TestLog: testLog,
 		Detect: predict.DetectOptions{
 			MaxTraceBytes: maxTraceBytes(o.maxTrace),
 			MaxGoroutines: cmp.Or(o.maxGoroutines, -1),
@@ -456,8 +524,15 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if err != nil {
 		return cli.ExitError, err
 	}
+	sum, tests := results.FromResult(res, dir, patterns, o.runs)
+	sum.Shard = o.shard
+	sum.Judge(res.Findings, n.baseline, o.baseline, cmp.Or(o.failOn, "confirmed"))
 	if o.sarif != "" {
-		log := report.SARIF(dir, report.KindRules(finding.RuntimeKinds()), res.Findings, res.InternalErrors)
+		sarifLog := report.SARIF
+		if n.baseline != nil {
+			sarifLog = report.SARIFBaselined
+		}
+		log := sarifLog(dir, report.KindRules(finding.RuntimeKinds()), res.Findings, res.InternalErrors)
 		if err := sarif.WriteFile(env.Stdout, dir, o.sarif, log); err != nil {
 			return cli.ExitError, err
 		}
@@ -473,76 +548,39 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
 		}
 	}
-	var sum bytes.Buffer
-	summarize(&sum, res, o.runs)
-	env.Stderr.Write(sum.Bytes())
+	var text bytes.Buffer
+	results.WriteText(&text, sum)
+	env.Stderr.Write(text.Bytes())
+	html := &report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
+		Summary: strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n"), Errors: res.InternalErrors}
 	if o.html != "" {
-		run := report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
-			Summary: strings.Split(strings.TrimSuffix(sum.String(), "\n"), "\n"), Errors: res.InternalErrors}
-		if err := report.HTMLFile(env.Resolve(o.html), run, res.Findings); err != nil {
+		if err := report.HTMLFile(env.Resolve(o.html), *html, res.Findings); err != nil {
 			return cli.ExitError, err
 		}
 	}
 	if out != "" {
 		fmt.Fprintf(env.Stderr, "traces kept in %s\n", out)
 	}
-	failing := 0
-	for _, f := range res.Findings {
-		if f.Status == finding.Confirmed || o.failOn == "predicted" {
-			failing++
+	if n.ci != "" {
+		if err := results.Write(n.ci, sum, res.Findings, tests, reproCommand(o), html); err != nil {
+			return cli.ExitError, fmt.Errorf("writing the results directory: %w", err)
+		}
+		fmt.Fprintf(env.Stderr, "results in %s\n", o.ci)
+	}
+	if o.writeBaseline != "" {
+		if err := results.WriteBaseline(env.Resolve(o.writeBaseline), dir, res.Findings); err != nil {
+			return cli.ExitError, err
 		}
 	}
 	switch {
-	case failing > 0:
-		return cli.ExitFindings, nil
+	case sum.Exit != 0:
+		return sum.Exit, nil
 	case len(res.Findings) > 0:
 		return cli.ExitOK, nil
 	case len(res.InternalErrors) > 0:
 		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's checkers", len(res.InternalErrors), plural(len(res.InternalErrors), "error", "errors"))
 	}
 	return cli.ExitOK, nil
-}
-
-// summarize prints the notes and the totals on w.
-func summarize(w io.Writer, res *predict.Result, runs int) {
-	for _, n := range res.Notes {
-		fmt.Fprintln(w, n)
-	}
-	for _, e := range res.InternalErrors {
-		fmt.Fprintln(w, e)
-	}
-	s := res.Stats
-	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
-		len(res.Runtime()), plural(len(res.Runtime()), "finding", "findings"),
-		s.Reports, plural(s.Reports, "report", "reports"), res.Duplication(),
-		s.Tests, plural(s.Tests, "test", "tests"), s.Packages, plural(s.Packages, "package", "packages"))
-	if runs > 1 {
-		fmt.Fprintf(w, ", %d runs each, %d of %d failed", runs, s.FailedRuns, s.Runs)
-		if s.Targeted > 0 {
-			fmt.Fprintf(w, " (%d targeted, %d of them reversed their pair)", s.Targeted, s.Reversed)
-		}
-	} else if s.FailedRuns > 0 {
-		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
-	}
-	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s\n", s.Events, round(s.Record), round(s.Detect))
-	if c := s.CFP; c != nil && c.Packages > 0 {
-		fmt.Fprintf(w, "cfp: detected in %d of %d tests and %d of %d functions of the %d %s with more than one test, which cover their %d concurrent function %s (cheap runs %s; -cfp=false detects in every test)\n",
-			c.Selected, c.Tests, c.SelectedFuncs, c.Funcs, c.Packages, plural(c.Packages, "package", "packages"),
-			c.Pairs, plural(c.Pairs, "pair", "pairs"), round(c.Measure))
-	}
-	if s.Statuses != nil {
-		st := s.Statuses
-		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",
-			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], round(s.Validate))
-	}
-	if v := s.Vet; v != nil {
-		n := 0
-		for _, c := range v {
-			n += c
-		}
-		fmt.Fprintf(w, "vet: %d %s of precog vet: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, %d not reached by any test, %d without two sites to force\n",
-			n, plural(n, "diagnostic", "diagnostics"), v[finding.Confirmed], v[finding.NotConfirmed], v[finding.Diverged], v[finding.TimedOut], v[finding.Predicted], v[finding.NotReached], v[finding.Static])
-	}
 }
 
 // vetChecks returns precog vet's checks with the flag values of a
@@ -570,8 +608,8 @@ func reproCommand(o options) func(id string) string {
 		if o.dir != "" {
 			cmd += " -C " + cli.ShellQuote(o.dir)
 		}
-		if o.out != "" {
-			cmd += " -o " + cli.ShellQuote(o.out)
+		if d := cmp.Or(o.ci, o.out); d != "" {
+			cmd += " -o " + cli.ShellQuote(d)
 		}
 		if o.cache != "" {
 			cmd += " -cache " + cli.ShellQuote(o.cache)
@@ -585,11 +623,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func round(d time.Duration) time.Duration {
-	if d > time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }

@@ -58,7 +58,7 @@ analyzer's name, the check ID without the dash (connull for con-null).
 With -json, each finding is instead one JSON object on a line of its own
 (JSON Lines), in the same order, in the shape precog test prints:
 
-	{"id":"3fe2c2cb580d","kind":"con-null","status":"static","message":"...",
+	{"id":"8573f055fa58","kind":"con-null","status":"static","message":"...",
 	 "sites":[{"file":"/abs/p/p.go","line":12,"col":5,"endLine":12,"endCol":11},
 	          {"file":"/abs/p/p.go","line":12,"col":7,"role":"deref"},...],
 	 "evidence":{},"tests":[],"reports":1,

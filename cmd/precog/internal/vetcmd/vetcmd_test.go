@@ -186,7 +186,8 @@ func TestJSON(t *testing.T) {
 		t.Fatalf("got %d JSON lines, want 3:\n%s", len(got), stdout)
 	}
 	// Numbers decode as float64. Files are absolute, as in precog test's
-	// findings; the first site places the finding and has no role.
+	// findings; the first site places the finding and has no role, and
+	// names the function declaration it is in (the ID counts from there).
 	file := filepath.Join(dir, "a", "a.go")
 	want := map[string]any{
 		"id":       got[1]["id"],
@@ -198,6 +199,7 @@ func TestJSON(t *testing.T) {
 		"url":      "https://example.com/checks/gostmt#test-go",
 		"sites": []any{map[string]any{
 			"file": file, "line": 8.0, "col": 40.0, "endLine": 8.0, "endCol": 46.0,
+			"decl": "wide", "declLine": 8.0,
 		}},
 		"related": []any{map[string]any{
 			"file": file, "line": 8.0, "col": 6.0, "endLine": 8.0, "endCol": 10.0,

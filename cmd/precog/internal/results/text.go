@@ -1,0 +1,81 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/detect/finding"
+)
+
+// WriteText writes the summary as precog test prints it on stderr: the
+// notes and internal errors, then the totals, CFP's selection, the
+// validation's verdicts and, with a baseline, the baseline's.
+func WriteText(w io.Writer, s *Summary) {
+	for _, n := range s.Notes {
+		fmt.Fprintln(w, n)
+	}
+	for _, e := range s.InternalErrors {
+		fmt.Fprintln(w, e)
+	}
+	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
+		s.RunFindings, plural(s.RunFindings, "finding", "findings"),
+		s.Reports, plural(s.Reports, "report", "reports"), s.Duplication,
+		s.Tests, plural(s.Tests, "test", "tests"), s.Packages, plural(s.Packages, "package", "packages"))
+	if s.RunsEach > 1 {
+		fmt.Fprintf(w, ", %d runs each, %d of %d failed", s.RunsEach, s.FailedRuns, s.Runs)
+		if s.Targeted > 0 {
+			fmt.Fprintf(w, " (%d targeted, %d of them reversed their pair)", s.Targeted, s.Reversed)
+		}
+	} else if s.FailedRuns > 0 {
+		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
+	}
+	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s", s.Events, Round(s.RecordNs), Round(s.DetectNs))
+	if len(s.Merged) > 0 {
+		fmt.Fprintf(w, " (summed over %d shards)", len(s.Merged))
+	}
+	fmt.Fprintln(w)
+	if c := s.CFP; c != nil && c.Packages > 0 {
+		fmt.Fprintf(w, "cfp: detected in %d of %d tests and %d of %d functions of the %d %s with more than one test, which cover their %d concurrent function %s (cheap runs %s; -cfp=false detects in every test)\n",
+			c.Selected, c.Tests, c.SelectedFuncs, c.Funcs, c.Packages, plural(c.Packages, "package", "packages"),
+			c.Pairs, plural(c.Pairs, "pair", "pairs"), Round(c.MeasureNs))
+	}
+	if s.Validated {
+		st := s.Statuses
+		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",
+			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], Round(s.ValidateNs))
+	}
+	if v := s.Vet; v != nil {
+		n := 0
+		for _, c := range v {
+			n += c
+		}
+		fmt.Fprintf(w, "vet: %d %s of precog vet: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, %d not reached by any test, %d without two sites to force\n",
+			n, plural(n, "diagnostic", "diagnostics"), v[finding.Confirmed], v[finding.NotConfirmed], v[finding.Diverged], v[finding.TimedOut], v[finding.Predicted], v[finding.NotReached], v[finding.Static])
+	}
+	if s.Baseline != "" {
+		fmt.Fprintf(w, "baseline %s: %d %s accepted; %d new %s the job", s.Baseline,
+			len(s.Baselined), plural(len(s.Baselined), "finding", "findings"),
+			len(s.Failing), plural(len(s.Failing), "finding fails", "findings fail"))
+		if len(s.Failing) > 0 {
+			fmt.Fprintf(w, ": %s", strings.Join(s.Failing, " "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Round rounds a duration for the summary.
+func Round(d time.Duration) time.Duration {
+	if d > time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}

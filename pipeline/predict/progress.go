@@ -1,0 +1,60 @@
+package predict
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/precog-dev/precog/pipeline/record"
+)
+
+// A Progress is a snapshot of what Run is doing, for a display: the line
+// a terminal shows, and the counts a periodic line in a CI log prints.
+type Progress struct {
+	Line string // what is being done now, one short line
+	// Done of Total tests have been recorded in the current recording
+	// (the cheap runs of CFP guidance, then the runs with detection),
+	// with Events events.
+	Done, Total int
+	Events      int
+	// Findings counts the findings so far (after detection: all of
+	// them); Confirmed those validation has confirmed.
+	Findings, Confirmed int
+	// Validated of Validating findings have been validated; Deadline is
+	// when the validation budget runs out (zero before validation, or
+	// without a budget).
+	Validated, Validating int
+	Deadline              time.Time
+}
+
+// A tracker keeps the Progress of one Run and hands a copy to the
+// callback on every change. Validation reports from several goroutines.
+type tracker struct {
+	mu sync.Mutex
+	p  Progress
+	f  func(Progress)
+}
+
+func newTracker(f func(Progress)) *tracker { return &tracker{f: f} }
+
+// update applies change to the progress and reports it.
+func (t *tracker) update(change func(p *Progress)) {
+	if t == nil || t.f == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	change(&t.p)
+	t.f(t.p)
+}
+
+// line reports what is being done.
+func (t *tracker) line(s string) { t.update(func(p *Progress) { p.Line = s }) }
+
+// recording reports record's progress.
+func (t *tracker) recording(r record.Progress) {
+	t.update(func(p *Progress) {
+		p.Line = fmt.Sprintf("[%d/%d] %s %s", r.N, r.Of, r.Package, r.Test)
+		p.Done, p.Total, p.Events = r.Done, r.Total, r.Events
+	})
+}
