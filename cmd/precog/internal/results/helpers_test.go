@@ -2,8 +2,12 @@ package results_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -12,11 +16,41 @@ import (
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
 )
 
-// The nightly job's tests run precog test and precog merge in-process on
-// the kernels; they live here, not in testcmd, whose kernel tests take
-// most of a package's time limit alone.
+// The nightly job's tests run precog test and precog merge on the
+// kernels; they live here, not in testcmd, whose kernel tests take most
+// of a package's time limit alone.
 
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+func TestMain(m *testing.M) {
+	code := leakcheck.Main(m)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// precogBinary builds precog from this tree, once per test binary.
+func precogBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "precog-results-test-"); binErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "precog"), "github.com/precog-dev/precog/cmd/precog").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("building precog: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "precog")
+}
 
 // kernels is the module of bug kernels and negative controls.
 var kernels = corpus.Dir()
