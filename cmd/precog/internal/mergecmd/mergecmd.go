@@ -23,7 +23,8 @@ DIR, as one unsharded run would have written it: one finding per ID, with
 the tests of every shard that exposed it, the strongest status any shard
 gave it and its reproducer; the tests and their times (which the next
 night's shards balance by); the totals, summed (times are summed over
-the shards, not the job's wall time); the notes and internal errors.
+the shards, not the job's wall time); the notes and internal errors;
+and the SARIF log and HTML report of the merged findings.
 CFP's selection is summed as well: the shards guide detection package
 by package, and precog test -shard keeps a package's tests together
 when CFP guides it.
