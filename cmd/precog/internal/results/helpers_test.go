@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/mergecmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/corpus"
 	"github.com/precog-dev/precog/internal/leakcheck"
@@ -27,6 +29,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// The commands the binary runs: importing them keys go test's cache of
+// this package to their code, which the binary is built from.
+var _, _ = testcmd.Command, mergecmd.Command
 
 var (
 	binOnce sync.Once
