@@ -116,6 +116,13 @@ type checker struct {
 	// derefSites holds the site table's dereferenced read sites by
 	// expression, built on first use.
 	derefSites map[siteKey][]trace.Site
+	// whole caches wholeOp by critical section.
+	whole map[int]bool
+	// accessSites holds the site table's read and write sites by
+	// expression, built on first use.
+	accessSites map[siteKey][]trace.Site
+	// footprints caches what each critical section accessed.
+	footprints map[int]*footprint
 }
 
 // secUse is how one critical section (with the sections nested in it)
@@ -482,6 +489,10 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 	}
 	if !c.opts.NoNilGuard && c.nilGuarded(p, pWrite, cur, cWrite, loc) {
 		c.stats.NilGuarded++
+		return
+	}
+	if !c.opts.NoWholeOp && c.wholeOps(p, pWrite, cur, cWrite, loc) {
+		c.stats.WholeOp++
 		return
 	}
 	switch {

@@ -162,6 +162,53 @@
 //     in the normal run, two over ten perturbed runs) and changes no true
 //     finding.
 //
+// # Lock-per-operation structures
+//
+// A cache, a pool or a queue whose every method takes the structure's
+// lock once and does its whole work under it is the paper's worst case:
+// Add and Get of an LRU are unordered critical sections that conflict on
+// the list and the buckets, few of them hold a read-write sequence on
+// every location they touch, and the commutativity filter explains none
+// (golang-lru: 25 findings, all false). Yet each such section takes the
+// state as it finds it and leaves it consistent (its invariant holds at
+// both ends), so either order is a valid history. The bugs OSCS is for
+// have another shape: a goroutine that splits one piece of work over two
+// critical sections, with another goroutine's write in between (the
+// atomicity shape: Mozilla-1, MySQL1-A, KB1, Fig. 3c), or that decides
+// in one section and acts in the next (the order violation: Mozilla-3).
+// So a pair is dropped (Options.NoWholeOp keeps it) when both of its
+// critical sections of the common lock are whole operations, defined on
+// the trace (the shim records no call stacks by default, so functions are
+// those of the sites):
+//
+//   - the section was released, and its Lock and Unlock sites are in one
+//     function (a deferred Unlock's site is its defer statement);
+//   - it reads something (a section that only writes is a setter, one
+//     part of an update whose other parts are other sections: jsstring's
+//     setLength and setChars, called one after the other by Concat);
+//   - neither the goroutine's previous nor its next section of the same
+//     lock was taken at another Lock site of the same function (a
+//     function with two Lock sites that runs both one after the other is
+//     the atomicity shape: KB1's Insert, Mozilla-3's Run; a function that
+//     is called again, or loops, at one site is not);
+//   - the function does not access the pair's expression again after the
+//     Unlock in the source (MySQL-2: a check under the lock and a
+//     dereference after it carries the value out of the section);
+//   - if it only reads, the goroutine's previous and next sections of the
+//     lock touch no location that the other side's section writes (a
+//     getter whose caller goes on with a second section over the state the
+//     other goroutine changed in between: StringBuffer's Length then
+//     GetChars, Vector's Size then CopyInto, against SetLength or
+//     RemoveLast).
+//
+// Two pairs of whole operations stay reported: two writes neither of
+// whose sections read the location before writing it (a lost update, the
+// later write discarding the earlier unseen: oscsloop), and a nil store
+// against a section that begins its use of the location with an unchecked
+// dereference (a crash in one order). On golang-lru this leaves 0 of 25
+// findings; on the kernels it silences oscsmax (Fig. 5, a known false
+// positive) and keeps every true finding.
+//
 // # Soundness
 //
 // OSCS is a heuristic (§2.5) and neither sound nor complete. It reports
@@ -186,7 +233,16 @@
 // shows none), and it re-runs hb.Analyze, with the events and the site
 // table only, when it finds a flag.
 //
-// The two Go filters can hide bugs too. The lazy-initialization filter
+// The whole-operation filter hides an atomicity violation whose two
+// sections are two calls of a caller (`if !c.Contains(k) { c.Add(k) }`,
+// or setters of one field each called by one function) when the trace
+// does not show the shape above: the shim records no call stacks, so a
+// read-write section per call looks like a whole operation, and so does
+// a read-only one whose neighbor sections share no location with the
+// other side. It also hides a lost update in which one side reads the
+// location before writing and the other does not.
+//
+// The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter
 // hides a reader that checks the location and then relies on it being
 // set, or clear, after the lock is released (it sees nil had it run
 // first, and acts on that outside the section); a write after a read of

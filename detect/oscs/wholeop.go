@@ -1,0 +1,208 @@
+package oscs
+
+import (
+	"slices"
+
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// The whole-operation filter of doc.go ("Lock-per-operation structures"):
+// a pair between two critical sections that are each a whole operation is
+// order-insensitive, unless it is a lost update or a crash on the order.
+
+// wholeOps reports whether the pair's two critical sections of the
+// common lock are both whole operations, neither one a read-only section
+// whose goroutine touches, in its previous or next section of the lock,
+// what the other side writes, and the pair is neither a lost update (two
+// writes, neither section having read the location before its write) nor
+// a nil store against a section that begins its use of the location with
+// an unchecked dereference.
+func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) bool {
+	lock, ok := c.commonLock(int(p.ev), int(cur.ev))
+	if !ok {
+		return false
+	}
+	kp, kc := c.sectionAt(p, lock), c.sectionAt(cur, lock)
+	for _, s := range [][3]int{{kp, int(p.ev), kc}, {kc, int(cur.ev), kp}} {
+		k, ev, other := s[0], s[1], s[2]
+		if !c.wholeOp(k) || c.usedAfter(k, c.g.Events[ev].Site) || c.splitRead(k, other) {
+			return false
+		}
+	}
+	if pWrite && cWrite {
+		return p.flag || cur.flag
+	}
+	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok && w.val == 0 && c.sectionUse(r, loc).firstDeref {
+		return false
+	}
+	return true
+}
+
+// footprint is what one critical section (with the sections nested in
+// it) accessed.
+type footprint struct {
+	touched, written map[hb.Loc]bool
+	reads            bool // some access is a read
+}
+
+func (c *checker) footprint(k int) *footprint {
+	if f, ok := c.footprints[k]; ok {
+		return f
+	}
+	f := &footprint{touched: make(map[hb.Loc]bool), written: make(map[hb.Loc]bool)}
+	s := c.g.Sections()[k]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, s.Begin)
+	for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
+		i := evs[j]
+		if kind := c.g.Events[i].Kind; isAccess(kind) {
+			l := c.g.Loc(i)
+			f.touched[l] = true
+			if kind == trace.EvWrite {
+				f.written[l] = true
+			} else {
+				f.reads = true
+			}
+		}
+	}
+	if c.footprints == nil {
+		c.footprints = make(map[int]*footprint)
+	}
+	c.footprints[k] = f
+	return f
+}
+
+// splitRead reports whether section k only reads and its goroutine's
+// previous or next section of the same lock touches a location that
+// section other writes: a getter whose caller goes on with a second
+// section over the state another goroutine's section changes in between
+// (StringBuffer's Length, then GetChars, with SetLength in between: the
+// multi-variable atomicity shape, through two calls).
+func (c *checker) splitRead(k, other int) bool {
+	if len(c.footprint(k).written) > 0 {
+		return false
+	}
+	w := c.footprint(other).written
+	for _, n := range c.neighbors(k) {
+		for l := range c.footprint(n).touched {
+			if w[l] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// neighbors returns the goroutine's nearest sections of k's lock before
+// and after k.
+func (c *checker) neighbors(k int) []int {
+	secs := c.g.Sections()
+	s := secs[k]
+	own := c.secsOf[s.G]
+	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	var ns []int
+	for _, d := range []int{-1, 1} {
+		for j := at + d; j >= 0 && j < len(own); j += d {
+			if secs[own[j]].Lock.Addr == s.Lock.Addr {
+				ns = append(ns, int(own[j]))
+				break
+			}
+		}
+	}
+	return ns
+}
+
+// wholeOp reports whether critical section k is a whole operation: it
+// was released, its Lock and Unlock are in one function, it reads (a
+// section that only writes is a setter, one part of an update whose other
+// parts are other sections: jsstring's setLength and setChars, called
+// one after the other by Concat), and neither the goroutine's previous
+// nor its next section of the same lock was taken at another Lock site
+// of that function (a function that takes the lock at two sites splits
+// one call's work over two sections: the atomicity shape).
+func (c *checker) wholeOp(k int) bool {
+	if k < 0 {
+		return false
+	}
+	if w, ok := c.whole[k]; ok {
+		return w
+	}
+	w := c.computeWholeOp(k)
+	if c.whole == nil {
+		c.whole = make(map[int]bool)
+	}
+	c.whole[k] = w
+	return w
+}
+
+func (c *checker) computeWholeOp(k int) bool {
+	secs := c.g.Sections()
+	s := secs[k]
+	if s.End < 0 {
+		return false
+	}
+	begin := c.g.Events[s.Begin].Site
+	fn, ok := c.funcOf(begin)
+	if !ok {
+		return false
+	}
+	if end, ok := c.funcOf(c.g.Events[s.End].Site); !ok || end != fn {
+		return false
+	}
+	if !c.footprint(k).reads {
+		return false
+	}
+	for _, n := range c.neighbors(k) {
+		site := c.g.Events[secs[n].Begin].Site
+		if nf, ok := c.funcOf(site); ok && site != begin && nf == fn {
+			return false
+		}
+	}
+	return true
+}
+
+// usedAfter reports whether the function that accessed the location at
+// site, inside critical section k, accesses the same expression again
+// after the Unlock that ended k, in the source: the section hands what it
+// read on past the lock (MySQL-2's check under the lock and dereference
+// after it), so its invariant does not hold at its end.
+func (c *checker) usedAfter(k int, site uint32) bool {
+	acc, ok := c.sites.Lookup(site)
+	if !ok {
+		return true
+	}
+	end, ok := c.sites.Lookup(c.g.Events[c.g.Sections()[k].End].Site)
+	if !ok || end.File != acc.File || end.Function != acc.Function || !before(acc, end) {
+		// The Unlock is elsewhere or deferred (its site is the defer
+		// statement): nothing of the function runs after it.
+		return false
+	}
+	if c.accessSites == nil {
+		c.accessSites = make(map[siteKey][]trace.Site)
+		for _, st := range c.sites.Sites {
+			if st.Kind == "read" || st.Kind == "write" {
+				k := siteKey{st.File, st.Function, st.Expr}
+				c.accessSites[k] = append(c.accessSites[k], st)
+			}
+		}
+	}
+	for _, a := range c.accessSites[siteKey{acc.File, acc.Function, acc.Expr}] {
+		if before(end, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// funcOf returns the file and function of a site.
+func (c *checker) funcOf(id uint32) (string, bool) {
+	if c.sites == nil {
+		return "", false
+	}
+	s, ok := c.sites.Lookup(id)
+	if !ok || s.Function == "" {
+		return "", false
+	}
+	return s.File + "\x00" + s.Function, true
+}

@@ -1,0 +1,158 @@
+package oscs
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// opSites is a site table whose sites belong to the functions of a
+// lock-per-operation structure: site n is line n of the function its
+// range names. x, y and z are the structure's fields.
+var opSites = func() *trace.SiteTable {
+	t := new(trace.SiteTable)
+	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset"}
+	name := ""
+	for id := 10; id < 95; id++ {
+		if f, ok := fn[id]; ok {
+			name = f
+		}
+		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name})
+	}
+	for _, s := range []trace.Site{{ID: 1, Function: "Test"}, {ID: 2, Function: "Test"}} {
+		s.File = "/k/k.go"
+		t.Sites = append(t.Sites, s)
+	}
+	return t
+}()
+
+// wholeCase checks a trace with the whole-operation filter on and off
+// (want, and wantOff: the paper's OSCS), under Base and Opt.
+func wholeCase(t *testing.T, name, text string, want, wantOff []string) {
+	t.Helper()
+	for _, off := range []bool{false, true} {
+		for _, alg := range []Algorithm{Base, Opt} {
+			opts := Options{Algorithm: alg, NoCondFlags: true, NoSpinFlags: true, NoWholeOp: off}
+			var got []string
+			for _, f := range Check(graph(t, text), opSites, opts) {
+				got = append(got, lines(f))
+			}
+			slices.Sort(got)
+			w := want
+			if off {
+				w = wantOff
+			}
+			if !slices.Equal(got, w) {
+				t.Errorf("%s %s NoWholeOp=%v: findings %q, want %q", name, alg, off, got, w)
+			}
+		}
+	}
+}
+
+// wholeStart is g1 starting g2 and g3, which nothing orders.
+const wholeStart = `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+5 g=3 Begin parent=1
+`
+
+// The negative control, an LRU's shape: g2 calls Add twice, each one
+// critical section that reads the state and writes it (x = x+1, y =
+// new); g3 calls Len once, one section that reads it. Either order leaves
+// a consistent structure; the paper's OSCS reports the read-only Len
+// against the writes, the filter drops both pairs.
+func TestWholeOpLockPerOperation(t *testing.T) {
+	wholeCase(t, "lru", wholeStart+`
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Read site=11 addr=0x100
+10.2 g=2 Write site=12 addr=0x100 value=1
+10.3 g=2 Write site=13 addr=0x200 value=7
+11 g=2 Unlock site=14 addr=0x900
+12 g=3 Lock site=20 addr=0x900
+12.1 g=3 Read site=21 addr=0x100
+12.2 g=3 Read site=22 addr=0x200
+13 g=3 Unlock site=23 addr=0x900
+14 g=2 Lock site=10 addr=0x900
+14.1 g=2 Read site=11 addr=0x100
+14.2 g=2 Write site=12 addr=0x100 value=2
+14.3 g=2 Write site=13 addr=0x200 value=8
+15 g=2 Unlock site=14 addr=0x900
+`, nil, []string{"10 12 20 21", "10 13 20 22"})
+}
+
+// KB1's atomicity shape: Insert sets x in one critical section and reads
+// it in a second one, taken at another Lock site of Insert; Flush's reset
+// (a read-write section, a whole operation itself) can run between.
+func TestWholeOpAtomicity(t *testing.T) {
+	wholeCase(t, "kb1", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Write site=31 addr=0x100 value=5
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=33 addr=0x900
+12.1 g=2 Read site=34 addr=0x100
+13 g=2 Unlock site=35 addr=0x900
+14 g=3 Lock site=40 addr=0x900
+14.1 g=3 Read site=41 addr=0x100
+14.2 g=3 Write site=42 addr=0x100 value=0
+15 g=3 Unlock site=43 addr=0x900
+`, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"}, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"})
+}
+
+// jsstring's setters: setA and setB each write one field in a section of
+// their own (one update split over two calls), Get reads both in one.
+// A section that only writes is not a whole operation.
+func TestWholeOpSetters(t *testing.T) {
+	wholeCase(t, "setters", wholeStart+`
+10 g=2 Lock site=50 addr=0x900
+10.1 g=2 Write site=51 addr=0x100 value=5
+11 g=2 Unlock site=52 addr=0x900
+12 g=2 Lock site=55 addr=0x900
+12.1 g=2 Write site=56 addr=0x200 value=5
+13 g=2 Unlock site=57 addr=0x900
+14 g=3 Lock site=60 addr=0x900
+14.1 g=3 Read site=61 addr=0x100
+14.2 g=3 Read site=62 addr=0x200
+15 g=3 Unlock site=63 addr=0x900
+`, []string{"50 51 60 61", "55 56 60 62"}, []string{"50 51 60 61", "55 56 60 62"})
+}
+
+// Vector's getters: g3 reads the count in Size and then the data in
+// CopyInto, two read-only sections; RemoveLast writes both between. A
+// read-only section whose neighbor section touches what the other side
+// writes is the multi-variable atomicity shape through two calls.
+func TestWholeOpGetters(t *testing.T) {
+	wholeCase(t, "getters", wholeStart+`
+10 g=3 Lock site=70 addr=0x900
+10.1 g=3 Read site=71 addr=0x100
+11 g=3 Unlock site=72 addr=0x900
+12 g=2 Lock site=80 addr=0x900
+12.1 g=2 Read site=81 addr=0x100
+12.2 g=2 Write site=82 addr=0x100 value=4
+12.3 g=2 Write site=83 addr=0x200 value=0
+13 g=2 Unlock site=84 addr=0x900
+14 g=3 Lock site=75 addr=0x900
+14.1 g=3 Read site=76 addr=0x200
+15 g=3 Unlock site=77 addr=0x900
+`, []string{"70 71 80 82", "75 76 80 83"}, []string{"70 71 80 82", "75 76 80 83"})
+}
+
+// oscsloop's lost update: Set and Reset are whole operations (each reads
+// z and writes it) but both store x without reading it: whichever runs
+// last decides x, unseen by the other.
+func TestWholeOpLostUpdate(t *testing.T) {
+	wholeCase(t, "lost update", wholeStart+`
+10 g=2 Lock site=85 addr=0x900
+10.1 g=2 Write site=86 addr=0x100 value=5
+10.2 g=2 Read site=87 addr=0x300
+10.3 g=2 Write site=88 addr=0x300 value=1
+11 g=2 Unlock site=89 addr=0x900
+14 g=3 Lock site=90 addr=0x900
+14.1 g=3 Write site=91 addr=0x100 value=0
+14.2 g=3 Read site=92 addr=0x300
+14.3 g=3 Write site=93 addr=0x300 value=2
+15 g=3 Unlock site=94 addr=0x900
+`, []string{"85 86 90 91"}, []string{"85 86 90 91"})
+}
