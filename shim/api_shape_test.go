@@ -2,6 +2,7 @@ package shim_test
 
 import (
 	"sync"
+	"time"
 	"unsafe"
 
 	precog_shim "github.com/precog-dev/precog/shim"
@@ -65,6 +66,8 @@ var (
 	_ func(uint32, map[string]int) map[string]int             = precog_shim.MakeMap[map[string]int]
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicLoad
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicStore
+	_ func(uint32)                                            = precog_shim.Bubble
+	_ func(uint32, time.Duration)                             = precog_shim.Sleep
 	_ func(uint32)                                            = precog_shim.Enter
 	_ func(uint32)                                            = precog_shim.Exit
 	_ func(precog_shim.TB)                                    = precog_shim.TestStart

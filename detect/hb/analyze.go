@@ -89,11 +89,29 @@ type gstate struct {
 	// pending are receives whose clock the goroutine acquires at its next
 	// event: the completion of its last send.
 	pending []chanOp
+	bubble  *bubble // the synctest bubble it runs in, nil outside bubbles
 }
 
 type fork struct {
-	vc    VC
-	event int
+	vc     VC
+	event  int
+	bubble *bubble
+}
+
+// bubble is a testing/synctest bubble during the walk (see "Bubbles" in
+// the package doc).
+type bubble struct {
+	// sleeps are the clocks of its goroutines' EvSleeps not yet passed by
+	// the bubble's clock, each with the virtual time of its call.
+	sleeps []sleep
+	// before joins the clocks of the sleeps the clock has passed: what
+	// every goroutine of the bubble did before the latest wake's time.
+	before VC
+}
+
+type sleep struct {
+	at uint64
+	vc VC
 }
 
 type store struct {
@@ -175,6 +193,7 @@ func (a *analyzer) goroutine(i int) int {
 			a.Goroutines[gi].Parent = p
 		}
 		st.vc = f.vc
+		st.bubble = f.bubble
 		if fe := a.Events[f.event]; fe.Kind == trace.EvTaskGo {
 			a.groups[fe.Addr] = append(a.groups[fe.Addr], gi)
 		}
@@ -233,6 +252,21 @@ func (a *analyzer) event(i int) {
 		st.epoch = ev.Value
 	case trace.EvTestStart:
 		a.testStart(gi, ev.Name)
+	case trace.EvBubble:
+		st.bubble = &bubble{}
+	case trace.EvWake:
+		if b := st.bubble; b != nil {
+			// The clock reached ev.Value: every sleep called before
+			// it was called after all its goroutine did before.
+			b.sleeps = slices.DeleteFunc(b.sleeps, func(s sleep) bool {
+				if s.at < ev.Value {
+					b.before.join(s.vc)
+					return true
+				}
+				return false
+			})
+			a.acquire(gi, b.before)
+		}
 	case trace.EvWGWait, trace.EvCondWait:
 		a.acquire(gi, a.sync[ev.Addr])
 		if ev.Kind == trace.EvCondWait && a.opts.LockOrder {
@@ -350,7 +384,11 @@ func (a *analyzer) event(i int) {
 	}
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
-		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i}
+		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i, bubble: st.bubble}
+	case trace.EvSleep:
+		if b := st.bubble; b != nil {
+			b.sleeps = append(b.sleeps, sleep{at: ev.Value, vc: a.release(gi)})
+		}
 	case trace.EvTestEnd:
 		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
 			c := a.subtests[st.test[:k]]

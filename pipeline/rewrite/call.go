@@ -150,6 +150,9 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 				return
 			}
 			_, qualified := fun.(*ast.SelectorExpr) // not through a dot import, which could end up unused
+			if r.bubbleCall(c, obj, qualified) {
+				return
+			}
 			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && atomicFuncs[obj.Name()] && qualified {
 				for _, a := range c.Args {
 					r.expr(a)
@@ -227,6 +230,42 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 	for _, a := range c.Args {
 		r.expr(a)
 	}
+}
+
+// bubbleCall rewrites the calls that testing/synctest bubbles order by
+// (issue 15): time.Sleep(d) becomes shim.Sleep(site, d), and a function
+// literal passed to synctest.Test or synctest.Run starts with
+// shim.Bubble(site). A function value passed to them is left alone: its
+// goroutines are then not known to be in a bubble, which only loses order.
+func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) bool {
+	if obj.Pkg() == nil || !qualified {
+		return false
+	}
+	switch obj.Pkg().Path() + "." + obj.Name() {
+	case "time.Sleep":
+		if len(c.Args) != 1 {
+			return false
+		}
+		r.expr(c.Args[0])
+		s := r.site(c.Lparen, "sleep", c)
+		fun := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		r.dropped[r.info.Uses[fun.X.(*ast.Ident)]]++
+		lo, hi := r.span(c)
+		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Sleep")+"("+s+", "))
+		return true
+	case "testing/synctest.Test", "testing/synctest.Run":
+		fl, ok := ast.Unparen(c.Args[len(c.Args)-1]).(*ast.FuncLit)
+		if !ok {
+			return false
+		}
+		for _, a := range c.Args[:len(c.Args)-1] {
+			r.expr(a)
+		}
+		s := r.site(fl.Body.Lbrace, "bubble", c.Fun)
+		r.funcLit(fl, " "+r.shim("Bubble")+"("+s+");", "")
+		return true
+	}
+	return false
 }
 
 // calleeIdent returns the identifier naming a called function (f or

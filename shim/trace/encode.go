@@ -10,8 +10,8 @@ import (
 
 // Version is the version of the format this package writes and reads.
 // Version 4 added the header's checksum and state block, version 5
-// EvMapMake.
-const Version = 5
+// EvMapMake, version 6 the synctest events EvBubble, EvSleep and EvWake.
+const Version = 6
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -301,6 +301,23 @@ func (e *Encoder) AppendChanMake(b []byte, seq uint64, site uint32, addr uintptr
 // AppendMapMake appends an EvMapMake event.
 func (e *Encoder) AppendMapMake(b []byte, seq uint64, site uint32, addr uintptr) []byte {
 	return e.syncAddr(b, EvMapMake, seq, site, addr)
+}
+
+// AppendBubble appends an EvBubble event: a bubble's root goroutine
+// started with the clock at now (nanoseconds since 1970); the shim writes
+// addr 0.
+func (e *Encoder) AppendBubble(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvBubble, seq, site, addr), now)
+}
+
+// AppendSleep appends an EvSleep event: time.Sleep called at now.
+func (e *Encoder) AppendSleep(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvSleep, seq, site, addr), now)
+}
+
+// AppendWake appends an EvWake event: time.Sleep returned at now.
+func (e *Encoder) AppendWake(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvWake, seq, site, addr), now)
 }
 
 // AppendChanSend appends an EvChanSend event.

@@ -74,6 +74,13 @@ const (
 	// Allocations.
 	EvMapMake // after make(map) or a map literal made a map at addr: accesses to addr after it are to a new map, even if an earlier map, freed since, had the address [seq, site, addr]
 
+	// testing/synctest bubbles (issue 15). value is the time time.Now
+	// returned, in nanoseconds since 1970: inside a bubble that is the
+	// bubble's virtual clock.
+	EvBubble // first thing in the function synctest.Test or synctest.Run runs, on the bubble's root goroutine; addr is 0 [seq, site, addr, value]
+	EvSleep  // before time.Sleep blocks, with the clock at the call; addr is 0 [seq, site, addr, value]
+	EvWake   // after time.Sleep returned, with the clock at the return; addr is 0 [seq, site, addr, value]
+
 	numKinds
 )
 
@@ -209,4 +216,7 @@ var kinds = [numKinds]kindSpec{
 	EvTaskWait:      {name: "TaskWait", fields: []field{fSite, fAddr}},
 	EvCancel:        {name: "Cancel", fields: []field{fSite, fAddr}},
 	EvMapMake:       {name: "MapMake", fields: []field{fSite, fAddr}},
+	EvBubble:        {name: "Bubble", fields: []field{fSite, fAddr, fValue}},
+	EvSleep:         {name: "Sleep", fields: []field{fSite, fAddr, fValue}},
+	EvWake:          {name: "Wake", fields: []field{fSite, fAddr, fValue}},
 }

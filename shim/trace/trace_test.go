@@ -89,6 +89,12 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendCancel(b, ev.Seq, ev.Site, a)
 	case EvMapMake:
 		return e.AppendMapMake(b, ev.Seq, ev.Site, a)
+	case EvBubble:
+		return e.AppendBubble(b, ev.Seq, ev.Site, a, ev.Value)
+	case EvSleep:
+		return e.AppendSleep(b, ev.Seq, ev.Site, a, ev.Value)
+	case EvWake:
+		return e.AppendWake(b, ev.Seq, ev.Site, a, ev.Value)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -143,6 +149,9 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 30.2 g=0 Write site=4 addr=0xc000012348 value=0
 31 g=0 Cancel site=29 addr=0xc000040000
 32 g=0 MapMake site=30 addr=0xc000022000
+33 g=0 Bubble site=31 addr=0x0 value=946684800000000000
+34 g=0 Sleep site=32 addr=0x0 value=946684800000000000
+35 g=0 Wake site=32 addr=0x0 value=946684801000000000
 1000000000000 g=0 TestEnd outcome=panic
 1000000000001 g=0 TestStart name="Test\"quoted\" with spaces/ünïcode\x00"
 1000000000002 g=0 TestEnd outcome=skip
