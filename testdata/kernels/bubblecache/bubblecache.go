@@ -30,5 +30,8 @@ func New(v string, ttl time.Duration) *Cache {
 
 // Get returns the entry's value; it must be called before the TTL ran out.
 func (c *Cache) Get() string {
-	return c.entry.Value // S2: at virtual time zero
+	// precog vet reports the next line (a known false positive: the static
+	// check does not know bubbles); precog test, which sees virtual time,
+	// stays silent.
+	return c.entry.Value // S2: at virtual time zero // want `may be nil when`
 }
