@@ -60,6 +60,32 @@
 // kept only when an acquire changed it, so a lock-heavy trace costs one
 // snapshot per acquire that brought news, not one per event.
 //
+// # Bubbles
+//
+// Inside a testing/synctest bubble time is virtual: the bubble's clock
+// moves only when every goroutine of the bubble is durably blocked, so
+// virtual time orders goroutines. A bubble starts at the EvBubble of the
+// goroutine that runs synctest.Test's (or Run's) function; the goroutines
+// it and its bubble goroutines start with an instrumented go statement are
+// in the bubble. The rule: an EvWake (time.Sleep returned) at virtual time
+// T acquires, from every goroutine of the bubble, its clock at each
+// EvSleep it called at a virtual time before T.
+//
+// Soundness: a goroutine that called Sleep at time s < T had done
+// everything before the call at a time no later than s; for the clock to
+// reach T it had to pass s, and virtual time never runs backwards, so all
+// of it came before the wake, in every run of the program (the runtime
+// cannot reorder across an advance of the clock, which waits for every
+// goroutine to block). What stays unordered: goroutines woken at the same
+// T (the runtime runs them in any order); what a goroutine did after its
+// last recorded sleep (its time is unknown: a goroutine that stores and
+// ends, or blocks on a channel, timer, time.After, context deadline or
+// synctest.Wait, contributes nothing to later wakes); time operations other
+// than time.Sleep; goroutines started by uninstrumented code or by a
+// function value (not a literal) passed to synctest.Test. Each of these
+// only loses order: checkers may report what cannot happen, never miss
+// what can. Outside bubbles EvSleep and EvWake add no edge.
+//
 // # Approximations (what this is sound for)
 //
 // The trace gives sends their seq before the send (it may block) and

@@ -440,3 +440,41 @@ func TestLockOrder(t *testing.T) {
 		{24, 4, true},   //
 	})
 }
+
+// TestBubbles checks the synctest rule (issue 15): a wake at virtual time T
+// is ordered after what each bubble goroutine did before a sleep it called
+// before T; two goroutines woken at the same T stay unordered, and outside
+// a bubble a sleep orders nothing.
+func TestBubbles(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Bubble site=1 addr=0x0 value=0
+3 g=1 Fork site=2 child=2
+4 g=1 Fork site=3 child=3
+5 g=2 Begin parent=1
+6 g=3 Begin parent=1
+6.1 g=1 Read site=10 addr=0x100
+7 g=1 Sleep site=4 addr=0x0 value=0
+8 g=2 Sleep site=5 addr=0x0 value=0
+9 g=3 Sleep site=6 addr=0x0 value=0
+10 g=2 Wake site=7 addr=0x0 value=1000
+10.1 g=2 Write site=11 addr=0x100 value=0
+11 g=3 Wake site=8 addr=0x0 value=1000
+11.1 g=3 Read site=12 addr=0x100
+12 g=1 Wake site=9 addr=0x0 value=2000
+13 g=4 Begin parent=none
+14 g=5 Begin parent=none
+14.1 g=4 Read site=20 addr=0x200
+15 g=4 Sleep site=21 addr=0x0 value=0
+16 g=5 Wake site=22 addr=0x0 value=1000
+16.1 g=5 Write site=23 addr=0x200 value=0
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{10, 11, true},  // read at time 0, store after a wake at 1000
+		{11, 12, false}, // both at 1000
+		{12, 11, false},
+		{11, 9, false}, // done at 1000 but followed by no sleep: its time is not known (see the doc)
+		{10, 9, true},
+		{20, 23, false}, // no bubble: real time orders nothing
+	})
+}
