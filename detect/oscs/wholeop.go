@@ -119,7 +119,8 @@ func (c *checker) neighbors(k int) []int {
 // parts are other sections: jsstring's setLength and setChars, called
 // one after the other by Concat), and neither the goroutine's previous
 // nor its next section of the same lock was taken at another Lock site
-// of that function (a function that takes the lock at two sites splits
+// of that function, earlier in the source for the previous section and
+// later for the next (a function that takes the lock at two sites splits
 // one call's work over two sections: the atomicity shape).
 func (c *checker) wholeOp(k int) bool {
 	if k < 0 {
@@ -153,9 +154,19 @@ func (c *checker) computeWholeOp(k int) bool {
 	if !c.footprint(k).reads {
 		return false
 	}
+	bs, _ := c.sites.Lookup(begin)
 	for _, n := range c.neighbors(k) {
 		site := c.g.Events[secs[n].Begin].Site
-		if nf, ok := c.funcOf(site); ok && site != begin && nf == fn {
+		nf, ok := c.funcOf(site)
+		if !ok || site == begin || nf != fn {
+			continue
+		}
+		// One call takes its sections in source order: a previous
+		// section at a later Lock site (or a next one at an earlier
+		// site) is another call's (golang-lru's deleteExpired, which
+		// sometimes unlocks, sleeps and locks again at a second site).
+		ns, _ := c.sites.Lookup(site)
+		if (secs[n].Begin < s.Begin) == before(ns, bs) {
 			return false
 		}
 	}

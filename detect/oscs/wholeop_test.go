@@ -156,3 +156,28 @@ func TestWholeOpLostUpdate(t *testing.T) {
 15 g=3 Unlock site=94 addr=0x900
 `, []string{"85 86 90 91"}, []string{"85 86 90 91"})
 }
+
+// golang-lru's deleteExpired: a call that found nothing expired yet
+// unlocks, sleeps and locks again at a second site (30 then 33); the next
+// call does its work in one section at the first site. That section is a
+// whole operation: its previous neighbor, at a later site, is the earlier
+// call's. The split call's second section (33, after 30 at an earlier
+// site) is not.
+func TestWholeOpSecondCall(t *testing.T) {
+	wholeCase(t, "second call", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x200
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=33 addr=0x900
+12.1 g=2 Read site=34 addr=0x100
+12.2 g=2 Write site=36 addr=0x100 value=1
+13 g=2 Unlock site=35 addr=0x900
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Read site=21 addr=0x100
+15 g=3 Unlock site=23 addr=0x900
+16 g=2 Lock site=30 addr=0x900
+16.1 g=2 Read site=31 addr=0x100
+16.2 g=2 Write site=37 addr=0x100 value=2
+17 g=2 Unlock site=32 addr=0x900
+`, []string{"20 21 33 36"}, []string{"20 21 30 37", "20 21 33 36"})
+}
