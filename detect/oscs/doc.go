@@ -205,9 +205,10 @@
 // whose sections read the location before writing it (a lost update, the
 // later write discarding the earlier unseen: oscsloop), and a nil store
 // against a section that begins its use of the location with an unchecked
-// dereference (a crash in one order). On golang-lru this leaves 0 of 25
-// findings; on the kernels it silences oscsmax (Fig. 5, a known false
-// positive) and keeps every true finding.
+// dereference (a crash in one order). On golang-lru this leaves 3 to 6
+// of 25 findings, all false (bench/RESULTS.md); on the kernels it
+// silences oscsmax (Fig. 5, a known false positive) and keeps every true
+// finding.
 //
 // # Soundness
 //
