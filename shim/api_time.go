@@ -13,7 +13,9 @@ import (
 // follows the forks.
 func Bubble(site uint32) {
 	if enabled {
-		cur().syncEvent(site, trace.EvBubble, nil, nanos(time.Now()))
+		g := cur()
+		g.bubble = true
+		g.syncEvent(site, trace.EvBubble, nil, nanos(time.Now()))
 	}
 }
 

@@ -198,6 +198,7 @@ type gctl struct {
 	replay  int      // replay: the position to pass when recorded, or -1
 	turnAt  bool     // replay: wait for the turn when recorded, not at arrival
 	sel     *selWait // select forced at the last SelectPlan
+	bubble  bool     // the goroutine runs in a synctest bubble (gstate.bubble)
 }
 
 type selWait struct {
@@ -368,6 +369,7 @@ func (c *control) finish(state, reason string) {
 // goroutine returns g's control state, making it. c.mu is held.
 func (c *control) goroutine(g *gstate) *gctl {
 	if gc := c.own(g); gc != nil {
+		gc.bubble = g.bubble
 		return gc
 	}
 	gc := c.gs[g.id]
@@ -375,6 +377,7 @@ func (c *control) goroutine(g *gstate) *gctl {
 		gc = &gctl{c: c, id: g.id, replay: -1}
 		c.gs[g.id] = gc
 	}
+	gc.bubble = g.bubble
 	g.ctl = unsafe.Pointer(gc)
 	return gc
 }
@@ -427,20 +430,41 @@ func (c *control) wait(ch <-chan struct{}) (ok bool, why string) {
 // waiting.
 func (c *control) waitFor(ch <-chan struct{}, d time.Duration) (ok bool) {
 	c.mu.Unlock()
-	t0 := time.Now()
-	timer := time.NewTimer(d)
-	select {
-	case <-ch:
-		ok = true
-	case <-c.giveUp:
-		ok = true // the caller checks c.final
-	case <-timer.C:
+	t0 := nanotime()
+	if cur().bubble {
+		ok = pollUntil(ch, c.giveUp, t0+int64(d)) // the caller checks c.final
+	} else {
+		timer := time.NewTimer(d)
+		select {
+		case <-ch:
+			ok = true
+		case <-c.giveUp:
+			ok = true // the caller checks c.final
+		case <-timer.C:
+		}
+		timer.Stop()
 	}
-	timer.Stop()
-	c.used.Add(int64(time.Since(t0)))
+	c.used.Add(nanotime() - t0)
 	c.mu.Lock()
 	return ok
 }
+
+// timedOut ends the run after a wait at a gate gave up with reason. A
+// goroutine of a testing/synctest bubble held at a gate is not durably
+// blocked (it yields, see pollUntil), so the bubble's clock stands still
+// while it waits: when the step it waited for needs the clock to move, no
+// run of the program can take the order, and the run diverged. c.mu is
+// held.
+func (c *control) timedOut(reason string) {
+	if cur().bubble {
+		c.finish(plan.Diverged, reason+"; "+bubbleHeld)
+		return
+	}
+	c.finish(plan.TimedOut, reason)
+}
+
+// bubbleHeld is why a wait of a bubble goroutine that gave up diverged.
+const bubbleHeld = "the waiting goroutine runs in a synctest bubble, whose clock does not advance while control holds a goroutine: the order needs virtual time to pass first, which the program cannot do"
 
 // describe says what control saw of goroutine id, for a wait that gave up
 // on its point p. c.mu is held.
@@ -671,6 +695,14 @@ func ctlSelectPlan(g *gstate, site uint32) (int, <-chan struct{}) {
 	}
 	c.mu.Unlock()
 	if force == nil {
+		return -1, nil
+	}
+	if g.bubble {
+		// The timeout below would be a timer of the bubble, whose
+		// firing could move the bubble's clock: refuse.
+		c.mu.Lock()
+		c.finish(plan.Diverged, fmt.Sprintf("select %s is forced inside a synctest bubble, where control cannot bound its wait without a timer of the bubble", pointString(force.pt)))
+		c.mu.Unlock()
 		return -1, nil
 	}
 	ch := make(chan struct{})

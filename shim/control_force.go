@@ -42,7 +42,7 @@ type fgroup struct {
 	arrived int           // under control.mu
 	all     chan struct{} // closed when every member has arrived
 	running atomic.Int32  // members running again after the release
-	leaveAt atomic.Int64  // when they all leave, in nanoseconds since the plan was loaded
+	leaveAt atomic.Int64  // when they all leave, on nanotime's clock
 }
 
 // spinWait is how long a goroutine of a group spins, rather than blocks,
@@ -133,7 +133,7 @@ func (f *forceState) together(c *control, gc *gctl, p *fpoint, k trace.Kind) {
 			}
 		}
 		c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Reason: reason})
-		c.finish(plan.TimedOut, reason)
+		c.timedOut(reason)
 		return
 	}
 	if !p.passed {
@@ -144,12 +144,12 @@ func (f *forceState) together(c *control, gc *gctl, p *fpoint, k trace.Kind) {
 	// until then, so that they leave within a clock read of each other.
 	c.mu.Unlock()
 	if int(grp.running.Add(1)) == len(grp.members) {
-		grp.leaveAt.Store(int64(time.Since(c.start) + leaveAhead))
+		grp.leaveAt.Store(nanotime() + int64(leaveAhead))
 	}
-	for t0 := time.Now(); grp.leaveAt.Load() == 0 && time.Since(t0) < leaveSpin; {
+	for t0 := nanotime(); grp.leaveAt.Load() == 0 && nanotime()-t0 < int64(leaveSpin); {
 	}
-	if at := time.Duration(grp.leaveAt.Load()); at > 0 {
-		for time.Since(c.start) < at {
+	if at := grp.leaveAt.Load(); at > 0 {
+		for nanotime() < at {
 		}
 	}
 	c.mu.Lock()
@@ -163,21 +163,21 @@ const leaveAhead = 5 * time.Microsecond
 // is held; it is released while waiting.
 func (c *control) waitSpin(ch <-chan struct{}) (ok bool, why string) {
 	c.mu.Unlock()
-	t0 := time.Now()
-	for time.Since(t0) < spinWait {
+	t0 := nanotime()
+	for nanotime()-t0 < int64(spinWait) {
 		select {
 		case <-ch:
-			c.used.Add(int64(time.Since(t0)))
+			c.used.Add(nanotime() - t0)
 			c.mu.Lock()
 			return true, ""
 		case <-c.giveUp:
-			c.used.Add(int64(time.Since(t0)))
+			c.used.Add(nanotime() - t0)
 			c.mu.Lock()
 			return true, ""
 		default:
 		}
 	}
-	c.used.Add(int64(time.Since(t0)))
+	c.used.Add(nanotime() - t0)
 	c.mu.Lock()
 	return c.wait(ch)
 }
@@ -265,7 +265,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 			if ok, why := c.wait(ch); !ok {
 				reason := fmt.Sprintf("step %s gave up waiting for step %s: %s; %s", pointString(p.p), pointString(a.p), why, c.describe(a.p))
 				c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Before: &a.p, Reason: reason})
-				c.finish(plan.TimedOut, reason)
+				c.timedOut(reason)
 				return
 			}
 		}

@@ -72,7 +72,14 @@ func (s *perturbState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind)
 		c.used.Add(int64(d))
 		s.record(c, plan.Record{Event: plan.EvDelay, Point: pointWithKind(pt, k), WaitUS: d.Microseconds()})
 		c.mu.Unlock()
-		time.Sleep(d)
+		if gc.bubble {
+			// A sleep would be the bubble's: it could let the clock
+			// advance. Yielding for d keeps the goroutine running, so
+			// only the order within one instant changes.
+			pollUntil(nil, nil, nanotime()+int64(d))
+		} else {
+			time.Sleep(d)
+		}
 		c.mu.Lock()
 	case actYield:
 		s.record(c, plan.Record{Event: plan.EvYield, Point: pointWithKind(pt, k)})

@@ -126,7 +126,7 @@ func (r *replayState) waitTurn(c *control, i int) bool {
 			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s: %s; %s",
 				i, pointString(r.order[i]), r.pos, pointString(next), why, c.describe(next))
 			c.emit(plan.Record{Event: plan.EvTimeout, Point: &r.order[i], Before: &next, Pos: r.pos, Of: len(r.order), Reason: reason})
-			c.finish(plan.TimedOut, reason)
+			c.timedOut(reason)
 			return false
 		}
 	}
@@ -157,7 +157,7 @@ func (r *replayState) waitBlocked(c *control, i int) bool {
 			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s to block first: %s; %s",
 				i, pointString(r.order[i]), j, pointString(r.order[j]), why, c.describe(r.order[j]))
 			c.emit(plan.Record{Event: plan.EvTimeout, Point: &r.order[i], Before: &r.order[j], Pos: r.pos, Of: len(r.order), Reason: reason})
-			c.finish(plan.TimedOut, reason)
+			c.timedOut(reason)
 			return false
 		}
 		waited = true

@@ -184,6 +184,12 @@ func fork(site uint32, k trace.Kind, group unsafe.Pointer) uint64 {
 		states.parent = make(map[uint64]uint64)
 	}
 	states.parent[child] = g.id
+	if g.bubble {
+		if states.bubbled == nil {
+			states.bubbled = make(map[uint64]bool)
+		}
+		states.bubbled[child] = true
+	}
 	states.mu.Unlock()
 	g.prepare()
 	if k == trace.EvTaskGo {

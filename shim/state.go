@@ -31,6 +31,7 @@ type gstate struct {
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
 	testOnly bool              // adopted by TestStart: TestEnd ends it
 	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
+	bubble   bool              // runs in a testing/synctest bubble (Bubble, or forked by a goroutine that does)
 
 	ctl unsafe.Pointer // control's per-goroutine state (shim/control*.go); nil until control needs it
 }
@@ -49,6 +50,7 @@ var states struct {
 	overflow map[uint64]*gstate // live states not in their table slot
 	free     []*gstate          // ended states, keeping the rest of their chunk
 	parent   map[uint64]uint64  // child logical id -> parent's, from Go until Begin
+	bubbled  map[uint64]bool    // children forked inside a synctest bubble, from Go until Begin
 	adopted  uint64             // goroutines adopted so far, for their ids
 	tests    map[string]uint64  // goroutines adopted by TestStart so far, per test name
 }
@@ -134,6 +136,7 @@ func newState(gid, id uint64) *gstate {
 	g.epoch = 0
 	g.testOnly = false
 	g.test = nil
+	g.bubble = false
 	g.ctl = nil
 	clear(g.spawned)
 	g.goid.Store(gid)
@@ -152,6 +155,10 @@ func bind(id uint64) (g *gstate, parent uint64) {
 		parent = trace.NoParent // Go was not called for it
 	}
 	g = newState(gid, id)
+	if states.bubbled[id] {
+		delete(states.bubbled, id)
+		g.bubble = true
+	}
 	install(&table[gid&(1<<tableBits-1)], g)
 	states.mu.Unlock()
 	return g, parent
