@@ -147,6 +147,27 @@ finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
 that makes the test fail the same way again.
 
+testing/synctest bubbles
+
+Inside a synctest.Test (or synctest.Run) bubble time is virtual: the
+bubble's clock advances only when all its goroutines are blocked, so what
+a goroutine did before calling time.Sleep at virtual time s happens before
+every Sleep of the bubble that returns at a later virtual time, in every
+run. precog test records the bubble (from a function literal passed to
+synctest.Test or Run, and the goroutines its go statements start) and the
+virtual time of each time.Sleep's call and return, and orders them so:
+a nil store one virtual second after a read is not reported, while two
+goroutines woken at the same virtual time stay unordered. Timers,
+time.After, context deadlines and synctest.Wait add no order yet (more
+reports, never fewer). Forcing and perturbing never let the bubble's
+clock advance: a goroutine held at a gate, or delayed, in a bubble yields
+instead of blocking, so it is not durably blocked; an order that needs
+virtual time to pass while it is held gives up and is diverged (the
+reason names the bubble), and a forced select in a bubble is refused
+(diverged). precog vet does not know bubbles: it still reports such a
+store as con-null (a known false-positive shape, in the connull
+analyzer's documentation).
+
 Static candidates
 
 With -vet, precog test also runs precog vet's checks on the packages (in
