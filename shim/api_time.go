@@ -30,9 +30,10 @@ func Sleep(site uint32, d time.Duration) {
 		time.Sleep(d)
 		return
 	}
-	cur().syncEvent(site, trace.EvSleep, nil, nanos(time.Now()))
+	g := cur()
+	g.syncEvent(site, trace.EvSleep, nil, nanos(time.Now()))
 	time.Sleep(d)
-	cur().syncEvent(site, trace.EvWake, nil, nanos(time.Now()))
+	g.syncEvent(site, trace.EvWake, nil, nanos(time.Now()))
 }
 
 // nanos is t in nanoseconds since 1970, as the bits of an int64.

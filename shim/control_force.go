@@ -22,7 +22,7 @@ type fpoint struct {
 	preds     []*fpoint
 	reached   bool
 	passed    bool
-	reachedAt time.Time
+	reachedAt int64         // nanotime
 	lazy      bool          // passed lazily (passLazily): by its goroutine's next event or a successor after readGrace
 	succs     int           // steps that wait for it
 	done      chan struct{} // closed when passed
@@ -31,7 +31,7 @@ type fpoint struct {
 	// then starts its grace rather than waiting for a pass that may
 	// never be recorded (the reader returns without another event).
 	letGo chan struct{}
-	letAt time.Time
+	letAt int64   // nanotime; 0 until let go
 	grp   *fgroup // the group released together with it, if any
 }
 
@@ -222,7 +222,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 	if p == nil || p.reached {
 		return
 	}
-	p.reached, p.reachedAt = true, time.Now()
+	p.reached, p.reachedAt = true, nanotime()
 	c.emit(plan.Record{Event: plan.EvReached, Point: pointWithKind(p.p, k)})
 	if c.final {
 		return // late, after a wait gave up: evidence for the driver
@@ -244,7 +244,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 				if woken {
 					g = wokenGrace
 				}
-				if grace := g - time.Since(a.letAt); grace > 0 {
+				if grace := g - time.Duration(nanotime()-a.letAt); grace > 0 {
 					c.waitFor(a.done, grace)
 				} else {
 					// a's goroutine made its access and went on
@@ -257,7 +257,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 			// waited for its grace only. Let go and not lazy, it
 			// passes with its operation.
 			ch := a.letGo
-			if !a.letAt.IsZero() {
+			if a.letAt != 0 {
 				ch = a.done
 			} else {
 				woken = true
@@ -290,8 +290,8 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 
 // let marks p let go, once. c.mu is held.
 func (p *fpoint) let() {
-	if p.letAt.IsZero() {
-		p.letAt = time.Now()
+	if p.letAt == 0 {
+		p.letAt = nanotime()
 		close(p.letGo)
 	}
 }
@@ -305,7 +305,7 @@ func (f *forceState) pass(c *control, p *fpoint) {
 	p.let()
 	close(p.done)
 	f.left--
-	c.emit(plan.Record{Event: plan.EvPassed, Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Since(p.reachedAt).Microseconds()})
+	c.emit(plan.Record{Event: plan.EvPassed, Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Duration(nanotime() - p.reachedAt).Microseconds()})
 	if f.left == 0 {
 		c.finish(plan.Confirmed, "")
 	}

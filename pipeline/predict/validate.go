@@ -106,7 +106,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		fs = append(fs, f)
 	}
 	progress.update(func(p *Progress) {
-		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), len(res.Findings)-len(todo), len(todo), deadline
+		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
 	})
 	results := v.All(ctx, fs)
 	if err := parent.Err(); err != nil {

@@ -112,6 +112,9 @@ type Verdict struct {
 	Stuck bool
 	// MaxWait is the longest time a goroutine was held back at a step.
 	MaxWait time.Duration
+	// Passed: the order held and the test passed (a NotConfirmed that
+	// the run's trace may explain).
+	Passed bool
 }
 
 // Classify classifies one run of the test forced into order o for finding
@@ -183,7 +186,7 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 		}
 		return Verdict{Status: finding.NotConfirmed, Reason: fmt.Sprintf("with %s, the test failed, but not at a predicted site with the effect of %s: %s", o.What, f.Kind, how)}
 	}
-	return Verdict{Status: finding.NotConfirmed, Reason: fmt.Sprintf("with %s, the test passed", o.What)}
+	return Verdict{Status: finding.NotConfirmed, Reason: fmt.Sprintf("with %s, the test passed", o.What), Passed: true}
 }
 
 // held reports whether the control result says the forced order held.

@@ -275,7 +275,7 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 					return res
 				case finding.NotConfirmed:
 					held++ // the order held: only luck can change the next run
-					if first == nil && strings.HasSuffix(vd.Reason, "the test passed") {
+					if first == nil && vd.Passed {
 						first = &Result{Witness: w, Order: o, Target: t}
 					}
 				default:

@@ -43,7 +43,7 @@ type HTMLRun struct {
 // source, read from the files now. The page loads nothing: its style and
 // pictures are inline and it has no script.
 func HTML(w io.Writer, run HTMLRun, fs []finding.Finding) error {
-	pg := htmlPage{Run: run, Version: cli.Version(), Title: cmpOr(run.Title, "precog")}
+	pg := htmlPage{Run: run, Version: cli.Version(), Title: cmp.Or(run.Title, "precog")}
 	if !run.Start.IsZero() {
 		pg.Started = run.Start.UTC().Format(time.DateTime) + " UTC"
 	}
@@ -207,7 +207,7 @@ func sides(dir string, src *sources, f finding.Finding, t *timeline) []htmlSide 
 		if s.Role == "" && (roled || i > 0) {
 			continue
 		}
-		sd := htmlSide{Title: cmpOr(s.Role, f.Kind), Source: src.snippet(s)}
+		sd := htmlSide{Title: cmp.Or(s.Role, f.Kind), Source: src.snippet(s)}
 		if t != nil && t.siteLane[i] != "" {
 			sd.lane = t.siteLane[i]
 			sd.Title = sd.lane + ": the " + sd.Title
@@ -224,7 +224,7 @@ func sides(dir string, src *sources, f finding.Finding, t *timeline) []htmlSide 
 		if i < len(f.Stacks) {
 			for _, c := range f.Stacks[i] {
 				if c.File != "" {
-					sd.Frames = append(sd.Frames, sitePos(dir, c)+" "+cmpOr(c.Function, c.Expr))
+					sd.Frames = append(sd.Frames, sitePos(dir, c)+" "+cmp.Or(c.Function, c.Expr))
 				}
 			}
 		}

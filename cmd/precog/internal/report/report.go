@@ -118,7 +118,7 @@ func evidence(dir string, f finding.Finding) []string {
 				if c.File == "" {
 					continue
 				}
-				lines = append(lines, fmt.Sprintf("%s: in %s", sitePos(dir, c), cmpOr(c.Function, c.Expr)))
+				lines = append(lines, fmt.Sprintf("%s: in %s", sitePos(dir, c), cmp.Or(c.Function, c.Expr)))
 			}
 		}
 		if s.Role == "" && f.Analyzer != "" {
@@ -232,13 +232,6 @@ func kindRank(kind string) int {
 		return 2
 	}
 	return 1
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // sitePos formats a site's position as file:line:col, the file relative

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -145,7 +146,7 @@ func fallbackRule(f finding.Finding) Rule {
 	if k, ok := finding.Lookup(f.Kind); ok {
 		return Rule{ID: k.Name, Name: k.Name, Summary: k.Summary}
 	}
-	return Rule{ID: f.Kind, Name: cmpOr(f.Analyzer, f.Kind), Summary: f.Kind + " (no description)"}
+	return Rule{ID: f.Kind, Name: cmp.Or(f.Analyzer, f.Kind), Summary: f.Kind + " (no description)"}
 }
 
 // related returns a finding's evidence as SARIF related locations.

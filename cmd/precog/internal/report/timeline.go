@@ -327,7 +327,7 @@ func failureTimeline(dir string, f finding.Finding, t *timeline) *timeline {
 		label = "goroutine in " + s.Function
 	}
 	l := tlLane{Y: y, SubY: y + 16, LineX1: tlLeft, LineX2: tlLeft + tlCol, Label: clip(label, 34)}
-	ev := tlEvent{X: tlLeft + tlCol/2, Y: y, Role: cmpOr(s.Role, f.Kind), Where: shortSite(dir, s), FromSite: true,
+	ev := tlEvent{X: tlLeft + tlCol/2, Y: y, Role: cmp.Or(s.Role, f.Kind), Where: shortSite(dir, s), FromSite: true,
 		TitleText: s.Role + " " + shortSite(dir, s)}
 	ev.LabelY, ev.WhereY, ev.ExprY, ev.RecY = l.labels()
 	t.Lanes, t.Events = []tlLane{l}, []tlEvent{ev}

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/report"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/sarif"
@@ -207,9 +208,9 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 			s.Failing = append(s.Failing, f.ID)
 		}
 	}
-	s.Exit = 0
+	s.Exit = cli.ExitOK
 	if len(s.Failing) > 0 {
-		s.Exit = 3
+		s.Exit = cli.ExitFindings
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/packages"
 
@@ -41,10 +40,4 @@ func loadErrors(prog *static.Program) []string {
 		}
 	}
 	return errs
-}
-
-// oneLine joins the lines of a multi-line message, such as a type error
-// with its "have ... want ..." detail, into one.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
