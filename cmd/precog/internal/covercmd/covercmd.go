@@ -179,8 +179,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		pairs += p.Pairs
 	}
 	fmt.Fprintf(env.Stderr, "%d %s in %d %s; %d %s selected; %d events; recorded in %s, measured in %s\n",
-		pairs, plural(pairs, "pair", "pairs"), tests, plural(tests, "test", "tests"),
-		sel, plural(sel, "test", "tests"), rep.Events, rep.Record.Round(time.Millisecond), rep.Measure.Round(time.Millisecond))
+		pairs, cli.Plural(pairs, "pair", "pairs"), tests, cli.Plural(tests, "test", "tests"),
+		sel, cli.Plural(sel, "test", "tests"), rep.Events, rep.Record.Round(time.Millisecond), rep.Measure.Round(time.Millisecond))
 	if o.html != "" {
 		fmt.Fprintf(env.Stderr, "coverage page written to %s\n", env.Resolve(o.html))
 	}
@@ -194,13 +194,13 @@ func writeText(w io.Writer, v *view, fluct bool) error {
 	var b strings.Builder
 	for _, p := range v.Packages {
 		fmt.Fprintf(&b, "%s: %d concurrent function %s among %d functions; %d of %d tests and %d functions selected\n",
-			p.ImportPath, p.Pairs, plural(p.Pairs, "pair", "pairs"), len(p.Funcs), p.Selected, len(p.Tests), p.SelFuncs)
+			p.ImportPath, p.Pairs, cli.Plural(p.Pairs, "pair", "pairs"), len(p.Funcs), p.Selected, len(p.Tests), p.SelFuncs)
 		width := 0
 		for _, t := range p.Tests {
 			width = max(width, len(t.Name))
 		}
 		for _, t := range p.Tests {
-			fmt.Fprintf(&b, "\t%-*s %4d %-5s %4d new", width, t.Name, t.Pairs, plural(t.Pairs, "pair", "pairs"), t.New)
+			fmt.Fprintf(&b, "\t%-*s %4d %-5s %4d new", width, t.Name, t.Pairs, cli.Plural(t.Pairs, "pair", "pairs"), t.New)
 			if t.Selected {
 				fmt.Fprintf(&b, "  selected #%d: %s", t.Order, strings.Join(t.Funcs, " "))
 			}
@@ -217,7 +217,7 @@ func writeText(w io.Writer, v *view, fluct bool) error {
 			width = max(width, len(f.Short))
 		}
 		for _, f := range p.Funcs {
-			fmt.Fprintf(&b, "\t%-*s %4d %-5s  %s\n", width, f.Short, f.Pairs, plural(f.Pairs, "pair", "pairs"), strings.Join(f.Tests, " "))
+			fmt.Fprintf(&b, "\t%-*s %4d %-5s  %s\n", width, f.Short, f.Pairs, cli.Plural(f.Pairs, "pair", "pairs"), strings.Join(f.Tests, " "))
 		}
 		if len(p.Uncovered) > 0 {
 			fmt.Fprintf(&b, "\tgoroutine functions no test runs concurrently with anything:\n")
@@ -258,11 +258,4 @@ func writeJSON(w io.Writer, v *view) error {
 		}
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"html/template"
 	"io"
 	"path/filepath"
@@ -122,7 +123,7 @@ func sourceFiles(p *pkgView, read func(string) ([]byte, error)) ([]htmlFile, err
 		fs := byFile[name]
 		slices.SortFunc(fs, func(a, b *funcView) int { return cmp.Compare(b.End-b.Line, a.End-a.Line) })
 		for _, f := range fs {
-			class, title := "cov", fmt.Sprintf("%s: %d %s, by %s", f.Short, f.Pairs, plural(f.Pairs, "pair", "pairs"), strings.Join(f.Tests, ", "))
+			class, title := "cov", fmt.Sprintf("%s: %d %s, by %s", f.Short, f.Pairs, cli.Plural(f.Pairs, "pair", "pairs"), strings.Join(f.Tests, ", "))
 			if f.Pairs == 0 {
 				class, title = "uncov", f.Short+": runs on a goroutine, but no test runs it concurrently with anything"
 			}

@@ -266,7 +266,7 @@ func run(ctx context.Context, env *cli.Env, o options, args []string) (int, erro
 		fmt.Fprintln(env.Stderr, e)
 	}
 	if len(internal) > 0 && !anyFindings(tallies) {
-		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's model", len(internal), plural(len(internal), "error", "errors"))
+		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's model", len(internal), cli.Plural(len(internal), "error", "errors"))
 	}
 	if o.sweep {
 		return printSweep(env, o.json, cfg, tallies)

@@ -204,10 +204,10 @@ func jsonLine(f finding.Finding, v hwmodel.HW) ([]byte, error) {
 
 func summarize(w io.Writer, cfg hwmodel.Config, t *tally) {
 	sw, kept, only, lost := t.counts()
-	fmt.Fprintf(w, "replayed %d %s, %d events in %s (%s events/s)\n", t.traces, plural(t.traces, "trace", "traces"),
+	fmt.Fprintf(w, "replayed %d %s, %d events in %s (%s events/s)\n", t.traces, cli.Plural(t.traces, "trace", "traces"),
 		t.events, t.replay.Round(time.Microsecond), rate(t.events, t.replay))
 	fmt.Fprintf(w, "OSCS-Opt: %d %s; OSCS-HW keeps %d (coverage %s), loses %d (%s), reports %d more\n",
-		sw, plural(sw, "finding", "findings"), kept, percent(kept, sw), sw-kept, lossText(lost), only)
+		sw, cli.Plural(sw, "finding", "findings"), kept, percent(kept, sw), sw-kept, lossText(lost), only)
 	c := cfg.Cache
 	fmt.Fprintf(w, "machine: %d cores; L1 %s %d-way, L2 %s %d-way, L3 %s %d-way, %d-byte lines; AHB %d entries %d-way\n",
 		c.Cores, kib(c.L1.Bytes), c.L1.Ways, kib(c.L2.Bytes), c.L2.Ways, kib(c.L3.Bytes), c.L3.Ways, c.LineBytes, cfg.AHB.Entries, cfg.AHB.Ways)
@@ -253,13 +253,6 @@ func kib(n int) string {
 		return strconv.Itoa(n>>20) + " MiB"
 	}
 	return strconv.Itoa(n>>10) + " KiB"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // sweepSettings are the paper's sensitivity study (§5.2) around base:

@@ -159,18 +159,11 @@ func run(env *cli.Env, o options, flags *flag.FlagSet, args []string) (int, erro
 		return cli.ExitError, fmt.Errorf("writing findings: %w", err)
 	}
 	env.Stderr.Write(text.Bytes())
-	fmt.Fprintf(env.Stderr, "merged %d results %s into %s\n", len(dirs), plural(len(dirs), "directory", "directories"), o.out)
+	fmt.Fprintf(env.Stderr, "merged %d results %s into %s\n", len(dirs), cli.Plural(len(dirs), "directory", "directories"), o.out)
 	if o.writeBaseline != "" {
 		if err := results.WriteBaseline(env.Resolve(o.writeBaseline), sum.Dir, fs); err != nil {
 			return cli.ExitError, err
 		}
 	}
 	return sum.Exit, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/pipeline/instrument"
@@ -162,13 +161,13 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 func summarize(w io.Writer, ix *record.Index, baseline bool) {
 	t := ix.Totals()
 	fmt.Fprintf(w, "recorded %d %s in %d %s: %d events, %s\n",
-		t.Tests, plural(t.Tests, "test", "tests"), t.Packages, plural(t.Packages, "package", "packages"),
+		t.Tests, cli.Plural(t.Tests, "test", "tests"), t.Packages, cli.Plural(t.Packages, "package", "packages"),
 		t.Events, bytesString(t.Bytes))
 	if baseline && t.PlainWall > 0 {
 		fmt.Fprintf(w, "wall time %s recorded, %s uninstrumented (%.2fx)\n",
-			round(t.Wall), round(t.PlainWall), float64(t.Wall)/float64(t.PlainWall))
+			cli.Round(t.Wall), cli.Round(t.PlainWall), float64(t.Wall)/float64(t.PlainWall))
 	} else {
-		fmt.Fprintf(w, "wall time %s recorded\n", round(t.Wall))
+		fmt.Fprintf(w, "wall time %s recorded\n", cli.Round(t.Wall))
 	}
 	for _, p := range ix.Packages {
 		for _, tt := range p.Tests {
@@ -182,13 +181,6 @@ func summarize(w io.Writer, ix *record.Index, baseline bool) {
 	}
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func bytesString(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -199,11 +191,4 @@ func bytesString(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-func round(d time.Duration) time.Duration {
-	if d > time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }

@@ -48,7 +48,7 @@ func HTML(w io.Writer, run HTMLRun, fs []finding.Finding) error {
 		pg.Started = run.Start.UTC().Format(time.DateTime) + " UTC"
 	}
 	if run.Elapsed > 0 {
-		pg.Elapsed = roundDuration(run.Elapsed).String()
+		pg.Elapsed = cli.Round(run.Elapsed).String()
 	}
 	src := newSources(run.Start)
 	counts := make(map[finding.Status]int)
@@ -184,7 +184,7 @@ func htmlFindingOf(dir string, src *sources, i int, f finding.Finding) htmlFindi
 	if v := f.Validation; v != nil {
 		h.Effect, h.Reason = v.Effect, v.Reason
 		if v.Runs > 0 {
-			h.Runs = fmt.Sprintf("%d forced %s, %d failed", v.Runs, plural(v.Runs, "run", "runs"), v.Failed)
+			h.Runs = fmt.Sprintf("%d forced %s, %d failed", v.Runs, cli.Plural(v.Runs, "run", "runs"), v.Failed)
 		}
 	}
 	if e := f.Evidence; e.Suspiciousness > 0 || e.FailingRuns > 0 {
@@ -255,21 +255,6 @@ func sides(dir string, src *sources, f finding.Finding, t *timeline) []htmlSide 
 		return cmp.Or(cmp.Compare(len(a.lane), len(b.lane)), cmp.Compare(a.lane, b.lane))
 	})
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// roundDuration rounds d for display.
-func roundDuration(d time.Duration) time.Duration {
-	if d > time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }
 
 var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>

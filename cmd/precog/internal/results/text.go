@@ -2,9 +2,9 @@ package results
 
 import (
 	"fmt"
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 )
@@ -20,9 +20,9 @@ func WriteText(w io.Writer, s *Summary) {
 		fmt.Fprintln(w, e)
 	}
 	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
-		s.RunFindings, plural(s.RunFindings, "finding", "findings"),
-		s.Reports, plural(s.Reports, "report", "reports"), s.Duplication,
-		s.Tests, plural(s.Tests, "test", "tests"), s.Packages, plural(s.Packages, "package", "packages"))
+		s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"),
+		s.Reports, cli.Plural(s.Reports, "report", "reports"), s.Duplication,
+		s.Tests, cli.Plural(s.Tests, "test", "tests"), s.Packages, cli.Plural(s.Packages, "package", "packages"))
 	if s.RunsEach > 1 {
 		fmt.Fprintf(w, ", %d runs each, %d of %d failed", s.RunsEach, s.FailedRuns, s.Runs)
 		if s.Targeted > 0 {
@@ -31,20 +31,20 @@ func WriteText(w io.Writer, s *Summary) {
 	} else if s.FailedRuns > 0 {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
-	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s", s.Events, Round(s.RecordNs), Round(s.DetectNs))
+	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s", s.Events, cli.Round(s.RecordNs), cli.Round(s.DetectNs))
 	if len(s.Merged) > 0 {
 		fmt.Fprintf(w, " (summed over %d shards)", len(s.Merged))
 	}
 	fmt.Fprintln(w)
 	if c := s.CFP; c != nil && c.Packages > 0 {
 		fmt.Fprintf(w, "cfp: detected in %d of %d tests and %d of %d functions of the %d %s with more than one test, which cover their %d concurrent function %s (cheap runs %s; -cfp=false detects in every test)\n",
-			c.Selected, c.Tests, c.SelectedFuncs, c.Funcs, c.Packages, plural(c.Packages, "package", "packages"),
-			c.Pairs, plural(c.Pairs, "pair", "pairs"), Round(c.MeasureNs))
+			c.Selected, c.Tests, c.SelectedFuncs, c.Funcs, c.Packages, cli.Plural(c.Packages, "package", "packages"),
+			c.Pairs, cli.Plural(c.Pairs, "pair", "pairs"), cli.Round(c.MeasureNs))
 	}
 	if s.Validated {
 		st := s.Statuses
 		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",
-			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], Round(s.ValidateNs))
+			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], cli.Round(s.ValidateNs))
 	}
 	if v := s.Vet; v != nil {
 		n := 0
@@ -52,30 +52,15 @@ func WriteText(w io.Writer, s *Summary) {
 			n += c
 		}
 		fmt.Fprintf(w, "vet: %d %s of precog vet: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, %d not reached by any test, %d without two sites to force\n",
-			n, plural(n, "diagnostic", "diagnostics"), v[finding.Confirmed], v[finding.NotConfirmed], v[finding.Diverged], v[finding.TimedOut], v[finding.Predicted], v[finding.NotReached], v[finding.Static])
+			n, cli.Plural(n, "diagnostic", "diagnostics"), v[finding.Confirmed], v[finding.NotConfirmed], v[finding.Diverged], v[finding.TimedOut], v[finding.Predicted], v[finding.NotReached], v[finding.Static])
 	}
 	if s.Baseline != "" {
 		fmt.Fprintf(w, "baseline %s: %d %s accepted; %d new %s the job", s.Baseline,
-			len(s.Baselined), plural(len(s.Baselined), "finding", "findings"),
-			len(s.Failing), plural(len(s.Failing), "finding fails", "findings fail"))
+			len(s.Baselined), cli.Plural(len(s.Baselined), "finding", "findings"),
+			len(s.Failing), cli.Plural(len(s.Failing), "finding fails", "findings fail"))
 		if len(s.Failing) > 0 {
 			fmt.Fprintf(w, ": %s", strings.Join(s.Failing, " "))
 		}
 		fmt.Fprintln(w)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// Round rounds a duration for the summary.
-func Round(d time.Duration) time.Duration {
-	if d > time.Second {
-		return d.Round(10 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }

@@ -116,7 +116,7 @@ func (s *progressState) line() string {
 	s.mu.Unlock()
 	var b strings.Builder
 	fmt.Fprintf(&b, "progress at %s: %d/%d tests, %d events, %d %s",
-		time.Since(start).Round(time.Second), p.Done, p.Total, p.Events, p.Findings, plural(p.Findings, "finding", "findings"))
+		time.Since(start).Round(time.Second), p.Done, p.Total, p.Events, p.Findings, cli.Plural(p.Findings, "finding", "findings"))
 	if p.Validating > 0 {
 		fmt.Fprintf(&b, ", %d/%d validated, %d confirmed", p.Validated, p.Validating, p.Confirmed)
 		if !p.Deadline.IsZero() {

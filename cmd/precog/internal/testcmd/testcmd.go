@@ -599,7 +599,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	case len(res.Findings) > 0:
 		return cli.ExitOK, nil
 	case len(res.InternalErrors) > 0:
-		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's checkers", len(res.InternalErrors), plural(len(res.InternalErrors), "error", "errors"))
+		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's checkers", len(res.InternalErrors), cli.Plural(len(res.InternalErrors), "error", "errors"))
 	}
 	return cli.ExitOK, nil
 }
@@ -637,11 +637,4 @@ func reproCommand(o options) func(id string) string {
 		}
 		return cmd + " " + id
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
