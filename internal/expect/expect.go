@@ -18,6 +18,32 @@
 // checks no status: for a finding whose validation depends on luck (con-map:
 // Go detects concurrent map writes only when they really overlap), with
 // its rate measured by bench/kernels.
+//
+// # Explain files
+//
+// A kernel may also carry an explain file (testdata/kernels/<kernel>/explain):
+// the root cause precog explain must give for one failing test of the
+// package. ReadExplain reads it; the explain end-to-end test and
+// bench/explain judge precog explain by it. Three lines, in any order, #
+// starting a comment anywhere:
+//
+//	test TestName               the test to explain (one per file)
+//	failing natural             natural: the test fails as written; predicted: it
+//	                            passes as written and fails only under an
+//	                            interleaving precog predicts, so explain must
+//	                            find the failing run itself
+//	root race a.go:20 a.go:33   the root cause: its kind and its sites as
+//	                            file:line, the file relative to the package
+//
+// The kinds are the paper's (execution-suppression.txt §2): race (a harmful
+// data race), atomicity and order (a violation, with or without a race),
+// each with two sites, the site whose order matters most first (the
+// access whose reordering avoids the failure: the later write of a
+// write-after-write race, the remote access of a violation), then the
+// other; the two may be one line run by two goroutines. definition has one
+// site, the first corrupted definition the chain of suppressions ends at.
+// none has no site: no root cause can be found, and explain must say so
+// instead of guessing.
 package expect
 
 import (

@@ -1,6 +1,8 @@
 package expect
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,5 +64,87 @@ func TestCompare(t *testing.T) {
 	reported[0].Status = finding.Confirmed
 	if r := Compare(e, "/k/mysql", "x/mysql", reported); len(r.WrongStatus) != 0 {
 		t.Errorf("Compare with the con-null confirmed = %+v", r)
+	}
+}
+
+func TestParseExplain(t *testing.T) {
+	x, err := ParseExplain([]byte(`# Fig. 4
+test TestFig4 # the only one
+failing natural
+root race ./fig4.go:20 fig4.go:20 # two goroutines, one line
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Test != "TestFig4" || x.Failing != Natural || x.Kind != Race || !slices.Equal(x.Sites, []string{"fig4.go:20", "fig4.go:20"}) {
+		t.Fatalf("ParseExplain = %+v", x)
+	}
+	for _, bad := range []struct{ text, err string }{
+		{"failing natural\nroot none", "no test line"},
+		{"test TestA\nroot none", "no failing line"},
+		{"test TestA\nfailing natural", "no root line"},
+		{"test TestA\ntest TestB", "a second test line"},
+		{"test A", "want test TestName"},
+		{"failing sometimes", "want failing natural or failing predicted"},
+		{"root bogus a.go:1", "unknown root kind"},
+		{"root race a.go:1", "wants 2 sites, has 1"},
+		{"root definition a.go:1 a.go:2", "wants 1 sites, has 2"},
+		{"root none a.go:1", "wants 0 sites, has 1"},
+		{"root definition a.go", "is not file:line"},
+		{"runs 3", "unknown item"},
+	} {
+		if _, err := ParseExplain([]byte(bad.text)); err == nil || !strings.Contains(err.Error(), bad.err) {
+			t.Errorf("ParseExplain(%q) = %v, want %q", bad.text, err, bad.err)
+		}
+	}
+}
+
+func TestReadExplain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "explain")
+	if err := os.WriteFile(path, []byte("test TestA\nfailing predicted\nroot definition a.go:7\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	x, err := ReadExplain(path)
+	if err != nil || x.Failing != PredictedFailure || x.Kind != Definition || !slices.Equal(x.Sites, []string{"a.go:7"}) {
+		t.Errorf("ReadExplain = %+v, %v", x, err)
+	}
+	if err := os.WriteFile(path, []byte("test TestA\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadExplain(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("ReadExplain of a bad file = %v, want an error naming it", err)
+	}
+}
+
+func TestExplainCheck(t *testing.T) {
+	dir := "/k/fig4"
+	at := func(file string, line int) SiteRef { return SiteRef{File: filepath.Join(dir, file), Line: line} }
+	ptr := func(s SiteRef) *SiteRef { return &s }
+	race := Explain{Test: "TestA", Failing: Natural, Kind: Race, Sites: []string{"a.go:2", "a.go:9"}}
+	for _, c := range []struct {
+		x     Explain
+		kind  string
+		root  *SiteRef
+		sites []SiteRef
+		err   string // "" for agreement
+	}{
+		{race, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 9), at("a.go", 2)}, ""},
+		{race, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 9), at("a.go", 2)}, ""},
+		{race, Atomicity, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 9)}, "kind atomicity, want race"},
+		{race, Race, ptr(at("a.go", 9)), []SiteRef{at("a.go", 2), at("a.go", 9)}, "root site a.go:9, want a.go:2"},
+		{race, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("b.go", 9)}, "sites a.go:2 b.go:9, want a.go:2 a.go:9"},
+		{race, Race, ptr(SiteRef{File: "/elsewhere/a.go", Line: 2}), nil, "root site /elsewhere/a.go:2"},
+		{race, Race, nil, nil, "no root site"},
+		{Explain{Kind: Race, Sites: []string{"a.go:2", "a.go:2"}}, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 2)}, ""},
+		{Explain{Kind: Definition, Sites: []string{"a.go:5"}}, Definition, ptr(at("a.go", 5)), nil, ""},
+		{Explain{Kind: Definition, Sites: []string{"a.go:5"}}, Definition, ptr(at("a.go", 6)), nil, "root site a.go:6"},
+		{Explain{Kind: None}, None, nil, nil, ""},
+		{Explain{Kind: None}, None, ptr(at("a.go", 6)), nil, "root cause a.go:6 reported, want none"},
+		{Explain{Kind: None}, Definition, ptr(at("a.go", 6)), nil, "kind definition, want none"},
+	} {
+		err := c.x.Check(dir, c.kind, c.root, c.sites)
+		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%+v.Check(%s, %v, %v) = %v, want %q", c.x, c.kind, c.root, c.sites, err, c.err)
+		}
 	}
 }
