@@ -151,10 +151,7 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 			if w.Run > 0 && w.Run <= len(t.Runs) {
 				wall = t.Runs[w.Run-1].Wall
 			}
-			// A forced run takes the recorded time, the plan's waits and
-			// some slack; the test's own -timeout fires first, so that a
-			// hang prints every goroutine.
-			bound := o.Flags.Bound(3*wall + time.Duration(validate.DefaultBudgetMS)*time.Millisecond + 5*time.Second)
+			bound := o.Flags.ForcedBound(wall, time.Duration(validate.DefaultBudgetMS)*time.Millisecond)
 			flags := *o.Flags
 			flags.Timeout = bound
 			return validate.Target{

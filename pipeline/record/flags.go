@@ -159,3 +159,12 @@ func (f *GoTestFlags) Bound(bound time.Duration) time.Duration {
 	}
 	return min(f.Timeout, bound)
 }
+
+// ForcedBound is the -timeout of a forced or replayed run of a test whose
+// unforced run took wall, under a plan that may hold goroutines back for
+// budget in all: three times the recorded time, the plan's waits and some
+// slack, within -timeout (Bound). The test's own -timeout fires before
+// any outer kill, so that a hang prints every goroutine.
+func (f *GoTestFlags) ForcedBound(wall, budget time.Duration) time.Duration {
+	return f.Bound(3*wall + budget + 5*time.Second)
+}

@@ -619,9 +619,8 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 	return p, nil
 }
 
-// forcedRun records run of test name under force plan p, bounded by three
-// times the wall time of the test's run 0 plus the plan's budget and some
-// slack (within -timeout), and sets run's plan and what the shim reported
+// forcedRun records run of test name under force plan p, bounded by
+// ForcedBound of the test's run 0, and sets run's plan and what the shim reported
 // of the forced order.
 func forcedRun(ctx context.Context, o Options, recBin string, lp listedPackage, name, out, base string, wall time.Duration, run *Perturbed, p *plan.Plan) (recorded, error) {
 	run.Seed, run.Plan = 0, fmt.Sprintf("%s.run%d.plan", base, run.N)
@@ -634,7 +633,7 @@ func forcedRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	}
 	budget := time.Duration(cmp.Or(fp.BudgetMS, 10000)) * time.Millisecond
 	flags := *o.Flags
-	flags.Timeout = flags.Bound(3*wall + budget + 5*time.Second)
+	flags.Timeout = flags.ForcedBound(wall, budget)
 	o.Flags = &flags
 	_, sub := topLevel(o.Flags.Run)
 	_, skipSub := topLevel(o.Flags.Skip)
