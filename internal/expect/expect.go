@@ -40,7 +40,11 @@
 // each with two sites, the site whose order matters most first (the
 // access whose reordering avoids the failure: the later write of a
 // write-after-write race, the remote access of a violation), then the
-// other; the two may be one line run by two goroutines. definition has one
+// other; the two may be one line run by two goroutines. An atomicity
+// violation (W1 W2 R1 and the paper's other three patterns) may also give
+// three sites, the remote access and then both of the local pair: a report
+// naming the remote access and either or both of them is right.
+// definition has one
 // site, the first corrupted definition the chain of suppressions ends at.
 // none has no site: no root cause can be found, and explain must say so
 // instead of guessing.

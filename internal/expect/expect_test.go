@@ -88,6 +88,9 @@ root race ./fig4.go:20 fig4.go:20 # two goroutines, one line
 		{"failing sometimes", "want failing natural or failing predicted"},
 		{"root bogus a.go:1", "unknown root kind"},
 		{"root race a.go:1", "wants 2 sites, has 1"},
+		{"root race a.go:1 a.go:2 a.go:3", "wants 2 sites, has 3"},
+		{"root atomicity a.go:1", "wants 2 sites, has 1"},
+		{"root atomicity a.go:1 a.go:2 a.go:3 a.go:4", "wants 3 sites, has 4"},
 		{"root definition a.go:1 a.go:2", "wants 1 sites, has 2"},
 		{"root none a.go:1", "wants 0 sites, has 1"},
 		{"root definition a.go", "is not file:line"},
@@ -121,6 +124,7 @@ func TestExplainCheck(t *testing.T) {
 	at := func(file string, line int) SiteRef { return SiteRef{File: filepath.Join(dir, file), Line: line} }
 	ptr := func(s SiteRef) *SiteRef { return &s }
 	race := Explain{Test: "TestA", Failing: Natural, Kind: Race, Sites: []string{"a.go:2", "a.go:9"}}
+	atom := Explain{Kind: Atomicity, Sites: []string{"a.go:7", "a.go:3", "a.go:9"}}
 	for _, c := range []struct {
 		x     Explain
 		kind  string
@@ -137,6 +141,12 @@ func TestExplainCheck(t *testing.T) {
 		{race, Race, nil, nil, "no root site"},
 		{Explain{Kind: Race, Sites: []string{"a.go:2", "a.go:2"}}, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 2)}, ""},
 		{Explain{Kind: Definition, Sites: []string{"a.go:5"}}, Definition, ptr(at("a.go", 5)), nil, ""},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 9)}, ""},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 3), at("a.go", 7)}, ""},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 3), at("a.go", 7), at("a.go", 9)}, ""},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7)}, "sites a.go:7, want"},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 8)}, "sites a.go:7 a.go:8, want"},
+		{atom, Atomicity, ptr(at("a.go", 3)), []SiteRef{at("a.go", 3), at("a.go", 7)}, "root site a.go:3, want a.go:7"},
 		{Explain{Kind: Definition, Sites: []string{"a.go:5"}}, Definition, ptr(at("a.go", 6)), nil, "root site a.go:6"},
 		{Explain{Kind: None}, None, nil, nil, ""},
 		{Explain{Kind: None}, None, ptr(at("a.go", 6)), nil, "root cause a.go:6 reported, want none"},
