@@ -19,7 +19,14 @@ func MakeChan[T any](site uint32, ch chan T) chan T {
 // has a larger seq and a send on a closed channel is in the trace.
 func Send[T any](site uint32, ch chan<- T, v T) {
 	if enabled {
-		syncBefore(site, trace.EvChanSend, ChanAddrSend(ch), 0)
+		g := gateSync(site, trace.EvChanSend, ChanAddrSend(ch))
+		g.syncEvent(site, trace.EvChanSend, ChanAddrSend(ch), 0)
+		if g.bubble {
+			g.clockBefore(site)
+			ch <- v
+			g.clockAfter(site)
+			return
+		}
 	}
 	ch <- v
 }
@@ -45,7 +52,9 @@ func Recv2[T any](site uint32, ch <-chan T) (T, bool) {
 func recv[T any](site uint32, ch <-chan T) (T, bool) {
 	a := ChanAddrRecv(ch)
 	g := gateSync(site, trace.EvChanRecv, a)
+	g.clockBefore(site)
 	v, ok := <-ch
+	g.clockAfter(site)
 	g.syncEvent(site, trace.EvChanRecv, a, b2u(ok))
 	return v, ok
 }

@@ -2,6 +2,7 @@ package shim_test
 
 import (
 	"sync"
+	"testing"
 	"time"
 	"unsafe"
 
@@ -68,6 +69,9 @@ var (
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicStore
 	_ func(uint32)                                            = precog_shim.Bubble
 	_ func(uint32, time.Duration)                             = precog_shim.Sleep
+	_ func(uint32, func())                                    = precog_shim.SyncWait
+	_ func(uint32, func(*testing.T)) func(*testing.T)         = precog_shim.BubbleFunc[*testing.T]
+	_ func(uint32, func()) func()                             = precog_shim.BubbleRun
 	_ func(uint32)                                            = precog_shim.Enter
 	_ func(uint32)                                            = precog_shim.Exit
 	_ func(precog_shim.TB)                                    = precog_shim.TestStart

@@ -163,7 +163,9 @@ func WGWait(site uint32, wg *sync.WaitGroup) {
 		return
 	}
 	g := gateSync(site, trace.EvWGWait, unsafe.Pointer(wg))
+	g.clockBefore(site)
 	wg.Wait()
+	g.clockAfter(site)
 	g.syncEvent(site, trace.EvWGWait, unsafe.Pointer(wg), 0)
 }
 
@@ -185,7 +187,9 @@ func CondWait(site uint32, c *sync.Cond) {
 		return
 	}
 	g := gateSync(site, trace.EvCondWait, unsafe.Pointer(c))
+	g.clockBefore(site)
 	c.Wait()
+	g.clockAfter(site)
 	g.syncEvent(site, trace.EvCondWait, unsafe.Pointer(c), 0)
 }
 

@@ -15,7 +15,25 @@ func Bubble(site uint32) {
 	if enabled {
 		g := cur()
 		g.bubble = true
-		g.syncEvent(site, trace.EvBubble, nil, nanos(time.Now()))
+		g.now = nanos(time.Now())
+		g.syncEvent(site, trace.EvBubble, nil, g.now)
+	}
+}
+
+// BubbleFunc wraps a function value f passed to synctest.Test: the
+// function it returns calls Bubble, then f.
+func BubbleFunc[T any](site uint32, f func(T)) func(T) {
+	return func(t T) {
+		Bubble(site)
+		f(t)
+	}
+}
+
+// BubbleRun wraps a function value f passed to synctest.Run.
+func BubbleRun(site uint32, f func()) func() {
+	return func() {
+		Bubble(site)
+		f()
 	}
 }
 
@@ -34,6 +52,52 @@ func Sleep(site uint32, d time.Duration) {
 	g.syncEvent(site, trace.EvSleep, nil, nanos(time.Now()))
 	time.Sleep(d)
 	g.syncEvent(site, trace.EvWake, nil, nanos(time.Now()))
+}
+
+// SyncWait replaces synctest.Wait(): it records EvSyncWait after Wait
+// returned, when every other goroutine of the bubble is durably blocked or
+// ended; detect/hb orders the return after all they recorded before it.
+// wait is synctest.Wait, passed in so that the shim builds with toolchains
+// older than Go 1.25. Like Sleep, it passes no control gate.
+func SyncWait(site uint32, wait func()) {
+	wait()
+	if enabled {
+		cur().syncEvent(site, trace.EvSyncWait, nil, nanos(time.Now()))
+	}
+}
+
+// clockBefore records EvClock with the bubble's clock in a goroutine of a
+// synctest bubble, just before an operation that may block it durably
+// (after the operation's gate and any event recorded before it). Outside
+// bubbles it does nothing. See "Bubbles" in detect/hb.
+func (g *gstate) clockBefore(site uint32) {
+	if g.bubble {
+		g.now = nanos(time.Now())
+		g.clockEvent(site, g.now)
+	}
+}
+
+// clockAfter records EvClock in a goroutine of a bubble just after an
+// operation that may have blocked it returned, if the bubble's clock moved
+// since clockBefore (else the reading adds nothing), before the
+// operation's own event.
+func (g *gstate) clockAfter(site uint32) {
+	if g.bubble {
+		if now := nanos(time.Now()); now != g.now {
+			g.now = now
+			g.clockEvent(site, now)
+		}
+	}
+}
+
+// clockEvent records EvClock. It passes no gate and tells control
+// nothing: it is no step of a forced or replayed order, and a reading of
+// the clock where a goroutine may block must not hold it there.
+func (g *gstate) clockEvent(site uint32, now uint64) {
+	g.prepare()
+	g.buf = g.enc.AppendClock(g.buf, seqs.n.Add(1), site, 0, now)
+	g.commit()
+	g.synced()
 }
 
 // nanos is t in nanoseconds since 1970, as the bits of an int64.

@@ -221,6 +221,7 @@ func (g *gstate) recordBegin(parent uint64) {
 func end() {
 	g := cur()
 	gate(g, 0, trace.EvEnd, nil)
+	g.clockBefore(0)
 	g.recordEnd()
 }
 
@@ -235,6 +236,7 @@ func (g *gstate) recordEnd() {
 // selected records the case a select took; the gate was SelectPlan's.
 func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {
 	g := cur()
+	g.clockAfter(site)
 	if controlGate != nil {
 		ctlRecording(g)
 	}
@@ -250,7 +252,9 @@ func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {
 
 func selectPlanFor(site uint32) (int, <-chan struct{}) {
 	g := gateSync(site, trace.EvSelect, nil)
-	return selectPlan(g, site)
+	f, timeout := selectPlan(g, site)
+	g.clockBefore(site)
+	return f, timeout
 }
 
 // testStart records EvTestStart and registers the cleanup that records

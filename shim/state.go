@@ -32,6 +32,7 @@ type gstate struct {
 	testOnly bool              // adopted by TestStart: TestEnd ends it
 	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
 	bubble   bool              // runs in a testing/synctest bubble (Bubble, or forked by a goroutine that does)
+	now      uint64            // in a bubble, the clock at its last EvClock (clockBefore)
 
 	ctl unsafe.Pointer // control's per-goroutine state (shim/control*.go); nil until control needs it
 }
@@ -137,6 +138,7 @@ func newState(gid, id uint64) *gstate {
 	g.testOnly = false
 	g.test = nil
 	g.bubble = false
+	g.now = 0
 	g.ctl = nil
 	clear(g.spawned)
 	g.goid.Store(gid)

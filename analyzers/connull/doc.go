@@ -48,10 +48,11 @@
 // does not model (a condition variable, a custom barrier, an atomic
 // flag); or the two goroutines touch different objects of the same type
 // that the analysis cannot tell apart. Inside a testing/synctest bubble,
-// a nil store after time.Sleep(d) cannot run before a read the test makes
-// at an earlier virtual time (the clock advances only when every goroutine
-// of the bubble is blocked): precog test orders them, this check does not
-// know bubbles and reports the pair (kernel bubblecache).
+// a nil store after time.Sleep(d), a timer's or time.After's channel, or
+// a context's deadline cannot run before a read the test makes at an
+// earlier virtual time (the clock advances only when every goroutine of
+// the bubble is durably blocked): precog test orders them, this check does
+// not know bubbles and reports the pair (kernels bubblecache, bubbletimer).
 //
 // To suppress a report, put
 //

@@ -101,15 +101,23 @@ type fork struct {
 // bubble is a testing/synctest bubble during the walk (see "Bubbles" in
 // the package doc).
 type bubble struct {
-	// sleeps are the clocks of its goroutines' EvSleeps not yet passed by
-	// the bubble's clock, each with the virtual time of its call.
-	sleeps []sleep
-	// before joins the clocks of the sleeps the clock has passed: what
-	// every goroutine of the bubble did before the latest wake's time.
+	// stamps hold, per goroutine of the bubble, the clock at its latest
+	// reading of the bubble's clock before it may block (EvSleep, EvClock)
+	// that the bubble's clock has not passed yet, with the time read.
+	// Virtual time stands still while a goroutine runs, so a goroutine has
+	// at most one such reading pending.
+	stamps []stamp
+	// before joins the clocks of the stamps the clock has passed: what
+	// every goroutine of the bubble did before time passed.
 	before VC
+	passed uint64
+	// members are the dense indices of the bubble's goroutines, in the
+	// order they were first seen, ended ones included.
+	members []int
 }
 
-type sleep struct {
+type stamp struct {
+	g  int
 	at uint64
 	vc VC
 }
@@ -194,6 +202,9 @@ func (a *analyzer) goroutine(i int) int {
 		}
 		st.vc = f.vc
 		st.bubble = f.bubble
+		if f.bubble != nil {
+			f.bubble.members = append(f.bubble.members, gi)
+		}
 		if fe := a.Events[f.event]; fe.Kind == trace.EvTaskGo {
 			a.groups[fe.Addr] = append(a.groups[fe.Addr], gi)
 		}
@@ -204,6 +215,44 @@ func (a *analyzer) goroutine(i int) int {
 	st.vc[gi] = 1
 	a.gs = append(a.gs, st)
 	return gi
+}
+
+// timePassed is goroutine gi's reading of its bubble's clock at time t:
+// every stamp of the bubble taken at an earlier time is before it (see
+// "Bubbles" in the package doc).
+func (a *analyzer) timePassed(gi int, b *bubble, t uint64) {
+	if t < b.passed {
+		// The trace's order follows virtual time within a bubble (a
+		// goroutine reads the clock and takes its seq while it runs, and
+		// the clock stands still while one runs); a reading that went
+		// back is not trusted to order anything.
+		return
+	}
+	b.passed = t
+	b.stamps = slices.DeleteFunc(b.stamps, func(s stamp) bool {
+		if s.at < t {
+			b.before.join(s.vc)
+			return true
+		}
+		return false
+	})
+	a.acquire(gi, b.before)
+}
+
+// stamp records goroutine gi's clock at its reading t of the bubble's
+// clock before it may block, for the readings of later times.
+func (a *analyzer) stamp(gi int, b *bubble, t uint64) {
+	c := stamp{g: gi, at: t, vc: a.release(gi)}
+	for k := range b.stamps {
+		if b.stamps[k].g == gi {
+			// Its earlier pending reading is of the same time (an
+			// earlier one was passed when its clock moved on) and
+			// its clock holds less.
+			b.stamps[k] = c
+			return
+		}
+	}
+	b.stamps = append(b.stamps, c)
 }
 
 // isTask reports whether goroutine gi runs a task of a group (EvTaskGo),
@@ -253,19 +302,20 @@ func (a *analyzer) event(i int) {
 	case trace.EvTestStart:
 		a.testStart(gi, ev.Name)
 	case trace.EvBubble:
-		st.bubble = &bubble{}
-	case trace.EvWake:
+		st.bubble = &bubble{members: []int{gi}}
+	case trace.EvSleep, trace.EvWake, trace.EvClock, trace.EvSyncWait:
 		if b := st.bubble; b != nil {
-			// The clock reached ev.Value: every sleep called before
-			// it was called after all its goroutine did before.
-			b.sleeps = slices.DeleteFunc(b.sleeps, func(s sleep) bool {
-				if s.at < ev.Value {
-					b.before.join(s.vc)
-					return true
+			a.timePassed(gi, b, ev.Value)
+			if ev.Kind == trace.EvSyncWait {
+				// Every other goroutine of the bubble is durably
+				// blocked or ended: all it recorded so far came
+				// before this return.
+				for _, m := range b.members {
+					if m != gi {
+						a.acquire(gi, a.release(m))
+					}
 				}
-				return false
-			})
-			a.acquire(gi, b.before)
+			}
 		}
 	case trace.EvWGWait, trace.EvCondWait:
 		a.acquire(gi, a.sync[ev.Addr])
@@ -385,9 +435,9 @@ func (a *analyzer) event(i int) {
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
 		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i, bubble: st.bubble}
-	case trace.EvSleep:
+	case trace.EvSleep, trace.EvClock:
 		if b := st.bubble; b != nil {
-			b.sleeps = append(b.sleeps, sleep{at: ev.Value, vc: a.release(gi)})
+			a.stamp(gi, b, ev.Value)
 		}
 	case trace.EvTestEnd:
 		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {

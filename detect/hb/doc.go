@@ -67,24 +67,57 @@
 // virtual time orders goroutines. A bubble starts at the EvBubble of the
 // goroutine that runs synctest.Test's (or Run's) function; the goroutines
 // it and its bubble goroutines start with an instrumented go statement are
-// in the bubble. The rule: an EvWake (time.Sleep returned) at virtual time
-// T acquires, from every goroutine of the bubble, its clock at each
-// EvSleep it called at a virtual time before T.
+// in the bubble. Bubble goroutines read the bubble's clock where it can
+// move under them: at time.Sleep's call and return (EvSleep, EvWake), and
+// just before a channel operation, select, WaitGroup.Wait, Cond.Wait or
+// their end, and just after such an operation returned at a later time
+// than before it (EvClock). Timers, tickers, time.After and context
+// deadlines need nothing of their own: their firing is a send on, or a
+// close of, a channel the waiting goroutine receives from, so the
+// receive's EvClock carries the time they fired at.
 //
-// Soundness: a goroutine that called Sleep at time s < T had done
-// everything before the call at a time no later than s; for the clock to
-// reach T it had to pass s, and virtual time never runs backwards, so all
-// of it came before the wake, in every run of the program (the runtime
-// cannot reorder across an advance of the clock, which waits for every
-// goroutine to block). What stays unordered: goroutines woken at the same
-// T (the runtime runs them in any order); what a goroutine did after its
-// last recorded sleep (its time is unknown: a goroutine that stores and
-// ends, or blocks on a channel, timer, time.After, context deadline or
-// synctest.Wait, contributes nothing to later wakes); time operations other
-// than time.Sleep; goroutines started by uninstrumented code or by a
-// function value (not a literal) passed to synctest.Test. Each of these
-// only loses order: checkers may report what cannot happen, never miss
-// what can. Outside bubbles EvSleep and EvWake add no edge.
+// The rules:
+//
+//   - a reading of time T (any of EvSleep, EvWake, EvClock, EvSyncWait)
+//     acquires, from every goroutine of the bubble, its clock at each
+//     EvSleep or EvClock it recorded at a time before T;
+//   - synctest.Wait's return (EvSyncWait) acquires the current clock of
+//     every other goroutine of the bubble, ended ones included.
+//
+// Soundness of the first: a goroutine that read s before blocking had done
+// everything before the reading at a time no later than s; a goroutine that
+// read T > s goes on at a time no earlier than T. For the clock to pass s
+// every goroutine of the bubble had to be durably blocked, so all of the
+// first came before all of the second, in every run of the program (virtual
+// time never runs backwards, and the runtime cannot reorder across an
+// advance of the clock). Where the readings come from does not matter:
+// the rule needs only that a reading bounds the time of what came before
+// it from above and of what comes after it from below, so a goroutine that
+// blocked inside uninstrumented code is still ordered by its readings (it
+// only loses the order that a reading there would have given).
+//
+// Soundness of the second: Wait returns once every other goroutine of the
+// bubble is durably blocked or has ended; the clock does not move while its
+// caller runs, and a durably blocked goroutine can be woken only by a
+// goroutine of its bubble (or a timer of it), so none of them has run
+// between Wait's return and its event, which takes its seq right after the
+// return. What each of them recorded before that seq is before the return.
+// A goroutine blocked on a channel or mutex made outside the bubble, or in
+// a system call, is not durably blocked and Wait does not return while one
+// is; the one exception is a sync.Cond that a goroutine outside the bubble
+// signals in the instant between Wait's return and its event, which would
+// give an edge the run did not have.
+//
+// What stays unordered: goroutines that read the same time (the runtime
+// runs goroutines woken at one instant in any order, and goroutines that
+// never block at all); what a goroutine did after its last reading before
+// the clock moved (a store followed by no blocking operation of its own,
+// the end of the bubble's root goroutine, which is not recorded); what a
+// goroutine did after Wait returned, towards the Wait; goroutines started
+// by uninstrumented code (a time.AfterFunc callback runs in one) and
+// goroutines started by them. Each of these only loses order: checkers may
+// report what cannot happen, never miss what can. Outside bubbles none of
+// these events adds an edge: real time orders nothing.
 //
 // # Approximations (what this is sound for)
 //

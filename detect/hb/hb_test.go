@@ -478,3 +478,77 @@ func TestBubbles(t *testing.T) {
 		{20, 23, false}, // no bubble: real time orders nothing
 	})
 }
+
+// TestBubbleClocks checks EvClock, the clock read around blocking
+// operations in a bubble: a goroutine that stores, reads the clock at 0 and
+// blocks is ordered before one whose receive returned at 1000 (a timer's
+// channel); a store after the goroutine's last reading is not, nor are two
+// readings of one time.
+func TestBubbleClocks(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Bubble site=1 addr=0x0 value=0
+3 g=1 Fork site=2 child=2
+4 g=1 Fork site=3 child=3
+5 g=2 Begin parent=1
+6 g=3 Begin parent=1
+6.1 g=2 Write site=10 addr=0x100 value=0
+7 g=2 Clock site=11 addr=0x0 value=0
+7.1 g=3 Write site=20 addr=0x200 value=0
+8 g=3 Clock site=21 addr=0x0 value=0
+8.1 g=1 Write site=30 addr=0x300 value=0
+9 g=1 Clock site=31 addr=0x0 value=0
+10 g=1 Clock site=32 addr=0x0 value=1000
+11 g=1 ChanRecv site=33 addr=0x500 ok=true
+11.1 g=1 Read site=34 addr=0x100
+12 g=2 Clock site=12 addr=0x0 value=1000
+12.1 g=2 Read site=13 addr=0x300
+12.2 g=2 Write site=14 addr=0x400 value=0
+13 g=3 Clock site=22 addr=0x0 value=1000
+13.1 g=3 Read site=23 addr=0x400
+14 g=3 Clock site=24 addr=0x0 value=1000
+15 g=1 Clock site=35 addr=0x0 value=1000
+16 g=1 Clock site=36 addr=0x0 value=2000
+16.1 g=1 Read site=37 addr=0x400
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{10, 34, true},  // stored at 0 before a reading of 0; read after 1000
+		{20, 34, true},  //
+		{30, 13, true},  // the root's store at 0, read by g=2 at 1000
+		{14, 23, false}, // both at 1000
+		{23, 14, false}, //
+		{14, 37, false}, // after g=2's last reading: its time is not known
+		{23, 37, true},  // g=3 read the clock at 1000 after it
+	})
+}
+
+// TestSyncWait checks synctest.Wait: its return is after everything the
+// other goroutines of the bubble recorded before it, and before nothing
+// they do after; a goroutine of another bubble stays unordered.
+func TestSyncWait(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Bubble site=1 addr=0x0 value=0
+3 g=1 Fork site=2 child=2
+4 g=2 Begin parent=1
+4.1 g=2 Write site=10 addr=0x100 value=0
+5 g=2 ChanRecv site=11 addr=0x500 ok=true
+5.1 g=2 Write site=12 addr=0x108 value=0
+6 g=4 Begin parent=none
+7 g=4 Bubble site=40 addr=0x0 value=0
+7.1 g=4 Write site=41 addr=0x200 value=0
+8 g=1 SyncWait site=3 addr=0x0 value=0
+8.1 g=1 Read site=4 addr=0x100
+8.2 g=1 Read site=5 addr=0x200
+9 g=2 ChanRecv site=13 addr=0x500 ok=true
+9.1 g=2 Write site=14 addr=0x110 value=0
+9.2 g=1 Read site=6 addr=0x110
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{10, 4, true},  // blocked after the store: Wait returned after it
+		{12, 4, true},  //
+		{4, 14, false}, // after the Wait: not ordered by it
+		{14, 6, false}, //
+		{41, 5, false}, // another bubble
+	})
+}

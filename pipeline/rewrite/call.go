@@ -233,10 +233,11 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 }
 
 // bubbleCall rewrites the calls that testing/synctest bubbles order by
-// (issue 15): time.Sleep(d) becomes shim.Sleep(site, d), and a function
-// literal passed to synctest.Test or synctest.Run starts with
-// shim.Bubble(site). A function value passed to them is left alone: its
-// goroutines are then not known to be in a bubble, which only loses order.
+// (issue 15): time.Sleep(d) becomes shim.Sleep(site, d), synctest.Wait()
+// becomes shim.SyncWait(site, synctest.Wait), a function literal passed to
+// synctest.Test or synctest.Run starts with shim.Bubble(site), and a
+// function value passed to them is wrapped by shim.BubbleFunc or
+// shim.BubbleRun, which call Bubble before it.
 func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) bool {
 	if obj.Pkg() == nil || !qualified {
 		return false
@@ -253,16 +254,36 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		lo, hi := r.span(c)
 		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Sleep")+"("+s+", "))
 		return true
+	case "testing/synctest.Wait":
+		if len(c.Args) != 0 {
+			return false
+		}
+		s := r.site(c.Lparen, "sync-wait", c)
+		lo, hi := r.span(c)
+		r.ed.replace(lo, hi, lo, hi, lit(r.shim("SyncWait")+"("+s+", "+r.text(c.Fun)+")"))
+		return true
 	case "testing/synctest.Test", "testing/synctest.Run":
-		fl, ok := ast.Unparen(c.Args[len(c.Args)-1]).(*ast.FuncLit)
-		if !ok {
+		if len(c.Args) == 0 {
 			return false
 		}
 		for _, a := range c.Args[:len(c.Args)-1] {
 			r.expr(a)
 		}
-		s := r.site(fl.Body.Lbrace, "bubble", c.Fun)
-		r.funcLit(fl, " "+r.shim("Bubble")+"("+s+");", "")
+		f := c.Args[len(c.Args)-1]
+		if fl, ok := ast.Unparen(f).(*ast.FuncLit); ok {
+			s := r.site(fl.Body.Lbrace, "bubble", c.Fun)
+			r.funcLit(fl, " "+r.shim("Bubble")+"("+s+");", "")
+			return true
+		}
+		r.expr(f)
+		wrap := "BubbleFunc"
+		if obj.Name() == "Run" {
+			wrap = "BubbleRun"
+		}
+		s := r.site(f.Pos(), "bubble", c.Fun)
+		lo, hi := r.span(f)
+		r.ed.open(lo, hi, lit(r.shim(wrap)+"("+s+", "))
+		r.ed.close(lo, hi, lit(")"))
 		return true
 	}
 	return false

@@ -351,7 +351,8 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, "Atomic"+name, "sync/atomic."+name)
 	}
 	for _, name := range []string{"R", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
-		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling"} {
+		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
+		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait"} {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",

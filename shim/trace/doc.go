@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 6)
+// # Wire format (version 7)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
@@ -116,7 +116,8 @@
 // extent.
 //
 // Version 3 traces had no checksum and no state block, version 4 no
-// EvMapMake, version 5 no synctest events; this package refuses them, and any other version, with an
+// EvMapMake, version 5 no synctest events, version 6 no EvClock or
+// EvSyncWait; this package refuses them, and any other version, with an
 // error that names it.
 //
 // # Damage

@@ -10,8 +10,9 @@ import (
 
 // Version is the version of the format this package writes and reads.
 // Version 4 added the header's checksum and state block, version 5
-// EvMapMake, version 6 the synctest events EvBubble, EvSleep and EvWake.
-const Version = 6
+// EvMapMake, version 6 the synctest events EvBubble, EvSleep and EvWake,
+// version 7 EvClock and EvSyncWait.
+const Version = 7
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -318,6 +319,17 @@ func (e *Encoder) AppendSleep(b []byte, seq uint64, site uint32, addr uintptr, n
 // AppendWake appends an EvWake event: time.Sleep returned at now.
 func (e *Encoder) AppendWake(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
 	return appendUvarint(e.syncAddr(b, EvWake, seq, site, addr), now)
+}
+
+// AppendClock appends an EvClock event: a bubble goroutine read the clock
+// now before an operation that may block it or after one returned.
+func (e *Encoder) AppendClock(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvClock, seq, site, addr), now)
+}
+
+// AppendSyncWait appends an EvSyncWait event: synctest.Wait returned at now.
+func (e *Encoder) AppendSyncWait(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvSyncWait, seq, site, addr), now)
 }
 
 // AppendChanSend appends an EvChanSend event.

@@ -77,9 +77,11 @@ const (
 	// testing/synctest bubbles (issue 15). value is the time time.Now
 	// returned, in nanoseconds since 1970: inside a bubble that is the
 	// bubble's virtual clock.
-	EvBubble // first thing in the function synctest.Test or synctest.Run runs, on the bubble's root goroutine; addr is 0 [seq, site, addr, value]
-	EvSleep  // before time.Sleep blocks, with the clock at the call; addr is 0 [seq, site, addr, value]
-	EvWake   // after time.Sleep returned, with the clock at the return; addr is 0 [seq, site, addr, value]
+	EvBubble   // first thing in the function synctest.Test or synctest.Run runs, on the bubble's root goroutine; addr is 0 [seq, site, addr, value]
+	EvSleep    // before time.Sleep blocks, with the clock at the call; addr is 0 [seq, site, addr, value]
+	EvWake     // after time.Sleep returned, with the clock at the return; addr is 0 [seq, site, addr, value]
+	EvClock    // a bubble goroutine read the clock just before an operation that may block it durably (channel operation, select, WaitGroup.Wait, Cond.Wait) or its end, or just after such an operation returned at a later time; addr is 0 [seq, site, addr, value]
+	EvSyncWait // after synctest.Wait returned: every other goroutine of the bubble is durably blocked or ended; addr is 0 [seq, site, addr, value]
 
 	numKinds
 )
@@ -219,4 +221,6 @@ var kinds = [numKinds]kindSpec{
 	EvBubble:        {name: "Bubble", fields: []field{fSite, fAddr, fValue}},
 	EvSleep:         {name: "Sleep", fields: []field{fSite, fAddr, fValue}},
 	EvWake:          {name: "Wake", fields: []field{fSite, fAddr, fValue}},
+	EvClock:         {name: "Clock", fields: []field{fSite, fAddr, fValue}},
+	EvSyncWait:      {name: "SyncWait", fields: []field{fSite, fAddr, fValue}},
 }

@@ -95,6 +95,10 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendSleep(b, ev.Seq, ev.Site, a, ev.Value)
 	case EvWake:
 		return e.AppendWake(b, ev.Seq, ev.Site, a, ev.Value)
+	case EvClock:
+		return e.AppendClock(b, ev.Seq, ev.Site, a, ev.Value)
+	case EvSyncWait:
+		return e.AppendSyncWait(b, ev.Seq, ev.Site, a, ev.Value)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -152,6 +156,8 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 33 g=0 Bubble site=31 addr=0x0 value=946684800000000000
 34 g=0 Sleep site=32 addr=0x0 value=946684800000000000
 35 g=0 Wake site=32 addr=0x0 value=946684801000000000
+36 g=0 Clock site=33 addr=0x0 value=946684801000000000
+37 g=0 SyncWait site=34 addr=0x0 value=946684801000000000
 1000000000000 g=0 TestEnd outcome=panic
 1000000000001 g=0 TestStart name="Test\"quoted\" with spaces/ünïcode\x00"
 1000000000002 g=0 TestEnd outcome=skip
