@@ -33,6 +33,7 @@ import (
 
 var (
 	only    = flag.String("k", "", "comma-separated kernel `packages` to run (default all with an explain file)")
+	binary  = flag.String("precog", "", "precog `binary` to measure (default: build this repository's)")
 	timeout = flag.Duration("timeout", 10*time.Minute, "time limit of one precog explain")
 )
 
@@ -50,12 +51,14 @@ var paper = map[string]string{
 // A report is what precog explain -json prints (issue 11): the fields the
 // harness reads. Others (the trace size's) are looked up by name.
 type report struct {
+	Source     string `json:"source"` // natural, forced (...), perturbed (...)
 	Root       *site  `json:"root"`
 	Kind       string `json:"kind"`
 	Sites      []site `json:"sites"`
 	Executions struct {
 		Orig, Supp, Race, Vio int
 	} `json:"executions"`
+	MaxEvents int `json:"maxEvents"`
 }
 
 type site struct {
@@ -93,19 +96,22 @@ func run(log func(string, ...any)) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	precog := filepath.Join(work, "precog")
-	log("building precog")
-	build := exec.Command("go", "build", "-o", precog, "./cmd/precog")
-	build.Dir, build.Stderr = root, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build ./cmd/precog: %w", err)
+	precog := *binary
+	if precog == "" {
+		precog = filepath.Join(work, "precog")
+		log("building precog")
+		build := exec.Command("go", "build", "-o", precog, "./cmd/precog")
+		build.Dir, build.Stderr = root, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("go build ./cmd/precog: %w", err)
+		}
 	}
 	pkgs, err := explained(kernels)
 	if err != nil {
 		return err
 	}
-	fmt.Println("| kernel | fails | want | got | right | executions (orig+supp+race+vio) | paper (Table II) | wall | trace |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| kernel | fails | failing run | want | got | right | executions (orig+supp+race+vio) | paper (Table II) | wall | largest trace |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	right := 0
 	for _, pkg := range pkgs {
 		dir := filepath.Join(kernels, pkg)
@@ -115,7 +121,7 @@ func run(log func(string, ...any)) error {
 		}
 		log("%s", pkg)
 		want := strings.TrimSpace(x.Kind + " " + strings.Join(x.Sites, " "))
-		cmd := exec.Command(precog, "explain", "-json", "-run", "^"+x.Test+"$", "./"+pkg+"/")
+		cmd := exec.Command(precog, "explain", "-json", "-run", x.Test, "./"+pkg+"/")
 		cmd.Dir = kernels
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -129,7 +135,7 @@ func run(log func(string, ...any)) error {
 		wall := time.Since(start)
 		r, fields, err := decode(stdout.Bytes())
 		if err != nil {
-			fmt.Printf("| `%s` | %s | %s | no report: %s | no | | %s | %s | |\n", pkg, x.Failing, want, oneLine(err, runErr, stderr.Bytes()), paper[pkg], wall.Round(100*time.Millisecond))
+			fmt.Printf("| `%s` | %s | | %s | no report: %s | no | | %s | %s | |\n", pkg, x.Failing, want, oneLine(err, runErr, stderr.Bytes()), paper[pkg], wall.Round(100*time.Millisecond))
 			continue
 		}
 		kind := normKind(r.Kind, r.Root)
@@ -157,12 +163,16 @@ func run(log func(string, ...any)) error {
 			right++
 		}
 		e := r.Executions
-		fmt.Printf("| `%s` | %s | %s | %s | %s | %d (%d+%d+%d+%d) | %s | %s | %s |\n", pkg, x.Failing, want, got, verdict,
-			e.Orig+e.Supp+e.Race+e.Vio, e.Orig, e.Supp, e.Race, e.Vio, paper[pkg], wall.Round(100*time.Millisecond), traceSize(fields))
+		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %d (%d+%d+%d+%d) | %s | %s | %d events, %s |\n", pkg, x.Failing, strings.ReplaceAll(r.Source, "|", "/"), want, got, verdict,
+			e.Orig+e.Supp+e.Race+e.Vio, e.Orig, e.Supp, e.Race, e.Vio, paper[pkg], wall.Round(100*time.Millisecond), r.MaxEvents, traceSize(fields))
 	}
 	fmt.Printf("\n%d of %d root causes right.\n\n", right, len(pkgs))
 	fmt.Printf("- command: `go -C bench/explain run . %s`\n", strings.Join(os.Args[1:], " "))
-	fmt.Printf("- %s; nproc %d; wall times under the load `uptime` gives at the time\n", runtime.Version(), runtime.NumCPU())
+	load := "unknown"
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(data))[:3], " ")
+	}
+	fmt.Printf("- %s; nproc %d; load average at the end %s (wall times depend on it)\n", runtime.Version(), runtime.NumCPU(), load)
 	return nil
 }
 

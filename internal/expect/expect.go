@@ -40,10 +40,12 @@
 // each with two sites, the site whose order matters most first (the
 // access whose reordering avoids the failure: the later write of a
 // write-after-write race, the remote access of a violation), then the
-// other; the two may be one line run by two goroutines. An atomicity
-// violation (W1 W2 R1 and the paper's other three patterns) may also give
-// three sites, the remote access and then both of the local pair: a report
-// naming the remote access and either or both of them is right.
+// other; the two may be one line run by two goroutines. A third site
+// names an alternative other: a race two of whose pairs are harmful, the
+// local pair of an atomicity violation (W1 W2 R1 and the paper's other
+// three patterns), the two accesses an order violation can be paired with
+// (a hang's wait and the read that fails after it). A report naming the
+// root and either or both of the others is right.
 // definition has one
 // site, the first corrupted definition the chain of suppressions ends at.
 // none has no site: no root cause can be found, and explain must say so

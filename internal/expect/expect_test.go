@@ -88,7 +88,8 @@ root race ./fig4.go:20 fig4.go:20 # two goroutines, one line
 		{"failing sometimes", "want failing natural or failing predicted"},
 		{"root bogus a.go:1", "unknown root kind"},
 		{"root race a.go:1", "wants 2 sites, has 1"},
-		{"root race a.go:1 a.go:2 a.go:3", "wants 2 sites, has 3"},
+		{"root race a.go:1 a.go:2 a.go:3 a.go:4", "wants 3 sites, has 4"},
+		{"root order a.go:1 a.go:2 a.go:3 a.go:4", "wants 3 sites, has 4"},
 		{"root atomicity a.go:1", "wants 2 sites, has 1"},
 		{"root atomicity a.go:1 a.go:2 a.go:3 a.go:4", "wants 3 sites, has 4"},
 		{"root definition a.go:1 a.go:2", "wants 1 sites, has 2"},
@@ -125,6 +126,8 @@ func TestExplainCheck(t *testing.T) {
 	ptr := func(s SiteRef) *SiteRef { return &s }
 	race := Explain{Test: "TestA", Failing: Natural, Kind: Race, Sites: []string{"a.go:2", "a.go:9"}}
 	atom := Explain{Kind: Atomicity, Sites: []string{"a.go:7", "a.go:3", "a.go:9"}}
+	race3 := Explain{Kind: Race, Sites: []string{"a.go:2", "a.go:2", "a.go:1"}}
+	order3 := Explain{Kind: Order, Sites: []string{"a.go:7", "a.go:3", "a.go:9"}}
 	for _, c := range []struct {
 		x     Explain
 		kind  string
@@ -136,17 +139,25 @@ func TestExplainCheck(t *testing.T) {
 		{race, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 9), at("a.go", 2)}, ""},
 		{race, Atomicity, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 9)}, "kind atomicity, want race"},
 		{race, Race, ptr(at("a.go", 9)), []SiteRef{at("a.go", 2), at("a.go", 9)}, "root site a.go:9, want a.go:2"},
-		{race, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("b.go", 9)}, "sites a.go:2 b.go:9, want a.go:2 a.go:9"},
+		{race, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("b.go", 9)}, "sites b.go:9 beside the root, want a.go:9"},
 		{race, Race, ptr(SiteRef{File: "/elsewhere/a.go", Line: 2}), nil, "root site /elsewhere/a.go:2"},
 		{race, Race, nil, nil, "no root site"},
 		{Explain{Kind: Race, Sites: []string{"a.go:2", "a.go:2"}}, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 2)}, ""},
+		{Explain{Kind: Race, Sites: []string{"a.go:2", "a.go:2"}}, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2)}, ""},
+		{Explain{Kind: Race, Sites: []string{"a.go:2", "a.go:2"}}, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 1)}, "sites a.go:1 a.go:2 beside the root, want a.go:2"},
+		{race3, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 2)}, ""},
+		{race3, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 1)}, ""},
+		{race3, Race, ptr(at("a.go", 2)), []SiteRef{at("a.go", 2), at("a.go", 5)}, "sites a.go:2 a.go:5 beside the root, want a.go:1 or a.go:2"},
 		{Explain{Kind: Definition, Sites: []string{"a.go:5"}}, Definition, ptr(at("a.go", 5)), nil, ""},
 		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 9)}, ""},
 		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 3), at("a.go", 7)}, ""},
 		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 3), at("a.go", 7), at("a.go", 9)}, ""},
-		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7)}, "sites a.go:7, want"},
-		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 8)}, "sites a.go:7 a.go:8, want"},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7)}, "sites  beside the root, want a.go:3 or a.go:9"},
+		{atom, Atomicity, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 8)}, "sites a.go:8 beside the root"},
 		{atom, Atomicity, ptr(at("a.go", 3)), []SiteRef{at("a.go", 3), at("a.go", 7)}, "root site a.go:3, want a.go:7"},
+		{order3, Order, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 3)}, ""},
+		{order3, Order, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 4)}, "sites a.go:4 beside the root"},
+		{Explain{Kind: Order, Sites: []string{"a.go:7", "a.go:3"}}, Order, ptr(at("a.go", 7)), []SiteRef{at("a.go", 7), at("a.go", 3), at("a.go", 9)}, "sites a.go:3 a.go:9 beside the root, want a.go:3"},
 		{Explain{Kind: Definition, Sites: []string{"a.go:5"}}, Definition, ptr(at("a.go", 6)), nil, "root site a.go:6"},
 		{Explain{Kind: None}, None, nil, nil, ""},
 		{Explain{Kind: None}, None, ptr(at("a.go", 6)), nil, "root cause a.go:6 reported, want none"},

@@ -11,20 +11,20 @@
 //
 // Crashing interleaving (the paper's Fig. 5(A)):
 //
-//	goroutine 1 (a slow request)         goroutine 2
+//	goroutine 1 (slow to encode)         goroutine 2 (slow to commit)
 //	1: a := pad(t.next)   (next 1, a 3)
 //	                                     1: a := pad(t.next)   (next 1, a 3)
 //	                                     2: t.next = t.next + a   (next 4)
-//	                                     3-5: slot 4, fine
 //	2: t.next = t.next + a   (next 7: the stale a)
-//	3: t.last = slotOf(t.next)   (7)
+//	3: t.last = t.next   (7)
 //	4: t.slots[t.last]
 //	panic: runtime error: index out of range [7] with length 5
 //
-// Serially the second pad is pad(4) = 0 and the cursor stays at 4.
-// The test runs the interleaving as written (the slow request's encoding
-// sleeps between lines 1 and 2, as the paper's authors inserted sleeps to
-// trigger their bugs): 20 of 20 runs of go test -count=1 fail.
+// Serially the second pad is pad(4) = 0 and the cursor stays at 4. The
+// test runs the interleaving as written: a request's work sleeps, encoding
+// between lines 1 and 2, committing between lines 2 and 3, as the paper's
+// authors inserted sleeps to trigger their bugs. 20 of 20 runs of go test
+// -count=1 fail.
 //
 // Root cause (explain file): the write-after-write race on t.next at line 2
 // between the two goroutines. Execution suppression walks back as in
@@ -65,11 +65,12 @@ func NewTable(n int) *Table {
 }
 
 // Reserve moves the cursor to the next aligned slot and returns the data of
-// the slot reserved; encode stands for the request's own work.
-func (t *Table) Reserve(encode time.Duration) int {
+// the slot reserved; encode and commit stand for the request's own work.
+func (t *Table) Reserve(encode, commit time.Duration) int {
 	a := pad(t.next) // 1
 	work(encode)
 	t.next = t.next + a // 2: the race
+	work(commit)
 	t.mu.Lock()
 	t.last = t.next      // 3
 	b := t.slots[t.last] // 4: the crash
@@ -81,7 +82,7 @@ func (t *Table) Reserve(encode time.Duration) int {
 // pad is how far v is from the next multiple of align.
 func pad(v int) int { return (align - v%align) % align }
 
-// work stands for encoding a request.
+// work stands for a request's work.
 func work(d time.Duration) {
 	if d > 0 {
 		time.Sleep(d)

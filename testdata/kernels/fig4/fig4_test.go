@@ -5,15 +5,16 @@ import (
 	"time"
 )
 
-// TestReserve reserves slots for a slow request and, 5 ms later, a fast
-// one. The fast one updates the cursor while the slow one encodes.
+// TestReserve reserves slots for a request slow to encode and, 5 ms later,
+// one slow to commit. The second updates the cursor while the first
+// encodes, and commits after the first has updated it too.
 func TestReserve(t *testing.T) {
 	tab := NewTable(5)
 	done := make(chan int)
-	go func() { done <- tab.Reserve(30 * time.Millisecond) }()
+	go func() { done <- tab.Reserve(30*time.Millisecond, 0) }()
 	go func() {
 		time.Sleep(5 * time.Millisecond)
-		done <- tab.Reserve(0)
+		done <- tab.Reserve(0, 50*time.Millisecond)
 	}()
 	<-done
 	<-done
