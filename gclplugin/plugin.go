@@ -23,6 +23,10 @@
 //	          conmap: false     # precog vet -conmap=false
 //	          limits.time: 2m   # precog vet -limits.time=2m
 //
+// The setting all: true shows the diagnostics of low confidence too, as
+// precog vet -all does (see precog help vet, "Confidence"); CHECK.all does
+// it for one check.
+//
 // As under precog vet, the budget's time and memory limits (limits.time,
 // limits.mem) are off unless set, since golangci-lint analyzes packages
 // in parallel in one process; the work limit (limits.work) holds.
@@ -101,10 +105,16 @@ func configure(checks []*analysis.Analyzer, settings map[string]value) ([]*analy
 	enabled := make(map[string]bool)
 	for _, k := range keys {
 		v := settings[k]
+		if k == "all" {
+			if err := suite.All(checks).Set(string(v)); err != nil {
+				return nil, fmt.Errorf("setting all: %w", err)
+			}
+			continue
+		}
 		name, flag, isFlag := strings.Cut(k, ".")
 		a, ok := byName[name]
 		if !ok {
-			return nil, fmt.Errorf("unknown setting %q: want a check (%s) or CHECK.FLAG", k, strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
+			return nil, fmt.Errorf("unknown setting %q: want a check (%s), all or CHECK.FLAG", k, strings.Join(slices.Sorted(maps.Keys(byName)), ", "))
 		}
 		if !isFlag {
 			on, err := strconv.ParseBool(string(v))

@@ -2,6 +2,7 @@ package gclplugin
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestBadSettings(t *testing.T) {
 		settings map[string]any
 		want     string
 	}{
-		{map[string]any{"nilness": false}, `precog settings: unknown setting "nilness": want a check (conclosed, conindex, conmap, connull, conuninit, limits) or CHECK.FLAG`},
+		{map[string]any{"nilness": false}, `precog settings: unknown setting "nilness": want a check (conclosed, conindex, conmap, connull, conuninit, limits), all or CHECK.FLAG`},
 		{map[string]any{"connull": "maybe"}, "precog settings: setting connull: want true or false, not maybe"},
 		{map[string]any{"connull.depth": 3}, `precog settings: unknown setting "connull.depth": check connull has no flag depth`},
 		{map[string]any{"connull": map[string]any{"on": true}}, "precog settings: decoding settings: want a string, number or boolean"},
@@ -82,6 +83,26 @@ func TestBadSettings(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("New(%v) = %v, want an error starting %q", tc.settings, err, tc.want)
 		}
+	}
+}
+
+// TestAll checks that the setting all turns on every check's all flag,
+// which shows the diagnostics of low confidence, as precog vet -all does.
+func TestAll(t *testing.T) {
+	checks := suite.Checks()
+	t.Cleanup(func() { suite.All(checks).Set("false") })
+	for _, v := range []any{true, false} {
+		if _, err := New(map[string]any{"all": v}); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range checks {
+			if f := a.Flags.Lookup("all"); f != nil && f.Value.String() != fmt.Sprint(v) {
+				t.Errorf("all: %v left %s.all = %s", v, a.Name, f.Value)
+			}
+		}
+	}
+	if _, err := New(map[string]any{"all": "sometimes"}); err == nil {
+		t.Error("all: sometimes was accepted")
 	}
 }
 

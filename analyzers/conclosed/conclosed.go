@@ -40,6 +40,8 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: analyzerutil.SitesType,
 }
 
+func init() { suppress.DefineAll(Analyzer) }
+
 type checker struct {
 	env      *concurrent.Env
 	rep      *suppress.Reporter
@@ -84,7 +86,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 				if p, ok := env.Overlap(a, cl, safe); ok {
 					ch := c.chanExpr(a)
 					closer := source.FuncName(cl.Fn())
-					c.rep.Report(analysis.Diagnostic{
+					c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
 						Pos:     a.Pos(),
 						Message: fmt.Sprintf("send on closed channel: %s may be closed concurrently by %s", ch, closer),
 						Related: env.Related(p, fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)),
@@ -106,7 +108,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 					if cl == a {
 						what = "the same close, on another goroutine"
 					}
-					c.rep.Report(analysis.Diagnostic{
+					c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
 						Pos:     a.Pos(),
 						Message: fmt.Sprintf("close of closed channel: %s may be closed concurrently by %s", c.chanExpr(a), closer),
 						Related: env.Related(p, what),
@@ -211,7 +213,7 @@ func (c *checker) mapRanges(accs []*sharedloc.Access) {
 					m = source.Render(n.X)
 				}
 				writer := source.FuncName(w.Fn())
-				c.rep.Report(analysis.Diagnostic{
+				c.rep.ReportAssuming(c.env.Assumption(p), analysis.Diagnostic{
 					Pos:     r.Pos(),
 					Message: fmt.Sprintf("%s is iterated here while %s may write it concurrently (concurrent map iteration and map write)", m, writer),
 					Related: c.env.Related(p, fmt.Sprintf("map written here by %s", writer)),
@@ -369,7 +371,7 @@ func (c *checker) reportRelease(p concurrent.Pair, release *sharedloc.Access, ho
 	use := p.A
 	expr := env.Expr(use.Pos(), use.Loc.Holder().String())
 	releaser := source.FuncName(release.Fn())
-	c.rep.Report(analysis.Diagnostic{
+	c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
 		Pos:     use.Pos(),
 		Message: fmt.Sprintf("%s may be used after %s releases it: it %s concurrently", expr, releaser, how),
 		Related: env.Related(p, fmt.Sprintf("released here by %s", releaser)),

@@ -49,6 +49,13 @@
 // the close; and releases of different objects held in the same field of
 // different instances.
 //
+// Confidence: a close or send in a handler of a test, which the check
+// finds may run twice at once only because a server runs a handler per
+// request, assumes that the test sends two requests at once; it is shown
+// only under -all (precog vet -all; -conclosed.all under go vet
+// -vettool=precog, whose own -all is taken; the golangci-lint setting
+// all: true), with the assumption in its message.
+//
 // To suppress a report, put
 //
 //	//precog:ignore con-closed <reason>

@@ -36,6 +36,8 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: analyzerutil.SitesType,
 }
 
+func init() { suppress.DefineAll(Analyzer) }
+
 type checker struct {
 	env *concurrent.Env
 	rep *suppress.Reporter
@@ -108,7 +110,7 @@ func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why string) bool {
 			}
 			writer := source.FuncName(w.Fn())
 			expr := env.Expr(x.Pos(), "index expression")
-			c.rep.Report(analysis.Diagnostic{
+			c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
 				Pos:     x.Pos(),
 				Message: fmt.Sprintf("%s may be out of range: "+why, expr, writer),
 				Related: env.Related(p, fmt.Sprintf("written here by %s", writer)),

@@ -31,6 +31,8 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: analyzerutil.SitesType,
 }
 
+func init() { suppress.DefineAll(Analyzer) }
+
 func run(pass *analysis.Pass) (any, error) {
 	env := concurrent.New(pass)
 	rep := suppress.New(pass, ID)
@@ -77,7 +79,7 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair) {
 	if o.Op == sharedloc.MapLookup {
 		role = finding.RoleMapRead
 	}
-	rep.Report(analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: env.Related(p, what)},
+	rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: env.Related(p, what)},
 		analyzerutil.RoleAt{Role: finding.RoleMapWrite, Pos: w.Pos()}, analyzerutil.RoleAt{Role: role, Pos: o.Pos()})
 }
 

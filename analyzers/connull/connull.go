@@ -33,6 +33,8 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: analyzerutil.SitesType,
 }
 
+func init() { suppress.DefineAll(Analyzer) }
+
 func run(pass *analysis.Pass) (any, error) {
 	env := concurrent.New(pass)
 	rep := suppress.New(pass, ID)
@@ -68,7 +70,7 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 					if _, ok := across.Excludes(p.VB.Locks); ok {
 						return true
 					}
-					return env.Ordered(p)
+					return env.Ordered(p) || env.Elected(p)
 				}
 				p, ok := env.Overlap(r, w, safe)
 				if !ok {
@@ -91,7 +93,7 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 	}
 	rel := []analysis.RelatedInformation{{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)}}
 	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
-	rep.Report(analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
+	rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
 		analyzerutil.RoleAt{Role: finding.RoleDeref, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleNilStore, Pos: w.Pos()})
 }
 

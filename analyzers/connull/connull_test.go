@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/connull"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -20,4 +21,11 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus.CheckVet(t, []*analysis.Analyzer{connull.Analyzer}, append(kernels, negative...))
+}
+
+// TestElection: accesses that only the winner of a one-shot
+// CompareAndSwap runs are on one goroutine; a nil store that wins nothing,
+// or a flag that is reset, is still reported.
+func TestElection(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "election")
 }

@@ -23,6 +23,12 @@
 //     order the check cannot judge);
 //   - no static order (a `go` statement, a WaitGroup, a channel, a
 //     sync.Once) puts the nil store after the dereference or before it;
+//   - the two do not both run only on the winner of one election: a
+//     CompareAndSwap from false to true (or 0 to 1) on a flag of the same
+//     object that nothing resets, as database/sql's Tx.done elects the
+//     one of Commit and Rollback that may close the Tx (the access lies on
+//     the winning branch, in the winner's callee, or in a callback closure
+//     the winner makes);
 //   - the dereferenced value is not itself compared with nil first.
 //
 // The MySQL bug behind Fig. 3a of the paper, in Go:
@@ -53,6 +59,14 @@
 // earlier virtual time (the clock advances only when every goroutine of
 // the bubble is durably blocked): precog test orders them, this check does
 // not know bubbles and reports the pair (kernels bubblecache, bubbletimer).
+//
+// Confidence: a report whose two sides run on two goroutines of one HTTP
+// handler written in a _test.go file assumes that the test sends two
+// requests at once, which the analysis cannot know; it is shown only under
+// -all (precog vet -all; under go vet -vettool=precog, whose own -all is
+// taken, -connull.all and likewise for each check; the golangci-lint
+// setting all: true), with the assumption in its message. The same holds
+// for every precog check.
 //
 // To suppress a report, put
 //

@@ -37,6 +37,8 @@ var Analyzer = &analysis.Analyzer{
 	ResultType: analyzerutil.SitesType,
 }
 
+func init() { suppress.DefineAll(Analyzer) }
+
 type checker struct {
 	env *concurrent.Env
 	rep *suppress.Reporter

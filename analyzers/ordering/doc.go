@@ -15,7 +15,15 @@
 //   - join: a goroutine's work happens before a Wait on a sync.WaitGroup it
 //     calls Done on (deferred, or after the work), and a task given to an
 //     errgroup, conc or sync.WaitGroup.Go happens before a Wait on the
-//     same receiver returns;
+//     same receiver returns. "After the work" includes a Done on each
+//     branch, and an early return without Done (the Wait cannot return
+//     for that goroutine at all): the goroutine calls Done only in its
+//     entry function, outside loops, and never before the work. Code
+//     after a Wait is joined when the Wait dominates it, or when every
+//     path from the `go` statement to it passes the Wait (a Wait per
+//     batch in the loop that starts the batches). A goroutine that calls
+//     Add for the goroutines it starts does not void the join when it was
+//     counted before it started and its own Done is deferred;
 //   - channel: code before every send on (or close of) a channel happens
 //     before code that follows a receive from it;
 //   - once: the function given to sync.Once.Do happens before code that

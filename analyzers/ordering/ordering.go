@@ -404,7 +404,7 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 			if ca.Site != nil && w.Parent() == ca.Site.Parent() && !r.gr.Flow.MayFollow(ca.Site, w) {
 				continue // this Wait runs before the goroutine starts
 			}
-			if r.after(w, b, cb, MaxCallDepth) {
+			if r.after(w, b, cb, MaxCallDepth) || r.separates(w, ca, b) {
 				return Edge{Rule: Join, Pos: w.Pos()}, true
 			}
 		}
@@ -412,11 +412,64 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 	return Edge{}, false
 }
 
+// separates reports whether, in the function that starts the goroutines
+// of c, every path from their `go` statement to b passes through the Wait
+// w: a Wait in the loop that starts a batch of goroutines, before the
+// next batch, joins each batch before the code after the loop, although
+// it does not dominate that code (the loop may run no batch at all, and
+// then no goroutine of c ran either).
+func (r *Result) separates(w ssa.Instruction, c *goroutines.Context, b ssa.Instruction) bool {
+	if c.Site == nil || c.Site.Parent() != w.Parent() || b.Parent() != w.Parent() {
+		return false
+	}
+	return r.gr.Flow.MayFollow(c.Site, b) && !r.gr.Flow.MayFollowAvoiding(c.Site, b, w)
+}
+
 // addsItself reports whether the goroutines of c call Add on the
 // WaitGroup obj themselves: a Wait may then return before they do.
+//
+// An Add that a goroutine of c makes for the goroutines it starts in turn
+// does not count when c was itself counted before it started (an Add
+// precedes c's `go` statement in the function that runs it) and c's Done
+// is deferred in its entry function: the counter then stays above zero
+// from c's start until its Done, which comes after the Add.
 func (r *Result) addsItself(c *goroutines.Context, obj sharedloc.Loc) bool {
+	counted := -1 // unknown
 	for _, a := range r.ops.adds[obj] {
-		if slices.Contains(r.gr.Of(a.Parent()), c) {
+		if !slices.Contains(r.gr.Of(a.Parent()), c) {
+			continue
+		}
+		if counted < 0 {
+			counted = 0
+			if r.countedBefore(c, obj) && r.deferredDone(c, obj) {
+				counted = 1
+			}
+		}
+		if counted == 0 || a.Parent() != c.Entry {
+			return true
+		}
+	}
+	return false
+}
+
+// countedBefore reports whether an Add on obj precedes the `go` statement
+// of c in the function that runs it.
+func (r *Result) countedBefore(c *goroutines.Context, obj sharedloc.Loc) bool {
+	if c.Site == nil {
+		return false
+	}
+	for _, a := range r.ops.adds[obj] {
+		if a.Parent() == c.Site.Parent() && r.gr.Flow.Dominates(a, c.Site) && !slices.Contains(r.gr.Of(a.Parent()), c) {
+			return true
+		}
+	}
+	return false
+}
+
+// deferredDone reports whether c's entry function defers Done on obj.
+func (r *Result) deferredDone(c *goroutines.Context, obj sharedloc.Loc) bool {
+	for _, d := range r.ops.dones[obj] {
+		if _, deferred := d.(*ssa.Defer); deferred && d.Parent() == c.Entry {
 			return true
 		}
 	}
@@ -449,7 +502,37 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 			return true
 		}
 	}
-	return false
+	return r.neverAfterDone(a, ca, dones)
+}
+
+// neverAfterDone reports whether a goroutine of ca calls Done only in its
+// entry function, at most once (no Done in a loop), and never before the
+// call that leads to a. A Done on each branch after the work, or an early
+// return without Done, is then fine: a path without Done leaves the
+// counter above zero, so the Wait does not return for it at all.
+func (r *Result) neverAfterDone(a ssa.Instruction, ca *goroutines.Context, dones []ssa.Instruction) bool {
+	x := a
+	for depth := 0; x.Parent() != ca.Entry && depth < MaxCallDepth; depth++ {
+		sites := r.callSites(x.Parent(), ca)
+		if len(sites) != 1 {
+			return false
+		}
+		x = sites[0]
+	}
+	if x.Parent() != ca.Entry || r.gr.Flow.InLoop(x) {
+		return false
+	}
+	found := false
+	for _, d := range dones {
+		if !slices.Contains(r.gr.Of(d.Parent()), ca) {
+			continue
+		}
+		if d.Parent() != ca.Entry || r.gr.Flow.InLoop(d) || d == x || r.gr.Flow.MayFollow(d, x) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // channelBefore orders a before b when b follows a receive from a channel
@@ -468,11 +551,57 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 			// loop is taken to collect them all.
 			return !ca.Multi || !r.sharedSend(x, ch, ca) || r.gr.Flow.InLoop(recv)
 		})
-		if ok {
+		if ok || r.allSent(a, ca, ch, b, cb) {
 			return Edge{Rule: Channel, Pos: recv.Pos()}, true
 		}
 	}
 	return Edge{}, false
+}
+
+// allSent orders a before b by counting: b runs after as many receives
+// from ch as ch can ever get sends, so every send has happened, among
+// them those of a's goroutine, which come after a. It holds when ch is
+// never closed, every send on it is made once by a goroutine that runs
+// once (a context that is not Multi, the send in its entry function and
+// outside loops), and b follows at least that many receives that are not
+// in loops, as in
+//
+//	go func() { work(); done <- true }()
+//	go func() { other(); done <- true }()
+//	<-done
+//	<-done
+//	b()
+func (r *Result) allSent(a ssa.Instruction, ca *goroutines.Context, ch sharedloc.Loc, b ssa.Instruction, cb *goroutines.Context) bool {
+	sends, mine := 0, 0
+	for _, x := range r.ops.sends[ch] {
+		for _, acc := range r.shared.ByInstr[x] {
+			if acc.Loc == ch && acc.Op != sharedloc.ChanSend {
+				return false // a close: receives then never block
+			}
+		}
+		for _, c := range r.gr.Of(x.Parent()) {
+			if c.Kind == goroutines.Caller || c.Multi || c.Entry != x.Parent() || r.gr.Flow.InLoop(x) {
+				return false
+			}
+			sends++
+			if c == ca {
+				if !r.before(a, x, ca, MaxCallDepth) {
+					return false
+				}
+				mine++
+			}
+		}
+	}
+	if mine == 0 {
+		return false
+	}
+	recvs := 0
+	for _, j := range r.ops.recvs[ch] {
+		if _, sel := j.(*ssa.Select); !sel && !r.gr.Flow.InLoop(j) && r.after(j, b, cb, MaxCallDepth) {
+			recvs++
+		}
+	}
+	return recvs >= sends
 }
 
 // receivesBefore returns, for each channel with sends, the first receive

@@ -39,6 +39,11 @@
 // Both answers err toward "not shared" when the analysis cannot tell,
 // because the checks built on them report without runtime confirmation.
 //
+// Code that cannot run is left out: the accesses of blocks reachable only
+// through the ruled-out branch of an if whose condition is a constant
+// (`if debugGetPut { ... }` with `const debugGetPut = false`) are not
+// collected (Live).
+//
 // Cost: both questions follow parameters to every call site, a bounded
 // number of calls up, and are memoized by (value, instruction or context,
 // depth left), so each tuple is explored once per package. The locations

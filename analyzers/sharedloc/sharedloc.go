@@ -2,6 +2,7 @@ package sharedloc
 
 import (
 	_ "embed"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -179,13 +180,56 @@ func run(pass *analysis.Pass) (any, error) {
 		if len(gr.Of(fn)) == 0 {
 			continue
 		}
+		live := Live(fn)
 		for _, b := range fn.Blocks {
+			if !live[b.Index] {
+				continue
+			}
 			for _, instr := range b.Instrs {
 				c.instr(instr)
 			}
 		}
 	}
 	return r, nil
+}
+
+// Live reports, by block index, the blocks of fn that can run: those
+// reachable from its entry (or its recover block) without taking the
+// branch of an if whose condition is a constant that rules it out, as in
+// `if debug { ... }` with `const debug = false`. The accesses of a dead
+// block are not collected: they never run, so they neither race nor
+// order anything.
+func Live(fn *ssa.Function) []bool {
+	live := make([]bool, len(fn.Blocks))
+	var stack []*ssa.BasicBlock
+	if len(fn.Blocks) > 0 {
+		stack = append(stack, fn.Blocks[0])
+	}
+	if fn.Recover != nil {
+		stack = append(stack, fn.Recover)
+	}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if live[b.Index] {
+			continue
+		}
+		live[b.Index] = true
+		succs := b.Succs
+		if len(b.Instrs) > 0 {
+			if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok && len(succs) == 2 {
+				if k, ok := ifi.Cond.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool {
+					if constant.BoolVal(k.Value) {
+						succs = succs[:1]
+					} else {
+						succs = succs[1:]
+					}
+				}
+			}
+		}
+		stack = append(stack, succs...)
+	}
+	return live
 }
 
 type collector struct {

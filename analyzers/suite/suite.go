@@ -4,6 +4,10 @@
 package suite
 
 import (
+	"flag"
+	"fmt"
+	"strconv"
+
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/precog-dev/precog/analyzers/conclosed"
@@ -11,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/conmap"
 	"github.com/precog-dev/precog/analyzers/connull"
 	"github.com/precog-dev/precog/analyzers/conuninit"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/limits"
 	"github.com/precog-dev/precog/analyzers/spawnfacts"
 )
@@ -88,4 +93,42 @@ var IDs = map[string]string{
 	conindex.Analyzer.Name:  conindex.ID,
 	conmap.Analyzer.Name:    conmap.ID,
 	limits.Analyzer.Name:    limits.ID,
+}
+
+// AllUsage documents the drivers' -all flag.
+const AllUsage = "also report diagnostics of low confidence: those that rest on an assumption the analysis cannot check (the message names it)"
+
+// All returns a boolean flag value that sets the "all" flag of every one
+// of checks (CHECK.all), so that a driver's single -all shows the
+// diagnostics of low confidence of every check: precog vet's -all and the
+// golangci-lint plugin's "all" setting. Under go vet -vettool=precog the
+// name -all is go vet's (a deprecated flag of unitchecker that does
+// nothing), so there each check's CHECK.all is given instead.
+func All(checks []*analysis.Analyzer) flag.Value { return allValue(checks) }
+
+type allValue []*analysis.Analyzer
+
+func (v allValue) IsBoolFlag() bool { return true }
+
+func (v allValue) String() string {
+	for _, a := range v {
+		if f := a.Flags.Lookup(suppress.AllFlag); f != nil && f.Value.String() == "true" {
+			return "true"
+		}
+	}
+	return "false"
+}
+
+func (v allValue) Set(s string) error {
+	if _, err := strconv.ParseBool(s); err != nil {
+		return fmt.Errorf("want true or false, not %q", s)
+	}
+	for _, a := range v {
+		if a.Flags.Lookup(suppress.AllFlag) != nil {
+			if err := a.Flags.Set(suppress.AllFlag, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -152,3 +152,8 @@ func rootParent(fn *ssa.Function) *ssa.Function {
 	}
 	return fn
 }
+
+// InTestFile reports whether pos is in a _test.go file.
+func InTestFile(fset *token.FileSet, pos token.Pos) bool {
+	return pos.IsValid() && strings.HasSuffix(fset.File(pos).Name(), "_test.go")
+}

@@ -13,6 +13,7 @@
 package suppress
 
 import (
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -49,6 +50,16 @@ type Reporter struct {
 	directives []*directive
 	budget     *budget.Budget // nil if the check does not require it
 	sites      analyzerutil.Sites
+	all        bool // report diagnostics of low confidence too
+}
+
+// AllFlag names each check's flag that makes it report its diagnostics of
+// low confidence too (see ReportAssuming).
+const AllFlag = "all"
+
+// DefineAll defines a check's AllFlag.
+func DefineAll(a *analysis.Analyzer) {
+	a.Flags.Bool(AllFlag, false, "also report diagnostics of low confidence: those that rest on an assumption the analysis cannot check")
 }
 
 // New returns a Reporter for the check with the given ID, reading the
@@ -56,6 +67,11 @@ type Reporter struct {
 func New(pass *analysis.Pass, id string) *Reporter {
 	r := &Reporter{pass: pass, id: id}
 	r.budget, _ = pass.ResultOf[budget.Analyzer].(*budget.Budget)
+	if f := pass.Analyzer.Flags.Lookup(AllFlag); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			r.all, _ = g.Get().(bool)
+		}
+	}
 	for _, f := range pass.Files {
 		var src []byte
 		for _, cg := range f.Comments {
@@ -165,6 +181,16 @@ func (d *directive) names(id string) bool {
 // roles name the sites of the bug in the finding catalog's roles (see
 // analyzerutil.Sites).
 func (r *Reporter) Report(diag analysis.Diagnostic, roles ...analyzerutil.RoleAt) {
+	r.ReportAssuming("", diag, roles...)
+}
+
+// ReportAssuming reports diag as Report does when assumption is empty.
+// Otherwise the diagnostic is of low confidence: it holds only if
+// assumption, which the analysis cannot check, holds. It is then reported
+// only under the check's AllFlag, with the assumption appended to its
+// message; hidden, it still counts as suppressed by a directive on its
+// line, so that the directive is not reported as stale.
+func (r *Reporter) ReportAssuming(assumption string, diag analysis.Diagnostic, roles ...analyzerutil.RoleAt) {
 	if r.budget.Exhausted() {
 		return
 	}
@@ -177,6 +203,12 @@ func (r *Reporter) Report(diag analysis.Diagnostic, roles ...analyzerutil.RoleAt
 			d.used = true
 			return
 		}
+	}
+	if assumption != "" {
+		if !r.all {
+			return
+		}
+		diag.Message += " (low confidence: it assumes " + assumption + ")"
 	}
 	if diag.Category == "" {
 		diag.Category = r.id

@@ -81,6 +81,22 @@ page (no script, nothing fetched) with each finding, its sites in their
 source, and a picture of the order between its sites that the check warns
 of. Nothing ran, so the picture puts each site on a goroutine of its own.
 
+Confidence
+
+A finding that holds only under an assumption the analysis cannot check is
+of low confidence, and is shown only with -all (or a check's own
+-CHECK.all), its message ending in "(low confidence: it assumes ...)" with
+the assumption. Today one assumption makes a finding of low confidence:
+both of its sides run on goroutines of one HTTP handler written in a
+_test.go file, which a server would run once per request, but which a test
+calls as often as it sends requests, usually once. Every other finding is
+confident: it rests only on the checks' documented model (each check's
+documentation says what it assumes and what it cannot see). The same rule
+holds under go vet -vettool=precog, where go vet's own -all is taken (it is
+a deprecated flag of go vet's that does nothing): give each check's flag,
+-connull.all -conuninit.all -conclosed.all -conindex.all -conmap.all; and in
+the golangci-lint plugin, with the setting all: true.
+
 Internal errors
 
 A check that panics on a package is reported as one finding with the check ID
@@ -130,6 +146,7 @@ func Command(checks []*analysis.Analyzer, ids map[string]string) *cli.Command {
 			fs.StringVar(&o.tags, "tags", "", "comma-separated `list` of build tags to consider satisfied")
 			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
 			enabled := defineCheckFlags(fs, checks, ids)
+			fs.Var(suite.All(checks), "all", suite.AllUsage)
 			// Packages are analyzed at once in this process.
 			for name, value := range suite.SharedProcessFlags {
 				if f := fs.Lookup(name); f != nil {
