@@ -83,13 +83,17 @@ type Result struct {
 
 // syncOps indexes the package's synchronization calls by object.
 type syncOps struct {
-	waits   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Wait and task joins
-	dones   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Done, deferred or not
-	adds    map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Add
-	sends   map[sharedloc.Loc][]ssa.Instruction // sends and closes
-	recvs   map[sharedloc.Loc][]ssa.Instruction // receives
-	onceDo  map[sharedloc.Loc][]ssa.CallInstruction
-	onceFns map[*ssa.Function][]sharedloc.Loc // Do bodies and the Onces that guard them
+	waits  map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Wait and task joins
+	dones  map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Done, deferred or not
+	adds   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Add
+	sends  map[sharedloc.Loc][]ssa.Instruction // sends and closes
+	recvs  map[sharedloc.Loc][]ssa.Instruction // receives
+	onceDo map[sharedloc.Loc][]ssa.CallInstruction
+	// caseStart marks the receives in recvs that stand for a select
+	// case: the first instruction of the case's body, which runs after
+	// the receive although it is itself the instruction asked about.
+	caseStart map[ssa.Instruction]bool
+	onceFns   map[*ssa.Function][]sharedloc.Loc // Do bodies and the Onces that guard them
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -102,13 +106,14 @@ func run(pass *analysis.Pass) (any, error) {
 func (r *Result) index() {
 	r.once.Do(func() {
 		ops := syncOps{
-			waits:   map[sharedloc.Loc][]ssa.Instruction{},
-			dones:   map[sharedloc.Loc][]ssa.Instruction{},
-			adds:    map[sharedloc.Loc][]ssa.Instruction{},
-			sends:   map[sharedloc.Loc][]ssa.Instruction{},
-			recvs:   map[sharedloc.Loc][]ssa.Instruction{},
-			onceDo:  map[sharedloc.Loc][]ssa.CallInstruction{},
-			onceFns: map[*ssa.Function][]sharedloc.Loc{},
+			waits:     map[sharedloc.Loc][]ssa.Instruction{},
+			dones:     map[sharedloc.Loc][]ssa.Instruction{},
+			adds:      map[sharedloc.Loc][]ssa.Instruction{},
+			sends:     map[sharedloc.Loc][]ssa.Instruction{},
+			recvs:     map[sharedloc.Loc][]ssa.Instruction{},
+			onceDo:    map[sharedloc.Loc][]ssa.CallInstruction{},
+			caseStart: map[ssa.Instruction]bool{},
+			onceFns:   map[*ssa.Function][]sharedloc.Loc{},
 		}
 		for _, a := range r.shared.Accesses {
 			switch a.Op {
@@ -122,6 +127,7 @@ func (r *Result) index() {
 					if recv == nil {
 						continue
 					}
+					ops.caseStart[recv] = true
 				}
 				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], recv)
 			}
@@ -597,11 +603,17 @@ func (r *Result) allSent(a ssa.Instruction, ca *goroutines.Context, ch sharedloc
 	}
 	recvs := 0
 	for _, j := range r.ops.recvs[ch] {
-		if _, sel := j.(*ssa.Select); !sel && !r.gr.Flow.InLoop(j) && r.after(j, b, cb, MaxCallDepth) {
+		if !r.gr.Flow.InLoop(j) && r.received(j, b, cb) {
 			recvs++
 		}
 	}
 	return recvs >= sends
+}
+
+// received reports whether b runs after the receive j: j dominates b, or
+// j stands for a select case and b is the first instruction of its body.
+func (r *Result) received(j, b ssa.Instruction, cb *goroutines.Context) bool {
+	return j == b && r.ops.caseStart[j] || r.after(j, b, cb, MaxCallDepth)
 }
 
 // receivesBefore returns, for each channel with sends, the first receive
@@ -622,7 +634,7 @@ func (r *Result) receivesBefore(b ssa.Instruction, cb *goroutines.Context) map[s
 			continue
 		}
 		for _, j := range recvs {
-			if r.after(j, b, cb, MaxCallDepth) {
+			if r.received(j, b, cb) {
 				out[ch] = j
 				break
 			}

@@ -46,3 +46,22 @@ func Default() {
 		b("default") // want `^default: unordered$`
 	}
 }
+
+// The case's first instruction is the code asked about: it still runs
+// after the receive.
+func FirstInCase() int {
+	errc := make(chan struct{})
+	var err int
+	go func() {
+		err = 1
+		a("first in case")
+		close(errc)
+	}()
+	select {
+	case <-errc:
+		b("first in case") // want `^first in case: a before b by channel$`
+		return err
+	default:
+		return 0
+	}
+}
