@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conclosed"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -21,18 +20,4 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus.CheckVet(t, []*analysis.Analyzer{conclosed.Analyzer}, append(kernels, negative...))
-}
-
-// TestConfidence checks that a report resting on an assumption (a test's
-// handler serving two requests at once) carries it, under the check's all
-// flag, and that a handler outside tests is reported as confident. (That
-// such a report is hidden without the flag is measured on net/http's
-// tests in bench/static/verdicts.md: loading net/http twice here would
-// double the test's time.)
-func TestConfidence(t *testing.T) {
-	if err := conclosed.Analyzer.Flags.Set("all", "true"); err != nil {
-		t.Fatal(err)
-	}
-	defer conclosed.Analyzer.Flags.Set("all", "false")
-	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "handlers")
 }
