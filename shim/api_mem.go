@@ -110,3 +110,116 @@ func Exit(site uint32) {
 		function(site, trace.EvFuncExit)
 	}
 }
+
+// A Local holds the running goroutine's state for the accesses of one call of
+// an instrumented function: the rewriter declares one in each function
+// body (and function literal) that records reads or writes,
+//
+//	var precog_g precog_shim.Local
+//
+// and passes its address to RL and WL, which look the goroutine up at the
+// call's first recorded access only, instead of at every access (the
+// lookup is about a fifth of a recorded read). This holds because a call
+// runs on one goroutine from start to end, and a goroutine keeps the state
+// it has at its first event until it ends (End, or TestEnd of a goroutine
+// TestStart adopted), after which none of its instrumented code runs: the
+// goroutine a call starts, and a closure it defers or hands elsewhere, run
+// their own function bodies, with their own Local. The body of a range
+// over a function is the exception (the iterator may call it from another
+// goroutine): the rewriter gives its accesses R and W.
+type Local struct{ g *gstate }
+
+// state returns the running goroutine's state, looked up once.
+func (l *Local) state() *gstate {
+	if l.g == nil {
+		l.g = cur()
+	}
+	return l.g
+}
+
+// RL is R for a function body with a Local.
+func RL[T any](l *Local, site uint32, p *T) *T {
+	if enabled {
+		l.read(site, unsafe.Pointer(p))
+	}
+	return p
+}
+
+// WL is W for a function body with a Local.
+func WL[T any](l *Local, site uint32, p *T, v T) {
+	if !enabled {
+		*p = v
+		return
+	}
+	if accessGates.Load() {
+		g := l.state()
+		ctlAccess(g, site, trace.EvWrite)
+		*p = v
+		if !filtered(site) {
+			g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+		}
+		ctlRecorded(g)
+		return
+	}
+	*p = v
+	if !filtered(site) {
+		l.state().recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+	}
+}
+
+// read records a read of addr at site (RL).
+func (l *Local) read(site uint32, addr unsafe.Pointer) {
+	if filtered(site) {
+		return
+	}
+	g := l.state()
+	if accessGates.Load() {
+		ctlAccess(g, site, trace.EvRead)
+	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
+	g.commit()
+}
+
+// WN is WL for a T whose underlying type is a boolean or a number of at
+// most 8 bytes (the rewriter knows the type): the value word is v's bits,
+// as valueWord would find through the type's class.
+func WN[T any](l *Local, site uint32, p *T, v T) {
+	if !enabled || accessGates.Load() {
+		WL(l, site, p, v)
+		return
+	}
+	*p = v
+	if !filtered(site) {
+		l.state().recordWrite(site, unsafe.Pointer(p), bitsOf(&v))
+	}
+}
+
+// WP is WL for a T whose underlying type is a pointer, map, channel,
+// function or unsafe.Pointer: the value word is 0 for nil, else 1.
+func WP[T any](l *Local, site uint32, p *T, v T) {
+	if !enabled || accessGates.Load() {
+		WL(l, site, p, v)
+		return
+	}
+	*p = v
+	if !filtered(site) {
+		l.state().recordWrite(site, unsafe.Pointer(p), ptrWord(*(*unsafe.Pointer)(unsafe.Pointer(&v))))
+	}
+}
+
+// bitsOf returns the bits of a scalar of 1, 2, 4 or 8 bytes (0 for other
+// sizes); the size is fixed for each instantiation, so the switch folds.
+func bitsOf[T any](v *T) uint64 {
+	switch unsafe.Sizeof(*v) {
+	case 1:
+		return uint64(*(*uint8)(unsafe.Pointer(v)))
+	case 2:
+		return uint64(*(*uint16)(unsafe.Pointer(v)))
+	case 4:
+		return uint64(*(*uint32)(unsafe.Pointer(v)))
+	case 8:
+		return *(*uint64)(unsafe.Pointer(v))
+	}
+	return 0
+}

@@ -50,9 +50,11 @@ func (g *gstate) prepare() {
 // error on another thread cannot split: a torn field could be shorter than
 // the events it covers and cut the last one in half.
 func (g *gstate) commit() {
+	// Each 7 bits of l moved to a byte of its own, with the continuation
+	// bit on the first three (l is below 1<<28).
 	l := uint32(len(g.buf) - g.evStart)
 	binary.LittleEndian.PutUint32((*[4]byte)(g.lenp)[:],
-		l&0x7f|0x80|(l>>7&0x7f|0x80)<<8|(l>>14&0x7f|0x80)<<16|(l>>21)<<24)
+		l&0x7f|l<<1&0x7f00|l<<2&0x7f0000|l<<3&0x7f000000|0x808080)
 }
 
 // open starts a batch for g's goroutine at the end of buf, which has room.

@@ -1,6 +1,9 @@
 package shim
 
 import (
+	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -55,6 +58,51 @@ func TestRecordGoroutineAndLocks(t *testing.T) {
 	forks := siteEvents(evs, base+1, base+2)
 	if len(forks) != 1 || forks[0].Kind != trace.EvFork || forks[0].Peer != id || forks[0].Goroutine != parent {
 		t.Errorf("fork events %+v", forks)
+	}
+}
+
+// TestLocal checks that RL and WL record what R and W record, each access
+// on the goroutine that made it: a Local looked up on one goroutine is
+// never used on another (the child's function body has its own).
+func TestLocal(t *testing.T) {
+	const base = 1100
+	var x, y int
+	from := seqs.n.Load()
+	var l Local
+	parent := cur().id
+	WL(&l, base+1, &x, 5)
+	id := Go(base + 2)
+	done := make(chan struct{})
+	go func() {
+		var l Local
+		Begin(id)
+		defer End()
+		defer close(done)
+		WL(&l, base+3, &y, 6)
+		_ = *RL(&l, base+4, &x)
+	}()
+	<-done
+	_ = *RL(&l, base+5, &y)
+	W(base+6, &x, 7)
+	if x != 7 || y != 6 {
+		t.Errorf("x, y = %d, %d", x, y)
+	}
+	evs := siteEvents(since(readTrace(t, tracePath), from), base+1, base+7)
+	var got []string
+	for _, ev := range evs {
+		who := "parent"
+		if ev.Goroutine == id {
+			who = "child"
+		} else if ev.Goroutine != parent {
+			who = "other"
+		}
+		got = append(got, fmt.Sprintf("%d %v %s %d", ev.Site-base, ev.Kind, who, ev.Value))
+	}
+	// The trace orders each goroutine's events, not the two goroutines'.
+	sort.Strings(got)
+	want := "1 Write parent 5, 2 Fork parent 0, 3 Write child 6, 4 Read child 0, 5 Read parent 0, 6 Write parent 7"
+	if s := strings.Join(got, ", "); s != want {
+		t.Errorf("recorded\n%s\nwant\n%s", s, want)
 	}
 }
 
@@ -152,6 +200,34 @@ func TestWriteValueWords(t *testing.T) {
 	check(0)
 	W(site, &an, any(7))
 	check(1)
+	// WN and WP record the words W does, without the type's class.
+	var l Local
+	WN(&l, site, &i, 42)
+	check(42)
+	WN(&l, site, &i8, -1)
+	check(0xff)
+	WN(&l, site, &u16, 0xbeef)
+	check(0xbeef)
+	WN(&l, site, &b, true)
+	check(1)
+	WN(&l, site, &f, 1.5)
+	check(0x3ff8000000000000)
+	WN(&l, site, &mi, -2)
+	check(0xfffffffffffffffe)
+	WP(&l, site, &p, nil)
+	check(0)
+	WP(&l, site, &p, &one)
+	check(1)
+	WP(&l, site, &m, map[int]int{})
+	check(1)
+	WP(&l, site, &fn, nil)
+	check(0)
+	WP(&l, site, &ch, make(chan int))
+	check(1)
+	WP(&l, site, &up, nil)
+	check(0)
+	WL(&l, site, &str, "abcd")
+	check(4)
 	// Wrote records a store the program did itself with the word W would.
 	pf = ptrFirst{p: &one}
 	Wrote(site, &pf)
@@ -172,7 +248,7 @@ func TestWriteValueWords(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("%d writes missing from the trace", len(want))
 	}
-	if i != 42 || str != "abc" || mi != -2 || pr != (pair{1, 2}) {
+	if i != 42 || str != "abcd" || mi != -2 || pr != (pair{1, 2}) {
 		t.Error("W did not store")
 	}
 }
@@ -215,6 +291,12 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		Enter(3018)
 		Exit(3019)
 		SelectRecv(3020, 0, ChanAddr(ch), true)
+		var l Local
+		_ = *RL(&l, 3022, &x)
+		WL(&l, 3023, &x, 8)
+		WL(&l, 3024, &p, nil)
+		WN(&l, 3025, &x, 9)
+		WP(&l, 3026, &p, nil)
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per run", allocs)

@@ -42,10 +42,11 @@ func BenchmarkRead(b *testing.B) {
 		sink = s
 	})
 	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
 		var s uint64
 		for i, n := 0, b.N; i < n; i++ {
-			s += *precog_shim.R(1, &w[0]) + *precog_shim.R(1, &w[1]) + *precog_shim.R(1, &w[2]) + *precog_shim.R(1, &w[3]) +
-				*precog_shim.R(1, &w[4]) + *precog_shim.R(1, &w[5]) + *precog_shim.R(1, &w[6]) + *precog_shim.R(1, &w[7])
+			s += *precog_shim.RL(&precog_g, 1, &w[0]) + *precog_shim.RL(&precog_g, 1, &w[1]) + *precog_shim.RL(&precog_g, 1, &w[2]) + *precog_shim.RL(&precog_g, 1, &w[3]) +
+				*precog_shim.RL(&precog_g, 1, &w[4]) + *precog_shim.RL(&precog_g, 1, &w[5]) + *precog_shim.RL(&precog_g, 1, &w[6]) + *precog_shim.RL(&precog_g, 1, &w[7])
 		}
 		sink = s
 	})
@@ -60,15 +61,16 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	})
 	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
 		for i, n := uint64(0), uint64(b.N); i < n; i++ {
-			precog_shim.W(2, &w[0], i)
-			precog_shim.W(2, &w[1], i)
-			precog_shim.W(2, &w[2], i)
-			precog_shim.W(2, &w[3], i)
-			precog_shim.W(2, &w[4], i)
-			precog_shim.W(2, &w[5], i)
-			precog_shim.W(2, &w[6], i)
-			precog_shim.W(2, &w[7], i)
+			precog_shim.WN(&precog_g, 2, &w[0], i)
+			precog_shim.WN(&precog_g, 2, &w[1], i)
+			precog_shim.WN(&precog_g, 2, &w[2], i)
+			precog_shim.WN(&precog_g, 2, &w[3], i)
+			precog_shim.WN(&precog_g, 2, &w[4], i)
+			precog_shim.WN(&precog_g, 2, &w[5], i)
+			precog_shim.WN(&precog_g, 2, &w[6], i)
+			precog_shim.WN(&precog_g, 2, &w[7], i)
 		}
 	})
 }

@@ -246,7 +246,8 @@ func (r *rewriter) shared(e ast.Expr) bool {
 	return r.opts.Shared == nil || r.opts.Shared(accessPos(e))
 }
 
-// read wraps the read of e in (*precog_shim.R(SITE, &e)).
+// read wraps the read of e in (*precog_shim.RL(&precog_g, SITE, &e)), or
+// (*precog_shim.R(SITE, &e)) outside function bodies (accessCall).
 func (r *rewriter) read(e ast.Expr) {
 	if !r.shared(e) {
 		return
@@ -256,7 +257,7 @@ func (r *rewriter) read(e ast.Expr) {
 		r.sites[len(r.sites)-1].Uses = r.opts.Uses(accessPos(e))
 	}
 	lo, hi := r.span(e)
-	r.ed.open(lo, hi, lit("(*"+r.shim("R")+"("+s+", &"))
+	r.ed.open(lo, hi, lit("(*"+r.accessCall("R", s)+"&"))
 	r.ed.close(lo, hi, lit("))"))
 }
 

@@ -90,13 +90,18 @@ const (
 //	ch <- v; <-ch; close  precog_shim.Send(S, ch, v); precog_shim.Recv(S, ch) (Recv2 for comma-ok); precog_shim.Close(S, ch)
 //	for v := range ch     for precog_r, v := precog_rt.RangeOf(S, ch); precog_r.Next(&v); {
 //	select {...}          { precog_s := precog_rt.Plan(S); if precog_s.Forcing() { precog_rt.TryRecv(...); ... }; select { case v, precog_ok := <-precog_rt.Recv(&precog_s, 0, ch): precog_s.Received(0, precog_ok); ... } }
-//	x.f (read)            (*precog_shim.R(S, &x.f))
-//	x.f = v               precog_shim.W(S, &x.f, v)       (precog_rt.At(S, &x.f).Set(v) if v's type is only assignable)
-//	x.f += v; x.f++       precog_shim.W(S, &x.f, (*precog_shim.R(S', &x.f)) + (v))
+//	x.f (read)            (*precog_shim.RL(&precog_g, S, &x.f))
+//	x.f = v               precog_shim.WL(&precog_g, S, &x.f, v)       (precog_rt.At(S, &x.f).Set(v) if v's type is only assignable)
+//	x.f += v; x.f++       precog_shim.WL(&precog_g, S, &x.f, (*precog_shim.RL(&precog_g, S', &x.f)) + (v))
 //	a.f, b.g = ...        a.f, b.g = ...; precog_rt.Wrote(S, &a.f); precog_rt.Wrote(S', &b.g)
 //	m[k]; m[k] = v        precog_shim.MR(S, m)[k]; precog_shim.MW(S, m)[k] = v   (delete, clear, len, range: MW, MW, MR, MI)
 //	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(S, &v, d) etc.)
 //
+// where precog_g is the function body's shim.Local, declared at its top
+// (var precog_g precog_shim.Local), which finds the goroutine's state at
+// the body's first recorded access only; outside function bodies and in
+// the bodies of ranges over functions (which the iterator may run on
+// another goroutine) reads and writes are R(S, &x.f) and W(S, &x.f, v),
 // plus Enter/Exit at the top of function bodies (opts.Funcs) and
 // TestStart(t) at the top of TestXxx functions and t.Run literals in
 // _test.go files. Whatever the rewriter cannot instrument without risking
@@ -237,6 +242,14 @@ type funcCtx struct {
 	// results are the named results that a bare return reads, when the
 	// function defers nothing (see bareReturn).
 	results []*ast.Ident
+	// body is set while the function's body is rewritten: its reads and
+	// writes go through its precog_g (see accessCall); local is set once
+	// one does, and the body then declares it. inRangeFunc counts the
+	// bodies of range-over-function loops being rewritten, which the
+	// iterator may run on another goroutine: accesses there look their
+	// goroutine up themselves.
+	body, local bool
+	inRangeFunc int
 }
 
 func (r *rewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -499,11 +512,56 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 			text += " " + r.shim("Enter") + "(" + s + "); defer " + r.shim("Exit") + "(" + s + ");"
 		}
 	}
+	lo, hi := r.span(body)
 	if text != "" {
-		lo, hi := r.span(body)
 		r.ed.insert(lo+1, lo, hi, lit(text))
 	}
+	r.fn.body = true
 	r.stmts(body.List)
+	if r.fn.local {
+		r.ed.insert(lo+1, lo, hi, lit(" var precog_g "+r.shim("Local")+"; _ = &precog_g;"))
+	}
+}
+
+// accessCall returns the text that opens a recorded read (fn "R") or
+// write ("W") at site, up to its pointer argument: in a function body,
+// precog_shim.RL(&precog_g, SITE, or WL, which look the goroutine's state
+// up once per call (shim.Local); elsewhere (package-level initializers, the
+// body of a range over a function) precog_shim.R(SITE, or W.
+func (r *rewriter) accessCall(fn, site string) string {
+	if r.fn == nil || !r.fn.body || r.fn.inRangeFunc > 0 {
+		return r.shim(fn) + "(" + site + ", "
+	}
+	r.fn.local = true
+	return r.shim(fn+"L") + "(&precog_g, " + site + ", "
+}
+
+// writeCall is accessCall("W", site) for a location of type t: in a
+// function body, a boolean or a number of at most 8 bytes is written with
+// WN, which records the value's bits, and a pointer, map, channel,
+// function or unsafe.Pointer with WP, which records whether it is nil:
+// the value words WL would find through t's class, without the lookup.
+func (r *rewriter) writeCall(site string, t types.Type) string {
+	call := r.accessCall("W", site)
+	if !strings.HasPrefix(call, r.shim("WL")+"(") {
+		return call
+	}
+	fn := ""
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Kind() == types.UnsafePointer:
+			fn = "WP"
+		case u.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat) != 0 && u.Info()&types.IsUntyped == 0:
+			fn = "WN"
+		}
+	case *types.Pointer, *types.Map, *types.Chan, *types.Signature:
+		fn = "WP"
+	}
+	if fn == "" {
+		return call
+	}
+	return r.shim(fn) + strings.TrimPrefix(call, r.shim("WL"))
 }
 
 // funcLit rewrites a function literal in a new function context, named

@@ -298,10 +298,10 @@ func f(x *T, s []int, m map[int]int, y T) int {
 	if got := strings.Join(asked, " "); got != want {
 		t.Errorf("asked %s, want %s", got, want)
 	}
-	if !bytes.Contains(out, []byte("precog_shim.W(3, &(*precog_shim.R(1, &x.p)).f, (*precog_shim.R(2, &g)))")) {
+	if !bytes.Contains(out, []byte("precog_shim.WN(&precog_g, 3, &(*precog_shim.RL(&precog_g, 1, &x.p)).f, (*precog_shim.RL(&precog_g, 2, &g)))")) {
 		t.Errorf("line 8 not rewritten as expected:\n%s", out)
 	}
-	if bytes.Contains(out, []byte("MW(")) || bytes.Count(out, []byte("precog_shim.")) != 3 {
+	if bytes.Contains(out, []byte("MW(")) || bytes.Count(out, []byte("precog_shim.")) != 4 { // the Local, a write and two reads
 		t.Errorf("accesses not shared were rewritten:\n%s", out)
 	}
 }

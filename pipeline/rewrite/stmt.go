@@ -116,7 +116,7 @@ func (r *rewriter) bareReturn(s *ast.ReturnStmt) {
 			continue
 		}
 		site := r.site(s.Return, "read", id)
-		text = append(text, lit("_ = *"+r.shim("R")+"("+site+", &"+id.Name+"); "))
+		text = append(text, lit("_ = *"+r.accessCall("R", site)+"&"+id.Name+"); "))
 	}
 	if len(text) > 0 {
 		lo, hi := r.span(s)
@@ -206,11 +206,11 @@ func (r *rewriter) incDec(s *ast.IncDecStmt, inList bool) {
 
 // update rewrites x op= v (v nil: x++ or x--) on a shared x into
 //
-//	precog_shim.W(SITE, &x, (*precog_shim.R(SITE', &x)) op (v))
+//	precog_shim.WN(&precog_g, SITE, &x, (*precog_shim.RL(&precog_g, SITE', &x)) op (v))
 //
 // when x can be evaluated twice, else, in a statement list, into
 //
-//	{ precog_p := &x; precog_shim.W(SITE, precog_p, (*precog_shim.R(SITE', precog_p)) op (v)) }
+//	{ precog_p := &x; precog_shim.WN(&precog_g, SITE, precog_p, (*precog_shim.RL(&precog_g, SITE', precog_p)) op (v)) }
 func (r *rewriter) update(s ast.Stmt, x ast.Expr, op string, v ast.Expr, inList bool) {
 	// With calls in v, which may change x's operands, x's address is
 	// taken once, first, where a statement can go.
@@ -226,11 +226,11 @@ func (r *rewriter) update(s ast.Stmt, x ast.Expr, op string, v ast.Expr, inList 
 	var mid []piece
 	end := []piece{lit(")")}
 	if pure {
-		r.ed.open(lo, hi, lit(r.shim("W")+"("+sw+", &"))
-		mid = []piece{lit(", (*" + r.shim("R") + "(" + sr + ", &"), copyOf(xlo, xhi), lit(")) " + op + " ")}
+		r.ed.open(lo, hi, lit(r.writeCall(sw, r.typeOf(x))+"&"))
+		mid = []piece{lit(", (*" + r.accessCall("R", sr) + "&"), copyOf(xlo, xhi), lit(")) " + op + " ")}
 	} else {
 		r.ed.open(lo, hi, lit("{ precog_p := &"))
-		mid = []piece{lit("; " + r.shim("W") + "(" + sw + ", precog_p, (*" + r.shim("R") + "(" + sr + ", precog_p)) " + op + " ")}
+		mid = []piece{lit("; " + r.writeCall(sw, r.typeOf(x)) + "precog_p, (*" + r.accessCall("R", sr) + "precog_p)) " + op + " ")}
 		end = []piece{lit(") }")}
 	}
 	if v == nil {
@@ -274,7 +274,7 @@ func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
 		site := r.site(accessPos(l), "write", l)
 		_, lhi := r.span(l)
 		if r.untypedOr(v, r.typeOf(l)) {
-			r.ed.open(lo, hi, lit(r.shim("W")+"("+site+", &"))
+			r.ed.open(lo, hi, lit(r.writeCall(site, r.typeOf(l))+"&"))
 			r.ed.replace(lhi, r.off(v.Pos()), lo, hi, lit(", "))
 		} else {
 			r.ed.open(lo, hi, lit(r.rt("At")+"("+site+", &"))
@@ -586,8 +586,16 @@ func (r *rewriter) rangeStmt(s *ast.RangeStmt) {
 		if !isTP {
 			r.rangeElems(s)
 		}
+	case *types.Signature:
+		r.expr(s.X)
+		r.fn.inRangeFunc++
+		defer func() { r.fn.inRangeFunc-- }()
 	default:
 		r.expr(s.X)
+		if isTP {
+			r.fn.inRangeFunc++ // its core type may be a function's
+			defer func() { r.fn.inRangeFunc-- }()
+		}
 	}
 	if s.Tok == token.ASSIGN {
 		var text []piece
