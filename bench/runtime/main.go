@@ -24,6 +24,12 @@
 // -test.v) must be the same in every variant, or the harness says which
 // test changed.
 //
+// -maps=false leaves the nomaps variant out (a third less time), and
+// -tracedir puts the traces elsewhere than the temporary directory (a
+// tmpfs, say). The page faults column is the minor faults of the test
+// binary (wait4's rusage): a mapped trace faults once per page it grows.
+// Each workload's CPU ratios are also logged as soon as it is done.
+//
 // Usage, from the repository root (bench/runtime is a module of its own, so
 // that it stays out of the main module's go test ./...):
 //
@@ -57,6 +63,8 @@ var (
 	all      = flag.Bool("all", false, "instrument every heap and global access, not only the shared ones")
 	cacheDir = flag.String("cache", "", "precog's cache `dir` (default: a temporary directory, removed at the end)")
 	timeout  = flag.Duration("timeout", 10*time.Minute, "time limit of one test binary run")
+	maps     = flag.Bool("maps", true, "also run the precog binary without EvMapMake (variant nomaps), for the map makes column")
+	traceDir = flag.String("tracedir", "", "`dir` of the precog runs' traces (default: the harness's temporary directory)")
 )
 
 // A workload is one test package of bench/corpus and the test flags BENCH.md
@@ -96,6 +104,7 @@ var variantNames = [numVariants]string{"plain", "race", "precog", "nomaps"}
 type sample struct {
 	cpu, wall  time.Duration
 	rss        int64 // bytes
+	faults     int64 // minor page faults
 	traceBytes int64
 	outcomes   map[string]string // test name -> PASS, FAIL or SKIP
 }
@@ -178,9 +187,16 @@ func run(ws []workload, log func(string, ...any)) error {
 			continue
 		}
 		order := []variant{plain, race, precog, nomaps}
+		if !*maps {
+			order = order[:nomaps]
+		}
+		tracePath := filepath.Join(dir, "trace")
+		if *traceDir != "" {
+			tracePath = filepath.Join(*traceDir, fmt.Sprintf("precog-bench-runtime-%d-%d.trace", os.Getpid(), i))
+		}
 		for n := 0; n < *rounds && r.err == nil; n++ {
 			for _, v := range order {
-				s, err := runBinary(bins[v], pkgDir, v, w.flags, filepath.Join(dir, "trace"))
+				s, err := runBinary(bins[v], pkgDir, v, w.flags, tracePath)
 				if err != nil {
 					r.err = fmt.Errorf("%s: %w", variantNames[v], err)
 					break
@@ -195,11 +211,17 @@ func run(ws []workload, log func(string, ...any)) error {
 		}
 		if r.err != nil {
 			log("%s: %v", w.name, r.err)
+			continue
 		}
+		// The row's CPU figures as each workload ends, for long runs.
+		cpu := func(s sample) float64 { return s.cpu.Seconds() }
+		log("%s: plain CPU %.2f s, precog/plain CPU %s, race/plain CPU %s (load average so far %.2f to %.2f)", w.name,
+			median(metric(r.samples[plain], cpu)), ratios(r.samples[precog], r.samples[plain], cpu),
+			ratios(r.samples[race], r.samples[plain], cpu), load.min, load.max)
 	}
 
-	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU | precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | map makes: precog/nomaps CPU | build plain / race / precog |\n")
-	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU | precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | page faults plain / precog | map makes: precog/nomaps CPU | build plain / race / precog |\n")
+	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var geo [4][]float64 // CPU precog/plain, race/plain, RSS precog/plain, race/plain
 	for _, r := range results {
 		if r.err != nil {
@@ -214,7 +236,12 @@ func run(ws []workload, log func(string, ...any)) error {
 		pr := ratios(r.samples[precog], r.samples[race], cpu)
 		pm, rm := ratios(r.samples[precog], r.samples[plain], rss), ratios(r.samples[race], r.samples[plain], rss)
 		pw := ratios(r.samples[precog], r.samples[plain], wall)
-		mc := ratios(r.samples[precog], r.samples[nomaps], cpu)
+		mc := "-"
+		if *maps {
+			mc = ratios(r.samples[precog], r.samples[nomaps], cpu).String()
+		}
+		faults := func(s sample) float64 { return float64(s.faults) }
+		pf := fmt.Sprintf("%.0f / %.0f", median(metric(r.samples[plain], faults)), median(metric(r.samples[precog], faults)))
 		traceRate := median(metric(r.samples[precog], func(s sample) float64 { return float64(s.traceBytes) })) / (1 << 20) / plainCPU
 		if plainCPU >= 0.05 {
 			geo[0] = append(geo[0], pc.med)
@@ -222,8 +249,8 @@ func run(ws []workload, log func(string, ...any)) error {
 			geo[2] = append(geo[2], pm.med)
 			geo[3] = append(geo[3], rm.med)
 		}
-		fmt.Printf("| %s | %.2f s | %s | %s | %s | %s | %s | %s | %.1f | %s | %v / %v / %v |\n",
-			r.w.name, plainCPU, pc, rc, pr, pm, rm, pw, traceRate, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
+		fmt.Printf("| %s | %.2f s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %v / %v / %v |\n",
+			r.w.name, plainCPU, pc, rc, pr, pm, rm, pw, traceRate, pf, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
 	}
 	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU: CPU precog %.2fx, race %.2fx; RSS precog %.2fx, race %.2fx.\n",
 		len(geo[0]), geomean(geo[0]), geomean(geo[1]), geomean(geo[2]), geomean(geo[3]))
@@ -295,7 +322,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 	// GNU time reports the peak RSS of the test binary alone: the rusage
 	// that wait4 gives this process for a child counts the harness's own
 	// peak, which a child started with vfork inherits at exec.
-	rssFile := tracePath + ".rss"
+	rssFile := bin + ".rss"
 	args := append([]string{"-f", "%M", "-o", rssFile, bin, "-test.v", "-test.count=1", "-test.timeout=" + timeout.String()}, flags...)
 	cmd := exec.CommandContext(ctx, timeCmd, args...)
 	cmd.Dir = dir
@@ -320,6 +347,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	s.faults = ru.Minflt
 	rss, err := os.ReadFile(rssFile)
 	if err != nil {
 		return s, fmt.Errorf("reading the peak RSS: %v", err)
