@@ -23,23 +23,24 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 			lockset: make([]int32, len(events)),
 			epoch:   make([]uint64, len(events)),
 		},
+		tk:        &tokens{},
 		opts:      opts,
 		byID:      make(map[uint64]int),
 		forks:     make(map[uint64]fork),
-		sync:      make(map[uint64]VC),
+		sync:      make(map[uint64]vclock),
 		groups:    make(map[uint64][]int),
 		tests:     make(map[string]int),
-		subtests:  make(map[string]VC),
-		onces:     make(map[uint64]VC),
+		subtests:  make(map[string]vclock),
+		onces:     make(map[uint64]vclock),
 		stores:    make(map[uint64][]store),
-		edgeFrom:  make(map[int]VC),
+		edgeFrom:  make(map[int]vclock),
 		edgesTo:   make(map[int][]int),
 		lockIndex: map[string]int32{"": 0},
-		unlocked:  make(map[uint64]VC),
-		runlocked: make(map[uint64]VC),
-		atomics:   make(map[uint64]VC),
+		unlocked:  make(map[uint64]vclock),
+		runlocked: make(map[uint64]vclock),
+		atomics:   make(map[uint64]vclock),
 	}
-	a.clocks = []VC{nil}
+	a.clocks = []snapshot{{}}
 	a.Vars = []string{""}
 	a.varOf = make(map[uint32]uint32)
 	if opts.Sites != nil {
@@ -62,7 +63,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 	for _, e := range opts.Edges {
 		if e.From >= 0 && e.From < e.To && e.To < len(events) {
 			a.edgesTo[e.To] = append(a.edgesTo[e.To], e.From)
-			a.edgeFrom[e.From] = nil
+			a.edgeFrom[e.From] = vclock{}
 		}
 	}
 	a.chans = matchChannels(events, opts.Sites)
@@ -78,8 +79,8 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 
 // gstate is a goroutine's state during the walk.
 type gstate struct {
-	vc      VC    // current clock, own component included
-	snap    int32 // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
+	vc      vclock // current clock, its own component kept apart (vclock.g)
+	snap    int32  // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
 	held    []Lock
 	lockset int32
 	epoch   uint64
@@ -93,7 +94,7 @@ type gstate struct {
 }
 
 type fork struct {
-	vc     VC
+	vc     vclock
 	event  int
 	bubble *bubble
 }
@@ -109,7 +110,7 @@ type bubble struct {
 	stamps []stamp
 	// before joins the clocks of the stamps the clock has passed: what
 	// every goroutine of the bubble did before time passed.
-	before VC
+	before vclock
 	passed uint64
 	// members are the dense indices of the bubble's goroutines, in the
 	// order they were first seen, ended ones included.
@@ -119,17 +120,18 @@ type bubble struct {
 type stamp struct {
 	g  int
 	at uint64
-	vc VC
+	vc vclock
 }
 
 type store struct {
 	value uint64
-	vc    VC
+	vc    vclock
 }
 
 type analyzer struct {
 	*Graph
 	opts  Options
+	tk    *tokens
 	gs    []*gstate
 	byID  map[uint64]int    // logical id -> dense index of its latest goroutine
 	maps  map[uint64]uint32 // maps made so far, per address (EvMapMake)
@@ -138,28 +140,28 @@ type analyzer struct {
 	// channels, keyed by address; a channel's close clock is keyed by
 	// its chanOp id so that a channel made again at the same address
 	// starts afresh.
-	sync     map[uint64]VC
+	sync     map[uint64]vclock
 	groups   map[uint64][]int // task group address -> dense indices of its tasks
-	onces    map[uint64]VC
+	onces    map[uint64]vclock
 	stores   map[uint64][]store
-	edgeFrom map[int]VC // release clocks of the From events of extra edges
+	edgeFrom map[int]vclock // release clocks of the From events of extra edges
 	edgesTo  map[int][]int
 	chans    *channels
 	// lateStores maps an atomic load to the store it read, when that
 	// store comes after it in the trace (see matchLateStores).
 	lateStores map[int]int
-	tests      map[string]int // test name -> dense index of the goroutine running it
-	subtests   map[string]VC  // test name -> join of the clocks of its ended subtests
+	tests      map[string]int    // test name -> dense index of the goroutine running it
+	subtests   map[string]vclock // test name -> join of the clocks of its ended subtests
 	lockIndex  map[string]int32
 	// unlocked and runlocked hold, with Options.LockOrder, the join of
 	// the clocks of a mutex's Unlocks and of its RUnlocks.
-	unlocked, runlocked map[uint64]VC
+	unlocked, runlocked map[uint64]vclock
 	// condUnlocks are, with Options.LockOrder, the events after which a
 	// Cond.Wait unlocked its mutex (see condUnlocks).
 	condUnlocks map[int]bool
 	// atomics holds, with Options.LockOrder, the join of the clocks of
 	// every atomic store to an address.
-	atomics map[uint64]VC
+	atomics map[uint64]vclock
 }
 
 // condUnlocks finds, for each EvCondWait (recorded when Wait returned),
@@ -209,10 +211,7 @@ func (a *analyzer) goroutine(i int) int {
 			a.groups[fe.Addr] = append(a.groups[fe.Addr], gi)
 		}
 	}
-	if len(st.vc) <= gi {
-		st.vc = append(st.vc, make(VC, gi+1-len(st.vc))...)
-	}
-	st.vc[gi] = 1
+	st.vc = a.tk.newClock(st.vc, gi, 1)
 	a.gs = append(a.gs, st)
 	return gi
 }
@@ -231,7 +230,7 @@ func (a *analyzer) timePassed(gi int, b *bubble, t uint64) {
 	b.passed = t
 	b.stamps = slices.DeleteFunc(b.stamps, func(s stamp) bool {
 		if s.at < t {
-			b.before.join(s.vc)
+			a.add(&b.before, s.vc)
 			return true
 		}
 		return false
@@ -262,23 +261,43 @@ func (a *analyzer) isTask(gi int) bool {
 	return f >= 0 && a.Events[f].Kind == trace.EvTaskGo
 }
 
+// The operations the rules use on clocks (vclock, clock.go): release
+// (copy a goroutine's clock for a sync object and increment its own
+// component), acquire (join a stored clock into a goroutine's), add and
+// addTo (join a clock into a stored one, for a sync object that
+// accumulates releases) and current (a copy of a goroutine's clock without
+// the increment). Every clock stored outside a gstate is a copy, which
+// nothing changes in place: store what release, current or add give.
+
 // release returns a copy of goroutine gi's clock for a sync object and
 // advances the goroutine's own component, so that its later events are not
 // ordered before whoever acquires the copy.
-func (a *analyzer) release(gi int) VC {
+func (a *analyzer) release(gi int) vclock {
 	st := a.gs[gi]
-	c := slices.Clone(st.vc)
-	st.vc[gi]++
+	c := st.vc.copy(a.tk)
+	st.vc.inc()
 	return c
 }
 
-func (a *analyzer) acquire(gi int, c VC) {
+// acquire joins c, a copy, into goroutine gi's clock.
+func (a *analyzer) acquire(gi int, c vclock) {
 	st := a.gs[gi]
-	own := st.vc[gi]
-	if st.vc.join(c) {
-		st.vc[gi] = own
+	if st.vc.join(c, a.tk) {
 		st.snap = -1
 	}
+}
+
+// add joins c, a copy, into the stored clock *dst, which stays a copy.
+func (a *analyzer) add(dst *vclock, c vclock) {
+	dst.join(c, a.tk)
+	*dst = dst.copy(a.tk)
+}
+
+// addTo joins c, a copy, into m[k].
+func addTo[K comparable](a *analyzer, m map[K]vclock, k K, c vclock) {
+	d := m[k]
+	a.add(&d, c)
+	m[k] = d
 }
 
 func (a *analyzer) event(i int) {
@@ -292,9 +311,7 @@ func (a *analyzer) event(i int) {
 	}
 	st.pending = st.pending[:0]
 	for _, from := range a.edgesTo[i] {
-		if c := a.edgeFrom[from]; c != nil {
-			a.acquire(gi, c)
-		}
+		a.acquire(gi, a.edgeFrom[from]) // the zero clock if From was not reached
 	}
 	switch ev.Kind {
 	case trace.EvGCEpoch:
@@ -390,10 +407,11 @@ func (a *analyzer) event(i int) {
 	// The event itself.
 	if st.snap < 0 {
 		st.snap = int32(len(a.clocks))
-		a.clocks = append(a.clocks, slices.Clone(st.vc))
+		c := st.vc.copy(a.tk)
+		a.clocks = append(a.clocks, snapshot{root: c.root, depth: c.depth})
 	}
 	a.g[i] = int32(gi)
-	a.own[i] = st.vc[gi]
+	a.own[i] = st.vc.own
 	a.snap[i] = st.snap
 	a.lockset[i] = st.lockset
 	a.epoch[i] = st.epoch
@@ -421,16 +439,14 @@ func (a *analyzer) event(i int) {
 		// is the Cond's the trace does not say; all of them are
 		// released (an order too many may hide a race, never invent
 		// one).
+		c := a.release(gi)
 		for _, l := range st.held {
 			m := a.unlocked
 			if l.Mode == Read {
 				m = a.runlocked
 			}
-			c := m[l.Addr]
-			c.join(st.vc)
-			m[l.Addr] = c
+			addTo(a, m, l.Addr, c)
 		}
-		st.vc[gi]++
 	}
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
@@ -441,10 +457,7 @@ func (a *analyzer) event(i int) {
 		}
 	case trace.EvTestEnd:
 		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
-			c := a.subtests[st.test[:k]]
-			c.join(st.vc)
-			a.subtests[st.test[:k]] = c
-			st.vc[gi]++
+			addTo(a, a.subtests, st.test[:k], a.release(gi))
 		}
 	case trace.EvEnd:
 		st.ended = true
@@ -455,10 +468,7 @@ func (a *analyzer) event(i int) {
 		if ev.Kind == trace.EvWGAdd && ev.Arg >= 0 {
 			break
 		}
-		c := a.sync[ev.Addr]
-		c.join(st.vc)
-		a.sync[ev.Addr] = c
-		st.vc[gi]++
+		addTo(a, a.sync, ev.Addr, a.release(gi))
 	case trace.EvOnceDo:
 		if _, ok := a.onces[ev.Addr]; !ok {
 			a.onces[ev.Addr] = a.release(gi)
@@ -470,19 +480,14 @@ func (a *analyzer) event(i int) {
 		}
 		a.stores[ev.Addr] = ss
 		if a.opts.LockOrder {
-			c := a.atomics[ev.Addr]
-			c.join(ss[len(ss)-1].vc)
-			a.atomics[ev.Addr] = c
+			addTo(a, a.atomics, ev.Addr, ss[len(ss)-1].vc)
 		}
 	case trace.EvChanClose:
 		if op, ok := a.chans.ops[i]; ok {
 			a.sync[closeKey(op.ch)] = a.release(gi)
 		}
 	case trace.EvCancel:
-		c := a.sync[cancelKey]
-		c.join(st.vc)
-		a.sync[cancelKey] = c
-		st.vc[gi]++
+		addTo(a, a.sync, cancelKey, a.release(gi))
 	case trace.EvChanRecv, trace.EvSelect:
 		op, ok := a.chans.ops[i]
 		if !ok || op.closed {
@@ -517,10 +522,7 @@ func (a *analyzer) event(i int) {
 			if ev.Kind == trace.EvRUnlock {
 				m = a.runlocked
 			}
-			c := m[ev.Addr]
-			c.join(st.vc)
-			m[ev.Addr] = c
-			st.vc[gi]++
+			addTo(a, m, ev.Addr, a.release(gi))
 		}
 	}
 }

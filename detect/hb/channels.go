@@ -1,8 +1,6 @@
 package hb
 
 import (
-	"slices"
-
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -23,13 +21,13 @@ type channels struct {
 	caps         []int          // per channel: its capacity, -1 if its make was not recorded
 	// sendVC and recvVC are the release clocks of sends and receives
 	// that another event will acquire, deleted when it has.
-	sendVC, recvVC map[chanOp]VC
+	sendVC, recvVC map[chanOp]vclock
 }
 
 // matchChannels numbers the channel operations of events. A channel is its
 // address from one make to the next make at the same address.
 func matchChannels(events []trace.Event, sites *trace.SiteTable) *channels {
-	c := &channels{ops: make(map[int]chanOp), sendVC: make(map[chanOp]VC), recvVC: make(map[chanOp]VC)}
+	c := &channels{ops: make(map[int]chanOp), sendVC: make(map[chanOp]vclock), recvVC: make(map[chanOp]vclock)}
 	current := make(map[uint64]int) // address -> channel
 	channel := func(addr uint64) int {
 		ch, ok := current[addr]
@@ -104,14 +102,14 @@ func (c *channels) completion(s chanOp) (chanOp, bool) {
 // send's release clock, or, for a select's send case that the trace records
 // after the send completed and so after this receive, the sender's clock
 // before that select. nil if the send was not recorded.
-func (c *channels) sendClock(a *analyzer, r chanOp) VC {
+func (c *channels) sendClock(a *analyzer, r chanOp) vclock {
 	s := chanOp{ch: r.ch, k: r.k, send: true}
 	if vc, ok := c.sendVC[s]; ok {
 		delete(c.sendVC, s)
 		return vc
 	}
 	if r.k >= len(c.sends[r.ch]) {
-		return nil
+		return vclock{}
 	}
 	return a.current(c.sends[r.ch][r.k])
 }
@@ -119,7 +117,7 @@ func (c *channels) sendClock(a *analyzer, r chanOp) VC {
 // recvClock returns the clock of receive r that the completion of a send
 // acquires: r's release clock, or, if the walk has not reached r, the
 // receiver's clock now, which holds every event of the receiver before r.
-func (c *channels) recvClock(a *analyzer, r chanOp) VC {
+func (c *channels) recvClock(a *analyzer, r chanOp) vclock {
 	if vc, ok := c.recvVC[r]; ok {
 		delete(c.recvVC, r)
 		return vc
@@ -128,11 +126,11 @@ func (c *channels) recvClock(a *analyzer, r chanOp) VC {
 }
 
 // current returns the clock, now, of the goroutine of event i, which the
-// walk has not reached; nil if that goroutine has not started.
-func (a *analyzer) current(i int) VC {
+// walk has not reached; the zero clock if that goroutine has not started.
+func (a *analyzer) current(i int) vclock {
 	gi, ok := a.byID[a.Events[i].Goroutine]
 	if !ok {
-		return nil
+		return vclock{}
 	}
-	return slices.Clone(a.gs[gi].vc)
+	return a.gs[gi].vc.copy(a.tk)
 }

@@ -2,7 +2,6 @@ package hb
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,22 +18,6 @@ func (v VC) Get(g int) uint32 {
 		return v[g]
 	}
 	return 0
-}
-
-// join sets v to the component-wise maximum of v and w and reports whether
-// v changed.
-func (v *VC) join(w VC) bool {
-	changed := false
-	if len(w) > len(*v) {
-		*v = append(*v, make(VC, len(w)-len(*v))...)
-	}
-	for i, x := range w {
-		if x > (*v)[i] {
-			(*v)[i] = x
-			changed = true
-		}
-	}
-	return changed
 }
 
 // String lists the non-zero components as "g0:4 g2:7", g followed by the
@@ -146,7 +129,7 @@ type Graph struct {
 	lockset  []int32  // per event: index in locksets
 	epoch    []uint64 // per event: the goroutine's GC epoch
 	gen      []uint32 // per event: Loc.Gen of a map access; nil if the trace made no map
-	clocks   []VC
+	clocks   []snapshot
 	locksets [][]Lock
 	sections []Section
 
@@ -166,7 +149,7 @@ func (g *Graph) HappensBefore(a, b int) bool {
 	if ga == g.g[b] {
 		return a < b
 	}
-	return g.own[a] <= g.clocks[g.snap[b]].Get(int(ga))
+	return g.own[a] <= g.clocks[g.snap[b]].get(int(ga))
 }
 
 // Concurrent reports whether neither of events a and b happens before the
@@ -177,13 +160,9 @@ func (g *Graph) Concurrent(a, b int) bool {
 
 // Clock returns the vector clock of event i, a copy.
 func (g *Graph) Clock(i int) VC {
-	c := slices.Clone(g.clocks[g.snap[i]])
-	gi := int(g.g[i])
-	if gi >= len(c) {
-		c = append(c, make(VC, gi+1-len(c))...)
-	}
-	c[gi] = g.own[i]
-	return c
+	s := g.clocks[g.snap[i]]
+	c := vclock{root: s.root, depth: s.depth, g: g.g[i], own: g.own[i], hasG: true}
+	return c.vc(int(c.g) + 1)
 }
 
 // ClockKey returns a key of event i's vector clock within its goroutine:
