@@ -50,6 +50,12 @@ type Options struct {
 	// used instead of instrumenting again.
 	Inst      *instrument.Result
 	MaxChecks int // detect/cfp's Options.MaxChecks
+	// MaxTraceBytes and MaxGoroutines skip, with a note, the runs whose
+	// trace file is larger or that started more goroutines (precog
+	// test's -max-trace and -max-goroutines); 0 means no limit. A test
+	// whose first run was skipped has no coverage (Test.Skipped).
+	MaxTraceBytes int64
+	MaxGoroutines int
 	// Only, if not nil, chooses the tests to run among a package's (see
 	// record.Options.Only).
 	Only func(pkg string, tests []string) []string
@@ -99,6 +105,10 @@ type Test struct {
 	Runs [][]cfp.Pair
 	// Fluctuation is cfp.Fluctuation over Runs (0 with one run).
 	Fluctuation float64
+	// Skipped says why the first run was not measured (over a limit of
+	// Options), "" if it was. A skipped test covers no pair: guided
+	// detection records it in full.
+	Skipped string
 }
 
 // Selected reports whether the package's selection chose the test.
@@ -209,7 +219,7 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		t0 := time.Now()
-		if err := rep.add(ctx, dir, ix, run, byPkg, o.MaxChecks); err != nil {
+		if err := rep.add(ctx, dir, ix, run, byPkg, o); err != nil {
 			return nil, err
 		}
 		measured += time.Since(t0)
@@ -231,7 +241,7 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 }
 
 // add measures run n of the recording in dir.
-func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int, byPkg map[string]*Package, maxChecks int) error {
+func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int, byPkg map[string]*Package, o Options) error {
 	for _, rp := range ix.Packages {
 		p := byPkg[rp.ImportPath]
 		if p == nil {
@@ -262,15 +272,25 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 				t.Runs = append(t.Runs, nil)
 				continue
 			}
-			evs, err := readTrace(filepath.Join(dir, filepath.FromSlash(rt.Trace)))
+			path := filepath.Join(dir, filepath.FromSlash(rt.Trace))
+			if fi, err := os.Stat(path); err == nil && o.MaxTraceBytes > 0 && fi.Size() > o.MaxTraceBytes {
+				skip := fmt.Sprintf("trace of %.1f MiB is over the limit of %.1f MiB (-max-trace); no coverage", float64(fi.Size())/(1<<20), float64(o.MaxTraceBytes)/(1<<20))
+				rep.skip(t, n, name, skip)
+				continue
+			}
+			evs, err := readTrace(path)
 			if err != nil && !errors.Is(err, trace.ErrBroken) {
 				return fmt.Errorf("%s: %w", name, err)
+			}
+			if g := goroutines(evs); o.MaxGoroutines > 0 && g > o.MaxGoroutines {
+				rep.skip(t, n, name, fmt.Sprintf("%d goroutines, over the limit of %d (-max-goroutines); no coverage", g, o.MaxGoroutines))
+				continue
 			}
 			if err != nil {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %v; measured the %d events before the damage", name, err, len(evs)))
 			}
 			rep.Events += len(evs)
-			res := cfp.Measure(evs, rep.Sites, rep.Plan, cfp.Options{MaxChecks: maxChecks})
+			res := cfp.Measure(evs, rep.Sites, rep.Plan, cfp.Options{MaxChecks: o.MaxChecks})
 			if res.Limit != "" {
 				rep.Notes = append(rep.Notes, name+": "+res.Limit)
 			}
@@ -284,6 +304,26 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 		}
 	}
 	return nil
+}
+
+// skip notes that run n of test t (named name) was not measured, and why.
+func (rep *Report) skip(t *Test, n int, name, why string) {
+	rep.Notes = append(rep.Notes, name+": "+why)
+	if n == 0 {
+		t.Skipped = why
+	}
+	t.Runs = append(t.Runs, nil)
+}
+
+// goroutines counts the goroutines of a trace: its Begin events.
+func goroutines(evs []trace.Event) int {
+	n := 0
+	for i := range evs {
+		if evs[i].Kind == trace.EvBegin {
+			n++
+		}
+	}
+	return n
 }
 
 // readTrace reads the trace file at path, sorted; a broken trace returns

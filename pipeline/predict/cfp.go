@@ -45,6 +45,9 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	start := time.Now()
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir,
+		// Detection's limits guard the cheap run too: its analysis is
+		// hb's, over the same goroutines.
+		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),
 		Progress: func(s string) { progress.line("cfp " + s) },
 		Counts: func(r record.Progress) {
 			progress.update(func(p *Progress) { p.Done, p.Total, p.Events = r.Done, r.Total, r.Events })
@@ -106,6 +109,11 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	for path, g := range byPkg {
 		steered := vetPkgs[path]
 		for _, t := range g.pkg.Tests {
+			if t.Skipped != "" {
+				// No coverage: recorded in full, as without CFP.
+				g.steps[t.Name] = cfp.Step{Test: t.Name}
+				continue
+			}
 			s, ok := g.steps[t.Name]
 			if !ok && !steered {
 				continue
