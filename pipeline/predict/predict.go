@@ -118,10 +118,13 @@ type DetectOptions struct {
 	// limit.
 	MaxTraceBytes int64
 	// MaxGoroutines skips, with a note, the runs that started more
-	// goroutines: hb's vector clocks have a component per goroutine, so
-	// their memory grows with the square of the count (pond's
-	// TestSubpoolStopAndWait starts 100,000 and needed over 20 GB). 0
-	// means DefaultMaxGoroutines; negative, no limit.
+	// goroutines. hb's clocks cost memory for the goroutines that
+	// communicate, no longer a word per goroutine per snapshot (pond's
+	// TestSubpoolStopAndWait starts about 100,000: over 8 GiB with flat
+	// vector clocks, 1.8 GiB with the trace's events now), but a join of
+	// two clocks that heard of many goroutines along different paths
+	// still compares what they heard, so time grows faster than the
+	// count. 0 means DefaultMaxGoroutines; negative, no limit.
 	MaxGoroutines int
 	// Static are static findings to look for in every run (precog test
 	// -vet, see Options.Checks).
@@ -134,9 +137,12 @@ type DetectOptions struct {
 	NoHardware bool
 }
 
-// DefaultMaxGoroutines is the default DetectOptions.MaxGoroutines: about
-// 1 GiB of vector clocks at most.
-const DefaultMaxGoroutines = 10000
+// DefaultMaxGoroutines is the default DetectOptions.MaxGoroutines. Memory
+// no longer sets it (pond's 100,000-goroutine test ran in 1.8 GiB), time
+// does: hb on that test takes over four minutes of CPU, on its first
+// 54,700 goroutines 30 seconds (bench/RESULTS.md, "Analysis memory and
+// time at scale").
+const DefaultMaxGoroutines = 50000
 
 // DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
 // about 15 million events and 2.5 GiB of memory to analyse.

@@ -144,7 +144,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.condFlags, "condflags", true, "OSCS: take a flag awaited under a sync.Cond as ordering synchronization (as precog test does)")
 			fs.BoolVar(&o.spin, "spinloops", true, "OSCS: take a flag awaited in a loop as ordering synchronization (as precog test does)")
 			fs.Int64Var(&o.maxTrace, "max-trace", 64, "skip, with a note, traces larger than `MiB` megabytes (0: no limit)")
-			fs.IntVar(&o.maxGoroutines, "max-goroutines", 10000, "skip, with a note, traces of more than `n` goroutines (0: no limit); the happens-before graph's memory grows with the square of the count")
+			fs.IntVar(&o.maxGoroutines, "max-goroutines", 50000, "skip, with a note, traces of more than `n` goroutines (0: no limit); the happens-before clocks' memory grows with the goroutines that communicate, their time faster")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				files, err := cli.ParseInterspersed(fs, args)
 				if errors.Is(err, flag.ErrHelp) {
