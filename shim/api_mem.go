@@ -11,6 +11,9 @@ import (
 func R[T any](site uint32, p *T) *T {
 	if enabled {
 		access(site, trace.EvRead, unsafe.Pointer(p))
+		if suppressing.Load() {
+			suppRead(unsafe.Pointer(p))
+		}
 	}
 	return p
 }
@@ -21,6 +24,12 @@ func R[T any](site uint32, p *T) *T {
 func W[T any](site uint32, p *T, v T) {
 	if !enabled {
 		*p = v
+		return
+	}
+	if suppressing.Load() && suppWrite(site, unsafe.Pointer(p)) {
+		// Suppressed (precog explain): the location keeps its value;
+		// the write is recorded all the same (see suppress.go).
+		write(site, unsafe.Pointer(p), valueWord(p, &v))
 		return
 	}
 	if accessGates.Load() {
@@ -44,14 +53,38 @@ func W[T any](site uint32, p *T, v T) {
 // value word W would record.
 func Wrote[T any](site uint32, p *T) {
 	if enabled {
+		if suppressing.Load() {
+			// The store is done: a suppressed one cannot be undone,
+			// but what depends on it is suppressed.
+			suppWrite(site, unsafe.Pointer(p))
+		}
 		write(site, unsafe.Pointer(p), valueWord(p, p))
 	}
+}
+
+// Def records the definition of a new local variable *p that the program
+// has just done itself (x := v, with precog explain's full tracing). A
+// suppressed definition leaves the variable at its zero value, the value
+// it had before the definition.
+func Def[T any](site uint32, p *T) {
+	if !enabled {
+		return
+	}
+	word := valueWord(p, p)
+	if suppressing.Load() && suppWrite(site, unsafe.Pointer(p)) {
+		var zero T
+		*p = zero
+	}
+	write(site, unsafe.Pointer(p), word)
 }
 
 // Read records a read of addr, for shapes R cannot express.
 func Read(site uint32, addr unsafe.Pointer) {
 	if enabled {
 		access(site, trace.EvRead, addr)
+		if suppressing.Load() {
+			suppRead(addr)
+		}
 	}
 }
 
@@ -141,6 +174,9 @@ func (l *Local) state() *gstate {
 func RL[T any](l *Local, site uint32, p *T) *T {
 	if enabled {
 		l.read(site, unsafe.Pointer(p))
+		if suppressing.Load() {
+			suppRead(unsafe.Pointer(p))
+		}
 	}
 	return p
 }
@@ -149,6 +185,11 @@ func RL[T any](l *Local, site uint32, p *T) *T {
 func WL[T any](l *Local, site uint32, p *T, v T) {
 	if !enabled {
 		*p = v
+		return
+	}
+	if suppressing.Load() && suppWrite(site, unsafe.Pointer(p)) {
+		// Suppressed (precog explain): see W.
+		write(site, unsafe.Pointer(p), valueWord(p, &v))
 		return
 	}
 	if accessGates.Load() {
@@ -185,7 +226,7 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 // most 8 bytes (the rewriter knows the type): the value word is v's bits,
 // as valueWord would find through the type's class.
 func WN[T any](l *Local, site uint32, p *T, v T) {
-	if !enabled || accessGates.Load() {
+	if !enabled || accessGates.Load() || suppressing.Load() {
 		WL(l, site, p, v)
 		return
 	}
@@ -198,7 +239,7 @@ func WN[T any](l *Local, site uint32, p *T, v T) {
 // WP is WL for a T whose underlying type is a pointer, map, channel,
 // function or unsafe.Pointer: the value word is 0 for nil, else 1.
 func WP[T any](l *Local, site uint32, p *T, v T) {
-	if !enabled || accessGates.Load() {
+	if !enabled || accessGates.Load() || suppressing.Load() {
 		WL(l, site, p, v)
 		return
 	}

@@ -280,6 +280,7 @@ func installControl(p *plan.Plan) (*control, error) {
 	if old := ctl.Swap(c); old != nil {
 		old.close()
 	}
+	installSuppress(c, p.Suppress)
 	accessGates.Store(gated)
 	return c, nil
 }
@@ -287,6 +288,7 @@ func installControl(p *plan.Plan) (*control, error) {
 // uninstallControl unloads the plan and closes its result file.
 func uninstallControl() {
 	accessGates.Store(false)
+	installSuppress(nil, nil)
 	if c := ctl.Swap(nil); c != nil {
 		c.close()
 	}

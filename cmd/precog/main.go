@@ -13,6 +13,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/covercmd"
+	"github.com/precog-dev/precog/cmd/precog/internal/explaincmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/hwreplaycmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/mergecmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
@@ -51,6 +52,7 @@ func main() {
 		covercmd.Command(),
 		recordcmd.Command(),
 		reprocmd.Command(),
+		explaincmd.Command(),
 		mergecmd.Command(),
 		tracecmd.Command(),
 		hwreplaycmd.Command(),

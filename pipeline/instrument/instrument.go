@@ -59,7 +59,12 @@ type Config struct {
 	Patterns   []string // packages whose tests will run
 	BuildFlags []string // -tags and the like, passed to go list and go build
 	All        bool     // instrument every heap/global access, not only shared ones
-	Funcs      bool     // Enter/Exit events (off by default for now)
+	// Locals is precog explain's full tracing (rewrite.Options.Locals):
+	// every load and store of the instrumented packages, local variables
+	// included, and definitions recorded so that they can be suppressed.
+	// It implies All; the cache keys it apart.
+	Locals bool `json:",omitempty"`
+	Funcs  bool // Enter/Exit events (off by default for now)
 	// CFP, when not nil, plans the function logging of CFP's cheap run
 	// with analyzers/cfpplan (implying Funcs), skips the functions the
 	// plan prunes and writes the plan (detect/cfp.Plan) beside the site
@@ -204,7 +209,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		instrumented[f.pkg.PkgPath] = true
 	}
 	for _, f := range sel.files {
-		opts := rewrite.Options{Funcs: cfg.Funcs, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
+		opts := rewrite.Options{Funcs: cfg.Funcs, Locals: cfg.Locals, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
 		if skip != nil {
 			opts.SkipFunc = skipFunc(f.pkg.Fset, skip)
 		}
@@ -302,6 +307,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 
 // checkConfig rejects configurations that cannot work, each with one line.
 func checkConfig(cfg *Config) error {
+	if cfg.Locals {
+		cfg.All = true
+	}
 	if len(cfg.Patterns) == 0 {
 		return errors.New("no packages to instrument: the package pattern list is empty")
 	}

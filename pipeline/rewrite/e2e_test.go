@@ -29,59 +29,65 @@ func TestRewriteKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := uint32(1)
-	for _, name := range pkgs {
-		dir := filepath.Join(root, filepath.FromSlash(name))
-		t.Run(name, func(t *testing.T) {
-			names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-			fset := token.NewFileSet()
-			var files []*ast.File
-			var srcs [][]byte
-			for _, n := range names {
-				src, err := os.ReadFile(n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f, err := parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution)
-				if err != nil {
-					t.Fatal(err)
-				}
-				files, srcs = append(files, f), append(srcs, src)
+	for _, locals := range []bool{false, true} {
+		for _, name := range pkgs {
+			dir := filepath.Join(root, filepath.FromSlash(name))
+			sub := name
+			if locals {
+				sub = "locals/" + name // precog explain's full tracing
 			}
-			pkg, info := checkFiles(t, fset, "precog.example/kernels/"+name, files)
-			im := newTestImporter()
-			im.mu.Lock()
-			ofset := im.fset
-			im.mu.Unlock()
-			var out []*ast.File
-			for i, f := range files {
-				r, text, err := rewriteFile(fset, f, srcs[i], pkg, info, Options{FirstSite: next, Funcs: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r == nil {
-					text = srcs[i]
-				} else {
-					next += uint32(len(r.sites))
-					for reason, n := range r.skipped {
-						t.Logf("%s: skipped %d: %s", filepath.Base(names[i]), n, reason)
+			t.Run(sub, func(t *testing.T) {
+				names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+				fset := token.NewFileSet()
+				var files []*ast.File
+				var srcs [][]byte
+				for _, n := range names {
+					src, err := os.ReadFile(n)
+					if err != nil {
+						t.Fatal(err)
 					}
+					f, err := parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution)
+					if err != nil {
+						t.Fatal(err)
+					}
+					files, srcs = append(files, f), append(srcs, src)
 				}
-				if strings.Count(string(text), "\n") != strings.Count(string(srcs[i]), "\n") {
-					t.Errorf("%s: line count changed", names[i])
-				}
+				pkg, info := checkFiles(t, fset, "precog.example/kernels/"+name, files)
+				im := newTestImporter()
 				im.mu.Lock()
-				of, err := parser.ParseFile(ofset, names[i], text, parser.SkipObjectResolution)
+				ofset := im.fset
 				im.mu.Unlock()
-				if err != nil {
-					t.Fatal(err)
+				var out []*ast.File
+				for i, f := range files {
+					r, text, err := rewriteFile(fset, f, srcs[i], pkg, info, Options{FirstSite: next, Funcs: true, Locals: locals})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r == nil {
+						text = srcs[i]
+					} else {
+						next += uint32(len(r.sites))
+						for reason, n := range r.skipped {
+							t.Logf("%s: skipped %d: %s", filepath.Base(names[i]), n, reason)
+						}
+					}
+					if strings.Count(string(text), "\n") != strings.Count(string(srcs[i]), "\n") {
+						t.Errorf("%s: line count changed", names[i])
+					}
+					im.mu.Lock()
+					of, err := parser.ParseFile(ofset, names[i], text, parser.SkipObjectResolution)
+					im.mu.Unlock()
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, of)
 				}
-				out = append(out, of)
-			}
-			conf := types.Config{Importer: im}
-			if _, err := conf.Check(pkg.Path(), ofset, out, nil); err != nil {
-				t.Errorf("rewritten package does not type-check: %v", err)
-			}
-		})
+				conf := types.Config{Importer: im}
+				if _, err := conf.Check(pkg.Path(), ofset, out, nil); err != nil {
+					t.Errorf("rewritten package does not type-check: %v", err)
+				}
+			})
+		}
 	}
 	t.Logf("%d sites", next-1)
 }

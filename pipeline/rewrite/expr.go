@@ -206,7 +206,7 @@ func (r *rewriter) location(e ast.Expr) bool {
 		if v.Parent() == v.Pkg().Scope() {
 			return true
 		}
-		return r.escaped[v]
+		return r.escaped[v] || r.opts.Locals
 	case *ast.ParenExpr:
 		return r.location(x.X)
 	case *ast.SelectorExpr:

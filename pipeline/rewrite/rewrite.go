@@ -31,6 +31,14 @@ type Options struct {
 	// Shared is asked about); nil for none.
 	Uses  func(pos token.Pos) string
 	Funcs bool // insert Enter/Exit in function bodies
+	// Locals is precog explain's full tracing: accesses to every local
+	// variable are instrumented too, as if it escaped, and definitions
+	// (x := v, var x = v) of new variables are recorded after the
+	// statement with precog_shim.Def, which a suppressing plan can undo.
+	// Locals takes the address of every local it instruments, which moves
+	// them to the heap: it costs more than any other mode, for the one
+	// command that needs every load and store.
+	Locals bool
 	// SkipFunc reports the functions, by the position of their body's
 	// opening brace, whose entry and exit a CFP plan does not log
 	// (analyzers/cfpplan); they keep their "func" site, which tells the

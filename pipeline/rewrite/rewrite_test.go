@@ -12,6 +12,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -480,4 +481,55 @@ func (x *stopper) stop() { x.cancel() }
 		t.Errorf("x.cancel() rewritten into an address of a call:\n%s", out)
 	}
 	typeCheckOutput(t, "cancel.go", out)
+}
+
+// TestRewriteLocals checks precog explain's full tracing: reads and writes
+// of local variables that nothing shares are instrumented, new variables
+// are recorded after their definition with Def (not in an init statement,
+// where nothing can follow), and the result type-checks.
+func TestRewriteLocals(t *testing.T) {
+	src := []byte(`package p
+
+func f(a int) int {
+	x := a + 1
+	var y = x
+	y = x * 2
+	if z := y; z > 0 {
+		return z
+	}
+	for i := 0; i < 3; i++ {
+		y += i
+	}
+	return y
+}
+`)
+	out, sites, _ := rewriteSource(t, "p.go", src, Options{FirstSite: 1, Locals: true})
+	typeCheckOutput(t, "p.go", out)
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`x := \(\*precog_shim\.RL?\(`),     // a read
+		regexp.MustCompile(`; precog_shim\.Def\(`),            // x's definition, recorded after it
+		regexp.MustCompile(`precog_shim\.W[LNP]?\([^;]*&y, `), // y = x * 2
+		regexp.MustCompile(`var y = \(\*precog_shim\.RL?\(`),  // var y = x reads x
+		regexp.MustCompile(`if z := \(\*precog_shim\.RL?\(`),  // the init statement still reads y
+	} {
+		if !want.Match(out) {
+			t.Errorf("rewritten file lacks %s:\n%s", want, numbered(out))
+		}
+	}
+	if strings.Count(string(out), "precog_shim.Def(") != 2 {
+		t.Errorf("want Def after x := and var y, not in the if's init:\n%s", numbered(out))
+	}
+	var defs int
+	for _, s := range sites {
+		if s.Kind == "write" && (s.Expr == "x" || s.Expr == "y") {
+			defs++
+		}
+	}
+	if defs < 3 {
+		t.Errorf("want write sites for x's and y's definitions and y's assignment, got sites %+v", sites)
+	}
+	plain, _, _ := rewriteSource(t, "p.go", src, Options{FirstSite: 1})
+	if plain != nil {
+		t.Errorf("without Locals nothing is instrumented, got:\n%s", plain)
+	}
 }

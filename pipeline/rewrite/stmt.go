@@ -98,9 +98,24 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 		if !ok || gd.Tok != token.VAR {
 			return
 		}
+		var defs []ast.Expr
 		for _, sp := range gd.Specs {
 			vs := sp.(*ast.ValueSpec)
 			r.values(vs.Names, vs.Values)
+			if r.opts.Locals {
+				for _, id := range vs.Names {
+					if id.Name != "_" {
+						defs = append(defs, id)
+					}
+				}
+			}
+		}
+		if len(defs) > 0 {
+			all := make(map[ast.Expr]bool)
+			for _, d := range defs {
+				all[d] = true
+			}
+			r.wroteAfterDefs(s, defs, all, inList)
 		}
 	}
 }
@@ -253,12 +268,19 @@ func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
 		}
 		r.values(ids, s.Rhs)
 		var wrote []ast.Expr
+		var defs map[ast.Expr]bool
 		for _, id := range ids {
 			if id != nil && r.info.Defs[id] == nil && r.shared(id) {
 				wrote = append(wrote, id)
+			} else if id != nil && r.opts.Locals && r.info.Defs[id] != nil && id.Name != "_" {
+				wrote = append(wrote, id)
+				if defs == nil {
+					defs = make(map[ast.Expr]bool)
+				}
+				defs[id] = true
 			}
 		}
-		r.wroteAfter(s, wrote, inList)
+		r.wroteAfterDefs(s, wrote, defs, inList)
 	case s.Tok == token.ASSIGN && len(s.Lhs) == 1 && len(s.Rhs) == 1:
 		l, v := s.Lhs[0], s.Rhs[0]
 		if ix, ok := ast.Unparen(l).(*ast.IndexExpr); ok && r.isMapIndex(ix) {
@@ -333,6 +355,12 @@ func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
 //
 //	{ var precog_l precog_rt.Writes; *precog_rt.Later(&precog_l, SITE, &a[i]), i = x, y; precog_l.Done() }
 func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
+	r.wroteAfterDefs(s, ls, nil, inList)
+}
+
+// wroteAfterDefs is wroteAfter, recording the targets in defs (new
+// variables, Options.Locals) with precog_shim.Def instead.
+func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]bool, inList bool) {
 	if len(ls) == 0 {
 		return
 	}
@@ -360,7 +388,11 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 			r.ed.close(llo, lhi, lit(")"))
 			continue
 		}
-		text = append(text, lit("; "+r.rt("Wrote")+"("+site+", &"), copyOf(llo, lhi), lit(")"))
+		fn := r.rt("Wrote")
+		if defs[l] {
+			fn = r.shim("Def")
+		}
+		text = append(text, lit("; "+fn+"("+site+", &"), copyOf(llo, lhi), lit(")"))
 	}
 	if later {
 		r.ed.open(lo, hi, lit("{ var precog_l "+r.rt("Writes")+"; "))

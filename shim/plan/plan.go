@@ -70,6 +70,8 @@
 //	budget    perturb: the budget is used up, no more delays
 //	capped    perturb: 10000 delay and yield lines written, no more
 //	select    a forced select ran (point, case: forced, took: ran)
+//	suppressed a write was skipped (Suppress; point, reason "dependence"
+//	          if it was skipped for what it read), at most 10000 lines
 //	final     the outcome (state confirmed, timed out or diverged, reason;
 //	          "error" if the shim rejected the plan); at most one; later
 //	          points are let through, and force still writes "reached" for
@@ -148,6 +150,13 @@ type Plan struct {
 
 	// Selects to force, in any mode.
 	Selects []Select `json:"selects,omitempty"`
+
+	// Suppress, in any mode, names write instances (points of write
+	// sites) that the shim skips, and with them every later write that
+	// depends on a location they left unwritten: precog explain's
+	// execution suppression (see the shim's suppress.go). Each skipped
+	// write gets a "suppressed" line in the result file.
+	Suppress []Point `json:"suppress,omitempty"`
 }
 
 // A Point is the N-th arrival (from 0) of goroutine G at Site. Kind,
@@ -205,6 +214,9 @@ const (
 	EvCapped  = "capped"
 	EvSelect  = "select"
 	EvFinal   = "final"
+	// EvSuppressed: a write the plan's Suppress skipped (point; reason
+	// "dependence" if it was skipped for reading a suppressed location).
+	EvSuppressed = "suppressed"
 )
 
 // The states of a final Record: the outcome of a forced or replayed run,

@@ -145,7 +145,9 @@ Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
 (-validate-budget). Up to -p test processes run at once. A confirmed
 finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
-that makes the test fail the same way again.
+that makes the test fail the same way again. A test that failed by itself
+in its recorded run gets a hint line in the text output: the "precog
+explain -run TestX PACKAGE" command that looks for its root cause.
 
 testing/synctest bubbles
 
@@ -572,6 +574,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			err = report.JSON(env.Stdout, res.Findings)
 		} else {
 			err = report.Text(env.Stdout, dir, res.Findings)
+			if err == nil {
+				explainHints(env.Stdout, o, res.Findings)
+			}
 		}
 		if err != nil {
 			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
@@ -627,6 +632,30 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 		}
 	}
 	return checks, nil
+}
+
+// explainHints prints, for each test that failed by itself in its
+// recorded run (a crash or a failed test), the precog explain command that
+// looks for the failure's root cause.
+func explainHints(w io.Writer, o options, fs []finding.Finding) {
+	seen := make(map[string]bool)
+	for _, f := range fs {
+		if f.Kind != finding.Crash && f.Kind != finding.TestFailed {
+			continue
+		}
+		for _, t := range f.Tests {
+			i := strings.LastIndexByte(t, '.')
+			if i < 0 || seen[t] {
+				continue
+			}
+			seen[t] = true
+			cmd := "precog explain"
+			if o.dir != "" {
+				cmd += " -C " + cli.ShellQuote(o.dir)
+			}
+			fmt.Fprintf(w, "hint: %s failed by itself; its root cause: %s -run %s %s\n", t[i+1:], cmd, t[i+1:], cli.ShellQuote(t[:i]))
+		}
+	}
 }
 
 // reproCommand returns the command that replays a confirmed finding's

@@ -1,0 +1,250 @@
+// Package explaincmd implements "precog explain": the root cause of a
+// failing test, by execution suppression (pipeline/explain).
+package explaincmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/pipeline/explain"
+	"github.com/precog-dev/precog/pipeline/predict"
+	"github.com/precog-dev/precog/pipeline/validate"
+)
+
+const doc = `Explain finds the root cause of a failing test: the concurrency bug, or
+the statement where the corruption started, behind a crash (a panic, a
+fatal runtime error), a failed assertion or a hang. It implements execution
+suppression (Jeffrey et al.):
+
+ 1. Get a failing run, with every load and store of the package recorded
+    (local variables included): the test as written; or, if it passes,
+    the test forced into another order of two accesses its passing run
+    made (pairs of accesses of two goroutines to one location that
+    nothing orders, nil stores first; up to -forced orders); or the test
+    under seeded perturbation of its goroutines (up to -perturb seeds).
+    The report says which.
+ 2. The failure point: the location whose value caused the failure (the
+    nil pointer, the index, the value a failed assertion names) and its
+    last definition in the trace.
+ 3. At that definition, check for a harmful data race (an access of
+    another goroutine with no happens-before order: run again with the
+    two in the other order and compare the values), then for an atomicity
+    violation (both moves of an interleaved access avoid the failure) or
+    an order violation (one does). If found, that is the root cause.
+ 4. Otherwise suppress the definition and every later write that depends
+    on what it left unwritten, and run again, replaying the failing run's
+    order of synchronization: a new failure is the next iteration; a run
+    without failure makes the last suppressed definition the root cause.
+
+With -finding, explain takes a confirmed finding of precog test: its ID
+(looked up in -o DIR's repro directory, or precog's cache, as precog repro
+does) or its schedule file names the package and the test, and the search
+for a failing run forces the accesses at the finding's sites first. (The
+schedule's own plan is not replayed: its site and goroutine IDs are those of
+precog test's build, not of explain's full-tracing one.)
+
+The report gives the root cause with file:line:col and its source, its
+kind (race, atomicity, order, definition, or none when no root cause could
+be found), the chain of iterations, and the runs used in the columns of the
+paper: orig (the failing run), supp (suppression runs), race (re-executions
+with a race reversed), vio (re-executions with a violation's access moved).
+Every run is bounded in time (-timeout), and so is each wait of a replayed
+or forced run. -json prints one object: root {file, line, col, expr},
+kind, sites (both accesses for a race or violation, the root first),
+chain, executions {orig, supp, race, vio}.
+
+explain builds the package with full tracing, whose cost is several times
+a normal recording's: explain one test (-run) of one package.
+
+Exit status
+
+	0  a root cause was found (or the test does not fail: nothing to explain)
+	3  no root cause could be found
+	1  an error
+`
+
+// Command returns the "explain" command.
+func Command() *cli.Command {
+	return &cli.Command{
+		Name:    "explain",
+		Args:    "[-run TestX] [-json] [package] | -finding id|file",
+		Summary: "find the root cause of a failing test by execution suppression",
+		Doc:     doc,
+		Define: func(fs *flag.FlagSet) cli.Runner {
+			var o options
+			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
+			fs.StringVar(&o.run, "run", "", "the top-level `test` to explain (default: the first that fails)")
+			fs.BoolVar(&o.json, "json", false, "print the report as one JSON object")
+			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			fs.StringVar(&o.tags, "tags", "", "comma-separated build `tags`")
+			fs.DurationVar(&o.timeout, "timeout", explain.DefaultTimeout, "bound of each run of the test")
+			fs.IntVar(&o.forced, "forced", explain.DefaultForced, "forced orders to try when the test passes as written (0: none)")
+			fs.IntVar(&o.perturb, "perturb", explain.DefaultPerturb, "perturbation seeds to try after the forced orders (0: none)")
+			fs.IntVar(&o.iters, "iters", explain.DefaultIters, "suppression iterations at most")
+			fs.StringVar(&o.finding, "finding", "", "explain the test of a confirmed finding: its `id` (with -o, as precog repro takes it) or the path of its schedule file")
+			fs.StringVar(&o.out, "o", "", "with -finding ID: the output `dir` that precog test wrote (default: precog's cache)")
+			fs.BoolVar(&o.work, "work", false, "print the work directory (plans, results and traces of every run) and keep it")
+			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
+				args, err := cli.ParseInterspersed(fs, args)
+				if err != nil {
+					return cli.ExitError, fmt.Errorf("%w (run 'precog help explain' for usage)", err)
+				}
+				if len(args) > 1 {
+					return cli.ExitError, fmt.Errorf("explain takes one package, got %d (run 'precog help explain' for usage)", len(args))
+				}
+				if o.finding != "" && len(args) > 0 {
+					return cli.ExitError, fmt.Errorf("-finding names the package and test: give no package (run 'precog help explain' for usage)")
+				}
+				pkg := "."
+				if len(args) == 1 {
+					pkg = args[0]
+				}
+				return run(ctx, env, o, pkg)
+			}
+		},
+	}
+}
+
+type options struct {
+	dir, run, cache, tags  string
+	finding, out           string
+	json, work             bool
+	timeout                time.Duration
+	perturb, iters, forced int
+}
+
+func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) {
+	if strings.ContainsAny(o.run, "|/") {
+		return cli.ExitError, fmt.Errorf("-run names one top-level test, got %q", o.run)
+	}
+	if o.timeout <= 0 {
+		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %s", o.timeout)
+	}
+	dir, err := cli.WorkDir(env.Dir, o.dir)
+	if err != nil {
+		return cli.ExitError, err
+	}
+	perturb, forced := o.perturb, o.forced
+	if perturb == 0 {
+		perturb = -1
+	}
+	if forced == 0 {
+		forced = -1
+	}
+	var flags []string
+	if o.tags != "" {
+		flags = append(flags, "-tags="+o.tags)
+	}
+	progress := cli.NewProgress(env.Stderr)
+	eo := explain.Options{Dir: dir, Package: pkg, Test: o.run, BuildFlags: flags,
+		CacheDir: o.cache, Timeout: o.timeout, Perturb: perturb, Forced: forced, Iters: o.iters, Progress: progress.Status}
+	if o.finding != "" {
+		env := &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
+		s, err := schedule(env, o)
+		if err != nil {
+			return cli.ExitError, err
+		}
+		eo.Dir, eo.Package, eo.Test, eo.BuildFlags, eo.Prefer = s.Dir, s.Package, s.Test, s.BuildFlags, s.Sites
+		fmt.Fprintf(env.Stderr, "explaining %s: %s: %s, in %s\n", s.ID, s.Kind, s.Message, s.Test)
+	}
+	if o.work {
+		eo.Work = func(dir string) { fmt.Fprintf(env.Stderr, "WORK=%s\n", dir) }
+	}
+	rep, err := explain.Explain(ctx, eo)
+	progress.Clear()
+	if errors.Is(err, explain.ErrNoFailure) {
+		fmt.Fprintf(env.Stdout, "nothing to explain: %v\n", err)
+		return cli.ExitOK, nil
+	}
+	if err != nil {
+		return cli.ExitError, err
+	}
+	if o.json {
+		data, err := rep.JSON()
+		if err != nil {
+			return cli.ExitError, err
+		}
+		fmt.Fprintf(env.Stdout, "%s\n", data)
+	} else {
+		write(env.Stdout, rep)
+	}
+	if rep.Kind == explain.KindNone {
+		return cli.ExitFindings, nil
+	}
+	return cli.ExitOK, nil
+}
+
+// schedule reads the schedule of -finding: a finding ID, looked up as
+// precog repro does, or a schedule file.
+func schedule(env *cli.Env, o options) (*validate.Schedule, error) {
+	path := env.Resolve(o.finding)
+	if !strings.HasSuffix(o.finding, ".json") {
+		out := o.out
+		if out != "" {
+			out = env.Resolve(out)
+		}
+		rd, err := predict.ReproDir(out, o.cache)
+		if err != nil {
+			return nil, err
+		}
+		path = predict.ReproFile(rd, o.finding)
+	}
+	s, err := validate.ReadSchedule(path)
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("no reproducer for %s: %s does not exist (precog test writes one per confirmed finding)", o.finding, path)
+	}
+	return s, err
+}
+
+// write prints the report as text.
+func write(w io.Writer, r *explain.Report) {
+	fmt.Fprintf(w, "%s.%s: failing run: %s\n", r.Package, r.Test, r.Source)
+	switch r.Kind {
+	case explain.KindNone:
+		fmt.Fprintf(w, "no root cause found: %s\n", r.Reason)
+	case explain.KindDefinition:
+		fmt.Fprintf(w, "root cause: the definition %s\n\t%s\n", r.Root, r.Reason)
+	default:
+		fmt.Fprintf(w, "root cause: %s (%s) at %s\n\t%s\n", kindName(r.Kind), r.Shape, r.Root, r.Reason)
+		for _, s := range r.Sites {
+			fmt.Fprintf(w, "\t%s (goroutine %d)\n", s, s.G)
+		}
+	}
+	for i, st := range r.Chain {
+		fmt.Fprintf(w, "iteration %d: %s\n", i+1, st.Failure)
+		if st.At != nil {
+			fmt.Fprintf(w, "\tfailure point %s (%s)\n", st.At, st.Why)
+		}
+		if st.Def != nil {
+			fmt.Fprintf(w, "\tlast definition %s, value %d\n", st.Def, st.Value)
+		}
+		if st.Checked != "" {
+			fmt.Fprintf(w, "\tchecked: %s\n", st.Checked)
+		}
+		if st.Note != "" {
+			fmt.Fprintf(w, "\tnote: %s\n", st.Note)
+		}
+	}
+	e := r.Executions
+	fmt.Fprintf(w, "executions: %d (orig %d + supp %d + race %d + vio %d), %s, largest trace %d events (%d bytes)\n",
+		e.Total(), e.Orig, e.Supp, e.Race, e.Vio, cli.Round(r.Wall), r.MaxEvents, r.MaxTraceBytes)
+}
+
+func kindName(k string) string {
+	switch k {
+	case explain.KindRace:
+		return "data race"
+	case explain.KindAtomicity:
+		return "atomicity violation"
+	case explain.KindOrder:
+		return "order violation"
+	}
+	return k
+}

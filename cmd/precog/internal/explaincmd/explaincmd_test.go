@@ -1,0 +1,125 @@
+package explaincmd_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/explaincmd"
+	"github.com/precog-dev/precog/internal/corpus"
+	"github.com/precog-dev/precog/internal/expect"
+	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/pipeline/explain"
+)
+
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+
+// knownGaps are the kernels whose root cause explain is known to get
+// wrong, with what it reports and why (measured); a kernel here that comes
+// out right fails the test, so that the entry goes.
+var knownGaps = map[string]string{
+	"mozilla3x": "reports the definition t.wakeup = t.waiter (mozilla3x.go:98): the two-access order check at it forces " +
+		"Run's first read of t.wakeup (line 85) before Shutdown's store, one instance of a loop that reads it again, " +
+		"and the run fails too; the order that matters is Run's t.waiter store before Shutdown's read of it, " +
+		"on another location than the failure's",
+}
+
+func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
+	code = cli.Main(t.Context(), env, []*cli.Command{explaincmd.Command()}, args)
+	return out.String(), errs.String(), code
+}
+
+// TestKernels runs precog explain -json on every kernel of the corpus that
+// has an explain file and checks the root cause's kind and sites against
+// it (internal/expect.Explain.Check), and that the report's runs add up.
+func TestKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs instrumented test binaries")
+	}
+	root := corpus.Dir()
+	pkgs, err := corpus.Packages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	n := 0
+	for _, pkg := range pkgs {
+		dir := filepath.Join(root, filepath.FromSlash(pkg))
+		x, err := expect.ReadExplain(filepath.Join(dir, "explain"))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		t.Run(pkg, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := precog(t, root, "explain", "-json", "-cache", cache, "-run", x.Test, "./"+pkg)
+			if code == cli.ExitError {
+				t.Fatalf("precog explain exited %d:\n%s", code, stderr)
+			}
+			var rep explain.Report
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("output is not one JSON report: %v\n%s", err, stdout)
+			}
+			var rootRef *expect.SiteRef
+			if rep.Root != nil {
+				rootRef = &expect.SiteRef{File: rep.Root.File, Line: rep.Root.Line}
+			}
+			var sites []expect.SiteRef
+			for _, s := range rep.Sites {
+				sites = append(sites, expect.SiteRef{File: s.File, Line: s.Line})
+			}
+			err := x.Check(dir, rep.Kind, rootRef, sites)
+			if gap, ok := knownGaps[pkg]; ok {
+				if err == nil {
+					t.Errorf("%s is right now: remove it from knownGaps", pkg)
+				} else {
+					t.Logf("known gap (%v): %s", err, gap)
+				}
+			} else if err != nil {
+				t.Errorf("%v\n%s", err, stdout)
+			}
+			if natural := rep.Source == "natural"; natural != (x.Failing == expect.Natural) {
+				t.Errorf("failing run from %q, want it %s", rep.Source, x.Failing)
+			}
+			if e := rep.Executions; e.Orig != 1 || e.Supp < 0 || e.Total() < 1 {
+				t.Errorf("executions %+v", e)
+			}
+			if (rep.Kind == explain.KindNone) != (code == cli.ExitFindings) {
+				t.Errorf("kind %s with exit status %d", rep.Kind, code)
+			}
+			t.Logf("%s %s: %d runs (orig %d + supp %d + race %d + vio %d), %d events, %s",
+				pkg, rep.Kind, rep.Executions.Total(), rep.Executions.Orig, rep.Executions.Supp, rep.Executions.Race, rep.Executions.Vio, rep.MaxEvents, rep.Wall)
+		})
+	}
+	if n == 0 {
+		t.Fatal("no kernel of the corpus has an explain file")
+	}
+}
+
+// TestErrors: bad input gets one line and exit status 1.
+func TestErrors(t *testing.T) {
+	root := corpus.Dir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain", "./a", "./b"}, "explain takes one package"},
+		{[]string{"explain", "-run", "TestA|TestB", "./fig4"}, "-run names one top-level test"},
+		{[]string{"explain", "-timeout", "0s", "./fig4"}, "-timeout must be positive"},
+	} {
+		_, stderr, code := precog(t, root, tc.args...)
+		if code != cli.ExitError || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 1 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,25 @@
+package testcmd
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/precog-dev/precog/detect/finding"
+)
+
+// TestExplainHints: a test that failed by itself gets one precog explain
+// hint; predicted findings get none.
+func TestExplainHints(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.Crash, Tests: []string{"precog.example/kernels/crashpanic.TestIndex"}},
+		{Kind: finding.TestFailed, Tests: []string{"precog.example/kernels/crashpanic.TestIndex", "example.com/p.TestB"}},
+		{Kind: finding.Race, Tests: []string{"example.com/p.TestC"}},
+	}
+	var b bytes.Buffer
+	explainHints(&b, options{dir: "testdata/kernels"}, fs)
+	want := "hint: TestIndex failed by itself; its root cause: precog explain -C testdata/kernels -run TestIndex precog.example/kernels/crashpanic\n" +
+		"hint: TestB failed by itself; its root cause: precog explain -C testdata/kernels -run TestB example.com/p\n"
+	if b.String() != want {
+		t.Errorf("hints:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,134 @@
+package suppress
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// fig4 is a trace of the paper's Fig. 4 shape: goroutines 2 and 3 both
+// read the cursor (0x100, line 1 of Reserve); 3 writes it back (4);
+// 2, later and with the stale pad, writes 7 (line 2), then under the lock
+// stores the slot (0x200, line 3) and reads it as an index (line 4), where
+// it crashes.
+const fig4 = `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=10 child=2
+3 g=1 Fork site=10 child=3
+4 g=2 Begin parent=1
+4.1 g=2 Read site=1 addr=0x100
+5 g=3 Begin parent=1
+5.1 g=3 Read site=1 addr=0x100
+5.2 g=3 Read site=3 addr=0x100
+5.3 g=3 Write site=2 addr=0x100 value=4
+6 g=3 End
+7 g=2 Sleep site=11 addr=0x0 value=0
+8 g=2 Wake site=11 addr=0x0 value=1
+8.1 g=2 Read site=3 addr=0x100
+8.2 g=2 Write site=2 addr=0x100 value=7
+9 g=2 Lock site=4 addr=0x900
+9.1 g=2 Read site=7 addr=0x100
+9.2 g=2 Write site=5 addr=0x200 value=7
+9.3 g=2 Read site=6 addr=0x200
+`
+
+func fig4Sites() *trace.SiteTable {
+	return &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "/m/p/t.go", Line: 70, Col: 11, Kind: "read", Expr: "t.next"},
+		{ID: 2, File: "/m/p/t.go", Line: 72, Col: 4, Kind: "write", Expr: "t.next"},
+		{ID: 3, File: "/m/p/t.go", Line: 72, Col: 13, Kind: "read", Expr: "t.next"},
+		{ID: 4, File: "/m/p/t.go", Line: 73, Col: 2, Kind: "lock", Expr: "t.mu.Lock()"},
+		{ID: 5, File: "/m/p/t.go", Line: 74, Col: 4, Kind: "write", Expr: "t.last"},
+		{ID: 6, File: "/m/p/t.go", Line: 75, Col: 17, Kind: "read", Expr: "t.last"},
+		{ID: 7, File: "/m/p/t.go", Line: 74, Col: 13, Kind: "read", Expr: "t.next"},
+		{ID: 10, File: "/m/p/t_test.go", Line: 9, Col: 3, Kind: "go", Expr: "go func()"},
+		{ID: 11, File: "/m/p/t.go", Line: 71, Col: 2, Kind: "sleep", Expr: "time.Sleep(d)"},
+	}}
+}
+
+func parse(t *testing.T, text string) []trace.Event {
+	t.Helper()
+	tr, err := trace.ParseText(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Events
+}
+
+func TestFailurePointAndRaces(t *testing.T) {
+	evs := parse(t, fig4)
+	a := Analyze(evs, fig4Sites(), nil)
+	f := Failure{Frames: []Frame{{File: "/m/p/t.go", Line: 75}, {File: "/m/p/t_test.go", Line: 9}},
+		Message: "runtime error: index out of range [7] with length 5"}
+	pt := a.FailurePoint(f)
+	if pt == nil || pt.Def == nil {
+		t.Fatalf("failure point %+v, want the read of t.last with its definition", pt)
+	}
+	if pt.Use.Site != 6 || pt.Def.Site != 5 || pt.Def.G != 2 || pt.Def.Value != 7 || pt.Suppressed != nil {
+		t.Errorf("failure point use %+v def %+v, want the read at site 6 defined by goroutine 2 at site 5 (7)", pt.Use, pt.Def)
+	}
+	if rs := a.Races(pt.Def.Index); len(rs) != 0 {
+		t.Errorf("races at the slot's definition %+v, want none (only goroutine 2 touches it)", rs)
+	}
+	// The cursor's definition by goroutine 2: a WAW race with goroutine 3's
+	// write, which nothing orders before it.
+	w := a.Find(Instance{G: 2, Site: 2, N: 0})
+	if w < 0 {
+		t.Fatal("goroutine 2's write of the cursor not found")
+	}
+	rs := a.Races(w)
+	if len(rs) == 0 || rs[0].Shape != "WAW" || rs[0].First.G != 3 || rs[0].Second.G != 2 {
+		t.Fatalf("races at the cursor's definition %+v, want WAW with goroutine 3's write first", rs)
+	}
+	// After the slot's definition is suppressed, the failing read keeps
+	// the location's zero value: the failure is the suppression's.
+	s := Analyze(evs, fig4Sites(), map[Instance]bool{{G: 2, Site: 5, N: 0}: true})
+	if pt := s.FailurePoint(f); pt == nil || pt.Suppressed == nil || pt.Suppressed.Site != 5 {
+		t.Errorf("with the slot's definition suppressed, failure point %+v, want it marked suppressed", pt)
+	}
+	// A stack with no instrumented line: no failure point.
+	if pt := a.FailurePoint(Failure{Frames: []Frame{{File: "/m/p/other.go", Line: 3}}}); pt != nil {
+		t.Errorf("failure point on an uninstrumented line: %+v", pt)
+	}
+}
+
+// TestViolations: goroutine 1 reads x, goroutine 2 writes it, goroutine 1
+// writes it (R1 W2 W1), all under a lock, so no race; and the
+// two-access order violations are only for ordered pairs.
+func TestViolations(t *testing.T) {
+	const text = `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=10 child=2
+3 g=1 Lock site=4 addr=0x900
+3.1 g=1 Read site=1 addr=0x100
+4 g=1 Unlock site=5 addr=0x900
+5 g=2 Begin parent=1
+6 g=2 Lock site=4 addr=0x900
+6.1 g=2 Write site=2 addr=0x100 value=1
+7 g=2 Unlock site=5 addr=0x900
+8 g=1 Lock site=4 addr=0x900
+8.1 g=1 Write site=3 addr=0x100 value=5
+9 g=1 Unlock site=5 addr=0x900
+`
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "a.go", Line: 10, Kind: "read", Expr: "x"},
+		{ID: 2, File: "a.go", Line: 20, Kind: "write", Expr: "x"},
+		{ID: 3, File: "a.go", Line: 11, Kind: "write", Expr: "x"},
+		{ID: 4, File: "a.go", Line: 9, Kind: "lock", Expr: "mu.Lock()"},
+		{ID: 5, File: "a.go", Line: 12, Kind: "unlock", Expr: "mu.Unlock()"},
+		{ID: 10, File: "a.go", Line: 5, Kind: "go", Expr: "go f()"},
+	}}
+	a := Analyze(parse(t, text), sites, nil)
+	def := a.Find(Instance{G: 1, Site: 3, N: 0})
+	if rs := a.Races(def); len(rs) != 0 {
+		t.Errorf("races %+v, want none: the lock orders every access", rs)
+	}
+	vs := a.Violations(def)
+	if len(vs) == 0 || vs[0].Shape != "R1W2W1" || vs[0].Middle.G != 2 || vs[0].Third == nil {
+		t.Fatalf("violations %+v, want R1W2W1 with goroutine 2 in the middle first", vs)
+	}
+	if last := vs[len(vs)-1]; last.Third != nil || last.Shape != "WW" {
+		t.Errorf("last violation %+v, want the two-access WW order (goroutine 2's write is ordered before)", last)
+	}
+}

@@ -1,0 +1,871 @@
+// Package explain finds the root cause of a failing test by execution
+// suppression (execution-suppression.txt, Jeffrey et al., Fig. 1): it gets a
+// failing run of the test with every load and store recorded (the
+// instrumenter's full tracing, instrument.Config.Locals), takes the location
+// whose value caused the failure and its last definition (detect/suppress),
+// checks there for a harmful data race (Fig. 2), an atomicity violation or an
+// order violation (Fig. 3) by re-executing with the accesses in the other
+// order, and otherwise suppresses that definition and what depends on it
+// (the shim's suppression, plan.Plan.Suppress) and runs again: a new failure
+// is the next iteration, no failure makes the last suppressed definition the
+// answer.
+//
+// # Runs
+//
+// Every run is one process of the test binary, bounded in wall time
+// (Options.Timeout) and, under a plan, in each wait of the shim. The runs
+// are counted in the paper's columns (Table II): orig, the failing run;
+// supp, each suppression run; race, each re-execution with a race's two
+// accesses reversed; vio, each re-execution with a violation's middle access
+// moved.
+//
+// The failing run comes from the test as written (natural); or, when it
+// passes, from a forced interleaving: of the pairs of accesses its passing
+// run made to one location from two goroutines, one a write, with no
+// happens-before order between them (a mutex orders nothing: ConMem's
+// view, so that two critical sections may run the other way round), nil
+// stores before the reads that came first ranked first, up to
+// Options.Forced pairs are run in the other order (validate.Reversal's force
+// plan), and the first that fails with the order held is the failing run;
+// or, failing that, from runs perturbed with seeded yields and delays at
+// the sync operations, up to Options.Perturb seeds. The report says which
+// (Report.Source) and how many runs the search took (Report.Search).
+//
+// Suppression runs replay the failing run's order of sync events (shim
+// replay mode), so that they follow its schedule up to the failure and name
+// the same statement instances, or, for a failing run that a forced order
+// made, force that order again. Runs that go past the original failure
+// leave the replayed order there (goroutines reach points the failing run
+// never did); the chain notes where each suppression run left it. Race and violation re-executions force only
+// the order of the two accesses (a force plan, validate.Reversal's), as the
+// paper's scheduler does; when the forced order does not hold, that
+// re-execution says so and the candidate is not reported.
+//
+// A race is harmful when, with the two accesses reversed, the value the
+// definition stored or the value the use read differs from the failing
+// run's, or the failure goes away. A three-access violation is an atomicity
+// violation when both moves of the middle access (before the first, after
+// the third) avoid the failure, an order violation when one does; a
+// two-access order violation when the reversed order avoids it.
+package explain
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/suppress"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/failure"
+	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/proc"
+	"github.com/precog-dev/precog/pipeline/validate"
+	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// Defaults of Options.
+const (
+	DefaultTimeout = 60 * time.Second
+	DefaultPerturb = 10
+	DefaultForced  = 20
+	DefaultIters   = 16
+	// WaitMS bounds each wait of the shim in a replayed or forced run.
+	WaitMS = 500
+	// BudgetMS bounds the waits of one such run together.
+	BudgetMS = 5000
+)
+
+// Options says what to explain.
+type Options struct {
+	Dir        string   // the directory go runs in
+	Package    string   // the package pattern (one package)
+	Test       string   // the top-level test; "" for the first failing one
+	BuildFlags []string // go build flags
+	CacheDir   string   // precog's cache ("" = default)
+	Timeout    time.Duration
+	// Forced is how many forced orders to try when the test passes as
+	// written (suppress.Reorderings); <0 none. Perturb is how many
+	// perturbation seeds to try after them; <0 none.
+	Forced  int
+	Perturb int
+	Iters   int // suppression iterations at most
+	// Prefer are sites (a confirmed finding's, from its reproducer's
+	// schedule) whose accesses the search for a failing run forces first.
+	Prefer []validate.ScheduleSite
+	// Work, if set, is told the work directory (plans, result files,
+	// traces of every run), which is then kept.
+	Work     func(dir string)
+	Progress func(string)
+}
+
+// A Site is a statement of the report.
+type Site struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	Expr string `json:"expr"`
+	// G is the goroutine (logical id) of the instance, for sites of a
+	// race or violation.
+	G uint64 `json:"g,omitempty"`
+}
+
+func (s Site) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", s.File, s.Line, s.Col, s.Expr)
+}
+
+// A Step is one iteration of the loop.
+type Step struct {
+	Failure string `json:"failure"`           // the failure, in one line
+	At      *Site  `json:"at,omitempty"`      // the read of the failure location
+	Why     string `json:"why,omitempty"`     // how the location was chosen
+	Def     *Site  `json:"def,omitempty"`     // its last definition
+	Value   uint64 `json:"value"`             // the value the definition stored
+	Checked string `json:"checked,omitempty"` // what was checked at the definition
+	Note    string `json:"note,omitempty"`    // a re-execution that diverged, ...
+}
+
+// Executions are the runs in the paper's columns.
+type Executions struct {
+	Orig int `json:"orig"`
+	Supp int `json:"supp"`
+	Race int `json:"race"`
+	Vio  int `json:"vio"`
+}
+
+// Total is the number of runs.
+func (e Executions) Total() int { return e.Orig + e.Supp + e.Race + e.Vio }
+
+// A Report is the root cause of one test's failure.
+type Report struct {
+	Package string `json:"package"`
+	Test    string `json:"test"`
+	// Source says where the failing run came from: "natural", "forced
+	// (A before B)" or "perturbed (seed N)"; Search is how many runs it
+	// took to find it (the orig run not counted: Executions.Orig).
+	Source string `json:"source"`
+	Search int    `json:"search"`
+	// Kind is race, atomicity, order, definition or none.
+	Kind string `json:"kind"`
+	// Root is the root cause: the definition, or for a race or violation
+	// the site whose order matters most; nil for none.
+	Root *Site `json:"root"`
+	// Sites are, for a race or violation, its accesses, Root first.
+	Sites []Site `json:"sites,omitempty"`
+	// Shape is the race's (WAR, WAW, RAW) or violation's access pattern.
+	Shape      string     `json:"shape,omitempty"`
+	Reason     string     `json:"reason"`
+	Chain      []Step     `json:"chain"`
+	Executions Executions `json:"executions"`
+	// MaxEvents and MaxTraceBytes are the largest trace of the runs (the
+	// bytes of its file, which the shim grows in chunks of 64 KiB and
+	// more).
+	MaxEvents     int           `json:"maxEvents"`
+	MaxTraceBytes int64         `json:"maxTraceBytes"`
+	Wall          time.Duration `json:"wallNs"`
+}
+
+// The kinds of a Report.
+const (
+	KindRace       = "race"
+	KindAtomicity  = "atomicity"
+	KindOrder      = "order"
+	KindDefinition = "definition"
+	KindNone       = "none"
+)
+
+// ErrNoFailure is returned when no failing run could be found.
+var ErrNoFailure = errors.New("no failing run")
+
+type explainer struct {
+	o      Options
+	bin    string
+	pkgDir string
+	sites  *trace.SiteTable
+	work   string
+	n      int // runs so far, for file names
+	rep    *Report
+	// supp are the write instances suppressed so far (S_supp): every
+	// later run suppresses them, the race and violation checks too.
+	supp []plan.Point
+	// base is the forced order that made the failing run fail, if it
+	// came from one: suppression runs force it again instead of
+	// replaying.
+	base        *validate.Order
+	forcedTries int
+}
+
+// A run is one execution of the test, with its trace.
+type run struct {
+	out     []byte
+	failed  bool
+	killed  bool
+	fail    *failure.Failure
+	evs     []trace.Event
+	ctl     *control.Result
+	supp    map[suppress.Instance]bool
+	planned *plan.Plan
+	// traceBytes is the trace file's size (the shim maps it in chunks
+	// of 64 KiB and more, so small traces round up).
+	traceBytes int64
+}
+
+// Explain explains the failure of o.Test (or the first failing test of
+// o.Package).
+func Explain(ctx context.Context, o Options) (*Report, error) {
+	start := time.Now()
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Perturb == 0 {
+		o.Perturb = DefaultPerturb
+	}
+	if o.Forced == 0 {
+		o.Forced = DefaultForced
+	}
+	if o.Iters <= 0 {
+		o.Iters = DefaultIters
+	}
+	work, err := os.MkdirTemp("", "precog-explain-")
+	if err != nil {
+		return nil, err
+	}
+	if o.Work != nil {
+		o.Work(work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	x := &explainer{o: o, work: work}
+	if err := x.build(ctx); err != nil {
+		return nil, err
+	}
+	tests := []string{o.Test}
+	if o.Test == "" {
+		if tests, err = x.list(ctx); err != nil {
+			return nil, err
+		}
+		if len(tests) == 0 {
+			return nil, fmt.Errorf("package %s has no tests", o.Package)
+		}
+	}
+	orig, source, test, err := x.failingRun(ctx, tests)
+	if err != nil {
+		return nil, err
+	}
+	x.rep = &Report{Package: o.Package, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1,
+		MaxEvents: len(orig.evs), MaxTraceBytes: orig.traceBytes}
+	x.loop(ctx, test, orig)
+	x.rep.Wall = time.Since(start)
+	return x.rep, nil
+}
+
+func (x *explainer) progress(s string) {
+	if x.o.Progress != nil {
+		x.o.Progress(s)
+	}
+}
+
+// build instruments the package with full tracing and builds its test
+// binary.
+func (x *explainer) build(ctx context.Context) error {
+	x.progress("instrumenting " + x.o.Package)
+	inst, err := instrument.Instrument(ctx, instrument.Config{Dir: x.o.Dir, Patterns: []string{x.o.Package},
+		BuildFlags: x.o.BuildFlags, Locals: true, CacheDir: x.o.CacheDir})
+	if err != nil {
+		return err
+	}
+	if x.sites, err = trace.LoadSites(inst.Sites); err != nil {
+		return err
+	}
+	cmd := proc.Command(ctx, "go", append([]string{"list", "-f", "{{.Dir}}"}, append(x.o.BuildFlags, "--", x.o.Package)...)...)
+	cmd.Dir = x.o.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("go list %s: %w", x.o.Package, err)
+	}
+	dirs := strings.Fields(string(out))
+	if len(dirs) != 1 {
+		return fmt.Errorf("%s matches %d packages: explain takes one", x.o.Package, len(dirs))
+	}
+	x.pkgDir = dirs[0]
+	x.progress("building " + x.o.Package)
+	x.bin = filepath.Join(x.work, "explain.test")
+	args := append(append([]string{"test", "-c", "-o", x.bin}, inst.BuildFlags...), x.o.BuildFlags...)
+	cmd = proc.Command(ctx, "go", append(args, x.o.Package)...)
+	cmd.Dir = x.o.Dir
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(buf.String()), "\n")
+		return fmt.Errorf("go test -c %s: %s", x.o.Package, line)
+	}
+	if _, err := os.Stat(x.bin); err != nil {
+		return fmt.Errorf("package %s has no test files", x.o.Package)
+	}
+	return nil
+}
+
+// list lists the top-level tests of the binary.
+func (x *explainer) list(ctx context.Context) ([]string, error) {
+	cmd := proc.Command(ctx, x.bin, "-test.list", ".")
+	cmd.Dir = x.pkgDir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing the tests of %s: %w", x.o.Package, err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Test") {
+			names = append(names, strings.TrimSpace(l))
+		}
+	}
+	return names, nil
+}
+
+// failingRun finds a failing run: the first test of tests that fails as
+// written, else the first that fails under a perturbation seed.
+func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, string, string, error) {
+	var passing []*run
+	for _, t := range tests {
+		r, err := x.exec(ctx, t, nil)
+		if err != nil {
+			return nil, "", "", err
+		}
+		if r.failed {
+			return r, "natural", t, nil
+		}
+		passing = append(passing, r)
+	}
+	// Forced interleavings: the accesses the passing run made in one
+	// order, run in the other (nil stores before the reads that came
+	// first, first).
+	for i, t := range tests {
+		r := passing[i]
+		a := suppress.Analyze(r.evs, x.sites, nil)
+		for k, rc := range x.preferred(suppress.Reorderings(r.evs, x.sites, 4*max(x.o.Forced, 0)), max(x.o.Forced, 0)) {
+			o := before(a, rc.Second, rc.First)
+			x.progress(fmt.Sprintf("running %s forced (order %d)", t, k+1))
+			fr, err := x.forced(ctx, t, o)
+			if err != nil {
+				return nil, "", "", err
+			}
+			x.forcedTries++
+			if fr.failed && held(fr) {
+				x.base = &o
+				return fr, fmt.Sprintf("forced (%s before %s)", x.rel(x.site(rc.Second.Site, 0)), x.rel(x.site(rc.First.Site, 0))), t, nil
+			}
+		}
+	}
+	for seed := 1; seed <= x.o.Perturb; seed++ {
+		for _, t := range tests {
+			x.progress(fmt.Sprintf("running %s perturbed (seed %d)", t, seed))
+			p := &plan.Plan{Mode: plan.Perturb, Seed: uint64(seed), Delay: 0.1, Yield: 0.3, MaxDelayUS: 2000, BudgetMS: 2000}
+			r, err := x.exec(ctx, t, p)
+			if err != nil {
+				return nil, "", "", err
+			}
+			if r.failed {
+				return r, fmt.Sprintf("perturbed (seed %d)", seed), t, nil
+			}
+		}
+	}
+	which := "the test passes"
+	if len(tests) > 1 {
+		which = "every test passes"
+	}
+	return nil, "", "", fmt.Errorf("%w: %s as written, in %d forced orders and under %d perturbation seeds", ErrNoFailure, which, x.forcedTries, max(x.o.Perturb, 0))
+}
+
+// preferred puts first the reorderings whose both accesses are at sites of
+// Options.Prefer (matched by file, line, column, kind and expression: the
+// site IDs of explain's full-tracing build are not the schedule's), then
+// those with one, and keeps n.
+func (x *explainer) preferred(rs []suppress.Race, n int) []suppress.Race {
+	if len(x.o.Prefer) > 0 {
+		score := func(id uint32) int {
+			s, ok := x.sites.Lookup(id)
+			if !ok {
+				return 0
+			}
+			for _, p := range x.o.Prefer {
+				if p.Line == s.Line && p.Col == s.Col && p.Expr == s.Expr && filepath.Base(p.File) == filepath.Base(s.File) {
+					return 1
+				}
+			}
+			return 0
+		}
+		slices.SortStableFunc(rs, func(p, q suppress.Race) int {
+			return (score(q.First.Site) + score(q.Second.Site)) - (score(p.First.Site) + score(p.Second.Site))
+		})
+	}
+	if len(rs) > n {
+		rs = rs[:n]
+	}
+	return rs
+}
+
+// exec runs test once under p (nil for none) with its trace recorded.
+func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, error) {
+	x.n++
+	tr := filepath.Join(x.work, fmt.Sprintf("run%d.trace", x.n))
+	t := validate.Target{Binary: x.bin, Dir: x.pkgDir, Timeout: x.o.Timeout,
+		Args: []string{"-test.v", "-test.count=1", "-test.run=^" + test + "$", "-test.timeout=" + x.o.Timeout.String()},
+		Env:  []string{"PRECOG_TRACE=" + tr}}
+	planPath := ""
+	if p != nil {
+		p.Result = filepath.Join(x.work, fmt.Sprintf("run%d.result", x.n))
+		planPath = filepath.Join(x.work, fmt.Sprintf("run%d.plan", x.n))
+		if err := control.WritePlan(planPath, p); err != nil {
+			return nil, err
+		}
+	}
+	vr := validate.Force(ctx, t, planPath)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r := &run{out: vr.Output, killed: vr.Killed, planned: p, supp: make(map[suppress.Instance]bool)}
+	r.failed = vr.Outcome.Failed() || vr.Killed
+	if r.failed {
+		r.fail = failure.Parse(vr.Output, test, true)
+	}
+	if f, err := os.Open(tr); err == nil {
+		trc, _ := trace.ReadAll(f)
+		if fi, err := f.Stat(); err == nil {
+			r.traceBytes = fi.Size()
+		}
+		f.Close()
+		if x.rep != nil && r.traceBytes > x.rep.MaxTraceBytes {
+			x.rep.MaxTraceBytes = r.traceBytes
+		}
+		if trc != nil {
+			r.evs = trc.Events
+			if x.rep != nil && len(r.evs) > x.rep.MaxEvents {
+				x.rep.MaxEvents = len(r.evs)
+			}
+		}
+		if x.o.Work == nil {
+			os.Remove(tr)
+		}
+	}
+	if p != nil {
+		if res, err := control.ReadResultFile(p.Result, p); err == nil {
+			r.ctl = res
+			for _, rec := range res.Records {
+				if rec.Event == plan.EvSuppressed && rec.Point != nil {
+					r.supp[suppress.Instance{G: rec.Point.G, Site: rec.Point.Site, N: rec.Point.N}] = true
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+// oneLine describes a failure in one line.
+func oneLine(f *failure.Failure) string {
+	if f == nil {
+		return "the test failed"
+	}
+	msg := f.Message
+	if l, ok := f.Report(); ok && f.Kind == failure.Fail {
+		msg = fmt.Sprintf("%s:%d: %s", l.File, l.Line, l.Text)
+	}
+	return fmt.Sprintf("%s: %s", f.Kind, msg)
+}
+
+// failureOf turns a parsed failure into the trace side's.
+func failureOf(f *failure.Failure) suppress.Failure {
+	var sf suppress.Failure
+	if f == nil {
+		return sf
+	}
+	sf.Message = f.Message
+	if f.Kind == failure.Fail {
+		if l, ok := f.Report(); ok {
+			sf.Frames = append(sf.Frames, suppress.Frame{File: l.File, Line: l.Line})
+			sf.Message = l.Text
+		}
+	}
+	for _, fr := range f.Goroutine.Frames {
+		sf.Frames = append(sf.Frames, suppress.Frame{File: fr.File, Line: fr.Line})
+	}
+	m := f.Message
+	sf.Nil = strings.Contains(m, "nil pointer dereference") || strings.Contains(m, "nil map") ||
+		strings.Contains(m, "invalid memory address")
+	return sf
+}
+
+func (x *explainer) site(id uint32, g uint64) *Site {
+	s, ok := x.sites.Lookup(id)
+	if !ok {
+		return &Site{File: "?", Expr: fmt.Sprintf("site %d", id), G: g}
+	}
+	return &Site{File: s.File, Line: s.Line, Col: s.Col, Expr: s.Expr, G: g}
+}
+
+// rel makes the sites' files relative to the package directory.
+func (x *explainer) rel(s *Site) *Site {
+	if s == nil {
+		return nil
+	}
+	if r, err := filepath.Rel(x.pkgDir, s.File); err == nil && !strings.HasPrefix(r, "..") {
+		s.File = r
+	}
+	return s
+}
+
+// loop is Fig. 1's while loop, from the failing run orig.
+func (x *explainer) loop(ctx context.Context, test string, orig *run) {
+	rep := x.rep
+	replay := control.ReplayPlan(orig.evs, control.Stable(orig.evs))
+	cur := orig
+	var last *Step
+	var lastA *suppress.Analysis
+	var lastPt *suppress.Point
+	// final reports the last definition, after the two-access order
+	// check at it (Fig. 3, lines 16-21: at the end of the execution).
+	final := func(reason string) {
+		if lastA != nil && x.checkViolations(ctx, test, lastA, lastPt, last, true) {
+			return
+		}
+		rep.Kind, rep.Root, rep.Reason = KindDefinition, last.Def, reason
+	}
+	seen := make(map[suppress.Instance]bool)
+	for iter := 0; ; iter++ {
+		if !cur.failed {
+			if last == nil {
+				rep.Kind, rep.Reason = KindNone, "the failure did not happen again"
+				return
+			}
+			final("suppressing this definition and what depends on it, the run ends without a failure: the first corrupted definition")
+			return
+		}
+		step := Step{Failure: oneLine(cur.fail)}
+		if cur.killed || cur.fail != nil && cur.fail.Kind == failure.Timeout {
+			step.Failure = "the test hung (killed after its time bound)"
+			if cur.fail != nil && cur.fail.Kind == failure.Timeout {
+				step.Failure = "timeout: " + cur.fail.Message
+			}
+		}
+		a := suppress.Analyze(cur.evs, x.sites, cur.supp)
+		pt := a.FailurePoint(failureOf(cur.fail))
+		if pt == nil {
+			rep.Chain = append(rep.Chain, step)
+			x.none(last, "the failure reads no instrumented location on its lines (no failure point in the trace)")
+			return
+		}
+		step.At = x.rel(x.site(pt.Use.Site, pt.Use.G))
+		step.Why = pt.Why
+		if pt.Suppressed != nil && last != nil {
+			// The failure uses what suppression left unwritten: the
+			// paper's suppression would have skipped the failing
+			// statement too. No new corruption was revealed.
+			step.Def = x.rel(x.site(pt.Suppressed.Site, pt.Suppressed.G))
+			step.Note = "this failure depends on a suppressed definition: not a new failure"
+			rep.Chain = append(rep.Chain, step)
+			last = &rep.Chain[len(rep.Chain)-2]
+			final("suppressing this definition and what depends on it, the run ends with no failure of its own: the first corrupted definition")
+			return
+		}
+		if pt.Def == nil {
+			rep.Chain = append(rep.Chain, step)
+			x.none(last, "the failure location was never written in the trace: its zero value was read")
+			return
+		}
+		step.Def = x.rel(x.site(pt.Def.Site, pt.Def.G))
+		step.Value = pt.Def.Value
+		if seen[pt.Def.Instance] {
+			step.Note = "the same definition again: suppression did not avoid the failure"
+			rep.Chain = append(rep.Chain, step)
+			x.none(last, "suppressing the definition did not avoid the failure (a dependence the shim does not track)")
+			return
+		}
+		seen[pt.Def.Instance] = true
+		// Task 2: concurrency bugs at the definition.
+		if x.checkRaces(ctx, test, a, pt, &step) || x.checkViolations(ctx, test, a, pt, &step, false) {
+			rep.Chain = append(rep.Chain, step)
+			return
+		}
+		rep.Chain = append(rep.Chain, step)
+		last = &rep.Chain[len(rep.Chain)-1]
+		lastA, lastPt = a, pt
+		if iter+1 >= x.o.Iters {
+			x.none(last, fmt.Sprintf("still failing after %d suppression iterations", x.o.Iters))
+			return
+		}
+		// Task 3: suppress and run again.
+		x.supp = append(x.supp, plan.Point{G: pt.Def.G, Site: pt.Def.Site, N: pt.Def.N})
+		p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Suppress: x.supp}
+		if x.base != nil {
+			p.Edges, p.Together = x.base.Edges, x.base.Together
+		} else if replay != nil && len(replay.Order) > 0 {
+			p.Mode, p.Order, p.Selects = plan.Replay, replay.Order, replay.Selects
+		}
+		x.progress(fmt.Sprintf("suppression run %d", rep.Executions.Supp+1))
+		next, err := x.exec(ctx, test, p)
+		if err != nil {
+			x.none(last, "interrupted: "+err.Error())
+			return
+		}
+		rep.Executions.Supp++
+		if next.ctl != nil && next.ctl.State == plan.Diverged && x.base != nil {
+			last.Note = "the suppression run could not force the failing run's order: " + next.ctl.Reason
+		} else if next.ctl != nil && next.ctl.State == plan.Diverged {
+			last.Note = fmt.Sprintf("the suppression run left the failing run's schedule at position %d of %d: %s", next.ctl.Replayed, len(p.Order), next.ctl.Reason)
+		}
+		cur = next
+	}
+}
+
+// none ends the report without a root cause, or with the last definition
+// suppressed when the loop got that far.
+func (x *explainer) none(last *Step, why string) {
+	if last != nil && last.Def != nil {
+		// Fig. 1, line 13: the latest definition suppressed.
+		x.rep.Kind, x.rep.Root = KindDefinition, last.Def
+		x.rep.Reason = "the last definition suppressed (" + why + ")"
+		return
+	}
+	x.rep.Kind, x.rep.Reason = KindNone, why
+}
+
+// forced runs test under a force plan of order o and returns the run.
+func (x *explainer) forced(ctx context.Context, test string, o validate.Order) (*run, error) {
+	p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Edges: o.Edges, Together: o.Together, Suppress: x.supp}
+	return x.exec(ctx, test, p)
+}
+
+// ev names access acc of the run a analyzed as a witness event; with
+// lock, also the Lock of the critical section it is in (validate.Reversal
+// holds a goroutine back there rather than inside the section).
+func ev(a *suppress.Analysis, acc *suppress.Access, role string, lock bool) finding.Event {
+	k := "R"
+	if acc.Write {
+		k = "W"
+	}
+	e := finding.Event{Role: role, G: acc.G, Site: acc.Site, N: acc.N, Kind: k, Index: acc.Index}
+	if l := a.LockOf(acc.Index); l != nil && lock {
+		e.Lock = &finding.Event{Role: "lock", G: l.G, Site: l.Site, N: l.N, Kind: "Lock", Index: l.Index}
+	}
+	return e
+}
+
+// before is the order that makes access p come before access q. When the
+// two are in critical sections of one lock, q's goroutine is held back at
+// the Lock of its section: held inside it, it would keep p's goroutine out.
+func before(a *suppress.Analysis, p, q *suppress.Access) validate.Order {
+	common := a.Graph.CommonLock(p.Index, q.Index)
+	return validate.Reversal(ev(a, q, "second", common), ev(a, p, "first", false))
+}
+
+// held reports whether a forced run followed its plan.
+func held(r *run) bool {
+	return r.ctl != nil && r.ctl.State == plan.Confirmed
+}
+
+// sameFailure reports whether run r fails the way the failing run did at
+// the failure point: a failure on the same line.
+func sameFailure(r *run, pt *suppress.Point) bool {
+	if !r.failed || r.fail == nil {
+		return r.failed
+	}
+	for _, fr := range failureOf(r.fail).Frames {
+		if fr.Line == pt.Line.Line && (strings.HasSuffix(fr.File, pt.Line.File) || strings.HasSuffix(pt.Line.File, filepath.Base(fr.File))) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRaces is Fig. 2 at the definition: each unordered access pair,
+// reversed once; harmful when a value or the outcome changes.
+func (x *explainer) checkRaces(ctx context.Context, test string, a *suppress.Analysis, pt *suppress.Point, step *Step) bool {
+	def := a.Find(pt.Def.Instance)
+	if def < 0 {
+		return false
+	}
+	for _, rc := range a.Races(def) {
+		if rc.First.Instance == pt.Use.Instance {
+			// The failing read saw the definition's value: it came
+			// after it, whatever the trace's order of the two says
+			// (the trace orders accesses of different goroutines only
+			// through sync events).
+			rc = suppress.Race{First: rc.Second, Second: rc.First, Shape: "RAW"}
+		}
+		x.progress(fmt.Sprintf("checking a %s race (re-execution %d)", rc.Shape, x.rep.Executions.Race+1))
+		o := before(a, rc.Second, rc.First)
+		r, err := x.forced(ctx, test, o)
+		if err != nil {
+			return false
+		}
+		x.rep.Executions.Race++
+		desc := fmt.Sprintf("%s race with %s", rc.Shape, x.site(other(rc.First, rc.Second, pt.Def).Site, 0))
+		if !held(r) {
+			step.Checked = appendNote(step.Checked, desc+": the reversed order could not be forced ("+stateOf(r)+")")
+			continue
+		}
+		harmful, why := x.changed(r, rc, pt)
+		if !harmful {
+			step.Checked = appendNote(step.Checked, desc+": not harmful (the same values in the other order)")
+			continue
+		}
+		step.Checked = appendNote(step.Checked, desc+": harmful ("+why+")")
+		first, second := x.rel(x.site(rc.First.Site, rc.First.G)), x.rel(x.site(rc.Second.Site, rc.Second.G))
+		// The site whose order matters most: the access that came
+		// second in the failing run and should have come first is the
+		// definition for WAR/WAW (it overwrote too late or too early),
+		// the other access for RAW.
+		x.rep.Kind, x.rep.Shape = KindRace, rc.Shape
+		if rc.Shape == "RAW" {
+			x.rep.Root, x.rep.Sites = first, []Site{*first, *second}
+		} else {
+			x.rep.Root, x.rep.Sites = second, []Site{*second, *first}
+		}
+		x.rep.Reason = fmt.Sprintf("a harmful %s data race at the failure's last definition: %s", rc.Shape, why)
+		return true
+	}
+	return false
+}
+
+func other(p, q *suppress.Access, def *suppress.Access) *suppress.Access {
+	if p.Instance == def.Instance {
+		return q
+	}
+	return p
+}
+
+func appendNote(s, n string) string {
+	if s == "" {
+		return n
+	}
+	return s + "; " + n
+}
+
+func stateOf(r *run) string {
+	if r.ctl == nil {
+		return "no result from the shim"
+	}
+	if r.ctl.Reason != "" {
+		return r.ctl.State + ": " + r.ctl.Reason
+	}
+	return r.ctl.State
+}
+
+// changed compares the reversed run r with the failing run at the race's
+// accesses: the definition's stored value, the value each read got, and
+// whether the failure happened.
+func (x *explainer) changed(r *run, rc suppress.Race, pt *suppress.Point) (bool, string) {
+	if !r.failed {
+		return true, "the other order avoids the failure"
+	}
+	if len(r.evs) == 0 {
+		return false, ""
+	}
+	b := suppress.Analyze(r.evs, x.sites, r.supp)
+	for _, acc := range []*suppress.Access{rc.First, rc.Second} {
+		i := b.Find(acc.Instance)
+		if i < 0 {
+			continue
+		}
+		before := acc.Value
+		if !acc.Write {
+			continue // a read's value is checked through the definition
+		}
+		if now := b.Value(i); now != before {
+			return true, fmt.Sprintf("%s stores %d instead of %d", x.site(acc.Site, 0).Expr, now, before)
+		}
+	}
+	return false, ""
+}
+
+// checkViolations is Fig. 3 at the definition.
+//
+// With two false it checks the three-access violations, with two true the
+// two-access order violations: the paper checks those only at the end of
+// the execution, when no other was found, and so does the loop, at the
+// last definition before it reports that definition.
+func (x *explainer) checkViolations(ctx context.Context, test string, a *suppress.Analysis, pt *suppress.Point, step *Step, two bool) bool {
+	def := a.Find(pt.Def.Instance)
+	if def < 0 {
+		return false
+	}
+	for _, v := range a.Violations(def) {
+		if (v.Third == nil) != two {
+			continue
+		}
+		if v.Third != nil {
+			// Move the middle access before the first, then after
+			// the third.
+			avoided := 0
+			ok := true
+			for _, o := range []validate.Order{before(a, v.Middle, v.First), before(a, v.Third, v.Middle)} {
+				x.progress(fmt.Sprintf("checking a %s violation (re-execution %d)", v.Shape, x.rep.Executions.Vio+1))
+				r, err := x.forced(ctx, test, o)
+				if err != nil {
+					return false
+				}
+				x.rep.Executions.Vio++
+				if !held(r) {
+					ok = false
+					step.Checked = appendNote(step.Checked, v.Shape+": a move of the middle access could not be forced ("+stateOf(r)+")")
+					continue
+				}
+				if !r.failed {
+					avoided++
+				}
+			}
+			if avoided == 0 || !ok && avoided < 2 {
+				step.Checked = appendNote(step.Checked, fmt.Sprintf("%s: no violation (%d of 2 moves avoid the failure)", v.Shape, avoided))
+				continue
+			}
+			kind := KindOrder
+			if avoided == 2 {
+				kind = KindAtomicity
+			}
+			x.report(kind, v, fmt.Sprintf("moving the interleaved access avoids the failure in %d of 2 orders", avoided))
+			step.Checked = appendNote(step.Checked, v.Shape+": "+kind+" violation")
+			return true
+		}
+		x.progress(fmt.Sprintf("checking a two-access order violation (re-execution %d)", x.rep.Executions.Vio+1))
+		r, err := x.forced(ctx, test, before(a, v.Middle, v.First))
+		if err != nil {
+			return false
+		}
+		x.rep.Executions.Vio++
+		if held(r) && !r.failed {
+			// The definition first: it is the access whose order the
+			// failure depends on.
+			if v.Middle.Instance == pt.Def.Instance {
+				v.First, v.Middle = v.Middle, v.First
+			}
+			x.report(KindOrder, v, "the other order of the two accesses avoids the failure")
+			step.Checked = appendNote(step.Checked, v.Shape+": order violation")
+			return true
+		}
+		step.Checked = appendNote(step.Checked, fmt.Sprintf("%s order: the other order %s", v.Shape, map[bool]string{true: "fails too", false: "could not be forced (" + stateOf(r) + ")"}[held(r)]))
+	}
+	return false
+}
+
+// report sets a violation as the root cause: the middle (interleaved)
+// access first, whose order matters most.
+func (x *explainer) report(kind string, v suppress.Violation, why string) {
+	mid := x.rel(x.site(v.Middle.Site, v.Middle.G))
+	first := x.rel(x.site(v.First.Site, v.First.G))
+	x.rep.Kind, x.rep.Shape, x.rep.Root = kind, v.Shape, mid
+	x.rep.Sites = []Site{*mid, *first}
+	if v.Third != nil {
+		x.rep.Sites = append(x.rep.Sites, *x.rel(x.site(v.Third.Site, v.Third.G)))
+	}
+	x.rep.Reason = fmt.Sprintf("%s violation (%s) at the failure's last definition: %s", kind, v.Shape, why)
+}
+
+// JSON encodes the report.
+func (r *Report) JSON() ([]byte, error) { return json.Marshal(r) }
