@@ -20,10 +20,13 @@ func Lock(site uint32, m *sync.Mutex) {
 // Unlock records Unlock, then releases m (so an unlock of an unlocked mutex,
 // which is fatal, is in the trace).
 func Unlock(site uint32, m *sync.Mutex) {
-	if enabled {
-		syncBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
+	if !enabled {
+		m.Unlock()
+		return
 	}
+	g := releaseBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
 	m.Unlock()
+	g.released()
 }
 
 // TryLock records TryLock with its outcome.
@@ -50,10 +53,13 @@ func RWLock(site uint32, m *sync.RWMutex) {
 
 // RWUnlock is (*sync.RWMutex).Unlock.
 func RWUnlock(site uint32, m *sync.RWMutex) {
-	if enabled {
-		syncBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
+	if !enabled {
+		m.Unlock()
+		return
 	}
+	g := releaseBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
 	m.Unlock()
+	g.released()
 }
 
 // RWTryLock is (*sync.RWMutex).TryLock.
@@ -80,10 +86,13 @@ func RLock(site uint32, m *sync.RWMutex) {
 
 // RUnlock is (*sync.RWMutex).RUnlock.
 func RUnlock(site uint32, m *sync.RWMutex) {
-	if enabled {
-		syncBefore(site, trace.EvRUnlock, unsafe.Pointer(m), 0)
+	if !enabled {
+		m.RUnlock()
+		return
 	}
+	g := releaseBefore(site, trace.EvRUnlock, unsafe.Pointer(m), 0)
 	m.RUnlock()
+	g.released()
 }
 
 // TryRLock is (*sync.RWMutex).TryRLock. The trace has no read-TryLock kind:
@@ -115,10 +124,13 @@ func LockerLock(site uint32, l sync.Locker) {
 
 // LockerUnlock is an Unlock call through a sync.Locker.
 func LockerUnlock(site uint32, l sync.Locker) {
-	if enabled {
-		syncBefore(site, trace.EvUnlock, ifaceData(unsafe.Pointer(&l)), 0)
+	if !enabled {
+		l.Unlock()
+		return
 	}
+	g := releaseBefore(site, trace.EvUnlock, ifaceData(unsafe.Pointer(&l)), 0)
 	l.Unlock()
+	g.released()
 }
 
 // LockFunc replaces the method value m.Lock.
@@ -142,18 +154,24 @@ func RUnlockFunc(site uint32, m *sync.RWMutex) func() { return func() { RUnlock(
 // WGAdd records WGAdd before adding, so that a negative counter panic is in
 // the trace.
 func WGAdd(site uint32, wg *sync.WaitGroup, delta int) {
-	if enabled {
-		syncBefore(site, trace.EvWGAdd, unsafe.Pointer(wg), uint64(int64(delta)))
+	if !enabled {
+		wg.Add(delta)
+		return
 	}
+	g := releaseBefore(site, trace.EvWGAdd, unsafe.Pointer(wg), uint64(int64(delta)))
 	wg.Add(delta)
+	g.released()
 }
 
 // WGDone records WGDone, then calls wg.Done.
 func WGDone(site uint32, wg *sync.WaitGroup) {
-	if enabled {
-		syncBefore(site, trace.EvWGDone, unsafe.Pointer(wg), 0)
+	if !enabled {
+		wg.Done()
+		return
 	}
+	g := releaseBefore(site, trace.EvWGDone, unsafe.Pointer(wg), 0)
 	wg.Done()
+	g.released()
 }
 
 // WGWait records WGWait after Wait returns.
@@ -195,18 +213,24 @@ func CondWait(site uint32, c *sync.Cond) {
 
 // CondSignal records CondSignal, then signals.
 func CondSignal(site uint32, c *sync.Cond) {
-	if enabled {
-		syncBefore(site, trace.EvCondSignal, unsafe.Pointer(c), 0)
+	if !enabled {
+		c.Signal()
+		return
 	}
+	g := releaseBefore(site, trace.EvCondSignal, unsafe.Pointer(c), 0)
 	c.Signal()
+	g.released()
 }
 
 // CondBroadcast records CondBroadcast, then broadcasts.
 func CondBroadcast(site uint32, c *sync.Cond) {
-	if enabled {
-		syncBefore(site, trace.EvCondBroadcast, unsafe.Pointer(c), 0)
+	if !enabled {
+		c.Broadcast()
+		return
 	}
+	g := releaseBefore(site, trace.EvCondBroadcast, unsafe.Pointer(c), 0)
 	c.Broadcast()
+	g.released()
 }
 
 func b2u(b bool) uint64 {

@@ -20,8 +20,13 @@ package shim
 //     RLock, TryLock, WGWait, OnceDo, CondWait, the atomics) and for writes
 //     W (the store is done). Write, which reports a store already done,
 //     cannot be held back before it;
-//   - when recorded, just before the operation, for what is recorded before
-//     it happens (Unlock, RUnlock, WGAdd, WGDone, CondSignal, CondBroadcast);
+//   - after the operation too for the releases recorded before they happen
+//     (Unlock, RUnlock, WGAdd, WGDone, CondSignal, CondBroadcast; recorded
+//     first so that the crash they may cause is in the trace): a successor
+//     let go when the event was recorded could run before the release (a
+//     WGAdd forced after a WGDone added first, and the Done did not panic).
+//     A release that panics never passes: its successors wait until their
+//     timeout or until the panic ends the process;
 //   - at arrival for channel operations, selects and go statements: a
 //     channel operation has no step after it that control could wait for
 //     (an unbuffered send waits for its receive);
@@ -37,12 +42,12 @@ package shim
 // branch than recording alone (accessGates), and then a call and a bitmap
 // test, about 2.5ns (BenchmarkAccessNoPlan, BenchmarkAccessForcePlanElsewhere).
 //
-// Replay waits for a point's turn at arrival and passes it when recorded,
-// except for operations that block until a later event of another
-// goroutine (receive, select, WGWait, CondWait): they enter the operation
-// once the blocking operations before them in the order have entered
-// theirs, and wait for their turn after it, just before their event is
-// recorded. Replay is exact for what locks, atomics, sends and single
+// Replay waits for a point's turn at arrival and passes it when recorded
+// (a release once it returned), except for operations that block until a
+// later event of another goroutine (receive, select, WGWait, CondWait):
+// they enter the operation once the blocking operations before them in the
+// order have entered theirs, and wait for their turn after it, just before
+// their event is recorded. Replay is exact for what locks, atomics, sends and single
 // receivers order. Several goroutines receiving from one channel are its
 // weak spot: a receive is recorded when it returns, not when it took its
 // value, so a replay may hand the values out differently and then time out
@@ -193,8 +198,11 @@ type gctl struct {
 	last    plan.Point // the last named point reached
 	lastK   trace.Kind
 	lastT   time.Time
-	seen    bool     // reached a named point
-	pending *fpoint  // force: the step to pass after the operation
+	seen    bool    // reached a named point
+	pending *fpoint // force: the step to pass after the operation
+	// release: pending is a release recorded before it happens
+	// (releaseBefore), passed only once it returned (ctlReleased).
+	release bool
 	replay  int      // replay: the position to pass when recorded, or -1
 	turnAt  bool     // replay: wait for the turn when recorded, not at arrival
 	sel     *selWait // select forced at the last SelectPlan
@@ -601,6 +609,21 @@ func ctlRecorded(g *gstate) {
 	c.flush(g)
 }
 
+// ctlReleased runs after a release recorded before it happened
+// (releaseBefore) has returned: its step passes now.
+func ctlReleased(g *gstate) {
+	c := ctl.Load()
+	if c == nil || !c.own(g).due() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gc := c.own(g); gc != nil {
+		gc.release = false
+		c.passPending(gc)
+	}
+}
+
 // arrival handles g's arrival at a named site.
 func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 	c.mu.Lock()
@@ -643,8 +666,16 @@ func (c *control) flush(g *gstate) {
 
 // passPending passes the steps gc left to pass after its operation. c.mu
 // is held.
+//
+// A release's step (gc.release) passes only by ctlReleased, after the
+// release returned: an event of gc before that is one the release ran
+// (a sync.Locker's Unlock) or a deferred call run while the release
+// panicked (a negative WaitGroup counter), so the step stays pending; at
+// gc's end it never passes (abandon). Passing it at the goroutine's End
+// while the panic unwound let a WGAdd forced after a panicking WGDone run,
+// and the test could pass before the panic ended the process.
 func (c *control) passPending(gc *gctl) {
-	if p := gc.pending; p != nil {
+	if p := gc.pending; p != nil && !gc.release {
 		gc.pending = nil
 		c.force.pass(c, p)
 	}
@@ -670,6 +701,10 @@ func (c *control) end(g *gstate) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gc := c.goroutine(g)
+	if p := gc.pending; p != nil && gc.release {
+		gc.pending, gc.release = nil, false
+		c.force.abandon(p)
+	}
 	gc.ended = true
 	if c.final {
 		return

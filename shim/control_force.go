@@ -33,6 +33,9 @@ type fpoint struct {
 	letGo chan struct{}
 	letAt int64   // nanotime; 0 until let go
 	grp   *fgroup // the group released together with it, if any
+	// panicked: its goroutine ended while the release panicked
+	// (abandon); it never passes.
+	panicked bool
 }
 
 // An fgroup is a group of steps released at the same instant
@@ -235,7 +238,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 					pointString(p.p), pointString(a.p)))
 				return
 			}
-			if ga := c.gs[a.p.G]; ga != nil && ga.ended {
+			if ga := c.gs[a.p.G]; ga != nil && ga.ended && !a.panicked {
 				c.finish(plan.Diverged, fmt.Sprintf("step %s waits for step %s, but %s", pointString(p.p), pointString(a.p), c.describe(a.p)))
 				return
 			}
@@ -264,6 +267,9 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 			}
 			if ok, why := c.wait(ch); !ok {
 				reason := fmt.Sprintf("step %s gave up waiting for step %s: %s; %s", pointString(p.p), pointString(a.p), why, c.describe(a.p))
+				if a.panicked {
+					reason += "; the release at its step panicked"
+				}
 				c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Before: &a.p, Reason: reason})
 				c.timedOut(reason)
 				return
@@ -284,8 +290,27 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 		return
 	}
 	p.lazy = passLazily(k)
-	gc.pending = p
+	gc.pending, gc.release = p, releasedAfter(k)
 	p.let()
+}
+
+// releasedAfter reports whether a step of kind k is a release recorded
+// before it happens and passed once it returned (releaseBefore).
+func releasedAfter(k trace.Kind) bool {
+	switch k {
+	case trace.EvUnlock, trace.EvRUnlock, trace.EvWGAdd, trace.EvWGDone, trace.EvCondSignal, trace.EvCondBroadcast:
+		return true
+	}
+	return false
+}
+
+// abandon notes that p, a release whose goroutine ended before the
+// release returned, never passes: the release panicked. Its successors
+// keep waiting (until their timeout, or the panic ends the process) rather
+// than seeing its goroutine's end as a divergence and going on. c.mu is
+// held.
+func (f *forceState) abandon(p *fpoint) {
+	p.panicked = true
 }
 
 // let marks p let go, once. c.mu is held.

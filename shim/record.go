@@ -155,10 +155,48 @@ func syncBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 	gateSync(site, k, addr).syncEvent(site, k, addr, arg)
 }
 
+// releaseBefore passes the gate and records a sync event for a release
+// recorded before it happens (Unlock, RUnlock, WGAdd, WGDone, CondSignal,
+// CondBroadcast: so that the crash it may cause, a negative WaitGroup
+// counter or an unlock of an unlocked mutex, is in the trace), and returns
+// the goroutine's state. The caller performs the operation and then calls
+// released: control passes the step only then. Passing it when recorded
+// let a successor run before the release happened (a forced WGDone before
+// a WGAdd let the Add run first, and nothing panicked).
+func releaseBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) *gstate {
+	g := gateSync(site, k, addr)
+	g.syncRecord(site, k, addr, arg)
+	if controlGate != nil && testHookReleasing != nil {
+		testHookReleasing(k)
+	}
+	return g
+}
+
+// released lets control pass the step of g's release, which has happened
+// (releaseBefore). A release that panicked never passes (see
+// passPending).
+func (g *gstate) released() {
+	if controlGate != nil {
+		ctlReleased(g)
+	}
+}
+
+// testHookReleasing, if set (by tests only, with control on), runs between
+// releaseBefore's record and the release.
+var testHookReleasing func(k trace.Kind)
+
 // syncEvent records a sync event of kind k with a fresh seq. arg is the
 // kind's extra field: ok (0 or 1), value, capacity or delta (as the bits of
 // an int64).
 func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
+	g.syncRecord(site, k, addr, arg)
+	if controlGate != nil {
+		ctlRecorded(g)
+	}
+}
+
+// syncRecord is syncEvent without letting control pass a step.
+func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 	if controlGate != nil {
 		ctlRecording(g)
 	}
@@ -166,9 +204,6 @@ func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg u
 	g.buf = g.enc.AppendSyncAddr(g.buf, k, seqs.n.Add(1), site, uintptr(addr), arg)
 	g.commit()
 	g.synced()
-	if controlGate != nil {
-		ctlRecorded(g)
-	}
 }
 
 // fork records the fork of a child (EvFork for a go statement, EvTaskGo
