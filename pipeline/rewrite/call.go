@@ -27,6 +27,10 @@ type syncOp struct {
 	value   string // the function for a method value (mu.Lock without a call), if any
 	valueRT bool   // value is in rt, not the shim
 	group   string // "go", "goerr", "wait", "waiterr": a task group of errgroup or conc
+	// writes: fn takes a second site after the call's, that of the
+	// writes a goroutine of the callee makes into the receiver's
+	// writers (os/exec's copying goroutines, shim/rt/exec.go).
+	writes bool
 }
 
 // syncMethods maps "pkgpath.Type.Method" to its rewrite.
@@ -59,6 +63,12 @@ var syncMethods = map[string]syncOp{
 	"github.com/sourcegraph/conc/pool.Pool.Wait":      {fn: "Waited", kind: "wait", group: "wait"},
 	"github.com/sourcegraph/conc/pool.ErrorPool.Go":   {fn: "TaskErr", kind: "go", group: "goerr"},
 	"github.com/sourcegraph/conc/pool.ErrorPool.Wait": {fn: "WaitedErr", kind: "wait", group: "waiterr"},
+
+	// os/exec's copying goroutines as a group of tasks (shim/rt/exec.go).
+	"os/exec.Cmd.Start":  {fn: "CmdStart", rt: true, kind: "go", writes: true},
+	"os/exec.Cmd.Run":    {fn: "CmdRun", rt: true, kind: "go", writes: true},
+	"os/exec.Cmd.Output": {fn: "CmdOutput", rt: true, kind: "go", writes: true},
+	"os/exec.Cmd.Wait":   {fn: "CmdWait", rt: true, kind: "wait"},
 }
 
 func init() {
@@ -183,6 +193,12 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 					r.atomicAndOr(c, andOr(se.Sel.Name), amp+"%s"+suffix, se.X, c.Args[0])
 					return
 				}
+			}
+			if r.bufferCall(c, se, sel, key) {
+				for _, a := range c.Args {
+					r.expr(a)
+				}
+				return
 			}
 			if ctx == callStmt && testLogMethods[se.Sel.Name] && r.isPure(se.X) &&
 				(strings.HasPrefix(key, "testing.common.") || strings.HasPrefix(key, "testing.TB.") || types.IsInterface(r.typeOf(se.X))) {
@@ -488,7 +504,7 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 			r.skip("call split over lines: " + op.kind)
 			return false
 		}
-		s := r.site(se.Sel.Pos(), op.kind, se.X)
+		s := r.syncSites(se, op)
 		r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
 		r.ed.replace(xEnd, r.off(c.Rparen)+1, lo, hi, lit(text))
 		return true
@@ -498,10 +514,24 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 		r.skip("call split over lines: " + op.kind)
 		return false
 	}
-	s := r.site(se.Sel.Pos(), op.kind, se.X)
+	s := r.syncSites(se, op)
 	r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
 	r.ed.replace(xEnd, r.off(c.Lparen)+1, lo, hi, lit(text))
 	return true
+}
+
+// syncSites allocates the sites of a sync call and returns their ids as
+// fn's first arguments: the call's, and for op.writes the site of the
+// writes into the receiver's writers. Its expression, "*X.Stdout" (the
+// writer of Stdout or Stderr), names no variable, so that the writes
+// match any access to the writer's address (see bufferMethods).
+func (r *rewriter) syncSites(se *ast.SelectorExpr, op syncOp) string {
+	s := r.site(se.Sel.Pos(), op.kind, se.X)
+	if op.writes {
+		s += ", " + r.site(se.Sel.Pos(), "write", se.X)
+		r.sites[len(r.sites)-1].Expr = exprText("*" + r.text(se.X) + ".Stdout")
+	}
+	return s
 }
 
 // groupCall rewrites Go and Wait of errgroup and conc groups: ptr is the

@@ -104,6 +104,8 @@ const (
 //	a.f, b.g = ...        a.f, b.g = ...; precog_rt.Wrote(S, &a.f); precog_rt.Wrote(S', &b.g)
 //	m[k]; m[k] = v        precog_shim.MR(S, m)[k]; precog_shim.MW(S, m)[k] = v   (delete, clear, len, range: MW, MW, MR, MI)
 //	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(S, &v, d) etc.)
+//	cmd.Start(); cmd.Wait() precog_rt.CmdStart(S, S', cmd); precog_rt.CmdWait(S, cmd)   (os/exec's copying goroutines as tasks; Run, Output)
+//	buf.String()          precog_rt.Reading(S, &buf).String()   (bytes.Buffer, strings.Builder handed to os/exec; Writing for writes)
 //
 // where precog_g is the function body's shim.Local, declared at its top
 // (var precog_g precog_shim.Local), which finds the goroutine's state at
@@ -230,6 +232,10 @@ type rewriter struct {
 	before122, before123 bool
 
 	usedShim, usedRT, usedUnsafe bool // set from the rendered text
+
+	// execOut holds what the file hands os/exec as a command's output
+	// writer (execOutputs), nil until asked.
+	execOut map[types.Object]bool
 
 	// dropped counts the references to imported packages that the
 	// rewrite removed (atomic.AddInt64 becomes a shim call).

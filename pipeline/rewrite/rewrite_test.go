@@ -533,3 +533,48 @@ func f(a int) int {
 		t.Errorf("without Locals nothing is instrumented, got:\n%s", plain)
 	}
 }
+
+// TestBufferCallsExecOnly: with a shared-location filter, calls of
+// bytes.Buffer and strings.Builder methods are recorded only on the
+// buffers the file hands to os/exec as a command's output (whose writer
+// the analysis cannot see), through a variable or a field.
+func TestBufferCallsExecOnly(t *testing.T) {
+	src := []byte(`package p
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+)
+
+type job struct{ out, log bytes.Buffer }
+
+func f(j *job, cmd *exec.Cmd) string {
+	var mine, theirs strings.Builder
+	cmd.Stdout = &j.out
+	_ = exec.Cmd{Stderr: &theirs}
+	mine.WriteString("x")
+	j.log.WriteString("y")
+	return j.out.String() + theirs.String() + mine.String() + j.log.String()
+}
+`)
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "a.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, info := checkFiles(t, fset, "p", []*ast.File{file})
+	opts := Options{FirstSite: 1, Shared: func(token.Pos) bool { return false }}
+	r, out, err := rewriteFile(fset, file, src, pkg, info, opts)
+	if err != nil || r == nil {
+		t.Fatalf("rewrite: %v", err)
+	}
+	var got []string
+	for _, s := range r.sites {
+		got = append(got, s.Kind+" "+s.Expr)
+	}
+	want := "read j.out.String(); read theirs.String()"
+	if g := strings.Join(got, "; "); g != want {
+		t.Errorf("sites %s, want %s\n%s", g, want, out)
+	}
+}

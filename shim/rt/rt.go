@@ -170,6 +170,21 @@ func (l Loc[T]) Set(v T) { shim.W(l.site, l.p, v) }
 // as it is and records them after it.
 func Wrote[T any](site uint32, p *T) { shim.Wrote(site, p) }
 
+// Reading records a read of *p by a method called on p whose code is not
+// instrumented (bytes.Buffer.String), and returns p.
+func Reading[T any](site uint32, p *T) *T {
+	shim.Read(site, unsafe.Pointer(p))
+	return p
+}
+
+// Writing records a write of *p by a method called on p whose code is not
+// instrumented (bytes.Buffer.Write), and returns p. The write's word is 0:
+// the method has not run yet, and reading *p here could race with it.
+func Writing[T any](site uint32, p *T) *T {
+	shim.Write(site, unsafe.Pointer(p), 0)
+	return p
+}
+
 // Writes records the targets of a multiple assignment after it, when their
 // addresses may change in it (a[i], i = x, y):
 //
