@@ -48,7 +48,7 @@ type key struct{ addr, epoch uint64 }
 // table. Findings come one per pair of sites, in the order of their sites'
 // positions, with IDs set.
 func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
-	c := &checker{g: g, sites: sites, shadow: make(map[key][]access), seen: make(map[[2]uint32]bool), seenLines: make(map[[2]string]bool)}
+	c := &checker{g: g, sites: sites, shadow: make(map[key][]access), best: make(map[[2]string]int)}
 	for i, ev := range g.Events {
 		a := access{ev: i, g: g.Goroutine(i), site: ev.Site}
 		switch ev.Kind {
@@ -66,6 +66,9 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 		a.name = loc.Var
 		c.access(key{loc.Addr, loc.Epoch}, a)
 	}
+	for _, p := range c.pairs {
+		c.report(p[0], p[1])
+	}
 	if opts.Stats != nil {
 		opts.Stats.Dropped += c.dropped
 	}
@@ -79,11 +82,12 @@ type checker struct {
 	g      *hb.Graph
 	sites  *trace.SiteTable
 	shadow map[key][]access
-	seen   map[[2]uint32]bool // site pairs reported
-	// seenLines are the pairs of lines reported, as file:line.
-	seenLines map[[2]string]bool
-	out       []finding.Finding
-	dropped   int
+	// pairs are the races to report, one per pair of lines (as
+	// file:line), which best indexes.
+	pairs   [][2]access
+	best    map[[2]string]int
+	out     []finding.Finding
+	dropped int
 }
 
 // access compares a with the shadow state of its location, reports the
@@ -97,7 +101,7 @@ func (c *checker) access(k key, a access) {
 	for _, b := range sh {
 		if b.g != a.g && (a.write || b.write) && !(a.atomic && b.atomic) &&
 			(a.atomic || b.atomic || a.name == b.name) && !c.g.HappensBefore(b.ev, a.ev) {
-			c.report(b, a)
+			c.race(b, a)
 		}
 		switch {
 		case a.write && c.g.HappensBefore(b.ev, a.ev):
@@ -114,21 +118,69 @@ func (c *checker) access(k key, a access) {
 	c.shadow[k] = append(keep, a)
 }
 
-// report reports the race of accesses a (first in the trace) and b, once
-// per pair of lines: the read and the write of x++ racing with another
-// x++ are one race.
-func (c *checker) report(a, b access) {
-	pair := [2]uint32{min(a.site, b.site), max(a.site, b.site)}
-	if c.seen[pair] {
-		return
+// race notes the race of accesses a and b, one per pair of lines: the
+// read and the write of x++ racing with another x++ are one race. Of the
+// races of one pair of lines it keeps the same one whatever the
+// interleaving (the first in the order of before, its accesses in that
+// order too), so that a finding's sites, message and ID do not change from
+// run to run with which access of the line pair the trace happened to pair
+// first (functable's two handlers, total += n against total -= n, came out
+// at line 25 in one run and at line 26 in another).
+func (c *checker) race(a, b access) {
+	if c.before(b, a) {
+		a, b = b, a
 	}
-	c.seen[pair] = true
 	la, lb := c.line(a.site), c.line(b.site)
 	lines := [2]string{min(la, lb), max(la, lb)}
-	if c.seenLines[lines] {
+	i, ok := c.best[lines]
+	if !ok {
+		c.best[lines] = len(c.pairs)
+		c.pairs = append(c.pairs, [2]access{a, b})
 		return
 	}
-	c.seenLines[lines] = true
+	p := c.pairs[i]
+	if x := c.cmpAccess(a, p[0]); x < 0 || x == 0 && c.cmpAccess(b, p[1]) < 0 {
+		c.pairs[i] = [2]access{a, b}
+	}
+}
+
+// cmpAccess orders accesses by their sites' positions, a write before a
+// read and an atomic access before a plain one at one site; 0 if the
+// trace alone tells them apart.
+func (c *checker) cmpAccess(x, y access) int {
+	sx, okx := c.sites.Lookup(x.site)
+	sy, oky := c.sites.Lookup(y.site)
+	if okx && oky {
+		if d := cmp.Or(cmp.Compare(sx.File, sy.File), cmp.Compare(sx.Line, sy.Line), cmp.Compare(sx.Col, sy.Col)); d != 0 {
+			return d
+		}
+	} else if d := cmp.Compare(x.site, y.site); d != 0 {
+		return d
+	}
+	rank := func(a access) int {
+		r := 0
+		if !a.write {
+			r += 2
+		}
+		if !a.atomic {
+			r++
+		}
+		return r
+	}
+	return cmp.Compare(rank(x), rank(y))
+}
+
+// before reports whether x comes before y in a race's report: by cmpAccess,
+// then in the trace.
+func (c *checker) before(x, y access) bool {
+	if d := c.cmpAccess(x, y); d != 0 {
+		return d < 0
+	}
+	return x.ev < y.ev
+}
+
+// report reports the race of accesses a and b (race's order).
+func (c *checker) report(a, b access) {
 	f := finding.Finding{Kind: Kind, Status: finding.Predicted}
 	w := finding.Witness{}
 	for _, x := range []access{a, b} {

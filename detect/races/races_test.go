@@ -199,3 +199,55 @@ func TestAtomicCounter(t *testing.T) {
 12.1 g=1 Read site=5 addr=0x100
 `, nil))
 }
+
+// TestSameRaceEitherInterleaving: x += 1 on one line and x -= 1 on the
+// next, on two goroutines (functable's handlers). Each interleaving pairs
+// other accesses of the two lines first; the report, one for the pair of
+// lines, is the same in all of them: its sites, their order and its ID.
+func TestSameRaceEitherInterleaving(t *testing.T) {
+	tab := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 10, File: "/src/k.go", Line: 25, Col: 30, Kind: "read", Function: "add", Expr: "total"},
+		{ID: 11, File: "/src/k.go", Line: 25, Col: 24, Kind: "write", Function: "add", Expr: "total"},
+		{ID: 20, File: "/src/k.go", Line: 26, Col: 30, Kind: "read", Function: "sub", Expr: "total"},
+		{ID: 21, File: "/src/k.go", Line: 26, Col: 24, Kind: "write", Function: "sub", Expr: "total"},
+	}}
+	const start = `1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+5 g=3 Begin parent=1
+`
+	add := []string{"g=2 Read site=10 addr=0x100", "g=2 Write site=11 addr=0x100 value=1"}
+	sub := []string{"g=3 Read site=20 addr=0x100", "g=3 Write site=21 addr=0x100 value=2"}
+	var want []string
+	for _, order := range [][]string{
+		{add[0], add[1], sub[0], sub[1]},
+		{sub[0], sub[1], add[0], add[1]},
+		{add[0], sub[0], add[1], sub[1]},
+		{sub[0], add[0], sub[1], add[1]},
+	} {
+		text := start
+		for i, e := range order {
+			text += fmt.Sprintf("5.%d %s\n", i+1, e)
+		}
+		tr, err := trace.ParseText(strings.NewReader(header + text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace.Sort(tr.Events)
+		g := hb.Analyze(tr.Events, hb.Options{Sites: tab, LockOrder: true})
+		var got []string
+		for _, f := range Check(g, tab, Options{}) {
+			got = append(got, fmt.Sprintf("%s %d:%d(%s) %d:%d(%s)", f.ID, f.Sites[0].Line, f.Sites[0].Col, f.Sites[0].Role,
+				f.Sites[1].Line, f.Sites[1].Col, f.Sites[1].Role))
+		}
+		if want == nil {
+			want = got
+			if len(got) != 1 || !strings.Contains(got[0], " 25:24(write) 26:24(write)") {
+				t.Errorf("order %q: %q, want one race between the writes of lines 25 and 26", order, got)
+			}
+			continue
+		}
+		same(t, got, want...)
+	}
+}
