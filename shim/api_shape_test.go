@@ -68,6 +68,8 @@ var (
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicLoad
 	_ func(uint32, unsafe.Pointer, uint64)                    = precog_shim.AtomicStore
 	_ func(uint32)                                            = precog_shim.Bubble
+	_ func(uint32, *sync.Pool, any)                           = precog_shim.PoolPut
+	_ func(uint32, *sync.Pool) any                            = precog_shim.PoolGet
 	_ func(uint32, time.Duration)                             = precog_shim.Sleep
 	_ func(uint32, func())                                    = precog_shim.SyncWait
 	_ func(uint32, func(*testing.T)) func(*testing.T)         = precog_shim.BubbleFunc[*testing.T]

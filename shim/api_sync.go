@@ -233,6 +233,27 @@ func CondBroadcast(site uint32, c *sync.Cond) {
 	g.released()
 }
 
+// PoolPut records PoolPut with the object x (its data word) and the pool,
+// then puts x. The Go memory model's rule for sync.Pool, a Put of x
+// before the Get that returns x, is detect/hb's.
+func PoolPut(site uint32, p *sync.Pool, x any) {
+	if enabled {
+		syncBefore(site, trace.EvPoolPut, ifaceData(unsafe.Pointer(&x)), uint64(uintptr(unsafe.Pointer(p))))
+	}
+	p.Put(x)
+}
+
+// PoolGet calls Get and records PoolGet with the object it returned.
+func PoolGet(site uint32, p *sync.Pool) any {
+	if !enabled {
+		return p.Get()
+	}
+	g := gateSync(site, trace.EvPoolGet, unsafe.Pointer(p))
+	x := p.Get()
+	g.syncEvent(site, trace.EvPoolGet, ifaceData(unsafe.Pointer(&x)), uint64(uintptr(unsafe.Pointer(p))))
+	return x
+}
+
 func b2u(b bool) uint64 {
 	if b {
 		return 1

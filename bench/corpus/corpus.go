@@ -13,6 +13,7 @@ import (
 	_ "github.com/sourcegraph/conc/pool"
 	_ "github.com/sourcegraph/conc/stream"
 	_ "go.etcd.io/bbolt"
+	_ "go.uber.org/zap"
 	_ "go.etcd.io/raft/v3"
 	_ "golang.org/x/sync/errgroup"
 	_ "golang.org/x/sync/semaphore"

@@ -82,7 +82,8 @@
 // call on another goroutine that does not happen before the test's end is
 // reported ("Log in goroutine after TestX has completed"). The other
 // releases of DESIGN.md's table cannot be seen in the trace and are not
-// checked: Reset and sync.Pool's Put are not events.
+// checked: Reset is not an event, and sync.Pool's Put is one only for
+// detect/hb's order (a Put before the Get that returns its object).
 //
 // con-index (§4.5, Con-Overflow). A data race (concurrent, no common
 // lock) between a read whose value flows into an index or slice bound, or

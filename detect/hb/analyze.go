@@ -39,6 +39,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		unlocked:  make(map[uint64]vclock),
 		runlocked: make(map[uint64]vclock),
 		atomics:   make(map[uint64]vclock),
+		pools:     make(map[poolKey]pooled),
 	}
 	a.clocks = []snapshot{{}}
 	a.Vars = []string{""}
@@ -162,6 +163,18 @@ type analyzer struct {
 	// atomics holds, with Options.LockOrder, the join of the clocks of
 	// every atomic store to an address.
 	atomics map[uint64]vclock
+	// pools holds the release clock of the latest Put of each object to
+	// each sync.Pool that no Get has returned yet.
+	pools map[poolKey]pooled
+}
+
+// poolKey is an object in a sync.Pool: its address and the pool's.
+type poolKey struct{ obj, pool uint64 }
+
+// pooled is a Put waiting for the Get that returns its object.
+type pooled struct {
+	vc    vclock
+	epoch uint64 // the GC epoch of the Put's goroutine
 }
 
 // condUnlocks finds, for each EvCondWait (recorded when Wait returned),
@@ -355,6 +368,17 @@ func (a *analyzer) event(i int) {
 		if c, ok := a.onces[ev.Addr]; ok {
 			a.acquire(gi, c)
 		}
+	case trace.EvPoolGet:
+		// The Put of the object Get returned, in the same GC epoch:
+		// across a collection the address may be another object's
+		// (the Get's New made it where a freed one was).
+		k := poolKey{ev.Addr, ev.Value}
+		if p, ok := a.pools[k]; ok {
+			delete(a.pools, k)
+			if p.epoch == st.epoch {
+				a.acquire(gi, p.vc)
+			}
+		}
 	case trace.EvAtomicStore:
 		if a.opts.LockOrder {
 			// A read-modify-write (Add, Swap, CompareAndSwap) reads
@@ -472,6 +496,10 @@ func (a *analyzer) event(i int) {
 	case trace.EvOnceDo:
 		if _, ok := a.onces[ev.Addr]; !ok {
 			a.onces[ev.Addr] = a.release(gi)
+		}
+	case trace.EvPoolPut:
+		if ev.Addr != 0 {
+			a.pools[poolKey{ev.Addr, ev.Value}] = pooled{vc: a.release(gi), epoch: st.epoch}
 		}
 	case trace.EvAtomicStore:
 		ss := append(a.stores[ev.Addr], store{value: ev.Value, vc: a.release(gi)})

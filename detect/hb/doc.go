@@ -32,6 +32,14 @@
 //     return is taken to be the one that ran f);
 //   - Signal and Broadcast before the return of a later Cond.Wait on the
 //     same Cond;
+//   - a sync.Pool's Put of an object before the Get that returned it (the
+//     memory model's rule for Pool: one owner's use of a pooled object
+//     before the next owner's reset): the latest Put of that object (the
+//     interface's data word) to that pool not yet matched by a Get, when
+//     the Put and the Get are in one GC epoch (across a collection the
+//     address may be another object's, one that the Get's New made where
+//     a freed one was; an object that survived in the pool's victim
+//     cache then loses its edge);
 //   - an atomic store (or add, swap, successful CAS) before an atomic load
 //     that read the value it stored (the latest of the last few stores of
 //     that value to that address; or, when the last store before the load

@@ -552,3 +552,37 @@ func TestSyncWait(t *testing.T) {
 		{41, 5, false}, // another bubble
 	})
 }
+
+func TestPool(t *testing.T) {
+	// g1 uses an object and puts it back in pool 0x900; g2 gets it and
+	// resets it. g3 gets another object, and g4 gets g1's object from
+	// another pool, or after a collection: neither is ordered.
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0xa00 value=1
+2 g=1 PoolPut site=2 addr=0xa00 value=2304
+2.1 g=1 Write site=3 addr=0xa08 value=1
+3 g=2 Begin parent=none
+4 g=2 PoolGet site=4 addr=0xa00 value=2304
+4.1 g=2 Write site=5 addr=0xa00 value=0
+5 g=3 Begin parent=none
+6 g=3 PoolGet site=6 addr=0xb00 value=2304
+6.1 g=3 Read site=7 addr=0xa00
+7 g=1 PoolPut site=8 addr=0xa00 value=2304
+8 g=4 Begin parent=none
+9 g=4 GCEpoch epoch=1
+10 g=4 PoolGet site=9 addr=0xa00 value=2304
+10.1 g=4 Read site=10 addr=0xa00
+11 g=1 PoolPut site=11 addr=0xc00 value=2304
+12 g=2 PoolGet site=12 addr=0xc00 value=4096
+12.1 g=2 Read site=13 addr=0xc00
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 5, true},    // the owner's use before the next owner's reset
+		{3, 5, false},   // after the Put: concurrent
+		{1, 7, false},   // another object's Get
+		{8, 10, false},  // across a collection
+		{11, 13, false}, // another pool's Get
+	})
+}

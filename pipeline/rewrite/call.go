@@ -54,6 +54,8 @@ var syncMethods = map[string]syncOp{
 	"sync.Cond.Wait":        {fn: "CondWait", kind: "cond-wait", value: "CondWaitFunc", valueRT: true},
 	"sync.Cond.Signal":      {fn: "CondSignal", kind: "cond-signal", value: "CondSignalFunc", valueRT: true},
 	"sync.Cond.Broadcast":   {fn: "CondBroadcast", kind: "cond-broadcast", value: "CondBroadcastFunc", valueRT: true},
+	"sync.Pool.Put":         {fn: "PoolPut", kind: "pool-put"},
+	"sync.Pool.Get":         {fn: "PoolGet", kind: "pool-get"},
 
 	"golang.org/x/sync/errgroup.Group.Go":             {fn: "TaskErr", kind: "go", group: "goerr"},
 	"golang.org/x/sync/errgroup.Group.Wait":           {fn: "WaitedErr", kind: "wait", group: "waiterr"},

@@ -222,6 +222,8 @@ func TestRewriteEndToEnd(t *testing.T) {
 		"ChanRecv recv <-ch ok=false",
 		"ChanClose close ch",
 		"Select select select ok=false",
+		"PoolGet pool-get pool",
+		"PoolPut pool-put pool",
 		"Write write a.owner non-nil",
 		"Write write a.owner nil",
 		"Write write a.balance",

@@ -287,8 +287,8 @@ func (r *rewriter) skip(reason string) {
 // site allocates the next site id for an operation at pos. The kinds are
 // go (go statements, WaitGroup.Go and the Go of errgroup and conc groups),
 // lock, unlock, trylock, rlock, runlock, tryrlock, wg-add, wg-done,
-// wg-wait, once, cond-wait, cond-signal, cond-broadcast, wait (a group's
-// Wait), make-chan, send, recv (also a range over a channel), close,
+// wg-wait, once, cond-wait, cond-signal, cond-broadcast, pool-put,
+// pool-get, wait (a group's Wait), make-chan, send, recv (also a range over a channel), close,
 // select, read, write, map-read (also len), map-write (also delete and
 // clear), map-range, atomic-load, atomic-store and func (Enter/Exit).
 func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {

@@ -45,7 +45,7 @@ func TestDamage(t *testing.T) {
 		{"not a trace", []byte("#!/bin/sh\necho hello\n"), 0, "not a precog trace"},
 		{"empty", nil, 0, "broken trace: header cut short at offset 0"},
 		{"magic prefix", []byte("precog tr"), 0, "broken trace: header cut short at offset 0"},
-		{"version", cat([]byte(magic), uv(3)), 0, "trace version 3 is not supported (precog reads version 7): an older precog recorded it; record it again"},
+		{"version", cat([]byte(magic), uv(3)), 0, "trace version 3 is not supported (precog reads version 8): an older precog recorded it; record it again"},
 		{"header varint", cat([]byte(magic), bytes.Repeat([]byte{0xff}, 10), []byte{1}), 0,
 			"broken trace: bad varint in header at offset 13"},
 		{"header string limit", cat([]byte(magic), uv(Version), uv(MaxStringLen+1)), 0,

@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 7)
+// # Wire format (version 8)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
@@ -117,7 +117,8 @@
 //
 // Version 3 traces had no checksum and no state block, version 4 no
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
-// EvSyncWait; this package refuses them, and any other version, with an
+// EvSyncWait, version 7 no sync.Pool events; this package refuses them,
+// and any other version, with an
 // error that names it.
 //
 // # Damage

@@ -11,8 +11,9 @@ import (
 // Version is the version of the format this package writes and reads.
 // Version 4 added the header's checksum and state block, version 5
 // EvMapMake, version 6 the synctest events EvBubble, EvSleep and EvWake,
-// version 7 EvClock and EvSyncWait.
-const Version = 7
+// version 7 EvClock and EvSyncWait, version 8 the sync.Pool events
+// EvPoolPut and EvPoolGet.
+const Version = 8
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -330,6 +331,18 @@ func (e *Encoder) AppendClock(b []byte, seq uint64, site uint32, addr uintptr, n
 // AppendSyncWait appends an EvSyncWait event: synctest.Wait returned at now.
 func (e *Encoder) AppendSyncWait(b []byte, seq uint64, site uint32, addr uintptr, now uint64) []byte {
 	return appendUvarint(e.syncAddr(b, EvSyncWait, seq, site, addr), now)
+}
+
+// AppendPoolPut appends an EvPoolPut event: obj is handed to the pool at
+// pool.
+func (e *Encoder) AppendPoolPut(b []byte, seq uint64, site uint32, obj, pool uintptr) []byte {
+	return appendUvarint(e.syncAddr(b, EvPoolPut, seq, site, obj), uint64(pool))
+}
+
+// AppendPoolGet appends an EvPoolGet event: Get of the pool at pool
+// returned obj.
+func (e *Encoder) AppendPoolGet(b []byte, seq uint64, site uint32, obj, pool uintptr) []byte {
+	return appendUvarint(e.syncAddr(b, EvPoolGet, seq, site, obj), uint64(pool))
 }
 
 // AppendChanSend appends an EvChanSend event.

@@ -83,6 +83,11 @@ const (
 	EvClock    // a bubble goroutine read the clock just before an operation that may block it durably (channel operation, select, WaitGroup.Wait, Cond.Wait) or its end, or just after such an operation returned at a later time; addr is 0 [seq, site, addr, value]
 	EvSyncWait // after synctest.Wait returned: every other goroutine of the bubble is durably blocked or ended; addr is 0 [seq, site, addr, value]
 
+	// sync.Pool. addr is the object: the data word of the interface value
+	// put or got; value is the address of the Pool.
+	EvPoolPut // before Put hands the object to the pool [seq, site, addr, value]
+	EvPoolGet // after Get returned the object (taken from the pool or made by New; addr 0 for nil) [seq, site, addr, value]
+
 	numKinds
 )
 
@@ -223,4 +228,6 @@ var kinds = [numKinds]kindSpec{
 	EvWake:          {name: "Wake", fields: []field{fSite, fAddr, fValue}},
 	EvClock:         {name: "Clock", fields: []field{fSite, fAddr, fValue}},
 	EvSyncWait:      {name: "SyncWait", fields: []field{fSite, fAddr, fValue}},
+	EvPoolPut:       {name: "PoolPut", fields: []field{fSite, fAddr, fValue}},
+	EvPoolGet:       {name: "PoolGet", fields: []field{fSite, fAddr, fValue}},
 }

@@ -99,6 +99,10 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendClock(b, ev.Seq, ev.Site, a, ev.Value)
 	case EvSyncWait:
 		return e.AppendSyncWait(b, ev.Seq, ev.Site, a, ev.Value)
+	case EvPoolPut:
+		return e.AppendPoolPut(b, ev.Seq, ev.Site, a, uintptr(ev.Value))
+	case EvPoolGet:
+		return e.AppendPoolGet(b, ev.Seq, ev.Site, a, uintptr(ev.Value))
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -158,6 +162,8 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 35 g=0 Wake site=32 addr=0x0 value=946684801000000000
 36 g=0 Clock site=33 addr=0x0 value=946684801000000000
 37 g=0 SyncWait site=34 addr=0x0 value=946684801000000000
+38 g=0 PoolPut site=35 addr=0xc000024000 value=824633794560
+39 g=0 PoolGet site=36 addr=0xc000024000 value=824633794560
 1000000000000 g=0 TestEnd outcome=panic
 1000000000001 g=0 TestStart name="Test\"quoted\" with spaces/ünïcode\x00"
 1000000000002 g=0 TestEnd outcome=skip

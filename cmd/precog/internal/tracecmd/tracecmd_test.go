@@ -244,7 +244,7 @@ func TestDumpErrors(t *testing.T) {
 `, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "; the 7 events before it are printed, whatever came after it is lost\n"},
 		{[]string{"dump", "missing.trace"}, "", "precog: open " + filepath.Join(dir, "missing.trace") + ": no such file or directory\n"},
 		{[]string{"dump", "notes.txt"}, "", "precog: notes.txt: not a precog trace\n"},
-		{[]string{"dump", "v9.trace"}, "", "precog: v9.trace: trace version 9 is not supported (precog reads version 7): a newer precog recorded it\n"},
+		{[]string{"dump", "v9.trace"}, "", "precog: v9.trace: trace version 9 is not supported (precog reads version 8): a newer precog recorded it\n"},
 		{[]string{"dump", "-sites", "bad.json", "t.trace"}, "", "precog: site table " + filepath.Join(dir, "bad.json") + ": two sites with id 1\n"},
 		{[]string{}, "", "precog: trace needs an action: dump (run 'precog help trace' for usage)\n"},
 		{[]string{"show", "t.trace"}, "", "precog: unknown trace action \"show\" (run 'precog help trace' for usage)\n"},

@@ -66,6 +66,8 @@ func TestProgram(t *testing.T) {
 			t.Fatal("more")
 		}
 	}
+	pool := sync.Pool{New: func() any { return new(account) }}
+	pool.Put(pool.Get().(*account))
 	name := "x"
 	a.owner = &name
 	a.owner = nil

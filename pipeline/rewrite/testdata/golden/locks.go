@@ -70,3 +70,21 @@ func values(l sync.Locker, wg *sync.WaitGroup, c *sync.Cond, cleanup func(func()
 	wait()
 	cleanup(c.Broadcast)
 }
+
+// bufPool embeds a Pool: its Get and Put are the Pool's, found through the
+// selection, not the name.
+type bufPool struct{ sync.Pool }
+
+type notPool struct{}
+
+func (notPool) Get() any  { return nil }
+func (notPool) Put(x any) {}
+
+func pools(p *sync.Pool, bp *bufPool, np notPool) {
+	b := p.Get().(*[]byte)
+	defer p.Put(b)
+	bp.Put(bp.Get())
+	np.Put(np.Get())
+	get := p.Get // a method value: left alone
+	_ = get
+}
