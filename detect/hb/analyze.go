@@ -44,11 +44,15 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 	a.clocks = []snapshot{{}}
 	a.Vars = []string{""}
 	a.varOf = make(map[uint32]uint32)
+	ptr := make(map[uint32]bool) // read sites of pointer-shaped values
 	if opts.Sites != nil {
 		index := map[string]uint32{"": 0}
 		for _, s := range opts.Sites.Sites {
 			if s.Kind != "read" && s.Kind != "write" {
 				continue
+			}
+			if s.Kind == "read" && s.Used(trace.UsePointer) {
+				ptr[s.ID] = true
 			}
 			name := siteVar(s.Expr)
 			v, ok := index[name]
@@ -61,7 +65,12 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		}
 	}
 	a.locksets = [][]Lock{nil}
-	for _, e := range opts.Edges {
+	edges := opts.Edges
+	if !opts.LockOrder && !opts.NoTakes {
+		// With LockOrder the mutex orders a take already.
+		edges = append(takeEdges(events, a.varOf, ptr), edges...)
+	}
+	for _, e := range edges {
 		if e.From >= 0 && e.From < e.To && e.To < len(events) {
 			a.edgesTo[e.To] = append(a.edgesTo[e.To], e.From)
 			a.edgeFrom[e.From] = vclock{}

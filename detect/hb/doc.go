@@ -60,6 +60,9 @@
 //     after the earlier ones to its address, since a read-modify-write
 //     reads them (a plain Store is ordered too: the trace does not tell
 //     the two apart);
+//   - a take out of a slot under a mutex: the section that stored the
+//     value before the write that cleared it (see "Hand-offs" below;
+//     Options.NoTakes leaves it out);
 //   - the caller's extra edges (Options.Edges), for synchronization that a
 //     checker infers from the trace, such as a spin loop left on a flag.
 //
@@ -141,6 +144,59 @@
 // goroutines started by them. Each of these only loses order: checkers may
 // report what cannot happen, never miss what can. Outside bubbles none of
 // these events adds an edge: real time orders nothing.
+//
+// # Hand-offs
+//
+// A mutex orders nothing here, yet a queue, a ring buffer or a list under
+// a mutex hands objects from one goroutine to another: a producer stores
+// a task in a slot under the lock, a worker takes it out under the same
+// lock and runs it (pond's task queue; golang-lru's expirable cache,
+// whose cleanup takes entries that Add linked in). Without an edge the
+// worker's use of the task is concurrent with everything the producer did
+// before the push, and the checkers predict the worker running first
+// (pond: a Done before its Add).
+//
+// The edge. A take is a read r of a location s by goroutine C, inside a
+// critical section S_C of a lock L that C holds in write mode, followed by
+// a write c of the zero value to s by C in the same section S_C (r reads
+// the slot, c clears it: `t := q.slots[i]; q.slots[i] = nil`), where:
+// r's site reads a pointer-shaped value (trace.UsePointer: a pointer,
+// map, channel, func, interface or a type parameter's value, by the
+// static type); the last write w to s before r in the trace's order
+// stored a non-zero value; and w's goroutine P is not C and held L in
+// write mode at w, in its section S_P. No Cond.Wait may come between r
+// and c. The edge goes from the Unlock that ended S_P to c: everything P
+// did up to the end of S_P happens before c and everything C does after.
+//
+// Why it holds. r read the value w stored (w is the last write to s before
+// r in the trace, and both hold L, so that is the run's real order). S_P
+// and S_C exclude each other, and w is inside S_P, so in any run in which
+// r reads w's value, all of S_P comes before S_C. What C does from c on
+// acts on what it took: the slot held P's object, so C's use of that
+// object exists only in runs where it found it, and those runs order S_P
+// first. A run in which C's section comes first finds the slot empty
+// (zero) and takes nothing. The read r itself is not ordered: a checker
+// may still pair w with r, the order violation of a consumer that does
+// not look before it uses.
+//
+// What it hides. (1) Everything C does after the take, not only its use
+// of the object: a later access of C unrelated to the slot is ordered
+// after P's section as well, so a bug between P's events before S_P and
+// such an access is missed. (2) A pointer that is moved out of a slot but
+// also shared by other means (C takes it, P keeps using it after S_P:
+// that use stays unordered, as the bug it is; but P's uses before S_P are
+// ordered before C's, which is right only if P's object is not reachable
+// otherwise). (3) A pointer-shaped flag reset under the lock: `if
+// c.waiter != nil { w := c.waiter; c.waiter = nil; w.wake() }` is a take
+// of the waiter, and orders the waiter's section before the wake (which
+// it is, when the waiter was found; the run in which the notifier comes
+// first and finds nil is not predicted from this edge, but from the pair
+// of w and r, which stays). Scalars are never taken: a counter or bool
+// read and reset in one section (KB1's reset, a flag cleared by its
+// reader) is state, and its order is what OSCS and ConMem look at. A
+// slot read under a read lock, or cleared in another section or by
+// another goroutine, is no take either; and a take of a value stored
+// without the lock, or by C itself, adds no edge.
 //
 // # Approximations (what this is sound for)
 //

@@ -91,6 +91,10 @@ type Options struct {
 	// race detector, which a data race checker needs. Without it (the
 	// default, for ConMem and OSCS) mutexes give lock sets only.
 	LockOrder bool
+	// NoTakes leaves out the order of hand-offs through a container under
+	// a mutex (see "Hand-offs" in the package doc), which is on by
+	// default.
+	NoTakes bool
 	// Edges are extra order edges, for synchronization a checker inferred.
 	// An edge whose From is not before its To in the event order is
 	// ignored.

@@ -586,3 +586,75 @@ func TestPool(t *testing.T) {
 		{11, 13, false}, // another pool's Get
 	})
 }
+
+func TestTakes(t *testing.T) {
+	// g1 fills a task (0x300) and stores it in a slot (0x100) under the
+	// lock 0x900; g2 takes it: reads the slot and clears it in one
+	// section, then uses the task. Site 20 reads a pointer-shaped slot,
+	// site 21 a counter (an int: a reset, not a take).
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 20, Kind: "read", Expr: "q.slots[i]", Uses: trace.UsePointer},
+		{ID: 21, Kind: "read", Expr: "c.n"},
+	}}
+	const fill = `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x300 value=7
+2 g=1 Lock site=2 addr=0x900
+2.1 g=1 Write site=3 addr=0x100 value=1
+2.2 g=1 Write site=4 addr=0x108 value=5
+3 g=1 Unlock site=5 addr=0x900
+3.1 g=1 Write site=6 addr=0x300 value=8
+4 g=2 Begin parent=none
+5 g=2 Lock site=7 addr=0x900
+`
+	for _, tc := range []struct {
+		name string
+		take string
+		want []order
+	}{
+		{"take", `
+5.1 g=2 Read site=20 addr=0x100
+5.2 g=2 Write site=8 addr=0x100 value=0
+6 g=2 Unlock site=9 addr=0x900
+6.1 g=2 Read site=10 addr=0x300
+`, []order{
+			{1, 10, true},  // filled before the push: ordered before the use
+			{3, 8, true},   // the slot's store before its clear
+			{3, 20, false}, // but not before the read that found it
+			{6, 10, false}, // written after the push: not ordered
+		}},
+		{"no clear", `
+5.1 g=2 Read site=20 addr=0x100
+6 g=2 Unlock site=9 addr=0x900
+6.1 g=2 Read site=10 addr=0x300
+`, []order{{1, 10, false}}},
+		{"cleared in another section", `
+5.1 g=2 Read site=20 addr=0x100
+6 g=2 Unlock site=9 addr=0x900
+7 g=2 Lock site=11 addr=0x900
+7.1 g=2 Write site=8 addr=0x100 value=0
+8 g=2 Unlock site=12 addr=0x900
+8.1 g=2 Read site=10 addr=0x300
+`, []order{{1, 10, false}}},
+		{"counter reset", `
+5.1 g=2 Read site=21 addr=0x108
+5.2 g=2 Write site=8 addr=0x108 value=0
+6 g=2 Unlock site=9 addr=0x900
+6.1 g=2 Read site=10 addr=0x300
+`, []order{{1, 10, false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs, at := parse(t, fill+tc.take)
+			checkOrder(t, Analyze(evs, Options{Sites: sites}), at, tc.want)
+			// Off, and with LockOrder (where the mutex orders it), no
+			// take edge is added.
+			for _, o := range tc.want {
+				if o.hb && o.a == 1 {
+					if g := Analyze(evs, Options{Sites: sites, NoTakes: true}); g.HappensBefore(at(o.a), at(o.b)) {
+						t.Errorf("NoTakes: site %d before site %d", o.a, o.b)
+					}
+				}
+			}
+		})
+	}
+}

@@ -27,7 +27,7 @@ func newUsesFinder() *usesFinder {
 }
 
 // of returns the uses of the value of load, space-separated in the order
-// deref, index, loop-exit.
+// deref, index, loop-exit, ptr.
 func (u *usesFinder) of(load *ssa.UnOp) string {
 	var uses []string
 	if derefs(load) {
@@ -43,7 +43,27 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 	}) {
 		uses = append(uses, trace.UseLoopExit)
 	}
+	if pointerShaped(load.Type()) {
+		uses = append(uses, trace.UsePointer)
+	}
 	return strings.Join(uses, " ")
+}
+
+// pointerShaped reports whether values of type t are pointer-shaped
+// (trace.UsePointer): a pointer, map, channel, func, interface or
+// unsafe.Pointer, or a type parameter, which a generic container
+// instantiates with such types as often as not.
+func pointerShaped(t types.Type) bool {
+	if _, ok := t.(*types.TypeParam); ok {
+		return true
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Chan, *types.Signature, *types.Interface:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	}
+	return false
 }
 
 // derefs reports whether the pointer-shaped value v is dereferenced

@@ -36,8 +36,9 @@ type Site struct {
 	Cases string `json:"cases,omitempty"`
 	// Uses says, for a read site, where the value read goes, as far as
 	// the instrumenter's static analysis can tell: UseDeref, UseIndex,
-	// UseLoopExit, separated by spaces ("deref loop-exit"). Empty for
-	// other sites and for reads it cannot place.
+	// UseLoopExit, and UsePointer for a pointer-shaped value, separated by
+	// spaces ("deref loop-exit ptr"). Empty for other sites and for reads
+	// it cannot place.
 	Uses string `json:"uses,omitempty"`
 }
 
@@ -53,6 +54,11 @@ const (
 	// UseLoopExit: the value decides whether a loop is left (the loop's
 	// condition, or an if in its body that breaks or returns).
 	UseLoopExit = "loop-exit"
+	// UsePointer: the value read is pointer-shaped by its static type (a
+	// pointer, map, channel, func, interface or unsafe.Pointer, or a type
+	// parameter: a generic container's element), whatever is done with
+	// it. detect/hb's hand-offs move such values.
+	UsePointer = "ptr"
 )
 
 // Used reports whether use is one of the site's Uses.

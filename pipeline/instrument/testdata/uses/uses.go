@@ -18,18 +18,18 @@ type state struct {
 
 func (s *state) reader() int {
 	x := 0
-	if s.p != nil { // uses:""
-		x += s.p.val // uses:"deref"
+	if s.p != nil { // uses:"ptr"
+		x += s.p.val // uses:"deref ptr"
 	}
-	if q := s.p; q != nil { // uses:""
+	if q := s.p; q != nil { // uses:"ptr"
 		x += q.val
 	}
-	s.mup.Lock()           // uses:"deref"
+	s.mup.Lock()           // uses:"deref ptr"
 	x += int(s.buf[s.n+1]) // uses:"index" uses:"index"
 	for !s.stop {          // uses:"loop-exit"
 	}
-	s.f()          // uses:"deref"
-	s.mup.Unlock() // uses:"deref"
+	s.f()          // uses:"deref ptr"
+	s.mup.Unlock() // uses:"deref ptr"
 	return x
 }
 
