@@ -2,7 +2,7 @@
 // reads and writes of shared variables, an uncontended Mutex Lock+Unlock, a
 // buffered channel send+receive, a go statement with its join, and Lock+
 // Unlock in two goroutines at once (which contend only on the shim's global
-// seq counter). It prints ratios measured in one run, as ../../shared/BENCH.md
+// seq counter), and a sync.Pool Get and Put. It prints ratios measured in one run, as ../../shared/BENCH.md
 // asks, so that the machine's load cancels out.
 //
 // The benchmarks are in shim_test.go, each with a plain variant (the
@@ -28,7 +28,7 @@
 //
 // Run it from the repository root:
 //
-//	go run ./bench/shim [-rounds 5] [-callgrind=false]
+//	go run ./bench/shim [-rounds 5] [-callgrind=false] [-b regexp]
 package main
 
 import (
@@ -66,6 +66,7 @@ var benches = []bench{
 	{"Chan", 1_000_000, 1, 0},
 	{"GoJoin", 100_000, 1, 0},
 	{"ParallelLock", 2_000_000, 1, 0},
+	{"Pool", 1_000_000, 1, trace.EvPoolGet},
 }
 
 func main() {
@@ -73,7 +74,15 @@ func main() {
 	log.SetPrefix("bench/shim: ")
 	rounds := flag.Int("rounds", 5, "number of rounds")
 	useCallgrind := flag.Bool("callgrind", true, "count instructions with callgrind if valgrind is installed")
+	only := flag.String("b", "", "run only the benchmarks whose names match this regexp")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			log.Fatalf("-b: %v", err)
+		}
+		benches = slices.DeleteFunc(benches, func(b bench) bool { return !re.MatchString(b.name) })
+	}
 
 	dir, err := os.MkdirTemp("", "benchshim")
 	if err != nil {
@@ -84,7 +93,7 @@ func main() {
 	build(plainBin)
 	build(raceBin, "-race")
 
-	fmt.Printf("command: go run ./bench/shim -rounds %d\n", *rounds)
+	fmt.Printf("command: go run ./bench/shim -rounds %d -b %q\n", *rounds, *only)
 	fmt.Printf("go: %s %s/%s, nproc %d, load average at start: %s\n", goVersion(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), loadavg())
 
 	// samples[bench][variant] holds one value per round.

@@ -29,6 +29,7 @@ var (
 	wg    sync.WaitGroup
 	nop   = func() {}
 	start = make(chan struct{})
+	pool  = sync.Pool{New: func() any { return new([64]byte) }}
 )
 
 // BenchmarkRead is eight 8-byte loads of shared variables.
@@ -156,5 +157,20 @@ func BenchmarkParallelLock(b *testing.B) {
 				precog_shim.Unlock(12, &m)
 			}
 		})
+	})
+}
+
+// BenchmarkPool is a sync.Pool Get and the Put of the object it returned
+// (one goroutine: the object stays in its P's private slot).
+func BenchmarkPool(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			pool.Put(pool.Get())
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_shim.PoolPut(8, &pool, precog_shim.PoolGet(7, &pool))
+		}
 	})
 }

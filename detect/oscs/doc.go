@@ -210,6 +210,13 @@
 // silences oscsmax (Fig. 5, a known false positive) and keeps every true
 // finding.
 //
+// Each finding's notes name its shape, from the trace: an atomicity
+// violation when one side's goroutine also touches the location in its
+// previous or next critical section of the lock (the other side's section
+// can fall between its two: Mozilla-1, MySQL1-A, KB1), otherwise an order
+// violation (only which section runs first matters: Mozilla-3's flag
+// checked before it is set), or, for two writes, a lost update.
+//
 // # Soundness
 //
 // OSCS is a heuristic (§2.5) and neither sound nor complete. It reports

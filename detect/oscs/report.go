@@ -233,6 +233,43 @@ func (c *checker) notes(r report, sa, sb finding.Site) []string {
 	}
 	notes = append(notes, fmt.Sprintf("the critical section of the %s at %s:%d has no read of %s followed by a write: not commutative",
 		side.Role, filepath.Base(side.File), side.Line, sa.Expr))
+	notes = append(notes, c.shape(r, sa, sb))
 	notes = append(notes, fmt.Sprintf("location 0x%x, GC epoch %d", r.loc.Addr, r.loc.Epoch))
 	return notes
+}
+
+// shape names the kind of bug the pair is (§2.2): an atomicity violation
+// when one side's goroutine also touches the location in its previous or
+// next critical section of the lock, so that the other side's section can
+// fall between its two (Fig. 3c: Mozilla-1, MySQL1-A, KB1); otherwise an
+// order violation, where only which section runs first matters (Fig. 4:
+// Mozilla-3), or, for two writes, a lost update.
+func (c *checker) shape(r report, sa, sb finding.Site) string {
+	for _, side := range []struct {
+		sec, other int
+		s, o       finding.Site
+	}{{r.aLock, r.bLock, sa, sb}, {r.bLock, r.aLock, sb, sa}} {
+		if side.sec < 0 {
+			continue
+		}
+		for _, n := range c.neighbors(side.sec) {
+			if !c.footprint(n).touched[r.loc] {
+				continue
+			}
+			first, second := n, side.sec
+			if c.g.Sections()[n].Begin > c.g.Sections()[side.sec].Begin {
+				first, second = second, first
+			}
+			at := func(sec int) string {
+				st, _ := c.sites.Lookup(c.lockSite(sec))
+				return filepath.Base(st.File) + ":" + strconv.Itoa(st.Line)
+			}
+			return fmt.Sprintf("atomicity violation: %s touches %s in two critical sections (locked at %s, then at %s), and %s's section can run between them",
+				function(side.s), sa.Expr, at(first), at(second), function(side.o))
+		}
+	}
+	if r.aWrite && r.bWrite {
+		return "lost update: the later write discards the earlier one unseen, in either order"
+	}
+	return "order violation: which critical section runs first decides what the read sees"
 }

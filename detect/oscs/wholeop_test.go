@@ -1,7 +1,9 @@
 package oscs
 
 import (
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/shim/trace"
@@ -180,4 +182,56 @@ func TestWholeOpSecondCall(t *testing.T) {
 16.2 g=2 Write site=37 addr=0x100 value=2
 17 g=2 Unlock site=32 addr=0x900
 `, []string{"20 21 33 36"}, []string{"20 21 30 37", "20 21 33 36"})
+}
+
+// TestShape checks the note that names a finding's shape: KB1's pairs
+// with Insert's second section are atomicity violations (Insert touches
+// x in two sections), a reader whose goroutine touches x once against a
+// writer is an order violation, and two blind writes a lost update.
+func TestShape(t *testing.T) {
+	shapes := func(text string) map[string]string {
+		out := make(map[string]string)
+		for _, f := range Check(graph(t, text), opSites, Options{NoCondFlags: true, NoSpinFlags: true, NoWholeOp: true}) {
+			for _, n := range f.Evidence.Notes {
+				if k, _, ok := strings.Cut(n, ":"); ok && strings.HasSuffix(k, "violation") || k == "lost update" {
+					out[lines(f)] = k
+				}
+			}
+		}
+		return out
+	}
+	got := shapes(wholeStart + `
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Write site=31 addr=0x100 value=5
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=33 addr=0x900
+12.1 g=2 Read site=34 addr=0x100
+13 g=2 Unlock site=35 addr=0x900
+14 g=3 Lock site=40 addr=0x900
+14.1 g=3 Read site=41 addr=0x100
+14.2 g=3 Write site=42 addr=0x100 value=0
+15 g=3 Unlock site=43 addr=0x900
+`)
+	want := map[string]string{"30 31 40 41": "atomicity violation", "30 31 40 42": "atomicity violation", "33 34 40 42": "atomicity violation"}
+	if !maps.Equal(got, want) {
+		t.Errorf("kb1: shapes %v, want %v", got, want)
+	}
+	got = shapes(wholeStart + `
+10 g=2 Lock site=60 addr=0x900
+10.1 g=2 Read site=61 addr=0x100
+11 g=2 Unlock site=62 addr=0x900
+12 g=3 Lock site=85 addr=0x900
+12.1 g=3 Write site=86 addr=0x100 value=1
+13 g=3 Unlock site=87 addr=0x900
+14 g=2 Lock site=50 addr=0x900
+14.1 g=2 Write site=51 addr=0x200 value=1
+15 g=2 Unlock site=52 addr=0x900
+16 g=3 Lock site=55 addr=0x900
+16.1 g=3 Write site=56 addr=0x200 value=2
+17 g=3 Unlock site=57 addr=0x900
+`)
+	want = map[string]string{"60 61 85 86": "order violation", "50 51 55 56": "lost update"}
+	if !maps.Equal(got, want) {
+		t.Errorf("order: shapes %v, want %v", got, want)
+	}
 }
