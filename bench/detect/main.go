@@ -17,6 +17,13 @@
 // that it stays out of the main module's go test ./...):
 //
 //	go -C bench/detect run . -rounds 3
+//
+// With -handoffs it measures nothing and lists, per workload, the findings
+// of ConMem, OSCS and the race checker on the same traces with and without
+// detect/hb's hand-off orders (sync.Pool, takes out of a slot under a
+// mutex; handoffs.go). pond and zap are workloads for it:
+//
+//	go -C bench/detect run . -handoffs -w golang-lru,pond,zap
 package main
 
 import (
@@ -46,6 +53,7 @@ var (
 	only   = flag.String("w", "", "comma-separated workload `names` to run (default all)")
 	keep   = flag.String("keep", "", "record into (or reuse the recordings in) `dir` instead of a temporary directory")
 	hbOnly = flag.Bool("hb-only", false, "measure reading and hb.Analyze (with and without LockOrder) only, not the checkers")
+	hand   = flag.Bool("handoffs", false, "instead of measuring, list the findings with and without the hand-off orders (handoffs.go)")
 )
 
 // A workload is a set of test packages of bench/corpus.
@@ -64,7 +72,14 @@ var workloads = []workload{
 	// before hb's clocks were persistent trees (not in the default set:
 	// run it with -w pond-100k, and -hb-only for the clocks alone).
 	{"pond-100k", []string{"github.com/alitto/pond/v2"}, []string{"-run", "TestSubpoolStopAndWait$"}},
+	// Not measured by default (-w picks them): pond's 100,000-goroutine
+	// test and zap's suite are for -handoffs.
+	{"pond", []string{"github.com/alitto/pond/v2/..."}, nil},
+	{"zap", []string{"go.uber.org/zap/..."}, nil},
 }
+
+// defaultWorkloads are the workloads measured without -w.
+var defaultWorkloads = []string{"x/sync", "conc", "raft", "golang-lru"}
 
 func main() {
 	log := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "detect: "+format+"\n", args...) }
@@ -77,10 +92,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ws := slices.DeleteFunc(slices.Clone(workloads), func(w workload) bool { return w.name == "pond-100k" })
+	names := strings.Join(defaultWorkloads, ",")
 	if *only != "" {
-		ws = nil
-		for name := range strings.SplitSeq(*only, ",") {
+		names = *only
+	}
+	var ws []workload
+	{
+		for name := range strings.SplitSeq(names, ",") {
 			i := slices.IndexFunc(workloads, func(w workload) bool { return w.name == name })
 			if i < 0 {
 				log("unknown workload %q", name)
@@ -126,12 +144,22 @@ func run(ws []workload, log func(string, ...any)) error {
 				return fmt.Errorf("recording %s: %v\n%s", w.name, err, msg)
 			}
 		}
+		if *hand {
+			if err := handoffs(w.name, out); err != nil {
+				return err
+			}
+			continue
+		}
 		log("measuring %s", w.name)
 		r, err := measure(w.name, out)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, r...)
+	}
+	if *hand {
+		fmt.Printf("\n- command: `go -C bench/detect run . %s`\n", strings.Join(os.Args[1:], " "))
+		return nil
 	}
 	printTable(rows)
 	fmt.Printf("\n- command: `go -C bench/detect run . %s`\n", strings.Join(os.Args[1:], " "))

@@ -69,7 +69,9 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 	}
 	if len(sync) > 0 {
 		if len(edges) > 0 {
-			g = hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
+			o := g.Options()
+			o.Sites, o.Edges = sites, append(o.Edges[:len(o.Edges):len(o.Edges)], edges...)
+			g = hb.Analyze(g.Events, o)
 		}
 		c = newChecker(g, sites, sync)
 	}

@@ -22,6 +22,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 			snap:    make([]int32, len(events)),
 			lockset: make([]int32, len(events)),
 			epoch:   make([]uint64, len(events)),
+			opts:    opts,
 		},
 		tk:        &tokens{},
 		opts:      opts,

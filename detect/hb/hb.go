@@ -127,6 +127,8 @@ type Graph struct {
 	Events     []trace.Event
 	Goroutines []Goroutine
 
+	opts Options // what Analyze was called with
+
 	g        []int32  // per event: dense goroutine index
 	own      []uint32 // per event: the goroutine's own clock component
 	snap     []int32  // per event: index in clocks of the goroutine's clock (own component stale)
@@ -142,6 +144,11 @@ type Graph struct {
 	Vars  []string
 	varOf map[uint32]uint32
 }
+
+// Options returns the options Analyze computed g with. A checker that
+// analyzes the events again with edges it inferred starts from them, so
+// that the order rules stay the same (Options.NoTakes).
+func (g *Graph) Options() Options { return g.opts }
 
 // Goroutine returns the dense index of the goroutine of event i.
 func (g *Graph) Goroutine(i int) int { return int(g.g[i]) }

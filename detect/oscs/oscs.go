@@ -142,7 +142,9 @@ func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Fi
 		edges, flags = flagEdges(g, sites, !opts.NoCondFlags, !opts.NoSpinFlags)
 		st.Edges, st.FlagLocations = len(edges), len(flags)
 		if len(edges) > 0 {
-			g = hb.Analyze(g.Events, hb.Options{Sites: sites, Edges: edges})
+			o := g.Options()
+			o.Sites, o.Edges = sites, append(o.Edges[:len(o.Edges):len(o.Edges)], edges...)
+			g = hb.Analyze(g.Events, o)
 		}
 	}
 	if opts.Hardware != nil {
