@@ -21,6 +21,4 @@ func work(t *testing.T, submit func(*Queue, *sync.WaitGroup, []int) *Task) {
 	}
 }
 
-func TestSubmit(t *testing.T) { work(t, Submit) }
-
 func TestSubmitLate(t *testing.T) { work(t, SubmitLate) }

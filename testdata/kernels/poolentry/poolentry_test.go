@@ -41,6 +41,4 @@ func logTwice(t *testing.T, write func(*Entry)) {
 	}
 }
 
-func TestWrite(t *testing.T) { logTwice(t, (*Entry).Write) }
-
 func TestWriteAndRelease(t *testing.T) { logTwice(t, (*Entry).WriteAndRelease) }
