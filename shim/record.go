@@ -167,6 +167,7 @@ func releaseBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) *
 	g := gateSync(site, k, addr)
 	g.syncRecord(site, k, addr, arg)
 	if controlGate != nil && testHookReleasing != nil {
+		//precog:ignore con-null the hook is set and cleared only by TestForceReleaseHappened, whose goroutines are joined before its deferred clear
 		testHookReleasing(k)
 	}
 	return g
