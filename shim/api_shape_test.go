@@ -72,6 +72,7 @@ var (
 	_ func(uint32, *sync.Pool) any                            = precog_shim.PoolGet
 	_ func(uint32, time.Duration)                             = precog_shim.Sleep
 	_ func(uint32, func())                                    = precog_shim.SyncWait
+	_ func(uint32, time.Duration, func()) *time.Timer         = precog_shim.AfterFunc
 	_ func(uint32, func(*testing.T)) func(*testing.T)         = precog_shim.BubbleFunc[*testing.T]
 	_ func(uint32, func()) func()                             = precog_shim.BubbleRun
 	_ func(uint32)                                            = precog_shim.Enter

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/precog-dev/precog/shim/trace"
@@ -52,6 +53,31 @@ func Sleep(site uint32, d time.Duration) {
 	g.syncEvent(site, trace.EvSleep, nil, nanos(time.Now()))
 	time.Sleep(d)
 	g.syncEvent(site, trace.EvWake, nil, nanos(time.Now()))
+}
+
+// AfterFunc replaces time.AfterFunc(d, f). Outside a synctest bubble it is
+// time.AfterFunc. Inside one, the goroutine the timer starts for f is a
+// goroutine of the bubble: AfterFunc records its fork (EvFork), and f's
+// first run begins it and reads the clock (EvClock), so detect/hb orders
+// it as a goroutine of the bubble woken when the timer fired. A timer
+// stopped before it fired leaves a fork with no goroutine; a second run of
+// f (after Reset) is not known to be the bubble's, which only loses order.
+func AfterFunc(site uint32, d time.Duration, f func()) *time.Timer {
+	if !enabled || !cur().bubble {
+		return time.AfterFunc(d, f)
+	}
+	id := fork(site, trace.EvFork, nil)
+	var ran atomic.Bool
+	return time.AfterFunc(d, func() {
+		if ran.Swap(true) {
+			f()
+			return
+		}
+		Begin(id)
+		defer End()
+		cur().clockAfter(site)
+		f()
+	})
 }
 
 // SyncWait replaces synctest.Wait(): it records EvSyncWait after Wait

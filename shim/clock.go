@@ -14,13 +14,14 @@ import (
 func nanotime() int64
 
 // pollUntil waits until ch or giveUp is closed, or nanotime reaches
-// deadline, yielding rather than blocking, and reports whether a channel
-// was closed. It is the wait of a goroutine in a synctest bubble: one that
-// yields is running, so the bubble's clock cannot advance while control
-// holds it (a blocked one could count as durably blocked, and its timer
-// would be the bubble's).
+// deadline, and reports whether a channel was closed. It is the wait of a
+// goroutine in a synctest bubble, which must never be durably blocked
+// while control holds it (the bubble's clock could advance, and a timer of
+// it would be the bubble's): it yields for its first polls, then sleeps
+// between polls in a system call (pause), which is not durable blocking
+// either and leaves the CPU to the goroutines it waits for.
 func pollUntil(ch, giveUp <-chan struct{}, deadline int64) bool {
-	for {
+	for i := 0; ; i++ {
 		select {
 		case <-ch:
 			return true
@@ -28,9 +29,25 @@ func pollUntil(ch, giveUp <-chan struct{}, deadline int64) bool {
 			return true
 		default:
 		}
-		if nanotime() >= deadline {
+		now := nanotime()
+		if now >= deadline {
 			return false
 		}
-		runtime.Gosched()
+		if i < pollYields {
+			runtime.Gosched()
+		} else {
+			// From 10µs, doubling up to pollPause.
+			pause(min(10_000<<min(i-pollYields, 7), pollPause, deadline-now))
+		}
 	}
 }
+
+// pollYields is how many times pollUntil yields before it pauses, and
+// pollPause how long a pause is at most (nanoseconds): the latency a
+// released goroutine may add once a wait got long. A pause costs the
+// runtime a thread hand-off, so pauses much shorter would cost the CPU
+// that yielding did.
+const (
+	pollYields = 100
+	pollPause  = 1_000_000
+)

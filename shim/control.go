@@ -461,10 +461,10 @@ func (c *control) waitFor(ch <-chan struct{}, d time.Duration) (ok bool) {
 
 // timedOut ends the run after a wait at a gate gave up with reason. A
 // goroutine of a testing/synctest bubble held at a gate is not durably
-// blocked (it yields, see pollUntil), so the bubble's clock stands still
-// while it waits: when the step it waited for needs the clock to move, no
-// run of the program can take the order, and the run diverged. c.mu is
-// held.
+// blocked (it yields or sleeps in a system call, see pollUntil), so the
+// bubble's clock stands still while it waits: when the step it waited for
+// needs the clock to move, no run of the program can take the order, and
+// the run diverged. c.mu is held.
 func (c *control) timedOut(reason string) {
 	if cur().bubble {
 		c.finish(plan.Diverged, reason+"; "+bubbleHeld)

@@ -74,8 +74,9 @@ func (s *perturbState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind)
 		c.mu.Unlock()
 		if gc.bubble {
 			// A sleep would be the bubble's: it could let the clock
-			// advance. Yielding for d keeps the goroutine running, so
-			// only the order within one instant changes.
+			// advance. pollUntil keeps the goroutine from being
+			// durably blocked for d, so only the order within one
+			// instant changes.
 			pollUntil(nil, nil, nanotime()+int64(d))
 		} else {
 			time.Sleep(d)

@@ -140,8 +140,9 @@
 // the clock moved (a store followed by no blocking operation of its own,
 // the end of the bubble's root goroutine, which is not recorded); what a
 // goroutine did after Wait returned, towards the Wait; goroutines started
-// by uninstrumented code (a time.AfterFunc callback runs in one) and
-// goroutines started by them. Each of these only loses order: checkers may
+// by uninstrumented code and goroutines started by them (a time.AfterFunc
+// callback's first run is recorded as a fork at the AfterFunc call and
+// reads the clock when it starts; a second run, after Reset, is not). Each of these only loses order: checkers may
 // report what cannot happen, never miss what can. Outside bubbles none of
 // these events adds an edge: real time orders nothing.
 //

@@ -251,7 +251,8 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 }
 
 // bubbleCall rewrites the calls that testing/synctest bubbles order by
-// (issue 15): time.Sleep(d) becomes shim.Sleep(site, d), synctest.Wait()
+// (issue 15): time.Sleep(d) becomes shim.Sleep(site, d), time.AfterFunc(d,
+// f) shim.AfterFunc(site, d, f), synctest.Wait()
 // becomes shim.SyncWait(site, synctest.Wait), a function literal passed to
 // synctest.Test or synctest.Run starts with shim.Bubble(site), and a
 // function value passed to them is wrapped by shim.BubbleFunc or
@@ -271,6 +272,18 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		r.dropped[r.info.Uses[fun.X.(*ast.Ident)]]++
 		lo, hi := r.span(c)
 		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Sleep")+"("+s+", "))
+		return true
+	case "time.AfterFunc":
+		if len(c.Args) != 2 {
+			return false
+		}
+		r.expr(c.Args[0])
+		r.expr(c.Args[1])
+		s := r.site(c.Lparen, "after-func", c)
+		fun := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		r.dropped[r.info.Uses[fun.X.(*ast.Ident)]]++
+		lo, hi := r.span(c)
+		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("AfterFunc")+"("+s+", "))
 		return true
 	case "testing/synctest.Wait":
 		if len(c.Args) != 0 {

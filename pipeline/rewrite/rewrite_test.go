@@ -353,7 +353,7 @@ func TestRewriteAPINames(t *testing.T) {
 	}
 	for _, name := range []string{"R", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
 		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
-		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait"} {
+		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc"} {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",

@@ -1,13 +1,14 @@
 // Package bubbletimer is a negative control for testing/synctest (issue
-// 15): two caches whose entries expire on virtual time without time.Sleep,
-// one by a timer (time.NewTimer) and one by a context's deadline
-// (context.WithTimeout); a goroutine of each waits for the expiry and then
-// sets the entry to nil. The test reads both entries at virtual time zero.
-// Inside the bubble the timer and the deadline fire only after the clock
-// moved to one second, which needs every goroutine of the bubble, the
-// reader included, to be durably blocked: the reads come first in every
-// run. detect/hb sees it from the clock readings around the receives that
-// return when they fire.
+// 15): three caches whose entries expire on virtual time without
+// time.Sleep, by a timer (time.NewTimer), by a context's deadline
+// (context.WithTimeout) and by time.AfterFunc. A goroutine of each of the
+// first two waits for the expiry and then sets the entry to nil; the third
+// sets it in the AfterFunc callback. The test reads the entries at virtual
+// time zero. Inside the bubble the timers and the deadline fire only after
+// the clock moved to one second, which needs every goroutine of the
+// bubble, the reader included, to be durably blocked: the reads come first
+// in every run. detect/hb sees it from the clock readings around the
+// receives that return when they fire, and at the start of the callback.
 package bubbletimer
 
 import (
@@ -45,6 +46,16 @@ func NewScoped(ctx context.Context, v string) *Cache {
 		}
 		c.entry = nil // S3: at ctx's deadline
 	}()
+	return c
+}
+
+// NewDeferred caches v and expires it in a time.AfterFunc callback after
+// ttl.
+func NewDeferred(v string, ttl time.Duration) *Cache {
+	c := &Cache{entry: &Entry{Value: v}}
+	time.AfterFunc(ttl, func() {
+		c.entry = nil // S4: at virtual time ttl
+	})
 	return c
 }
 

@@ -152,31 +152,34 @@ explain -run TestX PACKAGE" command that looks for its root cause.
 testing/synctest bubbles
 
 Inside a synctest.Test (or synctest.Run) bubble time is virtual: the
-bubble's clock advances only when all its goroutines are durably blocked,
-so what a bubble goroutine did before it blocked at virtual time s
-happens before everything a goroutine of the bubble does once the clock
-has reached a later time, in every run. precog test records the bubble
-(from the function, literal or value, passed to synctest.Test or Run, and
-the goroutines its go statements start) and the virtual time where it can
-move: at each time.Sleep's call and return, and, in bubble goroutines
-only, just before a channel operation, select, WaitGroup.Wait, Cond.Wait
-or the goroutine's end, and just after one returned later than it
-blocked. Timers, tickers, time.After and context deadlines fire by
-waking a receive, so they order the same way: a nil store one virtual
-second after a read is not reported, while two goroutines woken at the
-same virtual time stay unordered. synctest.Wait returns after every
-other goroutine of the bubble is durably blocked: what they did before
-it happens before its return. A time.AfterFunc callback runs in a
-goroutine precog does not know to be in the bubble: it stays unordered
-(more reports, never fewer). Outside bubbles none of this orders
-anything: real time orders nothing. Forcing and perturbing never let the
-bubble's clock advance: a goroutine held at a gate, or delayed, in a
-bubble yields instead of blocking, so it is not durably blocked; an
-order that needs virtual time to pass while it is held gives up and is
-diverged (the reason names the bubble), and a forced select in a bubble
-is refused (diverged). precog vet does not know bubbles: it still
-reports a store ordered by virtual time as con-null (a known
-false-positive shape, in the connull analyzer's documentation).
+bubble's clock advances only when all its goroutines are durably
+blocked, so what a bubble goroutine did before it blocked at virtual
+time s happens before everything a goroutine of the bubble does once the
+clock has reached a later time, in every run. precog test records the
+bubble (from the function, literal or value, passed to synctest.Test or
+Run, and the goroutines its go statements start) and the virtual time
+where it can move: at each time.Sleep's call and return, and, in bubble
+goroutines only, just before a channel operation, select,
+WaitGroup.Wait, Cond.Wait or the goroutine's end, and just after one
+returned later than it blocked. Timers, tickers, time.After and context
+deadlines fire by waking a receive, so they order the same way: a nil
+store one virtual second after a read is not reported, while two
+goroutines woken at the same virtual time stay unordered. synctest.Wait
+returns after every other goroutine of the bubble is durably blocked:
+what they did before it happens before its return. A time.AfterFunc
+callback's goroutine is a goroutine of the bubble, woken when its timer
+fired (a second run of the callback, after Reset, is not known to be the
+bubble's and stays unordered: more reports, never fewer). Outside
+bubbles none of this orders anything: real time orders nothing. Forcing
+and perturbing never let the bubble's clock advance: a goroutine held at
+a gate, or delayed, in a bubble yields, then sleeps in a system call,
+instead of blocking, so it is not durably blocked (the goroutine a
+time.AfterFunc timer starts is held like any other); an order that needs
+virtual time to pass while it is held gives up and is diverged (the
+reason names the bubble), and a forced select in a bubble is refused
+(diverged). precog vet does not know bubbles: it still reports a store
+ordered by virtual time as con-null (a known false-positive shape, in
+the connull analyzer's documentation).
 
 Static candidates
 

@@ -21,6 +21,8 @@ func TestBubbleLiteral(t *testing.T) {
 func bubbleBody(t *testing.T) {
 	timer := time.NewTimer(time.Second)
 	<-timer.C
+	n := 0
+	time.AfterFunc(time.Second, func() { n++ })
 }
 
 func TestBubbleValue(t *testing.T) {
