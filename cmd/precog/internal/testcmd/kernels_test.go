@@ -38,7 +38,8 @@ func kernelPackages(t *testing.T) []string {
 // packages that want the same number of runs, and checks each package's
 // findings against its expect file: every expected finding reported with
 // the status the file gives (confirmed by validation, or predicted only),
-// and nothing else.
+// and nothing else. A kernel whose findings are right but whose status is
+// not is run once more on its own, and judged by that run.
 func TestKernels(t *testing.T) {
 	cache := t.TempDir()
 	// Packages that want the same runs and timeout share a precog test.
@@ -76,8 +77,9 @@ func TestKernels(t *testing.T) {
 	keys := slices.SortedFunc(maps.Keys(groups), func(a, b group) int {
 		return cmp.Or(cmp.Compare(a.runs, b.runs), cmp.Compare(a.timeout, b.timeout), cmp.Compare(a.module, b.module))
 	})
-	for _, g := range keys {
-		pkgs := groups[g]
+	// run runs precog test on the packages of group g and returns their
+	// findings, or false if it failed.
+	run := func(g group, pkgs []string) ([]finding.Finding, bool) {
 		sarifFile := filepath.Join(t.TempDir(), "findings.sarif")
 		// -timeout: a kernel that hangs under some interleaving fails its
 		// run in a minute (or its expect file's timeout) rather than
@@ -93,7 +95,7 @@ func TestKernels(t *testing.T) {
 		stdout, stderr, code := precog(t, dir, args...)
 		if code != 0 && code != 3 {
 			t.Errorf("precog %s exited %d:\n%s", strings.Join(args, " "), code, stderr)
-			continue
+			return nil, false
 		}
 		t.Logf("precog %s:\n%s", strings.Join(args, " "), stderr)
 		fs := decodeFindings(t, stdout)
@@ -102,9 +104,45 @@ func TestKernels(t *testing.T) {
 		} else {
 			validateSARIF(t, data, len(fs))
 		}
+		return fs, true
+	}
+	for _, g := range keys {
+		pkgs := groups[g]
+		fs, ok := run(g, pkgs)
+		if !ok {
+			continue
+		}
+		// A kernel whose findings are all as expected but whose
+		// validation status is not gets one more precog test of its own:
+		// confirmation forces real interleavings, and under the load of
+		// go test -race ./... a timing-sensitive test can miss the bound
+		// of a forced run (bench/kernels measures each rate). Detection
+		// must be exact the first time; a status must hold in one of two.
+		var again []string
+		for _, pkg := range pkgs {
+			r := expect.Compare(expects[pkg], filepath.Join(kernels, pkg), cmp.Or(g.module, kernelsModule+"/"+pkg), fs)
+			if len(r.WrongStatus) > 0 && len(r.Missing) == 0 && len(r.Extra) == 0 {
+				for _, m := range r.WrongStatus {
+					t.Logf("%s: expect line %d: %s is %s, want %s; running the kernel again", pkg, m.Want.Line, m.Want.Key(), m.Got.Status, m.Want.Status)
+				}
+				again = append(again, pkg)
+			}
+		}
+		retried := make(map[string][]finding.Finding)
+		if len(again) > 0 && g.module == "" {
+			if fs2, ok := run(g, again); ok {
+				for _, pkg := range again {
+					retried[pkg] = fs2
+				}
+			}
+		}
 		for _, pkg := range pkgs {
 			t.Run(pkg, func(t *testing.T) {
-				checkPackage(t, pkg, cmp.Or(g.module, kernelsModule+"/"+pkg), expects[pkg], fs)
+				got := fs
+				if fs2, ok := retried[pkg]; ok {
+					got = fs2
+				}
+				checkPackage(t, pkg, cmp.Or(g.module, kernelsModule+"/"+pkg), expects[pkg], got)
 			})
 		}
 	}
