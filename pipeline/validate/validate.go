@@ -222,22 +222,13 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 	if f.Kind == races.Kind {
 		return v.race(ctx, f)
 	}
-	var planErr error
+	tries, planErr := v.tries(f)
 	// first is the first order that held without any failure, to
 	// explain a not-confirmed finding by.
 	var first *Result
-	for _, w := range f.Witnesses {
-		orders, err := Orders(f, w)
-		if err != nil {
-			planErr = err
-			continue
-		}
-		t, ok := v.o.Target(w)
-		if !ok {
-			planErr = fmt.Errorf("test %s cannot be run again", w.Test)
-			continue
-		}
-		for _, o := range orders {
+	for _, tr := range tries {
+		w, t := tr.witness, tr.target
+		for _, o := range tr.orders {
 			held, failed := 0, 0
 			for held < max(o.Repeat, 1) && failed < v.o.Tries {
 				if ctx.Err() != nil {
@@ -308,18 +299,13 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 // under either order confirms it too). An order never reached makes it
 // diverged: synchronization that the trace did not show orders them.
 func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
-	res := Result{Status: finding.Predicted, Validation: finding.Validation{Reason: "not validated: no recorded run names the finding's events"}}
-	for _, w := range f.Witnesses {
-		orders, err := Orders(f, w)
-		if err != nil {
-			res.Validation.Reason = "not validated: " + err.Error()
-			continue
-		}
-		t, ok := v.o.Target(w)
-		if !ok {
-			res.Validation.Reason = fmt.Sprintf("not validated: test %s cannot be run again", w.Test)
-			continue
-		}
+	tries, err := v.tries(f)
+	res := Result{Status: finding.Predicted}
+	if len(tries) == 0 {
+		res.Validation.Reason = "not validated: " + err.Error()
+	}
+	for _, tr := range tries {
+		w, t, orders := tr.witness, tr.target, tr.orders
 		var reached []string
 		for _, o := range orders {
 			held := false
@@ -357,6 +343,36 @@ func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 		}
 	}
 	return res
+}
+
+// try is a witness of a finding that can be forced: its orders and the
+// test that runs them.
+type try struct {
+	witness finding.Witness
+	orders  []Order
+	target  Target
+}
+
+// tries returns the witnesses of f that have orders and a test that can be
+// run again, in order, and why the last one left out was left out (the
+// reason a finding none of whose witnesses can be forced stays predicted).
+func (v *Validator) tries(f finding.Finding) ([]try, error) {
+	var out []try
+	err := errors.New("no recorded run names the finding's events")
+	for _, w := range f.Witnesses {
+		orders, oerr := Orders(f, w)
+		if oerr != nil {
+			err = oerr
+			continue
+		}
+		t, ok := v.o.Target(w)
+		if !ok {
+			err = fmt.Errorf("test %s cannot be run again", w.Test)
+			continue
+		}
+		out = append(out, try{w, orders, t})
+	}
+	return out, err
 }
 
 // better reports whether status a says more than b about a finding:
