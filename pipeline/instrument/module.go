@@ -22,8 +22,12 @@ const (
 	shimVersion = "v0.0.0-00010101000000-000000000000"
 )
 
-// minGo is the oldest go directive of a main module that precog can
-// instrument: rewritten files call the shim's generic functions.
+// minGo is the oldest language version the instrumented build can use:
+// rewritten files call the shim's generic functions. A main module whose
+// go directive is older is built as go 1.18: up to 1.18 the language
+// only gained (number literals, generics, slice to array pointer
+// conversions), no program means something else, and GODEBUG's defaults
+// are the same for every go line before 1.20.
 const minGo = "1.18"
 
 // moduleInfo describes the main module that go runs in.
@@ -34,6 +38,8 @@ type moduleInfo struct {
 	Path      string // its module path
 	goEnv     []byte // go env's answers, which select the files and types a build sees
 	data      []byte // the contents of go.mod
+	// goVersion is the language version of the instrumented build: the
+	// go directive, raised to minGo.
 	goVersion string
 	// selfHosted is set when the main module holds the shim's package
 	// path itself: precog's own module, whose tests then build against
@@ -97,8 +103,9 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if m.goVersion == "" {
 		m.goVersion = "1.16" // what the go command assumes
 	}
+	vendorDefault := !older(m.goVersion, "1.14")
 	if older(m.goVersion, minGo) {
-		return nil, fmt.Errorf("go.mod says go %s: precog needs go %s or later, as the shim's API is generic", m.goVersion, minGo)
+		m.goVersion = minGo
 	}
 	m.selfHosted = strings.HasPrefix(shimModule, m.Path+"/")
 	if m.Path == shimModule || strings.HasPrefix(m.Path, shimModule+"/") {
@@ -120,7 +127,7 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if mode == "" {
 		// Since go 1.14 a vendor directory turns vendoring on by default.
 		_, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt"))
-		vendor = err == nil && !older(m.goVersion, "1.14")
+		vendor = err == nil && vendorDefault
 	}
 	if vendor {
 		return nil, errors.New("vendored builds (-mod=vendor) are not supported: the shim module is not in vendor/modules.txt; pass -mod=readonly to build from the module cache")
@@ -152,6 +159,11 @@ func overlaidGoMod(m *moduleInfo, shimDir string, copies map[string]*depCopy) ([
 	f, err := modfile.Parse(m.GoMod, m.data, nil)
 	if err != nil {
 		return nil, fmt.Errorf("parsing go.mod: %w", err)
+	}
+	if f.Go == nil || older(f.Go.Version, m.goVersion) {
+		if err := f.AddGoStmt(m.goVersion); err != nil {
+			return nil, fmt.Errorf("editing go.mod: %w", err)
+		}
 	}
 	if !m.selfHosted {
 		if err := f.AddRequire(shimModule, shimVersion); err != nil {

@@ -1,3 +1,3 @@
 module precog.example/ancient
 
-go 1.17
+go 1.16
