@@ -32,12 +32,12 @@ const minGo = "1.18"
 
 // moduleInfo describes the main module that go runs in.
 type moduleInfo struct {
-	GoMod     string // absolute path of its go.mod
-	Dir       string // its root directory
-	ModCache  string // GOMODCACHE
-	Path      string // its module path
-	goEnv     []byte // go env's answers, which select the files and types a build sees
-	data      []byte // the contents of go.mod
+	GoMod    string // absolute path of its go.mod
+	Dir      string // its root directory
+	ModCache string // GOMODCACHE
+	Path     string // its module path
+	goEnv    []byte // go env's answers, which select the files and types a build sees
+	data     []byte // the contents of go.mod
 	// goVersion is the language version of the instrumented build: the
 	// go directive, raised to minGo.
 	goVersion string
