@@ -53,6 +53,13 @@ package shim
 // value, so a replay may hand the values out differently and then time out
 // (TestReplayChannelReceivers).
 //
+// A force plan with an order (plan.Plan.Until) follows the order the same
+// way, while it forces its edges, but softly: where replay would end the
+// run diverged or timed out, it writes a "left" line and lets the order
+// go, and once the first Until positions passed it lets it go too
+// ("replayed"); a point of the order after Until waits until then. The
+// edges' confirmation waits for the order to be let go.
+//
 // # Selects
 //
 // SelectPlan(site) runs before an instrumented select and passes the gate.
@@ -182,7 +189,10 @@ type control struct {
 	// perturbing: a force plan with a seed also perturbs (perturb's
 	// settings) the arrivals that are not its steps.
 	perturbing bool
-	selects    map[pointKey]int
+	// replaying: a force plan with an order (plan.Plan.Until) follows it
+	// too, in replay's soft mode, until it is let go (replay.off).
+	replaying bool
+	selects   map[pointKey]int
 }
 
 // gctl is control's state for one goroutine, under control.mu. The
@@ -241,6 +251,13 @@ func installControl(p *plan.Plan) (*control, error) {
 			return nil, err
 		}
 		gated = len(p.Edges) > 0 || len(p.Together) > 0
+		if len(p.Order) > 0 {
+			// A recorded run's schedule to follow while forcing.
+			c.replaying = true
+			if err := c.replay.load(c, p.Order, p.Until, true); err != nil {
+				return nil, err
+			}
+		}
 		if p.Seed != 0 {
 			// A seeded force plan perturbs the arrivals that are not
 			// its steps, as perturb mode does: a retry of an order
@@ -259,7 +276,7 @@ func installControl(p *plan.Plan) (*control, error) {
 		gated = len(p.Sites) > 0
 	case plan.Replay:
 		c.mode = modeReplay
-		if err := c.replay.load(c, p.Order); err != nil {
+		if err := c.replay.load(c, p.Order, 0, false); err != nil {
 			return nil, err
 		}
 	default:
@@ -280,7 +297,7 @@ func installControl(p *plan.Plan) (*control, error) {
 		c.out = f
 	}
 	c.emit(plan.Record{Event: plan.EvPlan, Mode: p.Mode, PID: os.Getpid()})
-	if c.mode == modeForce && c.force.left == 0 {
+	if c.mode == modeForce && c.force.left == 0 && !c.replaying {
 		c.mu.Lock()
 		c.finish(plan.Confirmed, "the plan has no edges")
 		c.mu.Unlock()
@@ -638,6 +655,9 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 		}
 	}
 	if c.mode == modeForce {
+		if c.replaying && !c.final {
+			c.replay.arrive(c, gc, pt, k)
+		}
 		if c.perturbing && !c.final && c.force.points[keyOf(pt)] == nil {
 			c.perturb.arrive(c, gc, pt, k)
 		}
@@ -652,6 +672,14 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 		c.replay.arrive(c, gc, pt, k)
 	case modePerturb:
 		c.perturb.arrive(c, gc, pt, k)
+	}
+}
+
+// replayOff notes that a force plan's order was let go: the run is
+// confirmed if every edge has passed. c.mu is held.
+func (c *control) replayOff() {
+	if c.mode == modeForce && c.force.left == 0 {
+		c.finish(plan.Confirmed, "")
 	}
 }
 
@@ -711,7 +739,12 @@ func (c *control) end(g *gstate) {
 	}
 	switch c.mode {
 	case modeForce:
-		c.force.ended(c, gc)
+		if c.replaying {
+			c.replay.ended(c, gc)
+		}
+		if !c.final {
+			c.force.ended(c, gc)
+		}
 	case modeReplay:
 		c.replay.ended(c, gc)
 	}

@@ -22,13 +22,27 @@ type replayState struct {
 	blocking []int
 	arrived  map[int]bool
 	blocked  int
+
+	// soft: the order of a force plan (plan.Plan.Until), which the run
+	// follows as long as it can: leaving it lets it go (off) rather than
+	// ending the run. until is how many positions are followed (all in
+	// replay mode); lastIn is each goroutine's last position before it.
+	soft   bool
+	until  int
+	off    bool
+	lastIn map[uint64]int
 }
 
-func (r *replayState) load(c *control, order []plan.Point) error {
+func (r *replayState) load(c *control, order []plan.Point, until int, soft bool) error {
 	r.order = order
 	r.index = make(map[pointKey]int, len(order))
 	r.last = make(map[uint64]int)
+	r.lastIn = make(map[uint64]int)
 	r.advanced = make(chan struct{})
+	r.soft, r.until = soft, len(order)
+	if soft && until > 0 && until < len(order) {
+		r.until = until
+	}
 	for i, p := range order {
 		if p.Site == 0 {
 			return fmt.Errorf("replay position %d at site 0", i)
@@ -38,6 +52,9 @@ func (r *replayState) load(c *control, order []plan.Point) error {
 		}
 		r.index[keyOf(p)] = i
 		r.last[p.G] = i
+		if i < r.until {
+			r.lastIn[p.G] = i
+		}
 		c.name(p.Site)
 		if blockingName(p.Kind) {
 			r.blocking = append(r.blocking, i)
@@ -80,18 +97,35 @@ func blockingName(name string) bool {
 // arrive holds gc at pt until pt is the next position of the order. c.mu is
 // held.
 func (r *replayState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
-	if _, ok := r.last[gc.id]; !ok {
+	if r.off || !k.IsSync() {
+		return // let go, or a memory access a force plan named: not ordered
+	}
+	last, ok := r.last[gc.id]
+	if !ok {
 		return // not in the order: free
 	}
 	i, ok := r.index[keyOf(pt)]
-	if !ok {
-		c.finish(plan.Diverged, fmt.Sprintf("%s (%s) is not in the order; the replay got to position %d of %d",
-			pointString(pt), k, r.pos, len(r.order)))
+	if !ok && r.soft && last < r.pos {
+		// The goroutine has passed all its positions: the recorded
+		// run ended (or crashed) before this point, which comes after
+		// the whole order.
+		r.waitOff(c, pt)
 		return
 	}
-	if want := r.order[i].Kind; want != "" && want != k.String() {
-		c.finish(plan.Diverged, fmt.Sprintf("%s is %s, the order has %s there; the replay got to position %d of %d",
-			pointString(pt), k, want, r.pos, len(r.order)))
+	if !ok {
+		r.diverge(c, pt, fmt.Sprintf("%s (%s) is not in the order; the replay got to position %d of %d",
+			pointString(pt), k, r.pos, r.until))
+		return
+	}
+	if want := r.order[i].Kind; want != "" && want != k.String() && !(want == casFailed && k == trace.EvAtomicStore) {
+		r.diverge(c, pt, fmt.Sprintf("%s is %s, the order has %s there; the replay got to position %d of %d",
+			pointString(pt), k, want, r.pos, r.until))
+		return
+	}
+	if i >= r.until {
+		// After the positions to follow: it came after them in the
+		// recorded run, so it waits until they have passed.
+		r.waitTurn(c, i)
 		return
 	}
 	gc.replay = i
@@ -117,25 +151,80 @@ func (r *replayState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) 
 	}
 }
 
+// casFailed is the kind a compare-and-swap that failed records, at a site
+// whose gate it passed as a store (the shim's AtomicCompareAndSwap*).
+var casFailed = trace.EvAtomicLoad.String()
+
+// waitOff holds a goroutine of a force plan's order at pt, a point after
+// the order, until the order is let go. c.mu is held.
+func (r *replayState) waitOff(c *control, pt plan.Point) {
+	for !c.final && !r.off {
+		if ok, why := c.wait(r.advanced); !ok {
+			next := r.order[r.pos]
+			r.leave(c, pt, fmt.Sprintf("%s, after the order, gave up waiting for position %d %s: %s; %s",
+				pointString(pt), r.pos, pointString(next), why, c.describe(next)))
+			return
+		}
+	}
+}
+
 // waitTurn waits until position i is next. c.mu is held.
 
 func (r *replayState) waitTurn(c *control, i int) bool {
-	for !c.final && r.pos < i {
+	for !c.final && !r.off && r.pos < i {
 		if ok, why := c.wait(r.advanced); !ok {
 			next := r.order[r.pos]
 			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s: %s; %s",
 				i, pointString(r.order[i]), r.pos, pointString(next), why, c.describe(next))
+			if r.soft {
+				r.leave(c, r.order[i], reason)
+				return false
+			}
 			c.emit(plan.Record{Event: plan.EvTimeout, Point: &r.order[i], Before: &next, Pos: r.pos, Of: len(r.order), Reason: reason})
 			c.timedOut(reason)
 			return false
 		}
 	}
-	return !c.final
+	return !c.final && !r.off
+}
+
+// diverge ends the replay because the run did something the order does
+// not have, at pt: the run diverged, or for a force plan's order, it is
+// let go. c.mu is held.
+func (r *replayState) diverge(c *control, pt plan.Point, reason string) {
+	if r.soft {
+		r.leave(c, pt, reason)
+		return
+	}
+	c.finish(plan.Diverged, reason)
+}
+
+// leave lets a force plan's order go where the run left it, at pt. c.mu
+// is held.
+func (r *replayState) leave(c *control, pt plan.Point, reason string) {
+	if r.off {
+		return
+	}
+	r.off = true
+	r.changed()
+	var at *plan.Point
+	if pt.Site != 0 {
+		at = &pt
+	}
+	c.emit(plan.Record{Event: plan.EvLeft, Point: at, Pos: r.pos, Of: r.until, Reason: reason})
+	c.replayOff()
 }
 
 // finishIfDone writes the final state once every position has passed.
 // c.mu is held.
 func (r *replayState) finishIfDone(c *control) {
+	if r.soft && r.pos == r.until {
+		r.off = true
+		r.changed()
+		c.emit(plan.Record{Event: plan.EvReplayed, Pos: r.pos, Of: r.until})
+		c.replayOff()
+		return
+	}
 	if r.pos == len(r.order) {
 		c.finish(plan.Confirmed, "")
 	}
@@ -145,7 +234,7 @@ func (r *replayState) finishIfDone(c *control) {
 // passed. c.mu is held.
 func (r *replayState) waitBlocked(c *control, i int) bool {
 	waited := false
-	for !c.final {
+	for !c.final && !r.off {
 		for r.blocked < len(r.blocking) && (r.blocking[r.blocked] < r.pos || r.arrived[r.blocking[r.blocked]]) {
 			r.blocked++
 		}
@@ -156,6 +245,10 @@ func (r *replayState) waitBlocked(c *control, i int) bool {
 		if ok, why := c.wait(r.advanced); !ok {
 			reason := fmt.Sprintf("position %d %s gave up waiting for position %d %s to block first: %s; %s",
 				i, pointString(r.order[i]), j, pointString(r.order[j]), why, c.describe(r.order[j]))
+			if r.soft {
+				r.leave(c, r.order[i], reason)
+				return false
+			}
 			c.emit(plan.Record{Event: plan.EvTimeout, Point: &r.order[i], Before: &r.order[j], Pos: r.pos, Of: len(r.order), Reason: reason})
 			c.timedOut(reason)
 			return false
@@ -168,7 +261,7 @@ func (r *replayState) waitBlocked(c *control, i int) bool {
 		runtime.Gosched()
 		c.mu.Lock()
 	}
-	return !c.final
+	return !c.final && !r.off
 }
 
 // changed wakes the goroutines waiting for a change of the replay's state.
@@ -179,19 +272,19 @@ func (r *replayState) changed() {
 
 // advance passes position i. c.mu is held.
 func (r *replayState) advance(c *control, i int) {
-	if c.final || r.pos != i {
+	if c.final || r.off || r.pos != i {
 		return
 	}
 	r.pos++
 	r.changed()
-	c.emit(plan.Record{Event: plan.EvPassed, Point: &r.order[i], Seq: seqs.n.Add(1), Pos: i, Of: len(r.order)})
+	c.emit(plan.Record{Event: plan.EvPassed, Point: &r.order[i], Seq: seqs.n.Add(1), Pos: i, Of: r.until})
 	r.finishIfDone(c)
 }
 
 // ended checks that gc, which ended, has no position left. c.mu is held.
 func (r *replayState) ended(c *control, gc *gctl) {
-	if last, ok := r.last[gc.id]; ok && last >= r.pos {
-		c.finish(plan.Diverged, fmt.Sprintf("goroutine %d ended before reaching position %d %s; the replay got to position %d of %d",
-			gc.id, last, pointString(r.order[last]), r.pos, len(r.order)))
+	if last, ok := r.lastIn[gc.id]; ok && last >= r.pos && !r.off {
+		r.diverge(c, plan.Point{}, fmt.Sprintf("goroutine %d ended before reaching position %d %s; the replay got to position %d of %d",
+			gc.id, last, pointString(r.order[last]), r.pos, r.until))
 	}
 }

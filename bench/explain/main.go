@@ -2,8 +2,9 @@
 // (testdata/kernels): for each kernel package with an explain file (see
 // internal/expect, ReadExplain), it runs precog explain -json on the file's
 // test and prints whether the root cause is right, the executions it took
-// in the paper's columns (orig+supp+race+vio), its wall time and its trace
-// size, beside the execution-suppression paper's Table II
+// in the paper's columns (orig+supp+race+vio), how many re-executions
+// followed the failing run's schedule to the point under study, its wall
+// time and its trace size, beside the execution-suppression paper's Table II
 // (execution-suppression.txt §4) where the kernel ports one of its bugs.
 //
 // Usage, from the repository root (bench/explain is a module of its own, so
@@ -11,6 +12,7 @@
 //
 //	go -C bench/explain run .
 //	go -C bench/explain run . -k fig4,mozilla2x
+//	go -C bench/explain run . -n 3   # three runs (rows) per kernel
 package main
 
 import (
@@ -35,6 +37,7 @@ var (
 	only    = flag.String("k", "", "comma-separated kernel `packages` to run (default all with an explain file)")
 	binary  = flag.String("precog", "", "precog `binary` to measure (default: build this repository's)")
 	timeout = flag.Duration("timeout", 10*time.Minute, "time limit of one precog explain")
+	runs    = flag.Int("n", 1, "precog explain `runs` per kernel (a row each)")
 )
 
 // paper is Table II's row for the bugs the kernels port: the executions
@@ -59,6 +62,26 @@ type report struct {
 		Orig, Supp, Race, Vio int
 	} `json:"executions"`
 	MaxEvents int `json:"maxEvents"`
+	// Reexecutions (precog after 2026-11) say whether each re-execution
+	// followed the failing run's schedule to the point under study.
+	Reexecutions *[]struct {
+		Diverged bool `json:"diverged"`
+	} `json:"reexecutions"`
+}
+
+// followed says how many re-executions followed the schedule, of how
+// many; "-" for a precog that does not say.
+func (r *report) followed() string {
+	if r.Reexecutions == nil {
+		return "-"
+	}
+	n := 0
+	for _, re := range *r.Reexecutions {
+		if !re.Diverged {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d", n, len(*r.Reexecutions))
 }
 
 type site struct {
@@ -110,10 +133,16 @@ func run(log func(string, ...any)) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("| kernel | fails | failing run | want | got | right | executions (orig+supp+race+vio) | paper (Table II) | wall | largest trace |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| kernel | fails | failing run | want | got | right | executions (orig+supp+race+vio) | re-executions on schedule | paper (Table II) | wall | largest trace |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	right := 0
+	var all []string
 	for _, pkg := range pkgs {
+		for range *runs {
+			all = append(all, pkg)
+		}
+	}
+	for _, pkg := range all {
 		dir := filepath.Join(kernels, pkg)
 		x, err := expect.ReadExplain(filepath.Join(dir, "explain"))
 		if err != nil {
@@ -135,7 +164,7 @@ func run(log func(string, ...any)) error {
 		wall := time.Since(start)
 		r, fields, err := decode(stdout.Bytes())
 		if err != nil {
-			fmt.Printf("| `%s` | %s | | %s | no report: %s | no | | %s | %s | |\n", pkg, x.Failing, want, oneLine(err, runErr, stderr.Bytes()), paper[pkg], wall.Round(100*time.Millisecond))
+			fmt.Printf("| `%s` | %s | | %s | no report: %s | no | | | %s | %s | |\n", pkg, x.Failing, want, oneLine(err, runErr, stderr.Bytes()), paper[pkg], wall.Round(100*time.Millisecond))
 			continue
 		}
 		kind := normKind(r.Kind, r.Root)
@@ -163,10 +192,10 @@ func run(log func(string, ...any)) error {
 			right++
 		}
 		e := r.Executions
-		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %d (%d+%d+%d+%d) | %s | %s | %d events, %s |\n", pkg, x.Failing, strings.ReplaceAll(r.Source, "|", "/"), want, got, verdict,
-			e.Orig+e.Supp+e.Race+e.Vio, e.Orig, e.Supp, e.Race, e.Vio, paper[pkg], wall.Round(100*time.Millisecond), r.MaxEvents, traceSize(fields))
+		fmt.Printf("| `%s` | %s | %s | %s | %s | %s | %d (%d+%d+%d+%d) | %s | %s | %s | %d events, %s |\n", pkg, x.Failing, strings.ReplaceAll(r.Source, "|", "/"), want, got, verdict,
+			e.Orig+e.Supp+e.Race+e.Vio, e.Orig, e.Supp, e.Race, e.Vio, r.followed(), paper[pkg], wall.Round(100*time.Millisecond), r.MaxEvents, traceSize(fields))
 	}
-	fmt.Printf("\n%d of %d root causes right.\n\n", right, len(pkgs))
+	fmt.Printf("\n%d of %d root causes right.\n\n", right, len(all))
 	fmt.Printf("- command: `go -C bench/explain run . %s`\n", strings.Join(os.Args[1:], " "))
 	load := "unknown"
 	if data, err := os.ReadFile("/proc/loadavg"); err == nil {

@@ -68,22 +68,65 @@ func Stable(evs []trace.Event) func(g uint64) bool {
 }
 
 // ReplayPlan returns a plan that replays the order of the sync events of
-// evs (in the order of trace.ReadAll) whose goroutine keep accepts (all if
+// evs that pass a control gate (in the order of trace.ReadAll) whose goroutine keep accepts (all if
 // keep is nil; Stable(evs) is the usual choice), and forces each of their
 // selects to the case it took.
 func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *plan.Plan {
+	p, _ := ReplayOrder(evs, keep)
+	return p
+}
+
+// ungated are the sync events that pass no control gate in the shim (a
+// sleep and its wake, a bubble's start, synctest.Wait's return, a bubble
+// clock reading): no goroutine arrives at them, so an order that named
+// them would wait for them forever.
+var ungated = map[trace.Kind]bool{trace.EvSleep: true, trace.EvWake: true, trace.EvBubble: true,
+	trace.EvSyncWait: true, trace.EvClock: true}
+
+// ReplayOrder is ReplayPlan's order with, for each position, the index in
+// evs of its event.
+func ReplayOrder(evs []trace.Event, keep func(g uint64) bool) (*plan.Plan, []int) {
 	p := &plan.Plan{Mode: plan.Replay}
+	var at []int
 	for i, pt := range Points(evs) {
 		ev := evs[i]
-		if pt.Site == 0 || !ev.Kind.IsSync() || (keep != nil && !keep(ev.Goroutine)) {
+		if pt.Site == 0 || !ev.Kind.IsSync() || ungated[ev.Kind] || (keep != nil && !keep(ev.Goroutine)) {
 			continue
 		}
 		p.Order = append(p.Order, pt)
+		at = append(at, i)
 		if ev.Kind == trace.EvSelect {
 			p.Selects = append(p.Selects, plan.Select{Point: pt, Case: int(ev.Arg)})
 		}
 	}
-	return p
+	return p, at
+}
+
+// Cut returns how many positions of an order (at: each position's event
+// index in evs, from ReplayOrder) a re-execution can follow and still
+// reach the events at indexes idx of evs as the recorded run did: the
+// positions before the first event of each one's goroutine at or after it
+// in program order. Following more would make a goroutine pass a sync
+// event that came after one of them first. len(at) if none limits it.
+func Cut(evs []trace.Event, at []int, idx ...int) int {
+	pos := make(map[int]int, len(at)) // event index -> position
+	for p, i := range at {
+		pos[i] = p
+	}
+	cut := len(at)
+	for _, i := range idx {
+		if i < 0 || i >= len(evs) {
+			continue
+		}
+		g := evs[i].Goroutine
+		for j := i; j < len(evs); j++ {
+			if p, ok := pos[j]; ok && evs[j].Goroutine == g {
+				cut = min(cut, p)
+				break
+			}
+		}
+	}
+	return cut
 }
 
 // A Result is what a run under a plan did.
@@ -97,8 +140,15 @@ type Result struct {
 	// the steps it reached.
 	Final   bool
 	Records []plan.Record
-	// Replayed is how many positions of a replay order were passed.
+	// Replayed is how many positions of a replay order (or a force
+	// plan's) were passed.
 	Replayed int
+	// Left, for a force plan with an order, is where the run left the
+	// order (the "left" line); nil if it did not. FollowedTo is true
+	// when the shim let the order go after its Until positions passed
+	// ("replayed").
+	Left       *plan.Record
+	FollowedTo bool
 }
 
 // ReadResult reads a result file written under plan p. A last line cut
@@ -133,9 +183,16 @@ func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 			}
 		case plan.EvPassed:
 			passed[bare(rec.Point)] = true
-			if p.Mode == plan.Replay {
+			if p.Mode == plan.Replay || rec.Of > 0 {
 				res.Replayed = max(res.Replayed, rec.Pos+1)
 			}
+		case plan.EvLeft:
+			if res.Left == nil {
+				r := rec
+				res.Left = &r
+			}
+		case plan.EvReplayed:
+			res.FollowedTo = true
 		case plan.EvReached:
 			reached[bare(rec.Point)] = true
 			if rec.Point != nil && lazyKinds[rec.Point.Kind] {

@@ -131,3 +131,44 @@ func TestStable(t *testing.T) {
 		}
 	}
 }
+
+// TestCut: the positions a re-execution follows before the events it
+// studies stop at each one's goroutine's next sync event, the event itself
+// if it is one.
+func TestCut(t *testing.T) {
+	evs := []trace.Event{
+		{Kind: trace.EvBegin, Goroutine: 1, Seq: 1},
+		{Kind: trace.EvLock, Goroutine: 1, Site: 10, Seq: 2},  // position 0
+		{Kind: trace.EvWrite, Goroutine: 1, Site: 11, Seq: 2}, // index 2
+		{Kind: trace.EvLock, Goroutine: 2, Site: 10, Seq: 3},  // position 1
+		{Kind: trace.EvRead, Goroutine: 2, Site: 13, Seq: 3},  // index 4
+		{Kind: trace.EvUnlock, Goroutine: 2, Site: 12, Seq: 4},
+		{Kind: trace.EvUnlock, Goroutine: 1, Site: 12, Seq: 5}, // position 3
+		{Kind: trace.EvLock, Goroutine: 2, Site: 10, Seq: 6},   // position 4
+		// A sleep passes no gate: not a position (an order naming it
+		// waited for it forever).
+		{Kind: trace.EvSleep, Goroutine: 2, Site: 14, Seq: 7},
+		{Kind: trace.EvWake, Goroutine: 2, Site: 14, Seq: 8},
+	}
+	p, at := ReplayOrder(evs, nil)
+	if len(p.Order) != 5 || !reflect.DeepEqual(at, []int{1, 3, 5, 6, 7}) {
+		t.Fatalf("order %+v at %v", p.Order, at)
+	}
+	for _, c := range []struct {
+		idx  []int
+		want int
+	}{
+		{nil, 5},
+		{[]int{2}, 3},    // goroutine 1's write: its Unlock at position 3 comes after it
+		{[]int{4}, 2},    // goroutine 2's read: its Unlock at position 2
+		{[]int{2, 4}, 2}, // both
+		{[]int{3}, 1},    // a sync event is its own cut
+		{[]int{7}, 4},
+		{[]int{0}, 0}, // Begin: goroutine 1's first position
+		{[]int{8}, 5}, // no position after it
+	} {
+		if got := Cut(evs, at, c.idx...); got != c.want {
+			t.Errorf("Cut(%v) = %d, want %d", c.idx, got, c.want)
+		}
+	}
+}

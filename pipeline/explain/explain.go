@@ -31,15 +31,25 @@
 // the sync operations, up to Options.Perturb seeds. The report says which
 // (Report.Source) and how many runs the search took (Report.Search).
 //
-// Suppression runs replay the failing run's order of sync events (shim
-// replay mode), so that they follow its schedule up to the failure and name
-// the same statement instances, or, for a failing run that a forced order
-// made, force that order again. Runs that go past the original failure
-// leave the replayed order there (goroutines reach points the failing run
-// never did); the chain notes where each suppression run left it. Race and violation re-executions force only
-// the order of the two accesses (a force plan, validate.Reversal's), as the
-// paper's scheduler does; when the forced order does not hold, that
-// re-execution says so and the candidate is not reported.
+// Every re-execution (supp, race, vio) replays the run under study (the
+// failing run, or the suppression run whose new failure the iteration
+// studies) up to the point under study, with the shim's force plan with
+// an order (plan.Plan.Until): the goroutines pass that run's sync events
+// in its recorded order, so that they reach the point in the same state
+// and name the same statement instances. A race or violation run follows
+// the order up to the first sync event of each forced access's goroutine
+// at or after the access (control.Cut; past it the forced order would
+// contradict the recorded one), then only the two accesses' order is
+// forced, as the paper's scheduler does; when the forced order does not
+// hold, that re-execution says so and the candidate is not reported. A
+// suppression run follows the whole order as far as the run keeps to it:
+// after the suppressed definition it may leave it (the suppression
+// changes what follows), and the shim then lets the order go. A failing
+// run that a forced order made keeps that order's edges in every
+// re-execution whose replayed part they fall in. Report.Reexecutions
+// lists each re-execution with how far it followed the schedule; one that
+// left it (or ended) before the point under study diverged, and its
+// chain step says so.
 //
 // A race is harmful when, with the two accesses reversed, the value the
 // definition stored or the value the use read differs from the failing
@@ -165,6 +175,9 @@ type Report struct {
 	Reason     string     `json:"reason"`
 	Chain      []Step     `json:"chain"`
 	Executions Executions `json:"executions"`
+	// Reexecutions are the supp, race and vio runs in order, each with
+	// how far it followed the failing run's schedule.
+	Reexecutions []Reexec `json:"reexecutions"`
 	// MaxEvents and MaxTraceBytes are the largest trace of the runs (the
 	// bytes of its file, which the shim grows in chunks of 64 KiB and
 	// more).
@@ -172,6 +185,41 @@ type Report struct {
 	MaxTraceBytes int64         `json:"maxTraceBytes"`
 	Wall          time.Duration `json:"wallNs"`
 }
+
+// A Reexec is one re-execution (supp, race or vio) of the run under study
+// (the failing run, or the suppression run whose failure an iteration
+// studies). It follows that run's recorded order of sync events (the
+// shim's force plan with an order) up to the point under study: for a
+// race or violation, the positions before either forced access (or the
+// Lock it is held at) in its goroutine; for a suppression run, the whole
+// order, softly, since what follows the suppressed definition may change.
+type Reexec struct {
+	Kind      string `json:"kind"`      // supp, race or vio
+	Iteration int    `json:"iteration"` // the chain step it belongs to, from 1
+	What      string `json:"what"`      // what it changed: the suppressed definition, the forced order
+	// Schedule is the length of the order it followed, Point the
+	// position of the point under study in it, Followed how many
+	// positions passed.
+	Schedule int `json:"schedule"`
+	Point    int `json:"point"`
+	Followed int `json:"followed"`
+	// Diverged: the run did not follow the schedule up to the point
+	// under study; Left says where it left the schedule and why
+	// (after the point, for a suppression run, is expected).
+	Diverged bool   `json:"diverged"`
+	Left     string `json:"left,omitempty"`
+	// State is the forced order's outcome (confirmed, timed out,
+	// diverged); Failed whether the test failed.
+	State  string `json:"state"`
+	Failed bool   `json:"failed"`
+}
+
+// The kinds of a Reexec.
+const (
+	ReexecSupp = "supp"
+	ReexecRace = "race"
+	ReexecVio  = "vio"
+)
 
 // The kinds of a Report.
 const (
@@ -201,6 +249,10 @@ type explainer struct {
 	// replaying.
 	base        *validate.Order
 	forcedTries int
+	// under is the run under study, whose schedule re-executions
+	// follow; iter is its chain step (from 1).
+	under *run
+	iter  int
 }
 
 // A run is one execution of the test, with its trace.
@@ -216,6 +268,39 @@ type run struct {
 	// traceBytes is the trace file's size (the shim maps it in chunks
 	// of 64 KiB and more, so small traces round up).
 	traceBytes int64
+	// sched is the run's order of sync events (control.ReplayOrder) and
+	// at each position's event index; index maps points to event
+	// indexes. Made by schedule.
+	sched *plan.Plan
+	at    []int
+	index map[plan.Point]int
+}
+
+// schedule returns r's recorded order of sync events, with each
+// position's event index.
+func (r *run) schedule() (*plan.Plan, []int) {
+	if r.sched == nil {
+		r.sched, r.at = control.ReplayOrder(r.evs, control.Stable(r.evs))
+	}
+	return r.sched, r.at
+}
+
+// indexOf returns the event index of point p in r's trace, or -1.
+func (r *run) indexOf(p plan.Point) int {
+	if r.index == nil {
+		r.index = make(map[plan.Point]int)
+		for i, q := range control.Points(r.evs) {
+			if q.Site != 0 {
+				q.Kind = ""
+				r.index[q] = i
+			}
+		}
+	}
+	p.Kind = ""
+	if i, ok := r.index[p]; ok {
+		return i
+	}
+	return -1
 }
 
 // Explain explains the failure of o.Test (or the first failing test of
@@ -260,7 +345,7 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.rep = &Report{Package: o.Package, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1,
+	x.rep = &Report{Package: o.Package, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{},
 		MaxEvents: len(orig.evs), MaxTraceBytes: orig.traceBytes}
 	x.loop(ctx, test, orig)
 	x.rep.Wall = time.Since(start)
@@ -524,14 +609,16 @@ func (x *explainer) rel(s *Site) *Site {
 // loop is Fig. 1's while loop, from the failing run orig.
 func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 	rep := x.rep
-	replay := control.ReplayPlan(orig.evs, control.Stable(orig.evs))
 	cur := orig
 	var last *Step
 	var lastA *suppress.Analysis
 	var lastPt *suppress.Point
+	var lastRun *run
+	var lastIter int
 	// final reports the last definition, after the two-access order
 	// check at it (Fig. 3, lines 16-21: at the end of the execution).
 	final := func(reason string) {
+		x.under, x.iter = lastRun, lastIter
 		if lastA != nil && x.checkViolations(ctx, test, lastA, lastPt, last, true) {
 			return
 		}
@@ -588,6 +675,7 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 			return
 		}
 		seen[pt.Def.Instance] = true
+		x.under, x.iter = cur, len(rep.Chain)+1
 		// Task 2: concurrency bugs at the definition.
 		if x.checkRaces(ctx, test, a, pt, &step) || x.checkViolations(ctx, test, a, pt, &step, false) {
 			rep.Chain = append(rep.Chain, step)
@@ -595,30 +683,31 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 		}
 		rep.Chain = append(rep.Chain, step)
 		last = &rep.Chain[len(rep.Chain)-1]
-		lastA, lastPt = a, pt
+		lastA, lastPt, lastRun, lastIter = a, pt, cur, x.iter
 		if iter+1 >= x.o.Iters {
 			x.none(last, fmt.Sprintf("still failing after %d suppression iterations", x.o.Iters))
 			return
 		}
 		// Task 3: suppress and run again.
 		x.supp = append(x.supp, plan.Point{G: pt.Def.G, Site: pt.Def.Site, N: pt.Def.N})
-		p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Suppress: x.supp}
-		if x.base != nil {
-			p.Edges, p.Together = x.base.Edges, x.base.Together
-		} else if replay != nil && len(replay.Order) > 0 {
-			p.Mode, p.Order, p.Selects = plan.Replay, replay.Order, replay.Selects
-		}
 		x.progress(fmt.Sprintf("suppression run %d", rep.Executions.Supp+1))
-		next, err := x.exec(ctx, test, p)
+		var o validate.Order
+		if x.base != nil {
+			o = *x.base
+		}
+		next, err := x.reexec(ctx, test, ReexecSupp, o, "suppressing "+x.rel(x.site(pt.Def.Site, pt.Def.G)).String(), pt.Def.Index)
 		if err != nil {
 			x.none(last, "interrupted: "+err.Error())
 			return
 		}
 		rep.Executions.Supp++
 		if next.ctl != nil && next.ctl.State == plan.Diverged && x.base != nil {
-			last.Note = "the suppression run could not force the failing run's order: " + next.ctl.Reason
-		} else if next.ctl != nil && next.ctl.State == plan.Diverged {
-			last.Note = fmt.Sprintf("the suppression run left the failing run's schedule at position %d of %d: %s", next.ctl.Replayed, len(p.Order), next.ctl.Reason)
+			last.Note = appendNote(last.Note, "the suppression run could not force the failing run's order: "+next.ctl.Reason)
+		}
+		if re := rep.Reexecutions[len(rep.Reexecutions)-1]; re.Diverged {
+			last.Note = appendNote(last.Note, "the suppression run diverged from the schedule before the suppressed definition: "+re.Left)
+		} else if re.Left != "" {
+			last.Note = appendNote(last.Note, "the suppression run left the schedule after the suppressed definition: "+re.Left)
 		}
 		cur = next
 	}
@@ -641,6 +730,142 @@ func (x *explainer) forced(ctx context.Context, test string, o validate.Order) (
 	p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Edges: o.Edges, Together: o.Together, Suppress: x.supp}
 	return x.exec(ctx, test, p)
 }
+
+// reexec re-executes the run under study (x.under) with order o forced
+// and the suppressed definitions skipped, following its schedule up to
+// the point under study, and notes in the report how far it followed.
+//
+// A race or violation run (o reverses two accesses) follows the positions
+// before the first sync event of each forced step's goroutine at or after
+// the step (control.Cut): past it, a goroutine would have to pass a sync
+// event the forced order holds it before. It keeps those edges of the
+// failing run's own forced order (x.base) whose steps both come before
+// that point. A suppression run (study: the suppressed definition's
+// event) follows the whole schedule, softly (the shim lets it go where
+// the run leaves it), with x.base's edges: it diverged if it left before
+// the suppressed definition.
+func (x *explainer) reexec(ctx context.Context, test, kind string, o validate.Order, what string, study ...int) (*run, error) {
+	p, re := x.reexecPlan(kind, o, what, study...)
+	r, err := x.exec(ctx, test, p)
+	if err != nil {
+		return nil, err
+	}
+	re.Failed = r.failed
+	re.State = stateOf(r)
+	if r.ctl != nil {
+		re.State = r.ctl.State
+	}
+	if len(p.Order) > 0 {
+		re.follow(r.ctl)
+	}
+	x.rep.Reexecutions = append(x.rep.Reexecutions, re)
+	return r, nil
+}
+
+// reexecPlan is reexec's plan, and its Reexec before the run.
+func (x *explainer) reexecPlan(kind string, o validate.Order, what string, study ...int) (*plan.Plan, Reexec) {
+	p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Suppress: x.supp,
+		Edges: o.Edges, Together: o.Together}
+	re := Reexec{Kind: kind, Iteration: x.iter, What: what}
+	u := x.under
+	if u == nil {
+		return p, re
+	}
+	sched, at := u.schedule()
+	if len(sched.Order) == 0 {
+		return p, re
+	}
+	if kind == ReexecSupp {
+		p.Order, p.Selects = sched.Order, sched.Selects
+		re.Schedule = len(sched.Order)
+		re.Point = control.Cut(u.evs, at, study...)
+		return p, re
+	}
+	var idx []int
+	for _, e := range o.Edges {
+		idx = append(idx, u.indexOf(e.Before), u.indexOf(e.After))
+	}
+	for _, g := range o.Together {
+		for _, q := range g {
+			idx = append(idx, u.indexOf(q))
+		}
+	}
+	cut := control.Cut(u.evs, at, idx...)
+	re.Schedule, re.Point = cut, cut
+	if cut == 0 {
+		return p, re
+	}
+	p.Order, p.Until = sched.Order, cut
+	for _, sel := range sched.Selects {
+		if i := u.indexOf(sel.Point); i >= 0 && control.Cut(u.evs, at, i) < cut {
+			p.Selects = append(p.Selects, sel)
+		}
+	}
+	p.Edges = append(slices.Clip(p.Edges), x.baseBefore(u, at, cut, o)...)
+	return p, re
+}
+
+// follow sets how far a re-execution followed its schedule from the
+// shim's result res.
+func (re *Reexec) follow(res *control.Result) {
+	switch {
+	case res == nil:
+		re.Diverged, re.Left = true, "no result from the shim"
+	case res.Left != nil:
+		re.Followed = res.Left.Pos
+		re.Left = fmt.Sprintf("at position %d of %d: %s", res.Left.Pos, re.Schedule, res.Left.Reason)
+		re.Diverged = res.Left.Pos < re.Point
+	case res.FollowedTo:
+		re.Followed = re.Schedule
+	default:
+		re.Followed = res.Replayed
+		if res.Replayed < re.Point {
+			re.Diverged = true
+			re.Left = fmt.Sprintf("the run ended at position %d of %d", res.Replayed, re.Schedule)
+		}
+	}
+}
+
+// noteDiverged notes in step that the last re-execution diverged from the
+// schedule before the point under study, if it did.
+func (x *explainer) noteDiverged(step *Step) {
+	re := x.rep.Reexecutions[len(x.rep.Reexecutions)-1]
+	if re.Diverged {
+		step.Note = appendNote(step.Note, fmt.Sprintf("the %s re-execution (%s) diverged from the schedule before the point under study: %s", re.Kind, re.What, re.Left))
+	}
+}
+
+// baseBefore returns the edges of the failing run's forced order (x.base)
+// whose steps both come before position cut of u's schedule and are not
+// steps of o.
+func (x *explainer) baseBefore(u *run, at []int, cut int, o validate.Order) []plan.Edge {
+	if x.base == nil {
+		return nil
+	}
+	steps := make(map[plan.Point]bool)
+	for _, e := range o.Edges {
+		steps[bareOf(e.Before)], steps[bareOf(e.After)] = true, true
+	}
+	var es []plan.Edge
+	for _, e := range x.base.Edges {
+		if steps[bareOf(e.Before)] || steps[bareOf(e.After)] {
+			continue
+		}
+		i, j := u.indexOf(e.Before), u.indexOf(e.After)
+		if i < 0 || j < 0 || control.Cut(u.evs, at, i) >= cut || control.Cut(u.evs, at, j) >= cut {
+			continue
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// orderWhat says in words the order that makes access p come before q.
+func (x *explainer) orderWhat(p, q *suppress.Access) string {
+	return fmt.Sprintf("%s before %s", x.rel(x.site(p.Site, p.G)), x.rel(x.site(q.Site, q.G)))
+}
+
+func bareOf(p plan.Point) plan.Point { return plan.Point{G: p.G, Site: p.Site, N: p.N} }
 
 // ev names access acc of the run a analyzed as a witness event; with
 // lock, also the Lock of the critical section it is in (validate.Reversal
@@ -701,10 +926,11 @@ func (x *explainer) checkRaces(ctx context.Context, test string, a *suppress.Ana
 		}
 		x.progress(fmt.Sprintf("checking a %s race (re-execution %d)", rc.Shape, x.rep.Executions.Race+1))
 		o := before(a, rc.Second, rc.First)
-		r, err := x.forced(ctx, test, o)
+		r, err := x.reexec(ctx, test, ReexecRace, o, x.orderWhat(rc.Second, rc.First))
 		if err != nil {
 			return false
 		}
+		x.noteDiverged(step)
 		x.rep.Executions.Race++
 		desc := fmt.Sprintf("%s race with %s", rc.Shape, x.site(other(rc.First, rc.Second, pt.Def).Site, 0))
 		if !held(r) {
@@ -805,12 +1031,14 @@ func (x *explainer) checkViolations(ctx context.Context, test string, a *suppres
 			// the third.
 			avoided := 0
 			ok := true
-			for _, o := range []validate.Order{before(a, v.Middle, v.First), before(a, v.Third, v.Middle)} {
+			for _, mv := range [][2]*suppress.Access{{v.Middle, v.First}, {v.Third, v.Middle}} {
+				o := before(a, mv[0], mv[1])
 				x.progress(fmt.Sprintf("checking a %s violation (re-execution %d)", v.Shape, x.rep.Executions.Vio+1))
-				r, err := x.forced(ctx, test, o)
+				r, err := x.reexec(ctx, test, ReexecVio, o, x.orderWhat(mv[0], mv[1]))
 				if err != nil {
 					return false
 				}
+				x.noteDiverged(step)
 				x.rep.Executions.Vio++
 				if !held(r) {
 					ok = false
@@ -834,10 +1062,11 @@ func (x *explainer) checkViolations(ctx context.Context, test string, a *suppres
 			return true
 		}
 		x.progress(fmt.Sprintf("checking a two-access order violation (re-execution %d)", x.rep.Executions.Vio+1))
-		r, err := x.forced(ctx, test, before(a, v.Middle, v.First))
+		r, err := x.reexec(ctx, test, ReexecVio, before(a, v.Middle, v.First), x.orderWhat(v.Middle, v.First))
 		if err != nil {
 			return false
 		}
+		x.noteDiverged(step)
 		x.rep.Executions.Vio++
 		if held(r) && !r.failed {
 			// The definition first: it is the access whose order the

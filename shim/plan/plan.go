@@ -26,6 +26,18 @@
 //   - replay: a recorded total order of sync events, enforced: a goroutine
 //     named in the order waits at each of its points until it is the next
 //     one. The result says how far the replay got.
+//   - force with an order: a force plan may carry a replay order too, and
+//     then follows the recorded run's schedule first (its first Until
+//     positions, all if Until is 0) while it forces its edges: a
+//     re-execution of a recorded run that changes one thing (precog
+//     explain's suppression, race and violation runs). Where the run
+//     cannot follow the order (a point not in it, a wait that gave up, a
+//     goroutine that ended early) the shim writes a "left" line and lets
+//     the order go, but goes on forcing the edges; once the first Until
+//     positions have passed it writes "replayed" and lets the order go.
+//     Points of the order after Until wait until then. The final state
+//     is the edges' (confirmed once every edge held and the order was let
+//     go).
 //
 // Any mode can also force selects: a plan's Selects name the case a select
 // should take at a point.
@@ -72,6 +84,11 @@
 //	select    a forced select ran (point, case: forced, took: ran)
 //	suppressed a write was skipped (Suppress; point, reason "dependence"
 //	          if it was skipped for what it read), at most 10000 lines
+//	left      force with an order: the run left the order (pos: the
+//	          position it was at, of: Until; point: the goroutine's point
+//	          that left it, if one did; reason)
+//	replayed  force with an order: its first Until positions passed (pos,
+//	          of: Until)
 //	final     the outcome (state confirmed, timed out or diverged, reason;
 //	          "error" if the shim rejected the plan); at most one; later
 //	          points are let through, and force still writes "reached" for
@@ -145,8 +162,11 @@ type Plan struct {
 	Yield      float64  `json:"yield,omitempty"`
 	MaxDelayUS int      `json:"max_delay_us,omitempty"`
 
-	// Replay: the recorded order of sync events.
+	// Replay, and force with an order: the recorded order of sync
+	// events. Until, in a force plan, is how many positions of it to
+	// follow (all if 0); replay follows all.
 	Order []Point `json:"order,omitempty"`
+	Until int     `json:"until,omitempty"`
 
 	// Selects to force, in any mode.
 	Selects []Select `json:"selects,omitempty"`
@@ -217,6 +237,10 @@ const (
 	// EvSuppressed: a write the plan's Suppress skipped (point; reason
 	// "dependence" if it was skipped for reading a suppressed location).
 	EvSuppressed = "suppressed"
+	// EvLeft and EvReplayed: a force plan's order was let go, because
+	// the run left it or because its Until positions passed.
+	EvLeft     = "left"
+	EvReplayed = "replayed"
 )
 
 // The states of a final Record: the outcome of a forced or replayed run,

@@ -39,9 +39,21 @@ suppression (Jeffrey et al.):
     violation (both moves of an interleaved access avoid the failure) or
     an order violation (one does). If found, that is the root cause.
  4. Otherwise suppress the definition and every later write that depends
-    on what it left unwritten, and run again, replaying the failing run's
-    order of synchronization: a new failure is the next iteration; a run
-    without failure makes the last suppressed definition the root cause.
+    on what it left unwritten, and run again: a new failure is the next
+    iteration; a run without failure makes the last suppressed definition
+    the root cause.
+
+Every re-execution (of steps 3 and 4) replays the run under study (the
+failing run, or the suppression run whose failure the iteration studies):
+its goroutines pass their synchronization operations in that run's
+recorded order up to the point under study (the two accesses whose order
+is reversed, the definition suppressed), and then go free, except for the
+forced order. A suppression run keeps following the order after the
+definition as long as the run does what the order has. A re-execution
+that left the order (or ended) before the point under study diverged: the
+report says which, where and why. Memory accesses are not replayed, only
+synchronization: a racy read may see another value than in the failing
+run.
 
 With -finding, explain takes a confirmed finding of precog test: its ID
 (looked up in -o DIR's repro directory, or precog's cache, as precog repro
@@ -58,7 +70,9 @@ with a race reversed), vio (re-executions with a violation's access moved).
 Every run is bounded in time (-timeout), and so is each wait of a replayed
 or forced run. -json prints one object: root {file, line, col, expr},
 kind, sites (both accesses for a race or violation, the root first),
-chain, executions {orig, supp, race, vio}.
+chain, executions {orig, supp, race, vio}, reexecutions (each with its
+kind, what it changed, the schedule's length, the point under study's
+position, how far it followed, diverged, and where it left the schedule).
 
 explain builds the package with full tracing, whose cost is several times
 a normal recording's: explain one test (-run) of one package.
@@ -235,6 +249,21 @@ func write(w io.Writer, r *explain.Report) {
 	e := r.Executions
 	fmt.Fprintf(w, "executions: %d (orig %d + supp %d + race %d + vio %d), %s, largest trace %d events (%d bytes)\n",
 		e.Total(), e.Orig, e.Supp, e.Race, e.Vio, cli.Round(r.Wall), r.MaxEvents, r.MaxTraceBytes)
+	if len(r.Reexecutions) == 0 {
+		return
+	}
+	diverged := 0
+	for _, re := range r.Reexecutions {
+		if re.Diverged {
+			diverged++
+		}
+	}
+	fmt.Fprintf(w, "replay: %d of %d re-executions followed the failing schedule to the point under study\n", len(r.Reexecutions)-diverged, len(r.Reexecutions))
+	for i, re := range r.Reexecutions {
+		if re.Diverged {
+			fmt.Fprintf(w, "\tdiverged: re-execution %d (%s, iteration %d, %s): %s\n", i+1, re.Kind, re.Iteration, re.What, re.Left)
+		}
+	}
 }
 
 func kindName(k string) string {

@@ -1,0 +1,104 @@
+package explain
+
+import (
+	"testing"
+
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/validate"
+	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// twoSections is a run of two goroutines each writing x in a critical
+// section of one lock, g1 first, and g1 locking once more after g2.
+func twoSections() *run {
+	return &run{evs: []trace.Event{
+		{Kind: trace.EvBegin, Goroutine: 1, Seq: 1},
+		{Kind: trace.EvBegin, Goroutine: 2, Seq: 2},
+		{Kind: trace.EvLock, Goroutine: 1, Site: 10, Seq: 3},   // position 0
+		{Kind: trace.EvWrite, Goroutine: 1, Site: 20, Seq: 3},  // 3: g1's write
+		{Kind: trace.EvUnlock, Goroutine: 1, Site: 11, Seq: 4}, // position 1
+		{Kind: trace.EvSleep, Goroutine: 1, Site: 12, Seq: 5},  // no position: passes no gate
+		{Kind: trace.EvLock, Goroutine: 2, Site: 10, Seq: 6},   // position 2
+		{Kind: trace.EvWrite, Goroutine: 2, Site: 21, Seq: 6},  // 7: g2's write
+		{Kind: trace.EvUnlock, Goroutine: 2, Site: 11, Seq: 7}, // position 3
+		{Kind: trace.EvLock, Goroutine: 1, Site: 10, Seq: 8},   // position 4
+		{Kind: trace.EvUnlock, Goroutine: 1, Site: 11, Seq: 9}, // position 5
+	}}
+}
+
+// TestReexecPlan: a race re-execution follows the run under study's order
+// up to the first sync event after either forced access in its goroutine,
+// then forces the reversal; a suppression run follows the whole order and
+// places the point under study at the suppressed definition. (Before
+// re-executions replayed, a race re-execution was a force plan with no
+// order: the goroutines reached the pair in whatever order the scheduler
+// chose.)
+func TestReexecPlan(t *testing.T) {
+	u := twoSections()
+	for i := range u.evs {
+		if u.evs[i].Kind == trace.EvBegin {
+			u.evs[i].Peer = 0 // started by an instrumented go statement of the main goroutine: stable ids
+		}
+	}
+	x := &explainer{under: u, iter: 2, supp: []plan.Point{{G: 1, Site: 20, N: 0}}}
+	g2w := plan.Point{G: 2, Site: 21, N: 0}
+	g2l := plan.Point{G: 2, Site: 10, N: 0}
+	g1l := plan.Point{G: 1, Site: 10, N: 1}
+	// g1's second section before g2's, g2 held at its Lock: the order is
+	// followed up to g2's Lock, position 2.
+	o := validate.Order{Edges: []plan.Edge{{Before: g1l, After: g2l}}}
+	p, re := x.reexecPlan(ReexecRace, o, "g1 before g2")
+	if len(p.Order) != 6 || p.Until != 2 || re.Point != 2 || re.Schedule != 2 {
+		t.Errorf("race plan: order %v until %d, reexec %+v; want 6 positions followed up to 2", p.Order, p.Until, re)
+	}
+	if p.Mode != plan.Force || len(p.Edges) != 1 || len(p.Suppress) != 1 || re.Iteration != 2 {
+		t.Errorf("race plan %+v, reexec %+v", p, re)
+	}
+	// g2's write before g1's last Unlock: g2's first sync event after
+	// its write is its Unlock, position 3.
+	o = validate.Order{Edges: []plan.Edge{{Before: g2w, After: plan.Point{G: 1, Site: 11, N: 1}}}}
+	if p, _ := x.reexecPlan(ReexecVio, o, ""); p.Until != 3 {
+		t.Errorf("vio plan until %d, want 3", p.Until)
+	}
+	// g2's write before g1's, g1 held at its first Lock: nothing of the
+	// order can be followed.
+	o = validate.Order{Edges: []plan.Edge{{Before: g2w, After: plan.Point{G: 1, Site: 10, N: 0}}}}
+	if p, re := x.reexecPlan(ReexecRace, o, ""); len(p.Order) != 0 || re.Point != 0 {
+		t.Errorf("a plan held at the first position has an order: %+v", p)
+	}
+	// A suppression run of g2's write: the whole order; the point under
+	// study is g2's Unlock after the write.
+	p, re = x.reexecPlan(ReexecSupp, validate.Order{}, "suppressing g2's write", 7)
+	if len(p.Order) != 6 || p.Until != 0 || re.Point != 3 || re.Schedule != 6 || len(p.Edges) != 0 {
+		t.Errorf("supp plan: order %v until %d, reexec %+v", p.Order, p.Until, re)
+	}
+	// No run under study (the search for a failing run): no order.
+	if p, _ := (&explainer{}).reexecPlan(ReexecRace, o, ""); len(p.Order) != 0 {
+		t.Errorf("a plan without a run under study has an order: %+v", p)
+	}
+}
+
+// TestFollow: a re-execution diverged when it left its schedule, or
+// ended, before the point under study.
+func TestFollow(t *testing.T) {
+	for _, c := range []struct {
+		res      *control.Result
+		diverged bool
+		followed int
+	}{
+		{&control.Result{Left: &plan.Record{Event: plan.EvLeft, Pos: 2, Reason: "r"}}, true, 2},
+		{&control.Result{Left: &plan.Record{Event: plan.EvLeft, Pos: 3, Reason: "r"}}, false, 3},
+		{&control.Result{Left: &plan.Record{Event: plan.EvLeft, Pos: 5, Reason: "r"}}, false, 5},
+		{&control.Result{FollowedTo: true}, false, 6},
+		{&control.Result{Replayed: 4}, false, 4},
+		{&control.Result{Replayed: 1}, true, 1},
+		{nil, true, 0},
+	} {
+		re := Reexec{Schedule: 6, Point: 3}
+		re.follow(c.res)
+		if re.Diverged != c.diverged || re.Followed != c.followed || c.diverged && re.Left == "" {
+			t.Errorf("%+v: %+v", c.res, re)
+		}
+	}
+}
