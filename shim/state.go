@@ -197,34 +197,17 @@ func release(g *gstate) {
 // race to their first event. No id is trace.NoParent.
 const mainID = 0
 
-func childID(parent uint64, site uint32, n uint64) uint64 {
-	return nonzero(mix(mix(parent^0x70726563) ^ uint64(site)<<32 ^ n))
-}
+func childID(parent uint64, site uint32, n uint64) uint64 { return trace.ChildID(parent, site, n) }
 
-func testID(name string, run uint64) uint64 {
-	h := uint64(14695981039346656037) // FNV-1a
-	for i := 0; i < len(name); i++ {
-		h ^= uint64(name[i])
-		h *= 1099511628211
-	}
-	return nonzero(mix(mix(h^0x74657374) + run))
-}
+func testID(name string, run uint64) uint64 { return trace.TestID(name, run) }
 
-func adoptedID(n uint64) uint64 { return nonzero(mix(n ^ 0x61646f70)) }
+func adoptedID(n uint64) uint64 { return trace.AdoptedID(n) }
 
-// mix is the splitmix64 finalizer: a bijection that spreads every input bit.
+// mix is the splitmix64 finalizer (trace.ChildID uses it too).
 func mix(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
-}
-
-// nonzero keeps the hashed ids off mainID and trace.NoParent.
-func nonzero(id uint64) uint64 {
-	if id == mainID || id == trace.NoParent {
-		return 1
-	}
-	return id
 }

@@ -108,9 +108,13 @@ type Options struct {
 	Forced  int
 	Perturb int
 	Iters   int // suppression iterations at most
-	// Prefer are sites (a confirmed finding's, from its reproducer's
-	// schedule) whose accesses the search for a failing run forces first.
-	Prefer []validate.ScheduleSite
+	// Reproducer, a confirmed finding's schedule (precog test's build),
+	// is mapped into explain's build (mapSchedule) and run first: the
+	// failing run if it fails with its order held. Prefer are sites (the
+	// finding's) whose accesses the search for a failing run forces
+	// first when it does not.
+	Reproducer *validate.Schedule
+	Prefer     []validate.ScheduleSite
 	// Work, if set, is told the work directory (plans, result files,
 	// traces of every run), which is then kept.
 	Work     func(dir string)
@@ -163,6 +167,9 @@ type Report struct {
 	// took to find it (the orig run not counted: Executions.Orig).
 	Source string `json:"source"`
 	Search int    `json:"search"`
+	// Reproducer says, with Options.Reproducer, how its schedule was
+	// used: run in explain's build, or why it could not be.
+	Reproducer string `json:"reproducer,omitempty"`
 	// Kind is race, atomicity, order, definition or none.
 	Kind string `json:"kind"`
 	// Root is the root cause: the definition, or for a race or violation
@@ -249,6 +256,7 @@ type explainer struct {
 	// replaying.
 	base        *validate.Order
 	forcedTries int
+	reproducer  string // Report.Reproducer
 	// under is the run under study, whose schedule re-executions
 	// follow; iter is its chain step (from 1).
 	under *run
@@ -345,7 +353,7 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.rep = &Report{Package: o.Package, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{},
+	x.rep = &Report{Package: o.Package, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{}, Reproducer: x.reproducer,
 		MaxEvents: len(orig.evs), MaxTraceBytes: orig.traceBytes}
 	x.loop(ctx, test, orig)
 	x.rep.Wall = time.Since(start)
@@ -424,10 +432,25 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 		if err != nil {
 			return nil, "", "", err
 		}
-		if r.failed {
+		if r.failed && x.o.Reproducer == nil {
 			return r, "natural", t, nil
 		}
 		passing = append(passing, r)
+	}
+	if rs := x.o.Reproducer; rs != nil {
+		fr, o, err := x.reproduce(ctx, tests[0], passing[0])
+		if err != nil {
+			return nil, "", "", err
+		}
+		if fr != nil {
+			x.base = &o
+			return fr, fmt.Sprintf("the reproducer of %s (%s)", rs.ID, rs.Order), tests[0], nil
+		}
+		for i, r := range passing {
+			if r.failed {
+				return r, "natural", tests[i], nil
+			}
+		}
 	}
 	// Forced interleavings: the accesses the passing run made in one
 	// order, run in the other (nil stores before the reads that came
@@ -467,6 +490,35 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 		which = "every test passes"
 	}
 	return nil, "", "", fmt.Errorf("%w: %s as written, in %d forced orders and under %d perturbation seeds", ErrNoFailure, which, x.forcedTries, max(x.o.Perturb, 0))
+}
+
+// reproduce runs test under the reproducer's schedule mapped into
+// explain's build with the help of r, a run of the test, and returns the
+// run if it failed with the order held, and the order; nil if not, with
+// x.reproducer saying why.
+func (x *explainer) reproduce(ctx context.Context, test string, r *run) (*run, validate.Order, error) {
+	rs := x.o.Reproducer
+	o, err := mapSchedule(rs, x.sites, r.evs)
+	if err != nil {
+		x.reproducer = "not run: its schedule could not be mapped into explain's build: " + err.Error()
+		return nil, o, nil
+	}
+	x.progress(fmt.Sprintf("running %s under the reproducer of %s", test, rs.ID))
+	fr, err := x.forced(ctx, test, o)
+	if err != nil {
+		return nil, o, err
+	}
+	x.forcedTries++
+	switch {
+	case fr.failed && held(fr):
+		x.reproducer = "its schedule, mapped into explain's build, made the failing run"
+		return fr, o, nil
+	case !held(fr):
+		x.reproducer = "its schedule, mapped into explain's build, could not be forced (" + stateOf(fr) + ")"
+	default:
+		x.reproducer = "its schedule, mapped into explain's build, held, but the test passed"
+	}
+	return nil, o, nil
 }
 
 // preferred puts first the reorderings whose both accesses are at sites of

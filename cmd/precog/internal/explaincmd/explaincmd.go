@@ -57,10 +57,17 @@ run.
 
 With -finding, explain takes a confirmed finding of precog test: its ID
 (looked up in -o DIR's repro directory, or precog's cache, as precog repro
-does) or its schedule file names the package and the test, and the search
-for a failing run forces the accesses at the finding's sites first. (The
-schedule's own plan is not replayed: its site and goroutine IDs are those of
-precog test's build, not of explain's full-tracing one.)
+does) or its schedule file names the package and the test, and the
+reproducer's forced order is the failing run. Its site and goroutine IDs
+are those of precog test's build, so explain maps them into its
+full-tracing build first: sites by file, line, column, operation and
+expression; goroutines by the go statements that started them, in a run
+of the test (a goroutine's ID is a hash of its parent's and of the go
+statement's site ID). The report says whether the mapped schedule made the
+failing run, or why not (a site without exactly one match, a goroutine
+without a counterpart, an order that could not be forced or did not
+fail); then the search for a failing run forces the accesses at the
+finding's sites first.
 
 The report gives the root cause with file:line:col and its source, its
 kind (race, atomicity, order, definition, or none when no root cause could
@@ -70,9 +77,10 @@ with a race reversed), vio (re-executions with a violation's access moved).
 Every run is bounded in time (-timeout), and so is each wait of a replayed
 or forced run. -json prints one object: root {file, line, col, expr},
 kind, sites (both accesses for a race or violation, the root first),
-chain, executions {orig, supp, race, vio}, reexecutions (each with its
-kind, what it changed, the schedule's length, the point under study's
-position, how far it followed, diverged, and where it left the schedule).
+chain, executions {orig, supp, race, vio}, reproducer (with -finding),
+reexecutions (each with its kind, what it changed, the schedule's length,
+the point under study's position, how far it followed, diverged, and where
+it left the schedule).
 
 explain builds the package with full tracing, whose cost is several times
 a normal recording's: explain one test (-run) of one package.
@@ -165,7 +173,7 @@ func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) 
 		if err != nil {
 			return cli.ExitError, err
 		}
-		eo.Dir, eo.Package, eo.Test, eo.BuildFlags, eo.Prefer = s.Dir, s.Package, s.Test, s.BuildFlags, s.Sites
+		eo.Dir, eo.Package, eo.Test, eo.BuildFlags, eo.Prefer, eo.Reproducer = s.Dir, s.Package, s.Test, s.BuildFlags, s.Sites, s
 		fmt.Fprintf(env.Stderr, "explaining %s: %s: %s, in %s\n", s.ID, s.Kind, s.Message, s.Test)
 	}
 	if o.work {
@@ -220,6 +228,9 @@ func schedule(env *cli.Env, o options) (*validate.Schedule, error) {
 // write prints the report as text.
 func write(w io.Writer, r *explain.Report) {
 	fmt.Fprintf(w, "%s.%s: failing run: %s\n", r.Package, r.Test, r.Source)
+	if r.Reproducer != "" {
+		fmt.Fprintf(w, "reproducer: %s\n", r.Reproducer)
+	}
 	switch r.Kind {
 	case explain.KindNone:
 		fmt.Fprintf(w, "no root cause found: %s\n", r.Reason)
