@@ -257,6 +257,10 @@ func installControl(p *plan.Plan) (*control, error) {
 			if err := c.replay.load(c, p.Order, p.Until, true); err != nil {
 				return nil, err
 			}
+			c.replay.hold = make(map[uint64]bool, len(p.Hold))
+			for _, g := range p.Hold {
+				c.replay.hold[g] = true
+			}
 		}
 		if p.Seed != 0 {
 			// A seeded force plan perturbs the arrivals that are not

@@ -31,6 +31,7 @@ type replayState struct {
 	until  int
 	off    bool
 	lastIn map[uint64]int
+	hold   map[uint64]bool // soft: goroutines with no position, held until off (plan.Plan.Hold)
 }
 
 func (r *replayState) load(c *control, order []plan.Point, until int, soft bool) error {
@@ -102,6 +103,9 @@ func (r *replayState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) 
 	}
 	last, ok := r.last[gc.id]
 	if !ok {
+		if r.soft && r.hold[gc.id] {
+			r.waitOff(c, pt) // all it did came after the order
+		}
 		return // not in the order: free
 	}
 	i, ok := r.index[keyOf(pt)]

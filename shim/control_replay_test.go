@@ -80,7 +80,7 @@ func TestForceWithOrderLeaves(t *testing.T) {
 	edge := plan.Edge{Before: plan.Point{G: kids[1], Site: 11002, N: 0}, After: plan.Point{G: kids[0], Site: 11002, N: 4}}
 	var res string
 	got := racyAppends(root2, func() {
-		res = loadPlan(t, &plan.Plan{Mode: plan.Force, Order: order, TimeoutMS: 30, Edges: []plan.Edge{edge}})
+		res = loadPlan(t, &plan.Plan{Mode: plan.Force, Order: order, TimeoutMS: 300, Edges: []plan.Edge{edge}})
 	})
 	uninstallControl()
 	if len(got) != 15 {
@@ -104,5 +104,40 @@ func TestForceWithOrderLeaves(t *testing.T) {
 	}
 	if passedSeq(recs, edge.Before) == 0 || passedSeq(recs, edge.After) < passedSeq(recs, edge.Before) {
 		t.Errorf("the edge did not hold: %+v", recs)
+	}
+}
+
+// TestForceWithOrderHold: a goroutine of the recorded run with no position
+// in the order (plan.Plan.Hold) waits until the order is let go, so that
+// all it does comes after what the order has, as in the recording; not
+// held, it would append among the others.
+func TestForceWithOrderHold(t *testing.T) {
+	root := freshRoot()
+	order, recorded := recordRacy(t, root)
+	root2 := freshRoot()
+	ord := renamed(order, root, root2)
+	kids := children(root2)
+	var rest []plan.Point
+	for _, p := range ord {
+		if p.G != kids[2] {
+			rest = append(rest, p)
+		}
+	}
+	var want []int
+	for _, v := range recorded {
+		if v != 2 {
+			want = append(want, v)
+		}
+	}
+	var res string
+	got := racyAppends(root2, func() {
+		res = loadPlan(t, &plan.Plan{Mode: plan.Force, Order: rest, Hold: []uint64{kids[2]}, TimeoutMS: 1000})
+	})
+	uninstallControl()
+	if len(got) != 15 || !intsEqual(got[:10], want) || !intsEqual(got[10:], []int{2, 2, 2, 2, 2}) {
+		t.Errorf("appended %v, want %v then five 2s", got, want)
+	}
+	if f := final(readResult(t, res)); f.State != plan.Confirmed {
+		t.Errorf("final %+v", f)
 	}
 }

@@ -73,6 +73,7 @@ func Stable(evs []trace.Event) func(g uint64) bool {
 // selects to the case it took.
 func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *plan.Plan {
 	p, _ := ReplayOrder(evs, keep)
+	p.Hold = nil
 	return p
 }
 
@@ -84,10 +85,23 @@ var ungated = map[trace.Kind]bool{trace.EvSleep: true, trace.EvWake: true, trace
 	trace.EvSyncWait: true, trace.EvClock: true}
 
 // ReplayOrder is ReplayPlan's order with, for each position, the index in
-// evs of its event.
+// evs of its event, and the goroutines keep accepts that have events in
+// evs but no position (plan.Plan.Hold, for a force plan with the order).
 func ReplayOrder(evs []trace.Event, keep func(g uint64) bool) (*plan.Plan, []int) {
 	p := &plan.Plan{Mode: plan.Replay}
 	var at []int
+	defer func() {
+		in := make(map[uint64]bool)
+		for _, q := range p.Order {
+			in[q.G] = true
+		}
+		for _, ev := range evs {
+			if g := ev.Goroutine; !in[g] && (keep == nil || keep(g)) {
+				in[g] = true
+				p.Hold = append(p.Hold, g)
+			}
+		}
+	}()
 	for i, pt := range Points(evs) {
 		ev := evs[i]
 		if pt.Site == 0 || !ev.Kind.IsSync() || ungated[ev.Kind] || (keep != nil && !keep(ev.Goroutine)) {

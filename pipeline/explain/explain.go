@@ -211,8 +211,10 @@ type Reexec struct {
 	Point    int `json:"point"`
 	Followed int `json:"followed"`
 	// Diverged: the run did not follow the schedule up to the point
-	// under study; Left says where it left the schedule and why
-	// (after the point, for a suppression run, is expected).
+	// under study (for a suppression run: it left the schedule, or
+	// ended, before it reached the suppressed definition); Left says
+	// where it left the schedule and why (after the point, for a
+	// suppression run, is expected).
 	Diverged bool   `json:"diverged"`
 	Left     string `json:"left,omitempty"`
 	// State is the forced order's outcome (confirmed, timed out,
@@ -809,9 +811,43 @@ func (x *explainer) reexec(ctx context.Context, test, kind string, o validate.Or
 	}
 	if len(p.Order) > 0 {
 		re.follow(r.ctl)
+		if kind == ReexecSupp && len(x.supp) > 0 {
+			re.reached(r.ctl, x.supp[len(x.supp)-1])
+		}
 	}
 	x.rep.Reexecutions = append(x.rep.Reexecutions, re)
 	return r, nil
+}
+
+// reached judges a suppression run by whether it reached the definition
+// it suppresses (def, whose "suppressed" line the shim writes when the
+// run skips it) on the schedule: the point under study is that
+// statement instance, which comes after the last position before it in
+// its goroutine and may come before positions of other goroutines that
+// follow it in the order.
+func (re *Reexec) reached(res *control.Result, def plan.Point) {
+	if res == nil {
+		return
+	}
+	var at *plan.Record
+	for i, rec := range res.Records {
+		if rec.Event == plan.EvSuppressed && rec.Reason == "" && rec.Point != nil && bareOf(*rec.Point) == bareOf(def) {
+			at = &res.Records[i]
+			break
+		}
+	}
+	switch {
+	case at == nil:
+		re.Diverged = true
+		if re.Left == "" {
+			re.Left = fmt.Sprintf("the run ended at position %d of %d", re.Followed, re.Schedule)
+		}
+		re.Left += ", without reaching the suppressed definition"
+	case res.Left != nil:
+		re.Diverged = res.Left.T < at.T
+	default:
+		re.Diverged, re.Left = false, ""
+	}
 }
 
 // reexecPlan is reexec's plan, and its Reexec before the run.
@@ -828,7 +864,7 @@ func (x *explainer) reexecPlan(kind string, o validate.Order, what string, study
 		return p, re
 	}
 	if kind == ReexecSupp {
-		p.Order, p.Selects = sched.Order, sched.Selects
+		p.Order, p.Selects, p.Hold = sched.Order, sched.Selects, sched.Hold
 		re.Schedule = len(sched.Order)
 		re.Point = control.Cut(u.evs, at, study...)
 		return p, re
@@ -847,7 +883,7 @@ func (x *explainer) reexecPlan(kind string, o validate.Order, what string, study
 	if cut == 0 {
 		return p, re
 	}
-	p.Order, p.Until = sched.Order, cut
+	p.Order, p.Until, p.Hold = sched.Order, cut, sched.Hold
 	for _, sel := range sched.Selects {
 		if i := u.indexOf(sel.Point); i >= 0 && control.Cut(u.evs, at, i) < cut {
 			p.Selects = append(p.Selects, sel)

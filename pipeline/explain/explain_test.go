@@ -102,3 +102,29 @@ func TestFollow(t *testing.T) {
 		}
 	}
 }
+
+// TestReached: a suppression run followed its schedule to the point under
+// study when the shim skipped the suppressed definition before the run
+// left the schedule, whether or not it ended early.
+func TestReached(t *testing.T) {
+	def := plan.Point{G: 2, Site: 21, N: 0}
+	skipped := plan.Record{Event: plan.EvSuppressed, T: 50, Point: &plan.Point{G: 2, Site: 21, N: 0, Kind: "W"}}
+	dep := plan.Record{Event: plan.EvSuppressed, T: 40, Point: &plan.Point{G: 2, Site: 21, N: 0, Kind: "W"}, Reason: "dependence"}
+	for _, c := range []struct {
+		res      *control.Result
+		diverged bool
+	}{
+		{&control.Result{Replayed: 3, Records: []plan.Record{skipped}}, false}, // ended (a new failure) after it
+		{&control.Result{Replayed: 3}, true},                                   // ended before it
+		{&control.Result{Replayed: 3, Records: []plan.Record{dep}}, true},      // a dependence's skip is not the definition's
+		{&control.Result{Left: &plan.Record{Event: plan.EvLeft, T: 60, Pos: 1}, Records: []plan.Record{skipped}}, false},
+		{&control.Result{Left: &plan.Record{Event: plan.EvLeft, T: 30, Pos: 1}, Records: []plan.Record{skipped}}, true},
+	} {
+		re := Reexec{Kind: ReexecSupp, Schedule: 5, Point: 5}
+		re.follow(c.res)
+		re.reached(c.res, def)
+		if re.Diverged != c.diverged || re.Diverged && re.Left == "" {
+			t.Errorf("%+v: %+v", c.res, re)
+		}
+	}
+}

@@ -167,6 +167,11 @@ type Plan struct {
 	// follow (all if 0); replay follows all.
 	Order []Point `json:"order,omitempty"`
 	Until int     `json:"until,omitempty"`
+	// Hold, in a force plan with an order, are goroutines of the
+	// recorded run that have no position in the order (the run ended
+	// before their first): they wait at their first point until the
+	// order is let go.
+	Hold []uint64 `json:"hold,omitempty"`
 
 	// Selects to force, in any mode.
 	Selects []Select `json:"selects,omitempty"`
