@@ -55,6 +55,17 @@ func TestReexecPlan(t *testing.T) {
 	if p.Mode != plan.Force || len(p.Edges) != 1 || len(p.Suppress) != 1 || re.Iteration != 2 {
 		t.Errorf("race plan %+v, reexec %+v", p, re)
 	}
+	// The failing run's own forced edges (x.base) are kept when both
+	// steps come before the cut and neither is a step of the order.
+	g1w := plan.Point{G: 1, Site: 20, N: 0}
+	in := plan.Edge{Before: g1w, After: plan.Point{G: 1, Site: 11, N: 0}} // g1's write and Unlock: before position 2
+	x.base = &validate.Order{Edges: []plan.Edge{in,
+		{Before: g1w, After: g2w},  // g2's write is after the cut
+		{Before: g1w, After: g2l}}} // a step of the order
+	if p, _ := x.reexecPlan(ReexecRace, o, ""); len(p.Edges) != 2 || p.Edges[1] != in {
+		t.Errorf("race plan edges %+v, want the order's and %+v", p.Edges, in)
+	}
+	x.base = nil
 	// g2's write before g1's last Unlock: g2's first sync event after
 	// its write is its Unlock, position 3.
 	o = validate.Order{Edges: []plan.Edge{{Before: g2w, After: plan.Point{G: 1, Site: 11, N: 1}}}}
