@@ -466,3 +466,26 @@ func TestSpinLoopQueue(t *testing.T) {
 		t.Error("a loop left on its own write pruned the findings")
 	}
 }
+
+// TestChanAddressReuse is go-memdb's watch_test.go shape: a goroutine
+// sends on a channel of its own, which dies; later the test goroutine
+// makes a channel at the same address and closes it, without a GC epoch
+// between them on its side (a goroutine's epoch is the last it noticed).
+// The channels are two locations; without the allocation events they
+// would look like a send racing a close.
+func TestChanAddressReuse(t *testing.T) {
+	sites := append(slices.Clone(chanSites), site{id: 34, kind: "make-chan", expr: "make(chan struct{})"})
+	const text = `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+%s
+5 g=2 ChanSend site=31 addr=0x900
+6 g=2 End
+%s
+9 g=1 ChanClose site=33 addr=0x900
+`
+	expect(t, check(t, fmt.Sprintf(text, "", ""), sites, Options{}),
+		"con-closed k.go:33(close) k.go:31(send)")
+	expect(t, check(t, fmt.Sprintf(text, "4 g=2 ChanMake site=34 addr=0x900 cap=0", "8 g=1 ChanMake site=34 addr=0x900 cap=0"), sites, Options{}))
+}

@@ -200,7 +200,7 @@ type flatAnalyzer struct {
 	opts  Options
 	gs    []*flatGstate
 	byID  map[uint64]int    // logical id -> dense index of its latest goroutine
-	maps  map[uint64]uint32 // maps made so far, per address (EvMapMake)
+	made  map[uint64]uint32 // maps and channels made so far, per address (EvMapMake, EvChanMake)
 	forks map[uint64]flatFork
 	// sync holds the release clocks of WaitGroups, Conds and closed
 	// flatChannels, keyed by address; a channel's close clock is keyed by
@@ -466,15 +466,16 @@ func (a *flatAnalyzer) event(i int) {
 	a.lockset[i] = st.lockset
 	a.epoch[i] = st.epoch
 	switch ev.Kind {
-	case trace.EvMapMake:
-		if a.maps == nil {
-			a.maps = make(map[uint64]uint32)
+	case trace.EvMapMake, trace.EvChanMake:
+		if a.made == nil {
+			a.made = make(map[uint64]uint32)
 			a.gen = make([]uint32, len(a.Events))
 		}
-		a.maps[ev.Addr]++
-	case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
-		if a.maps != nil {
-			a.gen[i] = a.maps[ev.Addr]
+		a.made[ev.Addr]++
+	case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter,
+		trace.EvChanSend, trace.EvChanRecv, trace.EvChanClose, trace.EvSelect:
+		if a.made != nil {
+			a.gen[i] = a.made[ev.Addr]
 		}
 	}
 	a.Goroutines[gi].Events = append(a.Goroutines[gi].Events, i)

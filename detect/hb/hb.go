@@ -67,9 +67,12 @@ type Loc struct {
 	Addr  uint64
 	Epoch uint64
 	Var   uint32 // index of the name in Graph.Vars; 0 for no name
-	// Gen counts, for a map access, the maps made at the address before
-	// it (EvMapMake): two maps that had one address in turn are two
-	// locations, whatever the GC epochs missed.
+	// Gen counts, for a map or channel operation, the maps and channels
+	// made at the address before it (EvMapMake, EvChanMake): two maps or
+	// channels that had one address in turn are two locations, whatever
+	// the GC epochs missed (a goroutine's epoch is the last it noticed,
+	// so a send before a collection and a close of the channel made at
+	// the same address after it could share one).
 	Gen uint32
 }
 
@@ -134,7 +137,7 @@ type Graph struct {
 	snap     []int32  // per event: index in clocks of the goroutine's clock (own component stale)
 	lockset  []int32  // per event: index in locksets
 	epoch    []uint64 // per event: the goroutine's GC epoch
-	gen      []uint32 // per event: Loc.Gen of a map access; nil if the trace made no map
+	gen      []uint32 // per event: Loc.Gen of a map or channel operation; nil if the trace made no map or channel
 	clocks   []snapshot
 	locksets [][]Lock
 	sections []Section

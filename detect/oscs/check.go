@@ -121,6 +121,9 @@ type checker struct {
 	// accessSites holds the site table's read and write sites by
 	// expression, built on first use.
 	accessSites map[siteKey][]trace.Site
+	// lockSites counts the lock acquisition sites per function (file and
+	// name), for onlyLockSite.
+	lockSites map[string]int
 	// footprints caches what each critical section accessed.
 	footprints map[int]*footprint
 }

@@ -199,7 +199,11 @@
 //     getter whose caller goes on with a second section over the state the
 //     other goroutine changed in between: StringBuffer's Length then
 //     GetChars, Vector's Size then CopyInto, against SetLength or
-//     RemoveLast).
+//     RemoveLast); a neighbor taken at the section's own Lock site, in
+//     a function that takes no lock elsewhere, is another call of the
+//     same operation (a periodic task: bigcache's cleanUp on every tick)
+//     and does not count (with other Lock sites it may be one call that
+//     relocks in a loop: mozilla3x's Run polling for its wake-up).
 //
 // Two pairs of whole operations stay reported: two writes neither of
 // whose sections read the location before writing it (a lost update, the
@@ -247,7 +251,8 @@
 // does not show the shape above: the shim records no call stacks, so a
 // read-write section per call looks like a whole operation, and so does
 // a read-only one whose neighbor sections share no location with the
-// other side. It also hides a lost update in which one side reads the
+// other side, or that are calls of the same function (a caller that reads
+// the same getter twice and expects one answer). It also hides a lost update in which one side reads the
 // location before writing and the other does not.
 //
 // The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter

@@ -78,13 +78,24 @@ func (c *checker) footprint(k int) *footprint {
 // section other writes: a getter whose caller goes on with a second
 // section over the state another goroutine's section changes in between
 // (StringBuffer's Length, then GetChars, with SetLength in between: the
-// multi-variable atomicity shape, through two calls).
+// multi-variable atomicity shape, through two calls). A neighbor taken at
+// k's own Lock site, when its function has no other, is another call of
+// the same operation and does not count.
 func (c *checker) splitRead(k, other int) bool {
 	if len(c.footprint(k).written) > 0 {
 		return false
 	}
 	w := c.footprint(other).written
+	secs := c.g.Sections()
+	site := c.g.Events[secs[k].Begin].Site
 	for _, n := range c.neighbors(k) {
+		if c.g.Events[secs[n].Begin].Site == site && c.onlyLockSite(site) {
+			// Another call of the same operation (a periodic task:
+			// bigcache's cleanUp on every tick), not a caller's second
+			// step. A function with other Lock sites may be one call
+			// relocking in a loop (mozilla3x's Run polling its wake-up).
+			continue
+		}
 		for l := range c.footprint(n).touched {
 			if w[l] {
 				return true
@@ -204,6 +215,26 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 		}
 	}
 	return false
+}
+
+// onlyLockSite reports whether the Lock at site is the only lock
+// acquisition of its function in the site table: every call of the
+// function takes its locks there, once per call unless it loops on it.
+func (c *checker) onlyLockSite(site uint32) bool {
+	fn, ok := c.funcOf(site)
+	if !ok {
+		return false
+	}
+	if c.lockSites == nil {
+		c.lockSites = make(map[string]int)
+		for _, st := range c.sites.Sites {
+			switch st.Kind {
+			case "lock", "rlock", "trylock", "tryrlock":
+				c.lockSites[st.File+"\x00"+st.Function]++
+			}
+		}
+	}
+	return c.lockSites[fn] == 1
 }
 
 // funcOf returns the file and function of a site.

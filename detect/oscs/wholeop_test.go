@@ -11,8 +11,10 @@ import (
 
 // opSites is a site table whose sites belong to the functions of a
 // lock-per-operation structure: site n is line n of the function its
-// range names. x, y and z are the structure's fields.
+// range names. x, y and z are the structure's fields. The Lock sites
+// are lockAt's: one per function, two in Insert.
 var opSites = func() *trace.SiteTable {
+	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true}
 	t := new(trace.SiteTable)
 	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset"}
 	name := ""
@@ -20,7 +22,11 @@ var opSites = func() *trace.SiteTable {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
-		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name})
+		kind := ""
+		if lockAt[id] {
+			kind = "lock"
+		}
+		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind})
 	}
 	for _, s := range []trace.Site{{ID: 1, Function: "Test"}, {ID: 2, Function: "Test"}} {
 		s.File = "/k/k.go"
@@ -234,4 +240,51 @@ func TestShape(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("order: shapes %v, want %v", got, want)
 	}
+}
+
+// bigcache's cleanUp: a goroutine calls Len on every tick, each call one
+// read-only section at one Lock site; Add's section falls between two of
+// them. The neighbor sections are other calls of the same operation, not
+// a caller's second step (as Vector's Size then CopyInto are), so Len's
+// sections stay whole operations.
+func TestWholeOpPeriodicGetter(t *testing.T) {
+	wholeCase(t, "periodic", wholeStart+`
+10 g=3 Lock site=20 addr=0x900
+10.1 g=3 Read site=21 addr=0x100
+11 g=3 Unlock site=23 addr=0x900
+12 g=2 Lock site=10 addr=0x900
+12.1 g=2 Read site=11 addr=0x100
+12.2 g=2 Write site=12 addr=0x100 value=1
+13 g=2 Unlock site=14 addr=0x900
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Read site=21 addr=0x100
+15 g=3 Unlock site=23 addr=0x900
+`, nil, []string{"10 12 20 21"})
+}
+
+// mozilla3x's Run: a call that registers under the lock at one site
+// (30), then polls under a second Lock site (33) in a loop, each poll a
+// read-only section; Flush's write falls between the second and third
+// poll. Those polls' neighbors are polls at the same site, of one call's
+// loop, not other calls (the function takes the lock at another site
+// too), so the pairs stay.
+func TestWholeOpPolling(t *testing.T) {
+	wholeCase(t, "polling", wholeStart+`
+10 g=3 Lock site=30 addr=0x900
+10.1 g=3 Write site=31 addr=0x200 value=1
+11 g=3 Unlock site=32 addr=0x900
+12 g=3 Lock site=33 addr=0x900
+12.1 g=3 Read site=34 addr=0x100
+13 g=3 Unlock site=35 addr=0x900
+14 g=3 Lock site=33 addr=0x900
+14.1 g=3 Read site=34 addr=0x100
+15 g=3 Unlock site=35 addr=0x900
+16 g=2 Lock site=40 addr=0x900
+16.1 g=2 Read site=41 addr=0x100
+16.2 g=2 Write site=42 addr=0x100 value=1
+17 g=2 Unlock site=43 addr=0x900
+18 g=3 Lock site=33 addr=0x900
+18.1 g=3 Read site=34 addr=0x100
+19 g=3 Unlock site=35 addr=0x900
+`, []string{"33 34 40 42"}, []string{"33 34 40 42"})
 }

@@ -246,7 +246,7 @@ func sides(dir string, src *sources, f finding.Finding, t *timeline) []htmlSide 
 			}
 		}
 		if i < len(f.Evidence.Clocks) && f.Evidence.Clocks[i] != "" {
-			sd.Extra = append(sd.Extra, "clock "+f.Evidence.Clocks[i])
+			sd.Extra = append(sd.Extra, "clock "+shortClock(f.Evidence.Clocks[i]))
 		}
 		out = append(out, sd)
 	}

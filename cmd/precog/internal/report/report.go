@@ -140,7 +140,7 @@ func evidence(dir string, f finding.Finding) []string {
 			}
 		}
 		if i < len(f.Evidence.Clocks) && f.Evidence.Clocks[i] != "" {
-			extra = append(extra, "clock "+f.Evidence.Clocks[i])
+			extra = append(extra, "clock "+shortClock(f.Evidence.Clocks[i]))
 		}
 		if len(extra) > 0 {
 			line += " (" + strings.Join(extra, "; ") + ")"
@@ -257,4 +257,20 @@ func relPath(dir, file string) string {
 		return rel
 	}
 	return file
+}
+
+// maxClock is how many components of a vector clock a report prints.
+const maxClock = 8
+
+// shortClock abbreviates a vector clock ("g0:1 g1:1652 ...") of more than
+// maxClock components to its first maxClock-2 and last two, saying how
+// many it left out: a test with a thousand goroutines would otherwise
+// print a thousand components per site. -json keeps the whole clock.
+func shortClock(c string) string {
+	parts := strings.Fields(c)
+	if len(parts) <= maxClock {
+		return c
+	}
+	head, tail := parts[:maxClock-2], parts[len(parts)-2:]
+	return fmt.Sprintf("%s … %d more … %s", strings.Join(head, " "), len(parts)-len(head)-len(tail), strings.Join(tail, " "))
 }

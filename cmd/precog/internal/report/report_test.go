@@ -142,3 +142,17 @@ func TestSARIF(t *testing.T) {
 		t.Errorf("files not relative to %%SRCROOT%% or absolute:\n%s", b.String())
 	}
 }
+
+// TestShortClock: a clock of a test with many goroutines is cut to its
+// first six and last two components in the text report.
+func TestShortClock(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"g0:1", "g0:1"},
+		{"g0:1 g1:2 g2:3 g3:4 g4:5 g5:6 g6:7 g7:8", "g0:1 g1:2 g2:3 g3:4 g4:5 g5:6 g6:7 g7:8"},
+		{"g0:1 g1:2 g2:3 g3:4 g4:5 g5:6 g6:7 g7:8 g8:9 g9:10 g10:11", "g0:1 g1:2 g2:3 g3:4 g4:5 g5:6 … 3 more … g9:10 g10:11"},
+	} {
+		if got := shortClock(tc.in); got != tc.want {
+			t.Errorf("shortClock(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
