@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -131,6 +132,7 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 			}
 			return
 		}
+		reach := apiReach(act.Package, res)
 		for _, a := range res.Accesses {
 			if load, ok := a.Instr.(*ssa.UnOp); ok && a.Op == sharedloc.Load {
 				if u := uf.of(load); u != "" {
@@ -148,7 +150,7 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 			byLoc[k] = append(byLoc[k], access{
 				a:        a,
 				contexts: cs,
-				api:      slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Kind == goroutines.Caller && c.Test == nil }),
+				api:      reach[a.Fn()] || slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Kind == goroutines.Caller && c.Test == nil }),
 				at:       offsetOf(fset, accessAt(a)),
 			})
 		}
@@ -200,6 +202,67 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 		}
 	}
 	return s, nil
+}
+
+// apiReach returns the functions of the analyzed package that its exported
+// API reaches on the caller's goroutine: the exported functions and methods
+// declared outside _test.go files, and what they call (not through `go`
+// statements) or define as closures that are not goroutine entries.
+//
+// The goroutines analyzer gives the Caller context (c.Test == nil) only to
+// functions that nothing in the package calls. In a test variant ("p
+// [p.test]"), which selectFiles prefers, the package's own tests call its
+// API, so the API is in their contexts only: a package whose tests use it
+// on one goroutine (pond's internal/linkedbuffer, whose ring buffer's
+// slots pond's workers share) had its accesses dropped as unshared, while
+// the same package analyzed without its tests kept them.
+func apiReach(pkg *packages.Package, res *sharedloc.Result) map[*ssa.Function]bool {
+	reach := make(map[*ssa.Function]bool)
+	g := res.Goroutines
+	if g == nil || g.CallGraph == nil || g.CallGraph.Graph == nil || pkg.Types == nil {
+		return reach
+	}
+	entries := make(map[*ssa.Function]bool)
+	for _, c := range g.Contexts {
+		if c.Kind != goroutines.Caller && c.Entry != nil {
+			entries[c.Entry] = true
+		}
+	}
+	var work []*ssa.Function
+	add := func(fn *ssa.Function) {
+		if fn == nil || reach[fn] {
+			return
+		}
+		reach[fn] = true
+		work = append(work, fn)
+	}
+	fset := pkg.Fset
+	for fn := range g.CallGraph.Graph.Nodes {
+		if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg != pkg.Types || fn.Parent() != nil || fn.Synthetic != "" {
+			continue
+		}
+		if obj := fn.Object(); obj == nil || !obj.Exported() || !fn.Pos().IsValid() ||
+			strings.HasSuffix(fset.PositionFor(fn.Pos(), false).Filename, "_test.go") {
+			continue
+		}
+		add(fn)
+	}
+	for len(work) > 0 {
+		fn := work[len(work)-1]
+		work = work[:len(work)-1]
+		add(fn.Origin())
+		for _, e := range g.CallGraph.Out(fn) {
+			if _, isGo := e.Site.(*ssa.Go); !isGo && e.Callee != nil {
+				add(e.Callee.Func)
+			}
+		}
+		for _, anon := range fn.AnonFuncs {
+			if !entries[anon] {
+				add(anon)
+			}
+		}
+	}
+	return reach
 }
 
 // accessAt is the position the rewriter asks about for access a: its own,

@@ -60,6 +60,67 @@ func TestSharedAPI(t *testing.T) {
 	}
 }
 
+// TestSharedTestedAPI checks the filter on a package whose own test uses
+// its API on one goroutine (testdata/shared/ring, pond's ring buffer): the
+// slots its exported methods read and write are shared, as callers in
+// other packages may run them concurrently; the slot written before the
+// ring escapes is not. Each index expression's line says which it is.
+func TestSharedTestedAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	dir, _ := filepath.Abs("testdata/shared")
+	pkgs, home, err := load(t.Context(), Config{Dir: dir, Patterns: []string{"./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := findModule(t.Context(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := selectFiles(pkgs, home, mod, nil)
+	s, err := analyzeShared(sel.roots, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := map[bool]int{}
+	for _, f := range sel.files {
+		if filepath.Base(f.path) != "ring.go" {
+			continue
+		}
+		if !strings.HasSuffix(f.pkg.ID, ".test]") {
+			t.Errorf("ring.go rewritten from %s, want its test variant", f.pkg.ID)
+		}
+		src, _ := os.ReadFile(f.path)
+		lines := strings.Split(string(src), "\n")
+		shared := s.predicate(f.pkg.Fset, f.syntax)
+		ast.Inspect(f.syntax, func(n ast.Node) bool {
+			ix, ok := n.(*ast.IndexExpr)
+			if !ok {
+				return true
+			}
+			pos := f.pkg.Fset.Position(ix.Lbrack)
+			line := lines[pos.Line-1]
+			var want bool
+			switch {
+			case strings.HasSuffix(line, "// shared"):
+				want = true
+			case strings.HasSuffix(line, "// local: r has not escaped yet"):
+			default:
+				return true // an instantiation
+			}
+			checked[want]++
+			if got := shared(ix.Lbrack); got != want {
+				t.Errorf("%s: %s shared = %v, want %v", pos, strings.TrimSpace(line), got, want)
+			}
+			return true
+		})
+	}
+	if checked[true] != 3 || checked[false] != 1 {
+		t.Errorf("checked %d shared and %d local slots, want 3 and 1", checked[true], checked[false])
+	}
+}
+
 // TestUses checks trace.Site.Uses against the uses:"..." comments of
 // testdata/uses: one per read of a field on the line, in column order.
 func TestUses(t *testing.T) {

@@ -52,6 +52,25 @@ func TestRewriteKernels(t *testing.T) {
 					}
 					files, srcs = append(files, f), append(srcs, src)
 				}
+				// An external test package (package p_test, as pond's
+				// users are outside its ring buffer's package) imports
+				// the kernel, which this importer cannot: its files are
+				// left to the tests that build the kernels.
+				var kept []int
+				for i, f := range files {
+					if !strings.HasSuffix(f.Name.Name, "_test") || !strings.HasSuffix(names[i], "_test.go") {
+						kept = append(kept, i)
+					}
+				}
+				if len(kept) < len(files) {
+					var fs []*ast.File
+					var ss [][]byte
+					var ns []string
+					for _, i := range kept {
+						fs, ss, ns = append(fs, files[i]), append(ss, srcs[i]), append(ns, names[i])
+					}
+					files, srcs, names = fs, ss, ns
+				}
 				pkg, info := checkFiles(t, fset, "precog.example/kernels/"+name, files)
 				im := newTestImporter()
 				im.mu.Lock()

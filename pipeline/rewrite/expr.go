@@ -220,7 +220,7 @@ func (r *rewriter) location(e ast.Expr) bool {
 		}
 		return sel.Indirect() || r.location(x.X)
 	case *ast.IndexExpr:
-		switch t := r.typeOf(x.X).Underlying().(type) {
+		switch t := coreType(r.typeOf(x.X)).(type) {
 		case *types.Slice:
 			return true
 		case *types.Pointer:
@@ -296,4 +296,47 @@ func (r *rewriter) recv(u *ast.UnaryExpr, two bool) {
 	op := r.off(u.OpPos)
 	r.ed.replace(op, op+2, lo, hi, lit(r.shim(fn)+"("+s+", "))
 	r.ed.close(lo, hi, lit(")"))
+}
+
+// coreType returns the underlying type of t or, for a type parameter, the
+// underlying type that every type of its type set shares (its core type:
+// S ~[]E indexes as a slice, and &s[i] is the element's address), or nil
+// when the type set has no single one (~[]byte | ~string) or no terms
+// (any, or a constraint of methods only). Accesses through an operand
+// without a core type are not instrumented.
+func coreType(t types.Type) types.Type {
+	tp, ok := t.(*types.TypeParam)
+	if !ok {
+		return t.Underlying()
+	}
+	iface, _ := tp.Constraint().Underlying().(*types.Interface)
+	if iface == nil || iface.NumEmbeddeds() != 1 {
+		return nil
+	}
+	var terms []*types.Term
+	switch e := iface.EmbeddedType(0).(type) {
+	case *types.Union:
+		for i := range e.Len() {
+			terms = append(terms, e.Term(i))
+		}
+	case *types.TypeParam:
+		return nil
+	default:
+		if _, isIface := e.Underlying().(*types.Interface); isIface {
+			return nil
+		}
+		terms = append(terms, types.NewTerm(false, e))
+	}
+	var core types.Type
+	for _, term := range terms {
+		u := term.Type().Underlying()
+		if _, isIface := u.(*types.Interface); isIface {
+			return nil
+		}
+		if core != nil && !types.Identical(core, u) {
+			return nil
+		}
+		core = u
+	}
+	return core
 }

@@ -59,3 +59,21 @@ here:
 	}
 	return n
 }
+
+// Slots' slice type is a type parameter: its elements are indexed through
+// its core type []E and recorded like a slice's.
+type Slots[E any, S ~[]E] struct {
+	s S
+	n int
+}
+
+func (r *Slots[E, S]) Put(v E) E {
+	r.s[r.n%len(r.s)] = v
+	r.n++
+	return r.s[0]
+}
+
+// Text's type set has no core type: t.b is read, t.b[i] is not recorded.
+type Text[B ~[]byte | ~string] struct{ b B }
+
+func (t *Text[B]) At(i int) byte { return t.b[i] }

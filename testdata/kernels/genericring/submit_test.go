@@ -1,0 +1,25 @@
+package genericring_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"precog.example/kernels/genericring"
+)
+
+// TestSubmit submits one task while a worker pops it 5 ms later and runs
+// it.
+func TestSubmit(t *testing.T) {
+	q := genericring.NewQueue()
+	var wg sync.WaitGroup
+	go func() { // the worker
+		time.Sleep(5 * time.Millisecond)
+		q.Pop().Run()
+	}()
+	task := genericring.Submit(q, &wg, []int{1, 2, 3})
+	wg.Wait()
+	if task.Sum != 6 {
+		t.Errorf("sum %d, want 6", task.Sum)
+	}
+}
