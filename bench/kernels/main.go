@@ -15,10 +15,16 @@
 // mode of precog test (random delays against targeted reversals) at those
 // numbers of runs per test, with -reps seeds each.
 //
+// With -status N -k a,b it measures instead how often each expected
+// finding of those kernels gets its expected status over N runs of precog
+// test, beside -load busy processes: the validation flake rate that
+// TestKernels' one retry tolerates.
+//
 // Usage, from the repository root (bench/kernels is a module of its own, so
 // that it stays out of the main module's go test ./...):
 //
 //	go -C bench/kernels run . -n 100
+//	go -C bench/kernels run . -status 30 -k apache,loadscript,vector,doneadd
 //	go -C bench/kernels run . -perturb-compare 5,10,20 -reps 3
 package main
 
@@ -153,6 +159,17 @@ func run(log func(string, ...any)) error {
 			return err
 		}
 		defer spinner.Process.Kill()
+	}
+	if *statusRuns > 0 {
+		if *only == "" {
+			return fmt.Errorf("-status needs -k: the kernels to run")
+		}
+		if err := statusRates(log, precog, kernels, work, pkgs); err != nil {
+			return err
+		}
+		fmt.Printf("\n- command: `go -C bench/kernels run . %s`\n", strings.Join(os.Args[1:], " "))
+		fmt.Printf("- %s; nproc %d\n", runtime.Version(), runtime.NumCPU())
+		return nil
 	}
 	for _, pkg := range pkgs {
 		data, err := os.ReadFile(filepath.Join(kernels, pkg, "expect"))
