@@ -64,7 +64,7 @@ func bubbleKernel(t *testing.T, kernel string) func(before, after string) (*Resu
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"./" + kernel}, CacheDir: t.TempDir()})
+	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"./" + kernel}, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,23 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
+// sharedCache is the precog cache of the tests that instrument: the
+// shim's directory is part of what the go build cache keys, so sharing
+// it compiles the shim once for all of them rather than once per test.
+var sharedCache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "precog-control-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // TestKernelMySQLForced is issue 3's acceptance check for force: the MySQL
 // proc_info kernel (testdata/kernels/mysql), instrumented, is recorded
 // once; a force plan is built from the trace the way validation will build
@@ -40,7 +57,7 @@ func TestKernelMySQLForced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"./mysql"}, CacheDir: t.TempDir()})
+	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"./mysql"}, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +239,7 @@ func TestSelectForcedInstrumented(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"."}, CacheDir: t.TempDir()})
+	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"."}, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestCFPGuided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the CFP corpus twice (about 40 s)")
 	}
-	cache := t.TempDir()
+	cache := sharedCache
 	entries, err := os.ReadDir(cfpCorpus)
 	if err != nil {
 		t.Fatal(err)

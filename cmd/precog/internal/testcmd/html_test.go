@@ -22,7 +22,7 @@ func TestHTMLReport(t *testing.T) {
 		t.Skip("builds and runs two kernels")
 	}
 	page := filepath.Join(t.TempDir(), "report.html")
-	stdout, stderr, code := precog(t, kernels, "test", "-json", "-funcs", "-html", page, "-cache", t.TempDir(), "-timeout", "20s", "./mysql", "./doneadd")
+	stdout, stderr, code := precog(t, kernels, "test", "-json", "-funcs", "-html", page, "-cache", sharedCache, "-timeout", "20s", "./mysql", "./doneadd")
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d, want 3:\n%s", code, stderr)
 	}

@@ -41,7 +41,7 @@ func TestStaticAndRuntimeIDs(t *testing.T) {
 
 	// Predictions are enough: validation changes a finding's status, not
 	// its ID.
-	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-json", "-validate=false", "-fail-on=predicted", "-cache", t.TempDir(), "-timeout", "1m"}, pkgs...)...)
+	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-json", "-validate=false", "-fail-on=predicted", "-cache", sharedCache, "-timeout", "1m"}, pkgs...)...)
 	if code != 3 {
 		t.Fatalf("precog test exited %d, want 3 (findings):\n%s", code, stderr)
 	}

@@ -3,6 +3,7 @@ package testcmd_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,24 @@ import (
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
 )
 
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+// sharedCache is the precog cache of every test here that builds: the
+// shim's directory and the instrumented files' paths are part of what the
+// go build cache keys, so tests with a cache each would compile the shim
+// and the kernels they share once per test. The cache is content
+// addressed, so what one test leaves cannot change another's findings.
+var sharedCache string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "precog-testcmd-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedCache = dir
+	code := leakcheck.Main(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
@@ -61,7 +79,7 @@ func TestBrokenPackage(t *testing.T) {
 	write(t, filepath.Join(dir, "go.mod"), "module example.com/broken\n\ngo 1.22\n")
 	write(t, filepath.Join(dir, "b.go"), "package broken\n\nfunc F() int { return \"x\" }\n")
 	write(t, filepath.Join(dir, "b_test.go"), "package broken\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n")
-	_, stderr, code := precog(t, dir, "test", "-cache", t.TempDir(), ".")
+	_, stderr, code := precog(t, dir, "test", "-cache", sharedCache, ".")
 	if code != cli.ExitError || !strings.Contains(stderr, "b.go:3") {
 		t.Errorf("exit %d, stderr:\n%s\nwant 1 and the compile error's position", code, stderr)
 	}
@@ -88,7 +106,7 @@ func TestHelp(t *testing.T) {
 // promises, text lines that start with the first site's position and
 // kind, and a SARIF log that validates.
 func TestTestOutput(t *testing.T) {
-	cache := t.TempDir()
+	cache := sharedCache
 	pkgs := []string{"./mysql", "./mapwrites"}
 	sarifFile := filepath.Join(t.TempDir(), "out.sarif")
 	jsonOut, jsonErr, code := precog(t, kernels, append([]string{"test", "-json", "-cache", cache, "-sarif", sarifFile}, pkgs...)...)

@@ -47,7 +47,7 @@ func TestVet(t *testing.T) {
 
 	// -cfp=false: the package's tests are long enough without the cheap
 	// runs; the steering of CFP's filter is not what is tested here.
-	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-vet", "-cfp=false", "-json", "-cache", t.TempDir(), "-timeout", "1m"}, pkgs...)...)
+	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-vet", "-cfp=false", "-json", "-cache", sharedCache, "-timeout", "1m"}, pkgs...)...)
 	if code != 3 {
 		t.Fatalf("precog test -vet exited %d, want 3 (confirmed findings):\n%s", code, stderr)
 	}
