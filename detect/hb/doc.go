@@ -151,9 +151,10 @@
 // A mutex orders nothing here, yet a queue, a ring buffer or a list under
 // a mutex hands objects from one goroutine to another: a producer stores
 // a task in a slot under the lock, a worker takes it out under the same
-// lock and runs it (the shape of pond's task queue, whose generic ring
-// buffer's slots the instrumenter does not record yet; golang-lru's
-// expirable cache, whose cleanup takes entries that Add linked in).
+// lock and runs it (the shape of pond's task queue, a generic ring buffer
+// in a package of its own, as kernels genericring and genericringlate
+// model it; golang-lru's expirable cache, whose cleanup takes entries
+// that Add linked in).
 // Without an edge the worker's use of the task is concurrent with
 // everything the producer did before the push, and the checkers predict
 // the worker running first (pond: a Done before its Add).
