@@ -4,7 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"reflect"
-	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
@@ -64,18 +64,47 @@ func newResult(g *xcallgraph.Graph, limit string) *Result {
 		out:     make(map[*ssa.Function][]*xcallgraph.Edge),
 	}
 	for fn, node := range g.Nodes {
-		if len(node.In) > 0 {
-			edges := slices.Clone(node.In)
-			sortEdges(edges)
-			r.callers[fn] = edges
-		}
-		if len(node.Out) > 0 {
-			edges := slices.Clone(node.Out)
-			sortEdges(edges)
-			r.out[fn] = edges
+		for _, e := range node.Out {
+			callee := Unwrap(e.Callee.Func)
+			r.out[fn] = append(r.out[fn], e)
+			if Unwrap(fn) != fn && callee == Unwrap(fn) {
+				// The wrapper's own call of its generic body: the
+				// wrapper's callers call the body directly instead.
+				continue
+			}
+			if callee != e.Callee.Func {
+				n := g.Nodes[callee]
+				if n == nil {
+					n = g.CreateNode(callee)
+				}
+				e = &xcallgraph.Edge{Caller: e.Caller, Site: e.Site, Callee: n}
+				r.out[fn][len(r.out[fn])-1] = e
+			}
+			r.callers[callee] = append(r.callers[callee], e)
 		}
 	}
+	for _, edges := range r.callers {
+		sortEdges(edges)
+	}
+	for _, edges := range r.out {
+		sortEdges(edges)
+	}
 	return r
+}
+
+// Unwrap returns the generic function whose body an instantiation wrapper
+// fn runs, or fn itself. go/ssa (without InstantiateGenerics, as buildssa
+// builds) calls a generic function through one wrapper per instantiation,
+// a synthetic function whose body only calls the generic one with the same
+// arguments; the graph has the caller call the generic body directly, so
+// that what flows into its parameters (locks held, objects passed) comes
+// from the real call sites rather than from a wrapper no analyzer looks
+// into.
+func Unwrap(fn *ssa.Function) *ssa.Function {
+	if fn != nil && fn.Origin() != nil && strings.HasPrefix(fn.Synthetic, "instantiation wrapper") {
+		return fn.Origin()
+	}
+	return fn
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -105,15 +134,11 @@ func run(pass *analysis.Pass) (any, error) {
 // Callees returns the functions that site may call, in a stable order.
 func (r *Result) Callees(site ssa.CallInstruction) []*ssa.Function {
 	if fn := site.Common().StaticCallee(); fn != nil {
-		return []*ssa.Function{fn}
-	}
-	node := r.Graph.Nodes[site.Parent()]
-	if node == nil {
-		return nil
+		return []*ssa.Function{Unwrap(fn)}
 	}
 	var out []*ssa.Function
 	seen := map[*ssa.Function]bool{}
-	for _, e := range node.Out {
+	for _, e := range r.out[site.Parent()] {
 		if e.Site == site && !seen[e.Callee.Func] {
 			seen[e.Callee.Func] = true
 			out = append(out, e.Callee.Func)

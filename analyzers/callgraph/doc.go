@@ -11,7 +11,11 @@
 // bodies are not available here. Dynamic calls are resolved with Variable
 // Type Analysis (golang.org/x/tools/go/callgraph/vta), refined from Class
 // Hierarchy Analysis (go/callgraph/cha), as in x/tools' own precise
-// clients; `go` statements are edges whose Site is an *ssa.Go.
+// clients; `go` statements are edges whose Site is an *ssa.Go. A call of
+// a generic function goes through go/ssa's instantiation wrapper, a
+// synthetic function that only calls the generic body; Callers, Callees
+// and Out skip the wrapper (see Unwrap), so that the call site is a caller
+// of the body itself, and what its caller holds or passes reaches it.
 //
 // VTA's cost grows with the number of SSA instructions it propagates types
 // through. Above DefaultMaxVTAInstructions (-maxvta), or when the

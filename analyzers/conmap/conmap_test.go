@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conmap"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -20,4 +21,23 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus.CheckVet(t, []*analysis.Analyzer{conmap.Analyzer}, append(kernels, negative...))
+}
+
+// TestPerRequest: objects made fresh for each goroutine and reached
+// through interfaces are not shared among the goroutines of one context.
+func TestPerRequest(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "perrequest")
+}
+
+// TestGeneric: locks held by the callers of a generic method's
+// instantiation are held in its body.
+func TestGeneric(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "generic")
+}
+
+// TestTestCaller: a test that calls a helper without the lock every
+// caller in the package holds does not take the lock away from the
+// package's own goroutines.
+func TestTestCaller(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "testcaller")
 }

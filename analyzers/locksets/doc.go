@@ -23,6 +23,14 @@
 // a call to a function of the package applies that function's net effect
 // (a lock() helper acquires, an unlock() helper releases).
 //
+// A second solution (AtOutsideTests, EntryOutsideTests) leaves out the
+// call sites in functions that only tests run (written in a _test.go file,
+// and every goroutine context of the function belongs to a test): it is the lock set on goroutines that
+// run no test code, which never have such a call site on their stack. A
+// helper that every caller in the package calls with the lock held, and a
+// sequential test calls without it, then holds the lock on the package's
+// own goroutines. The checks use it for contexts without a Test.
+//
 // Because instances of a type share one location, two accesses guarded by
 // the mutexes of two different objects look guarded by the same mutex:
 // the analysis errs toward "protected", which keeps the checks quiet.
@@ -30,5 +38,6 @@
 // Cost: the interprocedural fixed point makes at most MaxIterations passes
 // over the package's functions, each pass one forward flow per function,
 // so the analysis is linear in the package's instructions times the size
-// of the largest lock set.
+// of the largest lock set; a package with test-only functions solves it
+// twice.
 package locksets

@@ -15,6 +15,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
@@ -116,6 +117,10 @@ func (s Set) Minus(t Set) Set {
 type Result struct {
 	at    map[ssa.Instruction]Set
 	entry map[*ssa.Function]Set
+	// libAt and libEntry are the sets of a second solution that leaves
+	// out the call sites in test-only functions (see AtOutsideTests).
+	libAt    map[ssa.Instruction]Set
+	libEntry map[*ssa.Function]Set
 }
 
 // Entry returns the locks held on entry to fn: those held at every call
@@ -127,6 +132,22 @@ func (r *Result) Entry(fn *ssa.Function) Set {
 // At returns the locks held on every path just before instr executes.
 func (r *Result) At(instr ssa.Instruction) Set {
 	return r.at[instr]
+}
+
+// EntryOutsideTests is Entry on goroutines that run no test code: the
+// meet over the call sites of fn that such a goroutine can execute,
+// leaving out those in functions that only tests run.
+func (r *Result) EntryOutsideTests(fn *ssa.Function) Set {
+	return r.libEntry[fn]
+}
+
+// AtOutsideTests is At on goroutines that run no test code (those of a
+// goroutine context whose Test is nil): a helper that the package always
+// calls with a lock held holds it there, even if a test also calls it
+// without the lock. Such a goroutine never executes a function that runs
+// only in tests' contexts, so those call sites are not on its stack.
+func (r *Result) AtOutsideTests(instr ssa.Instruction) Set {
+	return r.libAt[instr]
 }
 
 type lockCall struct {
@@ -162,6 +183,8 @@ type solver struct {
 	known           map[*ssa.Function]bool
 	at              map[ssa.Instruction]Set
 	exit            map[*ssa.Function]Set
+	// skip leaves call sites out of the entry sets (nil: none).
+	skip func(site ssa.Instruction) bool
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -185,7 +208,35 @@ func run(pass *analysis.Pass) (any, error) {
 	a.findLockCalls()
 	a.computeEffects()
 	a.computeLockSets()
-	return &Result{at: a.at, entry: a.entry}, nil
+	res := &Result{at: a.at, entry: a.entry, libAt: a.at, libEntry: a.entry}
+	if testOnly := a.testOnly(); len(testOnly) > 0 {
+		lib := *a
+		lib.at = make(map[ssa.Instruction]Set)
+		lib.entry = make(map[*ssa.Function]Set)
+		lib.known = make(map[*ssa.Function]bool)
+		lib.exit = make(map[*ssa.Function]Set)
+		lib.skip = func(site ssa.Instruction) bool { return testOnly[site.Parent()] }
+		lib.computeLockSets()
+		res.libAt, res.libEntry = lib.at, lib.entry
+	}
+	return res, nil
+}
+
+// testOnly returns the functions of the package that run only on
+// goroutines of tests: written in a _test.go file (so that no user of the
+// package calls them), and every context they run in belongs to a test.
+func (a *solver) testOnly() map[*ssa.Function]bool {
+	out := make(map[*ssa.Function]bool)
+	for _, fn := range a.funcs {
+		if !source.InTestFile(fn.Prog.Fset, fn.Pos()) {
+			continue
+		}
+		cs := a.gr.Of(fn)
+		if len(cs) > 0 && !slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Test == nil }) {
+			out[fn] = true
+		}
+	}
+	return out
 }
 
 func (a *solver) id(m sharedloc.Loc) int {
@@ -498,12 +549,15 @@ func (a *solver) computeLockSets() {
 		}
 		var sites []ssa.Instruction
 		for _, e := range a.gr.CallGraph.Callers(fn) {
-			if _, isGo := e.Site.(*ssa.Go); isGo {
+			if _, isGo := e.Site.(*ssa.Go); isGo || a.skip != nil && a.skip(e.Site) {
 				continue
 			}
 			sites = append(sites, e.Site)
 		}
 		for _, s := range a.gr.RefSites(fn) {
+			if a.skip != nil && a.skip(s) {
+				continue
+			}
 			// The body of a range over a function runs while the range
 			// statement does (the iterator may not call it after the
 			// loop), so the locks held at the range are held in it.
@@ -605,7 +659,7 @@ func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Set, 
 	for _, e := range a.gr.CallGraph.Callers(h) {
 		outer := e.Site
 		args := outer.Common().Args
-		if outer.Common().IsInvoke() || idx < 0 || idx >= len(args) || !slices.Contains(ssavalue.Funcs(args[idx]), fn) {
+		if outer.Common().IsInvoke() || idx < 0 || idx >= len(args) || !slices.Contains(ssavalue.Funcs(args[idx]), fn) || a.skip != nil && a.skip(outer) {
 			continue
 		}
 		held := a.at[outer]

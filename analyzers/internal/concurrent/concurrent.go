@@ -125,7 +125,7 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 					if !e.shared(oa, ob, ca, cb, globalRooted(a) || globalRooted(b)) {
 						continue // different objects, or no evidence the goroutines share them
 					}
-					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va, VB: vb}
+					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}
 					if safe != nil && safe(p) {
 						continue
 					}

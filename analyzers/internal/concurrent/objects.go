@@ -272,6 +272,7 @@ func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context) []pointsto.Ob
 		return common.Args[i], true
 	}
 	var out objSet
+	exact := true // every source was followed to the call's arguments
 	for _, callee := range callees {
 		if len(callee.Blocks) == 0 {
 			return global
@@ -282,41 +283,39 @@ func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context) []pointsto.Ob
 				continue
 			}
 			for _, r := range ret.Results {
-				for _, src := range ssavalue.Sources(r) {
-					out.add(e.returned(call, callee, src, argOf, c))
+				srcs := ssavalue.Sources(r)
+				if len(srcs) == 0 {
+					exact = false
+				}
+				for _, src := range srcs {
+					objs, viaArgs := e.returned(call, callee, src, argOf, c)
+					exact = exact && viaArgs
+					out.add(objs)
 				}
 			}
 		}
 	}
-	if len(out.list) == 0 {
+	if len(out.list) == 0 && !exact {
 		return global
 	}
 	return out.list
 }
 
+// maxGetterDepth bounds how many loads and field selections (two steps
+// each) a returned value is followed through back to a parameter of the
+// callee (return p.res.header is two).
+const maxGetterDepth = 2*4 + 1
+
 // returned gives the objects of one source src of callee's result, as
-// seen by call.
+// seen by call, and whether it found them from the call's arguments (the
+// callee returns a parameter, or memory reached from one), so that a call
+// whose arguments point to nothing in this context returns nothing.
 func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
-	argOf func(*ssa.Function, *ssa.Parameter) (ssa.Value, bool), c *goroutines.Context) []pointsto.Obj {
-	switch src := src.(type) {
-	case *ssa.Parameter:
-		if arg, ok := argOf(callee, src); ok && src.Parent() == callee {
-			return e.objects(arg, c)
-		}
-	case *ssa.UnOp:
-		// A getter: return p.f.
-		if fa, ok := src.X.(*ssa.FieldAddr); ok && src.Op == token.MUL {
-			if p, ok := fa.X.(*ssa.Parameter); ok && p.Parent() == callee {
-				if arg, ok := argOf(callee, p); ok {
-					var out []pointsto.Obj
-					for _, h := range e.objects(arg, c) {
-						out = append(out, h.Select(pointsto.FieldPath(ssavalue.Field(fa))).Select(pointsto.DerefPath))
-					}
-					return out
-				}
-			}
-		}
-	case *ssa.Call:
+	argOf func(*ssa.Function, *ssa.Parameter) (ssa.Value, bool), c *goroutines.Context) ([]pointsto.Obj, bool) {
+	if objs, ok := e.fromArgs(callee, src, argOf, c, maxGetterDepth); ok {
+		return objs, true
+	}
+	if src, ok := src.(*ssa.Call); ok {
 		// A wrapper returning what another call returns (an instance
 		// of a generic constructor, a delegating method): the objects
 		// it makes are this call's. The callee's own call is refined in
@@ -329,7 +328,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 			}
 			out = append(out, o)
 		}
-		return out
+		return out, false
 	}
 	var out []pointsto.Obj
 	for _, o := range e.PointsTo.PointsTo(src) {
@@ -338,7 +337,59 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 		}
 		out = append(out, o)
 	}
-	return out
+	return out, false
+}
+
+// fromArgs gives the objects of v, a value of callee, when v is a
+// parameter of callee or is loaded from memory reached from one through
+// fields (a getter such as Header returning p.res.header): the objects of
+// the call's argument, with the fields selected and the loads
+// dereferenced.
+func (e *Env) fromArgs(callee *ssa.Function, v ssa.Value,
+	argOf func(*ssa.Function, *ssa.Parameter) (ssa.Value, bool), c *goroutines.Context, depth int) ([]pointsto.Obj, bool) {
+	if depth == 0 {
+		return nil, false
+	}
+	var step string
+	var inner ssa.Value
+	switch v := v.(type) {
+	case *ssa.Parameter:
+		if v.Parent() != callee {
+			return nil, false
+		}
+		arg, ok := argOf(callee, v)
+		if !ok {
+			return nil, false
+		}
+		return e.objects(arg, c), true
+	case *ssa.UnOp:
+		fa, ok := v.X.(*ssa.FieldAddr)
+		if !ok || v.Op != token.MUL {
+			return nil, false
+		}
+		hs, ok := e.fromArgs(callee, fa, argOf, c, depth-1)
+		if !ok {
+			return nil, false
+		}
+		out := make([]pointsto.Obj, len(hs))
+		for i, h := range hs {
+			out[i] = h.Select(pointsto.DerefPath)
+		}
+		return out, true
+	case *ssa.FieldAddr:
+		step, inner = pointsto.FieldPath(ssavalue.Field(v)), v.X
+	default:
+		return nil, false
+	}
+	hs, ok := e.fromArgs(callee, inner, argOf, c, depth-1)
+	if !ok {
+		return nil, false
+	}
+	out := make([]pointsto.Obj, len(hs))
+	for i, h := range hs {
+		out[i] = h.Select(step)
+	}
+	return out, true
 }
 
 // paramObjects follows parameter p to the arguments of the calls that run

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -34,6 +35,10 @@ type View struct {
 	Fn *ssa.Function
 	// Locks are the mutexes held at the access on this view.
 	Locks locksets.Set
+	// LibLocks are those held on goroutines that run no test code (see
+	// locksets.Result.AtOutsideTests); Overlap uses them for contexts
+	// without a Test.
+	LibLocks locksets.Set
 	// Arg is, for a view through a call site, the argument the access's
 	// pointer parameter receives there; Field is the field the access
 	// selects from it (nil if the parameter itself is the pointer).
@@ -43,13 +48,14 @@ type View struct {
 
 // Views returns the ways a is reached.
 func (e *Env) Views(a *sharedloc.Access) []View {
-	base := View{Fn: a.Fn(), Locks: e.Locks.At(a.Instr)}
+	base := View{Fn: a.Fn(), Locks: e.Locks.At(a.Instr), LibLocks: e.Locks.AtOutsideTests(a.Instr)}
 	p, field := directParam(a)
 	if p == nil {
 		return []View{base}
 	}
 	local := base.Locks.Minus(e.Locks.Entry(a.Fn()))
-	views := e.lift(p, field, local, maxLiftDepth)
+	libLocal := base.LibLocks.Minus(e.Locks.EntryOutsideTests(a.Fn()))
+	views := e.lift(p, field, local, libLocal, maxLiftDepth)
 	if len(views) == 0 {
 		return []View{base}
 	}
@@ -57,8 +63,9 @@ func (e *Env) Views(a *sharedloc.Access) []View {
 }
 
 // lift views an access through parameter p, holding local locks of its
-// own, from each call site of p's function.
-func (e *Env) lift(p *ssa.Parameter, field *types.Var, local locksets.Set, depth int) []View {
+// own (libLocal on goroutines that run no test code), from each call site
+// of p's function.
+func (e *Env) lift(p *ssa.Parameter, field *types.Var, local, libLocal locksets.Set, depth int) []View {
 	fn := p.Parent()
 	idx := slices.Index(fn.Params, p)
 	if depth == 0 || idx < 0 || len(e.Goroutines.RefSites(fn)) > 0 || isEntry(e, fn) {
@@ -79,17 +86,29 @@ func (e *Env) lift(p *ssa.Parameter, field *types.Var, local locksets.Set, depth
 			return nil
 		}
 		locks := e.Locks.At(site).Union(local)
+		libLocks := e.Locks.AtOutsideTests(site).Union(libLocal)
 		arg := args[idx]
 		if q, ok := arg.(*ssa.Parameter); ok {
 			// Passed straight through: lift again.
-			if up := e.lift(q, field, locks.Minus(e.Locks.Entry(site.Parent())), depth-1); len(up) > 0 {
+			up := e.lift(q, field, locks.Minus(e.Locks.Entry(site.Parent())),
+				libLocks.Minus(e.Locks.EntryOutsideTests(site.Parent())), depth-1)
+			if len(up) > 0 {
 				views = append(views, up...)
 				continue
 			}
 		}
-		views = append(views, View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: field})
+		views = append(views, View{Fn: site.Parent(), Locks: locks, LibLocks: libLocks, Arg: arg, Field: field})
 	}
 	return views
+}
+
+// in returns the view as seen on goroutines of context c: with the locks
+// held outside tests when c runs no test code.
+func (v View) in(c *goroutines.Context) View {
+	if c.Test == nil {
+		v.Locks = v.LibLocks
+	}
+	return v
 }
 
 func isEntry(e *Env, fn *ssa.Function) bool {

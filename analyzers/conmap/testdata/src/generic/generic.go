@@ -1,0 +1,97 @@
+// Package generic: generic map types whose methods take no lock of their
+// own. go/ssa calls a generic method through an instantiation wrapper;
+// the locks held at the wrapper's call sites are held in the generic body.
+package generic
+
+import "sync"
+
+// mapping's callers hold the owner's mutex, several calls up (as
+// net/http's ServeMux holds mu around its routing tree's mapping[K,V]):
+// silent.
+type mapping[K comparable, V any] struct{ m map[K]V }
+
+func (h *mapping[K, V]) add(k K, v V) {
+	if h.m == nil {
+		h.m = map[K]V{}
+	}
+	h.m[k] = v
+}
+
+func (h *mapping[K, V]) find(k K) (V, bool) {
+	v, ok := h.m[k]
+	return v, ok
+}
+
+type node struct{ children mapping[string, *node] }
+
+func (n *node) addChild(k string) { n.children.add(k, &node{}) }
+
+func (n *node) findChild(k string) *node {
+	c, _ := n.children.find(k)
+	return c
+}
+
+type Mux struct {
+	mu   sync.RWMutex
+	tree node
+}
+
+func (m *Mux) Handle(pattern string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tree.addChild(pattern)
+}
+
+func (m *Mux) lookup(path string) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	m.tree.findChild(path)
+}
+
+// table's writer holds no lock: reported.
+type table[K comparable, V any] struct{ m map[K]V }
+
+func (h *table[K, V]) add(k K, v V) {
+	if h.m == nil {
+		h.m = map[K]V{}
+	}
+	h.m[k] = v // want `concurrent map read and map write: h.m is written here and read by \(\*table\).find with no common lock`
+}
+
+func (h *table[K, V]) find(k K) (V, bool) {
+	v, ok := h.m[k]
+	return v, ok
+}
+
+type Loose struct {
+	mu sync.RWMutex
+	t  table[string, int]
+}
+
+func (l *Loose) Handle(pattern string) {
+	l.t.add(pattern, 1)
+}
+
+func (l *Loose) lookup(path string) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	l.t.find(path)
+}
+
+var (
+	mux   Mux
+	loose Loose
+)
+
+func Register(pattern string) {
+	mux.Handle(pattern)
+	loose.Handle(pattern)
+}
+
+// Serve looks paths up on goroutines of their own while Register may run.
+func Serve(paths []string) {
+	for _, p := range paths {
+		go mux.lookup(p)
+		go loose.lookup(p)
+	}
+}
