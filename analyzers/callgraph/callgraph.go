@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/precog-dev/precog/analyzers/budget"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -83,6 +85,7 @@ func newResult(g *xcallgraph.Graph, limit string) *Result {
 			r.callers[callee] = append(r.callers[callee], e)
 		}
 	}
+	r.paramCalls(g)
 	for _, edges := range r.callers {
 		sortEdges(edges)
 	}
@@ -90,6 +93,51 @@ func newResult(g *xcallgraph.Graph, limit string) *Result {
 		sortEdges(edges)
 	}
 	return r
+}
+
+// paramCalls adds the edges of calls through a function parameter that the
+// graph resolves to nothing: f(k, v) in a generic body such as
+//
+//	func (h *mapping[K, V]) eachPair(f func(k K, v V) bool)
+//
+// which VTA leaves without an edge. Each such call may call the functions
+// and closures that the function's callers pass as that parameter.
+func (r *Result) paramCalls(g *xcallgraph.Graph) {
+	var fns []*ssa.Function
+	for fn := range r.callers {
+		fns = append(fns, fn)
+	}
+	sortFuncs(fns)
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok || site.Common().IsInvoke() {
+					continue
+				}
+				p, ok := site.Common().Value.(*ssa.Parameter)
+				if !ok || p.Parent() != fn || slices.ContainsFunc(r.out[fn], func(e *xcallgraph.Edge) bool { return e.Site == site }) {
+					continue
+				}
+				idx := slices.Index(fn.Params, p)
+				for _, e := range r.callers[fn] {
+					args := e.Site.Common().Args
+					if e.Site.Common().IsInvoke() || idx >= len(args) {
+						continue
+					}
+					for _, callee := range ssavalue.Funcs(args[idx]) {
+						n := g.Nodes[callee]
+						if n == nil {
+							n = g.CreateNode(callee)
+						}
+						edge := &xcallgraph.Edge{Caller: g.Nodes[fn], Site: site, Callee: n}
+						r.out[fn] = append(r.out[fn], edge)
+						r.callers[callee] = append(r.callers[callee], edge)
+					}
+				}
+			}
+		}
+	}
 }
 
 // Unwrap returns the generic function whose body an instantiation wrapper

@@ -15,7 +15,10 @@
 // a generic function goes through go/ssa's instantiation wrapper, a
 // synthetic function that only calls the generic body; Callers, Callees
 // and Out skip the wrapper (see Unwrap), so that the call site is a caller
-// of the body itself, and what its caller holds or passes reaches it.
+// of the body itself, and what its caller holds or passes reaches it. A
+// call through a function parameter that VTA leaves without an edge
+// (f(k, v) inside a generic body) gets one to each function or closure
+// that the function's callers pass as that parameter.
 //
 // VTA's cost grows with the number of SSA instructions it propagates types
 // through. Above DefaultMaxVTAInstructions (-maxvta), or when the
