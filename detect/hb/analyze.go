@@ -24,7 +24,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 			epoch:   make([]uint64, len(events)),
 			opts:    opts,
 		},
-		tk:        &tokens{},
+		tk:        &tokens{budget: visitBudget},
 		opts:      opts,
 		byID:      make(map[uint64]int),
 		forks:     make(map[uint64]fork),
@@ -298,6 +298,7 @@ func (a *analyzer) isTask(gi int) bool {
 func (a *analyzer) release(gi int) vclock {
 	st := a.gs[gi]
 	c := st.vc.copy(a.tk)
+	c.final = true
 	st.vc.inc()
 	return c
 }

@@ -20,6 +20,50 @@ package hb
 // value is own: a goroutine's clock keeps its own component there, so that
 // the increment after a release touches no node. The tree's component g is
 // then stale (at most own) and never read.
+//
+// # Knowledge
+//
+// A join that compared the two trees would cost the leaves in which they
+// differ even where nothing rises: a WaitGroup's clock that heard of every
+// worker from the workers' Dones and a worker's clock that heard of the
+// same workers, earlier, through its parent differ in every leaf. So a
+// clock also keeps what it learned from whom, as tree clocks do (Mathur,
+// Pavlogiannis, Tunç, Viswanathan, "A Tree Clock Data Structure for Causal
+// Orderings in Concurrent Executions", ASPLOS 2022), persistently: its
+// kids, newest first, each a copy it joined (a node: that copy's goroutine
+// g, g's own component x, how many of g's kids the copy held, and g's
+// kids then, shared), with the clock's own component and the kid's
+// position when it joined it. A join of w into c visits w's node: if c
+// knows g at x with at least as many kids, c knows everything the node
+// knows and the visit stops; otherwise c takes x and visits g's kids,
+// newest first, up to the first that g learned at or before the point at
+// which c knew g (c knows it and all older ones: it learned g's clock at
+// that point). The walk so costs what c did not know, plus one step per
+// kid that it did; it is the tree clocks' join without their move of the
+// nodes, which a persistent clock cannot do (a node stays where it was
+// learned and may be reached twice; the second visit stops at once).
+//
+// What makes the stop sound is that c learns g's component only from a
+// copy of g's clock, which holds everything g had learned by then. A
+// release copies the clock and then increments the own component, so g
+// learns nothing more at x after a release at x: c knows all of g at x
+// (full). A copy taken without a release (channels.go's current, for an
+// operation the walk has not reached) holds g's kids so far; g may learn
+// more at the same x, so c knows g at x only up to those kids, and keeps
+// that level in part (rarely used: the map is cloned on change).
+//
+// An accumulator's clock (a WaitGroup's, the unlocks of a mutex with
+// LockOrder) belongs to no goroutine: its kids are the releases it joined,
+// and a join of it visits each; a release that knew all of the newest
+// kids replaces them (trim), so an accumulator whose releases each knew
+// the ones before keeps one kid.
+//
+// Where a join raises many components (a goroutine that hears of
+// thousands of others at once), one at a time costs a path copy each; after
+// visitBudget of them it joins the rest by the trees, which takes w's
+// subtrees whole where they hold all of c's, and then fixes the levels of
+// the goroutines either clock knew in part. Both ways give the flat
+// vectors' components (flat_test.go, TestClockTree).
 
 const (
 	fanBits = 4
@@ -44,6 +88,31 @@ type vclock struct {
 	g     int32  // the component kept apart, if hasG
 	own   uint32 // its value
 	hasG  bool
+
+	// The clock's knowledge (see "Knowledge" above).
+	kids  *kid                // what it learned, newest first
+	kseq  uint32              // how many kids it has had
+	part  map[int32][2]uint32 // goroutine -> own component and kids known, where not all of them; never changed in place
+	final bool                // a copy taken at a release: its goroutine learns nothing more at this own component
+}
+
+// full is a level of knowledge of a goroutine at an own component: all it
+// learned at it.
+const full = ^uint32(0)
+
+// A kid is a node of a clock's knowledge, together with the edge to it
+// from the clock that learned it: goroutine g's clock (a copy of it) at
+// own component x, knowing its first s kids at x (full for all); or, for g
+// -1, the clock of an accumulator, the join of its kids.
+type kid struct {
+	g    int32
+	x, s uint32
+	kids *kid
+	// The edge: the learning clock's own component and the kid's
+	// position among its kids (from 1) when it learned this, and the
+	// kid it learned before.
+	aown, aseq uint32
+	next       *kid
 }
 
 // A snapshot is the clock of an event, its own component stale (Graph.own
@@ -58,8 +127,12 @@ func (s snapshot) get(x int) uint32 {
 	return c.tree(x)
 }
 
-// tokens hands out the tokens that mark the nodes a clock may change.
-type tokens struct{ next uint64 }
+// tokens hands out the tokens that mark the nodes a clock may change, and
+// holds the joins' visitBudget.
+type tokens struct {
+	next   uint64
+	budget int
+}
 
 func (t *tokens) get() uint64 {
 	t.next++
@@ -69,11 +142,20 @@ func (t *tokens) get() uint64 {
 // newClock returns a goroutine's clock: c (a copy the goroutine now owns)
 // with component g set to own and kept apart.
 func (t *tokens) newClock(c vclock, g int, own uint32) vclock {
+	var n *kid
+	if c.root != nil || c.hasG || c.kids != nil {
+		n = c.node()
+	}
 	c.tok = t.get()
 	if c.hasG && int(c.g) != g {
 		c.setTree(int(c.g), c.own)
+		c.setPart(int(c.g), c.own, n.s)
 	}
 	c.g, c.own, c.hasG = int32(g), own, true
+	c.kids, c.kseq, c.final = nil, 0, false
+	if n != nil {
+		c.attach(n)
+	}
 	return c
 }
 
@@ -104,7 +186,7 @@ func (c *vclock) tree(x int) uint32 {
 // nodes they touch.
 func (c *vclock) copy(t *tokens) vclock {
 	d := *c
-	d.tok = 0
+	d.tok, d.final = 0, false
 	if c.tok != 0 {
 		c.tok = t.get()
 	}
@@ -154,43 +236,6 @@ func (c *vclock) setTree(x int, v uint32) bool {
 	return true
 }
 
-// join sets c to the component-wise maximum of c and w, a copy, and
-// reports whether a component of c other than its own rose. c's own
-// component does not change: a goroutine's own time is its own (no other
-// clock knows a later one, since they learn it from its releases).
-//
-// Where a subtree of w holds every component of c's, c takes w's subtree
-// itself, even if no component rises: clocks that learn from each other
-// come to share their nodes, and their next join skips them by pointer.
-func (c *vclock) join(w vclock, t *tokens) bool {
-	if w.tok != 0 {
-		panic("hb: join of a clock that is not a copy")
-	}
-	if w.root == nil && !w.hasG {
-		return false
-	}
-	if c.tok == 0 {
-		// A copy, or the zero clock: the nodes it holds are not its
-		// own, and changes copy them.
-		c.tok = t.get()
-	}
-	own := -1
-	if c.hasG {
-		own = int(c.g)
-	}
-	changed := false
-	if w.root != nil && w.root != c.root {
-		for w.depth > c.depth {
-			c.grow(fan << (fanBits * int(c.depth)))
-		}
-		c.root, changed = c.joinAt(c.root, int(c.depth), w.root, int(w.depth), own)
-	}
-	if w.hasG && w.own > 0 && int(w.g) != own && c.setTree(int(w.g), w.own) {
-		changed = true
-	}
-	return changed
-}
-
 // owned returns n if c may change it, else a copy of it (a new node for
 // nil) that c may.
 func (c *vclock) owned(n *node) *node {
@@ -206,6 +251,248 @@ func (c *vclock) owned(n *node) *node {
 		}
 	}
 	return m
+}
+
+// join sets c to the component-wise maximum of c and w, a copy, and
+// reports whether a component of c other than its own rose. c's own
+// component does not change: a goroutine's own time is its own (no other
+// clock knows a later one, since they learn it from its releases).
+//
+// The join walks w's knowledge (see "Knowledge" above), not its
+// components: it visits what w learned, newest first, and stops where c
+// already knew the goroutine that w learned it from at the time it did, so
+// its cost grows with what c did not know, not with the goroutines w heard
+// of.
+func (c *vclock) join(w vclock, t *tokens) bool {
+	if w.tok != 0 {
+		panic("hb: join of a clock that is not a copy")
+	}
+	if w.root == nil && !w.hasG && w.kids == nil {
+		return false
+	}
+	if c.tok == 0 {
+		// A copy, or the zero clock: the nodes it holds are not its
+		// own, and changes copy them.
+		c.tok = t.get()
+	}
+	n := w.node()
+	if c.root == nil && !c.hasG && c.kids == nil {
+		// The zero clock (an accumulator's first join) becomes w.
+		c.root, c.depth, c.part = w.root, w.depth, w.part
+		if w.hasG {
+			c.setTree(int(w.g), w.own)
+			c.setPart(int(w.g), w.own, n.s)
+		}
+		c.attach(n)
+		return c.root != nil
+	}
+	j := joining{budget: t.budget}
+	if !c.visit(n, &j) {
+		// Much is new to c: joining the trees takes whole subtrees
+		// where w's hold all of c's.
+		j.learned = true
+		if c.joinTree(w, n) {
+			j.changed = true
+		}
+	}
+	if j.learned {
+		if !c.hasG && n.g >= 0 {
+			c.trim(w, n)
+		}
+		c.attach(n)
+	}
+	return j.changed
+}
+
+// trim drops the newest kids of c, an accumulator's clock, that w, whose
+// node is n, knows all of: they say nothing w does not. An accumulator
+// whose every release knew the ones before (a mutex's unlocks with
+// LockOrder, a word's atomic stores) so keeps one kid, and a join of it
+// visits one.
+func (c *vclock) trim(w vclock, n *kid) {
+	for c.kids != nil {
+		k := c.kids
+		if k.g < 0 {
+			return
+		}
+		wx, ws := w.level(int(k.g))
+		if w.hasG && k.g == w.g {
+			ws = n.s
+		}
+		if wx < k.x || wx == k.x && ws < k.s {
+			return
+		}
+		c.kids = k.next
+	}
+}
+
+// visitBudget is how many components a join raises one at a time, by its
+// walk of w's knowledge, before it joins the rest tree by tree.
+const visitBudget = 32
+
+// joinTree joins w's components into c by walking the two trees, and
+// reports whether a component of c other than its own rose. n is w's node.
+func (c *vclock) joinTree(w vclock, n *kid) bool {
+	own := -1
+	if c.hasG {
+		own = int(c.g)
+	}
+	// Where w knows a goroutine only in part, c's level after the join
+	// depends on its level before.
+	type lvl struct {
+		u       int
+		x, s    uint32 // w's
+		cx, cs0 uint32 // c's before
+	}
+	var parts []lvl
+	for u, p := range w.part {
+		if int(u) != own && p[0] == w.tree(int(u)) {
+			cx, cs := c.level(int(u))
+			parts = append(parts, lvl{int(u), p[0], p[1], cx, cs})
+		}
+	}
+	if w.hasG && int(w.g) != own && n.s != full {
+		cx, cs := c.level(int(w.g))
+		parts = append(parts, lvl{int(w.g), w.own, n.s, cx, cs})
+	}
+	changed := false
+	if w.root != nil && w.root != c.root {
+		for w.depth > c.depth {
+			c.grow(fan << (fanBits * int(c.depth)))
+		}
+		c.root, changed = c.joinAt(c.root, int(c.depth), w.root, int(w.depth), own)
+	}
+	if w.hasG && w.own > 0 && int(w.g) != own && c.setTree(int(w.g), w.own) {
+		changed = true
+	}
+	// Where c's component equals w's and c knew the goroutine in part,
+	// it now knows what w knows of it, if that is more.
+	for u, p := range c.part {
+		if int(u) != own && p[0] == c.tree(int(u)) {
+			wx, ws := w.level(int(u))
+			if w.hasG && u == w.g {
+				ws = n.s // a copy knows its own goroutine up to its kids
+			}
+			if wx == p[0] && ws > p[1] {
+				c.setPart(int(u), wx, ws)
+			}
+		}
+	}
+	// Where w knew the goroutine in part, c's level is w's if it took
+	// w's component, the larger of the two if they were equal.
+	for _, l := range parts {
+		switch {
+		case l.cx < l.x:
+			c.setPart(l.u, l.x, l.s)
+		case l.cx == l.x && l.cs0 < l.s:
+			c.setPart(l.u, l.x, l.s)
+		}
+	}
+	return changed
+}
+
+// joining is the state of one join.
+type joining struct {
+	learned bool // c's knowledge grew
+	changed bool // a component of c other than its own rose
+	budget  int  // raises left before the join goes tree by tree
+}
+
+// visit joins into c what node n says: its goroutine's component and, of
+// what that goroutine had learned by then, what c does not know yet. It
+// reports false if it ran out of budget, with part of n joined.
+func (c *vclock) visit(n *kid, j *joining) bool {
+	if n.g < 0 {
+		// An accumulator's clock: the join of its kids, which say
+		// nothing of each other's order.
+		for k := n.kids; k != nil; k = k.next {
+			if !c.visit(k, j) {
+				return false
+			}
+		}
+		return true
+	}
+	u := int(n.g)
+	cx, cs := c.level(u)
+	if cx > n.x || cx == n.x && cs >= n.s {
+		return true // c knows all n knows
+	}
+	if n.x > cx {
+		if j.budget--; j.budget < 0 {
+			return false
+		}
+		c.setTree(u, n.x)
+		j.changed = true
+	}
+	j.learned = true
+	c.setPart(u, n.x, n.s)
+	for k := n.kids; k != nil; k = k.next {
+		if k.aown < cx || k.aown == cx && k.aseq <= cs {
+			// u learned it, and all after it in the list, before
+			// the point at which c knew u.
+			break
+		}
+		if !c.visit(k, j) {
+			return false
+		}
+	}
+	return true
+}
+
+// level returns how much of goroutine u c knows: u's own component x and,
+// of what u learned while its own component was x, the first s entries of
+// its kids (full for all of it: c learned x from a release, after which u
+// learned nothing more at x).
+func (c *vclock) level(u int) (x, s uint32) {
+	if c.hasG && int(c.g) == u {
+		return c.own, full
+	}
+	x = c.tree(u)
+	if p, ok := c.part[int32(u)]; ok && p[0] == x {
+		return x, p[1]
+	}
+	return x, full
+}
+
+// setPart records that c knows u at own component x up to kid s.
+func (c *vclock) setPart(u int, x, s uint32) {
+	p, ok := c.part[int32(u)]
+	if s == full && !ok || s != full && ok && p == [2]uint32{x, s} {
+		return
+	}
+	m := make(map[int32][2]uint32, len(c.part)+1)
+	for k, v := range c.part {
+		if k != int32(u) && v[0] == c.tree(int(k)) {
+			m[k] = v
+		}
+	}
+	if s != full {
+		m[int32(u)] = [2]uint32{x, s}
+	}
+	if len(m) == 0 {
+		m = nil
+	}
+	c.part = m
+}
+
+// node returns w, a copy, as a node of a clock's knowledge.
+func (w *vclock) node() *kid {
+	if !w.hasG {
+		return &kid{g: -1, kids: w.kids}
+	}
+	s := w.kseq
+	if w.final {
+		s = full
+	}
+	return &kid{g: w.g, x: w.own, s: s, kids: w.kids}
+}
+
+// attach adds n to c's kids, newest first.
+func (c *vclock) attach(n *kid) {
+	c.kseq++
+	k := *n
+	k.aown, k.aseq, k.next = c.own, c.kseq, c.kids
+	c.kids = &k
 }
 
 // joinAt joins subtree m, of depth dm, into subtree n, of depth dn >= dm,

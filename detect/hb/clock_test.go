@@ -196,10 +196,17 @@ func TestFlatDifferential(t *testing.T) {
 
 // TestClockTree checks the tree's operations against flat vectors: joins
 // of copies that share subtrees, trees of different depths, and the own
-// component kept apart.
+// component kept apart; with joins that walk the knowledge only, that
+// join tree by tree only, and that do both.
 func TestClockTree(t *testing.T) {
+	for _, budget := range []int{0, visitBudget, 1 << 30} {
+		testClockTree(t, budget)
+	}
+}
+
+func testClockTree(t *testing.T, budget int) {
 	r := rand.New(rand.NewPCG(3, 4))
-	tk := &tokens{}
+	tk := &tokens{budget: budget}
 	const n = 40
 	type pair struct {
 		c vclock
@@ -215,11 +222,11 @@ func TestClockTree(t *testing.T) {
 		t.Helper()
 		for x := range p.v {
 			if got := p.c.get(x); got != p.v[x] {
-				t.Fatalf("component %d = %d, want %d", x, got, p.v[x])
+				t.Fatalf("budget %d: component %d = %d, want %d", budget, x, got, p.v[x])
 			}
 		}
 	}
-	for step := range 10000 {
+	for step := range 3000 {
 		i := r.IntN(n)
 		p := &cs[i]
 		switch r.IntN(3) {
@@ -241,10 +248,10 @@ func TestClockTree(t *testing.T) {
 				}
 			}
 			if got := p.c.join(w.c, tk); got != want {
-				t.Fatalf("step %d: join reported %v, want %v", step, got, want)
+				t.Fatalf("budget %d, step %d: join reported %v, want %v", budget, step, got, want)
 			}
 		}
-		if step%200 == 0 {
+		if step%100 == 0 {
 			check(*p)
 			for range 5 {
 				if len(copies) > 0 {

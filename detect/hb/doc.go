@@ -74,17 +74,26 @@
 // The clocks are persistent radix trees (clock.go) rather than flat
 // vectors: a release, a go statement and a snapshot share the clock's
 // nodes instead of copying one component per goroutine, a change copies
-// the path to the component it changes, and a join walks only the
-// subtrees in which the two clocks differ. A clock costs memory for the
+// the path to the component it changes. A clock costs memory for the
 // goroutines it has heard of, not for every goroutine of the trace; with
 // flat vectors every release and snapshot cost a word per goroutine, and
-// a test that started 100,000 goroutines needed tens of gigabytes. The
-// walk's results are the flat vectors' (flat_test.go compares the two).
-// What remains superlinear is a join of two clocks that heard of many
-// goroutines through different paths: it compares the differing leaves,
-// as a flat join compares every component. Tree clocks (Mathur et al.,
-// ASPLOS 2022) would skip what the joined clock learned from a goroutine
-// the other has already heard of at that time; not done.
+// a test that started 100,000 goroutines needed tens of gigabytes.
+//
+// A join does not compare the two clocks component by component: each
+// clock also keeps what it learned from whom (the copies it joined, each
+// with what its goroutine had learned by then), as tree clocks do (Mathur,
+// Pavlogiannis, Tunç, Viswanathan, ASPLOS 2022), and a join follows that
+// only as far as it brings news: it stops at a goroutine the joining clock
+// already knew at that time, and at what that goroutine had learned before
+// it. So a worker's Done, whose clock heard of every earlier worker
+// through its parent, costs the WaitGroup's clock what it did not know,
+// not a pass over the workers. A join that raises many components at once
+// joins the rest by comparing the trees (taking whole subtrees where one
+// holds all of the other's), which is then the cost: in a test where every
+// goroutine hears of all earlier ones the components that rise are
+// quadratic in the goroutines, whatever the representation. The walk's
+// results are the flat vectors' (flat_test.go compares the two;
+// "Knowledge" in clock.go says why the stops are sound).
 //
 // # Bubbles
 //
