@@ -253,6 +253,11 @@ type explainer struct {
 	// supp are the write instances suppressed so far (S_supp): every
 	// later run suppresses them, the race and violation checks too.
 	supp []plan.Point
+	// suppAt is, for each definition suppressed, the length of supp
+	// before it joined: the checks at it suppress only that prefix.
+	suppAt map[suppress.Instance]int
+	// checking is the definition the race and violation checks run at.
+	checking *suppress.Instance
 	// base is the forced order that made the failing run fail, if it
 	// came from one: suppression runs force it again instead of
 	// replaying.
@@ -338,7 +343,7 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 	} else {
 		defer os.RemoveAll(work)
 	}
-	x := &explainer{o: o, work: work}
+	x := &explainer{o: o, work: work, suppAt: make(map[suppress.Instance]int)}
 	if err := x.build(ctx); err != nil {
 		return nil, err
 	}
@@ -743,6 +748,7 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 			return
 		}
 		// Task 3: suppress and run again.
+		x.suppAt[pt.Def.Instance] = len(x.supp)
 		x.supp = append(x.supp, plan.Point{G: pt.Def.G, Site: pt.Def.Site, N: pt.Def.N})
 		x.progress(fmt.Sprintf("suppression run %d", rep.Executions.Supp+1))
 		var o validate.Order
@@ -783,6 +789,22 @@ func (x *explainer) none(last *Step, why string) {
 func (x *explainer) forced(ctx context.Context, test string, o validate.Order) (*run, error) {
 	p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Edges: o.Edges, Together: o.Together, Suppress: x.supp}
 	return x.exec(ctx, test, p)
+}
+
+// suppFor is the suppression of a re-execution of kind: S_supp (Fig. 1),
+// or, for a race or violation check at a definition (x.checking), S_supp
+// as it was before that definition joined it: a race or violation is
+// checked at a definition that is not suppressed, as the paper checks it
+// in the run that reaches it. (The two-access order check comes after the
+// definition joined S_supp; with it suppressed, the location kept its old
+// value in either order and every order failed alike: mozilla3x.)
+func (x *explainer) suppFor(kind string) []plan.Point {
+	if kind != ReexecSupp && x.checking != nil {
+		if n, ok := x.suppAt[*x.checking]; ok {
+			return x.supp[:n:n]
+		}
+	}
+	return x.supp
 }
 
 // reexec re-executes the run under study (x.under) with order o forced
@@ -852,7 +874,7 @@ func (re *Reexec) reached(res *control.Result, def plan.Point) {
 
 // reexecPlan is reexec's plan, and its Reexec before the run.
 func (x *explainer) reexecPlan(kind string, o validate.Order, what string, study ...int) (*plan.Plan, Reexec) {
-	p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Suppress: x.supp,
+	p := &plan.Plan{Mode: plan.Force, TimeoutMS: WaitMS, BudgetMS: BudgetMS, Suppress: x.suppFor(kind),
 		Edges: o.Edges, Together: o.Together}
 	re := Reexec{Kind: kind, Iteration: x.iter, What: what}
 	u := x.under
@@ -1000,6 +1022,7 @@ func sameFailure(r *run, pt *suppress.Point) bool {
 // checkRaces is Fig. 2 at the definition: each unordered access pair,
 // reversed once; harmful when a value or the outcome changes.
 func (x *explainer) checkRaces(ctx context.Context, test string, a *suppress.Analysis, pt *suppress.Point, step *Step) bool {
+	x.checking = &pt.Def.Instance
 	def := a.Find(pt.Def.Instance)
 	if def < 0 {
 		return false
@@ -1106,6 +1129,7 @@ func (x *explainer) changed(r *run, rc suppress.Race, pt *suppress.Point) (bool,
 // the execution, when no other was found, and so does the loop, at the
 // last definition before it reports that definition.
 func (x *explainer) checkViolations(ctx context.Context, test string, a *suppress.Analysis, pt *suppress.Point, step *Step, two bool) bool {
+	x.checking = &pt.Def.Instance
 	def := a.Find(pt.Def.Instance)
 	if def < 0 {
 		return false
@@ -1159,7 +1183,7 @@ func (x *explainer) checkViolations(ctx context.Context, test string, a *suppres
 		if held(r) && !r.failed {
 			// The definition first: it is the access whose order the
 			// failure depends on.
-			if v.Middle.Instance == pt.Def.Instance {
+			if v.First.Instance == pt.Def.Instance {
 				v.First, v.Middle = v.Middle, v.First
 			}
 			x.report(KindOrder, v, "the other order of the two accesses avoids the failure")

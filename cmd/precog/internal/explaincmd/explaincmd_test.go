@@ -21,12 +21,7 @@ func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 // knownGaps are the kernels whose root cause explain is known to get
 // wrong, with what it reports and why (measured); a kernel here that comes
 // out right fails the test, so that the entry goes.
-var knownGaps = map[string]string{
-	"mozilla3x": "reports the definition t.wakeup = t.waiter (mozilla3x.go:98): the two-access order check at it forces " +
-		"Run's first read of t.wakeup (line 85) before Shutdown's store, one instance of a loop that reads it again, " +
-		"and the run fails too; the order that matters is Run's t.waiter store before Shutdown's read of it, " +
-		"on another location than the failure's",
-}
+var knownGaps = map[string]string{}
 
 func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
