@@ -66,7 +66,16 @@ func Wrote[T any](site uint32, p *T) {
 // has just done itself (x := v, with precog explain's full tracing). A
 // suppressed definition leaves the variable at its zero value, the value
 // it had before the definition.
+//
+// p escapes (into defSink), so the compiler allocates every variable Def
+// records on the heap, and what it points to with it: a variable on a
+// goroutine's stack moves when the runtime grows the stack, and its
+// accesses after the move would be at another address than its definition
+// (detect/suppress, The failure point).
 func Def[T any](site uint32, p *T) {
+	if defEscape {
+		defSink = p
+	}
 	if !enabled {
 		return
 	}
@@ -77,6 +86,13 @@ func Def[T any](site uint32, p *T) {
 	}
 	write(site, unsafe.Pointer(p), word)
 }
+
+// defEscape is never set: Def's store into defSink under it is only there
+// for escape analysis, which does not know that.
+var (
+	defEscape bool
+	defSink   any
+)
 
 // Read records a read of addr, for shapes R cannot express.
 func Read(site uint32, addr unsafe.Pointer) {

@@ -26,6 +26,30 @@
 // last definition is the last write to that location before the read, in
 // the trace's order, that was not suppressed.
 //
+// A location is an address within a GC epoch (detect/hb), but a failing
+// read may be of an object that lived through a collection, defined before
+// it: when no write in the read's epoch defined the address, the last
+// writes of earlier epochs do. Without that, a collection that happened to
+// fall between a definition and its use (the finalizer that counts epochs
+// runs when the scheduler lets it, so where it falls varies from run to
+// run) made the line's reads look never written, and the search went on
+// to an outer frame and a wrong answer (axel's, once in a loaded CI run:
+// the test's own argument). The address could instead have been freed and
+// reused by an object that uninstrumented code initialized; the value the
+// failure names, when it names one, still picks among the candidates.
+//
+// A local variable on a goroutine's stack moves when the runtime grows
+// the stack (or shrinks it in a collection, which precog explain turns
+// off), and its uses after the move are at another address than its
+// definition; where a stack grows varies from run to run (the shim's own
+// work on the goroutine, writing a suppression record, can grow it). So
+// shim.Def, which records every x := v and var x = v of full tracing,
+// makes the variable escape to the heap, and what it points to with it.
+// Parameters, results and variables declared without a value stay on the
+// stack: a use of one after a move finds no definition at its address
+// (parameters have none in the trace anyway: the caller's arguments
+// define them), and the search goes on to an outer frame.
+//
 // Sound for: failures that read a corrupted location on the failing line
 // in instrumented code. Not found: a failure inside code that is not
 // instrumented (the standard library) with no instrumented read on the
@@ -403,12 +427,28 @@ const maxDefs = 64
 // does not order after it, the ones that no other of them follows in
 // happens-before. The trace orders the accesses of different goroutines
 // only through sync events, so two unordered writes may both be the last.
+//
+// Writes in the read's GC epoch come first; only when there is none do
+// writes of earlier epochs count (see the package doc, The failure point).
 func (a *Analysis) defs(i int) []int {
+	if ws := a.defsIn(i, true); len(ws) > 0 {
+		return ws
+	}
+	return a.defsIn(i, false)
+}
+
+// defsIn is defs with the writes before the read taken from the read's
+// epoch only (sameEpoch) or from it and earlier ones.
+func (a *Analysis) defsIn(i int, sameEpoch bool) []int {
 	loc := a.Graph.Loc(i)
+	inEpoch := func(j int) bool {
+		ep := a.Graph.Loc(j).Epoch
+		return ep == loc.Epoch || !sameEpoch && ep < loc.Epoch
+	}
 	var ws []int
 	for j := i - 1; j >= 0 && len(ws) < maxDefs; j-- {
 		e := a.Events[j]
-		if e.Kind == trace.EvWrite && e.Addr == loc.Addr && a.Graph.Loc(j).Epoch == loc.Epoch {
+		if e.Kind == trace.EvWrite && e.Addr == loc.Addr && inEpoch(j) {
 			ws = append(ws, j)
 			if a.Graph.HappensBefore(j, i) && e.Goroutine == a.Events[i].Goroutine {
 				break // the reader's own write: nothing before it in its program order counts
@@ -483,7 +523,7 @@ func (a *Analysis) lastDef(i int) int {
 	loc := a.Graph.Loc(i)
 	for j := i - 1; j >= 0; j-- {
 		e := a.Events[j]
-		if e.Kind == trace.EvWrite && e.Addr == loc.Addr && a.Graph.Loc(j).Epoch == loc.Epoch && !a.suppressedAt(j) {
+		if e.Kind == trace.EvWrite && e.Addr == loc.Addr && a.Graph.Loc(j).Epoch <= loc.Epoch && !a.suppressedAt(j) {
 			return j
 		}
 	}

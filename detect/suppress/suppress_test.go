@@ -132,3 +132,41 @@ func TestViolations(t *testing.T) {
 		t.Errorf("last violation %+v, want the two-access WW order (goroutine 2's write is ordered before)", last)
 	}
 }
+
+// TestDefinitionBeforeGC is axel's shape with a garbage collection between
+// the definition of the header length (line 75) and the slice that fails
+// on it (line 91), called from the test (line 11, which reads its own
+// reply, defined at line 10): the failing line's reads are of an object
+// that lived through the collection, so their definitions are before the
+// epoch changed, and the failure point stays on the failing line instead of
+// going out to the test's.
+func TestDefinitionBeforeGC(t *testing.T) {
+	const text = `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x50 value=24
+1.2 g=1 Read site=2 addr=0x50
+1.3 g=1 Write site=3 addr=0x100 value=100
+2 g=1 GCEpoch epoch=1
+2.1 g=1 Read site=4 addr=0x108
+2.2 g=1 Read site=5 addr=0x100
+`
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "/m/p/a_test.go", Line: 10, Kind: "write", Expr: "reply"},
+		{ID: 2, File: "/m/p/a_test.go", Line: 11, Kind: "read", Expr: "reply"},
+		{ID: 3, File: "/m/p/a.go", Line: 75, Kind: "write", Expr: "c.hdrLen"},
+		{ID: 4, File: "/m/p/a.go", Line: 91, Kind: "read", Expr: "c.buf"},
+		{ID: 5, File: "/m/p/a.go", Line: 91, Kind: "read", Expr: "c.hdrLen"},
+	}}
+	a := Analyze(parse(t, text), sites, nil)
+	f := Failure{Frames: []Frame{{File: "/m/p/a.go", Line: 91}, {File: "/m/p/a_test.go", Line: 11}},
+		Message: "runtime error: slice bounds out of range [:100] with capacity 32"}
+	pt := a.FailurePoint(f)
+	if pt == nil || pt.Def == nil || pt.Use.Site != 5 || pt.Def.Site != 3 {
+		t.Fatalf("failure point %+v, want the read of c.hdrLen on line 91 defined on line 75 before the collection", pt)
+	}
+	// In one epoch, a definition of the read's epoch is preferred.
+	b := Analyze(parse(t, text+"2.3 g=1 Write site=3 addr=0x100 value=7\n2.4 g=1 Read site=5 addr=0x100\n"), sites, nil)
+	if d := b.lastDef(len(b.Events) - 1); d < 0 || b.Events[d].Value != 7 {
+		t.Errorf("last definition %d, want the write of the read's epoch (7)", d)
+	}
+}

@@ -562,7 +562,7 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 	tr := filepath.Join(x.work, fmt.Sprintf("run%d.trace", x.n))
 	t := validate.Target{Binary: x.bin, Dir: x.pkgDir, Timeout: x.o.Timeout,
 		Args: []string{"-test.v", "-test.count=1", "-test.run=^" + test + "$", "-test.timeout=" + x.o.Timeout.String()},
-		Env:  []string{"PRECOG_TRACE=" + tr}}
+		Env:  []string{"PRECOG_TRACE=" + tr, godebug()}}
 	planPath := ""
 	if p != nil {
 		p.Result = filepath.Join(x.work, fmt.Sprintf("run%d.result", x.n))
@@ -610,6 +610,22 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 		}
 	}
 	return r, nil
+}
+
+// godebug is the GODEBUG of every run: the user's, with stack shrinking
+// off. Full tracing records the addresses of local variables, and a
+// collection that shrinks a goroutine's stack moves them: the reads after
+// it would have no definition at their new addresses, and where a
+// collection falls varies from run to run (axel's failure point once went
+// out to the test's own line that way). A stack that grows moves them too,
+// except the variables shim.Def records, which it moves to the heap
+// (detect/suppress's doc, The failure point).
+func godebug() string {
+	v := "gcshrinkstackoff=1"
+	if u := os.Getenv("GODEBUG"); u != "" {
+		v = u + "," + v
+	}
+	return "GODEBUG=" + v
 }
 
 // oneLine describes a failure in one line.

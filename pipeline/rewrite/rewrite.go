@@ -35,9 +35,10 @@ type Options struct {
 	// variable are instrumented too, as if it escaped, and definitions
 	// (x := v, var x = v) of new variables are recorded after the
 	// statement with precog_shim.Def, which a suppressing plan can undo.
-	// Locals takes the address of every local it instruments, which moves
-	// them to the heap: it costs more than any other mode, for the one
-	// command that needs every load and store.
+	// Locals takes the address of every local it instruments, and
+	// precog_shim.Def makes the variables it records escape to the heap
+	// (a stack that grows would move them): it costs more than any other
+	// mode, for the one command that needs every load and store.
 	Locals bool
 	// SkipFunc reports the functions, by the position of their body's
 	// opening brace, whose entry and exit a CFP plan does not log
