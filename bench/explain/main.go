@@ -150,7 +150,11 @@ func run(log func(string, ...any)) error {
 		}
 		log("%s", pkg)
 		want := strings.TrimSpace(x.Kind + " " + strings.Join(x.Sites, " "))
-		cmd := exec.Command(precog, "explain", "-json", "-run", x.Test, "./"+pkg+"/")
+		args := []string{"explain", "-json", "-run", x.Test}
+		if x.Timeout > 0 {
+			args = append(args, "-timeout", x.Timeout.String())
+		}
+		cmd := exec.Command(precog, append(args, "./"+pkg+"/")...)
 		cmd.Dir = kernels
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -53,9 +53,22 @@
 // Sound for: failures that read a corrupted location on the failing line
 // in instrumented code. Not found: a failure inside code that is not
 // instrumented (the standard library) with no instrumented read on the
-// calling line; a hang (there is no failing read); a failure message that
-// names no value and a line that reads several candidates (the last read
-// is then a guess, which the report says).
+// calling line; a hang in which no goroutine polls (see Hangs); a failure
+// message that names no value and a line that reads several candidates
+// (the last read is then a guess, which the report says).
+//
+// # Hangs
+//
+// A run killed at its time bound (or that go test timed out) has no
+// failing statement. As the paper does for mozilla-3 (its tool killed a
+// run in which one instruction executed again and again), the failure
+// point is then the read that a goroutine still running at the end of the
+// trace repeats: of each such goroutine's last 64 events, a read of one
+// location at one site at least 3 times, the most repeated one. Its last
+// definition is the value the loop waits to see change. A goroutine
+// blocked for good on a channel, a lock or a WaitGroup reads nothing
+// again: such a hang falls back to the stack's frames (the test's,
+// blocked where it waits), and usually has no failure point.
 //
 // # Where Go's suppression over- or under-suppresses
 //
@@ -92,6 +105,7 @@ package suppress
 
 import (
 	"cmp"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -113,6 +127,11 @@ type Failure struct {
 	Frames  []Frame // innermost first
 	Message string
 	Nil     bool // a nil pointer dereference, nil map write or call of a nil func
+	// Hang: the run was killed at its time bound or timed out, with no
+	// statement that failed. The failure point is then the read that a
+	// goroutine still running at the end repeats in a loop (see the
+	// package doc, Hangs), else the frames' as for any failure.
+	Hang bool
 }
 
 // An Instance names a statement instance as the shim's plans name points:
@@ -219,6 +238,11 @@ var numRE = regexp.MustCompile(`-?\d+`)
 // parameters, which the caller's argument expressions define) gives way
 // to the next frame out, the call's line.
 func (a *Analysis) FailurePoint(f Failure) *Point {
+	if f.Hang {
+		if p := a.hangPoint(); p != nil {
+			return p
+		}
+	}
 	var first *Point
 	for _, fr := range f.Frames {
 		p := a.failureAt(fr, f)
@@ -391,6 +415,86 @@ func (a *Analysis) failureAt(fr Frame, f Failure) *Point {
 		}
 	}
 	return pick(cs[0], "the last read of the failing line")
+}
+
+// A goroutine polls a location when, among its last spinWindow events,
+// it read the location at one site at least spinMin times.
+const (
+	spinWindow = 64
+	spinMin    = 3
+)
+
+// hangPoint is the failure point of a hang: the last of the reads that a
+// goroutine which had not ended repeated in its last events, with its last
+// definition; nil if no goroutine polls. Of several, the loop's condition
+// (a read whose site decides a loop's exit) comes first, then a location
+// another goroutine defined (what a wait waits for), then one with a
+// definition at all (the loop's other reads, of its own locals, never
+// change), then the most repeated, then the latest.
+func (a *Analysis) hangPoint() *Point {
+	type key struct {
+		site uint32
+		addr uint64
+	}
+	type cand struct{ i, n, rank int }
+	var best cand
+	best.i = -1
+	for gi := range a.Graph.Goroutines {
+		evs := a.Graph.Goroutines[gi].Events
+		if len(evs) == 0 || a.Events[evs[len(evs)-1]].Kind == trace.EvEnd {
+			continue
+		}
+		count := make(map[key]int)
+		last := make(map[key]int)
+		var keys []key
+		for _, i := range evs[max(0, len(evs)-spinWindow):] {
+			if e := a.Events[i]; e.Kind == trace.EvRead {
+				k := key{e.Site, e.Addr}
+				if count[k] == 0 {
+					keys = append(keys, k)
+				}
+				count[k]++
+				last[k] = i
+			}
+		}
+		for _, k := range keys {
+			if count[k] < spinMin {
+				continue
+			}
+			c := cand{i: last[k], n: count[k]}
+			if s, ok := a.site(c.i); ok && s.Used(trace.UseLoopExit) {
+				c.rank += 4
+			}
+			if d := a.lastWrite(c.i); d >= 0 {
+				c.rank++
+				if a.Events[d].Goroutine != a.Events[c.i].Goroutine {
+					c.rank += 2
+				}
+			}
+			if best.i < 0 || cmp.Or(cmp.Compare(c.rank, best.rank), cmp.Compare(c.n, best.n), cmp.Compare(c.i, best.i)) > 0 {
+				best = c
+			}
+		}
+	}
+	if best.i < 0 {
+		return nil
+	}
+	bestN := best.n
+	p := &Point{Use: a.access(best.i), Line: a.Pos(a.Events[best.i].Site),
+		Why: fmt.Sprintf("the hung goroutine read it %d times in its last %d events (a loop waiting for it to change)", bestN, spinWindow)}
+	d := a.lastDef(best.i)
+	if d >= 0 {
+		p.Def = a.access(d)
+	}
+	if w := a.lastWrite(best.i); w >= 0 && a.suppressedAt(w) {
+		if d >= 0 {
+			p.Why += "; its last definition was suppressed, it keeps the value of the one before"
+		} else {
+			p.Def, p.Suppressed = a.access(w), a.access(w)
+			p.Why = "the hung goroutine waits on a location whose definition was suppressed"
+		}
+	}
+	return p
 }
 
 // readsBefore returns the reads of the failing line's execution and those

@@ -1,6 +1,7 @@
 package suppress
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -168,5 +169,56 @@ func TestDefinitionBeforeGC(t *testing.T) {
 	b := Analyze(parse(t, text+"2.3 g=1 Write site=3 addr=0x100 value=7\n2.4 g=1 Read site=5 addr=0x100\n"), sites, nil)
 	if d := b.lastDef(len(b.Events) - 1); d < 0 || b.Events[d].Value != 7 {
 		t.Errorf("last definition %d, want the write of the read's epoch (7)", d)
+	}
+}
+
+// TestHangPoint: goroutine 2 polls x (0x100) under a lock, reading its own
+// local (0x300) in the loop too, after goroutine 3 stored nil to x; the run
+// was killed. The failure point is the poll's read of x, defined by
+// goroutine 3's store, not the local's read, which has no definition; a
+// goroutine that ended polls nothing.
+func TestHangPoint(t *testing.T) {
+	text := `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=10 child=2
+3 g=1 Fork site=10 child=3
+4 g=3 Begin parent=1
+5 g=3 Lock site=4 addr=0x900
+5.1 g=3 Write site=2 addr=0x100 value=0
+6 g=3 Unlock site=5 addr=0x900
+7 g=3 End
+8 g=2 Begin parent=1
+`
+	seq := 9
+	for range 5 {
+		text += fmt.Sprintf("%d g=2 Lock site=4 addr=0x900\n%d.1 g=2 Read site=3 addr=0x300\n%d.2 g=2 Read site=1 addr=0x100\n%d g=2 Unlock site=5 addr=0x900\n", seq, seq, seq, seq+1)
+		seq += 2
+	}
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "a.go", Line: 20, Kind: "read", Expr: "t.wakeup", Uses: trace.UseLoopExit + " " + trace.UsePointer},
+		{ID: 2, File: "a.go", Line: 30, Kind: "write", Expr: "t.wakeup"},
+		{ID: 3, File: "a.go", Line: 21, Kind: "read", Expr: "t"},
+		{ID: 4, File: "a.go", Line: 19, Kind: "lock", Expr: "t.mu.Lock()"},
+		{ID: 5, File: "a.go", Line: 22, Kind: "unlock", Expr: "t.mu.Unlock()"},
+		{ID: 10, File: "a.go", Line: 5, Kind: "go", Expr: "go f()"},
+	}}
+	evs := parse(t, text)
+	a := Analyze(evs, sites, nil)
+	pt := a.FailurePoint(Failure{Hang: true})
+	if pt == nil || pt.Use.Site != 1 || pt.Use.G != 2 || pt.Def == nil || pt.Def.Site != 2 || pt.Def.G != 3 {
+		t.Fatalf("failure point %+v, want goroutine 2's poll of t.wakeup defined by goroutine 3", pt)
+	}
+	if pt.Use.N != 4 {
+		t.Errorf("use %+v, want the poll's last read (instance 4)", pt.Use)
+	}
+	// Not a hang: no failing line, no failure point.
+	if pt := a.FailurePoint(Failure{}); pt != nil {
+		t.Errorf("failure point of a failure with no frames %+v, want none", pt)
+	}
+	// With the nil store suppressed, the poll waits on a suppressed
+	// definition: not a new failure.
+	s := Analyze(evs, sites, map[Instance]bool{{G: 3, Site: 2, N: 0}: true})
+	if pt := s.FailurePoint(Failure{Hang: true}); pt == nil || pt.Suppressed == nil {
+		t.Errorf("with the store suppressed, failure point %+v, want it marked suppressed", pt)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 )
@@ -72,11 +73,12 @@ func TestParseExplain(t *testing.T) {
 test TestFig4 # the only one
 failing natural
 root race ./fig4.go:20 fig4.go:20 # two goroutines, one line
+timeout 5s
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.Test != "TestFig4" || x.Failing != Natural || x.Kind != Race || !slices.Equal(x.Sites, []string{"fig4.go:20", "fig4.go:20"}) {
+	if x.Test != "TestFig4" || x.Failing != Natural || x.Kind != Race || !slices.Equal(x.Sites, []string{"fig4.go:20", "fig4.go:20"}) || x.Timeout != 5*time.Second {
 		t.Fatalf("ParseExplain = %+v", x)
 	}
 	for _, bad := range []struct{ text, err string }{
@@ -96,6 +98,8 @@ root race ./fig4.go:20 fig4.go:20 # two goroutines, one line
 		{"root none a.go:1", "wants 0 sites, has 1"},
 		{"root definition a.go", "is not file:line"},
 		{"runs 3", "unknown item"},
+		{"timeout -1s", "want timeout D"},
+		{"timeout 5s\ntimeout 6s", "a second timeout line"},
 	} {
 		if _, err := ParseExplain([]byte(bad.text)); err == nil || !strings.Contains(err.Error(), bad.err) {
 			t.Errorf("ParseExplain(%q) = %v, want %q", bad.text, err, bad.err)

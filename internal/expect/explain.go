@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // An Explain is a parsed explain file: the root cause precog explain must
@@ -25,6 +26,9 @@ type Explain struct {
 	// of which is right (see Check); one site for a definition; none for
 	// None.
 	Sites []string
+	// Timeout is precog explain's -timeout for the test (a kernel that
+	// hangs: every hanging run lasts that long); 0 for the default.
+	Timeout time.Duration
 }
 
 // How an explain file says its test fails.
@@ -109,6 +113,12 @@ func ParseExplain(data []byte) (Explain, error) {
 				}
 				x.Sites = append(x.Sites, filepath.ToSlash(filepath.Clean(file))+":"+strconv.Itoa(ln))
 			}
+		case "timeout":
+			d, err := time.ParseDuration(strings.Join(f[1:], ""))
+			if len(f) != 2 || err != nil || d <= 0 {
+				return Explain{}, fmt.Errorf("line %d: want timeout D, a positive duration", n)
+			}
+			x.Timeout = d
 		default:
 			return Explain{}, fmt.Errorf("line %d: unknown item %q", n, f[0])
 		}

@@ -717,7 +717,9 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 			}
 		}
 		a := suppress.Analyze(cur.evs, x.sites, cur.supp)
-		pt := a.FailurePoint(failureOf(cur.fail))
+		sf := failureOf(cur.fail)
+		sf.Hang = cur.killed || cur.fail != nil && cur.fail.Kind == failure.Timeout
+		pt := a.FailurePoint(sf)
 		if pt == nil {
 			rep.Chain = append(rep.Chain, step)
 			x.none(last, "the failure reads no instrumented location on its lines (no failure point in the trace)")

@@ -31,8 +31,10 @@ suppression (Jeffrey et al.):
     under seeded perturbation of its goroutines (up to -perturb seeds).
     The report says which.
  2. The failure point: the location whose value caused the failure (the
-    nil pointer, the index, the value a failed assertion names) and its
-    last definition in the trace.
+    nil pointer, the index, the value a failed assertion names; for a run
+    that hung until its time bound, the location a goroutine still running
+    reads again and again, waiting for it to change) and its last
+    definition in the trace.
  3. At that definition, check for a harmful data race (an access of
     another goroutine with no happens-before order: run again with the
     two in the other order and compare the values), then for an atomicity

@@ -69,7 +69,11 @@ func TestKernels(t *testing.T) {
 			)
 			for try := 0; try < 2; try++ {
 				var stderr string
-				stdout, stderr, code = precog(t, root, "explain", "-json", "-cache", cache, "-run", x.Test, "./"+pkg)
+				args := []string{"explain", "-json", "-cache", cache, "-run", x.Test}
+				if x.Timeout > 0 {
+					args = append(args, "-timeout", x.Timeout.String())
+				}
+				stdout, stderr, code = precog(t, root, append(args, "./"+pkg)...)
 				if code == cli.ExitError {
 					t.Fatalf("precog explain exited %d:\n%s", code, stderr)
 				}
