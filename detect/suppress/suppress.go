@@ -94,6 +94,23 @@
 //     write after it, in or after the branch (an approximation of the
 //     paper's "suppress the whole conditional structure").
 //
+// # Repeated values
+//
+// Go cannot suppress the failing read itself (the paper suppresses every
+// statement instance that uses a suppressed location, the failing one
+// included): with its last definition suppressed, the read sees the
+// value of the write before, and when that wrote the same value (two
+// goroutines running the same statement, a loop storing one value again)
+// the same failure comes back, once per such write, each a suppression
+// run and its race checks. So when the failure names the value its
+// definition stored (the number of its message, nil for a nil
+// dereference), the failure point also lists the writes of that value
+// the read could have seen instead (Point.Repeats), and the driver
+// suppresses them with the definition, checking for races and violations
+// at the definition only, as the paper checks the one definition the read
+// saw. Only a named value counts: value words are exact for numbers and
+// nil, not for other pointers or strings (whose word is a length).
+//
 // This is acceptable because suppression only has to avoid the failure it
 // suppresses and let the run go on: an under-suppression that lets the
 // same failure happen again shows as the same failure point, which the
@@ -167,6 +184,13 @@ type Point struct {
 	// suppressed data, so the paper's suppression would have suppressed
 	// it: the failure is not a new one, it is the suppression's.
 	Suppressed *Access
+	// Repeats are, when the failure names the value Def stored (the
+	// number of its message, or nil for a nil dereference), the other
+	// writes of that value to the location that the read could have seen
+	// in Def's place: back from the read, the writes of the same value
+	// word up to the first of another one. See the package doc, Repeated
+	// values.
+	Repeats []*Access
 }
 
 // Analysis is one trace prepared for the queries below.
@@ -351,10 +375,15 @@ func (a *Analysis) failureAt(fr Frame, f Failure) *Point {
 		}
 		cs = append(cs, cand{r, d})
 	}
-	pick := func(c cand, why string) *Point {
+	pick := func(c cand, why string, named bool) *Point {
 		p := &Point{Use: a.access(c.use), Why: why, Line: fr}
 		if c.def >= 0 {
 			p.Def = a.access(c.def)
+			if named {
+				for _, w := range a.repeats(c.use, c.def) {
+					p.Repeats = append(p.Repeats, a.access(w))
+				}
+			}
 		}
 		if w := a.lastWrite(c.use); w >= 0 && a.suppressedAt(w) {
 			// The location's last write was suppressed: it keeps the
@@ -388,33 +417,33 @@ func (a *Analysis) failureAt(fr Frame, f Failure) *Point {
 	if f.Nil {
 		for _, c := range cs {
 			if c.def >= 0 && a.Events[c.def].Value == 0 && a.pointerish(c.use) {
-				return pick(c, "the pointer read there was nil")
+				return pick(c, "the pointer read there was nil", true)
 			}
 		}
 		for _, c := range cs {
 			if c.def < 0 && a.pointerish(c.use) {
-				return pick(c, "the pointer read there was never set")
+				return pick(c, "the pointer read there was never set", false)
 			}
 		}
 	}
 	if len(nums) > 0 {
 		for _, c := range cs {
 			if c.def >= 0 && nums[a.Events[c.def].Value] && a.Events[c.def].Value > 1 {
-				return pick(c, "the value read there is the one the failure names ("+strconv.FormatUint(a.Events[c.def].Value, 10)+")")
+				return pick(c, "the value read there is the one the failure names ("+strconv.FormatUint(a.Events[c.def].Value, 10)+")", true)
 			}
 		}
 		for _, c := range cs {
 			if c.def >= 0 && nums[a.Events[c.def].Value] {
-				return pick(c, "the value read there is the one the failure names ("+strconv.FormatUint(a.Events[c.def].Value, 10)+")")
+				return pick(c, "the value read there is the one the failure names ("+strconv.FormatUint(a.Events[c.def].Value, 10)+")", true)
 			}
 		}
 	}
 	for _, c := range cs {
 		if c.def >= 0 {
-			return pick(c, "the last read of the failing line with a definition")
+			return pick(c, "the last read of the failing line with a definition", false)
 		}
 	}
-	return pick(cs[0], "the last read of the failing line")
+	return pick(cs[0], "the last read of the failing line", false)
 }
 
 // A goroutine polls a location when, among its last spinWindow events,
@@ -495,6 +524,41 @@ func (a *Analysis) hangPoint() *Point {
 		}
 	}
 	return p
+}
+
+// maxRepeats bounds the repeats of a failure point.
+const maxRepeats = 64
+
+// repeats returns the writes other than def that the read at event use
+// could have seen with def's value word: the unsuppressed writes to its
+// location, in def's epoch, back from the read in the trace's order until
+// one of another value, and those of other goroutines after the read that
+// happens-before does not order after it (defs' candidates).
+func (a *Analysis) repeats(use, def int) []int {
+	loc := a.Graph.Loc(def)
+	v := a.Events[def].Value
+	var out []int
+	add := func(j int) {
+		if j != def && !slices.Contains(out, j) && len(out) < maxRepeats {
+			out = append(out, j)
+		}
+	}
+	for j := use - 1; j >= 0 && len(out) < maxRepeats; j-- {
+		e := a.Events[j]
+		if e.Kind != trace.EvWrite || e.Addr != loc.Addr || a.Graph.Loc(j).Epoch != loc.Epoch || a.suppressedAt(j) {
+			continue
+		}
+		if e.Value != v {
+			break
+		}
+		add(j)
+	}
+	for _, j := range a.defs(use) {
+		if j > use && a.Events[j].Value == v && !a.suppressedAt(j) {
+			add(j)
+		}
+	}
+	return out
 }
 
 // readsBefore returns the reads of the failing line's execution and those

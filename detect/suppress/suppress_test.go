@@ -222,3 +222,41 @@ func TestHangPoint(t *testing.T) {
 		t.Errorf("with the store suppressed, failure point %+v, want it marked suppressed", pt)
 	}
 }
+
+// TestRepeats: two goroutines store the cursor 8 (fig6's t.next, both
+// running line 2), then goroutine 3 indexes with it and fails on 8. The
+// definition is goroutine 3's store; goroutine 2's store of the same value
+// is a repeat (with the definition suppressed, the read would see it and
+// fail the same way). A store of another value before them ends the
+// repeats, and a failure that names no value has none.
+func TestRepeats(t *testing.T) {
+	const text = `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=10 child=2
+3 g=1 Fork site=10 child=3
+3.1 g=1 Write site=3 addr=0x100 value=5
+4 g=2 Begin parent=1
+4.1 g=2 Write site=2 addr=0x100 value=8
+5 g=3 Begin parent=1
+5.1 g=3 Write site=2 addr=0x100 value=8
+5.2 g=3 Read site=1 addr=0x100
+`
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "a.go", Line: 20, Kind: "read", Expr: "t.next", Uses: trace.UseIndex},
+		{ID: 2, File: "a.go", Line: 10, Kind: "write", Expr: "t.next"},
+		{ID: 3, File: "a.go", Line: 5, Kind: "write", Expr: "t.next"},
+		{ID: 10, File: "a.go", Line: 30, Kind: "go", Expr: "go f()"},
+	}}
+	a := Analyze(parse(t, text), sites, nil)
+	pt := a.FailurePoint(Failure{Frames: []Frame{{File: "a.go", Line: 20}}, Message: "runtime error: index out of range [8] with length 5"})
+	if pt == nil || pt.Def == nil || pt.Def.G != 3 || pt.Def.Site != 2 {
+		t.Fatalf("failure point %+v, want goroutine 3's store", pt)
+	}
+	if len(pt.Repeats) != 1 || pt.Repeats[0].G != 2 || pt.Repeats[0].Value != 8 {
+		t.Errorf("repeats %+v, want goroutine 2's store of 8 only", pt.Repeats)
+	}
+	pt = a.FailurePoint(Failure{Frames: []Frame{{File: "a.go", Line: 20}}, Message: "something failed"})
+	if pt == nil || len(pt.Repeats) != 0 {
+		t.Errorf("failure point %+v of a failure that names no value, want no repeats", pt)
+	}
+}

@@ -256,7 +256,10 @@ type explainer struct {
 	// suppAt is, for each definition suppressed, the length of supp
 	// before it joined: the checks at it suppress only that prefix.
 	suppAt map[suppress.Instance]int
-	// checking is the definition the race and violation checks run at.
+	// checking is the definition the race and violation checks run at;
+	// suppDef the one the last suppression run suppresses (with its
+	// repeats after it in supp).
+	suppDef  plan.Point
 	checking *suppress.Instance
 	// base is the forced order that made the failing run fail, if it
 	// came from one: suppression runs force it again instead of
@@ -768,6 +771,20 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 		// Task 3: suppress and run again.
 		x.suppAt[pt.Def.Instance] = len(x.supp)
 		x.supp = append(x.supp, plan.Point{G: pt.Def.G, Site: pt.Def.Site, N: pt.Def.N})
+		x.suppDef = x.supp[len(x.supp)-1]
+		if len(pt.Repeats) > 0 {
+			// The writes of the same value the read would see once the
+			// definition is gone (detect/suppress, Repeated values).
+			var at []string
+			for _, w := range pt.Repeats {
+				x.supp = append(x.supp, plan.Point{G: w.G, Site: w.Site, N: w.N})
+				seen[w.Instance] = true
+				if s := x.rel(x.site(w.Site, w.G)); !slices.Contains(at, fmt.Sprintf("%s:%d", s.File, s.Line)) {
+					at = append(at, fmt.Sprintf("%s:%d", s.File, s.Line))
+				}
+			}
+			last.Note = appendNote(last.Note, fmt.Sprintf("suppressed with %d other writes of the value %d the read could have seen (%s)", len(pt.Repeats), pt.Def.Value, strings.Join(at, ", ")))
+		}
 		x.progress(fmt.Sprintf("suppression run %d", rep.Executions.Supp+1))
 		var o validate.Order
 		if x.base != nil {
@@ -852,7 +869,7 @@ func (x *explainer) reexec(ctx context.Context, test, kind string, o validate.Or
 	if len(p.Order) > 0 {
 		re.follow(r.ctl)
 		if kind == ReexecSupp && len(x.supp) > 0 {
-			re.reached(r.ctl, x.supp[len(x.supp)-1])
+			re.reached(r.ctl, x.suppDef)
 		}
 	}
 	x.rep.Reexecutions = append(x.rep.Reexecutions, re)

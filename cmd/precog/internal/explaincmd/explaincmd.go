@@ -41,9 +41,11 @@ suppression (Jeffrey et al.):
     violation (both moves of an interleaved access avoid the failure) or
     an order violation (one does). If found, that is the root cause.
  4. Otherwise suppress the definition and every later write that depends
-    on what it left unwritten, and run again: a new failure is the next
-    iteration; a run without failure makes the last suppressed definition
-    the root cause.
+    on what it left unwritten (when the failure names the value, also the
+    other writes of that value the failing read could have seen: Go cannot
+    suppress the read itself, which would see them), and run again: a new
+    failure is the next iteration; a run without failure makes the last
+    suppressed definition the root cause.
 
 Every re-execution (of steps 3 and 4) replays the run under study (the
 failing run, or the suppression run whose failure the iteration studies):
