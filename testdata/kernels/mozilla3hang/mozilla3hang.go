@@ -75,7 +75,7 @@ func (t *TimerThread) Run() string {
 	t.waiter = &Wakeup{}  // S2
 	for t.wakeup == nil { // P: forever if the wake-up was posted before S2
 		t.mu.Unlock()
-		time.Sleep(time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 		t.mu.Lock()
 	}
 	return t.wakeup.reason
