@@ -480,39 +480,28 @@ func memorySites(t *trace.SiteTable) int {
 	return n
 }
 
-// TestOldGoVersion builds a module whose go line (go1.20) is older than the
-// shim's: the shim's go.mod takes the module's version and its files a
-// go1.22 build constraint.
+// TestOldGoVersion instruments and tests modules whose go line is older
+// than the shim's: old (go1.20) keeps its version, with the shim's go.mod
+// taking it and its files a go1.22 build constraint (a go1.22 line would
+// change what old's loop captures); ancient (go1.16, before generics) is
+// raised to go1.18 by the overlaid go.mod, so the rewritten files may call
+// the shim's generic functions.
 func TestOldGoVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	dir, _ := filepath.Abs("testdata/old")
-	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache, All: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := goCmd(dir, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
-	if err != nil {
-		t.Fatalf("go test: %v\n%s", err, out)
-	}
-}
-
-// TestAncientGoVersion builds and tests a module whose go line (go1.16)
-// is older than generics: the overlaid go.mod raises it to go1.18, so the
-// rewritten files may call the shim's generic functions.
-func TestAncientGoVersion(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a test binary")
-	}
-	dir, _ := filepath.Abs("testdata/ancient")
-	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache, All: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := goCmd(dir, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
-	if err != nil {
-		t.Fatalf("go test: %v\n%s", err, out)
+	for _, mod := range []string{"old", "ancient"} {
+		t.Run(mod, func(t *testing.T) {
+			dir, _ := filepath.Abs(filepath.Join("testdata", mod))
+			res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache, All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := goCmd(dir, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
+			if err != nil {
+				t.Fatalf("go test: %v\n%s", err, out)
+			}
+		})
 	}
 }
 
