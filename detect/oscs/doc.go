@@ -251,9 +251,12 @@
 // does not show the shape above: the shim records no call stacks, so a
 // read-write section per call looks like a whole operation, and so does
 // a read-only one whose neighbor sections share no location with the
-// other side, or that are calls of the same function (a caller that reads
-// the same getter twice and expects one answer). It also hides a lost update in which one side reads the
-// location before writing and the other does not.
+// other side, or that were taken at the same Lock site of a function with
+// no other (a caller that reads the same getter twice and expects one
+// answer; one call that relocks at its only Lock site in a loop and
+// carries a value from one iteration to the next). It also hides a lost
+// update in which one side reads the location before writing and the
+// other does not.
 //
 // The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter
 // hides a reader that checks the location and then relies on it being

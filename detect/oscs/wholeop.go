@@ -219,7 +219,8 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 
 // onlyLockSite reports whether the Lock at site is the only lock
 // acquisition of its function in the site table: every call of the
-// function takes its locks there, once per call unless it loops on it.
+// function takes its locks there. A call that loops on that one site
+// looks like several calls (doc.go, Soundness).
 func (c *checker) onlyLockSite(site uint32) bool {
 	fn, ok := c.funcOf(site)
 	if !ok {
