@@ -32,10 +32,10 @@ package shim
 //     (an unbuffered send waits for its receive);
 //   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
 //     after the shim returns: at the goroutine's next instrumented event, or
-//     once a successor has waited readGrace (1ms) since the read was let
-//     go (wokenGrace, 50ms, for a successor already waiting then), or at
-//     once if no step waits for it (the last step of a plan
-//     is often the access that crashes).
+//     once a successor has waited readGrace (1ms; 50ms under -race) since
+//     the read was let go (wokenGrace, 50ms, for a successor already
+//     waiting then), or at once if no step waits for it (the last step of
+//     a plan is often the access that crashes).
 //
 // Memory accesses reach control only while the plan names sites (force's
 // edges, perturb's sites): otherwise an access costs one more load and
@@ -552,10 +552,10 @@ func passLazily(k trace.Kind) bool {
 	return false
 }
 
-// readGrace is how long a successor waits for a lazily passed step whose
-// goroutine has reached it but not made another event since: the access
-// itself takes nanoseconds, so the goroutine is busy elsewhere.
-const readGrace = time.Millisecond
+// readGrace (grace_norace.go, grace_race.go) is how long a successor
+// waits for a lazily passed step whose goroutine has reached it but not
+// made another event since: the access itself takes nanoseconds, so the
+// goroutine is busy elsewhere.
 
 // wokenGrace is the grace of a successor that was already waiting when
 // the read was let go: it gives the reader time to reach its next event
