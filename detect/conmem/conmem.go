@@ -203,6 +203,11 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 			continue
 		}
 		k := key{g.Loc(i), cat}
+		if cat == catWG {
+			// A WaitGroup is one location across GC epochs (see the
+			// package doc's Soundness): its counter lives on.
+			k.loc.Epoch = 0
+		}
 		id, ok := ids[k]
 		if !ok {
 			id = int32(len(locs))
