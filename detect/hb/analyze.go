@@ -16,13 +16,9 @@ const recentStores = 8
 func Analyze(events []trace.Event, opts Options) *Graph {
 	a := &analyzer{
 		Graph: &Graph{
-			Events:  events,
-			g:       make([]int32, len(events)),
-			own:     make([]uint32, len(events)),
-			snap:    make([]int32, len(events)),
-			lockset: make([]int32, len(events)),
-			epoch:   make([]uint64, len(events)),
-			opts:    opts,
+			Events: events,
+			seg:    make([]uint32, len(events)),
+			opts:   opts,
 		},
 		tk:        &tokens{budget: visitBudget},
 		opts:      opts,
@@ -92,6 +88,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 type gstate struct {
 	vc      vclock // current clock, its own component kept apart (vclock.g)
 	snap    int32  // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
+	seg     int32  // index in segs of the segment of its latest event; -1 before its first
 	held    []Lock
 	lockset int32
 	epoch   uint64
@@ -216,7 +213,7 @@ func (a *analyzer) goroutine(i int) int {
 	gi = len(a.Goroutines)
 	a.byID[ev.Goroutine] = gi
 	a.Goroutines = append(a.Goroutines, Goroutine{ID: ev.Goroutine, Parent: -1, Fork: -1})
-	st := &gstate{snap: -1}
+	st := &gstate{snap: -1, seg: -1}
 	if f, ok := a.forks[ev.Goroutine]; ok {
 		// The parent's clock at the go statement, a copy made for the
 		// child, becomes the child's.
@@ -445,11 +442,12 @@ func (a *analyzer) event(i int) {
 		c := st.vc.copy(a.tk)
 		a.clocks = append(a.clocks, snapshot{root: c.root, depth: c.depth})
 	}
-	a.g[i] = int32(gi)
-	a.own[i] = st.vc.own
-	a.snap[i] = st.snap
-	a.lockset[i] = st.lockset
-	a.epoch[i] = st.epoch
+	sg := segment{g: int32(gi), own: st.vc.own, snap: st.snap, lockset: st.lockset, epoch: st.epoch}
+	if st.seg < 0 || a.segs[st.seg] != sg {
+		st.seg = int32(len(a.segs))
+		a.segs = append(a.segs, sg)
+	}
+	a.seg[i] = uint32(st.seg)
 	switch ev.Kind {
 	case trace.EvMapMake, trace.EvChanMake:
 		if a.made == nil {

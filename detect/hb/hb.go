@@ -132,12 +132,9 @@ type Graph struct {
 
 	opts Options // what Analyze was called with
 
-	g        []int32  // per event: dense goroutine index
-	own      []uint32 // per event: the goroutine's own clock component
-	snap     []int32  // per event: index in clocks of the goroutine's clock (own component stale)
-	lockset  []int32  // per event: index in locksets
-	epoch    []uint64 // per event: the goroutine's GC epoch
-	gen      []uint32 // per event: Loc.Gen of a map or channel operation; nil if the trace made no map or channel
+	seg      []uint32  // per event: index in segs
+	segs     []segment // what the accessors say of events, shared by the runs of events of a goroutine that agree
+	gen      []uint32  // per event: Loc.Gen of a map or channel operation; nil if the trace made no map or channel
 	clocks   []snapshot
 	locksets [][]Lock
 	sections []Section
@@ -148,22 +145,37 @@ type Graph struct {
 	varOf map[uint32]uint32
 }
 
+// A segment is what the accessors say of an event but its own fields:
+// its goroutine, clock, lock set and GC epoch. Only a goroutine's sync
+// events change them (a release its own component, an acquire its clock,
+// a Lock or Unlock its lock set, an EvGCEpoch its epoch), so the memory
+// accesses between two sync events share one segment: an event costs the
+// Graph 4 bytes, and a segment 24, where the five fields took 24 bytes per
+// event (bench/RESULTS.md, "Analysis memory and time at scale").
+type segment struct {
+	g       int32  // dense goroutine index
+	own     uint32 // the goroutine's own clock component
+	snap    int32  // index in clocks of the goroutine's clock (own component stale)
+	lockset int32  // index in locksets
+	epoch   uint64 // the goroutine's GC epoch
+}
+
 // Options returns the options Analyze computed g with. A checker that
 // analyzes the events again with edges it inferred starts from them, so
 // that the order rules stay the same (Options.NoTakes).
 func (g *Graph) Options() Options { return g.opts }
 
 // Goroutine returns the dense index of the goroutine of event i.
-func (g *Graph) Goroutine(i int) int { return int(g.g[i]) }
+func (g *Graph) Goroutine(i int) int { return int(g.segs[g.seg[i]].g) }
 
 // HappensBefore reports whether event a happens before event b: a comes
 // first in the same goroutine, or a chain of order edges leads from a to b.
 func (g *Graph) HappensBefore(a, b int) bool {
-	ga := g.g[a]
-	if ga == g.g[b] {
+	sa, sb := &g.segs[g.seg[a]], &g.segs[g.seg[b]]
+	if sa.g == sb.g {
 		return a < b
 	}
-	return g.own[a] <= g.clocks[g.snap[b]].get(int(ga))
+	return sa.own <= g.clocks[sb.snap].get(int(sa.g))
 }
 
 // Concurrent reports whether neither of events a and b happens before the
@@ -174,24 +186,28 @@ func (g *Graph) Concurrent(a, b int) bool {
 
 // Clock returns the vector clock of event i, a copy.
 func (g *Graph) Clock(i int) VC {
-	s := g.clocks[g.snap[i]]
-	c := vclock{root: s.root, depth: s.depth, g: g.g[i], own: g.own[i], hasG: true}
+	sg := &g.segs[g.seg[i]]
+	s := g.clocks[sg.snap]
+	c := vclock{root: s.root, depth: s.depth, g: sg.g, own: sg.own, hasG: true}
 	return c.vc(int(c.g) + 1)
 }
 
 // ClockKey returns a key of event i's vector clock within its goroutine:
 // two events of one goroutine with the same key have the same clock (the
 // converse need not hold). CFP groups function instances by it.
-func (g *Graph) ClockKey(i int) uint64 { return uint64(uint32(g.snap[i]))<<32 | uint64(g.own[i]) }
+func (g *Graph) ClockKey(i int) uint64 {
+	sg := &g.segs[g.seg[i]]
+	return uint64(uint32(sg.snap))<<32 | uint64(sg.own)
+}
 
 // LocksKey returns a key of the lock set held at event i: events with the
 // same key hold the same locks.
-func (g *Graph) LocksKey(i int) int32 { return g.lockset[i] }
+func (g *Graph) LocksKey(i int) int32 { return g.segs[g.seg[i]].lockset }
 
 // Locks returns the locks held at event i, sorted by address then mode. The
 // slice is shared: do not modify it. A Lock event holds the lock it took;
 // an Unlock event still holds the lock it releases.
-func (g *Graph) Locks(i int) []Lock { return g.locksets[g.lockset[i]] }
+func (g *Graph) Locks(i int) []Lock { return g.locksets[g.segs[g.seg[i]].lockset] }
 
 // CommonLock reports whether some lock is held at both events a and b in
 // modes that exclude each other (not both Read).
@@ -220,7 +236,7 @@ func (g *Graph) CommonLock(a, b int) bool {
 // maps made at its address before it (Loc.Gen), in the global order: a
 // map made at an instrumented site starts a new location.
 func (g *Graph) Loc(i int) Loc {
-	l := Loc{Addr: g.Events[i].Addr, Epoch: g.epoch[i]}
+	l := Loc{Addr: g.Events[i].Addr, Epoch: g.segs[g.seg[i]].epoch}
 	if k := g.Events[i].Kind; k == trace.EvRead || k == trace.EvWrite {
 		l.Var = g.varOf[g.Events[i].Site]
 	}
@@ -238,7 +254,7 @@ func (g *Graph) Sections() []Section { return g.sections }
 // that the goroutine was in.
 func (g *Graph) Stack(i int) []int {
 	var stack []int
-	for _, j := range g.Goroutines[g.g[i]].Events {
+	for _, j := range g.Goroutines[g.Goroutine(i)].Events {
 		if j > i {
 			break
 		}

@@ -61,15 +61,6 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		}
 		fs = append(fs, o...)
 	})
-	// Races and a test's lifetime need the memory model's order, locks
-	// included, which the checkers above must not have.
-	var lo *hb.Graph
-	if tc.guard("hb", what, func() { lo = hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}) }) {
-		tc.guard("conmem", what, func() { fs = append(fs, conmem.TestLifetime(lo, sites)...) })
-		if !tc.opts.NoRaces {
-			tc.guard("races", what, func() { fs = append(fs, races.Check(lo, sites, tc.opts.Races)...) })
-		}
-	}
 	if tc.ranked {
 		run := unicorn.Run{Failed: failed}
 		uo := tc.opts.Unicorn
@@ -77,6 +68,19 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, uo) }) {
 			tc.runs = append(tc.runs, run)
 			tc.ranIn = append(tc.ranIn, ran)
+		}
+	}
+	// Races and a test's lifetime need the memory model's order, locks
+	// included, which the checkers above must not have. g is done with:
+	// the two graphs of a large trace are not held at once (each takes
+	// most of the memory its events take: pond's 100,000-goroutine test,
+	// bench/RESULTS.md).
+	g = nil
+	var lo *hb.Graph
+	if tc.guard("hb", what, func() { lo = hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}) }) {
+		tc.guard("conmem", what, func() { fs = append(fs, conmem.TestLifetime(lo, sites)...) })
+		if !tc.opts.NoRaces {
+			tc.guard("races", what, func() { fs = append(fs, races.Check(lo, sites, tc.opts.Races)...) })
 		}
 	}
 	return fs

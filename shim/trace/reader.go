@@ -551,10 +551,16 @@ func ReadAll(r io.Reader) (*Trace, error) {
 			if err == io.EOF {
 				err = nil
 			}
-			if cap(t.Events) > 2*len(t.Events)+1024 {
-				// Padding made the file look bigger than its events
-				// (untouched memory, which costs no RSS until now):
-				// give back the room they did not use.
+			if cap(t.Events)-len(t.Events) > len(t.Events)/8+1024 {
+				// Padding, or events longer than 4 bytes, made the file
+				// look bigger than its events: give back the room they
+				// did not use. Untouched, it costs no RSS, but the
+				// collector counts it as live heap and lets the heap
+				// grow by as much again before it collects (pond's
+				// 60 MiB trace: 7.9 M events of 15.7 M reserved, 0.6
+				// GiB more peak RSS in the analysis after it). The
+				// copy touches the events twice for a moment, less
+				// than the analysis that follows needs.
 				t.Events = slices.Clone(t.Events)
 			}
 			Sort(t.Events)
