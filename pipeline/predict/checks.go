@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"os"
 	"runtime/debug"
 	"strings"
 
@@ -34,6 +35,45 @@ type testChecks struct {
 	// reached is what the last run showed of them.
 	vet     *vetState
 	reached []reach.Result
+	// gcPercent is the collector's setting before lowGC lowered it, -1
+	// if it did not.
+	gcPercent int
+}
+
+// bigTrace is the number of events from which a run's analysis keeps the
+// collector's headroom small (lowGC): pond's 100,000-goroutine test has 7.9
+// M.
+const bigTrace = 1 << 20
+
+// bigTraceGC is the collector's setting (GOGC) while a large trace is
+// analysed. The events and the happens-before graph are most of the heap
+// and live until the run's checkers are done, so GOGC's default of 100 lets
+// the heap grow to twice them before a collection; 25 lets it grow by a
+// quarter. On pond's first 2 M events (precog test's detection) the peak
+// RSS went from 637 MiB at 100 to 408 MiB at 25, and the CPU time did not
+// change measurably (bench/RESULTS.md, "Analysis memory and time at
+// scale").
+const bigTraceGC = 25
+
+// lowGC lowers the collector's headroom for the analysis of a run of n
+// events, if the run is large and the user did not set GOGC; restoreGC
+// undoes it once the test's runs are analysed.
+func (tc *testChecks) lowGC(n int) {
+	if n < bigTrace || tc.gcPercent >= 0 || os.Getenv("GOGC") != "" {
+		return
+	}
+	if old := debug.SetGCPercent(bigTraceGC); old > bigTraceGC || old < 0 {
+		tc.gcPercent = old
+	} else {
+		debug.SetGCPercent(old) // already lower (or off): keep it
+	}
+}
+
+func (tc *testChecks) restoreGC() {
+	if tc.gcPercent >= 0 {
+		debug.SetGCPercent(tc.gcPercent)
+		tc.gcPercent = -1
+	}
 }
 
 // run checks one run (named what, for errors) and returns the per-run

@@ -438,7 +438,8 @@ type testFiles struct {
 func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
 	dir, name := tf.dir, tf.name
 	var fs []finding.Finding
-	tc := testChecks{opts: o, ranked: len(runs) > 1, vet: tf.vet}
+	tc := testChecks{opts: o, ranked: len(runs) > 1, vet: tf.vet, gcPercent: -1}
+	defer tc.restoreGC()
 	for _, r := range runs {
 		if r.forced != "" {
 			res.Stats.Targeted++
@@ -539,6 +540,7 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 	}
 	res.Stats.Events += len(evs)
+	tc.lowGC(len(evs))
 	var forced [][2]int
 	if strings.HasPrefix(r.forced, plan.Confirmed) {
 		forced = forcedOrders(filepath.Join(dir, filepath.FromSlash(r.plan)), evs)
