@@ -279,6 +279,34 @@ func TestUninitWaitGroup(t *testing.T) {
 	expect(t, check(t, early, uninitSites, Options{}))
 }
 
+// pond's submit: Add, then the go statement; the worker does its Done in
+// the GC epoch after a collection, and the starter Adds again in that
+// epoch, concurrently with the Done. The Done is ordered after the Add
+// that counted it, in the epoch before: silent (it was reported against
+// the later Add when WaitGroup events were split by epoch). The go
+// statement before the first Add stays reported across the epochs.
+func TestUninitWaitGroupEpochs(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+%s
+4 g=2 Begin parent=1
+5 g=2 GCEpoch epoch=1
+6 g=2 WGDone site=21 addr=0x200
+7 g=1 GCEpoch epoch=1
+8 g=1 WGAdd site=20 addr=0x200 delta=1
+9 g=1 Fork site=1 child=3
+10 g=3 Begin parent=1
+11 g=3 WGDone site=21 addr=0x200
+12 g=1 WGWait site=22 addr=0x200
+`
+	const counted = `2 g=1 WGAdd site=20 addr=0x200 delta=1
+3 g=1 Fork site=1 child=2`
+	expect(t, check(t, fmt.Sprintf(text, counted), uninitSites, Options{}))
+	const late = `2 g=1 Fork site=1 child=2
+3 g=1 WGAdd site=20 addr=0x200 delta=1`
+	expect(t, check(t, fmt.Sprintf(text, late), uninitSites, Options{}), "con-uninit k.go:21(done) k.go:20(add)")
+}
+
 var chanSites = []site{
 	{id: 1, kind: "go"}, {id: 30, kind: "make-chan", expr: "make(chan int)"},
 	{id: 31, kind: "send", expr: "q.out"}, {id: 32, kind: "recv", expr: "q.out"}, {id: 33, kind: "close", expr: "q.out"},

@@ -153,7 +153,7 @@ func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure
 	for i := range found {
 		f := &found[i]
 		fr, ok := validate.At(fl.Goroutine.Frames, f.Sites)
-		if !ok || !validate.Expected(f.Kind, fl.Kind == failure.Fatal, fl.Message) {
+		if !ok || !validate.ExpectedOf(*f, fl.Kind == failure.Fatal, fl.Message) {
 			continue
 		}
 		v := *crash.Validation

@@ -27,7 +27,10 @@ func At(frames []failure.Frame, sites []finding.Site) (failure.Frame, bool) {
 	}
 	for _, fr := range frames {
 		for _, s := range sites {
-			if s.File != "" && s.Function != "" && fr.File == s.File && strings.HasSuffix(fr.Func, "."+s.Function) {
+			// The deferred call ran at a return after its defer
+			// statement: a frame above the site's line is another
+			// statement of the function.
+			if s.File != "" && s.Function != "" && fr.File == s.File && fr.Line >= s.Line && strings.HasSuffix(fr.Func, "."+s.Function) {
 				return fr, true
 			}
 		}
@@ -60,6 +63,102 @@ func Expected(kind string, fatal bool, msg string) bool {
 		return !fatal || has("concurrent map")
 	}
 	return true // con-uninit, oscs, unicorn-p*: any failure at the site
+}
+
+// ExpectedOf is Expected for finding f, with what its sites' roles say
+// of the crash: a Done that runs before its Add makes the WaitGroup's
+// counter negative, so only the WaitGroup's own panic is that effect (a
+// nil dereference in the Done's function is something else).
+func ExpectedOf(f finding.Finding, fatal bool, msg string) bool {
+	if !Expected(f.Kind, fatal, msg) {
+		return false
+	}
+	for _, s := range f.Sites {
+		if s.Role == finding.RoleDone {
+			return strings.Contains(msg, "WaitGroup")
+		}
+	}
+	return true
+}
+
+// happened reports whether the steps of order o that must come before a
+// crash for it to be the order's effect happened in the run whose control
+// result is c, and if not, why: every edge's Before step was done (the
+// shim recorded it passed, or it was reached once its own predecessors
+// were done, so it was let go: a release that panics, a Done making the
+// counter negative, never returns to be recorded passed), and every
+// group of Together steps was reached in full (the last arrival lets
+// them all go). The After steps need not have come: the crash may be
+// the first of them, or come before the last. A run whose shim wrote a
+// final line happened only if it was confirmed: a wait that gave up lets
+// every held goroutine go, and what crashes after that is a run without
+// the order. The records are written as the steps happen, so a step the
+// file names came before the crash.
+func happened(o Order, c *control.Result) (bool, string) {
+	if c == nil {
+		return false, "the test wrote no control result"
+	}
+	if c.Final {
+		if c.State == plan.Confirmed {
+			return true, ""
+		}
+		return false, "the order did not hold: " + c.State + ": " + c.Reason
+	}
+	passed := make(map[plan.Point]bool)
+	reached := make(map[plan.Point]bool)
+	for _, rec := range c.Records {
+		if rec.Point == nil {
+			continue
+		}
+		p := plan.Point{G: rec.Point.G, Site: rec.Point.Site, N: rec.Point.N}
+		switch rec.Event {
+		case plan.EvPassed:
+			passed[p] = true
+		case plan.EvReached:
+			reached[p] = true
+		}
+	}
+	preds := make(map[plan.Point][]plan.Point)
+	for _, e := range o.Edges {
+		a := plan.Point{G: e.After.G, Site: e.After.Site, N: e.After.N}
+		preds[a] = append(preds[a], plan.Point{G: e.Before.G, Site: e.Before.Site, N: e.Before.N})
+	}
+	memo := make(map[plan.Point]bool)
+	var done func(p plan.Point) bool
+	done = func(p plan.Point) bool {
+		if v, ok := memo[p]; ok {
+			return v
+		}
+		memo[p] = false // the shim rejects cycles; this ends one anyway
+		v := passed[p] || reached[p]
+		for _, q := range preds[p] {
+			v = v && (passed[p] || done(q))
+		}
+		memo[p] = v
+		return v
+	}
+	for _, e := range o.Edges {
+		b := plan.Point{G: e.Before.G, Site: e.Before.Site, N: e.Before.N}
+		if !done(b) {
+			what := "never reached"
+			if reached[b] {
+				what = "reached, but still held"
+			}
+			return false, fmt.Sprintf("step %s, which the order puts first, was %s", pointString(b), what)
+		}
+	}
+	for _, grp := range o.Together {
+		for _, p := range grp {
+			if b := (plan.Point{G: p.G, Site: p.Site, N: p.N}); !reached[b] && !passed[b] {
+				return false, fmt.Sprintf("step %s of the steps released together was never reached", pointString(b))
+			}
+		}
+	}
+	return true, ""
+}
+
+func pointString(p plan.Point) string {
+	return fmt.Sprintf("(g %d, site %d, n %d)", p.G, p.Site, p.N)
 }
 
 // effectIn reports whether a test's failure line names the runtime error
@@ -141,9 +240,17 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 		if fatal {
 			what = "fatal"
 		}
-		if fr, ok := At(c.Goroutine.Frames, f.Sites); ok && Expected(f.Kind, fatal, c.Message) {
-			return Verdict{Status: finding.Confirmed, Effect: what,
-				Reason: fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(fatal), c.Message, base(fr.File), fr.Line, fr.Func)}
+		if fr, ok := At(c.Goroutine.Frames, f.Sites); ok && ExpectedOf(f, fatal, c.Message) {
+			crash := fmt.Sprintf("%s: %s, at %s:%d in %s", prefix(fatal), c.Message, base(fr.File), fr.Line, fr.Func)
+			if ok, why := happened(o, r.Control); !ok {
+				// The crash came before the order it would confirm:
+				// from the forced run's other path (a worker that
+				// found no task because its producer was held), not
+				// from the predicted interleaving.
+				return Verdict{Status: finding.Diverged, Stuck: true,
+					Reason: fmt.Sprintf("the run crashed before the forced order happened (%s): %s", crash, why)}
+			}
+			return Verdict{Status: finding.Confirmed, Effect: what, Reason: crash}
 		}
 		if fatal && strings.Contains(c.Message, "deadlock") && held(r.Control) && failAllowed(f.Kind) && recordedPassed {
 			return Verdict{Status: finding.Confirmed, Effect: "hang",

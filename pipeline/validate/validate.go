@@ -8,8 +8,14 @@
 //   - confirmed: the test failed with the effect the kind names (a nil
 //     dereference for con-null, a send on a closed channel for con-closed,
 //     an index out of range for con-index, concurrent map writes for
-//     con-map, any panic for con-uninit), at a predicted site or in a call
-//     made there; or, for the kinds whose effect is a wrong value
+//     con-map, any panic for con-uninit, the WaitGroup's own panic for a
+//     Done before its Add), at a predicted site or in a call made there,
+//     after the steps the order puts first happened: the shim's result
+//     names every edge's first step passed, or reached once its own
+//     predecessors were done, and no wait gave up before the crash (a
+//     crash that comes first is the forced run's other path, as a worker
+//     held out of the order finding no task, and the run is diverged);
+//     or, for the kinds whose effect is a wrong value
 //     (con-uninit, oscs, unicorn), the test failed or hung under the forced
 //     order where its recorded run passed, and the failure is the order's
 //     (see control: it fails again, the other order passes, no goroutine
@@ -44,8 +50,13 @@
 // and never guarantees it, so a not-confirmed finding may still be a bug
 // (the paper's false negatives: bugs that need delays at several places).
 // It is sound for confirmation in that every confirmed finding rests on a
-// failure that happened at a predicted site, or on a test that failed only
-// under the forced order.
+// failure that happened at a predicted site after the order's first steps
+// happened, or on a test that failed only under the forced order.
+// Unsound still: a step the result file names was recorded before the
+// crash was printed, not necessarily before the crashing statement ran
+// in another goroutine; and a crash in a site's function (a deferred
+// call, placed by the frame of a return at or after the site's line) may
+// be another statement of that function.
 package validate
 
 import (

@@ -183,6 +183,48 @@ func equalEdges(a, b []plan.Edge) bool {
 	return true
 }
 
+// Panics of a worker running a task (ringnoclear's shape): a nil
+// dereference above the Done in its function, one at the Done's line, and
+// the Done's negative counter.
+const (
+	nilInRun = `panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x5a1b2c]
+
+goroutine 8 [running]:
+example.com/k/ring.(*Task).Run(0x0)
+	/src/k/ring/ring.go:35 +0x1d
+example.com/k/ring.TestSubmit.func1()
+	/src/k/ring/ring_test.go:16 +0x45
+created by example.com/k/ring.TestSubmit in goroutine 7
+	/src/k/ring/ring_test.go:14 +0x99
+`
+	nilAtDone = `panic: runtime error: invalid memory address or nil pointer dereference
+[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x5a1b2c]
+
+goroutine 8 [running]:
+example.com/k/ring.(*Task).Run(0x2add31bfe280)
+	/src/k/ring/ring.go:38 +0x1d
+example.com/k/ring.TestSubmit.func1()
+	/src/k/ring/ring_test.go:16 +0x45
+created by example.com/k/ring.TestSubmit in goroutine 7
+	/src/k/ring/ring_test.go:14 +0x99
+`
+	negativeAtDone = `panic: sync: negative WaitGroup counter
+
+goroutine 8 [running]:
+sync.(*WaitGroup).Add(0x2add31bfe2c0, 0xffffffffffffffff)
+	/usr/local/go/src/sync/waitgroup.go:118 +0x1d
+sync.(*WaitGroup).Done(...)
+	/usr/local/go/src/sync/waitgroup.go:156
+example.com/k/ring.(*Task).Run(0x2add31bfe280)
+	/src/k/ring/ring.go:38 +0x1d
+example.com/k/ring.TestSubmit.func1()
+	/src/k/ring/ring_test.go:16 +0x45
+created by example.com/k/ring.TestSubmit in goroutine 7
+	/src/k/ring/ring_test.go:14 +0x99
+`
+)
+
 const nilPanic = `=== RUN   TestProcInfo
 panic: runtime error: invalid memory address or nil pointer dereference [recovered, repanicked]
 [signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x5a1b2c]
@@ -216,7 +258,17 @@ func TestClassify(t *testing.T) {
 	elsewhere.Sites = []finding.Site{{Role: "deref", File: "/src/k/mysql/other.go", Line: 72}, {Role: "nil-store", File: "/src/k/mysql/other.go", Line: 61}}
 	uninit := finding.Finding{Kind: "con-uninit", Sites: null.Sites}
 	held := &control.Result{State: plan.Confirmed, Final: true}
-	o := Order{What: "the nil store before the dereference"}
+	// The steps: check, nil store, use (mysql's S1, S3, S2); a Done and
+	// its Add.
+	check, store, use := pt(1, 12, 0), pt(2, 30, 0), pt(1, 13, 0)
+	done, add := pt(3, 40, 0), pt(4, 41, 0)
+	doneAdd := finding.Finding{Kind: "con-uninit", Sites: []finding.Site{
+		{Role: "done", File: "/src/k/ring/ring.go", Line: 38, Function: "(*Task).Run"},
+		{Role: "add", File: "/src/k/ring/ring.go", Line: 78, Function: "Submit"}}}
+	o := Order{What: "the nil store before the dereference", Edges: []plan.Edge{{Before: check, After: store}, {Before: store, After: use}}}
+	doneFirst := Order{What: "the Done before the Add", Edges: []plan.Edge{{Before: done, After: add}}}
+	crashed := func(recs ...plan.Record) *control.Result { return &control.Result{State: plan.Diverged, Records: recs} }
+	rec := func(ev string, p plan.Point) plan.Record { return plan.Record{Event: ev, Point: &p} }
 	fail := []byte("=== RUN   TestProcInfo\n    mysql_test.go:30: got 3, want 4\n--- FAIL: TestProcInfo (0.00s)\nFAIL\n")
 	recovered := []byte("=== RUN   TestTimer\n    timer_test.go:54: timer fired after Shutdown: runtime error: invalid memory address or nil pointer dereference\n--- FAIL: TestTimer (0.00s)\nFAIL\n")
 	for _, tc := range []struct {
@@ -226,22 +278,36 @@ func TestClassify(t *testing.T) {
 		passed bool
 		want   finding.Status
 		effect string
+		order  *Order // nil: o
 	}{
-		{"nil dereference at the site", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.Confirmed, "panic"},
-		{"nil dereference elsewhere", elsewhere, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, ""},
-		{"another panic at the site", null, Run{Output: []byte(strings.Replace(nilPanic, "invalid memory address or nil pointer dereference", "boom", 1)), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, ""},
-		{"con-null: a test failure is not a nil dereference", null, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.NotConfirmed, ""},
-		{"con-null: a recovered nil dereference the test reports", null, Run{Output: recovered, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed"},
-		{"con-null: a recovered nil dereference where the recorded run failed too", null, Run{Output: recovered, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, ""},
-		{"con-uninit: a failure where the recorded run passed", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed"},
-		{"con-uninit: a failure where the recorded run failed too", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, ""},
-		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: plan.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, ""},
-		{"the order held and the test passed", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: held}, true, finding.NotConfirmed, ""},
-		{"a wait gave up", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: plan.TimedOut, Reason: "step (g 1, site 2, n 0) gave up"}}, true, finding.Diverged, ""},
-		{"killed", null, Run{Output: []byte(""), Outcome: record.Timeout, Killed: true}, true, finding.TimedOut, ""},
+		{"nil dereference at the site", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.Confirmed, "panic", nil},
+		{"nil dereference elsewhere", elsewhere, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, "", nil},
+		{"another panic at the site", null, Run{Output: []byte(strings.Replace(nilPanic, "invalid memory address or nil pointer dereference", "boom", 1)), Outcome: record.Panic, Control: held}, true, finding.NotConfirmed, "", nil},
+		{"con-null: a test failure is not a nil dereference", null, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.NotConfirmed, "", nil},
+		{"con-null: a recovered nil dereference the test reports", null, Run{Output: recovered, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed", nil},
+		{"con-null: a recovered nil dereference where the recorded run failed too", null, Run{Output: recovered, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, "", nil},
+		{"con-uninit: a failure where the recorded run passed", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, true, finding.Confirmed, "test-failed", nil},
+		{"con-uninit: a failure where the recorded run failed too", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, "", nil},
+		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: plan.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, "", nil},
+		{"the order held and the test passed", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: held}, true, finding.NotConfirmed, "", nil},
+		{"a wait gave up", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: plan.TimedOut, Reason: "step (g 1, site 2, n 0) gave up"}}, true, finding.Diverged, "", nil},
+		{"killed", null, Run{Output: []byte(""), Outcome: record.Timeout, Killed: true}, true, finding.TimedOut, "", nil},
+		// Crashes count only after the steps the order puts first.
+		{"a crash at the site with every step passed", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, check), rec(plan.EvPassed, check), rec(plan.EvReached, store), rec(plan.EvPassed, store), rec(plan.EvReached, use))}, true, finding.Confirmed, "panic", nil},
+		{"a crash at the site before the first step", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, use))}, true, finding.Diverged, "", nil},
+		{"a crash at the site while the nil store waited for the check", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, store))}, true, finding.Diverged, "", nil},
+		{"a crash after a wait gave up", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: &control.Result{State: plan.TimedOut, Final: true, Reason: "step (g 2, site 30, n 0) gave up"}}, true, finding.Diverged, "", nil},
+		{"a crash without a control result", null, Run{Output: []byte(nilPanic), Outcome: record.Panic}, true, finding.Diverged, "", nil},
+		{"a crash in the Done's function before the Done", doneAdd, Run{Output: []byte(nilInRun), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, add))}, true, finding.Diverged, "", &doneFirst},
+		{"a nil dereference at the Done, reached", doneAdd, Run{Output: []byte(nilAtDone), Outcome: record.Panic, Control: &control.Result{State: plan.Confirmed, Records: []plan.Record{rec(plan.EvReached, add), rec(plan.EvReached, done)}}}, true, finding.NotConfirmed, "", &doneFirst},
+		{"the Done's negative counter: reached, never passed", doneAdd, Run{Output: []byte(negativeAtDone), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, add), rec(plan.EvReached, done))}, true, finding.Confirmed, "panic", &doneFirst},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Classify(tc.f, o, tc.r, tc.passed)
+			order := o
+			if tc.order != nil {
+				order = *tc.order
+			}
+			v := Classify(tc.f, order, tc.r, tc.passed)
 			if v.Status != tc.want || v.Effect != tc.effect {
 				t.Errorf("Classify = %+v, want %s %q", v, tc.want, tc.effect)
 			}

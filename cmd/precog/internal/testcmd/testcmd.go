@@ -115,7 +115,8 @@ the effect. The finding is
 	confirmed      the test failed with the effect the kind names (a nil
 	               dereference, a send on a closed channel, an index out of
 	               range, a negative WaitGroup counter, ...) at a predicted
-	               site or in a call made there; or, for con-uninit, oscs
+	               site or in a call made there, after the steps the order
+	               puts first had happened; or, for con-uninit, oscs
 	               and unicorn, whose effect is a wrong value, the test
 	               failed or hung under the forced order where its recorded
 	               run passed, failed again, passed with the other order of
@@ -127,7 +128,9 @@ the effect. The finding is
 	               under the same checks
 	not-confirmed  the forced order held and nothing failed as predicted
 	diverged       the run could not follow the order: the reason names the
-	               step that never came (synchronization the analysis missed)
+	               step that never came (synchronization the analysis missed),
+	               or the crash that came before it (the forced run took
+	               another path: a worker held out of the order found no work)
 	timed-out      a forced run, or -validate-budget, ran out of time
 	predicted      not validated: no recorded run names its events
 

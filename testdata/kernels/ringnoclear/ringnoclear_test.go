@@ -1,0 +1,23 @@
+package ringnoclear
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSubmit submits one task while a worker pops it 5 ms later and runs
+// it.
+func TestSubmit(t *testing.T) {
+	q := &Queue{}
+	var wg sync.WaitGroup
+	go func() { // the worker
+		time.Sleep(5 * time.Millisecond)
+		q.Pop().Run()
+	}()
+	task := Submit(q, &wg, []int{1, 2, 3})
+	wg.Wait()
+	if task.Sum != 6 {
+		t.Errorf("sum %d, want 6", task.Sum)
+	}
+}
