@@ -112,16 +112,17 @@ type DetectOptions struct {
 	// NoRaces turns the data race checker (kind race) off.
 	NoRaces bool
 	// MaxTraceBytes skips, with a note, the runs whose trace file is
-	// larger: reading a trace takes about 35 times its size in memory
-	// (an event is 3 to 6 bytes on disk and 88 in memory, plus the
-	// happens-before graph). 0 means DefaultMaxTraceBytes; negative, no
+	// larger: analysing a trace takes about 25 times its size in memory
+	// (an event is 3 to 8 bytes on disk and 80 in memory, plus the
+	// happens-before graph; pond's 60 MiB trace peaks at 1.5 GiB for its
+	// events and one graph). 0 means DefaultMaxTraceBytes; negative, no
 	// limit.
 	MaxTraceBytes int64
 	// MaxGoroutines skips, with a note, the runs that started more
 	// goroutines. hb's clocks cost memory for the goroutines that
 	// communicate, no longer a word per goroutine per snapshot (pond's
-	// TestSubpoolStopAndWait starts about 100,000: over 8 GiB with flat
-	// vector clocks, 1.8 GiB with the trace's events now), but a join of
+	// TestSubpoolStopAndWait starts 198,766: over 8 GiB with flat vector
+	// clocks, 1.5 GiB now for the trace's events and one graph), but a join of
 	// two clocks that heard of many goroutines along different paths
 	// still compares what they heard, so time grows faster than the
 	// count. 0 means DefaultMaxGoroutines; negative, no limit.
@@ -138,14 +139,17 @@ type DetectOptions struct {
 }
 
 // DefaultMaxGoroutines is the default DetectOptions.MaxGoroutines. Memory
-// no longer sets it (pond's 100,000-goroutine test ran in 1.8 GiB), time
-// does: hb on that test takes over four minutes of CPU, on its first
-// 54,700 goroutines 30 seconds (bench/RESULTS.md, "Analysis memory and
-// time at scale").
+// no longer sets it (pond's 198,766-goroutine test: 1.5 GiB for its events
+// and one graph), time does: one graph of that test takes 2.5 to 3.5
+// minutes of CPU, the LockOrder graph precog test also builds longer (6.5
+// times as long on its first 2 M events), its first 55,680 goroutines 10
+// seconds (bench/RESULTS.md, "Analysis memory and time at scale").
 const DefaultMaxGoroutines = 50000
 
 // DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
-// about 15 million events and 2.5 GiB of memory to analyse.
+// 8 to 11 million events at pond's and raft's 6 to 8 bytes an event and
+// about 1.5 GiB of memory to analyse (more for denser traces: up to 20
+// million events of 3 bytes).
 const DefaultMaxTraceBytes = 64 << 20
 
 // A Result is what Run or Detect found.
