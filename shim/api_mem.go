@@ -233,6 +233,9 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 	if accessGates.Load() {
 		ctlAccess(g, site, trace.EvRead)
 	}
+	if g.onStack(addr) {
+		return
+	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
 	g.commit()

@@ -3,7 +3,8 @@
 // channel operation, shared memory access and test start calls into it, and
 // it records these events into a trace file (package shim/trace) named by
 // the PRECOG_TRACE environment variable. Without PRECOG_TRACE every call is
-// a load and a branch.
+// a load and a branch. Accesses to the running goroutine's own stack are
+// not recorded: no other goroutine can reach them (stack.go).
 //
 // The shim imports only the standard library and builds at language version
 // go1.22, because precog injects its source into the user's build as a

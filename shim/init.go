@@ -23,6 +23,7 @@ func init() {
 		os.Stderr.WriteString("precog shim: not recording: " + plan.AccessesEnv + ": " + err.Error() + "\n")
 		return
 	}
+	readStackFilter()
 	if err := openTrace(path, test); err != nil {
 		os.Stderr.WriteString("precog shim: not recording: " + err.Error() + "\n")
 		return

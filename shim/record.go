@@ -99,6 +99,9 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 	if accessGates.Load() {
 		ctlAccess(g, site, k)
 	}
+	if g.onStack(addr) {
+		return
+	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]
 	g.commit()
@@ -137,6 +140,9 @@ func write(site uint32, addr unsafe.Pointer, word uint64) {
 }
 
 func (g *gstate) recordWrite(site uint32, addr unsafe.Pointer, word uint64) {
+	if g.onStack(addr) {
+		return
+	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutWrite(g.window(), site, uintptr(addr), word)]
 	g.commit()

@@ -13,8 +13,9 @@ import (
 // batch fields; the lock in states hands a gstate from one goroutine to the
 // next.
 type gstate struct {
-	goid atomic.Uint64 // the runtime goroutine bound to it; 0 while free
-	id   uint64        // logical id
+	goid atomic.Uint64  // the runtime goroutine bound to it; 0 while free
+	id   uint64         // logical id
+	rtg  unsafe.Pointer // the runtime g of that goroutine, if stackFilter: its stack bounds (onStack)
 
 	// buf is the goroutine's chunk of output: the current batch is
 	// buf[batch:], its events start at evStart, and lenp points at its
@@ -134,6 +135,10 @@ func newState(gid, id uint64) *gstate {
 		g = &gstate{chunk: firstChunk}
 	}
 	g.id = id
+	g.rtg = nil
+	if stackFilter {
+		g.rtg = getg() // newState runs on the goroutine it binds g to
+	}
 	g.epoch = 0
 	g.testOnly = false
 	g.test = nil

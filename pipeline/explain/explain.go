@@ -565,7 +565,7 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 	tr := filepath.Join(x.work, fmt.Sprintf("run%d.trace", x.n))
 	t := validate.Target{Binary: x.bin, Dir: x.pkgDir, Timeout: x.o.Timeout,
 		Args: []string{"-test.v", "-test.count=1", "-test.run=^" + test + "$", "-test.timeout=" + x.o.Timeout.String()},
-		Env:  []string{"PRECOG_TRACE=" + tr, godebug()}}
+		Env:  []string{"PRECOG_TRACE=" + tr, godebug(), plan.StacksEnv + "=1"}}
 	planPath := ""
 	if p != nil {
 		p.Result = filepath.Join(x.work, fmt.Sprintf("run%d.result", x.n))

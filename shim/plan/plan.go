@@ -119,6 +119,10 @@ const (
 	// MapsEnv set to "0" records no EvMapMake (bench/runtime measures
 	// what they cost with it).
 	MapsEnv = "PRECOG_MAPS"
+	// StacksEnv set to "1" records accesses to a goroutine's own stack
+	// too (precog explain's full tracing); unset, they are not recorded:
+	// no other goroutine can reach them (see shim/stack.go).
+	StacksEnv = "PRECOG_STACKS"
 )
 
 // The modes of a plan.
