@@ -36,6 +36,10 @@ func W[T any](site uint32, p *T, v T) {
 		// Control may hold the write back, so it asks before the store
 		// and lets successors go after it.
 		g := cur()
+		if g.onStack(unsafe.Pointer(p)) {
+			*p = v // neither recorded nor gated: see access
+			return
+		}
 		ctlAccess(g, site, trace.EvWrite)
 		*p = v
 		if !filtered(site) {
@@ -210,6 +214,10 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 	}
 	if accessGates.Load() {
 		g := l.state()
+		if g.onStack(unsafe.Pointer(p)) {
+			*p = v // neither recorded nor gated: see access
+			return
+		}
 		ctlAccess(g, site, trace.EvWrite)
 		*p = v
 		if !filtered(site) {
@@ -230,11 +238,11 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 		return
 	}
 	g := l.state()
+	if g.onStack(addr) {
+		return // before control too: see access
+	}
 	if accessGates.Load() {
 		ctlAccess(g, site, trace.EvRead)
-	}
-	if g.onStack(addr) {
-		return
 	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]

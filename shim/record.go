@@ -96,11 +96,11 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 		return
 	}
 	g := cur()
+	if g.onStack(addr) {
+		return // before control too: a plan's instance counts come from the trace
+	}
 	if accessGates.Load() {
 		ctlAccess(g, site, k)
-	}
-	if g.onStack(addr) {
-		return
 	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]
@@ -132,6 +132,9 @@ func write(site uint32, addr unsafe.Pointer, word uint64) {
 		return
 	}
 	g := cur()
+	if g.onStack(addr) {
+		return // before control too: see access
+	}
 	if accessGates.Load() {
 		ctlAccess(g, site, trace.EvWrite)
 		ctlRecorded(g)
