@@ -23,7 +23,6 @@ func init() {
 		os.Stderr.WriteString("precog shim: not recording: " + plan.AccessesEnv + ": " + err.Error() + "\n")
 		return
 	}
-	readStackFilter()
 	if err := openTrace(path, test); err != nil {
 		os.Stderr.WriteString("precog shim: not recording: " + err.Error() + "\n")
 		return
@@ -31,13 +30,17 @@ func init() {
 	enable()
 }
 
-// enable turns the shim on: it finds the goid field and starts counting GC
-// epochs. Control calls it too; it runs during package initialization only.
+// enable turns the shim on: it finds the goid field, decides whether stack
+// accesses are recorded and starts counting GC epochs. Control calls it
+// too (a forced run need not record a trace, and its plan's instance
+// counts must skip what the recording skipped); it runs during package
+// initialization only.
 func enable() {
 	if enabled {
 		return
 	}
 	goidOffset = discoverGoidOffset()
+	readStackFilter()
 	armEpoch()
 	enabled = true
 }

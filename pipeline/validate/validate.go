@@ -475,7 +475,7 @@ func (v *Validator) control(ctx context.Context, t Target, f finding.Finding, w 
 		case vd.Status == finding.Confirmed || strings.Contains(vd.Reason, "the test failed"):
 			return "the test failed with the recorded order forced too"
 		case vd.Status != finding.NotConfirmed:
-			return "the recorded order of the same steps could not be forced to compare (" + string(vd.Status) + ")"
+			return "the recorded order of the same steps could not be forced to compare (" + string(vd.Status) + ": " + vd.Reason + ")"
 		}
 	}
 	return ""
