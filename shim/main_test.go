@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	// The tests record their own goroutines' stack variables too
+	// (TestStackNotRecorded turns the filter on for itself).
+	os.Setenv(plan.StacksEnv, "1")
 	enable()
 	before := runtime.NumGoroutine()
 	code := m.Run()
