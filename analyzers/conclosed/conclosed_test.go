@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conclosed"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -20,4 +21,11 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus.CheckVet(t, []*analysis.Analyzer{conclosed.Analyzer}, append(kernels, negative...))
+}
+
+// TestDeferDone: a Done in a function literal that the goroutine defers
+// runs after everything the goroutine did before, and before what the
+// literal does after it.
+func TestDeferDone(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "deferdone")
 }

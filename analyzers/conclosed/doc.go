@@ -51,10 +51,14 @@
 //
 // Confidence: a close or send in a handler of a test, which the check
 // finds may run twice at once only because a server runs a handler per
-// request, assumes that the test sends two requests at once; it is shown
-// only under -all (precog vet -all; -conclosed.all under go vet
+// request, assumes that the test sends two requests at once; a pair whose
+// one side is code written in a _test.go file and the other is not
+// assumes that the test code runs while the package's goroutines do; a
+// pair ordered by a sync.Once once the callers in _test.go files are left
+// out assumes that a test export runs outside the Once meanwhile. These
+// are shown only under -all (precog vet -all; -conclosed.all under go vet
 // -vettool=precog, whose own -all is taken; the golangci-lint setting
-// all: true), with the assumption in its message.
+// all: true), with the assumption in its message (see connull's doc).
 //
 // To suppress a report, put
 //

@@ -41,3 +41,11 @@ func TestGeneric(t *testing.T) {
 func TestTestCaller(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "testcaller")
 }
+
+// TestOnceExport: code reached only through a sync.Once in the package,
+// and otherwise only from functions that never run or from a test export,
+// is ordered before what follows the Do; the test export's path rests on
+// what the test does, at low confidence.
+func TestOnceExport(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "onceexport")
+}

@@ -60,13 +60,20 @@
 // the bubble is durably blocked): precog test orders them, this check does
 // not know bubbles and reports the pair (kernels bubblecache, bubbletimer).
 //
-// Confidence: a report whose two sides run on two goroutines of one HTTP
-// handler written in a _test.go file assumes that the test sends two
-// requests at once, which the analysis cannot know; it is shown only under
-// -all (precog vet -all; under go vet -vettool=precog, whose own -all is
-// taken, -connull.all and likewise for each check; the golangci-lint
-// setting all: true), with the assumption in its message. The same holds
-// for every precog check.
+// Confidence: a report that assumes when a test does something, which a
+// test decides by its own protocol and the analysis cannot know, is shown
+// only under -all (precog vet -all; under go vet -vettool=precog, whose
+// own -all is taken, -connull.all and likewise for each check; the
+// golangci-lint setting all: true), with the assumption in its message.
+// There are three such assumptions: the two sides run on two goroutines
+// of one HTTP handler written in a _test.go file (that the test sends two
+// requests at once); one side is code written in a _test.go file and the
+// other is not (test code that installs or clears a hook in a package
+// variable, or inspects the package's internals, while goroutines of the
+// package still run); the two sides are ordered by a sync.Once once the
+// callers in _test.go files are left out (that a test export runs outside
+// the Once while the package's goroutines run). The same holds for every
+// precog check.
 //
 // To suppress a report, put
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
@@ -139,7 +140,9 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 	if first == nil || c.env.Shared.Local(first) {
 		return false
 	}
-	p, ok := c.pair(r, x, first)
+	p, ok := c.env.Overlap(r, first, func(p concurrent.Pair) bool {
+		return p.CA != x || c.env.Ordered(p) || c.lockedInit(p, site)
+	})
 	if !ok {
 		return false
 	}
@@ -152,6 +155,39 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 		SuggestedFixes: setBeforeGo(c.env.Pass, first.Pos(), site),
 	}, analyzerutil.RoleAt{Role: finding.RoleRead, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleInit, Pos: first.Pos()})
 	return true
+}
+
+// lockedInit reports whether the starter of p's reading goroutine (p.A
+// is the read, p.B the starter's write after site) holds a mutex in write
+// mode from the start of the goroutine through the write, in one critical
+// section, and the goroutine holds the same mutex at the read: the
+// goroutine's critical section can begin only after the starter's ends,
+// so after the write (a timer callback that takes the lock its starter
+// held while arming it and storing the timer). One critical section: the
+// lock sets at site and at the write name the same acquisition, and site
+// is not in a loop, where the starter could release and take the lock
+// again at that acquisition between the two.
+func (c *checker) lockedInit(p concurrent.Pair, site ssa.CallInstruction) bool {
+	if c.env.Goroutines.Flow.InLoop(site) {
+		return false
+	}
+	atSite, atWrite := c.env.Locks.At(site), c.env.Locks.At(p.B.Instr)
+	if p.CB.Test == nil {
+		atSite, atWrite = c.env.Locks.AtOutsideTests(site), c.env.Locks.AtOutsideTests(p.B.Instr)
+	}
+	for _, h := range atSite {
+		if h.Mode != locksets.Write || !h.Pos.IsValid() {
+			continue
+		}
+		g, ok := atWrite.Lookup(h.Mutex)
+		if !ok || g.Mode != locksets.Write || g.Pos != h.Pos {
+			continue
+		}
+		if _, ok := p.VA.Locks.Lookup(h.Mutex); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // setBeforeGo returns the fix of the first shape, initialize then start:

@@ -38,3 +38,9 @@ func TestInitFix(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer, "initfix")
 	fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), "initfix")
 }
+
+// TestLockedInit: a goroutine that takes the mutex its starter holds from
+// the go statement through the write reads after the write.
+func TestLockedInit(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conuninit.Analyzer, "lockedinit")
+}

@@ -22,7 +22,11 @@
 // In both, the reader must not write the location itself, no write may be
 // ordered before the read (by a channel, a WaitGroup, a sync.Once), and
 // the value read must be used as is rather than compared first (code that
-// checks for nil or zero expects to see it). Reads by goroutines that
+// checks for nil or zero expects to see it). A mutex orders them too: when
+// the starter holds it in write mode in one critical section from the `go`
+// statement (or time.AfterFunc) through the write, outside a loop, and the
+// goroutine holds it at the read, the goroutine's critical section begins
+// only after the starter's ends, so after the write. Reads by goroutines that
 // increment the location (counters) are not initialization and are not
 // reported.
 //

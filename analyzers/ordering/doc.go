@@ -18,7 +18,9 @@
 //     same receiver returns. "After the work" includes a Done on each
 //     branch, and an early return without Done (the Wait cannot return
 //     for that goroutine at all): the goroutine calls Done only in its
-//     entry function, outside loops, and never before the work. Code
+//     entry function, outside loops, and never before the work; or in a
+//     function literal that its entry defers (outside loops), which runs
+//     after the entry's body and after what precedes the Done in it. Code
 //     after a Wait is joined when the Wait dominates it, or when every
 //     path from the `go` statement to it passes the Wait (a Wait per
 //     batch in the loop that starts the batches). A goroutine that calls
@@ -27,7 +29,13 @@
 //   - channel: code before every send on (or close of) a channel happens
 //     before code that follows a receive from it;
 //   - once: the function given to sync.Once.Do happens before code that
-//     follows any Do on the same Once.
+//     follows any Do on the same Once, and before goroutines started
+//     after such a Do (on every context that starts them, or by
+//     goroutines that are themselves started after it). A function runs
+//     inside a Do when every caller that can run does (up to
+//     MaxCallDepth calls up); unexported package-level functions that
+//     the package names only inside other such functions never run and
+//     are left out (a bundled copy's unused wrappers).
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to

@@ -3,6 +3,7 @@ package ordering
 import (
 	_ "embed"
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/internal/analyzerutil"
@@ -70,6 +72,7 @@ type Edge struct {
 
 // Result answers ordering queries. It is safe for concurrent use.
 type Result struct {
+	pass   *analysis.Pass
 	gr     *goroutines.Result
 	shared *sharedloc.Result
 
@@ -94,10 +97,12 @@ type syncOps struct {
 	// the receive although it is itself the instruction asked about.
 	caseStart map[ssa.Instruction]bool
 	onceFns   map[*ssa.Function][]sharedloc.Loc // Do bodies and the Onces that guard them
+	dead      map[*ssa.Function]bool            // functions that never run (see deadFuncs)
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	return &Result{
+		pass:   pass,
 		gr:     pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
 		shared: pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
 	}, nil
@@ -162,6 +167,7 @@ func (r *Result) index() {
 				}
 			}
 		}
+		ops.dead = deadFuncs(r.pass, r.gr.Funcs())
 		for obj, sites := range ops.onceDo {
 			for _, site := range sites {
 				for _, fn := range r.gr.RefTargets(site) {
@@ -490,6 +496,9 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 		return false
 	}
 	for _, d := range dones {
+		if r.deferredClosureDone(a, ca, d) {
+			return true
+		}
 		if d.Parent() != ca.Entry {
 			continue
 		}
@@ -509,6 +518,41 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 		}
 	}
 	return r.neverAfterDone(a, ca, dones)
+}
+
+// deferredClosureDone reports whether the Done d runs after a on the
+// goroutines of ca because it sits in a function literal that their entry
+// defers (defer func() { wg.Done(); ... }()): d runs once, outside loops,
+// in a closure whose only call sites are Defer statements of the entry
+// outside loops, so it runs when the entry returns, after a (a call in the
+// entry's body leading to it), or after a in the closure itself when d
+// post-dominates a there.
+func (r *Result) deferredClosureDone(a ssa.Instruction, ca *goroutines.Context, d ssa.Instruction) bool {
+	fn := d.Parent()
+	if fn.Parent() != ca.Entry || r.gr.Flow.InLoop(d) {
+		return false
+	}
+	sites := r.callSites(fn, ca)
+	if len(sites) == 0 {
+		return false
+	}
+	for _, s := range sites {
+		if _, deferred := s.(*ssa.Defer); !deferred || s.Parent() != ca.Entry || r.gr.Flow.InLoop(s) {
+			return false
+		}
+	}
+	if a.Parent() == fn {
+		return a != d && r.gr.Flow.PostDominates(d, a)
+	}
+	x := a
+	for depth := 0; x.Parent() != ca.Entry && depth < MaxCallDepth; depth++ {
+		up := r.callSites(x.Parent(), ca)
+		if len(up) != 1 {
+			return false
+		}
+		x = up[0]
+	}
+	return x.Parent() == ca.Entry && !slices.Contains(sites, x)
 }
 
 // neverAfterDone reports whether a goroutine of ca calls Done only in its
@@ -708,9 +752,13 @@ func selectCase(sel *ssa.Select, ch ssa.Value) ssa.Instruction {
 // onceBefore orders the body of a sync.Once.Do before code that follows a
 // Do on the same Once.
 func (r *Result) onceBefore(a, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
-	for _, obj := range r.OnceGuards(a.Parent()) {
+	return r.onceBeforeIn(a, b, cb, false)
+}
+
+func (r *Result) onceBeforeIn(a, b ssa.Instruction, cb *goroutines.Context, outsideTests bool) (Edge, bool) {
+	for _, obj := range r.onceGuards(a.Parent(), outsideTests) {
 		for _, do := range r.ops.onceDo[obj] {
-			if r.after(do, b, cb, MaxCallDepth) {
+			if r.after(do, b, cb, MaxCallDepth) || r.spawnedAfter(do, cb) {
 				return Edge{Rule: Once, Pos: do.Pos()}, true
 			}
 		}
@@ -718,10 +766,61 @@ func (r *Result) onceBefore(a, b ssa.Instruction, cb *goroutines.Context) (Edge,
 	return Edge{}, false
 }
 
+// spawnedAfter reports whether every goroutine of c starts after j: c's
+// spawn site follows j on each context that runs it, or that context's
+// goroutines all start after j in turn (a transport's dial goroutine,
+// started after the Do that configures the transport, also by goroutines
+// the dial started), up to MaxCallDepth spawns.
+func (r *Result) spawnedAfter(j ssa.Instruction, c *goroutines.Context) bool {
+	return r.spawnedAfterIn(j, c, MaxCallDepth, map[*goroutines.Context]bool{})
+}
+
+func (r *Result) spawnedAfterIn(j ssa.Instruction, c *goroutines.Context, depth int, seen map[*goroutines.Context]bool) bool {
+	if depth == 0 || c.Site == nil || c.Kind == goroutines.Caller || seen[c] {
+		return false
+	}
+	seen[c] = true
+	defer delete(seen, c)
+	parents := r.gr.Of(c.Site.Parent())
+	if len(parents) == 0 {
+		return false
+	}
+	for _, pc := range parents {
+		if !r.after(j, c.Site, pc, MaxCallDepth) && !r.spawnedAfterIn(j, pc, depth-1, seen) {
+			return false
+		}
+	}
+	return true
+}
+
 // OnceGuards returns the sync.Once objects whose Do runs fn (directly, or
 // by calling fn from the function given to Do), so that fn runs at most
-// once per Once.
+// once per Once. Callers that never run (unexported package-level
+// functions that nothing in the package calls or names) are left out.
 func (r *Result) OnceGuards(fn *ssa.Function) []sharedloc.Loc {
+	return r.onceGuards(fn, false)
+}
+
+// OnceOrderedOutsideTests reports whether a (in ca) and b (in cb) run
+// inside the Do of one sync.Once, or one is ordered before the other by
+// the once rule, when the callers written in _test.go files (test exports
+// and helpers, which no importer compiles) are left out; the checks use it
+// to tell a diagnostic that holds only through test code.
+func (r *Result) OnceOrderedOutsideTests(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) bool {
+	r.index()
+	for _, x := range r.onceGuards(a.Parent(), true) {
+		if slices.Contains(r.onceGuards(b.Parent(), true), x) {
+			return true
+		}
+	}
+	if _, ok := r.onceBeforeIn(a, b, cb, true); ok {
+		return true
+	}
+	_, ok := r.onceBeforeIn(b, a, ca, true)
+	return ok
+}
+
+func (r *Result) onceGuards(fn *ssa.Function, outsideTests bool) []sharedloc.Loc {
 	r.index()
 	seen := map[*ssa.Function]bool{}
 	var visit func(fn *ssa.Function, depth int) []sharedloc.Loc
@@ -734,11 +833,15 @@ func (r *Result) OnceGuards(fn *ssa.Function) []sharedloc.Loc {
 			return objs
 		}
 		var common []sharedloc.Loc
-		callers := r.gr.CallGraph.Callers(fn)
-		for i, e := range callers {
-			objs := visit(e.Caller.Func, depth-1)
-			if i == 0 {
-				common = objs
+		first := true
+		for _, e := range r.gr.CallGraph.Callers(fn) {
+			caller := e.Caller.Func
+			if r.ops.dead[caller] || outsideTests && source.InTestFile(caller.Prog.Fset, caller.Pos()) {
+				continue
+			}
+			objs := visit(caller, depth-1)
+			if first {
+				common, first = objs, false
 			} else {
 				common = intersect(common, objs)
 			}
@@ -746,6 +849,66 @@ func (r *Result) OnceGuards(fn *ssa.Function) []sharedloc.Loc {
 		return common
 	}
 	return visit(fn, MaxCallDepth)
+}
+
+// deadFuncs returns the functions of the package that never run: the
+// unexported package-level functions (no importer can name them) that the
+// package names only inside other such dead functions (a bundled copy's
+// unused exported wrappers), with the closures inside them.
+func deadFuncs(pass *analysis.Pass, funcs []*ssa.Function) map[*ssa.Function]bool {
+	// users[f] lists the functions declared at package level whose
+	// bodies name f; a nil entry is a name outside any function body (a
+	// variable's initializer).
+	users := make(map[*types.Func][]*types.Func)
+	for _, file := range pass.Files {
+		for _, decl := range file.Decls {
+			var in *types.Func
+			if fd, ok := decl.(*ast.FuncDecl); ok {
+				in, _ = pass.TypesInfo.Defs[fd.Name].(*types.Func)
+			}
+			ast.Inspect(decl, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if f, ok := pass.TypesInfo.Uses[id].(*types.Func); ok && f.Pkg() == pass.Pkg {
+						users[f.Origin()] = append(users[f.Origin()], in)
+					}
+				}
+				return true
+			})
+		}
+	}
+	candidate := func(f *types.Func) bool {
+		return f != nil && !f.Exported() && f.Pkg() == pass.Pkg && f.Signature().Recv() == nil &&
+			f.Name() != "init" && f.Name() != "main" && f.Name() != "_"
+	}
+	dead := make(map[*types.Func]bool)
+	for _, fn := range funcs {
+		if f, ok := fn.Object().(*types.Func); ok && fn.Parent() == nil && candidate(f.Origin()) {
+			dead[f.Origin()] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for f := range dead {
+			for _, u := range users[f] {
+				if u != f && (u == nil || !dead[u.Origin()]) {
+					delete(dead, f)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	out := make(map[*ssa.Function]bool)
+	for _, fn := range funcs {
+		top := fn
+		for top.Parent() != nil {
+			top = top.Parent()
+		}
+		if f, ok := top.Object().(*types.Func); ok && dead[f.Origin()] {
+			out[fn] = true
+		}
+	}
+	return out
 }
 
 func intersect(a, b []sharedloc.Loc) []sharedloc.Loc {

@@ -147,14 +147,36 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 // analysis's own model; checks report a pair with an assumption at low
 // confidence (suppress.Reporter.ReportAssuming), shown only under -all.
 //
-// The one assumption today: both sides run on two goroutines of one HTTP
-// handler written in a test file. A handler serves requests at once, but a
-// test makes the requests it means to, usually one at a time, and how many
-// it makes is beyond a static analysis; in a non-test file the handler is
-// taken to serve many requests at once, as a server does.
+// Each assumption is about when a test does something, which a test
+// decides by its own protocol and a static analysis cannot see:
+//   - both sides run on two goroutines of one HTTP handler written in a
+//     test file: a handler serves requests at once, but a test makes the
+//     requests it means to, usually one at a time (in a non-test file the
+//     handler is taken to serve many requests at once, as a server does);
+//   - one side is code written in a _test.go file and the other is not:
+//     test code touching the package's own state (a hook it installs or
+//     clears in a package variable, internals it inspects) does so when
+//     the test decides, relative to the goroutines of the package that
+//     the test caused, typically before it starts them or after they are
+//     quiet; the package code does not depend on it;
+//   - the two sides are ordered by a sync.Once, or run in one Do, once
+//     the callers written in _test.go files are left out: only a test
+//     export (or helper) runs one of them outside the Once, and whether it
+//     does so while the package's goroutines run is up to the test.
 func (e *Env) Assumption(p Pair) string {
 	if p.CA == p.CB && p.CA != nil && p.CA.Kind == goroutines.Handler && source.InTestFile(e.Pass.Fset, p.CA.Root) {
 		return "that the test's handler serves two requests at once"
+	}
+	fa, fb := p.A.Fn(), p.B.Fn()
+	ta, tb := source.InTestFile(e.Pass.Fset, fa.Pos()), source.InTestFile(e.Pass.Fset, fb.Pos())
+	if ta != tb {
+		if tb {
+			fa = fb
+		}
+		return fmt.Sprintf("that test code in %s runs while goroutines of the package use the same state", source.FuncName(fa))
+	}
+	if e.Order.OnceOrderedOutsideTests(p.A.Instr, p.CA, p.B.Instr, p.CB) {
+		return "that test code calls into it outside the sync.Once the package's own callers use"
 	}
 	return ""
 }
