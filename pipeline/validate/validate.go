@@ -464,10 +464,7 @@ func (v *Validator) control(ctx context.Context, t Target, f finding.Finding, w 
 		}
 		return ""
 	}
-	rev := Order{What: "the recorded order of the same steps", Together: o.Together, Seed: o.Seed}
-	for _, e := range o.Edges {
-		rev.Edges = append(rev.Edges, plan.Edge{Before: e.After, After: e.Before})
-	}
+	rev := recorded(o, w)
 	for range 2 {
 		*runs++
 		vd, _ := v.force(ctx, t, f, w, rev)
@@ -479,6 +476,24 @@ func (v *Validator) control(ctx context.Context, t Target, f finding.Finding, w 
 		}
 	}
 	return ""
+}
+
+// recorded returns the control order of o: every edge reversed, the order
+// the recording saw. Reversed, a step inside a critical section may wait
+// for a Lock of the same mutex in another goroutine, which cannot come
+// while the waiter holds it; that goroutine waits at the section's Lock
+// instead, as lifted orders do (mysqllog's, loadscript's and vector's
+// controls deadlocked until the wait gave up, and their confirmations
+// were dropped as "could not be forced to compare").
+func recorded(o Order, w finding.Witness) Order {
+	rev := Order{What: "the recorded order of the same steps", Together: o.Together, Seed: o.Seed}
+	for _, e := range o.Edges {
+		rev.Edges = append(rev.Edges, plan.Edge{Before: e.After, After: e.Before})
+	}
+	if l := lifted([]Order{rev}, w); len(l) > 0 {
+		rev.Edges = l[0].Edges
+	}
+	return rev
 }
 
 var siteRef = regexp.MustCompile(`\bsite (\d+)\b`)

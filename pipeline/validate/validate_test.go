@@ -171,6 +171,29 @@ func TestSteps(t *testing.T) {
 	}
 }
 
+// TestRecordedOrder: the control order reverses every edge, and a step
+// that would then wait inside its critical section for another goroutine's
+// Lock waits at its own section's Lock instead; a step outside any section
+// stays where it is.
+func TestRecordedOrder(t *testing.T) {
+	read := ev("read", 1, 20, 0, 9)
+	lock := ev("lock", 1, 18, 0, 6)
+	read.Lock = &lock
+	w := finding.Witness{Events: []finding.Event{read, lock, ev("lock", 2, 30, 0, 12), ev("write", 3, 40, 0, 15)}}
+	o := Order{What: "forced", Seed: 7, Edges: []plan.Edge{
+		{Before: pt(1, 20, 0), After: pt(2, 30, 0)}, // the read before the other's Lock
+		{Before: pt(2, 30, 0), After: pt(3, 40, 0)},
+	}}
+	got := recorded(o, w)
+	want := []plan.Edge{
+		{Before: pt(2, 30, 0), After: pt(1, 18, 0)}, // held at its Lock, not at the read
+		{Before: pt(3, 40, 0), After: pt(2, 30, 0)},
+	}
+	if !equalEdges(got.Edges, want) || got.Seed != 7 {
+		t.Errorf("recorded order %+v, want edges %+v and seed 7", got, want)
+	}
+}
+
 func equalEdges(a, b []plan.Edge) bool {
 	if len(a) != len(b) {
 		return false
