@@ -166,20 +166,26 @@ func Exit(site uint32) {
 
 // A Local holds the running goroutine's state for the accesses of one call of
 // an instrumented function: the rewriter declares one in each function
-// body (and function literal) that records reads or writes,
+// body (and function literal) that records reads, writes or map accesses,
 //
 //	var precog_g precog_shim.Local
 //
-// and passes its address to RL and WL, which look the goroutine up at the
-// call's first recorded access only, instead of at every access (the
-// lookup is about a fifth of a recorded read). This holds because a call
-// runs on one goroutine from start to end, and a goroutine keeps the state
-// it has at its first event until it ends (End, or TestEnd of a goroutine
-// TestStart adopted), after which none of its instrumented code runs: the
-// goroutine a call starts, and a closure it defers or hands elsewhere, run
-// their own function bodies, with their own Local. The body of a range
-// over a function is the exception (the iterator may call it from another
-// goroutine): the rewriter gives its accesses R and W.
+// and passes its address to RL, WL, MRL and the like, which look the
+// goroutine up at the call's first recorded access only, instead of at
+// every access (the lookup is about a fifth of a recorded read). The
+// unexported functions of the package that are only ever called directly
+// take their caller's Local as a parameter instead of declaring their own
+// (the rewriter's LocalCallees), so a chain of small calls looks the
+// goroutine up once. This holds because a call, and the direct calls it
+// makes and defers, run on one goroutine from start to end, and a
+// goroutine keeps the state it has at its first event until it ends (End,
+// or TestEnd of a goroutine TestStart adopted), after which none of its
+// instrumented code runs: the goroutine a call starts, and a closure it
+// defers or hands elsewhere, run their own function bodies, with their own
+// Local, and a function called through a func value or an interface
+// never takes one. The body of a range over a function is the exception
+// (the iterator may call it from another goroutine): the rewriter gives
+// its accesses R and W, and the calls in it a new Local.
 type Local struct{ g *gstate }
 
 // state returns the running goroutine's state, looked up once.
@@ -234,6 +240,11 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 
 // read records a read of addr at site (RL).
 func (l *Local) read(site uint32, addr unsafe.Pointer) {
+	l.access(site, trace.EvRead, addr)
+}
+
+// access is the function access for a body with a Local.
+func (l *Local) access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 	if filtered(site) {
 		return
 	}
@@ -242,11 +253,35 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {
-		ctlAccess(g, site, trace.EvRead)
+		ctlAccess(g, site, k)
 	}
 	g.ready()
-	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]
 	g.commit()
+}
+
+// MRL is MR for a function body with a Local.
+func MRL[M ~map[K]V, K comparable, V any](l *Local, site uint32, m M) M {
+	if enabled {
+		l.access(site, trace.EvMapRead, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+	}
+	return m
+}
+
+// MWL is MW for a function body with a Local.
+func MWL[M ~map[K]V, K comparable, V any](l *Local, site uint32, m M) M {
+	if enabled {
+		l.access(site, trace.EvMapWrite, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+	}
+	return m
+}
+
+// MIL is MI for a function body with a Local.
+func MIL[M ~map[K]V, K comparable, V any](l *Local, site uint32, m M) M {
+	if enabled {
+		l.access(site, trace.EvMapIter, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+	}
+	return m
 }
 
 // WN is WL for a T whose underlying type is a boolean or a number of at

@@ -29,6 +29,79 @@ func Unlock(site uint32, m *sync.Mutex) {
 	g.released()
 }
 
+// The mutex operations for a function body with a Local (see Local), which
+// the rewriter emits where it has one: the same as Lock, Unlock, RWLock,
+// RWUnlock, RLock and RUnlock, without looking the goroutine up.
+
+// LockL is Lock for a function body with a Local.
+func LockL(l *Local, site uint32, m *sync.Mutex) {
+	if !enabled {
+		m.Lock()
+		return
+	}
+	g := l.state()
+	gate(g, site, trace.EvLock, unsafe.Pointer(m))
+	m.Lock()
+	g.syncEvent(site, trace.EvLock, unsafe.Pointer(m), 0)
+}
+
+// UnlockL is Unlock for a function body with a Local.
+func UnlockL(l *Local, site uint32, m *sync.Mutex) {
+	if !enabled {
+		m.Unlock()
+		return
+	}
+	g := l.state().releaseBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
+	m.Unlock()
+	g.released()
+}
+
+// RWLockL is RWLock for a function body with a Local.
+func RWLockL(l *Local, site uint32, m *sync.RWMutex) {
+	if !enabled {
+		m.Lock()
+		return
+	}
+	g := l.state()
+	gate(g, site, trace.EvLock, unsafe.Pointer(m))
+	m.Lock()
+	g.syncEvent(site, trace.EvLock, unsafe.Pointer(m), 0)
+}
+
+// RWUnlockL is RWUnlock for a function body with a Local.
+func RWUnlockL(l *Local, site uint32, m *sync.RWMutex) {
+	if !enabled {
+		m.Unlock()
+		return
+	}
+	g := l.state().releaseBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
+	m.Unlock()
+	g.released()
+}
+
+// RLockL is RLock for a function body with a Local.
+func RLockL(l *Local, site uint32, m *sync.RWMutex) {
+	if !enabled {
+		m.RLock()
+		return
+	}
+	g := l.state()
+	gate(g, site, trace.EvRLock, unsafe.Pointer(m))
+	m.RLock()
+	g.syncEvent(site, trace.EvRLock, unsafe.Pointer(m), 0)
+}
+
+// RUnlockL is RUnlock for a function body with a Local.
+func RUnlockL(l *Local, site uint32, m *sync.RWMutex) {
+	if !enabled {
+		m.RUnlock()
+		return
+	}
+	g := l.state().releaseBefore(site, trace.EvRUnlock, unsafe.Pointer(m), 0)
+	m.RUnlock()
+	g.released()
+}
+
 // TryLock records TryLock with its outcome.
 func TryLock(site uint32, m *sync.Mutex) bool {
 	if !enabled {

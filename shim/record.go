@@ -173,7 +173,13 @@ func syncBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 // let a successor run before the release happened (a forced WGDone before
 // a WGAdd let the Add run first, and nothing panicked).
 func releaseBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) *gstate {
-	g := gateSync(site, k, addr)
+	return cur().releaseBefore(site, k, addr, arg)
+}
+
+// releaseBefore is the function releaseBefore for g, the running
+// goroutine's state.
+func (g *gstate) releaseBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) *gstate {
+	gate(g, site, k, addr)
 	g.syncRecord(site, k, addr, arg)
 	if controlGate != nil && testHookReleasing != nil {
 		//precog:ignore con-null the hook is set and cleared only by TestForceReleaseHappened, whose goroutines are joined before its deferred clear

@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,8 +209,15 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	for _, f := range sel.files {
 		instrumented[f.pkg.PkgPath] = true
 	}
+	passLocal := make(map[*packages.Package]map[*types.Func]bool)
+	for _, f := range sel.files {
+		if _, done := passLocal[f.pkg]; !done {
+			passLocal[f.pkg] = localCallees(f.pkg)
+		}
+	}
 	for _, f := range sel.files {
 		opts := rewrite.Options{Funcs: cfg.Funcs, Locals: cfg.Locals, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
+		opts.PassLocal = passLocal[f.pkg]
 		if skip != nil {
 			opts.SkipFunc = skipFunc(f.pkg.Fset, skip)
 		}
@@ -397,6 +405,34 @@ func (s *selection) paths() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// localCallees returns the functions of p that take their caller's
+// shim.Local (rewrite.LocalCallees), none in a package with assembly. Every file of p is rewritten from
+// this variant of p (selectFiles), or left as it is when it imports "C";
+// cgo's generated files are not the user's and are never rewritten.
+func localCallees(p *packages.Package) map[*types.Func]bool {
+	for _, f := range p.OtherFiles {
+		if strings.HasSuffix(f, ".s") || strings.HasSuffix(f, ".S") {
+			return nil // assembly may call the package's functions by name
+		}
+	}
+	goFiles := make(map[string]bool)
+	for _, f := range p.GoFiles {
+		goFiles[f] = true
+	}
+	rewritten := make(map[*ast.File]bool)
+	for i, f := range p.Syntax {
+		if i >= len(p.CompiledGoFiles) || !goFiles[p.CompiledGoFiles[i]] {
+			continue
+		}
+		cgo := false
+		for _, im := range f.Imports {
+			cgo = cgo || im.Path.Value == `"C"`
+		}
+		rewritten[f] = !cgo
+	}
+	return rewrite.LocalCallees(p.Types, p.TypesInfo, p.Syntax, func(f *ast.File) bool { return rewritten[f] })
 }
 
 // selectFiles picks the files to instrument: those of the packages matching

@@ -33,6 +33,12 @@ type syncOp struct {
 	writes bool
 }
 
+// localSync holds the shim functions of syncMethods that have a variant
+// taking the function body's Local (LockL and so on; see accessCall).
+var localSync = map[string]bool{
+	"Lock": true, "Unlock": true, "RWLock": true, "RWUnlock": true, "RLock": true, "RUnlock": true,
+}
+
 // syncMethods maps "pkgpath.Type.Method" to its rewrite.
 var syncMethods = map[string]syncOp{
 	"sync.Mutex.Lock":       {fn: "Lock", kind: "lock", value: "LockFunc"},
@@ -511,6 +517,12 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 	} else {
 		fn = r.shim(op.fn)
 	}
+	head := fn + "("
+	if localSync[op.fn] && !op.rt {
+		if l, ok := r.localRef(); ok {
+			head = r.shim(op.fn+"L") + "(" + l + ", "
+		}
+	}
 	lo, hi := r.span(c)
 	xEnd := r.off(se.X.End())
 	if len(c.Args) == 0 {
@@ -520,7 +532,7 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 			return false
 		}
 		s := r.syncSites(se, op)
-		r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
+		r.ed.open(lo, hi, lit(head+s+", "+amp))
 		r.ed.replace(xEnd, r.off(c.Rparen)+1, lo, hi, lit(text))
 		return true
 	}
@@ -530,7 +542,7 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 		return false
 	}
 	s := r.syncSites(se, op)
-	r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
+	r.ed.open(lo, hi, lit(head+s+", "+amp))
 	r.ed.replace(xEnd, r.off(c.Lparen)+1, lo, hi, lit(text))
 	return true
 }

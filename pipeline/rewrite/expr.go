@@ -261,7 +261,8 @@ func (r *rewriter) read(e ast.Expr) {
 	r.ed.close(lo, hi, lit("))"))
 }
 
-// mapOp wraps the map operand m of an access in precog_shim.<fn>(SITE, m).
+// mapOp wraps the map operand m of an access in precog_shim.<fn>(SITE, m),
+// or <fn>L(&precog_g, SITE, m) in a function body (see accessCall).
 func (r *rewriter) mapOp(m ast.Expr, pos token.Pos, kind, fn string, whole ast.Node) {
 	if _, isNamedTP := r.typeOf(m).(*types.TypeParam); isNamedTP {
 		r.skip("map of type parameter type")
@@ -276,7 +277,12 @@ func (r *rewriter) mapOp(m ast.Expr, pos token.Pos, kind, fn string, whole ast.N
 	if r.before120 {
 		call = r.rt(map[string]string{"MR": "MapRead", "MW": "MapWrite", "MI": "MapIter"}[fn])
 	}
-	r.ed.open(lo, hi, lit(call+"("+s+", "))
+	if l, ok := r.localRef(); ok && !r.before120 {
+		call = r.shim(fn+"L") + "(" + l + ", "
+	} else {
+		call += "("
+	}
+	r.ed.open(lo, hi, lit(call+s+", "))
 	r.ed.close(lo, hi, lit(")"))
 }
 

@@ -60,6 +60,11 @@ type Options struct {
 	// recorded, and a modeled task would start a second logical goroutine
 	// inside the group's own. Nil means none is.
 	Instrumented func(pkgPath string) bool
+	// PassLocal holds the functions of the package that take their
+	// caller's shim.Local (LocalCallees, computed over all the package's
+	// files: a function's declaration and its calls must agree). Nil
+	// passes none.
+	PassLocal map[*types.Func]bool
 }
 
 // Import paths and names of what rewritten files call.
@@ -179,6 +184,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 	// go1.23, where a range over a function does not compile.
 	r.before123 = v == "" || version.Compare(v, "go1.23") < 0
 	r.findEscaped()
+	r.localArgs()
 	r.fileDecls()
 	// Import what the rendered text uses: a planned call may have been
 	// dropped with the operation it belonged to.
@@ -187,7 +193,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		return bytes.Count(body, []byte(name+".")) > bytes.Count(src, []byte(name+"."))
 	}
 	r.usedShim, r.usedRT, r.usedUnsafe = uses(shimName), uses(rtName), uses("precog_unsafe")
-	if !r.usedShim && !r.usedRT {
+	if !r.usedShim && !r.usedRT && !r.passed {
 		return nil, nil, nil
 	}
 	r.addImports()
@@ -247,6 +253,13 @@ type rewriter struct {
 
 	// skipped counts, by reason, the operations left uninstrumented.
 	skipped map[string]int
+
+	// Options.PassLocal (localArgs): passed is set when the file passes
+	// a Local or declares a function taking one; takesLocal holds the
+	// bodies of the functions that take one, ownsLocal those of the
+	// functions that pass their own.
+	passed                bool
+	takesLocal, ownsLocal map[*ast.BlockStmt]bool
 }
 
 // funcCtx is a function being rewritten, for site names.
@@ -265,6 +278,9 @@ type funcCtx struct {
 	// goroutine up themselves.
 	body, local bool
 	inRangeFunc int
+	// takes is set for a function that takes its caller's Local as its
+	// parameter precog_g (Options.PassLocal): it declares none.
+	takes bool
 }
 
 func (r *rewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -395,6 +411,7 @@ func (r *rewriter) fileDecls() {
 			r.fn, r.decl = &funcCtx{name: finding.DeclName(d)}, d
 			if d.Body != nil {
 				r.fn.results = namedResults(d.Type, d.Body)
+				r.fn.takes = r.takesLocal[d.Body]
 			}
 			if d.Body != nil && !noInstrument(d) {
 				r.funcBody(d.Body, "", r.testParam(d))
@@ -533,7 +550,7 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 	}
 	r.fn.body = true
 	r.stmts(body.List)
-	if r.fn.local {
+	if (r.fn.local || r.ownsLocal[body]) && !r.fn.takes {
 		r.ed.insert(lo+1, lo, hi, lit(" var precog_g "+r.shim("Local")+"; _ = &precog_g;"))
 	}
 }
@@ -544,11 +561,11 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 // up once per call (shim.Local); elsewhere (package-level initializers, the
 // body of a range over a function) precog_shim.R(SITE, or W.
 func (r *rewriter) accessCall(fn, site string) string {
-	if r.fn == nil || !r.fn.body || r.fn.inRangeFunc > 0 {
+	l, ok := r.localRef()
+	if !ok {
 		return r.shim(fn) + "(" + site + ", "
 	}
-	r.fn.local = true
-	return r.shim(fn+"L") + "(&precog_g, " + site + ", "
+	return r.shim(fn+"L") + "(" + l + ", " + site + ", "
 }
 
 // writeCall is accessCall("W", site) for a location of type t: in a

@@ -141,6 +141,9 @@ func rewriteSource(t *testing.T, name string, src []byte, opts Options) ([]byte,
 		t.Fatal(err)
 	}
 	pkg, info := checkFiles(t, fset, "p", []*ast.File{f})
+	if opts.PassLocal == nil { // as the instrumenter does; a non-nil empty map passes none
+		opts.PassLocal = LocalCallees(pkg, info, []*ast.File{f}, func(*ast.File) bool { return true })
+	}
 	r, out, err := rewriteFile(fset, f, src, pkg, info, opts)
 	if err != nil {
 		t.Fatal(err)
