@@ -238,9 +238,22 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 	}
 }
 
-// read records a read of addr at site (RL).
+// read records a read of addr at site (RL): access for EvRead, written
+// out (a constant kind makes a shorter encoding).
 func (l *Local) read(site uint32, addr unsafe.Pointer) {
-	l.access(site, trace.EvRead, addr)
+	if filtered(site) {
+		return
+	}
+	g := l.state()
+	if g.onStack(addr) {
+		return // before control too: see access
+	}
+	if accessGates.Load() {
+		ctlAccess(g, site, trace.EvRead)
+	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
+	g.commit()
 }
 
 // access is the function access for a body with a Local.

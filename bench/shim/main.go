@@ -62,6 +62,8 @@ type bench struct {
 var benches = []bench{
 	{"Read", 1_000_000, 8, trace.EvRead},
 	{"Write", 1_000_000, 8, trace.EvWrite},
+	{"Call", 1_000_000, 8, trace.EvRead},
+	{"CallOwn", 1_000_000, 8, trace.EvRead},
 	{"Lock", 2_000_000, 1, 0},
 	{"Chan", 1_000_000, 1, 0},
 	{"GoJoin", 100_000, 1, 0},

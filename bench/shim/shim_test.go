@@ -53,6 +53,64 @@ func BenchmarkRead(b *testing.B) {
 	})
 }
 
+// BenchmarkCall is eight calls of a small function that makes one read of
+// a shared variable, as real code calls getters: the shim variant as the
+// rewriter emits it for a function of the package that takes its caller's
+// Local (rewrite.LocalCallees), so the goroutine is looked up once.
+func BenchmarkCall(b *testing.B) {
+	w := words
+	b.Run("plain", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += get(&w[0]) + get(&w[1]) + get(&w[2]) + get(&w[3]) + get(&w[4]) + get(&w[5]) + get(&w[6]) + get(&w[7])
+		}
+		sink = s
+	})
+	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += getL(&precog_g, &w[0]) + getL(&precog_g, &w[1]) + getL(&precog_g, &w[2]) + getL(&precog_g, &w[3]) +
+				getL(&precog_g, &w[4]) + getL(&precog_g, &w[5]) + getL(&precog_g, &w[6]) + getL(&precog_g, &w[7])
+		}
+		sink = s
+	})
+}
+
+// BenchmarkCallOwn is BenchmarkCall with the function declaring a Local
+// of its own, as the rewriter emits a function that cannot take its
+// caller's (one used as a func value or through an interface): one
+// goroutine lookup per call.
+func BenchmarkCallOwn(b *testing.B) {
+	w := words
+	b.Run("plain", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += get(&w[0]) + get(&w[1]) + get(&w[2]) + get(&w[3]) + get(&w[4]) + get(&w[5]) + get(&w[6]) + get(&w[7])
+		}
+		sink = s
+	})
+	b.Run("shim", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += getOwn(&w[0]) + getOwn(&w[1]) + getOwn(&w[2]) + getOwn(&w[3]) + getOwn(&w[4]) + getOwn(&w[5]) + getOwn(&w[6]) + getOwn(&w[7])
+		}
+		sink = s
+	})
+}
+
+//go:noinline
+func get(p *uint64) uint64 { return *p }
+
+//go:noinline
+func getL(precog_g *precog_shim.Local, p *uint64) uint64 { return *precog_shim.RL(precog_g, 1, p) }
+
+//go:noinline
+func getOwn(p *uint64) uint64 {
+	var precog_g precog_shim.Local
+	return *precog_shim.RL(&precog_g, 1, p)
+}
+
 // BenchmarkWrite is eight 8-byte stores to shared variables.
 func BenchmarkWrite(b *testing.B) {
 	w := words
@@ -85,9 +143,10 @@ func BenchmarkLock(b *testing.B) {
 		}
 	})
 	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
 		for i, n := 0, b.N; i < n; i++ {
-			precog_shim.Lock(3, &mu)
-			precog_shim.Unlock(4, &mu)
+			precog_shim.LockL(&precog_g, 3, &mu)
+			precog_shim.UnlockL(&precog_g, 4, &mu)
 		}
 	})
 }
