@@ -96,7 +96,7 @@ const (
 //
 //	go f(a, b)            { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f(precog_a0, precog_a1) }() }
 //	go func() {...}()     { precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
-//	mu.Lock()             precog_shim.Lock(S, &mu)        (also promoted, pointer, deferred; RWMutex, Locker, WaitGroup, Once, Cond)
+//	mu.Lock()             precog_shim.LockL(&precog_g, S, &mu)   (also promoted, pointer, deferred; RWMutex; Locker, WaitGroup, Once, Cond without L: Lock(S, &mu))
 //	f := mu.Lock          f := precog_shim.LockFunc(S, &mu)
 //	g.Go(f); g.Wait()     g.Go(precog_shim.TaskErr(S, ptr, f)); precog_shim.WaitedErr(S, ptr, g.Wait())   (errgroup, conc)
 //	make(chan T, n)       precog_shim.MakeChan(S, make(chan T, n))
@@ -108,16 +108,21 @@ const (
 //	x.f = v               precog_shim.WL(&precog_g, S, &x.f, v)       (precog_rt.At(S, &x.f).Set(v) if v's type is only assignable)
 //	x.f += v; x.f++       precog_shim.WL(&precog_g, S, &x.f, (*precog_shim.RL(&precog_g, S', &x.f)) + (v))
 //	a.f, b.g = ...        a.f, b.g = ...; precog_rt.Wrote(S, &a.f); precog_rt.Wrote(S', &b.g)
-//	m[k]; m[k] = v        precog_shim.MR(S, m)[k]; precog_shim.MW(S, m)[k] = v   (delete, clear, len, range: MW, MW, MR, MI)
+//	m[k]; m[k] = v        precog_shim.MRL(&precog_g, S, m)[k]; precog_shim.MWL(&precog_g, S, m)[k] = v   (delete, clear, len, range: MWL, MWL, MRL, MIL)
 //	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(S, &v, d) etc.)
 //	cmd.Start(); cmd.Wait() precog_rt.CmdStart(S, S', cmd); precog_rt.CmdWait(S, cmd)   (os/exec's copying goroutines as tasks; Run, Output)
 //	buf.String()          precog_rt.Reading(S, &buf).String()   (bytes.Buffer, strings.Builder handed to os/exec; Writing for writes)
 //
 // where precog_g is the function body's shim.Local, declared at its top
 // (var precog_g precog_shim.Local), which finds the goroutine's state at
-// the body's first recorded access only; outside function bodies and in
+// the body's first recorded access only; a function of opts.PassLocal
+// takes its caller's instead, as its first parameter (precog_g
+// *precog_shim.Local, see LocalCallees), and its calls pass it
+// (f(&precog_g, a)); outside function bodies and in
 // the bodies of ranges over functions (which the iterator may run on
-// another goroutine) reads and writes are R(S, &x.f) and W(S, &x.f, v),
+// another goroutine) reads and writes are R(S, &x.f) and W(S, &x.f, v), map
+// accesses MR, MW and MI, locks Lock(S, &mu) and calls of PassLocal
+// functions pass new(precog_shim.Local),
 // plus Enter/Exit at the top of function bodies (opts.Funcs) and
 // TestStart(t) at the top of TestXxx functions and t.Run literals in
 // _test.go files. Whatever the rewriter cannot instrument without risking
