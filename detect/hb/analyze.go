@@ -565,9 +565,15 @@ func (a *analyzer) event(i int) {
 	}
 }
 
-// testStart orders a subtest (named parent/sub) after what its parent test's
-// goroutine did before t.Run, and after the subtests of the same parent that
-// have ended: t.Run blocks until a subtest that is not parallel ends, and
+// mainGoroutine is the logical id the shim gives runtime.main's goroutine,
+// which runs package initialization and starts the top-level tests.
+const mainGoroutine = 0
+
+// testStart orders a top-level test after what runtime.main's goroutine
+// did before it (package initialization: a package-level pool whose
+// constructor set its fields, read by the test's workers), and a subtest
+// (named parent/sub) after what its parent test's goroutine did before
+// t.Run, and after the subtests of the same parent that have ended: t.Run blocks until a subtest that is not parallel ends, and
 // the testing package starts the next one after it. (The parent's accesses
 // right after t.Run returns carry the seq of its last sync event before
 // t.Run, so they stay unordered after the subtest: the trace has no event
@@ -577,6 +583,12 @@ func (a *analyzer) testStart(gi int, name string) {
 	a.tests[name] = gi
 	k := strings.LastIndexByte(name, '/')
 	if k < 0 {
+		// A top-level test's goroutine is started by the testing
+		// package from runtime.main's goroutine, after package
+		// initialization (and TestMain's work before m.Run) there.
+		if m, ok := a.byID[mainGoroutine]; ok && m != gi {
+			a.acquire(gi, a.release(m))
+		}
 		return
 	}
 	if p, ok := a.tests[name[:k]]; ok && p != gi {

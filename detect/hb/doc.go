@@ -49,7 +49,9 @@
 //   - a test's goroutine, up to its t.Run, before the subtest's first
 //     event, and a subtest's end before the next subtest of the same parent
 //     starts (matched by test name, since the testing package's goroutines
-//     are not instrumented);
+//     are not instrumented); runtime.main's goroutine (the shim's logical
+//     id 0: package initialization, TestMain before m.Run) up to a
+//     top-level test's start before that test's first event;
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the

@@ -606,6 +606,12 @@ func (a *flatAnalyzer) testStart(gi int, name string) {
 	a.tests[name] = gi
 	k := strings.LastIndexByte(name, '/')
 	if k < 0 {
+		// A top-level test's goroutine is started by the testing
+		// package from runtime.main's goroutine, after package
+		// initialization (and TestMain's work before m.Run) there.
+		if m, ok := a.byID[mainGoroutine]; ok && m != gi {
+			a.acquire(gi, a.release(m))
+		}
 		return
 	}
 	if p, ok := a.tests[name[:k]]; ok && p != gi {

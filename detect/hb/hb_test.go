@@ -285,6 +285,29 @@ func TestSubtests(t *testing.T) {
 	})
 }
 
+// TestInitBeforeTest: runtime.main's goroutine (logical id 0) runs
+// package initialization (pond's package-level default pool, its fields
+// set by the constructor) and then starts the top-level test, whose
+// goroutine begins with no parent. What a goroutine that initialization
+// started does stays unordered with the test.
+func TestInitBeforeTest(t *testing.T) {
+	evs, at := parse(t, `
+1 g=0 Begin parent=none
+1.1 g=0 Write site=1 addr=0x100 value=1
+2 g=0 Fork site=2 child=5
+3 g=5 Begin parent=0
+3.1 g=5 Write site=3 addr=0x200 value=1
+4 g=7 Begin parent=none
+5 g=7 TestStart name="TestA"
+5.1 g=7 Read site=4 addr=0x100
+5.2 g=7 Read site=5 addr=0x200
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{1, 4, true},  // initialization before the test
+		{3, 5, false}, // the refresher initialization started, not
+	})
+}
+
 func TestSiteVar(t *testing.T) {
 	for expr, want := range map[string]string{
 		"thd.procInfo":             "procInfo",
