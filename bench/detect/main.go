@@ -18,6 +18,12 @@
 //
 //	go -C bench/detect run . -rounds 3
 //
+// With -read FILE it only reads one trace, held whole (trace.ReadAll) or
+// streamed (trace.OrderedReader, -read-how stream), for the memory of
+// reading:
+//
+//	/usr/bin/time -v go -C bench/detect run . -read pond.trace -read-how stream
+//
 // With -handoffs it measures nothing and lists, per workload, the findings
 // of ConMem, OSCS and the race checker on the same traces with and without
 // detect/hb's hand-off orders (sync.Pool, takes out of a slot under a
@@ -49,11 +55,13 @@ import (
 )
 
 var (
-	rounds = flag.Int("rounds", 3, "measurement rounds per trace")
-	only   = flag.String("w", "", "comma-separated workload `names` to run (default all)")
-	keep   = flag.String("keep", "", "record into (or reuse the recordings in) `dir` instead of a temporary directory")
-	hbOnly = flag.Bool("hb-only", false, "measure reading and hb.Analyze (with and without LockOrder) only, not the checkers")
-	hand   = flag.Bool("handoffs", false, "instead of measuring, list the findings with and without the hand-off orders (handoffs.go)")
+	rounds  = flag.Int("rounds", 3, "measurement rounds per trace")
+	only    = flag.String("w", "", "comma-separated workload `names` to run (default all)")
+	keep    = flag.String("keep", "", "record into (or reuse the recordings in) `dir` instead of a temporary directory")
+	hbOnly  = flag.Bool("hb-only", false, "measure reading and hb.Analyze (with and without LockOrder) only, not the checkers")
+	hand    = flag.Bool("handoffs", false, "instead of measuring, list the findings with and without the hand-off orders (handoffs.go)")
+	read    = flag.String("read", "", "only read the trace `file` (see -read-how), for /usr/bin/time -v's peak RSS")
+	readHow = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze) or stream (trace.OrderedReader, no event kept)")
 )
 
 // A workload is a set of test packages of bench/corpus.
@@ -91,6 +99,13 @@ func main() {
 	if flag.NArg() > 0 || *rounds < 1 {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if *read != "" {
+		if err := readTrace(*read, *readHow); err != nil {
+			log("%v", err)
+			os.Exit(1)
+		}
+		return
 	}
 	names := strings.Join(defaultWorkloads, ",")
 	if *only != "" {

@@ -75,6 +75,8 @@ func TestDamage(t *testing.T) {
 			"broken trace: seq 5 does not come after the goroutine's seq 5 at offset " + strconv.Itoa(h+6)},
 		{"seq overflows", cat(hdr, batch(1, cat(lock(1<<64-1), lock(1))...)), 1,
 			"broken trace: seq overflows at offset " + strconv.Itoa(h+19)},
+		{"event count overflows", cat(hdr, batchAt(1, 5, 1<<64-1, byte(EvFuncEnter), 1)), 0,
+			"broken trace: event count after seq 5 overflows at offset " + strconv.Itoa(h+14)},
 		{"first seq 0", cat(hdr, batch(1, lock(0)...)), 0,
 			"broken trace: seq 0 does not come after the goroutine's seq 0 at offset " + strconv.Itoa(h+6)},
 		{"site", cat(hdr, batch(1, cat([]byte{byte(EvFuncEnter)}, uv(1<<32))...)), 0,

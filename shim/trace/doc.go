@@ -68,6 +68,12 @@
 //     with no sync event in between, that order says nothing about what
 //     happened first.
 //
+// Since a batch's header gives its goroutine's place, no event of a batch
+// comes before (Seq, Sub) of its header in that order: OrderedReader
+// yields the global order from a file without holding it, by indexing the
+// batches in one pass and merging them in a second, opening each batch
+// when the merge reaches its header's place. ReadAll is built on it.
+//
 // The shim gives every goroutine of a process a logical id of its own. A
 // writer may still start a goroutine again under the id of one that has
 // ended (control's tests do, so that a plan names the same goroutines in
@@ -125,7 +131,8 @@
 //
 // A trace is read up to the first damage: a cut, a length past the end of
 // its batch or beyond a limit, an unknown kind, a bad varint, a field out
-// of range, a seq that does not increase, a non-zero byte other than 'B'
+// of range, a seq that does not increase, an event count after a seq that
+// overflows, a non-zero byte other than 'B'
 // where a batch should start (except the uncommitted events above). Every
 // event before the damage is returned, including the whole events at the
 // start of a cut batch, then an error "broken trace: <what> at offset N", N

@@ -18,7 +18,9 @@ var versionRE = regexp.MustCompile(`^trace version \d+ is not supported \(precog
 // padded ones and cuts of them. The reader must not panic, must end in
 // io.EOF or one of its documented errors, every event it returns must
 // survive the text form and keep (Seq, Sub) increasing within each batch,
-// and a trace that reads cleanly must read the same with padding appended.
+// a trace that reads cleanly must read the same with padding appended, and
+// OrderedReader and ReadAll must read what the file-order reader, sorted,
+// does.
 func FuzzReader(f *testing.F) {
 	tr := sample(f)
 	for _, perBatch := range []int{1, 4, 1000} {
@@ -36,6 +38,7 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		sameRead(t, "input", data) // OrderedReader and ReadAll read what the reference does
 		r, err := NewReader(bytes.NewReader(data))
 		if err != nil {
 			if !errors.Is(err, ErrNotTrace) && !versionRE.MatchString(err.Error()) {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"math"
 	"slices"
 	"time"
@@ -50,7 +49,16 @@ type Reader struct {
 	afterBatch bool
 
 	// The batch being decoded.
-	batch []byte // its events, as far as the file holds them
+	cursor
+
+	// index, if not nil, collects every batch that holds events, for
+	// OrderedReader's first pass.
+	index *[]batchRef
+}
+
+// A cursor decodes the events of one batch, or of a window on one.
+type cursor struct {
+	batch []byte // its events, as far as the file holds them (OrderedReader: a window on them)
 	want  int    // its length as its header claims: more than len(batch) if the file is cut
 	pos   int    // the next event in batch
 	base  int64  // file offset of batch[0]
@@ -197,6 +205,11 @@ func (r *Reader) Next() (Event, error) {
 		r.err = r.end(err)
 		return Event{}, r.err
 	}
+	if r.index != nil {
+		b := &(*r.index)[len(*r.index)-1]
+		b.n++
+		b.used = r.pos
+	}
 	return ev, nil
 }
 
@@ -243,6 +256,12 @@ func (r *Reader) readBatch() error {
 	}
 	r.want, r.base, r.pos, r.g = int(l), r.off, 0, g
 	r.batch, r.addr, r.seq, r.sub = r.batch[:0], 0, seq, sub
+	if r.index != nil {
+		if ix := *r.index; len(ix) > 0 && ix[len(ix)-1].n == 0 {
+			*r.index = ix[:len(ix)-1] // the previous batch held no event
+		}
+		*r.index = append(*r.index, batchRef{off: r.base, g: g, seq: seq, sub: sub})
+	}
 	for len(r.batch) < r.want {
 		n := min(r.want-len(r.batch), batchChunk)
 		r.batch = slices.Grow(r.batch, n)
@@ -324,16 +343,19 @@ func (r *Reader) skipUncommitted() error {
 
 // decode decodes the event at r.pos, which is inside the batch, and moves
 // past it.
-func (r *Reader) decode() (Event, error) {
+func (r *cursor) decode() (Event, error) {
 	d := decoder{b: r.batch, i: r.pos, r: r, addr: r.addr}
 	k := Kind(d.b[d.i])
 	if k == evNone || k >= numKinds {
-		return Event{}, r.broken(r.base+int64(d.i), "unknown event kind %d", k)
+		return Event{}, broken(r.base+int64(d.i), "unknown event kind %d", k)
 	}
 	d.i++
 	spec := &kinds[k]
 	ev := Event{Kind: k, Goroutine: r.g}
-	if !spec.implicit {
+	if spec.implicit && r.sub == math.MaxUint64 {
+		d.start = r.pos
+		d.fail("event count after seq %d overflows", r.seq)
+	} else if !spec.implicit {
 		switch delta := d.uvarint(); {
 		case d.err != nil:
 		case delta == 0:
@@ -401,7 +423,7 @@ func (r *Reader) decode() (Event, error) {
 type decoder struct {
 	b     []byte
 	i     int
-	r     *Reader
+	r     *cursor
 	addr  uint64
 	start int // the field being decoded, for errors
 	err   error
@@ -444,15 +466,15 @@ func (d *decoder) short() {
 	r := d.r
 	at := r.base + int64(r.pos)
 	if len(r.batch) < r.want {
-		d.err = r.broken(at, "batch cut after %d of %d bytes", len(r.batch), r.want)
+		d.err = broken(at, "batch cut after %d of %d bytes", len(r.batch), r.want)
 	} else {
-		d.err = r.broken(at, "event runs past the end of its batch")
+		d.err = broken(at, "event runs past the end of its batch")
 	}
 }
 
 func (d *decoder) fail(format string, args ...any) {
 	if d.err == nil {
-		d.err = d.r.broken(d.r.base+int64(d.start), format, args...)
+		d.err = broken(d.r.base+int64(d.start), format, args...)
 	}
 }
 
@@ -512,6 +534,10 @@ func (r *Reader) string(what string) (string, error) {
 }
 
 func (r *Reader) broken(off int64, format string, args ...any) error {
+	return broken(off, format, args...)
+}
+
+func broken(off int64, format string, args ...any) error {
 	return fmt.Errorf("%w: %s at offset %d", ErrBroken, fmt.Sprintf(format, args...), off)
 }
 
@@ -525,49 +551,57 @@ type Trace struct {
 	Events []Event
 }
 
-// maxPrealloc bounds the events ReadAll allocates room for up front.
-const maxPrealloc = 1 << 26
-
-// ReadAll reads the trace in r and sorts its events into the global order.
+// ReadAll reads the trace in r and returns its events in the global order.
 // If the trace is broken, it returns the events before the damage with the
 // error; if not even the header could be read, a nil Trace.
+//
+// It reads through an OrderedReader: a file, or any r that is an
+// io.ReaderAt and an io.Seeker, is read where it is from its current
+// offset; anything else is read into memory first.
 func ReadAll(r io.Reader) (*Trace, error) {
-	rd, err := NewReader(r)
+	ra, size, err := readerAt(r)
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{Header: rd.Header(), State: rd.State()}
-	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		// Events take 3 to 6 bytes on the wire: size the slice for the
-		// file at once rather than grow it by copying, which cost five
-		// times the final size in allocations on large traces.
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			t.Events = make([]Event, 0, min(fi.Size()/4, maxPrealloc))
-		}
+	o, err := NewOrderedReader(ra, size)
+	if err != nil {
+		return nil, err
 	}
+	t := &Trace{Header: o.Header(), State: o.State(), Events: make([]Event, 0, o.Len())}
 	for {
-		ev, err := rd.Next()
+		ev, err := o.Next()
 		if err != nil {
 			if err == io.EOF {
 				err = nil
 			}
-			if cap(t.Events)-len(t.Events) > len(t.Events)/8+1024 {
-				// Padding, or events longer than 4 bytes, made the file
-				// look bigger than its events: give back the room they
-				// did not use. Untouched, it costs no RSS, but the
-				// collector counts it as live heap and lets the heap
-				// grow by as much again before it collects (pond's
-				// 60 MiB trace: 7.9 M events of 15.7 M reserved, 0.6
-				// GiB more peak RSS in the analysis after it). The
-				// copy touches the events twice for a moment, less
-				// than the analysis that follows needs.
-				t.Events = slices.Clone(t.Events)
-			}
-			Sort(t.Events)
 			return t, err
 		}
 		t.Events = append(t.Events, ev)
 	}
+}
+
+// readerAt returns r as an io.ReaderAt of size bytes, from r's current
+// offset if it can seek, or r's bytes read into memory.
+func readerAt(r io.Reader) (io.ReaderAt, int64, error) {
+	if ra, ok := r.(io.ReaderAt); ok {
+		if s, ok := r.(io.Seeker); ok {
+			cur, err := s.Seek(0, io.SeekCurrent)
+			if err == nil {
+				var end int64
+				if end, err = s.Seek(0, io.SeekEnd); err == nil {
+					_, err = s.Seek(cur, io.SeekStart)
+				}
+				if err == nil {
+					return io.NewSectionReader(ra, cur, end-cur), end - cur, nil
+				}
+			}
+		}
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading trace: %w", err)
+	}
+	return bytes.NewReader(b), int64(len(b)), nil
 }
 
 // Sort sorts events into the global order, by (Seq, Sub, Goroutine).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,6 +105,7 @@ func TestRecordKernels(t *testing.T) {
 					t.Errorf("trace header names test %q of %q, want %q of %q", h.Test, h.Package, test.Name, p.ImportPath)
 				}
 				evs := readEvents(t, filepath.Join(first.dir, test.Trace))
+				sameOrder(t, filepath.Join(first.dir, test.Trace))
 				again := readEvents(t, filepath.Join(second.dir, test.Trace))
 				if a, b := goroutines(evs), goroutines(again); !slices.Equal(a, b) {
 					t.Errorf("logical goroutine ids differ between two recordings:\n%v\n%v", a, b)
@@ -196,6 +198,48 @@ func readEvents(t *testing.T, path string) []trace.Event {
 		t.Fatal(err)
 	}
 	return tr.Events
+}
+
+// sameOrder checks that trace.ReadAll, which merges a trace's batches in
+// the global order, reads what the shim wrote as a reader in file order
+// followed by a sort does: the whole file, with its padding and its
+// goroutines' interleaved batches, and the file cut at a few places (a
+// cut at a batch's middle is damage; one in padding is not).
+func sameOrder(t *testing.T, path string) {
+	t.Helper()
+	file, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(b []byte) ([]trace.Event, error) {
+		r, err := trace.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		var evs []trace.Event
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				trace.Sort(evs)
+				return evs, err
+			}
+			evs = append(evs, ev)
+		}
+	}
+	for _, n := range []int{len(file), len(file) / 2, len(file) / 3, 2 * len(file) / 3, max(len(file)-100, 0)} {
+		want, wantErr := sorted(file[:n])
+		tr, err := trace.ReadAll(bytes.NewReader(file[:n]))
+		var got []trace.Event
+		if tr != nil {
+			got = tr.Events
+		}
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !slices.Equal(got, want) {
+			t.Errorf("first %d bytes of %d: ReadAll read %d events, error %v; in file order and sorted, %d, error %v", n, len(file), len(got), err, len(want), wantErr)
+		}
+	}
 }
 
 func readHeader(t *testing.T, path string) trace.Header {
