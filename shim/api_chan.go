@@ -60,12 +60,18 @@ func recv[T any](site uint32, ch <-chan T) (T, bool) {
 }
 
 // Close records ChanClose, then closes ch (a close of a closed channel
-// panics after the event is recorded).
+// panics after the event is recorded). It is a release recorded before it
+// happens: control passes its step once the close returned, so a send
+// forced after it finds the channel closed (passed when recorded, a send
+// on a buffered channel could slip in before the close and succeed).
 func Close[T any](site uint32, ch chan<- T) {
-	if enabled {
-		syncBefore(site, trace.EvChanClose, ChanAddrSend(ch), 0)
+	if !enabled {
+		close(ch)
+		return
 	}
+	g := releaseBefore(site, trace.EvChanClose, ChanAddrSend(ch), 0)
 	close(ch)
+	g.released()
 }
 
 // Cancelling is called with a context's cancel function f just before the

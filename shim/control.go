@@ -21,15 +21,18 @@ package shim
 //     W (the store is done). Write, which reports a store already done,
 //     cannot be held back before it;
 //   - after the operation too for the releases recorded before they happen
-//     (Unlock, RUnlock, WGAdd, WGDone, CondSignal, CondBroadcast; recorded
-//     first so that the crash they may cause is in the trace): a successor
+//     (Unlock, RUnlock, WGAdd, WGDone, CondSignal, CondBroadcast,
+//     ChanClose; recorded first so that the crash they may cause is in the
+//     trace): a successor
 //     let go when the event was recorded could run before the release (a
-//     WGAdd forced after a WGDone added first, and the Done did not panic).
+//     WGAdd forced after a WGDone added first, and the Done did not panic;
+//     a send forced after a close filled a buffered channel first, and did
+//     not panic).
 //     A release that panics never passes: its successors wait until their
 //     timeout or until the panic ends the process;
-//   - at arrival for channel operations, selects and go statements: a
-//     channel operation has no step after it that control could wait for
-//     (an unbuffered send waits for its receive);
+//   - at arrival for the other channel operations, selects and go
+//     statements: they may block until a successor runs (an unbuffered
+//     send waits for its receive);
 //   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
 //     after the shim returns: at the goroutine's next instrumented event, or
 //     once a successor has waited readGrace (1ms; 50ms under -race) since
@@ -533,7 +536,7 @@ func u64(x uint64) string { return strconv.FormatUint(x, 10) }
 // rather than when its event is recorded (see Points in the doc above).
 func passAtArrival(k trace.Kind) bool {
 	switch k {
-	case trace.EvChanMake, trace.EvChanSend, trace.EvChanRecv, trace.EvChanClose, trace.EvSelect,
+	case trace.EvChanMake, trace.EvChanSend, trace.EvChanRecv, trace.EvSelect,
 		trace.EvFork, trace.EvTaskGo, trace.EvFuncEnter, trace.EvFuncExit:
 		return true
 	}

@@ -298,7 +298,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
 // before it happens and passed once it returned (releaseBefore).
 func releasedAfter(k trace.Kind) bool {
 	switch k {
-	case trace.EvUnlock, trace.EvRUnlock, trace.EvWGAdd, trace.EvWGDone, trace.EvCondSignal, trace.EvCondBroadcast:
+	case trace.EvUnlock, trace.EvRUnlock, trace.EvWGAdd, trace.EvWGDone, trace.EvCondSignal, trace.EvCondBroadcast, trace.EvChanClose:
 		return true
 	}
 	return false

@@ -166,8 +166,9 @@ func syncBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 
 // releaseBefore passes the gate and records a sync event for a release
 // recorded before it happens (Unlock, RUnlock, WGAdd, WGDone, CondSignal,
-// CondBroadcast: so that the crash it may cause, a negative WaitGroup
-// counter or an unlock of an unlocked mutex, is in the trace), and returns
+// CondBroadcast, ChanClose: so that the crash it may cause, a negative
+// WaitGroup counter, an unlock of an unlocked mutex or a close of a closed
+// channel, is in the trace), and returns
 // the goroutine's state. The caller performs the operation and then calls
 // released: control passes the step only then. Passing it when recorded
 // let a successor run before the release happened (a forced WGDone before

@@ -57,7 +57,11 @@ func TestCFPGuided(t *testing.T) {
 				t.Errorf("-cfp=%v: %s: reported but not expected: %s", guided, pkg, k)
 			}
 			for _, m := range r.WrongStatus {
-				t.Errorf("-cfp=%v: %s/expect line %d: %s is %s, want %s", guided, pkg, m.Want.Line, m.Want.Key(), m.Got.Status, m.Want.Status)
+				why := ""
+				if v := m.Got.Validation; v != nil {
+					why = ": " + v.Reason
+				}
+				t.Errorf("-cfp=%v: %s/expect line %d: %s is %s, want %s%s", guided, pkg, m.Want.Line, m.Want.Key(), m.Got.Status, m.Want.Status, why)
 			}
 		}
 		for _, f := range fs {
