@@ -55,13 +55,14 @@ import (
 )
 
 var (
-	rounds  = flag.Int("rounds", 3, "measurement rounds per trace")
-	only    = flag.String("w", "", "comma-separated workload `names` to run (default all)")
-	keep    = flag.String("keep", "", "record into (or reuse the recordings in) `dir` instead of a temporary directory")
-	hbOnly  = flag.Bool("hb-only", false, "measure reading and hb.Analyze (with and without LockOrder) only, not the checkers")
-	hand    = flag.Bool("handoffs", false, "instead of measuring, list the findings with and without the hand-off orders (handoffs.go)")
-	read    = flag.String("read", "", "only read the trace `file` (see -read-how), for /usr/bin/time -v's peak RSS")
-	readHow = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze) or stream (trace.OrderedReader, no event kept)")
+	rounds    = flag.Int("rounds", 3, "measurement rounds per trace")
+	only      = flag.String("w", "", "comma-separated workload `names` to run (default all)")
+	keep      = flag.String("keep", "", "record into (or reuse the recordings in) `dir` instead of a temporary directory")
+	hbOnly    = flag.Bool("hb-only", false, "measure reading and hb.Analyze (with and without LockOrder) only, not the checkers")
+	hand      = flag.Bool("handoffs", false, "instead of measuring, list the findings with and without the hand-off orders (handoffs.go)")
+	read      = flag.String("read", "", "only read the trace `file` (see -read-how), for /usr/bin/time -v's peak RSS")
+	sitesFile = flag.String("sites", "", "with -read-how lookahead: the recording's sites.json (tells a select's send cases)")
+	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, or lookahead (how far hb looks ahead) (trace.OrderedReader, no event kept)")
 )
 
 // A workload is a set of test packages of bench/corpus.
@@ -101,7 +102,13 @@ func main() {
 		os.Exit(2)
 	}
 	if *read != "" {
-		if err := readTrace(*read, *readHow); err != nil {
+		var err error
+		if *readHow == "lookahead" {
+			err = lookahead(*read, *sitesFile)
+		} else {
+			err = readTrace(*read, *readHow)
+		}
+		if err != nil {
 			log("%v", err)
 			os.Exit(1)
 		}
