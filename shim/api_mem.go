@@ -245,7 +245,7 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 		return
 	}
 	g := l.state()
-	if g.onStack(addr) {
+	if g.onStack(addr) || g.repeated(site, addr) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {
@@ -262,7 +262,7 @@ func (l *Local) access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 		return
 	}
 	g := l.state()
-	if g.onStack(addr) {
+	if g.onStack(addr) || (k == trace.EvRead && g.repeated(site, addr)) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {

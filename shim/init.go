@@ -31,7 +31,7 @@ func init() {
 }
 
 // enable turns the shim on: it finds the goid field, decides whether stack
-// accesses are recorded and starts counting GC epochs. Control calls it
+// accesses and repeated reads are recorded and starts counting GC epochs. Control calls it
 // too (a forced run need not record a trace, and its plan's instance
 // counts must skip what the recording skipped); it runs during package
 // initialization only.
@@ -41,6 +41,7 @@ func enable() {
 	}
 	goidOffset = discoverGoidOffset()
 	readStackFilter()
+	readRepeatFilter()
 	armEpoch()
 	enabled = true
 }

@@ -99,6 +99,9 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 	if g.onStack(addr) {
 		return // before control too: a plan's instance counts come from the trace
 	}
+	if k == trace.EvRead && g.repeated(site, addr) {
+		return // before control too, as the stack check
+	}
 	if accessGates.Load() {
 		ctlAccess(g, site, k)
 	}
@@ -146,6 +149,7 @@ func (g *gstate) recordWrite(site uint32, addr unsafe.Pointer, word uint64) {
 	if g.onStack(addr) {
 		return
 	}
+	g.wrote(addr)
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutWrite(g.window(), site, uintptr(addr), word)]
 	g.commit()

@@ -36,6 +36,8 @@ type gstate struct {
 	now      uint64            // in a bubble, the clock at its last EvClock (clockBefore)
 
 	ctl unsafe.Pointer // control's per-goroutine state (shim/control*.go); nil until control needs it
+
+	reads [readSlots]readSlot // the last reads, to leave out their repeats (repeat.go)
 }
 
 // The goroutine table maps runtime goroutine ids to gstates. A lookup reads

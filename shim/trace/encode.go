@@ -159,6 +159,10 @@ type Encoder struct {
 	addr uint64 // the batch's last address; 0 at the start of a batch
 }
 
+// Seq returns the seq of the last sync event appended (0 before the
+// first): the events without seq since then share it.
+func (e *Encoder) Seq() uint64 { return e.seq }
+
 // StartBatch starts a new batch of goroutine g's events: it appends the
 // batch header to b, with the goroutine's place in the order and room for
 // the length that FinishBatch fills in. Events appended after it belong to

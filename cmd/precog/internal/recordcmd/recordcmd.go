@@ -24,7 +24,9 @@ goroutines do: goroutine starts and ends, locks, wait groups, channel
 operations, atomics, and reads and writes of the locations that the static
 analysis finds shared between goroutines (every heap and global access with
 -all; never an access to the goroutine's own stack, which no other
-goroutine can reach). os/exec's goroutines that copy a command's output into a writer of
+goroutine can reach, nor a read that repeats the goroutine's last read of
+the location at the same site with no sync event or write of it between,
+which adds nothing to what the trace orders). os/exec's goroutines that copy a command's output into a writer of
 the program are recorded as tasks of the command, from Start (or Run) to
 Wait, their writes into a bytes.Buffer or strings.Builder at the Start
 call, and the program's method calls on such a buffer as its reads and

@@ -1,0 +1,75 @@
+package shim
+
+import (
+	"os"
+	"unsafe"
+
+	"github.com/precog-dev/precog/shim/plan"
+)
+
+// A read that repeats the goroutine's last read of the same location at
+// the same site, with no sync event of the goroutine and no write of the
+// location by it in between, is not recorded. Such a read adds nothing the
+// analysis can use: the trace orders a goroutine's accesses against other
+// goroutines' only through sync events (an access carries its goroutine's
+// last seq), so no access of another goroutine ever comes between the two
+// reads in the trace's order, and the first read is the same event but
+// for its place among the goroutine's accesses to other locations in the
+// same stretch. For the data-race detector it is FastTrack's "read in the
+// same epoch". Loops that read a field on every iteration make most of
+// some traces: in ristretto/z's TestTree 97% of the reads repeated one in
+// this sense (bench/RESULTS.md, "Repeated reads").
+//
+// The filter is a small direct-mapped table per goroutine, keyed by
+// address: a slot holds the last read of an address (its site and the
+// goroutine's seq at the time), a read at another site replaces it, and a
+// recorded write of the address clears it. A collision only costs a read
+// recorded that could have been left out. The check comes before
+// control's gate, as the stack check does, so a forced run counts the
+// instances of a site as its recording did. precog explain leaves the
+// filter on: a left-out read would depend on the same write as the read
+// it repeats, and a reproducer's plan counts instances without the
+// repeats. plan.RepeatsEnv turns it off (bench/runtime measures what it
+// saves).
+var repeatFilter bool
+
+// readSlots is the size of the table: a power of two.
+const readSlots = 16
+
+// A readSlot is the last read of an address recorded by its goroutine.
+type readSlot struct {
+	addr uintptr
+	seq  uint64 // the goroutine's last sync event's seq when it was read
+	site uint32
+}
+
+// readRepeatFilter sets repeatFilter from the environment. It runs during
+// package initialization only.
+func readRepeatFilter() {
+	keep := os.Getenv(plan.RepeatsEnv) == "1"
+	os.Unsetenv(plan.RepeatsEnv)
+	repeatFilter = !keep
+}
+
+// repeated reports whether a read of addr at site repeats the last read
+// of addr that g recorded, in the sense above; if not, it notes this read
+// as the last.
+func (g *gstate) repeated(site uint32, addr unsafe.Pointer) bool {
+	if !repeatFilter {
+		return false
+	}
+	s := &g.reads[(uintptr(addr)>>3)&(readSlots-1)]
+	seq := g.enc.Seq()
+	if s.addr == uintptr(addr) && s.site == site && s.seq == seq {
+		return true
+	}
+	s.addr, s.site, s.seq = uintptr(addr), site, seq
+	return false
+}
+
+// wrote notes that g wrote addr: its next read of addr is recorded.
+func (g *gstate) wrote(addr unsafe.Pointer) {
+	if s := &g.reads[(uintptr(addr)>>3)&(readSlots-1)]; s.addr == uintptr(addr) {
+		s.addr = 0
+	}
+}

@@ -1,0 +1,67 @@
+package shim
+
+import (
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// TestRepeatedReadsNotRecorded: with the repeat filter on, a read that
+// repeats the goroutine's last read of the location at the same site,
+// with no sync event and no write of it by the goroutine in between, is
+// not recorded, through R and RL alike; a read at another site, after a
+// write of the location, after a sync event, or of another location is;
+// and with the filter off every read is.
+func TestRepeatedReadsNotRecorded(t *testing.T) {
+	const base = 9200
+	x, y := new(int), new(int)
+	var mu sync.Mutex
+	type ev struct {
+		kind trace.Kind
+		site uint32
+	}
+	run := func(filter bool) (got []ev) {
+		saved := repeatFilter
+		repeatFilter = filter
+		defer func() { repeatFilter = saved }()
+		from := seqs.n.Load()
+		id := Go(base)
+		done := make(chan struct{})
+		go func() {
+			Begin(id)
+			defer End()
+			defer close(done)
+			var l Local
+			_ = *R(base+1, x)
+			_ = *R(base+1, x)      // repeat: left out
+			_ = *RL(&l, base+1, x) // repeat through the Local: left out
+			_ = *R(base+1, y)      // another location
+			_ = *R(base+2, x)      // another site
+			_ = *R(base+1, x)      // the slot now holds site 2: recorded
+			W(base+3, x, 1)
+			_ = *R(base+1, x) // after a write of x
+			_ = *R(base+1, x) // repeat: left out
+			Lock(base+4, &mu)
+			_ = *R(base+1, x) // after a sync event
+			Unlock(base+5, &mu)
+		}()
+		<-done
+		for _, e := range goroutineEvents(since(readTrace(t, tracePath), from), id) {
+			if e.Site > base && e.Site < base+10 {
+				got = append(got, ev{e.Kind, e.Site - base})
+			}
+		}
+		return got
+	}
+	r, w, lk, un := trace.EvRead, trace.EvWrite, trace.EvLock, trace.EvUnlock
+	want := []ev{{r, 1}, {r, 1}, {r, 2}, {r, 1}, {w, 3}, {r, 1}, {lk, 4}, {r, 1}, {un, 5}}
+	if got := run(true); !slices.Equal(got, want) {
+		t.Errorf("with the filter, recorded %v, want %v", got, want)
+	}
+	all := []ev{{r, 1}, {r, 1}, {r, 1}, {r, 1}, {r, 2}, {r, 1}, {w, 3}, {r, 1}, {r, 1}, {lk, 4}, {r, 1}, {un, 5}}
+	if got := run(false); !slices.Equal(got, all) {
+		t.Errorf("without the filter, recorded %v, want %v", got, all)
+	}
+}
