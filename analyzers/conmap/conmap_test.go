@@ -49,3 +49,15 @@ func TestTestCaller(t *testing.T) {
 func TestOnceExport(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "onceexport")
 }
+
+// TestTupleResult: each result of a call holds what the callee returns
+// in that position only.
+func TestTupleResult(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "tupleresult")
+}
+
+// TestTypeSwitch: a type assertion to a concrete type keeps only the
+// objects of that type.
+func TestTypeSwitch(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "typeswitch")
+}

@@ -36,3 +36,10 @@ func TestElection(t *testing.T) {
 func TestTestHook(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "testhook")
 }
+
+// TestMethodValue: an object reachable from what a goroutine was handed
+// only through the receiver of a method value stored in a field is
+// shared with it.
+func TestMethodValue(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "methodvalue")
+}

@@ -23,7 +23,17 @@
 //     field), so &c.header and &c.incoming do not alias;
 //   - calls follow the call graph of the callgraph analyzer, `go`
 //     statements included; closures receive their captured variables
-//     through their free variables.
+//     through their free variables;
+//   - each result of a function has its own node: `req, err := f()` gives
+//     req what f returns first, not what it returns as its error;
+//   - a closure (a function literal, a method value) is an object whose
+//     memory ".name" holds what it captured as free variable name, so
+//     that a receiver bound into a method value stored in a field is
+//     reachable from the field's holder (see Reachable);
+//   - a type assertion to a pointer, map or channel type lets through only
+//     the objects of that type (see Admits): a func(msg any) that switches
+//     on *Request and *Response does not give one case the other's
+//     objects.
 //
 // The analysis is unsound for reflection, unsafe, and flows through code
 // outside the package (an object stored by an imported function and

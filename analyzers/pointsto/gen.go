@@ -93,10 +93,19 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 		v := in.(ssa.Value)
 		s.addObj(s.node(v), Obj{Site: v})
 	case *ssa.MakeClosure:
+		// A closure is an object whose memory holds what it captured
+		// (".name" for each free variable), so that what a func value
+		// stored in a field captured (a method value's receiver) is
+		// reachable from the field's holder.
 		callee := in.Fn.(*ssa.Function)
+		obj := Obj{Site: in}
+		s.addObj(s.node(in), obj)
 		for i, b := range in.Bindings {
 			if mayPoint(b.Type()) {
 				s.copy(s.node(callee.FreeVars[i]), s.node(b))
+				cell := s.heapNode(obj.Select("." + callee.FreeVars[i].Name()))
+				s.typed(cell, s.node(b))
+				s.copy(cell, s.node(b))
 			}
 		}
 	case *ssa.FieldAddr:
@@ -178,15 +187,15 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 	case *ssa.MakeInterface:
 		s.copy(s.node(in), s.node(in.X))
 	case *ssa.TypeAssert:
-		s.copy(s.node(in), s.node(in.X))
+		s.addEdge(s.node(in.X), edge{dst: s.node(in), filter: in.AssertedType})
 	case *ssa.Slice:
 		s.copy(s.node(in), s.node(in.X))
 	case *ssa.Extract:
 		s.copy(s.node(in), s.node(in.Tuple))
 	case *ssa.Return:
-		for _, r := range in.Results {
+		for i, r := range in.Results {
 			if mayPoint(r.Type()) {
-				s.copy(s.ret(fn), s.node(r))
+				s.copy(s.ret(fn, i), s.node(r))
 			}
 		}
 	case ssa.CallInstruction:
@@ -194,13 +203,21 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 	}
 }
 
-func (s *solver) ret(fn *ssa.Function) int {
-	if n, ok := s.rets[fn]; ok {
+// ret returns the node of fn's result number i. Each result has its own,
+// so that `req, err := f()` does not give req what f returns as err.
+func (s *solver) ret(fn *ssa.Function, i int) int {
+	k := retKey{fn, i}
+	if n, ok := s.rets[k]; ok {
 		return n
 	}
 	n := s.newNode()
-	s.rets[fn] = n
+	s.rets[k] = n
 	return n
+}
+
+type retKey struct {
+	fn *ssa.Function
+	i  int
 }
 
 func (s *solver) call(site ssa.CallInstruction) {
@@ -239,7 +256,18 @@ func (s *solver) call(site ssa.CallInstruction) {
 		}
 		if result != nil {
 			if _, isCall := site.(*ssa.Call); isCall {
-				s.addEdge(s.ret(callee), edge{dst: s.node(result), clone: site, fn: callee})
+				if _, isTuple := result.Type().(*types.Tuple); !isTuple {
+					s.addEdge(s.ret(callee, 0), edge{dst: s.node(result), clone: site, fn: callee})
+				} else {
+					// Each extraction of a result gets that result only;
+					// the tuple's own node keeps what external callees
+					// return.
+					for _, ref := range *result.Referrers() {
+						if ex, ok := ref.(*ssa.Extract); ok && mayPoint(ex.Type()) {
+							s.addEdge(s.ret(callee, ex.Index), edge{dst: s.node(ex), clone: site, fn: callee})
+						}
+					}
+				}
 			}
 		}
 	}

@@ -125,17 +125,22 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 		o Obj
 		d int
 	}
+	// left holds, for each object met, the most steps left when it was
+	// met: an object first met at the end of a long path is expanded
+	// again when a shorter path reaches it.
+	left := map[Obj]int{}
 	var work []item
 	for _, o := range roots {
 		if o.Site != nil {
 			work = append(work, item{o, depth})
+			left[o] = depth
 		}
 	}
 	for len(work) > 0 {
 		it := work[len(work)-1]
 		work = work[:len(work)-1]
 		seen[it.o.Site] = true
-		if it.d == 0 {
+		if it.d == 0 || left[it.o] > it.d {
 			continue
 		}
 		for _, cell := range r.heap[it.o.Site] {
@@ -144,7 +149,8 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 			}
 			for _, id := range r.pts[cell.node] {
 				child := r.objs[id]
-				if child.Site != nil && !seen[child.Site] {
+				if d, ok := left[child]; child.Site != nil && (!ok || d < it.d-1) {
+					left[child] = it.d - 1
 					work = append(work, item{child, it.d - 1})
 				}
 			}
@@ -217,6 +223,9 @@ type edge struct {
 	dst   int
 	clone ssa.CallInstruction // non-nil: clone factory objects of fn
 	fn    *ssa.Function
+	// filter, when non-nil, lets through only the objects that a value
+	// of this type may point to (see admits).
+	filter types.Type
 }
 
 type solver struct {
@@ -238,7 +247,7 @@ type solver struct {
 	work      []int
 	queued    []bool
 	types     []types.Type // of value nodes; nil for heap and return nodes
-	rets      map[*ssa.Function]int
+	rets      map[retKey]int
 	factories map[*ssa.Function]map[ssa.Value]bool
 	cg        *callgraph.Result
 }
@@ -249,7 +258,7 @@ func run(pass *analysis.Pass) (any, error) {
 		res:       &Result{nodes: map[ssa.Value]int{}, heap: map[ssa.Value][]heapCell{}},
 		objID:     map[Obj]int{},
 		heap:      map[heapKey]int{},
-		rets:      map[*ssa.Function]int{},
+		rets:      map[retKey]int{},
 		factories: map[*ssa.Function]map[ssa.Value]bool{},
 		cg:        cg,
 		budget:    pass.ResultOf[budget.Analyzer].(*budget.Budget),
@@ -368,6 +377,14 @@ func (s *solver) addEdge(src int, e edge) {
 }
 
 func (s *solver) apply(e edge, set *intsets.Sparse) {
+	if e.filter != nil {
+		for _, id := range set.AppendTo(nil) {
+			if o := s.res.objs[id]; Admits(e.filter, o) {
+				s.addObj(e.dst, o)
+			}
+		}
+		return
+	}
 	if e.clone == nil {
 		diff := &s.diff
 		diff.Difference(set, s.pts[e.dst])
@@ -432,6 +449,147 @@ func (s *solver) external(o Obj, dst int) {
 	if o.External != "" && s.types[dst] != nil && mayPoint(s.types[dst]) {
 		s.addObj(dst, Obj{External: types.TypeString(s.types[dst], nil)})
 	}
+}
+
+// Admits reports whether a value of type t, the concrete type a type
+// assertion asks for, may point to o. A pointer of type *S points to an
+// object of type S (or of a type with S's underlying type), a map or
+// channel value to a map or channel of its type. An interface value holds
+// objects of every dynamic type that flowed into it (a func(msg any) that
+// type-switches on *Request and *Response sees both), and without this
+// filter the case for one type gets the objects of the other, and through
+// their fields everything they hold. Objects whose type is unknown (made
+// outside the package, results of calls without a body, memory reached
+// through a path the types do not follow) are always let through, as is
+// every object when t is not such a type or involves type parameters.
+func Admits(t types.Type, o Obj) bool {
+	want := filterable(t)
+	if want == nil || o.Site == nil {
+		return true
+	}
+	got := objType(o)
+	if got == nil {
+		return true
+	}
+	return types.Identical(want, filterable(got))
+}
+
+// filterable returns the type that decides which objects a value of type
+// t may point to (the underlying type of a pointer's element, or of a map
+// or channel), or nil when the filter does not apply to t.
+func filterable(t types.Type) types.Type {
+	if t == nil || typeparams(t) {
+		return nil
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return types.NewPointer(u.Elem().Underlying())
+	case *types.Map, *types.Chan:
+		return u
+	}
+	return nil
+}
+
+// typeparams reports whether t mentions a type parameter.
+func typeparams(t types.Type) bool {
+	found := false
+	var visit func(types.Type, int)
+	visit = func(t types.Type, depth int) {
+		if found || depth > 8 {
+			return
+		}
+		switch t := t.(type) {
+		case *types.TypeParam:
+			found = true
+		case *types.Named:
+			if args := t.TypeArgs(); args != nil {
+				for i := range args.Len() {
+					visit(args.At(i), depth+1)
+				}
+			}
+		case *types.Pointer:
+			visit(t.Elem(), depth+1)
+		case *types.Slice:
+			visit(t.Elem(), depth+1)
+		case *types.Array:
+			visit(t.Elem(), depth+1)
+		case *types.Map:
+			visit(t.Key(), depth+1)
+			visit(t.Elem(), depth+1)
+		case *types.Chan:
+			visit(t.Elem(), depth+1)
+		}
+	}
+	visit(t, 0)
+	return found
+}
+
+// objType returns the type of a pointer to o: for an allocation, its
+// pointer; for a map or channel made, its own type; for a path into the
+// object, a pointer to the field or element it selects. It returns nil
+// when the type is unknown.
+func objType(o Obj) types.Type {
+	var t types.Type // the type of the memory at the path
+	switch site := o.Site.(type) {
+	case *ssa.Alloc:
+		t = site.Type().Underlying().(*types.Pointer).Elem()
+	case *ssa.Global:
+		t = site.Type().Underlying().(*types.Pointer).Elem()
+	case *ssa.MakeMap, *ssa.MakeChan:
+		if o.Path == "" {
+			return site.Type()
+		}
+		t = site.Type()
+	case *ssa.MakeSlice:
+		if o.Path == "" {
+			return nil // the array behind the slice
+		}
+		t = site.Type()
+	default:
+		return nil
+	}
+	for path := o.Path; path != ""; {
+		switch {
+		case strings.HasPrefix(path, ElemPath):
+			path = path[len(ElemPath):]
+			switch u := t.Underlying().(type) {
+			case *types.Array:
+				t = u.Elem()
+			case *types.Slice:
+				t = u.Elem()
+			case *types.Map:
+				return nil // keys and values are stored there alike
+			case *types.Chan:
+				t = u.Elem()
+			default:
+				return nil
+			}
+		case strings.HasPrefix(path, "."):
+			end := strings.IndexAny(path[1:], ".[*")
+			if end < 0 {
+				end = len(path) - 1
+			}
+			name := path[1 : 1+end]
+			path = path[1+end:]
+			st, ok := t.Underlying().(*types.Struct)
+			if !ok {
+				return nil
+			}
+			var f *types.Var
+			for i := range st.NumFields() {
+				if st.Field(i).Name() == name {
+					f = st.Field(i)
+				}
+			}
+			if f == nil {
+				return nil
+			}
+			t = f.Type()
+		default:
+			return nil
+		}
+	}
+	return types.NewPointer(t)
 }
 
 // solve propagates to a fixed point, or gives up when the budget runs

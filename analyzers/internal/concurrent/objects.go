@@ -149,7 +149,13 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 	case *ssa.MakeInterface:
 		return e.objects(v.X, c)
 	case *ssa.TypeAssert:
-		return e.objects(v.X, c)
+		var out []pointsto.Obj
+		for _, o := range e.objects(v.X, c) {
+			if pointsto.Admits(v.AssertedType, o) {
+				out = append(out, o)
+			}
+		}
+		return out
 	case *ssa.Slice:
 		return e.objects(v.X, c)
 	case *ssa.FreeVar:
@@ -163,10 +169,10 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 	case *ssa.Parameter:
 		return e.paramObjects(v, c)
 	case *ssa.Call:
-		return e.resultObjects(v, c)
+		return e.resultObjects(v, v, -1, c)
 	case *ssa.Extract:
 		if call, ok := v.Tuple.(*ssa.Call); ok {
-			return e.resultObjects(call, c)
+			return e.resultObjects(v, call, v.Index, c)
 		}
 	case *ssa.UnOp:
 		if fa, ok := v.X.(*ssa.FieldAddr); ok {
@@ -245,9 +251,12 @@ func (e *Env) contextsFor(v ssa.Value, c *goroutines.Context) []*goroutines.Cont
 // this call's argument; a field of a parameter it returns (a getter such
 // as Header) is what that field holds in the argument; an object it makes
 // and returns is this call's own; and what another call returns is
-// followed through that call.
-func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context) []pointsto.Obj {
-	global := e.fallback(call)
+// followed through that call. v is the value refined: the call, or the
+// extraction of its result number index from the tuple it returns (index
+// is -1 for the call itself), so that `req, err := f()` gives req the
+// objects f returns as its first result only, not its error's.
+func (e *Env) resultObjects(v ssa.Value, call *ssa.Call, index int, c *goroutines.Context) []pointsto.Obj {
+	global := e.fallback(v)
 	common := &call.Call
 	var callees []*ssa.Function
 	if callee := common.StaticCallee(); callee != nil {
@@ -282,7 +291,10 @@ func (e *Env) resultObjects(call *ssa.Call, c *goroutines.Context) []pointsto.Ob
 			if !ok {
 				continue
 			}
-			for _, r := range ret.Results {
+			for i, r := range ret.Results {
+				if index >= 0 && i != index {
+					continue
+				}
 				srcs := ssavalue.Sources(r)
 				if len(srcs) == 0 {
 					exact = false
