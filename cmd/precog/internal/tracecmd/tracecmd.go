@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -36,9 +38,11 @@ printed in that order, by seq and position, unless -fileorder is given.
 The format is documented in full in package
 github.com/precog-dev/precog/shim/trace.
 
-With -sites, each site is followed by its position in the source, taken
-from the site table that the instrumenter wrote for the build:
-site=3(bank.go:31:5).
+Each site is followed by its position in the source, taken from the site
+table that the instrumenter wrote for the build: site=3(bank.go:31:5).
+For a trace in a directory that precog record wrote, dump finds the table
+itself (the output directory's sites.json); -sites names another, and
+-sites="" prints bare site ids.
 
 Dump tells a complete trace from one whose process died and from a file
 that lost its end. The shim records in the trace's header where the space
@@ -73,7 +77,7 @@ func Command() *cli.Command {
 		Doc:     doc,
 		Define: func(fs *flag.FlagSet) cli.Runner {
 			var o options
-			fs.StringVar(&o.sites, "sites", "", "show the position of each site from the site table in `file`")
+			fs.StringVar(&o.sites, "sites", auto, "show the position of each site from the site table in `file`; auto: the sites.json of the precog record output that holds the trace")
 			fs.BoolVar(&o.fileOrder, "fileorder", false, "print events in the order of the file, batch by batch, instead of by seq")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				if len(args) == 0 {
@@ -103,14 +107,48 @@ type options struct {
 	fileOrder bool
 }
 
+// auto is -sites' default: the site table of the record output that holds
+// the trace, if any.
+const auto = "auto"
+
+// recordSites returns the site table of the precog record output
+// directory that holds trace file, if it is in one: the nearest directory
+// above it with record's marker file, whose index names the table.
+func recordSites(file string) (string, bool) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", false
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, record.MarkerFile)); err == nil {
+			path := filepath.Join(dir, record.SitesFile)
+			_, err := os.Stat(path)
+			return path, err == nil
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return "", false
+		}
+	}
+}
+
 // dump prints the trace in file. The events come out even if the trace
 // is broken, since a cut trace is what a crashed test leaves, and its last
 // events are the ones that explain the crash.
 func dump(env *cli.Env, o options, file string) (int, error) {
 	var sites *trace.SiteTable
-	if o.sites != "" {
+	path := o.sites
+	if path == auto {
+		if p, ok := recordSites(env.Resolve(file)); ok {
+			path = p
+		} else {
+			path = ""
+		}
+	} else if path != "" {
+		path = env.Resolve(path)
+	}
+	if path != "" {
 		var err error
-		if sites, err = trace.LoadSites(env.Resolve(o.sites)); err != nil {
+		if sites, err = trace.LoadSites(path); err != nil {
 			return cli.ExitError, err
 		}
 	}

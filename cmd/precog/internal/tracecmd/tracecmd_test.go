@@ -12,6 +12,7 @@ import (
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/tracecmd"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -123,6 +124,35 @@ func TestDump(t *testing.T) {
 			t.Errorf("precog %s: status %d, stdout\n%s\nwant\n%s\nstderr: %s", strings.Join(tc.args, " "), code, stdout, tc.want, stderr)
 		}
 	}
+	// In an output directory of precog record, the dump finds its site
+	// table; -sites= leaves it out.
+	out := filepath.Join(dir, "out")
+	pkg := filepath.Join(out, "example.com", "bank")
+	if err := os.MkdirAll(pkg, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		filepath.Join(out, record.MarkerFile): "",
+		filepath.Join(out, record.SitesFile):  sites,
+		filepath.Join(pkg, "t.trace"):         string(writeTrace(t, t.TempDir())),
+	} {
+		if err := os.WriteFile(name, []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "dump", "out/example.com/bank/t.trace"}, withSites},
+		{[]string{"trace", "dump", "-sites=", "out/example.com/bank/t.trace"}, bySeq},
+	} {
+		stdout, stderr, code := run(t, dir, tc.args...)
+		if stdout != tc.want || stderr != "" || code != 0 {
+			t.Errorf("precog %s: status %d, stdout\n%s\nwant\n%s\nstderr: %s", strings.Join(tc.args, " "), code, stdout, tc.want, stderr)
+		}
+	}
+
 	// The dump parses back into the trace.
 	stdout, _, _ := run(t, dir, "trace", "dump", "t.trace")
 	got, err := trace.ParseText(strings.NewReader(stdout))
