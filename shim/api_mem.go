@@ -40,7 +40,7 @@ func W[T any](site uint32, p *T, v T) {
 			*p = v // neither recorded nor gated: see access
 			return
 		}
-		ctlAccess(g, site, trace.EvWrite)
+		ctlAccess(g, site, trace.EvWrite, unsafe.Pointer(p))
 		*p = v
 		if !filtered(site) {
 			g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
@@ -224,7 +224,7 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 			*p = v // neither recorded nor gated: see access
 			return
 		}
-		ctlAccess(g, site, trace.EvWrite)
+		ctlAccess(g, site, trace.EvWrite, unsafe.Pointer(p))
 		*p = v
 		if !filtered(site) {
 			g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
@@ -249,7 +249,7 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {
-		ctlAccess(g, site, trace.EvRead)
+		ctlAccess(g, site, trace.EvRead, addr)
 	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
@@ -266,7 +266,7 @@ func (l *Local) access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {
-		ctlAccess(g, site, k)
+		ctlAccess(g, site, k, addr)
 	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]

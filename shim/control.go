@@ -303,7 +303,7 @@ func installControl(p *plan.Plan) (*control, error) {
 		}
 		c.out = f
 	}
-	c.emit(plan.Record{Event: plan.EvPlan, Mode: p.Mode, PID: os.Getpid()})
+	c.emit(plan.Record{Event: plan.EvPlan, Version: plan.ResultVersion, Mode: p.Mode, PID: os.Getpid()})
 	if c.mode == modeForce && c.force.left == 0 && !c.replaying {
 		c.mu.Lock()
 		c.finish(plan.Confirmed, "the plan has no edges")
@@ -573,7 +573,7 @@ const wokenGrace = 50 * time.Millisecond
 // after a sync event is appended; ctlSelectPlan and ctlSelected are the
 // select's.
 
-func ctlGate(g *gstate, site uint32, k trace.Kind, _ unsafe.Pointer) {
+func ctlGate(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
 	c := ctl.Load()
 	if c == nil {
 		return
@@ -593,10 +593,12 @@ func ctlGate(g *gstate, site uint32, k trace.Kind, _ unsafe.Pointer) {
 	if !c.all && !c.named(site) {
 		return
 	}
-	c.arrival(g, site, k)
+	c.arrival(g, site, k, addr)
 }
 
-func ctlAccess(g *gstate, site uint32, k trace.Kind) {
+// ctlAccess is the gate of a memory access of kind k to addr (a map's
+// header for map accesses).
+func ctlAccess(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
 	c := ctl.Load()
 	if c == nil {
 		return
@@ -605,7 +607,7 @@ func ctlAccess(g *gstate, site uint32, k trace.Kind) {
 		c.flush(g) // the access before this one has happened
 	}
 	if c.named(site) {
-		c.arrival(g, site, k)
+		c.arrival(g, site, k, addr)
 	}
 }
 
@@ -648,8 +650,9 @@ func ctlReleased(g *gstate) {
 	}
 }
 
-// arrival handles g's arrival at a named site.
-func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
+// arrival handles g's arrival at a named site, whose operation touches
+// addr (the memory of an access, a map, a sync object; nil if none).
+func (c *control) arrival(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gc := c.goroutine(g)
@@ -668,7 +671,7 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind) {
 		if c.perturbing && !c.final && c.force.points[keyOf(pt)] == nil {
 			c.perturb.arrive(c, gc, pt, k)
 		}
-		c.force.arrive(c, gc, pt, k)
+		c.force.arrive(c, gc, pt, k, addr)
 		return
 	}
 	if c.final {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -219,14 +220,21 @@ func (f *forceState) cycle() *fpoint {
 }
 
 // arrive holds gc at step pt until its predecessors have passed. c.mu is
-// held.
-func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind) {
+// held. addr is what the step's operation touches: the "reached" line
+// names it, with the collections counted so far (gcEpoch), so that the
+// driver can tell whether two forced accesses touched one piece of memory
+// (a forced run records no trace).
+func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, addr unsafe.Pointer) {
 	p := f.points[keyOf(pt)]
 	if p == nil || p.reached {
 		return
 	}
 	p.reached, p.reachedAt = true, nanotime()
-	c.emit(plan.Record{Event: plan.EvReached, Point: pointWithKind(p.p, k)})
+	rec := plan.Record{Event: plan.EvReached, Point: pointWithKind(p.p, k), Addr: uint64(uintptr(addr))}
+	if addr != nil {
+		rec.Epoch = gcEpoch.Load()
+	}
+	c.emit(rec)
 	if c.final {
 		return // late, after a wait gave up: evidence for the driver
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -1230,5 +1231,49 @@ func TestForceSeeded(t *testing.T) {
 		if want := map[uint64]int{0: 0, 7: 20}[seed]; yields != want {
 			t.Errorf("seed %d: %d yields, want %d (one per Lock and Unlock)", seed, yields, want)
 		}
+	}
+}
+
+// TestForceAccessAddresses checks that the result file has its version on
+// the plan line and that a force step's "reached" line names the memory
+// its access touched (a map's header for a map access), so that a driver
+// can tell two forced accesses to one location from accesses at the same
+// sites to different memory.
+func TestForceAccessAddresses(t *testing.T) {
+	const base = 10300
+	x, y := new(int), new(int)
+	m := map[int]int{}
+	start := make(chan struct{})
+	a, aDone := spawn(base+1, start, func() { W(base+3, x, 1) })
+	b, bDone := spawn(base+2, start, func() {
+		_ = *R(base+4, y)
+		MW(base+5, m)[1] = 1
+	})
+	pa, pb, pm := plan.Point{G: a, Site: base + 3}, plan.Point{G: b, Site: base + 4}, plan.Point{G: b, Site: base + 5}
+	res := loadPlan(t, &plan.Plan{Mode: "force", Edges: []plan.Edge{{Before: pa, After: pb}, {Before: pb, After: pm}}})
+	close(start)
+	<-aDone
+	<-bDone
+	uninstallControl()
+	recs := readResult(t, res)
+	if len(recs) == 0 || recs[0].Event != plan.EvPlan || recs[0].Version != plan.ResultVersion {
+		t.Fatalf("first line %+v, want the plan line with version %d", recs[0], plan.ResultVersion)
+	}
+	want := map[pointKey]uint64{
+		keyOf(pa): uint64(uintptr(unsafe.Pointer(x))),
+		keyOf(pb): uint64(uintptr(unsafe.Pointer(y))),
+		keyOf(pm): uint64(uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&m)))),
+	}
+	for _, r := range recs {
+		if r.Event != plan.EvReached {
+			continue
+		}
+		if w := want[keyOf(*r.Point)]; r.Addr != w {
+			t.Errorf("step %v reached at address %#x, want %#x", *r.Point, r.Addr, w)
+		}
+		delete(want, keyOf(*r.Point))
+	}
+	if len(want) > 0 {
+		t.Errorf("steps never reached: %v", want)
 	}
 }

@@ -103,7 +103,7 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 		return // before control too, as the stack check
 	}
 	if accessGates.Load() {
-		ctlAccess(g, site, k)
+		ctlAccess(g, site, k, addr)
 	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]
@@ -117,7 +117,7 @@ func function(site uint32, k trace.Kind) {
 	}
 	g := cur()
 	if accessGates.Load() {
-		ctlAccess(g, site, k)
+		ctlAccess(g, site, k, nil)
 	}
 	g.prepare()
 	if k == trace.EvFuncEnter {
@@ -139,7 +139,7 @@ func write(site uint32, addr unsafe.Pointer, word uint64) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {
-		ctlAccess(g, site, trace.EvWrite)
+		ctlAccess(g, site, trace.EvWrite, addr)
 		ctlRecorded(g)
 	}
 	g.recordWrite(site, addr, word)

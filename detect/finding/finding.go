@@ -258,7 +258,9 @@ type Validation struct {
 	Test   string `json:"test,omitempty"` // the test that was forced
 	Runs   int    `json:"runs"`           // forced runs made
 	// Seeds are the perturbation seeds of the retries of orders that
-	// diverged, in the order tried (none if no order diverged).
+	// diverged (or, for a data race, held with its two accesses on
+	// different memory), in the order tried (none if no order was
+	// retried).
 	Seeds []uint64 `json:"seeds,omitempty"`
 	// Failed counts the forced runs that showed the effect (con-map:
 	// the rate of overlap).

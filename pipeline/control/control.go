@@ -163,6 +163,24 @@ type Result struct {
 	// ("replayed").
 	Left       *plan.Record
 	FollowedTo bool
+	// Version is the file's layout (plan.ResultVersion; 1 for a file
+	// whose plan line has none, which names no addresses).
+	Version int
+}
+
+// Touched returns what force step p touched when the run reached it, as
+// its "reached" line names it: the address of its memory (a map's
+// header, a sync object) and the collections the shim had counted then.
+// ok is false if the run never reached p, or reached it with no address
+// (a file of version 1 names none).
+func (r *Result) Touched(p plan.Point) (addr, epoch uint64, ok bool) {
+	p = bare(&p)
+	for _, rec := range r.Records {
+		if rec.Event == plan.EvReached && bare(rec.Point) == p && rec.Addr != 0 {
+			return rec.Addr, rec.Epoch, true
+		}
+	}
+	return 0, 0, false
 }
 
 // ReadResult reads a result file written under plan p. A last line cut
@@ -185,6 +203,13 @@ func ReadResult(r io.Reader, p *plan.Plan) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading control result: %w", err)
 		}
+	}
+	res.Version = 1
+	if len(res.Records) > 0 && res.Records[0].Event == plan.EvPlan && res.Records[0].Version > 0 {
+		res.Version = res.Records[0].Version
+	}
+	if res.Version > plan.ResultVersion {
+		return nil, fmt.Errorf("reading control result: version %d, but this precog reads versions up to %d (the test binary was built with another precog's shim)", res.Version, plan.ResultVersion)
 	}
 	passed := make(map[plan.Point]bool)
 	reached := make(map[plan.Point]bool)

@@ -172,3 +172,35 @@ func TestCut(t *testing.T) {
 		}
 	}
 }
+
+// TestResultVersion checks that the reader takes the file's version from
+// its plan line (1 when it has none), refuses a newer one with a clear
+// error, and finds what each reached step touched.
+func TestResultVersion(t *testing.T) {
+	v2 := `{"event":"plan","t_us":1,"version":2,"mode":"force"}
+{"event":"reached","t_us":2,"point":{"g":1,"site":10,"n":0,"kind":"Write"},"addr":824634335240,"epoch":3}
+{"event":"passed","t_us":3,"point":{"g":1,"site":10,"n":0},"seq":5}
+{"event":"reached","t_us":4,"point":{"g":2,"site":20,"n":0,"kind":"Lock"}}
+`
+	res, err := ReadResult(strings.NewReader(v2), forcePlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != 2 {
+		t.Errorf("version %d, want 2", res.Version)
+	}
+	if addr, epoch, ok := res.Touched(a); !ok || addr != 824634335240 || epoch != 3 {
+		t.Errorf("Touched(a) = %#x, %d, %v; want 0xc000012008, 3, true", addr, epoch, ok)
+	}
+	if _, _, ok := res.Touched(b); ok {
+		t.Error("Touched(b) is known, but its reached line names no address")
+	}
+	old, err := ReadResult(strings.NewReader(`{"event":"plan","t_us":1}`+"\n"), forcePlan)
+	if err != nil || old.Version != 1 {
+		t.Errorf("a plan line without a version: %+v, %v; want version 1", old, err)
+	}
+	_, err = ReadResult(strings.NewReader(`{"event":"plan","t_us":1,"version":99}`+"\n"), forcePlan)
+	if err == nil || !strings.Contains(err.Error(), "version 99") || !strings.Contains(err.Error(), "up to 2") {
+		t.Errorf("a newer version: %v; want an error naming both versions", err)
+	}
+}

@@ -2,10 +2,12 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/record"
@@ -197,8 +199,9 @@ type Run struct {
 	// Killed: the run went past its time bound and was killed.
 	Killed bool
 	// Control is the shim's result file read back; nil if the run wrote
-	// none.
-	Control *control.Result
+	// none, or if it could not be read (ControlErr says why).
+	Control    *control.Result
+	ControlErr error
 }
 
 // A Verdict is the classification of one forced run.
@@ -214,6 +217,13 @@ type Verdict struct {
 	// Passed: the order held and the test passed (a NotConfirmed that
 	// the run's trace may explain).
 	Passed bool
+	// Apart, for a data race whose order names both accesses as steps,
+	// says why the run is no evidence of the race: its two accesses did
+	// not touch one piece of memory (other memory, or one address in
+	// two GC epochs), or the run did not say what one of them touched.
+	// "" if they touched one piece of memory, or the order does not
+	// name both (a lifted order).
+	Apart string
 }
 
 // Classify classifies one run of the test forced into order o for finding
@@ -232,6 +242,95 @@ func Classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 }
 
 func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
+	v := classifyRun(f, o, r, recordedPassed)
+	if f.Kind != races.Kind {
+		return v
+	}
+	a, b, ok := raceSteps(f, o)
+	if !ok {
+		return v
+	}
+	v.Apart = apart(f, a, b, r.Control)
+	if v.Apart != "" && v.Status == finding.Confirmed {
+		// A crash at a site is no evidence of a race between two
+		// accesses that touched different memory.
+		v.Status, v.Effect = finding.NotConfirmed, ""
+		v.Reason = "the run crashed (" + v.Reason + "), but " + v.Apart
+	}
+	return v
+}
+
+// raceSteps returns the two accesses of data race f that order o names as
+// steps: the points of its edges at the race's sites. A lifted order, which
+// holds a goroutine at the Lock before its access, names one or none.
+func raceSteps(f finding.Finding, o Order) (a, b plan.Point, ok bool) {
+	at := make(map[uint32]bool)
+	for _, s := range f.Sites {
+		at[s.ID] = true
+	}
+	var pts []plan.Point
+	for _, e := range o.Edges {
+		for _, p := range []plan.Point{e.Before, e.After} {
+			if p = (plan.Point{G: p.G, Site: p.Site, N: p.N}); at[p.Site] && !slices.Contains(pts, p) {
+				pts = append(pts, p)
+			}
+		}
+	}
+	if len(pts) != 2 {
+		return plan.Point{}, plan.Point{}, false
+	}
+	return pts[0], pts[1], true
+}
+
+// apart says why the forced accesses a and b of data race f are no
+// evidence of it in the run whose control result is c, or "" if they
+// touched one piece of memory: the same address, in the same GC epoch as
+// the shim counted them when each step arrived. The race checker pairs
+// accesses by address within an epoch (detect/races), so the order of the
+// two sites alone proves nothing: with goroutines' stacks left out of the
+// trace, a heap address reused after a collection, or a slice's element
+// at another index in the forced run, runs the sites in both orders on
+// different memory (go-memdb's watch.go:118). The epoch lags the
+// collection (shim/epoch.go), so memory freed and reused just before the
+// count moved is not caught.
+func apart(f finding.Finding, a, b plan.Point, c *control.Result) string {
+	if c == nil {
+		return "the run wrote no control result to say what memory the accesses touched"
+	}
+	name := func(p plan.Point) string {
+		for _, s := range f.Sites {
+			if s.ID == p.Site {
+				return fmt.Sprintf("the %s at %s", s.Role, shortPos(s))
+			}
+		}
+		return fmt.Sprintf("the access at site %d", p.Site)
+	}
+	nameA, nameB := name(a), name(b)
+	if nameA == nameB {
+		// One site, two goroutines.
+		nameB = "the other goroutine's " + strings.TrimPrefix(nameB, "the ")
+	}
+	addrA, epA, okA := c.Touched(a)
+	addrB, epB, okB := c.Touched(b)
+	switch {
+	case !okA || !okB:
+		missing := nameA
+		if okA {
+			missing = nameB
+		}
+		if c.Version < plan.ResultVersion {
+			return fmt.Sprintf("the shim's control result (version %d) names no addresses, so the run does not say what memory %s touched", c.Version, missing)
+		}
+		return fmt.Sprintf("the run does not say what memory %s touched (its step was not reached)", missing)
+	case addrA != addrB:
+		return fmt.Sprintf("the accesses touched different memory: %s at %#x, %s at %#x", nameA, addrA, nameB, addrB)
+	case epA != epB:
+		return fmt.Sprintf("the accesses touched one address, %#x, but %s in GC epoch %d and %s in epoch %d: a collection between them may have freed the memory and reused it", addrA, nameA, epA, nameB, epB)
+	}
+	return ""
+}
+
+func classifyRun(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 	// A timeout's "panic: test timed out" counts as a panic here, as the
 	// runtime prints it.
 	if c := failure.First(r.Output); c != nil {
@@ -264,6 +363,9 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 		return Verdict{Status: finding.TimedOut, Reason: "the forced run went past its time bound and was killed"}
 	}
 	if r.Control == nil {
+		if r.ControlErr != nil {
+			return Verdict{Status: finding.Diverged, Reason: "the control result could not be read: " + r.ControlErr.Error()}
+		}
 		return Verdict{Status: finding.Diverged, Reason: "the test wrote no control result: it did not start the shim"}
 	}
 	switch r.Control.State {

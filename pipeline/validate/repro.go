@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/proc"
@@ -73,11 +74,21 @@ func (s *Schedule) replay(ctx context.Context, bin, work string) (Verdict, Run, 
 	t := Target{Binary: bin, Dir: s.PackageDir, Args: s.Args, Timeout: s.TimeoutNs, Passed: true}
 	os.Remove(pl.Result)
 	r := Force(ctx, t, planPath)
-	if res, err := control.ReadResultFile(pl.Result, &pl); err == nil {
-		r.Control = res
-	}
+	r.Control, r.ControlErr = readControl(pl.Result, &pl)
 	o := Order{What: s.Order, Edges: pl.Edges, Together: pl.Together}
-	return Classify(s.Finding, o, r, true), r, nil
+	v := Classify(s.Finding, o, r, true)
+	if s.Finding.Kind == races.Kind && v.Status == finding.NotConfirmed && v.Apart == "" && held(r.Control) {
+		// A data race is its two accesses adjacent on one piece of
+		// memory, whether or not the test noticed: validation
+		// confirmed it by both orders, each such a run; the
+		// reproducer makes one of them again.
+		if a, _, ok := raceSteps(s.Finding, o); ok {
+			addr, _, _ := r.Control.Touched(a)
+			v = Verdict{Status: finding.Confirmed, Effect: "reordered", MaxWait: v.MaxWait,
+				Reason: fmt.Sprintf("with %s, the two accesses ran adjacent, both on address %#x", o.What, addr)}
+		}
+	}
+	return v, r, nil
 }
 
 func firstLine(s string, err error) string {

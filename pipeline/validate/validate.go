@@ -35,7 +35,14 @@
 //     the whole validation ran out first.
 //
 // A data race (kind race) is confirmed when its two accesses could be
-// forced adjacent in both orders: they are truly unordered.
+// forced adjacent in both orders, touching one piece of memory in each
+// forced run (the shim names the address each forced access touched, and
+// the GC epoch; both must be the same): they are truly unordered, on one
+// location. The order of the two sites alone would not do: the recorded
+// run may have paired accesses to an address that held different memory
+// at the two times (a heap object freed and its address reused after a
+// collection), and the forced run then runs the sites in both orders on
+// different memory.
 //
 // Every forced run is bounded: each wait of the shim by the plan's
 // timeout, the waits of a run together by its budget, the run by a wall
@@ -305,10 +312,17 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 
 // race validates a data race: each of its two orders, the accesses
 // adjacent one way and the other, must be reached (the shim reports the
-// order held) in a forced run. Then the accesses are truly unordered: the
-// race is confirmed, whether or not the test noticed (a crash at a site
-// under either order confirms it too). An order never reached makes it
-// diverged: synchronization that the trace did not show orders them.
+// order held) in a forced run in which the two accesses touched one piece
+// of memory (the same address, in one GC epoch: Verdict.Apart). Then the
+// accesses are truly unordered: the race is confirmed, whether or not the
+// test noticed (a crash at a site under either order, with the accesses on
+// one piece of memory, confirms it too). An order never reached makes it
+// diverged: synchronization that the trace did not show orders them. An
+// order that held only with the accesses on different memory, in every
+// try, makes it not-confirmed: the recorded run paired two accesses at an
+// address that held different memory (a heap address reused after a
+// collection), or the forced run's instances of the sites are other
+// accesses than the recorded ones.
 func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 	tries, err := v.tries(f)
 	res := Result{Status: finding.Predicted}
@@ -320,6 +334,7 @@ func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 		var reached []string
 		for _, o := range orders {
 			held := false
+			apart := "" // why the last run that held is no evidence
 			for try := 0; try < v.o.Tries && !held; try++ {
 				if ctx.Err() != nil {
 					res.Status = finding.TimedOut
@@ -338,9 +353,18 @@ func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 					return res
 				}
 				held = vd.Status == finding.NotConfirmed || vd.Status == finding.Confirmed
-				if !held {
+				switch {
+				case held && vd.Apart != "":
+					// The sites ran in the order, on other memory:
+					// another try may pair the same memory.
+					held, apart = false, vd.Apart
+				case !held && apart == "":
 					res.Status, res.Validation.Reason = vd.Status, vd.Reason
 				}
+			}
+			if !held && apart != "" {
+				res.Status, res.Validation.Effect = finding.NotConfirmed, ""
+				res.Validation.Reason = fmt.Sprintf("with %s, %s", o.What, apart)
 			}
 			if !held {
 				break
@@ -349,7 +373,7 @@ func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 		}
 		if len(reached) == len(orders) {
 			res.Status, res.Validation.Effect = finding.Confirmed, "reordered"
-			res.Validation.Reason = "both orders happened in forced runs: " + strings.Join(reached, "; then ")
+			res.Validation.Reason = "both orders happened in forced runs, the two accesses on one address each time: " + strings.Join(reached, "; then ")
 			return res
 		}
 	}
@@ -432,9 +456,7 @@ func (v *Validator) force(ctx context.Context, t Target, f finding.Finding, w fi
 		v.o.Progress(fmt.Sprintf("validating %s %s in %s", f.Kind, f.ID, w.Test))
 	}
 	r := Force(ctx, t, planPath)
-	if res, err := control.ReadResultFile(pl.Result, pl); err == nil {
-		r.Control = res
-	}
+	r.Control, r.ControlErr = readControl(pl.Result, pl)
 	pl.Result = ""
 	return Classify(f, o, r, t.Passed), pl
 }
@@ -514,6 +536,16 @@ func nameSites(reason string, sites *trace.SiteTable) string {
 		}
 		return fmt.Sprintf("%s (%s:%d)", m, filepath.Base(s.File), s.Line)
 	})
+}
+
+// readControl reads the result file at path of a run under plan p: nil
+// and no error if the run wrote none.
+func readControl(path string, p *plan.Plan) (*control.Result, error) {
+	res, err := control.ReadResultFile(path, p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return res, err
 }
 
 // Force runs the test of t once under the plan file planPath and returns

@@ -338,6 +338,61 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestClassifyRaceMemory checks that a forced run of a data race is
+// evidence of it only when its two accesses touched one address in one GC
+// epoch, crash or no crash, and that an order that names one access only
+// (lifted to a Lock) is not judged by addresses.
+func TestClassifyRaceMemory(t *testing.T) {
+	race := finding.Finding{Kind: "race", Sites: []finding.Site{
+		{ID: 21, Role: "write", File: "/src/k/heapreuse/heapreuse.go", Line: 21, Function: "(*buf).fill"},
+		{ID: 21, Role: "write", File: "/src/k/heapreuse/heapreuse.go", Line: 21, Function: "(*buf).fill"}}}
+	a, b, lock := pt(1, 21, 0), pt(2, 21, 0), pt(2, 19, 0)
+	o := Order{What: "the write right before the write", Edges: []plan.Edge{{Before: a, After: b}}}
+	lifted := Order{What: "lifted", Edges: []plan.Edge{{Before: a, After: lock}}}
+	reached := func(p plan.Point, addr, epoch uint64) plan.Record {
+		return plan.Record{Event: plan.EvReached, Point: &p, Addr: addr, Epoch: epoch}
+	}
+	passed := func(p plan.Point) plan.Record { return plan.Record{Event: plan.EvPassed, Point: &p} }
+	result := func(version int, recs ...plan.Record) *control.Result {
+		return &control.Result{State: plan.Confirmed, Final: true, Version: version, Records: recs}
+	}
+	crash := "panic: boom\n\ngoroutine 7 [running]:\nk/heapreuse.(*buf).fill(...)\n\t/src/k/heapreuse/heapreuse.go:21 +0x1d\n"
+	for _, tc := range []struct {
+		name  string
+		o     Order
+		r     Run
+		want  finding.Status
+		apart string // a phrase of Verdict.Apart; "" for none
+	}{
+		{"one address, one epoch", o, Run{Output: []byte("ok\n"), Outcome: record.Pass,
+			Control: result(2, reached(a, 0xc000010000, 1), passed(a), reached(b, 0xc000010000, 1), passed(b))}, finding.NotConfirmed, ""},
+		{"different memory", o, Run{Output: []byte("ok\n"), Outcome: record.Pass,
+			Control: result(2, reached(a, 0xc000010000, 1), passed(a), reached(b, 0xc000038000, 1), passed(b))},
+			finding.NotConfirmed, "different memory: the write at heapreuse.go:21 at 0xc000010000, the other goroutine's write at heapreuse.go:21 at 0xc000038000"},
+		{"one address in two epochs", o, Run{Output: []byte("ok\n"), Outcome: record.Pass,
+			Control: result(2, reached(a, 0xc000010000, 1), passed(a), reached(b, 0xc000010000, 2), passed(b))}, finding.NotConfirmed, "GC epoch 1"},
+		{"a result file without addresses", o, Run{Output: []byte("ok\n"), Outcome: record.Pass,
+			Control: result(1, reached(a, 0, 0), passed(a), reached(b, 0, 0), passed(b))}, finding.NotConfirmed, "version 1"},
+		{"a crash at the site on different memory", o, Run{Output: []byte(crash), Outcome: record.Panic,
+			Control: result(2, reached(a, 0xc000010000, 1), passed(a), reached(b, 0xc000038000, 1))}, finding.NotConfirmed, "different memory"},
+		{"a crash at the site on one address", o, Run{Output: []byte(crash), Outcome: record.Panic,
+			Control: result(2, reached(a, 0xc000010000, 1), passed(a), reached(b, 0xc000010000, 1))}, finding.Confirmed, ""},
+		{"a lifted order is not judged by addresses", lifted, Run{Output: []byte("ok\n"), Outcome: record.Pass,
+			Control: result(2, reached(a, 0xc000010000, 1), passed(a), reached(lock, 0xc000090000, 1), passed(lock))}, finding.NotConfirmed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Classify(race, tc.o, tc.r, true)
+			apartOK := strings.Contains(v.Apart, tc.apart)
+			if tc.apart == "" {
+				apartOK = v.Apart == ""
+			}
+			if v.Status != tc.want || !apartOK {
+				t.Errorf("Classify = %+v, want %s with Apart containing %q", v, tc.want, tc.apart)
+			}
+		})
+	}
+}
+
 // TestScheduleCheck checks that a schedule accepts a build whose sites it
 // names are unchanged, and names the site that moved or went away.
 func TestScheduleCheck(t *testing.T) {

@@ -69,10 +69,15 @@
 //
 // The shim writes the result file as JSON lines, one Record each, with
 // write(2) as each thing happens, so that a crash right after a forced step
-// still leaves the evidence. The first line has event "plan"; then, by
-// mode:
+// still leaves the evidence. The first line has event "plan" and the
+// file's version (ResultVersion; a file without one is version 1, which
+// had no addresses); then, by mode:
 //
-//	reached   force: a step was reached (point)
+//	reached   force: a step was reached (point; addr: what its operation
+//	          touches, the memory of a read or write, a map's header, a
+//	          sync object, absent if nothing (a function entry) or nil;
+//	          epoch, with addr: the collections the shim had counted,
+//	          see the shim's epoch.go)
 //	passed    force: a step was passed (point, seq, wait_us); replay: the
 //	          event at pos of the order was passed
 //	timeout   a wait gave up (point: the waiting step; before: the one it
@@ -217,22 +222,32 @@ type Select struct {
 	Case int `json:"case"`
 }
 
+// ResultVersion is the version of the result file's layout, on its "plan"
+// line. Version 2 added addr and epoch to the "reached" lines.
+const ResultVersion = 2
+
 // A Record is one line of the result file.
 type Record struct {
-	Event  string `json:"event"` // one of the Ev constants
-	T      int64  `json:"t_us"`  // microseconds since the plan was loaded
-	Mode   string `json:"mode,omitempty"`
-	PID    int    `json:"pid,omitempty"`
-	Point  *Point `json:"point,omitempty"`
-	Before *Point `json:"before,omitempty"`
-	Seq    uint64 `json:"seq,omitempty"`
-	WaitUS int64  `json:"wait_us,omitempty"`
-	Pos    int    `json:"pos,omitempty"`  // replay: index in the order
-	Of     int    `json:"of,omitempty"`   // replay: length of the order
-	Case   *int   `json:"case,omitempty"` // select: the forced case
-	Took   *int   `json:"took,omitempty"` // select: the case that ran
-	State  string `json:"state,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Event   string `json:"event"`             // one of the Ev constants
+	T       int64  `json:"t_us"`              // microseconds since the plan was loaded
+	Version int    `json:"version,omitempty"` // plan: ResultVersion
+	Mode    string `json:"mode,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+	Point   *Point `json:"point,omitempty"`
+	Before  *Point `json:"before,omitempty"`
+	Seq     uint64 `json:"seq,omitempty"`
+	WaitUS  int64  `json:"wait_us,omitempty"`
+	Pos     int    `json:"pos,omitempty"`  // replay: index in the order
+	Of      int    `json:"of,omitempty"`   // replay: length of the order
+	Case    *int   `json:"case,omitempty"` // select: the forced case
+	Took    *int   `json:"took,omitempty"` // select: the case that ran
+	State   string `json:"state,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	// Addr and Epoch, on a force step's "reached" line: the address
+	// its operation touches (0 if none) and the collections counted
+	// when it arrived there.
+	Addr  uint64 `json:"addr,omitempty"`
+	Epoch uint64 `json:"epoch,omitempty"`
 }
 
 // The events of a Record; the package doc says what each carries.

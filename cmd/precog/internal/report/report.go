@@ -200,7 +200,7 @@ func validationLine(f finding.Finding) string {
 		line += ": " + v.Reason
 	}
 	if len(v.Seeds) > 0 {
-		line += fmt.Sprintf(" (orders that diverged were retried perturbed, seeds %v)", v.Seeds)
+		line += fmt.Sprintf(" (orders that diverged, or a race's that ran on other memory, were retried perturbed, seeds %v)", v.Seeds)
 	}
 	return line
 }

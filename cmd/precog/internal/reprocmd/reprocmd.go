@@ -30,13 +30,21 @@ line, column, expression and site ID) is still what it was: edits
 elsewhere keep a reproducer valid, edits that move or remove its sites
 make repro say which site changed, and precog test must run again.
 
+A data race confirmed by validation ran its two accesses adjacent in
+both orders, on one address, whether or not the test failed: its
+reproducer forces the last of the two orders, and a run reproduces it
+when the order held with both accesses on one address (a crash at a site
+too, on one address); a run where they touched different memory, or the
+order did not hold, does not.
+
 With -v, the test's output is printed; otherwise its failure only.
 
 Exit status
 
 	0  the test did not fail as the finding predicts (every run, with
 	   -count): fixed, or not reproduced
-	3  the test failed as predicted (in at least one run)
+	3  the test failed as predicted (in at least one run; for a data
+	   race, its accesses ran adjacent on one address)
 	1  an error: no such finding, the code changed, a build failure
 `
 

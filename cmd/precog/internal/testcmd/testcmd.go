@@ -125,8 +125,16 @@ the effect. The finding is
 	               with a TTL or a sleep fails from such a wait alone); or
 	               the test failed with the kind's runtime error in its
 	               failure message (a panic it recovered and reported),
-	               under the same checks
-	not-confirmed  the forced order held and nothing failed as predicted
+	               under the same checks; for a data race, its two
+	               accesses ran adjacent in both orders in forced runs
+	               (failing or not), each time on one address in one GC
+	               epoch, as the shim saw them
+	not-confirmed  the forced order held and nothing failed as predicted;
+	               for a data race, also: an order held only with its two
+	               accesses on different memory (the recording paired
+	               two objects at one address, one freed and its address
+	               reused after a collection), and the reason gives both
+	               addresses
 	diverged       the run could not follow the order: the reason names the
 	               step that never came (synchronization the analysis missed),
 	               or the crash that came before it (the forced run took

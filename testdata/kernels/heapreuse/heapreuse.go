@@ -1,0 +1,37 @@
+// Package heapreuse is a data race beside a negative control that only an
+// address could confuse with it, the heap's counterpart of stackreuse.
+// Share writes into one buffer that every worker shares, without a lock:
+// a race. Fill gives each worker a buffer of its own, on the heap (too big
+// for a goroutine's stack): no race, although the workers' ends are not
+// ordered before the next worker's start, and a collection between two
+// workers frees one buffer for the next to be allocated at its address.
+// The recording counts collections (GC epochs) to tell such addresses
+// apart, but the count comes from a finalizer and lags the collection
+// (here as long as the test: a finalizer of the test's own waits), so the
+// recording makes two workers' buffers one location and predicts a race
+// on it. Forced, the race's sites ran in both orders, and precog
+// "confirmed" it; in the order where the later worker writes first, the
+// earlier one still holds its buffer, so the two writes touch different
+// memory, and the race is not confirmed now.
+package heapreuse
+
+// A buf is too big for a goroutine's stack: new(buf) is on the heap.
+type buf struct{ data [20 << 10]int64 } // 160 KiB
+
+func (b *buf) fill(v int64) { b.data[0] = v }
+
+func (b *buf) add(v int64) { b.data[1] += v }
+
+// Fill fills a buffer of its own and says when it is done.
+func Fill(done chan<- int) {
+	b := new(buf)
+	b.fill(1)
+	done <- 0
+}
+
+// Share adds to the buffer b that every worker shares, without a lock,
+// and says when it is done.
+func Share(b *buf, done chan<- int) {
+	b.add(1)
+	done <- 0
+}
