@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/pipeline/validate"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -143,9 +144,14 @@ func userFiles(sites *trace.SiteTable, ix *record.Index) func(string) bool {
 
 // absorb makes a finding predicted in a run that crashed, at a site where
 // the crash happened (in the goroutine's stack) and with the effect its
-// kind names, the crash itself: one finding, confirmed by the run. It
-// reports whether one did.
-func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure) bool {
+// kind names, the crash itself: one finding, confirmed by the run, if the
+// run's trace evs (pts: their points, control.Points) shows that the
+// finding's predicted order happened before the crash (shownOrder). A
+// finding whose order the trace does not show stays predicted, and
+// validation forces it as any other: a crash at its site is not evidence
+// that its interleaving, rather than another path to that site, made it.
+// absorb reports whether a finding was confirmed by the crash.
+func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure, evs []trace.Event, pts []plan.Point) bool {
 	if fl.Kind != failure.Panic && fl.Kind != failure.Fatal {
 		return false
 	}
@@ -156,13 +162,110 @@ func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure
 		if !ok || !validate.ExpectedOf(*f, fl.Kind == failure.Fatal, fl.Message) {
 			continue
 		}
+		what, ok := shownOrder(*f, evs, pts)
+		if !ok {
+			continue
+		}
 		v := *crash.Validation
-		v.Reason += fmt.Sprintf(", at %s:%d in %s", filepath.Base(fr.File), fr.Line, shortFunc(fr.Func))
+		v.Reason += fmt.Sprintf(", at %s:%d in %s; the run's trace shows the finding's order before it: %s", filepath.Base(fr.File), fr.Line, shortFunc(fr.Func), what)
 		f.Status, f.Validation, f.Repro = finding.Confirmed, &v, crash.Repro
 		absorbed = true
 	}
 	return absorbed
 }
+
+// shownOrder returns the first order of finding f (validate.Orders, for a
+// witness of f in the trace evs) that the trace shows happened, in words,
+// or false if it shows none: every edge's first step came before its
+// second (seqBefore), and the steps of each group released together
+// overlapped (neither shown before the other). Every event of the trace
+// came before the crash that ended the run.
+func shownOrder(f finding.Finding, evs []trace.Event, pts []plan.Point) (string, bool) {
+	for _, w := range f.Witnesses {
+		orders, err := validate.Orders(f, w)
+		if err != nil {
+			continue
+		}
+		need := make(map[plan.Point]int)
+		for _, o := range orders {
+			for _, e := range o.Edges {
+				need[bare(e.Before)], need[bare(e.After)] = -1, -1
+			}
+			for _, grp := range o.Together {
+				for _, p := range grp {
+					need[bare(p)] = -1
+				}
+			}
+		}
+		for i, p := range pts {
+			if p.Site == 0 {
+				continue
+			}
+			if _, ok := need[bare(p)]; ok {
+				need[bare(p)] = i
+			}
+		}
+		for _, o := range orders {
+			if shown(o, evs, need) {
+				return o.What, true
+			}
+		}
+	}
+	return "", false
+}
+
+// shown reports whether the trace evs shows that order o happened; at maps
+// each step to its event's index (-1 if the trace has none).
+func shown(o validate.Order, evs []trace.Event, at map[plan.Point]int) bool {
+	if len(o.Edges) == 0 && len(o.Together) == 0 {
+		return false
+	}
+	for _, e := range o.Edges {
+		a, b := at[bare(e.Before)], at[bare(e.After)]
+		if a < 0 || b < 0 || !seqBefore(evs, a, b) {
+			return false
+		}
+	}
+	for _, grp := range o.Together {
+		for i, p := range grp {
+			a := at[bare(p)]
+			if a < 0 {
+				return false
+			}
+			for _, q := range grp[i+1:] {
+				b := at[bare(q)]
+				if b < 0 || seqBefore(evs, a, b) || seqBefore(evs, b, a) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// seqBefore reports whether the trace evs (in trace.ReadAll's order) shows
+// that event a happened before event b: in program order on one goroutine;
+// across goroutines, if a sync event of a's goroutine at or after a took a
+// seq below b's (a sync event's own, or for an access or function event
+// its goroutine's last sync event's), since sync events take their seq
+// from one counter as they happen. Plain accesses of two goroutines with
+// no sync event between them have no known order. As everywhere in the
+// trace, a release recorded before it happens (an Unlock, a WaitGroup's
+// Done) has the seq of its record.
+func seqBefore(evs []trace.Event, a, b int) bool {
+	g := evs[a].Goroutine
+	if g == evs[b].Goroutine {
+		return a < b
+	}
+	for j := a; j < len(evs); j++ {
+		if evs[j].Goroutine == g && evs[j].Kind.IsSync() {
+			return evs[j].Seq < evs[b].Seq
+		}
+	}
+	return false
+}
+
+func bare(p plan.Point) plan.Point { return plan.Point{G: p.G, Site: p.Site, N: p.N} }
 
 // goTestRepro is the command that runs a test again under go test, for a
 // failure of its recorded run.

@@ -5,7 +5,9 @@
 // (detect/conmem, detect/oscs, detect/unicorn, detect/races) and merge
 // what they report into one finding per bug, with the tests that exposed
 // it. A run that failed is a confirmed finding of its own (kind crash or
-// test-failed).
+// test-failed), unless a finding predicted from its trace is at the
+// crash's site, with its kind's effect, and the trace shows that finding's
+// order before the crash (absorb): then that finding is confirmed by it.
 //
 // predict holds no detection logic: it runs processes, reads files and
 // hands events to the pure packages of detect/.
@@ -489,7 +491,10 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 				nameLocks(evs, pts, w)
 			}
 		}
-		if crash != nil && !absorb(found, crash, fl) {
+		if crash != nil && len(found) > 0 && pts == nil {
+			pts = control.Points(evs)
+		}
+		if crash != nil && !absorb(found, crash, fl, evs, pts) {
 			fs = append(fs, *crash)
 		}
 		fs = append(fs, found...)

@@ -54,8 +54,12 @@ for a timeout, that ran the test, with where the other goroutines were
 stuck); a t.Error or t.Fatal, or an exit with no message, is kind
 test-failed, at the line that reported it. A finding predicted from the
 failing run's trace at the crash's site, with the effect its kind names
-(con-map at a concurrent map write), is the same bug: it is reported once,
-confirmed by the run. The reproducer of a failure of the unperturbed run
+(con-map at a concurrent map write), whose order the trace shows before
+the crash (the interleaving validation would force: each step before the
+next, as the sync events around them place them), is the same bug: it is
+reported once, confirmed by the run. Where the trace does not show that
+order, the crash came by another path, and the finding is validated as
+any other. The reproducer of a failure of the unperturbed run
 is the go test command that runs the test again.
 
 Each top-level test runs in a process of its own. With -runs N it runs N

@@ -1,0 +1,64 @@
+package predict
+
+import (
+	"testing"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/failure"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// TestAbsorbNeedsOrder checks that a crash of a recorded run at a
+// finding's site confirms the finding only when the run's trace shows the
+// finding's order before the crash (kernel crashorder's shape): a resize
+// on a goroutine of its own writes a size, the test goroutine sleeps,
+// then reads it and panics. The trace shows the write before the read
+// (the goroutine's end took a seq before the test's wake), so a race
+// between them, one of whose orders that is, is confirmed; con-uninit's
+// order, the read before the write, did not happen, and it stays
+// predicted.
+func TestAbsorbNeedsOrder(t *testing.T) {
+	const write, read, sleep = 30, 33, 5
+	evs := []trace.Event{
+		{Goroutine: 1, Kind: trace.EvSleep, Site: sleep, Seq: 1},
+		{Goroutine: 2, Kind: trace.EvBegin, Seq: 2},
+		{Goroutine: 2, Kind: trace.EvWrite, Site: write, Seq: 2, Sub: 1},
+		{Goroutine: 2, Kind: trace.EvEnd, Seq: 3},
+		{Goroutine: 1, Kind: trace.EvWake, Site: sleep, Seq: 4},
+		{Goroutine: 1, Kind: trace.EvRead, Site: read, Seq: 4, Sub: 1},
+	}
+	sites := []finding.Site{
+		{ID: read, Role: "read", File: "/k/crashorder.go", Line: 33, Function: "(*Pool).Last"},
+		{ID: write, Role: "init", File: "/k/crashorder.go", Line: 30, Function: "(*Pool).Resize"},
+	}
+	wRead := finding.Event{Role: "read", G: 1, Site: read, Index: 5}
+	wWrite := finding.Event{Role: "init", G: 2, Site: write, Index: 2}
+	uninit := finding.Finding{Kind: "con-uninit", Status: finding.Predicted, Sites: sites,
+		Witnesses: []finding.Witness{{Events: []finding.Event{wRead, wWrite}}}}
+	race := finding.Finding{Kind: "race", Status: finding.Predicted,
+		Sites:     []finding.Site{{ID: write, Role: "write", File: sites[1].File, Line: 30}, {ID: read, Role: "read", File: sites[0].File, Line: 33}},
+		Witnesses: []finding.Witness{{Events: []finding.Event{{Role: "write", G: 2, Site: write, Index: 2}, {Role: "read", G: 1, Site: read, Index: 5}}}}}
+	crash := &finding.Finding{Kind: finding.Crash, Status: finding.Confirmed, Validation: &finding.Validation{Reason: "happened in the recorded run: panic: runtime error: index out of range [7] with length 4"}}
+	fl := &failure.Failure{Kind: failure.Panic, Message: "runtime error: index out of range [7] with length 4"}
+	fl.Goroutine.Frames = []failure.Frame{{Func: "k/crashorder.(*Pool).Last", File: "/k/crashorder.go", Line: 33}}
+	found := []finding.Finding{uninit, race}
+	if !absorb(found, crash, fl, evs, control.Points(evs)) {
+		t.Fatal("the crash confirmed nothing; want the race")
+	}
+	if found[0].Status != finding.Predicted {
+		t.Errorf("con-uninit is %s (%s); want predicted: the trace shows the write before the read", found[0].Status, found[0].Validation.Reason)
+	}
+	if found[1].Status != finding.Confirmed {
+		t.Errorf("the race is %s; want confirmed: the trace shows the write before the read", found[1].Status)
+	}
+
+	// Without the goroutine's end, nothing orders the write before the
+	// read in the trace: neither order is shown, and nothing is confirmed.
+	unordered := []trace.Event{evs[0], evs[1], evs[2], evs[4], evs[5]}
+	race.Witnesses[0].Events[1].Index = 4
+	found = []finding.Finding{race}
+	if absorb(found, crash, fl, unordered, control.Points(unordered)) || found[0].Status != finding.Predicted {
+		t.Errorf("the race is %s with no order in the trace; want predicted", found[0].Status)
+	}
+}
