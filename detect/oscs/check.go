@@ -121,6 +121,9 @@ type checker struct {
 	// accessSites holds the site table's read and write sites by
 	// expression, built on first use.
 	accessSites map[siteKey][]trace.Site
+	// lockSitesOf holds the site table's Lock and RLock sites by
+	// function and lock expression, for relocked.
+	lockSitesOf map[siteKey][]trace.Site
 	// lockSites counts the lock acquisition sites per function (file and
 	// name), for onlyLockSite.
 	lockSites map[string]int

@@ -190,10 +190,16 @@
 //     lock was taken at another Lock site of the same function (a
 //     function with two Lock sites that runs both one after the other is
 //     the atomicity shape: KB1's Insert, Mozilla-3's Run; a function that
-//     is called again, or loops, at one site is not);
+//     is called again, or loops, at one site is not), unless the later of
+//     the two sections reads and then writes every location it touches
+//     and nothing else (puddle's acquire, which counts an acquisition at
+//     either of its two Lock sites: updates that commute whatever ran
+//     between, with no premise taken from the first section);
 //   - the function does not access the pair's expression again after the
 //     Unlock in the source (MySQL-2: a check under the lock and a
-//     dereference after it carries the value out of the section);
+//     dereference after it carries the value out of the section), other
+//     than after a later Lock of the same lock expression in the function
+//     (a second section of its own, judged by the rule above);
 //   - if it only reads, the goroutine's previous and next sections of the
 //     lock touch no location that the other side's section writes (a
 //     getter whose caller goes on with a second section over the state the
@@ -256,7 +262,16 @@
 // answer; one call that relocks at its only Lock site in a loop and
 // carries a value from one iteration to the next). It also hides a lost
 // update in which one side reads the location before writing and the
-// other does not.
+// other does not, and a function whose second section only updates
+// counters on a decision its first section took from state that another
+// goroutine changes in between (a count of uses kept after a close that
+// the first section checked for): the trace shows what the second
+// section touches, not why it runs. The getter rule cannot tell a
+// caller's second step from the next call of a loop that drives the
+// structure, typically a test (fastcache's worker calling Set then Get,
+// puddle's TestStress): both look like one goroutine's neighbor sections,
+// so such pairs stay reported; a caller frame would tell them apart, but
+// a run records no function entries by default (bench/RESULTS.md).
 //
 // The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter
 // hides a reader that checks the location and then relies on it being

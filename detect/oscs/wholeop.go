@@ -43,14 +43,18 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 // it) accessed.
 type footprint struct {
 	touched, written map[hb.Loc]bool
-	reads            bool // some access is a read
+	// rw holds the locations the section reads and then writes (a
+	// read-modify-write such as a counter's += : CSRWFlag's sequence).
+	rw    map[hb.Loc]bool
+	reads bool // some access is a read
 }
 
 func (c *checker) footprint(k int) *footprint {
 	if f, ok := c.footprints[k]; ok {
 		return f
 	}
-	f := &footprint{touched: make(map[hb.Loc]bool), written: make(map[hb.Loc]bool)}
+	f := &footprint{touched: make(map[hb.Loc]bool), written: make(map[hb.Loc]bool), rw: make(map[hb.Loc]bool)}
+	read := make(map[hb.Loc]bool)
 	s := c.g.Sections()[k]
 	evs := c.g.Goroutines[s.G].Events
 	j, _ := slices.BinarySearch(evs, s.Begin)
@@ -61,8 +65,12 @@ func (c *checker) footprint(k int) *footprint {
 			f.touched[l] = true
 			if kind == trace.EvWrite {
 				f.written[l] = true
+				if read[l] {
+					f.rw[l] = true
+				}
 			} else {
 				f.reads = true
+				read[l] = true
 			}
 		}
 	}
@@ -177,7 +185,31 @@ func (c *checker) computeWholeOp(k int) bool {
 		// site) is another call's (golang-lru's deleteExpired, which
 		// sometimes unlocks, sleeps and locks again at a second site).
 		ns, _ := c.sites.Lookup(site)
-		if (secs[n].Begin < s.Begin) == before(ns, bs) {
+		if (secs[n].Begin < s.Begin) != before(ns, bs) {
+			continue
+		}
+		// A second section that only updates what it reads (counters
+		// bumped at either of two Lock sites: puddle's acquire) takes
+		// no premise from the first: whatever runs between them, its
+		// updates commute (§3.2.3's read-write sequence, on every
+		// location it touches).
+		if second := max(k, n); !c.updatesOnly(second) {
+			return false
+		}
+	}
+	return true
+}
+
+// updatesOnly reports whether section k reads and then writes every
+// location it touches (KB1's second section reads c.queries, which its
+// first wrote, and does not write it: not an update only).
+func (c *checker) updatesOnly(k int) bool {
+	f := c.footprint(k)
+	if len(f.touched) == 0 {
+		return false
+	}
+	for l := range f.touched {
+		if !f.rw[l] {
 			return false
 		}
 	}
@@ -209,8 +241,37 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 			}
 		}
 	}
+	lock, _ := c.sites.Lookup(c.lockSite(k))
 	for _, a := range c.accessSites[siteKey{acc.File, acc.Function, acc.Expr}] {
-		if before(end, a) {
+		if before(end, a) && !c.relocked(lock, end, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// relocked reports whether the function takes the lock of the section
+// that lock began again, at a Lock site between end and a in the source:
+// the access at a is then in a later critical section of the same lock
+// (puddle's acquire counts an acquisition at either of its two Lock
+// sites), where wholeOp's neighbor rule judges it, not the value carried
+// out of the section unlocked (MySQL-2).
+func (c *checker) relocked(lock, end, a trace.Site) bool {
+	if lock.Expr == "" {
+		return false
+	}
+	if c.lockSitesOf == nil {
+		c.lockSitesOf = make(map[siteKey][]trace.Site)
+		for _, st := range c.sites.Sites {
+			switch st.Kind {
+			case "lock", "rlock":
+				k := siteKey{st.File, st.Function, st.Expr}
+				c.lockSitesOf[k] = append(c.lockSitesOf[k], st)
+			}
+		}
+	}
+	for _, l := range c.lockSitesOf[siteKey{end.File, end.Function, lock.Expr}] {
+		if before(end, l) && before(l, a) {
 			return true
 		}
 	}

@@ -22,11 +22,15 @@ var opSites = func() *trace.SiteTable {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
-		kind := ""
-		if lockAt[id] {
-			kind = "lock"
+		kind, expr := "", ""
+		switch {
+		case lockAt[id]:
+			kind, expr = "lock", "mu"
+		case id == 31 || id == 34:
+			// Insert's accesses of one field, one per section.
+			kind, expr = "read", "x"
 		}
-		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind})
+		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr})
 	}
 	for _, s := range []trace.Site{{ID: 1, Function: "Test"}, {ID: 2, Function: "Test"}} {
 		s.File = "/k/k.go"
@@ -109,6 +113,30 @@ func TestWholeOpAtomicity(t *testing.T) {
 `, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"}, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"})
 }
 
+// puddle's acquire: Insert counts a call at either of its two Lock sites
+// (x += 1 in each section, the second one only after work done unlocked),
+// and Len reads the count. The two sections touch x only by a
+// read-modify-write each, and the access after the first Unlock is under
+// the second Lock: the second section only updates what it reads, so it
+// takes no premise from the first, and each section is a whole
+// operation, unlike KB1's, whose second section reads what the first
+// wrote.
+func TestWholeOpTwoSiteCounter(t *testing.T) {
+	wholeCase(t, "counter", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x100
+10.2 g=2 Write site=31 addr=0x100 value=1
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=33 addr=0x900
+12.1 g=2 Read site=34 addr=0x100
+12.2 g=2 Write site=34 addr=0x100 value=2
+13 g=2 Unlock site=35 addr=0x900
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Read site=21 addr=0x100
+15 g=3 Unlock site=23 addr=0x900
+`, nil, []string{"20 21 33 34"})
+}
+
 // jsstring's setters: setA and setB each write one field in a section of
 // their own (one update split over two calls), Get reads both in one.
 // A section that only writes is not a whole operation.
@@ -170,15 +198,16 @@ func TestWholeOpLostUpdate(t *testing.T) {
 // call does its work in one section at the first site. That section is a
 // whole operation: its previous neighbor, at a later site, is the earlier
 // call's. The split call's second section (33, after 30 at an earlier
-// site) is not.
+// site) is not: it reads 0x200 again, which it does not update.
 func TestWholeOpSecondCall(t *testing.T) {
 	wholeCase(t, "second call", wholeStart+`
 10 g=2 Lock site=30 addr=0x900
 10.1 g=2 Read site=31 addr=0x200
 11 g=2 Unlock site=32 addr=0x900
 12 g=2 Lock site=33 addr=0x900
-12.1 g=2 Read site=34 addr=0x100
-12.2 g=2 Write site=36 addr=0x100 value=1
+12.1 g=2 Read site=38 addr=0x200
+12.2 g=2 Read site=34 addr=0x100
+12.3 g=2 Write site=36 addr=0x100 value=1
 13 g=2 Unlock site=35 addr=0x900
 14 g=3 Lock site=20 addr=0x900
 14.1 g=3 Read site=21 addr=0x100
