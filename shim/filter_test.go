@@ -25,23 +25,16 @@ func TestFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x int
-	from := seqs.n.Load()
-	id := Go(base)
-	done := make(chan struct{})
-	go func() {
-		Begin(id)
-		defer End()
-		defer close(done)
+	evs := recorded(t, base, func() {
 		Enter(base + 5)
 		W(base+1, &x, 1)
 		W(base+2, &x, 2)
 		_ = *R(base+3, &x)
 		_ = *R(base+4, &x)
 		Exit(base + 5)
-	}()
-	<-done
+	})
 	var got []uint32
-	for _, ev := range goroutineEvents(since(readTrace(t, tracePath), from), id) {
+	for _, ev := range evs {
 		switch ev.Kind {
 		case trace.EvRead, trace.EvWrite, trace.EvFuncEnter, trace.EvFuncExit:
 			if ev.Site >= base && ev.Site < base+10 {

@@ -82,6 +82,23 @@ func readTrace(t testing.TB, path string) []trace.Event {
 	}
 }
 
+// recorded runs f on a goroutine of its own, forked at site, and returns
+// the events that goroutine recorded, in order.
+func recorded(t *testing.T, site uint32, f func()) []trace.Event {
+	t.Helper()
+	from := seqs.n.Load()
+	id := Go(site)
+	done := make(chan struct{})
+	go func() {
+		Begin(id)
+		defer End()
+		defer close(done)
+		f()
+	}()
+	<-done
+	return goroutineEvents(since(readTrace(t, tracePath), from), id)
+}
+
 // goroutineEvents returns the events of logical goroutine id, in order.
 func goroutineEvents(evs []trace.Event, id uint64) []trace.Event {
 	var out []trace.Event

@@ -26,13 +26,7 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 		saved := repeatFilter
 		repeatFilter = filter
 		defer func() { repeatFilter = saved }()
-		from := seqs.n.Load()
-		id := Go(base)
-		done := make(chan struct{})
-		go func() {
-			Begin(id)
-			defer End()
-			defer close(done)
+		evs := recorded(t, base, func() {
 			var l Local
 			_ = *R(base+1, x)
 			_ = *R(base+1, x)      // repeat: left out
@@ -46,9 +40,8 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 			Lock(base+4, &mu)
 			_ = *R(base+1, x) // after a sync event
 			Unlock(base+5, &mu)
-		}()
-		<-done
-		for _, e := range goroutineEvents(since(readTrace(t, tracePath), from), id) {
+		})
+		for _, e := range evs {
 			if e.Site > base && e.Site < base+10 {
 				got = append(got, ev{e.Kind, e.Site - base})
 			}

@@ -21,13 +21,7 @@ func TestStackNotRecorded(t *testing.T) {
 		saved := stackFilter
 		stackFilter = filter
 		defer func() { stackFilter = saved }()
-		from := seqs.n.Load()
-		id := Go(base)
-		done := make(chan struct{})
-		go func() {
-			Begin(id)
-			defer End()
-			defer close(done)
+		evs := recorded(t, base, func() {
 			var local int
 			var l Local
 			W(base+1, &local, 1)
@@ -42,9 +36,8 @@ func TestStackNotRecorded(t *testing.T) {
 			W(base+7, &local, 3)
 			_ = *R(base+8, &local)
 			_ = *R(base+9, heap)
-		}()
-		<-done
-		for _, ev := range goroutineEvents(since(readTrace(t, tracePath), from), id) {
+		})
+		for _, ev := range evs {
 			if (ev.Kind == trace.EvRead || ev.Kind == trace.EvWrite) && ev.Site > base && ev.Site < base+10 {
 				sites = append(sites, ev.Site-base)
 			}
