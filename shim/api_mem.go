@@ -43,7 +43,7 @@ func W[T any](site uint32, p *T, v T) {
 		ctlAccess(g, site, trace.EvWrite, unsafe.Pointer(p))
 		*p = v
 		if !filtered(site) {
-			g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+			g.putWrite(site, unsafe.Pointer(p), valueWord(p, &v))
 		}
 		ctlRecorded(g)
 		return
@@ -227,7 +227,7 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 		ctlAccess(g, site, trace.EvWrite, unsafe.Pointer(p))
 		*p = v
 		if !filtered(site) {
-			g.recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
+			g.putWrite(site, unsafe.Pointer(p), valueWord(p, &v))
 		}
 		ctlRecorded(g)
 		return

@@ -8,30 +8,21 @@ import (
 
 // Lock acquires m, then records Lock.
 func Lock(site uint32, m *sync.Mutex) {
-	if !enabled {
-		m.Lock()
-		return
-	}
-	g := gateSync(site, trace.EvLock, unsafe.Pointer(m))
-	m.Lock()
-	g.syncEvent(site, trace.EvLock, unsafe.Pointer(m), 0)
+	var l Local
+	LockL(&l, site, m)
 }
 
 // Unlock records Unlock, then releases m (so an unlock of an unlocked mutex,
 // which is fatal, is in the trace).
 func Unlock(site uint32, m *sync.Mutex) {
-	if !enabled {
-		m.Unlock()
-		return
-	}
-	g := releaseBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
-	m.Unlock()
-	g.released()
+	var l Local
+	UnlockL(&l, site, m)
 }
 
 // The mutex operations for a function body with a Local (see Local), which
-// the rewriter emits where it has one: the same as Lock, Unlock, RWLock,
-// RWUnlock, RLock and RUnlock, without looking the goroutine up.
+// the rewriter emits where it has one. Lock, Unlock, RWLock, RWUnlock, RLock
+// and RUnlock are the same with a Local of their own, which looks the
+// goroutine up at the operation.
 
 // LockL is Lock for a function body with a Local.
 func LockL(l *Local, site uint32, m *sync.Mutex) {
@@ -115,24 +106,14 @@ func TryLock(site uint32, m *sync.Mutex) bool {
 
 // RWLock is (*sync.RWMutex).Lock.
 func RWLock(site uint32, m *sync.RWMutex) {
-	if !enabled {
-		m.Lock()
-		return
-	}
-	g := gateSync(site, trace.EvLock, unsafe.Pointer(m))
-	m.Lock()
-	g.syncEvent(site, trace.EvLock, unsafe.Pointer(m), 0)
+	var l Local
+	RWLockL(&l, site, m)
 }
 
 // RWUnlock is (*sync.RWMutex).Unlock.
 func RWUnlock(site uint32, m *sync.RWMutex) {
-	if !enabled {
-		m.Unlock()
-		return
-	}
-	g := releaseBefore(site, trace.EvUnlock, unsafe.Pointer(m), 0)
-	m.Unlock()
-	g.released()
+	var l Local
+	RWUnlockL(&l, site, m)
 }
 
 // RWTryLock is (*sync.RWMutex).TryLock.
@@ -148,24 +129,14 @@ func RWTryLock(site uint32, m *sync.RWMutex) bool {
 
 // RLock is (*sync.RWMutex).RLock.
 func RLock(site uint32, m *sync.RWMutex) {
-	if !enabled {
-		m.RLock()
-		return
-	}
-	g := gateSync(site, trace.EvRLock, unsafe.Pointer(m))
-	m.RLock()
-	g.syncEvent(site, trace.EvRLock, unsafe.Pointer(m), 0)
+	var l Local
+	RLockL(&l, site, m)
 }
 
 // RUnlock is (*sync.RWMutex).RUnlock.
 func RUnlock(site uint32, m *sync.RWMutex) {
-	if !enabled {
-		m.RUnlock()
-		return
-	}
-	g := releaseBefore(site, trace.EvRUnlock, unsafe.Pointer(m), 0)
-	m.RUnlock()
-	g.released()
+	var l Local
+	RUnlockL(&l, site, m)
 }
 
 // TryRLock is (*sync.RWMutex).TryRLock. The trace has no read-TryLock kind:

@@ -142,13 +142,20 @@ func write(site uint32, addr unsafe.Pointer, word uint64) {
 		ctlAccess(g, site, trace.EvWrite, addr)
 		ctlRecorded(g)
 	}
-	g.recordWrite(site, addr, word)
+	g.putWrite(site, addr, word)
 }
 
+// recordWrite records a write of addr with value word, unless addr is on
+// g's stack.
 func (g *gstate) recordWrite(site uint32, addr unsafe.Pointer, word uint64) {
-	if g.onStack(addr) {
-		return
+	if !g.onStack(addr) {
+		g.putWrite(site, addr, word)
 	}
+}
+
+// putWrite records a write of addr, which the caller found is not on g's
+// stack.
+func (g *gstate) putWrite(site uint32, addr unsafe.Pointer, word uint64) {
 	g.wrote(addr)
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutWrite(g.window(), site, uintptr(addr), word)]
