@@ -66,6 +66,22 @@ func Wrote[T any](site uint32, p *T) {
 	}
 }
 
+// Append is append(s, vs...) that records the writes of the elements it
+// adds, at their new addresses, as Wrote does once they are stored. The
+// rewriter uses it where the slice operand is a shared location and the
+// elements are pointer-shaped: a value pushed onto a container under a
+// lock and taken off it by another goroutine is a hand-off only if the
+// trace holds the push's store of the slot (detect/hb, Hand-offs).
+func Append[S ~[]E, E any](site uint32, s S, vs ...E) S {
+	r := append(s, vs...)
+	if enabled {
+		for i := len(s); i < len(r); i++ {
+			Wrote(site, &r[i])
+		}
+	}
+	return r
+}
+
 // Def records the definition of a new local variable *p that the program
 // has just done itself (x := v, with precog explain's full tracing). A
 // suppressed definition leaves the variable at its zero value, the value

@@ -61,6 +61,7 @@ var (
 	_ func(uint32, unsafe.Pointer)                                    = precog_shim.Read
 	_ func(uint32, unsafe.Pointer, uint64)                            = precog_shim.Write
 	_ func(uint32, *int)                                              = precog_shim.Wrote[int]
+	_ func(uint32, []*int, ...*int) []*int                            = precog_shim.Append[[]*int, *int]
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MR[map[string]int]
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MW[map[string]int]
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MI[map[string]int]

@@ -253,6 +253,39 @@ func TestWriteValueWords(t *testing.T) {
 	}
 }
 
+// TestAppendRecordsElements: Append appends as append does and records a
+// write of each element it added, at the element's address in the result
+// (after a growth too), with the word W would have recorded; an append of
+// nothing records nothing.
+func TestAppendRecordsElements(t *testing.T) {
+	const site = 2100
+	one, two := 1, 2
+	var s, r []*int
+	evs := recorded(t, 2101, func() {
+		s = make([]*int, 1, 2)
+		r = Append(site, s, &one, nil, &two) // grows: 3 elements added
+		r = Append(site, r)
+	})
+	if len(r) != 4 || r[1] != &one || r[2] != nil || r[3] != &two {
+		t.Fatalf("Append returned %v", r)
+	}
+	var got []trace.Event
+	for _, ev := range evs {
+		if ev.Site == site {
+			got = append(got, ev)
+		}
+	}
+	words := []uint64{1, 0, 1}
+	if len(got) != len(words) {
+		t.Fatalf("%d events at the append's site, want %d: %v", len(got), len(words), got)
+	}
+	for i, ev := range got {
+		if ev.Kind != trace.EvWrite || ev.Addr != uint64(uintptr(unsafe.Pointer(&r[1+i]))) || ev.Value != words[i] {
+			t.Errorf("event %d: %v at %#x word %d, want a write of %p word %d", i, ev.Kind, ev.Addr, ev.Value, &r[1+i], words[i])
+		}
+	}
+}
+
 type myErr struct{}
 
 func (*myErr) Error() string { return "x" }

@@ -165,7 +165,10 @@
 // lock and runs it (the shape of pond's task queue, a generic ring buffer
 // in a package of its own, as kernels genericring and genericringlate
 // model it; golang-lru's expirable cache, whose cleanup takes entries
-// that Add linked in).
+// that Add linked in; puddle's idle stack, pushed with append). The
+// trace holds a push's store of the slot when the program writes the slot
+// itself, or appends to a shared slice of pointer-shaped elements, whose
+// added elements the rewriter records as writes (shim.Append).
 // Without an edge the worker's use of the task is concurrent with
 // everything the producer did before the push, and the checkers predict
 // the worker running first (pond: a Done before its Add).

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -43,27 +44,10 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 	}) {
 		uses = append(uses, trace.UseLoopExit)
 	}
-	if pointerShaped(load.Type()) {
+	if rewrite.PointerShaped(load.Type()) {
 		uses = append(uses, trace.UsePointer)
 	}
 	return strings.Join(uses, " ")
-}
-
-// pointerShaped reports whether values of type t are pointer-shaped
-// (trace.UsePointer): a pointer, map, channel, func, interface or
-// unsafe.Pointer, or a type parameter, which a generic container
-// instantiates with such types as often as not.
-func pointerShaped(t types.Type) bool {
-	if _, ok := t.(*types.TypeParam); ok {
-		return true
-	}
-	switch u := t.Underlying().(type) {
-	case *types.Pointer, *types.Map, *types.Chan, *types.Signature, *types.Interface:
-		return true
-	case *types.Basic:
-		return u.Kind() == types.UnsafePointer
-	}
-	return false
 }
 
 // derefs reports whether the pointer-shaped value v is dereferenced

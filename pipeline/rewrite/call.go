@@ -387,6 +387,8 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 	}
 	lo, hi := r.span(c)
 	switch name {
+	case "append":
+		r.appendElems(c)
 	case "close":
 		if len(c.Args) != 1 {
 			return
@@ -440,6 +442,36 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 		r.ed.open(lo, hi, lit(pre))
 		r.ed.close(lo, hi, lit(post))
 	}
+}
+
+// appendElems rewrites append(s, vs...) into precog_shim.Append(SITE, s,
+// vs...), which records the writes of the elements it adds, when s is a
+// shared location and its elements are pointer-shaped: the push of a
+// value onto a shared container, which a take (detect/hb, Hand-offs)
+// orders its taker after. The site's expression is the new elements,
+// s[len(s)] or s[len(s):]. Appends of numbers and bytes are left alone:
+// a buffer grown byte by byte would record a write per byte, and no
+// hand-off passes through them. append([]byte, string...) has no
+// pointer-shaped elements.
+func (r *rewriter) appendElems(c *ast.CallExpr) {
+	if len(c.Args) < 2 || !r.shared(ast.Unparen(c.Args[0])) {
+		return
+	}
+	core, ok := coreType(r.typeOf(c.Args[0])).(*types.Slice)
+	if !ok || !PointerShaped(core.Elem()) {
+		return
+	}
+	lo, hi := r.span(c)
+	s := r.site(c.Lparen, "write", c)
+	// The site names what is written: the new elements, s[len(s)] for
+	// one value, s[len(s):] for more.
+	x := r.text(c.Args[0])
+	elems := x + "[len(" + x + ")]"
+	if len(c.Args) > 2 || c.Ellipsis.IsValid() {
+		elems = x + "[len(" + x + "):]"
+	}
+	r.sites[len(r.sites)-1].Expr = exprText(elems)
+	r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Append")+"("+s+", "))
 }
 
 // makeMap wraps x, a make(map) or a map literal, in MakeMap, which records

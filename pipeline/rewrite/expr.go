@@ -346,3 +346,20 @@ func coreType(t types.Type) types.Type {
 	}
 	return core
 }
+
+// PointerShaped reports whether values of type t are pointer-shaped
+// (trace.UsePointer): a pointer, map, channel, func, interface or
+// unsafe.Pointer, or a type parameter, which a generic container
+// instantiates with such types as often as not.
+func PointerShaped(t types.Type) bool {
+	if _, ok := t.(*types.TypeParam); ok {
+		return true
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Chan, *types.Signature, *types.Interface:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	}
+	return false
+}

@@ -23,16 +23,18 @@ runs each top-level test in a process of its own, recording what its
 goroutines do: goroutine starts and ends, locks, wait groups, channel
 operations, atomics, and reads and writes of the locations that the static
 analysis finds shared between goroutines (every heap and global access with
--all; never an access to the goroutine's own stack, which no other
-goroutine can reach, nor a read that repeats the goroutine's last read of
-the location at the same site with no sync event or write of it between,
-which adds nothing to what the trace orders). os/exec's goroutines that copy a command's output into a writer of
-the program are recorded as tasks of the command, from Start (or Run) to
-Wait, their writes into a bytes.Buffer or strings.Builder at the Start
-call, and the program's method calls on such a buffer as its reads and
-writes. Each test's trace goes to DIR/<import path>/<Test>.trace, its output to
-<Test>.log next to it, and DIR/index.json lists them with each test's
-outcome, event count and size. "precog trace dump" prints a trace.
+-all; an append to a shared slice of pointers, maps, channels, funcs or
+interfaces records the elements it adds as writes). Never recorded: an
+access to the goroutine's own stack, which no other goroutine can reach,
+and a read that repeats the goroutine's last read of the location at the
+same site with no sync event or write of it between, which adds nothing
+to what the trace orders. os/exec's goroutines that copy a command's
+output into a writer of the program are recorded as tasks of the
+command, from Start (or Run) to Wait, their writes into a bytes.Buffer or
+strings.Builder at the Start call, and the program's method calls on such
+a buffer as its reads and writes. Each test's trace goes to
+DIR/<import path>/<Test>.trace, its output to <Test>.log next to it, and
+DIR/index.json lists them with each test's outcome, event count and size. "precog trace dump" prints a trace.
 
 Each test also runs once uninstrumented first, for the wall-time comparison
 in the summary and to check that recording does not change its outcome
