@@ -42,6 +42,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,7 +63,10 @@ var (
 	hand      = flag.Bool("handoffs", false, "instead of measuring, list the findings with and without the hand-off orders (handoffs.go)")
 	read      = flag.String("read", "", "only read the trace `file` (see -read-how), for /usr/bin/time -v's peak RSS")
 	sitesFile = flag.String("sites", "", "with -read-how lookahead: the recording's sites.json (tells a select's send cases)")
-	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, or lookahead (how far hb looks ahead) (trace.OrderedReader, no event kept)")
+	proof     = flag.String("stream-proof", "", "compare the race findings of the in-memory path and races.CheckStream on every trace of the recording in `dir` (streamproof.go)")
+	windows   = flag.String("windows", "100000000,64", "with -stream-proof: comma-separated CheckStream windows, in events")
+	window    = flag.Int("window", 0, "with -read-how races: CheckStream's window in events (0: hb.DefaultWindow)")
+	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, lookahead (how far hb looks ahead), or races (races.CheckStream) (trace.OrderedReader, no event kept)")
 )
 
 // A workload is a set of test packages of bench/corpus.
@@ -100,6 +104,22 @@ func main() {
 	if flag.NArg() > 0 || *rounds < 1 {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if *proof != "" {
+		var ws []int
+		for w := range strings.SplitSeq(*windows, ",") {
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 1 {
+				log("bad -windows %q", *windows)
+				os.Exit(2)
+			}
+			ws = append(ws, n)
+		}
+		if err := streamProof(*proof, ws); err != nil {
+			log("%v", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *read != "" {
 		var err error

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -21,7 +22,9 @@ import (
 //   - "all": trace.ReadAll, the events held in memory;
 //   - "hb": trace.ReadAll, then hb.Analyze without LockOrder;
 //   - "stream": a trace.OrderedReader, each event dropped once read (and
-//     counted by kind).
+//     counted by kind);
+//   - "races": races.CheckStream over a trace.OrderedReader (-window,
+//     -sites).
 func readTrace(path, how string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -88,8 +91,30 @@ func readTrace(path, how string) error {
 		fmt.Fprintf(os.Stderr, "detect: read in %.1f s CPU\n", (cpu() - start).Seconds())
 		g := hb.Analyze(tr.Events, hb.Options{})
 		n, keep = len(tr.Events), g
+	case "races":
+		var sites *trace.SiteTable
+		if *sitesFile != "" {
+			if sites, err = trace.LoadSites(*sitesFile); err != nil {
+				return err
+			}
+		}
+		o, err := trace.NewOrderedReader(f, fi.Size())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "detect: first pass %.1f s CPU\n", (cpu() - start).Seconds())
+		var st races.Stats
+		fs, err := races.CheckStream(o.Next, sites, races.Options{Window: *window, Stats: &st})
+		if err != nil {
+			return err
+		}
+		for _, f := range fs {
+			fmt.Printf("%s: %s\n", path, f.Message)
+		}
+		fmt.Printf("%s: %d races; %+v\n", path, len(fs), st)
+		n = st.Events
 	default:
-		return fmt.Errorf("-read-how %q: want all or stream", how)
+		return fmt.Errorf("-read-how %q: want all, hb, stream, lookahead or races", how)
 	}
 	took := cpu() - start
 	runtime.GC()

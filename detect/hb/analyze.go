@@ -14,12 +14,32 @@ const recentStores = 8
 // Analyze computes the order and lock sets of events, which must be in the
 // global order (trace.ReadAll and trace.Sort produce it).
 func Analyze(events []trace.Event, opts Options) *Graph {
+	a := newAnalyzer(&Graph{Events: events, seg: make([]uint32, len(events)), opts: opts}, opts)
+	edges := opts.Edges
+	if !opts.LockOrder && !opts.NoTakes {
+		// With LockOrder the mutex orders a take already.
+		edges = append(takeEdges(events, a.varOf, a.ptr), edges...)
+	}
+	for _, e := range edges {
+		if e.From >= 0 && e.From < e.To && e.To < len(events) {
+			a.edgesTo[e.To] = append(a.edgesTo[e.To], e.From)
+			a.edgeFrom[e.From] = vclock{}
+		}
+	}
+	for i := range events {
+		a.ahead(i)
+	}
+	a.eof = true
+	for i := range events {
+		a.event(i)
+	}
+	return a.Graph
+}
+
+// newAnalyzer returns an analyzer that fills g.
+func newAnalyzer(g *Graph, opts Options) *analyzer {
 	a := &analyzer{
-		Graph: &Graph{
-			Events: events,
-			seg:    make([]uint32, len(events)),
-			opts:   opts,
-		},
+		Graph:     g,
 		tk:        &tokens{budget: visitBudget},
 		opts:      opts,
 		byID:      make(map[uint64]int),
@@ -41,7 +61,8 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 	a.clocks = []snapshot{{}}
 	a.Vars = []string{""}
 	a.varOf = make(map[uint32]uint32)
-	ptr := make(map[uint32]bool) // read sites of pointer-shaped values
+	a.ptr = make(map[uint32]bool)
+	ptr := a.ptr
 	if opts.Sites != nil {
 		index := map[string]uint32{"": 0}
 		for _, s := range opts.Sites.Sites {
@@ -62,26 +83,35 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		}
 	}
 	a.locksets = [][]Lock{nil}
-	edges := opts.Edges
-	if !opts.LockOrder && !opts.NoTakes {
-		// With LockOrder the mutex orders a take already.
-		edges = append(takeEdges(events, a.varOf, ptr), edges...)
-	}
-	for _, e := range edges {
-		if e.From >= 0 && e.From < e.To && e.To < len(events) {
-			a.edgesTo[e.To] = append(a.edgesTo[e.To], e.From)
-			a.edgeFrom[e.From] = vclock{}
+	a.chans = newChannels(opts.Sites)
+	a.condUnlocks = make(map[int]bool)
+	a.lastOf = make(map[uint64]int)
+	a.late = newLateStores()
+	a.lateStores = a.late.late
+	return a
+}
+
+// ahead runs the matches that look ahead of the walk (channel operations,
+// late stores, Cond.Wait unlocks) over event i, which must come after
+// every event they saw before; the walk reaches i after them.
+func (a *analyzer) ahead(i int) {
+	ev := a.ev(i)
+	a.chans.add(i, ev)
+	a.late.add(i, ev)
+	if a.opts.LockOrder && ev.Kind == trace.EvCondWait {
+		if p, ok := a.lastOf[ev.Goroutine]; ok {
+			a.condUnlocks[p] = true
 		}
 	}
-	a.chans = matchChannels(events, opts.Sites)
-	if opts.LockOrder {
-		a.condUnlocks = condUnlocks(events)
+	a.lastOf[ev.Goroutine] = i
+}
+
+// ev returns event i: from the trace's events, or from Stream's window.
+func (a *analyzer) ev(i int) *trace.Event {
+	if a.ring != nil {
+		return &a.ring[i%len(a.ring)]
 	}
-	a.lateStores = matchLateStores(events)
-	for i := range events {
-		a.event(i)
-	}
-	return a.Graph
+	return &a.Events[i]
 }
 
 // gstate is a goroutine's state during the walk.
@@ -92,19 +122,33 @@ type gstate struct {
 	held    []Lock
 	lockset int32
 	epoch   uint64
-	open    []int // indices in sections of its open sections, innermost last
+	open    []openSection // its open sections, innermost last
 	ended   bool
 	test    string // the test it runs, from its last EvTestStart
 	// pending are receives whose clock the goroutine acquires at its next
 	// event: the completion of its last send.
 	pending []chanOp
 	bubble  *bubble // the synctest bubble it runs in, nil outside bubbles
+	events  int     // how many events it has had
+	task    bool    // it runs a task of a group (EvTaskGo)
+
+	// Stream's per-goroutine state (see stream.go).
+	awaiting []chanOp // sends whose completing receive had not come when the walk passed them
+	snapVC   vclock   // the copy of vc taken after its last acquire
+	locks    []Lock   // held, shared with the Contexts made since the last change
+	stack    *Frame
+	openLk   *Held
+	ctx      *Context
 }
 
 type fork struct {
 	vc     vclock
 	event  int
 	bubble *bubble
+	parent uint64 // the logical id of the goroutine that forked
+	task   bool   // an EvTaskGo
+	group  uint64 // its task group's address
+	site   uint32
 }
 
 // bubble is a testing/synctest bubble during the walk (see "Bubbles" in
@@ -138,12 +182,22 @@ type store struct {
 
 type analyzer struct {
 	*Graph
-	opts  Options
-	tk    *tokens
-	gs    []*gstate
-	byID  map[uint64]int    // logical id -> dense index of its latest goroutine
-	made  map[uint64]uint32 // maps and channels made so far, per address (EvMapMake, EvChanMake)
-	forks map[uint64]fork
+	opts Options
+	tk   *tokens
+	ptr  map[uint32]bool // read sites of pointer-shaped values
+	// ring is Stream's window of events, nil for Analyze.
+	ring []trace.Event
+	// eof is set when every event has been seen by ahead: a match not
+	// found then will not come.
+	eof    bool
+	lastOf map[uint64]int // logical id -> index of its latest event seen by ahead
+	late   *lateStores
+	// Stream's walk: what it counts, and the visitor of its events.
+	stream *streamState
+	gs     []*gstate
+	byID   map[uint64]int    // logical id -> dense index of its latest goroutine
+	made   map[uint64]uint32 // maps and channels made so far, per address (EvMapMake, EvChanMake)
+	forks  map[uint64]fork
 	// sync holds the release clocks of WaitGroups, Conds and closed
 	// channels, keyed by address; a channel's close clock is keyed by
 	// its chanOp id so that a channel made again at the same address
@@ -165,7 +219,10 @@ type analyzer struct {
 	// the clocks of a mutex's Unlocks and of its RUnlocks.
 	unlocked, runlocked map[uint64]vclock
 	// condUnlocks are, with Options.LockOrder, the events after which a
-	// Cond.Wait unlocked its mutex (see condUnlocks).
+	// Cond.Wait unlocked its mutex: for each EvCondWait (recorded when
+	// Wait returned), the previous event of its goroutine (ahead finds
+	// them). Wait unlocked the Cond's mutex after it, and another
+	// goroutine's Lock may have come between.
 	condUnlocks map[int]bool
 	// atomics holds, with Options.LockOrder, the join of the clocks of
 	// every atomic store to an address.
@@ -184,30 +241,13 @@ type pooled struct {
 	epoch uint64 // the GC epoch of the Put's goroutine
 }
 
-// condUnlocks finds, for each EvCondWait (recorded when Wait returned),
-// the previous event of its goroutine: Wait unlocked the Cond's mutex
-// after it, and another goroutine's Lock may have come between.
-func condUnlocks(events []trace.Event) map[int]bool {
-	last := make(map[uint64]int) // goroutine -> index of its last event
-	out := make(map[int]bool)
-	for i, ev := range events {
-		if ev.Kind == trace.EvCondWait {
-			if p, ok := last[ev.Goroutine]; ok {
-				out[p] = true
-			}
-		}
-		last[ev.Goroutine] = i
-	}
-	return out
-}
-
 // goroutine returns the dense index of event i's goroutine, making a new
 // one for a first event or for an EvBegin of a logical id whose goroutine
 // ended.
 func (a *analyzer) goroutine(i int) int {
-	ev := &a.Events[i]
+	ev := a.ev(i)
 	gi, ok := a.byID[ev.Goroutine]
-	if ok && !(ev.Kind == trace.EvBegin && (a.gs[gi].ended || len(a.Goroutines[gi].Events) > 0)) {
+	if ok && !(ev.Kind == trace.EvBegin && (a.gs[gi].ended || a.gs[gi].events > 0)) {
 		return gi
 	}
 	gi = len(a.Goroutines)
@@ -219,7 +259,7 @@ func (a *analyzer) goroutine(i int) int {
 		// child, becomes the child's.
 		delete(a.forks, ev.Goroutine)
 		a.Goroutines[gi].Fork = f.event
-		if p, ok := a.byID[a.Events[f.event].Goroutine]; ok {
+		if p, ok := a.byID[f.parent]; ok {
 			a.Goroutines[gi].Parent = p
 		}
 		st.vc = f.vc
@@ -227,9 +267,15 @@ func (a *analyzer) goroutine(i int) int {
 		if f.bubble != nil {
 			f.bubble.members = append(f.bubble.members, gi)
 		}
-		if fe := a.Events[f.event]; fe.Kind == trace.EvTaskGo {
-			a.groups[fe.Addr] = append(a.groups[fe.Addr], gi)
+		if f.task {
+			st.task = true
+			a.groups[f.group] = append(a.groups[f.group], gi)
 		}
+		if a.stream != nil {
+			a.stream.spawn = append(a.stream.spawn, f.site)
+		}
+	} else if a.stream != nil {
+		a.stream.spawn = append(a.stream.spawn, 0)
 	}
 	st.vc = a.tk.newClock(st.vc, gi, 1)
 	a.gs = append(a.gs, st)
@@ -276,10 +322,7 @@ func (a *analyzer) stamp(gi int, b *bubble, t uint64) {
 
 // isTask reports whether goroutine gi runs a task of a group (EvTaskGo),
 // whose end the group's TaskWait acquires.
-func (a *analyzer) isTask(gi int) bool {
-	f := a.Goroutines[gi].Fork
-	return f >= 0 && a.Events[f].Kind == trace.EvTaskGo
-}
+func (a *analyzer) isTask(gi int) bool { return a.gs[gi].task }
 
 // The operations the rules use on clocks (vclock, clock.go): release
 // (copy a goroutine's clock for a sync object and increment its own
@@ -297,6 +340,7 @@ func (a *analyzer) release(gi int) vclock {
 	c := st.vc.copy(a.tk)
 	c.final = true
 	st.vc.inc()
+	st.ctx = nil
 	return c
 }
 
@@ -306,11 +350,16 @@ func (a *analyzer) acquire(gi int, c vclock) {
 	if st.vc.join(c, a.tk) {
 		st.snap = -1
 	}
+	if c.taint && !st.vc.taint {
+		st.vc.taint = true
+		st.snap = -1
+	}
 }
 
 // add joins c, a copy, into the stored clock *dst, which stays a copy.
 func (a *analyzer) add(dst *vclock, c vclock) {
 	dst.join(c, a.tk)
+	dst.taint = dst.taint || c.taint
 	*dst = dst.copy(a.tk)
 }
 
@@ -322,7 +371,7 @@ func addTo[K comparable](a *analyzer, m map[K]vclock, k K, c vclock) {
 }
 
 func (a *analyzer) event(i int) {
-	ev := &a.Events[i]
+	ev := a.ev(i)
 	gi := a.goroutine(i)
 	st := a.gs[gi]
 
@@ -331,6 +380,16 @@ func (a *analyzer) event(i int) {
 		a.acquire(gi, a.chans.recvClock(a, op))
 	}
 	st.pending = st.pending[:0]
+	for _, op := range st.awaiting {
+		// A send whose receive had not come within the window when
+		// the walk passed it (Stream only).
+		if r, ok := a.chans.completion(op); ok {
+			a.acquire(gi, a.chans.recvClock(a, r))
+		} else if !a.eof {
+			a.unsettle(gi)
+		}
+	}
+	st.awaiting = st.awaiting[:0]
 	for _, from := range a.edgesTo[i] {
 		a.acquire(gi, a.edgeFrom[from]) // the zero clock if From was not reached
 	}
@@ -400,8 +459,12 @@ func (a *analyzer) event(i int) {
 			// The store this load read took its seq after the load
 			// did; its goroutine's clock now holds everything before
 			// the store.
-			a.acquire(gi, a.current(j))
+			a.acquire(gi, a.current(a.ev(j).Goroutine))
 			break
+		}
+		if !a.eof && a.late.waiting(i) {
+			// Stream: the store it read may come past the window.
+			a.unsettle(gi)
 		}
 		ss := a.stores[ev.Addr]
 		for k := len(ss) - 1; k >= 0; k-- {
@@ -421,6 +484,11 @@ func (a *analyzer) event(i int) {
 					a.acquire(gi, a.sync[cancelKey])
 				}
 			} else {
+				if op.k >= len(a.chans.sends[op.ch]) && !a.eof {
+					// Its send (a select's send case,
+					// recorded after it) is past the window.
+					a.unsettle(gi)
+				}
 				a.acquire(gi, a.chans.sendClock(a, op))
 			}
 		}
@@ -437,37 +505,45 @@ func (a *analyzer) event(i int) {
 	}
 
 	// The event itself.
-	if st.snap < 0 {
-		st.snap = int32(len(a.clocks))
-		c := st.vc.copy(a.tk)
-		a.clocks = append(a.clocks, snapshot{root: c.root, depth: c.depth})
-	}
-	sg := segment{g: int32(gi), own: st.vc.own, snap: st.snap, lockset: st.lockset, epoch: st.epoch}
-	if st.seg < 0 || a.segs[st.seg] != sg {
-		st.seg = int32(len(a.segs))
-		a.segs = append(a.segs, sg)
-	}
-	a.seg[i] = uint32(st.seg)
-	switch ev.Kind {
-	case trace.EvMapMake, trace.EvChanMake:
-		if a.made == nil {
-			a.made = make(map[uint64]uint32)
-			a.gen = make([]uint32, len(a.Events))
+	st.events++
+	if a.stream != nil {
+		a.step(i, gi, ev)
+	} else {
+		if st.snap < 0 {
+			st.snap = int32(len(a.clocks))
+			c := st.vc.copy(a.tk)
+			a.clocks = append(a.clocks, snapshot{root: c.root, depth: c.depth})
 		}
-		a.made[ev.Addr]++
-	case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter,
-		trace.EvChanSend, trace.EvChanRecv, trace.EvChanClose, trace.EvSelect:
-		if a.made != nil {
-			a.gen[i] = a.made[ev.Addr]
+		sg := segment{g: int32(gi), own: st.vc.own, snap: st.snap, lockset: st.lockset, epoch: st.epoch}
+		if st.seg < 0 || a.segs[st.seg] != sg {
+			st.seg = int32(len(a.segs))
+			a.segs = append(a.segs, sg)
 		}
+		a.seg[i] = uint32(st.seg)
+		switch ev.Kind {
+		case trace.EvMapMake, trace.EvChanMake:
+			if a.made == nil {
+				a.made = make(map[uint64]uint32)
+				a.gen = make([]uint32, len(a.Events))
+			}
+			a.made[ev.Addr]++
+		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter,
+			trace.EvChanSend, trace.EvChanRecv, trace.EvChanClose, trace.EvSelect:
+			if a.made != nil {
+				a.gen[i] = a.made[ev.Addr]
+			}
+		}
+		a.Goroutines[gi].Events = append(a.Goroutines[gi].Events, i)
 	}
-	a.Goroutines[gi].Events = append(a.Goroutines[gi].Events, i)
 
 	// Releases, after it.
 	if _, ok := a.edgeFrom[i]; ok {
 		a.edgeFrom[i] = a.release(gi)
 	}
-	if a.condUnlocks[i] {
+	if a.condUnlocks[i] || a.stream != nil && a.opts.LockOrder && len(st.held) > 0 && !a.eof && a.lastOf[ev.Goroutine] == i {
+		// (The second case: Stream's window ends at this event, and
+		// a Cond.Wait of the goroutine may follow past it; released as
+		// if it did, which only adds order.)
 		// The goroutine's next event is a Cond.Wait's return: Wait
 		// unlocked the mutex after this event. Which of the held locks
 		// is the Cond's the trace does not say; all of them are
@@ -484,7 +560,8 @@ func (a *analyzer) event(i int) {
 	}
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
-		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i, bubble: st.bubble}
+		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i, bubble: st.bubble,
+			parent: ev.Goroutine, task: ev.Kind == trace.EvTaskGo, group: ev.Addr, site: ev.Site}
 	case trace.EvSleep, trace.EvClock:
 		if b := st.bubble; b != nil {
 			a.stamp(gi, b, ev.Value)
@@ -545,12 +622,20 @@ func (a *analyzer) event(i int) {
 			} else {
 				st.pending = append(st.pending, r)
 			}
+		} else if a.chans.waits(op) && !a.eof {
+			if ev.Kind == trace.EvSelect {
+				a.unsettle(gi)
+			} else {
+				st.awaiting = append(st.awaiting, op)
+			}
 		}
 	case trace.EvChanSend:
 		if op, ok := a.chans.ops[i]; ok {
 			a.chans.sendVC[op] = a.release(gi)
 			if r, ok := a.chans.completion(op); ok {
 				st.pending = append(st.pending, r)
+			} else if a.chans.waits(op) && !a.eof {
+				st.awaiting = append(st.awaiting, op)
 			}
 		}
 	case trace.EvUnlock, trace.EvRUnlock:
@@ -563,6 +648,12 @@ func (a *analyzer) event(i int) {
 			addTo(a, m, ev.Addr, a.release(gi))
 		}
 	}
+}
+
+func (a *analyzer) forget(i int) {
+	delete(a.chans.ops, i)
+	delete(a.lateStores, i)
+	delete(a.condUnlocks, i)
 }
 
 // mainGoroutine is the logical id the shim gives runtime.main's goroutine,
@@ -597,44 +688,83 @@ func (a *analyzer) testStart(gi int, name string) {
 	a.acquire(gi, a.subtests[name[:k]])
 }
 
-// matchLateStores finds the atomic loads that read a store recorded after
+// lateStores finds the atomic loads that read a store recorded after
 // them. The shim takes an atomic operation's seq after the operation, so a
 // store can be seen by another goroutine's load, which takes its seq first.
 // A load whose value is not that of the last store to its address before it
 // is taken to have read the first later store of that value by another
-// goroutine.
-func matchLateStores(events []trace.Event) map[int]int {
-	last := make(map[uint64]uint64) // address -> value of the last store so far
-	var pending []int               // loads waiting for a later store
-	late := make(map[int]int)
-	for i, ev := range events {
-		switch ev.Kind {
-		case trace.EvAtomicStore:
-			last[ev.Addr] = ev.Value
-			for k := 0; k < len(pending); {
-				l := events[pending[k]]
-				if l.Addr == ev.Addr && l.Value == ev.Value && l.Goroutine != ev.Goroutine {
-					late[pending[k]] = i
-					pending = slices.Delete(pending, k, k+1)
-					continue
-				}
-				k++
-			}
-		case trace.EvAtomicLoad:
-			if v, ok := last[ev.Addr]; (ok && v != ev.Value) || (!ok && ev.Value != 0) {
-				pending = append(pending, i)
-			}
-		}
-		if len(pending) > maxPendingLoads {
-			pending = pending[len(pending)-maxPendingLoads:]
-		}
-	}
-	return late
+// goroutine, within lateStoreReach events of it.
+type lateStores struct {
+	last    map[uint64]uint64 // address -> value of the last store so far
+	pending []pendingLoad     // loads waiting for a later store, oldest first
+	late    map[int]int       // load -> the store it read
 }
 
-// maxPendingLoads bounds the loads matchLateStores keeps waiting for a
-// later store: a store that shows up at all comes soon after.
-const maxPendingLoads = 64
+type pendingLoad struct {
+	i           int
+	addr, value uint64
+	g           uint64
+}
+
+func newLateStores() *lateStores {
+	return &lateStores{last: make(map[uint64]uint64), late: make(map[int]int)}
+}
+
+// waiting reports whether load i still waits for its store.
+func (l *lateStores) waiting(i int) bool {
+	for _, p := range l.pending {
+		if p.i == i {
+			return true
+		}
+	}
+	return false
+}
+
+// matchLateStores runs lateStores over events.
+func matchLateStores(events []trace.Event) map[int]int {
+	l := newLateStores()
+	for i := range events {
+		l.add(i, &events[i])
+	}
+	return l.late
+}
+
+func (l *lateStores) add(i int, ev *trace.Event) {
+	switch ev.Kind {
+	case trace.EvAtomicStore:
+		l.last[ev.Addr] = ev.Value
+		for k := 0; k < len(l.pending); {
+			p := l.pending[k]
+			if p.addr == ev.Addr && p.value == ev.Value && p.g != ev.Goroutine {
+				l.late[p.i] = i
+				l.pending = slices.Delete(l.pending, k, k+1)
+				continue
+			}
+			k++
+		}
+	case trace.EvAtomicLoad:
+		if v, ok := l.last[ev.Addr]; (ok && v != ev.Value) || (!ok && ev.Value != 0) {
+			l.pending = append(l.pending, pendingLoad{i: i, addr: ev.Addr, value: ev.Value, g: ev.Goroutine})
+		}
+	}
+	if len(l.pending) > maxPendingLoads {
+		l.pending = l.pending[len(l.pending)-maxPendingLoads:]
+	}
+	for len(l.pending) > 0 && i-l.pending[0].i >= lateStoreReach {
+		l.pending = l.pending[1:]
+	}
+}
+
+// maxPendingLoads bounds the loads lateStores keeps waiting for a later
+// store, and lateStoreReach how many events after a load its store may
+// come: a store that shows up at all comes soon after (on raft, the
+// kernels, pond and ristretto none came later at all: bench/RESULTS.md,
+// "how far hb looks ahead"). A Stream whose window is at least
+// lateStoreReach matches the loads as Analyze does.
+const (
+	maxPendingLoads = 64
+	lateStoreReach  = 1 << 12
+)
 
 // endKey and closeKey key goroutine ends and channel closes in
 // analyzer.sync, apart from the addresses (which are below 1<<63 on every
@@ -650,6 +780,13 @@ func closeKey(ch int) uint64 { return 1<<63 | uint64(ch)<<1 | 1 }
 // setLocks interns goroutine gi's held locks as its lock set.
 func (a *analyzer) setLocks(gi int) {
 	st := a.gs[gi]
+	if a.stream != nil {
+		// Stream interns nothing: the set is shared by the Contexts
+		// made until it changes.
+		st.locks = slices.Clone(st.held)
+		st.ctx = nil
+		return
+	}
 	var b strings.Builder
 	for _, l := range st.held {
 		b.WriteString(strconvAddr(l))
@@ -686,17 +823,28 @@ func (a *analyzer) tryMode(ev *trace.Event) Mode {
 	return Write
 }
 
+// An openSection is a critical section not yet closed: its lock and its
+// index in Graph.sections (-1 in Stream, which keeps no sections).
+type openSection struct {
+	lock Lock
+	k    int
+}
+
 func (a *analyzer) lock(i, gi int, ev *trace.Event) {
 	st := a.gs[gi]
 	l := Lock{Addr: ev.Addr, Mode: a.tryMode(ev)}
 	parent := -1
 	if n := len(st.open); n > 0 {
-		parent = st.open[n-1]
+		parent = st.open[n-1].k
 	}
-	st.open = append(st.open, len(a.sections))
-	a.sections = append(a.sections, Section{G: gi, Lock: l, Begin: i, End: -1, Parent: parent})
-	k, _ := slices.BinarySearchFunc(st.held, l, lockKey)
-	st.held = slices.Insert(st.held, k, l)
+	k := -1
+	if a.stream == nil {
+		k = len(a.sections)
+		a.sections = append(a.sections, Section{G: gi, Lock: l, Begin: i, End: -1, Parent: parent})
+	}
+	st.open = append(st.open, openSection{lock: l, k: k})
+	h, _ := slices.BinarySearchFunc(st.held, l, lockKey)
+	st.held = slices.Insert(st.held, h, l)
 	a.setLocks(gi)
 }
 
@@ -721,13 +869,14 @@ func (a *analyzer) unlock(i, gi int, ev *trace.Event) {
 func (a *analyzer) closeSection(i, gi int, addr uint64, mode Mode) bool {
 	st := a.gs[gi]
 	for k := len(st.open) - 1; k >= 0; k-- {
-		s := &a.sections[st.open[k]]
-		if s.Lock.Addr != addr || s.Lock.Mode != mode {
+		l := st.open[k].lock
+		if l.Addr != addr || l.Mode != mode {
 			continue
 		}
-		s.End = i
+		if s := st.open[k].k; s >= 0 {
+			a.sections[s].End = i
+		}
 		st.open = slices.Delete(st.open, k, k+1)
-		l := s.Lock
 		if h := slices.Index(st.held, l); h >= 0 {
 			st.held = slices.Delete(st.held, h, h+1)
 		}

@@ -16,64 +16,76 @@ type chanOp struct {
 
 // channels matches the sends and receives of the trace, per channel.
 type channels struct {
+	sites        *trace.SiteTable
+	current      map[uint64]int // address -> channel
 	ops          map[int]chanOp // event index -> the operation it recorded
-	sends, recvs [][]int        // per channel: event indices, in order
+	sends, recvs [][]uint64     // per channel: the logical ids of the goroutines of its sends and receives, in order
 	caps         []int          // per channel: its capacity, -1 if its make was not recorded
 	// sendVC and recvVC are the release clocks of sends and receives
 	// that another event will acquire, deleted when it has.
 	sendVC, recvVC map[chanOp]vclock
 }
 
+func newChannels(sites *trace.SiteTable) *channels {
+	return &channels{sites: sites, current: make(map[uint64]int), ops: make(map[int]chanOp),
+		sendVC: make(map[chanOp]vclock), recvVC: make(map[chanOp]vclock)}
+}
+
 // matchChannels numbers the channel operations of events. A channel is its
 // address from one make to the next make at the same address.
 func matchChannels(events []trace.Event, sites *trace.SiteTable) *channels {
-	c := &channels{ops: make(map[int]chanOp), sendVC: make(map[chanOp]vclock), recvVC: make(map[chanOp]vclock)}
-	current := make(map[uint64]int) // address -> channel
-	channel := func(addr uint64) int {
-		ch, ok := current[addr]
-		if !ok {
-			ch = len(c.sends)
-			current[addr] = ch
-			c.sends = append(c.sends, nil)
-			c.recvs = append(c.recvs, nil)
-			c.caps = append(c.caps, -1)
-		}
-		return ch
-	}
-	for i, ev := range events {
-		var send bool
-		switch ev.Kind {
-		case trace.EvChanMake:
-			delete(current, ev.Addr)
-			c.caps[channel(ev.Addr)] = int(ev.Value)
-			continue
-		case trace.EvChanSend:
-			send = true
-		case trace.EvChanRecv:
-		case trace.EvSelect:
-			if ev.Arg < 0 || ev.Addr == 0 {
-				continue
-			}
-			send = caseIsSend(sites, ev.Site, int(ev.Arg))
-		case trace.EvChanClose:
-			c.ops[i] = chanOp{ch: channel(ev.Addr), k: -1}
-			continue
-		default:
-			continue
-		}
-		ch := channel(ev.Addr)
-		switch {
-		case send:
-			c.ops[i] = chanOp{ch: ch, k: len(c.sends[ch]), send: true}
-			c.sends[ch] = append(c.sends[ch], i)
-		case ev.Value == 0:
-			c.ops[i] = chanOp{ch: ch, k: -1, closed: true}
-		default:
-			c.ops[i] = chanOp{ch: ch, k: len(c.recvs[ch])}
-			c.recvs[ch] = append(c.recvs[ch], i)
-		}
+	c := newChannels(sites)
+	for i := range events {
+		c.add(i, &events[i])
 	}
 	return c
+}
+
+func (c *channels) channel(addr uint64) int {
+	ch, ok := c.current[addr]
+	if !ok {
+		ch = len(c.sends)
+		c.current[addr] = ch
+		c.sends = append(c.sends, nil)
+		c.recvs = append(c.recvs, nil)
+		c.caps = append(c.caps, -1)
+	}
+	return ch
+}
+
+// add numbers event i, which comes after every event added before.
+func (c *channels) add(i int, ev *trace.Event) {
+	var send bool
+	switch ev.Kind {
+	case trace.EvChanMake:
+		delete(c.current, ev.Addr)
+		c.caps[c.channel(ev.Addr)] = int(ev.Value)
+		return
+	case trace.EvChanSend:
+		send = true
+	case trace.EvChanRecv:
+	case trace.EvSelect:
+		if ev.Arg < 0 || ev.Addr == 0 {
+			return
+		}
+		send = caseIsSend(c.sites, ev.Site, int(ev.Arg))
+	case trace.EvChanClose:
+		c.ops[i] = chanOp{ch: c.channel(ev.Addr), k: -1}
+		return
+	default:
+		return
+	}
+	ch := c.channel(ev.Addr)
+	switch {
+	case send:
+		c.ops[i] = chanOp{ch: ch, k: len(c.sends[ch]), send: true}
+		c.sends[ch] = append(c.sends[ch], ev.Goroutine)
+	case ev.Value == 0:
+		c.ops[i] = chanOp{ch: ch, k: -1, closed: true}
+	default:
+		c.ops[i] = chanOp{ch: ch, k: len(c.recvs[ch])}
+		c.recvs[ch] = append(c.recvs[ch], ev.Goroutine)
+	}
 }
 
 // caseIsSend reports whether case index of the select at site is a send,
@@ -86,6 +98,12 @@ func caseIsSend(sites *trace.SiteTable, site uint32, index int) bool {
 // completes reports whether some send's completion waits for receive r.
 func (c *channels) completes(r chanOp) bool {
 	return c.caps[r.ch] >= 0 && r.k+c.caps[r.ch] < len(c.sends[r.ch])
+}
+
+// waits reports whether send s waits for a receive before it completes
+// (whether or not that receive was seen).
+func (c *channels) waits(s chanOp) bool {
+	return c.caps[s.ch] >= 0 && s.k-c.caps[s.ch] >= 0
 }
 
 // completion returns the receive that send s waits for before it
@@ -125,10 +143,11 @@ func (c *channels) recvClock(a *analyzer, r chanOp) vclock {
 	return a.current(c.recvs[r.ch][r.k])
 }
 
-// current returns the clock, now, of the goroutine of event i, which the
-// walk has not reached; the zero clock if that goroutine has not started.
-func (a *analyzer) current(i int) vclock {
-	gi, ok := a.byID[a.Events[i].Goroutine]
+// current returns the clock, now, of the goroutine whose logical id is id,
+// at an event of it that the walk has not reached; the zero clock if that
+// goroutine has not started.
+func (a *analyzer) current(id uint64) vclock {
+	gi, ok := a.byID[id]
 	if !ok {
 		return vclock{}
 	}

@@ -94,6 +94,10 @@ type vclock struct {
 	kseq  uint32              // how many kids it has had
 	part  map[int32][2]uint32 // goroutine -> own component and kids known, where not all of them; never changed in place
 	final bool                // a copy taken at a release: its goroutine learns nothing more at this own component
+	// taint marks a clock that lacks an order a match past Stream's
+	// window would have given (see "Streaming" in the package doc): it
+	// spreads to every clock that joins it.
+	taint bool
 }
 
 // full is a level of knowledge of a goroutine at an own component: all it

@@ -244,4 +244,29 @@
 // Loc never relates two accesses to different objects that shared an
 // address. Accesses to one object on both sides of a collection are then
 // different locations, which can hide a bug but not invent one.
+//
+// # Streaming
+//
+// Analyze holds the events and per-event data for random access. Stream
+// walks a trace of any length instead, calling back per event with what
+// the walk knows then (a Step: goroutine, clock as a persistent tree, lock
+// set, epoch, stack, open Locks, instance), and keeps nothing per event.
+// Four rules look ahead of the walk in Analyze: a send's completion waits
+// for its receive, a select's send case is recorded after its receive, an
+// atomic load may read a store recorded after it (lateStores, within
+// lateStoreReach events), and a Cond.Wait's return releases the locks
+// after its goroutine's previous event. Stream runs these matches over a
+// window of StreamOptions.Window events ahead of the walk, so that a match
+// within it is Analyze's. Past it, Stream chooses only what cannot make
+// two events look concurrent that Analyze orders: the receiver's clock now
+// where Analyze takes it at the receive (more order); a release of the
+// held locks after any event whose goroutine's next event is past the
+// window (more order, as if a Cond.Wait followed); and for a send, receive
+// or load whose match is not in the window, the goroutine's clock is
+// marked unsettled (Context.Unsettled), a mark every clock that acquires
+// it inherits. A checker reports nothing found at an unsettled event
+// (detect/races withholds and counts it): at a settled one, the order is at
+// least Analyze's (TestStream). Hand-offs (Options.NoTakes) and extra
+// edges are not streamed: the race checker, which uses LockOrder, needs
+// neither.
 package hb

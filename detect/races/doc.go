@@ -55,6 +55,16 @@
 // write to the reads that saw it) matter for the races after the first on
 // a location, which this package reports all the same.
 //
+// # Streaming
+//
+// CheckStream does the same over a trace of any length, read in order
+// (trace.OrderedReader) and walked by hb.Stream, each shadow entry keeping
+// what its report needs; with a window longer than the trace its findings
+// are Check's byte for byte. Its memory is bounded by the goroutines, sync
+// objects and at most Options.MaxLocations locations (the oldest dropped
+// and counted in Stats.LocationsDropped); races found at accesses that
+// hb.Stream marked unsettled are withheld and counted in Stats.Withheld.
+//
 // # Reporting
 //
 // One finding per pair of sites (kind race), with both sides' goroutines,

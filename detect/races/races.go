@@ -21,13 +21,29 @@ type Stats struct {
 	// Dropped counts the accesses dropped from a location's shadow state
 	// because it held maxShadow already: races with them may be missed.
 	Dropped int
+	// CheckStream's: the events streamed, the accesses whose races were
+	// withheld because their goroutine was unsettled (hb.Context), and
+	// the locations dropped (with every access kept of them) because the
+	// shadow state held Options.MaxLocations already.
+	Events, Withheld, LocationsDropped int
 }
 
 // Options configures Check.
 type Options struct {
 	// Stats, if not nil, receives counts of what Check did.
 	Stats *Stats
+	// Window is CheckStream's hb.StreamOptions.Window (hb.DefaultWindow
+	// if 0).
+	Window int
+	// MaxLocations bounds the locations CheckStream keeps shadow state
+	// for (DefaultMaxLocations if 0; negative, no bound): past it the
+	// location first seen longest ago is dropped, and counted.
+	MaxLocations int
 }
+
+// DefaultMaxLocations is Options.MaxLocations' default: about 100 MiB of
+// shadow state at one access per location.
+const DefaultMaxLocations = 1 << 20
 
 // An access is one entry of a location's shadow state.
 type access struct {
@@ -37,6 +53,10 @@ type access struct {
 	write  bool
 	atomic bool
 	name   uint32 // hb.Loc.Var: the variable or field of a plain access
+	// CheckStream's: what the walk knew of the access, and its
+	// instance (hb.Step).
+	ctx *hb.Context
+	n   uint64
 }
 
 // key is a location: an address in a GC epoch. Plain accesses through
@@ -49,6 +69,7 @@ type key struct{ addr, epoch uint64 }
 // positions, with IDs set.
 func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
 	c := &checker{g: g, sites: sites, shadow: make(map[key][]access), best: make(map[[2]string]int)}
+	c.hb = func(b, a access) bool { return g.HappensBefore(b.ev, a.ev) }
 	for i, ev := range g.Events {
 		a := access{ev: i, g: g.Goroutine(i), site: ev.Site}
 		switch ev.Kind {
@@ -66,6 +87,10 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 		a.name = loc.Var
 		c.access(key{loc.Addr, loc.Epoch}, a)
 	}
+	return c.finish(opts)
+}
+
+func (c *checker) finish(opts Options) []finding.Finding {
 	for _, p := range c.pairs {
 		c.report(p[0], p[1])
 	}
@@ -79,7 +104,8 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 }
 
 type checker struct {
-	g      *hb.Graph
+	g      *hb.Graph // Check's; nil in CheckStream
+	hb     func(b, a access) bool
 	sites  *trace.SiteTable
 	shadow map[key][]access
 	// pairs are the races to report, one per pair of lines (as
@@ -88,6 +114,9 @@ type checker struct {
 	best    map[[2]string]int
 	out     []finding.Finding
 	dropped int
+	// withheld counts the accesses that found a race they did not
+	// report: they were unsettled (CheckStream).
+	withheld int
 }
 
 // access compares a with the shadow state of its location, reports the
@@ -98,18 +127,26 @@ type checker struct {
 func (c *checker) access(k key, a access) {
 	sh := c.shadow[k]
 	keep := sh[:0]
+	held := false
 	for _, b := range sh {
 		if b.g != a.g && (a.write || b.write) && !(a.atomic && b.atomic) &&
-			(a.atomic || b.atomic || a.name == b.name) && !c.g.HappensBefore(b.ev, a.ev) {
-			c.race(b, a)
+			(a.atomic || b.atomic || a.name == b.name) && !c.hb(b, a) {
+			if a.ctx != nil && a.ctx.Unsettled {
+				held = true
+			} else {
+				c.race(b, a)
+			}
 		}
 		switch {
-		case a.write && c.g.HappensBefore(b.ev, a.ev):
+		case a.write && c.hb(b, a):
 			continue // ordered before the write
 		case !a.write && !b.write && b.g == a.g && b.site == a.site && b.atomic == a.atomic:
 			continue // the same goroutine's earlier read at the site
 		}
 		keep = append(keep, b)
+	}
+	if held {
+		c.withheld++
 	}
 	if len(keep) >= maxShadow {
 		c.dropped++
@@ -184,6 +221,10 @@ func (c *checker) report(a, b access) {
 	f := finding.Finding{Kind: Kind, Status: finding.Predicted}
 	w := finding.Witness{}
 	for _, x := range []access{a, b} {
+		if c.g == nil {
+			c.reportStreamed(&f, &w, x)
+			continue
+		}
 		ev := c.g.Events[x.ev]
 		role := roleOf(x)
 		w.Events = append(w.Events, finding.Event{Role: role, G: ev.Goroutine, Site: ev.Site, N: c.g.Instance(x.ev), Kind: ev.Kind.String(), Index: x.ev})
@@ -200,7 +241,7 @@ func (c *checker) report(a, b access) {
 			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
 		}
 		f.Stacks = append(f.Stacks, stack)
-		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(x.ev))
+		f.Evidence.Locks = append(f.Evidence.Locks, lockNames(c.g.Locks(x.ev)))
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(x.ev).String())
 	}
 	f.Witnesses = []finding.Witness{w}
@@ -257,11 +298,10 @@ func fn(s finding.Site) string {
 	return s.Function
 }
 
-// lockNames names the locks held at event i by the site of the Lock that
-// took each.
-func (c *checker) lockNames(i int) []string {
+// lockNames names the locks held.
+func lockNames(locks []hb.Lock) []string {
 	var out []string
-	for _, l := range c.g.Locks(i) {
+	for _, l := range locks {
 		name := fmt.Sprintf("lock@%#x", l.Addr)
 		if l.Mode == hb.Read {
 			name += " (read)"

@@ -1,13 +1,16 @@
 package races
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -40,8 +43,10 @@ func check(t *testing.T, text string, exprs map[uint32]string) []string {
 	}
 	slices.SortFunc(tab.Sites, func(a, b trace.Site) int { return int(a.ID) - int(b.ID) })
 	g := hb.Analyze(tr.Events, hb.Options{Sites: tab, LockOrder: true})
+	fs := Check(g, tab, Options{})
+	sameStreamed(t, tr.Events, tab, g, fs)
 	var out []string
-	for _, f := range Check(g, tab, Options{}) {
+	for _, f := range fs {
 		if f.Kind != Kind || f.ID == "" || f.Status != finding.Predicted || len(f.Witnesses) != 1 || len(f.Witnesses[0].Events) != 2 {
 			t.Errorf("finding %+v: want kind race, an ID, status predicted and a witness of two events", f)
 		}
@@ -249,5 +254,55 @@ func TestSameRaceEitherInterleaving(t *testing.T) {
 			continue
 		}
 		same(t, got, want...)
+	}
+}
+
+// sameStreamed checks CheckStream against Check's findings fs on events
+// (with g their graph): with a window longer than the trace, the same
+// findings, byte for byte, once the witnesses' Locks are named as
+// pipeline/predict names them; with windows of 1 to 64 events, races
+// whose two accesses g leaves unordered only.
+func sameStreamed(t *testing.T, events []trace.Event, sites *trace.SiteTable, g *hb.Graph, fs []finding.Finding) {
+	t.Helper()
+	fs = slices.Clone(fs)
+	pts := control.Points(events)
+	for i := range fs {
+		fs[i].Witnesses = slices.Clone(fs[i].Witnesses)
+		for j := range fs[i].Witnesses {
+			w := &fs[i].Witnesses[j]
+			w.Events = slices.Clone(w.Events)
+			control.NameLocks(events, pts, w)
+		}
+	}
+	want, _ := json.Marshal(fs)
+	for _, window := range []int{len(events) + 1, 64, 8, 1} {
+		k := 0
+		next := func() (trace.Event, error) {
+			if k == len(events) {
+				return trace.Event{}, io.EOF
+			}
+			k++
+			return events[k-1], nil
+		}
+		var st Stats
+		got, err := CheckStream(next, sites, Options{Window: window, Stats: &st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Events != len(events) {
+			t.Errorf("window %d: CheckStream walked %d events of %d", window, st.Events, len(events))
+		}
+		if window > len(events) {
+			if gotJSON, _ := json.Marshal(got); string(gotJSON) != string(want) || st.Withheld != 0 {
+				t.Errorf("CheckStream's findings (%d withheld):\n%s\nCheck's:\n%s", st.Withheld, gotJSON, want)
+			}
+			continue
+		}
+		for _, f := range got {
+			ev := f.Witnesses[0].Events
+			if !g.Concurrent(ev[0].Index, ev[1].Index) {
+				t.Errorf("window %d: %s: its accesses %d and %d are ordered", window, f.Message, ev[0].Index, ev[1].Index)
+			}
+		}
 	}
 }

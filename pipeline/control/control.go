@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -351,4 +352,50 @@ func dedup(s []string) []string {
 		}
 	}
 	return out
+}
+
+// maxLockScan bounds how far back NameLocks looks for the Lock of a
+// witness event's critical section (detect/races.CheckStream names the
+// Lock of its witnesses the same way, as the events pass).
+const maxLockScan = 1 << 20
+
+// NameLocks sets the Lock of each event of w (whose events are known by
+// their Index in evs, with pts = Points(evs)): the Lock, RLock or
+// successful TryLock of its goroutine that opened the outermost critical
+// section open at the event, found by walking the trace back from it.
+func NameLocks(evs []trace.Event, pts []plan.Point, w *finding.Witness) {
+	for k := range w.Events {
+		e := &w.Events[k]
+		if e.Index <= 0 || e.Index >= len(evs) {
+			continue
+		}
+		g := evs[e.Index].Goroutine
+		released := make(map[uint64]int)
+		outer := -1
+		for j := e.Index - 1; j >= 0 && e.Index-j < maxLockScan; j-- {
+			ev := &evs[j]
+			if ev.Goroutine != g {
+				continue
+			}
+			switch ev.Kind {
+			case trace.EvBegin:
+				j = 0
+			case trace.EvUnlock, trace.EvRUnlock:
+				released[ev.Addr]++
+			case trace.EvLock, trace.EvRLock, trace.EvTryLock:
+				if ev.Kind == trace.EvTryLock && ev.Value == 0 {
+					continue
+				}
+				if released[ev.Addr] > 0 {
+					released[ev.Addr]--
+				} else {
+					outer = j
+				}
+			}
+		}
+		if outer >= 0 && pts[outer].Site != 0 {
+			p := pts[outer]
+			e.Lock = &finding.Event{Role: "lock", G: p.G, Site: p.Site, N: p.N, Kind: evs[outer].Kind.String(), Index: outer}
+		}
+	}
 }

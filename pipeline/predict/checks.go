@@ -15,7 +15,6 @@ import (
 	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/hwmodel"
 	"github.com/precog-dev/precog/pipeline/control"
-	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -180,51 +179,7 @@ func (tc *testChecks) nameEvents(w *finding.Witness) {
 		}
 		e.G, e.N = pts[e.Index].G, pts[e.Index].N
 	}
-	nameLocks(evs, pts, w)
-}
-
-// maxLockScan bounds how far back nameLocks looks for the Lock of a
-// witness event's critical section.
-const maxLockScan = 1 << 20
-
-// nameLocks sets the Lock of each event of w: the Lock, RLock or
-// successful TryLock of its goroutine that opened the outermost critical
-// section open at the event, found by walking the trace back from it.
-func nameLocks(evs []trace.Event, pts []plan.Point, w *finding.Witness) {
-	for k := range w.Events {
-		e := &w.Events[k]
-		if e.Index <= 0 || e.Index >= len(evs) {
-			continue
-		}
-		g := evs[e.Index].Goroutine
-		released := make(map[uint64]int)
-		outer := -1
-		for j := e.Index - 1; j >= 0 && e.Index-j < maxLockScan; j-- {
-			ev := &evs[j]
-			if ev.Goroutine != g {
-				continue
-			}
-			switch ev.Kind {
-			case trace.EvBegin:
-				j = 0
-			case trace.EvUnlock, trace.EvRUnlock:
-				released[ev.Addr]++
-			case trace.EvLock, trace.EvRLock, trace.EvTryLock:
-				if ev.Kind == trace.EvTryLock && ev.Value == 0 {
-					continue
-				}
-				if released[ev.Addr] > 0 {
-					released[ev.Addr]--
-				} else {
-					outer = j
-				}
-			}
-		}
-		if outer >= 0 && pts[outer].Site != 0 {
-			p := pts[outer]
-			e.Lock = &finding.Event{Role: "lock", G: p.G, Site: p.Site, N: p.N, Kind: evs[outer].Kind.String(), Index: outer}
-		}
-	}
+	control.NameLocks(evs, pts, w)
 }
 
 // guard runs f, turning a panic of checker into an internal error: one bug

@@ -38,6 +38,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/detect/unicorn"
@@ -174,8 +175,11 @@ type Result struct {
 type Stats struct {
 	Packages, Tests int
 	Runs            int // recorded runs, all tests
-	Skipped         int // runs not analysed: over DetectOptions.MaxTraceBytes or MaxGoroutines
-	FailedRuns      int // runs whose test failed, panicked, crashed or timed out
+	Skipped         int // runs not analysed: over DetectOptions.MaxGoroutines, or over MaxTraceBytes with NoRaces
+	// Streamed counts the runs over DetectOptions.MaxTraceBytes that got
+	// the data race checker alone, streamed (races.CheckStream).
+	Streamed   int
+	FailedRuns int // runs whose test failed, panicked, crashed or timed out
 	// Targeted counts the runs forced by targeted perturbation, and
 	// Reversed those that followed their order (the reversal happened).
 	Targeted, Reversed int
@@ -488,7 +492,7 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 				if pts == nil {
 					pts = control.Points(evs)
 				}
-				nameLocks(evs, pts, w)
+				control.NameLocks(evs, pts, w)
 			}
 		}
 		if crash != nil && len(found) > 0 && pts == nil {
@@ -530,10 +534,14 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	path := filepath.Join(dir, filepath.FromSlash(r.trace))
 	if max := o.maxTraceBytes(); max > 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > max {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace); not analysed",
-				what, size(fi.Size()), size(max)))
-			res.Stats.Skipped++
-			return nil, nil, nil
+			if o.NoRaces {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace); not analysed",
+					what, size(fi.Size()), size(max)))
+				res.Stats.Skipped++
+				return nil, nil, nil
+			}
+			fs, err := tc.stream(what, path, fi.Size(), max, sites, o, res)
+			return fs, nil, err
 		}
 	}
 	evs, err := readTrace(path)
@@ -555,6 +563,66 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 		forced = forcedOrders(filepath.Join(dir, filepath.FromSlash(r.plan)), evs)
 	}
 	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}, forced), evs, nil
+}
+
+// stream runs the data race checker alone on the trace at path, which is
+// over the limit of max bytes, streamed (races.CheckStream): in memory
+// bounded by the trace's goroutines, sync objects and locations (at most
+// races.Options.MaxLocations), not its length. Its findings' witnesses
+// are already named as control points, with their Locks. The note says
+// which checkers the run got and what the stream withheld or dropped.
+func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	rd, err := trace.NewOrderedReader(f, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var st races.Stats
+	ro := o.Races
+	ro.Stats = &st
+	var fs []finding.Finding
+	var broken error
+	tc.guard("races", what, func() { fs, broken = races.CheckStream(rd.Next, sites, ro) })
+	if broken != nil && !errors.Is(broken, trace.ErrBroken) {
+		return nil, fmt.Errorf("%s: %w", what, broken)
+	}
+	if o.Races.Stats != nil {
+		o.Races.Stats.Dropped += st.Dropped
+		o.Races.Stats.Events += st.Events
+		o.Races.Stats.Withheld += st.Withheld
+		o.Races.Stats.LocationsDropped += st.LocationsDropped
+	}
+	res.Stats.Events += st.Events
+	res.Stats.Streamed++
+	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): only the data race checker ran, streamed (%d events); ConMem, OSCS, Unicorn and the test lifetime checks did not",
+		what, size(n), size(max), st.Events)
+	if st.Withheld > 0 {
+		w := ro.Window
+		if w == 0 {
+			w = hb.DefaultWindow
+		}
+		note += fmt.Sprintf("; the races found at %d accesses were withheld (their goroutine's order waited on a channel or atomic match more than %d events later)",
+			st.Withheld, w)
+	}
+	if st.LocationsDropped > 0 {
+		note += fmt.Sprintf("; %d locations dropped past %d (races with their accesses missed)", st.LocationsDropped, maxLocations(ro))
+	}
+	if broken != nil {
+		note += fmt.Sprintf("; %v, analysed the events before the damage", broken)
+	}
+	res.Notes = append(res.Notes, note)
+	return fs, nil
+}
+
+func maxLocations(o races.Options) int {
+	if o.MaxLocations == 0 {
+		return races.DefaultMaxLocations
+	}
+	return o.MaxLocations
 }
 
 // size formats n bytes for a note.

@@ -175,8 +175,10 @@ func TestGuard(t *testing.T) {
 	}
 }
 
-// TestMaxTraceBytes checks that a trace over the limit is skipped with a
-// note, not read.
+// TestMaxTraceBytes checks that a trace over the limit gets the data race
+// checker alone, streamed, with a note, and that its race findings are the
+// in-memory path's, byte for byte; with the race checker off it is skipped
+// with a note, not read.
 func TestMaxTraceBytes(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
@@ -194,20 +196,51 @@ func TestMaxTraceBytes(t *testing.T) {
 	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
 		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
 	}}
+	racesOf := func(res *Result) []finding.Finding {
+		var out []finding.Finding
+		for _, f := range res.Findings {
+			if f.Kind == finding.Race {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	whole, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(racesOf(whole))
+	if len(racesOf(whole)) == 0 || len(racesOf(whole)) == len(whole.Findings) {
+		t.Fatalf("mysql's trace gives %d findings, %d of them races: want races and others", len(whole.Findings), len(racesOf(whole)))
+	}
 	for _, tc := range []struct {
-		max     int64
-		skipped bool
+		max      int64
+		streamed bool
 	}{{fi.Size() - 1, true}, {fi.Size(), false}, {-1, false}} {
 		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: tc.max})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Stats.Skipped == 1; got != tc.skipped || (len(res.Findings) == 0) != tc.skipped {
-			t.Errorf("limit %d: skipped %d runs, %d findings; want skipped %v", tc.max, res.Stats.Skipped, len(res.Findings), tc.skipped)
+		if got := res.Stats.Streamed == 1; got != tc.streamed || res.Stats.Skipped != 0 || res.Stats.Events != whole.Stats.Events {
+			t.Errorf("limit %d: streamed %d runs, skipped %d, %d events (%d whole); want streamed %v", tc.max, res.Stats.Streamed, res.Stats.Skipped, res.Stats.Events, whole.Stats.Events, tc.streamed)
 		}
-		if tc.skipped && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace); not analysed", fi.Size(), tc.max)) {
+		if got, _ := json.Marshal(racesOf(res)); string(got) != string(want) {
+			t.Errorf("limit %d: races\n%s\nwant\n%s", tc.max, got, want)
+		}
+		if tc.streamed && len(res.Findings) != len(racesOf(res)) {
+			t.Errorf("limit %d: %d findings of other kinds, want only the race checker's", tc.max, len(res.Findings)-len(racesOf(res)))
+		}
+		if tc.streamed && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): only the data race checker ran, streamed (%d events); ConMem, OSCS, Unicorn and the test lifetime checks did not", fi.Size(), tc.max, whole.Stats.Events)) {
 			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
 		}
+	}
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, NoRaces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Skipped != 1 || res.Stats.Streamed != 0 || len(res.Findings) != 0 ||
+		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace); not analysed", fi.Size(), fi.Size()-1)) {
+		t.Errorf("without races: skipped %d, streamed %d, %d findings, notes %q; want it skipped with a note", res.Stats.Skipped, res.Stats.Streamed, len(res.Findings), res.Notes)
 	}
 }
 

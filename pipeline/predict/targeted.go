@@ -73,7 +73,7 @@ func targetedPlans(runs int, sites *trace.SiteTable, opts DetectOptions) func(pk
 		// access first.
 		order := func(first, second int) []plan.Edge {
 			w := finding.Witness{Events: []finding.Event{witnessEvent(evs, pts, first), witnessEvent(evs, pts, second)}}
-			nameLocks(evs, pts, &w)
+			control.NameLocks(evs, pts, &w)
 			return validate.Reversal(w.Events[0], w.Events[1]).Edges
 		}
 		cands := unicorn.Reversible(g, opts.Unicorn)

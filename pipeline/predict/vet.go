@@ -88,7 +88,7 @@ func (v *vetState) add(rs []reach.Result, test string, n int, evs []trace.Event)
 		if pts == nil {
 			pts = control.Points(evs)
 		}
-		nameLocks(evs, pts, &w)
+		control.NameLocks(evs, pts, &w)
 		if !slices.Contains(v.tests[k], test) {
 			v.tests[k] = append(v.tests[k], test)
 		}

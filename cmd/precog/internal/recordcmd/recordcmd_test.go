@@ -14,7 +14,10 @@ import (
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -106,6 +109,7 @@ func TestRecordKernels(t *testing.T) {
 				}
 				evs := readEvents(t, filepath.Join(first.dir, test.Trace))
 				sameOrder(t, filepath.Join(first.dir, test.Trace))
+				sameStreamedRaces(t, filepath.Join(first.dir, test.Trace), evs, first.sites)
 				again := readEvents(t, filepath.Join(second.dir, test.Trace))
 				if a, b := goroutines(evs), goroutines(again); !slices.Equal(a, b) {
 					t.Errorf("logical goroutine ids differ between two recordings:\n%v\n%v", a, b)
@@ -198,6 +202,57 @@ func readEvents(t *testing.T, path string) []trace.Event {
 		t.Fatal(err)
 	}
 	return tr.Events
+}
+
+// sameStreamedRaces checks that the streamed race check (races.CheckStream
+// over a trace.OrderedReader) gives, with a window longer than the trace,
+// the in-memory path's race findings byte for byte (hb.Analyze with
+// LockOrder, races.Check, the witnesses' Locks named by
+// control.NameLocks, as precog test does), and with windows of 64 and 1
+// events only races whose accesses the in-memory graph leaves unordered.
+func sameStreamedRaces(t *testing.T, path string, evs []trace.Event, sites *trace.SiteTable) {
+	t.Helper()
+	g := hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true})
+	fs := races.Check(g, sites, races.Options{})
+	pts := control.Points(evs)
+	for i := range fs {
+		for j := range fs[i].Witnesses {
+			control.NameLocks(evs, pts, &fs[i].Witnesses[j])
+		}
+	}
+	want, _ := json.Marshal(fs)
+	for _, window := range []int{len(evs) + 1, 64, 1} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := trace.NewOrderedReader(f, fi.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st races.Stats
+		got, err := races.CheckStream(o.Next, sites, races.Options{Window: window, Stats: &st})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if window > len(evs) {
+			if gotJSON, _ := json.Marshal(got); string(gotJSON) != string(want) {
+				t.Errorf("streamed races:\n%s\nin memory:\n%s", gotJSON, want)
+			}
+			continue
+		}
+		for _, f := range got {
+			ev := f.Witnesses[0].Events
+			if !g.Concurrent(ev[0].Index, ev[1].Index) {
+				t.Errorf("window %d: %s: its accesses %d and %d are ordered in memory", window, f.Message, ev[0].Index, ev[1].Index)
+			}
+		}
+	}
 }
 
 // sameOrder checks that trace.ReadAll, which merges a trace's batches in

@@ -112,6 +112,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.Runs += s.Runs
 		m.FailedRuns += s.FailedRuns
 		m.Skipped += s.Skipped
+		m.Streamed += s.Streamed
 		m.Targeted += s.Targeted
 		m.Reversed += s.Reversed
 		m.Events += s.Events

@@ -32,6 +32,12 @@ func WriteText(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
 	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s", s.Events, cli.Round(s.RecordNs), cli.Round(s.DetectNs))
+	if s.Streamed > 0 {
+		fmt.Fprintf(w, " (%d %s over -max-trace got the streamed race check only)", s.Streamed, cli.Plural(s.Streamed, "run", "runs"))
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, " (%d %s not analysed, over a limit)", s.Skipped, cli.Plural(s.Skipped, "run", "runs"))
+	}
 	if len(s.Merged) > 0 {
 		fmt.Fprintf(w, " (summed over %d shards)", len(s.Merged))
 	}

@@ -274,6 +274,17 @@ validated, the order it would force), the goroutines' stacks side by side
 written: a file that is gone, or changed since the run started, is said
 to be.
 
+A trace larger than -max-trace gets the data race checker alone, streamed:
+its events are read in order and walked once, in memory bounded by the
+goroutines, sync objects and locations of the run (at most 2^20 locations
+keep their accesses; past that the oldest are dropped and counted), not by
+its length. ConMem, OSCS, Unicorn and the test lifetime checks need the
+whole trace in memory and do not run on it; a note on stderr (and in
+-json's notes, with "streamed" counting such runs) says so. Happens-before
+looks 65,536 events ahead for a send's receive, a receive's send and an
+atomic load's store; a goroutine whose match comes later is marked
+unsettled and its races are withheld, and counted in the note.
+
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
 lost its end) or otherwise damaged is analysed up to the cut or damage,
@@ -399,7 +410,7 @@ func Command() *cli.Command {
 				return nil
 			})
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
-			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "skip, with a note, the runs whose trace is larger than `MiB` megabytes (0: no limit); analysing takes about 25 times a trace's size in memory")
+			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers take about 25 times a trace's size in memory")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "validate with up to `n` test processes at once")

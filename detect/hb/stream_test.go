@@ -1,0 +1,109 @@
+package hb
+
+import (
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// streamAll walks evs with Stream and returns every Step, copied.
+func streamAll(t *testing.T, evs []trace.Event, opts StreamOptions) ([]Step, StreamStats) {
+	t.Helper()
+	k := 0
+	next := func() (trace.Event, error) {
+		if k == len(evs) {
+			return trace.Event{}, io.EOF
+		}
+		k++
+		return evs[k-1], nil
+	}
+	var steps []Step
+	st, err := Stream(next, opts, func(s *Step) {
+		c := *s
+		ev := *s.Event
+		c.Event = &ev
+		steps = append(steps, c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps, st
+}
+
+func frames(f *Frame) []int {
+	var out []int
+	for ; f != nil; f = f.Up {
+		out = append(out, f.Index)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// TestStream: with a window longer than the trace, every Step says of its
+// event what Analyze's Graph says (goroutine, clock, order with every
+// other event, lock set, location, instance, stack, spawn), on random
+// traces with and without LockOrder; with small windows, the order at
+// every settled event holds at least the Graph's, so that no race
+// reported there is one the Graph orders.
+func TestStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for k := range 300 {
+		evs := randomTrace(r, 20+r.IntN(300), 2+r.IntN(12))
+		opts := Options{LockOrder: k%2 == 1, NoTakes: true}
+		g := Analyze(evs, opts)
+		steps, stats := streamAll(t, evs, StreamOptions{Options: opts, Window: len(evs) + 1})
+		if len(steps) != len(evs) || stats.Events != len(evs) || stats.Unsettled != 0 {
+			t.Fatalf("trace %d: %d steps of %d events, %+v", k, len(steps), len(evs), stats)
+		}
+		for i, s := range steps {
+			c := s.Ctx
+			if s.Index != i || c.G != g.Goroutine(i) || c.ID != evs[i].Goroutine || c.Unsettled {
+				t.Fatalf("trace %d event %d: step %d of goroutine %d, graph's %d", k, i, s.Index, c.G, g.Goroutine(i))
+			}
+			if got, want := c.Clock.VC().String(), g.Clock(i).String(); got != want {
+				t.Fatalf("trace %d event %d: clock %s, graph's %s", k, i, got, want)
+			}
+			if !slices.Equal(c.Locks, g.Locks(i)) || s.Loc != g.Loc(i) || c.Epoch != g.Loc(i).Epoch {
+				t.Fatalf("trace %d event %d: locks %v loc %v, graph's %v %v", k, i, c.Locks, s.Loc, g.Locks(i), g.Loc(i))
+			}
+			if evs[i].Site != 0 && s.Instance != g.Instance(i) {
+				t.Fatalf("trace %d event %d: instance %d, graph's %d", k, i, s.Instance, g.Instance(i))
+			}
+			if got, want := frames(c.Stack), g.Stack(i); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+				t.Fatalf("trace %d event %d: stack %v, graph's %v", k, i, got, want)
+			}
+			if c.Spawn != g.Spawn(c.G) {
+				t.Fatalf("trace %d event %d: spawn %d, graph's %d", k, i, c.Spawn, g.Spawn(c.G))
+			}
+			for j := range steps {
+				if Before(steps[j].Ctx, j, c, i) != g.HappensBefore(j, i) {
+					t.Fatalf("trace %d: Before(%d, %d) = %v, graph's %v", k, j, i, !g.HappensBefore(j, i), g.HappensBefore(j, i))
+				}
+			}
+		}
+		for _, w := range []int{1, 2, 8, 64} {
+			steps, stats := streamAll(t, evs, StreamOptions{Options: opts, Window: w})
+			if len(steps) != len(evs) {
+				t.Fatalf("trace %d window %d: %d steps of %d events", k, w, len(steps), len(evs))
+			}
+			unsettled := 0
+			for i, s := range steps {
+				if s.Ctx.Unsettled {
+					unsettled++
+					continue
+				}
+				for j := range i {
+					if g.HappensBefore(j, i) && !Before(steps[j].Ctx, j, s.Ctx, i) {
+						t.Fatalf("trace %d window %d: event %d, settled, not ordered after %d as the graph orders it", k, w, i, j)
+					}
+				}
+			}
+			if unsettled != stats.Unsettled {
+				t.Fatalf("trace %d window %d: %d unsettled steps, stats say %d", k, w, unsettled, stats.Unsettled)
+			}
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package races
+
+import (
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// CheckStream reports the data races of the trace whose events next returns
+// in the global order (trace.OrderedReader's Next), in memory bounded by
+// the goroutines, sync objects and locations of the trace, not its
+// length: it walks the events with hb.Stream (LockOrder) and keeps, per
+// location, FastTrack's shadow state as Check does, each entry with what a
+// report needs (goroutine, clock, stack, held locks, instance), so that
+// nothing refers back to the trace. With a window (Options.Window) longer
+// than the trace its findings are Check's on hb.Analyze of the same
+// events, byte for byte, with each witness event's Lock named as
+// pipeline/predict names it (the outermost Lock of its goroutine still
+// open, at most 2^20 events back). With a shorter one, the races found at
+// an access whose goroutine the walk marked unsettled (hb.Context) are
+// withheld and counted in Stats.Withheld, so that what is reported is
+// still unordered in Analyze's graph. At most Options.MaxLocations
+// locations keep shadow state: past it the oldest is dropped and counted
+// in Stats.LocationsDropped (races with its accesses are missed). next's
+// error other than io.EOF (trace.ErrBroken) is returned with the findings
+// of the events before it.
+func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts Options) ([]finding.Finding, error) {
+	c := &checker{sites: sites, shadow: make(map[key][]access), best: make(map[[2]string]int)}
+	c.hb = func(b, a access) bool { return hb.Before(b.ctx, b.ev, a.ctx, a.ev) }
+	maxLoc := opts.MaxLocations
+	if maxLoc == 0 {
+		maxLoc = DefaultMaxLocations
+	}
+	var order []key // the locations with shadow state, first seen first
+	dropped := 0
+	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites, LockOrder: true}, Window: opts.Window}, func(s *hb.Step) {
+		a := access{ev: s.Index, g: s.Ctx.G, site: s.Event.Site, ctx: s.Ctx, n: s.Instance}
+		switch s.Event.Kind {
+		case trace.EvRead:
+		case trace.EvWrite:
+			a.write = true
+		case trace.EvAtomicLoad:
+			a.atomic = true
+		case trace.EvAtomicStore:
+			a.write, a.atomic = true, true
+		default:
+			return
+		}
+		a.name = s.Loc.Var
+		k := key{s.Loc.Addr, s.Loc.Epoch}
+		if maxLoc > 0 {
+			if _, ok := c.shadow[k]; !ok {
+				if len(c.shadow) >= maxLoc {
+					delete(c.shadow, order[0])
+					order = order[1:]
+					dropped++
+				}
+				order = append(order, k)
+			}
+		}
+		c.access(k, a)
+	})
+	fs := c.finish(opts)
+	if opts.Stats != nil {
+		opts.Stats.Events += st.Events
+		opts.Stats.Withheld += c.withheld
+		opts.Stats.LocationsDropped += dropped
+	}
+	return fs, err
+}
+
+// maxLockScan is pipeline/predict's bound on how far back it looks for the
+// Lock of a witness event's critical section.
+const maxLockScan = 1 << 20
+
+// reportStreamed adds access x to the finding and witness that report
+// builds, from what CheckStream kept of it.
+func (c *checker) reportStreamed(f *finding.Finding, w *finding.Witness, x access) {
+	ctx := x.ctx
+	role := roleOf(x)
+	kind := trace.EvRead
+	switch {
+	case x.write && x.atomic:
+		kind = trace.EvAtomicStore
+	case x.write:
+		kind = trace.EvWrite
+	case x.atomic:
+		kind = trace.EvAtomicLoad
+	}
+	e := finding.Event{Role: role, G: ctx.ID, Site: x.site, N: x.n, Kind: kind.String(), Index: x.ev}
+	if x.ev > 0 {
+		// The outermost Lock still open, within maxLockScan events.
+		var outer *hb.Held
+		for h := ctx.Held; h != nil && x.ev-h.Index < maxLockScan; h = h.Next {
+			outer = h
+		}
+		if outer != nil && outer.Site != 0 {
+			e.Lock = &finding.Event{Role: "lock", G: ctx.ID, Site: outer.Site, N: outer.N, Kind: outer.Kind.String(), Index: outer.Index}
+		}
+	}
+	w.Events = append(w.Events, e)
+	s := finding.SiteOf(c.sites, x.site, role)
+	var spawn finding.Site
+	if sp := ctx.Spawn; sp != 0 {
+		spawn = finding.SiteOf(c.sites, sp, "go")
+		s.Goroutine = spawn.Pos()
+	}
+	f.Sites = append(f.Sites, s)
+	f.Spawns = append(f.Spawns, spawn)
+	var stack []finding.Site
+	for fr := ctx.Stack; fr != nil; fr = fr.Up {
+		stack = append(stack, finding.SiteOf(c.sites, fr.Site, "call"))
+	}
+	for l, r := 0, len(stack)-1; l < r; l, r = l+1, r-1 {
+		stack[l], stack[r] = stack[r], stack[l]
+	}
+	f.Stacks = append(f.Stacks, stack)
+	f.Evidence.Locks = append(f.Evidence.Locks, lockNames(ctx.Locks))
+	f.Evidence.Clocks = append(f.Evidence.Clocks, ctx.Clock.VC().String())
+}
