@@ -66,7 +66,7 @@ var (
 	proof     = flag.String("stream-proof", "", "compare the race findings of the in-memory path and races.CheckStream on every trace of the recording in `dir` (streamproof.go)")
 	windows   = flag.String("windows", "100000000,64", "with -stream-proof: comma-separated CheckStream windows, in events")
 	window    = flag.Int("window", 0, "with -read-how races: CheckStream's window in events (0: hb.DefaultWindow)")
-	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, lookahead (how far hb looks ahead), or races (races.CheckStream) (trace.OrderedReader, no event kept)")
+	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, lookahead (how far hb looks ahead), races (races.CheckStream) or racesmem (ReadAll, hb.Analyze LockOrder, races.Check) (trace.OrderedReader, no event kept)")
 )
 
 // A workload is a set of test packages of bench/corpus.

@@ -24,7 +24,9 @@ import (
 //   - "stream": a trace.OrderedReader, each event dropped once read (and
 //     counted by kind);
 //   - "races": races.CheckStream over a trace.OrderedReader (-window,
-//     -sites).
+//     -sites);
+//   - "racesmem": trace.ReadAll, hb.Analyze with LockOrder and races.Check,
+//     the in-memory path (-sites).
 func readTrace(path, how string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -91,6 +93,26 @@ func readTrace(path, how string) error {
 		fmt.Fprintf(os.Stderr, "detect: read in %.1f s CPU\n", (cpu() - start).Seconds())
 		g := hb.Analyze(tr.Events, hb.Options{})
 		n, keep = len(tr.Events), g
+	case "racesmem":
+		// The in-memory path precog test takes under -max-trace.
+		var sites *trace.SiteTable
+		if *sitesFile != "" {
+			if sites, err = trace.LoadSites(*sitesFile); err != nil {
+				return err
+			}
+		}
+		tr, err := trace.ReadAll(f)
+		if err != nil {
+			return err
+		}
+		g := hb.Analyze(tr.Events, hb.Options{Sites: sites, LockOrder: true})
+		var st races.Stats
+		fs := races.Check(g, sites, races.Options{Stats: &st})
+		for _, f := range fs {
+			fmt.Printf("%s: %s\n", path, f.Message)
+		}
+		fmt.Printf("%s: %d races; %+v\n", path, len(fs), st)
+		n, keep = len(tr.Events), g
 	case "races":
 		var sites *trace.SiteTable
 		if *sitesFile != "" {
@@ -114,7 +136,7 @@ func readTrace(path, how string) error {
 		fmt.Printf("%s: %d races; %+v\n", path, len(fs), st)
 		n = st.Events
 	default:
-		return fmt.Errorf("-read-how %q: want all, hb, stream, lookahead or races", how)
+		return fmt.Errorf("-read-how %q: want all, hb, stream, lookahead, races or racesmem", how)
 	}
 	took := cpu() - start
 	runtime.GC()
