@@ -53,8 +53,10 @@
 // finds may run twice at once only because a server runs a handler per
 // request, assumes that the test sends two requests at once; a pair whose
 // one side is code written in a _test.go file and the other is not
-// assumes that the test code runs while the package's goroutines do; a
-// pair ordered by a sync.Once once the callers in _test.go files are left
+// assumes that the test code runs while the package's goroutines do; so
+// does a pair that holds a common lock wherever the package's own code
+// calls its sides, unlocked only through a test's call; a pair ordered
+// by a sync.Once once the callers in _test.go files are left
 // out assumes that a test export runs outside the Once meanwhile. These
 // are shown only under -all (precog vet -all; -conclosed.all under go vet
 // -vettool=precog, whose own -all is taken; the golangci-lint setting

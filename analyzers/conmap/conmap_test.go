@@ -61,3 +61,16 @@ func TestTupleResult(t *testing.T) {
 func TestTypeSwitch(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "typeswitch")
 }
+
+// TestBoundCallback: a method value stored in a field or handed to a
+// helper runs with the locks held where it is called.
+func TestBoundCallback(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "boundcallback")
+}
+
+// TestTestLocks: a test's call of a helper without the lock the package
+// holds does not unlock it on other tests' goroutines, and on its own
+// test's goroutine it rests on the test's timing (low confidence).
+func TestTestLocks(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "testlocks")
+}

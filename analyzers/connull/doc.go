@@ -65,15 +65,18 @@
 // only under -all (precog vet -all; under go vet -vettool=precog, whose
 // own -all is taken, -connull.all and likewise for each check; the
 // golangci-lint setting all: true), with the assumption in its message.
-// There are three such assumptions: the two sides run on two goroutines
+// There are four such assumptions: the two sides run on two goroutines
 // of one HTTP handler written in a _test.go file (that the test sends two
 // requests at once); one side is code written in a _test.go file and the
 // other is not (test code that installs or clears a hook in a package
 // variable, or inspects the package's internals, while goroutines of the
-// package still run); the two sides are ordered by a sync.Once once the
-// callers in _test.go files are left out (that a test export runs outside
-// the Once while the package's goroutines run). The same holds for every
-// precog check.
+// package still run); the two sides hold a common lock wherever the
+// package's own code calls them, and only a test's call without it
+// leaves one side unlocked on that test's goroutine (that the test calls
+// in while the package's goroutines use the same state); the two sides
+// are ordered by a sync.Once once the callers in _test.go files are left
+// out (that a test export runs outside the Once while the package's
+// goroutines run). The same holds for every precog check.
 //
 // To suppress a report, put
 //

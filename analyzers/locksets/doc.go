@@ -29,7 +29,20 @@
 // run no test code, which never have such a call site on their stack. A
 // helper that every caller in the package calls with the lock held, and a
 // sequential test calls without it, then holds the lock on the package's
-// own goroutines. The checks use it for contexts without a Test.
+// own goroutines. The checks use it for contexts without a Test. For the
+// goroutines of one test, InTest leaves out only the call sites in
+// test-only functions that never run for that test (another test's
+// unlocked call of the helper is not on this test's stacks); the checks
+// ask for it, one more solution per test asked, only for a pair the
+// first solution would report and the second would not.
+//
+// A method value (s.m stored in a field or handed to a helper) runs
+// through a bound-method wrapper that no analyzed function contains; the
+// method's entry set is taken at the wrapper's call sites instead (a
+// wrapper that starts goroutines or that nothing in the package calls
+// leaves the method's callers unknown). A call through a helper's
+// function parameter that none of the helper's callers (each of which
+// hands it functions known by name) hands fn is no call site of fn.
 //
 // Because instances of a type share one location, two accesses guarded by
 // the mutexes of two different objects look guarded by the same mutex:
@@ -39,5 +52,5 @@
 // over the package's functions, each pass one forward flow per function,
 // so the analysis is linear in the package's instructions times the size
 // of the largest lock set; a package with test-only functions solves it
-// twice.
+// twice, plus once per test that a check asks InTest about.
 package locksets

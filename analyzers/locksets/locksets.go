@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
@@ -121,6 +122,76 @@ type Result struct {
 	// out the call sites in test-only functions (see AtOutsideTests).
 	libAt    map[ssa.Instruction]Set
 	libEntry map[*ssa.Function]Set
+
+	// The solutions for goroutines of one test (see InTest), computed
+	// when first asked for, from the package's solver.
+	solver   *solver
+	testOnly map[*ssa.Function]bool
+	mu       sync.Mutex
+	inTest   map[*ssa.Function]*Solution
+}
+
+// A Solution is the lock sets of one solution: locks held at each
+// instruction and on entry to each function.
+type Solution struct {
+	at    map[ssa.Instruction]Set
+	entry map[*ssa.Function]Set
+}
+
+// At returns the locks held on every path just before instr executes.
+func (s *Solution) At(instr ssa.Instruction) Set { return s.at[instr] }
+
+// Entry returns the locks held on entry to fn.
+func (s *Solution) Entry(fn *ssa.Function) Set { return s.entry[fn] }
+
+// All returns the solution of Entry and At, over every call site.
+func (r *Result) All() *Solution { return &Solution{r.at, r.entry} }
+
+// OutsideTests returns the solution of EntryOutsideTests and
+// AtOutsideTests.
+func (r *Result) OutsideTests() *Solution { return &Solution{r.libAt, r.libEntry} }
+
+// InTest returns the lock sets on goroutines of the given test's
+// contexts: the meet over the call sites that such a goroutine can
+// execute, leaving out those in test-only functions that run only for
+// other tests (a test that calls a helper without the lock the package
+// always takes does not make the helper unlocked on another test's
+// goroutines, since tests' goroutines run only their own test's code).
+// It lies between All (every call site) and OutsideTests (no test-only
+// call site). The solution is computed the first time a test asks,
+// which costs one pass of the lock-set solver over the package; callers
+// ask only for pairs that All would report and OutsideTests would not.
+func (r *Result) InTest(test *ssa.Function) *Solution {
+	if r.solver == nil || test == nil {
+		return r.All()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.inTest[test]; ok {
+		return s
+	}
+	other := make(map[*ssa.Function]bool)
+	for fn := range r.testOnly {
+		if !slices.ContainsFunc(r.solver.gr.Of(fn), func(c *goroutines.Context) bool { return c.Test == test }) {
+			other[fn] = true
+		}
+	}
+	s := r.All()
+	if len(other) > 0 {
+		sol := *r.solver
+		sol.at = make(map[ssa.Instruction]Set)
+		sol.entry = make(map[*ssa.Function]Set)
+		sol.known = make(map[*ssa.Function]bool)
+		sol.exit = make(map[*ssa.Function]Set)
+		sol.skip = func(site ssa.Instruction) bool { return other[site.Parent()] }
+		sol.computeLockSets()
+		s = &Solution{sol.at, sol.entry}
+	}
+	if r.inTest == nil {
+		r.inTest = make(map[*ssa.Function]*Solution)
+	}
+	r.inTest[test] = s
+	return s
 }
 
 // Entry returns the locks held on entry to fn: those held at every call
@@ -218,6 +289,7 @@ func run(pass *analysis.Pass) (any, error) {
 		lib.skip = func(site ssa.Instruction) bool { return testOnly[site.Parent()] }
 		lib.computeLockSets()
 		res.libAt, res.libEntry = lib.at, lib.entry
+		res.solver, res.testOnly = a, testOnly
 	}
 	return res, nil
 }
@@ -552,6 +624,17 @@ func (a *solver) computeLockSets() {
 			if _, isGo := e.Site.(*ssa.Go); isGo || a.skip != nil && a.skip(e.Site) {
 				continue
 			}
+			if w := e.Site.Parent(); ssavalue.BoundMethod(w) == fn {
+				// fn runs where its method value is called: the
+				// bound wrapper's call sites, which no analyzed
+				// function contains otherwise.
+				ws, ok := a.wrapperSites(w, entries)
+				if !ok {
+					return nil, false
+				}
+				sites = append(sites, ws...)
+				continue
+			}
 			sites = append(sites, e.Site)
 		}
 		for _, s := range a.gr.RefSites(fn) {
@@ -586,7 +669,14 @@ func (a *solver) computeLockSets() {
 						s = a.atDeferredCall(d)
 					}
 					if call, ok := site.(ssa.CallInstruction); ok {
-						if through, ok := a.throughParam(fn, call); ok {
+						through, known, ok := a.throughParam(fn, call)
+						if known && !ok {
+							// No caller of the helper (left in this
+							// solution) hands it fn: the call never
+							// runs fn.
+							continue
+						}
+						if ok {
 							s = through
 						}
 					}
@@ -622,6 +712,29 @@ func (a *solver) computeLockSets() {
 	}
 }
 
+// wrapperSites returns the call sites of w, the bound-method wrapper
+// behind a method value (s.m stored in a field, or handed to a helper
+// that calls it through a parameter), that run it on the caller's
+// goroutine. It returns false when w's callers are not all known: it
+// starts goroutines, or nothing in the package calls it (the value went
+// somewhere else that calls it).
+func (a *solver) wrapperSites(w *ssa.Function, entries map[*ssa.Function]bool) ([]ssa.Instruction, bool) {
+	if entries[w] {
+		return nil, false
+	}
+	var sites []ssa.Instruction
+	for _, e := range a.gr.CallGraph.Callers(w) {
+		if _, isGo := e.Site.(*ssa.Go); isGo {
+			return nil, false
+		}
+		if a.skip != nil && a.skip(e.Site) {
+			continue
+		}
+		sites = append(sites, e.Site)
+	}
+	return sites, len(sites) > 0
+}
+
 // paramOf returns the parameter that v is, through captured variables and
 // interface conversions, or nil.
 func paramOf(v ssa.Value) *ssa.Parameter {
@@ -641,25 +754,39 @@ func paramOf(v ssa.Value) *ssa.Parameter {
 //
 // For each call of H that passes fn, it is what the caller holds there
 // plus what H holds at site, H's parameter mutexes replaced by the
-// arguments of that call. It returns false if site is not such a call.
-func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Set, bool) {
+// arguments of that call. ok reports whether a call of H that passes fn
+// was found; known, whether the answer is known: site calls a function
+// parameter, and either such a call was found or every call of H hands
+// it other functions (then site never runs fn).
+func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (entry Set, known, ok bool) {
 	common := site.Common()
 	if common.IsInvoke() || common.StaticCallee() != nil {
-		return nil, false
+		return nil, false, false
 	}
 	fp := paramOf(common.Value)
 	if fp == nil {
-		return nil, false
+		return nil, false, false
 	}
 	h := fp.Parent()
 	idx := slices.Index(h.Params, fp)
 	inner := a.at[site]
-	var entry Set
 	found := false
+	// resolved: every call of H left in this solution hands it functions
+	// known by name (a function, a closure, a method value), so a call
+	// that hands it none of them is known not to run fn.
+	resolved := len(a.gr.CallGraph.Callers(h)) > 0 && !isExported(h) && len(a.gr.RefSites(h)) == 0
 	for _, e := range a.gr.CallGraph.Callers(h) {
 		outer := e.Site
 		args := outer.Common().Args
-		if outer.Common().IsInvoke() || idx < 0 || idx >= len(args) || !slices.Contains(ssavalue.Funcs(args[idx]), fn) || a.skip != nil && a.skip(outer) {
+		if a.skip != nil && a.skip(outer) {
+			continue
+		}
+		if outer.Common().IsInvoke() || idx < 0 || idx >= len(args) {
+			resolved = false
+			continue
+		}
+		if !slices.Contains(ssavalue.Funcs(args[idx]), fn) {
+			resolved = resolved && namedFuncs(args[idx])
 			continue
 		}
 		held := a.at[outer]
@@ -683,7 +810,24 @@ func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (Set, 
 			entry = meet(entry, held)
 		}
 	}
-	return entry, found
+	return entry, found || resolved, found
+}
+
+// namedFuncs reports whether every value v may hold is a function known
+// by name: a function, a closure or a method value.
+func namedFuncs(v ssa.Value) bool {
+	srcs := ssavalue.Sources(v)
+	if len(srcs) == 0 {
+		return false
+	}
+	for _, s := range srcs {
+		switch s.(type) {
+		case *ssa.Function, *ssa.MakeClosure:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // lockerKey names the mutex that v (a *Mutex, or a sync.Locker made from

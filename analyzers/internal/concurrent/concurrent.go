@@ -83,6 +83,9 @@ type Pair struct {
 	A, B   *sharedloc.Access
 	CA, CB *goroutines.Context
 	VA, VB View
+	// assume is what the pair assumes beyond Assumption's rules (see
+	// Overlap), or "".
+	assume string
 }
 
 // Safe decides, for one pair of contexts, that a pair of accesses cannot
@@ -107,8 +110,8 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	}
 	var unsure Pair // the first pair that rests on an assumption
 	found := false
-	for _, va := range e.Views(a) {
-		for _, vb := range e.Views(b) {
+	for i, va := range e.Views(a) {
+		for j, vb := range e.Views(b) {
 			for _, ca := range e.Goroutines.Of(va.Fn) {
 				for _, cb := range e.Goroutines.Of(vb.Fn) {
 					if !goroutines.MayOverlap(ca, cb) {
@@ -128,6 +131,27 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}
 					if safe != nil && safe(p) {
 						continue
+					}
+					if safe != nil {
+						// Locks on the goroutines of the contexts' tests:
+						// asked only now, since each test's solution
+						// costs a pass of the lock-set solver.
+						q := p
+						qa, ca := e.inTest(a, p.VA, i, p.CA)
+						qb, cb := e.inTest(b, p.VB, j, p.CB)
+						q.VA, q.VB = qa, qb
+						if (ca || cb) && safe(q) {
+							continue
+						}
+						// Safe with the locks the package's own code
+						// holds: only a test's call without them makes
+						// the pair, and when the test makes it is the
+						// test's protocol.
+						q.VA, q.VB = p.VA, p.VB
+						q.VA.Locks, q.VB.Locks = p.VA.LibLocks, p.VB.LibLocks
+						if t := testOf(p.CA, p.CB); t != nil && safe(q) {
+							p.assume = fmt.Sprintf("that test code in %s calls into the package without the locks the package holds, while its goroutines use the same state", source.FuncName(t))
+						}
 					}
 					if e.Assumption(p) == "" {
 						return p, true
@@ -159,11 +183,19 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 //     the test decides, relative to the goroutines of the package that
 //     the test caused, typically before it starts them or after they are
 //     quiet; the package code does not depend on it;
+//   - the two sides hold a common lock at the package's own call sites
+//     (locksets.Result.OutsideTests), and only a call from test code
+//     without it leaves a side unlocked on the test's goroutine: when the
+//     test calls in, relative to the goroutines of the package it caused,
+//     is again the test's protocol;
 //   - the two sides are ordered by a sync.Once, or run in one Do, once
 //     the callers written in _test.go files are left out: only a test
 //     export (or helper) runs one of them outside the Once, and whether it
 //     does so while the package's goroutines run is up to the test.
 func (e *Env) Assumption(p Pair) string {
+	if p.assume != "" {
+		return p.assume
+	}
 	if p.CA == p.CB && p.CA != nil && p.CA.Kind == goroutines.Handler && source.InTestFile(e.Pass.Fset, p.CA.Root) {
 		return "that the test's handler serves two requests at once"
 	}
@@ -179,6 +211,14 @@ func (e *Env) Assumption(p Pair) string {
 		return "that test code calls into it outside the sync.Once the package's own callers use"
 	}
 	return ""
+}
+
+// testOf returns the test that the goroutines of a or b run for, or nil.
+func testOf(a, b *goroutines.Context) *ssa.Function {
+	if a.Test != nil {
+		return a.Test
+	}
+	return b.Test
 }
 
 // Spend spends one unit of the package's budget on a step of the check,

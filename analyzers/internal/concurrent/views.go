@@ -48,14 +48,24 @@ type View struct {
 
 // Views returns the ways a is reached.
 func (e *Env) Views(a *sharedloc.Access) []View {
-	base := View{Fn: a.Fn(), Locks: e.Locks.At(a.Instr), LibLocks: e.Locks.AtOutsideTests(a.Instr)}
+	views := e.viewsIn(a, e.Locks.All())
+	for i, lib := range e.viewsIn(a, e.Locks.OutsideTests()) {
+		views[i].LibLocks = lib.Locks
+	}
+	return views
+}
+
+// viewsIn returns the ways a is reached, with the locks of one solution
+// of the lock sets; the views are the same for every solution, only
+// their locks differ.
+func (e *Env) viewsIn(a *sharedloc.Access, s *locksets.Solution) []View {
+	base := View{Fn: a.Fn(), Locks: s.At(a.Instr)}
 	p, field := directParam(a)
 	if p == nil {
 		return []View{base}
 	}
-	local := base.Locks.Minus(e.Locks.Entry(a.Fn()))
-	libLocal := base.LibLocks.Minus(e.Locks.EntryOutsideTests(a.Fn()))
-	views := e.lift(p, field, local, libLocal, maxLiftDepth)
+	local := base.Locks.Minus(s.Entry(a.Fn()))
+	views := e.lift(s, p, field, local, maxLiftDepth)
 	if len(views) == 0 {
 		return []View{base}
 	}
@@ -63,9 +73,8 @@ func (e *Env) Views(a *sharedloc.Access) []View {
 }
 
 // lift views an access through parameter p, holding local locks of its
-// own (libLocal on goroutines that run no test code), from each call site
-// of p's function.
-func (e *Env) lift(p *ssa.Parameter, field *types.Var, local, libLocal locksets.Set, depth int) []View {
+// own, from each call site of p's function.
+func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, local locksets.Set, depth int) []View {
 	fn := p.Parent()
 	idx := slices.Index(fn.Params, p)
 	if depth == 0 || idx < 0 || len(e.Goroutines.RefSites(fn)) > 0 || isEntry(e, fn) {
@@ -85,19 +94,17 @@ func (e *Env) lift(p *ssa.Parameter, field *types.Var, local, libLocal locksets.
 		if idx >= len(args) {
 			return nil
 		}
-		locks := e.Locks.At(site).Union(local)
-		libLocks := e.Locks.AtOutsideTests(site).Union(libLocal)
+		locks := s.At(site).Union(local)
 		arg := args[idx]
 		if q, ok := arg.(*ssa.Parameter); ok {
 			// Passed straight through: lift again.
-			up := e.lift(q, field, locks.Minus(e.Locks.Entry(site.Parent())),
-				libLocks.Minus(e.Locks.EntryOutsideTests(site.Parent())), depth-1)
+			up := e.lift(s, q, field, locks.Minus(s.Entry(site.Parent())), depth-1)
 			if len(up) > 0 {
 				views = append(views, up...)
 				continue
 			}
 		}
-		views = append(views, View{Fn: site.Parent(), Locks: locks, LibLocks: libLocks, Arg: arg, Field: field})
+		views = append(views, View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: field})
 	}
 	return views
 }
@@ -109,6 +116,27 @@ func (v View) in(c *goroutines.Context) View {
 		v.Locks = v.LibLocks
 	}
 	return v
+}
+
+// inTest returns the view v (the i-th of Views(a)) as seen on goroutines
+// of c's test, with the test-only call sites of other tests left out (see
+// locksets.Result.InTest), and whether that changes its locks. It costs
+// a pass of the lock-set solver the first time a test asks, so Overlap
+// asks only for pairs it would otherwise report.
+func (e *Env) inTest(a *sharedloc.Access, v View, i int, c *goroutines.Context) (View, bool) {
+	if c.Test == nil || equalSets(v.Locks, v.LibLocks) {
+		return v, false
+	}
+	views := e.viewsIn(a, e.Locks.InTest(c.Test))
+	if i >= len(views) || equalSets(views[i].Locks, v.Locks) {
+		return v, false
+	}
+	v.Locks = views[i].Locks
+	return v, true
+}
+
+func equalSets(s, t locksets.Set) bool {
+	return slices.EqualFunc(s, t, func(x, y locksets.Held) bool { return x.Mutex == y.Mutex && x.Mode == y.Mode })
 }
 
 func isEntry(e *Env, fn *ssa.Function) bool {

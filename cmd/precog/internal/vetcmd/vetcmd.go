@@ -87,14 +87,17 @@ A finding that holds only under an assumption the analysis cannot check is
 of low confidence, and is shown only with -all (or a check's own
 -CHECK.all), its message ending in "(low confidence: it assumes ...)" with
 the assumption. Each assumption is about when a test does something, which
-the test decides and the analysis cannot see. Three make a finding of low
+the test decides and the analysis cannot see. Four make a finding of low
 confidence: both of its sides run on goroutines of one HTTP handler written
 in a _test.go file, which a server would run once per request, but which a
 test calls as often as it sends requests, usually once; one side is code
 written in a _test.go file and the other is not (test code installing a
 hook or inspecting the package's state while the package's goroutines
-run); the sides are ordered by a sync.Once except through functions written
-in _test.go files (a test export bypassing the Once). Every other finding is
+run); both sides hold a common lock wherever the package's own code calls
+them, and only a test's call without it leaves one unlocked (a test
+calling a helper of the package while the package's goroutines run); the
+sides are ordered by a sync.Once except through functions written in
+_test.go files (a test export bypassing the Once). Every other finding is
 confident: it rests only on the checks' documented model (each check's
 documentation says what it assumes and what it cannot see). The same rule
 holds under go vet -vettool=precog, where go vet's own -all is taken (it is
