@@ -49,7 +49,7 @@ func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
 	hashFile(h, mod.GoMod)
 	hashFile(h, filepath.Join(mod.Dir, "go.sum"))
 	args := append([]string{"list", "-e", "-deps", "-test",
-		"-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Standard,Error"}, cfg.BuildFlags...)
+		"-json=ImportPath,Dir,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,SFiles,HFiles,Standard,Error"}, cfg.BuildFlags...)
 	cmd := proc.Command(ctx, "go", append(append(args, "--"), cfg.Patterns...)...)
 	cmd.Dir = cfg.Dir
 	out, err := cmd.Output()
@@ -61,6 +61,7 @@ func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
 		var p struct {
 			ImportPath, Dir                              string
 			GoFiles, CgoFiles, TestGoFiles, XTestGoFiles []string
+			SFiles, HFiles                               []string // assembly: which functions take the caller's Local (localCallees)
 			Standard                                     bool
 			Error                                        *struct{ Err string }
 		}
@@ -73,7 +74,7 @@ func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
 		if p.Standard {
 			continue // fixed by GOROOT and GOVERSION
 		}
-		for _, list := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles} {
+		for _, list := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles, p.SFiles, p.HFiles} {
 			for _, f := range list {
 				if !hashFile(h, filepath.Join(p.Dir, f)) {
 					return ""

@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
@@ -408,14 +409,15 @@ func (s *selection) paths() []string {
 }
 
 // localCallees returns the functions of p that take their caller's
-// shim.Local (rewrite.LocalCallees), none in a package with assembly. Every file of p is rewritten from
+// shim.Local (rewrite.LocalCallees), except those whose name the package's
+// assembly mentions (asmNames): assembly may call a Go function by name,
+// with the signature it was written for. Every file of p is rewritten from
 // this variant of p (selectFiles), or left as it is when it imports "C";
 // cgo's generated files are not the user's and are never rewritten.
 func localCallees(p *packages.Package) map[*types.Func]bool {
-	for _, f := range p.OtherFiles {
-		if strings.HasSuffix(f, ".s") || strings.HasSuffix(f, ".S") {
-			return nil // assembly may call the package's functions by name
-		}
+	asm, ok := asmNames(p.OtherFiles)
+	if !ok {
+		return nil
 	}
 	goFiles := make(map[string]bool)
 	for _, f := range p.GoFiles {
@@ -432,7 +434,57 @@ func localCallees(p *packages.Package) map[*types.Func]bool {
 		}
 		rewritten[f] = !cgo
 	}
-	return rewrite.LocalCallees(p.Types, p.TypesInfo, p.Syntax, func(f *ast.File) bool { return rewritten[f] })
+	callees := rewrite.LocalCallees(p.Types, p.TypesInfo, p.Syntax, func(f *ast.File) bool { return rewritten[f] })
+	for fn := range callees {
+		// Leaving a function out is always sound: it then owns its
+		// Local, and its callers pass it none.
+		if asm[fn.Name()] {
+			delete(callees, fn)
+		}
+	}
+	return callees
+}
+
+// asmNames returns the names that a package's assembly files (and the
+// headers they may include) give after a middle dot: every symbol of the
+// package that assembly defines or references is written ·name, a method
+// ·T·m (cmd/asm replaces the dot of pkg.name with ·). ok is false when
+// a file cannot be read or names something another way (·(*T)·m, say),
+// and then no function of the package may change its signature. Many
+// packages carry an empty .s file only so that the compiler accepts a
+// body-less //go:linkname declaration (ristretto/z's rtutil.s): such a
+// file names nothing.
+func asmNames(files []string) (names map[string]bool, ok bool) {
+	names = make(map[string]bool)
+	for _, f := range files {
+		switch filepath.Ext(f) {
+		case ".s", ".S", ".h":
+		default:
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, false
+		}
+		for rest := string(data); ; {
+			_, after, found := strings.Cut(rest, "·")
+			if !found {
+				break
+			}
+			n := strings.IndexFunc(after, func(r rune) bool {
+				return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r)
+			})
+			if n < 0 {
+				n = len(after)
+			}
+			if n == 0 {
+				return nil, false
+			}
+			names[after[:n]] = true
+			rest = after[n:]
+		}
+	}
+	return names, true
 }
 
 // selectFiles picks the files to instrument: those of the packages matching
