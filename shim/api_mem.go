@@ -212,13 +212,12 @@ func (l *Local) state() *gstate {
 	return l.g
 }
 
-// RL is R for a function body with a Local.
+// RL is R for a function body with a Local. It is small enough for the
+// compiler to inline (read does what R does after access, suppRead too),
+// which saves a generic call per recorded read.
 func RL[T any](l *Local, site uint32, p *T) *T {
 	if enabled {
 		l.read(site, unsafe.Pointer(p))
-		if suppressing.Load() {
-			suppRead(unsafe.Pointer(p))
-		}
 	}
 	return p
 }
@@ -254,22 +253,26 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 	}
 }
 
-// read records a read of addr at site (RL): access for EvRead, written
-// out (a constant kind makes a shorter encoding).
+// read records a read of addr at site and, while precog explain
+// suppresses, taints the goroutine if addr is suppressed (RL): access for
+// EvRead, written out (a constant kind makes a shorter encoding), then
+// suppRead, as R does.
 func (l *Local) read(site uint32, addr unsafe.Pointer) {
-	if filtered(site) {
-		return
+	if !filtered(site) {
+		g := l.state()
+		// The stack and repeat checks come before control too: see access.
+		if !g.onStack(addr) && !g.repeated(site, addr) {
+			if accessGates.Load() {
+				ctlAccess(g, site, trace.EvRead, addr)
+			}
+			g.ready()
+			g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
+			g.commit()
+		}
 	}
-	g := l.state()
-	if g.onStack(addr) || g.repeated(site, addr) {
-		return // before control too: see access
+	if suppressing.Load() {
+		suppRead(addr)
 	}
-	if accessGates.Load() {
-		ctlAccess(g, site, trace.EvRead, addr)
-	}
-	g.ready()
-	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
-	g.commit()
 }
 
 // access is the function access for a body with a Local.

@@ -20,8 +20,8 @@ import (
 // some traces: in ristretto/z's TestTree 97% of the reads repeated one in
 // this sense (bench/RESULTS.md, "Repeated reads").
 //
-// The filter is a small direct-mapped table per goroutine, keyed by
-// address: a slot holds the last read of an address (its site and the
+// The filter is a small direct-mapped table per goroutine (32 slots),
+// keyed by address: a slot holds the last read of an address (its site and the
 // goroutine's seq at the time), a read at another site replaces it, and a
 // recorded write of the address clears it. A collision only costs a read
 // recorded that could have been left out. The check comes before
@@ -33,8 +33,21 @@ import (
 // saves).
 var repeatFilter bool
 
-// readSlots is the size of the table: a power of two.
-const readSlots = 16
+// readSlots is the size of the table, 1<<readSlotBits.
+const (
+	readSlotBits = 5
+	readSlots    = 1 << readSlotBits
+)
+
+// readSlot returns the slot of addr in g's table. The index is a
+// multiplicative (Fibonacci) hash of the word address, not its low bits:
+// code that walks page-aligned nodes (ristretto/z's B-tree) reads their
+// headers at the same offsets within each page, whose low bits all fall
+// into one slot, and evicts each other there (bench/RESULTS.md, "The
+// repeat filter's index").
+func (g *gstate) readSlot(addr uintptr) *readSlot {
+	return &g.reads[uint64(addr>>3)*0x9e3779b97f4a7c15>>(64-readSlotBits)]
+}
 
 // A readSlot is the last read of an address recorded by its goroutine.
 type readSlot struct {
@@ -58,7 +71,7 @@ func (g *gstate) repeated(site uint32, addr unsafe.Pointer) bool {
 	if !repeatFilter {
 		return false
 	}
-	s := &g.reads[(uintptr(addr)>>3)&(readSlots-1)]
+	s := g.readSlot(uintptr(addr))
 	seq := g.enc.Seq()
 	if s.addr == uintptr(addr) && s.site == site && s.seq == seq {
 		return true
@@ -69,7 +82,7 @@ func (g *gstate) repeated(site uint32, addr unsafe.Pointer) bool {
 
 // wrote notes that g wrote addr: its next read of addr is recorded.
 func (g *gstate) wrote(addr unsafe.Pointer) {
-	if s := &g.reads[(uintptr(addr)>>3)&(readSlots-1)]; s.addr == uintptr(addr) {
+	if s := g.readSlot(uintptr(addr)); s.addr == uintptr(addr) {
 		s.addr = 0
 	}
 }

@@ -58,3 +58,22 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 		t.Errorf("without the filter, recorded %v, want %v", got, all)
 	}
 }
+
+// TestReadSlotSpread: the words at one offset of consecutive pages (the
+// headers of page-aligned nodes, read in turn by a tree walk) fall into
+// different slots of the repeat filter's table, and so do consecutive
+// words; with the low bits of the address as the index, the pages' words
+// all shared one slot and evicted each other.
+func TestReadSlotSpread(t *testing.T) {
+	var g gstate
+	for _, stride := range []uintptr{8, 4096, 8192, 1 << 16} {
+		slots := make(map[*readSlot]bool)
+		const n = 8
+		for i := range uintptr(n) {
+			slots[g.readSlot(0xc000100018+i*stride)] = true
+		}
+		if len(slots) < n-1 {
+			t.Errorf("%d words %d bytes apart fall into %d slots, want at least %d", n, stride, len(slots), n-1)
+		}
+	}
+}
