@@ -35,9 +35,10 @@ import (
 //     //go:linkname, not init and not main;
 //   - it is called at least once (else there is nothing to gain).
 //
-// A package with assembly files must pass nil for files' functions
-// (assembly may call a Go function by name): the instrumenter does not
-// call LocalCallees for one.
+// Assembly may call a Go function by name, with the signature it was
+// written for: the caller must leave out the functions a package's
+// assembly names (the instrumenter drops them from the result; see its
+// asmNames).
 //
 // Deferred calls qualify: they run on the goroutine that deferred them,
 // before its frame (and its Local) is gone. Function literals never take
