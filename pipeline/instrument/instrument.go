@@ -181,13 +181,14 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		checks = static.NewChecks(cfg.Checks, func(p *packages.Package) bool { return roots[p.PkgPath] })
 	}
-	if !cfg.All || plans != nil || checks != nil {
-		if shared, err = analyzeShared(sel.roots, plans, checks); err != nil {
-			return nil, err
-		}
-		if cfg.All {
-			shared = nil
-		}
+	// The analysis also finds the two-steps (trace.Site.After), so it
+	// runs with -all too.
+	analyzed, err := analyzeShared(sel.roots, plans, checks, cfg.All && plans == nil && checks == nil)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.All {
+		shared = analyzed
 	}
 	var skip map[string]bool
 	var plan *cfp.Plan
@@ -280,6 +281,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	addSteps(sites, analyzed.steps)
 	sitesPath, err := c.putJSON("sites", siteTableJSON(sites))
 	if err != nil {
 		return nil, err

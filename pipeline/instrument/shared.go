@@ -42,6 +42,9 @@ type sharedSet struct {
 	named  map[fileLine]bool
 	uses   map[fileOffset]string // trace.Site.Uses of the loads at a position
 	failed map[string]bool       // files whose package could not be analyzed: record everything
+	// steps are the program's two-steps (twostep.go), for
+	// trace.Site.After.
+	steps []lockPair
 }
 
 // locKey identifies a sharedloc.Loc across package variants, which have
@@ -88,12 +91,18 @@ type fileLine struct {
 // plan. With checks not nil, it runs their analyzers in the same pass,
 // collects their findings into checks, and records every access on the
 // lines of their sites.
-func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Checks) (*sharedSet, error) {
+//
+// With stepsOnly (-all, whose build records every access, without a plan
+// or checks) it only finds the two-steps.
+func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Checks, stepsOnly bool) (*sharedSet, error) {
 	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), failed: make(map[string]bool)}
 	if len(pkgs) == 0 {
 		return s, nil
 	}
-	analyzers := []*analysis.Analyzer{sharedloc.Analyzer}
+	analyzers := []*analysis.Analyzer{lockStepAnalyzer}
+	if !stepsOnly {
+		analyzers = append(analyzers, sharedloc.Analyzer)
+	}
 	if checks != nil {
 		analyzers = append(analyzers, checks.Analyzers()...)
 	}
@@ -116,6 +125,12 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 	err := static.Analyze(analyzers, pkgs, func(act *checker.Action) {
 		if checks != nil {
 			checks.Visit(act)
+		}
+		if act.Analyzer == lockStepAnalyzer {
+			if pairs, ok := act.Result.([]lockPair); ok && act.Err == nil {
+				s.steps = append(s.steps, pairs...)
+			}
+			return
 		}
 		if plan != nil && act.IsRoot && act.Analyzer == cfpplan.Analyzer {
 			plan.add(act)

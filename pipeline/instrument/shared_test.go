@@ -27,7 +27,7 @@ func TestSharedAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil, nil)
+	s, err := analyzeShared(sel.roots, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestSharedTestedAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil, nil)
+	s, err := analyzeShared(sel.roots, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil, nil)
+	s, err := analyzeShared(sel.roots, nil, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,21 @@ type Site struct {
 	// spaces ("deref loop-exit ptr"). Empty for other sites and for reads
 	// it cannot place.
 	Uses string `json:"uses,omitempty"`
+	// After, for a lock site, lists the lock sites of the operations
+	// that a function of the program (outside _test.go files) calls
+	// before this site's operation on the same object, as the
+	// instrumenter's static analysis finds them: a two-step whose second
+	// call relies on what the first saw (StringBuffer's Append calls
+	// other.Length(), then other.GetChars: GetChars's Lock site lists
+	// Length's). Site IDs in increasing order, separated by spaces (a
+	// string keeps Site comparable); empty for other sites. detect/oscs
+	// tells a caller's second step from a test loop's next call by it.
+	After string `json:"after,omitempty"`
+}
+
+// Follows reports whether id is one of the site's After.
+func (s Site) Follows(id uint32) bool {
+	return slices.Contains(strings.Fields(s.After), strconv.FormatUint(uint64(id), 10))
 }
 
 // The uses of a read site's value (Site.Uses).
