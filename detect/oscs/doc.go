@@ -209,7 +209,16 @@
 //     a function that takes no lock elsewhere, is another call of the
 //     same operation (a periodic task: bigcache's cleanUp on every tick)
 //     and does not count (with other Lock sites it may be one call that
-//     relocks in a loop: mozilla3x's Run polling for its wake-up).
+//     relocks in a loop: mozilla3x's Run polling for its wake-up), and
+//     neither does one that is not a two-step's other step: the earlier
+//     section's Lock site must be in the later one's trace.Site.After,
+//     the instrumenter's static fact that some function outside _test.go
+//     files calls the earlier operation and then the later one on the
+//     same object (Append calls other.Length(), then other.GetChars; a
+//     function that takes the lock at two sites, or at one in a loop, is
+//     its own two-step). A test's loop that drives the structure (Set,
+//     then Get, then Set: fastcache's and puddle's workers, testdata's
+//     seatloop) makes none, so its calls are separate operations.
 //
 // Two pairs of whole operations stay reported: two writes neither of
 // whose sections read the location before writing it (a lost update, the
@@ -266,12 +275,16 @@
 // counters on a decision its first section took from state that another
 // goroutine changes in between (a count of uses kept after a close that
 // the first section checked for): the trace shows what the second
-// section touches, not why it runs. The getter rule cannot tell a
-// caller's second step from the next call of a loop that drives the
-// structure, typically a test (fastcache's worker calling Set then Get,
-// puddle's TestStress): both look like one goroutine's neighbor sections,
-// so such pairs stay reported; a caller frame would tell them apart, but
-// a run records no function entries by default (bench/RESULTS.md).
+// section touches, not why it runs. The getter rule's two-step fact is
+// about functions, not calls (a run records no call stacks by default):
+// a test's loop that calls two operations in an order some library
+// function also calls them in looks like that function's two steps and
+// stays reported, and a caller's two steps are missed when the fact
+// does not see them: calls through interfaces or function values, a
+// caller in test code or in a package that is not analyzed, the two
+// objects reached by different paths (a local copy of a field against
+// the field), or the second call on no path after the first in the
+// caller's control flow graph.
 //
 // The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter
 // hides a reader that checks the location and then relies on it being

@@ -88,7 +88,9 @@ func (c *checker) footprint(k int) *footprint {
 // (StringBuffer's Length, then GetChars, with SetLength in between: the
 // multi-variable atomicity shape, through two calls). A neighbor taken at
 // k's own Lock site, when its function has no other, is another call of
-// the same operation and does not count.
+// the same operation and does not count, nor does one that no function
+// of the program takes after (or before) k's operation on one object
+// (twoStep: a test's loop).
 func (c *checker) splitRead(k, other int) bool {
 	if len(c.footprint(k).written) > 0 {
 		return false
@@ -104,6 +106,12 @@ func (c *checker) splitRead(k, other int) bool {
 			// relocking in a loop (mozilla3x's Run polling its wake-up).
 			continue
 		}
+		if !c.twoStep(k, n) {
+			// The next call of a loop that drives the structure
+			// (a test's worker calling Set, then Get), not a
+			// caller's second step.
+			continue
+		}
 		for l := range c.footprint(n).touched {
 			if w[l] {
 				return true
@@ -111,6 +119,24 @@ func (c *checker) splitRead(k, other int) bool {
 		}
 	}
 	return false
+}
+
+// twoStep reports whether a function of the program calls the operation
+// of the earlier of sections a and b and then, on the same object, the
+// operation of the later one: the later section's Lock site lists the
+// earlier one's in trace.Site.After, the instrumenter's static fact
+// (StringBuffer's Append calls Length, then GetChars). A test's loop
+// makes no two-step, so its calls of one operation after another are
+// separate operations. The fact is about functions, not calls: a
+// test's loop that calls two operations in the order a library
+// function also calls them looks like that function's two steps.
+func (c *checker) twoStep(a, b int) bool {
+	secs := c.g.Sections()
+	if secs[b].Begin < secs[a].Begin {
+		a, b = b, a
+	}
+	s, ok := c.sites.Lookup(c.g.Events[secs[b].Begin].Site)
+	return ok && s.Follows(c.g.Events[secs[a].Begin].Site)
 }
 
 // neighbors returns the goroutine's nearest sections of k's lock before

@@ -17,6 +17,10 @@ var opSites = func() *trace.SiteTable {
 	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true}
 	t := new(trace.SiteTable)
 	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset"}
+	// The two-steps (trace.Site.After): Insert's second Lock after its
+	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
+	// AddAll calling Size, then CopyInto.
+	after := map[int]string{33: "30 33", 75: "70"}
 	name := ""
 	for id := 10; id < 95; id++ {
 		if f, ok := fn[id]; ok {
@@ -30,7 +34,7 @@ var opSites = func() *trace.SiteTable {
 			// Insert's accesses of one field, one per section.
 			kind, expr = "read", "x"
 		}
-		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr})
+		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, After: after[id]})
 	}
 	for _, s := range []trace.Site{{ID: 1, Function: "Test"}, {ID: 2, Function: "Test"}} {
 		s.File = "/k/k.go"
@@ -158,7 +162,9 @@ func TestWholeOpSetters(t *testing.T) {
 // Vector's getters: g3 reads the count in Size and then the data in
 // CopyInto, two read-only sections; RemoveLast writes both between. A
 // read-only section whose neighbor section touches what the other side
-// writes is the multi-variable atomicity shape through two calls.
+// writes is the multi-variable atomicity shape through two calls, when a
+// function of the program makes those two calls (AddAll: CopyInto's Lock
+// site lists Size's in After).
 func TestWholeOpGetters(t *testing.T) {
 	wholeCase(t, "getters", wholeStart+`
 10 g=3 Lock site=70 addr=0x900
@@ -316,4 +322,47 @@ func TestWholeOpPolling(t *testing.T) {
 18.1 g=3 Read site=34 addr=0x100
 19 g=3 Unlock site=35 addr=0x900
 `, []string{"33 34 40 42"}, []string{"33 34 40 42"})
+}
+
+// A test's loop against a library's two-step: g3 calls Add, Len, Add on
+// one structure, g2 an Add that falls after Len. Without a function of
+// the program that calls Add and then Len (a test's worker: Len's Lock
+// site lists nothing in After), Len's neighbors are separate operations
+// and the pair is dropped (fastcache's Set then Get); with one (After
+// lists Add's Lock site: a library's check-then-act), Len is a caller's
+// step whose premise g2's Add changes, and the pair stays.
+func TestWholeOpTestLoop(t *testing.T) {
+	text := wholeStart + `
+10 g=3 Lock site=10 addr=0x900
+10.1 g=3 Read site=11 addr=0x100
+10.2 g=3 Write site=12 addr=0x100 value=1
+11 g=3 Unlock site=14 addr=0x900
+12 g=3 Lock site=20 addr=0x900
+12.1 g=3 Read site=21 addr=0x100
+13 g=3 Unlock site=23 addr=0x900
+14 g=2 Lock site=10 addr=0x900
+14.1 g=2 Read site=11 addr=0x100
+14.2 g=2 Write site=12 addr=0x100 value=2
+15 g=2 Unlock site=14 addr=0x900
+16 g=3 Lock site=10 addr=0x900
+16.1 g=3 Read site=11 addr=0x100
+16.2 g=3 Write site=12 addr=0x100 value=3
+17 g=3 Unlock site=14 addr=0x900
+`
+	wholeCase(t, "test loop", text, nil, []string{"10 12 20 21"})
+	lib := &trace.SiteTable{Sites: slices.Clone(opSites.Sites)}
+	for i := range lib.Sites {
+		if lib.Sites[i].ID == 20 {
+			lib.Sites[i].After = "10"
+		}
+	}
+	for _, alg := range []Algorithm{Base, Opt} {
+		var got []string
+		for _, f := range Check(graph(t, text), lib, Options{Algorithm: alg, NoCondFlags: true, NoSpinFlags: true}) {
+			got = append(got, lines(f))
+		}
+		if want := []string{"10 12 20 21"}; !slices.Equal(got, want) {
+			t.Errorf("library two-step %s: findings %q, want %q", alg, got, want)
+		}
+	}
 }

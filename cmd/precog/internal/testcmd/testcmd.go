@@ -48,11 +48,13 @@ close together; -races=false turns them off).
 OSCS leaves out a pair of two whole operations of a structure locked once
 per call (each section reads and leaves the state consistent), and takes
 a function that locks again only to add to counters it reads and writes
-for two whole operations. It cannot tell a caller's second call, which
-may act on what the first returned, from a loop's next call, such as a
-test calling Set then Get: those pairs stay reported, for confirmation to
-judge ("go doc github.com/precog-dev/precog/detect/oscs" has the rules
-and what they hide).
+for two whole operations. A caller's second call, which may act on what
+the first returned, stays reported when a function outside _test.go
+files calls the two operations on one object in that order (the
+instrumenter finds those functions); a test's loop calling Set then Get
+is whole operations, unless library code makes the same two calls
+("go doc github.com/precog-dev/precog/detect/oscs" has the rules and
+what they hide).
 
 A test that fails in a recorded run fails precog test as it fails go
 test: the failure is a finding of its own, confirmed since it happened,
