@@ -311,12 +311,18 @@ func readHeader(t *testing.T, path string) trace.Header {
 	return r.Header()
 }
 
-// goroutines lists the logical ids of the goroutines that began in a trace.
+// goroutines lists the logical ids of the goroutines of a trace: those
+// that began, and those a go statement (or a task) forked, whether or not
+// they ran before the process ended (tlogafter's logger, which the test
+// does not wait for, sometimes does not get to run on a loaded machine).
 func goroutines(evs []trace.Event) []uint64 {
 	var ids []uint64
 	for _, ev := range evs {
-		if ev.Kind == trace.EvBegin || ev.Kind == trace.EvTestStart {
+		switch ev.Kind {
+		case trace.EvBegin, trace.EvTestStart:
 			ids = append(ids, ev.Goroutine)
+		case trace.EvFork, trace.EvTaskGo:
+			ids = append(ids, ev.Peer)
 		}
 	}
 	slices.Sort(ids)
