@@ -3,7 +3,6 @@ package spawnfacts
 import (
 	_ "embed"
 	"fmt"
-	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -137,46 +136,11 @@ func (r *Result) SpawnerArgs(call *ssa.CallCommon) (args []int, joins bool) {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	funcs := buildSSA(pass)
+	funcs := analyzerutil.BuildSSA(pass) // the control-flow facts only add paths, on which a spawner may look like it does not wait
 	b := &builder{pass: pass, res: newResult(pass.Pkg), flow: ssaflow.New()}
 	b.importFacts(funcs)
 	b.findSpawners(funcs)
 	return b.res, nil
-}
-
-// buildSSA builds the SSA form of the package's functions, as buildssa
-// does but without the control-flow facts of the ctrlflow analyzer (calls
-// that never return, such as log.Fatal, keep an edge to what follows
-// them; that only adds paths, on which a spawner may look like it does
-// not wait), and returns its source functions, closures included, in
-// source order.
-func buildSSA(pass *analysis.Pass) []*ssa.Function {
-	prog := ssa.NewProgram(pass.Fset, 0)
-	for _, p := range pass.Pkg.Imports() {
-		prog.CreatePackage(p, nil, nil, true)
-	}
-	pkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
-	pkg.Build()
-	var funcs []*ssa.Function
-	var add func(fn *ssa.Function)
-	add = func(fn *ssa.Function) {
-		funcs = append(funcs, fn)
-		for _, anon := range fn.AnonFuncs {
-			add(anon)
-		}
-	}
-	for _, f := range pass.Files {
-		for _, decl := range f.Decls {
-			if decl, ok := decl.(*ast.FuncDecl); ok {
-				if obj, ok := pass.TypesInfo.Defs[decl.Name].(*types.Func); ok {
-					if fn := prog.FuncValue(obj); fn != nil {
-						add(fn)
-					}
-				}
-			}
-		}
-	}
-	return funcs
 }
 
 type builder struct {

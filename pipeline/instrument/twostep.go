@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"fmt"
+	"go/build"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -11,9 +12,9 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/internal/analyzerutil"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -51,7 +52,6 @@ const (
 var lockStepAnalyzer = &analysis.Analyzer{
 	Name:       "lockstep",
 	Doc:        "find the functions that call two locking operations of one object in sequence",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	Run:        runLockStep,
 	FactTypes:  []analysis.Fact{new(lockStepFact)},
 	ResultType: reflect.TypeOf([]lockPair(nil)),
@@ -98,9 +98,14 @@ type lockStep struct {
 }
 
 func runLockStep(pass *analysis.Pass) (any, error) {
-	res := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	if inGOROOT(pass) {
+		// The standard library's Lock calls have no sites (it is not
+		// instrumented), so its facts could name none.
+		return []lockPair(nil), nil
+	}
+	srcFuncs := analyzerutil.BuildSSA(pass)
 	ls := &lockStep{pass: pass, locks: make(map[*ssa.Function][]lockRef), busy: make(map[*ssa.Function]bool)}
-	for _, fn := range res.SrcFuncs {
+	for _, fn := range srcFuncs {
 		if refs := ls.of(fn); len(refs) > 0 && fn.Parent() == nil {
 			if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == pass.Pkg {
 				pass.ExportObjectFact(obj, &lockStepFact{Locks: refs})
@@ -109,7 +114,7 @@ func runLockStep(pass *analysis.Pass) (any, error) {
 	}
 	seen := make(map[lockPair]bool)
 	var pairs []lockPair
-	for _, fn := range res.SrcFuncs {
+	for _, fn := range srcFuncs {
 		if !fn.Pos().IsValid() || strings.HasSuffix(pass.Fset.PositionFor(fn.Pos(), false).Filename, "_test.go") {
 			continue
 		}
@@ -124,6 +129,18 @@ func runLockStep(pass *analysis.Pass) (any, error) {
 		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
 	})
 	return pairs, nil
+}
+
+// inGOROOT reports whether the package's files are in the Go root: the
+// standard library.
+func inGOROOT(pass *analysis.Pass) bool {
+	root := filepath.Clean(build.Default.GOROOT) + string(filepath.Separator)
+	for _, f := range pass.Files {
+		if !strings.HasPrefix(pass.Fset.PositionFor(f.Package, false).Filename, root) {
+			return false
+		}
+	}
+	return len(pass.Files) > 0
 }
 
 // isLock reports whether fn is a lock acquisition of package sync.
