@@ -72,15 +72,8 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 	c.hb = func(b, a access) bool { return g.HappensBefore(b.ev, a.ev) }
 	for i, ev := range g.Events {
 		a := access{ev: i, g: g.Goroutine(i), site: ev.Site}
-		switch ev.Kind {
-		case trace.EvRead:
-		case trace.EvWrite:
-			a.write = true
-		case trace.EvAtomicLoad:
-			a.atomic = true
-		case trace.EvAtomicStore:
-			a.write, a.atomic = true, true
-		default:
+		var ok bool
+		if a.write, a.atomic, ok = accessKind(ev.Kind); !ok {
 			continue
 		}
 		loc := g.Loc(i)
@@ -309,4 +302,20 @@ func lockNames(locks []hb.Lock) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// accessKind says whether an event of kind k is a memory access the
+// checker pairs, and if so whether it writes and whether it is atomic.
+func accessKind(k trace.Kind) (write, atomic, ok bool) {
+	switch k {
+	case trace.EvRead:
+		return false, false, true
+	case trace.EvWrite:
+		return true, false, true
+	case trace.EvAtomicLoad:
+		return false, true, true
+	case trace.EvAtomicStore:
+		return true, true, true
+	}
+	return false, false, false
 }

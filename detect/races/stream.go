@@ -35,15 +35,8 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 	dropped := 0
 	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites, LockOrder: true}, Window: opts.Window}, func(s *hb.Step) {
 		a := access{ev: s.Index, g: s.Ctx.G, site: s.Event.Site, ctx: s.Ctx, n: s.Instance}
-		switch s.Event.Kind {
-		case trace.EvRead:
-		case trace.EvWrite:
-			a.write = true
-		case trace.EvAtomicLoad:
-			a.atomic = true
-		case trace.EvAtomicStore:
-			a.write, a.atomic = true, true
-		default:
+		var ok bool
+		if a.write, a.atomic, ok = accessKind(s.Event.Kind); !ok {
 			return
 		}
 		a.name = s.Loc.Var
