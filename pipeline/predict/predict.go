@@ -128,7 +128,9 @@ type DetectOptions struct {
 	// clocks, 1.5 GiB now for the trace's events and one graph), but a join of
 	// two clocks that heard of many goroutines along different paths
 	// still compares what they heard, so time grows faster than the
-	// count. 0 means DefaultMaxGoroutines; negative, no limit.
+	// count. A run streamed for MaxTraceBytes is not skipped: its stream
+	// stops at the goroutine past the limit, keeping the races found
+	// before. 0 means DefaultMaxGoroutines; negative, no limit.
 	MaxGoroutines int
 	// Static are static findings to look for in every run (precog test
 	// -vet, see Options.Checks).
@@ -584,9 +586,26 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	var st races.Stats
 	ro := o.Races
 	ro.Stats = &st
+	// The streamed clocks' cost grows with the goroutines as the whole
+	// graph's does: past -max-goroutines the stream stops, and the races
+	// found before it stand (a race of a prefix is one of the whole run).
+	began, maxG := 0, o.maxGoroutines()
+	next := func() (trace.Event, error) {
+		ev, err := rd.Next()
+		if err == nil && ev.Kind == trace.EvBegin {
+			if began++; maxG > 0 && began > maxG {
+				return ev, errOverGoroutines
+			}
+		}
+		return ev, err
+	}
 	var fs []finding.Finding
 	var broken error
-	tc.guard("races", what, func() { fs, broken = races.CheckStream(rd.Next, sites, ro) })
+	tc.guard("races", what, func() { fs, broken = races.CheckStream(next, sites, ro) })
+	over := errors.Is(broken, errOverGoroutines)
+	if over {
+		broken = nil
+	}
 	if broken != nil && !errors.Is(broken, trace.ErrBroken) {
 		return nil, fmt.Errorf("%s: %w", what, broken)
 	}
@@ -611,12 +630,19 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	if st.LocationsDropped > 0 {
 		note += fmt.Sprintf("; %d locations dropped past %d (races with their accesses missed)", st.LocationsDropped, maxLocations(ro))
 	}
+	if over {
+		note += fmt.Sprintf("; stopped at goroutine %d, over the limit of %d (-max-goroutines): races after it missed", began, maxG)
+	}
 	if broken != nil {
 		note += fmt.Sprintf("; %v, analysed the events before the damage", broken)
 	}
 	res.Notes = append(res.Notes, note)
 	return fs, nil
 }
+
+// errOverGoroutines stops a streamed race check at the goroutine past
+// DetectOptions.MaxGoroutines.
+var errOverGoroutines = errors.New("over the goroutine limit")
 
 func maxLocations(o races.Options) int {
 	if o.MaxLocations == 0 {

@@ -234,7 +234,23 @@ func TestMaxTraceBytes(t *testing.T) {
 			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
 		}
 	}
-	res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, NoRaces: true})
+	// Past -max-goroutines the stream stops: the races of the prefix
+	// stand, with a note.
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, MaxGoroutines: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range racesOf(res) {
+		got, _ := json.Marshal(f)
+		if !strings.Contains(string(want), string(got)) {
+			t.Errorf("streamed to the goroutine limit: race %s is not one of the whole trace's", got)
+		}
+	}
+	if res.Stats.Streamed != 1 || res.Stats.Events >= whole.Stats.Events ||
+		!strings.Contains(strings.Join(res.Notes, "\n"), "; stopped at goroutine 2, over the limit of 1 (-max-goroutines): races after it missed") {
+		t.Errorf("streamed to the goroutine limit: streamed %d, %d events of %d, notes %q; want it stopped at the second goroutine, with a note", res.Stats.Streamed, res.Stats.Events, whole.Stats.Events, res.Notes)
+	}
+	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, NoRaces: true})
 	if err != nil {
 		t.Fatal(err)
 	}

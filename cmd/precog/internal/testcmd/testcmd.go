@@ -285,7 +285,9 @@ whole trace in memory and do not run on it; a note on stderr (and in
 -json's notes, with "streamed" counting such runs) says so. Happens-before
 looks 65,536 events ahead for a send's receive, a receive's send and an
 atomic load's store; a goroutine whose match comes later is marked
-unsettled and its races are withheld, and counted in the note.
+unsettled and its races are withheld, and counted in the note. Such a run
+is not skipped for -max-goroutines: its stream stops at the goroutine past
+the limit, and the races found before it are reported, with a note.
 
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
@@ -411,7 +413,7 @@ func Command() *cli.Command {
 				}
 				return nil
 			})
-			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
+			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers take about 25 times a trace's size in memory")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
