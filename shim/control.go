@@ -34,11 +34,30 @@ package shim
 //     statements: they may block until a successor runs (an unbuffered
 //     send waits for its receive);
 //   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
-//     after the shim returns: at the goroutine's next instrumented event, or
-//     once a successor has waited readGrace (1ms; 50ms under -race) since
-//     the read was let go (wokenGrace, 50ms, for a successor already
-//     waiting then), or at once if no step waits for it (the last step of
-//     a plan is often the access that crashes).
+//     after the shim returns (R returns the pointer; the caller loads
+//     through it): at the goroutine's next instrumented event or its end,
+//     or at once if no step waits for it (the last step of a plan is often
+//     the access that crashes). A successor that has waited readGrace
+//     (1ms; 50ms under -race) since the read was let go (wokenGrace, 50ms,
+//     for a successor already waiting then) asks the runtime where the
+//     reader is (goroutineState): blocked where the shim records nothing
+//     (a channel, select, sleep, a sync primitive, a system call), or
+//     gone, it made its load before and makes no event until something
+//     else happens, and the successor passes the read; running or
+//     runnable, it may still be between R and its load (a goroutine, or
+//     its thread on a loaded machine, can be descheduled there for any
+//     time), and the successor waits on, asking again under a backoff,
+//     until the plan's timeout, which ends the run timed out, never
+//     confirmed. A wall-clock grace alone decided before: on a loaded
+//     machine the successor stored before the reader loaded, about 1 run
+//     in 40 of TestForceProcInfo (bench/RESULTS.md, "Lazy reads"). What is
+//     left: the reader's next event proves its load only if that event is
+//     in a later expression. Go loads the operands of one expression after
+//     all its calls (f(*R(s1, &a), g()) loads *R(s1, &a) after g
+//     returned), so an event in g, or a blocking call in g, passes the
+//     read before its load. A reader that spins on a read the repeat
+//     filter leaves out (repeat.go) makes no event either, and its
+//     successor waits until the timeout.
 //
 // Memory accesses reach control only while the plan names sites (force's
 // edges, perturb's sites): otherwise an access costs one more load and
@@ -185,6 +204,9 @@ type control struct {
 	gs     map[uint64]*gctl
 	final  bool
 	giveUp chan struct{} // closed with the final record: every wait ends
+
+	stackMu  sync.Mutex
+	stackBuf []byte // goroutineState's buffer, under stackMu
 
 	force   forceState
 	replay  replayState
@@ -545,8 +567,8 @@ func passAtArrival(k trace.Kind) bool {
 
 // passLazily reports whether a point of kind k is an access the caller
 // makes after the shim call returns (R, MR, MW, MI): it is passed at the
-// goroutine's next instrumented event, or once a successor has waited
-// readGrace for it, whichever comes first.
+// goroutine's next instrumented event or end, or by a successor that
+// found the goroutine blocked after readGrace (see Points).
 func passLazily(k trace.Kind) bool {
 	switch k {
 	case trace.EvRead, trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
@@ -557,15 +579,15 @@ func passLazily(k trace.Kind) bool {
 
 // readGrace (grace_norace.go, grace_race.go) is how long a successor
 // waits for a lazily passed step whose goroutine has reached it but not
-// made another event since: the access itself takes nanoseconds, so the
-// goroutine is busy elsewhere.
+// made another event since, before it asks where that goroutine is (see
+// Points): the access itself takes nanoseconds, and the first look at the
+// goroutine's state stops the world.
 
 // wokenGrace is the grace of a successor that was already waiting when
-// the read was let go: it gives the reader time to reach its next event
-// and pass the read itself, which orders the read before the successor
-// for the race detector too (the grace's own pass does not); a reader
-// busy elsewhere for longer still does not hold the successor to its
-// full wait.
+// the read was let go: it gives the reader time to be scheduled and reach
+// its next event, and pass the read itself, which orders the read before
+// the successor for the race detector too (a pass by the successor does
+// not), before the world is stopped to look at it.
 const wokenGrace = 50 * time.Millisecond
 
 // The hooks. ctlGate is the gate (gate.go) of sync operations; ctlAccess

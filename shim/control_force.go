@@ -32,8 +32,11 @@ type fpoint struct {
 	// then starts its grace rather than waiting for a pass that may
 	// never be recorded (the reader returns without another event).
 	letGo chan struct{}
-	letAt int64   // nanotime; 0 until let go
-	grp   *fgroup // the group released together with it, if any
+	letAt int64 // nanotime; 0 until let go
+	// goid: a lazy step's goroutine's runtime id, whose state a
+	// successor asks once the grace is over (goroutineState).
+	goid uint64
+	grp  *fgroup // the group released together with it, if any
 	// panicked: its goroutine ended while the release panicked
 	// (abandon); it never passes.
 	panicked bool
@@ -240,6 +243,8 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, a
 	}
 	for _, a := range p.preds {
 		woken := false // by a's letGo: this goroutine waited before a was let go
+		var held int64 // when a's goroutine was first seen able to run after a's grace
+		check := lazyCheckMin
 		for !a.passed && !c.final {
 			if a.p.G == gc.id {
 				c.finish(plan.Diverged, fmt.Sprintf("step %s waits for step %s of its own goroutine, which it has not passed",
@@ -257,11 +262,46 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, a
 				}
 				if grace := g - time.Duration(nanotime()-a.letAt); grace > 0 {
 					c.waitFor(a.done, grace)
-				} else {
-					// a's goroutine made its access and went on
-					// without another event.
-					f.pass(c, a)
+					continue
 				}
+				// a's goroutine made no event since its read was
+				// let go: it may still be on its way to the load.
+				st, status := c.readerState(a.goid)
+				if a.passed || c.final {
+					continue
+				}
+				if st != readerMayRun {
+					why := "its goroutine has ended"
+					if st == readerBlocked {
+						why = "its goroutine is blocked (" + status + ") where control sees nothing"
+					}
+					f.passBy(c, a, "passed by a successor after its grace: "+why)
+					continue
+				}
+				now := nanotime()
+				if held == 0 {
+					held = now
+				}
+				d := min(check, c.timeout-time.Duration(now-held), time.Duration(c.budget-c.used.Load()))
+				if d <= 0 {
+					why := "waited " + c.timeout.String()
+					if left := time.Duration(c.budget - c.used.Load()); left <= 0 {
+						why = "the control budget of " + time.Duration(c.budget).String() + " ran out"
+					}
+					if status == "" {
+						status = "of unknown state"
+					}
+					reason := fmt.Sprintf("step %s gave up waiting for step %s: %s; its goroutine was %s, without another event since the read, so it may not have loaded the value it read; %s",
+						pointString(p.p), pointString(a.p), why, status, c.describe(a.p))
+					c.emit(plan.Record{Event: plan.EvTimeout, Point: pointWithKind(p.p, k), Before: &a.p, Reason: reason})
+					c.timedOut(reason)
+					return
+				}
+				if testHookLazyHeld != nil {
+					testHookLazyHeld(status)
+				}
+				c.waitFor(a.done, d)
+				check = min(2*check, lazyCheckMax)
 				continue
 			}
 			// Until a is let go, wait for that: a lazy step is then
@@ -298,6 +338,9 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, a
 		return
 	}
 	p.lazy = passLazily(k)
+	if p.lazy {
+		p.goid = goid()
+	}
 	gc.pending, gc.release = p, releasedAfter(k)
 	p.let()
 }
@@ -329,8 +372,39 @@ func (p *fpoint) let() {
 	}
 }
 
+// readerState returns the state of the goroutine of runtime id id
+// (goroutineState). c.mu is held; it is released meanwhile, so that the
+// goroutine, if it is at its next event and waits for c.mu, passes its step
+// itself (which orders its load before the successor for the race detector
+// too).
+func (c *control) readerState(id uint64) (readerState, string) {
+	c.mu.Unlock()
+	c.stackMu.Lock()
+	st, status := goroutineState(id, &c.stackBuf)
+	c.stackMu.Unlock()
+	c.mu.Lock()
+	return st, status
+}
+
+// lazyCheckMin and lazyCheckMax bound the backoff between two looks at
+// the state of a lazy step's goroutine (goroutineState stops the world)
+// after its grace.
+const (
+	lazyCheckMin = time.Millisecond
+	lazyCheckMax = 64 * time.Millisecond
+)
+
+// testHookLazyHeld, if set (by tests only), runs when a successor found a
+// lazy step's goroutine able to run after the grace and goes on waiting
+// for it. c.mu is held.
+var testHookLazyHeld func(status string)
+
 // pass marks p passed and lets its successors go. c.mu is held.
-func (f *forceState) pass(c *control, p *fpoint) {
+func (f *forceState) pass(c *control, p *fpoint) { f.passBy(c, p, "") }
+
+// passBy is pass, with why its "passed" line says, if not by its own
+// goroutine. c.mu is held.
+func (f *forceState) passBy(c *control, p *fpoint, why string) {
 	if p.passed {
 		return
 	}
@@ -338,7 +412,7 @@ func (f *forceState) pass(c *control, p *fpoint) {
 	p.let()
 	close(p.done)
 	f.left--
-	c.emit(plan.Record{Event: plan.EvPassed, Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Duration(nanotime() - p.reachedAt).Microseconds()})
+	c.emit(plan.Record{Event: plan.EvPassed, Point: &p.p, Seq: seqs.n.Add(1), WaitUS: time.Duration(nanotime() - p.reachedAt).Microseconds(), Reason: why})
 	if f.left == 0 && (!c.replaying || c.replay.off) {
 		c.finish(plan.Confirmed, "")
 	}

@@ -1164,10 +1164,11 @@ func TestForceTogether(t *testing.T) {
 }
 
 // TestForceReadThenBusy: a write waits for another goroutine's read, whose
-// goroutine then works without an instrumented event for longer than the
+// goroutine then sleeps without an instrumented event for longer than the
 // plan's wait. The read is passed lazily, at that goroutine's next event;
 // the waiter, woken when the read is let go, passes it after its grace
-// (wokenGrace) rather than running into its timeout.
+// (wokenGrace), finding the reader blocked (asleep), rather than running
+// into its timeout.
 func TestForceReadThenBusy(t *testing.T) {
 	const base = 10400
 	var x, y int // the steps need not touch one variable: no data race under -race
