@@ -32,7 +32,11 @@ package shim
 //     timeout or until the panic ends the process;
 //   - at arrival for the other channel operations, selects and go
 //     statements: they may block until a successor runs (an unbuffered
-//     send waits for its receive);
+//     send waits for its receive). A successor of a send can so run
+//     before a send that would not have blocked (a close, a select with a
+//     default); and Cancelling's EvCancel passes when recorded, before
+//     the program calls the cancel function (not changed; the detectors'
+//     orders put a send only second and a cancel nowhere);
 //   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
 //     after the shim returns (R returns the pointer; the caller loads
 //     through it): at the goroutine's next instrumented event or its end,
@@ -49,9 +53,10 @@ package shim
 //     time), and the successor waits on, asking again under a backoff,
 //     until the plan's timeout, which ends the run timed out, never
 //     confirmed. A wall-clock grace alone decided before: on a loaded
-//     machine the successor stored before the reader loaded, about 1 run
-//     in 40 of TestForceProcInfo (bench/RESULTS.md, "Lazy reads"). What is
-//     left: the reader's next event proves its load only if that event is
+//     machine the successor stored before the reader loaded
+//     (TestForceProcInfo failed 11 of 400 times at load 9-18;
+//     bench/RESULTS.md, "Lazy reads"). What is left: the reader's next
+//     event proves its load only if that event is
 //     in a later expression. Go loads the operands of one expression after
 //     all its calls (f(*R(s1, &a), g()) loads *R(s1, &a) after g
 //     returned), so an event in g, or a blocking call in g, passes the

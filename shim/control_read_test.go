@@ -51,8 +51,8 @@ func readerHeld(t *testing.T, base uint32, timeoutMS int, hold func(writerDone <
 // load until the write has returned. The write may only return once the
 // run is timed out: a write that passed the read by its grace stored 0
 // before the reader loaded, and the run said confirmed for an order that
-// did not happen (the shim before this test: TestForceProcInfo diverged
-// about 1 run in 40 at load 10).
+// did not happen (the shim before this test said confirmed, with the
+// reader loading 0, in 60 of 60 runs).
 func TestForceReadNotPassedWhileRunnable(t *testing.T) {
 	loaded, recs := readerHeld(t, 11700, 100, func(writerDone <-chan struct{}) { <-writerDone })
 	f := final(recs)

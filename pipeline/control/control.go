@@ -284,8 +284,9 @@ var lazyKinds = map[string]bool{
 // reaching every step, an edge a -> b whose step b was still held when the
 // run ended: a had not been done. A step is done when the shim recorded it
 // passed, or when it is a read whose predecessors were all done (the
-// shim passes a read lazily, at its goroutine's next event or after a
-// grace, but the read itself is made as soon as it is let go). A step
+// shim passes a read lazily, at its goroutine's next event or end, or by
+// a successor that found its goroutine blocked, but the read itself is
+// made as soon as it is let go). A step
 // whose predecessors are all done was let go; not recorded passed, it only
 // lost the race with the process's exit, and the order held: a test that
 // returns right after the last read of a plan (raceatomic's Closed) ends
