@@ -157,16 +157,31 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 	if budget == 0 {
 		budget = DefaultMaxChecks
 	}
+	// held[fn]: the locks every instance of fn holds from its entry to
+	// its exit. Two functions that hold one lock that way (not both for
+	// reading) throughout every instance are never concurrent: each
+	// entry's lock set has the lock the other instance holds across
+	// its whole run, so startsWithin fails both ways without looking at
+	// the instances, which may be tens of thousands each (a helper
+	// called under the structure's mutex by every request).
+	held := make(map[string][]hb.Lock, len(fns))
+	for _, fn := range fns {
+		held[fn] = heldThroughout(sections, byFn[fn])
+	}
 	checks := 0
 	var measured []Pair
 pairs:
 	for x, fa := range fns {
 		for _, fb := range fns[x:] {
-			if budget > 0 && checks > budget {
-				res.Limit = fmt.Sprintf("stopped pairing after %d comparisons of function instances (-max-checks); pairs of later functions are missing", budget)
+			if excludes(held[fa], held[fb]) {
+				continue
+			}
+			conc, stopped := concurrentFuncs(g, byFn[fa], byFn[fb], &checks, budget)
+			if stopped {
+				res.Limit = fmt.Sprintf("stopped pairing after %d comparisons of function instances (%s and %s have %d and %d instances that the trace does not order); pairs not yet compared are missing", budget, res.Names[fa], res.Names[fb], len(byFn[fa]), len(byFn[fb]))
 				break pairs
 			}
-			if concurrentFuncs(g, byFn[fa], byFn[fb], &checks) {
+			if conc {
 				measured = append(measured, MakePair(fa, fb))
 			}
 		}
@@ -218,18 +233,57 @@ func heldUntil(sections []hb.Section, secs []int, exi int) []int {
 	return out
 }
 
-// concurrentFuncs reports whether some instance of as and some of bs are
-// concurrent, counting the comparisons in checks.
-func concurrentFuncs(g *hb.Graph, as, bs []instance, checks *int) bool {
-	for i := range as {
-		for j := range bs {
-			*checks++
-			if startsWithin(g, &as[i], &bs[j]) || startsWithin(g, &bs[j], &as[i]) {
+// heldThroughout returns the locks, sorted by address then mode, that
+// every one of ins holds from its entry to its exit (in one section).
+func heldThroughout(sections []hb.Section, ins []instance) []hb.Lock {
+	var out []hb.Lock
+	for i, in := range ins {
+		var locks []hb.Lock
+		for _, s := range in.entExi {
+			locks = append(locks, sections[s].Lock)
+		}
+		if i == 0 {
+			out = locks
+		} else {
+			out = slices.DeleteFunc(out, func(l hb.Lock) bool { return !slices.Contains(locks, l) })
+		}
+		if len(out) == 0 {
+			return nil
+		}
+	}
+	slices.SortFunc(out, func(x, y hb.Lock) int { return cmp.Or(cmp.Compare(x.Addr, y.Addr), cmp.Compare(x.Mode, y.Mode)) })
+	return slices.Compact(out)
+}
+
+// excludes reports whether a lock of as and one of bs are the same lock in
+// modes that exclude each other (not both Read).
+func excludes(as, bs []hb.Lock) bool {
+	for _, x := range as {
+		for _, y := range bs {
+			if x.Addr == y.Addr && (x.Mode == hb.Write || y.Mode == hb.Write) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// concurrentFuncs reports whether some instance of as and some of bs are
+// concurrent, counting the comparisons in checks; stopped reports that
+// checks went past budget (if positive) before it knew.
+func concurrentFuncs(g *hb.Graph, as, bs []instance, checks *int, budget int) (conc, stopped bool) {
+	for i := range as {
+		for j := range bs {
+			if budget > 0 && *checks >= budget {
+				return false, true
+			}
+			*checks++
+			if startsWithin(g, &as[i], &bs[j]) || startsWithin(g, &bs[j], &as[i]) {
+				return true, false
+			}
+		}
+	}
+	return false, false
 }
 
 // startsWithin reports whether instance a can start between b's entry and

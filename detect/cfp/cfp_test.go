@@ -226,3 +226,102 @@ func TestFluctuation(t *testing.T) {
 		t.Errorf("Fluctuation = %v, want %v", f, want)
 	}
 }
+
+// traceText writes events in the text form: a sync event gets the next
+// sequence number, any other event a sub-number of the last.
+type traceText struct {
+	b        strings.Builder
+	seq, sub int
+}
+
+func (w *traceText) sync(format string, args ...any) {
+	w.seq++
+	w.sub = 0
+	fmt.Fprintf(&w.b, "%d "+format+"\n", append([]any{w.seq}, args...)...)
+}
+
+func (w *traceText) plain(format string, args ...any) {
+	w.sub++
+	fmt.Fprintf(&w.b, "%d.%d "+format+"\n", append([]any{w.seq, w.sub}, args...)...)
+}
+
+// lockedHelperTrace: two workers each call helper n times under the mutex
+// 0x900 and send on a channel after each call, which the first goroutine
+// receives, so every instance has a clock of its own and none groups with
+// another (gobreaker's requests: a helper called under the breaker's
+// mutex, then a send). Each worker also calls free once, unlocked; after
+// the last receive the first goroutine calls after, concurrent with
+// nothing, whose pairs are compared after helper's.
+func lockedHelperTrace(n int) string {
+	var w traceText
+	w.sync("g=1 Begin parent=none")
+	w.sync("g=1 Fork site=1 child=2")
+	w.sync("g=1 Fork site=1 child=3")
+	w.sync("g=2 Begin parent=1")
+	w.sync("g=3 Begin parent=1")
+	for _, g := range []int{2, 3} {
+		w.plain("g=%d FuncEnter site=10", g)
+		w.plain("g=%d FuncExit site=10", g)
+	}
+	for range n {
+		for _, g := range []int{2, 3} {
+			w.sync("g=%d Lock site=2 addr=0x900", g)
+			w.plain("g=%d FuncEnter site=11", g)
+			w.plain("g=%d FuncExit site=11", g)
+			w.sync("g=%d Unlock site=3 addr=0x900", g)
+			w.sync("g=%d ChanSend site=4 addr=0xa00", g)
+			w.sync("g=1 ChanRecv site=5 addr=0xa00 ok=true")
+		}
+	}
+	w.plain("g=1 FuncEnter site=12")
+	w.plain("g=1 FuncExit site=12")
+	return w.b.String()
+}
+
+// TestLockedHelper: a function that every instance runs under one mutex
+// pairs with nothing that holds it too, whatever the number of its
+// instances, without comparing them one by one: two thousand instances
+// are four million comparisons, past a budget of ten thousand (free
+// against helper takes up to 2001).
+func TestLockedHelper(t *testing.T) {
+	r := Measure(parse(t, lockedHelperTrace(1000)), sites("free", "helper", "after"), nil, Options{MaxChecks: 10000})
+	if r.Limit != "" {
+		t.Errorf("Limit %q: the locked helper's instances were compared one by one", r.Limit)
+	}
+	if r.Groups < 2000 {
+		t.Errorf("%d groups, want each helper instance in its own (the trace lost its clocks)", r.Groups)
+	}
+	if got, want := names(r), []string{"free free", "free helper"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs = %v, want %v", got, want)
+	}
+}
+
+// TestBudgetWithinPair: the budget stops the comparisons within one pair
+// of functions too, not only between pairs. Two goroutines call f in
+// turn, handing a channel's token back and forth, so no two instances are
+// concurrent and all 200*200 comparisons run without the budget.
+func TestBudgetWithinPair(t *testing.T) {
+	var w traceText
+	w.sync("g=1 Begin parent=none")
+	w.sync("g=1 Fork site=1 child=2")
+	w.sync("g=2 Begin parent=1")
+	for i := range 200 {
+		from, to := 1, 2
+		if i%2 == 1 {
+			from, to = 2, 1
+		}
+		w.plain("g=%d FuncEnter site=10", from)
+		w.plain("g=%d FuncExit site=10", from)
+		w.sync("g=%d ChanSend site=2 addr=0xa00", from)
+		w.sync("g=%d ChanRecv site=3 addr=0xa00 ok=true", to)
+	}
+	evs := parse(t, w.b.String())
+	r := Measure(evs, sites("f"), nil, Options{MaxChecks: -1})
+	if r.Limit != "" || len(r.Pairs) != 0 || r.Groups != 200 {
+		t.Fatalf("unbounded: limit %q, pairs %v, %d groups; want no limit, no pairs, 200 groups", r.Limit, names(r), r.Groups)
+	}
+	r = Measure(evs, sites("f"), nil, Options{MaxChecks: 1000})
+	if !strings.Contains(r.Limit, "after 1000 comparisons") {
+		t.Errorf("Limit = %q, want the pairing stopped after 1000 comparisons", r.Limit)
+	}
+}

@@ -19,7 +19,10 @@
 // SlaveStart it starts, which §3.3.1 counts as a pair, so the directions
 // are alternatives here.) Instances with the same function, goroutine,
 // lock sets and clocks are grouped first (§3.2.2); the pair check is then
-// quadratic in the groups of two functions, bounded by Options.MaxChecks.
+// quadratic in the groups of two functions, bounded by Options.MaxChecks
+// (within a pair of functions too). Two functions whose every instance
+// holds one lock from entry to exit (not both for reading) are not
+// compared at all: no instance of one can start inside one of the other.
 //
 // A run of one function on two goroutines at once is the pair {f, f}:
 // two instances of one worker race as often as two functions do.
