@@ -16,7 +16,9 @@ func MakeChan[T any](site uint32, ch chan T) chan T {
 }
 
 // Send records ChanSend before sending, so that a receive matching it always
-// has a larger seq and a send on a closed channel is in the trace.
+// has a larger seq and a send on a closed channel is in the trace. A send
+// that is a force step passes once its value is in the channel, or just
+// before it blocks (shim/control.go, Points); one that panics never passes.
 func Send[T any](site uint32, ch chan<- T, v T) {
 	if enabled {
 		g := gateSync(site, trace.EvChanSend, ChanAddrSend(ch))
@@ -27,9 +29,26 @@ func Send[T any](site uint32, ch chan<- T, v T) {
 			g.clockAfter(site)
 			return
 		}
+		if controlGate != nil && ctlSendDue(g) {
+			if testHookSending != nil {
+				//precog:ignore con-null the hook is set and cleared only by TestForceSendPassedWhenSent, whose goroutines are joined before its deferred clear
+				testHookSending()
+			}
+			select {
+			case ch <- v:
+				ctlReleased(g)
+				return
+			default:
+			}
+			ctlReleased(g) // it would block: its successor may be its receive
+		}
 	}
 	ch <- v
 }
+
+// testHookSending, if set (by tests only, with control on), runs between
+// the record of a send that is a force step and its send.
+var testHookSending func()
 
 // Recv is <-ch; it records ChanRecv after the receive, with ok.
 func Recv[T any](site uint32, ch <-chan T) T {

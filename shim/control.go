@@ -30,13 +30,16 @@ package shim
 //     not panic).
 //     A release that panics never passes: its successors wait until their
 //     timeout or until the panic ends the process;
+//   - for a send, once its value is in the channel (Send tries it
+//     without blocking first), or, if it would block, just before it
+//     blocks: its successor may be its receive. A successor let go at
+//     arrival could close the channel, or find it empty, before a send
+//     that would not have blocked. Outside force, and in a synctest
+//     bubble, at arrival still;
 //   - at arrival for the other channel operations, selects and go
-//     statements: they may block until a successor runs (an unbuffered
-//     send waits for its receive). A successor of a send can so run
-//     before a send that would not have blocked (a close, a select with a
-//     default); and Cancelling's EvCancel passes when recorded, before
-//     the program calls the cancel function (not changed; the detectors'
-//     orders put a send only second and a cancel nowhere);
+//     statements: they may block until a successor runs. Cancelling's
+//     EvCancel passes when recorded, before the program calls the cancel
+//     function (not changed; the detectors' orders put a cancel nowhere);
 //   - lazily for reads (R, Read, MR, MW, MI), whose access the caller makes
 //     after the shim returns (R returns the pointer; the caller loads
 //     through it): at the goroutine's next instrumented event or its end,
@@ -243,10 +246,13 @@ type gctl struct {
 	// release: pending is a release recorded before it happens
 	// (releaseBefore), passed only once it returned (ctlReleased).
 	release bool
-	replay  int      // replay: the position to pass when recorded, or -1
-	turnAt  bool     // replay: wait for the turn when recorded, not at arrival
-	sel     *selWait // select forced at the last SelectPlan
-	bubble  bool     // the goroutine runs in a synctest bubble (gstate.bubble)
+	// send: pending is a send, passed by Send (ctlSendDue), released so
+	// too.
+	send   bool
+	replay int      // replay: the position to pass when recorded, or -1
+	turnAt bool     // replay: wait for the turn when recorded, not at arrival
+	sel    *selWait // select forced at the last SelectPlan
+	bubble bool     // the goroutine runs in a synctest bubble (gstate.bubble)
 }
 
 type selWait struct {
@@ -672,9 +678,21 @@ func ctlReleased(g *gstate) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gc := c.own(g); gc != nil {
-		gc.release = false
+		gc.release, gc.send = false, false
 		c.passPending(gc)
 	}
+}
+
+// ctlSendDue reports whether the send g has just recorded is a force step
+// that passes once its value is in the channel (Send tries it first, then
+// calls ctlReleased).
+func ctlSendDue(g *gstate) bool {
+	c := ctl.Load()
+	if c == nil {
+		return false
+	}
+	gc := c.own(g)
+	return gc != nil && gc.send && gc.pending != nil
 }
 
 // arrival handles g's arrival at a named site, whose operation touches
@@ -767,7 +785,7 @@ func (c *control) end(g *gstate) {
 	defer c.mu.Unlock()
 	gc := c.goroutine(g)
 	if p := gc.pending; p != nil && gc.release {
-		gc.pending, gc.release = nil, false
+		gc.pending, gc.release, gc.send = nil, false, false
 		c.force.abandon(p)
 	}
 	gc.ended = true

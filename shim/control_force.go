@@ -331,9 +331,15 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, a
 		f.together(c, gc, p, k)
 		return
 	}
+	// A send that a step waits for passes once its value is in the
+	// channel, or, if it would block, just before it blocks (Send): a
+	// successor let go at arrival could close the channel or find it
+	// empty before the send. Inside a synctest bubble it passes at
+	// arrival still (Send's try would run outside the bubble's clock).
+	send := k == trace.EvChanSend && p.succs > 0 && !gc.bubble
 	// A lazy step that no step waits for is passed at once: the last
 	// step of a plan is often the access that crashes.
-	if passAtArrival(k) || (passLazily(k) && p.succs == 0) {
+	if (passAtArrival(k) && !send) || (passLazily(k) && p.succs == 0) {
 		f.pass(c, p)
 		return
 	}
@@ -341,7 +347,7 @@ func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, a
 	if p.lazy {
 		p.goid = goid()
 	}
-	gc.pending, gc.release = p, releasedAfter(k)
+	gc.pending, gc.release, gc.send = p, releasedAfter(k) || send, send
 	p.let()
 }
 
