@@ -63,9 +63,10 @@ package shim
 //     in a later expression. Go loads the operands of one expression after
 //     all its calls (f(*R(s1, &a), g()) loads *R(s1, &a) after g
 //     returned), so an event in g, or a blocking call in g, passes the
-//     read before its load. A reader that spins on a read the repeat
-//     filter leaves out (repeat.go) makes no event either, and its
-//     successor waits until the timeout.
+//     read before its load. A reader that spins on its read makes no
+//     event but the read's repeats, which the repeat filter (repeat.go)
+//     leaves out: the first repeat reaches control all the same, and
+//     passes the read (passAgain);
 //
 // Memory accesses reach control only while the plan names sites (force's
 // edges, perturb's sites): otherwise an access costs one more load and
@@ -246,6 +247,11 @@ type gctl struct {
 	// release: pending is a release recorded before it happens
 	// (releaseBefore), passed only once it returned (ctlReleased).
 	release bool
+	// again: pending is a read whose repeat the repeat filter lets
+	// through to control once (passAgain): it passes the read.
+	again     bool
+	againSite uint32
+	againAddr uintptr // not a pointer: addr must not escape (a local W stays on the stack)
 	// send: pending is a send, passed by Send (ctlSendDue), released so
 	// too.
 	send   bool
@@ -636,8 +642,12 @@ func ctlAccess(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
 	if c == nil {
 		return
 	}
-	if c.own(g).due() {
+	if gc := c.own(g); gc.due() {
+		again := gc.again && k == trace.EvRead && site == gc.againSite && uintptr(addr) == gc.againAddr
 		c.flush(g) // the access before this one has happened
+		if again {
+			return // a repeat the recording left out: no arrival (passAgain)
+		}
 	}
 	if c.named(site) {
 		c.arrival(g, site, k, addr)
@@ -717,6 +727,9 @@ func (c *control) arrival(g *gstate, site uint32, k trace.Kind, addr unsafe.Poin
 			c.perturb.arrive(c, gc, pt, k)
 		}
 		c.force.arrive(c, gc, pt, k, addr)
+		if p := gc.pending; p != nil && p.lazy && k == trace.EvRead {
+			gc.passAgain(g, site, addr)
+		}
 		return
 	}
 	if c.final {
@@ -759,7 +772,7 @@ func (c *control) flush(g *gstate) {
 // and the test could pass before the panic ended the process.
 func (c *control) passPending(gc *gctl) {
 	if p := gc.pending; p != nil && !gc.release {
-		gc.pending = nil
+		gc.pending, gc.again = nil, false
 		c.force.pass(c, p)
 	}
 	if gc.replay >= 0 {
@@ -768,6 +781,30 @@ func (c *control) passPending(gc *gctl) {
 		c.replay.advance(c, pos)
 	}
 }
+
+// passAgain lets the next repeat of g's read of addr at site, a lazy
+// step that g has just reached, through the repeat filter (repeat.go) to
+// control, which passes the step there: a goroutine spinning on the read
+// (for !x.done {}) makes no other event, and the repeat comes after the
+// read's load. The slot of the read gets a seq no event has, so the repeat
+// is not found there; control does not count it as an arrival (ctlAccess),
+// as the recording did not count it, and the filter's slot is the read's
+// again after it. Any other event of g passes the step first and ends
+// this (passPending): no recorded read replaced the slot meanwhile, no
+// write of g cleared it, and g's seq is the read's. Only g's own
+// goroutine calls it.
+func (gc *gctl) passAgain(g *gstate, site uint32, addr unsafe.Pointer) {
+	if !repeatFilter {
+		return
+	}
+	if s := g.readSlot(uintptr(addr)); s.addr == uintptr(addr) && s.site == site {
+		s.seq = noSeq
+		gc.again, gc.againSite, gc.againAddr = true, site, uintptr(addr)
+	}
+}
+
+// noSeq is a seq no event has (seqs count up from 1).
+const noSeq = ^uint64(0)
 
 func (c *control) begin(g *gstate) {
 	c.mu.Lock()

@@ -164,3 +164,41 @@ func TestStatusOf(t *testing.T) {
 		runtime.Gosched() // it is on its way out
 	}
 }
+
+// TestForceReadSpinRepeats: the reader spins on its read, whose repeats
+// the repeat filter leaves out, so it makes no other event. The first
+// repeat passes the read (the loop's next turn comes after the load), and
+// it is no arrival: the site's count stays the recording's. Before, the
+// write forced after the read waited until the plan's timeout.
+func TestForceReadSpinRepeats(t *testing.T) {
+	if !repeatFilter {
+		t.Skip("the repeat filter is off")
+	}
+	const base = 11760
+	var x, y int // y is never written: the spin reads race with nothing
+	var stop atomic.Bool
+	start := make(chan struct{})
+	a, aDone := spawn(base+1, start, func() {
+		for *R(base+3, &y) == 0 && !stop.Load() {
+			runtime.Gosched()
+		}
+	})
+	b, bDone := spawn(base+2, start, func() { W(base+4, &x, 1) })
+	res := loadPlan(t, &plan.Plan{Mode: "force", TimeoutMS: 20000, BudgetMS: 20000,
+		Edges: []plan.Edge{{Before: plan.Point{G: a, Site: base + 3}, After: plan.Point{G: b, Site: base + 4}}}})
+	c := ctl.Load()
+	close(start)
+	<-bDone
+	stop.Store(true)
+	<-aDone
+	c.mu.Lock()
+	n := c.gs[a].counts[base+3]
+	c.mu.Unlock()
+	uninstallControl()
+	if f := final(readResult(t, res)); f.State != plan.Confirmed {
+		t.Errorf("final %+v, want confirmed", f)
+	}
+	if n != 1 {
+		t.Errorf("the spinning reader arrived at its read %d times, want 1 (its repeats are left out)", n)
+	}
+}
