@@ -74,3 +74,10 @@ func TestBoundCallback(t *testing.T) {
 func TestTestLocks(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "testlocks")
 }
+
+// TestReassigned: a read of a captured variable in the function that
+// declares it holds what the assignments that reach it stored, not every
+// value the variable held.
+func TestReassigned(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "reassigned")
+}

@@ -62,7 +62,10 @@ func (e *Env) viewObjects(a *sharedloc.Access, v View, c *goroutines.Context) []
 // runs in context c. It refines the points-to set of v by following
 // parameters only to the call sites that run in c (and, for a goroutine's
 // entry, to its spawn site), so that objects made by two unrelated tests
-// or requests are told apart.
+// or requests are told apart. A read of a captured variable in the
+// function that declares it, when no other function writes the variable,
+// holds what the assignments reaching the read stored
+// (ssavalue.ReachingStores), not every value the variable ever held.
 //
 // Cost: each (value, context) pair is refined once and its result kept,
 // except inside a cycle of refinements (recursive calls), where a result
@@ -180,9 +183,14 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 		}
 		if cell := ssavalue.CapturedCell(v); cell != nil {
 			// The values stored to the variable, on the contexts
-			// that run the function declaring it.
+			// that run the function declaring it; in that function,
+			// only the stores that reach the load.
+			stored, ok := ssavalue.ReachingStores(v)
+			if !ok {
+				stored = ssavalue.StoresTo(cell)
+			}
 			var out objSet
-			for _, sv := range ssavalue.StoresTo(cell) {
+			for _, sv := range stored {
 				for _, pc := range e.contextsFor(sv, c) {
 					out.add(e.objects(sv, pc))
 				}

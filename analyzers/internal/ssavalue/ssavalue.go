@@ -137,6 +137,108 @@ func StoresTo(cell *ssa.Alloc) []ssa.Value {
 	return out
 }
 
+// ReachingStores returns the values that load, a read of a captured
+// local variable in the function that declares it, can see: the stores to
+// the variable that reach the load along the function's control flow with
+// no other store to it in between (none when only the zero value can
+// reach it). In
+//
+//	for {
+//		req = &Request{...}  // store 2
+//		copyHeaders(req)     // load: sees store 2 only
+//		send(req)            // load at the loop head would see both
+//	}
+//
+// the load after store 2 reads the new request, even though a closure
+// elsewhere captures req. ok is false when another function may write the
+// variable (a closure capturing it stores to it) or its address escapes
+// otherwise, so that the order of the function's own statements does not
+// decide what it holds.
+func ReachingStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
+	cell, isCell := load.X.(*ssa.Alloc)
+	if !isCell || !cell.Heap || cell.Parent() != load.Parent() || load.Block() == nil || !onlyOwnerWrites(cell, MaxDepth) {
+		return nil, false
+	}
+	type at struct {
+		b    *ssa.BasicBlock
+		upTo int // scan the block's instructions before this index
+	}
+	idx := -1
+	for i, in := range load.Block().Instrs {
+		if in == load {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, false
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := []at{{load.Block(), idx}}
+	for len(work) > 0 {
+		w := work[len(work)-1]
+		work = work[:len(work)-1]
+		killed := false
+		for i := w.upTo - 1; i >= 0 && !killed; i-- {
+			switch in := w.b.Instrs[i].(type) {
+			case *ssa.Store:
+				if in.Addr == cell {
+					vals = append(vals, in.Val)
+					killed = true
+				}
+			case *ssa.Alloc:
+				killed = in == cell // a new variable, holding its zero value
+			}
+		}
+		if killed {
+			continue
+		}
+		for _, p := range w.b.Preds {
+			if !seen[p] {
+				seen[p] = true
+				work = append(work, at{p, len(p.Instrs)})
+			}
+		}
+	}
+	return vals, true
+}
+
+// onlyOwnerWrites reports whether the variable at addr (a cell, or a
+// closure's free variable bound to it) is written only by stores in the
+// function declaring it: every other use of its address is a load, or a
+// binding into a closure that in turn only loads it.
+func onlyOwnerWrites(addr ssa.Value, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	_, isFree := addr.(*ssa.FreeVar)
+	for _, r := range *addr.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Store:
+			if isFree || r.Addr != addr {
+				return false // written by a closure, or the address stored
+			}
+		case *ssa.UnOp:
+			if r.Op.String() != "*" {
+				return false
+			}
+		case *ssa.DebugRef:
+		case *ssa.MakeClosure:
+			fn, ok := r.Fn.(*ssa.Function)
+			if !ok {
+				return false
+			}
+			for i, b := range r.Bindings {
+				if b == addr && !onlyOwnerWrites(fn.FreeVars[i], depth-1) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Binding returns the value bound to fv by the MakeClosure that creates
 // fv's function, or nil if the function is created by more than one
 // MakeClosure or by none that can be found.
