@@ -43,3 +43,11 @@ func TestTestHook(t *testing.T) {
 func TestMethodValue(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "methodvalue")
 }
+
+// TestInFlight: a flag that a goroutine's start requires clear, sets,
+// and that is cleared only after the goroutine's report is received,
+// orders each writer before the next one and before the code that
+// starts it; writers started without the flag are reported.
+func TestInFlight(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "inflight")
+}

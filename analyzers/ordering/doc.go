@@ -35,7 +35,18 @@
 //     inside a Do when every caller that can run does (up to
 //     MaxCallDepth calls up); unexported package-level functions that
 //     the package names only inside other such functions never run and
-//     are left out (a bundled copy's unused wrappers).
+//     are left out (a bundled copy's unused wrappers);
+//   - in-flight flag: goroutines that one function F starts only past a
+//     guard that finds a flag field clear (`if sc.writing { panic(...) }`)
+//     and after setting it, that each end by sending on one channel (no
+//     one else sends on it, none closes it), where every store that
+//     clears the flag follows a receive from that channel or lies in F
+//     on a path that starts none of them: at most one such goroutine is
+//     in flight, so what one does before its send happens before every
+//     later one, and before the code of F between the set and any start
+//     or call that may lead back to F (http2's serverConn writes one
+//     frame at a time this way). It assumes the flag itself is used by
+//     one goroutine at a time, as the protocol does.
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to

@@ -46,6 +46,7 @@ const (
 	Join                    // WaitGroup Done/Wait, or a task's Wait
 	Channel                 // send or close, then receive
 	Once                    // sync.Once.Do
+	Flag                    // a flag that keeps one goroutine in flight
 )
 
 func (r Rule) String() string {
@@ -58,6 +59,8 @@ func (r Rule) String() string {
 		return "channel"
 	case Once:
 		return "sync.Once"
+	case Flag:
+		return "in-flight flag"
 	}
 	return fmt.Sprintf("Rule(%d)", int(r))
 }
@@ -82,6 +85,7 @@ type Result struct {
 	mu    sync.Mutex
 	sites map[siteKey][]ssa.Instruction                 // callSites, memoized
 	recvs map[recvKey]map[sharedloc.Loc]ssa.Instruction // receivesBefore, memoized
+	flags map[*goroutines.Context]*flagProtocol         // flagOf, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -194,6 +198,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.onceBefore(a, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.flagBefore(a, ca, b, cb); ok {
 		return e, true
 	}
 	return Edge{}, false
