@@ -22,7 +22,9 @@
 //     the old value or nil, and nil only if the store comes first, an
 //     order the check cannot judge);
 //   - no static order (a `go` statement, a WaitGroup, a channel, a
-//     sync.Once) puts the nil store after the dereference or before it;
+//     sync.Once, a flag that keeps one goroutine in flight: see the
+//     ordering analyzer) puts the nil store after the dereference or
+//     before it;
 //   - the two do not both run only on the winner of one election: a
 //     CompareAndSwap from false to true (or 0 to 1) on a flag of the same
 //     object that nothing resets, as database/sql's Tx.done elects the
