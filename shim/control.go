@@ -58,15 +58,15 @@ package shim
 //     confirmed. A wall-clock grace alone decided before: on a loaded
 //     machine the successor stored before the reader loaded
 //     (TestForceProcInfo failed 11 of 400 times at load 9-18;
-//     bench/RESULTS.md, "Lazy reads"). What is left: the reader's next
-//     event proves its load only if that event is
-//     in a later expression. Go loads the operands of one expression after
-//     all its calls (f(*R(s1, &a), g()) loads *R(s1, &a) after g
-//     returned), so an event in g, or a blocking call in g, passes the
-//     read before its load. A reader that spins on its read makes no
-//     event but the read's repeats, which the repeat filter (repeat.go)
-//     leaves out: the first repeat reaches control all the same, and
-//     passes the read (passAgain);
+//     bench/RESULTS.md, "Lazy reads"). A reader that spins on its read
+//     makes no event but the read's repeats, which the repeat filter
+//     (repeat.go) leaves out: the first repeat reaches control all the
+//     same, and passes the read (passAgain). What is left: the reader's
+//     next event proves its load only if that event is in a later
+//     expression. Go loads the operands of one expression after all its
+//     calls (f(*R(s1, &a), g()) loads *R(s1, &a) after g returned), so an
+//     event in g, or a blocking call in g, passes the read before its
+//     load (the fix is the rewriter's: a read whose value the shim loads).
 //
 // Memory accesses reach control only while the plan names sites (force's
 // edges, perturb's sites): otherwise an access costs one more load and
