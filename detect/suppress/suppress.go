@@ -580,10 +580,12 @@ func (a *Analysis) readsBefore(evs, reads []int) []int {
 
 // pointerish reports whether the read at event i is of a location whose
 // value is then dereferenced, indexed or called, as far as its site says;
-// a site without Uses counts.
+// a site without Uses counts, and so does one whose value only decides
+// branches (trace.UseBranch, a fact for detect/oscs that this check
+// does not read).
 func (a *Analysis) pointerish(i int) bool {
 	s, ok := a.site(i)
-	return !ok || s.Uses == "" || s.Used(trace.UseDeref)
+	return !ok || s.Uses == "" || s.Uses == trace.UseBranch || s.Used(trace.UseDeref)
 }
 
 // maxDefs bounds how many earlier writes to a location defs looks at.

@@ -28,7 +28,7 @@ func newUsesFinder() *usesFinder {
 }
 
 // of returns the uses of the value of load, space-separated in the order
-// deref, index, loop-exit, ptr.
+// deref, index, loop-exit, branch, ptr.
 func (u *usesFinder) of(load *ssa.UnOp) string {
 	var uses []string
 	if derefs(load) {
@@ -43,6 +43,9 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 		return ok && li.exits(load.Block(), ifi.Block())
 	}) {
 		uses = append(uses, trace.UseLoopExit)
+	}
+	if onlyBranches(load, maxUseDepth) {
+		uses = append(uses, trace.UseBranch)
 	}
 	if rewrite.PointerShaped(load.Type()) {
 		uses = append(uses, trace.UsePointer)
@@ -165,6 +168,56 @@ func (u *usesFinder) flows(v ssa.Value, depth int, match func(ssa.Value, ssa.Ins
 		return false
 	}
 	return walk(v, depth)
+}
+
+// onlyBranches reports whether every use of v, directly or through
+// arithmetic, comparisons, negation, conversions and phis in at most
+// depth steps, is an if's condition: the value decides branches and goes
+// nowhere else (trace.UseBranch). A value with no use is not one.
+func onlyBranches(v ssa.Value, depth int) bool {
+	seen := make(map[ssa.Value]bool)
+	decided := false
+	var walk func(v ssa.Value, depth int) bool
+	walk = func(v ssa.Value, depth int) bool {
+		if seen[v] {
+			return true
+		}
+		if depth == 0 {
+			return false
+		}
+		seen[v] = true
+		refs := v.Referrers()
+		if refs == nil {
+			return false
+		}
+		for _, r := range *refs {
+			var next ssa.Value
+			switch r := r.(type) {
+			case *ssa.If:
+				decided = true
+				continue
+			case *ssa.DebugRef:
+				continue
+			case *ssa.BinOp:
+				next = r
+			case *ssa.UnOp:
+				if r.Op == token.NOT || r.Op == token.SUB || r.Op == token.XOR {
+					next = r
+				}
+			case *ssa.Convert:
+				next = r
+			case *ssa.ChangeType:
+				next = r
+			case *ssa.Phi:
+				next = r
+			}
+			if next == nil || !walk(next, depth-1) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(v, depth) && decided
 }
 
 // loopInfo holds, for one function, the blocks of each natural loop.

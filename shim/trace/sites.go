@@ -36,9 +36,9 @@ type Site struct {
 	Cases string `json:"cases,omitempty"`
 	// Uses says, for a read site, where the value read goes, as far as
 	// the instrumenter's static analysis can tell: UseDeref, UseIndex,
-	// UseLoopExit, and UsePointer for a pointer-shaped value, separated by
-	// spaces ("deref loop-exit ptr"). Empty for other sites and for reads
-	// it cannot place.
+	// UseLoopExit, UseBranch, and UsePointer for a pointer-shaped value,
+	// separated by spaces ("deref loop-exit ptr"). Empty for other sites
+	// and for reads it cannot place.
 	Uses string `json:"uses,omitempty"`
 	// After, for a lock site, lists the lock sites of the operations
 	// that a function of the program (outside _test.go files) calls
@@ -69,6 +69,13 @@ const (
 	// UseLoopExit: the value decides whether a loop is left (the loop's
 	// condition, or an if in its body that breaks or returns).
 	UseLoopExit = "loop-exit"
+	// UseBranch: the value only decides branches: every use of it,
+	// directly or through arithmetic, comparisons, conversions and phis,
+	// is an if's condition, so it is not kept, returned, passed or
+	// stored (`if p.closed { return }`). detect/oscs takes such a read
+	// in a goroutine's first critical section for a premise that a
+	// second section can check again, not a value carried into it.
+	UseBranch = "branch"
 	// UsePointer: the value read is pointer-shaped by its static type (a
 	// pointer, map, channel, func, interface or unsafe.Pointer, or a type
 	// parameter: a generic container's element), whatever is done with

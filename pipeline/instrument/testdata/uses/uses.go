@@ -18,7 +18,7 @@ type state struct {
 
 func (s *state) reader() int {
 	x := 0
-	if s.p != nil { // uses:"ptr"
+	if s.p != nil { // uses:"branch ptr"
 		x += s.p.val // uses:"deref ptr"
 	}
 	if q := s.p; q != nil { // uses:"ptr"
@@ -26,8 +26,12 @@ func (s *state) reader() int {
 	}
 	s.mup.Lock()           // uses:"deref ptr"
 	x += int(s.buf[s.n+1]) // uses:"index" uses:"index"
-	for !s.stop {          // uses:"loop-exit"
+	for !s.stop {          // uses:"loop-exit branch"
 	}
+	if s.n > 3 && !s.stop { // uses:"branch" uses:"branch"
+		x++
+	}
+	x += s.n       // uses:""
 	s.f()          // uses:"deref ptr"
 	s.mup.Unlock() // uses:"deref ptr"
 	return x
