@@ -116,8 +116,10 @@ type checker struct {
 	// derefSites holds the site table's dereferenced read sites by
 	// expression, built on first use.
 	derefSites map[siteKey][]trace.Site
-	// whole caches wholeOp by critical section.
-	whole map[int]bool
+	// whole caches wholeOp by critical section, splits split by the
+	// section and the other side's.
+	whole  map[int]bool
+	splits map[[2]int]bool
 	// accessSites holds the site table's read and write sites by
 	// expression, built on first use.
 	accessSites map[siteKey][]trace.Site

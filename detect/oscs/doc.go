@@ -186,15 +186,34 @@
 //   - it reads something (a section that only writes is a setter, one
 //     part of an update whose other parts are other sections: jsstring's
 //     setLength and setChars, called one after the other by Concat);
-//   - neither the goroutine's previous nor its next section of the same
-//     lock was taken at another Lock site of the same function (a
-//     function with two Lock sites that runs both one after the other is
-//     the atomicity shape: KB1's Insert, Mozilla-3's Run; a function that
-//     is called again, or loops, at one site is not), unless the later of
-//     the two sections reads and then writes every location it touches
-//     and nothing else (puddle's acquire, which counts an acquisition at
+//   - if the goroutine's previous or next section of the same lock was
+//     taken at another Lock site of the same function (in source order:
+//     one call of a function with two Lock sites, KB1's Insert,
+//     Mozilla-3's Run; a function that is called again, or loops, at one
+//     site is not), the other side's section does not break what the call
+//     carries from its first section into its second (the paper's
+//     order-sensitivity, for a read in one section whose value flows to a
+//     write or a decision in the next, against a remote write between):
+//     the other side writes a location that the first section wrote and
+//     the second accesses (the second finds another's value where it left
+//     its own: KB1's count, Mozilla-1's gCurrentScript), or reads one that
+//     the first wrote and the second writes again (it sees the call half
+//     done), or writes a location that the first section read, when that
+//     read's value goes on past the section (the instrumenter's static
+//     fact trace.UseBranch is not on its site: it is kept, returned,
+//     passed or stored) or only decides branches and the second section
+//     does not read the location again (a decision taken on a premise
+//     that the other side then changes: a resource added to a pool
+//     after Close, testdata's poolclose). A call whose second section
+//     reads the premise again (puddle's CreateResource re-checks
+//     p.closed after it relocks), or whose first section hands on nothing
+//     that the other side changes (fastcache's Save: a cleaning section,
+//     then a snapshot section that reads everything it saves again), is
+//     two operations. A later section that reads and then writes every
+//     location it touches and nothing else takes no premise from the
+//     first either (puddle's acquire, which counts an acquisition at
 //     either of its two Lock sites: updates that commute whatever ran
-//     between, with no premise taken from the first section);
+//     between);
 //   - the function does not access the pair's expression again after the
 //     Unlock in the source (MySQL-2: a check under the lock and a
 //     dereference after it carries the value out of the section), other
@@ -275,7 +294,15 @@
 // counters on a decision its first section took from state that another
 // goroutine changes in between (a count of uses kept after a close that
 // the first section checked for): the trace shows what the second
-// section touches, not why it runs. The getter rule's two-step fact is
+// section touches, not why it runs. For one call's two sections, a read
+// that the second section makes again is taken to check the first's
+// premise anew, wherever in the section it comes and whatever the section
+// does with it (a second section that adds the resource and then reads
+// the flag only to count is taken for one that checks), and a read whose
+// value only decides branches is taken to carry nothing else: a branch
+// that stores a constant the second section relies on carries the
+// premise through memory, which the first two cases see only when the
+// other side touches that location. The getter rule's two-step fact is
 // about functions, not calls (a run records no call stacks by default):
 // a test's loop that calls two operations in an order some library
 // function also calls them in looks like that function's two steps and

@@ -26,7 +26,7 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 	kp, kc := c.sectionAt(p, lock), c.sectionAt(cur, lock)
 	for _, s := range [][3]int{{kp, int(p.ev), kc}, {kc, int(cur.ev), kp}} {
 		k, ev, other := s[0], s[1], s[2]
-		if !c.wholeOp(k) || c.usedAfter(k, c.g.Events[ev].Site) || c.splitRead(k, other) {
+		if !c.wholeOp(k) || c.split(k, other) || c.usedAfter(k, c.g.Events[ev].Site) || c.splitRead(k, other) {
 			return false
 		}
 	}
@@ -45,16 +45,20 @@ type footprint struct {
 	touched, written map[hb.Loc]bool
 	// rw holds the locations the section reads and then writes (a
 	// read-modify-write such as a counter's += : CSRWFlag's sequence).
-	rw    map[hb.Loc]bool
-	reads bool // some access is a read
+	rw map[hb.Loc]bool
+	// read holds the locations the section reads; carried those of them
+	// that some read's site does not mark trace.UseBranch: its value may
+	// go on past the section (or the site says nothing).
+	read, carried map[hb.Loc]bool
+	reads         bool // some access is a read
 }
 
 func (c *checker) footprint(k int) *footprint {
 	if f, ok := c.footprints[k]; ok {
 		return f
 	}
-	f := &footprint{touched: make(map[hb.Loc]bool), written: make(map[hb.Loc]bool), rw: make(map[hb.Loc]bool)}
-	read := make(map[hb.Loc]bool)
+	f := &footprint{touched: make(map[hb.Loc]bool), written: make(map[hb.Loc]bool), rw: make(map[hb.Loc]bool),
+		read: make(map[hb.Loc]bool), carried: make(map[hb.Loc]bool)}
 	s := c.g.Sections()[k]
 	evs := c.g.Goroutines[s.G].Events
 	j, _ := slices.BinarySearch(evs, s.Begin)
@@ -65,12 +69,15 @@ func (c *checker) footprint(k int) *footprint {
 			f.touched[l] = true
 			if kind == trace.EvWrite {
 				f.written[l] = true
-				if read[l] {
+				if f.read[l] {
 					f.rw[l] = true
 				}
 			} else {
 				f.reads = true
-				read[l] = true
+				f.read[l] = true
+				if !c.branchOnly(c.g.Events[i].Site) {
+					f.carried[l] = true
+				}
 			}
 		}
 	}
@@ -99,6 +106,10 @@ func (c *checker) splitRead(k, other int) bool {
 	secs := c.g.Sections()
 	site := c.g.Events[secs[k].Begin].Site
 	for _, n := range c.neighbors(k) {
+		if c.sameCall(k, n) {
+			// One call's two sections: split judges them.
+			continue
+		}
 		if c.g.Events[secs[n].Begin].Site == site && c.onlyLockSite(site) {
 			// Another call of the same operation (a periodic task:
 			// bigcache's cleanUp on every tick), not a caller's second
@@ -162,11 +173,8 @@ func (c *checker) neighbors(k int) []int {
 // was released, its Lock and Unlock are in one function, it reads (a
 // section that only writes is a setter, one part of an update whose other
 // parts are other sections: jsstring's setLength and setChars, called
-// one after the other by Concat), and neither the goroutine's previous
-// nor its next section of the same lock was taken at another Lock site
-// of that function, earlier in the source for the previous section and
-// later for the next (a function that takes the lock at two sites splits
-// one call's work over two sections: the atomicity shape).
+// one after the other by Concat). Whether it is one of two sections of
+// one call is split's question, which depends on the other side.
 func (c *checker) wholeOp(k int) bool {
 	if k < 0 {
 		return false
@@ -196,34 +204,116 @@ func (c *checker) computeWholeOp(k int) bool {
 	if end, ok := c.funcOf(c.g.Events[s.End].Site); !ok || end != fn {
 		return false
 	}
-	if !c.footprint(k).reads {
+	return c.footprint(k).reads
+}
+
+// split reports whether critical section k is one of two that one call
+// of its function takes at two Lock sites (the goroutine's previous or
+// next section of the lock was taken at another Lock site of the same
+// function, earlier in the source for the previous section and later for
+// the next) and the other side's section other can come between the two
+// and break what the first hands to the second (dependent): the
+// atomicity shape, KB1's Insert. A function that takes the lock at two
+// sites without carrying anything from the first section into the second
+// that other changes is two operations (fastcache's Save, which cleans
+// the bucket under the lock, then snapshots it under a read lock; puddle's
+// CreateResource, which checks p.closed, builds the resource unlocked and
+// checks p.closed again).
+func (c *checker) split(k, other int) bool {
+	key := [2]int{k, other}
+	if d, ok := c.splits[key]; ok {
+		return d
+	}
+	d := c.computeSplit(k, other)
+	if c.splits == nil {
+		c.splits = make(map[[2]int]bool)
+	}
+	c.splits[key] = d
+	return d
+}
+
+func (c *checker) computeSplit(k, other int) bool {
+	for _, n := range c.neighbors(k) {
+		if c.sameCall(k, n) && c.dependent(min(k, n), max(k, n), other) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameCall reports whether the goroutine's sections k and n of one lock
+// can be one call's two sections: taken at two Lock sites of one
+// function, in source order (a previous section at a later Lock site, or
+// a next one at an earlier site, is another call's: golang-lru's
+// deleteExpired, which sometimes unlocks, sleeps and locks again at a
+// second site).
+func (c *checker) sameCall(k, n int) bool {
+	secs := c.g.Sections()
+	bk, bn := c.g.Events[secs[k].Begin].Site, c.g.Events[secs[n].Begin].Site
+	fk, ok := c.funcOf(bk)
+	if !ok || bk == bn {
 		return false
 	}
-	bs, _ := c.sites.Lookup(begin)
-	for _, n := range c.neighbors(k) {
-		site := c.g.Events[secs[n].Begin].Site
-		nf, ok := c.funcOf(site)
-		if !ok || site == begin || nf != fn {
-			continue
-		}
-		// One call takes its sections in source order: a previous
-		// section at a later Lock site (or a next one at an earlier
-		// site) is another call's (golang-lru's deleteExpired, which
-		// sometimes unlocks, sleeps and locks again at a second site).
-		ns, _ := c.sites.Lookup(site)
-		if (secs[n].Begin < s.Begin) != before(ns, bs) {
-			continue
-		}
-		// A second section that only updates what it reads (counters
-		// bumped at either of two Lock sites: puddle's acquire) takes
-		// no premise from the first: whatever runs between them, its
-		// updates commute (§3.2.3's read-write sequence, on every
-		// location it touches).
-		if second := max(k, n); !c.updatesOnly(second) {
-			return false
+	if fn, ok := c.funcOf(bn); !ok || fn != fk {
+		return false
+	}
+	sk, _ := c.sites.Lookup(bk)
+	sn, _ := c.sites.Lookup(bn)
+	return (secs[n].Begin < secs[k].Begin) == before(sn, sk)
+}
+
+// dependent reports whether section r, run between the sections first
+// and second of one call, changes what the call carries from first into
+// second: the paper's order-sensitivity for the pair (first+second, r),
+// where the two orders of r and first leave second acting on different
+// premises. By the accesses of the three sections (footprint):
+//
+//   - first writes a location that r writes and second accesses (second
+//     finds r's value where it left its own: KB1's count, Mozilla-1's
+//     gCurrentScript), or that r reads and second writes again (r sees
+//     a value half-way through the call);
+//   - first reads a location that r writes, and the value read goes on
+//     past first's Unlock (a read whose value is kept, returned, passed
+//     or stored, by the instrumenter's trace.UseBranch fact: the count a
+//     second section divides by, a size a later copy relies on), or only
+//     decides branches (which may lead to second) and second does not
+//     read the location again (a decision taken on a value r then
+//     changes: a resource added to a pool after Close);
+//
+// except that a second section which reads and then writes every location
+// it touches and nothing else (counters bumped at either of two Lock
+// sites: puddle's acquire) takes no premise from the first: whatever runs
+// between them, its updates commute (§3.2.3's read-write sequence, on
+// every location it touches). A read that second makes again checks the
+// premise anew (puddle's CreateResource re-reads p.closed after it
+// relocks); the pair of that read with r is then judged like any two
+// whole operations.
+func (c *checker) dependent(first, second, r int) bool {
+	if c.updatesOnly(second) {
+		return false
+	}
+	f1, f2, fr := c.footprint(first), c.footprint(second), c.footprint(r)
+	for l := range f1.written {
+		if fr.written[l] && f2.touched[l] || fr.touched[l] && !fr.written[l] && f2.written[l] {
+			return true
 		}
 	}
-	return true
+	for l := range f1.read {
+		if fr.written[l] && (f1.carried[l] || !f2.read[l]) {
+			return true
+		}
+	}
+	return false
+}
+
+// branchOnly reports whether the read site's value only decides
+// branches (trace.UseBranch).
+func (c *checker) branchOnly(site uint32) bool {
+	if c.sites == nil {
+		return false
+	}
+	s, ok := c.sites.Lookup(site)
+	return ok && s.Used(trace.UseBranch)
 }
 
 // updatesOnly reports whether section k reads and then writes every

@@ -12,7 +12,8 @@ import (
 // opSites is a site table whose sites belong to the functions of a
 // lock-per-operation structure: site n is line n of the function its
 // range names. x, y and z are the structure's fields. The Lock sites
-// are lockAt's: one per function, two in Insert.
+// are lockAt's: one per function, two in Insert. Site 39, in Insert,
+// reads a value that only decides branches (trace.UseBranch).
 var opSites = func() *trace.SiteTable {
 	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true}
 	t := new(trace.SiteTable)
@@ -26,20 +27,20 @@ var opSites = func() *trace.SiteTable {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
-		kind, expr := "", ""
+		kind, expr, uses := "", "", ""
 		switch {
 		case lockAt[id]:
 			kind, expr = "lock", "mu"
 		case id == 31 || id == 34:
 			// Insert's accesses of one field, one per section.
 			kind, expr = "read", "x"
+		case id == 39:
+			kind, expr, uses = "read", "c", trace.UseBranch
 		}
-		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, After: after[id]})
+		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]})
 	}
-	for _, s := range []trace.Site{{ID: 1, Function: "Test"}, {ID: 2, Function: "Test"}} {
-		s.File = "/k/k.go"
-		t.Sites = append(t.Sites, s)
-	}
+	// Lookup searches by ID: the test's own sites go first.
+	t.Sites = append([]trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}, t.Sites...)
 	return t
 }()
 
@@ -204,9 +205,40 @@ func TestWholeOpLostUpdate(t *testing.T) {
 // call does its work in one section at the first site. That section is a
 // whole operation: its previous neighbor, at a later site, is the earlier
 // call's. The split call's second section (33, after 30 at an earlier
-// site) is not: it reads 0x200 again, which it does not update.
+// site) is not when the other side writes what the first section read
+// and carried on (0x200, read at 31: a site that does not say its value
+// only decides branches): Len writes 0x200 here, and the second section
+// reads it again and writes 0x100. When Len only reads, it can change
+// nothing the call carries from its first section into its second, and
+// both are whole operations (TestWholeOpSecondCallReader).
 func TestWholeOpSecondCall(t *testing.T) {
 	wholeCase(t, "second call", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x200
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=33 addr=0x900
+12.1 g=2 Read site=38 addr=0x200
+12.2 g=2 Read site=34 addr=0x100
+12.3 g=2 Write site=36 addr=0x100 value=1
+13 g=2 Unlock site=35 addr=0x900
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Read site=21 addr=0x100
+14.2 g=3 Write site=22 addr=0x200 value=3
+15 g=3 Unlock site=23 addr=0x900
+16 g=2 Lock site=30 addr=0x900
+16.1 g=2 Read site=31 addr=0x100
+16.2 g=2 Write site=37 addr=0x100 value=2
+17 g=2 Unlock site=32 addr=0x900
+`, []string{"20 21 33 36", "20 22 33 38"}, []string{"20 21 30 37", "20 21 33 36", "20 22 33 38"})
+}
+
+// TestWholeOpSecondCallReader is TestWholeOpSecondCall with a Len that
+// only reads: the split call's first section wrote nothing, so Len finds
+// between the two sections the state it finds before them, and what the
+// first section read Len does not change. Both of the call's sections are
+// whole operations against it.
+func TestWholeOpSecondCallReader(t *testing.T) {
+	wholeCase(t, "second call, reader", wholeStart+`
 10 g=2 Lock site=30 addr=0x900
 10.1 g=2 Read site=31 addr=0x200
 11 g=2 Unlock site=32 addr=0x900
@@ -222,7 +254,64 @@ func TestWholeOpSecondCall(t *testing.T) {
 16.1 g=2 Read site=31 addr=0x100
 16.2 g=2 Write site=37 addr=0x100 value=2
 17 g=2 Unlock site=32 addr=0x900
-`, []string{"20 21 33 36"}, []string{"20 21 30 37", "20 21 33 36"})
+`, nil, []string{"20 21 30 37", "20 21 33 36"})
+}
+
+// A function that checks a flag under the lock, works unlocked and
+// relocks (puddle's CreateResource: `if p.closed { return }`, construct,
+// then push the resource), with Flush setting the flag (Close) on another
+// goroutine. The first section's read only decides branches (site 39,
+// trace.UseBranch): it carries a premise, not a value, into the second.
+//   - recheck: the second section reads the flag again before it pushes
+//     (puddle re-checks p.closed and destroys the resource): the premise is
+//     checked anew, the call is two whole operations, and Flush's write
+//     against either read is the order of two whole operations: silent
+//     (the paper's OSCS reports both reads);
+//   - no recheck: the second section pushes on the first's premise, which
+//     Flush can break in between (a resource added to a closed pool, kernel
+//     poolleak): reported;
+//   - carried: the first section's read goes on past its Unlock (site 31
+//     says nothing of branches: a size a later copy relies on), so the
+//     second's re-read does not undo it: reported.
+func TestWholeOpSplitPremise(t *testing.T) {
+	const flush = `
+12 g=3 Lock site=40 addr=0x900
+12.1 g=3 Read site=41 addr=0x300
+12.2 g=3 Write site=42 addr=0x300 value=1
+13 g=3 Unlock site=43 addr=0x900
+`
+	wholeCase(t, "recheck", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=39 addr=0x300
+11 g=2 Unlock site=32 addr=0x900
+`+flush+`
+14 g=2 Lock site=33 addr=0x900
+14.1 g=2 Read site=39 addr=0x300
+14.2 g=2 Read site=38 addr=0x200
+14.3 g=2 Write site=36 addr=0x100 value=1
+15 g=2 Unlock site=35 addr=0x900
+`, nil, []string{"30 39 40 42", "33 39 40 42"})
+	wholeCase(t, "no recheck", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=39 addr=0x300
+11 g=2 Unlock site=32 addr=0x900
+`+flush+`
+14 g=2 Lock site=33 addr=0x900
+14.1 g=2 Read site=38 addr=0x200
+14.2 g=2 Write site=36 addr=0x100 value=1
+15 g=2 Unlock site=35 addr=0x900
+`, []string{"30 39 40 42"}, []string{"30 39 40 42"})
+	wholeCase(t, "carried", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x300
+11 g=2 Unlock site=32 addr=0x900
+`+flush+`
+14 g=2 Lock site=33 addr=0x900
+14.1 g=2 Read site=34 addr=0x300
+14.2 g=2 Read site=38 addr=0x200
+14.3 g=2 Write site=36 addr=0x100 value=1
+15 g=2 Unlock site=35 addr=0x900
+`, []string{"30 31 40 42", "33 34 40 42"}, []string{"30 31 40 42", "33 34 40 42"})
 }
 
 // TestShape checks the note that names a finding's shape: KB1's pairs

@@ -47,8 +47,13 @@ close together; -races=false turns them off).
 
 OSCS leaves out a pair of two whole operations of a structure locked once
 per call (each section reads and leaves the state consistent), and takes
-a function that locks again only to add to counters it reads and writes
-for two whole operations. A caller's second call, which may act on what
+a function that locks twice for two whole operations against another
+goroutine's section that changes nothing the first section hands to the
+second: the second only adds to counters it reads and writes, or reads
+again what the first only checked (a pool that checks it is open, builds
+a resource unlocked and checks again before adding it), or the other
+section neither writes what the first read or wrote nor reads what it
+wrote. A caller's second call, which may act on what
 the first returned, stays reported when a function outside _test.go
 files calls the two operations on one object in that order (the
 instrumenter finds those functions); a test's loop calling Set then Get
