@@ -90,10 +90,14 @@ type vclock struct {
 	hasG  bool
 
 	// The clock's knowledge (see "Knowledge" above).
-	kids  *kid                // what it learned, newest first
-	kseq  uint32              // how many kids it has had
-	part  map[int32][2]uint32 // goroutine -> own component and kids known, where not all of them; never changed in place
-	final bool                // a copy taken at a release: its goroutine learns nothing more at this own component
+	kids *kid                // what it learned, newest first
+	kseq uint32              // how many kids it has had
+	part map[int32][2]uint32 // goroutine -> own component and kids known, where not all of them
+	// partTok is the token under which c made part: c changes part in
+	// place while its token is still partTok (no copy of c has shared
+	// the map since), and clones it otherwise. 0 for a shared map.
+	partTok uint64
+	final   bool // a copy taken at a release: its goroutine learns nothing more at this own component
 	// taint marks a clock that lacks an order a match past Stream's
 	// window would have given (see "Streaming" in the package doc): it
 	// spreads to every clock that joins it.
@@ -282,7 +286,7 @@ func (c *vclock) join(w vclock, t *tokens) bool {
 	n := w.node()
 	if c.root == nil && !c.hasG && c.kids == nil {
 		// The zero clock (an accumulator's first join) becomes w.
-		c.root, c.depth, c.part = w.root, w.depth, w.part
+		c.root, c.depth, c.part, c.partTok = w.root, w.depth, w.part, 0
 		if w.hasG {
 			c.setTree(int(w.g), w.own)
 			c.setPart(int(w.g), w.own, n.s)
@@ -458,10 +462,23 @@ func (c *vclock) level(u int) (x, s uint32) {
 	return x, full
 }
 
-// setPart records that c knows u at own component x up to kid s.
+// setPart records that c knows u at own component x up to kid s. It
+// changes c's map in place if c made it since its last copy (a join that
+// learns of thousands of goroutines in part sets each in one map, instead
+// of cloning the map for each: quadratic in them, minutes on gocron's
+// tests); otherwise it clones the map, leaving out the entries that no
+// longer match their component.
 func (c *vclock) setPart(u int, x, s uint32) {
 	p, ok := c.part[int32(u)]
 	if s == full && !ok || s != full && ok && p == [2]uint32{x, s} {
+		return
+	}
+	if c.tok != 0 && c.partTok == c.tok && c.part != nil {
+		if s == full {
+			delete(c.part, int32(u))
+		} else {
+			c.part[int32(u)] = [2]uint32{x, s}
+		}
 		return
 	}
 	m := make(map[int32][2]uint32, len(c.part)+1)
@@ -476,7 +493,7 @@ func (c *vclock) setPart(u int, x, s uint32) {
 	if len(m) == 0 {
 		m = nil
 	}
-	c.part = m
+	c.part, c.partTok = m, c.tok
 }
 
 // node returns w, a copy, as a node of a clock's knowledge.
