@@ -50,7 +50,8 @@ package hb
 // (full). A copy taken without a release (channels.go's current, for an
 // operation the walk has not reached) holds g's kids so far; g may learn
 // more at the same x, so c knows g at x only up to those kids, and keeps
-// that level in part (rarely used: the map is cloned on change).
+// that level in part (a map, which the clock changes in place until a
+// copy shares it, then clones).
 //
 // An accumulator's clock (a WaitGroup's, the unlocks of a mutex with
 // LockOrder) belongs to no goroutine: its kids are the releases it joined,
