@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/pipeline/static"
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // A sharedSet holds the positions of the memory accesses worth recording:
@@ -39,9 +40,11 @@ type sharedSet struct {
 	// test -vet): every access on them is recorded, whatever the
 	// analysis says, so that a run that reaches a static candidate's
 	// sites shows it.
-	named  map[fileLine]bool
-	uses   map[fileOffset]string // trace.Site.Uses of the loads at a position
-	failed map[string]bool       // files whose package could not be analyzed: record everything
+	named map[fileLine]bool
+	uses  map[fileOffset]string // trace.Site.Uses of the loads at a position
+	// writeUses holds trace.Site.Uses of the stores at a position.
+	writeUses map[fileOffset]string
+	failed    map[string]bool // files whose package could not be analyzed: record everything
 	// steps are the program's two-steps (twostep.go), for
 	// trace.Site.After.
 	steps []lockPair
@@ -95,7 +98,7 @@ type fileLine struct {
 // With stepsOnly (-all, whose build records every access, without a plan
 // or checks) it only finds the two-steps.
 func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Checks, stepsOnly bool) (*sharedSet, error) {
-	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), failed: make(map[string]bool)}
+	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), writeUses: make(map[fileOffset]string), failed: make(map[string]bool)}
 	if len(pkgs) == 0 {
 		return s, nil
 	}
@@ -153,6 +156,9 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 				if u := uf.of(load); u != "" {
 					s.uses[offsetOf(fset, a.Pos())] = u
 				}
+			}
+			if st, ok := a.Instr.(*ssa.Store); ok && a.Op == sharedloc.Store && copies(st) {
+				s.writeUses[offsetOf(fset, a.Pos())] = trace.UseCopy
 			}
 			if res.Local(a) {
 				continue
@@ -313,6 +319,16 @@ func (s *sharedSet) predicate(fset *token.FileSet, f *ast.File) func(token.Pos) 
 		}
 		p := fset.PositionFor(pos, false)
 		return s.named[fileLine{p.Filename, p.Line}]
+	}
+}
+
+// writeUsesOf returns the rewrite.Options.WriteUses function for one file.
+func (s *sharedSet) writeUsesOf(fset *token.FileSet) func(token.Pos) string {
+	return func(pos token.Pos) string {
+		if !pos.IsValid() {
+			return ""
+		}
+		return s.writeUses[offsetOf(fset, pos)]
 	}
 }
 

@@ -122,7 +122,9 @@ func TestSharedTestedAPI(t *testing.T) {
 }
 
 // TestUses checks trace.Site.Uses against the uses:"..." comments of
-// testdata/uses: one per read of a field on the line, in column order.
+// testdata/uses: one per read of a field on the line, in column order;
+// and, on lines with writes:"..." comments, the Uses of the fields the
+// line assigns.
 func TestUses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads packages from source")
@@ -141,7 +143,8 @@ func TestUses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := regexp.MustCompile(`uses:"([^"]*)"`)
+	want := regexp.MustCompile(`\buses:"([^"]*)"`)
+	wantWrite := regexp.MustCompile(`writes:"([^"]*)"`)
 	checked := 0
 	for _, f := range sel.files {
 		if filepath.Base(f.path) != "uses.go" {
@@ -149,9 +152,17 @@ func TestUses(t *testing.T) {
 		}
 		src, _ := os.ReadFile(f.path)
 		lines := strings.Split(string(src), "\n")
-		uses := s.usesOf(f.pkg.Fset)
-		got := map[int][]string{}
+		uses, writes := s.usesOf(f.pkg.Fset), s.writeUsesOf(f.pkg.Fset)
+		got, wgot := map[int][]string{}, map[int][]string{}
 		ast.Inspect(f.syntax, func(n ast.Node) bool {
+			if as, ok := n.(*ast.AssignStmt); ok {
+				for _, l := range as.Lhs {
+					if sel, ok := l.(*ast.SelectorExpr); ok {
+						line := f.pkg.Fset.Position(sel.Pos()).Line
+						wgot[line] = append(wgot[line], writes(sel.Sel.Pos()))
+					}
+				}
+			}
 			if sel, ok := n.(*ast.SelectorExpr); ok {
 				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "s" && sel.Sel.Name != "reader" {
 					line := f.pkg.Fset.Position(sel.Pos()).Line
@@ -161,6 +172,16 @@ func TestUses(t *testing.T) {
 			return true
 		})
 		for i, l := range lines {
+			if ms := wantWrite.FindAllStringSubmatch(l, -1); ms != nil {
+				var w []string
+				for _, m := range ms {
+					w = append(w, m[1])
+				}
+				checked++
+				if !slices.Equal(wgot[i+1], w) {
+					t.Errorf("uses.go:%d: write uses %q, want %q", i+1, wgot[i+1], w)
+				}
+			}
 			ms := want.FindAllStringSubmatch(l, -1)
 			if ms == nil {
 				continue

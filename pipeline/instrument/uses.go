@@ -170,6 +170,23 @@ func (u *usesFinder) flows(v ssa.Value, depth int, match func(ssa.Value, ssa.Ins
 	return walk(v, depth)
 }
 
+// copies reports whether the store st writes a value loaded from memory
+// as it is, with no computation between (`q.rightMargin = q.tail`):
+// trace.UseCopy.
+func copies(st *ssa.Store) bool {
+	v := st.Val
+	for {
+		switch x := v.(type) {
+		case *ssa.ChangeType:
+			v = x.X
+			continue
+		case *ssa.UnOp:
+			return x.Op == token.MUL
+		}
+		return false
+	}
+}
+
 // onlyBranches reports whether every use of v, directly or through
 // arithmetic, comparisons, negation, conversions and phis in at most
 // depth steps, is an if's condition: the value decides branches and goes

@@ -29,8 +29,11 @@ type Options struct {
 	Shared func(pos token.Pos) bool
 	// Uses returns trace.Site.Uses for the read at pos (the position
 	// Shared is asked about); nil for none.
-	Uses  func(pos token.Pos) string
-	Funcs bool // insert Enter/Exit in function bodies
+	Uses func(pos token.Pos) string
+	// WriteUses returns trace.Site.Uses for the write at pos (the
+	// position Shared is asked about); nil for none.
+	WriteUses func(pos token.Pos) string
+	Funcs     bool // insert Enter/Exit in function bodies
 	// Locals is precog explain's full tracing: accesses to every local
 	// variable are instrumented too, as if it escaped, and definitions
 	// (x := v, var x = v) of new variables are recorded after the
@@ -335,6 +338,9 @@ func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
 	}
 	if expr != nil {
 		s.Expr = exprText(r.text(expr))
+	}
+	if kind == "write" && r.opts.WriteUses != nil {
+		s.Uses = r.opts.WriteUses(pos)
 	}
 	r.sites = append(r.sites, s)
 	return strconv.FormatUint(uint64(s.ID), 10)

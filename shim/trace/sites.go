@@ -37,8 +37,9 @@ type Site struct {
 	// Uses says, for a read site, where the value read goes, as far as
 	// the instrumenter's static analysis can tell: UseDeref, UseIndex,
 	// UseLoopExit, UseBranch, and UsePointer for a pointer-shaped value,
-	// separated by spaces ("deref loop-exit ptr"). Empty for other sites
-	// and for reads it cannot place.
+	// separated by spaces ("deref loop-exit ptr"); for a write site, where
+	// the value written comes from (UseCopy). Empty for other sites and
+	// for accesses it cannot place.
 	Uses string `json:"uses,omitempty"`
 	// After, for a lock site, lists the lock sites of the operations
 	// that a function of the program (outside _test.go files) calls
@@ -76,6 +77,12 @@ const (
 	// in a goroutine's first critical section for a premise that a
 	// second section can check again, not a value carried into it.
 	UseBranch = "branch"
+	// UseCopy, on a write site: the value stored is loaded from memory
+	// as it is, in the same statement (`q.rightMargin = q.tail`).
+	// detect/oscs takes two such writes of one location, each a copy of
+	// a location its critical section updates (read, then written), for
+	// updates that commute, not a lost update.
+	UseCopy = "copy"
 	// UsePointer: the value read is pointer-shaped by its static type (a
 	// pointer, map, channel, func, interface or unsafe.Pointer, or a type
 	// parameter: a generic container's element), whatever is done with

@@ -14,6 +14,7 @@ type state struct {
 	n    int
 	stop bool
 	f    func()
+	last int
 }
 
 func (s *state) reader() int {
@@ -32,6 +33,7 @@ func (s *state) reader() int {
 		x++
 	}
 	x += s.n       // uses:""
+	x += s.last    // uses:""
 	s.f()          // uses:"deref ptr"
 	s.mup.Unlock() // uses:"deref ptr"
 	return x
@@ -42,6 +44,8 @@ func (s *state) writer() {
 	s.mup = nil
 	s.buf = nil
 	s.n = 2
+	s.last = s.n     // writes:"copy"
+	s.last = s.n + 1 // writes:""
 	s.stop = true
 	s.f = nil
 }
