@@ -241,7 +241,14 @@
 //
 // Two pairs of whole operations stay reported: two writes neither of
 // whose sections read the location before writing it (a lost update, the
-// later write discarding the earlier unseen: oscsloop), and a nil store
+// later write discarding the earlier unseen: oscsloop), unless each
+// stores a copy of one location that both sections read and then write
+// (bigcache's push: `q.tail += n`, then `q.rightMargin = q.tail`; the
+// write's site stores a value loaded as it is, the instrumenter's
+// trace.UseCopy, its goroutine's last read in the section before it is of
+// that location, and it stores the value the section last wrote there:
+// whichever section runs last stores the location's value after both
+// updates, which commute by §3.2.3's heuristic), and a nil store
 // against a section that begins its use of the location with an unchecked
 // dereference (a crash in one order). On golang-lru this leaves 3 to 6
 // of 25 findings, all false (bench/RESULTS.md); on the kernels it
@@ -302,7 +309,10 @@
 // value only decides branches is taken to carry nothing else: a branch
 // that stores a constant the second section relies on carries the
 // premise through memory, which the first two cases see only when the
-// other side touches that location. The getter rule's two-step fact is
+// other side touches that location. The copy exception to the lost-update
+// rule trusts the read-write sequence as §3.2.3 does: two updates of the
+// copied location that do not commute (appends whose order matters) make
+// the copies differ by order, and the pair is still dropped. The getter rule's two-step fact is
 // about functions, not calls (a run records no call stacks by default):
 // a test's loop that calls two operations in an order some library
 // function also calls them in looks like that function's two steps and

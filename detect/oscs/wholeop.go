@@ -31,7 +31,7 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 		}
 	}
 	if pWrite && cWrite {
-		return p.flag || cur.flag
+		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc)
 	}
 	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok && w.val == 0 && c.sectionUse(r, loc).firstDeref {
 		return false
@@ -425,4 +425,50 @@ func (c *checker) funcOf(id uint32) (string, bool) {
 		return "", false
 	}
 	return s.File + "\x00" + s.Function, true
+}
+
+// copiesUpdate reports whether the two blind writes p and cur (in
+// sections kp and kc) each store a copy of one location m that both
+// sections read and then write (CSRWFlag's sequence, commutative by §3.2.3):
+// the goroutine's last read before the write, in its section, is of m,
+// and the write stores the value the section last wrote to m
+// (bigcache's push: q.tail += n, then q.rightMargin = q.tail). Whichever
+// order the sections run in, the later one stores m's value after both
+// updates, which commute.
+func (c *checker) copiesUpdate(p rec, kp int, cur rec, kc int) bool {
+	mp, ok := c.copied(p, kp)
+	if !ok {
+		return false
+	}
+	mc, ok := c.copied(cur, kc)
+	return ok && mc == mp && c.footprint(kp).rw[mp] && c.footprint(kc).rw[mp]
+}
+
+// copied returns the location m whose value the write w stores, as
+// copiesUpdate defines it: the write's site stores a value loaded as it
+// is (trace.UseCopy), the load is the goroutine's last read before the
+// write in its section, and the value is the one the section last wrote
+// to that location.
+func (c *checker) copied(w rec, k int) (hb.Loc, bool) {
+	if k < 0 || c.sites == nil {
+		return hb.Loc{}, false
+	}
+	if s, ok := c.sites.Lookup(c.g.Events[w.ev].Site); !ok || !s.Used(trace.UseCopy) {
+		return hb.Loc{}, false
+	}
+	s := c.g.Sections()[k]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, int(w.ev))
+	var m hb.Loc
+	found := false
+	for j--; j >= 0 && evs[j] >= s.Begin; j-- {
+		ev := &c.g.Events[evs[j]]
+		switch {
+		case !found && ev.Kind == trace.EvRead:
+			m, found = c.g.Loc(evs[j]), true
+		case found && ev.Kind == trace.EvWrite && c.g.Loc(evs[j]) == m:
+			return m, ev.Value == w.val
+		}
+	}
+	return hb.Loc{}, false
 }

@@ -1,6 +1,7 @@
 package oscs
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -15,15 +16,15 @@ import (
 // are lockAt's: one per function, two in Insert. Site 39, in Insert,
 // reads a value that only decides branches (trace.UseBranch).
 var opSites = func() *trace.SiteTable {
-	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true}
+	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true}
 	t := new(trace.SiteTable)
-	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset"}
+	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push"}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
 	// AddAll calling Size, then CopyInto.
 	after := map[int]string{33: "30 33", 75: "70"}
 	name := ""
-	for id := 10; id < 95; id++ {
+	for id := 10; id < 100; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -36,6 +37,9 @@ var opSites = func() *trace.SiteTable {
 			kind, expr = "read", "x"
 		case id == 39:
 			kind, expr, uses = "read", "c", trace.UseBranch
+		case id == 96:
+			// Push's `q.margin = q.tail`: a copy (trace.UseCopy).
+			kind, expr, uses = "write", "q.margin", trace.UseCopy
 		}
 		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]})
 	}
@@ -198,6 +202,32 @@ func TestWholeOpLostUpdate(t *testing.T) {
 14.3 g=3 Write site=93 addr=0x300 value=2
 15 g=3 Unlock site=94 addr=0x900
 `, []string{"85 86 90 91"}, []string{"85 86 90 91"})
+}
+
+// bigcache's push: each call adds to the tail (read, then write: 0x300)
+// and then copies the tail into the margin (0x100, a blind write whose
+// site stores a loaded value as it is, trace.UseCopy). Whichever push
+// runs last leaves the margin equal to the tail after both, which the
+// commuting updates make the same: not a lost update. The true shape
+// beside it: the margin written from the call's argument (site 98, no
+// copy), or copied from a location the sections only read (0x200): the
+// later push decides the margin unseen by the earlier, reported.
+func TestWholeOpCopiedUpdate(t *testing.T) {
+	// push is g's Push at seq: the tail (0x300) read and set to tail, then
+	// src read and its value stored to the margin at site.
+	push := func(g, seq, tail int, src string, site int) string {
+		return fmt.Sprintf(`
+%[2]d g=%[1]d Lock site=95 addr=0x900
+%[2]d.1 g=%[1]d Read site=97 addr=0x300
+%[2]d.2 g=%[1]d Write site=97 addr=0x300 value=%[3]d
+%[2]d.3 g=%[1]d Read site=97 addr=%[4]s
+%[2]d.4 g=%[1]d Write site=%[5]d addr=0x100 value=%[3]d
+%[6]d g=%[1]d Unlock site=99 addr=0x900
+`, g, seq, tail, src, site, seq+1)
+	}
+	wholeCase(t, "copy", wholeStart+push(2, 10, 5, "0x300", 96)+push(3, 12, 9, "0x300", 96), nil, []string{"95 95 96 96"})
+	wholeCase(t, "argument", wholeStart+push(2, 10, 5, "0x300", 98)+push(3, 12, 9, "0x300", 98), []string{"95 95 98 98"}, []string{"95 95 98 98"})
+	wholeCase(t, "copy of a read", wholeStart+push(2, 10, 5, "0x200", 96)+push(3, 12, 9, "0x200", 96), []string{"95 95 96 96"}, []string{"95 95 96 96"})
 }
 
 // golang-lru's deleteExpired: a call that found nothing expired yet
