@@ -370,21 +370,46 @@ func addTo[K comparable](a *analyzer, m map[K]vclock, k K, c vclock) {
 	m[k] = d
 }
 
+// completeSends acquires, at goroutine gi's event, the receives that its
+// sends waited for (st.pending). A receive the walk has not reached gives
+// its goroutine's clock now, and stays pending until the walk has passed
+// it: the shim records a send when it arrives and the sender's accesses
+// after it with that send's seq, so a sender's next events can come in the
+// trace's order before the receive that let the send complete, and even
+// before its receiver began (cron's Stop sends on an unbuffered channel,
+// writes a field, and unlocks: the unlock, walked after the receive, must
+// be ordered after what the receiver did before it). The accesses walked
+// before the receive keep only the receiver's events before them.
+func (a *analyzer) completeSends(gi int) {
+	st := a.gs[gi]
+	keep := st.pending[:0]
+	for _, op := range st.pending {
+		vc, reached := a.chans.recvClock(a, op)
+		a.acquire(gi, vc)
+		if !reached { // the walk reaches it: it is in the trace
+			keep = append(keep, op)
+		}
+	}
+	st.pending = keep
+}
+
 func (a *analyzer) event(i int) {
 	ev := a.ev(i)
 	gi := a.goroutine(i)
 	st := a.gs[gi]
 
 	// Acquires, before the event.
-	for _, op := range st.pending {
-		a.acquire(gi, a.chans.recvClock(a, op))
-	}
-	st.pending = st.pending[:0]
+	a.completeSends(gi)
 	for _, op := range st.awaiting {
 		// A send whose receive had not come within the window when
 		// the walk passed it (Stream only).
 		if r, ok := a.chans.completion(op); ok {
-			a.acquire(gi, a.chans.recvClock(a, r))
+			if vc, reached := a.chans.recvClock(a, r); reached {
+				a.acquire(gi, vc)
+			} else {
+				st.pending = append(st.pending, r)
+				a.completeSends(gi)
+			}
 		} else if !a.eof {
 			a.unsettle(gi)
 		}
@@ -618,7 +643,11 @@ func (a *analyzer) event(i int) {
 		if r, ok := a.chans.completion(op); ok {
 			if ev.Kind == trace.EvSelect {
 				// Recorded after the send completed.
-				a.acquire(gi, a.chans.recvClock(a, r))
+				vc, reached := a.chans.recvClock(a, r)
+				a.acquire(gi, vc)
+				if !reached {
+					st.pending = append(st.pending, r)
+				}
 			} else {
 				st.pending = append(st.pending, r)
 			}

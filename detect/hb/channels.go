@@ -135,12 +135,15 @@ func (c *channels) sendClock(a *analyzer, r chanOp) vclock {
 // recvClock returns the clock of receive r that the completion of a send
 // acquires: r's release clock, or, if the walk has not reached r, the
 // receiver's clock now, which holds every event of the receiver before r.
-func (c *channels) recvClock(a *analyzer, r chanOp) vclock {
+// reached says which: a completion that got the receiver's clock now
+// acquires again at the sender's later events, until the walk has passed r
+// (completeSends).
+func (c *channels) recvClock(a *analyzer, r chanOp) (vc vclock, reached bool) {
 	if vc, ok := c.recvVC[r]; ok {
 		delete(c.recvVC, r)
-		return vc
+		return vc, true
 	}
-	return a.current(c.recvs[r.ch][r.k])
+	return a.current(c.recvs[r.ch][r.k]), false
 }
 
 // current returns the clock, now, of the goroutine whose logical id is id,

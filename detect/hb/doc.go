@@ -22,7 +22,10 @@
 //     counted per channel from its make; the k-th receive before the
 //     (k+cap)-th send completes (the Go memory model's rule, which for an
 //     unbuffered channel makes the receive precede the completion of its
-//     own send); the completion is the sender's next event after the send;
+//     own send); the completion is the sender's next event after the send,
+//     and, while the walk has not reached that receive (the shim records a
+//     send when it arrives, so the sender's next events can come first in
+//     the trace's order), each later event of the sender until it has;
 //   - a close before each receive that found the channel closed; for a
 //     channel closed where no close was recorded (a context's Done, which
 //     the context package closes), every call of a context's cancel

@@ -355,10 +355,15 @@ func (a *flatAnalyzer) event(i int) {
 	st := a.gs[gi]
 
 	// Acquires, before the event.
+	keep := st.pending[:0]
 	for _, op := range st.pending {
-		a.acquire(gi, a.chans.recvClock(a, op))
+		vc, reached := a.chans.recvClock(a, op)
+		a.acquire(gi, vc)
+		if !reached {
+			keep = append(keep, op)
+		}
 	}
-	st.pending = st.pending[:0]
+	st.pending = keep
 	for _, from := range a.edgesTo[i] {
 		if c := a.edgeFrom[from]; c != nil {
 			a.acquire(gi, c)
@@ -567,7 +572,11 @@ func (a *flatAnalyzer) event(i int) {
 		if r, ok := a.chans.completion(op); ok {
 			if ev.Kind == trace.EvSelect {
 				// Recorded after the send completed.
-				a.acquire(gi, a.chans.recvClock(a, r))
+				vc, reached := a.chans.recvClock(a, r)
+				a.acquire(gi, vc)
+				if !reached {
+					st.pending = append(st.pending, r)
+				}
 			} else {
 				st.pending = append(st.pending, r)
 			}
@@ -873,12 +882,12 @@ func (c *flatChannels) sendClock(a *flatAnalyzer, r flatChanOp) flatVC {
 // recvClock returns the clock of receive r that the completion of a send
 // acquires: r's release clock, or, if the walk has not reached r, the
 // receiver's clock now, which holds every event of the receiver before r.
-func (c *flatChannels) recvClock(a *flatAnalyzer, r flatChanOp) flatVC {
+func (c *flatChannels) recvClock(a *flatAnalyzer, r flatChanOp) (vc flatVC, reached bool) {
 	if vc, ok := c.recvVC[r]; ok {
 		delete(c.recvVC, r)
-		return vc
+		return vc, true
 	}
-	return a.current(c.recvs[r.ch][r.k])
+	return a.current(c.recvs[r.ch][r.k]), false
 }
 
 // current returns the clock, now, of the goroutine of event i, which the

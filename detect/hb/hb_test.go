@@ -135,6 +135,43 @@ func TestChannels(t *testing.T) {
 	})
 }
 
+// TestSendBeforeReceiverBegan: the shim records a send when it arrives,
+// and the sender's accesses after it with the send's seq, so on an
+// unbuffered channel the sender's next events can come in the trace's
+// order before the receiver even began (cron's Stop: send, write a field,
+// unlock). The completion is acquired again at the sender's later events
+// until the walk has passed the receive: the unlock, after the receive,
+// is ordered after what the receiver did before it, and so, by the lock's
+// order, is the next critical section.
+func TestSendBeforeReceiverBegan(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=0
+3 g=1 Fork site=2 child=2
+4 g=1 Fork site=3 child=3
+5 g=1 Lock site=4 addr=0x900
+6 g=1 ChanSend site=5 addr=0xc0
+6.1 g=1 Write site=6 addr=0x300 value=0
+7 g=2 Begin parent=1
+7.1 g=2 Read site=7 addr=0x100
+8 g=2 ChanRecv site=8 addr=0xc0 ok=true
+9 g=1 Unlock site=9 addr=0x900
+10 g=3 Begin parent=1
+11 g=3 Lock site=10 addr=0x900
+11.1 g=3 Write site=11 addr=0x100 value=1
+12 g=3 Unlock site=12 addr=0x900
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{7, 9, true},   // the receiver's read before the sender's unlock
+		{8, 9, true},   // the receive before the send completes
+		{9, 7, false},  //
+		{7, 11, false}, // a mutex orders nothing without LockOrder
+	})
+	checkOrder(t, Analyze(evs, Options{LockOrder: true}), at, []order{
+		{7, 11, true}, // receive, completion, unlock, lock
+	})
+}
+
 func TestSelectCases(t *testing.T) {
 	evs, at := parse(t, `
 1 g=1 Begin parent=none
