@@ -78,8 +78,9 @@ var goldenPackages = []string{
 }
 
 // TestRecordKernels records every kernel and control twice and checks the
-// index, the summary, the goldens of the bug kernels, and that the logical
-// goroutine ids of each test are the same in both recordings.
+// index, the summary, that the logical goroutine ids of each test are the
+// same in both recordings, and that one of the two of each bug kernel
+// shows the bug's sites and matches its golden (usualSchedule).
 func TestRecordKernels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs two test binaries per kernel package")
@@ -117,18 +118,12 @@ func TestRecordKernels(t *testing.T) {
 				if kernel == "controls" {
 					return
 				}
-				for _, site := range markedSites(t, filepath.Join(kernels, kernel)) {
-					if !recordedAt(evs, first.sites, site) && !unrecordedMarks[site] {
-						t.Errorf("no event at %s, a site of the bug (marked // S<n> in the kernel)", site)
-					}
-				}
-				got := canonical(evs, first.sites)
 				golden := filepath.Join(kernels, "golden", kernel+"."+test.Name+".txt")
 				if *update {
 					if err := os.MkdirAll(filepath.Dir(golden), 0o777); err != nil {
 						t.Fatal(err)
 					}
-					if err := os.WriteFile(golden, []byte(got), 0o666); err != nil {
+					if err := os.WriteFile(golden, []byte(canonical(evs, first.sites)), 0o666); err != nil {
 						t.Fatal(err)
 					}
 					return
@@ -137,12 +132,37 @@ func TestRecordKernels(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v (run go test -update to write it)", err)
 				}
-				if !matchesGolden(string(want), got) {
-					t.Errorf("trace of %s differs from %s:\n%s", test.Name, golden, diff(string(want), got))
+				// The kernels' tests take their usual schedule by
+				// timing (mysql's statement runs 2 ms after SHOW
+				// PROCESSLIST may start): on a loaded machine one
+				// recording can take another. One of the two must
+				// show the bug's sites and the golden's events.
+				marks := markedSites(t, filepath.Join(kernels, kernel))
+				problems := usualSchedule(evs, first.sites, marks, string(want), golden)
+				if len(problems) > 0 && len(usualSchedule(again, second.sites, marks, string(want), golden)) > 0 {
+					for _, p := range problems {
+						t.Error(p)
+					}
 				}
 			})
 		}
 	}
+}
+
+// usualSchedule returns what differs in the recording evs from the
+// kernel's usual schedule: a bug site (marked // S<n>) with no event, or
+// events other than the golden's.
+func usualSchedule(evs []trace.Event, sites *trace.SiteTable, marks []string, golden, goldenFile string) []string {
+	var problems []string
+	for _, site := range marks {
+		if !recordedAt(evs, sites, site) && !unrecordedMarks[site] {
+			problems = append(problems, fmt.Sprintf("no event at %s, a site of the bug (marked // S<n> in the kernel)", site))
+		}
+	}
+	if got := canonical(evs, sites); !matchesGolden(golden, got) {
+		problems = append(problems, fmt.Sprintf("trace differs from %s:\n%s", goldenFile, diff(golden, got)))
+	}
+	return problems
 }
 
 // unrecordedMarks are bug sites that are not instrumented operations:
