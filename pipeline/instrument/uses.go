@@ -142,23 +142,10 @@ func (u *usesFinder) flows(v ssa.Value, depth int, match func(ssa.Value, ssa.Ins
 			if match(v, r) {
 				return true
 			}
-			var next ssa.Value
-			switch r := r.(type) {
-			case *ssa.BinOp:
-				next = r
-			case *ssa.UnOp:
-				if r.Op == token.NOT || r.Op == token.SUB || r.Op == token.XOR {
-					next = r
-				}
-			case *ssa.Convert:
-				next = r
-			case *ssa.ChangeType:
-				next = r
-			case *ssa.Phi:
-				next = r
-			case *ssa.Call:
-				if b, ok := r.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
-					next = r
+			next := derived(r)
+			if c, ok := r.(*ssa.Call); ok {
+				if b, ok := c.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+					next = c
 				}
 			}
 			if next != nil && walk(next, depth-1) {
@@ -168,6 +155,27 @@ func (u *usesFinder) flows(v ssa.Value, depth int, match func(ssa.Value, ssa.Ins
 		return false
 	}
 	return walk(v, depth)
+}
+
+// derived returns the value instruction r computes from its operand by
+// arithmetic, a comparison, negation, a conversion or a phi; nil for any
+// other instruction.
+func derived(r ssa.Instruction) ssa.Value {
+	switch r := r.(type) {
+	case *ssa.BinOp:
+		return r
+	case *ssa.UnOp:
+		if r.Op == token.NOT || r.Op == token.SUB || r.Op == token.XOR {
+			return r
+		}
+	case *ssa.Convert:
+		return r
+	case *ssa.ChangeType:
+		return r
+	case *ssa.Phi:
+		return r
+	}
+	return nil
 }
 
 // copies reports whether the store st writes a value loaded from memory
@@ -208,27 +216,14 @@ func onlyBranches(v ssa.Value, depth int) bool {
 			return false
 		}
 		for _, r := range *refs {
-			var next ssa.Value
-			switch r := r.(type) {
+			switch r.(type) {
 			case *ssa.If:
 				decided = true
 				continue
 			case *ssa.DebugRef:
 				continue
-			case *ssa.BinOp:
-				next = r
-			case *ssa.UnOp:
-				if r.Op == token.NOT || r.Op == token.SUB || r.Op == token.XOR {
-					next = r
-				}
-			case *ssa.Convert:
-				next = r
-			case *ssa.ChangeType:
-				next = r
-			case *ssa.Phi:
-				next = r
 			}
-			if next == nil || !walk(next, depth-1) {
+			if next := derived(r); next == nil || !walk(next, depth-1) {
 				return false
 			}
 		}
