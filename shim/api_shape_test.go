@@ -44,6 +44,10 @@ var (
 	_ func(uint32, unsafe.Pointer, func() error) func() error         = precog_shim.TaskErr
 	_ func(uint32, unsafe.Pointer)                                    = precog_shim.Waited
 	_ func(uint32, unsafe.Pointer, error) error                       = precog_shim.WaitedErr
+	_ func(uint32, func() bool) func() bool                           = precog_shim.CondBool
+	_ func(uint32, func(int)) func(int)                               = precog_shim.CondWith[int]
+	_ func(uint32, bool) bool                                         = precog_shim.CondWaited
+	_ func(uint32)                                                    = precog_shim.CondReturned
 	_ func(uint32, chan int) chan int                                 = precog_shim.MakeChan[int]
 	_ func(uint32, chan<- int, int)                                   = precog_shim.Send[int]
 	_ func(uint32, <-chan int) int                                    = precog_shim.Recv[int]

@@ -37,6 +37,8 @@ type gstate struct {
 
 	ctl unsafe.Pointer // control's per-goroutine state (shim/control*.go); nil until control needs it
 
+	conds []*condRuns // conditions handed to calls that have not returned (api_cond.go)
+
 	reads [readSlots]readSlot // the last reads, to leave out their repeats (repeat.go)
 }
 
@@ -147,6 +149,8 @@ func newState(gid, id uint64) *gstate {
 	g.bubble = false
 	g.now = 0
 	g.ctl = nil
+	clear(g.conds)
+	g.conds = g.conds[:0]
 	clear(g.spawned)
 	g.goid.Store(gid)
 	return g

@@ -16,7 +16,15 @@
 //   - a go statement (EvFork, or EvTaskGo for errgroup/conc tasks) before
 //     the child's first event;
 //   - the end of a goroutine before the Wait of the task group it belongs
-//     to (EvTaskWait); WaitGroup.Done (and Add with a negative delta)
+//     to (EvTaskWait); testify's Eventually, EventuallyWithT and Never
+//     come as such a group (shim/api_cond.go): the caller forks the
+//     condition's first run where it passes the condition, each run forks
+//     the next one just before its end (testify starts a run only after
+//     it received the previous one's result), and the caller's EvTaskWait
+//     after the call acquires the end of every run that had ended: so the
+//     caller's code before the call is before every run, the runs are
+//     one after the other, and the runs that ended are before the
+//     caller's code after the call; WaitGroup.Done (and Add with a negative delta)
 //     before a later Wait on the same WaitGroup;
 //   - the k-th send on a channel before the k-th receive that got a value,
 //     counted per channel from its make; the k-th receive before the

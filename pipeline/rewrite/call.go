@@ -171,6 +171,9 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 			if r.bubbleCall(c, obj, qualified) {
 				return
 			}
+			if r.condCall(c, obj, nil, nil, ctx) {
+				return
+			}
 			if obj.Pkg() != nil && obj.Pkg().Path() == "sync/atomic" && atomicFuncs[obj.Name()] && qualified {
 				for _, a := range c.Args {
 					r.expr(a)
@@ -192,6 +195,9 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal {
 			key := methodKey(sel)
 			if op, ok := syncMethods[key]; ok && !(op.group != "" && r.opts.Instrumented(sel.Obj().Pkg().Path())) && r.syncCall(c, se, sel, op, ctx) {
+				return
+			}
+			if f, ok := sel.Obj().(*types.Func); ok && r.condCall(c, f, se, sel, ctx) {
 				return
 			}
 			if strings.HasPrefix(key, "sync/atomic.") && andOr(se.Sel.Name) != "" && len(c.Args) == 1 {
@@ -591,6 +597,81 @@ func (r *rewriter) syncSites(se *ast.SelectorExpr, op syncOp) string {
 		r.sites[len(r.sites)-1].Expr = exprText("*" + r.text(se.X) + ".Stdout")
 	}
 	return s
+}
+
+// condFuncs are testify's assertions that poll a condition on goroutines
+// of their own (see shim/api_cond.go), by name, in assert and require,
+// as functions and as methods of Assertions: whether the condition takes
+// an argument (EventuallyWithT's *assert.CollectT).
+var condFuncs = map[string]bool{
+	"Eventually": false, "Eventuallyf": false, "Never": false, "Neverf": false,
+	"EventuallyWithT": true, "EventuallyWithTf": true,
+}
+
+// condCall rewrites a call of testify's Eventually, EventuallyWithT or
+// Never (or a variant) while testify is not instrumented: the condition
+// becomes precog_shim.CondBool(site, cond) (CondWith for one that takes an
+// argument), which forks its runs as tasks of the call, and the call is
+// followed by the join of the runs that ended, precog_shim.CondReturned(site)
+// after a statement, precog_shim.CondWaited(site, call) around a value.
+// se and sel are the method's selector, nil for a function. It reports
+// false when it left the call alone.
+func (r *rewriter) condCall(c *ast.CallExpr, fn *types.Func, se *ast.SelectorExpr, sel *types.Selection, ctx callCtx) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	path := fn.Pkg().Path()
+	if path != "github.com/stretchr/testify/assert" && path != "github.com/stretchr/testify/require" {
+		return false
+	}
+	withArg, ok := condFuncs[fn.Name()]
+	if !ok || r.opts.Instrumented(path) {
+		return false
+	}
+	sig := fn.Type().(*types.Signature)
+	i := 1 // the condition's argument: after t
+	if sig.Recv() != nil {
+		if key := methodKey(sel); key != path+".Assertions."+fn.Name() {
+			return false
+		}
+		i = 0
+	}
+	if len(c.Args) <= i || c.Ellipsis.IsValid() && len(c.Args) == i+1 {
+		return false
+	}
+	if b, isBasic := r.typeOf(c.Args[i]).(*types.Basic); isBasic && b.Kind() == types.UntypedNil {
+		return false
+	}
+	if ctx == callDefer {
+		r.skip("deferred condition call")
+		return false
+	}
+	if ctx == callExpr && sig.Results().Len() != 1 {
+		return false
+	}
+	if se != nil {
+		r.receiver(se.X, sel)
+	}
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+	wrap := "CondBool"
+	if withArg {
+		wrap = "CondWith"
+	}
+	s := r.site(c.Args[i].Pos(), "go", c.Args[i])
+	alo, ahi := r.span(c.Args[i])
+	r.ed.open(alo, ahi, lit(r.shim(wrap)+"("+s+", "))
+	r.ed.close(alo, ahi, lit(")"))
+	w := r.site(c.Rparen, "wait", c)
+	lo, hi := r.span(c)
+	if ctx == callStmt {
+		r.ed.close(lo, hi, lit("; "+r.shim("CondReturned")+"("+w+")"))
+	} else {
+		r.ed.open(lo, hi, lit(r.shim("CondWaited")+"("+w+", "))
+		r.ed.close(lo, hi, lit(")"))
+	}
+	return true
 }
 
 // groupCall rewrites Go and Wait of errgroup and conc groups: ptr is the

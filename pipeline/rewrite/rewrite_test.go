@@ -76,6 +76,9 @@ func (im *testImporter) importLocked(path string) (*types.Package, error) {
 		dir = filepath.Join(repoDir(), "shim", "plan")
 	case rtPath:
 		dir = filepath.Join(repoDir(), "shim", "rt")
+	case "github.com/stretchr/testify/assert", "github.com/stretchr/testify/require":
+		// testify's signatures, not in precog's module.
+		dir = filepath.Join(repoDir(), "pipeline", "rewrite", "testdata", "testify", filepath.Base(path))
 	default:
 		return im.std.ImportFrom(path, "", 0)
 	}
@@ -579,5 +582,78 @@ func f(j *job, cmd *exec.Cmd) string {
 	want := "read j.out.String(); read theirs.String()"
 	if g := strings.Join(got, "; "); g != want {
 		t.Errorf("sites %s, want %s\n%s", g, want, out)
+	}
+}
+
+// TestRewriteTestifyConditions checks that the condition of testify's
+// Eventually, EventuallyWithT and Never (functions of assert and require
+// and methods of their Assertions) is wrapped as runs forked by the call
+// and that the call is followed by their join: after a statement, and
+// around a value. A deferred call, a nil condition and a call while
+// testify is instrumented are left alone.
+func TestRewriteTestifyConditions(t *testing.T) {
+	src := []byte(`package p
+
+import (
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func f(t require.TestingT, ready *bool) bool {
+	require.Eventually(t, func() bool { return *ready }, time.Second, time.Millisecond)
+	if !assert.Eventually(t, func() bool { return *ready }, time.Second, time.Millisecond, "msg") {
+		return false
+	}
+	require.EventuallyWithT(t, func(c *assert.CollectT) { assert.True(c, *ready) }, time.Second, time.Millisecond)
+	cond := func() bool { return !*ready }
+	ok := assert.Never(t, cond, time.Second, time.Millisecond) && assert.Eventuallyf(t, cond, time.Second, time.Millisecond, "%d", 1)
+	a := assert.New(t)
+	a.Eventually(cond, time.Second, time.Millisecond)
+	require.New(t).Never(cond, time.Second, time.Millisecond)
+	defer assert.Eventually(t, cond, time.Second, time.Millisecond)
+	assert.Eventually(t, nil, time.Second, time.Millisecond)
+	return ok
+}
+`)
+	out, sites, _ := rewriteSource(t, "cond.go", src, Options{FirstSite: 1})
+	for _, want := range []string{
+		"require.Eventually(t, precog_shim.CondBool(",
+		"time.Second, time.Millisecond); precog_shim.CondReturned(",
+		"if !precog_shim.CondWaited(",
+		`time.Millisecond, "msg")) {`,
+		"require.EventuallyWithT(t, precog_shim.CondWith(",
+		"ok := precog_shim.CondWaited(",
+		"&& precog_shim.CondWaited(",
+		"a.Eventually(precog_shim.CondBool(",
+		"require.New(t).Never(precog_shim.CondBool(",
+		"defer assert.Eventually(t, cond, time.Second, time.Millisecond)\n",
+		"assert.Eventually(t, nil, time.Second, time.Millisecond)\n",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("rewritten file lacks %q:\n%s", want, numbered(out))
+		}
+	}
+	forks, joins := 0, 0
+	for _, s := range sites {
+		switch s.Kind {
+		case "go":
+			forks++
+		case "wait":
+			joins++
+		}
+	}
+	if forks != 7 || joins != 7 {
+		t.Errorf("%d fork and %d join sites, want 7 and 7", forks, joins)
+	}
+	sameLines(t, "cond.go", src, out)
+	typeCheckOutput(t, "cond.go", out)
+
+	out, _, _ = rewriteSource(t, "cond.go", src, Options{FirstSite: 1, Instrumented: func(path string) bool {
+		return strings.HasPrefix(path, "github.com/stretchr/testify/")
+	}})
+	if bytes.Contains(out, []byte("precog_shim.Cond")) {
+		t.Errorf("conditions wrapped while testify is instrumented:\n%s", numbered(out))
 	}
 }

@@ -32,7 +32,15 @@ to what the trace orders. os/exec's goroutines that copy a command's
 output into a writer of the program are recorded as tasks of the
 command, from Start (or Run) to Wait, their writes into a bytes.Buffer or
 strings.Builder at the Start call, and the program's method calls on such
-a buffer as its reads and writes. Each test's trace goes to
+a buffer as its reads and writes. Groups of errgroup and conc are
+recorded as tasks forked by Go and joined by Wait. testify's Eventually,
+EventuallyWithT and Never (their f variants, and the methods of assert's
+and require's Assertions), which run the condition on a new goroutine of
+testify's per tick, are recorded as the runs of a group of tasks: the
+first run forked where the condition is passed, each later run forked by
+the one before it as it ends (testify starts a run only after it
+received the previous run's result), and the runs that ended joined when
+the call returns; a deferred call is left alone. Each test's trace goes to
 DIR/<import path>/<Test>.trace, its output to <Test>.log next to it, and
 DIR/index.json lists them with each test's outcome, event count and size. "precog trace dump" prints a trace.
 

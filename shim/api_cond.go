@@ -1,0 +1,101 @@
+package shim
+
+import (
+	"github.com/precog-dev/precog/shim/trace"
+	"sync"
+	"unsafe"
+)
+
+// Conditions polled on goroutines of their own: testify's Eventually,
+// EventuallyWithT and Never (and their f variants and methods) run the
+// condition on a new goroutine per tick and hand its result back on a
+// channel, all inside testify, which is not instrumented. The order they
+// give, read off testify v1.11.1's assert/assertions.go: the caller's
+// code before the call is before every run (the runs start after the
+// call began); a run starts only after the caller received the previous
+// run's result (the ticker is re-armed on the receive), so runs are one
+// after the other; and a run whose result the caller received is before
+// the caller's code after the call.
+//
+// The model, with the events of a task group (no new trace event): the
+// call's group is the condRuns of the call. CondBool (or CondWith) runs
+// in the caller, as the argument is evaluated, and forks the first run as
+// a task of the group (EvTaskGo); each run begins as the task forked for
+// it and, before it ends, forks the next run as a task of the group, so
+// run k+1 is ordered after run k's end; CondWaited, after the call
+// returned, is the group's EvTaskWait, which acquires the end of every
+// run that had ended. A run that ended while the call was returning (its
+// result in the channel but not received: a timeout in the instant after
+// the run) is taken as received: that only orders what testify leaves
+// unordered in that instant. The fork that the last run makes for a run
+// that never comes stays unmatched, as a go statement whose goroutine had
+// not started when the trace ended.
+
+// condRuns is one call's condition: the id of its next run.
+type condRuns struct {
+	site uint32
+	mu   sync.Mutex
+	next uint64 // the logical id forked for the next run
+	has  bool   // next is forked and no run took it yet
+}
+
+// newCondRuns forks the first run in the caller and pushes the group
+// for CondWaited.
+func newCondRuns(site uint32) *condRuns {
+	c := &condRuns{site: site}
+	c.next, c.has = fork(site, trace.EvTaskGo, unsafe.Pointer(c)), true
+	g := cur()
+	g.conds = append(g.conds, c)
+	return c
+}
+
+// begin binds the running goroutine to the run forked for it; false if
+// there is none (the wrapper called twice at once, not testify's way).
+func (c *condRuns) begin() bool {
+	c.mu.Lock()
+	id, ok := c.next, c.has
+	c.has = false
+	c.mu.Unlock()
+	if ok {
+		begin(id)
+	}
+	return ok
+}
+
+// end forks the next run and ends this one.
+func (c *condRuns) end() {
+	id := fork(c.site, trace.EvTaskGo, unsafe.Pointer(c))
+	c.mu.Lock()
+	c.next, c.has = id, true
+	c.mu.Unlock()
+	end()
+}
+
+// CondWaited runs in the caller after the call that got the condition
+// returned: the join of the runs that ended. It returns ok (the call's
+// result).
+func CondWaited(site uint32, ok bool) bool {
+	if enabled {
+		condWaited(site)
+	}
+	return ok
+}
+
+// CondReturned is CondWaited for a call without a result (require's).
+func CondReturned(site uint32) {
+	if enabled {
+		condWaited(site)
+	}
+}
+
+func condWaited(site uint32) {
+	g := cur()
+	n := len(g.conds)
+	if n == 0 {
+		return
+	}
+	c := g.conds[n-1]
+	g.conds[n-1] = nil
+	g.conds = g.conds[:n-1]
+	syncBefore(site, trace.EvTaskWait, unsafe.Pointer(c), 0)
+}
