@@ -1,9 +1,10 @@
 package shim
 
 import (
-	"github.com/precog-dev/precog/shim/trace"
 	"sync"
 	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // Conditions polled on goroutines of their own: testify's Eventually,
