@@ -105,6 +105,9 @@ type Test struct {
 	Runs [][]cfp.Pair
 	// Fluctuation is cfp.Fluctuation over Runs (0 with one run).
 	Fluctuation float64
+	// Log is the path of the first run's test output, with Options.Out
+	// set ("" without: the recording is removed when Measure returns).
+	Log string
 	// Skipped says why the first run was not measured (over a limit of
 	// Options), "" if it was. A skipped test covers no pair: guided
 	// detection records it in full.
@@ -266,6 +269,9 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 			}
 			if n == 0 && rt.Outcome.Failed() {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s when recorded", name, rt.Outcome))
+			}
+			if n == 0 && o.Out != "" && rt.Log != "" {
+				t.Log = filepath.Join(dir, filepath.FromSlash(rt.Log))
 			}
 			if rt.Trace == "" {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; no coverage", name, rt.Broken))

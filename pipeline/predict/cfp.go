@@ -21,10 +21,14 @@ import (
 type CFPStats struct {
 	Packages int // packages guided
 	Tests    int // their tests
-	Selected int // the tests selected
+	// Selected counts the tests detection records: those CFP selected,
+	// and those recorded in full (no coverage, or failed in the cheap
+	// run).
+	Selected int
 	// Funcs sums, over the tests, the functions each executed: what full
-	// detection watches. SelectedFuncs sums, over the selected tests, the
-	// functions selected in each: what guided detection watches.
+	// detection watches. SelectedFuncs sums, over the Selected tests, the
+	// functions selected in each (all it executed, for one recorded in
+	// full): what guided detection watches.
 	Funcs, SelectedFuncs int
 	Pairs                int           // the aggregated pairs
 	Measure              time.Duration // the cheap runs and their analysis
@@ -36,15 +40,33 @@ type guided struct {
 	steps map[string]cfp.Step // by test name
 }
 
+// The cheapRuns are what CFP's cheap runs say beyond coverage.
+type cheapRuns struct {
+	// failed are the tests that failed in their cheap run, by
+	// importpath.TestName. The cheap run is a recorded run of the test
+	// like any other: its failure is a fact whether or not the guided
+	// recording fails too (see cheapFailure).
+	failed map[string]cheapFailure
+	notes  []string // the cheap runs' notes, each saying it is theirs
+}
+
+type cheapFailure struct {
+	log     string // its output, an absolute path
+	outcome record.Outcome
+}
+
 // recordGuided measures CFP with a cheap run of the tests of every package
 // with more than one test, then records, in out, the selected tests of
 // those packages with only their selected functions' memory accesses
 // (and their test code's), and every test of the other packages (and of
-// those whose tests cover no pair at all) as full detection does.
-func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir string, progress *tracker) (*record.Index, *CFPStats, error) {
+// those whose tests cover no pair at all) as full detection does. A test
+// that failed in its cheap run is recorded in full too, selected or not.
+// The cheap runs go into cheapDir, which the caller removes after
+// detection has read the failed tests' output.
+func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir, cheapDir string, progress *tracker) (*record.Index, *CFPStats, *cheapRuns, error) {
 	start := time.Now()
 	cov, err := coverage.Measure(ctx, coverage.Options{
-		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir,
+		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Out: cheapDir,
 		// Detection's limits guard the cheap run too: its analysis is
 		// hb's, over the same goroutines.
 		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),
@@ -60,11 +82,20 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		},
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st := &CFPStats{Measure: time.Since(start)}
+	cheap := &cheapRuns{failed: make(map[string]cheapFailure)}
+	for _, n := range cov.Notes {
+		cheap.notes = append(cheap.notes, "CFP's cheap run: "+n)
+	}
 	byPkg := make(map[string]*guided)
 	for _, p := range cov.Packages {
+		for _, t := range p.Tests {
+			if t.Outcome.Failed() && t.Log != "" {
+				cheap.failed[p.ImportPath+"."+t.Name] = cheapFailure{log: t.Log, outcome: t.Outcome}
+			}
+		}
 		if len(p.Tests) < 2 || len(p.Union) == 0 {
 			// No pairs: the concurrency, if any, is in code the cheap
 			// run does not log (test code, uninstrumented libraries),
@@ -74,20 +105,18 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		g := &guided{pkg: p, steps: make(map[string]cfp.Step)}
 		for _, s := range p.Steps {
 			g.steps[s.Test] = s
-			st.SelectedFuncs += len(s.Funcs)
 		}
 		for _, t := range p.Tests {
 			st.Funcs += len(t.Funcs)
 		}
 		st.Packages++
 		st.Tests += len(p.Tests)
-		st.Selected += len(p.Steps)
 		st.Pairs += len(p.Union)
 		byPkg[p.ImportPath] = g
 	}
 	filters, err := os.MkdirTemp("", "precog-cfp-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer os.RemoveAll(filters)
 	funcsOff := []string{}
@@ -109,12 +138,19 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	for path, g := range byPkg {
 		steered := vetPkgs[path]
 		for _, t := range g.pkg.Tests {
-			if t.Skipped != "" {
-				// No coverage: recorded in full, as without CFP.
+			if t.Skipped != "" || t.Outcome.Failed() {
+				// No coverage, or a failure whose cause may lie
+				// anywhere: recorded in full, as without CFP.
 				g.steps[t.Name] = cfp.Step{Test: t.Name}
+				st.Selected++
+				st.SelectedFuncs += len(t.Funcs)
 				continue
 			}
 			s, ok := g.steps[t.Name]
+			if ok {
+				st.Selected++
+				st.SelectedFuncs += len(s.Funcs)
+			}
 			if !ok && !steered {
 				continue
 			}
@@ -123,7 +159,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 			}
 			file := filepath.Join(filters, strconv.Itoa(len(env))+".sites")
 			if err := os.WriteFile(file, append(sel.sites(s.Funcs), named...), 0o666); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			env[path+"."+t.Name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
 		}
@@ -150,9 +186,9 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	}
 	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return ix, st, nil
+	return ix, st, cheap, nil
 }
 
 // A siteSelector finds the sites of selected functions.
@@ -193,4 +229,13 @@ func (s *siteSelector) sites(keys []string) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// failure returns how test name failed in its cheap run, if it did.
+func (c *cheapRuns) failure(name string) (cheapFailure, bool) {
+	if c == nil {
+		return cheapFailure{}, false
+	}
+	f, ok := c.failed[name]
+	return f, ok
 }

@@ -81,7 +81,10 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		}
 	}
 	where := "the recorded run"
-	if r.n > 0 {
+	switch {
+	case r.where != "":
+		where = r.where
+	case r.n > 0:
 		where = fmt.Sprintf("perturbed run %d", r.n)
 	}
 	f.Validation = &finding.Validation{Effect: effect, Test: name, Runs: 1, Failed: 1,

@@ -304,8 +304,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ro.Forced = targetedPlans(o.Runs, sites, o.Detect)
 		ro.ForcedBudget = cmp.Or(o.TargetedBudget, DefaultTargetedBudget)
 	}
+	var cheap *cheapRuns
 	if o.CFP {
-		ix, cfpStats, err = recordGuided(ctx, o, inst, ro, binDir, progress)
+		cheapDir, err := os.MkdirTemp("", "precog-cfp-cheap-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(cheapDir)
+		ix, cfpStats, cheap, err = recordGuided(ctx, o, inst, ro, binDir, cheapDir, progress)
 	} else {
 		ix, err = record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 	}
@@ -329,9 +335,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			early.Notes = append(early.Notes, "precog vet: "+e)
 		}
 	}
-	res, err := detect(ctx, out, ix, o.Detect, progress)
+	res, err := detect(ctx, out, ix, o.Detect, cheap, progress)
 	if err != nil {
 		return nil, err
+	}
+	if cheap != nil {
+		early.Notes = append(early.Notes, cheap.notes...)
 	}
 	res.Notes = append(early.Notes, res.Notes...)
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
@@ -358,10 +367,12 @@ func (o *Options) only(pkg string, tests []string) []string {
 
 // Detect runs the checkers over the recording in dir that ix describes.
 func Detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions) (*Result, error) {
-	return detect(ctx, dir, ix, o, nil)
+	return detect(ctx, dir, ix, o, nil, nil)
 }
 
-func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, progress *tracker) (*Result, error) {
+// detect is Detect, with the failures of CFP's cheap runs (cheap, nil
+// without CFP) and the progress of precog test.
+func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, cheap *cheapRuns, progress *tracker) (*Result, error) {
 	start := time.Now()
 	ids := make(map[string]bool) // the findings so far, for progress
 	sites, err := trace.LoadSites(filepath.Join(dir, filepath.FromSlash(ix.Sites)))
@@ -391,6 +402,16 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			fs, err := detectTest(tf, runs, sites, o, res)
 			if err != nil {
 				return nil, err
+			}
+			if c, ok := cheap.failure(name); ok && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
+				// Only the cheap run failed: its failure is the
+				// finding, which the recorded runs could not show.
+				r := runFile{log: c.log, outcome: c.outcome, where: "CFP's cheap run (the recorded run passed)"}
+				if crash, _ := failureOf("", name, r, p.Dir, user); crash != nil {
+					crash.Repro = goTestRepro(p.ImportPath, t.Name)
+					crash.Tests, crash.Reports = []string{name}, 1
+					fs = append(fs, *crash)
+				}
 			}
 			all = append(all, fs...)
 			for _, f := range fs {
@@ -431,6 +452,7 @@ type runFile struct {
 	broken  string
 	forced  string // record.Perturbed.Forced
 	plan    string // its plan, relative to the recording's directory
+	where   string // what run it is, for a failure's reason ("" : from n)
 }
 
 // testFiles says where one test's recording is and whose it is.

@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/expect"
 )
 
@@ -92,4 +95,93 @@ func TestCFPGuided(t *testing.T) {
 		t.Errorf("guided detection made %d reports, full %d: want fewer", reports[true], reports[false])
 	}
 	t.Logf("reports: guided %d, full %d", reports[true], reports[false])
+}
+
+// TestCheapRunFailures checks that a test failing in CFP's cheap run is
+// not lost when CFP does not select it: one that fails in every run is
+// recorded in full and its failure is a confirmed finding, and one that
+// fails in its first run only (the cheap one) is a confirmed finding from
+// that run's output. The package's passing test, which CFP selects, stays
+// silent.
+func TestCheapRunFailures(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/flaky\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "counter.go"), `package flaky
+
+import "sync"
+
+type Counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *Counter) Inc() { c.mu.Lock(); c.n++; c.mu.Unlock() }
+
+func (c *Counter) Get() int { c.mu.Lock(); defer c.mu.Unlock(); return c.n }
+`)
+	write(t, filepath.Join(dir, "counter_test.go"), `package flaky
+
+import (
+	"os"
+	"sync"
+	"testing"
+)
+
+func TestPairs(t *testing.T) {
+	var c Counter
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				c.Inc()
+				c.Get()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestFailsFirstRun(t *testing.T) {
+	if _, err := os.Stat(`+strconv.Quote(marker)+`); err != nil {
+		os.WriteFile(`+strconv.Quote(marker)+`, nil, 0o666)
+		t.Fatal("the first run fails")
+	}
+}
+
+func TestAlwaysFails(t *testing.T) {
+	t.Fatal("every run fails")
+}
+`)
+	stdout, stderr, code := precog(t, dir, "test", "-json", "-cache", sharedCache, "-timeout", "1m", ".")
+	if code != cli.ExitFindings {
+		t.Fatalf("exit %d, want %d:\n%s", code, cli.ExitFindings, stderr)
+	}
+	reasons := make(map[string]string) // test -> its failure's reason
+	for _, f := range decodeFindings(t, stdout) {
+		if f.Kind != finding.TestFailed || f.Status != finding.Confirmed || f.Validation == nil || len(f.Tests) != 1 {
+			t.Errorf("finding %s %s %s: want only confirmed test failures", f.ID, f.Kind, f.Status)
+			continue
+		}
+		reasons[f.Tests[0]] = f.Validation.Reason
+	}
+	for test, want := range map[string]string{
+		"example.com/flaky.TestAlwaysFails":   "happened in the recorded run: every run fails",
+		"example.com/flaky.TestFailsFirstRun": "happened in CFP's cheap run (the recorded run passed): the first run fails",
+	} {
+		if got, ok := reasons[test]; !ok || !strings.Contains(got, want) {
+			t.Errorf("%s: reason %q, want one with %q", test, got, want)
+		}
+	}
+	if len(reasons) != 2 {
+		t.Errorf("findings for %d tests, want 2: %v", len(reasons), reasons)
+	}
+	if !strings.Contains(stderr, "CFP's cheap run: example.com/flaky.TestFailsFirstRun: ") {
+		t.Errorf("stderr lacks the cheap run's note on TestFailsFirstRun:\n%s", stderr)
+	}
+	if m := guidedLine.FindStringSubmatch(stderr); m == nil {
+		t.Errorf("no guided summary (CFP guided nothing: the test does not exercise it):\n%s", stderr)
+	}
 }

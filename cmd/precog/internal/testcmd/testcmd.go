@@ -111,10 +111,12 @@ function pairs (CFP; see "precog help cover"): every test of the package
 first runs once cheaply, recording function entries and exits and
 synchronization only; then only the tests that together cover the pairs
 of the package run with detection, each recording the memory accesses of
-the functions it was selected for (and of the test code). The same bug
-found by many tests is then reported by fewer of them, in less time; the
-summary says how many tests and functions were selected. -cfp=false runs
-detection on every test.
+the functions it was selected for (and of the test code). A test that
+failed in its cheap run runs with detection in full, selected or not, and
+its failure is a confirmed finding even if only the cheap run failed. The
+same bug found by many tests is then reported by fewer of them, in less
+time; the summary says how many tests and functions were selected.
+-cfp=false runs detection on every test.
 
 The go test flags below are passed on to the builds and to every test
 binary; -run and -skip choose which top-level tests run.
