@@ -60,20 +60,8 @@ func (r *Result) Build(fn *ssa.Function, opts Options) *Tree {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
-	var funcs []*ssa.Function
-	var add func(fn *ssa.Function)
-	add = func(fn *ssa.Function) {
-		funcs = append(funcs, fn)
-		for _, anon := range fn.AnonFuncs {
-			add(anon)
-		}
-	}
-	for _, fn := range ssainput.SrcFuncs {
-		if fn.Parent() == nil {
-			add(fn)
-		}
-	}
+	// SrcFuncs holds the closures too, each after its parent.
+	funcs := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs
 	r := &Result{trees: make(map[*ssa.Function]*Tree), noReturn: make(map[*ssa.Function]bool)}
 	isNoReturn := func(f *ssa.Function) bool { return r.noReturn[f] }
 	// A fixed point: a function that calls only functions that never
