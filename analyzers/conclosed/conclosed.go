@@ -407,7 +407,7 @@ func (c *checker) tests() {
 
 // outlives reports whether call, on a goroutine of g, may run after the
 // test function that started g has returned, and gives that test and the
-// return.
+// return: one that may follow g's start and is not ordered after call.
 func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Function, ssa.Instruction, bool) {
 	if g.Site == nil || (g.Kind != goroutines.Go && g.Kind != goroutines.Task && g.Kind != goroutines.Detached) {
 		return nil, nil, false
@@ -416,8 +416,12 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 	if !callsOn(call, testingParam(test)) {
 		return nil, nil, false // not the t of the test that starts g
 	}
+	flow := c.env.Goroutines.Flow
 	for _, tc := range c.env.Goroutines.Of(test) {
 		for _, ret := range ssaflow.Returns(test) {
+			if !flow.MayFollow(g.Site, ret) {
+				continue // g does not run yet when the test returns there
+			}
 			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered {
 				return test, ret, true
 			}

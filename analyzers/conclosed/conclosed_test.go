@@ -27,5 +27,5 @@ func TestKernels(t *testing.T) {
 // runs after everything the goroutine did before, and before what the
 // literal does after it.
 func TestDeferDone(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "deferdone")
+	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "deferdone", "earlyreturn")
 }
