@@ -281,7 +281,7 @@ func (l *Local) access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 		return
 	}
 	g := l.state()
-	if g.onStack(addr) || (k == trace.EvRead && g.repeated(site, addr)) {
+	if g.onStack(addr) || g.repeatedAccess(site, k, addr) {
 		return // before control too: see access
 	}
 	if accessGates.Load() {

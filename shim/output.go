@@ -204,10 +204,16 @@ func (g *gstate) refill(n int) {
 // so that a crash loses at most the accesses after the last sync event.
 func (g *gstate) synced() {
 	if out.mode == outWrite {
-		g.writeBatch()
-		g.buf = g.buf[:0]
-		g.open()
+		g.flush()
 	}
+}
+
+// flush writes g's batch out and starts a new one at the buffer's start
+// (synced, with outWrite).
+func (g *gstate) flush() {
+	g.writeBatch()
+	g.buf = g.buf[:0]
+	g.open()
 }
 
 // writeBatch writes g's batch to the file if it has events.

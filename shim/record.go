@@ -74,9 +74,9 @@ func (g *gstate) start() {
 	g.open()
 }
 
-// ready makes room for an access event, taking prepare's slow path only
-// when the buffer is short or a garbage collection finished: accesses are
-// the most frequent events.
+// ready makes room for an access event (or a sync event written into the
+// window), taking prepare's slow path only when the buffer is short or a
+// garbage collection finished: accesses are the most frequent events.
 func (g *gstate) ready() {
 	if cap(g.buf)-len(g.buf) < eventRoom || gcEpoch.Load() != g.epoch {
 		g.prepare()
@@ -99,7 +99,7 @@ func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 	if g.onStack(addr) {
 		return // before control too: a plan's instance counts come from the trace
 	}
-	if k == trace.EvRead && g.repeated(site, addr) {
+	if g.repeatedAccess(site, k, addr) {
 		return // before control too, as the stack check
 	}
 	if accessGates.Load() {
@@ -228,8 +228,8 @@ func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg 
 	if controlGate != nil {
 		ctlRecording(g)
 	}
-	g.prepare()
-	g.buf = g.enc.AppendSyncAddr(g.buf, k, seqs.n.Add(1), site, uintptr(addr), arg)
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, seqs.n.Add(1), site, uintptr(addr), arg)]
 	g.commit()
 	g.synced()
 }

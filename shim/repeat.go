@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/precog-dev/precog/shim/plan"
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // A read that repeats the goroutine's last read of the same location at
@@ -18,7 +19,11 @@ import (
 // same stretch. For the data-race detector it is FastTrack's "read in the
 // same epoch". Loops that read a field on every iteration make most of
 // some traces: in ristretto/z's TestTree 97% of the reads repeated one in
-// this sense (bench/RESULTS.md, "Repeated reads").
+// this sense (bench/RESULTS.md, "Repeated reads"). A map read that
+// repeats the goroutine's last read of the same map at the same site,
+// with no sync event and no write of the map by it in between, is left
+// out by the same rule (repeatedAccess): the trace's map events name the
+// map, not the key, so the repeat is the same event as the first.
 //
 // The filter is a small direct-mapped table per goroutine (32 slots),
 // keyed by address: a slot holds the last read of an address (its site and the
@@ -77,6 +82,22 @@ func (g *gstate) repeated(site uint32, addr unsafe.Pointer) bool {
 		return true
 	}
 	s.addr, s.site, s.seq = uintptr(addr), site, seq
+	return false
+}
+
+// repeatedAccess is repeated for the accesses without a value (access):
+// a read (R's, for shapes RL does not take) and a map read repeat in the
+// sense above, a map's address standing for the map as a location, and a
+// map write is a write of that location. A map read carries no key, so a
+// loop that looks up several keys of one map at one site repeats its
+// first lookup; a map iteration is recorded every time.
+func (g *gstate) repeatedAccess(site uint32, k trace.Kind, addr unsafe.Pointer) bool {
+	switch k {
+	case trace.EvRead, trace.EvMapRead:
+		return g.repeated(site, addr)
+	case trace.EvMapWrite:
+		g.wrote(addr)
+	}
 	return false
 }
 

@@ -59,6 +59,60 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 	}
 }
 
+// TestRepeatedMapReadsNotRecorded: a map read that repeats the goroutine's
+// last read of the map at the same site is left out as a read is, through
+// MR and MRL alike; a map read at another site, after a map write by the
+// goroutine, after a sync event, or of another map is recorded, and so is
+// every map iteration and write; with the filter off every map read is.
+func TestRepeatedMapReadsNotRecorded(t *testing.T) {
+	const base = 9300
+	m, n := map[int]int{1: 1}, map[int]int{2: 2}
+	var mu sync.Mutex
+	type ev struct {
+		kind trace.Kind
+		site uint32
+	}
+	run := func(filter bool) (got []ev) {
+		saved := repeatFilter
+		repeatFilter = filter
+		defer func() { repeatFilter = saved }()
+		evs := recorded(t, base, func() {
+			var l Local
+			_ = MR(base+1, m)[1]
+			_ = MR(base+1, m)[2]      // repeat, another key: left out
+			_ = MRL(&l, base+1, m)[1] // repeat through the Local: left out
+			_ = MR(base+1, n)[2]      // another map
+			_ = MR(base+2, m)[1]      // another site
+			_ = MR(base+1, m)[1]      // the slot now holds site 2: recorded
+			for range MI(base+3, m) { // iterations are recorded
+			}
+			for range MI(base+3, m) {
+			}
+			MW(base+4, m)[3] = 3
+			_ = MR(base+1, m)[1] // after a write of m
+			_ = MR(base+1, m)[1] // repeat: left out
+			Lock(base+5, &mu)
+			_ = MR(base+1, m)[1] // after a sync event
+			Unlock(base+6, &mu)
+		})
+		for _, e := range evs {
+			if e.Site > base && e.Site < base+10 {
+				got = append(got, ev{e.Kind, e.Site - base})
+			}
+		}
+		return got
+	}
+	r, it, w, lk, un := trace.EvMapRead, trace.EvMapIter, trace.EvMapWrite, trace.EvLock, trace.EvUnlock
+	want := []ev{{r, 1}, {r, 1}, {r, 2}, {r, 1}, {it, 3}, {it, 3}, {w, 4}, {r, 1}, {lk, 5}, {r, 1}, {un, 6}}
+	if got := run(true); !slices.Equal(got, want) {
+		t.Errorf("with the filter, recorded %v, want %v", got, want)
+	}
+	all := []ev{{r, 1}, {r, 1}, {r, 1}, {r, 1}, {r, 2}, {r, 1}, {it, 3}, {it, 3}, {w, 4}, {r, 1}, {r, 1}, {lk, 5}, {r, 1}, {un, 6}}
+	if got := run(false); !slices.Equal(got, all) {
+		t.Errorf("without the filter, recorded %v, want %v", got, all)
+	}
+}
+
 // TestReadSlotSpread: the words at one offset of consecutive pages (the
 // headers of page-aligned nodes, read in turn by a tree walk) fall into
 // different slots of the repeat filter's table, and so do consecutive

@@ -128,9 +128,10 @@ const (
 	// too (precog explain's full tracing); unset, they are not recorded:
 	// no other goroutine can reach them (see shim/stack.go).
 	StacksEnv = "PRECOG_STACKS"
-	// RepeatsEnv set to "1" records every read; unset, a read that
-	// repeats the goroutine's last read of the same location at the same
-	// site since its last sync event is not recorded (see shim/repeat.go).
+	// RepeatsEnv set to "1" records every read and map read; unset, a
+	// read (or map read) that repeats the goroutine's last read of the
+	// same location (map) at the same site since its last sync event is
+	// not recorded (see shim/repeat.go).
 	RepeatsEnv = "PRECOG_REPEATS"
 )
 

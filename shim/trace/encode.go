@@ -460,6 +460,38 @@ func (e *Encoder) PutWrite(w *[Window]byte, site uint32, addr uintptr, value uin
 	return putUvarint(w, i, value)
 }
 
+// PutSyncAddr writes the sync event AppendSyncAddr would append at the
+// start of w and returns its length, as PutAccess does: the same bytes,
+// without the Append methods' capacity checks. It panics for a kind
+// AppendSyncAddr does not take.
+func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, addr uintptr, arg uint64) int {
+	extra := notSyncAddr
+	if k < numKinds {
+		extra = syncAddrExtra[k]
+	}
+	if extra == notSyncAddr {
+		panic("trace: PutSyncAddr of " + k.String())
+	}
+	w[0] = byte(k)
+	i := putUvarint(w, 1, seq-e.seq)
+	e.seq, e.sub = seq, 0
+	i = putUvarint(w, i, uint64(site))
+	d := uint64(addr) - e.addr
+	e.addr = uint64(addr)
+	i = putUvarint(w, i, zigzag(int64(d)))
+	switch extra {
+	case noField:
+		return i
+	case fOK:
+		if arg != 0 {
+			arg = 1
+		}
+	case fDelta:
+		arg = zigzag(int64(arg))
+	}
+	return putUvarint(w, i, arg) // fOK, fDelta, fValue, fCap, fChild
+}
+
 // putUvarint writes v at w[i:] and returns the index after it. Masking
 // the index with Window-1 changes nothing (an event is shorter than
 // Window) and lets the compiler drop the bounds checks.

@@ -203,8 +203,9 @@ func TestPut(t *testing.T) {
 	}
 }
 
-// TestAppendSyncAddr checks the shim's one entry point against the typed
-// Append method of every kind it covers, and that it refuses the others.
+// TestAppendSyncAddr checks the shim's entry points, AppendSyncAddr and
+// PutSyncAddr, against the typed Append method of every kind they cover,
+// and that they refuse the others.
 func TestAppendSyncAddr(t *testing.T) {
 	for k := Kind(1); k < numKinds; k++ {
 		f := kinds[k].fields
@@ -218,6 +219,15 @@ func TestAppendSyncAddr(t *testing.T) {
 				}()
 				var e Encoder
 				e.AppendSyncAddr(nil, k, 1, 2, 3, 0)
+			}()
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("PutSyncAddr(%v) did not panic", k)
+					}
+				}()
+				var e Encoder
+				e.PutSyncAddr(new([Window]byte), k, 1, 2, 3, 0)
 			}()
 			continue
 		}
@@ -239,6 +249,20 @@ func TestAppendSyncAddr(t *testing.T) {
 			got := generic.AppendSyncAddr(nil, k, ev.Seq, ev.Site, uintptr(ev.Addr), arg&^(boolMask(f)))
 			if !bytes.Equal(got, want) {
 				t.Errorf("%v arg %d: AppendSyncAddr wrote % x, the typed method % x", k, arg, got, want)
+			}
+			// PutSyncAddr, after an access that leaves delta state
+			// behind, against AppendSyncAddr after the same access.
+			var put Encoder
+			w := make([]byte, 2*Window)
+			for i := range w {
+				w[i] = 0xff // what lies past the event must not matter
+			}
+			n := put.PutAccess((*[Window]byte)(w), EvRead, 3, 0xc000000008)
+			n2 := put.PutSyncAddr((*[Window]byte)(w[n:]), k, ev.Seq, ev.Site, uintptr(ev.Addr), arg&^(boolMask(f)))
+			generic = Encoder{}
+			want = generic.AppendSyncAddr(generic.AppendRead(nil, 3, 0xc000000008), k, ev.Seq, ev.Site, uintptr(ev.Addr), arg&^(boolMask(f)))
+			if got := w[:n+n2]; !bytes.Equal(got, want) || put != generic {
+				t.Errorf("%v arg %d: PutSyncAddr wrote % x (encoder %+v), AppendSyncAddr % x (%+v)", k, arg, got, put, want, generic)
 			}
 		}
 	}
