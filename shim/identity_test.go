@@ -2,6 +2,7 @@ package shim
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -158,6 +159,43 @@ func TestTestStartAndOutcomes(t *testing.T) {
 		// The Read after TestStart names the test's T (site 0).
 		if got := kindsString(gevs); got != "Begin TestStart Read Read TestEnd End" {
 			t.Errorf("%s: events %s", c.name, got)
+		}
+	}
+}
+
+// runSub is a subtest's function that names no test (testify's suite
+// methods): its goroutine's first event adopts it.
+type runSub struct{ site uint32 }
+
+func (r runSub) run(*testing.T) { Read(r.site, nil) }
+
+// TestRunSubtestParent: a goroutine that testing.T.Run started, first seen
+// with no TestStart, begins with the goroutine that called Run as parent,
+// and the id of that parent's n-th such subtest; one that a plain go
+// statement started has none.
+func TestRunSubtestParent(t *testing.T) {
+	Read(5200, nil)
+	parent := cur().id
+	for _, site := range []uint32{5201, 5202} {
+		t.Run("sub", runSub{site}.run)
+	}
+	onGoroutine(func() { Read(5203, nil) })
+	evs := readTrace(t, tracePath)
+	for k, site := range []uint32{5201, 5202, 5203} {
+		var g uint64
+		for _, ev := range evs {
+			if ev.Site == site {
+				g = ev.Goroutine
+			}
+		}
+		want, wantParent := trace.ChildID(parent, 0, uint64(k)), parent
+		if site == 5203 {
+			want, wantParent = g, trace.NoParent
+		}
+		gevs := goroutineEvents(evs, g)
+		begin := slices.IndexFunc(gevs, func(ev trace.Event) bool { return ev.Kind == trace.EvBegin })
+		if g != want || begin < 0 || gevs[begin].Peer != wantParent {
+			t.Errorf("site %d: goroutine %#x, events %s, want goroutine %#x beginning with parent %#x", site, g, kindsString(gevs), want, wantParent)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package shim
 
 import (
+	"bytes"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -30,6 +33,7 @@ type gstate struct {
 
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
+	runKids  uint64            // subtests T.Run started for it that runCaller found, under states.mu
 	testOnly bool              // adopted by TestStart: TestEnd ends it
 	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
 	bubble   bool              // runs in a testing/synctest bubble (Bubble, or forked by a goroutine that does)
@@ -94,6 +98,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 		return g
 	}
 	var id uint64
+	parent := uint64(trace.NoParent)
 	switch {
 	case test != "":
 		if states.tests == nil {
@@ -104,6 +109,21 @@ func lookupSlow(gid uint64, test string) *gstate {
 	case gid == 1: // runtime.main's goroutine
 		id = mainID
 	default:
+		// Only this goroutine installs its own state: reading its stack
+		// outside the lock lets no other install it meanwhile.
+		states.mu.Unlock()
+		pgid, ok := runCaller()
+		states.mu.Lock()
+		if p := liveState(pgid); ok && p != nil {
+			// A subtest that testing.T.Run started for code that
+			// is not instrumented (testify's suite.Run): its
+			// parent is the goroutine blocked in Run, and its id
+			// the parent's n-th such child's, stable across runs.
+			id = trace.ChildID(p.id, 0, p.runKids)
+			p.runKids++
+			parent = p.id
+			break
+		}
 		states.adopted++
 		id = adoptedID(states.adopted)
 	}
@@ -112,8 +132,48 @@ func lookupSlow(gid uint64, test string) *gstate {
 	states.mu.Unlock()
 	g.testOnly = test != ""
 	g.start()
-	g.recordBegin(trace.NoParent)
+	g.recordBegin(parent)
 	return g
+}
+
+// liveState returns the state bound to goroutine gid, or nil. states.mu is
+// held.
+func liveState(gid uint64) *gstate {
+	if g := table[gid&(1<<tableBits-1)].Load(); g != nil && g.goid.Load() == gid {
+		return g
+	}
+	return states.overflow[gid]
+}
+
+// runCaller returns the runtime id of the goroutine that started the
+// calling one with testing's T.Run, if that one did, read from the
+// "created by" line of the calling goroutine's stack. It runs once per
+// goroutine that no instrumented go statement or TestStart named, when it
+// first reaches the shim.
+func runCaller() (uint64, bool) {
+	buf := make([]byte, 4<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		if len(buf) >= 1<<20 {
+			return 0, false
+		}
+		buf = make([]byte, 4*len(buf))
+	}
+	const created = "\ncreated by testing.(*T).Run in goroutine "
+	i := bytes.LastIndex(buf, []byte(created))
+	if i < 0 {
+		return 0, false
+	}
+	rest := buf[i+len(created):]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	id, err := strconv.ParseUint(string(rest), 10, 64)
+	return id, err == nil
 }
 
 // install puts g into slot, moving a live occupant to the overflow map.
@@ -152,6 +212,7 @@ func newState(gid, id uint64) *gstate {
 	clear(g.conds)
 	g.conds = g.conds[:0]
 	clear(g.spawned)
+	g.runKids = 0
 	g.goid.Store(gid)
 	return g
 }

@@ -131,6 +131,9 @@ type gstate struct {
 	bubble  *bubble // the synctest bubble it runs in, nil outside bubbles
 	events  int     // how many events it has had
 	task    bool    // it runs a task of a group (EvTaskGo)
+	// runKids are the subtests T.Run started for it (EvBegin with it as
+	// parent and no EvFork) that it has not joined yet.
+	runKids []int
 
 	// Stream's per-goroutine state (see stream.go).
 	awaiting []chanOp // sends whose completing receive had not come when the walk passed them
@@ -274,12 +277,36 @@ func (a *analyzer) goroutine(i int) int {
 		if a.stream != nil {
 			a.stream.spawn = append(a.stream.spawn, f.site)
 		}
-	} else if a.stream != nil {
-		a.stream.spawn = append(a.stream.spawn, 0)
+	} else {
+		if p, ok := a.byID[ev.Peer]; ok && ev.Kind == trace.EvBegin && ev.Peer != trace.NoParent {
+			// No go statement: a subtest that testing.T.Run started
+			// for code that is not instrumented (see "Subtests" in
+			// the package doc). Its parent, blocked in Run, joined
+			// the subtests it started before, and hands on all it
+			// knows.
+			a.Goroutines[gi].Parent = p
+			a.joinRunKids(p)
+			st.vc = a.release(p)
+			a.gs[p].runKids = append(a.gs[p].runKids, gi)
+		}
+		if a.stream != nil {
+			a.stream.spawn = append(a.stream.spawn, 0)
+		}
 	}
 	st.vc = a.tk.newClock(st.vc, gi, 1)
 	a.gs = append(a.gs, st)
 	return gi
+}
+
+// joinRunKids acquires into goroutine gi the clocks of the subtests that
+// testing.T.Run started for it since it last did: each ended, or paused in
+// t.Parallel until gi's test function returns, before gi went on.
+func (a *analyzer) joinRunKids(gi int) {
+	st := a.gs[gi]
+	for _, k := range st.runKids {
+		a.acquire(gi, a.release(k))
+	}
+	st.runKids = st.runKids[:0]
 }
 
 // timePassed is goroutine gi's reading of its bubble's clock at time t:
@@ -399,6 +426,9 @@ func (a *analyzer) event(i int) {
 	st := a.gs[gi]
 
 	// Acquires, before the event.
+	if len(st.runKids) > 0 {
+		a.joinRunKids(gi)
+	}
 	a.completeSends(gi)
 	for _, op := range st.awaiting {
 		// A send whose receive had not come within the window when

@@ -63,6 +63,19 @@
 //     are not instrumented); runtime.main's goroutine (the shim's logical
 //     id 0: package initialization, TestMain before m.Run) up to a
 //     top-level test's start before that test's first event;
+//   - for a subtest that testing.T.Run started for code that is not
+//     instrumented (testify's suite.Run calls t.Run and then the suite's
+//     methods, which name no *testing.T; the shim reads the goroutine's
+//     creator off its stack when it first sees it, and records an EvBegin
+//     naming the goroutine blocked in Run as parent with no EvFork), the
+//     parent's events so far and the earlier such subtests' before the
+//     subtest's first event, and those subtests before the parent's next
+//     event: Run returns only once its subtest ended or called t.Parallel,
+//     and a paused parallel subtest resumes after its parent's function
+//     returned. A parallel subtest's accesses after it resumed that carry
+//     the seq of its last sync event before t.Parallel are walked before
+//     its later siblings and ordered before them (a missed race, never a
+//     false one);
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the

@@ -322,6 +322,55 @@ func TestSubtests(t *testing.T) {
 	})
 }
 
+// TestRunSubtests: subtests that testing.T.Run started for code that is
+// not instrumented begin with their parent named and no Fork (testify's
+// suite methods name no test). The parent, blocked in Run, is before each;
+// each is before the next and before the parent's next event; what a
+// subtest's own goroutines do stays unordered with what comes after, and
+// so does a goroutine that begins with no parent.
+func TestRunSubtests(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Write site=1 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Read site=2 addr=0x100
+3.2 g=2 Write site=3 addr=0x200 value=1
+4 g=2 Fork site=4 child=4
+5 g=4 Begin parent=2
+5.1 g=4 Write site=5 addr=0x300 value=1
+6 g=3 Begin parent=1
+6.1 g=3 Read site=6 addr=0x200
+6.2 g=3 Read site=7 addr=0x300
+7 g=1 Lock site=8 addr=0x900
+7.1 g=1 Read site=9 addr=0x200
+8 g=5 Begin parent=none
+8.1 g=5 Read site=10 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 2, true},   // the parent before Run
+		{3, 6, true},   // one subtest before the next
+		{6, 9, true},   // the last subtest before the parent's next event
+		{3, 9, true},   //
+		{5, 7, false},  // a goroutine the first subtest started, not joined
+		{5, 9, false},  //
+		{1, 10, false}, // a goroutine with no parent
+	})
+	for _, gr := range g.Goroutines {
+		want := -1
+		switch gr.ID {
+		case 2, 3:
+			want = 0
+		case 4:
+			want = 1
+		}
+		if gr.Parent != want {
+			t.Errorf("goroutine %d: parent %d, want %d", gr.ID, gr.Parent, want)
+		}
+	}
+}
+
 // TestInitBeforeTest: runtime.main's goroutine (logical id 0) runs
 // package initialization (pond's package-level default pool, its fields
 // set by the constructor) and then starts the top-level test, whose

@@ -20,7 +20,7 @@ const (
 
 	// Goroutines.
 	EvFork  // parent, before a go statement starts the child [seq, site, child]
-	EvBegin // child, first event of its goroutine; parent is NoParent if no instrumented go statement started it [seq, parent]
+	EvBegin // child, first event of its goroutine; parent is the goroutine whose go statement (EvFork) or testing.T.Run (no EvFork) started it, or NoParent [seq, parent]
 	EvEnd   // goroutine returns (deferred; also recorded on panic) [seq]
 
 	// Mutexes and RWMutexes.
@@ -94,7 +94,11 @@ const (
 // NoParent is the parent in the EvBegin of a goroutine that no instrumented
 // go statement or task started: the main goroutine, a test's goroutine, or
 // one that the runtime or uninstrumented code started. No logical id is
-// NoParent. The text form writes it as parent=none.
+// NoParent. The text form writes it as parent=none. The exception is a
+// subtest whose goroutine testing.T.Run started for uninstrumented code
+// (testify's suite.Run): its parent is the goroutine that called Run,
+// blocked there until the subtest ends or calls t.Parallel, and no EvFork
+// of the parent names it.
 const NoParent = 1<<64 - 1
 
 // Outcome is how a test ended, the value of an EvTestEnd event.
