@@ -82,6 +82,23 @@ func Append[S ~[]E, E any](site uint32, s S, vs ...E) S {
 	return r
 }
 
+// AppendTo starts append(s, vs...) where a value added is only assignable
+// to the element type (a concrete type added to a slice of an interface),
+// from which Append's E cannot be inferred: AppendTo(site, s).Add(vs...)
+// is Append(site, s, vs...), its E known from s alone.
+func AppendTo[S ~[]E, E any](site uint32, s S) Appending[S, E] {
+	return Appending[S, E]{site, s}
+}
+
+// Appending is an append that AppendTo started: its site and slice.
+type Appending[S ~[]E, E any] struct {
+	site uint32
+	s    S
+}
+
+// Add appends vs as Append does.
+func (a Appending[S, E]) Add(vs ...E) S { return Append(a.site, a.s, vs...) }
+
 // Def records the definition of a new local variable *p that the program
 // has just done itself (x := v, with precog explain's full tracing). A
 // suppressed definition leaves the variable at its zero value, the value

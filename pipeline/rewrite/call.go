@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"strings"
@@ -451,7 +452,8 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 }
 
 // appendElems rewrites append(s, vs...) into precog_shim.Append(SITE, s,
-// vs...), which records the writes of the elements it adds, when s is a
+// vs...) (AppendTo(SITE, s).Add(vs...) where a value is only assignable
+// to the element type: see inferable), which records the writes of the elements it adds, when s is a
 // shared location and its elements are pointer-shaped: the push of a
 // value onto a shared container, which a take (detect/hb, Hand-offs)
 // orders its taker after. The site's expression is the new elements,
@@ -477,7 +479,60 @@ func (r *rewriter) appendElems(c *ast.CallExpr) {
 		elems = x + "[len(" + x + "):]"
 	}
 	r.sites[len(r.sites)-1].Expr = exprText(elems)
-	r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Append")+"("+s+", "))
+	if r.inferable(c, core.Elem()) {
+		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Append")+"("+s+", "))
+		return
+	}
+	// append(s, v) -> precog_shim.AppendTo(SITE, s).Add(v): Add's
+	// parameter has the element type, known from s alone, to which v
+	// need only be assignable.
+	comma := commaAt(r.ed.src, r.off(c.Args[0].End()), r.off(c.Args[1].Pos()))
+	if comma < 0 {
+		return
+	}
+	r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("AppendTo")+"("+s+", "))
+	r.ed.replace(comma, comma+1, lo, hi, lit(").Add("))
+}
+
+// commaAt returns the offset of the comma token in src[lo:hi], which holds
+// only the comma, spaces and comments, or -1.
+func commaAt(src []byte, lo, hi int) int {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, hi-lo)
+	sc.Init(f, src[lo:hi], nil, 0)
+	for {
+		pos, tok, _ := sc.Scan()
+		switch tok {
+		case token.COMMA:
+			return lo + f.Offset(pos)
+		case token.EOF:
+			return -1
+		}
+	}
+}
+
+// inferable reports whether Append's type arguments can be inferred from
+// the operands of c, an append to a slice with element type elem: each
+// value added has that type itself, or the spread slice that element type.
+// Go infers E from the values as well as from the slice, and a value of a
+// type that is only assignable to the element type (a concrete type added
+// to a slice of an interface, an untyped nil) gives it another.
+func (r *rewriter) inferable(c *ast.CallExpr, elem types.Type) bool {
+	for i, a := range c.Args[1:] {
+		t := r.typeOf(a)
+		if c.Ellipsis.IsValid() && i == len(c.Args)-2 {
+			s, ok := coreType(t).(*types.Slice)
+			if !ok || !types.Identical(s.Elem(), elem) {
+				return false
+			}
+			continue
+		}
+		if t == nil || !types.Identical(t, elem) {
+			return false
+		}
+	}
+	return true
 }
 
 // makeMap wraps x, a make(map) or a map literal, in MakeMap, which records

@@ -358,7 +358,7 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, "Atomic"+name, "sync/atomic."+name)
 	}
 	for _, name := range []string{"R", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
-		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
+		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
 		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc"} {
 		want(shimFuncs, name, "rewriter")
 	}

@@ -103,3 +103,16 @@ func timeout(ch chan int, d time.Duration) int {
 		return -1
 	}
 }
+
+// writers is a slice type of interface elements: the values appended are
+// only assignable to its element type.
+type writers []io.Writer
+
+var ws writers
+
+func addWriters(w *lockedW, more []io.Writer) {
+	ws = append(ws, w)
+	ws = append(ws /* a, b */, nil, io.Writer(w))
+	ws = append(ws, io.Writer(w))
+	ws = append(ws, more...)
+}
