@@ -57,7 +57,11 @@
 // does a pair that holds a common lock wherever the package's own code
 // calls its sides, unlocked only through a test's call; a pair ordered
 // by a sync.Once once the callers in _test.go files are left
-// out assumes that a test export runs outside the Once meanwhile. These
+// out assumes that a test export runs outside the Once meanwhile; a pair
+// ordered by a sync.Once once every goroutine start reached from code
+// calling into the package counts as after the Do (one path to the start
+// runs it first) assumes that an importer starts the goroutine by another
+// path before anything ran the Do. These
 // are shown only under -all (precog vet -all; -conclosed.all under go vet
 // -vettool=precog, whose own -all is taken; the golangci-lint setting
 // all: true), with the assumption in its message (see connull's doc).

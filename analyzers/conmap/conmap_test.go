@@ -81,3 +81,18 @@ func TestTestLocks(t *testing.T) {
 func TestReassigned(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "reassigned")
 }
+
+// TestOnceCallers: a goroutine that one path of the package's API starts
+// after a sync.Once's Do, and another path starts without it, is ordered
+// after the Do at default confidence: the report rests on the order in
+// which an importer calls the package. Goroutines that no path starts
+// after the Do, or that a goroutine of the package starts without it,
+// stay reported. Under -all the report is shown with its assumption.
+func TestOnceCallers(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "oncecallers")
+	if err := conmap.Analyzer.Flags.Set("all", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer conmap.Analyzer.Flags.Set("all", "false")
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "oncecallersall")
+}

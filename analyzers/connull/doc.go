@@ -62,12 +62,13 @@
 // the bubble is durably blocked): precog test orders them, this check does
 // not know bubbles and reports the pair (kernels bubblecache, bubbletimer).
 //
-// Confidence: a report that assumes when a test does something, which a
-// test decides by its own protocol and the analysis cannot know, is shown
+// Confidence: a report that assumes when a test, or an importer calling
+// the package, does something, which it decides by its own protocol and
+// the analysis cannot know, is shown
 // only under -all (precog vet -all; under go vet -vettool=precog, whose
 // own -all is taken, -connull.all and likewise for each check; the
 // golangci-lint setting all: true), with the assumption in its message.
-// There are four such assumptions: the two sides run on two goroutines
+// There are five such assumptions: the two sides run on two goroutines
 // of one HTTP handler written in a _test.go file (that the test sends two
 // requests at once); one side is code written in a _test.go file and the
 // other is not (test code that installs or clears a hook in a package
@@ -78,7 +79,13 @@
 // in while the package's goroutines use the same state); the two sides
 // are ordered by a sync.Once once the callers in _test.go files are left
 // out (that a test export runs outside the Once while the package's
-// goroutines run). The same holds for every precog check.
+// goroutines run); the two sides are ordered by a sync.Once once every
+// start of a goroutine reached from code calling into the package counts
+// as after the Do, where one path of calls to the start runs the Do first
+// (that an importer calls the package's exported functions in an order
+// that starts the goroutine before anything ran the Do, as a transport
+// dialing again when a connection closes, before any round trip). The
+// same holds for every precog check.
 //
 // To suppress a report, put
 //

@@ -35,7 +35,14 @@
 //     inside a Do when every caller that can run does (up to
 //     MaxCallDepth calls up); unexported package-level functions that
 //     the package names only inside other such functions never run and
-//     are left out (a bundled copy's unused wrappers);
+//     are left out (a bundled copy's unused wrappers). Goroutines that
+//     start goroutines of their own kind (a dial that, failing, dials
+//     again) start after the Do when the other starts on the cycle do.
+//     Separately, OnceOrderedBeyondCallers takes every start reached
+//     from code calling into the package as after the Do when one path
+//     to the goroutine's start runs it first: the checks then report at
+//     low confidence, since the order in which an importer calls the
+//     package is outside it;
 //   - in-flight flag: goroutines that one function F starts only past a
 //     guard that finds a flag field clear (`if sc.writing { panic(...) }`)
 //     and after setting it, that each end by sending on one channel (no

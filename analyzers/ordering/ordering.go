@@ -759,13 +759,18 @@ func selectCase(sel *ssa.Select, ch ssa.Value) ssa.Instruction {
 // onceBefore orders the body of a sync.Once.Do before code that follows a
 // Do on the same Once.
 func (r *Result) onceBefore(a, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
-	return r.onceBeforeIn(a, b, cb, false)
+	return r.onceBeforeIn(a, b, cb, false, false)
 }
 
-func (r *Result) onceBeforeIn(a, b ssa.Instruction, cb *goroutines.Context, outsideTests bool) (Edge, bool) {
+// onceBeforeIn is onceBefore, leaving out the callers written in _test.go
+// files when outsideTests is set; with callers set, a start of cb's
+// goroutines on a Caller context counts as after a Do when one path of
+// calls to it (not every path) shows the Do first (see
+// OnceOrderedBeyondCallers).
+func (r *Result) onceBeforeIn(a, b ssa.Instruction, cb *goroutines.Context, outsideTests, callers bool) (Edge, bool) {
 	for _, obj := range r.onceGuards(a.Parent(), outsideTests) {
 		for _, do := range r.ops.onceDo[obj] {
-			if r.after(do, b, cb, MaxCallDepth) || r.spawnedAfter(do, cb) {
+			if r.after(do, b, cb, MaxCallDepth) || r.spawnedAfter(do, cb, callers) {
 				return Edge{Rule: Once, Pos: do.Pos()}, true
 			}
 		}
@@ -778,12 +783,32 @@ func (r *Result) onceBeforeIn(a, b ssa.Instruction, cb *goroutines.Context, outs
 // goroutines all start after j in turn (a transport's dial goroutine,
 // started after the Do that configures the transport, also by goroutines
 // the dial started), up to MaxCallDepth spawns.
-func (r *Result) spawnedAfter(j ssa.Instruction, c *goroutines.Context) bool {
-	return r.spawnedAfterIn(j, c, MaxCallDepth, map[*goroutines.Context]bool{})
+//
+// With callers set, a start on a Caller context (code calling into the
+// package, a parallel test) counts as after j whatever path leads to it,
+// provided that the goroutines are shown to start after j in some way too:
+// one path of calls to their spawn site on such a context runs j first,
+// or another context that starts them starts them after j (see
+// OnceOrderedBeyondCallers).
+func (r *Result) spawnedAfter(j ssa.Instruction, c *goroutines.Context, callers bool) bool {
+	if callers {
+		if c.Site == nil || !slices.ContainsFunc(r.gr.Of(c.Site.Parent()), func(pc *goroutines.Context) bool {
+			return r.afterOnSomePath(j, c.Site, pc)
+		}) {
+			return false
+		}
+	}
+	return r.spawnedAfterIn(j, c, MaxCallDepth, map[*goroutines.Context]bool{}, callers)
 }
 
-func (r *Result) spawnedAfterIn(j ssa.Instruction, c *goroutines.Context, depth int, seen map[*goroutines.Context]bool) bool {
-	if depth == 0 || c.Site == nil || c.Kind == goroutines.Caller || seen[c] {
+func (r *Result) spawnedAfterIn(j ssa.Instruction, c *goroutines.Context, depth int, seen map[*goroutines.Context]bool, callers bool) bool {
+	if seen[c] {
+		// A goroutine of c started by a goroutine of c, or of a context
+		// c started: by induction on the time each one starts, it
+		// starts after j when the other starts of the cycle do.
+		return true
+	}
+	if depth == 0 || c.Site == nil || c.Kind == goroutines.Caller {
 		return false
 	}
 	seen[c] = true
@@ -792,12 +817,75 @@ func (r *Result) spawnedAfterIn(j ssa.Instruction, c *goroutines.Context, depth 
 	if len(parents) == 0 {
 		return false
 	}
+	shown := false
 	for _, pc := range parents {
-		if !r.after(j, c.Site, pc, MaxCallDepth) && !r.spawnedAfterIn(j, pc, depth-1, seen) {
+		if callers && (pc.Kind == goroutines.Caller || pc.Kind == goroutines.ParallelTest) {
+			// A caller of the package (a test's own goroutine
+			// included): taken to start c after j; shown to on one
+			// path at least, or c must be shown to elsewhere.
+			shown = shown || r.afterOnSomePath(j, c.Site, pc)
+			continue
+		}
+		if !r.after(j, c.Site, pc, MaxCallDepth) && !r.spawnedAfterIn(j, pc, depth-1, seen, callers) {
 			return false
 		}
+		shown = true
 	}
-	return true
+	return shown || !callers
+}
+
+// afterOnSomePath reports whether, on context c, some chain of calls that
+// leads to b (up to MaxCallDepth calls) passes j first: j dominates b, or
+// a call site of b's function that j dominates, and so on up.
+func (r *Result) afterOnSomePath(j, b ssa.Instruction, c *goroutines.Context) bool {
+	steps := 0
+	seen := map[*ssa.Function]bool{}
+	var up func(b ssa.Instruction, depth int) bool
+	up = func(b ssa.Instruction, depth int) bool {
+		if steps++; steps > maxQuerySteps {
+			return false
+		}
+		if b.Parent() == j.Parent() {
+			return j != b && r.gr.Flow.Dominates(j, b)
+		}
+		if depth == 0 || seen[b.Parent()] {
+			return false
+		}
+		seen[b.Parent()] = true
+		for _, s := range r.callSites(b.Parent(), c) {
+			if up(s, depth-1) {
+				return true
+			}
+		}
+		return false
+	}
+	return up(b, MaxCallDepth)
+}
+
+// OnceOrderedBeyondCallers reports whether a (in ca) and b (in cb) are
+// ordered by the once rule, callers written in _test.go files left out,
+// when every start of a goroutine on a context of code calling into the
+// package (Caller, or a parallel test) counts as after the Do, provided
+// that one path of calls to the goroutine's own spawn site runs the Do
+// first. The starts left out are those by which an importer, calling the
+// package's exported functions in an order of its own, would start the
+// goroutine before anything ran the Do (a transport's dial goroutine,
+// started again when an idle connection closes, on a connection that
+// exists only after a round trip ran the Do): the order in which an
+// importer calls the package is not in the package, and the checks report
+// such a pair at low confidence. Goroutines that the package's own
+// goroutines start must still be shown to start after the Do, and so must
+// every goroutine on the way at least once. It returns the context whose
+// goroutines' start the order rests on.
+func (r *Result) OnceOrderedBeyondCallers(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (*goroutines.Context, bool) {
+	r.index()
+	if _, ok := r.onceBeforeIn(a, b, cb, true, true); ok {
+		return cb, true
+	}
+	if _, ok := r.onceBeforeIn(b, a, ca, true, true); ok {
+		return ca, true
+	}
+	return nil, false
 }
 
 // OnceGuards returns the sync.Once objects whose Do runs fn (directly, or
@@ -820,10 +908,10 @@ func (r *Result) OnceOrderedOutsideTests(a ssa.Instruction, ca *goroutines.Conte
 			return true
 		}
 	}
-	if _, ok := r.onceBeforeIn(a, b, cb, true); ok {
+	if _, ok := r.onceBeforeIn(a, b, cb, true, false); ok {
 		return true
 	}
-	_, ok := r.onceBeforeIn(b, a, ca, true)
+	_, ok := r.onceBeforeIn(b, a, ca, true, false)
 	return ok
 }
 

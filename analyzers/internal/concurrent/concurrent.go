@@ -171,8 +171,10 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 // analysis's own model; checks report a pair with an assumption at low
 // confidence (suppress.Reporter.ReportAssuming), shown only under -all.
 //
-// Each assumption is about when a test does something, which a test
-// decides by its own protocol and a static analysis cannot see:
+// Each assumption is about when code outside the package's own functions
+// does something (a test, or an importer calling the package), which it
+// decides by its own protocol and a static analysis of the package cannot
+// see:
 //   - both sides run on two goroutines of one HTTP handler written in a
 //     test file: a handler serves requests at once, but a test makes the
 //     requests it means to, usually one at a time (in a non-test file the
@@ -191,7 +193,15 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 //   - the two sides are ordered by a sync.Once, or run in one Do, once
 //     the callers written in _test.go files are left out: only a test
 //     export (or helper) runs one of them outside the Once, and whether it
-//     does so while the package's goroutines run is up to the test.
+//     does so while the package's goroutines run is up to the test;
+//   - the two sides are ordered by a sync.Once once the goroutine starts
+//     that code calling into the package reaches (a Caller context, a
+//     parallel test) are taken to come after the Do, where one path of
+//     calls to the goroutine's start does run the Do first
+//     (ordering.Result.OnceOrderedBeyondCallers): the report needs an
+//     importer to call the package's exported functions in an order that
+//     starts the goroutine before anything ran the Do, and the order in
+//     which an importer calls them is outside the package.
 func (e *Env) Assumption(p Pair) string {
 	if p.assume != "" {
 		return p.assume
@@ -209,6 +219,9 @@ func (e *Env) Assumption(p Pair) string {
 	}
 	if e.Order.OnceOrderedOutsideTests(p.A.Instr, p.CA, p.B.Instr, p.CB) {
 		return "that test code calls into it outside the sync.Once the package's own callers use"
+	}
+	if c, ok := e.Order.OnceOrderedBeyondCallers(p.A.Instr, p.CA, p.B.Instr, p.CB); ok && c.Entry != nil {
+		return fmt.Sprintf("that code calling into the package starts the goroutine running %s on a path that runs no sync.Once.Do first, although another path runs it", source.FuncName(c.Entry))
 	}
 	return ""
 }

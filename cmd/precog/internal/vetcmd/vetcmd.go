@@ -86,24 +86,29 @@ Confidence
 A finding that holds only under an assumption the analysis cannot check is
 of low confidence, and is shown only with -all (or a check's own
 -CHECK.all), its message ending in "(low confidence: it assumes ...)" with
-the assumption. Each assumption is about when a test does something, which
-the test decides and the analysis cannot see. Four make a finding of low
-confidence: both of its sides run on goroutines of one HTTP handler written
-in a _test.go file, which a server would run once per request, but which a
-test calls as often as it sends requests, usually once; one side is code
-written in a _test.go file and the other is not (test code installing a
-hook or inspecting the package's state while the package's goroutines
-run); both sides hold a common lock wherever the package's own code calls
-them, and only a test's call without it leaves one unlocked (a test
-calling a helper of the package while the package's goroutines run); the
-sides are ordered by a sync.Once except through functions written in
-_test.go files (a test export bypassing the Once). Every other finding is
-confident: it rests only on the checks' documented model (each check's
-documentation says what it assumes and what it cannot see). The same rule
-holds under go vet -vettool=precog, where go vet's own -all is taken (it is
-a deprecated flag of go vet's that does nothing): give each check's flag,
--connull.all -conuninit.all -conclosed.all -conindex.all -conmap.all; and in
-the golangci-lint plugin, with the setting all: true.
+the assumption. Each assumption is about when a test, or an importer calling
+the package, does something, which it decides and the analysis cannot see.
+Five make a finding of low confidence: both of its sides run on goroutines
+of one HTTP handler written in a _test.go file, which a server would run
+once per request, but which a test calls as often as it sends requests,
+usually once; one side is code written in a _test.go file and the other is
+not (test code installing a hook or inspecting the package's state while the
+package's goroutines run); both sides hold a common lock wherever the
+package's own code calls them, and only a test's call without it leaves one
+unlocked (a test calling a helper of the package while the package's
+goroutines run); the sides are ordered by a sync.Once except through
+functions written in _test.go files (a test export bypassing the Once); the
+sides are ordered by a sync.Once once every start of a goroutine reached
+from code calling into the package counts as after the Do, where one path of
+calls to that start does run the Do first (an importer calling the exported
+functions in an order that starts the goroutine before anything ran the Do:
+a transport dialing again when a connection closes, before any round trip).
+Every other finding is confident: it rests only on the checks' documented
+model (each check's documentation says what it assumes and what it cannot
+see). The same rule holds under go vet -vettool=precog, where go vet's own
+-all is taken (it is a deprecated flag of go vet's that does nothing): give
+each check's flag, -connull.all -conuninit.all -conclosed.all -conindex.all
+-conmap.all; and in the golangci-lint plugin, with the setting all: true.
 
 Internal errors
 
