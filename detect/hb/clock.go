@@ -50,8 +50,13 @@ package hb
 // (full). A copy taken without a release (channels.go's current, for an
 // operation the walk has not reached) holds g's kids so far; g may learn
 // more at the same x, so c knows g at x only up to those kids, and keeps
-// that level in part (a map, which the clock changes in place until a
-// copy shares it, then clones).
+// that level in part. The level sits beside the component in the tree's
+// leaf (node.parts), so that it is copied, shared and joined with the
+// component: a copy costs nothing, a change copies one path, and a level
+// goes stale by itself when its component rises. (It was a map per clock,
+// cloned after every copy that changed it: on gocron's
+// TestScheduler_ManyJobs, 6,000 goroutines each knowing thousands of
+// others in part, the maps took 90% of a 5.9 GB peak, bench/RESULTS.md.)
 //
 // An accumulator's clock (a WaitGroup's, the unlocks of a mutex with
 // LockOrder) belongs to no goroutine: its kids are the releases it joined,
@@ -78,6 +83,18 @@ type node struct {
 	owner uint64 // the token of the clock that may change it in place; 0 for none
 	kids  *[fan]*node
 	vals  [fan]uint32
+	// parts, in a leaf, are the levels of its components (see
+	// "Knowledge"): how many of the goroutine's kids at vals[k] the clock
+	// knows, full for all; nil when all are full.
+	parts *[fan]uint32
+}
+
+// part returns the level of component k of leaf n.
+func (n *node) part(k int) uint32 {
+	if n == nil || n.parts == nil {
+		return full
+	}
+	return n.parts[k]
 }
 
 // vclock is a vector clock over dense goroutine indices. The zero value is
@@ -91,14 +108,9 @@ type vclock struct {
 	hasG  bool
 
 	// The clock's knowledge (see "Knowledge" above).
-	kids *kid                // what it learned, newest first
-	kseq uint32              // how many kids it has had
-	part map[int32][2]uint32 // goroutine -> own component and kids known, where not all of them
-	// partTok is the token under which c made part: c changes part in
-	// place while its token is still partTok (no copy of c has shared
-	// the map since), and clones it otherwise. 0 for a shared map.
-	partTok uint64
-	final   bool // a copy taken at a release: its goroutine learns nothing more at this own component
+	kids  *kid   // what it learned, newest first
+	kseq  uint32 // how many kids it has had
+	final bool   // a copy taken at a release: its goroutine learns nothing more at this own component
 	// taint marks a clock that lacks an order a match past Stream's
 	// window would have given (see "Streaming" in the package doc): it
 	// spreads to every clock that joins it.
@@ -191,6 +203,21 @@ func (c *vclock) tree(x int) uint32 {
 	return n.vals[x&fanMask]
 }
 
+// treeLevel returns component x of the tree and its level.
+func (c *vclock) treeLevel(x int) (v, s uint32) {
+	n := c.root
+	if n == nil || x>>(fanBits*(int(c.depth)+1)) != 0 {
+		return 0, full
+	}
+	for d := int(c.depth); d > 0; d-- {
+		n = n.kids[(x>>(fanBits*d))&fanMask]
+		if n == nil {
+			return 0, full
+		}
+	}
+	return n.vals[x&fanMask], n.part(x & fanMask)
+}
+
 // copy returns a copy of c that no one changes; c's later changes copy the
 // nodes they touch.
 func (c *vclock) copy(t *tokens) vclock {
@@ -224,11 +251,22 @@ func (c *vclock) grow(x int) {
 }
 
 // setTree sets component x of the tree to v if that raises it, and reports
-// whether it did.
+// whether it did. A raised component's level is full until setPart says
+// otherwise.
 func (c *vclock) setTree(x int, v uint32) bool {
 	if v <= c.tree(x) {
 		return false
 	}
+	l := c.leaf(x)
+	l.vals[x&fanMask] = v
+	if l.parts != nil {
+		l.parts[x&fanMask] = full
+	}
+	return true
+}
+
+// leaf returns the leaf that holds component x, made one c may change.
+func (c *vclock) leaf(x int) *node {
 	if c.tok == 0 {
 		panic("hb: change of a clock copy")
 	}
@@ -241,8 +279,7 @@ func (c *vclock) setTree(x int, v uint32) bool {
 		}
 		at = &n.kids[(x>>(fanBits*d))&fanMask]
 	}
-	c.mutable(at).vals[x&fanMask] = v
-	return true
+	return c.mutable(at)
 }
 
 // owned returns n if c may change it, else a copy of it (a new node for
@@ -257,6 +294,10 @@ func (c *vclock) owned(n *node) *node {
 		if n.kids != nil {
 			k := *n.kids
 			m.kids = &k
+		}
+		if n.parts != nil {
+			p := *n.parts
+			m.parts = &p
 		}
 	}
 	return m
@@ -287,7 +328,7 @@ func (c *vclock) join(w vclock, t *tokens) bool {
 	n := w.node()
 	if c.root == nil && !c.hasG && c.kids == nil {
 		// The zero clock (an accumulator's first join) becomes w.
-		c.root, c.depth, c.part, c.partTok = w.root, w.depth, w.part, 0
+		c.root, c.depth = w.root, w.depth
 		if w.hasG {
 			c.setTree(int(w.g), w.own)
 			c.setPart(int(w.g), w.own, n.s)
@@ -346,23 +387,12 @@ func (c *vclock) joinTree(w vclock, n *kid) bool {
 	if c.hasG {
 		own = int(c.g)
 	}
-	// Where w knows a goroutine only in part, c's level after the join
-	// depends on its level before.
-	type lvl struct {
-		u       int
-		x, s    uint32 // w's
-		cx, cs0 uint32 // c's before
-	}
-	var parts []lvl
-	for u, p := range w.part {
-		if int(u) != own && p[0] == w.tree(int(u)) {
-			cx, cs := c.level(int(u))
-			parts = append(parts, lvl{int(u), p[0], p[1], cx, cs})
-		}
-	}
-	if w.hasG && int(w.g) != own && n.s != full {
-		cx, cs := c.level(int(w.g))
-		parts = append(parts, lvl{int(w.g), w.own, n.s, cx, cs})
+	// w's own component, kept apart, joins with the level n.s; c's level
+	// of that goroutine after the join depends on its level before.
+	wg := w.hasG && int(w.g) != own
+	var cx, cs uint32
+	if wg {
+		cx, cs = c.level(int(w.g))
 	}
 	changed := false
 	if w.root != nil && w.root != c.root {
@@ -371,30 +401,17 @@ func (c *vclock) joinTree(w vclock, n *kid) bool {
 		}
 		c.root, changed = c.joinAt(c.root, int(c.depth), w.root, int(w.depth), own)
 	}
-	if w.hasG && w.own > 0 && int(w.g) != own && c.setTree(int(w.g), w.own) {
-		changed = true
-	}
-	// Where c's component equals w's and c knew the goroutine in part,
-	// it now knows what w knows of it, if that is more.
-	for u, p := range c.part {
-		if int(u) != own && p[0] == c.tree(int(u)) {
-			wx, ws := w.level(int(u))
-			if w.hasG && u == w.g {
-				ws = n.s // a copy knows its own goroutine up to its kids
-			}
-			if wx == p[0] && ws > p[1] {
-				c.setPart(int(u), wx, ws)
-			}
+	if wg && w.own > 0 {
+		if c.setTree(int(w.g), w.own) {
+			changed = true
 		}
-	}
-	// Where w knew the goroutine in part, c's level is w's if it took
-	// w's component, the larger of the two if they were equal.
-	for _, l := range parts {
+		// The tree's joined component w.g was w's stale one: set the
+		// level from c's before the join.
 		switch {
-		case l.cx < l.x:
-			c.setPart(l.u, l.x, l.s)
-		case l.cx == l.x && l.cs0 < l.s:
-			c.setPart(l.u, l.x, l.s)
+		case cx < w.own:
+			c.setPart(int(w.g), w.own, n.s)
+		case cx == w.own:
+			c.setPart(int(w.g), w.own, max(cs, n.s))
 		}
 	}
 	return changed
@@ -456,45 +473,23 @@ func (c *vclock) level(u int) (x, s uint32) {
 	if c.hasG && int(c.g) == u {
 		return c.own, full
 	}
-	x = c.tree(u)
-	if p, ok := c.part[int32(u)]; ok && p[0] == x {
-		return x, p[1]
-	}
-	return x, full
+	return c.treeLevel(u)
 }
 
-// setPart records that c knows u at own component x up to kid s. It
-// changes c's map in place if c made it since its last copy (a join that
-// learns of thousands of goroutines in part sets each in one map, instead
-// of cloning the map for each: quadratic in them, minutes on gocron's
-// tests); otherwise it clones the map, leaving out the entries that no
-// longer match their component.
+// setPart records that c knows u at own component x, its component in the
+// tree, up to kid s (full for all). It changes the leaf in place if c made
+// it since its last copy, and copies the leaf's path otherwise; a level of
+// a component that is not x says nothing and is not set.
 func (c *vclock) setPart(u int, x, s uint32) {
-	p, ok := c.part[int32(u)]
-	if s == full && !ok || s != full && ok && p == [2]uint32{x, s} {
+	v, p := c.treeLevel(u)
+	if v != x || p == s {
 		return
 	}
-	if c.tok != 0 && c.partTok == c.tok && c.part != nil {
-		if s == full {
-			delete(c.part, int32(u))
-		} else {
-			c.part[int32(u)] = [2]uint32{x, s}
-		}
-		return
+	l := c.leaf(u)
+	if l.parts == nil {
+		l.parts = &[fan]uint32{full, full, full, full, full, full, full, full, full, full, full, full, full, full, full, full}
 	}
-	m := make(map[int32][2]uint32, len(c.part)+1)
-	for k, v := range c.part {
-		if k != int32(u) && v[0] == c.tree(int(k)) {
-			m[k] = v
-		}
-	}
-	if s != full {
-		m[int32(u)] = [2]uint32{x, s}
-	}
-	if len(m) == 0 {
-		m = nil
-	}
-	c.part, c.partTok = m, c.tok
+	l.parts[u&fanMask] = s
 }
 
 // node returns w, a copy, as a node of a clock's knowledge.
@@ -549,27 +544,48 @@ func (c *vclock) joinNode(n, m *node, d, base, own int) (*node, bool) {
 		return m, raises(nil, m, d, base, own)
 	}
 	if d == 0 {
-		raise, keep := false, false
+		// raise: m has a larger component; take: m has a larger
+		// component or, at an equal one, a larger level; keep: n has.
+		// (c's own component is stale in the tree: only its value is
+		// joined, as any other, and not counted as a raise.)
+		raise, take, keep := false, false, false
 		for k := range fan {
-			if m.vals[k] > n.vals[k] {
+			switch mv, nv := m.vals[k], n.vals[k]; {
+			case mv > nv:
 				if base+k != own {
-					raise = true
+					raise, take = true, true
 				}
-			} else if m.vals[k] < n.vals[k] {
+			case mv < nv:
 				keep = true
+			case base+k != own && (m.parts != nil || n.parts != nil):
+				if ms, ns := m.part(k), n.part(k); ms > ns {
+					take = true
+				} else if ms < ns {
+					keep = true
+				}
 			}
 		}
 		switch {
 		case !keep:
-			return m, raise // m holds every component of n
-		case !raise:
+			return m, raise // m holds every component of n, and what n knows of them
+		case !take:
 			return n, false
 		}
 		n = c.owned(n)
 		for k := range fan {
-			n.vals[k] = max(n.vals[k], m.vals[k])
+			switch mv, nv := m.vals[k], n.vals[k]; {
+			case mv > nv:
+				n.vals[k] = mv
+				if p := m.part(k); p != full || n.parts != nil {
+					n.setLevel(k, p)
+				}
+			case mv == nv && base+k != own:
+				if p := m.part(k); p > n.part(k) {
+					n.setLevel(k, p)
+				}
+			}
 		}
-		return n, true
+		return n, raise
 	}
 	if m.kids == nil {
 		return n, false
@@ -600,6 +616,18 @@ func (c *vclock) joinNode(n, m *node, d, base, own int) (*node, bool) {
 		return m, changed
 	}
 	return out, changed
+}
+
+// setLevel sets the level of component k of leaf n, which its clock may
+// change.
+func (n *node) setLevel(k int, s uint32) {
+	if n.parts == nil {
+		if s == full {
+			return
+		}
+		n.parts = &[fan]uint32{full, full, full, full, full, full, full, full, full, full, full, full, full, full, full, full}
+	}
+	n.parts[k] = s
 }
 
 // raises reports whether subtree m, of depth d and first component base,
