@@ -18,6 +18,10 @@ type Options struct {
 	NoSpinLoops bool
 	// Stats, if not nil, receives counts of what Check did.
 	Stats *Stats
+	// CountSpinPruned counts Stats.SpinPruned, which costs the checks a
+	// second run (without the inferred edges) when the inference found
+	// some.
+	CountSpinPruned bool
 }
 
 // Stats counts what one Check did, for the bench and the report.
@@ -26,11 +30,17 @@ type Stats struct {
 	// added.
 	SpinEdges int
 	// SpinPruned is the number of findings that the run without the
-	// inferred edges reports and the run with them does not.
+	// inferred edges reports and the run with them does not (counted
+	// with Options.CountSpinPruned only).
 	SpinPruned int
 	// Skipped counts the locations (and channels, maps) with more than
-	// maxInstances distinguishable accesses, which were not checked.
+	// MaxInstances distinguishable accesses, which were not checked.
 	Skipped int
+	// UninitUnchecked counts the reads (and WaitGroup Dones) that
+	// con-uninit did not decide: the run's budget of order checks
+	// (MaxUninitChecks) ran out before them. A finding they would have
+	// made is missed.
+	UninitUnchecked int
 }
 
 // TestLifetime reports the calls of a test's T's Log (and the other
@@ -64,7 +74,7 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 		edges, sync = c.spinEdges()
 	}
 	var before []finding.Finding
-	if opts.Stats != nil && len(sync) > 0 {
+	if opts.Stats != nil && opts.CountSpinPruned && len(sync) > 0 {
 		before = c.run()
 	}
 	if len(sync) > 0 {
@@ -78,6 +88,7 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 	out := c.run()
 	if opts.Stats != nil {
 		opts.Stats.Skipped += c.skipped
+		opts.Stats.UninitUnchecked += c.uninitUnchecked
 		opts.Stats.SpinEdges += len(edges)
 		ids := make(map[string]bool)
 		for _, f := range out {
@@ -96,6 +107,7 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 func (c *checker) run() []finding.Finding {
 	c.out = nil
 	c.seen = make(map[string]bool)
+	c.uninitChecks, c.uninitUnchecked = 0, 0
 	c.null()
 	c.uninit()
 	c.closed()
@@ -124,6 +136,13 @@ type checker struct {
 	out     []finding.Finding
 	seen    map[string]bool
 	skipped int
+
+	// uninitChecks counts con-uninit's order checks in this run, at most
+	// maxUninit (MaxUninitChecks but in tests); uninitUnchecked the reads
+	// it could not decide.
+	uninitChecks    int
+	maxUninit       int
+	uninitUnchecked int
 }
 
 type ownKey struct{ first, g int }
@@ -148,7 +167,7 @@ const (
 // the accesses by location with a counting sort: one map lookup per access
 // and two int32s per access besides the lists themselves.
 func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker {
-	c := &checker{g: g, sites: sites, site: make(map[uint32]trace.Site), own: make(map[ownKey][]int)}
+	c := &checker{g: g, sites: sites, site: make(map[uint32]trace.Site), own: make(map[ownKey][]int), maxUninit: MaxUninitChecks}
 	if sites != nil && len(sites.Sites) > 0 {
 		c.uses = make([]uint8, sites.Sites[len(sites.Sites)-1].ID+1)
 		for _, s := range sites.Sites {
@@ -432,19 +451,36 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 	f.Evidence.Notes = notes
 	f.Witnesses = []finding.Witness{w}
 	f.SetID()
-	// One finding per kind and set of (role, file, line): two reads of
-	// one index expression, or one statement's two sides, are one bug.
-	keys := make([]string, len(f.Sites))
-	for i, s := range f.Sites {
-		keys[i] = fmt.Sprintf("%s\x00%s\x00%d", s.Role, s.File, s.Line)
-	}
-	slices.Sort(keys)
-	k := kind + "\x00" + strings.Join(keys, "\x00")
+	k := lineKey(kind, f.Sites)
 	if c.seen[k] {
 		return
 	}
 	c.seen[k] = true
 	c.out = append(c.out, f)
+}
+
+// lineKey is the key of a finding of kind at sites: one finding is
+// reported per kind and set of (role, file, line), since two reads of one
+// index expression, or one statement's two sides, are one bug.
+func lineKey(kind string, sites []finding.Site) string {
+	keys := make([]string, len(sites))
+	for i, s := range sites {
+		keys[i] = fmt.Sprintf("%s\x00%s\x00%d", s.Role, s.File, s.Line)
+	}
+	slices.Sort(keys)
+	return kind + "\x00" + strings.Join(keys, "\x00")
+}
+
+// lineKey returns the key (see lineKey) of the finding that report would
+// make of kind and roles.
+func (c *checker) lineKey(kind string, roles []role) string {
+	var sites []finding.Site
+	for _, r := range roles {
+		if !r.witness {
+			sites = append(sites, finding.SiteOf(c.sites, c.g.Events[r.ev].Site, r.role))
+		}
+	}
+	return lineKey(kind, sites)
 }
 
 // siteKey is the deduplication key of a finding of kind with these
@@ -516,15 +552,15 @@ func (c *checker) fn(i int) string {
 	return "another function"
 }
 
-// maxInstances bounds the accesses of one location (after instances
+// MaxInstances bounds the accesses of one location (after instances
 // folds them) that a check pairs with each other; a location past it is
 // skipped and counted in Stats.Skipped.
-const maxInstances = 4096
+const MaxInstances = 4096
 
 // instances folds the events of list that no check can tell apart: those
 // of one goroutine at one site with no sync event of that goroutine in
 // between have one vector clock and one lock set. It keeps the first of
-// each, in order. ok is false if more than maxInstances remain.
+// each, in order. ok is false if more than MaxInstances remain.
 func (c *checker) instances(list []int) (out []int, ok bool) {
 	type key struct {
 		g    int
@@ -541,7 +577,7 @@ func (c *checker) instances(list []int) (out []int, ok bool) {
 			out = append(out, i)
 		}
 	}
-	if len(out) > maxInstances {
+	if len(out) > MaxInstances {
 		c.skipped++
 		return nil, false
 	}

@@ -483,7 +483,7 @@ func TestSpinLoopQueue(t *testing.T) {
 	expect(t, check(t, text, spinSites, Options{NoSpinLoops: true}),
 		"con-null k.go:12(deref) k.go:10(nil-store)")
 	var st Stats
-	expect(t, check(t, text, spinSites, Options{Stats: &st}))
+	expect(t, check(t, text, spinSites, Options{Stats: &st, CountSpinPruned: true}))
 	if st.SpinEdges != 1 || st.SpinPruned != 1 {
 		t.Errorf("stats %+v, want one edge and one finding pruned", st)
 	}

@@ -159,8 +159,16 @@
 // and a counting sort, keeps only locations that two goroutines touch,
 // and folds the accesses of one goroutine at one site between two of its
 // sync events (they share a vector clock and a lock set) before pairing.
-// A location with more than maxInstances such accesses after folding is
-// skipped and counted in Stats.Skipped. Its time per million events, beside
+// A location with more than MaxInstances such accesses after folding is
+// skipped and counted in Stats.Skipped (precog test says so in a note).
+// con-uninit does not fold: it checks each goroutine's first read against
+// each other goroutine's first initialization, deciding the cheap
+// conditions (a related goroutine, a common lock, lines already reported)
+// first and trying the initializations most likely to be ordered with the
+// read first (its starters', the last one that was, the nearest in the
+// trace), which makes a read cost about one order check on the shapes
+// measured; at most MaxUninitChecks checks a run, past which reads are
+// counted in Stats.UninitUnchecked (and a note). Its time per million events, beside
 // hb.Analyze's, is in bench/RESULTS.md ("Detection time and memory per
 // checker", from go -C bench/detect run .).
 package conmem

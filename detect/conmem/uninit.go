@@ -68,6 +68,19 @@ func (c *checker) addWait(list []int) {
 // uninitLoc checks one location's accesses: init events of kind initK
 // (writes of a non-zero value; Adds of a positive delta) and use events
 // of kind useK (reads; Dones and negative Adds).
+//
+// A goroutine's first use r is reported when it is concurrent with the
+// first init of every other goroutine that made one (the remote inits),
+// one of those goroutines is related to r's (started it or was started by
+// it) and, for memory, not every remote init shares a lock with r. Which
+// inits decide it does not depend on the order they are tried in, so the
+// cheap conditions come first and the costly one, concurrency with every
+// remote init, last, trying first the inits most likely to be ordered with
+// r (see refute): a location that thousands of goroutines initialize and
+// read (gocron's WaitGroup, added by each job's starter and done by the
+// job) cost the product of the two before, 118 M order checks in one run,
+// and costs about one check per read now. A read whose finding's lines
+// were reported already is not checked again.
 func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 	g := c.g
 	isInit := func(i int) bool {
@@ -111,6 +124,11 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 	if len(inits) == 0 {
 		return
 	}
+	u := c.newUninitState(inits, init)
+	readRole, initRole := finding.RoleRead, finding.RoleInit
+	if initK == trace.EvWGAdd {
+		readRole, initRole = finding.RoleDone, finding.RoleAdd
+	}
 	read := make(map[int]bool)
 	for _, r := range list {
 		gi := g.Goroutine(r)
@@ -126,36 +144,38 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 			// its start, not an uninitialized one.
 			continue
 		}
-		var remote []int
-		concurrent, related, locked := true, false, true
-		for _, w := range inits {
-			if g.Goroutine(w) == gi {
-				continue
-			}
-			related = related || c.ancestor(g.Goroutine(w), gi) || c.ancestor(gi, g.Goroutine(w))
-			remote = append(remote, w)
-			locked = locked && g.CommonLock(r, w)
-			if !g.Concurrent(r, w) {
-				concurrent = false
-				break
-			}
+		ownInit, hasOwn := init[gi]
+		if !hasOwn {
+			ownInit = -1
 		}
-		if len(remote) == 0 || !concurrent || !related || (locked && initK == trace.EvWrite) {
+		if len(inits) == 1 && hasOwn || !u.related(gi) || initK == trace.EvWrite && u.locked(r) {
 			continue
 		}
-		roles := []role{{ev: r, role: finding.RoleRead}}
+		if c.seen[u.key(r, ownInit, readRole, initRole)] {
+			continue // reported with the same lines
+		}
+		switch refuted, decided := u.refute(r, gi); {
+		case !decided:
+			c.uninitUnchecked++
+			continue
+		case refuted:
+			continue
+		}
+		var remote []int
+		for _, w := range inits {
+			if w != ownInit {
+				remote = append(remote, w)
+			}
+		}
+		roles := []role{{ev: r, role: readRole}}
 		sites := make(map[uint32]bool)
 		for _, w := range remote {
 			if s := g.Events[w].Site; !sites[s] {
 				sites[s] = true
-				roles = append(roles, role{ev: w, role: finding.RoleInit})
+				roles = append(roles, role{ev: w, role: initRole})
 			}
 		}
 		if initK == trace.EvWGAdd {
-			roles[0].role = finding.RoleDone
-			for i := range roles[1:] {
-				roles[i+1].role = finding.RoleAdd
-			}
 			c.report(finding.ConUninit,
 				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; Add should come before the go statement",
 					c.expr(r), c.fn(r), c.fn(remote[0])),
@@ -167,6 +187,187 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 				c.expr(r), c.fn(r), c.fn(remote[0])),
 			roles, "the read is concurrent with every other goroutine's first write of a non-zero value, and its goroutine wrote none before it")
 	}
+}
+
+// MaxUninitChecks bounds the order checks (Graph.Concurrent) that
+// con-uninit makes in one run, over all locations. A read it could not
+// decide within them is not reported and is counted in
+// Stats.UninitUnchecked, which precog test prints in a note. The tries of
+// refute make most reads cost one check (gocron's 529,257-event
+// TestScheduler_ManyJobs: 25,000 checks where the plain pairing took 118
+// M), so the bound is there for shapes none of the measured traces had.
+const MaxUninitChecks = 1 << 25
+
+// uninitState is what uninitLoc knows of one location's inits for the
+// checks of its reads.
+type uninitState struct {
+	c     *checker
+	inits []int       // each goroutine's first init, in trace order
+	init  map[int]int // goroutine -> its first init
+	last  int         // the init that refuted the last read, or -1
+
+	// related: per goroutine, whether a goroutine it started, directly
+	// or not, made an init (descendant) and whether one that started it
+	// did (ancestor), filled in as asked.
+	descendant map[int]bool
+	ancestor   map[int]bool
+	// lockRep holds one init per lock set of the inits; locked caches
+	// the answer per lock set of a read.
+	lockRep []int
+	lockedL map[int32]bool
+	// initSites are the inits' sites, each with the number of goroutines
+	// whose first init it is; keys caches a read's finding key by its
+	// site (for reads whose goroutine made no init).
+	initSites map[uint32]int
+	siteRep   []int
+	keys      map[uint32]string
+}
+
+func (c *checker) newUninitState(inits []int, init map[int]int) *uninitState {
+	u := &uninitState{c: c, inits: inits, init: init, last: -1,
+		descendant: make(map[int]bool), ancestor: make(map[int]bool),
+		lockedL: make(map[int32]bool), initSites: make(map[uint32]int), keys: make(map[uint32]string)}
+	g := c.g
+	locks := make(map[int32]bool)
+	for _, w := range inits {
+		// Every goroutine above an initializing one has an init below.
+		for p := g.Goroutines[g.Goroutine(w)].Parent; p >= 0 && !u.descendant[p]; p = g.Goroutines[p].Parent {
+			u.descendant[p] = true
+		}
+		if k := g.LocksKey(w); !locks[k] {
+			locks[k] = true
+			u.lockRep = append(u.lockRep, w)
+		}
+		s := g.Events[w].Site
+		if u.initSites[s] == 0 {
+			u.siteRep = append(u.siteRep, w)
+		}
+		u.initSites[s]++
+	}
+	return u
+}
+
+// related reports whether another goroutine that made an init started
+// goroutine gi, directly or not, or was started by it.
+func (u *uninitState) related(gi int) bool {
+	return u.descendant[gi] || u.hasAncestor(gi)
+}
+
+// hasAncestor reports whether a goroutine that started gi, directly or
+// not, made an init (memoized along the chain).
+func (u *uninitState) hasAncestor(gi int) bool {
+	gs := u.c.g.Goroutines
+	p := gs[gi].Parent
+	if p < 0 {
+		return false
+	}
+	if v, ok := u.ancestor[gi]; ok {
+		return v
+	}
+	_, v := u.init[p]
+	if !v {
+		v = u.hasAncestor(p)
+	}
+	u.ancestor[gi] = v
+	return v
+}
+
+// locked reports whether read r shares a lock (in modes that exclude each
+// other) with every init; for memory no init is r's goroutine's.
+func (u *uninitState) locked(r int) bool {
+	g := u.c.g
+	k := g.LocksKey(r)
+	if v, ok := u.lockedL[k]; ok {
+		return v
+	}
+	v := true
+	for _, w := range u.lockRep {
+		if !g.CommonLock(r, w) {
+			v = false
+			break
+		}
+	}
+	u.lockedL[k] = v
+	return v
+}
+
+// key returns the key (checker.lineKey) of the finding that read r would
+// be: its site and the sites of the other goroutines' inits (all but
+// ownInit, the first init of r's goroutine, or -1).
+func (u *uninitState) key(r, ownInit int, readRole, initRole string) string {
+	g := u.c.g
+	s := g.Events[r].Site
+	if ownInit < 0 {
+		if k, ok := u.keys[s]; ok {
+			return k
+		}
+	}
+	roles := []role{{ev: r, role: readRole}}
+	for _, w := range u.siteRep {
+		ws := g.Events[w].Site
+		if ownInit >= 0 && g.Events[ownInit].Site == ws && u.initSites[ws] == 1 {
+			continue
+		}
+		roles = append(roles, role{ev: w, role: initRole})
+	}
+	k := u.c.lineKey(finding.ConUninit, roles)
+	if ownInit < 0 {
+		u.keys[s] = k
+	}
+	return k
+}
+
+// refute looks for another goroutine's init ordered with read r (of
+// goroutine gi): refuted if it found one, decided false if the run's
+// budget of checks (MaxUninitChecks) ran out first. It tries the inits of
+// the goroutines that started gi (an Add or a write before the go
+// statement), then the init that refuted the last read (a value published
+// once to every reader), then the others by their distance from r in the
+// trace, the nearest first (a write handed to the reader just before).
+func (u *uninitState) refute(r, gi int) (refuted, decided bool) {
+	c, g := u.c, u.c.g
+	try := func(w int) (ordered, ok bool) {
+		if g.Goroutine(w) == gi {
+			return false, true
+		}
+		if c.uninitChecks >= c.maxUninit {
+			return false, false
+		}
+		c.uninitChecks++
+		if !g.Concurrent(r, w) {
+			u.last = w
+			return true, true
+		}
+		return false, true
+	}
+	tried := 0
+	for p := g.Goroutines[gi].Parent; p >= 0 && tried < 8; p = g.Goroutines[p].Parent {
+		if w, ok := u.init[p]; ok {
+			tried++
+			if o, ok := try(w); o || !ok {
+				return o, ok
+			}
+		}
+	}
+	if u.last >= 0 {
+		if o, ok := try(u.last); o || !ok {
+			return o, ok
+		}
+	}
+	k, _ := slices.BinarySearch(u.inits, r)
+	for b, f := k-1, k; b >= 0 || f < len(u.inits); b, f = b-1, f+1 {
+		if b >= 0 {
+			if o, ok := try(u.inits[b]); o || !ok {
+				return o, ok
+			}
+		}
+		if f < len(u.inits) {
+			if o, ok := try(u.inits[f]); o || !ok {
+				return o, ok
+			}
+		}
+	}
+	return false, true
 }
 
 // ancestor reports whether goroutine a started goroutine b, directly or

@@ -28,8 +28,10 @@ type testChecks struct {
 	// ranIn are the recorded runs behind runs: the run number and the
 	// trace, to name the events of Unicorn's witnesses.
 	ranIn []rankedRun
-	// internal collects the checkers' panics, one line each.
+	// internal collects the checkers' panics, one line each; notes what
+	// the checkers left unchecked.
 	internal []string
+	notes    []string
 	// vet holds the static candidates (precog test -vet), nil without;
 	// reached is what the last run showed of them.
 	vet     *vetState
@@ -92,7 +94,19 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		tc.guard("reach", what, func() { tc.reached = tc.vet.find(g, sites) })
 	}
 	var fs []finding.Finding
-	tc.guard("conmem", what, func() { fs = append(fs, conmem.Check(g, sites, tc.opts.ConMem)...) })
+	tc.guard("conmem", what, func() {
+		co := tc.opts.ConMem
+		var st conmem.Stats
+		co.Stats = &st
+		fs = append(fs, conmem.Check(g, sites, co)...)
+		if s := tc.opts.ConMem.Stats; s != nil {
+			s.SpinEdges += st.SpinEdges
+			s.SpinPruned += st.SpinPruned
+			s.Skipped += st.Skipped
+			s.UninitUnchecked += st.UninitUnchecked
+		}
+		tc.notes = append(tc.notes, conmemNotes(what, st)...)
+	})
 	tc.guard("oscs", what, func() {
 		o := oscs.Check(g, sites, tc.opts.OSCS)
 		if len(o) > 0 && !tc.opts.NoHardware {
@@ -123,6 +137,27 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		}
 	}
 	return fs
+}
+
+// conmemNotes says what ConMem left unchecked in a run, by its limits.
+func conmemNotes(what string, st conmem.Stats) []string {
+	var out []string
+	if st.Skipped > 0 {
+		out = append(out, fmt.Sprintf("%s: ConMem skipped %d %s with over %d distinguishable accesses (con-null, con-closed, con-index and con-map there are missed)",
+			what, st.Skipped, plural(st.Skipped, "location", "locations"), conmem.MaxInstances))
+	}
+	if st.UninitUnchecked > 0 {
+		out = append(out, fmt.Sprintf("%s: con-uninit did not check %d %s against the other goroutines' initializations: its budget of %d order checks ran out (findings there are missed)",
+			what, st.UninitUnchecked, plural(st.UninitUnchecked, "read", "reads"), conmem.MaxUninitChecks))
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // hardwareNotes adds to each OSCS finding of the run analysed in g a note

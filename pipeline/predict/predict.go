@@ -534,6 +534,7 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 		fs = append(fs, f)
 	}
 	res.InternalErrors = append(res.InternalErrors, tc.internal...)
+	res.Notes = append(res.Notes, tc.notes...)
 	res.Notes = append(res.Notes, failureNote(name, runs)...)
 	// One report per test: merge the runs' reports of the same bug.
 	fs = finding.Merge(fs)

@@ -3,12 +3,13 @@ package predict
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/precog-dev/precog/detect/finding"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/precog-dev/precog/detect/conmem"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -290,5 +291,47 @@ func TestMaxGoroutines(t *testing.T) {
 		if want := fmt.Sprintf("example.com/a.TestA: %d goroutines, over the limit of %d (-max-goroutines); not analysed", n, tc.max); tc.skipped && !strings.Contains(strings.Join(res.Notes, "\n"), want) {
 			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
 		}
+	}
+}
+
+// TestConMemLimitNote: a map with more accesses told apart than ConMem
+// pairs (conmem.MaxInstances) is skipped with a note that names the test
+// and the limit, not silently.
+func TestConMemLimitNote(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString(`precog trace v1 test="TestMany" package="example.com/a" start=2026-11-22T09:10:56Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=15 child=2
+3 g=2 Begin parent=1
+`)
+	seq := 4
+	for k := range conmem.MaxInstances + 1 {
+		g := 1 + k%2 // a goroutine's accesses at one site between two of its sync events are one instance
+		fmt.Fprintf(&b, "%d g=%d Lock site=1 addr=0x10\n%d.1 g=%d MapWrite site=3 addr=0x18\n%d g=%d Unlock site=4 addr=0x10\n", seq, g, seq, g, seq+1, g)
+		seq += 2
+	}
+	text := filepath.Join(dir, "many.txt")
+	if err := os.WriteFile(text, []byte(b.String()), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, text, filepath.Join(dir, "many.trace"))
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestMany", Trace: "many.trace", Outcome: record.Pass}}},
+	}}
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("example.com/a.TestMany: ConMem skipped 1 location with over %d distinguishable accesses", conmem.MaxInstances)
+	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, want) {
+		t.Errorf("notes:\n%s\nwant one with %q", notes, want)
 	}
 }
