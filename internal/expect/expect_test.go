@@ -66,6 +66,18 @@ func TestCompare(t *testing.T) {
 	if r := Compare(e, "/k/mysql", "x/mysql", reported); len(r.WrongStatus) != 0 {
 		t.Errorf("Compare with the con-null confirmed = %+v", r)
 	}
+	// A "sometimes" line is neither missing when not reported nor extra
+	// when reported, whatever its status.
+	e, err = Parse([]byte("con-null m.go:61 m.go:72 sometimes\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Compare(e, "/k/mysql", "x/mysql", reported[:1]); len(r.Missing)+len(r.Extra)+len(r.WrongStatus) != 0 {
+		t.Errorf("Compare with a sometimes finding reported = %+v", r)
+	}
+	if r := Compare(e, "/k/mysql", "x/mysql", nil); len(r.Missing)+len(r.Extra)+len(r.WrongStatus) != 0 {
+		t.Errorf("Compare with no sometimes finding reported = %+v", r)
+	}
 }
 
 func TestParseExplain(t *testing.T) {
