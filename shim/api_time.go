@@ -55,15 +55,18 @@ func Sleep(site uint32, d time.Duration) {
 	g.syncEvent(site, trace.EvWake, nil, nanos(time.Now()))
 }
 
-// AfterFunc replaces time.AfterFunc(d, f). Outside a synctest bubble it is
-// time.AfterFunc. Inside one, the goroutine the timer starts for f is a
-// goroutine of the bubble: AfterFunc records its fork (EvFork), and f's
-// first run begins it and reads the clock (EvClock), so detect/hb orders
-// it as a goroutine of the bubble woken when the timer fired. A timer
-// stopped before it fired leaves a fork with no goroutine; a second run of
-// f (after Reset) is not known to be the bubble's, which only loses order.
+// AfterFunc replaces time.AfterFunc(d, f). It records the fork (EvFork) of
+// the goroutine the timer starts for f, and f's first run begins it, so
+// detect/hb orders f after what the caller did before AfterFunc (the
+// timer's callback reads the fields its creator set: without the fork it
+// was a goroutine with no parent, concurrent with all of them). Inside a
+// synctest bubble the goroutine is one of the bubble's and reads the clock
+// when it begins (EvClock), so detect/hb orders it as a goroutine of the
+// bubble woken when the timer fired. A timer stopped before it fired
+// leaves a fork with no goroutine; a second run of f (after Reset) is not
+// known to be the fork's (nor the bubble's), which only loses order.
 func AfterFunc(site uint32, d time.Duration, f func()) *time.Timer {
-	if !enabled || !cur().bubble {
+	if !enabled {
 		return time.AfterFunc(d, f)
 	}
 	id := fork(site, trace.EvFork, nil)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/precog-dev/precog/shim/trace"
@@ -377,3 +378,34 @@ func TestWKeepsLocalsOnTheStack(t *testing.T) {
 }
 
 var wordSink int
+
+// TestAfterFuncFork: time.AfterFunc's callback, outside a synctest
+// bubble, is recorded as a goroutine forked at the AfterFunc call, so
+// detect/hb orders it after what its creator did before the call.
+func TestAfterFuncFork(t *testing.T) {
+	const base = 12100
+	from := seqs.n.Load()
+	parent := cur().id
+	var x int
+	done := make(chan struct{}, 1)
+	W(base+1, &x, 7)
+	AfterFunc(base+2, time.Millisecond, func() {
+		_ = *R(base+3, &x)
+		done <- struct{}{}
+	})
+	<-done
+	evs := since(readTrace(t, tracePath), from)
+	forks := siteEvents(evs, base+2, base+3)
+	if len(forks) != 1 || forks[0].Kind != trace.EvFork || forks[0].Goroutine != parent {
+		t.Fatalf("fork events %+v", forks)
+	}
+	child := goroutineEvents(evs, forks[0].Peer)
+	if s := kindsString(child); !strings.HasPrefix(s, "Begin Read") {
+		t.Errorf("callback recorded %s", s)
+	}
+	for _, ev := range child {
+		if ev.Kind == trace.EvBegin && ev.Peer != parent {
+			t.Errorf("callback's Begin parent %d, want %d", ev.Peer, parent)
+		}
+	}
+}

@@ -203,7 +203,9 @@ what they did before it happens before its return. A time.AfterFunc
 callback's goroutine is a goroutine of the bubble, woken when its timer
 fired (a second run of the callback, after Reset, is not known to be the
 bubble's and stays unordered: more reports, never fewer). Outside
-bubbles none of this orders anything: real time orders nothing. Forcing
+bubbles none of this orders anything: real time orders nothing; a
+time.AfterFunc callback's first run is still ordered after what its
+creator did before the AfterFunc call (its goroutine's fork). Forcing
 and perturbing never let the bubble's clock advance: a goroutine held at
 a gate, or delayed, in a bubble yields, then sleeps in a system call,
 instead of blocking, so it is not durably blocked (the goroutine a
