@@ -120,6 +120,11 @@ type checker struct {
 	// section and the other side's.
 	whole  map[int]bool
 	splits map[[2]int]bool
+	// plain is the trace's order without inferred edges (plainGraph).
+	plain *hb.Graph
+	// repeats caches pastRepeats: per section and direction, the first
+	// section of its lock beyond a run taken at one Lock site.
+	repeats map[[2]int]int
 	// accessSites holds the site table's read and write sites by
 	// expression, built on first use.
 	accessSites map[siteKey][]trace.Site
@@ -483,11 +488,11 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 		return
 	}
 	c.stats.Pairs++
-	if c.g.HappensBefore(int(p.ev), int(cur.ev)) {
+	if c.g.HappensBefore(int(p.ev), int(cur.ev)) || c.sectionsOrdered(p, cur) {
 		c.stats.Ordered++
 		return
 	}
-	if redundant(p, pWrite, cur, cWrite) {
+	if redundant(p, pWrite, cur, cWrite) || c.readsOwnWrite(p, pWrite, cur, cWrite, loc) {
 		c.stats.Redundant++
 		return
 	}
@@ -575,4 +580,89 @@ func (c *checker) release(gi, i int) {
 			c.stats.Commutative++
 		}
 	}
+}
+
+// sectionsOrdered reports whether the critical section of one side, of a
+// lock both hold in modes that exclude each other, began before the other
+// side's access by order synchronization: that section then runs first in
+// every execution, since the other side's section cannot have taken the
+// lock before that section's Lock, which comes after its access, nor while
+// the section holds it (a time.AfterFunc callback, or a goroutine, started
+// inside its creator's critical section and locking the same lock:
+// the creator's section always runs first). Only the order of the
+// program's synchronization counts (plainGraph): an inferred edge (a
+// flag's write before the read that saw it, a hand-off's take) holds in
+// the executions where the read sees that value, and the other order of
+// the sections is one where it does not (mozilla3x's Run, whose poll of
+// the wake-up gives up before Shutdown's section posts it).
+func (c *checker) sectionsOrdered(p, cur rec) bool {
+	secs := c.g.Sections()
+	for _, x := range c.g.Locks(int(p.ev)) {
+		for _, y := range c.g.Locks(int(cur.ev)) {
+			if x.Addr != y.Addr || x.Mode != hb.Write && y.Mode != hb.Write {
+				continue
+			}
+			if k := c.sectionAt(p, x.Addr); k >= 0 && c.g.HappensBefore(secs[k].Begin, int(cur.ev)) &&
+				c.plainGraph().HappensBefore(secs[k].Begin, int(cur.ev)) {
+				return true
+			}
+			if k := c.sectionAt(cur, x.Addr); k >= 0 && c.g.HappensBefore(secs[k].Begin, int(p.ev)) &&
+				c.plainGraph().HappensBefore(secs[k].Begin, int(p.ev)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plainGraph returns the trace's order without inferred edges: the
+// checker's graph when it has none, or the trace analyzed again without
+// them (once, on first use).
+func (c *checker) plainGraph() *hb.Graph {
+	if c.plain != nil {
+		return c.plain
+	}
+	o := c.g.Options()
+	if len(o.Edges) == 0 && o.NoTakes {
+		c.plain = c.g
+		return c.plain
+	}
+	o.Edges, o.NoTakes = nil, true
+	c.plain = hb.Analyze(c.g.Events, o)
+	return c.plain
+}
+
+// readsOwnWrite reports whether the pair is a write and a read whose
+// goroutine wrote the location before the read in the read's critical
+// section of a lock common to both sides: the read sees that write in
+// either order of the sections, never the other side's (`e.cur = s; use(e.cur)`
+// under one lock). The sections' two writes are a pair of their own.
+func (c *checker) readsOwnWrite(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) bool {
+	if pWrite == cWrite {
+		return false
+	}
+	r, w := cur, p
+	if !pWrite {
+		r, w = p, cur
+	}
+	secs := c.g.Sections()
+	for _, x := range c.g.Locks(int(r.ev)) {
+		for _, y := range c.g.Locks(int(w.ev)) {
+			if x.Addr != y.Addr || x.Mode != hb.Write && y.Mode != hb.Write {
+				continue
+			}
+			k := c.sectionAt(r, x.Addr)
+			if k < 0 {
+				continue
+			}
+			evs := c.g.Goroutines[r.g].Events
+			j, _ := slices.BinarySearch(evs, int(r.ev))
+			for j--; j >= 0 && evs[j] > secs[k].Begin; j-- {
+				if c.g.Events[evs[j]].Kind == trace.EvWrite && c.g.Loc(evs[j]) == loc {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

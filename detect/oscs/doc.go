@@ -22,14 +22,25 @@
 // through the §2.4 filters:
 //
 //   - ordered: order synchronization (go, channels, WaitGroup, Once, Cond,
-//     atomics; detect/hb) puts one access before the other. A mutex orders
-//     nothing (hb keeps mutual exclusion apart from order).
+//     atomics; detect/hb) puts one access before the other, or one side's
+//     critical section began (its Lock) before the other side's access by
+//     the program's own synchronization (not by the flag edges below, nor
+//     hb's hand-offs, which hold only where a read sees a given value):
+//     that section then runs first in every execution, since the other
+//     cannot have taken the lock before it nor while it holds it (a
+//     goroutine, or a time.AfterFunc callback, started inside its
+//     creator's section and taking the same lock). A mutex orders nothing
+//     (hb keeps mutual exclusion apart from order).
 //   - no conflict: two reads never pair.
 //   - redundant write (§3.2.4): two writes of the same value, or a read
 //     against a write that stored the value the location already held
 //     (EvWrite carries the value word; the value before it is the last
 //     write in trace order, which for accesses in critical sections of one
-//     lock is the real order).
+//     lock is the real order). Also a read against a write when the read's
+//     goroutine wrote the location earlier in the read's section (`e.cur =
+//     s; use(e.cur)` under one lock): the read sees that write in either
+//     order of the sections; the two sections' writes are a pair of their
+//     own.
 //   - lazy initialization and nil guard: two filters of our own for Go's
 //     idioms (below, under "What changed for Go").
 //   - commutative (§3.2.3): both critical sections hold a read-write
@@ -228,7 +239,10 @@
 //     a function that takes no lock elsewhere, is another call of the
 //     same operation (a periodic task: bigcache's cleanUp on every tick)
 //     and does not count (with other Lock sites it may be one call that
-//     relocks in a loop: mozilla3x's Run polling for its wake-up), and
+//     relocks in a loop: mozilla3x's Run polling for its wake-up), but the
+//     section beyond such a run of calls does (a caller's loop of At(i)
+//     below the Len it read first: the last At's neighbor is another At,
+//     the generic vector of testdata's genvector), and
 //     neither does one that is not a two-step's other step: the earlier
 //     section's Lock site must be in the later one's trace.Site.After,
 //     the instrumenter's static fact that some function outside _test.go

@@ -114,6 +114,60 @@ func TestOrdered(t *testing.T) {
 `)
 }
 
+// A goroutine started inside its creator's critical section (a
+// time.AfterFunc callback armed under the lock) that takes the same lock:
+// the creator's section began before the fork, so it runs first in every
+// execution, though its write comes after the fork. Started after the
+// creator's Unlock, the two sections can run in either order.
+func TestSectionOrdered(t *testing.T) {
+	both(t, `
+1 g=1 Begin parent=none
+2 g=1 Lock site=10 addr=0x900
+3 g=1 Fork site=90 child=2
+3.1 g=1 Write site=11 addr=0x100 value=1
+4 g=1 Unlock site=12 addr=0x900
+5 g=2 Begin parent=1
+6 g=2 Lock site=20 addr=0x900
+6.1 g=2 Read site=21 addr=0x100
+7 g=2 Unlock site=22 addr=0x900
+`)
+	both(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=90 child=2
+3 g=1 Lock site=10 addr=0x900
+3.1 g=1 Write site=11 addr=0x100 value=1
+4 g=1 Unlock site=12 addr=0x900
+5 g=2 Begin parent=1
+6 g=2 Lock site=20 addr=0x900
+6.1 g=2 Read site=21 addr=0x100
+7 g=2 Unlock site=22 addr=0x900
+`, "10 11 20 21")
+}
+
+// A section that sets a location and reads it back under the lock reads
+// its own write in either order of the sections, never g3's: the read
+// does not pair with g3's nil store (the two writes still do, a lost
+// update). Without the write before it, the read pairs.
+func TestReadsOwnWrite(t *testing.T) {
+	both(t, start+`
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Write site=11 addr=0x100 value=1
+10.2 g=2 Read site=13 addr=0x100
+11 g=2 Unlock site=12 addr=0x900
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Write site=21 addr=0x100 value=0
+15 g=3 Unlock site=22 addr=0x900
+`, "10 11 20 21")
+	both(t, start+`
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Read site=13 addr=0x100
+11 g=2 Unlock site=12 addr=0x900
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Write site=21 addr=0x100 value=0
+15 g=3 Unlock site=22 addr=0x900
+`, "10 13 20 21")
+}
+
 // Different locks, read locks on both sides, two reads, and disjoint
 // locations never pair; a write under a read lock against a write lock
 // does.

@@ -115,7 +115,14 @@ func (c *checker) splitRead(k, other int) bool {
 			// bigcache's cleanUp on every tick), not a caller's second
 			// step. A function with other Lock sites may be one call
 			// relocking in a loop (mozilla3x's Run polling its wake-up).
-			continue
+			// Past the calls of the operation that repeat it, the
+			// section before them may be a caller's first step that
+			// the loop relies on (Len, then At(i) for every i below
+			// it: the last At's neighbor is the At before it), which
+			// twoStep then judges.
+			if n = c.pastRepeats(k, n); n < 0 {
+				continue
+			}
 		}
 		if !c.twoStep(k, n) {
 			// The next call of a loop that drives the structure
@@ -130,6 +137,46 @@ func (c *checker) splitRead(k, other int) bool {
 		}
 	}
 	return false
+}
+
+// pastRepeats returns the goroutine's nearest section of k's lock beyond
+// its neighbor n (in n's direction from k) that was not taken at k's Lock
+// site, with only sections taken at that site between: the step before
+// (or after) a run of calls of k's operation. -1 if there is none.
+func (c *checker) pastRepeats(k, n int) int {
+	secs := c.g.Sections()
+	s := secs[k]
+	d := 1
+	if secs[n].Begin < s.Begin {
+		d = -1
+	}
+	key := [2]int{n, d}
+	if r, ok := c.repeats[key]; ok {
+		return r
+	}
+	own := c.secsOf[s.G]
+	at, _ := slices.BinarySearchFunc(own, secs[n].Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	site := c.g.Events[s.Begin].Site
+	r := -1
+	var walked []int
+	for j := at; j >= 0 && j < len(own); j += d {
+		x := secs[own[j]]
+		if x.Lock.Addr != s.Lock.Addr {
+			continue
+		}
+		if c.g.Events[x.Begin].Site != site {
+			r = int(own[j])
+			break
+		}
+		walked = append(walked, int(own[j]))
+	}
+	if c.repeats == nil {
+		c.repeats = make(map[[2]int]int)
+	}
+	for _, w := range walked {
+		c.repeats[[2]int{w, d}] = r
+	}
+	return r
 }
 
 // twoStep reports whether a function of the program calls the operation

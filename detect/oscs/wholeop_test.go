@@ -416,6 +416,33 @@ func TestWholeOpPeriodicGetter(t *testing.T) {
 `, nil, []string{"10 12 20 21"})
 }
 
+// Vector's Size, then CopyInto called in a loop (a generic vector's
+// Len, then At(i) for each i): RemoveLast falls before the last call of
+// CopyInto, whose neighbor is the CopyInto before it, another call of
+// the same operation. Past those, Size is the step the loop relies on
+// (CopyInto's Lock site lists Size's), so the pair stays.
+func TestWholeOpGetterLoop(t *testing.T) {
+	wholeCase(t, "getter loop", wholeStart+`
+10 g=3 Lock site=70 addr=0x900
+10.1 g=3 Read site=71 addr=0x100
+11 g=3 Unlock site=72 addr=0x900
+12 g=3 Lock site=75 addr=0x900
+12.1 g=3 Read site=76 addr=0x200
+13 g=3 Unlock site=77 addr=0x900
+14 g=3 Lock site=75 addr=0x900
+14.1 g=3 Read site=76 addr=0x200
+15 g=3 Unlock site=77 addr=0x900
+16 g=2 Lock site=80 addr=0x900
+16.1 g=2 Read site=81 addr=0x100
+16.2 g=2 Write site=82 addr=0x100 value=2
+16.3 g=2 Write site=83 addr=0x200 value=0
+17 g=2 Unlock site=84 addr=0x900
+18 g=3 Lock site=75 addr=0x900
+18.1 g=3 Read site=76 addr=0x200
+19 g=3 Unlock site=77 addr=0x900
+`, []string{"70 71 80 82", "75 76 80 83"}, []string{"70 71 80 82", "75 76 80 83"})
+}
+
 // mozilla3x's Run: a call that registers under the lock at one site
 // (30), then polls under a second Lock site (33) in a loop, each poll a
 // read-only section; Flush's write falls between the second and third

@@ -1,0 +1,25 @@
+package timerarm
+
+import (
+	"testing"
+	"time"
+)
+
+// TestArm arms a timer of a millisecond and waits for its callback, which
+// finds the timer fired.
+func TestArm(t *testing.T) {
+	c := &Conn{}
+	c.Arm(time.Millisecond)
+	if <-c.fired {
+		t.Error("the callback stopped a pending timer")
+	}
+}
+
+// TestArmLocked is TestArm on the RIGHT version.
+func TestArmLocked(t *testing.T) {
+	c := &LockedConn{}
+	c.Arm(time.Millisecond)
+	if <-c.fired {
+		t.Error("the callback stopped a pending timer")
+	}
+}
