@@ -58,8 +58,14 @@ the first returned, stays reported when a function outside _test.go
 files calls the two operations on one object in that order (the
 instrumenter finds those functions); a test's loop calling Set then Get
 is whole operations, unless library code makes the same two calls
-("go doc github.com/precog-dev/precog/detect/oscs" has the rules and
-what they hide).
+(a loop of the second call, as At(i) below the Len read first, is
+judged by the call before the loop). OSCS also leaves out a read that
+follows its own section's write of the location, and a pair whose one
+section began before the other's access by synchronization (a goroutine
+or time.AfterFunc callback started inside its creator's section of the
+same lock): that section always runs first ("go doc
+github.com/precog-dev/precog/detect/oscs" has the rules and what they
+hide).
 
 A test that fails in a recorded run fails precog test as it fails go
 test: the failure is a finding of its own, confirmed since it happened,
