@@ -114,11 +114,15 @@ type DetectOptions struct {
 	Races   races.Options
 	// NoRaces turns the data race checker (kind race) off.
 	NoRaces bool
-	// MaxTraceBytes skips, with a note, the runs whose trace file is
-	// larger: analysing a trace takes about 25 times its size in memory
-	// (an event is 3 to 8 bytes on disk and 80 in memory, plus the
-	// happens-before graph; pond's 60 MiB trace peaks at 1.5 GiB for its
-	// events and one graph). 0 means DefaultMaxTraceBytes; negative, no
+	// MaxTraceBytes gives the runs whose trace file is larger the
+	// streamed race check alone, with a note: the other checkers hold the
+	// whole trace, and precog test's peak memory measured up to about 35
+	// times the largest trace so analysed (an event is 3 to 8 bytes on
+	// disk and 80 in memory, plus the happens-before graphs and the
+	// checkers' state; gocron's whole run peaked at 1.7 GB with a 47 MiB
+	// trace, its detection alone at 1.5 GB with a 50 MiB one; pond's 60
+	// MiB trace takes 1.5 GiB for its events and one graph;
+	// bench/RESULTS.md). 0 means DefaultMaxTraceBytes; negative, no
 	// limit.
 	MaxTraceBytes int64
 	// MaxGoroutines skips, with a note, the runs that started more
