@@ -157,9 +157,13 @@ func TestKernelMySQLForced(t *testing.T) {
 
 	// Perturb, knowing only the two reads' sites: delays of up to 5ms at
 	// S1 and S2, one seed per run. The statement stores nil 2ms after
-	// SHOW PROCESSLIST starts, so about a third of the seeds crash.
-	perturbed := 0
-	for i := range runs {
+	// SHOW PROCESSLIST starts, so 2 or 3 seeds in 10 crash at idle, fewer
+	// under load (0 of 10 once in .ci/run): the seeds go on until one
+	// crashes, up to maxPerturbed.
+	const maxPerturbed = 50
+	perturbed, tried := 0, 0
+	for i := 0; i < maxPerturbed && perturbed == 0; i++ {
+		tried++
 		p := &plan.Plan{Mode: "perturb", Seed: uint64(i), Delay: 1, MaxDelayUS: 5000,
 			Sites: []uint32{steps["S1"].Site, steps["S2"].Site}}
 		if err := WritePlan(planPath, p); err != nil {
@@ -169,9 +173,9 @@ func TestKernelMySQLForced(t *testing.T) {
 			perturbed++
 		}
 	}
-	t.Logf("proc_info kernel: crashed in %d of %d runs perturbed at S1 and S2 (seeds 0..%d)", perturbed, runs, runs-1)
+	t.Logf("proc_info kernel: the first crash perturbed at S1 and S2 came with seed %d", tried-1)
 	if perturbed == 0 {
-		t.Errorf("no perturbed run crashed")
+		t.Errorf("none of %d runs perturbed at S1 and S2 crashed", tried)
 	}
 }
 

@@ -310,8 +310,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var cheap *cheapRuns
 	if o.CFP {
-		cheapDir, err := os.MkdirTemp("", "precog-cfp-cheap-")
-		if err != nil {
+		var cheapDir string
+		if cheapDir, err = os.MkdirTemp("", "precog-cfp-cheap-"); err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(cheapDir)
