@@ -142,6 +142,9 @@ func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (in
 			}
 			return ExitError, fmt.Errorf("%w (run 'precog help %s' for usage)", err, cmd.Name)
 		}
+		if err := checkPathFlags(fs); err != nil {
+			return ExitError, fmt.Errorf("%w (run 'precog help %s' for usage)", err, cmd.Name)
+		}
 		return run(ctx, env, fs.Args())
 	}
 }
@@ -263,7 +266,35 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-	return pos, nil
+	return pos, checkPathFlags(fs)
+}
+
+// checkPathFlags refuses the value of a directory or file flag (one whose
+// usage names `dir` or `file`) that is a package pattern or another flag.
+// The flag package takes the next argument as the value whatever it is, so
+// "precog test -ci ./..." tested only the current package and wrote the
+// results into a directory named "..." in the user's module, and "-ci -o
+// X" took "-o" for the directory and X for a package. "-" stays allowed:
+// -sarif takes it for stdout. A file whose name begins with "-" can still
+// be named "./-name".
+func checkPathFlags(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		kind, _ := flag.UnquoteUsage(f)
+		if err != nil || kind != "dir" && kind != "file" {
+			return
+		}
+		what := map[string]string{"dir": "directory", "file": "file"}[kind]
+		v := f.Value.String()
+		switch {
+		case v == "-":
+		case strings.HasPrefix(v, "-"):
+			err = fmt.Errorf("-%s takes a %s, got the flag %s: write -%s %s %s", f.Name, what, v, f.Name, strings.ToUpper(kind), v)
+		case slices.Contains(strings.Split(filepath.ToSlash(v), "/"), "..."):
+			err = fmt.Errorf("-%s takes a %s, got the package pattern %s: write -%s %s %s", f.Name, what, v, f.Name, strings.ToUpper(kind), v)
+		}
+	})
+	return err
 }
 
 // WorkDir returns the absolute directory a command works in: base (the

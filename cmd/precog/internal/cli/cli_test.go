@@ -21,6 +21,7 @@ func greet() *cli.Command {
 		Doc:     "Greet says hello.\n",
 		Define: func(fs *flag.FlagSet) cli.Runner {
 			loud := fs.Bool("loud", false, "shout the greeting")
+			fs.String("o", "", "also write the greeting to `file` (\"-\" for stdout)")
 			return func(_ context.Context, env *cli.Env, args []string) (int, error) {
 				switch {
 				case len(args) == 0:
@@ -58,6 +59,13 @@ func TestDispatch(t *testing.T) {
 		// Each line of an error gets the prefix.
 		{[]string{"greet"}, "", "precog: nobody to greet\nprecog: really nobody\n", 1},
 		{[]string{"greet", "-quiet"}, "", "precog: flag provided but not defined: -quiet (run 'precog help greet' for usage)\n", 1},
+		// A file or dir flag followed by a package pattern or a flag is
+		// refused, whether before the names or among them.
+		{[]string{"greet", "-o", "./...", "gopher"}, "", "precog: -o takes a file, got the package pattern ./...: write -o FILE ./... (run 'precog help greet' for usage)\n", 1},
+		{[]string{"greet", "-o", "-loud", "gopher"}, "", "precog: -o takes a file, got the flag -loud: write -o FILE -loud (run 'precog help greet' for usage)\n", 1},
+		{[]string{"greet", "-o", "-", "gopher"}, "hello gopher\n", "", 0},
+		{[]string{"greet", "-o", "a/.../b", "gopher"}, "", "precog: -o takes a file, got the package pattern a/.../b: write -o FILE a/.../b (run 'precog help greet' for usage)\n", 1},
+		{[]string{"greet", "-o", "x...y", "gopher"}, "hello gopher\n", "", 0},
 		{[]string{"wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", 1},
 		{[]string{"help", "wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", 1},
 		{[]string{"help", "greet", "version"}, "", "precog: help takes at most one command, got 2\n", 1},
@@ -68,6 +76,23 @@ func TestDispatch(t *testing.T) {
 			t.Errorf("precog %s:\ngot  exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q",
 				tc.args, code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
 		}
+	}
+}
+
+// TestParseTestCommandPathFlags checks that a dir flag given after the
+// package patterns, as "precog test ./... -ci -o X" has it, is refused too.
+func TestParseTestCommandPathFlags(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.String("ci", "", "write the results `dir`")
+	fs.String("o", "", "keep the traces in `dir`")
+	_, _, err := cli.ParseTestCommand(fs, "test", []string{"./...", "-ci", "-o", "traces"})
+	want := "-ci takes a directory, got the flag -o: write -ci DIR -o (run 'precog help test' for usage)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	patterns, _, err := cli.ParseTestCommand(fs, "test", []string{"./...", "-ci", "results", "-o", "traces"})
+	if err != nil || len(patterns) != 1 || patterns[0] != "./..." {
+		t.Errorf("got %q, %v; want [./...], no error", patterns, err)
 	}
 }
 
@@ -94,7 +119,7 @@ func TestHelp(t *testing.T) {
 		t.Errorf("precog: exit %d, stdout %q, stderr:\n%s", code, out, errs)
 	}
 
-	want := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nFlags:\n  -loud\n    \tshout the greeting\n"
+	want := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nFlags:\n  -loud\n    \tshout the greeting\n  -o file\n    \talso write the greeting to file (\"-\" for stdout)\n"
 	for _, args := range [][]string{{"help", "greet"}, {"greet", "-h"}, {"greet", "-help"}} {
 		if out, errs, code := run(t, args...); out != want || errs != "" || code != 0 {
 			t.Errorf("precog %s: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", args, code, errs, out, want)
