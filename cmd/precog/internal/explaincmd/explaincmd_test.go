@@ -13,10 +13,15 @@ import (
 	"github.com/precog-dev/precog/internal/corpus"
 	"github.com/precog-dev/precog/internal/expect"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/precogbin"
 	"github.com/precog-dev/precog/pipeline/explain"
 )
 
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+func TestMain(m *testing.M) {
+	code := leakcheck.Main(m)
+	precogbin.Remove()
+	os.Exit(code)
+}
 
 // knownGaps are the kernels whose root cause explain is known to get
 // wrong, with what it reports and why (measured); a kernel here that comes
@@ -34,6 +39,8 @@ func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, co
 // TestKernels runs precog explain -json on every kernel of the corpus that
 // has an explain file and checks the root cause's kind and sites against
 // it (internal/expect.Explain.Check), and that the report's runs add up.
+// It runs precog built without -race (internal/precogbin); TestErrors and
+// pipeline/explain's tests keep the code under the race detector.
 func TestKernels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs instrumented test binaries")
@@ -73,7 +80,7 @@ func TestKernels(t *testing.T) {
 				if x.Timeout > 0 {
 					args = append(args, "-timeout", x.Timeout.String())
 				}
-				stdout, stderr, code = precog(t, root, append(args, "./"+pkg)...)
+				stdout, stderr, code = precogbin.Run(t, root, append(args, "./"+pkg)...)
 				if code == cli.ExitError {
 					t.Fatalf("precog explain exited %d:\n%s", code, stderr)
 				}

@@ -2,12 +2,8 @@ package results_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/mergecmd"
@@ -15,6 +11,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/corpus"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/precogbin"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
 )
 
@@ -24,39 +21,13 @@ import (
 
 func TestMain(m *testing.M) {
 	code := leakcheck.Main(m)
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	precogbin.Remove()
 	os.Exit(code)
 }
 
 // The commands the binary runs: importing them keys go test's cache of
 // this package to their code, which the binary is built from.
 var _, _ = testcmd.Command, mergecmd.Command
-
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
-
-// precogBinary builds precog from this tree, once per test binary.
-func precogBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "precog-results-test-"); binErr != nil {
-			return
-		}
-		out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "precog"), "github.com/precog-dev/precog/cmd/precog").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("building precog: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return filepath.Join(binDir, "precog")
-}
 
 // kernels is the module of bug kernels and negative controls.
 var kernels = corpus.Dir()

@@ -3,9 +3,7 @@ package results_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -16,6 +14,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/results"
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/internal/precogbin"
 )
 
 // nightly runs precog (a binary of this tree, built without -race: the
@@ -23,16 +22,7 @@ import (
 // take most of the package's time limit) in dir.
 func nightly(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errs bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), precogBinary(t), args...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &errs
-	err := cmd.Run()
-	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("precog %s: %v", strings.Join(args, " "), err)
-	}
-	return out.String(), errs.String(), code
+	return precogbin.Run(t, dir, args...)
 }
 
 // TestNightlyErrors checks that bad input to the nightly job's flags

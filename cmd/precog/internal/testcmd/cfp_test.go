@@ -11,6 +11,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/expect"
+	"github.com/precog-dev/precog/internal/precogbin"
 )
 
 // cfpCorpus is the module of the CFP paper's figures and a multi-test
@@ -24,6 +25,9 @@ var guidedLine = regexp.MustCompile(`cfp: detected in (\d+) of (\d+) tests and (
 // and with -cfp=false: both must report what each package's expect file
 // says, guided detection with fewer tests, fewer functions and no more
 // reports, and each bug of the multi-test packages by one test only.
+// Like TestKernels it runs precog built without -race (precogbin):
+// the race detector's cost on two analyses of a whole corpus buys
+// nothing that the in-process tests of this package do not check.
 func TestCFPGuided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the CFP corpus twice (about 40 s)")
@@ -46,7 +50,7 @@ func TestCFPGuided(t *testing.T) {
 	reports := make(map[bool]int)
 	for _, guided := range []bool{true, false} {
 		args := []string{"test", "-json", "-cache", cache, "-timeout", "1m", "-cfp=" + strconv.FormatBool(guided), "./..."}
-		stdout, stderr, code := precog(t, cfpCorpus, args...)
+		stdout, stderr, code := precogbin.Run(t, cfpCorpus, args...)
 		if code != 3 {
 			t.Fatalf("precog %v exited %d, want 3:\n%s", args, code, stderr)
 		}

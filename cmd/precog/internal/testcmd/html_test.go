@@ -9,6 +9,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/report/htmltest"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/headless"
+	"github.com/precog-dev/precog/internal/precogbin"
 )
 
 // TestHTMLReport runs precog test -html on two kernels, with their call
@@ -22,7 +23,7 @@ func TestHTMLReport(t *testing.T) {
 		t.Skip("builds and runs two kernels")
 	}
 	page := filepath.Join(t.TempDir(), "report.html")
-	stdout, stderr, code := precog(t, kernels, "test", "-json", "-funcs", "-html", page, "-cache", sharedCache, "-timeout", "20s", "./mysql", "./doneadd")
+	stdout, stderr, code := precogbin.Run(t, kernels, "test", "-json", "-funcs", "-html", page, "-cache", sharedCache, "-timeout", "20s", "./mysql", "./doneadd")
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d, want 3:\n%s", code, stderr)
 	}

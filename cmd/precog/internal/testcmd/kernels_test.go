@@ -1,25 +1,22 @@
 package testcmd_test
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/corpus"
 	"github.com/precog-dev/precog/internal/expect"
+	"github.com/precog-dev/precog/internal/precogbin"
 )
 
 // kernels is the module of bug kernels and negative controls.
@@ -45,10 +42,10 @@ func kernelPackages(t *testing.T) []string {
 // and nothing else. A kernel whose findings are right but whose status is
 // not is run once more on its own, and judged by that run.
 //
-// It runs a precog binary built from this tree without -race (see
-// precogBinary): under go test -race, the same analysis of the whole
-// corpus in this process took twice the CPU. The other tests here run
-// precog test in this process, under the race detector.
+// It runs a precog binary built from this tree without -race
+// (internal/precogbin): under go test -race, the same analysis of the
+// whole corpus in this process took twice the CPU. Most other tests here
+// run precog test in this process, under the race detector.
 func TestKernels(t *testing.T) {
 	cache := sharedCache
 	// Packages that want the same runs and timeout share a precog test.
@@ -101,7 +98,7 @@ func TestKernels(t *testing.T) {
 		if g.module != "" {
 			dir, args = filepath.Join(kernels, pkgs[0]), append(args[:len(args)-1], "./...")
 		}
-		stdout, stderr, code := precogBinary(t, dir, args...)
+		stdout, stderr, code := precogbin.Run(t, dir, args...)
 		if code != 0 && code != 3 {
 			t.Errorf("precog %s exited %d:\n%s", strings.Join(args, " "), code, stderr)
 			return nil, false
@@ -217,38 +214,4 @@ func decodeFindings(t *testing.T, stdout string) []finding.Finding {
 		fs = append(fs, f)
 	}
 	return fs
-}
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// precogBinary runs precog, built from this tree once per test binary
-// (into the shared cache's directory, which TestMain removes), with the
-// arguments in dir. The package's code keys go test's cache of this
-// package, so the binary is never older than a cached result says.
-func precogBinary(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	binOnce.Do(func() {
-		binPath = filepath.Join(sharedCache, "bin", "precog")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/precog-dev/precog/cmd/precog").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("building precog: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	var out, errs bytes.Buffer
-	cmd := exec.CommandContext(t.Context(), binPath, args...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &out, &errs
-	err := cmd.Run()
-	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("precog %s: %v", strings.Join(args, " "), err)
-	}
-	return out.String(), errs.String(), code
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/precogbin"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
 )
 
@@ -33,6 +34,7 @@ func TestMain(m *testing.M) {
 	sharedCache = dir
 	code := leakcheck.Main(m)
 	os.RemoveAll(dir)
+	precogbin.Remove()
 	os.Exit(code)
 }
 
