@@ -8,7 +8,8 @@ import (
 )
 
 // TestExplainHints: a test that failed by itself gets one precog explain
-// hint; predicted findings get none.
+// hint, and the output one line on running each test alone; predicted
+// findings get none.
 func TestExplainHints(t *testing.T) {
 	fs := []finding.Finding{
 		{Kind: finding.Crash, Tests: []string{"precog.example/kernels/crashpanic.TestIndex"}},
@@ -18,8 +19,14 @@ func TestExplainHints(t *testing.T) {
 	var b bytes.Buffer
 	explainHints(&b, options{dir: "testdata/kernels"}, fs)
 	want := "hint: TestIndex failed by itself; its root cause: precog explain -C testdata/kernels -run TestIndex precog.example/kernels/crashpanic\n" +
-		"hint: TestB failed by itself; its root cause: precog explain -C testdata/kernels -run TestB example.com/p\n"
+		"hint: TestB failed by itself; its root cause: precog explain -C testdata/kernels -run TestB example.com/p\n" +
+		"hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone\n"
 	if b.String() != want {
 		t.Errorf("hints:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	explainHints(&b, options{}, fs[2:])
+	if b.Len() > 0 {
+		t.Errorf("hints for a race alone:\n%s", b.String())
 	}
 }

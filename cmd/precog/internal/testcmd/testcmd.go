@@ -186,7 +186,9 @@ finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
 that makes the test fail the same way again. A test that failed by itself
 in its recorded run gets a hint line in the text output: the "precog
-explain -run TestX PACKAGE" command that looks for its root cause.
+explain -run TestX PACKAGE" command that looks for its root cause; and
+one more line reminds that each test ran alone, where a test that needs
+another's setup fails.
 
 testing/synctest bubbles
 
@@ -693,7 +695,11 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 
 // explainHints prints, for each test that failed by itself in its
 // recorded run (a crash or a failed test), the precog explain command that
-// looks for the failure's root cause.
+// looks for the failure's root cause; and once, if any did, that each test
+// ran in a process of its own: a test that relies on what another test of
+// its package set up fails there though the package passes under go test
+// (groupcache's TestTruncatingByteSliceTarget needs another test's
+// once.Do), and the user should not have to guess why.
 func explainHints(w io.Writer, o options, fs []finding.Finding) {
 	seen := make(map[string]bool)
 	for _, f := range fs {
@@ -712,6 +718,9 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 			}
 			fmt.Fprintf(w, "hint: %s failed by itself; its root cause: %s -run %s %s\n", t[i+1:], cmd, t[i+1:], cli.ShellQuote(t[:i]))
 		}
+	}
+	if len(seen) > 0 {
+		fmt.Fprintln(w, "hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone")
 	}
 }
 
