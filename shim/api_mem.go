@@ -283,7 +283,7 @@ func (l *Local) read(site uint32, addr unsafe.Pointer) {
 				ctlAccess(g, site, trace.EvRead, addr)
 			}
 			g.ready()
-			g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, site, uintptr(addr))]
+			g.buf = g.buf[:len(g.buf)+g.enc.PutRead(g.window(), site, uintptr(addr))]
 			g.commit()
 		}
 	}

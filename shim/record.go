@@ -42,7 +42,7 @@ func (g *gstate) prepare() {
 }
 
 // commit makes the events appended so far part of the batch by rewriting
-// its length field (the format's 4-byte padded uvarint, as
+// its length field (the format's 4-byte little-endian length, as
 // trace.FinishBatch writes it). Until then they are invisible to a reader,
 // so a process that dies in the middle of an append leaves no torn event.
 //
@@ -50,11 +50,7 @@ func (g *gstate) prepare() {
 // error on another thread cannot split: a torn field could be shorter than
 // the events it covers and cut the last one in half.
 func (g *gstate) commit() {
-	// Each 7 bits of l moved to a byte of its own, with the continuation
-	// bit on the first three (l is below 1<<28).
-	l := uint32(len(g.buf) - g.evStart)
-	binary.LittleEndian.PutUint32((*[4]byte)(g.lenp)[:],
-		l&0x7f|l<<1&0x7f00|l<<2&0x7f0000|l<<3&0x7f000000|0x808080)
+	binary.LittleEndian.PutUint32((*[4]byte)(g.lenp)[:], uint32(len(g.buf)-g.evStart))
 }
 
 // open starts a batch for g's goroutine at the end of buf, which has room.
@@ -354,7 +350,7 @@ func testStart(t TB) {
 	p := ifaceData(unsafe.Pointer(&t)) // the *testing.T
 	testTs.Store(p, true)
 	g.ready()
-	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvRead, 0, uintptr(p))]
+	g.buf = g.buf[:len(g.buf)+g.enc.PutRead(g.window(), 0, uintptr(p))]
 	g.commit()
 	t.Cleanup(func() { testEnd(t) })
 }

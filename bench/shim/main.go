@@ -264,11 +264,11 @@ func batchBytes(data []byte) int {
 			continue
 		}
 		start := p
-		p++  // 'B'
-		uv() // goroutine
-		uv() // seq
-		uv() // sub
-		p += int(uv())
+		p++                                                // 'B'
+		uv()                                               // goroutine
+		uv()                                               // seq
+		uv()                                               // sub
+		p += 4 + int(binary.LittleEndian.Uint32(data[p:])) // the length, 4 bytes
 		total += p - start
 	}
 	return total

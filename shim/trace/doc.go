@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 8)
+// # Wire format (version 9)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
@@ -25,8 +25,10 @@
 // uvarint logical id of the goroutine, the goroutine's place in the order
 // when the batch starts (the uvarint seq of its last sync event and the
 // uvarint count of events without seq after it, both 0 for a goroutine's
-// first batch; see "Order"), the uvarint byte length L of the events (at
-// most MaxBatchLen), then L bytes of events. L is always exact: the events
+// first batch; see "Order"), the byte length L of the events as 4
+// little-endian bytes (at most MaxBatchLen; a fixed width, so that a
+// writer can rewrite it with one store as it appends), then L bytes of
+// events. L is always exact: the events
 // of a batch end exactly L bytes after its header. A batch can be read
 // without the batches before it.
 //
@@ -46,8 +48,26 @@
 // Addresses are coded as the zigzag difference to the previous address in
 // the same batch, whichever event it belonged to (again 0 before the
 // first), because a goroutine's accesses cluster around a few objects.
-// Everything else is a plain uvarint. A typical read or write of a heap
-// variable takes 3 to 6 bytes.
+// Everything else is a plain uvarint. Reads and writes, the most frequent
+// events, have a compact form of their own (below), which the writers of
+// this package use for every read and write: a typical one of a heap
+// variable takes 3 to 5 bytes.
+//
+// # Compact reads and writes
+//
+// A byte of 0x80 or more where an event starts is an EvRead or EvWrite in
+// the compact form (kinds are below 0x80): bit 0x40 is set for a write;
+// bit 0x20 says that the address difference is a multiple of 8 and coded
+// divided by 8; the low 5 bits are the low 5 bits of the site. Then come
+// the rest of the site (site >> 5) as a uvarint, the zigzag address
+// difference (divided by 8 if bit 0x20 is set), and, for a write, its
+// value. The plain form (the kind byte, then the fields of the event
+// table) is still read. Nearly all of a program's accesses are to
+// 8-byte-aligned differences, and its sites below 4096: the kind shares a
+// byte with the site's low bits, and the difference loses three zero
+// bits, so a read at such a site 8 to 512 bytes from the previous address
+// takes 3 bytes where the plain form takes 4 or 5 (raft's tests: 25% fewer
+// bytes for accesses).
 //
 // # Order
 //
@@ -123,7 +143,8 @@
 //
 // Version 3 traces had no checksum and no state block, version 4 no
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
-// EvSyncWait, version 7 no sync.Pool events; this package refuses them,
+// EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
+// and writes and a uvarint batch length; this package refuses them,
 // and any other version, with an
 // error that names it.
 //

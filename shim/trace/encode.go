@@ -12,8 +12,9 @@ import (
 // Version 4 added the header's checksum and state block, version 5
 // EvMapMake, version 6 the synctest events EvBubble, EvSleep and EvWake,
 // version 7 EvClock and EvSyncWait, version 8 the sync.Pool events
-// EvPoolPut and EvPoolGet.
-const Version = 8
+// EvPoolPut and EvPoolGet, version 9 the compact reads and writes and a
+// batch length of 4 little-endian bytes.
+const Version = 9
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -21,9 +22,9 @@ const magic = "precog trace\n"
 // Limits. The reader rejects anything longer before allocating for it, and
 // the writer never produces it.
 const (
-	// MaxBatchLen is the largest byte length of a batch's events: what the
-	// fixed-width length field of StartBatch can hold.
-	MaxBatchLen = 1<<(7*batchLenWidth) - 1
+	// MaxBatchLen is the largest byte length of a batch's events. (The
+	// length field could hold more; the limit is what version 8's could.)
+	MaxBatchLen = 1<<28 - 1
 	// MaxStringLen is the largest byte length of a string (a test name, the
 	// header's package path). The writer truncates longer ones.
 	MaxStringLen = 1 << 16
@@ -42,8 +43,8 @@ const (
 )
 
 // batchLenWidth is the width of the batch length field that StartBatch
-// reserves: a uvarint padded with continuation bytes, so that FinishBatch
-// can fill it in place without moving the events.
+// reserves: a little-endian uint32, so that FinishBatch, and a writer
+// committing each event (the shim), fill it in place with one store.
 const batchLenWidth = 4
 
 // batchMark starts a batch.
@@ -173,7 +174,7 @@ func (e *Encoder) StartBatch(b []byte, g uint64) []byte {
 	b = binary.AppendUvarint(b, g)
 	b = binary.AppendUvarint(b, e.seq)
 	b = binary.AppendUvarint(b, e.sub)
-	return append(b, 0x80, 0x80, 0x80, 0) // 0 in batchLenWidth bytes
+	return append(b, 0, 0, 0, 0) // 0 in batchLenWidth bytes
 }
 
 // FinishBatch fills in the length field of batch, which must begin with a
@@ -202,14 +203,9 @@ func FinishBatch(batch []byte) {
 	putBatchLen(batch[n:n+batchLenWidth], l)
 }
 
-// putBatchLen writes l into the length field f as a uvarint of exactly
-// batchLenWidth bytes.
+// putBatchLen writes l into the length field f.
 func putBatchLen(f []byte, l int) {
-	for i := 0; i < batchLenWidth-1; i++ {
-		f[i] = byte(l) | 0x80
-		l >>= 7
-	}
-	f[batchLenWidth-1] = byte(l)
+	binary.LittleEndian.PutUint32(f, uint32(l))
 }
 
 // AppendFork appends an EvFork event.
@@ -437,8 +433,12 @@ const Window = 64
 // and extends b by the result. Fixed-size and masked indexes leave the
 // encoding without capacity or bounds checks, about 20 fewer instructions
 // per event than the Append methods (20 for a read, 35 for a write, counted
-// with callgrind in the shim).
+// with callgrind in the shim). A read is written in the compact form, as
+// PutRead writes it.
 func (e *Encoder) PutAccess(w *[Window]byte, k Kind, site uint32, addr uintptr) int {
+	if k == EvRead {
+		return e.PutRead(w, site, addr)
+	}
 	e.sub++
 	w[0] = byte(k)
 	i := putUvarint(w, 1, uint64(site))
@@ -447,17 +447,63 @@ func (e *Encoder) PutAccess(w *[Window]byte, k Kind, site uint32, addr uintptr) 
 	return putUvarint(w, i, zigzag(int64(d)))
 }
 
-// PutWrite writes an EvWrite event at the start of w and returns its
+// PutRead writes an EvRead event at the start of w, in the compact form
+// (see "Compact reads and writes" in the package doc), and returns its
 // length, as PutAccess does.
-func (e *Encoder) PutWrite(w *[Window]byte, site uint32, addr uintptr, value uint64) int {
-	// PutAccess written out: the call would cost a tenth of a write.
+func (e *Encoder) PutRead(w *[Window]byte, site uint32, addr uintptr) int {
 	e.sub++
-	w[0] = byte(EvWrite)
-	i := putUvarint(w, 1, uint64(site))
 	d := uint64(addr) - e.addr
 	e.addr = uint64(addr)
-	i = putUvarint(w, i, zigzag(int64(d)))
-	return putUvarint(w, i, value)
+	h, u := compactHead(site, d)
+	w[0] = h
+	return putUvarint(w, putUvarint(w, 1, uint64(site>>compactSiteBits)), u)
+}
+
+// PutWrite writes an EvWrite event at the start of w, in the compact form,
+// and returns its length, as PutAccess does.
+func (e *Encoder) PutWrite(w *[Window]byte, site uint32, addr uintptr, value uint64) int {
+	// PutRead written out: the call would cost a tenth of a write.
+	e.sub++
+	d := uint64(addr) - e.addr
+	e.addr = uint64(addr)
+	h, u := compactHead(site, d)
+	w[0] = h | compactWrite
+	i := putUvarint(w, 1, uint64(site>>compactSiteBits))
+	return putUvarint(w, putUvarint(w, i, u), value)
+}
+
+// The compact form of reads and writes (see "Compact reads and writes" in
+// the package doc): the first byte has compactMark set, compactWrite for
+// a write, compactAligned if the address difference is coded divided by
+// 8, and the site's low compactSiteBits bits.
+const (
+	compactMark     = 0x80
+	compactWrite    = 0x40
+	compactAligned  = 0x20
+	compactSiteBits = 5
+	compactSiteMask = 1<<compactSiteBits - 1
+)
+
+// compactHead returns the first byte of a compact read of site whose
+// address differs by d from the batch's previous one, and the coded
+// difference.
+func compactHead(site uint32, d uint64) (byte, uint64) {
+	if d&7 == 0 {
+		return compactMark | compactAligned | byte(site&compactSiteMask), zigzag(int64(d) >> 3)
+	}
+	return compactMark | byte(site&compactSiteMask), zigzag(int64(d))
+}
+
+// appendCompact appends a compact read or write (write is compactWrite or
+// 0) of site and addr, without a write's value.
+func (e *Encoder) appendCompact(b []byte, write byte, site uint32, addr uint64) []byte {
+	e.sub++
+	d := addr - e.addr
+	e.addr = addr
+	h, u := compactHead(site, d)
+	b = append(b, h|write)
+	b = appendUvarint(b, uint64(site>>compactSiteBits))
+	return appendUvarint(b, u)
 }
 
 // PutSyncAddr writes the sync event AppendSyncAddr would append at the
@@ -505,14 +551,14 @@ func putUvarint(w *[Window]byte, i int, v uint64) int {
 	return i + 1
 }
 
-// AppendRead appends an EvRead event.
+// AppendRead appends an EvRead event, in the compact form.
 func (e *Encoder) AppendRead(b []byte, site uint32, addr uintptr) []byte {
-	return e.access(b, EvRead, site, addr)
+	return e.appendCompact(b, 0, site, uint64(addr))
 }
 
-// AppendWrite appends an EvWrite event.
+// AppendWrite appends an EvWrite event, in the compact form.
 func (e *Encoder) AppendWrite(b []byte, site uint32, addr uintptr, value uint64) []byte {
-	return appendUvarint(e.access(b, EvWrite, site, addr), value)
+	return appendUvarint(e.appendCompact(b, compactWrite, site, uint64(addr)), value)
 }
 
 // AppendMapRead appends an EvMapRead event.
@@ -580,6 +626,12 @@ func (e *Encoder) AppendCancel(b []byte, seq uint64, site uint32, fn uintptr) []
 func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 	if ev.Kind == evNone || ev.Kind >= numKinds {
 		panic("trace: AppendEvent of invalid kind " + ev.Kind.String())
+	}
+	switch ev.Kind {
+	case EvRead:
+		return e.appendCompact(b, 0, ev.Site, ev.Addr)
+	case EvWrite:
+		return appendUvarint(e.appendCompact(b, compactWrite, ev.Site, ev.Addr), ev.Value)
 	}
 	spec := &kinds[ev.Kind]
 	if spec.implicit {

@@ -54,14 +54,14 @@ func TestMaxEventLen(t *testing.T) {
 	}
 }
 
-// TestFinishBatch checks the length field at the lengths where a minimal
-// uvarint would change width, and that the reader reads such batches.
+// TestFinishBatch checks the length field at the lengths where a byte
+// of it changes, and that the reader reads such batches.
 func TestFinishBatch(t *testing.T) {
-	for _, n := range []int{0, 1, 127, 128, 1<<14 - 1, 1 << 14, 1<<21 - 1, 1 << 21, MaxBatchLen} {
+	for _, n := range []int{0, 1, 255, 256, 1<<16 - 1, 1 << 16, 1<<24 - 1, 1 << 24, MaxBatchLen} {
 		var f [batchLenWidth]byte
 		putBatchLen(f[:], n)
-		if l, w := binary.Uvarint(f[:]); l != uint64(n) || w != batchLenWidth {
-			t.Errorf("length field for %d bytes of events decodes as %d in %d bytes", n, l, w)
+		if l := binary.LittleEndian.Uint32(f[:]); l != uint32(n) {
+			t.Errorf("length field for %d bytes of events decodes as %d", n, l)
 		}
 	}
 	var e Encoder
@@ -74,8 +74,8 @@ func TestFinishBatch(t *testing.T) {
 		_, w := binary.Uvarint(b[m:])
 		m += w
 	}
-	if l, w := binary.Uvarint(b[m:]); l != 2 || m+w != hdr {
-		t.Errorf("batch % x: length %d ends at %d, want 2 ending at %d", b, l, m+w, hdr)
+	if l := binary.LittleEndian.Uint32(b[m:]); l != 2 || m+batchLenWidth != hdr {
+		t.Errorf("batch % x: length %d ends at %d, want 2 ending at %d", b, l, m+batchLenWidth, hdr)
 	}
 	// A batch of 3 MiB, whose length needs all four bytes.
 	file := AppendHeader(nil, testHeader)
@@ -194,6 +194,8 @@ func TestPut(t *testing.T) {
 		got = got[:len(got)+ep.PutAccess((*[Window]byte)(got[len(got):len(got)+Window]), EvRead, site, a)]
 		got = got[:len(got)+ep.PutWrite((*[Window]byte)(got[len(got):len(got)+Window]), site, a, value)]
 		got = got[:len(got)+ep.PutAccess((*[Window]byte)(got[len(got):len(got)+Window]), EvMapIter, site, a)]
+		want = ea.AppendRead(want, site+1, a+1)
+		got = got[:len(got)+ep.PutRead((*[Window]byte)(got[len(got):len(got)+Window]), site+1, a+1)]
 		if !bytes.Equal(got, want) {
 			t.Fatalf("after address %#x: Put gave % x, Append % x", a, got, want)
 		}
@@ -274,4 +276,67 @@ func boolMask(f []field) uint64 {
 		return ^uint64(1)
 	}
 	return 0
+}
+
+// TestCompact checks the compact form of reads and writes: that every
+// site and address difference, aligned or not, small or at the ends of
+// the range, reads back as written, what it costs in bytes where most
+// accesses are, and that the reader still takes the plain form.
+func TestCompact(t *testing.T) {
+	sites := []uint32{0, 1, compactSiteMask, compactSiteMask + 1, 1000, 4095, 4096, 1<<20 + 17, math.MaxUint32}
+	addrs := []uint64{0xc000012340, 0xc000012348, 0xc000012340, 0xc000012341, 0xc00001233a, 0, 1 << 63, 1<<63 + 3,
+		math.MaxUint64, 8, math.MaxUint64 - 7, 0x7fffffffffffffff, 0xc000012340}
+	var e Encoder
+	b := e.StartBatch(nil, 1)
+	var want []Event
+	w := new([Window]byte)
+	for i, a := range addrs {
+		for j, site := range sites {
+			value := uint64(i*j) << (i % 9 * 7)
+			switch (i + j) % 4 {
+			case 0:
+				b = e.AppendRead(b, site, uintptr(a))
+			case 1:
+				b = e.AppendWrite(b, site, uintptr(a), value)
+			case 2:
+				b = append(b, w[:e.PutRead(w, site, uintptr(a))]...)
+			case 3:
+				b = append(b, w[:e.PutWrite(w, site, uintptr(a), value)]...)
+			}
+			ev := Event{Kind: EvRead, Goroutine: 1, Sub: uint64(len(want) + 1), Site: site, Addr: a}
+			if (i+j)%2 == 1 {
+				ev.Kind, ev.Value = EvWrite, value
+			}
+			want = append(want, ev)
+		}
+	}
+	// The plain form of a read and a write, which version 8 wrote.
+	b = append(b, byte(EvRead), 3, byte(zigzag(8)))
+	b = append(b, byte(EvWrite), 3, byte(zigzag(-8)), 5)
+	want = append(want, Event{Kind: EvRead, Goroutine: 1, Sub: uint64(len(want) + 1), Site: 3, Addr: 0xc000012348},
+		Event{Kind: EvWrite, Goroutine: 1, Sub: uint64(len(want) + 2), Site: 3, Addr: 0xc000012340, Value: 5})
+	FinishBatch(b)
+	_, got, err := readAll(append(AppendHeader(nil, testHeader), b...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read %d events, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("event %d: read %+v, want %+v", i, got[i], want[i])
+		}
+	}
+
+	// A read at a site below 4096, 8 bytes after the previous address,
+	// takes 3 bytes (the plain form: 4); a write of a small value 4.
+	var f Encoder
+	f.addr = 0xc000012340
+	if n := len(f.AppendRead(nil, 1000, 0xc000012348)); n != 3 {
+		t.Errorf("a read at site 1000, 8 bytes on, takes %d bytes, want 3", n)
+	}
+	if n := len(f.AppendWrite(nil, 1000, 0xc000012350, 1)); n != 4 {
+		t.Errorf("a write of 1 at site 1000, 8 bytes on, takes %d bytes, want 4", n)
+	}
 }

@@ -247,10 +247,17 @@ func (r *Reader) readBatch() error {
 		return err
 	}
 	at := r.off
-	l, err := r.uvarint("batch header")
-	if err != nil {
-		return err
+	var f [batchLenWidth]byte
+	if n, err := io.ReadFull(r.r, f[:]); err != nil {
+		r.off += int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			r.eof = true
+			return r.broken(at, "batch header cut short")
+		}
+		return fmt.Errorf("reading trace: %w", err)
 	}
+	r.off += batchLenWidth
+	l := uint64(binary.LittleEndian.Uint32(f[:]))
 	if l > MaxBatchLen {
 		return r.broken(at, "batch length %d exceeds the limit %d", l, MaxBatchLen)
 	}
@@ -314,13 +321,15 @@ func (r *Reader) skipUncommitted() error {
 		if err == io.EOF {
 			r.eof = true
 		}
-		if err != nil || Kind(b[0]) == evNone || Kind(b[0]) >= numKinds {
+		if err != nil || b[0] < compactMark && (Kind(b[0]) == evNone || Kind(b[0]) >= numKinds) {
 			return nil // padding, a batch, the end or damage: readBatch sees
 		}
 		if n == MaxUncommitted {
 			return r.broken(start, "more than %d events after the end of a batch", MaxUncommitted)
 		}
-		spec := &kinds[b[0]]
+		// A compact read or write has a uvarint where the site is (its
+		// high bits) and the same fields after it.
+		spec := &kinds[compactKind(b[0])]
 		r.r.Discard(1)
 		r.off++
 		if !spec.implicit {
@@ -345,12 +354,14 @@ func (r *Reader) skipUncommitted() error {
 // past it.
 func (r *cursor) decode() (Event, error) {
 	d := decoder{b: r.batch, i: r.pos, r: r, addr: r.addr}
-	k := Kind(d.b[d.i])
+	head := d.b[d.i]
+	k := compactKind(head)
 	if k == evNone || k >= numKinds {
 		return Event{}, broken(r.base+int64(d.i), "unknown event kind %d", k)
 	}
 	d.i++
 	spec := &kinds[k]
+	fields := spec.fields
 	ev := Event{Kind: k, Goroutine: r.g}
 	if spec.implicit && r.sub == math.MaxUint64 {
 		d.start = r.pos
@@ -366,7 +377,24 @@ func (r *cursor) decode() (Event, error) {
 			ev.Seq = r.seq + delta
 		}
 	}
-	for _, f := range spec.fields {
+	if head >= compactMark && d.err == nil {
+		// A compact read or write: its site and address (see "Compact
+		// reads and writes" in the package doc), then the fields after
+		// them.
+		if hi := d.uvarint(); hi > math.MaxUint32>>compactSiteBits {
+			d.fail("site %d out of range", hi<<compactSiteBits)
+		} else {
+			ev.Site = uint32(hi)<<compactSiteBits | uint32(head&compactSiteMask)
+		}
+		delta := unzigzag(d.uvarint())
+		if head&compactAligned != 0 {
+			delta <<= 3
+		}
+		d.addr += uint64(delta)
+		ev.Addr = d.addr
+		fields = fields[2:]
+	}
+	for _, f := range fields {
 		if d.err != nil {
 			break
 		}
@@ -416,6 +444,18 @@ func (r *cursor) decode() (Event, error) {
 		r.seq, r.sub = ev.Seq, 0
 	}
 	return ev, nil
+}
+
+// compactKind returns the kind of the event whose first byte is b: EvRead
+// or EvWrite for the compact form, else b's kind.
+func compactKind(b byte) Kind {
+	switch {
+	case b < compactMark:
+		return Kind(b)
+	case b&compactWrite != 0:
+		return EvWrite
+	}
+	return EvRead
 }
 
 // A decoder decodes the fields of one event. The first failure sticks, so

@@ -3,6 +3,7 @@ package tracecmd_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -252,7 +253,7 @@ func TestDumpErrors(t *testing.T) {
 	}
 	write("cut.trace", file[:len(file)-3])
 	write("notes.txt", []byte("shopping list\n"))
-	write("v9.trace", []byte("precog trace\n\x09"))
+	write("newer.trace", []byte("precog trace\n"+string(rune(trace.Version+1))))
 	write("bad.json", []byte(`{"sites": [{"id": 1}, {"id": 1}]}`))
 	// The last batch is 'B', goroutine 5, its seq 3 and sub 1, 4 bytes of
 	// length and the End event with its seq delta: the cut falls in its
@@ -274,7 +275,7 @@ func TestDumpErrors(t *testing.T) {
 `, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "; the 7 events before it are printed, whatever came after it is lost\n"},
 		{[]string{"dump", "missing.trace"}, "", "precog: open " + filepath.Join(dir, "missing.trace") + ": no such file or directory\n"},
 		{[]string{"dump", "notes.txt"}, "", "precog: notes.txt: not a precog trace\n"},
-		{[]string{"dump", "v9.trace"}, "", "precog: v9.trace: trace version 9 is not supported (precog reads version 8): a newer precog recorded it\n"},
+		{[]string{"dump", "newer.trace"}, "", fmt.Sprintf("precog: newer.trace: trace version %d is not supported (precog reads version %d): a newer precog recorded it\n", trace.Version+1, trace.Version)},
 		{[]string{"dump", "-sites", "bad.json", "t.trace"}, "", "precog: site table " + filepath.Join(dir, "bad.json") + ": two sites with id 1\n"},
 		{[]string{}, "", "precog: trace needs an action: dump (run 'precog help trace' for usage)\n"},
 		{[]string{"show", "t.trace"}, "", "precog: unknown trace action \"show\" (run 'precog help trace' for usage)\n"},
