@@ -371,3 +371,42 @@ func AtomicCompareAndSwapPointer(site uint32, addr *unsafe.Pointer, old, new uns
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), ptrWord(atomic.LoadPointer(addr)))
 	return false
 }
+
+// An Atomic is an atomic operation that has passed its gate and is not
+// recorded yet. rt's wrappers of the methods of sync/atomic's types (and of
+// sync.Map's) call AtomicGate, perform the operation, then record it with
+// Load or Store, as the typed wrappers above do: a gate passed after the
+// operation would let a forced order hold the goroutine back only once its
+// load or store had happened (a nil Store meant to come between a check
+// and a dereference ran before the check). The zero Atomic, which
+// AtomicGate returns when recording is off, records nothing.
+type Atomic struct{ g *gstate }
+
+// AtomicGate passes the gate of an atomic load (store false) or store,
+// swap, add or compare-and-swap (store true) of addr at site.
+func AtomicGate(site uint32, store bool, addr unsafe.Pointer) Atomic {
+	if !enabled {
+		return Atomic{}
+	}
+	k := trace.EvAtomicLoad
+	if store {
+		k = trace.EvAtomicStore
+	}
+	return Atomic{gateSync(site, k, addr)}
+}
+
+// Load records the gated operation as an atomic load of addr that read
+// val.
+func (a Atomic) Load(site uint32, addr unsafe.Pointer, val uint64) {
+	if a.g != nil {
+		a.g.syncEvent(site, trace.EvAtomicLoad, addr, val)
+	}
+}
+
+// Store records the gated operation as an atomic store (or swap, add or
+// successful compare-and-swap) of addr that left val in it.
+func (a Atomic) Store(site uint32, addr unsafe.Pointer, val uint64) {
+	if a.g != nil {
+		a.g.syncEvent(site, trace.EvAtomicStore, addr, val)
+	}
+}

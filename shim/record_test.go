@@ -409,3 +409,34 @@ func TestAfterFuncFork(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncMapKey: a sync.Map's operations on one key are recorded at one
+// location, which another key or another map does not share; an Atomic
+// gated before the operation records it with the value given.
+func TestSyncMapKey(t *testing.T) {
+	const base = 12200
+	var m, other sync.Map
+	a, a2, b := SyncMapKey(&m, "a"), SyncMapKey(&m, "a"), SyncMapKey(&m, "b")
+	if a == nil || a != a2 || a == b || a == SyncMapKey(&other, "a") || a == SyncMapKey(&m, any(1)) {
+		t.Fatalf("locations: a %p, a again %p, b %p", a, a2, b)
+	}
+	evs := recorded(t, base, func() {
+		g := AtomicGate(base+1, true, a)
+		m.Store("a", 1)
+		g.Store(base+1, a, 1)
+		g = AtomicGate(base+2, false, a)
+		_, ok := m.Load("a")
+		g.Load(base+2, a, map[bool]uint64{true: 1}[ok])
+	})
+	if s := kindsString(evs); s != "Begin AtomicStore AtomicLoad End" {
+		t.Fatalf("recorded %s", s)
+	}
+	for _, ev := range evs {
+		if ev.Kind != trace.EvAtomicStore && ev.Kind != trace.EvAtomicLoad {
+			continue // Begin, End, a collection's GCEpoch
+		}
+		if ev.Addr != uint64(uintptr(a)) || ev.Value != 1 {
+			t.Errorf("%v at %#x value %d, want at %p value 1", ev.Kind, ev.Addr, ev.Value, a)
+		}
+	}
+}

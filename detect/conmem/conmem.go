@@ -127,6 +127,7 @@ type checker struct {
 	// The accesses of each location that more than one goroutine
 	// touched, in trace order, the locations in order of first access:
 	mem   [][]int // reads and writes of memory
+	atoms [][]int // atomic loads and stores of a pointer that a load dereferences (see derefAtomics)
 	mapsL [][]int // map reads, writes and iterations
 	chans [][]int // channel closes and sends (including select send cases)
 	wgs   [][]int // WaitGroup Adds, Dones and Waits
@@ -160,6 +161,7 @@ const (
 	catMap
 	catChan
 	catWG
+	catAtom
 	numCats
 )
 
@@ -199,11 +201,17 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 	ids := make(map[key]int32)
 	var locs []info
 	var evs, evID []int32
+	atoms := c.derefAtomics()
 	for i, ev := range g.Events {
 		var cat uint8
 		switch ev.Kind {
 		case trace.EvRead, trace.EvWrite:
 			cat = catMem
+		case trace.EvAtomicLoad, trace.EvAtomicStore:
+			if !atoms[g.Loc(i)] {
+				continue
+			}
+			cat = catAtom
 		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
 			cat = catMap
 		case trace.EvChanClose, trace.EvChanSend:
@@ -273,10 +281,40 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 			c.chans = append(c.chans, list)
 		case catWG:
 			c.wgs = append(c.wgs, list)
+		case catAtom:
+			c.atoms = append(c.atoms, list)
 		}
 	}
 	return c
 }
+
+// derefAtomics returns the locations that an atomic load whose value is
+// dereferenced unchecked reads (the instrumenter marks the Load calls of
+// atomic.Pointer and atomic.Value, and atomic.LoadPointer, as it marks
+// plain reads): their atomic loads and stores are con-null's reads and
+// writes (an atomic Store(nil), Swap(nil) or successful CompareAndSwap to
+// nil is the nil store). Other atomics (counters, flags) are left out,
+// for the checks have nothing to say of them and their events can be
+// most of a trace.
+func (c *checker) derefAtomics() map[hb.Loc]bool {
+	var out map[hb.Loc]bool
+	for i := range c.g.Events {
+		if c.g.Events[i].Kind == trace.EvAtomicLoad && c.used(i, useDeref) {
+			if out == nil {
+				out = make(map[hb.Loc]bool)
+			}
+			out[c.g.Loc(i)] = true
+		}
+	}
+	return out
+}
+
+// isWrite reports whether k is a write of memory: a plain write, or an
+// atomic store (also a swap, an add, a successful compare-and-swap).
+func isWrite(k trace.Kind) bool { return k == trace.EvWrite || k == trace.EvAtomicStore }
+
+// isRead reports whether k is a read of memory, plain or atomic.
+func isRead(k trace.Kind) bool { return k == trace.EvRead || k == trace.EvAtomicLoad }
 
 // siteOf returns the site of event i (cached).
 func (c *checker) siteOf(i int) trace.Site {
@@ -296,10 +334,11 @@ func (c *checker) isSendCase(i int) bool {
 	return ev.Arg >= 0 && int(ev.Arg) < len(s.Cases) && s.Cases[ev.Arg] == 's'
 }
 
-// used reports whether event i is a read whose site has the use bit.
+// used reports whether event i is a read whose site has the use bit. An
+// atomic load carries only the deref bit.
 func (c *checker) used(i int, use uint8) bool {
 	ev := &c.g.Events[i]
-	return ev.Kind == trace.EvRead && int(ev.Site) < len(c.uses) && c.uses[ev.Site]&use != 0
+	return (ev.Kind == trace.EvRead || ev.Kind == trace.EvAtomicLoad && use == useDeref) && int(ev.Site) < len(c.uses) && c.uses[ev.Site]&use != 0
 }
 
 // ownOf returns the accesses in list (a location's) of event i's goroutine.
@@ -323,7 +362,7 @@ func (c *checker) prevWrite(list []int, i int) int {
 	own := c.ownOf(list, i)
 	k, _ := slices.BinarySearch(own, i)
 	for k--; k >= 0; k-- {
-		if c.g.Events[own[k]].Kind == trace.EvWrite {
+		if isWrite(c.g.Events[own[k]].Kind) {
 			return own[k]
 		}
 	}
@@ -350,7 +389,7 @@ func (c *checker) nextWrite(list []int, i int) int {
 		k++
 	}
 	for ; k < len(own); k++ {
-		if c.g.Events[own[k]].Kind == trace.EvWrite {
+		if isWrite(c.g.Events[own[k]].Kind) {
 			return own[k]
 		}
 	}
@@ -360,12 +399,16 @@ func (c *checker) nextWrite(list []int, i int) int {
 // observed returns the value the read r saw, when the trace tells: the
 // value of the last write to its location before it in the trace's order,
 // if that write happens before r. A read that races with the write it
-// follows (or follows none) saw an unknown value: ok is false.
+// follows (or follows none) saw an unknown value: ok is false. An atomic
+// load's event carries the value it read (nil or not, for a pointer).
 func (c *checker) observed(list []int, r int) (value uint64, ok bool) {
+	if ev := c.g.Events[r]; ev.Kind == trace.EvAtomicLoad {
+		return ev.Value, true
+	}
 	k, _ := slices.BinarySearch(list, r)
 	for k--; k >= 0; k-- {
 		w := list[k]
-		if c.g.Events[w].Kind != trace.EvWrite {
+		if !isWrite(c.g.Events[w].Kind) {
 			continue
 		}
 		if c.g.HappensBefore(w, r) {

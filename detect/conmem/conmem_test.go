@@ -176,6 +176,31 @@ func TestNullReadObservedNil(t *testing.T) {
 	expect(t, got)
 }
 
+// MySQL-2 through an atomic.Pointer: a Load checked for nil, a Load
+// dereferenced (the deref mark on its site), another goroutine's
+// Store(nil). Reported; silent when no load is marked (a counter, or a
+// pointer loaded once and checked), and when the dereferenced load read
+// nil (it did not crash: its use is guarded).
+func TestNullAtomic(t *testing.T) {
+	const tr = `
+1 g=1 Begin parent=none
+2 g=1 AtomicStore site=40 addr=0x100 value=1
+3 g=1 Fork site=1 child=2
+4 g=1 Fork site=2 child=3
+5 g=2 Begin parent=1
+6 g=2 AtomicLoad site=41 addr=0x100 value=1
+7 g=2 AtomicLoad site=%d addr=0x100 value=%d
+8 g=3 Begin parent=1
+9 g=3 AtomicStore site=43 addr=0x100 value=0
+`
+	sites := append(slices.Clone(nullSites), site{id: 40, kind: "atomic-store"}, site{id: 41, kind: "atomic-load"},
+		site{id: 42, kind: "atomic-load", uses: "deref"}, site{id: 43, kind: "atomic-store"})
+	slices.SortFunc(sites, func(a, b site) int { return int(a.id) - int(b.id) })
+	expect(t, check(t, fmt.Sprintf(tr, 42, 1), sites, Options{}), "con-null k.go:42(deref) k.go:43(nil-store)")
+	expect(t, check(t, fmt.Sprintf(tr, 41, 1), sites, Options{}))
+	expect(t, check(t, fmt.Sprintf(tr, 42, 0), sites, Options{}))
+}
+
 var uninitSites = []site{
 	{id: 1, kind: "go"}, {id: 10, kind: "write"}, {id: 11, kind: "read"}, {id: 12, kind: "write"},
 	{id: 20, kind: "lock", expr: "mu"}, {id: 21, kind: "unlock", expr: "mu"},

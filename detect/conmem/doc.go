@@ -36,6 +36,19 @@
 // if that write happens before the read; a read that races with that
 // write (or follows none) observed an unknown value and is kept.
 //
+// Atomic loads and stores take part too, on the locations that an atomic
+// load marked deref reads: the instrumenter marks the Load calls of
+// atomic.Pointer and atomic.Value and atomic.LoadPointer whose value is
+// dereferenced unchecked (a field, a call, a type assertion without
+// comma-ok), and shim/rt records sync.Map's operations as atomic loads and
+// stores of a location per key, a Load whose ok is not used marked like
+// those (a Delete is then the nil store). An atomic store of nil is a nil
+// store, and an atomic load carries the value it read, so what it observed
+// is known. detect/hb orders a store before the load that read its value,
+// so the pairs left are those no such edge orders: a check and a
+// dereference as two loads, a nil store between them (MySQL-2 through an
+// atomic.Pointer). Other atomics (counters, flags) are not indexed.
+//
 // con-uninit (§4.3, Con-UnInit). The Initializer table holds each
 // goroutine's first initializing write of each location; the first read
 // of a location by each goroutine that has not written it is reported

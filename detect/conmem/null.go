@@ -2,9 +2,9 @@ package conmem
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/precog-dev/precog/detect/finding"
-	"github.com/precog-dev/precog/shim/trace"
 )
 
 // null reports Con-NULL bugs (§4.2): a nil store wp and a dereferenced
@@ -12,12 +12,12 @@ import (
 // before rp with no other write in between.
 func (c *checker) null() {
 	var nils, derefs []int
-	for _, list := range c.mem {
+	for _, list := range slices.Concat(c.mem, c.atoms) {
 		nils, derefs = nils[:0], derefs[:0]
 		for _, i := range list {
 			ev := c.g.Events[i]
 			switch {
-			case ev.Kind == trace.EvWrite && ev.Value == 0:
+			case isWrite(ev.Kind) && ev.Value == 0:
 				nils = append(nils, i)
 			case c.used(i, useDeref):
 				derefs = append(derefs, i)
@@ -91,7 +91,7 @@ func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 // pass and the use see w's value.
 func (c *checker) withCheck(list []int, roles []role, r, w int) []role {
 	p := c.prevAccess(list, r)
-	if p < 0 || c.g.Events[p].Kind != trace.EvRead || c.g.HappensBefore(w, p) {
+	if p < 0 || !isRead(c.g.Events[p].Kind) || c.g.HappensBefore(w, p) {
 		return roles
 	}
 	return append(roles, role{ev: p, role: "check", witness: true})

@@ -151,6 +151,11 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 			return
 		}
 		reach := apiReach(act.Package, res)
+		for _, fn := range res.Goroutines.Funcs() {
+			for pos, u := range loadCallUses(fn) {
+				s.uses[offsetOf(fset, pos)] = u
+			}
+		}
 		for _, a := range res.Accesses {
 			if load, ok := a.Instr.(*ssa.UnOp); ok && a.Op == sharedloc.Load {
 				if u := uf.of(load); u != "" {

@@ -199,4 +199,49 @@ func TestUses(t *testing.T) {
 	if checked == 0 {
 		t.Error("no uses annotations checked")
 	}
+	checkLoadCallUses(t, sel, s)
+}
+
+// checkLoadCallUses checks the Uses of the atomic load calls of
+// testdata/uses/atomic.go against its loads:"..." comments (TestUses, on
+// the same analysis): deref for a pointer loaded and dereferenced
+// unchecked (atomic.Pointer's and atomic.Value's Load, atomic.LoadPointer,
+// sync.Map's Load with its ok unused), nothing for one compared with nil,
+// asserted with comma-ok, guarded by ok, or an integer.
+func checkLoadCallUses(t *testing.T, sel *selection, s *sharedSet) {
+	want := regexp.MustCompile(`\bloads:"([^"]*)"`)
+	checked := 0
+	for _, f := range sel.files {
+		if filepath.Base(f.path) != "atomic.go" {
+			continue
+		}
+		src, _ := os.ReadFile(f.path)
+		uses := s.usesOf(f.pkg.Fset)
+		got := map[int][]string{}
+		ast.Inspect(f.syntax, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if fun, ok := c.Fun.(*ast.SelectorExpr); ok && (fun.Sel.Name == "Load" || fun.Sel.Name == "LoadPointer") {
+					line := f.pkg.Fset.Position(c.Pos()).Line
+					got[line] = append(got[line], uses(c.Lparen))
+				}
+			}
+			return true
+		})
+		for i, l := range strings.Split(string(src), "\n") {
+			var w []string
+			for _, m := range want.FindAllStringSubmatch(l, -1) {
+				w = append(w, m[1])
+			}
+			if w == nil && got[i+1] == nil {
+				continue
+			}
+			checked++
+			if !slices.Equal(got[i+1], w) {
+				t.Errorf("atomic.go:%d: load uses %q, want %q", i+1, got[i+1], w)
+			}
+		}
+	}
+	if checked != 10 {
+		t.Errorf("checked %d lines of atomic.go, want 10", checked)
+	}
 }

@@ -287,3 +287,135 @@ func (li *loopInfo) exits(load, b *ssa.BasicBlock) bool {
 	}
 	return false
 }
+
+// loadCallUses returns the Uses of fn's calls that load a pointer
+// atomically (atomic.Pointer's and atomic.Value's Load, atomic.LoadPointer,
+// and sync.Map's Load, which shim/rt records as an atomic load),
+// by the call's position (its Lparen, where the rewriter asks for them):
+// deref when the value loaded is dereferenced unchecked (derefsLoaded).
+// Only the deref mark is computed: a call is a sync event in the trace,
+// which detect/conmem pairs as a memory access only for con-null and
+// con-uninit.
+func loadCallUses(fn *ssa.Function) map[token.Pos]string {
+	var out map[token.Pos]string
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			call, ok := instr.(*ssa.Call)
+			if !ok || !call.Pos().IsValid() {
+				continue
+			}
+			callee := call.Call.StaticCallee()
+			if isAtomicPointerLoad(callee) && derefsLoaded(call) || isSyncMapLoad(callee) && derefsMapLoaded(call) {
+				if out == nil {
+					out = make(map[token.Pos]string)
+				}
+				out[call.Pos()] = trace.UseDeref
+			}
+		}
+	}
+	return out
+}
+
+// isAtomicPointerLoad reports whether callee is a load of sync/atomic that
+// returns a pointer-shaped value: (*atomic.Pointer[T]).Load,
+// (*atomic.Value).Load or atomic.LoadPointer.
+func isAtomicPointerLoad(callee *ssa.Function) bool {
+	if callee == nil {
+		return false
+	}
+	obj, ok := callee.Object().(*types.Func)
+	if !ok || obj.Pkg() == nil || obj.Pkg().Path() != "sync/atomic" {
+		return false
+	}
+	if obj.Name() == "LoadPointer" {
+		return true
+	}
+	recv := obj.Type().(*types.Signature).Recv()
+	if obj.Name() != "Load" || recv == nil {
+		return false
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && (n.Obj().Name() == "Pointer" || n.Obj().Name() == "Value")
+}
+
+// derefsLoaded is derefs for a value loaded by a call (an atomic load):
+// besides derefs' uses, a type assertion without comma-ok of an interface
+// value (atomic.Value's), which panics on a nil interface, and an
+// unsafe.Pointer (atomic.LoadPointer's) converted to a pointer that is
+// dereferenced, unless the value is compared with nil first.
+func derefsLoaded(v ssa.Value) bool {
+	if derefs(v) {
+		return true
+	}
+	if v.Referrers() == nil {
+		return false
+	}
+	deref := false
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.BinOp:
+			if (r.Op == token.EQL || r.Op == token.NEQ) && (isNil(r.X) || isNil(r.Y)) {
+				return false
+			}
+		case *ssa.TypeAssert:
+			deref = deref || !r.CommaOk && types.IsInterface(v.Type())
+		case *ssa.Convert:
+			deref = deref || isUnsafePointer(v.Type()) && derefs(r)
+		}
+	}
+	return deref
+}
+
+func isUnsafePointer(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.UnsafePointer
+}
+
+// isSyncMapLoad reports whether callee is (*sync.Map).Load.
+func isSyncMapLoad(callee *ssa.Function) bool {
+	if callee == nil {
+		return false
+	}
+	obj, ok := callee.Object().(*types.Func)
+	if !ok || obj.Pkg() == nil || obj.Pkg().Path() != "sync" || obj.Name() != "Load" {
+		return false
+	}
+	recv := obj.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	p, ok := recv.Type().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := p.Elem().(*types.Named)
+	return ok && n.Obj().Name() == "Map"
+}
+
+// derefsMapLoaded is derefsLoaded for the value of a sync.Map Load call
+// (value, ok): the value is dereferenced unchecked when ok is not used (a
+// branch on ok guards the value as a nil check does) and derefsLoaded
+// holds for the value.
+func derefsMapLoaded(call *ssa.Call) bool {
+	if call.Referrers() == nil {
+		return false
+	}
+	var value ssa.Value
+	for _, r := range *call.Referrers() {
+		e, ok := r.(*ssa.Extract)
+		if !ok {
+			continue
+		}
+		switch {
+		case e.Index == 1 && e.Referrers() != nil && len(*e.Referrers()) > 0:
+			return false
+		case e.Index == 0:
+			value = e
+		}
+	}
+	return value != nil && derefsLoaded(value)
+}

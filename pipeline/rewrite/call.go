@@ -64,6 +64,18 @@ var syncMethods = map[string]syncOp{
 	"sync.Pool.Put":         {fn: "PoolPut", kind: "pool-put"},
 	"sync.Pool.Get":         {fn: "PoolGet", kind: "pool-get"},
 
+	// sync.Map's operations as atomic loads and stores of a location per
+	// key (shim/rt/syncmap.go).
+	"sync.Map.Load":             {fn: "SyncMapLoad", rt: true, kind: "atomic-load"},
+	"sync.Map.Range":            {fn: "SyncMapRange", rt: true, kind: "atomic-load"},
+	"sync.Map.Store":            {fn: "SyncMapStore", rt: true, kind: "atomic-store"},
+	"sync.Map.LoadOrStore":      {fn: "SyncMapLoadOrStore", rt: true, kind: "atomic-store"},
+	"sync.Map.LoadAndDelete":    {fn: "SyncMapLoadAndDelete", rt: true, kind: "atomic-store"},
+	"sync.Map.Delete":           {fn: "SyncMapDelete", rt: true, kind: "atomic-store"},
+	"sync.Map.Swap":             {fn: "SyncMapSwap", rt: true, kind: "atomic-store"},
+	"sync.Map.CompareAndSwap":   {fn: "SyncMapCompareAndSwap", rt: true, kind: "atomic-store"},
+	"sync.Map.CompareAndDelete": {fn: "SyncMapCompareAndDelete", rt: true, kind: "atomic-store"},
+
 	"golang.org/x/sync/errgroup.Group.Go":             {fn: "TaskErr", kind: "go", group: "goerr"},
 	"golang.org/x/sync/errgroup.Group.Wait":           {fn: "WaitedErr", kind: "wait", group: "waiterr"},
 	"github.com/sourcegraph/conc.WaitGroup.Go":        {fn: "Task", kind: "go", group: "go"},
@@ -184,6 +196,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 					kind = "atomic-load"
 				}
 				s := r.site(c.Lparen, kind, c)
+				r.loadUses(c, kind)
 				r.dropped[r.info.Uses[fun.(*ast.SelectorExpr).X.(*ast.Ident)]]++
 				lo, hi := r.span(c)
 				r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi,
@@ -624,7 +637,7 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 			r.skip("call split over lines: " + op.kind)
 			return false
 		}
-		s := r.syncSites(se, op)
+		s := r.syncSites(c, se, op)
 		r.ed.open(lo, hi, lit(head+s+", "+amp))
 		r.ed.replace(xEnd, r.off(c.Rparen)+1, lo, hi, lit(text))
 		return true
@@ -634,7 +647,7 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 		r.skip("call split over lines: " + op.kind)
 		return false
 	}
-	s := r.syncSites(se, op)
+	s := r.syncSites(c, se, op)
 	r.ed.open(lo, hi, lit(head+s+", "+amp))
 	r.ed.replace(xEnd, r.off(c.Lparen)+1, lo, hi, lit(text))
 	return true
@@ -645,13 +658,29 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 // writes into the receiver's writers. Its expression, "*X.Stdout" (the
 // writer of Stdout or Stderr), names no variable, so that the writes
 // match any access to the writer's address (see bufferMethods).
-func (r *rewriter) syncSites(se *ast.SelectorExpr, op syncOp) string {
+func (r *rewriter) syncSites(c *ast.CallExpr, se *ast.SelectorExpr, op syncOp) string {
 	s := r.site(se.Sel.Pos(), op.kind, se.X)
+	r.loadUses(c, op.kind)
+	if strings.HasPrefix(op.fn, "SyncMap") && op.fn != "SyncMapRange" && len(c.Args) > 0 {
+		// The location is the key's entry (shim.SyncMapKey).
+		r.sites[len(r.sites)-1].Expr = exprText(r.text(se.X) + "[" + r.text(c.Args[0]) + "]")
+	}
 	if op.writes {
 		s += ", " + r.site(se.Sel.Pos(), "write", se.X)
 		r.sites[len(r.sites)-1].Expr = exprText("*" + r.text(se.X) + ".Stdout")
 	}
 	return s
+}
+
+// loadUses sets the Uses of the site just allocated for the call c, an
+// atomic load (or a sync.Map load) of kind, to where its result goes
+// (Options.Uses at the call's Lparen, the position of the call in SSA): a
+// pointer an atomic.Pointer's Load returns and that is dereferenced
+// unchecked carries the deref mark, as a plain load's does.
+func (r *rewriter) loadUses(c *ast.CallExpr, kind string) {
+	if kind == "atomic-load" && r.opts.Uses != nil {
+		r.sites[len(r.sites)-1].Uses = r.opts.Uses(c.Lparen)
+	}
 }
 
 // condFuncs are testify's assertions that poll a condition on goroutines

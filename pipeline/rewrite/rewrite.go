@@ -28,7 +28,8 @@ type Options struct {
 	// are never instrumented.
 	Shared func(pos token.Pos) bool
 	// Uses returns trace.Site.Uses for the read at pos (the position
-	// Shared is asked about); nil for none.
+	// Shared is asked about), and for an atomic load call at its Lparen;
+	// nil for none.
 	Uses func(pos token.Pos) string
 	// WriteUses returns trace.Site.Uses for the write at pos (the
 	// position Shared is asked about); nil for none.
@@ -113,6 +114,7 @@ const (
 //	a.f, b.g = ...        a.f, b.g = ...; precog_rt.Wrote(S, &a.f); precog_rt.Wrote(S', &b.g)
 //	m[k]; m[k] = v        precog_shim.MRL(&precog_g, S, m)[k]; precog_shim.MWL(&precog_g, S, m)[k] = v   (delete, clear, len, range: MWL, MWL, MRL, MIL)
 //	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(S, &v, d) etc.)
+//	m.Load(k)             precog_rt.SyncMapLoad(S, &m, k)   (sync.Map's methods but Clear: atomic loads and stores of a location per key)
 //	cmd.Start(); cmd.Wait() precog_rt.CmdStart(S, S', cmd); precog_rt.CmdWait(S, cmd)   (os/exec's copying goroutines as tasks; Run, Output)
 //	buf.String()          precog_rt.Reading(S, &buf).String()   (bytes.Buffer, strings.Builder handed to os/exec; Writing for writes)
 //

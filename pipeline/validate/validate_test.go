@@ -484,3 +484,25 @@ func TestRetrySeeds(t *testing.T) {
 		t.Errorf("seeded plan %+v", p)
 	}
 }
+
+// TestExpectedNilAssert: a type assertion on a nil interface (the value
+// of an atomic.Value's or a sync.Map's Load) is con-null's effect; other
+// failed assertions and other kinds' crashes are not.
+func TestExpectedNilAssert(t *testing.T) {
+	for _, c := range []struct {
+		kind, msg string
+		want      bool
+	}{
+		{"con-null", "panic: interface conversion: interface {} is nil, not *p.Session", true},
+		{"con-null", "panic: interface conversion: interface {} is *p.A, not *p.B", false},
+		{"con-null", "panic: runtime error: invalid memory address or nil pointer dereference", true},
+		{"con-index", "panic: interface conversion: interface {} is nil, not *p.Session", false},
+	} {
+		if got := Expected(c.kind, false, c.msg); got != c.want {
+			t.Errorf("Expected(%s, %q) = %v, want %v", c.kind, c.msg, got, c.want)
+		}
+		if got := effectIn(c.kind, c.msg); got != c.want {
+			t.Errorf("effectIn(%s, %q) = %v, want %v", c.kind, c.msg, got, c.want)
+		}
+	}
+}

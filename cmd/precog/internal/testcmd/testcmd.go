@@ -34,7 +34,9 @@ import (
 const doc = `Test runs the tests of the packages instrumented, as "precog record" does,
 and predicts the concurrency bugs that another interleaving of the recorded
 runs would bring out, even though no run crashed: a nil stored by one
-goroutine and dereferenced by another (con-null), a read that may come
+goroutine and dereferenced by another (con-null; also through an
+atomic.Pointer's or atomic.Value's Load, or a sync.Map's Load after
+another goroutine's Delete), a read that may come
 before another goroutine's initialization (con-uninit), a use of a channel
 or object another goroutine releases (con-closed), an index another
 goroutine changes (con-index), a map written concurrently (con-map), a
