@@ -96,3 +96,10 @@ func TestOnceCallers(t *testing.T) {
 	defer conmap.Analyzer.Flags.Set("all", "false")
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "oncecallersall")
 }
+
+// TestHeaderCopier: a helper closure's parameter is fresh when every call
+// of the closure is known and each hands it an object made anew that has
+// gone nowhere yet, also through a variable that closures only read.
+func TestHeaderCopier(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "headercopier")
+}

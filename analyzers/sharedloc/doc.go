@@ -30,7 +30,19 @@
 //   - Local: the access touches an object allocated in the same function
 //     (or passed down from one) that has not yet escaped, so no other
 //     goroutine can see it yet. This is what keeps constructors and
-//     goroutine-local values out of reports.
+//     goroutine-local values out of reports. Passed down means: every
+//     call of the function is known (an unexported function, or a
+//     closure whose values are only called, directly or after an
+//     unexported function returned them to a caller that only calls
+//     them) and hands it an object that had not escaped before the call;
+//     the hand-off itself is no escape, since the callee's own uses are
+//     checked in turn. A read of a reassigned local variable gives only
+//     the values stored to it that reach the read, and storing an object
+//     to a variable that closures capture is no escape while those
+//     closures only read it and are only called, directly, on the same
+//     goroutine (each such call then counts as an escape). A redirect
+//     loop that makes a new request each turn and fills its header
+//     through a helper closure before sending it writes a local header.
 //   - SharedIn: every goroutine of a Multi context touches the same object
 //     (it is reached from a package variable, a captured variable declared
 //     outside the spawning loop, or an argument that is the same for every

@@ -136,6 +136,8 @@ type depthKey struct {
 	at    ssa.Instruction
 	c     *goroutines.Context
 	depth int
+	// entering is freshAt's: at is a call handing v to its callee.
+	entering bool
 }
 
 // Locs returns the locations of ByLoc in the order of their first access,

@@ -1,6 +1,7 @@
 package sharedloc
 
 import (
+	"go/token"
 	"slices"
 
 	"golang.org/x/tools/go/callgraph"
@@ -30,30 +31,33 @@ func (r *Result) Local(a *Access) bool {
 	case Global:
 	case Captured:
 		cell := a.Loc.Cell.(*ssa.Alloc)
-		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell) || r.cellStaysHome(cell)
+		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell, false) || r.cellStaysHome(cell)
 	default:
-		v = a.Base != nil && r.freshAt(a.Base, a.Instr, maxSharingDepth)
+		v = a.Base != nil && r.freshAt(a.Base, a.Instr, maxSharingDepth, false)
 	}
 	r.local[a] = v
 	return v
 }
 
 // freshAt reports whether the object v denotes is reachable only from the
-// current goroutine when at executes.
-func (r *Result) freshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
+// current goroutine when at executes. With entering set, at is a call
+// that hands v to a callee, and the question is whether v is fresh when
+// the callee starts: the hand-off itself is no escape, since what the
+// callee does with its parameter is asked of the callee's own body.
+func (r *Result) freshAt(v ssa.Value, at ssa.Instruction, depth int, entering bool) bool {
 	if depth == 0 || at.Parent() != parentOf(v) {
 		return false
 	}
-	k := depthKey{v: v, at: at, depth: depth}
+	k := depthKey{v: v, at: at, depth: depth, entering: entering}
 	if f, ok := r.fresh[k]; ok {
 		return f
 	}
-	f := r.computeFreshAt(v, at, depth)
+	f := r.computeFreshAt(v, at, depth, entering)
 	r.fresh[k] = f
 	return f
 }
 
-func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int) bool {
+func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int, entering bool) bool {
 	switch v := v.(type) {
 	case *ssa.Alloc:
 		if isCaptured(v) {
@@ -64,7 +68,7 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int) bool
 				return false
 			}
 			s, ok := stored[0].(ssa.Instruction)
-			if !ok || s.Parent() != at.Parent() || !r.freshAt(Root(stored[0]), at, depth-1) {
+			if !ok || s.Parent() != at.Parent() || !r.freshAt(Root(stored[0]), at, depth-1, entering) {
 				return false
 			}
 			for _, ref := range *v.Referrers() {
@@ -74,12 +78,12 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int) bool
 			}
 			return true
 		}
-		return !r.escapesBefore(v, at, v)
+		return !r.escapesBefore(v, at, v, entering)
 	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
-		return !r.escapesBefore(v, at, v.(ssa.Instruction))
+		return !r.escapesBefore(v, at, v.(ssa.Instruction), entering)
 	case *ssa.Parameter:
 		fn := v.Parent()
-		if fn.Parent() != nil || isEntry(r.Goroutines, fn) || (fn.Object() != nil && fn.Object().Exported()) {
+		if fn.Parent() != nil && !r.callsKnown(fn) || isEntry(r.Goroutines, fn) || (fn.Object() != nil && fn.Object().Exported()) {
 			return false
 		}
 		idx := slices.Index(fn.Params, v)
@@ -88,18 +92,19 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int) bool
 			return false
 		}
 		for _, e := range callers {
-			if _, isGo := e.Site.(*ssa.Go); isGo {
-				return false
+			switch e.Site.(type) {
+			case *ssa.Go, *ssa.Defer:
+				return false // runs later, when the object may have gone
 			}
 			args := e.Site.Common().Args
 			if e.Site.Common().IsInvoke() || idx >= len(args) {
 				return false
 			}
-			if !r.freshAt(Root(args[idx]), e.Site, depth-1) {
+			if !r.freshArg(args[idx], e.Site, depth-1) {
 				return false
 			}
 		}
-		return !r.escapesBefore(v, at, nil)
+		return !r.escapesBefore(v, at, nil, entering)
 	}
 	return false
 }
@@ -190,9 +195,23 @@ func (r *Result) mayRunBefore(e, at ssa.Instruction) bool {
 // have escaped its function before at executes: stored to memory, sent on
 // a channel, captured, passed to a call or returned. When v is made by the
 // instruction alloc, escapes of the objects made by earlier executions of
-// alloc (in earlier loop iterations) do not count.
-func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction) bool {
+// alloc (in earlier loop iterations) do not count. With entering set, at
+// is a call handing v to a callee, and that hand-off does not count (see
+// freshAt).
+//
+// A store of v to a local variable that closures capture is no escape by
+// itself when the variable stays home (see homeCell): what a later read
+// of the variable gives is followed as v, and each call of a closure that
+// captures it counts as an escape there, since the closure may do
+// anything with the value it reads.
+func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering bool) bool {
 	seen := map[ssa.Value]bool{}
+	// escapesAt reports whether an escape at ref may come before at;
+	// handOff says that ref is a call handing the value over as one
+	// argument only, which does not count at at itself when entering.
+	escapesAt := func(ref ssa.Instruction, handOff bool) bool {
+		return ref == at && !(entering && handOff) || r.Goroutines.Flow.MayFollowAvoiding(ref, at, alloc)
+	}
 	var visit func(v ssa.Value) bool
 	visit = func(v ssa.Value) bool {
 		if seen[v] {
@@ -204,14 +223,31 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction) bool {
 			return false
 		}
 		for _, ref := range *refs {
-			escape := false
+			escape, handOff := false, false
 			switch ref := ref.(type) {
 			case *ssa.ChangeType, *ssa.MakeInterface, *ssa.Convert, *ssa.Phi, *ssa.Slice:
 				if visit(ref.(ssa.Value)) {
 					return true
 				}
 			case *ssa.Store:
-				escape = ref.Val == v
+				if ref.Val != v {
+					break
+				}
+				loads, calls, ok := homeCell(ref.Addr)
+				if !ok {
+					escape = true
+					break
+				}
+				for _, load := range loads {
+					if visit(load) {
+						return true
+					}
+				}
+				for _, call := range calls {
+					if escapesAt(call, false) {
+						return true
+					}
+				}
 			case *ssa.MapUpdate:
 				escape = ref.Value == v || ref.Key == v
 			case *ssa.Send:
@@ -224,14 +260,179 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction) bool {
 				escape = true
 			case ssa.CallInstruction:
 				escape = isArg(ref.Common(), v)
+				common := ref.Common()
+				handOff = common.Value != v && !common.IsInvoke() && count(common.Args, v) == 1
 			}
-			if escape && (ref == at || r.Goroutines.Flow.MayFollowAvoiding(ref, at, alloc)) {
+			if escape && escapesAt(ref, handOff) {
 				return true
 			}
 		}
 		return false
 	}
 	return visit(v)
+}
+
+// homeCell reports whether addr is a local variable that closures capture
+// but that stays on its goroutine while they run: only the declaring
+// function writes it, and every closure that captures it only reads it
+// and is only called, directly, by that function (never started, deferred,
+// stored or handed to another function). It returns the declaring
+// function's reads of the variable and the calls of those closures.
+func homeCell(addr ssa.Value) (loads []ssa.Value, calls []ssa.Instruction, ok bool) {
+	cell, isAlloc := addr.(*ssa.Alloc)
+	if !isAlloc || !cell.Heap {
+		return nil, nil, false
+	}
+	for _, ref := range *cell.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.Store:
+			if ref.Addr != cell {
+				return nil, nil, false
+			}
+		case *ssa.UnOp:
+			if ref.Op != token.MUL {
+				return nil, nil, false
+			}
+			loads = append(loads, ref)
+		case *ssa.DebugRef:
+		case *ssa.MakeClosure:
+			fn, isFn := ref.Fn.(*ssa.Function)
+			if !isFn {
+				return nil, nil, false
+			}
+			for i, b := range ref.Bindings {
+				if b == cell && !onlyRead(fn.FreeVars[i]) {
+					return nil, nil, false
+				}
+			}
+			for _, u := range *ref.Referrers() {
+				if _, isDebug := u.(*ssa.DebugRef); isDebug {
+					continue
+				}
+				call, isCall := u.(*ssa.Call)
+				if !isCall || call.Call.Value != ref || slices.Contains(call.Call.Args, ssa.Value(ref)) {
+					return nil, nil, false
+				}
+				calls = append(calls, call)
+			}
+		default:
+			return nil, nil, false
+		}
+	}
+	return loads, calls, true
+}
+
+// onlyRead reports whether a closure's free variable fv is only loaded.
+func onlyRead(fv *ssa.FreeVar) bool {
+	for _, u := range *fv.Referrers() {
+		switch u := u.(type) {
+		case *ssa.UnOp:
+			if u.Op != token.MUL {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// freshArg reports whether the argument arg of the call site is fresh when
+// the callee starts. A read of a local variable that only its declaring
+// function writes gives one of the values stored to it that reach the
+// read (ssavalue.ReachingStores), not every value it ever held: a loop
+// that makes a new object each turn and hands it to a helper hands a
+// fresh one.
+func (r *Result) freshArg(arg ssa.Value, site ssa.Instruction, depth int) bool {
+	if load, ok := arg.(*ssa.UnOp); ok && ssavalue.CapturedCell(load) != nil {
+		if stored, ok := ssavalue.ReachingStores(load); ok && len(stored) > 0 {
+			for _, sv := range stored {
+				if !r.freshAt(Root(sv), site, depth, true) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return r.freshAt(Root(arg), site, depth, true)
+}
+
+// callsKnown reports whether every call of the closure fn is a call site
+// in the package's call graph: each closure value made of it is only
+// called directly, or returned by an unexported function of the package
+// (one that is not itself a closure, is not handed to code outside the
+// package, and is only called by name) whose result is in turn only
+// called directly, as a function that builds a helper closure for its
+// caller is used.
+func (r *Result) callsKnown(fn *ssa.Function) bool {
+	if len(fn.FreeVars) == 0 {
+		return false // a function value with no MakeClosure to follow
+	}
+	found := false
+	for _, b := range fn.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			mc, ok := instr.(*ssa.MakeClosure)
+			if !ok || mc.Fn != fn {
+				continue
+			}
+			found = true
+			for _, u := range *mc.Referrers() {
+				switch u := u.(type) {
+				case *ssa.Call:
+					if u.Call.Value != mc || slices.Contains(u.Call.Args, ssa.Value(mc)) {
+						return false
+					}
+				case *ssa.Return:
+					if !r.onlyCalledResult(mc.Parent(), u) {
+						return false
+					}
+				case *ssa.DebugRef:
+				default:
+					return false
+				}
+			}
+		}
+	}
+	return found
+}
+
+// onlyCalledResult reports whether the function p, which returns a closure
+// by ret, is unexported, runs only where the package calls it by name, and
+// each of its callers only calls the closure it returns.
+func (r *Result) onlyCalledResult(p *ssa.Function, ret *ssa.Return) bool {
+	if p.Parent() != nil || p.Object() == nil || p.Object().Exported() || len(ret.Results) != 1 ||
+		isEntry(r.Goroutines, p) || len(r.Goroutines.RefSites(p)) > 0 {
+		return false
+	}
+	callers := r.Goroutines.CallGraph.Callers(p)
+	if len(callers) == 0 {
+		return false
+	}
+	for _, e := range callers {
+		call, ok := e.Site.(*ssa.Call)
+		if !ok || call.Call.StaticCallee() != p {
+			return false
+		}
+		for _, u := range *call.Referrers() {
+			c, ok := u.(*ssa.Call)
+			if !ok || c.Call.Value != ssa.Value(call) || slices.Contains(c.Call.Args, ssa.Value(call)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// count returns how many of vs are v.
+func count(vs []ssa.Value, v ssa.Value) int {
+	n := 0
+	for _, x := range vs {
+		if x == v {
+			n++
+		}
+	}
+	return n
 }
 
 func isArg(call *ssa.CallCommon, v ssa.Value) bool {
@@ -328,8 +529,9 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 			return false
 		}
 		for _, e := range callers {
-			if _, isGo := e.Site.(*ssa.Go); isGo {
-				return false
+			switch e.Site.(type) {
+			case *ssa.Go, *ssa.Defer:
+				return false // runs later, when the object may have gone
 			}
 			args := e.Site.Common().Args
 			if e.Site.Common().IsInvoke() || idx >= len(args) {

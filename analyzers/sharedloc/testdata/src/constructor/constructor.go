@@ -50,3 +50,45 @@ func Reused(n int) {
 func Param(t *T) {
 	t.n = 4 // want `^write T.n: shared$`
 }
+
+// An unexported helper's parameter is local when every caller hands it a
+// fresh object before it escapes.
+func setup(t *T) {
+	t.n = 5 // want `^write T.n: local$`
+}
+
+func Build() *T {
+	t := new(T)
+	setup(t)
+	go t.run()
+	return t
+}
+
+// A helper closure that an unexported function returns and whose caller
+// only calls it has every call known: its parameter is local when each
+// call hands it an object that has gone nowhere yet.
+func filler() func(t *T) {
+	var name string
+	return func(t *T) {
+		t.name = name // want `^read name: shared$` `^write T.name: local$`
+	}
+}
+
+func Fill() *T {
+	fill := filler()
+	t := new(T)
+	fill(t)
+	go t.run()
+	return t
+}
+
+// Stored where any code may call it, a closure's parameter is shared.
+var hook = leaked()
+
+func leaked() func(t *T) {
+	return func(t *T) {
+		t.n = 7 // want `^write T.n: shared$`
+	}
+}
+
+func UseHook(t *T) { hook(t) } // want `^read hook: shared$`
