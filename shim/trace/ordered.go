@@ -85,7 +85,7 @@ func NewOrderedReader(r io.ReaderAt, size int64) (*OrderedReader, error) {
 	rd.index = &index
 	var end error
 	for {
-		_, err := rd.Next()
+		err := rd.skipNext()
 		if err != nil {
 			if err != io.EOF {
 				end = err

@@ -63,6 +63,15 @@ func orderedRead(file []byte) (*Trace, error) {
 func sameRead(t *testing.T, what string, file []byte) {
 	t.Helper()
 	want, wantErr := sortedRead(file)
+	// Count scans what the reference decodes: the same events, the same
+	// error after them.
+	wantN := 0
+	if want != nil {
+		wantN = len(want.Events)
+	}
+	if n, err := Count(bytes.NewReader(file)); errString(err) != errString(wantErr) || n != wantN {
+		t.Fatalf("%s, Count: %d events, error %v; want %d, %v", what, n, err, wantN, wantErr)
+	}
 	for _, read := range []struct {
 		name string
 		f    func([]byte) (*Trace, error)

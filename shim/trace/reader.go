@@ -56,6 +56,61 @@ type Reader struct {
 	index *[]batchRef
 }
 
+// skipNext moves past the next event in file order, as Next does, without
+// decoding it into an Event: for the passes that only count events and
+// find where they end (Count, OrderedReader's first pass), which so cost a
+// scan of the bytes, not an Event built and copied per event. It returns
+// what Next would: nil, io.EOF at a clean end, or the same damage.
+func (r *Reader) skipNext() error {
+	if r.err != nil {
+		return r.err
+	}
+	for r.pos == len(r.batch) {
+		if len(r.batch) < r.want {
+			r.err = r.end(r.broken(r.base+int64(r.pos), "batch cut after %d of %d bytes", len(r.batch), r.want))
+			return r.err
+		}
+		if err := r.readBatch(); err != nil {
+			r.err = r.end(err)
+			return r.err
+		}
+	}
+	if !r.skip() {
+		// Not an event that is plainly whole and valid: decode it, which
+		// finds the damage exactly where Next would (or moves past an
+		// event the scan was unsure of).
+		if _, err := r.decode(); err != nil {
+			r.err = r.end(err)
+			return r.err
+		}
+	}
+	if r.index != nil {
+		b := &(*r.index)[len(*r.index)-1]
+		b.n++
+		b.used = r.pos
+	}
+	return nil
+}
+
+// Count reads the trace in r to its end and returns how many events it
+// holds: Reader's events, counted without decoding them. It returns nil
+// at a clean end, or the error Reader returns after the same events.
+func Count(r io.Reader) (int, error) {
+	rd, err := NewReader(r)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		if err := rd.skipNext(); err == io.EOF {
+			return n, nil
+		} else if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
 // A cursor decodes the events of one batch, or of a window on one.
 type cursor struct {
 	batch []byte // its events, as far as the file holds them (OrderedReader: a window on them)
@@ -456,6 +511,112 @@ func compactKind(b byte) Kind {
 		return EvWrite
 	}
 	return EvRead
+}
+
+// skip moves past the event at r.pos, which is inside the batch, and
+// reports true, if the event is plainly whole and valid: every field a
+// varint of at most 9 bytes inside the batch and in its range, the seq
+// rising. It reports false, and moves nothing, for anything else (damage,
+// or a rare valid event such as a 10-byte varint), which decode then
+// reads: so the events skipped are exactly those decode accepts, with
+// the same seqs, and every error comes from decode.
+func (r *cursor) skip() bool {
+	b, i := r.batch, r.pos
+	head := b[i]
+	k := compactKind(head)
+	if k == evNone || k >= numKinds {
+		return false
+	}
+	i++
+	spec := &kinds[k]
+	fields := spec.fields
+	seq, addr := uint64(0), r.addr
+	if spec.implicit {
+		if r.sub == math.MaxUint64 {
+			return false
+		}
+	} else {
+		delta, n := skipUvarint(b, i)
+		if n == 0 || delta == 0 || r.seq+delta < r.seq {
+			return false
+		}
+		i += n
+		seq = r.seq + delta
+	}
+	if head >= compactMark {
+		// A compact read or write: the site's high bits and the
+		// address, then the fields after them.
+		hi, n := skipUvarint(b, i)
+		if n == 0 || hi > math.MaxUint32>>compactSiteBits {
+			return false
+		}
+		i += n
+		v, n := skipUvarint(b, i)
+		if n == 0 {
+			return false
+		}
+		i += n
+		delta := unzigzag(v)
+		if head&compactAligned != 0 {
+			delta <<= 3
+		}
+		addr += uint64(delta)
+		fields = fields[2:]
+	}
+	for _, f := range fields {
+		v, n := skipUvarint(b, i)
+		if n == 0 {
+			return false
+		}
+		i += n
+		switch f {
+		case fSite:
+			if v > math.MaxUint32 {
+				return false
+			}
+		case fAddr:
+			addr += uint64(unzigzag(v))
+		case fOK:
+			if v > 1 {
+				return false
+			}
+		case fOutcome:
+			if v >= uint64(numOutcomes) {
+				return false
+			}
+		case fCase:
+			if unzigzag(v) < -1 {
+				return false
+			}
+		case fName:
+			if v > MaxStringLen || v > uint64(len(b)-i) {
+				return false
+			}
+			i += int(v)
+		}
+	}
+	r.pos, r.addr = i, addr
+	if spec.implicit {
+		r.sub++
+	} else {
+		r.seq, r.sub = seq, 0
+	}
+	return true
+}
+
+// skipUvarint returns the uvarint at b[i:] and its length, or a length of
+// 0 if it is not one of at most 9 bytes inside b (decode then reads it:
+// the longer ones are rare, and where they overflow is decode's to say).
+func skipUvarint(b []byte, i int) (uint64, int) {
+	var v uint64
+	for n := 0; n < 9 && i+n < len(b); n++ {
+		c := b[i+n]
+		v |= uint64(c&0x7f) << (7 * n)
+		if c < 0x80 {
+			return v, n + 1
+		}
+	}
+	return 0, 0
 }
 
 // A decoder decodes the fields of one event. The first failure sticks, so
