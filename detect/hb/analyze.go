@@ -18,7 +18,9 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 	edges := opts.Edges
 	if !opts.LockOrder && !opts.NoTakes {
 		// With LockOrder the mutex orders a take already.
-		edges = append(takeEdges(events, a.varOf, a.ptr), edges...)
+		takes := takeEdges(events, a.varOf, a.ptr)
+		a.takes = len(takes)
+		edges = append(takes, edges...)
 	}
 	for _, e := range edges {
 		if e.From >= 0 && e.From < e.To && e.To < len(events) {
@@ -228,7 +230,8 @@ type analyzer struct {
 	// goroutine's Lock may have come between.
 	condUnlocks map[int]bool
 	// atomics holds, with Options.LockOrder, the join of the clocks of
-	// every atomic store to an address.
+	// every atomic store to an address: the latest store's, which
+	// acquired the join before it.
 	atomics map[uint64]vclock
 	// pools holds the release clock of the latest Put of each object to
 	// each sync.Pool that no Get has returned yet.
@@ -650,7 +653,13 @@ func (a *analyzer) event(i int) {
 		}
 		a.stores[ev.Addr] = ss
 		if a.opts.LockOrder {
-			addTo(a, a.atomics, ev.Addr, ss[len(ss)-1].vc)
+			// The join of every store to the word so far is this
+			// store's clock: the store acquired the join of those
+			// before it (above), so its release holds them all. A
+			// copy, shared with the store's entry, costs nothing; a
+			// join into a clock of the word's own would walk what the
+			// storer learned since its last store, at every store.
+			a.atomics[ev.Addr] = ss[len(ss)-1].vc
 		}
 	case trace.EvChanClose:
 		if op, ok := a.chans.ops[i]; ok {
