@@ -41,6 +41,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,7 @@ var (
 	proof     = flag.String("stream-proof", "", "compare the race findings of the in-memory path and races.CheckStream on every trace of the recording in `dir` (streamproof.go)")
 	windows   = flag.String("windows", "100000000,64", "with -stream-proof: comma-separated CheckStream windows, in events")
 	window    = flag.Int("window", 0, "with -read-how races: CheckStream's window in events (0: hb.DefaultWindow)")
+	cpuProf   = flag.String("cpuprofile", "", "with -read: write a CPU profile to `file`")
 	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, lookahead (how far hb looks ahead), races (races.CheckStream) or racesmem (ReadAll, hb.Analyze LockOrder, races.Check) (trace.OrderedReader, no event kept)")
 )
 
@@ -122,6 +124,15 @@ func main() {
 		return
 	}
 	if *read != "" {
+		if *cpuProf != "" {
+			f, err := os.Create(*cpuProf)
+			if err != nil {
+				log("%v", err)
+				os.Exit(1)
+			}
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
 		var err error
 		if *readHow == "lookahead" {
 			err = lookahead(*read, *sitesFile)
@@ -130,6 +141,7 @@ func main() {
 		}
 		if err != nil {
 			log("%v", err)
+			pprof.StopCPUProfile()
 			os.Exit(1)
 		}
 		return

@@ -130,7 +130,8 @@ type Graph struct {
 	Events     []trace.Event
 	Goroutines []Goroutine
 
-	opts Options // what Analyze was called with
+	opts  Options // what Analyze was called with
+	takes int     // hand-off edges it found (Takes)
 
 	seg      []uint32  // per event: index in segs
 	segs     []segment // what the accessors say of events, shared by the runs of events of a goroutine that agree
@@ -164,6 +165,11 @@ type segment struct {
 // analyzes the events again with edges it inferred starts from them, so
 // that the order rules stay the same (Options.NoTakes).
 func (g *Graph) Options() Options { return g.opts }
+
+// Takes returns how many order edges of hand-offs through a container
+// under a mutex (see "Hand-offs" in the package doc) g holds: with none,
+// g's order is the one Analyze gives with Options.NoTakes.
+func (g *Graph) Takes() int { return g.takes }
 
 // Goroutine returns the dense index of the goroutine of event i.
 func (g *Graph) Goroutine(i int) int { return int(g.segs[g.seg[i]].g) }

@@ -754,7 +754,11 @@ func TestTakes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, at := parse(t, fill+tc.take)
-			checkOrder(t, Analyze(evs, Options{Sites: sites}), at, tc.want)
+			g := Analyze(evs, Options{Sites: sites})
+			checkOrder(t, g, at, tc.want)
+			if want := btoi(tc.name == "take"); g.Takes() != want {
+				t.Errorf("Takes() = %d, want %d", g.Takes(), want)
+			}
 			// Off, and with LockOrder (where the mutex orders it), no
 			// take edge is added.
 			for _, o := range tc.want {
@@ -766,4 +770,11 @@ func TestTakes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

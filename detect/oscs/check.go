@@ -616,21 +616,26 @@ func (c *checker) sectionsOrdered(p, cur rec) bool {
 }
 
 // plainGraph returns the trace's order without inferred edges: the
-// checker's graph when it has none, or the trace analyzed again without
-// them (once, on first use).
+// checker's graph when it has none (no edges given, no hand-off found),
+// the caller's when it has none (CheckStats), or the trace analyzed again
+// without them (once, on first use).
 func (c *checker) plainGraph() *hb.Graph {
 	if c.plain != nil {
 		return c.plain
 	}
 	o := c.g.Options()
-	if len(o.Edges) == 0 && o.NoTakes {
+	if plain(o) && c.g.Takes() == 0 {
 		c.plain = c.g
 		return c.plain
 	}
 	o.Edges, o.NoTakes = nil, true
-	c.plain = hb.Analyze(c.g.Events, o)
+	c.plain = analyze(c.g.Events, o)
 	return c.plain
 }
+
+// plain reports whether a graph analyzed with o has no inferred edges but
+// perhaps the hand-offs' (Graph.Takes says whether it found any).
+func plain(o hb.Options) bool { return len(o.Edges) == 0 }
 
 // readsOwnWrite reports whether the pair is a write and a read whose
 // goroutine wrote the location before the read in the read's critical

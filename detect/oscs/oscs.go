@@ -125,6 +125,9 @@ type Stats struct {
 	Unseen, Forgotten int
 }
 
+// analyze is hb.Analyze; tests count its calls.
+var analyze = hb.Analyze
+
 // Check runs OSCS over the trace analyzed in g and returns one finding per
 // distinct set of sites (the two accesses and the Lock sites of their
 // critical sections) whose critical sections are order-sensitive.
@@ -136,6 +139,7 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 // CheckStats is Check, also returning its counts.
 func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Finding, Stats) {
 	var st Stats
+	base := g
 	var flags map[hb.Loc]bool
 	if !opts.NoCondFlags || !opts.NoSpinFlags {
 		var edges []hb.Edge
@@ -144,13 +148,20 @@ func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Fi
 		if len(edges) > 0 {
 			o := g.Options()
 			o.Sites, o.Edges = sites, append(o.Edges[:len(o.Edges):len(o.Edges)], edges...)
-			g = hb.Analyze(g.Events, o)
+			g = analyze(g.Events, o)
 		}
 	}
 	if opts.Hardware != nil {
 		opts.Algorithm = Opt
 	}
 	c := newChecker(g, sites, opts, flags, &st)
+	if plain(base.Options()) && base.Takes() == 0 {
+		// The caller's graph is the trace's order without inferred
+		// edges (sectionsOrdered's): no second analysis of the whole
+		// trace for it, which beside the caller's and the one with the
+		// flags' edges would be a third graph held at once.
+		c.plain = base
+	}
 	c.run()
 	return c.findings(), st
 }

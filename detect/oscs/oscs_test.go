@@ -144,6 +144,71 @@ func TestSectionOrdered(t *testing.T) {
 `, "10 11 20 21")
 }
 
+// sectionsOrdered asks the trace's order without inferred edges; the
+// caller's graph is that order when it found no hand-off, and the trace
+// is not analyzed again for it (a third graph held at once on a large
+// trace). With a hand-off in the trace, it is.
+func TestPlainGraphReused(t *testing.T) {
+	const pair = `
+1 g=1 Begin parent=none
+2 g=1 Lock site=10 addr=0x900
+3 g=1 Fork site=90 child=2
+3.1 g=1 Write site=11 addr=0x100 value=1
+4 g=1 Unlock site=12 addr=0x900
+5 g=2 Begin parent=1
+6 g=2 Lock site=20 addr=0x900
+6.1 g=2 Read site=21 addr=0x100
+7 g=2 Unlock site=22 addr=0x900
+`
+	calls := 0
+	defer func(f func([]trace.Event, hb.Options) *hb.Graph) { analyze = f }(analyze)
+	analyze = func(evs []trace.Event, o hb.Options) *hb.Graph {
+		calls++
+		return hb.Analyze(evs, o)
+	}
+	// A take: g3 reads a pointer-shaped slot (site 40) and clears it in
+	// one section of 0x900, after g1 stored it there.
+	take := `
+8 g=1 Lock site=30 addr=0x900
+8.1 g=1 Write site=31 addr=0x500 value=1
+9 g=1 Unlock site=32 addr=0x900
+10 g=1 Fork site=91 child=3
+11 g=3 Begin parent=1
+12 g=3 Lock site=33 addr=0x900
+12.1 g=3 Read site=40 addr=0x500
+12.2 g=3 Write site=34 addr=0x500 value=0
+13 g=3 Unlock site=35 addr=0x900
+`
+	ts := &trace.SiteTable{Sites: slices.Clone(sites.Sites)}
+	for i := range ts.Sites {
+		switch s := &ts.Sites[i]; s.ID {
+		case 40:
+			s.Kind, s.Uses = "read", trace.UsePointer
+		case 31, 34:
+			s.Kind, s.Expr = "write", "x40"
+		}
+	}
+	for _, tc := range []struct {
+		text  string
+		takes int
+	}{{pair, 0}, {pair + take, 1}} {
+		tr, err := trace.ParseText(strings.NewReader(header + tc.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace.Sort(tr.Events)
+		g := hb.Analyze(tr.Events, hb.Options{Sites: ts})
+		if g.Takes() != tc.takes {
+			t.Fatalf("%d takes, want %d", g.Takes(), tc.takes)
+		}
+		calls = 0
+		Check(g, ts, Options{NoCondFlags: true, NoSpinFlags: true})
+		if calls != tc.takes {
+			t.Errorf("with %d takes: %d more analyses of the trace, want %d", tc.takes, calls, tc.takes)
+		}
+	}
+}
+
 // A section that sets a location and reads it back under the lock reads
 // its own write in either order of the sections, never g3's: the read
 // does not pair with g3's nil store (the two writes still do, a lost
