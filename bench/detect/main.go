@@ -39,12 +39,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/precog-dev/precog/detect/conmem"
@@ -132,6 +134,15 @@ func main() {
 			}
 			pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
+			// A run stopped by a signal (timeout) keeps its profile.
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+			go func() {
+				<-sig
+				pprof.StopCPUProfile()
+				log("stopped by a signal after %.1f s CPU", cpu().Seconds())
+				os.Exit(1)
+			}()
 		}
 		var err error
 		if *readHow == "lookahead" {
