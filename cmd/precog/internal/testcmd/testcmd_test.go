@@ -64,6 +64,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"-max-goroutines", "-1", "./mysql"}, "-max-goroutines must be 0 (no limit) or positive, got -1"},
 		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
+		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./..."},
+		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o"},
 		{[]string{"-perturb", "sometimes", "./mysql"}, "invalid value \"sometimes\" for flag -perturb: want targeted, random, off"},
 		{[]string{"-perturb-budget", "0s", "./mysql"}, "-perturb-budget must be positive, got 0s"},
 	} {
