@@ -201,6 +201,35 @@ func TestNullAtomic(t *testing.T) {
 	expect(t, check(t, fmt.Sprintf(tr, 42, 0), sites, Options{}))
 }
 
+// Transmission through an atomic.Pointer: the starter stores the
+// pointer after the go statement, the goroutine's first load, which read
+// it (hb orders the load after that store), is dereferenced. Reported:
+// the load can come before the store. Silent when the store comes before
+// the go statement, and when the goroutine's first load is checked for
+// nil (no deref mark) before the dereferenced one.
+func TestUninitAtomic(t *testing.T) {
+	sites := append(slices.Clone(nullSites), site{id: 40, kind: "atomic-store"}, site{id: 41, kind: "atomic-load"},
+		site{id: 42, kind: "atomic-load", uses: "deref"})
+	slices.SortFunc(sites, func(a, b site) int { return int(a.id) - int(b.id) })
+	late := `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 AtomicStore site=40 addr=0x100 value=1
+4 g=2 Begin parent=1
+%s
+`
+	expect(t, check(t, fmt.Sprintf(late, "5 g=2 AtomicLoad site=42 addr=0x100 value=1"), sites, Options{}),
+		"con-uninit k.go:42(read) k.go:40(init)")
+	expect(t, check(t, fmt.Sprintf(late, "5 g=2 AtomicLoad site=41 addr=0x100 value=1\n6 g=2 AtomicLoad site=42 addr=0x100 value=1"), sites, Options{}))
+	expect(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 AtomicStore site=40 addr=0x100 value=1
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=2 AtomicLoad site=42 addr=0x100 value=1
+`, sites, Options{}))
+}
+
 var uninitSites = []site{
 	{id: 1, kind: "go"}, {id: 10, kind: "write"}, {id: 11, kind: "read"}, {id: 12, kind: "write"},
 	{id: 20, kind: "lock", expr: "mu"}, {id: 21, kind: "unlock", expr: "mu"},

@@ -47,7 +47,13 @@
 // is known. detect/hb orders a store before the load that read its value,
 // so the pairs left are those no such edge orders: a check and a
 // dereference as two loads, a nil store between them (MySQL-2 through an
-// atomic.Pointer). Other atomics (counters, flags) are not indexed.
+// atomic.Pointer). con-uninit takes a goroutine's first atomic load of such
+// a location, if it is marked deref, as its read, and orders an init
+// before it only by the clock of the goroutine's event before the load:
+// the load's own acquire is the order the recorded run happened to have
+// (it read the store), and a load that comes first reads nil
+// (Transmission through an atomic.Pointer stored after the go statement).
+// Other atomics (counters, flags) are not indexed.
 //
 // con-uninit (§4.3, Con-UnInit). The Initializer table holds each
 // goroutine's first initializing write of each location; the first read

@@ -17,6 +17,9 @@ func (c *checker) uninit() {
 	for _, list := range c.mem {
 		c.uninitLoc(list, trace.EvWrite, trace.EvRead)
 	}
+	for _, list := range c.atoms {
+		c.uninitLoc(list, trace.EvAtomicStore, trace.EvAtomicLoad)
+	}
 	for _, list := range c.wgs {
 		c.uninitLoc(list, trace.EvWGAdd, trace.EvWGDone)
 		c.addWait(list)
@@ -68,6 +71,14 @@ func (c *checker) addWait(list []int) {
 // uninitLoc checks one location's accesses: init events of kind initK
 // (writes of a non-zero value; Adds of a positive delta) and use events
 // of kind useK (reads; Dones and negative Adds).
+//
+// For atomics (stores of a non-nil pointer, loads; see derefAtomics) a
+// goroutine's first load is reported only if its value is dereferenced
+// unchecked, and it is ordered with an init without its own acquire: hb
+// orders a load after the store whose value it read, which is the order of
+// the recorded run, not one the program imposes; a load that can come
+// first reads nil. So the order checks take the load's goroutine's event
+// before it for the init-before-load direction.
 //
 // A goroutine's first use r is reported when it is concurrent with the
 // first init of every other goroutine that made one (the remote inits),
@@ -136,7 +147,10 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 			continue
 		}
 		read[gi] = true // only the first read of each goroutine
-		if w, ok := firstW[gi]; ok && (w < r || (initK == trace.EvWrite && lastW[gi] > r)) {
+		if useK == trace.EvAtomicLoad && !c.used(r, useDeref) {
+			continue // checked for nil, or not a pointer's use
+		}
+		if w, ok := firstW[gi]; ok && (w < r || (initK != trace.EvWGAdd && lastW[gi] > r)) {
 			// Its own write came first: the read sees its own goroutine's
 			// value. Or it writes the location itself later: the
 			// location is the goroutine's running state (a counter or
@@ -148,7 +162,7 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 		if !hasOwn {
 			ownInit = -1
 		}
-		if len(inits) == 1 && hasOwn || !u.related(gi) || initK == trace.EvWrite && u.locked(r) {
+		if len(inits) == 1 && hasOwn || !u.related(gi) || initK != trace.EvWGAdd && u.locked(r) {
 			continue
 		}
 		if c.seen[u.key(r, ownInit, readRole, initRole)] {
@@ -334,7 +348,7 @@ func (u *uninitState) refute(r, gi int) (refuted, decided bool) {
 			return false, false
 		}
 		c.uninitChecks++
-		if !g.Concurrent(r, w) {
+		if g.HappensBefore(r, w) || g.HappensBefore(w, u.acquired(r)) {
 			u.last = w
 			return true, true
 		}
@@ -368,6 +382,22 @@ func (u *uninitState) refute(r, gi int) (refuted, decided bool) {
 		}
 	}
 	return false, true
+}
+
+// acquired returns the event whose clock decides whether an init happens
+// before read r: r itself, or for an atomic load the event of its
+// goroutine before it (its Begin at the earliest), whose clock does not
+// have the load's own acquire of the store it read.
+func (u *uninitState) acquired(r int) int {
+	g := u.c.g
+	if g.Events[r].Kind != trace.EvAtomicLoad {
+		return r
+	}
+	evs := g.Goroutines[g.Goroutine(r)].Events
+	if k, _ := slices.BinarySearch(evs, r); k > 0 {
+		return evs[k-1]
+	}
+	return r
 }
 
 // ancestor reports whether goroutine a started goroutine b, directly or

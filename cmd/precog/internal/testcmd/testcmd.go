@@ -37,7 +37,8 @@ runs would bring out, even though no run crashed: a nil stored by one
 goroutine and dereferenced by another (con-null; also through an
 atomic.Pointer's or atomic.Value's Load, or a sync.Map's Load after
 another goroutine's Delete), a read that may come
-before another goroutine's initialization (con-uninit), a use of a channel
+before another goroutine's initialization (con-uninit; also an
+atomic.Pointer's Load before its first Store), a use of a channel
 or object another goroutine releases (con-closed), an index another
 goroutine changes (con-index), a map written concurrently (con-map), a
 critical-section pair that another goroutine's section can split (oscs),

@@ -1,0 +1,18 @@
+package atomicinit
+
+import (
+	"testing"
+	"time"
+)
+
+func TestStart(t *testing.T) {
+	if got := <-Start(2 * time.Millisecond).limit; got != 10 {
+		t.Errorf("limit %d, want 10", got)
+	}
+}
+
+func TestStartStored(t *testing.T) {
+	if got := <-StartStored(2 * time.Millisecond).limit; got != 10 {
+		t.Errorf("limit %d, want 10", got)
+	}
+}
