@@ -6,11 +6,12 @@ import (
 )
 
 // syncMapKeys gives each (sync.Map, key) pair that a recorded operation
-// named the location its events are recorded at (SyncMapKey).
-var syncMapKeys struct {
-	mu  sync.Mutex
-	loc map[syncMapKey]*uint64
-}
+// named the location its events are recorded at (SyncMapKey): a
+// *uint64 per syncMapKey. It is a sync.Map itself, so that looking up a
+// pair already seen takes no lock: a mutex here would serialize every
+// recorded sync.Map operation of the program, whose Loads are meant to
+// run in parallel.
+var syncMapKeys sync.Map
 
 type syncMapKey struct {
 	m   *sync.Map
@@ -43,15 +44,9 @@ func SyncMapKey(m *sync.Map, key any) unsafe.Pointer {
 		return nil
 	}
 	k := syncMapKey{m, key}
-	syncMapKeys.mu.Lock()
-	defer syncMapKeys.mu.Unlock()
-	p, ok := syncMapKeys.loc[k]
-	if !ok {
-		if syncMapKeys.loc == nil {
-			syncMapKeys.loc = make(map[syncMapKey]*uint64)
-		}
-		p = new(uint64)
-		syncMapKeys.loc[k] = p
+	if p, ok := syncMapKeys.Load(k); ok {
+		return unsafe.Pointer(p.(*uint64))
 	}
-	return unsafe.Pointer(p)
+	p, _ := syncMapKeys.LoadOrStore(k, new(uint64))
+	return unsafe.Pointer(p.(*uint64))
 }

@@ -420,6 +420,14 @@ func TestSyncMapKey(t *testing.T) {
 	if a == nil || a != a2 || a == b || a == SyncMapKey(&other, "a") || a == SyncMapKey(&m, any(1)) {
 		t.Fatalf("locations: a %p, a again %p, b %p", a, a2, b)
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("SyncMapKey of a key that is not comparable did not panic, as sync.Map's operation does")
+			}
+		}()
+		SyncMapKey(&m, []int{1})
+	}()
 	evs := recorded(t, base, func() {
 		g := AtomicGate(base+1, true, a)
 		m.Store("a", 1)
