@@ -17,7 +17,7 @@
 //	                                panic: runtime error: invalid memory
 //	                                address or nil pointer dereference
 //
-// The test's normal schedule hides the bug: the router runs for 2 ms before
+// The test's normal schedule hides the bug: the router runs for 20 ms before
 // it is killed, and the driver makes its one pass over the tasks within
 // microseconds of starting and then sleeps until it is woken or stopped.
 package click

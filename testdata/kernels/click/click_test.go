@@ -5,14 +5,14 @@ import (
 	"time"
 )
 
-// TestKillRouter runs one router thread for 2 ms and kills it. The driver
-// makes its one pass over the tasks within microseconds of starting; the
-// master drops the router 2 ms later.
+// TestKillRouter runs one router thread for 20 ms and kills it (a start at
+// load 50 outlasted 2 ms). The driver makes its one pass over the tasks
+// within microseconds of starting; the master drops the router 20 ms later.
 func TestKillRouter(t *testing.T) {
 	r := NewRouter("FromDevice", "Queue", "ToDevice")
 	m := onHeap(new(Master))
 	m.Start(r)
-	time.Sleep(2 * time.Millisecond) // the router runs
+	time.Sleep(20 * time.Millisecond) // the router runs
 	m.KillRouter()
 	for name, n := range r.Fired() {
 		if n != 1 {
