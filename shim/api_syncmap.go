@@ -6,17 +6,14 @@ import (
 )
 
 // syncMapKeys gives each (sync.Map, key) pair that a recorded operation
-// named the location its events are recorded at (SyncMapKey): a
-// *uint64 per syncMapKey. It is a sync.Map itself, so that looking up a
-// pair already seen takes no lock: a mutex here would serialize every
-// recorded sync.Map operation of the program, whose Loads are meant to
-// run in parallel.
+// named the location its events are recorded at (SyncMapKey): for each
+// *sync.Map, a sync.Map of its keys' *uint64 locations. Two levels of
+// sync.Map, so that the lookup of a pair already seen takes no lock (a
+// mutex would serialize every recorded sync.Map operation of the program,
+// whose Loads are meant to run in parallel) and allocates nothing (a
+// struct of map and key as one key would be boxed into an interface at
+// every operation; a pointer and an interface value are not).
 var syncMapKeys sync.Map
-
-type syncMapKey struct {
-	m   *sync.Map
-	key any
-}
 
 // SyncMapKey returns the location that the operations of sync.Map m on
 // key are recorded at (rt's SyncMap wrappers), nil when recording is off.
@@ -43,10 +40,14 @@ func SyncMapKey(m *sync.Map, key any) unsafe.Pointer {
 	if !enabled {
 		return nil
 	}
-	k := syncMapKey{m, key}
-	if p, ok := syncMapKeys.Load(k); ok {
-		return unsafe.Pointer(p.(*uint64))
+	keys, ok := syncMapKeys.Load(m)
+	if !ok {
+		keys, _ = syncMapKeys.LoadOrStore(m, new(sync.Map))
 	}
-	p, _ := syncMapKeys.LoadOrStore(k, new(uint64))
+	loc := keys.(*sync.Map)
+	p, ok := loc.Load(key)
+	if !ok {
+		p, _ = loc.LoadOrStore(key, new(uint64))
+	}
 	return unsafe.Pointer(p.(*uint64))
 }
