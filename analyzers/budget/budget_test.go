@@ -31,16 +31,32 @@ func TestWork(t *testing.T) {
 	}
 }
 
-// TestTime checks that the first Spend looks at the clock, so that a
-// budget already past its time stops at once.
+// TestTime checks that the first Spend looks at the clock, and that a
+// budget whose time has passed, in wall time and in the processor time the
+// process spent, stops.
 func TestTime(t *testing.T) {
-	b := budget.New(time.Nanosecond, 0, 0)
-	time.Sleep(time.Millisecond)
-	if b.Spend(1) {
-		t.Fatal("spent past the time limit")
+	b := budget.New(time.Millisecond, 0, 0)
+	if !b.Spend(1) {
+		t.Fatal("ran out at the first Spend")
+	}
+	for deadline := time.Now().Add(time.Minute); b.Spend(1); {
+		if time.Now().After(deadline) {
+			t.Fatal("a minute of spending never passed a millisecond's budget")
+		}
 	}
 	if !strings.Contains(b.Reason(), "(-limits.time)") {
 		t.Errorf("reason %q does not name the time limit", b.Reason())
+	}
+}
+
+// TestTimeWaiting checks that wall time in which the process does not run
+// (a machine loaded by other jobs) does not use the budget up.
+func TestTimeWaiting(t *testing.T) {
+	b := budget.New(50*time.Millisecond, 0, 0)
+	b.Spend(1)
+	time.Sleep(200 * time.Millisecond)
+	if b.Exhausted() {
+		t.Errorf("200 ms asleep used up a 50 ms budget: %s", b.Reason())
 	}
 }
 

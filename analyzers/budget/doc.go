@@ -12,10 +12,14 @@
 // limits check passes on to the command line (-limits.time, -limits.mem,
 // -limits.work under go vet and precog vet):
 //
-//   - time: wall time since the first of precog's analyses started
-//     spending on the package (after its SSA is built). precog vet
-//     analyzes its packages at once, where the time would count the
-//     others', so it turns this limit off by default.
+//   - time: time since the first of precog's analyses started spending
+//     on the package (after its SSA is built): the lesser of the wall
+//     time and the processor time of the process, so that a loaded
+//     machine, where the wall time of the same work grows with the load,
+//     does not stop the analysis early and fail the vet run with a budget
+//     note (a loop that never ends spends both). precog vet analyzes its
+//     packages at once, where the time would count the others', so it
+//     turns this limit off by default.
 //   - mem: how much the live heap of the process (as of the last garbage
 //     collection) has grown since the analysis of the package started.
 //     Under go vet each package has its own process; precog vet, whose
