@@ -3,6 +3,7 @@ package conindex
 import (
 	_ "embed"
 	"fmt"
+	"go/constant"
 	"go/token"
 	"go/types"
 
@@ -66,7 +67,7 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 		return // strings are immutable
 	}
 	for _, idx := range indexes {
-		if idx == nil {
+		if idx == nil || reduced(idx, seq) {
 			continue
 		}
 		for _, load := range c.feedingLoads(idx, maxFeedDepth) {
@@ -119,6 +120,126 @@ func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why string) bool {
 		}
 	}
 	return false
+}
+
+// reduced reports whether idx is reduced into seq's range at the point of
+// use, whatever the values it is computed from: an unsigned remainder by
+// seq's length (a ring buffer's `buf[n%uint64(len(buf))]`), or a mask with
+// the length less one (`buf[n&(len(buf)-1)]`, for any integer n, since the
+// mask is not negative), so that a concurrent write of n cannot put it out
+// of range. The length must be of seq itself or of another read of the
+// same location; whether that location is replaced between the two reads
+// is the slice check's question (fromOtherRead), asked all the same. For
+// an array the length may be a constant no larger than the array's.
+func reduced(idx, seq ssa.Value) bool {
+	for {
+		cv, ok := idx.(*ssa.Convert)
+		if !ok || !wideInt(cv.Type()) {
+			break
+		}
+		idx = cv.X
+	}
+	bin, ok := idx.(*ssa.BinOp)
+	if !ok {
+		return false
+	}
+	switch bin.Op {
+	case token.REM:
+		t, ok := bin.X.Type().Underlying().(*types.Basic)
+		return ok && t.Info()&types.IsUnsigned != 0 && lengthOf(bin.Y, seq)
+	case token.AND:
+		return lengthLessOne(bin.X, seq) || lengthLessOne(bin.Y, seq) || maskBelow(bin.X, seq) || maskBelow(bin.Y, seq)
+	}
+	return false
+}
+
+// wideInt reports whether t holds every value of int that is not negative,
+// so that converting a value in range to t keeps it.
+func wideInt(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		return false
+	}
+	switch b.Kind() {
+	case types.Int, types.Int64, types.Uint, types.Uint64, types.Uintptr:
+		return true
+	}
+	return false
+}
+
+// lengthLessOne reports whether v is lengthOf(seq) minus the constant 1.
+func lengthLessOne(v, seq ssa.Value) bool {
+	for {
+		cv, ok := v.(*ssa.Convert)
+		if !ok {
+			break
+		}
+		v = cv.X
+	}
+	bin, ok := v.(*ssa.BinOp)
+	if !ok || bin.Op != token.SUB {
+		return false
+	}
+	one, ok := bin.Y.(*ssa.Const)
+	return ok && one.Value != nil && constant.Compare(one.Value, token.EQL, constant.MakeInt64(1)) && lengthOf(bin.X, seq)
+}
+
+// maskBelow reports whether v is a constant mask that is not negative and
+// is below the length of the array seq, so that x&v is in range.
+func maskBelow(v, seq ssa.Value) bool {
+	k, ok := v.(*ssa.Const)
+	if !ok || k.Value == nil || k.Value.Kind() != constant.Int {
+		return false
+	}
+	n, exact := constant.Int64Val(k.Value)
+	return exact && n >= 0 && n < arrayLen(seq.Type())
+}
+
+// lengthOf reports whether v is the length of seq: len of seq itself or of
+// another read of its location, through conversions; or, for an array, a
+// positive constant no larger than its length.
+func lengthOf(v, seq ssa.Value) bool {
+	for {
+		cv, ok := v.(*ssa.Convert)
+		if !ok {
+			break
+		}
+		v = cv.X
+	}
+	if k, ok := v.(*ssa.Const); ok {
+		n, exact := constant.Int64Val(constant.ToInt(k.Value))
+		return exact && n > 0 && n <= arrayLen(seq.Type())
+	}
+	call, ok := v.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	if b, ok := call.Call.Value.(*ssa.Builtin); !ok || b.Name() != "len" {
+		return false
+	}
+	arg := call.Call.Args[0]
+	if arg == seq {
+		return true
+	}
+	a, ok1 := arg.(*ssa.UnOp)
+	s, ok2 := seq.(*ssa.UnOp)
+	if !ok1 || !ok2 || a.Op != token.MUL || s.Op != token.MUL {
+		return false
+	}
+	la, ok1 := sharedloc.AddrLoc(a.X)
+	ls, ok2 := sharedloc.AddrLoc(s.X)
+	return ok1 && ok2 && la == ls
+}
+
+// arrayLen returns the length of an array or pointer-to-array type, or 0.
+func arrayLen(t types.Type) int64 {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if a, ok := t.Underlying().(*types.Array); ok {
+		return a.Len()
+	}
+	return 0
 }
 
 // feedingLoads returns the loads of shared locations that v is computed

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conindex"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -20,4 +21,10 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus.CheckVet(t, []*analysis.Analyzer{conindex.Analyzer}, append(kernels, negative...))
+}
+
+// TestReduced checks that an index reduced into range where it is used is
+// not reported, beside near misses that are.
+func TestReduced(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring")
 }

@@ -38,13 +38,19 @@
 //	b.mu.Lock()
 //	defer b.mu.Unlock()
 //
-// Constant indexes into slices whose length nobody else changes, and
-// values copied to locals and checked there, are not reported.
+// Constant indexes into slices whose length nobody else changes, values
+// copied to locals and checked there, and indexes reduced into range
+// where they are used are not reported: an unsigned remainder by the
+// length (a ring buffer's `buf[n%uint64(len(buf))]`), a mask with the
+// length less one (`buf[n&(len(buf)-1)]`), or, for an array, a remainder
+// or mask by a constant within its length. A signed remainder is still
+// reported (it is negative for a negative operand), and so is a slice
+// replaced between the read its length came from and the read it is
+// indexed through.
 //
 // Known false-positive shapes: an index that is racy but kept in range by
-// the program's logic (for example taken modulo the length at the point
-// of use), and indexes that are updated under synchronization the
-// analysis does not model.
+// the program's logic elsewhere than at the point of use, and indexes that
+// are updated under synchronization the analysis does not model.
 //
 // To suppress a report, put
 //
