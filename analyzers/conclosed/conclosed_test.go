@@ -29,3 +29,9 @@ func TestKernels(t *testing.T) {
 func TestDeferDone(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "deferdone", "earlyreturn")
 }
+
+// TestTaken: a map taken out of its field under the mutex, with a fresh
+// one put there in the same section, is the taker's alone to range over.
+func TestTaken(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "taken")
+}

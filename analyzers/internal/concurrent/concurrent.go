@@ -414,10 +414,11 @@ func (e *Env) Excluded(p Pair) bool {
 }
 
 // Unprotected is the Safe predicate of most checks: the accesses hold a
-// common mutex, they are ordered, or both run only on the winner of one
-// election (see Elected).
+// common mutex, they are ordered, both run only on the winner of one
+// election (see Elected), or one goes through a container its goroutine
+// took out of the other's reach under that mutex (see Taken).
 func (e *Env) Unprotected(p Pair) bool {
-	return e.Excluded(p) || e.Ordered(p) || e.Elected(p)
+	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Taken(p)
 }
 
 // Related returns the evidence for a pair to attach to a diagnostic

@@ -1,0 +1,125 @@
+// Package taken: a goroutine takes the pending set out of its field under
+// the mutex, puts a fresh set there in the same critical section, and
+// ranges over the one it took after unlocking; others add to whatever set
+// the field holds, within a section of the same mutex (hashicorp/raft's
+// followerReplication.notifyAll against verifyLeader). Silent. Reported
+// beside it: a take that leaves the set in the field, an adder that keeps
+// the set past its Unlock, an adder under another mutex, and a take whose
+// set is put back in the field.
+package taken
+
+import "sync"
+
+type call struct{ id int }
+
+type Replica struct {
+	mu      sync.Mutex
+	other   sync.Mutex
+	pending map[*call]struct{}
+	kept    map[*call]struct{}
+	late    map[*call]struct{}
+	foreign map[*call]struct{}
+	back    map[*call]struct{}
+}
+
+func (r *Replica) vote(c *call) {}
+
+// Run makes a replica and runs the adders against the drains.
+func Run(c *call) {
+	r := &Replica{
+		pending: make(map[*call]struct{}),
+		kept:    make(map[*call]struct{}),
+		late:    make(map[*call]struct{}),
+		foreign: make(map[*call]struct{}),
+		back:    make(map[*call]struct{}),
+	}
+	r.Start(c)
+}
+
+func (r *Replica) Start(c *call) {
+	go r.Add(c)
+	go r.AddLate(c)
+	go r.AddForeign(c)
+	r.Drain()
+	r.DrainKept()
+	r.DrainLate()
+	r.DrainForeign()
+	r.DrainBack()
+}
+
+func (r *Replica) Add(c *call) {
+	r.mu.Lock()
+	r.pending[c] = struct{}{}
+	r.kept[c] = struct{}{}
+	r.back[c] = struct{}{}
+	r.mu.Unlock()
+}
+
+// Drain takes the set: silent.
+func (r *Replica) Drain() {
+	r.mu.Lock()
+	n := r.pending
+	r.pending = make(map[*call]struct{})
+	r.mu.Unlock()
+	for c := range n {
+		r.vote(c)
+	}
+}
+
+// DrainKept reads the set but leaves it in the field.
+func (r *Replica) DrainKept() {
+	r.mu.Lock()
+	n := r.kept
+	r.mu.Unlock()
+	for c := range n { // want `concurrent map iteration and map write`
+		r.vote(c)
+	}
+}
+
+// AddLate reads the set under the mutex and writes it after Unlock: the
+// taker of DrainLate may be ranging over it by then.
+func (r *Replica) AddLate(c *call) {
+	r.mu.Lock()
+	m := r.late
+	r.mu.Unlock()
+	m[c] = struct{}{}
+}
+
+func (r *Replica) DrainLate() {
+	r.mu.Lock()
+	n := r.late
+	r.late = make(map[*call]struct{})
+	r.mu.Unlock()
+	for c := range n { // want `concurrent map iteration and map write`
+		r.vote(c)
+	}
+}
+
+// AddForeign adds under another mutex than the take's.
+func (r *Replica) AddForeign(c *call) {
+	r.other.Lock()
+	r.foreign[c] = struct{}{}
+	r.other.Unlock()
+}
+
+func (r *Replica) DrainForeign() {
+	r.mu.Lock()
+	n := r.foreign
+	r.foreign = map[*call]struct{}{}
+	r.mu.Unlock()
+	for c := range n { // want `concurrent map iteration and map write`
+		r.vote(c)
+	}
+}
+
+// DrainBack takes the set and puts it back.
+func (r *Replica) DrainBack() {
+	r.mu.Lock()
+	n := r.back
+	r.back = make(map[*call]struct{})
+	r.back = n
+	r.mu.Unlock()
+	for c := range n { // want `concurrent map iteration and map write`
+		r.vote(c)
+	}
+}
