@@ -4,6 +4,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -107,6 +108,7 @@ type checker struct {
 
 	seen    map[string]bool
 	reports []report
+	waits   []finding.Finding // waitUses' findings
 
 	secUses map[int32]map[hb.Loc]secUse // per critical section, on demand
 	derefs  map[uint32]bool             // per site: trace.UseDeref

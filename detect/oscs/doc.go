@@ -173,6 +173,23 @@
 //     in the normal run, two over ten perturbed runs) and changes no true
 //     finding.
 //
+// A Cond waited once rather than in a loop (`if len(q.items) == 0 {
+// q.cond.Wait() }; s := q.items[0]`) is an atomicity violation that the
+// source writes as one critical section: Wait unlocks the lock while it
+// sleeps and locks it again before it returns, so the check and the use
+// are two sections, and a goroutine woken by the same Broadcast (or one
+// that did not wait) can take the lock between them. hb keeps the lock
+// held through Wait and the location is a cond flag, so the pair walk
+// cannot see it; waitUses (condwait.go) reports it from the Wait's two
+// sides: a check before the Wait, a use after it that indexes or
+// dereferences the location with no loop's check between, another
+// goroutine's write of it that no Signal or Broadcast follows (a
+// consumer), and a producer's write before the check that nothing orders
+// (the finding's pair, with the Lock sites; no Unlock on the waiting
+// side, so that validation holds the producer until the waiter checked).
+// A `for` loop's re-check after Wait keeps it silent (testdata's condq
+// and its RIGHT version).
+//
 // # Lock-per-operation structures
 //
 // A cache, a pool or a queue whose every method takes the structure's

@@ -163,5 +163,6 @@ func CheckStats(g *hb.Graph, sites *trace.SiteTable, opts Options) ([]finding.Fi
 		c.plain = base
 	}
 	c.run()
+	c.waitUses(base)
 	return c.findings(), st
 }

@@ -101,10 +101,11 @@ func verb(write bool) string {
 }
 
 func (c *checker) findings() []finding.Finding {
-	out := make([]finding.Finding, 0, len(c.reports))
+	out := make([]finding.Finding, 0, len(c.reports)+len(c.waits))
 	for _, r := range c.reports {
 		out = append(out, c.finding(r))
 	}
+	out = append(out, c.waits...)
 	slices.SortFunc(out, finding.Compare)
 	return out
 }
