@@ -25,9 +25,17 @@ func TestKernels(t *testing.T) {
 
 // TestDeferDone: a Done in a function literal that the goroutine defers
 // runs after everything the goroutine did before, and before what the
-// literal does after it.
+// literal does after it; a Done that a spawner's own goroutine function
+// defers runs after the function value it runs (spawnerjoin).
 func TestDeferDone(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "deferdone", "earlyreturn")
+	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "deferdone", "earlyreturn", "spawnerjoin")
+}
+
+// TestSwitchGo: the functions one `go` statement may start through a
+// function value do not run at the same time unless the statement runs
+// again while they do.
+func TestSwitchGo(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer, "switchgo")
 }
 
 // TestTaken: a map taken out of its field under the mutex, with a fresh

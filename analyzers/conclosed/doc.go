@@ -61,7 +61,9 @@
 // ordered by a sync.Once once every goroutine start reached from code
 // calling into the package counts as after the Do (one path to the start
 // runs it first) assumes that an importer starts the goroutine by another
-// path before anything ran the Do. These
+// path before anything ran the Do; a pair of two goroutines of one go
+// statement, each started after a Wait for the one before on some path,
+// assumes that two of them run at once. These
 // are shown only under -all (precog vet -all; -conclosed.all under go vet
 // -vettool=precog, whose own -all is taken; the golangci-lint setting
 // all: true), with the assumption in its message (see connull's doc).

@@ -51,3 +51,16 @@ func TestMethodValue(t *testing.T) {
 func TestInFlight(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "inflight")
 }
+
+// TestRestart: goroutines that a reconnect starts again only after a Wait
+// for the one before (on some path; a flag guards the other) are taken
+// to run one at a time, at low confidence: under -all the report is shown
+// with the assumption it rests on. A restart without a Wait is reported
+// at the default confidence.
+func TestRestart(t *testing.T) {
+	if err := connull.Analyzer.Flags.Set("all", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer connull.Analyzer.Flags.Set("all", "false")
+	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "restart")
+}

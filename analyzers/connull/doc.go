@@ -68,7 +68,7 @@
 // only under -all (precog vet -all; under go vet -vettool=precog, whose
 // own -all is taken, -connull.all and likewise for each check; the
 // golangci-lint setting all: true), with the assumption in its message.
-// There are five such assumptions: the two sides run on two goroutines
+// There are five such assumptions about outside code: the two sides run on two goroutines
 // of one HTTP handler written in a _test.go file (that the test sends two
 // requests at once); one side is code written in a _test.go file and the
 // other is not (test code that installs or clears a hook in a package
@@ -84,8 +84,15 @@
 // as after the Do, where one path of calls to the start runs the Do first
 // (that an importer calls the package's exported functions in an order
 // that starts the goroutine before anything ran the Do, as a transport
-// dialing again when a connection closes, before any round trip). The
-// same holds for every precog check.
+// dialing again when a connection closes, before any round trip). A
+// sixth is about the package's own control flow where the analysis
+// cannot follow it: the two sides run on two goroutines started at one go
+// statement, each of which defers Done on a WaitGroup that the code
+// starting the next one waits on, on some path of calls to the start (a
+// reconnect loop waiting for the old reader; another path skips the Wait
+// behind a flag); the report needs two of them at once
+// (ordering.Result.RestartedAfterJoin). The same holds for every precog
+// check.
 //
 // To suppress a report, put
 //

@@ -33,6 +33,10 @@
 // A context is Multi when several goroutines of it may run at once: its
 // `go` statement is in a loop or in a function that is itself called in a
 // loop or runs in a Multi context, or it is an HTTP handler.
+// A `go` statement through a function value makes one context per
+// function the value may hold; each run of the statement starts one
+// goroutine running one of them, so when the contexts are not Multi they
+// do not run at the same time (MayOverlap).
 //
 // The analysis is unsound where goroutines are started by code it cannot
 // see (reflection, callbacks stored and invoked by other packages), and it

@@ -94,6 +94,13 @@ type Context struct {
 	// Join names the method that waits for a Task, called on the same
 	// receiver as Site (Site.Common().Args[0]).
 	Join string
+	// Wrapper is, for a context rooted at a call of a spawner of this
+	// package (Kind Detached), the function that the spawner's own `go`
+	// statement starts and that calls the entry on the new goroutine
+	// (`go func() { defer wg.Done(); f() }()`), when there is one such
+	// statement; otherwise nil. What it does after the call (a deferred
+	// Done) runs after all of the entry's work.
+	Wrapper *ssa.Function
 	// JoinedByReturn reports that the spawning call itself waits for the
 	// goroutines before it returns (testing.B.RunParallel, or a helper of
 	// this or another package whose SpawnsFact says it joins).
@@ -208,11 +215,23 @@ func (r *Result) Funcs() []*ssa.Function {
 }
 
 // MayOverlap reports whether goroutines of a and b may run at the same
-// time: they are different contexts, not of two sequential tests, or one
+// time: they are different contexts, not of two sequential tests and not
+// two callees of one `go` statement that runs one at a time, or one
 // context with Multi set.
+//
+// A `go` statement through a function value (`go strategy(p, s)`, with
+// strategy picked in a switch) makes a context per function the value may
+// hold; each run of the statement starts one goroutine, running one of
+// them, so when the statement's goroutines do not run several at once
+// (neither context is Multi: the statement is in no loop, and the code
+// around it does not repeat or run on several goroutines) its callees do
+// not run at the same time either.
 func MayOverlap(a, b *Context) bool {
 	if a == b {
 		return a.Multi
+	}
+	if _, isGo := a.Site.(*ssa.Go); isGo && a.Site == b.Site && !a.Multi && !b.Multi {
+		return false
 	}
 	return a.Test == nil || b.Test == nil || a.Test == b.Test || a.TestParallel && b.TestParallel
 }
@@ -344,10 +363,43 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 			default:
 				if c := b.addContext(kind, site, site.Pos(), entry, join); c != nil {
 					c.JoinedByReturn = joins
+					if callee := call.StaticCallee(); kind == Detached && callee != nil && callee.Pkg != nil && callee.Pkg.Pkg == b.pass.Pkg {
+						c.Wrapper = b.wrapper(callee)
+					}
 				}
 			}
 		}
 	}
+}
+
+// wrapper returns the callee of the one `go` statement in spawner (or in
+// a closure it declares) that runs a function parameter of the spawner,
+// when it starts a closure of the spawner that the goroutine runs the
+// parameter from; or nil.
+func (b *builder) wrapper(spawner *ssa.Function) *ssa.Function {
+	var found *ssa.Function
+	n := 0
+	var visit func(fn *ssa.Function)
+	visit = func(fn *ssa.Function) {
+		for _, blk := range fn.Blocks {
+			for _, instr := range blk.Instrs {
+				if g, ok := instr.(*ssa.Go); ok && b.spawns.Realizes(g) {
+					n++
+					if callee := g.Call.StaticCallee(); callee != nil && encloses(spawner, callee) {
+						found = callee
+					}
+				}
+			}
+		}
+		for _, anon := range fn.AnonFuncs {
+			visit(anon)
+		}
+	}
+	visit(spawner)
+	if n != 1 {
+		return nil
+	}
+	return found
 }
 
 // findRefs records the function values that fn hands to callees without

@@ -54,6 +54,15 @@
 //     or call that may lead back to F (http2's serverConn writes one
 //     frame at a time this way). It assumes the flag itself is used by
 //     one goroutine at a time, as the protocol does.
+//   - restart after a join (not an order the checks drop a pair on):
+//     RestartedAfterJoin tells the goroutines of one `go` statement
+//     (outside loops) that each defer Done on a WaitGroup in their entry,
+//     where every context other than the Caller that runs the statement
+//     reaches it, on some path of calls, after a Wait on that WaitGroup
+//     (a reconnect that waits for the old reader before starting a new
+//     one). Such goroutines look started one at a time; the checks report
+//     a pair of two of them at low confidence, since the path around the
+//     Wait (a flag) and two starters at once are not ruled out;
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to

@@ -86,6 +86,9 @@ type Result struct {
 	sites map[siteKey][]ssa.Instruction                 // callSites, memoized
 	recvs map[recvKey]map[sharedloc.Loc]ssa.Instruction // receivesBefore, memoized
 	flags map[*goroutines.Context]*flagProtocol         // flagOf, memoized
+	// restarts memoizes RestartedAfterJoin (nil: not restarted after a
+	// join).
+	restarts map[*goroutines.Context]ssa.Instruction
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -141,7 +144,16 @@ func (r *Result) index() {
 				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], recv)
 			}
 		}
-		for _, fn := range r.gr.Funcs() {
+		funcs := r.gr.Funcs()
+		for _, c := range r.gr.Contexts {
+			// A spawner's goroutine function runs in no context of its
+			// own (the goroutine is rooted where the spawner is called),
+			// but its Done is the goroutine's.
+			if c.Wrapper != nil && !slices.Contains(funcs, c.Wrapper) {
+				funcs = append(slices.Clip(funcs), c.Wrapper)
+			}
+		}
+		for _, fn := range funcs {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
 					site, ok := instr.(ssa.CallInstruction)
@@ -504,6 +516,11 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 	}
 	for _, d := range dones {
 		if r.deferredClosureDone(a, ca, d) {
+			return true
+		}
+		if _, deferred := d.(*ssa.Defer); deferred && ca.Wrapper != nil && d.Parent() == ca.Wrapper {
+			// Deferred by the spawner's own goroutine function, which
+			// calls the entry: it runs after all of the entry's work.
 			return true
 		}
 		if d.Parent() != ca.Entry {

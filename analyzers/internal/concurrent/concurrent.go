@@ -202,9 +202,25 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 //     importer to call the package's exported functions in an order that
 //     starts the goroutine before anything ran the Do, and the order in
 //     which an importer calls them is outside the package.
+//
+// One more is about the package's own control flow, where the analysis
+// cannot follow it:
+//   - the two sides run on two goroutines of one context that the
+//     goroutines analysis lets run several at once, but whose goroutines
+//     look started one at a time, each after a Wait for the one before
+//     (ordering.Result.RestartedAfterJoin: a reconnect loop that waits for
+//     the old reader before it starts a new one, on the path that skips
+//     the Wait only behind a flag); the report needs two starts without a
+//     Wait between, by two goroutines running the starting code at once
+//     or by the path around the Wait.
 func (e *Env) Assumption(p Pair) string {
 	if p.assume != "" {
 		return p.assume
+	}
+	if p.CA == p.CB && p.CA != nil {
+		if j, ok := e.Order.RestartedAfterJoin(p.CA); ok {
+			return fmt.Sprintf("that goroutines running %s can start again before the one before has ended, although %s waits for it before starting another", source.FuncName(p.CA.Entry), source.FuncName(j.Parent()))
+		}
 	}
 	if p.CA == p.CB && p.CA != nil && p.CA.Kind == goroutines.Handler && source.InTestFile(e.Pass.Fset, p.CA.Root) {
 		return "that the test's handler serves two requests at once"

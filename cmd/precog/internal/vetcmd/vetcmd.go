@@ -103,6 +103,13 @@ from code calling into the package counts as after the Do, where one path of
 calls to that start does run the Do first (an importer calling the exported
 functions in an order that starts the goroutine before anything ran the Do:
 a transport dialing again when a connection closes, before any round trip).
+A sixth is about the package's own control flow where the analysis cannot
+follow it: both sides run on goroutines started at one go statement, which
+may run several at once as far as the analysis sees, but each of which
+defers Done on a WaitGroup that the code starting the next one waits on, on
+some path of calls to the start (a reconnect loop that waits for the old
+reader before it starts a new one, on one path; another skips the Wait
+behind a flag): the finding needs two of them to run at once.
 Every other finding is confident: it rests only on the checks' documented
 model (each check's documentation says what it assumes and what it cannot
 see). The same rule holds under go vet -vettool=precog, where go vet's own
