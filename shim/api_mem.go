@@ -273,33 +273,12 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 // read records a read of addr at site and, while precog explain
 // suppresses, taints the goroutine if addr is suppressed (RL): access for
 // EvRead, written out (a constant kind makes a shorter encoding), then
-// suppRead, as R does. A repeat (repeat.go) returns after the filter's
-// test alone (seen), before the site filter and the stack check: most of
-// the reads of code that re-reads globals and headers in its loops. While
-// precog explain suppresses, every read goes the whole way: suppRead is
-// called for repeats too.
+// suppRead, as R does.
 func (l *Local) read(site uint32, addr unsafe.Pointer) {
-	g := l.g
-	var slot *readSlot // where to note the read, once seen found no repeat
-	var seq, w uint64
-	if g != nil && repeatFilter && !suppressing.Load() {
-		// seen, written out to hash addr once for the test and the note
-		h := addrHash(uintptr(addr))
-		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
-		seq, w = g.enc.Seq(), g.wstamps[h>>(64-writeSlotBits)]
-		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
-			return
-		}
-	}
 	if !filtered(site) {
-		if g == nil {
-			g = l.state()
-		}
+		g := l.state()
 		// The stack and repeat checks come before control too: see access.
-		if !g.onStack(addr) && (slot != nil || !g.repeated(site, addr)) {
-			if slot != nil {
-				slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, w
-			}
+		if !g.onStack(addr) && !g.repeated(site, addr) {
 			if accessGates.Load() {
 				ctlAccess(g, site, trace.EvRead, addr)
 			}

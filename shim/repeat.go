@@ -8,79 +8,56 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// A read that repeats a read of the same location at the same site by the
-// same goroutine, with no sync event of the goroutine and no write of the
+// A read that repeats the goroutine's last read of the same location at
+// the same site, with no sync event of the goroutine and no write of the
 // location by it in between, is not recorded. Such a read adds nothing the
 // analysis can use: the trace orders a goroutine's accesses against other
 // goroutines' only through sync events (an access carries its goroutine's
 // last seq), so no access of another goroutine ever comes between the two
-// reads in the trace's order, and the first read is the same event (same
-// site, same location, same value, since no write of it came between) but
-// for its place among the goroutine's other accesses of the same stretch,
-// reads of the same location at other sites included. For the data-race
-// detector it is FastTrack's "read in the same epoch". Loops that read a
-// field on every iteration make most of some traces: in ristretto/z's
-// TestTree 97% of the reads repeated one in this sense (bench/RESULTS.md,
-// "Repeated reads"), most of them a global (maxKeys, pageSize) or a node
-// header read in turn at several sites, which a table holding one site per
-// address missed (reccost5's section there). A map read that repeats a
-// read of the same map at the same site, with no sync event and no write
-// of the map by the goroutine in between, is left out by the same rule
-// (repeatedAccess): the trace's map events name the map, not the key, so
-// the repeat is the same event as the first.
+// reads in the trace's order, and the first read is the same event but
+// for its place among the goroutine's accesses to other locations in the
+// same stretch. For the data-race detector it is FastTrack's "read in the
+// same epoch". Loops that read a field on every iteration make most of
+// some traces: in ristretto/z's TestTree 97% of the reads repeated one in
+// this sense (bench/RESULTS.md, "Repeated reads"). A map read that
+// repeats the goroutine's last read of the same map at the same site,
+// with no sync event and no write of the map by it in between, is left
+// out by the same rule (repeatedAccess): the trace's map events name the
+// map, not the key, so the repeat is the same event as the first.
 //
-// The filter is a small direct-mapped table per goroutine (readSlots
-// slots), keyed by address and site: a slot holds a read (its address,
-// site, the goroutine's seq at the time, and the write stamp of its
-// address); a read of another address or site in the slot replaces it. A
-// write cannot find the slots of its address at every site, so each
-// recorded write stamps its address's entry in a second table (writeSlots
-// stamps, indexed by the address alone) with the goroutine's count of
-// writes, and a slot whose stamp differs from its address's entry is stale:
-// a write of the address, or of another address with the same entry, came
-// after the read. A collision in either table only costs a read recorded
-// that could have been left out. The check comes before control's gate, as
-// the stack check does, so a forced run counts the instances of a site as
-// its recording did. precog explain leaves the filter on: a left-out read
-// would depend on the same write as the read it repeats, and a
-// reproducer's plan counts instances without the repeats. plan.RepeatsEnv
-// turns it off (bench/runtime measures what it saves).
+// The filter is a small direct-mapped table per goroutine (32 slots),
+// keyed by address: a slot holds the last read of an address (its site and the
+// goroutine's seq at the time), a read at another site replaces it, and a
+// recorded write of the address clears it. A collision only costs a read
+// recorded that could have been left out. The check comes before
+// control's gate, as the stack check does, so a forced run counts the
+// instances of a site as its recording did. precog explain leaves the
+// filter on: a left-out read would depend on the same write as the read
+// it repeats, and a reproducer's plan counts instances without the
+// repeats. plan.RepeatsEnv turns it off (bench/runtime measures what it
+// saves).
 var repeatFilter bool
 
-// readSlots is the size of the table of reads, 1<<readSlotBits, and
-// writeSlots that of the write stamps.
+// readSlots is the size of the table, 1<<readSlotBits.
 const (
-	readSlotBits  = 6
-	readSlots     = 1 << readSlotBits
-	writeSlotBits = 5
-	writeSlots    = 1 << writeSlotBits
+	readSlotBits = 5
+	readSlots    = 1 << readSlotBits
 )
 
-// readSlot returns the slot of a read of addr at site in g's table, and
-// writeStamp addr's entry in g's table of write stamps. Both index by a
+// readSlot returns the slot of addr in g's table. The index is a
 // multiplicative (Fibonacci) hash of the word address, not its low bits:
 // code that walks page-aligned nodes (ristretto/z's B-tree) reads their
 // headers at the same offsets within each page, whose low bits all fall
 // into one slot, and evicts each other there (bench/RESULTS.md, "The
-// repeat filter's index"). The read's index is the hash's top bits xor the
-// site's low bits, so that one address read at several sites takes several
-// slots.
-func (g *gstate) readSlot(addr uintptr, site uint32) *readSlot {
-	return &g.reads[(addrHash(addr)>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
+// repeat filter's index").
+func (g *gstate) readSlot(addr uintptr) *readSlot {
+	return &g.reads[uint64(addr>>3)*0x9e3779b97f4a7c15>>(64-readSlotBits)]
 }
 
-func (g *gstate) writeStamp(addr uintptr) *uint64 {
-	return &g.wstamps[addrHash(addr)>>(64-writeSlotBits)]
-}
-
-// addrHash is the hash of the word at addr.
-func addrHash(addr uintptr) uint64 { return uint64(addr>>3) * 0x9e3779b97f4a7c15 }
-
-// A readSlot is a read recorded by its goroutine.
+// A readSlot is the last read of an address recorded by its goroutine.
 type readSlot struct {
 	addr uintptr
 	seq  uint64 // the goroutine's last sync event's seq when it was read
-	w    uint64 // the write stamp of addr when it was read
 	site uint32
 }
 
@@ -92,33 +69,20 @@ func readRepeatFilter() {
 	repeatFilter = !keep
 }
 
-// repeated reports whether a read of addr at site repeats a read of addr
-// at site that g recorded, in the sense above; if not, it notes this read.
+// repeated reports whether a read of addr at site repeats the last read
+// of addr that g recorded, in the sense above; if not, it notes this read
+// as the last.
 func (g *gstate) repeated(site uint32, addr unsafe.Pointer) bool {
 	if !repeatFilter {
 		return false
 	}
-	if g.seen(site, uintptr(addr)) {
+	s := g.readSlot(uintptr(addr))
+	seq := g.enc.Seq()
+	if s.addr == uintptr(addr) && s.site == site && s.seq == seq {
 		return true
 	}
-	g.noteRead(site, uintptr(addr))
+	s.addr, s.site, s.seq = uintptr(addr), site, seq
 	return false
-}
-
-// noteRead notes a read of addr at site in g's table.
-func (g *gstate) noteRead(site uint32, addr uintptr) {
-	s := g.readSlot(addr, site)
-	s.addr, s.site, s.seq, s.w = addr, site, g.enc.Seq(), *g.writeStamp(addr)
-}
-
-// seen is repeated's test without its note. (*Local).read makes the same
-// test, written out, before the site filter and the stack check, so that a
-// repeat costs the least: it finds nothing where repeated would not, since
-// a slot holds only reads that passed both, and neither changes its answer
-// for a site, and for the address of an object the goroutine still reads.
-func (g *gstate) seen(site uint32, addr uintptr) bool {
-	s := g.readSlot(addr, site)
-	return s.addr == addr && s.site == site && s.seq == g.enc.Seq() && s.w == *g.writeStamp(addr)
 }
 
 // repeatedAccess is repeated for the accesses without a value (access):
@@ -137,9 +101,9 @@ func (g *gstate) repeatedAccess(site uint32, k trace.Kind, addr unsafe.Pointer) 
 	return false
 }
 
-// wrote notes that g wrote addr: its next read of addr is recorded, at
-// every site.
+// wrote notes that g wrote addr: its next read of addr is recorded.
 func (g *gstate) wrote(addr unsafe.Pointer) {
-	g.writes++
-	*g.writeStamp(uintptr(addr)) = g.writes
+	if s := g.readSlot(uintptr(addr)); s.addr == uintptr(addr) {
+		s.addr = 0
+	}
 }

@@ -43,9 +43,7 @@ type gstate struct {
 
 	conds []*condRuns // conditions handed to calls that have not returned (api_cond.go)
 
-	reads   [readSlots]readSlot // reads, to leave out their repeats (repeat.go)
-	wstamps [writeSlots]uint64  // per address hash, the count of writes at the last write (repeat.go)
-	writes  uint64              // the writes recorded, counted for wstamps
+	reads [readSlots]readSlot // the last reads, to leave out their repeats (repeat.go)
 }
 
 // The goroutine table maps runtime goroutine ids to gstates. A lookup reads
