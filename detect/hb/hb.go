@@ -198,6 +198,13 @@ func (g *Graph) Clock(i int) VC {
 	return c.vc(int(c.g) + 1)
 }
 
+// Own returns event i's own component: its goroutine's entry in its clock.
+// Every copy of a goroutine's clock taken when its own component was v
+// holds the goroutine's clock at each of its events whose own component is
+// below v, so an event whose clock has v or more for the goroutine is
+// ordered after all of them and after what they are ordered after.
+func (g *Graph) Own(i int) uint32 { return g.segs[g.seg[i]].own }
+
 // ClockKey returns a key of event i's vector clock within its goroutine:
 // two events of one goroutine with the same key have the same clock (the
 // converse need not hold). CFP groups function instances by it.
