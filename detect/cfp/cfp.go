@@ -3,7 +3,9 @@ package cfp
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/precog-dev/precog/detect/hb"
@@ -82,9 +84,15 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 		return k
 	}
 	sections := g.Sections()
-	begins := make(map[int][]int) // event -> sections beginning there
-	for si, s := range sections {
-		begins[s.Begin] = append(begins[s.Begin], si)
+	// secsOf[gi]: goroutine gi's sections, in the order of their Begin
+	// (Analyze appends a section at its Lock, in the walk's order), which
+	// the walk over gi's events below meets in turn. (A map from event to
+	// sections was most of Measure's time on yamux's 27.7 M events: an
+	// entry per critical section, looked up at every event.)
+	secsOf := make([][]int, len(g.Goroutines))
+	for si := range sections {
+		gi := sections[si].G
+		secsOf[gi] = append(secsOf[gi], si)
 	}
 	// Instances, grouped as they are found.
 	type groupKey struct {
@@ -120,10 +128,16 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 			secs []int
 		}
 		var stack []frame
+		secs := secsOf[gi]
 		for _, i := range g.Goroutines[gi].Events {
 			ev := &g.Events[i]
 			open = slices.DeleteFunc(open, func(s int) bool { return sections[s].End >= 0 && sections[s].End <= i })
-			open = append(open, begins[i]...)
+			for len(secs) > 0 && sections[secs[0]].Begin <= i {
+				if sections[secs[0]].Begin == i {
+					open = append(open, secs[0])
+				}
+				secs = secs[1:]
+			}
 			switch ev.Kind {
 			case trace.EvFuncEnter:
 				var secs []int
@@ -170,13 +184,14 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 	}
 	checks := 0
 	var measured []Pair
+	sp := newSpans(g)
 pairs:
 	for x, fa := range fns {
 		for _, fb := range fns[x:] {
 			if excludes(held[fa], held[fb]) {
 				continue
 			}
-			conc, stopped := concurrentFuncs(g, byFn[fa], byFn[fb], &checks, budget)
+			conc, stopped := sp.concurrentFuncs(fa, fb, byFn[fa], byFn[fb], &checks, budget)
 			if stopped {
 				res.Limit = fmt.Sprintf("stopped pairing after %d comparisons of function instances (%s and %s have %d and %d instances that the trace does not order); pairs not yet compared are missing", budget, res.Names[fa], res.Names[fb], len(byFn[fa]), len(byFn[fb]))
 				break pairs
@@ -282,6 +297,166 @@ func concurrentFuncs(g *hb.Graph, as, bs []instance, checks *int, budget int) (c
 				return true, false
 			}
 		}
+	}
+	return false, false
+}
+
+// minSweep is the product of two functions' instance counts from which
+// spans.concurrentFuncs compares only the pairs whose spans overlap.
+const minSweep = 1 << 12
+
+// sweepProbe times the two functions' instance counts is how many pairs
+// spans.concurrentFuncs compares one by one before it sweeps.
+const sweepProbe = 8
+
+// spans places function instances on the timeline of one goroutine, the
+// hub (the one that forked the most goroutines: a test's, which starts
+// workers and waits for them), by the hub's own component: an instance's
+// span is from the hub's own component at its entry's latest hub event
+// (the latest that happens before the entry) to the hub's own component at
+// the first hub event that its exit happens before. If a's span ends below
+// where b's begins, a's exit is ordered before b's entry: a copy of the
+// hub's clock taken at that larger own component, which b's entry holds,
+// holds the hub's clock at every hub event with a smaller one, and so a's
+// exit. Then neither starts within the other (Fig. 3) and the two need no
+// comparison. A test that runs a thousand workers of F, waits, then a
+// thousand of G, has F's and G's spans disjoint, where comparing them one by
+// one took tens of millions of comparisons (httprate's TestLocalCounter).
+type spans struct {
+	g    *hb.Graph
+	hub  []int // the hub's events; nil if no goroutine forked
+	hubG int
+	byFn map[string][]span
+}
+
+// A span is an instance's place on the hub's own components: lo at the
+// latest hub event that happens before its entry (-1 if none), hi at the
+// first that its exit happens before (max if none, or if it never
+// returned). An instance of the hub's own goroutine spans everything.
+type span struct{ lo, hi int64 }
+
+func newSpans(g *hb.Graph) *spans {
+	sp := &spans{g: g, byFn: make(map[string][]span)}
+	forks := make([]int, len(g.Goroutines))
+	best := -1
+	for i := range g.Events {
+		if g.Events[i].Kind == trace.EvFork {
+			gi := g.Goroutine(i)
+			forks[gi]++
+			if best < 0 || forks[gi] > forks[best] {
+				best = gi
+			}
+		}
+	}
+	if best >= 0 {
+		sp.hub, sp.hubG = g.Goroutines[best].Events, best
+	}
+	return sp
+}
+
+// spansOf returns the spans of fn's instances ins, computed once.
+func (sp *spans) spansOf(fn string, ins []instance) []span {
+	if s, ok := sp.byFn[fn]; ok {
+		return s
+	}
+	out := make([]span, len(ins))
+	for k, in := range ins {
+		out[k] = span{-1, math.MaxInt64}
+		if in.g == sp.hubG {
+			continue
+		}
+		// The hub events that happen before the entry are a prefix of
+		// them (their own components only rise), those that the exit
+		// happens before a suffix (their clocks only rise).
+		if h := sort.Search(len(sp.hub), func(h int) bool { return !sp.g.HappensBefore(sp.hub[h], in.ent) }) - 1; h >= 0 {
+			out[k].lo = int64(sp.g.Own(sp.hub[h]))
+		}
+		if in.exi >= 0 {
+			if h := sort.Search(len(sp.hub), func(h int) bool { return sp.g.HappensBefore(in.exi, sp.hub[h]) }); h < len(sp.hub) {
+				out[k].hi = int64(sp.g.Own(sp.hub[h]))
+			}
+		}
+	}
+	sp.byFn[fn] = out
+	return out
+}
+
+// concurrentFuncs is concurrentFuncs, comparing, when there are many
+// pairs, the first sweepProbe times their count one by one and then only
+// the pairs of instances whose spans overlap: the others are ordered (see
+// spans). It counts only the comparisons made; its answer is
+// concurrentFuncs', unless checks reaches budget.
+func (sp *spans) concurrentFuncs(fa, fb string, as, bs []instance, checks *int, budget int) (conc, stopped bool) {
+	if sp.hub == nil || len(as)*len(bs) < minSweep {
+		return concurrentFuncs(sp.g, as, bs, checks, budget)
+	}
+	// Concurrent functions usually have a concurrent pair among the first
+	// ones compared one by one; the sweep meets the pairs in another order
+	// and could compare many before it (yamux's TestBacklogExceeded_Accept
+	// went past the budget without this).
+	probe := sweepProbe * (len(as) + len(bs))
+	for i := range as {
+		for j := range bs {
+			if probe == 0 {
+				goto sweep
+			}
+			probe--
+			if budget > 0 && *checks >= budget {
+				return false, true
+			}
+			*checks++
+			if startsWithin(sp.g, &as[i], &bs[j]) || startsWithin(sp.g, &bs[j], &as[i]) {
+				return true, false
+			}
+		}
+	}
+	return false, false
+sweep:
+	sa, sb := sp.spansOf(fa, as), sp.spansOf(fb, bs)
+	// Sweep the spans by lo: when an instance's span begins, every span
+	// of the other function that began before (or with) it and has not
+	// ended below it overlaps it, and each overlapping pair is met once.
+	type item struct {
+		lo, hi int64
+		b      bool // of bs
+		k      int  // index in as or bs
+	}
+	items := make([]item, 0, len(as)+len(bs))
+	for k, s := range sa {
+		items = append(items, item{s.lo, s.hi, false, k})
+	}
+	for k, s := range sb {
+		items = append(items, item{s.lo, s.hi, true, k})
+	}
+	slices.SortStableFunc(items, func(x, y item) int { return cmp.Compare(x.lo, y.lo) })
+	var active [2][]item // of as, of bs
+	for _, it := range items {
+		other := 0
+		if !it.b {
+			other = 1
+		}
+		live := active[other][:0]
+		for _, o := range active[other] {
+			if o.hi < it.lo {
+				continue // ended below it, and below every later item
+			}
+			live = append(live, o)
+			if budget > 0 && *checks >= budget {
+				return false, true
+			}
+			*checks++
+			ka, kb := it.k, o.k
+			if it.b {
+				ka, kb = o.k, it.k
+			}
+			a, b := &as[ka], &bs[kb]
+			if startsWithin(sp.g, a, b) || startsWithin(sp.g, b, a) {
+				return true, false
+			}
+		}
+		active[other] = live
+		own := 1 - other
+		active[own] = append(active[own], it)
 	}
 	return false, false
 }

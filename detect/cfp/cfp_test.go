@@ -2,11 +2,13 @@ package cfp
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -323,5 +325,113 @@ func TestBudgetWithinPair(t *testing.T) {
 	r = Measure(evs, sites("f"), nil, Options{MaxChecks: 1000})
 	if !strings.Contains(r.Limit, "after 1000 comparisons") {
 		t.Errorf("Limit = %q, want the pairing stopped after 1000 comparisons", r.Limit)
+	}
+}
+
+// phasedTrace: goroutine 1 runs rounds; in each it forks n workers that
+// call f (site 10), and n that call g (site 11), each worker once, and
+// joins them with a WaitGroup: the g workers after the f workers' Wait, or,
+// when overlap says so for the round, before it (so that round's f and g
+// instances are concurrent). Workers with odd numbers also send on a
+// channel that goroutine 1 receives before its Wait, for order through
+// another path. overlap nil: no round overlaps.
+func phasedTrace(rounds, n int, overlap func(round int) bool) string {
+	var w traceText
+	w.sync("g=1 Begin parent=none")
+	next := 2
+	worker := func(site int) {
+		c := next
+		next++
+		w.sync("g=1 WGAdd site=6 addr=0x800 delta=1")
+		w.sync("g=1 Fork site=1 child=%d", c)
+		w.sync("g=%d Begin parent=1", c)
+		w.plain("g=%d FuncEnter site=%d", c, site)
+		w.plain("g=%d FuncExit site=%d", c, site)
+		if c%2 == 1 {
+			w.sync("g=%d ChanSend site=4 addr=0xa00", c)
+			w.sync("g=1 ChanRecv site=5 addr=0xa00 ok=true")
+		}
+		w.sync("g=%d WGDone site=7 addr=0x800", c)
+	}
+	for r := range rounds {
+		for range n {
+			worker(10)
+		}
+		both := overlap != nil && overlap(r)
+		if !both {
+			w.sync("g=1 WGWait site=8 addr=0x800")
+		}
+		for range n {
+			worker(11)
+		}
+		w.sync("g=1 WGWait site=8 addr=0x800")
+	}
+	return w.b.String()
+}
+
+// TestPhasedWorkers: a test that runs workers of f, waits for them, then
+// workers of g, round after round (httprate's TestLocalCounter: 7,000 and
+// 11,000 instances), has no f and g instance concurrent; the pairs are
+// found without comparing the instances one by one (before, 40,000
+// comparisons of f against g, past the budget). When a round's g workers
+// start before its Wait, f and g are concurrent.
+func TestPhasedWorkers(t *testing.T) {
+	evs := parse(t, phasedTrace(4, 50, nil))
+	r := Measure(evs, sites("f", "g"), nil, Options{MaxChecks: 10000})
+	if r.Limit != "" {
+		t.Errorf("Limit %q: the phases' instances were compared one by one", r.Limit)
+	}
+	if got, want := names(r), []string{"f f", "g g"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs = %v, want %v", got, want)
+	}
+	evs = parse(t, phasedTrace(4, 50, func(r int) bool { return r == 2 }))
+	r = Measure(evs, sites("f", "g"), nil, Options{MaxChecks: 10000})
+	if got, want := names(r), []string{"f f", "f g", "g g"}; r.Limit != "" || !reflect.DeepEqual(got, want) {
+		t.Errorf("one round overlapping: pairs = %v (limit %q), want %v", got, r.Limit, want)
+	}
+}
+
+// TestSpansDifferential: spans.concurrentFuncs answers as concurrentFuncs
+// does, on phased traces with random rounds overlapping, for every pair of
+// functions, with the hub and with each other goroutine as the hub.
+func TestSpansDifferential(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for k := range 10 {
+		evs := parse(t, phasedTrace(1+r.IntN(4), 1+r.IntN(20), func(int) bool { return r.IntN(3) == 0 }))
+		g := hb.Analyze(evs, hb.Options{})
+		fns := []string{"f", "g"}
+		byFn := map[string][]instance{}
+		for gi := range g.Goroutines {
+			var open []int
+			for _, i := range g.Goroutines[gi].Events {
+				switch evs[i].Kind {
+				case trace.EvFuncEnter:
+					open = append(open, i)
+				case trace.EvFuncExit:
+					fn := fns[evs[i].Site-10]
+					byFn[fn] = append(byFn[fn], instance{fn: fn, g: gi, ent: open[len(open)-1], exi: i})
+					open = open[:len(open)-1]
+				}
+			}
+		}
+		for hub := -1; hub < len(g.Goroutines); hub += 1 + r.IntN(7) {
+			sp := newSpans(g)
+			if hub >= 0 {
+				sp.hub, sp.hubG = g.Goroutines[hub].Events, hub
+			}
+			for _, fa := range fns {
+				for _, fb := range fns {
+					var c1, c2 int
+					want, _ := concurrentFuncs(g, byFn[fa], byFn[fb], &c1, -1)
+					got, _ := sp.concurrentFuncs(fa, fb, byFn[fa], byFn[fb], &c2, -1)
+					if got != want {
+						t.Fatalf("trace %d, hub %d: %s %s concurrent %v, one by one %v", k, hub, fa, fb, got, want)
+					}
+					if !want && c2 > c1 {
+						t.Errorf("trace %d, hub %d: %s %s: %d comparisons, one by one %d", k, hub, fa, fb, c2, c1)
+					}
+				}
+			}
+		}
 	}
 }
