@@ -103,3 +103,15 @@ func TestOnceCallers(t *testing.T) {
 func TestHeaderCopier(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "headercopier")
 }
+
+// TestMethodExpr: a handler called through a table of method expressions
+// (handlers[t](s, f)) takes its receiver's lock like a direct call's.
+func TestMethodExpr(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "methodexpr")
+}
+
+// TestLockHandoff: a goroutine that unlocks a mutex its starter locked
+// runs with it held until then, unless something else releases it.
+func TestLockHandoff(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "lockhandoff")
+}

@@ -40,7 +40,27 @@
 // through a bound-method wrapper that no analyzed function contains; the
 // method's entry set is taken at the wrapper's call sites instead (a
 // wrapper that starts goroutines or that nothing in the package calls
-// leaves the method's callers unknown). A call through a helper's
+// leaves the method's callers unknown). A method expression ((*T).m in a
+// table of handlers called as handlers[k](s, x)) runs through a thunk the
+// same way, and its entry set is taken at the thunk's call sites (a thunk
+// handed to code outside the package leaves them unknown). A function whose
+// callers are all unknown or outside the analyzed code (only such a thunk
+// or wrapper calls it) gets the empty entry set; before, it got no lock
+// sets at all, not even of the locks it takes itself.
+//
+// A mutex can be handed to a goroutine: its starter locks it and the
+// goroutine unlocks it when done (prometheus's summary.asyncFlush:
+// s.mtx.Lock(); go func() { s.flushColdBuf(); s.mtx.Unlock() }()). When
+// every goroutine of a function is started by a go statement of the
+// package, the function releases the mutex without locking it, and every
+// other function that releases it (by Unlock or through a callee) locked
+// it itself first on every path, the mutex is held in the goroutine from
+// its start to that Unlock: the go statements act as its call sites, for
+// those mutexes only. This assumes nothing beyond the model (no other
+// code releases a mutex it did not lock, which the package's own code is
+// checked for), so the pairs it removes are not given a lower confidence.
+//
+// A call through a helper's
 // function parameter that none of the helper's callers (each of which
 // hands it functions known by name) hands fn is no call site of fn.
 //
@@ -52,5 +72,8 @@
 // over the package's functions, each pass one forward flow per function,
 // so the analysis is linear in the package's instructions times the size
 // of the largest lock set; a package with test-only functions solves it
-// twice, plus once per test that a check asks InTest about.
+// twice, plus once per test that a check asks InTest about. Each solution
+// makes one more flow per function when some goroutine releases a mutex
+// (the hand-off check), and solves again once if some functions were
+// left with unknown callers.
 package locksets

@@ -610,24 +610,40 @@ const rangeYield = "range-over-func yield"
 // then records the set at each instruction.
 func (a *solver) computeLockSets() {
 	entries := make(map[*ssa.Function]bool)
+	goOnly := make(map[*ssa.Function]bool) // entries started only by go statements
 	for _, c := range a.gr.Contexts[1:] {
+		_, isGo := c.Site.(*ssa.Go)
+		if !entries[c.Entry] {
+			goOnly[c.Entry] = isGo && c.Kind == goroutines.Go
+		} else if !isGo || c.Kind != goroutines.Go {
+			goOnly[c.Entry] = false
+		}
 		entries[c.Entry] = true
 	}
+	handed := a.handedMutexes()
 	// callSites lists the call instructions that may run fn on the
-	// caller's goroutine; nil means fn's callers are unknown.
+	// caller's goroutine; nil means fn's callers are unknown. A goroutine
+	// that unlocks a mutex its starter holds (see handedMutexes) has its
+	// go statements for call sites.
 	callSites := func(fn *ssa.Function) ([]ssa.Instruction, bool) {
-		if entries[fn] || fn.Parent() == nil && isExported(fn) {
+		handoff := goOnly[fn] && len(handed[fn]) > 0
+		if entries[fn] && !handoff || fn.Parent() == nil && isExported(fn) {
 			return nil, false
 		}
 		var sites []ssa.Instruction
 		for _, e := range a.gr.CallGraph.Callers(fn) {
-			if _, isGo := e.Site.(*ssa.Go); isGo || a.skip != nil && a.skip(e.Site) {
+			if _, isGo := e.Site.(*ssa.Go); isGo && !handoff || a.skip != nil && a.skip(e.Site) {
 				continue
 			}
-			if w := e.Site.Parent(); ssavalue.BoundMethod(w) == fn {
-				// fn runs where its method value is called: the
-				// bound wrapper's call sites, which no analyzed
-				// function contains otherwise.
+			if w := e.Site.Parent(); ssavalue.BoundMethod(w) == fn || ssavalue.ThunkMethod(w) == fn {
+				// fn runs where its method value or method
+				// expression ((*T).m in a table of handlers) is
+				// called: the bound wrapper's or thunk's call
+				// sites, which no analyzed function contains
+				// otherwise.
+				if ssavalue.ThunkMethod(w) == fn && len(a.gr.RefSites(w)) > 0 {
+					return nil, false
+				}
 				ws, ok := a.wrapperSites(w, entries)
 				if !ok {
 					return nil, false
@@ -653,69 +669,182 @@ func (a *solver) computeLockSets() {
 		}
 		return sites, len(sites) > 0
 	}
-	for range MaxIterations {
-		changed := false
-		for _, fn := range a.funcs {
-			sites, ok := callSites(fn)
-			var entry Set
-			if ok {
-				first := true
-				for _, site := range sites {
-					s, known := a.at[site], a.known[site.Parent()]
-					if !known {
-						continue // caller not analyzed yet: top
-					}
-					if d, ok := site.(*ssa.Defer); ok {
-						s = a.atDeferredCall(d)
-					}
-					if call, ok := site.(ssa.CallInstruction); ok {
-						through, known, ok := a.throughParam(fn, call)
-						if known && !ok {
-							// No caller of the helper (left in this
-							// solution) hands it fn: the call never
-							// runs fn.
-							continue
+	solve := func() {
+		for range MaxIterations {
+			changed := false
+			for _, fn := range a.funcs {
+				sites, ok := callSites(fn)
+				var entry Set
+				if ok {
+					first := true
+					for _, site := range sites {
+						s, known := a.at[site], a.known[site.Parent()]
+						if !known {
+							continue // caller not analyzed yet: top
 						}
-						if ok {
-							s = through
+						if d, ok := site.(*ssa.Defer); ok {
+							s = a.atDeferredCall(d)
+						}
+						if _, ok := site.(*ssa.Go); ok {
+							// Only the mutexes the goroutine unlocks for its
+							// starter stay held in it.
+							var kept Set
+							for _, h := range s {
+								if slices.Contains(handed[fn], h.Mutex) {
+									kept = append(kept, h)
+								}
+							}
+							s = kept
+						} else if call, ok := site.(ssa.CallInstruction); ok {
+							through, known, ok := a.throughParam(fn, call)
+							if known && !ok {
+								// No caller of the helper (left in this
+								// solution) hands it fn: the call never
+								// runs fn.
+								continue
+							}
+							if ok {
+								s = through
+							}
+						}
+						if first {
+							entry, first = s, false
+						} else {
+							entry = meet(entry, s)
 						}
 					}
 					if first {
-						entry, first = s, false
-					} else {
-						entry = meet(entry, s)
+						continue // no caller analyzed yet
 					}
 				}
-				if first {
-					continue // no caller analyzed yet
+				if a.known[fn] && equal(a.entry[fn], entry) {
+					continue
 				}
+				a.entry[fn] = entry
+				a.known[fn] = true
+				a.flow(fn, entry, true, nil)
+				changed = true
 			}
-			if a.known[fn] && equal(a.entry[fn], entry) {
-				continue
+			if !changed {
+				return
 			}
-			a.entry[fn] = entry
-			a.known[fn] = true
-			a.flow(fn, entry, true, nil)
-			changed = true
-		}
-		if !changed {
-			return
 		}
 	}
-	// Functions still unknown (only reachable from unknown callers) get
-	// the empty entry set.
+	solve()
+	// Functions still unknown (only reachable from callers that are
+	// unknown or outside the analyzed code) get the empty entry set; the
+	// functions they call are then solved again with those call sites.
+	unknown := false
 	for _, fn := range a.funcs {
 		if !a.known[fn] {
 			a.entry[fn] = nil
+			a.known[fn] = true
 			a.flow(fn, nil, true, nil)
+			unknown = true
 		}
 	}
+	if unknown {
+		solve()
+	}
+}
+
+// handedMutexes returns, for functions that goroutines start in, the
+// mutexes each releases without having locked them (a net effect of
+// releasing them, see computeEffects) and that no other function of the
+// package unlocks unless it locked them itself, as in
+//
+//	s.mtx.Lock()
+//	go func() { s.flush(); s.mtx.Unlock() }()
+//
+// Such a mutex, held at the go statement, stays held in the goroutine
+// until it unlocks it: no other code releases it meanwhile, and every
+// other Lock of it waits for that Unlock. (Like every lock set here, a
+// mutex is a location, the same field of every instance of a type.)
+func (a *solver) handedMutexes() map[*ssa.Function][]sharedloc.Loc {
+	out := make(map[*ssa.Function][]sharedloc.Loc)
+	var released []sharedloc.Loc
+	for _, c := range a.gr.Contexts[1:] {
+		if _, isGo := c.Site.(*ssa.Go); !isGo || c.Entry == nil {
+			continue
+		}
+		for _, m := range a.effects[c.Entry].release {
+			if !slices.Contains(out[c.Entry], m) {
+				out[c.Entry] = append(out[c.Entry], m)
+				released = append(released, m)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return out
+	}
+	// unlocksOwn[fn][m]: every release of m in fn (an Unlock, or a call
+	// of a function that releases it) follows, on every path, a lock of
+	// m by fn itself, not one acquired through a callee.
+	unlocksOwn := make(map[*ssa.Function]map[sharedloc.Loc]bool)
+	for _, fn := range a.funcs {
+		own := make(map[sharedloc.Loc]bool)
+		for _, m := range released {
+			own[m] = true
+		}
+		a.flow(fn, nil, false, func(instr ssa.Instruction, s Set) {
+			var ms []sharedloc.Loc
+			if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
+				ms = append(ms, lc.mutex)
+			}
+			if d, ok := instr.(*ssa.Defer); ok {
+				if m, ok := a.deferredUnlocks[d]; ok {
+					ms = append(ms, m)
+				}
+			}
+			if site, ok := instr.(ssa.CallInstruction); ok {
+				if _, isGo := instr.(*ssa.Go); !isGo {
+					for _, callee := range a.gr.CallGraph.Callees(site) {
+						ms = append(ms, a.effects[callee].release...)
+					}
+				}
+			}
+			for _, m := range ms {
+				if !own[m] {
+					continue
+				}
+				if h, ok := s.Lookup(m); !ok || !a.lockedIn(fn, h) {
+					own[m] = false
+				}
+			}
+		})
+		unlocksOwn[fn] = own
+	}
+	for entry, ms := range out {
+		out[entry] = slices.DeleteFunc(ms, func(m sharedloc.Loc) bool {
+			for _, fn := range a.funcs {
+				if fn != entry && !unlocksOwn[fn][m] {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	return out
+}
+
+// lockedIn reports whether h was acquired by a lock call in fn itself,
+// not by the net effect of a callee.
+func (a *solver) lockedIn(fn *ssa.Function, h Held) bool {
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			lc, ok := a.calls[instr]
+			if ok && instr.Pos() == h.Pos && lc.mutex == h.Mutex && (lc.op == model.Lock || lc.op == model.RLock) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wrapperSites returns the call sites of w, the bound-method wrapper
 // behind a method value (s.m stored in a field, or handed to a helper
-// that calls it through a parameter), that run it on the caller's
-// goroutine. It returns false when w's callers are not all known: it
+// that calls it through a parameter) or the thunk behind a method
+// expression, that run it on the caller's goroutine. It returns false when w's callers are not all known: it
 // starts goroutines, or nothing in the package calls it (the value went
 // somewhere else that calls it).
 func (a *solver) wrapperSites(w *ssa.Function, entries map[*ssa.Function]bool) ([]ssa.Instruction, bool) {

@@ -305,6 +305,22 @@ func BoundMethod(fn *ssa.Function) *ssa.Function {
 	return nil
 }
 
+// ThunkMethod returns the concrete method that a synthetic thunk (the
+// function behind a method expression such as (*T).m, which takes the
+// receiver as its first parameter) calls, or nil if fn is not such a thunk
+// or the method is an interface method.
+func ThunkMethod(fn *ssa.Function) *ssa.Function {
+	if !strings.HasPrefix(fn.Synthetic, "thunk for") || len(fn.Blocks) == 0 {
+		return nil
+	}
+	for _, instr := range fn.Blocks[0].Instrs {
+		if c, ok := instr.(*ssa.Call); ok {
+			return c.Call.StaticCallee()
+		}
+	}
+	return nil
+}
+
 // Field returns the struct field (its generic origin) that fa addresses,
 // or nil.
 func Field(fa *ssa.FieldAddr) *types.Var {
