@@ -21,7 +21,7 @@
 //	panic: runtime error: slice bounds out of range [:61] with capacity 48
 //
 // The test's normal schedule hides the bug: the second request arrives a
-// millisecond after the first, when the first has long finished its write;
+// 20 ms after the first, when the first has long finished its write;
 // the second then finds the buffer too full and flushes it first.
 package apache
 

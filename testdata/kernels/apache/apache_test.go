@@ -9,7 +9,7 @@ import (
 
 // TestLogWriters logs one access line from each of two request goroutines
 // into a 48-byte buffer that holds one line but not two. The second request
-// starts a millisecond after the first, which has normally finished its
+// starts 20 ms after the first, which has normally finished its
 // write by then.
 func TestLogWriters(t *testing.T) {
 	var out bytes.Buffer
@@ -17,7 +17,7 @@ func TestLogWriters(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, path := range []string{"/index.html", "/favicon.ico"} {
 		if i > 0 {
-			time.Sleep(time.Millisecond) // the second request arrives
+			time.Sleep(20 * time.Millisecond) // the second request arrives
 		}
 		wg.Add(1)
 		go func() {

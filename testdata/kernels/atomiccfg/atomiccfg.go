@@ -12,7 +12,7 @@
 //	c.cfg.Load().Addr
 //	panic: runtime error: invalid memory address or nil pointer dereference
 //
-// The test's normal schedule hides it: Drop runs two milliseconds after
+// The test's normal schedule hides it: Drop runs 20 milliseconds after
 // the reader started, which has long returned.
 package atomiccfg
 

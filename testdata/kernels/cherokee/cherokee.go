@@ -18,7 +18,7 @@
 //	panic: runtime error: slice bounds out of range [16:0]
 //
 // The test's normal schedule hides the bug: the timeout goroutine looks
-// for idle connections 2 ms after the request arrived, and the worker has
+// for idle connections 20 ms after the request arrived, and the worker has
 // long sent the header by then.
 package cherokee
 

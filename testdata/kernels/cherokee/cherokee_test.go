@@ -18,7 +18,7 @@ func (s *slowSocket) Send(p []byte) int {
 }
 
 // TestIdleTimeout answers one request while the timeout goroutine reaps
-// idle connections 2 ms later; the header is normally sent within
+// idle connections 20 ms later; the header is normally sent within
 // microseconds.
 func TestIdleTimeout(t *testing.T) {
 	var sock slowSocket
@@ -31,7 +31,7 @@ func TestIdleTimeout(t *testing.T) {
 	}()
 	go func() { // timeout
 		defer wg.Done()
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		c.Reap()
 	}()
 	wg.Wait()

@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// network is a log collector a millisecond away.
+// network is a log collector 20 ms away.
 type network struct{ buf bytes.Buffer }
 
 func (n *network) Write(p []byte) (int, error) {
-	time.Sleep(time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
 	return n.buf.Write(p)
 }
 
 // TestShip ships one batch and closes the shipper. The batch takes a
-// millisecond to send; Ship normally calls Add right after the go statement.
+// 20 ms to send; Ship normally calls Add right after the go statement.
 func TestShip(t *testing.T) {
 	var sink network
 	s := NewShipper(&sink)

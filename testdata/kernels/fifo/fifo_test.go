@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestPutGet puts two elements, 2 ms apart, while a consumer takes them;
+// TestPutGet puts two elements, 20 ms apart, while a consumer takes them;
 // the consumer normally waits for each.
 func TestPutGet(t *testing.T) {
 	q := NewQueue()
@@ -22,7 +22,7 @@ func TestPutGet(t *testing.T) {
 	go func() {
 		defer close(put)
 		for _, v := range []int{1, 2} {
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 			q.Put(v)
 		}
 	}()

@@ -8,13 +8,13 @@ import (
 	"precog.example/kernels/genericring"
 )
 
-// TestSubmit submits one task while a worker pops it 5 ms later and runs
+// TestSubmit submits one task while a worker pops it 20 ms later and runs
 // it.
 func TestSubmit(t *testing.T) {
 	q := genericring.NewQueue()
 	var wg sync.WaitGroup
 	go func() { // the worker
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		q.Pop().Run()
 	}()
 	task := genericring.Submit(q, &wg, []int{1, 2, 3})

@@ -13,7 +13,7 @@
 //
 // With the ring's slots recorded, detect/hb orders the push before the
 // worker's take; the take must not hide the Add that comes after the
-// push. The test's normal schedule hides the bug: the worker pops 5 ms
+// push. The test's normal schedule hides the bug: the worker pops 20 ms
 // later. As in genericring, the package's own test uses its API on one
 // goroutine and the goroutines are in the external test.
 package genericringlate

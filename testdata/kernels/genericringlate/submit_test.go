@@ -8,13 +8,13 @@ import (
 	"precog.example/kernels/genericringlate"
 )
 
-// TestSubmitLate submits one task while a worker pops it 5 ms later and runs
+// TestSubmitLate submits one task while a worker pops it 20 ms later and runs
 // it.
 func TestSubmitLate(t *testing.T) {
 	q := genericringlate.NewQueue()
 	var wg sync.WaitGroup
 	go func() { // the worker
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		q.Pop().Run()
 	}()
 	task := genericringlate.SubmitLate(q, &wg, []int{1, 2, 3})

@@ -14,7 +14,7 @@
 //	v.At(3)
 //	panic: runtime error: index out of range [3] with length 3
 //
-// The test's normal schedule hides it: Pop comes 2 ms after the copy
+// The test's normal schedule hides it: Pop comes 20 ms after the copy
 // started, long after it ended. The last At's section has another At's as
 // its neighbor; detect/oscs looks past those calls of one operation to the
 // Len the loop relies on.

@@ -14,12 +14,12 @@ func fill() *Vec[string] {
 }
 
 // TestCopyOut copies the vector while another goroutine pops an element
-// 2 ms later.
+// 20 ms later.
 func TestCopyOut(t *testing.T) {
 	v := fill()
 	done := make(chan int, 2)
 	go func() { done <- len(CopyOut(v)) }()
-	go func() { time.Sleep(2 * time.Millisecond); v.Pop(); done <- 0 }()
+	go func() { time.Sleep(20 * time.Millisecond); v.Pop(); done <- 0 }()
 	if n := <-done + <-done; n < 3 {
 		t.Errorf("copied %d elements", n)
 	}
@@ -30,7 +30,7 @@ func TestSnapshot(t *testing.T) {
 	v := fill()
 	done := make(chan int, 2)
 	go func() { done <- len(v.Snapshot()) }()
-	go func() { time.Sleep(2 * time.Millisecond); v.Pop(); done <- 0 }()
+	go func() { time.Sleep(20 * time.Millisecond); v.Pop(); done <- 0 }()
 	if n := <-done + <-done; n < 3 {
 		t.Errorf("copied %d elements", n)
 	}

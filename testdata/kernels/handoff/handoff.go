@@ -19,7 +19,7 @@
 //	panic: sync: negative WaitGroup counter
 //	wg.Add(1)
 //
-// The test's normal schedule hides it: the worker pops 5 ms later.
+// The test's normal schedule hides it: the worker pops 20 ms later.
 package handoff
 
 import "sync"

@@ -6,12 +6,12 @@ import (
 	"time"
 )
 
-// work submits one task while a worker pops it 5 ms later and runs it.
+// work submits one task while a worker pops it 20 ms later and runs it.
 func work(t *testing.T, submit func(*Queue, *sync.WaitGroup, []int) *Task) {
 	q := new(Queue)
 	var wg sync.WaitGroup
 	go func() { // the worker
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		q.Pop().Run()
 	}()
 	task := submit(q, &wg, []int{1, 2, 3})

@@ -6,16 +6,16 @@ import (
 	"time"
 )
 
-// slowFile is an output file on a slow disk: every write takes a millisecond.
+// slowFile is an output file on a slow disk: every write takes 20 ms.
 type slowFile struct{ buf bytes.Buffer }
 
 func (f *slowFile) Write(p []byte) (int, error) {
-	time.Sleep(time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
 	return f.buf.Write(p)
 }
 
 // TestQueueDelete compresses one block with one consumer. Main deletes the
-// FIFO after writing the stream header, a millisecond after the consumer
+// FIFO after writing the stream header, 20 ms after the consumer
 // started; the consumer normally locks and unlocks the FIFO's mutex within
 // microseconds of starting.
 func TestQueueDelete(t *testing.T) {

@@ -7,16 +7,16 @@ import (
 	"time"
 )
 
-// slowDisk is an input file on a slow disk: every read takes a millisecond.
+// slowDisk is an input file on a slow disk: every read takes 20 ms.
 type slowDisk struct{ r io.Reader }
 
 func (d *slowDisk) Read(p []byte) (int, error) {
-	time.Sleep(time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
 	return d.r.Read(p)
 }
 
 // TestCloseQueue compresses one block with one consumer. Main closes q.out
-// after the read that finds EOF, a millisecond after it handed the block
+// after the read that finds EOF, 20 ms after it handed the block
 // over; the consumer normally compresses and sends it within microseconds.
 func TestCloseQueue(t *testing.T) {
 	data := []byte("aaaabbbbbbcc")

@@ -6,7 +6,7 @@ import (
 )
 
 // TestWaitPublish waits for a node on one goroutine while another publishes
-// it, normally 2 ms later, when the waiter is already waiting.
+// it, normally 20 ms later, when the waiter is already waiting.
 func TestWaitPublish(t *testing.T) {
 	tree := NewTree()
 	got := make(chan int)
@@ -14,7 +14,7 @@ func TestWaitPublish(t *testing.T) {
 	go func() { got <- tree.Wait() }()
 	go func() {
 		defer close(published)
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		tree.Publish(42)
 	}()
 	sum := <-got

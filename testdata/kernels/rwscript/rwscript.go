@@ -12,7 +12,7 @@
 //	RLock; len(e.cur.src)
 //	panic: runtime error: invalid memory address or nil pointer dereference
 //
-// The test's normal schedule hides it: Reset comes 2 ms after Load.
+// The test's normal schedule hides it: Reset comes 20 ms after Load.
 package rwscript
 
 import (

@@ -13,7 +13,7 @@
 //	v.(*Session).user
 //	panic: interface conversion: interface {} is nil, not *syncmapsess.Session
 //
-// The test's normal schedule hides it: Logout runs two milliseconds after
+// The test's normal schedule hides it: Logout runs 20 milliseconds after
 // the reader started, which has long returned.
 package syncmapsess
 

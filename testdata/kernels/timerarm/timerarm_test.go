@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// TestArm arms a timer of a millisecond and waits for its callback, which
+// TestArm arms a timer of 20 ms and waits for its callback, which
 // finds the timer fired.
 func TestArm(t *testing.T) {
 	c := &Conn{}
-	c.Arm(time.Millisecond)
+	c.Arm(20 * time.Millisecond)
 	if <-c.fired {
 		t.Error("the callback stopped a pending timer")
 	}
@@ -18,7 +18,7 @@ func TestArm(t *testing.T) {
 // TestArmLocked is TestArm on the RIGHT version.
 func TestArmLocked(t *testing.T) {
 	c := &LockedConn{}
-	c.Arm(time.Millisecond)
+	c.Arm(20 * time.Millisecond)
 	if <-c.fired {
 		t.Error("the callback stopped a pending timer")
 	}

@@ -4,14 +4,14 @@
 //
 // A *testing.T is released when its test function returns. TestWatch starts
 // a goroutine that logs every event a Watcher reports and returns without
-// waiting for it; it sleeps a millisecond instead, which is usually enough
+// waiting for it; it sleeps 20 ms instead, which is usually enough
 // for the goroutine to log the one event.
 //
 // Crashing interleaving:
 //
 //	test goroutine                event goroutine
 //	w.Touch("a.txt"); w.Close()
-//	time.Sleep(time.Millisecond)
+//	time.Sleep(20 * time.Millisecond)
 //	S1 return (test completed)
 //	                              ev := <-w.Events()
 //	                              S2 t.Logf("event %s", ev)

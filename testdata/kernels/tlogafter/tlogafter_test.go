@@ -6,7 +6,7 @@ import (
 )
 
 // TestWatch logs the watcher's events from a goroutine it does not wait for.
-// It touches one file and sleeps a millisecond before it returns; the
+// It touches one file and sleeps 20 ms before it returns; the
 // goroutine normally logs the event within microseconds.
 func TestWatch(t *testing.T) {
 	w := NewWatcher()
@@ -17,5 +17,5 @@ func TestWatch(t *testing.T) {
 	}()
 	w.Touch("a.txt")
 	w.Close()
-	time.Sleep(time.Millisecond) // give the logger time to catch up
+	time.Sleep(20 * time.Millisecond) // give the logger time to catch up
 } // S1

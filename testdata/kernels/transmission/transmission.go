@@ -18,7 +18,7 @@
 //	S1 h.band = newBandwidth(h)
 //
 // The test's normal schedule hides the bug: the first pulse comes one period
-// (a millisecond in the test) after the event loop starts, and NewSession
+// (20 ms in the test) after the event loop starts, and NewSession
 // sets h.band within microseconds of the go statement.
 package transmission
 
