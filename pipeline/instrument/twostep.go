@@ -2,7 +2,6 @@ package instrument
 
 import (
 	"fmt"
-	"go/build"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -98,7 +97,7 @@ type lockStep struct {
 }
 
 func runLockStep(pass *analysis.Pass) (any, error) {
-	if inGOROOT(pass) {
+	if analyzerutil.InGOROOT(pass) {
 		// The standard library's Lock calls have no sites (it is not
 		// instrumented), so its facts could name none.
 		return []lockPair(nil), nil
@@ -129,18 +128,6 @@ func runLockStep(pass *analysis.Pass) (any, error) {
 		return strings.Compare(a.From+"\x00"+a.To, b.From+"\x00"+b.To)
 	})
 	return pairs, nil
-}
-
-// inGOROOT reports whether the package's files are in the Go root: the
-// standard library.
-func inGOROOT(pass *analysis.Pass) bool {
-	root := filepath.Clean(build.Default.GOROOT) + string(filepath.Separator)
-	for _, f := range pass.Files {
-		if !strings.HasPrefix(pass.Fset.PositionFor(f.Package, false).Filename, root) {
-			return false
-		}
-	}
-	return len(pass.Files) > 0
 }
 
 // isLock reports whether fn is a lock acquisition of package sync.
