@@ -18,6 +18,37 @@ func R[T any](site uint32, p *T) *T {
 	return p
 }
 
+// RI is R for a read at an index site: one whose value the instrumenter
+// saw flow into an index or a slice bound (trace.UseIndex). The repeat
+// filter orders its location for the rest of the goroutine's stretch
+// (repeat.go).
+func RI[T any](site uint32, p *T) *T {
+	if enabled {
+		indexRead(site, unsafe.Pointer(p))
+		if suppressing.Load() {
+			suppRead(unsafe.Pointer(p))
+		}
+	}
+	return p
+}
+
+// indexRead is access for a read at an index site (RI).
+func indexRead(site uint32, addr unsafe.Pointer) {
+	if filtered(site) {
+		return
+	}
+	g := cur()
+	if g.onStack(addr) || g.repeated(site, addr, true) {
+		return // before control too: see access
+	}
+	if accessGates.Load() {
+		ctlAccess(g, site, trace.EvRead, addr)
+	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutRead(g.window(), site, uintptr(addr))]
+	g.commit()
+}
+
 // W stores v into *p, then records the write with v's value word: for
 // pointer-shaped values 0 for nil and 1 otherwise, for scalars of up to 8
 // bytes the value (see valueWord).
@@ -234,7 +265,15 @@ func (l *Local) state() *gstate {
 // which saves a generic call per recorded read.
 func RL[T any](l *Local, site uint32, p *T) *T {
 	if enabled {
-		l.read(site, unsafe.Pointer(p))
+		l.read(site, unsafe.Pointer(p), false)
+	}
+	return p
+}
+
+// RIL is RI for a function body with a Local.
+func RIL[T any](l *Local, site uint32, p *T) *T {
+	if enabled {
+		l.read(site, unsafe.Pointer(p), true)
 	}
 	return p
 }
@@ -273,12 +312,33 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 // read records a read of addr at site and, while precog explain
 // suppresses, taints the goroutine if addr is suppressed (RL): access for
 // EvRead, written out (a constant kind makes a shorter encoding), then
-// suppRead, as R does.
-func (l *Local) read(site uint32, addr unsafe.Pointer) {
+// suppRead, as R does. A repeat (repeat.go) returns after the filter's
+// test alone (seen), before the site filter and the stack check: most of
+// the reads of code that re-reads globals and headers in its loops. While
+// precog explain suppresses, every read goes the whole way: suppRead is
+// called for repeats too. index says whether site is an index site (RIL).
+func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
+	g := l.g
+	var slot *readSlot // where to note the read, once seen found no repeat
+	var h, seq, w uint64
+	if g != nil && repeatFilter && !suppressing.Load() {
+		// seen, written out to hash addr once for the test and the note
+		h = addrHash(uintptr(addr))
+		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
+		seq, w = g.enc.Seq(), g.wstamps[h>>(64-writeSlotBits)]
+		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
+			return
+		}
+	}
 	if !filtered(site) {
-		g := l.state()
+		if g == nil {
+			g = l.state()
+		}
 		// The stack and repeat checks come before control too: see access.
-		if !g.onStack(addr) && !g.repeated(site, addr) {
+		if !g.onStack(addr) && (slot != nil || !g.repeated(site, addr, index)) {
+			if slot != nil {
+				slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, index, seq, w)
+			}
 			if accessGates.Load() {
 				ctlAccess(g, site, trace.EvRead, addr)
 			}

@@ -61,6 +61,7 @@ var (
 	_ func(<-chan int) unsafe.Pointer                                 = precog_shim.ChanAddrRecv[int]
 	_ func(chan<- int) unsafe.Pointer                                 = precog_shim.ChanAddrSend[int]
 	_ func(uint32, *int) *int                                         = precog_shim.R[int]
+	_ func(uint32, *int) *int                                         = precog_shim.RI[int]
 	_ func(uint32, *int, int)                                         = precog_shim.W[int]
 	_ func(uint32, unsafe.Pointer)                                    = precog_shim.Read
 	_ func(uint32, unsafe.Pointer, uint64)                            = precog_shim.Write
@@ -71,6 +72,7 @@ var (
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MI[map[string]int]
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MakeMap[map[string]int]
 	_ func(*precog_shim.Local, uint32, *int) *int                     = precog_shim.RL[int]
+	_ func(*precog_shim.Local, uint32, *int) *int                     = precog_shim.RIL[int]
 	_ func(*precog_shim.Local, uint32, *int, int)                     = precog_shim.WL[int]
 	_ func(*precog_shim.Local, uint32, *int, int)                     = precog_shim.WN[int]
 	_ func(*precog_shim.Local, uint32, **int, *int)                   = precog_shim.WP[*int]

@@ -797,7 +797,7 @@ func (gc *gctl) passAgain(g *gstate, site uint32, addr unsafe.Pointer) {
 	if !repeatFilter {
 		return
 	}
-	if s := g.readSlot(uintptr(addr)); s.addr == uintptr(addr) && s.site == site {
+	if s := g.readSlot(uintptr(addr), site); s.addr == uintptr(addr) && s.site == site {
 		s.seq = noSeq
 		gc.again, gc.againSite, gc.againAddr = true, site, uintptr(addr)
 	}

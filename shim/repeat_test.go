@@ -4,16 +4,19 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
 
 // TestRepeatedReadsNotRecorded: with the repeat filter on, a read that
-// repeats the goroutine's last read of the location at the same site,
-// with no sync event and no write of it by the goroutine in between, is
-// not recorded, through R and RL alike; a read at another site, after a
-// write of the location, after a sync event, or of another location is;
-// and with the filter off every read is.
+// repeats a read of the location at the same site by the goroutine, with
+// no sync event and no write of it by the goroutine in between, is not
+// recorded, through R and RL alike (RL's test without a call included),
+// also when a read of the location at another site came between; a read at
+// another site, after a write of the location (at every site), after a
+// sync event, or of another location is; and with the filter off every
+// read is.
 func TestRepeatedReadsNotRecorded(t *testing.T) {
 	const base = 9200
 	x, y := new(int), new(int)
@@ -31,14 +34,16 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 			_ = *R(base+1, x)
 			_ = *R(base+1, x)      // repeat: left out
 			_ = *RL(&l, base+1, x) // repeat through the Local: left out
+			_ = *RL(&l, base+1, x) // again, the Local holding the state: left out
 			_ = *R(base+1, y)      // another location
-			_ = *R(base+2, x)      // another site
-			_ = *R(base+1, x)      // the slot now holds site 2: recorded
+			_ = *RL(&l, base+2, x) // another site
+			_ = *RL(&l, base+1, x) // repeat, a read at another site between: left out
 			W(base+3, x, 1)
-			_ = *R(base+1, x) // after a write of x
-			_ = *R(base+1, x) // repeat: left out
+			_ = *RL(&l, base+1, x) // after a write of x
+			_ = *RL(&l, base+2, x) // after a write of x, at the other site too
+			_ = *RL(&l, base+1, x) // repeat: left out
 			Lock(base+4, &mu)
-			_ = *R(base+1, x) // after a sync event
+			_ = *RL(&l, base+1, x) // after a sync event
 			Unlock(base+5, &mu)
 		})
 		for _, e := range evs {
@@ -49,18 +54,18 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 		return got
 	}
 	r, w, lk, un := trace.EvRead, trace.EvWrite, trace.EvLock, trace.EvUnlock
-	want := []ev{{r, 1}, {r, 1}, {r, 2}, {r, 1}, {w, 3}, {r, 1}, {lk, 4}, {r, 1}, {un, 5}}
+	want := []ev{{r, 1}, {r, 1}, {r, 2}, {w, 3}, {r, 1}, {r, 2}, {lk, 4}, {r, 1}, {un, 5}}
 	if got := run(true); !slices.Equal(got, want) {
 		t.Errorf("with the filter, recorded %v, want %v", got, want)
 	}
-	all := []ev{{r, 1}, {r, 1}, {r, 1}, {r, 1}, {r, 2}, {r, 1}, {w, 3}, {r, 1}, {r, 1}, {lk, 4}, {r, 1}, {un, 5}}
+	all := []ev{{r, 1}, {r, 1}, {r, 1}, {r, 1}, {r, 1}, {r, 2}, {r, 1}, {w, 3}, {r, 1}, {r, 2}, {r, 1}, {lk, 4}, {r, 1}, {un, 5}}
 	if got := run(false); !slices.Equal(got, all) {
 		t.Errorf("without the filter, recorded %v, want %v", got, all)
 	}
 }
 
 // TestRepeatedMapReadsNotRecorded: a map read that repeats the goroutine's
-// last read of the map at the same site is left out as a read is, through
+// read of the map at the same site is left out as a read is, through
 // MR and MRL alike; a map read at another site, after a map write by the
 // goroutine, after a sync event, or of another map is recorded, and so is
 // every map iteration and write; with the filter off every map read is.
@@ -83,7 +88,7 @@ func TestRepeatedMapReadsNotRecorded(t *testing.T) {
 			_ = MRL(&l, base+1, m)[1] // repeat through the Local: left out
 			_ = MR(base+1, n)[2]      // another map
 			_ = MR(base+2, m)[1]      // another site
-			_ = MR(base+1, m)[1]      // the slot now holds site 2: recorded
+			_ = MR(base+1, m)[1]      // repeat, a read at another site between: left out
 			for range MI(base+3, m) { // iterations are recorded
 			}
 			for range MI(base+3, m) {
@@ -103,7 +108,7 @@ func TestRepeatedMapReadsNotRecorded(t *testing.T) {
 		return got
 	}
 	r, it, w, lk, un := trace.EvMapRead, trace.EvMapIter, trace.EvMapWrite, trace.EvLock, trace.EvUnlock
-	want := []ev{{r, 1}, {r, 1}, {r, 2}, {r, 1}, {it, 3}, {it, 3}, {w, 4}, {r, 1}, {lk, 5}, {r, 1}, {un, 6}}
+	want := []ev{{r, 1}, {r, 1}, {r, 2}, {it, 3}, {it, 3}, {w, 4}, {r, 1}, {lk, 5}, {r, 1}, {un, 6}}
 	if got := run(true); !slices.Equal(got, want) {
 		t.Errorf("with the filter, recorded %v, want %v", got, want)
 	}
@@ -116,18 +121,86 @@ func TestRepeatedMapReadsNotRecorded(t *testing.T) {
 // TestReadSlotSpread: the words at one offset of consecutive pages (the
 // headers of page-aligned nodes, read in turn by a tree walk) fall into
 // different slots of the repeat filter's table, and so do consecutive
-// words; with the low bits of the address as the index, the pages' words
-// all shared one slot and evicted each other.
+// words, and one word read at consecutive sites; with the low bits of the
+// address as the index, the pages' words all shared one slot and evicted
+// each other, and with the address alone the sites did.
 func TestReadSlotSpread(t *testing.T) {
 	var g gstate
+	const n = 8
 	for _, stride := range []uintptr{8, 4096, 8192, 1 << 16} {
 		slots := make(map[*readSlot]bool)
-		const n = 8
 		for i := range uintptr(n) {
-			slots[g.readSlot(0xc000100018+i*stride)] = true
+			slots[g.readSlot(0xc000100018+i*stride, 300)] = true
 		}
 		if len(slots) < n-1 {
 			t.Errorf("%d words %d bytes apart fall into %d slots, want at least %d", n, stride, len(slots), n-1)
 		}
+	}
+	slots := make(map[*readSlot]bool)
+	for i := range uint32(n) {
+		slots[g.readSlot(0xc000100018, 300+i)] = true
+	}
+	if len(slots) < n {
+		t.Errorf("one word read at %d sites falls into %d slots, want %d", n, len(slots), n)
+	}
+}
+
+// TestIndexReadOrdersLocation: a location read at an index site (RI, RIL)
+// is ordered for the rest of the goroutine's stretch: a read of it repeats
+// only the goroutine's last read of it, at the same site, so a loop that
+// tests a bound at one site and slices with it at another records both
+// reads in every iteration (cherokee's worker, whose con-index validation
+// forces the write between them in the last iteration), while another
+// location read in turn at two sites is left out from the second iteration
+// on; the order ends at the goroutine's next sync event.
+func TestIndexReadOrdersLocation(t *testing.T) {
+	const base = 9400
+	x := new(int)
+	// y shares no slot and no stamp with x at these sites: a collision
+	// would only record more, but the test counts.
+	slots := func(p *int, sites ...uint32) (out []uint64) {
+		h := addrHash(uintptr(unsafe.Pointer(p)))
+		for _, s := range sites {
+			out = append(out, (h>>(64-readSlotBits)^uint64(base+s))&(readSlots-1))
+		}
+		return append(out, readSlots+h>>(64-writeSlotBits))
+	}
+	var y *int
+	for y = new(int); slices.ContainsFunc(slots(y, 3, 4), func(s uint64) bool { return slices.Contains(slots(x, 1, 2, 6), s) }); {
+		y = new(int)
+	}
+	var mu sync.Mutex
+	type ev struct {
+		kind trace.Kind
+		site uint32
+	}
+	evs := recorded(t, base, func() {
+		var l Local
+		for range 3 {
+			_ = *RL(&l, base+1, x)  // the bound's test
+			_ = *RIL(&l, base+2, x) // the slice bound
+			_ = *RIL(&l, base+2, x) // nothing between: left out
+			_ = *RL(&l, base+3, y)
+			_ = *RL(&l, base+4, y) // y is not ordered: left out from the second iteration on
+		}
+		Lock(base+5, &mu)
+		_ = *R(base+1, x)
+		_ = *R(base+6, x)
+		_ = *R(base+1, x) // x is not ordered in this stretch: left out
+		_ = *RI(base+2, x)
+		_ = *R(base+1, x) // ordered again: recorded
+		Unlock(base+7, &mu)
+	})
+	var got []ev
+	for _, e := range evs {
+		if e.Site > base && e.Site < base+10 {
+			got = append(got, ev{e.Kind, e.Site - base})
+		}
+	}
+	r := trace.EvRead
+	want := []ev{{r, 1}, {r, 2}, {r, 3}, {r, 4}, {r, 1}, {r, 2}, {r, 1}, {r, 2},
+		{trace.EvLock, 5}, {r, 1}, {r, 6}, {r, 2}, {r, 1}, {trace.EvUnlock, 7}}
+	if !slices.Equal(got, want) {
+		t.Errorf("recorded %v, want %v", got, want)
 	}
 }

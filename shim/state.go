@@ -43,7 +43,10 @@ type gstate struct {
 
 	conds []*condRuns // conditions handed to calls that have not returned (api_cond.go)
 
-	reads [readSlots]readSlot // the last reads, to leave out their repeats (repeat.go)
+	reads   [readSlots]readSlot // reads, to leave out their repeats (repeat.go)
+	wstamps [writeSlots]uint64  // per address hash, the count of writes at the last write (repeat.go)
+	ordered [writeSlots]uint64  // per address hash, 1 + the seq of the stretch an index read ordered it in (repeat.go)
+	writes  uint64              // the writes recorded (and reads of ordered locations), counted for wstamps
 }
 
 // The goroutine table maps runtime goroutine ids to gstates. A lookup reads

@@ -65,6 +65,8 @@ type bench struct {
 
 var benches = []bench{
 	{"Read", 1_000_000, 8, trace.EvRead},
+	{"ReadSites", 1_000_000, 8, trace.EvRead},
+	{"ReadMiss", 1_000_000, 8, trace.EvRead},
 	{"Write", 1_000_000, 8, trace.EvWrite},
 	{"Call", 1_000_000, 8, trace.EvRead},
 	{"CallOwn", 1_000_000, 8, trace.EvRead},

@@ -23,6 +23,7 @@ import (
 
 var (
 	words = new([8]uint64) // the shared 8-byte locations of the access benchmarks
+	wide  = new([8192]uint64)
 	sink  uint64
 	mu    sync.Mutex
 	ch    = make(chan int, 1)
@@ -48,6 +49,57 @@ func BenchmarkRead(b *testing.B) {
 		for i, n := 0, b.N; i < n; i++ {
 			s += *precog_shim.RL(&precog_g, 1, &w[0]) + *precog_shim.RL(&precog_g, 1, &w[1]) + *precog_shim.RL(&precog_g, 1, &w[2]) + *precog_shim.RL(&precog_g, 1, &w[3]) +
 				*precog_shim.RL(&precog_g, 1, &w[4]) + *precog_shim.RL(&precog_g, 1, &w[5]) + *precog_shim.RL(&precog_g, 1, &w[6]) + *precog_shim.RL(&precog_g, 1, &w[7])
+		}
+		sink = s
+	})
+}
+
+// BenchmarkReadSites is eight 8-byte loads of one shared variable at eight
+// sites, as code re-reads a global or a node's header in the small
+// functions one loop iteration calls (ristretto/z's maxKeys and pageSize):
+// with the repeat filter on, each read after the first iteration repeats
+// the read at its site.
+func BenchmarkReadSites(b *testing.B) {
+	w := words
+	b.Run("plain", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += w[0] + w[0] + w[0] + w[0] + w[0] + w[0] + w[0] + w[0]
+		}
+		sink = s
+	})
+	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			s += *precog_shim.RL(&precog_g, 1, &w[0]) + *precog_shim.RL(&precog_g, 2, &w[0]) + *precog_shim.RL(&precog_g, 3, &w[0]) + *precog_shim.RL(&precog_g, 4, &w[0]) +
+				*precog_shim.RL(&precog_g, 5, &w[0]) + *precog_shim.RL(&precog_g, 6, &w[0]) + *precog_shim.RL(&precog_g, 7, &w[0]) + *precog_shim.RL(&precog_g, 8, &w[0])
+		}
+		sink = s
+	})
+}
+
+// BenchmarkReadMiss is eight 8-byte loads of shared variables that the
+// goroutine has not read for a while (consecutive words of a 64 KiB array,
+// in turn), so that with the repeat filter on every read is recorded: what
+// a recorded read costs as shipped, the filter's test and note included.
+func BenchmarkReadMiss(b *testing.B) {
+	w := wide
+	b.Run("plain", func(b *testing.B) {
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			j := i * 8 % len(w)
+			s += w[j] + w[j+1] + w[j+2] + w[j+3] + w[j+4] + w[j+5] + w[j+6] + w[j+7]
+		}
+		sink = s
+	})
+	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
+		var s uint64
+		for i, n := 0, b.N; i < n; i++ {
+			j := i * 8 % len(w)
+			s += *precog_shim.RL(&precog_g, 1, &w[j]) + *precog_shim.RL(&precog_g, 1, &w[j+1]) + *precog_shim.RL(&precog_g, 1, &w[j+2]) + *precog_shim.RL(&precog_g, 1, &w[j+3]) +
+				*precog_shim.RL(&precog_g, 1, &w[j+4]) + *precog_shim.RL(&precog_g, 1, &w[j+5]) + *precog_shim.RL(&precog_g, 1, &w[j+6]) + *precog_shim.RL(&precog_g, 1, &w[j+7])
 		}
 		sink = s
 	})

@@ -4,6 +4,10 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
+	"strings"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // expr rewrites e, whose value is used (read).
@@ -247,17 +251,26 @@ func (r *rewriter) shared(e ast.Expr) bool {
 }
 
 // read wraps the read of e in (*precog_shim.RL(&precog_g, SITE, &e)), or
-// (*precog_shim.R(SITE, &e)) outside function bodies (accessCall).
+// (*precog_shim.R(SITE, &e)) outside function bodies (accessCall); a read
+// whose value flows into an index or a slice bound (Options.Uses has
+// trace.UseIndex) in RIL or RI, which the shim's repeat filter keeps in
+// every iteration of a loop that also reads the location elsewhere
+// (shim/repeat.go).
 func (r *rewriter) read(e ast.Expr) {
 	if !r.shared(e) {
 		return
 	}
 	s := r.site(accessPos(e), "read", e)
+	fn := "R"
 	if r.opts.Uses != nil {
-		r.sites[len(r.sites)-1].Uses = r.opts.Uses(accessPos(e))
+		uses := r.opts.Uses(accessPos(e))
+		r.sites[len(r.sites)-1].Uses = uses
+		if slices.Contains(strings.Fields(uses), trace.UseIndex) {
+			fn = "RI"
+		}
 	}
 	lo, hi := r.span(e)
-	r.ed.open(lo, hi, lit("(*"+r.accessCall("R", s)+"&"))
+	r.ed.open(lo, hi, lit("(*"+r.accessCall(fn, s)+"&"))
 	r.ed.close(lo, hi, lit("))"))
 }
 

@@ -313,6 +313,57 @@ func f(x *T, s []int, m map[int]int, y T) int {
 	}
 }
 
+// TestRewriteIndexReads: a read whose value Options.Uses says flows into
+// an index or a bound is rewritten with RIL (RI outside a body), which the
+// shim's repeat filter keeps in every iteration of a loop; other reads keep
+// RL, and the site's Uses are the same.
+func TestRewriteIndexReads(t *testing.T) {
+	src := []byte(`package p
+
+type C struct {
+	n   int
+	buf []byte
+}
+
+var top int
+
+func f(c *C, i int) []byte {
+	for i < c.n {
+		i++
+	}
+	return c.buf[i:c.n]
+}
+
+var _ = []int{1, 2}[:top]
+`)
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "a.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, info := checkFiles(t, fset, "p", []*ast.File{file})
+	opts := Options{FirstSite: 1, Uses: func(pos token.Pos) string {
+		if fset.Position(pos).Line >= 14 {
+			return trace.UseIndex
+		}
+		return trace.UseLoopExit
+	}}
+	r, out, err := rewriteFile(fset, file, src, pkg, info, opts)
+	if err != nil || r == nil {
+		t.Fatalf("rewrite: %v", err)
+	}
+	for _, want := range []string{
+		"for i < (*precog_shim.RL(&precog_g, 1, &c.n)) {",
+		"return (*precog_shim.RIL(&precog_g, 2, &c.buf))[i:(*precog_shim.RIL(&precog_g, 3, &c.n))]",
+		"var _ = []int{1, 2}[:(*precog_shim.RI(4, &top))]",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	typeCheckOutput(t, "a.go", out)
+}
+
 // TestRewriteAPINames checks that every shim and rt function the rewriter
 // can emit exists, so that a rewrite no golden file covers still builds.
 func TestRewriteAPINames(t *testing.T) {
@@ -357,7 +408,7 @@ func TestRewriteAPINames(t *testing.T) {
 	for name := range atomicFuncs {
 		want(shimFuncs, "Atomic"+name, "sync/atomic."+name)
 	}
-	for _, name := range []string{"R", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
+	for _, name := range []string{"R", "RI", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
 		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
 		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc"} {
 		want(shimFuncs, name, "rewriter")
