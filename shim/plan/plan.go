@@ -129,9 +129,9 @@ const (
 	// no other goroutine can reach them (see shim/stack.go).
 	StacksEnv = "PRECOG_STACKS"
 	// RepeatsEnv set to "1" records every read and map read; unset, a
-	// read (or map read) that repeats the goroutine's last read of the
-	// same location (map) at the same site since its last sync event is
-	// not recorded (see shim/repeat.go).
+	// read (or map read) that repeats a read of the same location (map)
+	// by the goroutine at the same site since its last sync event, with
+	// no write of it between, is not recorded (see shim/repeat.go).
 	RepeatsEnv = "PRECOG_REPEATS"
 )
 

@@ -27,9 +27,11 @@ analysis finds shared between goroutines (every heap and global access with
 -all; an append to a shared slice of pointers, maps, channels, funcs or
 interfaces records the elements it adds as writes). Never recorded: an
 access to the goroutine's own stack, which no other goroutine can reach,
-and a read that repeats the goroutine's last read of the location at the
-same site with no sync event or write of it between, which adds nothing
-to what the trace orders. os/exec's goroutines that copy a command's
+and a read that repeats a read of the location by the goroutine at the
+same site with no sync event or write of it between (for a location read
+since the last sync event where its value feeds an index or a slice
+bound: with no read of it at another site between either), which adds
+nothing to what the trace orders. os/exec's goroutines that copy a command's
 output into a writer of the program are recorded as tasks of the
 command, from Start (or Run) to Wait, their writes into a bytes.Buffer or
 strings.Builder at the Start call, and the program's method calls on such
