@@ -31,5 +31,10 @@ func TestFixtures(t *testing.T) {
 		// put there in the same section, is the taker's alone to range
 		// over.
 		"taken",
+		// A channel made for the object its call made, and closed only by
+		// that call (in its body or a deferred closure), is not closed by
+		// two goroutines at once; a channel shared by every object, and a
+		// close of an object another call made, are.
+		"owncycle",
 	)
 }

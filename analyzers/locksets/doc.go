@@ -17,11 +17,19 @@
 // The analysis is a forward must-analysis over each function's control-
 // flow graph, meeting paths by intersection. It is interprocedural in two
 // ways: a function's entry lock set is the intersection of the sets held
-// at all of its call sites in the package (the empty set for exported
-// functions, goroutine entries and functions called from elsewhere; the
-// body of a range over a function gets the set held at the range), and
+// at all of its call sites in the package (the empty set for functions
+// code outside the package can call, goroutine entries and functions
+// called from elsewhere; the body of a range over a function gets the set held at the range), and
 // a call to a function of the package applies that function's net effect
 // (a lock() helper acquires, an unlock() helper releases).
+//
+// An exported method of an unexported type is called only by the
+// package when the type's values never leave it (see
+// internal/exposed: no conversion to an interface, no exported function,
+// variable, field or method signature that holds one, no embedding, no
+// type argument): its entry set is taken at the package's call sites, as
+// an unexported function's (memberlist's (*suspicion).Confirm, called
+// only with the node lock held).
 //
 // A second solution (AtOutsideTests, EntryOutsideTests) leaves out the
 // call sites in functions that only tests run (written in a _test.go file,

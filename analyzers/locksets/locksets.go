@@ -7,7 +7,6 @@ import (
 	"go/types"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/exposed"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
@@ -256,6 +256,8 @@ type solver struct {
 	exit            map[*ssa.Function]Set
 	// skip leaves call sites out of the entry sets (nil: none).
 	skip func(site ssa.Instruction) bool
+	// exposed tells the functions code outside the package may call.
+	exposed *exposed.Set
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -276,6 +278,7 @@ func run(pass *analysis.Pass) (any, error) {
 		at:              make(map[ssa.Instruction]Set),
 		exit:            make(map[*ssa.Function]Set),
 	}
+	a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
 	a.findLockCalls()
 	a.computeEffects()
 	a.computeLockSets()
@@ -627,7 +630,7 @@ func (a *solver) computeLockSets() {
 	// go statements for call sites.
 	callSites := func(fn *ssa.Function) ([]ssa.Instruction, bool) {
 		handoff := goOnly[fn] && len(handed[fn]) > 0
-		if entries[fn] && !handoff || fn.Parent() == nil && isExported(fn) {
+		if entries[fn] && !handoff || a.exposed.Outside(fn) {
 			return nil, false
 		}
 		var sites []ssa.Instruction
@@ -903,7 +906,7 @@ func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (entry
 	// resolved: every call of H left in this solution hands it functions
 	// known by name (a function, a closure, a method value), so a call
 	// that hands it none of them is known not to run fn.
-	resolved := len(a.gr.CallGraph.Callers(h)) > 0 && !isExported(h) && len(a.gr.RefSites(h)) == 0
+	resolved := len(a.gr.CallGraph.Callers(h)) > 0 && !a.exposed.Outside(h) && len(a.gr.RefSites(h)) == 0
 	for _, e := range a.gr.CallGraph.Callers(h) {
 		outer := e.Site
 		args := outer.Common().Args
@@ -1021,9 +1024,4 @@ func (a *solver) atDeferredCall(d *ssa.Defer) Set {
 		}
 	}
 	return held
-}
-
-func isExported(fn *ssa.Function) bool {
-	obj := fn.Object()
-	return obj != nil && obj.Exported() && !strings.HasPrefix(fn.Name(), "init")
 }

@@ -40,7 +40,13 @@
 //     the values stored to it that reach the read, and storing an object
 //     to a variable that closures capture is no escape while those
 //     closures only read it and are only called, directly, on the same
-//     goroutine (each such call then counts as an escape). A redirect
+//     goroutine (each such call then counts as an escape). Nor is storing
+//     it to a variable that closures capture and that is used in no other
+//     way: a closure can read it only once made, so the object escapes
+//     where a closure that captures it may have been made before (even
+//     by an earlier loop turn), and where the function's own reads of it
+//     escape (a constructor that fills s's map before it makes the timer
+//     closure capturing s writes a local map). A redirect
 //     loop that makes a new request each turn and fills its header
 //     through a helper closure before sending it writes a local header.
 //   - SharedIn: every goroutine of a Multi context touches the same object

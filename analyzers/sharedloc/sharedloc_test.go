@@ -78,7 +78,7 @@ func reported(a *sharedloc.Access) bool {
 // locality analyzer reports every field and captured-variable access, so
 // the scenarios for it are kept apart from those for sharing.
 func TestLocal(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), locality, "constructor", "captured", "globals", "deadcode")
+	analysistest.Run(t, analysistest.TestData(), locality, "constructor", "captured", "globals", "deadcode", "capturedlater")
 }
 
 func TestSharedIn(t *testing.T) {

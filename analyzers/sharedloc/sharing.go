@@ -235,7 +235,25 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering 
 				}
 				loads, calls, ok := homeCell(ref.Addr)
 				if !ok {
-					escape = true
+					// A variable that closures capture: the value
+					// escapes where a closure that can read it is
+					// made, and wherever the declaring function's
+					// own reads of it escape.
+					loads, makes, ok := capturingCell(ref.Addr)
+					if !ok {
+						escape = true
+						break
+					}
+					for _, load := range loads {
+						if visit(load) {
+							return true
+						}
+					}
+					for _, mc := range makes {
+						if mc == at || r.Goroutines.Flow.MayFollow(mc, at) {
+							return true
+						}
+					}
 					break
 				}
 				for _, load := range loads {
@@ -320,6 +338,46 @@ func homeCell(addr ssa.Value) (loads []ssa.Value, calls []ssa.Instruction, ok bo
 		}
 	}
 	return loads, calls, true
+}
+
+// capturingCell reports whether addr is a local variable that closures
+// capture and that is used in no other way: the declaring function
+// stores to it, reads it and makes closures of it, and never takes its
+// address otherwise. It returns the declaring function's reads and the
+// closures made. A value stored to such a variable can reach another
+// goroutine only through a read of it or through a closure, and a closure
+// can read it only once it is made, so one made after a write keeps the
+// write local (newSuspicion fills s's map before it makes s.timeoutFn).
+// The closures may do anything, so each counts as an escape wherever it
+// may have been made before, even by an earlier loop turn; that is what
+// separates this from homeCell, whose closures stay home.
+func capturingCell(addr ssa.Value) (loads []ssa.Value, makes []ssa.Instruction, ok bool) {
+	cell, isAlloc := addr.(*ssa.Alloc)
+	if !isAlloc || !cell.Heap {
+		return nil, nil, false
+	}
+	for _, ref := range *cell.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.Store:
+			if ref.Addr != cell || ref.Val == ssa.Value(cell) {
+				return nil, nil, false
+			}
+		case *ssa.UnOp:
+			if ref.Op != token.MUL {
+				return nil, nil, false
+			}
+			loads = append(loads, ref)
+		case *ssa.DebugRef:
+		case *ssa.MakeClosure:
+			if _, isFn := ref.Fn.(*ssa.Function); !isFn {
+				return nil, nil, false
+			}
+			makes = append(makes, ref)
+		default:
+			return nil, nil, false
+		}
+	}
+	return loads, makes, true
 }
 
 // onlyRead reports whether a closure's free variable fv is only loaded.

@@ -15,10 +15,12 @@ package concurrent
 import (
 	"fmt"
 	"go/token"
+	"go/types"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/budget"
@@ -35,6 +37,7 @@ import (
 // Requires.
 var Requires = []*analysis.Analyzer{
 	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer, pointsto.Analyzer, budget.Analyzer,
+	buildssa.Analyzer,
 }
 
 // Env is the view of one package that the checks share.
@@ -56,6 +59,9 @@ type Env struct {
 	stack   []frame
 	spawned map[*goroutines.Context][]pointsto.Obj
 	reach   map[*goroutines.Context]map[ssa.Value]bool
+	// own and ownFields memoize ownObject and ownField.
+	own       map[*sharedloc.Access]ssa.Value
+	ownFields map[*types.Var]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -74,6 +80,8 @@ func New(pass *analysis.Pass) *Env {
 		onStack:    make(map[objKey]int),
 		spawned:    make(map[*goroutines.Context][]pointsto.Obj),
 		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
+		own:        make(map[*sharedloc.Access]ssa.Value),
+		ownFields:  make(map[*types.Var]bool),
 	}
 }
 
@@ -94,14 +102,18 @@ type Safe func(p Pair) bool
 
 // Overlap returns the first pair of contexts (in index order) in which a
 // and b can run on two goroutines at once and safe does not hold. Accesses
-// to objects not yet visible to other goroutines never overlap, and within
-// one Multi context only accesses to an object all its goroutines share
-// do.
+// to objects not yet visible to other goroutines never overlap, nor do two
+// accesses to the object one invocation of a function made, which that
+// invocation alone touches (see ownObject), and within one Multi context
+// only accesses to an object all its goroutines share do.
 //
 // Each call spends one unit of the package's budget per pair of contexts
 // it compares; once the budget is exhausted, no pair overlaps, and the
 // check's remaining comparisons are recorded as skipped.
 func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
+	if oa := e.ownObject(a); oa != nil && oa == e.ownObject(b) {
+		return Pair{}, false // one invocation's object, on one goroutine
+	}
 	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) {
 		return Pair{}, false
 	}

@@ -1,0 +1,242 @@
+package concurrent
+
+import (
+	"go/token"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// ownObject returns, for an access that touches an object its function's
+// invocation made, the allocation that made it: a goroutine's execution
+// of the access touches the object of the invocation running on that
+// goroutine. Two accesses with the same allocation on two goroutines
+// therefore run in two invocations and touch two objects, whatever the
+// allocation site's points-to set says (prometheus's coalescing gatherer:
+// every Gather that leads a cycle makes cy and closes cy.ready, normally
+// or in a deferred closure, and only the maker closes it; two Gathers
+// close two channels).
+//
+// The access must run in the allocating function f, or in a closure of f
+// that f only calls or defers (so it runs on the invocation's goroutine),
+// and reach the object as
+//   - the allocation itself (a field of &T{...}, a map made by make), or a
+//     read of a local variable every store to which is such an allocation
+//     of f (a variable captured by a deferred closure);
+//   - or the contents of a channel, map or slice held in a field of that
+//     object, when every store to that field in the package puts there a
+//     container made for it alone (make(...) used by nothing else, as a
+//     composite literal's), the field is unexported and values of the
+//     struct type are never copied whole, so that no two objects share a
+//     container.
+func (e *Env) ownObject(a *sharedloc.Access) ssa.Value {
+	if v, ok := e.own[a]; ok {
+		return v
+	}
+	v := e.computeOwnObject(a)
+	e.own[a] = v
+	return v
+}
+
+func (e *Env) computeOwnObject(a *sharedloc.Access) ssa.Value {
+	var obj ssa.Value
+	if a.Loc.Elem {
+		c := a.Ptr
+		if load, ok := c.(*ssa.UnOp); ok && load.Op == token.MUL {
+			fa, ok := load.X.(*ssa.FieldAddr)
+			if !ok || !e.ownField(ssavalue.Field(fa)) {
+				return nil
+			}
+			obj = fa.X
+		} else {
+			obj = c
+		}
+	} else {
+		fa, ok := a.Ptr.(*ssa.FieldAddr)
+		if !ok {
+			return nil
+		}
+		obj = fa.X
+	}
+	var root ssa.Value
+	switch o := obj.(type) {
+	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+		root = o
+	case *ssa.UnOp:
+		cell := ssavalue.CapturedCell(o)
+		if cell == nil {
+			return nil
+		}
+		stored := ssavalue.StoresTo(cell)
+		if len(stored) == 0 {
+			return nil
+		}
+		for _, s := range stored {
+			if !isMade(s) || s.(ssa.Instruction).Parent() != cell.Parent() {
+				return nil
+			}
+		}
+		root = cell
+	default:
+		return nil
+	}
+	home := root.(ssa.Instruction).Parent()
+	for fn := a.Fn(); fn != home; fn = fn.Parent() {
+		if fn.Parent() == nil || !runsHome(fn) {
+			return nil
+		}
+	}
+	return root
+}
+
+func isMade(v ssa.Value) bool {
+	switch v.(type) {
+	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+		return true
+	}
+	return false
+}
+
+// runsHome reports whether the closure fn runs only on the goroutine of
+// the invocation of its parent that made it: every closure value of fn
+// made in the parent is only called or deferred there, directly.
+func runsHome(fn *ssa.Function) bool {
+	found := false
+	for _, b := range fn.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			mc, ok := instr.(*ssa.MakeClosure)
+			if !ok || mc.Fn != fn {
+				continue
+			}
+			found = true
+			for _, u := range *mc.Referrers() {
+				switch u := u.(type) {
+				case *ssa.Call:
+					if u.Call.Value != mc || isArg(&u.Call, mc) {
+						return false
+					}
+				case *ssa.Defer:
+					if u.Call.Value != mc || isArg(&u.Call, mc) {
+						return false
+					}
+				case *ssa.DebugRef:
+				default:
+					return false
+				}
+			}
+		}
+	}
+	return found
+}
+
+func isArg(c *ssa.CallCommon, v ssa.Value) bool {
+	for _, x := range c.Args {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ownField reports whether every object's field f holds a container made
+// for that object alone (see ownObject).
+func (e *Env) ownField(f *types.Var) bool {
+	if f == nil || f.Exported() || f.Pkg() != e.Pass.Pkg {
+		return false
+	}
+	if v, ok := e.ownFields[f]; ok {
+		return v
+	}
+	v := e.computeOwnField(f)
+	e.ownFields[f] = v
+	return v
+}
+
+func (e *Env) computeOwnField(f *types.Var) bool {
+	owner := ownerStruct(e.Pass.Pkg, f)
+	if owner == nil {
+		return false
+	}
+	in := e.Pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	funcs := append(slices.Clip(srcfuncs.Of(in)), in.Pkg.Func("init"))
+	for _, fn := range funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if v, ok := instr.(ssa.Value); ok && types.Identical(v.Type(), owner) {
+					return false // a struct value: copied whole
+				}
+				for _, op := range instr.Operands(nil) {
+					if *op != nil && types.Identical((*op).Type(), owner) {
+						if _, isConst := (*op).(*ssa.Const); !isConst {
+							return false
+						}
+					}
+				}
+				fa, ok := instr.(*ssa.FieldAddr)
+				if !ok || ssavalue.Field(fa) != f {
+					continue
+				}
+				for _, u := range *fa.Referrers() {
+					switch u := u.(type) {
+					case *ssa.UnOp:
+						if u.Op != token.MUL {
+							return false
+						}
+					case *ssa.Store:
+						if u.Addr != fa || !madeFor(u) {
+							return false
+						}
+					case *ssa.DebugRef:
+					default:
+						return false // its address escapes
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// madeFor reports whether the store st puts a container made by make
+// that nothing else uses.
+func madeFor(st *ssa.Store) bool {
+	switch st.Val.(type) {
+	case *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+	default:
+		return false
+	}
+	for _, u := range *st.Val.Referrers() {
+		if _, isDebug := u.(*ssa.DebugRef); !isDebug && u != st {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerStruct returns the named struct type of the package that declares
+// the field f, or nil.
+func ownerStruct(pkg *types.Package, f *types.Var) types.Type {
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		for sf := range st.Fields() {
+			if sf == f {
+				return tn.Type()
+			}
+		}
+	}
+	return nil
+}
