@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -118,9 +119,16 @@ func (a *analyzer) ev(i int) *trace.Event {
 
 // gstate is a goroutine's state during the walk.
 type gstate struct {
-	vc      vclock // current clock, its own component kept apart (vclock.g)
-	snap    int32  // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
-	seg     int32  // index in segs of the segment of its latest event; -1 before its first
+	vc   vclock // current clock, its own component kept apart (vclock.g)
+	snap int32  // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
+	// base is the latest of its snapshots that holds a tree of its own
+	// (hasBase says whether there is one); see analyzer.snapshot.
+	base    snapshot
+	hasBase bool
+	// from is 1 + the dense index of the goroutine whose clock it last
+	// acquired news from, 0 if none.
+	from    int32
+	seg     int32 // index in segs of the segment of its latest event; -1 before its first
 	held    []Lock
 	lockset int32
 	epoch   uint64
@@ -422,6 +430,9 @@ func (a *analyzer) acquire(gi int, c vclock) {
 	st := a.gs[gi]
 	if st.vc.join(c, a.tk) {
 		st.snap = -1
+		if c.hasG {
+			st.from = c.g + 1
+		}
 	}
 	if c.taint && !st.vc.taint {
 		st.vc.taint = true
@@ -620,8 +631,7 @@ func (a *analyzer) event(i int) {
 	} else {
 		if st.snap < 0 {
 			st.snap = int32(len(a.clocks))
-			c := st.vc.copy(a.tk)
-			a.clocks = append(a.clocks, snapshot{root: c.root, depth: c.depth})
+			a.clocks = append(a.clocks, a.snapshot(gi))
 		}
 		sg := segment{g: int32(gi), own: st.vc.own, snap: st.snap, lockset: st.lockset, epoch: st.epoch}
 		if st.seg < 0 || a.segs[st.seg] != sg {
@@ -767,6 +777,52 @@ func (a *analyzer) event(i int) {
 			}
 		}
 	}
+}
+
+// maxDiff is how many components a snapshot holds apart from its tree.
+const maxDiff = 16
+
+// snapshot returns goroutine gi's clock now, for its events until its
+// clock changes: as the goroutine's base snapshot and the components, but
+// its own, in which the clock differs from it, if they are at most maxDiff;
+// else as a new base, a copy of the clock. A copy is persistent, so the
+// goroutine's next change of its clock copies the path to the changed
+// component: where every event changes the clock (an unbuffered channel's
+// sender, receiver and the goroutines they hear of, golang-set's
+// Test_IterConcurrent) a copy per event kept a path per event, 1.4 GB of
+// 4.0 (bench/RESULTS.md). A snapshot apart takes no copy and keeps 8 bytes
+// a component, and the paths copied between two bases (for a release) are
+// not kept once their clocks are acquired.
+func (a *analyzer) snapshot(gi int) snapshot {
+	st := a.gs[gi]
+	c := &st.vc
+	try := func(b snapshot) (snapshot, bool) {
+		if b.depth != c.depth || len(a.diffs) > math.MaxUint32-maxDiff {
+			return snapshot{}, false
+		}
+		off := len(a.diffs)
+		if !diffTree(b.root, c.root, int(c.depth), 0, gi, &a.diffs, off+maxDiff) {
+			a.diffs = a.diffs[:off]
+			return snapshot{}, false
+		}
+		b.n, b.off = uint8(len(a.diffs)-off), uint32(off)
+		return b, true
+	}
+	if st.hasBase {
+		if s, ok := try(st.base); ok {
+			return s
+		}
+	}
+	if f := int(st.from) - 1; f >= 0 && f != gi && a.gs[f].hasBase {
+		// Its clock holds what it acquired from f, whose base may
+		// be close (a worker that just heard of its hub).
+		if s, ok := try(a.gs[f].base); ok {
+			return s
+		}
+	}
+	cp := c.copy(a.tk)
+	st.base, st.hasBase = snapshot{root: cp.root, depth: cp.depth}, true
+	return st.base
 }
 
 func (a *analyzer) forget(i int) {

@@ -136,16 +136,76 @@ type kid struct {
 	next       *kid
 }
 
-// A snapshot is the clock of an event, its own component stale (Graph.own
-// holds it).
+// A snapshot is the clock of an event, its own component stale (the
+// event's segment holds it): a tree, and the n components from diffs[off:]
+// (Graph.diffs), sorted by goroutine, whose values are not the tree's.
+// (See analyzer.snapshot: an event's tree is its goroutine's base, and a
+// handful of components set it apart.)
 type snapshot struct {
 	root  *node
 	depth uint8
+	n     uint8
+	off   uint32
 }
 
-func (s snapshot) get(x int) uint32 {
+// A comp is a component of a snapshot kept apart from its tree: goroutine
+// g's, v.
+type comp struct{ g, v uint32 }
+
+// get returns component x of s, whose components apart are in diffs.
+func (s snapshot) get(x int, diffs []comp) uint32 {
+	for _, d := range diffs[s.off : s.off+uint32(s.n)] {
+		if int(d.g) >= x {
+			if int(d.g) == x {
+				return d.v
+			}
+			break
+		}
+	}
 	c := vclock{root: s.root, depth: s.depth}
 	return c.tree(x)
+}
+
+// diffTree appends to out, in order, the components of subtree b, of depth
+// d and first component base, whose values differ from subtree a's, but
+// component own; it reports false, having appended part of them, when
+// out would grow past limit.
+func diffTree(a, b *node, d, base, own int, out *[]comp, limit int) bool {
+	if a == b {
+		return true
+	}
+	if d == 0 {
+		for k := range fan {
+			var av, bv uint32
+			if a != nil {
+				av = a.vals[k]
+			}
+			if b != nil {
+				bv = b.vals[k]
+			}
+			if av != bv && base+k != own {
+				if len(*out) >= limit {
+					return false
+				}
+				*out = append(*out, comp{g: uint32(base + k), v: bv})
+			}
+		}
+		return true
+	}
+	step := 1 << (fanBits * d)
+	for k := range fan {
+		var ak, bk *node
+		if a != nil && a.kids != nil {
+			ak = a.kids[k]
+		}
+		if b != nil && b.kids != nil {
+			bk = b.kids[k]
+		}
+		if !diffTree(ak, bk, d-1, base+k*step, own, out, limit) {
+			return false
+		}
+	}
+	return true
 }
 
 // tokens hands out the tokens that mark the nodes a clock may change, and

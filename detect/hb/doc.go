@@ -103,7 +103,12 @@
 // the path to the component it changes. A clock costs memory for the
 // goroutines it has heard of, not for every goroutine of the trace; with
 // flat vectors every release and snapshot cost a word per goroutine, and
-// a test that started 100,000 goroutines needed tens of gigabytes.
+// a test that started 100,000 goroutines needed tens of gigabytes. A
+// snapshot is a copy only now and then (a base); the snapshots between
+// hold the few components in which they differ from their goroutine's base,
+// or from the base of the goroutine it last heard from, so that a trace
+// whose every event changes a clock (an unbuffered channel's two ends)
+// does not keep a copied path per event.
 //
 // A join does not compare the two clocks component by component: each
 // clock also keeps what it learned from whom (the copies it joined, each

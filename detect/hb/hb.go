@@ -137,6 +137,7 @@ type Graph struct {
 	segs     []segment // what the accessors say of events, shared by the runs of events of a goroutine that agree
 	gen      []uint32  // per event: Loc.Gen of a map or channel operation; nil if the trace made no map or channel
 	clocks   []snapshot
+	diffs    []comp // the components of clocks kept apart from their trees
 	locksets [][]Lock
 	sections []Section
 
@@ -181,7 +182,7 @@ func (g *Graph) HappensBefore(a, b int) bool {
 	if sa.g == sb.g {
 		return a < b
 	}
-	return sa.own <= g.clocks[sb.snap].get(int(sa.g))
+	return sa.own <= g.clocks[sb.snap].get(int(sa.g), g.diffs)
 }
 
 // Concurrent reports whether neither of events a and b happens before the
@@ -195,7 +196,14 @@ func (g *Graph) Clock(i int) VC {
 	sg := &g.segs[g.seg[i]]
 	s := g.clocks[sg.snap]
 	c := vclock{root: s.root, depth: s.depth, g: sg.g, own: sg.own, hasG: true}
-	return c.vc(int(c.g) + 1)
+	v := c.vc(int(c.g) + 1)
+	for _, d := range g.diffs[s.off : s.off+uint32(s.n)] {
+		if int(d.g) >= len(v) {
+			v = append(v, make(VC, int(d.g)+1-len(v))...)
+		}
+		v[d.g] = d.v
+	}
+	return v
 }
 
 // Own returns event i's own component: its goroutine's entry in its clock.

@@ -105,7 +105,7 @@ func (c Clock) Get(g int) uint32 {
 	if g == int(c.g) {
 		return c.own
 	}
-	return c.s.get(g)
+	return c.s.get(g, nil)
 }
 
 // VC returns the clock as a vector, as Graph.Clock.
@@ -121,7 +121,7 @@ func Before(x *Context, i int, y *Context, j int) bool {
 	if x.G == y.G {
 		return i < j
 	}
-	return x.Clock.own <= y.Clock.s.get(x.G)
+	return x.Clock.own <= y.Clock.s.get(x.G, nil)
 }
 
 // streamState is Stream's walk's own state.
