@@ -722,6 +722,17 @@ func (r *rewriter) rangeElems(s *ast.RangeStmt) {
 //
 // It reports false if it left the statement alone.
 func (r *rewriter) rangeChan(s *ast.RangeStmt) bool {
+	if s.Tok == token.ASSIGN && r.isBlank(s.Key) {
+		// for _ = range ch receives and discards, as for range ch does;
+		// &_ is not an operand.
+		r.expr(s.X)
+		lo, hi := r.span(s)
+		xlo, xhi := r.span(s.X)
+		site := r.site(s.X.Pos(), "recv", s.X)
+		r.ed.replace(r.off(s.Key.Pos()), xlo, lo, hi, lit("precog_r, _ := "+r.rt("RangeOf")+"("+site+", "))
+		r.ed.closeAt(xhi, lo, hi, lit("); precog_r.Next(nil); "))
+		return true
+	}
 	if s.Tok == token.ASSIGN {
 		// for v = range ch: v moves behind the channel, so it must be
 		// evaluated the same anywhere on the line.

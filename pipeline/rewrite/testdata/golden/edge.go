@@ -116,3 +116,24 @@ func addWriters(w *lockedW, more []io.Writer) {
 	ws = append(ws, io.Writer(w))
 	ws = append(ws, more...)
 }
+
+// drainBlank discards what it receives through the blank identifier,
+// which has no address.
+func drainBlank(ch chan int, xs []int, m map[int]int) (n int) {
+	for _ = range ch {
+		n++
+	}
+	for _, _ = range xs {
+		n++
+	}
+	for _, _ = range m {
+		n++
+	}
+	_ = <-ch
+	_, _ = <-ch
+	select {
+	case _ = <-ch:
+	case _, _ = <-ch:
+	}
+	return n
+}
