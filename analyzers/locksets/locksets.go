@@ -350,7 +350,7 @@ func (a *solver) findLockCalls() {
 				// Several possible mutexes: none can be said to be held,
 				// unless they come through a parameter, and each call
 				// site says which (see lockedParam).
-				ms := a.shared.Objects(recv)
+				ms := a.mutexObjects(recv)
 				if len(ms) != 1 {
 					p := paramOf(recv)
 					if p == nil {
@@ -988,10 +988,25 @@ func (a *solver) lockerKey(v ssa.Value) (sharedloc.Loc, bool) {
 		}
 		v = mi.X
 	}
-	if ms := a.shared.Objects(v); len(ms) == 1 {
+	if ms := a.mutexObjects(v); len(ms) == 1 {
 		return ms[0], true
 	}
 	return sharedloc.Loc{}, false
+}
+
+// mutexObjects returns the locations of the mutex that v points to. A
+// mutex that is an element of an array or slice (a striped lock,
+// locks[i].Lock() beside segments[i]) is named by the elements'
+// location: every element is one mutex, as every instance of a type's
+// field is, which errs toward "protected".
+func (a *solver) mutexObjects(v ssa.Value) []sharedloc.Loc {
+	ms := a.shared.Objects(v)
+	if ia, ok := v.(*ssa.IndexAddr); ok && len(ms) == 0 {
+		for _, l := range a.shared.Objects(ia.X) {
+			ms = append(ms, l.Contents())
+		}
+	}
+	return ms
 }
 
 // atDeferredCall returns the locks held when the call deferred by d runs:
