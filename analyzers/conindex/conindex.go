@@ -71,7 +71,10 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 			continue
 		}
 		for _, load := range c.feedingLoads(idx, maxFeedDepth) {
-			if c.racy(x, load, fmt.Sprintf("%s is written concurrently by %%s with no common lock", c.env.Expr(load.Pos(), "the index"))) {
+			what := c.env.Expr(load.Pos(), "the index")
+			if c.racy(x, load, func(writer string) string {
+				return fmt.Sprintf("%s is written concurrently by %s with no common lock", what, writer)
+			}) {
 				return
 			}
 		}
@@ -87,15 +90,20 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 	}
 	for _, idx := range indexes {
 		if idx != nil && c.fromOtherRead(idx, header, hloc) {
-			c.racy(x, header, fmt.Sprintf("%s is replaced concurrently by %%s with no common lock after its length was taken", c.env.Expr(header.Pos(), "the slice")))
+			what := c.env.Expr(header.Pos(), "the slice")
+			c.racy(x, header, func(writer string) string {
+				return fmt.Sprintf("%s is replaced concurrently by %s with no common lock after its length was taken", what, writer)
+			})
 			return
 		}
 	}
 }
 
 // racy reports x if the shared location read by load is written by a
-// goroutine that can overlap with x, with no common lock or order.
-func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why string) bool {
+// goroutine that can overlap with x, with no common lock or order; why
+// words the cause, given the writer's name. (The user's expressions stay
+// out of format strings: a % in them, as in i%n, is theirs.)
+func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why func(writer string) string) bool {
 	env := c.env
 	for _, r := range env.Shared.ByInstr[load] {
 		if r.Op != sharedloc.Load {
@@ -113,7 +121,7 @@ func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why string) bool {
 			expr := env.Expr(x.Pos(), "index expression")
 			c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
 				Pos:     x.Pos(),
-				Message: fmt.Sprintf("%s may be out of range: "+why, expr, writer),
+				Message: expr + " may be out of range: " + why(writer),
 				Related: env.Related(p, fmt.Sprintf("written here by %s", writer)),
 			}, analyzerutil.RoleAt{Role: finding.RoleIndex, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleWrite, Pos: w.Pos()})
 			return true

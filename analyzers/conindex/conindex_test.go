@@ -16,3 +16,9 @@ import (
 func TestReduced(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring")
 }
+
+// TestStriped: shards guarded by the elements of an array of mutexes
+// hold that lock; a writer that takes none is reported.
+func TestStriped(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "striped")
+}
