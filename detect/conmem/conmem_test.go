@@ -163,6 +163,34 @@ func TestNullOverwrittenBeforeUse(t *testing.T) {
 	expect(t, got)
 }
 
+// The nil store's goroutine is joined, then a third goroutine stores a
+// non-nil value and is joined before the use (a test reusing a variable
+// across two phases of goroutines): neither of the heuristic's two
+// candidates, but a write ordered between the two all the same. Silent;
+// with the third goroutine's write unordered with the use, reported.
+func TestNullOverwrittenByThirdGoroutine(t *testing.T) {
+	const trace = `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=30 addr=0x900 cap=0
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+4.1 g=2 Write site=13 addr=0x100 value=0
+5 g=2 ChanSend site=31 addr=0x900
+6 g=1 ChanRecv site=32 addr=0x900 ok=true
+7 g=1 Fork site=2 child=3
+8 g=3 Begin parent=1
+8.1 g=3 Write site=10 addr=0x100 value=1
+%s
+10.1 g=1 Read site=12 addr=0x100
+`
+	joined := `9 g=3 ChanSend site=31 addr=0x900
+10 g=1 ChanRecv site=32 addr=0x900 ok=true`
+	expect(t, check(t, fmt.Sprintf(trace, joined), nullSites, Options{}))
+	unjoined := `10 g=1 ChanMake site=30 addr=0x910 cap=0`
+	expect(t, check(t, fmt.Sprintf(trace, unjoined), nullSites, Options{}),
+		"con-null k.go:12(deref) k.go:13(nil-store)", "con-uninit k.go:12(read) k.go:10(init)")
+}
+
 // A dereferenced read that observed nil (the last write before it, which
 // happens before it, stored nil) is pruned.
 func TestNullReadObservedNil(t *testing.T) {

@@ -71,6 +71,13 @@ func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 	if wpf >= 0 && g.Events[wpf].Value != 0 && g.HappensBefore(wpf, rp) {
 		return false
 	}
+	// Beyond the two candidates: a non-nil write of a third goroutine
+	// ordered between them (a test that joins one phase's goroutines,
+	// then starts the next phase's, which overwrite the variable before
+	// the test reads it).
+	if c.overwrittenBetween(list, wp, rp) {
+		return false
+	}
 	// Mutual exclusion: {rp-p, rp} atomic with respect to wp, or
 	// {wp, wp-f} atomic with respect to rp. rp-p is rp's goroutine's last
 	// access to the location before rp, a read as well as a write (Go's
@@ -82,6 +89,36 @@ func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 		return false
 	}
 	return true
+}
+
+// maxBetween bounds the writes overwrittenBetween looks at: past it, the
+// pair is kept (reported) rather than searched further.
+const maxBetween = 256
+
+// overwrittenBetween reports whether a non-nil write of the location
+// happens after wp and before rp. Such a write lies between the two in
+// the trace's order, which happens-before respects, so only the accesses
+// listed between them are looked at, nearest to rp first.
+func (c *checker) overwrittenBetween(list []int, wp, rp int) bool {
+	g := c.g
+	if wp > rp {
+		return false
+	}
+	k, _ := slices.BinarySearch(list, rp)
+	for n := 0; k > 0 && n < maxBetween; n++ {
+		k--
+		w := list[k]
+		if w <= wp {
+			return false
+		}
+		if ev := g.Events[w]; !isWrite(ev.Kind) || ev.Value == 0 {
+			continue
+		}
+		if g.HappensBefore(wp, w) && g.HappensBefore(w, rp) {
+			return true
+		}
+	}
+	return false
 }
 
 // withCheck adds to roles, for validation, the read of the location that
