@@ -11,14 +11,11 @@ import (
 // The check's kernels of the corpus, and the static negative controls, are
 // analyzers/suite's TestKernels: it runs every check over the whole corpus.
 
-// TestReduced checks that an index reduced into range where it is used is
-// not reported, beside near misses that are.
-func TestReduced(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring")
-}
-
-// TestStriped: shards guarded by the elements of an array of mutexes
-// hold that lock; a writer that takes none is reported.
-func TestStriped(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "striped")
+// TestFixtures runs the check's fixtures in one analysistest run:
+//   - ring: an index reduced into range where it is used is not reported,
+//     beside near misses that are;
+//   - striped: shards guarded by the elements of an array of mutexes hold
+//     that lock; a writer that takes none is reported.
+func TestFixtures(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped")
 }
