@@ -18,8 +18,8 @@ func R[T any](site uint32, p *T) *T {
 	return p
 }
 
-// RI is R for a read at an index site: one whose value the instrumenter
-// saw flow into an index or a slice bound (trace.UseIndex). The repeat
+// RI is R for a read at an index site: one inside a loop whose value the
+// instrumenter saw flow into an index or a slice bound (trace.UseIndex). The repeat
 // filter orders its location for the rest of the goroutine's stretch
 // (repeat.go).
 func RI[T any](site uint32, p *T) *T {

@@ -30,8 +30,9 @@ import (
 // the repeat is the same event as the first.
 //
 // One exception keeps what validation needs: a location that the
-// goroutine read at an index site (RI, RIL: a read whose value the
-// instrumenter saw flow into an index or a slice bound, trace.UseIndex)
+// goroutine read at an index site (RI, RIL: a read inside a loop of its
+// function whose value the instrumenter saw flow into an index or a slice
+// bound, trace.UseIndex)
 // since its last sync event is ordered, and a read of it repeats only the
 // goroutine's last read of it, at the same site (the rule before
 // reccost5's table): reads at other sites in between are recorded. A loop

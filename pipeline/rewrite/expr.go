@@ -252,10 +252,14 @@ func (r *rewriter) shared(e ast.Expr) bool {
 
 // read wraps the read of e in (*precog_shim.RL(&precog_g, SITE, &e)), or
 // (*precog_shim.R(SITE, &e)) outside function bodies (accessCall); a read
-// whose value flows into an index or a slice bound (Options.Uses has
-// trace.UseIndex) in RIL or RI, which the shim's repeat filter keeps in
-// every iteration of a loop that also reads the location elsewhere
-// (shim/repeat.go).
+// inside a loop of its function whose value flows into an index or a slice
+// bound (Options.Uses has trace.UseIndex) in RIL or RI, which the shim's
+// repeat filter keeps in every iteration of the loop when the loop also
+// reads the location elsewhere (shim/repeat.go): con-index's validation
+// forces a write into the loop's last iteration. An index read outside a
+// loop of its function stays R: a small accessor called in turn (ristretto's
+// node, reading pageSize at two sites per call) would otherwise be recorded
+// at every call.
 func (r *rewriter) read(e ast.Expr) {
 	if !r.shared(e) {
 		return
@@ -265,7 +269,7 @@ func (r *rewriter) read(e ast.Expr) {
 	if r.opts.Uses != nil {
 		uses := r.opts.Uses(accessPos(e))
 		r.sites[len(r.sites)-1].Uses = uses
-		if slices.Contains(strings.Fields(uses), trace.UseIndex) {
+		if r.fn != nil && r.fn.loops > 0 && slices.Contains(strings.Fields(uses), trace.UseIndex) {
 			fn = "RI"
 		}
 	}

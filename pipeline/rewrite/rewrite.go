@@ -288,6 +288,10 @@ type funcCtx struct {
 	// goroutine up themselves.
 	body, local bool
 	inRangeFunc int
+	// loops counts the for and range statements of the function being
+	// rewritten around the current node (not those of an enclosing
+	// function): a read at an index site inside one is RI (see read).
+	loops int
 	// takes is set for a function that takes its caller's Local as its
 	// parameter precog_g (Options.PassLocal): it declares none.
 	takes bool

@@ -313,10 +313,11 @@ func f(x *T, s []int, m map[int]int, y T) int {
 	}
 }
 
-// TestRewriteIndexReads: a read whose value Options.Uses says flows into
-// an index or a bound is rewritten with RIL (RI outside a body), which the
-// shim's repeat filter keeps in every iteration of a loop; other reads keep
-// RL, and the site's Uses are the same.
+// TestRewriteIndexReads: a read inside a loop of its function whose value
+// Options.Uses says flows into an index or a bound is rewritten with RIL,
+// which the shim's repeat filter keeps in every iteration of the loop;
+// other reads, index reads outside a loop and those outside a function
+// body keep RL or R, and the sites' Uses are the same.
 func TestRewriteIndexReads(t *testing.T) {
 	src := []byte(`package p
 
@@ -329,9 +330,10 @@ var top int
 
 func f(c *C, i int) []byte {
 	for i < c.n {
+		_ = c.buf[i:c.n]
 		i++
 	}
-	return c.buf[i:c.n]
+	return c.buf[:c.n]
 }
 
 var _ = []int{1, 2}[:top]
@@ -343,7 +345,7 @@ var _ = []int{1, 2}[:top]
 	}
 	pkg, info := checkFiles(t, fset, "p", []*ast.File{file})
 	opts := Options{FirstSite: 1, Uses: func(pos token.Pos) string {
-		if fset.Position(pos).Line >= 14 {
+		if fset.Position(pos).Line >= 12 {
 			return trace.UseIndex
 		}
 		return trace.UseLoopExit
@@ -354,11 +356,17 @@ var _ = []int{1, 2}[:top]
 	}
 	for _, want := range []string{
 		"for i < (*precog_shim.RL(&precog_g, 1, &c.n)) {",
-		"return (*precog_shim.RIL(&precog_g, 2, &c.buf))[i:(*precog_shim.RIL(&precog_g, 3, &c.n))]",
-		"var _ = []int{1, 2}[:(*precog_shim.RI(4, &top))]",
+		"_ = (*precog_shim.RIL(&precog_g, 2, &c.buf))[i:(*precog_shim.RIL(&precog_g, 3, &c.n))]",
+		"return (*precog_shim.RL(&precog_g, 4, &c.buf))[:(*precog_shim.RL(&precog_g, 5, &c.n))]",
+		"var _ = []int{1, 2}[:(*precog_shim.R(6, &top))]",
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+	for _, s := range r.sites {
+		if s.Kind == "read" && s.Uses == "" {
+			t.Errorf("site %d (%s) lost its uses", s.ID, s.Expr)
 		}
 	}
 	typeCheckOutput(t, "a.go", out)

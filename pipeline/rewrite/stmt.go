@@ -54,11 +54,15 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 		r.stmt(s.Else, true)
 	case *ast.ForStmt:
 		r.stmt(s.Init, false)
+		r.fn.loops++
 		r.expr(s.Cond)
 		r.stmt(s.Post, false)
 		r.stmts(s.Body.List)
+		r.fn.loops--
 	case *ast.RangeStmt:
+		r.fn.loops++
 		r.rangeStmt(s)
+		r.fn.loops--
 	case *ast.SwitchStmt:
 		r.stmt(s.Init, false)
 		r.expr(s.Tag)
