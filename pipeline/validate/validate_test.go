@@ -506,3 +506,27 @@ func TestExpectedNilAssert(t *testing.T) {
 		}
 	}
 }
+
+// TestForcedRuns: a Unicorn confirmation whose test also fails without a
+// plan needs as many failing forced runs in a row as make the plain rate's
+// chance of them at most 5%; a test failing in every plain run, or so
+// often that more than maxForcedRuns would be needed, is refused.
+func TestForcedRuns(t *testing.T) {
+	for _, c := range []struct {
+		failed, plain, k int
+		ok               bool
+	}{
+		{0, 2, 2, true}, // both plain runs passed: control's two forced runs suffice
+		{1, 3, 3, true}, // (1/3)^3 = 0.037
+		{2, 4, 5, true}, // (1/2)^4 = 0.0625 is not enough; (1/2)^5 = 0.031
+		{3, 5, 6, true},
+		{4, 6, 8, true},   // (2/3)^8 = 0.039
+		{5, 6, 17, false}, // more than maxForcedRuns
+		{6, 6, 0, false},  // every plain run failed
+	} {
+		k, ok := forcedRuns(c.failed, c.plain)
+		if k != c.k || ok != c.ok {
+			t.Errorf("forcedRuns(%d, %d) = %d, %v; want %d, %v", c.failed, c.plain, k, ok, c.k, c.ok)
+		}
+	}
+}
