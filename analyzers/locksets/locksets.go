@@ -569,20 +569,47 @@ func (a *solver) computeEffects() {
 					released = append(released, m)
 				}
 			}
+			// Deferred unlocks of mutexes not held where they are
+			// deferred, and the sets held at the returns they run at.
+			var deferred []deferredRelease
+			var rets []ssa.Instruction
+			var atRet []Set
 			exit, returns := a.flow(fn, nil, false, func(instr ssa.Instruction, held Set) {
 				if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
 					release(lc.mutex, held)
 				}
-				if call, ok := instr.(*ssa.Call); ok {
-					for _, callee := range a.gr.CallGraph.Callees(call) {
+				switch instr := instr.(type) {
+				case *ssa.Call:
+					for _, callee := range a.gr.CallGraph.Callees(instr) {
 						for _, m := range a.effects[callee].release {
 							release(m, held)
 						}
 					}
+				case *ssa.Defer:
+					for _, m := range a.deferredReleases(instr) {
+						if _, ok := held.Lookup(m); !ok {
+							deferred = append(deferred, deferredRelease{instr, m})
+						}
+					}
+				case *ssa.Return:
+					rets, atRet = append(rets, instr), append(atRet, held)
 				}
 			})
 			if !returns {
 				continue
+			}
+			// A deferred unlock of a mutex the function did not hold
+			// when it deferred it releases it at the returns it may
+			// reach (a goroutine handed a mutex that defers its
+			// Unlock, as watermill's GoChannel.Subscribe's does).
+			// One deferred after the function's own Lock (Lock, then
+			// defer Unlock, perhaps on one path only) is not a release.
+			for i, ret := range rets {
+				for _, d := range deferred {
+					if a.gr.Flow.MayFollow(d.call, ret) {
+						release(d.mutex, atRet[i])
+					}
+				}
 			}
 			e := effect{acquire: exit}
 			for _, m := range released {
@@ -603,6 +630,25 @@ func (a *solver) computeEffects() {
 			break
 		}
 	}
+}
+
+// deferredRelease is a deferred call that releases a mutex.
+type deferredRelease struct {
+	call  *ssa.Defer
+	mutex sharedloc.Loc
+}
+
+// deferredReleases returns the mutexes that the call deferred by d
+// releases: its Unlock's, or those its callees release.
+func (a *solver) deferredReleases(d *ssa.Defer) []sharedloc.Loc {
+	var ms []sharedloc.Loc
+	if m, ok := a.deferredUnlocks[d]; ok {
+		ms = append(ms, m)
+	}
+	for _, callee := range a.gr.CallGraph.Callees(d) {
+		ms = append(ms, a.effects[callee].release...)
+	}
+	return ms
 }
 
 // rangeYield is go/ssa's Synthetic for the body of a range over a

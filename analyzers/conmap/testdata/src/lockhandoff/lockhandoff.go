@@ -112,3 +112,71 @@ func (s *Aborted) Write(i int) {
 	s.streams[i] = 0 // want `concurrent map read and map write: s.streams is written here and read by func literal in \(\*Aborted\).asyncFlush`
 	s.mtx.Unlock()
 }
+
+// Deferred's goroutine unlocks the handed mutex by a deferred call, and a
+// subscriber's own goroutine locks it with a deferred unlock too, as
+// watermill's GoChannel.Subscribe does: silent like Summary.
+type Deferred struct {
+	mtx  sync.RWMutex
+	subs map[string][]int
+	done chan struct{}
+}
+
+func (d *Deferred) Subscribe(topic string, s int) {
+	d.mtx.Lock()
+	go func() {
+		<-d.done
+		d.mtx.Lock()
+		defer d.mtx.Unlock()
+		delete(d.subs, topic)
+	}()
+	go func() {
+		defer d.mtx.Unlock()
+		d.subs[topic] = append(d.subs[topic], s)
+	}()
+}
+
+func (d *Deferred) Count(topic string) int {
+	d.mtx.RLock()
+	defer d.mtx.RUnlock()
+	return len(d.subs[topic])
+}
+
+// DeferAborted's mutex is also unlocked by a deferred call in Abort,
+// which did not lock it.
+type DeferAborted struct {
+	mtx  sync.Mutex
+	subs map[string]int
+}
+
+func NewDeferAborted() *DeferAborted {
+	d := &DeferAborted{subs: map[string]int{}}
+	go d.loop()
+	return d
+}
+
+func (d *DeferAborted) loop() {
+	for range 10 {
+		d.Subscribe("t")
+		d.Abort()
+		d.Write("t")
+	}
+}
+
+func (d *DeferAborted) Subscribe(topic string) {
+	d.mtx.Lock()
+	go func() {
+		defer d.mtx.Unlock()
+		d.subs[topic]++ // want `concurrent map writes: d.subs is written here and by \(\*DeferAborted\).Write`
+	}()
+}
+
+func (d *DeferAborted) Abort() {
+	defer d.mtx.Unlock()
+}
+
+func (d *DeferAborted) Write(topic string) {
+	d.mtx.Lock()
+	d.subs[topic] = 0 // want `concurrent map read and map write: d.subs is written here and read by func literal in \(\*DeferAborted\).Subscribe`
+	d.mtx.Unlock()
+}
