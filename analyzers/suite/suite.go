@@ -6,9 +6,11 @@ package suite
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/ctrlflow"
 
 	"github.com/precog-dev/precog/analyzers/conclosed"
 	"github.com/precog-dev/precog/analyzers/conindex"
@@ -42,14 +44,26 @@ func Checks() []*analysis.Analyzer {
 // each requires an analyzer with facts (golang.org/issue/43099's
 // reversed logic), which costs minutes on the runtime package.
 func FactsOnly() []*analysis.Analyzer {
-	out := []*analysis.Analyzer{spawnfacts.Analyzer}
+	// ctrlflow's facts say which functions never return (t.Fatal,
+	// log.Fatal, a package's own fatal helpers): buildssa cuts the
+	// control flow after their calls, which the checks' ordering and
+	// lock sets follow. precog vet's driver runs it on every dependency
+	// since the checks require it through buildssa; without it here, a
+	// read after `select { case <-timeout: t.Fatal(...); case <-done: }`
+	// was reported under go vet alone.
+	// The stand-ins require both: go vet turns off every analyzer not
+	// named when one check is turned on by name (-connull=true), and only
+	// what an enabled analyzer requires runs with it.
+	facts := []*analysis.Analyzer{spawnfacts.Analyzer, ctrlflow.Analyzer}
+	out := slices.Clone(facts)
 	for _, a := range Checks() {
 		out = append(out, &analysis.Analyzer{
-			Name:  a.Name,
-			Doc:   a.Doc,
-			URL:   a.URL,
-			Flags: a.Flags,
-			Run:   func(*analysis.Pass) (any, error) { return nil, nil },
+			Name:     a.Name,
+			Doc:      a.Doc,
+			URL:      a.URL,
+			Flags:    a.Flags,
+			Requires: facts,
+			Run:      func(*analysis.Pass) (any, error) { return nil, nil },
 		})
 	}
 	return out

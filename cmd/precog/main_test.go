@@ -123,6 +123,7 @@ func (c *Counter) Get(key string) int {
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestAdd(t *testing.T) {
@@ -134,6 +135,28 @@ func TestAdd(t *testing.T) {
 	wg.Wait()
 	if got := c.Get("k"); got != 4 {
 		t.Errorf("Get = %d, want 4", got)
+	}
+}
+
+// TestGet reads what a goroutine set after a select whose other case
+// ends the test: t.Fatal never returns (ctrlflow's facts on package
+// testing, which go vet -vettool must compute as precog vet does).
+func TestGet(t *testing.T) {
+	var n int
+	done := make(chan struct{})
+	go func() {
+		var c Counter
+		c.Add("k")
+		n = c.Get("k")
+		close(done)
+	}()
+	select {
+	case <-time.After(time.Minute):
+		t.Fatal("timed out")
+	case <-done:
+	}
+	if n != 1 {
+		t.Errorf("Get = %d, want 1", n)
 	}
 }
 `,
