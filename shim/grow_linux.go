@@ -20,9 +20,11 @@ func growFile(f *os.File, off int64, size int) error {
 	return nil
 }
 
-// dropPages tells the kernel that the whole pages of a full chunk will not
-// be touched again: their data stays in the file (the mapping is shared),
-// and they stop counting toward the process's resident memory.
+// dropPages tells the kernel that the whole pages of a segment the trace
+// has left behind are not needed: their data stays in the file (the
+// mapping is shared), and they stop counting toward the process's resident
+// memory. A goroutine still writing into a chunk there faults its pages
+// back in.
 func dropPages(b []byte) {
 	pg := os.Getpagesize()
 	start := alignUp(int(uintptrOf(b)), pg) - int(uintptrOf(b))

@@ -8,5 +8,5 @@ import "os"
 // disk, the first write to a new page of the mapping raises SIGBUS.
 func growFile(f *os.File, off int64, size int) error { return f.Truncate(off + int64(size)) }
 
-// dropPages would release a full chunk's pages; only Linux does it.
+// dropPages would release an old segment's pages; only Linux does it.
 func dropPages(b []byte) {}

@@ -34,6 +34,18 @@ const (
 // Chunk and segment sizes. A goroutine's first chunk is small, since most
 // goroutines record little; the chunks of a busy one double up to maxChunk.
 // Segments double too, so that a short test leaves a small file.
+//
+// The pages of a segment are dropped (dropPages) when the next one is
+// mapped, not chunk by chunk: each drop costs the kernel a TLB shootdown,
+// an interrupt to every CPU that ran the process, whatever its size, and
+// with a drop per full 64 KiB chunk that was a quarter of ristretto/z's
+// recorded CPU (and a tenth of pond's, whose many goroutines fill small
+// chunks) on a 2-CPU virtual machine. Dropping a page of a shared mapping
+// keeps its data in the file, so a goroutine still writing into a chunk
+// of an old segment faults its pages back in; once such full chunks come
+// to a segment's size, the old segments they are in are dropped again. The
+// resident trace is the current segment, up to a segment of full chunks
+// in old ones, and the goroutines' current chunks.
 const (
 	firstChunk   = 4 << 10
 	maxChunk     = 64 << 10
@@ -52,6 +64,11 @@ var out struct {
 	segOff int64  // its offset in the file
 	next   int    // its first free byte
 	size   int64  // bytes written (outWrite)
+
+	// The segments before the current one, and the bytes of full chunks
+	// written into them after their pages were dropped (see takeChunk).
+	old   []oldSegment
+	stray int
 
 	// The header's state block (see "Completeness" in package trace):
 	// block maps it (outMap); blockOff is its offset in the file.
@@ -159,6 +176,10 @@ func mapSegment(n int) error {
 	if err != nil {
 		return err
 	}
+	if out.seg != nil {
+		dropPages(out.seg)
+		out.old = append(out.old, oldSegment{mem: out.seg})
+	}
 	out.seg, out.segOff, out.next = mem, off, 0
 	return nil
 }
@@ -170,10 +191,11 @@ func (g *gstate) refill(n int) {
 	n += batchHeaderLen
 	switch out.mode {
 	case outMap:
-		if chunk := takeChunk(max(g.chunk, n)); chunk != nil {
-			if cap(g.buf) > 0 {
-				dropPages(g.buf[:cap(g.buf)])
-			}
+		var full []byte
+		if g.mapped {
+			full = g.buf[:cap(g.buf)]
+		}
+		if chunk := takeChunk(full, n, max(g.chunk, n)); chunk != nil {
 			g.buf = chunk
 			g.mapped = true
 			g.chunk = min(2*g.chunk, maxChunk)
@@ -230,16 +252,48 @@ func (g *gstate) writeBatch() {
 	}
 }
 
-// takeChunk returns an empty slice with capacity n in the mapped file, or
-// nil if the file cannot grow.
-func takeChunk(n int) []byte {
-	n = alignUp(n, firstChunk)
+// An oldSegment is a segment before the current one.
+type oldSegment struct {
+	mem   []byte
+	stray int // bytes of full chunks written since its pages were dropped
+}
+
+// takeChunk returns an empty slice in the mapped file with a capacity of
+// want bytes, or less but at least need where that is what the current
+// segment has left, or nil if the file cannot grow. full is the full
+// chunk the caller leaves, if any: if it is in an old segment (its
+// goroutine kept writing there after the segment's pages were dropped),
+// it counts as stray, and once the stray bytes come to maxSegment the old
+// segments holding them are dropped again, one call each: one drop per
+// full chunk would cost a TLB shootdown each (see the chunk sizes).
+func takeChunk(full []byte, need, want int) []byte {
+	need, want = alignUp(need, firstChunk), alignUp(want, firstChunk)
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	if out.mode != outMap {
 		return nil
 	}
-	if out.next+n > len(out.seg) {
+	if len(full) > 0 && !within(full, out.seg) {
+		for i := len(out.old) - 1; i >= 0; i-- {
+			if within(full, out.old[i].mem) {
+				out.old[i].stray += len(full)
+				out.stray += len(full)
+				break
+			}
+		}
+		if out.stray >= maxSegment {
+			for i := range out.old {
+				if out.old[i].stray > 0 {
+					dropPages(out.old[i].mem)
+					out.old[i].stray = 0
+				}
+			}
+			out.stray = 0
+		}
+	}
+	n := min(want, len(out.seg)-out.next)
+	if n < need {
+		n = want
 		if err := mapSegment(n); err != nil {
 			stopRecordingLocked(err)
 			return nil
@@ -249,6 +303,12 @@ func takeChunk(n int) []byte {
 	out.next += n
 	putWord(out.block[trace.ExtentField:], uint64(out.segOff)+uint64(out.next))
 	return c
+}
+
+// within says whether b starts inside seg.
+func within(b, seg []byte) bool {
+	p, s := uintptrOf(b), uintptrOf(seg)
+	return p >= s && p < s+uintptr(len(seg))
 }
 
 // stopRecording gives up on the trace file after an error: everything
