@@ -23,6 +23,20 @@
 // a call to a function of the package applies that function's net effect
 // (a lock() helper acquires, an unlock() helper releases).
 //
+// The flow is path-sensitive in a function's boolean values that two or
+// more branches test, when the function locks or unlocks itself (at most
+// three such values, 2^3 states per block): with
+//
+//	if lockAndLoad { c.mu.Lock() }
+//	elem := c.get(key)
+//	if lockAndLoad { c.mu.Unlock() }
+//
+// (jellydator/ttlcache's getWithOpts) the function neither holds c.mu on
+// return nor releases it without having locked it, so a caller that
+// passes false under its own lock still holds it after the call. A value
+// of SSA form is the same at every use after its definition; where a
+// loop defines it again, the states that differ only in it are merged.
+//
 // An exported method of an unexported type is called only by the
 // package when the type's values never leave it (see
 // internal/exposed: no conversion to an interface, no exported function,

@@ -258,6 +258,8 @@ type solver struct {
 	skip func(site ssa.Instruction) bool
 	// exposed tells the functions code outside the package may call.
 	exposed *exposed.Set
+	// condsOf holds each function's correlated conditions.
+	condsOf map[*ssa.Function][]ssa.Value
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -280,6 +282,12 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
 	a.findLockCalls()
+	a.condsOf = make(map[*ssa.Function][]ssa.Value)
+	for _, fn := range a.funcs {
+		if cs := correlated(fn, a.calls); len(cs) > 0 {
+			a.condsOf[fn] = cs
+		}
+	}
 	a.computeEffects()
 	a.computeLockSets()
 	res := &Result{at: a.at, entry: a.entry, libAt: a.at, libEntry: a.entry}
@@ -457,14 +465,35 @@ func (a *solver) transfer(instr ssa.Instruction, s Set) Set {
 // records the set before each instruction when record is set, and calls
 // visit (if not nil) with each instruction and the set before it. It
 // returns the set held at every return (nil if fn never returns).
+//
+// The flow is path-sensitive in the values of the branch conditions that
+// guard lock operations more than once (see correlated): a state is kept
+// for each combination of their values, so that
+//
+//	if lock { mu.Lock() }
+//	...
+//	if lock { mu.Unlock() }
+//
+// neither leaves mu held nor releases it without having locked it. The
+// sets recorded and visited are the meet over the combinations that reach
+// the instruction.
 func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.Instruction, Set)) (exit Set, returns bool) {
 	if len(fn.Blocks) == 0 {
 		return nil, false
 	}
-	in := make([]Set, len(fn.Blocks))
-	visited := make([]bool, len(fn.Blocks))
-	in[0] = entry
-	visited[0] = true
+	conds := a.condsOf[fn]
+	nv := 1 << len(conds)
+	// in[b][v] is the set on entry to block b under valuation v of conds
+	// (bit i set: conds[i] is true); reach[b][v], whether v reaches b.
+	in := make([][]Set, len(fn.Blocks))
+	reach := make([][]bool, len(fn.Blocks))
+	for i := range fn.Blocks {
+		in[i] = make([]Set, nv)
+		reach[i] = make([]bool, nv)
+	}
+	for v := range nv {
+		in[0][v], reach[0][v] = entry, true
+	}
 	work := []*ssa.BasicBlock{fn.Blocks[0]}
 	queued := make([]bool, len(fn.Blocks))
 	queued[0] = true
@@ -491,67 +520,191 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 		}
 		return s
 	}
-	for iter := 0; len(work) > 0; iter++ {
+	// step applies instr to the state of every valuation; where instr
+	// defines one of conds (again, in a loop), its value is not known
+	// any more: the valuations that differ only in it are merged.
+	step := func(instr ssa.Instruction, s []Set, r []bool) {
+		for v := range nv {
+			if r[v] {
+				s[v] = a.transfer(instr, s[v])
+			}
+		}
+		val, ok := instr.(ssa.Value)
+		if !ok || nv == 1 {
+			return
+		}
+		i := slices.Index(conds, val)
+		if i < 0 {
+			return
+		}
+		bit := 1 << i
+		for v := range nv {
+			if v&bit != 0 {
+				continue
+			}
+			w := v | bit
+			switch {
+			case r[v] && r[w]:
+				s[v] = meet(s[v], s[w])
+			case r[w]:
+				s[v] = s[w]
+			}
+			s[w], r[v], r[w] = s[v], r[v] || r[w], r[v] || r[w]
+		}
+	}
+	// merged is the meet of the reaching valuations' sets.
+	merged := func(s []Set, r []bool) Set {
+		var m Set
+		first := true
+		for v := range nv {
+			if !r[v] {
+				continue
+			}
+			if first {
+				m, first = s[v], false
+			} else {
+				m = meet(m, s[v])
+			}
+		}
+		return m
+	}
+	s := make([]Set, nv)
+	r := make([]bool, nv)
+	for len(work) > 0 {
 		b := work[0]
 		work = work[1:]
 		queued[b.Index] = false
-		s := in[b.Index]
+		copy(s, in[b.Index])
+		copy(r, reach[b.Index])
 		for _, instr := range b.Instrs {
-			s = a.transfer(instr, s)
+			step(instr, s, r)
+		}
+		// The valuations each successor is reached under: an If on one
+		// of conds sends those where it is true to its first successor.
+		bit := 0
+		if len(b.Instrs) > 0 && nv > 1 {
+			if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+				if i := slices.Index(conds, ifi.Cond); i >= 0 {
+					bit = 1 << i
+				}
+			}
 		}
 		for i, succ := range b.Succs {
-			o := out(b, s, i)
-			if !visited[succ.Index] {
-				visited[succ.Index] = true
-				in[succ.Index] = o
-			} else {
-				m := meet(in[succ.Index], o)
-				if equal(m, in[succ.Index]) {
+			changed := false
+			for v := range nv {
+				if !r[v] || bit != 0 && (v&bit != 0) != (i == 0) {
 					continue
 				}
-				in[succ.Index] = m
+				o := out(b, s[v], i)
+				if !reach[succ.Index][v] {
+					reach[succ.Index][v] = true
+					in[succ.Index][v] = o
+					changed = true
+					continue
+				}
+				m := meet(in[succ.Index][v], o)
+				if equal(m, in[succ.Index][v]) {
+					continue
+				}
+				in[succ.Index][v] = m
+				changed = true
 			}
-			if !queued[succ.Index] {
+			if changed && !queued[succ.Index] {
 				queued[succ.Index] = true
 				work = append(work, succ)
 			}
 		}
 	}
 	for _, b := range fn.Blocks {
-		if !visited[b.Index] {
+		if !slices.Contains(reach[b.Index], true) {
 			continue
 		}
-		s := in[b.Index]
+		copy(s, in[b.Index])
+		copy(r, reach[b.Index])
 		for _, instr := range b.Instrs {
-			if record {
-				a.at[instr] = s
-			}
-			if visit != nil {
-				visit(instr, s)
-			}
-			s = a.transfer(instr, s)
-			if _, ok := instr.(*ssa.Return); ok {
-				for _, m := range a.deferred[fn] {
-					s = remove(s, m)
+			if record || visit != nil {
+				m := merged(s, r)
+				if record {
+					a.at[instr] = m
 				}
-				// Deferred calls of functions that unlock (defer
-				// t.unlock(), defer func() { mu.Unlock() }()).
-				for _, d := range a.defers[fn] {
-					for _, callee := range a.gr.CallGraph.Callees(d) {
-						for _, m := range a.effects[callee].release {
-							s = remove(s, m)
-						}
+				if visit != nil {
+					visit(instr, m)
+				}
+			}
+			step(instr, s, r)
+			if _, ok := instr.(*ssa.Return); ok {
+				for v := range nv {
+					if r[v] {
+						s[v] = a.atReturn(fn, s[v])
 					}
 				}
+				e := merged(s, r)
 				if !returns {
-					exit, returns = s, true
+					exit, returns = e, true
 				} else {
-					exit = meet(exit, s)
+					exit = meet(exit, e)
 				}
 			}
 		}
 	}
 	return exit, returns
+}
+
+// atReturn applies fn's deferred unlocks to the set held at a return.
+func (a *solver) atReturn(fn *ssa.Function, s Set) Set {
+	for _, m := range a.deferred[fn] {
+		s = remove(s, m)
+	}
+	// Deferred calls of functions that unlock (defer
+	// t.unlock(), defer func() { mu.Unlock() }()).
+	for _, d := range a.defers[fn] {
+		for _, callee := range a.gr.CallGraph.Callees(d) {
+			for _, m := range a.effects[callee].release {
+				s = remove(s, m)
+			}
+		}
+	}
+	return s
+}
+
+// maxCorrelated bounds the conditions flow keeps apart: it keeps 2^n
+// states per block.
+const maxCorrelated = 3
+
+// correlated returns the boolean values of fn that two or more If
+// instructions branch on, when fn locks or unlocks a mutex itself (at
+// most maxCorrelated, in the order of their first If). A value of SSA
+// form is the same at every use after its definition, so paths through
+// two Ifs on it take the same side of both unless they pass its
+// definition again in between (flow forgets it there).
+func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall) []ssa.Value {
+	count := make(map[ssa.Value]int)
+	var order []ssa.Value
+	locks := false
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if _, ok := calls[instr]; ok {
+				locks = true
+			}
+		}
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		if _, isConst := ifi.Cond.(*ssa.Const); isConst {
+			continue
+		}
+		if count[ifi.Cond]++; count[ifi.Cond] == 2 {
+			order = append(order, ifi.Cond)
+		}
+	}
+	if !locks {
+		return nil
+	}
+	return order[:min(len(order), maxCorrelated)]
 }
 
 // computeEffects finds the net lock effect of each function of the
