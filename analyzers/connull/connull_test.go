@@ -34,6 +34,11 @@ func TestFixtures(t *testing.T) {
 		// each writer before the next one and before the code that starts
 		// it; writers started without the flag are reported.
 		"inflight",
+		// A helper with more call sites than views follow one by one
+		// holds the locks of all of the package's call sites (a test's
+		// call site without them is not on the package's goroutines).
+		// One call without the lock is reported.
+		"manysites",
 	)
 }
 

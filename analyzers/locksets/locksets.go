@@ -136,7 +136,15 @@ type Result struct {
 type Solution struct {
 	at    map[ssa.Instruction]Set
 	entry map[*ssa.Function]Set
+	// skip tells the call sites the solution leaves out of entry sets
+	// (nil: none).
+	skip func(site ssa.Instruction) bool
 }
+
+// Skips reports whether the solution leaves the call site out of the
+// entry sets of its callees: it is in a function that never runs on the
+// goroutines the solution is for.
+func (s *Solution) Skips(site ssa.Instruction) bool { return s.skip != nil && s.skip(site) }
 
 // At returns the locks held on every path just before instr executes.
 func (s *Solution) At(instr ssa.Instruction) Set { return s.at[instr] }
@@ -145,11 +153,17 @@ func (s *Solution) At(instr ssa.Instruction) Set { return s.at[instr] }
 func (s *Solution) Entry(fn *ssa.Function) Set { return s.entry[fn] }
 
 // All returns the solution of Entry and At, over every call site.
-func (r *Result) All() *Solution { return &Solution{r.at, r.entry} }
+func (r *Result) All() *Solution { return &Solution{at: r.at, entry: r.entry} }
 
 // OutsideTests returns the solution of EntryOutsideTests and
 // AtOutsideTests.
-func (r *Result) OutsideTests() *Solution { return &Solution{r.libAt, r.libEntry} }
+func (r *Result) OutsideTests() *Solution {
+	s := &Solution{at: r.libAt, entry: r.libEntry}
+	if len(r.testOnly) > 0 {
+		s.skip = func(site ssa.Instruction) bool { return r.testOnly[site.Parent()] }
+	}
+	return s
+}
 
 // InTest returns the lock sets on goroutines of the given test's
 // contexts: the meet over the call sites that such a goroutine can
@@ -185,7 +199,7 @@ func (r *Result) InTest(test *ssa.Function) *Solution {
 		sol.exit = make(map[*ssa.Function]Set)
 		sol.skip = func(site ssa.Instruction) bool { return other[site.Parent()] }
 		sol.computeLockSets()
-		s = &Solution{sol.at, sol.entry}
+		s = &Solution{at: sol.at, entry: sol.entry, skip: sol.skip}
 	}
 	if r.inTest == nil {
 		r.inTest = make(map[*ssa.Function]*Solution)

@@ -6,8 +6,9 @@
 // Cost: the refinement of points-to sets by context refines each (value,
 // context) pair once, spending the package's budget (see Objects);
 // comparing two accesses spends one unit per pair of contexts tried (see
-// Overlap); views follow at most maxLiftSites call sites maxLiftDepth
-// calls up, and Derefs at most maxDerefDepth calls into methods. When the
+// Overlap); views follow call sites maxLiftDepth calls up, one view per
+// call site up to maxLiftSites and one for all beyond it, and Derefs
+// at most maxDerefDepth calls into methods. When the
 // budget runs out, no more accesses overlap and the checks fall silent,
 // which the limits check reports.
 package concurrent

@@ -4,6 +4,7 @@ import (
 	"go/types"
 	"slices"
 
+	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
@@ -13,9 +14,9 @@ import (
 )
 
 // Lifting limits: an access through a parameter is viewed from the call
-// sites of its function, up to maxLiftDepth calls up and only for
-// functions with at most maxLiftSites call sites; beyond them the access
-// is viewed where it is, with the locks held at every call site.
+// sites of its function, up to maxLiftDepth calls up; a function with
+// more than maxLiftSites call sites gets one view, with the locks held at
+// all of them (see liftMerged).
 const (
 	maxLiftDepth = 2
 	maxLiftSites = 8
@@ -81,8 +82,11 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, loc
 		return nil
 	}
 	callers := e.Goroutines.CallGraph.Callers(fn)
-	if len(callers) == 0 || len(callers) > maxLiftSites {
+	if len(callers) == 0 {
 		return nil
+	}
+	if len(callers) > maxLiftSites {
+		return e.liftMerged(s, fn, idx, callers, local)
 	}
 	var views []View
 	for _, edge := range callers {
@@ -107,6 +111,37 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, loc
 		views = append(views, View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: field})
 	}
 	return views
+}
+
+// liftMerged is lift for a function with more than maxLiftSites call
+// sites: one view, in fn itself, that holds the locks held at every call
+// site the solution does not leave out (see locksets.Solution.Skips: a
+// test's call site of a helper, made without the package's locks, is not
+// on the stacks of the package's own goroutines), each with the access's
+// own locks added. It is the entry set locksets gives a function only the
+// package calls, for an exported one: what lift's views would give with
+// no limit, less the objects each call site passes and the locks one of
+// them holds and another does not, so it pairs at least the accesses
+// they would pair. When the solution leaves out every call site, the
+// view holds fn's entry set and the access's own locks.
+func (e *Env) liftMerged(s *locksets.Solution, fn *ssa.Function, idx int, callers []*callgraph.Edge, local locksets.Set) []View {
+	locks, first := s.Entry(fn).Union(local), true
+	for _, edge := range callers {
+		site := edge.Site
+		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || idx >= len(site.Common().Args) {
+			return nil
+		}
+		if s.Skips(site) {
+			continue
+		}
+		at := s.At(site).Union(local)
+		if first {
+			locks, first = at, false
+		} else {
+			locks = locks.Intersect(at)
+		}
+	}
+	return []View{{Fn: fn, Locks: locks}}
 }
 
 // in returns the view as seen on goroutines of context c: with the locks
