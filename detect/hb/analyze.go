@@ -586,7 +586,7 @@ func (a *analyzer) event(i int) {
 			}
 		}
 	case trace.EvChanRecv, trace.EvSelect:
-		if op, ok := a.chans.ops[i]; ok && !op.send {
+		if op, ok := a.chans.ops.at(i); ok && !op.send {
 			if op.closed {
 				if c, ok := a.sync[closeKey(op.ch)]; ok {
 					a.acquire(gi, c)
@@ -723,13 +723,13 @@ func (a *analyzer) event(i int) {
 			a.atomics[ev.Addr] = ss[len(ss)-1].vc
 		}
 	case trace.EvChanClose:
-		if op, ok := a.chans.ops[i]; ok {
+		if op, ok := a.chans.ops.at(i); ok {
 			a.sync[closeKey(op.ch)] = a.release(gi)
 		}
 	case trace.EvCancel:
 		addTo(a, a.sync, cancelKey, a.release(gi))
 	case trace.EvChanRecv, trace.EvSelect:
-		op, ok := a.chans.ops[i]
+		op, ok := a.chans.ops.at(i)
 		if !ok || op.closed {
 			break
 		}
@@ -759,7 +759,7 @@ func (a *analyzer) event(i int) {
 			}
 		}
 	case trace.EvChanSend:
-		if op, ok := a.chans.ops[i]; ok {
+		if op, ok := a.chans.ops.at(i); ok {
 			a.chans.sendVC[op] = a.release(gi)
 			if r, ok := a.chans.completion(op); ok {
 				st.pending = append(st.pending, r)
@@ -826,7 +826,7 @@ func (a *analyzer) snapshot(gi int) snapshot {
 }
 
 func (a *analyzer) forget(i int) {
-	delete(a.chans.ops, i)
+	a.chans.ops.seek(i + 1)
 	delete(a.lateStores, i)
 	delete(a.condUnlocks, i)
 }

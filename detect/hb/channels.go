@@ -18,7 +18,7 @@ type chanOp struct {
 type channels struct {
 	sites        *trace.SiteTable
 	current      map[uint64]int // address -> channel
-	ops          map[int]chanOp // event index -> the operation it recorded
+	ops          opQueue        // the operations the events recorded, in event order
 	sends, recvs [][]uint64     // per channel: the logical ids of the goroutines of its sends and receives, in order
 	caps         []int          // per channel: its capacity, -1 if its make was not recorded
 	// sendVC and recvVC are the release clocks of sends and receives
@@ -27,7 +27,7 @@ type channels struct {
 }
 
 func newChannels(sites *trace.SiteTable) *channels {
-	return &channels{sites: sites, current: make(map[uint64]int), ops: make(map[int]chanOp),
+	return &channels{sites: sites, current: make(map[uint64]int),
 		sendVC: make(map[chanOp]vclock), recvVC: make(map[chanOp]vclock)}
 }
 
@@ -70,7 +70,7 @@ func (c *channels) add(i int, ev *trace.Event) {
 		}
 		send = caseIsSend(c.sites, ev.Site, int(ev.Arg))
 	case trace.EvChanClose:
-		c.ops[i] = chanOp{ch: c.channel(ev.Addr), k: -1}
+		c.ops.push(i, chanOp{ch: c.channel(ev.Addr), k: -1})
 		return
 	default:
 		return
@@ -78,12 +78,12 @@ func (c *channels) add(i int, ev *trace.Event) {
 	ch := c.channel(ev.Addr)
 	switch {
 	case send:
-		c.ops[i] = chanOp{ch: ch, k: len(c.sends[ch]), send: true}
+		c.ops.push(i, chanOp{ch: ch, k: len(c.sends[ch]), send: true})
 		c.sends[ch] = append(c.sends[ch], ev.Goroutine)
 	case ev.Value == 0:
-		c.ops[i] = chanOp{ch: ch, k: -1, closed: true}
+		c.ops.push(i, chanOp{ch: ch, k: -1, closed: true})
 	default:
-		c.ops[i] = chanOp{ch: ch, k: len(c.recvs[ch])}
+		c.ops.push(i, chanOp{ch: ch, k: len(c.recvs[ch])})
 		c.recvs[ch] = append(c.recvs[ch], ev.Goroutine)
 	}
 }
@@ -155,4 +155,84 @@ func (a *analyzer) current(id uint64) vclock {
 		return vclock{}
 	}
 	return a.gs[gi].vc.copy(a.tk)
+}
+
+// opQueue holds the channel operations that the matching numbered ahead of
+// the walk, in event order, until the walk has passed their events. The
+// walk asks for its events' operations in event order, so a cursor finds
+// them: no map from event to operation (golang-set's Test_IterConcurrent,
+// 4 M channel events, kept 0.35 GB in one; bench/RESULTS.md), and the
+// chunks the walk has passed are freed.
+type opQueue struct {
+	chunks [][]opEntry // chunks[0][head:] and the later chunks are the operations not passed yet
+	head   int
+}
+
+// opChunk is how many operations a chunk of an opQueue holds.
+const opChunk = 1024
+
+// An opEntry is event i's chanOp, packed in 16 bytes: ch is the channel,
+// or ^channel for a send; k is the operation's number, -1 for a close, -2
+// for a receive that found the channel closed. Channels and per-channel
+// counts fit in 32 bits: a channel's 2^31 sends would take 16 GiB of
+// channels.sends first.
+type opEntry struct {
+	i     int
+	ch, k int32
+}
+
+// push adds event i's operation op; i comes after every event pushed before.
+func (q *opQueue) push(i int, op chanOp) {
+	e := opEntry{i: i, ch: int32(op.ch), k: int32(op.k)}
+	if op.send {
+		e.ch = ^e.ch
+	}
+	if op.closed {
+		e.k = -2
+	}
+	n := len(q.chunks)
+	if n == 0 || len(q.chunks[n-1]) == opChunk {
+		q.chunks = append(q.chunks, make([]opEntry, 0, opChunk))
+		n++
+	}
+	q.chunks[n-1] = append(q.chunks[n-1], e)
+}
+
+// at returns event i's operation, if it recorded one, and forgets those of
+// the events before i: i must not come before an event asked for before.
+func (q *opQueue) at(i int) (chanOp, bool) {
+	e, ok := q.seek(i)
+	if !ok || e.i != i {
+		return chanOp{}, false
+	}
+	op := chanOp{ch: int(e.ch), k: int(e.k)}
+	if e.ch < 0 {
+		op.ch, op.send = int(^e.ch), true
+	}
+	if e.k == -2 {
+		op.k, op.closed = -1, true
+	}
+	return op, true
+}
+
+// seek forgets the operations of the events before i and returns the
+// first one left, if any.
+func (q *opQueue) seek(i int) (opEntry, bool) {
+	for len(q.chunks) > 0 {
+		c := q.chunks[0]
+		for q.head < len(c) && c[q.head].i < i {
+			q.head++
+		}
+		if q.head < len(c) {
+			return c[q.head], true
+		}
+		if len(q.chunks) == 1 {
+			// The chunk the next push fills: keep it.
+			return opEntry{}, false
+		}
+		q.chunks[0] = nil
+		q.chunks = q.chunks[1:]
+		q.head = 0
+	}
+	return opEntry{}, false
 }

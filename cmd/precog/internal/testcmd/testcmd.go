@@ -434,7 +434,7 @@ func Command() *cli.Command {
 				return nil
 			})
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
-			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 63 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
+			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "validate with up to `n` test processes at once")
