@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/precog-dev/precog/detect/hb"
@@ -53,7 +54,6 @@ type Result struct {
 
 // instance is a function instance, or the representative of a group.
 type instance struct {
-	fn       string
 	g        int
 	ent, exi int   // event indices; exi -1 if the function never returned
 	entExi   []int // sections open from entry to exit
@@ -67,10 +67,14 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 	g := hb.Analyze(events, hb.Options{Sites: sites})
 	ix := plan.index()
 	res := &Result{Names: make(map[string]string)}
-	keyOf := make(map[uint32]string)
-	key := func(site uint32) string {
-		if k, ok := keyOf[site]; ok {
-			return k
+	// Functions by number: fnKeys[id] is the key, byID[id] the instances.
+	var fnKeys []string
+	var byID [][]instance
+	fnID := make(map[string]int32)
+	idOf := make(map[uint32]int32) // site -> function
+	key := func(site uint32) int32 {
+		if id, ok := idOf[site]; ok {
+			return id
 		}
 		k := fmt.Sprintf("site %d", site)
 		if s, ok := sites.Lookup(site); ok {
@@ -80,8 +84,15 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 				res.Names[k] = f.Name
 			}
 		}
-		keyOf[site] = k
-		return k
+		id, ok := fnID[k]
+		if !ok {
+			id = int32(len(fnKeys))
+			fnID[k] = id
+			fnKeys = append(fnKeys, k)
+			byID = append(byID, nil)
+		}
+		idOf[site] = id
+		return id
 	}
 	sections := g.Sections()
 	// secsOf[gi]: goroutine gi's sections, in the order of their Begin
@@ -94,36 +105,69 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 		gi := sections[si].G
 		secsOf[gi] = append(secsOf[gi], si)
 	}
-	// Instances, grouped as they are found.
+	// Instances, grouped as they are found: a goroutine's instances of
+	// one function with the same lock set at entry, sections held from
+	// entry to exit and clocks at entry and exit are one. A goroutine's
+	// instances are added at their exits, in its order, and its clock
+	// keys never come back once they changed (its own component only
+	// rises; at one own component, a new snapshot has a higher index):
+	// so the instances of a group are added one after the other, at one
+	// exit clock, and the set of groups holds only those of the current
+	// exit clock. Its key is small integers (fn and the sections
+	// interned). freecache's cheap runs, 3 M instances each in one or two
+	// goroutines and about as many groups, spent a third of Measure in a
+	// set of every group keyed by two strings, one made with Sprintf per
+	// instance (bench/RESULTS.md).
 	type groupKey struct {
-		fn               string
-		g                int
-		entLocks         int32
-		entExi           string
-		entClock, exiClk uint64
+		fn, entLocks, entExi int32
+		entClock             uint64
 	}
-	groups := make(map[groupKey]int) // -> index in byFn's slices
-	byFn := make(map[string][]instance)
-	add := func(in instance) {
+	exiID := map[string]int32{"": 0}
+	var exiBuf []byte
+	groups := make(map[groupKey]struct{})
+	var lastExi uint64 // the exit clock of groups' instances
+	resetGroups := func(exi uint64) {
+		if len(groups) > 8 {
+			groups = make(map[groupKey]struct{}) // clear costs its capacity
+		} else {
+			clear(groups)
+		}
+		lastExi = exi
+	}
+	add := func(f int32, in instance) {
 		res.Instances++
-		var b strings.Builder
+		exiBuf = exiBuf[:0]
 		for _, s := range in.entExi {
-			fmt.Fprintf(&b, "%x/%d ", sections[s].Lock.Addr, sections[s].Lock.Mode)
+			exiBuf = strconv.AppendUint(exiBuf, sections[s].Lock.Addr, 16)
+			exiBuf = append(exiBuf, '/')
+			exiBuf = strconv.AppendInt(exiBuf, int64(sections[s].Lock.Mode), 10)
+			exiBuf = append(exiBuf, ' ')
 		}
-		k := groupKey{fn: in.fn, g: in.g, entLocks: g.LocksKey(in.ent), entExi: b.String(), entClock: g.ClockKey(in.ent), exiClk: ^uint64(0)}
+		ex, ok := exiID[string(exiBuf)]
+		if !ok {
+			ex = int32(len(exiID))
+			exiID[string(exiBuf)] = ex
+		}
+		exiClk := ^uint64(0)
 		if in.exi >= 0 {
-			k.exiClk = g.ClockKey(in.exi)
+			exiClk = g.ClockKey(in.exi)
 		}
+		if exiClk != lastExi {
+			resetGroups(exiClk)
+		}
+		k := groupKey{fn: f, entLocks: g.LocksKey(in.ent), entExi: ex, entClock: g.ClockKey(in.ent)}
 		if _, ok := groups[k]; ok {
 			return
 		}
-		groups[k] = len(byFn[in.fn])
-		byFn[in.fn] = append(byFn[in.fn], in)
+		groups[k] = struct{}{}
+		res.Groups++
+		byID[f] = append(byID[f], in)
 	}
 	for gi := range g.Goroutines {
+		resetGroups(0)
 		var open []int // sections open at the current event
 		type frame struct {
-			fn   string
+			fn   int32
 			ent  int
 			secs []int
 		}
@@ -153,18 +197,21 @@ func Measure(events []trace.Event, sites *trace.SiteTable, plan *Plan, opts Opti
 				}
 				f := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
-				add(instance{fn: f.fn, g: gi, ent: f.ent, exi: i, entExi: heldUntil(sections, f.secs, i)})
+				add(f.fn, instance{g: gi, ent: f.ent, exi: i, entExi: heldUntil(sections, f.secs, i)})
 			}
 		}
 		for _, f := range slices.Backward(stack) { // never returned
-			add(instance{fn: f.fn, g: gi, ent: f.ent, exi: -1, entExi: heldUntil(sections, f.secs, -1)})
+			add(f.fn, instance{g: gi, ent: f.ent, exi: -1, entExi: heldUntil(sections, f.secs, -1)})
 		}
 	}
-	res.Groups = len(groups)
 
-	fns := make([]string, 0, len(byFn))
-	for fn := range byFn {
-		fns = append(fns, fn)
+	byFn := make(map[string][]instance, len(fnKeys))
+	fns := make([]string, 0, len(fnKeys))
+	for id, ins := range byID {
+		if len(ins) > 0 {
+			byFn[fnKeys[id]] = ins
+			fns = append(fns, fnKeys[id])
+		}
 	}
 	slices.Sort(fns)
 	budget := opts.MaxChecks

@@ -409,7 +409,7 @@ func TestSpansDifferential(t *testing.T) {
 					open = append(open, i)
 				case trace.EvFuncExit:
 					fn := fns[evs[i].Site-10]
-					byFn[fn] = append(byFn[fn], instance{fn: fn, g: gi, ent: open[len(open)-1], exi: i})
+					byFn[fn] = append(byFn[fn], instance{g: gi, ent: open[len(open)-1], exi: i})
 					open = open[:len(open)-1]
 				}
 			}
