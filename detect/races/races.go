@@ -68,7 +68,7 @@ type key struct{ addr, epoch uint64 }
 // table. Findings come one per pair of sites, in the order of their sites'
 // positions, with IDs set.
 func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding {
-	c := &checker{g: g, sites: sites, shadow: make(map[key][]access), best: make(map[[2]string]int)}
+	c := &checker{g: g, sites: sites, shadow: make(map[key]int), best: make(map[[2]string]int)}
 	c.hb = func(b, a access) bool { return g.HappensBefore(b.ev, a.ev) }
 	for i, ev := range g.Events {
 		a := access{ev: i, g: g.Goroutine(i), site: ev.Site}
@@ -78,7 +78,8 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 		}
 		loc := g.Loc(i)
 		a.name = loc.Var
-		c.access(key{loc.Addr, loc.Epoch}, a)
+		l, _ := c.state(key{loc.Addr, loc.Epoch})
+		c.access(l, a)
 	}
 	return c.finish(opts)
 }
@@ -97,10 +98,17 @@ func (c *checker) finish(opts Options) []finding.Finding {
 }
 
 type checker struct {
-	g      *hb.Graph // Check's; nil in CheckStream
-	hb     func(b, a access) bool
-	sites  *trace.SiteTable
-	shadow map[key][]access
+	g     *hb.Graph // Check's; nil in CheckStream
+	hb    func(b, a access) bool
+	sites *trace.SiteTable
+	// shadow maps a location to its shadow state, states[shadow[k]]: one
+	// map lookup per access (a state is changed in place), where a map
+	// to the states took three in CheckStream (bench/RESULTS.md,
+	// freecache's TestRace). free are the indices of the states of
+	// dropped locations, to reuse.
+	shadow map[key]int
+	states [][]access
+	free   []int
 	// pairs are the races to report, one per pair of lines (as
 	// file:line), which best indexes.
 	pairs   [][2]access
@@ -117,8 +125,8 @@ type checker struct {
 // it (a later access that races with one of them races with the write,
 // or is ordered after both); a read replaces the earlier read of its
 // goroutine at its site.
-func (c *checker) access(k key, a access) {
-	sh := c.shadow[k]
+func (c *checker) access(l int, a access) {
+	sh := c.states[l]
 	keep := sh[:0]
 	held := false
 	for _, b := range sh {
@@ -145,7 +153,33 @@ func (c *checker) access(k key, a access) {
 		c.dropped++
 		keep = slices.Delete(keep, 0, 1)
 	}
-	c.shadow[k] = append(keep, a)
+	c.states[l] = append(keep, a)
+}
+
+// state returns the index in states of location k's shadow state, added
+// empty if k had none (added says so).
+func (c *checker) state(k key) (l int, added bool) {
+	if l, ok := c.shadow[k]; ok {
+		return l, false
+	}
+	if n := len(c.free); n > 0 {
+		l, c.free = c.free[n-1], c.free[:n-1]
+	} else {
+		l = len(c.states)
+		c.states = append(c.states, nil)
+	}
+	c.shadow[k] = l
+	return l, true
+}
+
+// drop forgets location k's shadow state; the next location added reuses
+// it.
+func (c *checker) drop(k key) {
+	l := c.shadow[k]
+	delete(c.shadow, k)
+	clear(c.states[l])
+	c.states[l] = c.states[l][:0]
+	c.free = append(c.free, l)
 }
 
 // race notes the race of accesses a and b, one per pair of lines: the

@@ -306,3 +306,58 @@ func sameStreamed(t *testing.T, events []trace.Event, sites *trace.SiteTable, g 
 		}
 	}
 }
+
+// TestDroppedLocations checks CheckStream's bound on the locations with
+// shadow state: the oldest is dropped, its accesses forgotten, and its
+// state reused empty for the next new location.
+func TestDroppedLocations(t *testing.T) {
+	tr, err := trace.ParseText(strings.NewReader(header + `1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+2.1 g=1 Write site=10 addr=0x100 value=1
+2.2 g=1 Write site=11 addr=0x200 value=1
+2.3 g=1 Write site=12 addr=0x300 value=1
+3.1 g=2 Write site=20 addr=0x300 value=2
+3.2 g=2 Write site=21 addr=0x100 value=2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace.Sort(tr.Events)
+	tab := &trace.SiteTable{}
+	for _, id := range []uint32{10, 11, 12, 20, 21} {
+		tab.Sites = append(tab.Sites, trace.Site{ID: id, File: "/src/k.go", Line: int(id), Col: 1, Kind: "write", Function: "f", Expr: "x.f"})
+	}
+	for _, tc := range []struct {
+		max     int
+		want    []string
+		dropped int
+	}{
+		{0, []string{"k.go:10 k.go:21", "k.go:12 k.go:20"}, 0},
+		// 0x100 is dropped at 0x300's first write, 0x200 at 0x100's
+		// second, which reuses 0x200's state: no race at 0x100, and
+		// none between site 11's write and site 21's.
+		{2, []string{"k.go:12 k.go:20"}, 2},
+	} {
+		k := 0
+		next := func() (trace.Event, error) {
+			if k == len(tr.Events) {
+				return trace.Event{}, io.EOF
+			}
+			k++
+			return tr.Events[k-1], nil
+		}
+		var st Stats
+		fs, err := CheckStream(next, tab, Options{MaxLocations: tc.max, Stats: &st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, fmt.Sprintf("k.go:%d k.go:%d", f.Sites[0].Line, f.Sites[1].Line))
+		}
+		if !slices.Equal(got, tc.want) || st.LocationsDropped != tc.dropped {
+			t.Errorf("MaxLocations %d: races %q, %d locations dropped; want %q, %d", tc.max, got, st.LocationsDropped, tc.want, tc.dropped)
+		}
+	}
+}

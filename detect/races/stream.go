@@ -25,7 +25,7 @@ import (
 // error other than io.EOF (trace.ErrBroken) is returned with the findings
 // of the events before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts Options) ([]finding.Finding, error) {
-	c := &checker{sites: sites, shadow: make(map[key][]access), best: make(map[[2]string]int)}
+	c := &checker{sites: sites, shadow: make(map[key]int), best: make(map[[2]string]int)}
 	c.hb = func(b, a access) bool { return hb.Before(b.ctx, b.ev, a.ctx, a.ev) }
 	maxLoc := opts.MaxLocations
 	if maxLoc == 0 {
@@ -41,17 +41,16 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 		}
 		a.name = s.Loc.Var
 		k := key{s.Loc.Addr, s.Loc.Epoch}
-		if maxLoc > 0 {
-			if _, ok := c.shadow[k]; !ok {
-				if len(c.shadow) >= maxLoc {
-					delete(c.shadow, order[0])
-					order = order[1:]
-					dropped++
-				}
-				order = append(order, k)
+		l, added := c.state(k)
+		if added && maxLoc > 0 {
+			if len(c.shadow) > maxLoc {
+				c.drop(order[0])
+				order = order[1:]
+				dropped++
 			}
+			order = append(order, k)
 		}
-		c.access(k, a)
+		c.access(l, a)
 	})
 	fs := c.finish(opts)
 	if opts.Stats != nil {
