@@ -53,8 +53,17 @@ func flagEdges(g *hb.Graph, sites *trace.SiteTable, cond, spin bool) ([]hb.Edge,
 	awaited := make(map[hb.Loc][]int)
 	announced := make(map[hb.Loc][]int)
 	isAnnounce := make(map[int]bool)
-	exits := make(map[hb.Loc][]int)  // spin: loop-exit reads in critical sections
-	writes := make(map[hb.Loc][]int) // spin: writes in critical sections
+	exits := make(map[hb.Loc][]int)   // spin: loop-exit reads in critical sections
+	writes := make(map[hb.Loc][]int)  // spin: writes in critical sections
+	exitSite := make(map[uint32]bool) // spin: loopExit of the sites asked, once per site
+	isExit := func(site uint32) bool {
+		x, ok := exitSite[site]
+		if !ok {
+			x = loopExit(sites, site)
+			exitSite[site] = x
+		}
+		return x
+	}
 	for i := range g.Events {
 		ev := &g.Events[i]
 		gi := g.Goroutine(i)
@@ -62,7 +71,7 @@ func flagEdges(g *hb.Graph, sites *trace.SiteTable, cond, spin bool) ([]hb.Edge,
 		case ev.Kind == trace.EvRead:
 			if len(g.Locks(i)) > 0 {
 				sinceSync[gi] = append(sinceSync[gi], i)
-				if spin && loopExit(sites, ev.Site) {
+				if spin && isExit(ev.Site) {
 					loc := g.Loc(i)
 					exits[loc] = append(exits[loc], i)
 				}

@@ -55,7 +55,8 @@ type Site struct {
 
 // Follows reports whether id is one of the site's After.
 func (s Site) Follows(id uint32) bool {
-	return slices.Contains(strings.Fields(s.After), strconv.FormatUint(uint64(id), 10))
+	var b [10]byte
+	return hasField(s.After, string(strconv.AppendUint(b[:0], uint64(id), 10)))
 }
 
 // The uses of a read site's value (Site.Uses).
@@ -91,7 +92,25 @@ const (
 )
 
 // Used reports whether use is one of the site's Uses.
-func (s Site) Used(use string) bool { return slices.Contains(strings.Fields(s.Uses), use) }
+func (s Site) Used(use string) bool { return hasField(s.Uses, use) }
+
+// hasField reports whether f is one of the space-separated fields of list,
+// without allocating: detectors ask it per event (detect/oscs's spin
+// flags, once per read in a critical section).
+func hasField(list, f string) bool {
+	start := -1
+	for i := 0; i <= len(list); i++ {
+		if i == len(list) || strings.IndexByte(" \t\n\v\f\r", list[i]) >= 0 {
+			if start >= 0 && list[start:i] == f {
+				return true
+			}
+			start = -1
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return false
+}
 
 // Pos returns the site's position as file:line:col.
 func (s Site) Pos() string {

@@ -3,6 +3,8 @@ package trace
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -78,5 +80,27 @@ func TestLoadSites(t *testing.T) {
 	}
 	if _, err := LoadSites(filepath.Join(t.TempDir(), "missing.json")); !os.IsNotExist(err) {
 		t.Errorf("LoadSites of a missing file: %v", err)
+	}
+}
+
+// TestUsedFollows checks Site.Used and Site.Follows against strings.Fields.
+func TestUsedFollows(t *testing.T) {
+	lists := []string{"", " ", "deref", "deref loop-exit ptr", "  loop-exit\tptr ", "deref-x", "x deref", "12 3 45", "123", "1 23"}
+	words := []string{"", "deref", "loop-exit", "ptr", "x", "loop", "3", "12", "23", "123", "4"}
+	for _, l := range lists {
+		for _, w := range words {
+			want := slices.Contains(strings.Fields(l), w)
+			if got := (Site{Uses: l}).Used(w); got != want {
+				t.Errorf("Site{Uses: %q}.Used(%q) = %v, want %v", l, w, got, want)
+			}
+			if id, err := strconv.ParseUint(w, 10, 32); err == nil {
+				if got := (Site{After: l}).Follows(uint32(id)); got != want {
+					t.Errorf("Site{After: %q}.Follows(%d) = %v, want %v", l, id, got, want)
+				}
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { (Site{Uses: "deref loop-exit ptr", After: "7 12"}).Follows(12) }); n != 0 {
+		t.Errorf("Follows allocates %v times", n)
 	}
 }
