@@ -29,6 +29,9 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 			a.edgeFrom[e.From] = vclock{}
 		}
 	}
+	if !opts.LockOrder && !opts.NoHandedLocks {
+		a.handed = handedLocks(events, a.tryMode)
+	}
 	for i := range events {
 		a.ahead(i)
 	}
@@ -119,8 +122,9 @@ func (a *analyzer) ev(i int) *trace.Event {
 
 // gstate is a goroutine's state during the walk.
 type gstate struct {
-	vc   vclock // current clock, its own component kept apart (vclock.g)
-	snap int32  // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
+	handed []Lock // locks its parent handed it, opened at its first event
+	vc     vclock // current clock, its own component kept apart (vclock.g)
+	snap   int32  // index in clocks of a copy of vc taken after its last acquire; -1 when vc changed since
 	// base is the latest of its snapshots that holds a tree of its own
 	// (hasBase says whether there is one); see analyzer.snapshot.
 	base    snapshot
@@ -211,6 +215,9 @@ type analyzer struct {
 	byID   map[uint64]int    // logical id -> dense index of its latest goroutine
 	made   map[uint64]uint32 // maps and channels made so far, per address (EvMapMake, EvChanMake)
 	forks  map[uint64]fork
+	// handed holds the locks each fork hands its child (handedLocks);
+	// nil in Stream, which cannot look ahead for the child's Unlock.
+	handed map[int][]Lock
 	// sync holds the release clocks of WaitGroups, Conds and closed
 	// channels, keyed by address; a channel's close clock is keyed by
 	// its chanOp id so that a channel made again at the same address
@@ -320,6 +327,7 @@ func (a *analyzer) goroutine(i int) int {
 			a.Goroutines[gi].Parent = p
 		}
 		st.vc = f.vc
+		st.handed = a.handed[f.event]
 		st.bubble = f.bubble
 		if f.bubble != nil {
 			f.bubble.members = append(f.bubble.members, gi)
@@ -481,6 +489,10 @@ func (a *analyzer) event(i int) {
 	ev := a.ev(i)
 	gi := a.goroutine(i)
 	st := a.gs[gi]
+	for _, l := range st.handed {
+		a.open(i, gi, l, true)
+	}
+	st.handed = nil
 
 	// Acquires, before the event.
 	if len(st.runKids) > 0 {
@@ -679,6 +691,9 @@ func (a *analyzer) event(i int) {
 	}
 	switch ev.Kind {
 	case trace.EvFork, trace.EvTaskGo:
+		for _, l := range a.handed[i] {
+			a.closeSection(i, gi, l.Addr, l.Mode)
+		}
 		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i, bubble: st.bubble,
 			parent: ev.Goroutine, task: ev.Kind == trace.EvTaskGo, group: ev.Addr, site: ev.Site}
 	case trace.EvSleep, trace.EvClock:
@@ -1006,8 +1021,13 @@ type openSection struct {
 }
 
 func (a *analyzer) lock(i, gi int, ev *trace.Event) {
+	a.open(i, gi, Lock{Addr: ev.Addr, Mode: a.tryMode(ev)}, false)
+}
+
+// open opens a section of lock l in goroutine gi at event i; handed says
+// its parent handed it the lock (Section.Handed).
+func (a *analyzer) open(i, gi int, l Lock, handed bool) {
 	st := a.gs[gi]
-	l := Lock{Addr: ev.Addr, Mode: a.tryMode(ev)}
 	parent := -1
 	if n := len(st.open); n > 0 {
 		parent = st.open[n-1].k
@@ -1015,7 +1035,7 @@ func (a *analyzer) lock(i, gi int, ev *trace.Event) {
 	k := -1
 	if a.stream == nil {
 		k = len(a.sections)
-		a.sections = append(a.sections, Section{G: gi, Lock: l, Begin: i, End: -1, Parent: parent})
+		a.sections = append(a.sections, Section{G: gi, Lock: l, Begin: i, End: -1, Parent: parent, Handed: handed})
 	}
 	st.open = append(st.open, openSection{lock: l, k: k})
 	h, _ := slices.BinarySearchFunc(st.held, l, lockKey)

@@ -244,6 +244,24 @@
 // another goroutine, is no take either; and a take of a value stored
 // without the lock, or by C itself, adds no edge.
 //
+// # Locks handed to a goroutine
+//
+// Go lets one goroutine unlock a mutex another locked, and some code
+// locks a mutex and hands it to a goroutine it starts, which unlocks it
+// when done (`mu.Lock(); go func() { defer mu.Unlock(); add(s) }()`:
+// watermill's GoChannel.Subscribe, prometheus's summary flush). Held sets
+// per goroutine would give the child's accesses no lock, and ConMem would
+// predict them against every other section of the mutex. When a
+// goroutine's first release of a mutex is an Unlock (RUnlock) of a lock
+// it did not take, and its parent held that lock at the go statement and
+// has not released it since (handedLocks, a pre-pass over the trace), the
+// parent's section ends at the fork and the child holds the lock from its
+// first event to that Unlock (Section.Handed). This is what the run did:
+// no other Lock of the mutex could succeed in between. Stream has no
+// pre-pass and keeps the held sets per goroutine, as Options.LockOrder
+// and Options.NoHandedLocks do. OSCS reports no pair
+// with a handed section: the section is no one function's operation.
+//
 // # Approximations (what this is sound for)
 //
 // The trace gives sends their seq before the send (it may block) and

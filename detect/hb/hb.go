@@ -98,6 +98,11 @@ type Options struct {
 	// a mutex (see "Hand-offs" in the package doc), which is on by
 	// default.
 	NoTakes bool
+	// NoHandedLocks leaves out locks handed to a goroutine at its start
+	// (see "Locks handed to a goroutine" in the package doc), which are
+	// on by default. LockOrder leaves them out too: its mutex order
+	// already orders the child's accesses.
+	NoHandedLocks bool
 	// Edges are extra order edges, for synchronization a checker inferred.
 	// An edge whose From is not before its To in the event order is
 	// ignored.
@@ -122,6 +127,11 @@ type Section struct {
 	Begin  int  // event index of the Lock, RLock or successful TryLock
 	End    int  // event index of the Unlock or RUnlock; -1 if never released
 	Parent int  // index in Sections of the innermost enclosing section of the same goroutine; -1 if none
+	// Handed: the lock was handed to the goroutine at its start (see
+	// "Locks handed to a goroutine" in the package doc): Begin is the
+	// goroutine's first event, not a Lock, and the parent's section of
+	// the lock ends at the fork.
+	Handed bool
 }
 
 // A Graph is the result of Analyze: a trace's events with their order and

@@ -263,6 +263,47 @@ func TestSections(t *testing.T) {
 	}
 }
 
+// A lock handed to a goroutine: g1 locks 0x10 and starts g2, which
+// writes under it and unlocks it (watermill's Subscribe); g1's section
+// ends at the fork and g2's runs from its first event (its Begin) to its
+// Unlock. g3 unlocks
+// a lock g1 took after starting it: no hand-off, g1 keeps its section
+// until that Unlock, and g3's access holds nothing.
+func TestHandedLock(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 Lock site=1 addr=0x10
+3 g=1 Fork site=2 child=2
+3.1 g=1 Read site=3 addr=0x100
+4 g=2 Begin parent=1
+4.1 g=2 Write site=5 addr=0x100 value=1
+5 g=2 Unlock site=6 addr=0x10
+6 g=1 Fork site=7 child=3
+7 g=1 Lock site=8 addr=0x10
+8 g=3 Begin parent=1
+8.1 g=3 Write site=10 addr=0x100 value=1
+9 g=3 Unlock site=11 addr=0x10
+`)
+	g := Analyze(evs, Options{})
+	begin2 := slices.IndexFunc(evs, func(e trace.Event) bool { return e.Kind == trace.EvBegin && e.Goroutine == 2 })
+	want := []Section{
+		{G: 0, Lock: Lock{0x10, Write}, Begin: at(1), End: at(2), Parent: -1},
+		{G: 1, Lock: Lock{0x10, Write}, Begin: begin2, End: at(6), Parent: -1, Handed: true},
+		{G: 0, Lock: Lock{0x10, Write}, Begin: at(8), End: at(11), Parent: -1},
+	}
+	if got := g.Sections(); !slices.Equal(got, want) {
+		t.Errorf("Sections() = %+v\nwant %+v", got, want)
+	}
+	for _, c := range []struct {
+		site uint32
+		want []Lock
+	}{{3, nil}, {5, []Lock{{0x10, Write}}}, {10, nil}} {
+		if got := g.Locks(at(c.site)); !slices.Equal(got, c.want) {
+			t.Errorf("locks at site %d: %v, want %v", c.site, got, c.want)
+		}
+	}
+}
+
 func TestGoroutineReuseAndEpochs(t *testing.T) {
 	evs, at := parse(t, `
 1 g=1 Begin parent=none

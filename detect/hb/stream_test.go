@@ -52,7 +52,7 @@ func TestStream(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for k := range 300 {
 		evs := randomTrace(r, 20+r.IntN(300), 2+r.IntN(12))
-		opts := Options{LockOrder: k%2 == 1, NoTakes: true}
+		opts := Options{LockOrder: k%2 == 1, NoTakes: true, NoHandedLocks: true}
 		g := Analyze(evs, opts)
 		steps, stats := streamAll(t, evs, StreamOptions{Options: opts, Window: len(evs) + 1})
 		if len(steps) != len(evs) || stats.Events != len(evs) || stats.Unsettled != 0 {

@@ -16,14 +16,22 @@ import (
 // sites was reported before: one finding per site set, not per dynamic
 // instance.
 func (c *checker) report(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc, lacks int32) {
-	c.stats.Reported++
 	lock, ok := c.commonLock(int(p.ev), int(cur.ev))
+	r := report{a: p, aWrite: pWrite, b: cur, bWrite: cWrite, lock: lock, loc: loc, lacksRW: lacks}
+	if ok {
+		r.aLock = c.sectionAt(p, lock)
+		r.bLock = c.sectionAt(cur, lock)
+		if c.handed(r.aLock) || c.handed(r.bLock) {
+			// A lock handed to a goroutine at its start: its section
+			// is no operation of a function (its Begin is no Lock),
+			// and without the hand-off the pair had no common lock.
+			return
+		}
+	}
+	c.stats.Reported++
 	if !ok {
 		return
 	}
-	r := report{a: p, aWrite: pWrite, b: cur, bWrite: cWrite, lock: lock, loc: loc, lacksRW: lacks}
-	r.aLock = c.sectionAt(p, lock)
-	r.bLock = c.sectionAt(cur, lock)
 	if c.siteLess(r.b, r.a) {
 		r.a, r.b = r.b, r.a
 		r.aWrite, r.bWrite = r.bWrite, r.aWrite
@@ -41,6 +49,12 @@ func (c *checker) report(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc, l
 	}
 	c.seen[key.String()] = true
 	c.reports = append(c.reports, r)
+}
+
+// handed reports whether section k began with a lock handed to its
+// goroutine (hb.Section.Handed).
+func (c *checker) handed(k int) bool {
+	return k >= 0 && c.g.Sections()[k].Handed
 }
 
 // commonLock returns a lock held at both events in modes that exclude
