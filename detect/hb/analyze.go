@@ -143,7 +143,7 @@ type gstate struct {
 	// event: the completion of its last send.
 	pending []chanOp
 	bubble  *bubble // the synctest bubble it runs in, nil outside bubbles
-	events  int     // how many events it has had
+	events  int     // how many events it has had, GC epoch events aside
 	task    bool    // it runs a task of a group (EvTaskGo)
 	// runKids are the subtests T.Run started for it (EvBegin with it as
 	// parent and no EvFork) that it has not joined yet.
@@ -636,8 +636,12 @@ func (a *analyzer) event(i int) {
 		}
 	}
 
-	// The event itself.
-	st.events++
+	// The event itself. A GC epoch event does not count: the shim may
+	// record one before its goroutine's Begin, which would otherwise
+	// start a second goroutine of the id, with no go statement.
+	if ev.Kind != trace.EvGCEpoch {
+		st.events++
+	}
 	if a.stream != nil {
 		a.step(i, gi, ev)
 	} else {

@@ -28,6 +28,7 @@ func handedLocks(events []trace.Event, mode func(*trace.Event) Mode) map[int][]L
 		held   []held
 		fork   int    // event index of the fork that started it, -1 if none
 		parent uint64 // the forking goroutine's logical id
+		begun  bool   // its Begin was seen (a GC epoch event may come first)
 	}
 	gs := make(map[uint64]*gstate)
 	var order []*gstate           // in the order they began, for a deterministic fallback
@@ -45,14 +46,20 @@ func handedLocks(events []trace.Event, mode func(*trace.Event) Mode) map[int][]L
 	for i := range events {
 		ev := &events[i]
 		st := gs[ev.Goroutine]
-		if st == nil || ev.Kind == trace.EvBegin {
+		if st == nil || ev.Kind == trace.EvBegin && st.begun {
+			// A new goroutine, or a logical id used again.
 			st = &gstate{fork: -1}
-			if f, ok := forks[ev.Goroutine]; ok {
-				delete(forks, ev.Goroutine)
-				st.fork, st.parent = f, events[f].Goroutine
-			}
 			gs[ev.Goroutine] = st
 			order = append(order, st)
+		}
+		if st.fork < 0 {
+			if f, ok := forks[ev.Goroutine]; ok {
+				st.fork, st.parent = f, events[f].Goroutine
+			}
+		}
+		if ev.Kind == trace.EvBegin {
+			st.begun = true
+			delete(forks, ev.Goroutine)
 		}
 		switch ev.Kind {
 		case trace.EvFork, trace.EvTaskGo:

@@ -265,8 +265,8 @@ func TestSections(t *testing.T) {
 
 // A lock handed to a goroutine: g1 locks 0x10 and starts g2, which
 // writes under it and unlocks it (watermill's Subscribe); g1's section
-// ends at the fork and g2's runs from its first event (its Begin) to its
-// Unlock. g3 unlocks
+// ends at the fork and g2's runs from its first event (a GC epoch event,
+// which may come before its Begin) to its Unlock. g3 unlocks
 // a lock g1 took after starting it: no hand-off, g1 keeps its section
 // until that Unlock, and g3's access holds nothing.
 func TestHandedLock(t *testing.T) {
@@ -275,17 +275,18 @@ func TestHandedLock(t *testing.T) {
 2 g=1 Lock site=1 addr=0x10
 3 g=1 Fork site=2 child=2
 3.1 g=1 Read site=3 addr=0x100
-4 g=2 Begin parent=1
-4.1 g=2 Write site=5 addr=0x100 value=1
-5 g=2 Unlock site=6 addr=0x10
-6 g=1 Fork site=7 child=3
-7 g=1 Lock site=8 addr=0x10
-8 g=3 Begin parent=1
-8.1 g=3 Write site=10 addr=0x100 value=1
-9 g=3 Unlock site=11 addr=0x10
+4 g=2 GCEpoch epoch=0
+5 g=2 Begin parent=1
+5.1 g=2 Write site=5 addr=0x100 value=1
+6 g=2 Unlock site=6 addr=0x10
+7 g=1 Fork site=7 child=3
+8 g=1 Lock site=8 addr=0x10
+9 g=3 Begin parent=1
+9.1 g=3 Write site=10 addr=0x100 value=1
+10 g=3 Unlock site=11 addr=0x10
 `)
 	g := Analyze(evs, Options{})
-	begin2 := slices.IndexFunc(evs, func(e trace.Event) bool { return e.Kind == trace.EvBegin && e.Goroutine == 2 })
+	begin2 := slices.IndexFunc(evs, func(e trace.Event) bool { return e.Goroutine == 2 })
 	want := []Section{
 		{G: 0, Lock: Lock{0x10, Write}, Begin: at(1), End: at(2), Parent: -1},
 		{G: 1, Lock: Lock{0x10, Write}, Begin: begin2, End: at(6), Parent: -1, Handed: true},
