@@ -1241,13 +1241,8 @@ func (a *solver) atDeferredCall(d *ssa.Defer) Set {
 			if !ok || later == d || !a.gr.Flow.MayFollow(d, later) {
 				continue
 			}
-			if lc, ok := a.deferredUnlocks[later]; ok {
-				held = remove(held, lc)
-			}
-			for _, callee := range a.gr.CallGraph.Callees(later) {
-				for _, m := range a.effects[callee].release {
-					held = remove(held, m)
-				}
+			for _, m := range a.deferredReleases(later) {
+				held = remove(held, m)
 			}
 		}
 	}
