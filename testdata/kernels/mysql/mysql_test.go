@@ -7,7 +7,7 @@ import (
 )
 
 // TestProcInfo runs one statement on session 1 while session 2 runs SHOW
-// PROCESSLIST once. The statement executes for 2 ms after it has started, so
+// PROCESSLIST once. The statement executes for 20 ms after it has started, so
 // SHOW PROCESSLIST normally checks and prints procInfo long before the
 // session stores nil to it.
 func TestProcInfo(t *testing.T) {
@@ -18,9 +18,9 @@ func TestProcInfo(t *testing.T) {
 	shown := make(chan string)
 	go func() { // session 1
 		defer close(finished)
-		thd.Dispatch("SELECT SLEEP(0.002)", func(string) {
+		thd.Dispatch("SELECT SLEEP(0.02)", func(string) {
 			close(running)
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		})
 	}()
 	go func() { // session 2
