@@ -544,7 +544,11 @@ func (v *Validator) unicornControl(ctx context.Context, t Target, f finding.Find
 	}
 	for forced := 2; forced < need; forced++ {
 		*runs++
-		if vd, _ := v.force(ctx, t, f, w, o); vd.Status != finding.Confirmed {
+		vd, _ := v.force(ctx, t, f, w, o)
+		if vd.Status != finding.Confirmed && ctx.Err() != nil {
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, plain, failLine(failure), forced, need), ""
+		}
+		if vd.Status != finding.Confirmed {
 			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, plain, failLine(failure), forced+1, vd.Status), ""
 		}
 	}
