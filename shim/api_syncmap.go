@@ -2,18 +2,32 @@ package shim
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
 // syncMapKeys gives each (sync.Map, key) pair that a recorded operation
 // named the location its events are recorded at (SyncMapKey): for each
-// *sync.Map, a sync.Map of its keys' *uint64 locations. Two levels of
-// sync.Map, so that the lookup of a pair already seen takes no lock (a
-// mutex would serialize every recorded sync.Map operation of the program,
-// whose Loads are meant to run in parallel) and allocates nothing (a
-// struct of map and key as one key would be boxed into an interface at
-// every operation; a pointer and an interface value are not).
+// *sync.Map, a *mapKeys holding a sync.Map of its keys' *uint64
+// locations. Two levels of sync.Map, so that the lookup of a pair already
+// seen takes no lock (a mutex would serialize every recorded sync.Map
+// operation of the program, whose Loads are meant to run in parallel) and
+// allocates nothing (a struct of map and key as one key would be boxed
+// into an interface at every operation; a pointer and an interface value
+// are not).
 var syncMapKeys sync.Map
+
+// lastMapKeys is the keys of the map whose table SyncMapKey found last, so
+// that a program working on one sync.Map at a time (a Range visiting its
+// keys, a loop of Loads) pays one lookup per operation, not two. It is
+// written only when the map changes.
+var lastMapKeys atomic.Pointer[mapKeys]
+
+// mapKeys is one sync.Map's keys: key -> *uint64.
+type mapKeys struct {
+	m    *sync.Map
+	keys sync.Map
+}
 
 // SyncMapKey returns the location that the operations of sync.Map m on
 // key are recorded at (rt's SyncMap wrappers), nil when recording is off.
@@ -40,14 +54,18 @@ func SyncMapKey(m *sync.Map, key any) unsafe.Pointer {
 	if !enabled {
 		return nil
 	}
-	keys, ok := syncMapKeys.Load(m)
-	if !ok {
-		keys, _ = syncMapKeys.LoadOrStore(m, new(sync.Map))
+	mk := lastMapKeys.Load()
+	if mk == nil || mk.m != m {
+		v, ok := syncMapKeys.Load(m)
+		if !ok {
+			v, _ = syncMapKeys.LoadOrStore(m, &mapKeys{m: m})
+		}
+		mk = v.(*mapKeys)
+		lastMapKeys.Store(mk)
 	}
-	loc := keys.(*sync.Map)
-	p, ok := loc.Load(key)
+	p, ok := mk.keys.Load(key)
 	if !ok {
-		p, _ = loc.LoadOrStore(key, new(uint64))
+		p, _ = mk.keys.LoadOrStore(key, new(uint64))
 	}
 	return unsafe.Pointer(p.(*uint64))
 }
