@@ -39,6 +39,11 @@ func TestFixtures(t *testing.T) {
 		// call site without them is not on the package's goroutines).
 		// One call without the lock is reported.
 		"manysites",
+		// A method with a value receiver run through an interface that
+		// holds a pointer (go/ssa's wrapper (*T).m) holds the locks held
+		// where the interface method is called; called without them, it
+		// is reported.
+		"ptrwrapper",
 	)
 }
 

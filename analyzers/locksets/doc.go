@@ -65,7 +65,11 @@
 // leaves the method's callers unknown). A method expression ((*T).m in a
 // table of handlers called as handlers[k](s, x)) runs through a thunk the
 // same way, and its entry set is taken at the thunk's call sites (a thunk
-// handed to code outside the package leaves them unknown). A function whose
+// handed to code outside the package leaves them unknown). So is a method
+// that an interface holding a *T runs through go/ssa's wrapper (*T).m: one
+// with a value receiver, or promoted from an embedded field (looplab/fsm's
+// transitionerStruct.transition, called through the transitioner
+// interface with eventMu held, held it nowhere before). A function whose
 // callers are all unknown or outside the analyzed code (only such a thunk
 // or wrapper calls it) gets the empty entry set; before, it got no lock
 // sets at all, not even of the locks it takes itself.

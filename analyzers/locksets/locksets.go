@@ -851,11 +851,13 @@ func (a *solver) computeLockSets() {
 			if _, isGo := e.Site.(*ssa.Go); isGo && !handoff || a.skip != nil && a.skip(e.Site) {
 				continue
 			}
-			if w := e.Site.Parent(); ssavalue.BoundMethod(w) == fn || ssavalue.ThunkMethod(w) == fn {
+			if w := e.Site.Parent(); ssavalue.BoundMethod(w) == fn || ssavalue.ThunkMethod(w) == fn || ssavalue.WrappedMethod(w) == fn {
 				// fn runs where its method value or method
 				// expression ((*T).m in a table of handlers) is
-				// called: the bound wrapper's or thunk's call
-				// sites, which no analyzed function contains
+				// called, or, through an interface that holds a
+				// pointer, where (*T).m's wrapper of a value or
+				// promoted method is: the wrapper's or thunk's
+				// call sites, which no analyzed function contains
 				// otherwise.
 				if ssavalue.ThunkMethod(w) == fn && len(a.gr.RefSites(w)) > 0 {
 					return nil, false

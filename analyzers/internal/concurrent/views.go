@@ -91,7 +91,7 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, loc
 	var views []View
 	for _, edge := range callers {
 		site := edge.Site
-		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() {
+		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || wrapper(site.Parent()) {
 			return nil
 		}
 		args := site.Common().Args
@@ -128,7 +128,7 @@ func (e *Env) liftMerged(s *locksets.Solution, fn *ssa.Function, idx int, caller
 	locks, first := s.Entry(fn).Union(local), true
 	for _, edge := range callers {
 		site := edge.Site
-		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || idx >= len(site.Common().Args) {
+		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || wrapper(site.Parent()) || idx >= len(site.Common().Args) {
 			return nil
 		}
 		if s.Skips(site) {
@@ -172,6 +172,15 @@ func (e *Env) inTest(a *sharedloc.Access, v View, i int, c *goroutines.Context) 
 
 func equalSets(s, t locksets.Set) bool {
 	return slices.EqualFunc(s, t, func(x, y locksets.Held) bool { return x.Mutex == y.Mutex && x.Mode == y.Mode })
+}
+
+// wrapper reports whether fn is a synthetic wrapper that calls a method:
+// of a method value, of a method expression, or (*T).m of a value or
+// promoted method, which an interface holding a *T runs. No lock sets are
+// computed in it; locksets gives the method the entry set of the
+// wrapper's call sites, so an access is viewed in its own function.
+func wrapper(fn *ssa.Function) bool {
+	return ssavalue.BoundMethod(fn) != nil || ssavalue.ThunkMethod(fn) != nil || ssavalue.WrappedMethod(fn) != nil
 }
 
 func isEntry(e *Env, fn *ssa.Function) bool {

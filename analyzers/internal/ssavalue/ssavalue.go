@@ -321,6 +321,26 @@ func ThunkMethod(fn *ssa.Function) *ssa.Function {
 	return nil
 }
 
+// WrappedMethod returns the method that a synthetic method wrapper calls:
+// go/ssa's "wrapper for" function behind (*T).m where m has a value
+// receiver, or behind a method promoted from an embedded field, which an
+// interface holding a *T runs. It returns nil if fn is not such a wrapper.
+func WrappedMethod(fn *ssa.Function) *ssa.Function {
+	if !strings.HasPrefix(fn.Synthetic, "wrapper for") || len(fn.Blocks) == 0 {
+		return nil
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			// The wrapper of a value method first calls the
+			// builtin ssa:wrapnilchk on the pointer.
+			if c, ok := instr.(*ssa.Call); ok && c.Call.StaticCallee() != nil {
+				return c.Call.StaticCallee()
+			}
+		}
+	}
+	return nil
+}
+
 // Field returns the struct field (its generic origin) that fa addresses,
 // or nil.
 func Field(fa *ssa.FieldAddr) *types.Var {
