@@ -36,5 +36,10 @@ func TestFixtures(t *testing.T) {
 		// two goroutines at once; a channel shared by every object, and a
 		// close of an object another call made, are.
 		"owncycle",
+		// A send made with a mutex held since a read of a stop flag found
+		// it clear is not after a close made once the flag was set under
+		// that mutex; a flag that is cleared again, a send after the
+		// mutex's release, a close before the flag's set are reported.
+		"stopflag",
 	)
 }

@@ -42,11 +42,16 @@
 //	close(q.out)
 //
 // Sends and closes in a function that recovers from panics (a deferred
-// recover) are not reported: the program survives them by design.
+// recover) are not reported: the program survives them by design. Nor is
+// a send behind a stop flag: made with a mutex held since a read of a
+// boolean field of the channel's object found it false, when the close
+// comes after a store of true to that field under the same mutex in
+// write mode, and the package never stores false to it (if the closer's
+// section came first the send does not run; otherwise it came before).
 //
 // Known false-positive shapes: senders that stop because of a signal the
-// analysis does not model (an atomic flag, a condition variable) before
-// the close; and releases of different objects held in the same field of
+// analysis does not model (an atomic flag read without the closer's
+// mutex, a condition variable) before the close; and releases of different objects held in the same field of
 // different instances.
 //
 // Confidence: a close or send in a handler of a test, which the check
