@@ -68,7 +68,9 @@
 // runs it first) assumes that an importer starts the goroutine by another
 // path before anything ran the Do; a pair of two goroutines of one go
 // statement, each started after a Wait for the one before on some path,
-// assumes that two of them run at once. These
+// assumes that two of them run at once; so does a pair of two goroutines
+// of one go statement that runs several times only through recursion or,
+// in a test's closure, through another test's code. These
 // are shown only under -all (precog vet -all; -conclosed.all under go vet
 // -vettool=precog, whose own -all is taken; the golangci-lint setting
 // all: true), with the assumption in its message (see connull's doc).

@@ -33,6 +33,10 @@
 // A context is Multi when several goroutines of it may run at once: its
 // `go` statement is in a loop or in a function that is itself called in a
 // loop or runs in a Multi context, or it is an HTTP handler.
+// It is also Unsure when it is Multi only through recursion (a function
+// that may call itself back counts as repeating), or, for a go statement
+// in a closure made in a test function, only through another test's code:
+// the checks report such a pair at low confidence.
 // A `go` statement through a function value makes one context per
 // function the value may hold; each run of the statement starts one
 // goroutine running one of them, so when the contexts are not Multi they

@@ -91,6 +91,17 @@ type Context struct {
 	// Multi reports that several goroutines of this context may run at
 	// the same time.
 	Multi bool
+	// Unsure reports that the context is Multi only through a recursive
+	// call chain that may run its start again, or, for a start in a
+	// closure made in a test function, only through code of other tests
+	// (a loop of another test, or goroutines of another test, that reach
+	// the closure through a call the call graph does not resolve to one
+	// callback: the FSM of one test calls the callbacks of every test).
+	// Without those, no loop, handler or Multi starter would make it
+	// Multi. Whether such a path runs the start twice is decided by values
+	// the analysis does not follow (which callback a map lookup returns,
+	// the depth of a structure).
+	Unsure bool
 	// Join names the method that waits for a Task, called on the same
 	// receiver as Site (Site.Common().Args[0]).
 	Join string
@@ -837,9 +848,89 @@ func (b *builder) computeMulti(funcs []*ssa.Function) {
 			}
 		}
 	}
+	b.markUnsure()
 	for fn, cs := range b.res.of {
 		slices.SortFunc(cs, func(a, b *Context) int { return cmp.Compare(a.Index, b.Index) })
 		b.res.of[fn] = cs
+	}
+}
+
+// markUnsure sets Unsure on the Multi contexts that are Multi only
+// through recursion or through other tests' code: computeMulti's fixed
+// point again, with a function repeating only when a call site in a loop
+// reaches it through calls, and, for a start in a closure of a test
+// function, leaving out the callers and starting contexts of other tests.
+func (b *builder) markUnsure() {
+	owners := make(map[*ssa.Function]*ssa.Function)
+	owner := func(fn *ssa.Function) *ssa.Function {
+		if o, ok := owners[fn]; ok {
+			return o
+		}
+		top := fn
+		for top.Parent() != nil {
+			top = top.Parent()
+		}
+		var o *ssa.Function
+		if isTestFunc(b.pass, top) {
+			o = top
+		}
+		owners[fn] = o
+		return o
+	}
+	// other reports whether fn belongs to a test other than t.
+	other := func(t, fn *ssa.Function) bool {
+		o := owner(fn)
+		return t != nil && o != nil && o != t
+	}
+	inLoop := func(fn *ssa.Function) bool {
+		t := owner(fn)
+		seen := map[*ssa.Function]bool{fn: true}
+		stack := []*ssa.Function{fn}
+		for len(stack) > 0 {
+			f := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, e := range b.res.CallGraph.Callers(f) {
+				g := e.Caller.Func
+				if _, isGo := e.Site.(*ssa.Go); isGo || other(t, g) {
+					continue
+				}
+				if b.res.Flow.InLoop(e.Site) {
+					return true
+				}
+				if !seen[g] {
+					seen[g] = true
+					stack = append(stack, g)
+				}
+			}
+		}
+		return false
+	}
+	multi := make(map[*Context]bool)
+	for changed := true; changed; {
+		changed = false
+		for _, c := range b.res.Contexts[1:] {
+			if multi[c] || !c.Multi {
+				continue
+			}
+			m := c.Kind == Handler && !(c.Entry.Parent() != nil && c.Test != nil)
+			if site := c.Site; site != nil {
+				m = m || b.res.Flow.InLoop(site) || inLoop(site.Parent())
+				t := owner(site.Parent())
+				for _, pc := range b.res.of[site.Parent()] {
+					if t != nil && pc.Test != nil && pc.Test != t {
+						continue
+					}
+					m = m || multi[pc]
+				}
+			}
+			if m {
+				multi[c] = true
+				changed = true
+			}
+		}
+	}
+	for _, c := range b.res.Contexts[1:] {
+		c.Unsure = c.Multi && !multi[c]
 	}
 }
 

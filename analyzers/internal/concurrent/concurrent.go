@@ -216,8 +216,15 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 //     starts the goroutine before anything ran the Do, and the order in
 //     which an importer calls them is outside the package.
 //
-// One more is about the package's own control flow, where the analysis
+// Two more are about the package's own control flow, where the analysis
 // cannot follow it:
+//   - the two sides run on two goroutines of one context (or of one go
+//     statement) that is Multi only through a recursive call chain, or,
+//     for a go statement in a closure made in a test function, only
+//     through another test's loop or goroutines (goroutines.Context's
+//     Unsure: the call graph lets one test's state machine call every
+//     test's callbacks); whether the recursion or the other test runs
+//     the start again depends on values the analysis does not follow;
 //   - the two sides run on two goroutines of one context that the
 //     goroutines analysis lets run several at once, but whose goroutines
 //     look started one at a time, each after a Wait for the one before
@@ -234,6 +241,9 @@ func (e *Env) Assumption(p Pair) string {
 		if j, ok := e.Order.RestartedAfterJoin(p.CA); ok {
 			return fmt.Sprintf("that goroutines running %s can start again before the one before has ended, although %s waits for it before starting another", source.FuncName(p.CA.Entry), source.FuncName(j.Parent()))
 		}
+	}
+	if p.CA != nil && p.CB != nil && p.CA.Unsure && p.CB.Unsure && (p.CA == p.CB || p.CA.Site != nil && p.CA.Site == p.CB.Site) {
+		return fmt.Sprintf("that the code starting the goroutine running %s runs again while that goroutine runs, which only a recursive call or another test's code would do", source.FuncName(p.CA.Entry))
 	}
 	if p.CA == p.CB && p.CA != nil && p.CA.Kind == goroutines.Handler && source.InTestFile(e.Pass.Fset, p.CA.Root) {
 		return "that the test's handler serves two requests at once"
