@@ -10,27 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/precog-dev/precog/internal/testcache"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// sharedCache is the precog cache of the tests that instrument: the
-// shim's directory is part of what the go build cache keys, so sharing
-// it compiles the shim once for all of them rather than once per test.
-var sharedCache string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "precog-control-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sharedCache = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// sharedCache is the precog cache of the tests that instrument, shared
+// with the other packages' end-to-end tests (internal/testcache).
+var sharedCache = testcache.Dir()
 
 // TestKernelMySQLForced is issue 3's acceptance check for force: the MySQL
 // proc_info kernel (testdata/kernels/mysql), instrumented, is recorded

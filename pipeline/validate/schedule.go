@@ -121,10 +121,29 @@ func (s *Schedule) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	// Through a temporary file renamed into place: two precog runs that
+	// share a cache (its repro directory) and confirm the same finding
+	// write the same file, and precog repro must never read half of one.
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o666)
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	err = errors.Join(werr, tmp.Close())
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // ReadSchedule reads a schedule file.

@@ -2,6 +2,8 @@ package validate
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -528,5 +530,27 @@ func TestForcedRuns(t *testing.T) {
 		if k != c.k || ok != c.ok {
 			t.Errorf("forcedRuns(%d, %d) = %d, %v; want %d, %v", c.failed, c.plain, k, ok, c.k, c.ok)
 		}
+	}
+}
+
+// TestScheduleWrite checks that writing a schedule over another leaves
+// the new one whole and no temporary file beside it.
+func TestScheduleWrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "repro")
+	path := filepath.Join(dir, "0123456789ab.json")
+	for _, order := range []string{"first order", "second order"} {
+		if err := (&Schedule{Version: ScheduleVersion, ID: "0123456789ab", Order: order, Plan: &plan.Plan{Mode: plan.Force, Edges: []plan.Edge{{}}}}).Write(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := ReadSchedule(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Order != "second order" {
+		t.Errorf("read order %q, want the second write's", s.Order)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the repro directory, want 1: %v", len(entries), entries)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/cfp"
 	"github.com/precog-dev/precog/internal/headless"
+	"github.com/precog-dev/precog/internal/testcache"
 	"github.com/precog-dev/precog/pipeline/coverage"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
@@ -35,15 +36,9 @@ func measure(t *testing.T) *coverage.Report {
 		t.Skip("builds and runs the CFP corpus (about 20 s)")
 	}
 	measured.once.Do(func() {
-		cache, err := os.MkdirTemp("", "precog-cover-cache-")
-		if err != nil {
-			measured.err = err
-			return
-		}
-		defer os.RemoveAll(cache)
 		measured.rep, measured.err = coverage.Measure(t.Context(), coverage.Options{
 			Dir: corpus, Patterns: []string{"./..."}, Flags: &record.GoTestFlags{Timeout: 60e9},
-			CacheDir: cache, CFP: instrument.AllCFP,
+			CacheDir: testcache.Dir(), CFP: instrument.AllCFP,
 		})
 	})
 	if measured.err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/precog-dev/precog/internal/expect"
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/precogbin"
+	"github.com/precog-dev/precog/internal/testcache"
 	"github.com/precog-dev/precog/pipeline/explain"
 )
 
@@ -50,7 +51,7 @@ func TestKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := t.TempDir()
+	cache := testcache.Dir()
 	n := 0
 	for _, pkg := range pkgs {
 		dir := filepath.Join(root, filepath.FromSlash(pkg))

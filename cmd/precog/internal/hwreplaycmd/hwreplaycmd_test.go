@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/hwreplaycmd"
 	"github.com/precog-dev/precog/cmd/precog/internal/recordcmd"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/testcache"
 )
 
 func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
@@ -82,7 +83,7 @@ func TestKernels(t *testing.T) {
 		t.Skip("builds and runs the kernels' test binaries")
 	}
 	out := filepath.Join(t.TempDir(), "rec")
-	if _, stderr, code := precog(t, kernels, "record", "-baseline=false", "-cache", t.TempDir(), "-o", out, "./oscsloop", "./mozilla1"); code != 0 {
+	if _, stderr, code := precog(t, kernels, "record", "-baseline=false", "-cache", testcache.Dir(), "-o", out, "./oscsloop", "./mozilla1"); code != 0 {
 		t.Fatalf("precog record exited %d:\n%s", code, stderr)
 	}
 	check := func(name string, vs map[string]verdict, want map[string][2]string) {

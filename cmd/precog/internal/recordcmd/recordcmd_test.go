@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/testcache"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
@@ -100,7 +101,7 @@ func TestRecordKernels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs two test binaries per kernel package")
 	}
-	cacheDir = t.TempDir()
+	cacheDir = testcache.Dir()
 	first := recordKernels(t, t.TempDir())
 	second := recordKernels(t, t.TempDir())
 

@@ -13,6 +13,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/leakcheck"
+	"github.com/precog-dev/precog/internal/testcache"
 )
 
 func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
@@ -56,7 +57,9 @@ func TestRepro(t *testing.T) {
 		t.Skip("builds and runs instrumented test binaries")
 	}
 	dir := copyKernel(t)
-	cache, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	// The shared cache: the copy's files are new to it, but the shim's
+	// build is not.
+	cache, out := testcache.Dir(), filepath.Join(t.TempDir(), "out")
 	stdout, stderr, code := precog(t, dir, "test", "-json", "-cache", cache, "-o", out, "./mysql")
 	if code != cli.ExitFindings {
 		t.Fatalf("precog test exited %d:\n%s", code, stderr)

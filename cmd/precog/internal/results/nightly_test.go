@@ -15,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/results"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/precogbin"
+	"github.com/precog-dev/precog/internal/testcache"
 )
 
 // nightly runs precog (a binary of this tree, built without -race: the
@@ -143,7 +144,7 @@ func ids(fs []finding.Finding, keep func(finding.Finding) bool) []string {
 // listed, marked baselined; the third, with a baseline of the second run,
 // passes although its findings are confirmed.
 func TestBaseline(t *testing.T) {
-	cache, tmp := t.TempDir(), t.TempDir()
+	cache, tmp := testcache.Dir(), t.TempDir()
 	ci, base1, base2 := filepath.Join(tmp, "ci"), filepath.Join(tmp, "base1"), filepath.Join(tmp, "base2")
 	common := []string{"test", "-json", "-cache", cache, "-timeout", "1m", "-ci", ci}
 
@@ -241,7 +242,7 @@ func TestBaseline(t *testing.T) {
 // run. The kernels include a package of 15 tests, which CFP guidance
 // keeps in one shard, and single-test packages.
 func TestShardMerge(t *testing.T) {
-	cache, tmp := t.TempDir(), t.TempDir()
+	cache, tmp := testcache.Dir(), t.TempDir()
 	pkgs := []string{"./mysql", "./fft", "./controls", "./pbzip2queue", "./doneadd", "./apache1"}
 	common := []string{"test", "-json", "-cache", cache, "-timeout", "1m"}
 	dir := func(name string) string { return filepath.Join(tmp, name) }
@@ -314,7 +315,7 @@ func TestShardMerge(t *testing.T) {
 // and findings, the counts never go back within the recording, and
 // after the recording they are the run's totals.
 func TestProgressLines(t *testing.T) {
-	_, stderr, code := nightly(t, kernels, "test", "-json", "-cache", t.TempDir(), "-timeout", "1m", "-progress", "50ms", "./mysql")
+	_, stderr, code := nightly(t, kernels, "test", "-json", "-cache", testcache.Dir(), "-timeout", "1m", "-progress", "50ms", "./mysql")
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}

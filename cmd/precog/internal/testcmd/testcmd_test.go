@@ -3,7 +3,6 @@ package testcmd_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,24 +15,15 @@ import (
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/precogbin"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
+	"github.com/precog-dev/precog/internal/testcache"
 )
 
-// sharedCache is the precog cache of every test here that builds: the
-// shim's directory and the instrumented files' paths are part of what the
-// go build cache keys, so tests with a cache each would compile the shim
-// and the kernels they share once per test. The cache is content
-// addressed, so what one test leaves cannot change another's findings.
-var sharedCache string
+// sharedCache is the precog cache of every test here that builds, shared
+// with the other packages' end-to-end tests (internal/testcache).
+var sharedCache = testcache.Dir()
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "precog-testcmd-cache-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sharedCache = dir
 	code := leakcheck.Main(m)
-	os.RemoveAll(dir)
 	precogbin.Remove()
 	os.Exit(code)
 }
