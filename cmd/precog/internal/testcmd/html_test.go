@@ -22,6 +22,9 @@ func TestHTMLReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs two kernels")
 	}
+	// The browser first: without one the run would check nothing that
+	// TestTestOutput does not (findings carry their forced order).
+	bin := headless.Browser(t)
 	page := filepath.Join(t.TempDir(), "report.html")
 	stdout, stderr, code := precogbin.Run(t, kernels, "test", "-json", "-funcs", "-html", page, "-cache", sharedCache, "-timeout", "20s", "./mysql", "./doneadd")
 	if code != cli.ExitFindings {
@@ -45,7 +48,6 @@ func TestHTMLReport(t *testing.T) {
 	if forced < 2 {
 		t.Errorf("%d confirmed findings with a forced order, want the con-null and the con-uninit at least", forced)
 	}
-	bin := headless.Browser(t)
 	if err := htmltest.Check(headless.DOM(t, bin, page), fs); err != nil {
 		t.Error(err)
 	}

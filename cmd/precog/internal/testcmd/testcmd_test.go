@@ -97,8 +97,8 @@ func TestHelp(t *testing.T) {
 
 // TestTestOutput runs precog test on kernels and checks the three output
 // forms against each other: the same findings, with the fields -json
-// promises, text lines that start with the first site's position and
-// kind, and a SARIF log that validates.
+// promises (a forced finding's order among them), text lines that start
+// with the first site's position and kind, and a SARIF log that validates.
 func TestTestOutput(t *testing.T) {
 	cache := sharedCache
 	pkgs := []string{"./mysql", "./mapwrites"}
@@ -108,7 +108,7 @@ func TestTestOutput(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, jsonErr)
 	}
 	fs := decodeFindings(t, jsonOut)
-	confirmed := 0
+	confirmed, forced := 0, 0
 	for _, f := range fs {
 		if f.Status == finding.Confirmed {
 			confirmed++
@@ -144,11 +144,22 @@ func TestTestOutput(t *testing.T) {
 		case f.Status != finding.Confirmed && f.Repro != "":
 			t.Errorf("finding %s is %s but has a reproducer", f.ID, f.Status)
 		}
+		// A finding validation forced carries the order it forced, which
+		// the HTML report's timeline draws.
+		if v := f.Validation; v != nil && v.Runs > 0 && len(f.Witnesses) > 0 {
+			if v.Order == nil || len(v.Order.Edges)+len(v.Order.Together) == 0 {
+				t.Errorf("finding %s (%s, %s) was forced %d times but carries no order", f.ID, f.Kind, f.Status, v.Runs)
+			}
+			forced++
+		}
 		for _, s := range f.Sites {
 			if !filepath.IsAbs(s.File) || s.Line <= 0 || s.Role == "" {
 				t.Errorf("finding %s: site %+v wants an absolute file, a line and a role", f.ID, s)
 			}
 		}
+	}
+	if forced == 0 {
+		t.Errorf("no finding was forced: want the MySQL con-null at least")
 	}
 	data, err := os.ReadFile(sarifFile)
 	if err != nil {
