@@ -21,7 +21,15 @@
 // code outside the package can call, goroutine entries and functions
 // called from elsewhere; the body of a range over a function gets the set held at the range), and
 // a call to a function of the package applies that function's net effect
-// (a lock() helper acquires, an unlock() helper releases).
+// (a lock() helper acquires, an unlock() helper releases). A function
+// whose last result is an error and that holds more at the returns that
+// may return a nil error than at those returning one that is not nil
+// (a Begin that locks and, where it fails, unlocks and returns an error,
+// as tidwall/buntdb's) acquires the more on the branch where its caller
+// tested that error, right after the call, and found it nil. A callback
+// given to a library function known to call it before returning
+// (sync.Once.Do, sort.Slice, filepath.WalkDir, ...) gets the set held at
+// that call.
 //
 // The flow is path-sensitive in a function's boolean values that two or
 // more branches test, when the function locks or unlocks itself (at most

@@ -245,6 +245,13 @@ type lockCall struct {
 type effect struct {
 	acquire Set
 	release []sharedloc.Loc
+	// acquireOK is what a function whose last result is an error
+	// acquires at the returns that may return a nil error, when it
+	// acquires more there than at all returns (a Begin that locks and,
+	// where it fails, unlocks and returns an error); nil otherwise. A
+	// caller holds it where it has tested that error and found nil
+	// (see errCheck).
+	acquireOK Set
 }
 
 // solver holds the state of one package's lock-set dataflow: the lock
@@ -512,12 +519,23 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 	queued := make([]bool, len(fn.Blocks))
 	queued[0] = true
 	out := func(b *ssa.BasicBlock, s Set, succ int) Set {
-		// TryLock holds the lock on the true branch.
-		if len(b.Instrs) == 0 || succ != 0 {
+		if len(b.Instrs) == 0 {
 			return s
 		}
 		ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
 		if !ok {
+			return s
+		}
+		// A call that acquires only where it returns a nil error holds
+		// it on the branch that found the error nil.
+		if call, okSucc := a.errCheck(ifi); call != nil && succ == okSucc {
+			for _, h := range a.effects[call.Call.StaticCallee()].acquireOK {
+				s = a.add(s, h.Mutex, h.Mode, call.Pos())
+			}
+			return s
+		}
+		// TryLock holds the lock on the true branch.
+		if succ != 0 {
 			return s
 		}
 		call, ok := ifi.Cond.(*ssa.Call)
@@ -741,15 +759,24 @@ func (a *solver) computeEffects() {
 			var deferred []deferredRelease
 			var rets []ssa.Instruction
 			var atRet []Set
+			// The mutexes fn unlocks somewhere while it holds them.
+			var unlocksHeld []sharedloc.Loc
+			unlockHeld := func(m sharedloc.Loc, held Set) {
+				if _, ok := held.Lookup(m); ok && !slices.Contains(unlocksHeld, m) {
+					unlocksHeld = append(unlocksHeld, m)
+				}
+			}
 			exit, returns := a.flow(fn, nil, false, func(instr ssa.Instruction, held Set) {
 				if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
 					release(lc.mutex, held)
+					unlockHeld(lc.mutex, held)
 				}
 				switch instr := instr.(type) {
 				case *ssa.Call:
 					for _, callee := range a.gr.CallGraph.Callees(instr) {
 						for _, m := range a.effects[callee].release {
 							release(m, held)
+							unlockHeld(m, held)
 						}
 					}
 				case *ssa.Defer:
@@ -784,11 +811,12 @@ func (a *solver) computeEffects() {
 					e.release = append(e.release, m)
 				}
 			}
-			if len(e.acquire) == 0 && len(e.release) == 0 {
+			e.acquireOK = acquiredOK(fn, rets, atRet, exit, unlocksHeld, func(s Set) Set { return a.atReturn(fn, s) })
+			if len(e.acquire) == 0 && len(e.release) == 0 && e.acquireOK == nil {
 				continue
 			}
 			old, ok := a.effects[fn]
-			if !ok || !equal(old.acquire, e.acquire) || len(old.release) != len(e.release) {
+			if !ok || !equal(old.acquire, e.acquire) || len(old.release) != len(e.release) || !equal(old.acquireOK, e.acquireOK) {
 				a.effects[fn] = e
 				changed = true
 			}
@@ -797,6 +825,152 @@ func (a *solver) computeEffects() {
 			break
 		}
 	}
+}
+
+// acquiredOK returns the meet of the sets held at fn's returns (after
+// its deferred unlocks, by atReturn) that may return a nil error as
+// fn's last result, when fn also has returns that return an error that
+// is not nil and the meet holds more than exit, the meet over all
+// returns; otherwise nil. Only the mutexes fn also unlocks while holding
+// them count: the lock, check, unlock and return an error of a Begin,
+// whose check runs under the lock. A function that checks first and
+// locks only where the check passed (database/sql's Conn.grabConn: done,
+// then closemu.RLock) leaves its callers a window between the check and
+// the lock in which what the check saw may change; con-null there is
+// true, and a lock held at the use would hide it.
+func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set, unlocksHeld []sharedloc.Loc, atReturn func(Set) Set) Set {
+	res := fn.Signature.Results()
+	if res.Len() == 0 || !types.Identical(res.At(res.Len()-1).Type(), errorType) {
+		return nil
+	}
+	var ok Set
+	first, failed := true, false
+	for i, ret := range rets {
+		r := ret.(*ssa.Return)
+		if len(r.Results) != res.Len() {
+			return nil
+		}
+		if nonNil(r.Results[len(r.Results)-1]) {
+			failed = true
+			continue
+		}
+		if s := atReturn(atRet[i]); first {
+			ok, first = s, false
+		} else {
+			ok = meet(ok, s)
+		}
+	}
+	if !failed || first {
+		return nil
+	}
+	ok = slices.DeleteFunc(slices.Clone(ok), func(h Held) bool {
+		g, inExit := exit.Lookup(h.Mutex)
+		return !slices.Contains(unlocksHeld, h.Mutex) && !(inExit && g.Mode == h.Mode)
+	})
+	if len(ok.Minus(exit)) == 0 && equal(meet(ok, exit), ok) {
+		return nil
+	}
+	return ok
+}
+
+var errorType = types.Universe.Lookup("error").Type()
+
+// nonNil reports whether an error value is never nil: an interface made
+// from a concrete value, a package-level variable (a sentinel error),
+// errors.New or fmt.Errorf, or a phi of such values.
+func nonNil(v ssa.Value) bool {
+	return nonNilSeen(v, make(map[*ssa.Phi]bool))
+}
+
+func nonNilSeen(v ssa.Value, seen map[*ssa.Phi]bool) bool {
+	switch v := v.(type) {
+	case *ssa.MakeInterface:
+		return true
+	case *ssa.UnOp:
+		_, ok := v.X.(*ssa.Global)
+		return v.Op == token.MUL && ok
+	case *ssa.Call:
+		switch model.CalleeName(&v.Call) {
+		case "errors.New", "fmt.Errorf":
+			return true
+		}
+	case *ssa.Phi:
+		if seen[v] {
+			return true
+		}
+		seen[v] = true
+		for _, e := range v.Edges {
+			if !nonNilSeen(e, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// errCheck returns the call that ifi tests the error result of against
+// nil, and the successor ifi takes where the error is nil (err != nil
+// goes to its second successor, err == nil to its first), when the
+// call's callee acquires more where it returns a nil error and the call
+// is in ifi's block with no lock operation or call between them.
+func (a *solver) errCheck(ifi *ssa.If) (*ssa.Call, int) {
+	bin, ok := ifi.Cond.(*ssa.BinOp)
+	if !ok || bin.Op != token.EQL && bin.Op != token.NEQ {
+		return nil, 0
+	}
+	x, y := bin.X, bin.Y
+	if c, ok := x.(*ssa.Const); ok && c.IsNil() {
+		x, y = y, x
+	}
+	if c, ok := y.(*ssa.Const); !ok || !c.IsNil() {
+		return nil, 0
+	}
+	// A named result that a closure captures is a variable: the error
+	// stored to it in ifi's block.
+	if ld, ok := x.(*ssa.UnOp); ok && ld.Op == token.MUL {
+		if _, ok := ld.X.(*ssa.Alloc); ok && ld.Block() == ifi.Block() {
+			x = nil
+			for _, instr := range ifi.Block().Instrs {
+				if instr == ld {
+					break
+				}
+				if st, ok := instr.(*ssa.Store); ok && st.Addr == ld.X {
+					x = st.Val
+				}
+			}
+		}
+	}
+	var call *ssa.Call
+	switch x := x.(type) {
+	case *ssa.Extract:
+		call, _ = x.Tuple.(*ssa.Call)
+		if call != nil && x.Index != call.Call.Signature().Results().Len()-1 {
+			return nil, 0
+		}
+	case *ssa.Call:
+		call = x
+	}
+	if call == nil || call.Block() != ifi.Block() {
+		return nil, 0
+	}
+	callee := call.Call.StaticCallee()
+	if callee == nil || a.effects[callee].acquireOK == nil {
+		return nil, 0
+	}
+	instrs := ifi.Block().Instrs
+	for _, instr := range instrs[slices.Index(instrs, ssa.Instruction(call))+1:] {
+		if _, ok := a.calls[instr]; ok {
+			return nil, 0
+		}
+		if _, ok := instr.(ssa.CallInstruction); ok {
+			return nil, 0
+		}
+	}
+	if bin.Op == token.EQL {
+		return call, 0
+	}
+	return call, 1
 }
 
 // deferredRelease is a deferred call that releases a mutex.

@@ -96,6 +96,9 @@ var syncCallbacks = map[string]bool{
 	"bytes.Map":               true,
 	"bytes.IndexFunc":         true,
 	"bytes.FieldsFunc":        true,
+	"path/filepath.Walk":      true,
+	"path/filepath.WalkDir":   true,
+	"io/fs.WalkDir":           true,
 	"(*testing.T).Run":        true,
 	"(*testing.B).Run":        true,
 }
