@@ -12,8 +12,11 @@
 // know: the closure handed to such a helper runs on another goroutine. A
 // function spawns its parameter if a `go` statement calls it (directly, or
 // from inside the closure the statement starts) or if it hands it to
-// another spawner. SpawnsFact also records whether the function waits,
-// with sync.WaitGroup.Wait, for what it started before returning.
+// another spawner. SpawnsFact also records whether the function waits
+// for what it started before returning: with sync.WaitGroup.Wait, or by
+// receiving from a channel the goroutine closes or sends on last (also
+// in a select whose other cases panic or call t.Fatal, a test helper's
+// timeout).
 //
 // The analyzer is separate from the goroutines analyzer, which needs the
 // package's call graph, so that dependencies analyzed only for their facts

@@ -3,6 +3,7 @@ package spawnfacts
 import (
 	_ "embed"
 	"fmt"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -375,9 +376,92 @@ func doneReceives(fn *ssa.Function, gos []ssa.Instruction) []ssa.Instruction {
 			if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW && signalled[channelVar(u.X)] {
 				recvs = append(recvs, u)
 			}
+			if sel, ok := instr.(*ssa.Select); ok && selectJoins(sel, signalled) {
+				recvs = append(recvs, sel)
+			}
 		}
 	}
 	return recvs
+}
+
+// selectJoins reports whether a blocking select receives from one of the
+// signalled channels and each of its other cases ends the goroutine or
+// the program in its first block (t.Fatal on a timeout, a panic), so that
+// the select goes on only once the channel has been signalled:
+//
+//	select {
+//	case <-done:
+//	case <-time.After(d):
+//		t.Fatalf("did not complete")
+//	}
+func selectJoins(sel *ssa.Select, signalled map[ssa.Value]bool) bool {
+	if !sel.Blocking {
+		return false
+	}
+	join := -1
+	for i, st := range sel.States {
+		if st.Dir == types.RecvOnly && signalled[channelVar(st.Chan)] {
+			join = i
+			break
+		}
+	}
+	if join < 0 {
+		return false
+	}
+	// go/ssa tests the chosen index against each case in turn: the If on
+	// index == i enters case i's body at its first successor.
+	bodies := make(map[int]*ssa.BasicBlock)
+	for _, r := range *sel.Referrers() {
+		ex, ok := r.(*ssa.Extract)
+		if !ok || ex.Index != 0 {
+			continue
+		}
+		for _, r := range *ex.Referrers() {
+			bin, ok := r.(*ssa.BinOp)
+			if !ok || bin.Op != token.EQL || bin.X != ssa.Value(ex) {
+				continue
+			}
+			c, ok := bin.Y.(*ssa.Const)
+			if !ok || c.Value == nil {
+				continue
+			}
+			i, exact := constant.Int64Val(c.Value)
+			if !exact {
+				continue
+			}
+			for _, r := range *bin.Referrers() {
+				if ifi, ok := r.(*ssa.If); ok {
+					bodies[int(i)] = ifi.Block().Succs[0]
+				}
+			}
+		}
+	}
+	for i := range sel.States {
+		if i == join {
+			continue
+		}
+		body, ok := bodies[i]
+		if !ok || !endsHere(body) {
+			return false
+		}
+	}
+	return true
+}
+
+// endsHere reports whether b panics or calls a function that never
+// returns (t.Fatal, t.FailNow, t.Skip, os.Exit, log.Fatal, runtime.Goexit).
+func endsHere(b *ssa.BasicBlock) bool {
+	for _, instr := range b.Instrs {
+		switch instr := instr.(type) {
+		case *ssa.Panic:
+			return true
+		case *ssa.Call:
+			if model.NoReturn(model.CalleeName(&instr.Call)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // channelVar is the value a channel operand comes from: the variable it

@@ -57,8 +57,31 @@ const PoolPut = "(*sync.Pool).Put"
 // that must not be called after the test function returns.
 var TestingReports = map[string]bool{}
 
+// noReturn are functions that never return to their caller: they end
+// the goroutine (runtime.Goexit, which t.Fatal, t.FailNow and t.Skip
+// call) or the program.
+var noReturn = map[string]bool{
+	"runtime.Goexit": true,
+	"os.Exit":        true,
+	"log.Fatal":      true,
+	"log.Fatalf":     true,
+	"log.Fatalln":    true,
+	"log.Panic":      true,
+	"log.Panicf":     true,
+	"log.Panicln":    true,
+}
+
+// NoReturn reports whether the named function never returns to its
+// caller.
+func NoReturn(name string) bool {
+	return noReturn[name]
+}
+
 func init() {
 	for _, recv := range []string{"(*testing.T).", "(*testing.B).", "(*testing.common).", "(testing.TB)."} {
+		for _, m := range []string{"Fatal", "Fatalf", "FailNow", "Skip", "Skipf", "SkipNow"} {
+			noReturn[recv+m] = true
+		}
 		// The methods that panic ("Log in goroutine after TestX has
 		// completed") when the test has already returned.
 		for _, m := range []string{"Log", "Logf", "Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow",

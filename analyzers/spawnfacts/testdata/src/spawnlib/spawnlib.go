@@ -64,3 +64,31 @@ func RunStarted(f func()) { // want RunStarted:`^spawns\(0\)$`
 	}()
 	<-started
 }
+
+// RunDoneOrPanic waits for f in a select whose other case panics: it goes
+// on only once f has returned.
+func RunDoneOrPanic(stop <-chan struct{}, f func()) { // want RunDoneOrPanic:`spawns\(1\) joins`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-stop:
+		panic("stopped before f returned")
+	}
+}
+
+// RunDoneOrStop may return through its other case while f runs.
+func RunDoneOrStop(stop <-chan struct{}, f func()) { // want RunDoneOrStop:`^spawns\(1\)$`
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-stop:
+	}
+}
