@@ -1,16 +1,12 @@
 package testcmd_test
 
 import (
-	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/precog-dev/precog/analyzers/suite"
-	"github.com/precog-dev/precog/cmd/precog/internal/cli"
-	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
 	"github.com/precog-dev/precog/detect/finding"
 )
 
@@ -31,13 +27,7 @@ func TestStaticAndRuntimeIDs(t *testing.T) {
 		"con-map mapwrites/mapwrites.go:55",
 	}
 
-	var out, errs bytes.Buffer
-	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: kernels}
-	vet := vetcmd.Command(suite.Checks(), suite.IDs)
-	if code := cli.Main(t.Context(), env, []*cli.Command{vet}, append([]string{"vet", "-json"}, pkgs...)); code != 3 {
-		t.Fatalf("precog vet exited %d, want 3 (findings):\n%s", code, errs.String())
-	}
-	static := decodeFindings(t, out.String())
+	static := vetKernels(t, pkgs)
 
 	// Predictions are enough: validation changes a finding's status, not
 	// its ID.

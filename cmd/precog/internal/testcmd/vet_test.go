@@ -2,11 +2,13 @@ package testcmd_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/precog-dev/precog/analyzers/suite"
@@ -37,13 +39,7 @@ func TestVet(t *testing.T) {
 		"con-null prodcons/prodcons.go:75",
 	}
 
-	var out, errs bytes.Buffer
-	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: kernels}
-	vet := vetcmd.Command(suite.Checks(), suite.IDs)
-	if code := cli.Main(t.Context(), env, []*cli.Command{vet}, append([]string{"vet", "-json"}, pkgs...)); code != 3 {
-		t.Fatalf("precog vet exited %d, want 3 (findings):\n%s", code, errs.String())
-	}
-	static := decodeFindings(t, out.String())
+	static := vetKernels(t, pkgs)
 
 	// -cfp=false: the package's tests are long enough without the cheap
 	// runs; the steering of CFP's filter is not what is tested here.
@@ -98,4 +94,46 @@ func TestVet(t *testing.T) {
 	if !strings.Contains(stderr, "vet: 9 diagnostics of precog vet: 3 confirmed,") {
 		t.Errorf("summary lacks the vet line with 9 diagnostics, 3 confirmed:\n%s", stderr)
 	}
+}
+
+// vetPackages are the kernels of TestVet and TestStaticAndRuntimeIDs.
+var vetPackages = []string{"./mysql", "./pbzip2mutex", "./spinflag", "./prodcons", "./apache1", "./pbzip2queue", "./doneadd", "./fft", "./mapwrites"}
+
+var vetted struct {
+	once sync.Once
+	out  string
+	err  error
+}
+
+// vetKernels returns precog vet's diagnostics in the packages pkgs, of
+// one precog vet over vetPackages that the tests share: each vet in
+// this process loads the standard library from source under the race
+// detector, about 15 s of CPU.
+func vetKernels(t *testing.T, pkgs []string) []finding.Finding {
+	t.Helper()
+	vetted.once.Do(func() {
+		var out, errs bytes.Buffer
+		env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: kernels}
+		vet := vetcmd.Command(suite.Checks(), suite.IDs)
+		if code := cli.Main(context.Background(), env, []*cli.Command{vet}, append([]string{"vet", "-json"}, vetPackages...)); code != 3 {
+			vetted.err = fmt.Errorf("precog vet exited %d, want 3 (findings):\n%s", code, errs.String())
+		}
+		vetted.out = out.String()
+	})
+	if vetted.err != nil {
+		t.Fatal(vetted.err)
+	}
+	var fs []finding.Finding
+	for _, f := range decodeFindings(t, vetted.out) {
+		rel, err := filepath.Rel(kernels, filepath.Dir(f.Sites[0].File))
+		if err == nil && slices.Contains(pkgs, "./"+filepath.ToSlash(rel)) {
+			fs = append(fs, f)
+		}
+	}
+	for _, p := range pkgs {
+		if !slices.Contains(vetPackages, p) {
+			t.Fatalf("%s is not in vetPackages", p)
+		}
+	}
+	return fs
 }
