@@ -44,12 +44,21 @@ const (
 // keeps its data in the file, so a goroutine still writing into a chunk
 // of an old segment faults its pages back in; once such full chunks come
 // to a segment's size, the old segments they are in are dropped again. The
-// resident trace is the current segment, up to a segment of full chunks
+// resident trace is the current segment, up to maxSegment of full chunks
 // in old ones, and the goroutines' current chunks.
+//
+// While the file is shorter than smallTrace, segments stop doubling at
+// smallSegment: the current segment's pages stay resident until the next
+// one is mapped, and 4 MiB of them was half of the resident memory of a
+// small test binary (x/sync/syncmap's, about 10 MB plain). A long trace
+// goes on to maxSegment, whose drops are four times fewer, where the
+// segment is small beside the program's own memory.
 const (
 	firstChunk   = 4 << 10
 	maxChunk     = 64 << 10
 	firstSegment = 64 << 10
+	smallSegment = 1 << 20
+	smallTrace   = 64 << 20
 	maxSegment   = 4 << 20
 	// batchHeaderLen bounds StartBatch's header.
 	batchHeaderLen = trace.MaxBatchHeaderLen
@@ -162,13 +171,17 @@ func mapSegment(n int) error {
 	if size < firstSegment {
 		size = firstSegment
 	}
-	if size > maxSegment {
-		size = maxSegment
+	off := out.segOff + int64(len(out.seg))
+	limit := maxSegment
+	if off < smallTrace {
+		limit = smallSegment
+	}
+	if size > limit {
+		size = limit
 	}
 	if size < n {
 		size = alignUp(n, firstSegment)
 	}
-	off := out.segOff + int64(len(out.seg))
 	if err := growFile(out.f, off, size); err != nil {
 		return err
 	}
