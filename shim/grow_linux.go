@@ -33,3 +33,16 @@ func dropPages(b []byte) {
 		syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[start])), uintptr(end-start), syscall.MADV_DONTNEED)
 	}
 }
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14), which package
+// syscall does not name.
+const madvPopulateWrite = 23
+
+// populatePages faults a new segment's pages in for writing, in one call:
+// a fault per page as the goroutines first write there was 7% of
+// ristretto/z's recorded samples (exc_page_fault on this paravirtualized
+// machine). A kernel without MADV_POPULATE_WRITE refuses it, and the pages
+// fault in one by one as before.
+func populatePages(b []byte) {
+	syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), madvPopulateWrite)
+}

@@ -10,3 +10,6 @@ func growFile(f *os.File, off int64, size int) error { return f.Truncate(off + i
 
 // dropPages would release an old segment's pages; only Linux does it.
 func dropPages(b []byte) {}
+
+// populatePages would fault a new segment's pages in at once; only Linux does it.
+func populatePages(b []byte) {}

@@ -189,6 +189,7 @@ func mapSegment(n int) error {
 	if err != nil {
 		return err
 	}
+	populatePages(mem)
 	if out.seg != nil {
 		dropPages(out.seg)
 		out.old = append(out.old, oldSegment{mem: out.seg})
