@@ -133,41 +133,9 @@ func cut(b *ssa.BasicBlock, noReturn func(*ssa.Function) bool) int {
 		if callee := call.Call.StaticCallee(); callee != nil && noReturn != nil && noReturn(callee) {
 			return i
 		}
-		if noReturnLib[model.CalleeName(&call.Call)] {
+		if model.NoReturn(model.CalleeName(&call.Call)) {
 			return i
 		}
 	}
 	return -1
-}
-
-// noReturnLib are the library functions that never return to their
-// caller, by types.Func.FullName.
-var noReturnLib = map[string]bool{
-	"os.Exit":                   true,
-	"runtime.Goexit":            true,
-	"syscall.Exit":              true,
-	"log.Fatal":                 true,
-	"log.Fatalf":                true,
-	"log.Fatalln":               true,
-	"log.Panic":                 true,
-	"log.Panicf":                true,
-	"log.Panicln":               true,
-	"(*log.Logger).Fatal":       true,
-	"(*log.Logger).Fatalf":      true,
-	"(*log.Logger).Fatalln":     true,
-	"(*log.Logger).Panic":       true,
-	"(*log.Logger).Panicf":      true,
-	"(*log.Logger).Panicln":     true,
-	"(*testing.common).FailNow": true,
-	"(*testing.common).Fatal":   true,
-	"(*testing.common).Fatalf":  true,
-	"(*testing.common).SkipNow": true,
-	"(*testing.common).Skip":    true,
-	"(*testing.common).Skipf":   true,
-	"(testing.TB).FailNow":      true,
-	"(testing.TB).Fatal":        true,
-	"(testing.TB).Fatalf":       true,
-	"(testing.TB).SkipNow":      true,
-	"(testing.TB).Skip":         true,
-	"(testing.TB).Skipf":        true,
 }

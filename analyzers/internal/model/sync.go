@@ -57,18 +57,26 @@ const PoolPut = "(*sync.Pool).Put"
 // that must not be called after the test function returns.
 var TestingReports = map[string]bool{}
 
-// noReturn are functions that never return to their caller: they end
-// the goroutine (runtime.Goexit, which t.Fatal, t.FailNow and t.Skip
-// call) or the program.
+// noReturn are the library functions that never return to their caller,
+// by types.Func.FullName: they end the goroutine (runtime.Goexit, which
+// t.Fatal, t.FailNow and t.Skip call) or the program. init adds the
+// testing methods.
 var noReturn = map[string]bool{
-	"runtime.Goexit": true,
-	"os.Exit":        true,
-	"log.Fatal":      true,
-	"log.Fatalf":     true,
-	"log.Fatalln":    true,
-	"log.Panic":      true,
-	"log.Panicf":     true,
-	"log.Panicln":    true,
+	"os.Exit":               true,
+	"runtime.Goexit":        true,
+	"syscall.Exit":          true,
+	"log.Fatal":             true,
+	"log.Fatalf":            true,
+	"log.Fatalln":           true,
+	"log.Panic":             true,
+	"log.Panicf":            true,
+	"log.Panicln":           true,
+	"(*log.Logger).Fatal":   true,
+	"(*log.Logger).Fatalf":  true,
+	"(*log.Logger).Fatalln": true,
+	"(*log.Logger).Panic":   true,
+	"(*log.Logger).Panicf":  true,
+	"(*log.Logger).Panicln": true,
 }
 
 // NoReturn reports whether the named function never returns to its
