@@ -91,8 +91,8 @@ func recorded(t *testing.T, site uint32, f func()) []trace.Event {
 	done := make(chan struct{})
 	go func() {
 		Begin(id)
+		defer close(done) // after End: the parent reads the trace once done is closed
 		defer End()
-		defer close(done)
 		f()
 	}()
 	<-done

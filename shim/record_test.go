@@ -27,8 +27,8 @@ func TestRecordGoroutineAndLocks(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		Begin(id)
+		defer close(done) // after End: the parent reads the trace once done is closed
 		defer End()
-		defer close(done)
 		Lock(base+2, &mu)
 		W(base+3, &x, 42)
 		_ = *R(base+4, &x)
@@ -77,8 +77,8 @@ func TestLocal(t *testing.T) {
 	go func() {
 		var l Local
 		Begin(id)
+		defer close(done) // after End: the parent reads the trace once done is closed
 		defer End()
-		defer close(done)
 		WL(&l, base+3, &y, 6)
 		_ = *RL(&l, base+4, &x)
 	}()
