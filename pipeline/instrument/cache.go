@@ -3,7 +3,6 @@ package instrument
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"go/version"
 
 	"github.com/precog-dev/precog"
+
+	"github.com/precog-dev/precog/internal/atomicfile"
 )
 
 // A cache is the content-addressed directory that holds everything precog
@@ -94,26 +95,7 @@ func writeOnce(path string, data []byte) error {
 // writeAtomic writes data to path through a temporary file renamed into
 // place, replacing any file there.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("writing the cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing the cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the cache: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing the cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, data, 0o444); err != nil {
 		return fmt.Errorf("writing the cache: %w", err)
 	}
 	return nil

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
+
+	"github.com/precog-dev/precog/internal/atomicfile"
 )
 
 // ScheduleVersion is the version of the schedule file's layout.
@@ -121,29 +122,10 @@ func (s *Schedule) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	// Through a temporary file renamed into place: two precog runs that
-	// share a cache (its repro directory) and confirm the same finding
-	// write the same file, and precog repro must never read half of one.
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	err = errors.Join(werr, tmp.Close())
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	// Renamed into place: two precog runs that share a cache (its repro
+	// directory) and confirm the same finding write the same file, and
+	// precog repro must never read half of one.
+	return atomicfile.Write(path, append(data, '\n'), 0o644)
 }
 
 // ReadSchedule reads a schedule file.

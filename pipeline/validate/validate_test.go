@@ -533,8 +533,9 @@ func TestForcedRuns(t *testing.T) {
 	}
 }
 
-// TestScheduleWrite checks that writing a schedule over another leaves
-// the new one whole and no temporary file beside it.
+// TestScheduleWrite checks that a schedule written over another reads
+// back as the new one, with no temporary file beside it (that a reader
+// never sees part of one is internal/atomicfile's test).
 func TestScheduleWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "repro")
 	path := filepath.Join(dir, "0123456789ab.json")
