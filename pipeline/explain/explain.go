@@ -640,6 +640,9 @@ func oneLine(f *failure.Failure) string {
 	if l, ok := f.Report(); ok && f.Kind == failure.Fail {
 		msg = fmt.Sprintf("%s:%d: %s", l.File, l.Line, l.Text)
 	}
+	if first, _, more := strings.Cut(msg, "\n"); more {
+		msg = first + " …" // a message of many lines (a diff)
+	}
 	return fmt.Sprintf("%s: %s", f.Kind, msg)
 }
 

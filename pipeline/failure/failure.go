@@ -35,7 +35,8 @@ const (
 type Failure struct {
 	Kind Kind
 	// Message is the panic's or fatal error's text, the timeout's
-	// duration line, or the first t.Error line's text.
+	// duration line, or the text of the t.Error or t.Fatal that
+	// reported the failure (all its lines).
 	Message string
 	// Goroutine is the goroutine that panicked, or, for a timeout, the one
 	// running the test.
@@ -73,11 +74,11 @@ type Frame struct {
 	Line int
 }
 
-// A Log is one line a test logged: "    x_test.go:17: count = 6, want 3".
+// A Log is one message a test logged: "    x_test.go:17: count = 6, want 3".
 type Log struct {
 	File string // the file's base name, as the testing package prints it
 	Line int
-	Text string
+	Text string // the message, its lines joined by "\n"
 }
 
 // Parse returns how the process of test (a top-level test's name) failed,
@@ -225,13 +226,22 @@ func cleanPanic(msg string) string {
 
 // logs returns the lines of out that a test logged before the first
 // "--- FAIL": indented by four spaces (more for subtests), then
-// file.go:line: text.
+// file.go:line: text. A message of many lines continues on the lines
+// below, indented four spaces more (the testing package's decorate): they
+// are its Text's further lines, without that indentation.
 func logs(out []byte) []Log {
 	var ls []Log
+	cont := "" // the indentation of the last log's further lines
 	for line := range strings.Lines(string(out)) {
 		if strings.HasPrefix(strings.TrimLeft(line, " "), "--- FAIL: ") {
 			break
 		}
+		if rest, ok := strings.CutPrefix(line, cont); ok && cont != "" {
+			l := &ls[len(ls)-1]
+			l.Text += "\n" + strings.TrimRight(rest, "\r\n")
+			continue
+		}
+		cont = ""
 		t := strings.TrimLeft(line, " ")
 		if len(t) == len(line) || len(line)-len(t) < 4 {
 			continue
@@ -245,7 +255,8 @@ func logs(out []byte) []Log {
 		if !ok || err != nil {
 			continue
 		}
-		ls = append(ls, Log{File: file, Line: n, Text: strings.TrimRight(text, "\n")})
+		ls = append(ls, Log{File: file, Line: n, Text: strings.TrimRight(text, "\r\n")})
+		cont = line[:len(line)-len(t)] + "    "
 	}
 	return ls
 }

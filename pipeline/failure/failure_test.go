@@ -138,3 +138,20 @@ func TestFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestMultiLineLog checks that a message of many lines is read whole: the
+// testing package indents its further lines four spaces more than its
+// first, an empty one included, and the next log line ends it.
+func TestMultiLineLog(t *testing.T) {
+	f := parseFile(t, "multiline.txt", "TestGraph", true)
+	want := []Log{
+		{File: "graph_test.go", Line: 152, Text: "got:\ndigraph {\n\tcompound=true;\n\n}\nwant:\ndigraph {\n}"},
+		{File: "graph_test.go", Line: 153, Text: "done"},
+	}
+	if f == nil || !reflect.DeepEqual(f.Logs, want) {
+		t.Fatalf("logs %#v, want %#v", f, want)
+	}
+	if f.Kind != Fail || f.Message != "done" {
+		t.Errorf("got %s %q, want fail %q", f.Kind, f.Message, "done")
+	}
+}

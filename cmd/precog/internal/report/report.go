@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/precog-dev/precog/detect/finding"
 )
@@ -62,10 +63,14 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 			continue
 		}
 		pos := "-"
-		if len(f.Sites) > 0 {
+		if len(f.Sites) > 0 && (f.Sites[0].File != "" || !carriesMessage(f)) {
 			pos = sitePos(dir, f.Sites[0])
 		}
-		fmt.Fprintf(bw, "%s: %s: %s\n", pos, f.Kind, f.Message)
+		msg := f.Message
+		if carriesMessage(f) {
+			msg = headline(msg)
+		}
+		fmt.Fprintf(bw, "%s: %s: %s\n", pos, f.Kind, msg)
 		for _, line := range evidence(dir, f) {
 			fmt.Fprintf(bw, "\t%s\n", line)
 		}
@@ -124,6 +129,15 @@ func evidence(dir string, f finding.Finding) []string {
 		if s.Role == "" && f.Analyzer != "" {
 			continue // a static finding's reported position, the first line's
 		}
+		if i == 0 && carriesMessage(f) {
+			// A failure's site: the headline has the message's
+			// first line, its further lines follow, bounded.
+			if s.File != "" {
+				lines = append(lines, fmt.Sprintf("%s: %s", sitePos(dir, s), s.Role))
+			}
+			lines = append(lines, moreLines(s.Expr)...)
+			continue
+		}
 		line := fmt.Sprintf("%s: %s", sitePos(dir, s), s.Role)
 		if s.Expr != "" {
 			line += " " + s.Expr
@@ -171,10 +185,83 @@ func evidence(dir string, f finding.Finding) []string {
 	return lines
 }
 
+// Bounds of a message in the text output: a failed test's message can be
+// a list of ninety UUIDs or a golden file's diff. -json and the HTML
+// report keep it whole.
+const (
+	maxWidth = 200 // bytes of one line of a message
+	maxLines = 12  // lines of a message below its headline
+)
+
+// carriesMessage reports whether f is a failure read from a test's output
+// (precog test's crash and test-failed findings of the recorded runs)
+// whose first site holds the failure's message, which f's own message
+// ends with: the text output shows that message once.
+func carriesMessage(f finding.Finding) bool {
+	if f.Kind != finding.Crash && f.Kind != finding.TestFailed || len(f.Sites) == 0 {
+		return false
+	}
+	msg := f.Sites[0].Expr
+	return msg != "" && strings.HasSuffix(f.Message, msg)
+}
+
+// headline returns the first line of a finding's message, cut to
+// maxWidth bytes.
+func headline(msg string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	return clipLine(first)
+}
+
+// moreLines returns the lines of msg after its first, each cut to maxWidth
+// bytes, indented below a site's line; past maxLines of them, one line
+// says how many more there are.
+func moreLines(msg string) []string {
+	var out []string
+	rest := strings.Split(strings.TrimRight(msg, "\n"), "\n")[1:]
+	for i, l := range rest {
+		if i == maxLines && len(rest) > maxLines+1 {
+			out = append(out, fmt.Sprintf("    … %d more lines (-json and -html show the whole message)", len(rest)-i))
+			break
+		}
+		out = append(out, strings.TrimRight("    "+clipLine(l), " "))
+	}
+	return out
+}
+
+// clipLine cuts line to maxWidth bytes, at a rune's start, saying how many
+// bytes it left out.
+func clipLine(line string) string {
+	if len(line) <= maxWidth {
+		return line
+	}
+	cut := maxWidth
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes; -json and -html show the whole message)", line[:cut], len(line)-cut)
+}
+
+// dropMessage removes from a failure's status line the message it ends
+// with, which the headline already shows, with the "panic: " or "fatal
+// error: " go test printed before it.
+func dropMessage(status, msg string) string {
+	s, ok := strings.CutSuffix(status, ": "+msg)
+	if !ok {
+		return status
+	}
+	for _, p := range []string{": panic", ": fatal error"} {
+		s = strings.TrimSuffix(s, p)
+	}
+	return s
+}
+
 // statusLine is the last line of a finding: its ID and status, with what
 // validation saw.
 func statusLine(f finding.Finding) string {
 	line := validationLine(f)
+	if carriesMessage(f) {
+		line = dropMessage(line, f.Sites[0].Expr)
+	}
 	if f.Baselined {
 		line += " (baselined: accepted, does not fail the job)"
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,5 +155,81 @@ func TestShortClock(t *testing.T) {
 		if got := shortClock(tc.in); got != tc.want {
 			t.Errorf("shortClock(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestTextFailure: a failed test's message is shown once, in the headline
+// and below the site, bounded; the status line does not repeat it.
+func TestTextFailure(t *testing.T) {
+	dir := filepath.FromSlash("/src/mod")
+	long := "missing: [" + strings.Repeat("004f757d-0f1b-4574-bfc9-aa9193cf0951 ", 90) + "]"
+	var diff []string
+	for i := range 20 {
+		diff = append(diff, fmt.Sprintf("\tline %d", i))
+	}
+	multi := "got:\n" + strings.Join(diff, "\n")
+	mk := func(kind, msg, reason string) finding.Finding {
+		f := finding.Finding{Kind: kind, Status: finding.Confirmed, Message: "TestX failed: " + msg,
+			Sites:      []finding.Site{{File: filepath.Join(dir, "x_test.go"), Line: 7, Role: "fail", Expr: msg}},
+			Tests:      []string{"example.com/p.TestX"},
+			Validation: &finding.Validation{Effect: "test-failed", Test: "example.com/p.TestX", Reason: reason}}
+		f.SetID()
+		return f
+	}
+	for _, tc := range []struct {
+		f    finding.Finding
+		want []string
+	}{
+		{mk(finding.TestFailed, "count = 6, want 3", "happened in the recorded run: count = 6, want 3"), []string{
+			"x_test.go:7: test-failed: TestX failed: count = 6, want 3",
+			"\tx_test.go:7: fail",
+			"\ttests: example.com/p.TestX",
+			"\tid ID, confirmed (test-failed, in example.com/p.TestX): happened in the recorded run",
+		}},
+		{mk(finding.TestFailed, long, "happened in the recorded run: "+long), []string{
+			"x_test.go:7: test-failed: " + ("TestX failed: " + long)[:200] + fmt.Sprintf("… (%d more bytes; -json and -html show the whole message)", len(long)+14-200),
+			"\tx_test.go:7: fail",
+			"\ttests: example.com/p.TestX",
+			"\tid ID, confirmed (test-failed, in example.com/p.TestX): happened in the recorded run",
+		}},
+		{mk(finding.TestFailed, multi, "happened in CFP's cheap run (the recorded run passed): "+multi), append(append([]string{
+			"x_test.go:7: test-failed: TestX failed: got:",
+			"\tx_test.go:7: fail",
+		}, func() (l []string) {
+			for _, d := range diff[:12] {
+				l = append(l, "\t    "+d)
+			}
+			return l
+		}()...),
+			"\t    … 8 more lines (-json and -html show the whole message)",
+			"\ttests: example.com/p.TestX",
+			"\tid ID, confirmed (test-failed, in example.com/p.TestX): happened in CFP's cheap run (the recorded run passed)",
+		)},
+		{mk(finding.Crash, "boom", "happened in the recorded run: panic: boom"), []string{
+			"x_test.go:7: crash: TestX failed: boom",
+			"\tx_test.go:7: fail",
+			"\ttests: example.com/p.TestX",
+			"\tid ID, confirmed (test-failed, in example.com/p.TestX): happened in the recorded run",
+		}},
+	} {
+		var b bytes.Buffer
+		if err := Text(&b, dir, []finding.Finding{tc.f}); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), tc.f.ID, "ID")
+		if want := strings.Join(tc.want, "\n"); got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+func TestClipLine(t *testing.T) {
+	s := strings.Repeat("a", maxWidth-1) + "é" + "b"
+	got := clipLine(s)
+	if !strings.HasPrefix(got, strings.Repeat("a", maxWidth-1)+"…") || !strings.Contains(got, "(3 more bytes") {
+		t.Errorf("clipLine cut a rune or miscounted: %q", got)
+	}
+	if clipLine("short") != "short" {
+		t.Error("clipLine changed a short line")
 	}
 }
