@@ -91,7 +91,12 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 	if !d.Crash {
 		msg += " (an operation on a nil channel blocks forever)"
 	}
-	rel := []analysis.RelatedInformation{{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)}}
+	var rel []analysis.RelatedInformation
+	if r.Pos().IsValid() {
+		// A range statement's read of an element has no position of
+		// its own: the dereference's is the one shown.
+		rel = append(rel, analysis.RelatedInformation{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)})
+	}
 	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
 	rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
 		analyzerutil.RoleAt{Role: finding.RoleDeref, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleNilStore, Pos: w.Pos()})

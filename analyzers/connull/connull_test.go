@@ -44,6 +44,10 @@ func TestFixtures(t *testing.T) {
 		// where the interface method is called; called without them, it
 		// is reported.
 		"ptrwrapper",
+		// A location with two names (a field's slice and append's) is
+		// reported once per dereference, under the first name, which
+		// has no absolute path in it.
+		"reusebuf",
 	)
 }
 

@@ -3,6 +3,7 @@ package sharedloc
 import (
 	"fmt"
 	"go/types"
+	"path/filepath"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -54,7 +55,8 @@ func (l Loc) Holder() Loc {
 }
 
 // String renders the location for diagnostics: "T.f", "pkg.v", "x" for a
-// captured variable, and "[]" appended for contents.
+// captured variable, "slice made at f.go:12:7" for a made container, and
+// "[]" appended for contents.
 func (l Loc) String() string {
 	var s string
 	switch l.Kind {
@@ -70,7 +72,13 @@ func (l Loc) String() string {
 	case Param:
 		s = "the mutex passed as " + l.Cell.Name()
 	case Made:
-		s = fmt.Sprintf("%s made at %s", kindOf(l.Cell.Type()), l.Cell.Parent().Prog.Fset.Position(l.Cell.Pos()))
+		// The file's base name, as the messages' other positions: the
+		// diagnostic's own position names the directory.
+		if p := l.Cell.Parent().Prog.Fset.Position(l.Cell.Pos()); p.IsValid() {
+			s = fmt.Sprintf("%s made at %s:%d:%d", kindOf(l.Cell.Type()), filepath.Base(p.Filename), p.Line, p.Column)
+		} else {
+			s = fmt.Sprintf("%s made in %s", kindOf(l.Cell.Type()), l.Cell.Parent().Name())
+		}
 	}
 	if l.Elem {
 		s += "[]"

@@ -50,7 +50,8 @@ type Reporter struct {
 	directives []*directive
 	budget     *budget.Budget // nil if the check does not require it
 	sites      analyzerutil.Sites
-	all        bool // report diagnostics of low confidence too
+	all        bool            // report diagnostics of low confidence too
+	reported   map[string]bool // the evidence of the diagnostics reported (see evidenceKey)
 }
 
 // AllFlag names each check's flag that makes it report its diagnostics of
@@ -213,8 +214,31 @@ func (r *Reporter) ReportAssuming(assumption string, diag analysis.Diagnostic, r
 	if diag.Category == "" {
 		diag.Category = r.id
 	}
+	// One access of a location that has two names (a slice variable
+	// that is a field's slice on one path and append's on another) is
+	// found once under each: the same positions, reported once, under
+	// the name found first.
+	key := evidenceKey(diag)
+	if r.reported[key] {
+		return
+	}
+	if r.reported == nil {
+		r.reported = make(map[string]bool)
+	}
+	r.reported[key] = true
 	r.pass.Report(diag)
 	r.sites.Add(r.pass.Fset, r.pass.Files, diag, roles)
+}
+
+// evidenceKey identifies a diagnostic by its positions: its own and its
+// related entries', in order.
+func evidenceKey(d analysis.Diagnostic) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", d.Pos)
+	for _, r := range d.Related {
+		fmt.Fprintf(&b, " %d", r.Pos)
+	}
+	return b.String()
 }
 
 // Finish reports the check's directives that are malformed or suppressed

@@ -51,7 +51,7 @@ func (nc *Conn) readLoop() {
 func (nc *Conn) read() bool { return false }
 
 func (nc *Conn) parse() {
-	nc.ps.state++ // want `nc.ps may be nil when dereferenced here.*\(low confidence: it assumes that goroutines running \(\*Conn\).readLoop can start again before the one before has ended, although \(\*Conn\).reconnect waits for it before starting another\)` `nc.ps may be nil .*\(low confidence`
+	nc.ps.state++ // want `nc.ps may be nil when dereferenced here.*\(low confidence: it assumes that goroutines running \(\*Conn\).readLoop can start again before the one before has ended, although \(\*Conn\).reconnect waits for it before starting another\)`
 }
 
 func (nc *Conn) flush() bool { return true }
@@ -112,7 +112,7 @@ func (s *Session) readLoop() {
 func (s *Session) read() bool { return false }
 
 func (s *Session) parse() {
-	s.ps.state++ // want `s.ps may be nil when dereferenced here: \(\*Session\).readLoop stores nil to it concurrently$` `s.ps may be nil when dereferenced here: \(\*Session\).readLoop stores nil to it concurrently$`
+	s.ps.state++ // want `s.ps may be nil when dereferenced here: \(\*Session\).readLoop stores nil to it concurrently$`
 }
 
 func (s *Session) reconnect() {
