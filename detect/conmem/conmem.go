@@ -481,6 +481,8 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 		if s := c.g.Spawn(gi); s != 0 {
 			spawn = finding.SiteOf(c.sites, s, finding.RoleGo)
 			f.Sites[len(f.Sites)-1].Goroutine = spawn.Pos()
+		} else if c.g.Adopted(gi) {
+			spawn = finding.UnseenSpawn()
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site

@@ -115,6 +115,17 @@ type Site struct {
 	Goroutine string `json:"goroutine,omitempty"`
 }
 
+// unseenSpawn is the expression of UnseenSpawn.
+const unseenSpawn = "a go statement outside the instrumented code"
+
+// UnseenSpawn is the Spawns entry of a site whose goroutine code that is
+// not instrumented started (a dependency's or the standard library's go
+// statement): the trace has neither its start nor the joins of it.
+func UnseenSpawn() Site { return Site{Role: RoleGo, Expr: unseenSpawn} }
+
+// IsUnseenSpawn reports whether s is UnseenSpawn's.
+func (s Site) IsUnseenSpawn() bool { return s.File == "" && s.Role == RoleGo && s.Expr == unseenSpawn }
+
 // SiteOf returns the site of the site table with the given ID, in role. A
 // site the table does not know keeps only its role and an Expr saying so.
 func SiteOf(sites *trace.SiteTable, id uint32, role string) Site {
@@ -172,7 +183,8 @@ type Finding struct {
 	Sites []Site `json:"sites"`
 	// Spawns are the go statements that started the goroutines of the
 	// sites, one per site in order; a site on a test's own goroutine has a
-	// zero Site here. JSON output (report.JSON) lists only the known ones:
+	// zero Site here, one on a goroutine that code precog did not
+	// instrument started has UnseenSpawn. JSON output (report.JSON) lists only the known ones:
 	// each site's Goroutine names its own.
 	Spawns []Site `json:"spawns,omitempty"`
 	// Stacks are, per site in order, the functions open at the site,

@@ -865,6 +865,7 @@ const mainGoroutine = 0
 // at t.Run's return.)
 func (a *analyzer) testStart(gi int, name string) {
 	a.gs[gi].test = name
+	a.Goroutines[gi].Tested = true
 	a.tests[name] = gi
 	k := strings.LastIndexByte(name, '/')
 	if k < 0 {

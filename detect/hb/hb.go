@@ -117,6 +117,9 @@ type Goroutine struct {
 	Parent int    // dense index of the goroutine that started it, -1 if none was recorded
 	Fork   int    // event index of the EvFork or EvTaskGo that started it, -1 if none
 	Events []int  // its event indices, in program order
+	// Tested is set when it ran a test or subtest function: it has an
+	// EvTestStart.
+	Tested bool
 }
 
 // A Section is a critical section: a lock held by a goroutine from a Lock
@@ -324,6 +327,17 @@ func (g *Graph) Instance(i int) uint64 {
 		}
 	}
 	return n
+}
+
+// Adopted reports whether goroutine gi was started by code that is not
+// instrumented (a dependency's or the standard library's go statement):
+// no recorded go statement or testing.T.Run started it, and it is neither
+// the main goroutine nor a test's (Tested). Its start and the joins of it
+// are not in the trace.
+func (g *Graph) Adopted(gi int) bool { return g.Goroutines[gi].adopted() }
+
+func (gr *Goroutine) adopted() bool {
+	return gr.Fork < 0 && gr.Parent < 0 && gr.ID != mainGoroutine && !gr.Tested
 }
 
 // Spawn returns the site of the go statement (or task) that started

@@ -820,3 +820,26 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestAdopted: a goroutine that begins with no parent and no TestStart was
+// started by code that is not instrumented; the main goroutine, a test's
+// and a forked one were not.
+func TestAdopted(t *testing.T) {
+	evs, _ := parse(t, `
+1 g=0 Begin parent=none
+2 g=1 Begin parent=none
+3 g=1 TestStart name="TestA"
+4 g=1 Fork site=1 child=2
+5 g=2 Begin parent=1
+6 g=3 Begin parent=none
+6.1 g=3 Read site=2 addr=0x100
+7 g=4 Begin parent=1
+`)
+	g := Analyze(evs, Options{})
+	want := map[uint64]bool{0: false, 1: false, 2: false, 3: true, 4: false}
+	for gi, gr := range g.Goroutines {
+		if got := g.Adopted(gi); got != want[gr.ID] {
+			t.Errorf("Adopted(g%d) = %v, want %v", gr.ID, got, want[gr.ID])
+		}
+	}
+}

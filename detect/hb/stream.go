@@ -59,8 +59,9 @@ type Context struct {
 	// goroutine that no Unlock or RUnlock of their address matched yet,
 	// newest first (an unlock matches the newest lock of its address,
 	// whatever the modes).
-	Held  *Held
-	Spawn uint32 // as Graph.Spawn
+	Held    *Held
+	Spawn   uint32 // as Graph.Spawn
+	Adopted bool   // as Graph.Adopted, so far
 	// Unsettled is set when the goroutine's clock lacks an order that a
 	// match past the window would have given: a send whose receive,
 	// a receive whose send, or an atomic load whose store came later
@@ -229,7 +230,8 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 		st.ctx = nil
 	}
 	c := st.ctx
-	if c == nil || c.Clock.own != st.vc.own || c.Epoch != st.epoch || c.Stack != st.stack || c.Held != st.openLk {
+	adopted := a.Goroutines[gi].adopted()
+	if c == nil || c.Clock.own != st.vc.own || c.Epoch != st.epoch || c.Stack != st.stack || c.Held != st.openLk || c.Adopted != adopted {
 		c = &Context{
 			G:         gi,
 			ID:        a.Goroutines[gi].ID,
@@ -239,6 +241,7 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 			Stack:     st.stack,
 			Held:      st.openLk,
 			Spawn:     s.spawn[gi],
+			Adopted:   adopted,
 			Unsettled: st.vc.taint,
 		}
 		st.ctx = c

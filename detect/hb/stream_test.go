@@ -75,8 +75,10 @@ func TestStream(t *testing.T) {
 			if got, want := frames(c.Stack), g.Stack(i); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 				t.Fatalf("trace %d event %d: stack %v, graph's %v", k, i, got, want)
 			}
-			if c.Spawn != g.Spawn(c.G) {
-				t.Fatalf("trace %d event %d: spawn %d, graph's %d", k, i, c.Spawn, g.Spawn(c.G))
+			// A test's goroutine is adopted so far at its Begin,
+			// before its TestStart.
+			if c.Spawn != g.Spawn(c.G) || evs[i].Kind != trace.EvBegin && c.Adopted != g.Adopted(c.G) {
+				t.Fatalf("trace %d event %d: spawn %d adopted %v, graph's %d %v", k, i, c.Spawn, c.Adopted, g.Spawn(c.G), g.Adopted(c.G))
 			}
 			for j := range steps {
 				if Before(steps[j].Ctx, j, c, i) != g.HappensBefore(j, i) {

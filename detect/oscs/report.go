@@ -139,6 +139,8 @@ func (c *checker) finding(r report) finding.Finding {
 		if id := c.g.Spawn(gi); id != 0 {
 			spawn = finding.SiteOf(c.sites, id, finding.RoleGo)
 			f.Sites[k].Goroutine = filepath.Base(spawn.File) + ":" + strconv.Itoa(spawn.Line) + ":" + strconv.Itoa(spawn.Col)
+		} else if c.g.Adopted(gi) {
+			spawn = finding.UnseenSpawn()
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site

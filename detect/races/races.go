@@ -260,6 +260,8 @@ func (c *checker) report(a, b access) {
 		if sp := c.g.Spawn(x.g); sp != 0 {
 			spawn = finding.SiteOf(c.sites, sp, "go")
 			s.Goroutine = spawn.Pos()
+		} else if c.g.Adopted(x.g) {
+			spawn = finding.UnseenSpawn()
 		}
 		f.Sites = append(f.Sites, s)
 		f.Spawns = append(f.Spawns, spawn)

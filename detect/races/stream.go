@@ -96,6 +96,8 @@ func (c *checker) reportStreamed(f *finding.Finding, w *finding.Witness, x acces
 	if sp := ctx.Spawn; sp != 0 {
 		spawn = finding.SiteOf(c.sites, sp, "go")
 		s.Goroutine = spawn.Pos()
+	} else if ctx.Adopted {
+		spawn = finding.UnseenSpawn()
 	}
 	f.Sites = append(f.Sites, s)
 	f.Spawns = append(f.Spawns, spawn)

@@ -218,6 +218,8 @@ func sides(dir string, src *sources, f finding.Finding, t *timeline) []htmlSide 
 			if sp.Function != "" {
 				sd.Spawn += " in " + sp.Function
 			}
+		} else if i < len(f.Spawns) && f.Spawns[i].IsUnseenSpawn() {
+			sd.Spawn = "started outside the instrumented code (a dependency's or the standard library's go statement)"
 		} else if f.Status != finding.Static && len(f.Witnesses) > 0 && s.Goroutine == "" {
 			sd.Spawn = "the test's own goroutine"
 		}

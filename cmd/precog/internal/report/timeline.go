@@ -469,6 +469,9 @@ func laneLabel(dir string, f finding.Finding, list []*node, g uint64, i int, sta
 			}
 			return name, clip(sub, 40)
 		}
+		if n.site < len(f.Spawns) && f.Spawns[n.site].IsUnseenSpawn() {
+			return name, "go outside the instrumented code"
+		}
 		if f.Sites[n.site].Goroutine == "" {
 			return name, "the test's goroutine"
 		}

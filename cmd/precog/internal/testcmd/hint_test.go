@@ -30,3 +30,24 @@ func TestExplainHints(t *testing.T) {
 		t.Errorf("hints for a race alone:\n%s", b.String())
 	}
 }
+
+// TestDepsHint: findings with a goroutine that uninstrumented code started
+// get one line at the end naming -instrument-deps; others none.
+func TestDepsHint(t *testing.T) {
+	fs := []finding.Finding{
+		{Kind: finding.Race, Spawns: []finding.Site{finding.UnseenSpawn(), {}}},
+		{Kind: finding.Race, Spawns: []finding.Site{{File: "/m/a.go", Line: 3, Role: finding.RoleGo}, {}}},
+		{Kind: finding.ConNull, Spawns: []finding.Site{{}, finding.UnseenSpawn()}},
+	}
+	var b bytes.Buffer
+	depsHint(&b, fs)
+	want := "hint: 2 findings have goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n"
+	if b.String() != want {
+		t.Errorf("hint:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	depsHint(&b, fs[1:2])
+	if b.Len() > 0 {
+		t.Errorf("hint for goroutines all seen:\n%s", b.String())
+	}
+}

@@ -638,6 +638,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			err = report.Text(env.Stdout, dir, res.Findings)
 			if err == nil {
 				explainHints(env.Stdout, o, res.Findings)
+				depsHint(env.Stdout, res.Findings)
 			}
 		}
 		if err != nil {
@@ -724,6 +725,25 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 	}
 	if len(seen) > 0 {
 		fmt.Fprintln(w, "hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone")
+	}
+}
+
+// depsHint says once, if any finding has a goroutine that code precog did
+// not instrument started (finding.UnseenSpawn), that the trace misses that
+// goroutine's start and the joins of it, and how to instrument a
+// dependency: buntdb's races on a loop variable that closures run by
+// github.com/tidwall/lotsa's goroutines read, ordered by lotsa's own
+// WaitGroup, gave no clue of -instrument-deps.
+func depsHint(w io.Writer, fs []finding.Finding) {
+	n := 0
+	for _, f := range fs {
+		if slices.ContainsFunc(f.Spawns, finding.Site.IsUnseenSpawn) {
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "hint: %d %s goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n",
+			n, cli.Plural(n, "finding has", "findings have"))
 	}
 }
 
