@@ -214,6 +214,7 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			Only:    o.Only,
 			BinDir:  o.BinDir,
 			Reuse:   run > 0,
+			Built:   func(n, of int) { progress(record.BuildingLine(n, of)) },
 		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 		if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 			ie.Out = "" // the temporary directory goes

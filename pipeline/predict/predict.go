@@ -299,6 +299,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		TestLog:  o.TestLog,
 		Runs:     o.Runs,
 		Perturb:  record.Perturb{Seed: o.Seed, Off: o.Perturb == Off},
+		Built:    func(n, of int) { progress.line(record.BuildingLine(n, of)) },
 	}
 	if o.Perturb == Targeted && o.Runs > 1 {
 		sites, err := trace.LoadSites(inst.Sites)

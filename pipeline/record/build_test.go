@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBuildTestsCollidingNames builds the test binaries of two packages
@@ -37,8 +38,12 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := buildTests(t.Context(), mod, out, nil, pkgs); err != nil {
+	var built [][2]int
+	if err := buildTests(t.Context(), mod, out, nil, pkgs, func(n, of int) { built = append(built, [2]int{n, of}) }); err != nil {
 		t.Fatal(err)
+	}
+	if len(built) == 0 || built[0] != [2]int{0, 3} {
+		t.Errorf("progress of the build %v, want 0 of 3 first", built)
 	}
 	want := map[string]string{"example.com/m/a/x": "TestFromA", "example.com/m/b/x": "TestFromB", "example.com/m/c/y": "TestFromC"}
 	if len(pkgs) != len(want) {
@@ -52,5 +57,43 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 		if got := strings.TrimSpace(string(list)); got != want[p.ImportPath] {
 			t.Errorf("test binary of %s lists %q, want %q", p.ImportPath, got, want[p.ImportPath])
 		}
+	}
+}
+
+// TestWatchBuilt: the build's progress says how many test binaries are
+// linked, when that changes, until the build ends.
+func TestWatchBuilt(t *testing.T) {
+	out := t.TempDir()
+	for _, d := range []string{"0", "1"} {
+		if err := os.Mkdir(filepath.Join(out, d), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := make(chan [2]int, 10)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		watchBuilt(out, 3, time.Millisecond, func(n, of int) { calls <- [2]int{n, of} }, stop)
+	}()
+	want := func(n int) {
+		t.Helper()
+		if got := <-calls; got != [2]int{n, 3} {
+			t.Errorf("progress %v, want %d of 3", got, n)
+		}
+	}
+	want(0)
+	for i, name := range []string{"0/a.test", "1/a.test"} {
+		if err := os.WriteFile(filepath.Join(out, filepath.FromSlash(name)), nil, 0o666); err != nil {
+			t.Fatal(err)
+		}
+		want(i + 1)
+	}
+	close(stop)
+	<-done
+	if len(calls) > 0 {
+		t.Errorf("progress %v with nothing changed", <-calls)
+	}
+	if got := BuildingLine(1, 3); got != "building the tests: 1 of 3 test binaries linked" {
+		t.Errorf("BuildingLine(1, 3) = %q", got)
 	}
 }

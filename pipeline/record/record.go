@@ -258,6 +258,24 @@ type Options struct {
 	// the recorded runs of a test: CFP's filters of what the shim records
 	// (plan.AccessesEnv, plan.FuncsEnv).
 	Env func(pkg, test string) []string
+	// Built, if not nil, is told while the test binaries are built how
+	// many of them are linked, n of of, when that changes (it is checked
+	// every BuiltEvery): a module's build can take minutes.
+	Built func(n, of int)
+}
+
+// BuiltEvery is how often Run looks at how many test binaries are linked
+// for Options.Built.
+const BuiltEvery = time.Second
+
+// BuildingLine is the progress line of a build of which n test binaries
+// of of are linked.
+func BuildingLine(n, of int) string {
+	what := "test binaries"
+	if of == 1 {
+		what = "test binary"
+	}
+	return fmt.Sprintf("building the tests: %d of %d %s linked", n, of, what)
 }
 
 // Perturb configures the perturb plans of runs 1 and later: run N gets
@@ -334,12 +352,12 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	}
 	plain, rec := filepath.Join(bin, "plain"), filepath.Join(bin, "record")
 	if o.Baseline {
-		if err := buildTests(ctx, o.Dir, plain, o.Flags.Build, pkgs); err != nil {
+		if err := buildTests(ctx, o.Dir, plain, o.Flags.Build, pkgs, o.Built); err != nil {
 			return nil, err
 		}
 	}
 	if !o.Reuse || o.BinDir == "" {
-		if err := buildTests(ctx, o.Dir, rec, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs); err != nil {
+		if err := buildTests(ctx, o.Dir, rec, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs, o.Built); err != nil {
 			if o.Baseline {
 				err = fmt.Errorf("instrumented build: %w", err)
 			}
@@ -462,8 +480,20 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 // buildTests builds the test binaries of pkgs into dir, where testBinary
 // finds them. One go command builds many packages, in parallel, but it
 // names each binary after the last element of its import path: packages
-// whose names collide go to separate commands.
-func buildTests(ctx context.Context, dir, out string, build []string, pkgs []listedPackage) error {
+// whose names collide go to separate commands. built, if not nil, is told
+// how many binaries are linked when that changes (watchBuilt).
+func buildTests(ctx context.Context, dir, out string, build []string, pkgs []listedPackage, built func(n, of int)) error {
+	if built != nil {
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			watchBuilt(out, len(pkgs), BuiltEvery, built, stop)
+		}()
+		defer func() {
+			close(stop)
+			<-done
+		}()
+	}
 	var batches [][]listedPackage
 	var names []map[string]bool
 next:
@@ -496,6 +526,31 @@ next:
 		}
 	}
 	return nil
+}
+
+// watchBuilt tells built, every d until stop is closed, how many of the
+// of test binaries buildTests is building into out are there (the go
+// command writes each one when its link ends), when the number changed:
+// first 0.
+func watchBuilt(out string, of int, d time.Duration, built func(n, of int), stop <-chan struct{}) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	last := -1
+	for {
+		n := 0
+		if ms, err := filepath.Glob(filepath.Join(out, "*", "*.test")); err == nil {
+			n = len(ms)
+		}
+		if n != last {
+			built(n, of)
+			last = n
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // execName is the name the go command gives the test binary of the package
