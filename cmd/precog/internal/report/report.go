@@ -68,7 +68,8 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 		}
 		msg := f.Message
 		if carriesMessage(f) {
-			msg = headline(msg)
+			head, _ := messageLines(f.Sites[0].Expr)
+			msg = clipLine(strings.TrimSuffix(f.Message, f.Sites[0].Expr) + head)
 		}
 		fmt.Fprintf(bw, "%s: %s: %s\n", pos, f.Kind, msg)
 		for _, line := range evidence(dir, f) {
@@ -135,7 +136,8 @@ func evidence(dir string, f finding.Finding) []string {
 			if s.File != "" {
 				lines = append(lines, fmt.Sprintf("%s: %s", sitePos(dir, s), s.Role))
 			}
-			lines = append(lines, moreLines(s.Expr)...)
+			_, more := messageLines(s.Expr)
+			lines = append(lines, indentLines(more)...)
 			continue
 		}
 		line := fmt.Sprintf("%s: %s", sitePos(dir, s), s.Role)
@@ -205,25 +207,41 @@ func carriesMessage(f finding.Finding) bool {
 	return msg != "" && strings.HasSuffix(f.Message, msg)
 }
 
-// headline returns the first line of a finding's message, cut to
-// maxWidth bytes.
-func headline(msg string) string {
-	first, _, _ := strings.Cut(msg, "\n")
-	return clipLine(first)
+// messageLines splits a failure's message into the line the headline
+// shows and the lines below it: the first line that is not blank, or, in
+// a testify assertion's message (a blank line, then "Error Trace:",
+// "Error:", ...), the text of its Error line.
+func messageLines(msg string) (head string, more []string) {
+	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+	for len(lines) > 1 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	at := 0
+	if strings.HasPrefix(strings.TrimSpace(lines[0]), "Error Trace:") {
+		for i, l := range lines {
+			if text, ok := strings.CutPrefix(strings.TrimSpace(l), "Error:"); ok {
+				at = i
+				lines[i] = text
+				break
+			}
+		}
+	}
+	head = strings.TrimSpace(lines[at])
+	more = append(lines[:at:at], lines[at+1:]...)
+	return head, more
 }
 
-// moreLines returns the lines of msg after its first, each cut to maxWidth
-// bytes, indented below a site's line; past maxLines of them, one line
-// says how many more there are.
-func moreLines(msg string) []string {
+// indentLines returns lines indented below a site's line, each cut to
+// maxWidth bytes; past maxLines of them, one line says how many more there
+// are.
+func indentLines(lines []string) []string {
 	var out []string
-	rest := strings.Split(strings.TrimRight(msg, "\n"), "\n")[1:]
-	for i, l := range rest {
-		if i == maxLines && len(rest) > maxLines+1 {
-			out = append(out, fmt.Sprintf("    … %d more lines (-json and -html show the whole message)", len(rest)-i))
+	for i, l := range lines {
+		if i == maxLines && len(lines) > maxLines+1 {
+			out = append(out, fmt.Sprintf("    … %d more lines (-json and -html show the whole message)", len(lines)-i))
 			break
 		}
-		out = append(out, strings.TrimRight("    "+clipLine(l), " "))
+		out = append(out, strings.TrimRight("    "+clipLine(l), " \t"))
 	}
 	return out
 }

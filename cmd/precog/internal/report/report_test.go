@@ -159,7 +159,8 @@ func TestShortClock(t *testing.T) {
 }
 
 // TestTextFailure: a failed test's message is shown once, in the headline
-// and below the site, bounded; the status line does not repeat it.
+// and below the site, bounded; the status line does not repeat it. A
+// testify assertion's headline is its Error line.
 func TestTextFailure(t *testing.T) {
 	dir := filepath.FromSlash("/src/mod")
 	long := "missing: [" + strings.Repeat("004f757d-0f1b-4574-bfc9-aa9193cf0951 ", 90) + "]"
@@ -168,6 +169,8 @@ func TestTextFailure(t *testing.T) {
 		diff = append(diff, fmt.Sprintf("\tline %d", i))
 	}
 	multi := "got:\n" + strings.Join(diff, "\n")
+	// testify's assert.Equal: the message starts on the line below.
+	testify := "\n\tError Trace:\t/src/mod/x_test.go:7\n\tError:      \tNot equal: \n\t            \texpected: 1\n\t            \tactual  : 2\n\tTest:       \tTestX"
 	mk := func(kind, msg, reason string) finding.Finding {
 		f := finding.Finding{Kind: kind, Status: finding.Confirmed, Message: "TestX failed: " + msg,
 			Sites:      []finding.Site{{File: filepath.Join(dir, "x_test.go"), Line: 7, Role: "fail", Expr: msg}},
@@ -205,6 +208,16 @@ func TestTextFailure(t *testing.T) {
 			"\ttests: example.com/p.TestX",
 			"\tid ID, confirmed (test-failed, in example.com/p.TestX): happened in CFP's cheap run (the recorded run passed)",
 		)},
+		{mk(finding.TestFailed, testify, "happened in the recorded run: "+testify), []string{
+			"x_test.go:7: test-failed: TestX failed: Not equal:",
+			"\tx_test.go:7: fail",
+			"\t    \tError Trace:\t/src/mod/x_test.go:7",
+			"\t    \t            \texpected: 1",
+			"\t    \t            \tactual  : 2",
+			"\t    \tTest:       \tTestX",
+			"\ttests: example.com/p.TestX",
+			"\tid ID, confirmed (test-failed, in example.com/p.TestX): happened in the recorded run",
+		}},
 		{mk(finding.Crash, "boom", "happened in the recorded run: panic: boom"), []string{
 			"x_test.go:7: crash: TestX failed: boom",
 			"\tx_test.go:7: fail",
