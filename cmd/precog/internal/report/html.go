@@ -130,6 +130,9 @@ type htmlFinding struct {
 	KindSummary string
 	Status      string
 	Message     string
+	// FailMessage is a failed test's whole message, when the headline
+	// (Message) shows only its first line, or part of it.
+	FailMessage string
 	Pos         string
 	Tests       []string
 	Repro       string
@@ -193,6 +196,17 @@ func htmlFindingOf(dir string, src *sources, i int, f finding.Finding) htmlFindi
 	for _, r := range f.Related {
 		h.Related = append(h.Related, staticPos(dir, r.File, r.Line, r.Col, f.Package)+": "+r.Message)
 	}
+	if carriesMessage(f) {
+		// The message once: its first line in the headline, the
+		// whole below it when there is more.
+		msg := f.Sites[0].Expr
+		head, more := messageLines(msg)
+		h.Message = clipLine(strings.TrimSuffix(f.Message, msg) + head)
+		if len(more) > 0 || len(h.Message) < len(f.Message)-len(msg)+len(head) {
+			h.FailMessage = strings.Trim(msg, "\n")
+		}
+		h.Reason = dropMessage(h.Reason, msg)
+	}
 	h.Timeline = buildTimeline(dir, f)
 	h.Sides = sides(dir, src, f, h.Timeline)
 	return h
@@ -234,7 +248,8 @@ func sides(dir string, src *sources, f finding.Finding, t *timeline) []htmlSide 
 			sd.NoStack = "no call stack recorded (precog test -funcs records one)"
 		}
 		sd.Site = sitePos(dir, s)
-		if s.Expr != "" {
+		if s.Expr != "" && (i > 0 || !carriesMessage(f)) {
+			// A failure's message is in the headline and its block.
 			sd.Site += " " + s.Expr
 		}
 		if s.Function != "" {
@@ -295,6 +310,7 @@ section.finding h2 .msg { font-weight: 500; }
 h3 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: #57606a; margin: 14px 0 6px; }
 pre.repro { background: #1f2328; color: #e6edf3; padding: 8px 12px; border-radius: 6px; margin: 4px 0; overflow-x: auto; }
 .reason { margin: 4px 0; }
+pre.message { background: #f6f8fa; border: 1px solid #d0d7de; padding: 8px 12px; border-radius: 6px; margin: 4px 0 8px; max-height: 24em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
 .timeline-box { overflow-x: auto; border: 1px solid #d0d7de; border-radius: 6px; background: #fbfcfd; }
 svg.timeline text { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; font-size: 12px; fill: #1f2328; }
 svg.timeline text.role { font-weight: 600; font-size: 13px; }
@@ -347,6 +363,7 @@ ul.notes { margin: 4px 0; padding-left: 20px; }
 <section class="finding" id="{{.Anchor}}" data-status="{{.Status}}" data-kind="{{.Kind}}">
 <h2>{{.N}}. <span class="badge {{.Status}}">{{.Status}}</span> <span class="kind">{{.Kind}}</span>: <span class="msg">{{.Message}}</span></h2>
 <div class="facts">{{.Pos}} · id <code>{{.ID}}</code>{{if .KindSummary}} · {{.KindSummary}}{{end}}</div>
+{{if .FailMessage}}<pre class="message">{{.FailMessage}}</pre>{{end}}
 {{if .Tests}}<div class="facts">tests: {{range $i, $t := .Tests}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}</div>{{end}}
 <h3>Status</h3>
 <div class="reason"><span class="badge {{.Status}}">{{.Status}}</span>{{if .Effect}} ({{.Effect}}){{end}}{{if .Runs}} · {{.Runs}}{{end}}{{if .Reason}}: {{.Reason}}{{end}}</div>

@@ -307,3 +307,27 @@ func BenchmarkHTML(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/float64(len(many)), "bytes/finding")
 }
+
+// TestHTMLFailureMessage: a failed test's message of many lines is in the
+// headline by its first line and whole in a block of its own, once.
+func TestHTMLFailureMessage(t *testing.T) {
+	msg := "got:\n\tdigraph {\n\t}\nwant:\n\tdigraph {}"
+	f := finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Message: "TestGraph failed: " + msg,
+		Sites:      []finding.Site{{File: "/m/graph_test.go", Line: 152, Role: "fail", Expr: msg}},
+		Validation: &finding.Validation{Effect: "test-failed", Reason: "happened in the recorded run: " + msg, Runs: 1, Failed: 1}}
+	f.SetID()
+	var b bytes.Buffer
+	if err := HTML(&b, HTMLRun{Title: "precog test", Dir: "/m", Start: time.Now()}, []finding.Finding{f}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !strings.Contains(page, `<span class="msg">TestGraph failed: got:</span>`) {
+		t.Errorf("headline is not the message's first line")
+	}
+	if !strings.Contains(page, "<pre class=\"message\">got:\n\tdigraph {\n\t}\nwant:\n\tdigraph {}</pre>") {
+		t.Errorf("no block with the whole message")
+	}
+	if strings.Count(page, "want:") != 1 {
+		t.Errorf("the message is on the page %d times, want once", strings.Count(page, "want:"))
+	}
+}
