@@ -3,6 +3,7 @@ package connull
 import (
 	_ "embed"
 	"fmt"
+	"go/constant"
 	"go/types"
 
 	"golang.org/x/tools/go/analysis"
@@ -109,6 +110,13 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 //	s.items[last] = nil
 //	s.items = s.items[:last]
 //
+// or clears the elements of a reuse buffer that it then stores back
+// empty, keeping only the backing array (tidwall/buntdb's
+// insertIntoDatabase gathers indexes in db.insIdxs this way):
+//
+//	for i := range buf { buf[i] = nil }
+//	s.buf = buf[:0]
+//
 // The nil is never visible at an index below the new length.
 func clearsBeforeShrinking(a *sharedloc.Access) bool {
 	store, ok := a.Instr.(*ssa.Store)
@@ -119,12 +127,34 @@ func clearsBeforeShrinking(a *sharedloc.Access) bool {
 	if !ok {
 		return false
 	}
-	refs := elem.Index.Referrers()
-	if refs == nil {
-		return false
+	if refs := elem.Index.Referrers(); refs != nil {
+		for _, u := range *refs {
+			if sl, ok := u.(*ssa.Slice); ok && sl.High == elem.Index && sl.Parent() == a.Fn() {
+				return true
+			}
+		}
 	}
-	for _, u := range *refs {
-		if sl, ok := u.(*ssa.Slice); ok && sl.High == elem.Index && sl.Parent() == a.Fn() {
+	if refs := elem.X.Referrers(); refs != nil {
+		for _, u := range *refs {
+			if sl, ok := u.(*ssa.Slice); ok && sl.X == elem.X && sl.Low == nil && isZero(sl.High) && sl.Parent() == a.Fn() && storedBack(sl) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isZero reports whether v is the constant 0.
+func isZero(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.Value != nil && constant.Sign(c.Value) == 0
+}
+
+// storedBack reports whether the slice sl is stored to memory (the
+// buffer put back for the next use).
+func storedBack(sl *ssa.Slice) bool {
+	for _, u := range *sl.Referrers() {
+		if st, ok := u.(*ssa.Store); ok && st.Val == ssa.Value(sl) {
 			return true
 		}
 	}

@@ -44,9 +44,12 @@ func TestFixtures(t *testing.T) {
 		// where the interface method is called; called without them, it
 		// is reported.
 		"ptrwrapper",
-		// A location with two names (a field's slice and append's) is
-		// reported once per dereference, under the first name, which
-		// has no absolute path in it.
+		// A reuse buffer whose elements are cleared and which is stored
+		// back empty shows its nils to no reader; kept whole, cut to one
+		// element, or stored whole while a copy is cut, it is reported, once
+		// per dereference although its location has two names (the
+		// field's slice and append's), under the first, which has no
+		// absolute path in it.
 		"reusebuf",
 	)
 }

@@ -31,7 +31,14 @@
 //     one of Commit and Rollback that may close the Tx (the access lies on
 //     the winning branch, in the winner's callee, or in a callback closure
 //     the winner makes);
-//   - the dereferenced value is not itself compared with nil first.
+//   - the dereferenced value is not itself compared with nil first;
+//   - the nil store does not clear a slice element that the same function
+//     then cuts off (s.items[last] = nil; s.items = s.items[:last]) or
+//     clears in a reuse buffer that it stores back empty (buf[i] = nil in
+//     a loop, then s.buf = buf[:0]): the nil is never visible below the
+//     slice's new length. A reader that still holds the old slice, or that
+//     appends to the emptied one while another goroutine clears it, is a
+//     race on the slice that this check does not report.
 //
 // The MySQL bug behind Fig. 3a of the paper, in Go:
 //
