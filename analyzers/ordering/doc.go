@@ -66,7 +66,11 @@
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to
-// MaxCallDepth calls. Objects (wait groups, channels, Onces) are named by
+// MaxCallDepth calls: work in a function that a goroutine's entry calls
+// before its send or close (go func() { p.Next(); close(done) }()) comes
+// before the send, unless the entry is also called on that goroutine (a
+// recursive entry, whose nested call may run the work after the first
+// call's send). Objects (wait groups, channels, Onces) are named by
 // their locations, as in the sharedloc analyzer.
 //
 // Cost: following call sites branches at each of them, so one query

@@ -334,11 +334,22 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 		}
 		return r.gr.Flow.Precedes(a, x)
 	}
-	if depth == 0 || c.Entry == a.Parent() || c.Entry == x.Parent() && c.Kind != goroutines.Caller {
+	if depth == 0 || c.Entry == a.Parent() {
+		return false
+	}
+	// x in the entry function runs in the goroutine's first call, which
+	// no call site stands for: it is not lifted to call sites. a still
+	// is, when the entry is not also called on the goroutine (then x runs
+	// only in that first call).
+	xEntry := c.Entry == x.Parent() && c.Kind != goroutines.Caller
+	if xEntry && len(r.callSites(x.Parent(), c)) > 0 {
 		return false
 	}
 	if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(s, x, c, depth-1, steps) }) {
 		return true
+	}
+	if xEntry {
+		return false
 	}
 	sites := r.callSites(x.Parent(), c)
 	return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(a, s, c, depth-1, steps) })
