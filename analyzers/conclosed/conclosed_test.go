@@ -46,5 +46,11 @@ func TestFixtures(t *testing.T) {
 		// lets reach every test's callbacks: low confidence, silent here;
 		// the test's own loop is reported.
 		"othertests",
+		// A Stop that a test defers runs after the test's wait for the
+		// goroutine that sends inside a callee, when every way out of the
+		// test (a return, a t.Fatal, a helper handed t) comes after that
+		// wait or after a receive from the same channel; a t.Fatal or a
+		// helper before the wait is reported.
+		"deferstop",
 	)
 }

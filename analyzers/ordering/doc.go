@@ -70,7 +70,15 @@
 // before its send or close (go func() { p.Next(); close(done) }()) comes
 // before the send, unless the entry is also called on that goroutine (a
 // recursive entry, whose nested call may run the work after the first
-// call's send). Objects (wait groups, channels, Onces) are named by
+// call's send). A call deferred before the receive (defer p.Stop(), then
+// <-done) runs after it when every way out of the function comes after
+// the receive: every return, and every panic, call that never returns
+// (t.Fatal, runtime.Goexit) or call handed a value with a FailNow method
+// or a struct holding one (*testing.T, testing.TB, testify's TestingT
+// and *require.Assertions: a helper that may fail the test), unless it
+// follows another receive from the same channel (a select's case). A
+// runtime panic (a nil dereference, an index out of range) before the
+// receive is not considered. Objects (wait groups, channels, Onces) are named by
 // their locations, as in the sharedloc analyzer.
 //
 // Cost: following call sites branches at each of them, so one query

@@ -375,6 +375,9 @@ func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth i
 		return ret && b.Parent() == j.Parent()
 	}
 	if j.Parent() == b.Parent() {
+		if d, deferred := b.(*ssa.Defer); deferred && !flow.Dominates(j, b) {
+			return r.deferredAfter(j, d)
+		}
 		return j != b && flow.Dominates(j, b)
 	}
 	if depth == 0 {
@@ -389,6 +392,123 @@ func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth i
 	}
 	for _, s := range r.callSites(j.Parent(), c) {
 		if r.afterSteps(s, b, c, depth-1, steps) {
+			return true
+		}
+	}
+	return false
+}
+
+// deferredAfter reports whether the call deferred by d runs after j, in
+// d's function, although d comes first: the deferred call runs when the
+// function returns or panics, and every way out is after j, as in
+//
+//	defer stopPacer(p)
+//	go func() { p.Next(); close(done) }()
+//	select {
+//	case <-done:
+//		t.Fatal("returned early")
+//	default:
+//	}
+//	<-done
+//
+// j dominates every return of the function, and every panic, call that
+// never returns (t.Fatal, runtime.Goexit) or call that a test failure
+// may leave through (see mayExit) that d may lead to comes after j or
+// after another receive from a channel j receives from (the case of a
+// select that found it ready).
+func (r *Result) deferredAfter(j ssa.Instruction, d *ssa.Defer) bool {
+	flow := r.gr.Flow
+	fn := d.Parent()
+	rets := ssaflow.Returns(fn)
+	if len(rets) == 0 {
+		return false
+	}
+	for _, ret := range rets {
+		if !flow.Dominates(j, ret) {
+			return false
+		}
+	}
+	alts := []ssa.Instruction{j}
+	for _, recvs := range r.ops.recvs {
+		if slices.Contains(recvs, j) {
+			for _, k := range recvs {
+				if k != j && k.Parent() == fn {
+					alts = append(alts, k)
+				}
+			}
+		}
+	}
+	for _, blk := range fn.Blocks {
+		for _, instr := range blk.Instrs {
+			if !mayExit(instr) || !flow.MayFollow(d, instr) {
+				continue
+			}
+			if !slices.ContainsFunc(alts, func(k ssa.Instruction) bool { return k != instr && flow.Dominates(k, instr) }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mayExit reports whether instr may leave its function other than by a
+// return, running its deferred calls: a panic, a call of a function that
+// never returns, or a call that may fail a test (runtime.Goexit through
+// t.Fatal in a helper): one handed a value that can fail a test (see
+// failsTests), directly, converted to an interface (testify's
+// require.NoError(t, err)) or captured by the closure it calls.
+func mayExit(instr ssa.Instruction) bool {
+	switch instr := instr.(type) {
+	case *ssa.Panic:
+		return true
+	case *ssa.Call:
+		if model.NoReturn(model.CalleeName(&instr.Call)) {
+			return true
+		}
+		vals := slices.Clone(instr.Call.Args)
+		if !instr.Call.IsInvoke() {
+			vals = append(vals, instr.Call.Value)
+		}
+		if mc, ok := instr.Call.Value.(*ssa.MakeClosure); ok {
+			vals = append(vals, mc.Bindings...)
+		}
+		return slices.ContainsFunc(vals, func(v ssa.Value) bool {
+			if mi, ok := v.(*ssa.MakeInterface); ok && failsTests(mi.X.Type(), 2) {
+				return true
+			}
+			return failsTests(v.Type(), 2)
+		})
+	}
+	return false
+}
+
+// failsTests reports whether a value of type t can fail a test and stop
+// its goroutine: it has a FailNow method (*testing.T, testing.TB,
+// testify's TestingT), or it is a struct, or a pointer to one, with such
+// a field, depth levels down (testify's *require.Assertions).
+func failsTests(t types.Type, depth int) bool {
+	if ms := types.NewMethodSet(t); ms.Lookup(nil, "FailNow") != nil {
+		return true
+	}
+	if _, isPtr := t.Underlying().(*types.Pointer); !isPtr {
+		if ms := types.NewMethodSet(types.NewPointer(t)); ms.Lookup(nil, "FailNow") != nil {
+			if _, isIface := t.Underlying().(*types.Interface); !isIface {
+				return true
+			}
+		}
+	}
+	if depth == 0 {
+		return false
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	for i := range st.NumFields() {
+		if failsTests(st.Field(i).Type(), depth-1) {
 			return true
 		}
 	}

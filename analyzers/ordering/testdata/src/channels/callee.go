@@ -47,3 +47,49 @@ func again(ch chan int, n int) {
 }
 
 func recursive() { a("recursive") }
+
+// Deferred: the deferred call runs when the function returns, after the
+// receive, which every return passes.
+func Deferred() {
+	done := make(chan struct{})
+	defer func() {
+		b("deferred") // want `^deferred: a before b by channel$`
+	}()
+	go func() {
+		a("deferred")
+		close(done)
+	}()
+	<-done
+}
+
+// Negative: a panic before the receive runs the deferred call first.
+func DeferredPanic(fail bool) {
+	done := make(chan struct{})
+	go func() {
+		a("deferred panic")
+		close(done)
+	}()
+	defer func() {
+		b("deferred panic") // want `^deferred panic: unordered$`
+	}()
+	if fail {
+		panic("failed")
+	}
+	<-done
+}
+
+// Negative: a return before the receive.
+func DeferredReturn(quit bool) {
+	done := make(chan struct{})
+	go func() {
+		a("deferred return")
+		close(done)
+	}()
+	defer func() {
+		b("deferred return") // want `^deferred return: unordered$`
+	}()
+	if quit {
+		return
+	}
+	<-done
+}
