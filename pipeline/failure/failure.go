@@ -15,6 +15,7 @@ package failure
 import (
 	"bufio"
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -222,6 +223,26 @@ func cleanPanic(msg string) string {
 		return msg[:i]
 	}
 	return msg
+}
+
+// Headline returns the line of a message (its lines) that says what
+// failed, and its index: the first line that is not blank, or, in a
+// testify assertion's message (a blank line, then "Error Trace:",
+// "Error:", ...), the text of its Error line. It returns -1 and "" if
+// every line is blank.
+func Headline(lines []string) (int, string) {
+	first := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) != "" })
+	if first < 0 {
+		return -1, ""
+	}
+	if strings.HasPrefix(strings.TrimSpace(lines[first]), "Error Trace:") {
+		for i, l := range lines[first:] {
+			if text, ok := strings.CutPrefix(strings.TrimSpace(l), "Error:"); ok {
+				return first + i, strings.TrimSpace(text)
+			}
+		}
+	}
+	return first, strings.TrimSpace(lines[first])
 }
 
 // logs returns the lines of out that a test logged before the first

@@ -155,3 +155,22 @@ func TestMultiLineLog(t *testing.T) {
 		t.Errorf("got %s %q, want fail %q", f.Kind, f.Message, "done")
 	}
 }
+
+// TestHeadline: the line that says what failed is the first that is not
+// blank, or testify's Error line; none in a blank message.
+func TestHeadline(t *testing.T) {
+	for _, c := range []struct {
+		lines []string
+		at    int
+		text  string
+	}{
+		{[]string{"count = 6, want 3"}, 0, "count = 6, want 3"},
+		{[]string{"", "\tError Trace:\tx_test.go:7", "\tError:      \tNot equal: ", "\t\texpected: 1"}, 2, "Not equal:"},
+		{[]string{"", "  got:", "x"}, 1, "got:"},
+		{[]string{"", " "}, -1, ""},
+	} {
+		if at, text := Headline(c.lines); at != c.at || text != c.text {
+			t.Errorf("Headline(%q) = %d %q, want %d %q", c.lines, at, text, c.at, c.text)
+		}
+	}
+}

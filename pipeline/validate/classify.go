@@ -387,15 +387,15 @@ func classifyRun(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict
 		return Verdict{Status: finding.Confirmed, Effect: "hang", Reason: fmt.Sprintf("with %s, the test hung until its timeout", o.What)}
 	case r.Outcome == record.Fail && failAllowed(f.Kind) && recordedPassed:
 		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
-			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failLine(r.Output))}
+			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failReason(r.Output))}
 	case r.Outcome == record.Fail && recordedPassed && effectIn(f.Kind, failLine(r.Output)):
 		// A test that recovers the panic and reports it: no stack
 		// places it, so it is a bare failure, checked as one
 		// (Validator.control).
 		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
-			Reason: fmt.Sprintf("with %s, the test failed with the effect of %s in its message (a recovered panic) where its recorded run passed: %s", o.What, f.Kind, failLine(r.Output))}
+			Reason: fmt.Sprintf("with %s, the test failed with the effect of %s in its message (a recovered panic) where its recorded run passed: %s", o.What, f.Kind, failReason(r.Output))}
 	case r.Outcome.Failed():
-		how := failLine(r.Output)
+		how := failReason(r.Output)
 		if c := failure.First(r.Output); c != nil {
 			how = prefix(c.Kind == failure.Fatal) + ": " + c.Message
 			if frs := c.Goroutine.Frames; len(frs) > 0 {
@@ -421,16 +421,49 @@ func diverged(reason string) string {
 
 // failLine is the first line of a test's output that says how it failed.
 func failLine(out []byte) string {
-	for line := range strings.Lines(string(out)) {
+	t, _ := failAt(out)
+	return t
+}
+
+// failAt returns failLine's line and the lines of out after it.
+func failAt(out []byte) (string, []string) {
+	lines := strings.Split(string(out), "\n")
+	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- FAIL") || strings.HasPrefix(t, "FAIL") || strings.HasPrefix(t, "--- PASS") {
 			continue
 		}
 		if strings.Contains(line, "_test.go:") || strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
-			return t
+			return t, lines[i+1:]
 		}
 	}
-	return "no failure message"
+	return "no failure message", nil
+}
+
+// failReason is failLine as a reason shows it: a t.Error line whose
+// message starts on the lines below (testify's assertions print
+// "x_test.go:12: " and then their message, indented) gets the headline of
+// that message (failure.Headline). failLine itself, which effectIn reads,
+// stays the line.
+func failReason(out []byte) string {
+	t, rest := failAt(out)
+	i := strings.LastIndex(t, "_test.go:")
+	if i < 0 || strings.Trim(t[i+len("_test.go:"):], "0123456789") != ":" {
+		return t // not a log line with nothing after its position
+	}
+	var msg []string
+	for _, l := range rest {
+		// The message's lines are indented more than a log line's
+		// four spaces; the next log line or --- FAIL ends it.
+		if !strings.HasPrefix(l, "        ") && strings.TrimSpace(l) != "" {
+			break
+		}
+		msg = append(msg, l)
+	}
+	if _, head := failure.Headline(msg); head != "" {
+		return t + " " + head
+	}
+	return t
 }
 
 func prefix(fatal bool) string {

@@ -538,18 +538,18 @@ func (v *Validator) unicornControl(ctx context.Context, t Target, f finding.Find
 	need, ok := forcedRuns(failed, plain)
 	switch {
 	case failed == plain:
-		return fmt.Sprintf("the test failed without a plan too, in all %d runs (%s)", plain, failLine(failure)), ""
+		return fmt.Sprintf("the test failed without a plan too, in all %d runs (%s)", plain, failReason(failure)), ""
 	case !ok:
-		return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), too often for %d forced runs to tell the order's failures from chance", failed, plain, failLine(failure), maxForcedRuns), ""
+		return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), too often for %d forced runs to tell the order's failures from chance", failed, plain, failReason(failure), maxForcedRuns), ""
 	}
 	for forced := 2; forced < need; forced++ {
 		*runs++
 		vd, _ := v.force(ctx, t, f, w, o)
 		if vd.Status != finding.Confirmed && ctx.Err() != nil {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, plain, failLine(failure), forced, need), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, plain, failReason(failure), forced, need), ""
 		}
 		if vd.Status != finding.Confirmed {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, plain, failLine(failure), forced+1, vd.Status), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, plain, failReason(failure), forced+1, vd.Status), ""
 		}
 	}
 	if failed == 0 {

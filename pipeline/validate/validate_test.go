@@ -555,3 +555,23 @@ func TestScheduleWrite(t *testing.T) {
 		t.Errorf("%d files in the repro directory, want 1: %v", len(entries), entries)
 	}
 }
+
+// TestFailReason: a reason names what failed; a testify assertion's log
+// line, whose message starts below it, gets the message's Error line,
+// while failLine (what effectIn reads) stays the line.
+func TestFailReason(t *testing.T) {
+	testify := "=== RUN   TestEq\n    zz_test.go:12: \n        \tError Trace:\t/m/zz_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n--- FAIL: TestEq (0.00s)\nFAIL\n"
+	for _, c := range []struct{ out, line, reason string }{
+		{testify, "zz_test.go:12:", "zz_test.go:12: Not equal:"},
+		{"=== RUN   TestA\n    a_test.go:3: got:\n        x\n--- FAIL: TestA (0.00s)\n", "a_test.go:3: got:", "a_test.go:3: got:"},
+		{"=== RUN   TestA\n    a_test.go:3: count = 6, want 3\n--- FAIL: TestA (0.00s)\n", "a_test.go:3: count = 6, want 3", "a_test.go:3: count = 6, want 3"},
+		{"=== RUN   TestA\n    a_test.go:3: \n    a_test.go:4: next\n", "a_test.go:3:", "a_test.go:3:"},
+	} {
+		if got := failLine([]byte(c.out)); got != c.line {
+			t.Errorf("failLine = %q, want %q", got, c.line)
+		}
+		if got := failReason([]byte(c.out)); got != c.reason {
+			t.Errorf("failReason = %q, want %q", got, c.reason)
+		}
+	}
+}

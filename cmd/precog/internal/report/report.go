@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/failure"
 )
 
 // JSON writes one JSON object per finding, one per line (JSON Lines).
@@ -208,26 +209,16 @@ func carriesMessage(f finding.Finding) bool {
 }
 
 // messageLines splits a failure's message into the line the headline
-// shows and the lines below it: the first line that is not blank, or, in
-// a testify assertion's message (a blank line, then "Error Trace:",
-// "Error:", ...), the text of its Error line.
+// shows (failure.Headline's) and the lines below it, leading blank lines
+// left out.
 func messageLines(msg string) (head string, more []string) {
 	lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
-	for len(lines) > 1 && strings.TrimSpace(lines[0]) == "" {
-		lines = lines[1:]
+	at, head := failure.Headline(lines)
+	if at < 0 {
+		return "", nil
 	}
-	at := 0
-	if strings.HasPrefix(strings.TrimSpace(lines[0]), "Error Trace:") {
-		for i, l := range lines {
-			if text, ok := strings.CutPrefix(strings.TrimSpace(l), "Error:"); ok {
-				at = i
-				lines[i] = text
-				break
-			}
-		}
-	}
-	head = strings.TrimSpace(lines[at])
-	more = append(lines[:at:at], lines[at+1:]...)
+	first := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) != "" })
+	more = append(lines[first:at:at], lines[at+1:]...)
 	return head, more
 }
 
