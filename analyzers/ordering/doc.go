@@ -70,7 +70,11 @@
 // before its send or close (go func() { p.Next(); close(done) }()) comes
 // before the send, unless the entry is also called on that goroutine (a
 // recursive entry, whose nested call may run the work after the first
-// call's send). A call deferred before the receive (defer p.Stop(), then
+// call's send). A deferred call runs when its function returns, not
+// where it is deferred: it comes after everything else the function does
+// (and before calls deferred ahead of it), so a call deferred before a
+// `go` statement does not run before the goroutine starts. A call
+// deferred before the receive (defer p.Stop(), then
 // <-done) runs after it when every way out of the function comes after
 // the receive: every return, and every panic, call that never returns
 // (t.Fatal, runtime.Goexit) or call handed a value with a FailNow method

@@ -329,7 +329,14 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 		return false
 	}
 	if a.Parent() == x.Parent() {
-		if _, deferred := x.(*ssa.Defer); deferred {
+		_, xDeferred := x.(*ssa.Defer)
+		if _, deferred := a.(*ssa.Defer); deferred {
+			// a stands for a deferred call, which runs when the
+			// function returns: after x, unless x is a call deferred
+			// before it (deferred calls run last in, first out).
+			return xDeferred && !r.gr.Flow.InLoop(a) && r.gr.Flow.Precedes(x, a)
+		}
+		if xDeferred {
 			return true // runs when the function returns
 		}
 		return r.gr.Flow.Precedes(a, x)

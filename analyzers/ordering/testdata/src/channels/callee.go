@@ -93,3 +93,14 @@ func DeferredReturn(quit bool) {
 	}
 	<-done
 }
+
+// Negative: a call deferred before the goroutine starts runs when the
+// function returns, after the goroutine may have run.
+func DeferredBeforeGo() {
+	defer func() {
+		b("deferred before go") // want `^deferred before go: unordered$`
+	}()
+	go func() {
+		a("deferred before go")
+	}()
+}
