@@ -1,6 +1,7 @@
 package ordering
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"go/ast"
@@ -89,6 +90,8 @@ type Result struct {
 	// restarts memoizes RestartedAfterJoin (nil: not restarted after a
 	// join).
 	restarts map[*goroutines.Context]ssa.Instruction
+	guards   map[guardKey][]sharedloc.Loc            // onceGuards, memoized
+	doneObjs map[*goroutines.Context][]sharedloc.Loc // doneObjects, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -562,8 +565,8 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 			}
 		}
 	}
-	for obj, dones := range r.ops.dones {
-		if !r.doneAfter(a, ca, dones) || r.addsItself(ca, obj) {
+	for _, obj := range r.doneObjects(ca) {
+		if !r.doneAfter(a, ca, r.ops.dones[obj]) || r.addsItself(ca, obj) {
 			continue
 		}
 		for _, w := range r.ops.waits[obj] {
@@ -579,6 +582,43 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 		}
 	}
 	return Edge{}, false
+}
+
+// doneObjects returns the WaitGroups on which doneAfter may find a Done
+// for the goroutines of c: those with a Done in c's entry function, in a
+// function literal inside it, or in c's wrapper (the only Dones doneAfter
+// can answer true for), in the order of their first Done. It is memoized:
+// joinBefore asks it for every ordering query, and a package with many
+// tests has many WaitGroups, for each of which doneAfter would otherwise
+// walk the calls up from a to c's entry (21 in otter/v2: over half of
+// precog vet's time there once onceGuards was memoized).
+func (r *Result) doneObjects(c *goroutines.Context) []sharedloc.Loc {
+	r.mu.Lock()
+	out, ok := r.doneObjs[c]
+	r.mu.Unlock()
+	if ok {
+		return out
+	}
+	if c.Kind != goroutines.Caller {
+		for obj, dones := range r.ops.dones {
+			if slices.ContainsFunc(dones, func(d ssa.Instruction) bool {
+				fn := d.Parent()
+				return fn == c.Entry || fn.Parent() == c.Entry || c.Wrapper != nil && fn == c.Wrapper
+			}) {
+				out = append(out, obj)
+			}
+		}
+		slices.SortFunc(out, func(x, y sharedloc.Loc) int {
+			return cmp.Compare(r.ops.dones[x][0].Pos(), r.ops.dones[y][0].Pos())
+		})
+	}
+	r.mu.Lock()
+	if r.doneObjs == nil {
+		r.doneObjs = make(map[*goroutines.Context][]sharedloc.Loc)
+	}
+	r.doneObjs[c] = out
+	r.mu.Unlock()
+	return out
 }
 
 // separates reports whether, in the function that starts the goroutines
@@ -1070,8 +1110,38 @@ func (r *Result) OnceOrderedOutsideTests(a ssa.Instruction, ca *goroutines.Conte
 	return ok
 }
 
+// onceGuards is OnceGuards, leaving out callers written in _test.go files
+// when outsideTests is set. It is memoized: every ordering query by the
+// once rule asks it about the function of one of its sides, and a walk up
+// the callers, MaxCallDepth deep, can reach hundreds of functions. On
+// github.com/maypok86/otter/v2 with its tests, conuninit's million
+// queries asked about 247 functions, each walk visiting about 240: two
+// thirds of precog vet's time.
 func (r *Result) onceGuards(fn *ssa.Function, outsideTests bool) []sharedloc.Loc {
 	r.index()
+	k := guardKey{fn, outsideTests}
+	r.mu.Lock()
+	out, ok := r.guards[k]
+	r.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = slices.Clip(r.findOnceGuards(fn, outsideTests))
+	r.mu.Lock()
+	if r.guards == nil {
+		r.guards = make(map[guardKey][]sharedloc.Loc)
+	}
+	r.guards[k] = out
+	r.mu.Unlock()
+	return out
+}
+
+type guardKey struct {
+	fn           *ssa.Function
+	outsideTests bool
+}
+
+func (r *Result) findOnceGuards(fn *ssa.Function, outsideTests bool) []sharedloc.Loc {
 	seen := map[*ssa.Function]bool{}
 	var visit func(fn *ssa.Function, depth int) []sharedloc.Loc
 	visit = func(fn *ssa.Function, depth int) []sharedloc.Loc {
