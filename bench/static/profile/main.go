@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,7 @@ var (
 	tests      = flag.Bool("test", true, "also load the packages' tests")
 	sequential = flag.Bool("sequential", false, "run the analysis on one goroutine")
 	stopAfter  = flag.Duration("stopafter", 0, "if the analysis is still running after this long, write the profiles and exit with status 2")
+	perPkg     = flag.Int("pkgs", 0, "also print the `n` packages whose analyses took longest, with each analyzer's time")
 )
 
 func main() {
@@ -46,6 +48,20 @@ func main() {
 
 func run(patterns []string) error {
 	checks := suite.Checks()
+	// Like precog vet, one process analyses every package: the budget's
+	// time and heap limits, meant for go vet's process per package,
+	// would stop a package for what the others take (and did: otter's
+	// conuninit was cut at 30 s without a word).
+	for name, v := range suite.SharedProcessFlags {
+		check, fl, _ := strings.Cut(name, ".")
+		for _, a := range checks {
+			if a.Name == check {
+				if err := a.Flags.Set(fl, v); err != nil {
+					return fmt.Errorf("setting %s: %w", name, err)
+				}
+			}
+		}
+	}
 	times := timeRuns(checks)
 
 	start := time.Now()
@@ -94,6 +110,11 @@ func run(patterns []string) error {
 		}
 		if act.IsRoot {
 			diags += len(act.Diagnostics)
+			for _, d := range act.Diagnostics {
+				if d.Category == "limit" {
+					fmt.Fprintf(os.Stderr, "budget: %s: %s\n", act.Package.PkgPath, d.Message)
+				}
+			}
 		}
 	}
 	fmt.Fprintf(os.Stderr, "%d diagnostics, %d failed actions\n", diags, failed)
@@ -123,11 +144,13 @@ type runTimes struct {
 	mu    sync.Mutex
 	total map[string]time.Duration
 	count map[string]int
+	// pkg sums, per package (test variants apart), each analyzer's time.
+	pkg map[string]map[string]time.Duration
 }
 
 // timeRuns wraps the Run of each analyzer reachable from as to time it.
 func timeRuns(as []*analysis.Analyzer) *runTimes {
-	t := &runTimes{total: make(map[string]time.Duration), count: make(map[string]int)}
+	t := &runTimes{total: make(map[string]time.Duration), count: make(map[string]int), pkg: make(map[string]map[string]time.Duration)}
 	seen := make(map[*analysis.Analyzer]bool)
 	var visit func([]*analysis.Analyzer)
 	visit = func(as []*analysis.Analyzer) {
@@ -145,6 +168,12 @@ func timeRuns(as []*analysis.Analyzer) *runTimes {
 					t.mu.Lock()
 					t.total[name] += d
 					t.count[name]++
+					id := p.Pkg.Path()
+					if t.pkg[id] == nil {
+						t.pkg[id] = make(map[string]time.Duration)
+					}
+					t.pkg[id][name] += d
+					t.pkg[id][""] += d
 					t.mu.Unlock()
 				}()
 				return run(p)
@@ -166,5 +195,28 @@ func (t *runTimes) print() {
 	fmt.Fprintln(os.Stderr, "time in Run, summed over packages (an analyzer still running is not counted):")
 	for _, n := range names {
 		fmt.Fprintf(os.Stderr, "  %-14s %10v  %5d packages\n", n, t.total[n].Round(time.Millisecond), t.count[n])
+	}
+	if *perPkg <= 0 {
+		return
+	}
+	pkgs := make([]string, 0, len(t.pkg))
+	for p := range t.pkg {
+		pkgs = append(pkgs, p)
+	}
+	slices.SortFunc(pkgs, func(a, b string) int { return cmp.Or(cmp.Compare(t.pkg[b][""], t.pkg[a][""]), cmp.Compare(a, b)) })
+	fmt.Fprintf(os.Stderr, "the %d packages whose analyses took longest (a package and its test variant together):\n", *perPkg)
+	for _, p := range pkgs[:min(*perPkg, len(pkgs))] {
+		fmt.Fprintf(os.Stderr, "  %-50s %10v:", p, t.pkg[p][""].Round(time.Millisecond))
+		as := make([]string, 0, len(t.pkg[p]))
+		for a := range t.pkg[p] {
+			if a != "" && t.pkg[p][a] >= 10*time.Millisecond {
+				as = append(as, a)
+			}
+		}
+		slices.SortFunc(as, func(a, b string) int { return cmp.Compare(t.pkg[p][b], t.pkg[p][a]) })
+		for _, a := range as {
+			fmt.Fprintf(os.Stderr, " %s %v", a, t.pkg[p][a].Round(time.Millisecond))
+		}
+		fmt.Fprintln(os.Stderr)
 	}
 }
