@@ -355,7 +355,6 @@ func (o *ordered) runActions(u *unit) {
 			continue
 		}
 		act := &checker.Action{Analyzer: a, Package: u.pkg, IsRoot: u.root && o.requested[a]}
-		//precog:ignore con-map analyze reads u.actions only after u came back on finished; importers run only after that
 		u.actions[a] = act
 		for _, r := range a.Requires {
 			act.Deps = append(act.Deps, u.actions[r])
@@ -449,7 +448,6 @@ func (o *ordered) exec(u *unit, act *checker.Action, closure map[string]*types.P
 		if u.facts == nil {
 			u.facts = make(map[*analysis.Analyzer]*factSet)
 		}
-		//precog:ignore con-null release runs on u only after u and every importer of u came back on finished
 		u.facts[a] = facts.export()
 	}
 	pass.ExportObjectFact, pass.ExportPackageFact = nil, nil
