@@ -1,6 +1,8 @@
 package shim
 
 import (
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"github.com/precog-dev/precog/shim/trace"
@@ -22,6 +24,10 @@ func MakeChan[T any](site uint32, ch chan T) chan T {
 func Send[T any](site uint32, ch chan<- T, v T) {
 	if enabled {
 		g := gateSync(site, trace.EvChanSend, ChanAddrSend(ch))
+		if !controlling() && !g.bubble {
+			sendOrdered(g, site, ch, v)
+			return
+		}
 		g.syncEvent(site, trace.EvChanSend, ChanAddrSend(ch), 0)
 		if g.bubble {
 			g.clockBefore(site)
@@ -44,6 +50,75 @@ func Send[T any](site uint32, ch chan<- T, v T) {
 		}
 	}
 	ch <- v
+}
+
+// Channel operations are recorded in the order the channel took them
+// (when no control plan is in force; a forced run's gates decide it): hb pairs a channel's k-th receive with
+// its k-th send in the order of their events, and a send recorded before
+// it happens could be overtaken by another goroutine's (bench/RESULTS.md,
+// sixth stop). Selects take no part.
+//
+// chanLocks holds, per channel address, the locks its sends and its
+// receives take: a send (or receive) records its event and performs the
+// operation holding its side's lock, blocking included, so the order of
+// the events is the order the channel took the operations. Each side has
+// its own lock (a blocked receive must not keep out the send it waits
+// for). Waiting for the lock only delays an operation, and only while
+// another goroutine's operation on the same side of the same channel is
+// blocked, when the channel would have queued this one behind it anyway:
+// no behavior is added. An entry is removed by a cleanup when its channel
+// is collected.
+var chanLocks sync.Map // uintptr -> *chanLock
+
+type chanLock struct{ send, recv sync.Mutex }
+
+func chanLockOf(a unsafe.Pointer) *chanLock {
+	k := uintptr(a)
+	if l, ok := chanLocks.Load(k); ok {
+		return l.(*chanLock)
+	}
+	n := new(chanLock)
+	l, loaded := chanLocks.LoadOrStore(k, n)
+	if !loaded {
+		// CompareAndDelete: a channel made later at the address may
+		// have its own entry by the time the cleanup runs.
+		runtime.AddCleanup((*byte)(a), func(k uintptr) { chanLocks.CompareAndDelete(k, n) }, k)
+	}
+	return l.(*chanLock)
+}
+
+// controlling reports whether a control plan is in force.
+func controlling() bool { return controlGate != nil && ctl.Load() != nil }
+
+// sendOrdered records a send and performs it holding the channel's send
+// lock.
+func sendOrdered[T any](g *gstate, site uint32, ch chan<- T, v T) {
+	a := ChanAddrSend(ch)
+	if a == nil {
+		g.syncEvent(site, trace.EvChanSend, a, 0)
+		ch <- v // blocks forever, as a send on a nil channel does
+		return
+	}
+	l := &chanLockOf(a).send
+	l.Lock()
+	defer l.Unlock() // a send on a closed channel panics after its event
+	g.syncEvent(site, trace.EvChanSend, a, 0)
+	ch <- v
+}
+
+// recvOrdered performs a receive and records it holding the channel's
+// receive lock.
+func recvOrdered[T any](g *gstate, site uint32, ch <-chan T) (v T, ok, got bool) {
+	a := ChanAddrRecv(ch)
+	if a == nil {
+		return v, false, false
+	}
+	l := &chanLockOf(a).recv
+	l.Lock()
+	defer l.Unlock()
+	v, ok = <-ch
+	g.syncEvent(site, trace.EvChanRecv, a, b2u(ok))
+	return v, ok, true
 }
 
 // testHookSending, if set (by tests only, with control on), runs between
@@ -71,6 +146,11 @@ func Recv2[T any](site uint32, ch <-chan T) (T, bool) {
 func recv[T any](site uint32, ch <-chan T) (T, bool) {
 	a := ChanAddrRecv(ch)
 	g := gateSync(site, trace.EvChanRecv, a)
+	if !controlling() && !g.bubble {
+		if v, ok, got := recvOrdered(g, site, ch); got {
+			return v, ok
+		}
+	}
 	g.clockBefore(site)
 	v, ok := <-ch
 	g.clockAfter(site)
