@@ -53,10 +53,10 @@ func Send[T any](site uint32, ch chan<- T, v T) {
 }
 
 // Channel operations are recorded in the order the channel took them
-// (when no control plan is in force; a forced run's gates decide it): hb pairs a channel's k-th receive with
-// its k-th send in the order of their events, and a send recorded before
-// it happens could be overtaken by another goroutine's (bench/RESULTS.md,
-// sixth stop). Selects take no part.
+// (when no control plan is in force; a forced run's gates decide it): hb
+// pairs a channel's k-th receive with its k-th send in the order of their
+// events, and a send recorded before it happens could be overtaken by
+// another goroutine's (bench/RESULTS.md, sixth stop). Selects take no part.
 //
 // chanLocks holds, per channel address, the locks its sends and its
 // receives take: a send (or receive) records its event and performs the
