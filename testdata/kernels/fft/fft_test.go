@@ -8,17 +8,19 @@ import (
 	"time"
 )
 
-// slowTerminal is a terminal that takes a millisecond per write.
+// slowTerminal is a terminal that takes five milliseconds per write: one
+// millisecond was too little for a recorded slave on a loaded two-core
+// machine (.ci/run saw the test fail when recorded).
 type slowTerminal struct{ buf bytes.Buffer }
 
 func (t *slowTerminal) Write(p []byte) (int, error) {
-	time.Sleep(time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	return t.buf.Write(p)
 }
 
 // TestEndTime transforms four rows of 64 points on two slaves and checks the
-// end time main prints. Main reads gEnd after its banner write, a
-// millisecond after starting the slaves; slave 0 normally set gEnd within
+// end time main prints. Main reads gEnd after its banner write, five
+// milliseconds after starting the slaves; slave 0 normally set gEnd within
 // microseconds.
 func TestEndTime(t *testing.T) {
 	matrix := make([][]complex128, 4)

@@ -104,8 +104,8 @@ func readDir(t *testing.T, dir string) *results.Dir {
 	}
 	cmds, _ := os.ReadFile(filepath.Join(dir, results.ReproDir, results.CommandsFile))
 	for _, f := range d.Findings {
-		if f.Status != finding.Confirmed || f.Validation == nil || f.Validation.Runs == 0 {
-			continue // a recorded run's failure, or not confirmed: no schedule
+		if f.Status != finding.Confirmed || strings.HasPrefix(f.Repro, "go test ") {
+			continue // not confirmed, or confirmed by a recorded run: no schedule
 		}
 		if _, err := os.Stat(filepath.Join(dir, results.ReproDir, f.ID+".json")); err != nil {
 			t.Errorf("%s: confirmed finding %s has no schedule: %v", dir, f.ID, err)
@@ -125,6 +125,31 @@ func lastLines(s string) string {
 		}
 	}
 	return s
+}
+
+// recordedFailure reports whether f is a test's failure in a recorded run
+// (a crash or a failed test, which that run confirmed). A kernel whose bug
+// hides behind a timing margin fails now and then when recorded on a
+// loaded machine (fft's TestEndTime did in .ci/run), and its failure is
+// then a finding of that run alone: the tests below that compare one run's
+// findings with another's leave such findings out, and say so.
+func recordedFailure(f finding.Finding) bool {
+	return (f.Kind == finding.Crash || f.Kind == finding.TestFailed) && strings.HasPrefix(f.Repro, "go test ")
+}
+
+// notRecordedFailures returns the findings of fs but recorded runs'
+// failures, logging those.
+func notRecordedFailures(t *testing.T, what string, fs []finding.Finding) []finding.Finding {
+	t.Helper()
+	var out []finding.Finding
+	for _, f := range fs {
+		if recordedFailure(f) {
+			t.Logf("%s: left out %s, a failure of a recorded run: %s", what, f.ID, f.Message)
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func ids(fs []finding.Finding, keep func(finding.Finding) bool) []string {
@@ -181,6 +206,7 @@ func TestBaseline(t *testing.T) {
 		t.Errorf("second run: %d tests, the same as the first's: the results directory was not rewritten", len(second.Tests))
 	}
 	var newConfirmed []string
+	predicted := 0 // new confirmed findings that validation confirmed
 	for _, f := range second.Findings {
 		inBase := slices.Contains(mysql, f.ID)
 		if f.Baselined != inBase {
@@ -188,6 +214,11 @@ func TestBaseline(t *testing.T) {
 		}
 		if !inBase && f.Status == finding.Confirmed {
 			newConfirmed = append(newConfirmed, f.ID)
+			if recordedFailure(f) {
+				t.Logf("second run: a recorded run failed: %s %s", f.ID, f.Message)
+				continue
+			}
+			predicted++
 			if !strings.HasSuffix(f.Sites[0].File, "fft.go") {
 				t.Errorf("second run: new confirmed finding %s outside fft: %s", f.ID, f.Sites[0].File)
 			}
@@ -195,7 +226,7 @@ func TestBaseline(t *testing.T) {
 	}
 	slices.Sort(newConfirmed)
 	failing := slices.Sorted(slices.Values(second.Summary.Failing))
-	if len(newConfirmed) == 0 || code != cli.ExitFindings || !slices.Equal(failing, newConfirmed) || second.Summary.Exit != code {
+	if predicted == 0 || code != cli.ExitFindings || !slices.Equal(failing, newConfirmed) || second.Summary.Exit != code {
 		t.Fatalf("second run: exit %d (summary %d), failing %v; want 3 and the new confirmed findings %v:\n%s", code, second.Summary.Exit, failing, newConfirmed, stderr)
 	}
 	if got := ids(second.Findings, func(f finding.Finding) bool { return f.Baselined }); !slices.Equal(got, slices.Sorted(slices.Values(second.Summary.Baselined))) {
@@ -228,8 +259,22 @@ func TestBaseline(t *testing.T) {
 
 	_, stderr, code = nightly(t, kernels, append(common, "-baseline", base2, "./mysql", "./fft")...)
 	third := readDir(t, ci)
-	if code != cli.ExitOK || len(third.Summary.Failing) != 0 {
-		t.Errorf("third run: exit %d, failing %v; want 0: every finding is in the baseline:\n%s", code, third.Summary.Failing, stderr)
+	// Every finding is in the baseline but a failure of this run's own
+	// recorded runs, which is new and fails the job.
+	var fresh []string
+	for _, f := range third.Findings {
+		if recordedFailure(f) && !f.Baselined {
+			t.Logf("third run: a recorded run failed: %s %s", f.ID, f.Message)
+			fresh = append(fresh, f.ID)
+		}
+	}
+	slices.Sort(fresh)
+	want := cli.ExitOK
+	if len(fresh) > 0 {
+		want = cli.ExitFindings
+	}
+	if got := slices.Sorted(slices.Values(third.Summary.Failing)); code != want || !slices.Equal(got, fresh) {
+		t.Errorf("third run: exit %d, failing %v; want %d and %v: every other finding is in the baseline:\n%s", code, got, want, fresh, stderr)
 	}
 	if n := len(ids(third.Findings, func(f finding.Finding) bool { return f.Status == finding.Confirmed && f.Baselined })); n == 0 {
 		t.Errorf("third run: no confirmed finding listed as baselined")
@@ -290,14 +335,23 @@ func TestShardMerge(t *testing.T) {
 	if got, want := key(merged.Tests), key(all.Tests); !slices.Equal(got, want) {
 		t.Errorf("merged tests %v, unsharded %v", got, want)
 	}
-	if got, want := ids(merged.Findings, nil), ids(all.Findings, nil); !slices.Equal(got, want) || len(want) == 0 {
-		t.Errorf("merged finding IDs %v, unsharded %v", got, want)
+	if got, want := ids(notRecordedFailures(t, "merged", merged.Findings), nil), ids(notRecordedFailures(t, "unsharded", all.Findings), nil); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("merged finding IDs %v, unsharded %v (failures of recorded runs left out)", got, want)
 	}
 	if got := ids(decodeFindings(t, stdout), nil); !slices.Equal(got, ids(merged.Findings, nil)) {
 		t.Errorf("merge printed %v, wrote %v", got, ids(merged.Findings, nil))
 	}
-	if s := merged.Summary; s.Tests != all.Summary.Tests || s.Reports != all.Summary.Reports || !slices.Equal(s.Merged, []string{"1/2", "2/2"}) {
-		t.Errorf("merged summary: %d tests, %d reports, merged %v; unsharded %d tests, %d reports", s.Tests, s.Reports, s.Merged, all.Summary.Tests, all.Summary.Reports)
+	reports := func(d *results.Dir) int { // but recorded runs' failures
+		n := d.Summary.Reports
+		for _, f := range d.Findings {
+			if recordedFailure(f) {
+				n -= f.Reports
+			}
+		}
+		return n
+	}
+	if s := merged.Summary; s.Tests != all.Summary.Tests || reports(merged) != reports(all) || !slices.Equal(s.Merged, []string{"1/2", "2/2"}) {
+		t.Errorf("merged summary: %d tests, %d reports, merged %v; unsharded %d tests, %d reports (failures of recorded runs left out)", s.Tests, reports(merged), s.Merged, all.Summary.Tests, reports(all))
 	}
 	if want := (merged.Summary.Exit == cli.ExitFindings); (code == cli.ExitFindings) != want {
 		t.Errorf("merge exited %d, summary says %d", code, merged.Summary.Exit)
