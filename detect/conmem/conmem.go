@@ -490,7 +490,7 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, finding.RoleCall))
 		}
 		f.Stacks = append(f.Stacks, stack)
-		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(r.ev))
+		f.Evidence.Locks = append(f.Evidence.Locks, c.g.LockNames(r.ev, c.sites))
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(r.ev).String())
 	}
 	f.Evidence.Notes = notes
@@ -546,39 +546,6 @@ func (c *checker) siteKey(kind string, roles []role) string {
 // a pair cheaply.
 func (c *checker) reported(kind string, roles []role) bool {
 	return c.seen[c.siteKey(kind, roles)]
-}
-
-// lockNames names the locks held at event i as "expr@file:line", from the
-// goroutine's Lock event that took each.
-func (c *checker) lockNames(i int) []string {
-	var out []string
-	evs := c.g.Goroutines[c.g.Goroutine(i)].Events
-	for _, l := range c.g.Locks(i) {
-		name := fmt.Sprintf("lock@%#x", l.Addr)
-		k, _ := slices.BinarySearch(evs, i+1)
-		for k--; k >= 0; k-- {
-			ev := c.g.Events[evs[k]]
-			if ev.Addr == l.Addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
-				s := c.siteOf(evs[k])
-				name = s.Expr + "@" + shortPos(s)
-				break
-			}
-		}
-		if l.Mode == hb.Read {
-			name += " (read)"
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-// shortPos is file:line with the file's base name.
-func shortPos(s trace.Site) string {
-	f := s.File
-	if i := strings.LastIndexByte(f, '/'); i >= 0 {
-		f = f[i+1:]
-	}
-	return fmt.Sprintf("%s:%d", f, s.Line)
 }
 
 // expr returns the source expression of event i's site, or a placeholder.

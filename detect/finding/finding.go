@@ -145,7 +145,7 @@ func (s Site) Pos() string {
 // the parts it has.
 type Evidence struct {
 	// Locks lists, per site of the finding in order, the locks held there
-	// ("mu@site" names), empty when none were held.
+	// (hb.LockName's names), empty when none were held.
 	Locks [][]string `json:"locks,omitempty"`
 	// Clocks lists, per site in order, the vector clock at the event, as
 	// "g1:4 g2:7", showing that neither side happens before the other.

@@ -2,6 +2,8 @@ package hb
 
 import (
 	"cmp"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -242,6 +244,47 @@ func (g *Graph) LocksKey(i int) int32 { return g.segs[g.seg[i]].lockset }
 // slice is shared: do not modify it. A Lock event holds the lock it took;
 // an Unlock event still holds the lock it releases.
 func (g *Graph) Locks(i int) []Lock { return g.locksets[g.segs[g.seg[i]].lockset] }
+
+// LockNames names the locks held at event i for a report
+// (finding.Evidence.Locks), each by the Lock call that took it (LockName).
+func (g *Graph) LockNames(i int, sites *trace.SiteTable) []string {
+	var out []string
+	for _, l := range g.Locks(i) {
+		out = append(out, LockName(sites, g.Acquired(i, l.Addr), l.Addr, l.Mode == Read))
+	}
+	return out
+}
+
+// LockName is how a report names a lock: by the expression and position of
+// the Lock call that took it, "c.mu@cache.go:120", from the site table's
+// site with ID site; by its address, "lock@0xc000012345", when that site
+// is unknown (a lock taken in code that was not instrumented). read marks
+// a read lock.
+func LockName(sites *trace.SiteTable, site uint32, addr uint64, read bool) string {
+	name := "lock@0x" + strconv.FormatUint(addr, 16)
+	if s, ok := sites.Lookup(site); ok {
+		name = s.Expr + "@" + filepath.Base(s.File) + ":" + strconv.Itoa(s.Line)
+	}
+	if read {
+		name += " (read)"
+	}
+	return name
+}
+
+// Acquired returns the site of the Lock, RLock or TryLock event by which
+// the goroutine of event i took lock addr, held at i (the newest such
+// event up to i), or 0 if its trace has none.
+func (g *Graph) Acquired(i int, addr uint64) uint32 {
+	evs := g.Goroutines[g.Goroutine(i)].Events
+	k, _ := slices.BinarySearch(evs, i+1)
+	for k--; k >= 0; k-- {
+		ev := &g.Events[evs[k]]
+		if ev.Addr == addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
+			return ev.Site
+		}
+	}
+	return 0
+}
 
 // CommonLock reports whether some lock is held at both events a and b in
 // modes that exclude each other (not both Read).

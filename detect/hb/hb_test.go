@@ -843,3 +843,23 @@ func TestAdopted(t *testing.T) {
 		}
 	}
 }
+
+// TestLockName: a lock is named by its Lock call's expression and
+// position when the site table has it, by its address otherwise.
+func TestLockName(t *testing.T) {
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 7, File: "/src/p/cache.go", Line: 120, Expr: "c.mu"}}}
+	for _, tc := range []struct {
+		site uint32
+		read bool
+		want string
+	}{
+		{7, false, "c.mu@cache.go:120"},
+		{7, true, "c.mu@cache.go:120 (read)"},
+		{0, false, "lock@0xc000012345"},
+		{8, true, "lock@0xc000012345 (read)"},
+	} {
+		if got := LockName(sites, tc.site, 0xc000012345, tc.read); got != tc.want {
+			t.Errorf("LockName(site %d, read %v) = %q, want %q", tc.site, tc.read, got, tc.want)
+		}
+	}
+}

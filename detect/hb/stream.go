@@ -74,6 +74,23 @@ type Context struct {
 	Unsettled bool
 }
 
+// LockNames names the locks held at the context's event, as
+// Graph.LockNames: each by the newest open Lock event of its address.
+func (c *Context) LockNames(sites *trace.SiteTable) []string {
+	var out []string
+	for _, l := range c.Locks {
+		var site uint32
+		for h := c.Held; h != nil; h = h.Next {
+			if h.Addr == l.Addr {
+				site = h.Site
+				break
+			}
+		}
+		out = append(out, LockName(sites, site, l.Addr, l.Mode == Read))
+	}
+	return out
+}
+
 // A Frame is an open EvFuncEnter of a goroutine.
 type Frame struct {
 	Site  uint32

@@ -149,7 +149,7 @@ func (c *checker) finding(r report) finding.Finding {
 		}
 		f.Stacks = append(f.Stacks, stack)
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(i).String())
-		f.Evidence.Locks = append(f.Evidence.Locks, c.lockNames(i))
+		f.Evidence.Locks = append(f.Evidence.Locks, c.g.LockNames(i, c.sites))
 	}
 	f.Witnesses = []finding.Witness{c.witness(f.Sites, events, r)}
 	f.Message = c.message(r, sa, sb, la)
@@ -185,26 +185,6 @@ func (c *checker) sectionBegin(sec, fallback int) int {
 		return fallback
 	}
 	return c.g.Sections()[sec].Begin
-}
-
-// lockNames names the locks held at event i as "expr@file:line" from the
-// Lock sites of the sections that hold them.
-func (c *checker) lockNames(i int) []string {
-	gi := int32(c.g.Goroutine(i))
-	var names []string
-	for _, l := range c.g.Locks(i) {
-		sec := c.sectionAt(rec{ev: int32(i), g: gi}, l.Addr)
-		s, ok := c.sites.Lookup(c.lockSite(sec))
-		name := "0x" + strconv.FormatUint(l.Addr, 16)
-		if ok {
-			name = s.Expr + "@" + filepath.Base(s.File) + ":" + strconv.Itoa(s.Line)
-		}
-		if l.Mode == hb.Read {
-			name += " (read)"
-		}
-		names = append(names, name)
-	}
-	return names
 }
 
 func function(s finding.Site) string {

@@ -270,7 +270,7 @@ func (c *checker) report(a, b access) {
 			stack = append(stack, finding.SiteOf(c.sites, c.g.Events[j].Site, "call"))
 		}
 		f.Stacks = append(f.Stacks, stack)
-		f.Evidence.Locks = append(f.Evidence.Locks, lockNames(c.g.Locks(x.ev)))
+		f.Evidence.Locks = append(f.Evidence.Locks, c.g.LockNames(x.ev, c.sites))
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(x.ev).String())
 	}
 	f.Witnesses = []finding.Witness{w}
@@ -325,19 +325,6 @@ func fn(s finding.Site) string {
 		return "?"
 	}
 	return s.Function
-}
-
-// lockNames names the locks held.
-func lockNames(locks []hb.Lock) []string {
-	var out []string
-	for _, l := range locks {
-		name := fmt.Sprintf("lock@%#x", l.Addr)
-		if l.Mode == hb.Read {
-			name += " (read)"
-		}
-		out = append(out, name)
-	}
-	return out
 }
 
 // accessKind says whether an event of kind k is a memory access the

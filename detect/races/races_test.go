@@ -22,6 +22,24 @@ const header = `precog trace v1 test="T" package="p" start=2025-01-02T15:04:05Z 
 // k.go:line(role)".
 func check(t *testing.T, text string, exprs map[uint32]string) []string {
 	t.Helper()
+	var out []string
+	for _, f := range checkFindings(t, text, exprs) {
+		if f.Kind != Kind || f.ID == "" || f.Status != finding.Predicted || len(f.Witnesses) != 1 || len(f.Witnesses[0].Events) != 2 {
+			t.Errorf("finding %+v: want kind race, an ID, status predicted and a witness of two events", f)
+		}
+		var s []string
+		for _, site := range f.Sites {
+			s = append(s, fmt.Sprintf("k.go:%d(%s)", site.Line, site.Role))
+		}
+		out = append(out, strings.Join(s, " "))
+	}
+	return out
+}
+
+// checkFindings is check's run: Check's findings, after sameStreamed
+// compared CheckStream's with them.
+func checkFindings(t *testing.T, text string, exprs map[uint32]string) []finding.Finding {
+	t.Helper()
 	tr, err := trace.ParseText(strings.NewReader(header + text))
 	if err != nil {
 		t.Fatal(err)
@@ -45,18 +63,7 @@ func check(t *testing.T, text string, exprs map[uint32]string) []string {
 	g := hb.Analyze(tr.Events, hb.Options{Sites: tab, LockOrder: true})
 	fs := Check(g, tab, Options{})
 	sameStreamed(t, tr.Events, tab, g, fs)
-	var out []string
-	for _, f := range fs {
-		if f.Kind != Kind || f.ID == "" || f.Status != finding.Predicted || len(f.Witnesses) != 1 || len(f.Witnesses[0].Events) != 2 {
-			t.Errorf("finding %+v: want kind race, an ID, status predicted and a witness of two events", f)
-		}
-		var s []string
-		for _, site := range f.Sites {
-			s = append(s, fmt.Sprintf("k.go:%d(%s)", site.Line, site.Role))
-		}
-		out = append(out, strings.Join(s, " "))
-	}
-	return out
+	return fs
 }
 
 func same(t *testing.T, got []string, want ...string) {
@@ -159,6 +166,29 @@ func TestLockSet(t *testing.T) {
 `, nil),
 		"k.go:11(read) k.go:20(write)",
 		"k.go:11(read) k.go:21(write)")
+}
+
+// TestLockNames: a race's evidence names the locks each side held by the
+// Lock call that took them (expression and position), as OSCS and ConMem
+// do, not by address; in Check and in CheckStream alike (sameStreamed).
+func TestLockNames(t *testing.T) {
+	fs := checkFindings(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=1 Lock site=2 addr=0x900
+4.1 g=1 Write site=10 addr=0x100 value=1
+5 g=2 RLock site=4 addr=0x980
+5.1 g=2 Read site=20 addr=0x100
+6 g=2 RUnlock site=5 addr=0x980
+7 g=1 Unlock site=3 addr=0x900
+`, map[uint32]string{2: "s.mu", 4: "s.rw"})
+	if len(fs) != 1 {
+		t.Fatalf("%d findings, want 1: %+v", len(fs), fs)
+	}
+	if got, want := fmt.Sprint(fs[0].Evidence.Locks), "[[s.mu@k.go:2] [s.rw@k.go:4 (read)]]"; got != want {
+		t.Errorf("locks %s, want %s", got, want)
+	}
 }
 
 // TestCondWait is the radix kernel's shape: the waiter reads the flag

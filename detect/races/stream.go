@@ -109,6 +109,6 @@ func (c *checker) reportStreamed(f *finding.Finding, w *finding.Witness, x acces
 		stack[l], stack[r] = stack[r], stack[l]
 	}
 	f.Stacks = append(f.Stacks, stack)
-	f.Evidence.Locks = append(f.Evidence.Locks, lockNames(ctx.Locks))
+	f.Evidence.Locks = append(f.Evidence.Locks, ctx.LockNames(c.sites))
 	f.Evidence.Clocks = append(f.Evidence.Clocks, ctx.Clock.VC().String())
 }

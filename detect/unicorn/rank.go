@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -251,14 +252,7 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 		f.Evidence.Clocks = append(f.Evidence.Clocks, a.Clock)
 		var locks []string
 		for _, h := range a.Locks {
-			name := fmt.Sprintf("lock@%#x", h.Addr)
-			if s, ok := sites.Lookup(h.Site); ok {
-				name = fmt.Sprintf("%s@%s:%d", s.Expr, baseName(s.File), s.Line)
-			}
-			if h.Read {
-				name += " (read)"
-			}
-			locks = append(locks, name)
+			locks = append(locks, hb.LockName(sites, h.Site, h.Addr, h.Read))
 		}
 		f.Evidence.Locks = append(f.Evidence.Locks, locks)
 	}

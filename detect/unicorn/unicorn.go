@@ -537,18 +537,8 @@ func fill(g *hb.Graph, ps []Pattern) {
 			a.Spawn = g.Spawn(g.Goroutine(a.Event))
 			a.Stack = need[a.Event]
 			a.Clock = g.Clock(a.Event).String()
-			evs := g.Goroutines[g.Goroutine(a.Event)].Events
 			for _, l := range g.Locks(a.Event) {
-				h := Held{Addr: l.Addr, Read: l.Mode == hb.Read}
-				k, _ := slices.BinarySearch(evs, a.Event+1)
-				for k--; k >= 0; k-- {
-					ev := &g.Events[evs[k]]
-					if ev.Addr == l.Addr && (ev.Kind == trace.EvLock || ev.Kind == trace.EvRLock || ev.Kind == trace.EvTryLock) {
-						h.Site = ev.Site
-						break
-					}
-				}
-				a.Locks = append(a.Locks, h)
+				a.Locks = append(a.Locks, Held{Addr: l.Addr, Read: l.Mode == hb.Read, Site: g.Acquired(a.Event, l.Addr)})
 			}
 		}
 	}
