@@ -223,7 +223,11 @@ func (v *Validator) All(ctx context.Context, fs []finding.Finding) []Result {
 func (v *Validator) Finding(ctx context.Context, f finding.Finding) Result {
 	start := time.Now()
 	res := v.finding(ctx, f)
-	res.Validation.Reason = nameSites(res.Validation.Reason, v.o.Sites)
+	w := res.Witness
+	if len(w.Events) == 0 && len(f.Witnesses) > 0 {
+		w = f.Witnesses[0]
+	}
+	res.Validation.Reason = nameSites(nameGoroutines(res.Validation.Reason, w, v.o.Sites), v.o.Sites)
 	if res.Validation.Runs > 0 && (len(res.Order.Edges) > 0 || len(res.Order.Together) > 0) {
 		res.Validation.Order = res.Order.Steps(res.Witness)
 	}
@@ -590,6 +594,45 @@ func recorded(o Order, w finding.Witness) Order {
 		rev.Edges = l[0].Edges
 	}
 	return rev
+}
+
+// goroutineRef is a goroutine's logical id in a reason from the shim:
+// "goroutine 6835529406168699047" or a step's "(g 6835529406168699047,".
+var goroutineRef = regexp.MustCompile(`(\bgoroutine|\(g) (\d+)\b`)
+
+// nameGoroutines replaces the logical ids of the witness w's goroutines in
+// a reason (64-bit hashes of a goroutine's spawn chain, which mean nothing
+// to a reader) by what the goroutine did in the witness: "the goroutine of
+// the write at cache.go:120", the role and position of its first event
+// there, as reports name goroutines. Ids of goroutines outside the witness
+// stay.
+func nameGoroutines(reason string, w finding.Witness, sites *trace.SiteTable) string {
+	names := make(map[uint64]string)
+	used := make(map[string]int)
+	for _, e := range w.Events {
+		if _, ok := names[e.G]; ok || e.Role == "" {
+			continue
+		}
+		name := "the goroutine of the " + e.Role
+		if s, ok := sites.Lookup(e.Site); ok {
+			name += fmt.Sprintf(" at %s:%d", filepath.Base(s.File), s.Line)
+		}
+		if used[name]++; used[name] > 1 {
+			name += fmt.Sprintf(" #%d", used[name])
+		}
+		names[e.G] = name
+	}
+	return goroutineRef.ReplaceAllStringFunc(reason, func(m string) string {
+		sub := goroutineRef.FindStringSubmatch(m)
+		id, err := strconv.ParseUint(sub[2], 10, 64)
+		if err != nil || names[id] == "" {
+			return m
+		}
+		if sub[1] == "(g" {
+			return "(" + names[id]
+		}
+		return names[id]
+	})
 }
 
 var siteRef = regexp.MustCompile(`\bsite (\d+)\b`)

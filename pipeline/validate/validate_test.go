@@ -432,6 +432,23 @@ func TestNameSites(t *testing.T) {
 	}
 }
 
+// TestNameGoroutines: the shim's reasons name goroutines by logical id;
+// those of the witness are named by the role and position of their first
+// event, two alike told apart, others left as they were.
+func TestNameGoroutines(t *testing.T) {
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 12, File: "/m/a.go", Line: 61}, {ID: 13, File: "/m/a.go", Line: 70}}}
+	w := finding.Witness{Events: []finding.Event{
+		{Role: "write", G: 2123494337634017796, Site: 12},
+		{Role: "write", G: 17843978763577768288, Site: 12},
+		{Role: "lock-1", G: 2123494337634017796, Site: 13},
+	}}
+	got := nameGoroutines("goroutine 2123494337634017796 ended before reaching step (g 17843978763577768288, site 12, n 0); goroutine 77 never started", w, sites)
+	want := "the goroutine of the write at a.go:61 ended before reaching step (the goroutine of the write at a.go:61 #2, site 12, n 0); goroutine 77 never started"
+	if got != want {
+		t.Errorf("nameGoroutines =\n%q, want\n%q", got, want)
+	}
+}
+
 // TestExplain checks what a forced run's trace says of a con-null that
 // did not crash: a non-nil store after the nil store (prodcons's shape),
 // a nil read that did not crash (a guarded use), and nothing when the
