@@ -70,7 +70,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		// Detection's limits guard the cheap run too: its analysis is
 		// hb's, over the same goroutines.
 		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),
-		Progress: func(s string) { progress.line("cfp " + s) },
+		Progress: func(s string) { progress.line("CFP's cheap run: " + s) },
 		Counts: func(r record.Progress) {
 			progress.update(func(p *Progress) { p.Done, p.Total, p.Events = r.Done, r.Total, r.Events })
 		},
