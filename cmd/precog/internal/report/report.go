@@ -138,6 +138,9 @@ func evidence(dir string, f finding.Finding) []string {
 				lines = append(lines, fmt.Sprintf("%s: %s", sitePos(dir, s), s.Role))
 			}
 			_, more := messageLines(s.Expr)
+			for k := range more {
+				more[k] = relPaths(dir, more[k])
+			}
 			lines = append(lines, indentLines(more)...)
 			continue
 		}
@@ -353,6 +356,31 @@ func relPath(dir, file string) string {
 		return rel
 	}
 	return file
+}
+
+// relPaths shortens the absolute paths under dir in a line of a test's
+// output (testify's "Error Trace:\t/home/u/mod/x_test.go:12") to paths
+// relative to dir, as the report's positions are. A path counts where it
+// starts the line or follows a space, a tab, a quote or a parenthesis.
+func relPaths(dir, line string) string {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return line
+	}
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	var b strings.Builder
+	for {
+		i := strings.Index(line, prefix)
+		if i < 0 {
+			break
+		}
+		b.WriteString(line[:i])
+		if i > 0 && !strings.ContainsRune(" \t\"'(", rune(line[i-1])) {
+			b.WriteString(prefix) // inside a longer path: keep it whole
+		}
+		line = line[i+len(prefix):]
+	}
+	b.WriteString(line)
+	return b.String()
 }
 
 // maxClock is how many components of a vector clock a report prints.

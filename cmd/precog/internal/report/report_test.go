@@ -211,7 +211,7 @@ func TestTextFailure(t *testing.T) {
 		{mk(finding.TestFailed, testify, "happened in the recorded run: "+testify), []string{
 			"x_test.go:7: test-failed: TestX failed: Not equal:",
 			"\tx_test.go:7: fail",
-			"\t    \tError Trace:\t/src/mod/x_test.go:7",
+			"\t    \tError Trace:\tx_test.go:7",
 			"\t    \t            \texpected: 1",
 			"\t    \t            \tactual  : 2",
 			"\t    \tTest:       \tTestX",
@@ -244,5 +244,22 @@ func TestClipLine(t *testing.T) {
 	}
 	if clipLine("short") != "short" {
 		t.Error("clipLine changed a short line")
+	}
+}
+
+// TestRelPaths: paths under the directory become relative where a path
+// starts; a path that merely contains the directory's, and paths outside
+// it, stay whole.
+func TestRelPaths(t *testing.T) {
+	dir := filepath.FromSlash("/src/mod")
+	for in, want := range map[string]string{
+		"\tError Trace:\t/src/mod/x_test.go:7":               "\tError Trace:\tx_test.go:7",
+		"at /src/mod/a/b.go:3 and (/src/mod/c.go:4)":         "at a/b.go:3 and (c.go:4)",
+		"/src/mod/x.go:1":                                    "x.go:1",
+		"/x/src/mod/y.go:1 /src/module/z.go:2 /elsewhere.go": "/x/src/mod/y.go:1 /src/module/z.go:2 /elsewhere.go",
+	} {
+		if got := relPaths(dir, filepath.FromSlash(in)); got != filepath.FromSlash(want) {
+			t.Errorf("relPaths(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
