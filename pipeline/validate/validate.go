@@ -486,7 +486,12 @@ func (v *Validator) control(ctx context.Context, t Target, f finding.Finding, w 
 		return "a second run under the same order did not fail (" + string(vd.Status) + ")", ""
 	}
 	if strings.HasPrefix(f.Kind, "unicorn-") {
-		return v.unicornControl(ctx, t, f, w, o, runs)
+		plain := func() Run { return Force(ctx, t, "") }
+		forced := func() Verdict {
+			vd, _ := v.force(ctx, t, f, w, o)
+			return vd
+		}
+		return unicornControl(ctx, plain, forced, runs)
 	}
 	rev := recorded(o, w)
 	for range 2 {
@@ -524,42 +529,43 @@ const (
 // forced order must fail in k runs in a row where q^k is at most
 // chanceLevel (control's two runs count): a rate of 1 in 3 asks for 3,
 // 1 in 2 for 5. A test that fails in every plain run, or so often that
-// more than maxForcedRuns would be needed, is refused.
-func (v *Validator) unicornControl(ctx context.Context, t Target, f finding.Finding, w finding.Witness, o Order, runs *int) (why, note string) {
-	plain, failed := 0, 0
+// more than maxForcedRuns would be needed, is refused. plain runs the test
+// once without a plan, forced once under the order; ctx is their budget.
+func unicornControl(ctx context.Context, plain func() Run, forced func() Verdict, runs *int) (why, note string) {
+	nplain, failed := 0, 0
 	var failure []byte
-	for plain-failed < controlPassed && plain < maxPlainRuns {
+	for nplain-failed < controlPassed && nplain < maxPlainRuns {
 		if ctx.Err() != nil {
 			return "the validation budget ran out in the runs without a plan", ""
 		}
 		*runs++
-		plain++
-		if r := Force(ctx, t, ""); r.Outcome.Failed() {
+		nplain++
+		if r := plain(); r.Outcome.Failed() {
 			failed++
 			failure = r.Output
 		}
 	}
-	need, ok := forcedRuns(failed, plain)
+	need, ok := forcedRuns(failed, nplain)
 	switch {
-	case failed == plain:
-		return fmt.Sprintf("the test failed without a plan too, in all %d runs (%s)", plain, failReason(failure)), ""
+	case failed == nplain:
+		return fmt.Sprintf("the test failed without a plan too, in all %d runs (%s)", nplain, failReason(failure)), ""
 	case !ok:
-		return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), too often for %d forced runs to tell the order's failures from chance", failed, plain, failReason(failure), maxForcedRuns), ""
+		return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), too often for %d forced runs to tell the order's failures from chance", failed, nplain, failReason(failure), maxForcedRuns), ""
 	}
-	for forced := 2; forced < need; forced++ {
+	for n := 2; n < need; n++ {
 		*runs++
-		vd, _ := v.force(ctx, t, f, w, o)
+		vd := forced()
 		if vd.Status != finding.Confirmed && ctx.Err() != nil {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, plain, failReason(failure), forced, need), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, nplain, failReason(failure), n, need), ""
 		}
 		if vd.Status != finding.Confirmed {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, plain, failReason(failure), forced+1, vd.Status), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, nplain, failReason(failure), n+1, vd.Status), ""
 		}
 	}
 	if failed == 0 {
 		return "", ""
 	}
-	return "", fmt.Sprintf("the test also failed without a plan in %d of %d runs, and under the order in all %d", failed, plain, need)
+	return "", fmt.Sprintf("the test also failed without a plan in %d of %d runs, and under the order in all %d", failed, nplain, need)
 }
 
 // forcedRuns returns how many forced runs in a row must fail when failed

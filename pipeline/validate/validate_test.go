@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -547,6 +548,62 @@ func TestForcedRuns(t *testing.T) {
 		if k != c.k || ok != c.ok {
 			t.Errorf("forcedRuns(%d, %d) = %d, %v; want %d, %v", c.failed, c.plain, k, ok, c.k, c.ok)
 		}
+	}
+}
+
+// TestUnicornControl runs unicornControl on made-up runs: plain runs
+// that fail by a pattern (f for a failure, p for a pass), forced runs
+// that confirm until the given one, and a budget that runs out after
+// the given run, for every way it can end.
+func TestUnicornControl(t *testing.T) {
+	fail := []byte("--- FAIL: TestX (0.00s)\n    x_test.go:9: count = 6, want 3\nFAIL\n")
+	for _, c := range []struct {
+		name        string
+		plain       string // outcomes of the plain runs in turn
+		forcedFails int    // the forced run (from 1) that does not confirm; 0: none
+		budget      int    // runs (plain and forced) before the budget runs out; 0: no limit
+		why, note   string
+		runs        int
+	}{
+		{"passes", "pp", 0, 0, "", "", 2},
+		{"always fails", "ffffff", 0, 0, "the test failed without a plan too, in all 6 runs (x_test.go:9: count = 6, want 3)", "", 6},
+		{"too often", "fffffp", 0, 0, "the test failed without a plan in 5 of 6 runs (x_test.go:9: count = 6, want 3), too often for 8 forced runs to tell the order's failures from chance", "", 6},
+		{"held", "fpp", 0, 0, "", "the test also failed without a plan in 1 of 3 runs, and under the order in all 3", 4},
+		{"forced passed", "fpfp", 3, 0, "the test failed without a plan in 2 of 4 runs (x_test.go:9: count = 6, want 3), and forced run 3 of the order did not fail (not-confirmed)", "", 5},
+		{"budget in plain runs", "fpfp", 0, 3, "the validation budget ran out in the runs without a plan", "", 3},
+		{"budget in forced runs", "fpfp", 0, 6, "the test failed without a plan in 2 of 4 runs (x_test.go:9: count = 6, want 3), and the validation budget ran out after 4 of the 5 forced runs that must fail", "", 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runs, nplain, nforced := 0, 0, 2 // control made two forced runs before
+			spend := func() {
+				if c.budget > 0 && runs >= c.budget {
+					cancel()
+				}
+			}
+			plain := func() Run {
+				defer spend()
+				r := Run{Outcome: record.Pass}
+				if c.plain[nplain] == 'f' {
+					r = Run{Outcome: record.Fail, Output: fail}
+				}
+				nplain++
+				return r
+			}
+			forced := func() Verdict {
+				defer spend()
+				nforced++
+				if nforced == c.forcedFails || ctx.Err() != nil {
+					return Verdict{Status: finding.NotConfirmed}
+				}
+				return Verdict{Status: finding.Confirmed}
+			}
+			why, note := unicornControl(ctx, plain, forced, &runs)
+			if why != c.why || note != c.note || runs != c.runs {
+				t.Errorf("got why %q, note %q, %d runs;\nwant why %q, note %q, %d runs", why, note, runs, c.why, c.note, c.runs)
+			}
+		})
 	}
 }
 
