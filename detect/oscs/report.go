@@ -235,6 +235,38 @@ func (c *checker) notes(r report, sa, sb finding.Site) []string {
 	return notes
 }
 
+// lockedAt says where the sections first and second of one goroutine
+// were locked: "locked at a.go:10, then at a.go:20", or, when one helper
+// locked both, "locked twice at a.go:10, from Get, then from Put", with
+// the functions that called the helper (from the goroutine's open
+// function entries), so the two do not read as one place.
+func (c *checker) lockedAt(first, second int) string {
+	at := func(sec int) string {
+		st, _ := c.sites.Lookup(c.lockSite(sec))
+		return filepath.Base(st.File) + ":" + strconv.Itoa(st.Line)
+	}
+	a, b := at(first), at(second)
+	if a != b {
+		return "locked at " + a + ", then at " + b
+	}
+	caller := func(sec int) string {
+		st := c.g.Stack(c.g.Sections()[sec].Begin)
+		if len(st) < 2 {
+			return ""
+		}
+		s, _ := c.sites.Lookup(c.g.Events[st[len(st)-2]].Site)
+		return s.Function
+	}
+	ca, cb := caller(first), caller(second)
+	switch {
+	case ca == "" || cb == "":
+		return "locked twice at " + a
+	case ca == cb:
+		return "locked twice at " + a + ", both from " + ca
+	}
+	return "locked twice at " + a + ", from " + ca + ", then from " + cb
+}
+
 // shape names the kind of bug the pair is (§2.2): an atomicity violation
 // when one side's goroutine also touches the location in its previous or
 // next critical section of the lock, so that the other side's section can
@@ -257,12 +289,8 @@ func (c *checker) shape(r report, sa, sb finding.Site) string {
 			if c.g.Sections()[n].Begin > c.g.Sections()[side.sec].Begin {
 				first, second = second, first
 			}
-			at := func(sec int) string {
-				st, _ := c.sites.Lookup(c.lockSite(sec))
-				return filepath.Base(st.File) + ":" + strconv.Itoa(st.Line)
-			}
-			return fmt.Sprintf("atomicity violation: %s touches %s in two critical sections (locked at %s, then at %s), and %s's section can run between them",
-				function(side.s), sa.Expr, at(first), at(second), function(side.o))
+			return fmt.Sprintf("atomicity violation: %s touches %s in two critical sections (%s), and %s's section can run between them",
+				function(side.s), sa.Expr, c.lockedAt(first, second), function(side.o))
 		}
 	}
 	if r.aWrite && r.bWrite {

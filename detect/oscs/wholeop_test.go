@@ -396,6 +396,50 @@ func TestShape(t *testing.T) {
 	}
 }
 
+// TestLockedTwice: when one helper locks both sections of the atomicity
+// shape, the note names the functions that called it, so the two sections
+// do not read as one place ("locked at k.go:30, then at k.go:30").
+func TestLockedTwice(t *testing.T) {
+	notes := func(text string) []string {
+		var out []string
+		for _, f := range Check(graph(t, text), opSites, Options{NoCondFlags: true, NoSpinFlags: true, NoWholeOp: true}) {
+			for _, n := range f.Evidence.Notes {
+				if strings.HasPrefix(n, "atomicity violation") {
+					_, where, _ := strings.Cut(n, "(")
+					where, _, _ = strings.Cut(where, ")")
+					out = append(out, where)
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	// g2 calls the helper (entry site 20, lock site 30) from Add (its
+	// entry site 11) and then from Get (61); g3 writes between.
+	got := notes(wholeStart + `
+9.1 g=2 FuncEnter site=11
+9.2 g=2 FuncEnter site=20
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Write site=31 addr=0x100 value=5
+11 g=2 Unlock site=32 addr=0x900
+11.1 g=2 FuncExit site=20
+11.2 g=2 FuncExit site=11
+11.3 g=2 FuncEnter site=61
+11.4 g=2 FuncEnter site=20
+12 g=2 Lock site=30 addr=0x900
+12.1 g=2 Read site=31 addr=0x100
+13 g=2 Unlock site=32 addr=0x900
+13.1 g=2 FuncExit site=20
+13.2 g=2 FuncExit site=61
+14 g=3 Lock site=40 addr=0x900
+14.1 g=3 Write site=42 addr=0x100 value=0
+15 g=3 Unlock site=43 addr=0x900
+`)
+	if want := []string{"locked twice at k.go:30, from Add, then from Get"}; !slices.Equal(got, want) {
+		t.Errorf("notes %q, want %q", got, want)
+	}
+}
+
 // bigcache's cleanUp: a goroutine calls Len on every tick, each call one
 // read-only section at one Lock site; Add's section falls between two of
 // them. The neighbor sections are other calls of the same operation, not
