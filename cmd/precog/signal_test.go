@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/precog-dev/precog/internal/testcache"
 )
 
 // hangModule's test takes a lock, starts a child process (a grandchild
@@ -69,7 +71,10 @@ func TestSignals(t *testing.T) {
 	}
 	exe := precog(t)
 	mod := writeModule(t, hangModule)
-	cache := t.TempDir()
+	// The shared precog cache (internal/testcache): a fresh one costs
+	// about 11 s of CPU for the shim's build; the cache is outside the
+	// TMPDIR whose emptiness is checked either way.
+	cache := testcache.Dir()
 	for _, tc := range []struct {
 		name string
 		sig  syscall.Signal
