@@ -51,6 +51,12 @@ func TestFixtures(t *testing.T) {
 		// field's slice and append's), under the first, which has no
 		// absolute path in it.
 		"reusebuf",
+		// An object each invocation makes afresh, touched before the
+		// invocation hands it to the goroutine it starts, is the
+		// goroutine's alone afterwards; touched after the start, not
+		// fresh, or kept in a variable the next loop turn reuses, it is
+		// reported.
+		"handedfresh",
 	)
 }
 

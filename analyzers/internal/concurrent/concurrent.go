@@ -141,6 +141,9 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 					if !e.shared(oa, ob, ca, cb, globalRooted(a) || globalRooted(b)) {
 						continue // different objects, or no evidence the goroutines share them
 					}
+					if e.handedBefore(a, b, cb) || e.handedBefore(b, a, ca) {
+						continue // one invocation's fresh object, touched before it hands it over
+					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}
 					if safe != nil && safe(p) {
 						continue

@@ -202,6 +202,11 @@ func ReachingStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
 	return vals, true
 }
 
+// OnlyOwnerWrites reports whether the local variable cell is written only
+// by stores in the function declaring it, its address going nowhere but
+// into loads and closures that only load it.
+func OnlyOwnerWrites(cell *ssa.Alloc) bool { return onlyOwnerWrites(cell, MaxDepth) }
+
 // onlyOwnerWrites reports whether the variable at addr (a cell, or a
 // closure's free variable bound to it) is written only by stores in the
 // function declaring it: every other use of its address is a load, or a

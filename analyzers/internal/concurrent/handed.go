@@ -1,0 +1,391 @@
+package concurrent
+
+import (
+	"go/token"
+	"slices"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// maxHandDepth bounds the calls handedBefore follows from an access up to
+// the function that makes the object or starts the goroutine.
+const maxHandDepth = 4
+
+// handedBefore reports whether a touches, before the start of the
+// goroutines of c, an object that the invocation of the starting function
+// made afresh, and b, on a goroutine of c, touches the object that
+// invocation handed to it:
+//
+//	bs := s.makeBarState(...) // a new object each call
+//	bs.isQueue()              // a: may store nil to bs.waitFor
+//	p.bwg.Go(func() {         // c's start
+//		bar.serve(bs)         // b: reads bs.waitFor
+//	})
+//
+// (vbauerster/mpb's Add). Two invocations of F make two objects, both
+// alive while a and b run (each is held by its invocation and by its
+// goroutine), so a and b touch one object only in one invocation, where
+// a comes before the start and so before b. The pair cannot overlap
+// whatever the points-to sets say; they give all the objects one
+// allocation site.
+//
+// What it requires, each a fact of the code:
+//   - c's start G is in a function F, and its goroutines run a closure
+//     made in F (G's function value or argument) or a function G calls
+//     with arguments;
+//   - b reaches its object from what G handed over: a variable the
+//     closure captures or an argument of G, through calls made at the
+//     only call site of unexported functions (each a static call) and
+//     through local variables stored once;
+//   - a reaches its object, in F, through the same captured variable or
+//     the same value, directly or through the only call sites of
+//     unexported functions, and at an instruction of F that no path from
+//     G reaches without making the object anew (a loop that makes the
+//     object each turn, then touches it, then starts its goroutine);
+//   - the object is fresh in each invocation of F: a new(T), composite
+//     literal or make in F, or the result of a call to a function of the
+//     package all of whose results at that position are such allocations
+//     (constructors), held in a variable that is stored once and whose
+//     address goes nowhere but into closures that only read it.
+//
+// Only field accesses of the object, and the contents of a container it
+// holds in a field that only ever holds a container made for it alone
+// (ownField), are judged: a container a field shares with other objects
+// is not the object's.
+func (e *Env) handedBefore(a, b *sharedloc.Access, c *goroutines.Context) bool {
+	g := c.Site
+	if g == nil || c.Entry == nil || (c.Kind != goroutines.Go && c.Kind != goroutines.Task && c.Kind != goroutines.Detached) {
+		return false
+	}
+	f := g.Parent()
+	xb, ok := e.accessObject(b)
+	if !ok {
+		return false
+	}
+	rb, ok := e.handedRoot(xb, b.Fn(), c)
+	if !ok {
+		return false
+	}
+	xa, ok := e.accessObject(a)
+	if !ok {
+		return false
+	}
+	ra, at, ok := e.traceUp(xa, a.Fn(), a.Instr, f)
+	if !ok {
+		return false
+	}
+	da, ok := freshRoot(ra, f)
+	if !ok {
+		return false
+	}
+	db, ok := freshRoot(rb, f)
+	if !ok || da != db {
+		return false
+	}
+	// at is a plain call or a itself (onlyCall admits no deferred call,
+	// which would run when F returns, after G).
+	return !reachesAvoiding(g, at, da.(ssa.Instruction))
+}
+
+// accessObject returns the value of a's function that a's object is: the
+// struct whose field a touches, or the struct whose own container a
+// touches the contents of.
+func (e *Env) accessObject(a *sharedloc.Access) (ssa.Value, bool) {
+	var x ssa.Value
+	if a.Loc.Elem {
+		load, ok := a.Ptr.(*ssa.UnOp)
+		if !ok || load.Op != token.MUL {
+			return nil, false
+		}
+		fa, ok := load.X.(*ssa.FieldAddr)
+		if !ok || !e.ownField(ssavalue.Field(fa)) {
+			return nil, false
+		}
+		x = fa.X
+	} else {
+		fa, ok := a.Ptr.(*ssa.FieldAddr)
+		if !ok {
+			return nil, false
+		}
+		x = fa.X
+	}
+	// A field of a struct held in a field (s.inner.f) is in the same
+	// object.
+	for {
+		fa, ok := x.(*ssa.FieldAddr)
+		if !ok {
+			return x, true
+		}
+		x = fa.X
+	}
+}
+
+// handedRoot follows x, a value of fn on a goroutine of c, up to the
+// value of c's starting function that c's start handed over: the cell of
+// a variable the entry closure captures, or an argument of the start.
+func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context) (ssa.Value, bool) {
+	g := c.Site
+	for range maxHandDepth {
+		x = throughOneStore(x, fn)
+		if fn == c.Entry {
+			break
+		}
+		p, ok := x.(*ssa.Parameter)
+		if !ok {
+			return nil, false
+		}
+		site, arg, ok := e.onlyCall(p)
+		if !ok {
+			return nil, false
+		}
+		x, fn = arg, site.Parent()
+	}
+	if fn != c.Entry {
+		return nil, false
+	}
+	common := g.Common()
+	switch x := x.(type) {
+	case *ssa.UnOp:
+		// A captured variable the entry closure reads.
+		fv, ok := x.X.(*ssa.FreeVar)
+		if !ok || x.Op != token.MUL {
+			return nil, false
+		}
+		return closureBinding(fv, g)
+	case *ssa.FreeVar:
+		return closureBinding(x, g)
+	case *ssa.Parameter:
+		// go f(x): the entry's parameter is G's argument.
+		if common.StaticCallee() != fn || common.IsInvoke() {
+			return nil, false
+		}
+		i := slices.Index(fn.Params, x)
+		if i < 0 || i >= len(common.Args) {
+			return nil, false
+		}
+		return common.Args[i], true
+	}
+	return nil, false
+}
+
+// closureBinding returns what the closure that g starts binds to fv, when
+// the closure is made in g's function and handed to g directly.
+func closureBinding(fv *ssa.FreeVar, g ssa.CallInstruction) (ssa.Value, bool) {
+	fn := fv.Parent()
+	if fn.Parent() != g.Parent() {
+		return nil, false
+	}
+	i := slices.Index(fn.FreeVars, fv)
+	common := g.Common()
+	for _, v := range append([]ssa.Value{common.Value}, common.Args...) {
+		if mc, ok := v.(*ssa.MakeClosure); ok && mc.Fn == fn && i >= 0 && i < len(mc.Bindings) {
+			return mc.Bindings[i], true
+		}
+	}
+	return nil, false
+}
+
+// traceUp follows x, a value of fn used at instruction at, up to f
+// through the only call sites of fn and its callers, and returns the
+// value of f it comes from and the instruction of f at which the access
+// happens (the call that leads to it).
+func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.Function) (ssa.Value, ssa.Instruction, bool) {
+	for range maxHandDepth {
+		if fn == f {
+			return x, at, true
+		}
+		x = throughOneStore(x, fn)
+		p, ok := x.(*ssa.Parameter)
+		if !ok {
+			return nil, nil, false
+		}
+		site, arg, ok := e.onlyCall(p)
+		if !ok {
+			return nil, nil, false
+		}
+		x, fn, at = arg, site.Parent(), site
+	}
+	if fn == f {
+		return x, at, true
+	}
+	return nil, nil, false
+}
+
+// throughOneStore returns, for a read of a local variable of fn that is
+// stored once, by fn, and whose address goes only into closures that read
+// it (a parameter captured by a deferred closure), the value stored;
+// otherwise x.
+func throughOneStore(x ssa.Value, fn *ssa.Function) ssa.Value {
+	load, ok := x.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return x
+	}
+	cell, ok := load.X.(*ssa.Alloc)
+	if !ok || cell.Parent() != fn {
+		return x
+	}
+	if v, ok := storedOnce(cell); ok {
+		return v
+	}
+	return x
+}
+
+// storedOnce returns the one value stored to the local variable cell,
+// when only its own function writes it, once.
+func storedOnce(cell *ssa.Alloc) (ssa.Value, bool) {
+	if !ssavalue.OnlyOwnerWrites(cell) {
+		return nil, false
+	}
+	stored := ssavalue.StoresTo(cell)
+	if len(stored) != 1 {
+		return nil, false
+	}
+	return stored[0], true
+}
+
+// onlyCall returns the one call of p's function, an unexported function
+// or a closure, and the argument it passes as p: the call graph gives the
+// function one caller, a static call of it, and no code outside the
+// package calls it.
+func (e *Env) onlyCall(p *ssa.Parameter) (*ssa.Call, ssa.Value, bool) {
+	fn := p.Parent()
+	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported()) || fn.Synthetic != "" {
+		return nil, nil, false
+	}
+	if len(e.Goroutines.RefSites(fn)) > 0 {
+		return nil, nil, false
+	}
+	callers := e.Goroutines.CallGraph.Callers(fn)
+	if len(callers) != 1 {
+		return nil, nil, false
+	}
+	site, ok := callers[0].Site.(*ssa.Call)
+	if !ok || site.Call.StaticCallee() != fn || site.Call.IsInvoke() {
+		return nil, nil, false
+	}
+	i := slices.Index(fn.Params, p)
+	if i < 0 || i >= len(site.Call.Args) {
+		return nil, nil, false
+	}
+	return site, site.Call.Args[i], true
+}
+
+// freshRoot returns the instruction of f that makes the object v denotes
+// anew in each invocation of f: the cell of a variable v reads (or v
+// itself, a cell), stored once with a fresh value, or v itself when it is
+// fresh.
+func freshRoot(v ssa.Value, f *ssa.Function) (ssa.Value, bool) {
+	if load, ok := v.(*ssa.UnOp); ok && load.Op == token.MUL {
+		if cell, ok := load.X.(*ssa.Alloc); ok && cell.Heap && cell.Parent() == f {
+			v = cell
+		}
+	}
+	if cell, ok := v.(*ssa.Alloc); ok && cell.Heap && cell.Parent() == f && capturedCell(cell) {
+		stored, ok := storedOnce(cell)
+		if !ok || !freshValue(stored, maxHandDepth) {
+			return nil, false
+		}
+		return cell, true
+	}
+	if instr, ok := v.(ssa.Instruction); !ok || instr.Parent() != f || !freshValue(v, maxHandDepth) {
+		return nil, false
+	}
+	return v, true
+}
+
+func capturedCell(cell *ssa.Alloc) bool {
+	for _, r := range *cell.Referrers() {
+		if _, ok := r.(*ssa.MakeClosure); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// freshValue reports whether each evaluation of v gives an object that did
+// not exist before it: an allocation, or the result of a call to a
+// function of the package whose every result at that position is.
+func freshValue(v ssa.Value, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	switch v := v.(type) {
+	case *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
+		return true
+	case *ssa.Call:
+		return freshResult(v, -1, depth)
+	case *ssa.Extract:
+		if call, ok := v.Tuple.(*ssa.Call); ok {
+			return freshResult(call, v.Index, depth)
+		}
+	}
+	return false
+}
+
+func freshResult(call *ssa.Call, index int, depth int) bool {
+	callee := call.Call.StaticCallee()
+	if callee == nil || len(callee.Blocks) == 0 || callee.Pkg != call.Parent().Pkg {
+		return false
+	}
+	found := false
+	for _, b := range callee.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		if index < 0 && len(ret.Results) != 1 || index >= len(ret.Results) {
+			return false
+		}
+		r := ret.Results[max(index, 0)]
+		srcs := ssavalue.Sources(r)
+		if len(srcs) == 0 {
+			return false
+		}
+		for _, s := range srcs {
+			if !freshValue(s, depth-1) {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
+}
+
+// reachesAvoiding reports whether some path from just after from reaches
+// to without running avoid first.
+func reachesAvoiding(from, to, avoid ssa.Instruction) bool {
+	type at struct {
+		b *ssa.BasicBlock
+		i int
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := []at{{from.Block(), slices.Index(from.Block().Instrs, from) + 1}}
+	for len(work) > 0 {
+		w := work[len(work)-1]
+		work = work[:len(work)-1]
+		stopped := false
+		for _, instr := range w.b.Instrs[w.i:] {
+			if instr == to {
+				return true
+			}
+			if instr == avoid {
+				stopped = true
+				break
+			}
+		}
+		if stopped {
+			continue
+		}
+		for _, s := range w.b.Succs {
+			if !seen[s] {
+				seen[s] = true
+				work = append(work, at{s, 0})
+			}
+		}
+	}
+	return false
+}
