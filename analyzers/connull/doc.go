@@ -32,6 +32,12 @@
 //     the winning branch, in the winner's callee, or in a callback closure
 //     the winner makes);
 //   - the dereferenced value is not itself compared with nil first;
+//   - one side is not an invocation's access to an object it made afresh
+//     (new, make, or a constructor of the package), made before the
+//     invocation starts a goroutine, and the other that goroutine's access
+//     to the object it was handed: each invocation's goroutine has its own
+//     object (vbauerster/mpb's per-bar state), and in one invocation the
+//     start orders the two;
 //   - the nil store does not clear a slice element that the same function
 //     then cuts off (s.items[last] = nil; s.items = s.items[:last]) or
 //     clears in a reuse buffer that it stores back empty (buf[i] = nil in

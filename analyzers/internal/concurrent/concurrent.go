@@ -105,8 +105,11 @@ type Safe func(p Pair) bool
 // and b can run on two goroutines at once and safe does not hold. Accesses
 // to objects not yet visible to other goroutines never overlap, nor do two
 // accesses to the object one invocation of a function made, which that
-// invocation alone touches (see ownObject), and within one Multi context
-// only accesses to an object all its goroutines share do.
+// invocation alone touches (see ownObject), nor an access that such an
+// invocation makes to its fresh object before it starts a goroutine and
+// that goroutine's access to the object it was handed (see
+// handedBefore), and within one Multi context only accesses to an object
+// all its goroutines share do.
 //
 // Each call spends one unit of the package's budget per pair of contexts
 // it compares; once the budget is exhausted, no pair overlaps, and the
