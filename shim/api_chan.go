@@ -28,7 +28,7 @@ func Send[T any](site uint32, ch chan<- T, v T) {
 			sendOrdered(g, site, ch, v)
 			return
 		}
-		g.syncEvent(site, trace.EvChanSend, ChanAddrSend(ch), 0)
+		g.syncEvent(site, trace.EvChanSend, ChanAddrSend(ch), uint64(ElemOf(&v)))
 		if g.bubble {
 			g.clockBefore(site)
 			ch <- v
@@ -94,15 +94,16 @@ func controlling() bool { return controlGate != nil && ctl.Load() != nil }
 // lock.
 func sendOrdered[T any](g *gstate, site uint32, ch chan<- T, v T) {
 	a := ChanAddrSend(ch)
+	elem := ElemOf(&v)
 	if a == nil {
-		g.syncEvent(site, trace.EvChanSend, a, 0)
+		g.syncEvent(site, trace.EvChanSend, a, uint64(elem))
 		ch <- v // blocks forever, as a send on a nil channel does
 		return
 	}
 	l := &chanLockOf(a).send
 	l.Lock()
 	defer l.Unlock() // a send on a closed channel panics after its event
-	g.syncEvent(site, trace.EvChanSend, a, 0)
+	g.syncEvent(site, trace.EvChanSend, a, uint64(elem))
 	ch <- v
 }
 
@@ -117,7 +118,7 @@ func recvOrdered[T any](g *gstate, site uint32, ch <-chan T) (v T, ok, got bool)
 	l.Lock()
 	defer l.Unlock()
 	v, ok = <-ch
-	g.syncEvent(site, trace.EvChanRecv, a, b2u(ok))
+	g.recvEvent(site, a, ok, ElemOf(&v))
 	return v, ok, true
 }
 
@@ -154,7 +155,7 @@ func recv[T any](site uint32, ch <-chan T) (T, bool) {
 	g.clockBefore(site)
 	v, ok := <-ch
 	g.clockAfter(site)
-	g.syncEvent(site, trace.EvChanRecv, a, b2u(ok))
+	g.recvEvent(site, a, ok, ElemOf(&v))
 	return v, ok
 }
 
@@ -200,8 +201,14 @@ func SelectPlan(site uint32) (force int, timeout <-chan struct{}) {
 // SelectRecv is the first statement of a receive case that ran; ok is false
 // when the channel was closed.
 func SelectRecv(site uint32, index int, ch unsafe.Pointer, ok bool) {
+	SelectRecvElem(site, index, ch, ok, 0)
+}
+
+// SelectRecvElem is SelectRecv with the fingerprint of the element
+// received (ElemOf; 0 if unknown).
+func SelectRecvElem(site uint32, index int, ch unsafe.Pointer, ok bool, elem uint32) {
 	if enabled {
-		selected(site, index, ch, b2u(ok))
+		selected(site, index, ch, b2u(ok), elem)
 	}
 }
 
@@ -209,16 +216,51 @@ func SelectRecv(site uint32, index int, ch unsafe.Pointer, ok bool) {
 // completed by then, so unlike Send its event may come after the matching
 // receive's.
 func SelectSend(site uint32, index int, ch unsafe.Pointer) {
+	SelectSendElem(site, index, ch, 0)
+}
+
+// SelectSendElem is SelectSend with the fingerprint of the element sent
+// (ElemOf; 0 if unknown).
+func SelectSendElem(site uint32, index int, ch unsafe.Pointer, elem uint32) {
 	if enabled {
-		selected(site, index, ch, 1)
+		selected(site, index, ch, 1, elem)
 	}
 }
 
 // SelectDefault is the first statement of a select's default case.
 func SelectDefault(site uint32) {
 	if enabled {
-		selected(site, -1, nil, 0)
+		selected(site, -1, nil, 0, 0)
 	}
+}
+
+// ElemOf returns the fingerprint of the channel element *p that the trace
+// records with a send or receive of it (elem), so that hb can pair a
+// receive with the send whose element it got (a goroutine may record its
+// send before another's and send after it; a select records after the
+// operation). It folds the element's first 16 bytes (its pointer word for
+// pointers, maps, channels and funcs, the data word of an interface, the
+// data pointer and length of a string or slice, the bits of a scalar)
+// into 32 bits, never 0: 0 in the trace means unknown. It only reads *p,
+// which the caller owns: the program sees nothing of it. Two elements
+// with equal fingerprints are paired in the order of their events.
+func ElemOf[T any](p *T) uint32 {
+	var w uint64
+	switch n := unsafe.Sizeof(*p); {
+	case n >= 16:
+		w = *(*uint64)(unsafe.Pointer(p)) ^ *(*uint64)(unsafe.Add(unsafe.Pointer(p), 8))*0x9e3779b97f4a7c15
+	case n >= 8:
+		w = *(*uint64)(unsafe.Pointer(p))
+	default:
+		b := unsafe.Slice((*byte)(unsafe.Pointer(p)), n)
+		for i := range b {
+			w |= uint64(b[i]) << (8 * i)
+		}
+	}
+	if e := uint32(w ^ w>>32); e != 0 {
+		return e
+	}
+	return 0x9e3779b9 // the zero element, say
 }
 
 // ChanAddr returns the runtime channel pointer of ch (nil for a nil channel).

@@ -63,6 +63,11 @@ func TestChanOrder(t *testing.T) {
 // go away.
 func TestChanLocksCleaned(t *testing.T) {
 	const n = 1000
+	// Let the cleanups of channels other tests left run first: a channel
+	// made where a collected one was, before its cleanup ran, takes the
+	// collected one's entry, which the cleanup then removes.
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
 	var keys []uintptr
 	chans := make([]chan int, n)
 	for i := range chans {
@@ -91,5 +96,67 @@ func TestChanLocksCleaned(t *testing.T) {
 	}
 	if m := left(); m > n/10 {
 		t.Errorf("%d of %d collected channels still have lock entries", m, n)
+	}
+}
+
+// TestChanElems: a send and the receive that got its element record the
+// same fingerprint (elem), plain or in a select, and different elements
+// of the usual shapes record different ones, never 0.
+func TestChanElems(t *testing.T) {
+	const base = 9500
+	from := seqs.n.Load()
+	ch := make(chan *int, 4)
+	xs := []*int{new(int), new(int), nil}
+	for _, x := range xs {
+		Send(base, ch, x)
+	}
+	for i := range xs {
+		if i == 1 {
+			v, ok := <-ch
+			SelectRecvElem(base+2, 0, ChanAddr(ch), ok, ElemOf(&v)) // as rt.Got records a select's receive
+			continue
+		}
+		_ = Recv(base+1, ch)
+	}
+	SelectSendElem(base+2, 0, ChanAddr(ch), ElemOf(&xs[0]))
+	var sent, got, sel []uint64
+	for _, ev := range siteEvents(since(readTrace(t, tracePath), from), base, base+3) {
+		switch ev.Kind {
+		case trace.EvChanSend:
+			sent = append(sent, ev.Peer)
+		case trace.EvChanRecv:
+			got = append(got, ev.Peer)
+		case trace.EvSelect:
+			sel = append(sel, ev.Peer)
+		}
+	}
+	if len(sent) != 3 || len(got) != 2 || len(sel) != 2 {
+		t.Fatalf("recorded %d sends, %d receives, %d selects; want 3, 2, 2", len(sent), len(got), len(sel))
+	}
+	if sent[0] != got[0] || sent[2] != got[1] || sent[1] != sel[0] || sent[0] != sel[1] {
+		t.Errorf("sends recorded elems %v, receives %v, selects %v", sent, got, sel)
+	}
+	if sent[0] == sent[1] || sent[1] == sent[2] || sent[0] == 0 || sent[2] == 0 {
+		t.Errorf("three elements recorded elems %v", sent)
+	}
+
+	a, b := any(xs[0]), any(xs[1])
+	s1, s2 := "ab", "abc"
+	f, tr := false, true
+	var z1, z2 struct{}
+	pairs := []struct {
+		name   string
+		x, y   uint32
+		differ bool
+	}{
+		{"interfaces", ElemOf(&a), ElemOf(&b), true},
+		{"strings", ElemOf(&s1), ElemOf(&s2), true},
+		{"bools", ElemOf(&f), ElemOf(&tr), true},
+		{"empty structs", ElemOf(&z1), ElemOf(&z2), false},
+	}
+	for _, p := range pairs {
+		if p.x == 0 || p.y == 0 || (p.x != p.y) != p.differ {
+			t.Errorf("%s: elems %d and %d", p.name, p.x, p.y)
+		}
 	}
 }

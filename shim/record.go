@@ -219,6 +219,20 @@ func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg u
 	}
 }
 
+// recvEvent records an EvChanRecv with ok and the element's fingerprint.
+func (g *gstate) recvEvent(site uint32, addr unsafe.Pointer, ok bool, elem uint32) {
+	if controlGate != nil {
+		ctlRecording(g)
+	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutChanRecv(g.window(), seqs.n.Add(1), site, uintptr(addr), ok, elem)]
+	g.commit()
+	g.synced()
+	if controlGate != nil {
+		ctlRecorded(g)
+	}
+}
+
 // syncRecord is syncEvent without letting control pass a step.
 func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 	if controlGate != nil {
@@ -295,14 +309,14 @@ func (g *gstate) recordEnd() {
 }
 
 // selected records the case a select took; the gate was SelectPlan's.
-func selected(site uint32, index int, ch unsafe.Pointer, ok uint64) {
+func selected(site uint32, index int, ch unsafe.Pointer, ok uint64, elem uint32) {
 	g := cur()
 	g.clockAfter(site)
 	if controlGate != nil {
 		ctlRecording(g)
 	}
 	g.prepare()
-	g.buf = g.enc.AppendSelect(g.buf, seqs.n.Add(1), site, index, uintptr(ch), ok != 0)
+	g.buf = g.enc.AppendSelect(g.buf, seqs.n.Add(1), site, index, uintptr(ch), ok != 0, elem)
 	g.commit()
 	g.synced()
 	if controlGate != nil {

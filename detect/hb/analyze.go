@@ -608,12 +608,20 @@ func (a *analyzer) event(i int) {
 					a.acquire(gi, a.sync[cancelKey])
 				}
 			} else {
-				if op.k >= len(a.chans.sends[op.ch]) && !a.eof {
+				j := a.chans.pair(op.ch, op.k, uint32(ev.Peer), i)
+				if p := &a.chans.pairs[op.ch]; !a.eof && (p.unsure || j < 0 || !a.chans.pairSure(i)) {
 					// Its send (a select's send case,
-					// recorded after it) is past the window.
+					// recorded after it) may be past the
+					// window; unless the window reached
+					// pairHorizon past it, a later receive of
+					// the channel may get the send this one
+					// took.
+					p.unsure = p.unsure || !a.chans.pairSure(i)
 					a.unsettle(gi)
 				}
-				a.acquire(gi, a.chans.sendClock(a, op))
+				if j >= 0 {
+					a.acquire(gi, a.chans.sendClock(a, op.ch, j))
+				}
 			}
 		}
 	case trace.EvLock, trace.EvRLock, trace.EvTryLock:

@@ -1,6 +1,8 @@
 package hb
 
 import (
+	"sort"
+
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -20,6 +22,10 @@ type channels struct {
 	current      map[uint64]int // address -> channel
 	ops          opQueue        // the operations the events recorded, in event order
 	sends, recvs [][]uint64     // per channel: the logical ids of the goroutines of its sends and receives, in order
+	elems        [][]uint32     // per channel: the fingerprints of its sends' elements (Event.Peer), in order; 0 unknown
+	sendAt       [][]int        // per channel: the event indices of its sends, in order
+	last         int            // the last event added
+	pairs        []pairing      // per channel: which sends receives were paired with
 	caps         []int          // per channel: its capacity, -1 if its make was not recorded
 	// sendVC and recvVC are the release clocks of sends and receives
 	// that another event will acquire, deleted when it has.
@@ -48,6 +54,9 @@ func (c *channels) channel(addr uint64) int {
 		c.current[addr] = ch
 		c.sends = append(c.sends, nil)
 		c.recvs = append(c.recvs, nil)
+		c.elems = append(c.elems, nil)
+		c.sendAt = append(c.sendAt, nil)
+		c.pairs = append(c.pairs, pairing{})
 		c.caps = append(c.caps, -1)
 	}
 	return ch
@@ -55,6 +64,7 @@ func (c *channels) channel(addr uint64) int {
 
 // add numbers event i, which comes after every event added before.
 func (c *channels) add(i int, ev *trace.Event) {
+	c.last = i
 	var send bool
 	switch ev.Kind {
 	case trace.EvChanMake:
@@ -80,6 +90,8 @@ func (c *channels) add(i int, ev *trace.Event) {
 	case send:
 		c.ops.push(i, chanOp{ch: ch, k: len(c.sends[ch]), send: true})
 		c.sends[ch] = append(c.sends[ch], ev.Goroutine)
+		c.elems[ch] = append(c.elems[ch], uint32(ev.Peer))
+		c.sendAt[ch] = append(c.sendAt[ch], i)
 	case ev.Value == 0:
 		c.ops.push(i, chanOp{ch: ch, k: -1, closed: true})
 	default:
@@ -116,20 +128,154 @@ func (c *channels) completion(s chanOp) (chanOp, bool) {
 	return chanOp{ch: s.ch, k: k}, true
 }
 
-// sendClock returns the clock that receive r acquires from its send: the
-// send's release clock, or, for a select's send case that the trace records
-// after the send completed and so after this receive, the sender's clock
-// before that select. nil if the send was not recorded.
-func (c *channels) sendClock(a *analyzer, r chanOp) vclock {
-	s := chanOp{ch: r.ch, k: r.k, send: true}
+// A pairing is which sends of a channel the walk has paired receives
+// with: every send before lo, and those in taken. byElem holds, by
+// element, the unpaired sends before indexed in order (and some paired
+// ones, dropped when met); it is built only once a receive did not get
+// the send in its own place, so a channel whose orders agree costs no map.
+// unsure is set when a receive was paired before the window reached
+// pairHorizon past it (a Stream with a small window): the pairs from it on
+// may differ from Analyze's.
+type pairing struct {
+	lo      int
+	taken   map[int]struct{}
+	byElem  map[uint32][]int
+	indexed int
+	unsure  bool
+}
+
+// maxTaken bounds a pairing's taken: past it, the earliest unpaired send
+// counts as paired (a send whose receive was not recorded, or got
+// another's element, would hold every later pair in taken).
+const maxTaken = 1 << 14
+
+// pairHorizon is how many events after a receive pair looks for its send
+// (a select's send case is recorded after the send, at most as far after
+// the receive as its goroutine was held from recording it): a send
+// further on is not a candidate, so that Stream, whose window reaches
+// past it, pairs as Analyze does.
+const pairHorizon = DefaultWindow / 2
+
+// pair returns the send that receive number k of channel ch, event i,
+// whose element's fingerprint is elem (0 unknown), got, and marks it
+// paired; -1 if none. Sends and receives are recorded in the order the
+// channel took them only for plain operations: a select records its case
+// after the operation, and so may another goroutine's receive
+// (bench/RESULTS.md, "Channel order for selects"), so the k-th receive
+// recorded may have got another send's element than the k-th send
+// recorded. Among the sends recorded before event i+pairHorizon, pair
+// takes, in turn: the k-th send if its element is elem (or elem is
+// unknown); the earliest unpaired send of the element (of any, if elem is
+// unknown); the earliest of an unknown element; the k-th send; the
+// earliest unpaired one. When both orders are the channel's, that is the
+// k-th. Two sends of equal fingerprints are paired in their order.
+func (c *channels) pair(ch, k int, elem uint32, i int) int {
+	p := &c.pairs[ch]
+	es, at := c.elems[ch], c.sendAt[ch]
+	n := p.lo + sort.SearchInts(at[min(p.lo, len(at)):], i+pairHorizon) // the candidates are before n
+	free := func(j int) bool {
+		_, t := p.taken[j]
+		return j >= p.lo && j < n && !t
+	}
+	j := -1
+	switch {
+	case free(k) && (elem == 0 || es[k] == elem):
+		j = k
+	case elem == 0:
+		if free(p.lo) {
+			j = p.lo
+		}
+	default:
+		if j = p.find(es, n, elem, free); j < 0 {
+			j = p.find(es, n, 0, free)
+		}
+	}
+	switch {
+	case j >= 0:
+	case free(k):
+		j = k
+	case free(p.lo):
+		j = p.lo
+	default:
+		return -1
+	}
+	if j < p.indexed {
+		// Drop it from its element's queue, where it is first unless
+		// an earlier send of the element is still unpaired.
+		if q := p.byElem[es[j]]; len(q) > 0 && q[0] == j {
+			if len(q) == 1 {
+				delete(p.byElem, es[j])
+			} else {
+				p.byElem[es[j]] = q[1:]
+			}
+		}
+	}
+	p.take(j)
+	return j
+}
+
+// find returns the earliest unpaired send before n whose element is
+// elem, or -1.
+func (p *pairing) find(es []uint32, n int, elem uint32, free func(int) bool) int {
+	if p.byElem == nil {
+		p.byElem = make(map[uint32][]int)
+		p.indexed = p.lo
+	}
+	for ; p.indexed < n; p.indexed++ {
+		if free(p.indexed) {
+			p.byElem[es[p.indexed]] = append(p.byElem[es[p.indexed]], p.indexed)
+		}
+	}
+	q := p.byElem[elem]
+	for len(q) > 0 && !free(q[0]) && q[0] < n {
+		q = q[1:]
+	}
+	if len(q) == 0 {
+		delete(p.byElem, elem)
+		return -1
+	}
+	p.byElem[elem] = q
+	if q[0] >= n {
+		return -1
+	}
+	return q[0]
+}
+
+// take marks send j paired.
+func (p *pairing) take(j int) {
+	if j != p.lo {
+		if p.taken == nil {
+			p.taken = make(map[int]struct{})
+		}
+		p.taken[j] = struct{}{}
+	} else {
+		p.lo++
+	}
+	for len(p.taken) > 0 {
+		if _, ok := p.taken[p.lo]; ok {
+			delete(p.taken, p.lo)
+		} else if len(p.taken) <= maxTaken {
+			break
+		}
+		p.lo++
+	}
+}
+
+// pairSure reports whether the matching has seen every event that pair
+// at event i looks at.
+func (c *channels) pairSure(i int) bool { return c.last >= i+pairHorizon-1 }
+
+// sendClock returns the clock that a receive acquires from send k of
+// channel ch: the send's release clock, or, for a select's send case that
+// the trace records after the send completed and so after this receive,
+// the sender's clock before that select.
+func (c *channels) sendClock(a *analyzer, ch, k int) vclock {
+	s := chanOp{ch: ch, k: k, send: true}
 	if vc, ok := c.sendVC[s]; ok {
 		delete(c.sendVC, s)
 		return vc
 	}
-	if r.k >= len(c.sends[r.ch]) {
-		return vclock{}
-	}
-	return a.current(c.sends[r.ch][r.k])
+	return a.current(c.sends[ch][k])
 }
 
 // recvClock returns the clock of receive r that the completion of a send

@@ -26,8 +26,11 @@
 //     one after the other, and the runs that ended are before the
 //     caller's code after the call; WaitGroup.Done (and Add with a negative delta)
 //     before a later Wait on the same WaitGroup;
-//   - the k-th send on a channel before the k-th receive that got a value,
-//     counted per channel from its make; the k-th receive before the
+//   - a send on a channel before the receive that got its element: the
+//     earliest unpaired send with the receive's element fingerprint
+//     (EvChanSend's and EvChanRecv's elem), else the k-th send before the
+//     k-th receive that got a value, counted per channel from its make
+//     (channels.pair); the k-th receive before the
 //     (k+cap)-th send completes (the Go memory model's rule, which for an
 //     unbuffered channel makes the receive precede the completion of its
 //     own send); the completion is the sender's next event after the send,
@@ -267,8 +270,15 @@
 // The trace gives sends their seq before the send (it may block) and
 // receives theirs after the receive returned, so when several goroutines
 // send on one channel at once, the k-th send in seq order need not be the
-// one the k-th receive got; the same holds for several receivers. The
-// matching is then wrong, and so may be the edges. A select's send case is
+// one the k-th receive got; the same holds for several receivers. The shim
+// orders plain sends and receives by per-channel locks, but not selects;
+// the element fingerprints pair a receive with its send whatever the
+// order, unless two sends pending at once had equal fingerprints (equal
+// values, the same pointer twice, a collision of 32 bits) or the shim did
+// not see one side's element (a select's clause it could not name, a
+// struct whose padding differs between the copies): those are paired in
+// seq order, and the matching may then be wrong, and so may the edges; the
+// capacity rule stays in seq order. A select's send case is
 // recorded after the send completed; when its receive comes first in the
 // trace, the edge is taken from the sender's clock before the select. For a
 // channel whose make was not recorded the capacity is unknown, and only the

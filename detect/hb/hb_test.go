@@ -189,6 +189,58 @@ func TestSelectCases(t *testing.T) {
 	checkOrder(t, Analyze(evs, Options{}), at, []order{{10, 22, false}})
 }
 
+// TestSelectSendsPairedByElement: two goroutines send in a select on a
+// buffered channel; the second's element went in first but its case was
+// recorded after the first's (a select records its case after the send),
+// and a third goroutine receives both, plainly and in a select. Each
+// receive is ordered after the write of the goroutine whose element it
+// got (elem), not after the k-th send recorded, even when the k-th is a
+// send whose element the shim did not see (elem 0).
+func TestSelectSendsPairedByElement(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=4
+3 g=1 Fork site=2 child=2
+4 g=1 Fork site=3 child=3
+5 g=1 Fork site=4 child=4
+6 g=2 Begin parent=1
+6.1 g=2 Write site=20 addr=0x200 value=1
+7 g=3 Begin parent=1
+7.1 g=3 Write site=30 addr=0x300 value=1
+8 g=2 Select site=21 case=0 addr=0xc0 ok=true elem=22
+9 g=4 Begin parent=1
+10 g=4 ChanRecv site=41 addr=0xc0 ok=true elem=33
+10.1 g=4 Read site=42 addr=0x300
+11 g=3 Select site=31 case=0 addr=0xc0 ok=true elem=33
+12 g=4 Select site=43 case=0 addr=0xc0 ok=true elem=22
+12.1 g=4 Read site=44 addr=0x200
+13 g=1 ChanSend site=5 addr=0xc0
+13.1 g=1 Write site=6 addr=0x100 value=1
+14 g=1 ChanSend site=7 addr=0xc0 elem=5
+14.1 g=4 Read site=45 addr=0x100
+15 g=4 ChanRecv site=46 addr=0xc0 ok=true elem=5
+15.1 g=4 Read site=47 addr=0x100
+`)
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 21, Kind: "select", Cases: "s"}, {ID: 31, Kind: "select", Cases: "s"}, {ID: 43, Kind: "select", Cases: "r"}}}
+	want := []order{
+		{30, 42, true},  // g3's element was received first
+		{20, 44, true},  // g2's second
+		{20, 42, false}, // not g2's write before the first receive
+		{6, 47, true},   // the third receive got the element of the fourth send recorded
+	}
+	g := Analyze(evs, Options{Sites: sites})
+	checkOrder(t, g, at, want)
+	for _, w := range []int{1, len(evs) + 1} {
+		steps, _ := streamAll(t, evs, StreamOptions{Options: Options{Sites: sites}, Window: w})
+		for _, o := range want {
+			a, b := at(o.a), at(o.b)
+			if s := steps[b]; !s.Ctx.Unsettled && Before(steps[a].Ctx, a, s.Ctx, b) != o.hb {
+				t.Errorf("window %d: Before(site %d, site %d) = %v, want %v", w, o.a, o.b, !o.hb, o.hb)
+			}
+		}
+	}
+}
+
 func TestOnceAtomicCondAndEdges(t *testing.T) {
 	evs, at := parse(t, `
 1 g=1 Begin parent=none

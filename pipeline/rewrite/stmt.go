@@ -888,8 +888,27 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 			r.ed.insert(xlo, colo, cohi, lit(r.rt("Recv")+"(&precog_s, "+i+", "))
 			r.ed.closeAt(xhi, colo, cohi, lit(")"))
 			ok := "precog_ok"
+			// val names the received value for Got, which records its
+			// fingerprint (hb pairs the receive with its send by it).
+			val := ""
 			var wrote []piece
+			elem := r.typeOf(cl.ch).Underlying().(*types.Chan).Elem()
+			if a := cl.assign; a != nil && smallElem(elem) {
+				if id, isID := a.Lhs[0].(*ast.Ident); isID {
+					switch {
+					case id.Name == "_" && a.Tok == token.DEFINE:
+						llo, lhi := r.span(id)
+						r.ed.replace(llo, lhi, colo, cohi, lit("precog_v"))
+						val = "precog_v"
+					case id.Name != "_" && (a.Tok == token.DEFINE || types.Identical(r.typeOf(id), elem)):
+						val = id.Name
+					}
+				}
+			}
 			switch a := cl.assign; {
+			case a == nil && smallElem(elem):
+				r.ed.insert(colo, colo, cohi, lit("precog_v, precog_ok := "))
+				val = "precog_v"
 			case a == nil:
 				r.ed.insert(colo, colo, cohi, lit("_, precog_ok := "))
 			case len(a.Lhs) == 1:
@@ -924,7 +943,11 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 					wrote = append(wrote, lit(" "+r.rt("Wrote")+"("+ws+", &"), copyOf(llo, lhi), lit(");"))
 				}
 			}
-			body = append(strs(" precog_s.Received("+i+", "+ok+");"), wrote...)
+			if val != "" {
+				body = append(strs(" "+r.rt("Got")+"(&precog_s, "+i+", "+ok+", "+val+");"), wrote...)
+			} else {
+				body = append(strs(" precog_s.Received("+i+", "+ok+");"), wrote...)
+			}
 		default:
 			r.expr(cl.ch)
 			r.expr(cl.val)
@@ -932,12 +955,39 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 			xlo, xhi := r.span(cl.ch)
 			r.ed.insert(xlo, colo, cohi, lit(r.rt("Send")+"(&precog_s, "+i+", "))
 			r.ed.closeAt(xhi, colo, cohi, lit(")"))
+			if elem := r.typeOf(cl.ch).Underlying().(*types.Chan).Elem(); smallElem(elem) && r.info.Types[cl.val].Value == nil && types.Identical(r.typeOf(cl.val), elem) {
+				// Val records the value's fingerprint for Sent (a
+				// value of another type, converted by the send, would
+				// have another one).
+				vlo, vhi := r.span(cl.val)
+				r.ed.insert(vlo, colo, cohi, lit(r.rt("Val")+"(&precog_s, "+i+", "))
+				r.ed.closeAt(vhi, colo, cohi, lit(")"))
+			}
 			body = strs(" precog_s.Sent(" + i + ");")
 		}
 		colon := r.off(cc.Colon) + 1
 		r.ed.insert(colon, clo, chi, body...)
 		r.stmts(cc.Body)
 	}
+}
+
+// smallElem reports whether a select's element of type t is small enough
+// to copy into a call that records its fingerprint (rt.Got, rt.Val): at
+// most 64 bytes, and not of a type parameter's size.
+func smallElem(t types.Type) bool {
+	if _, ok := t.(*types.TypeParam); ok {
+		return false
+	}
+	small := true
+	func() {
+		defer func() {
+			if recover() != nil {
+				small = false // a size go/types cannot compute
+			}
+		}()
+		small = types.SizesFor("gc", "amd64").Sizeof(t) <= 64
+	}()
+	return small
 }
 
 // hasGoto reports whether the file has a goto to a label with this name.

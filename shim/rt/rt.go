@@ -48,6 +48,7 @@ type Select struct {
 	done    bool // the forced clause's operation has completed
 	proxy   any  // a chan T standing in for the forced clause's channel
 	addrs   [MaxCases]unsafe.Pointer
+	elems   [MaxCases]uint32 // the fingerprints of the send clauses' values that Val saw (shim.ElemOf), 0 if unknown
 	// Ok receives the ok of a receive clause written as an assignment
 	// (v = <-ch), which has no variable of its own for it.
 	Ok bool
@@ -133,8 +134,24 @@ func Send[T any](s *Select, i int, ch chan<- T) chan<- T {
 // was closed.
 func (s *Select) Received(i int, ok bool) { shim.SelectRecv(s.site, i, s.addrs[i], ok) }
 
+// Got is Received for a clause whose received value v the rewritten code
+// can name (case v := <-ch, or case <-ch rewritten to declare one): it
+// records v's fingerprint too, so that hb pairs the receive with the send
+// of v (shim.ElemOf).
+func Got[T any](s *Select, i int, ok bool, v T) {
+	shim.SelectRecvElem(s.site, i, s.addrs[i], ok, shim.ElemOf(&v))
+}
+
+// Val is the value of send clause i, v, of the element type: the
+// rewritten code writes case Send(&s, i, ch) <- Val(&s, i, v), which
+// evaluates v where the select did, and Sent records v's fingerprint.
+func Val[T any](s *Select, i int, v T) T {
+	s.elems[i] = shim.ElemOf(&v)
+	return v
+}
+
 // Sent records that send clause i ran.
-func (s *Select) Sent(i int) { shim.SelectSend(s.site, i, s.addrs[i]) }
+func (s *Select) Sent(i int) { shim.SelectSendElem(s.site, i, s.addrs[i], s.elems[i]) }
 
 // Defaulted records that the default clause ran.
 func (s *Select) Defaulted() { shim.SelectDefault(s.site) }

@@ -119,6 +119,26 @@ func TestSelectNotForcing(t *testing.T) {
 	}
 }
 
+// TestSelectElems: Val hands the send clause its value and keeps its
+// fingerprint for Sent, clause by clause.
+func TestSelectElems(t *testing.T) {
+	s := Plan(1)
+	x, y := new(int), new(int)
+	a, b := make(chan *int, 1), make(chan *int)
+	select {
+	case Send(&s, 0, a) <- Val(&s, 0, x):
+		s.Sent(0)
+	case Send(&s, 1, b) <- Val(&s, 1, y):
+		s.Sent(1)
+	}
+	if got := <-a; got != x {
+		t.Errorf("sent %p, want %p", got, x)
+	}
+	if s.elems[0] != shim.ElemOf(&x) || s.elems[1] != shim.ElemOf(&y) || s.elems[0] == s.elems[1] {
+		t.Errorf("elems %v, want %d and %d", s.elems[:2], shim.ElemOf(&x), shim.ElemOf(&y))
+	}
+}
+
 func TestRangeOf(t *testing.T) {
 	ch := make(chan int, 3)
 	ch <- 1

@@ -144,7 +144,8 @@
 // Version 3 traces had no checksum and no state block, version 4 no
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
 // EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
-// and writes and a uvarint batch length; this package refuses them,
+// and writes and a uvarint batch length, version 9 no elem in channel
+// events; this package refuses them,
 // and any other version, with an
 // error that names it.
 //

@@ -13,8 +13,9 @@ import (
 // EvMapMake, version 6 the synctest events EvBubble, EvSleep and EvWake,
 // version 7 EvClock and EvSyncWait, version 8 the sync.Pool events
 // EvPoolPut and EvPoolGet, version 9 the compact reads and writes and a
-// batch length of 4 little-endian bytes.
-const Version = 9
+// batch length of 4 little-endian bytes, version 10 the element
+// fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect.
+const Version = 10
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -31,8 +32,8 @@ const (
 	// MaxEventLen is the most bytes one Append method adds to a batch,
 	// except AppendTestStart, which adds up to MaxEventLen + MaxStringLen:
 	// kind, seq, site, addr and a value field at their widest, or a
-	// select's kind, seq, site, case, addr and ok.
-	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64 + 1
+	// select's kind, seq, site, case, addr, ok and elem.
+	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64 + 1 + binary.MaxVarintLen32
 	// MaxBatchHeaderLen is the most bytes StartBatch appends.
 	MaxBatchHeaderLen = 1 + 3*binary.MaxVarintLen64 + batchLenWidth
 	// MaxUncommitted is the most events a writer may leave after a batch
@@ -346,13 +347,13 @@ func (e *Encoder) AppendPoolGet(b []byte, seq uint64, site uint32, obj, pool uin
 }
 
 // AppendChanSend appends an EvChanSend event.
-func (e *Encoder) AppendChanSend(b []byte, seq uint64, site uint32, addr uintptr) []byte {
-	return e.syncAddr(b, EvChanSend, seq, site, addr)
+func (e *Encoder) AppendChanSend(b []byte, seq uint64, site uint32, addr uintptr, elem uint32) []byte {
+	return appendUvarint(e.syncAddr(b, EvChanSend, seq, site, addr), uint64(elem))
 }
 
 // AppendChanRecv appends an EvChanRecv event.
-func (e *Encoder) AppendChanRecv(b []byte, seq uint64, site uint32, addr uintptr, ok bool) []byte {
-	return appendBool(e.syncAddr(b, EvChanRecv, seq, site, addr), ok)
+func (e *Encoder) AppendChanRecv(b []byte, seq uint64, site uint32, addr uintptr, ok bool, elem uint32) []byte {
+	return appendUvarint(appendBool(e.syncAddr(b, EvChanRecv, seq, site, addr), ok), uint64(elem))
 }
 
 // AppendChanClose appends an EvChanClose event.
@@ -383,7 +384,7 @@ func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr
 	case fDelta:
 		return appendUvarint(b, zigzag(int64(arg)))
 	}
-	return appendUvarint(b, arg) // fValue, fCap, fChild
+	return appendUvarint(b, arg) // fValue, fCap, fChild, fElem
 }
 
 // syncAddrExtra is, for each kind, the field after site and addr of a sync
@@ -413,12 +414,30 @@ const (
 
 // AppendSelect appends an EvSelect event: the select at site ran case
 // index of channel addr, or its default case if index is -1 (addr 0). ok is
-// false for a receive case that found the channel closed, true otherwise.
-func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, addr uintptr, ok bool) []byte {
+// false for a receive case that found the channel closed, true otherwise;
+// elem is the fingerprint of the case's element, 0 if unknown.
+func (e *Encoder) AppendSelect(b []byte, seq uint64, site uint32, index int, addr uintptr, ok bool, elem uint32) []byte {
 	b = e.sync(b, EvSelect, seq)
 	b = appendUvarint(b, uint64(site))
 	b = appendUvarint(b, zigzag(int64(index)))
-	return appendBool(e.appendAddr(b, uint64(addr)), ok)
+	return appendUvarint(appendBool(e.appendAddr(b, uint64(addr)), ok), uint64(elem))
+}
+
+// PutChanRecv writes the EvChanRecv event AppendChanRecv would append at
+// the start of w and returns its length, as PutSyncAddr does.
+func (e *Encoder) PutChanRecv(w *[Window]byte, seq uint64, site uint32, addr uintptr, ok bool, elem uint32) int {
+	w[0] = byte(EvChanRecv)
+	i := putUvarint(w, 1, seq-e.seq)
+	e.seq, e.sub = seq, 0
+	i = putUvarint(w, i, uint64(site))
+	d := uint64(addr) - e.addr
+	e.addr = uint64(addr)
+	i = putUvarint(w, i, zigzag(int64(d)))
+	w[i&(Window-1)] = 0
+	if ok {
+		w[i&(Window-1)] = 1
+	}
+	return putUvarint(w, i+1, uint64(elem))
 }
 
 // Window is the room after len(b) that PutAccess and PutWrite write into:
@@ -535,7 +554,7 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	case fDelta:
 		arg = zigzag(int64(arg))
 	}
-	return putUvarint(w, i, arg) // fOK, fDelta, fValue, fCap, fChild
+	return putUvarint(w, i, arg) // fOK, fDelta, fValue, fCap, fChild, fElem
 }
 
 // putUvarint writes v at w[i:] and returns the index after it. Masking
@@ -650,7 +669,7 @@ func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 			b = appendUvarint(b, ev.Value)
 		case fDelta, fCase:
 			b = appendUvarint(b, zigzag(ev.Arg))
-		case fChild, fParent:
+		case fChild, fParent, fElem:
 			b = appendUvarint(b, ev.Peer)
 		case fName:
 			b = appendString(b, ev.Name)

@@ -211,7 +211,7 @@ func TestPut(t *testing.T) {
 func TestAppendSyncAddr(t *testing.T) {
 	for k := Kind(1); k < numKinds; k++ {
 		f := kinds[k].fields
-		covered := !kinds[k].implicit && len(f) >= 2 && f[0] == fSite && f[1] == fAddr
+		covered := !kinds[k].implicit && len(f) >= 2 && len(f) <= 3 && f[0] == fSite && f[1] == fAddr
 		if !covered {
 			func() {
 				defer func() {
@@ -241,6 +241,9 @@ func TestAppendSyncAddr(t *testing.T) {
 				ev.Arg = int64(arg)
 			case f[2] == fOK:
 				ev.Value = arg & 1
+			case f[2] == fElem:
+				arg = uint64(uint32(arg))
+				ev.Peer = arg
 			case f[2] == fChild:
 				ev.Peer = arg
 			default:
@@ -265,6 +268,26 @@ func TestAppendSyncAddr(t *testing.T) {
 			want = generic.AppendSyncAddr(generic.AppendRead(nil, 3, 0xc000000008), k, ev.Seq, ev.Site, uintptr(ev.Addr), arg&^(boolMask(f)))
 			if got := w[:n+n2]; !bytes.Equal(got, want) || put != generic {
 				t.Errorf("%v arg %d: PutSyncAddr wrote % x (encoder %+v), AppendSyncAddr % x (%+v)", k, arg, got, put, want, generic)
+			}
+		}
+	}
+}
+
+// TestPutChanRecv checks PutChanRecv, the shim's entry point for
+// EvChanRecv, against AppendChanRecv.
+func TestPutChanRecv(t *testing.T) {
+	for _, ok := range []bool{false, true} {
+		for _, elem := range []uint32{0, 1, 300, 1<<32 - 1} {
+			var put, app Encoder
+			w := make([]byte, 2*Window)
+			for i := range w {
+				w[i] = 0xff
+			}
+			n := put.PutAccess((*[Window]byte)(w), EvRead, 3, 0xc000000008)
+			n2 := put.PutChanRecv((*[Window]byte)(w[n:]), 7, 9, 0xc000010000, ok, elem)
+			want := app.AppendChanRecv(app.AppendRead(nil, 3, 0xc000000008), 7, 9, 0xc000010000, ok, elem)
+			if got := w[:n+n2]; !bytes.Equal(got, want) || put != app {
+				t.Errorf("ok %v elem %d: PutChanRecv wrote % x, AppendChanRecv % x", ok, elem, got, want)
 			}
 		}
 	}

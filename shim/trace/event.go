@@ -13,8 +13,11 @@ type Kind uint8
 // doc); every other event has an explicit seq. An event's fields land in the
 // Event struct as follows: site in Site; addr (of the mutex, wait group,
 // once, cond, channel, map, variable or task group) in Addr; value, cap, ok,
-// epoch and outcome in Value; delta and case in Arg; child and parent in
-// Peer; name in Name.
+// epoch and outcome in Value; delta and case in Arg; child, parent and elem
+// in Peer; name in Name. A channel event's elem is a 32-bit fingerprint of
+// the element sent or received (ElemWord in the shim), never 0 when
+// known, 0 when the shim could not see the element: hb pairs a receive
+// with the earliest unpaired send of the same elem.
 const (
 	evNone Kind = iota // never on the wire: a zero byte where an event should start is damage
 
@@ -45,10 +48,10 @@ const (
 
 	// Channels. addr is the runtime channel pointer.
 	EvChanMake  // after make(chan T, cap) [seq, site, addr, cap]
-	EvChanSend  // before the send, which may block: a receive of the value always has a larger seq [seq, site, addr]
-	EvChanRecv  // after the receive returned; ok 0 if the channel was closed and empty [seq, site, addr, ok]
+	EvChanSend  // before the send, which may block: a receive of the value always has a larger seq [seq, site, addr, elem]
+	EvChanRecv  // after the receive returned; ok 0 if the channel was closed and empty [seq, site, addr, ok, elem]
 	EvChanClose // before close [seq, site, addr]
-	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0; ok 0 if a receive case found the channel closed [seq, site, case, addr, ok]
+	EvSelect    // first thing in the select case that ran; case -1 is default, whose addr is 0; ok 0 if a receive case found the channel closed; elem that of the case's element [seq, site, case, addr, ok, elem]
 
 	// Memory accesses and function entry and exit: frequent, so they carry no seq.
 	EvRead      // before a read of a shared variable [*seq, site, addr]
@@ -171,6 +174,7 @@ const (
 	fDelta                // zigzag uvarint -> Arg
 	fCase                 // zigzag uvarint, at least -1 -> Arg
 	fChild                // uvarint -> Peer
+	fElem                 // uvarint, at most 1<<32-1 -> Peer
 	fParent               // uvarint -> Peer
 	fName                 // uvarint length, then that many bytes -> Name
 	numFields
@@ -179,7 +183,7 @@ const (
 // fieldKeys are the fields' names in the text form.
 var fieldKeys = [numFields]string{
 	fSite: "site", fAddr: "addr", fValue: "value", fCap: "cap", fEpoch: "epoch", fOK: "ok",
-	fOutcome: "outcome", fDelta: "delta", fCase: "case", fChild: "child", fParent: "parent", fName: "name",
+	fOutcome: "outcome", fDelta: "delta", fCase: "case", fChild: "child", fElem: "elem", fParent: "parent", fName: "name",
 }
 
 // kindSpec describes a kind for the decoder and the text form. The seq of
@@ -209,10 +213,10 @@ var kinds = [numKinds]kindSpec{
 	EvAtomicLoad:    {name: "AtomicLoad", fields: []field{fSite, fAddr, fValue}},
 	EvAtomicStore:   {name: "AtomicStore", fields: []field{fSite, fAddr, fValue}},
 	EvChanMake:      {name: "ChanMake", fields: []field{fSite, fAddr, fCap}},
-	EvChanSend:      {name: "ChanSend", fields: []field{fSite, fAddr}},
-	EvChanRecv:      {name: "ChanRecv", fields: []field{fSite, fAddr, fOK}},
+	EvChanSend:      {name: "ChanSend", fields: []field{fSite, fAddr, fElem}},
+	EvChanRecv:      {name: "ChanRecv", fields: []field{fSite, fAddr, fOK, fElem}},
 	EvChanClose:     {name: "ChanClose", fields: []field{fSite, fAddr}},
-	EvSelect:        {name: "Select", fields: []field{fSite, fCase, fAddr, fOK}},
+	EvSelect:        {name: "Select", fields: []field{fSite, fCase, fAddr, fOK, fElem}},
 	EvRead:          {name: "Read", implicit: true, fields: []field{fSite, fAddr}},
 	EvWrite:         {name: "Write", implicit: true, fields: []field{fSite, fAddr, fValue}},
 	EvMapRead:       {name: "MapRead", implicit: true, fields: []field{fSite, fAddr}},

@@ -470,6 +470,10 @@ func (r *cursor) decode() (Event, error) {
 			} else {
 				ev.Value = v
 			}
+		case fElem:
+			if ev.Peer = d.uvarint(); ev.Peer > math.MaxUint32 {
+				d.fail("elem %d out of range", ev.Peer)
+			}
 		case fOK:
 			if ev.Value = d.uvarint(); ev.Value > 1 {
 				d.fail("ok flag %d is neither 0 nor 1", ev.Value)
@@ -570,7 +574,7 @@ func (r *cursor) skip() bool {
 		}
 		i += n
 		switch f {
-		case fSite:
+		case fSite, fElem:
 			if v > math.MaxUint32 {
 				return false
 			}

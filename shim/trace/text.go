@@ -40,6 +40,9 @@ func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 		return b
 	}
 	for _, f := range kinds[e.Kind].fields {
+		if f == fElem && e.Peer == 0 {
+			continue // unknown: optional in the text form
+		}
 		b = append(b, ' ')
 		b = append(b, fieldKeys[f]...)
 		b = append(b, '=')
@@ -68,7 +71,7 @@ func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 			} else {
 				b = strconv.AppendUint(b, e.Peer, 10)
 			}
-		case fChild:
+		case fChild, fElem:
 			b = strconv.AppendUint(b, e.Peer, 10)
 		case fName:
 			b = strconv.AppendQuote(b, e.Name)
@@ -80,7 +83,8 @@ func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 // ParseText parses the text form: a header line, then one event per line.
 // Blank lines and lines starting with # are skipped. Within a line, the
 // fields after the kind may come in any order, but every field of the kind
-// must be there. The events keep the order of the lines, so the text of a
+// must be there, except elem, which is 0 (unknown) if missing (and left
+// out when 0). The events keep the order of the lines, so the text of a
 // trace's events in the global order parses back into the same Trace. A
 // text trace is whole: its State is Ended.
 func ParseText(r io.Reader) (*Trace, error) {
@@ -209,7 +213,7 @@ func parseEvent(line string) (Event, error) {
 		}
 	}
 	for i, f := range fields {
-		if !seen[i] {
+		if !seen[i] && f != fElem {
 			return ev, fmt.Errorf("%s needs field %s", ev.Kind, fieldKeys[f])
 		}
 	}
@@ -263,6 +267,8 @@ func setField(ev *Event, f field, val string) error {
 		}
 	case fChild:
 		ev.Peer, err = strconv.ParseUint(val, 10, 64)
+	case fElem:
+		ev.Peer, err = strconv.ParseUint(val, 10, 32)
 	case fName:
 		ev.Name, err = strconv.Unquote(val)
 	}

@@ -54,13 +54,13 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 	case EvChanMake:
 		return e.AppendChanMake(b, ev.Seq, ev.Site, a, ev.Value)
 	case EvChanSend:
-		return e.AppendChanSend(b, ev.Seq, ev.Site, a)
+		return e.AppendChanSend(b, ev.Seq, ev.Site, a, uint32(ev.Peer))
 	case EvChanRecv:
-		return e.AppendChanRecv(b, ev.Seq, ev.Site, a, ev.Value == 1)
+		return e.AppendChanRecv(b, ev.Seq, ev.Site, a, ev.Value == 1, uint32(ev.Peer))
 	case EvChanClose:
 		return e.AppendChanClose(b, ev.Seq, ev.Site, a)
 	case EvSelect:
-		return e.AppendSelect(b, ev.Seq, ev.Site, int(ev.Arg), a, ev.Value == 1)
+		return e.AppendSelect(b, ev.Seq, ev.Site, int(ev.Arg), a, ev.Value == 1, uint32(ev.Peer))
 	case EvRead:
 		return e.AppendRead(b, ev.Site, a)
 	case EvWrite:

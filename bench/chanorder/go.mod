@@ -1,0 +1,3 @@
+module selrace
+
+go 1.24
