@@ -19,6 +19,7 @@ const (
 	wordScalar4
 	wordScalar8
 	wordBytes // other scalars under 8 bytes (small arrays and structs), byte by byte
+	wordSlice // slices: 0 if nil, else a hash of data pointer, length and capacity (wordOf)
 )
 
 // classCache maps the type descriptor of *T to T's word class. Classifying
@@ -83,6 +84,21 @@ func wordOf(c *classEntry, v unsafe.Pointer) uint64 {
 		return uint64(*(*uint32)(v))
 	case wordScalar8:
 		return *(*uint64)(v)
+	case wordSlice:
+		// A hash of the three words, odd so never 0 (nil). The checkers
+		// compare two writes' words for the same value (OSCS's
+		// redundant-write filter): a word of 1 for every non-nil slice
+		// made v.s = v.s[:n-1] a write of the value v.s held, and hid
+		// the pair. Pointers keep wordNil's 1: telling them apart made a
+		// lost update of every pair of linked-list writes under one lock
+		// (golang-lru's list, 0 -> 12 OSCS reports).
+		s := (*[3]uint64)(v)
+		if s[0] == 0 {
+			return 0
+		}
+		h := (s[0]*0x9e3779b97f4a7c15 ^ s[1]) * 0xbf58476d1ce4e5b9
+		h = (h ^ s[2] ^ h>>31) * 0x94d049bb133111eb
+		return h | 1
 	case wordBytes:
 		var w uint64
 		for i := uintptr(0); i < c.size; i++ {
@@ -96,8 +112,10 @@ func wordOf(c *classEntry, v unsafe.Pointer) uint64 {
 func classOf(t reflect.Type) wordClass {
 	switch t.Kind() {
 	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func,
-		reflect.Interface, reflect.Slice:
+		reflect.Interface:
 		return wordNil
+	case reflect.Slice:
+		return wordSlice
 	case reflect.String:
 		return wordLen
 	}

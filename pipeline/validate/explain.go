@@ -101,7 +101,11 @@ func Explain(f finding.Finding, w finding.Witness, evs []trace.Event, sites *tra
 		}
 	case finding.ConIndex:
 		if last >= 0 {
-			return fmt.Sprintf("the index was in bounds: the read of %s saw %d, stored by %s", name(r), int64(evs[last].Value), name(last))
+			if v := int64(evs[last].Value); v > -1<<31 && v < 1<<31 {
+				return fmt.Sprintf("the index was in bounds: the read of %s saw %d, stored by %s", name(r), v, name(last))
+			}
+			// A slice's or pointer's word is its identity, not a number.
+			return fmt.Sprintf("the index was in bounds: the read of %s saw the value stored by %s", name(r), name(last))
 		}
 	case finding.ConUninit:
 		if len(ev[finding.RoleDone]) > 0 {
