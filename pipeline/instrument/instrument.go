@@ -83,7 +83,7 @@ type Config struct {
 
 // Result is what a build of the instrumented tests needs.
 type Result struct {
-	BuildFlags []string // flags to add to go test / go test -c: at least -overlay=FILE
+	BuildFlags []string // flags to add to go test / go test -c: -overlay=FILE and buildFlags
 	Sites      string   // path of the site table JSON (trace.SiteTable)
 	Plan       string   // path of the CFP plan JSON (detect/cfp.Plan); "" without Config.CFP
 	Packages   []string // import paths of the packages instrumented
@@ -288,7 +288,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
-		BuildFlags: []string{"-overlay=" + ovPath},
+		BuildFlags: append([]string{"-overlay=" + ovPath}, buildFlags...),
 		Sites:      sitesPath,
 		Packages:   sel.paths(),
 	}
@@ -316,6 +316,19 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	return res, nil
 }
+
+// buildFlags are the go test flags every instrumented build takes besides
+// its overlay. Instrumented test binaries are precog's, not the user's, and
+// a cold precog test is two thirds build (bench/RESULTS.md, "CI time,
+// 2026-11-29 (citime)"):
+//   - -vet=off: go test's vet would check the instrumented files, so what
+//     it said would be about precog's rewrite, not the user's code (go vet
+//     is the user's own step); it was 6% of a cold precog test's CPU.
+//   - -ldflags=-w: nothing reads an instrumented binary's DWARF (stacks
+//     come from the runtime's own tables), and writing it was a fifth of
+//     each link. A user's -ldflags, which comes after these flags,
+//     replaces it.
+var buildFlags = []string{"-vet=off", "-ldflags=-w"}
 
 // checkConfig rejects configurations that cannot work, each with one line.
 func checkConfig(cfg *Config) error {
