@@ -5,18 +5,22 @@ import (
 	"time"
 )
 
-// run starts consumer 1 at once and consumer 2 100 ms later, and puts an
-// item at 20 ms and another at 120 ms: each consumer normally waits alone
-// and takes the item put while it waited (consumer 1 has 80 ms to lock
+// run starts consumer 1 at once and consumer 2 150 ms later, and puts an
+// item at 50 ms and another at 250 ms: each consumer normally waits alone
+// and takes the item put while it waited (consumer 1 has 100 ms to lock
 // the mutex again after the first Broadcast, before consumer 2 comes).
+// The detection wants a consumer that checked the queue before the Put
+// it waited for: each has 50 ms or more to get there, since a recorded
+// run under CI's load (TestKernels) once started both late (margins of
+// 20 ms: the kernel's OSCS was not reported).
 func run(t *testing.T, get func(*Queue) string) {
 	q := NewQueue()
 	got := make(chan string, 2)
 	go func() { got <- get(q) }()
-	go func() { time.Sleep(100 * time.Millisecond); got <- get(q) }()
-	time.Sleep(20 * time.Millisecond)
+	go func() { time.Sleep(150 * time.Millisecond); got <- get(q) }()
+	time.Sleep(50 * time.Millisecond)
 	q.Put("a")
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond)
 	q.Put("b")
 	if s := <-got + <-got; s != "ab" && s != "ba" {
 		t.Errorf("consumers got %q, want a and b", s)
