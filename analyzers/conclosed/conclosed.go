@@ -1,6 +1,7 @@
 package conclosed
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"go/ast"
@@ -382,6 +383,21 @@ func (c *checker) reportRelease(p concurrent.Pair, release *sharedloc.Access, ho
 // wait for.
 func (c *checker) tests() {
 	env := c.env
+	// One diagnostic per goroutine and test: a goroutine that outlives
+	// its test makes every testing call after the test's return panic,
+	// and the fix (the test waits for it) is one, however many calls
+	// it makes (gorilla/websocket: eight t.Errorf of one goroutine).
+	type key struct {
+		site ssa.Instruction
+		test *ssa.Function
+	}
+	type report struct {
+		calls []*ssa.Call
+		g     *goroutines.Context
+		ret   ssa.Instruction
+	}
+	reports := make(map[key]*report)
+	var order []key
 	for _, fn := range env.Goroutines.Funcs() {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -391,18 +407,47 @@ func (c *checker) tests() {
 				}
 				for _, g := range env.Goroutines.Of(fn) {
 					if test, ret, ok := c.outlives(call, g); ok {
-						c.rep.Report(analysis.Diagnostic{
-							Pos: call.Pos(),
-							Message: fmt.Sprintf("%s called from a goroutine that may outlive the test: %s can return before it runs, and then the call panics",
-								env.Expr(call.Pos(), "testing method"), source.FuncName(test)),
-							Related: append(env.RootInfo(g), analysis.RelatedInformation{Pos: returnPos(ret), Message: "the test may return here first"}),
-						})
+						k := key{g.Site, test}
+						r := reports[k]
+						if r == nil {
+							r = &report{g: g, ret: ret}
+							reports[k] = r
+							order = append(order, k)
+						}
+						r.calls = append(r.calls, call)
 						break
 					}
 				}
 			}
 		}
 	}
+	for _, k := range order {
+		r := reports[k]
+		slices.SortFunc(r.calls, func(a, b *ssa.Call) int { return cmp.Compare(a.Pos(), b.Pos()) })
+		r.calls = slices.CompactFunc(r.calls, func(a, b *ssa.Call) bool { return a.Pos() == b.Pos() })
+		first := r.calls[0]
+		msg := fmt.Sprintf("%s called from a goroutine that may outlive the test: %s can return before it runs, and then the call panics",
+			env.Expr(first.Pos(), "testing method"), source.FuncName(k.test))
+		related := env.RootInfo(r.g)
+		if more := len(r.calls) - 1; more > 0 {
+			msg += fmt.Sprintf(" (as would %d more testing call%s of this goroutine)", more, plural(more))
+			for _, call := range r.calls[1:] {
+				related = append(related, analysis.RelatedInformation{Pos: call.Pos(), Message: env.Expr(call.Pos(), "testing method") + " panics too"})
+			}
+		}
+		c.rep.Report(analysis.Diagnostic{
+			Pos:     first.Pos(),
+			Message: msg,
+			Related: append(related, analysis.RelatedInformation{Pos: returnPos(r.ret), Message: "the test may return here first"}),
+		})
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // outlives reports whether call, on a goroutine of g, may run after the

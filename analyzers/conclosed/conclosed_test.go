@@ -52,5 +52,9 @@ func TestFixtures(t *testing.T) {
 		// wait or after a receive from the same channel; a t.Fatal or a
 		// helper before the wait is reported.
 		"deferstop",
+		// A goroutine that outlives its test is one diagnostic, at its
+		// first testing call, however many it makes; two goroutines are
+		// two.
+		"manycalls",
 	)
 }
