@@ -527,7 +527,9 @@ func TestFindingShape(t *testing.T) {
 	if len(f.Spawns) != 4 || f.Spawns[0].Line != 90 || f.Spawns[1].Line != 91 || f.Sites[1].Goroutine != "k.go:91:2" {
 		t.Errorf("spawns %+v", f.Spawns)
 	}
-	if len(f.Evidence.Clocks) != 4 || len(f.Evidence.Locks) != 4 || f.Evidence.Locks[0][0] != "x10@k.go:10" {
+	// The lock sites list the locks held when Lock was called: here none
+	// (not the lock each takes).
+	if len(f.Evidence.Clocks) != 4 || len(f.Evidence.Locks) != 4 || f.Evidence.Locks[0][0] != "x10@k.go:10" || len(f.Evidence.Locks[2]) != 0 || len(f.Evidence.Locks[3]) != 0 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	if want := "write of x11 in f11 and read in f21 hold x10 in critical sections that can run in either order, which decides whether the read sees the write: should they be one critical section, or ordered?"; f.Message != want {

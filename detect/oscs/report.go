@@ -149,13 +149,30 @@ func (c *checker) finding(r report) finding.Finding {
 		}
 		f.Stacks = append(f.Stacks, stack)
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(i).String())
-		f.Evidence.Locks = append(f.Evidence.Locks, c.g.LockNames(i, c.sites))
+		locks := c.g.LockNames(i, c.sites)
+		if k >= 2 && i != events[k-2] {
+			locks = c.heldBefore(i)
+		}
+		f.Evidence.Locks = append(f.Evidence.Locks, locks)
 	}
 	f.Witnesses = []finding.Witness{c.witness(f.Sites, events, r)}
 	f.Message = c.message(r, sa, sb, la)
 	f.Evidence.Notes = c.notes(r, sa, sb)
 	f.SetID()
 	return f
+}
+
+// heldBefore names the locks held at the Lock event i other than the one
+// it takes: a lock site's report line lists what was held when the Lock
+// was called ("lock rt.mu ... (holding rt.mu@a.go:42)" said nothing).
+func (c *checker) heldBefore(i int) []string {
+	var out []string
+	for _, l := range c.g.Locks(i) {
+		if l.Addr != c.g.Events[i].Addr {
+			out = append(out, hb.LockName(c.sites, c.g.Acquired(i, l.Addr), l.Addr, l.Mode == hb.Read))
+		}
+	}
+	return out
 }
 
 // witness names the finding's events for validation: the four of its
