@@ -89,6 +89,10 @@ var strength = map[Status]int{
 // Stronger reports whether s says more about a finding than t.
 func (s Status) Stronger(t Status) bool { return strength[s] > strength[t] }
 
+// Words is the status as text reports write it: "not confirmed" for
+// "not-confirmed", the JSON value's dashes as spaces.
+func (s Status) Words() string { return strings.ReplaceAll(string(s), "-", " ") }
+
 // A Site is one place in the user's code that takes part in a finding.
 type Site struct {
 	File string `json:"file,omitempty"` // absolute path; "" (and Line 0) if unknown

@@ -291,3 +291,11 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("%d runtime kinds, want the five ConMem kinds, oscs, crash, test-failed, race and %d Unicorn patterns", n, UnicornPatterns)
 	}
 }
+
+func TestStatusWords(t *testing.T) {
+	for s, want := range map[Status]string{NotConfirmed: "not confirmed", TimedOut: "timed out", NotReached: "not reached", Confirmed: "confirmed"} {
+		if got := s.Words(); got != want {
+			t.Errorf("%q.Words() = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -559,7 +559,7 @@ func unicornControl(ctx context.Context, plain func() Run, forced func() Verdict
 			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, nplain, failReason(failure), n, need), ""
 		}
 		if vd.Status != finding.Confirmed {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, nplain, failReason(failure), n+1, vd.Status), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, nplain, failReason(failure), n+1, vd.Status.Words()), ""
 		}
 	}
 	if failed == 0 {

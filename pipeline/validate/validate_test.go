@@ -569,7 +569,7 @@ func TestUnicornControl(t *testing.T) {
 		{"always fails", "ffffff", 0, 0, "the test failed without a plan too, in all 6 runs (x_test.go:9: count = 6, want 3)", "", 6},
 		{"too often", "fffffp", 0, 0, "the test failed without a plan in 5 of 6 runs (x_test.go:9: count = 6, want 3), too often for 8 forced runs to tell the order's failures from chance", "", 6},
 		{"held", "fpp", 0, 0, "", "the test also failed without a plan in 1 of 3 runs, and under the order in all 3", 4},
-		{"forced passed", "fpfp", 3, 0, "the test failed without a plan in 2 of 4 runs (x_test.go:9: count = 6, want 3), and forced run 3 of the order did not fail (not-confirmed)", "", 5},
+		{"forced passed", "fpfp", 3, 0, "the test failed without a plan in 2 of 4 runs (x_test.go:9: count = 6, want 3), and forced run 3 of the order did not fail (not confirmed)", "", 5},
 		{"budget in plain runs", "fpfp", 0, 3, "the validation budget ran out in the runs without a plan", "", 3},
 		{"budget in forced runs", "fpfp", 0, 6, "the test failed without a plan in 2 of 4 runs (x_test.go:9: count = 6, want 3), and the validation budget ran out after 4 of the 5 forced runs that must fail", "", 7},
 	} {

@@ -284,7 +284,7 @@ func statusLine(f finding.Finding) string {
 func validationLine(f finding.Finding) string {
 	v := f.Validation
 	if v == nil {
-		return fmt.Sprintf("id %s, %s", f.ID, f.Status)
+		return fmt.Sprintf("id %s, %s", f.ID, f.Status.Words())
 	}
 	var line string
 	switch f.Status {
@@ -293,7 +293,7 @@ func validationLine(f finding.Finding) string {
 	case finding.Predicted:
 		line = fmt.Sprintf("id %s, %s only", f.ID, only(f))
 	default:
-		line = fmt.Sprintf("id %s, %s only, %s", f.ID, only(f), f.Status)
+		line = fmt.Sprintf("id %s, %s only, %s", f.ID, only(f), f.Status.Words())
 	}
 	if v.Reason != "" {
 		line += ": " + v.Reason

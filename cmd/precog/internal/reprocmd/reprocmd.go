@@ -145,7 +145,7 @@ func run(ctx context.Context, env *cli.Env, o options, name string) (int, error)
 				fmt.Fprintf(env.Stdout, "reproduced: %s\n", v.Reason)
 			}
 		} else if o.count == 1 {
-			fmt.Fprintf(env.Stdout, "not reproduced (%s): %s\n", v.Status, v.Reason)
+			fmt.Fprintf(env.Stdout, "not reproduced (%s): %s\n", v.Status.Words(), v.Reason)
 		}
 	}
 	if o.count > 1 {
