@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -60,14 +59,7 @@ func TestKernelBubbleForced(t *testing.T) {
 // the others writes; the first of each) and returns a function that forces
 // one mark before another and reads the result.
 func bubbleKernel(t *testing.T, kernel string) func(before, after string) (*Result, string) {
-	dir, err := filepath.Abs("../../testdata/kernels")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"./" + kernel}, CacheDir: sharedCache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, res := instrumentedKernels(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, kernel+".test")
 	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, res.BuildFlags...), "./"+kernel)...)

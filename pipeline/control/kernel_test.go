@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/precog-dev/precog/internal/testcache"
@@ -19,6 +20,35 @@ import (
 // sharedCache is the precog cache of the tests that instrument, shared
 // with the other packages' end-to-end tests (internal/testcache).
 var sharedCache = testcache.Dir()
+
+// The kernels that this package's tests force (bubble_test.go's and
+// mysql) are instrumented in one run, shared by the tests: loading the
+// standard library their tests import, from source under -race in this
+// process, is most of an Instrument's time.
+var forcedKernels struct {
+	once sync.Once
+	dir  string
+	res  *instrument.Result
+	err  error
+}
+
+// instrumentedKernels returns the directory of testdata/kernels and the
+// instrumentation of its packages mysql, bubblecache and bubbletimer.
+func instrumentedKernels(t *testing.T) (string, *instrument.Result) {
+	t.Helper()
+	forcedKernels.once.Do(func() {
+		forcedKernels.dir, forcedKernels.err = filepath.Abs("../../testdata/kernels")
+		if forcedKernels.err != nil {
+			return
+		}
+		forcedKernels.res, forcedKernels.err = instrument.Instrument(context.Background(), instrument.Config{
+			Dir: forcedKernels.dir, Patterns: []string{"./bubblecache", "./bubbletimer", "./mysql"}, CacheDir: sharedCache})
+	})
+	if forcedKernels.err != nil {
+		t.Fatal(forcedKernels.err)
+	}
+	return forcedKernels.dir, forcedKernels.res
+}
 
 // TestKernelMySQLForced is issue 3's acceptance check for force: the MySQL
 // proc_info kernel (testdata/kernels/mysql), instrumented, is recorded
@@ -41,14 +71,7 @@ func TestKernelMySQLForced(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dir, err := filepath.Abs("../../testdata/kernels")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := instrument.Instrument(context.Background(), instrument.Config{Dir: dir, Patterns: []string{"./mysql"}, CacheDir: sharedCache})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, res := instrumentedKernels(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "mysql.test")
 	build := exec.Command("go", append(append([]string{"test", "-c", "-o", bin}, res.BuildFlags...), "./mysql")...)
