@@ -80,7 +80,15 @@ func (im *testImporter) importLocked(path string) (*types.Package, error) {
 		// testify's signatures, not in precog's module.
 		dir = filepath.Join(repoDir(), "pipeline", "rewrite", "testdata", "testify", filepath.Base(path))
 	default:
-		return im.std.ImportFrom(path, "", 0)
+		// Kept here too: the source importer caches the packages it
+		// type-checked, but looks each path up with go/build first,
+		// which reads the headers of every file in its directory (a
+		// third of TestRewriteKernels' CPU, under -race).
+		p, err := im.std.ImportFrom(path, "", 0)
+		if err == nil {
+			im.pkgs[path] = p
+		}
+		return p, err
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	var files []*ast.File
