@@ -26,7 +26,10 @@
 //
 // -maps=false leaves the nomaps variant out (a third less time), and
 // -tracedir puts the traces elsewhere than the temporary directory (a
-// tmpfs, say). The page faults column is the minor faults of the test
+// tmpfs, say). To compare two builds of precog in one run, build the
+// first with -keep DIR (from its own tree; -rounds 1 is enough), then run
+// the second with -base DIR: the first's precog binaries run as variant
+// base in every round, and the table adds base/plain and precog/base. The page faults column is the minor faults of the test
 // binary (wait4's rusage): a mapped trace faults once per page it grows.
 // Each workload's CPU ratios are also logged as soon as it is done.
 //
@@ -58,13 +61,15 @@ import (
 )
 
 var (
-	rounds   = flag.Int("rounds", 5, "rounds of interleaved runs")
+	rounds   = flag.Int("rounds", 5, "rounds of interleaved runs (0 with -keep: only build)")
 	only     = flag.String("w", "", "comma-separated workload `names` to run (default all)")
 	all      = flag.Bool("all", false, "instrument every heap and global access, not only the shared ones")
 	cacheDir = flag.String("cache", "", "precog's cache `dir` (default: a temporary directory, removed at the end)")
 	timeout  = flag.Duration("timeout", 10*time.Minute, "time limit of one test binary run")
 	maps     = flag.Bool("maps", true, "also run the precog binary without EvMapMake (variant nomaps), for the map makes column")
 	traceDir = flag.String("tracedir", "", "`dir` of the precog runs' traces (default: the harness's temporary directory)")
+	keep     = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
+	baseDir  = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")
 )
 
 // A workload is one test package of bench/corpus and the test flags BENCH.md
@@ -96,10 +101,13 @@ const (
 	// nomaps is the precog binary with plan.MapsEnv=0: no EvMapMake, so
 	// that precog/nomaps is what recording map allocations costs.
 	nomaps
+	// base is the precog binary of -base: precog/base compares two
+	// builds of the shim in one run.
+	base
 	numVariants
 )
 
-var variantNames = [numVariants]string{"plain", "race", "precog", "nomaps"}
+var variantNames = [numVariants]string{"plain", "race", "precog", "nomaps", "base"}
 
 type sample struct {
 	cpu, wall  time.Duration
@@ -116,7 +124,7 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *rounds < 1 {
+	if flag.NArg() > 0 || *rounds < 0 || *rounds == 0 && *keep == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -173,6 +181,9 @@ func run(ws []workload, log func(string, ...any)) error {
 		r := &result{w: w}
 		results = append(results, r)
 		dir := filepath.Join(work, fmt.Sprint(i))
+		if *keep != "" {
+			dir = filepath.Join(*keep, keepName(w))
+		}
 		bins, builds, err := buildVariants(corpus, dir, cache, w)
 		r.build = builds
 		if err != nil {
@@ -181,14 +192,26 @@ func run(ws []workload, log func(string, ...any)) error {
 			continue
 		}
 		log("%s: built (plain %v, race %v, precog %v)", w.name, round(builds[plain]), round(builds[race]), round(builds[precog]))
+		if *rounds == 0 {
+			continue
+		}
 		pkgDir, err := packageDir(corpus, w.pkg)
 		if err != nil {
 			r.err = err
 			continue
 		}
-		order := []variant{plain, race, precog, nomaps}
-		if !*maps {
-			order = order[:nomaps]
+		order := []variant{plain, race, precog}
+		if *maps {
+			order = append(order, nomaps)
+		}
+		if *baseDir != "" {
+			bins[base] = filepath.Join(*baseDir, keepName(w), variantNames[precog]+".test")
+			if _, err := os.Stat(bins[base]); err != nil {
+				r.err = fmt.Errorf("-base: %w", err)
+				log("%s: %v", w.name, r.err)
+				continue
+			}
+			order = append(order, base)
 		}
 		tracePath := filepath.Join(dir, "trace")
 		if *traceDir != "" {
@@ -215,14 +238,25 @@ func run(ws []workload, log func(string, ...any)) error {
 		}
 		// The row's CPU figures as each workload ends, for long runs.
 		cpu := func(s sample) float64 { return s.cpu.Seconds() }
-		log("%s: plain CPU %.2f s, precog/plain CPU %s, race/plain CPU %s (load average so far %.2f to %.2f)", w.name,
+		baseLine := ""
+		if *baseDir != "" {
+			baseLine = fmt.Sprintf(", base/plain CPU %s, precog/base CPU %s", ratios(r.samples[base], r.samples[plain], cpu), ratios(r.samples[precog], r.samples[base], cpu))
+		}
+		log("%s: plain CPU %.2f s, precog/plain CPU %s, race/plain CPU %s%s (load average so far %.2f to %.2f)", w.name,
 			median(metric(r.samples[plain], cpu)), ratios(r.samples[precog], r.samples[plain], cpu),
-			ratios(r.samples[race], r.samples[plain], cpu), load.min, load.max)
+			ratios(r.samples[race], r.samples[plain], cpu), baseLine, load.min, load.max)
 	}
 
-	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU | precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | page faults plain / precog | map makes: precog/nomaps CPU | build plain / race / precog |\n")
-	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	var geo [4][]float64 // CPU precog/plain, race/plain, RSS precog/plain, race/plain
+	if *rounds == 0 {
+		return nil
+	}
+	baseHead, baseRule := "", ""
+	if *baseDir != "" {
+		baseHead, baseRule = " base/plain CPU | precog/base CPU | base/race CPU |", "---|---|---|"
+	}
+	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU |%s precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | page faults plain / precog | map makes: precog/nomaps CPU | build plain / race / precog |\n", baseHead)
+	fmt.Printf("|---|---|---|---|---|%s---|---|---|---|---|---|---|\n", baseRule)
+	var geo [6][]float64 // CPU precog/plain, race/plain, RSS precog/plain, race/plain, CPU base/plain, precog/base
 	for _, r := range results {
 		if r.err != nil {
 			fmt.Printf("| %s | FAILED: %s |\n", r.w.name, oneLine(r.err.Error()))
@@ -243,17 +277,29 @@ func run(ws []workload, log func(string, ...any)) error {
 		faults := func(s sample) float64 { return float64(s.faults) }
 		pf := fmt.Sprintf("%.0f / %.0f", median(metric(r.samples[plain], faults)), median(metric(r.samples[precog], faults)))
 		traceRate := median(metric(r.samples[precog], func(s sample) float64 { return float64(s.traceBytes) })) / (1 << 20) / plainCPU
+		baseCols := ""
+		if *baseDir != "" {
+			bc, pb := ratios(r.samples[base], r.samples[plain], cpu), ratios(r.samples[precog], r.samples[base], cpu)
+			baseCols = fmt.Sprintf(" %s | %s | %s |", bc, pb, ratios(r.samples[base], r.samples[race], cpu))
+			if plainCPU >= 0.05 {
+				geo[4] = append(geo[4], bc.med)
+				geo[5] = append(geo[5], pb.med)
+			}
+		}
 		if plainCPU >= 0.05 {
 			geo[0] = append(geo[0], pc.med)
 			geo[1] = append(geo[1], rc.med)
 			geo[2] = append(geo[2], pm.med)
 			geo[3] = append(geo[3], rm.med)
 		}
-		fmt.Printf("| %s | %.2f s | %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %v / %v / %v |\n",
-			r.w.name, plainCPU, pc, rc, pr, pm, rm, pw, traceRate, pf, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
+		fmt.Printf("| %s | %.2f s | %s | %s | %s |%s %s | %s | %s | %.1f | %s | %s | %v / %v / %v |\n",
+			r.w.name, plainCPU, pc, rc, pr, baseCols, pm, rm, pw, traceRate, pf, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
 	}
 	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU: CPU precog %.2fx, race %.2fx; RSS precog %.2fx, race %.2fx.\n",
 		len(geo[0]), geomean(geo[0]), geomean(geo[1]), geomean(geo[2]), geomean(geo[3]))
+	if *baseDir != "" {
+		fmt.Printf("CPU base %.2fx, precog/base %.2fx.\n", geomean(geo[4]), geomean(geo[5]))
+	}
 	host, _ := os.Hostname()
 	goVersion, _ := exec.Command("go", "version").Output()
 	fmt.Printf("\n%s, %s, nproc %d, load average %.2f to %.2f, %d rounds, instrumentation: %s.\n",
@@ -276,6 +322,9 @@ func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]str
 		if v == nomaps {
 			bins[v] = bins[precog] // the same binary, run without EvMapMake
 			continue
+		}
+		if v == base {
+			continue // built by an earlier run (-base)
 		}
 		start := time.Now()
 		var flags []string
@@ -330,7 +379,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 	switch v {
 	case race:
 		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
-	case precog, nomaps:
+	case precog, nomaps, base:
 		os.Remove(tracePath)
 		cmd.Env = append(cmd.Env, "PRECOG_TRACE="+tracePath)
 		if v == nomaps {
@@ -363,7 +412,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 			s.outcomes[m[2]] = m[1]
 		}
 	}
-	if v == precog || v == nomaps {
+	if v == precog || v == nomaps || v == base {
 		fi, err := os.Stat(tracePath)
 		if err != nil {
 			return s, fmt.Errorf("no trace: %v", err)
@@ -484,6 +533,9 @@ func (l *loadRange) sample() {
 		l.min, l.max = min(l.min, v), max(l.max, v)
 	}
 }
+
+// keepName is the directory of w's binaries under -keep and -base.
+func keepName(w workload) string { return strings.ReplaceAll(w.name, "/", "-") }
 
 func round(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
 
