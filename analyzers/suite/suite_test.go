@@ -1,20 +1,33 @@
 package suite_test
 
 import (
+	"fmt"
+	"go/token"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
 
+	"github.com/precog-dev/precog/analyzers/limits"
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/internal/corpus"
+	"github.com/precog-dev/precog/pipeline/static"
 )
 
-// TestKernels runs every check over every package of the kernel corpus:
-// together they must report exactly what the want comments say (each
-// check's own test runs it alone over its kernels), and in each kernel
-// only one check may report, so that one bug gives one diagnostic.
+// TestKernels runs every check over every package of the kernel corpus
+// and its tests twice: as precog vet does, with pipeline/static's ordered
+// driver on a lazily loaded program, and with checker on the program
+// loaded whole. Together the checks must report exactly what the want
+// comments say (corpus.CheckVet); in each kernel only one check may
+// report, so that one bug gives one diagnostic; and the two drivers must
+// give the same actions with the same errors and diagnostics (their
+// positions, URLs and related positions included). It is the corpus's
+// only static run in this module's tests: each check's own test runs it
+// over its fixtures, and the drivers' other tests are pipeline/static's.
 func TestKernels(t *testing.T) {
 	all, err := corpus.Packages(corpus.Dir())
 	if err != nil {
@@ -22,23 +35,102 @@ func TestKernels(t *testing.T) {
 	}
 	// A kernel that is a module of its own is vetted from its own
 	// directory, not as a package of the corpus's module.
-	var pkgs []string
+	var pkgs, patterns []string
 	for _, p := range all {
 		if !corpus.Apart(corpus.Dir(), p) {
 			pkgs = append(pkgs, p)
+			patterns = append(patterns, "./"+p)
 		}
 	}
 	if len(pkgs) == 0 {
 		t.Fatal("no kernels found")
 	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	// The packages are analyzed at once, in one process: as precog vet
+	// does, turn off the budget's limits on wall time and heap growth,
+	// which would count the other packages' and vary from run to run (the
+	// work limit holds).
+	for name, value := range suite.SharedProcessFlags {
+		check, flag, _ := strings.Cut(name, ".")
+		if check != limits.Analyzer.Name {
+			t.Fatalf("shared-process flag %s is not the limits check's", name)
+		}
+		setFlag(t, flag, value)
+	}
+	checked, _ := vetCorpus(t, false, patterns)
+	ordered, diags := vetCorpus(t, true, patterns)
+	if len(checked) < len(patterns) {
+		t.Fatalf("%d actions for %d packages", len(checked), len(patterns))
+	}
+	for _, k := range slices.Sorted(maps.Keys(checked)) {
+		if o, ok := ordered[k]; !ok {
+			t.Errorf("%s: visited by checker only", k)
+		} else if o != checked[k] {
+			t.Errorf("%s: checker gave\n%s\nthe ordered driver gave\n%s", k, checked[k], o)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ordered)) {
+		if _, ok := checked[k]; !ok {
+			t.Errorf("%s: visited by the ordered driver only", k)
+		}
+	}
+
 	owner := make(map[string]string) // package -> the category reported there
-	for _, d := range corpus.CheckVet(t, suite.Checks(), pkgs) {
+	for _, d := range corpus.CheckVet(t, pkgs, diags) {
 		pkg := path.Dir(d.File)
 		if c, ok := owner[pkg]; ok && c != d.Category {
 			t.Errorf("%s: %s reported in a kernel where %s reports too: %s", d.File, d.Category, c, d.Message)
 		}
 		owner[pkg] = d.Category
 	}
+}
+
+// vetCorpus runs the checks over the corpus packages matching patterns,
+// with their tests, loaded lazily (for the ordered driver) or whole (for
+// checker), and renders every action visited: its error, whether it is a
+// root, and its diagnostics with their positions, URLs and related
+// positions. It also returns the diagnostics of the root actions.
+func vetCorpus(t *testing.T, lazy bool, patterns []string) (map[string]string, []corpus.Diag) {
+	t.Helper()
+	prog, err := static.Load(t.Context(), static.Config{Dir: corpus.Dir(), Patterns: patterns, Tests: true, AllSyntax: true, Lazy: lazy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]string)
+	var diags []corpus.Diag
+	err = prog.Analyze(t.Context(), suite.Checks(), func(act *checker.Action) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "root %v err %v\n", act.IsRoot, act.Err)
+		pos := func(p token.Pos) string { return act.Package.Fset.Position(p).String() }
+		for _, d := range act.Diagnostics {
+			fmt.Fprintf(&b, "%s-%s: %s [%s] %s\n", pos(d.Pos), pos(d.End), d.Message, d.Category, d.URL)
+			for _, r := range d.Related {
+				fmt.Fprintf(&b, "\t%s-%s: %s\n", pos(r.Pos), pos(r.End), r.Message)
+			}
+			if act.IsRoot {
+				x, err := corpus.NewDiag(act.Package.Fset.Position(d.Pos), d.Category, d.Message)
+				if err != nil {
+					t.Fatal(err)
+				}
+				diags = append(diags, x)
+			}
+		}
+		if act.IsRoot && act.Err != nil {
+			t.Errorf("%s: %v", act, act.Err)
+		}
+		if _, dup := got[act.String()]; dup {
+			t.Errorf("%s visited twice", act)
+		}
+		got[act.String()] = b.String()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range prog.Errors {
+		t.Errorf("lazy %v: %s", lazy, e)
+	}
+	return got, diags
 }
 
 // TestSelect checks go vet's rule for choosing checks from flags.

@@ -14,9 +14,6 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
-
-	"github.com/precog-dev/precog/analyzers/suite"
-	"github.com/precog-dev/precog/internal/corpus"
 )
 
 // actions runs analyzers over the packages matching patterns in dir,
@@ -68,44 +65,10 @@ func diff(t *testing.T, checked, ordered map[string]string) {
 	}
 }
 
-// TestOrderedMatchesChecker runs precog's checks over the kernel corpus
-// with checker on a program loaded whole and with the ordered driver on a
-// lazily loaded one: the same actions must come out with the same errors
-// and diagnostics.
-func TestOrderedMatchesChecker(t *testing.T) {
-	if testing.Short() {
-		t.Skip("analyses the kernel corpus twice")
-	}
-	all, err := corpus.Packages(corpus.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var patterns []string
-	for _, p := range all {
-		if !corpus.Apart(corpus.Dir(), p) {
-			patterns = append(patterns, "./"+p)
-		}
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	checks := suite.Checks()
-	for _, c := range checks {
-		for name, value := range suite.SharedProcessFlags { // the budget's limits on time and heap vary from run to run
-			if f := c.Flags.Lookup(strings.TrimPrefix(name, c.Name+".")); f != nil && strings.HasPrefix(name, c.Name+".") {
-				defer c.Flags.Set(f.Name, f.DefValue)
-				if err := c.Flags.Set(f.Name, value); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	checked, _ := actions(t, corpus.Dir(), false, checks, patterns...)
-	ordered, _ := actions(t, corpus.Dir(), true, checks, patterns...)
-	if len(checked) < len(patterns) {
-		t.Fatalf("%d actions for %d packages", len(checked), len(patterns))
-	}
-	diff(t, checked, ordered)
-}
+// The ordered driver and checker are compared on the kernel corpus, with
+// precog's checks, by analyzers/suite's TestKernels, which judges the
+// diagnostics by the corpus's want comments in the same run (one analysis
+// of the corpus per driver in the module's tests, not two).
 
 // factsModule has facts cross packages: c imports b, which imports a.
 var factsModule = map[string]string{
