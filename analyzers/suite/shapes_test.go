@@ -133,16 +133,9 @@ func TestShapesStayWithinBudget(t *testing.T) {
 	setFlag(t, "time", "0")
 	setFlag(t, "mem", "0")
 	const small, large = 150, 300
-	work := map[string][2]int64{}
-	for i, n := range []int{small, large} {
-		for name, w := range analyzeShapes(t, n) {
-			v := work[name]
-			v[i] = w
-			work[name] = v
-		}
-	}
+	work := analyzeShapes(t, small, large)
 	for name := range shapes {
-		w := work[name]
+		w := [2]int64{work[shapePath(name, small)], work[shapePath(name, large)]}
 		t.Logf("%s: work %d at size %d, %d at size %d", name, w[0], small, w[1], large)
 		if w[0] <= 0 {
 			t.Errorf("%s: no work recorded at size %d", name, small)
@@ -153,6 +146,9 @@ func TestShapesStayWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// shapePath is the import path of shape name at size n.
+func shapePath(name string, n int) string { return fmt.Sprintf("n%d/%s", n, name) }
 
 // workProbe runs after every check and returns the work spent on the
 // package; the checker keeps the results of root analyzers only.
@@ -166,19 +162,24 @@ var workProbe = &analysis.Analyzer{
 	},
 }
 
-// analyzeShapes writes every shape at size n into a GOPATH, runs the
-// suite on it with the default budget, and returns the work each package
-// spent.
-func analyzeShapes(t *testing.T, n int) map[string]int64 {
+// analyzeShapes writes every shape at each size into a GOPATH (shape
+// name at size n is package shapePath(name, n)), runs the suite on them
+// with the default budget, and returns the work each package spent. The
+// sizes are loaded and analyzed together: the budget is each package's
+// own, and the standard library packages a shape imports are loaded from
+// source once.
+func analyzeShapes(t *testing.T, sizes ...int) map[string]int64 {
 	t.Helper()
 	dir := t.TempDir()
-	for name, gen := range shapes {
-		pkgDir := filepath.Join(dir, "src", name)
-		if err := os.MkdirAll(pkgDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(pkgDir, name+".go"), []byte(gen(n)), 0o644); err != nil {
-			t.Fatal(err)
+	for _, n := range sizes {
+		for name, gen := range shapes {
+			pkgDir := filepath.Join(dir, "src", filepath.FromSlash(shapePath(name, n)))
+			if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(pkgDir, name+".go"), []byte(gen(n)), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	cfg := &packages.Config{
@@ -190,8 +191,8 @@ func analyzeShapes(t *testing.T, n int) map[string]int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pkgs) != len(shapes) {
-		t.Fatalf("loaded %d packages, want %d", len(pkgs), len(shapes))
+	if len(pkgs) != len(shapes)*len(sizes) {
+		t.Fatalf("loaded %d packages, want %d", len(pkgs), len(shapes)*len(sizes))
 	}
 	for _, p := range pkgs {
 		for _, e := range p.Errors {
@@ -205,11 +206,11 @@ func analyzeShapes(t *testing.T, n int) map[string]int64 {
 	work := map[string]int64{}
 	for act := range graph.All() {
 		if act.Err != nil {
-			t.Errorf("%s on %s at size %d: %v", act.Analyzer.Name, act.Package.PkgPath, n, act.Err)
+			t.Errorf("%s on %s: %v", act.Analyzer.Name, act.Package.PkgPath, act.Err)
 		}
 		for _, d := range act.Diagnostics {
 			if d.Category == finding.InternalError || d.Category == limits.ID {
-				t.Errorf("%s at size %d: %s: %s", act.Package.PkgPath, n, d.Category, d.Message)
+				t.Errorf("%s: %s: %s", act.Package.PkgPath, d.Category, d.Message)
 			}
 		}
 		if w, ok := act.Result.(int64); ok && act.Analyzer == workProbe {
