@@ -143,16 +143,26 @@ func TestKernels(t *testing.T) {
 			}
 		}
 		for _, pkg := range pkgs {
+			got := fs
+			if fs2, ok := retried[pkg]; ok {
+				got = fs2
+			}
+			if g.module == "" {
+				corpusFindings[pkg] = got
+			}
 			t.Run(pkg, func(t *testing.T) {
-				got := fs
-				if fs2, ok := retried[pkg]; ok {
-					got = fs2
-				}
 				checkPackage(t, pkg, cmp.Or(g.module, kernelsModule+"/"+pkg), expects[pkg], got)
 			})
 		}
 	}
 }
+
+// corpusFindings holds the findings of TestKernels' runs, by kernel
+// directory of the kernels' module, for the tests that want the runtime
+// findings of kernels whatever their status (TestStaticAndRuntimeIDs):
+// a precog test of their own would build and record those kernels again,
+// in a package set of its own (site ids are numbered over the set).
+var corpusFindings = make(map[string][]finding.Finding)
 
 // checkPackage compares the findings of the tests of kernel package pkg
 // with its expect file.

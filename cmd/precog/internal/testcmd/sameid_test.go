@@ -29,19 +29,35 @@ func TestStaticAndRuntimeIDs(t *testing.T) {
 
 	static := vetKernels(t, pkgs)
 
-	// Predictions are enough: validation changes a finding's status, not
-	// its ID.
-	stdout, stderr, code := precog(t, kernels, append([]string{"test", "-json", "-validate=false", "-fail-on=predicted", "-cache", sharedCache, "-timeout", "1m"}, pkgs...)...)
-	if code != 3 {
-		t.Fatalf("precog test exited %d, want 3 (findings):\n%s", code, stderr)
+	// Validation changes a finding's status, not its ID: TestKernels'
+	// findings of these kernels serve when it ran them (go test runs it
+	// first), predictions of a run of their own otherwise.
+	var runtime []finding.Finding
+	for _, p := range pkgs {
+		fs, ok := corpusFindings[strings.TrimPrefix(p, "./")]
+		if !ok {
+			runtime = nil
+			break
+		}
+		runtime = append(runtime, fs...)
 	}
-	runtime := decodeFindings(t, stdout)
+	if runtime == nil {
+		stdout, stderr, code := precog(t, kernels, append([]string{"test", "-json", "-validate=false", "-fail-on=predicted", "-cache", sharedCache, "-timeout", "1m"}, pkgs...)...)
+		if code != 3 {
+			t.Fatalf("precog test exited %d, want 3 (findings):\n%s", code, stderr)
+		}
+		runtime = decodeFindings(t, stdout)
+		for _, f := range runtime {
+			if f.Status != finding.Predicted {
+				t.Errorf("runtime finding %s has status %q, want predicted", f.ID, f.Status)
+			}
+		}
+	} else {
+		t.Log("the runtime findings are TestKernels'")
+	}
 
 	byBug := make(map[string]finding.Finding)
 	for _, f := range runtime {
-		if f.Status != finding.Predicted {
-			t.Errorf("runtime finding %s has status %q, want predicted", f.ID, f.Status)
-		}
 		byBug[bugKey(f)] = f
 	}
 	var got []string
