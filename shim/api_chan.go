@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
+	"weak"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -70,21 +71,41 @@ func Send[T any](site uint32, ch chan<- T, v T) {
 // is collected.
 var chanLocks sync.Map // uintptr -> *chanLock
 
-type chanLock struct{ send, recv sync.Mutex }
+type chanLock struct {
+	send, recv sync.Mutex
+	// ch is the channel the entry is for. A channel made at a collected
+	// channel's address before that one's cleanup ran must not take its
+	// entry: the cleanup would remove it while the new channel's
+	// operations held its locks, and the next operation would take a
+	// lock of a new entry, unordered with theirs.
+	ch weak.Pointer[byte]
+}
 
 func chanLockOf(a unsafe.Pointer) *chanLock {
-	k := uintptr(a)
-	if l, ok := chanLocks.Load(k); ok {
-		return l.(*chanLock)
+	k, p := uintptr(a), (*byte)(a)
+	old, ok := chanLocks.Load(k)
+	if ok && old.(*chanLock).ch.Value() == p {
+		return old.(*chanLock)
 	}
-	n := new(chanLock)
-	l, loaded := chanLocks.LoadOrStore(k, n)
-	if !loaded {
-		// CompareAndDelete: a channel made later at the address may
-		// have its own entry by the time the cleanup runs.
-		runtime.AddCleanup((*byte)(a), func(k uintptr) { chanLocks.CompareAndDelete(k, n) }, k)
+	n := &chanLock{ch: weak.Make(p)}
+	for {
+		var won bool
+		if ok {
+			won = chanLocks.CompareAndSwap(k, old, n) // old is a collected channel's
+		} else {
+			old, ok = chanLocks.LoadOrStore(k, n)
+			won = !ok
+		}
+		if won {
+			// CompareAndDelete: a channel made later at the address
+			// may have its own entry by the time the cleanup runs.
+			runtime.AddCleanup(p, func(k uintptr) { chanLocks.CompareAndDelete(k, n) }, k)
+			return n
+		}
+		if old, ok = chanLocks.Load(k); ok && old.(*chanLock).ch.Value() == p {
+			return old.(*chanLock) // another operation of this channel made it
+		}
 	}
-	return l.(*chanLock)
 }
 
 // controlling reports whether a control plan is in force.

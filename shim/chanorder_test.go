@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -63,11 +64,6 @@ func TestChanOrder(t *testing.T) {
 // go away.
 func TestChanLocksCleaned(t *testing.T) {
 	const n = 1000
-	// Let the cleanups of channels other tests left run first: a channel
-	// made where a collected one was, before its cleanup ran, takes the
-	// collected one's entry, which the cleanup then removes.
-	runtime.GC()
-	time.Sleep(20 * time.Millisecond)
 	var keys []uintptr
 	chans := make([]chan int, n)
 	for i := range chans {
@@ -159,4 +155,30 @@ func TestChanElems(t *testing.T) {
 			t.Errorf("%s: elems %d and %d", p.name, p.x, p.y)
 		}
 	}
+}
+
+// TestChanLockNotTakenOver: a channel made at the address of a collected
+// channel whose cleanup has not run yet gets an entry of its own, not the
+// collected one's (which that cleanup would remove under it).
+func TestChanLockNotTakenOver(t *testing.T) {
+	ch := make(chan int, 1)
+	k := uintptr(ChanAddr(ch))
+	dead := new(byte)
+	stale := &chanLock{ch: weak.Make(dead)}
+	dead = nil
+	for stale.ch.Value() != nil {
+		runtime.GC()
+	}
+	chanLocks.Store(k, stale)
+	l := chanLockOf(ChanAddr(ch))
+	if l == stale || l.ch.Value() != (*byte)(ChanAddr(ch)) {
+		t.Fatal("the channel took the collected channel's entry")
+	}
+	if got, _ := chanLocks.Load(k); got != l {
+		t.Fatal("the channel's entry is not in chanLocks")
+	}
+	if chanLockOf(ChanAddr(ch)) != l {
+		t.Fatal("a second operation got another entry")
+	}
+	runtime.KeepAlive(ch)
 }
