@@ -134,6 +134,17 @@ func homeModules(pkgs []*packages.Package) map[string]bool {
 // the packages of the main module (and those matching cfg.Deps) that the tests
 // import, and returns the flags that make go test build them.
 func Instrument(ctx context.Context, cfg Config) (*Result, error) {
+	return instrument(ctx, cfg, load)
+}
+
+// A loader loads the packages of cfg as load does. Tests pass one that
+// loads once for several runs with the same Dir, Patterns and BuildFlags:
+// loading the standard library from source is most of a run's time, under
+// -race many seconds.
+type loader func(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error)
+
+// instrument is Instrument with the packages loaded by load.
+func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	if err := checkConfig(&cfg); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/tools/go/packages"
+
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -100,6 +102,28 @@ func setupKernels() error {
 		return fmt.Errorf("go test -c: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// A sharedLoad is a loader (see instrument) that loads the packages once
+// for the runs of one test that differ only in what is done with them.
+type sharedLoad struct {
+	once sync.Once
+	key  string
+	pkgs []*packages.Package
+	home map[string]bool
+	err  error
+}
+
+func (l *sharedLoad) load(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error) {
+	key := fmt.Sprintf("%q %q %q", cfg.Dir, cfg.Patterns, cfg.BuildFlags)
+	l.once.Do(func() {
+		l.key = key
+		l.pkgs, l.home, l.err = load(ctx, cfg)
+	})
+	if key != l.key {
+		return nil, nil, fmt.Errorf("a shared load of %s asked for %s", l.key, key)
+	}
+	return l.pkgs, l.home, l.err
 }
 
 func goCmd(dir string, args ...string) ([]byte, error) {
@@ -441,7 +465,9 @@ func TestDeps(t *testing.T) {
 // latter at run time).
 func TestSharedFilter(t *testing.T) {
 	buildKernels(t)
-	all, err := Instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true})
+	// Both runs analyze and rewrite the packages of one load.
+	var l sharedLoad
+	all, err := instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true}, l.load)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,12 +475,14 @@ func TestSharedFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Without the stored result, the run computes everything again: the
-	// same bytes, so the same paths.
+	// Without the stored result, the run computes everything again
+	// (analysis, rewriting, site numbering) from the same load: the same
+	// bytes, so the same paths. (The load is go/packages' sorted output;
+	// every map of it that the run ranges over is ranged in a new order.)
 	if err := os.RemoveAll(filepath.Join(kernels.cache, "results")); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true})
+	again, err := instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true}, l.load)
 	if err != nil {
 		t.Fatal(err)
 	}

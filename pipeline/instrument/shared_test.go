@@ -1,36 +1,61 @@
 package instrument
 
 import (
+	"context"
 	"go/ast"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// The module testdata/shared (counter, ring and uses) is loaded and
+// analyzed once for TestSharedAPI, TestSharedTestedAPI and TestUses:
+// loading the standard library that its tests import, from source under
+// -race, is most of each test's time.
+var sharedAnalysis struct {
+	once sync.Once
+	sel  *selection
+	s    *sharedSet
+	err  error
+}
+
+// analyzedShared returns the selection and the analysis of testdata/shared.
+func analyzedShared(t *testing.T) (*selection, *sharedSet) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	sharedAnalysis.once.Do(func() {
+		ctx := context.Background()
+		dir, _ := filepath.Abs("testdata/shared")
+		pkgs, home, err := load(ctx, Config{Dir: dir, Patterns: []string{"./..."}})
+		if err != nil {
+			sharedAnalysis.err = err
+			return
+		}
+		mod, err := findModule(ctx, dir, nil)
+		if err != nil {
+			sharedAnalysis.err = err
+			return
+		}
+		sharedAnalysis.sel = selectFiles(pkgs, home, mod, nil)
+		sharedAnalysis.s, sharedAnalysis.err = analyzeShared(sharedAnalysis.sel.roots, nil, nil, false)
+	})
+	if sharedAnalysis.err != nil {
+		t.Fatal(sharedAnalysis.err)
+	}
+	return sharedAnalysis.sel, sharedAnalysis.s
+}
 
 // TestSharedAPI checks the filter on a package whose concurrency is all in
 // its external test: the field its exported methods write is shared, the
 // field written only before the object escapes is not.
 func TestSharedAPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads packages from source")
-	}
-	dir, _ := filepath.Abs("testdata/shared")
-	pkgs, home, err := load(t.Context(), Config{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := findModule(t.Context(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sel, s := analyzedShared(t)
 	want := map[string]bool{"n": true, "name": false}
 	seen := map[string]int{}
 	for _, f := range sel.files {
@@ -66,23 +91,7 @@ func TestSharedAPI(t *testing.T) {
 // other packages may run them concurrently; the slot written before the
 // ring escapes is not. Each index expression's line says which it is.
 func TestSharedTestedAPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads packages from source")
-	}
-	dir, _ := filepath.Abs("testdata/shared")
-	pkgs, home, err := load(t.Context(), Config{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := findModule(t.Context(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sel, s := analyzedShared(t)
 	checked := map[bool]int{}
 	for _, f := range sel.files {
 		if filepath.Base(f.path) != "ring.go" {
@@ -122,27 +131,11 @@ func TestSharedTestedAPI(t *testing.T) {
 }
 
 // TestUses checks trace.Site.Uses against the uses:"..." comments of
-// testdata/uses: one per read of a field on the line, in column order;
+// testdata/shared/uses: one per read of a field on the line, in column order;
 // and, on lines with writes:"..." comments, the Uses of the fields the
 // line assigns.
 func TestUses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads packages from source")
-	}
-	dir, _ := filepath.Abs("testdata/uses")
-	pkgs, home, err := load(t.Context(), Config{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := findModule(t.Context(), dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel := selectFiles(pkgs, home, mod, nil)
-	s, err := analyzeShared(sel.roots, nil, nil, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sel, s := analyzedShared(t)
 	want := regexp.MustCompile(`\buses:"([^"]*)"`)
 	wantWrite := regexp.MustCompile(`writes:"([^"]*)"`)
 	checked := 0
@@ -203,7 +196,7 @@ func TestUses(t *testing.T) {
 }
 
 // checkLoadCallUses checks the Uses of the atomic load calls of
-// testdata/uses/atomic.go against its loads:"..." comments (TestUses, on
+// testdata/shared/uses/atomic.go against its loads:"..." comments (TestUses, on
 // the same analysis): deref for a pointer loaded and dereferenced
 // unchecked (atomic.Pointer's and atomic.Value's Load, atomic.LoadPointer,
 // sync.Map's Load with its ok unused), nothing for one compared with nil,

@@ -1,3 +1,0 @@
-module precog.example/uses
-
-go 1.22
