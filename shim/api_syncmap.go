@@ -8,8 +8,8 @@ import (
 
 // syncMapKeys gives each (sync.Map, key) pair that a recorded operation
 // named the location its events are recorded at (SyncMapKey): for each
-// *sync.Map, a *mapKeys holding a sync.Map of its keys' *uint64
-// locations. Two levels of sync.Map, so that the lookup of a pair already
+// *sync.Map, a *mapKeys holding a sync.Map of its keys' entries (each
+// holding the key's location word). Two levels of sync.Map, so that the lookup of a pair already
 // seen takes no lock (a mutex would serialize every recorded sync.Map
 // operation of the program, whose Loads are meant to run in parallel) and
 // allocates nothing (a struct of map and key as one key would be boxed
@@ -23,10 +23,61 @@ var syncMapKeys sync.Map
 // written only when the map changes.
 var lastMapKeys atomic.Pointer[mapKeys]
 
-// mapKeys is one sync.Map's keys: key -> *uint64.
+// mapKeys is one sync.Map's keys: key -> *keyEntry, and a cache of the
+// entries of integer keys (ints).
 type mapKeys struct {
 	m    *sync.Map
 	keys sync.Map
+	// ints caches the entries of keys whose dynamic type is one of
+	// Go's integer types (intKey), direct-mapped by the key's value:
+	// a hit costs a type switch, a multiply and a load instead of a
+	// sync.Map lookup, which hashes the interface and walks a trie (as
+	// much as the program's own Load: half of x/sync/syncmap's recorded
+	// Loads' cost, bench/RESULTS.md, reccost9). Allocated at the map's
+	// first integer key; written only on a miss.
+	ints atomic.Pointer[[intSlots]atomic.Pointer[keyEntry]]
+}
+
+// intSlotBits sets the size of a map's cache of integer keys: 1024 slots
+// (8 KiB per sync.Map that has integer keys), as many as the keys of
+// x/sync/syncmap's TestConcurrentRange, whose Range visits all of them in
+// turn.
+const (
+	intSlotBits = 10
+	intSlots    = 1 << intSlotBits
+)
+
+// A keyEntry is a key's location (loc) and, for an integer key, the key
+// as ints compares it: its type word and its value.
+type keyEntry struct {
+	loc uint64
+	typ unsafe.Pointer
+	v   uint64
+}
+
+// intKey returns the type word and the value of an integer key; ok is
+// false for a key of any other type. Two integer keys are equal, as
+// sync.Map compares them, exactly when both are equal.
+func intKey(key any) (typ unsafe.Pointer, v uint64, ok bool) {
+	switch k := key.(type) {
+	case int:
+		v = uint64(k)
+	case int64:
+		v = uint64(k)
+	case int32:
+		v = uint64(k)
+	case uint64:
+		v = k
+	case uint32:
+		v = uint64(k)
+	case uint:
+		v = uint64(k)
+	case uintptr:
+		v = uint64(k)
+	default:
+		return nil, 0, false
+	}
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&key))[0], v, true
 }
 
 // SyncMapKey returns the location that the operations of sync.Map m on
@@ -63,9 +114,26 @@ func SyncMapKey(m *sync.Map, key any) unsafe.Pointer {
 		mk = v.(*mapKeys)
 		lastMapKeys.Store(mk)
 	}
+	typ, v, isInt := intKey(key)
+	var slot *atomic.Pointer[keyEntry]
+	if isInt {
+		ints := mk.ints.Load()
+		if ints == nil {
+			mk.ints.CompareAndSwap(nil, new([intSlots]atomic.Pointer[keyEntry]))
+			ints = mk.ints.Load()
+		}
+		slot = &ints[v*0x9e3779b97f4a7c15>>(64-intSlotBits)]
+		if e := slot.Load(); e != nil && e.typ == typ && e.v == v {
+			return unsafe.Pointer(&e.loc)
+		}
+	}
 	p, ok := mk.keys.Load(key)
 	if !ok {
-		p, _ = mk.keys.LoadOrStore(key, new(uint64))
+		p, _ = mk.keys.LoadOrStore(key, &keyEntry{typ: typ, v: v})
 	}
-	return unsafe.Pointer(p.(*uint64))
+	e := p.(*keyEntry)
+	if slot != nil {
+		slot.Store(e)
+	}
+	return unsafe.Pointer(&e.loc)
 }

@@ -446,6 +446,26 @@ func TestSyncMapKey(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { SyncMapKey(&m, "a"); SyncMapKey(&other, "a") }); n != 0 {
 		t.Errorf("SyncMapKey of pairs already seen, of two maps in turn, allocates %v times, want 0", n)
 	}
+	// Integer keys, which a cache by value finds (intKey): equal keys of
+	// one type share a location, whether found in the cache or not (2000
+	// keys evict each other in its 1024 slots), and keys of equal values
+	// but other types, or of other values, do not.
+	var ints sync.Map
+	locs := map[unsafe.Pointer]any{}
+	for range 2 {
+		for i := range 2000 {
+			for _, k := range []any{i, int64(i), uint32(i)} {
+				p := SyncMapKey(&ints, k)
+				if q, ok := locs[p]; ok && q != k {
+					t.Fatalf("keys %T(%v) and %T(%v) share a location", k, k, q, q)
+				}
+				locs[p] = k
+			}
+		}
+	}
+	if len(locs) != 6000 {
+		t.Errorf("6000 keys have %d locations", len(locs))
+	}
 	func() {
 		defer func() {
 			if recover() == nil {
