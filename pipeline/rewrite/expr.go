@@ -294,8 +294,8 @@ func (r *rewriter) mapOp(m ast.Expr, pos token.Pos, kind, fn string, whole ast.N
 	if r.before120 {
 		call = r.rt(map[string]string{"MR": "MapRead", "MW": "MapWrite", "MI": "MapIter"}[fn])
 	}
-	if l, ok := r.localRef(); ok && !r.before120 {
-		call = r.shim(fn+"L") + "(" + l + ", "
+	if l, ok := r.localRef(); ok {
+		call += "L(" + l + ", "
 	} else {
 		call += "("
 	}

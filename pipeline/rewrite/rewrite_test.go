@@ -430,7 +430,8 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
-		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or", "MapRead", "MapWrite", "MapIter"} {
+		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or", "MapRead", "MapWrite", "MapIter",
+		"MapReadL", "MapWriteL", "MapIterL"} {
 		want(rtFuncs, name, "rewriter")
 	}
 }
@@ -468,7 +469,13 @@ func f(t reflect.Type) int {
 	if err != nil || r == nil {
 		t.Fatalf("rewrite: %v", err)
 	}
-	if !bytes.Contains(out, []byte("precog_rt.MapWrite(")) || bytes.Contains(out, []byte("precog_shim.MW(")) {
+	// In a function body with a Local, the L forms take it.
+	for _, want := range []string{"precog_rt.MapWriteL(&precog_g, ", "precog_rt.MapIterL(&precog_g, ", "precog_rt.MapReadL(&precog_g, "} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("no %s in the rewritten go1.19 file:\n%s", want, out)
+		}
+	}
+	if bytes.Contains(out, []byte("precog_shim.MW")) {
 		t.Errorf("maps not rewritten through rt:\n%s", out)
 	}
 	im := newTestImporter()

@@ -355,6 +355,26 @@ func MapIter[M any](site uint32, m M) M {
 	return m
 }
 
+// MapReadL, MapWriteL and MapIterL are MapRead, MapWrite and MapIter for
+// a function body with a Local (shim.MRL, MWL and MIL), which looks the
+// goroutine up once per call and not at every map access.
+func MapReadL[M any](l *shim.Local, site uint32, m M) M {
+	shim.MRL(l, site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}
+
+// MapWriteL is shim.MWL for files below go1.20; see MapReadL.
+func MapWriteL[M any](l *shim.Local, site uint32, m M) M {
+	shim.MWL(l, site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}
+
+// MapIterL is shim.MIL for files below go1.20; see MapReadL.
+func MapIterL[M any](l *shim.Local, site uint32, m M) M {
+	shim.MIL(l, site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
+	return m
+}
+
 // MapMake is shim.MakeMap for files below go1.20; see MapRead.
 func MapMake[M any](site uint32, m M) M {
 	shim.MakeMap(site, *(*map[struct{}]struct{})(unsafe.Pointer(&m)))
