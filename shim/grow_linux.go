@@ -43,6 +43,18 @@ const madvPopulateWrite = 23
 // ristretto/z's recorded samples (exc_page_fault on this paravirtualized
 // machine). A kernel without MADV_POPULATE_WRITE refuses it, and the pages
 // fault in one by one as before.
+//
+// A segment of whole huge pages (mapSegment places those at file offsets
+// that are multiples of hugePage) is first advised MADV_HUGEPAGE, so that
+// the kernel can back it with huge folios: on this machine the first
+// write to each 4 KiB page of a populated segment still cost 4 to 5 µs of
+// user CPU (the hypervisor's shadow page tables, charged to whatever
+// instruction stored there: the encoders' and StartBatch's stores in the
+// profiles), and about 0.2 µs with the advice (bench/RESULTS.md,
+// reccost9). A kernel or file system that cannot do it ignores the advice.
 func populatePages(b []byte) {
+	if len(b) >= hugePage && len(b)%hugePage == 0 {
+		syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), syscall.MADV_HUGEPAGE)
+	}
 	syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), madvPopulateWrite)
 }

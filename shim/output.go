@@ -51,13 +51,19 @@ const (
 // smallSegment: the current segment's pages stay resident until the next
 // one is mapped, and 4 MiB of them was half of the resident memory of a
 // small test binary (x/sync/syncmap's, about 10 MB plain). A long trace
-// goes on to maxSegment, whose drops are four times fewer, where the
+// goes on to maxSegment, whose drops are two times fewer, where the
 // segment is small beside the program's own memory.
+//
+// A segment of hugePage bytes or more starts at a file offset that is a
+// multiple of hugePage (the bytes skipped are a hole, which reads as
+// padding), so that the kernel can back it with huge pages (see
+// populatePages).
 const (
 	firstChunk   = 4 << 10
 	maxChunk     = 64 << 10
 	firstSegment = 64 << 10
-	smallSegment = 1 << 20
+	hugePage     = 2 << 20
+	smallSegment = hugePage
 	smallTrace   = 64 << 20
 	maxSegment   = 4 << 20
 	// batchHeaderLen bounds StartBatch's header.
@@ -167,21 +173,7 @@ func packagePath() string {
 // mapSegment grows the file by a segment of at least n bytes and maps it.
 // out.mu is held.
 func mapSegment(n int) error {
-	size := 2 * len(out.seg)
-	if size < firstSegment {
-		size = firstSegment
-	}
-	off := out.segOff + int64(len(out.seg))
-	limit := maxSegment
-	if off < smallTrace {
-		limit = smallSegment
-	}
-	if size > limit {
-		size = limit
-	}
-	if size < n {
-		size = alignUp(n, firstSegment)
-	}
+	off, size := nextSegment(out.segOff, len(out.seg), n)
 	if err := growFile(out.f, off, size); err != nil {
 		return err
 	}
@@ -196,6 +188,31 @@ func mapSegment(n int) error {
 	}
 	out.seg, out.segOff, out.next = mem, off, 0
 	return nil
+}
+
+// nextSegment returns the file offset and the size of the segment to map
+// after the one at off of size cur (0 for none), for at least n bytes.
+func nextSegment(off int64, cur, n int) (int64, int) {
+	size := 2 * cur
+	if size < firstSegment {
+		size = firstSegment
+	}
+	off += int64(cur)
+	limit := maxSegment
+	if off < smallTrace {
+		limit = smallSegment
+	}
+	if size > limit {
+		size = limit
+	}
+	if size < n {
+		size = alignUp(n, firstSegment)
+	}
+	if size >= hugePage {
+		size = alignUp(size, hugePage)
+		off = int64(alignUp(int(off), hugePage))
+	}
+	return off, size
 }
 
 // refill gives g a buffer with at least n bytes of room after a new batch

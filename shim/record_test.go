@@ -2,6 +2,7 @@ package shim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -492,5 +493,34 @@ func TestSyncMapKey(t *testing.T) {
 		if ev.Addr != uint64(uintptr(a)) || ev.Value != 1 {
 			t.Errorf("%v at %#x value %d, want at %p value 1", ev.Kind, ev.Addr, ev.Value, a)
 		}
+	}
+}
+
+// TestNextSegment: segments double from firstSegment, and one of a huge
+// page or more starts at a multiple of hugePage and is a whole number of
+// them, leaving a hole before it (populatePages).
+func TestNextSegment(t *testing.T) {
+	var off int64
+	size := 0
+	var sizes []int
+	for off < 80<<20 {
+		next, n := nextSegment(off, size, 100)
+		if next < off+int64(size) {
+			t.Fatalf("segment at %d overlaps the one at %d of %d bytes", next, off, size)
+		}
+		if n >= hugePage && (next%hugePage != 0 || n%hugePage != 0) {
+			t.Fatalf("segment of %d bytes at %d: not whole huge pages", n, next)
+		}
+		off, size = next, n
+		sizes = append(sizes, n>>10)
+	}
+	if want := []int{64, 128, 256, 512, 1024, 2048}; !slices.Equal(sizes[:6], want) {
+		t.Errorf("first segments %v KiB, want %v", sizes[:6], want)
+	}
+	if last := sizes[len(sizes)-1]; last != maxSegment>>10 {
+		t.Errorf("segment past smallTrace %d KiB, want %d", last, maxSegment>>10)
+	}
+	if _, n := nextSegment(0, 0, 3<<20); n != 4<<20 {
+		t.Errorf("segment for 3 MiB is %d bytes, want 4 MiB", n)
 	}
 }
