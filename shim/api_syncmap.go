@@ -9,12 +9,12 @@ import (
 // syncMapKeys gives each (sync.Map, key) pair that a recorded operation
 // named the location its events are recorded at (SyncMapKey): for each
 // *sync.Map, a *mapKeys holding a sync.Map of its keys' entries (each
-// holding the key's location word). Two levels of sync.Map, so that the lookup of a pair already
-// seen takes no lock (a mutex would serialize every recorded sync.Map
-// operation of the program, whose Loads are meant to run in parallel) and
-// allocates nothing (a struct of map and key as one key would be boxed
-// into an interface at every operation; a pointer and an interface value
-// are not).
+// holding the key's location word). Two levels of sync.Map, so that the
+// lookup of a pair already seen takes no lock (a mutex would serialize
+// every recorded sync.Map operation of the program, whose Loads are meant
+// to run in parallel) and allocates nothing (a struct of map and key as
+// one key would be boxed into an interface at every operation; a pointer
+// and an interface value are not).
 var syncMapKeys sync.Map
 
 // lastMapKeys is the keys of the map whose table SyncMapKey found last, so
