@@ -3,9 +3,7 @@ package suite_test
 import (
 	"fmt"
 	"go/token"
-	"maps"
 	"path"
-	"slices"
 	"strings"
 	"testing"
 
@@ -63,18 +61,7 @@ func TestKernels(t *testing.T) {
 	if len(checked) < len(patterns) {
 		t.Fatalf("%d actions for %d packages", len(checked), len(patterns))
 	}
-	for _, k := range slices.Sorted(maps.Keys(checked)) {
-		if o, ok := ordered[k]; !ok {
-			t.Errorf("%s: visited by checker only", k)
-		} else if o != checked[k] {
-			t.Errorf("%s: checker gave\n%s\nthe ordered driver gave\n%s", k, checked[k], o)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(ordered)) {
-		if _, ok := checked[k]; !ok {
-			t.Errorf("%s: visited by the ordered driver only", k)
-		}
-	}
+	corpus.SameActions(t, checked, ordered)
 
 	owner := make(map[string]string) // package -> the category reported there
 	for _, d := range corpus.CheckVet(t, pkgs, diags) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -73,4 +74,24 @@ func CheckVet(t testing.TB, pkgs []string, diags []Diag) []Diag {
 
 func matches(w Want, d Diag) bool {
 	return w.File == d.File && w.Line == d.Line && w.Pattern.MatchString(d.Message)
+}
+
+// SameActions reports, as errors of t, the actions that two drivers of the
+// same analyzers (precog vet's ordered driver and x/tools' checker) did not
+// both visit or rendered differently; both maps take an action's key to its
+// rendering.
+func SameActions(t testing.TB, checked, ordered map[string]string) {
+	t.Helper()
+	for _, k := range slices.Sorted(maps.Keys(checked)) {
+		if o, ok := ordered[k]; !ok {
+			t.Errorf("%s: visited by checker only", k)
+		} else if o != checked[k] {
+			t.Errorf("%s: checker gave\n%s\nthe ordered driver gave\n%s", k, checked[k], o)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(ordered)) {
+		if _, ok := checked[k]; !ok {
+			t.Errorf("%s: visited by the ordered driver only", k)
+		}
+	}
 }

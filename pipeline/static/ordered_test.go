@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/precog-dev/precog/internal/corpus"
 )
 
 // actions runs analyzers over the packages matching patterns in dir,
@@ -46,23 +47,6 @@ func actions(t *testing.T, dir string, lazy bool, analyzers []*analysis.Analyzer
 		t.Fatal(err)
 	}
 	return got, prog
-}
-
-// diff reports the actions whose renderings differ.
-func diff(t *testing.T, checked, ordered map[string]string) {
-	t.Helper()
-	for _, k := range slices.Sorted(maps.Keys(checked)) {
-		if o, ok := ordered[k]; !ok {
-			t.Errorf("%s: visited by checker only", k)
-		} else if o != checked[k] {
-			t.Errorf("%s: checker gave\n%s\nordered gave\n%s", k, checked[k], o)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(ordered)) {
-		if _, ok := checked[k]; !ok {
-			t.Errorf("%s: visited by the ordered driver only", k)
-		}
-	}
 }
 
 // The ordered driver and checker are compared on the kernel corpus, with
@@ -178,7 +162,7 @@ func TestOrderedFacts(t *testing.T) {
 	dir := writeModule(t, factsModule)
 	checked, _ := actions(t, dir, false, []*analysis.Analyzer{factsAnalyzer}, "./c")
 	ordered, prog := actions(t, dir, true, []*analysis.Analyzer{factsAnalyzer}, "./c")
-	diff(t, checked, ordered)
+	corpus.SameActions(t, checked, ordered)
 	// Through b, c sees a's type, method, field and constant, not its
 	// function or variable; unexported functions reach no one.
 	want := "a.C, a.T, a.T.F, a.T.M, a.T.unexported, b.B, b.U, b.W, package example.com/m/a, package example.com/m/b, package example.com/m/c"
@@ -220,7 +204,7 @@ func TestOrderedErrors(t *testing.T) {
 	}
 	checked, whole := actions(t, dir, false, []*analysis.Analyzer{count}, "./...")
 	ordered, lazy := actions(t, dir, true, []*analysis.Analyzer{count}, "./...")
-	diff(t, checked, ordered)
+	corpus.SameActions(t, checked, ordered)
 	if !slices.Equal(whole.Errors, lazy.Errors) || len(lazy.Errors) != 2 {
 		t.Errorf("errors\n%q\nwant\n%q", lazy.Errors, whole.Errors)
 	}
