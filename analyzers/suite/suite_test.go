@@ -1,8 +1,6 @@
 package suite_test
 
 import (
-	"fmt"
-	"go/token"
 	"path"
 	"strings"
 	"testing"
@@ -87,15 +85,8 @@ func vetCorpus(t *testing.T, lazy bool, patterns []string) (map[string]string, [
 	got := make(map[string]string)
 	var diags []corpus.Diag
 	err = prog.Analyze(t.Context(), suite.Checks(), func(act *checker.Action) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "root %v err %v\n", act.IsRoot, act.Err)
-		pos := func(p token.Pos) string { return act.Package.Fset.Position(p).String() }
-		for _, d := range act.Diagnostics {
-			fmt.Fprintf(&b, "%s-%s: %s [%s] %s\n", pos(d.Pos), pos(d.End), d.Message, d.Category, d.URL)
-			for _, r := range d.Related {
-				fmt.Fprintf(&b, "\t%s-%s: %s\n", pos(r.Pos), pos(r.End), r.Message)
-			}
-			if act.IsRoot {
+		if act.IsRoot {
+			for _, d := range act.Diagnostics {
 				x, err := corpus.NewDiag(act.Package.Fset.Position(d.Pos), d.Category, d.Message)
 				if err != nil {
 					t.Fatal(err)
@@ -109,7 +100,7 @@ func vetCorpus(t *testing.T, lazy bool, patterns []string) (map[string]string, [
 		if _, dup := got[act.String()]; dup {
 			t.Errorf("%s visited twice", act)
 		}
-		got[act.String()] = b.String()
+		got[act.String()] = corpus.RenderAction(act)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,10 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/analysis/checker"
 )
 
 // A Diag is a diagnostic as precog vet prints it: once, however many
@@ -94,4 +97,20 @@ func SameActions(t testing.TB, checked, ordered map[string]string) {
 			t.Errorf("%s: visited by the ordered driver only", k)
 		}
 	}
+}
+
+// RenderAction renders an action a driver visited, for SameActions: its
+// error, whether it is a root, and its diagnostics with their positions,
+// URLs and related positions.
+func RenderAction(act *checker.Action) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "root %v err %v\n", act.IsRoot, act.Err)
+	pos := func(p token.Pos) string { return act.Package.Fset.Position(p).String() }
+	for _, d := range act.Diagnostics {
+		fmt.Fprintf(&b, "%s-%s: %s [%s] %s\n", pos(d.Pos), pos(d.End), d.Message, d.Category, d.URL)
+		for _, r := range d.Related {
+			fmt.Fprintf(&b, "\t%s-%s: %s\n", pos(r.Pos), pos(r.End), r.Message)
+		}
+	}
+	return b.String()
 }

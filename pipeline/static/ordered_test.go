@@ -1,7 +1,6 @@
 package static
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -29,19 +28,10 @@ func actions(t *testing.T, dir string, lazy bool, analyzers []*analysis.Analyzer
 	}
 	got := make(map[string]string)
 	err = prog.Analyze(t.Context(), analyzers, func(act *checker.Action) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "root %v err %v\n", act.IsRoot, act.Err)
-		pos := func(p token.Pos) string { return act.Package.Fset.Position(p).String() }
-		for _, d := range act.Diagnostics {
-			fmt.Fprintf(&b, "%s-%s: %s [%s] %s\n", pos(d.Pos), pos(d.End), d.Message, d.Category, d.URL)
-			for _, r := range d.Related {
-				fmt.Fprintf(&b, "\t%s-%s: %s\n", pos(r.Pos), pos(r.End), r.Message)
-			}
-		}
 		if _, dup := got[act.String()]; dup {
 			t.Errorf("%s visited twice", act)
 		}
-		got[act.String()] = b.String()
+		got[act.String()] = corpus.RenderAction(act)
 	})
 	if err != nil {
 		t.Fatal(err)
