@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -294,6 +295,64 @@ func TestEndedAndCut(t *testing.T) {
 				t.Fatalf("cut at %d: event %d is %v, want %v", cut, n, ev, evs[n])
 			}
 		}
+	}
+}
+
+// TestTraceLimit runs a test that passes under a trace size limit
+// (plan.TraceLimitEnv) below what it records: the file stays within the
+// limit, the trace ends in state Limited after a whole prefix of the
+// events, and the test still passes. A limit that is not a number of
+// bytes leaves the program unrecorded, saying why.
+func TestTraceLimit(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
+	const limit = 128 << 10
+	cmd, path := crashCommand(t, []string{plan.TraceLimitEnv + "=" + strconv.Itoa(limit)}, "-test.run=^TestDone$")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tail(string(out)))
+	}
+	if want := "precog shim: recording stopped: the trace reached its size limit (PRECOG_TRACE_LIMIT)\n"; !strings.Contains(string(out), want) {
+		t.Errorf("the output does not say %q:\n%s", want, tail(string(out)))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > limit {
+		t.Errorf("the trace is %d bytes, over the limit of %d", len(data), limit)
+	}
+	r, err := trace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State() != trace.Limited {
+		t.Errorf("the trace's state is %v, want limited", r.State())
+	}
+	var evs []trace.Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, trace.ErrLimited) || !errors.Is(err, trace.ErrBroken) {
+				t.Fatalf("the trace ends after %d events in %v, want its size limit", len(evs), err)
+			}
+			break
+		}
+		evs = append(evs, ev)
+	}
+	if n := sequenceAt(t, evs, crashSiteMain); n == 0 || n == crashKnown {
+		t.Errorf("the main goroutine's sequence has %d of its %d writes, want a prefix", n, crashKnown)
+	}
+
+	cmd, path = crashCommand(t, []string{plan.TraceLimitEnv + "=64MiB"}, "-test.run=^TestDone$")
+	out, err = cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tail(string(out)))
+	}
+	if want := `precog shim: not recording: PRECOG_TRACE_LIMIT: want a positive number of bytes, got "64MiB"`; !strings.Contains(string(out), want) {
+		t.Errorf("the output does not say %q:\n%s", want, tail(string(out)))
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a trace was written under a bad limit: %v", err)
 	}
 }
 

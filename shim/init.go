@@ -1,7 +1,9 @@
 package shim
 
 import (
+	"errors"
 	"os"
+	"strconv"
 	"unsafe"
 
 	"github.com/precog-dev/precog/shim/plan"
@@ -23,7 +25,12 @@ func init() {
 		os.Stderr.WriteString("precog shim: not recording: " + plan.AccessesEnv + ": " + err.Error() + "\n")
 		return
 	}
-	if err := openTrace(path, test); err != nil {
+	limit, err := readTraceLimit()
+	if err != nil {
+		os.Stderr.WriteString("precog shim: not recording: " + plan.TraceLimitEnv + ": " + err.Error() + "\n")
+		return
+	}
+	if err := openTrace(path, test, limit); err != nil {
 		os.Stderr.WriteString("precog shim: not recording: " + err.Error() + "\n")
 		return
 	}
@@ -44,6 +51,20 @@ func enable() {
 	readRepeatFilter()
 	armEpoch()
 	enabled = true
+}
+
+// readTraceLimit reads plan.TraceLimitEnv: the size in bytes the trace
+// file may not grow past, 0 (unset) for no limit.
+func readTraceLimit() (int64, error) {
+	v := os.Getenv(plan.TraceLimitEnv)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, errors.New("want a positive number of bytes, got " + strconv.Quote(v))
+	}
+	return n, nil
 }
 
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

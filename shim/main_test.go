@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	tracePath = filepath.Join(dir, "trace")
-	if err := openTrace(tracePath, ""); err != nil {
+	if err := openTrace(tracePath, "", 0); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -90,15 +91,23 @@ var out struct {
 	block    []byte
 	blockOff int64
 	state    trace.State
+
+	// limit is the size the file may not grow past, 0 for none
+	// (plan.TraceLimitEnv).
+	limit int64
 }
+
+// errLimit stops the recording when the file would grow past out.limit.
+var errLimit = errors.New("the trace reached its size limit (" + plan.TraceLimitEnv + ")")
 
 // tests counts the top-level tests running: when it drops to 0 the trace
 // says Ended, when it leaves 0 Recording again.
 var tests atomic.Int64
 
 // openTrace creates the trace file at path, writes the header (naming test,
-// if known) and picks the output mode.
-func openTrace(path, test string) error {
+// if known) and picks the output mode. The file will not grow past limit
+// bytes if limit is above 0 (the header's segment is not counted).
+func openTrace(path, test string, limit int64) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -116,6 +125,7 @@ func openTrace(path, test string) error {
 		out.next = alignUp(len(hdr), firstChunk)
 		out.mode = outMap
 		putWord(out.block[trace.ExtentField:], uint64(out.next))
+		out.limit = limit
 		return nil
 	}
 	if _, err := f.Write(hdr); err != nil {
@@ -124,6 +134,7 @@ func openTrace(path, test string) error {
 	}
 	out.size = int64(len(hdr))
 	out.mode = outWrite
+	out.limit = limit
 	return nil
 }
 
@@ -142,7 +153,7 @@ func putWord(b []byte, v uint64) {
 func setState(s trace.State) {
 	out.mu.Lock()
 	defer out.mu.Unlock()
-	if out.state == trace.Stopped || out.state == s {
+	if out.state == trace.Stopped || out.state == trace.Limited || out.state == s {
 		return
 	}
 	out.state = s
@@ -174,6 +185,9 @@ func packagePath() string {
 // out.mu is held.
 func mapSegment(n int) error {
 	off, size := nextSegment(out.segOff, len(out.seg), n)
+	if out.limit > 0 && off+int64(size) > out.limit {
+		return errLimit
+	}
 	if err := growFile(out.f, off, size); err != nil {
 		return err
 	}
@@ -275,11 +289,19 @@ func (g *gstate) writeBatch() {
 		return
 	}
 	out.mu.Lock()
-	n, err := out.f.Write(g.buf[g.batch:])
+	defer out.mu.Unlock()
+	if out.mode != outWrite {
+		return // recording stopped
+	}
+	b := g.buf[g.batch:]
+	if out.limit > 0 && out.size+int64(len(b)) > out.limit {
+		stopRecordingLocked(errLimit)
+		return
+	}
+	n, err := out.f.Write(b)
 	out.size += int64(n)
-	out.mu.Unlock()
 	if err != nil {
-		stopRecording(err)
+		stopRecordingLocked(err)
 	}
 }
 
@@ -342,26 +364,24 @@ func within(b, seg []byte) bool {
 	return p >= s && p < s+uintptr(len(seg))
 }
 
-// stopRecording gives up on the trace file after an error: everything
-// committed so far stays, later events are dropped.
-func stopRecording(err error) {
-	out.mu.Lock()
-	defer out.mu.Unlock()
-	stopRecordingLocked(err)
-}
-
+// stopRecordingLocked gives up on the trace file after an error (errLimit,
+// or the file could not grow): everything committed so far stays, later
+// events are dropped. out.mu is held.
 func stopRecordingLocked(err error) {
 	if out.mode == outDiscard {
 		return
 	}
 	os.Stderr.WriteString("precog shim: recording stopped: " + err.Error() + "\n")
 	out.state = trace.Stopped
+	if err == errLimit {
+		out.state = trace.Limited
+	}
 	switch out.mode {
 	case outMap:
-		putWord(out.block[trace.StateField:], uint64(trace.Stopped))
+		putWord(out.block[trace.StateField:], uint64(out.state))
 	case outWrite:
 		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(trace.Stopped))
+		binary.LittleEndian.PutUint64(b[:], uint64(out.state))
 		out.f.WriteAt(b[:], out.blockOff+trace.StateField) // the disk may refuse this too
 	}
 	out.mode = outDiscard

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/precog-dev/precog/detect/cfp"
@@ -52,8 +53,9 @@ type Options struct {
 	MaxChecks int // detect/cfp's Options.MaxChecks
 	// MaxTraceBytes and MaxGoroutines skip, with a note, the runs whose
 	// trace file is larger or that started more goroutines (precog
-	// test's -max-trace and -max-goroutines); 0 means no limit. A test
-	// whose first run was skipped has no coverage (Test.Skipped).
+	// test's -max-trace and -max-goroutines); 0 means no limit. The
+	// shim stops writing a trace at MaxTraceBytes (plan.TraceLimitEnv).
+	// A test whose first run was skipped has no coverage (Test.Skipped).
 	MaxTraceBytes int64
 	MaxGoroutines int
 	// Only, if not nil, chooses the tests to run among a package's (see
@@ -210,11 +212,19 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 				}
 			},
 			TestLog: o.TestLog,
-			Env:     func(string, string) []string { return []string{plan.AccessesEnv + "=none"} },
-			Only:    o.Only,
-			BinDir:  o.BinDir,
-			Reuse:   run > 0,
-			Built:   func(n, of int) { progress(record.BuildingLine(n, of)) },
+			Env: func(string, string) []string {
+				env := []string{plan.AccessesEnv + "=none"}
+				if o.MaxTraceBytes > 0 {
+					// A trace over the limit is skipped: the shim
+					// stops writing it there.
+					env = append(env, plan.TraceLimitEnv+"="+strconv.FormatInt(o.MaxTraceBytes, 10))
+				}
+				return env
+			},
+			Only:   o.Only,
+			BinDir: o.BinDir,
+			Reuse:  run > 0,
+			Built:  func(n, of int) { progress(record.BuildingLine(n, of)) },
 		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 		if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 			ie.Out = "" // the temporary directory goes
@@ -286,6 +296,10 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 				continue
 			}
 			evs, err := readTrace(path)
+			if errors.Is(err, trace.ErrLimited) {
+				rep.skip(t, n, name, fmt.Sprintf("trace reached the limit of %.1f MiB (-max-trace), where its recording stopped; no coverage", float64(o.MaxTraceBytes)/(1<<20)))
+				continue
+			}
 			if err != nil && !errors.Is(err, trace.ErrBroken) {
 				return fmt.Errorf("%s: %w", name, err)
 			}

@@ -133,6 +133,13 @@ const (
 	// by the goroutine at the same site since its last sync event, with
 	// no write of it between, is not recorded (see shim/repeat.go).
 	RepeatsEnv = "PRECOG_REPEATS"
+	// TraceLimitEnv, a decimal number of bytes, stops the recording
+	// before the trace file would grow past it: the trace then ends in
+	// state Limited (package trace). CFP's cheap run sets it to
+	// detection's -max-trace, since it measures no coverage over that
+	// size and the rest of such a trace (GiBs, for some tests) would be
+	// written only to be skipped.
+	TraceLimitEnv = "PRECOG_TRACE_LIMIT"
 )
 
 // The modes of a plan.

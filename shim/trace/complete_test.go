@@ -88,16 +88,26 @@ func TestCompleteness(t *testing.T) {
 	}
 }
 
-// TestStopped checks that a trace whose writer stopped early reads as
-// broken after all its events.
+// TestStopped checks that a trace whose writer stopped early, because its
+// file could not grow or at its size limit, reads as broken after all its
+// events, and says which.
 func TestStopped(t *testing.T) {
-	file := live(rand.New(rand.NewPCG(7, 8)), Stopped)
-	_, evs, err := readAll(file)
-	if err == nil || !strings.HasPrefix(err.Error(), "broken trace: recording stopped early") {
-		t.Fatalf("error %v", err)
-	}
-	if len(evs) != len(sampleForLive.Events) {
-		t.Errorf("%d events, want all %d", len(evs), len(sampleForLive.Events))
+	for _, c := range []struct {
+		state   State
+		want    string
+		limited bool
+	}{
+		{Stopped, "broken trace: recording stopped early", false},
+		{Limited, "broken trace: recording stopped at the trace's size limit, later events missing", true},
+	} {
+		file := live(rand.New(rand.NewPCG(7, 8)), c.state)
+		_, evs, err := readAll(file)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !errors.Is(err, ErrBroken) || errors.Is(err, ErrLimited) != c.limited {
+			t.Fatalf("%v: error %v", c.state, err)
+		}
+		if len(evs) != len(sampleForLive.Events) {
+			t.Errorf("%v: %d events, want all %d", c.state, len(evs), len(sampleForLive.Events))
+		}
 	}
 }
 

@@ -131,7 +131,10 @@
 //     every test it started has returned (a test that panics does not end
 //     it: its process dies), and Stopped, for good, when the writer gave
 //     up because the file could not grow: the reader then ends in "broken
-//     trace: recording stopped early".
+//     trace: recording stopped early"; or Limited, for good, when the
+//     writer stopped before the file would grow past the size limit it
+//     was given: the reader then ends in an error wrapping ErrBroken and
+//     ErrLimited.
 //
 // So a trace of a process that died reads to a clean end in state
 // Recording, with every event committed before the death. A writer

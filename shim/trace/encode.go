@@ -74,6 +74,10 @@ const (
 	// Stopped: the writer gave up early because its file could not grow
 	// (a full disk); the events after that are lost.
 	Stopped
+	// Limited: the writer stopped before its file would grow past the
+	// size limit it was given (plan.TraceLimitEnv); the events after
+	// that are lost.
+	Limited
 	numStates
 )
 
@@ -85,6 +89,8 @@ func (s State) String() string {
 		return "ended"
 	case Stopped:
 		return "stopped"
+	case Limited:
+		return "limited"
 	}
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }

@@ -19,6 +19,11 @@ import (
 // are not a valid trace. Their text is "broken trace: <what> at offset N".
 var ErrBroken = errors.New("broken trace")
 
+// ErrLimited is wrapped, with ErrBroken, by the error that ends a trace
+// whose writer stopped at its size limit (State Limited): the events
+// before it are all there, those after it were never written.
+var ErrLimited = errors.New("recording stopped at the trace's size limit")
+
 // ErrNotTrace is returned by NewReader for a file that does not start like
 // a trace at all.
 var ErrNotTrace = errors.New("not a precog trace")
@@ -234,6 +239,9 @@ func (r *Reader) end(err error) error {
 	}
 	if err == io.EOF && r.state == Stopped {
 		return r.broken(r.off, "recording stopped early, the file could not grow, later events missing")
+	}
+	if err == io.EOF && r.state == Limited {
+		return fmt.Errorf("%w: %w, later events missing at offset %d", ErrBroken, ErrLimited, r.off)
 	}
 	return err
 }

@@ -308,6 +308,8 @@ atomic load's store; a goroutine whose match comes later is marked
 unsettled and its races are withheld, and counted in the note. Such a run
 is not skipped for -max-goroutines: its stream stops at the goroutine past
 the limit, and the races found before it are reported, with a note.
+CFP's cheap run measures no coverage on a trace over -max-trace, so its
+recording stops there (the test runs on), with a note.
 
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
