@@ -348,13 +348,22 @@ func goroutines(evs []trace.Event) int {
 }
 
 // readTrace reads the trace file at path, sorted; a broken trace returns
-// the events before the damage with an error wrapping trace.ErrBroken.
+// the events before the damage with an error wrapping trace.ErrBroken, a
+// trace the shim stopped at its size limit trace.ErrLimited and no events.
 func readTrace(path string) ([]trace.Event, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	// A trace the shim stopped at the limit is not read: up to the limit
+	// it can hold tens of millions of events, GiBs in memory.
+	if r, err := trace.NewReader(f); err == nil && r.State() == trace.Limited {
+		return nil, trace.ErrLimited
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
 	tr, err := trace.ReadAll(f)
 	if tr == nil {
 		if err == nil {
