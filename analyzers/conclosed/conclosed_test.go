@@ -56,5 +56,10 @@ func TestFixtures(t *testing.T) {
 		// first testing call, however many it makes; two goroutines are
 		// two.
 		"manycalls",
+		// A helper called under different locks by callers that each
+		// hand it their own listeners or map is viewed from each call
+		// site, with the lock held there and the objects passed there:
+		// each caller pairs with the closer of its own objects.
+		"helperlocks",
 	)
 }

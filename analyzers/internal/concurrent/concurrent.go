@@ -63,6 +63,8 @@ type Env struct {
 	// own and ownFields memoize ownObject and ownField.
 	own       map[*sharedloc.Access]ssa.Value
 	ownFields map[*types.Var]bool
+	// passMemo memoizes passes.
+	passMemo map[passKey]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -83,6 +85,7 @@ func New(pass *analysis.Pass) *Env {
 		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
 		own:        make(map[*sharedloc.Access]ssa.Value),
 		ownFields:  make(map[*types.Var]bool),
+		passMemo:   make(map[passKey]bool),
 	}
 }
 

@@ -1,6 +1,7 @@
 package concurrent
 
 import (
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -30,7 +31,20 @@ const (
 //
 // called as c.header.clean() under one lock and c.incoming.clean() under
 // another has one view per call, each with the locks held there and the
-// field (header or incoming) its receiver is.
+// field (header or incoming) its receiver is. So has a helper that ranges
+// over a container parameter, or over the containers in its elements,
+//
+//	func notifyAll[T any](ls []chan T, v T) { for _, c := range ls { c <- v } }
+//
+// called as notifyAll(c.listeners, x) under c.m and as
+// notifyAll(ch.flows, y) under ch.notifyM: sharedloc names the send once
+// per container the call sites pass (confirms.listeners[],
+// Channel.flows[]), and each is viewed only from the call sites passing
+// that container, with the lock held there, rather than from the helper
+// with the locks all its callers hold. An argument that is a field of the
+// caller's own parameter (cloneMap(tc.Exchanges) in tc's Clone) is viewed
+// again from the caller's call sites, which hold the lock the map's
+// writers hold.
 type View struct {
 	// Fn is the function whose goroutine contexts the view runs in.
 	Fn *ssa.Function
@@ -42,7 +56,9 @@ type View struct {
 	LibLocks locksets.Set
 	// Arg is, for a view through a call site, the argument the access's
 	// pointer parameter receives there; Field is the field the access
-	// selects from it (nil if the parameter itself is the pointer).
+	// selects from it (nil if the parameter itself is the pointer). Arg
+	// is nil when the access goes through an element of the parameter:
+	// its objects are then the access's own.
 	Arg   ssa.Value
 	Field *types.Var
 }
@@ -62,20 +78,52 @@ func (e *Env) Views(a *sharedloc.Access) []View {
 func (e *Env) viewsIn(a *sharedloc.Access, s *locksets.Solution) []View {
 	base := View{Fn: a.Fn(), Locks: s.At(a.Instr)}
 	p, field := directParam(a)
+	via := lifting{field: field}
+	if p == nil {
+		p = elemParam(a)
+		via.elem = true
+	}
 	if p == nil {
 		return []View{base}
 	}
+	if a.Loc.Elem && (via.elem || field == nil) {
+		via.loc, via.byLoc = a.Loc, true
+	}
 	local := base.Locks.Minus(s.Entry(a.Fn()))
-	views := e.lift(s, p, field, local, maxLiftDepth)
+	views := e.lift(s, p, via, local, maxLiftDepth)
 	if len(views) == 0 {
 		return []View{base}
 	}
 	return views
 }
 
+// lifting is how an access reaches memory through the parameter that
+// lift views it through.
+type lifting struct {
+	// field is the field the access selects from the parameter (p.f), or
+	// nil.
+	field *types.Var
+	// elem is set when the access goes through a container loaded from
+	// an element of the parameter (c in `for _, c := range p`): the
+	// view's objects are then the access's own, not the argument's.
+	elem bool
+	// byLoc is set when the access's location is the contents of the
+	// container the parameter receives (or of one loaded from its
+	// elements): sharedloc names it after what the call sites pass, one
+	// access per location, so only the call sites passing a container
+	// of loc reach it (see passes).
+	byLoc bool
+	loc   sharedloc.Loc
+}
+
 // lift views an access through parameter p, holding local locks of its
-// own, from each call site of p's function.
-func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, local locksets.Set, depth int) []View {
+// own, from each call site of p's function that passes what the access
+// touches. An argument that is the caller's own parameter, or a field of
+// it (cloneMap(tc.Exchanges) in a method of tc), is viewed again from the
+// caller's call sites, with the locks held there: a helper's callers that
+// each hold a lock of their own at the call keep it, rather than the
+// intersection over all callers that the helper's entry set is.
+func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, via lifting, local locksets.Set, depth int) []View {
 	fn := p.Parent()
 	idx := slices.Index(fn.Params, p)
 	if depth == 0 || idx < 0 || len(e.Goroutines.RefSites(fn)) > 0 || isEntry(e, fn) {
@@ -85,32 +133,91 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, loc
 	if len(callers) == 0 {
 		return nil
 	}
+	for _, edge := range callers {
+		site := edge.Site
+		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || wrapper(site.Parent()) || idx >= len(site.Common().Args) {
+			return nil
+		}
+	}
+	if via.byLoc {
+		// Only the call sites passing the access's location.
+		var kept []*callgraph.Edge
+		for _, edge := range callers {
+			if e.passes(edge.Site.Common().Args[idx], via.loc) {
+				kept = append(kept, edge)
+			}
+		}
+		if len(kept) == 0 {
+			return nil
+		}
+		callers = kept
+	}
 	if len(callers) > maxLiftSites {
-		return e.liftMerged(s, fn, idx, callers, local)
+		return e.liftMerged(s, fn, callers, local)
 	}
 	var views []View
 	for _, edge := range callers {
 		site := edge.Site
-		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || wrapper(site.Parent()) {
-			return nil
-		}
-		args := site.Common().Args
-		if idx >= len(args) {
-			return nil
-		}
 		locks := s.At(site).Union(local)
-		arg := args[idx]
+		arg := site.Common().Args[idx]
+		view := View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: via.field}
+		if via.elem {
+			view.Arg, view.Field = nil, nil
+		}
+		up := locks.Minus(s.Entry(site.Parent()))
 		if q, ok := arg.(*ssa.Parameter); ok {
 			// Passed straight through: lift again.
-			up := e.lift(s, q, field, locks.Minus(s.Entry(site.Parent())), depth-1)
-			if len(up) > 0 {
-				views = append(views, up...)
+			if ups := e.lift(s, q, via, up, depth-1); len(ups) > 0 {
+				views = append(views, ups...)
+				continue
+			}
+		} else if q := fieldOfParam(arg); q != nil {
+			// A field of the caller's parameter: lift again for the
+			// locks, keeping this call's argument for the objects.
+			if ups := e.lift(s, q, lifting{}, up, depth-1); len(ups) > 0 {
+				for _, v := range ups {
+					v.Arg, v.Field = view.Arg, view.Field
+					views = append(views, v)
+				}
 				continue
 			}
 		}
-		views = append(views, View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: field})
+		views = append(views, view)
 	}
 	return views
+}
+
+// passes reports whether arg, passed to a parameter through which an
+// access reaches location loc, may hold a container whose contents are
+// loc, or whether sharedloc cannot tell what it holds.
+func (e *Env) passes(arg ssa.Value, loc sharedloc.Loc) bool {
+	k := passKey{arg, loc}
+	if v, ok := e.passMemo[k]; ok {
+		return v
+	}
+	locs := e.Shared.Objects(arg)
+	v := len(locs) == 0 || slices.ContainsFunc(locs, func(l sharedloc.Loc) bool { return l.Contents() == loc })
+	e.passMemo[k] = v
+	return v
+}
+
+type passKey struct {
+	arg ssa.Value
+	loc sharedloc.Loc
+}
+
+// fieldOfParam returns the parameter q of which v is a field (q.f, or
+// its address &q.f), or nil.
+func fieldOfParam(v ssa.Value) *ssa.Parameter {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		v = u.X
+	}
+	fa, ok := v.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	q, _ := fa.X.(*ssa.Parameter)
+	return q
 }
 
 // liftMerged is lift for a function with more than maxLiftSites call
@@ -124,13 +231,10 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, field *types.Var, loc
 // them holds and another does not, so it pairs at least the accesses
 // they would pair. When the solution leaves out every call site, the
 // view holds fn's entry set and the access's own locks.
-func (e *Env) liftMerged(s *locksets.Solution, fn *ssa.Function, idx int, callers []*callgraph.Edge, local locksets.Set) []View {
+func (e *Env) liftMerged(s *locksets.Solution, fn *ssa.Function, callers []*callgraph.Edge, local locksets.Set) []View {
 	locks, first := s.Entry(fn).Union(local), true
 	for _, edge := range callers {
 		site := edge.Site
-		if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || wrapper(site.Parent()) || idx >= len(site.Common().Args) {
-			return nil
-		}
 		if s.Skips(site) {
 			continue
 		}
@@ -204,6 +308,39 @@ func directParam(a *sharedloc.Access) (*ssa.Parameter, *types.Var) {
 		return p, nil
 	}
 	return nil, nil
+}
+
+// elemParam returns the container parameter p from whose elements a
+// loads the container it accesses (c in `for _, c := range p { c <- v }`),
+// when sharedloc names a's location after what p's call sites pass (see
+// sharedloc.Result.Objects), or nil.
+func elemParam(a *sharedloc.Access) *ssa.Parameter {
+	if !a.Loc.Elem {
+		return nil
+	}
+	v, elem := a.Ptr, false
+	for range ssavalue.MaxDepth {
+		switch x := v.(type) {
+		case *ssa.UnOp:
+			ia, ok := x.X.(*ssa.IndexAddr)
+			if x.Op != token.MUL || !ok {
+				return nil
+			}
+			v, elem = ia.X, true
+		case *ssa.Slice:
+			v = x.X
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.Parameter:
+			if !elem {
+				return nil
+			}
+			return x
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 func fieldAddrOf(a *sharedloc.Access) *ssa.FieldAddr {
