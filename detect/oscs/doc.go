@@ -246,7 +246,10 @@
 //     Unlock in the source (MySQL-2: a check under the lock and a
 //     dereference after it carries the value out of the section), other
 //     than after a later Lock of the same lock expression in the function
-//     (a second section of its own, judged by the rule above);
+//     (a second section of its own, judged by the rule above) or past the
+//     return that an early exit's Unlock reaches next (trace.Site.ExitLine:
+//     `if c.closed { mu.Unlock(); return }; c.closed = true`, an idempotent
+//     Close called twice: the set below runs in the other call);
 //   - if it only reads, the goroutine's previous and next sections of the
 //     lock touch no location that the other side's section writes (a
 //     getter whose caller goes on with a second section over the state the

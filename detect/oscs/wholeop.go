@@ -383,7 +383,10 @@ func (c *checker) updatesOnly(k int) bool {
 // site, inside critical section k, accesses the same expression again
 // after the Unlock that ended k, in the source: the section hands what it
 // read on past the lock (MySQL-2's check under the lock and dereference
-// after it), so its invariant does not hold at its end.
+// after it), so its invariant does not hold at its end. An access past
+// the return that an early exit's Unlock reaches (trace.Site.ExitLine:
+// `if c.closed { mu.Unlock(); return }; c.closed = true`) does not count:
+// it runs in another call.
 func (c *checker) usedAfter(k int, site uint32) bool {
 	acc, ok := c.sites.Lookup(site)
 	if !ok {
@@ -405,7 +408,11 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 		}
 	}
 	lock, _ := c.sites.Lookup(c.lockSite(k))
+	exit := trace.Site{Line: end.ExitLine, Col: end.ExitCol}
 	for _, a := range c.accessSites[siteKey{acc.File, acc.Function, acc.Expr}] {
+		if end.ExitLine > 0 && before(exit, a) {
+			continue
+		}
 		if before(end, a) && !c.relocked(lock, end, a) {
 			return true
 		}

@@ -14,17 +14,20 @@ import (
 // lock-per-operation structure: site n is line n of the function its
 // range names. x, y and z are the structure's fields. The Lock sites
 // are lockAt's: one per function, two in Insert. Site 39, in Insert,
-// reads a value that only decides branches (trace.UseBranch).
+// reads a value that only decides branches (trace.UseBranch). Close and
+// Stop test a flag and set it (sites 101 and 111, 104 and 114), each with
+// an Unlock in its early exit (102, 112) before the set; Close's returns
+// next (trace.Site.ExitLine: line 103), Stop's does not.
 var opSites = func() *trace.SiteTable {
-	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true}
+	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true}
 	t := new(trace.SiteTable)
-	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push"}
+	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop"}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
 	// AddAll calling Size, then CopyInto.
 	after := map[int]string{33: "30 33", 75: "70"}
 	name := ""
-	for id := 10; id < 100; id++ {
+	for id := 10; id < 120; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -40,8 +43,18 @@ var opSites = func() *trace.SiteTable {
 		case id == 96:
 			// Push's `q.margin = q.tail`: a copy (trace.UseCopy).
 			kind, expr, uses = "write", "q.margin", trace.UseCopy
+		case id == 101 || id == 111:
+			kind, expr, uses = "read", "closed", trace.UseBranch
+		case id == 104 || id == 114:
+			kind, expr = "write", "closed"
+		case id == 102 || id == 105 || id == 112 || id == 115:
+			kind, expr = "unlock", "mu"
 		}
-		t.Sites = append(t.Sites, trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]})
+		s := trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]}
+		if id == 102 {
+			s.ExitLine, s.ExitCol = 103, 9
+		}
+		t.Sites = append(t.Sites, s)
 	}
 	// Lookup searches by ID: the test's own sites go first.
 	t.Sites = append([]trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}, t.Sites...)
@@ -120,6 +133,31 @@ func TestWholeOpAtomicity(t *testing.T) {
 14.2 g=3 Write site=42 addr=0x100 value=0
 15 g=3 Unlock site=43 addr=0x900
 `, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"}, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"})
+}
+
+// An idempotent Close: `mu.Lock(); if c.closed { mu.Unlock(); return };
+// c.closed = true; mu.Unlock()`, called by two goroutines. Whichever runs
+// first closes, the other finds it closed and returns: both sections are
+// whole operations, and the write below the early exit's Unlock in the
+// source is not a use of what the exit read, since the exit returns
+// first. Stop has the same shape, but its early exit's Unlock does not
+// return next (no trace.Site.ExitLine): the write may run after it, and
+// the pair stays reported.
+func TestWholeOpEarlyExit(t *testing.T) {
+	for _, c := range []struct {
+		fn   int
+		want []string
+	}{{100, nil}, {110, []string{"110 110 111 114"}}} {
+		wholeCase(t, fmt.Sprint(c.fn), wholeStart+fmt.Sprintf(`
+10 g=2 Lock site=%[1]d addr=0x900
+10.1 g=2 Read site=%[2]d addr=0x300
+10.2 g=2 Write site=%[3]d addr=0x300 value=1
+11 g=2 Unlock site=%[4]d addr=0x900
+12 g=3 Lock site=%[1]d addr=0x900
+12.1 g=3 Read site=%[2]d addr=0x300
+13 g=3 Unlock site=%[5]d addr=0x900
+`, c.fn, c.fn+1, c.fn+4, c.fn+5, c.fn+2), c.want, []string{fmt.Sprintf("%d %d %d %d", c.fn, c.fn, c.fn+1, c.fn+4)})
+	}
 }
 
 // puddle's acquire: Insert counts a call at either of its two Lock sites

@@ -661,6 +661,10 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 func (r *rewriter) syncSites(c *ast.CallExpr, se *ast.SelectorExpr, op syncOp) string {
 	s := r.site(se.Sel.Pos(), op.kind, se.X)
 	r.loadUses(c, op.kind)
+	if end, ok := r.exits[c]; ok && (op.kind == "unlock" || op.kind == "runlock") {
+		p := r.fset.PositionFor(end, false)
+		r.sites[len(r.sites)-1].ExitLine, r.sites[len(r.sites)-1].ExitCol = p.Line, p.Column
+	}
 	if strings.HasPrefix(op.fn, "SyncMap") && op.fn != "SyncMapRange" && len(c.Args) > 0 {
 		// The location is the key's entry (shim.SyncMapKey).
 		r.sites[len(r.sites)-1].Expr = exprText(r.text(se.X) + "[" + r.text(c.Args[0]) + "]")

@@ -261,6 +261,11 @@ type rewriter struct {
 	fn   *funcCtx      // the enclosing function
 	decl *ast.FuncDecl // the enclosing top-level function declaration
 
+	// exits holds, for a call that is a statement of its own, the end of
+	// the return its list reaches after it with no jump between
+	// (exitAfter): an Unlock's site records it (trace.Site.ExitLine).
+	exits map[*ast.CallExpr]token.Pos
+
 	// skipped counts, by reason, the operations left uninstrumented.
 	skipped map[string]int
 

@@ -240,7 +240,11 @@ func TestRewriteGolden(t *testing.T) {
 				if s.ID != uint32(i+1) {
 					t.Errorf("site %d has id %d", i, s.ID)
 				}
-				fmt.Fprintf(&got, "%d %d:%d %s %s %q\n", s.ID, s.Line, s.Col, s.Kind, s.Function, s.Expr)
+				fmt.Fprintf(&got, "%d %d:%d %s %s %q", s.ID, s.Line, s.Col, s.Kind, s.Function, s.Expr)
+				if s.ExitLine > 0 {
+					fmt.Fprintf(&got, " exit=%d:%d", s.ExitLine, s.ExitCol)
+				}
+				got.WriteString("\n")
 			}
 			if len(skipped) > 0 {
 				got.WriteString("-- skipped --\n")

@@ -9,9 +9,98 @@ import (
 )
 
 func (r *rewriter) stmts(list []ast.Stmt) {
-	for _, s := range list {
+	for i, s := range list {
+		if es, ok := s.(*ast.ExprStmt); ok {
+			if c, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
+				if end := r.exitAfter(list[i+1:]); end.IsValid() {
+					if r.exits == nil {
+						r.exits = make(map[*ast.CallExpr]token.Pos)
+					}
+					r.exits[c] = end
+				}
+			}
+		}
 		r.stmt(s, true)
 	}
+}
+
+// exitAfter returns the end of the return statement (or panic call) that
+// the statements rest, which follow a statement in its list, reach in
+// order, when nothing in them can jump past it: no goto, no label, no
+// break or continue but those of a loop, switch or select inside rest.
+// Otherwise it returns token.NoPos. Code after that position in the
+// source does not run after the statement (in the same call): an Unlock
+// followed by `return` in an early-exit branch
+// (`if c.closed { mu.Unlock(); return }; c.closed = true`) hands nothing
+// to the accesses below it (trace.Site.ExitLine).
+func (r *rewriter) exitAfter(rest []ast.Stmt) token.Pos {
+	for _, s := range rest {
+		switch s := s.(type) {
+		case *ast.ReturnStmt:
+			return s.End()
+		case *ast.ExprStmt:
+			if c, ok := ast.Unparen(s.X).(*ast.CallExpr); ok {
+				if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok && r.info.Uses[id] == types.Universe.Lookup("panic") {
+					return s.End()
+				}
+			}
+		}
+		if jumpsOut(s) {
+			return token.NoPos
+		}
+	}
+	return token.NoPos
+}
+
+// jumpsOut reports whether s holds a label, a goto, or a break or
+// continue that leaves s (labeled, or not inside a loop, switch or select
+// of s); function literals are not looked into.
+func jumpsOut(s ast.Stmt) bool {
+	out := false
+	var walk func(n ast.Node, breakable, loop bool)
+	walk = func(n ast.Node, breakable, loop bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if out || m == nil {
+				return false
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.LabeledStmt:
+				out = true
+			case *ast.BranchStmt:
+				switch {
+				case m.Tok == token.FALLTHROUGH:
+				case m.Label != nil, m.Tok == token.GOTO:
+					out = true
+				case m.Tok == token.BREAK:
+					out = !breakable
+				case m.Tok == token.CONTINUE:
+					out = !loop
+				}
+			case *ast.ForStmt, *ast.RangeStmt:
+				if m != n {
+					walk(m, true, true)
+					return false
+				}
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if m != n {
+					walk(m, true, loop)
+					return false
+				}
+			}
+			return true
+		})
+	}
+	switch s.(type) {
+	case *ast.ForStmt, *ast.RangeStmt:
+		walk(s, true, true)
+	case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		walk(s, true, false)
+	default:
+		walk(s, false, false)
+	}
+	return out
 }
 
 // stmt rewrites s; inList is true when s is in a statement list, where

@@ -51,6 +51,16 @@ type Site struct {
 	// string keeps Site comparable); empty for other sites. detect/oscs
 	// tells a caller's second step from a test loop's next call by it.
 	After string `json:"after,omitempty"`
+	// ExitLine and ExitCol, for an unlock site, are the end of the
+	// return (or panic) that the Unlock's statement list reaches next,
+	// with no jump between: the Unlock of an early exit (`if c.closed {
+	// mu.Unlock(); return }`). Nothing after that position in the
+	// function's source runs after this Unlock in the same call. 0 for
+	// other sites, and where the instrumenter finds no such return.
+	// detect/oscs reads them to judge whether a section hands a value on
+	// past its Unlock.
+	ExitLine int `json:"exitLine,omitempty"`
+	ExitCol  int `json:"exitCol,omitempty"`
 }
 
 // Follows reports whether id is one of the site's After.

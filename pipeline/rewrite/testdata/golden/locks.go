@@ -88,3 +88,43 @@ func pools(p *sync.Pool, bp *bufPool, np notPool) {
 	get := p.Get // a method value: left alone
 	_ = get
 }
+
+// exits: an Unlock whose statement list returns (or panics) next, with no
+// jump between (a loop's own break does not leave it), records where
+// (trace.Site.ExitLine); one before a continue, a goto or the end of a
+// loop's body does not.
+func (c *Counter) exits(xs []int) int {
+	c.mu.Lock()
+	if c.n > 0 {
+		c.mu.Unlock()
+		return c.n
+	}
+	c.n = 1
+	c.rw.RLock()
+	if c.n > 1 {
+		c.rw.RUnlock()
+		for _, x := range xs {
+			if x > 0 {
+				break
+			}
+		}
+		panic("two")
+	}
+	c.rw.RUnlock()
+	for _, x := range xs {
+		c.mu.Lock()
+		if x > 0 {
+			c.mu.Unlock()
+			continue
+		}
+		if x < 0 {
+			c.mu.Unlock()
+			goto done
+		}
+		c.mu.Unlock()
+	}
+done:
+	c.n = 2
+	c.mu.Unlock()
+	return 0
+}
