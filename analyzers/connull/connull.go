@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/constant"
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/analysis"
@@ -117,7 +118,15 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 //	for i := range buf { buf[i] = nil }
 //	s.buf = buf[:0]
 //
-// The nil is never visible at an index below the new length.
+// or clears the first element of a queue that it then stores back
+// sliced past it, directly or through append (a sliding window, as
+// rabbitmq/amqp091-go's stateListener.enqueue keeps):
+//
+//	s.q[0] = nil
+//	s.q = s.q[1:] // or append(s.q[1:], x)
+//
+// The nil is never visible at an index below the new length, nor at or
+// above the new start.
 func clearsBeforeShrinking(a *sharedloc.Access) bool {
 	store, ok := a.Instr.(*ssa.Store)
 	if !ok {
@@ -141,7 +150,72 @@ func clearsBeforeShrinking(a *sharedloc.Access) bool {
 			}
 		}
 	}
+	return poppedFront(store, elem)
+}
+
+// poppedFront reports whether the function storing nil to elem, the
+// element at a constant index of a slice loaded from memory, stores that
+// memory back sliced past the index: the slice loaded again from the
+// same address (the same field of the same value, or the same variable),
+// resliced from a constant above the index, and stored to that address
+// as it is or as the first argument of an append.
+func poppedFront(store *ssa.Store, elem *ssa.IndexAddr) bool {
+	idx, ok := constInt(elem.Index)
+	if !ok {
+		return false
+	}
+	load, ok := elem.X.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return false
+	}
+	for _, b := range store.Parent().Blocks {
+		for _, in := range b.Instrs {
+			sl, ok := in.(*ssa.Slice)
+			if !ok {
+				continue
+			}
+			low, ok := constInt(sl.Low)
+			l2, isLoad := sl.X.(*ssa.UnOp)
+			if !ok || low <= idx || !isLoad || l2.Op != token.MUL || !sameAddr(l2.X, load.X) {
+				continue
+			}
+			for _, u := range *sl.Referrers() {
+				v := ssa.Value(sl)
+				if call, ok := u.(*ssa.Call); ok {
+					if bi, ok := call.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "append" || len(call.Call.Args) == 0 || call.Call.Args[0] != v {
+						continue
+					}
+					v = call
+				}
+				for _, w := range *v.Referrers() {
+					if st, ok := w.(*ssa.Store); ok && st.Val == v && sameAddr(st.Addr, load.X) {
+						return true
+					}
+				}
+			}
+		}
+	}
 	return false
+}
+
+// sameAddr reports whether the addresses x and y are the same memory on
+// every execution: the same value, or the same field of the same value.
+func sameAddr(x, y ssa.Value) bool {
+	if x == y {
+		return true
+	}
+	fx, ok1 := x.(*ssa.FieldAddr)
+	fy, ok2 := y.(*ssa.FieldAddr)
+	return ok1 && ok2 && fx.X == fy.X && fx.Field == fy.Field
+}
+
+// constInt returns the value of the integer constant v.
+func constInt(v ssa.Value) (int64, bool) {
+	c, ok := v.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
+		return 0, false
+	}
+	return constant.Int64Val(c.Value)
 }
 
 // isZero reports whether v is the constant 0.

@@ -57,6 +57,10 @@ func TestFixtures(t *testing.T) {
 		// fresh, or kept in a variable the next loop turn reuses, it is
 		// reported.
 		"handedfresh",
+		// A queue's first element cleared and cut off by slicing past it
+		// (q[0] = nil; q = q[1:], or append(q[1:], x)) shows its nil to
+		// no reader; a clear the new slice still covers is reported.
+		"popfront",
 	)
 }
 

@@ -39,10 +39,11 @@
 //     object (vbauerster/mpb's per-bar state), and in one invocation the
 //     start orders the two;
 //   - the nil store does not clear a slice element that the same function
-//     then cuts off (s.items[last] = nil; s.items = s.items[:last]) or
+//     then cuts off (s.items[last] = nil; s.items = s.items[:last], or a
+//     queue's first s.q[0] = nil; s.q = s.q[1:] or append(s.q[1:], x)) or
 //     clears in a reuse buffer that it stores back empty (buf[i] = nil in
 //     a loop, then s.buf = buf[:0]): the nil is never visible below the
-//     slice's new length. A reader that still holds the old slice, or that
+//     slice's new length, nor at or above its new start. A reader that still holds the old slice, or that
 //     appends to the emptied one while another goroutine clears it, is a
 //     race on the slice that this check does not report.
 //
