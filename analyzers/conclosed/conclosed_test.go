@@ -61,5 +61,12 @@ func TestFixtures(t *testing.T) {
 		// site, with the lock held there and the objects passed there:
 		// each caller pairs with the closer of its own objects.
 		"helperlocks",
+		// Goroutines started one per object at a time, each past a check
+		// under the mutex that the object's flag is clear and after
+		// setting it, which each clears under the mutex as its last word,
+		// take turns on the object; the one that closes without clearing
+		// is the last. A clear followed by more work, or a check without
+		// the mutex, is reported.
+		"turns",
 	)
 }

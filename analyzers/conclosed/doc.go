@@ -48,6 +48,12 @@
 // comes after a store of true to that field under the same mutex in
 // write mode, and the package never stores false to it (if the closer's
 // section came first the send does not run; otherwise it came before).
+// Nor a send and a close on two goroutines that take turns on an object:
+// started one per object at a time, past a check under a mutex that the
+// object's flag is clear and after setting it, each clearing it under the
+// mutex as its last word, when the closer clears it on no path after the
+// close (it is the object's last; rabbitmq/amqp091-go's one deliverer per
+// listener, see concurrent.Env.TurnBefore).
 //
 // Known false-positive shapes: senders that stop because of a signal the
 // analysis does not model (an atomic flag read without the closer's

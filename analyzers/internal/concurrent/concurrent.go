@@ -63,8 +63,9 @@ type Env struct {
 	// own and ownFields memoize ownObject and ownField.
 	own       map[*sharedloc.Access]ssa.Value
 	ownFields map[*types.Var]bool
-	// passMemo memoizes passes.
+	// passMemo memoizes passes, turns turnFlagOf.
 	passMemo map[passKey]bool
+	turns    map[*ssa.Function]*turnFlag
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -86,6 +87,7 @@ func New(pass *analysis.Pass) *Env {
 		own:        make(map[*sharedloc.Access]ssa.Value),
 		ownFields:  make(map[*types.Var]bool),
 		passMemo:   make(map[passKey]bool),
+		turns:      make(map[*ssa.Function]*turnFlag),
 	}
 }
 
@@ -463,10 +465,11 @@ func (e *Env) Excluded(p Pair) bool {
 
 // Unprotected is the Safe predicate of most checks: the accesses hold a
 // common mutex, they are ordered, both run only on the winner of one
-// election (see Elected), or one goes through a container its goroutine
-// took out of the other's reach under that mutex (see Taken).
+// election (see Elected) or on goroutines that take turns on the object
+// (see Turns), or one goes through a container its goroutine took out of
+// the other's reach under that mutex (see Taken).
 func (e *Env) Unprotected(p Pair) bool {
-	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Taken(p)
+	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Turns(p) || e.Taken(p)
 }
 
 // Related returns the evidence for a pair to attach to a diagnostic
