@@ -23,6 +23,7 @@ type sentinel struct{ _ *int }
 func armEpoch() {
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
 		gcEpoch.Add(1)
+		attention.Add(1)
 		armEpoch()
 	})
 }

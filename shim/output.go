@@ -36,17 +36,20 @@ const (
 // goroutines record little; the chunks of a busy one double up to maxChunk.
 // Segments double too, so that a short test leaves a small file.
 //
-// The pages of a segment are dropped (dropPages) when the next one is
-// mapped, not chunk by chunk: each drop costs the kernel a TLB shootdown,
-// an interrupt to every CPU that ran the process, whatever its size, and
-// with a drop per full 64 KiB chunk that was a quarter of ristretto/z's
-// recorded CPU (and a tenth of pond's, whose many goroutines fill small
-// chunks) on a 2-CPU virtual machine. Dropping a page of a shared mapping
-// keeps its data in the file, so a goroutine still writing into a chunk
-// of an old segment faults its pages back in; once such full chunks come
-// to a segment's size, the old segments they are in are dropped again. The
-// resident trace is the current segment, up to maxSegment of full chunks
-// in old ones, and the goroutines' current chunks.
+// The pages of a segment are dropped (dropPages) a segment at a time, not
+// chunk by chunk: each drop costs the kernel a TLB shootdown, an interrupt
+// to every CPU that ran the process, whatever its size, and with a drop
+// per full 64 KiB chunk that was a quarter of ristretto/z's recorded CPU
+// (and a tenth of pond's, whose many goroutines fill small chunks) on a
+// 2-CPU virtual machine. A segment is dropped when the next one is
+// mapped. Dropping a page of a shared mapping keeps its data in the file,
+// and a write there would fault it back in, a whole huge page of a segment
+// that has them: so a goroutine whose chunk is in a dropped segment takes a
+// new chunk before its next event (leaveDropped), and the rest of the old
+// chunk stays unused. A goroutine that was writing an event there while
+// the segment was dropped may have faulted a page back; the segment is
+// dropped again when the next segment is mapped. The resident trace is the
+// current segment, and pages of the one before for a moment.
 //
 // While the file is shorter than smallTrace, segments stop doubling at
 // smallSegment: the current segment's pages stay resident until the next
@@ -61,6 +64,8 @@ const (
 // populatePages).
 const (
 	firstChunk   = 4 << 10
+	leaveChunk   = 1 << 10 // after leaveDropped
+	chunkAlign   = 512
 	maxChunk     = 64 << 10
 	firstSegment = 64 << 10
 	hugePage     = 2 << 20
@@ -81,10 +86,12 @@ var out struct {
 	next   int    // its first free byte
 	size   int64  // bytes written (outWrite)
 
-	// The segments before the current one, and the bytes of full chunks
-	// written into them after their pages were dropped (see takeChunk).
-	old   []oldSegment
-	stray int
+	// The segments before the current one, whose pages were dropped
+	// (out.old[i] is the segment of index i, the current one's is
+	// len(out.old)), and those of them that a goroutine may have written
+	// into since (see takeChunk).
+	old     []oldSegment
+	touched []int
 
 	// The header's state block (see "Completeness" in package trace):
 	// block maps it (outMap); blockOff is its offset in the file.
@@ -196,12 +203,37 @@ func mapSegment(n int) error {
 		return err
 	}
 	populatePages(mem)
+	for _, i := range out.touched {
+		dropPages(out.old[i].mem)
+		out.old[i].touched = false
+	}
+	out.touched = out.touched[:0]
 	if out.seg != nil {
 		dropPages(out.seg)
 		out.old = append(out.old, oldSegment{mem: out.seg})
+		dropped.Store(uint64(len(out.old)))
+		attention.Add(1)
 	}
 	out.seg, out.segOff, out.next = mem, off, 0
 	return nil
+}
+
+// dropped counts the segments whose pages were dropped: those of the
+// indexes below it. It is written under out.mu, and attention changes
+// after it does.
+var dropped atomic.Uint64
+
+// leaveDropped gives g a new chunk if its chunk is in a segment whose
+// pages were dropped, before g writes there again. A goroutine that had
+// not filled its chunk while a whole segment filled records little, so
+// its chunks start small again: pond's short goroutines, taking over the
+// states (and the chunk sizes) of busy ones that ended, left most of
+// 64 KiB chunks unused, and its trace file grew from 72 to 208 MiB.
+func (g *gstate) leaveDropped() {
+	if g.mapped && g.seg < dropped.Load() {
+		g.chunk = leaveChunk
+		g.refill(eventRoom)
+	}
 }
 
 // nextSegment returns the file offset and the size of the segment to map
@@ -240,9 +272,10 @@ func (g *gstate) refill(n int) {
 		if g.mapped {
 			full = g.buf[:cap(g.buf)]
 		}
-		if chunk := takeChunk(full, n, max(g.chunk, n)); chunk != nil {
+		if chunk, seg := takeChunk(full, g.seg, n, max(g.chunk, n)); chunk != nil {
 			g.buf = chunk
 			g.mapped = true
+			g.seg = seg
 			g.chunk = min(2*g.chunk, maxChunk)
 			g.open()
 			return
@@ -307,61 +340,41 @@ func (g *gstate) writeBatch() {
 
 // An oldSegment is a segment before the current one.
 type oldSegment struct {
-	mem   []byte
-	stray int // bytes of full chunks written since its pages were dropped
+	mem     []byte
+	touched bool // in out.touched
 }
 
 // takeChunk returns an empty slice in the mapped file with a capacity of
 // want bytes, or less but at least need where that is what the current
-// segment has left, or nil if the file cannot grow. full is the full
-// chunk the caller leaves, if any: if it is in an old segment (its
-// goroutine kept writing there after the segment's pages were dropped),
-// it counts as stray, and once the stray bytes come to maxSegment the old
-// segments holding them are dropped again, one call each: one drop per
-// full chunk would cost a TLB shootdown each (see the chunk sizes).
-func takeChunk(full []byte, need, want int) []byte {
-	need, want = alignUp(need, firstChunk), alignUp(want, firstChunk)
+// segment has left, and the index of its segment; or nil if the file
+// cannot grow. full is the chunk the caller leaves, if any, and seg the
+// index of its segment: if that segment's pages were dropped, the caller
+// may have written there since (an event it was writing when the segment
+// was dropped), faulting a page back in, and the segment is dropped
+// again when the next one is mapped.
+func takeChunk(full []byte, seg uint64, need, want int) ([]byte, uint64) {
+	need, want = alignUp(need, chunkAlign), alignUp(want, chunkAlign)
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	if out.mode != outMap {
-		return nil
+		return nil, 0
 	}
-	if len(full) > 0 && !within(full, out.seg) {
-		for i := len(out.old) - 1; i >= 0; i-- {
-			if within(full, out.old[i].mem) {
-				out.old[i].stray += len(full)
-				out.stray += len(full)
-				break
-			}
-		}
-		if out.stray >= maxSegment {
-			for i := range out.old {
-				if out.old[i].stray > 0 {
-					dropPages(out.old[i].mem)
-					out.old[i].stray = 0
-				}
-			}
-			out.stray = 0
-		}
+	if len(full) > 0 && seg < uint64(len(out.old)) && !out.old[seg].touched {
+		out.old[seg].touched = true
+		out.touched = append(out.touched, int(seg))
 	}
 	n := min(want, len(out.seg)-out.next)
 	if n < need {
 		n = want
 		if err := mapSegment(n); err != nil {
 			stopRecordingLocked(err)
-			return nil
+			return nil, 0
 		}
 	}
 	c := out.seg[out.next : out.next : out.next+n]
 	out.next += n
 	putWord(out.block[trace.ExtentField:], uint64(out.segOff)+uint64(out.next))
-	return c
-}
-
-// within says whether b starts inside seg.
-func within(b, seg []byte) bool {
-	p, s := uintptrOf(b), uintptrOf(seg)
-	return p >= s && p < s+uintptr(len(seg))
+	return c, uint64(len(out.old))
 }
 
 // stopRecordingLocked gives up on the trace file after an error (errLimit,

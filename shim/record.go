@@ -32,6 +32,10 @@ const eventRoom = trace.MaxEventLen + trace.Window
 // prepare makes room for an event and records EvGCEpoch first if a garbage
 // collection finished since the goroutine's last event.
 func (g *gstate) prepare() {
+	if a := attention.Load(); a != g.attn {
+		g.attn = a
+		g.leaveDropped()
+	}
 	if cap(g.buf)-len(g.buf) < eventRoom {
 		g.refill(eventRoom)
 	}
@@ -40,6 +44,12 @@ func (g *gstate) prepare() {
 		g.buf = g.enc.AppendGCEpoch(g.buf, seqs.n.Add(1), e)
 	}
 }
+
+// attention changes whenever a goroutine must look up before its next
+// event: a garbage collection finished (gcEpoch), or old segments of the
+// mapped trace were dropped (see leaveDropped). ready tests it alone, so
+// that the access fast path reads one word for both.
+var attention atomic.Uint64
 
 // commit makes the events appended so far part of the batch by rewriting
 // its length field (the format's 4-byte little-endian length, as
@@ -63,6 +73,10 @@ func (g *gstate) open() {
 
 // start binds a fresh batch to g; called when g is bound to a goroutine.
 func (g *gstate) start() {
+	if g.mapped && g.seg < dropped.Load() {
+		g.leaveDropped()
+		return
+	}
 	if cap(g.buf)-len(g.buf) < batchHeaderLen+eventRoom {
 		g.refill(eventRoom)
 		return
@@ -74,7 +88,7 @@ func (g *gstate) start() {
 // window), taking prepare's slow path only when the buffer is short or a
 // garbage collection finished: accesses are the most frequent events.
 func (g *gstate) ready() {
-	if cap(g.buf)-len(g.buf) < eventRoom || gcEpoch.Load() != g.epoch {
+	if cap(g.buf)-len(g.buf) < eventRoom || attention.Load() != g.attn {
 		g.prepare()
 	}
 }

@@ -524,3 +524,43 @@ func TestNextSegment(t *testing.T) {
 		t.Errorf("segment for 3 MiB is %d bytes, want 4 MiB", n)
 	}
 }
+
+// TestLeaveDropped: a goroutine whose chunk is in a segment whose pages
+// were dropped takes a chunk of the current segment before its next event
+// (a write there would fault the page back in), and its events read back
+// whole and in order.
+func TestLeaveDropped(t *testing.T) {
+	const base = 12300
+	if out.mode != outMap {
+		t.Skip("the trace is not mapped")
+	}
+	x := new(uint64)
+	evs := recorded(t, base, func() {
+		g := cur()
+		Write(base+1, unsafe.Pointer(x), 1)
+		seg := g.seg
+		out.mu.Lock()
+		err := mapSegment(0)
+		cur := uint64(len(out.old))
+		out.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dropped.Load() <= seg {
+			t.Fatalf("segment %d not dropped (%d dropped) after the next was mapped", seg, dropped.Load())
+		}
+		Write(base+2, unsafe.Pointer(x), 2)
+		if g.seg != cur {
+			t.Errorf("the goroutine writes into segment %d after segment %d was dropped, want the current one, %d", g.seg, seg, cur)
+		}
+	})
+	var sites []uint32
+	for _, ev := range evs {
+		if ev.Kind == trace.EvWrite {
+			sites = append(sites, ev.Site)
+		}
+	}
+	if !slices.Equal(sites, []uint32{base + 1, base + 2}) {
+		t.Errorf("writes at sites %v, want %d and %d", sites, base+1, base+2)
+	}
+}

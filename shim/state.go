@@ -28,8 +28,10 @@ type gstate struct {
 	evStart int
 	lenp    unsafe.Pointer
 	enc     trace.Encoder
-	chunk   int  // size of the next chunk to take
-	mapped  bool // buf is a chunk of the mapped file
+	chunk   int    // size of the next chunk to take
+	mapped  bool   // buf is a chunk of the mapped file
+	seg     uint64 // if mapped, the index of the segment buf is in (out.segs)
+	attn    uint64 // attention when the goroutine last looked (prepare)
 
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
@@ -207,6 +209,7 @@ func newState(gid, id uint64) *gstate {
 		g.rtg = getg() // newState runs on the goroutine it binds g to
 	}
 	g.epoch = 0
+	g.attn = attention.Load() - 1 // look at the first event
 	g.testOnly = false
 	g.test = nil
 	g.bubble = false
