@@ -3,6 +3,7 @@ package shim
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -84,7 +85,7 @@ type chanLock struct {
 func chanLockOf(a unsafe.Pointer) *chanLock {
 	k, p := uintptr(a), (*byte)(a)
 	old, ok := chanLocks.Load(k)
-	if ok && old.(*chanLock).ch.Value() == p {
+	if ok && pointsTo(old.(*chanLock).ch, p) {
 		return old.(*chanLock)
 	}
 	n := &chanLock{ch: weak.Make(p)}
@@ -102,11 +103,43 @@ func chanLockOf(a unsafe.Pointer) *chanLock {
 			runtime.AddCleanup(p, func(k uintptr) { chanLocks.CompareAndDelete(k, n) }, k)
 			return n
 		}
-		if old, ok = chanLocks.Load(k); ok && old.(*chanLock).ch.Value() == p {
+		if old, ok = chanLocks.Load(k); ok && pointsTo(old.(*chanLock).ch, p) {
 			return old.(*chanLock) // another operation of this channel made it
 		}
 	}
 }
+
+// pointsTo reports whether w was made for p, an object the caller holds
+// (so p is live). It reads the weak pointer's handle, which the runtime
+// clears when it sweeps the span of a dead object, before that object's
+// memory can be reused: if the handle holds p, w's object is p's own. Value
+// does the same after making sure the span is swept, so that it can return
+// a pointer to an object it may bring back to life: about 110 instructions
+// (GOMAXPROCS=1 callgrind), twice per recorded channel operation. Where the
+// weak package is not laid out as checked at init (weakHandle), Value it
+// is.
+func pointsTo(w weak.Pointer[byte], p *byte) bool {
+	if weakHandle {
+		h := *(*unsafe.Pointer)(unsafe.Pointer(&w))
+		return h != nil && atomic.LoadUintptr((*uintptr)(h)) == uintptr(unsafe.Pointer(p))
+	}
+	return w.Value() == p
+}
+
+// weakHandle says whether a weak.Pointer is one word, a pointer to a word
+// that holds its object's address (its handle), as in Go 1.24 to 1.26.
+var weakHandle = func() bool {
+	var w weak.Pointer[byte]
+	if unsafe.Sizeof(w) != unsafe.Sizeof(uintptr(0)) {
+		return false
+	}
+	p := new([16]byte) // not a tiny allocation
+	w = weak.Make(&p[0])
+	h := *(*unsafe.Pointer)(unsafe.Pointer(&w))
+	ok := h != nil && atomic.LoadUintptr((*uintptr)(h)) == uintptr(unsafe.Pointer(&p[0]))
+	runtime.KeepAlive(p)
+	return ok
+}()
 
 // controlling reports whether a control plan is in force.
 func controlling() bool { return controlGate != nil && ctl.Load() != nil }

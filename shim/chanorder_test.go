@@ -180,5 +180,8 @@ func TestChanLockNotTakenOver(t *testing.T) {
 	if chanLockOf(ChanAddr(ch)) != l {
 		t.Fatal("a second operation got another entry")
 	}
+	if !weakHandle {
+		t.Error("weak.Pointer is not laid out as pointsTo reads it: every channel operation takes Value's slower path")
+	}
 	runtime.KeepAlive(ch)
 }
