@@ -27,7 +27,8 @@
 // from the trace the precog run wrote. With valgrind installed, the command
 // also counts instructions per operation with callgrind (GOMAXPROCS=1,
 // GODEBUG=asyncpreemptoff=1, the difference between N and 2N iterations),
-// which does not move with the machine's load.
+// which does not move with the machine's load (GODEBUG=cpu.rdtscp=off too,
+// for valgrind 3.19).
 //
 // Run it from the repository root:
 //
@@ -281,13 +282,17 @@ var collected = regexp.MustCompile(`Collected : ([0-9,]+)`)
 // instructions returns the instructions per iteration of one variant
 // under callgrind, or -1 if valgrind cannot run it.
 func instructions(bin string, b bench, sub string, n int, env []string) float64 {
+	// cpu.rdtscp=off: valgrind 3.19 does not know RDTSCP, which the
+	// runtime's cputicks runs when a lock spins (sysmon's, now and then);
+	// the program died of SIGILL part way, and its count, of a run cut
+	// short, was printed as if whole. A run that fails is now n/a.
 	count := func(iters int) (float64, bool) {
 		cmd := exec.Command("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bin,
 			"-test.run=^$", "-test.bench=^Benchmark"+b.name+"$/^"+sub+"$", "-test.benchtime="+strconv.Itoa(iters)+"x")
-		cmd.Env = append(os.Environ(), append(env, "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")...)
-		out, _ := cmd.CombinedOutput()
+		cmd.Env = append(os.Environ(), append(env, "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off")...)
+		out, err := cmd.CombinedOutput()
 		m := collected.FindSubmatch(out)
-		if m == nil {
+		if err != nil || m == nil {
 			return 0, false
 		}
 		v, _ := strconv.ParseFloat(strings.ReplaceAll(string(m[1]), ",", ""), 64)
