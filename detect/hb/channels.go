@@ -27,6 +27,7 @@ type channels struct {
 	last         int            // the last event added
 	pairs        []pairing      // per channel: which sends receives were paired with
 	caps         []int          // per channel: its capacity, -1 if its make was not recorded
+	walked       []int          // per channel: how many of its receives that got a value the walk has passed
 	// sendVC and recvVC are the release clocks of sends and receives
 	// that another event will acquire, deleted when it has.
 	sendVC, recvVC map[chanOp]vclock
@@ -58,6 +59,7 @@ func (c *channels) channel(addr uint64) int {
 		c.sendAt = append(c.sendAt, nil)
 		c.pairs = append(c.pairs, pairing{})
 		c.caps = append(c.caps, -1)
+		c.walked = append(c.walked, 0)
 	}
 	return ch
 }
@@ -116,6 +118,12 @@ func (c *channels) completes(r chanOp) bool {
 // (whether or not that receive was seen).
 func (c *channels) waits(s chanOp) bool {
 	return c.caps[s.ch] >= 0 && s.k-c.caps[s.ch] >= 0
+}
+
+// passed reports whether the walk has passed receive r (receives are
+// numbered in event order, and walked in it).
+func (c *channels) passed(r chanOp) bool {
+	return c.walked[r.ch] > r.k
 }
 
 // completion returns the receive that send s waits for before it

@@ -109,3 +109,52 @@ func TestStream(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamPassedReceive: a send whose completing receive the walk passed
+// before the send came into the window (a pooled channel of capacity 1,
+// taken again long after its last receive) acquires the receiver's clock
+// once, at the sender's next event, not at every event after: what the
+// receiver does after its next release (a send) stays unordered with the
+// sender's later events, as the Graph has it.
+func TestStreamPassedReceive(t *testing.T) {
+	const a, b, ch, done, x, y = 1, 2, 0x5000, 0x5100, 0x9000, 0x9100
+	evs := []trace.Event{
+		{Goroutine: a, Kind: trace.EvBegin, Peer: trace.NoParent},
+		{Goroutine: a, Kind: trace.EvTestStart, Name: "T"},
+		{Goroutine: a, Kind: trace.EvChanMake, Addr: ch, Value: 1},
+		{Goroutine: a, Kind: trace.EvChanMake, Addr: done, Value: 1},
+		{Goroutine: a, Kind: trace.EvFork, Peer: b},
+		{Goroutine: b, Kind: trace.EvBegin, Peer: a},
+		{Goroutine: a, Kind: trace.EvChanSend, Addr: ch},           // send 0
+		{Goroutine: b, Kind: trace.EvChanRecv, Addr: ch, Value: 1}, // receive 0
+	}
+	// A window that pairs the receive surely (pairHorizon), passed
+	// before send 1 comes into it.
+	const window = pairHorizon + 8
+	for range window + 2 {
+		evs = append(evs, trace.Event{Goroutine: b, Kind: trace.EvRead, Addr: y})
+	}
+	evs = append(evs,
+		trace.Event{Goroutine: a, Kind: trace.EvChanSend, Addr: ch}, // send 1: waits for receive 0
+		trace.Event{Goroutine: a, Kind: trace.EvRead, Addr: y},
+		trace.Event{Goroutine: b, Kind: trace.EvChanSend, Addr: done},
+		trace.Event{Goroutine: b, Kind: trace.EvWrite, Addr: x, Value: 1},
+		trace.Event{Goroutine: a, Kind: trace.EvWrite, Addr: x, Value: 2},
+	)
+	for i := range evs {
+		evs[i].Seq, evs[i].Site = uint64(i+1), uint32(i+1)
+	}
+	bw, aw := len(evs)-2, len(evs)-1
+	opts := Options{NoTakes: true, NoHandedLocks: true}
+	g := Analyze(evs, opts)
+	if g.HappensBefore(bw, aw) {
+		t.Fatalf("the Graph orders b's write before a's")
+	}
+	steps, _ := streamAll(t, evs, StreamOptions{Options: opts, Window: window})
+	if steps[aw].Ctx.Unsettled || Before(steps[bw].Ctx, bw, steps[aw].Ctx, aw) {
+		t.Errorf("b's write ordered before a's (a unsettled: %v): the passed receive was acquired again", steps[aw].Ctx.Unsettled)
+	}
+	if !Before(steps[7].Ctx, 7, steps[aw].Ctx, aw) {
+		t.Errorf("receive 0 not ordered before a's write")
+	}
+}
