@@ -2,6 +2,7 @@ package sharedloc
 
 import (
 	"go/token"
+	"go/types"
 	"slices"
 
 	"golang.org/x/tools/go/callgraph"
@@ -105,6 +106,123 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int, ente
 			}
 		}
 		return !r.escapesBefore(v, at, nil, entering)
+	case *ssa.Call:
+		// A constructor's result: each call has an object of its own.
+		if !r.constructs(v, depth-1) {
+			return false
+		}
+		return !r.escapesBefore(v, at, v, entering)
+	}
+	return false
+}
+
+// constructs reports whether call's callee is a constructor: every return
+// of it returns an object it allocated (new, &T{...}, make) and let go
+// nowhere before, filled with nothing but values that hold no pointer and
+// objects made for it there (mochi-mqtt's NewInflights returning
+// &Inflight{internal: map[uint16]packets.Packet{}}). Each call then
+// returns an object of its own, as an allocation in the caller would.
+// An object filled with a parameter or a call's result is not fresh
+// although it is new: what it points to may be shared.
+func (r *Result) constructs(call *ssa.Call, depth int) bool {
+	fn := call.Call.StaticCallee()
+	if depth == 0 || fn == nil || fn.Blocks == nil || fn.Signature.Results().Len() != 1 {
+		return false
+	}
+	returns := 0
+	for _, b := range fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		returns++
+		made, ok := ret.Results[0].(ssa.Instruction)
+		if !ok || !madeHere(made) || r.escapesBefore(ret.Results[0], ret, made, true) {
+			return false
+		}
+	}
+	return returns > 0
+}
+
+// madeHere reports whether v is an allocation whose fields (or elements)
+// are only read, or written with values that hold no pointer and with
+// allocations that nothing else refers to (an object literal's map or
+// slice).
+func madeHere(v ssa.Instruction) bool {
+	switch v := v.(type) {
+	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
+		return true // filled later, if at all, by map updates, sends and stores the escape walk sees
+	case *ssa.Alloc:
+		if isCaptured(v) {
+			return false
+		}
+		for _, ref := range *v.Referrers() {
+			var addr ssa.Value
+			switch ref := ref.(type) {
+			case *ssa.FieldAddr:
+				addr = ref
+			case *ssa.IndexAddr:
+				addr = ref
+			case *ssa.Store:
+				if ref.Addr == ssa.Value(v) && !pointerFree(ref.Val.Type()) && !madeFor(ref.Val, ref) {
+					return false // *p = *q: a copy of what q points to
+				}
+				continue
+			default:
+				continue // the object itself: escapesBefore's to judge
+			}
+			for _, u := range *addr.Referrers() {
+				switch u := u.(type) {
+				case *ssa.UnOp, *ssa.DebugRef:
+				case *ssa.Store:
+					if u.Addr != addr || !pointerFree(u.Val.Type()) && !madeFor(u.Val, u) {
+						return false
+					}
+				default:
+					return false // the field's address goes elsewhere
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// madeFor reports whether v is a nil constant, or an allocation whose
+// only use is the store s.
+func madeFor(v ssa.Value, s *ssa.Store) bool {
+	switch v.(type) {
+	case *ssa.Const:
+		return true
+	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice, *ssa.Alloc:
+		for _, u := range *v.Referrers() {
+			if _, isDebug := u.(*ssa.DebugRef); u != s && !isDebug {
+				if ins, ok := u.(*ssa.MapUpdate); ok && ins.Map == v {
+					continue // a map literal's entries
+				}
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// pointerFree reports whether values of type t hold no pointer: booleans,
+// numbers, strings and arrays and structs of them.
+func pointerFree(t types.Type) bool {
+	switch t := t.Underlying().(type) {
+	case *types.Basic:
+		return t.Kind() != types.UnsafePointer
+	case *types.Array:
+		return pointerFree(t.Elem())
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if !pointerFree(t.Field(i).Type()) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
@@ -274,8 +392,12 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering 
 				for _, st := range ref.States {
 					escape = escape || st.Send == v
 				}
-			case *ssa.MakeClosure, *ssa.Return, *ssa.Panic:
+			case *ssa.MakeClosure, *ssa.Panic:
 				escape = true
+			case *ssa.Return:
+				// Returning is handing the value to the caller: no
+				// escape at at itself when entering (constructs).
+				escape, handOff = true, count(ref.Results, v) == 1
 			case ssa.CallInstruction:
 				escape = isArg(ref.Common(), v)
 				common := ref.Common()

@@ -92,3 +92,60 @@ func leaked() func(t *T) {
 }
 
 func UseHook(t *T) { hook(t) } // want `^read hook: shared$`
+
+// A constructor of the package that returns an object it made and let go
+// nowhere before gives each call its own object (mochi-mqtt's
+// Inflight.Clone fills the map of a NewInflights() of its own).
+type M struct {
+	m   map[int]int
+	tag *T
+}
+
+func newM() *M {
+	return &M{m: map[int]int{}} // want `^write M.m: local$`
+}
+
+func Clone(src map[int]int) *M {
+	c := newM()
+	for k, v := range src {
+		c.m[k] = v // want `^read M.m: local$` `^map write M.m\[\]: local$`
+	}
+	go c.run()
+	c.m[0] = 0 // want `^read M.m: shared$` `^map write M.m\[\]: shared$`
+	return c
+}
+
+func (c *M) run() {}
+
+// One that hands its object to a goroutine or keeps it before returning
+// does not.
+var last *M
+
+func newKept() *M {
+	c := &M{m: map[int]int{}} // want `^write M.m: local$`
+	last = c                  // want `^write last: shared$`
+	return c
+}
+
+func newStarted() *M {
+	c := &M{m: map[int]int{}} // want `^write M.m: local$`
+	go c.run()
+	return c
+}
+
+func Kept() {
+	c := newKept()
+	c.m[1] = 1 // want `^read M.m: shared$` `^map write M.m\[\]: shared$`
+	d := newStarted()
+	d.m[1] = 1 // want `^read M.m: shared$` `^map write M.m\[\]: shared$`
+}
+
+// Nor does an object the constructor fills with one it was handed.
+func newTagged(t *T) *M {
+	return &M{m: map[int]int{}, tag: t} // want `^write M.m: local$` `^write M.tag: local$`
+}
+
+func Tagged(t *T) {
+	c := newTagged(t)
+	c.tag.n = 1 // want `^read M.tag: shared$` `^write T.n: shared$`
+}
