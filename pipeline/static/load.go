@@ -198,7 +198,8 @@ type pkgError struct {
 }
 
 // newPkgError splits e into pkgErrors: one, or one per error line when e is
-// the compiler output that go list relays for a dependency ("# path\n...").
+// the compiler output that go list relays for a dependency ("# path\n..."),
+// or none when e continues the error before it.
 func newPkgError(dir string, e packages.Error) []pkgError {
 	if e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# ") {
 		var errs []pkgError
@@ -211,6 +212,14 @@ func newPkgError(dir string, e packages.Error) []pkgError {
 			errs = append(errs, pe)
 		}
 		return errs
+	}
+	if e.Kind == packages.TypeError && strings.HasPrefix(e.Msg, "\t") {
+		// The continuation of the error before it, go/types' related
+		// position ("\tother declaration of main" after "main
+		// redeclared in this block"): sorted by position it could come
+		// first and stand alone as the package's error (a module's
+		// examples directory of several mains).
+		return nil
 	}
 	pe := pkgError{kind: e.Kind, msg: oneLine(e.Msg)}
 	if e.Pos != "" && e.Pos != "-" {

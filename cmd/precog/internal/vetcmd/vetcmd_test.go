@@ -395,6 +395,8 @@ func TestErrors(t *testing.T) {
 		"badtest/b.go":      "package badtest\n",
 		"badtest/b_test.go": "package badtest\n\nvar _ = undefinedInTest\n",
 		"empty/README":      "no Go here\n",
+		"redecl/a.go":       "package redecl\n\nfunc F() {}\n",
+		"redecl/b.go":       "package redecl\n\nfunc F() {}\n",
 	})
 	noMod := writeModule(t, map[string]string{"a.go": "package a\n"})
 	for _, tc := range []struct {
@@ -407,6 +409,8 @@ func TestErrors(t *testing.T) {
 		{dir, []string{"./syn"}, `package example.com/m/syn: syn/s.go:3:\d+: syntax error: .*`},
 		{dir, []string{"./usesbad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`},
 		{dir, []string{"./badtest"}, `package example.com/m/badtest: badtest/b_test.go:3:9: undefined: undefinedInTest`},
+		// Not go/types' "\tother declaration of F", at a.go.
+		{dir, []string{"./redecl"}, `package example.com/m/redecl: redecl/b.go:3:6: F redeclared in this block`},
 		{dir, []string{"./empty/..."}, `no packages matched ./empty/...`},
 		{dir, []string{"./empty"}, `./empty: no Go files in .*`},
 		{dir, []string{"./missing"}, `./missing: .*missing: directory not found`},
