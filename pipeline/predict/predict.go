@@ -391,6 +391,10 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 		vet = newVetState(o.Static)
 	}
 	var all []finding.Finding
+	total := 0
+	for _, p := range ix.Packages {
+		total += len(p.Tests)
+	}
 	for _, p := range ix.Packages {
 		res.Stats.Packages++
 		for _, t := range p.Tests {
@@ -398,6 +402,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 				return nil, err
 			}
 			res.Stats.Tests++
+			progress.line(detectingLine(res.Stats.Tests, total, p.ImportPath, t, o.maxTraceBytes()))
 			name := p.ImportPath + "." + t.Name
 			runs := []runFile{{n: 0, trace: t.Trace, log: t.Log, outcome: t.Outcome, broken: t.Broken}}
 			for _, r := range t.Runs {
@@ -446,6 +451,22 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	}
 	res.Stats.Detect = time.Since(start)
 	return res, nil
+}
+
+// detectingLine is the progress line of detection in test t, the n-th of
+// the of tests of the recording: a trace over -max-trace gets the race checker alone, streamed, and
+// can take minutes (smux's 185 MiB TestParallel: 95 s of CPU), so the
+// line says so.
+func detectingLine(n, of int, pkg string, t *record.Test, maxBytes int64) string {
+	line := fmt.Sprintf("detecting [%d/%d] %s %s", n, of, pkg, t.Name)
+	size := t.Bytes
+	for _, r := range t.Runs {
+		size = max(size, r.Bytes)
+	}
+	if maxBytes > 0 && size > maxBytes {
+		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check only, streamed)", float64(size)/(1<<20))
+	}
+	return line
 }
 
 // A runFile is one recorded run of a test.

@@ -195,7 +195,7 @@ func TestMaxTraceBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
-		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass, Bytes: fi.Size()}}},
 	}}
 	racesOf := func(res *Result) []finding.Finding {
 		var out []finding.Finding
@@ -218,9 +218,18 @@ func TestMaxTraceBytes(t *testing.T) {
 		max      int64
 		streamed bool
 	}{{fi.Size() - 1, true}, {fi.Size(), false}, {-1, false}} {
-		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: tc.max})
+		var line string // the progress line while it detects
+		progress := newTracker(func(p Progress) {
+			if strings.HasPrefix(p.Line, "detecting") {
+				line = p.Line
+			}
+		})
+		res, err := detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: tc.max}, nil, progress)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want := "detecting [1/1] example.com/a TestA"; line != want && !(tc.streamed && strings.HasPrefix(line, want+" (a trace of 0.0 MiB, over -max-trace: race check only, streamed)")) {
+			t.Errorf("limit %d: progress line %q", tc.max, line)
 		}
 		if got := res.Stats.Streamed == 1; got != tc.streamed || res.Stats.Skipped != 0 || res.Stats.Events != whole.Stats.Events {
 			t.Errorf("limit %d: streamed %d runs, skipped %d, %d events (%d whole); want streamed %v", tc.max, res.Stats.Streamed, res.Stats.Skipped, res.Stats.Events, whole.Stats.Events, tc.streamed)
