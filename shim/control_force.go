@@ -430,10 +430,19 @@ func (f *forceState) passBy(c *control, p *fpoint, why string) {
 	}
 }
 
-// ended checks the steps of gc, which ended. c.mu is held.
+// ended checks the steps of gc, which ended. c.mu is held; gc's own
+// goroutine calls it, from its End.
 func (f *forceState) ended(c *control, gc *gctl) {
 	for _, p := range f.list {
 		if p.p.G == gc.id && !p.reached {
+			if panicking() {
+				// End, which the rewritten goroutine defers first,
+				// runs last: nothing is left to recover the panic,
+				// and the process dies of it. The crash came while
+				// the order held: the held goroutines stay held.
+				c.emit(plan.Record{Event: plan.EvPanicked, Point: &p.p, Reason: fmt.Sprintf("goroutine %d panicked before reaching step %s", gc.id, pointString(p.p))})
+				return
+			}
 			c.finish(plan.Diverged, fmt.Sprintf("goroutine %d ended before reaching step %s: %s", gc.id, pointString(p.p), c.describe(p.p)))
 			return
 		}

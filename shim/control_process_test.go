@@ -41,6 +41,8 @@ func TestControlChild(t *testing.T) {
 	switch mode {
 	case "mysql":
 		childMySQL()
+	case "panic":
+		childPanic()
 	case plan.Perturb:
 		racyAppends(childRoot, nil)
 	case plan.Replay:
@@ -96,6 +98,55 @@ func childMySQL() {
 		<-finished
 	}()
 	<-done
+}
+
+// childPanic runs two goroutines: the first panics before it reaches
+// siteSet, the step a force plan puts before the second's write at siteS3.
+func childPanic() {
+	done := make(chan struct{})
+	go func() {
+		Begin(childRoot)
+		defer End()
+		var p *string
+		now := make(chan struct{})
+		close(now)
+		spawn(siteSession, now, func() {
+			if len(os.Args) > 0 {
+				panic("boom before the step")
+			}
+			W(siteSet, &p, nil)
+		})
+		_, second := spawn(siteShow, now, func() { W(siteS3, &p, nil) })
+		<-second
+	}()
+	<-done
+}
+
+// TestControlProcessPanicked runs childPanic under a plan that holds the
+// second goroutine until the first passes its step: the first panics
+// before it, and the result says so ("panicked") and has no final line,
+// the second still held when the process died of the panic.
+func TestControlProcessPanicked(t *testing.T) {
+	first := childID(childRoot, siteSession, 0)
+	second := childID(childRoot, siteShow, 0)
+	before, after := plan.Point{G: first, Site: siteSet}, plan.Point{G: second, Site: siteS3}
+	res, crashed, out := runChild(t, t.TempDir(), "panic", &plan.Plan{Mode: plan.Force, Edges: []plan.Edge{{Before: before, After: after}}})
+	if !crashed || !strings.Contains(out, "panic: boom before the step") {
+		t.Fatalf("the child did not die of its panic:\n%s", out)
+	}
+	recs := readResult(t, res)
+	var panicked bool
+	for _, r := range recs {
+		switch {
+		case r.Event == plan.EvPanicked && r.Point != nil && keyOf(*r.Point) == keyOf(before):
+			panicked = true
+		case r.Event == plan.EvPassed && r.Point != nil && keyOf(*r.Point) == keyOf(after):
+			t.Errorf("the held step passed: %+v", r)
+		}
+	}
+	if !panicked || final(recs).Event != "" {
+		t.Errorf("want a panicked line for %v and no final line; the result:\n%+v", before, recs)
+	}
 }
 
 // runChild runs the child program mode under plan p (none if nil) and

@@ -91,7 +91,11 @@ func ExpectedOf(f finding.Finding, fatal bool, msg string) bool {
 // counter negative, never returns to be recorded passed), and every
 // group of Together steps was reached in full (the last arrival lets
 // them all go). The After steps need not have come: the crash may be
-// the first of them, or come before the last. A run whose shim wrote a
+// the first of them, or come before the last. A Before step that its
+// goroutine never reached because it panicked first (a "panicked" line:
+// the shim keeps the held goroutines held then) counts as done: the crash
+// came on the way to it, while its successors waited (a section forced
+// first that panics before its Unlock). A run whose shim wrote a
 // final line happened only if it was confirmed: a wait that gave up lets
 // every held goroutine go, and what crashes after that is a run without
 // the order. The records are written as the steps happen, so a step the
@@ -116,7 +120,7 @@ func happened(o Order, c *control.Result) (bool, string) {
 		switch rec.Event {
 		case plan.EvPassed:
 			passed[p] = true
-		case plan.EvReached:
+		case plan.EvReached, plan.EvPanicked:
 			reached[p] = true
 		}
 	}

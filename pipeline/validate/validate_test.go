@@ -293,6 +293,10 @@ func TestClassify(t *testing.T) {
 		{Role: "add", File: "/src/k/ring/ring.go", Line: 78, Function: "Submit"}}}
 	o := Order{What: "the nil store before the dereference", Edges: []plan.Edge{{Before: check, After: store}, {Before: store, After: use}}}
 	doneFirst := Order{What: "the Done before the Add", Edges: []plan.Edge{{Before: done, After: add}}}
+	// The reader's section (its check and use, then its Unlock) before
+	// the nil store, as OSCS forces two sections.
+	unlock := pt(1, 14, 0)
+	sectionFirst := Order{What: "the reader's section before the store", Edges: []plan.Edge{{Before: unlock, After: store}}}
 	crashed := func(recs ...plan.Record) *control.Result { return &control.Result{State: plan.Diverged, Records: recs} }
 	rec := func(ev string, p plan.Point) plan.Record { return plan.Record{Event: ev, Point: &p} }
 	fail := []byte("=== RUN   TestProcInfo\n    mysql_test.go:30: got 3, want 4\n--- FAIL: TestProcInfo (0.00s)\nFAIL\n")
@@ -322,6 +326,8 @@ func TestClassify(t *testing.T) {
 		{"a crash at the site with every step passed", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, check), rec(plan.EvPassed, check), rec(plan.EvReached, store), rec(plan.EvPassed, store), rec(plan.EvReached, use))}, true, finding.Confirmed, "panic", nil},
 		{"a crash at the site before the first step", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, use))}, true, finding.Diverged, "", nil},
 		{"a crash at the site while the nil store waited for the check", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, store))}, true, finding.Diverged, "", nil},
+		{"a crash in the section forced first, before its Unlock, the store held", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, store), rec(plan.EvPanicked, unlock))}, true, finding.Confirmed, "panic", &sectionFirst},
+		{"the same crash, no panicked line", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, store))}, true, finding.Diverged, "", &sectionFirst},
 		{"a crash after a wait gave up", null, Run{Output: []byte(nilPanic), Outcome: record.Panic, Control: &control.Result{State: plan.TimedOut, Final: true, Reason: "step (g 2, site 30, n 0) gave up"}}, true, finding.Diverged, "", nil},
 		{"a crash without a control result", null, Run{Output: []byte(nilPanic), Outcome: record.Panic}, true, finding.Diverged, "", nil},
 		{"a crash in the Done's function before the Done", doneAdd, Run{Output: []byte(nilInRun), Outcome: record.Panic, Control: crashed(rec(plan.EvReached, add))}, true, finding.Diverged, "", &doneFirst},

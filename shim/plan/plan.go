@@ -94,6 +94,12 @@
 //	          that left it, if one did; reason)
 //	replayed  force with an order: its first Until positions passed (pos,
 //	          of: Until)
+//	panicked  force: a goroutine ended by a panic before it reached one of
+//	          its steps (point: that step; reason). Nothing can recover
+//	          the panic then, so the process is dying: no final line
+//	          follows, and the held goroutines stay held, so the crash
+//	          came while the order held (a section forced first that
+//	          panics before its Unlock)
 //	final     the outcome (state confirmed, timed out or diverged, reason;
 //	          "error" if the shim rejected the plan); at most one; later
 //	          points are let through, and force still writes "reached" for
@@ -277,6 +283,9 @@ const (
 	// the run left it or because its Until positions passed.
 	EvLeft     = "left"
 	EvReplayed = "replayed"
+	// EvPanicked: a goroutine's panic ended it before one of its force
+	// steps (point), the process about to die.
+	EvPanicked = "panicked"
 )
 
 // The states of a final Record: the outcome of a forced or replayed run,
