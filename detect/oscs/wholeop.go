@@ -285,6 +285,84 @@ func (c *checker) computeSplit(k, other int) bool {
 			return true
 		}
 	}
+	return c.abandoned(k, other)
+}
+
+// abandoned reports whether section k is the first of two that its
+// function takes at two Lock sites of one lock expression, in a call that
+// stopped after it (k ended at an Unlock above the later Lock site in the
+// source, and the goroutine's next section of the lock is not the call's
+// second: golang-lru's deleteExpired, whose one section runs to the
+// function's last Unlock when it need not wait, stopped nothing), and
+// section other writes a location that k read and
+// that the function does not check again, in a read that only decides
+// branches, after its later Lock site: the call decided to stop on a
+// premise that other changes, and in the other order it would have gone
+// on (a Withdraw that finds the balance short and returns, against
+// another Withdraw's take between its own check and take). A premise the
+// second section checks again (puddle's CreateResource re-reads p.closed
+// after it relocks) decides nothing the other order could break.
+func (c *checker) abandoned(k, other int) bool {
+	secs := c.g.Sections()
+	s := secs[k]
+	if s.End < 0 || c.sites == nil {
+		return false
+	}
+	lock, ok := c.sites.Lookup(c.g.Events[s.Begin].Site)
+	if !ok || lock.Expr == "" {
+		return false
+	}
+	end, ok := c.sites.Lookup(c.g.Events[s.End].Site)
+	if !ok || end.File != lock.File || end.Function != lock.Function || !before(lock, end) {
+		return false
+	}
+	var later []trace.Site
+	for _, l := range c.lockSitesIn(lock.File, lock.Function, lock.Expr) {
+		if before(end, l) {
+			later = append(later, l)
+		}
+	}
+	if len(later) == 0 {
+		return false
+	}
+	for _, n := range c.neighbors(k) {
+		if secs[n].Begin > s.Begin && c.sameCall(k, n) {
+			return false
+		}
+	}
+	w := c.footprint(other).written
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, s.Begin)
+	for ; j < len(evs) && evs[j] <= s.End; j++ {
+		i := evs[j]
+		if kind := c.g.Events[i].Kind; !isAccess(kind) || kind == trace.EvWrite || !w[c.g.Loc(i)] {
+			continue
+		}
+		if !c.checkedAgain(c.g.Events[i].Site, later) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkedAgain reports whether the function of the read at site reads
+// the same expression again, in a read that only decides branches, after
+// one of the Lock sites later.
+func (c *checker) checkedAgain(site uint32, later []trace.Site) bool {
+	acc, ok := c.sites.Lookup(site)
+	if !ok {
+		return true
+	}
+	for _, a := range c.accessSitesOf(acc) {
+		if a.Kind != "read" || !a.Used(trace.UseBranch) {
+			continue
+		}
+		for _, l := range later {
+			if before(l, a) {
+				return true
+			}
+		}
+	}
 	return false
 }
 
@@ -398,6 +476,22 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 		// statement): nothing of the function runs after it.
 		return false
 	}
+	lock, _ := c.sites.Lookup(c.lockSite(k))
+	exit := trace.Site{Line: end.ExitLine, Col: end.ExitCol}
+	for _, a := range c.accessSitesOf(acc) {
+		if end.ExitLine > 0 && before(exit, a) {
+			continue
+		}
+		if before(end, a) && !c.relocked(lock, end, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// accessSitesOf returns the read and write sites of acc's expression in
+// acc's function.
+func (c *checker) accessSitesOf(acc trace.Site) []trace.Site {
 	if c.accessSites == nil {
 		c.accessSites = make(map[siteKey][]trace.Site)
 		for _, st := range c.sites.Sites {
@@ -407,17 +501,23 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 			}
 		}
 	}
-	lock, _ := c.sites.Lookup(c.lockSite(k))
-	exit := trace.Site{Line: end.ExitLine, Col: end.ExitCol}
-	for _, a := range c.accessSites[siteKey{acc.File, acc.Function, acc.Expr}] {
-		if end.ExitLine > 0 && before(exit, a) {
-			continue
-		}
-		if before(end, a) && !c.relocked(lock, end, a) {
-			return true
+	return c.accessSites[siteKey{acc.File, acc.Function, acc.Expr}]
+}
+
+// lockSitesIn returns the Lock and RLock sites of the lock expression in
+// the function.
+func (c *checker) lockSitesIn(file, fn, expr string) []trace.Site {
+	if c.lockSitesOf == nil {
+		c.lockSitesOf = make(map[siteKey][]trace.Site)
+		for _, st := range c.sites.Sites {
+			switch st.Kind {
+			case "lock", "rlock":
+				k := siteKey{st.File, st.Function, st.Expr}
+				c.lockSitesOf[k] = append(c.lockSitesOf[k], st)
+			}
 		}
 	}
-	return false
+	return c.lockSitesOf[siteKey{file, fn, expr}]
 }
 
 // relocked reports whether the function takes the lock of the section
@@ -430,17 +530,7 @@ func (c *checker) relocked(lock, end, a trace.Site) bool {
 	if lock.Expr == "" {
 		return false
 	}
-	if c.lockSitesOf == nil {
-		c.lockSitesOf = make(map[siteKey][]trace.Site)
-		for _, st := range c.sites.Sites {
-			switch st.Kind {
-			case "lock", "rlock":
-				k := siteKey{st.File, st.Function, st.Expr}
-				c.lockSitesOf[k] = append(c.lockSitesOf[k], st)
-			}
-		}
-	}
-	for _, l := range c.lockSitesOf[siteKey{end.File, end.Function, lock.Expr}] {
+	for _, l := range c.lockSitesIn(end.File, end.Function, lock.Expr) {
 		if before(end, l) && before(l, a) {
 			return true
 		}

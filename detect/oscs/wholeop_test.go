@@ -17,17 +17,21 @@ import (
 // reads a value that only decides branches (trace.UseBranch). Close and
 // Stop test a flag and set it (sites 101 and 111, 104 and 114), each with
 // an Unlock in its early exit (102, 112) before the set; Close's returns
-// next (trace.Site.ExitLine: line 103), Stop's does not.
+// next (trace.Site.ExitLine: line 103), Stop's does not. Withdraw and
+// Create lock at two sites each (120 and 123, 130 and 133) and read a
+// field in their first sections to decide whether to go on (121 bal, 131
+// closed); Withdraw's second section updates bal (124, 125), Create's
+// checks closed again (134) before it writes (135).
 var opSites = func() *trace.SiteTable {
-	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true}
+	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true}
 	t := new(trace.SiteTable)
-	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop"}
+	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create"}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
 	// AddAll calling Size, then CopyInto.
 	after := map[int]string{33: "30 33", 75: "70"}
 	name := ""
-	for id := 10; id < 120; id++ {
+	for id := 10; id < 140; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -47,8 +51,18 @@ var opSites = func() *trace.SiteTable {
 			kind, expr, uses = "read", "closed", trace.UseBranch
 		case id == 104 || id == 114:
 			kind, expr = "write", "closed"
-		case id == 102 || id == 105 || id == 112 || id == 115:
+		case id == 102 || id == 105 || id == 112 || id == 115 || id == 122 || id == 126 || id == 132 || id == 136:
 			kind, expr = "unlock", "mu"
+		case id == 121:
+			kind, expr, uses = "read", "bal", trace.UseBranch
+		case id == 124:
+			kind, expr = "read", "bal"
+		case id == 125:
+			kind, expr = "write", "bal"
+		case id == 131 || id == 134:
+			kind, expr, uses = "read", "closed", trace.UseBranch
+		case id == 135:
+			kind, expr = "write", "res"
 		}
 		s := trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]}
 		if id == 102 {
@@ -158,6 +172,50 @@ func TestWholeOpEarlyExit(t *testing.T) {
 13 g=3 Unlock site=%[5]d addr=0x900
 `, c.fn, c.fn+1, c.fn+4, c.fn+5, c.fn+2), c.want, []string{fmt.Sprintf("%d %d %d %d", c.fn, c.fn, c.fn+1, c.fn+4)})
 	}
+}
+
+// Withdraw's check and take, two sections at two Lock sites: g2 checks
+// the balance and takes, g3 checks later, finds it short and returns
+// after its first section. Had g3 checked between g2's check and take, it
+// would have taken too: the pair of g3's check with g2's take stays
+// reported, though each of g3's and g2's sections alone is a whole
+// operation. Create's first section is abandoned the same way against
+// Stop's set of closed, but Create checks closed again after it relocks:
+// its stop decided nothing the other order could break. Neither is an
+// Insert whose one section runs from its first Lock to its last Unlock,
+// below its second Lock site (golang-lru's deleteExpired, when it need not
+// wait): the call stopped nothing.
+func TestWholeOpAbandonedCall(t *testing.T) {
+	wholeCase(t, "withdraw", wholeStart+`
+10 g=2 Lock site=120 addr=0x900
+10.1 g=2 Read site=121 addr=0x400
+11 g=2 Unlock site=122 addr=0x900
+12 g=2 Lock site=123 addr=0x900
+12.1 g=2 Read site=124 addr=0x400
+12.2 g=2 Write site=125 addr=0x400 value=40
+13 g=2 Unlock site=126 addr=0x900
+14 g=3 Lock site=120 addr=0x900
+14.1 g=3 Read site=121 addr=0x400
+15 g=3 Unlock site=122 addr=0x900
+`, []string{"120 121 123 125"}, []string{"120 121 123 125"})
+	wholeCase(t, "create", wholeStart+`
+10 g=2 Lock site=110 addr=0x900
+10.1 g=2 Read site=111 addr=0x300
+10.2 g=2 Write site=114 addr=0x300 value=1
+11 g=2 Unlock site=115 addr=0x900
+12 g=3 Lock site=130 addr=0x900
+12.1 g=3 Read site=131 addr=0x300
+13 g=3 Unlock site=132 addr=0x900
+`, nil, []string{"110 114 130 131"})
+	wholeCase(t, "one section", wholeStart+`
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x100
+11 g=2 Unlock site=35 addr=0x900
+12 g=3 Lock site=40 addr=0x900
+12.1 g=3 Read site=41 addr=0x100
+12.2 g=3 Write site=42 addr=0x100 value=0
+13 g=3 Unlock site=43 addr=0x900
+`, nil, []string{"30 31 40 42"})
 }
 
 // puddle's acquire: Insert counts a call at either of its two Lock sites
