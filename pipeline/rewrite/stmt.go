@@ -10,18 +10,36 @@ import (
 
 func (r *rewriter) stmts(list []ast.Stmt) {
 	for i, s := range list {
-		if es, ok := s.(*ast.ExprStmt); ok {
-			if c, ok := ast.Unparen(es.X).(*ast.CallExpr); ok {
-				if end := r.exitAfter(list[i+1:]); end.IsValid() {
-					if r.exits == nil {
-						r.exits = make(map[*ast.CallExpr]token.Pos)
-					}
-					r.exits[c] = end
+		if c := unlockStmt(s); c != nil {
+			if end := r.exitAfter(list[i+1:]); end.IsValid() {
+				if r.exits == nil {
+					r.exits = make(map[*ast.CallExpr]token.Pos)
 				}
+				r.exits[c] = end
 			}
 		}
 		r.stmt(s, true)
 	}
+}
+
+// unlockStmt returns the call of s if s is a call statement of a method
+// named Unlock or RUnlock, the calls whose sites record an exit (syncSites
+// decides by the types which are a sync.Mutex's): exitAfter walks the rest
+// of the list, which done for every call statement would be quadratic in
+// a long block.
+func unlockStmt(s ast.Stmt) *ast.CallExpr {
+	es, ok := s.(*ast.ExprStmt)
+	if !ok {
+		return nil
+	}
+	c, ok := ast.Unparen(es.X).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok && (se.Sel.Name == "Unlock" || se.Sel.Name == "RUnlock") {
+		return c
+	}
+	return nil
 }
 
 // exitAfter returns the end of the return statement (or panic call) that
