@@ -37,7 +37,8 @@ type fpoint struct {
 	// successor asks once the grace is over (goroutineState).
 	goid uint64
 	grp  *fgroup // the group released together with it, if any
-	// panicked: its goroutine ended while the release panicked
+	// panicked: its goroutine ended while the release panicked, or
+	// panicked before it reached the step (ended)
 	// (abandon); it never passes.
 	panicked bool
 }
@@ -439,7 +440,9 @@ func (f *forceState) ended(c *control, gc *gctl) {
 				// End, which the rewritten goroutine defers first,
 				// runs last: nothing is left to recover the panic,
 				// and the process dies of it. The crash came while
-				// the order held: the held goroutines stay held.
+				// the order held: the held goroutines stay held, and
+				// one that arrives later waits too (panicked).
+				p.panicked = true
 				c.emit(plan.Record{Event: plan.EvPanicked, Point: &p.p, Reason: fmt.Sprintf("goroutine %d panicked before reaching step %s", gc.id, pointString(p.p))})
 				return
 			}
