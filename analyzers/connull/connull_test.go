@@ -61,6 +61,11 @@ func TestFixtures(t *testing.T) {
 		// (q[0] = nil; q = q[1:], or append(q[1:], x)) shows its nil to
 		// no reader; a clear the new slice still covers is reported.
 		"popfront",
+		// A channel of capacity 1 used as a mutex (a send takes it, a
+		// receive in a select with a default gives it back) guards the
+		// writer's buffer against Close, which takes it and stores nil;
+		// a reader without it is reported.
+		"chanmutex",
 	)
 }
 

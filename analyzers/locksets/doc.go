@@ -31,6 +31,43 @@
 // (sync.Once.Do, sort.Slice, filepath.WalkDir, ...) gets the set held at
 // that call.
 //
+// A function whose last result is a bool, that returns the constant true
+// where a try (TryLock, a channel lock's send in a select, a call that
+// acquires where it succeeds) took a mutex and false elsewhere, holds it
+// on the branch where its caller found true. A function whose last result
+// is an error and that releases a mutex only at returns of an error that
+// is not nil (a read loop that unlocks its caller's lock where it meets a
+// close frame, and fails; an `if err != nil { return err }` counts as
+// such a return) releases it only on the branch where its caller, right
+// after the call, found the error not nil.
+//
+// A channel of capacity 1 can be a mutex: a send that completes fills it,
+// so no other send completes until a receive empties it (coder/websocket's
+// mu: lock sends in a select with ctx.Done and the connection's closed
+// channel, unlock receives in a select with a default, Close takes it with
+// a plain send and never gives it back). Such a channel is held by the
+// location it is kept in (an unexported field of a type of the package,
+// or a captured variable), when every channel stored there is made with
+// the constant capacity 1 and goes nowhere but into sends, receives,
+// selects, len and cap (so not closed, not copied out where unseen code
+// could receive). A send acquires it; a send that is one case of a select
+// acquires it on that case's branch only (a select with a default that
+// did not send holds nothing); a receive, alone or in a select, releases
+// it. Once the lock sets are solved, every receive is checked: one that
+// blocks must hold the channel on every path to it, one in a select with
+// a default ("release if held") on some path (an acquisition in its
+// function, or in every chain of callers, may come before it; an exported
+// function or a go statement holds nothing on entry). A channel received
+// from otherwise is a signal or a semaphore, not a mutex, and the package
+// is solved again without it. Assumed, not checked: where such a "release
+// if held" runs on a path that no longer holds the channel, no other
+// goroutine holds it (else it would take that goroutine's token); and a
+// function reached only through a value the call graph does not follow
+// may hold it. Like a mutex field, the channel of every instance of the
+// type is one lock, and so are two fields of one wrapper type (websocket's
+// read and write locks are both mu.ch): the analysis errs toward
+// "protected".
+//
 // The flow is path-sensitive in a function's boolean values that two or
 // more branches test, when the function locks or unlocks itself (at most
 // three such values, 2^3 states per block): with

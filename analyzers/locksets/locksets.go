@@ -3,6 +3,7 @@ package locksets
 import (
 	"cmp"
 	_ "embed"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -245,6 +246,12 @@ type lockCall struct {
 type effect struct {
 	acquire Set
 	release []sharedloc.Loc
+	// releaseFail lists the mutexes of release that a function whose
+	// last result is an error releases only where it returns an error
+	// that is not nil (a read loop that unlocks its caller's lock where
+	// it meets a close, and fails): a caller that tests the error right
+	// after the call still holds them where it found it nil.
+	releaseFail []sharedloc.Loc
 	// acquireOK is what a function whose last result is an error
 	// acquires at the returns that may return a nil error, when it
 	// acquires more there than at all returns (a Begin that locks and,
@@ -281,36 +288,64 @@ type solver struct {
 	exposed *exposed.Set
 	// condsOf holds each function's correlated conditions.
 	condsOf map[*ssa.Function][]ssa.Value
+	// pkg is the package analyzed; chanLocks, the locations of the
+	// channels it uses as mutexes (see chanLockCandidates); trySends,
+	// for a select, the channel locks its send cases acquire, by case.
+	pkg       *types.Package
+	chanLocks map[sharedloc.Loc]bool
+	trySends  map[*ssa.Select]map[int]sharedloc.Loc
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
-	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
-	a := &solver{
-		gr:              gr,
-		shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
-		funcs:           srcfuncs.Of(ssainput),
-		ids:             make(map[sharedloc.Loc]int),
-		calls:           make(map[ssa.Instruction]lockCall),
-		deferred:        make(map[*ssa.Function][]sharedloc.Loc),
-		defers:          make(map[*ssa.Function][]*ssa.Defer),
-		deferredUnlocks: make(map[*ssa.Defer]sharedloc.Loc),
-		effects:         make(map[*ssa.Function]effect),
-		entry:           make(map[*ssa.Function]Set),
-		known:           make(map[*ssa.Function]bool),
-		at:              make(map[ssa.Instruction]Set),
-		exit:            make(map[*ssa.Function]Set),
-	}
-	a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
-	a.findLockCalls()
-	a.condsOf = make(map[*ssa.Function][]ssa.Value)
-	for _, fn := range a.funcs {
-		if cs := correlated(fn, a.calls); len(cs) > 0 {
-			a.condsOf[fn] = cs
+	funcs := srcfuncs.Of(ssainput)
+	chanLocks := chanLockCandidates(pass.Pkg, funcs)
+	for {
+		a := &solver{
+			gr:              pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
+			shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+			funcs:           funcs,
+			ids:             make(map[sharedloc.Loc]int),
+			calls:           make(map[ssa.Instruction]lockCall),
+			deferred:        make(map[*ssa.Function][]sharedloc.Loc),
+			defers:          make(map[*ssa.Function][]*ssa.Defer),
+			deferredUnlocks: make(map[*ssa.Defer]sharedloc.Loc),
+			effects:         make(map[*ssa.Function]effect),
+			entry:           make(map[*ssa.Function]Set),
+			known:           make(map[*ssa.Function]bool),
+			at:              make(map[ssa.Instruction]Set),
+			exit:            make(map[*ssa.Function]Set),
+			pkg:             pass.Pkg,
+			chanLocks:       chanLocks,
+			trySends:        make(map[*ssa.Select]map[int]sharedloc.Loc),
 		}
+		a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
+		a.findLockCalls()
+		a.findChanLockOps()
+		a.condsOf = make(map[*ssa.Function][]ssa.Value)
+		for _, fn := range a.funcs {
+			if cs := correlated(fn, a.calls); len(cs) > 0 {
+				a.condsOf[fn] = cs
+			}
+		}
+		a.computeEffects()
+		a.computeLockSets()
+		// A channel some goroutine receives from without holding it is
+		// no mutex: solve again without it (each round drops at least
+		// one, and most packages have none).
+		if broken := a.chanLockBroken(); len(broken) > 0 {
+			for l := range broken {
+				delete(chanLocks, l)
+			}
+			continue
+		}
+		return a.result(), nil
 	}
-	a.computeEffects()
-	a.computeLockSets()
+}
+
+// result returns the solved lock sets, with the second solution for
+// goroutines that run no test code.
+func (a *solver) result() *Result {
 	res := &Result{at: a.at, entry: a.entry, libAt: a.at, libEntry: a.entry}
 	if testOnly := a.testOnly(); len(testOnly) > 0 {
 		lib := *a
@@ -323,7 +358,7 @@ func run(pass *analysis.Pass) (any, error) {
 		res.libAt, res.libEntry = lib.at, lib.entry
 		res.solver, res.testOnly = a, testOnly
 	}
-	return res, nil
+	return res
 }
 
 // testOnly returns the functions of the package that run only on
@@ -473,7 +508,11 @@ func (a *solver) transfer(instr ssa.Instruction, s Set) Set {
 		return s
 	}
 	e := a.effects[callees[0]]
+	tested := a.failTested(call)
 	for _, m := range e.release {
+		if tested && slices.Contains(e.releaseFail, m) {
+			continue // released on the failure branch (see flow's out)
+		}
 		s = remove(s, m)
 	}
 	for _, h := range e.acquire {
@@ -526,8 +565,20 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 		if !ok {
 			return s
 		}
-		// A call that acquires only where it returns a nil error holds
-		// it on the branch that found the error nil.
+		// A select's send on a channel lock holds it on the branch of
+		// the case that sent.
+		if m, pos, ok := a.trySendEdge(ifi, succ); ok {
+			return a.add(s, m, Write, pos)
+		}
+		// A call that releases only where it fails releases on the
+		// branch that found it failed.
+		if call, okSucc := testedCall(ifi); call != nil && succ != okSucc && a.failTested(call) {
+			for _, m := range a.effects[call.Call.StaticCallee()].releaseFail {
+				s = remove(s, m)
+			}
+		}
+		// A call that acquires only where it succeeds (a nil error, a
+		// true bool) holds it on the branch that found it so.
 		if call, okSucc := a.errCheck(ifi); call != nil && succ == okSucc {
 			for _, h := range a.effects[call.Call.StaticCallee()].acquireOK {
 				s = a.add(s, h.Mutex, h.Mode, call.Pos())
@@ -749,8 +800,8 @@ func (a *solver) computeEffects() {
 		changed := false
 		for _, fn := range a.funcs {
 			var released []sharedloc.Loc
-			release := func(m sharedloc.Loc, held Set) {
-				if _, ok := held.Lookup(m); !ok && !slices.Contains(released, m) {
+			release := func(instr ssa.Instruction, m sharedloc.Loc, held Set) {
+				if _, ok := held.Lookup(m); !ok && !slices.Contains(released, m) && !a.ownRelease(instr, m) {
 					released = append(released, m)
 				}
 			}
@@ -768,14 +819,14 @@ func (a *solver) computeEffects() {
 			}
 			exit, returns := a.flow(fn, nil, false, func(instr ssa.Instruction, held Set) {
 				if lc, ok := a.calls[instr]; ok && (lc.op == model.Unlock || lc.op == model.RUnlock) {
-					release(lc.mutex, held)
+					release(instr, lc.mutex, held)
 					unlockHeld(lc.mutex, held)
 				}
 				switch instr := instr.(type) {
 				case *ssa.Call:
 					for _, callee := range a.gr.CallGraph.Callees(instr) {
 						for _, m := range a.effects[callee].release {
-							release(m, held)
+							release(instr, m, held)
 							unlockHeld(m, held)
 						}
 					}
@@ -801,7 +852,7 @@ func (a *solver) computeEffects() {
 			for i, ret := range rets {
 				for _, d := range deferred {
 					if a.gr.Flow.MayFollow(d.call, ret) {
-						release(d.mutex, atRet[i])
+						release(d.call, d.mutex, atRet[i])
 					}
 				}
 			}
@@ -811,12 +862,20 @@ func (a *solver) computeEffects() {
 					e.release = append(e.release, m)
 				}
 			}
-			e.acquireOK = acquiredOK(fn, rets, atRet, exit, unlocksHeld, func(s Set) Set { return a.atReturn(fn, s) })
+			e.acquireOK = acquiredOK(fn, rets, atRet, exit, unlocksHeld, a.tried(fn), func(s Set) Set { return a.atReturn(fn, s) })
+			e.releaseFail = a.releasedOnFailure(fn, e.release)
+			old, ok := a.effects[fn]
 			if len(e.acquire) == 0 && len(e.release) == 0 && e.acquireOK == nil {
+				// An effect can also go away: a release seen before a
+				// callee's acquisition was known (a lock() that holds
+				// only where it succeeds, solved after its caller).
+				if ok {
+					delete(a.effects, fn)
+					changed = true
+				}
 				continue
 			}
-			old, ok := a.effects[fn]
-			if !ok || !equal(old.acquire, e.acquire) || len(old.release) != len(e.release) || !equal(old.acquireOK, e.acquireOK) {
+			if !ok || !equal(old.acquire, e.acquire) || !slices.Equal(old.release, e.release) || !equal(old.acquireOK, e.acquireOK) || !slices.Equal(old.releaseFail, e.releaseFail) {
 				a.effects[fn] = e
 				changed = true
 			}
@@ -828,19 +887,33 @@ func (a *solver) computeEffects() {
 }
 
 // acquiredOK returns the meet of the sets held at fn's returns (after
-// its deferred unlocks, by atReturn) that may return a nil error as
-// fn's last result, when fn also has returns that return an error that
-// is not nil and the meet holds more than exit, the meet over all
-// returns; otherwise nil. Only the mutexes fn also unlocks while holding
-// them count: the lock, check, unlock and return an error of a Begin,
-// whose check runs under the lock. A function that checks first and
-// locks only where the check passed (database/sql's Conn.grabConn: done,
-// then closemu.RLock) leaves its callers a window between the check and
-// the lock in which what the check saw may change; con-null there is
-// true, and a lock held at the use would hide it.
-func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set, unlocksHeld []sharedloc.Loc, atReturn func(Set) Set) Set {
+// its deferred unlocks, by atReturn) that may succeed, when fn also has
+// returns that fail and the meet holds more than exit, the meet over all
+// returns; otherwise nil. A function whose last result is an error
+// succeeds where it may return a nil error and fails where it returns
+// one that is not nil; one whose last result is a bool, where it returns
+// the constant true and false (every return a constant).
+//
+// For an error, only the mutexes fn also unlocks while holding them
+// count: the lock, check, unlock and return an error of a Begin, whose
+// check runs under the lock. A function that checks first and locks only
+// where the check passed (database/sql's Conn.grabConn: done, then
+// closemu.RLock) leaves its callers a window between the check and the
+// lock in which what the check saw may change; con-null there is true,
+// and a lock held at the use would hide it. For a bool, only those fn
+// acquires by a try (tried: a TryLock, a send on a channel lock in a
+// select with other cases, or a call that acquires where it succeeds):
+// the result says whether the try took it. Those count for an error too
+// (a reset that returns its lock call's error).
+func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set, unlocksHeld, tried []sharedloc.Loc, atReturn func(Set) Set) Set {
 	res := fn.Signature.Results()
-	if res.Len() == 0 || !types.Identical(res.At(res.Len()-1).Type(), errorType) {
+	if res.Len() == 0 {
+		return nil
+	}
+	last := res.At(res.Len() - 1).Type()
+	isErr := types.Identical(last, errorType)
+	isBool := types.Identical(last.Underlying(), types.Typ[types.Bool])
+	if !isErr && !(isBool && len(tried) > 0) {
 		return nil
 	}
 	var ok Set
@@ -850,7 +923,17 @@ func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set,
 		if len(r.Results) != res.Len() {
 			return nil
 		}
-		if nonNil(r.Results[len(r.Results)-1]) {
+		v := r.Results[len(r.Results)-1]
+		if isBool {
+			c, isConst := v.(*ssa.Const)
+			if !isConst || c.Value == nil || c.Value.Kind() != constant.Bool {
+				return nil
+			}
+			if !constant.BoolVal(c.Value) {
+				failed = true
+				continue
+			}
+		} else if nonNil(v) || testedNonNil(r, v) {
 			failed = true
 			continue
 		}
@@ -865,7 +948,10 @@ func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set,
 	}
 	ok = slices.DeleteFunc(slices.Clone(ok), func(h Held) bool {
 		g, inExit := exit.Lookup(h.Mutex)
-		return !slices.Contains(unlocksHeld, h.Mutex) && !(inExit && g.Mode == h.Mode)
+		if inExit && g.Mode == h.Mode || slices.Contains(tried, h.Mutex) {
+			return false
+		}
+		return isBool || !slices.Contains(unlocksHeld, h.Mutex)
 	})
 	if len(ok.Minus(exit)) == 0 && equal(meet(ok, exit), ok) {
 		return nil
@@ -874,6 +960,94 @@ func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set,
 }
 
 var errorType = types.Universe.Lookup("error").Type()
+
+// releasedOnFailure returns the mutexes of released that fn, whose last
+// result is an error, still holds at every return that may return a nil
+// error when it is entered holding them all: it releases them only
+// where it fails.
+func (a *solver) releasedOnFailure(fn *ssa.Function, released []sharedloc.Loc) []sharedloc.Loc {
+	res := fn.Signature.Results()
+	if len(released) == 0 || res.Len() == 0 || !types.Identical(res.At(res.Len()-1).Type(), errorType) {
+		return nil
+	}
+	var entry Set
+	for _, m := range released {
+		entry = a.add(entry, m, Write, fn.Pos())
+	}
+	kept := slices.Clone(released)
+	failed := false
+	a.flow(fn, entry, false, func(instr ssa.Instruction, held Set) {
+		r, ok := instr.(*ssa.Return)
+		if !ok || len(r.Results) != res.Len() {
+			return
+		}
+		if v := r.Results[len(r.Results)-1]; nonNil(v) || testedNonNil(r, v) {
+			failed = true
+			return
+		}
+		held = a.atReturn(fn, held)
+		kept = slices.DeleteFunc(kept, func(m sharedloc.Loc) bool {
+			_, ok := held.Lookup(m)
+			return !ok
+		})
+	})
+	if !failed {
+		return nil
+	}
+	return kept
+}
+
+// failTested reports whether the error that call returns last is tested
+// against nil by the If ending its block, with no call or lock operation
+// between them, and the callee is known.
+func (a *solver) failTested(call *ssa.Call) bool {
+	callee := call.Call.StaticCallee()
+	if callee == nil || len(a.effects[callee].releaseFail) == 0 {
+		return false
+	}
+	b := call.Block()
+	ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok {
+		return false
+	}
+	c, _ := testedCall(ifi)
+	return c == call && a.nothingAfter(call)
+}
+
+// testedNonNil reports whether ret, returning v, runs only where a test
+// `v != nil` (or `v == nil`, on its other branch) found v not nil: the
+// error of a callee handed up, `if err != nil { return err }`.
+func testedNonNil(ret *ssa.Return, v ssa.Value) bool {
+	for b := ret.Block(); b != nil; b = b.Idom() {
+		d := b.Idom()
+		if d == nil || len(d.Instrs) == 0 {
+			return false
+		}
+		ifi, ok := d.Instrs[len(d.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		bin, ok := ifi.Cond.(*ssa.BinOp)
+		if !ok || bin.Op != token.NEQ && bin.Op != token.EQL {
+			continue
+		}
+		x, y := bin.X, bin.Y
+		if c, ok := x.(*ssa.Const); ok && c.IsNil() {
+			x, y = y, x
+		}
+		if c, ok := y.(*ssa.Const); !ok || !c.IsNil() || x != v {
+			continue
+		}
+		// b is the successor of d on the path to ret; it must be
+		// entered only from d, on the branch that found v not nil.
+		want := d.Succs[0]
+		if bin.Op == token.EQL {
+			want = d.Succs[1]
+		}
+		return want == b && len(b.Preds) == 1
+	}
+	return false
+}
 
 // nonNil reports whether an error value is never nil: an interface made
 // from a concrete value, a package-level variable (a sentinel error),
@@ -909,12 +1083,50 @@ func nonNilSeen(v ssa.Value, seen map[*ssa.Phi]bool) bool {
 	return false
 }
 
-// errCheck returns the call that ifi tests the error result of against
-// nil, and the successor ifi takes where the error is nil (err != nil
-// goes to its second successor, err == nil to its first), when the
-// call's callee acquires more where it returns a nil error and the call
-// is in ifi's block with no lock operation or call between them.
+// errCheck returns the call whose result ifi tests, and the successor
+// ifi takes where the call succeeded, when the call's callee acquires
+// more where it succeeds (see acquiredOK) and the call is in ifi's block
+// with no lock operation or call between them. A last result of type
+// error succeeds where it is nil (err != nil goes to ifi's second
+// successor, err == nil to its first); a bool result, where it is true
+// (ifi's first successor: go/ssa builds `if !ok` by swapping them).
 func (a *solver) errCheck(ifi *ssa.If) (*ssa.Call, int) {
+	call, okSucc := testedCall(ifi)
+	if call == nil || call.Block() != ifi.Block() {
+		return nil, 0
+	}
+	callee := call.Call.StaticCallee()
+	if callee == nil || a.effects[callee].acquireOK == nil {
+		return nil, 0
+	}
+	if !a.nothingAfter(call) {
+		return nil, 0
+	}
+	return call, okSucc
+}
+
+// nothingAfter reports whether no lock operation or call follows call in
+// its block, up to the branch that ends it.
+func (a *solver) nothingAfter(call *ssa.Call) bool {
+	instrs := call.Block().Instrs
+	for _, instr := range instrs[slices.Index(instrs, ssa.Instruction(call))+1:] {
+		if _, ok := a.calls[instr]; ok {
+			return false
+		}
+		if _, ok := instr.(ssa.CallInstruction); ok {
+			return false
+		}
+	}
+	return true
+}
+
+// testedCall returns the call whose last result ifi branches on, a bool
+// itself or an error compared with nil, and the successor taken where
+// that result is true or the error nil.
+func testedCall(ifi *ssa.If) (*ssa.Call, int) {
+	if call := lastResult(ifi.Cond); call != nil && types.Identical(ifi.Cond.Type().Underlying(), types.Typ[types.Bool]) {
+		return call, 0
+	}
 	bin, ok := ifi.Cond.(*ssa.BinOp)
 	if !ok || bin.Op != token.EQL && bin.Op != token.NEQ {
 		return nil, 0
@@ -941,36 +1153,28 @@ func (a *solver) errCheck(ifi *ssa.If) (*ssa.Call, int) {
 			}
 		}
 	}
-	var call *ssa.Call
-	switch x := x.(type) {
-	case *ssa.Extract:
-		call, _ = x.Tuple.(*ssa.Call)
-		if call != nil && x.Index != call.Call.Signature().Results().Len()-1 {
-			return nil, 0
-		}
-	case *ssa.Call:
-		call = x
-	}
-	if call == nil || call.Block() != ifi.Block() {
+	call := lastResult(x)
+	if call == nil || !types.Identical(x.Type(), errorType) {
 		return nil, 0
-	}
-	callee := call.Call.StaticCallee()
-	if callee == nil || a.effects[callee].acquireOK == nil {
-		return nil, 0
-	}
-	instrs := ifi.Block().Instrs
-	for _, instr := range instrs[slices.Index(instrs, ssa.Instruction(call))+1:] {
-		if _, ok := a.calls[instr]; ok {
-			return nil, 0
-		}
-		if _, ok := instr.(ssa.CallInstruction); ok {
-			return nil, 0
-		}
 	}
 	if bin.Op == token.EQL {
 		return call, 0
 	}
 	return call, 1
+}
+
+// lastResult returns the call whose last result v is, or nil.
+func lastResult(v ssa.Value) *ssa.Call {
+	switch v := v.(type) {
+	case *ssa.Extract:
+		call, _ := v.Tuple.(*ssa.Call)
+		if call != nil && v.Index == call.Call.Signature().Results().Len()-1 {
+			return call
+		}
+	case *ssa.Call:
+		return v
+	}
+	return nil
 }
 
 // deferredRelease is a deferred call that releases a mutex.

@@ -1,0 +1,221 @@
+// Package chanlock: a channel of capacity 1 whose send acquires and whose
+// receive releases is a mutex (coder/websocket's mu): a plain send holds
+// it, a send that is one case of a select holds it on that case's branch
+// only, and a try or a lock that may fail holds it where its caller found
+// it succeeded. A channel that is also received from where it is not
+// held, made with another capacity, or closed, is no mutex.
+package chanlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+func mark() {}
+
+type Conn struct {
+	closed  chan struct{}
+	readMu  *mu
+	signal  chan struct{}
+	buffer  chan int
+	done    chan struct{}
+	counter int
+}
+
+type mu struct {
+	c  *Conn
+	ch chan struct{}
+}
+
+func newMu(c *Conn) *mu {
+	return &mu{c: c, ch: make(chan struct{}, 1)}
+}
+
+var errClosed = errors.New("closed")
+
+func (m *mu) forceLock() {
+	m.ch <- struct{}{}
+}
+
+func (m *mu) tryLock() bool {
+	select {
+	case m.ch <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (m *mu) lock(ctx context.Context) error {
+	select {
+	case <-m.c.closed:
+		return errClosed
+	case <-ctx.Done():
+		return fmt.Errorf("failed to acquire lock: %w", ctx.Err())
+	case m.ch <- struct{}{}:
+		select {
+		case <-m.c.closed:
+			m.unlock()
+			return errClosed
+		default:
+		}
+		return nil
+	}
+}
+
+func (m *mu) unlock() {
+	select {
+	case <-m.ch:
+	default:
+	}
+}
+
+func NewConn() *Conn {
+	c := &Conn{
+		closed: make(chan struct{}),
+		signal: make(chan struct{}, 1),
+		buffer: make(chan int, 2),
+		done:   make(chan struct{}, 1),
+	}
+	c.readMu = newMu(c)
+	return c
+}
+
+func (c *Conn) Read(ctx context.Context) error {
+	err := c.readMu.lock(ctx)
+	if err != nil {
+		mark() // want `^held: none$`
+		return err
+	}
+	defer c.readMu.unlock()
+	mark() // want `^held: mu.ch\(w\)$`
+	return nil
+}
+
+func (c *Conn) TryRead() {
+	if !c.readMu.tryLock() {
+		mark() // want `^held: none$`
+		return
+	}
+	mark() // want `^held: mu.ch\(w\)$`
+	c.readMu.unlock()
+	mark() // want `^held: none$`
+}
+
+func (c *Conn) Close() {
+	c.readMu.forceLock()
+	mark() // want `^held: mu.ch\(w\)$`
+}
+
+// Maybe sends in a select with a default: where the default ran, nothing
+// was sent.
+func (c *Conn) Maybe() {
+	select {
+	case c.readMu.ch <- struct{}{}:
+		mark() // want `^held: mu.ch\(w\)$`
+	default:
+		mark() // want `^held: none$`
+	}
+	mark() // want `^held: none$`
+}
+
+// Notify and Wait use signal as a wake-up: Wait receives what Notify
+// sent, on another goroutine, so a send does not exclude anything.
+func (c *Conn) Notify() {
+	c.signal <- struct{}{}
+	mark() // want `^held: none$`
+}
+
+func (c *Conn) Wait() {
+	<-c.signal
+	c.counter++
+}
+
+// buffer holds two values: two senders pass at once.
+func (c *Conn) Put() {
+	c.buffer <- 1
+	mark() // want `^held: none$`
+	<-c.buffer
+}
+
+// done is closed: every receive passes then.
+func (c *Conn) Finish() {
+	c.done <- struct{}{}
+	mark() // want `^held: none$`
+	<-c.done
+	close(c.done)
+}
+
+// A captured channel of capacity 1 used as a mutex by the goroutines of
+// one call.
+func Captured() {
+	sem := make(chan struct{}, 1)
+	n := 0
+	for range 2 {
+		go func() {
+			sem <- struct{}{}
+			mark() // want `^held: sem\(w\)$`
+			n++
+			<-sem
+			mark() // want `^held: none$`
+		}()
+	}
+}
+
+// handle releases readMu only where it fails (a close frame: unlock, then
+// an error), so a caller that tested the error still holds readMu where
+// it found it nil.
+func (c *Conn) handle(closing bool) error {
+	if closing {
+		c.readMu.unlock()
+		return errClosed
+	}
+	return nil
+}
+
+// loop hands handle's error up: it too releases only where it fails.
+func (c *Conn) loop(closing bool) error {
+	err := c.handle(closing)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (c *Conn) Next(ctx context.Context, closing bool) error {
+	err := c.readMu.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.readMu.unlock()
+	for {
+		err = c.loop(closing)
+		if err != nil {
+			mark() // want `^held: none$`
+			return err
+		}
+		mark() // want `^held: mu.ch\(w\)$`
+	}
+}
+
+// drop releases readMu where it succeeds too: its caller holds nothing
+// after it.
+func (c *Conn) drop(closing bool) error {
+	c.readMu.unlock()
+	if closing {
+		return errClosed
+	}
+	return nil
+}
+
+func (c *Conn) Drop(ctx context.Context) error {
+	if err := c.readMu.lock(ctx); err != nil {
+		return err
+	}
+	if err := c.drop(false); err != nil {
+		return err
+	}
+	mark() // want `^held: none$`
+	return nil
+}
