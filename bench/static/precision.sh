@@ -1,0 +1,55 @@
+#!/bin/sh
+# precision.sh BIN OUTDIR [MODDIR]: precog vet's output on the sets that the
+# static precision sections of bench/RESULTS.md measure, one file per set
+# (OUTDIR/NAME.out, stdout and stderr) and one /usr/bin/time line per set
+# (OUTDIR/times), so that two binaries' outputs are compared with cmp:
+#
+#	for f in before/*.out; do cmp -s $f after/${f#before/} || echo $f; done
+#
+# The corpus sets run from bench/corpus (its pinned versions); the modules
+# are copies from the module proxy in MODDIR (default /tmp/precision-mods),
+# fetched and `go mod tidy`-ed on first use, each vetted with ./... as a new
+# user would (tests included).
+set -u
+bin=$(realpath "$1"); out=$(realpath -m "$2"); mods=${3:-/tmp/precision-mods}
+corpus=$(cd "$(dirname "$0")/../corpus" && pwd)
+mkdir -p "$out" "$mods"
+run() { # NAME DIR ARGS...
+	name=$1; dir=$2; shift 2
+	(cd "$dir" && GOFLAGS=-mod=mod /usr/bin/time -o "$out/$name.time" \
+		-f "$name %e s wall %U s user %M KB load=$(cut -d' ' -f1 /proc/loadavg)" \
+		"$bin" vet "$@" >"$out/$name.out" 2>&1)
+	tail -n 1 "$out/$name.time" >>"$out/times"
+}
+run std "$corpus" net/http context sync database/sql
+run std-all "$corpus" -all net/http context sync database/sql
+run xsync "$corpus" golang.org/x/sync/... github.com/sourcegraph/conc/...
+run lru "$corpus" github.com/hashicorp/golang-lru/v2/... github.com/alitto/pond/v2/... github.com/panjf2000/ants/v2/...
+run lru-all "$corpus" -all github.com/hashicorp/golang-lru/v2/... github.com/alitto/pond/v2/... github.com/panjf2000/ants/v2/...
+while read -r name mod ver; do
+	if [ ! -d "$mods/$name" ]; then
+		dir=$(cd /tmp && go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+		cp -r "$dir" "$mods/$name" && chmod -R u+w "$mods/$name" && (cd "$mods/$name" && go mod tidy)
+	fi
+	run "$name" "$mods/$name" ./...
+done <<LIST
+ttlcache github.com/jellydator/ttlcache/v3 v3.4.1
+gcache github.com/bluele/gcache v0.0.2
+freecache github.com/coocood/freecache v1.2.7
+raft github.com/hashicorp/raft v1.8.0
+workerpool github.com/gammazero/workerpool v1.3.0
+mpb github.com/vbauerster/mpb/v8 v8.16.2
+fsm github.com/looplab/fsm v1.0.3
+cron github.com/robfig/cron/v3 v3.0.1
+lumberjack gopkg.in/natefinch/lumberjack.v2 v2.2.1
+watermill github.com/ThreeDotsLabs/watermill v1.5.1
+fsnotify github.com/fsnotify/fsnotify v1.10.1
+buntdb github.com/tidwall/buntdb v1.3.0
+stateless github.com/qmuntal/stateless v1.7.2
+amqp091 github.com/rabbitmq/amqp091-go v1.16.0
+paho github.com/eclipse/paho.mqtt.golang v1.5.1
+websocket github.com/coder/websocket v1.8.15
+modbus github.com/simonvetter/modbus v1.6.4
+smux github.com/xtaci/smux v1.5.58
+mochi github.com/mochi-mqtt/server/v2 v2.7.9
+LIST
