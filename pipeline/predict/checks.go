@@ -39,6 +39,8 @@ type testChecks struct {
 	// gcPercent is the collector's setting before lowGC lowered it, -1
 	// if it did not.
 	gcPercent int
+	// stopped counts the runs whose checkers -max-trace-time cut short.
+	stopped int
 }
 
 // bigTrace is the number of events from which a run's analysis keeps the
@@ -85,15 +87,66 @@ type rankedRun struct {
 	trace string
 }
 
-func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable, failed bool, ran rankedRun, forced [][2]int) []finding.Finding {
-	var g *hb.Graph
-	if !tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
-		return nil
+func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable, failed bool, ran rankedRun, forced [][2]int, clock *traceClock) []finding.Finding {
+	// Past -max-trace-time the checkers not begun yet are left out; one
+	// that has begun runs to its end.
+	var left []string
+	due := func(checker string) bool {
+		if len(left) > 0 || clock.over() {
+			left = append(left, checker)
+			return false
+		}
+		return true
 	}
+	defer func() {
+		if len(left) > 0 {
+			tc.stopped++
+			tc.notes = append(tc.notes, fmt.Sprintf("%s: analysis stopped after %v (-max-trace-time): %s did not run, the findings of the checkers before them stand (a larger -max-trace-time, or 0, runs them)",
+				what, clock.limit, strings.Join(left, ", ")))
+		}
+	}()
+	var fs []finding.Finding
+	if !due("ConMem") {
+		left = append(left, "OSCS")
+		if tc.ranked {
+			left = append(left, "Unicorn")
+		}
+	} else {
+		// Races and a test's lifetime need the memory model's order,
+		// locks included, which these checkers must not have. The
+		// graph is done with when they return: the two graphs of a
+		// large trace are not held at once (each takes most of the
+		// memory its events take: pond's 100,000-goroutine test,
+		// bench/RESULTS.md).
+		var g *hb.Graph
+		if tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
+			fs = tc.unordered(what, g, sites, failed, ran, forced, due)
+		}
+	}
+	if !due("the test lifetime checks") {
+		if !tc.opts.NoRaces {
+			left = append(left, "the race checker")
+		}
+		return fs
+	}
+	var lo *hb.Graph
+	if tc.guard("hb", what, func() { lo = hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}) }) {
+		tc.guard("conmem", what, func() { fs = append(fs, conmem.TestLifetime(lo, sites)...) })
+		if !tc.opts.NoRaces && due("the race checker") {
+			tc.guard("races", what, func() { fs = append(fs, races.Check(lo, sites, tc.opts.Races)...) })
+		}
+	}
+	return fs
+}
+
+// unordered runs the checkers that take the graph g without the mutexes'
+// order (ConMem, OSCS, Unicorn; OSCS and Unicorn if due says it is not too
+// late) and returns their findings.
+func (tc *testChecks) unordered(what string, g *hb.Graph, sites *trace.SiteTable, failed bool, ran rankedRun, forced [][2]int, due func(string) bool) []finding.Finding {
+	var fs []finding.Finding
 	if tc.vet != nil {
 		tc.guard("reach", what, func() { tc.reached = tc.vet.find(g, sites) })
 	}
-	var fs []finding.Finding
 	tc.guard("conmem", what, func() {
 		co := tc.opts.ConMem
 		var st conmem.Stats
@@ -107,33 +160,22 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		}
 		tc.notes = append(tc.notes, conmemNotes(what, st)...)
 	})
-	tc.guard("oscs", what, func() {
-		o := oscs.Check(g, sites, tc.opts.OSCS)
-		if len(o) > 0 && !tc.opts.NoHardware {
-			tc.guard("hwmodel", what, func() { hardwareNotes(g, sites, o, tc.opts.OSCS) })
-		}
-		fs = append(fs, o...)
-	})
-	if tc.ranked {
+	if due("OSCS") {
+		tc.guard("oscs", what, func() {
+			o := oscs.Check(g, sites, tc.opts.OSCS)
+			if len(o) > 0 && !tc.opts.NoHardware && due("OSCS-HW's notes") {
+				tc.guard("hwmodel", what, func() { hardwareNotes(g, sites, o, tc.opts.OSCS) })
+			}
+			fs = append(fs, o...)
+		})
+	}
+	if tc.ranked && due("Unicorn") {
 		run := unicorn.Run{Failed: failed}
 		uo := tc.opts.Unicorn
 		uo.Forced = forced
 		if tc.guard("unicorn", what, func() { run.Patterns = unicorn.Patterns(g, uo) }) {
 			tc.runs = append(tc.runs, run)
 			tc.ranIn = append(tc.ranIn, ran)
-		}
-	}
-	// Races and a test's lifetime need the memory model's order, locks
-	// included, which the checkers above must not have. g is done with:
-	// the two graphs of a large trace are not held at once (each takes
-	// most of the memory its events take: pond's 100,000-goroutine test,
-	// bench/RESULTS.md).
-	g = nil
-	var lo *hb.Graph
-	if tc.guard("hb", what, func() { lo = hb.Analyze(evs, hb.Options{Sites: sites, LockOrder: true}) }) {
-		tc.guard("conmem", what, func() { fs = append(fs, conmem.TestLifetime(lo, sites)...) })
-		if !tc.opts.NoRaces {
-			tc.guard("races", what, func() { fs = append(fs, races.Check(lo, sites, tc.opts.Races)...) })
 		}
 	}
 	return fs

@@ -73,7 +73,7 @@ func TestHardwareNote(t *testing.T) {
 		{2, true, true, ""},
 	} {
 		checks := testChecks{opts: DetectOptions{NoHardware: tc.off}}
-		fs := checks.run("TestX", oscsTrace(t, tc.rounds, tc.forked), oscsSites(), false, rankedRun{}, nil)
+		fs := checks.run("TestX", oscsTrace(t, tc.rounds, tc.forked), oscsSites(), false, rankedRun{}, nil, &traceClock{})
 		if len(checks.internal) > 0 || len(fs) != 1 || fs[0].Kind != "oscs" {
 			t.Fatalf("rounds %d: %d findings, internal errors %q; want the oscs finding", tc.rounds, len(fs), checks.internal)
 		}

@@ -136,6 +136,16 @@ type DetectOptions struct {
 	// stops at the goroutine past the limit, keeping the races found
 	// before. 0 means DefaultMaxGoroutines; negative, no limit.
 	MaxGoroutines int
+	// MaxTraceTime bounds the analysis of one run's trace, reading
+	// included (traceClock says how time is measured): a streamed race
+	// check stops at the event where it is spent, the in-memory checkers
+	// between two of them; the findings made before stand, and a note
+	// says what was left out. 0 means DefaultMaxTraceTime; negative, no
+	// limit.
+	MaxTraceTime time.Duration
+	// overTime, if not nil, replaces the clock of MaxTraceTime (tests):
+	// it is asked once per event streamed and before each checker.
+	overTime func() bool
 	// Static are static findings to look for in every run (precog test
 	// -vet, see Options.Checks).
 	Static []finding.Finding
@@ -182,6 +192,9 @@ type Stats struct {
 	Packages, Tests int
 	Runs            int // recorded runs, all tests
 	Skipped         int // runs not analysed: over DetectOptions.MaxGoroutines, or over MaxTraceBytes with NoRaces
+	// Stopped counts the runs whose analysis DetectOptions.MaxTraceTime
+	// stopped before its end.
+	Stopped int
 	// Streamed counts the runs over DetectOptions.MaxTraceBytes that got
 	// the data race checker alone, streamed (races.CheckStream).
 	Streamed   int
@@ -560,6 +573,7 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 		fs = append(fs, f)
 	}
 	res.InternalErrors = append(res.InternalErrors, tc.internal...)
+	res.Stats.Stopped += tc.stopped
 	res.Notes = append(res.Notes, tc.notes...)
 	res.Notes = append(res.Notes, failureNote(name, runs)...)
 	// One report per test: merge the runs' reports of the same bug.
@@ -583,6 +597,7 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 		return nil, nil, nil
 	}
 	path := filepath.Join(dir, filepath.FromSlash(r.trace))
+	clock := o.clock()
 	if max := o.maxTraceBytes(); max > 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > max {
 			if o.NoRaces {
@@ -591,7 +606,7 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 				res.Stats.Skipped++
 				return nil, nil, nil
 			}
-			fs, err := tc.stream(what, path, fi.Size(), max, sites, o, res)
+			fs, err := tc.stream(what, path, fi.Size(), max, sites, o, clock, res)
 			return fs, nil, err
 		}
 	}
@@ -613,7 +628,7 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	if strings.HasPrefix(r.forced, plan.Confirmed) {
 		forced = forcedOrders(filepath.Join(dir, filepath.FromSlash(r.plan)), evs)
 	}
-	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}, forced), evs, nil
+	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}, forced, clock), evs, nil
 }
 
 // stream runs the data race checker alone on the trace at path, which is
@@ -621,8 +636,9 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 // bounded by the trace's goroutines, sync objects and locations (at most
 // races.Options.MaxLocations), not its length. Its findings' witnesses
 // are already named as control points, with their Locks. The note says
-// which checkers the run got and what the stream withheld or dropped.
-func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
+// which checkers the run got and what the stream withheld or dropped, and
+// where it stopped if the goroutine or time limit stopped it.
+func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteTable, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -638,12 +654,20 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	// The streamed clocks' cost grows with the goroutines as the whole
 	// graph's does: past -max-goroutines the stream stops, and the races
 	// found before it stand (a race of a prefix is one of the whole run).
+	// So does the time limit.
 	began, maxG := 0, o.maxGoroutines()
+	read := 0
 	next := func() (trace.Event, error) {
+		if clock.tick() {
+			return trace.Event{}, errOverTime
+		}
 		ev, err := rd.Next()
-		if err == nil && ev.Kind == trace.EvBegin {
-			if began++; maxG > 0 && began > maxG {
-				return ev, errOverGoroutines
+		if err == nil {
+			read++
+			if ev.Kind == trace.EvBegin {
+				if began++; maxG > 0 && began > maxG {
+					return ev, errOverGoroutines
+				}
 			}
 		}
 		return ev, err
@@ -652,7 +676,8 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	var broken error
 	tc.guard("races", what, func() { fs, broken = races.CheckStream(next, sites, ro) })
 	over := errors.Is(broken, errOverGoroutines)
-	if over {
+	late := errors.Is(broken, errOverTime)
+	if over || late {
 		broken = nil
 	}
 	if broken != nil && !errors.Is(broken, trace.ErrBroken) {
@@ -682,11 +707,25 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	if over {
 		note += fmt.Sprintf("; stopped at goroutine %d, over the limit of %d (-max-goroutines): races after it missed", began, maxG)
 	}
+	if late {
+		res.Stats.Stopped++
+		note += fmt.Sprintf("; stopped after %v (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
+			clock.limit, read, rd.Len(), percent(read, rd.Len()))
+	}
 	if broken != nil {
 		note += fmt.Sprintf("; %v, analysed the events before the damage", broken)
 	}
 	res.Notes = append(res.Notes, note)
 	return fs, nil
+}
+
+// percent is n of total in whole percent, rounded down, 100 for an empty
+// total.
+func percent(n, total int) int {
+	if total == 0 {
+		return 100
+	}
+	return n * 100 / total
 }
 
 // errOverGoroutines stops a streamed race check at the goroutine past

@@ -260,6 +260,30 @@ func TestMaxTraceBytes(t *testing.T) {
 		!strings.Contains(strings.Join(res.Notes, "\n"), "; stopped at goroutine 2, over the limit of 1 (-max-goroutines): races after it missed") {
 		t.Errorf("streamed to the goroutine limit: streamed %d, %d events of %d, notes %q; want it stopped at the second goroutine, with a note", res.Stats.Streamed, res.Stats.Events, whole.Stats.Events, res.Notes)
 	}
+	// Past -max-trace-time too, with a note that says where.
+	for _, at := range []int{1, whole.Stats.Events / 2} {
+		res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, overTime: after(at)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range racesOf(res) {
+			got, _ := json.Marshal(f)
+			if !strings.Contains(string(want), string(got)) {
+				t.Errorf("streamed to the time limit at %d: race %s is not one of the whole trace's", at, got)
+			}
+		}
+		note := fmt.Sprintf("; stopped after 2m0s (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
+			at-1, whole.Stats.Events, (at-1)*100/whole.Stats.Events)
+		if res.Stats.Streamed != 1 || res.Stats.Stopped != 1 || res.Stats.Events != at-1 || !strings.Contains(strings.Join(res.Notes, "\n"), note) {
+			t.Errorf("streamed to the time limit at %d: streamed %d, stopped %d, %d events of %d, notes %q; want it stopped with a note ending %q",
+				at, res.Stats.Streamed, res.Stats.Stopped, res.Stats.Events, whole.Stats.Events, res.Notes, note)
+		}
+	}
+	// A limit not reached changes nothing.
+	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, overTime: after(whole.Stats.Events + 2)})
+	if got, _ := json.Marshal(racesOf(res)); err != nil || res.Stats.Stopped != 0 || string(got) != string(want) {
+		t.Errorf("a time limit not reached: err %v, stopped %d, races\n%s\nwant\n%s", err, res.Stats.Stopped, got, want)
+	}
 	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, NoRaces: true})
 	if err != nil {
 		t.Fatal(err)
@@ -267,6 +291,79 @@ func TestMaxTraceBytes(t *testing.T) {
 	if res.Stats.Skipped != 1 || res.Stats.Streamed != 0 || len(res.Findings) != 0 ||
 		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace); not analysed", fi.Size(), fi.Size()-1)) {
 		t.Errorf("without races: skipped %d, streamed %d, %d findings, notes %q; want it skipped with a note", res.Stats.Skipped, res.Stats.Streamed, len(res.Findings), res.Notes)
+	}
+}
+
+// after returns a stand-in for -max-trace-time's clock whose time is spent
+// from its n-th look on.
+func after(n int) func() bool {
+	looks := 0
+	return func() bool {
+		looks++
+		return looks >= n
+	}
+}
+
+// TestMaxTraceTime checks that the in-memory analysis of a trace stops
+// between two checkers when its time is spent, keeping what the checkers
+// before found and naming those left out; the race checker, last, is the
+// one a late stop leaves out.
+func TestMaxTraceTime(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+	}}
+	whole, err := Detect(t.Context(), dir, ix, DetectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := func(res *Result) (races, others int) {
+		for _, f := range res.Findings {
+			if f.Kind == finding.Race {
+				races++
+			} else {
+				others++
+			}
+		}
+		return
+	}
+	wr, wo := kinds(whole)
+	if wr == 0 || wo == 0 || whole.Stats.Stopped != 0 {
+		t.Fatalf("mysql's trace: %d races, %d others, %d stopped; want both kinds, not stopped", wr, wo, whole.Stats.Stopped)
+	}
+	const note = "example.com/a.TestA: analysis stopped after 2m0s (-max-trace-time): %s did not run, the findings of the checkers before them stand (a larger -max-trace-time, or 0, runs them)"
+	for _, tc := range []struct {
+		at           int
+		races, other bool
+		left         string
+	}{
+		{1, false, false, "ConMem, OSCS, the test lifetime checks, the race checker"},
+		// The looks: before ConMem, OSCS, the lifetime checks, the race
+		// checker.
+		{3, false, true, "the test lifetime checks, the race checker"},
+		{4, false, true, "the race checker"},
+		{5, true, true, ""},
+	} {
+		res, err := Detect(t.Context(), dir, ix, DetectOptions{overTime: after(tc.at)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, o := kinds(res)
+		if (r > 0) != tc.races || (o > 0) != tc.other || (tc.other && o != wo) || (tc.races && r != wr) {
+			t.Errorf("stopped at look %d: %d races, %d others (whole: %d, %d)", tc.at, r, o, wr, wo)
+		}
+		want := fmt.Sprintf(note, tc.left)
+		if got := strings.Contains(strings.Join(res.Notes, "\n"), want); got != (tc.left != "") || res.Stats.Stopped != min(1, len(tc.left)) {
+			t.Errorf("stopped at look %d: stopped %d, notes %q; want %q", tc.at, res.Stats.Stopped, res.Notes, want)
+		}
 	}
 }
 

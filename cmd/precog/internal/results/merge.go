@@ -113,6 +113,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.FailedRuns += s.FailedRuns
 		m.Skipped += s.Skipped
 		m.Streamed += s.Streamed
+		m.Stopped += s.Stopped
 		m.Targeted += s.Targeted
 		m.Reversed += s.Reversed
 		m.Events += s.Events

@@ -99,6 +99,9 @@ type Summary struct {
 	// got the data race checker alone, streamed (the other checkers did
 	// not run on them; each has a note).
 	Streamed int `json:"streamed,omitempty"`
+	// Stopped counts the runs whose analysis -max-trace-time stopped
+	// before its end (each has a note saying what was left out).
+	Stopped int `json:"stopped,omitempty"`
 	// Targeted counts the runs forced by targeted perturbation, Reversed
 	// those that reversed their pair.
 	Targeted    int     `json:"targeted,omitempty"`
@@ -154,7 +157,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 		Version: Version, Dir: dir, Patterns: patterns,
 		Findings: len(res.Findings), RunFindings: len(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
-		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Streamed: s.Streamed,
+		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Streamed: s.Streamed, Stopped: s.Stopped,
 		Targeted: s.Targeted, Reversed: s.Reversed,
 		Events: s.Events, Reports: s.Reports, Duplication: res.Duplication(),
 		RecordNs: s.Record, DetectNs: s.Detect, ValidateNs: s.Validate,

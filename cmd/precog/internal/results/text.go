@@ -35,6 +35,9 @@ func WriteText(w io.Writer, s *Summary) {
 	if s.Streamed > 0 {
 		fmt.Fprintf(w, " (%d %s over -max-trace got the streamed race check only)", s.Streamed, cli.Plural(s.Streamed, "run", "runs"))
 	}
+	if s.Stopped > 0 {
+		fmt.Fprintf(w, " (%d %s stopped at -max-trace-time, partly analysed)", s.Stopped, cli.Plural(s.Stopped, "run", "runs"))
+	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, " (%d %s not analysed, over a limit)", s.Skipped, cli.Plural(s.Skipped, "run", "runs"))
 	}

@@ -1,0 +1,76 @@
+package predict
+
+import (
+	"errors"
+	"time"
+
+	"github.com/precog-dev/precog/analyzers/budget"
+)
+
+// DefaultMaxTraceTime is the default DetectOptions.MaxTraceTime: two
+// minutes. A trace within -max-trace is analysed in memory in seconds to
+// tens of seconds (gocron's 44 traces, 86 M events: 248 s of CPU in all);
+// the streamed race check of a larger one goes at about 4 MiB of trace a
+// second of CPU (smux's 185 MiB TestParallel: 95 to 111 s), so the default
+// lets a trace of about three times -max-trace be checked whole and stops
+// smux's 397 and 711 MiB ones partway, where before a nightly job spent
+// 14 minutes of wall time on one of them at load 15 to 28
+// (bench/RESULTS.md, "Held-out rehearsal 7").
+const DefaultMaxTraceTime = 2 * time.Minute
+
+// errOverTime stops a streamed race check at DetectOptions.MaxTraceTime.
+var errOverTime = errors.New("over the time limit")
+
+// A traceClock measures one trace's analysis against
+// DetectOptions.MaxTraceTime, with the static checks' measure of time
+// (analyzers/budget): the lesser of the wall time and the processor time
+// of the process since the analysis began, so that a loaded machine, where
+// the wall time of the same work grows with the load, does not stop it
+// early, while a check that does not end spends both.
+type traceClock struct {
+	limit time.Duration
+	b     *budget.Budget // nil without a limit
+	fake  func() bool    // DetectOptions.overTime, for tests
+}
+
+// clock starts the clock of one trace's analysis.
+func (o DetectOptions) clock() *traceClock {
+	c := &traceClock{limit: o.maxTraceTime(), fake: o.overTime}
+	if c.limit > 0 && c.fake == nil {
+		c.b = budget.New(c.limit, 0, 0)
+		c.b.Spend(0)
+	}
+	return c
+}
+
+// tick is called once per event of a streamed trace: it looks at the
+// clock every few thousand calls (budget.Spend's period), so it costs a
+// few atomic operations an event, and reports whether the time is spent.
+func (c *traceClock) tick() bool {
+	switch {
+	case c.limit <= 0:
+		return false
+	case c.fake != nil:
+		return c.fake()
+	}
+	return !c.b.Spend(1)
+}
+
+// over looks at the clock now and reports whether the time is spent;
+// called between two checkers.
+func (c *traceClock) over() bool {
+	switch {
+	case c.limit <= 0:
+		return false
+	case c.fake != nil:
+		return c.fake()
+	}
+	return c.b.Exhausted()
+}
+
+func (o DetectOptions) maxTraceTime() time.Duration {
+	if o.MaxTraceTime == 0 {
+		return DefaultMaxTraceTime
+	}
+	return o.MaxTraceTime
+}
