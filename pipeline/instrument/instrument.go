@@ -38,6 +38,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,6 +80,10 @@ type Config struct {
 	// their diagnostics come back in Result.Static, and the accesses on
 	// the lines of their sites are always instrumented (precog test -vet).
 	Checks []*analysis.Analyzer `json:"-"`
+	// SkipBroken leaves out the matching packages whose tests do not
+	// build (Result.Broken) instead of failing, when some others do
+	// (precog test, as go test).
+	SkipBroken bool `json:",omitempty"`
 }
 
 // Result is what a build of the instrumented tests needs.
@@ -87,6 +92,15 @@ type Result struct {
 	Sites      string   // path of the site table JSON (trace.SiteTable)
 	Plan       string   // path of the CFP plan JSON (detect/cfp.Plan); "" without Config.CFP
 	Packages   []string // import paths of the packages instrumented
+	// Broken has a line for each package matching Config.Patterns whose
+	// tests cannot be built (it, or a package its tests import, fails to
+	// load or type-check: "package PATH: file:line:col: error"), left out
+	// as go test leaves out a package whose build failed; Tested are
+	// then the import paths of the matching packages kept, which the
+	// builds and runs must be given instead of the patterns. Both are
+	// nil when every package loads.
+	Broken []string `json:"broken,omitempty"`
+	Tested []string `json:"tested,omitempty"`
 	// Static are the findings of Config.Checks, sorted (static.Checks);
 	// CheckErrors has one line per check that failed on a package.
 	Static      []finding.Finding `json:"static,omitempty"`
@@ -102,19 +116,123 @@ type Result struct {
 // export data needs each listed as a pattern, which the go command
 // refuses for a test-only dependency of a dependency that the main
 // module's go.mod does not list.) A package that fails to load fails the
-// whole: its files could not be rewritten.
-func load(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error) {
+// whole, its files could not be rewritten; with cfg.SkipBroken only when
+// every matched package fails: one that fails, or whose tests import one
+// that does, is left out, as go test leaves out a package whose build
+// failed and tests the others (see splitBroken).
+func load(ctx context.Context, cfg Config) (*loaded, error) {
 	prog, err := static.Load(ctx, static.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, BuildFlags: cfg.BuildFlags, Tests: true, AllSyntax: true})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	switch n := len(prog.Errors); {
-	case n == 1:
-		return nil, nil, errors.New(prog.Errors[0])
-	case n > 1:
-		return nil, nil, fmt.Errorf("%s (and %d more packages with errors)", prog.Errors[0], n-1)
+	l := &loaded{pkgs: prog.Packages}
+	if len(prog.Errors) > 0 {
+		if cfg.SkipBroken {
+			l.pkgs, l.tested, l.broken = splitBroken(prog.Packages, prog.Errors)
+		} else {
+			l.pkgs = nil
+		}
+		if len(l.pkgs) == 0 {
+			if n := len(prog.Errors); n > 1 {
+				return nil, fmt.Errorf("%s (and %d more packages with errors)", prog.Errors[0], n-1)
+			}
+			return nil, errors.New(prog.Errors[0])
+		}
 	}
-	return prog.Packages, homeModules(prog.Packages), nil
+	l.home = homeModules(l.pkgs)
+	return l, nil
+}
+
+// loaded is what load returns.
+type loaded struct {
+	pkgs []*packages.Package
+	home map[string]bool
+	// tested and broken are splitBroken's, when a package failed to load.
+	tested, broken []string
+}
+
+// splitBroken splits the matched packages roots (each package, its test
+// variant and its external test package) into those whose tests can be
+// built and the others: a package is broken when it, its test variant, its
+// external test package or any package they import has an error (errs has
+// static.Program.Errors's lines, "package PATH: first error"). It returns
+// the packages kept, the import paths of the packages kept, sorted, and
+// one line per broken package: the package's own first error, or the
+// first error of a package it imports.
+func splitBroken(roots []*packages.Package, errs []string) (keep []*packages.Package, tested, broken []string) {
+	lineOf := func(path string) string {
+		for _, e := range errs {
+			if strings.HasPrefix(e, "package "+path+": ") {
+				return e
+			}
+		}
+		return ""
+	}
+	// bad returns the path of a package with an error in p's import
+	// graph, p's own first: "" if none.
+	memo := make(map[*packages.Package]string)
+	var bad func(p *packages.Package) string
+	bad = func(p *packages.Package) string {
+		if b, ok := memo[p]; ok {
+			return b
+		}
+		memo[p] = "" // a cycle (none in Go) ends here
+		b := ""
+		if len(p.Errors) > 0 {
+			b = p.PkgPath
+		} else {
+			for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
+				if b = bad(p.Imports[path]); b != "" {
+					break
+				}
+			}
+		}
+		memo[p] = b
+		return b
+	}
+	// The package whose tests a root runs: p for p, "p [p.test]" and
+	// "p_test [p.test]".
+	under := func(p *packages.Package) string {
+		if id, ok := strings.CutSuffix(p.ID, ".test]"); ok {
+			if _, forTest, ok := strings.Cut(id, " ["); ok {
+				return forTest
+			}
+		}
+		return p.PkgPath
+	}
+	why := make(map[string]string) // broken package -> the package with the error
+	for _, p := range roots {
+		if b := bad(p); b != "" {
+			if _, ok := why[under(p)]; !ok || b == under(p) || b == p.PkgPath {
+				why[under(p)] = b
+			}
+		}
+	}
+	seen := make(map[string]bool)
+	for _, p := range roots {
+		path := under(p)
+		if _, ok := why[path]; ok {
+			continue
+		}
+		keep = append(keep, p)
+		if !seen[path] {
+			seen[path] = true
+			tested = append(tested, path)
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(why)) {
+		b := why[path]
+		line := lineOf(b)
+		if line == "" {
+			line = "package " + b + ": does not build"
+		}
+		if b != path && b != path+"_test" {
+			line = "package " + path + ": imports " + line
+		}
+		broken = append(broken, line)
+	}
+	slices.Sort(tested)
+	return keep, tested, broken
 }
 
 // homeModules returns the modules of the packages: the main module, or the
@@ -141,7 +259,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 // loads once for several runs with the same Dir, Patterns and BuildFlags:
 // loading the standard library from source is most of a run's time, under
 // -race many seconds.
-type loader func(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error)
+type loader func(ctx context.Context, cfg Config) (*loaded, error)
 
 // instrument is Instrument with the packages loaded by load.
 func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
@@ -165,11 +283,12 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	if r := c.loadResult(key); r != nil {
 		return r, nil
 	}
-	pkgs, home, err := load(ctx, cfg)
+	ld, err := load(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	sel := selectFiles(pkgs, home, mod, deps)
+	pkgs := ld.pkgs
+	sel := selectFiles(pkgs, ld.home, mod, deps)
 	if len(sel.files) == 0 {
 		if slices.ContainsFunc(pkgs, func(p *packages.Package) bool { return p.Module == nil }) {
 			return nil, fmt.Errorf("nothing to instrument in %s: standard library packages are never instrumented", strings.Join(cfg.Patterns, " "))
@@ -302,6 +421,8 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 		BuildFlags: append([]string{"-overlay=" + ovPath}, buildFlags...),
 		Sites:      sitesPath,
 		Packages:   sel.paths(),
+		Tested:     ld.tested,
+		Broken:     ld.broken,
 	}
 	if checks != nil {
 		res.Static, res.CheckErrors = checks.Findings()

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/tools/go/packages"
-
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -109,21 +107,20 @@ func setupKernels() error {
 type sharedLoad struct {
 	once sync.Once
 	key  string
-	pkgs []*packages.Package
-	home map[string]bool
+	ld   *loaded
 	err  error
 }
 
-func (l *sharedLoad) load(ctx context.Context, cfg Config) ([]*packages.Package, map[string]bool, error) {
+func (l *sharedLoad) load(ctx context.Context, cfg Config) (*loaded, error) {
 	key := fmt.Sprintf("%q %q %q", cfg.Dir, cfg.Patterns, cfg.BuildFlags)
 	l.once.Do(func() {
 		l.key = key
-		l.pkgs, l.home, l.err = load(ctx, cfg)
+		l.ld, l.err = load(ctx, cfg)
 	})
 	if key != l.key {
-		return nil, nil, fmt.Errorf("a shared load of %s asked for %s", l.key, key)
+		return nil, fmt.Errorf("a shared load of %s asked for %s", l.key, key)
 	}
-	return l.pkgs, l.home, l.err
+	return l.ld, l.err
 }
 
 func goCmd(dir string, args ...string) ([]byte, error) {

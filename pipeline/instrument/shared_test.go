@@ -32,7 +32,7 @@ func analyzedShared(t *testing.T) (*selection, *sharedSet) {
 	sharedAnalysis.once.Do(func() {
 		ctx := context.Background()
 		dir, _ := filepath.Abs("testdata/shared")
-		pkgs, home, err := load(ctx, Config{Dir: dir, Patterns: []string{"./..."}})
+		ld, err := load(ctx, Config{Dir: dir, Patterns: []string{"./..."}})
 		if err != nil {
 			sharedAnalysis.err = err
 			return
@@ -42,7 +42,7 @@ func analyzedShared(t *testing.T) (*selection, *sharedSet) {
 			sharedAnalysis.err = err
 			return
 		}
-		sharedAnalysis.sel = selectFiles(pkgs, home, mod, nil)
+		sharedAnalysis.sel = selectFiles(ld.pkgs, ld.home, mod, nil)
 		sharedAnalysis.s, sharedAnalysis.err = analyzeShared(sharedAnalysis.sel.roots, nil, nil, false)
 	})
 	if sharedAnalysis.err != nil {

@@ -184,7 +184,11 @@ type Result struct {
 	// below it, indented: precog bugs. The other checkers' findings are
 	// still reported.
 	InternalErrors []string
-	Stats          Stats
+	// Broken has a line for each package matching the patterns that was
+	// not tested because it, or a package its tests import, does not
+	// build: the first error (instrument.Result.Broken).
+	Broken []string
+	Stats  Stats
 }
 
 // Stats sums what was recorded and analysed.
@@ -270,6 +274,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		Deps:       o.Deps,
 		CacheDir:   o.CacheDir,
 		Checks:     o.Checks,
+		SkipBroken: true,
 	}
 	if o.CFP {
 		all := instrument.AllCFP
@@ -278,6 +283,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	inst, err := instrument.Instrument(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(inst.Broken) > 0 {
+		// The packages whose tests do not build are left out, as go
+		// test leaves them out and runs the others.
+		o.Patterns = inst.Tested
 	}
 	progress.line("building the tests")
 	out := o.Out
@@ -372,6 +382,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if len(o.Checks) > 0 {
 		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(vetIDs), vetIDs
 	}
+	res.Broken = inst.Broken
 	return res, nil
 }
 

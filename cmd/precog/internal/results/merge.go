@@ -114,6 +114,11 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.Skipped += s.Skipped
 		m.Streamed += s.Streamed
 		m.Stopped += s.Stopped
+		for _, b := range s.Broken { // every shard instruments every package
+			if !slices.Contains(m.Broken, b) {
+				m.Broken = append(m.Broken, b)
+			}
+		}
 		m.Targeted += s.Targeted
 		m.Reversed += s.Reversed
 		m.Events += s.Events

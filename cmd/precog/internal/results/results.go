@@ -102,6 +102,9 @@ type Summary struct {
 	// Stopped counts the runs whose analysis -max-trace-time stopped
 	// before its end (each has a note saying what was left out).
 	Stopped int `json:"stopped,omitempty"`
+	// Broken are the packages not tested because they do not build, a
+	// line each with the first error; they make the exit status 1.
+	Broken []string `json:"broken,omitempty"`
 	// Targeted counts the runs forced by targeted perturbation, Reversed
 	// those that reversed their pair.
 	Targeted    int     `json:"targeted,omitempty"`
@@ -157,7 +160,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 		Version: Version, Dir: dir, Patterns: patterns,
 		Findings: len(res.Findings), RunFindings: len(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
-		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Streamed: s.Streamed, Stopped: s.Stopped,
+		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
 		Targeted: s.Targeted, Reversed: s.Reversed,
 		Events: s.Events, Reports: s.Reports, Duplication: res.Duplication(),
 		RecordNs: s.Record, DetectNs: s.Detect, ValidateNs: s.Validate,
@@ -199,8 +202,8 @@ func sortTests(ts []Test) {
 
 // Judge sets each finding's Baselined from the baseline (nil for none)
 // and fills the summary's verdict: the failing and baselined IDs and the
-// exit status, 3 if anything fails the job. failOn is "confirmed" or
-// "predicted".
+// exit status, 3 if anything fails the job, else 1 if a package was not
+// tested (Broken). failOn is "confirmed" or "predicted".
 func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, failOn string) {
 	s.FailOn, s.Baseline = failOn, baselineFile
 	s.Failing, s.Baselined = []string{}, nil
@@ -216,8 +219,11 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 		}
 	}
 	s.Exit = cli.ExitOK
-	if len(s.Failing) > 0 {
+	switch {
+	case len(s.Failing) > 0:
 		s.Exit = cli.ExitFindings
+	case len(s.Broken) > 0:
+		s.Exit = cli.ExitError // go test's status for a package whose build failed
 	}
 }
 

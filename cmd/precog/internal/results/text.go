@@ -19,6 +19,9 @@ func WriteText(w io.Writer, s *Summary) {
 	for _, e := range s.InternalErrors {
 		fmt.Fprintln(w, e)
 	}
+	for _, b := range s.Broken {
+		fmt.Fprintln(w, "not tested: "+b)
+	}
 	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
 		s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"),
 		s.Reports, cli.Plural(s.Reports, "report", "reports"), s.Duplication,
@@ -40,6 +43,9 @@ func WriteText(w io.Writer, s *Summary) {
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, " (%d %s not analysed, over a limit)", s.Skipped, cli.Plural(s.Skipped, "run", "runs"))
+	}
+	if len(s.Broken) > 0 {
+		fmt.Fprintf(w, " (%d %s not tested: %s not build)", len(s.Broken), cli.Plural(len(s.Broken), "package", "packages"), cli.Plural(len(s.Broken), "it does", "they do"))
 	}
 	if len(s.Merged) > 0 {
 		fmt.Fprintf(w, " (summed over %d shards)", len(s.Merged))

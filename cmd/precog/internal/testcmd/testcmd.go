@@ -388,9 +388,14 @@ Exit status
 	2  bad input to the nightly job's flags: a malformed -shard, a
 	   baseline file that does not exist or has a line that is not an
 	   ID, a -ci directory that holds other files
-	1  an error: a bad flag, -runs out of range, a package that does not
-	   build, an output directory that holds other files, or internal
-	   errors and no findings
+	1  an error: a bad flag, -runs out of range, an output directory
+	   that holds other files, or internal errors and no findings; or a
+	   package that does not build and no confirmed findings: as go
+	   test, precog test leaves out a package whose tests do not build
+	   (it, or a package they import, fails to load or type-check),
+	   tests the others, and says so on stderr, a "not tested:" line
+	   with the first error for each; when none builds, that line is
+	   the only output
 	130, 143  interrupted by SIGINT, SIGTERM
 
 The default, -fail-on=confirmed, fails a nightly job on facts only: a

@@ -68,7 +68,9 @@ func TestErrors(t *testing.T) {
 }
 
 // TestBrokenPackage checks that a package that does not compile is one
-// clear error.
+// clear error, and that beside one that does, as under go test, the other
+// is tested and the broken one named, a line, with the exit status 1; a
+// package whose tests import a broken one is not tested either.
 func TestBrokenPackage(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "go.mod"), "module example.com/broken\n\ngo 1.22\n")
@@ -80,6 +82,30 @@ func TestBrokenPackage(t *testing.T) {
 	}
 	if n := strings.Count(stderr, "\n"); n > 2 {
 		t.Errorf("%d lines on stderr, want one or two:\n%s", n, stderr)
+	}
+	// The negative control: one good package that imports none of
+	// the broken ones, tested alone, passes.
+	write(t, filepath.Join(dir, "good", "g.go"), "package good\n\nfunc G() int { return 1 }\n")
+	write(t, filepath.Join(dir, "good", "g_test.go"), "package good\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) {\n\tif G() != 1 {\n\t\tt.Fatal(\"G\")\n\t}\n}\n")
+	write(t, filepath.Join(dir, "user", "u_test.go"), "package user_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/broken\"\n)\n\nfunc TestU(t *testing.T) { broken.F() }\n")
+	write(t, filepath.Join(dir, "user", "u.go"), "package user\n")
+	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./good")
+	if code != cli.ExitOK || strings.Contains(stderr, "not tested") {
+		t.Errorf("./good alone: exit %d, stderr:\n%s\nwant 0 and no package left out", code, stderr)
+	}
+	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./...")
+	for _, want := range []string{
+		"not tested: package example.com/broken: b.go:3:23: cannot use \"x\"",
+		"not tested: package example.com/broken/user: imports package example.com/broken: b.go:3:23: ",
+		"0 findings (0 reports, duplication rate 0.00) in 1 test of 1 package;",
+		"(2 packages not tested: they do not build)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("./...: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code != cli.ExitError || strings.Count("\n"+stderr, "\nnot tested: ") != 2 {
+		t.Errorf("./...: exit %d, stderr:\n%s\nwant 1 and two packages not tested", code, stderr)
 	}
 }
 
@@ -205,6 +231,9 @@ func TestTestOutput(t *testing.T) {
 
 func write(t *testing.T, path, content string) {
 	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
 		t.Fatal(err)
 	}
