@@ -8,12 +8,14 @@
 // It is sound for output of a test binary run with -test.v, one top-level
 // test per process, as precog record runs them. A stack is that of the
 // first goroutine block after the panic (the goroutine that panicked); for
-// a timeout, that of the goroutine running the test. Output interleaved by
-// other goroutines printing at the same time can hide a line.
+// a timeout, that of the goroutine running the test. The runtime's header
+// is found at a line's start or after what the program wrote without a
+// newline, where the goroutine dump follows it (headerLine); output
+// interleaved by other goroutines printing inside the dump can still hide
+// a frame.
 package failure
 
 import (
-	"bufio"
 	"bytes"
 	"slices"
 	"strconv"
@@ -169,34 +171,34 @@ type header struct {
 	panic, fatal, timeout string
 }
 
-// goroutines parses the first panic, fatal error or timeout in out and the
-// goroutine blocks after it.
+// goroutines parses the panic, fatal error or timeout in out (headerLine
+// chooses it) and the goroutine blocks after it.
 func goroutines(out []byte) ([]Goroutine, header) {
 	var h header
 	var blocks []Goroutine
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	started := false
+	lines := strings.Split(string(out), "\n")
+	at := headerLine(lines)
+	if at < 0 {
+		return nil, h
+	}
+	msg, _ := headerIn(lines[at])
+	switch {
+	case strings.HasPrefix(msg, "panic: test timed out after "):
+		h.timeout = strings.TrimPrefix(msg, "panic: ")
+	case strings.HasPrefix(msg, "panic: "):
+		h.panic = cleanPanic(strings.TrimPrefix(msg, "panic: "))
+	default:
+		h.fatal = strings.TrimPrefix(msg, "fatal error: ")
+	}
 	var fn string
-	for sc.Scan() {
-		line := sc.Text()
-		if !started {
-			switch {
-			case strings.HasPrefix(line, "panic: test timed out after "):
-				h.timeout = strings.TrimPrefix(line, "panic: ")
-			case strings.HasPrefix(line, "panic: "):
-				h.panic = cleanPanic(strings.TrimPrefix(line, "panic: "))
-			case strings.HasPrefix(line, "fatal error: "):
-				h.fatal = strings.TrimPrefix(line, "fatal error: ")
-			default:
-				continue
-			}
-			started = true
+	for _, line := range lines[at+1:] {
+		line = strings.TrimSuffix(line, "\r")
+		if g, ok := goroutineHeader(line); ok {
+			blocks = append(blocks, Goroutine{Header: g})
+			fn = ""
 			continue
 		}
 		switch {
-		case strings.HasPrefix(line, "goroutine ") && strings.HasSuffix(line, ":"):
-			blocks = append(blocks, Goroutine{Header: strings.TrimSuffix(line, ":")})
 		case len(blocks) == 0 || line == "" || strings.HasPrefix(line, "created by "):
 			fn = ""
 		case strings.HasPrefix(line, "\t"):
@@ -213,6 +215,98 @@ func goroutines(out []byte) ([]Goroutine, header) {
 		}
 	}
 	return blocks, h
+}
+
+// headerLine returns the index of the line of lines that holds the
+// runtime's panic, fatal error or timeout header, -1 if none does. The
+// header begins a line, or follows what the program wrote without a
+// newline just before it died ("waiting for the serverpanic: test timed
+// out after 1s": a goroutine printing while another panics, a test
+// printing progress before a timeout), and the runtime's goroutine dump
+// follows it. So among the lines with a header (headerIn), the first
+// that a goroutine block follows before the next such line is the one; a
+// test that prints or logs "panic: ..." itself and then crashes is read by
+// its crash. A header that begins a line and that no dump follows
+// (GOTRACEBACK=none) is taken if no other is; one within a line, never.
+func headerLine(lines []string) int {
+	cand, first := -1, -1
+	for i, line := range lines {
+		if msg, start := headerIn(line); msg != "" {
+			if start && first < 0 {
+				first = i
+			}
+			cand = i
+			continue
+		}
+		if cand >= 0 {
+			if _, ok := goroutineHeader(line); ok {
+				return cand
+			}
+		}
+	}
+	return first
+}
+
+// headerIn returns the panic, fatal error or timeout header that line
+// holds, from its "panic: " or "fatal error: " on, and whether it begins
+// the line; "" if it holds none. A header after leading blanks only is a
+// logged message's further line, not the runtime's (the old
+// "\tpanic: x" line of a panic raised again comes after the first
+// header), and one after a t.Log line's "file.go:N: " is logged text.
+func headerIn(line string) (string, bool) {
+	i := strings.Index(line, "panic: ")
+	if j := strings.Index(line, "fatal error: "); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	switch {
+	case i < 0:
+		return "", false
+	case i == 0:
+		return strings.TrimSuffix(line, "\r"), true
+	case strings.TrimLeft(line[:i], " \t") == "" || isLogLine(line):
+		return "", false
+	}
+	return strings.TrimSuffix(line[i:], "\r"), false
+}
+
+// isLogLine reports whether line is one a test logged: indented, then
+// "file.go:N: " (see logs).
+func isLogLine(line string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) < 4 {
+		return false
+	}
+	file, rest, ok := strings.Cut(t, ":")
+	if !ok || !strings.HasSuffix(file, ".go") {
+		return false
+	}
+	num, _, ok := strings.Cut(rest, ": ")
+	_, err := strconv.Atoi(num)
+	return ok && err == nil
+}
+
+// goroutineHeader returns the goroutine header that line ends in,
+// "goroutine 18 [running]" of "goroutine 18 [running]:" (also after
+// "goroutine 18 gp=0x... m=... [running]:" of GOTRACEBACK=system), and
+// whether it has one. The header may follow text another goroutine wrote
+// without a newline; one after blanks only is a logged message's line (a
+// leak checker's t.Error listing the goroutines it found), not the
+// runtime's.
+func goroutineHeader(line string) (string, bool) {
+	line = strings.TrimSuffix(line, "\r")
+	if !strings.HasSuffix(line, "]:") {
+		return "", false
+	}
+	i := strings.LastIndex(line, "goroutine ")
+	if i < 0 || (i > 0 && strings.TrimLeft(line[:i], " \t") == "") {
+		return "", false
+	}
+	h := line[i : len(line)-1]
+	num, _, _ := strings.Cut(h[len("goroutine "):], " ")
+	if _, err := strconv.ParseUint(num, 10, 64); err != nil || !strings.Contains(h, " [") {
+		return "", false
+	}
+	return h, true
 }
 
 // cleanPanic drops what the testing package adds to a panic that it
@@ -310,14 +404,45 @@ func funcName(line string) string {
 }
 
 // lastLine is the last non-empty line of out that is not go test's
-// verdict, for a process that exited without saying why.
+// verdict, for a process that exited without saying why. Above a
+// goroutine dump with no panic header, it is the last line before the
+// dump but the registers' "PC=" line, from the signal's name on if it
+// has one ("sleepingSIGQUIT: quit" is "SIGQUIT: quit"): not a stack
+// position or a register of the dump.
 func lastLine(out []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	dump := slices.IndexFunc(lines, func(l string) bool { _, ok := goroutineHeader(l); return ok })
+	if dump >= 0 {
+		lines = lines[:dump]
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
+		if dump >= 0 && strings.HasPrefix(l, "PC=") {
+			continue
+		}
 		if l != "" && l != "FAIL" && !strings.HasPrefix(l, "FAIL\t") && !strings.HasPrefix(l, "exit status") {
-			return l
+			return signalIn(l)
 		}
 	}
 	return "the test process exited with no output"
+}
+
+// signalIn returns line from the runtime's "SIGNAME: " on, where it has
+// one after what the program wrote without a newline; line otherwise.
+func signalIn(line string) string {
+	for i := 0; ; {
+		j := strings.Index(line[i:], "SIG")
+		if j < 0 {
+			return line
+		}
+		i += j
+		k := i + 3
+		for k < len(line) && line[k] >= 'A' && line[k] <= 'Z' {
+			k++
+		}
+		if k > i+3 && strings.HasPrefix(line[k:], ": ") {
+			return line[i:]
+		}
+		i += 3
+	}
 }

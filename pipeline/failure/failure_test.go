@@ -43,6 +43,25 @@ func TestParse(t *testing.T) {
 			"sema.go:114 sync.runtime_SemacquireWaitGroup", "", 6},
 		{"fatalf.txt", "TestCount", Fail, "count = 6, want 3", "", "crashfail_test.go:17: count = 6, want 3", 0},
 		{"subtest-error.txt", "TestSub", Fail, "bad 1", "", "a_test.go:8: bad 1", 0},
+		// Real output of test binaries run as precog record runs them
+		// (-test.v; s_test.go's tests): the runtime's header after a
+		// line the test printed without a newline.
+		{"midline-panic.txt", "TestGoroutinePanicMidLine", Panic, "runtime error: index out of range [2] with length 2",
+			"s_test.go:12 example.com/shapes.(*reg).nth", "", 2},
+		{"midline-timeout.txt", "TestHangNoNewline", Timeout, "test timed out after 1s",
+			"s_test.go:60 example.com/shapes.TestHangNoNewline", "", 2},
+		{"midline-deadlock.txt", "TestHangNoNewline", Fatal, "all goroutines are asleep - deadlock!",
+			"testing.go:2109 testing.(*T).Run", "", 6},
+		// A line the test printed that looks like a header, and the real
+		// one after it: the one the goroutine dump follows.
+		{"fake-then-real.txt", "TestFakeThenReal", Panic, "assignment to entry in nil map",
+			"testing.go:1974 testing.tRunner.func1.2", "", 5},
+		// The negative control: "panic: " inside logged and printed
+		// lines, and a t.Fatal: a failed test, not a panic.
+		{"logged-panic.txt", "TestLoggedPanic", Fail, "handshake failed", "", "s_test.go:45: handshake failed", 0},
+		// Killed by SIGQUIT mid-line: the signal, not a register of the
+		// dump.
+		{"quit.txt", "TestSleep", Exit, "SIGQUIT: quit", "", "", 0},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			f := parseFile(t, c.file, c.test, true)

@@ -93,6 +93,13 @@ func TestClassify(t *testing.T) {
 		{"=== RUN   TestA\nfatal error: concurrent map writes\n", exit1, Fatal},
 		{"=== RUN   TestA\npanic: test timed out after 1s\n", exit1, Timeout},
 		{"=== RUN   TestA\n", exit1, Exit},
+		// The runtime's header after a line printed without a newline,
+		// the goroutine dump after it.
+		{"=== RUN   TestA\nhandshake: sent key, panic: boom\n\ngoroutine 7 [running]:\nexample.com/a.f()\n\t/a/a.go:3 +0x1d\n", exit1, Panic},
+		{"=== RUN   TestA\nwaiting for the serverpanic: test timed out after 1s\n\trunning tests:\n\t\tTestA (1s)\n\ngoroutine 20 [running]:\n", exit1, Timeout},
+		// Logged and printed text that holds "panic: ", no dump: the
+		// t.Fatal's failure.
+		{"=== RUN   TestA\n    a_test.go:5: recovered panic: inner\nnote: panic: a word\n    a_test.go:9: failed\n--- FAIL: TestA (0.00s)\nFAIL\n", exit1, Fail},
 		{"", errors.New("exec: not found"), Exit},
 	} {
 		if got := classify([]byte(tc.output), tc.err); got != tc.want {

@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/proc"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -885,14 +886,21 @@ func runTest(ctx context.Context, bin, dir string, args, env []string, timeout t
 	return testRun{classify(output.Bytes(), err), wall}
 }
 
-// classify reads how a test process ended from its exit status and output.
+// classify reads how a test process ended from its exit status and output:
+// a panic, fatal error or timeout as pipeline/failure finds its header
+// (also after a line the test printed without a newline), so that the
+// outcome and the failure read from the log agree.
 func classify(output []byte, err error) Outcome {
+	var crash failure.Kind
+	if f := failure.First(output); f != nil {
+		crash = f.Kind
+	}
 	switch {
-	case bytes.Contains(output, []byte("panic: test timed out after")):
+	case crash == failure.Timeout:
 		return Timeout
-	case bytes.Contains(output, []byte("\nfatal error: ")) || bytes.HasPrefix(output, []byte("fatal error: ")):
+	case crash == failure.Fatal:
 		return Fatal
-	case bytes.Contains(output, []byte("\npanic: ")) || bytes.HasPrefix(output, []byte("panic: ")):
+	case crash == failure.Panic:
 		return Panic
 	case bytes.Contains(output, []byte("\n--- FAIL: ")) || bytes.HasPrefix(output, []byte("--- FAIL: ")):
 		return Fail
