@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -38,14 +39,32 @@ func main() {
 		}
 		unitchecker.Main(checks...) // does not return
 	}
-	ctx, stop := cli.WithSignals(context.Background())
-	// The go commands precog runs put their work directories in one of
-	// precog's, removed at the end: a go command stopped by a signal
-	// (precog interrupted) leaves its own behind.
-	gotmp, err := os.MkdirTemp(os.Getenv("GOTMPDIR"), "precog-go-")
-	if err == nil {
-		os.Setenv("GOTMPDIR", gotmp)
+	// Every temporary directory of precog, and of the go commands and
+	// test processes it runs, goes into one of its own (TMPDIR and
+	// GOTMPDIR), removed on every way out: at the end, or when a signal
+	// ends precog before its commands have cleaned up (a checker busy on
+	// a trace, a second signal). A run of precog test can hold gigabytes
+	// there (3.5 GB of traces from one smux run). A GOTMPDIR the user set
+	// stays the go commands' parent directory.
+	var tmps []string
+	cleanup := func() {
+		for _, d := range tmps {
+			os.RemoveAll(d)
+		}
 	}
+	if root, err := os.MkdirTemp("", "precog-"); err == nil {
+		tmps = append(tmps, root)
+		os.Setenv("TMPDIR", root)
+		if user := os.Getenv("GOTMPDIR"); user != "" {
+			if gotmp, err := os.MkdirTemp(user, "precog-go-"); err == nil {
+				tmps = append(tmps, gotmp)
+				os.Setenv("GOTMPDIR", gotmp)
+			}
+		} else if gotmp := filepath.Join(root, "go"); os.Mkdir(gotmp, 0o700) == nil {
+			os.Setenv("GOTMPDIR", gotmp)
+		}
+	}
+	ctx, stop := cli.WithSignals(context.Background(), cli.Signals{Cleanup: cleanup, Stderr: os.Stderr})
 	code := cli.Main(ctx, cli.ProcessEnv(), []*cli.Command{
 		vetcmd.Command(checks, suite.IDs),
 		testcmd.Command(),
@@ -59,8 +78,6 @@ func main() {
 		cli.VersionCommand(),
 	}, os.Args[1:])
 	stop()
-	if gotmp != "" {
-		os.RemoveAll(gotmp)
-	}
+	cleanup()
 	os.Exit(code)
 }

@@ -61,10 +61,11 @@ func TestHang(t *testing.T) {
 `,
 }
 
-// TestSignals interrupts precog test, with SIGINT and with SIGTERM, while
-// a test hangs: precog must stop the test process and its child, remove
-// its temporary directories, keep the -o directory with an index that
-// marks the test interrupted, print one line and exit 130 or 143.
+// TestSignals interrupts precog test, with SIGINT, SIGTERM and SIGQUIT,
+// while a test hangs: precog must stop the test process and its child,
+// remove its temporary directories, keep the -o directory with an index
+// that marks the test interrupted, print one line (after its goroutines'
+// stacks for SIGQUIT) and exit 130, 143 or 131.
 func TestSignals(t *testing.T) {
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep command")
@@ -79,7 +80,7 @@ func TestSignals(t *testing.T) {
 		name string
 		sig  syscall.Signal
 		code int
-	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}} {
+	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}, {"SIGQUIT", syscall.SIGQUIT, 131}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			pids := filepath.Join(t.TempDir(), "pids")
@@ -123,8 +124,12 @@ func TestSignals(t *testing.T) {
 				t.Errorf("exit %v, want status %d", err, tc.code)
 			}
 			want := "precog: interrupted by " + tc.name + "; the tests recorded before it are kept in " + out + ", whose index.json marks the interrupted ones\n"
-			if got := stderr.String(); !strings.HasSuffix(got, want) || strings.Count(got, "precog: ") != 1 {
+			if got := stderr.String(); !strings.HasSuffix(got, want) || strings.Count("\n"+got, "\nprecog: ") != 1 {
 				t.Errorf("stderr %q, want it to end in the one line %q", got, want)
+			}
+			// SIGQUIT's goroutine dump, as Go's own handling writes it.
+			if got := stderr.String(); (tc.sig == syscall.SIGQUIT) != strings.Contains(got, "SIGQUIT: quit\n\ngoroutine ") {
+				t.Errorf("stderr %q: want the goroutines' stacks after SIGQUIT only", got)
 			}
 			for _, pid := range []int{test, child} {
 				if alive(pid) {

@@ -325,11 +325,15 @@ lost its end) or otherwise damaged is analysed up to the cut or damage,
 with one line on stderr per test saying what was lost.
 
 Interrupted (SIGINT, Ctrl-C, or SIGTERM, as timeout and CI cancellation
-send), precog test stops the test processes it runs (their process groups:
-SIGINT, then SIGKILL two seconds later), removes its temporary
+send, or SIGQUIT, after which it first writes its goroutines' stacks as
+Go does), precog test stops the test processes it runs (their process
+groups: SIGINT, then SIGKILL two seconds later), removes its temporary
 directories, keeps in -o DIR what was recorded so far with an index.json
 that marks the interrupted tests, prints one line saying so and exits 130
-(SIGINT) or 143 (SIGTERM). A second signal ends it at once.
+(SIGINT), 131 (SIGQUIT) or 143 (SIGTERM). A second signal, or work that
+has not stopped 10s after the first, ends it at once, its temporary
+directory removed. That directory holds every temporary file of precog,
+of the go commands it runs and of the tests (their TMPDIR).
 
 The instrumented copies of the packages go into precog's cache (-cache);
 precog never writes into the module's own files.
@@ -396,7 +400,7 @@ Exit status
 	   tests the others, and says so on stderr, a "not tested:" line
 	   with the first error for each; when none builds, that line is
 	   the only output
-	130, 143  interrupted by SIGINT, SIGTERM
+	130, 131, 143  interrupted by SIGINT, SIGQUIT, SIGTERM
 
 The default, -fail-on=confirmed, fails a nightly job on facts only: a
 prediction that validation could not confirm is printed but does not

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSignalsBound sends this process SIGQUIT: WithSignals writes the
+// goroutines' stacks and cancels its context; a command that does not
+// return within the bound is ended, after the cleanup, with 131. Its
+// negative control returns in time: no cleanup, no exit.
+func TestSignalsBound(t *testing.T) {
+	for _, returns := range []bool{false, true} {
+		var mu sync.Mutex
+		var stderr bytes.Buffer
+		cleaned, exited := make(chan bool, 1), make(chan int, 1)
+		ctx, stop := WithSignals(context.Background(), Signals{
+			Cleanup: func() { cleaned <- true },
+			Stderr:  writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return stderr.Write(p) }),
+			Exit:    func(code int) { exited <- code },
+			Bound:   200 * time.Millisecond,
+		})
+		if err := syscall.Kill(os.Getpid(), syscall.SIGQUIT); err != nil {
+			t.Fatal(err)
+		}
+		<-ctx.Done()
+		var intr *Interrupt
+		if !errors.As(context.Cause(ctx), &intr) || intr.Signal != syscall.SIGQUIT || intr.ExitStatus() != 131 {
+			t.Fatalf("cause %v, want the SIGQUIT interrupt", context.Cause(ctx))
+		}
+		mu.Lock()
+		dump := stderr.String()
+		mu.Unlock()
+		if !strings.HasPrefix(dump, "SIGQUIT: quit\n\ngoroutine ") || !strings.Contains(dump, "TestSignalsBound") {
+			t.Errorf("stderr %.200q: want the goroutines' stacks", dump)
+		}
+		if returns {
+			stop()
+			select {
+			case <-cleaned:
+				t.Error("cleaned up though the command returned in time")
+			case <-time.After(400 * time.Millisecond):
+			}
+			continue
+		}
+		select {
+		case <-cleaned:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no cleanup after the bound")
+		}
+		if code := <-exited; code != 131 {
+			t.Errorf("exit %d, want 131", code)
+		}
+		stop()
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
