@@ -119,9 +119,10 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		// memory its events take: pond's 100,000-goroutine test,
 		// bench/RESULTS.md).
 		var g *hb.Graph
-		if tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
-			fs = tc.unordered(what, g, sites, failed, ran, forced, due)
+		if !tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
+			return nil
 		}
+		fs = tc.unordered(what, g, sites, failed, ran, forced, due)
 	}
 	if !due("the test lifetime checks") {
 		if !tc.opts.NoRaces {

@@ -189,6 +189,12 @@ type Result struct {
 	// build: the first error (instrument.Result.Broken).
 	Broken []string
 	Stats  Stats
+	// unforced are the IDs of the failures (kinds crash and test-failed)
+	// that only runs with no order forced showed, the unperturbed
+	// recorded run or CFP's cheap run: recording alone, whose slowdown
+	// fails timing-dependent tests, which validation checks against runs
+	// without recording (plainChecks).
+	unforced map[string]bool
 }
 
 // Stats sums what was recorded and analysed.
@@ -408,7 +414,8 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	if err != nil {
 		return nil, fmt.Errorf("reading the site table: %w", err)
 	}
-	res := &Result{Index: ix}
+	res := &Result{Index: ix, unforced: make(map[string]bool)}
+	forced := make(map[string]bool) // failures a perturbed run showed
 	user := userFiles(sites, ix)
 	var vet *vetState
 	if len(o.Static) > 0 {
@@ -433,7 +440,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
 			}
 			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet}
-			fs, err := detectTest(tf, runs, sites, o, res)
+			fs, err := detectTest(tf, runs, sites, o, res, forced)
 			if err != nil {
 				return nil, err
 			}
@@ -445,6 +452,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 					crash.Repro = goTestRepro(p.ImportPath, t.Name)
 					crash.Tests, crash.Reports = []string{name}, 1
 					fs = append(fs, *crash)
+					res.unforced[crash.ID] = true
 				}
 			}
 			all = append(all, fs...)
@@ -453,6 +461,9 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			}
 			progress.update(func(p *Progress) { p.Findings = len(ids) })
 		}
+	}
+	for id := range forced {
+		delete(res.unforced, id)
 	}
 	res.Stats.Reports = len(all)
 	res.Findings = finding.Merge(all)
@@ -518,8 +529,10 @@ type testFiles struct {
 // detectTest checks the runs of one test and returns its findings, one
 // report each, with Tests set to the test. A run that failed is a finding
 // of its own (failureOf), unless a finding predicted from its trace is at
-// the site of the crash: then that one is confirmed by it.
-func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, error) {
+// the site of the crash: then that one is confirmed by it. Such a
+// finding's ID goes into res.unforced if the run was the unperturbed one,
+// into forced if it was perturbed.
+func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result, forced map[string]bool) ([]finding.Finding, error) {
 	dir, name := tf.dir, tf.name
 	var fs []finding.Finding
 	tc := testChecks{opts: o, ranked: len(runs) > 1, vet: tf.vet, gcPercent: -1}
@@ -574,6 +587,11 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 		}
 		if crash != nil && !absorb(found, crash, fl, evs, pts) {
 			fs = append(fs, *crash)
+			if r.n == 0 {
+				res.unforced[crash.ID] = true
+			} else {
+				forced[crash.ID] = true
+			}
 		}
 		fs = append(fs, found...)
 	}

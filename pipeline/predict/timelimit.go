@@ -10,12 +10,12 @@ import (
 // DefaultMaxTraceTime is the default DetectOptions.MaxTraceTime: two
 // minutes. A trace within -max-trace is analysed in memory in seconds to
 // tens of seconds (gocron's 44 traces, 86 M events: 248 s of CPU in all);
-// the streamed race check of a larger one goes at about 4 MiB of trace a
-// second of CPU (smux's 185 MiB TestParallel: 95 to 111 s), so the default
-// lets a trace of about three times -max-trace be checked whole and stops
-// smux's 397 and 711 MiB ones partway, where before a nightly job spent
-// 14 minutes of wall time on one of them at load 15 to 28
-// (bench/RESULTS.md, "Held-out rehearsal 7").
+// the streamed race check of a larger one goes at about 2 MiB of trace a
+// second of CPU (smux's TestParallel: 185 MiB in 95 to 111 s, 220 MiB in
+// under two minutes), so the default lets a trace of about three times
+// -max-trace be checked whole and stops smux's 397 and 711 MiB ones
+// partway, where a nightly job spent 14 minutes of wall time on one trace
+// at load 15 to 28 (bench/RESULTS.md, "Held-out rehearsal 7").
 const DefaultMaxTraceTime = 2 * time.Minute
 
 // errOverTime stops a streamed race check at DetectOptions.MaxTraceTime.

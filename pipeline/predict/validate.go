@@ -2,6 +2,7 @@ package predict
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,10 +93,14 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	})
 	// A finding that a recorded run showed (a failure, or a prediction at
 	// the crash's site) is confirmed already.
-	var todo []int
+	var todo, unforced []int
 	var fs []finding.Finding
 	res.Stats.Statuses = make(map[finding.Status]int)
 	for i, f := range res.Findings {
+		if f.Status == finding.Confirmed && f.Validation != nil && res.unforced[f.ID] {
+			unforced = append(unforced, i)
+			continue
+		}
 		if f.Status == finding.Confirmed && f.Validation != nil || f.Status == finding.NotReached || f.Status == finding.Static {
 			// A static candidate no run reached, or without two sites,
 			// has nothing to force.
@@ -109,6 +114,12 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
 	})
 	results := v.All(ctx, fs)
+	for _, i := range unforced {
+		f := &res.Findings[i]
+		t, ok := target(o, binDir, res.Index, finding.Witness{Test: f.Tests[0]})
+		plainCheck(ctx, f, t, ok)
+		res.Stats.Statuses[f.Status]++
+	}
 	if err := parent.Err(); err != nil {
 		return err
 	}
@@ -177,4 +188,64 @@ func packageOf(ix *record.Index, test string) string {
 		}
 	}
 	return ""
+}
+
+// plainRuns is how many runs without recording must pass for a failure that
+// recording alone showed to be no confirmed bug (validate's control runs
+// ask as many).
+const plainRuns = 2
+
+// plainCheck decides the status of f, a test's failure that only runs with
+// no order forced showed (Result.unforced): recording slows a test down
+// several times, which fails tests that assert on timing (gocron's
+// TestScheduler_LongRunningJobs, a goleak check of a loop still running)
+// or time out (coder/websocket's Test_verifyServerHandshake in CFP's cheap
+// run), and that is no bug confirmed. So the test runs again as go test
+// runs it but for the instrumentation: the instrumented binary without
+// recording (the shim off), until one run fails, which confirms f (the
+// test fails without precog too: go test fails on it), or plainRuns
+// passed, which makes it not-confirmed. t is the test's target, ok false
+// if it cannot be run again (f stays confirmed, as recorded). A run cut by
+// ctx (the validation budget) decides nothing.
+func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok bool) {
+	if !ok {
+		return
+	}
+	start := time.Now()
+	v := f.Validation
+	passed := 0
+	for passed < plainRuns && ctx.Err() == nil {
+		r := validate.Force(ctx, t, "")
+		if ctx.Err() != nil {
+			break
+		}
+		v.Runs++
+		if r.Outcome.Failed() {
+			v.Failed++
+			v.Reason += fmt.Sprintf("; the test %s again without recording, as under go test", failedAs(r.Outcome))
+			break
+		}
+		passed++
+	}
+	v.WallNs += int64(time.Since(start))
+	if passed == plainRuns {
+		f.Status = finding.NotConfirmed
+		f.Repro = ""
+		v.Effect = ""
+		v.Reason = fmt.Sprintf("failed only in a recorded run, which runs several times slower: %s; passed in %d runs without recording, so no bug is confirmed (a flaky or timing-dependent test, or a bug the slowdown brings out: precog explain looks for its cause)",
+			strings.TrimPrefix(v.Reason, "happened in "), plainRuns)
+	}
+}
+
+// failedAs says how a run without recording failed.
+func failedAs(o record.Outcome) string {
+	switch o {
+	case record.Panic:
+		return "panicked"
+	case record.Fatal:
+		return "died of a fatal error"
+	case record.Timeout:
+		return "timed out"
+	}
+	return "failed"
 }

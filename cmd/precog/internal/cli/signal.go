@@ -87,15 +87,21 @@ func WithSignals(parent context.Context, s Signals) (ctx context.Context, stop f
 		if sig == syscall.SIGQUIT && s.Stderr != nil {
 			dumpStacks(s.Stderr)
 		}
-		cancel(&Interrupt{Signal: sig})
+		intr := &Interrupt{Signal: sig}
+		cancel(intr)
+		why := fmt.Sprintf("its work had not stopped %v later", s.Bound)
 		select {
 		case v := <-ch:
 			sig, _ = v.(syscall.Signal)
+			why = "then " + (&Interrupt{Signal: sig}).Error()[len("interrupted "):]
 		case <-time.After(s.Bound):
 		case <-done:
 			return
 		}
 		s.Cleanup()
+		if s.Stderr != nil {
+			fmt.Fprintf(s.Stderr, "precog: %s, %s: ended at once, its temporary files removed\n", intr.Error(), why)
+		}
 		s.Exit(128 + int(sig))
 	}()
 	return ctx, func() {

@@ -58,6 +58,12 @@ func TestSignalsBound(t *testing.T) {
 		if code := <-exited; code != 131 {
 			t.Errorf("exit %d, want 131", code)
 		}
+		mu.Lock()
+		last := stderr.String()[len(dump):]
+		mu.Unlock()
+		if want := "precog: interrupted by SIGQUIT, its work had not stopped 200ms later: ended at once, its temporary files removed\n"; last != want {
+			t.Errorf("stderr after the dump %q, want %q", last, want)
+		}
 		stop()
 	}
 }

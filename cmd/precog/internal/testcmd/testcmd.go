@@ -72,7 +72,12 @@ hide).
 
 A test that fails in a recorded run fails precog test as it fails go
 test: the failure is a finding of its own, confirmed since it happened,
-at the site read from the test's output. A panic, a fatal runtime error
+at the site read from the test's output. Recording slows a test down
+several times, which alone can fail a test that depends on timing: so
+a failure that only the unperturbed recorded run (or CFP's cheap run)
+showed is confirmed when the test, run again without recording, fails
+too, and is not-confirmed after two such runs pass (with
+-validate=false it stays confirmed). A panic, a fatal runtime error
 (concurrent map writes) or a -timeout is kind crash, at the innermost
 frame of the user's code in the stack of the goroutine that panicked (or,
 for a timeout, that ran the test, with where the other goroutines were
@@ -454,7 +459,7 @@ func Command() *cli.Command {
 			})
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
-			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed race check of a trace over -max-trace goes at about 4 MiB a second of CPU")
+			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed race check of a trace over -max-trace goes at about 2 MiB a second of CPU (smux: 220 MiB in under 2 minutes)")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "validate with up to `n` test processes at once")

@@ -3,6 +3,7 @@ package testcmd_test
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,9 +69,10 @@ func TestErrors(t *testing.T) {
 }
 
 // TestBrokenPackage checks that a package that does not compile is one
-// clear error, and that beside one that does, as under go test, the other
-// is tested and the broken one named, a line, with the exit status 1; a
-// package whose tests import a broken one is not tested either.
+// clear error, and that beside others, as under go test, the others are
+// tested and the broken one named, a line; a package whose tests import a
+// broken one is not tested either. With them, a failure only recording
+// showed is not confirmed.
 func TestBrokenPackage(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "go.mod"), "module example.com/broken\n\ngo 1.22\n")
@@ -83,31 +85,80 @@ func TestBrokenPackage(t *testing.T) {
 	if n := strings.Count(stderr, "\n"); n > 2 {
 		t.Errorf("%d lines on stderr, want one or two:\n%s", n, stderr)
 	}
-	// The negative control: one good package that imports none of
-	// the broken ones, tested alone, passes.
+	// A good package beside it, a package whose external test imports
+	// the broken one, and a package of two failing tests: the first
+	// two named, a line each, the others tested (results' TestJudgeBroken
+	// has the exit status 1 of a broken package without a confirmed
+	// finding).
 	write(t, filepath.Join(dir, "good", "g.go"), "package good\n\nfunc G() int { return 1 }\n")
 	write(t, filepath.Join(dir, "good", "g_test.go"), "package good\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) {\n\tif G() != 1 {\n\t\tt.Fatal(\"G\")\n\t}\n}\n")
 	write(t, filepath.Join(dir, "user", "u_test.go"), "package user_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/broken\"\n)\n\nfunc TestU(t *testing.T) { broken.F() }\n")
 	write(t, filepath.Join(dir, "user", "u.go"), "package user\n")
-	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./good")
-	if code != cli.ExitOK || strings.Contains(stderr, "not tested") {
-		t.Errorf("./good alone: exit %d, stderr:\n%s\nwant 0 and no package left out", code, stderr)
-	}
-	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./...")
+	// TestMaps fails only when recorded (the shim maps its trace file, as
+	// recording's slowdown fails a test that depends on timing): passing
+	// without recording, it is not confirmed. TestCount fails in every
+	// run: confirmed, which makes the exit 3.
+	write(t, filepath.Join(dir, "rec", "r.go"), "package rec\n")
+	write(t, filepath.Join(dir, "rec", "r_test.go"), recordedOnlyTest)
+	stdout, stderr, code := precog(t, dir, "test", "-json", "-cache", sharedCache, "./...")
 	for _, want := range []string{
-		"not tested: package example.com/broken: b.go:3:23: cannot use \"x\"",
-		"not tested: package example.com/broken/user: imports package example.com/broken: b.go:3:23: ",
-		"0 findings (0 reports, duplication rate 0.00) in 1 test of 1 package;",
+		"not tested: package example.com/broken: b.go:3:23: cannot use \"x\" (untyped string constant) as int value in return statement\n",
+		"not tested: package example.com/broken/user: imports package example.com/broken: b.go:3:23: cannot use \"x\"",
+		"in 3 tests of 2 packages",
 		"(2 packages not tested: they do not build)",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("./...: stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if code != cli.ExitError || strings.Count("\n"+stderr, "\nnot tested: ") != 2 {
-		t.Errorf("./...: exit %d, stderr:\n%s\nwant 1 and two packages not tested", code, stderr)
+	if code != cli.ExitFindings || strings.Count("\n"+stderr, "\nnot tested: ") != 2 {
+		t.Errorf("./...: exit %d, stderr:\n%s\nwant 3 (a confirmed finding) and two packages not tested", code, stderr)
+	}
+	status := make(map[string]finding.Status)
+	for _, f := range decodeFindings(t, stdout) {
+		if f.Kind == finding.TestFailed {
+			status[f.Tests[0]] = f.Status
+			if f.Tests[0] == "example.com/broken/rec.TestMaps" && !strings.Contains(f.Validation.Reason, "passed in 2 runs without recording") {
+				t.Errorf("TestMaps: reason %q", f.Validation.Reason)
+			}
+		}
+	}
+	if want := map[string]finding.Status{"example.com/broken/rec.TestMaps": finding.NotConfirmed, "example.com/broken/rec.TestCount": finding.Confirmed}; !maps.Equal(status, want) {
+		t.Errorf("./...: test-failed findings %v, want %v", status, want)
 	}
 }
+
+// recordedOnlyTest is a package's tests: TestMaps fails when the process
+// maps a file other than its executable, as it does when recorded;
+// TestCount always fails.
+const recordedOnlyTest = `package rec
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMaps(t *testing.T) {
+	data, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip(err)
+	}
+	exe, _ := os.Executable()
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 6 && strings.HasPrefix(f[5], "/") && f[5] != exe {
+			t.Fatalf("mapped %s", filepath.Base(f[5]))
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	if n := 2; n != 3 {
+		t.Fatalf("count = %d, want 3", n)
+	}
+}
+`
 
 // TestHelp checks that the help lists the flags precog test takes.
 func TestHelp(t *testing.T) {
