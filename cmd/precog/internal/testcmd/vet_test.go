@@ -1,8 +1,6 @@
 package testcmd_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -11,10 +9,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/precog-dev/precog/analyzers/suite"
-	"github.com/precog-dev/precog/cmd/precog/internal/cli"
-	"github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
+	// precog vet runs as precogbin's binary: its code is imported so
+	// that a change to it invalidates go test's cached result.
+	_ "github.com/precog-dev/precog/cmd/precog/internal/vetcmd"
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/internal/precogbin"
 )
 
 // TestVet runs precog test -vet on kernels and checks the status of each
@@ -106,19 +105,20 @@ var vetted struct {
 }
 
 // vetKernels returns precog vet's diagnostics in the packages pkgs, of
-// one precog vet over vetPackages that the tests share: each vet in
-// this process loads the standard library from source under the race
-// detector, about 15 s of CPU.
+// one precog vet over vetPackages that the tests share, run by the
+// binary without the race detector (precogbin): under it, the vet's load
+// of the standard library from source took 10.5 s of CPU instead of 3.3
+// (bench/RESULTS.md, "Lead, 2026-11-30 (tenth stop)"); vetcmd's own
+// tests keep precog vet's code under the race detector.
 func vetKernels(t *testing.T, pkgs []string) []finding.Finding {
 	t.Helper()
 	vetted.once.Do(func() {
-		var out, errs bytes.Buffer
-		env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: kernels}
-		vet := vetcmd.Command(suite.Checks(), suite.IDs)
-		if code := cli.Main(context.Background(), env, []*cli.Command{vet}, append([]string{"vet", "-json"}, vetPackages...)); code != 3 {
-			vetted.err = fmt.Errorf("precog vet exited %d, want 3 (findings):\n%s", code, errs.String())
+		var errs string
+		var code int
+		vetted.out, errs, code = precogbin.Run(t, kernels, append([]string{"vet", "-json"}, vetPackages...)...)
+		if code != 3 {
+			vetted.err = fmt.Errorf("precog vet exited %d, want 3 (findings):\n%s", code, errs)
 		}
-		vetted.out = out.String()
 	})
 	if vetted.err != nil {
 		t.Fatal(vetted.err)
