@@ -119,10 +119,25 @@ func chanAddrLoc(pkg *types.Package, addr ssa.Value) (sharedloc.Loc, bool) {
 }
 
 // capacityOne reports whether v is a channel made with the constant
-// capacity 1.
+// capacity 1 and stored nowhere else (the one store is the caller's):
+// a copy handed to a goroutine or a callee would let code receive from
+// it unseen.
 func capacityOne(v ssa.Value) bool {
 	mc, ok := v.(*ssa.MakeChan)
 	if !ok {
+		return false
+	}
+	stores := 0
+	for _, r := range *mc.Referrers() {
+		switch r.(type) {
+		case *ssa.Store:
+			stores++
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	if stores != 1 {
 		return false
 	}
 	c, ok := mc.Size.(*ssa.Const)

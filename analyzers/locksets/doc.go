@@ -48,9 +48,9 @@
 // a plain send and never gives it back). Such a channel is held by the
 // location it is kept in (an unexported field of a type of the package,
 // or a captured variable), when every channel stored there is made with
-// the constant capacity 1 and goes nowhere but into sends, receives,
-// selects, len and cap (so not closed, not copied out where unseen code
-// could receive). A send acquires it; a send that is one case of a select
+// the constant capacity 1 for that store alone and goes nowhere but into
+// sends, receives, selects, len and cap (so not closed, not copied out
+// where unseen code could receive). A send acquires it; a send that is one case of a select
 // acquires it on that case's branch only (a select with a default that
 // did not send holds nothing); a receive, alone or in a select, releases
 // it. Once the lock sets are solved, every receive is checked: one that

@@ -219,3 +219,28 @@ func (c *Conn) Drop(ctx context.Context) error {
 	mark() // want `^held: none$`
 	return nil
 }
+
+// A channel of capacity 1 whose maker also hands it to a goroutine, which
+// receives from it as a signal: no mutex.
+type Worker struct {
+	kick chan struct{}
+	n    int
+}
+
+func NewWorker() *Worker {
+	k := make(chan struct{}, 1)
+	w := &Worker{kick: k}
+	go w.drain(k)
+	return w
+}
+
+func (w *Worker) drain(k chan struct{}) {
+	for range k {
+		w.n++
+	}
+}
+
+func (w *Worker) Kick() {
+	w.kick <- struct{}{}
+	mark() // want `^held: none$`
+}
