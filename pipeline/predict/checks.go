@@ -22,6 +22,10 @@ import (
 // run's events, then end once.
 type testChecks struct {
 	opts DetectOptions
+	// budget is the whole detection's clock (DetectOptions.Budget), and
+	// test the test whose runs these are.
+	budget *overBudget
+	test   string
 	// ranked: the test has several runs, which Unicorn ranks.
 	ranked bool
 	runs   []unicorn.Run

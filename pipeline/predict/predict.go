@@ -146,6 +146,17 @@ type DetectOptions struct {
 	// overTime, if not nil, replaces the clock of MaxTraceTime (tests):
 	// it is asked once per event streamed and before each checker.
 	overTime func() bool
+	// Budget bounds the whole detection, measured as MaxTraceTime is:
+	// once it is spent, the runs not yet analysed are not, each counted
+	// in Stats.Skipped, with one note; their failures are still reported
+	// (they come from a run's output, not its trace). A test suite of
+	// hundreds of tests whose traces each take up to MaxTraceTime would
+	// otherwise hold a nightly job for hours. 0 means
+	// DefaultDetectBudget; negative, no limit.
+	Budget time.Duration
+	// budgetSpent, if not nil, replaces Budget's clock (tests): it is
+	// asked once per run with a trace, before the run is analysed.
+	budgetSpent func() bool
 	// Static are static findings to look for in every run (precog test
 	// -vet, see Options.Checks).
 	Static []finding.Finding
@@ -416,6 +427,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	}
 	res := &Result{Index: ix, unforced: make(map[string]bool)}
 	forced := make(map[string]bool) // failures a perturbed run showed
+	whole := &overBudget{clock: o.detectClock(), tests: make(map[string]bool)}
 	user := userFiles(sites, ix)
 	var vet *vetState
 	if len(o.Static) > 0 {
@@ -439,7 +451,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			for _, r := range t.Runs {
 				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
 			}
-			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet}
+			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet, budget: whole}
 			fs, err := detectTest(tf, runs, sites, o, res, forced)
 			if err != nil {
 				return nil, err
@@ -464,6 +476,9 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	}
 	for id := range forced {
 		delete(res.unforced, id)
+	}
+	if n := len(whole.tests); n > 0 {
+		res.Notes = append(res.Notes, whole.note(n, total))
 	}
 	res.Stats.Reports = len(all)
 	res.Findings = finding.Merge(all)
@@ -524,6 +539,7 @@ type testFiles struct {
 	pkgDir     string
 	user       func(file string) bool // see failureOf
 	vet        *vetState              // the static candidates, or nil
+	budget     *overBudget            // DetectOptions.Budget's clock
 }
 
 // detectTest checks the runs of one test and returns its findings, one
@@ -535,7 +551,7 @@ type testFiles struct {
 func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result, forced map[string]bool) ([]finding.Finding, error) {
 	dir, name := tf.dir, tf.name
 	var fs []finding.Finding
-	tc := testChecks{opts: o, ranked: len(runs) > 1, vet: tf.vet, gcPercent: -1}
+	tc := testChecks{opts: o, ranked: len(runs) > 1, vet: tf.vet, gcPercent: -1, budget: tf.budget, test: name}
 	defer tc.restoreGC()
 	for _, r := range runs {
 		if r.forced != "" {
@@ -623,6 +639,10 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTable, o DetectOptions, res *Result) ([]finding.Finding, []trace.Event, error) {
 	if r.trace == "" {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s; nothing to analyse", what, r.broken))
+		return nil, nil, nil
+	}
+	if tc.budget.spent(tc.test) {
+		res.Stats.Skipped++
 		return nil, nil, nil
 	}
 	path := filepath.Join(dir, filepath.FromSlash(r.trace))

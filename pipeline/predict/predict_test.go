@@ -3,8 +3,10 @@ package predict
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -439,5 +441,73 @@ func TestConMemLimitNote(t *testing.T) {
 	want := fmt.Sprintf("example.com/a.TestMany: ConMem skipped 1 location with over %d distinguishable accesses", conmem.MaxInstances)
 	if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, want) {
 		t.Errorf("notes:\n%s\nwant one with %q", notes, want)
+	}
+}
+
+// TestDetectBudget checks that once the whole detection's budget is spent
+// the runs left are not analysed, counted as skipped and named in one
+// note, while a failed run's failure is still reported, and that the runs
+// analysed before keep their findings.
+func TestDetectBudget(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "b.trace"))
+	log := "=== RUN   TestB\n--- FAIL: TestB (0.00s)\n    b_test.go:9: count = 2, want 3\nFAIL\n"
+	if err := os.WriteFile(filepath.Join(dir, "b.log"), []byte(log), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{
+			{Name: "TestA", Trace: "a.trace", Outcome: record.Pass},
+			{Name: "TestB", Trace: "b.trace", Log: "b.log", Outcome: record.Fail},
+		}},
+	}}
+	byTest := func(res *Result) map[string]int {
+		n := make(map[string]int)
+		for _, f := range res.Findings {
+			for _, test := range f.Tests {
+				n[test+" "+f.Kind]++
+			}
+		}
+		return n
+	}
+	whole, err := Detect(t.Context(), dir, ix, DetectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := byTest(whole)
+	if all["example.com/a.TestB "+finding.TestFailed] != 1 || all["example.com/a.TestB "+finding.Race] == 0 || whole.Stats.Skipped != 0 {
+		t.Fatalf("both tests analysed: findings %v, skipped %d; want TestB's failure and races", all, whole.Stats.Skipped)
+	}
+	// Spent from the second look on: TestA analysed, TestB not.
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{budgetSpent: after(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byTest(res)
+	for k, n := range all {
+		want := n
+		if strings.HasPrefix(k, "example.com/a.TestB ") && k != "example.com/a.TestB "+finding.TestFailed {
+			want = 0
+		}
+		if got[k] != want {
+			t.Errorf("budget spent at TestB: %d %s, want %d", got[k], k, want)
+		}
+	}
+	const note = "detection stopped after 10m0s (-detect-budget): 1 run of 1 of the 2 tests not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)"
+	if res.Stats.Skipped != 1 || !slices.Contains(res.Notes, note) {
+		t.Errorf("budget spent at TestB: skipped %d, notes %q; want 1 and %q", res.Stats.Skipped, res.Notes, note)
+	}
+	// No limit: as a budget never spent.
+	res, err = Detect(t.Context(), dir, ix, DetectOptions{Budget: -1})
+	if err != nil || res.Stats.Skipped != 0 || !maps.Equal(byTest(res), all) {
+		t.Errorf("no budget: err %v, skipped %d, findings %v; want %v", err, res.Stats.Skipped, byTest(res), all)
 	}
 }

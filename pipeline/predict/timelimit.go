@@ -2,6 +2,7 @@ package predict
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/precog-dev/precog/analyzers/budget"
@@ -73,4 +74,56 @@ func (o DetectOptions) maxTraceTime() time.Duration {
 		return DefaultMaxTraceTime
 	}
 	return o.MaxTraceTime
+}
+
+// DefaultDetectBudget is the default DetectOptions.Budget: ten minutes,
+// as -validate-budget's. A module's detection has measured seconds to a
+// few minutes (gocron's 44 traces: 248 s of CPU); go-datastructures' 409
+// recorded tests, a third of them over -max-trace, had not finished in
+// 15 minutes of wall time at load 20 (bench/RESULTS.md, "Held-out
+// rehearsal 8").
+const DefaultDetectBudget = 10 * time.Minute
+
+func (o DetectOptions) detectBudget() time.Duration {
+	if o.Budget == 0 {
+		return DefaultDetectBudget
+	}
+	return o.Budget
+}
+
+// detectClock starts the clock of the whole detection, measured as a
+// trace's (traceClock).
+func (o DetectOptions) detectClock() *traceClock {
+	c := &traceClock{limit: o.detectBudget(), fake: o.budgetSpent}
+	if c.limit > 0 && c.fake == nil {
+		c.b = budget.New(c.limit, 0, 0)
+		c.b.Spend(0)
+	}
+	return c
+}
+
+// An overBudget is the whole detection's clock and what it left out.
+type overBudget struct {
+	clock *traceClock
+	runs  int             // runs not analysed
+	tests map[string]bool // their tests
+}
+
+// spent reports whether the detection's budget is spent, counting a run
+// of test as left out if it is.
+func (b *overBudget) spent(test string) bool {
+	if b == nil || !b.clock.over() {
+		return false
+	}
+	b.runs++
+	b.tests[test] = true
+	return true
+}
+
+// note is the line that says what the spent budget left out, of total
+// tests. (The run in progress when it ran out had its own limit,
+// MaxTraceTime.)
+func (b *overBudget) note(tests, total int) string {
+	return fmt.Sprintf("detection stopped after %v (-detect-budget): %d %s of %d of the %d tests not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)",
+		b.clock.limit, b.runs, plural(b.runs, "run", "runs"), tests, total)
 }

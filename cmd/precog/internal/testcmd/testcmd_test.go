@@ -55,6 +55,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-max-goroutines", "-1", "./mysql"}, "-max-goroutines must be 0 (no limit) or positive, got -1"},
 		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 		{[]string{"-max-trace-time", "-1s", "./mysql"}, "-max-trace-time must be 0 (no limit) or positive, got -1s"},
+		{[]string{"-detect-budget", "-1s", "./mysql"}, "-detect-budget must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
 		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./..."},
 		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o"},
