@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 
 	"github.com/precog-dev/precog/pipeline/proc"
 )
@@ -41,6 +42,13 @@ type moduleInfo struct {
 	// goVersion is the language version of the instrumented build: the
 	// go directive, raised to minGo.
 	goVersion string
+	// buildList is the module graph's selection (go list -m all, less the
+	// main module), kept only when goVersion crosses go1.17 upwards: from
+	// go1.17 on the go command prunes the graph to the modules go.mod
+	// lists, so the overlaid go.mod must list every module the build takes
+	// from, where the original left its dependencies' requirements to
+	// their own go.mod files.
+	buildList []module.Version
 	// selfHosted is set when the main module holds the shim's package
 	// path itself: precog's own module, whose tests then build against
 	// its own shim/ directory instead of an injected module.
@@ -104,6 +112,7 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 		m.goVersion = "1.16" // what the go command assumes
 	}
 	vendorDefault := !older(m.goVersion, "1.14")
+	unpruned := older(m.goVersion, "1.17")
 	if older(m.goVersion, minGo) {
 		m.goVersion = minGo
 	}
@@ -132,7 +141,36 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 	if vendor {
 		return nil, errors.New("vendored builds (-mod=vendor) are not supported: the shim module is not in vendor/modules.txt; pass -mod=readonly to build from the module cache")
 	}
+	if unpruned {
+		if m.buildList, err = buildList(ctx, m.Dir); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// buildList returns the versions the go command selects for the module in
+// dir, less the main module.
+func buildList(ctx context.Context, dir string) ([]module.Version, error) {
+	cmd := proc.Command(ctx, "go", "list", "-m", "-f", "{{if not .Main}}{{.Path}} {{.Version}}{{end}}", "all")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("listing the module's requirements: %s", strings.Join(strings.Fields(msg), " "))
+	}
+	var list []module.Version
+	for line := range strings.Lines(string(out)) {
+		if path, vers, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			list = append(list, module.Version{Path: path, Version: vers})
+		}
+	}
+	return list, nil
 }
 
 // modFlag returns the value of the last -mod flag in flags, or "".
@@ -151,9 +189,11 @@ func modFlag(flags []string) string {
 	return v
 }
 
-// overlaidGoMod returns the main module's go.mod with the shim required and
-// replaced by its directory in the cache (unless the module is precog's
-// own), and each copied dependency replaced by its copy. Replacements of a copied module in the original file
+// overlaidGoMod returns the main module's go.mod with the go line raised to
+// m.goVersion, every module of m.buildList required at its selected
+// version, the shim required and replaced by its directory in the cache
+// (unless the module is precog's own), and each copied dependency replaced
+// by its copy. Replacements of a copied module in the original file
 // are dropped: the copy stands for what they pointed to.
 func overlaidGoMod(m *moduleInfo, shimDir string, copies map[string]*depCopy) ([]byte, error) {
 	f, err := modfile.Parse(m.GoMod, m.data, nil)
@@ -162,6 +202,11 @@ func overlaidGoMod(m *moduleInfo, shimDir string, copies map[string]*depCopy) ([
 	}
 	if f.Go == nil || older(f.Go.Version, m.goVersion) {
 		if err := f.AddGoStmt(m.goVersion); err != nil {
+			return nil, fmt.Errorf("editing go.mod: %w", err)
+		}
+	}
+	for _, r := range m.buildList {
+		if err := f.AddRequire(r.Path, r.Version); err != nil {
 			return nil, fmt.Errorf("editing go.mod: %w", err)
 		}
 	}

@@ -1,9 +1,14 @@
 // Package a is written for go1.16, before generics: precog's rewritten
 // files call the shim's generic functions, so the instrumented build must
-// raise the module's language version.
+// raise the module's language version, and with it list the requirements
+// of its dependencies that go1.16 left to their own go.mod files.
 package a
 
-import "sync"
+import (
+	"sync"
+
+	"precog.example/ancientlib"
+)
 
 // Sum adds up xs in one goroutine per element.
 func Sum(xs []int) int {
@@ -16,7 +21,7 @@ func Sum(xs []int) int {
 		go func() {
 			defer wg.Done()
 			mu.Lock()
-			total += x
+			total = lib.Add(total, x)
 			mu.Unlock()
 		}()
 	}

@@ -1,0 +1,3 @@
+module precog.example/ancientlib2
+
+go 1.16
