@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,4 +95,19 @@ func files(t *testing.T, dir string) []string {
 	})
 	slices.Sort(out)
 	return out
+}
+
+// TestFirstLine: the go command's message that ends in a colon keeps the
+// indented line that says what to do; other lines stand alone.
+func TestFirstLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"go: updates to go.mod needed; to update it:\n\tgo mod tidy\n", "go: updates to go.mod needed; to update it: go mod tidy"},
+		{"# pkg\n./a.go:3:2: undefined: x\n\t./b.go:4:1: note\n", "./a.go:3:2: undefined: x"},
+		{"a:\nb\n", "a:"},
+		{"", "exit status 1"},
+	} {
+		if got := firstLine(c.in, errors.New("exit status 1")); got != c.want {
+			t.Errorf("firstLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

@@ -944,10 +944,20 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, data, 0o666)
 }
 
-// firstLine is the first non-empty line of s, or err's text.
+// firstLine is the first non-empty line of s, or err's text. A line that
+// ends in a colon introduces the indented lines below it ("go: updates to
+// go.mod needed; to update it:", then "\tgo mod tidy"): they are joined to
+// it, since the line alone says nothing.
 func firstLine(s string, err error) string {
-	for _, line := range strings.Split(s, "\n") {
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			for _, next := range lines[i+1:] {
+				if !strings.HasSuffix(line, ":") || !strings.HasPrefix(next, "\t") && !strings.HasPrefix(next, " ") {
+					break
+				}
+				line += " " + strings.TrimSpace(next)
+			}
 			return line
 		}
 	}
