@@ -197,7 +197,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 				}
 				s := r.site(c.Lparen, kind, c)
 				r.loadUses(c, kind)
-				r.dropped[r.info.Uses[fun.(*ast.SelectorExpr).X.(*ast.Ident)]]++
+				r.drop(fun.(*ast.SelectorExpr))
 				lo, hi := r.span(c)
 				r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi,
 					lit(r.shim("Atomic"+obj.Name())+"("+s+", "))
@@ -295,7 +295,7 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		r.expr(c.Args[0])
 		s := r.site(c.Lparen, "sleep", c)
 		fun := ast.Unparen(c.Fun).(*ast.SelectorExpr)
-		r.dropped[r.info.Uses[fun.X.(*ast.Ident)]]++
+		r.drop(fun)
 		lo, hi := r.span(c)
 		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Sleep")+"("+s+", "))
 		return true
@@ -307,7 +307,7 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		r.expr(c.Args[1])
 		s := r.site(c.Lparen, "after-func", c)
 		fun := ast.Unparen(c.Fun).(*ast.SelectorExpr)
-		r.dropped[r.info.Uses[fun.X.(*ast.Ident)]]++
+		r.drop(fun)
 		lo, hi := r.span(c)
 		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("AfterFunc")+"("+s+", "))
 		return true

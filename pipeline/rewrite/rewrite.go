@@ -8,7 +8,9 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -182,6 +184,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		ed:       editor{src: src},
 		escaped:  map[*types.Var]bool{},
 		dropped:  map[types.Object]int{},
+		member:   map[types.Object]string{},
 		isTest:   strings.HasSuffix(name, "_test.go"),
 	}
 	v := info.FileVersions[file]
@@ -255,8 +258,11 @@ type rewriter struct {
 	execOut map[types.Object]bool
 
 	// dropped counts the references to imported packages that the
-	// rewrite removed (atomic.AddInt64 becomes a shim call).
+	// rewrite removed (atomic.AddInt64 becomes a shim call), and names
+	// one member of each that a removed reference selected (keepImports
+	// refers to it).
 	dropped map[types.Object]int
+	member  map[types.Object]string
 
 	fn   *funcCtx      // the enclosing function
 	decl *ast.FuncDecl // the enclosing top-level function declaration
@@ -401,8 +407,16 @@ func (r *rewriter) addImports() {
 	r.ed.insert(r.off(r.file.Name.End()), 0, len(r.ed.src), lit("; import ("+strings.Join(specs, "; ")+")"))
 }
 
+// drop counts the package name of sel, a reference the rewrite removes.
+func (r *rewriter) drop(sel *ast.SelectorExpr) {
+	obj := r.info.Uses[sel.X.(*ast.Ident)]
+	r.dropped[obj]++
+	r.member[obj] = sel.Sel.Name
+}
+
 // keepImports keeps the imports whose every reference the rewrite
-// removed in use, with a blank variable at the end of the file.
+// removed in use, with a blank variable at the end of the file that
+// refers to a member one of them selected (time.Sleep, atomic.AddInt64).
 func (r *rewriter) keepImports() {
 	if len(r.dropped) == 0 {
 		return
@@ -413,16 +427,22 @@ func (r *rewriter) keepImports() {
 			uses[obj]++
 		}
 	}
-	for obj, n := range r.dropped {
-		if uses[obj] == n {
-			// A last line without a newline: no other line moves.
-			text := "var _ = " + obj.Name() + ".LoadInt32"
-			if !bytes.HasSuffix(r.ed.src, []byte("\n")) {
-				text = "\n" + text
-			}
-			r.ed.insert(len(r.ed.src), 0, len(r.ed.src), lit(text))
+	objs := slices.SortedFunc(maps.Keys(r.dropped), func(a, b types.Object) int { return strings.Compare(a.Name(), b.Name()) })
+	var keep []string
+	for _, obj := range objs {
+		if uses[obj] == r.dropped[obj] {
+			keep = append(keep, "var _ = "+obj.Name()+"."+r.member[obj])
 		}
 	}
+	if len(keep) == 0 {
+		return
+	}
+	// A last line without a newline: no other line moves.
+	text := strings.Join(keep, "; ")
+	if !bytes.HasSuffix(r.ed.src, []byte("\n")) {
+		text = "\n" + text
+	}
+	r.ed.insert(len(r.ed.src), 0, len(r.ed.src), lit(text))
 }
 
 // fileDecls rewrites every declaration of the file.
