@@ -111,6 +111,15 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 //	s.items[last] = nil
 //	s.items = s.items[:last]
 //
+// or clears, in a loop, every element from the length it then cuts the
+// slice to (a node's split, Workiva/go-datastructures' keys.splitAt):
+//
+//	for j := i; j < len(s.items); j++ { s.items[j] = nil }
+//	s.items = s.items[:i]
+//
+// where the index and the new length may be computed twice from the
+// field (s.items[len(s.items)-1] = nil; s.items = s.items[:len(s.items)-1],
+// as Workiva/go-datastructures' keys.delete does),
 // or clears the elements of a reuse buffer that it then stores back
 // empty, keeping only the backing array (tidwall/buntdb's
 // insertIntoDatabase gathers indexes in db.insIdxs this way):
@@ -136,10 +145,27 @@ func clearsBeforeShrinking(a *sharedloc.Access) bool {
 	if !ok {
 		return false
 	}
-	if refs := elem.Index.Referrers(); refs != nil {
-		for _, u := range *refs {
-			if sl, ok := u.(*ssa.Slice); ok && sl.High == elem.Index && sl.Parent() == a.Fn() {
+	cut := elem.Index
+	if phi, ok := cut.(*ssa.Phi); ok {
+		cut = ascendingFrom(phi)
+	}
+	if cut != nil && cut.Referrers() != nil {
+		for _, u := range *cut.Referrers() {
+			if sl, ok := u.(*ssa.Slice); ok && sl.High == cut && sl.Parent() == a.Fn() {
 				return true
+			}
+		}
+	}
+	if lenMinusOfLoad(elem.Index) != nil {
+		for _, b := range a.Fn().Blocks {
+			for _, in := range b.Instrs {
+				sl, ok := in.(*ssa.Slice)
+				if !ok || sl.High == nil || !sameLenMinus(elem.Index, sl.High) {
+					continue
+				}
+				if l, ok := sl.X.(*ssa.UnOp); ok && l.Op == token.MUL && sameAddr(l.X, lenMinusOfLoad(elem.Index).X) {
+					return true
+				}
 			}
 		}
 	}
@@ -151,6 +177,92 @@ func clearsBeforeShrinking(a *sharedloc.Access) bool {
 		}
 	}
 	return poppedFront(store, elem)
+}
+
+// lenMinusOfLoad returns the load of a slice from memory when v is
+// len(that slice) minus a constant, or nil.
+func lenMinusOfLoad(v ssa.Value) *ssa.UnOp {
+	sub, ok := v.(*ssa.BinOp)
+	if !ok || sub.Op != token.SUB {
+		return nil
+	}
+	if _, ok := constInt(sub.Y); !ok {
+		return nil
+	}
+	call, ok := sub.X.(*ssa.Call)
+	if !ok || len(call.Call.Args) != 1 {
+		return nil
+	}
+	if bi, ok := call.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "len" {
+		return nil
+	}
+	load, ok := call.Call.Args[0].(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	return load
+}
+
+// sameLenMinus reports whether x and y are one length computed twice:
+// len of a slice loaded from the same address, minus the same constant, in
+// one block with nothing between the loads that may store a slice header
+// there (a call, or a store to that address).
+func sameLenMinus(x, y ssa.Value) bool {
+	if x == y {
+		return true
+	}
+	lx, ly := lenMinusOfLoad(x), lenMinusOfLoad(y)
+	if lx == nil || ly == nil || lx.Block() != ly.Block() || !sameAddr(lx.X, ly.X) {
+		return false
+	}
+	cx, _ := constInt(x.(*ssa.BinOp).Y)
+	cy, _ := constInt(y.(*ssa.BinOp).Y)
+	if cx != cy {
+		return false
+	}
+	between := false
+	for _, in := range lx.Block().Instrs {
+		if in == lx || in == ly {
+			if between {
+				return true
+			}
+			between = true
+			continue
+		}
+		if !between {
+			continue
+		}
+		switch in := in.(type) {
+		case ssa.CallInstruction:
+			if _, builtin := in.Common().Value.(*ssa.Builtin); !builtin {
+				return false
+			}
+		case *ssa.Store:
+			if sameAddr(in.Addr, lx.X) {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// ascendingFrom returns the value that the loop index phi starts from
+// when every other edge into it adds a positive constant to it (j++, j +=
+// 2), so that it never goes below that start; or nil.
+func ascendingFrom(phi *ssa.Phi) ssa.Value {
+	var start ssa.Value
+	for _, e := range phi.Edges {
+		if add, ok := e.(*ssa.BinOp); ok && add.Op == token.ADD && add.X == phi {
+			if c, ok := constInt(add.Y); ok && c > 0 {
+				continue
+			}
+		}
+		if start != nil && start != e {
+			return nil
+		}
+		start = e
+	}
+	return start
 }
 
 // poppedFront reports whether the function storing nil to elem, the

@@ -66,6 +66,11 @@ func TestFixtures(t *testing.T) {
 		// writer's buffer against Close, which takes it and stores nil;
 		// a reader without it is reported.
 		"chanmutex",
+		// A list split at i whose elements from i on are cleared in a
+		// loop and cut off ([:i]) shows its nils to no reader; a loop
+		// that starts below the cut, or a cut above the loop's start, is
+		// reported.
+		"splittail",
 	)
 }
 
