@@ -68,5 +68,10 @@ func TestFixtures(t *testing.T) {
 		// is the last. A clear followed by more work, or a check without
 		// the mutex, is reported.
 		"turns",
+		// A goroutine that sends once, on a channel its test receives
+		// from once and then closes, sent before the close; a second
+		// send, a second sender or a close before the receive is
+		// reported.
+		"onesend",
 	)
 }

@@ -812,11 +812,14 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 
 // allSent orders a before b by counting: b runs after as many receives
 // from ch as ch can ever get sends, so every send has happened, among
-// them those of a's goroutine, which come after a. It holds when ch is
-// never closed, every send on it is made once by a goroutine that runs
-// once (a context that is not Multi, the send in its entry function and
-// outside loops), and b follows at least that many receives that are not
-// in loops, as in
+// them those of a's goroutine, which come after a (or are a: a send
+// happens before the receive that takes it). It holds when ch is never
+// closed before b (a close lets receives go on without sends; b itself
+// may be the close, made on b's goroutine alone, which runs once, as in
+// a test that receives a goroutine's one result and closes the channel),
+// every send on it is made once by a goroutine that runs once (a context
+// that is not Multi, the send in its entry function and outside loops),
+// and b follows at least that many receives that are not in loops, as in
 //
 //	go func() { work(); done <- true }()
 //	go func() { other(); done <- true }()
@@ -826,10 +829,17 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 func (r *Result) allSent(a ssa.Instruction, ca *goroutines.Context, ch sharedloc.Loc, b ssa.Instruction, cb *goroutines.Context) bool {
 	sends, mine := 0, 0
 	for _, x := range r.ops.sends[ch] {
+		closes := false
 		for _, acc := range r.shared.ByInstr[x] {
 			if acc.Loc == ch && acc.Op != sharedloc.ChanSend {
-				return false // a close: receives then never block
+				closes = true
 			}
+		}
+		if closes {
+			if x != b || cb.Multi || !slices.Equal(r.gr.Of(x.Parent()), []*goroutines.Context{cb}) {
+				return false // receives then need no send
+			}
+			continue
 		}
 		for _, c := range r.gr.Of(x.Parent()) {
 			if c.Kind == goroutines.Caller || c.Multi || c.Entry != x.Parent() || r.gr.Flow.InLoop(x) {
@@ -837,7 +847,7 @@ func (r *Result) allSent(a ssa.Instruction, ca *goroutines.Context, ch sharedloc
 			}
 			sends++
 			if c == ca {
-				if !r.before(a, x, ca, MaxCallDepth) {
+				if x != a && !r.before(a, x, ca, MaxCallDepth) {
 					return false
 				}
 				mine++
