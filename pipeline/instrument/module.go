@@ -59,18 +59,10 @@ type moduleInfo struct {
 // set-ups the overlay cannot serve: no module, a go.work workspace, and
 // vendoring.
 func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleInfo, error) {
-	cmd := proc.Command(ctx, "go", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE",
+	out, err := goOutput(ctx, dir, "asking go for the module", "env", "-json", "GOMOD", "GOWORK", "GOFLAGS", "GOMODCACHE",
 		"GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("asking go for the module: %s", strings.Join(strings.Fields(msg), " "))
+		return nil, err
 	}
 	var env struct{ GOMOD, GOWORK, GOFLAGS, GOMODCACHE string }
 	if err := json.Unmarshal(out, &env); err != nil {
@@ -152,7 +144,24 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 // buildList returns the versions the go command selects for the module in
 // dir, less the main module.
 func buildList(ctx context.Context, dir string) ([]module.Version, error) {
-	cmd := proc.Command(ctx, "go", "list", "-m", "-f", "{{if not .Main}}{{.Path}} {{.Version}}{{end}}", "all")
+	out, err := goOutput(ctx, dir, "listing the module's requirements", "list", "-m", "-f", "{{if not .Main}}{{.Path}} {{.Version}}{{end}}", "all")
+	if err != nil {
+		return nil, err
+	}
+	var list []module.Version
+	for line := range strings.Lines(string(out)) {
+		if path, vers, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
+			list = append(list, module.Version{Path: path, Version: vers})
+		}
+	}
+	return list, nil
+}
+
+// goOutput runs the go command with args in dir and returns its standard
+// output; its failure is what says what it was doing, then the go
+// command's message on one line.
+func goOutput(ctx context.Context, dir, doing string, args ...string) ([]byte, error) {
+	cmd := proc.Command(ctx, "go", args...)
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -162,15 +171,9 @@ func buildList(ctx context.Context, dir string) ([]module.Version, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return nil, fmt.Errorf("listing the module's requirements: %s", strings.Join(strings.Fields(msg), " "))
+		return nil, fmt.Errorf("%s: %s", doing, strings.Join(strings.Fields(msg), " "))
 	}
-	var list []module.Version
-	for line := range strings.Lines(string(out)) {
-		if path, vers, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
-			list = append(list, module.Version{Path: path, Version: vers})
-		}
-	}
-	return list, nil
+	return out, nil
 }
 
 // modFlag returns the value of the last -mod flag in flags, or "".

@@ -53,14 +53,7 @@ func writeTrace(t *testing.T, file, path string) []trace.Event {
 // The bug is one finding with the three tests, and the damaged trace gets
 // one note.
 func TestDetect(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	dir := recordingDir(t)
 	evs := writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
 	whole, err := os.ReadFile(filepath.Join(dir, "a.trace"))
 	if err != nil {
@@ -183,14 +176,7 @@ func TestGuard(t *testing.T) {
 // in-memory path's, byte for byte; with the race checker off it is skipped
 // with a note, not read.
 func TestMaxTraceBytes(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
 	fi, err := os.Stat(filepath.Join(dir, "a.trace"))
 	if err != nil {
@@ -311,14 +297,7 @@ func after(n int) func() bool {
 // before found and naming those left out; the race checker, last, is the
 // one a late stop leaves out.
 func TestMaxTraceTime(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
 	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
 		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
@@ -372,14 +351,7 @@ func TestMaxTraceTime(t *testing.T) {
 // TestMaxGoroutines checks that a run with more goroutines than the limit
 // is skipped with a note.
 func TestMaxGoroutines(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	dir := recordingDir(t)
 	evs := writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
 	n := goroutines(evs)
 	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
@@ -406,14 +378,7 @@ func TestMaxGoroutines(t *testing.T) {
 // pairs (conmem.MaxInstances) is skipped with a note that names the test
 // and the limit, not silently.
 func TestConMemLimitNote(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	dir := recordingDir(t)
 	var b strings.Builder
 	b.WriteString(`precog trace v1 test="TestMany" package="example.com/a" start=2026-11-22T09:10:56Z pid=1
 1 g=1 Begin parent=none
@@ -449,14 +414,7 @@ func TestConMemLimitNote(t *testing.T) {
 // note, while a failed run's failure is still reported, and that the runs
 // analysed before keep their findings.
 func TestDetectBudget(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "b.trace"))
 	log := "=== RUN   TestB\n--- FAIL: TestB (0.00s)\n    b_test.go:9: count = 2, want 3\nFAIL\n"
@@ -510,4 +468,19 @@ func TestDetectBudget(t *testing.T) {
 	if err != nil || res.Stats.Skipped != 0 || !maps.Equal(byTest(res), all) {
 		t.Errorf("no budget: err %v, skipped %d, findings %v; want %v", err, res.Stats.Skipped, byTest(res), all)
 	}
+}
+
+// recordingDir returns a new directory that holds the site table of the
+// traces in testdata, as a recording's does.
+func recordingDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "sites.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, record.SitesFile), data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -35,8 +35,11 @@ type traceClock struct {
 }
 
 // clock starts the clock of one trace's analysis.
-func (o DetectOptions) clock() *traceClock {
-	c := &traceClock{limit: o.maxTraceTime(), fake: o.overTime}
+func (o DetectOptions) clock() *traceClock { return startClock(o.maxTraceTime(), o.overTime) }
+
+// startClock starts a clock of limit (none if not positive), or fake's.
+func startClock(limit time.Duration, fake func() bool) *traceClock {
+	c := &traceClock{limit: limit, fake: fake}
 	if c.limit > 0 && c.fake == nil {
 		c.b = budget.New(c.limit, 0, 0)
 		c.b.Spend(0)
@@ -93,14 +96,7 @@ func (o DetectOptions) detectBudget() time.Duration {
 
 // detectClock starts the clock of the whole detection, measured as a
 // trace's (traceClock).
-func (o DetectOptions) detectClock() *traceClock {
-	c := &traceClock{limit: o.detectBudget(), fake: o.budgetSpent}
-	if c.limit > 0 && c.fake == nil {
-		c.b = budget.New(c.limit, 0, 0)
-		c.b.Spend(0)
-	}
-	return c
-}
+func (o DetectOptions) detectClock() *traceClock { return startClock(o.detectBudget(), o.budgetSpent) }
 
 // An overBudget is the whole detection's clock and what it left out.
 type overBudget struct {
