@@ -459,7 +459,7 @@ func TestDetectBudget(t *testing.T) {
 			t.Errorf("budget spent at TestB: %d %s, want %d", got[k], k, want)
 		}
 	}
-	const note = "detection stopped after 10m0s (-detect-budget): 1 run of 1 of the 2 tests not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)"
+	const note = "detection stopped after 10m0s (-detect-budget) with 1 run, of 1 of the 2 tests, not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)"
 	if res.Stats.Skipped != 1 || !slices.Contains(res.Notes, note) {
 		t.Errorf("budget spent at TestB: skipped %d, notes %q; want 1 and %q", res.Stats.Skipped, res.Notes, note)
 	}

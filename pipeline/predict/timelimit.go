@@ -120,6 +120,6 @@ func (b *overBudget) spent(test string) bool {
 // tests. (The run in progress when it ran out had its own limit,
 // MaxTraceTime.)
 func (b *overBudget) note(tests, total int) string {
-	return fmt.Sprintf("detection stopped after %v (-detect-budget): %d %s of %d of the %d tests not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)",
+	return fmt.Sprintf("detection stopped after %v (-detect-budget) with %d %s, of %d of the %d tests, not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)",
 		b.clock.limit, b.runs, plural(b.runs, "run", "runs"), tests, total)
 }
