@@ -312,6 +312,16 @@ func (a *analyzer) goroutine(i int) int {
 	ev := a.ev(i)
 	gi, ok := a.byID[ev.Goroutine]
 	if ok && !(ev.Kind == trace.EvBegin && (a.gs[gi].ended || a.gs[gi].events > 0)) {
+		if ev.Kind == trace.EvBegin && a.Goroutines[gi].Fork < 0 && a.Goroutines[gi].Parent < 0 {
+			// The shim records a garbage collection's EvGCEpoch
+			// before the first event of a goroutine that begins
+			// after it, so a subtest's EvBegin naming its parent
+			// can come second.
+			if p, ok := a.byID[ev.Peer]; ok && ev.Peer != trace.NoParent {
+				a.runKid(gi, p)
+				a.acquire(gi, a.release(p))
+			}
+		}
 		return gi
 	}
 	gi = len(a.Goroutines)
@@ -346,10 +356,8 @@ func (a *analyzer) goroutine(i int) int {
 			// the package doc). Its parent, blocked in Run, joined
 			// the subtests it started before, and hands on all it
 			// knows.
-			a.Goroutines[gi].Parent = p
-			a.joinRunKids(p)
+			a.runKid(gi, p)
 			st.vc = a.release(p)
-			a.gs[p].runKids = append(a.gs[p].runKids, gi)
 		}
 		if a.stream != nil {
 			a.stream.spawn = append(a.stream.spawn, 0)
@@ -358,6 +366,15 @@ func (a *analyzer) goroutine(i int) int {
 	st.vc = a.tk.newClock(st.vc, gi, 1)
 	a.gs = append(a.gs, st)
 	return gi
+}
+
+// runKid makes goroutine gi the next subtest that testing.T.Run started
+// for goroutine p, after the ones it started before: the caller then hands
+// p's clock to gi.
+func (a *analyzer) runKid(gi, p int) {
+	a.Goroutines[gi].Parent = p
+	a.joinRunKids(p)
+	a.gs[p].runKids = append(a.gs[p].runKids, gi)
 }
 
 // joinRunKids acquires into goroutine gi the clocks of the subtests that

@@ -465,6 +465,47 @@ func TestRunSubtests(t *testing.T) {
 	}
 }
 
+// TestRunSubtestsAfterGC: a subtest that begins after a garbage collection
+// has the GC epoch recorded before its EvBegin (go-commons-pool's testify
+// suite, whose methods ran after one that started 10,000 goroutines); it
+// is still ordered after its parent and the subtest before it.
+func TestRunSubtestsAfterGC(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Write site=1 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Write site=2 addr=0x200 value=1
+4 g=2 Fork site=6 child=5
+5 g=5 GCEpoch epoch=1
+6 g=5 Begin parent=2
+6.1 g=5 Write site=7 addr=0x300 value=1
+7 g=3 GCEpoch epoch=1
+8 g=3 Begin parent=1
+8.1 g=3 Read site=3 addr=0x100
+8.2 g=3 Read site=4 addr=0x200
+8.3 g=3 Read site=8 addr=0x300
+9 g=4 GCEpoch epoch=1
+9.1 g=4 Read site=5 addr=0x200
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 3, true},  // the parent before Run
+		{2, 4, true},  // one subtest before the next
+		{7, 8, false}, // a goroutine the first subtest started, not joined
+		{2, 5, false}, // a goroutine with no Begin: no parent
+	})
+	for _, gr := range g.Goroutines {
+		want := map[uint64]int{2: 0, 3: 0, 5: 1}[gr.ID]
+		if gr.ID != 2 && gr.ID != 3 && gr.ID != 5 {
+			want = -1
+		}
+		if gr.Parent != want {
+			t.Errorf("goroutine %d: parent %d, want %d", gr.ID, gr.Parent, want)
+		}
+	}
+}
+
 // TestInitBeforeTest: runtime.main's goroutine (logical id 0) runs
 // package initialization (pond's package-level default pool, its fields
 // set by the constructor) and then starts the top-level test, whose
