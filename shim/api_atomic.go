@@ -86,7 +86,7 @@ func AtomicCompareAndSwapInt32(site uint32, addr *int32, old, new int32) (swappe
 	}
 	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapInt32(addr, old, new) {
-		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(uint32(new)))
+		g.casEvent(site, unsafe.Pointer(addr), uint64(uint32(old)), uint64(uint32(new)))
 		return true
 	}
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(uint32(atomic.LoadInt32(addr))))
@@ -144,7 +144,7 @@ func AtomicCompareAndSwapInt64(site uint32, addr *int64, old, new int64) (swappe
 	}
 	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapInt64(addr, old, new) {
-		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.casEvent(site, unsafe.Pointer(addr), uint64(old), uint64(new))
 		return true
 	}
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadInt64(addr)))
@@ -202,7 +202,7 @@ func AtomicCompareAndSwapUint32(site uint32, addr *uint32, old, new uint32) (swa
 	}
 	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapUint32(addr, old, new) {
-		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.casEvent(site, unsafe.Pointer(addr), uint64(old), uint64(new))
 		return true
 	}
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUint32(addr)))
@@ -260,7 +260,7 @@ func AtomicCompareAndSwapUint64(site uint32, addr *uint64, old, new uint64) (swa
 	}
 	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapUint64(addr, old, new) {
-		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.casEvent(site, unsafe.Pointer(addr), uint64(old), uint64(new))
 		return true
 	}
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUint64(addr)))
@@ -318,7 +318,7 @@ func AtomicCompareAndSwapUintptr(site uint32, addr *uintptr, old, new uintptr) (
 	}
 	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapUintptr(addr, old, new) {
-		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), uint64(new))
+		g.casEvent(site, unsafe.Pointer(addr), uint64(old), uint64(new))
 		return true
 	}
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), uint64(atomic.LoadUintptr(addr)))
@@ -395,6 +395,14 @@ func AtomicGate(site uint32, store bool, addr unsafe.Pointer) Atomic {
 	return Atomic{gateSync(site, k, addr)}
 }
 
+// CAS records the gated operation as a successful compare-and-swap of
+// addr that read old and left new in it (see casEvent).
+func (a Atomic) CAS(site uint32, addr unsafe.Pointer, old, new uint64) {
+	if a.g != nil {
+		a.g.casEvent(site, addr, old, new)
+	}
+}
+
 // Load records the gated operation as an atomic load of addr that read
 // val.
 func (a Atomic) Load(site uint32, addr unsafe.Pointer, val uint64) {
@@ -409,4 +417,18 @@ func (a Atomic) Store(site uint32, addr unsafe.Pointer, val uint64) {
 	if a.g != nil {
 		a.g.syncEvent(site, trace.EvAtomicStore, addr, val)
 	}
+}
+
+// casEvent records a successful compare-and-swap of a word at addr: the
+// load of old it made, then its store of new. The load orders the swap
+// after the store it read, as any atomic load is ordered (the memory
+// model's synchronization): a try-lock taken by CompareAndSwap(0, 1) comes
+// after the Store(0) that released it (go-datastructures' palm tree, whose
+// operations run while running is 1). The load is at site 0, which is
+// never a plan's point, so that control counts the swap once, at its
+// store. Pointers' and Values' swaps record only whether the word is nil,
+// which names no one store, and record no load.
+func (g *gstate) casEvent(site uint32, addr unsafe.Pointer, old, new uint64) {
+	g.syncRecord(0, trace.EvAtomicLoad, addr, old)
+	g.syncEvent(site, trace.EvAtomicStore, addr, new)
 }

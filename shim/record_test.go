@@ -564,3 +564,28 @@ func TestLeaveDropped(t *testing.T) {
 		t.Errorf("writes at sites %v, want %d and %d", sites, base+1, base+2)
 	}
 }
+
+// TestCASRecordsItsLoad: a successful compare-and-swap of a word records
+// the load of the old value, at site 0 (never a plan's point), then its
+// store; a failed one records the load of what it found, at its site; a
+// pointer's swap records no load.
+func TestCASRecordsItsLoad(t *testing.T) {
+	const base = 5300
+	var x uint64 = 7
+	var p unsafe.Pointer
+	evs := recorded(t, base, func() {
+		AtomicCompareAndSwapUint64(base+1, &x, 7, 9)
+		AtomicCompareAndSwapUint64(base+2, &x, 7, 11)
+		AtomicCompareAndSwapPointer(base+3, &p, nil, unsafe.Pointer(&x))
+	})
+	var got []string
+	for _, ev := range evs {
+		if ev.Kind == trace.EvAtomicLoad || ev.Kind == trace.EvAtomicStore {
+			got = append(got, fmt.Sprintf("%v@%d=%d", ev.Kind, ev.Site, ev.Value))
+		}
+	}
+	want := fmt.Sprintf("[AtomicLoad@0=7 AtomicStore@%d=9 AtomicLoad@%d=9 AtomicStore@%d=1]", base+1, base+2, base+3)
+	if s := fmt.Sprint(got); s != want {
+		t.Errorf("recorded %s, want %s", s, want)
+	}
+}

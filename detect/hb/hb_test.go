@@ -576,6 +576,40 @@ func TestLocNames(t *testing.T) {
 	}
 }
 
+// TestCASTryLock: a successful CompareAndSwap(0, 1) records its load of
+// 0 (at site 0) before its store of 1, and comes after the Store(0) that
+// released the try-lock before it (palm's ptree.running): the second
+// holder's read is ordered after the first holder's write. A holder that
+// released before its write (the bug of this form), and a failed swap,
+// order nothing after the write.
+func TestCASTryLock(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 AtomicLoad site=0 addr=0xb0 value=0
+3 g=1 AtomicStore site=1 addr=0xb0 value=1
+3.1 g=1 Write site=2 addr=0x100 value=1
+4 g=1 AtomicStore site=3 addr=0xb0 value=0
+5 g=2 Begin parent=none
+6 g=2 AtomicLoad site=0 addr=0xb0 value=0
+7 g=2 AtomicStore site=4 addr=0xb0 value=1
+7.1 g=2 Read site=5 addr=0x100
+8 g=2 AtomicStore site=6 addr=0xb0 value=0
+8.1 g=2 Write site=7 addr=0x200 value=1
+9 g=3 Begin parent=none
+10 g=3 AtomicLoad site=0 addr=0xb0 value=0
+11 g=3 AtomicStore site=8 addr=0xb0 value=1
+11.1 g=3 Read site=9 addr=0x200
+12 g=4 Begin parent=none
+13 g=4 AtomicLoad site=10 addr=0xb0 value=1
+13.1 g=4 Read site=11 addr=0x200
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{2, 5, true},   // the next holder after the holder's write
+		{7, 9, false},  // written after the release
+		{7, 11, false}, // a failed swap takes nothing
+	})
+}
+
 // TestLateAtomicStore checks a load that read a store whose seq came after
 // the load's: the shim takes an atomic's seq after the operation.
 func TestLateAtomicStore(t *testing.T) {

@@ -69,7 +69,7 @@ func Int32Swap(site uint32, v *atomic.Int32, x int32) int32 {
 func Int32CompareAndSwap(site uint32, v *atomic.Int32, old, x int32) bool {
 	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), uint64(uint32(x)))
+		a.CAS(site, unsafe.Pointer(v), uint64(uint32(old)), uint64(uint32(x)))
 		return true
 	}
 	cur := v.Load()
@@ -112,7 +112,7 @@ func Int64Swap(site uint32, v *atomic.Int64, x int64) int64 {
 func Int64CompareAndSwap(site uint32, v *atomic.Int64, old, x int64) bool {
 	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), uint64(x))
+		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
 	}
 	cur := v.Load()
@@ -155,7 +155,7 @@ func Uint32Swap(site uint32, v *atomic.Uint32, x uint32) uint32 {
 func Uint32CompareAndSwap(site uint32, v *atomic.Uint32, old, x uint32) bool {
 	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), uint64(x))
+		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
 	}
 	cur := v.Load()
@@ -198,7 +198,7 @@ func Uint64Swap(site uint32, v *atomic.Uint64, x uint64) uint64 {
 func Uint64CompareAndSwap(site uint32, v *atomic.Uint64, old, x uint64) bool {
 	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), uint64(x))
+		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
 	}
 	cur := v.Load()
@@ -241,7 +241,7 @@ func UintptrSwap(site uint32, v *atomic.Uintptr, x uintptr) uintptr {
 func UintptrCompareAndSwap(site uint32, v *atomic.Uintptr, old, x uintptr) bool {
 	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), uint64(x))
+		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
 	}
 	cur := v.Load()
@@ -284,7 +284,7 @@ func BoolSwap(site uint32, v *atomic.Bool, x bool) bool {
 func BoolCompareAndSwap(site uint32, v *atomic.Bool, old, x bool) bool {
 	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), b2u(x))
+		a.CAS(site, unsafe.Pointer(v), b2u(old), b2u(x))
 		return true
 	}
 	cur := v.Load()
