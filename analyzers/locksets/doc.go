@@ -130,6 +130,25 @@
 // those mutexes only. This assumes nothing beyond the model (no other
 // code releases a mutex it did not lock, which the package's own code is
 // checked for), so the pairs it removes are not given a lower confidence.
+// After a go statement, the starter no longer holds any mutex the
+// goroutine releases.
+//
+// A flag can be a try-lock: a CompareAndSwap from 0 (false) to a constant
+// that is not succeeds for one goroutine, and no other succeeds until the
+// flag is 0 again (Workiva/go-datastructures' palm and hilbert trees run
+// a batch only after CompareAndSwapUint64(&tree.running, 0, 1); reset,
+// the batch's last call, on the goroutine the winner started, stores 0).
+// Such a flag is an unexported field of a type of the package, of an
+// integer or boolean type or a sync/atomic integer or Bool, whose address
+// goes only into sync/atomic's Load, CompareAndSwap from 0 to another
+// constant (a TryLock) and Store of 0 (an Unlock), and that no store or
+// copy() of a whole struct value sets back to 0. It is handed to a
+// goroutine that stores 0 without having swapped, as a mutex is, without
+// the condition on other releasers: once the lock sets are solved, every
+// store of 0 must hold the flag on every path to it, or the flag is a
+// signal and the package is solved again without it. So only the holder
+// clears it, and the code between a winning swap and the store excludes
+// every other such section.
 //
 // A call through a helper's
 // function parameter that none of the helper's callers (each of which

@@ -294,12 +294,16 @@ type solver struct {
 	pkg       *types.Package
 	chanLocks map[sharedloc.Loc]bool
 	trySends  map[*ssa.Select]map[int]sharedloc.Loc
+	// flagLocks are the locations of the flags it uses as try-locks
+	// (see flagLockCandidates).
+	flagLocks map[sharedloc.Loc]bool
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	funcs := srcfuncs.Of(ssainput)
 	chanLocks := chanLockCandidates(pass.Pkg, funcs)
+	flagLocks := flagLockCandidates(pass.Pkg, funcs)
 	for {
 		a := &solver{
 			gr:              pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
@@ -318,10 +322,12 @@ func run(pass *analysis.Pass) (any, error) {
 			pkg:             pass.Pkg,
 			chanLocks:       chanLocks,
 			trySends:        make(map[*ssa.Select]map[int]sharedloc.Loc),
+			flagLocks:       flagLocks,
 		}
 		a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
 		a.findLockCalls()
 		a.findChanLockOps()
+		a.findFlagLockOps()
 		a.condsOf = make(map[*ssa.Function][]ssa.Value)
 		for _, fn := range a.funcs {
 			if cs := correlated(fn, a.calls); len(cs) > 0 {
@@ -336,6 +342,13 @@ func run(pass *analysis.Pass) (any, error) {
 		if broken := a.chanLockBroken(); len(broken) > 0 {
 			for l := range broken {
 				delete(chanLocks, l)
+			}
+			continue
+		}
+		// So is a flag that some goroutine stores 0 to without holding.
+		if broken := a.flagLockBroken(); len(broken) > 0 {
+			for l := range broken {
+				delete(flagLocks, l)
 			}
 			continue
 		}
@@ -489,6 +502,17 @@ func (a *solver) transfer(instr ssa.Instruction, s Set) Set {
 			return a.add(s, lc.mutex, Read, instr.Pos())
 		case model.Unlock, model.RUnlock:
 			return remove(s, lc.mutex)
+		}
+		return s
+	}
+	// A goroutine that releases a mutex takes it from its starter (see
+	// handedMutexes): the starter no longer holds it, whether or not the
+	// hand-off is one the analysis can follow.
+	if g, ok := instr.(*ssa.Go); ok {
+		for _, callee := range a.gr.CallGraph.Callees(g) {
+			for _, m := range a.effects[callee].release {
+				s = remove(s, m)
+			}
 		}
 		return s
 	}
@@ -1412,6 +1436,11 @@ func (a *solver) handedMutexes() map[*ssa.Function][]sharedloc.Loc {
 	}
 	for entry, ms := range out {
 		out[entry] = slices.DeleteFunc(ms, func(m sharedloc.Loc) bool {
+			if a.flagLocks[m] {
+				// Checked after solving instead: every store of 0
+				// must hold the flag (flagLockBroken).
+				return false
+			}
 			for _, fn := range a.funcs {
 				if fn != entry && !unlocksOwn[fn][m] {
 					return true

@@ -52,4 +52,8 @@ websocket github.com/coder/websocket v1.8.15
 modbus github.com/simonvetter/modbus v1.6.4
 smux github.com/xtaci/smux v1.5.58
 mochi github.com/mochi-mqtt/server/v2 v2.7.9
+quartz github.com/reugn/go-quartz v0.15.2
+goevents github.com/docker/go-events v0.1.0
+pool github.com/jolestar/go-commons-pool/v2 v2.1.2
+gods github.com/Workiva/go-datastructures v1.1.7
 LIST

@@ -59,7 +59,8 @@ func UseStmt(s *Stmt) {
 	s.Exec()
 }
 
-// A flag that is reset can be won twice: no election.
+// A flag that is reset can be won twice: no election. Nor is it a
+// try-lock (see locksets), since Free clears it without having won it.
 type Pool struct {
 	busy atomic.Bool
 	conn *Conn
@@ -81,7 +82,10 @@ func (p *Pool) Drop() {
 	p.conn = nil
 }
 
+func (p *Pool) Free() { p.busy.Store(false) }
+
 func UsePool(p *Pool) {
 	go p.Drop()
+	go p.Free()
 	p.Get()
 }
