@@ -304,25 +304,62 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 		return
 	}
 	*p = v
-	if !filtered(site) {
-		l.state().recordWrite(site, unsafe.Pointer(p), valueWord(p, &v))
-	}
+	l.write(site, unsafe.Pointer(p), valueWord(p, &v))
 }
 
-// read records a read of addr at site and, while precog explain
-// suppresses, taints the goroutine if addr is suppressed (RL): access for
-// EvRead, written out (a constant kind makes a shorter encoding), then
-// suppRead, as R does. A repeat (repeat.go) returns after the filter's
-// test alone (seen), before the site filter and the stack check: most of
-// the reads of code that re-reads globals and headers in its loops. While
-// precog explain suppresses, every read goes the whole way: suppRead is
-// called for repeats too. index says whether site is an index site (RIL).
+// read records a read of addr at site (RL, RIL): access for EvRead,
+// written out (a constant kind makes a shorter encoding). This is the path
+// of almost every recorded read, so it leaves to readAll the reads that
+// take a detour (an access filter, access gates, precog explain's
+// suppression) and makes its calls (the goroutine's lookup, a new chunk)
+// only on branches of their own, which keeps the compiler from saving its
+// registers around them on the way every read takes (bench/RESULTS.md,
+// "reccost11"). A repeat (repeat.go) returns after the filter's test alone
+// (seen), before the stack check: most of the reads of code that re-reads
+// globals and headers in its loops. index says whether site is an index
+// site (RIL).
 func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
+	if accessOn != nil || accessGates.Load() || suppressing.Load() {
+		l.readAll(site, addr, index)
+		return
+	}
 	g := l.g
+	if g == nil {
+		g = l.state()
+	}
 	var slot *readSlot // where to note the read, once seen found no repeat
 	var h, seq, w uint64
-	if g != nil && repeatFilter && !suppressing.Load() {
+	if repeatFilter {
 		// seen, written out to hash addr once for the test and the note
+		h = addrHash(uintptr(addr))
+		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
+		seq, w = g.enc.Seq(), g.wstamps[h>>(64-writeSlotBits)]
+		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
+			return
+		}
+	}
+	if g.onStack(addr) {
+		return
+	}
+	if slot != nil {
+		slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, index, seq, w)
+	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutRead(g.window(), site, uintptr(addr))]
+	g.commit()
+}
+
+// readAll is read for every case: it also passes the site filter and
+// control's gate and, while precog explain suppresses, taints the
+// goroutine if addr is suppressed, as R does. The repeat test comes first
+// unless precog explain suppresses (then every read goes the whole way:
+// suppRead is called for repeats too); the stack and repeat checks come
+// before control, as in access.
+func (l *Local) readAll(site uint32, addr unsafe.Pointer, index bool) {
+	g := l.g
+	var slot *readSlot
+	var h, seq, w uint64
+	if g != nil && repeatFilter && !suppressing.Load() {
 		h = addrHash(uintptr(addr))
 		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
 		seq, w = g.enc.Seq(), g.wstamps[h>>(64-writeSlotBits)]
@@ -334,7 +371,6 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 		if g == nil {
 			g = l.state()
 		}
-		// The stack and repeat checks come before control too: see access.
 		if !g.onStack(addr) && (slot != nil || !g.repeated(site, addr, index)) {
 			if slot != nil {
 				slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, index, seq, w)
@@ -350,6 +386,27 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 	if suppressing.Load() {
 		suppRead(addr)
 	}
+}
+
+// write records a write of addr with value word that the program has
+// done, for WL, WN and WP without access gates or suppression: write
+// (record.go) for a body with a Local, in one call where a recorded read
+// takes one (read), with putWrite written out.
+func (l *Local) write(site uint32, addr unsafe.Pointer, word uint64) {
+	if filtered(site) {
+		return
+	}
+	g := l.g
+	if g == nil {
+		g = l.state()
+	}
+	if g.onStack(addr) {
+		return
+	}
+	g.wrote(addr)
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutWrite(g.window(), site, uintptr(addr), word)]
+	g.commit()
 }
 
 // access is the function access for a body with a Local.
@@ -402,9 +459,7 @@ func WN[T any](l *Local, site uint32, p *T, v T) {
 		return
 	}
 	*p = v
-	if !filtered(site) {
-		l.state().recordWrite(site, unsafe.Pointer(p), bitsOf(&v))
-	}
+	l.write(site, unsafe.Pointer(p), bitsOf(&v))
 }
 
 // WP is WL for a T whose underlying type is a pointer, map, channel,
@@ -415,9 +470,7 @@ func WP[T any](l *Local, site uint32, p *T, v T) {
 		return
 	}
 	*p = v
-	if !filtered(site) {
-		l.state().recordWrite(site, unsafe.Pointer(p), ptrWord(*(*unsafe.Pointer)(unsafe.Pointer(&v))))
-	}
+	l.write(site, unsafe.Pointer(p), ptrWord(*(*unsafe.Pointer)(unsafe.Pointer(&v))))
 }
 
 // bitsOf returns the bits of a scalar of 1, 2, 4 or 8 bytes (0 for other

@@ -155,14 +155,6 @@ func write(site uint32, addr unsafe.Pointer, word uint64) {
 	g.putWrite(site, addr, word)
 }
 
-// recordWrite records a write of addr with value word, unless addr is on
-// g's stack.
-func (g *gstate) recordWrite(site uint32, addr unsafe.Pointer, word uint64) {
-	if !g.onStack(addr) {
-		g.putWrite(site, addr, word)
-	}
-}
-
 // putWrite records a write of addr, which the caller found is not on g's
 // stack.
 func (g *gstate) putWrite(site uint32, addr unsafe.Pointer, word uint64) {
