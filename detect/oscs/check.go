@@ -118,10 +118,11 @@ type checker struct {
 	// derefSites holds the site table's dereferenced read sites by
 	// expression, built on first use.
 	derefSites map[siteKey][]trace.Site
-	// whole caches wholeOp by critical section, splits split by the
-	// section and the other side's.
-	whole  map[int]bool
-	splits map[[2]int]bool
+	// whole caches wholeOp by critical section, splits split and
+	// abandons abandoned by the section and the other side's.
+	whole    map[int]bool
+	splits   map[[2]int]bool
+	abandons map[[2]int]bool
 	// plain is the trace's order without inferred edges (plainGraph).
 	plain *hb.Graph
 	// repeats caches pastRepeats: per section and direction, the first

@@ -250,6 +250,23 @@
 //     return that an early exit's Unlock reaches next (trace.Site.ExitLine:
 //     `if c.closed { mu.Unlock(); return }; c.closed = true`, an idempotent
 //     Close called twice: the set below runs in the other call);
+//   - if its function takes the lock again at a later Lock site and the
+//     call stopped after this section (it ended at an Unlock above that
+//     site, and its next section of the lock is not the call's second),
+//     the other side writes no location that the section read to decide
+//     and that the function does not check again after the later Lock
+//     (a Withdraw that finds the balance short and returns, against a
+//     Deposit that would have let it go on);
+//   - except that the last two rules, a value carried past the Unlock and
+//     a call that stopped on a premise, do not count when the other side's
+//     section reads a location this section writes, or sends, receives,
+//     selects on or closes a channel this section made: the section left
+//     word of itself that the other looks for, and the later of the two
+//     handles either order (go-datastructures' Queue.Poll, finding no
+//     item, makes a waiter's channel, registers it, unlocks and waits,
+//     then reads the items again past its Unlock once the Put that found
+//     the waiter has sent on its channel; Dispose wakes the waiters it
+//     finds);
 //   - if it only reads, the goroutine's previous and next sections of the
 //     lock touch no location that the other side's section writes (a
 //     getter whose caller goes on with a second section over the state the
@@ -355,7 +372,11 @@
 // caller in test code or in a package that is not analyzed, the two
 // objects reached by different paths (a local copy of a field against
 // the field), or the second call on no path after the first in the
-// caller's control flow graph.
+// caller's control flow graph. The answered exception trusts any read of
+// what the section wrote, or use of a channel it made, as the other side
+// looking for it: a section that bumps a statistic the other side also
+// reads, or a channel the other uses for something else, drops a check
+// carried past the Unlock that the other side does break.
 //
 // The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter
 // hides a reader that checks the location and then relies on it being

@@ -14,7 +14,9 @@ import (
 // wholeOps reports whether the pair's two critical sections of the
 // common lock are both whole operations, neither one a read-only section
 // whose goroutine touches, in its previous or next section of the lock,
-// what the other side writes, and the pair is neither a lost update (two
+// what the other side writes, nor one that carries a value past its
+// Unlock or stopped its call on a premise the other side breaks, unless
+// the other side answers it; and the pair is neither a lost update (two
 // writes, neither section having read the location before its write) nor
 // a nil store against a section that begins its use of the location with
 // an unchecked dereference.
@@ -26,7 +28,10 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 	kp, kc := c.sectionAt(p, lock), c.sectionAt(cur, lock)
 	for _, s := range [][3]int{{kp, int(p.ev), kc}, {kc, int(cur.ev), kp}} {
 		k, ev, other := s[0], s[1], s[2]
-		if !c.wholeOp(k) || c.split(k, other) || c.usedAfter(k, c.g.Events[ev].Site) || c.splitRead(k, other) {
+		if !c.wholeOp(k) || c.split(k, other) || c.splitRead(k, other) {
+			return false
+		}
+		if (c.abandoned(k, other) || c.usedAfter(k, c.g.Events[ev].Site)) && !c.answered(k, other) {
 			return false
 		}
 	}
@@ -51,6 +56,10 @@ type footprint struct {
 	// go on past the section (or the site says nothing).
 	read, carried map[hb.Loc]bool
 	reads         bool // some access is a read
+	// made holds the channels the section made, and chans those it
+	// sent on, received from, selected on or closed (by address and GC
+	// epoch); nil if none.
+	made, chans map[hb.Loc]bool
 }
 
 func (c *checker) footprint(k int) *footprint {
@@ -64,6 +73,12 @@ func (c *checker) footprint(k int) *footprint {
 	j, _ := slices.BinarySearch(evs, s.Begin)
 	for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
 		i := evs[j]
+		switch c.g.Events[i].Kind {
+		case trace.EvChanMake:
+			f.made = addTo(f.made, c.chanOf(i))
+		case trace.EvChanSend, trace.EvChanRecv, trace.EvSelect, trace.EvChanClose:
+			f.chans = addTo(f.chans, c.chanOf(i))
+		}
 		if kind := c.g.Events[i].Kind; isAccess(kind) {
 			l := c.g.Loc(i)
 			f.touched[l] = true
@@ -285,7 +300,7 @@ func (c *checker) computeSplit(k, other int) bool {
 			return true
 		}
 	}
-	return c.abandoned(k, other)
+	return false
 }
 
 // abandoned reports whether section k is the first of two that its
@@ -303,6 +318,19 @@ func (c *checker) computeSplit(k, other int) bool {
 // second section checks again (puddle's CreateResource re-reads p.closed
 // after it relocks) decides nothing the other order could break.
 func (c *checker) abandoned(k, other int) bool {
+	key := [2]int{k, other}
+	if a, ok := c.abandons[key]; ok {
+		return a
+	}
+	a := c.computeAbandoned(k, other)
+	if c.abandons == nil {
+		c.abandons = make(map[[2]int]bool)
+	}
+	c.abandons[key] = a
+	return a
+}
+
+func (c *checker) computeAbandoned(k, other int) bool {
 	secs := c.g.Sections()
 	s := secs[k]
 	if s.End < 0 || c.sites == nil {
@@ -487,6 +515,48 @@ func (c *checker) usedAfter(k int, site uint32) bool {
 		}
 	}
 	return false
+}
+
+// answered reports whether section other reads a location that section
+// k writes, or uses a channel that k made: k
+// leaves word of itself for the other side, which looks for it (a queue's
+// Poll that finds no item makes a waiter's channel, registers it, unlocks
+// and waits, and reads the items again once woken inside the Put that
+// found the waiter and sent on its channel; Dispose wakes the waiters it
+// finds). What k decided and carries past its Unlock is then part of a
+// protocol in which the later of the two sections handles either order,
+// not a premise that the other side breaks unseen (MySQL-2's Awake only
+// reads under its lock, and End looks at nothing Awake leaves; a
+// Withdraw that finds the balance short leaves nothing).
+func (c *checker) answered(k, other int) bool {
+	fk, fo := c.footprint(k), c.footprint(other)
+	for l := range fk.written {
+		if fo.read[l] {
+			return true
+		}
+	}
+	for ch := range fk.made {
+		if fo.chans[ch] {
+			return true
+		}
+	}
+	return false
+}
+
+// chanOf is the channel of event i, by address and GC epoch: a make's
+// location has no generation, its operations' have.
+func (c *checker) chanOf(i int) hb.Loc {
+	l := c.g.Loc(i)
+	return hb.Loc{Addr: l.Addr, Epoch: l.Epoch}
+}
+
+// addTo adds l to the set m, making it if nil.
+func addTo(m map[hb.Loc]bool, l hb.Loc) map[hb.Loc]bool {
+	if m == nil {
+		m = make(map[hb.Loc]bool)
+	}
+	m[l] = true
+	return m
 }
 
 // accessSitesOf returns the read and write sites of acc's expression in

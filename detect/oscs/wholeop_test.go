@@ -21,17 +21,23 @@ import (
 // Create lock at two sites each (120 and 123, 130 and 133) and read a
 // field in their first sections to decide whether to go on (121 bal, 131
 // closed); Withdraw's second section updates bal (124, 125), Create's
-// checks closed again (134) before it writes (135).
+// checks closed again (134) before it writes (135). Poll (a queue's
+// blocking take) locks at 140, reads items to decide (141), makes a
+// waiter's channel (142) and registers it (143), unlocks (144), waits and
+// reads items again past its Unlock (146), and relocks at 147 in its
+// timeout branch. Put writes items (151), reads the waiters (152) and
+// sends on the channel it finds (153); Push2 writes items and looks at
+// nothing (161).
 var opSites = func() *trace.SiteTable {
-	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true}
+	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true, 140: true, 147: true, 150: true, 160: true}
 	t := new(trace.SiteTable)
-	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create"}
+	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create", 140: "Poll", 150: "Put", 160: "Push2"}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
 	// AddAll calling Size, then CopyInto.
 	after := map[int]string{33: "30 33", 75: "70"}
 	name := ""
-	for id := 10; id < 140; id++ {
+	for id := 10; id < 170; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -63,6 +69,18 @@ var opSites = func() *trace.SiteTable {
 			kind, expr, uses = "read", "closed", trace.UseBranch
 		case id == 135:
 			kind, expr = "write", "res"
+		case id == 141:
+			kind, expr, uses = "read", "q.items", trace.UseBranch
+		case id == 146:
+			kind, expr = "read", "q.items"
+		case id == 143 || id == 161 || id == 151:
+			kind, expr = "write", map[int]string{143: "q.waiters", 151: "q.items", 161: "q.items"}[id]
+		case id == 152:
+			kind, expr = "read", "q.waiters"
+		case id == 155 || id == 163:
+			kind, expr, uses = "read", "q.disposed", trace.UseBranch
+		case id == 144 || id == 148 || id == 154 || id == 162:
+			kind, expr = "unlock", "mu"
 		}
 		s := trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]}
 		if id == 102 {
@@ -651,4 +669,47 @@ func TestWholeOpTestLoop(t *testing.T) {
 			t.Errorf("library two-step %s: findings %q, want %q", alg, got, want)
 		}
 	}
+}
+
+// A queue's blocking take against a put (go-datastructures' Queue): Poll
+// finds no item, makes a waiter's channel and registers it in one section
+// (140-144), then waits unlocked and reads the items again once woken,
+// past its Unlock (146); in its timeout branch it relocks (147), so its
+// section looks like a call that stopped on a premise (an empty queue)
+// that Put's write then breaks.
+//   - answered by a channel: Put's section sends on the channel Poll's
+//     section made: each order is handled by the later section, silent;
+//   - answered by a location: Put's section reads the waiters Poll's
+//     section wrote: silent;
+//   - unanswered: Push2 writes the items and looks at nothing Poll left:
+//     the premise breaks unseen (the shape of a check-then-wait that
+//     misses its wake-up), reported.
+func TestWholeOpAnswered(t *testing.T) {
+	poll := `
+10 g=2 Lock site=140 addr=0x900
+10.1 g=2 Read site=141 addr=0x100
+11 g=2 ChanMake site=142 addr=0xc00 cap=1
+11.1 g=2 Write site=143 addr=0x300 value=1
+12 g=2 Unlock site=144 addr=0x900
+`
+	wholeCase(t, "answered by a channel", wholeStart+poll+`
+14 g=3 Lock site=150 addr=0x900
+14.1 g=3 Read site=155 addr=0x400
+14.2 g=3 Write site=151 addr=0x100 value=1
+15 g=3 ChanSend site=153 addr=0xc00 elem=1
+16 g=3 Unlock site=154 addr=0x900
+`, nil, []string{"140 141 150 151"})
+	wholeCase(t, "answered by a location", wholeStart+poll+`
+14 g=3 Lock site=150 addr=0x900
+14.1 g=3 Read site=155 addr=0x400
+14.2 g=3 Write site=151 addr=0x100 value=1
+14.3 g=3 Read site=152 addr=0x300
+15 g=3 Unlock site=154 addr=0x900
+`, nil, []string{"140 141 150 151", "140 143 150 152"})
+	wholeCase(t, "unanswered", wholeStart+poll+`
+14 g=3 Lock site=160 addr=0x900
+14.1 g=3 Read site=163 addr=0x400
+14.2 g=3 Write site=161 addr=0x100 value=1
+15 g=3 Unlock site=162 addr=0x900
+`, []string{"140 141 160 161"}, []string{"140 141 160 161"})
 }
