@@ -570,12 +570,15 @@ func (r *rewriter) movesIn(l ast.Expr, targets ...ast.Expr) bool {
 // from precog_shim.Go, the child calls Begin first and defers End.
 //
 //	go func(x T) { ... }(a)  ->  { precog_id := precog_shim.Go(SITE); go func(x T) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a) }
-//	go f(a, b)               ->  go precog_rt.Run(precog_shim.Go(SITE), func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }())
+//	go f(a, b)               ->  go precog_rt.Run(func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }(), precog_shim.Go(SITE))
 //
 // all on the go statement's lines, with the go keyword where it was (so
 // "created by" lines stay true). The parent evaluates f and its arguments
-// in the function literal it calls, and the child calls the closure it
-// returns. Constant arguments are not hoisted (their type comes from the
+// in the function literal it calls, before Go records the fork, as Go
+// evaluates them before the goroutine starts (palm's `go
+// ptree.operationRunner(ptree.cache, true)` read the cache after its fork,
+// unordered with the child's reset of it), and the child calls the
+// closure it returns. Constant arguments are not hoisted (their type comes from the
 // parameter).
 func (r *rewriter) goStmt(s *ast.GoStmt) {
 	c := s.Call
@@ -689,9 +692,9 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 	}
 	site := r.site(s.Go, "go", c.Fun)
 	r.ed.replace(r.off(s.Go)+len("go"), r.off(c.Fun.Pos()), lo, hi,
-		lit(" "+r.rt("Run")+"("+r.shim("Go")+"("+site+"), func() func() { "+head))
+		lit(" "+r.rt("Run")+"(func() func() { "+head))
 	tail := append([]piece{lit("; return func() { ")}, call...)
-	tail = append(tail, lit(") } }())"))
+	tail = append(tail, lit(") } }(), "+r.shim("Go")+"("+site+"))"))
 	r.ed.replace(r.off(elems[len(elems)-1].e.End()), hi, lo, hi, tail...)
 }
 

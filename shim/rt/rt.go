@@ -298,8 +298,10 @@ func Sub[T shim.TB](f func(T)) func(T) {
 
 // Run is the body of a goroutine started by a rewritten go statement
 // whose function is not a function literal: it binds the goroutine to the
-// logical id its parent got from shim.Go, then calls f.
-func Run(id uint64, f func()) {
+// logical id its parent got from shim.Go, then calls f. The id comes
+// second, so that the parent evaluates the call's operands (making f)
+// before shim.Go records the fork.
+func Run(f func(), id uint64) {
 	shim.Begin(id)
 	defer shim.End()
 	f()
