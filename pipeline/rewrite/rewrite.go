@@ -100,7 +100,7 @@ const (
 // stack traces and positions stay true. Operations are found through
 // info (Selections, Uses, Types), never by name alone:
 //
-//	go f(a, b)            { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f(precog_a0, precog_a1) }() }
+//	go f(a, b)            go precog_rt.Run(func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }(), precog_shim.Go(S))
 //	go func() {...}()     { precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
 //	mu.Lock()             precog_shim.LockL(&precog_g, S, &mu)   (also promoted, pointer, deferred; RWMutex; Locker, WaitGroup, Once, Cond without L: Lock(S, &mu))
 //	f := mu.Lock          f := precog_shim.LockFunc(S, &mu)
