@@ -71,6 +71,12 @@ func TestFixtures(t *testing.T) {
 		// that starts below the cut, or a cut above the loop's start, is
 		// reported.
 		"splittail",
+		// Goroutines that a function on the caller's goroutine starts and
+		// waits for before it returns never meet the caller's other code
+		// (a Commit after Add); with a return before the Wait, a
+		// WaitGroup in a field, or a commit between the start and the
+		// Wait, it is reported.
+		"joinedcaller",
 	)
 }
 

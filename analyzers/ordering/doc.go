@@ -63,6 +63,14 @@
 //     one). Such goroutines look started one at a time; the checks report
 //     a pair of two of them at low confidence, since the path around the
 //     Wait (a flag) and two starters at once are not ruled out;
+//   - joined within a caller's call (not an order, a pair that never
+//     overlaps): JoinedInCaller tells the goroutines of a `go` statement
+//     in a function F that runs only on Caller goroutines, that defer
+//     Done on a WaitGroup local to F, counted before the statement, with
+//     a Wait on every path from the statement to F's returns: they live
+//     within one call of F, so code of the Caller outside F and what F
+//     calls never runs at once with them (the Caller context is one
+//     goroutine to the checks);
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to

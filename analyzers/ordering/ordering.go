@@ -90,8 +90,10 @@ type Result struct {
 	// restarts memoizes RestartedAfterJoin (nil: not restarted after a
 	// join).
 	restarts map[*goroutines.Context]ssa.Instruction
-	guards   map[guardKey][]sharedloc.Loc            // onceGuards, memoized
-	doneObjs map[*goroutines.Context][]sharedloc.Loc // doneObjects, memoized
+	guards   map[guardKey][]sharedloc.Loc             // onceGuards, memoized
+	doneObjs map[*goroutines.Context][]sharedloc.Loc  // doneObjects, memoized
+	nested   map[*goroutines.Context]bool             // joinedInCaller, memoized
+	reach    map[*ssa.Function]map[*ssa.Function]bool // reachableFrom, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.

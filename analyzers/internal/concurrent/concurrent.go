@@ -114,7 +114,9 @@ type Safe func(p Pair) bool
 // invocation makes to its fresh object before it starts a goroutine and
 // that goroutine's access to the object it was handed (see
 // handedBefore), and within one Multi context only accesses to an object
-// all its goroutines share do.
+// all its goroutines share do. Nor do the goroutines that a call on the
+// Caller goroutine starts and waits for before it returns and Caller code
+// outside that call (ordering.Result.JoinedInCaller).
 //
 // Each call spends one unit of the package's budget per pair of contexts
 // it compares; once the budget is exhausted, no pair overlaps, and the
@@ -137,6 +139,9 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 				for _, cb := range e.Goroutines.Of(vb.Fn) {
 					if !goroutines.MayOverlap(ca, cb) {
 						continue // two tests, run one after the other
+					}
+					if e.Order.JoinedInCaller(ca, b.Instr, cb) || e.Order.JoinedInCaller(cb, a.Instr, ca) {
+						continue // joined within a call the Caller makes while not running the other
 					}
 					if !e.Spend() {
 						return Pair{}, false
