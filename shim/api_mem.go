@@ -315,17 +315,21 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 // only on branches of their own, which keeps the compiler from saving its
 // registers around them on the way every read takes (bench/RESULTS.md,
 // "reccost11"). A repeat (repeat.go) returns after the filter's test alone
-// (seen), before the stack check: most of the reads of code that re-reads
-// globals and headers in its loops. index says whether site is an index
-// site (RIL).
+// (seen), before the detours' tests and the stack check: most of the reads
+// of code that re-reads globals and headers in its loops. index says
+// whether site is an index site (RIL).
 func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
-	if accessOn != nil || accessGates.Load() || suppressing.Load() {
-		l.readAll(site, addr, index)
-		return
-	}
 	g := l.g
 	if g == nil {
+		if accessOn != nil {
+			l.readAll(site, addr, index) // a filtered site looks nothing up
+			return
+		}
 		g = l.state()
+	}
+	if suppressing.Load() {
+		l.readAll(site, addr, index)
+		return
 	}
 	var slot *readSlot // where to note the read, once seen found no repeat
 	var h, seq, w uint64
@@ -337,6 +341,10 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
 			return
 		}
+	}
+	if accessOn != nil || accessGates.Load() {
+		l.readAll(site, addr, index)
+		return
 	}
 	if g.onStack(addr) {
 		return
