@@ -74,8 +74,8 @@ func TestFixtures(t *testing.T) {
 		// Goroutines that a function on the caller's goroutine starts and
 		// waits for before it returns never meet the caller's other code
 		// (a Commit after Add); with a return before the Wait, a
-		// WaitGroup in a field, or a commit between the start and the
-		// Wait, it is reported.
+		// WaitGroup in a field, a commit between the start and the Wait,
+		// or the function also run on a goroutine, it is reported.
 		"joinedcaller",
 	)
 }

@@ -4,8 +4,8 @@
 // caller runs Add and Commit one after the other, so the goroutines never
 // meet Commit: silent. Reported beside it: an Add that may return before
 // its Wait, one whose WaitGroup is a field (another call's goroutines may
-// still count on it), and one that commits between the go statements and
-// the Wait.
+// still count on it), one that commits between the go statements and the
+// Wait, and one that also runs on a goroutine of the package.
 package joinedcaller
 
 import "sync"
@@ -87,11 +87,29 @@ func (t *Inside) commit() { t.ctx = nil }
 
 func (t *Inside) Commit() { t.commit() }
 
+// Background's Add also runs on a goroutine that AddAll starts.
+type Background struct{ ctx *context }
+
+func (t *Background) Add(keys []int) {
+	var wg sync.WaitGroup
+	wg.Add(len(keys))
+	for range keys {
+		go func() {
+			defer wg.Done()
+			_ = t.ctx.n // want `t.ctx may be nil when dereferenced here: \(\*Background\).Commit stores nil to it concurrently`
+		}()
+	}
+	wg.Wait()
+}
+
+func (t *Background) Commit() { t.ctx = nil }
+
 var (
-	tr     = &Tr{ctx: &context{}}
-	early  = &Early{ctx: &context{}}
-	shared = &Shared{ctx: &context{}}
-	inside = &Inside{ctx: &context{}}
+	background = &Background{ctx: &context{}}
+	tr         = &Tr{ctx: &context{}}
+	early      = &Early{ctx: &context{}}
+	shared     = &Shared{ctx: &context{}}
+	inside     = &Inside{ctx: &context{}}
 )
 
 func AddAll(keys []int) {
@@ -99,6 +117,8 @@ func AddAll(keys []int) {
 	early.Add(keys, true)
 	shared.Add(keys)
 	inside.Add(keys)
+	background.Add(keys)
+	go background.Add(keys)
 }
 
 func CommitAll() {
@@ -106,4 +126,5 @@ func CommitAll() {
 	early.Commit()
 	shared.Commit()
 	inside.Commit()
+	background.Commit()
 }
