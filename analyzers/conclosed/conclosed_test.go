@@ -41,6 +41,10 @@ func TestFixtures(t *testing.T) {
 		// that mutex; a flag that is cleared again, a send after the
 		// mutex's release, a close before the flag's set are reported.
 		"stopflag",
+		// A close on the branch where a helper returned its CompareAndSwap
+		// of a one-shot flag is elected as one under the CompareAndSwap
+		// itself; a helper that returns a plain read elects nobody.
+		"closehelper",
 		// A goroutine started in a test's callback is taken to start many
 		// times only through another test's loop, which the call graph
 		// lets reach every test's callbacks: low confidence, silent here;

@@ -28,7 +28,8 @@ import (
 // where Rollback wins the same flag before it calls close too: whichever
 // wins, the other returns, so the read and the nil store never meet.
 // An access is elected when its block lies on the winning branch of the
-// CompareAndSwap on the flag of its own base object, or when every call
+// CompareAndSwap on the flag of its own base object (made there or by a
+// helper that returns it), or when every call
 // site of its function in the package is elected for the argument that
 // becomes the base (up to electDepth calls), or, in a closure that runs
 // in its maker's goroutines, when the closure is made on a winning branch.
@@ -72,6 +73,7 @@ func (e *Env) wins(instr ssa.Instruction, base ssa.Value, depth int) []sharedloc
 				out = append(out, a.Loc)
 			}
 		}
+		out = append(out, e.helperWins(call, base)...)
 	}
 	if len(out) > 0 || depth == 0 {
 		return out
@@ -114,6 +116,59 @@ func (e *Env) wins(instr ssa.Instruction, base ssa.Value, depth int) []sharedloc
 		return e.closureWins(fn, func(mc *ssa.MakeClosure) ssa.Value { return sharedloc.Root(mc.Bindings[idx]) }, depth)
 	}
 	return nil
+}
+
+// helperWins returns the one-shot flags of base's object that call wins
+// when it returns true, call being to a helper whose every return is the
+// result of its own CompareAndSwap on a flag of one of its parameters, as
+// goleveldb's
+//
+//	func (db *DB) setClosed() bool {
+//		return atomic.CompareAndSwapUint32(&db.closed, 0, 1)
+//	}
+//
+// guards Close with `if !db.setClosed() { return ErrClosed }`: a helper
+// that may return true by another path elects nobody.
+func (e *Env) helperWins(call *ssa.Call, base ssa.Value) []sharedloc.Loc {
+	fn := call.Call.StaticCallee()
+	if fn == nil || fn.Blocks == nil || len(call.Call.Args) != len(fn.Params) {
+		return nil
+	}
+	var common []sharedloc.Loc
+	n := 0
+	for _, b := range fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		if len(ret.Results) != 1 {
+			return nil
+		}
+		cas, ok := ret.Results[0].(*ssa.Call)
+		if !ok {
+			return nil
+		}
+		var got []sharedloc.Loc
+		for _, a := range e.Shared.ByInstr[cas] {
+			p, ok := a.Base.(*ssa.Parameter)
+			if !ok || a.Op != sharedloc.AtomicStore || !e.oneShot(a.Loc) {
+				continue
+			}
+			if i := slices.Index(fn.Params, p); i >= 0 && sharedloc.Root(call.Call.Args[i]) == base {
+				got = append(got, a.Loc)
+			}
+		}
+		if n == 0 {
+			common = got
+		} else {
+			common = intersectLocs(common, got)
+		}
+		if len(common) == 0 {
+			return nil
+		}
+		n++
+	}
+	return common
 }
 
 // outer reports whether v belongs to a function that encloses fn.

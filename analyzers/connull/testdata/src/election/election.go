@@ -89,3 +89,59 @@ func UsePool(p *Pool) {
 	go p.Free()
 	p.Get()
 }
+
+// A helper that returns the CompareAndSwap elects as the CompareAndSwap
+// does (goleveldb's DB.Close: `if !db.setClosed() { return ErrClosed }`):
+// two Closes never both read and clear the journal.
+type DB struct {
+	closed  uint32
+	journal *Conn
+}
+
+func (db *DB) setClosed() bool { return atomic.CompareAndSwapUint32(&db.closed, 0, 1) }
+
+func (db *DB) isClosed() bool { return atomic.LoadUint32(&db.closed) != 0 }
+
+func (db *DB) Close() int {
+	if !db.setClosed() {
+		return 0
+	}
+	n := db.journal.n
+	db.journal = nil
+	return n
+}
+
+func UseDB(db *DB) {
+	go db.Close()
+	if !db.isClosed() { // a load of the flag: still won only once
+		db.Close()
+	}
+}
+
+// A helper that may also return true without winning elects nobody.
+type Log struct {
+	closed  uint32
+	force   bool
+	journal *Conn
+}
+
+func (l *Log) setClosed() bool {
+	if l.force {
+		return true
+	}
+	return atomic.CompareAndSwapUint32(&l.closed, 0, 1)
+}
+
+func (l *Log) Close() int {
+	if !l.setClosed() {
+		return 0
+	}
+	n := l.journal.n // want `l.journal may be nil when dereferenced here: \(\*Log\).Close stores nil to it concurrently`
+	l.journal = nil
+	return n
+}
+
+func UseLog(l *Log) {
+	go l.Close()
+	l.Close()
+}
