@@ -2,10 +2,12 @@ package predict
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -49,13 +51,18 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		f.Message = fmt.Sprintf("%s hung: %s", test, fl.Message)
 	case failure.Fail, failure.Exit:
 		f.Kind, effect = finding.TestFailed, "test-failed"
-		f.Message = fmt.Sprintf("%s failed: %s", test, fl.Message)
+		f.Message = fmt.Sprintf("%s failed: %s", test, failureLine(fl))
 		if fl.Kind == failure.Exit {
 			f.Message = fmt.Sprintf("%s's process exited: %s", test, fl.Message)
 		}
 	}
-	if l, ok := fl.Report(); ok && fl.Kind == failure.Fail {
-		site.File, site.Line = filepath.Join(pkgDir, l.File), l.Line
+	if fl.Kind == failure.Fail {
+		if l, ok := fl.Report(); ok {
+			site.File, site.Line = logPath(pkgDir, l)
+		}
+		if site.File == "" {
+			site.File, site.Line = testDecl(pkgDir, test)
+		}
 	}
 	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
 		site.File, site.Line, site.Function = fr.File, fr.Line, shortFunc(fr.Func)
@@ -106,8 +113,59 @@ func failureLine(fl *failure.Failure) string {
 		return "fatal error: " + fl.Message
 	case failure.Timeout:
 		return "panic: " + fl.Message
+	case failure.Fail:
+		if fl.Message == "" {
+			return noMessage
+		}
 	}
 	return fl.Message
+}
+
+// noMessage says what a test that failed without a t.Error or t.Fatal
+// line did: a framework such as goconvey prints its own report and calls
+// t.Fail, so the failure has no message and no line of its own.
+const noMessage = "no t.Error or t.Fatal message (the test printed its own report: the reproducer's go test -v shows it)"
+
+// logPath returns the file and line of a test's log line. The testing
+// package prints only the base name of the file that called t.Error: one
+// in the test's package, or a helper's in another package that the test
+// calls (failsafe-go's internal/testutil/tester.go, for its package test),
+// which the message may name in full (a testify assertion's Error Trace
+// lists absolute paths). A base name that neither gives is not guessed:
+// file is "".
+func logPath(pkgDir string, l failure.Log) (file string, line int) {
+	p := filepath.Join(pkgDir, l.File)
+	if _, err := os.Stat(p); err == nil {
+		return p, l.Line
+	}
+	at := ":" + strconv.Itoa(l.Line)
+	for _, field := range strings.Fields(l.Text) {
+		path, ok := strings.CutSuffix(field, at)
+		if ok && filepath.IsAbs(path) && filepath.Base(path) == l.File {
+			return path, l.Line
+		}
+	}
+	return "", 0
+}
+
+// testDecl returns where the top-level test is declared in the package
+// directory pkgDir: the site of a failure whose report names no line
+// precog can find. It returns "" if no _test.go file declares it.
+func testDecl(pkgDir, test string) (string, int) {
+	files, _ := filepath.Glob(filepath.Join(pkgDir, "*_test.go"))
+	for _, file := range files {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == test {
+				return file, fset.Position(fd.Pos()).Line
+			}
+		}
+	}
+	return "", 0
 }
 
 // userFrame returns the innermost frame of the user's code.

@@ -1,11 +1,15 @@
 package predict
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/failure"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -60,5 +64,59 @@ func TestAbsorbNeedsOrder(t *testing.T) {
 	found = []finding.Finding{race}
 	if absorb(found, crash, fl, unordered, control.Points(unordered)) || found[0].Status != finding.Predicted {
 		t.Errorf("the race is %s with no order in the trace; want predicted", found[0].Status)
+	}
+}
+
+// TestFailureSites checks where a failed test's finding points. The
+// testing package prints only a file's base name: one in the test's
+// package is found there; a helper's in another package is found by the
+// full path in its message (testify's Error Trace: failsafe-go's
+// internal/testutil/tester.go reported "test/tester.go", a file that does
+// not exist); a name neither gives, and a failure with no t.Error line
+// at all (goconvey's own report, then t.Fail), point at the test's
+// declaration, and the latter's message says why it has none (it read
+// "TestX failed: " at an empty position).
+func TestFailureSites(t *testing.T) {
+	root := t.TempDir()
+	pkg := filepath.Join(root, "test")
+	helper := filepath.Join(root, "internal", "testutil", "tester.go")
+	for file, src := range map[string]string{
+		filepath.Join(pkg, "x_test.go"): "package test\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\tt.Fail()\n}\n",
+		helper:                          "package testutil\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, out, file string
+		line            int
+		message         string
+	}{
+		{"own file", "    x_test.go:6: want 1\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 6, "TestX failed: want 1"},
+		{"helper's file", "    tester.go:202: \n        \tError Trace:\t" + helper + ":202\n        \t            \t\t\t\t" + filepath.Join(pkg, "x_test.go") + ":6\n        \tError:      \tNot equal\n--- FAIL: TestX (0.00s)\n",
+			helper, 202, "TestX failed: \n\tError Trace:\t" + helper},
+		{"unknown file", "    other.go:9: bad\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 5, "TestX failed: bad"},
+		{"no message", "  a thing \n    is two ✘\n\nFailures:\n\n  * " + filepath.Join(pkg, "x_test.go") + " \n  Line 12:\n  Expected: 3\n  Actual:   2\n\n--- FAIL: TestX (0.00s)\n",
+			filepath.Join(pkg, "x_test.go"), 5, "TestX failed: " + noMessage},
+	} {
+		log := filepath.Join(root, c.name+".log")
+		if err := os.WriteFile(log, []byte("=== RUN   TestX\n"+c.out+"FAIL\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := failureOf(root, "example.com/test.TestX", runFile{log: filepath.Base(log), outcome: record.Fail}, pkg, func(string) bool { return false })
+		if f == nil {
+			t.Errorf("%s: no finding", c.name)
+			continue
+		}
+		if s := f.Sites[0]; s.File != c.file || s.Line != c.line {
+			t.Errorf("%s: site %s:%d; want %s:%d", c.name, s.File, s.Line, c.file, c.line)
+		}
+		if !strings.HasPrefix(f.Message, c.message) {
+			t.Errorf("%s: message %q; want it to begin %q", c.name, f.Message, c.message)
+		}
 	}
 }
