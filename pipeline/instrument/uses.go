@@ -112,13 +112,42 @@ func indexes(v ssa.Value, use ssa.Instruction) bool {
 	_, isSlice := v.Type().Underlying().(*types.Slice)
 	switch u := use.(type) {
 	case *ssa.IndexAddr:
-		return u.Index == v || (u.X == v && isSlice)
+		return u.Index == v || (u.X == v && isSlice && !ownBound(v, u))
 	case *ssa.Index:
 		return u.Index == v
 	case *ssa.Lookup:
 		return u.Index == v && isBasic(u.X.Type())
 	case *ssa.Slice:
 		return u.Low == v || u.High == v || u.Max == v || (u.X == v && isSlice)
+	}
+	return false
+}
+
+// ownBound reports whether the index of use, an element of the slice s,
+// was checked below len(s) of that very value, on the true branch of an
+// If that dominates use, as a range loop over s checks its index: the
+// slice's header was read once, and no other goroutine's store to where
+// it came from can take the index out of it (go-nsq's tests ranged over
+// a field another goroutine appends to: con-index, never out of range).
+func ownBound(s ssa.Value, use *ssa.IndexAddr) bool {
+	for d := use.Block(); d != nil; d = d.Idom() {
+		if len(d.Preds) != 1 {
+			continue
+		}
+		p := d.Preds[0]
+		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok || p.Succs[0] != d {
+			continue
+		}
+		cmp, ok := ifi.Cond.(*ssa.BinOp)
+		if !ok || cmp.Op != token.LSS || cmp.X != use.Index {
+			continue
+		}
+		if n, ok := cmp.Y.(*ssa.Call); ok && len(n.Call.Args) == 1 && n.Call.Args[0] == s {
+			if b, ok := n.Call.Value.(*ssa.Builtin); ok && b.Name() == "len" {
+				return true
+			}
+		}
 	}
 	return false
 }

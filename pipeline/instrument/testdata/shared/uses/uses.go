@@ -32,6 +32,12 @@ func (s *state) reader() int {
 	if s.n > 3 && !s.stop { // uses:"branch" uses:"branch"
 		x++
 	}
+	for _, b := range s.buf { // uses:""
+		x += int(b)
+	}
+	for i := 0; i < len(s.buf); i++ { // uses:"loop-exit"
+		x += int(s.buf[i]) // uses:"index"
+	}
 	x += s.n       // uses:""
 	x += s.last    // uses:""
 	s.f()          // uses:"deref ptr"
