@@ -115,7 +115,7 @@ row "-C of a directory that does not exist" "$K" "$P" test -C nosuchdir ./...
 row "record without -o" "$K" "$P" record ./mysql
 
 # Flags out of range.
-for f in "-runs 0" "-runs 1001" "-runs x" "-timeout -1s" "-timeout 0" "-p 0" "-validate-budget 0" "-max-goroutines -1" "-max-trace -1" "-max-trace-time -1s" "-detect-budget -1s" "-count 3" "-race" "-cover" "-nosuchflag"; do
+for f in "-runs 0" "-runs 1001" "-runs x" "-timeout -1s" "-timeout 0" "-p 0" "-validate-budget 0" "-max-goroutines -1" "-max-trace -1" "-max-trace-time -1s" "-detect-budget -1s" "-record-budget -1s" "-count 3" "-race" "-cover" "-nosuchflag"; do
 	# shellcheck disable=SC2086
 	row "test $f" "$K" "$P" test -cache "$C" $f ./mysql
 done

@@ -58,6 +58,10 @@ type Options struct {
 	// A test whose first run was skipped has no coverage (Test.Skipped).
 	MaxTraceBytes int64
 	MaxGoroutines int
+	// Budget, if not nil, bounds the time in which the runs start tests
+	// (see record.Budget): precog test's -record-budget, which CFP's
+	// cheap run spends too.
+	Budget *record.Budget
 	// Only, if not nil, chooses the tests to run among a package's (see
 	// record.Options.Only).
 	Only func(pkg string, tests []string) []string
@@ -222,6 +226,7 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 				return env
 			},
 			Only:   o.Only,
+			Budget: o.Budget,
 			BinDir: o.BinDir,
 			Reuse:  run > 0,
 			Built:  func(n, of int) { progress(record.BuildingLine(n, of)) },

@@ -67,6 +67,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	start := time.Now()
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Out: cheapDir,
+		Budget: ro.Budget,
 		// Detection's limits guard the cheap run too: its analysis is
 		// hb's, over the same goroutines.
 		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),

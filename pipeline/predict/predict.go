@@ -78,6 +78,12 @@ type Options struct {
 	// all targeted runs together; 0 means DefaultTargetedBudget.
 	Perturb        string
 	TargetedBudget time.Duration
+	// RecordBudget bounds the recording from its first test on, CFP's
+	// cheap run included, in wall time (the tests run in processes of
+	// their own; see record.Budget): once it is spent no test starts,
+	// and the tests not run are counted in Stats.NotRecorded, with a
+	// note. 0 means DefaultRecordBudget; negative, no limit.
+	RecordBudget time.Duration
 	// Progress, if not nil, is told what is being done: a line and the
 	// counts so far, on every change.
 	Progress func(Progress)
@@ -213,6 +219,9 @@ type Stats struct {
 	Packages, Tests int
 	Runs            int // recorded runs, all tests
 	Skipped         int // runs not analysed: over DetectOptions.MaxGoroutines, or over MaxTraceBytes with NoRaces
+	// NotRecorded counts the tests not run because Options.RecordBudget
+	// was spent.
+	NotRecorded int
 	// Stopped counts the runs whose analysis DetectOptions.MaxTraceTime
 	// stopped before its end.
 	Stopped int
@@ -349,6 +358,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ro.Forced = targetedPlans(o.Runs, sites, o.Detect)
 		ro.ForcedBudget = cmp.Or(o.TargetedBudget, DefaultTargetedBudget)
 	}
+	if d := o.recordBudget(); d > 0 {
+		ro.Budget = &record.Budget{Limit: d}
+	}
 	var cheap *cheapRuns
 	if o.CFP {
 		var cheapDir string
@@ -386,6 +398,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if cheap != nil {
 		early.Notes = append(early.Notes, cheap.notes...)
+	}
+	if ix.NotRun > 0 {
+		res.Stats.NotRecorded = ix.NotRun
+		early.Notes = append(early.Notes, fmt.Sprintf("recording stopped after %v (-record-budget) with %d of the %d tests not run; they are not analysed (raise -record-budget to record them)",
+			o.recordBudget(), ix.NotRun, tot.Tests+ix.NotRun))
 	}
 	res.Notes = append(early.Notes, res.Notes...)
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)

@@ -123,3 +123,18 @@ func (b *overBudget) note(tests, total int) string {
 	return fmt.Sprintf("detection stopped after %v (-detect-budget) with %d %s, of %d of the %d tests, not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)",
 		b.clock.limit, b.runs, plural(b.runs, "run", "runs"), tests, total)
 }
+
+// DefaultRecordBudget is the default Options.RecordBudget: ten minutes,
+// as for detection and validation, so that each stage of a nightly job is
+// bounded by default. goleveldb's stress test TestCacheMap, 210 s under
+// plain go test at load 20, kept its precog test recording past 15
+// minutes, before detection and validation could start (bench/RESULTS.md,
+// "Held-out rehearsal 9").
+const DefaultRecordBudget = 10 * time.Minute
+
+func (o Options) recordBudget() time.Duration {
+	if o.RecordBudget == 0 {
+		return DefaultRecordBudget
+	}
+	return o.RecordBudget
+}

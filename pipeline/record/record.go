@@ -79,6 +79,9 @@ type Index struct {
 	// Interrupted is set when precog was interrupted: the packages and
 	// tests after the interrupted ones are missing.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// NotRun counts the tests that were not started because
+	// Options.Budget was spent; they are missing.
+	NotRun int `json:"notRun,omitempty"`
 }
 
 // A Package is one recorded test package.
@@ -255,6 +258,9 @@ type Options struct {
 	// runs. CFP-guided detection records the tests it selected; a shard
 	// (precog test -shard) its share.
 	Only func(pkg string, tests []string) []string
+	// Budget, if not nil, bounds the time in which tests are started
+	// (see Budget); the tests not started are counted in Index.NotRun.
+	Budget *Budget
 	// Env, if not nil, returns environment variables ("KEY=value") for
 	// the recorded runs of a test: CFP's filters of what the shim records
 	// (plan.AccessesEnv, plan.FuncsEnv).
@@ -402,6 +408,7 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 			return nil, err
 		}
 	}
+	ix.NotRun = c.notRun
 	if err := writeIndex(out, ix); err != nil {
 		return nil, err
 	}
@@ -593,7 +600,33 @@ func TestArgs(f *GoTestFlags, name string) []string {
 func Classify(output []byte, err error) Outcome { return classify(output, err) }
 
 // counter counts the tests recorded and their events, over all packages.
-type counter struct{ done, total, events int }
+type counter struct{ done, total, events, notRun int }
+
+// A Budget bounds the wall time in which Run starts tests, across the
+// Runs that share it (CFP's cheap and guided runs): its clock starts when
+// the first test starts, after the build, and once Limit has passed no
+// test starts. A test that began before runs to its end, with all its
+// runs, each bounded by -timeout. precog test's -record-budget: a stress
+// test that takes minutes when recorded (goleveldb's TestCacheMap) must
+// not keep a nightly job from its detection. Run is not safe for
+// concurrent use with one Budget.
+type Budget struct {
+	Limit time.Duration // 0 or less: no limit
+	ends  time.Time     // set when the first test starts
+}
+
+// spent reports whether the budget is spent, starting its clock on the
+// first call.
+func (b *Budget) spent() bool {
+	switch {
+	case b == nil || b.Limit <= 0:
+		return false
+	case b.ends.IsZero():
+		b.ends = time.Now().Add(b.Limit)
+		return false
+	}
+	return !time.Now().Before(b.ends)
+}
 
 // recordPackage records the tests names of lp.
 func recordPackage(ctx context.Context, o Options, lp listedPackage, names []string, plainBin, recBin, out string, c *counter, spent *time.Duration) (*Package, error) {
@@ -605,6 +638,10 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 	_, sub := topLevel(o.Flags.Run)
 	_, skipSub := topLevel(o.Flags.Skip)
 	for i, name := range names {
+		if o.Budget.spent() {
+			c.notRun += len(names) - i
+			break
+		}
 		if o.Progress != nil {
 			o.Progress(Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names), Done: c.done, Total: c.total, Events: c.events})
 		}

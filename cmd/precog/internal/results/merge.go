@@ -112,6 +112,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.Runs += s.Runs
 		m.FailedRuns += s.FailedRuns
 		m.Skipped += s.Skipped
+		m.NotRecorded += s.NotRecorded
 		m.Streamed += s.Streamed
 		m.Stopped += s.Stopped
 		for _, b := range s.Broken { // every shard instruments every package

@@ -327,6 +327,13 @@ The whole detection is bounded by -detect-budget (10m, measured the same
 way): once it is spent, the runs not yet analysed are not (the summary
 counts them as not analysed, and one note says how many), while the
 failures of their tests, read from their output, are still reported.
+The recording is bounded by -record-budget (10m of wall time from the
+first test's start, CFP's cheap run included): once it is spent, no test
+starts; one already running ends as -timeout lets it, with all its -runs.
+The tests not run are not analysed; the summary counts them as not
+recorded, and one note says how many. So a nightly job with the defaults
+spends, after building, at most about 10 minutes recording (plus one
+test's -timeout), 10 detecting and 10 validating.
 
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
@@ -464,6 +471,7 @@ func Command() *cli.Command {
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
 			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed race check of a trace over -max-trace goes at about 2 MiB a second of CPU (smux: 220 MiB in under 2 minutes)")
+			fs.DurationVar(&o.recordBudget, "record-budget", predict.DefaultRecordBudget, "stop starting tests `d` (wall time) after the first one started, CFP's cheap run included; a test already running ends as -timeout lets it, and the tests not run are counted, with a note (0: no limit)")
 			fs.DurationVar(&o.detectBudget, "detect-budget", predict.DefaultDetectBudget, "bound the whole detection to `d` (the lesser of wall and CPU time); the runs not analysed by then are counted, with a note, their tests' failures still reported (0: no limit)")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
@@ -542,6 +550,7 @@ type options struct {
 	maxGoroutines           int
 	maxTraceTime            time.Duration
 	detectBudget            time.Duration
+	recordBudget            time.Duration
 }
 
 // maxTraceBytes turns -max-trace into predict's limit: 0 means none.
@@ -565,6 +574,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if o.maxTraceTime < 0 {
 		return cli.ExitError, fmt.Errorf("-max-trace-time must be 0 (no limit) or positive, got %v", o.maxTraceTime)
+	}
+	if o.recordBudget < 0 {
+		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.recordBudget)
 	}
 	if o.detectBudget < 0 {
 		return cli.ExitError, fmt.Errorf("-detect-budget must be 0 (no limit) or positive, got %v", o.detectBudget)
@@ -634,6 +646,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Seed:           o.seed,
 		Perturb:        o.perturb,
 		TargetedBudget: o.perturbBudget,
+		RecordBudget:   cmp.Or(o.recordBudget, -1),
 		Validate:       vo,
 		Checks:         checks,
 		Progress: func(p predict.Progress) {

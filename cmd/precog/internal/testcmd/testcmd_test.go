@@ -56,6 +56,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 		{[]string{"-max-trace-time", "-1s", "./mysql"}, "-max-trace-time must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-detect-budget", "-1s", "./mysql"}, "-detect-budget must be 0 (no limit) or positive, got -1s"},
+		{[]string{"-record-budget", "-1s", "./mysql"}, "-record-budget must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
 		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./..."},
 		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o"},
@@ -126,6 +127,23 @@ func TestBrokenPackage(t *testing.T) {
 	}
 	if want := map[string]finding.Status{"example.com/broken/rec.TestMaps": finding.NotConfirmed, "example.com/broken/rec.TestCount": finding.Confirmed}; !maps.Equal(status, want) {
 		t.Errorf("./...: test-failed findings %v, want %v", status, want)
+	}
+
+	// A recording budget spent before the first test: no test runs, the
+	// summary and a note say so, and the broken packages still make the
+	// exit 1.
+	_, stderr, code = precog(t, dir, "test", "-record-budget", "1ns", "-cache", sharedCache, "./...")
+	for _, want := range []string{
+		"in 0 tests of 2 packages",
+		"(3 tests not recorded, over -record-budget)",
+		"recording stopped after 1ns (-record-budget) with 3 of the 3 tests not run",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("-record-budget 1ns: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code != cli.ExitError {
+		t.Errorf("-record-budget 1ns: exit %d, want 1 (packages not tested)", code)
 	}
 }
 
