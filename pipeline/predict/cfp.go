@@ -65,9 +65,17 @@ type cheapFailure struct {
 // detection has read the failed tests' output.
 func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir, cheapDir string, progress *tracker) (*record.Index, *CFPStats, *cheapRuns, error) {
 	start := time.Now()
+	// The cheap run may spend half of -record-budget, so that the
+	// guided run has at least the other half: a module whose cheap run
+	// alone fills the budget (goleveldb's stress tests) would otherwise
+	// record nothing to detect in.
+	var cheapBudget *record.Budget
+	if ro.Budget != nil {
+		cheapBudget = &record.Budget{Limit: max(ro.Budget.Limit/2, 1)}
+	}
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Out: cheapDir,
-		Budget: ro.Budget,
+		Budget: cheapBudget,
 		// Detection's limits guard the cheap run too: its analysis is
 		// hb's, over the same goroutines.
 		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),
@@ -166,14 +174,23 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		}
 	}
 	ro.Reuse = true
+	if ro.Budget != nil {
+		ro.Budget = cheapBudget.After(ro.Budget.Limit)
+	}
 	ro.Only = func(pkg string, tests []string) []string {
 		g := byPkg[pkg]
 		if g == nil {
 			return o.only(pkg, tests)
 		}
+		cheapRun := make(map[string]bool)
+		for _, t := range g.pkg.Tests {
+			cheapRun[t.Name] = true
+		}
 		var keep []string
-		for _, t := range tests {
-			if _, ok := g.steps[t]; ok {
+		for _, t := range o.only(pkg, tests) {
+			// A test the cheap run did not reach (-record-budget) has
+			// no coverage: recorded in full, as without CFP.
+			if _, ok := g.steps[t]; ok || !cheapRun[t] {
 				keep = append(keep, t)
 			}
 		}

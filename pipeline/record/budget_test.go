@@ -64,3 +64,21 @@ func TestBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetAfter checks Budget.After, the guided run's budget after CFP's
+// cheap run: what is left of the whole, spent already if nothing is.
+func TestBudgetAfter(t *testing.T) {
+	unused := &Budget{Limit: time.Minute}
+	if b := unused.After(2 * time.Minute); b.Limit != 2*time.Minute || b.spent() {
+		t.Errorf("after an unused budget: limit %v, spent %v; want 2m and not spent", b.Limit, b.spent())
+	}
+	used := &Budget{Limit: time.Millisecond}
+	used.spent() // its first test starts the clock
+	time.Sleep(5 * time.Millisecond)
+	if b := used.After(time.Hour); b.Limit > time.Hour-5*time.Millisecond || b.spent() {
+		t.Errorf("after 5ms of an hour: limit %v, spent %v; want under 1h-5ms and not spent", b.Limit, b.spent())
+	}
+	if b := used.After(2 * time.Millisecond); !b.spent() {
+		t.Errorf("after 5ms of 2ms: not spent")
+	}
+}

@@ -615,6 +615,21 @@ type Budget struct {
 	ends  time.Time     // set when the first test starts
 }
 
+// After returns a budget of what is left of limit once b's runs are
+// done: limit less the time b's clock ran (none if it never started). Its
+// clock starts at its first test, as b's did; if nothing is left, it is
+// spent already.
+func (b *Budget) After(limit time.Duration) *Budget {
+	var used time.Duration
+	if !b.ends.IsZero() {
+		used = time.Since(b.ends.Add(-b.Limit))
+	}
+	if limit-used <= 0 {
+		return &Budget{Limit: 1, ends: time.Now()}
+	}
+	return &Budget{Limit: limit - used}
+}
+
 // spent reports whether the budget is spent, starting its clock on the
 // first call.
 func (b *Budget) spent() bool {
