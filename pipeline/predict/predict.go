@@ -401,8 +401,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if ix.NotRun > 0 {
 		res.Stats.NotRecorded = ix.NotRun
-		early.Notes = append(early.Notes, fmt.Sprintf("recording stopped after %v (-record-budget) with %d of the %d tests not run; they are not analysed (raise -record-budget to record them)",
-			o.recordBudget(), ix.NotRun, tot.Tests+ix.NotRun))
+		early.Notes = append(early.Notes, fmt.Sprintf("recording stopped after %v (-record-budget) with %d %s not run, %d recorded; those not run are not analysed (raise -record-budget to record them)",
+			o.recordBudget(), ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests))
 	}
 	res.Notes = append(early.Notes, res.Notes...)
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
