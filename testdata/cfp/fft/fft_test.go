@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// slowTerminal is a terminal that takes a millisecond per write.
+// slowTerminal is a terminal that takes 5ms per write, as kernels/fft.
 type slowTerminal struct{ buf bytes.Buffer }
 
 func (t *slowTerminal) Write(p []byte) (int, error) {
-	time.Sleep(time.Millisecond)
+	time.Sleep(5 * time.Millisecond)
 	return t.buf.Write(p)
 }
 
