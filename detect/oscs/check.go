@@ -24,9 +24,9 @@ type rec struct {
 	// same marks a write that stored the value the location already held
 	// (a redundant write).
 	same bool
-	// zero marks a read that observed the zero value: the last write of
-	// the location before it in trace order stored zero, or there was
-	// none.
+	// zero marks a read that observed the zero value, or a write that
+	// replaced it: the last write of the location before it in trace
+	// order stored zero, or there was none.
 	zero bool
 	// init marks a lazy initialization: a write of a non-zero value whose
 	// goroutine's last access of the location, in the same critical
@@ -118,9 +118,10 @@ type checker struct {
 	// derefSites holds the site table's dereferenced read sites by
 	// expression, built on first use.
 	derefSites map[siteKey][]trace.Site
-	// whole caches wholeOp by critical section, splits split and
+	// whole caches wholeOp and alones alone by critical section, splits split and
 	// abandons abandoned by the section and the other side's.
 	whole    map[int]bool
+	alones   map[int]bool
 	splits   map[[2]int]bool
 	abandons map[[2]int]bool
 	// plain is the trace's order without inferred edges (plainGraph).
@@ -353,6 +354,7 @@ func (c *checker) access(i int) {
 		cur.val = ev.Value
 		cur.same = *known && *last == ev.Value
 		cur.init = cur.flag && ev.Value != 0 && ownRead.zero && ownWrite.ev < ownRead.ev
+		cur.zero = !*known || *last == 0
 		*last, *known = ev.Value, true
 	} else {
 		cur.zero = !*known || *last == 0

@@ -213,7 +213,19 @@
 //     function (a deferred Unlock's site is its defer statement);
 //   - it reads something (a section that only writes is a setter, one
 //     part of an update whose other parts are other sections: jsstring's
-//     setLength and setChars, called one after the other by Concat);
+//     setLength and setChars, called one after the other by Concat),
+//     unless it is a lone setter against a lone section: each is the
+//     only section of its call (its function takes locks at one site,
+//     and neither the goroutine's nearest section of the lock past the
+//     calls of the same operation nor its nearest section of any lock
+//     is a two-step with it, trace.Site.After). A reset that makes a
+//     structure's state anew in one section (hystrix-go's metric
+//     collectors' Reset, under Flush) against a getter's one section
+//     leaves the getter the old state or the new, as two whole
+//     operations do; a reader that spans several sections of one call
+//     (mysqlslave's Status, with Rotate's section between its first and
+//     third) or a setter that is one step of its caller's update
+//     (jsstring; kb4's two locks) is not alone;
 //   - if the goroutine's previous or next section of the same lock was
 //     taken at another Lock site of the same function (in source order:
 //     one call of a function with two Lock sites, KB1's Insert,
@@ -301,7 +313,9 @@
 // whichever section runs last stores the location's value after both
 // updates, which commute by §3.2.3's heuristic), and a nil store
 // against a section that begins its use of the location with an unchecked
-// dereference (a crash in one order). On golang-lru this leaves 3 to 6
+// dereference (a crash in one order), or a lone setter's store over nil
+// (no earlier write of the location in the trace's GC epoch) against
+// such a section that came after it. On golang-lru this leaves 3 to 6
 // of 25 findings, all false (bench/RESULTS.md); on the kernels it
 // silences oscsmax (Fig. 5, a known false positive) and keeps every true
 // finding.
@@ -372,7 +386,13 @@
 // caller in test code or in a package that is not analyzed, the two
 // objects reached by different paths (a local copy of a field against
 // the field), or the second call on no path after the first in the
-// caller's control flow graph. The answered exception trusts any read of
+// caller's control flow graph. The lone-setter rule leans on the same
+// fact: a setter that is one step of a caller's update looks alone when
+// the caller is test code or calls through an interface, or when the
+// steps are two calls of one function (two setters of one field). Its
+// store over nil is known as such only within a GC epoch: a store that
+// replaces a value written before the last collection, against a later
+// reader that dereferences it, stays reported. The answered exception trusts any read of
 // what the section wrote, or use of a channel it made, as the other side
 // looking for it: a section that bumps a statistic the other side also
 // reads, or a channel the other uses for something else, drops a check

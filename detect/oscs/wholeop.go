@@ -12,23 +12,31 @@ import (
 // order-insensitive, unless it is a lost update or a crash on the order.
 
 // wholeOps reports whether the pair's two critical sections of the
-// common lock are both whole operations, neither one a read-only section
+// common lock are both whole operations (or one a lone setter against a
+// lone operation), neither one a read-only section
 // whose goroutine touches, in its previous or next section of the lock,
 // what the other side writes, nor one that carries a value past its
 // Unlock or stopped its call on a premise the other side breaks, unless
 // the other side answers it; and the pair is neither a lost update (two
 // writes, neither section having read the location before its write) nor
-// a nil store against a section that begins its use of the location with
-// an unchecked dereference.
+// a nil store (or a store over nil) against a section that begins its
+// use of the location with an unchecked dereference.
 func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) bool {
 	lock, ok := c.commonLock(int(p.ev), int(cur.ev))
 	if !ok {
 		return false
 	}
 	kp, kc := c.sectionAt(p, lock), c.sectionAt(cur, lock)
+	setter := false
 	for _, s := range [][3]int{{kp, int(p.ev), kc}, {kc, int(cur.ev), kp}} {
 		k, ev, other := s[0], s[1], s[2]
-		if !c.wholeOp(k) || c.split(k, other) || c.splitRead(k, other) {
+		if !c.wholeOp(k) {
+			if !c.loneSetter(k, other) {
+				return false
+			}
+			setter = true
+		}
+		if c.split(k, other) || c.splitRead(k, other) {
 			return false
 		}
 		if (c.abandoned(k, other) || c.usedAfter(k, c.g.Events[ev].Site)) && !c.answered(k, other) {
@@ -38,7 +46,16 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 	if pWrite && cWrite {
 		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc)
 	}
-	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok && w.val == 0 && c.sectionUse(r, loc).firstDeref {
+	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok && (w.val == 0 || setter && w.zero && w.ev < r.ev) && c.sectionUse(r, loc).firstDeref {
+		// One order gives the reader zero, which it dereferences:
+		// the write stores nil, or a lone setter's replaced nil (as
+		// far as the trace knows: no earlier write, in this GC
+		// epoch) and the read, which came after it, may come first.
+		// A read that came first and dereferenced what it found did
+		// not find nil. (A section that reads and initializes may
+		// be what publishes the object the reader reaches: a
+		// constructor's section that adds it to a map; lazyInit
+		// judges a section that reads the location first.)
 		return false
 	}
 	return true
@@ -253,6 +270,12 @@ func (c *checker) wholeOp(k int) bool {
 }
 
 func (c *checker) computeWholeOp(k int) bool {
+	return c.oneFunc(k) && c.footprint(k).reads
+}
+
+// oneFunc reports whether critical section k was released, by an Unlock
+// in the function of its Lock.
+func (c *checker) oneFunc(k int) bool {
 	secs := c.g.Sections()
 	s := secs[k]
 	if s.End < 0 {
@@ -263,10 +286,86 @@ func (c *checker) computeWholeOp(k int) bool {
 	if !ok {
 		return false
 	}
-	if end, ok := c.funcOf(c.g.Events[s.End].Site); !ok || end != fn {
+	end, ok := c.funcOf(c.g.Events[s.End].Site)
+	return ok && end == fn
+}
+
+// loneSetter reports whether critical section k, which only writes, is
+// an update by itself against section other: k and other are each the
+// one section of a call (alone). A reset that replaces a structure's
+// state in one section (hystrix-go's collectors' Reset: every counter
+// made anew) against a getter's section leaves either the old state or
+// the new one for the getter, as two whole operations do. A setter that
+// is one step of a caller's update (jsstring's Concat calls setLength,
+// setFlags, then setChars) has a neighbor section that is its two-step;
+// one whose other side reads over several sections of one call
+// (mysqlslave's Status: the name, then the position, with Rotate's
+// section between) meets a section that is not alone.
+func (c *checker) loneSetter(k, other int) bool {
+	return k >= 0 && other >= 0 && !c.footprint(k).reads && c.oneFunc(k) && c.alone(k) && c.alone(other)
+}
+
+// alone reports whether critical section k is the only section of its
+// call: its function takes locks at one site only (onlyLockSite), and
+// neither the goroutine's nearest section of k's lock on either side,
+// past the calls of k's own operation (pastRepeats), nor its nearest
+// section of any lock on either side (outside k and the sections
+// enclosing it) is a two-step with k (twoStep: a function of the program
+// calls the one operation and then the other on one object). kb4's Grow,
+// which updates a length under one lock and the data under another,
+// takes locks at two sites; the same two updates made by two helpers
+// that one function calls are a two-step through the nearest section of
+// any lock.
+func (c *checker) alone(k int) bool {
+	if a, ok := c.alones[k]; ok {
+		return a
+	}
+	a := c.computeAlone(k)
+	if c.alones == nil {
+		c.alones = make(map[int]bool)
+	}
+	c.alones[k] = a
+	return a
+}
+
+func (c *checker) computeAlone(k int) bool {
+	secs := c.g.Sections()
+	s := secs[k]
+	site := c.g.Events[s.Begin].Site
+	if !c.onlyLockSite(site) {
 		return false
 	}
-	return c.footprint(k).reads
+	for _, n := range c.neighbors(k) {
+		if c.g.Events[secs[n].Begin].Site == site {
+			if n = c.pastRepeats(k, n); n < 0 {
+				continue
+			}
+		}
+		if c.twoStep(k, n) {
+			return false
+		}
+	}
+	own := c.secsOf[s.G]
+	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	for _, d := range []int{-1, 1} {
+		for j := at + d; j >= 0 && j < len(own); j += d {
+			n := secs[own[j]]
+			if within(n, s) || within(s, n) {
+				continue
+			}
+			if c.g.Events[n.Begin].Site != site && c.twoStep(k, int(own[j])) {
+				return false
+			}
+			break
+		}
+	}
+	return true
+}
+
+// within reports whether section a lies inside section b (b was open at
+// a's Lock).
+func within(a, b hb.Section) bool {
+	return a.Begin > b.Begin && (b.End < 0 || a.Begin < b.End)
 }
 
 // split reports whether critical section k is one of two that one call

@@ -29,15 +29,19 @@ import (
 // sends on the channel it finds (153); Push2 writes items and looks at
 // nothing (161).
 var opSites = func() *trace.SiteTable {
-	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true, 140: true, 147: true, 150: true, 160: true}
+	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true, 140: true, 147: true, 150: true, 160: true,
+		170: true, 180: true, 183: true, 186: true, 190: true, 195: true, 200: true, 205: true, 210: true}
 	t := new(trace.SiteTable)
-	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create", 140: "Poll", 150: "Put", 160: "Push2"}
+	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create", 140: "Poll", 150: "Put", 160: "Push2",
+		170: "Clear", 180: "Status", 190: "setN", 195: "setD", 200: "getN", 205: "getD", 210: "Load", 215: ""}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
-	// AddAll calling Size, then CopyInto.
-	after := map[int]string{33: "30 33", 75: "70"}
+	// AddAll calling Size, then CopyInto, jsstring's Concat calling setA,
+	// then setB, and kb4's Grow and Last made of helpers: setN then setD,
+	// getN then getD.
+	after := map[int]string{33: "30 33", 55: "50", 75: "70", 195: "190", 205: "200"}
 	name := ""
-	for id := 10; id < 170; id++ {
+	for id := 10; id < 215; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -81,6 +85,8 @@ var opSites = func() *trace.SiteTable {
 			kind, expr, uses = "read", "q.disposed", trace.UseBranch
 		case id == 144 || id == 148 || id == 154 || id == 162:
 			kind, expr = "unlock", "mu"
+		case id == 211:
+			kind, expr, uses = "read", "p", trace.UseDeref
 		}
 		s := trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]}
 		if id == 102 {
@@ -261,8 +267,9 @@ func TestWholeOpTwoSiteCounter(t *testing.T) {
 }
 
 // jsstring's setters: setA and setB each write one field in a section of
-// their own (one update split over two calls), Get reads both in one.
-// A section that only writes is not a whole operation.
+// their own (one update split over two calls: Concat calls setA, then
+// setB), Get reads both in one. A section that only writes, next to its
+// caller's other step, is not a whole operation.
 func TestWholeOpSetters(t *testing.T) {
 	wholeCase(t, "setters", wholeStart+`
 10 g=2 Lock site=50 addr=0x900
@@ -275,6 +282,24 @@ func TestWholeOpSetters(t *testing.T) {
 14.1 g=3 Read site=61 addr=0x100
 14.2 g=3 Read site=62 addr=0x200
 15 g=3 Unlock site=63 addr=0x900
+`, []string{"50 51 60 61", "55 56 60 62"}, []string{"50 51 60 61", "55 56 60 62"})
+	// Concat calling setB in a loop after setA (Len, then At(i) for
+	// every i, as setters): the last setB's neighbor is another setB,
+	// and past those calls setA is its caller's first step.
+	wholeCase(t, "setter loop", wholeStart+`
+10 g=2 Lock site=50 addr=0x900
+10.1 g=2 Write site=51 addr=0x100 value=5
+11 g=2 Unlock site=52 addr=0x900
+12 g=2 Lock site=55 addr=0x900
+12.1 g=2 Write site=56 addr=0x300 value=5
+13 g=2 Unlock site=57 addr=0x900
+14 g=2 Lock site=55 addr=0x900
+14.1 g=2 Write site=56 addr=0x200 value=5
+15 g=2 Unlock site=57 addr=0x900
+16 g=3 Lock site=60 addr=0x900
+16.1 g=3 Read site=61 addr=0x100
+16.2 g=3 Read site=62 addr=0x200
+17 g=3 Unlock site=63 addr=0x900
 `, []string{"50 51 60 61", "55 56 60 62"}, []string{"50 51 60 61", "55 56 60 62"})
 }
 
@@ -712,4 +737,80 @@ func TestWholeOpAnswered(t *testing.T) {
 14.2 g=3 Write site=161 addr=0x100 value=1
 15 g=3 Unlock site=162 addr=0x900
 `, []string{"140 141 160 161"}, []string{"140 141 160 161"})
+}
+
+// A reset against a getter (hystrix-go's collectors' Reset, which makes
+// every counter anew in one section, against the event stream's reads):
+// Clear only writes, in the one section of its call, and Get reads in
+// one; either order leaves Get the old state or the new one. Beside it,
+// the shapes that stay: a reader over three sections of one call
+// (mysqlslave's Status: the first field, then a flag, then the second
+// field, with Clear between the first and the third), an update made of
+// two helpers that one function calls in turn, each with a lock of its
+// own, against a reader made the same way (kb4's Grow and Last through
+// setN, setD and getN, getD), and a store over nil against a later
+// section that dereferences the location unchecked (in the other order
+// it reads nil).
+func TestWholeOpLoneSetter(t *testing.T) {
+	// g1 gives both fields a value before it starts g2 and g3.
+	start := `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+1.2 g=1 Write site=1 addr=0x200 value=2
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+5 g=3 Begin parent=1
+`
+	clear := `
+10 g=2 Lock site=170 addr=0x900
+10.1 g=2 Write site=171 addr=0x100 value=3
+10.2 g=2 Write site=172 addr=0x200 value=4
+11 g=2 Unlock site=173 addr=0x900
+`
+	wholeCase(t, "reset", start+clear+`
+14 g=3 Lock site=60 addr=0x900
+14.1 g=3 Read site=61 addr=0x100
+14.2 g=3 Read site=62 addr=0x200
+15 g=3 Unlock site=63 addr=0x900
+`, nil, []string{"60 61 170 171", "60 62 170 172"})
+	wholeCase(t, "status", start+`
+6 g=3 Lock site=180 addr=0x900
+6.1 g=3 Read site=181 addr=0x100
+7 g=3 Unlock site=182 addr=0x900
+8 g=3 Lock site=183 addr=0x900
+8.1 g=3 Read site=184 addr=0x300
+9 g=3 Unlock site=185 addr=0x900
+`+clear+`
+14 g=3 Lock site=186 addr=0x900
+14.1 g=3 Read site=187 addr=0x200
+15 g=3 Unlock site=188 addr=0x900
+`, []string{"170 171 180 181", "170 172 186 187"}, []string{"170 171 180 181", "170 172 186 187"})
+	wholeCase(t, "helpers", start+`
+10 g=2 Lock site=190 addr=0x900
+10.1 g=2 Write site=191 addr=0x100 value=3
+11 g=2 Unlock site=192 addr=0x900
+12 g=2 Lock site=195 addr=0x910
+12.1 g=2 Write site=196 addr=0x200 value=4
+13 g=2 Unlock site=197 addr=0x910
+14 g=3 Lock site=200 addr=0x900
+14.1 g=3 Read site=201 addr=0x100
+15 g=3 Unlock site=202 addr=0x900
+16 g=3 Lock site=205 addr=0x910
+16.1 g=3 Read site=206 addr=0x200
+17 g=3 Unlock site=207 addr=0x910
+`, []string{"190 191 200 201", "195 196 205 206"}, []string{"190 191 200 201", "195 196 205 206"})
+	wholeCase(t, "over nil", wholeStart+clear+`
+14 g=3 Lock site=210 addr=0x900
+14.1 g=3 Read site=211 addr=0x100
+15 g=3 Unlock site=212 addr=0x900
+`, []string{"170 171 210 211"}, []string{"170 171 210 211"})
+	// The read came first, dereferenced what it found and went on: the
+	// location did not hold nil, whatever the trace knows of it (a
+	// write in an earlier GC epoch).
+	wholeCase(t, "read first", wholeStart+`
+8 g=3 Lock site=210 addr=0x900
+8.1 g=3 Read site=211 addr=0x100
+9 g=3 Unlock site=212 addr=0x900
+`+clear, nil, []string{"170 171 210 211"})
 }
