@@ -207,11 +207,19 @@ func TestRewriteEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := &trace.SiteTable{Sites: sites}
+	lineOf := func(text string) int { return 1 + strings.Count(string(src[:strings.Index(string(src), text)]), "\n") }
+	forkLine, argLine := lineOf("go func(n int) {"), lineOf("}(a.balance)")
 	count := map[string]int{}
-	for _, ev := range trc.Events {
+	argRead, argFork := -1, -1 // the read of a go statement's argument, and its fork
+	for i, ev := range trc.Events {
 		k := ev.Kind.String()
 		if s, ok := table.Lookup(ev.Site); ok {
 			k += " " + s.Kind + " " + s.Expr
+			if s.Line == argLine && ev.Kind == trace.EvRead {
+				argRead = i
+			} else if s.Line == forkLine && ev.Kind == trace.EvFork {
+				argFork = i
+			}
 		}
 		switch ev.Kind {
 		case trace.EvChanRecv, trace.EvSelect:
@@ -262,6 +270,9 @@ func TestRewriteEndToEnd(t *testing.T) {
 			t.Errorf("no event %q", w)
 		}
 	}
+	if argRead < 0 || argFork < 0 || argRead > argFork {
+		t.Errorf("the read of the go statement's argument at line %d is event %d, its fork event %d: want the read first", argLine, argRead, argFork)
+	}
 	if t.Failed() {
 		for k, n := range count {
 			t.Logf("%4d %s", n, k)
@@ -282,7 +293,7 @@ func TestRewriteEndToEnd(t *testing.T) {
 		}
 		return "panic at line " + at[1] + ", goroutine created at line " + created[1]
 	}
-	for _, mode := range []string{"literal", "call"} {
+	for _, mode := range []string{"literal", "literal-arg", "call"} {
 		if p, i := lines(plainDir, mode), lines(instDir, mode); p != i {
 			t.Errorf("%s: plain: %s; instrumented: %s", mode, p, i)
 		}

@@ -102,6 +102,7 @@ const (
 //
 //	go f(a, b)            go precog_rt.Run(func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }(), precog_shim.Go(S))
 //	go func() {...}()     { precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
+//	go func(x T) {...}(a) go func(x T, precog_id uint64) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a, precog_shim.Go(S))
 //	mu.Lock()             precog_shim.LockL(&precog_g, S, &mu)   (also promoted, pointer, deferred; RWMutex; Locker, WaitGroup, Once, Cond without L: Lock(S, &mu))
 //	f := mu.Lock          f := precog_shim.LockFunc(S, &mu)
 //	g.Go(f); g.Wait()     g.Go(precog_shim.TaskErr(S, ptr, f)); precog_shim.WaitedErr(S, ptr, g.Wait())   (errgroup, conc)

@@ -201,9 +201,6 @@ func sameLines(t *testing.T, name string, src, out []byte) {
 	}
 }
 
-// TestRewriteGolden rewrites each testdata/golden/*.go and compares the
-// result and its sites with the .go.txt golden file (go test -update
-// rewrites them). Each output must type-check and keep the line count.
 // TestRTLimits: the rewriter's copies of rt's limits agree with rt.
 func TestRTLimits(t *testing.T) {
 	if maxCases != rt.MaxCases || maxWrites != rt.MaxWrites {
@@ -211,6 +208,9 @@ func TestRTLimits(t *testing.T) {
 	}
 }
 
+// TestRewriteGolden rewrites each testdata/golden/*.go and compares the
+// result and its sites with the .go.txt golden file (go test -update
+// rewrites them). Each output must type-check and keep the line count.
 func TestRewriteGolden(t *testing.T) {
 	names, _ := filepath.Glob("testdata/golden/*.go")
 	if len(names) == 0 {

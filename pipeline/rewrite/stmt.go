@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -569,7 +570,8 @@ func (r *rewriter) movesIn(l ast.Expr, targets ...ast.Expr) bool {
 // goStmt rewrites a go statement: the parent gets the child's logical id
 // from precog_shim.Go, the child calls Begin first and defers End.
 //
-//	go func(x T) { ... }(a)  ->  { precog_id := precog_shim.Go(SITE); go func(x T) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a) }
+//	go func() { ... }()      ->  { precog_id := precog_shim.Go(SITE); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
+//	go func(x T) { ... }(a)  ->  go func(x T, precog_id uint64) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a, precog_shim.Go(SITE))
 //	go f(a, b)               ->  go precog_rt.Run(func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }(), precog_shim.Go(SITE))
 //
 // all on the go statement's lines, with the go keyword where it was (so
@@ -587,6 +589,15 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 	if fl, ok := ast.Unparen(c.Fun).(*ast.FuncLit); ok {
 		site := r.site(s.Go, "go", nil)
 		r.sites[len(r.sites)-1].Expr = "go func literal"
+		if r.idParam(fl, c) {
+			r.ed.closeAt(r.off(fl.Type.Params.Closing), lo, hi, lit(r.appended(fl.Type.Params.List[len(fl.Type.Params.List)-1].End(), fl.Type.Params.Closing, "precog_id uint64")))
+			r.funcLit(fl, begin, "")
+			for _, a := range c.Args {
+				r.expr(a)
+			}
+			r.ed.closeAt(r.off(c.Rparen), lo, hi, lit(r.appended(c.Args[len(c.Args)-1].End(), c.Rparen, r.shim("Go")+"("+site+")")))
+			return
+		}
 		r.ed.open(lo, hi, lit("{ precog_id := "+r.shim("Go")+"("+site+"); "))
 		r.funcLit(fl, begin, "")
 		for _, a := range c.Args {
@@ -696,6 +707,50 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 	tail := append([]piece{lit("; return func() { ")}, call...)
 	tail = append(tail, lit(") } }(), "+r.shim("Go")+"("+site+"))"))
 	r.ed.replace(r.off(elems[len(elems)-1].e.End()), hi, lo, hi, tail...)
+}
+
+// idParam reports whether the go statement's function literal can take
+// the child's id as one more parameter, after those it has: go
+// func(x T) { ... }(a) becomes go func(x T, precog_id uint64) { ... }(a,
+// precog_shim.Go(SITE)). Go evaluates the calls among a call's operands
+// from left to right, and every recorded read is a call, so the parent
+// records its reads of the arguments before the fork, as it makes them
+// before the goroutine starts; with the id taken first, a read of shared
+// state in an argument came after the child's start in the trace and raced
+// with what the child writes. A literal without arguments has nothing to
+// order; a variadic one cannot take a parameter after its last, one with
+// unnamed parameters cannot take a named one, and f(g()) cannot take
+// another argument: those keep the id in a variable taken first.
+func (r *rewriter) idParam(fl *ast.FuncLit, c *ast.CallExpr) bool {
+	ps := fl.Type.Params.List
+	if len(c.Args) == 0 || len(ps) == 0 || c.Ellipsis.IsValid() {
+		return false
+	}
+	if _, ok := ps[len(ps)-1].Type.(*ast.Ellipsis); ok || len(ps[0].Names) == 0 {
+		return false
+	}
+	if _, ok := r.info.Types[c.Args[0]].Type.(*types.Tuple); ok {
+		return false
+	}
+	return true
+}
+
+// appended returns text to insert at close (a list's closing parenthesis)
+// to add item after the list's last element, which ends at last: with a
+// comma before it unless the list already ends with one.
+func (r *rewriter) appended(last, close token.Pos, item string) string {
+	var sc scanner.Scanner
+	src := r.ed.src[r.off(last):r.off(close)]
+	sc.Init(token.NewFileSet().AddFile("", -1, len(src)), src, nil, 0)
+	for {
+		_, tok, _ := sc.Scan()
+		if tok == token.COMMA {
+			return item
+		}
+		if tok == token.EOF {
+			return ", " + item
+		}
+	}
 }
 
 // goUnhoistable says why the call of a go statement cannot be split into

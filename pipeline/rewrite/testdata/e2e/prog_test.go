@@ -49,6 +49,12 @@ func TestProgram(t *testing.T) {
 	wg.Add(1)
 	go produce(ch, 3, &wg)
 	wg.Wait()
+	wg.Add(1)
+	go func(n int) { // its argument is read before the fork
+		defer wg.Done()
+		a.balance = n
+	}(a.balance)
+	wg.Wait()
 	close(ch)
 	sum := 0
 	for v := range ch {
@@ -100,12 +106,18 @@ func TestPanic(t *testing.T) {
 	// The panic ends the process while this goroutine waits for done.
 	var p *account
 	done := make(chan bool)
-	if mode == "literal" {
+	switch mode {
+	case "literal":
 		go func() {
 			_ = crash(p)
 			done <- true
 		}()
-	} else {
+	case "literal-arg":
+		go func(q *account) {
+			_ = crash(q)
+			done <- true
+		}(p)
+	default:
 		go crashIn(
 			done,
 			p,

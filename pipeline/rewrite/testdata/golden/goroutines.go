@@ -39,3 +39,27 @@ func spawn(s *server, handler func(int)) {
 	f := s.run
 	go f(7, "y")
 }
+
+type conn struct{ ch chan int }
+
+// literals: the argument reads s.ch before the fork; the forms that keep
+// the id in a variable (variadic, unnamed parameters, f(g())) beside them.
+func literals(s *conn) {
+	go func(ch chan int) {
+		s.ch = nil
+		ch <- 1
+	}(s.ch)
+	go func(
+		ch chan int,
+		n int,
+	) {
+		ch <- n
+	}(
+		s.ch,
+		len(s.ch), // the last
+	)
+	go func(chs ...chan int) {}(s.ch)
+	go func(chan int) {}(s.ch)
+	go func(n int, err error) {}(pair())
+	go func() { s.ch = nil }()
+}
