@@ -81,8 +81,10 @@ type Report struct {
 	Plan     *cfp.Plan
 	Sites    *trace.SiteTable
 	Inst     *instrument.Result
-	// Notes are lines the user should know about: tests that failed,
-	// damaged traces, runs whose pairing stopped at its bound.
+	// Notes are lines the user should know about: damaged traces, runs
+	// whose pairing stopped at its bound. The tests that failed are
+	// those whose Outcome failed: the caller says so, with what else it
+	// knows of them (precog test, with their recorded runs).
 	Notes   []string
 	Events  int           // events read, all runs
 	Record  time.Duration // instrumenting and recording
@@ -283,11 +285,15 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 				t = &Test{Name: rt.Name, Outcome: rt.Outcome}
 				p.Tests = append(p.Tests, t)
 			}
-			if n == 0 && rt.Outcome.Failed() {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s when recorded", name, rt.Outcome))
-			}
 			if n == 0 && o.Out != "" && rt.Log != "" {
 				t.Log = filepath.Join(dir, filepath.FromSlash(rt.Log))
+			}
+			if rt.Outcome == record.Stopped {
+				// Its coverage is a prefix's: selected by it, the test
+				// could leave out the pairs of the rest. Guided
+				// detection records it in full.
+				rep.skip(t, n, name, "stopped at -record-budget; no coverage")
+				continue
 			}
 			if rt.Trace == "" {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; no coverage", name, rt.Broken))

@@ -100,6 +100,30 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	return f, fl
 }
 
+// stopNote says where run r of test name was when the recording budget
+// stopped it (record.Stopped): the innermost frame of the user's code on
+// the test's goroutine, in the stacks that the testing package's timeout
+// printed into its log, which holds every goroutine's.
+func stopNote(dir, name string, r runFile, user func(string) bool) string {
+	what := name
+	if r.n > 0 {
+		what = fmt.Sprintf("%s (run %d)", name, r.n)
+	}
+	what += fmt.Sprintf(": still running %v after -record-budget was spent, stopped as -timeout stops a test", record.StopGrace)
+	out, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.log)))
+	if err != nil {
+		return what
+	}
+	fl := failure.Parse(out, name[strings.LastIndexByte(name, '.')+1:], true)
+	if fl == nil || fl.Kind != failure.Timeout {
+		return what + " (it did not end at its -test.timeout and was killed)"
+	}
+	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
+		what += fmt.Sprintf(", in %s at %s:%d", shortFunc(fr.Func), filepath.Base(fr.File), fr.Line)
+	}
+	return what + " (its log has every goroutine's stack: precog test -o DIR keeps it); analysed up to there"
+}
+
 // shimPath is the import path of the shim, whose frames a stack leaves
 // out.
 const shimPath = "github.com/precog-dev/precog/shim"

@@ -120,3 +120,72 @@ func TestFailureSites(t *testing.T) {
 		}
 	}
 }
+
+// TestStopNote checks the note of a run that the recording budget stopped:
+// where the test's goroutine was, from the stacks the testing package's
+// timeout printed (failure's timeout.txt, a real test binary's), and what
+// precog did when the process printed none (it was killed). A stopped run
+// is no failure (the control): it gives no failure finding.
+func TestStopNote(t *testing.T) {
+	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, out := range map[string][]byte{"dump.log": dump, "killed.log": []byte("=== RUN   TestStop\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
+	const name = "precog.example/kernels/crashhang.TestStop"
+	for _, c := range []struct {
+		log  string
+		n    int
+		want string
+	}{
+		{"dump.log", 0, name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: precog test -o DIR keeps it); analysed up to there"},
+		{"killed.log", 2, name + " (run 2): still running 30s after -record-budget was spent, stopped as -timeout stops a test (it did not end at its -test.timeout and was killed)"},
+	} {
+		r := runFile{n: c.n, log: c.log, outcome: record.Stopped}
+		if got := stopNote(dir, name, r, user); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.log, got, c.want)
+		}
+		if f, _ := failureOf(dir, name, r, dir, user); f != nil {
+			t.Errorf("%s: a stopped run gave the failure %q", c.log, f.Message)
+		}
+	}
+}
+
+// TestFailureNote checks the one line that says in which runs a test
+// failed, CFP's cheap run included; a test that failed in none has none.
+func TestFailureNote(t *testing.T) {
+	const name = "example.com/a.TestA"
+	runs := func(os ...record.Outcome) []runFile {
+		var rs []runFile
+		for i, o := range os {
+			rs = append(rs, runFile{n: i, outcome: o})
+		}
+		return rs
+	}
+	for _, c := range []struct {
+		runs  []runFile
+		cheap record.Outcome
+		want  string
+	}{
+		{runs(record.Pass), "", ""},
+		{runs(record.Stopped), "", ""},
+		{runs(record.Fail), "", name + ": fail when recorded"},
+		{runs(record.Fail), record.Fail, name + ": fail in CFP's cheap run and when recorded"},
+		{runs(record.Fail), record.Timeout, name + ": timeout in CFP's cheap run, fail when recorded"},
+		{runs(record.Pass), record.Fail, name + ": fail in CFP's cheap run, pass when recorded again"},
+		{runs(record.Pass, record.Fail, record.Panic), "", name + ": 2 of 3 runs failed (fail, panic)"},
+		{runs(record.Pass, record.Fail), record.Fail, name + ": fail in CFP's cheap run; 1 of 2 recorded runs failed (fail)"},
+		{runs(record.Pass, record.Pass), record.Exit, name + ": exit in CFP's cheap run; 0 of 2 recorded runs failed"},
+	} {
+		got := strings.Join(failureNote(name, c.runs, c.cheap), "\n")
+		if got != c.want {
+			t.Errorf("runs %v, cheap run %q:\n got %q\nwant %q", c.runs, c.cheap, got, c.want)
+		}
+	}
+}

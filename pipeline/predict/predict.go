@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,9 +81,11 @@ type Options struct {
 	TargetedBudget time.Duration
 	// RecordBudget bounds the recording from its first test on, CFP's
 	// cheap run included, in wall time (the tests run in processes of
-	// their own; see record.Budget): once it is spent no test starts,
-	// and the tests not run are counted in Stats.NotRecorded, with a
-	// note. 0 means DefaultRecordBudget; negative, no limit.
+	// their own; see record.Budget): once it is spent no test starts, a
+	// test still running record.StopGrace later is stopped as -timeout
+	// stops a test and analysed up to there (Stats.RecordStopped), and
+	// the tests not run are counted in Stats.NotRecorded, with a note.
+	// 0 means DefaultRecordBudget; negative, no limit.
 	RecordBudget time.Duration
 	// Progress, if not nil, is told what is being done: a line and the
 	// counts so far, on every change.
@@ -220,8 +223,9 @@ type Stats struct {
 	Runs            int // recorded runs, all tests
 	Skipped         int // runs not analysed: over DetectOptions.MaxGoroutines, or over MaxTraceBytes with NoRaces
 	// NotRecorded counts the tests not run because Options.RecordBudget
-	// was spent.
-	NotRecorded int
+	// was spent; RecordStopped those it stopped (record.Stopped), whose
+	// runs until then are analysed.
+	NotRecorded, RecordStopped int
 	// Stopped counts the runs whose analysis DetectOptions.MaxTraceTime
 	// stopped before its end.
 	Stopped int
@@ -399,10 +403,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if cheap != nil {
 		early.Notes = append(early.Notes, cheap.notes...)
 	}
-	if ix.NotRun > 0 {
-		res.Stats.NotRecorded = ix.NotRun
-		early.Notes = append(early.Notes, fmt.Sprintf("recording stopped after %v (-record-budget) with %d %s not run, %d recorded; those not run are not analysed (raise -record-budget to record them)",
-			o.recordBudget(), ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests))
+	if stopped := stoppedTests(ix); ix.NotRun > 0 || stopped > 0 {
+		res.Stats.NotRecorded, res.Stats.RecordStopped = ix.NotRun, stopped
+		note := fmt.Sprintf("recording stopped after %v (-record-budget) with %d %s not run, %d recorded", o.recordBudget(), ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests)
+		if stopped > 0 {
+			note += fmt.Sprintf(" (%d of them still running %v after it, stopped as -timeout stops a test and analysed up to there: a note each says where)", stopped, record.StopGrace)
+		}
+		early.Notes = append(early.Notes, note+"; those not run are not analysed (raise -record-budget to record them)")
 	}
 	res.Notes = append(early.Notes, res.Notes...)
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
@@ -418,6 +425,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Broken = inst.Broken
 	return res, nil
+}
+
+// stoppedTests counts the tests of ix that the recording budget stopped
+// in one of their runs.
+func stoppedTests(ix *record.Index) int {
+	n := 0
+	for _, p := range ix.Packages {
+		for _, t := range p.Tests {
+			if t.Outcome == record.Stopped || slices.ContainsFunc(t.Runs, func(r *record.Perturbed) bool { return r.Outcome == record.Stopped }) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // only applies Options.Only.
@@ -468,12 +489,16 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			for _, r := range t.Runs {
 				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
 			}
+			c, cheapFailed := cheap.failure(name)
 			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet, budget: whole}
+			if cheapFailed {
+				tf.cheap = c.outcome
+			}
 			fs, err := detectTest(tf, runs, sites, o, res, forced)
 			if err != nil {
 				return nil, err
 			}
-			if c, ok := cheap.failure(name); ok && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
+			if cheapFailed && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
 				// Only the cheap run failed: its failure is the
 				// finding, which the recorded runs could not show.
 				r := runFile{log: c.log, outcome: c.outcome, where: "CFP's cheap run (the recorded run passed)"}
@@ -489,6 +514,21 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 				ids[f.ID] = true
 			}
 			progress.update(func(p *Progress) { p.Findings = len(ids) })
+		}
+	}
+	if cheap != nil {
+		// A test that failed in its cheap run and was not recorded
+		// after it (-record-budget) has only that run to say so.
+		recorded := make(map[string]bool)
+		for _, p := range ix.Packages {
+			for _, t := range p.Tests {
+				recorded[p.ImportPath+"."+t.Name] = true
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(cheap.failed)) {
+			if !recorded[name] {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: %s in CFP's cheap run, not recorded after it", name, cheap.failed[name].outcome))
+			}
 		}
 	}
 	for id := range forced {
@@ -557,6 +597,7 @@ type testFiles struct {
 	user       func(file string) bool // see failureOf
 	vet        *vetState              // the static candidates, or nil
 	budget     *overBudget            // DetectOptions.Budget's clock
+	cheap      record.Outcome         // how it failed in CFP's cheap run; "" if it did not
 }
 
 // detectTest checks the runs of one test and returns its findings, one
@@ -637,7 +678,12 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 	res.InternalErrors = append(res.InternalErrors, tc.internal...)
 	res.Stats.Stopped += tc.stopped
 	res.Notes = append(res.Notes, tc.notes...)
-	res.Notes = append(res.Notes, failureNote(name, runs)...)
+	res.Notes = append(res.Notes, failureNote(name, runs, tf.cheap)...)
+	for _, r := range runs {
+		if r.outcome == record.Stopped {
+			res.Notes = append(res.Notes, stopNote(dir, name, r, tf.user))
+		}
+	}
 	// One report per test: merge the runs' reports of the same bug.
 	fs = finding.Merge(fs)
 	for i := range fs {
@@ -838,12 +884,25 @@ func (o DetectOptions) maxTraceBytes() int64 {
 	return o.MaxTraceBytes
 }
 
-// failureNote says how a test's runs failed, if any did: the recorded run
-// (of a test that passes uninstrumented, usually) or the perturbed runs.
-func failureNote(name string, runs []runFile) []string {
+// failureNote is the one line that says in which runs test name failed:
+// its recorded runs, and CFP's cheap run if it failed there (cheap, ""
+// if it did not), or nothing if none did.
+func failureNote(name string, runs []runFile, cheap record.Outcome) []string {
+	inCheap := ""
+	if cheap != "" {
+		inCheap = fmt.Sprintf("%s in CFP's cheap run", cheap)
+	}
 	if len(runs) == 1 {
-		if o := runs[0].outcome; o.Failed() {
+		o := runs[0].outcome
+		switch {
+		case o.Failed() && cheap == o:
+			return []string{fmt.Sprintf("%s: %s in CFP's cheap run and when recorded", name, o)}
+		case o.Failed() && cheap != "":
+			return []string{fmt.Sprintf("%s: %s, %s when recorded", name, inCheap, o)}
+		case o.Failed():
 			return []string{fmt.Sprintf("%s: %s when recorded", name, o)}
+		case cheap != "":
+			return []string{fmt.Sprintf("%s: %s, %s when recorded again", name, inCheap, o)}
 		}
 		return nil
 	}
@@ -857,8 +916,13 @@ func failureNote(name string, runs []runFile) []string {
 			}
 		}
 	}
-	if failed == 0 {
+	switch {
+	case failed == 0 && cheap == "":
 		return nil
+	case failed == 0:
+		return []string{fmt.Sprintf("%s: %s; 0 of %d recorded runs failed", name, inCheap, len(runs))}
+	case cheap != "":
+		return []string{fmt.Sprintf("%s: %s; %d of %d recorded runs failed (%s)", name, inCheap, failed, len(runs), strings.Join(how, ", "))}
 	}
 	return []string{fmt.Sprintf("%s: %d of %d runs failed (%s)", name, failed, len(runs), strings.Join(how, ", "))}
 }

@@ -32,3 +32,9 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd.WaitDelay = Grace + time.Second
 	return cmd
 }
+
+// KillGroup kills whatever is left of the process group of cmd, which has
+// been waited for: the children of a test process that timed out, which
+// its own panic does not end (a server it started, with output of its own,
+// holds none of the pipes that Wait waits for).
+func KillGroup(cmd *exec.Cmd) { killGroup(cmd) }

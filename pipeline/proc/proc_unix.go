@@ -25,3 +25,9 @@ func stopGroup(cmd *exec.Cmd) error {
 	}
 	return err
 }
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -6,14 +6,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // TestBudget checks Options.Budget: its clock starts with the first test,
-// a test that starts within it runs to its end, and the tests after it,
-// in that package or in a later call sharing the budget (CFP's guided run
-// after its cheap run), are not started but counted.
+// a test that starts within it and ends within its grace runs to its end,
+// and the tests after it, in that package or in a later call sharing the
+// budget (CFP's guided run after its cheap run), are not started but
+// counted.
 func TestBudget(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the test binary is a shell script")
@@ -81,4 +85,143 @@ func TestBudgetAfter(t *testing.T) {
 	if b := used.After(2 * time.Millisecond); !b.spent() {
 		t.Errorf("after 5ms of 2ms: not spent")
 	}
+}
+
+// TestBudgetStop checks how a spent Budget ends the test that is running:
+// its process starts with -test.timeout cut to what is left of the budget
+// and its grace, so that a test binary's own alarm stops it (the stand-in
+// prints what the testing package prints then), and one that does not
+// stop is killed, with the children it started, a little later; either
+// way the test is Stopped, recorded up to there, and the tests after it
+// are not run. The controls: a test that ends within the grace passes,
+// and one that reaches the user's shorter -timeout timed out by itself.
+func TestBudgetStop(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test binary is a shell script")
+	}
+	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stand-in for a test binary that runs for $RUN seconds and
+	// honours -test.timeout as the testing package does: it writes its
+	// arguments to args, starts a child that holds none of its pipes
+	// (its pid in child), and if -test.timeout (given in ms or s, as
+	// Budget's cuts are) comes first, it prints the alarm's panic and
+	// goroutines and exits 2.
+	honours := `#!/bin/sh
+echo "$@" >> args
+sleep 60 </dev/null >/dev/null 2>&1 &
+echo $! > child
+for a; do case $a in -test.timeout=*) t=${a#-test.timeout=};; esac; done
+limit=$(echo "$t" | awk '/ms$/ { print substr($0, 1, length($0)-2) / 1000; next } /[0-9]s$/ { print substr($0, 1, length($0)-1); next } { print "bad" }')
+if [ "$limit" = bad ]; then echo "unexpected -test.timeout=$t"; exit 3; fi
+if awk "BEGIN { exit !($RUN < $limit) }"; then sleep $RUN; echo PASS; exit 0; fi
+sleep $limit
+cat dump.txt
+exit 2
+`
+	// A test binary that ignores -test.timeout: it starts a child as
+	// the other does, and sleeps.
+	ignores := `#!/bin/sh
+echo "$@" >> args
+sleep 60 </dev/null >/dev/null 2>&1 &
+echo $! > child
+sleep 60
+`
+	for _, tc := range []struct {
+		name    string
+		script  string
+		run     string        // $RUN, the honouring test's seconds
+		timeout time.Duration // the user's -timeout
+		want    Outcome
+		wall    time.Duration // at most
+	}{
+		{"stopped by its alarm", honours, "5", time.Minute, Stopped, 3 * time.Second},
+		{"killed", ignores, "", time.Minute, Stopped, 3 * time.Second},
+		{"ends within the grace", honours, "0.25", time.Minute, Pass, 3 * time.Second},
+		{"timed out by itself", honours, "5", 200 * time.Millisecond, Timeout, 3 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "pkg.test")
+			if err := os.WriteFile(bin, []byte(tc.script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "dump.txt"), dump, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("RUN", tc.run)
+			b := &Budget{Limit: 100 * time.Millisecond, Grace: 300 * time.Millisecond}
+			o := Options{Flags: &GoTestFlags{Timeout: tc.timeout}, Budget: b, Runs: 2, Perturb: Perturb{Off: true}}
+			c := &counter{}
+			var spent time.Duration
+			start := time.Now()
+			p, err := recordPackage(t.Context(), o, listedPackage{ImportPath: "example.com/pkg", Dir: dir}, []string{"TestA", "TestB"}, "", bin, t.TempDir(), c, &spent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > tc.wall {
+				t.Errorf("recording took %v, want at most %v", d, tc.wall)
+			}
+			if len(p.Tests) != 1 || p.Tests[0].Name != "TestA" {
+				t.Fatalf("recorded %d tests, want TestA alone", len(p.Tests))
+			}
+			ta := p.Tests[0]
+			if ta.Outcome != tc.want {
+				t.Errorf("TestA: %s, want %s", ta.Outcome, tc.want)
+			}
+			if len(ta.Runs) != 0 {
+				t.Errorf("TestA had %d more runs after the budget was spent, want none", len(ta.Runs))
+			}
+			if c.notRun != 1 || c.done != 1 {
+				t.Errorf("%d tests recorded and %d not run, want 1 and 1", c.done, c.notRun)
+			}
+			args, err := os.ReadFile(filepath.Join(dir, "args"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := b.Limit + b.Grace
+			if tc.timeout < cut {
+				cut = tc.timeout
+			}
+			if !strings.Contains(string(args), "-test.timeout=") {
+				t.Fatalf("no -test.timeout in the arguments %q", args)
+			}
+			v := strings.Fields(strings.SplitN(string(args), "-test.timeout=", 2)[1])[0]
+			if d, err := time.ParseDuration(v); err != nil || d > cut {
+				t.Errorf("-test.timeout=%s, want at most %v", v, cut)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "child"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == Pass {
+				syscall.Kill(pid, syscall.SIGKILL) // the test's own leftover
+				return
+			}
+			// A test stopped or timed out leaves no process behind.
+			for deadline := time.Now().Add(5 * time.Second); alive(pid); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("the test's child %d outlived its stop", pid)
+				}
+			}
+		})
+	}
+}
+
+// alive reports whether process pid runs: it exists and is not a zombie
+// (a container's init may not reap the orphans it adopts).
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
 }

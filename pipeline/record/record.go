@@ -133,9 +133,9 @@ type Perturbed struct {
 	Forced string `json:"forced,omitempty"`
 }
 
-// Failed reports whether a test run with outcome o failed: it did not pass
-// and was not skipped.
-func (o Outcome) Failed() bool { return o != Pass && o != Skip && o != Interrupted }
+// Failed reports whether a test run with outcome o failed: it did not pass,
+// was not skipped, and precog did not stop it.
+func (o Outcome) Failed() bool { return o != Pass && o != Skip && o != Interrupted && o != Stopped }
 
 // Outcome is how a test process ended.
 type Outcome string
@@ -152,6 +152,12 @@ const (
 	// Interrupted: precog was interrupted (SIGINT, SIGTERM) while the
 	// test ran, and stopped it; its trace holds what it did until then.
 	Interrupted Outcome = "interrupted"
+	// Stopped: the test was still running Budget.Grace after the
+	// recording budget was spent, and record stopped it as -timeout
+	// stops a test: its -test.timeout was cut to that time, so that the
+	// testing package panicked and printed every goroutine's stack into
+	// its log. Its trace holds what it did until then.
+	Stopped Outcome = "stopped"
 )
 
 // An InterruptedError is the error of a Run that its context stopped
@@ -590,9 +596,7 @@ func InstrumentedBinary(binDir, importPath string) string {
 // name: the test binary's flags from f, -test.run selecting name (and the
 // subtests f.Run selects), -test.v.
 func TestArgs(f *GoTestFlags, name string) []string {
-	_, sub := topLevel(f.Run)
-	_, skipSub := topLevel(f.Skip)
-	return append([]string{"-test.v"}, testArgs(f, runPattern(name, sub), skipSub)...)
+	return append([]string{"-test.v"}, testArgs(f, name)...)
 }
 
 // Classify reads how a test process ended from its output and the error
@@ -602,32 +606,50 @@ func Classify(output []byte, err error) Outcome { return classify(output, err) }
 // counter counts the tests recorded and their events, over all packages.
 type counter struct{ done, total, events, notRun int }
 
-// A Budget bounds the wall time in which Run starts tests, across the
-// Runs that share it (CFP's cheap and guided runs): its clock starts when
-// the first test starts, after the build, and once Limit has passed no
-// test starts. A test that began before runs to its end, with all its
-// runs, each bounded by -timeout. precog test's -record-budget: a stress
-// test that takes minutes when recorded (goleveldb's TestCacheMap) must
-// not keep a nightly job from its detection. Run is not safe for
-// concurrent use with one Budget.
+// A Budget bounds the wall time of Run's tests, across the Runs that share
+// it (CFP's cheap and guided runs): its clock starts when the first test
+// starts, after the build, and once Limit has passed no test process
+// starts. A test still running then gets Grace more, and is then stopped
+// the way go test's -timeout stops a test: each test process's
+// -test.timeout is cut, when it starts, to what is left of Limit and
+// Grace, so that the testing package itself panics with "test timed out"
+// and prints every goroutine's stack (where the test was), and record
+// kills what is left of the process a little later. Such a test has
+// outcome Stopped and counts as recorded up to there: its trace is as
+// usable as a timed-out test's (the shim's committed events reach the
+// file however the process ends), and a race in a prefix of a run is one
+// of the whole run. precog test's -record-budget: a stress test that
+// takes minutes when recorded (goleveldb's TestCacheMap) must not keep a
+// nightly job from its detection, nor run on to -timeout (10 minutes by
+// default) past the budget. Run is not safe for concurrent use with one
+// Budget.
 type Budget struct {
 	Limit time.Duration // 0 or less: no limit
-	ends  time.Time     // set when the first test starts
+	// Grace is how long a test running when Limit is reached may go on
+	// before it is stopped; 0 means StopGrace.
+	Grace time.Duration
+	ends  time.Time // set when the first test starts
 }
 
+// StopGrace is Budget's default Grace: a test near its end finishes, and a
+// nightly job's recording ends at most about this long after its budget.
+const StopGrace = 30 * time.Second
+
+func (b *Budget) grace() time.Duration { return cmp.Or(b.Grace, StopGrace) }
+
 // After returns a budget of what is left of limit once b's runs are
-// done: limit less the time b's clock ran (none if it never started). Its
-// clock starts at its first test, as b's did; if nothing is left, it is
-// spent already.
+// done: limit less the time b's clock ran (none if it never started), with
+// b's Grace. Its clock starts at its first test, as b's did; if nothing is
+// left, it is spent already.
 func (b *Budget) After(limit time.Duration) *Budget {
 	var used time.Duration
 	if !b.ends.IsZero() {
 		used = time.Since(b.ends.Add(-b.Limit))
 	}
 	if limit-used <= 0 {
-		return &Budget{Limit: 1, ends: time.Now()}
+		return &Budget{Limit: 1, Grace: b.Grace, ends: time.Now()}
 	}
-	return &Budget{Limit: limit - used}
+	return &Budget{Limit: limit - used, Grace: b.Grace}
 }
 
 // spent reports whether the budget is spent, starting its clock on the
@@ -643,6 +665,34 @@ func (b *Budget) spent() bool {
 	return !time.Now().Before(b.ends)
 }
 
+// flags returns the go test flags of a test process that starts now: f,
+// with -timeout cut to what is left of the budget and its grace when that
+// is sooner, and whether it was cut (a timeout of the process is then the
+// budget's stop, not the test's).
+func (b *Budget) flags(f *GoTestFlags) (*GoTestFlags, bool) {
+	if b == nil || b.Limit <= 0 || b.ends.IsZero() {
+		return f, false
+	}
+	left := max(time.Until(b.ends)+b.grace(), time.Millisecond)
+	if f.Timeout > 0 && f.Timeout <= left {
+		return f, false
+	}
+	g := *f
+	g.Timeout = left
+	return &g, true
+}
+
+// kill is how long after its -timeout record kills a test process whose
+// -timeout the budget cut (bounded): as long as after the user's -timeout
+// (killGrace, time for the testing package's dump of many goroutines), but
+// no longer than the budget's grace.
+func (b *Budget) kill(bounded bool) time.Duration {
+	if !bounded {
+		return killGrace
+	}
+	return min(killGrace, b.grace())
+}
+
 // recordPackage records the tests names of lp.
 func recordPackage(ctx context.Context, o Options, lp listedPackage, names []string, plainBin, recBin, out string, c *counter, spent *time.Duration) (*Package, error) {
 	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
@@ -650,8 +700,6 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 	if err := os.MkdirAll(pkgOut, 0o777); err != nil {
 		return nil, err
 	}
-	_, sub := topLevel(o.Flags.Run)
-	_, skipSub := topLevel(o.Flags.Skip)
 	for i, name := range names {
 		if o.Budget.spent() {
 			c.notRun += len(names) - i
@@ -662,12 +710,17 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		}
 		base := filepath.ToSlash(filepath.Join(lp.ImportPath, name))
 		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log"}
-		args := testArgs(o.Flags, runPattern(name, sub), skipSub)
 		if o.Baseline {
-			r := runTest(ctx, plainBin, lp.Dir, args, nil, o.Flags.Timeout, nil)
+			flags, bounded := o.Budget.flags(o.Flags)
+			r := runTest(ctx, plainBin, lp.Dir, testArgs(flags, name), nil, flags.Timeout, o.Budget.kill(bounded), nil)
+			if bounded && r.outcome == Timeout {
+				// Stopped before its recorded run began: not run.
+				c.notRun += len(names) - i
+				break
+			}
 			t.PlainOutcome, t.PlainWall = r.outcome, r.wall
 		}
-		r, err := recordRun(ctx, o, recBin, lp, name, args, out, t.Trace, t.Log, "")
+		r, err := recordRun(ctx, o, o.Flags, recBin, lp, name, out, t.Trace, t.Log, "")
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 		c.events += r.events
 		if r.noTrace {
@@ -684,7 +737,10 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		if o.Forced != nil && o.Runs > 1 && t.Trace != "" {
 			forced = o.Forced(lp.ImportPath, t, filepath.Join(out, filepath.FromSlash(t.Trace)))
 		}
-		for n := 1; n < o.Runs; n++ {
+		// Once the budget is spent no process starts, and a run it
+		// stopped is the test's last.
+		stopped := t.Outcome == Stopped
+		for n := 1; n < o.Runs && !stopped && !o.Budget.spent(); n++ {
 			if o.Progress != nil {
 				o.Progress(Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names), Done: c.done, Total: c.total, Events: c.events})
 			}
@@ -705,7 +761,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 				r, err = forcedRun(ctx, o, recBin, lp, name, out, base, t.Wall, run, forced[n-1])
 				*spent += time.Since(start)
 			} else {
-				r, err = recordRun(ctx, o, recBin, lp, name, args, out, run.Trace, run.Log, run.Plan)
+				r, err = recordRun(ctx, o, o.Flags, recBin, lp, name, out, run.Trace, run.Log, run.Plan)
 			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 			c.events += r.events
@@ -713,6 +769,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 				run.Trace = ""
 			}
 			t.Runs = append(t.Runs, run)
+			stopped = run.Outcome == Stopped
 			if err != nil {
 				if ctx.Err() == nil {
 					return nil, err
@@ -742,10 +799,7 @@ func forcedRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	budget := time.Duration(cmp.Or(fp.BudgetMS, 10000)) * time.Millisecond
 	flags := *o.Flags
 	flags.Timeout = flags.ForcedBound(wall, budget)
-	o.Flags = &flags
-	_, sub := topLevel(o.Flags.Run)
-	_, skipSub := topLevel(o.Flags.Skip)
-	r, err := recordRun(ctx, o, recBin, lp, name, testArgs(o.Flags, runPattern(name, sub), skipSub), out, run.Trace, run.Log, run.Plan)
+	r, err := recordRun(ctx, o, &flags, recBin, lp, name, out, run.Trace, run.Log, run.Plan)
 	if err != nil {
 		return r, err
 	}
@@ -785,9 +839,10 @@ type recorded struct {
 	noTrace bool
 }
 
-// recordRun runs test name of lp instrumented, with its trace and log at
-// the given paths relative to out, under the plan file plan if not empty.
-func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, name string, args []string, out, traceFile, logFile, planPath string) (recorded, error) {
+// recordRun runs test name of lp instrumented with the go test flags
+// flags (within o.Budget), with its trace and log at the given paths
+// relative to out, under the plan file plan if not empty.
+func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string, lp listedPackage, name string, out, traceFile, logFile, planPath string) (recorded, error) {
 	tracePath := filepath.Join(out, filepath.FromSlash(traceFile))
 	f, err := os.Create(filepath.Join(out, filepath.FromSlash(logFile)))
 	if err != nil {
@@ -804,7 +859,11 @@ func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	if planPath != "" {
 		env = append(env, plan.EnvVar+"="+filepath.Join(out, filepath.FromSlash(planPath)))
 	}
-	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, args, env, o.Flags.Timeout, w)}
+	flags, bounded := o.Budget.flags(flags)
+	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, testArgs(flags, name), env, flags.Timeout, o.Budget.kill(bounded), w)}
+	if bounded && r.outcome == Timeout {
+		r.outcome = Stopped
+	}
 	if err := f.Close(); err != nil {
 		return r, err
 	}
@@ -832,9 +891,13 @@ func recordRun(ctx context.Context, o Options, recBin string, lp listedPackage, 
 	return r, nil
 }
 
-// testArgs are the arguments of one test's process.
-func testArgs(f *GoTestFlags, run, skipSub string) []string {
-	args := []string{"-test.run=" + run, "-test.timeout=" + f.Timeout.String()}
+// testArgs are the arguments of the process of the top-level test name,
+// but -test.v (runTest adds it): -test.run selecting name (and the
+// subtests f.Run selects), -test.timeout, and the test binary's flags.
+func testArgs(f *GoTestFlags, name string) []string {
+	_, sub := topLevel(f.Run)
+	_, skipSub := topLevel(f.Skip)
+	args := []string{"-test.run=" + runPattern(name, sub), "-test.timeout=" + f.Timeout.String()}
 	if skipSub != "" {
 		args = append(args, "-test.skip=/"+skipSub)
 	}
@@ -913,11 +976,12 @@ type testRun struct {
 // killing it.
 const killGrace = 30 * time.Second
 
-// runTest runs one test's process and classifies how it ended.
-func runTest(ctx context.Context, bin, dir string, args, env []string, timeout time.Duration, log io.Writer) testRun {
+// runTest runs one test's process and classifies how it ended. A process
+// still running kill after its timeout is killed, with its process group.
+func runTest(ctx context.Context, bin, dir string, args, env []string, timeout, kill time.Duration, log io.Writer) testRun {
 	cancel := func() {}
 	if timeout > 0 { // 0: no limit, as go test takes it
-		ctx, cancel = context.WithTimeout(ctx, timeout+killGrace)
+		ctx, cancel = context.WithTimeout(ctx, timeout+kill)
 	}
 	defer cancel()
 	cmd := proc.Command(ctx, bin, append([]string{"-test.v"}, args...)...)
@@ -932,10 +996,14 @@ func runTest(ctx context.Context, bin, dir string, args, env []string, timeout t
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
+	outcome := classify(output.Bytes(), err)
 	if ctx.Err() == context.DeadlineExceeded {
-		return testRun{Timeout, wall}
+		outcome = Timeout
 	}
-	return testRun{classify(output.Bytes(), err), wall}
+	if outcome == Timeout {
+		proc.KillGroup(cmd)
+	}
+	return testRun{outcome, wall}
 }
 
 // classify reads how a test process ended from its exit status and output:

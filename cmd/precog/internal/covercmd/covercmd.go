@@ -169,6 +169,13 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
+	for _, p := range rep.Packages {
+		for _, t := range p.Tests {
+			if t.Outcome.Failed() {
+				fmt.Fprintf(env.Stderr, "%s.%s: %s when recorded\n", p.ImportPath, t.Name, t.Outcome)
+			}
+		}
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintln(env.Stderr, n)
 	}

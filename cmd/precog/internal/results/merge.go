@@ -113,6 +113,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.FailedRuns += s.FailedRuns
 		m.Skipped += s.Skipped
 		m.NotRecorded += s.NotRecorded
+		m.RecordStopped += s.RecordStopped
 		m.Streamed += s.Streamed
 		m.Stopped += s.Stopped
 		for _, b := range s.Broken { // every shard instruments every package

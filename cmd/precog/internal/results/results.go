@@ -96,8 +96,10 @@ type Summary struct {
 	FailedRuns int `json:"failedRuns"`
 	Skipped    int `json:"skipped,omitempty"`
 	// NotRecorded counts the tests not run because -record-budget was
-	// spent.
-	NotRecorded int `json:"notRecorded,omitempty"`
+	// spent; RecordStopped those still running a grace after it, which
+	// were stopped as -timeout stops a test and analysed up to there.
+	NotRecorded   int `json:"notRecorded,omitempty"`
+	RecordStopped int `json:"recordStopped,omitempty"`
 	// Streamed counts the runs whose trace was over -max-trace and that
 	// got the data race checker alone, streamed (the other checkers did
 	// not run on them; each has a note).
@@ -163,7 +165,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 		Version: Version, Dir: dir, Patterns: patterns,
 		Findings: len(res.Findings), RunFindings: len(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
-		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, NotRecorded: s.NotRecorded, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
+		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
 		Targeted: s.Targeted, Reversed: s.Reversed,
 		Events: s.Events, Reports: s.Reports, Duplication: res.Duplication(),
 		RecordNs: s.Record, DetectNs: s.Detect, ValidateNs: s.Validate,

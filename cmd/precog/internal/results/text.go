@@ -44,8 +44,13 @@ func WriteText(w io.Writer, s *Summary) {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, " (%d %s not analysed, over a limit)", s.Skipped, cli.Plural(s.Skipped, "run", "runs"))
 	}
-	if s.NotRecorded > 0 {
+	switch {
+	case s.NotRecorded > 0 && s.RecordStopped > 0:
+		fmt.Fprintf(w, " (%d %s not recorded and %d stopped, over -record-budget)", s.NotRecorded, cli.Plural(s.NotRecorded, "test", "tests"), s.RecordStopped)
+	case s.NotRecorded > 0:
 		fmt.Fprintf(w, " (%d %s not recorded, over -record-budget)", s.NotRecorded, cli.Plural(s.NotRecorded, "test", "tests"))
+	case s.RecordStopped > 0:
+		fmt.Fprintf(w, " (%d %s stopped, over -record-budget)", s.RecordStopped, cli.Plural(s.RecordStopped, "test", "tests"))
 	}
 	if len(s.Broken) > 0 {
 		fmt.Fprintf(w, " (%d %s not tested: %s not build)", len(s.Broken), cli.Plural(len(s.Broken), "package", "packages"), cli.Plural(len(s.Broken), "it does", "they do"))

@@ -196,8 +196,14 @@ func TestAlwaysFails(t *testing.T) {
 	if len(reasons) != 2 {
 		t.Errorf("findings for %d tests, want 2: %v", len(reasons), reasons)
 	}
-	if !strings.Contains(stderr, "CFP's cheap run: example.com/flaky.TestFailsFirstRun: ") {
-		t.Errorf("stderr lacks the cheap run's note on TestFailsFirstRun:\n%s", stderr)
+	// One line for each failing test, saying in which runs it failed.
+	for test, want := range map[string]string{
+		"TestAlwaysFails":   "example.com/flaky.TestAlwaysFails: fail in CFP's cheap run and when recorded\n",
+		"TestFailsFirstRun": "example.com/flaky.TestFailsFirstRun: fail in CFP's cheap run, pass when recorded again\n",
+	} {
+		if n := strings.Count(stderr, test+":"); n != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("stderr names %s in %d lines, want one: %q:\n%s", test, n, want, stderr)
+		}
 	}
 	if m := guidedLine.FindStringSubmatch(stderr); m == nil {
 		t.Errorf("no guided summary (CFP guided nothing: the test does not exercise it):\n%s", stderr)

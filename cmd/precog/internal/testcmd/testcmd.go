@@ -329,13 +329,18 @@ counts them as not analysed, and one note says how many), while the
 failures of their tests, read from their output, are still reported.
 The recording is bounded by -record-budget (10m of wall time from the
 first test's start, CFP's cheap run included: it may spend half, and the
-guided runs record in full the tests it did not reach): once it is spent,
-no test starts; one already running ends as -timeout lets it, with all
-its -runs.
-The tests not run are not analysed; the summary counts them as not
-recorded, and one note says how many. So a nightly job with the defaults
-spends, after building, at most about 10 minutes recording (plus one
-test's -timeout), 10 detecting and 10 validating.
+guided runs record in full the tests it did not reach and those it
+stopped): once it is spent, no test process starts. A test still running
+30s after it is stopped as -timeout stops a test (its -test.timeout is
+cut to that time, so the testing package panics and prints every
+goroutine's stack into its log; a process still running 30s later is
+killed, with its process group); it counts as recorded up to there, its
+trace is analysed as a timed-out test's, it is no failure, and a note
+says where its goroutine was. The tests not run are not analysed; the
+summary counts them as not recorded and the stopped ones as stopped, and
+one note says how many. So a nightly job with the defaults spends, after
+building, at most about 11 minutes recording, 10 detecting and 10
+validating.
 
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
@@ -473,7 +478,7 @@ func Command() *cli.Command {
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
 			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed race check of a trace over -max-trace goes at about 2 MiB a second of CPU (smux: 220 MiB in under 2 minutes)")
-			fs.DurationVar(&o.recordBudget, "record-budget", predict.DefaultRecordBudget, "stop starting tests `d` (wall time) after the first one started, CFP's cheap run included (it may spend half); a test already running ends as -timeout lets it, and the tests not run are counted, with a note (0: no limit)")
+			fs.DurationVar(&o.recordBudget, "record-budget", predict.DefaultRecordBudget, "stop starting tests `d` (wall time) after the first one started, CFP's cheap run included (it may spend half); a test still running 30s later is stopped as -timeout stops it and analysed up to there, and the tests not run are counted, with a note (0: no limit)")
 			fs.DurationVar(&o.detectBudget, "detect-budget", predict.DefaultDetectBudget, "bound the whole detection to `d` (the lesser of wall and CPU time); the runs not analysed by then are counted, with a note, their tests' failures still reported (0: no limit)")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
