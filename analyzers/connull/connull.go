@@ -49,7 +49,8 @@ func run(pass *analysis.Pass) (any, error) {
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
 	var nils []*sharedloc.Access
 	for _, a := range accs {
-		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) && !clearsBeforeShrinking(a) {
+		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) && !clearsBeforeShrinking(a) ||
+			a.Op == sharedloc.AtomicStore && isNil(a.Val) && atomicPointer(a.Val.Type()) {
 			nils = append(nils, a)
 		}
 	}
@@ -57,7 +58,7 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 		return
 	}
 	for _, r := range accs {
-		if r.Op != sharedloc.Load {
+		if r.Op != sharedloc.Load && r.Op != sharedloc.AtomicLoad {
 			continue
 		}
 		for _, d := range env.Derefs(r.Instr.(ssa.Value)) {
@@ -354,6 +355,16 @@ func isNil(v ssa.Value) bool {
 
 // nilable reports whether a nil of type t makes a dereference fail: slices
 // are left to con-index, where a nil slice is just empty.
+// atomicPointer reports whether a sync/atomic store of a value of type t
+// can make the location nil: an atomic.Pointer's Store, Swap or
+// CompareAndSwap of nil. (An atomic.Value's Store of nil panics instead;
+// an unsafe.Pointer's dereference is a conversion this check does not
+// follow.)
+func atomicPointer(t types.Type) bool {
+	_, ok := t.Underlying().(*types.Pointer)
+	return ok
+}
+
 func nilable(t types.Type) bool {
 	switch t.Underlying().(type) {
 	case *types.Pointer, *types.Map, *types.Signature, *types.Interface, *types.Chan:

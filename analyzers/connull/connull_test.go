@@ -77,6 +77,11 @@ func TestFixtures(t *testing.T) {
 		// WaitGroup in a field, a commit between the start and the Wait,
 		// or the function also run on a goroutine, it is reported.
 		"joinedcaller",
+		// nil stored in an atomic.Pointer (by Store, Swap or
+		// CompareAndSwap) against an unchecked dereference of a Load; a load checked into a local, a lock held
+		// across both, or an atomic.Value (whose nil Store panics) is
+		// silent.
+		"atomicptr",
 	)
 }
 

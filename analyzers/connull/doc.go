@@ -7,8 +7,9 @@
 //
 // One goroutine stores nil to a shared pointer, map, function, interface
 // or channel (a struct field, a package variable, or a variable captured
-// by a goroutine's closure); another reads it and dereferences what it
-// read. If the nil store can land just before the read, the program
+// by a goroutine's closure), or to an atomic.Pointer (Store, Swap or
+// CompareAndSwap of nil); another reads it (or Loads it) and dereferences
+// what it read. If the nil store can land just before the read, the program
 // crashes with "invalid memory address or nil pointer dereference" (or
 // "assignment to entry in nil map", or blocks forever on a nil channel).
 // This is the Con-NULL pattern of ConMem (Zhang et al., TOSEM 2013, §4.2),

@@ -31,7 +31,7 @@ func (c *Client) Drop() { c.cfg.Store(nil) }
 // to use it.
 func (c *Client) Addr() string {
 	if c.cfg.Load() != nil {
-		return c.cfg.Load().Addr
+		return c.cfg.Load().Addr // want `may be nil when`
 	}
 	return ""
 }
