@@ -581,7 +581,7 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 	r := &run{out: vr.Output, killed: vr.Killed, planned: p, supp: make(map[suppress.Instance]bool)}
 	r.failed = vr.Outcome.Failed() || vr.Killed
 	if r.failed {
-		r.fail = failure.Parse(vr.Output, test, true)
+		r.fail = failure.Parse(vr.Output, test, x.pkgDir, true)
 	}
 	if f, err := os.Open(tr); err == nil {
 		trc, _ := trace.ReadAll(f)

@@ -17,6 +17,10 @@ package failure
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,17 +54,89 @@ type Failure struct {
 	// Logs are the lines the tests logged (t.Error, t.Fatal, t.Log), in
 	// order, up to the first "--- FAIL" line.
 	Logs []Log
+	dir  string // the test package's directory (Parse)
 }
 
 // Report returns the line that reported a Fail: the last line logged
 // before go test's first "--- FAIL" line (t.Fatal's, or the t.Error's
-// that nothing followed). ok is false when the test failed without a
-// message (t.Fail).
+// that nothing followed) that a t.Log or t.Logf did not write (LogCalls.Wrote):
+// after a t.Fatal, the test's deferred calls wait for goroutines of the
+// code under test that may still log through the test's logger (go-nsq's
+// consumer does, through an adapter that calls t.Log) before go test
+// prints "--- FAIL". If t.Log wrote every line, the last. ok is false
+// when the test failed without a message (t.Fail).
 func (f *Failure) Report() (Log, bool) {
 	if len(f.Logs) == 0 {
 		return Log{}, false
 	}
+	calls := NewLogCalls(f.dir)
+	for i := len(f.Logs) - 1; i >= 0; i-- {
+		if !calls.Wrote(f.Logs[i]) {
+			return f.Logs[i], true
+		}
+	}
 	return f.Logs[len(f.Logs)-1], true
+}
+
+// LogCalls tells the lines that t.Log or t.Logf wrote from the others, by
+// the source files of a test package's directory that the lines name.
+type LogCalls struct {
+	dir   string
+	files map[string]map[int]bool // base name -> lines that call a Log or Logf
+}
+
+// NewLogCalls returns the LogCalls of the test package in dir ("": none
+// is known, so no line is a t.Log's).
+func NewLogCalls(dir string) *LogCalls {
+	return &LogCalls{dir: dir, files: make(map[string]map[int]bool)}
+}
+
+// Wrote reports whether a t.Log or t.Logf wrote l: the call at its file
+// and line is of a function or method named Log or Logf (the testing
+// package's, or a logger adapter's whose own line calls t.Log, as a
+// helper's line names its caller). A file that is not in the directory
+// (a helper's in another package) or does not parse says no.
+func (c *LogCalls) Wrote(l Log) bool {
+	if c.dir == "" {
+		return false
+	}
+	lines, ok := c.files[l.File]
+	if !ok {
+		lines = logLines(filepath.Join(c.dir, l.File))
+		c.files[l.File] = lines
+	}
+	return lines[l.Line]
+}
+
+// logLines returns the lines of the Go file path that a call of a
+// function or method named Log or Logf spans, nil if it does not parse.
+func logLines(path string) map[int]bool {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return nil
+	}
+	lines := make(map[int]bool)
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		var name string
+		switch fn := call.Fun.(type) {
+		case *ast.Ident:
+			name = fn.Name
+		case *ast.SelectorExpr:
+			name = fn.Sel.Name
+		}
+		if name == "Log" || name == "Logf" {
+			for l := fset.Position(call.Pos()).Line; l <= fset.Position(call.End()).Line; l++ {
+				lines[l] = true
+			}
+		}
+		return true
+	})
+	return lines
 }
 
 // A Goroutine is one goroutine of a dump.
@@ -85,11 +161,13 @@ type Log struct {
 }
 
 // Parse returns how the process of test (a top-level test's name) failed,
-// or nil if its output shows no failure. exited says whether the process
-// exited non-zero (a failure even when the output says nothing).
-func Parse(out []byte, test string, exited bool) *Failure {
+// or nil if its output shows no failure. dir is the test package's
+// directory, whose files tell the lines t.Log wrote from those that
+// reported the failure (Report); "" if not known. exited says whether the
+// process exited non-zero (a failure even when the output says nothing).
+func Parse(out []byte, test, dir string, exited bool) *Failure {
 	blocks, head := goroutines(out)
-	f := &Failure{}
+	f := &Failure{dir: dir}
 	switch {
 	case head.timeout != "":
 		f.Kind, f.Message = Timeout, head.timeout

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ func parseFile(t *testing.T, name, test string, exited bool) *Failure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Parse(out, test, exited)
+	return Parse(out, test, "", exited)
 }
 
 // top returns the innermost frame of f's goroutine as base:line in func.
@@ -110,10 +111,10 @@ func TestTimeoutOthers(t *testing.T) {
 
 func TestPassed(t *testing.T) {
 	out := []byte("=== RUN   TestX\n    x_test.go:3: hello\n--- PASS: TestX (0.00s)\nPASS\n")
-	if f := Parse(out, "TestX", false); f != nil {
+	if f := Parse(out, "TestX", "", false); f != nil {
 		t.Errorf("a passing run parsed as %+v", f)
 	}
-	if f := Parse(out, "TestX", true); f == nil || f.Kind != Exit {
+	if f := Parse(out, "TestX", "", true); f == nil || f.Kind != Exit {
 		t.Errorf("a passing run that exited non-zero parsed as %+v, want exit", f)
 	}
 }
@@ -151,7 +152,7 @@ func TestFirst(t *testing.T) {
 			if f == nil || f.Kind != c.kind || f.Message != c.msg || top(f) != c.top {
 				t.Fatalf("First = %+v, want %s %q at %s", f, c.kind, c.msg, c.top)
 			}
-			if p := Parse(out, "", true); c.kind != Timeout && !reflect.DeepEqual(p.Goroutine, f.Goroutine) {
+			if p := Parse(out, "", "", true); c.kind != Timeout && !reflect.DeepEqual(p.Goroutine, f.Goroutine) {
 				t.Errorf("First's goroutine %+v, Parse's %+v", f.Goroutine, p.Goroutine)
 			}
 		})
@@ -190,6 +191,34 @@ func TestHeadline(t *testing.T) {
 	} {
 		if at, text := Headline(c.lines); at != c.at || text != c.text {
 			t.Errorf("Headline(%q) = %d %q, want %d %q", c.lines, at, text, c.at, c.text)
+		}
+	}
+}
+
+// TestReportPassesOverLogs checks Report on a real test's output
+// (testdata/logger's): the t.Fatalf's line is the report, not the lines
+// that t.Log wrote after it (a goroutine logging through an adapter, as
+// go-nsq's consumer does) or before it (the test's own t.Logf). Without
+// the package's directory, the last line is taken (the control).
+func TestReportPassesOverLogs(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("testdata", "fatal-then-log.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join("testdata", "logger"), "logger_test.go:37: we got 0 commands != 10 expected"},
+		{"", "logger_test.go:17: INF 1 [topic/ch] connecting to nsqd"},
+	} {
+		f := Parse(out, "TestFatalThenLog", c.dir, true)
+		if f == nil || f.Kind != Fail {
+			t.Fatalf("dir %q: parsed as %+v, want a fail", c.dir, f)
+		}
+		l, ok := f.Report()
+		if got := fmt.Sprintf("%s:%d: %s", l.File, l.Line, l.Text); !ok || got != c.want {
+			t.Errorf("dir %q: report %q, want %q", c.dir, got, c.want)
+		}
+		if want := c.want[strings.Index(c.want, ": ")+2:]; f.Message != want {
+			t.Errorf("dir %q: message %q, want %q", c.dir, f.Message, want)
 		}
 	}
 }

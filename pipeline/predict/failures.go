@@ -32,7 +32,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		return nil, nil
 	}
 	test := name[strings.LastIndexByte(name, '.')+1:]
-	fl := failure.Parse(out, test, true)
+	fl := failure.Parse(out, test, pkgDir, true)
 	if fl == nil {
 		return nil, nil
 	}
@@ -114,7 +114,7 @@ func stopNote(dir, name string, r runFile, user func(string) bool) string {
 	if err != nil {
 		return what
 	}
-	fl := failure.Parse(out, name[strings.LastIndexByte(name, '.')+1:], true)
+	fl := failure.Parse(out, name[strings.LastIndexByte(name, '.')+1:], "", true)
 	if fl == nil || fl.Kind != failure.Timeout {
 		return what + " (it did not end at its -test.timeout and was killed)"
 	}

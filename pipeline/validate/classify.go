@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -209,6 +210,9 @@ func failAllowed(kind string) bool {
 type Run struct {
 	Output  []byte
 	Outcome record.Outcome
+	// Dir is the test package's directory (Target.Dir), whose files tell
+	// the lines that t.Log wrote from those that reported a failure.
+	Dir string
 	// Killed: the run went past its time bound and was killed.
 	Killed bool
 	// Control is the shim's result file read back; nil if the run wrote
@@ -391,15 +395,15 @@ func classifyRun(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict
 		return Verdict{Status: finding.Confirmed, Effect: "hang", Reason: fmt.Sprintf("with %s, the test hung until its timeout", o.What)}
 	case r.Outcome == record.Fail && failAllowed(f.Kind) && recordedPassed:
 		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
-			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failReason(r.Output))}
-	case r.Outcome == record.Fail && recordedPassed && effectIn(f.Kind, failLine(r.Output)):
+			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failReason(r.Output, r.Dir))}
+	case r.Outcome == record.Fail && recordedPassed && effectIn(f.Kind, failLine(r.Output, r.Dir)):
 		// A test that recovers the panic and reports it: no stack
 		// places it, so it is a bare failure, checked as one
 		// (Validator.control).
 		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
-			Reason: fmt.Sprintf("with %s, the test failed with the effect of %s in its message (a recovered panic) where its recorded run passed: %s", o.What, f.Kind, failReason(r.Output))}
+			Reason: fmt.Sprintf("with %s, the test failed with the effect of %s in its message (a recovered panic) where its recorded run passed: %s", o.What, f.Kind, failReason(r.Output, r.Dir))}
 	case r.Outcome.Failed():
-		how := failReason(r.Output)
+		how := failReason(r.Output, r.Dir)
 		if c := failure.First(r.Output); c != nil {
 			how = prefix(c.Kind == failure.Fatal) + ": " + c.Message
 			if frs := c.Goroutine.Frames; len(frs) > 0 {
@@ -423,25 +427,41 @@ func diverged(reason string) string {
 	return "the forced order could not be reached: " + reason
 }
 
-// failLine is the first line of a test's output that says how it failed.
-func failLine(out []byte) string {
-	t, _ := failAt(out)
+// failLine is the first line of a test's output that says how it failed:
+// a line a _test.go file logged that a t.Log did not write (the test's
+// goroutines, and code under test logging through its logger, write those
+// before and after the failure; dir is the test package's directory, see
+// failure.LogCalls), or the runtime's panic or fatal error.
+func failLine(out []byte, dir string) string {
+	t, _ := failAt(out, dir)
 	return t
 }
 
 // failAt returns failLine's line and the lines of out after it.
-func failAt(out []byte) (string, []string) {
+func failAt(out []byte, dir string) (string, []string) {
 	lines := strings.Split(string(out), "\n")
+	calls := failure.NewLogCalls(dir)
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- FAIL") || strings.HasPrefix(t, "FAIL") || strings.HasPrefix(t, "--- PASS") {
 			continue
 		}
-		if strings.Contains(line, "_test.go:") || strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
+		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
+			return t, lines[i+1:]
+		}
+		if strings.Contains(line, "_test.go:") && !calls.Wrote(logged(t)) {
 			return t, lines[i+1:]
 		}
 	}
 	return "no failure message", nil
+}
+
+// logged returns the file and line of a logged line, "x_test.go:12: ...".
+func logged(line string) failure.Log {
+	file, rest, _ := strings.Cut(line, ":")
+	num, _, _ := strings.Cut(rest, ":")
+	n, _ := strconv.Atoi(num)
+	return failure.Log{File: file, Line: n}
 }
 
 // failReason is failLine as a reason shows it: a t.Error line whose
@@ -449,8 +469,8 @@ func failAt(out []byte) (string, []string) {
 // "x_test.go:12: " and then their message, indented) gets the headline of
 // that message (failure.Headline). failLine itself, which effectIn reads,
 // stays the line.
-func failReason(out []byte) string {
-	t, rest := failAt(out)
+func failReason(out []byte, dir string) string {
+	t, rest := failAt(out, dir)
 	i := strings.LastIndex(t, "_test.go:")
 	if i < 0 || strings.Trim(t[i+len("_test.go:"):], "0123456789") != ":" {
 		return t // not a log line with nothing after its position

@@ -534,6 +534,7 @@ const (
 func unicornControl(ctx context.Context, plain func() Run, forced func() Verdict, runs *int) (why, note string) {
 	nplain, failed := 0, 0
 	var failure []byte
+	dir := "" // the test package's, for failReason
 	for nplain-failed < controlPassed && nplain < maxPlainRuns {
 		if ctx.Err() != nil {
 			return "the validation budget ran out in the runs without a plan", ""
@@ -542,24 +543,24 @@ func unicornControl(ctx context.Context, plain func() Run, forced func() Verdict
 		nplain++
 		if r := plain(); r.Outcome.Failed() {
 			failed++
-			failure = r.Output
+			failure, dir = r.Output, r.Dir
 		}
 	}
 	need, ok := forcedRuns(failed, nplain)
 	switch {
 	case failed == nplain:
-		return fmt.Sprintf("the test failed without a plan too, in all %d runs (%s)", nplain, failReason(failure)), ""
+		return fmt.Sprintf("the test failed without a plan too, in all %d runs (%s)", nplain, failReason(failure, dir)), ""
 	case !ok:
-		return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), too often for %d forced runs to tell the order's failures from chance", failed, nplain, failReason(failure), maxForcedRuns), ""
+		return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), too often for %d forced runs to tell the order's failures from chance", failed, nplain, failReason(failure, dir), maxForcedRuns), ""
 	}
 	for n := 2; n < need; n++ {
 		*runs++
 		vd := forced()
 		if vd.Status != finding.Confirmed && ctx.Err() != nil {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, nplain, failReason(failure), n, need), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and the validation budget ran out after %d of the %d forced runs that must fail", failed, nplain, failReason(failure, dir), n, need), ""
 		}
 		if vd.Status != finding.Confirmed {
-			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, nplain, failReason(failure), n+1, vd.Status.Words()), ""
+			return fmt.Sprintf("the test failed without a plan in %d of %d runs (%s), and forced run %d of the order did not fail (%s)", failed, nplain, failReason(failure, dir), n+1, vd.Status.Words()), ""
 		}
 	}
 	if failed == 0 {
@@ -684,7 +685,7 @@ func Force(ctx context.Context, t Target, planPath string) Run {
 		cmd.Env = append(cmd.Env, plan.EnvVar+"="+planPath)
 	}
 	out, err := cmd.CombinedOutput()
-	r := Run{Output: out, Outcome: record.Classify(out, err)}
+	r := Run{Output: out, Outcome: record.Classify(out, err), Dir: t.Dir}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		r.Killed = true
 	}

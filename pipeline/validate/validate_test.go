@@ -638,19 +638,30 @@ func TestScheduleWrite(t *testing.T) {
 
 // TestFailReason: a reason names what failed; a testify assertion's log
 // line, whose message starts below it, gets the message's Error line,
-// while failLine (what effectIn reads) stays the line.
+// while failLine (what effectIn reads) stays the line. Lines that t.Log
+// wrote, the code under test's through an adapter and the test's own, are
+// passed over when the test package's directory shows them (a real test's
+// output, pipeline/failure's fatal-then-log.txt); without it, the first
+// logged line is taken (the control).
 func TestFailReason(t *testing.T) {
 	testify := "=== RUN   TestEq\n    zz_test.go:12: \n        \tError Trace:\t/m/zz_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n--- FAIL: TestEq (0.00s)\nFAIL\n"
-	for _, c := range []struct{ out, line, reason string }{
-		{testify, "zz_test.go:12:", "zz_test.go:12: Not equal:"},
-		{"=== RUN   TestA\n    a_test.go:3: got:\n        x\n--- FAIL: TestA (0.00s)\n", "a_test.go:3: got:", "a_test.go:3: got:"},
-		{"=== RUN   TestA\n    a_test.go:3: count = 6, want 3\n--- FAIL: TestA (0.00s)\n", "a_test.go:3: count = 6, want 3", "a_test.go:3: count = 6, want 3"},
-		{"=== RUN   TestA\n    a_test.go:3: \n    a_test.go:4: next\n", "a_test.go:3:", "a_test.go:3:"},
+	logged, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "fatal-then-log.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := filepath.Join("..", "failure", "testdata", "logger")
+	for _, c := range []struct{ out, dir, line, reason string }{
+		{testify, "", "zz_test.go:12:", "zz_test.go:12: Not equal:"},
+		{"=== RUN   TestA\n    a_test.go:3: got:\n        x\n--- FAIL: TestA (0.00s)\n", "", "a_test.go:3: got:", "a_test.go:3: got:"},
+		{"=== RUN   TestA\n    a_test.go:3: count = 6, want 3\n--- FAIL: TestA (0.00s)\n", "", "a_test.go:3: count = 6, want 3", "a_test.go:3: count = 6, want 3"},
+		{"=== RUN   TestA\n    a_test.go:3: \n    a_test.go:4: next\n", "", "a_test.go:3:", "a_test.go:3:"},
+		{string(logged), logger, "logger_test.go:37: we got 0 commands != 10 expected", "logger_test.go:37: we got 0 commands != 10 expected"},
+		{string(logged), "", "logger_test.go:17: INF connecting to nsqd", "logger_test.go:17: INF connecting to nsqd"},
 	} {
-		if got := failLine([]byte(c.out)); got != c.line {
+		if got := failLine([]byte(c.out), c.dir); got != c.line {
 			t.Errorf("failLine = %q, want %q", got, c.line)
 		}
-		if got := failReason([]byte(c.out)); got != c.reason {
+		if got := failReason([]byte(c.out), c.dir); got != c.reason {
 			t.Errorf("failReason = %q, want %q", got, c.reason)
 		}
 	}
