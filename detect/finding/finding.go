@@ -271,8 +271,13 @@ type Validation struct {
 	// Reason is one sentence: the failure seen, or why nothing failed,
 	// or the step that never came.
 	Reason string `json:"reason,omitempty"`
-	Test   string `json:"test,omitempty"` // the test that was forced
-	Runs   int    `json:"runs"`           // forced runs made
+	// Environment, for a failure a test showed by itself, says what its
+	// output shows of the machine rather than the code, and the line
+	// that shows it: "a refused connection: dial tcp 127.0.0.1:4150:
+	// connect: connection refused" (pipeline/failure's Environment).
+	Environment string `json:"environment,omitempty"`
+	Test        string `json:"test,omitempty"` // the test that was forced
+	Runs        int    `json:"runs"`           // forced runs made
 	// Seeds are the perturbation seeds of the retries of orders that
 	// diverged (or, for a data race, held with its two accesses on
 	// different memory), in the order tried (none if no order was

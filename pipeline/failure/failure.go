@@ -21,6 +21,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,6 +77,55 @@ func (f *Failure) Report() (Log, bool) {
 		}
 	}
 	return f.Logs[len(f.Logs)-1], true
+}
+
+// An Environment is what a failure's text shows of the machine the test
+// ran on rather than of its code: a refused connection (no server where
+// the test expects one: go-nsq's tests need an nsqd on 127.0.0.1:4150), a
+// DNS failure or an unreachable network (failsafe-go's TestCache dials
+// golang.org), or a missing program. The test really fails there, as
+// under go test; precog cannot tell whether that is the test's fault.
+type Environment struct {
+	What string // "a refused connection", "a DNS failure", "an unreachable network", "a missing program"
+	Line string // the line of the text that shows it, trimmed
+}
+
+// environments are the error texts of Go's net and os/exec packages that
+// show an Environment, the first that a line holds deciding: net.OpError's
+// "connect: connection refused" (Windows: "actively refused it"),
+// net.DNSError's "lookup HOST[ on SERVER]: no such host" and the like,
+// "connect: network is unreachable" and "no route to host", exec's
+// "executable file not found in $PATH" and "fork/exec PATH: no such file
+// or directory".
+var environments = []struct {
+	what string
+	re   *regexp.Regexp
+}{
+	{"a DNS failure", regexp.MustCompile(`lookup [^\s:]+(:\d+)?( on \S+)?: (no such host|server misbehaving|.*name resolution|.*i/o timeout|no answer from DNS server)`)},
+	{"a refused connection", regexp.MustCompile(`connection refused|actively refused it`)},
+	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},
+	{"a missing program", regexp.MustCompile(`executable file not found in|fork/exec \S+: no such file or directory`)},
+}
+
+// Environment returns what f's text shows of the environment: its
+// message's, or else the lines logged before it (a failure that follows
+// from an earlier error: failsafe-go's TestCache logs its dial's DNS error,
+// then dereferences the nil connection). ok is false if it shows nothing.
+func (f *Failure) Environment() (Environment, bool) {
+	texts := []string{f.Message}
+	for _, l := range f.Logs {
+		texts = append(texts, l.Text)
+	}
+	for _, t := range texts {
+		for line := range strings.Lines(t) {
+			for _, e := range environments {
+				if e.re.MatchString(line) {
+					return Environment{What: e.what, Line: strings.TrimSpace(line)}, true
+				}
+			}
+		}
+	}
+	return Environment{}, false
 }
 
 // LogCalls tells the lines that t.Log or t.Logf wrote from the others, by

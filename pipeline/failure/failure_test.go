@@ -222,3 +222,44 @@ func TestReportPassesOverLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvironment checks what a failure's text shows of the machine. The
+// error lines are Go's own, printed by a program that dialled a closed
+// port, an HTTP server there, a host that does not resolve and an address
+// with no route, and ran a program not installed and one by a path that
+// does not exist; failsafe-go's TestCache shape is a testify message that
+// holds the DNS error before a nil dereference. The controls, failures of
+// the code and errors that merely look alike, show nothing.
+func TestEnvironment(t *testing.T) {
+	for _, c := range []struct {
+		out, what, line string
+	}{
+		{"    p_test.go:9: dial tcp 127.0.0.1:1: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
+			"a refused connection", "dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"    p_test.go:64: Post \"http://127.0.0.1:1/pub\": dial tcp 127.0.0.1:1: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
+			"a refused connection", "Post \"http://127.0.0.1:1/pub\": dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"    p_test.go:9: dial tcp: lookup no-such-host.invalid on 10.255.255.53:53: no such host\n--- FAIL: TestX (0.00s)\n",
+			"a DNS failure", "dial tcp: lookup no-such-host.invalid on 10.255.255.53:53: no such host"},
+		{"    p_test.go:9: dial tcp [2001:db8::1]:80: connect: no route to host\n--- FAIL: TestX (0.00s)\n",
+			"an unreachable network", "dial tcp [2001:db8::1]:80: connect: no route to host"},
+		{"    p_test.go:9: exec: \"nsqd-not-installed\": executable file not found in $PATH\n--- FAIL: TestX (0.00s)\n",
+			"a missing program", "exec: \"nsqd-not-installed\": executable file not found in $PATH"},
+		{"    p_test.go:9: fork/exec /opt/none/nsqd: no such file or directory\n--- FAIL: TestX (0.00s)\n",
+			"a missing program", "fork/exec /opt/none/nsqd: no such file or directory"},
+		{"    cache_test.go:20: \n        \tError Trace:\t/m/examples/cache_test.go:20\n        \tError:      \tReceived unexpected error:\n        \t            \tdial tcp: lookup golang.org on 10.255.255.53:53: no such host\n        \tTest:       \tTestX\n--- FAIL: TestX (0.00s)\npanic: runtime error: invalid memory address or nil pointer dereference [recovered]\n",
+			"a DNS failure", "dial tcp: lookup golang.org on 10.255.255.53:53: no such host"},
+		// The controls.
+		{"    p_test.go:9: count = 6, want 3\n--- FAIL: TestX (0.00s)\n", "", ""},
+		{"    p_test.go:9: lookup user: not found\n--- FAIL: TestX (0.00s)\n", "", ""},
+		{"    p_test.go:9: read tcp 127.0.0.1:80->127.0.0.1:5000: read: connection reset by peer\n--- FAIL: TestX (0.00s)\n", "", ""},
+	} {
+		f := Parse([]byte("=== RUN   TestX\n"+c.out+"FAIL\n"), "TestX", "", true)
+		if f == nil {
+			t.Fatalf("%q: no failure", c.out)
+		}
+		env, ok := f.Environment()
+		if ok != (c.what != "") || env.What != c.what || env.Line != c.line {
+			t.Errorf("%q:\n got %q, %q (%v)\nwant %q, %q", c.out, env.What, env.Line, ok, c.what, c.line)
+		}
+	}
+}

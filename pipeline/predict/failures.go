@@ -96,6 +96,9 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	}
 	f.Validation = &finding.Validation{Effect: effect, Test: name, Runs: 1, Failed: 1,
 		Reason: fmt.Sprintf("happened in %s: %s", where, failureLine(fl))}
+	if env, ok := fl.Environment(); ok {
+		f.Validation.Environment = env.What + ": " + env.Line
+	}
 	f.SetID()
 	return f, fl
 }

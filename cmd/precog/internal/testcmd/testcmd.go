@@ -194,9 +194,14 @@ finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
 that makes the test fail the same way again. A test that failed by itself
 in its recorded run gets a hint line in the text output: the "precog
-explain -run TestX PACKAGE" command that looks for its root cause; and
-one more line reminds that each test ran alone, where a test that needs
-another's setup fails.
+explain -run TestX PACKAGE" command that looks for its root cause, after
+what its output shows of the environment if it shows a refused
+connection, a DNS failure, an unreachable network or a missing program
+(the finding's validation says it too, "environment"): the test needs a
+server, the network or a program this machine lacks. It stays a
+confirmed finding, since the test fails as under go test. One more line
+reminds that each test ran alone, where a test that needs another's setup
+fails.
 
 testing/synctest bubbles
 
@@ -759,11 +764,14 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 
 // explainHints prints, for each test that failed by itself in its
 // recorded run (a crash or a failed test), the precog explain command that
-// looks for the failure's root cause; and once, if any did, that each test
-// ran in a process of its own: a test that relies on what another test of
-// its package set up fails there though the package passes under go test
-// (groupcache's TestTruncatingByteSliceTarget needs another test's
-// once.Do), and the user should not have to guess why.
+// looks for the failure's root cause, saying first what its output shows of
+// the environment if it shows something (finding.Validation.Environment: a
+// test that needs a server or the network is no concurrency bug, and
+// go-nsq's 15 such failures read like bugs); and once, if any did, that
+// each test ran in a process of its own: a test that relies on what
+// another test of its package set up fails there though the package
+// passes under go test (groupcache's TestTruncatingByteSliceTarget needs
+// another test's once.Do), and the user should not have to guess why.
 func explainHints(w io.Writer, o options, fs []finding.Finding) {
 	seen := make(map[string]bool)
 	for _, f := range fs {
@@ -779,6 +787,12 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 			cmd := "precog explain"
 			if o.dir != "" {
 				cmd += " -C " + cli.ShellQuote(o.dir)
+			}
+			if v := f.Validation; v != nil && v.Environment != "" {
+				what, line, _ := strings.Cut(v.Environment, ": ")
+				fmt.Fprintf(w, "hint: %s failed by itself; its output shows %s (%s): it may need a server, the network or a program that this machine lacks, its environment rather than a bug; if not, its root cause: %s -run %s %s\n",
+					t[i+1:], what, line, cmd, t[i+1:], cli.ShellQuote(t[:i]))
+				continue
 			}
 			fmt.Fprintf(w, "hint: %s failed by itself; its root cause: %s -run %s %s\n", t[i+1:], cmd, t[i+1:], cli.ShellQuote(t[:i]))
 		}
