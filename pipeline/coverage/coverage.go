@@ -85,7 +85,10 @@ type Report struct {
 	// whose pairing stopped at its bound. The tests that failed are
 	// those whose Outcome failed: the caller says so, with what else it
 	// knows of them (precog test, with their recorded runs).
-	Notes   []string
+	Notes []string
+	// NotRun counts the tests that Options.Budget kept from starting,
+	// over all runs.
+	NotRun  int
 	Events  int           // events read, all runs
 	Record  time.Duration // instrumenting and recording
 	Measure time.Duration // reading traces and pairing
@@ -239,6 +242,7 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		rep.NotRun += ix.NotRun
 		t0 := time.Now()
 		if err := rep.add(ctx, dir, ix, run, byPkg, o); err != nil {
 			return nil, err

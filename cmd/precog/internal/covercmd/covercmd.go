@@ -69,6 +69,11 @@ pairs not found in every run over the pairs found in any.
 The go test flags below are passed on to the builds and to every test
 binary; -run and -skip choose which top-level tests run.
 
+-record-budget d bounds the runs as precog test's does, but is off by
+default: once d has passed since the first test started, no test starts,
+and a test still running 30s later is stopped as -timeout stops it and
+gets no coverage (a note says so); the tests not run are counted.
+
 Exit status
 
 	0  the coverage was measured (whatever the tests' outcomes)
@@ -95,6 +100,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.cfp.Loops, "loops", true, "-opt2: assume every loop runs its body at least once")
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			fs.DurationVar(&o.budget, "record-budget", 0, "stop starting tests `d` (wall time) after the first one started; a test still running 30s later is stopped as -timeout stops it, with no coverage, and the tests not run are counted (0: no limit)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "cover")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				patterns, testArgs, err := cli.ParseTestCommand(fs, "cover", args)
@@ -112,6 +118,7 @@ type options struct {
 	dir, out, html, deps, cache string
 	json                        bool
 	runs                        int
+	budget                      time.Duration
 	cfp                         instrument.CFPOptions
 	flags                       *record.GoTestFlags
 }
@@ -122,6 +129,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if o.flags.Timeout < 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
+	}
+	if o.budget < 0 {
+		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {
@@ -138,10 +148,14 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.out != "" {
 		out = env.Resolve(o.out)
 	}
-	rep, err := coverage.Measure(ctx, coverage.Options{
+	co := coverage.Options{
 		Dir: dir, Patterns: patterns, Flags: o.flags, Deps: o.deps, CacheDir: o.cache, Out: out,
 		Runs: o.runs, CFP: o.cfp, Progress: progress.Status, TestLog: testLog,
-	})
+	}
+	if o.budget > 0 {
+		co.Budget = &record.Budget{Limit: o.budget}
+	}
+	rep, err := coverage.Measure(ctx, co)
 	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err
@@ -178,6 +192,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintln(env.Stderr, n)
+	}
+	if rep.NotRun > 0 {
+		fmt.Fprintf(env.Stderr, "recording stopped after %v (-record-budget) with %d %s not run\n", o.budget, rep.NotRun, cli.Plural(rep.NotRun, "test run", "test runs"))
 	}
 	tests, sel, pairs := 0, 0, 0
 	for _, p := range v.Packages {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/pipeline/instrument"
@@ -63,6 +64,14 @@ writes into the module's own files. DIR must be new, empty, or a directory
 an earlier record wrote (marked by its precog-output file), whose traces are
 replaced; any other directory is refused before any work.
 
+-record-budget d bounds the recording as precog test's does, but is off by
+default (record is asked for every trace): once d has passed since the
+first test started, no test starts, and a test still running 30s later is
+stopped as -timeout stops it (the testing package prints every
+goroutine's stack into its log) and kept up to there, outcome stopped.
+The summary counts the tests not run and names the stopped ones, and
+index.json counts the former (notRun).
+
 A trace that its process left cut short or damaged is listed in index.json
 with the reader's error (broken); one whose process died is whole up to the
 death. Interrupted (SIGINT or SIGTERM), record stops the test processes,
@@ -72,7 +81,8 @@ line and exits 130 or 143.
 
 Exit status
 
-	0  every selected test was recorded (whatever its outcome)
+	0  every selected test was recorded (whatever its outcome), or as
+	   many as -record-budget let run
 	1  an error: a bad flag, a package that does not build, an output
 	   directory that holds other files
 	130, 143  interrupted by SIGINT, SIGTERM
@@ -94,6 +104,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits")
 			fs.BoolVar(&o.baseline, "baseline", true, "run each test uninstrumented too, for the wall-time comparison")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			fs.DurationVar(&o.budget, "record-budget", 0, "stop starting tests `d` (wall time) after the first one started; a test still running 30s later is stopped as -timeout stops it and kept up to there, and the tests not run are counted (0: no limit)")
 			o.flags = record.DefineGoTestFlags(fs)
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				patterns, testArgs, err := cli.ParseTestCommand(fs, "record", args)
@@ -115,6 +126,7 @@ type options struct {
 	funcs    bool
 	baseline bool
 	cache    string
+	budget   time.Duration
 	flags    *record.GoTestFlags
 }
 
@@ -132,6 +144,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
 	if o.flags.Timeout < 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
+	}
+	if o.budget < 0 {
+		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
 	}
 	if err := record.CheckOut(env.Resolve(o.out)); err != nil {
 		return cli.ExitError, err
@@ -156,7 +171,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		testLog = env.Stderr
 		progress.Off() // the tests' output would garble it
 	}
-	ix, err := record.Run(ctx, record.Options{
+	ro := record.Options{
 		Dir:      env.Dir,
 		Patterns: patterns,
 		Out:      env.Resolve(o.out),
@@ -166,18 +181,26 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			progress.Status(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
 		},
 		TestLog: testLog,
-	}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	}
+	if o.budget > 0 {
+		ro.Budget = &record.Budget{Limit: o.budget}
+	}
+	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err
 	}
 	summarize(env.Stderr, ix, o.baseline)
+	if ix.NotRun > 0 {
+		fmt.Fprintf(env.Stderr, "recording stopped after %v (-record-budget) with %d %s not run\n", o.budget, ix.NotRun, cli.Plural(ix.NotRun, "test", "tests"))
+	}
 	return cli.ExitOK, nil
 }
 
 // summarize prints what was recorded: tests, events, bytes and the wall
 // time against the uninstrumented runs, then every test whose outcome
-// changed under recording and every damaged trace.
+// changed under recording, that -record-budget stopped, or whose trace is
+// damaged.
 func summarize(w io.Writer, ix *record.Index, baseline bool) {
 	t := ix.Totals()
 	fmt.Fprintf(w, "recorded %d %s in %d %s: %d events, %s\n",
@@ -191,7 +214,9 @@ func summarize(w io.Writer, ix *record.Index, baseline bool) {
 	}
 	for _, p := range ix.Packages {
 		for _, tt := range p.Tests {
-			if tt.PlainOutcome != "" && tt.PlainOutcome != tt.Outcome {
+			if tt.Outcome == record.Stopped {
+				fmt.Fprintf(w, "%s %s: still running %v after -record-budget was spent, stopped as -timeout stops a test (its log has every goroutine's stack); its trace holds what it did until then\n", p.ImportPath, tt.Name, record.StopGrace)
+			} else if tt.PlainOutcome != "" && tt.PlainOutcome != tt.Outcome {
 				fmt.Fprintf(w, "%s %s: %s when recorded, %s uninstrumented\n", p.ImportPath, tt.Name, tt.Outcome, tt.PlainOutcome)
 			}
 			if tt.Broken != "" {

@@ -584,6 +584,7 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"record", "-o", "out", "-cover", "./..."}, "coverage is not supported"},
 		{[]string{"record", "-o", "out", "-race", "./..."}, "run go test -race separately"},
 		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be 0 (no limit) or positive"},
+		{[]string{"record", "-o", "out", "-record-budget", "-1s", "./..."}, "-record-budget must be 0 (no limit) or positive"},
 		{[]string{"record", "-o", "out", "./..."}, "no go.mod file"},
 		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir"},
 		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: "},
@@ -619,7 +620,8 @@ func TestRecordErrors(t *testing.T) {
 
 // TestRecordPurePackage records a package without goroutines or shared
 // state, in a module of its own outside precog's tree: its test still gets a
-// trace, with the test's start and end.
+// trace, with the test's start and end. With a -record-budget spent at its
+// first test, only that test runs, and the other is counted as not run.
 func TestRecordPurePackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -628,7 +630,7 @@ func TestRecordPurePackage(t *testing.T) {
 	files := map[string]string{
 		"go.mod":       "module example.com/pure\n\ngo 1.22\n",
 		"pure.go":      "package pure\n\nfunc Double(n int) int { return 2 * n }\n",
-		"pure_test.go": "package pure\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+		"pure_test.go": "package pure\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n\nfunc TestTwice(t *testing.T) {\n\tif Double(Double(1)) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
@@ -638,7 +640,7 @@ func TestRecordPurePackage(t *testing.T) {
 	out := t.TempDir()
 	// The shared cache: a fresh one costs about 11 s of CPU for the
 	// shim's build, which is not what this test is about.
-	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), ".")
+	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), "-run", "^TestDouble$", ".")
 	if code != 0 {
 		t.Fatalf("precog record exited %d:\n%s", code, stderr)
 	}
@@ -665,6 +667,10 @@ func TestRecordPurePackage(t *testing.T) {
 	// lifetime check of t.Log after the test; nothing else is recorded.
 	if want := []string{"Begin", "TestStart", "Read", "TestEnd", "End"}; !slices.Equal(kinds, want) {
 		t.Errorf("events %v, want %v", kinds, want)
+	}
+	_, stderr, code = precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), "-baseline=false", "-record-budget", "1ns", ".")
+	if want := "recorded 1 test in 1 package"; code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "recording stopped after 1ns (-record-budget) with 1 test not run\n") {
+		t.Errorf("-record-budget 1ns: exit %d, stderr:\n%s\nwant 0, %q and one test not run", code, stderr, want)
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != len(files) {
 		t.Errorf("the module directory changed: %v, %v", entries, err)
