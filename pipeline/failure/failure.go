@@ -12,7 +12,11 @@
 // is found at a line's start or after what the program wrote without a
 // newline, where the goroutine dump follows it (headerLine); output
 // interleaved by other goroutines printing inside the dump can still hide
-// a frame.
+// a frame. The testing package prints a t.Log line as it prints a t.Fatal
+// line: Report tells them apart by the call at the logged position in the
+// test package's source (LogCalls), which a line of a helper in another
+// package, or of a logger that wraps t.Log with t.Helper, does not show.
+// Environment reads Go's own error texts, not the meaning of the test's.
 package failure
 
 import (
