@@ -158,11 +158,20 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 			if t.Name != name {
 				continue
 			}
-			wall := t.Wall
+			wall, outcome := t.Wall, t.Outcome
 			if w.Run > 0 && w.Run <= len(t.Runs) {
-				wall = t.Runs[w.Run-1].Wall
+				wall, outcome = t.Runs[w.Run-1].Wall, t.Runs[w.Run-1].Outcome
 			}
-			bound := o.Flags.ForcedBound(wall, time.Duration(validate.DefaultBudgetMS)*time.Millisecond)
+			budget := time.Duration(validate.DefaultBudgetMS) * time.Millisecond
+			bound := o.Flags.ForcedBound(wall, budget)
+			if outcome == record.Stopped {
+				// -record-budget stopped the run: the witness's
+				// events all came before it, and the test would go
+				// on to any bound, three times the minutes of a
+				// stress test (goleveldb's TestCacheMap) for nothing
+				// more to learn.
+				bound = o.Flags.Bound(wall + budget + 5*time.Second)
+			}
 			flags := *o.Flags
 			flags.Timeout = bound
 			return validate.Target{

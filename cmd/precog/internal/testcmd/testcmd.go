@@ -188,8 +188,8 @@ operations), so that the retries take other interleavings; the seeds
 tried are in the finding's validation ("seeds").
 
 Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
-(three times its recorded time and some slack), and the whole validation
-(-validate-budget). Up to -p test processes run at once. A confirmed
+(three times its recorded time and some slack; once its recorded time if
+-record-budget stopped it), and the whole validation (-validate-budget). Up to -p test processes run at once. A confirmed
 finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
 that makes the test fail the same way again. A test that failed by itself
