@@ -46,6 +46,7 @@ func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
 		fmt.Fprintln(h)
 	}
 	h.Write(mod.goEnv)
+	fmt.Fprintf(h, "modules only %v\n", mod.modulesOnly) // a vendor directory made or removed
 	hashFile(h, mod.GoMod)
 	hashFile(h, filepath.Join(mod.Dir, "go.sum"))
 	args := append([]string{"list", "-e", "-deps", "-test",

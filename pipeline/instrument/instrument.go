@@ -417,8 +417,12 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	flags := append([]string{"-overlay=" + ovPath}, buildFlags...)
+	if mod.modulesOnly {
+		flags = append(flags, "-mod=readonly")
+	}
 	res := &Result{
-		BuildFlags: append([]string{"-overlay=" + ovPath}, buildFlags...),
+		BuildFlags: flags,
 		Sites:      sitesPath,
 		Packages:   sel.paths(),
 		Tested:     ld.tested,

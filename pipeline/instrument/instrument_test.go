@@ -508,9 +508,12 @@ func memorySites(t *trace.SiteTable) int {
 // TestOldGoVersion instruments and tests modules whose go line is older
 // than the shim's: old (go1.20) keeps its version, with the shim's go.mod
 // taking it and its files a go1.22 build constraint (a go1.22 line would
-// change what old's loop captures); ancient (go1.16, before generics) is
+// change what old's loop captures); ancient (go1.13, before generics) is
 // raised to go1.18 by the overlaid go.mod, so the rewritten files may call
-// the shim's generic functions.
+// the shim's generic functions, and its build says -mod=readonly: the
+// raised go line would turn on vendoring, which ancient's go line leaves
+// off, and fail on its vendor/modules.txt of go1.13 (nxadm/tail's case).
+// old has no vendor directory, and its build names no -mod.
 func TestOldGoVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
@@ -522,8 +525,15 @@ func TestOldGoVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := goCmd(dir, append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
-			if err != nil {
+			if got, want := slices.Contains(res.BuildFlags, "-mod=readonly"), mod == "ancient"; got != want {
+				t.Errorf("-mod=readonly in the build flags %v: %v, want %v", res.BuildFlags, got, want)
+			}
+			// As a user runs it: no GOFLAGS=-mod=readonly (goCmd's)
+			// to hide a build that turned vendoring on.
+			cmd := exec.Command("go", append(append([]string{"test", "-count=1"}, res.BuildFlags...), "./...")...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GOFLAGS=", "GOPROXY=off", "GOWORK=off")
+			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("go test: %v\n%s", err, out)
 			}
 		})

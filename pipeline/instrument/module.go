@@ -49,6 +49,14 @@ type moduleInfo struct {
 	// from, where the original left its dependencies' requirements to
 	// their own go.mod files.
 	buildList []module.Version
+	// modulesOnly is set when the module has a vendor directory that its
+	// own go line leaves unused (before go1.14 vendoring was opt-in, as
+	// nxadm/tail's go 1.13 with a pre-1.14 vendor/modules.txt): the
+	// overlaid go.mod's raised go line would turn vendoring on, and the go
+	// command would refuse the build as inconsistent vendoring, so the
+	// instrumented build says -mod=readonly, which is what go test does
+	// with the original go.mod.
+	modulesOnly bool
 	// selfHosted is set when the main module holds the shim's package
 	// path itself: precog's own module, whose tests then build against
 	// its own shim/ directory instead of an injected module.
@@ -129,6 +137,7 @@ func findModule(ctx context.Context, dir string, buildFlags []string) (*moduleIn
 		// Since go 1.14 a vendor directory turns vendoring on by default.
 		_, err := os.Stat(filepath.Join(m.Dir, "vendor", "modules.txt"))
 		vendor = err == nil && vendorDefault
+		m.modulesOnly = err == nil && !vendorDefault
 	}
 	if vendor {
 		return nil, errors.New("vendored builds (-mod=vendor) are not supported: the shim module is not in vendor/modules.txt; pass -mod=readonly to build from the module cache")

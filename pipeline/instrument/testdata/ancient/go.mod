@@ -1,6 +1,6 @@
 module precog.example/ancient
 
-go 1.16
+go 1.13
 
 require precog.example/ancientlib v0.0.0
 
