@@ -146,8 +146,14 @@ type gstate struct {
 	events  int     // how many events it has had, GC epoch events aside
 	task    bool    // it runs a task of a group (EvTaskGo)
 	// runKids are the subtests T.Run started for it (EvBegin with it as
-	// parent and no EvFork) that it has not joined yet.
+	// parent and no EvFork) that it has not joined yet, and the named
+	// subtests that ended while it waited in T.Run (see testStart).
 	runKids []int
+	// runParent is 1 + the dense index of the goroutine of the parent
+	// test of the subtest it runs, 0 if none, and runMark that
+	// goroutine's events when the subtest started.
+	runParent int
+	runMark   int
 
 	// Stream's per-goroutine state (see stream.go).
 	awaiting []chanOp // sends whose completing receive had not come when the walk passed them
@@ -742,6 +748,12 @@ func (a *analyzer) event(i int) {
 		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
 			addTo(a, a.subtests, st.test[:k], a.release(gi))
 		}
+		if p := st.runParent - 1; p >= 0 {
+			st.runParent = 0
+			if a.gs[p].events == st.runMark {
+				a.gs[p].runKids = append(a.gs[p].runKids, gi)
+			}
+		}
 	case trace.EvEnd:
 		st.ended = true
 		if a.isTask(gi) {
@@ -894,10 +906,16 @@ const mainGoroutine = 0
 // constructor set its fields, read by the test's workers), and a subtest
 // (named parent/sub) after what its parent test's goroutine did before
 // t.Run, and after the subtests of the same parent that have ended: t.Run blocks until a subtest that is not parallel ends, and
-// the testing package starts the next one after it. (The parent's accesses
-// right after t.Run returns carry the seq of its last sync event before
-// t.Run, so they stay unordered after the subtest: the trace has no event
-// at t.Run's return.)
+// the testing package starts the next one after it. A subtest that ends
+// with its parent's goroutine having recorded nothing since the subtest
+// started is joined at the parent's next event: the parent waited in
+// t.Run (influxdb-client-go's TestWriteAPIManagement calls Close after
+// its subtests called WriteAPI). A parallel subtest, or one that another
+// goroutine's t.Run started, lets the parent go on, which then records
+// events, and is not joined. (The parent's accesses right after t.Run
+// returns carry the seq of its last sync event before t.Run, so they stay
+// unordered after the subtest until its next sync event: the trace has no
+// event at t.Run's return.)
 func (a *analyzer) testStart(gi int, name string) {
 	a.gs[gi].test = name
 	a.Goroutines[gi].Tested = true
@@ -914,6 +932,7 @@ func (a *analyzer) testStart(gi int, name string) {
 	}
 	if p, ok := a.tests[name[:k]]; ok && p != gi {
 		a.acquire(gi, a.release(p))
+		a.gs[gi].runParent, a.gs[gi].runMark = p+1, a.gs[p].events
 	}
 	a.acquire(gi, a.subtests[name[:k]])
 }

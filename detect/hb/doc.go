@@ -63,7 +63,10 @@
 //   - a test's goroutine, up to its t.Run, before the subtest's first
 //     event, and a subtest's end before the next subtest of the same parent
 //     starts (matched by test name, since the testing package's goroutines
-//     are not instrumented); runtime.main's goroutine (the shim's logical
+//     are not instrumented), and before its parent's next event when the
+//     parent recorded nothing while the subtest ran (it waited in t.Run;
+//     a parallel subtest, or one another goroutine's t.Run started, lets
+//     it go on); runtime.main's goroutine (the shim's logical
 //     id 0: package initialization, TestMain before m.Run) up to a
 //     top-level test's start before that test's first event;
 //   - for a subtest that testing.T.Run started for code that is not

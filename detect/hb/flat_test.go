@@ -158,6 +158,14 @@ type flatGstate struct {
 	// event: the completion of its last send.
 	pending []flatChanOp
 	bubble  *flatBubble // the synctest flatBubble it runs in, nil outside bubbles
+	events  int         // how many events it has had, GC epoch events aside
+	// runKids are the subtests that ended while it waited in T.Run,
+	// not joined yet; runParent is 1 + the dense index of the parent
+	// test's goroutine of the subtest it runs, and runMark that
+	// goroutine's events when the subtest started.
+	runKids   []int
+	runParent int
+	runMark   int
 }
 
 type flatFork struct {
@@ -355,6 +363,13 @@ func (a *flatAnalyzer) event(i int) {
 	st := a.gs[gi]
 
 	// Acquires, before the event.
+	for _, k := range st.runKids {
+		a.acquire(gi, a.release(k))
+	}
+	st.runKids = st.runKids[:0]
+	if ev.Kind != trace.EvGCEpoch {
+		st.events++
+	}
 	keep := st.pending[:0]
 	for _, op := range st.pending {
 		vc, reached := a.chans.recvClock(a, op)
@@ -520,6 +535,12 @@ func (a *flatAnalyzer) event(i int) {
 			a.subtests[st.test[:k]] = c
 			st.vc[gi]++
 		}
+		if p := st.runParent - 1; p >= 0 {
+			st.runParent = 0
+			if a.gs[p].events == st.runMark {
+				a.gs[p].runKids = append(a.gs[p].runKids, gi)
+			}
+		}
 	case trace.EvEnd:
 		st.ended = true
 		if a.isTask(gi) {
@@ -606,10 +627,9 @@ func (a *flatAnalyzer) event(i int) {
 // testStart orders a subtest (named parent/sub) after what its parent test's
 // goroutine did before t.Run, and after the subtests of the same parent that
 // have ended: t.Run blocks until a subtest that is not parallel ends, and
-// the testing package starts the next one after it. (The parent's accesses
-// right after t.Run returns carry the seq of its last sync event before
-// t.Run, so they stay unordered after the subtest: the trace has no event
-// at t.Run's return.)
+// the testing package starts the next one after it; and a subtest that
+// ended while its parent recorded nothing before the parent's next event
+// (analyzer.testStart says why).
 func (a *flatAnalyzer) testStart(gi int, name string) {
 	a.gs[gi].test = name
 	a.tests[name] = gi
@@ -625,6 +645,7 @@ func (a *flatAnalyzer) testStart(gi int, name string) {
 	}
 	if p, ok := a.tests[name[:k]]; ok && p != gi {
 		a.acquire(gi, a.release(p))
+		a.gs[gi].runParent, a.gs[gi].runMark = p+1, a.gs[p].events
 	}
 	a.acquire(gi, a.subtests[name[:k]])
 }

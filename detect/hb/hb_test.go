@@ -393,6 +393,12 @@ func TestStack(t *testing.T) {
 	}
 }
 
+// TestSubtests: a subtest comes after its parent's events before t.Run
+// and after the subtests that ended before it; one that ended while its
+// parent recorded nothing (the parent waited in t.Run) comes before the
+// parent's next event. Subtest two lets the parent go on (parallel, or
+// started by another goroutine's t.Run): the parent's Lock comes while it
+// runs, and its end orders nothing of the parent's.
 func TestSubtests(t *testing.T) {
 	evs, at := parse(t, `
 1 g=1 Begin parent=none
@@ -406,13 +412,20 @@ func TestSubtests(t *testing.T) {
 6 g=3 Begin parent=none
 7 g=3 TestStart name="TestA/two"
 7.1 g=3 Read site=4 addr=0x200
+7.2 g=3 Write site=7 addr=0x300 value=1
 8 g=1 Lock site=5 addr=0x900
 8.1 g=1 Write site=6 addr=0x100 value=2
+9 g=3 TestEnd outcome=pass
+10 g=1 Unlock site=8 addr=0x900
+10.1 g=1 Read site=9 addr=0x300
 `)
 	checkOrder(t, Analyze(evs, Options{}), at, []order{
 		{1, 2, true},  // the parent before t.Run
 		{3, 4, true},  // one subtest before the next
-		{6, 2, false}, // the parent after t.Run
+		{2, 6, true},  // a subtest before the parent's next event after t.Run
+		{3, 9, true},  //
+		{7, 9, false}, // a subtest while the parent went on
+		{4, 6, false}, //
 	})
 }
 
