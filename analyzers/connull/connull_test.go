@@ -82,6 +82,10 @@ func TestFixtures(t *testing.T) {
 		// across both, or an atomic.Value (whose nil Store panics) is
 		// silent.
 		"atomicptr",
+		// A method of *os.File called on a field that another goroutine
+		// clears returns os.ErrInvalid for a nil file; Name, which
+		// dereferences it, is reported.
+		"nilsafe",
 	)
 }
 

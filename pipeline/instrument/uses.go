@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/internal/nilrecv"
 	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -56,7 +57,8 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 // derefs reports whether the pointer-shaped value v is dereferenced
 // without being compared with nil: *v, v.f, v[i] of an array pointer, a
 // store through it, a map update of it, a call of it (a func or an
-// interface's method) or of a method with it as the receiver.
+// interface's method) or of a method with it as the receiver, unless the
+// method takes a nil receiver (nilrecv: *os.File's).
 func derefs(v ssa.Value) bool {
 	switch v.Type().Underlying().(type) {
 	case *types.Pointer, *types.Map, *types.Signature, *types.Interface:
@@ -89,11 +91,22 @@ func derefs(v ssa.Value) bool {
 			if c.Value == v {
 				deref = true
 			} else if callee := c.StaticCallee(); callee != nil && callee.Signature.Recv() != nil && len(c.Args) > 0 && c.Args[0] == v {
-				deref = true
+				deref = deref || !nilrecv.OK(fullName(callee))
 			}
 		}
 	}
 	return deref
+}
+
+// fullName returns the types.Func.FullName of fn's generic origin, or "".
+func fullName(fn *ssa.Function) string {
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	if obj, ok := fn.Object().(*types.Func); ok {
+		return obj.FullName()
+	}
+	return ""
 }
 
 func isNil(v ssa.Value) bool {

@@ -6,7 +6,9 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/internal/nilrecv"
 )
 
 // maxDerefDepth bounds how deep Derefs looks into methods of the package
@@ -98,6 +100,12 @@ func (e *Env) callDeref(v ssa.Value, call *ssa.Call, depth int) (Deref, bool) {
 		return Deref{}, false
 	}
 	if _, ok := callee.Signature.Recv().Type().Underlying().(*types.Pointer); !ok {
+		return Deref{}, false
+	}
+	if nilrecv.OK(model.Name(callee)) {
+		// It checks for nil (the model says so whether or not its
+		// body was loaded: os.File's methods dereference the file
+		// after checkValid returned, which no nil check here guards).
 		return Deref{}, false
 	}
 	verb := "used to call " + source.FuncName(callee)

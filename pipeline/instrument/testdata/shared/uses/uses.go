@@ -2,7 +2,11 @@
 // trace.Site.Uses the instrumenter must give it (TestUses).
 package uses
 
-import "sync"
+import (
+	"io"
+	"os"
+	"sync"
+)
 
 type node struct{ val int }
 
@@ -15,6 +19,7 @@ type state struct {
 	stop bool
 	f    func()
 	last int
+	file *os.File
 }
 
 func (s *state) reader() int {
@@ -42,6 +47,9 @@ func (s *state) reader() int {
 	x += s.last    // uses:""
 	s.f()          // uses:"deref ptr"
 	s.mup.Unlock() // uses:"deref ptr"
+	// *os.File's methods but Name take a nil file (os.ErrInvalid).
+	s.file.Seek(0, io.SeekCurrent) // uses:"ptr"
+	_ = s.file.Name()              // uses:"deref ptr"
 	return x
 }
 
@@ -54,6 +62,7 @@ func (s *state) writer() {
 	s.last = s.n + 1 // writes:""
 	s.stop = true
 	s.f = nil
+	s.file = nil
 }
 
 // Run runs reader and writer at once.
