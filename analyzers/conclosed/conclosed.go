@@ -272,7 +272,8 @@ func isTruncation(a *sharedloc.Access) bool {
 }
 
 // releases reports uses of buffers that another goroutine Resets and of
-// objects that another goroutine returns to a sync.Pool.
+// objects that another goroutine returns to a sync.Pool. A call that only
+// reads a buffer's counters (model.Counts) is no use.
 func (c *checker) releases() {
 	env := c.env
 	resets := map[sharedloc.Loc][]*sharedloc.Access{} // by the buffer's location
@@ -313,7 +314,7 @@ func (c *checker) releases() {
 						if _, ok := model.Releases[name]; ok {
 							a.Op = sharedloc.Store
 							resets[l] = append(resets[l], a)
-						} else {
+						} else if !model.Counts[name] {
 							uses[l] = append(uses[l], a)
 						}
 					}

@@ -45,6 +45,10 @@ func TestFixtures(t *testing.T) {
 		// of a one-shot flag is elected as one under the CompareAndSwap
 		// itself; a helper that returns a plain read elects nobody.
 		"closehelper",
+		// A buffer's count (Buffered) read while another goroutine
+		// Resets the buffer is a number, not a use of what the Reset
+		// released; a Peek into the buffer is reported.
+		"resetcount",
 		// A goroutine started in a test's callback is taken to start many
 		// times only through another test's loop, which the call graph
 		// lets reach every test's callbacks: low confidence, silent here;

@@ -17,7 +17,8 @@
 //     the close), and two closes of one channel ("close of closed
 //     channel", unless both run under one sync.Once or one mutex);
 //   - a use of a bytes.Buffer, strings.Builder or bufio Reader/Writer
-//     that another goroutine Resets, of an object that another goroutine
+//     that another goroutine Resets (reading its counts, Len or Buffered,
+//     is no use: a wrong number, not a crash), of an object that another goroutine
 //     returns to a sync.Pool, or of the elements of a slice that another
 //     goroutine truncates to reuse its array (s.buf = s.buf[:0]);
 //   - a range over a map that another goroutine writes ("concurrent map

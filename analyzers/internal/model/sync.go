@@ -49,6 +49,24 @@ var Releases = map[string]string{
 	"(*bufio.Reader).Reset":    "Reset",
 }
 
+// Counts are the methods of the buffers in Releases that only read their
+// receiver's counters: after another goroutine's Reset they count the
+// emptied buffer (a wrong number, never a panic), so they are no use of
+// what the Reset released (nxadm/tail's Tell: tail.reader.Buffered()
+// while the tailing goroutine's seekTo Resets the reader).
+var Counts = map[string]bool{
+	"(*bytes.Buffer).Len":       true,
+	"(*bytes.Buffer).Cap":       true,
+	"(*bytes.Buffer).Available": true,
+	"(*strings.Builder).Len":    true,
+	"(*strings.Builder).Cap":    true,
+	"(*bufio.Writer).Available": true,
+	"(*bufio.Writer).Buffered":  true,
+	"(*bufio.Writer).Size":      true,
+	"(*bufio.Reader).Buffered":  true,
+	"(*bufio.Reader).Size":      true,
+}
+
 // PoolPut returns an object to a sync.Pool; the object (the argument) is
 // released.
 const PoolPut = "(*sync.Pool).Put"
