@@ -358,3 +358,60 @@ func TestBeginWithoutGo(t *testing.T) {
 		t.Errorf("goroutine %#x recorded %v, want Begin parent=none first", id, evs)
 	}
 }
+
+// TestBelow: goroutines that plain go statements (code precog does not
+// instrument) started below a recorded goroutine, directly and through
+// one that records nothing (a server's accept loop), begin with no parent
+// and then name the recorded one in EvBelow.
+func TestBelow(t *testing.T) {
+	// The package's other tests may have spent the process's dumps.
+	ancestry.mu.Lock()
+	ancestry.dumps = 0
+	ancestry.mu.Unlock()
+	from := seqs.n.Load()
+	const id = 0x5eef
+	done := make(chan struct{})     // closed once both have recorded
+	recorded := make(chan struct{}) // a send from each after its Read
+	var wg sync.WaitGroup
+	wg.Add(4)
+	go func() { // as an instrumented go statement's child
+		Begin(id)
+		defer End()
+		defer wg.Done()
+		go func() { // records nothing
+			defer wg.Done()
+			go func() {
+				defer wg.Done()
+				Read(9102, nil)
+				recorded <- struct{}{}
+			}()
+			<-done // its creator lives until it was adopted
+		}()
+		go func() {
+			defer wg.Done()
+			Read(9103, nil)
+			recorded <- struct{}{}
+		}()
+		<-done
+	}()
+	<-recorded
+	<-recorded
+	close(done)
+	wg.Wait()
+	evs := since(readTrace(t, tracePath), from)
+	for _, site := range []uint32{9102, 9103} {
+		var g uint64
+		for _, ev := range evs {
+			if ev.Site == site {
+				g = ev.Goroutine
+			}
+		}
+		gevs := goroutineEvents(evs, g)
+		if len(gevs) > 0 && gevs[0].Kind == trace.EvGCEpoch {
+			gevs = gevs[1:]
+		}
+		if len(gevs) < 2 || gevs[0].Kind != trace.EvBegin || gevs[0].Peer != trace.NoParent || gevs[1].Kind != trace.EvBelow || gevs[1].Peer != id {
+			t.Errorf("site %d: goroutine %#x recorded %s, want Begin parent=none, then Below parent=%#x", site, g, kindsString(gevs), uint64(id))
+		}
+	}
+}

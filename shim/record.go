@@ -298,6 +298,15 @@ func (g *gstate) recordBegin(parent uint64) {
 	g.synced()
 }
 
+// recordBelow records that the goroutine, which code precog does not
+// instrument started, descends from the recorded goroutine parent.
+func (g *gstate) recordBelow(parent uint64) {
+	g.prepare()
+	g.buf = g.enc.AppendBelow(g.buf, seqs.n.Add(1), parent)
+	g.commit()
+	g.synced()
+}
+
 // end records End and releases the goroutine's state.
 func end() {
 	g := cur()

@@ -35,7 +35,7 @@ type gstate struct {
 
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
-	runKids  uint64            // subtests T.Run started for it that runCaller found, under states.mu
+	runKids  uint64            // subtests T.Run started for it that createdBy found, under states.mu
 	testOnly bool              // adopted by TestStart: TestEnd ends it
 	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
 	bubble   bool              // runs in a testing/synctest bubble (Bubble, or forked by a goroutine that does)
@@ -104,6 +104,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 	}
 	var id uint64
 	parent := uint64(trace.NoParent)
+	var creator uint64 // the runtime id of the goroutine that started this one, if known
 	switch {
 	case test != "":
 		if states.tests == nil {
@@ -117,9 +118,9 @@ func lookupSlow(gid uint64, test string) *gstate {
 		// Only this goroutine installs its own state: reading its stack
 		// outside the lock lets no other install it meanwhile.
 		states.mu.Unlock()
-		pgid, ok := runCaller()
+		pgid, run, ok := createdBy()
 		states.mu.Lock()
-		if p := liveState(pgid); ok && p != nil {
+		if p := liveState(pgid); ok && run && p != nil {
 			// A subtest that testing.T.Run started for code that
 			// is not instrumented (testify's suite.Run): its
 			// parent is the goroutine blocked in Run, and its id
@@ -131,6 +132,9 @@ func lookupSlow(gid uint64, test string) *gstate {
 		}
 		states.adopted++
 		id = adoptedID(states.adopted)
+		if ok {
+			creator = pgid
+		}
 	}
 	g := newState(gid, id)
 	install(slot, g)
@@ -138,6 +142,11 @@ func lookupSlow(gid uint64, test string) *gstate {
 	g.testOnly = test != ""
 	g.start()
 	g.recordBegin(parent)
+	if creator != 0 {
+		if anc, ok := recordedAncestor(creator); ok {
+			g.recordBelow(anc)
+		}
+	}
 	return g
 }
 
@@ -150,12 +159,12 @@ func liveState(gid uint64) *gstate {
 	return states.overflow[gid]
 }
 
-// runCaller returns the runtime id of the goroutine that started the
-// calling one with testing's T.Run, if that one did, read from the
+// createdBy returns the runtime id of the goroutine that started the
+// calling one, and whether it did so with testing's T.Run, read from the
 // "created by" line of the calling goroutine's stack. It runs once per
 // goroutine that no instrumented go statement or TestStart named, when it
 // first reaches the shim.
-func runCaller() (uint64, bool) {
+func createdBy() (gid uint64, run, ok bool) {
 	buf := make([]byte, 4<<10)
 	for {
 		n := runtime.Stack(buf, false)
@@ -164,21 +173,31 @@ func runCaller() (uint64, bool) {
 			break
 		}
 		if len(buf) >= 1<<20 {
-			return 0, false
+			return 0, false, false
 		}
 		buf = make([]byte, 4*len(buf))
 	}
-	const created = "\ncreated by testing.(*T).Run in goroutine "
-	i := bytes.LastIndex(buf, []byte(created))
+	i := bytes.LastIndex(buf, []byte("\ncreated by "))
 	if i < 0 {
-		return 0, false
+		return 0, false, false
 	}
-	rest := buf[i+len(created):]
-	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-		rest = rest[:j]
+	gid, run, ok = creatorLine(buf[i+1:])
+	return gid, run, ok
+}
+
+// creatorLine parses a stack's "created by F in goroutine N" line at the
+// start of b: N, and whether F is testing's T.Run.
+func creatorLine(b []byte) (gid uint64, run, ok bool) {
+	if j := bytes.IndexByte(b, '\n'); j >= 0 {
+		b = b[:j]
 	}
-	id, err := strconv.ParseUint(string(rest), 10, 64)
-	return id, err == nil
+	const in = " in goroutine "
+	i := bytes.LastIndex(b, []byte(in))
+	if i < 0 || !bytes.HasPrefix(b, []byte("created by ")) {
+		return 0, false, false
+	}
+	gid, err := strconv.ParseUint(string(b[i+len(in):]), 10, 64)
+	return gid, string(b[len("created by "):i]) == "testing.(*T).Run", err == nil
 }
 
 // install puts g into slot, moving a live occupant to the overflow map.

@@ -154,6 +154,10 @@ type gstate struct {
 	// goroutine's events when the subtest started.
 	runParent int
 	runMark   int
+	// start is the clock it began with, a copy: its go statement's
+	// (or T.Run's) for its descendants that code precog does not
+	// instrument started (EvBelow); the zero clock if none.
+	start vclock
 
 	// Stream's per-goroutine state (see stream.go).
 	awaiting []chanOp // sends whose completing receive had not come when the walk passed them
@@ -325,7 +329,8 @@ func (a *analyzer) goroutine(i int) int {
 			// can come second.
 			if p, ok := a.byID[ev.Peer]; ok && ev.Peer != trace.NoParent {
 				a.runKid(gi, p)
-				a.acquire(gi, a.release(p))
+				a.gs[gi].start = a.release(p)
+				a.acquire(gi, a.gs[gi].start)
 			}
 		}
 		return gi
@@ -342,7 +347,7 @@ func (a *analyzer) goroutine(i int) int {
 		if p, ok := a.byID[f.parent]; ok {
 			a.Goroutines[gi].Parent = p
 		}
-		st.vc = f.vc
+		st.vc, st.start = f.vc, f.vc
 		st.handed = a.handed[f.event]
 		st.bubble = f.bubble
 		if f.bubble != nil {
@@ -364,6 +369,7 @@ func (a *analyzer) goroutine(i int) int {
 			// knows.
 			a.runKid(gi, p)
 			st.vc = a.release(p)
+			st.start = st.vc
 		}
 		if a.stream != nil {
 			a.stream.spawn = append(a.stream.spawn, 0)
@@ -552,6 +558,15 @@ func (a *analyzer) event(i int) {
 	switch ev.Kind {
 	case trace.EvGCEpoch:
 		st.epoch = ev.Value
+	case trace.EvBelow:
+		if p, ok := a.byID[ev.Peer]; ok {
+			// A goroutine that code precog does not instrument
+			// started, below goroutine p: it began after p did,
+			// so after p's go statement, but maybe before what p
+			// did since (the package doc's Order).
+			st.start = a.gs[p].start
+			a.acquire(gi, st.start)
+		}
 	case trace.EvTestStart:
 		a.testStart(gi, ev.Name)
 	case trace.EvBubble:

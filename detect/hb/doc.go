@@ -82,6 +82,19 @@
 //     the seq of its last sync event before t.Parallel are walked before
 //     its later siblings and ordered before them (a missed race, never a
 //     false one);
+//   - for a goroutine that code precog does not instrument started (a
+//     server's connection goroutine, whose handler is the module's code:
+//     no EvFork names it, and its EvBegin has no parent), what came before
+//     the go statement (or T.Run) that started its nearest recorded
+//     ancestor, which the shim names in an EvBelow after the EvBegin
+//     (shim/ancestry.go: the runtime's "created by" lines, followed up
+//     through goroutines the shim does not record): it began after that
+//     ancestor began. Not what the ancestor did since: the go statement
+//     that started the goroutine's line ran where nothing is recorded, at
+//     a time the trace does not show. A test that runs `go srv.Serve(l)`
+//     so orders its handlers after what it did before that statement; a
+//     server that httptest.NewServer started, whose ancestor is the
+//     test's own goroutine, gains nothing;
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the

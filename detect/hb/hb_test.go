@@ -1003,3 +1003,45 @@ func TestLockName(t *testing.T) {
 		}
 	}
 }
+
+// TestBelow: g2 is a server's goroutine that g1 started with a go
+// statement (`go srv.Serve(l)`); g3, a connection's handler, was started
+// by code precog does not instrument below g2 (its EvBegin has no parent,
+// its EvBelow names g2); g4 below g3 the same way. g3 and g4 come after
+// what g1 did before the go statement, not after what g1 did after it (a
+// request's write racing with the handler) nor what g2 did itself; g5,
+// with no EvBelow, after nothing.
+func TestBelow(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+2 g=1 Fork site=9 child=2
+2.1 g=1 Write site=2 addr=0x200 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Write site=3 addr=0x300 value=1
+4 g=3 Begin parent=none
+5 g=3 Below parent=2
+5.1 g=3 Read site=4 addr=0x100
+5.2 g=3 Read site=5 addr=0x200
+5.3 g=3 Read site=6 addr=0x300
+6 g=4 GCEpoch epoch=1
+7 g=4 Begin parent=none
+8 g=4 Below parent=3
+8.1 g=4 Read site=7 addr=0x100
+9 g=5 Begin parent=none
+9.1 g=5 Read site=8 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 4, true},  // before the ancestor's go statement
+		{2, 5, false}, // the test after it
+		{3, 6, false}, // the ancestor's own
+		{1, 7, true},  // below a goroutine that is below
+		{1, 8, false}, // no EvBelow
+	})
+	for _, gr := range g.Goroutines {
+		if gr.ID >= 3 && (gr.Parent != -1 || gr.Fork != -1) {
+			t.Errorf("goroutine %d: parent %d, fork %d: want none (no go statement of its was recorded)", gr.ID, gr.Parent, gr.Fork)
+		}
+	}
+}

@@ -14,8 +14,9 @@ import (
 // version 7 EvClock and EvSyncWait, version 8 the sync.Pool events
 // EvPoolPut and EvPoolGet, version 9 the compact reads and writes and a
 // batch length of 4 little-endian bytes, version 10 the element
-// fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect.
-const Version = 10
+// fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect, version 11
+// EvBelow.
+const Version = 11
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -225,6 +226,11 @@ func (e *Encoder) AppendFork(b []byte, seq uint64, site uint32, child uint64) []
 // AppendBegin appends an EvBegin event.
 func (e *Encoder) AppendBegin(b []byte, seq uint64, parent uint64) []byte {
 	return appendUvarint(e.sync(b, EvBegin, seq), parent)
+}
+
+// AppendBelow appends an EvBelow event.
+func (e *Encoder) AppendBelow(b []byte, seq uint64, parent uint64) []byte {
+	return appendUvarint(e.sync(b, EvBelow, seq), parent)
 }
 
 // AppendEnd appends an EvEnd event.

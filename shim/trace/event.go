@@ -91,6 +91,9 @@ const (
 	EvPoolPut // before Put hands the object to the pool [seq, site, addr, value]
 	EvPoolGet // after Get returned the object (taken from the pool or made by New; addr 0 for nil) [seq, site, addr, value]
 
+	// Ancestry.
+	EvBelow // child, right after the EvBegin (parent=none) of a goroutine that code precog does not instrument started: parent is the goroutine's nearest ancestor that the shim records, which began before the child was started [seq, parent]
+
 	numKinds
 )
 
@@ -238,4 +241,5 @@ var kinds = [numKinds]kindSpec{
 	EvSyncWait:      {name: "SyncWait", fields: []field{fSite, fAddr, fValue}},
 	EvPoolPut:       {name: "PoolPut", fields: []field{fSite, fAddr, fValue}},
 	EvPoolGet:       {name: "PoolGet", fields: []field{fSite, fAddr, fValue}},
+	EvBelow:         {name: "Below", fields: []field{fParent}},
 }

@@ -103,6 +103,8 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendPoolPut(b, ev.Seq, ev.Site, a, uintptr(ev.Value))
 	case EvPoolGet:
 		return e.AppendPoolGet(b, ev.Seq, ev.Site, a, uintptr(ev.Value))
+	case EvBelow:
+		return e.AppendBelow(b, ev.Seq, ev.Peer)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -168,6 +170,7 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 1000000000001 g=0 TestStart name="Test\"quoted\" with spaces/ünïcode\x00"
 1000000000002 g=0 TestEnd outcome=skip
 1000000000003 g=7 Begin parent=none
+1000000000004 g=7 Below parent=18446744073709551614
 `
 
 func sample(t testing.TB) *Trace {
