@@ -225,7 +225,10 @@
 //     operations do; a reader that spans several sections of one call
 //     (mysqlslave's Status, with Rotate's section between its first and
 //     third) or a setter that is one step of its caller's update
-//     (jsstring; kb4's two locks) is not alone;
+//     (jsstring; kb4's two locks) is not alone, and a section whose read
+//     of the location only decides branches (trace.UseBranch) is a check
+//     whose action the order decides (Fig. 4's flag, checked before it
+//     is set: a notifier that finds no waiter yet), not a getter;
 //   - if the goroutine's previous or next section of the same lock was
 //     taken at another Lock site of the same function (in source order:
 //     one call of a function with two Lock sites, KB1's Insert,

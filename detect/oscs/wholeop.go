@@ -46,6 +46,13 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 	if pWrite && cWrite {
 		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc)
 	}
+	if _, r, ok := writeRead(p, pWrite, cur, cWrite); ok && setter && c.branchOnly(c.g.Events[r.ev].Site) {
+		// A lone setter against a check that decides on the value:
+		// which runs first decides what the checking section does
+		// (Fig. 4's flag, checked before it is set), not only what it
+		// reads.
+		return false
+	}
 	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok && (w.val == 0 || setter && w.zero && w.ev < r.ev) && c.sectionUse(r, loc).firstDeref {
 		// One order gives the reader zero, which it dereferences:
 		// the write stores nil, or a lone setter's replaced nil (as
@@ -300,7 +307,9 @@ func (c *checker) oneFunc(k int) bool {
 // setFlags, then setChars) has a neighbor section that is its two-step;
 // one whose other side reads over several sections of one call
 // (mysqlslave's Status: the name, then the position, with Rotate's
-// section between) meets a section that is not alone.
+// section between) meets a section that is not alone. (wholeOps also
+// keeps the pair when the read only decides branches: a check, whose
+// action the order decides.)
 func (c *checker) loneSetter(k, other int) bool {
 	return k >= 0 && other >= 0 && !c.footprint(k).reads && c.oneFunc(k) && c.alone(k) && c.alone(other)
 }

@@ -30,10 +30,10 @@ import (
 // nothing (161).
 var opSites = func() *trace.SiteTable {
 	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true, 140: true, 147: true, 150: true, 160: true,
-		170: true, 180: true, 183: true, 186: true, 190: true, 195: true, 200: true, 205: true, 210: true}
+		170: true, 180: true, 183: true, 186: true, 190: true, 195: true, 200: true, 205: true, 210: true, 215: true}
 	t := new(trace.SiteTable)
 	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create", 140: "Poll", 150: "Put", 160: "Push2",
-		170: "Clear", 180: "Status", 190: "setN", 195: "setD", 200: "getN", 205: "getD", 210: "Load", 215: ""}
+		170: "Clear", 180: "Status", 190: "setN", 195: "setD", 200: "getN", 205: "getD", 210: "Load", 215: "Notify"}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
 	// AddAll calling Size, then CopyInto, jsstring's Concat calling setA,
@@ -41,7 +41,7 @@ var opSites = func() *trace.SiteTable {
 	// getN then getD.
 	after := map[int]string{33: "30 33", 55: "50", 75: "70", 195: "190", 205: "200"}
 	name := ""
-	for id := 10; id < 215; id++ {
+	for id := 10; id < 220; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -87,6 +87,8 @@ var opSites = func() *trace.SiteTable {
 			kind, expr = "unlock", "mu"
 		case id == 211:
 			kind, expr, uses = "read", "p", trace.UseDeref
+		case id == 216:
+			kind, expr, uses = "read", "waiting", trace.UseBranch
 		}
 		s := trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]}
 		if id == 102 {
@@ -805,6 +807,14 @@ func TestWholeOpLoneSetter(t *testing.T) {
 14.1 g=3 Read site=211 addr=0x100
 15 g=3 Unlock site=212 addr=0x900
 `, []string{"170 171 210 211"}, []string{"170 171 210 211"})
+	// A check that decides on the value (Mozilla-3's notifier reads
+	// whether the waiter is waiting, and notifies it or not): which
+	// section runs first decides what Notify does.
+	wholeCase(t, "check", start+clear+`
+14 g=3 Lock site=215 addr=0x900
+14.1 g=3 Read site=216 addr=0x100
+15 g=3 Unlock site=217 addr=0x900
+`, []string{"170 171 215 216"}, []string{"170 171 215 216"})
 	// The read came first, dereferenced what it found and went on: the
 	// location did not hold nil, whatever the trace knows of it (a
 	// write in an earlier GC epoch).
