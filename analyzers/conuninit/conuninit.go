@@ -6,8 +6,10 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
@@ -15,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/fixes"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -53,6 +56,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	c.waitGroups()
+	c.addsInside(pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA))
 	return c.rep.Finish(), nil
 }
 
@@ -447,6 +451,108 @@ func (c *checker) waitGroups() {
 			}, analyzerutil.RoleAt{Role: finding.RoleDone, Pos: methodPos(env.Pass, d.instr.Pos())},
 				analyzerutil.RoleAt{Role: finding.RoleAdd, Pos: methodPos(env.Pass, late.Pos())})
 			break
+		}
+	}
+}
+
+// addsInside reports a Wait that may return before the Add of a goroutine
+// that its function starts, because the goroutine calls Add itself: `go
+// func() { wg.Add(1); defer wg.Done(); ... }()` and then wg.Wait(). Go's
+// rule (sync.WaitGroup's doc) is that an Add starting from zero happens
+// before Wait; here nothing orders them, so Wait can find the counter at
+// zero and return while the work runs on (go vet's waitgroup check reports
+// the Add; this names the Wait it races with, as precog test does). The
+// starting function must not Add to the WaitGroup itself (then the counter
+// may be above zero at its Wait) and the Wait must be able to follow the
+// go statement. The goroutine's function is the go statement's own
+// callee, a closure or a function handed the WaitGroup as an argument;
+// this covers a spawner's wrapper (`go func() { wg.Add(1); f() }()` in a
+// function that takes f), for which the goroutines analysis makes no
+// context of its own.
+func (c *checker) addsInside(in *buildssa.SSA) {
+	for _, starter := range srcfuncs.Of(in) {
+		for _, b := range starter.Blocks {
+			for _, instr := range b.Instrs {
+				if g, ok := instr.(*ssa.Go); ok {
+					if entry := g.Call.StaticCallee(); entry != nil && entry.Blocks != nil {
+						c.addInside(g, entry, starter)
+					}
+				}
+			}
+		}
+	}
+}
+
+// wgArg returns the WaitGroup operand of call if it calls method, or nil.
+func wgArg(call ssa.CallInstruction, method string) ssa.Value {
+	if call.Common().IsInvoke() || len(call.Common().Args) == 0 || model.CalleeName(call.Common()) != method {
+		return nil
+	}
+	return call.Common().Args[0]
+}
+
+func (c *checker) addInside(g *ssa.Go, entry, starter *ssa.Function) {
+	env := c.env
+	// same reports whether the starter's WaitGroup operand v is the one
+	// the goroutine's Add takes, w: an argument of the go statement, or
+	// one object both may only be.
+	same := func(v, w ssa.Value) bool {
+		if p, ok := w.(*ssa.Parameter); ok && p.Parent() == entry {
+			if i := slices.Index(entry.Params, p); i >= 0 && i < len(g.Call.Args) && g.Call.Args[i] == v {
+				return true
+			}
+		}
+		a, b := env.Shared.Objects(v), env.Shared.Objects(w)
+		return len(a) == 1 && len(b) == 1 && a[0] == b[0]
+	}
+	for _, b := range entry.Blocks {
+		for _, instr := range b.Instrs {
+			add, ok := instr.(ssa.CallInstruction)
+			if !ok {
+				continue
+			}
+			w := wgArg(add, model.WaitGroupAdd)
+			if w == nil {
+				continue
+			}
+			if d, ok := add.Common().Args[1].(*ssa.Const); ok && d.Int64() <= 0 {
+				continue // a Done by another name
+			}
+			var wait ssa.CallInstruction
+			for _, sb := range starter.Blocks {
+				for _, si := range sb.Instrs {
+					call, ok := si.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					if v := wgArg(call, model.WaitGroupAdd); v != nil && same(v, w) {
+						return // the starter counts too: the counter may not be zero at its Wait
+					}
+					if v := wgArg(call, model.WaitGroupWait); v != nil && wait == nil && same(v, w) && env.Goroutines.Flow.MayFollow(g, call) {
+						wait = call
+					}
+				}
+			}
+			if wait == nil {
+				return
+			}
+			name := "the WaitGroup"
+			if call, ok := source.Call(env.Pass, wait.Pos()); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+					name = source.Render(sel.X)
+				}
+			}
+			c.rep.Report(analysis.Diagnostic{
+				Pos: wait.Pos(),
+				Message: fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; Add should come before the go statement",
+					name, source.FuncName(starter), source.FuncName(entry)),
+				Related: []analysis.RelatedInformation{
+					{Pos: add.Pos(), Message: fmt.Sprintf("Add called here by %s, inside the goroutine it counts", source.FuncName(entry))},
+					{Pos: g.Pos(), Message: "goroutine started here"},
+				},
+			}, analyzerutil.RoleAt{Role: finding.RoleWait, Pos: methodPos(env.Pass, wait.Pos())},
+				analyzerutil.RoleAt{Role: finding.RoleAdd, Pos: methodPos(env.Pass, add.Pos())})
+			return
 		}
 	}
 }

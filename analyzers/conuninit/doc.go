@@ -39,6 +39,13 @@
 // golangci-lint --fix apply it); an Add further away, or after a loop of
 // `go` statements, may count something else and is left to the author.
 //
+// It reports a Wait that may return before the work it waits for, too: a
+// goroutine calls Add itself (`go func() { wg.Add(1); defer wg.Done();
+// ... }()`) and the function that starts it calls Wait after the `go`
+// statement without adding to the WaitGroup itself, so Wait can find the
+// counter at zero and return at once (go vet's waitgroup check reports
+// the Add; this names the Wait, as precog test does).
+//
 //	// WRONG
 //	h := &Session{}
 //	go h.eventLoop() // reads h.band

@@ -26,6 +26,6 @@ func Crawl(links []string, fetch func(string)) int {
 			fetch(l)
 		}()
 	}
-	wg.Wait() // may return before any Add
+	wg.Wait() // may return before any Add // want `may return before`
 	return len(links)
 }
