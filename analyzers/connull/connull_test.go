@@ -86,6 +86,14 @@ func TestFixtures(t *testing.T) {
 		// clears returns os.ErrInvalid for a nil file; Name, which
 		// dereferences it, is reported.
 		"nilsafe",
+		// A reader holding a reference it took from a getter that
+		// increments a reference count under the lock guarding the field
+		// never meets the stores on the branch where the count's
+		// decrement returned 0, nor do two runs of that branch; a read
+		// after the reference was dropped or handed to a goroutine, or
+		// through a getter that takes none or reloads the field after its
+		// unlock, is reported.
+		"refcount",
 	)
 }
 

@@ -66,6 +66,10 @@ type Env struct {
 	// passMemo memoizes passes, turns turnFlagOf.
 	passMemo map[passKey]bool
 	turns    map[*ssa.Function]*turnFlag
+	// counts holds the package's reference counts and countedRets
+	// memoizes returnsCounted (both nil until first asked).
+	counts      map[sharedloc.Loc]bool
+	countedRets map[countedKey]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -116,7 +120,10 @@ type Safe func(p Pair) bool
 // handedBefore), and within one Multi context only accesses to an object
 // all its goroutines share do. Nor do the goroutines that a call on the
 // Caller goroutine starts and waits for before it returns and Caller code
-// outside that call (ordering.Result.JoinedInCaller).
+// outside that call (ordering.Result.JoinedInCaller). Nor does an access
+// on the branch where the decrement of its object's reference count
+// returned 0 meet one made on that branch too, or while its goroutine
+// holds a reference to its object (countedApart).
 //
 // Each call spends one unit of the package's budget per pair of contexts
 // it compares; once the budget is exhausted, no pair overlaps, and the
@@ -125,7 +132,7 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	if oa := e.ownObject(a); oa != nil && oa == e.ownObject(b) {
 		return Pair{}, false // one invocation's object, on one goroutine
 	}
-	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) {
+	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) || e.countedApart(a, b) {
 		return Pair{}, false
 	}
 	if !e.Spend() {
