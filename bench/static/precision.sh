@@ -9,7 +9,8 @@
 # The corpus sets run from bench/corpus (its pinned versions); the modules
 # are copies from the module proxy in MODDIR (default /tmp/precision-mods),
 # fetched and `go mod tidy`-ed on first use, each vetted with ./... as a new
-# user would (tests included).
+# user would (tests included; a module without a go.mod gets one from go mod
+# init, as hystrix-go's user would make).
 set -u
 bin=$(realpath "$1"); out=$(realpath -m "$2"); mods=${3:-/tmp/precision-mods}
 corpus=$(cd "$(dirname "$0")/../corpus" && pwd)
@@ -29,7 +30,8 @@ run lru-all "$corpus" -all github.com/hashicorp/golang-lru/v2/... github.com/ali
 while read -r name mod ver; do
 	if [ ! -d "$mods/$name" ]; then
 		dir=$(cd /tmp && go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-		cp -r "$dir" "$mods/$name" && chmod -R u+w "$mods/$name" && (cd "$mods/$name" && go mod tidy)
+		cp -r "$dir" "$mods/$name" && chmod -R u+w "$mods/$name" &&
+			(cd "$mods/$name" && { [ -f go.mod ] || go mod init "$mod"; } && go mod tidy)
 	fi
 	run "$name" "$mods/$name" ./...
 done <<LIST
@@ -56,4 +58,8 @@ quartz github.com/reugn/go-quartz v0.15.2
 goevents github.com/docker/go-events v0.1.0
 pool github.com/jolestar/go-commons-pool/v2 v2.1.2
 gods github.com/Workiva/go-datastructures v1.1.7
+failsafe-go github.com/failsafe-go/failsafe-go v0.9.8
+go-nsq github.com/nsqio/go-nsq v1.1.0
+goleveldb github.com/syndtr/goleveldb v1.0.0
+hystrix-go github.com/afex/hystrix-go v0.0.0-20180502004556-fa1af6a1f4f5
 LIST
