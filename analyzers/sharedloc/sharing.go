@@ -34,7 +34,7 @@ func (r *Result) Local(a *Access) bool {
 		cell := a.Loc.Cell.(*ssa.Alloc)
 		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell, false) || r.cellStaysHome(cell)
 	default:
-		v = a.Base != nil && r.freshAt(a.Base, a.Instr, maxSharingDepth, false)
+		v = a.Base != nil && (r.freshAt(a.Base, a.Instr, maxSharingDepth, false) || r.ownFieldOfNew(a))
 	}
 	r.local[a] = v
 	return v
@@ -142,6 +142,72 @@ func (r *Result) constructs(call *ssa.Call, depth int) bool {
 		}
 	}
 	return returns > 0
+}
+
+// ownFieldOfNew reports whether a touches a field of the object that a
+// call in a's function returned, its address taken from the call's
+// result itself (x.f, not x.p.f), before that object escaped on any path
+// to a, the callee allocating a new object at every return and letting it
+// go nowhere before (see allocates). What the object was filled with may
+// be shared (goleveldb's newVersion(s) returns &version{s: s}, which
+// constructs refuses), but the object's own fields are that call's alone
+// until it lets the object go.
+func (r *Result) ownFieldOfNew(a *Access) bool {
+	call, ok := a.Base.(*ssa.Call)
+	fa, isField := a.Ptr.(*ssa.FieldAddr)
+	if !ok || !isField || fa.X != a.Base || a.Loc.Elem || !r.allocates(call) {
+		return false
+	}
+	return !r.escapesBefore(call, a.Instr, call, false)
+}
+
+// allocates reports whether call's callee returns, at every return, an
+// object it allocated there (new or &T{...}, not captured by a closure),
+// whose fields' addresses go only into loads and stores to them, and
+// which it let go nowhere before the return.
+func (r *Result) allocates(call *ssa.Call) bool {
+	fn := call.Call.StaticCallee()
+	if fn == nil || fn.Blocks == nil || fn.Signature.Results().Len() != 1 {
+		return false
+	}
+	returns := 0
+	for _, b := range fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		returns++
+		alloc, ok := ret.Results[0].(*ssa.Alloc)
+		if !ok || isCaptured(alloc) || !fieldsStayHome(alloc) || r.escapesBefore(alloc, ret, alloc, true) {
+			return false
+		}
+	}
+	return returns > 0
+}
+
+// fieldsStayHome reports whether the addresses of v's fields and elements
+// go only into loads and into stores to them.
+func fieldsStayHome(v *ssa.Alloc) bool {
+	for _, ref := range *v.Referrers() {
+		switch ref.(type) {
+		case *ssa.FieldAddr, *ssa.IndexAddr:
+		default:
+			continue
+		}
+		addr := ref.(ssa.Value)
+		for _, u := range *addr.Referrers() {
+			switch u := u.(type) {
+			case *ssa.UnOp, *ssa.DebugRef:
+			case *ssa.Store:
+				if u.Addr != addr {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // madeHere reports whether v is an allocation whose fields (or elements)

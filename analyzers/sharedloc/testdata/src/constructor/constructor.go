@@ -140,12 +140,26 @@ func Kept() {
 	d.m[1] = 1 // want `^read M.m: shared$` `^map write M.m\[\]: shared$`
 }
 
-// Nor does an object the constructor fills with one it was handed.
+// Nor does an object the constructor fills with one it was handed: what
+// that one holds (T.n) may be shared. The new object's own fields (M.tag)
+// are still the call's alone until it lets the object go (goleveldb's
+// newVersion(s) returning &version{s: s}); once it has, or through a
+// constructor that let it go first, they are not.
 func newTagged(t *T) *M {
 	return &M{m: map[int]int{}, tag: t} // want `^write M.m: local$` `^write M.tag: local$`
 }
 
+func newTaggedKept(t *T) *M {
+	c := &M{tag: t} // want `^write M.tag: local$`
+	last = c        // want `^write last: shared$`
+	return c
+}
+
 func Tagged(t *T) {
 	c := newTagged(t)
-	c.tag.n = 1 // want `^read M.tag: shared$` `^write T.n: shared$`
+	c.tag.n = 1 // want `^read M.tag: local$` `^write T.n: shared$`
+	go c.run()
+	c.tag = nil // want `^write M.tag: shared$`
+	d := newTaggedKept(t)
+	d.tag = nil // want `^write M.tag: shared$`
 }
