@@ -125,20 +125,26 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int, ente
 // An object filled with a parameter or a call's result is not fresh
 // although it is new: what it points to may be shared.
 func (r *Result) constructs(call *ssa.Call, depth int) bool {
+	return depth > 0 && everyReturn(call, func(ret *ssa.Return) bool {
+		made, ok := ret.Results[0].(ssa.Instruction)
+		return ok && madeHere(made) && !r.escapesBefore(ret.Results[0], ret, made, true)
+	})
+}
+
+// everyReturn reports whether call's callee, a function of the package
+// with one result, has a return and ok holds at each of them.
+func everyReturn(call *ssa.Call, ok func(*ssa.Return) bool) bool {
 	fn := call.Call.StaticCallee()
-	if depth == 0 || fn == nil || fn.Blocks == nil || fn.Signature.Results().Len() != 1 {
+	if fn == nil || fn.Blocks == nil || fn.Signature.Results().Len() != 1 {
 		return false
 	}
 	returns := 0
 	for _, b := range fn.Blocks {
-		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-		if !ok {
-			continue
-		}
-		returns++
-		made, ok := ret.Results[0].(ssa.Instruction)
-		if !ok || !madeHere(made) || r.escapesBefore(ret.Results[0], ret, made, true) {
-			return false
+		if ret, isRet := b.Instrs[len(b.Instrs)-1].(*ssa.Return); isRet {
+			if !ok(ret) {
+				return false
+			}
+			returns++
 		}
 	}
 	return returns > 0
@@ -166,23 +172,10 @@ func (r *Result) ownFieldOfNew(a *Access) bool {
 // whose fields' addresses go only into loads and stores to them, and
 // which it let go nowhere before the return.
 func (r *Result) allocates(call *ssa.Call) bool {
-	fn := call.Call.StaticCallee()
-	if fn == nil || fn.Blocks == nil || fn.Signature.Results().Len() != 1 {
-		return false
-	}
-	returns := 0
-	for _, b := range fn.Blocks {
-		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-		if !ok {
-			continue
-		}
-		returns++
+	return everyReturn(call, func(ret *ssa.Return) bool {
 		alloc, ok := ret.Results[0].(*ssa.Alloc)
-		if !ok || isCaptured(alloc) || !fieldsStayHome(alloc) || r.escapesBefore(alloc, ret, alloc, true) {
-			return false
-		}
-	}
-	return returns > 0
+		return ok && !isCaptured(alloc) && fieldsStayHome(alloc) && !r.escapesBefore(alloc, ret, alloc, true)
+	})
 }
 
 // fieldsStayHome reports whether the addresses of v's fields and elements
