@@ -895,17 +895,8 @@ func (a *Analysis) LockOf(i int) *Access {
 // the reads that came first come first, then the other write-read pairs,
 // then write-write pairs; one pair per pair of sites, at most max.
 func Reorderings(evs []trace.Event, sites *trace.SiteTable, max int) []Race {
-	g := hb.Analyze(evs, hb.Options{Sites: sites})
-	a := &Analysis{Events: evs, Sites: sites, Graph: g, inst: make([]uint64, len(evs))}
-	for i := range evs {
-		a.inst[i] = g.Instance(i)
-	}
-	byAddr := make(map[uint64][]int)
-	for i, e := range evs {
-		if e.Kind == trace.EvRead || e.Kind == trace.EvWrite {
-			byAddr[e.Addr] = append(byAddr[e.Addr], i)
-		}
-	}
+	a, byAddr := accesses(evs, sites)
+	g := a.Graph
 	type cand struct {
 		r    Race
 		rank int
@@ -957,6 +948,104 @@ func Reorderings(evs []trace.Event, sites *trace.SiteTable, max int) []Race {
 			break
 		}
 		out = append(out, c.r)
+	}
+	return out
+}
+
+// accesses analyzes a trace for Reorderings and Interpositions and
+// indexes its reads and writes by address, in trace order.
+func accesses(evs []trace.Event, sites *trace.SiteTable) (*Analysis, map[uint64][]int) {
+	g := hb.Analyze(evs, hb.Options{Sites: sites})
+	a := &Analysis{Events: evs, Sites: sites, Graph: g, inst: make([]uint64, len(evs))}
+	for i := range evs {
+		a.inst[i] = g.Instance(i)
+	}
+	byAddr := make(map[uint64][]int)
+	for i, e := range evs {
+		if e.Kind == trace.EvRead || e.Kind == trace.EvWrite {
+			byAddr[e.Addr] = append(byAddr[e.Addr], i)
+		}
+	}
+	return a, byAddr
+}
+
+// Interpositions returns, for a trace of a run that passed, the
+// unserializable interleavings worth forcing to make it fail: a remote
+// access (Middle) moved between two consecutive accesses of one goroutine
+// to the same location (First, Third) that it did not come between in the
+// run, with a shape no serial order gives (R1W2R1, W1W2R1, R1W2W1 or
+// W1R2W1; AVIO's, as Violations checks them at a definition). A reversal
+// of two accesses (Reorderings) does not place the moved access: when the
+// run made W2 before W1 R1, forcing W1 before W2 may let R1 run first, as
+// when the run made W1 R1 W2 it may not, and only W1 W2 R1 crashes
+// (mozilla2x, its abort started late by a loaded machine). Middle must
+// not be ordered with the access it moves past by happens-before (a mutex
+// orders nothing here). Nil stores between a write and the read of it
+// come first; one per triple of sites, at most max.
+func Interpositions(evs []trace.Event, sites *trace.SiteTable, max int) []Violation {
+	a, byAddr := accesses(evs, sites)
+	g := a.Graph
+	type cand struct {
+		v    Violation
+		rank int
+	}
+	seen := make(map[[3]uint32]bool)
+	var cs []cand
+	for _, is := range byAddr {
+		if len(is) > 256 {
+			is = is[len(is)-256:] // bound the triples of a hot location
+		}
+		for x, i := range is {
+			// k: the goroutine's next access to the location in this epoch.
+			k := -1
+			for _, j := range is[x+1:] {
+				if evs[j].Goroutine == evs[i].Goroutine {
+					if g.Loc(j).Epoch == g.Loc(i).Epoch {
+						k = j
+					}
+					break
+				}
+			}
+			if k < 0 {
+				continue
+			}
+			first, third := evs[i], evs[k]
+			for _, m := range is {
+				mid := evs[m]
+				if mid.Goroutine == first.Goroutine || i < m && m < k || g.Loc(m).Epoch != g.Loc(i).Epoch {
+					continue
+				}
+				w1, w2, w3 := first.Kind == trace.EvWrite, mid.Kind == trace.EvWrite, third.Kind == trace.EvWrite
+				if w2 && w1 && w3 || !w2 && !(w1 && w3) {
+					continue // serializable: W1W2W1, or a remote read not between two writes
+				}
+				if m < i && !g.Concurrent(m, i) || m > k && !g.Concurrent(k, m) {
+					continue
+				}
+				key := [3]uint32{first.Site, mid.Site, third.Site}
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				shape := map[bool]string{true: "W", false: "R"}
+				rank := 1
+				if w2 && mid.Value == 0 && !w3 {
+					rank = 0 // a nil store the read would see
+				}
+				cs = append(cs, cand{Violation{First: a.access(i), Middle: a.access(m), Third: a.access(k),
+					Shape: shape[w1] + "1" + shape[w2] + "2" + shape[w3] + "1"}, rank})
+			}
+		}
+	}
+	slices.SortStableFunc(cs, func(p, q cand) int {
+		return cmp.Or(cmp.Compare(p.rank, q.rank), cmp.Compare(p.v.First.Index, q.v.First.Index), cmp.Compare(p.v.Middle.Index, q.v.Middle.Index))
+	})
+	var out []Violation
+	for _, c := range cs {
+		if len(out) == max {
+			break
+		}
+		out = append(out, c.v)
 	}
 	return out
 }

@@ -134,6 +134,68 @@ func TestViolations(t *testing.T) {
 	}
 }
 
+// TestInterpositions: mozilla2x's shape, the load goroutine (2) setting
+// the prototype (site 1) and later compiling it (site 2), each in a
+// critical section, and the abort goroutine (3) clearing it (site 3).
+// Whether the abort ran first or last, the one interleaving to force is
+// the nil store between the load's two accesses. Remote reads between two
+// reads, writes between two writes and an abort started after the load
+// ended give none.
+func TestInterpositions(t *testing.T) {
+	const head = `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=10 child=2
+3 g=1 Fork site=10 child=3
+`
+	const abort = `20 g=3 Begin parent=1
+21 g=3 Lock site=4 addr=0x900
+21.1 g=3 Write site=3 addr=0x100 value=0
+22 g=3 Unlock site=5 addr=0x900
+`
+	const load = `10 g=2 Begin parent=1
+11 g=2 Lock site=4 addr=0x900
+11.1 g=2 Write site=1 addr=0x100 value=4096
+12 g=2 Unlock site=5 addr=0x900
+13 g=2 Lock site=4 addr=0x900
+13.1 g=2 Read site=2 addr=0x100
+14 g=2 Unlock site=5 addr=0x900
+`
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "a.go", Line: 59, Kind: "write", Expr: "d.p"},
+		{ID: 2, File: "a.go", Line: 67, Kind: "read", Expr: "d.p"},
+		{ID: 3, File: "a.go", Line: 74, Kind: "write", Expr: "d.p"},
+		{ID: 4, File: "a.go", Line: 9, Kind: "lock", Expr: "d.mu.Lock()"},
+		{ID: 5, File: "a.go", Line: 12, Kind: "unlock", Expr: "d.mu.Unlock()"},
+		{ID: 6, File: "a.go", Line: 80, Kind: "read", Expr: "d.p"},
+		{ID: 7, File: "a.go", Line: 81, Kind: "write", Expr: "d.p"},
+		{ID: 10, File: "a.go", Line: 5, Kind: "go", Expr: "go f()"},
+	}}
+	for _, order := range []string{"abort first", "abort last"} {
+		text := head + abort + load
+		if order == "abort last" {
+			text = head + load + abort
+		}
+		vs := Interpositions(parse(t, text), sites, 10)
+		if len(vs) != 1 || vs[0].Shape != "W1W2R1" || vs[0].First.Site != 1 || vs[0].Middle.Site != 3 || vs[0].Third.Site != 2 {
+			t.Errorf("%s: interpositions %+v, want the nil store (site 3) between sites 1 and 2 (W1W2R1)", order, vs)
+		}
+	}
+	serial := map[string]string{
+		// A remote read between two reads.
+		"RRR": strings.NewReplacer("Write site=1 addr=0x100 value=4096", "Read site=6 addr=0x100", "Write site=3 addr=0x100 value=0", "Read site=6 addr=0x100").Replace(head + load + abort),
+		// A remote write between two writes.
+		"WWW": strings.NewReplacer("Read site=2 addr=0x100", "Write site=7 addr=0x100 value=1").Replace(head + load + abort),
+		// The abort goroutine started by the load goroutine after its
+		// second access: happens-before keeps it out.
+		"ordered": strings.NewReplacer("3 g=1 Fork site=10 child=3\n", "", "14 g=2 Unlock site=5 addr=0x900\n", "14 g=2 Unlock site=5 addr=0x900\n15 g=2 Fork site=10 child=3\n", "20 g=3 Begin parent=1", "20 g=3 Begin parent=2").Replace(head + load + abort),
+	}
+	for name, text := range serial {
+		if vs := Interpositions(parse(t, text), sites, 10); len(vs) != 0 {
+			t.Errorf("%s: interpositions %+v, want none", name, vs)
+		}
+	}
+}
+
 // TestDefinitionBeforeGC is axel's shape with a garbage collection between
 // the definition of the header length (line 75) and the slice that fails
 // on it (line 91), called from the test (line 11, which reads its own

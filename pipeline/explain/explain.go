@@ -170,7 +170,9 @@ type Report struct {
 	// Reproducer says, with Options.Reproducer, how its schedule was
 	// used: run in explain's build, or why it could not be.
 	Reproducer string `json:"reproducer,omitempty"`
-	// Kind is race, atomicity, order, definition or none.
+	// Kind is race, atomicity, order, definition, none (no root cause
+	// found) or passes (no failing run was found: nothing to explain;
+	// Reason says what was tried, Source is empty).
 	Kind string `json:"kind"`
 	// Root is the root cause: the definition, or for a race or violation
 	// the site whose order matters most; nil for none.
@@ -237,10 +239,12 @@ const (
 	KindOrder      = "order"
 	KindDefinition = "definition"
 	KindNone       = "none"
+	KindPasses     = "passes"
 )
 
-// ErrNoFailure is returned when no failing run could be found.
-var ErrNoFailure = errors.New("no failing run")
+// errNoFailure is failingRun's error when no failing run could be found;
+// Explain reports it as KindPasses.
+var errNoFailure = errors.New("no failing run")
 
 type explainer struct {
 	o      Options
@@ -360,6 +364,10 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	orig, source, test, err := x.failingRun(ctx, tests)
+	if errors.Is(err, errNoFailure) {
+		return &Report{Package: o.Package, Test: o.Test, Kind: KindPasses, Reason: strings.TrimPrefix(err.Error(), errNoFailure.Error()+": "),
+			Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{}, Reproducer: x.reproducer, Wall: time.Since(start)}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -482,6 +490,27 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 			}
 		}
 	}
+	// Then a remote access moved between two of one goroutine's that it
+	// did not come between (suppress.Interpositions), within the same
+	// bound of forced runs.
+	for i, t := range tests {
+		r := passing[i]
+		a := suppress.Analyze(r.evs, x.sites, nil)
+		left := max(x.o.Forced, 0) - x.forcedTries
+		for k, v := range x.preferredVio(suppress.Interpositions(r.evs, x.sites, 4*max(left, 0)), left) {
+			o := between(a, v)
+			x.progress(fmt.Sprintf("running %s forced (interposition %d)", t, k+1))
+			fr, err := x.forced(ctx, t, o)
+			if err != nil {
+				return nil, "", "", err
+			}
+			x.forcedTries++
+			if fr.failed && held(fr) {
+				x.base = &o
+				return fr, fmt.Sprintf("forced (%s between %s and %s)", x.rel(x.site(v.Middle.Site, 0)), x.rel(x.site(v.First.Site, 0)), x.rel(x.site(v.Third.Site, 0))), t, nil
+			}
+		}
+	}
 	for seed := 1; seed <= x.o.Perturb; seed++ {
 		for _, t := range tests {
 			x.progress(fmt.Sprintf("running %s perturbed (seed %d)", t, seed))
@@ -499,7 +528,7 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 	if len(tests) > 1 {
 		which = "every test passes"
 	}
-	return nil, "", "", fmt.Errorf("%w: %s as written, in %d forced orders and under %d perturbation seeds", ErrNoFailure, which, x.forcedTries, max(x.o.Perturb, 0))
+	return nil, "", "", fmt.Errorf("%w: %s as written, in %d forced orders and under %d perturbation seeds", errNoFailure, which, x.forcedTries, max(x.o.Perturb, 0))
 }
 
 // reproduce runs test under the reproducer's schedule mapped into
@@ -537,26 +566,44 @@ func (x *explainer) reproduce(ctx context.Context, test string, r *run) (*run, v
 // those with one, and keeps n.
 func (x *explainer) preferred(rs []suppress.Race, n int) []suppress.Race {
 	if len(x.o.Prefer) > 0 {
-		score := func(id uint32) int {
-			s, ok := x.sites.Lookup(id)
-			if !ok {
-				return 0
-			}
-			for _, p := range x.o.Prefer {
-				if p.Line == s.Line && p.Col == s.Col && p.Expr == s.Expr && filepath.Base(p.File) == filepath.Base(s.File) {
-					return 1
-				}
-			}
-			return 0
-		}
 		slices.SortStableFunc(rs, func(p, q suppress.Race) int {
-			return (score(q.First.Site) + score(q.Second.Site)) - (score(p.First.Site) + score(p.Second.Site))
+			return (x.preferScore(q.First.Site) + x.preferScore(q.Second.Site)) - (x.preferScore(p.First.Site) + x.preferScore(p.Second.Site))
 		})
 	}
 	if len(rs) > n {
 		rs = rs[:n]
 	}
 	return rs
+}
+
+// preferredVio is preferred for interpositions: those with more of the
+// finding's sites first, at most n.
+func (x *explainer) preferredVio(vs []suppress.Violation, n int) []suppress.Violation {
+	if len(x.o.Prefer) > 0 {
+		score := func(v suppress.Violation) int {
+			return x.preferScore(v.First.Site) + x.preferScore(v.Middle.Site) + x.preferScore(v.Third.Site)
+		}
+		slices.SortStableFunc(vs, func(p, q suppress.Violation) int { return score(q) - score(p) })
+	}
+	if len(vs) > n {
+		vs = vs[:n]
+	}
+	return vs
+}
+
+// preferScore is 1 for a site of the finding explained (Options.Prefer),
+// else 0.
+func (x *explainer) preferScore(id uint32) int {
+	s, ok := x.sites.Lookup(id)
+	if !ok {
+		return 0
+	}
+	for _, p := range x.o.Prefer {
+		if p.Line == s.Line && p.Col == s.Col && p.Expr == s.Expr && filepath.Base(p.File) == filepath.Base(s.File) {
+			return 1
+		}
+	}
+	return 0
 }
 
 // exec runs test once under p (nil for none) with its trace recorded.
@@ -1036,6 +1083,15 @@ func ev(a *suppress.Analysis, acc *suppress.Access, role string, lock bool) find
 func before(a *suppress.Analysis, p, q *suppress.Access) validate.Order {
 	common := a.Graph.CommonLock(p.Index, q.Index)
 	return validate.Reversal(ev(a, q, "second", common), ev(a, p, "first", false))
+}
+
+// between is the order that makes access v.Middle come after v.First and
+// before v.Third: the two orders of before, together.
+func between(a *suppress.Analysis, v suppress.Violation) validate.Order {
+	o1, o2 := before(a, v.First, v.Middle), before(a, v.Middle, v.Third)
+	return validate.Order{What: o1.What + ", and " + o2.What,
+		Edges:    append(slices.Clip(o1.Edges), o2.Edges...),
+		Together: append(slices.Clip(o1.Together), o2.Together...)}
 }
 
 // held reports whether a forced run followed its plan.

@@ -4,7 +4,6 @@ package explaincmd
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,9 +26,12 @@ suppression (Jeffrey et al.):
     (local variables included): the test as written; or, if it passes,
     the test forced into another order of two accesses its passing run
     made (pairs of accesses of two goroutines to one location that
-    nothing orders, nil stores first; up to -forced orders); or the test
-    under seeded perturbation of its goroutines (up to -perturb seeds).
-    The report says which.
+    nothing orders, nil stores first), then with one goroutine's access
+    moved between two of another's that no serial order gives (W1 W2 R1
+    and the like), up to -forced orders in all; or the test under seeded
+    perturbation of its goroutines (up to -perturb seeds). The report
+    says which; if none fails, there is nothing to explain (kind
+    "passes" in -json).
  2. The failure point: the location whose value caused the failure (the
     nil pointer, the index, the value a failed assertion names; for a run
     that hung until its time bound, the location a goroutine still running
@@ -75,7 +77,7 @@ finding's sites first.
 
 The report gives the root cause with file:line:col and its source, its
 kind (race, atomicity, order, definition, or none when no root cause could
-be found), the chain of iterations, and the runs used in the columns of the
+be found; passes when no failing run was found), the chain of iterations, and the runs used in the columns of the
 paper: orig (the failing run), supp (suppression runs), race (re-executions
 with a race reversed), vio (re-executions with a violation's access moved).
 Every run is bounded in time (-timeout), and so is each wait of a replayed
@@ -185,10 +187,6 @@ func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) 
 	}
 	rep, err := explain.Explain(ctx, eo)
 	progress.Clear()
-	if errors.Is(err, explain.ErrNoFailure) {
-		fmt.Fprintf(env.Stdout, "nothing to explain: %v\n", err)
-		return cli.ExitOK, nil
-	}
 	if err != nil {
 		return cli.ExitError, err
 	}
@@ -231,6 +229,13 @@ func schedule(env *cli.Env, o options) (*validate.Schedule, error) {
 
 // write prints the report as text.
 func write(w io.Writer, r *explain.Report) {
+	if r.Kind == explain.KindPasses {
+		if r.Reproducer != "" {
+			fmt.Fprintf(w, "reproducer: %s\n", r.Reproducer)
+		}
+		fmt.Fprintf(w, "nothing to explain: no failing run: %s\n", r.Reason)
+		return
+	}
 	fmt.Fprintf(w, "%s.%s: failing run: %s\n", r.Package, r.Test, r.Source)
 	if r.Reproducer != "" {
 		fmt.Fprintf(w, "reproducer: %s\n", r.Reproducer)
