@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -27,6 +28,33 @@ func TestJudgeBroken(t *testing.T) {
 		s.Judge(tc.fs, nil, "", "confirmed")
 		if s.Exit != tc.want {
 			t.Errorf("broken %q, %s finding: exit %d, want %d", tc.broken, tc.fs[0].Status, s.Exit, tc.want)
+		}
+	}
+}
+
+// TestMergeError: a shard that ended in an error before it had results
+// (results.FromError) makes the merged job's exit status 1 and its error
+// names the shard, with the other shard's findings kept; a confirmed
+// finding still makes it 3.
+func TestMergeError(t *testing.T) {
+	failed := &results.Dir{Path: "s1", Summary: results.FromError(errors.New("package p: p.go:1:1: x"), "/m", []string{"./..."}, "confirmed")}
+	failed.Summary.Shard = "1/2"
+	for _, tc := range []struct {
+		status finding.Status
+		want   int
+	}{
+		{finding.Predicted, cli.ExitError},
+		{finding.Confirmed, cli.ExitFindings},
+	} {
+		ok := &results.Dir{Path: "s2", Summary: &results.Summary{Version: results.Version, Dir: "/m", Patterns: []string{"./..."}, Shard: "2/2", Tests: 1},
+			Findings: []finding.Finding{{ID: "a", Status: tc.status}}}
+		m, fs, _, err := results.Merge([]*results.Dir{failed, ok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Judge(fs, nil, "", "confirmed")
+		if m.Exit != tc.want || m.Error != "1/2: package p: p.go:1:1: x" || len(fs) != 1 {
+			t.Errorf("%s finding: merged exit %d, error %q, %d findings; want %d, shard 1/2's error, 1", tc.status, m.Exit, m.Error, len(fs), tc.want)
 		}
 	}
 }

@@ -147,6 +147,9 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		}
 		m.Notes = append(m.Notes, s.Notes...)
 		m.InternalErrors = append(m.InternalErrors, s.InternalErrors...)
+		if s.Error != "" {
+			m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + name + ": " + s.Error
+		}
 	}
 	for i := 1; i <= n; i++ {
 		if _, ok := shardOf[fmt.Sprintf("%d/%d", i, n)]; !ok {

@@ -125,6 +125,10 @@ type Summary struct {
 
 	Notes          []string `json:"notes,omitempty"`
 	InternalErrors []string `json:"internalErrors,omitempty"`
+	// Error is the error that ended the job before it had results (no
+	// package builds, a bad pattern, a go command that fails): a nightly
+	// job's directory says why it is empty, and Exit is 1.
+	Error string `json:"error,omitempty"`
 }
 
 // CFP is what CFP guidance selected (predict.CFPStats).
@@ -205,10 +209,18 @@ func sortTests(ts []Test) {
 	slices.SortFunc(ts, func(a, b Test) int { return strings.Compare(a.Key(), b.Key()) })
 }
 
+// FromError is the summary of a job that ended with err before it had
+// results.
+func FromError(err error, dir string, patterns []string, failOn string) *Summary {
+	return &Summary{Version: Version, Dir: dir, Patterns: patterns, Statuses: map[finding.Status]int{},
+		FailOn: failOn, Failing: []string{}, Exit: cli.ExitError, Error: err.Error()}
+}
+
 // Judge sets each finding's Baselined from the baseline (nil for none)
 // and fills the summary's verdict: the failing and baselined IDs and the
 // exit status, 3 if anything fails the job, else 1 if a package was not
-// tested (Broken). failOn is "confirmed" or "predicted".
+// tested (Broken) or a shard ended in an error (Error). failOn is
+// "confirmed" or "predicted".
 func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, failOn string) {
 	s.FailOn, s.Baseline = failOn, baselineFile
 	s.Failing, s.Baselined = []string{}, nil
@@ -227,7 +239,7 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 	switch {
 	case len(s.Failing) > 0:
 		s.Exit = cli.ExitFindings
-	case len(s.Broken) > 0:
+	case len(s.Broken) > 0 || s.Error != "":
 		s.Exit = cli.ExitError // go test's status for a package whose build failed
 	}
 }
@@ -281,7 +293,11 @@ func Write(dir string, s *Summary, fs []finding.Finding, tests []Test, command f
 	if s.Baseline != "" {
 		sarifLog = report.SARIFBaselined
 	}
-	log := sarifLog(s.Dir, report.KindRules(finding.RuntimeKinds()), fs, s.InternalErrors)
+	errs := s.InternalErrors
+	if s.Error != "" {
+		errs = append(slices.Clip(errs), s.Error) // the run did not succeed
+	}
+	log := sarifLog(s.Dir, report.KindRules(finding.RuntimeKinds()), fs, errs)
 	if err := sarif.WriteFile(nil, dir, SARIFFile, log); err != nil {
 		return err
 	}

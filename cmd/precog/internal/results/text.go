@@ -13,6 +13,12 @@ import (
 // notes and internal errors, then the totals, CFP's selection, the
 // validation's verdicts and, with a baseline, the baseline's.
 func WriteText(w io.Writer, s *Summary) {
+	if s.Error != "" {
+		fmt.Fprintf(w, "no results: %s\n", s.Error)
+		if len(s.Merged) == 0 {
+			return // nothing ran: no totals
+		}
+	}
 	for _, n := range s.Notes {
 		fmt.Fprintln(w, n)
 	}

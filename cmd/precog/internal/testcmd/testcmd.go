@@ -381,7 +381,10 @@ summary.txt (the totals and statuses on stderr, the baseline's verdict and
 the exit status), tests.json (each test that ran, with its time, outcome
 and events), and repro/, the schedule of each confirmed finding with
 repro/commands.txt listing the "precog repro -o DIR ID" that replays it,
-and report.html, the report -html writes.
+and report.html, the report -html writes. A run that ends in an error
+before it has results (no package builds) still writes the directory:
+the summary has the error ("error" in summary.json) and exit status 1,
+the SARIF run is marked unsuccessful.
 The traces are not part of it: -o keeps them elsewhere. With -ci, stderr
 gets a plain progress line every 30s when it is not a terminal (a CI
 log): tests recorded, events, findings so far, findings validated and
@@ -680,6 +683,17 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	})
 	progress.Clear()
 	if err != nil {
+		if n.ci != "" {
+			// A nightly job's directory says why it has no results.
+			sum := results.FromError(err, dir, patterns, cmp.Or(o.failOn, "confirmed"))
+			var text bytes.Buffer
+			results.WriteText(&text, sum)
+			html := &report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
+				Summary: strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n")}
+			if werr := results.Write(n.ci, sum, nil, nil, reproCommand(o), html); werr != nil {
+				return cli.ExitError, fmt.Errorf("%v (and writing the results directory: %v)", err, werr)
+			}
+		}
 		return cli.ExitError, err
 	}
 	sum, tests := results.FromResult(res, dir, patterns, o.runs)

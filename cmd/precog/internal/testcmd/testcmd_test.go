@@ -11,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/results"
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/precogbin"
+	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
 	"github.com/precog-dev/precog/internal/testcache"
 )
@@ -80,12 +82,30 @@ func TestBrokenPackage(t *testing.T) {
 	write(t, filepath.Join(dir, "go.mod"), "module example.com/broken\n\ngo 1.22\n")
 	write(t, filepath.Join(dir, "b.go"), "package broken\n\nfunc F() int { return \"x\" }\n")
 	write(t, filepath.Join(dir, "b_test.go"), "package broken\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { F() }\n")
-	_, stderr, code := precog(t, dir, "test", "-cache", sharedCache, ".")
+	ci := filepath.Join(t.TempDir(), "ci")
+	_, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-ci", ci, ".")
 	if code != cli.ExitError || !strings.Contains(stderr, "b.go:3") {
 		t.Errorf("exit %d, stderr:\n%s\nwant 1 and the compile error's position", code, stderr)
 	}
 	if n := strings.Count(stderr, "\n"); n > 2 {
 		t.Errorf("%d lines on stderr, want one or two:\n%s", n, stderr)
+	}
+	// A nightly job's directory says why it has no results: its summary
+	// has the error and exit status 1, its SARIF an unsuccessful run.
+	rd, err := results.Read(ci)
+	if err != nil {
+		t.Fatalf("-ci directory after the error: %v", err)
+	}
+	if s := rd.Summary; s.Exit != cli.ExitError || !strings.Contains(s.Error, "b.go:3:23") || len(rd.Findings) != 0 || len(rd.Tests) != 0 {
+		t.Errorf("-ci summary: exit %d, error %q, %d findings, %d tests; want 1, the compile error, none, none", s.Exit, s.Error, len(rd.Findings), len(rd.Tests))
+	}
+	if text, err := os.ReadFile(filepath.Join(ci, results.SummaryText)); err != nil || !strings.HasPrefix(string(text), "no results: package example.com/broken: b.go:3:23") {
+		t.Errorf("-ci summary.txt %q (%v), want the error", text, err)
+	}
+	var log sarif.Log
+	if data, err := os.ReadFile(filepath.Join(ci, results.SARIFFile)); err != nil || json.Unmarshal(data, &log) != nil ||
+		len(log.Runs) != 1 || len(log.Runs[0].Invocations) != 1 || log.Runs[0].Invocations[0].ExecutionSuccessful {
+		t.Errorf("-ci SARIF (%v): want one run whose invocation did not succeed:\n%+v", err, log)
 	}
 	// A good package beside it, a package whose external test imports
 	// the broken one, and a package of two failing tests: the first
