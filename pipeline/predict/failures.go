@@ -106,8 +106,9 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 // stopNote says where run r of test name was when the recording budget
 // stopped it (record.Stopped): the innermost frame of the user's code on
 // the test's goroutine, in the stacks that the testing package's timeout
-// printed into its log, which holds every goroutine's.
-func stopNote(dir, name string, r runFile, user func(string) bool) string {
+// printed into its log, which holds every goroutine's: the note gives the
+// log's path if dir is kept, else says how to keep it.
+func stopNote(dir, name string, r runFile, user func(string) bool, kept bool) string {
 	what := name
 	if r.n > 0 {
 		what = fmt.Sprintf("%s (run %d)", name, r.n)
@@ -124,7 +125,11 @@ func stopNote(dir, name string, r runFile, user func(string) bool) string {
 	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
 		what += fmt.Sprintf(", in %s at %s:%d", shortFunc(fr.Func), filepath.Base(fr.File), fr.Line)
 	}
-	return what + " (its log has every goroutine's stack: precog test -o DIR keeps it); analysed up to there"
+	log := "precog test -o DIR keeps it"
+	if kept {
+		log = filepath.Join(dir, filepath.FromSlash(r.log))
+	}
+	return what + " (its log has every goroutine's stack: " + log + "); analysed up to there"
 }
 
 // shimPath is the import path of the shim, whose frames a stack leaves

@@ -129,8 +129,9 @@ func TestFailureSites(t *testing.T) {
 
 // TestStopNote checks the note of a run that the recording budget stopped:
 // where the test's goroutine was, from the stacks the testing package's
-// timeout printed (failure's timeout.txt, a real test binary's), and what
-// precog did when the process printed none (it was killed). A stopped run
+// timeout printed (failure's timeout.txt, a real test binary's), where
+// its log is (kept with -o) or how to keep it, and what precog did when
+// the process printed none (it was killed). A stopped run
 // is no failure (the control): it gives no failure finding.
 func TestStopNote(t *testing.T) {
 	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
@@ -148,13 +149,15 @@ func TestStopNote(t *testing.T) {
 	for _, c := range []struct {
 		log  string
 		n    int
+		kept bool
 		want string
 	}{
-		{"dump.log", 0, name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: precog test -o DIR keeps it); analysed up to there"},
-		{"killed.log", 2, name + " (run 2): still running 30s after -record-budget was spent, stopped as -timeout stops a test (it did not end at its -test.timeout and was killed)"},
+		{"dump.log", 0, false, name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: precog test -o DIR keeps it); analysed up to there"},
+		{"dump.log", 0, true, name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: " + filepath.Join(dir, "dump.log") + "); analysed up to there"},
+		{"killed.log", 2, false, name + " (run 2): still running 30s after -record-budget was spent, stopped as -timeout stops a test (it did not end at its -test.timeout and was killed)"},
 	} {
 		r := runFile{n: c.n, log: c.log, outcome: record.Stopped}
-		if got := stopNote(dir, name, r, user); got != c.want {
+		if got := stopNote(dir, name, r, user, c.kept); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.log, got, c.want)
 		}
 		if f, _ := failureOf(dir, name, r, dir, user); f != nil {

@@ -166,6 +166,9 @@ type DetectOptions struct {
 	// budgetSpent, if not nil, replaces Budget's clock (tests): it is
 	// asked once per run with a trace, before the run is analysed.
 	budgetSpent func() bool
+	// temporary says the recording is in a temporary directory that Run
+	// removes at the end (no -o): notes do not point into it.
+	temporary bool
 	// Static are static findings to look for in every run (precog test
 	// -vet, see Options.Checks).
 	Static []finding.Finding
@@ -396,6 +399,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			early.Notes = append(early.Notes, "precog vet: "+e)
 		}
 	}
+	o.Detect.temporary = o.Out == ""
 	res, err := detect(ctx, out, ix, o.Detect, cheap, progress)
 	if err != nil {
 		return nil, err
@@ -681,7 +685,7 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 	res.Notes = append(res.Notes, failureNote(name, runs, tf.cheap)...)
 	for _, r := range runs {
 		if r.outcome == record.Stopped {
-			res.Notes = append(res.Notes, stopNote(dir, name, r, tf.user))
+			res.Notes = append(res.Notes, stopNote(dir, name, r, tf.user, !o.temporary))
 		}
 	}
 	// One report per test: merge the runs' reports of the same bug.
