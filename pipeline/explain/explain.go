@@ -389,7 +389,8 @@ func (x *explainer) progress(s string) {
 func (x *explainer) build(ctx context.Context) error {
 	x.progress("instrumenting " + x.o.Package)
 	inst, err := instrument.Instrument(ctx, instrument.Config{Dir: x.o.Dir, Patterns: []string{x.o.Package},
-		BuildFlags: x.o.BuildFlags, Locals: true, CacheDir: x.o.CacheDir})
+		BuildFlags: x.o.BuildFlags, Locals: true, CacheDir: x.o.CacheDir,
+		Progress: func(step string) { x.progress("instrumenting " + x.o.Package + ": " + step) }})
 	if err != nil {
 		return err
 	}

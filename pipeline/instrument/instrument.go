@@ -84,6 +84,17 @@ type Config struct {
 	// build (Result.Broken) instead of failing, when some others do
 	// (precog test, as go test).
 	SkipBroken bool `json:",omitempty"`
+	// Progress, if not nil, is told each step as it starts (loading the
+	// packages, analysing them, rewriting the files, ...): on a large
+	// module the steps before the first test runs take minutes.
+	Progress func(step string) `json:"-"`
+}
+
+// step reports a step to cfg.Progress.
+func (cfg *Config) step(format string, args ...any) {
+	if cfg.Progress != nil {
+		cfg.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // Result is what a build of the instrumented tests needs.
@@ -283,6 +294,7 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	if r := c.loadResult(key); r != nil {
 		return r, nil
 	}
+	cfg.step("loading and type-checking the packages")
 	ld, err := load(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -313,6 +325,7 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	}
 	// The analysis also finds the two-steps (trace.Site.After), so it
 	// runs with -all too.
+	cfg.step("analysing the packages for shared locations (%d)", len(sel.paths()))
 	analyzed, err := analyzeShared(sel.roots, plans, checks, cfg.All && plans == nil && checks == nil)
 	if err != nil {
 		return nil, err
@@ -328,6 +341,9 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	}
 	ov := newOverlay()
 	copies := make(map[string]*depCopy) // by module path
+	if len(sel.modules) > 0 {
+		cfg.step("copying the dependency modules to instrument (%d)", len(sel.modules))
+	}
 	for _, m := range sel.modules {
 		dc, err := c.copyModule(m.path, m.files, mod.ModCache, copyFloor(mod.goVersion))
 		if err != nil {
@@ -347,6 +363,7 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 			passLocal[f.pkg] = localCallees(f.pkg)
 		}
 	}
+	cfg.step("rewriting the files (%d)", len(sel.files))
 	for _, f := range sel.files {
 		opts := rewrite.Options{Funcs: cfg.Funcs, Locals: cfg.Locals, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
 		opts.PassLocal = passLocal[f.pkg]
@@ -404,6 +421,7 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 		ov.add(mod.GoMod, modPath)
 	}
 	if copied {
+		cfg.step("completing go.sum for the copied modules")
 		if err := completeGoSum(ctx, c, cfg, mod, ov); err != nil {
 			return nil, err
 		}

@@ -550,14 +550,24 @@ func TestResultCache(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS("testdata/tiny")); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir()}
+	var steps []string
+	cfg := Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir(), Progress: func(s string) { steps = append(steps, s) }}
 	first, err := Instrument(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The steps of the first run are reported in order; a stored result
+	// has none.
+	if want := []string{"loading and type-checking the packages", "analysing the packages for shared locations (1)", "rewriting the files (1)"}; !slices.Equal(steps, want) {
+		t.Errorf("steps %q, want %q", steps, want)
+	}
+	steps = nil
 	again, err := Instrument(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(steps) > 0 {
+		t.Errorf("a stored result reported the steps %q", steps)
 	}
 	if !slices.Equal(first.BuildFlags, again.BuildFlags) {
 		t.Errorf("unchanged inputs gave %v, then %v", first.BuildFlags, again.BuildFlags)

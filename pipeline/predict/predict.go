@@ -308,6 +308,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		CacheDir:   o.CacheDir,
 		Checks:     o.Checks,
 		SkipBroken: true,
+		Progress:   func(step string) { progress.line("instrumenting: " + step) },
 	}
 	if o.CFP {
 		all := instrument.AllCFP
