@@ -974,7 +974,9 @@ func accesses(evs []trace.Event, sites *trace.SiteTable) (*Analysis, map[uint64]
 // access (Middle) moved between two consecutive accesses of one goroutine
 // to the same location (First, Third) that it did not come between in the
 // run, with a shape no serial order gives (R1W2R1, W1W2R1, R1W2W1 or
-// W1R2W1; AVIO's, as Violations checks them at a definition). A reversal
+// W1R2W1; AVIO's, as Violations checks them at a definition); a remote
+// read also between a write and the goroutine's next write with its own
+// reads between (W1R2W1 past a check of the value). A reversal
 // of two accesses (Reorderings) does not place the moved access: when the
 // run made W2 before W1 R1, forcing W1 before W2 may let R1 run first, as
 // when the run made W1 R1 W2 it may not, and only W1 W2 R1 crashes
@@ -996,25 +998,44 @@ func Interpositions(evs []trace.Event, sites *trace.SiteTable, max int) []Violat
 			is = is[len(is)-256:] // bound the triples of a hot location
 		}
 		for x, i := range is {
-			// k: the goroutine's next access to the location in this epoch.
-			k := -1
+			// k: the goroutine's next access to the location in this
+			// epoch; for a write, also its next write (kw), with reads of
+			// its own between: a remote read there sees a value the
+			// goroutine was still to overwrite (pos++ to len(buf), a
+			// check of it, then pos = 0), which no pair of consecutive
+			// accesses shows.
+			k, kw := -1, -1
 			for _, j := range is[x+1:] {
-				if evs[j].Goroutine == evs[i].Goroutine {
-					if g.Loc(j).Epoch == g.Loc(i).Epoch {
-						k = j
-					}
+				if evs[j].Goroutine != evs[i].Goroutine {
+					continue
+				}
+				if g.Loc(j).Epoch != g.Loc(i).Epoch {
+					break
+				}
+				if k < 0 {
+					k = j
+				}
+				if evs[i].Kind != trace.EvWrite || evs[j].Kind == trace.EvWrite {
+					kw = j
 					break
 				}
 			}
 			if k < 0 {
 				continue
 			}
-			first, third := evs[i], evs[k]
 			for _, m := range is {
 				mid := evs[m]
-				if mid.Goroutine == first.Goroutine || i < m && m < k || g.Loc(m).Epoch != g.Loc(i).Epoch {
+				if mid.Goroutine == evs[i].Goroutine || g.Loc(m).Epoch != g.Loc(i).Epoch {
 					continue
 				}
+				k := k
+				if mid.Kind == trace.EvRead && kw >= 0 {
+					k = kw
+				}
+				if i < m && m < k {
+					continue
+				}
+				first, third := evs[i], evs[k]
 				w1, w2, w3 := first.Kind == trace.EvWrite, mid.Kind == trace.EvWrite, third.Kind == trace.EvWrite
 				if w2 && w1 && w3 || !w2 && !(w1 && w3) {
 					continue // serializable: W1W2W1, or a remote read not between two writes

@@ -194,6 +194,24 @@ func TestInterpositions(t *testing.T) {
 			t.Errorf("%s: interpositions %+v, want none", name, vs)
 		}
 	}
+	// A ring's position: goroutine 2 bumps it (site 1), checks it (site
+	// 6) and wraps it (site 7) in one section; goroutine 3 reads it
+	// (site 2) before. The read between the two writes, past the check,
+	// sees the value about to be wrapped; no pair of goroutine 2's
+	// consecutive accesses has it between.
+	ring := head + `20 g=3 Begin parent=1
+20.1 g=3 Read site=2 addr=0x100
+` + `10 g=2 Begin parent=1
+11 g=2 Lock site=4 addr=0x900
+11.1 g=2 Write site=1 addr=0x100 value=2
+11.2 g=2 Read site=6 addr=0x100
+11.3 g=2 Write site=7 addr=0x100 value=0
+12 g=2 Unlock site=5 addr=0x900
+`
+	vs := Interpositions(parse(t, ring), sites, 10)
+	if len(vs) != 1 || vs[0].Shape != "W1R2W1" || vs[0].First.Site != 1 || vs[0].Middle.Site != 2 || vs[0].Third.Site != 7 {
+		t.Errorf("ring: interpositions %+v, want the read (site 2) between the writes at sites 1 and 7 (W1R2W1)", vs)
+	}
 }
 
 // TestDefinitionBeforeGC is axel's shape with a garbage collection between
