@@ -468,6 +468,67 @@ func TestIndex(t *testing.T) {
 		"8 g=3 Lock site=20 addr=0x800\n8.1 g=3 Write site=12 addr=0x100 value=3\n9 g=3 Unlock site=21 addr=0x800"), indexSites, Options{}))
 }
 
+// TestIndexWriteNext: a ring's position bumped and wrapped in one
+// critical section (idxpos: pos++ to len(buf), then pos = 0) lives at
+// len(buf) only between the two writes. The witness names the instance
+// of the bumping write that the same section overwrites (the second
+// Put's, not the first that instances folded the finding into) and the
+// overwriting write, which validation runs the index between. A write
+// whose next one comes after a sync event, or writes the same value,
+// gets neither (the controls).
+func TestIndexWriteNext(t *testing.T) {
+	sites := append(slices.Clip(indexSites), site{id: 13, kind: "write", expr: "b.cnt"})
+	const text = `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+4.1 g=2 Read site=10 addr=0x100
+7 g=3 Begin parent=1
+8 g=3 Lock site=20 addr=0x800
+8.1 g=3 Write site=12 addr=0x100 value=1
+9 g=3 Unlock site=21 addr=0x800
+10 g=3 Lock site=20 addr=0x800
+10.1 g=3 Write site=12 addr=0x100 value=2
+%s
+`
+	roles := func(second string) map[string]finding.Event {
+		t.Helper()
+		tr, err := trace.ParseText(strings.NewReader(header + fmt.Sprintf(text, second)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trace.Sort(tr.Events)
+		tab := &trace.SiteTable{}
+		for _, s := range sites {
+			tab.Sites = append(tab.Sites, trace.Site{ID: s.id, File: "/src/k.go", Line: int(s.id), Col: 1, Kind: s.kind, Function: "f", Expr: s.expr, Uses: s.uses})
+		}
+		for _, f := range Check(hb.Analyze(tr.Events, hb.Options{Sites: tab}), tab, Options{}) {
+			if f.Kind == finding.ConIndex && f.Sites[1].Line == 12 {
+				m := make(map[string]finding.Event)
+				for _, e := range f.Witnesses[0].Events {
+					m[e.Role] = e
+				}
+				return m
+			}
+		}
+		t.Fatalf("no con-index finding with the write at k.go:12")
+		return nil
+	}
+	m := roles("10.2 g=3 Write site=13 addr=0x100 value=0\n11 g=3 Unlock site=21 addr=0x800")
+	if at, next := m["write-at"], m["write-next"]; at.Site != 12 || at.N != 1 || next.Site != 13 || m[finding.RoleWrite].N != 0 {
+		t.Errorf("witness %+v: want the write at k.go:12 (instance 0), write-at its instance 1 and write-next the write at k.go:13", m)
+	}
+	for what, second := range map[string]string{
+		"sync between": "11 g=3 Unlock site=21 addr=0x800\n12 g=3 Lock site=20 addr=0x800\n12.1 g=3 Write site=13 addr=0x100 value=0\n13 g=3 Unlock site=21 addr=0x800",
+		"same value":   "10.2 g=3 Write site=13 addr=0x100 value=2\n11 g=3 Unlock site=21 addr=0x800",
+	} {
+		if m := roles(second); len(m["write-at"].Role)+len(m["write-next"].Role) > 0 {
+			t.Errorf("%s: witness %+v, want no write-at or write-next", what, m)
+		}
+	}
+}
+
 var mapSites = []site{
 	{id: 1, kind: "go"}, {id: 2, kind: "go"}, {id: 10, kind: "map-read", expr: "m[k]"}, {id: 11, kind: "map-write", expr: "m[k]"},
 	{id: 20, kind: "rlock", expr: "mu"}, {id: 21, kind: "runlock", expr: "mu"}, {id: 22, kind: "lock", expr: "mu"}, {id: 23, kind: "unlock", expr: "mu"},

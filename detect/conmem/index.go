@@ -45,7 +45,7 @@ func (c *checker) index() {
 				}
 				c.report(finding.ConIndex,
 					fmt.Sprintf("%s used as an index or bound in %s may be changed concurrently by %s with no common lock: index or slice bounds out of range",
-						c.expr(r), c.fn(r), c.fn(w)), c.withLast(list, c.withCheck(list, roles, r, w), r, w),
+						c.expr(r), c.fn(r), c.fn(w)), c.withNext(list, c.withLast(list, c.withCheck(list, roles, r, w), r, w), w),
 					"the read and the write are concurrent and hold no common lock")
 			}
 		}

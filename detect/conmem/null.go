@@ -46,7 +46,7 @@ func (c *checker) null() {
 				c.report(finding.ConNull,
 					fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
 						c.expr(wp), c.fn(wp), c.fn(rp)),
-					c.withCheck(list, roles, rp, wp),
+					c.withNext(list, c.withCheck(list, roles, rp, wp), wp),
 					"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write")
 			}
 		}
@@ -132,4 +132,31 @@ func (c *checker) withCheck(list []int, roles []role, r, w int) []role {
 		return roles
 	}
 	return append(roles, role{ev: p, role: "check", witness: true})
+}
+
+// withNext adds to roles, for validation, the first write at w's site by
+// w's goroutine (w or a later instance) that the goroutine overwrites with
+// another value with no sync event between ("write-at"), and that next
+// write ("write-next"): the value written lives only between the two (a
+// ring's position bumped to len(buf) and wrapped to 0 in one critical
+// section, a pointer cleared and set again), so releasing the reader right
+// after the write lets the writer's next write win the race, and the
+// instance folded into w may not be the one that wraps (the second Put).
+// Validation holds the writer before its next write until the reader's
+// access ran.
+func (c *checker) withNext(list []int, roles []role, w int) []role {
+	g := c.g
+	k, _ := slices.BinarySearch(list, w)
+	for n := 0; k < len(list) && n < maxBetween; k++ {
+		at := list[k]
+		if g.Goroutine(at) != g.Goroutine(w) || g.Events[at].Site != g.Events[w].Site || g.Events[at].Kind != g.Events[w].Kind {
+			continue
+		}
+		n++
+		next := c.nextWrite(list, at)
+		if next >= 0 && g.Events[next].Seq == g.Events[at].Seq && g.Events[next].Value != g.Events[at].Value {
+			return append(roles, role{ev: at, role: "write-at", witness: true}, role{ev: next, role: "write-next", witness: true})
+		}
+	}
+	return roles
 }

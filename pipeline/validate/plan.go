@@ -128,14 +128,15 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 			return nil, err
 		}
 		plain := Order{What: "the nil store before the dereference", Edges: []plan.Edge{edge(wp, rp)}}
+		var orders []Order
 		if c := ev["check"]; len(c) > 0 {
 			// If the check cannot come first (it shares a critical
 			// section with the dereference that the store needs),
 			// the plain order is ConMem-v's.
-			checked := Order{What: "the nil store between the check and the dereference", Edges: []plan.Edge{edge(c[0], wp), edge(wp, rp)}}
-			return []Order{checked, plain}, nil
+			orders = append(orders, Order{What: "the nil store between the check and the dereference", Edges: []plan.Edge{edge(c[0], wp), edge(wp, rp)}})
 		}
-		return []Order{plain}, nil
+		orders = append(orders, plain)
+		return append(orders, between(ev, rp, "the dereference between the nil store and its goroutine's next store")...), nil
 	case "con-uninit":
 		// ConMem-v: hold every initializing write back until the read
 		// ran; for a WaitGroup, the Done before the Adds.
@@ -187,7 +188,7 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 			first.Edges = append(first.Edges, edge(c[0], wr))
 		}
 		first.Edges = append(first.Edges, edge(wr, r))
-		orders := []Order{first}
+		orders := append([]Order{first}, between(ev, r, "the index between the write and its goroutine's next write")...)
 		if l := ev["index-last"]; len(l) > 0 {
 			last := Order{What: "the write before the index's last use in the loop"}
 			if c := ev["check-last"]; len(c) > 0 {
@@ -305,6 +306,26 @@ func Reversal(first, second finding.Event) Order {
 		return l[0]
 	}
 	return o
+}
+
+// between returns, when the witness has a write that its goroutine
+// overwrites with no sync event between ("write-at", "write-next"; see
+// detect/conmem's withNext), the order that runs use between the two:
+// released right after its write, the writer would usually overwrite the
+// value before the released reader reads it. With the reader's check
+// ("check"), the check comes before the write. Tried after the orders
+// that leave the writer free.
+func between(ev map[string][]finding.Event, use finding.Event, what string) []Order {
+	at, next := ev["write-at"], ev["write-next"]
+	if len(at) == 0 || len(next) == 0 {
+		return nil
+	}
+	o := Order{What: what}
+	if c := ev["check"]; len(c) > 0 {
+		o.Edges = append(o.Edges, edge(c[0], at[0]))
+	}
+	o.Edges = append(o.Edges, edge(at[0], use), edge(use, next[0]))
+	return []Order{o}
 }
 
 // roles indexes the witness's events by role.

@@ -72,6 +72,28 @@ func TestOrders(t *testing.T) {
 			},
 		},
 		{
+			name: "con-index with a write its goroutine overwrites: the index between the two, after the write before the index",
+			f:    finding.Finding{Kind: "con-index"},
+			w: finding.Witness{Events: []finding.Event{ev("index", 1, 5, 0, 4), ev("write", 2, 9, 0, 7),
+				ev("write-at", 2, 9, 1, 14), ev("write-next", 2, 10, 0, 15)}},
+			want: [][]plan.Edge{
+				{{Before: pt(2, 9, 0), After: pt(1, 5, 0)}},
+				{{Before: pt(2, 9, 1), After: pt(1, 5, 0)}, {Before: pt(1, 5, 0), After: pt(2, 10, 0)}},
+				{{Before: pt(1, 5, 0), After: pt(2, 9, 0)}},
+			},
+		},
+		{
+			name: "con-null with a check and a nil its goroutine overwrites: the check, the store, the use, the next store last",
+			f:    finding.Finding{Kind: "con-null"},
+			w: finding.Witness{Events: []finding.Event{ev("deref", 1, 20, 0, 9), ev("nil-store", 2, 15, 0, 5), ev("check", 1, 19, 0, 8),
+				ev("write-at", 2, 15, 0, 5), ev("write-next", 2, 16, 0, 6)}},
+			want: [][]plan.Edge{
+				{{Before: pt(1, 19, 0), After: pt(2, 15, 0)}, {Before: pt(2, 15, 0), After: pt(1, 20, 0)}},
+				{{Before: pt(2, 15, 0), After: pt(1, 20, 0)}},
+				{{Before: pt(1, 19, 0), After: pt(2, 15, 0)}, {Before: pt(2, 15, 0), After: pt(1, 20, 0)}, {Before: pt(1, 20, 0), After: pt(2, 16, 0)}},
+			},
+		},
+		{
 			name: "oscs: the section recorded second runs first, its unlock before the other's lock; then the recorded order",
 			f: finding.Finding{Kind: "oscs", Sites: []finding.Site{
 				{Role: "write", File: "/a.go", Line: 5}, {Role: "read", File: "/a.go", Line: 9}, {Role: "lock"}, {Role: "lock"}}},
