@@ -65,13 +65,13 @@ type cheapFailure struct {
 // detection has read the failed tests' output.
 func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir, cheapDir string, progress *tracker) (*record.Index, *CFPStats, *cheapRuns, error) {
 	start := time.Now()
-	// The cheap run may spend half of -record-budget, so that the
-	// guided run has at least the other half: a module whose cheap run
-	// alone fills the budget (goleveldb's stress tests) would otherwise
-	// record nothing to detect in.
+	// The cheap run may spend half of -record-budget (and a short
+	// grace), so that the guided run has most of the other half: a
+	// module whose cheap run alone fills the budget (goleveldb's stress
+	// tests) would otherwise record nothing to detect in.
 	var cheapBudget *record.Budget
 	if ro.Budget != nil {
-		cheapBudget = &record.Budget{Limit: max(ro.Budget.Limit/2, 1)}
+		cheapBudget = ro.Budget.Half()
 	}
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Out: cheapDir,
@@ -175,7 +175,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	}
 	ro.Reuse = true
 	if ro.Budget != nil {
-		ro.Budget = cheapBudget.After(ro.Budget.Limit)
+		ro.Budget = cheapBudget.After(ro.Budget)
 	}
 	ro.Only = func(pkg string, tests []string) []string {
 		g := byPkg[pkg]

@@ -69,20 +69,34 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// TestBudgetAfter checks Budget.After, the guided run's budget after CFP's
-// cheap run: what is left of the whole, spent already if nothing is.
+// TestBudgetAfter checks Budget.Half and Budget.After, CFP's cheap run's
+// budget and the guided run's after it: half the whole with a grace of an
+// eighth of it at most (the default grace for a long budget), then what
+// is left of the whole with its grace, spent already if nothing is.
 func TestBudgetAfter(t *testing.T) {
+	for _, tc := range []struct {
+		whole        Budget
+		limit, grace time.Duration
+	}{
+		{Budget{Limit: time.Minute}, 30 * time.Second, 7500 * time.Millisecond},
+		{Budget{Limit: 10 * time.Minute}, 5 * time.Minute, StopGrace},
+		{Budget{Limit: 10 * time.Minute, Grace: time.Second}, 5 * time.Minute, time.Second},
+	} {
+		if h := tc.whole.Half(); h.Limit != tc.limit || h.grace() != tc.grace {
+			t.Errorf("half of %+v: limit %v, grace %v; want %v, %v", tc.whole, h.Limit, h.grace(), tc.limit, tc.grace)
+		}
+	}
 	unused := &Budget{Limit: time.Minute}
-	if b := unused.After(2 * time.Minute); b.Limit != 2*time.Minute || b.spent() {
-		t.Errorf("after an unused budget: limit %v, spent %v; want 2m and not spent", b.Limit, b.spent())
+	if b := unused.After(&Budget{Limit: 2 * time.Minute, Grace: time.Second}); b.Limit != 2*time.Minute || b.Grace != time.Second || b.spent() {
+		t.Errorf("after an unused budget: limit %v, grace %v, spent %v; want 2m, the whole's 1s, and not spent", b.Limit, b.Grace, b.spent())
 	}
 	used := &Budget{Limit: time.Millisecond}
 	used.spent() // its first test starts the clock
 	time.Sleep(5 * time.Millisecond)
-	if b := used.After(time.Hour); b.Limit > time.Hour-5*time.Millisecond || b.spent() {
+	if b := used.After(&Budget{Limit: time.Hour}); b.Limit > time.Hour-5*time.Millisecond || b.spent() {
 		t.Errorf("after 5ms of an hour: limit %v, spent %v; want under 1h-5ms and not spent", b.Limit, b.spent())
 	}
-	if b := used.After(2 * time.Millisecond); !b.spent() {
+	if b := used.After(&Budget{Limit: 2 * time.Millisecond}); !b.spent() {
 		t.Errorf("after 5ms of 2ms: not spent")
 	}
 }
@@ -137,10 +151,10 @@ sleep 60
 		want    Outcome
 		wall    time.Duration // at most
 	}{
-		{"stopped by its alarm", honours, "5", time.Minute, Stopped, 3 * time.Second},
-		{"killed", ignores, "", time.Minute, Stopped, 3 * time.Second},
-		{"ends within the grace", honours, "0.25", time.Minute, Pass, 3 * time.Second},
-		{"timed out by itself", honours, "5", 200 * time.Millisecond, Timeout, 3 * time.Second},
+		{"stopped by its alarm", honours, "5", time.Minute, Stopped, 4 * time.Second},
+		{"killed", ignores, "", time.Minute, Stopped, 4 * time.Second},
+		{"ends within the grace", honours, "0.25", time.Minute, Pass, 4 * time.Second},
+		{"timed out by itself", honours, "5", 200 * time.Millisecond, Timeout, 4 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -152,7 +166,9 @@ sleep 60
 				t.Fatal(err)
 			}
 			t.Setenv("RUN", tc.run)
-			b := &Budget{Limit: 100 * time.Millisecond, Grace: 300 * time.Millisecond}
+			// The grace leaves the test that ends in 0.25 s most of a
+			// second to spare on a loaded machine (300 ms once did not).
+			b := &Budget{Limit: 100 * time.Millisecond, Grace: time.Second}
 			o := Options{Flags: &GoTestFlags{Timeout: tc.timeout}, Budget: b, Runs: 2, Perturb: Perturb{Off: true}}
 			c := &counter{}
 			var spent time.Duration

@@ -637,19 +637,29 @@ const StopGrace = 30 * time.Second
 
 func (b *Budget) grace() time.Duration { return cmp.Or(b.Grace, StopGrace) }
 
-// After returns a budget of what is left of limit once b's runs are
-// done: limit less the time b's clock ran (none if it never started), with
-// b's Grace. Its clock starts at its first test, as b's did; if nothing is
-// left, it is spent already.
-func (b *Budget) After(limit time.Duration) *Budget {
+// Half returns the budget of a first phase that may spend half of b
+// (CFP's cheap run), so that the second has at least the other half less
+// the first's grace: that grace is an eighth of b's limit at most, since
+// a test the first phase stops after its half would otherwise take
+// StopGrace of a short budget's second half (a 1-minute budget's cheap
+// run stopped at 30 s plus 30 s left the guided run nothing).
+func (b *Budget) Half() *Budget {
+	return &Budget{Limit: max(b.Limit/2, 1), Grace: min(b.grace(), max(b.Limit/8, 1))}
+}
+
+// After returns the budget of a second phase once b's runs are done: what
+// is left of whole, whole's limit less the time b's clock ran (none if it
+// never started), with whole's Grace. Its clock starts at its first test,
+// as b's did; if nothing is left, it is spent already.
+func (b *Budget) After(whole *Budget) *Budget {
 	var used time.Duration
 	if !b.ends.IsZero() {
 		used = time.Since(b.ends.Add(-b.Limit))
 	}
-	if limit-used <= 0 {
-		return &Budget{Limit: 1, Grace: b.Grace, ends: time.Now()}
+	if whole.Limit-used <= 0 {
+		return &Budget{Limit: 1, Grace: whole.Grace, ends: time.Now()}
 	}
-	return &Budget{Limit: limit - used, Grace: b.Grace}
+	return &Budget{Limit: whole.Limit - used, Grace: whole.Grace}
 }
 
 // spent reports whether the budget is spent, starting its clock on the
