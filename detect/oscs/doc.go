@@ -247,7 +247,15 @@
 //     passed or stored) or only decides branches and the second section
 //     does not read the location again (a decision taken on a premise
 //     that the other side then changes: a resource added to a pool
-//     after Close, testdata's poolclose). A call whose second section
+//     after Close, testdata's poolclose). A second section whose first
+//     access of a location checks it (a read that only decides
+//     branches), updates it in place (`l.count--`) or overwrites it
+//     takes nothing from what the first left there (redigo's GetContext
+//     pops idle connections in a loop and relocks at the loop's end: a
+//     Put between two iterations is the next connection popped), and a
+//     first section that read a pointer and then overwrote its location
+//     took what it carries out (a pop), which is no premise either. A
+//     call whose second section
 //     reads the premise again (puddle's CreateResource re-checks
 //     p.closed after it relocks), or whose first section hands on nothing
 //     that the other side changes (fastcache's Save: a cleaning section,
@@ -307,7 +315,11 @@
 //
 // Two pairs of whole operations stay reported: two writes neither of
 // whose sections read the location before writing it (a lost update, the
-// later write discarding the earlier unseen: oscsloop), unless each
+// later write discarding the earlier unseen: oscsloop), unless the later
+// write stores through a pointer that its section read from where the
+// earlier section stored it (`l.front.prev = pc`, after another push set
+// l.front: in the other order it would have reached another node, so the
+// two writes meet in one order only), or unless each
 // stores a copy of one location that both sections read and then write
 // (bigcache's push: `q.tail += n`, then `q.rightMargin = q.tail`; the
 // write's site stores a value loaded as it is, the instrumenter's
@@ -395,7 +407,16 @@
 // steps are two calls of one function (two setters of one field). Its
 // store over nil is known as such only within a GC epoch: a store that
 // replaces a value written before the last collection, against a later
-// reader that dereferences it, stays reported. The answered exception trusts any read of
+// reader that dereferences it, stays reported. The loop rules take a
+// check, an update in place, an overwrite or a pointer carried out for
+// what the trace shows: a second section that checks a location and then
+// relies on the value its first section left there (`if c.n == mine`), a
+// pointer that stays shared after the pop that carried it out, and an
+// update in place whose result the section then uses look harmless to
+// them. The reached exception does not compare pointers (the shim records
+// them as nil or non-nil): an earlier section that stored the pointer its
+// location already held lets the later write reach the same node in
+// either order. The answered exception trusts any read of
 // what the section wrote, or use of a channel it made, as the other side
 // looking for it: a section that bumps a statistic the other side also
 // reads, or a channel the other uses for something else, drops a check

@@ -2,6 +2,7 @@ package oscs
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/shim/trace"
@@ -44,7 +45,7 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 		}
 	}
 	if pWrite && cWrite {
-		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc)
+		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc) || c.reached(p, kp, cur, kc)
 	}
 	if _, r, ok := writeRead(p, pWrite, cur, cWrite); ok && setter && c.branchOnly(c.g.Events[r.ev].Site) {
 		// A lone setter against a check that decides on the value:
@@ -76,10 +77,20 @@ type footprint struct {
 	// read-modify-write such as a counter's += : CSRWFlag's sequence).
 	rw map[hb.Loc]bool
 	// read holds the locations the section reads; carried those of them
-	// that some read's site does not mark trace.UseBranch: its value may
-	// go on past the section (or the site says nothing).
-	read, carried map[hb.Loc]bool
-	reads         bool // some access is a read
+	// that some read's site does not mark trace.UseBranch and that is
+	// not an update in place (its value may go on past the section, or
+	// the site says nothing), scalar those of them with such a read
+	// that is not pointer-shaped (trace.UsePointer).
+	read, carried, scalar map[hb.Loc]bool
+	// checked holds the locations whose first access in the section is
+	// a read that only decides branches (the section looks at what it
+	// finds before it acts: a loop's `for l.front != nil`), updated
+	// those whose first access is an update in place (`l.count--`: the
+	// read's value goes into the location again), blind those whose
+	// first access is a write (the section overwrites what it finds
+	// unseen).
+	checked, updated, blind map[hb.Loc]bool
+	reads                   bool // some access is a read
 	// made holds the channels the section made, and chans those it
 	// sent on, received from, selected on or closed (by address and GC
 	// epoch); nil if none.
@@ -91,7 +102,8 @@ func (c *checker) footprint(k int) *footprint {
 		return f
 	}
 	f := &footprint{touched: make(map[hb.Loc]bool), written: make(map[hb.Loc]bool), rw: make(map[hb.Loc]bool),
-		read: make(map[hb.Loc]bool), carried: make(map[hb.Loc]bool)}
+		read: make(map[hb.Loc]bool), carried: make(map[hb.Loc]bool), scalar: make(map[hb.Loc]bool),
+		checked: make(map[hb.Loc]bool), updated: make(map[hb.Loc]bool), blind: make(map[hb.Loc]bool)}
 	s := c.g.Sections()[k]
 	evs := c.g.Goroutines[s.G].Events
 	j, _ := slices.BinarySearch(evs, s.Begin)
@@ -105,6 +117,18 @@ func (c *checker) footprint(k int) *footprint {
 		}
 		if kind := c.g.Events[i].Kind; isAccess(kind) {
 			l := c.g.Loc(i)
+			branch := kind != trace.EvWrite && c.branchOnly(c.g.Events[i].Site)
+			update := kind != trace.EvWrite && j+1 < len(evs) && c.inPlace(i, evs[j+1])
+			if !f.touched[l] {
+				switch {
+				case kind == trace.EvWrite:
+					f.blind[l] = true
+				case branch:
+					f.checked[l] = true
+				case update:
+					f.updated[l] = true
+				}
+			}
 			f.touched[l] = true
 			if kind == trace.EvWrite {
 				f.written[l] = true
@@ -114,8 +138,11 @@ func (c *checker) footprint(k int) *footprint {
 			} else {
 				f.reads = true
 				f.read[l] = true
-				if !c.branchOnly(c.g.Events[i].Site) {
+				if !branch && !update {
 					f.carried[l] = true
+					if st, ok := c.sites.Lookup(c.g.Events[i].Site); !ok || !st.Used(trace.UsePointer) {
+						f.scalar[l] = true
+					}
 				}
 			}
 		}
@@ -125,6 +152,19 @@ func (c *checker) footprint(k int) *footprint {
 	}
 	c.footprints[k] = f
 	return f
+}
+
+// inPlace reports whether read r is an update in place: the goroutine's
+// next event, next, writes r's location at the same line, column and
+// expression (`l.count--`, `s.n += d`), so the value read goes into the
+// location again, not past the section.
+func (c *checker) inPlace(r, next int) bool {
+	if c.sites == nil || c.g.Events[next].Kind != trace.EvWrite || c.g.Loc(next) != c.g.Loc(r) {
+		return false
+	}
+	a, ok := c.sites.Lookup(c.g.Events[r].Site)
+	b, ok2 := c.sites.Lookup(c.g.Events[next].Site)
+	return ok && ok2 && a.Line == b.Line && a.Col == b.Col && a.Expr == b.Expr && a.File == b.File
 }
 
 // splitRead reports whether section k only reads and its goroutine's
@@ -531,15 +571,21 @@ func (c *checker) sameCall(k, n int) bool {
 //
 //   - first writes a location that r writes and second accesses (second
 //     finds r's value where it left its own: KB1's count, Mozilla-1's
-//     gCurrentScript), or that r reads and second writes again (r sees
-//     a value half-way through the call);
+//     gCurrentScript), unless second takes nothing from it (takesNothing:
+//     its first access of the location checks it, updates it in place or
+//     overwrites it), or that r reads and second writes again (r sees a
+//     value half-way through the call);
 //   - first reads a location that r writes, and the value read goes on
 //     past first's Unlock (a read whose value is kept, returned, passed
-//     or stored, by the instrumenter's trace.UseBranch fact: the count a
-//     second section divides by, a size a later copy relies on), or only
-//     decides branches (which may lead to second) and second does not
-//     read the location again (a decision taken on a value r then
-//     changes: a resource added to a pool after Close);
+//     or stored, by the instrumenter's trace.UseBranch fact, and that is
+//     no update in place: the count a second section divides by, a size
+//     a later copy relies on), unless first took it: the values it
+//     carries are pointer-shaped (trace.UsePointer) and first then
+//     overwrote the location (a pop: `pc := l.front; l.front = pc.next`,
+//     which carries out the node it unlinked, not a premise about the
+//     list); or only decides branches (which may lead to second) and
+//     second does not read the location again (a decision taken on a
+//     value r then changes: a resource added to a pool after Close);
 //
 // except that a second section which reads and then writes every location
 // it touches and nothing else (counters bumped at either of two Lock
@@ -555,16 +601,36 @@ func (c *checker) dependent(first, second, r int) bool {
 	}
 	f1, f2, fr := c.footprint(first), c.footprint(second), c.footprint(r)
 	for l := range f1.written {
-		if fr.written[l] && f2.touched[l] || fr.touched[l] && !fr.written[l] && f2.written[l] {
+		if fr.written[l] && f2.touched[l] && !takesNothing(l, f2) || fr.touched[l] && !fr.written[l] && f2.written[l] {
 			return true
 		}
 	}
 	for l := range f1.read {
-		if fr.written[l] && (f1.carried[l] || !f2.read[l]) {
+		if !fr.written[l] {
+			continue
+		}
+		if f1.carried[l] && !(f1.rw[l] && !f1.scalar[l]) || !f1.carried[l] && !f2.read[l] {
 			return true
 		}
 	}
 	return false
+}
+
+// takesNothing reports whether the second section of one call (f2)
+// takes nothing from location l that the call's first section left there
+// and a remote section between them overwrote, by its first access of l:
+// a read that only decides branches (it checks what it finds before it
+// acts on it: redigo's GetContext pops idle connections in a loop, `for
+// p.idle.front != nil { pc := p.idle.front; p.idle.popFront();
+// p.mu.Unlock(); ...; p.mu.Lock() }`, and a Put between two iterations
+// is the next one popped), an update in place (`l.count--`: whatever
+// ran between, the decrement commutes with it, §3.2.3), or a write (it
+// overwrites l unseen: its pair with the remote write is judged as a
+// pair of its own). KB1's second section divides by the count its first
+// one set, Mozilla-1's dereferences the script its first one stored:
+// their first access is a read whose value they use.
+func takesNothing(l hb.Loc, f2 *footprint) bool {
+	return f2.checked[l] || f2.updated[l] || f2.blind[l]
 }
 
 // branchOnly reports whether the read site's value only decides
@@ -793,4 +859,62 @@ func (c *checker) copied(w rec, k int) (hb.Loc, bool) {
 		}
 	}
 	return hb.Loc{}, false
+}
+
+// reached reports whether the later of two blind writes (p in section kp,
+// cur in kc) stores through a pointer that its section loaded from a
+// location the earlier write's section wrote: the write's expression is
+// base.f, and the goroutine's last read of base before the write, in its
+// section and function, found the value the earlier section stored there
+// (the location's last write before that read is in the earlier section).
+// A linked list's push sets the new node's links (`pc.prev = nil`) and
+// the old front's (`l.front.prev = pc`), a pop clears the new front's
+// (`pc.next.prev = nil`): each later section writes the node that the
+// earlier one left where it looks. In the other order it would have read
+// the pointer before the earlier section stored it and written another
+// node, so the two writes meet on this location in one order only, and
+// the later is no update made unseen of the earlier (oscsloop's two
+// stores of one field are).
+func (c *checker) reached(p rec, kp int, cur rec, kc int) bool {
+	if kp < 0 || kc < 0 || c.sites == nil {
+		return false
+	}
+	early, late, kl := kp, cur, kc
+	if p.ev > cur.ev {
+		early, late, kl = kc, p, kp
+	}
+	w, ok := c.sites.Lookup(c.g.Events[late.ev].Site)
+	dot := strings.LastIndexByte(w.Expr, '.')
+	if !ok || dot <= 0 {
+		return false
+	}
+	base := w.Expr[:dot]
+	s := c.g.Sections()[kl]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, int(late.ev))
+	for j--; j >= 0 && evs[j] >= s.Begin; j-- {
+		i := evs[j]
+		if c.g.Events[i].Kind != trace.EvRead {
+			continue
+		}
+		r, ok := c.sites.Lookup(c.g.Events[i].Site)
+		if !ok || r.Expr != base || r.File != w.File || r.Function != w.Function {
+			continue
+		}
+		return c.lastWriteIn(i, early)
+	}
+	return false
+}
+
+// lastWriteIn reports whether the last write of read i's location before
+// it, in trace order, is in critical section k, which began before i.
+func (c *checker) lastWriteIn(i, k int) bool {
+	s := c.g.Sections()[k]
+	l := c.g.Loc(i)
+	for j := i - 1; j >= s.Begin; j-- {
+		if c.g.Events[j].Kind == trace.EvWrite && c.g.Loc(j) == l {
+			return c.g.Goroutine(j) == s.G && (s.End < 0 || j <= s.End)
+		}
+	}
+	return false
 }

@@ -105,11 +105,17 @@ var opSites = func() *trace.SiteTable {
 // (want, and wantOff: the paper's OSCS), under Base and Opt.
 func wholeCase(t *testing.T, name, text string, want, wantOff []string) {
 	t.Helper()
+	wholeCaseOf(t, opSites, name, text, want, wantOff)
+}
+
+// wholeCaseOf is wholeCase with another site table.
+func wholeCaseOf(t *testing.T, st *trace.SiteTable, name, text string, want, wantOff []string) {
+	t.Helper()
 	for _, off := range []bool{false, true} {
 		for _, alg := range []Algorithm{Base, Opt} {
 			opts := Options{Algorithm: alg, NoCondFlags: true, NoSpinFlags: true, NoWholeOp: off}
 			var got []string
-			for _, f := range Check(graph(t, text), opSites, opts) {
+			for _, f := range Check(graph(t, text), st, opts) {
 				got = append(got, lines(f))
 			}
 			slices.Sort(got)
@@ -823,4 +829,149 @@ func TestWholeOpLoneSetter(t *testing.T) {
 8.1 g=3 Read site=211 addr=0x100
 9 g=3 Unlock site=212 addr=0x900
 `+clear, nil, []string{"170 171 210 211"})
+}
+
+// listSites is a connection pool's idle list (redigo's Pool): Get
+// (sites 10-29) pops idle connections in a loop, `for l.front != nil {
+// pc := l.front; l.count--; l.front = pc.next; pc.next = nil;
+// mu.Unlock(); (test it, fail) mu.Lock(); p.active-- }; if p.closed
+// {...}`, at two Lock sites (10, and 20 at the loop's end); Put (30-39)
+// pushes one: `pc.next = l.front; pc.prev = nil; l.front.prev = pc;
+// l.front = pc; l.count++`. Site 11 is the loop's check
+// (trace.UseBranch); 23 reads l.front after the relock for its value (the
+// controls); each update in place is a read and a write at one line and
+// column (13 and 14, 21 and 22, 37 and 38).
+var listSites = func() *trace.SiteTable {
+	t := &trace.SiteTable{Sites: []trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}}
+	for _, s := range []trace.Site{
+		{ID: 10, Kind: "lock", Expr: "mu"}, {ID: 11, Kind: "read", Expr: "l.front", Uses: "loop-exit branch ptr"},
+		{ID: 12, Kind: "read", Expr: "l.front", Uses: trace.UsePointer},
+		{ID: 13, Kind: "read", Expr: "l.count"}, {ID: 14, Line: 13, Kind: "write", Expr: "l.count"},
+		{ID: 15, Kind: "read", Expr: "pc.next", Uses: trace.UsePointer}, {ID: 16, Kind: "write", Expr: "l.front"},
+		{ID: 17, Kind: "write", Expr: "pc.next"}, {ID: 18, Kind: "unlock", Expr: "mu"},
+		{ID: 20, Kind: "lock", Expr: "mu"}, {ID: 21, Kind: "read", Expr: "p.active"}, {ID: 22, Line: 21, Kind: "write", Expr: "p.active"},
+		{ID: 23, Kind: "read", Expr: "l.front", Uses: trace.UsePointer}, {ID: 24, Kind: "read", Expr: "p.closed", Uses: trace.UseBranch},
+		{ID: 25, Line: 15, Col: 3, Kind: "write", Expr: "pc.next.prev"},
+		{ID: 30, Kind: "lock", Expr: "mu"}, {ID: 31, Kind: "read", Expr: "l.front", Uses: trace.UsePointer}, {ID: 32, Kind: "write", Expr: "pc.next"},
+		{ID: 33, Kind: "write", Expr: "pc.prev"}, {ID: 34, Kind: "read", Expr: "l.front", Uses: trace.UsePointer},
+		{ID: 35, Kind: "write", Expr: "l.front.prev"}, {ID: 36, Kind: "write", Expr: "l.front"},
+		{ID: 37, Kind: "read", Expr: "l.count"}, {ID: 38, Line: 37, Kind: "write", Expr: "l.count"}, {ID: 39, Kind: "unlock", Expr: "mu"},
+	} {
+		if s.Line == 0 {
+			s.Line = int(s.ID)
+		}
+		if s.Col == 0 {
+			s.Col = 2
+		}
+		s.File, s.Function = "/k/k.go", "Get"
+		if s.ID >= 30 {
+			s.Function = "Put"
+		}
+		t.Sites = append(t.Sites, s)
+	}
+	return t
+}()
+
+// A Get that pops in a loop and relocks at the loop's end, against a
+// Put between two iterations: the second section checks the list's
+// front anew before it pops (its first access of l.front only decides
+// the loop's branch) and updates the count in place, and what the first
+// carries past its Unlock is the connection it took out of the list
+// (read, then overwritten: l.front and the node's link), so the Put
+// breaks nothing the call carries: its connection is the next one
+// popped. The controls stay reported: the second section reads the
+// front for its value first (site 23: it takes the front its first one
+// left, KB1's shape); the first carries the count it read (a scalar, an
+// index it reserved: site 13 without its update in place); the first
+// decides on a count that the Put overwrites unread (a reset) and the
+// second does not read.
+func TestWholeOpLoopRecheck(t *testing.T) {
+	put := `
+12 g=3 Lock site=30 addr=0x900
+12.1 g=3 Read site=31 addr=0x100
+12.2 g=3 Write site=32 addr=0x600 value=1
+12.3 g=3 Write site=33 addr=0x608 value=0
+12.4 g=3 Read site=34 addr=0x100
+12.5 g=3 Write site=35 addr=0x708 value=1
+12.6 g=3 Write site=36 addr=0x100 value=2
+%s
+13 g=3 Unlock site=39 addr=0x900
+`
+	pop := `
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Read site=11 addr=0x100
+10.2 g=2 Read site=12 addr=0x100
+%s
+10.5 g=2 Read site=15 addr=0x500
+10.55 g=2 Write site=25 addr=0x708 value=0
+10.6 g=2 Write site=16 addr=0x100 value=1
+10.7 g=2 Write site=17 addr=0x500 value=0
+11 g=2 Unlock site=18 addr=0x900
+%s
+14 g=2 Lock site=20 addr=0x900
+14.1 g=2 Read site=21 addr=0x200
+14.2 g=2 Write site=22 addr=0x200 value=1
+%s
+14.95 g=2 Read site=24 addr=0x300
+15 g=2 Unlock site=18 addr=0x900
+`
+	const (
+		count = "10.3 g=2 Read site=13 addr=0x180\n10.4 g=2 Write site=14 addr=0x180 value=1"
+		kept  = count + "\n10.45 g=2 Read site=21 addr=0x180"
+		inc   = "12.7 g=3 Read site=37 addr=0x180\n12.8 g=3 Write site=38 addr=0x180 value=2"
+		again = `
+14.4 g=2 Read site=12 addr=0x100
+14.5 g=2 Read site=13 addr=0x180
+14.6 g=2 Write site=14 addr=0x180 value=1
+14.7 g=2 Read site=15 addr=0x600
+14.75 g=2 Write site=25 addr=0x708 value=0
+14.8 g=2 Write site=16 addr=0x100 value=1
+14.9 g=2 Write site=17 addr=0x600 value=0`
+		recheck = "14.3 g=2 Read site=11 addr=0x100" + again
+		value   = "14.3 g=2 Read site=23 addr=0x100" + again
+	)
+	all := []string{"10 15 30 35", "15 20 30 32", "15 20 30 35", "17 20 30 32"}
+	for _, c := range []struct {
+		name             string
+		first, r, second string
+		want, wantOff    []string
+	}{
+		{"recheck", count, inc, recheck, nil, all},
+		{"value", count, inc, value, all, all},
+		{"kept", kept, inc, recheck, all, all},
+	} {
+		wholeCaseOf(t, listSites, c.name, wholeStart+fmt.Sprintf(pop, c.first, fmt.Sprintf(put, c.r), c.second), c.want, c.wantOff)
+	}
+}
+
+// Two Puts of the idle list: the first pushes X (its link X.prev set to
+// nil, 0x508) and stores it in the front; the second reads the front and
+// sets the old front's link, X.prev, to its own node: a write reached
+// through the pointer the first Put stored, which in the other order
+// would have gone to another node, so it is no lost update of X.prev.
+// The control: the front the second Put follows (0x100) is not the one
+// the first Put stored (it pushed onto another list, 0x110): two blind
+// writes of one field, reported; and so they are when the front it
+// follows is one it stored itself (own).
+func TestWholeOpReached(t *testing.T) {
+	const puts = `
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=%[1]s
+10.2 g=2 Write site=32 addr=0x500 value=1
+10.3 g=2 Write site=33 addr=0x508 value=0
+10.4 g=2 Write site=36 addr=%[1]s value=1
+11 g=2 Unlock site=39 addr=0x900
+12 g=3 Lock site=30 addr=0x900
+12.10 g=3 Read site=31 addr=0x100
+12.20 g=3 Write site=32 addr=0x600 value=1
+12.30 g=3 Write site=33 addr=0x608 value=0%[2]s
+12.40 g=3 Read site=34 addr=0x100
+12.50 g=3 Write site=35 addr=0x508 value=1
+12.60 g=3 Write site=36 addr=0x100 value=2
+13 g=3 Unlock site=39 addr=0x900
+`
+	const own = "\n12.35 g=3 Write site=36 addr=0x100 value=3"
+	wholeCaseOf(t, listSites, "linked", wholeStart+fmt.Sprintf(puts, "0x100", ""), nil, []string{"30 30 33 35"})
+	wholeCaseOf(t, listSites, "unlinked", wholeStart+fmt.Sprintf(puts, "0x110", ""), []string{"30 30 33 35"}, []string{"30 30 33 35"})
+	wholeCaseOf(t, listSites, "own", wholeStart+fmt.Sprintf(puts, "0x100", own), []string{"30 30 33 35"}, []string{"30 30 33 35"})
 }
