@@ -130,6 +130,12 @@ func UnseenSpawn() Site { return Site{Role: RoleGo, Expr: unseenSpawn} }
 // IsUnseenSpawn reports whether s is UnseenSpawn's.
 func (s Site) IsUnseenSpawn() bool { return s.File == "" && s.Role == RoleGo && s.Expr == unseenSpawn }
 
+// UnseenClose begins the note of a finding whose later side's goroutine,
+// after the other side's event, received from a channel closed by code
+// that precog did not instrument (the trace has no close of it): that
+// close may order the two sides.
+const UnseenClose = "a receive found its channel closed by code precog did not instrument"
+
 // SiteOf returns the site of the site table with the given ID, in role. A
 // site the table does not know keeps only its role and an Expr saying so.
 func SiteOf(sites *trace.SiteTable, id uint32, role string) Site {

@@ -745,7 +745,9 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	if strings.HasPrefix(r.forced, plan.Confirmed) {
 		forced = forcedOrders(filepath.Join(dir, filepath.FromSlash(r.plan)), evs)
 	}
-	return tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}, forced, clock), evs, nil
+	fs := tc.run(what, evs, sites, r.outcome.Failed(), rankedRun{n: r.n, trace: path}, forced, clock)
+	noteUnseenCloses(evs, sites, fs)
+	return fs, evs, nil
 }
 
 // stream runs the data race checker alone on the trace at path, which is

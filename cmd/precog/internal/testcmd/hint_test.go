@@ -53,4 +53,11 @@ func TestDepsHint(t *testing.T) {
 	if b.Len() > 0 {
 		t.Errorf("hint for goroutines all seen:\n%s", b.String())
 	}
+	b.Reset()
+	closed := finding.Finding{Kind: finding.Race, Evidence: finding.Evidence{Notes: []string{finding.UnseenClose + ": before ..."}}}
+	depsHint(&b, append(fs[1:2], closed))
+	want = "hint: in 1 finding, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n"
+	if b.String() != want {
+		t.Errorf("hint for a close not recorded:\n%s\nwant:\n%s", b.String(), want)
+	}
 }

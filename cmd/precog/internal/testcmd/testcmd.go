@@ -821,17 +821,27 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 // goroutine's start and the joins of it, and how to instrument a
 // dependency: buntdb's races on a loop variable that closures run by
 // github.com/tidwall/lotsa's goroutines read, ordered by lotsa's own
-// WaitGroup, gave no clue of -instrument-deps.
+// WaitGroup, gave no clue of -instrument-deps. It says the same of
+// findings ordered, maybe, by a close that such code made
+// (finding.UnseenClose: nxadm/tail's races ordered by gopkg.in/tomb.v1's
+// Kill).
 func depsHint(w io.Writer, fs []finding.Finding) {
-	n := 0
+	n, c := 0, 0
 	for _, f := range fs {
 		if slices.ContainsFunc(f.Spawns, finding.Site.IsUnseenSpawn) {
 			n++
+		}
+		if slices.ContainsFunc(f.Evidence.Notes, func(s string) bool { return strings.HasPrefix(s, finding.UnseenClose) }) {
+			c++
 		}
 	}
 	if n > 0 {
 		fmt.Fprintf(w, "hint: %d %s goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n",
 			n, cli.Plural(n, "finding has", "findings have"))
+	}
+	if c > 0 {
+		fmt.Fprintf(w, "hint: in %d %s, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n",
+			c, cli.Plural(c, "finding", "findings"))
 	}
 }
 
