@@ -16,6 +16,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
@@ -280,6 +281,9 @@ type builder struct {
 	refs map[*ssa.Function][]*ssa.Function
 	// roots are the entries of non-Caller contexts.
 	roots map[*ssa.Function]bool
+	// valueTaken holds the functions used as values (see unused),
+	// computed the first time it is asked.
+	valueTaken map[*ssa.Function]bool
 }
 
 func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos, entry *ssa.Function, join string) *Context {
@@ -492,6 +496,9 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 			c.Test = fn
 			continue
 		}
+		if b.unused(fn, funcs) {
+			continue
+		}
 		b.assign(caller, fn)
 	}
 	for _, c := range b.res.Contexts[1:] {
@@ -535,6 +542,51 @@ func (b *builder) inheritTests() {
 
 // hasCallers reports whether fn is called (not spawned) in the package by
 // a function other than itself.
+// unused reports whether fn, which nothing in the package calls, never
+// runs: a function of a _test.go file that go test does not run itself
+// and whose value no function of the package takes (no other package can
+// name it). Giving it the Caller context would make an unused test
+// helper's call of a library function without the package's lock look
+// like one of the package's own goroutines (kcp-go's fecDecoder.decode,
+// called under the session's lock and by a test helper no test calls).
+func (b *builder) unused(fn *ssa.Function, funcs []*ssa.Function) bool {
+	if fn.Synthetic != "" || fn.Signature.Recv() != nil || fn.Pkg == nil || !source.InTestFile(fn.Prog.Fset, fn.Pos()) {
+		return false
+	}
+	if b.valueTaken == nil {
+		b.valueTaken = valuesTaken(fn.Pkg, funcs)
+	}
+	return !b.valueTaken[fn]
+}
+
+// valuesTaken returns the functions that some instruction of funcs or of
+// the package's initializer (var hook = helper) uses as a value rather
+// than as the callee of a static call: stored, passed, converted, bound
+// in a closure or called through a variable.
+func valuesTaken(pkg *ssa.Package, funcs []*ssa.Function) map[*ssa.Function]bool {
+	taken := make(map[*ssa.Function]bool)
+	var ops []*ssa.Value
+	if init := pkg.Func("init"); init != nil {
+		funcs = append(slices.Clip(funcs), init)
+	}
+	for _, fn := range funcs {
+		for _, blk := range fn.Blocks {
+			for _, instr := range blk.Instrs {
+				var callee ssa.Value
+				if site, ok := instr.(ssa.CallInstruction); ok && site.Common().StaticCallee() != nil {
+					callee = site.Common().Value
+				}
+				for _, op := range instr.Operands(ops[:0]) {
+					if f, ok := (*op).(*ssa.Function); ok && *op != callee {
+						taken[f] = true
+					}
+				}
+			}
+		}
+	}
+	return taken
+}
+
 func (b *builder) hasCallers(fn *ssa.Function) bool {
 	for _, e := range b.res.CallGraph.Callers(fn) {
 		if _, isGo := e.Site.(*ssa.Go); !isGo && e.Caller.Func != fn {

@@ -377,6 +377,7 @@ func (a *solver) result() *Result {
 // testOnly returns the functions of the package that run only on
 // goroutines of tests: written in a _test.go file (so that no user of the
 // package calls them), and every context they run in belongs to a test.
+// One that runs in none (a helper no test calls any more) never runs.
 func (a *solver) testOnly() map[*ssa.Function]bool {
 	out := make(map[*ssa.Function]bool)
 	for _, fn := range a.funcs {
@@ -384,7 +385,7 @@ func (a *solver) testOnly() map[*ssa.Function]bool {
 			continue
 		}
 		cs := a.gr.Of(fn)
-		if len(cs) > 0 && !slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Test == nil }) {
+		if !slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Test == nil }) {
 			out[fn] = true
 		}
 	}

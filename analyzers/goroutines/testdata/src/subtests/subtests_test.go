@@ -23,3 +23,22 @@ func TestTable(t *testing.T) { // want `^ctx: caller$`
 func TestParallel(t *testing.T) { // want `^ctx: parallel test TestParallel$`
 	t.Parallel()
 }
+
+// unusedHelper is called by no test and used as a value nowhere: it never
+// runs (its call of Step is not one of the package's goroutines').
+func unusedHelper() { Step() } // want `^ctx: none$`
+
+// hooked is called by no test, but a variable holds it: whoever reads the
+// variable may call it.
+func hooked() { Step() } // want `^ctx: caller$`
+
+var hook = hooked
+
+// handed is called by no test, but it is handed to the package's API.
+func handed() {} // want `^ctx: caller dynamic$`
+
+func TestHanded(t *testing.T) { // want `^ctx: caller$`
+	run(handed)
+}
+
+func run(f func()) { f() } // want `^ctx: caller$`
