@@ -10,7 +10,8 @@
 # are copies from the module proxy in MODDIR (default /tmp/precision-mods),
 # fetched and `go mod tidy`-ed on first use, each vetted with ./... as a new
 # user would (tests included; a module without a go.mod gets one from go mod
-# init, as hystrix-go's user would make).
+# init, as hystrix-go's user would make; a go 1.16 module whose tidy refuses
+# to drop go 1.16's view is tidied with -compat=1.17, as its message says).
 set -u
 bin=$(realpath "$1"); out=$(realpath -m "$2"); mods=${3:-/tmp/precision-mods}
 corpus=$(cd "$(dirname "$0")/../corpus" && pwd)
@@ -31,7 +32,8 @@ while read -r name mod ver; do
 	if [ ! -d "$mods/$name" ]; then
 		dir=$(cd /tmp && go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 		cp -r "$dir" "$mods/$name" && chmod -R u+w "$mods/$name" &&
-			(cd "$mods/$name" && { [ -f go.mod ] || go mod init "$mod"; } && go mod tidy)
+			(cd "$mods/$name" && { [ -f go.mod ] || go mod init "$mod"; } &&
+				{ go mod tidy || go mod tidy -compat=1.17; })
 	fi
 	run "$name" "$mods/$name" ./...
 done <<LIST
@@ -62,4 +64,8 @@ failsafe-go github.com/failsafe-go/failsafe-go v0.9.8
 go-nsq github.com/nsqio/go-nsq v1.1.0
 goleveldb github.com/syndtr/goleveldb v1.0.0
 hystrix-go github.com/afex/hystrix-go v0.0.0-20180502004556-fa1af6a1f4f5
+dns github.com/miekg/dns v1.1.73
+influx github.com/influxdata/influxdb-client-go/v2 v2.14.0
+tail github.com/nxadm/tail v1.4.11
+redigo github.com/gomodule/redigo v1.9.3
 LIST
