@@ -38,8 +38,10 @@
 // is an error and that releases a mutex only at returns of an error that
 // is not nil (a read loop that unlocks its caller's lock where it meets a
 // close frame, and fails; an `if err != nil { return err }` counts as
-// such a return) releases it only on the branch where its caller, right
-// after the call, found the error not nil.
+// such a return, and so does a named result reloaded after the deferred
+// calls ran, when no deferred call or closure can reach it: go/ssa's
+// form of a return in a function that defers) releases it only on the
+// branch where its caller, right after the call, found the error not nil.
 //
 // A channel of capacity 1 can be a mutex: a send that completes fills it,
 // so no other send completes until a receive empties it (coder/websocket's

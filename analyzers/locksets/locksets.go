@@ -958,7 +958,7 @@ func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set,
 				failed = true
 				continue
 			}
-		} else if nonNil(v) || testedNonNil(r, v) {
+		} else if failing(r) {
 			failed = true
 			continue
 		}
@@ -1006,7 +1006,7 @@ func (a *solver) releasedOnFailure(fn *ssa.Function, released []sharedloc.Loc) [
 		if !ok || len(r.Results) != res.Len() {
 			return
 		}
-		if v := r.Results[len(r.Results)-1]; nonNil(v) || testedNonNil(r, v) {
+		if failing(r) {
 			failed = true
 			return
 		}
@@ -1039,6 +1039,107 @@ func (a *solver) failTested(call *ssa.Call) bool {
 	return c == call && a.nothingAfter(call)
 }
 
+// failing reports whether ret returns, as its last result, an error that
+// is not nil: one that nonNil knows, or one that a test found not nil
+// (testedNonNil).
+func failing(ret *ssa.Return) bool {
+	v := stored(ret.Results[len(ret.Results)-1])
+	return nonNil(v) || testedNonNil(ret, v)
+}
+
+// stored returns the value v holds where v loads a local variable that
+// only its function's own loads and stores touch: the one value that
+// every store reaching the load (through the control-flow graph, back
+// from the load to the first store of each path) stores, itself resolved
+// so. go/ssa keeps a function's named results in such variables when the
+// function defers a call: a return stores its operands there, runs the
+// defers and loads them back (`return err` stores a load of err), and an
+// `if err != nil` on a named result tests a load of it. A variable whose
+// address goes anywhere else (`defer errd.Wrap(&err)`, a closure that
+// sets err) may be written by code this does not see, and v itself is
+// returned; so it is where a path reaches the variable's zero value or
+// the stores reaching it store different values. Neither nonNil nor a
+// test of another value takes v for a failure then.
+func stored(v ssa.Value) ssa.Value {
+	return storedSeen(v, make(map[*ssa.UnOp]bool))
+}
+
+func storedSeen(v ssa.Value, seen map[*ssa.UnOp]bool) ssa.Value {
+	ld, ok := v.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL || seen[ld] {
+		return v
+	}
+	seen[ld] = true
+	res, ok := ld.X.(*ssa.Alloc)
+	if !ok || !onlyLoadedAndStored(res) {
+		return v
+	}
+	var val ssa.Value
+	visited := make(map[*ssa.BasicBlock]bool)
+	// back scans b's instructions before index i for the last store to
+	// res, and goes on to b's predecessors where there is none.
+	var back func(b *ssa.BasicBlock, i int) bool
+	back = func(b *ssa.BasicBlock, i int) bool {
+		for j := i - 1; j >= 0; j-- {
+			switch instr := b.Instrs[j].(type) {
+			case *ssa.Store:
+				if instr.Addr != res {
+					continue
+				}
+				w := storedSeen(instr.Val, seen)
+				if val != nil && w != val {
+					return false
+				}
+				val = w
+				return true
+			case *ssa.Alloc:
+				if instr == res {
+					return false // its zero value
+				}
+			}
+		}
+		if len(b.Preds) == 0 {
+			return false
+		}
+		for _, p := range b.Preds {
+			if visited[p] {
+				continue
+			}
+			visited[p] = true
+			if !back(p, len(p.Instrs)) {
+				return false
+			}
+		}
+		return true
+	}
+	b := ld.Block()
+	if !back(b, slices.Index(b.Instrs, ssa.Instruction(ld))) || val == nil {
+		return v
+	}
+	return val
+}
+
+// onlyLoadedAndStored reports whether a local variable's address goes
+// only into loads of it and stores to it.
+func onlyLoadedAndStored(res *ssa.Alloc) bool {
+	for _, ref := range *res.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.Store:
+			if ref.Addr != res || ref.Val == res {
+				return false
+			}
+		case *ssa.UnOp:
+			if ref.Op != token.MUL {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // testedNonNil reports whether ret, returning v, runs only where a test
 // `v != nil` (or `v == nil`, on its other branch) found v not nil: the
 // error of a callee handed up, `if err != nil { return err }`.
@@ -1060,7 +1161,7 @@ func testedNonNil(ret *ssa.Return, v ssa.Value) bool {
 		if c, ok := x.(*ssa.Const); ok && c.IsNil() {
 			x, y = y, x
 		}
-		if c, ok := y.(*ssa.Const); !ok || !c.IsNil() || x != v {
+		if c, ok := y.(*ssa.Const); !ok || !c.IsNil() || x != v && stored(x) != v {
 			continue
 		}
 		// b is the successor of d on the path to ret; it must be

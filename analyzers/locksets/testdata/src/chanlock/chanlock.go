@@ -199,6 +199,90 @@ func (c *Conn) Next(ctx context.Context, closing bool) error {
 	}
 }
 
+// handleDeferred is handle with a named result and a deferred call (a
+// context's cancel): go/ssa keeps err in memory then, and each return
+// stores to it, runs the defers and loads it back. The defers cannot
+// reach err, so the reloads return what was stored: it still releases
+// readMu only where it fails.
+func (c *Conn) handleDeferred(ctx context.Context, closing bool) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if closing {
+		err = fmt.Errorf("received close: %w", errClosed)
+		c.readMu.unlock()
+		return err
+	}
+	err = c.check(ctx)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (c *Conn) check(ctx context.Context) error { return ctx.Err() }
+
+// handleCleared's deferred closure may set err to nil after the unlock:
+// it releases where it succeeds too.
+func (c *Conn) handleCleared(closing bool) (err error) {
+	defer func() {
+		if c.counter > 0 {
+			err = nil
+		}
+	}()
+	if closing {
+		c.readMu.unlock()
+		return errClosed
+	}
+	return nil
+}
+
+// handleWrapped hands &err to a deferred call the check does not read:
+// taken as releasing where it succeeds too (errd.Wrap keeps a failure a
+// failure, but nothing here knows it).
+func (c *Conn) handleWrapped(closing bool) (err error) {
+	defer wrap(&err)
+	if closing {
+		c.readMu.unlock()
+		return errClosed
+	}
+	return nil
+}
+
+func wrap(err *error) {
+	if *err != nil {
+		*err = fmt.Errorf("handle: %w", *err)
+	}
+}
+
+func (c *Conn) NextDeferred(ctx context.Context, closing bool) error {
+	if err := c.readMu.lock(ctx); err != nil {
+		return err
+	}
+	defer c.readMu.unlock()
+	if err := c.handleDeferred(ctx, closing); err != nil {
+		mark() // want `^held: none$`
+		return err
+	}
+	mark() // want `^held: mu.ch\(w\)$`
+	if err := c.handleCleared(closing); err != nil {
+		return err
+	}
+	mark() // want `^held: none$`
+	return nil
+}
+
+func (c *Conn) NextWrapped(ctx context.Context, closing bool) error {
+	if err := c.readMu.lock(ctx); err != nil {
+		return err
+	}
+	defer c.readMu.unlock()
+	if err := c.handleWrapped(closing); err != nil {
+		return err
+	}
+	mark() // want `^held: none$`
+	return nil
+}
+
 // drop releases readMu where it succeeds too: its caller holds nothing
 // after it.
 func (c *Conn) drop(closing bool) error {
