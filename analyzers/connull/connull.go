@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -48,10 +49,16 @@ func run(pass *analysis.Pass) (any, error) {
 
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
 	var nils []*sharedloc.Access
+	// through holds, for a store of a parameter, the calls of its
+	// function that pass nil to it (see nilPassed).
+	through := make(map[*sharedloc.Access][]ssa.CallInstruction)
 	for _, a := range accs {
 		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) && !clearsBeforeShrinking(a) ||
 			a.Op == sharedloc.AtomicStore && isNil(a.Val) && atomicPointer(a.Val.Type()) {
 			nils = append(nils, a)
+		} else if sites := nilPassed(env, a); len(sites) > 0 {
+			nils = append(nils, a)
+			through[a] = sites
 		}
 	}
 	if len(nils) == 0 {
@@ -73,9 +80,15 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 					if _, ok := across.Excludes(p.VB.Locks); ok {
 						return true
 					}
-					return env.Ordered(p) || env.Elected(p)
+					return env.Ordered(p) || env.Elected(p) || through[w] != nil && env.Ordered(p.AtCall())
 				}
-				p, ok := env.Overlap(r, w, safe)
+				var p concurrent.Pair
+				var ok bool
+				if sites := through[w]; sites != nil {
+					p, ok = env.OverlapThrough(r, w, sites, safe)
+				} else {
+					p, ok = env.Overlap(r, w, safe)
+				}
 				if !ok {
 					continue
 				}
@@ -101,8 +114,59 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 		rel = append(rel, analysis.RelatedInformation{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)})
 	}
 	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
-	rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
+	if site := p.VB.Site; site != nil && !isNil(w.Val) {
+		rel = append(rel, analysis.RelatedInformation{Pos: site.Pos(), Message: fmt.Sprintf("nil passed to %s here by %s", writer, source.FuncName(site.Parent()))})
+	}
+	judged := p
+	if !isNil(w.Val) {
+		judged = p.AtCall() // a nil passed to a setter: the caller decides when
+	}
+	rep.ReportAssuming(env.Assumption(judged), analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
 		analyzerutil.RoleAt{Role: finding.RoleDeref, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleNilStore, Pos: w.Pos()})
+}
+
+// nilPassed returns, for a store of a parameter of its own function into
+// a location (a setter's `e.hook = h`), the calls of that function that
+// pass the constant nil to the parameter (`e.SetHook(nil)`): each such
+// call stores nil there. The store is taken for a nil store only as seen
+// through those calls (concurrent.Env.OverlapThrough: their goroutines,
+// the locks held at them, the objects they pass), so a setter called with
+// nil before the goroutines start and with a value while they run pairs
+// nothing. A function that compares the parameter with nil (a setter
+// that stores a default, or stores only a value that is not nil) or lets
+// its address go anywhere is left out, and so are calls the call graph
+// does not resolve statically (through an interface, a function value
+// or a go statement) or that pass a nil from a variable: the rule only
+// adds reports, and each rests on a call that passes nil as written.
+func nilPassed(env *concurrent.Env, a *sharedloc.Access) []ssa.CallInstruction {
+	if a.Op != sharedloc.Store {
+		return nil
+	}
+	p, ok := a.Val.(*ssa.Parameter)
+	if !ok || !nilable(p.Type()) {
+		return nil
+	}
+	fn := p.Parent()
+	idx := slices.Index(fn.Params, p)
+	if idx < 0 || fn != a.Fn() {
+		return nil
+	}
+	for _, u := range *p.Referrers() {
+		if bin, ok := u.(*ssa.BinOp); ok && (bin.Op == token.EQL || bin.Op == token.NEQ) && (isNil(bin.X) || isNil(bin.Y)) {
+			return nil
+		}
+	}
+	var sites []ssa.CallInstruction
+	for _, edge := range env.Goroutines.CallGraph.Callers(fn) {
+		site := edge.Site
+		if _, isCall := site.(*ssa.Call); !isCall || site.Common().StaticCallee() != fn {
+			continue
+		}
+		if args := site.Common().Args; idx < len(args) && isNil(args[idx]) {
+			sites = append(sites, site)
+		}
+	}
+	return sites
 }
 
 // clearsBeforeShrinking reports whether the nil store a clears a slice

@@ -9,7 +9,12 @@
 // or channel (a struct field, a package variable, or a variable captured
 // by a goroutine's closure), or to an atomic.Pointer (Store, Swap or
 // CompareAndSwap of nil); another reads it (or Loads it) and dereferences
-// what it read. If the nil store can land just before the read, the program
+// what it read. A setter that stores its parameter (`e.hook = h`) stores
+// nil where a call passes the constant nil (`e.SetHook(nil)`): that store
+// counts, seen only from those calls (their goroutines, the locks held at
+// them, the order of the call), so a setter called with nil before the
+// goroutines start and with a value while they run is not reported; a
+// setter that compares its parameter with nil is left out. If the nil store can land just before the read, the program
 // crashes with "invalid memory address or nil pointer dereference" (or
 // "assignment to entry in nil map", or blocks forever on a nil channel).
 // This is the Con-NULL pattern of ConMem (Zhang et al., TOSEM 2013, §4.2),

@@ -129,6 +129,38 @@ type Safe func(p Pair) bool
 // it compares; once the budget is exhausted, no pair overlaps, and the
 // check's remaining comparisons are recorded as skipped.
 func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
+	return e.overlap(a, b, safe, nil)
+}
+
+// OverlapThrough is Overlap with b seen only through the given calls of
+// its function (its views whose Site is one of them): an access that
+// stores a parameter is a nil store only where a call passes nil, and
+// only those calls' goroutines and locks make it one. A b with no view
+// through a call (its function's call sites not all known, or more than
+// maxLiftSites of them) overlaps nothing.
+// Such a pair's assumption is judged with b at the call (see AtCall): a
+// nil passed by test code rests on when the test makes the call.
+func (e *Env) OverlapThrough(a, b *sharedloc.Access, sites []ssa.CallInstruction, safe Safe) (Pair, bool) {
+	return e.overlap(a, b, safe, func(v View) bool { return v.Site != nil && slices.Contains(sites, v.Site) })
+}
+
+// AtCall returns p with its B side at the call its view goes through
+// (p.VB.Site), or p itself when the view goes through none: B runs
+// within that call, so what orders the call with A orders B, and the
+// code that makes the call is the code that decides when B happens.
+func (p Pair) AtCall() Pair {
+	if p.VB.Site == nil {
+		return p
+	}
+	b := *p.B
+	b.Instr = p.VB.Site
+	p.B = &b
+	return p
+}
+
+// overlap is Overlap with b's views kept only where keep (if not nil)
+// holds; their pairs' assumptions are judged at the call (AtCall).
+func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (Pair, bool) {
 	if oa := e.ownObject(a); oa != nil && oa == e.ownObject(b) {
 		return Pair{}, false // one invocation's object, on one goroutine
 	}
@@ -142,6 +174,9 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	found := false
 	for i, va := range e.Views(a) {
 		for j, vb := range e.Views(b) {
+			if keep != nil && !keep(vb) {
+				continue
+			}
 			for _, ca := range e.Goroutines.Of(va.Fn) {
 				for _, cb := range e.Goroutines.Of(vb.Fn) {
 					if !goroutines.MayOverlap(ca, cb) {
@@ -189,7 +224,11 @@ func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 							p.assume = fmt.Sprintf("that test code in %s calls into the package without the locks the package holds, while its goroutines use the same state", source.FuncName(t))
 						}
 					}
-					if e.Assumption(p) == "" {
+					judged := p
+					if keep != nil {
+						judged = p.AtCall()
+					}
+					if e.Assumption(judged) == "" {
 						return p, true
 					}
 					if !found {

@@ -61,6 +61,9 @@ type View struct {
 	// its objects are then the access's own.
 	Arg   ssa.Value
 	Field *types.Var
+	// Site is, for a view through call sites, the call of the access's
+	// own function it goes through (the first one up), or nil.
+	Site ssa.CallInstruction
 }
 
 // Views returns the ways a is reached.
@@ -160,7 +163,7 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, via lifting, local lo
 		site := edge.Site
 		locks := s.At(site).Union(local)
 		arg := site.Common().Args[idx]
-		view := View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: via.field}
+		view := View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: via.field, Site: site}
 		if via.elem {
 			view.Arg, view.Field = nil, nil
 		}
@@ -168,7 +171,10 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, via lifting, local lo
 		if q, ok := arg.(*ssa.Parameter); ok {
 			// Passed straight through: lift again.
 			if ups := e.lift(s, q, via, up, depth-1); len(ups) > 0 {
-				views = append(views, ups...)
+				for _, v := range ups {
+					v.Site = site
+					views = append(views, v)
+				}
 				continue
 			}
 		} else if q := fieldOfParam(arg); q != nil {
@@ -176,7 +182,7 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, via lifting, local lo
 			// locks, keeping this call's argument for the objects.
 			if ups := e.lift(s, q, lifting{}, up, depth-1); len(ups) > 0 {
 				for _, v := range ups {
-					v.Arg, v.Field = view.Arg, view.Field
+					v.Arg, v.Field, v.Site = view.Arg, view.Field, site
 					views = append(views, v)
 				}
 				continue
