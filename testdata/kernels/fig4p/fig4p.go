@@ -22,7 +22,7 @@
 //	panic: runtime error: index out of range [7] with length 5
 //
 // The test's normal schedule hides the bug: the second reservation comes
-// 5 ms after the first, which takes microseconds, so the second pads 4 by
+// 50 ms after the first, which takes microseconds, so the second pads 4 by
 // 0 (go test -count=50 passes 50 of 50 runs). precog test predicts the race
 // on t.next and its forced run of a line 1 between the other goroutine's
 // lines 1 and 2 fails the test: the failing run precog explain must find.

@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// TestReserve reserves a slot, and another 5 ms later.
+// TestReserve reserves a slot, and another 50 ms later.
 func TestReserve(t *testing.T) {
 	tab := NewTable(5)
 	done := make(chan int)
 	go func() { done <- tab.Reserve() }()
 	go func() {
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		done <- tab.Reserve()
 	}()
 	<-done

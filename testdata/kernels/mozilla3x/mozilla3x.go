@@ -30,7 +30,7 @@
 // watchdog: limit, 500 ms in the test) and Run then reads the wake-up it
 // assumes came, so the hang ends in a failure at the location it waited
 // on, in bounded time. The test's normal schedule hides the bug: Shutdown
-// comes 5 ms after Run started, when Run is long asleep (go test -count=50
+// comes 50 ms after Run started, when Run is long asleep (go test -count=50
 // passes 50 of 50 runs). precog test predicts the other order of the
 // critical sections and its forced run fails the test after the watchdog:
 // the failing run precog explain must find by itself.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestShutdown runs the timer thread and shuts it down 5 ms later, when the
+// TestShutdown runs the timer thread and shuts it down 50 ms later, when the
 // thread normally sleeps already. Run's sleep is bounded: a lost wake-up
 // fails the test after half a second instead of hanging it. (Run's return
 // value is checked too, and Run may rightly return "stopped".)
@@ -16,7 +16,7 @@ func TestShutdown(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 		tt.Shutdown()
 	}()
 	reason := <-result

@@ -12,7 +12,7 @@
 //	c.timer = the timer
 //	panic: runtime error: invalid memory address or nil pointer dereference
 //
-// The test's normal schedule hides it: the timer fires 20 ms
+// The test's normal schedule hides it: the timer fires 100 ms
 // after AfterFunc returns, and Arm stores its result microseconds after.
 // The callback runs after everything Arm did before AfterFunc (the setup
 // of c.fired), which the shim records as the callback's fork: a race on
