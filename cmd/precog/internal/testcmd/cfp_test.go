@@ -1,6 +1,7 @@
 package testcmd_test
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -57,11 +58,29 @@ func TestCFPGuided(t *testing.T) {
 			// again took about a third of this test's CPU.
 			args = append(args, "-validate=false", "-fail-on=predicted")
 		}
-		stdout, stderr, code := precogbin.Run(t, cfpCorpus, args...)
-		if code != 3 {
-			t.Fatalf("precog %v exited %d, want 3:\n%s", args, code, stderr)
+		// A package whose test failed by itself when recorded, or whose
+		// findings are right but for a status, has timing to blame (the
+		// corpus hides its bugs behind sleeps of 2-5 ms, which a loaded
+		// machine outlasts: fft's test failed so in .ci/run): as in
+		// TestKernels, the run is judged by a second one.
+		var (
+			stderr string
+			fs     []finding.Finding
+		)
+		for try := 0; try < 2; try++ {
+			var stdout string
+			var code int
+			stdout, stderr, code = precogbin.Run(t, cfpCorpus, args...)
+			if code != 3 {
+				t.Fatalf("precog %v exited %d, want 3:\n%s", args, code, stderr)
+			}
+			fs = decodeFindings(t, stdout)
+			miss := timingMiss(expects, guided, fs)
+			if miss == "" || try == 1 {
+				break
+			}
+			t.Logf("-cfp=%v: %s; running the corpus again", guided, miss)
 		}
-		fs := decodeFindings(t, stdout)
 		for pkg, e := range expects {
 			r := expect.Compare(e, filepath.Join(cfpCorpus, pkg), "precog.example/cfp/"+pkg, fs)
 			for _, x := range r.Missing {
@@ -109,6 +128,26 @@ func TestCFPGuided(t *testing.T) {
 		t.Errorf("guided detection made %d reports, full %d: want fewer", reports[true], reports[false])
 	}
 	t.Logf("reports: guided %d, full %d", reports[true], reports[false])
+}
+
+// timingMiss returns what, in the findings fs of a run over the CFP
+// corpus, a loaded machine's timing can explain: a package's test that
+// failed by itself when recorded where its expect file wants no such
+// failure, or (guided: the run that validates) a status alone wrong; or
+// "" if nothing.
+func timingMiss(expects map[string]*expect.File, guided bool, fs []finding.Finding) string {
+	for pkg, e := range expects {
+		dir := filepath.Join(cfpCorpus, pkg)
+		r := expect.Compare(e, dir, "precog.example/cfp/"+pkg, fs)
+		if failed := failedByItself(dir, r.Extra, fs); failed != "" {
+			return pkg + ": " + failed
+		}
+		if guided && len(r.WrongStatus) > 0 && len(r.Missing) == 0 && len(r.Extra) == 0 {
+			m := r.WrongStatus[0]
+			return fmt.Sprintf("%s/expect line %d: %s is %s, want %s", pkg, m.Want.Line, m.Want.Key(), m.Got.Status, m.Want.Status)
+		}
+	}
+	return ""
 }
 
 // TestCheapRunFailures checks that a test failing in CFP's cheap run is
