@@ -72,6 +72,19 @@ func statusRates(log func(string, ...any), precog, kernels, work string, pkgs []
 			}
 			r := expect.Compare(e, filepath.Join(kernels, pkg), importPath, fs)
 			extra += len(r.Extra)
+			for _, k := range r.Extra {
+				log("%s: run %d: reported but not expected: %s", pkg, run+1, k)
+			}
+			for _, m := range r.Missing {
+				log("%s: run %d: not reported: %s", pkg, run+1, m.Key())
+			}
+			for _, m := range r.WrongStatus {
+				why := ""
+				if v := m.Got.Validation; v != nil {
+					why = v.Reason
+				}
+				log("%s: run %d: %s is %s, want %s: %s", pkg, run+1, m.Want.Key(), m.Got.Status, m.Want.Status, why)
+			}
 			for i, want := range e.Findings {
 				switch {
 				case slices.ContainsFunc(r.Missing, func(m expect.Finding) bool { return m.Line == want.Line }):
