@@ -72,7 +72,9 @@ func TestBudget(t *testing.T) {
 // TestBudgetAfter checks Budget.Half and Budget.After, CFP's cheap run's
 // budget and the guided run's after it: half the whole with a grace of an
 // eighth of it at most (the default grace for a long budget), then what
-// is left of the whole with its grace, spent already if nothing is.
+// is left of the whole with its grace, and at least the share the cheap
+// run was not given, however long its runs went on; spent already if
+// nothing is.
 func TestBudgetAfter(t *testing.T) {
 	for _, tc := range []struct {
 		whole        Budget
@@ -90,14 +92,21 @@ func TestBudgetAfter(t *testing.T) {
 	if b := unused.After(&Budget{Limit: 2 * time.Minute, Grace: time.Second}); b.Limit != 2*time.Minute || b.Grace != time.Second || b.spent() {
 		t.Errorf("after an unused budget: limit %v, grace %v, spent %v; want 2m, the whole's 1s, and not spent", b.Limit, b.Grace, b.spent())
 	}
-	used := &Budget{Limit: time.Millisecond}
-	used.spent() // its first test starts the clock
+	within := &Budget{Limit: time.Hour}
+	within.spent() // its first test starts the clock
+	over := &Budget{Limit: time.Millisecond}
+	over.spent()
 	time.Sleep(5 * time.Millisecond)
-	if b := used.After(&Budget{Limit: time.Hour}); b.Limit > time.Hour-5*time.Millisecond || b.spent() {
-		t.Errorf("after 5ms of an hour: limit %v, spent %v; want under 1h-5ms and not spent", b.Limit, b.spent())
+	if b := within.After(&Budget{Limit: 2 * time.Hour}); b.Limit > 2*time.Hour-5*time.Millisecond || b.Limit <= time.Hour || b.spent() {
+		t.Errorf("after 5ms of a 1h share of 2h: limit %v, spent %v; want under 2h-5ms and not spent", b.Limit, b.spent())
 	}
-	if b := used.After(&Budget{Limit: 2 * time.Millisecond}); !b.spent() {
-		t.Errorf("after 5ms of 2ms: not spent")
+	// The cheap run was given 1ms of 1h+1ms and ran 5ms: the guided run
+	// keeps its own hour.
+	if b := over.After(&Budget{Limit: time.Hour + time.Millisecond}); b.Limit != time.Hour || b.spent() {
+		t.Errorf("after 5ms of a 1ms share of 1h+1ms: limit %v, spent %v; want 1h and not spent", b.Limit, b.spent())
+	}
+	if b := over.After(&Budget{Limit: time.Millisecond}); !b.spent() {
+		t.Errorf("after 5ms of a 1ms share of 1ms: not spent")
 	}
 }
 

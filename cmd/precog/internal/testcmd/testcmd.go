@@ -334,8 +334,10 @@ counts them as not analysed, and one note says how many), while the
 failures of their tests, read from their output, are still reported.
 The recording is bounded by -record-budget (10m of wall time from the
 first test's start, CFP's cheap run included: it may spend half, and the
-guided runs record in full the tests it did not reach and those it
-stopped): once it is spent, no test process starts. A test still running
+guided runs keep the other half even when the cheap run, whose coverage
+analysis the budget does not stop, ends later; they record in full the
+tests it did not reach and those it stopped): once it is spent, no test
+process starts. A test still running
 30s after it is stopped as -timeout stops a test (its -test.timeout is
 cut to that time, so the testing package panics and prints every
 goroutine's stack into its log; a process still running 30s later is
