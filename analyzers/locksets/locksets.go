@@ -1070,74 +1070,17 @@ func storedSeen(v ssa.Value, seen map[*ssa.UnOp]bool) ssa.Value {
 		return v
 	}
 	seen[ld] = true
-	res, ok := ld.X.(*ssa.Alloc)
-	if !ok || !onlyLoadedAndStored(res) {
+	vals, ok := ssavalue.OwnStores(ld)
+	if !ok {
 		return v
 	}
-	var val ssa.Value
-	visited := make(map[*ssa.BasicBlock]bool)
-	// back scans b's instructions before index i for the last store to
-	// res, and goes on to b's predecessors where there is none.
-	var back func(b *ssa.BasicBlock, i int) bool
-	back = func(b *ssa.BasicBlock, i int) bool {
-		for j := i - 1; j >= 0; j-- {
-			switch instr := b.Instrs[j].(type) {
-			case *ssa.Store:
-				if instr.Addr != res {
-					continue
-				}
-				w := storedSeen(instr.Val, seen)
-				if val != nil && w != val {
-					return false
-				}
-				val = w
-				return true
-			case *ssa.Alloc:
-				if instr == res {
-					return false // its zero value
-				}
-			}
+	val := storedSeen(vals[0], seen)
+	for _, w := range vals[1:] {
+		if storedSeen(w, seen) != val {
+			return v
 		}
-		if len(b.Preds) == 0 {
-			return false
-		}
-		for _, p := range b.Preds {
-			if visited[p] {
-				continue
-			}
-			visited[p] = true
-			if !back(p, len(p.Instrs)) {
-				return false
-			}
-		}
-		return true
-	}
-	b := ld.Block()
-	if !back(b, slices.Index(b.Instrs, ssa.Instruction(ld))) || val == nil {
-		return v
 	}
 	return val
-}
-
-// onlyLoadedAndStored reports whether a local variable's address goes
-// only into loads of it and stores to it.
-func onlyLoadedAndStored(res *ssa.Alloc) bool {
-	for _, ref := range *res.Referrers() {
-		switch ref := ref.(type) {
-		case *ssa.Store:
-			if ref.Addr != res || ref.Val == res {
-				return false
-			}
-		case *ssa.UnOp:
-			if ref.Op != token.MUL {
-				return false
-			}
-		case *ssa.DebugRef:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // testedNonNil reports whether ret, returning v, runs only where a test

@@ -10,6 +10,7 @@
 package ssavalue
 
 import (
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -159,6 +160,54 @@ func ReachingStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
 	if !isCell || !cell.Heap || cell.Parent() != load.Parent() || load.Block() == nil || !onlyOwnerWrites(cell, MaxDepth) {
 		return nil, false
 	}
+	vals, _, ok = reaching(load, cell)
+	return vals, ok
+}
+
+// OwnStores returns the values that load, a read of a local variable
+// whose address goes nowhere but into its function's own loads of it and
+// stores to it, can see: the stores reaching the load along the
+// function's control flow. ok is false when some path reaches the
+// variable's zero value instead (its declaration, or the function's
+// entry), or when the address goes anywhere else (a closure, a call, a
+// deferred call such as `defer errd.Wrap(&err)`) where code the order of
+// the function's statements does not decide may write it. go/ssa keeps a
+// function's named results in such variables when it defers a call.
+func OwnStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
+	cell, isCell := load.X.(*ssa.Alloc)
+	if !isCell || load.Op != token.MUL || cell.Parent() != load.Parent() || load.Block() == nil || !onlyLoadedAndStored(cell) {
+		return nil, false
+	}
+	vals, zero, ok := reaching(load, cell)
+	return vals, ok && !zero && len(vals) > 0
+}
+
+// onlyLoadedAndStored reports whether a local variable's address goes
+// only into loads of it and stores to it.
+func onlyLoadedAndStored(cell *ssa.Alloc) bool {
+	for _, ref := range *cell.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.Store:
+			if ref.Addr != cell || ref.Val == cell {
+				return false
+			}
+		case *ssa.UnOp:
+			if ref.Op != token.MUL {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// reaching walks back from load, over its function's control flow, to the
+// first store to cell on each path, and returns the values stored; zero
+// reports whether some path reaches cell's zero value first (its Alloc,
+// or the function's entry).
+func reaching(load *ssa.UnOp, cell *ssa.Alloc) (vals []ssa.Value, zero, ok bool) {
 	type at struct {
 		b    *ssa.BasicBlock
 		upTo int // scan the block's instructions before this index
@@ -170,7 +219,7 @@ func ReachingStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
 		}
 	}
 	if idx < 0 {
-		return nil, false
+		return nil, false, false
 	}
 	seen := map[*ssa.BasicBlock]bool{}
 	work := []at{{load.Block(), idx}}
@@ -186,11 +235,16 @@ func ReachingStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
 					killed = true
 				}
 			case *ssa.Alloc:
-				killed = in == cell // a new variable, holding its zero value
+				if in == cell {
+					killed, zero = true, true // a new variable, holding its zero value
+				}
 			}
 		}
 		if killed {
 			continue
+		}
+		if len(w.b.Preds) == 0 {
+			zero = true
 		}
 		for _, p := range w.b.Preds {
 			if !seen[p] {
@@ -199,7 +253,7 @@ func ReachingStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
 			}
 		}
 	}
-	return vals, true
+	return vals, zero, true
 }
 
 // OnlyOwnerWrites reports whether the local variable cell is written only

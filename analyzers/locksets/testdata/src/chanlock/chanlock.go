@@ -271,6 +271,33 @@ func (c *Conn) NextDeferred(ctx context.Context, closing bool) error {
 	return nil
 }
 
+// handleZero's close path may return err's zero value (nil) after the
+// unlock: it releases where it succeeds too.
+func (c *Conn) handleZero(ctx context.Context, closing bool) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if closing {
+		c.readMu.unlock()
+		if ctx.Err() != nil {
+			err = errClosed
+		}
+		return
+	}
+	return nil
+}
+
+func (c *Conn) NextZero(ctx context.Context, closing bool) error {
+	if err := c.readMu.lock(ctx); err != nil {
+		return err
+	}
+	defer c.readMu.unlock()
+	if err := c.handleZero(ctx, closing); err != nil {
+		return err
+	}
+	mark() // want `^held: none$`
+	return nil
+}
+
 func (c *Conn) NextWrapped(ctx context.Context, closing bool) error {
 	if err := c.readMu.lock(ctx); err != nil {
 		return err
