@@ -25,6 +25,16 @@ type site struct {
 // "kind k.go:line(role) ...", sites in finding order.
 func check(t *testing.T, text string, sites []site, opts Options) []string {
 	t.Helper()
+	var out []string
+	for _, f := range findings(t, text, sites, opts) {
+		out = append(out, summary(t, f))
+	}
+	return out
+}
+
+// findings runs Check on a text-form trace.
+func findings(t *testing.T, text string, sites []site, opts Options) []finding.Finding {
+	t.Helper()
 	tr, err := trace.ParseText(strings.NewReader(header + text))
 	if err != nil {
 		t.Fatal(err)
@@ -36,12 +46,7 @@ func check(t *testing.T, text string, sites []site, opts Options) []string {
 			Kind: s.kind, Function: "f", Expr: cmpOr(s.expr, "x.p"), Uses: s.uses})
 	}
 	slices.SortFunc(tab.Sites, func(a, b trace.Site) int { return int(a.ID) - int(b.ID) })
-	g := hb.Analyze(tr.Events, hb.Options{Sites: tab})
-	var out []string
-	for _, f := range Check(g, tab, opts) {
-		out = append(out, summary(t, f))
-	}
-	return out
+	return Check(hb.Analyze(tr.Events, hb.Options{Sites: tab}), tab, opts)
 }
 
 func cmpOr(a, b string) string {
@@ -494,16 +499,7 @@ func TestIndexWriteNext(t *testing.T) {
 `
 	roles := func(second string) map[string]finding.Event {
 		t.Helper()
-		tr, err := trace.ParseText(strings.NewReader(header + fmt.Sprintf(text, second)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		trace.Sort(tr.Events)
-		tab := &trace.SiteTable{}
-		for _, s := range sites {
-			tab.Sites = append(tab.Sites, trace.Site{ID: s.id, File: "/src/k.go", Line: int(s.id), Col: 1, Kind: s.kind, Function: "f", Expr: s.expr, Uses: s.uses})
-		}
-		for _, f := range Check(hb.Analyze(tr.Events, hb.Options{Sites: tab}), tab, Options{}) {
+		for _, f := range findings(t, fmt.Sprintf(text, second), sites, Options{}) {
 			if f.Kind == finding.ConIndex && f.Sites[1].Line == 12 {
 				m := make(map[string]finding.Event)
 				for _, e := range f.Witnesses[0].Events {

@@ -897,12 +897,8 @@ func (a *Analysis) LockOf(i int) *Access {
 func Reorderings(evs []trace.Event, sites *trace.SiteTable, max int) []Race {
 	a, byAddr := accesses(evs, sites)
 	g := a.Graph
-	type cand struct {
-		r    Race
-		rank int
-	}
 	seen := make(map[[2]uint32]bool)
-	var cs []cand
+	var cs []ranked[Race]
 	for _, is := range byAddr {
 		if len(is) > 256 {
 			is = is[len(is)-256:] // bound the pairs of a hot location
@@ -935,19 +931,32 @@ func Reorderings(evs []trace.Event, sites *trace.SiteTable, max int) []Race {
 				case ei.Kind == trace.EvWrite:
 					shape = "WR"
 				}
-				cs = append(cs, cand{Race{First: a.access(i), Second: a.access(j), Shape: shape}, rank})
+				cs = append(cs, ranked[Race]{Race{First: a.access(i), Second: a.access(j), Shape: shape}, rank, i, j})
 			}
 		}
 	}
-	slices.SortStableFunc(cs, func(p, q cand) int {
-		return cmp.Or(cmp.Compare(p.rank, q.rank), cmp.Compare(p.r.First.Index, q.r.First.Index), cmp.Compare(p.r.Second.Index, q.r.Second.Index))
+	return best(cs, max)
+}
+
+// ranked is a candidate of Reorderings or Interpositions with its rank and
+// the trace positions that order candidates of one rank.
+type ranked[T any] struct {
+	v          T
+	rank, a, b int
+}
+
+// best returns the values of cs in the order of their rank, then
+// positions, at most n (all if n is negative).
+func best[T any](cs []ranked[T], n int) []T {
+	slices.SortStableFunc(cs, func(p, q ranked[T]) int {
+		return cmp.Or(cmp.Compare(p.rank, q.rank), cmp.Compare(p.a, q.a), cmp.Compare(p.b, q.b))
 	})
-	var out []Race
-	for _, c := range cs {
-		if len(out) == max {
-			break
-		}
-		out = append(out, c.r)
+	if n < 0 || n > len(cs) {
+		n = len(cs)
+	}
+	var out []T
+	for _, c := range cs[:n] {
+		out = append(out, c.v)
 	}
 	return out
 }
@@ -987,12 +996,8 @@ func accesses(evs []trace.Event, sites *trace.SiteTable) (*Analysis, map[uint64]
 func Interpositions(evs []trace.Event, sites *trace.SiteTable, max int) []Violation {
 	a, byAddr := accesses(evs, sites)
 	g := a.Graph
-	type cand struct {
-		v    Violation
-		rank int
-	}
 	seen := make(map[[3]uint32]bool)
-	var cs []cand
+	var cs []ranked[Violation]
 	for _, is := range byAddr {
 		if len(is) > 256 {
 			is = is[len(is)-256:] // bound the triples of a hot location
@@ -1053,20 +1058,10 @@ func Interpositions(evs []trace.Event, sites *trace.SiteTable, max int) []Violat
 				if w2 && mid.Value == 0 && !w3 {
 					rank = 0 // a nil store the read would see
 				}
-				cs = append(cs, cand{Violation{First: a.access(i), Middle: a.access(m), Third: a.access(k),
-					Shape: shape[w1] + "1" + shape[w2] + "2" + shape[w3] + "1"}, rank})
+				cs = append(cs, ranked[Violation]{Violation{First: a.access(i), Middle: a.access(m), Third: a.access(k),
+					Shape: shape[w1] + "1" + shape[w2] + "2" + shape[w3] + "1"}, rank, i, m})
 			}
 		}
 	}
-	slices.SortStableFunc(cs, func(p, q cand) int {
-		return cmp.Or(cmp.Compare(p.rank, q.rank), cmp.Compare(p.v.First.Index, q.v.First.Index), cmp.Compare(p.v.Middle.Index, q.v.Middle.Index))
-	})
-	var out []Violation
-	for _, c := range cs {
-		if len(out) == max {
-			break
-		}
-		out = append(out, c.v)
-	}
-	return out
+	return best(cs, max)
 }
