@@ -900,9 +900,6 @@ func Reorderings(evs []trace.Event, sites *trace.SiteTable, max int) []Race {
 	seen := make(map[[2]uint32]bool)
 	var cs []ranked[Race]
 	for _, is := range byAddr {
-		if len(is) > 256 {
-			is = is[len(is)-256:] // bound the pairs of a hot location
-		}
 		for x, i := range is {
 			for _, j := range is[x+1:] {
 				ei, ej := evs[i], evs[j]
@@ -962,7 +959,8 @@ func best[T any](cs []ranked[T], n int) []T {
 }
 
 // accesses analyzes a trace for Reorderings and Interpositions and
-// indexes its reads and writes by address, in trace order.
+// indexes its reads and writes by address, in trace order: the last 256 of
+// each, which bounds the pairs and triples of a hot location.
 func accesses(evs []trace.Event, sites *trace.SiteTable) (*Analysis, map[uint64][]int) {
 	g := hb.Analyze(evs, hb.Options{Sites: sites})
 	a := &Analysis{Events: evs, Sites: sites, Graph: g, inst: make([]uint64, len(evs))}
@@ -973,6 +971,11 @@ func accesses(evs []trace.Event, sites *trace.SiteTable) (*Analysis, map[uint64]
 	for i, e := range evs {
 		if e.Kind == trace.EvRead || e.Kind == trace.EvWrite {
 			byAddr[e.Addr] = append(byAddr[e.Addr], i)
+		}
+	}
+	for addr, is := range byAddr {
+		if len(is) > 256 {
+			byAddr[addr] = is[len(is)-256:]
 		}
 	}
 	return a, byAddr
@@ -999,9 +1002,6 @@ func Interpositions(evs []trace.Event, sites *trace.SiteTable, max int) []Violat
 	seen := make(map[[3]uint32]bool)
 	var cs []ranked[Violation]
 	for _, is := range byAddr {
-		if len(is) > 256 {
-			is = is[len(is)-256:] // bound the triples of a hot location
-		}
 		for x, i := range is {
 			// k: the goroutine's next access to the location in this
 			// epoch; for a write, also its next write (kw), with reads of

@@ -497,8 +497,9 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 	for i, t := range tests {
 		r := passing[i]
 		a := suppress.Analyze(r.evs, x.sites, nil)
-		left := max(x.o.Forced, 0) - x.forcedTries
-		for k, v := range x.preferredVio(suppress.Interpositions(r.evs, x.sites, 4*max(left, 0)), left) {
+		// The reversals of several tests may have used up -forced.
+		left := max(x.o.Forced-x.forcedTries, 0)
+		for k, v := range x.preferredVio(suppress.Interpositions(r.evs, x.sites, 4*left), left) {
 			o := between(a, v)
 			x.progress(fmt.Sprintf("running %s forced (interposition %d)", t, k+1))
 			fr, err := x.forced(ctx, t, o)

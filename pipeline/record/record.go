@@ -638,11 +638,10 @@ const StopGrace = 30 * time.Second
 func (b *Budget) grace() time.Duration { return cmp.Or(b.Grace, StopGrace) }
 
 // Half returns the budget of a first phase that may spend half of b
-// (CFP's cheap run), so that the second has at least the other half less
-// the first's grace: that grace is an eighth of b's limit at most, since
-// a test the first phase stops after its half would otherwise take
-// StopGrace of a short budget's second half (a 1-minute budget's cheap
-// run stopped at 30 s plus 30 s left the guided run nothing).
+// (CFP's cheap run); the second keeps at least the other half (After).
+// The first's grace is an eighth of b's limit at most: a test it stops
+// after its half would otherwise hold a short budget's job StopGrace
+// longer (a 1-minute budget's cheap run stopped at 30 s ran 30 s more).
 func (b *Budget) Half() *Budget {
 	return &Budget{Limit: max(b.Limit/2, 1), Grace: min(b.grace(), max(b.Limit/8, 1))}
 }
