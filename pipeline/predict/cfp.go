@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/detect/cfp"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/coverage"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
@@ -53,6 +54,8 @@ type cheapRuns struct {
 type cheapFailure struct {
 	log     string // its output, an absolute path
 	outcome record.Outcome
+	pkg     string // the test's import path
+	pkgDir  string // its package's directory
 }
 
 // recordGuided measures CFP with a cheap run of the tests of every package
@@ -102,7 +105,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	for _, p := range cov.Packages {
 		for _, t := range p.Tests {
 			if t.Outcome.Failed() && t.Log != "" {
-				cheap.failed[p.ImportPath+"."+t.Name] = cheapFailure{log: t.Log, outcome: t.Outcome}
+				cheap.failed[p.ImportPath+"."+t.Name] = cheapFailure{log: t.Log, outcome: t.Outcome, pkg: p.ImportPath, pkgDir: p.Dir}
 			}
 		}
 		if len(p.Tests) < 2 || len(p.Union) == 0 {
@@ -250,6 +253,22 @@ func (s *siteSelector) sites(keys []string) []byte {
 }
 
 // failure returns how test name failed in its cheap run, if it did.
+// finding is the failure of test name's cheap run as a finding, for a test
+// that the recorded runs did not see fail (they passed, or it was not
+// recorded after it: -record-budget): the cheap run is a recorded run like
+// any other, and its failure must set the exit status as theirs would. It
+// is nil when the output shows no failure precog can read.
+func (c cheapFailure) finding(name, where string, user func(string) bool) *finding.Finding {
+	r := runFile{log: c.log, outcome: c.outcome, where: where}
+	f, _ := failureOf("", name, r, c.pkgDir, user)
+	if f == nil {
+		return nil
+	}
+	f.Repro = goTestRepro(c.pkg, name[len(c.pkg)+1:])
+	f.Tests, f.Reports = []string{name}, 1
+	return f
+}
+
 func (c *cheapRuns) failure(name string) (cheapFailure, bool) {
 	if c == nil {
 		return cheapFailure{}, false

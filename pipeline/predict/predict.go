@@ -506,10 +506,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			if cheapFailed && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
 				// Only the cheap run failed: its failure is the
 				// finding, which the recorded runs could not show.
-				r := runFile{log: c.log, outcome: c.outcome, where: "CFP's cheap run (the recorded run passed)"}
-				if crash, _ := failureOf("", name, r, p.Dir, user); crash != nil {
-					crash.Repro = goTestRepro(p.ImportPath, t.Name)
-					crash.Tests, crash.Reports = []string{name}, 1
+				if crash := c.finding(name, "CFP's cheap run (the recorded run passed)", user); crash != nil {
 					fs = append(fs, *crash)
 					res.unforced[crash.ID] = true
 				}
@@ -531,9 +528,17 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(cheap.failed)) {
-			if !recorded[name] {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s: %s in CFP's cheap run, not recorded after it", name, cheap.failed[name].outcome))
+			if recorded[name] {
+				continue
 			}
+			c := cheap.failed[name]
+			crash := c.finding(name, "CFP's cheap run (not recorded after it: -record-budget)", user)
+			if crash == nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: %s in CFP's cheap run, not recorded after it", name, c.outcome))
+				continue
+			}
+			all = append(all, *crash)
+			res.unforced[crash.ID] = true
 		}
 	}
 	for id := range forced {

@@ -484,3 +484,55 @@ func recordingDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestCheapFailureNotRecorded checks that a test which failed in CFP's
+// cheap run and was not recorded after it (-record-budget ran out) is a
+// finding from the cheap run's output, so that it sets the exit status as
+// any failing run does; a failure whose output precog cannot read stays a
+// note (its log is gone), and a recorded test's cheap failure is left to
+// its recorded runs.
+func TestCheapFailureNotRecorded(t *testing.T) {
+	dir := recordingDir(t)
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	pkgDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(pkgDir, "x_test.go"), []byte("package b\n\nimport \"testing\"\n\nfunc TestGone(t *testing.T) {\n\tt.Fatal(\"want 1\")\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := t.TempDir()
+	log := func(name, out string) string {
+		path := filepath.Join(logs, name)
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	fail := func(log string) cheapFailure {
+		return cheapFailure{log: log, outcome: record.Fail, pkg: "example.com/b", pkgDir: pkgDir}
+	}
+	cheap := &cheapRuns{failed: map[string]cheapFailure{
+		"example.com/b.TestGone":       fail(log("gone", "    x_test.go:6: want 1\n--- FAIL: TestGone (0.00s)\nFAIL\n")),
+		"example.com/b.TestUnreadable": fail(filepath.Join(logs, "removed")),
+		"example.com/a.TestA":          fail(log("a", "    x_test.go:6: only cheap\n--- FAIL: TestA (0.00s)\nFAIL\n")),
+	}}
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Fail}}},
+	}}
+	res, err := detect(t.Context(), dir, ix, DetectOptions{}, cheap, newTracker(func(Progress) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for _, f := range res.Findings {
+		if f.Kind == finding.TestFailed {
+			failed = append(failed, fmt.Sprintf("%s %s: %s", f.Tests, f.Status, f.Validation.Reason))
+		}
+	}
+	want := []string{"[example.com/b.TestGone] confirmed: happened in CFP's cheap run (not recorded after it: -record-budget): want 1"}
+	if !slices.Equal(failed, want) {
+		t.Errorf("test failures %q, want %q", failed, want)
+	}
+	notes := strings.Join(res.Notes, "\n")
+	if !strings.Contains(notes, "example.com/b.TestUnreadable: fail in CFP's cheap run, not recorded after it") || strings.Contains(notes, "TestGone") {
+		t.Errorf("notes:\n%s\nwant one for TestUnreadable only", notes)
+	}
+}

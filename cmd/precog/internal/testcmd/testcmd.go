@@ -127,8 +127,8 @@ synchronization only; then only the tests that together cover the pairs
 of the package run with detection, each recording the memory accesses of
 the functions it was selected for (and of the test code). A test that
 failed in its cheap run runs with detection in full, selected or not, and
-its failure is a confirmed finding even if only the cheap run failed. The
-same bug found by many tests is then reported by fewer of them, in less
+its failure is a confirmed finding even if only the cheap run failed, or
+if -record-budget ran out before it was recorded again. The same bug found by many tests is then reported by fewer of them, in less
 time; the summary says how many tests and functions were selected.
 -cfp=false runs detection on every test.
 
