@@ -13,6 +13,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/coverage"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/pipeline/validate"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -267,6 +268,22 @@ func (c cheapFailure) finding(name, where string, user func(string) bool) *findi
 	f.Repro = goTestRepro(c.pkg, name[len(c.pkg)+1:])
 	f.Tests, f.Reports = []string{name}, 1
 	return f
+}
+
+// target runs test name, which failed in its cheap run and was not
+// recorded after it, again as go test would: the cheap run's instrumented
+// binary, which record left in binDir, with the shim off. Its bound is go
+// test's default -timeout within the user's: the cheap run's time is not
+// kept, and the validation budget bounds the plain runs as a whole.
+func (c cheapFailure) target(o Options, binDir, name string) validate.Target {
+	flags := *o.Flags
+	flags.Timeout = o.Flags.Bound(10 * time.Minute)
+	return validate.Target{
+		Binary:  record.InstrumentedBinary(binDir, c.pkg),
+		Dir:     c.pkgDir,
+		Args:    record.TestArgs(&flags, name[len(c.pkg)+1:]),
+		Timeout: flags.Timeout + 10*time.Second,
+	}
 }
 
 func (c *cheapRuns) failure(name string) (cheapFailure, bool) {

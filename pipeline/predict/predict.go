@@ -218,6 +218,10 @@ type Result struct {
 	// fails timing-dependent tests, which validation checks against runs
 	// without recording (plainChecks).
 	unforced map[string]bool
+	// cheapOnly are the tests, by importpath.TestName, that failed in
+	// CFP's cheap run and were not recorded after it: their failure's
+	// plain runs use the cheap run's binary (cheapFailure.target).
+	cheapOnly map[string]cheapFailure
 }
 
 // Stats sums what was recorded and analysed.
@@ -539,6 +543,10 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 			}
 			all = append(all, *crash)
 			res.unforced[crash.ID] = true
+			if res.cheapOnly == nil {
+				res.cheapOnly = make(map[string]cheapFailure)
+			}
+			res.cheapOnly[name] = c
 		}
 	}
 	for id := range forced {

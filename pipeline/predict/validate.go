@@ -116,7 +116,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	results := v.All(ctx, fs)
 	for _, i := range unforced {
 		f := &res.Findings[i]
-		t, ok := target(o, binDir, res.Index, finding.Witness{Test: f.Tests[0]})
+		t, ok := plainTarget(o, binDir, res, f.Tests[0])
 		plainCheck(ctx, f, t, ok)
 		res.Stats.Statuses[f.Status]++
 	}
@@ -185,6 +185,19 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 				Passed: t.Outcome == record.Pass,
 			}, true
 		}
+	}
+	return validate.Target{}, false
+}
+
+// plainTarget returns how to run test again for plainCheck: as its
+// recorded runs ran, or, for a test that failed in CFP's cheap run and was
+// not recorded after it, as the cheap run did.
+func plainTarget(o Options, binDir string, res *Result, test string) (validate.Target, bool) {
+	if t, ok := target(o, binDir, res.Index, finding.Witness{Test: test}); ok {
+		return t, true
+	}
+	if c, ok := res.cheapOnly[test]; ok {
+		return c.target(o, binDir, test), true
 	}
 	return validate.Target{}, false
 }

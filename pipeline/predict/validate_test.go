@@ -1,6 +1,8 @@
 package predict
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -33,5 +35,50 @@ func TestStoppedTarget(t *testing.T) {
 		if !ok || !slices.Contains(tg.Args, c.want) {
 			t.Errorf("%s, -timeout %v: arguments %v, want %s", c.test, c.timeout, tg.Args, c.want)
 		}
+	}
+}
+
+// TestCheapOnlyPlainRuns checks that the failure of a test that failed in
+// CFP's cheap run and was not recorded after it gets its runs without
+// recording from the cheap run's binary: a test that passes there is not
+// confirmed (recording's slowdown failed it), and one that fails again is
+// confirmed. The binaries are shell scripts standing in for the test
+// binaries record leaves in BinDir.
+func TestCheapOnlyPlainRuns(t *testing.T) {
+	binDir := t.TempDir()
+	for pkg, script := range map[string]string{
+		"example.com/slow":  "#!/bin/sh\necho PASS\nexit 0\n",
+		"example.com/fails": "#!/bin/sh\necho '--- FAIL: TestX (0.00s)'\necho FAIL\nexit 1\n",
+	} {
+		bin := record.InstrumentedBinary(binDir, pkg)
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &Result{Index: &record.Index{}, cheapOnly: map[string]cheapFailure{
+		"example.com/slow.TestX":  {pkg: "example.com/slow", pkgDir: t.TempDir()},
+		"example.com/fails.TestX": {pkg: "example.com/fails", pkgDir: t.TempDir()},
+	}}
+	o := Options{Flags: &record.GoTestFlags{Timeout: time.Minute}}
+	for test, want := range map[string]finding.Status{
+		"example.com/slow.TestX":  finding.NotConfirmed,
+		"example.com/fails.TestX": finding.Confirmed,
+	} {
+		tg, ok := plainTarget(o, binDir, res, test)
+		if !ok || !slices.Contains(tg.Args, "-test.run=^TestX$") {
+			t.Fatalf("%s: target %+v, %v", test, tg, ok)
+		}
+		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
+			Validation: &finding.Validation{Reason: "happened in CFP's cheap run (not recorded after it: -record-budget): slow"}}
+		plainCheck(t.Context(), f, tg, ok)
+		if f.Status != want {
+			t.Errorf("%s: %s after %d plain runs (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
+		}
+	}
+	if _, ok := plainTarget(o, binDir, res, "example.com/other.TestX"); ok {
+		t.Error("a test neither recorded nor failed in the cheap run has a target")
 	}
 }
