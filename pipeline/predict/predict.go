@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/precog-dev/precog/detect/conmem"
@@ -166,6 +167,11 @@ type DetectOptions struct {
 	// budgetSpent, if not nil, replaces Budget's clock (tests): it is
 	// asked once per run with a trace, before the run is analysed.
 	budgetSpent func() bool
+	// interrupted is set when detect's context is cancelled (an
+	// interrupt): the clocks of the trace in progress then read spent,
+	// so that a long check (a streamed race check runs minutes) ends
+	// within cli.StopBound and the findings so far are written.
+	interrupted *atomic.Bool
 	// temporary says the recording is in a temporary directory that Run
 	// removes at the end (no -o): notes do not point into it.
 	temporary bool
@@ -276,7 +282,12 @@ func (r *Result) Runtime() []finding.Finding {
 	return out
 }
 
-// Run instruments, records and detects.
+// Run instruments, records, detects and validates.
+//
+// Cancelled (an interrupt: precog test's SIGTERM, as a CI job's timeout
+// sends) once detection has begun, Run returns the findings made so far
+// together with ctx's cause, and a note says what was left out: a nightly
+// job killed in its validation keeps what its detection found.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Runs == 0 {
 		o.Runs = 1
@@ -409,6 +420,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopped := context.Cause(ctx)
 	if cheap != nil {
 		early.Notes = append(early.Notes, cheap.notes...)
 	}
@@ -424,16 +436,19 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
-	if o.Validate != nil {
+	if o.Validate != nil && stopped == nil {
 		if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
 			return nil, err
+		}
+		if stopped = context.Cause(ctx); stopped != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("%v during validation: the findings it had not finished are timed out", stopped))
 		}
 	}
 	if len(o.Checks) > 0 {
 		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(vetIDs), vetIDs
 	}
 	res.Broken = inst.Broken
-	return res, nil
+	return res, stopped
 }
 
 // stoppedTests counts the tests of ix that the recording budget stopped
@@ -485,11 +500,17 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	for _, p := range ix.Packages {
 		total += len(p.Tests)
 	}
+	o.interrupted = new(atomic.Bool)
+	defer context.AfterFunc(ctx, func() { o.interrupted.Store(true) })()
+packages:
 	for _, p := range ix.Packages {
 		res.Stats.Packages++
 		for _, t := range p.Tests {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+			if err := context.Cause(ctx); err != nil {
+				// Interrupted: what was found so far is the result
+				// (Run), and the note says what it is not.
+				res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the others not; no finding validated", err, res.Stats.Tests, total))
+				break packages
 			}
 			res.Stats.Tests++
 			progress.line(detectingLine(res.Stats.Tests, total, p.ImportPath, t, o.maxTraceBytes()))
@@ -839,7 +860,9 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	if over {
 		note += fmt.Sprintf("; stopped at goroutine %d, over the limit of %d (-max-goroutines): races after it missed", began, maxG)
 	}
-	if late {
+	if late && clock.interrupted() {
+		note += fmt.Sprintf("; stopped by the interrupt at event %d of %d (%d%%)", read, rd.Len(), percent(read, rd.Len()))
+	} else if late {
 		res.Stats.Stopped++
 		note += fmt.Sprintf("; stopped after %v (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
 			clock.limit, read, rd.Len(), percent(read, rd.Len()))

@@ -1,13 +1,16 @@
 package predict
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/precog-dev/precog/detect/conmem"
@@ -534,5 +537,40 @@ func TestCheapFailureNotRecorded(t *testing.T) {
 	notes := strings.Join(res.Notes, "\n")
 	if !strings.Contains(notes, "example.com/b.TestUnreadable: fail in CFP's cheap run, not recorded after it") || strings.Contains(notes, "TestGone") {
 		t.Errorf("notes:\n%s\nwant one for TestUnreadable only", notes)
+	}
+}
+
+// TestDetectInterrupted checks that detection interrupted (its context
+// cancelled with an interrupt as cause) returns what it found before with a
+// note saying how much was analysed, and that a trace's clock then reads
+// spent, so a long check in progress ends too.
+func TestDetectInterrupted(t *testing.T) {
+	dir := recordingDir(t)
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+		{ImportPath: "example.com/b", Tests: []*record.Test{{Name: "TestB", Trace: "a.trace", Outcome: record.Pass}}},
+	}}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	intr := errors.New("interrupted by SIGTERM")
+	// The first run's analysis is where the interrupt comes.
+	o := DetectOptions{budgetSpent: func() bool { cancel(intr); return false }}
+	res, err := detect(ctx, dir, ix, o, nil, newTracker(func(Progress) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "interrupted by SIGTERM during detection: 1 of the 2 recorded tests analysed, the others not; no finding validated"
+	if res.Stats.Tests != 1 || !slices.Contains(res.Notes, want) {
+		t.Errorf("%d tests analysed, notes %q; want 1 and %q", res.Stats.Tests, res.Notes, want)
+	}
+	stop := new(atomic.Bool)
+	c := DetectOptions{MaxTraceTime: -1, interrupted: stop}.clock()
+	if c.tick() || c.over() {
+		t.Error("a clock without a limit reads spent before the interrupt")
+	}
+	stop.Store(true)
+	if !c.tick() || !c.over() || !c.interrupted() {
+		t.Error("a clock does not read spent after the interrupt")
 	}
 }

@@ -3,6 +3,7 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/precog-dev/precog/analyzers/budget"
@@ -32,10 +33,19 @@ type traceClock struct {
 	limit time.Duration
 	b     *budget.Budget // nil without a limit
 	fake  func() bool    // DetectOptions.overTime, for tests
+	stop  *atomic.Bool   // DetectOptions.interrupted: reads spent once set
 }
 
 // clock starts the clock of one trace's analysis.
-func (o DetectOptions) clock() *traceClock { return startClock(o.maxTraceTime(), o.overTime) }
+func (o DetectOptions) clock() *traceClock {
+	c := startClock(o.maxTraceTime(), o.overTime)
+	c.stop = o.interrupted
+	return c
+}
+
+// interrupted reports whether the clock reads spent because detection
+// was interrupted, not because its limit was reached.
+func (c *traceClock) interrupted() bool { return c.stop != nil && c.stop.Load() }
 
 // startClock starts a clock of limit (none if not positive), or fake's.
 func startClock(limit time.Duration, fake func() bool) *traceClock {
@@ -52,6 +62,8 @@ func startClock(limit time.Duration, fake func() bool) *traceClock {
 // few atomic operations an event, and reports whether the time is spent.
 func (c *traceClock) tick() bool {
 	switch {
+	case c.interrupted():
+		return true
 	case c.limit <= 0:
 		return false
 	case c.fake != nil:
@@ -64,6 +76,8 @@ func (c *traceClock) tick() bool {
 // called between two checkers.
 func (c *traceClock) over() bool {
 	switch {
+	case c.interrupted():
+		return true
 	case c.limit <= 0:
 		return false
 	case c.fake != nil:

@@ -120,10 +120,9 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		plainCheck(ctx, f, t, ok)
 		res.Stats.Statuses[f.Status]++
 	}
-	if err := parent.Err(); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
+	// Interrupted (parent cancelled), the results so far stand, as when
+	// the budget runs out; Run says which of the two it was.
+	if parent.Err() == nil && ctx.Err() != nil {
 		res.Notes = append(res.Notes, "the validation budget ("+vo.Budget.String()+", -validate-budget) ran out: findings it did not reach are timed out")
 	}
 	for k, i := range todo {

@@ -58,3 +58,21 @@ func TestMergeError(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeInterrupted checks that a shard interrupted after its detection
+// began keeps its findings in the merge, which names the shard's
+// interruption and fails as an error would when no finding fails the job.
+func TestMergeInterrupted(t *testing.T) {
+	cut := &results.Dir{Path: "s1", Summary: &results.Summary{Version: results.Version, Dir: "/m", Patterns: []string{"./..."}, Shard: "1/2", Tests: 1,
+		Interrupted: "interrupted by SIGTERM"}, Findings: []finding.Finding{{ID: "a", Status: finding.TimedOut}}}
+	ok := &results.Dir{Path: "s2", Summary: &results.Summary{Version: results.Version, Dir: "/m", Patterns: []string{"./..."}, Shard: "2/2", Tests: 1},
+		Findings: []finding.Finding{{ID: "b", Status: finding.Predicted}}}
+	m, fs, _, err := results.Merge([]*results.Dir{cut, ok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Judge(fs, nil, "", "confirmed")
+	if m.Exit != cli.ExitError || m.Interrupted != "1/2: interrupted by SIGTERM" || m.Error != "" || len(fs) != 2 {
+		t.Errorf("merged exit %d, interrupted %q, error %q, %d findings; want 1, shard 1/2's interruption, none, 2", m.Exit, m.Interrupted, m.Error, len(fs))
+	}
+}

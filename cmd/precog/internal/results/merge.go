@@ -150,6 +150,9 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		if s.Error != "" {
 			m.Error = strings.TrimPrefix(m.Error+"; ", "; ") + name + ": " + s.Error
 		}
+		if s.Interrupted != "" {
+			m.Interrupted = strings.TrimPrefix(m.Interrupted+"; ", "; ") + name + ": " + s.Interrupted
+		}
 	}
 	for i := 1; i <= n; i++ {
 		if _, ok := shardOf[fmt.Sprintf("%d/%d", i, n)]; !ok {

@@ -129,6 +129,11 @@ type Summary struct {
 	// package builds, a bad pattern, a go command that fails): a nightly
 	// job's directory says why it is empty, and Exit is 1.
 	Error string `json:"error,omitempty"`
+	// Interrupted is the interruption (SIGTERM from a CI job's timeout,
+	// SIGINT) that ended a job after its detection began: the findings
+	// are those made so far, the notes say what was left out, and Exit
+	// is at least 1, as for Error.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // CFP is what CFP guidance selected (predict.CFPStats).
@@ -239,7 +244,7 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 	switch {
 	case len(s.Failing) > 0:
 		s.Exit = cli.ExitFindings
-	case len(s.Broken) > 0 || s.Error != "":
+	case len(s.Broken) > 0 || s.Error != "" || s.Interrupted != "":
 		s.Exit = cli.ExitError // go test's status for a package whose build failed
 	}
 }
@@ -294,8 +299,10 @@ func Write(dir string, s *Summary, fs []finding.Finding, tests []Test, command f
 		sarifLog = report.SARIFBaselined
 	}
 	errs := s.InternalErrors
-	if s.Error != "" {
-		errs = append(slices.Clip(errs), s.Error) // the run did not succeed
+	for _, e := range []string{s.Error, s.Interrupted} {
+		if e != "" {
+			errs = append(slices.Clip(errs), e) // the run did not succeed
+		}
 	}
 	log := sarifLog(s.Dir, report.KindRules(finding.RuntimeKinds()), fs, errs)
 	if err := sarif.WriteFile(nil, dir, SARIFFile, log); err != nil {

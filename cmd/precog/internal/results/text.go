@@ -19,6 +19,9 @@ func WriteText(w io.Writer, s *Summary) {
 			return // nothing ran: no totals
 		}
 	}
+	if s.Interrupted != "" {
+		fmt.Fprintf(w, "partial results: %s\n", s.Interrupted)
+	}
 	for _, n := range s.Notes {
 		fmt.Fprintln(w, n)
 	}

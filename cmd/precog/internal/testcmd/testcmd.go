@@ -360,7 +360,11 @@ Go does), precog test stops the test processes it runs (their process
 groups: SIGINT, then SIGKILL two seconds later), removes its temporary
 directories, keeps in -o DIR what was recorded so far with an index.json
 that marks the interrupted tests, prints one line saying so and exits 130
-(SIGINT), 131 (SIGQUIT) or 143 (SIGTERM). A second signal, or work that
+(SIGINT), 131 (SIGQUIT) or 143 (SIGTERM). Interrupted once detection has
+begun, it first prints the findings made so far and writes them to -ci
+DIR, as a finished run's, with the summary's "partial results:" line and
+a note saying what was left out (the tests not analysed, or the findings
+not validated, which are timed out). A second signal, or work that
 has not stopped 10s after the first, ends it at once, its temporary
 directory removed. That directory holds every temporary file of precog,
 of the go commands it runs and of the tests (their TMPDIR).
@@ -684,7 +688,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		},
 	})
 	progress.Clear()
-	if err != nil {
+	if err != nil && res == nil {
 		if n.ci != "" {
 			// A nightly job's directory says why it has no results.
 			sum := results.FromError(err, dir, patterns, cmp.Or(o.failOn, "confirmed"))
@@ -698,8 +702,15 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 		return cli.ExitError, err
 	}
+	// An interrupt after detection began leaves the findings made so far
+	// (predict.Run): they are written as a finished run's, and the
+	// summary says the run was interrupted.
+	interrupted := err
 	sum, tests := results.FromResult(res, dir, patterns, o.runs)
 	sum.Shard = o.shard
+	if interrupted != nil {
+		sum.Interrupted = interrupted.Error()
+	}
 	sum.Judge(res.Findings, n.baseline, o.baseline, cmp.Or(o.failOn, "confirmed"))
 	if o.sarif != "" {
 		sarifLog := report.SARIF
@@ -745,12 +756,14 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 		fmt.Fprintf(env.Stderr, "results in %s\n", o.ci)
 	}
-	if o.writeBaseline != "" {
+	if o.writeBaseline != "" && interrupted == nil { // a partial run's findings are no baseline
 		if err := results.WriteBaseline(env.Resolve(o.writeBaseline), dir, res.Findings); err != nil {
 			return cli.ExitError, err
 		}
 	}
 	switch {
+	case interrupted != nil:
+		return cli.ExitError, interrupted // cli.Main exits with the signal's status
 	case sum.Exit != 0:
 		return sum.Exit, nil
 	case len(res.Findings) > 0:

@@ -2,13 +2,16 @@ package testcmd_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/results"
@@ -340,5 +343,94 @@ func validateSARIF(t *testing.T, data []byte, results int) {
 	}
 	if n := len(log.Runs[0].Results); n != results {
 		t.Errorf("%d SARIF results, want %d", n, results)
+	}
+}
+
+// TestInterruptedValidation interrupts precog test -ci (as a CI job's
+// timeout sends SIGTERM) once validation has begun: the findings that
+// detection made are printed and written to the -ci directory, whose
+// summary says the run was interrupted and what was left out, and the exit
+// status is the signal's. The test's forced runs (PRECOG_CONTROL set:
+// shim/plan.EnvVar) sleep, so validation is still running when the
+// interrupt comes.
+func TestInterruptedValidation(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/slow\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "s.go"), `package slow
+
+// P is read by one goroutine and cleared by another.
+var P = new(int)
+
+// Read dereferences P if it is set.
+func Read() int {
+	if P != nil {
+		return *P
+	}
+	return 0
+}
+`)
+	write(t, filepath.Join(dir, "s_test.go"), `package slow
+
+import (
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestClear(t *testing.T) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); Read() }()
+	P = nil
+	wg.Wait()
+	if os.Getenv("PRECOG_CONTROL") != "" {
+		time.Sleep(20 * time.Second) // a forced run outlasts the interrupt
+	}
+}
+`)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	go func() {
+		// Validation's work directory appears: interrupt.
+		for ctx.Err() == nil {
+			if m, _ := filepath.Glob(filepath.Join(tmp, "precog-validate-*")); len(m) > 0 {
+				cancel(&cli.Interrupt{Signal: syscall.SIGTERM})
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	ci := filepath.Join(t.TempDir(), "ci")
+	var stdout, stderr bytes.Buffer
+	env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
+	code := cli.Main(ctx, env, []*cli.Command{testcmd.Command()}, []string{"test", "-json", "-cfp=false", "-cache", sharedCache, "-ci", ci, "."})
+	if code != 143 || !strings.HasSuffix(stderr.String(), "precog: interrupted by SIGTERM\n") {
+		t.Fatalf("exit %d, want 143 and the interrupt's line last; stderr:\n%s", code, stderr.String())
+	}
+	printed := decodeFindings(t, stdout.String())
+	if len(printed) == 0 {
+		t.Fatalf("no findings printed; stderr:\n%s", stderr.String())
+	}
+	rd, err := results.Read(ci)
+	if err != nil {
+		t.Fatalf("-ci directory: %v", err)
+	}
+	s := rd.Summary
+	if s.Interrupted != "interrupted by SIGTERM" || s.Exit == cli.ExitOK || len(rd.Findings) != len(printed) || s.Error != "" {
+		t.Errorf("-ci summary: interrupted %q, error %q, exit %d, %d findings (%d printed); want SIGTERM's, none, not 0, all", s.Interrupted, s.Error, s.Exit, len(rd.Findings), len(printed))
+	}
+	if !slices.ContainsFunc(s.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "interrupted by SIGTERM during validation: the findings it had not finished are timed out")
+	}) {
+		t.Errorf("notes %q: want one saying validation was interrupted", s.Notes)
+	}
+	if text, err := os.ReadFile(filepath.Join(ci, results.SummaryText)); err != nil || !strings.HasPrefix(string(text), "partial results: interrupted by SIGTERM\n") {
+		t.Errorf("-ci summary.txt %q (%v), want it to say the results are partial", text, err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in the temporary directory: %v", left)
 	}
 }
