@@ -64,7 +64,8 @@ func TestHang(t *testing.T) {
 // TestSignals interrupts precog test, with SIGINT, SIGTERM and SIGQUIT,
 // while a test hangs: precog must stop the test process and its child,
 // remove its temporary directories, keep the -o directory with an index
-// that marks the test interrupted, print one line (after its goroutines'
+// that marks the test interrupted, write a -ci directory whose summary
+// says it was interrupted, print one line (after its goroutines'
 // stacks for SIGQUIT) and exit 130, 143 or 131.
 func TestSignals(t *testing.T) {
 	if _, err := exec.LookPath("sleep"); err != nil {
@@ -84,7 +85,8 @@ func TestSignals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 			pids := filepath.Join(t.TempDir(), "pids")
-			cmd := exec.Command(exe, "test", "-o", out, "-cache", cache, "./...")
+			ci := filepath.Join(t.TempDir(), "ci")
+			cmd := exec.Command(exe, "test", "-o", out, "-ci", ci, "-cache", cache, "./...")
 			cmd.Dir = mod
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HANG_PIDS="+pids)
 			var stderr bytes.Buffer
@@ -152,6 +154,11 @@ func TestSignals(t *testing.T) {
 			if err != nil || !ix.Interrupted || len(ix.Packages) != 1 || len(ix.Packages[0].Tests) != 1 ||
 				ix.Packages[0].Tests[0].Outcome != "interrupted" || ix.Packages[0].Tests[0].Trace == "" {
 				t.Fatalf("index %s, %v: want TestHang interrupted, with its trace", data, err)
+			}
+			// The nightly job's directory says why it has no results.
+			var sum struct{ Error string }
+			if data, err := os.ReadFile(filepath.Join(ci, "summary.json")); err != nil || json.Unmarshal(data, &sum) != nil || sum.Error != "interrupted by "+tc.name {
+				t.Errorf("-ci summary.json %s (%v): want the error %q", data, err, "interrupted by "+tc.name)
 			}
 			dump := exec.Command(exe, "trace", "dump", filepath.Join(out, ix.Packages[0].Tests[0].Trace))
 			if dout, err := dump.CombinedOutput(); err != nil || !bytes.Contains(dout, []byte("TestStart name=\"TestHang\"")) {

@@ -690,8 +690,14 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	progress.Clear()
 	if err != nil && res == nil {
 		if n.ci != "" {
-			// A nightly job's directory says why it has no results.
-			sum := results.FromError(err, dir, patterns, cmp.Or(o.failOn, "confirmed"))
+			// A nightly job's directory says why it has no results:
+			// interrupted, the interrupt, not what it did to the go
+			// command running then ("go test -c: signal: interrupt").
+			why := err
+			if cause := context.Cause(ctx); cause != nil {
+				why = cause
+			}
+			sum := results.FromError(why, dir, patterns, cmp.Or(o.failOn, "confirmed"))
 			var text bytes.Buffer
 			results.WriteText(&text, sum)
 			html := &report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
