@@ -92,7 +92,28 @@ const (
 	WaitMS = 500
 	// BudgetMS bounds the waits of one such run together.
 	BudgetMS = 5000
+	// DefaultMaxTraceBytes is the default Options.MaxTraceBytes, precog
+	// test's -max-trace: explain holds a run's whole trace and its
+	// happens-before graph in memory, as test's in-memory checkers do
+	// (about 35 times the trace's size). kcp-go's throughput test left a
+	// failing run of 22.6 million events that explain analysed for 8
+	// minutes, to 3.3 GB, with no output (bench/RESULTS.md, "Held-out
+	// rehearsal 11").
+	DefaultMaxTraceBytes = 64 << 20
 )
+
+// A TraceTooLargeError is a run whose trace is over Options.MaxTraceBytes:
+// explain stops rather than analyse it.
+type TraceTooLargeError struct {
+	Run   string // which run, as the progress line names it
+	Bytes int64
+	Max   int64
+}
+
+func (e *TraceTooLargeError) Error() string {
+	return fmt.Sprintf("%s left a trace of %.1f MiB, over the limit of %d MiB (-max-trace): explain holds a run's whole trace in memory, about 35 times its size; explain a smaller test, or raise -max-trace (0: no limit)",
+		e.Run, float64(e.Bytes)/(1<<20), e.Max>>20)
+}
 
 // Options says what to explain.
 type Options struct {
@@ -119,6 +140,10 @@ type Options struct {
 	// traces of every run), which is then kept.
 	Work     func(dir string)
 	Progress func(string)
+	// MaxTraceBytes bounds the trace of every run: a larger one ends
+	// Explain with a *TraceTooLargeError. 0 means DefaultMaxTraceBytes;
+	// negative, no limit.
+	MaxTraceBytes int64
 }
 
 // A Site is a statement of the report.
@@ -341,6 +366,9 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 	if o.Iters <= 0 {
 		o.Iters = DefaultIters
 	}
+	if o.MaxTraceBytes == 0 {
+		o.MaxTraceBytes = DefaultMaxTraceBytes
+	}
 	work, err := os.MkdirTemp("", "precog-explain-")
 	if err != nil {
 		return nil, err
@@ -476,7 +504,7 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 	// first, first).
 	for i, t := range tests {
 		r := passing[i]
-		a := suppress.Analyze(r.evs, x.sites, nil)
+		a := x.analyze(r, t+"'s passing run", nil)
 		for k, rc := range x.preferred(suppress.Reorderings(r.evs, x.sites, 4*max(x.o.Forced, 0)), max(x.o.Forced, 0)) {
 			o := before(a, rc.Second, rc.First)
 			x.progress(fmt.Sprintf("running %s forced (order %d)", t, k+1))
@@ -496,7 +524,7 @@ func (x *explainer) failingRun(ctx context.Context, tests []string) (*run, strin
 	// bound of forced runs.
 	for i, t := range tests {
 		r := passing[i]
-		a := suppress.Analyze(r.evs, x.sites, nil)
+		a := x.analyze(r, t+"'s passing run", nil)
 		// The reversals of several tests may have used up -forced.
 		left := max(x.o.Forced-x.forcedTries, 0)
 		for k, v := range x.preferredVio(suppress.Interpositions(r.evs, x.sites, 4*left), left) {
@@ -632,6 +660,9 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 	if r.failed {
 		r.fail = failure.Parse(vr.Output, test, x.pkgDir, true)
 	}
+	if fi, err := os.Stat(tr); err == nil && x.o.MaxTraceBytes > 0 && fi.Size() > x.o.MaxTraceBytes {
+		return nil, &TraceTooLargeError{Run: x.runName(test, p), Bytes: fi.Size(), Max: x.o.MaxTraceBytes}
+	}
 	if f, err := os.Open(tr); err == nil {
 		trc, _ := trace.ReadAll(f)
 		if fi, err := f.Stat(); err == nil {
@@ -662,6 +693,21 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 		}
 	}
 	return r, nil
+}
+
+// runName names the x.n-th run, of test under plan p, for a message.
+func (x *explainer) runName(test string, p *plan.Plan) string {
+	if p == nil {
+		return fmt.Sprintf("%s's run %d (as written)", test, x.n)
+	}
+	return fmt.Sprintf("%s's run %d (under a plan)", test, x.n)
+}
+
+// analyze is suppress.Analyze of run r's events, with a progress line:
+// a failing run of millions of events takes minutes.
+func (x *explainer) analyze(r *run, what string, suppressed map[suppress.Instance]bool) *suppress.Analysis {
+	x.progress(fmt.Sprintf("analysing %s (%d events)", what, len(r.evs)))
+	return suppress.Analyze(r.evs, x.sites, suppressed)
 }
 
 // godebug is the GODEBUG of every run: the user's, with stack shrinking
@@ -771,7 +817,7 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 				step.Failure = "timeout: " + cur.fail.Message
 			}
 		}
-		a := suppress.Analyze(cur.evs, x.sites, cur.supp)
+		a := x.analyze(cur, "the failing run", cur.supp)
 		sf := failureOf(cur.fail)
 		sf.Hang = cur.killed || cur.fail != nil && cur.fail.Kind == failure.Timeout
 		pt := a.FailurePoint(sf)

@@ -1,7 +1,13 @@
 package explain
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/validate"
@@ -136,6 +142,31 @@ func TestReached(t *testing.T) {
 		re.reached(c.res, def)
 		if re.Diverged != c.diverged || re.Diverged && re.Left == "" {
 			t.Errorf("%+v: %+v", c.res, re)
+		}
+	}
+}
+
+// TestMaxTrace: a run whose trace is over Options.MaxTraceBytes ends
+// explain with a TraceTooLargeError before the trace is read, and one at
+// the limit is read. The test binary is a shell script that writes a
+// trace of as many zero bytes as $SIZE says (a damaged trace: read, it
+// has no events) and passes.
+func TestMaxTrace(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "p.test")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nhead -c \"$SIZE\" /dev/zero > \"$PRECOG_TRACE\"\necho PASS\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{1000, 1001} {
+		t.Setenv("SIZE", strconv.Itoa(size))
+		x := &explainer{o: Options{Timeout: time.Minute, MaxTraceBytes: 1000}, bin: bin, pkgDir: dir, work: t.TempDir()}
+		_, err := x.exec(t.Context(), "TestBig", nil)
+		var big *TraceTooLargeError
+		if got := errors.As(err, &big); got != (size > 1000) {
+			t.Errorf("a trace of %d bytes, limit 1000: error %v", size, err)
+		}
+		if big != nil && (big.Bytes != 1001 || !strings.HasPrefix(big.Error(), "TestBig's run 1 (as written) left a trace of 0.0 MiB, over the limit of 0 MiB (-max-trace)")) {
+			t.Errorf("error %q, %d bytes", big, big.Bytes)
 		}
 	}
 }

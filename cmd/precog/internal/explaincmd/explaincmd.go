@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -81,8 +82,9 @@ be found; passes when no failing run was found), the chain of iterations, and th
 paper: orig (the failing run), supp (suppression runs), race (re-executions
 with a race reversed), vio (re-executions with a violation's access moved).
 Every run is bounded in time (-timeout), and so is each wait of a replayed
-or forced run. -json prints one object: root {file, line, col, expr},
-kind, sites (both accesses for a race or violation, the root first),
+or forced run; a run whose trace is over -max-trace (64 MiB) ends explain
+with an error rather than hold it in memory. -json prints one object: root
+{file, line, col, expr}, kind, sites (both accesses for a race or violation, the root first),
 chain, executions {orig, supp, race, vio}, reproducer (with -finding),
 reexecutions (each with its kind, what it changed, the schedule's length,
 the point under study's position, how far it followed, diverged, and where
@@ -119,6 +121,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.finding, "finding", "", "explain the test of a confirmed finding: its `id` (with -o, as precog repro takes it) or the path of its schedule file")
 			fs.StringVar(&o.out, "o", "", "with -finding ID: the output `dir` that precog test wrote (default: precog's cache)")
 			fs.BoolVar(&o.work, "work", false, "print the work directory (plans, results and traces of every run) and keep it")
+			fs.Int64Var(&o.maxTrace, "max-trace", explain.DefaultMaxTraceBytes>>20, "stop, with an error, at a run whose trace is larger than `MiB` megabytes (0: no limit): explain holds a run's whole trace in memory, about 35 times its size")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				args, err := cli.ParseInterspersed(fs, args)
 				if err != nil {
@@ -146,6 +149,7 @@ type options struct {
 	json, work             bool
 	timeout                time.Duration
 	perturb, iters, forced int
+	maxTrace               int64 // MiB
 }
 
 func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) {
@@ -154,6 +158,9 @@ func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) 
 	}
 	if o.timeout <= 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %s", o.timeout)
+	}
+	if o.maxTrace < 0 {
+		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {
@@ -170,9 +177,18 @@ func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) 
 	if o.tags != "" {
 		flags = append(flags, "-tags="+o.tags)
 	}
+	maxTrace := o.maxTrace << 20
+	if maxTrace == 0 {
+		maxTrace = -1
+	}
 	progress := cli.NewProgress(env.Stderr)
+	status := newStatus()
+	// In a CI log, where the line is off, a plain line now and then: a
+	// failing run of millions of events takes minutes to analyse.
+	progress.Every(30*time.Second, status.line)
 	eo := explain.Options{Dir: dir, Package: pkg, Test: o.run, BuildFlags: flags,
-		CacheDir: o.cache, Timeout: o.timeout, Perturb: perturb, Forced: forced, Iters: o.iters, Progress: progress.Status}
+		CacheDir: o.cache, Timeout: o.timeout, Perturb: perturb, Forced: forced, Iters: o.iters, MaxTraceBytes: maxTrace,
+		Progress: func(s string) { status.set(s); progress.Status(s) }}
 	if o.finding != "" {
 		env := &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
 		s, err := schedule(env, o)
@@ -296,4 +312,26 @@ func kindName(k string) string {
 		return "order violation"
 	}
 	return k
+}
+
+// A status is the last progress line of explain and when explain began,
+// for Progress.Every's plain lines.
+type status struct {
+	start time.Time
+	mu    sync.Mutex
+	last  string
+}
+
+func newStatus() *status { return &status{start: time.Now()} }
+
+func (s *status) set(line string) {
+	s.mu.Lock()
+	s.last = line
+	s.mu.Unlock()
+}
+
+func (s *status) line() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("progress at %s: %s", time.Since(s.start).Round(time.Second), s.last)
 }

@@ -172,6 +172,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"explain", "./a", "./b"}, "explain takes one package"},
 		{[]string{"explain", "-run", "TestA|TestB", "./fig4"}, "-run names one top-level test"},
 		{[]string{"explain", "-timeout", "0s", "./fig4"}, "-timeout must be positive"},
+		{[]string{"explain", "-max-trace", "-1", "./fig4"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 	} {
 		_, stderr, code := precog(t, root, tc.args...)
 		if code != cli.ExitError || !strings.Contains(stderr, tc.want) {
