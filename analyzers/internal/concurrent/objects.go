@@ -58,6 +58,43 @@ func (e *Env) viewObjects(a *sharedloc.Access, v View, c *goroutines.Context) []
 	return out
 }
 
+// An objIndex is a set of objects by site and path: objects alias only
+// with the same site and path, so that comparing two large sets through
+// the index of one (shared) costs their sizes, not their product.
+type objIndex map[objAt][]pointsto.Obj
+
+type objAt struct {
+	site ssa.Value
+	path string
+}
+
+type viewKey struct {
+	a    *sharedloc.Access
+	view int // the index of the view in Views(a)
+	c    *goroutines.Context
+}
+
+// viewIndex returns the index of viewObjects(a, v, c), v being a's view
+// number i, built once: the objects of a view in a context are final once
+// Objects returns them at the top level (no value is being refined), and
+// a spent budget keeps them empty for the package's rest.
+func (e *Env) viewIndex(a *sharedloc.Access, i int, v View, c *goroutines.Context) objIndex {
+	k := viewKey{a, i, c}
+	if idx, ok := e.indexes[k]; ok {
+		return idx
+	}
+	objs := e.viewObjects(a, v, c)
+	idx := make(objIndex, len(objs))
+	for _, o := range objs {
+		if o.Site != nil {
+			at := objAt{o.Site, o.Path}
+			idx[at] = append(idx[at], o)
+		}
+	}
+	e.indexes[k] = idx
+	return idx
+}
+
 // Objects returns the objects the pointer v may point to when its function
 // runs in context c. It refines the points-to set of v by following
 // parameters only to the call sites that run in c (and, for a goroutine's
