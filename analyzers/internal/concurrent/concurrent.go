@@ -53,14 +53,14 @@ type Env struct {
 	// sets and on comparing accesses.
 	Budget *budget.Budget
 
-	objs    map[objKey][]pointsto.Obj // final refinements
+	objs map[objKey][]pointsto.Obj // final refinements
 	// indexes memoizes viewIndex: conmap compares each write with every
 	// access, and built the same index once per pair (miniredis: 13 s
 	// of precog vet's 66 s of CPU).
 	indexes map[viewKey]objIndex
-	prov    map[objKey]provisional    // refinements inside a cycle
-	provAt  map[int][]objKey          // prov's keys by the level they depend on
-	onStack map[objKey]int            // level of each value being refined
+	prov    map[objKey]provisional // refinements inside a cycle
+	provAt  map[int][]objKey       // prov's keys by the level they depend on
+	onStack map[objKey]int         // level of each value being refined
 	stack   []frame
 	spawned map[*goroutines.Context][]pointsto.Obj
 	reach   map[*goroutines.Context]map[ssa.Value]bool
