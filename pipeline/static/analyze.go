@@ -59,7 +59,9 @@ func (p *Program) Analyze(ctx context.Context, analyzers []*analysis.Analyzer, v
 	if err := analysis.Validate(analyzers); err != nil {
 		return err
 	}
-	err := newOrdered(analyzers, p.Packages).analyze(ctx, visit)
+	o := newOrdered(analyzers, p.Packages)
+	o.progress = p.Progress
+	err := o.analyze(ctx, visit)
 	p.Errors = packageErrors(p.dir, p.Packages)
 	return err
 }

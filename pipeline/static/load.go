@@ -57,6 +57,13 @@ type Program struct {
 	// packages are parsed and type-checked by Analyze, and Errors is
 	// complete only after it.
 	Errors []string
+	// Progress, if set, is told after each package Analyze finishes (in
+	// a lazy program, where every package of the import graph is
+	// analysed in turn) how many are done of how many, and which it
+	// was: a large module's vet takes minutes (miniredis: 7 minutes at
+	// load 19), and a CI log should show them pass. It is called on the
+	// goroutine that called Analyze.
+	Progress func(done, total int, pkg string)
 
 	lazy bool
 	dir  string

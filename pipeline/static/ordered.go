@@ -75,7 +75,8 @@ type ordered struct {
 	fset      *token.FileSet
 	analyzers []*analysis.Analyzer // every analyzer to run somewhere, requirements first
 	requested map[*analysis.Analyzer]bool
-	units     []*unit // in depth-first postorder of the roots
+	units     []*unit                           // in depth-first postorder of the roots
+	progress  func(done, total int, pkg string) // Program.Progress
 }
 
 // A unit is one package of the import graph with its actions.
@@ -189,7 +190,7 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 		}
 	}
 	heap.Init(&ready)
-	inflight, broken := 0, false
+	inflight, broken, done := 0, false, 0
 	for {
 		for inflight < workers && len(ready) > 0 && ctx.Err() == nil && !broken {
 			if inflight > 0 && heapLive() > admit {
@@ -224,6 +225,9 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 			}
 		}
 		u.pkg.Syntax, u.pkg.TypesInfo = nil, nil
+		if done++; o.progress != nil {
+			o.progress(done, len(o.units), u.pkg.PkgPath)
+		}
 		for _, imp := range u.imports {
 			if imp.users--; imp.users == 0 {
 				o.release(imp)

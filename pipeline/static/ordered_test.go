@@ -1,6 +1,7 @@
 package static
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -169,6 +170,20 @@ func TestOrderedFacts(t *testing.T) {
 		t.Errorf("file %s kept in the file set", f.Name())
 		return true
 	})
+	// Progress counts every package of the import graph once, the root
+	// last.
+	prog, err := Load(t.Context(), Config{Dir: dir, Patterns: []string{"./c"}, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	prog.Progress = func(done, total int, pkg string) { steps = append(steps, fmt.Sprintf("%d/%d %s", done, total, pkg)) }
+	if err := prog.Analyze(t.Context(), []*analysis.Analyzer{factsAnalyzer}, func(*checker.Action) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(steps, ", "), "1/3 example.com/m/a, 2/3 example.com/m/b, 3/3 example.com/m/c"; got != want {
+		t.Errorf("progress %s, want %s", got, want)
+	}
 }
 
 // TestOrderedErrors checks that a lazily loaded program reports the

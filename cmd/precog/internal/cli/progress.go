@@ -102,3 +102,28 @@ func (p *Progress) Clear() {
 		<-done
 	}
 }
+
+// A Status is the last line a command showed and when the command began,
+// for Every's plain lines: "progress at 1m30s: <the line>".
+type Status struct {
+	start time.Time
+	mu    sync.Mutex
+	last  string
+}
+
+// NewStatus returns a Status that began at start and shows line.
+func NewStatus(start time.Time, line string) *Status { return &Status{start: start, last: line} }
+
+// Set replaces the line.
+func (s *Status) Set(line string) {
+	s.mu.Lock()
+	s.last = line
+	s.mu.Unlock()
+}
+
+// Line is the plain line of the status now.
+func (s *Status) Line() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("progress at %s: %s", time.Since(s.start).Round(time.Second), s.last)
+}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -182,13 +181,13 @@ func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) 
 		maxTrace = -1
 	}
 	progress := cli.NewProgress(env.Stderr)
-	status := newStatus()
+	status := cli.NewStatus(time.Now(), "instrumenting "+pkg)
 	// In a CI log, where the line is off, a plain line now and then: a
 	// failing run of millions of events takes minutes to analyse.
-	progress.Every(30*time.Second, status.line)
+	progress.Every(30*time.Second, status.Line)
 	eo := explain.Options{Dir: dir, Package: pkg, Test: o.run, BuildFlags: flags,
 		CacheDir: o.cache, Timeout: o.timeout, Perturb: perturb, Forced: forced, Iters: o.iters, MaxTraceBytes: maxTrace,
-		Progress: func(s string) { status.set(s); progress.Status(s) }}
+		Progress: func(s string) { status.Set(s); progress.Status(s) }}
 	if o.finding != "" {
 		env := &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
 		s, err := schedule(env, o)
@@ -312,26 +311,4 @@ func kindName(k string) string {
 		return "order violation"
 	}
 	return k
-}
-
-// A status is the last progress line of explain and when explain began,
-// for Progress.Every's plain lines.
-type status struct {
-	start time.Time
-	mu    sync.Mutex
-	last  string
-}
-
-func newStatus() *status { return &status{start: time.Now()} }
-
-func (s *status) set(line string) {
-	s.mu.Lock()
-	s.last = line
-	s.mu.Unlock()
-}
-
-func (s *status) line() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fmt.Sprintf("progress at %s: %s", time.Since(s.start).Round(time.Second), s.last)
 }

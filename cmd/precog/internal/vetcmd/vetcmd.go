@@ -146,6 +146,8 @@ Vet analyses a package at a time, in dependency order, on as many workers
 as GOMAXPROCS, and keeps of each package only what the packages still to
 come need. It runs under a soft memory limit of 1 GiB (GOMEMLIMIT sets
 another): past half of it, it starts no package beside one in progress.
+On a terminal a progress line names the packages as they are done; in a
+log, a plain "progress at" line every 30s does.
 `
 
 // Command returns the "vet" command running the given check analyzers. ids
@@ -288,11 +290,22 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memLimit))
 	}
+	progress := cli.NewProgress(env.Stderr)
+	status := cli.NewStatus(start, "loading the packages")
+	// In a CI log, where the line is off, a plain line now and then.
+	progress.Every(30*time.Second, status.Line)
 	prog, err := load(ctx, dir, o, patterns)
 	if err != nil {
+		progress.Clear()
 		return cli.ExitError, err
 	}
+	prog.Progress = func(done, total int, pkg string) {
+		line := fmt.Sprintf("analysed %d of %d packages (with their dependencies): %s", done, total, pkg)
+		status.Set(line)
+		progress.Status(line)
+	}
 	res, err := analyze(ctx, o.checks, prog)
+	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err
 	}
