@@ -1,87 +1,187 @@
 package shim
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // syncMapKeys gives each (sync.Map, key) pair that a recorded operation
-// named the location its events are recorded at (SyncMapKey): for each
-// *sync.Map, a *mapKeys holding a sync.Map of its keys' entries (each
-// holding the key's location word). Two levels of sync.Map, so that the
-// lookup of a pair already seen takes no lock (a mutex would serialize
-// every recorded sync.Map operation of the program, whose Loads are meant
-// to run in parallel) and allocates nothing (a struct of map and key as
-// one key would be boxed into an interface at every operation; a pointer
-// and an interface value are not).
+// named the location its events are recorded at (syncMapKey): for each
+// *sync.Map, a *mapKeys holding its keys' entries (each holding the key's
+// location word). The lookup of a pair already seen takes no lock (a mutex
+// would serialize every recorded sync.Map operation of the program, whose
+// Loads are meant to run in parallel) and allocates nothing (a struct of
+// map and key as one key would be boxed into an interface at every
+// operation; a pointer and an interface value are not).
 var syncMapKeys sync.Map
 
-// lastMapKeys is the keys of the map whose table SyncMapKey found last, so
-// that a program working on one sync.Map at a time (a Range visiting its
-// keys, a loop of Loads) pays one lookup per operation, not two. It is
-// written only when the map changes.
-var lastMapKeys atomic.Pointer[mapKeys]
-
-// mapKeys is one sync.Map's keys: key -> *keyEntry, and a cache of the
-// entries of integer keys (ints).
+// mapKeys is one sync.Map's keys. Integer and string keys (intKey,
+// stringKey), the keys of most programs, are in fast, a table of the
+// shim's own; the keys of other types in keys, key -> *keyEntry.
 type mapKeys struct {
 	m    *sync.Map
 	keys sync.Map
-	// ints caches the entries of keys whose dynamic type is one of
-	// Go's integer types (intKey), direct-mapped by the key's value:
-	// a hit costs a type switch, a multiply and a load instead of a
-	// sync.Map lookup, which hashes the interface and walks a trie (as
-	// much as the program's own Load: half of x/sync/syncmap's recorded
-	// Loads' cost, bench/RESULTS.md, reccost9). Allocated at the map's
-	// first integer key; written only on a miss.
-	ints atomic.Pointer[[intSlots]atomic.Pointer[keyEntry]]
+	// fast is read without a lock and never loses an entry: a key found
+	// once is found again with a hash, a few loads and a compare. It
+	// replaced a direct-mapped cache in front of keys, whose colliding
+	// keys evicted each other: x/sync/syncmap's 1024 keys of 1..1024 had
+	// 252 in shared slots, and each eviction cost a sync.Map lookup and a
+	// store into a line every other goroutine's lookups read (41% of the
+	// recorded Range's samples, bench/RESULTS.md, reccost14). Allocated at
+	// the map's first integer or string key.
+	fast atomic.Pointer[keyTable]
+	mu   sync.Mutex // serializes insertions into fast
 }
 
-// intSlotBits sets the size of a map's cache of integer keys: 1024 slots
-// (8 KiB per sync.Map that has integer keys), as many as the keys of
-// x/sync/syncmap's TestConcurrentRange, whose Range visits all of them in
-// turn.
-const (
-	intSlotBits = 10
-	intSlots    = 1 << intSlotBits
-)
+// A keyTable is an open-addressed hash table of keyEntries, probed
+// linearly from the slot the hash's top bits give. Its slots go from nil
+// to an entry once and never change again; a table more than half full is
+// replaced by a copy twice its size (mapKeys.insert), so that a reader
+// still holding the old one finds every key it had, and misses only keys
+// inserted since, which it then looks up under the lock.
+type keyTable struct {
+	slots []atomic.Pointer[keyEntry]
+	shift uint // 64 - log2(len(slots))
+	n     int  // entries, written under mapKeys.mu
+}
 
-// A keyEntry is a key's location (loc) and, for an integer key, the key
-// as ints compares it: its type word and its value.
+// A keyEntry is a key's location (loc) and, for a key of fast, the key as
+// fast compares it: its type word, and its value (an integer) or its hash
+// and value (a string).
 type keyEntry struct {
 	loc uint64
 	typ unsafe.Pointer
 	v   uint64
+	s   string
 }
 
-// intKey returns the type word and the value of an integer key; ok is
-// false for a key of any other type. Two integer keys are equal, as
-// sync.Map compares them, exactly when both are equal.
+// keySeed seeds the hash of string keys.
+var keySeed = maphash.MakeSeed()
+
+// intKey returns the type word and the value of a key of one of Go's
+// integer types; ok is false for a key of any other type. Two integer
+// keys are equal, as sync.Map compares them, exactly when both are equal.
 func intKey(key any) (typ unsafe.Pointer, v uint64, ok bool) {
-	switch k := key.(type) {
-	case int:
-		v = uint64(k)
-	case int64:
-		v = uint64(k)
-	case int32:
-		v = uint64(k)
-	case uint64:
-		v = k
-	case uint32:
-		v = uint64(k)
-	case uint:
-		v = uint64(k)
-	case uintptr:
-		v = uint64(k)
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&key))
+	switch key.(type) {
+	case int64, uint64:
+		v = *(*uint64)(w[1])
+	case int, uint, uintptr: // one size, the platform's word
+		v = uint64(*(*uint)(w[1]))
+	case int32, uint32:
+		v = uint64(*(*uint32)(w[1]))
 	default:
 		return nil, 0, false
 	}
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&key))[0], v, true
+	return w[0], v, true
 }
 
-// SyncMapKey returns the location that the operations of sync.Map m on
-// key are recorded at (rt's SyncMap wrappers), nil when recording is off.
+// stringKey returns the type word, the hash and the value of a key of type
+// string; ok is false for a key of any other type.
+func stringKey(key any) (typ unsafe.Pointer, h uint64, s string, ok bool) {
+	s, ok = key.(string)
+	if !ok {
+		return nil, 0, "", false
+	}
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&key))[0], maphash.String(keySeed, s), s, true
+}
+
+// findInt returns the entry of integer key v of type typ (intKey), nil
+// if t has none. A string's entry never matches: its type word differs.
+func (t *keyTable) findInt(typ unsafe.Pointer, v uint64) *keyEntry {
+	mask := uint64(len(t.slots) - 1)
+	for i := v * keyMul >> t.shift; ; i = (i + 1) & mask {
+		e := t.slots[i&mask].Load()
+		if e == nil || e.v == v && e.typ == typ {
+			return e
+		}
+	}
+}
+
+// find returns the entry of a key of type typ whose value (an integer) or
+// hash (a string s) is v, nil if t has none.
+func (t *keyTable) find(typ unsafe.Pointer, v uint64, s string) *keyEntry {
+	mask := uint64(len(t.slots) - 1)
+	for i := v * keyMul >> t.shift; ; i = (i + 1) & mask {
+		e := t.slots[i&mask].Load()
+		if e == nil || e.v == v && e.typ == typ && e.s == s {
+			return e
+		}
+	}
+}
+
+// keyMul spreads an integer key's value over the table (Fibonacci
+// hashing: consecutive keys land far apart).
+const keyMul = 0x9e3779b97f4a7c15
+
+// put places e in t's first free slot, under mapKeys.mu.
+func (t *keyTable) put(e *keyEntry) {
+	mask := uint64(len(t.slots) - 1)
+	i := e.v * keyMul >> t.shift
+	for t.slots[i].Load() != nil {
+		i = (i + 1) & mask
+	}
+	t.slots[i].Store(e)
+	t.n++
+}
+
+// newKeyTable returns an empty table of 1<<bits slots.
+func newKeyTable(bits uint) *keyTable {
+	return &keyTable{slots: make([]atomic.Pointer[keyEntry], 1<<bits), shift: 64 - bits}
+}
+
+// insert returns the entry of a key of fast, adding it if it is not
+// there. Under the lock, so that a key has one entry.
+func (mk *mapKeys) insert(typ unsafe.Pointer, v uint64, s string) *keyEntry {
+	mk.mu.Lock()
+	defer mk.mu.Unlock()
+	t := mk.fast.Load()
+	if t == nil {
+		t = newKeyTable(4)
+		mk.fast.Store(t)
+	}
+	if e := t.find(typ, v, s); e != nil {
+		return e
+	}
+	if 2*(t.n+1) > len(t.slots) {
+		bigger := newKeyTable(64 - t.shift + 1)
+		for i := range t.slots {
+			if e := t.slots[i].Load(); e != nil {
+				bigger.put(e)
+			}
+		}
+		t = bigger
+		mk.fast.Store(t)
+	}
+	e := &keyEntry{typ: typ, v: v, s: s}
+	t.put(e)
+	return e
+}
+
+// SyncMapGate finds the location that the operation of sync.Map m on key
+// at site is recorded at (syncMapKey) and passes the gate of an atomic
+// load (store false) or store of it, as AtomicGate does. The location is
+// nil and the Atomic records nothing when recording is off.
+func SyncMapGate(site uint32, store bool, m *sync.Map, key any) (Atomic, unsafe.Pointer) {
+	if !enabled {
+		return Atomic{}, nil
+	}
+	g := cur()
+	p := g.syncMapKey(m, key)
+	k := trace.EvAtomicLoad
+	if store {
+		k = trace.EvAtomicStore
+	}
+	gate(g, site, k, p)
+	return Atomic{g}, p
+}
+
+// syncMapKey returns the location that the operations of sync.Map m on key
+// are recorded at (rt's SyncMap wrappers, through SyncMapGate).
 //
 // A sync.Map's entries are not variables of the program: an entry is
 // found by the key's interface value (its dynamic type and value, as ==
@@ -99,41 +199,54 @@ func intKey(key any) (typ unsafe.Pointer, v uint64, ok bool) {
 // ever used, and the keys and maps stay reachable: fine for a test
 // process, whose recording has bounds of its own.
 //
+// The goroutine keeps the map it looked up last (syncMap), so that a
+// program working on one sync.Map at a time pays one lookup per operation,
+// not two, and goroutines on different maps write no shared word.
+//
 // A key that is not comparable panics here, with the runtime error that
 // the sync.Map operation would have raised.
-func SyncMapKey(m *sync.Map, key any) unsafe.Pointer {
-	if !enabled {
-		return nil
-	}
-	mk := lastMapKeys.Load()
+func (g *gstate) syncMapKey(m *sync.Map, key any) unsafe.Pointer {
+	mk := g.syncMap
 	if mk == nil || mk.m != m {
-		v, ok := syncMapKeys.Load(m)
-		if !ok {
-			v, _ = syncMapKeys.LoadOrStore(m, &mapKeys{m: m})
-		}
-		mk = v.(*mapKeys)
-		lastMapKeys.Store(mk)
+		mk = g.lookupMap(m)
 	}
-	typ, v, isInt := intKey(key)
-	var slot *atomic.Pointer[keyEntry]
-	if isInt {
-		ints := mk.ints.Load()
-		if ints == nil {
-			mk.ints.CompareAndSwap(nil, new([intSlots]atomic.Pointer[keyEntry]))
-			ints = mk.ints.Load()
+	if t := mk.fast.Load(); t != nil {
+		if typ, v, ok := intKey(key); ok {
+			if e := t.findInt(typ, v); e != nil {
+				return unsafe.Pointer(&e.loc)
+			}
 		}
-		slot = &ints[v*0x9e3779b97f4a7c15>>(64-intSlotBits)]
-		if e := slot.Load(); e != nil && e.typ == typ && e.v == v {
-			return unsafe.Pointer(&e.loc)
+	}
+	return mk.other(key)
+}
+
+// lookupMap finds m's keys and keeps them as the goroutine's last.
+func (g *gstate) lookupMap(m *sync.Map) *mapKeys {
+	v, ok := syncMapKeys.Load(m)
+	if !ok {
+		v, _ = syncMapKeys.LoadOrStore(m, &mapKeys{m: m})
+	}
+	g.syncMap = v.(*mapKeys)
+	return g.syncMap
+}
+
+// other returns the location of a key that syncMapKey did not find: a
+// string, an integer seen first, or a key of another type.
+func (mk *mapKeys) other(key any) unsafe.Pointer {
+	if typ, h, s, ok := stringKey(key); ok {
+		if t := mk.fast.Load(); t != nil {
+			if e := t.find(typ, h, s); e != nil {
+				return unsafe.Pointer(&e.loc)
+			}
 		}
+		return unsafe.Pointer(&mk.insert(typ, h, s).loc)
+	}
+	if typ, v, ok := intKey(key); ok {
+		return unsafe.Pointer(&mk.insert(typ, v, "").loc)
 	}
 	p, ok := mk.keys.Load(key)
 	if !ok {
-		p, _ = mk.keys.LoadOrStore(key, &keyEntry{typ: typ, v: v})
+		p, _ = mk.keys.LoadOrStore(key, &keyEntry{})
 	}
-	e := p.(*keyEntry)
-	if slot != nil {
-		slot.Store(e)
-	}
-	return unsafe.Pointer(&e.loc)
+	return unsafe.Pointer(&p.(*keyEntry).loc)
 }

@@ -2,8 +2,10 @@ package shim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -439,47 +441,64 @@ func TestAfterFuncFork(t *testing.T) {
 // gated before the operation records it with the value given.
 func TestSyncMapKey(t *testing.T) {
 	const base = 12200
+	key := func(m *sync.Map, k any) unsafe.Pointer { return cur().syncMapKey(m, k) }
 	var m, other sync.Map
-	a, a2, b := SyncMapKey(&m, "a"), SyncMapKey(&m, "a"), SyncMapKey(&m, "b")
-	if a == nil || a != a2 || a == b || a == SyncMapKey(&other, "a") || a == SyncMapKey(&m, any(1)) {
+	a, a2, b := key(&m, "a"), key(&m, "a"), key(&m, "b")
+	if a == nil || a != a2 || a == b || a == key(&other, "a") || a == key(&m, any(1)) {
 		t.Fatalf("locations: a %p, a again %p, b %p", a, a2, b)
 	}
-	if n := testing.AllocsPerRun(100, func() { SyncMapKey(&m, "a"); SyncMapKey(&other, "a") }); n != 0 {
-		t.Errorf("SyncMapKey of pairs already seen, of two maps in turn, allocates %v times, want 0", n)
+	if n := testing.AllocsPerRun(100, func() { key(&m, "a"); key(&other, "a"); key(&m, 1.5) }); n != 0 {
+		t.Errorf("locations of pairs already seen, of two maps in turn, allocate %v times, want 0", n)
 	}
-	// Integer keys, which a cache by value finds (intKey): equal keys of
-	// one type share a location, whether found in the cache or not (2000
-	// keys evict each other in its 1024 slots), and keys of equal values
-	// but other types, or of other values, do not.
-	var ints sync.Map
-	locs := map[unsafe.Pointer]any{}
-	for range 2 {
-		for i := range 2000 {
-			for _, k := range []any{i, int64(i), uint32(i)} {
-				p := SyncMapKey(&ints, k)
-				if q, ok := locs[p]; ok && q != k {
-					t.Fatalf("keys %T(%v) and %T(%v) share a location", k, k, q, q)
+	// Keys of the shim's own table (intKey, stringKey) and of the others, looked up
+	// by two goroutines at once while the table grows: equal keys of one
+	// type share a location, and keys of equal values but other types
+	// (a named string type, which the table leaves to the sync.Map), or
+	// of other values, do not.
+	type name string
+	var keys sync.Map
+	locs := make([]map[unsafe.Pointer]any, 2)
+	var wg sync.WaitGroup
+	for w := range locs {
+		locs[w] = map[unsafe.Pointer]any{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2 {
+				for i := range 2000 {
+					s := strconv.Itoa(i)
+					for _, k := range []any{i, int64(i), uint32(i), s, name(s), float64(i)} {
+						p := key(&keys, k)
+						if q, ok := locs[w][p]; ok && q != k {
+							t.Errorf("keys %T(%v) and %T(%v) share a location", k, k, q, q)
+							return
+						}
+						locs[w][p] = k
+					}
 				}
-				locs[p] = k
 			}
-		}
+		}()
 	}
-	if len(locs) != 6000 {
-		t.Errorf("6000 keys have %d locations", len(locs))
+	wg.Wait()
+	if len(locs[0]) != 12000 || !maps.Equal(locs[0], locs[1]) {
+		t.Errorf("12000 keys have %d locations in one goroutine, %d in the other (equal: %v)", len(locs[0]), len(locs[1]), maps.Equal(locs[0], locs[1]))
 	}
 	func() {
 		defer func() {
 			if recover() == nil {
-				t.Error("SyncMapKey of a key that is not comparable did not panic, as sync.Map's operation does")
+				t.Error("the location of a key that is not comparable did not panic, as sync.Map's operation does")
 			}
 		}()
-		SyncMapKey(&m, []int{1})
+		key(&m, []int{1})
 	}()
 	evs := recorded(t, base, func() {
 		g := AtomicGate(base+1, true, a)
 		m.Store("a", 1)
 		g.Store(base+1, a, 1)
-		g = AtomicGate(base+2, false, a)
+		g, p := SyncMapGate(base+2, false, &m, "a")
+		if p != a {
+			t.Errorf("SyncMapGate's location %p, want %p", p, a)
+		}
 		_, ok := m.Load("a")
 		g.Load(base+2, a, map[bool]uint64{true: 1}[ok])
 	})

@@ -45,6 +45,8 @@ type gstate struct {
 
 	conds []*condRuns // conditions handed to calls that have not returned (api_cond.go)
 
+	syncMap *mapKeys // the keys of the sync.Map looked up last (syncMapKey)
+
 	reads   [readSlots]readSlot // reads, to leave out their repeats (repeat.go)
 	wstamps [writeSlots]uint64  // per address hash, the count of writes at the last write (repeat.go)
 	ordered [writeSlots]uint64  // per address hash, 1 + the seq of the stretch an index read ordered it in (repeat.go)

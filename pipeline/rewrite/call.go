@@ -666,7 +666,7 @@ func (r *rewriter) syncSites(c *ast.CallExpr, se *ast.SelectorExpr, op syncOp) s
 		r.sites[len(r.sites)-1].ExitLine, r.sites[len(r.sites)-1].ExitCol = p.Line, p.Column
 	}
 	if strings.HasPrefix(op.fn, "SyncMap") && op.fn != "SyncMapRange" && len(c.Args) > 0 {
-		// The location is the key's entry (shim.SyncMapKey).
+		// The location is the key's entry (shim.SyncMapGate).
 		r.sites[len(r.sites)-1].Expr = exprText(r.text(se.X) + "[" + r.text(c.Args[0]) + "]")
 	}
 	if op.writes {

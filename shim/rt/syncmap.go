@@ -9,7 +9,7 @@ import (
 // The wrappers below replace calls of sync.Map's methods: m.Load(k)
 // becomes SyncMapLoad(site, &m, k). sync.Map's operations are atomic
 // (linearizable) per key: each is recorded as an atomic load or store of
-// the key's location (shim.SyncMapKey), gated before the operation like
+// the key's location (shim.SyncMapGate), gated before the operation like
 // the atomics (atomic.go), with 1 for an entry that holds a non-nil value
 // and 0 for none (or a nil value), as pointer-shaped atomics are. So
 // detect/hb orders a Store before the Load that observed it, as the memory
@@ -35,8 +35,7 @@ func nonNil(v any, ok bool) uint64 {
 
 // SyncMapLoad is (*sync.Map).Load.
 func SyncMapLoad(site uint32, m *sync.Map, key any) (any, bool) {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, false, p)
+	a, p := shim.SyncMapGate(site, false, m, key)
 	v, ok := m.Load(key)
 	a.Load(site, p, nonNil(v, ok))
 	return v, ok
@@ -44,16 +43,14 @@ func SyncMapLoad(site uint32, m *sync.Map, key any) (any, bool) {
 
 // SyncMapStore is (*sync.Map).Store.
 func SyncMapStore(site uint32, m *sync.Map, key, value any) {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	m.Store(key, value)
 	a.Store(site, p, nonNil(value, true))
 }
 
 // SyncMapLoadOrStore is (*sync.Map).LoadOrStore.
 func SyncMapLoadOrStore(site uint32, m *sync.Map, key, value any) (any, bool) {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	actual, loaded := m.LoadOrStore(key, value)
 	if loaded {
 		a.Load(site, p, nonNil(actual, true))
@@ -65,8 +62,7 @@ func SyncMapLoadOrStore(site uint32, m *sync.Map, key, value any) (any, bool) {
 
 // SyncMapLoadAndDelete is (*sync.Map).LoadAndDelete.
 func SyncMapLoadAndDelete(site uint32, m *sync.Map, key any) (any, bool) {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	v, loaded := m.LoadAndDelete(key)
 	a.Store(site, p, 0)
 	return v, loaded
@@ -74,16 +70,14 @@ func SyncMapLoadAndDelete(site uint32, m *sync.Map, key any) (any, bool) {
 
 // SyncMapDelete is (*sync.Map).Delete.
 func SyncMapDelete(site uint32, m *sync.Map, key any) {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	m.Delete(key)
 	a.Store(site, p, 0)
 }
 
 // SyncMapSwap is (*sync.Map).Swap.
 func SyncMapSwap(site uint32, m *sync.Map, key, value any) (any, bool) {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	prev, loaded := m.Swap(key, value)
 	a.Store(site, p, nonNil(value, true))
 	return prev, loaded
@@ -91,8 +85,7 @@ func SyncMapSwap(site uint32, m *sync.Map, key, value any) (any, bool) {
 
 // SyncMapCompareAndSwap is (*sync.Map).CompareAndSwap.
 func SyncMapCompareAndSwap(site uint32, m *sync.Map, key, old, new any) bool {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	if m.CompareAndSwap(key, old, new) {
 		a.Store(site, p, nonNil(new, true))
 		return true
@@ -103,8 +96,7 @@ func SyncMapCompareAndSwap(site uint32, m *sync.Map, key, old, new any) bool {
 
 // SyncMapCompareAndDelete is (*sync.Map).CompareAndDelete.
 func SyncMapCompareAndDelete(site uint32, m *sync.Map, key, old any) bool {
-	p := shim.SyncMapKey(m, key)
-	a := shim.AtomicGate(site, true, p)
+	a, p := shim.SyncMapGate(site, true, m, key)
 	if m.CompareAndDelete(key, old) {
 		a.Store(site, p, 0)
 		return true
@@ -116,8 +108,8 @@ func SyncMapCompareAndDelete(site uint32, m *sync.Map, key, old any) bool {
 // SyncMapRange is (*sync.Map).Range.
 func SyncMapRange(site uint32, m *sync.Map, f func(key, value any) bool) {
 	m.Range(func(key, value any) bool {
-		p := shim.SyncMapKey(m, key)
-		shim.AtomicGate(site, false, p).Load(site, p, nonNil(value, true))
+		a, p := shim.SyncMapGate(site, false, m, key)
+		a.Load(site, p, nonNil(value, true))
 		return f(key, value)
 	})
 }
