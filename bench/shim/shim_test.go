@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	precog_shim "github.com/precog-dev/precog/shim"
+	precog_rt "github.com/precog-dev/precog/shim/rt"
 )
 
 // Each benchmark has two variants: plain is the operation as written, shim
@@ -31,6 +32,7 @@ var (
 	nop   = func() {}
 	start = make(chan struct{})
 	pool  = sync.Pool{New: func() any { return new([64]byte) }}
+	smap  sync.Map
 )
 
 // BenchmarkRead is eight 8-byte loads of shared variables.
@@ -281,6 +283,42 @@ func BenchmarkPool(b *testing.B) {
 	b.Run("shim", func(b *testing.B) {
 		for i, n := 0, b.N; i < n; i++ {
 			precog_shim.PoolPut(8, &pool, precog_shim.PoolGet(7, &pool))
+		}
+	})
+}
+
+// BenchmarkSyncMapLoad is eight sync.Map Loads of integer keys, visiting
+// 1024 keys in turn, as x/sync/syncmap's TestConcurrentRange does: the shim
+// finds each key's location (its table of keys) besides the map's own
+// lookup.
+func BenchmarkSyncMapLoad(b *testing.B) {
+	for k := range 1024 {
+		smap.Store(k, k)
+	}
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			k := i * 8 & 1023
+			smap.Load(k)
+			smap.Load(k + 1)
+			smap.Load(k + 2)
+			smap.Load(k + 3)
+			smap.Load(k + 4)
+			smap.Load(k + 5)
+			smap.Load(k + 6)
+			smap.Load(k + 7)
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			k := i * 8 & 1023
+			precog_rt.SyncMapLoad(13, &smap, k)
+			precog_rt.SyncMapLoad(13, &smap, k+1)
+			precog_rt.SyncMapLoad(13, &smap, k+2)
+			precog_rt.SyncMapLoad(13, &smap, k+3)
+			precog_rt.SyncMapLoad(13, &smap, k+4)
+			precog_rt.SyncMapLoad(13, &smap, k+5)
+			precog_rt.SyncMapLoad(13, &smap, k+6)
+			precog_rt.SyncMapLoad(13, &smap, k+7)
 		}
 	})
 }
