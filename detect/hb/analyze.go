@@ -139,6 +139,9 @@ type gstate struct {
 	open    []openSection // its open sections, innermost last
 	ended   bool
 	test    string // the test it runs, from its last EvTestStart
+	// parentTest is the name of its test's parent test (see testParent),
+	// "" for a top-level test.
+	parentTest string
 	// pending are receives whose clock the goroutine acquires at its next
 	// event: the completion of its last send.
 	pending []chanOp
@@ -242,7 +245,7 @@ type analyzer struct {
 	// lateStores maps an atomic load to the store it read, when that
 	// store comes after it in the trace (see matchLateStores).
 	lateStores map[int]int
-	tests      map[string]int    // test name -> dense index of the goroutine running it
+	tests      map[string]int    // name of a test that has not ended -> dense index of the goroutine running it
 	subtests   map[string]vclock // test name -> join of the clocks of its ended subtests
 	lockIndex  map[string]int32
 	// unlocked and runlocked hold, with Options.LockOrder, the join of
@@ -760,8 +763,11 @@ func (a *analyzer) event(i int) {
 			a.stamp(gi, b, ev.Value)
 		}
 	case trace.EvTestEnd:
-		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
-			addTo(a, a.subtests, st.test[:k], a.release(gi))
+		if a.tests[st.test] == gi {
+			delete(a.tests, st.test)
+		}
+		if st.parentTest != "" {
+			addTo(a, a.subtests, st.parentTest, a.release(gi))
 		}
 		if p := st.runParent - 1; p >= 0 {
 			st.runParent = 0
@@ -935,8 +941,9 @@ func (a *analyzer) testStart(gi int, name string) {
 	a.gs[gi].test = name
 	a.Goroutines[gi].Tested = true
 	a.tests[name] = gi
-	k := strings.LastIndexByte(name, '/')
-	if k < 0 {
+	parent := testParent(name, a.tests)
+	a.gs[gi].parentTest = parent
+	if parent == "" {
 		// A top-level test's goroutine is started by the testing
 		// package from runtime.main's goroutine, after package
 		// initialization (and TestMain's work before m.Run) there.
@@ -945,11 +952,40 @@ func (a *analyzer) testStart(gi int, name string) {
 		}
 		return
 	}
-	if p, ok := a.tests[name[:k]]; ok && p != gi {
+	if p, ok := a.tests[parent]; ok && p != gi {
 		a.acquire(gi, a.release(p))
 		a.gs[gi].runParent, a.gs[gi].runMark = p+1, a.gs[p].events
 	}
-	a.acquire(gi, a.subtests[name[:k]])
+	a.acquire(gi, a.subtests[parent])
+}
+
+// testParent returns the name of the parent test of the test named name,
+// "" for a top-level test (no '/' in its name). A subtest's name is its
+// parent's, a '/' and the name given to t.Run, which may hold '/' itself
+// (t.Run("udp/INVITE", ...): sipgo's table tests), so the parent is the
+// longest prefix ending before a '/' that names a test that has started and
+// not ended (live: the tests by name that have not ended): a parent runs
+// until its subtests end. With none live, it is the prefix before the last
+// '/', the name's parent in the testing package's own reading.
+//
+// A parallel subtest X/a, paused, and its sibling X/a/b (t.Run("a/b") in X)
+// would make X/a taken for X/a/b's parent; the testing package names X/a's
+// own subtest b X/a/b#01 then, and the trace does not tell the two apart.
+func testParent(name string, live map[string]int) string {
+	k := strings.LastIndexByte(name, '/')
+	if k < 0 {
+		return ""
+	}
+	for p := name[:k]; ; {
+		if _, ok := live[p]; ok {
+			return p
+		}
+		j := strings.LastIndexByte(p, '/')
+		if j < 0 {
+			return name[:k]
+		}
+		p = p[:j]
+	}
 }
 
 // lateStores finds the atomic loads that read a store recorded after

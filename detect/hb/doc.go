@@ -63,7 +63,9 @@
 //   - a test's goroutine, up to its t.Run, before the subtest's first
 //     event, and a subtest's end before the next subtest of the same parent
 //     starts (matched by test name, since the testing package's goroutines
-//     are not instrumented), and before its parent's next event when the
+//     are not instrumented: the parent is the longest prefix before a '/'
+//     that names a test still running, as t.Run's own name may hold '/'),
+//     and before its parent's next event when the
 //     parent recorded nothing while the subtest ran (it waited in t.Run;
 //     a parallel subtest, or one another goroutine's t.Run started, lets
 //     it go on); runtime.main's goroutine (the shim's logical
@@ -200,8 +202,10 @@
 // the end of the bubble's root goroutine, which is not recorded); what a
 // goroutine did after Wait returned, towards the Wait; goroutines started
 // by uninstrumented code and goroutines started by them (a time.AfterFunc
-// callback's first run is recorded as a fork at the AfterFunc call and
-// reads the clock when it starts; a second run, after Reset, is not). Each of these only loses order: checkers may
+// callback's run is recorded as a fork at the AfterFunc call, or at the
+// Reset that scheduled it, and reads the clock when it starts; a run the
+// shim cannot tell whose it is, as a run fired but not begun when Reset
+// armed the next, is not). Each of these only loses order: checkers may
 // report what cannot happen, never miss what can. Outside bubbles none of
 // these events adds an edge: real time orders nothing.
 //

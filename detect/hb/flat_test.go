@@ -154,6 +154,8 @@ type flatGstate struct {
 	open    []int // indices in sections of its open sections, innermost last
 	ended   bool
 	test    string // the test it runs, from its last EvTestStart
+	// parentTest is its test's parent's name, "" for a top-level test.
+	parentTest string
 	// pending are receives whose clock the goroutine acquires at its next
 	// event: the completion of its last send.
 	pending []flatChanOp
@@ -529,10 +531,13 @@ func (a *flatAnalyzer) event(i int) {
 			a.stamp(gi, b, ev.Value)
 		}
 	case trace.EvTestEnd:
-		if k := strings.LastIndexByte(st.test, '/'); k >= 0 {
-			c := a.subtests[st.test[:k]]
+		if a.tests[st.test] == gi {
+			delete(a.tests, st.test)
+		}
+		if p := st.parentTest; p != "" {
+			c := a.subtests[p]
 			c.join(st.vc)
-			a.subtests[st.test[:k]] = c
+			a.subtests[p] = c
 			st.vc[gi]++
 		}
 		if p := st.runParent - 1; p >= 0 {
@@ -633,8 +638,9 @@ func (a *flatAnalyzer) event(i int) {
 func (a *flatAnalyzer) testStart(gi int, name string) {
 	a.gs[gi].test = name
 	a.tests[name] = gi
-	k := strings.LastIndexByte(name, '/')
-	if k < 0 {
+	parent := testParent(name, a.tests)
+	a.gs[gi].parentTest = parent
+	if parent == "" {
 		// A top-level test's goroutine is started by the testing
 		// package from runtime.main's goroutine, after package
 		// initialization (and TestMain's work before m.Run) there.
@@ -643,11 +649,11 @@ func (a *flatAnalyzer) testStart(gi int, name string) {
 		}
 		return
 	}
-	if p, ok := a.tests[name[:k]]; ok && p != gi {
+	if p, ok := a.tests[parent]; ok && p != gi {
 		a.acquire(gi, a.release(p))
 		a.gs[gi].runParent, a.gs[gi].runMark = p+1, a.gs[p].events
 	}
-	a.acquire(gi, a.subtests[name[:k]])
+	a.acquire(gi, a.subtests[parent])
 }
 
 // flatMatchLateStores finds the atomic loads that read a flatStore recorded after

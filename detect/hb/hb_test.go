@@ -429,6 +429,51 @@ func TestSubtests(t *testing.T) {
 	})
 }
 
+// TestSubtestSlashName: a subtest whose t.Run name holds '/' (TestA/udp/
+// INVITE, run by TestA; sipgo's table tests) is TestA's: after TestMain's
+// write before m.Run (runtime.main's goroutine, id 0) and TestA's before
+// t.Run, and after its ended sibling TestA/tcp/INVITE. A live test whose
+// name is the longer prefix is the parent (TestA/one's own subtest x).
+// Controls: the parent's write after a subtest it let go on, and a
+// goroutine with no parent, stay unordered.
+func TestSubtestSlashName(t *testing.T) {
+	evs, at := parse(t, `
+1 g=0 Begin parent=none
+1.1 g=0 Write site=1 addr=0x100 value=1
+2 g=1 Begin parent=none
+3 g=1 TestStart name="TestA"
+3.1 g=1 Write site=2 addr=0x200 value=1
+4 g=2 Begin parent=none
+5 g=2 TestStart name="TestA/tcp/INVITE"
+5.1 g=2 Write site=11 addr=0x500 value=1
+6 g=2 TestEnd outcome=pass
+7 g=3 Begin parent=none
+8 g=3 TestStart name="TestA/udp/INVITE"
+8.1 g=3 Read site=3 addr=0x100
+8.2 g=3 Read site=4 addr=0x200
+8.3 g=3 Read site=12 addr=0x500
+9 g=1 Lock site=5 addr=0x900
+9.1 g=1 Write site=6 addr=0x300 value=1
+10 g=4 Begin parent=none
+11 g=4 TestStart name="TestA/one"
+11.1 g=4 Write site=7 addr=0x400 value=1
+12 g=5 Begin parent=none
+13 g=5 TestStart name="TestA/one/x"
+13.1 g=5 Read site=8 addr=0x400
+13.2 g=5 Read site=9 addr=0x300
+14 g=6 Begin parent=none
+14.1 g=6 Read site=10 addr=0x100
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{1, 3, true},   // TestMain before m.Run, before the subtest
+		{2, 4, true},   // the parent before t.Run
+		{11, 12, true}, // a sibling that ended before
+		{7, 8, true},   // a live test whose name is the longer prefix
+		{6, 3, false},  // the parent went on after t.Run
+		{1, 10, false}, // a goroutine with no parent
+	})
+}
+
 // TestRunSubtests: subtests that testing.T.Run started for code that is
 // not instrumented begin with their parent named and no Fork (testify's
 // suite methods name no test). The parent, blocked in Run, is before each;
