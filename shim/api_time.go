@@ -1,8 +1,9 @@
 package shim
 
 import (
-	"sync/atomic"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -56,31 +57,155 @@ func Sleep(site uint32, d time.Duration) {
 }
 
 // AfterFunc replaces time.AfterFunc(d, f). It records the fork (EvFork) of
-// the goroutine the timer starts for f, and f's first run begins it, so
+// the goroutine the timer starts for f, and f's run begins it, so
 // detect/hb orders f after what the caller did before AfterFunc (the
 // timer's callback reads the fields its creator set: without the fork it
 // was a goroutine with no parent, concurrent with all of them). Inside a
 // synctest bubble the goroutine is one of the bubble's and reads the clock
 // when it begins (EvClock), so detect/hb orders it as a goroutine of the
-// bubble woken when the timer fired. A timer stopped before it fired
-// leaves a fork with no goroutine; a second run of f (after Reset) is not
-// known to be the fork's (nor the bubble's), which only loses order.
+// bubble woken when the timer fired. Each Reset of the timer (TimerReset)
+// is a fork too, begun by the run it schedules (a callback that Resets
+// its own timer: sipgo's retransmission timer, rearmed under the lock
+// that its creator armed it under). A timer stopped before it fired
+// leaves a fork with no goroutine. Which arm a run is for is known while
+// at most one arm waits for its run (see afterTimer.begin); a run that
+// cannot be told apart begins no fork, which only loses order.
 func AfterFunc(site uint32, d time.Duration, f func()) *time.Timer {
 	if !enabled {
 		return time.AfterFunc(d, f)
 	}
-	id := fork(site, trace.EvFork, nil)
-	var ran atomic.Bool
-	return time.AfterFunc(d, func() {
-		if ran.Swap(true) {
+	at := &afterTimer{pending: []timerArm{{fork(site, trace.EvFork, nil), site}}}
+	t := time.AfterFunc(d, func() {
+		arm, ok := at.begin()
+		if !ok {
 			f()
 			return
 		}
-		Begin(id)
+		Begin(arm.id)
 		defer End()
-		cur().clockAfter(site)
+		cur().clockAfter(arm.site)
 		f()
 	})
+	afterTimers.add(t, at)
+	return t
+}
+
+// TimerReset replaces t.Reset(d) for a *time.Timer t. For a timer that
+// AfterFunc made it records the fork of the run Reset schedules; t.Stop
+// and then t.Reset is what Reset does, and Stop's result, whether the
+// timer was active, is Reset's.
+func TimerReset(site uint32, t *time.Timer, d time.Duration) bool {
+	if !enabled {
+		return t.Reset(d)
+	}
+	at := afterTimers.find(t)
+	if at == nil {
+		return t.Reset(d)
+	}
+	arm := timerArm{fork(site, trace.EvFork, nil), site}
+	at.mu.Lock()
+	defer at.mu.Unlock()
+	active := t.Stop()
+	at.stopped(active)
+	at.pending = append(at.pending, arm)
+	t.Reset(d)
+	return active
+}
+
+// TimerStop replaces t.Stop() for a *time.Timer t: a Stop that returns
+// true cancelled the run of the last arm of a timer AfterFunc made.
+func TimerStop(site uint32, t *time.Timer) bool {
+	if !enabled {
+		return t.Stop()
+	}
+	at := afterTimers.find(t)
+	if at == nil {
+		return t.Stop()
+	}
+	at.mu.Lock()
+	defer at.mu.Unlock()
+	active := t.Stop()
+	at.stopped(active)
+	return active
+}
+
+// afterTimer is what the shim knows of a timer AfterFunc made: its arms
+// (the AfterFunc call, each Reset through TimerReset) whose run has not
+// begun and was not cancelled, oldest first. A timer is active for its
+// last arm only, so a Stop that returns true cancels that one. Runs of
+// several waiting arms (a run that fired and has not begun when Reset
+// arms the next) may begin in either order: then which run is whose is
+// lost until no arm waits. A Stop or Reset of the timer that precog does
+// not see (code it does not instrument) leaves an arm that waits for a
+// run that will not come, or a run with no arm: the next run then begins
+// an earlier arm's fork, or none; either orders the run after an arm
+// that came before it.
+type afterTimer struct {
+	mu      sync.Mutex
+	pending []timerArm
+	lost    bool
+}
+
+type timerArm struct {
+	id   uint64 // the fork's child
+	site uint32
+}
+
+// begin takes the arm a run of the callback is for, if it is known.
+func (at *afterTimer) begin() (timerArm, bool) {
+	at.mu.Lock()
+	defer at.mu.Unlock()
+	if len(at.pending) == 0 {
+		return timerArm{}, false
+	}
+	arm := at.pending[0]
+	at.pending = at.pending[1:]
+	if len(at.pending) > 0 {
+		at.lost = true
+	}
+	ok := !at.lost
+	if len(at.pending) == 0 {
+		at.lost = false
+	}
+	return arm, ok
+}
+
+// stopped notes a Stop's result (at.mu held).
+func (at *afterTimer) stopped(active bool) {
+	if active && len(at.pending) > 0 {
+		at.pending = at.pending[:len(at.pending)-1]
+	}
+}
+
+// afterTimers finds the afterTimer of a timer AfterFunc made, by its
+// address, which does not keep the timer alive. A timer allocated later
+// at the address of one collected finds the old one's state: a Reset of
+// it then records a fork that no run begins, which orders nothing. Past
+// maxAfterTimers the table starts again empty: the timers it forgets
+// record no fork at Reset.
+var afterTimers timerTable
+
+const maxAfterTimers = 1 << 16
+
+type timerTable struct {
+	mu sync.RWMutex // a timer Reset for each message read takes it to read
+	m  map[uintptr]*afterTimer
+}
+
+func (tt *timerTable) add(t *time.Timer, at *afterTimer) {
+	tt.mu.Lock()
+	if tt.m == nil || len(tt.m) >= maxAfterTimers {
+		tt.m = make(map[uintptr]*afterTimer)
+	}
+	tt.m[uintptr(unsafe.Pointer(t))] = at
+	tt.mu.Unlock()
+}
+
+func (tt *timerTable) find(t *time.Timer) *afterTimer {
+	tt.mu.RLock()
+	at := tt.m[uintptr(unsafe.Pointer(t))]
+	tt.mu.RUnlock()
+	return at
 }
 
 // SyncWait replaces synctest.Wait(): it records EvSyncWait after Wait

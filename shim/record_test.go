@@ -436,6 +436,98 @@ func TestAfterFuncFork(t *testing.T) {
 	}
 }
 
+// TestAfterFuncReset: a callback that Resets its own timer (a
+// retransmission timer) runs again as the goroutine forked at the Reset,
+// by the run that called it; a Stop that returned true cancelled the arm
+// that Reset followed, so the run after that Reset is the Reset's. A
+// timer NewTimer made records no fork at Reset or Stop.
+func TestAfterFuncReset(t *testing.T) {
+	const base = 12150
+	from := seqs.n.Load()
+	done := make(chan struct{}, 1)
+	var timer *time.Timer
+	runs := 0
+	var mu sync.Mutex
+	mu.Lock()
+	timer = AfterFunc(base+1, time.Millisecond, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		runs++
+		if runs == 1 {
+			TimerReset(base+2, timer, time.Millisecond)
+			return
+		}
+		done <- struct{}{}
+	})
+	mu.Unlock()
+	<-done
+	ran := make(chan struct{})
+	stopped := AfterFunc(base+3, time.Hour, func() { close(ran) })
+	if !TimerStop(base+4, stopped) || TimerReset(base+5, stopped, time.Millisecond) {
+		t.Error("Stop of an active timer returned false, or Reset of a stopped one true")
+	}
+	<-ran
+	plain := time.NewTimer(time.Hour)
+	if !TimerReset(base+6, plain, time.Hour) || !TimerStop(base+7, plain) {
+		t.Error("Reset or Stop of an active NewTimer returned false")
+	}
+	evs := since(readTrace(t, tracePath), from)
+	forks := map[uint32]trace.Event{}
+	for _, ev := range siteEvents(evs, base, base+10) {
+		if ev.Kind == trace.EvFork {
+			forks[ev.Site] = ev
+		}
+	}
+	if len(forks) != 4 {
+		t.Fatalf("forks at %v, want AfterFunc's and Reset's of each AfterFunc timer", forks)
+	}
+	first := forks[base+1].Peer
+	if reset := forks[base+2]; reset.Goroutine != first {
+		t.Errorf("Reset forked on goroutine %d, want the first run's %d", reset.Goroutine, first)
+	}
+	if s := kindsString(goroutineEvents(evs, forks[base+2].Peer)); !strings.HasPrefix(s, "Begin") {
+		t.Errorf("the run after Reset recorded %q, want it begun as the Reset's fork", s)
+	}
+	// The stopped timer's Reset: its run begins that fork, not the
+	// cancelled AfterFunc's.
+	if s := kindsString(goroutineEvents(evs, forks[base+5].Peer)); !strings.HasPrefix(s, "Begin") {
+		t.Errorf("the run after the stopped timer's Reset recorded %q, want it begun as the Reset's fork", s)
+	}
+	if n := len(goroutineEvents(evs, forks[base+3].Peer)); n != 0 {
+		t.Errorf("the cancelled arm's goroutine recorded %d events", n)
+	}
+}
+
+// TestAfterTimerArms: a run begins the fork of the one arm waiting; with
+// two waiting (a run that fired but had not begun when Reset armed the
+// next), neither run is known to be whose until none waits, and a run
+// with no arm waiting (a Reset precog did not see) begins none.
+func TestAfterTimerArms(t *testing.T) {
+	at := &afterTimer{pending: []timerArm{{id: 1}}}
+	if arm, ok := at.begin(); !ok || arm.id != 1 {
+		t.Errorf("the one arm: %v %v", arm, ok)
+	}
+	if _, ok := at.begin(); ok {
+		t.Error("a run with no arm waiting began one")
+	}
+	at.pending = append(at.pending, timerArm{id: 2}, timerArm{id: 3})
+	for range 2 {
+		if arm, ok := at.begin(); ok {
+			t.Errorf("a run of two waiting arms began %v", arm)
+		}
+	}
+	at.pending = append(at.pending, timerArm{id: 4}, timerArm{id: 5})
+	at.stopped(true)
+	if arm, ok := at.begin(); !ok || arm.id != 4 {
+		t.Errorf("after a Stop that cancelled the last arm: %v %v, want arm 4", arm, ok)
+	}
+	at.pending = append(at.pending, timerArm{id: 6})
+	at.stopped(false)
+	if arm, ok := at.begin(); !ok || arm.id != 6 {
+		t.Errorf("after a Stop of a timer that had fired: %v %v, want arm 6", arm, ok)
+	}
+}
+
 // TestSyncMapKey: a sync.Map's operations on one key are recorded at one
 // location, which another key or another map does not share; an Atomic
 // gated before the operation records it with the value given.

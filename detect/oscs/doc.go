@@ -29,7 +29,8 @@
 //     that section then runs first in every execution, since the other
 //     cannot have taken the lock before it nor while it holds it (a
 //     goroutine, or a time.AfterFunc callback, started inside its
-//     creator's section and taking the same lock). A mutex orders nothing
+//     creator's section, or rearmed by Reset inside a section, and taking
+//     the same lock). A mutex orders nothing
 //     (hb keeps mutual exclusion apart from order).
 //   - no conflict: two reads never pair.
 //   - redundant write (§3.2.4): two writes of the same value, or a read

@@ -64,6 +64,11 @@ var syncMethods = map[string]syncOp{
 	"sync.Pool.Put":         {fn: "PoolPut", kind: "pool-put"},
 	"sync.Pool.Get":         {fn: "PoolGet", kind: "pool-get"},
 
+	// A time.AfterFunc timer's Reset forks the run it schedules and a
+	// Stop that returns true cancels one (shim/api_time.go).
+	"time.Timer.Reset": {fn: "TimerReset", kind: "timer-reset"},
+	"time.Timer.Stop":  {fn: "TimerStop", kind: "timer-stop"},
+
 	// sync.Map's operations as atomic loads and stores of a location per
 	// key (shim/rt/syncmap.go).
 	"sync.Map.Load":             {fn: "SyncMapLoad", rt: true, kind: "atomic-load"},

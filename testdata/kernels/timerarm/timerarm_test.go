@@ -16,7 +16,7 @@ func TestArm(t *testing.T) {
 	}
 }
 
-// TestArmLocked is TestArm on the RIGHT version.
+// TestArmLocked is TestArm on the RIGHT version, whose timer fires twice.
 func TestArmLocked(t *testing.T) {
 	c := &LockedConn{}
 	c.Arm(100 * time.Millisecond)

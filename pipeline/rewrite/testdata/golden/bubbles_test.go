@@ -25,6 +25,17 @@ func bubbleBody(t *testing.T) {
 	time.AfterFunc(time.Second, func() { n++ })
 }
 
+type retransmit struct{ timer *time.Timer }
+
+// rearm resets and stops an AfterFunc timer (TimerReset, TimerStop) and
+// a NewTimer one, through a field and a variable.
+func (r *retransmit) rearm(d time.Duration) bool {
+	r.timer.Reset(d)
+	var t time.Timer
+	defer t.Stop()
+	return r.timer.Stop()
+}
+
 func TestBubbleValue(t *testing.T) {
 	synctest.Test(t, bubbleBody)
 	f := bubbleBody
