@@ -222,6 +222,10 @@ type Finding struct {
 	// was given (precog test -baseline): a known finding, listed, that
 	// does not fail the job.
 	Baselined bool `json:"baselined,omitempty"`
+	// SameAs is the ID of the finding that heads this one's group
+	// (Heads): another finding of its kind reported at its site. The
+	// writers set it; "" for a group's head and a finding alone.
+	SameAs string `json:"sameAs,omitempty"`
 
 	// The rest is for static findings: the evidence as the check wrote it,
 	// the check's analyzer, the package it was found in and the check's
@@ -446,6 +450,53 @@ func Merge(fs []Finding) []Finding {
 	}
 	slices.SortFunc(out, Compare)
 	return out
+}
+
+// Heads groups the findings a user reads as one bug and returns, for each
+// of fs, the index of its group's head (its own for a head). A group is
+// the findings of one kind from the runs reported at one site in one role
+// (Sites[0]: the write of a global that TestMain sets, against the reads
+// of five functions; a read against the initializations of two tests), each
+// a pair of sites of its own with its ID, status and evidence: the same
+// line to fix, met by several partners. The head is the one with the
+// strongest status, then the first by Compare. A failure of a recorded run
+// (crash, test-failed), a static finding and one with no site are alone:
+// each failed test and each diagnostic is a fact of its own.
+func Heads(fs []Finding) []int {
+	heads := make([]int, len(fs))
+	byKey := make(map[groupKey]int)
+	for i, f := range fs {
+		heads[i] = i
+		k, ok := groupOf(f)
+		if !ok {
+			continue
+		}
+		h, seen := byKey[k]
+		if !seen || f.Status.Stronger(fs[h].Status) || f.Status == fs[h].Status && Compare(f, fs[h]) < 0 {
+			byKey[k] = i
+		}
+	}
+	for i, f := range fs {
+		if k, ok := groupOf(f); ok {
+			heads[i] = byKey[k]
+		}
+	}
+	return heads
+}
+
+type groupKey struct {
+	kind, role, file string
+	line, col        int
+}
+
+// groupOf returns the key of f's group, if f can share one (see Heads).
+func groupOf(f Finding) (groupKey, bool) {
+	if len(f.Sites) == 0 || f.Sites[0].File == "" || f.Kind == Crash || f.Kind == TestFailed ||
+		f.Status == Static || f.Analyzer != "" {
+		return groupKey{}, false
+	}
+	s := f.Sites[0]
+	return groupKey{f.Kind, s.Role, s.File, s.Line, s.Col}, true
 }
 
 // Compare orders findings by kind, first site's file, line and column, then ID.

@@ -299,3 +299,50 @@ func TestStatusWords(t *testing.T) {
 		}
 	}
 }
+
+// TestHeads: the races of TestMain's write of a global against the reads
+// of three functions are one group at the write, headed by the confirmed
+// one though another comes first by Compare. Controls, each alone: the
+// same position in another role or of another kind, two tests failed at
+// one line, a static finding, one with no site.
+func TestHeads(t *testing.T) {
+	w := Site{File: "/m/sip/sip_test.go", Line: 10, Col: 2, Role: RoleWrite}
+	race := func(readFile string, st Status) Finding {
+		f := Finding{Kind: Race, Status: st, Sites: []Site{w, {File: readFile, Line: 5, Col: 1, Role: RoleRead}}}
+		f.SetID()
+		return f
+	}
+	fail := Finding{Kind: TestFailed, Status: Confirmed, Sites: []Site{{File: "/m/a_test.go", Line: 3, Col: 1, Role: RoleFail}}, Tests: []string{"m.TestA"}}
+	fail2 := fail
+	fail2.Tests = []string{"m.TestB"}
+	fs := []Finding{
+		race("/m/sip/a.go", Diverged),  // 0
+		race("/m/sip/b.go", Confirmed), // 1: the head
+		race("/m/sip/c.go", Predicted), // 2
+		{Kind: Race, Status: Confirmed, Sites: []Site{{File: w.File, Line: 10, Col: 2, Role: RoleRead}, {File: "/m/sip/a.go", Line: 6, Col: 1, Role: RoleWrite}}}, // 3: read there
+		{Kind: ConMap, Status: Predicted, Sites: []Site{w, {File: "/m/sip/a.go", Line: 5, Col: 1, Role: RoleWrite}}},                                              // 4: another kind
+		fail,  // 5
+		fail2, // 6
+		{Kind: Race, Status: Static, Analyzer: "x", Sites: []Site{w}}, // 7
+		{Kind: Race, Status: Predicted},                               // 8
+	}
+	want := []int{1, 1, 1, 3, 4, 5, 6, 7, 8}
+	if got := Heads(fs); !slices.Equal(got, want) {
+		t.Errorf("Heads = %v, want %v", got, want)
+	}
+	// Which one heads does not depend on the order given.
+	rev := slices.Clone(fs[:3])
+	slices.Reverse(rev)
+	if got := Heads(rev); !slices.Equal(got, []int{1, 1, 1}) {
+		t.Errorf("Heads of the reversed group = %v, want the confirmed one, 1, for all", got)
+	}
+	// Among equal statuses, the first by Compare (here by ID).
+	fs[1].Status = Diverged
+	first := 0
+	if fs[1].ID < fs[0].ID {
+		first = 1
+	}
+	if got := Heads(fs[:3]); !slices.Equal(got, []int{first, first, first}) {
+		t.Errorf("Heads of two diverged and a predicted = %v, want %d for all", got, first)
+	}
+}

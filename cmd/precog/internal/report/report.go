@@ -24,14 +24,21 @@ import (
 	"github.com/precog-dev/precog/pipeline/failure"
 )
 
-// JSON writes one JSON object per finding, one per line (JSON Lines).
+// JSON writes one JSON object per finding, one per line (JSON Lines),
+// each with its evidence whole; a finding the text output shows under
+// another's (finding.Heads) names that one's ID in sameAs.
 func JSON(w io.Writer, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	for _, f := range fs {
+	heads := finding.Heads(fs)
+	for i, f := range fs {
 		if f.Tests == nil {
 			f.Tests = []string{}
+		}
+		f.SameAs = ""
+		if h := heads[i]; h != i {
+			f.SameAs = fs[h].ID
 		}
 		// Omit what is unknown: the zero spawns of sites on a test's own
 		// goroutine and the stacks of a run recorded without -funcs.
@@ -48,7 +55,8 @@ func JSON(w io.Writer, fs []finding.Finding) error {
 
 // Text writes findings as text, one line each followed by one indented
 // line per piece of evidence, with file names relative to dir when under
-// it.
+// it. The findings of a kind reported at one site (finding.Heads) are one
+// block: its head's, with a line for each of the others.
 func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	// Confirmed findings first: they are facts, the rest hypotheses.
@@ -58,7 +66,17 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	slices.SortStableFunc(fs, func(a, b finding.Finding) int {
 		return cmp.Or(cmp.Compare(rank(b.Status), rank(a.Status)), cmp.Compare(kindRank(a.Kind), kindRank(b.Kind)))
 	})
-	for _, f := range fs {
+	heads := finding.Heads(fs)
+	same := make(map[int][]int) // head -> the others of its group
+	for i, h := range heads {
+		if h != i {
+			same[h] = append(same[h], i)
+		}
+	}
+	for i, f := range fs {
+		if heads[i] != i {
+			continue // under its head
+		}
 		if f.Status == finding.Static {
 			staticText(bw, dir, f)
 			continue
@@ -76,8 +94,40 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 		for _, line := range evidence(dir, f) {
 			fmt.Fprintf(bw, "\t%s\n", line)
 		}
+		for _, j := range same[i] {
+			fmt.Fprintf(bw, "\t%s\n", sameLine(dir, fs[j]))
+		}
 	}
 	return bw.Flush()
+}
+
+// sameLine is the one line under a group's head (finding.Heads) of another
+// finding of the group: its other sites, tests, ID and status. -json has
+// its evidence whole.
+func sameLine(dir string, f finding.Finding) string {
+	var parts []string
+	for _, s := range f.Sites[1:] {
+		p := sitePos(dir, s) + ": " + s.Role
+		if s.Expr != "" {
+			p += " " + s.Expr
+		}
+		if s.Function != "" {
+			p += " in " + s.Function
+		}
+		parts = append(parts, p)
+	}
+	line := "also at this site, with " + strings.Join(parts, ", ")
+	if len(f.Tests) > 0 {
+		line += "; tests: " + strings.Join(f.Tests, " ")
+	}
+	line += "; id " + f.ID + ", " + f.Status.Words()
+	if f.Baselined {
+		line += " (baselined)"
+	}
+	if f.Repro != "" {
+		line += "; reproduce: " + f.Repro
+	}
+	return line
 }
 
 // staticText writes a static finding: its position (its package when the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,6 +63,57 @@ func TestText(t *testing.T) {
 		if lines[i] != want[i] {
 			t.Errorf("line %d:\n got %q\nwant %q", i, lines[i], want[i])
 		}
+	}
+}
+
+// TestTextSameSite: two con-null findings at one dereference, with nil
+// stores in two places, are one block, headed by the confirmed one, with
+// a line for the other; JSON keeps both whole and names the head in the
+// other's sameAs. Controls: a con-index at the same position is a block
+// of its own, and no finding alone names a head.
+func TestTextSameSite(t *testing.T) {
+	dir := filepath.FromSlash("/src/mod")
+	f := sample(dir)
+	g := sample(dir)
+	g.Sites[1] = finding.Site{File: filepath.Join(dir, "p", "q.go"), Line: 9, Col: 3, Role: "nil-store", Expr: "thd.procInfo = nil", Function: "reset"}
+	g.Status, g.Repro = finding.Confirmed, "precog repro g"
+	g.Validation = &finding.Validation{Effect: "panic", Test: "example.com/p.TestA"}
+	g.SetID()
+	h := sample(dir)
+	h.Kind = "con-index"
+	h.SetID()
+	var b bytes.Buffer
+	if err := Text(&b, dir, []finding.Finding{f, g, h}); err != nil {
+		t.Fatal(err)
+	}
+	var heads []string
+	for line := range strings.Lines(b.String()) {
+		if !strings.HasPrefix(line, "\t") {
+			heads = append(heads, line)
+		}
+	}
+	if len(heads) != 2 || !strings.Contains(heads[0], "con-null") || !strings.Contains(heads[1], "con-index") {
+		t.Fatalf("blocks headed %q, want the con-null's and the con-index's:\n%s", heads, b.String())
+	}
+	also := "\talso at this site, with " + filepath.FromSlash("p/p.go") + ":61:2: nil-store thd.procInfo = nil; tests: example.com/p.TestA example.com/p.TestB; id " + f.ID + ", predicted\n"
+	block := b.String()[:strings.Index(b.String(), heads[1])]
+	if !strings.Contains(block, "\tid "+g.ID+", confirmed (panic") || !strings.HasSuffix(block, also) {
+		t.Errorf("the con-null block, want it headed by %s (confirmed) and ending in %q:\n%s", g.ID, also, block)
+	}
+	b.Reset()
+	if err := JSON(&b, []finding.Finding{f, g, h}); err != nil {
+		t.Fatal(err)
+	}
+	var sameAs []string
+	for line := range strings.Lines(b.String()) {
+		var d struct{ SameAs string }
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatal(err)
+		}
+		sameAs = append(sameAs, d.SameAs)
+	}
+	if want := []string{g.ID, "", ""}; !slices.Equal(sameAs, want) {
+		t.Errorf("sameAs %q, want %q", sameAs, want)
 	}
 }
 

@@ -175,7 +175,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 			run = append(run, f)
 		}
 	}
-	m.RunFindings = len(run)
+	m.RunFindings, m.RunSites = len(run), groups(run)
 	if m.VetIDs != nil {
 		// The shards analysed the same packages: a candidate is in each,
 		// counted once, with its merged status.

@@ -76,6 +76,10 @@ type Summary struct {
 	Statuses    map[finding.Status]int `json:"statuses"`
 	Vet         map[finding.Status]int `json:"vet,omitempty"`
 	VetIDs      []string               `json:"vetIds,omitempty"`
+	// RunSites counts the groups of RunFindings that the text output
+	// shows as one block each (finding.Heads: one kind reported at one
+	// site); 0 in a summary written before it was counted.
+	RunSites int `json:"runSites"`
 	// Validated says that validation ran: Statuses then count its
 	// verdicts.
 	Validated bool `json:"validated"`
@@ -172,7 +176,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 	s := res.Stats
 	sum := &Summary{
 		Version: Version, Dir: dir, Patterns: patterns,
-		Findings: len(res.Findings), RunFindings: len(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
+		Findings: len(res.Findings), RunFindings: len(res.Runtime()), RunSites: groups(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
 		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
 		Targeted: s.Targeted, Reversed: s.Reversed,
@@ -208,6 +212,17 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 	}
 	sortTests(tests)
 	return sum, tests
+}
+
+// groups counts the groups of fs (finding.Heads).
+func groups(fs []finding.Finding) int {
+	n := 0
+	for i, h := range finding.Heads(fs) {
+		if h == i {
+			n++
+		}
+	}
+	return n
 }
 
 func sortTests(ts []Test) {

@@ -31,8 +31,12 @@ func WriteText(w io.Writer, s *Summary) {
 	for _, b := range s.Broken {
 		fmt.Fprintln(w, "not tested: "+b)
 	}
-	fmt.Fprintf(w, "%d %s (%d %s, duplication rate %.2f) in %d %s of %d %s",
-		s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"),
+	fmt.Fprintf(w, "%d %s", s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"))
+	if s.RunSites > 0 && s.RunSites < s.RunFindings {
+		// The text lists a kind reported at one site once.
+		fmt.Fprintf(w, " at %d %s", s.RunSites, cli.Plural(s.RunSites, "site", "sites"))
+	}
+	fmt.Fprintf(w, " (%d %s, duplication rate %.2f) in %d %s of %d %s",
 		s.Reports, cli.Plural(s.Reports, "report", "reports"), s.Duplication,
 		s.Tests, cli.Plural(s.Tests, "test", "tests"), s.Packages, cli.Plural(s.Packages, "package", "packages"))
 	if s.RunsEach > 1 {

@@ -273,8 +273,13 @@ reproduces a confirmed finding:
 		file:line:col: what happened there
 
 File names are relative to the current directory when they are under it.
-The same bug found by many tests (or runs) is one finding. A summary goes to
-stderr: findings, reports (one per test per finding) and the duplication
+The same bug found by many tests (or runs) is one finding. The findings of
+one kind reported at one site (TestMain's write of a global against the
+reads of several functions) are one block of the text: the one with the
+strongest status, then a line "also at this site" for each of the others,
+each still a finding of its own (its ID, status and evidence; -json and
+-sarif list each). A summary goes to stderr: findings (and at how many
+sites, when fewer), reports (one per test per finding) and the duplication
 rate (reports over findings), tests, runs and failed runs (and how many
 runs were targeted and reversed their pair), after one line
 per test whose runs failed, saying how many and how (fail, panic, fatal,
@@ -291,7 +296,8 @@ forced run was held to, in words and as edges between the witness's
 events), repro (the reproducer's command, for a
 confirmed finding), message, sites (file: absolute path, line, col, role, expr,
 function), spawns, stacks, evidence (locks, clocks, suspiciousness), tests
-("importpath.TestName") and reports. Only findings go to stdout.
+("importpath.TestName"), reports and, for a finding the text shows under
+another's, sameAs (that one's id). Only findings go to stdout.
 
 With -sarif FILE, test also writes a SARIF 2.1.0 log to FILE, or to stdout
 in place of the findings if FILE is "-".
