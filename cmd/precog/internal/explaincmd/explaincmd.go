@@ -152,7 +152,10 @@ type options struct {
 }
 
 func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) {
-	if strings.ContainsAny(o.run, "|/") {
+	// -run 'TestX$', as go test users write it to name one test, is
+	// that test.
+	o.run = strings.TrimSuffix(strings.TrimPrefix(o.run, "^"), "$")
+	if strings.ContainsAny(o.run, "|/^$") {
 		return cli.ExitError, fmt.Errorf("-run names one top-level test, got %q", o.run)
 	}
 	if o.timeout <= 0 {

@@ -138,7 +138,8 @@ func TestKernels(t *testing.T) {
 // explain: exit status 0, and with -json still one report, of kind
 // passes, that says what was tried. Without -run every test of the
 // package is tried, whose reversals can use up -forced before the
-// interpositions (which once sliced past the end: a panic).
+// interpositions (which once sliced past the end: a panic). -run takes
+// the test as go test users name one, TestX$.
 func TestPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an instrumented test binary")
@@ -156,7 +157,7 @@ func TestPasses(t *testing.T) {
 		!strings.Contains(rep.Reason, "every test passes as written") || !strings.Contains(rep.Reason, "under 0 perturbation seeds") {
 		t.Errorf("report %+v, want kind passes, no failing run or root, one orig run and a reason that says what was tried", rep)
 	}
-	stdout, stderr, code = precogbin.Run(t, root, "explain", "-cache", testcache.Dir(), "-forced", "2", "-perturb", "1", "-run", "TestMutexProcInfo", "./controls")
+	stdout, stderr, code = precogbin.Run(t, root, "explain", "-cache", testcache.Dir(), "-forced", "2", "-perturb", "1", "-run", "TestMutexProcInfo$", "./controls")
 	if code != cli.ExitOK || !strings.HasPrefix(stdout, "nothing to explain: no failing run: the test passes as written") || !strings.Contains(stdout, "under 1 perturbation seeds") {
 		t.Errorf("precog explain exited %d, want 0 and nothing to explain:\n%s%s", code, stdout, stderr)
 	}
@@ -171,6 +172,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"explain", "./a", "./b"}, "explain takes one package"},
 		{[]string{"explain", "-run", "TestA|TestB", "./fig4"}, "-run names one top-level test"},
+		{[]string{"explain", "-run", "^TestA$$", "./fig4"}, "-run names one top-level test, got \"TestA$\""},
 		{[]string{"explain", "-timeout", "0s", "./fig4"}, "-timeout must be positive"},
 		{[]string{"explain", "-max-trace", "-1", "./fig4"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 	} {
