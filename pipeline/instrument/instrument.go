@@ -180,7 +180,11 @@ func splitBroken(roots []*packages.Package, errs []string) (keep []*packages.Pac
 		return ""
 	}
 	// bad returns the path of a package with an error in p's import
-	// graph, p's own first: "" if none.
+	// graph, an import's first: "" if none. A package that imports a
+	// broken one fails to type-check with "could not import X (invalid
+	// package name: "")", which hides X's own error (build constraints
+	// that exclude all its files, for a package only a build tag brings
+	// in), so p's own errors come last.
 	memo := make(map[*packages.Package]string)
 	var bad func(p *packages.Package) string
 	bad = func(p *packages.Package) string {
@@ -189,14 +193,13 @@ func splitBroken(roots []*packages.Package, errs []string) (keep []*packages.Pac
 		}
 		memo[p] = "" // a cycle (none in Go) ends here
 		b := ""
-		if len(p.Errors) > 0 {
-			b = p.PkgPath
-		} else {
-			for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
-				if b = bad(p.Imports[path]); b != "" {
-					break
-				}
+		for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
+			if b = bad(p.Imports[path]); b != "" {
+				break
 			}
+		}
+		if b == "" && len(p.Errors) > 0 {
+			b = p.PkgPath
 		}
 		memo[p] = b
 		return b

@@ -398,6 +398,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 		ie.Out = "" // the temporary directory goes
 	}
+	if errors.Is(err, record.ErrNoTests) && len(inst.Broken) > 0 {
+		// Every package with tests was left out, since they do not
+		// build: naming the packages left, which have no test files,
+		// would hide why nothing was tested (go test says "setup
+		// failed" for each of the others).
+		return &Result{Index: &record.Index{}, Broken: inst.Broken, Stats: Stats{Record: time.Since(start)}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

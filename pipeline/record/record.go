@@ -486,10 +486,15 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 		}
 	}
 	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("no test files in %s", strings.Join(patterns, " "))
+		return nil, fmt.Errorf("%w in %s", ErrNoTests, strings.Join(patterns, " "))
 	}
 	return pkgs, nil
 }
+
+// ErrNoTests is Run's error when no package matching the patterns has a
+// test file: a caller that left out the packages whose tests do not build
+// (predict) has those to name instead.
+var ErrNoTests = errors.New("no test files")
 
 // buildTests builds the test binaries of pkgs into dir, where testBinary
 // finds them. One go command builds many packages, in parallel, but it

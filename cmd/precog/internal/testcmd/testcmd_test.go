@@ -168,6 +168,25 @@ func TestBrokenPackage(t *testing.T) {
 	if code != cli.ExitError {
 		t.Errorf("-record-budget 1ns: exit %d, want 1 (packages not tested)", code)
 	}
+
+	// Every package with tests left out, their tests importing a package
+	// that only a build tag brings in, beside one with no test files:
+	// each is named with the excluded package's own error (not the
+	// importer's "could not import"), not hidden behind "no test files"
+	// for the package left. The control: that package alone has no test
+	// files.
+	write(t, filepath.Join(dir, "tagged", "t.go"), "//go:build precogtag\n\npackage tagged\n")
+	write(t, filepath.Join(dir, "needs", "n.go"), "package needs\n")
+	write(t, filepath.Join(dir, "needs", "n_test.go"), "package needs\n\nimport (\n\t\"testing\"\n\n\t_ \"example.com/broken/tagged\"\n)\n\nfunc TestN(t *testing.T) {}\n")
+	write(t, filepath.Join(dir, "plain", "p.go"), "package plain\n")
+	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./needs", "./plain")
+	if want := "not tested: package example.com/broken/needs: imports package example.com/broken/tagged: build constraints exclude all Go files"; code != cli.ExitError || !strings.Contains(stderr, want) || strings.Contains(stderr, "no test files") {
+		t.Errorf("./needs ./plain: exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, want)
+	}
+	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./plain")
+	if code != cli.ExitError || !strings.Contains(stderr, "no test files in ./plain") {
+		t.Errorf("./plain: exit %d, stderr:\n%s\nwant 1 and no test files", code, stderr)
+	}
 }
 
 // recordedOnlyTest is a package's tests: TestMaps fails when the process
