@@ -57,13 +57,14 @@ type Program struct {
 	// packages are parsed and type-checked by Analyze, and Errors is
 	// complete only after it.
 	Errors []string
-	// Progress, if set, is told after each package Analyze finishes (in
-	// a lazy program, where every package of the import graph is
-	// analysed in turn) how many are done of how many, and which it
-	// was: a large module's vet takes minutes (miniredis: 7 minutes at
-	// load 19), and a CI log should show them pass. It is called on the
+	// Progress, if set, is told whenever Analyze starts or finishes a
+	// package (in a lazy program, where every package of the import
+	// graph is analysed in turn) how many are done of how many, and the
+	// import paths of those in progress: a large module's vet takes
+	// minutes (miniredis: 7 minutes at load 19, most of it in its root
+	// package), and a CI log should show where. It is called on the
 	// goroutine that called Analyze.
-	Progress func(done, total int, pkg string)
+	Progress func(done, total int, running []string)
 
 	lazy bool
 	dir  string

@@ -75,8 +75,8 @@ type ordered struct {
 	fset      *token.FileSet
 	analyzers []*analysis.Analyzer // every analyzer to run somewhere, requirements first
 	requested map[*analysis.Analyzer]bool
-	units     []*unit                           // in depth-first postorder of the roots
-	progress  func(done, total int, pkg string) // Program.Progress
+	units     []*unit                                 // in depth-first postorder of the roots
+	progress  func(done, total int, running []string) // Program.Progress
 }
 
 // A unit is one package of the import graph with its actions.
@@ -191,6 +191,12 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 	}
 	heap.Init(&ready)
 	inflight, broken, done := 0, false, 0
+	var running []string // the import paths in flight, for o.progress
+	report := func() {
+		if o.progress != nil {
+			o.progress(done, len(o.units), slices.Clone(running))
+		}
+	}
 	for {
 		for inflight < workers && len(ready) > 0 && ctx.Err() == nil && !broken {
 			if inflight > 0 && heapLive() > admit {
@@ -198,6 +204,8 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 			}
 			u := heap.Pop(&ready).(*unit)
 			inflight++
+			running = append(running, u.pkg.PkgPath)
+			report()
 			p.Go(func() {
 				u.panic = true
 				defer func() { finished <- u }()
@@ -225,9 +233,11 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 			}
 		}
 		u.pkg.Syntax, u.pkg.TypesInfo = nil, nil
-		if done++; o.progress != nil {
-			o.progress(done, len(o.units), u.pkg.PkgPath)
+		done++
+		if i := slices.Index(running, u.pkg.PkgPath); i >= 0 {
+			running = slices.Delete(running, i, i+1)
 		}
+		report()
 		for _, imp := range u.imports {
 			if imp.users--; imp.users == 0 {
 				o.release(imp)

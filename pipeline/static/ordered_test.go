@@ -170,18 +170,21 @@ func TestOrderedFacts(t *testing.T) {
 		t.Errorf("file %s kept in the file set", f.Name())
 		return true
 	})
-	// Progress counts every package of the import graph once, the root
-	// last.
+	// Progress names each package of the import graph while it is
+	// analysed and counts it once done, the root last (a chain: one at a
+	// time).
 	prog, err := Load(t.Context(), Config{Dir: dir, Patterns: []string{"./c"}, Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var steps []string
-	prog.Progress = func(done, total int, pkg string) { steps = append(steps, fmt.Sprintf("%d/%d %s", done, total, pkg)) }
+	prog.Progress = func(done, total int, running []string) {
+		steps = append(steps, fmt.Sprintf("%d/%d %s", done, total, strings.Join(running, "+")))
+	}
 	if err := prog.Analyze(t.Context(), []*analysis.Analyzer{factsAnalyzer}, func(*checker.Action) {}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(steps, ", "), "1/3 example.com/m/a, 2/3 example.com/m/b, 3/3 example.com/m/c"; got != want {
+	if got, want := strings.Join(steps, ", "), "0/3 example.com/m/a, 1/3 , 1/3 example.com/m/b, 2/3 , 2/3 example.com/m/c, 3/3 "; got != want {
 		t.Errorf("progress %s, want %s", got, want)
 	}
 }

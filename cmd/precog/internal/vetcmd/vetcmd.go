@@ -299,8 +299,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		progress.Clear()
 		return cli.ExitError, err
 	}
-	prog.Progress = func(done, total int, pkg string) {
-		line := fmt.Sprintf("analysed %d of %d packages (with their dependencies): %s", done, total, pkg)
+	prog.Progress = func(done, total int, running []string) {
+		line := fmt.Sprintf("analysed %d of %d packages (with their dependencies)", done, total)
+		if len(running) > 0 {
+			line += "; analysing " + strings.Join(running, ", ")
+		}
 		status.Set(line)
 		progress.Status(line)
 	}
