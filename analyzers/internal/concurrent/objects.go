@@ -69,17 +69,21 @@ type objAt struct {
 }
 
 type viewKey struct {
-	a    *sharedloc.Access
-	view int // the index of the view in Views(a)
+	view int // the index of the view in Views(Env.indexed)
 	c    *goroutines.Context
 }
 
 // viewIndex returns the index of viewObjects(a, v, c), v being a's view
-// number i, built once: the objects of a view in a context are final once
-// Objects returns them at the top level (no value is being refined), and
-// a spent budget keeps them empty for the package's rest.
+// number i, built once while the accesses compared with a are (the last
+// access indexed is kept): the objects of a view in a context are final
+// once Objects returns them at the top level (no value is being refined),
+// and a spent budget keeps them empty for the package's rest.
 func (e *Env) viewIndex(a *sharedloc.Access, i int, v View, c *goroutines.Context) objIndex {
-	k := viewKey{a, i, c}
+	if e.indexed != a {
+		e.indexed = a
+		clear(e.indexes)
+	}
+	k := viewKey{i, c}
 	if idx, ok := e.indexes[k]; ok {
 		return idx
 	}
