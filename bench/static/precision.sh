@@ -11,7 +11,9 @@
 # fetched and `go mod tidy`-ed on first use, each vetted with ./... as a new
 # user would (tests included; a module without a go.mod gets one from go mod
 # init, as hystrix-go's user would make; a go 1.16 module whose tidy refuses
-# to drop go 1.16's view is tidied with -compat=1.17, as its message says).
+# to drop go 1.16's view is tidied with -compat=1.17, as its message says; a
+# module whose tests embed certificates that its module zip lacks gets them
+# from its own testdata/generate_certs.sh, as its user would run it).
 set -u
 bin=$(realpath "$1"); out=$(realpath -m "$2"); mods=${3:-/tmp/precision-mods}
 corpus=$(cd "$(dirname "$0")/../corpus" && pwd)
@@ -33,7 +35,9 @@ while read -r name mod ver; do
 		dir=$(cd /tmp && go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 		cp -r "$dir" "$mods/$name" && chmod -R u+w "$mods/$name" &&
 			(cd "$mods/$name" && { [ -f go.mod ] || go mod init "$mod"; } &&
-				{ go mod tidy || go mod tidy -compat=1.17; })
+				{ go mod tidy || go mod tidy -compat=1.17; } &&
+				{ [ ! -f testdata/generate_certs.sh ] ||
+					(cd testdata && bash generate_certs.sh >/dev/null 2>&1); })
 	fi
 	run "$name" "$mods/$name" ./...
 done <<LIST
@@ -68,4 +72,8 @@ dns github.com/miekg/dns v1.1.73
 influx github.com/influxdata/influxdb-client-go/v2 v2.14.0
 tail github.com/nxadm/tail v1.4.11
 redigo github.com/gomodule/redigo v1.9.3
+seaweedraft github.com/seaweedfs/raft v1.2.4
+kcp github.com/xtaci/kcp-go/v5 v5.7.5
+miniredis github.com/alicebob/miniredis/v2 v2.40.0
+sipgo github.com/emiago/sipgo v1.7.3
 LIST
