@@ -29,7 +29,14 @@
 // tested that error, right after the call, and found it nil. A callback
 // given to a library function known to call it before returning
 // (sync.Once.Do, sort.Slice, filepath.WalkDir, ...) gets the set held at
-// that call.
+// that call. So do the methods of a value converted to an interface that
+// goes only into calls of container/heap (Init, Push, Pop, Remove, Fix)
+// or sort (Sort, Stable, IsSorted): those call Len, Less, Swap, Push and
+// Pop before they return, on the caller's goroutine, and keep nothing
+// (kcp-go's shardHeap, pushed and popped under its session's lock); such
+// a conversion does not count as the type's values leaving the package
+// (see internal/exposed), and each of those calls is a call site of the
+// methods it runs.
 //
 // A function whose last result is a bool, that returns the constant true
 // where a try (TryLock, a channel lock's send in a select, a call that

@@ -1284,6 +1284,7 @@ func (a *solver) computeLockSets() {
 		entries[c.Entry] = true
 	}
 	handed := a.handedMutexes()
+	ifaceSites := a.syncInterfaceSites()
 	// callSites lists the call instructions that may run fn on the
 	// caller's goroutine; nil means fn's callers are unknown. A goroutine
 	// that unlocks a mutex its starter holds (see handedMutexes) has its
@@ -1317,6 +1318,11 @@ func (a *solver) computeLockSets() {
 				continue
 			}
 			sites = append(sites, e.Site)
+		}
+		for _, s := range ifaceSites[fn] {
+			if a.skip == nil || !a.skip(s) {
+				sites = append(sites, s)
+			}
 		}
 		for _, s := range a.gr.RefSites(fn) {
 			if a.skip != nil && a.skip(s) {
@@ -1411,6 +1417,43 @@ func (a *solver) computeLockSets() {
 	if unknown {
 		solve()
 	}
+}
+
+// syncInterfaceSites returns, for methods of the package, the calls of
+// container/heap and sort that run them on an interface value that goes
+// nowhere else (see model.SyncInterfaceCalls): heap.Push(h, x) runs h's
+// Push, Len, Less and Swap before it returns, on the caller's goroutine,
+// so the locks held at the call are held in them, as at a direct call.
+func (a *solver) syncInterfaceSites() map[*ssa.Function][]ssa.Instruction {
+	out := make(map[*ssa.Function][]ssa.Instruction)
+	for _, fn := range a.funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				mi, ok := instr.(*ssa.MakeInterface)
+				if !ok {
+					continue
+				}
+				calls, ok := model.SyncInterfaceCalls(mi)
+				if !ok {
+					continue
+				}
+				mset := fn.Prog.MethodSets.MethodSet(mi.X.Type())
+				for _, call := range calls {
+					for _, name := range model.SyncInterfaceMethods(model.CalleeName(&call.Call)) {
+						sel := mset.Lookup(nil, name)
+						if sel == nil {
+							continue
+						}
+						m := fn.Prog.FuncValue(sel.Obj().(*types.Func))
+						if m != nil && !slices.Contains(out[m], ssa.Instruction(call)) {
+							out[m] = append(out[m], call)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // handedMutexes returns, for functions that goroutines start in, the

@@ -67,5 +67,5 @@ func render(s locksets.Set) string {
 func TestLockSets(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), held,
 		"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
-		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock")
+		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "heapcb")
 }

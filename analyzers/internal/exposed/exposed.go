@@ -17,7 +17,12 @@
 // field of any struct; when a struct embeds T or *T (its methods are
 // promoted); and when T is a type argument of any instantiation. A type
 // with type parameters is always taken to leave. Reflection reaches
-// values only through an interface, so it is covered.
+// values only through an interface, so it is covered. A conversion whose
+// interface value goes only into calls of container/heap or sort that
+// call its methods before they return and keep no reference
+// (model.SyncInterfaceCalls) lets nothing leave: those calls are the
+// methods' call sites (kcp-go's shardHeap, ordered by heap.Push and
+// heap.Pop under its session's lock).
 package exposed
 
 import (
@@ -25,6 +30,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/model"
 )
 
 // Set holds the unexported types of one package whose values stay in it.
@@ -137,6 +144,9 @@ func Of(pkg *types.Package, info *types.Info, funcs []*ssa.Function) *Set {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				if mi, ok := instr.(*ssa.MakeInterface); ok {
+					if _, ok := model.SyncInterfaceCalls(mi); ok {
+						continue // only container/heap or sort calls its methods, within the call
+					}
 					leave(mi.X.Type())
 				}
 			}

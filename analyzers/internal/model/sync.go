@@ -1,5 +1,7 @@
 package model
 
+import "golang.org/x/tools/go/ssa"
+
 // LockOp is what a call does to a mutex.
 type LockOp int
 
@@ -156,4 +158,52 @@ var syncCallbacks = map[string]bool{
 // values it is given synchronously, before returning.
 func SyncCallback(name string) bool {
 	return syncCallbacks[name]
+}
+
+// syncInterfaces are functions of other packages that call methods of the
+// interface value they are given (the first argument) before they return,
+// on the calling goroutine, and keep no reference to it: the methods each
+// may call, by name. A lock held around the call is held in those methods.
+var syncInterfaces = map[string][]string{
+	"container/heap.Init":   {"Len", "Less", "Swap"},
+	"container/heap.Push":   {"Len", "Less", "Swap", "Push"},
+	"container/heap.Pop":    {"Len", "Less", "Swap", "Pop"},
+	"container/heap.Remove": {"Len", "Less", "Swap", "Pop"},
+	"container/heap.Fix":    {"Len", "Less", "Swap"},
+	"sort.Sort":             {"Len", "Less", "Swap"},
+	"sort.Stable":           {"Len", "Less", "Swap"},
+	"sort.IsSorted":         {"Len", "Less"},
+}
+
+// SyncInterfaceMethods returns the names of the methods that the named
+// function calls on the interface value it is given as its first
+// argument, before it returns and on the caller's goroutine, keeping no
+// reference to it; nil if it is not known to do so.
+func SyncInterfaceMethods(name string) []string {
+	return syncInterfaces[name]
+}
+
+// SyncInterfaceCalls returns the calls that mi's interface value goes
+// into when it goes nowhere else: each referrer of mi is a call that
+// passes it as the first argument of a function SyncInterfaceMethods
+// knows, and as no other. Such a value's methods run only within those
+// calls, on their goroutine; ok is false otherwise.
+func SyncInterfaceCalls(mi *ssa.MakeInterface) (calls []*ssa.Call, ok bool) {
+	refs := mi.Referrers()
+	if refs == nil || len(*refs) == 0 {
+		return nil, false
+	}
+	for _, r := range *refs {
+		call, isCall := r.(*ssa.Call)
+		if !isCall || call.Call.IsInvoke() || SyncInterfaceMethods(CalleeName(&call.Call)) == nil {
+			return nil, false
+		}
+		for i, arg := range call.Call.Args {
+			if arg == ssa.Value(mi) && i != 0 {
+				return nil, false
+			}
+		}
+		calls = append(calls, call)
+	}
+	return calls, true
 }
