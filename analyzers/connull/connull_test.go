@@ -102,6 +102,11 @@ func TestFixtures(t *testing.T) {
 		// under the reader's lock are silent; a nil passed only by a
 		// test rests on the test's timing (low confidence).
 		"setternil",
+		// A field checked for nil, copied and cleared in one critical
+		// section, its copy used after the Unlock, is silent; a call
+		// between the check and the copy, or a copy made after the
+		// Unlock, is reported.
+		"closecopy",
 	)
 }
 

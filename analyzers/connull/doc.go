@@ -26,7 +26,11 @@
 //   - no mutex is held across both the read and the dereference that is
 //     also held at the nil store (which would make the read see either
 //     the old value or nil, and nil only if the store comes first, an
-//     order the check cannot judge);
+//     order the check cannot judge), nor one held from a nil check of the
+//     location to the read, with nothing between them that calls or
+//     stores, and at the nil store (a Close that checks, copies and
+//     clears a field in one critical section and uses the copy after the
+//     Unlock: the copy is never nil);
 //   - no static order (a `go` statement, a WaitGroup, a channel, a
 //     sync.Once, a flag that keeps one goroutine in flight: see the
 //     ordering analyzer) puts the nil store after the dereference or
