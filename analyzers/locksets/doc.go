@@ -159,6 +159,22 @@
 // clears it, and the code between a winning swap and the store excludes
 // every other such section.
 //
+// A re-entrant dispatch locks a mutex around a call on one path and makes
+// the call without it on a path that skips the lock because a flag says
+// its caller holds it already (alicebob/miniredis's withTx: `if
+// ctx.nested { cb(c, ctx); return }`, then cb under m.Lock; the flag is
+// set only on the context a Lua script's nested call makes, inside a
+// command that holds m). The must-analysis meets that path with nothing
+// held, so every callback handed to the helper holds nothing on entry;
+// the flag's value per call chain goes through interfaces and other
+// packages, so neither holding nor not holding can be proved. Such a
+// call (the function locks the mutex itself, not by TryLock; no path to
+// the call passes an Unlock of it; and some path to the call holds it, or
+// the function makes the same call, to the same function or through the
+// same value, with it held) is solved a second time with the mutex taken
+// as held at it (Reentrant), once a check asks, and a pair that only that
+// solution protects is reported at low confidence, naming the assumption.
+//
 // A call through a helper's
 // function parameter that none of the helper's callers (each of which
 // hands it functions known by name) hands fn is no call site of fn.

@@ -130,6 +130,13 @@ type Result struct {
 	testOnly map[*ssa.Function]bool
 	mu       sync.Mutex
 	inTest   map[*ssa.Function]*Solution
+
+	// reentrant holds the locks taken as held at re-entrant calls (see
+	// reentrantCalls), and reentrantSol the solutions that take them so
+	// (see Reentrant), over every call site and outside tests, computed
+	// when first asked for.
+	reentrant    map[ssa.Instruction]Set
+	reentrantSol [2]*Solution
 }
 
 // A Solution is the lock sets of one solution: locks held at each
@@ -284,6 +291,9 @@ type solver struct {
 	exit            map[*ssa.Function]Set
 	// skip leaves call sites out of the entry sets (nil: none).
 	skip func(site ssa.Instruction) bool
+	// assume holds locks taken as held at calls, beyond those the flow
+	// finds (see reentrantCalls; nil: none).
+	assume map[ssa.Instruction]Set
 	// exposed tells the functions code outside the package may call.
 	exposed *exposed.Set
 	// condsOf holds each function's correlated conditions.
@@ -370,6 +380,9 @@ func (a *solver) result() *Result {
 		lib.computeLockSets()
 		res.libAt, res.libEntry = lib.at, lib.entry
 		res.solver, res.testOnly = a, testOnly
+	}
+	if re := a.reentrantCalls(); len(re) > 0 {
+		res.solver, res.reentrant = a, re
 	}
 	return res
 }
@@ -733,6 +746,9 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 			if record || visit != nil {
 				m := merged(s, r)
 				if record {
+					if extra, ok := a.assume[instr]; ok {
+						m = m.Union(extra)
+					}
 					a.at[instr] = m
 				}
 				if visit != nil {

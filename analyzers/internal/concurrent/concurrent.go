@@ -231,6 +231,12 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 						if t := testOf(p.CA, p.CB); t != nil && safe(q) {
 							p.assume = fmt.Sprintf("that test code in %s calls into the package without the locks the package holds, while its goroutines use the same state", source.FuncName(t))
 						}
+						// Safe where the package's re-entrant calls
+						// hold the lock they skip: the report rests on
+						// the skipping path running without it.
+						if p.assume == "" {
+							p.assume = e.reentrantAssumption(a, b, p, i, j, safe)
+						}
 					}
 					judged := p
 					if keep != nil {
@@ -286,7 +292,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 //     starts the goroutine before anything ran the Do, and the order in
 //     which an importer calls them is outside the package.
 //
-// Two more are about the package's own control flow, where the analysis
+// Three more are about the package's own control flow, where the analysis
 // cannot follow it:
 //   - the two sides run on two goroutines of one context (or of one go
 //     statement) that is Multi only through a recursive call chain, or,
@@ -302,7 +308,14 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 //     the old reader before it starts a new one, on the path that skips
 //     the Wait only behind a flag); the report needs two starts without a
 //     Wait between, by two goroutines running the starting code at once
-//     or by the path around the Wait.
+//     or by the path around the Wait;
+//   - the two sides hold a common lock once the calls a function makes
+//     on a path that skips a lock it takes around the same call on
+//     another path are taken to hold it (locksets.Result.Reentrant: a
+//     re-entrant dispatch whose flag says its caller holds the lock):
+//     the report needs the skipping path to run without the lock, which
+//     depends on where the flag is set, through values the analysis does
+//     not follow.
 func (e *Env) Assumption(p Pair) string {
 	if p.assume != "" {
 		return p.assume
@@ -333,6 +346,56 @@ func (e *Env) Assumption(p Pair) string {
 		return fmt.Sprintf("that code calling into the package starts the goroutine running %s on a path that runs no sync.Once.Do first, although another path runs it", source.FuncName(c.Entry))
 	}
 	return ""
+}
+
+// reentrantAssumption returns the assumption a report of p rests on when
+// p is safe with the locks taken as held at the package's re-entrant
+// calls (see locksets.Result.Reentrant: a function that locks a mutex
+// around a call on one path and skips the lock on another, where a flag
+// says its caller holds it), or "". a and b are p's accesses, the i-th
+// and j-th of their views. A side whose goroutines run a test keeps the
+// locks of every call site (All's), the others those outside tests.
+func (e *Env) reentrantAssumption(a, b *sharedloc.Access, p Pair, i, j int, safe Safe) string {
+	q := p
+	for _, side := range []struct {
+		acc  *sharedloc.Access
+		v    *View
+		c    *goroutines.Context
+		view int
+	}{{a, &q.VA, p.CA, i}, {b, &q.VB, p.CB, j}} {
+		s := e.Locks.Reentrant(side.c.Test == nil)
+		if s == nil {
+			return ""
+		}
+		if views := e.viewsIn(side.acc, s); side.view < len(views) {
+			side.v.Locks = side.v.Locks.Union(views[side.view].Locks)
+		}
+	}
+	if !safe(q) {
+		return ""
+	}
+	// Name the functions whose skipped lock both sides now hold (those
+	// skipping another mutex are not what the report rests on).
+	var names []string
+	for _, h := range q.VA.Locks.Intersect(q.VB.Locks) {
+		if _, ok := p.VA.Locks.Intersect(p.VB.Locks).Lookup(h.Mutex); ok {
+			continue
+		}
+		for _, fn := range e.Locks.ReentrantFuncs(h.Mutex) {
+			if n := source.FuncName(fn); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	what := "the functions that lock a mutex around a call on one path and skip the lock on another"
+	switch len(names) {
+	case 0:
+	case 1:
+		what = names[0]
+	default:
+		what = strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	}
+	return fmt.Sprintf("that where %s skips the lock it takes around the same call on another path, the call runs unlocked (not re-entered under the caller's lock)", what)
 }
 
 // testOf returns the test that the goroutines of a or b run for, or nil.
