@@ -461,8 +461,8 @@ func TestAfterFuncReset(t *testing.T) {
 	})
 	mu.Unlock()
 	<-done
-	ran := make(chan struct{})
-	stopped := AfterFunc(base+3, time.Hour, func() { close(ran) })
+	ran := make(chan struct{}, 1)
+	stopped := AfterFunc(base+3, time.Hour, func() { ran <- struct{}{} })
 	if !TimerStop(base+4, stopped) || TimerReset(base+5, stopped, time.Millisecond) {
 		t.Error("Stop of an active timer returned false, or Reset of a stopped one true")
 	}
@@ -552,7 +552,8 @@ func TestSyncMapKey(t *testing.T) {
 	locs := make([]map[unsafe.Pointer]any, 2)
 	var wg sync.WaitGroup
 	for w := range locs {
-		locs[w] = map[unsafe.Pointer]any{}
+		own := map[unsafe.Pointer]any{} // this goroutine's
+		locs[w] = own
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -561,11 +562,11 @@ func TestSyncMapKey(t *testing.T) {
 					s := strconv.Itoa(i)
 					for _, k := range []any{i, int64(i), uint32(i), s, name(s), float64(i)} {
 						p := key(&keys, k)
-						if q, ok := locs[w][p]; ok && q != k {
+						if q, ok := own[p]; ok && q != k {
 							t.Errorf("keys %T(%v) and %T(%v) share a location", k, k, q, q)
 							return
 						}
-						locs[w][p] = k
+						own[p] = k
 					}
 				}
 			}
