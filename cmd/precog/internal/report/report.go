@@ -120,7 +120,7 @@ func sameLine(dir string, f finding.Finding) string {
 	if len(f.Tests) > 0 {
 		line += "; tests: " + strings.Join(f.Tests, " ")
 	}
-	line += "; id " + f.ID + ", " + f.Status.Words()
+	line += "; id " + f.ID + ", " + statusWords(f)
 	if f.Baselined {
 		line += " (baselined)"
 	}
@@ -336,14 +336,9 @@ func validationLine(f finding.Finding) string {
 	if v == nil {
 		return fmt.Sprintf("id %s, %s", f.ID, f.Status.Words())
 	}
-	var line string
-	switch f.Status {
-	case finding.Confirmed:
-		line = fmt.Sprintf("id %s, confirmed (%s, in %s)", f.ID, v.Effect, v.Test)
-	case finding.Predicted:
-		line = fmt.Sprintf("id %s, %s only", f.ID, only(f))
-	default:
-		line = fmt.Sprintf("id %s, %s only, %s", f.ID, only(f), f.Status.Words())
+	line := fmt.Sprintf("id %s, %s", f.ID, statusWords(f))
+	if f.Status == finding.Confirmed {
+		line += fmt.Sprintf(" (%s, in %s)", v.Effect, v.Test)
 	}
 	if v.Reason != "" {
 		line += ": " + v.Reason
@@ -352,6 +347,19 @@ func validationLine(f finding.Finding) string {
 		line += fmt.Sprintf(" (orders that diverged, or a race's that ran on other memory, were retried perturbed, seeds %v)", v.Seeds)
 	}
 	return line
+}
+
+// statusWords is how the text names f's status, its block's line and a
+// line under another's head (sameLine) alike: "confirmed", "predicted
+// only", "predicted only, not confirmed".
+func statusWords(f finding.Finding) string {
+	switch {
+	case f.Validation == nil || f.Status == finding.Confirmed:
+		return f.Status.Words()
+	case f.Status == finding.Predicted:
+		return only(f) + " only"
+	}
+	return only(f) + " only, " + f.Status.Words()
 }
 
 // only says what an unconfirmed finding is: a prediction from a run, or a

@@ -70,10 +70,12 @@ func TestText(t *testing.T) {
 // stores in two places, are one block, headed by the confirmed one, with
 // a line for the other; JSON keeps both whole and names the head in the
 // other's sameAs. Controls: a con-index at the same position is a block
-// of its own, and no finding alone names a head.
+// of its own, and no finding alone names a head. The other's line names
+// its status as its own block would ("predicted only, not confirmed").
 func TestTextSameSite(t *testing.T) {
 	dir := filepath.FromSlash("/src/mod")
 	f := sample(dir)
+	f.Status, f.Validation = finding.NotConfirmed, &finding.Validation{}
 	g := sample(dir)
 	g.Sites[1] = finding.Site{File: filepath.Join(dir, "p", "q.go"), Line: 9, Col: 3, Role: "nil-store", Expr: "thd.procInfo = nil", Function: "reset"}
 	g.Status, g.Repro = finding.Confirmed, "precog repro g"
@@ -95,7 +97,7 @@ func TestTextSameSite(t *testing.T) {
 	if len(heads) != 2 || !strings.Contains(heads[0], "con-null") || !strings.Contains(heads[1], "con-index") {
 		t.Fatalf("blocks headed %q, want the con-null's and the con-index's:\n%s", heads, b.String())
 	}
-	also := "\talso at this site, with " + filepath.FromSlash("p/p.go") + ":61:2: nil-store thd.procInfo = nil; tests: example.com/p.TestA example.com/p.TestB; id " + f.ID + ", predicted\n"
+	also := "\talso at this site, with " + filepath.FromSlash("p/p.go") + ":61:2: nil-store thd.procInfo = nil; tests: example.com/p.TestA example.com/p.TestB; id " + f.ID + ", predicted only, not confirmed\n"
 	block := b.String()[:strings.Index(b.String(), heads[1])]
 	if !strings.Contains(block, "\tid "+g.ID+", confirmed (panic") || !strings.HasSuffix(block, also) {
 		t.Errorf("the con-null block, want it headed by %s (confirmed) and ending in %q:\n%s", g.ID, also, block)
