@@ -224,10 +224,10 @@ type Result struct {
 	// fails timing-dependent tests, which validation checks against runs
 	// without recording (plainChecks).
 	unforced map[string]bool
-	// cheapOnly are the tests, by importpath.TestName, that failed in
-	// CFP's cheap run and were not recorded after it: their failure's
-	// plain runs use the cheap run's binary (cheapFailure.target).
-	cheapOnly map[string]cheapFailure
+	// cheap are CFP's cheap runs (nil without CFP): a test that failed
+	// there and was not recorded after it has its failure's plain runs
+	// from the cheap run's binary (plainTarget).
+	cheap *cheapRuns
 }
 
 // Stats sums what was recorded and analysed.
@@ -571,11 +571,8 @@ packages:
 			}
 			all = append(all, *crash)
 			res.unforced[crash.ID] = true
-			if res.cheapOnly == nil {
-				res.cheapOnly = make(map[string]cheapFailure)
-			}
-			res.cheapOnly[name] = c
 		}
+		res.cheap = cheap
 	}
 	for id := range forced {
 		delete(res.unforced, id)

@@ -195,7 +195,7 @@ func plainTarget(o Options, binDir string, res *Result, test string) (validate.T
 	if t, ok := target(o, binDir, res.Index, finding.Witness{Test: test}); ok {
 		return t, true
 	}
-	if c, ok := res.cheapOnly[test]; ok {
+	if c, ok := res.cheap.failure(test); ok {
 		return c.target(o, binDir, test), true
 	}
 	return validate.Target{}, false

@@ -58,10 +58,10 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := &Result{Index: &record.Index{}, cheapOnly: map[string]cheapFailure{
+	res := &Result{Index: &record.Index{}, cheap: &cheapRuns{failed: map[string]cheapFailure{
 		"example.com/slow.TestX":  {pkg: "example.com/slow", pkgDir: t.TempDir()},
 		"example.com/fails.TestX": {pkg: "example.com/fails", pkgDir: t.TempDir()},
-	}}
+	}}}
 	o := Options{Flags: &record.GoTestFlags{Timeout: time.Minute}}
 	for test, want := range map[string]finding.Status{
 		"example.com/slow.TestX":  finding.NotConfirmed,
