@@ -226,7 +226,16 @@
 //     operations do; a reader that spans several sections of one call
 //     (mysqlslave's Status, with Rotate's section between its first and
 //     third) or a setter that is one step of its caller's update
-//     (jsstring; kb4's two locks) is not alone, and a section whose read
+//     (jsstring; kb4's two locks) is not alone. A reader whose function
+//     takes the lock at other sites too is alone enough against a lone
+//     setter when no other section of its call touches what the setter
+//     writes and the sections taken next to it at its own site (a
+//     loop's iterations, each taken whole: Lock above Unlock in the
+//     source) touch just what it touches of it: each iteration reads
+//     all it takes afresh, and the setter's one section falls before or
+//     after it (paho's DefaultPinger.Run, marked running in a first
+//     section, reads on every tick the timestamps that PacketSent,
+//     PacketReceived and PingResp set). A section whose read
 //     of the location only decides branches (trace.UseBranch) is a check
 //     whose action the order decides (Fig. 4's flag, checked before it
 //     is set: a notifier that finds no waiter yet), not a getter;
@@ -299,8 +308,13 @@
 //     RemoveLast); a neighbor taken at the section's own Lock site, in
 //     a function that takes no lock elsewhere, is another call of the
 //     same operation (a periodic task: bigcache's cleanUp on every tick)
-//     and does not count (with other Lock sites it may be one call that
-//     relocks in a loop: mozilla3x's Run polling for its wake-up), but the
+//     and does not count, nor, in a function with other Lock sites, does
+//     a neighbor at the same site when both sections are a loop's
+//     iterations taken whole (Lock above Unlock in the source: paho's
+//     pinger on every tick); a loop that holds the lock across its back
+//     edge and reopens it (mozilla3x's Run polling for its wake-up, each
+//     poll ended at the Unlock above its Lock) is one call whose polls
+//     count, but the
 //     section beyond such a run of calls does (a caller's loop of At(i)
 //     below the Len it read first: the last At's neighbor is another At,
 //     the generic vector of testdata's genvector), and

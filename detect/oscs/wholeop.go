@@ -1,6 +1,7 @@
 package oscs
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -174,7 +175,10 @@ func (c *checker) inPlace(r, next int) bool {
 // (StringBuffer's Length, then GetChars, with SetLength in between: the
 // multi-variable atomicity shape, through two calls). A neighbor taken at
 // k's own Lock site, when its function has no other, is another call of
-// the same operation and does not count, nor does one that no function
+// the same operation and does not count; with other Lock sites it is
+// another iteration of a loop that takes the section whole when both
+// sections are inOrder (paho's pinger reading its timestamps on every
+// tick), and does not count either; nor does one that no function
 // of the program takes after (or before) k's operation on one object
 // (twoStep: a test's loop).
 func (c *checker) splitRead(k, other int) bool {
@@ -189,11 +193,13 @@ func (c *checker) splitRead(k, other int) bool {
 			// One call's two sections: split judges them.
 			continue
 		}
-		if c.g.Events[secs[n].Begin].Site == site && c.onlyLockSite(site) {
+		if c.g.Events[secs[n].Begin].Site == site && (c.onlyLockSite(site) || c.inOrder(k) && c.inOrder(n)) {
 			// Another call of the same operation (a periodic task:
 			// bigcache's cleanUp on every tick), not a caller's second
-			// step. A function with other Lock sites may be one call
-			// relocking in a loop (mozilla3x's Run polling its wake-up).
+			// step, or another iteration of a loop that takes the
+			// section whole. A function with other Lock sites may be
+			// one call relocking in a loop that holds the lock across
+			// its back edge (mozilla3x's Run polling its wake-up).
 			// Past the calls of the operation that repeat it, the
 			// section before them may be a caller's first step that
 			// the loop relies on (Len, then At(i) for every i below
@@ -351,7 +357,73 @@ func (c *checker) oneFunc(k int) bool {
 // keeps the pair when the read only decides branches: a check, whose
 // action the order decides.)
 func (c *checker) loneSetter(k, other int) bool {
-	return k >= 0 && other >= 0 && !c.footprint(k).reads && c.oneFunc(k) && c.alone(k) && c.alone(other)
+	return k >= 0 && other >= 0 && !c.footprint(k).reads && c.oneFunc(k) && c.alone(k) && (c.alone(other) || c.soleReader(other, k))
+}
+
+// soleReader reports whether critical section k, whose function takes
+// the lock at other sites too (so k is not alone), is still the only
+// section of its call that sees what the lone setter's section setter
+// writes: the call's sections at the function's other Lock sites
+// (sameCall, walked outward from k past the sections taken at k's own
+// site) touch none of it, the sections taken at k's own site next to k
+// (a loop's iterations) touch just what k touches of it, and the
+// section beyond them is not a two-step with k (alone's test). Each
+// such section then reads, afresh and whole, all it takes of what the
+// setter writes, and the setter's one section falls before or after
+// it: paho's DefaultPinger.Run checks, each tick, the timestamps that
+// PacketSent, PacketReceived and PingResp set, after a first section
+// that marks it running. A reader that takes the setter's locations in
+// two sections of one call (mysqlslave's Status: the log's name, then
+// its position, which Rotate sets together) or over a loop whose
+// iterations read different ones of them is not sole, nor is a setter
+// checked before it is set (wholeOps keeps a check that decides on the
+// setter's value).
+func (c *checker) soleReader(k, setter int) bool {
+	secs := c.g.Sections()
+	s := secs[k]
+	site := c.g.Events[s.Begin].Site
+	w := c.footprint(setter).written
+	seen := func(n int) map[hb.Loc]bool {
+		m := make(map[hb.Loc]bool)
+		for l := range c.footprint(n).touched {
+			if w[l] {
+				m[l] = true
+			}
+		}
+		return m
+	}
+	mine := seen(k)
+	if len(mine) == 0 {
+		return false
+	}
+	own := c.secsOf[s.G]
+	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	for _, d := range []int{-1, 1} {
+		repeats := true
+		for j := at + d; j >= 0 && j < len(own); j += d {
+			n := int(own[j])
+			if secs[n].Lock.Addr != s.Lock.Addr {
+				continue
+			}
+			if repeats && c.g.Events[secs[n].Begin].Site == site {
+				if !c.inOrder(k) || !c.inOrder(n) || !maps.Equal(seen(n), mine) {
+					return false
+				}
+				continue
+			}
+			repeats = false
+			if !c.sameCall(k, n) {
+				if c.twoStep(k, n) {
+					return false
+				}
+				break
+			}
+			if len(seen(n)) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // alone reports whether critical section k is the only section of its
@@ -409,6 +481,23 @@ func (c *checker) computeAlone(k int) bool {
 		}
 	}
 	return true
+}
+
+// inOrder reports whether critical section k was released by an Unlock
+// of its Lock's function below that Lock in the source: a section that
+// a loop takes whole in each iteration (`for { mu.Lock(); v := x;
+// mu.Unlock(); ... }`), not one that a loop holding the lock across its
+// back edge reopens (mozilla3x's poll: `for t.wakeup == nil {
+// t.mu.Unlock(); sleep; t.mu.Lock() }`, whose sections end at the
+// Unlock above their Lock or at the deferred Unlock before the loop).
+func (c *checker) inOrder(k int) bool {
+	if !c.oneFunc(k) {
+		return false
+	}
+	s := c.g.Sections()[k]
+	lock, ok := c.sites.Lookup(c.g.Events[s.Begin].Site)
+	unlock, ok2 := c.sites.Lookup(c.g.Events[s.End].Site)
+	return ok && ok2 && before(lock, unlock)
 }
 
 // within reports whether section a lies inside section b (b was open at

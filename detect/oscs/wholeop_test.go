@@ -635,30 +635,38 @@ func TestWholeOpGetterLoop(t *testing.T) {
 }
 
 // mozilla3x's Run: a call that registers under the lock at one site
-// (30), then polls under a second Lock site (33) in a loop, each poll a
-// read-only section; Flush's write falls between the second and third
-// poll. Those polls' neighbors are polls at the same site, of one call's
-// loop, not other calls (the function takes the lock at another site
-// too), so the pairs stay.
+// (30), then polls in a loop that holds the lock across its back edge
+// (`for t.wakeup == nil { t.mu.Unlock(); sleep; t.mu.Lock() }`): each
+// poll a read-only section taken at a second Lock site (33) and ended at
+// the Unlock above it (32); Flush's write falls between the second and
+// third poll. Those polls' neighbors are polls at the same site, of one
+// call's loop, not other calls (the function takes the lock at another
+// site too), so the pair stays. The same loop taking each section whole
+// in its body (`for { mu.Lock(); v := x; mu.Unlock(); ... }`, Unlock 35
+// below Lock 33: paho's DefaultPinger.Run on every tick) reads afresh in
+// each iteration, which Flush's one section falls before or after:
+// dropped.
 func TestWholeOpPolling(t *testing.T) {
-	wholeCase(t, "polling", wholeStart+`
+	const run = wholeStart + `
 10 g=3 Lock site=30 addr=0x900
 10.1 g=3 Write site=31 addr=0x200 value=1
 11 g=3 Unlock site=32 addr=0x900
 12 g=3 Lock site=33 addr=0x900
 12.1 g=3 Read site=34 addr=0x100
-13 g=3 Unlock site=35 addr=0x900
+13 g=3 Unlock site=%[1]d addr=0x900
 14 g=3 Lock site=33 addr=0x900
 14.1 g=3 Read site=34 addr=0x100
-15 g=3 Unlock site=35 addr=0x900
+15 g=3 Unlock site=%[1]d addr=0x900
 16 g=2 Lock site=40 addr=0x900
 16.1 g=2 Read site=41 addr=0x100
 16.2 g=2 Write site=42 addr=0x100 value=1
 17 g=2 Unlock site=43 addr=0x900
 18 g=3 Lock site=33 addr=0x900
 18.1 g=3 Read site=34 addr=0x100
-19 g=3 Unlock site=35 addr=0x900
-`, []string{"33 34 40 42"}, []string{"33 34 40 42"})
+19 g=3 Unlock site=%[1]d addr=0x900
+`
+	wholeCase(t, "polling", fmt.Sprintf(run, 32), []string{"33 34 40 42"}, []string{"33 34 40 42"})
+	wholeCase(t, "ticks", fmt.Sprintf(run, 35), nil, []string{"33 34 40 42"})
 }
 
 // A test's loop against a library's two-step: g3 calls Add, Len, Add on
@@ -821,6 +829,41 @@ func TestWholeOpLoneSetter(t *testing.T) {
 14.1 g=3 Read site=216 addr=0x100
 15 g=3 Unlock site=217 addr=0x900
 `, []string{"170 171 215 216"}, []string{"170 171 215 216"})
+	// A lone setter against a reader whose function takes the lock at
+	// two sites (Insert's 30 and 33): a first section that marks it
+	// running, then a loop whose every iteration takes the lock whole
+	// and reads both fields (paho's DefaultPinger.Run against
+	// PacketSent): no other section of the call touches what Reset
+	// writes, so each iteration reads it afresh and Reset falls before
+	// or after it: dropped. Reported: the loop holds the lock across
+	// its back edge (each poll ends at the Unlock above its Lock,
+	// mozilla3x's), whether it only reads or also counts its polls
+	// (0x400), or its iterations read different fields (a snapshot
+	// taken over two sections, mysqlslave's Status in a loop).
+	ticks := func(unlock int, first, second string) string {
+		return fmt.Sprintf(start+`
+6 g=3 Lock site=30 addr=0x900
+6.1 g=3 Write site=31 addr=0x300 value=1
+7 g=3 Unlock site=32 addr=0x900
+8 g=3 Lock site=33 addr=0x900
+%[2]s
+9 g=3 Unlock site=%[1]d addr=0x900
+`+clear+`
+14 g=3 Lock site=33 addr=0x900
+%[3]s
+15 g=3 Unlock site=%[1]d addr=0x900
+`, unlock, first, second)
+	}
+	const (
+		both    = "8.1 g=3 Read site=34 addr=0x100\n8.2 g=3 Read site=36 addr=0x200"
+		again   = "14.1 g=3 Read site=34 addr=0x100\n14.2 g=3 Read site=36 addr=0x200"
+		counted = "\n%s.3 g=3 Read site=37 addr=0x400\n%s.4 g=3 Write site=38 addr=0x400 value=%s"
+	)
+	tickPairs := []string{"33 34 170 171", "33 36 170 172"}
+	wholeCase(t, "ticks", ticks(35, both, again), nil, tickPairs)
+	wholeCase(t, "relocked ticks", ticks(32, both, again), tickPairs, tickPairs)
+	wholeCase(t, "counted relocked ticks", ticks(32, both+fmt.Sprintf(counted, "8", "8", "1"), again+fmt.Sprintf(counted, "14", "14", "2")), tickPairs, tickPairs)
+	wholeCase(t, "split ticks", ticks(35, both, "14.2 g=3 Read site=36 addr=0x200"), tickPairs, tickPairs)
 	// The read came first, dereferenced what it found and went on: the
 	// location did not hold nil, whatever the trace knows of it (a
 	// write in an earlier GC epoch).
