@@ -1,9 +1,11 @@
 package shim
 
 import (
-	"github.com/precog-dev/precog/shim/trace"
+	"context"
 	"sync"
 	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // Go runs in the parent just before an instrumented go statement. It assigns
@@ -44,6 +46,29 @@ func WGGo(site uint32, wg *sync.WaitGroup, f func()) {
 		defer WGDone(site, wg)
 		f()
 	}()
+}
+
+// ContextAfterFunc replaces context.AfterFunc(ctx, f), a fork in all but
+// name: once ctx is done, the context package runs f in a goroutine of its
+// own, which no instrumented go statement starts. It records the fork
+// (EvFork) at the AfterFunc call and f's run begins it, so detect/hb
+// orders f after what the caller did before the call (paho's Connect
+// registers its shutdown, which reads the logger the test set before
+// Connect: without the fork, a goroutine with no parent, racing with
+// all). A stop that returns true kept f from running: the fork then has
+// no goroutine, as a timer's stopped before it fired. The fork is all
+// it orders: the cancel that made ctx done, which also comes before f,
+// is not matched with it (order lost, never invented).
+func ContextAfterFunc(site uint32, ctx context.Context, f func()) (stop func() bool) {
+	if !enabled {
+		return context.AfterFunc(ctx, f)
+	}
+	id := fork(site, trace.EvFork, nil)
+	return context.AfterFunc(ctx, func() {
+		Begin(id)
+		defer End()
+		f()
+	})
 }
 
 // Task wraps f, about to be handed to a group's Go method (errgroup, conc),

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -472,12 +473,7 @@ func TestAfterFuncReset(t *testing.T) {
 		t.Error("Reset or Stop of an active NewTimer returned false")
 	}
 	evs := since(readTrace(t, tracePath), from)
-	forks := map[uint32]trace.Event{}
-	for _, ev := range siteEvents(evs, base, base+10) {
-		if ev.Kind == trace.EvFork {
-			forks[ev.Site] = ev
-		}
-	}
+	forks := forksAt(evs, base)
 	if len(forks) != 4 {
 		t.Fatalf("forks at %v, want AfterFunc's and Reset's of each AfterFunc timer", forks)
 	}
@@ -496,6 +492,47 @@ func TestAfterFuncReset(t *testing.T) {
 	if n := len(goroutineEvents(evs, forks[base+3].Peer)); n != 0 {
 		t.Errorf("the cancelled arm's goroutine recorded %d events", n)
 	}
+}
+
+// TestContextAfterFunc: context.AfterFunc's callback runs on a goroutine
+// begun as the fork recorded at the call, on the caller's goroutine; a
+// callback that stop kept from running leaves its fork with no goroutine.
+func TestContextAfterFunc(t *testing.T) {
+	const base = 12170
+	from := seqs.n.Load()
+	ran := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	ContextAfterFunc(base+1, ctx, func() { ran <- struct{}{} })
+	cancel()
+	<-ran
+	stopped, cancelStopped := context.WithCancel(context.Background())
+	defer cancelStopped()
+	if stop := ContextAfterFunc(base+2, stopped, func() { ran <- struct{}{} }); !stop() {
+		t.Error("stop of a callback not yet run returned false")
+	}
+	evs := since(readTrace(t, tracePath), from)
+	forks := forksAt(evs, base)
+	if len(forks) != 2 {
+		t.Fatalf("forks at %v, want one at each AfterFunc call", forks)
+	}
+	if s := kindsString(goroutineEvents(evs, forks[base+1].Peer)); !strings.HasPrefix(s, "Begin") {
+		t.Errorf("the callback recorded %q, want it begun as the AfterFunc call's fork", s)
+	}
+	if n := len(goroutineEvents(evs, forks[base+2].Peer)); n != 0 {
+		t.Errorf("the stopped callback's goroutine recorded %d events", n)
+	}
+}
+
+// forksAt returns the forks among evs at the sites base to base+10, by
+// site.
+func forksAt(evs []trace.Event, base uint32) map[uint32]trace.Event {
+	forks := map[uint32]trace.Event{}
+	for _, ev := range siteEvents(evs, base, base+10) {
+		if ev.Kind == trace.EvFork {
+			forks[ev.Site] = ev
+		}
+	}
+	return forks
 }
 
 // TestAfterTimerArms: a run begins the fork of the one arm waiting; with

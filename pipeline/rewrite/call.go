@@ -283,7 +283,9 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 
 // bubbleCall rewrites the calls that testing/synctest bubbles order by
 // (issue 15): time.Sleep(d) becomes shim.Sleep(site, d), time.AfterFunc(d,
-// f) shim.AfterFunc(site, d, f), synctest.Wait()
+// f) shim.AfterFunc(site, d, f), context.AfterFunc(ctx, f)
+// shim.ContextAfterFunc(site, ctx, f) (a fork, in a bubble or not),
+// synctest.Wait()
 // becomes shim.SyncWait(site, synctest.Wait), a function literal passed to
 // synctest.Test or synctest.Run starts with shim.Bubble(site), and a
 // function value passed to them is wrapped by shim.BubbleFunc or
@@ -304,7 +306,7 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		lo, hi := r.span(c)
 		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("Sleep")+"("+s+", "))
 		return true
-	case "time.AfterFunc":
+	case "time.AfterFunc", "context.AfterFunc":
 		if len(c.Args) != 2 {
 			return false
 		}
@@ -313,8 +315,12 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		s := r.site(c.Lparen, "after-func", c)
 		fun := ast.Unparen(c.Fun).(*ast.SelectorExpr)
 		r.drop(fun)
+		name := "AfterFunc"
+		if obj.Pkg().Path() == "context" {
+			name = "ContextAfterFunc"
+		}
 		lo, hi := r.span(c)
-		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("AfterFunc")+"("+s+", "))
+		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim(name)+"("+s+", "))
 		return true
 	case "testing/synctest.Wait":
 		if len(c.Args) != 0 {

@@ -430,7 +430,7 @@ func TestRewriteAPINames(t *testing.T) {
 	}
 	for _, name := range []string{"R", "RI", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
 		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
-		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc"} {
+		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc", "ContextAfterFunc"} {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -40,4 +41,11 @@ func TestBubbleValue(t *testing.T) {
 	synctest.Test(t, bubbleBody)
 	f := bubbleBody
 	synctest.Test(t, (f))
+}
+
+// watch registers a callback that the context package runs in a
+// goroutine of its own (shim.ContextAfterFunc: a fork) and stops it.
+func watch(ctx context.Context, n *int) bool {
+	stop := context.AfterFunc(ctx, func() { *n = 1 })
+	return stop()
 }
