@@ -13,7 +13,9 @@
 # init, as hystrix-go's user would make; a go 1.16 module whose tidy refuses
 # to drop go 1.16's view is tidied with -compat=1.17, as its message says; a
 # module whose tests embed certificates that its module zip lacks gets them
-# from its own testdata/generate_certs.sh, as its user would run it).
+# from its own testdata/generate_certs.sh, as its user would run it; a module
+# whose tests build only with a tag, as its Makefile passes it, gets the flags
+# after its version: neoq's -tags testing).
 set -u
 bin=$(realpath "$1"); out=$(realpath -m "$2"); mods=${3:-/tmp/precision-mods}
 corpus=$(cd "$(dirname "$0")/../corpus" && pwd)
@@ -30,7 +32,7 @@ run std-all "$corpus" -all net/http context sync database/sql
 run xsync "$corpus" golang.org/x/sync/... github.com/sourcegraph/conc/...
 run lru "$corpus" github.com/hashicorp/golang-lru/v2/... github.com/alitto/pond/v2/... github.com/panjf2000/ants/v2/...
 run lru-all "$corpus" -all github.com/hashicorp/golang-lru/v2/... github.com/alitto/pond/v2/... github.com/panjf2000/ants/v2/...
-while read -r name mod ver; do
+while read -r name mod ver flags; do
 	if [ ! -d "$mods/$name" ]; then
 		dir=$(cd /tmp && go mod download -json "$mod@$ver" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 		cp -r "$dir" "$mods/$name" && chmod -R u+w "$mods/$name" &&
@@ -39,7 +41,8 @@ while read -r name mod ver; do
 				{ [ ! -f testdata/generate_certs.sh ] ||
 					(cd testdata && bash generate_certs.sh >/dev/null 2>&1); })
 	fi
-	run "$name" "$mods/$name" ./...
+	# shellcheck disable=SC2086 # flags are words
+	run "$name" "$mods/$name" ${flags:-} ./...
 done <<LIST
 ttlcache github.com/jellydator/ttlcache/v3 v3.4.1
 gcache github.com/bluele/gcache v0.0.2
@@ -76,4 +79,8 @@ seaweedraft github.com/seaweedfs/raft v1.2.4
 kcp github.com/xtaci/kcp-go/v5 v5.7.5
 miniredis github.com/alicebob/miniredis/v2 v2.40.0
 sipgo github.com/emiago/sipgo v1.7.3
+pahogolang github.com/eclipse/paho.golang v0.23.0
+statedb github.com/cilium/statedb v0.9.4
+gubernator github.com/gubernator-io/gubernator/v2 v2.13.0
+neoq github.com/acaloiaro/neoq v0.72.2 -tags testing
 LIST
