@@ -81,5 +81,13 @@ func TestFixtures(t *testing.T) {
 		// send, a second sender or a close before the receive is
 		// reported.
 		"onesend",
+		// A method that runs at most once per object past a flag tested
+		// and set under the object's mutex, never cleared, closes the
+		// object's channel on its early return or starts the goroutine
+		// that uses it, never both; a channel each call makes is closed
+		// by that call's cleanup or its goroutine. No flag, a flag
+		// cleared again or set without the mutex, a whole-value reset, a
+		// close after the start and a deferred cleanup are reported.
+		"onceguard",
 	)
 }

@@ -54,7 +54,12 @@
 // object's flag is clear and after setting it, each clearing it under the
 // mutex as its last word, when the closer clears it on no path after the
 // close (it is the object's last; rabbitmq/amqp091-go's one deliverer per
-// listener, see concurrent.Env.TurnBefore).
+// listener, see concurrent.Env.TurnBefore). Nor a close and a use of a
+// channel that one call of a function made, or holds in the object it
+// runs on at most once (a flag tested and set under the object's mutex,
+// never cleared: paho.golang's Connect), when the call makes the one on
+// a path that never starts the goroutine making the other (a cleanup on
+// an early return), or makes both (see concurrent.Env.Overlap).
 //
 // Known false-positive shapes: senders that stop because of a signal the
 // analysis does not model (an atomic flag read without the closer's

@@ -70,6 +70,8 @@ type Env struct {
 	// own and ownFields memoize ownObject and ownField.
 	own       map[*sharedloc.Access]ssa.Value
 	ownFields map[*types.Var]bool
+	// guardFlags memoizes neverCleared.
+	guardFlags map[*types.Var]bool
 	// passMemo memoizes passes, turns turnFlagOf.
 	passMemo map[passKey]bool
 	turns    map[*ssa.Function]*turnFlag
@@ -98,6 +100,7 @@ func New(pass *analysis.Pass) *Env {
 		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
 		own:        make(map[*sharedloc.Access]ssa.Value),
 		ownFields:  make(map[*types.Var]bool),
+		guardFlags: make(map[*types.Var]bool),
 		passMemo:   make(map[passKey]bool),
 		turns:      make(map[*ssa.Function]*turnFlag),
 	}
@@ -125,7 +128,8 @@ type Safe func(p Pair) bool
 // invocation alone touches (see ownObject), nor an access that such an
 // invocation makes to its fresh object before it starts a goroutine and
 // that goroutine's access to the object it was handed (see
-// handedBefore), and within one Multi context only accesses to an object
+// handedBefore), nor two accesses past one once-guard on the object (see
+// oncePast), and within one Multi context only accesses to an object
 // all its goroutines share do. Nor do the goroutines that a call on the
 // Caller goroutine starts and waits for before it returns and Caller code
 // outside that call (ordering.Result.JoinedInCaller). Nor does an access
@@ -172,7 +176,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 	if oa := e.ownObject(a); oa != nil && oa == e.ownObject(b) {
 		return Pair{}, false // one invocation's object, on one goroutine
 	}
-	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) || e.countedApart(a, b) {
+	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) || e.countedApart(a, b) || e.oncePast(a, b) {
 		return Pair{}, false
 	}
 	if !e.Spend() {

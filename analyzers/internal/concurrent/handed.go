@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"slices"
 
+	"golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
@@ -52,6 +53,24 @@ const maxHandDepth = 4
 //     (constructors), held in a variable that is stored once and whose
 //     address goes nowhere but into closures that only read it.
 //
+// The object may also be a channel, map or slice made afresh in F (a done
+// channel a cleanup closure closes), whose contents a and b touch.
+//
+// Or, instead of fresh, the object is what a parameter of F points to
+// (its receiver) when F runs past a once-guard on it at most once per
+// object (see onceGuard), the guard's set comes before G and before each
+// of a's instructions in F, and no path from G reaches them: a and b
+// touch one object only in the one invocation that passed the guard, where
+// a is before G or on a path that never starts it (paho's Connect: an
+// early return's cleanup closes c.publishPackets, the goroutine that
+// closes it too is started on the other path). Without the guard a
+// second call of F on the same object could run a's path while the
+// first's goroutine runs, and the pair is reported.
+//
+// a reaches its object in F at one instruction or, through a closure F
+// makes and only calls (not defers: a deferred call runs when F returns,
+// after G), at each of the closure's calls.
+//
 // Only field accesses of the object, and the contents of a container it
 // holds in a field that only ever holds a container made for it alone
 // (ownField), are judged: a container a field shares with other objects
@@ -74,9 +93,26 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, c *goroutines.Context) bool {
 	if !ok {
 		return false
 	}
-	ra, at, ok := e.traceUp(xa, a.Fn(), a.Instr, f)
+	ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f)
 	if !ok {
 		return false
+	}
+	for _, at := range ats {
+		if _, deferred := at.(*ssa.Defer); deferred {
+			return false // runs when F returns, after G
+		}
+	}
+	if pa := rootParam(ra, f); pa != nil && pa == rootParam(rb, f) {
+		set := e.onceGuard(f, pa)
+		if set == nil || !dominates(set, g) {
+			return false
+		}
+		for _, at := range ats {
+			if !dominates(set, at) || reachesAvoiding(g, at, nil) {
+				return false
+			}
+		}
+		return true
 	}
 	da, ok := freshRoot(ra, f)
 	if !ok {
@@ -86,23 +122,33 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, c *goroutines.Context) bool {
 	if !ok || da != db {
 		return false
 	}
-	// at is a plain call or a itself (onlyCall admits no deferred call,
-	// which would run when F returns, after G).
-	return !reachesAvoiding(g, at, da.(ssa.Instruction))
+	// Each at is a plain call or a itself (onlyCall and the closure's
+	// calls admit no deferred call, which would run when F returns,
+	// after G).
+	for _, at := range ats {
+		if reachesAvoiding(g, at, da.(ssa.Instruction)) {
+			return false
+		}
+	}
+	return true
 }
 
 // accessObject returns the value of a's function that a's object is: the
-// struct whose field a touches, or the struct whose own container a
-// touches the contents of.
+// struct whose field a touches, the struct whose own container a touches
+// the contents of, or the container itself when a does not read it from
+// a field (freshRoot then decides whether it is the invocation's own).
 func (e *Env) accessObject(a *sharedloc.Access) (ssa.Value, bool) {
 	var x ssa.Value
 	if a.Loc.Elem {
 		load, ok := a.Ptr.(*ssa.UnOp)
 		if !ok || load.Op != token.MUL {
-			return nil, false
+			return a.Ptr, a.Ptr != nil
 		}
 		fa, ok := load.X.(*ssa.FieldAddr)
-		if !ok || !e.ownField(ssavalue.Field(fa)) {
+		if !ok {
+			return a.Ptr, true
+		}
+		if !e.ownField(ssavalue.Field(fa)) {
 			return nil, false
 		}
 		x = fa.X
@@ -130,7 +176,7 @@ func (e *Env) accessObject(a *sharedloc.Access) (ssa.Value, bool) {
 func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context) (ssa.Value, bool) {
 	g := c.Site
 	for range maxHandDepth {
-		x = throughOneStore(x, fn)
+		x = throughOneStore(unconverted(x), fn)
 		if fn == c.Entry {
 			break
 		}
@@ -138,7 +184,7 @@ func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context) (
 		if !ok {
 			return nil, false
 		}
-		site, arg, ok := e.onlyCall(p)
+		site, arg, ok := e.onlyCallIn(p, c)
 		if !ok {
 			return nil, false
 		}
@@ -190,13 +236,27 @@ func closureBinding(fv *ssa.FreeVar, g ssa.CallInstruction) (ssa.Value, bool) {
 }
 
 // traceUp follows x, a value of fn used at instruction at, up to f
-// through the only call sites of fn and its callers, and returns the
-// value of f it comes from and the instruction of f at which the access
-// happens (the call that leads to it).
-func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.Function) (ssa.Value, ssa.Instruction, bool) {
+// through the only call sites of fn and its callers, or through the
+// variable a closure captures to the calls of the closure in the function
+// that makes it, and returns the value of f it comes from (for a
+// captured variable, its cell) and the instructions of f at which the
+// access happens (the calls that lead to it).
+func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.Function) (ssa.Value, []ssa.Instruction, bool) {
+	ats := []ssa.Instruction{at}
 	for range maxHandDepth {
+		x = unconverted(x)
 		if fn == f {
-			return x, at, true
+			return x, ats, true
+		}
+		if load, ok := x.(*ssa.UnOp); ok && load.Op == token.MUL {
+			if fv, ok := load.X.(*ssa.FreeVar); ok {
+				cell, calls, ok := calledClosure(fv)
+				if !ok {
+					return nil, nil, false
+				}
+				x, fn, ats = cell, fn.Parent(), calls
+				continue
+			}
 		}
 		x = throughOneStore(x, fn)
 		p, ok := x.(*ssa.Parameter)
@@ -207,12 +267,66 @@ func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.
 		if !ok {
 			return nil, nil, false
 		}
-		x, fn, at = arg, site.Parent(), site
+		x, fn, ats = arg, site.Parent(), []ssa.Instruction{site}
 	}
 	if fn == f {
-		return x, at, true
+		return unconverted(x), ats, true
 	}
 	return nil, nil, false
+}
+
+// unconverted returns the value x converts without making a new object:
+// a channel made bidirectional handed on as send-only (chan<- T), or any
+// other change of a type to one with the same underlying type.
+func unconverted(x ssa.Value) ssa.Value {
+	for {
+		ct, ok := x.(*ssa.ChangeType)
+		if !ok {
+			return x
+		}
+		x = ct.X
+	}
+}
+
+// calledClosure returns what the one closure value of fv's function binds
+// to fv and the calls that run it, when the function that makes it does
+// nothing with it but call it (cleanup := func() {...}; ...; cleanup()):
+// the closure then runs only at those calls, on that invocation's
+// goroutine, with that invocation's variable.
+func calledClosure(fv *ssa.FreeVar) (ssa.Value, []ssa.Instruction, bool) {
+	fn := fv.Parent()
+	i := slices.Index(fn.FreeVars, fv)
+	if fn.Parent() == nil || i < 0 {
+		return nil, nil, false
+	}
+	var mc *ssa.MakeClosure
+	for _, b := range fn.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			if m, ok := instr.(*ssa.MakeClosure); ok && m.Fn == fn {
+				if mc != nil {
+					return nil, nil, false
+				}
+				mc = m
+			}
+		}
+	}
+	if mc == nil {
+		return nil, nil, false
+	}
+	var calls []ssa.Instruction
+	for _, u := range *mc.Referrers() {
+		switch u := u.(type) {
+		case *ssa.Call:
+			if u.Call.Value != mc || isArg(&u.Call, mc) {
+				return nil, nil, false
+			}
+			calls = append(calls, u)
+		case *ssa.DebugRef:
+		default:
+			return nil, nil, false // deferred, stored or handed on
+		}
+	}
+	return mc.Bindings[i], calls, len(calls) > 0
 }
 
 // throughOneStore returns, for a read of a local variable of fn that is
@@ -252,6 +366,15 @@ func storedOnce(cell *ssa.Alloc) (ssa.Value, bool) {
 // function one caller, a static call of it, and no code outside the
 // package calls it.
 func (e *Env) onlyCall(p *ssa.Parameter) (*ssa.Call, ssa.Value, bool) {
+	return e.onlyCallIn(p, nil)
+}
+
+// onlyCallIn is onlyCall with the call graph's callers of p's function
+// kept to those in functions that goroutines of c run (all when c is
+// nil): a frame of the function on such a goroutine was called from one
+// of them (the goroutine's own call of incoming, where the tests call it
+// on goroutines of their own).
+func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (*ssa.Call, ssa.Value, bool) {
 	fn := p.Parent()
 	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported()) || fn.Synthetic != "" {
 		return nil, nil, false
@@ -260,6 +383,11 @@ func (e *Env) onlyCall(p *ssa.Parameter) (*ssa.Call, ssa.Value, bool) {
 		return nil, nil, false
 	}
 	callers := e.Goroutines.CallGraph.Callers(fn)
+	if c != nil {
+		callers = slices.DeleteFunc(slices.Clone(callers), func(edge *callgraph.Edge) bool {
+			return !slices.Contains(e.Goroutines.Of(edge.Site.Parent()), c)
+		})
+	}
 	if len(callers) != 1 {
 		return nil, nil, false
 	}
