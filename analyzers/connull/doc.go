@@ -41,7 +41,10 @@
 //     one of Commit and Rollback that may close the Tx (the access lies on
 //     the winning branch, in the winner's callee, or in a callback closure
 //     the winner makes);
-//   - the dereferenced value is not itself compared with nil first;
+//   - the dereferenced value is not itself compared with nil first (a
+//     comparison whose not-nil edge lies on every path from the read to
+//     the dereference: a copy checked after the Unlock, then used in
+//     loops);
 //   - one side is not an invocation's access to an object it made afresh
 //     (new, make, or a constructor of the package), made before the
 //     invocation starts a goroutine, and the other that goroutine's access

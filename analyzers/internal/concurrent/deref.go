@@ -3,6 +3,7 @@ package concurrent
 import (
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -128,7 +129,12 @@ func (e *Env) callDeref(v ssa.Value, call *ssa.Call, depth int) (Deref, bool) {
 }
 
 // guarded reports whether the use u of v runs only where v is not nil: a
-// comparison of v with nil dominates it on its non-nil side.
+// comparison of v with nil dominates it on its non-nil side, or every
+// path from v's definition to u takes the comparison's non-nil edge (a
+// copy read under a lock, checked after the Unlock by `if cli == nil {
+// continue }`, then used in loops whose header the check's edge joins:
+// paho.golang's managePublishQueue). v, an SSA value, keeps the value
+// the check saw on such a path.
 func (e *Env) guarded(v ssa.Value, u ssa.Instruction) bool {
 	refs := v.Referrers()
 	if refs == nil {
@@ -148,7 +154,7 @@ func (e *Env) guarded(v ssa.Value, u ssa.Instruction) bool {
 			if cmp.Op == token.EQL {
 				nonNil = ifi.Block().Succs[1]
 			}
-			if len(nonNil.Preds) == 1 && nonNil.Dominates(u.Block()) {
+			if len(nonNil.Preds) == 1 && nonNil.Dominates(u.Block()) || onlyThrough(v, u, ifi.Block(), nonNil) {
 				return true
 			}
 		}
@@ -165,4 +171,58 @@ func isNil(x, y, v ssa.Value) bool {
 	}
 	c, ok := y.(*ssa.Const)
 	return ok && c.IsNil()
+}
+
+// onlyThrough reports whether every path from v's definition (the
+// function's entry, for a value that is not an instruction) to u takes
+// the edge from block from to block to. A path that defines v again
+// starts anew there, so it is left.
+func onlyThrough(v ssa.Value, u ssa.Instruction, from, to *ssa.BasicBlock) bool {
+	def, _ := v.(ssa.Instruction)
+	fn := u.Parent()
+	if fn == nil || len(fn.Blocks) == 0 || def != nil && def.Parent() != fn {
+		return false
+	}
+	start, at := fn.Blocks[0], 0
+	if def != nil {
+		start, at = def.Block(), slices.Index(def.Block().Instrs, def)+1
+	}
+	// scan reports whether b, from instruction i on, reaches u before
+	// defining v again, and whether it runs to its end.
+	scan := func(b *ssa.BasicBlock, i int) (reached, through bool) {
+		for _, instr := range b.Instrs[i:] {
+			if instr == u {
+				return true, false
+			}
+			if instr == def {
+				return false, false
+			}
+		}
+		return false, true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := []*ssa.BasicBlock{start}
+	for first := true; len(work) > 0; first = false {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		i := 0
+		if first {
+			i = at
+		}
+		reached, through := scan(b, i)
+		if reached {
+			return false
+		}
+		if !through {
+			continue
+		}
+		for _, s := range b.Succs {
+			if b == from && s == to || seen[s] {
+				continue
+			}
+			seen[s] = true
+			work = append(work, s)
+		}
+	}
+	return true
 }
