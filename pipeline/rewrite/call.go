@@ -452,7 +452,7 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 		}
 		t := r.typeOf(c.Args[0])
 		if _, isMap := t.Underlying().(*types.Map); isMap {
-			r.makeMap(c, c.Lparen)
+			r.makeMap(c, c.Lparen, false)
 			return
 		}
 		ch, ok := t.Underlying().(*types.Chan)
@@ -561,8 +561,13 @@ func (r *rewriter) inferable(c *ast.CallExpr, elem types.Type) bool {
 
 // makeMap wraps x, a make(map) or a map literal, in MakeMap, which records
 // the new map's address: a map freed since may have had it, and the
-// accesses to the two are different locations.
-func (r *rewriter) makeMap(x ast.Expr, pos token.Pos) {
+// accesses to the two are different locations. A map literal whose address
+// is taken (&M{...}, legal since composite literals are addressable) cannot
+// become a call, which is not: addressed, it is wrapped as the element of a
+// slice literal of its own type, &[]M{MakeMap(SITE, M{...})}[0], a new
+// variable holding the map as &M{...} makes one (sentry-go's
+// &BreadcrumbHint{}, go-workflows' &Metadata{}: "cannot take address of").
+func (r *rewriter) makeMap(x ast.Expr, pos token.Pos, addressed bool) {
 	if _, isTP := r.typeOf(x).(*types.TypeParam); isTP {
 		r.skip("map of type parameter type")
 		return
@@ -573,8 +578,12 @@ func (r *rewriter) makeMap(x ast.Expr, pos token.Pos) {
 	if r.before120 {
 		call = r.rt("MapMake")
 	}
-	r.ed.open(lo, hi, lit(call+"("+s+", "))
-	r.ed.close(lo, hi, lit(")"))
+	open, close := call+"("+s+", ", ")"
+	if addressed {
+		open, close = "[]"+r.text(x.(*ast.CompositeLit).Type)+"{"+open, close+"}[0]"
+	}
+	r.ed.open(lo, hi, lit(open))
+	r.ed.close(lo, hi, lit(close))
 }
 
 // recvPath returns the text that turns the receiver expression x into the

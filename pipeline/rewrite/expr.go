@@ -64,21 +64,7 @@ func (r *rewriter) expr(e ast.Expr) {
 	case *ast.CallExpr:
 		r.call(x, callExpr)
 	case *ast.CompositeLit:
-		_, isStruct := r.typeOf(x).Underlying().(*types.Struct)
-		for _, el := range x.Elts {
-			if kv, ok := el.(*ast.KeyValueExpr); ok {
-				if !isStruct {
-					r.expr(kv.Key)
-				}
-				r.expr(kv.Value)
-			} else {
-				r.expr(el)
-			}
-		}
-		if _, isMap := r.typeOf(x).Underlying().(*types.Map); isMap && x.Type != nil {
-			// A literal whose type is elided must stay a literal.
-			r.makeMap(x, x.Lbrace)
-		}
+		r.compositeLit(x, false)
 	case *ast.FuncLit:
 		r.funcLit(x, "", r.litTestParam(x.Type))
 	case *ast.TypeAssertExpr:
@@ -86,6 +72,26 @@ func (r *rewriter) expr(e ast.Expr) {
 	case *ast.KeyValueExpr:
 		r.expr(x.Key)
 		r.expr(x.Value)
+	}
+}
+
+// compositeLit rewrites the literal x, whose address is taken when
+// addressed is set (&T{...}).
+func (r *rewriter) compositeLit(x *ast.CompositeLit, addressed bool) {
+	_, isStruct := r.typeOf(x).Underlying().(*types.Struct)
+	for _, el := range x.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if !isStruct {
+				r.expr(kv.Key)
+			}
+			r.expr(kv.Value)
+		} else {
+			r.expr(el)
+		}
+	}
+	if _, isMap := r.typeOf(x).Underlying().(*types.Map); isMap && x.Type != nil {
+		// A literal whose type is elided must stay a literal.
+		r.makeMap(x, x.Lbrace, addressed)
 	}
 }
 
@@ -129,6 +135,8 @@ func (r *rewriter) addr(e ast.Expr) {
 		r.expr(x.Index)
 	case *ast.StarExpr:
 		r.expr(x.X)
+	case *ast.CompositeLit:
+		r.compositeLit(x, true)
 	default:
 		r.expr(e)
 	}

@@ -68,3 +68,13 @@ func grow(p *node) int { p.next = p; return 1 }
 func updateCall(p *node) {
 	p.val += grow(p)
 }
+
+// hint is a map type whose literals have their address taken (sentry-go's
+// &BreadcrumbHint{}): the literal stays addressable; the elided literals
+// inside []*hint stay literals, and a literal not addressed is wrapped as
+// any other.
+type hint map[string]int
+
+func hints(n int) (*hint, *hint, *map[string]int, []*hint, hint) {
+	return &hint{"n": n}, &(hint{}), &map[string]int{}, []*hint{{"a": 1}}, hint{}
+}
