@@ -86,17 +86,21 @@ func (f *Failure) Report() (Log, bool) {
 // An Environment is what a failure's text shows of the machine the test
 // ran on rather than of its code: a refused connection (no server where
 // the test expects one: go-nsq's tests need an nsqd on 127.0.0.1:4150), a
-// DNS failure or an unreachable network (failsafe-go's TestCache dials
-// golang.org), or a missing program. The test really fails there, as
+// missing Unix socket (no server there either: psrpc's testcontainers
+// tests dial Docker's /var/run/docker.sock), a DNS failure or an
+// unreachable network (failsafe-go's TestCache dials golang.org), or a
+// missing program. The test really fails there, as
 // under go test; precog cannot tell whether that is the test's fault.
 type Environment struct {
-	What string // "a refused connection", "a DNS failure", "an unreachable network", "a missing program"
+	What string // "a refused connection", "a missing Unix socket", "a DNS failure", "an unreachable network", "a missing program"
 	Line string // the line of the text that shows it, trimmed
 }
 
 // environments are the error texts of Go's net and os/exec packages that
 // show an Environment, the first that a line holds deciding: net.OpError's
-// "connect: connection refused" (Windows: "actively refused it"),
+// "connect: connection refused" (Windows: "actively refused it"), its
+// "dial unix PATH: connect: no such file or directory" (a socket file that
+// is not there; one whose server is gone refuses the connection),
 // net.DNSError's "lookup HOST[ on SERVER]: no such host" and the like,
 // "connect: network is unreachable" and "no route to host", exec's
 // "executable file not found in $PATH" and "fork/exec PATH: no such file
@@ -107,6 +111,7 @@ var environments = []struct {
 }{
 	{"a DNS failure", regexp.MustCompile(`lookup [^\s:]+(:\d+)?( on \S+)?: (no such host|server misbehaving|.*name resolution|.*i/o timeout|no answer from DNS server)`)},
 	{"a refused connection", regexp.MustCompile(`connection refused|actively refused it`)},
+	{"a missing Unix socket", regexp.MustCompile(`dial unix \S+: connect: no such file or directory`)},
 	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},
 	{"a missing program", regexp.MustCompile(`executable file not found in|fork/exec \S+: no such file or directory`)},
 }

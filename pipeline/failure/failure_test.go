@@ -225,7 +225,8 @@ func TestReportPassesOverLogs(t *testing.T) {
 
 // TestEnvironment checks what a failure's text shows of the machine. The
 // error lines are Go's own, printed by a program that dialled a closed
-// port, an HTTP server there, a host that does not resolve and an address
+// port, an HTTP server there, a Unix socket that is not there (wrapped as
+// testcontainers wraps it) and one that refuses, a host that does not resolve and an address
 // with no route, and ran a program not installed and one by a path that
 // does not exist; failsafe-go's TestCache shape is a testify message that
 // holds the DNS error before a nil dereference. The controls, failures of
@@ -242,6 +243,10 @@ func TestEnvironment(t *testing.T) {
 			"a DNS failure", "dial tcp: lookup no-such-host.invalid on 10.255.255.53:53: no such host"},
 		{"    p_test.go:9: dial tcp [2001:db8::1]:80: connect: no route to host\n--- FAIL: TestX (0.00s)\n",
 			"an unreachable network", "dial tcp [2001:db8::1]:80: connect: no route to host"},
+		{"    p_test.go:41: failed to connect to the docker API at unix:///var/run/docker.sock; check if the path is correct and if the daemon is running: dial unix /var/run/docker.sock: connect: no such file or directory\n--- FAIL: TestX (0.00s)\n",
+			"a missing Unix socket", "failed to connect to the docker API at unix:///var/run/docker.sock; check if the path is correct and if the daemon is running: dial unix /var/run/docker.sock: connect: no such file or directory"},
+		{"    p_test.go:9: dial unix /tmp/none.sock: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
+			"a refused connection", "dial unix /tmp/none.sock: connect: connection refused"},
 		{"    p_test.go:9: exec: \"nsqd-not-installed\": executable file not found in $PATH\n--- FAIL: TestX (0.00s)\n",
 			"a missing program", "exec: \"nsqd-not-installed\": executable file not found in $PATH"},
 		{"    p_test.go:9: fork/exec /opt/none/nsqd: no such file or directory\n--- FAIL: TestX (0.00s)\n",
@@ -251,6 +256,7 @@ func TestEnvironment(t *testing.T) {
 		// The controls.
 		{"    p_test.go:9: count = 6, want 3\n--- FAIL: TestX (0.00s)\n", "", ""},
 		{"    p_test.go:9: lookup user: not found\n--- FAIL: TestX (0.00s)\n", "", ""},
+		{"    p_test.go:9: open testdata/none.sock: no such file or directory\n--- FAIL: TestX (0.00s)\n", "", ""},
 		{"    p_test.go:9: read tcp 127.0.0.1:80->127.0.0.1:5000: read: connection reset by peer\n--- FAIL: TestX (0.00s)\n", "", ""},
 	} {
 		f := Parse([]byte("=== RUN   TestX\n"+c.out+"FAIL\n"), "TestX", "", true)

@@ -196,7 +196,8 @@ that makes the test fail the same way again. A test that failed by itself
 in its recorded run gets a hint line in the text output: the "precog
 explain -run TestX PACKAGE" command that looks for its root cause, after
 what its output shows of the environment if it shows a refused
-connection, a DNS failure, an unreachable network or a missing program
+connection, a missing Unix socket, a DNS failure, an unreachable network
+or a missing program
 (the finding's validation says it too, "environment"): the test needs a
 server, the network or a program this machine lacks. It stays a
 confirmed finding, since the test fails as under go test. One more line
