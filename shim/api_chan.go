@@ -245,6 +245,13 @@ func Cancelling[F any](site uint32, f F) F {
 // index control wants the select to take (-1: no preference) and a channel
 // that becomes ready when control gives up waiting for it (nil when not
 // forcing). With no control plan it returns -1, nil.
+//
+// It is not inlined, so that rt.Plan, which returns a select's state of
+// about 250 bytes, is: inlined, Plan builds that state in the rewritten
+// code's variable instead of in a result it then copies (30 instructions
+// of a recorded select that takes its default case, bench/shim's Select).
+//
+//go:noinline
 func SelectPlan(site uint32) (force int, timeout <-chan struct{}) {
 	if !enabled {
 		return -1, nil

@@ -330,8 +330,8 @@ func selected(site uint32, index int, ch unsafe.Pointer, ok uint64, elem uint32)
 	if controlGate != nil {
 		ctlRecording(g)
 	}
-	g.prepare()
-	g.buf = g.enc.AppendSelect(g.buf, seqs.n.Add(1), site, index, uintptr(ch), ok != 0, elem)
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutSelect(g.window(), seqs.n.Add(1), site, index, uintptr(ch), ok != 0, elem)]
 	g.commit()
 	g.synced()
 	if controlGate != nil {

@@ -78,6 +78,7 @@ var benches = []bench{
 	{"ParallelLock", 2_000_000, 1, 0},
 	{"Pool", 1_000_000, 1, trace.EvPoolGet},
 	{"SyncMapLoad", 500_000, 8, trace.EvAtomicLoad},
+	{"Select", 1_000_000, 1, trace.EvSelect},
 }
 
 func main() {

@@ -33,6 +33,7 @@ var (
 	start = make(chan struct{})
 	pool  = sync.Pool{New: func() any { return new([64]byte) }}
 	smap  sync.Map
+	empty = make(chan int)
 )
 
 // BenchmarkRead is eight 8-byte loads of shared variables.
@@ -319,6 +320,32 @@ func BenchmarkSyncMapLoad(b *testing.B) {
 			precog_rt.SyncMapLoad(13, &smap, k+5)
 			precog_rt.SyncMapLoad(13, &smap, k+6)
 			precog_rt.SyncMapLoad(13, &smap, k+7)
+		}
+	})
+}
+
+// BenchmarkSelect is a select whose receive case is not ready, so that its
+// default case runs: a poll, as pond's workers do at every task.
+func BenchmarkSelect(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			select {
+			case v := <-empty:
+				sink += uint64(v)
+			default:
+			}
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_s := precog_rt.Plan(14)
+			select {
+			case v := <-precog_rt.Recv(&precog_s, 0, empty):
+				precog_rt.Got(&precog_s, 0, true, v)
+				sink += uint64(v)
+			default:
+				precog_s.Defaulted()
+			}
 		}
 	})
 }

@@ -58,10 +58,13 @@ type Select struct {
 // instrumenter rewrites.
 const MaxCases = 16
 
-// Plan asks the shim which clause of the select at site to force.
-func Plan(site uint32) Select {
-	force, timeout := shim.SelectPlan(site)
-	return Select{site: site, force: force, timeout: timeout}
+// Plan asks the shim which clause of the select at site to force. It
+// fills in its result's fields one by one, which keeps it below the
+// inliner's budget (see shim.SelectPlan).
+func Plan(site uint32) (s Select) {
+	s.site = site
+	s.force, s.timeout = shim.SelectPlan(site)
+	return s
 }
 
 // Forcing reports whether the plan forces a clause, so that the rewritten

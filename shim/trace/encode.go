@@ -452,6 +452,26 @@ func (e *Encoder) PutChanRecv(w *[Window]byte, seq uint64, site uint32, addr uin
 	return putUvarint(w, i+1, uint64(elem))
 }
 
+// PutSelect writes the EvSelect event AppendSelect would append at the
+// start of w and returns its length, as PutSyncAddr does: a select's
+// record was about a third of the instructions of a recorded select that
+// took its default case (pond's workers poll with one at every task).
+func (e *Encoder) PutSelect(w *[Window]byte, seq uint64, site uint32, index int, addr uintptr, ok bool, elem uint32) int {
+	w[0] = byte(EvSelect)
+	i := putUvarint(w, 1, seq-e.seq)
+	e.seq, e.sub = seq, 0
+	i = putUvarint(w, i, uint64(site))
+	i = putUvarint(w, i, zigzag(int64(index)))
+	d := uint64(addr) - e.addr
+	e.addr = uint64(addr)
+	i = putUvarint(w, i, zigzag(int64(d)))
+	w[i&(Window-1)] = 0
+	if ok {
+		w[i&(Window-1)] = 1
+	}
+	return putUvarint(w, i+1, uint64(elem))
+}
+
 // Window is the room after len(b) that PutAccess and PutWrite write into:
 // more than MaxEventLen, a power of two.
 const Window = 64

@@ -293,6 +293,35 @@ func TestPutChanRecv(t *testing.T) {
 	}
 }
 
+// TestPutSelect checks PutSelect, the shim's entry point for EvSelect,
+// against AppendSelect: a default case (index -1, address 0), and cases
+// whose fields take one byte and their widest.
+func TestPutSelect(t *testing.T) {
+	for _, c := range []struct {
+		index int
+		addr  uintptr
+		ok    bool
+		elem  uint32
+	}{
+		{-1, 0, false, 0},
+		{0, 0xc000010000, true, 1},
+		{15, 0xffffffffffffffff, false, 1<<32 - 1},
+		{300, 8, true, 300},
+	} {
+		var put, app Encoder
+		w := make([]byte, 2*Window)
+		for i := range w {
+			w[i] = 0xff
+		}
+		n := put.PutAccess((*[Window]byte)(w), EvRead, 3, 0xc000000008)
+		n2 := put.PutSelect((*[Window]byte)(w[n:]), 1<<40, 1<<31, c.index, c.addr, c.ok, c.elem)
+		want := app.AppendSelect(app.AppendRead(nil, 3, 0xc000000008), 1<<40, 1<<31, c.index, c.addr, c.ok, c.elem)
+		if got := w[:n+n2]; !bytes.Equal(got, want) || put != app {
+			t.Errorf("%+v: PutSelect wrote % x (encoder %+v), AppendSelect % x (%+v)", c, got, put, want, app)
+		}
+	}
+}
+
 // boolMask clears all but the low bit of an ok argument.
 func boolMask(f []field) uint64 {
 	if len(f) > 2 && f[2] == fOK {
