@@ -22,9 +22,8 @@ func TestCFPPlan(t *testing.T) {
 		t.Skip("loads and analyzes a package")
 	}
 	dir, _ := filepath.Abs("../../testdata/cfp")
-	var l sharedLoad // the two plans are made from one load
 	for _, opts := range []CFPOptions{AllCFP, {}} {
-		res, err := instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./lu"}, CacheDir: sharedCache, CFP: &opts}, l.load)
+		res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./lu"}, CacheDir: sharedCache, CFP: &opts})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -118,27 +118,34 @@ type Result struct {
 	CheckErrors []string          `json:"checkErrors,omitempty"`
 }
 
-// load loads the packages matching cfg.Patterns with their tests and
-// every package of their import graph from source (the shared-location
-// analysis needs facts (spawnfacts) of the dependencies, and dependencies
-// instrumented through -instrument-deps need syntax), and returns them
-// with the set of home modules (see selectFiles). (With cfg.All only the
-// packages to instrument would need syntax, but loading the others from
-// export data needs each listed as a pattern, which the go command
-// refuses for a test-only dependency of a dependency that the main
-// module's go.mod does not list.) A package that fails to load fails the
-// whole, its files could not be rewritten; with cfg.SkipBroken only when
+// load loads the packages matching cfg.Patterns with their tests, and
+// what go list says of every package of their import graph (Config.Lazy):
+// analyzeShared parses, type-checks and analyses each from source (the
+// shared-location analysis needs facts (spawnfacts) of the dependencies,
+// and dependencies instrumented through -instrument-deps need syntax) in
+// dependency order, keeping the syntax and types of the packages whose
+// files may be rewritten only. Loading the whole import graph with
+// syntax at once held gubernator's instrumenter at 5 GB where precog vet,
+// lazy, peaked at 0.9 GB (bench/RESULTS.md, "Held-out rehearsal 12").
+// (With cfg.All only the packages to instrument would need syntax, but
+// loading the others from export data needs each listed as a pattern,
+// which the go command refuses for a test-only dependency of a dependency
+// that the main module's go.mod does not list.)
+func load(ctx context.Context, cfg Config) (*static.Program, error) {
+	return static.Load(ctx, static.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, BuildFlags: cfg.BuildFlags, Tests: true, Lazy: true})
+}
+
+// split returns the packages of prog whose tests are to run, with the set
+// of home modules (see selectFiles). A package that failed to load fails
+// the whole, its files could not be rewritten; with skipBroken only when
 // every matched package fails: one that fails, or whose tests import one
 // that does, is left out, as go test leaves out a package whose build
-// failed and tests the others (see splitBroken).
-func load(ctx context.Context, cfg Config) (*loaded, error) {
-	prog, err := static.Load(ctx, static.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, BuildFlags: cfg.BuildFlags, Tests: true, AllSyntax: true})
-	if err != nil {
-		return nil, err
-	}
+// failed and tests the others (see splitBroken). Before Analyze, prog's
+// errors are go list's; after it, the type checker's too.
+func split(prog *static.Program, skipBroken bool) (*loaded, error) {
 	l := &loaded{pkgs: prog.Packages}
 	if len(prog.Errors) > 0 {
-		if cfg.SkipBroken {
+		if skipBroken {
 			l.pkgs, l.tested, l.broken = splitBroken(prog.Packages, prog.Errors)
 		} else {
 			l.pkgs = nil
@@ -154,7 +161,7 @@ func load(ctx context.Context, cfg Config) (*loaded, error) {
 	return l, nil
 }
 
-// loaded is what load returns.
+// loaded is what split returns.
 type loaded struct {
 	pkgs []*packages.Package
 	home map[string]bool
@@ -266,17 +273,6 @@ func homeModules(pkgs []*packages.Package) map[string]bool {
 // the packages of the main module (and those matching cfg.Deps) that the tests
 // import, and returns the flags that make go test build them.
 func Instrument(ctx context.Context, cfg Config) (*Result, error) {
-	return instrument(ctx, cfg, load)
-}
-
-// A loader loads the packages of cfg as load does. Tests pass one that
-// loads once for several runs with the same Dir, Patterns and BuildFlags:
-// loading the standard library from source is most of a run's time, under
-// -race many seconds.
-type loader func(ctx context.Context, cfg Config) (*loaded, error)
-
-// instrument is Instrument with the packages loaded by load.
-func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	if err := checkConfig(&cfg); err != nil {
 		return nil, err
 	}
@@ -297,8 +293,12 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	if r := c.loadResult(key); r != nil {
 		return r, nil
 	}
-	cfg.step("loading and type-checking the packages")
-	ld, err := load(ctx, cfg)
+	cfg.step("loading the packages")
+	prog, err := load(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	ld, err := split(prog, cfg.SkipBroken)
 	if err != nil {
 		return nil, err
 	}
@@ -328,10 +328,27 @@ func instrument(ctx context.Context, cfg Config, load loader) (*Result, error) {
 	}
 	// The analysis also finds the two-steps (trace.Site.After), so it
 	// runs with -all too.
-	cfg.step("analysing the packages for shared locations (%d)", len(sel.paths()))
-	analyzed, err := analyzeShared(sel.roots, plans, checks, cfg.All && plans == nil && checks == nil)
+	prog.Progress = func(done, total int, running []string) {
+		line := fmt.Sprintf("analysed %d of %d packages (with their dependencies)", done, total)
+		if len(running) > 0 {
+			line += "; analysing " + strings.Join(running, ", ")
+		}
+		cfg.step("%s", line)
+	}
+	home := ld.home
+	analyzed, err := analyzeShared(ctx, prog, sel.roots, func(p *packages.Package) bool { return wanted(p, home, mod, deps) },
+		plans, checks, cfg.All && plans == nil && checks == nil)
 	if err != nil {
 		return nil, err
+	}
+	// The type checker may have left out more packages.
+	if ld, err = split(prog, cfg.SkipBroken); err != nil {
+		return nil, err
+	}
+	if len(ld.broken) > 0 {
+		sel = reselect(sel, selectFiles(ld.pkgs, ld.home, mod, deps), analyzed)
+	} else {
+		sel.attach()
 	}
 	if !cfg.All {
 		shared = analyzed
@@ -558,8 +575,8 @@ func checkSites(path string, first, firstFunc uint32, sites []trace.Site) (n, nf
 type file struct {
 	path   string // absolute path of the original file
 	pkg    *packages.Package
-	syntax *ast.File
-	module string // path of the module the file belongs to
+	syntax *ast.File // set by selection.attach, once the package is analysed
+	module string    // path of the module the file belongs to
 }
 
 // A selection is the files to instrument, in site-numbering order, and the
@@ -568,6 +585,34 @@ type selection struct {
 	files   []file
 	roots   []*packages.Package // the packages the files come from, sorted by ID
 	modules []depModule         // dependency modules to copy, sorted by path
+}
+
+// attach gives each file the syntax its package's analysis kept
+// (static.Program.Keep), leaving out a file that did not parse.
+func (s *selection) attach() {
+	files := s.files[:0]
+	for _, f := range s.files {
+		if i := slices.Index(f.pkg.CompiledGoFiles, f.path); i >= 0 && i < len(f.pkg.Syntax) {
+			f.syntax = f.pkg.Syntax[i]
+			files = append(files, f)
+		}
+	}
+	s.files = files
+}
+
+// reselect returns sel, the selection made after the analysis left out
+// packages that do not type-check, with its files attached. A package
+// variant of sel that was not among the analysed ones (first's roots; its
+// files' preferred variant was left out) has not been analysed: every
+// access in its files is recorded, as in a package whose analysis failed.
+func reselect(first, sel *selection, analyzed *sharedSet) *selection {
+	for _, f := range sel.files {
+		if !slices.Contains(first.roots, f.pkg) {
+			analyzed.failed[f.path] = true
+		}
+	}
+	sel.attach()
+	return sel
 }
 
 func (s *selection) paths() []string {
@@ -672,7 +717,7 @@ func selectFiles(pkgs []*packages.Package, home map[string]bool, mod *moduleInfo
 	best := make(map[string]*packages.Package) // file -> package variant
 	mods := make(map[string]depModule)
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if len(p.Syntax) == 0 || !wanted(p, home, mod, deps) {
+		if len(p.CompiledGoFiles) == 0 || !wanted(p, home, mod, deps) {
 			return
 		}
 		if main := p.Module.Main && p.Module.GoMod == mod.GoMod; !main {
@@ -695,12 +740,8 @@ func selectFiles(pkgs []*packages.Package, home map[string]bool, mod *moduleInfo
 	sel := new(selection)
 	used := make(map[*packages.Package]bool)
 	for path, p := range best {
-		for i, f := range p.CompiledGoFiles {
-			if f == path && i < len(p.Syntax) {
-				sel.files = append(sel.files, file{path: path, pkg: p, syntax: p.Syntax[i], module: p.Module.Path})
-				used[p] = true
-			}
-		}
+		sel.files = append(sel.files, file{path: path, pkg: p, module: p.Module.Path})
+		used[p] = true
 	}
 	slices.SortFunc(sel.files, func(a, b file) int {
 		return cmp.Or(strings.Compare(a.pkg.PkgPath, b.pkg.PkgPath), strings.Compare(a.path, b.path))

@@ -102,27 +102,6 @@ func setupKernels() error {
 	return nil
 }
 
-// A sharedLoad is a loader (see instrument) that loads the packages once
-// for the runs of one test that differ only in what is done with them.
-type sharedLoad struct {
-	once sync.Once
-	key  string
-	ld   *loaded
-	err  error
-}
-
-func (l *sharedLoad) load(ctx context.Context, cfg Config) (*loaded, error) {
-	key := fmt.Sprintf("%q %q %q", cfg.Dir, cfg.Patterns, cfg.BuildFlags)
-	l.once.Do(func() {
-		l.key = key
-		l.ld, l.err = load(ctx, cfg)
-	})
-	if key != l.key {
-		return nil, fmt.Errorf("a shared load of %s asked for %s", l.key, key)
-	}
-	return l.ld, l.err
-}
-
 func goCmd(dir string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
@@ -462,9 +441,7 @@ func TestDeps(t *testing.T) {
 // latter at run time).
 func TestSharedFilter(t *testing.T) {
 	buildKernels(t)
-	// Both runs analyze and rewrite the packages of one load.
-	var l sharedLoad
-	all, err := instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true}, l.load)
+	all, err := Instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,13 +450,13 @@ func TestSharedFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without the stored result, the run computes everything again
-	// (analysis, rewriting, site numbering) from the same load: the same
-	// bytes, so the same paths. (The load is go/packages' sorted output;
-	// every map of it that the run ranges over is ranged in a new order.)
+	// (loading, analysis, rewriting, site numbering): the same bytes, so
+	// the same paths. (Every map that the run ranges over is ranged in a
+	// new order.)
 	if err := os.RemoveAll(filepath.Join(kernels.cache, "results")); err != nil {
 		t.Fatal(err)
 	}
-	again, err := instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true}, l.load)
+	again, err := Instrument(context.Background(), Config{Dir: kernels.dir, Patterns: []string{"./..."}, CacheDir: kernels.cache, All: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,7 +535,13 @@ func TestResultCache(t *testing.T) {
 	}
 	// The steps of the first run are reported in order; a stored result
 	// has none.
-	if want := []string{"loading and type-checking the packages", "analysing the packages for shared locations (1)", "rewriting the files (1)"}; !slices.Equal(steps, want) {
+	want := []string{
+		"loading the packages",
+		"analysed 0 of 1 packages (with their dependencies); analysing precog.example/tiny/tiny",
+		"analysed 1 of 1 packages (with their dependencies)",
+		"rewriting the files (1)",
+	}
+	if !slices.Equal(steps, want) {
 		t.Errorf("steps %q, want %q", steps, want)
 	}
 	steps = nil
@@ -603,6 +586,57 @@ func TestResultCache(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cfg.CacheDir, "files")); err != nil {
 		t.Errorf("the rewritten files were not written again: %v", err)
+	}
+}
+
+// TestBrokenTestVariant checks a package whose own tests do not
+// type-check but whose code another package's tests use: its tests are
+// left out (Result.Broken), and its files, whose preferred variant ("p
+// [p.test]") was the one analysed and failed, are rewritten from the
+// package itself with every access recorded. The control, q.go, is
+// analysed: its access to a local is not.
+func TestBrokenTestVariant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages from source")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"p/p.go":      "package p\n\nvar X int\n\nfunc Inc() { X++ }\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) { var s string = 1; _ = s }\n",
+		"q/q.go":      "package q\n\nimport \"example.com/m/p\"\n\nfunc Do() int {\n\tn := new(int)\n\t*n = 1\n\tp.Inc()\n\treturn *n\n}\n",
+		"q/q_test.go": "package q\n\nimport \"testing\"\n\nfunc TestDo(t *testing.T) {\n\tdone := make(chan bool)\n\tgo func() { Do(); done <- true }()\n\tDo()\n\t<-done\n}\n",
+	}
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir(), SkipBroken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Broken) != 1 || !strings.HasPrefix(res.Broken[0], "package example.com/m/p: ") || !slices.Equal(res.Tested, []string{"example.com/m/q"}) {
+		t.Fatalf("broken %q, tested %q; want p broken, q tested", res.Broken, res.Tested)
+	}
+	tab, err := trace.LoadSites(res.Sites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]bool) // base:line of the memory access sites
+	for _, s := range tab.Sites {
+		if s.Kind == "read" || s.Kind == "write" {
+			got[fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)] = true
+		}
+	}
+	if !got["p.go:5"] {
+		t.Errorf("X++ in p.go is not recorded: sites %v", got)
+	}
+	if got["q.go:7"] || got["q.go:9"] {
+		t.Errorf("q.go's local *n is recorded: sites %v", got)
 	}
 }
 

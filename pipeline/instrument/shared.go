@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -87,8 +88,10 @@ type fileLine struct {
 	line int
 }
 
-// analyzeShared runs sharedloc on the packages and collects the shared
-// accesses.
+// analyzeShared runs sharedloc on the packages roots of prog, a lazy
+// program, and collects the shared accesses. The packages keep selects
+// keep their syntax and types afterwards, for the rewriter
+// (static.Program.Keep).
 //
 // With plan not nil it also runs analyzers/cfpplan and adds its results to
 // plan. With checks not nil, it runs their analyzers in the same pass,
@@ -97,11 +100,9 @@ type fileLine struct {
 //
 // With stepsOnly (-all, whose build records every access, without a plan
 // or checks) it only finds the two-steps.
-func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Checks, stepsOnly bool) (*sharedSet, error) {
+func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.Package, keep func(*packages.Package) bool, plan *planSet, checks *static.Checks, stepsOnly bool) (*sharedSet, error) {
 	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), writeUses: make(map[fileOffset]string), failed: make(map[string]bool)}
-	if len(pkgs) == 0 {
-		return s, nil
-	}
+	prog.Roots, prog.Keep = roots, keep
 	analyzers := []*analysis.Analyzer{lockStepAnalyzer}
 	if !stepsOnly {
 		analyzers = append(analyzers, sharedloc.Analyzer)
@@ -125,7 +126,7 @@ func analyzeShared(pkgs []*packages.Package, plan *planSet, checks *static.Check
 	uf := newUsesFinder()
 	byLoc := make(map[locKey][]access)
 	var keys []locKey // in first-seen order, for determinism
-	err := static.Analyze(analyzers, pkgs, func(act *checker.Action) {
+	err := prog.Analyze(ctx, analyzers, func(act *checker.Action) {
 		if checks != nil {
 			checks.Visit(act)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // The module testdata/shared (counter, ring and uses) is loaded and
@@ -32,7 +34,12 @@ func analyzedShared(t *testing.T) (*selection, *sharedSet) {
 	sharedAnalysis.once.Do(func() {
 		ctx := context.Background()
 		dir, _ := filepath.Abs("testdata/shared")
-		ld, err := load(ctx, Config{Dir: dir, Patterns: []string{"./..."}})
+		prog, err := load(ctx, Config{Dir: dir, Patterns: []string{"./..."}})
+		if err != nil {
+			sharedAnalysis.err = err
+			return
+		}
+		ld, err := split(prog, false)
 		if err != nil {
 			sharedAnalysis.err = err
 			return
@@ -42,8 +49,11 @@ func analyzedShared(t *testing.T) (*selection, *sharedSet) {
 			sharedAnalysis.err = err
 			return
 		}
-		sharedAnalysis.sel = selectFiles(ld.pkgs, ld.home, mod, nil)
-		sharedAnalysis.s, sharedAnalysis.err = analyzeShared(sharedAnalysis.sel.roots, nil, nil, false)
+		sel := selectFiles(ld.pkgs, ld.home, mod, nil)
+		keep := func(p *packages.Package) bool { return wanted(p, ld.home, mod, nil) }
+		sharedAnalysis.s, sharedAnalysis.err = analyzeShared(ctx, prog, sel.roots, keep, nil, nil, false)
+		sel.attach()
+		sharedAnalysis.sel = sel
 	})
 	if sharedAnalysis.err != nil {
 		t.Fatal(sharedAnalysis.err)

@@ -43,8 +43,8 @@ func Analyze(analyzers []*analysis.Analyzer, pkgs []*packages.Package, visit fun
 // after the actions of the package's imports, but otherwise in no fixed
 // order. act.Package carries the package's syntax, types and types.Info
 // during the call only, and positions in act.Package.Fset resolve only
-// then. A package that fails to parse or type-check, or imports one that
-// does, is not analysed: it is marked IllTyped, with its errors in
+// then, unless Keep keeps it. A package that fails to parse or
+// type-check, or imports one that does, is not analysed: it is marked IllTyped, with its errors in
 // Errors, and p.Errors is brought up to date.
 func (p *Program) Analyze(ctx context.Context, analyzers []*analysis.Analyzer, visit func(*checker.Action)) error {
 	if !p.lazy {
@@ -59,8 +59,12 @@ func (p *Program) Analyze(ctx context.Context, analyzers []*analysis.Analyzer, v
 	if err := analysis.Validate(analyzers); err != nil {
 		return err
 	}
-	o := newOrdered(analyzers, p.Packages)
-	o.progress = p.Progress
+	roots := p.Packages
+	if p.Roots != nil {
+		roots = p.Roots
+	}
+	o := newOrdered(analyzers, roots)
+	o.progress, o.keep = p.Progress, p.Keep
 	err := o.analyze(ctx, visit)
 	p.Errors = packageErrors(p.dir, p.Packages)
 	return err

@@ -65,6 +65,19 @@ type Program struct {
 	// package), and a CI log should show where. It is called on the
 	// goroutine that called Analyze.
 	Progress func(done, total int, running []string)
+	// Roots, if not nil, are the packages a lazy program's Analyze runs
+	// the requested analyzers on, instead of Packages: any packages of
+	// the import graph (the instrumenter analyses the main module's
+	// packages that the tests import, not only those matching the
+	// patterns).
+	Roots []*packages.Package
+	// Keep, if not nil, names the packages of a lazy program whose
+	// syntax, types, types.Info and line tables Analyze keeps after it
+	// has visited them, for use after Analyze returns (the instrumenter
+	// rewrites their files once the whole program has been analysed).
+	// What is kept is not released, so it adds to the peak: keep only
+	// the packages needed.
+	Keep func(*packages.Package) bool
 
 	lazy bool
 	dir  string

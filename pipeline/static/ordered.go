@@ -77,7 +77,12 @@ type ordered struct {
 	requested map[*analysis.Analyzer]bool
 	units     []*unit                                 // in depth-first postorder of the roots
 	progress  func(done, total int, running []string) // Program.Progress
+	keep      func(*packages.Package) bool            // Program.Keep
 }
+
+// kept reports whether u's package is kept after it is visited
+// (Program.Keep).
+func (o *ordered) kept(u *unit) bool { return o.keep != nil && o.keep(u.pkg) }
 
 // A unit is one package of the import graph with its actions.
 type unit struct {
@@ -232,7 +237,9 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 				act.Result = nil
 			}
 		}
-		u.pkg.Syntax, u.pkg.TypesInfo = nil, nil
+		if !o.kept(u) {
+			u.pkg.Syntax, u.pkg.TypesInfo = nil, nil
+		}
 		done++
 		if i := slices.Index(running, u.pkg.PkgPath); i >= 0 {
 			running = slices.Delete(running, i, i+1)
@@ -267,10 +274,13 @@ func heapLive() uint64 {
 }
 
 // release drops what u's importers needed: its types, facts and line
-// tables.
+// tables (its facts only, if the package is kept).
 func (o *ordered) release(u *unit) {
-	u.pkg.Types = nil
 	u.facts = nil
+	if o.kept(u) {
+		return
+	}
+	u.pkg.Types = nil
 	for _, f := range u.files {
 		o.fset.RemoveFile(f)
 	}
