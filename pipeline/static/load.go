@@ -183,7 +183,6 @@ func packageErrors(dir string, pkgs []*packages.Package) []string {
 			byPath[p.PkgPath] = append(byPath[p.PkgPath], newPkgError(dir, e)...)
 		}
 	})
-	var lines []string
 	for path, errs := range byPath {
 		// A failed compilation reported by go list repeats the parse and
 		// type errors that go/packages found itself; keep the latter.
@@ -191,12 +190,37 @@ func packageErrors(dir string, pkgs []*packages.Package) []string {
 			errs = slices.DeleteFunc(errs, func(e pkgError) bool { return e.compiled })
 		}
 		slices.SortFunc(errs, pkgError.compare)
-		errs = slices.Compact(errs)
+		byPath[path] = slices.Compact(errs)
+	}
+	// first returns a package's first error, or, when that is go/types'
+	// "could not import P" of a package P with errors of its own, P's
+	// first error, named as P's: the importer's line would otherwise
+	// hide the cause ("invalid package name" for a package whose files
+	// build constraints exclude, which is the line that says to pass
+	// -tags). (go vet prints P's error on each importer's line too.)
+	memo := make(map[string]string)
+	var first func(path string) string
+	first = func(path string) string {
+		if s, ok := memo[path]; ok {
+			return s
+		}
+		e := byPath[path][0]
+		memo[path] = e.String() // a cycle (none in Go) ends here
+		if imp, ok := strings.CutPrefix(e.msg, "could not import "); ok && e.kind == packages.TypeError {
+			imp, _, _ = strings.Cut(imp, " (")
+			if len(byPath[imp]) > 0 && imp != path {
+				memo[path] = e.where() + "imports package " + imp + ": " + first(imp)
+			}
+		}
+		return memo[path]
+	}
+	var lines []string
+	for path, errs := range byPath {
 		label := "package " + path
 		if strings.HasPrefix(path, ".") || filepath.IsAbs(path) {
 			label = path // a pattern naming a directory that holds no package
 		}
-		line := label + ": " + errs[0].String()
+		line := label + ": " + first(path)
 		if n := len(errs) - 1; n == 1 {
 			line += " (and 1 more error)"
 		} else if n > 1 {
@@ -307,14 +331,18 @@ func (e pkgError) compare(f pkgError) int {
 	)
 }
 
-func (e pkgError) String() string {
+func (e pkgError) String() string { return e.where() + e.msg }
+
+// where returns e's position as an error line's prefix, "file:line:col: ",
+// or "" if it has none.
+func (e pkgError) where() string {
 	switch {
 	case e.line == 0:
-		return e.msg
+		return ""
 	case e.col == 0:
-		return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.msg)
+		return fmt.Sprintf("%s:%d: ", e.file, e.line)
 	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.file, e.line, e.col, e.msg)
+	return fmt.Sprintf("%s:%d:%d: ", e.file, e.line, e.col)
 }
 
 // oneLine joins the lines of a multi-line message, such as a type error

@@ -202,6 +202,8 @@ func TestOrderedErrors(t *testing.T) {
 		"c/c.go":      "package c\n\nfunc G() int { return 1 }\n",
 		"c/c_test.go": "package c\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) { G() }\n",
 		"s/s.go":      "package s\n\nfunc H() int { return\n",
+		"t/t.go":      "//go:build never\n\npackage t\n",
+		"u/u.go":      "package u\n\nimport _ \"example.com/m/t\"\n",
 	})
 	count := &analysis.Analyzer{
 		Name:       "count",
@@ -213,8 +215,14 @@ func TestOrderedErrors(t *testing.T) {
 	checked, whole := actions(t, dir, false, []*analysis.Analyzer{count}, "./...")
 	ordered, lazy := actions(t, dir, true, []*analysis.Analyzer{count}, "./...")
 	corpus.SameActions(t, checked, ordered)
-	if !slices.Equal(whole.Errors, lazy.Errors) || len(lazy.Errors) != 2 {
+	if !slices.Equal(whole.Errors, lazy.Errors) || len(lazy.Errors) != 4 {
 		t.Errorf("errors\n%q\nwant\n%q", lazy.Errors, whole.Errors)
+	}
+	// u's line says why it does not build: t's error, not go/types'
+	// "could not import example.com/m/t (invalid package name: "")".
+	want := "package example.com/m/u: u/u.go:3:10: imports package example.com/m/t: build constraints exclude all Go files in "
+	if i := slices.IndexFunc(lazy.Errors, func(e string) bool { return strings.HasPrefix(e, want) }); i < 0 {
+		t.Errorf("errors\n%q\nwant one starting %q", lazy.Errors, want)
 	}
 	for i, p := range lazy.Packages {
 		if p.IllTyped != whole.Packages[i].IllTyped {
