@@ -265,8 +265,14 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// add measures run n of the recording in dir.
+// add measures run n of the recording in dir, saying which test it
+// measures: a long test's trace takes minutes (statedb's cheap run spent
+// three with nothing on its line but the last test recorded).
 func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int, byPkg map[string]*Package, o Options) error {
+	total, i := 0, 0
+	for _, rp := range ix.Packages {
+		total += len(rp.Tests)
+	}
 	for _, rp := range ix.Packages {
 		p := byPkg[rp.ImportPath]
 		if p == nil {
@@ -279,6 +285,13 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 				return err
 			}
 			name := rp.ImportPath + "." + rt.Name
+			if i++; o.Progress != nil {
+				what := fmt.Sprintf("measuring the function pairs of %s (%d of %d tests)", name, i, total)
+				if o.Runs > 1 {
+					what = fmt.Sprintf("run %d of %d: %s", n+1, o.Runs, what)
+				}
+				o.Progress(what)
+			}
 			var t *Test
 			for _, x := range p.Tests {
 				if x.Name == rt.Name {
