@@ -2,9 +2,12 @@
 # precision.sh BIN OUTDIR [MODDIR]: precog vet's output on the sets that the
 # static precision sections of bench/RESULTS.md measure, one file per set
 # (OUTDIR/NAME.out, stdout and stderr) and one /usr/bin/time line per set
-# (OUTDIR/times), so that two binaries' outputs are compared with cmp:
+# (OUTDIR/times), so that two binaries' outputs are compared with cmp, in
+# bash, leaving out the progress lines precog vet prints every 30 s of a run
+# (their count and text follow the load):
 #
-#	for f in before/*.out; do cmp -s $f after/${f#before/} || echo $f; done
+#	for f in before/*.out; do cmp -s <(grep -v '^progress at' $f) \
+#		<(grep -v '^progress at' after/${f#before/}) || echo $f; done
 #
 # The corpus sets run from bench/corpus (its pinned versions); the modules
 # are copies from the module proxy in MODDIR (default /tmp/precision-mods),
