@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,5 +96,57 @@ func TestWatchBuilt(t *testing.T) {
 	}
 	if got := BuildingLine(1, 3); got != "building the tests: 1 of 3 test binaries linked" {
 		t.Errorf("BuildingLine(1, 3) = %q", got)
+	}
+}
+
+// TestBuildErrorInCopy checks that a compile error in an instrumented copy
+// (the overlay's replacement of a file) names the user's file and says
+// the copy is precog's, while an error in the user's own file, the
+// control, is said as go says it.
+func TestBuildErrorInCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test -c")
+	}
+	mod, cache := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"go.mod":       "module example.com/m\n\ngo 1.22\n",
+		"a/a.go":       "package a\n\nfunc A() int { return 1 }\n",
+		"a/a_test.go":  "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { A() }\n",
+		"b/b.go":       "package b\n\nfunc B() int { return \"b\" }\n",
+		"b/b_test.go":  "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { B() }\n",
+		"copy/a.go":    "package a\n\nfunc A() int { return &map[int]int{} }\n",
+		"overlay.json": "",
+	}
+	for name, content := range files {
+		dir := mod
+		if strings.HasPrefix(name, "copy/") || name == "overlay.json" {
+			dir = cache
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user, copied := filepath.Join(mod, "a", "a.go"), filepath.Join(cache, "copy", "a.go")
+	ov, err := json.Marshal(map[string]map[string]string{"Replace": {user: copied}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(cache, "overlay.json")
+	if err := os.WriteFile(overlay, ov, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	build := []string{"-overlay=" + overlay}
+	err = goTestC(t.Context(), mod, t.TempDir()+string(filepath.Separator), build, []string{"./a"})
+	if err == nil || !strings.Contains(err.Error(), user+":3:") || strings.Contains(err.Error(), copied) ||
+		!strings.HasSuffix(err.Error(), "(in precog's instrumented copy of the file, not in your code: a precog bug, please report it)") {
+		t.Errorf("error in the copy: %v; want it at %s, said to be precog's", err, user)
+	}
+	err = goTestC(t.Context(), mod, t.TempDir()+string(filepath.Separator), build, []string{"./b"})
+	if err == nil || !strings.Contains(err.Error(), "b.go:3:") || strings.Contains(err.Error(), "precog") {
+		t.Errorf("error in the user's file: %v; want go's own line", err)
 	}
 }

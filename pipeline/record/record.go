@@ -941,9 +941,49 @@ func goTestC(ctx context.Context, dir, out string, build []string, pkgs []string
 		if len(pkgs) == 1 {
 			what += " " + pkgs[0]
 		}
-		return fmt.Errorf("%s: %s", what, firstLine(stderr.String(), err))
+		return fmt.Errorf("%s: %s", what, rewrittenFile(firstLine(stderr.String(), err), dir, build))
 	}
 	return nil
+}
+
+// rewrittenFile names, in line, the user's file for the instrumented copy
+// in precog's cache that the -overlay among build puts in its place, and
+// says whose the error is: the compiler names the copy, which the user
+// never wrote, so an error in it is precog's rewrite going wrong (sentry-go's
+// &BreadcrumbHint{} of a map type, bench/RESULTS.md, "Held-out rehearsal
+// 13"). The go command names a file relative to dir, the directory it
+// ran in, when that is shorter. line is returned as it is when it names no
+// copy.
+func rewrittenFile(line, dir string, build []string) string {
+	for _, f := range build {
+		path, ok := strings.CutPrefix(f, "-overlay=")
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return line
+		}
+		var ov struct{ Replace map[string]string }
+		if json.Unmarshal(data, &ov) != nil {
+			return line
+		}
+		for orig, copied := range ov.Replace {
+			if copied == "" || filepath.Ext(orig) != ".go" {
+				continue
+			}
+			names := []string{copied}
+			if rel, err := filepath.Rel(dir, copied); err == nil {
+				names = append(names, rel)
+			}
+			for _, name := range names {
+				if strings.Contains(line, name) {
+					return strings.ReplaceAll(line, name, orig) + " (in precog's instrumented copy of the file, not in your code: a precog bug, please report it)"
+				}
+			}
+		}
+	}
+	return line
 }
 
 // testNamePrefixes are the functions a test binary runs under -test.run:
