@@ -167,6 +167,10 @@ type DetectOptions struct {
 	// budgetSpent, if not nil, replaces Budget's clock (tests): it is
 	// asked once per run with a trace, before the run is analysed.
 	budgetSpent func() bool
+	// analysed, if not nil, is called as each test's analysis ends, on
+	// the analysis's goroutine (tests: an in-memory checker that does not
+	// stop at the interrupt, see detectAbandonable).
+	analysed func(test string)
 	// interrupted is set when detect's context is cancelled (an
 	// interrupt): the clocks of the trace in progress then read spent,
 	// so that a long check (a streamed race check runs minutes) ends
@@ -531,7 +535,17 @@ packages:
 			if cheapFailed {
 				tf.cheap = c.outcome
 			}
-			fs, err := detectTest(tf, runs, sites, o, res, forced)
+			fs, err, abandoned := detectAbandonable(ctx, tf, runs, sites, o, res, forced)
+			if abandoned {
+				// The test's analysis goes on, on its own goroutine,
+				// touching only its own state and vet's (which the
+				// partial result leaves out) and whole's, until the
+				// process exits.
+				res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the analysis of %s abandoned (an in-memory checker had not stopped %v after it), the others not analysed; no finding validated",
+					context.Cause(ctx), res.Stats.Tests-1, total, name, abandonGrace))
+				vet, whole = nil, nil
+				break packages
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -577,8 +591,8 @@ packages:
 	for id := range forced {
 		delete(res.unforced, id)
 	}
-	if n := len(whole.tests); n > 0 {
-		res.Notes = append(res.Notes, whole.note(n, total))
+	if whole != nil && len(whole.tests) > 0 {
+		res.Notes = append(res.Notes, whole.note(len(whole.tests), total))
 	}
 	res.Stats.Reports = len(all)
 	res.Findings = finding.Merge(all)
@@ -601,6 +615,70 @@ packages:
 	}
 	res.Stats.Detect = time.Since(start)
 	return res, nil
+}
+
+// abandonGrace is how long an interrupted detection waits for the test
+// being analysed before it abandons that test's analysis: a checker that
+// has begun on a trace held in memory runs to its end (only the streamed
+// race check and the checkers not begun stop at the interrupt), which can
+// take minutes, and precog exits cli.StopBound (10 s) after the signal:
+// the findings made so far must be written before then (paho's whole
+// module, interrupted in one test's analysis, left nothing).
+const abandonGrace = 3 * time.Second
+
+// detectAbandonable is detectTest, run on its own goroutine with state of
+// its own that is added to res and forced when it returns, so that when
+// ctx is cancelled and the test's analysis does not end within
+// abandonGrace it can be abandoned (abandoned is true): it then goes on
+// until the process exits, touching only its own state and tf's vet and
+// budget, which the caller must not use after.
+func detectAbandonable(ctx context.Context, tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOptions, res *Result, forced map[string]bool) (fs []finding.Finding, err error, abandoned bool) {
+	type result struct {
+		fs     []finding.Finding
+		err    error
+		own    *Result
+		forced map[string]bool
+	}
+	done := make(chan result, 1)
+	go func() {
+		r := result{own: &Result{unforced: make(map[string]bool)}, forced: make(map[string]bool)}
+		r.fs, r.err = detectTest(tf, runs, sites, o, r.own, r.forced)
+		if o.analysed != nil {
+			o.analysed(tf.name)
+		}
+		done <- r
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		select {
+		case r = <-done:
+		case <-time.After(abandonGrace):
+			return nil, nil, true
+		}
+	}
+	if r.err != nil {
+		return nil, r.err, false
+	}
+	res.Stats.add(r.own.Stats)
+	res.Notes = append(res.Notes, r.own.Notes...)
+	res.InternalErrors = append(res.InternalErrors, r.own.InternalErrors...)
+	maps.Copy(res.unforced, r.own.unforced)
+	maps.Copy(forced, r.forced)
+	return r.fs, nil, false
+}
+
+// add adds the counts of one test's detection (detectTest) to s.
+func (s *Stats) add(t Stats) {
+	s.Runs += t.Runs
+	s.Skipped += t.Skipped
+	s.Stopped += t.Stopped
+	s.Streamed += t.Streamed
+	s.FailedRuns += t.FailedRuns
+	s.Targeted += t.Targeted
+	s.Reversed += t.Reversed
+	s.Events += t.Events
 }
 
 // detectingLine is the progress line of detection in test t, the n-th of

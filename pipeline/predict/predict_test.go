@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -544,6 +545,58 @@ func TestCheapFailureNotRecorded(t *testing.T) {
 // cancelled with an interrupt as cause) returns what it found before with a
 // note saying how much was analysed, and that a trace's clock then reads
 // spent, so a long check in progress ends too.
+// TestDetectAbandoned checks that an interrupt during a test's analysis
+// that does not end (a checker that has begun runs to its end) abandons
+// that test after abandonGrace: the findings so far are the result, the
+// note names the test, and the analysis goes on on its own.
+func TestDetectAbandoned(t *testing.T) {
+	dir := recordingDir(t)
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+		{ImportPath: "example.com/b", Tests: []*record.Test{{Name: "TestB", Trace: "a.trace", Outcome: record.Pass}}},
+	}}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	release := make(chan struct{})
+	var stuck sync.WaitGroup
+	stuck.Add(1)
+	o := DetectOptions{analysed: func(test string) {
+		if test == "example.com/b.TestB" {
+			defer stuck.Done()
+			cancel(errors.New("interrupted by SIGTERM"))
+			<-release
+		}
+	}}
+	res, err := detect(ctx, dir, ix, o, nil, newTracker(func(Progress) {}))
+	close(release)
+	stuck.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "interrupted by SIGTERM during detection: 1 of the 2 recorded tests analysed, the analysis of example.com/b.TestB abandoned (an in-memory checker had not stopped 3s after it), the others not analysed; no finding validated"
+	if !slices.Contains(res.Notes, want) {
+		t.Errorf("notes %q; want %q", res.Notes, want)
+	}
+	// TestA's findings stand, alone.
+	if len(res.Findings) == 0 {
+		t.Fatal("no findings: TestA's were dropped")
+	}
+	for _, f := range res.Findings {
+		if !slices.Equal(f.Tests, []string{"example.com/a.TestA"}) {
+			t.Errorf("%s: tests %v, want TestA's alone", f.ID, f.Tests)
+		}
+	}
+	// The control: the same analysis not interrupted has TestB's too.
+	all, err := detect(t.Context(), dir, ix, DetectOptions{}, nil, newTracker(func(Progress) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Findings) == 0 || !slices.Equal(all.Findings[0].Tests, []string{"example.com/a.TestA", "example.com/b.TestB"}) {
+		t.Errorf("uninterrupted findings %v; want TestA's and TestB's", all.Findings)
+	}
+}
+
 func TestDetectInterrupted(t *testing.T) {
 	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
