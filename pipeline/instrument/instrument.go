@@ -326,8 +326,6 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		checks = static.NewChecks(cfg.Checks, func(p *packages.Package) bool { return roots[p.PkgPath] })
 	}
-	// The analysis also finds the two-steps (trace.Site.After), so it
-	// runs with -all too.
 	prog.Progress = func(done, total int, running []string) {
 		line := fmt.Sprintf("analysed %d of %d packages (with their dependencies)", done, total)
 		if len(running) > 0 {
@@ -335,6 +333,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		cfg.step("%s", line)
 	}
+	// The analysis also finds the two-steps (trace.Site.After), so it
+	// runs with -all too. The packages whose files may be rewritten
+	// keep their syntax and types for the rewriter.
 	home := ld.home
 	analyzed, err := analyzeShared(ctx, prog, sel.roots, func(p *packages.Package) bool { return wanted(p, home, mod, deps) },
 		plans, checks, cfg.All && plans == nil && checks == nil)
