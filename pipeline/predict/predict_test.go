@@ -541,21 +541,25 @@ func TestCheapFailureNotRecorded(t *testing.T) {
 	}
 }
 
-// TestDetectInterrupted checks that detection interrupted (its context
-// cancelled with an interrupt as cause) returns what it found before with a
-// note saying how much was analysed, and that a trace's clock then reads
-// spent, so a long check in progress ends too.
-// TestDetectAbandoned checks that an interrupt during a test's analysis
-// that does not end (a checker that has begun runs to its end) abandons
-// that test after abandonGrace: the findings so far are the result, the
-// note names the test, and the analysis goes on on its own.
-func TestDetectAbandoned(t *testing.T) {
+// twoTests returns a recording of two tests, example.com/a.TestA and
+// example.com/b.TestB, in two packages, each with the mysql trace.
+func twoTests(t *testing.T) (string, *record.Index) {
+	t.Helper()
 	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
 	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
 		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
 		{ImportPath: "example.com/b", Tests: []*record.Test{{Name: "TestB", Trace: "a.trace", Outcome: record.Pass}}},
 	}}
+	return dir, ix
+}
+
+// TestDetectAbandoned checks that an interrupt during a test's analysis
+// that does not end (a checker that has begun runs to its end) abandons
+// that test after abandonGrace: the findings so far are the result, the
+// note names the test, and the analysis goes on on its own.
+func TestDetectAbandoned(t *testing.T) {
+	dir, ix := twoTests(t)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
 	release := make(chan struct{})
@@ -597,13 +601,12 @@ func TestDetectAbandoned(t *testing.T) {
 	}
 }
 
+// TestDetectInterrupted checks that detection interrupted (its context
+// cancelled with an interrupt as cause) returns what it found before with a
+// note saying how much was analysed, and that a trace's clock then reads
+// spent, so a long check in progress ends too.
 func TestDetectInterrupted(t *testing.T) {
-	dir := recordingDir(t)
-	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
-	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
-		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
-		{ImportPath: "example.com/b", Tests: []*record.Test{{Name: "TestB", Trace: "a.trace", Outcome: record.Pass}}},
-	}}
+	dir, ix := twoTests(t)
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
 	intr := errors.New("interrupted by SIGTERM")

@@ -109,17 +109,16 @@ func TestBuildErrorInCopy(t *testing.T) {
 	}
 	mod, cache := t.TempDir(), t.TempDir()
 	files := map[string]string{
-		"go.mod":       "module example.com/m\n\ngo 1.22\n",
-		"a/a.go":       "package a\n\nfunc A() int { return 1 }\n",
-		"a/a_test.go":  "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { A() }\n",
-		"b/b.go":       "package b\n\nfunc B() int { return \"b\" }\n",
-		"b/b_test.go":  "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { B() }\n",
-		"copy/a.go":    "package a\n\nfunc A() int { return &map[int]int{} }\n",
-		"overlay.json": "",
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"a/a.go":      "package a\n\nfunc A() int { return 1 }\n",
+		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { A() }\n",
+		"b/b.go":      "package b\n\nfunc B() int { return \"b\" }\n",
+		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { B() }\n",
+		"copy/a.go":   "package a\n\nfunc A() int { return &map[int]int{} }\n",
 	}
 	for name, content := range files {
 		dir := mod
-		if strings.HasPrefix(name, "copy/") || name == "overlay.json" {
+		if strings.HasPrefix(name, "copy/") {
 			dir = cache
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))

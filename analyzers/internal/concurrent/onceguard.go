@@ -6,10 +6,8 @@ import (
 	"go/types"
 	"slices"
 
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -166,15 +164,7 @@ func dominates(a, b ssa.Instruction) bool {
 // neverCleared reports whether nothing sets the bool field flag back to
 // false once it is true (see onceGuard).
 func (e *Env) neverCleared(flag *types.Var) bool {
-	if flag == nil || flag.Exported() || flag.Pkg() != e.Pass.Pkg {
-		return false
-	}
-	if v, ok := e.guardFlags[flag]; ok {
-		return v
-	}
-	v := e.computeNeverCleared(flag)
-	e.guardFlags[flag] = v
-	return v
+	return e.fieldFact(e.guardFlags, flag, e.computeNeverCleared)
 }
 
 func (e *Env) computeNeverCleared(flag *types.Var) bool {
@@ -182,8 +172,7 @@ func (e *Env) computeNeverCleared(flag *types.Var) bool {
 	if owner == nil {
 		return false
 	}
-	in := e.Pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
-	for _, fn := range append(slices.Clip(srcfuncs.Of(in)), in.Pkg.Func("init")) {
+	for _, fn := range e.packageFuncs() {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				switch instr := instr.(type) {

@@ -147,15 +147,29 @@ func isArg(c *ssa.CallCommon, v ssa.Value) bool {
 // ownField reports whether every object's field f holds a container made
 // for that object alone (see ownObject).
 func (e *Env) ownField(f *types.Var) bool {
+	return e.fieldFact(e.ownFields, f, e.computeOwnField)
+}
+
+// fieldFact returns compute(f), memoized in m, for an unexported field f
+// of the analysed package, whose every write the package's own code
+// shows; false for any other field, which importers may write too.
+func (e *Env) fieldFact(m map[*types.Var]bool, f *types.Var, compute func(*types.Var) bool) bool {
 	if f == nil || f.Exported() || f.Pkg() != e.Pass.Pkg {
 		return false
 	}
-	if v, ok := e.ownFields[f]; ok {
+	if v, ok := m[f]; ok {
 		return v
 	}
-	v := e.computeOwnField(f)
-	e.ownFields[f] = v
+	v := compute(f)
+	m[f] = v
 	return v
+}
+
+// packageFuncs returns the functions of the analysed package's source,
+// and its init, which holds the package variables' initializers.
+func (e *Env) packageFuncs() []*ssa.Function {
+	in := e.Pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	return append(slices.Clip(srcfuncs.Of(in)), in.Pkg.Func("init"))
 }
 
 func (e *Env) computeOwnField(f *types.Var) bool {
@@ -163,8 +177,7 @@ func (e *Env) computeOwnField(f *types.Var) bool {
 	if owner == nil {
 		return false
 	}
-	in := e.Pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
-	funcs := append(slices.Clip(srcfuncs.Of(in)), in.Pkg.Func("init"))
+	funcs := e.packageFuncs()
 	for _, fn := range funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
