@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
+	"github.com/precog-dev/precog/internal/exehash"
 	"github.com/precog-dev/precog/pipeline/proc"
 )
 
@@ -31,7 +31,7 @@ import (
 // resultKey computes the key of a run, or returns "" when it cannot tell
 // (then the run computes its Result and stores nothing).
 func resultKey(ctx context.Context, cfg Config, mod *moduleInfo) string {
-	self, err := selfHash()
+	self, err := exehash.Sum()
 	if err != nil {
 		return ""
 	}
@@ -105,31 +105,6 @@ func hashFile(h io.Writer, path string) bool {
 	fmt.Fprintf(h, "file %s %d\n", path, fi.Size())
 	_, err = io.Copy(h, f)
 	return err == nil
-}
-
-var self struct {
-	once sync.Once
-	hash string
-	err  error
-}
-
-// selfHash returns the hash of the running executable, which stands for
-// the rewriter, the analyzers and the shim it embeds.
-func selfHash() (string, error) {
-	self.once.Do(func() {
-		exe, err := os.Executable()
-		if err != nil {
-			self.err = err
-			return
-		}
-		h := sha256.New()
-		if !hashFile(h, exe) {
-			self.err = fmt.Errorf("reading %s", exe)
-			return
-		}
-		self.hash = hex.EncodeToString(h.Sum(nil))
-	})
-	return self.hash, self.err
 }
 
 // A storedResult is a Result and the directories it needs besides the

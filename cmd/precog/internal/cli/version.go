@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/precog-dev/precog/internal/exehash"
 )
 
 // VersionCommand returns the "version" command.
@@ -51,29 +51,10 @@ func Version() string {
 // the build ID alone, otherwise on the whole line; the executable's hash
 // makes either key change whenever the binary does.
 func printVersion(w io.Writer) error {
-	id, err := buildID()
+	id, err := exehash.Sum()
 	if err != nil {
 		return fmt.Errorf("computing build ID: %w", err)
 	}
 	_, err = fmt.Fprintf(w, "precog version %s %s buildID=%s\n", Version(), runtime.Version(), id)
 	return err
-}
-
-// buildID returns the SHA-256 of the running executable, as unitchecker's
-// own -V=full does.
-func buildID() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%x", h.Sum(nil)), nil
 }
