@@ -3,6 +3,7 @@ package instrument
 import (
 	"go/token"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/analysis/checker"
 
@@ -130,6 +131,10 @@ func (s *planSet) plan() *cfp.Plan {
 		}
 		p.Funcs = append(p.Funcs, f)
 	}
+	// s.order is the order the analysis visited the packages in, which
+	// its workers decide: sort, so that one program always gives the same
+	// plan (and the same file in the cache).
+	slices.SortFunc(p.Funcs, func(a, b cfp.PlanFunc) int { return strings.Compare(a.Key, b.Key) })
 	return p
 }
 
