@@ -18,6 +18,7 @@ import (
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
+	"github.com/precog-dev/precog/internal/testcache"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -319,7 +320,7 @@ func TestBinary(t *testing.T) {
 		}
 	}
 
-	if r := run(t, clean, bin, "vet", "-sarif", "out.sarif", "./..."); r.code != 0 || r.stdout != "" || r.stderr != "" {
+	if r := run(t, clean, bin, "vet", "-cache", testcache.Dir(), "-sarif", "out.sarif", "./..."); r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Errorf("precog vet on the clean module: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(clean, "out.sarif"))
@@ -344,7 +345,7 @@ func TestBinary(t *testing.T) {
 		t.Errorf("SARIF rules are %q, want one per check: %q", ruleIDs, checkIDs)
 	}
 
-	r := run(t, broken, bin, "vet", "./...")
+	r := run(t, broken, bin, "vet", "-cache", testcache.Dir(), "./...")
 	if want := "precog: package example.com/m/bad: bad/bad.go:3:23: undefined: foo\n"; r.code != 1 || r.stderr != want {
 		t.Errorf("precog vet on a broken package: exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
 	}
@@ -383,7 +384,7 @@ func Run() string {
 }
 `,
 	})
-	r := run(t, dir, bin, "vet", "./...")
+	r := run(t, dir, bin, "vet", "-cache", testcache.Dir(), "./...")
 	if r.code != 3 || !regexp.MustCompile(`(?m)^seeded/seeded.go:\d+:\d+: .* \[con-null\]$`).MatchString(r.stdout) {
 		t.Errorf("precog vet on a seeded con-null bug: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -29,6 +29,15 @@ func touch(paths ...string) {
 	}
 }
 
+// TrimCache trims precog's cache directory dir as a run of Instrument
+// does on its way out: for commands that write into the cache without
+// instrumenting (precog vet's fact cache). Failures are ignored.
+func TrimCache(dir string) {
+	if c, err := openCache(dir); err == nil {
+		c.trim(time.Now())
+	}
+}
+
 // trim removes the entries unused for trimAge, unless a trim ran within
 // trimInterval. Failures are ignored: trimming only saves space.
 func (c *cache) trim(now time.Time) {
@@ -42,7 +51,7 @@ func (c *cache) trim(now time.Time) {
 	cutoff := now.Add(-trimAge)
 	// Entries that are files (files/ and mod/ hold one file per
 	// directory, removed with it when empty).
-	for _, kind := range []string{"files", "mod", "overlay", "sites", "plans", "results"} {
+	for _, kind := range []string{"files", "mod", "overlay", "sites", "plans", "results", "facts"} {
 		root := filepath.Join(c.dir, kind)
 		var dirs []string
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -17,6 +17,8 @@
 //	overlay/<hash>.json     the overlay for go build -overlay
 //	sites/<hash>.json       the site table (trace.SiteTable)
 //	results/<key>.json      the Result of a run, by a hash of all its inputs
+//	facts/<hh>/<key>        the types and facts of a dependency analysed for its
+//	                        importers (static.Program.FactCache), by a hash of its inputs
 //
 // The same inputs give the same paths and bytes, so a second run finds the
 // go build cache warm; with the stored Result it does not even load the
@@ -333,6 +335,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		cfg.step("%s", line)
 	}
+	prog.FactCache = c.dir
 	// The analysis also finds the two-steps (trace.Site.After), so it
 	// runs with -all too. The packages whose files may be rewritten
 	// keep their syntax and types for the rewriter.

@@ -65,6 +65,9 @@ func (p *Program) Analyze(ctx context.Context, analyzers []*analysis.Analyzer, v
 	}
 	o := newOrdered(analyzers, roots)
 	o.progress, o.keep = p.Progress, p.Keep
+	if p.FactCache != "" {
+		o.cache = newFactCache(p.FactCache, o.analyzers)
+	}
 	err := o.analyze(ctx, visit)
 	p.Errors = packageErrors(p.dir, p.Packages)
 	return err

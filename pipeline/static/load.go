@@ -78,6 +78,12 @@ type Program struct {
 	// What is kept is not released, so it adds to the peak: keep only
 	// the packages needed.
 	Keep func(*packages.Package) bool
+	// FactCache, if not "", is precog's cache directory, where a lazy
+	// program's Analyze keeps the types and facts of the packages it
+	// analyses only for their importers (the dependencies of the roots,
+	// standard library included), and reads them back the next time
+	// instead of analysing those packages again (see factCache).
+	FactCache string
 
 	lazy bool
 	dir  string

@@ -78,6 +78,7 @@ type ordered struct {
 	units     []*unit                                 // in depth-first postorder of the roots
 	progress  func(done, total int, running []string) // Program.Progress
 	keep      func(*packages.Package) bool            // Program.Keep
+	cache     *factCache                              // Program.FactCache; nil if off
 }
 
 // kept reports whether u's package is kept after it is visited
@@ -100,7 +101,8 @@ type unit struct {
 	actions map[*analysis.Analyzer]*checker.Action
 	facts   map[*analysis.Analyzer]*factSet // for importers, per fact analyzer
 	files   []*token.File
-	panic   bool // a worker panicked on it
+	key     string // in the fact cache; "" if it has none (factCache.key)
+	panic   bool   // a worker panicked on it
 }
 
 // newOrdered builds the action graph of analyzers over roots.
@@ -214,8 +216,7 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 			p.Go(func() {
 				u.panic = true
 				defer func() { finished <- u }()
-				o.check(u)
-				o.runActions(u)
+				o.run(u)
 				u.panic = false
 			})
 		}
@@ -261,6 +262,29 @@ func (o *ordered) analyze(ctx context.Context, visit func(*checker.Action)) erro
 	}
 	p.Wait()
 	return ctx.Err()
+}
+
+// run analyses u, or reads it from the fact cache.
+func (o *ordered) run(u *unit) {
+	if o.cache == nil {
+		o.check(u)
+		o.runActions(u)
+		return
+	}
+	// Roots and kept packages have keys too: a package analysed only
+	// for its facts may import them.
+	u.key = o.cache.key(o, u)
+	if !o.cacheable(u) {
+		o.check(u)
+		o.runActions(u)
+		return
+	}
+	if o.cache.load(o, u) {
+		return
+	}
+	o.check(u)
+	o.runActions(u)
+	o.cache.store(o, u)
 }
 
 // heapLive returns the heap that the last garbage collection found live.

@@ -457,7 +457,7 @@ func TestIDsSurviveUnrelatedEdits(t *testing.T) {
 		if code != cli.ExitFindings {
 			t.Fatalf("precog test exited %d:\n%s", code, stderr)
 		}
-		vetOut, vetErr, code := nightly(t, mod, "vet", "-json", "./mysql")
+		vetOut, vetErr, code := nightly(t, mod, "vet", "-json", "-cache", cache, "./mysql")
 		if code != 3 {
 			t.Fatalf("precog vet exited %d:\n%s", code, vetErr)
 		}

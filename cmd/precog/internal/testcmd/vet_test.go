@@ -115,7 +115,7 @@ func vetKernels(t *testing.T, pkgs []string) []finding.Finding {
 	vetted.once.Do(func() {
 		var errs string
 		var code int
-		vetted.out, errs, code = precogbin.Run(t, kernels, append([]string{"vet", "-json"}, vetPackages...)...)
+		vetted.out, errs, code = precogbin.Run(t, kernels, append([]string{"vet", "-json", "-cache", sharedCache}, vetPackages...)...)
 		if code != 3 {
 			vetted.err = fmt.Errorf("precog vet exited %d, want 3 (findings):\n%s", code, errs)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/precog-dev/precog/internal/leakcheck"
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/internal/sarif/sariftest"
+	"github.com/precog-dev/precog/internal/testcache"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -106,7 +107,7 @@ func vet(t *testing.T, dir string, checks []*analysis.Analyzer, args ...string) 
 	t.Helper()
 	var out, errs bytes.Buffer
 	env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
-	code = cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(checks, checktest.IDs)}, append([]string{"vet"}, args...))
+	code = cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(checks, checktest.IDs)}, append([]string{"vet", "-cache", testcache.Dir()}, args...))
 	return out.String(), errs.String(), code
 }
 
