@@ -310,8 +310,10 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	status := cli.NewStatus(start, "loading the packages")
 	// In a CI log, where the line is off, a plain line now and then.
 	progress.Every(30*time.Second, status.Line)
+	// Without a user cache directory ($HOME and $XDG_CACHE_HOME unset)
+	// vet runs without the cache, unless -cache names one.
 	cache, err := instrument.CacheDir(o.cache)
-	if err != nil {
+	if err != nil && o.cache != "" {
 		return cli.ExitError, err
 	}
 	prog, err := load(ctx, dir, o, patterns)
@@ -319,7 +321,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		progress.Clear()
 		return cli.ExitError, err
 	}
-	if static.NeedFacts(o.checks) {
+	if cache != "" && static.NeedFacts(o.checks) {
 		prog.FactCache = cache
 		defer instrument.TrimCache(cache)
 	}
