@@ -33,8 +33,9 @@ const (
 )
 
 // Chunk and segment sizes. A goroutine's first chunk is small, since most
-// goroutines record little; the chunks of a busy one double up to maxChunk.
-// Segments double too, so that a short test leaves a small file.
+// goroutines record little; after that a chunk is sized by how fast its
+// goroutine wrote the last one (chunkSize). Segments double, so that a
+// short test leaves a small file.
 //
 // The pages of a segment are dropped (dropPages) a segment at a time, not
 // chunk by chunk: each drop costs the kernel a TLB shootdown, an interrupt
@@ -63,8 +64,8 @@ const (
 // padding), so that the kernel can back it with huge pages (see
 // populatePages).
 const (
-	firstChunk   = 4 << 10
-	leaveChunk   = 1 << 10 // after leaveDropped
+	firstChunk   = 1 << 10
+	chunkShare   = 64 // see chunkSize
 	chunkAlign   = 512
 	maxChunk     = 64 << 10
 	firstSegment = 64 << 10
@@ -225,15 +226,37 @@ var dropped atomic.Uint64
 
 // leaveDropped gives g a new chunk if its chunk is in a segment whose
 // pages were dropped, before g writes there again. A goroutine that had
-// not filled its chunk while a whole segment filled records little, so
-// its chunks start small again: pond's short goroutines, taking over the
+// not filled its chunk while a whole segment filled records little, and
+// chunkSize gives it a small one: pond's short goroutines, taking over the
 // states (and the chunk sizes) of busy ones that ended, left most of
 // 64 KiB chunks unused, and its trace file grew from 72 to 208 MiB.
 func (g *gstate) leaveDropped() {
 	if g.mapped && g.seg < dropped.Load() {
-		g.chunk = leaveChunk
 		g.refill(eventRoom)
 	}
+}
+
+// chunkSize returns the size of a goroutine's next chunk, given its last
+// one: size bytes, of which it used used while the trace grew by grew
+// bytes (its own chunk included), and the current segment's length. The
+// rest of a chunk in a segment when the segment is dropped stays unused
+// (see leaveDropped) but costs what a written byte does: the kernel
+// zeroes and maps its pages (populatePages). So a chunk is about a
+// chunkShare-th of what its goroutine writes while a segment fills, and
+// the chunks left in a dropped segment add up to at most about a
+// chunkShare-th of it, however many goroutines hold one. When chunks
+// doubled up to maxChunk whatever the goroutine's pace, about 20 MB of
+// pond's 88 MB trace were the rest of chunks left in dropped segments,
+// most of them 16 to 64 KiB chunks of workers that had been busy and
+// were blocked, and 4 KiB first chunks (bench/RESULTS.md, reccost15 and
+// reccost16). A chunk is at most twice the last one, so that a
+// goroutine's pace is measured over a chunk it filled, and at least
+// chunkAlign; a goroutine that writes alone still gets maxChunk (half of
+// it while segments are smallSegment), and takes a chunk rarely enough
+// that out.mu costs nothing.
+func chunkSize(used, size int, grew int64, segLen int) int {
+	c := int64(segLen) * int64(used) / (chunkShare * max(grew, 1))
+	return alignUp(int(min(max(c, chunkAlign), int64(min(2*size, maxChunk)))), chunkAlign)
 }
 
 // nextSegment returns the file offset and the size of the segment to map
@@ -268,15 +291,15 @@ func (g *gstate) refill(n int) {
 	n += batchHeaderLen
 	switch out.mode {
 	case outMap:
-		var full []byte
+		var last []byte
 		if g.mapped {
-			full = g.buf[:cap(g.buf)]
+			last = g.buf
 		}
-		if chunk, seg := takeChunk(full, g.seg, n, max(g.chunk, n)); chunk != nil {
+		if chunk, seg, at := takeChunk(last, g.seg, g.taken, n); chunk != nil {
 			g.buf = chunk
 			g.mapped = true
 			g.seg = seg
-			g.chunk = min(2*g.chunk, maxChunk)
+			g.taken = at
 			g.open()
 			return
 		}
@@ -345,36 +368,44 @@ type oldSegment struct {
 }
 
 // takeChunk returns an empty slice in the mapped file with a capacity of
-// want bytes, or less but at least need where that is what the current
-// segment has left, and the index of its segment; or nil if the file
-// cannot grow. full is the chunk the caller leaves, if any, and seg the
-// index of its segment: if that segment's pages were dropped, the caller
-// may have written there since (an event it was writing when the segment
-// was dropped), faulting a page back in, and the segment is dropped
-// again when the next one is mapped.
-func takeChunk(full []byte, seg uint64, need, want int) ([]byte, uint64) {
-	need, want = alignUp(need, chunkAlign), alignUp(want, chunkAlign)
+// the size chunkSize gives (firstChunk for a goroutine's first), or less
+// but at least need where that is what the current segment has left; the
+// index of its segment; and the trace's extent before it. Or nil if the
+// file cannot grow. last is the chunk the caller leaves, if any (its
+// length is what the caller used of it), taken at extent taken, and seg
+// the index of its segment: if that segment's pages were dropped, the
+// caller may have written there since (an event it was writing when the
+// segment was dropped), faulting a page back in, and the segment is
+// dropped again when the next one is mapped.
+func takeChunk(last []byte, seg uint64, taken int64, need int) ([]byte, uint64, int64) {
+	need = alignUp(need, chunkAlign)
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	if out.mode != outMap {
-		return nil, 0
+		return nil, 0, 0
 	}
-	if len(full) > 0 && seg < uint64(len(out.old)) && !out.old[seg].touched {
-		out.old[seg].touched = true
-		out.touched = append(out.touched, int(seg))
+	want := firstChunk
+	if last != nil {
+		want = chunkSize(len(last), cap(last), out.segOff+int64(out.next)-taken, len(out.seg))
+		if seg < uint64(len(out.old)) && !out.old[seg].touched {
+			out.old[seg].touched = true
+			out.touched = append(out.touched, int(seg))
+		}
 	}
+	want = max(want, need)
 	n := min(want, len(out.seg)-out.next)
 	if n < need {
 		n = want
 		if err := mapSegment(n); err != nil {
 			stopRecordingLocked(err)
-			return nil, 0
+			return nil, 0, 0
 		}
 	}
+	at := out.segOff + int64(out.next)
 	c := out.seg[out.next : out.next : out.next+n]
 	out.next += n
 	putWord(out.block[trace.ExtentField:], uint64(out.segOff)+uint64(out.next))
-	return c, uint64(len(out.old))
+	return c, uint64(len(out.old)), at
 }
 
 // stopRecordingLocked gives up on the trace file after an error (errLimit,

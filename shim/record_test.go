@@ -674,6 +674,39 @@ func TestNextSegment(t *testing.T) {
 	}
 }
 
+// TestChunkSize: a goroutine that writes alone gets chunks doubling up to
+// maxChunk; among n goroutines writing at one pace each gets about a
+// chunkShare-th of its share of a segment, so the chunks they hold add up
+// to about a chunkShare-th of the segment; one that used little of its
+// chunk while the trace grew by a segment (leaving a dropped one) gets the
+// smallest chunk.
+func TestChunkSize(t *testing.T) {
+	const seg = maxSegment
+	size, sizes := 4<<10, []int{}
+	for range 6 {
+		size = chunkSize(size, size, int64(size), seg)
+		sizes = append(sizes, size>>10)
+	}
+	if want := []int{8, 16, 32, 64, 64, 64}; !slices.Equal(sizes, want) {
+		t.Errorf("a lone goroutine's chunks %v KiB, want %v", sizes, want)
+	}
+	for _, n := range []int{4, 30, 130} {
+		size := maxChunk
+		for range 8 {
+			size = chunkSize(size, size, int64(n*size), seg)
+		}
+		if held, most := n*size, seg/chunkShare+n*chunkAlign; held > most {
+			t.Errorf("%d goroutines at one pace hold chunks of %d bytes, %d in all; want at most %d", n, size, held, most)
+		}
+		if size%chunkAlign != 0 || size < chunkAlign {
+			t.Errorf("%d goroutines at one pace: chunk of %d bytes", n, size)
+		}
+	}
+	if got := chunkSize(200, maxChunk, seg, seg); got != chunkAlign {
+		t.Errorf("a goroutine that used 200 bytes of its chunk while a segment filled gets %d bytes, want %d", got, chunkAlign)
+	}
+}
+
 // TestLeaveDropped: a goroutine whose chunk is in a segment whose pages
 // were dropped takes a chunk of the current segment before its next event
 // (a write there would fault the page back in), and its events read back

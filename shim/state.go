@@ -28,9 +28,9 @@ type gstate struct {
 	evStart int
 	lenp    unsafe.Pointer
 	enc     trace.Encoder
-	chunk   int    // size of the next chunk to take
 	mapped  bool   // buf is a chunk of the mapped file
 	seg     uint64 // if mapped, the index of the segment buf is in (out.segs)
+	taken   int64  // if mapped, the trace's extent when buf's chunk was taken (chunkSize)
 	attn    uint64 // attention when the goroutine last looked (prepare)
 
 	epoch    uint64            // the last GC epoch this goroutine recorded
@@ -222,7 +222,7 @@ func newState(gid, id uint64) *gstate {
 		g = states.free[n-1]
 		states.free = states.free[:n-1]
 	} else {
-		g = &gstate{chunk: firstChunk}
+		g = &gstate{}
 	}
 	g.id = id
 	g.rtg = nil
