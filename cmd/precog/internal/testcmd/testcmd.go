@@ -376,8 +376,12 @@ has not stopped 10s after the first, ends it at once, its temporary
 directory removed. That directory holds every temporary file of precog,
 of the go commands it runs and of the tests (their TMPDIR).
 
-The instrumented copies of the packages go into precog's cache (-cache);
-precog never writes into the module's own files.
+The instrumented copies of the packages go into precog's cache (-cache),
+with the types and facts of the dependencies the analysis behind the
+instrumentation needs (standard library included), so that the next run
+analyses only the packages whose code, or whose dependencies' code, changed;
+deleting the cache removes everything precog added. precog never writes into
+the module's own files.
 
 Internal errors
 
