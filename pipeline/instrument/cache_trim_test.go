@@ -33,9 +33,21 @@ func TestTrim(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The fact cache's entries (static.Program.FactCache), files in
+	// directories of their own.
+	oldFacts := filepath.Join(c.dir, "facts", "ab", "ab01")
+	newFacts := filepath.Join(c.dir, "facts", "cd", "cd01")
+	for _, p := range []string{oldFacts, newFacts} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("entry"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
 	now := time.Now()
 	old := now.Add(-trimAge - time.Hour)
-	for _, p := range []string{oldFile, oldJSON, oldDep} {
+	for _, p := range []string{oldFile, oldJSON, oldDep, oldFacts} {
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +57,8 @@ func TestTrim(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.trim(now)
-	for p, want := range map[string]bool{oldFile: false, filepath.Dir(oldFile): false, newFile: true, oldJSON: true, oldDep: false, newDep: true} {
+	for p, want := range map[string]bool{oldFile: false, filepath.Dir(oldFile): false, newFile: true, oldJSON: true, oldDep: false, newDep: true,
+		oldFacts: false, filepath.Dir(oldFacts): false, newFacts: true} {
 		if got := exists(p); got != want {
 			t.Errorf("after trim, %s exists = %v, want %v", p, got, want)
 		}
