@@ -101,12 +101,28 @@ func TestClassify(t *testing.T) {
 		// t.Fatal's failure.
 		{"=== RUN   TestA\n    a_test.go:5: recovered panic: inner\nnote: panic: a word\n    a_test.go:9: failed\n--- FAIL: TestA (0.00s)\nFAIL\n", exit1, Fail},
 		{"", errors.New("exec: not found"), Exit},
+		// A child process's panic, its stack copied by a logger, in the
+		// output of a test that passed and exited 0: no crash. Beside
+		// it, the same output of a process that exited non-zero.
+		{childPanic, nil, Pass},
+		{childPanic, exit1, Panic},
 	} {
 		if got := classify([]byte(tc.output), tc.err); got != tc.want {
 			t.Errorf("classify(%q) = %s, want %s", tc.output, got, tc.want)
 		}
 	}
 }
+
+// childPanic is the output of a test that starts a child process that
+// panics and logs what the child wrote to its stderr, as go-plugin's
+// TestServerLogPanic does.
+const childPanic = "=== RUN   TestA\n" +
+	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: panic: invalid foo bar\n" +
+	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: \n" +
+	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: goroutine 21 [running]:\n" +
+	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: example.com/a.(*server).Panic(...)\n" +
+	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: \t/a/a.go:3 +0x1d\n" +
+	"--- PASS: TestA (0.26s)\nPASS\n"
 
 func TestExecName(t *testing.T) {
 	for path, want := range map[string]string{

@@ -1070,10 +1070,15 @@ func runTest(ctx context.Context, bin, dir string, args, env []string, timeout, 
 // classify reads how a test process ended from its exit status and output:
 // a panic, fatal error or timeout as pipeline/failure finds its header
 // (also after a line the test printed without a newline), so that the
-// outcome and the failure read from the log agree.
+// outcome and the failure read from the log agree. A process that exited
+// 0 did not crash, whatever its output holds: the runtime exits 2 after a
+// panic, a fatal error or a test's timeout, so a header there is text the
+// test printed, such as a child process's panic that a logger copied
+// (go-plugin's TestServerLogPanic starts a plugin that panics and checks
+// that its log shows the panic and the stack).
 func classify(output []byte, err error) Outcome {
 	var crash failure.Kind
-	if f := failure.First(output); f != nil {
+	if f := failure.First(output); f != nil && err != nil {
 		crash = f.Kind
 	}
 	switch {

@@ -349,8 +349,10 @@ func apart(f finding.Finding, a, b plan.Point, c *control.Result) string {
 
 func classifyRun(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 	// A timeout's "panic: test timed out" counts as a panic here, as the
-	// runtime prints it.
-	if c := failure.First(r.Output); c != nil {
+	// runtime prints it. A run that passed did not crash, whatever its
+	// output holds (record's Classify: a child process's panic that the
+	// test logged).
+	if c := failure.First(r.Output); c != nil && r.Outcome.Failed() {
 		fatal := c.Kind == failure.Fatal
 		what := "panic"
 		if fatal {

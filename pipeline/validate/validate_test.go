@@ -342,6 +342,7 @@ func TestClassify(t *testing.T) {
 		{"con-uninit: a failure where the recorded run failed too", uninit, Run{Output: fail, Outcome: record.Fail, Control: held}, false, finding.NotConfirmed, "", nil},
 		{"con-uninit: a failure where the order did not hold", uninit, Run{Output: fail, Outcome: record.Fail, Control: &control.Result{State: plan.Diverged, Reason: "goroutine 3 ended"}}, true, finding.Diverged, "", nil},
 		{"the order held and the test passed", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: held}, true, finding.NotConfirmed, "", nil},
+		{"a passing run whose output holds a child process's panic at the site", null, Run{Output: []byte(nilPanic + "--- PASS: TestX (0.01s)\nPASS\n"), Outcome: record.Pass, Control: held}, true, finding.NotConfirmed, "", nil},
 		{"a wait gave up", null, Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: plan.TimedOut, Reason: "step (g 1, site 2, n 0) gave up"}}, true, finding.Diverged, "", nil},
 		{"killed", null, Run{Output: []byte(""), Outcome: record.Timeout, Killed: true}, true, finding.TimedOut, "", nil},
 		// Crashes count only after the steps the order puts first.
