@@ -77,6 +77,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/proc"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/pipeline/validate"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -425,19 +426,20 @@ func (x *explainer) build(ctx context.Context) error {
 	if x.sites, err = trace.LoadSites(inst.Sites); err != nil {
 		return err
 	}
-	cmd := proc.Command(ctx, "go", append([]string{"list", "-f", "{{.Dir}}"}, append(x.o.BuildFlags, "--", x.o.Package)...)...)
+	cmd := proc.Command(ctx, "go", append([]string{"list", "-f", "{{.ImportPath}} {{.Dir}}"}, append(x.o.BuildFlags, "--", x.o.Package)...)...)
 	cmd.Dir = x.o.Dir
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("go list %s: %w", x.o.Package, err)
 	}
-	dirs := strings.Fields(string(out))
-	if len(dirs) != 1 {
-		return fmt.Errorf("%s matches %d packages: explain takes one", x.o.Package, len(dirs))
+	pkgs := strings.FieldsFunc(string(out), func(r rune) bool { return r == '\n' })
+	if len(pkgs) != 1 {
+		return fmt.Errorf("%s matches %d packages: explain takes one", x.o.Package, len(pkgs))
 	}
-	x.pkgDir = dirs[0]
+	importPath, dir, _ := strings.Cut(pkgs[0], " ")
+	x.pkgDir = dir
 	x.progress("building " + x.o.Package)
-	x.bin = filepath.Join(x.work, "explain.test")
+	x.bin = filepath.Join(x.work, record.BinaryName(importPath))
 	args := append(append([]string{"test", "-c", "-o", x.bin}, inst.BuildFlags...), x.o.BuildFlags...)
 	cmd = proc.Command(ctx, "go", append(args, x.o.Package)...)
 	cmd.Dir = x.o.Dir

@@ -315,7 +315,7 @@ func goroutines(out []byte) ([]Goroutine, header) {
 	var blocks []Goroutine
 	lines := strings.Split(string(out), "\n")
 	at := headerLine(lines)
-	if at < 0 {
+	if at < 0 || ended(lines[at+1:]) {
 		return nil, h
 	}
 	msg, _ := headerIn(lines[at])
@@ -382,6 +382,23 @@ func headerLine(lines []string) int {
 		}
 	}
 	return first
+}
+
+// ended reports whether lines, those after a header, hold the testing
+// package's line for a test's end, "--- PASS: " or "--- FAIL: " at a
+// line's start: the process went on after the header, which is then text
+// it printed, such as a child process's panic that a logger copied
+// (go-plugin's TestServerLogPanic runs a plugin that panics and looks for
+// the panic in its log), not its own crash, after which the runtime prints
+// the goroutines and exits. A test that panics has its "--- FAIL" line
+// printed before the panic's header.
+func ended(lines []string) bool {
+	for _, line := range lines {
+		if strings.HasPrefix(line, "--- PASS: ") || strings.HasPrefix(line, "--- FAIL: ") {
+			return true
+		}
+	}
+	return false
 }
 
 // headerIn returns the panic, fatal error or timeout header that line

@@ -60,6 +60,12 @@ func TestParse(t *testing.T) {
 		// The negative control: "panic: " inside logged and printed
 		// lines, and a t.Fatal: a failed test, not a panic.
 		{"logged-panic.txt", "TestLoggedPanic", Fail, "handshake failed", "", "s_test.go:45: handshake failed", 0},
+		// A child process's panic and stack, copied into the test's
+		// output by a logger, and the test's t.Fatal after it: a failed
+		// test (go-plugin's TestServerLogPanic, run as goplugin.test
+		// where it looks for go-plugin.test in the log).
+		{"child-panic.txt", "TestServerLogPanic", Fail, "failed to find panic in error log output", "",
+			"client_test.go:1608: failed to find panic in error log output", 0},
 		// Killed by SIGQUIT mid-line: the signal, not a register of the
 		// dump.
 		{"quit.txt", "TestSleep", Exit, "SIGQUIT: quit", "", "", 0},

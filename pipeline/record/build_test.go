@@ -12,7 +12,8 @@ import (
 
 // TestBuildTestsCollidingNames builds the test binaries of two packages
 // whose import paths end alike, which one go test -c -o dir/ refuses, and
-// runs each to check it is its own package's.
+// runs each to check it is its own package's, named as go test names it
+// (its test fails under another name; c/y's, the control, under its own).
 func TestBuildTestsCollidingNames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two test binaries")
@@ -20,9 +21,9 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 	mod := t.TempDir()
 	files := map[string]string{
 		"go.mod":          "module example.com/m\n\ngo 1.22\n",
-		"a/x/x_test.go":   "package x\n\nimport \"testing\"\n\nfunc TestFromA(t *testing.T) {}\n",
-		"b/x/x_test.go":   "package x\n\nimport \"testing\"\n\nfunc TestFromB(t *testing.T) {}\n",
-		"c/y/y_test.go":   "package y\n\nimport \"testing\"\n\nfunc TestFromC(t *testing.T) {}\n",
+		"a/x/x_test.go":   named("x", "TestFromA", "x.test"),
+		"b/x/x_test.go":   named("x", "TestFromB", "x.test"),
+		"c/y/y_test.go":   named("y", "TestFromC", "y.test"),
 		"c/y/y_unused.go": "package y\n",
 	}
 	for name, content := range files {
@@ -58,7 +59,17 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 		if got := strings.TrimSpace(string(list)); got != want[p.ImportPath] {
 			t.Errorf("test binary of %s lists %q, want %q", p.ImportPath, got, want[p.ImportPath])
 		}
+		if out, err := exec.Command(testBinary(out, p), "-test.run=.").CombinedOutput(); err != nil {
+			t.Errorf("test binary of %s: %v: %s", p.ImportPath, err, out)
+		}
 	}
+}
+
+// named is a test file of package pkg whose test fails unless its binary
+// is named bin.
+func named(pkg, test, bin string) string {
+	return "package " + pkg + "\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n\t\"testing\"\n)\n\n" +
+		"func " + test + "(t *testing.T) {\n\tif got := filepath.Base(os.Args[0]); got != \"" + bin + "\" {\n\t\tt.Fatalf(\"binary named %s\", got)\n\t}\n}\n"
 }
 
 // TestWatchBuilt: the build's progress says how many test binaries are

@@ -102,8 +102,10 @@ func TestClassify(t *testing.T) {
 		{"=== RUN   TestA\n    a_test.go:5: recovered panic: inner\nnote: panic: a word\n    a_test.go:9: failed\n--- FAIL: TestA (0.00s)\nFAIL\n", exit1, Fail},
 		{"", errors.New("exec: not found"), Exit},
 		// A child process's panic, its stack copied by a logger, in the
-		// output of a test that passed and exited 0: no crash. Beside
-		// it, the same output of a process that exited non-zero.
+		// output of a test that passed and exited 0, or failed: no
+		// crash. Beside them, the same lines where the process died.
+		{childPanic + "--- PASS: TestA (0.26s)\nPASS\n", nil, Pass},
+		{childPanic + "    a_test.go:9: no panic in the log\n--- FAIL: TestA (0.26s)\nFAIL\n", exit1, Fail},
 		{childPanic, nil, Pass},
 		{childPanic, exit1, Panic},
 	} {
@@ -121,8 +123,7 @@ const childPanic = "=== RUN   TestA\n" +
 	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: \n" +
 	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: goroutine 21 [running]:\n" +
 	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: example.com/a.(*server).Panic(...)\n" +
-	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: \t/a/a.go:3 +0x1d\n" +
-	"--- PASS: TestA (0.26s)\nPASS\n"
+	"2026-11-30T21:24:53.828Z [ERROR] test-logger.a.test: \t/a/a.go:3 +0x1d\n"
 
 func TestExecName(t *testing.T) {
 	for path, want := range map[string]string{

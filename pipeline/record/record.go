@@ -539,7 +539,11 @@ next:
 	}
 	for i, b := range batches {
 		for _, p := range b {
-			if err := os.Rename(filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test"), testBinary(out, p)); err != nil {
+			bin := testBinary(out, p)
+			if err := os.MkdirAll(filepath.Dir(bin), 0o777); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test"), bin); err != nil {
 				return fmt.Errorf("go test -c %s: %w", p.ImportPath, err)
 			}
 		}
@@ -586,9 +590,18 @@ func execName(importPath string) string {
 	return elem
 }
 
-// testBinary is where buildTests puts the test binary of p under dir.
+// BinaryName is the name go test -c gives the test binary of the package
+// with the given import path, "x.test": a test may read it from
+// os.Args[0] (testBinary).
+func BinaryName(importPath string) string { return execName(importPath) + ".test" }
+
+// testBinary is where buildTests puts the test binary of p under dir: in
+// a directory of the package's own, under the name go test gives it, as a
+// test may read its program's name (go-plugin's TestServerLogPanic runs
+// the binary again as a plugin and looks for "go-plugin.test" in the
+// plugin's log lines, which hclog names after os.Args[0]).
 func testBinary(dir string, p listedPackage) string {
-	return filepath.Join(dir, url.PathEscape(p.ImportPath)+".test")
+	return filepath.Join(dir, url.PathEscape(p.ImportPath), BinaryName(p.ImportPath))
 }
 
 // InstrumentedBinary is the instrumented test binary of the package with

@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/proc"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -39,7 +40,7 @@ func (s *Schedule) Build(ctx context.Context, cacheDir, binDir string) (string, 
 	if err := s.Check(sites); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(binDir, "repro.test")
+	bin := filepath.Join(binDir, record.BinaryName(s.Package))
 	args := append(append([]string{"test", "-c", "-o", bin}, inst.BuildFlags...), s.BuildFlags...)
 	cmd := proc.Command(ctx, "go", append(args, s.Package)...)
 	cmd.Dir = s.Dir
