@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -114,9 +115,13 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
 	})
 	results := v.All(ctx, fs)
+	plain := &plainBuilds{o: o, dir: filepath.Join(work, "plain"), bins: make(map[string]string)}
 	for _, i := range unforced {
 		f := &res.Findings[i]
 		t, ok := plainTarget(o, binDir, res, f.Tests[0])
+		if ok {
+			t = plain.uninstrumented(ctx, t, res, f.Tests[0])
+		}
 		plainCheck(ctx, f, t, ok)
 		res.Stats.Statuses[f.Status]++
 	}
@@ -211,6 +216,43 @@ func packageOf(ix *record.Index, test string) string {
 	return ""
 }
 
+// plainBuilds are the test binaries that plainCheck runs: built as go
+// test builds them, without precog's instrumentation, one per package, when
+// a finding of the package first needs one. With the shim off, the
+// instrumented binary still calls into the shim and makes the values it
+// passes escape: a test that counts allocations (pion/transport's
+// TestBufferAlloc asserts testing.AllocsPerRun of 0) fails there every
+// time, and that is no bug; under go test it passes.
+type plainBuilds struct {
+	o    Options
+	dir  string
+	bins map[string]string // by import path; "" where the build failed
+}
+
+// uninstrumented returns t, which runs test with the instrumented binary,
+// with the package's uninstrumented binary in its place; t as it is if
+// that does not build (the instrumented binary, with the shim off, is
+// then the nearest to go test there is).
+func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, res *Result, test string) validate.Target {
+	pkg := packageOf(res.Index, test)
+	if c, ok := res.cheap.failure(test); ok && pkg == "" {
+		pkg = c.pkg
+	}
+	if pkg == "" {
+		return t
+	}
+	bin, built := b.bins[pkg]
+	if !built {
+		out := filepath.Join(b.dir, strconv.Itoa(len(b.bins)))
+		bin, _ = record.BuildPlain(ctx, b.o.Dir, b.o.Flags.Build, pkg, out)
+		b.bins[pkg] = bin
+	}
+	if bin != "" {
+		t.Binary = bin
+	}
+	return t
+}
+
 // plainRuns is how many runs without recording must pass for a failure that
 // recording alone showed to be no confirmed bug (validate's control runs
 // ask as many).
@@ -222,8 +264,8 @@ const plainRuns = 2
 // TestScheduler_LongRunningJobs, a goleak check of a loop still running)
 // or time out (coder/websocket's Test_verifyServerHandshake in CFP's cheap
 // run), and that is no bug confirmed. So the test runs again as go test
-// runs it but for the instrumentation: the instrumented binary without
-// recording (the shim off), until one run fails, which confirms f (the
+// runs it (t's binary: plainBuilds's, built without instrumentation, or
+// else the instrumented one with the shim off), until one run fails, which confirms f (the
 // test fails without precog too: go test fails on it), or plainRuns
 // passed, which makes it not-confirmed. t is the test's target, ok false
 // if it cannot be run again (f stays confirmed, as recorded). A run cut by

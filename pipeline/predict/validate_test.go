@@ -82,3 +82,61 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 		t.Error("a test neither recorded nor failed in the cheap run has a target")
 	}
 }
+
+// TestPlainBinary checks that the runs without recording use the test
+// binary go test would build, not the instrumented one with the shim off: a
+// test that fails only in the instrumented binary (a count of allocations
+// that the calls into the shim change) is not confirmed, and a test that
+// fails under go test too stays confirmed. Shell scripts that fail stand
+// for the instrumented binaries; the module's own tests are built.
+func TestPlainBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test -c")
+	}
+	mod := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+		"q/q_test.go": "package q\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { t.Fatal(\"fails under go test too\") }\n",
+	} {
+		path := filepath.Join(mod, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	binDir := t.TempDir()
+	ix := &record.Index{}
+	for _, pkg := range []string{"p", "q"} {
+		bin := record.InstrumentedBinary(binDir, "example.com/m/"+pkg)
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, []byte("#!/bin/sh\necho '--- FAIL: TestX (0.00s)'\necho FAIL\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ix.Packages = append(ix.Packages, &record.Package{ImportPath: "example.com/m/" + pkg, Dir: filepath.Join(mod, pkg),
+			Tests: []*record.Test{{Name: "TestX", Outcome: record.Fail, Wall: time.Second}}})
+	}
+	res := &Result{Index: ix}
+	o := Options{Dir: mod, Flags: &record.GoTestFlags{Timeout: time.Minute}}
+	plain := &plainBuilds{o: o, dir: t.TempDir(), bins: make(map[string]string)}
+	for test, want := range map[string]finding.Status{
+		"example.com/m/p.TestX": finding.NotConfirmed,
+		"example.com/m/q.TestX": finding.Confirmed,
+	} {
+		tg, ok := plainTarget(o, binDir, res, test)
+		if !ok {
+			t.Fatalf("%s: no target", test)
+		}
+		tg = plain.uninstrumented(t.Context(), tg, res, test)
+		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
+			Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
+		plainCheck(t.Context(), f, tg, ok)
+		if f.Status != want {
+			t.Errorf("%s: %s after %d runs without recording (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
+		}
+	}
+}

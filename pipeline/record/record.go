@@ -604,6 +604,18 @@ func testBinary(dir string, p listedPackage) string {
 	return filepath.Join(dir, url.PathEscape(p.ImportPath), BinaryName(p.ImportPath))
 }
 
+// BuildPlain builds the test binary of the package at importPath as go
+// test builds it, with the user's build flags and without precog's
+// instrumentation, in a directory of its own under out, and returns its
+// path. dir is the directory go runs in (the module's).
+func BuildPlain(ctx context.Context, dir string, build []string, importPath, out string) (string, error) {
+	p := listedPackage{ImportPath: importPath}
+	if err := buildTests(ctx, dir, out, build, []listedPackage{p}, nil); err != nil {
+		return "", err
+	}
+	return testBinary(out, p), nil
+}
+
 // InstrumentedBinary is the instrumented test binary of the package with
 // the given import path that Run built in Options.BinDir.
 func InstrumentedBinary(binDir, importPath string) string {
