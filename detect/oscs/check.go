@@ -501,6 +501,10 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 		c.stats.Redundant++
 		return
 	}
+	if !c.opts.NoSwitched && c.switched(p, cur) {
+		c.stats.Switched++
+		return
+	}
 	if !c.opts.NoLazyInit && c.lazyInit(p, pWrite, cur, cWrite, loc) {
 		c.stats.LazyInit++
 		return

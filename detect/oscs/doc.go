@@ -149,6 +149,21 @@
 //     writes stay reported: a reset to nil against an initialization
 //     decides what is left. On the kernels it changes nothing; on x/sync
 //     it drops the five singleflight findings.
+//   - A pair whose later access ran only because a check in its own
+//     critical section found what the earlier access's section changed
+//     is order-insensitive (Options.NoSwitched keeps it): the check's
+//     read, before the access in the same section of the common lock,
+//     switches the branch that leads to the access (the instrumenter's
+//     trace.Site.Switches: the condition is the value read, its negation
+//     or its comparison with nil, values the trace records exactly as
+//     0 and 1), and it found the value the earlier section left, which
+//     differs from the value before that section. Had the later section
+//     run first, the check would have taken the other edge and the
+//     access would not have run (dns's ShutdownContext reads the
+//     connections' map past `if !srv.started { return }`, and the
+//     section that made the map set started). The flag's own pair, the
+//     check against the write of what it checks, is not hidden by this:
+//     Fig. 4's flag checked before it is set stays the flag's pair.
 //   - A nil store against a reader that checks for nil is
 //     order-insensitive (Options.NoNilGuard turns the filter off). The
 //     shape is a pointer cleared under a lock and, under the same lock,
@@ -334,7 +349,14 @@
 // write stores through a pointer that its section read from where the
 // earlier section stored it (`l.front.prev = pc`, after another push set
 // l.front: in the other order it would have reached another node, so the
-// two writes meet in one order only), or unless each
+// two writes meet in one order only), or unless the later write runs
+// only on the edge of a branch on a value that the earlier section
+// changed (the instrumenter's trace.Site.Guards; the value found
+// directly, or through updates in place such as a count's `--`: redigo's
+// pop clears the list's back when its count reaches zero, a push having
+// set the back when it found the count zero: the later write is a
+// decision on the earlier section's result, not made unseen of it), or
+// unless each
 // stores a copy of one location that both sections read and then write
 // (bigcache's push: `q.tail += n`, then `q.rightMargin = q.tail`; the
 // write's site stores a value loaded as it is, the instrumenter's
@@ -436,6 +458,18 @@
 // looking for it: a section that bumps a statistic the other side also
 // reads, or a channel the other uses for something else, drops a check
 // carried past the Unlock that the other side does break.
+//
+// The guard facts are about one function's control flow: a check in a
+// caller, or a value carried through a phi or a call before the branch,
+// guards nothing, which only keeps pairs. The decided exception takes a
+// changed value of the check for a decision on it, though another value
+// may take the same edge (a count of 2 instead of 1 against `== 0`), and
+// it follows updates in place as if each were one-to-one (`x *= 0` is
+// not); both it and the switched filter take a location that the trace
+// never saw written for zero (a composite literal's value is not
+// recorded), and the value the later check would have found in the other
+// order for the value before the earlier section (no third section
+// between).
 //
 // The Go filters of "What changed for Go" can hide bugs too. The lazy-initialization filter
 // hides a reader that checks the location and then relies on it being

@@ -69,6 +69,10 @@ type Options struct {
 	// are dropped by default unless they are a lost update or a nil store
 	// against an unchecked dereference.
 	NoWholeOp bool
+	// NoSwitched keeps the pairs whose later access ran only because a
+	// check in its critical section found what the earlier access's
+	// section changed (switched), which are dropped by default.
+	NoSwitched bool
 	// Hardware, if not nil, makes Check OSCS-HW (§4): OSCS-Opt whose
 	// access history is what the hardware would hold, the Access History
 	// Buffer's entries for the accesses it recorded (Algorithm is then
@@ -98,10 +102,10 @@ type Stats struct {
 	// Pairs counts conflicting access pairs of different goroutines in
 	// critical sections of a common lock that the filters examined.
 	Pairs int
-	// Ordered, Redundant, LazyInit, NilGuarded, WholeOp and Commutative
-	// count the pairs each filter dropped; Reported the pairs that were
-	// left (before deduplication).
-	Ordered, Redundant, LazyInit, NilGuarded, WholeOp, Commutative, Reported int
+	// Ordered, Redundant, Switched, LazyInit, NilGuarded, WholeOp and
+	// Commutative count the pairs each filter dropped; Reported the pairs
+	// that were left (before deduplication).
+	Ordered, Redundant, Switched, LazyInit, NilGuarded, WholeOp, Commutative, Reported int
 	// PeakEntries is the largest number of access-history entries held
 	// at once: one per location and goroutine for Base, one per shared
 	// location for Opt. History is never dropped during a trace, so the

@@ -46,7 +46,7 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 		}
 	}
 	if pWrite && cWrite {
-		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc) || c.reached(p, kp, cur, kc)
+		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc) || c.reached(p, kp, cur, kc) || c.decided(p, kp, cur, kc)
 	}
 	if _, r, ok := writeRead(p, pWrite, cur, cWrite); ok && setter && c.branchOnly(c.g.Events[r.ev].Site) {
 		// A lone setter against a check that decides on the value:
@@ -993,6 +993,98 @@ func (c *checker) reached(p rec, kp int, cur rec, kc int) bool {
 		return c.lastWriteIn(i, early)
 	}
 	return false
+}
+
+// decided reports whether the later of two blind writes (p in section
+// kp, cur in kc) runs because of a branch on a value that the earlier
+// write's section changed: a read of its section that guards it
+// (trace.Site.Guards, the instrumenter's static fact that the write runs
+// only on the edge the read's branch last took), the goroutine's last
+// read at that site before the write, found the value the earlier
+// section left in the read's location, directly or through updates in
+// place of the later section's own (`l.count--; if l.count == 0 {
+// l.front, l.back = nil, nil }`, redigo's pop after a push set the
+// count), and that value differs from the location's value before the
+// earlier section. In the other order the branch would have read another
+// value: the later write is a decision on the earlier section's result,
+// not an update made unseen of it (oscsloop's two stores are unguarded).
+func (c *checker) decided(p rec, kp int, cur rec, kc int) bool {
+	if kp < 0 || kc < 0 || c.sites == nil {
+		return false
+	}
+	early, late, kl := kp, cur, kc
+	if p.ev > cur.ev {
+		early, late, kl = kc, p, kp
+	}
+	w, ok := c.sites.Lookup(c.g.Events[late.ev].Site)
+	if !ok || w.Guards == "" {
+		return false
+	}
+	s := c.g.Sections()[kl]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, int(late.ev))
+	seen := make(map[uint32]bool)
+	for j--; j >= 0 && evs[j] >= s.Begin; j-- {
+		i := evs[j]
+		ev := c.g.Events[i]
+		if ev.Kind != trace.EvRead || seen[ev.Site] || !w.GuardedBy(ev.Site) {
+			continue
+		}
+		seen[ev.Site] = true // the site's last read before the write decided
+		if c.foundChanged(i, early, maxInPlace) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxInPlace bounds the updates in place that foundChanged follows back.
+const maxInPlace = 64
+
+// foundChanged reports whether read i found a value that critical
+// section k (of another goroutine, earlier) left in its location, when k
+// changed it: the last write of the location before i is k's, with a
+// value other than the location's last write before k began (zero when
+// the trace has none: a composite literal's value, which the trace does
+// not see, is taken for zero here as lazy initialization takes it); or it is an
+// update in place (`l.count--`, of any goroutine, at most depth of them
+// in a chain) whose read found such a value. A count that pushes and
+// pops move one by one carries the push's change on to the pop that
+// empties the list.
+func (c *checker) foundChanged(i, k, depth int) bool {
+	l := c.g.Loc(i)
+	ks := c.g.Sections()[k]
+	last := -1
+	for x := i - 1; x >= ks.Begin; x-- {
+		if c.g.Events[x].Kind == trace.EvWrite && c.g.Loc(x) == l {
+			last = x
+			break
+		}
+	}
+	if last < 0 {
+		return false
+	}
+	g := c.g.Goroutine(last)
+	if g == ks.G && (ks.End < 0 || last <= ks.End) {
+		var before uint64 // never written before k: zero, as lazyInit takes it
+		for x := ks.Begin - 1; x >= 0; x-- {
+			if c.g.Events[x].Kind == trace.EvWrite && c.g.Loc(x) == l {
+				before = c.g.Events[x].Value
+				break
+			}
+		}
+		return before != c.g.Events[last].Value
+	}
+	if depth == 0 {
+		return false
+	}
+	evs := c.g.Goroutines[g].Events
+	y, _ := slices.BinarySearch(evs, last)
+	if y == 0 {
+		return false
+	}
+	r := evs[y-1]
+	return c.g.Events[r].Kind == trace.EvRead && c.inPlace(r, last) && c.foundChanged(r, k, depth-1)
 }
 
 // lastWriteIn reports whether the last write of read i's location before

@@ -1018,3 +1018,80 @@ func TestWholeOpReached(t *testing.T) {
 	wholeCaseOf(t, listSites, "unlinked", wholeStart+fmt.Sprintf(puts, "0x110", ""), []string{"30 30 33 35"}, []string{"30 30 33 35"})
 	wholeCaseOf(t, listSites, "own", wholeStart+fmt.Sprintf(puts, "0x100", own), []string{"30 30 33 35"}, []string{"30 30 33 35"})
 }
+
+// decidedSites are redigo's idle list: Push (lock 50) writes the back
+// when it finds the count zero and counts up; Pop (lock 60) counts down
+// and clears the back when it finds the count zero. Each back write
+// lists the count read that guards it (trace.Site.Guards); site 65 is
+// the same clear with no guard (its branch decides something else), 66 a
+// blind store of the count.
+var decidedSites = func() *trace.SiteTable {
+	t := &trace.SiteTable{Sites: []trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}}
+	for _, s := range []trace.Site{
+		{ID: 50, Kind: "lock", Expr: "mu"}, {ID: 51, Kind: "read", Expr: "l.count", Uses: trace.UseBranch},
+		{ID: 52, Kind: "write", Expr: "l.back", Guards: "51"},
+		{ID: 53, Kind: "read", Expr: "l.count"}, {ID: 54, Line: 53, Kind: "write", Expr: "l.count"},
+		{ID: 59, Kind: "unlock", Expr: "mu"},
+		{ID: 60, Kind: "lock", Expr: "mu"}, {ID: 61, Kind: "read", Expr: "l.count"}, {ID: 62, Line: 61, Kind: "write", Expr: "l.count"},
+		{ID: 63, Kind: "read", Expr: "l.count", Uses: trace.UseBranch}, {ID: 64, Kind: "write", Expr: "l.back", Guards: "63"},
+		{ID: 65, Kind: "write", Expr: "l.back"}, {ID: 66, Kind: "write", Expr: "l.count"},
+		{ID: 69, Kind: "unlock", Expr: "mu"},
+	} {
+		if s.Line == 0 {
+			s.Line = int(s.ID)
+		}
+		s.Col, s.File, s.Function = 2, "/k/k.go", "Push"
+		if s.ID >= 60 {
+			s.Function = "Pop"
+		}
+		t.Sites = append(t.Sites, s)
+	}
+	return t
+}()
+
+// A Push onto the empty list (it sets the back) and then a Pop that
+// empties it again (it clears the back): two blind writes of the back,
+// but the Pop's is guarded by its check of the count, which it found
+// through its own update in place (`l.count--`) as the Push left it, and
+// the Push changed it (0 to 1): in the other order the check would have
+// read another count, so the clear is a decision on the Push's result,
+// not an update made unseen (dropped). "chained" has a second Push and a
+// Pop between (the count 1, 2, 1, 0, each an update in place): the
+// last Pop's count still carries the first Push's change. The controls
+// stay reported: the clear unguarded (oscsloop with an unrelated check in
+// front); the Push not changing the count (it held 1 already); the Pop's
+// count stored blind before its check (what it checks is its own).
+func TestWholeOpDecided(t *testing.T) {
+	const (
+		push = `
+%[1]s g=2 Lock site=50 addr=0x900
+%[1]s.1 g=2 Read site=51 addr=0x100%[2]s
+%[1]s.3 g=2 Read site=53 addr=0x100
+%[1]s.4 g=2 Write site=54 addr=0x100 value=%[3]s
+%[4]s g=2 Unlock site=59 addr=0x900`
+		pop = `
+%[1]s g=3 Lock site=60 addr=0x900%[2]s
+%[1]s.2 g=3 Read site=61 addr=0x100
+%[1]s.3 g=3 Write site=62 addr=0x100 value=%[3]s
+%[1]s.4 g=3 Read site=63 addr=0x100%[4]s
+%[5]s g=3 Unlock site=69 addr=0x900`
+		setBack = "\n10.2 g=2 Write site=52 addr=0x200 value=1"
+		held    = "\n3.5 g=1 Write site=2 addr=0x100 value=1"
+	)
+	start := func(pre string) string {
+		return strings.Replace(wholeStart, "\n2 g=1", pre+"\n2 g=1", 1)
+	}
+	p := func(at, back, count string) string { return fmt.Sprintf(push, at, back, count, at+"1") }
+	q := func(at, pre, count, back string) string { return fmt.Sprintf(pop, at, pre, count, back, at+"1") }
+	clear := func(site string) string { return fmt.Sprintf("\n30.5 g=3 Write site=%s addr=0x200 value=0", site) }
+	one := start("") + p("10", setBack, "1") + q("30", "", "0", clear("64"))
+	chained := start("") + p("10", setBack, "1") + p("12", "", "2") + q("20", "", "1", "") + q("30", "", "0", clear("64"))
+	unguarded := start("") + p("10", setBack, "1") + q("30", "", "0", clear("65"))
+	unchanged := start(held) + p("10", setBack, "1") + q("30", "", "1", clear("64"))
+	own := start("") + p("10", setBack, "1") + q("30", "\n30.1 g=3 Write site=66 addr=0x100 value=0", "0", clear("64"))
+	wholeCaseOf(t, decidedSites, "decided", one, nil, []string{"50 52 60 64"})
+	wholeCaseOf(t, decidedSites, "chained", chained, nil, []string{"50 52 60 64"})
+	wholeCaseOf(t, decidedSites, "unguarded", unguarded, []string{"50 52 60 65"}, []string{"50 52 60 65"})
+	wholeCaseOf(t, decidedSites, "unchanged", unchanged, []string{"50 52 60 64"}, []string{"50 52 60 64"})
+	wholeCaseOf(t, decidedSites, "own", own, []string{"50 52 60 64"}, []string{"50 52 60 64"})
+}

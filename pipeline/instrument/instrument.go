@@ -398,6 +398,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
 			opts.Uses = shared.usesOf(f.pkg.Fset)
 			opts.WriteUses = shared.writeUsesOf(f.pkg.Fset)
+			opts.Guards = shared.guardsOf(f.pkg.Fset)
 		}
 		src, err := os.ReadFile(f.path)
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/cfpplan"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/pipeline/static"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -45,7 +46,10 @@ type sharedSet struct {
 	uses  map[fileOffset]string // trace.Site.Uses of the loads at a position
 	// writeUses holds trace.Site.Uses of the stores at a position.
 	writeUses map[fileOffset]string
-	failed    map[string]bool // files whose package could not be analyzed: record everything
+	// guards holds, for the stores and loads at a position, the loads
+	// that guard them (guards.go), for trace.Site.Guards and Switches.
+	guards map[fileOffset][]guardAt
+	failed map[string]bool // files whose package could not be analyzed: record everything
 	// steps are the program's two-steps (twostep.go), for
 	// trace.Site.After.
 	steps []lockPair
@@ -101,7 +105,7 @@ type fileLine struct {
 // With stepsOnly (-all, whose build records every access, without a plan
 // or checks) it only finds the two-steps.
 func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.Package, keep func(*packages.Package) bool, plan *planSet, checks *static.Checks, stepsOnly bool) (*sharedSet, error) {
-	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), writeUses: make(map[fileOffset]string), failed: make(map[string]bool)}
+	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), writeUses: make(map[fileOffset]string), guards: make(map[fileOffset][]guardAt), failed: make(map[string]bool)}
 	prog.Roots, prog.Keep = roots, keep
 	analyzers := []*analysis.Analyzer{lockStepAnalyzer}
 	if !stepsOnly {
@@ -165,6 +169,15 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 			}
 			if st, ok := a.Instr.(*ssa.Store); ok && a.Op == sharedloc.Store && copies(st) {
 				s.writeUses[offsetOf(fset, a.Pos())] = trace.UseCopy
+			}
+			if _, ok := a.Instr.(*ssa.Store); ok || a.Op == sharedloc.Load {
+				if gs := guardLoads(a.Instr); len(gs) > 0 {
+					at := make([]guardAt, len(gs))
+					for i, g := range gs {
+						at[i] = guardAt{offsetOf(fset, g.pos), g.switches}
+					}
+					s.guards[offsetOf(fset, a.Pos())] = at
+				}
 			}
 			if res.Local(a) {
 				continue
@@ -335,6 +348,34 @@ func (s *sharedSet) writeUsesOf(fset *token.FileSet) func(token.Pos) string {
 			return ""
 		}
 		return s.writeUses[offsetOf(fset, pos)]
+	}
+}
+
+// A guardAt is a guard (guards.go) by file and offset, which every
+// variant of a package shares.
+type guardAt struct {
+	at       fileOffset
+	switches bool
+}
+
+// guardsOf returns the rewrite.Options.Guards function for one file.
+func (s *sharedSet) guardsOf(fset *token.FileSet) func(token.Pos) []rewrite.Guard {
+	return func(pos token.Pos) []rewrite.Guard {
+		if !pos.IsValid() {
+			return nil
+		}
+		gs := s.guards[offsetOf(fset, pos)]
+		if len(gs) == 0 {
+			return nil
+		}
+		f := fset.File(pos)
+		out := make([]rewrite.Guard, 0, len(gs))
+		for _, g := range gs {
+			if g.at.file == f.Name() && g.at.offset <= f.Size() {
+				out = append(out, rewrite.Guard{Pos: f.Pos(g.at.offset), Switches: g.switches})
+			}
+		}
+		return out
 	}
 }
 

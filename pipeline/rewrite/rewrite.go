@@ -36,7 +36,12 @@ type Options struct {
 	// WriteUses returns trace.Site.Uses for the write at pos (the
 	// position Shared is asked about); nil for none.
 	WriteUses func(pos token.Pos) string
-	Funcs     bool // insert Enter/Exit in function bodies
+	// Guards returns the reads that guard the access at pos (the
+	// position Shared is asked about), by their positions as Shared is
+	// asked about them: the access's site lists the read sites already
+	// made at them (trace.Site.Guards and Switches). Nil for none.
+	Guards func(pos token.Pos) []Guard
+	Funcs  bool // insert Enter/Exit in function bodies
 	// Locals is precog explain's full tracing: accesses to every local
 	// variable are instrumented too, as if it escaped, and definitions
 	// (x := v, var x = v) of new variables are recorded after the
@@ -71,6 +76,16 @@ type Options struct {
 	// files: a function's declaration and its calls must agree). Nil
 	// passes none.
 	PassLocal map[*types.Func]bool
+}
+
+// A Guard is a read that guards an access (Options.Guards): the access
+// runs only on the edge that a branch on the read's value last took.
+// Switches says that the branch's condition is the value itself, its
+// negation or its comparison with nil, so that a value the trace records
+// otherwise takes the other edge.
+type Guard struct {
+	Pos      token.Pos
+	Switches bool
 }
 
 // Import paths and names of what rewritten files call.
@@ -231,6 +246,9 @@ type rewriter struct {
 	ed       editor
 	sites    []trace.Site
 	isTest   bool
+	// readAt holds the read sites made so far, by position, for
+	// Options.Guards; nil until the first one.
+	readAt map[token.Pos]uint32
 	// funcSites counts the sites numbered from Options.FirstFuncSite.
 	funcSites int
 
@@ -360,8 +378,46 @@ func (r *rewriter) site(pos token.Pos, kind string, expr ast.Node) string {
 	if kind == "write" && r.opts.WriteUses != nil {
 		s.Uses = r.opts.WriteUses(pos)
 	}
+	if (kind == "write" || kind == "read") && r.opts.Guards != nil {
+		s.Guards, s.Switches = r.guards(pos)
+	}
+	if kind == "read" && r.opts.Guards != nil {
+		if r.readAt == nil {
+			r.readAt = make(map[token.Pos]uint32)
+		}
+		r.readAt[pos] = id
+	}
 	r.sites = append(r.sites, s)
 	return strconv.FormatUint(uint64(s.ID), 10)
+}
+
+// guards returns trace.Site.Guards and Switches for the access at pos:
+// the ids of the read sites made at the positions Options.Guards gives.
+func (r *rewriter) guards(pos token.Pos) (guards, switches string) {
+	var all, sw []uint32
+	for _, g := range r.opts.Guards(pos) {
+		if id, ok := r.readAt[g.Pos]; ok {
+			all = append(all, id)
+			if g.Switches {
+				sw = append(sw, id)
+			}
+		}
+	}
+	return idList(all), idList(sw)
+}
+
+// idList returns ids sorted, without repeats, separated by spaces.
+func idList(ids []uint32) string {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	b := make([]byte, 0, 8*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendUint(b, uint64(id), 10)
+	}
+	return string(b)
 }
 
 // exprText shortens source text for the site table: one line, at most 80

@@ -61,12 +61,42 @@ type Site struct {
 	// past its Unlock.
 	ExitLine int `json:"exitLine,omitempty"`
 	ExitCol  int `json:"exitCol,omitempty"`
+	// Guards, for a read or write site, lists the read sites of its
+	// function whose value decides a branch that the access runs only
+	// after taking, as the instrumenter's static analysis finds them:
+	// every time the access runs, the If whose condition is computed from
+	// the read (through arithmetic, comparisons and conversions) ran
+	// before it, and its last run took the edge that leads to the access
+	// (`if l.count == 0 { l.back = pc }`: the write of l.back lists the
+	// read of l.count). Site IDs in increasing order, separated by
+	// spaces; empty for other sites and for accesses that no recorded
+	// read decides. detect/oscs tells, by it, a write that another
+	// section's update decided from a blind one.
+	Guards string `json:"guards,omitempty"`
+	// Switches lists those of Guards whose branch's condition is the
+	// value read itself (a bool), its negation, or its comparison with
+	// nil (a pointer-shaped value, recorded as nil or not): a value that
+	// the trace would record otherwise takes the other edge (`if
+	// !srv.started { return }`). detect/oscs drops a pair whose later
+	// access such a read, finding what the earlier section changed, let
+	// run: in the other order it would not have run.
+	Switches string `json:"switches,omitempty"`
 }
 
 // Follows reports whether id is one of the site's After.
-func (s Site) Follows(id uint32) bool {
+func (s Site) Follows(id uint32) bool { return hasID(s.After, id) }
+
+// GuardedBy reports whether id is one of the site's Guards.
+func (s Site) GuardedBy(id uint32) bool { return hasID(s.Guards, id) }
+
+// SwitchedBy reports whether id is one of the site's Switches.
+func (s Site) SwitchedBy(id uint32) bool { return hasID(s.Switches, id) }
+
+// hasID reports whether id is one of list's space-separated ids, without
+// allocating.
+func hasID(list string, id uint32) bool {
 	var b [10]byte
-	return hasField(s.After, string(strconv.AppendUint(b[:0], uint64(id), 10)))
+	return hasField(list, string(strconv.AppendUint(b[:0], uint64(id), 10)))
 }
 
 // The uses of a read site's value (Site.Uses).

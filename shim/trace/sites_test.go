@@ -83,7 +83,8 @@ func TestLoadSites(t *testing.T) {
 	}
 }
 
-// TestUsedFollows checks Site.Used and Site.Follows against strings.Fields.
+// TestUsedFollows checks Site.Used, Site.Follows and Site.GuardedBy
+// against strings.Fields.
 func TestUsedFollows(t *testing.T) {
 	lists := []string{"", " ", "deref", "deref loop-exit ptr", "  loop-exit\tptr ", "deref-x", "x deref", "12 3 45", "123", "1 23"}
 	words := []string{"", "deref", "loop-exit", "ptr", "x", "loop", "3", "12", "23", "123", "4"}
@@ -96,6 +97,9 @@ func TestUsedFollows(t *testing.T) {
 			if id, err := strconv.ParseUint(w, 10, 32); err == nil {
 				if got := (Site{After: l}).Follows(uint32(id)); got != want {
 					t.Errorf("Site{After: %q}.Follows(%d) = %v, want %v", l, id, got, want)
+				}
+				if got := (Site{Guards: l}).GuardedBy(uint32(id)); got != want {
+					t.Errorf("Site{Guards: %q}.GuardedBy(%d) = %v, want %v", l, id, got, want)
 				}
 			}
 		}
