@@ -15,10 +15,11 @@ const header = `precog trace v1 test="T" package="p" start=2025-01-02T15:04:05Z 
 
 // site is a test site: its ID is its line in k.go.
 type site struct {
-	id   uint32
-	kind string
-	uses string
-	expr string
+	id       uint32
+	kind     string
+	uses     string
+	expr     string
+	switches string // trace.Site.Guards and Switches
 }
 
 // check runs Check on a text-form trace and returns its findings as
@@ -43,7 +44,7 @@ func findings(t *testing.T, text string, sites []site, opts Options) []finding.F
 	tab := &trace.SiteTable{}
 	for _, s := range sites {
 		tab.Sites = append(tab.Sites, trace.Site{ID: s.id, File: "/src/k.go", Line: int(s.id), Col: 1,
-			Kind: s.kind, Function: "f", Expr: cmpOr(s.expr, "x.p"), Uses: s.uses})
+			Kind: s.kind, Function: "f", Expr: cmpOr(s.expr, "x.p"), Uses: s.uses, Guards: s.switches, Switches: s.switches})
 	}
 	slices.SortFunc(tab.Sites, func(a, b trace.Site) int { return int(a.ID) - int(b.ID) })
 	return Check(hb.Analyze(tr.Events, hb.Options{Sites: tab}), tab, opts)

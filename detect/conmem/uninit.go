@@ -181,6 +181,9 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 				remote = append(remote, w)
 			}
 		}
+		if slices.ContainsFunc(remote, func(w int) bool { return w < r && c.switchedAfter(r, w) }) {
+			continue // runs after that init whenever it runs
+		}
 		roles := []role{{ev: r, role: readRole}}
 		sites := make(map[uint32]bool)
 		for _, w := range remote {

@@ -310,3 +310,56 @@ func TestUninitBudget(t *testing.T) {
 		t.Errorf("no budget: %d findings, %d unchecked; want none, one", len(fs), c.uninitUnchecked)
 	}
 }
+
+// dns's Server: the test's goroutine starts Shutdown's and then, under the
+// server's lock, makes the shutdown channel (site 10) and marks the
+// server started (14); Shutdown, under the lock, returns unless it is
+// started (15) and marks it stopped, then past its Unlock reads the
+// channel (11, switched by 15). Had the read come before the channel was
+// made, the check would have come before the section that set started,
+// found it false and returned: silent. The controls are reported: the
+// check outside the lock (nothing keeps it out of the starting section);
+// the server started already before that section (it changed nothing);
+// the read switched by nothing.
+func TestUninitSwitched(t *testing.T) {
+	sites := []site{
+		{id: 1, kind: "go"}, {id: 10, kind: "write"}, {id: 11, kind: "read", switches: "15"}, {id: 12, kind: "read"},
+		{id: 13, kind: "read"}, {id: 14, kind: "write"}, {id: 15, kind: "read"}, {id: 16, kind: "write"},
+		{id: 20, kind: "lock", expr: "mu"}, {id: 21, kind: "unlock", expr: "mu"},
+	}
+	const (
+		start = `
+1 g=1 Begin parent=none%s
+2 g=1 Fork site=1 child=2
+3 g=1 Lock site=20 addr=0x800
+3.1 g=1 Read site=13 addr=0x200
+3.2 g=1 Write site=10 addr=0x100 value=1
+3.3 g=1 Write site=14 addr=0x200 value=1
+4 g=1 Unlock site=21 addr=0x800
+5 g=2 Begin parent=1`
+		locked = `
+6 g=2 Lock site=20 addr=0x800
+6.1 g=2 Read site=15 addr=0x200
+6.2 g=2 Write site=16 addr=0x200 value=0
+7 g=2 Unlock site=21 addr=0x800
+7.1 g=2 Read site=%s addr=0x100`
+		unlocked = `
+6 g=2 Lock site=20 addr=0x900
+6.1 g=2 Read site=15 addr=0x200
+6.2 g=2 Write site=16 addr=0x200 value=0
+7 g=2 Unlock site=21 addr=0x900
+7.1 g=2 Read site=11 addr=0x100`
+		started = "\n1.1 g=1 Write site=14 addr=0x200 value=1"
+	)
+	for _, c := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"switched", fmt.Sprintf(start, "") + fmt.Sprintf(locked, "11"), nil},
+		{"unlocked", fmt.Sprintf(start, "") + unlocked, []string{"con-uninit k.go:11(read) k.go:10(init)"}},
+		{"unchanged", fmt.Sprintf(start, started) + fmt.Sprintf(locked, "11"), []string{"con-uninit k.go:11(read) k.go:10(init)"}},
+		{"unswitched", fmt.Sprintf(start, "") + fmt.Sprintf(locked, "12"), []string{"con-uninit k.go:12(read) k.go:10(init)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { expect(t, check(t, c.text, sites, Options{}), c.want...) })
+	}
+}

@@ -1043,39 +1043,20 @@ const maxInPlace = 64
 
 // foundChanged reports whether read i found a value that critical
 // section k (of another goroutine, earlier) left in its location, when k
-// changed it: the last write of the location before i is k's, with a
-// value other than the location's last write before k began (zero when
-// the trace has none: a composite literal's value, which the trace does
-// not see, is taken for zero here as lazy initialization takes it); or it is an
-// update in place (`l.count--`, of any goroutine, at most depth of them
-// in a chain) whose read found such a value. A count that pushes and
-// pops move one by one carries the push's change on to the pop that
-// empties the list.
+// changed it (hb.Graph.Changed), or a value that an update in place
+// (`l.count--`, of any goroutine, at most depth of them in a chain)
+// computed from such a value. A count that pushes and pops move one by
+// one carries the push's change on to the pop that empties the list.
 func (c *checker) foundChanged(i, k, depth int) bool {
-	l := c.g.Loc(i)
-	ks := c.g.Sections()[k]
-	last := -1
-	for x := i - 1; x >= ks.Begin; x-- {
-		if c.g.Events[x].Kind == trace.EvWrite && c.g.Loc(x) == l {
-			last = x
-			break
-		}
+	last, changed := c.g.Changed(i, k)
+	if changed {
+		return true
 	}
-	if last < 0 {
+	if last < 0 || depth == 0 {
 		return false
 	}
-	g := c.g.Goroutine(last)
+	ks, g := c.g.Sections()[k], c.g.Goroutine(last)
 	if g == ks.G && (ks.End < 0 || last <= ks.End) {
-		var before uint64 // never written before k: zero, as lazyInit takes it
-		for x := ks.Begin - 1; x >= 0; x-- {
-			if c.g.Events[x].Kind == trace.EvWrite && c.g.Loc(x) == l {
-				before = c.g.Events[x].Value
-				break
-			}
-		}
-		return before != c.g.Events[last].Value
-	}
-	if depth == 0 {
 		return false
 	}
 	evs := c.g.Goroutines[g].Events

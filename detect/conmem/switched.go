@@ -1,0 +1,55 @@
+package conmem
+
+import (
+	"slices"
+
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// maxSwitchBack bounds the events of a read's goroutine that switchedAfter
+// walks back through for the checks that switch it.
+const maxSwitchBack = 4096
+
+// switchedAfter reports whether read r runs after init w in every
+// execution in which r runs: a read i of r's goroutine before r (the last
+// at its site) switches the branch that leads to r (trace.Site.Switches:
+// the condition is the value i read, its negation or its comparison with
+// nil, values the trace records exactly), i and w are in critical
+// sections of one lock (one of them holding it to write), and i found the value that w's section left,
+// which differs from the value before that section (hb.Graph.Changed).
+// Had r run before w, i would have too, so i's section would have ended
+// before w's began, i would have found the value from before w's section,
+// and its branch would have taken the other edge: r would not have run.
+// dns's ShutdownContext reads srv.shutdown past `if !srv.started {
+// return }` under srv.lock, and the section of ActivateAndServe that made
+// the channel set started. The check's own read against the write of
+// what it checks is another pair, which this does not hide.
+func (c *checker) switchedAfter(r, w int) bool {
+	g := c.g
+	s := c.siteOf(r)
+	if s.Switches == "" {
+		return false
+	}
+	evs := g.Goroutines[g.Goroutine(r)].Events
+	j, _ := slices.BinarySearch(evs, r)
+	seen := make(map[uint32]bool)
+	for n := 0; j > 0 && n < maxSwitchBack; n++ {
+		j--
+		i := evs[j]
+		ev := g.Events[i]
+		if ev.Kind != trace.EvRead || seen[ev.Site] || !s.SwitchedBy(ev.Site) {
+			continue
+		}
+		seen[ev.Site] = true // the site's last read before r decided
+		for _, l := range g.Locks(i) {
+			k := g.SectionOf(w, l.Addr)
+			if k >= 0 && (l.Mode == hb.Write || g.Sections()[k].Lock.Mode == hb.Write) && g.Sections()[k].Begin < i {
+				if _, changed := g.Changed(i, k); changed {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
