@@ -1,11 +1,5 @@
 package oscs
 
-import (
-	"slices"
-
-	"github.com/precog-dev/precog/shim/trace"
-)
-
 // switched reports whether the later access of the pair, cur, ran only
 // because the earlier access's critical section changed what a check of
 // cur's own section found: a read of cur's section of the common lock,
@@ -36,20 +30,5 @@ func (c *checker) switched(p, cur rec) bool {
 	if kp < 0 || kc < 0 {
 		return false
 	}
-	sec := c.g.Sections()[kc]
-	evs := c.g.Goroutines[sec.G].Events
-	j, _ := slices.BinarySearch(evs, int(cur.ev))
-	seen := make(map[uint32]bool)
-	for j--; j >= 0 && evs[j] >= sec.Begin; j-- {
-		i := evs[j]
-		ev := c.g.Events[i]
-		if ev.Kind != trace.EvRead || seen[ev.Site] || !s.SwitchedBy(ev.Site) {
-			continue
-		}
-		seen[ev.Site] = true // the site's last read before cur decided
-		if c.foundChanged(i, kp, 0) {
-			return true
-		}
-	}
-	return false
+	return c.guardReads(kc, int(cur.ev), s.SwitchedBy, func(i int) bool { return c.foundChanged(i, kp, 0) })
 }

@@ -968,10 +968,7 @@ func (c *checker) reached(p rec, kp int, cur rec, kc int) bool {
 	if kp < 0 || kc < 0 || c.sites == nil {
 		return false
 	}
-	early, late, kl := kp, cur, kc
-	if p.ev > cur.ev {
-		early, late, kl = kc, p, kp
-	}
+	early, late, kl := later(p, kp, cur, kc)
 	w, ok := c.sites.Lookup(c.g.Events[late.ev].Site)
 	dot := strings.LastIndexByte(w.Expr, '.')
 	if !ok || dot <= 0 {
@@ -1012,26 +1009,40 @@ func (c *checker) decided(p rec, kp int, cur rec, kc int) bool {
 	if kp < 0 || kc < 0 || c.sites == nil {
 		return false
 	}
-	early, late, kl := kp, cur, kc
-	if p.ev > cur.ev {
-		early, late, kl = kc, p, kp
-	}
+	early, late, kl := later(p, kp, cur, kc)
 	w, ok := c.sites.Lookup(c.g.Events[late.ev].Site)
 	if !ok || w.Guards == "" {
 		return false
 	}
-	s := c.g.Sections()[kl]
+	return c.guardReads(kl, int(late.ev), w.GuardedBy, func(i int) bool { return c.foundChanged(i, early, maxInPlace) })
+}
+
+// later returns, of two accesses p (in section kp) and cur (in kc), the
+// earlier one's section, the later one and its section.
+func later(p rec, kp int, cur rec, kc int) (early int, late rec, kl int) {
+	if p.ev > cur.ev {
+		return kc, p, kp
+	}
+	return kp, cur, kc
+}
+
+// guardReads walks back from event ev through section k (ev's) and calls
+// f with each read that is the last before ev at a site for which guards
+// holds (the read whose value decided ev's branch), until f returns true;
+// it reports whether f did.
+func (c *checker) guardReads(k, ev int, guards func(site uint32) bool, f func(i int) bool) bool {
+	s := c.g.Sections()[k]
 	evs := c.g.Goroutines[s.G].Events
-	j, _ := slices.BinarySearch(evs, int(late.ev))
+	j, _ := slices.BinarySearch(evs, ev)
 	seen := make(map[uint32]bool)
 	for j--; j >= 0 && evs[j] >= s.Begin; j-- {
 		i := evs[j]
-		ev := c.g.Events[i]
-		if ev.Kind != trace.EvRead || seen[ev.Site] || !w.GuardedBy(ev.Site) {
+		e := c.g.Events[i]
+		if e.Kind != trace.EvRead || seen[e.Site] || !guards(e.Site) {
 			continue
 		}
-		seen[ev.Site] = true // the site's last read before the write decided
-		if c.foundChanged(i, early, maxInPlace) {
+		seen[e.Site] = true
+		if f(i) {
 			return true
 		}
 	}
