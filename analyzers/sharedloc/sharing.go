@@ -248,11 +248,19 @@ func madeHere(v ssa.Instruction) bool {
 }
 
 // madeFor reports whether v is a nil constant, or an allocation whose
-// only use is the store s.
+// only use is the store s: a new object, map, channel or slice (a slice
+// of an array allocated for it alone, as make([]T, 0) with a constant
+// length is built), or the value of a composite literal filled with such
+// allocations (see literalValue).
 func madeFor(v ssa.Value, s *ssa.Store) bool {
-	switch v.(type) {
+	switch v := v.(type) {
 	case *ssa.Const:
 		return true
+	case *ssa.Slice:
+		arr, ok := v.X.(*ssa.Alloc)
+		return ok && onlyUse(v, s) && onlyUse(arr, v)
+	case *ssa.UnOp:
+		return onlyUse(v, s) && literalValue(v)
 	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice, *ssa.Alloc:
 		for _, u := range *v.Referrers() {
 			if _, isDebug := u.(*ssa.DebugRef); u != s && !isDebug {
@@ -265,6 +273,53 @@ func madeFor(v ssa.Value, s *ssa.Store) bool {
 		return true
 	}
 	return false
+}
+
+// onlyUse reports whether u is the only instruction that uses v (debug
+// references aside).
+func onlyUse(v ssa.Value, u ssa.Instruction) bool {
+	for _, r := range *v.Referrers() {
+		if _, isDebug := r.(*ssa.DebugRef); r != u && !isDebug {
+			return false
+		}
+	}
+	return true
+}
+
+// literalValue reports whether load reads the whole value of a composite
+// literal built in a variable of its own (scope := Scope{tags: make(...)};
+// return &scope builds Scope{...} in a local and copies it into the new
+// variable), whose fields are only written, each with a value that holds
+// no pointer or with an allocation made for it alone (madeFor), and which
+// nothing but this load reads: the copy then holds the only references to
+// what the literal made, as if the new variable had been filled directly.
+func literalValue(load *ssa.UnOp) bool {
+	lit, ok := load.X.(*ssa.Alloc)
+	if load.Op != token.MUL || !ok || lit.Heap {
+		return false
+	}
+	for _, ref := range *lit.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.FieldAddr:
+			for _, u := range *ref.Referrers() {
+				switch u := u.(type) {
+				case *ssa.DebugRef:
+				case *ssa.Store:
+					if u.Addr != ref || !pointerFree(u.Val.Type()) && !madeFor(u.Val, u) {
+						return false
+					}
+				default:
+					return false // the field read, or its address handed on
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			if ref != ssa.Instruction(load) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // pointerFree reports whether values of type t hold no pointer: booleans,

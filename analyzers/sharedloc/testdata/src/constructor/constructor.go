@@ -163,3 +163,49 @@ func Tagged(t *T) {
 	d := newTaggedKept(t)
 	d.tag = nil // want `^write M.tag: shared$`
 }
+
+// A constructor that builds a composite literal in a variable and returns
+// its address copies the literal's value into the new variable (sentry's
+// NewScope: scope := Scope{tags: make(...)}; return &scope), and a slice
+// made with a constant length is a slice of an array allocated for it:
+// each call's object holds containers of its own, as from &L{...}.
+type L struct {
+	m    map[int]int
+	list []int
+	n    int
+}
+
+func newL() *L {
+	l := L{m: map[int]int{}, list: make([]int, 0), n: 1} // want `^write L.m: local$` `^write L.list: local$` `^write L.n: local$`
+	return &l
+}
+
+func CloneL(src map[int]int) *L {
+	c := newL()
+	for k, v := range src {
+		c.m[k] = v // want `^read L.m: local$` `^map write L.m\[\]: local$`
+	}
+	go c.run()
+	return c
+}
+
+// A literal filled with what the constructor was handed, or with a slice
+// literal of pointers, holds what others may hold too.
+func newLHanded(m map[int]int) *L {
+	l := L{m: m, list: make([]int, 0)} // want `^write L.m: local$` `^write L.list: local$`
+	return &l
+}
+
+func newLList(t *T) *L {
+	l := L{m: map[int]int{}, list: []int{t.n}} // want `^write L.m: local$` `^read T.n: shared$` `^write L.list: local$`
+	return &l
+}
+
+func HandedL(src map[int]int, t *T) {
+	c := newLHanded(src)
+	c.m[1] = 1 // want `^read L.m: local$` `^map write L.m\[\]: shared$`
+	d := newLList(t)
+	d.m[1] = 1 // want `^read L.m: local$` `^map write L.m\[\]: shared$`
+}
+
+func (c *L) run() {}
