@@ -346,7 +346,7 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 		}
 		return r.gr.Flow.Precedes(a, x)
 	}
-	if depth == 0 || c.Entry == a.Parent() {
+	if depth == 0 {
 		return false
 	}
 	// x in the entry function runs in the goroutine's first call, which
@@ -357,7 +357,17 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 	if xEntry && len(r.callSites(x.Parent(), c)) > 0 {
 		return false
 	}
-	if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(s, x, c, depth-1, steps) }) {
+	if c.Entry == a.Parent() {
+		// a in the entry function is not lifted either; x still is,
+		// when the entry runs once per goroutine (not a Caller's, and
+		// not called again on the goroutine, where a nested call's a
+		// could follow x): every call that leads to x must then come
+		// after a, as a closure the entry defers runs when the entry
+		// returns (go func() { defer func() { close(done) }(); ... }()).
+		if c.Kind == goroutines.Caller || len(r.callSites(a.Parent(), c)) > 0 {
+			return false
+		}
+	} else if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(s, x, c, depth-1, steps) }) {
 		return true
 	}
 	if xEntry {

@@ -83,3 +83,50 @@ func OtherSender() {
 	<-ch
 	b("other sender") // want `^other sender: unordered$`
 }
+
+// DeferredClose: the entry defers a closure that closes the channel,
+// which runs when the entry returns, after the entry's own work
+// (go-workflows' activity executor: its deferred closure recovers a panic,
+// then closes done).
+func DeferredClose() {
+	done := make(chan struct{})
+	go func() {
+		defer func() {
+			recover()
+			close(done)
+		}()
+		a("deferred close")
+	}()
+	<-done
+	b("deferred close") // want `^deferred close: a before b by channel$`
+}
+
+// Negative: the closure that closes the channel is called before the
+// work.
+func CalledClose() {
+	done := make(chan struct{})
+	go func() {
+		finish := func() { close(done) }
+		finish()
+		a("called close")
+	}()
+	<-done
+	b("called close") // want `^called close: unordered$`
+}
+
+// Negative: the entry calls itself, so the inner call's deferred send
+// comes before the outer call's work, and the receive may take it.
+func RecursiveDeferred() {
+	ch := make(chan int, 3)
+	go deferAgain(ch, 2)
+	<-ch
+	b("recursive deferred") // want `^recursive deferred: unordered$`
+}
+
+func deferAgain(ch chan int, n int) {
+	defer func() { ch <- n }()
+	if n > 0 {
+		deferAgain(ch, n-1)
+	}
+	a("recursive deferred")
+}
