@@ -32,6 +32,9 @@ func TestFixtures(t *testing.T) {
 		// Wait; Add before the go statement, a starter that counts too, a
 		// Wait before the start or an Add of -1 is silent.
 		"addinside",
+		// A callback that finds an atomic flag of its starter set reads
+		// after the starter's writes that every store setting it follows.
+		"atomicgate",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

@@ -54,6 +54,13 @@
 //     or call that may lead back to F (http2's serverConn writes one
 //     frame at a time this way). It assumes the flag itself is used by
 //     one goroutine at a time, as the protocol does.
+//   - atomic flag: work of a function F comes before code of a closure F
+//     makes that runs only past an atomic load of a variable of F that
+//     found it other than its zero value (a spin-wait or an early
+//     return), when every store that can set the variable comes after
+//     the work, in F or in a closure F makes after it, and both sides
+//     touch only variables of F that closures capture, so one invocation
+//     of F (protoactor's startTimer publishes t this way; see gateBefore);
 //   - restart after a join (not an order the checks drop a pair on):
 //     RestartedAfterJoin tells the goroutines of one `go` statement
 //     (outside loops) that each defer Done on a WaitGroup in their entry,

@@ -48,6 +48,7 @@ const (
 	Channel                 // send or close, then receive
 	Once                    // sync.Once.Do
 	Flag                    // a flag that keeps one goroutine in flight
+	Atomic                  // an atomic flag found set, set only after the work
 )
 
 func (r Rule) String() string {
@@ -62,6 +63,8 @@ func (r Rule) String() string {
 		return "sync.Once"
 	case Flag:
 		return "in-flight flag"
+	case Atomic:
+		return "atomic flag"
 	}
 	return fmt.Sprintf("Rule(%d)", int(r))
 }
@@ -218,6 +221,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.flagBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.gateBefore(a, b); ok {
 		return e, true
 	}
 	return Edge{}, false

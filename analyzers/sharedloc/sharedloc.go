@@ -349,7 +349,7 @@ func (c *collector) call(call ssa.CallInstruction) {
 		return
 	}
 	name := model.CalleeName(common)
-	if op, ok := atomicOp(name); ok && len(common.Args) > 0 {
+	if op, ok := AtomicOp(name); ok && len(common.Args) > 0 {
 		if loc, ok := AddrLoc(common.Args[0]); ok {
 			var val ssa.Value
 			if op == AtomicStore && len(common.Args) > 1 {
@@ -360,8 +360,9 @@ func (c *collector) call(call ssa.CallInstruction) {
 	}
 }
 
-// atomicOp classifies sync/atomic functions and methods of its types.
-func atomicOp(name string) (Op, bool) {
+// AtomicOp classifies sync/atomic functions and methods of its types, by
+// their full name (model.CalleeName), as loads and stores.
+func AtomicOp(name string) (Op, bool) {
 	rest, ok := strings.CutPrefix(name, "sync/atomic.")
 	if !ok {
 		rest, ok = strings.CutPrefix(name, "(*sync/atomic.")
