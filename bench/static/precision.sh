@@ -86,4 +86,8 @@ pahogolang github.com/eclipse/paho.golang v0.23.0
 statedb github.com/cilium/statedb v0.9.4
 gubernator github.com/gubernator-io/gubernator/v2 v2.13.0
 neoq github.com/acaloiaro/neoq v0.72.2 -tags testing
+sentry github.com/getsentry/sentry-go v0.18.0
+psrpc github.com/livekit/psrpc v0.8.2
+workflows github.com/cschleiden/go-workflows v1.2.0
+protoactor github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 LIST
