@@ -30,24 +30,39 @@ func (g *Graph) SectionOf(i int, addr uint64) int {
 // Guards and Switches): had i's section run before k, the check would
 // have found the value from before k.
 func (g *Graph) Changed(i, k int) (last int, changed bool) {
-	l := g.Loc(i)
+	ws := g.writesTo(g.Loc(i))
 	s := g.sections[k]
+	// ws[n-1] is the last write before i, ws[b-1] the last before k began.
+	n := sort.Search(len(ws), func(x int) bool { return int(ws[x]) >= i })
+	b := sort.Search(len(ws), func(x int) bool { return int(ws[x]) >= s.Begin })
 	last = -1
-	for x := i - 1; x >= s.Begin; x-- {
-		if g.Events[x].Kind == trace.EvWrite && g.Loc(x) == l {
-			last = x
-			break
-		}
+	if n > b {
+		last = int(ws[n-1])
 	}
 	if last < 0 || g.Goroutine(last) != s.G || s.End >= 0 && last > s.End {
 		return last, false
 	}
 	var before uint64
-	for x := s.Begin - 1; x >= 0; x-- {
-		if g.Events[x].Kind == trace.EvWrite && g.Loc(x) == l {
-			before = g.Events[x].Value
-			break
-		}
+	if b > 0 {
+		before = g.Events[ws[b-1]].Value
 	}
 	return last, before != g.Events[last].Value
+}
+
+// writesTo returns the writes of location l, in trace order. The index of
+// every location's writes is built on the first call, once: Changed walked
+// back through the trace instead, as far as its start for a location
+// written once, for each read the detectors asked about, which on a trace
+// of millions of events made each question cost as much as the trace.
+func (g *Graph) writesTo(l Loc) []uint32 {
+	g.writesOnce.Do(func() {
+		g.writes = make(map[Loc][]uint32)
+		for x := range g.Events {
+			if g.Events[x].Kind == trace.EvWrite {
+				lx := g.Loc(x)
+				g.writes[lx] = append(g.writes[lx], uint32(x))
+			}
+		}
+	})
+	return g.writes[l]
 }

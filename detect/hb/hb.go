@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -160,6 +161,9 @@ type Graph struct {
 	// writes, Vars[0] being "" (no name); varOf maps a site to its index.
 	Vars  []string
 	varOf map[uint32]uint32
+
+	writesOnce sync.Once
+	writes     map[Loc][]uint32 // the writes of each location (writesTo); built on first use
 }
 
 // A segment is what the accessors say of an event but its own fields:
