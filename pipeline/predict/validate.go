@@ -118,9 +118,9 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	plain := &plainBuilds{o: o, dir: filepath.Join(work, "plain"), bins: make(map[string]string)}
 	for _, i := range unforced {
 		f := &res.Findings[i]
-		t, ok := plainTarget(o, binDir, res, f.Tests[0])
+		t, pkg, ok := plainTarget(o, binDir, res, f.Tests[0])
 		if ok {
-			t = plain.uninstrumented(ctx, t, res, f.Tests[0])
+			t = plain.uninstrumented(ctx, t, pkg)
 		}
 		plainCheck(ctx, f, t, ok)
 		res.Stats.Statuses[f.Status]++
@@ -196,14 +196,14 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 // plainTarget returns how to run test again for plainCheck: as its
 // recorded runs ran, or, for a test that failed in CFP's cheap run and was
 // not recorded after it, as the cheap run did.
-func plainTarget(o Options, binDir string, res *Result, test string) (validate.Target, bool) {
+func plainTarget(o Options, binDir string, res *Result, test string) (t validate.Target, pkg string, ok bool) {
 	if t, ok := target(o, binDir, res.Index, finding.Witness{Test: test}); ok {
-		return t, true
+		return t, packageOf(res.Index, test), true
 	}
 	if c, ok := res.cheap.failure(test); ok {
-		return c.target(o, binDir, test), true
+		return c.target(o, binDir, test), c.pkg, true
 	}
-	return validate.Target{}, false
+	return validate.Target{}, "", false
 }
 
 // packageOf returns the import path of test ("importpath.TestName").
@@ -229,18 +229,11 @@ type plainBuilds struct {
 	bins map[string]string // by import path; "" where the build failed
 }
 
-// uninstrumented returns t, which runs test with the instrumented binary,
-// with the package's uninstrumented binary in its place; t as it is if
-// that does not build (the instrumented binary, with the shim off, is
-// then the nearest to go test there is).
-func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, res *Result, test string) validate.Target {
-	pkg := packageOf(res.Index, test)
-	if c, ok := res.cheap.failure(test); ok && pkg == "" {
-		pkg = c.pkg
-	}
-	if pkg == "" {
-		return t
-	}
+// uninstrumented returns t, which runs a test of package pkg with the
+// instrumented binary, with the package's uninstrumented binary in its
+// place; t as it is if that does not build (the instrumented binary, with
+// the shim off, is then the nearest to go test there is).
+func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, pkg string) validate.Target {
 	bin, built := b.bins[pkg]
 	if !built {
 		out := filepath.Join(b.dir, strconv.Itoa(len(b.bins)))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,7 +68,7 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 		"example.com/slow.TestX":  finding.NotConfirmed,
 		"example.com/fails.TestX": finding.Confirmed,
 	} {
-		tg, ok := plainTarget(o, binDir, res, test)
+		tg, _, ok := plainTarget(o, binDir, res, test)
 		if !ok || !slices.Contains(tg.Args, "-test.run=^TestX$") {
 			t.Fatalf("%s: target %+v, %v", test, tg, ok)
 		}
@@ -78,7 +79,7 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 			t.Errorf("%s: %s after %d plain runs (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
 		}
 	}
-	if _, ok := plainTarget(o, binDir, res, "example.com/other.TestX"); ok {
+	if _, _, ok := plainTarget(o, binDir, res, "example.com/other.TestX"); ok {
 		t.Error("a test neither recorded nor failed in the cheap run has a target")
 	}
 }
@@ -127,11 +128,11 @@ func TestPlainBinary(t *testing.T) {
 		"example.com/m/p.TestX": finding.NotConfirmed,
 		"example.com/m/q.TestX": finding.Confirmed,
 	} {
-		tg, ok := plainTarget(o, binDir, res, test)
-		if !ok {
-			t.Fatalf("%s: no target", test)
+		tg, pkg, ok := plainTarget(o, binDir, res, test)
+		if !ok || pkg != strings.TrimSuffix(test, ".TestX") {
+			t.Fatalf("%s: target %+v of package %q, %v", test, tg, pkg, ok)
 		}
-		tg = plain.uninstrumented(t.Context(), tg, res, test)
+		tg = plain.uninstrumented(t.Context(), tg, pkg)
 		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
 			Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
 		plainCheck(t.Context(), f, tg, ok)

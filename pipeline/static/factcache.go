@@ -76,7 +76,7 @@ func newFactCache(dir string, analyzers []*analysis.Analyzer) *factCache {
 // a package analysed only for its importers' sake, which go list found no
 // error in.
 func (o *ordered) cacheable(u *unit) bool {
-	return o.cache != nil && !u.root && !o.kept(u) && len(u.pkg.Errors) == 0 && u.pkg.PkgPath != "unsafe"
+	return !u.root && !o.kept(u) && len(u.pkg.Errors) == 0 && u.pkg.PkgPath != "unsafe"
 }
 
 // key computes u's key, from its imports' keys: "" if u cannot have one
