@@ -119,10 +119,11 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	for _, i := range unforced {
 		f := &res.Findings[i]
 		t, pkg, ok := plainTarget(o, binDir, res, f.Tests[0])
+		goTest := false
 		if ok {
-			t = plain.uninstrumented(ctx, t, pkg)
+			t, goTest = plain.uninstrumented(ctx, t, pkg)
 		}
-		plainCheck(ctx, f, t, ok)
+		plainCheck(ctx, f, t, ok, goTest)
 		res.Stats.Statuses[f.Status]++
 	}
 	// Interrupted (parent cancelled), the results so far stand, as when
@@ -231,19 +232,21 @@ type plainBuilds struct {
 
 // uninstrumented returns t, which runs a test of package pkg with the
 // instrumented binary, with the package's uninstrumented binary in its
-// place; t as it is if that does not build (the instrumented binary, with
-// the shim off, is then the nearest to go test there is).
-func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, pkg string) validate.Target {
+// place, and true; t as it is and false if that does not build (the
+// instrumented binary, with the shim off, is then the nearest to go test
+// there is).
+func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, pkg string) (validate.Target, bool) {
 	bin, built := b.bins[pkg]
 	if !built {
 		out := filepath.Join(b.dir, strconv.Itoa(len(b.bins)))
 		bin, _ = record.BuildPlain(ctx, b.o.Dir, b.o.Flags.Build, pkg, out)
 		b.bins[pkg] = bin
 	}
-	if bin != "" {
-		t.Binary = bin
+	if bin == "" {
+		return t, false
 	}
-	return t
+	t.Binary = bin
+	return t, true
 }
 
 // plainRuns is how many runs without recording must pass for a failure that
@@ -256,16 +259,22 @@ const plainRuns = 2
 // several times, which fails tests that assert on timing (gocron's
 // TestScheduler_LongRunningJobs, a goleak check of a loop still running)
 // or time out (coder/websocket's Test_verifyServerHandshake in CFP's cheap
-// run), and that is no bug confirmed. So the test runs again as go test
-// runs it (t's binary: plainBuilds's, built without instrumentation, or
-// else the instrumented one with the shim off), until one run fails, which confirms f (the
-// test fails without precog too: go test fails on it), or plainRuns
-// passed, which makes it not-confirmed. t is the test's target, ok false
-// if it cannot be run again (f stays confirmed, as recorded). A run cut by
+// run), and its calls into the shim change what a test can count
+// (allocations), and that is no bug confirmed. So the test runs again
+// without recording, until one run fails, which confirms f (the test fails
+// without precog too), or plainRuns passed, which makes it not-confirmed.
+// t is the test's target, ok false if it cannot be run again (f stays
+// confirmed, as recorded); goTest says whether t's binary is the test as go
+// test builds it (plainBuilds's) or, where that did not build, the
+// instrumented one with the shim off: the reason names which. A run cut by
 // ctx (the validation budget) decides nothing.
-func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok bool) {
+func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok, goTest bool) {
 	if !ok {
 		return
+	}
+	binary := "built as go test builds it"
+	if !goTest {
+		binary = "instrumented, with recording off (it did not build without instrumentation)"
 	}
 	start := time.Now()
 	v := f.Validation
@@ -278,7 +287,7 @@ func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok b
 		v.Runs++
 		if r.Outcome.Failed() {
 			v.Failed++
-			v.Reason += fmt.Sprintf("; the test %s again without recording, as under go test", failedAs(r.Outcome))
+			v.Reason += fmt.Sprintf("; the test %s again without recording (%s)", failedAs(r.Outcome), binary)
 			break
 		}
 		passed++
@@ -288,8 +297,8 @@ func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok b
 		f.Status = finding.NotConfirmed
 		f.Repro = ""
 		v.Effect = ""
-		v.Reason = fmt.Sprintf("failed only in a recorded run, which runs several times slower: %s; passed in %d runs without recording, so no bug is confirmed (a flaky or timing-dependent test, or a bug the slowdown brings out: precog explain looks for its cause)",
-			strings.TrimPrefix(v.Reason, "happened in "), plainRuns)
+		v.Reason = fmt.Sprintf("failed only when recorded: %s; passed in %d runs without recording (%s), so no bug is confirmed (recording slows a test several times and adds allocations: a test that asserts on timing or allocations, a flaky test, or a bug recording brings out; precog explain looks for its cause)",
+			strings.TrimPrefix(v.Reason, "happened in "), plainRuns, binary)
 	}
 }
 

@@ -74,7 +74,7 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 		}
 		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
 			Validation: &finding.Validation{Reason: "happened in CFP's cheap run (not recorded after it: -record-budget): slow"}}
-		plainCheck(t.Context(), f, tg, ok)
+		plainCheck(t.Context(), f, tg, ok, false)
 		if f.Status != want {
 			t.Errorf("%s: %s after %d plain runs (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
 		}
@@ -132,10 +132,13 @@ func TestPlainBinary(t *testing.T) {
 		if !ok || pkg != strings.TrimSuffix(test, ".TestX") {
 			t.Fatalf("%s: target %+v of package %q, %v", test, tg, pkg, ok)
 		}
-		tg = plain.uninstrumented(t.Context(), tg, pkg)
+		tg, goTest := plain.uninstrumented(t.Context(), tg, pkg)
+		if !goTest {
+			t.Fatalf("%s: package %s's test did not build", test, pkg)
+		}
 		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
 			Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
-		plainCheck(t.Context(), f, tg, ok)
+		plainCheck(t.Context(), f, tg, ok, goTest)
 		if f.Status != want {
 			t.Errorf("%s: %s after %d runs without recording (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
 		}

@@ -222,8 +222,8 @@ func TestAlwaysFails(t *testing.T) {
 		reasons[f.Tests[0]], statuses[f.Tests[0]] = f.Validation.Reason, f.Status
 	}
 	for test, want := range map[string]string{
-		"example.com/flaky.TestAlwaysFails":   "happened in the recorded run: every run fails; the test failed again without recording",
-		"example.com/flaky.TestFailsFirstRun": "failed only in a recorded run, which runs several times slower: CFP's cheap run (the recorded run passed): the first run fails; passed in 2 runs without recording",
+		"example.com/flaky.TestAlwaysFails":   "happened in the recorded run: every run fails; the test failed again without recording (built as go test builds it)",
+		"example.com/flaky.TestFailsFirstRun": "failed only when recorded: CFP's cheap run (the recorded run passed): the first run fails; passed in 2 runs without recording (built as go test builds it)",
 	} {
 		if got, ok := reasons[test]; !ok || !strings.Contains(got, want) {
 			t.Errorf("%s: reason %q, want one with %q", test, got, want)
