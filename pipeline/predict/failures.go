@@ -95,7 +95,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		where = fmt.Sprintf("perturbed run %d", r.n)
 	}
 	f.Validation = &finding.Validation{Effect: effect, Test: name, Runs: 1, Failed: 1,
-		Reason: fmt.Sprintf("happened in %s: %s", where, failureLine(fl))}
+		Reason: fmt.Sprintf("happened in %s: %s", where, failureHeadline(fl))}
 	if env, ok := fl.Environment(); ok {
 		f.Validation.Environment = env.What + ": " + env.Line
 	}
@@ -151,6 +151,18 @@ func failureLine(fl *failure.Failure) string {
 		}
 	}
 	return fl.Message
+}
+
+// failureHeadline is failureLine cut to the line that says what failed
+// (failure.Headline's): a validation's reason is one line, where a
+// testify assertion's message spreads its Error Trace, Error and Test
+// over many (the finding's message keeps them all).
+func failureHeadline(fl *failure.Failure) string {
+	line := failureLine(fl)
+	if _, head := failure.Headline(strings.Split(line, "\n")); head != "" {
+		return head
+	}
+	return line
 }
 
 // noMessage says what a test that failed without a t.Error or t.Fatal

@@ -75,7 +75,9 @@ func TestAbsorbNeedsOrder(t *testing.T) {
 // not exist); a name neither gives, and a failure with no t.Error line
 // at all (goconvey's own report, then t.Fail), point at the test's
 // declaration, and the latter's message says why it has none (it read
-// "TestX failed: " at an empty position).
+// "TestX failed: " at an empty position). The validation's reason is
+// the message's one line that says what failed: a testify assertion's
+// Error line, not its Error Trace.
 func TestFailureSites(t *testing.T) {
 	root := t.TempDir()
 	pkg := filepath.Join(root, "test")
@@ -95,16 +97,17 @@ func TestFailureSites(t *testing.T) {
 		name, out, file string
 		line            int
 		message         string
+		reason          string // Validation.Reason
 		env             string // Validation.Environment
 	}{
-		{"own file", "    x_test.go:6: want 1\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 6, "TestX failed: want 1", ""},
+		{"own file", "    x_test.go:6: want 1\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 6, "TestX failed: want 1", "want 1", ""},
 		{"helper's file", "    tester.go:202: \n        \tError Trace:\t" + helper + ":202\n        \t            \t\t\t\t" + filepath.Join(pkg, "x_test.go") + ":6\n        \tError:      \tNot equal\n--- FAIL: TestX (0.00s)\n",
-			helper, 202, "TestX failed: \n\tError Trace:\t" + helper, ""},
-		{"unknown file", "    other.go:9: bad\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 5, "TestX failed: bad", ""},
+			helper, 202, "TestX failed: \n\tError Trace:\t" + helper, "Not equal", ""},
+		{"unknown file", "    other.go:9: bad\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 5, "TestX failed: bad", "bad", ""},
 		{"no message", "  a thing \n    is two ✘\n\nFailures:\n\n  * " + filepath.Join(pkg, "x_test.go") + " \n  Line 12:\n  Expected: 3\n  Actual:   2\n\n--- FAIL: TestX (0.00s)\n",
-			filepath.Join(pkg, "x_test.go"), 5, "TestX failed: " + noMessage, ""},
+			filepath.Join(pkg, "x_test.go"), 5, "TestX failed: " + noMessage, noMessage, ""},
 		{"refused", "    x_test.go:6: dial tcp 127.0.0.1:4150: connect: connection refused\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 6,
-			"TestX failed: dial tcp", "a refused connection: dial tcp 127.0.0.1:4150: connect: connection refused"},
+			"TestX failed: dial tcp", "dial tcp 127.0.0.1:4150: connect: connection refused", "a refused connection: dial tcp 127.0.0.1:4150: connect: connection refused"},
 	} {
 		log := filepath.Join(root, c.name+".log")
 		if err := os.WriteFile(log, []byte("=== RUN   TestX\n"+c.out+"FAIL\n"), 0o644); err != nil {
@@ -120,6 +123,9 @@ func TestFailureSites(t *testing.T) {
 		}
 		if !strings.HasPrefix(f.Message, c.message) {
 			t.Errorf("%s: message %q; want it to begin %q", c.name, f.Message, c.message)
+		}
+		if want := "happened in the recorded run: " + c.reason; f.Validation.Reason != want {
+			t.Errorf("%s: reason %q; want %q", c.name, f.Validation.Reason, want)
 		}
 		if f.Validation.Environment != c.env {
 			t.Errorf("%s: environment %q; want %q", c.name, f.Validation.Environment, c.env)
