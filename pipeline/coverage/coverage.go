@@ -18,7 +18,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/precog-dev/precog/detect/cfp"
@@ -89,6 +91,7 @@ type Report struct {
 	// NotRun counts the tests that Options.Budget kept from starting,
 	// over all runs.
 	NotRun  int
+	limits  limitNote
 	Events  int           // events read, all runs
 	Record  time.Duration // instrumenting and recording
 	Measure time.Duration // reading traces and pairing
@@ -341,7 +344,7 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 			rep.Events += len(evs)
 			res := cfp.Measure(evs, rep.Sites, rep.Plan, cfp.Options{MaxChecks: o.MaxChecks})
 			if res.Limit != "" {
-				rep.Notes = append(rep.Notes, name+": "+res.Limit)
+				rep.noteLimit(name, res.Limit)
 			}
 			for k, v := range res.Names {
 				p.Names[k] = v
@@ -353,6 +356,33 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 		}
 	}
 	return nil
+}
+
+// A limitNote is the one note for every test whose pairing stopped at
+// cfp's bound: the first one's limit in full, then the others by name. A
+// library whose every test calls one hot function from many goroutines
+// (nbio's pooled allocator) reaches the bound in each, and a line apiece
+// said the same thing eight times.
+type limitNote struct {
+	at    int    // its index in Report.Notes
+	first string // the first test's note
+	more  []string
+}
+
+// noteLimit notes that test's pairing stopped at cfp's bound, as limit
+// says.
+func (rep *Report) noteLimit(test, limit string) {
+	l := &rep.limits
+	switch {
+	case l.first == "":
+		l.at, l.first = len(rep.Notes), test+": "+limit
+		rep.Notes = append(rep.Notes, l.first)
+		return
+	case strings.HasPrefix(l.first, test+": ") || slices.Contains(l.more, test):
+		return // another run of the same test
+	}
+	l.more = append(l.more, test)
+	rep.Notes[l.at] = fmt.Sprintf("%s; so did %d more tests: %s", l.first, len(l.more), strings.Join(l.more, ", "))
 }
 
 // skip notes that run n of test t (named name) was not measured, and why.
