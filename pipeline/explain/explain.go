@@ -186,7 +186,7 @@ func (e Executions) Total() int { return e.Orig + e.Supp + e.Race + e.Vio }
 
 // A Report is the root cause of one test's failure.
 type Report struct {
-	Package string `json:"package"`
+	Package string `json:"package"` // the test's import path
 	Test    string `json:"test"`
 	// Source says where the failing run came from: "natural", "forced
 	// (A before B)" or "perturbed (seed N)"; Search is how many runs it
@@ -273,13 +273,14 @@ const (
 var errNoFailure = errors.New("no failing run")
 
 type explainer struct {
-	o      Options
-	bin    string
-	pkgDir string
-	sites  *trace.SiteTable
-	work   string
-	n      int // runs so far, for file names
-	rep    *Report
+	o          Options
+	bin        string
+	importPath string // o.Package's, which may be a pattern such as "."
+	pkgDir     string
+	sites      *trace.SiteTable
+	work       string
+	n          int // runs so far, for file names
+	rep        *Report
 	// supp are the write instances suppressed so far (S_supp): every
 	// later run suppresses them, the race and violation checks too.
 	supp []plan.Point
@@ -394,13 +395,13 @@ func Explain(ctx context.Context, o Options) (*Report, error) {
 	}
 	orig, source, test, err := x.failingRun(ctx, tests)
 	if errors.Is(err, errNoFailure) {
-		return &Report{Package: o.Package, Test: o.Test, Kind: KindPasses, Reason: strings.TrimPrefix(err.Error(), errNoFailure.Error()+": "),
+		return &Report{Package: x.importPath, Test: o.Test, Kind: KindPasses, Reason: strings.TrimPrefix(err.Error(), errNoFailure.Error()+": "),
 			Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{}, Reproducer: x.reproducer, Wall: time.Since(start)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	x.rep = &Report{Package: o.Package, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{}, Reproducer: x.reproducer,
+	x.rep = &Report{Package: x.importPath, Test: test, Source: source, Executions: Executions{Orig: 1}, Search: x.n - 1, Reexecutions: []Reexec{}, Reproducer: x.reproducer,
 		MaxEvents: len(orig.evs), MaxTraceBytes: orig.traceBytes}
 	x.loop(ctx, test, orig)
 	x.rep.Wall = time.Since(start)
@@ -437,7 +438,7 @@ func (x *explainer) build(ctx context.Context) error {
 		return fmt.Errorf("%s matches %d packages: explain takes one", x.o.Package, len(pkgs))
 	}
 	importPath, dir, _ := strings.Cut(pkgs[0], " ")
-	x.pkgDir = dir
+	x.importPath, x.pkgDir = importPath, dir
 	x.progress("building " + x.o.Package)
 	x.bin = filepath.Join(x.work, record.BinaryName(importPath))
 	args := append(append([]string{"test", "-c", "-o", x.bin}, inst.BuildFlags...), x.o.BuildFlags...)

@@ -139,7 +139,8 @@ func TestKernels(t *testing.T) {
 // passes, that says what was tried. Without -run every test of the
 // package is tried, whose reversals can use up -forced before the
 // interpositions (which once sliced past the end: a panic). -run takes
-// the test as go test users name one, TestX$.
+// the test as go test users name one, TestX$. The report names the
+// package by its import path, not the pattern it was given.
 func TestPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an instrumented test binary")
@@ -152,6 +153,9 @@ func TestPasses(t *testing.T) {
 	var rep explain.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("output is not one JSON report: %v\n%s", err, stdout)
+	}
+	if rep.Package != "precog.example/kernels/controls" {
+		t.Errorf("package %q, want the import path of ./controls", rep.Package)
 	}
 	if rep.Kind != explain.KindPasses || rep.Source != "" || rep.Root != nil || rep.Executions.Orig != 1 ||
 		!strings.Contains(rep.Reason, "every test passes as written") || !strings.Contains(rep.Reason, "under 0 perturbation seeds") {
