@@ -232,6 +232,10 @@ type Result struct {
 	// there and was not recorded after it has its failure's plain runs
 	// from the cheap run's binary (plainTarget).
 	cheap *cheapRuns
+	// vetHits are what one test's runs showed of the static candidates
+	// (vetState.hits), in detectTest's own result until detect merges
+	// them.
+	vetHits []vetHit
 }
 
 // Stats sums what was recorded and analysed.
@@ -538,12 +542,12 @@ packages:
 			fs, err, abandoned := detectAbandonable(ctx, tf, runs, sites, o, res, forced)
 			if abandoned {
 				// The test's analysis goes on, on its own goroutine,
-				// touching only its own state and vet's (which the
-				// partial result leaves out) and whole's, until the
-				// process exits.
+				// touching only its own state and whole's, until the
+				// process exits; vet keeps what the tests before it
+				// showed (vetState.hits).
 				res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the analysis of %s abandoned (an in-memory checker had not stopped %v after it), the others not analysed; no finding validated",
 					context.Cause(ctx), res.Stats.Tests-1, total, name, abandonGrace))
-				vet, whole = nil, nil
+				whole = nil
 				break packages
 			}
 			if err != nil {
@@ -661,6 +665,9 @@ func detectAbandonable(ctx context.Context, tf testFiles, runs []runFile, sites 
 	if r.err != nil {
 		return nil, r.err, false
 	}
+	if tf.vet != nil {
+		tf.vet.merge(r.own.vetHits)
+	}
 	res.Stats.add(r.own.Stats)
 	res.Notes = append(res.Notes, r.own.Notes...)
 	res.InternalErrors = append(res.InternalErrors, r.own.InternalErrors...)
@@ -763,7 +770,7 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 			return nil, err
 		}
 		if tc.reached != nil {
-			tf.vet.add(tc.reached, name, r.n, evs)
+			res.vetHits = append(res.vetHits, tf.vet.hits(tc.reached, name, r.n, evs)...)
 			tc.reached = nil
 		}
 		var pts []plan.Point

@@ -557,7 +557,8 @@ func twoTests(t *testing.T) (string, *record.Index) {
 // TestDetectAbandoned checks that an interrupt during a test's analysis
 // that does not end (a checker that has begun runs to its end) abandons
 // that test after abandonGrace: the findings so far are the result, the
-// note names the test, and the analysis goes on on its own.
+// static candidates (-vet) with what the tests before it showed of them,
+// the note names the test, and the analysis goes on on its own.
 func TestDetectAbandoned(t *testing.T) {
 	dir, ix := twoTests(t)
 	ctx, cancel := context.WithCancelCause(t.Context())
@@ -565,7 +566,15 @@ func TestDetectAbandoned(t *testing.T) {
 	release := make(chan struct{})
 	var stuck sync.WaitGroup
 	stuck.Add(1)
-	o := DetectOptions{analysed: func(test string) {
+	// A static candidate (precog test -vet) that both tests reach, of
+	// a kind the trace's own checks do not report.
+	cand := finding.Finding{Kind: finding.ConIndex, Status: finding.Static, Analyzer: "conindex", Message: "s.threads may change between the bound and the index",
+		Sites: []finding.Site{
+			{File: "/kernels/mysql/mysql.go", Line: 68, Col: 24, Role: finding.RoleIndex},
+			{File: "/kernels/mysql/mysql.go", Line: 50, Col: 4, Role: finding.RoleWrite},
+		}}
+	cand.SetID()
+	o := DetectOptions{Static: []finding.Finding{cand}, analysed: func(test string) {
 		if test == "example.com/b.TestB" {
 			defer stuck.Done()
 			cancel(errors.New("interrupted by SIGTERM"))
@@ -590,6 +599,12 @@ func TestDetectAbandoned(t *testing.T) {
 		if !slices.Equal(f.Tests, []string{"example.com/a.TestA"}) {
 			t.Errorf("%s: tests %v, want TestA's alone", f.ID, f.Tests)
 		}
+	}
+	// So does the static candidate, as TestA's run reached it.
+	if !slices.ContainsFunc(res.Findings, func(f finding.Finding) bool {
+		return f.ID == cand.ID && f.Status == finding.Predicted && slices.Equal(f.Tests, []string{"example.com/a.TestA"})
+	}) {
+		t.Errorf("the static candidate %s is not in the partial result, predicted from TestA", cand.ID)
 	}
 	// The control: the same analysis not interrupted has TestB's too.
 	all, err := detect(t.Context(), dir, ix, DetectOptions{}, nil, newTracker(func(Progress) {}))

@@ -73,29 +73,58 @@ func (v *vetState) find(g *hb.Graph, sites *trace.SiteTable) []reach.Result {
 	return reach.Find(g, sites, v.cands)
 }
 
-// add keeps what the run rs came from (test, run n, events evs) shows.
-func (v *vetState) add(rs []reach.Result, test string, n int, evs []trace.Event) {
+// A vetHit is what one run showed of static candidate k: which of its
+// sites ran, and the meeting of its sites found, if any.
+type vetHit struct {
+	k       int
+	ran     []bool
+	found   bool
+	w       finding.Witness
+	ordered bool
+}
+
+// hits returns what the run rs came from (test, run n, events evs) shows
+// of the candidates. It reads nothing of v that changes: a test's
+// analysis computes its hits on its own goroutine, and detect merges them
+// into v once the analysis returned (an analysis abandoned at an
+// interrupt then leaves v as it was, and the partial result keeps the
+// candidates).
+func (v *vetState) hits(rs []reach.Result, test string, n int, evs []trace.Event) []vetHit {
 	var pts []plan.Point
+	out := make([]vetHit, 0, len(rs))
 	for k, r := range rs {
-		for i, ran := range r.Ran {
+		h := vetHit{k: k, ran: r.Ran, found: r.Found, ordered: r.Ordered}
+		if r.Found {
+			h.w = r.Witness
+			h.w.Test, h.w.Run = test, n
+			if pts == nil {
+				pts = control.Points(evs)
+			}
+			control.NameLocks(evs, pts, &h.w)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// merge keeps what the hits of one test show.
+func (v *vetState) merge(hs []vetHit) {
+	for _, h := range hs {
+		k := h.k
+		for i, ran := range h.ran {
 			v.ran[k][i] = v.ran[k][i] || ran
 		}
-		if !r.Found {
+		if !h.found {
 			continue
 		}
-		w := r.Witness
-		w.Test, w.Run = test, n
-		if pts == nil {
-			pts = control.Points(evs)
-		}
-		control.NameLocks(evs, pts, &w)
+		w, test := h.w, h.w.Test
 		if !slices.Contains(v.tests[k], test) {
 			v.tests[k] = append(v.tests[k], test)
 		}
 		// Unordered meetings first; at most MaxWitnesses, of
 		// different tests when there are.
 		at := len(v.witnesses[k])
-		if !r.Ordered {
+		if !h.ordered {
 			at = slices.Index(v.ordered[k], true)
 			if at < 0 {
 				at = len(v.witnesses[k])
@@ -105,7 +134,7 @@ func (v *vetState) add(rs []reach.Result, test string, n int, evs []trace.Event)
 			continue
 		}
 		v.witnesses[k] = slices.Insert(v.witnesses[k], at, w)
-		v.ordered[k] = slices.Insert(v.ordered[k], at, r.Ordered)
+		v.ordered[k] = slices.Insert(v.ordered[k], at, h.ordered)
 		if len(v.witnesses[k]) > finding.MaxWitnesses {
 			v.witnesses[k] = v.witnesses[k][:finding.MaxWitnesses]
 			v.ordered[k] = v.ordered[k][:finding.MaxWitnesses]
