@@ -34,7 +34,7 @@ func RI[T any](site uint32, p *T) *T {
 
 // indexRead is access for a read at an index site (RI).
 func indexRead(site uint32, addr unsafe.Pointer) {
-	if filtered(site) {
+	if skipped(site) {
 		return
 	}
 	g := cur()
@@ -73,7 +73,7 @@ func W[T any](site uint32, p *T, v T) {
 		}
 		ctlAccess(g, site, trace.EvWrite, unsafe.Pointer(p))
 		*p = v
-		if !filtered(site) {
+		if !g.skips(site) {
 			g.putWrite(site, unsafe.Pointer(p), valueWord(p, &v))
 		}
 		ctlRecorded(g)
@@ -297,7 +297,7 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 		}
 		ctlAccess(g, site, trace.EvWrite, unsafe.Pointer(p))
 		*p = v
-		if !filtered(site) {
+		if !g.skips(site) {
 			g.putWrite(site, unsafe.Pointer(p), valueWord(p, &v))
 		}
 		ctlRecorded(g)
@@ -375,7 +375,7 @@ func (l *Local) readAll(site uint32, addr unsafe.Pointer, index bool) {
 			return
 		}
 	}
-	if !filtered(site) {
+	if !filtered(site) || l.state().held > 0 {
 		if g == nil {
 			g = l.state()
 		}
@@ -401,7 +401,7 @@ func (l *Local) readAll(site uint32, addr unsafe.Pointer, index bool) {
 // (record.go) for a body with a Local, in one call where a recorded read
 // takes one (read), with putWrite written out.
 func (l *Local) write(site uint32, addr unsafe.Pointer, word uint64) {
-	if filtered(site) {
+	if filtered(site) && l.state().held == 0 {
 		return
 	}
 	g := l.g
@@ -419,7 +419,7 @@ func (l *Local) write(site uint32, addr unsafe.Pointer, word uint64) {
 
 // access is the function access for a body with a Local.
 func (l *Local) access(site uint32, k trace.Kind, addr unsafe.Pointer) {
-	if filtered(site) {
+	if filtered(site) && l.state().held == 0 {
 		return
 	}
 	g := l.state()

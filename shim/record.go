@@ -102,7 +102,7 @@ func (g *gstate) window() *[trace.Window]byte {
 // access records an event whose fields are site and addr (a read or a map
 // access), without seq.
 func access(site uint32, k trace.Kind, addr unsafe.Pointer) {
-	if filtered(site) {
+	if skipped(site) {
 		return
 	}
 	g := cur()
@@ -141,7 +141,7 @@ func function(site uint32, k trace.Kind) {
 // write records a write that has happened (Write, and W without access
 // gates).
 func write(site uint32, addr unsafe.Pointer, word uint64) {
-	if filtered(site) {
+	if skipped(site) {
 		return
 	}
 	g := cur()
@@ -243,6 +243,9 @@ func (g *gstate) recvEvent(site uint32, addr unsafe.Pointer, ok bool, elem uint3
 func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
 	if controlGate != nil {
 		ctlRecording(g)
+	}
+	if sections {
+		g.countHeld(k, arg)
 	}
 	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, seqs.n.Add(1), site, uintptr(addr), arg)]

@@ -36,6 +36,7 @@ type gstate struct {
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
 	runKids  uint64            // subtests T.Run started for it that createdBy found, under states.mu
+	held     uint32            // locks held, counted only if sections (filter.go)
 	testOnly bool              // adopted by TestStart: TestEnd ends it
 	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
 	bubble   bool              // runs in a testing/synctest bubble (Bubble, or forked by a goroutine that does)
@@ -231,6 +232,7 @@ func newState(gid, id uint64) *gstate {
 	}
 	g.epoch = 0
 	g.attn = attention.Load() - 1 // look at the first event
+	g.held = 0
 	g.testOnly = false
 	g.test = nil
 	g.bubble = false

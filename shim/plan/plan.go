@@ -122,7 +122,9 @@ const EnvVar = "PRECOG_CONTROL"
 // accesses of the functions it selected.
 const (
 	// AccessesEnv names a file listing the access sites to record, one
-	// decimal site id per line; "none" records no access. Unset, every
+	// decimal site id per line, and every access a goroutine makes
+	// while it holds a lock (the detectors read a critical section
+	// whole: shim/filter.go); "none" records no access. Unset, every
 	// access is recorded.
 	AccessesEnv = "PRECOG_ACCESSES"
 	// FuncsEnv set to "0" records no function entry or exit.
