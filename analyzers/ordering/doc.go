@@ -27,7 +27,12 @@
 //     Add for the goroutines it starts does not void the join when it was
 //     counted before it started and its own Done is deferred;
 //   - channel: code before every send on (or close of) a channel happens
-//     before code that follows a receive from it;
+//     before code that follows a receive from it; and code before every
+//     close of a channel happens before code that runs only past a
+//     receive that found it closed (after a range over it, or on the !ok
+//     branch of v, ok := <-ch), whatever was sent before (the Go memory
+//     model orders a close before a receive that returns because of it;
+//     see closedBefore);
 //   - once: the function given to sync.Once.Do happens before code that
 //     follows any Do on the same Once, and before goroutines started
 //     after such a Do (on every context that starts them, or by

@@ -86,10 +86,11 @@ type Result struct {
 	once sync.Once
 	ops  syncOps
 
-	mu    sync.Mutex
-	sites map[siteKey][]ssa.Instruction                 // callSites, memoized
-	recvs map[recvKey]map[sharedloc.Loc]ssa.Instruction // receivesBefore, memoized
-	flags map[*goroutines.Context]*flagProtocol         // flagOf, memoized
+	mu     sync.Mutex
+	sites  map[siteKey][]ssa.Instruction                 // callSites, memoized
+	recvs  map[recvKey]map[sharedloc.Loc]ssa.Instruction // receivesBefore, memoized
+	closed map[recvKey]map[sharedloc.Loc]ssa.Instruction // closedReceives, memoized
+	flags  map[*goroutines.Context]*flagProtocol         // flagOf, memoized
 	// restarts memoizes RestartedAfterJoin (nil: not restarted after a
 	// join).
 	restarts map[*goroutines.Context]ssa.Instruction
@@ -105,6 +106,7 @@ type syncOps struct {
 	dones  map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Done, deferred or not
 	adds   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Add
 	sends  map[sharedloc.Loc][]ssa.Instruction // sends and closes
+	closes map[sharedloc.Loc][]ssa.Instruction // closes alone
 	recvs  map[sharedloc.Loc][]ssa.Instruction // receives
 	onceDo map[sharedloc.Loc][]ssa.CallInstruction
 	// caseStart marks the receives in recvs that stand for a select
@@ -130,6 +132,7 @@ func (r *Result) index() {
 			dones:     map[sharedloc.Loc][]ssa.Instruction{},
 			adds:      map[sharedloc.Loc][]ssa.Instruction{},
 			sends:     map[sharedloc.Loc][]ssa.Instruction{},
+			closes:    map[sharedloc.Loc][]ssa.Instruction{},
 			recvs:     map[sharedloc.Loc][]ssa.Instruction{},
 			onceDo:    map[sharedloc.Loc][]ssa.CallInstruction{},
 			caseStart: map[ssa.Instruction]bool{},
@@ -139,6 +142,9 @@ func (r *Result) index() {
 			switch a.Op {
 			case sharedloc.ChanSend, sharedloc.ChanClose:
 				ops.sends[a.Loc] = append(ops.sends[a.Loc], a.Instr)
+				if a.Op == sharedloc.ChanClose {
+					ops.closes[a.Loc] = append(ops.closes[a.Loc], a.Instr)
+				}
 			case sharedloc.ChanRecv:
 				recv := a.Instr
 				if sel, ok := recv.(*ssa.Select); ok {
@@ -215,6 +221,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.channelBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.closedBefore(a, ca, b, cb); ok {
 		return e, true
 	}
 	if e, ok := r.onceBefore(a, b, cb); ok {

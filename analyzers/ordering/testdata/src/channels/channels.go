@@ -130,3 +130,103 @@ func deferAgain(ch chan int, n int) {
 	}
 	a("recursive deferred")
 }
+
+// RangeEnd: a range over a channel ends only on a receive that finds it
+// closed, and the close happens before that receive, whatever was sent
+// before the work (pion/transport's stress test: the writer sends every
+// message, sends its result, then closes; the reader's loop ends, then it
+// closes the result channel).
+func RangeEnd() {
+	bufs := make(chan int, 4)
+	go func() {
+		for i := 0; i < 3; i++ {
+			bufs <- i
+		}
+		a("range end")
+		close(bufs)
+	}()
+	for v := range bufs {
+		_ = v
+	}
+	b("range end") // want `^range end: a before b by channel$`
+}
+
+// ClosedOK: the branch of a comma-ok receive that found the channel
+// closed.
+func ClosedOK() {
+	ch := make(chan int, 1)
+	go func() {
+		ch <- 1
+		a("closed ok")
+		close(ch)
+	}()
+	for {
+		v, ok := <-ch
+		if !ok {
+			b("closed ok") // want `^closed ok: a before b by channel$`
+			return
+		}
+		_ = v
+	}
+}
+
+// Negative: the loop also ends by a break, after a value sent before the
+// work.
+func RangeBreak() {
+	bufs := make(chan int, 4)
+	go func() {
+		bufs <- 1
+		a("range break")
+		close(bufs)
+	}()
+	for v := range bufs {
+		if v == 1 {
+			break
+		}
+	}
+	b("range break") // want `^range break: unordered$`
+}
+
+// Negative: the branch that received a value sent before the work.
+func OKBranch() {
+	ch := make(chan int, 1)
+	go func() {
+		ch <- 1
+		a("ok branch")
+		close(ch)
+	}()
+	if _, ok := <-ch; ok {
+		b("ok branch") // want `^ok branch: unordered$`
+	}
+}
+
+// Negative: the close comes before the work.
+func CloseFirst() {
+	bufs := make(chan int, 4)
+	go func() {
+		bufs <- 1
+		close(bufs)
+		a("close first")
+	}()
+	for range bufs {
+	}
+	b("close first") // want `^close first: unordered$`
+}
+
+// Negative: another goroutine may be the one that closes the channel.
+func OtherCloser(stop bool) {
+	bufs := make(chan int, 4)
+	go func() {
+		bufs <- 1
+		a("other closer")
+		close(bufs)
+	}()
+	go func() {
+		if stop {
+			close(bufs)
+		}
+	}()
+	for range bufs {
+	}
+	b("other closer") // want `^other closer: unordered$`
+}
