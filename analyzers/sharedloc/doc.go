@@ -49,6 +49,10 @@
 //     closure capturing s writes a local map). A redirect
 //     loop that makes a new request each turn and fills its header
 //     through a helper closure before sending it writes a local header.
+//     Nor is a call that hands the object to a function of the package
+//     that only loads and stores fields of it that hold no pointer (a
+//     constructor that calls wsc.EnableWriteCompression(on) before
+//     filling wsc's other fields): the callee lets it go nowhere.
 //   - SharedIn: every goroutine of a Multi context touches the same object
 //     (it is reached from a package variable, a captured variable declared
 //     outside the spawning loop, or an argument that is the same for every

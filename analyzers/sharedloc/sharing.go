@@ -436,6 +436,9 @@ func (r *Result) mayRunBefore(e, at ssa.Instruction) bool {
 // of the variable gives is followed as v, and each call of a closure that
 // captures it counts as an escape there, since the closure may do
 // anything with the value it reads.
+//
+// A call that hands v to a function that only reads and writes fields of
+// it that hold no pointer is no escape either (see keptByCallee).
 func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering bool) bool {
 	seen := map[ssa.Value]bool{}
 	// escapesAt reports whether an escape at ref may come before at;
@@ -513,7 +516,7 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering 
 				// escape at at itself when entering (constructs).
 				escape, handOff = true, count(ref.Results, v) == 1
 			case ssa.CallInstruction:
-				escape = isArg(ref.Common(), v)
+				escape = isArg(ref.Common(), v) && !keptByCallee(ref, v)
 				common := ref.Common()
 				handOff = common.Value != v && !common.IsInvoke() && count(common.Args, v) == 1
 			}
@@ -727,6 +730,66 @@ func count(vs []ssa.Value, v ssa.Value) int {
 		}
 	}
 	return n
+}
+
+// keptByCallee reports whether the call site hands v only to parameters
+// of its static callee that the callee uses for nothing but loads and
+// stores of fields that hold no pointer (nbio's newConn calls
+// wsc.EnableWriteCompression(on), which sets a bool field, before filling
+// wsc's other fields). Such a callee lets the object go nowhere, so no
+// other goroutine can reach it through the call, and it puts no pointer
+// into it, so what the object holds stays what its maker put there
+// (constructs asks that too). A go statement or a deferred call is refused:
+// the first runs beside the caller, the second after the caller's
+// return. So are an interface method, a call of v itself and a function
+// without a body, whose uses are not known.
+func keptByCallee(site ssa.CallInstruction, v ssa.Value) bool {
+	call, ok := site.(*ssa.Call)
+	if !ok || call.Call.Value == v {
+		return false
+	}
+	fn := call.Call.StaticCallee()
+	if fn == nil || fn.Blocks == nil || len(fn.Params) != len(call.Call.Args) {
+		return false
+	}
+	for i, arg := range call.Call.Args {
+		if arg == v && !pointerFreeFields(fn.Params[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// pointerFreeFields reports whether p is used only to address its fields,
+// and each field only loaded or stored with values that hold no pointer.
+func pointerFreeFields(p *ssa.Parameter) bool {
+	for _, ref := range *p.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.DebugRef:
+		case *ssa.FieldAddr:
+			if !pointerFree(ref.Type().(*types.Pointer).Elem()) {
+				return false
+			}
+			for _, u := range *ref.Referrers() {
+				switch u := u.(type) {
+				case *ssa.DebugRef:
+				case *ssa.UnOp:
+					if u.Op != token.MUL {
+						return false
+					}
+				case *ssa.Store:
+					if u.Addr != ssa.Value(ref) {
+						return false
+					}
+				default:
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func isArg(call *ssa.CallCommon, v ssa.Value) bool {

@@ -209,3 +209,55 @@ func HandedL(src map[int]int, t *T) {
 }
 
 func (c *L) run() {}
+
+type W struct {
+	on   bool
+	n    int
+	peer *W
+}
+
+var registry []*W
+
+// enable only sets a field that holds no pointer: handing the new object
+// to it lets the object go nowhere (nbio's newConn calling
+// EnableWriteCompression).
+func (w *W) enable(on bool) {
+	w.on = on // want `^write W.on: local$`
+}
+
+// link stores a pointer into the object; register hands it on.
+func (w *W) link(p *W) {
+	w.peer = p // want `^write W.peer: local$`
+}
+
+func (w *W) register() {
+	registry = append(registry, w) // want `^read registry: shared$` `^write registry: shared$`
+}
+
+func newW() *W {
+	w := &W{}
+	w.enable(true)
+	w.n = 1 // want `^write W.n: local$`
+	return w
+}
+
+func newWLinked(p *W) *W {
+	w := &W{}
+	w.link(p)
+	w.n = 1 // want `^write W.n: shared$`
+	return w
+}
+
+func newWRegistered() *W {
+	w := &W{}
+	w.register()
+	w.n = 1 // want `^write W.n: shared$`
+	return w
+}
+
+func UseW(p *W) {
+	a, b, c := newW(), newWLinked(p), newWRegistered()
+	a.n = 2 // want `^write W.n: local$`
+	b.n = 2 // want `^write W.n: shared$`
+	c.n = 2 // want `^write W.n: shared$`
+}
