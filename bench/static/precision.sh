@@ -90,4 +90,8 @@ sentry github.com/getsentry/sentry-go v0.18.0
 psrpc github.com/livekit/psrpc v0.8.2
 workflows github.com/cschleiden/go-workflows v1.2.0
 protoactor github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
+goproxy github.com/elazarl/goproxy v1.9.3
+transport github.com/pion/transport/v5 v5.1.5
+goplugin github.com/hashicorp/go-plugin v1.8.0
+nbio github.com/lesismal/nbio v1.6.8
 LIST
