@@ -429,6 +429,6 @@ func (a Atomic) Store(site uint32, addr unsafe.Pointer, val uint64) {
 // store. Pointers' and Values' swaps record only whether the word is nil,
 // which names no one store, and record no load.
 func (g *gstate) casEvent(site uint32, addr unsafe.Pointer, old, new uint64) {
-	g.syncRecord(0, trace.EvAtomicLoad, addr, old)
+	g.syncRecord(0, trace.EvAtomicLoad, addr, old, false)
 	g.syncEvent(site, trace.EvAtomicStore, addr, new)
 }

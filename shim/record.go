@@ -194,7 +194,7 @@ func releaseBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) *
 // goroutine's state.
 func (g *gstate) releaseBefore(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) *gstate {
 	gate(g, site, k, addr)
-	g.syncRecord(site, k, addr, arg)
+	g.syncRecord(site, k, addr, arg, false)
 	if controlGate != nil && testHookReleasing != nil {
 		//precog:ignore con-null the hook is set and cleared only by TestForceReleaseHappened, whose goroutines are joined before its deferred clear
 		testHookReleasing(k)
@@ -215,14 +215,13 @@ func (g *gstate) released() {
 // releaseBefore's record and the release.
 var testHookReleasing func(k trace.Kind)
 
-// syncEvent records a sync event of kind k with a fresh seq. arg is the
-// kind's extra field: ok (0 or 1), value, capacity or delta (as the bits of
-// an int64).
+// syncEvent records a sync event of kind k with a fresh seq and lets
+// control pass the step. arg is the kind's extra field: ok (0 or 1), value,
+// capacity or delta (as the bits of an int64). It is syncRecord with pass
+// set, small enough to be inlined: every recorded lock and atomic saves a
+// call.
 func (g *gstate) syncEvent(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
-	g.syncRecord(site, k, addr, arg)
-	if controlGate != nil {
-		ctlRecorded(g)
-	}
+	g.syncRecord(site, k, addr, arg, true)
 }
 
 // recvEvent records an EvChanRecv with ok and the element's fingerprint.
@@ -239,8 +238,11 @@ func (g *gstate) recvEvent(site uint32, addr unsafe.Pointer, ok bool, elem uint3
 	}
 }
 
-// syncRecord is syncEvent without letting control pass a step.
-func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64) {
+// syncRecord records a sync event (see syncEvent); with pass it then lets
+// control pass the step, as syncEvent does. Without, the caller lets it
+// pass once the operation has happened (releaseBefore) or never (the load
+// of casEvent).
+func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64, pass bool) {
 	if controlGate != nil {
 		ctlRecording(g)
 	}
@@ -251,6 +253,9 @@ func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg 
 	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, seqs.n.Add(1), site, uintptr(addr), arg)]
 	g.commit()
 	g.synced()
+	if controlGate != nil && pass {
+		ctlRecorded(g)
+	}
 }
 
 // fork records the fork of a child (EvFork for a go statement, EvTaskGo

@@ -2,8 +2,9 @@
 // reads and writes of shared variables, an uncontended Mutex Lock+Unlock, a
 // buffered channel send+receive, a go statement with its join, and Lock+
 // Unlock in two goroutines at once (which contend only on the shim's global
-// seq counter), a sync.Pool Get and Put, and sync.Map Loads of 1024 keys in
-// turn. It prints ratios measured in one run, as ../../shared/BENCH.md
+// seq counter), an atomic.Int64 Load and Store, a sync.Pool Get and Put,
+// sync.Map Loads of 1024 keys in turn, and a select that takes its default
+// case. It prints ratios measured in one run, as ../../shared/BENCH.md
 // asks, so that the machine's load cancels out.
 //
 // The benchmarks are in shim_test.go, each with a plain variant (the
@@ -76,6 +77,7 @@ var benches = []bench{
 	{"Chan", 1_000_000, 1, 0},
 	{"GoJoin", 100_000, 1, 0},
 	{"ParallelLock", 2_000_000, 1, 0},
+	{"Atomic", 2_000_000, 1, 0},
 	{"Pool", 1_000_000, 1, trace.EvPoolGet},
 	{"SyncMapLoad", 500_000, 8, trace.EvAtomicLoad},
 	{"Select", 1_000_000, 1, trace.EvSelect},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	precog_shim "github.com/precog-dev/precog/shim"
@@ -34,6 +35,7 @@ var (
 	pool  = sync.Pool{New: func() any { return new([64]byte) }}
 	smap  sync.Map
 	empty = make(chan int)
+	count atomic.Int64
 )
 
 // BenchmarkRead is eight 8-byte loads of shared variables.
@@ -270,6 +272,22 @@ func BenchmarkParallelLock(b *testing.B) {
 				precog_shim.Unlock(12, &m)
 			}
 		})
+	})
+}
+
+// BenchmarkAtomic is an atomic.Int64 Load and Store, as pond's workers
+// and x/sync/syncmap's goroutines make them: the most frequent sync events
+// of those programs.
+func BenchmarkAtomic(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			count.Store(count.Load() + 1)
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_rt.Int64Store(16, &count, precog_rt.Int64Load(15, &count)+1)
+		}
 	})
 }
 

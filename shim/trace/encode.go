@@ -380,10 +380,7 @@ func (e *Encoder) AppendChanClose(b []byte, seq uint64, site uint32, addr uintpt
 // typed Append methods say what each kind takes. It panics for any other
 // kind.
 func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr uintptr, arg uint64) []byte {
-	extra := notSyncAddr
-	if k < numKinds {
-		extra = syncAddrExtra[k]
-	}
+	extra := syncAddrExtra[k]
 	if extra == notSyncAddr {
 		panic("trace: AppendSyncAddr of " + k.String())
 	}
@@ -402,9 +399,14 @@ func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr
 // syncAddrExtra is, for each kind, the field after site and addr of a sync
 // event that AppendSyncAddr writes (noField if it has none), or
 // notSyncAddr: computed once from the event table, so that the shim's call
-// costs one load.
-var syncAddrExtra = func() (t [numKinds]field) {
+// costs one load. It has a place for every value of a Kind, so that the
+// load needs no bounds check.
+var syncAddrExtra = func() (t [1 << 8]field) {
 	for k := range t {
+		if k >= int(numKinds) {
+			t[k] = notSyncAddr
+			continue
+		}
 		f := kinds[k].fields
 		switch {
 		case Kind(k) == evNone || kinds[k].implicit || len(f) < 2 || f[0] != fSite || f[1] != fAddr || len(f) > 3:
@@ -562,10 +564,7 @@ func (e *Encoder) appendCompact(b []byte, write byte, site uint32, addr uint64) 
 // without the Append methods' capacity checks. It panics for a kind
 // AppendSyncAddr does not take.
 func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, addr uintptr, arg uint64) int {
-	extra := notSyncAddr
-	if k < numKinds {
-		extra = syncAddrExtra[k]
-	}
+	extra := syncAddrExtra[k]
 	if extra == notSyncAddr {
 		panic("trace: PutSyncAddr of " + k.String())
 	}
@@ -576,14 +575,14 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	d := uint64(addr) - e.addr
 	e.addr = uint64(addr)
 	i = putUvarint(w, i, zigzag(int64(d)))
-	switch extra {
-	case noField:
+	if extra == noField {
 		return i
-	case fOK:
+	}
+	if extra == fOK {
 		if arg != 0 {
 			arg = 1
 		}
-	case fDelta:
+	} else if extra == fDelta {
 		arg = zigzag(int64(arg))
 	}
 	return putUvarint(w, i, arg) // fOK, fDelta, fValue, fCap, fChild, fElem

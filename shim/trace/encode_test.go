@@ -207,11 +207,16 @@ func TestPut(t *testing.T) {
 
 // TestAppendSyncAddr checks the shim's entry points, AppendSyncAddr and
 // PutSyncAddr, against the typed Append method of every kind they cover,
-// and that they refuse the others.
+// and that they refuse the others, the values of a Kind that name none
+// included.
 func TestAppendSyncAddr(t *testing.T) {
-	for k := Kind(1); k < numKinds; k++ {
-		f := kinds[k].fields
-		covered := !kinds[k].implicit && len(f) >= 2 && len(f) <= 3 && f[0] == fSite && f[1] == fAddr
+	for k := 0; k < 1<<8; k++ {
+		k := Kind(k)
+		covered := false
+		if k != evNone && k < numKinds {
+			f := kinds[k].fields
+			covered = !kinds[k].implicit && len(f) >= 2 && len(f) <= 3 && f[0] == fSite && f[1] == fAddr
+		}
 		if !covered {
 			func() {
 				defer func() {
@@ -233,6 +238,7 @@ func TestAppendSyncAddr(t *testing.T) {
 			}()
 			continue
 		}
+		f := kinds[k].fields
 		for _, arg := range []uint64{0, 1, 300, uint64(1<<64 - 5)} {
 			ev := Event{Kind: k, Seq: 7, Site: 9, Addr: 0xc000010000}
 			switch {
