@@ -243,6 +243,23 @@ func (g *gstate) recvEvent(site uint32, addr unsafe.Pointer, ok bool, elem uint3
 // pass once the operation has happened (releaseBefore) or never (the load
 // of casEvent).
 func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64, pass bool) {
+	if controlGate != nil || sections || cap(g.buf)-len(g.buf) < eventRoom || attention.Load() != g.attn {
+		g.syncRecordSlow(site, k, addr, arg, pass)
+		return
+	}
+	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, seqs.n.Add(1), site, uintptr(addr), arg)]
+	g.commit()
+	g.synced()
+}
+
+// syncRecordSlow is syncRecord when control is on, a guided run counts
+// the locks held (sections), or the goroutine must make room first
+// (ready's test, written out in syncRecord: ready is at the inliner's
+// budget). Apart, so that syncRecord calls nothing before the record and
+// need not save its arguments across a call: about 8 instructions of
+// every recorded lock and atomic (callgrind, bench/shim's Lock and
+// Atomic).
+func (g *gstate) syncRecordSlow(site uint32, k trace.Kind, addr unsafe.Pointer, arg uint64, pass bool) {
 	if controlGate != nil {
 		ctlRecording(g)
 	}
