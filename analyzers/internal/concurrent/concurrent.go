@@ -53,7 +53,8 @@ type Env struct {
 	// sets and on comparing accesses.
 	Budget *budget.Budget
 
-	objs map[objKey][]pointsto.Obj // final refinements
+	objs   map[objKey][]pointsto.Obj   // final refinements
+	fields map[fieldKey][]pointsto.Obj // a view's field of them (viewObjects)
 	// indexes memoizes viewIndex for one access, indexed: the checks
 	// compare each access with many (conmap: each write with every
 	// access of its map), and built the same index once per pair
@@ -92,6 +93,7 @@ func New(pass *analysis.Pass) *Env {
 		PointsTo:   pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
 		Budget:     pass.ResultOf[budget.Analyzer].(*budget.Budget),
 		objs:       make(map[objKey][]pointsto.Obj),
+		fields:     make(map[fieldKey][]pointsto.Obj),
 		indexes:    make(map[viewKey]objIndex),
 		prov:       make(map[objKey]provisional),
 		provAt:     make(map[int][]objKey),
