@@ -109,10 +109,10 @@ func (s *solver) instr(fn *ssa.Function, instr ssa.Instruction) {
 			}
 		}
 	case *ssa.FieldAddr:
-		s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: FieldPath(ssavalue.Field(in))})
+		s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: FieldPath(ssavalue.Field(in)), on: in.X.Type(), sel: in.Type()})
 	case *ssa.IndexAddr:
 		if _, isMap := in.X.Type().Underlying().(*types.Map); !isMap {
-			s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: ElemPath})
+			s.addComplex(s.node(in.X), constraint{kind: kField, other: s.node(in), step: ElemPath, on: in.X.Type(), sel: in.Type()})
 		}
 	case *ssa.Field:
 		s.copy(s.node(in), s.node(in.X))
@@ -245,7 +245,16 @@ func (s *solver) call(site ssa.CallInstruction) {
 		params := callee.Params
 		if common.IsInvoke() {
 			if len(params) > 0 && mayPoint(common.Value.Type()) {
-				s.copy(s.node(params[0]), s.node(common.Value))
+				// A method receives, of the objects the interface value
+				// may hold, only those of its receiver's type: every
+				// implementation the call graph names for the call gets
+				// the same interface value, and without the filter a
+				// Reader that wraps a LimitedReader, both behind
+				// io.Reader, has Reader.Read select its fields on the
+				// LimitedReader, and those selections on each other's
+				// objects, until the paths reach their bound (gobwas/ws's
+				// wsutil spent the whole budget so).
+				s.addEdge(s.node(common.Value), edge{dst: s.node(params[0]), filter: params[0].Type()})
 			}
 			params = params[1:]
 		}

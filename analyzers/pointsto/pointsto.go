@@ -217,6 +217,10 @@ type constraint struct {
 	other int      // dst or src node
 	step  string   // for kField
 	paths []string // for kLoadAll and kStoreAll: the paths inside the struct
+
+	// on, for kField, is the type of the operand the step selects in (a
+	// pointer to a struct or array, or a slice); sel the selection's.
+	on, sel types.Type
 }
 
 type edge struct {
@@ -250,6 +254,11 @@ type solver struct {
 	rets      map[retKey]int
 	factories map[*ssa.Function]map[ssa.Value]bool
 	cg        *callgraph.Result
+
+	// selected holds, for objects whose type objType cannot tell (made
+	// outside the package, or paths into those), the types of the
+	// selections that made them (see selects).
+	selected map[int][]types.Type
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -259,6 +268,7 @@ func run(pass *analysis.Pass) (any, error) {
 		objID:     map[Obj]int{},
 		heap:      map[heapKey]int{},
 		rets:      map[retKey]int{},
+		selected:  map[int][]types.Type{},
 		factories: map[*ssa.Function]map[ssa.Value]bool{},
 		cg:        cg,
 		budget:    pass.ResultOf[budget.Analyzer].(*budget.Budget),
@@ -415,7 +425,9 @@ func (s *solver) addComplex(n int, c constraint) {
 func (s *solver) applyComplex(c constraint, o Obj) {
 	switch c.kind {
 	case kField:
-		s.addObj(c.other, o.Select(c.step))
+		if s.selects(c, o) {
+			s.addObj(c.other, o.Select(c.step))
+		}
 	case kLoad:
 		s.typed(s.heapNode(o), c.other)
 		s.copy(c.other, s.heapNode(o))
@@ -441,6 +453,43 @@ func (s *solver) applyComplex(c constraint, o Obj) {
 			s.copy(s.heapNode(o.Select(p)), c.other)
 		}
 	}
+}
+
+// selects reports whether field or element step c may select in object
+// o: whether o may be of the type c selects in. A struct holds no struct
+// of its own type, so the paths of well-typed selections are as deep as
+// their types nest; a selection on an object of another type (one that
+// reached the operand through an interface value that held objects of many
+// types) makes a path no memory has, and each such path is selected in
+// again, field after field, until the paths reach their bound: gobwas/ws's
+// Reader wraps readers of three types behind io.Reader, and its fields
+// selected on one another's objects made 5,700 paths of each allocation
+// and spent the whole budget. Objects whose type objType cannot tell are
+// told by the selections that made them: the external object behind an
+// io.Reader may be of any type, but what a selection of field raw of a
+// *Reader made in it is an io.LimitedReader.
+func (s *solver) selects(c constraint, o Obj) bool {
+	want := filterable(c.on)
+	if want == nil {
+		return true
+	}
+	id := s.obj(o)
+	if objType(o) != nil {
+		if !Admits(c.on, o) {
+			return false
+		}
+	} else if seen := s.selected[id]; len(seen) > 0 && !slices.ContainsFunc(seen, func(t types.Type) bool {
+		return types.Identical(want, filterable(t))
+	}) {
+		return false
+	}
+	if sel := o.Select(c.step); objType(sel) == nil && c.sel != nil {
+		sid := s.obj(sel)
+		if !slices.ContainsFunc(s.selected[sid], func(t types.Type) bool { return types.Identical(t, c.sel) }) {
+			s.selected[sid] = append(s.selected[sid], c.sel)
+		}
+	}
+	return true
 }
 
 // external makes a load from an object made outside the package yield an

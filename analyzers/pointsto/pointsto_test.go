@@ -59,5 +59,5 @@ func unwrap(v ssa.Value) ssa.Value {
 }
 
 func TestPointsTo(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), aliasing, "constructors", "interior", "flows")
+	analysistest.Run(t, analysistest.TestData(), aliasing, "constructors", "interior", "flows", "wrappers", "nested")
 }
