@@ -33,7 +33,13 @@
 //   - a type assertion to a pointer, map or channel type lets through only
 //     the objects of that type (see Admits): a func(msg any) that switches
 //     on *Request and *Response does not give one case the other's
-//     objects.
+//     objects;
+//   - so does a method called through an interface, for its receiver,
+//     and a field or element is selected only in objects of the type it
+//     belongs to (or whose type is unknown, and then not in what such a
+//     selection made of another type): a struct holds no struct of its own
+//     type, and readers that wrap one another behind io.Reader would
+//     otherwise select their fields in one another, path after path.
 //
 // The analysis is unsound for reflection, unsafe, and flows through code
 // outside the package (an object stored by an imported function and
