@@ -600,7 +600,12 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 			if model.CalleeName(w.(ssa.CallInstruction).Common()) != model.WaitGroupWait {
 				continue
 			}
-			if ca.Site != nil && w.Parent() == ca.Site.Parent() && !r.gr.Flow.MayFollow(ca.Site, w) {
+			// A deferred Wait runs when its function returns, after the
+			// goroutine's start wherever it was deferred: serf's tests
+			// defer wg.Wait() first thing, before the wg.Add and the go
+			// statement of the goroutine it joins.
+			_, deferred := w.(*ssa.Defer)
+			if ca.Site != nil && w.Parent() == ca.Site.Parent() && !deferred && !r.gr.Flow.MayFollow(ca.Site, w) {
 				continue // this Wait runs before the goroutine starts
 			}
 			if r.after(w, b, cb, MaxCallDepth) || r.separates(w, ca, b) {
