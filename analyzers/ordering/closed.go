@@ -48,32 +48,10 @@ func (r *Result) closedBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.I
 // receive from it whose closed branch b runs only past, on cb. It is
 // computed once per (b, cb), as receivesBefore is.
 func (r *Result) closedReceives(b ssa.Instruction, cb *goroutines.Context) map[sharedloc.Loc]ssa.Instruction {
-	k := recvKey{b, cb}
-	r.mu.Lock()
-	out, ok := r.closed[k]
-	r.mu.Unlock()
-	if ok {
-		return out
-	}
-	out = make(map[sharedloc.Loc]ssa.Instruction)
-	for ch, recvs := range r.ops.recvs {
-		if len(r.ops.closes[ch]) == 0 {
-			continue
-		}
-		for _, j := range recvs {
-			if at := closedBranch(j); at != nil && (at == b || r.after(at, b, cb, MaxCallDepth)) {
-				out[ch] = j
-				break
-			}
-		}
-	}
-	r.mu.Lock()
-	if r.closed == nil {
-		r.closed = make(map[recvKey]map[sharedloc.Loc]ssa.Instruction)
-	}
-	r.closed[k] = out
-	r.mu.Unlock()
-	return out
+	return r.receivesMemo(&r.closed, b, cb, r.ops.closes, func(j ssa.Instruction) bool {
+		at := closedBranch(j)
+		return at != nil && (at == b || r.after(at, b, cb, MaxCallDepth))
+	})
 }
 
 // closedBranch returns the first instruction of the branch that the

@@ -909,30 +909,38 @@ func (r *Result) received(j, b ssa.Instruction, cb *goroutines.Context) bool {
 // checks ask about b once for every access it may race with, and each
 // answer follows call sites from every receive in the package.
 func (r *Result) receivesBefore(b ssa.Instruction, cb *goroutines.Context) map[sharedloc.Loc]ssa.Instruction {
+	return r.receivesMemo(&r.recvs, b, cb, r.ops.sends, func(j ssa.Instruction) bool { return r.received(j, b, cb) })
+}
+
+// receivesMemo returns, for each channel with operations in ops (sends,
+// or closes), the first of its receives that meets, memoized in *memo by
+// (b, cb) (receivesBefore, closedReceives).
+func (r *Result) receivesMemo(memo *map[recvKey]map[sharedloc.Loc]ssa.Instruction, b ssa.Instruction, cb *goroutines.Context,
+	ops map[sharedloc.Loc][]ssa.Instruction, meets func(j ssa.Instruction) bool) map[sharedloc.Loc]ssa.Instruction {
 	k := recvKey{b, cb}
 	r.mu.Lock()
-	out, ok := r.recvs[k]
+	out, ok := (*memo)[k]
 	r.mu.Unlock()
 	if ok {
 		return out
 	}
 	out = make(map[sharedloc.Loc]ssa.Instruction)
 	for ch, recvs := range r.ops.recvs {
-		if len(r.ops.sends[ch]) == 0 {
+		if len(ops[ch]) == 0 {
 			continue
 		}
 		for _, j := range recvs {
-			if r.received(j, b, cb) {
+			if meets(j) {
 				out[ch] = j
 				break
 			}
 		}
 	}
 	r.mu.Lock()
-	if r.recvs == nil {
-		r.recvs = make(map[recvKey]map[sharedloc.Loc]ssa.Instruction)
+	if *memo == nil {
+		*memo = make(map[recvKey]map[sharedloc.Loc]ssa.Instruction)
 	}
-	r.recvs[k] = out
+	(*memo)[k] = out
 	r.mu.Unlock()
 	return out
 }

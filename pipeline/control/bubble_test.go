@@ -90,15 +90,7 @@ func bubbleKernel(t *testing.T, kernel string) func(before, after string) (*Resu
 		t.Fatal(err)
 	}
 	lines := bubbleMarks(t, filepath.Join(dir, kernel, kernel+".go"))
-	f, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := readTrace(t, tracePath)
 	steps := map[string]plan.Point{}
 	for i, pt := range Points(tr.Events) {
 		ev := tr.Events[i]

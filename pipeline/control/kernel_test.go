@@ -175,15 +175,7 @@ func TestKernelMySQLForced(t *testing.T) {
 // markedSteps returns the points of the mysql kernel's first S1, S2 and S3
 // (by lines, the marked lines of mysql.go) in the trace at path.
 func markedSteps(t *testing.T, path string, sites *trace.SiteTable, lines map[string]int) map[string]plan.Point {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := readTrace(t, path)
 	steps := map[string]plan.Point{}
 	for i, pt := range Points(tr.Events) {
 		ev := tr.Events[i]
@@ -205,6 +197,21 @@ func markedSteps(t *testing.T, path string, sites *trace.SiteTable, lines map[st
 		}
 	}
 	return steps
+}
+
+// readTrace reads the whole trace at path.
+func readTrace(t *testing.T, path string) *trace.Trace {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := trace.ReadAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // markedLines returns the lines of the file marked with the comments
@@ -295,15 +302,7 @@ func TestSelectForcedInstrumented(t *testing.T) {
 	if out := run("PRECOG_TRACE=" + tracePath); !strings.Contains(out, "first took a") || !strings.Contains(out, "second took c") {
 		t.Fatalf("the unforced run:\n%s", out)
 	}
-	f, err := os.Open(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.ReadAll(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := readTrace(t, tracePath)
 	p := &plan.Plan{Mode: "force", Result: filepath.Join(tmp, "result.jsonl")}
 	cases := []int{1, -1}
 	for i, pt := range Points(tr.Events) {
