@@ -133,7 +133,8 @@ stderr naming its first error, and is not checked; the other packages are.
 
 Exit status
 
-	0  no findings
+	0  no findings (notes of analyses stopped at a budget, kind limit,
+	   are printed but do not count)
 	3  findings, including when internal errors came with them
 	1  an error: a bad flag or argument, no package matched, a package that
 	   did not load or type-check, a check that returned an error, or
@@ -364,9 +365,14 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 
 	found, internal := 0, 0
 	for _, f := range res.findings {
-		if f.Kind == finding.InternalError {
+		switch f.Kind {
+		case finding.InternalError:
 			internal++
-		} else {
+		case finding.Limit:
+			// A note that an analysis stopped at its budget says
+			// what was not checked, not a bug found: alone, it
+			// leaves the exit status 0.
+		default:
 			found++
 		}
 	}

@@ -3,6 +3,7 @@ package vetcmd_test
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -134,6 +135,37 @@ func TestClean(t *testing.T) {
 		stdout, stderr, code := vet(t, dir, checks, args...)
 		if code != 0 || stdout != "" || stderr != "" {
 			t.Errorf("vet %s: exit %d, stdout %q, stderr %q; want 0 and nothing", args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestLimitNotes checks that a note of an analysis stopped at its budget
+// (kind limit) is printed but, alone, leaves the exit status 0: it says
+// what was not checked, not a bug; beside a finding the status is 3.
+func TestLimitNotes(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, module)
+	note := &analysis.Analyzer{Name: "note", Doc: "says that the analysis stopped at its budget",
+		Run: func(pass *analysis.Pass) (any, error) {
+			pass.Report(analysis.Diagnostic{Pos: pass.Files[0].Package, Category: finding.Limit, Message: "analysis budget exhausted"})
+			return nil, nil
+		}}
+	ids := map[string]string{"note": finding.Limit}
+	maps.Copy(ids, checktest.IDs)
+	for _, c := range []struct {
+		checks []*analysis.Analyzer
+		pkg    string
+		code   int
+	}{
+		{[]*analysis.Analyzer{note}, "./clean", 0},
+		{[]*analysis.Analyzer{note, checktest.GoStmt}, "./b", 0},
+		{[]*analysis.Analyzer{note, checktest.GoStmt}, "./a", exitFindings},
+	} {
+		var out, errs bytes.Buffer
+		env := &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}
+		code := cli.Main(t.Context(), env, []*cli.Command{vetcmd.Command(c.checks, ids)}, []string{"vet", "-cache", testcache.Dir(), "-test=false", c.pkg})
+		if code != c.code || !strings.Contains(out.String(), "analysis budget exhausted [limit]") {
+			t.Errorf("%d checks on %s: exit %d, stdout %q, stderr %q; want %d and the note", len(c.checks), c.pkg, code, out.String(), errs.String(), c.code)
 		}
 	}
 }
