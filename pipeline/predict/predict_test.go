@@ -645,3 +645,44 @@ func TestDetectInterrupted(t *testing.T) {
 		t.Error("a clock does not read spent after the interrupt")
 	}
 }
+
+// TestAlone checks that a run whose every event one goroutine made gets no
+// checker (none has two goroutines to compare), its events still counted,
+// beside a run of two goroutines that gets them all.
+func TestAlone(t *testing.T) {
+	dir := recordingDir(t)
+	two := writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "mysql.trace"))
+	text := `precog trace v1 test="TestOne" package="example.com/one" start=2026-11-22T09:10:56.241154411Z pid=1
+1 g=7 Begin parent=none
+2 g=7 TestStart name="TestOne"
+2.1 g=7 Write site=5 addr=0x3c3317f281d8 value=1
+2.2 g=7 Read site=10 addr=0x3c3317f281d8
+2.3 g=7 Write site=6 addr=0x3c3317f281d8 value=0
+2.4 g=7 Read site=11 addr=0x3c3317f281d8
+3 g=7 TestEnd outcome=pass
+`
+	src := filepath.Join(t.TempDir(), "one.txt")
+	if err := os.WriteFile(src, []byte(text), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	one := writeTrace(t, src, filepath.Join(dir, "one.trace"))
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/one", Tests: []*record.Test{{Name: "TestOne", Trace: "one.trace", Outcome: record.Pass}}},
+		{ImportPath: "example.com/two", Tests: []*record.Test{{Name: "TestTwo", Trace: "mysql.trace", Outcome: record.Pass}}},
+	}}
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Alone != 1 || res.Stats.Runs != 2 || res.Stats.Events != len(one)+len(two) {
+		t.Errorf("alone %d of %d runs, %d events; want 1 of 2, %d", res.Stats.Alone, res.Stats.Runs, res.Stats.Events, len(one)+len(two))
+	}
+	if len(res.Findings) == 0 {
+		t.Error("no findings: the two-goroutine run was not analysed")
+	}
+	for _, f := range res.Findings {
+		if !slices.Equal(f.Tests, []string{"example.com/two.TestTwo"}) {
+			t.Errorf("%s %s: tests %v, want TestTwo's alone", f.ID, f.Kind, f.Tests)
+		}
+	}
+}

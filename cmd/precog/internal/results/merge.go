@@ -112,6 +112,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.Runs += s.Runs
 		m.FailedRuns += s.FailedRuns
 		m.Skipped += s.Skipped
+		m.Alone += s.Alone
 		m.NotRecorded += s.NotRecorded
 		m.RecordStopped += s.RecordStopped
 		m.Streamed += s.Streamed

@@ -99,6 +99,9 @@ type Summary struct {
 	Runs       int `json:"runs"`
 	FailedRuns int `json:"failedRuns"`
 	Skipped    int `json:"skipped,omitempty"`
+	// Alone counts the runs whose trace held one goroutine's events
+	// alone: no checker has two goroutines to compare on them.
+	Alone int `json:"alone,omitempty"`
 	// NotRecorded counts the tests not run because -record-budget was
 	// spent; RecordStopped those still running a grace after it, which
 	// were stopped as -timeout stops a test and analysed up to there.
@@ -178,7 +181,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 		Version: Version, Dir: dir, Patterns: patterns,
 		Findings: len(res.Findings), RunFindings: len(res.Runtime()), RunSites: groups(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
-		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
+		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Alone: s.Alone, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
 		Targeted: s.Targeted, Reversed: s.Reversed,
 		Events: s.Events, Reports: s.Reports, Duplication: res.Duplication(),
 		RecordNs: s.Record, DetectNs: s.Detect, ValidateNs: s.Validate,
