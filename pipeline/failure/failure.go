@@ -71,16 +71,25 @@ type Failure struct {
 // prints "--- FAIL". If t.Log wrote every line, the last. ok is false
 // when the test failed without a message (t.Fail).
 func (f *Failure) Report() (Log, bool) {
-	if len(f.Logs) == 0 {
+	i := f.report()
+	if i < 0 {
 		return Log{}, false
+	}
+	return f.Logs[i], true
+}
+
+// report returns the index in Logs of Report's line, -1 for none.
+func (f *Failure) report() int {
+	if len(f.Logs) == 0 {
+		return -1
 	}
 	calls := NewLogCalls(f.dir)
 	for i := len(f.Logs) - 1; i >= 0; i-- {
 		if !calls.Wrote(f.Logs[i]) {
-			return f.Logs[i], true
+			return i
 		}
 	}
-	return f.Logs[len(f.Logs)-1], true
+	return len(f.Logs) - 1
 }
 
 // An Environment is what a failure's text shows of the machine the test
@@ -255,8 +264,12 @@ func Parse(out []byte, test, dir string, exited bool) *Failure {
 	case f.Kind != "":
 	case bytes.Contains(out, []byte("--- FAIL: ")):
 		f.Kind = Fail
-		if l, ok := f.Report(); ok {
-			f.Message = l.Text
+		// A t.Fatal() or t.Error() without arguments says nothing: a
+		// helper that logged the reason first (go-zookeeper's test
+		// cluster: t.Logf of the missing server, then t.Fatal()) has
+		// it on the last line logged before.
+		for i := f.report(); i >= 0 && strings.TrimSpace(f.Message) == ""; i-- {
+			f.Message = f.Logs[i].Text
 		}
 	case exited:
 		f.Kind = Exit

@@ -182,6 +182,22 @@ func TestMultiLineLog(t *testing.T) {
 	}
 }
 
+// TestEmptyFatal checks that a t.Fatal() without arguments takes its
+// message from the line logged before it (a helper's t.Logf of the
+// reason), and has none when nothing was logged before.
+func TestEmptyFatal(t *testing.T) {
+	for _, c := range []struct{ out, want string }{
+		{"=== RUN   TestX\n    zk_test.go:20: could not find testing zookeeper bin path\n    zk_test.go:21: \n--- FAIL: TestX (0.00s)\n", "could not find testing zookeeper bin path"},
+		{"=== RUN   TestX\n    zk_test.go:21: \n--- FAIL: TestX (0.00s)\n", ""},
+		{"=== RUN   TestX\n    zk_test.go:20: setting up\n    zk_test.go:21: want 3\n--- FAIL: TestX (0.00s)\n", "want 3"},
+	} {
+		f := Parse([]byte(c.out+"FAIL\n"), "TestX", "", true)
+		if f == nil || f.Kind != Fail || f.Message != c.want {
+			t.Errorf("%q: parsed as %+v, want a fail with message %q", c.out, f, c.want)
+		}
+	}
+}
+
 // TestHeadline: the line that says what failed is the first that is not
 // blank, or testify's Error line; none in a blank message.
 func TestHeadline(t *testing.T) {
