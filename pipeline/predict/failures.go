@@ -373,9 +373,13 @@ func seqBefore(evs []trace.Event, a, b int) bool {
 func bare(p plan.Point) plan.Point { return plan.Point{G: p.G, Site: p.Site, N: p.N} }
 
 // goTestRepro is the command that runs a test again under go test, for a
-// failure of its recorded run.
-func goTestRepro(importPath, test string) string {
-	return "go test -run '^" + test + "$' " + importPath
+// failure of its recorded run, with go test's flags before -run.
+func goTestRepro(importPath, test string, flags ...string) string {
+	cmd := "go test "
+	for _, f := range flags {
+		cmd += f + " "
+	}
+	return cmd + "-run '^" + test + "$' " + importPath
 }
 
 // inDecl sets the function declaration of a site read from a stack, from

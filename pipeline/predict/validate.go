@@ -115,15 +115,15 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
 	})
 	results := v.All(ctx, fs)
-	plain := &plainBuilds{o: o, dir: filepath.Join(work, "plain"), bins: make(map[string]string)}
+	plain := &plainBuilds{o: o, dir: filepath.Join(work, "plain"), bins: make(map[string]plainBinary)}
 	for _, i := range unforced {
 		f := &res.Findings[i]
 		t, pkg, ok := plainTarget(o, binDir, res, f.Tests[0])
-		goTest := false
+		var pb plainBinary
 		if ok {
-			t, goTest = plain.uninstrumented(ctx, t, pkg)
+			t, pb = plain.uninstrumented(ctx, t, pkg)
 		}
-		plainCheck(ctx, f, t, ok, goTest)
+		plainCheck(ctx, f, t, ok, pb)
 		res.Stats.Statuses[f.Status]++
 	}
 	// Interrupted (parent cancelled), the results so far stand, as when
@@ -227,26 +227,49 @@ func packageOf(ix *record.Index, test string) string {
 type plainBuilds struct {
 	o    Options
 	dir  string
-	bins map[string]string // by import path; "" where the build failed
+	bins map[string]plainBinary // by import path
+}
+
+// A plainBinary is a package's test binary as go test builds it.
+type plainBinary struct {
+	pkg  string // the package's import path
+	path string // "" where it did not build
+	// vetErr is go test's vet's refusal of the package, for a binary
+	// built with -vet=off (record.BuildPlain).
+	vetErr error
+}
+
+// what says which binary a run without recording ran, for a reason.
+func (b plainBinary) what() string {
+	switch {
+	case b.path == "":
+		return "instrumented, with recording off (it did not build without instrumentation)"
+	case b.vetErr != nil:
+		return "built as go test -vet=off builds it, since go test's vet refuses the package (" + b.vetErr.Error() + ")"
+	}
+	return "built as go test builds it"
 }
 
 // uninstrumented returns t, which runs a test of package pkg with the
 // instrumented binary, with the package's uninstrumented binary in its
-// place, and true; t as it is and false if that does not build (the
-// instrumented binary, with the shim off, is then the nearest to go test
-// there is).
-func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, pkg string) (validate.Target, bool) {
-	bin, built := b.bins[pkg]
+// place, and that binary; t as it is and a binary without a path if that
+// does not build (the instrumented binary, with the shim off, is then the
+// nearest to go test there is).
+func (b *plainBuilds) uninstrumented(ctx context.Context, t validate.Target, pkg string) (validate.Target, plainBinary) {
+	pb, built := b.bins[pkg]
 	if !built {
 		out := filepath.Join(b.dir, strconv.Itoa(len(b.bins)))
-		bin, _ = record.BuildPlain(ctx, b.o.Dir, b.o.Flags.Build, pkg, out)
-		b.bins[pkg] = bin
+		bin, vetErr, err := record.BuildPlain(ctx, b.o.Dir, b.o.Flags.Build, pkg, out)
+		pb = plainBinary{pkg: pkg}
+		if err == nil {
+			pb.path, pb.vetErr = bin, vetErr
+		}
+		b.bins[pkg] = pb
 	}
-	if bin == "" {
-		return t, false
+	if pb.path != "" {
+		t.Binary = pb.path
 	}
-	t.Binary = bin
-	return t, true
+	return t, pb
 }
 
 // plainRuns is how many runs without recording must pass for a failure that
@@ -264,18 +287,15 @@ const plainRuns = 2
 // without recording, until one run fails, which confirms f (the test fails
 // without precog too), or plainRuns passed, which makes it not-confirmed.
 // t is the test's target, ok false if it cannot be run again (f stays
-// confirmed, as recorded); goTest says whether t's binary is the test as go
-// test builds it (plainBuilds's) or, where that did not build, the
-// instrumented one with the shim off: the reason names which. A run cut by
+// confirmed, as recorded); pb is t's binary as go test builds it
+// (plainBuilds's) or, where that did not build, none: t's binary is then the
+// instrumented one with the shim off. The reason names which. A run cut by
 // ctx (the validation budget) decides nothing.
-func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok, goTest bool) {
+func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok bool, pb plainBinary) {
 	if !ok {
 		return
 	}
-	binary := "built as go test builds it"
-	if !goTest {
-		binary = "instrumented, with recording off (it did not build without instrumentation)"
-	}
+	binary := pb.what()
 	start := time.Now()
 	v := f.Validation
 	passed := 0
@@ -299,6 +319,10 @@ func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok, 
 		v.Effect = ""
 		v.Reason = fmt.Sprintf("failed only when recorded: %s; passed in %d runs without recording (%s), so no bug is confirmed (recording slows a test several times and adds allocations: a test that asserts on timing or allocations, a flaky test, or a bug recording brings out; precog explain looks for its cause)",
 			strings.TrimPrefix(v.Reason, "happened in "), plainRuns, binary)
+	}
+	if f.Status == finding.Confirmed && f.Repro != "" && pb.vetErr != nil {
+		// go test as the reproducer has it would stop at vet.
+		f.Repro = goTestRepro(pb.pkg, strings.TrimPrefix(f.Tests[0], pb.pkg+"."), "-vet=off")
 	}
 }
 

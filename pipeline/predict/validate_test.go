@@ -74,7 +74,7 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 		}
 		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
 			Validation: &finding.Validation{Reason: "happened in CFP's cheap run (not recorded after it: -record-budget): slow"}}
-		plainCheck(t.Context(), f, tg, ok, false)
+		plainCheck(t.Context(), f, tg, ok, plainBinary{})
 		if f.Status != want {
 			t.Errorf("%s: %s after %d plain runs (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
 		}
@@ -88,8 +88,10 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 // binary go test would build, not the instrumented one with the shim off: a
 // test that fails only in the instrumented binary (a count of allocations
 // that the calls into the shim change) is not confirmed, and a test that
-// fails under go test too stays confirmed. Shell scripts that fail stand
-// for the instrumented binaries; the module's own tests are built.
+// fails under go test too stays confirmed, and one in a package whose test
+// files go test's vet refuses is built with -vet=off and reproduced with
+// it. Shell scripts that fail stand for the instrumented binaries; the
+// module's own tests are built.
 func TestPlainBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test -c")
@@ -99,6 +101,8 @@ func TestPlainBinary(t *testing.T) {
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
 		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
 		"q/q_test.go": "package q\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { t.Fatal(\"fails under go test too\") }\n",
+		// printf's check, which go test runs, refuses %d of a string.
+		"v/v_test.go": "package v\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { t.Fatalf(\"%d\", \"fails under go test -vet=off\") }\n",
 	} {
 		path := filepath.Join(mod, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -110,7 +114,7 @@ func TestPlainBinary(t *testing.T) {
 	}
 	binDir := t.TempDir()
 	ix := &record.Index{}
-	for _, pkg := range []string{"p", "q"} {
+	for _, pkg := range []string{"p", "q", "v"} {
 		bin := record.InstrumentedBinary(binDir, "example.com/m/"+pkg)
 		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 			t.Fatal(err)
@@ -123,24 +127,35 @@ func TestPlainBinary(t *testing.T) {
 	}
 	res := &Result{Index: ix}
 	o := Options{Dir: mod, Flags: &record.GoTestFlags{Timeout: time.Minute}}
-	plain := &plainBuilds{o: o, dir: t.TempDir(), bins: make(map[string]string)}
-	for test, want := range map[string]finding.Status{
-		"example.com/m/p.TestX": finding.NotConfirmed,
-		"example.com/m/q.TestX": finding.Confirmed,
+	plain := &plainBuilds{o: o, dir: t.TempDir(), bins: make(map[string]plainBinary)}
+	for test, want := range map[string]struct {
+		status finding.Status
+		vet    bool // go test's vet refuses the package
+	}{
+		"example.com/m/p.TestX": {finding.NotConfirmed, false},
+		"example.com/m/q.TestX": {finding.Confirmed, false},
+		"example.com/m/v.TestX": {finding.Confirmed, true},
 	} {
 		tg, pkg, ok := plainTarget(o, binDir, res, test)
 		if !ok || pkg != strings.TrimSuffix(test, ".TestX") {
 			t.Fatalf("%s: target %+v of package %q, %v", test, tg, pkg, ok)
 		}
-		tg, goTest := plain.uninstrumented(t.Context(), tg, pkg)
-		if !goTest {
+		tg, pb := plain.uninstrumented(t.Context(), tg, pkg)
+		if pb.path == "" {
 			t.Fatalf("%s: package %s's test did not build", test, pkg)
 		}
+		if (pb.vetErr != nil) != want.vet {
+			t.Errorf("%s: vet's refusal %v, want one: %v", test, pb.vetErr, want.vet)
+		}
 		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
+			Repro:      goTestRepro(pkg, "TestX"),
 			Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
-		plainCheck(t.Context(), f, tg, ok, goTest)
-		if f.Status != want {
-			t.Errorf("%s: %s after %d runs without recording (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
+		plainCheck(t.Context(), f, tg, ok, pb)
+		if f.Status != want.status {
+			t.Errorf("%s: %s after %d runs without recording (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want.status)
+		}
+		if vetOff := strings.Contains(f.Repro, " -vet=off "); vetOff != (want.vet && want.status == finding.Confirmed) {
+			t.Errorf("%s: reproducer %q", test, f.Repro)
 		}
 	}
 }

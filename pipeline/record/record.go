@@ -48,6 +48,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -608,12 +609,28 @@ func testBinary(dir string, p listedPackage) string {
 // test builds it, with the user's build flags and without precog's
 // instrumentation, in a directory of its own under out, and returns its
 // path. dir is the directory go runs in (the module's).
-func BuildPlain(ctx context.Context, dir string, build []string, importPath, out string) (string, error) {
+//
+// go test runs a few vet checks before it builds a test binary and
+// refuses the build if they report anything (go-metrics: a non-constant
+// format string in a test file), while precog's own builds run no vet
+// (instrument's -vet=off). Where only vet stood in the way (GoTestFlags
+// takes no -vet of the user's), BuildPlain builds with -vet=off and returns
+// vet's refusal as vetErr: the binary is go test's all the same (vet
+// changes nothing in it), and a command that reruns the test needs
+// -vet=off.
+func BuildPlain(ctx context.Context, dir string, build []string, importPath, out string) (bin string, vetErr, err error) {
 	p := listedPackage{ImportPath: importPath}
-	if err := buildTests(ctx, dir, out, build, []listedPackage{p}, nil); err != nil {
-		return "", err
+	err = buildTests(ctx, dir, out, build, []listedPackage{p}, nil)
+	if err != nil && ctx.Err() == nil {
+		off := append(slices.Clip(build), "-vet=off")
+		if buildTests(ctx, dir, out, off, []listedPackage{p}, nil) == nil {
+			vetErr, err = err, nil
+		}
 	}
-	return testBinary(out, p), nil
+	if err != nil {
+		return "", nil, err
+	}
+	return testBinary(out, p), vetErr, nil
 }
 
 // InstrumentedBinary is the instrumented test binary of the package with
