@@ -395,6 +395,74 @@ func TestUninitWaitGroupEpochs(t *testing.T) {
 	expect(t, check(t, fmt.Sprintf(text, late), uninitSites, Options{}), "con-uninit k.go:21(done) k.go:20(add)")
 }
 
+// Add after the go statement, concurrent with the Wait (kernel
+// wgaddwait): reported whichever ran first in the recorded run, the Wait
+// or the goroutines' Add and Done (a Wait ordered after the Add only by
+// its own acquire of the Done). Silent when the Add precedes the go
+// statement (on the Wait's goroutine), when the WaitGroup is reused after
+// the Wait returned, and when a channel orders the Add before the Wait.
+func TestAddWait(t *testing.T) {
+	const want = "con-uninit k.go:22(wait) k.go:20(add)"
+	for name, c := range map[string]struct {
+		text string
+		want []string
+	}{
+		"wait first": {`
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 WGWait site=22 addr=0x200
+4 g=2 Begin parent=1
+5 g=2 WGAdd site=20 addr=0x200 delta=1
+6 g=2 WGDone site=21 addr=0x200
+`, []string{want}},
+		"goroutines first": {`
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=1 child=3
+4 g=2 Begin parent=1
+5 g=2 WGAdd site=20 addr=0x200 delta=1
+6 g=2 WGDone site=21 addr=0x200
+7 g=3 Begin parent=1
+8 g=3 WGAdd site=20 addr=0x200 delta=1
+9 g=3 WGDone site=21 addr=0x200
+10 g=1 WGWait site=22 addr=0x200
+`, []string{want}},
+		"add before go": {`
+1 g=1 Begin parent=none
+2 g=1 WGAdd site=20 addr=0x200 delta=1
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=2 WGDone site=21 addr=0x200
+6 g=1 WGWait site=22 addr=0x200
+`, nil},
+		"reused after the wait": {`
+1 g=1 Begin parent=none
+2 g=1 WGAdd site=20 addr=0x200 delta=1
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=2 WGDone site=21 addr=0x200
+6 g=1 WGWait site=22 addr=0x200
+7 g=1 Fork site=1 child=3
+8 g=3 Begin parent=1
+9 g=3 WGAdd site=20 addr=0x200 delta=1
+10 g=3 WGDone site=21 addr=0x200
+`, nil},
+		"add sent before the wait": {`
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=30 addr=0x900 cap=1
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=2 WGAdd site=20 addr=0x200 delta=1
+6 g=2 ChanSend site=31 addr=0x900
+7 g=1 ChanRecv site=32 addr=0x900 ok=true
+8 g=2 WGDone site=21 addr=0x200
+9 g=1 WGWait site=22 addr=0x200
+`, nil},
+	} {
+		t.Run(name, func(t *testing.T) { expect(t, check(t, c.text, uninitSites, Options{}), c.want...) })
+	}
+}
+
 var chanSites = []site{
 	{id: 1, kind: "go"}, {id: 30, kind: "make-chan", expr: "make(chan int)"},
 	{id: 31, kind: "send", expr: "q.out"}, {id: 32, kind: "recv", expr: "q.out"}, {id: 33, kind: "close", expr: "q.out"},

@@ -34,6 +34,16 @@ func (c *checker) uninit() {
 // counter is the sum of the deltas before the Add in trace order; Adds
 // whose goroutine waited before them are the WaitGroup's reuse and count
 // only if the Wait does not order them. One finding per Wait and Add site.
+//
+// Whether the Add comes before the Wait is decided without the Wait's own
+// acquire, on the clock of the event before it in its goroutine: a Wait
+// that returned after the Add's Done (the recorded run ran the goroutine
+// before the Wait) is ordered after the Add by that Done only because the
+// Add came first; in a run where the Wait comes first the counter is zero
+// and nothing holds it. So the finding does not depend on which of the two
+// the recorded schedule ran first (kernel wgaddwait was found only when
+// the Wait came first, and missed under load). As for an atomic load's
+// acquire in uninitLoc.
 func (c *checker) addWait(list []int) {
 	g := c.g
 	var starts, waits []int
@@ -52,8 +62,9 @@ func (c *checker) addWait(list []int) {
 		}
 	}
 	for _, w := range waits {
+		before := c.eventBefore(w)
 		for _, a := range starts {
-			if g.Goroutine(a) == g.Goroutine(w) || !g.Concurrent(a, w) {
+			if g.Goroutine(a) == g.Goroutine(w) || g.HappensBefore(w, a) || before >= 0 && g.HappensBefore(a, before) {
 				continue
 			}
 			roles := []role{{ev: w, role: finding.RoleWait}, {ev: a, role: finding.RoleAdd}}
@@ -392,15 +403,23 @@ func (u *uninitState) refute(r, gi int) (refuted, decided bool) {
 // goroutine before it (its Begin at the earliest), whose clock does not
 // have the load's own acquire of the store it read.
 func (u *uninitState) acquired(r int) int {
-	g := u.c.g
-	if g.Events[r].Kind != trace.EvAtomicLoad {
+	if u.c.g.Events[r].Kind != trace.EvAtomicLoad {
 		return r
 	}
-	evs := g.Goroutines[g.Goroutine(r)].Events
-	if k, _ := slices.BinarySearch(evs, r); k > 0 {
-		return evs[k-1]
+	if b := u.c.eventBefore(r); b >= 0 {
+		return b
 	}
 	return r
+}
+
+// eventBefore returns the event before i in its goroutine, -1 if i is the
+// first.
+func (c *checker) eventBefore(i int) int {
+	evs := c.g.Goroutines[c.g.Goroutine(i)].Events
+	if k, _ := slices.BinarySearch(evs, i); k > 0 {
+		return evs[k-1]
+	}
+	return -1
 }
 
 // ancestor reports whether goroutine a started goroutine b, directly or
