@@ -31,10 +31,16 @@ type edit struct {
 
 type editKind int
 
+// At one offset, closings come first, then openings, then a replacement
+// starting there: an opening at a replaced range's start belongs to a node
+// around it (a call whose first argument is the range: PassLocal's
+// `&precog_g, ` before `<-ch` replaced by a shim call), and rendered after
+// the replacement it fell inside the range and was lost (fasthttp's
+// releasePipelineWork(<-chs.chW) did not compile).
 const (
 	closing editKind = iota // text after a node ending at pos
-	replace                 // text replacing [pos, end)
 	opening                 // text before a node starting at pos
+	replace                 // text replacing [pos, end)
 )
 
 // A piece of an edit's text: a literal string, or a copy of the original

@@ -66,3 +66,15 @@ func signal(done chan struct{}) bool {
 		return false
 	}
 }
+
+type work struct{ n int }
+
+func (b *box) release(w *work) { b.v = w.n }
+
+// drain receives in a call's argument list (fasthttp's
+// releasePipelineWork(<-chs.chW)).
+func drain(b *box, ch chan *work) {
+	for len(ch) > 0 {
+		b.release(<-ch)
+	}
+}
