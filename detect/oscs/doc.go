@@ -342,6 +342,16 @@
 //     its own two-step). A test's loop that drives the structure (Set,
 //     then Get, then Set: fastcache's and puddle's workers, testdata's
 //     seatloop) makes none, so its calls are separate operations.
+//     Nor does the previous neighbor when the read-only section checks
+//     again, before it relies on them, the locations that the other side
+//     writes (its first access of each only decides branches, updates it
+//     in place or overwrites it, as a call's second section that takes
+//     nothing): serf's handleQueryResponse asks Finished and then calls
+//     sendResponse, which tests r.closed under the lock before it sends,
+//     and with Close between the two it finds the flag set, as when Close
+//     runs before both. A next neighbor that checks still counts: the
+//     getter's value goes on into it (Len, then a Pop that panics on the
+//     empty queue Len said was not).
 //
 // Two pairs of whole operations stay reported: two writes neither of
 // whose sections read the location before writing it (a lost update, the
@@ -429,7 +439,12 @@
 // other side touches that location. The copy exception to the lost-update
 // rule trusts the read-write sequence as §3.2.3 does: two updates of the
 // copied location that do not commute (appends whose order matters) make
-// the copies differ by order, and the pair is still dropped. The getter rule's two-step fact is
+// the copies differ by order, and the pair is still dropped. A getter
+// that checks again is taken to decide afresh, though its check may
+// compare the location with what its caller's first step returned (Size,
+// then a Get(i) whose first access of the count is `if i >= v.count {
+// panic(...) }`, with a RemoveLast between): that pair is dropped. The
+// getter rule's two-step fact is
 // about functions, not calls (a run records no call stacks by default):
 // a test's loop that calls two operations in an order some library
 // function also calls them in looks like that function's two steps and

@@ -30,18 +30,20 @@ import (
 // nothing (161).
 var opSites = func() *trace.SiteTable {
 	lockAt := map[int]bool{10: true, 20: true, 30: true, 33: true, 40: true, 50: true, 55: true, 60: true, 70: true, 75: true, 80: true, 85: true, 90: true, 95: true, 100: true, 110: true, 120: true, 123: true, 130: true, 133: true, 140: true, 147: true, 150: true, 160: true,
-		170: true, 180: true, 183: true, 186: true, 190: true, 195: true, 200: true, 205: true, 210: true, 215: true}
+		170: true, 180: true, 183: true, 186: true, 190: true, 195: true, 200: true, 205: true, 210: true, 215: true, 220: true, 225: true}
 	t := new(trace.SiteTable)
 	fn := map[int]string{10: "Add", 20: "Len", 30: "Insert", 40: "Flush", 50: "setA", 55: "setB", 60: "Get", 70: "Size", 75: "CopyInto", 80: "RemoveLast", 85: "Set", 90: "Reset", 95: "Push", 100: "Close", 110: "Stop", 120: "Withdraw", 130: "Create", 140: "Poll", 150: "Put", 160: "Push2",
-		170: "Clear", 180: "Status", 190: "setN", 195: "setD", 200: "getN", 205: "getD", 210: "Load", 215: "Notify"}
+		170: "Clear", 180: "Status", 190: "setN", 195: "setD", 200: "getN", 205: "getD", 210: "Load", 215: "Notify",
+		220: "Finished", 225: "Send"}
 	// The two-steps (trace.Site.After): Insert's second Lock after its
 	// first (and again in a loop: mozilla3x's Run polls at it), Vector's
 	// AddAll calling Size, then CopyInto, jsstring's Concat calling setA,
 	// then setB, and kb4's Grow and Last made of helpers: setN then setD,
-	// getN then getD.
-	after := map[int]string{33: "30 33", 55: "50", 75: "70", 195: "190", 205: "200"}
+	// getN then getD, and serf's handleQueryResponse calling Finished,
+	// then Send (and, for the control, the other way round).
+	after := map[int]string{33: "30 33", 55: "50", 75: "70", 195: "190", 205: "200", 220: "225", 225: "220"}
 	name := ""
-	for id := 10; id < 220; id++ {
+	for id := 10; id < 230; id++ {
 		if f, ok := fn[id]; ok {
 			name = f
 		}
@@ -89,6 +91,12 @@ var opSites = func() *trace.SiteTable {
 			kind, expr, uses = "read", "p", trace.UseDeref
 		case id == 216:
 			kind, expr, uses = "read", "waiting", trace.UseBranch
+		case id == 221 || id == 227:
+			kind, expr = "read", "closed"
+		case id == 226:
+			kind, expr, uses = "read", "closed", trace.UseBranch
+		case id == 222 || id == 228:
+			kind, expr = "unlock", "mu"
 		}
 		s := trace.Site{ID: uint32(id), File: "/k/k.go", Line: id, Col: 2, Function: name, Kind: kind, Expr: expr, Uses: uses, After: after[id]}
 		if id == 102 {
@@ -331,6 +339,42 @@ func TestWholeOpGetters(t *testing.T) {
 14.1 g=3 Read site=76 addr=0x200
 15 g=3 Unlock site=77 addr=0x900
 `, []string{"70 71 80 82", "75 76 80 83"}, []string{"70 71 80 82", "75 76 80 83"})
+}
+
+// serf's QueryResponse: handleQueryResponse asks Finished (one section
+// that returns the closed flag) and then calls Send, whose one section
+// checks the flag again (`if r.closed { return nil }`, a read that only
+// decides branches) before it sends; Close tests and sets the flag in one
+// section. Send, read-only, has for its previous neighbor its caller's
+// first step, which touches what Close writes: the getter shape
+// (TestWholeOpGetters). But Send takes nothing from what that step saw:
+// its first access of the flag checks it afresh, so with Close between
+// the two steps Send finds it closed, as when Close runs before both.
+// The controls stay reported: a Send that uses the flag's value (site
+// 227: it goes on past the section), and a Send called first, whose next
+// neighbor Finished returns the value (the later step's check is what
+// counts, not the earlier's: Len, then a Pop that checks the length and
+// panics on an empty queue).
+func TestWholeOpGetterChecksAgain(t *testing.T) {
+	step := func(seq, lock, read int) string {
+		return fmt.Sprintf(`
+%[1]d g=3 Lock site=%[2]d addr=0x900
+%[1]d.1 g=3 Read site=%[3]d addr=0x300
+%[4]d g=3 Unlock site=%[5]d addr=0x900
+`, seq, lock, read, seq+1, map[int]int{220: 222, 225: 228}[lock])
+	}
+	closer := `
+20 g=2 Lock site=100 addr=0x900
+20.1 g=2 Read site=101 addr=0x300
+20.2 g=2 Write site=104 addr=0x300 value=1
+21 g=2 Unlock site=105 addr=0x900
+`
+	wholeCase(t, "checks again", wholeStart+step(10, 220, 221)+step(12, 225, 226)+closer,
+		nil, []string{"100 104 225 226"})
+	wholeCase(t, "uses the value", wholeStart+step(10, 220, 221)+step(12, 225, 227)+closer,
+		[]string{"100 104 225 227"}, []string{"100 104 225 227"})
+	wholeCase(t, "close between", wholeStart+step(10, 220, 221)+closer+step(30, 225, 226),
+		[]string{"100 104 220 221"}, []string{"100 104 220 221", "100 104 225 226"})
 }
 
 // oscsloop's lost update: Set and Reset are whole operations (each reads
