@@ -289,7 +289,15 @@
 //     location it touches and nothing else takes no premise from the
 //     first either (puddle's acquire, which counts an acquisition at
 //     either of its two Lock sites: updates that commute whatever ran
-//     between);
+//     between). Nor does a call that waited for the other side's section
+//     between its two: the other's Lock happens before the second
+//     section's by synchronization the goroutine acquired after its first
+//     section (pion/transport's pingPong.EnqueueMessage finds the batch
+//     full, unlocks, receives on the channel that the batch swap closes
+//     in its section, and relocks to take the new batch): the other
+//     section then runs between the two in every execution in which it
+//     does not run before both, and the order the pair stands for, the
+//     other section after both, cannot run;
 //   - the function does not access the pair's expression again after the
 //     Unlock in the source (MySQL-2: a check under the lock and a
 //     dereference after it carries the value out of the section), other
@@ -439,7 +447,11 @@
 // other side touches that location. The copy exception to the lost-update
 // rule trusts the read-write sequence as §3.2.3 does: two updates of the
 // copied location that do not commute (appends whose order matters) make
-// the copies differ by order, and the pair is still dropped. A getter
+// the copies differ by order, and the pair is still dropped. A call that
+// waited for the other side's section is taken to rely on what that
+// section leaves: a stale premise carried across the wait fails in the
+// order that always runs, where a test sees it, and no report names it.
+// A getter
 // that checks again is taken to decide afresh, though its check may
 // compare the location with what its caller's first step returned (Size,
 // then a Get(i) whose first access of the count is `if i >= v.count {

@@ -189,6 +189,39 @@ func TestWholeOpAtomicity(t *testing.T) {
 `, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"}, []string{"30 31 40 41", "30 31 40 42", "33 34 40 42"})
 }
 
+// pion/transport's retry loop: Insert reads x in its first section and
+// carries it on, unlocks, waits on a channel, and locks again at its
+// second site to read x anew; Flush, which rewrites x, closes that
+// channel inside its section. Insert waited for Flush: Flush runs between
+// the two sections whenever it does not run before both, so the order in
+// which it breaks the premise is the one that always runs, and the order
+// OSCS would report (Flush after both) cannot. The control is the same
+// wait on a channel that the test's goroutine closes, which nothing
+// orders after Flush: Flush may then come after both, and the KB1 shape
+// stays reported.
+func TestWholeOpWaitedFor(t *testing.T) {
+	insert := func(closer int) string {
+		return fmt.Sprintf(`
+6 g=1 ChanMake site=2 addr=0x500 cap=0
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x100
+11 g=2 Unlock site=32 addr=0x900
+14 g=3 Lock site=40 addr=0x900
+14.1 g=3 Read site=41 addr=0x100
+14.2 g=3 Write site=42 addr=0x100 value=0
+15 g=%d ChanClose site=44 addr=0x500
+16 g=3 Unlock site=43 addr=0x900
+17 g=2 ChanRecv site=36 addr=0x500 ok=false
+18 g=2 Lock site=33 addr=0x900
+18.1 g=2 Read site=34 addr=0x100
+19 g=2 Unlock site=35 addr=0x900
+`, closer)
+	}
+	wholeCase(t, "waited for", wholeStart+insert(3), nil, []string{"30 31 40 42"})
+	both := []string{"30 31 40 42", "33 34 40 42"}
+	wholeCase(t, "waited for another", wholeStart+insert(1), both, both)
+}
+
 // An idempotent Close: `mu.Lock(); if c.closed { mu.Unlock(); return };
 // c.closed = true; mu.Unlock()`, called by two goroutines. Whichever runs
 // first closes, the other finds it closed and returns: both sections are
