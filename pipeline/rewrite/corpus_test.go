@@ -119,6 +119,9 @@ func TestRewriteCorpus(t *testing.T) {
 			continue
 		}
 		npkgs++
+		// As the instrumenter rewrites them: calls within the package
+		// pass the caller's Local (Options.PassLocal).
+		passLocal := LocalCallees(p.Types, p.TypesInfo, p.Syntax, func(*ast.File) bool { return true })
 		var files []*ast.File
 		for _, f := range p.Syntax {
 			name := p.Fset.File(f.Pos()).Name()
@@ -127,7 +130,7 @@ func TestRewriteCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			r, out, err := rewriteFile(p.Fset, f, src, p.Types, p.TypesInfo, Options{FirstSite: 1, Funcs: true})
+			r, out, err := rewriteFile(p.Fset, f, src, p.Types, p.TypesInfo, Options{FirstSite: 1, Funcs: true, PassLocal: passLocal})
 			spent += time.Since(start)
 			nbytes += len(src)
 			if err != nil {
