@@ -108,8 +108,12 @@
 // Cost: following call sites branches at each of them, so one query
 // follows at most a fixed number of calls (maxQuerySteps) and answers
 // "not ordered" past it, as past MaxCallDepth; the call sites of a
-// function in a context are computed once. The checks spend the
-// package's budget on every pair of accesses they ask about.
+// function in a context are computed once, as are the receives a context
+// may run after and each before query's answer. The checks spend the
+// package's budget on every pair of accesses they ask about, and every
+// query spends one unit of it per call site it follows, so that the
+// budget bounds the queries too; once it has run out, a query answers
+// "not ordered" at once, and nothing more is reported.
 //
 // Mutexes do not order anything. The analysis is unsound in the
 // direction the checks want: when it claims an order, a check stays

@@ -96,8 +96,8 @@ func (r *Result) flagBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 // (a frame's write through its interface, the framer, the buffer), so
 // it follows up to sendDepth calls, maxQuerySteps in all.
 func (r *Result) precedesSend(a, x ssa.Instruction, c *goroutines.Context) bool {
-	steps := 0
-	return r.precedesSendSteps(a, x, c, sendDepth, &steps)
+	ok, _ := r.query(func(steps *int) bool { return r.precedesSendSteps(a, x, c, sendDepth, steps) })
+	return ok
 }
 
 const sendDepth = 2 * MaxCallDepth

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
@@ -31,7 +32,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "ordering",
 	Doc:        analyzerutil.MustExtractDoc(doc, "ordering"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/ordering",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
@@ -82,6 +83,9 @@ type Result struct {
 	pass   *analysis.Pass
 	gr     *goroutines.Result
 	shared *sharedloc.Result
+	// budget is the package's, charged with every step of a query
+	// (see query).
+	budget *budget.Budget
 
 	once sync.Once
 	ops  syncOps
@@ -94,10 +98,12 @@ type Result struct {
 	// restarts memoizes RestartedAfterJoin (nil: not restarted after a
 	// join).
 	restarts map[*goroutines.Context]ssa.Instruction
-	guards   map[guardKey][]sharedloc.Loc             // onceGuards, memoized
-	doneObjs map[*goroutines.Context][]sharedloc.Loc  // doneObjects, memoized
-	nested   map[*goroutines.Context]bool             // joinedInCaller, memoized
-	reach    map[*ssa.Function]map[*ssa.Function]bool // reachableFrom, memoized
+	guards   map[guardKey][]sharedloc.Loc                                // onceGuards, memoized
+	doneObjs map[*goroutines.Context][]sharedloc.Loc                     // doneObjects, memoized
+	nested   map[*goroutines.Context]bool                                // joinedInCaller, memoized
+	reach    map[*ssa.Function]map[*ssa.Function]bool                    // reachableFrom, memoized
+	befores  map[beforeKey]bool                                          // before, memoized
+	recvsOnC map[*goroutines.Context]map[sharedloc.Loc][]ssa.Instruction // recvsOn, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -122,6 +128,7 @@ func run(pass *analysis.Pass) (any, error) {
 		pass:   pass,
 		gr:     pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
 		shared: pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		budget: pass.ResultOf[budget.Analyzer].(*budget.Budget),
 	}, nil
 }
 
@@ -333,9 +340,56 @@ func (r *Result) findCallSites(fn *ssa.Function, c *goroutines.Context) []ssa.In
 // before reports whether, on the goroutines of context c, a cannot run
 // after x: they are in one function and x never leads back to a, or every
 // call that leads to one of them lies before the other.
+//
+// It is memoized: channelBefore asks it of the same write and send for
+// every access the write may race with (conuninit asks Before of each
+// write for each load of its location, and fasthttp's root package has
+// thousands). Its answer depends on nothing but its arguments, so the
+// memo changes no answer; one cut short by the budget is not kept.
 func (r *Result) before(a, x ssa.Instruction, c *goroutines.Context, depth int) bool {
+	k := beforeKey{a, x, c, depth}
+	r.mu.Lock()
+	ok, known := r.befores[k]
+	r.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok, done := r.query(func(steps *int) bool { return r.beforeSteps(a, x, c, depth, steps) })
+	if done {
+		r.mu.Lock()
+		if r.befores == nil {
+			r.befores = make(map[beforeKey]bool)
+		}
+		r.befores[k] = ok
+		r.mu.Unlock()
+	}
+	return ok
+}
+
+type beforeKey struct {
+	a, x  ssa.Instruction
+	c     *goroutines.Context
+	depth int
+}
+
+// query runs one before, after or precedesSend query, whose every step
+// follows a call site, and charges its steps to the package's budget. A
+// check asks many such queries for one unit of its own (conuninit one
+// Before per pair of a load and a write, and receivesBefore asks after
+// of every receive of the package), so without the charge the budget did
+// not bound them (valyala/fasthttp's root package ran for more than 14
+// minutes). Once the budget has run out a query answers "not ordered" at
+// once: that can only let a check report, and nothing is reported then
+// (suppress.Reporter drops every report of a package whose budget ran
+// out, and the limits check notes what was skipped); asked is then false.
+func (r *Result) query(f func(steps *int) bool) (ok, asked bool) {
+	if r.budget.Reason() != "" {
+		return false, false
+	}
 	steps := 0
-	return r.beforeSteps(a, x, c, depth, &steps)
+	ok = f(&steps)
+	r.budget.Spend(steps)
+	return ok, true
 }
 
 // maxQuerySteps bounds the calls that one before or after query follows:
@@ -396,8 +450,8 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 // j has run: j dominates b, or every call that leads to b is dominated by
 // j, or j runs on every path through a function whose call dominates b.
 func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) bool {
-	steps := 0
-	return r.afterSteps(j, b, c, depth, &steps)
+	ok, _ := r.query(func(steps *int) bool { return r.afterSteps(j, b, c, depth, steps) })
+	return ok
 }
 
 func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth int, steps *int) bool {
@@ -925,7 +979,7 @@ func (r *Result) receivesMemo(memo *map[recvKey]map[sharedloc.Loc]ssa.Instructio
 		return out
 	}
 	out = make(map[sharedloc.Loc]ssa.Instruction)
-	for ch, recvs := range r.ops.recvs {
+	for ch, recvs := range r.recvsOn(b.Parent(), cb) {
 		if len(ops[ch]) == 0 {
 			continue
 		}
@@ -942,6 +996,54 @@ func (r *Result) receivesMemo(memo *map[recvKey]map[sharedloc.Loc]ssa.Instructio
 	}
 	(*memo)[k] = out
 	r.mu.Unlock()
+	return out
+}
+
+// recvsOn returns, by channel and in the order of r.ops.recvs, the
+// receives that a b in function bFn, on the goroutines of c, may run after
+// as after and closedBranch's dominance decide it: those of bFn, those of
+// functions that run on c, and those of functions that functions of c
+// call or refer to. after answers true only for them: in bFn, or after
+// lifting b to call sites in functions of c (callSites keeps only those),
+// or when every call of the receive's function on c (there must be one)
+// lies before b. receivesMemo asks nothing of the others, which leaves
+// its answers as they were: fasthttp's root package has hundreds of
+// receives, most in test functions that no goroutine of a given access
+// runs. When bFn runs on c (as it does for every access a check asks
+// about) its receives are among c's, and the list is kept per context.
+func (r *Result) recvsOn(bFn *ssa.Function, c *goroutines.Context) map[sharedloc.Loc][]ssa.Instruction {
+	onC := slices.Contains(r.gr.Of(bFn), c)
+	if onC {
+		r.mu.Lock()
+		out, ok := r.recvsOnC[c]
+		r.mu.Unlock()
+		if ok {
+			return out
+		}
+	}
+	reaches := map[*ssa.Function]bool{}
+	out := make(map[sharedloc.Loc][]ssa.Instruction)
+	for ch, recvs := range r.ops.recvs {
+		for _, j := range recvs {
+			fn := j.Parent()
+			ok, known := reaches[fn]
+			if !known {
+				ok = fn == bFn || slices.Contains(r.gr.Of(fn), c) || len(r.callSites(fn, c)) > 0
+				reaches[fn] = ok
+			}
+			if ok {
+				out[ch] = append(out[ch], j)
+			}
+		}
+	}
+	if onC {
+		r.mu.Lock()
+		if r.recvsOnC == nil {
+			r.recvsOnC = make(map[*goroutines.Context]map[sharedloc.Loc][]ssa.Instruction)
+		}
+		r.recvsOnC[c] = out
+		r.mu.Unlock()
+	}
 	return out
 }
 

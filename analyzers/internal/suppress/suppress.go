@@ -193,6 +193,11 @@ func (r *Reporter) Report(diag analysis.Diagnostic, roles ...analyzerutil.RoleAt
 // line, so that the directive is not reported as stale.
 func (r *Reporter) ReportAssuming(assumption string, diag analysis.Diagnostic, roles ...analyzerutil.RoleAt) {
 	if r.budget.Exhausted() {
+		// Dropped: a check may come here without asking the budget
+		// again (its last ordering query answered "not ordered" when the
+		// budget ran out), and the limits check must still say that its
+		// rest was not checked.
+		r.budget.Skip("the rest of the " + r.pass.Analyzer.Name + " check")
 		return
 	}
 	pos := r.pass.Fset.Position(diag.Pos)
