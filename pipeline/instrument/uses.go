@@ -184,13 +184,7 @@ func (u *usesFinder) flows(v ssa.Value, depth int, match func(ssa.Value, ssa.Ins
 			if match(v, r) {
 				return true
 			}
-			next := derived(r)
-			if c, ok := r.(*ssa.Call); ok {
-				if b, ok := c.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
-					next = c
-				}
-			}
-			if next != nil && walk(next, depth-1) {
+			if next := derivedOrLen(r); next != nil && walk(next, depth-1) {
 				return true
 			}
 		}
@@ -220,6 +214,17 @@ func derived(r ssa.Instruction) ssa.Value {
 	return nil
 }
 
+// derivedOrLen is derived, and also the length or capacity that a call
+// of len or cap computes from its operand.
+func derivedOrLen(r ssa.Instruction) ssa.Value {
+	if c, ok := r.(*ssa.Call); ok {
+		if b, ok := c.Call.Value.(*ssa.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+			return c
+		}
+	}
+	return derived(r)
+}
+
 // copies reports whether the store st writes a value loaded from memory
 // as it is, with no computation between (`q.rightMargin = q.tail`):
 // trace.UseCopy.
@@ -238,9 +243,11 @@ func copies(st *ssa.Store) bool {
 }
 
 // onlyBranches reports whether every use of v, directly or through
-// arithmetic, comparisons, negation, conversions and phis in at most
-// depth steps, is an if's condition: the value decides branches and goes
-// nowhere else (trace.UseBranch). A value with no use is not one.
+// arithmetic, comparisons, negation, conversions, len, cap and phis in
+// at most depth steps, is an if's condition: the value decides branches
+// and goes nowhere else (trace.UseBranch; `if len(q.chunks) == 0 {
+// return nil }` looks at the queue, as guards.go's conditions do). A
+// value with no use is not one.
 func onlyBranches(v ssa.Value, depth int) bool {
 	seen := make(map[ssa.Value]bool)
 	decided := false
@@ -265,7 +272,7 @@ func onlyBranches(v ssa.Value, depth int) bool {
 			case *ssa.DebugRef:
 				continue
 			}
-			if next := derived(r); next == nil || !walk(next, depth-1) {
+			if next := derivedOrLen(r); next == nil || !walk(next, depth-1) {
 				return false
 			}
 		}

@@ -40,13 +40,17 @@ func (s *state) reader() int {
 	for _, b := range s.buf { // uses:""
 		x += int(b)
 	}
-	for i := 0; i < len(s.buf); i++ { // uses:"loop-exit"
+	for i := 0; i < len(s.buf); i++ { // uses:"loop-exit branch"
 		x += int(s.buf[i]) // uses:"index"
 	}
-	x += s.n       // uses:""
-	x += s.last    // uses:""
-	s.f()          // uses:"deref ptr"
-	s.mup.Unlock() // uses:"deref ptr"
+	if len(s.buf) == 0 { // uses:"branch"
+		x--
+	}
+	x += len(s.buf) // uses:""
+	x += s.n        // uses:""
+	x += s.last     // uses:""
+	s.f()           // uses:"deref ptr"
+	s.mup.Unlock()  // uses:"deref ptr"
 	// *os.File's methods but Name take a nil file (os.ErrInvalid).
 	s.file.Seek(0, io.SeekCurrent) // uses:"ptr"
 	_ = s.file.Name()              // uses:"deref ptr"
