@@ -180,6 +180,19 @@ func SyncMapGate(site uint32, store bool, m *sync.Map, key any) (Atomic, unsafe.
 	return Atomic{g}, p
 }
 
+// SyncMapRangeGate is SyncMapGate for a key that Range visits, with the
+// Local of the Range: the goroutine is looked up at the first visit, not
+// at each (x/sync/syncmap's TestConcurrentRange visits a million keys).
+func SyncMapRangeGate(l *Local, site uint32, m *sync.Map, key any) (Atomic, unsafe.Pointer) {
+	if !enabled {
+		return Atomic{}, nil
+	}
+	g := l.state()
+	p := g.syncMapKey(m, key)
+	gate(g, site, trace.EvAtomicLoad, p)
+	return Atomic{g}, p
+}
+
 // syncMapKey returns the location that the operations of sync.Map m on key
 // are recorded at (rt's SyncMap wrappers, through SyncMapGate).
 //

@@ -567,7 +567,8 @@ func TestAfterTimerArms(t *testing.T) {
 
 // TestSyncMapKey: a sync.Map's operations on one key are recorded at one
 // location, which another key or another map does not share; an Atomic
-// gated before the operation records it with the value given.
+// gated before the operation (by SyncMapGate, or by SyncMapRangeGate for
+// a Range's visit) records it with the value given.
 func TestSyncMapKey(t *testing.T) {
 	const base = 12200
 	key := func(m *sync.Map, k any) unsafe.Pointer { return cur().syncMapKey(m, k) }
@@ -631,8 +632,14 @@ func TestSyncMapKey(t *testing.T) {
 		}
 		_, ok := m.Load("a")
 		g.Load(base+2, a, map[bool]uint64{true: 1}[ok])
+		var l Local // a Range's, which its visits share
+		g, p = SyncMapRangeGate(&l, base+3, &m, "a")
+		if p != a || l.g != g.g {
+			t.Errorf("SyncMapRangeGate's location %p, want %p; its Local's state %p, its Atomic's %p", p, a, l.g, g.g)
+		}
+		g.Load(base+3, a, 1)
 	})
-	if s := kindsString(evs); s != "Begin AtomicStore AtomicLoad End" {
+	if s := kindsString(evs); s != "Begin AtomicStore AtomicLoad AtomicLoad End" {
 		t.Fatalf("recorded %s", s)
 	}
 	for _, ev := range evs {

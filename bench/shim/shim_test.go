@@ -342,6 +342,29 @@ func BenchmarkSyncMapLoad(b *testing.B) {
 	})
 }
 
+// BenchmarkSyncMapRange is a Range over a sync.Map of 1024 integer keys,
+// as x/sync/syncmap's TestConcurrentRange makes 1024 of them: the
+// harness divides by 1024, so the table is per key visited.
+func BenchmarkSyncMapRange(b *testing.B) {
+	for k := range 1024 {
+		smap.Store(k, k)
+	}
+	visit := func(k, v any) bool {
+		sink += uint64(v.(int))
+		return true
+	}
+	b.Run("plain", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			smap.Range(visit)
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := 0, b.N; i < n; i++ {
+			precog_rt.SyncMapRange(14, &smap, visit)
+		}
+	})
+}
+
 // BenchmarkSelect is a select whose receive case is not ready, so that its
 // default case runs: a poll, as pond's workers do at every task.
 func BenchmarkSelect(b *testing.B) {

@@ -105,10 +105,12 @@ func SyncMapCompareAndDelete(site uint32, m *sync.Map, key, old any) bool {
 	return false
 }
 
-// SyncMapRange is (*sync.Map).Range.
+// SyncMapRange is (*sync.Map).Range. Its visits share a Local: f runs
+// on the goroutine that called Range.
 func SyncMapRange(site uint32, m *sync.Map, f func(key, value any) bool) {
+	var l shim.Local
 	m.Range(func(key, value any) bool {
-		a, p := shim.SyncMapGate(site, false, m, key)
+		a, p := shim.SyncMapRangeGate(&l, site, m, key)
 		a.Load(site, p, nonNil(value, true))
 		return f(key, value)
 	})
