@@ -383,8 +383,12 @@ func AtomicCompareAndSwapPointer(site uint32, addr *unsafe.Pointer, old, new uns
 type Atomic struct{ g *gstate }
 
 // AtomicGate passes the gate of an atomic load (store false) or store,
-// swap, add or compare-and-swap (store true) of addr at site.
-func AtomicGate(site uint32, store bool, addr unsafe.Pointer) Atomic {
+// swap, add or compare-and-swap (store true) of addr at site. l is the
+// calling function body's Local, so that the goroutine is looked up once
+// per call of the body and not at each atomic (about 30 instructions of
+// each of pond's 2.7 million atomics); nil where the call has none (a
+// package-level initializer, a deferred call, or a go statement's).
+func AtomicGate(l *Local, site uint32, store bool, addr unsafe.Pointer) Atomic {
 	if !enabled {
 		return Atomic{}
 	}
@@ -392,7 +396,14 @@ func AtomicGate(site uint32, store bool, addr unsafe.Pointer) Atomic {
 	if store {
 		k = trace.EvAtomicStore
 	}
-	return Atomic{gateSync(site, k, addr)}
+	var g *gstate
+	if l != nil {
+		g = l.state()
+	} else {
+		g = cur()
+	}
+	gate(g, site, k, addr)
+	return Atomic{g}
 }
 
 // CAS records the gated operation as a successful compare-and-swap of

@@ -623,7 +623,7 @@ func TestSyncMapKey(t *testing.T) {
 		key(&m, []int{1})
 	}()
 	evs := recorded(t, base, func() {
-		g := AtomicGate(base+1, true, a)
+		g := AtomicGate(nil, base+1, true, a)
 		m.Store("a", 1)
 		g.Store(base+1, a, 1)
 		g, p := SyncMapGate(base+2, false, &m, "a")

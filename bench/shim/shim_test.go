@@ -285,8 +285,9 @@ func BenchmarkAtomic(b *testing.B) {
 		}
 	})
 	b.Run("shim", func(b *testing.B) {
+		var precog_g precog_shim.Local
 		for i, n := 0, b.N; i < n; i++ {
-			precog_rt.Int64Store(16, &count, precog_rt.Int64Load(15, &count)+1)
+			precog_rt.Int64Store(&precog_g, 16, &count, precog_rt.Int64Load(&precog_g, 15, &count)+1)
 		}
 	})
 }

@@ -28,6 +28,9 @@ type syncOp struct {
 	value   string // the function for a method value (mu.Lock without a call), if any
 	valueRT bool   // value is in rt, not the shim
 	group   string // "go", "goerr", "wait", "waiterr": a task group of errgroup or conc
+	// local: fn takes the function body's Local first (rt's wrappers of
+	// sync/atomic's types; nil where there is none, see syncCall).
+	local bool
 	// writes: fn takes a second site after the call's, that of the
 	// writes a goroutine of the callee makes into the receiver's
 	// writers (os/exec's copying goroutines, shim/rt/exec.go).
@@ -101,12 +104,12 @@ func init() {
 	// Methods of sync/atomic's types: rt wrappers named <Type><Method>.
 	for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr"} {
 		for _, m := range []string{"Load", "Store", "Swap", "CompareAndSwap", "Add"} {
-			syncMethods["sync/atomic."+t+"."+m] = syncOp{fn: t + m, rt: true, kind: atomicKind(m)}
+			syncMethods["sync/atomic."+t+"."+m] = syncOp{fn: t + m, rt: true, kind: atomicKind(m), local: true}
 		}
 	}
 	for _, t := range []string{"Bool", "Pointer", "Value"} {
 		for _, m := range []string{"Load", "Store", "Swap", "CompareAndSwap"} {
-			syncMethods["sync/atomic."+t+"."+m] = syncOp{fn: t + m, rt: true, kind: atomicKind(m)}
+			syncMethods["sync/atomic."+t+"."+m] = syncOp{fn: t + m, rt: true, kind: atomicKind(m), local: true}
 		}
 	}
 }
@@ -648,6 +651,18 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 		if l, ok := r.localRef(); ok {
 			head = r.shim(op.fn+"L") + "(" + l + ", "
 		}
+	}
+	if op.local {
+		// A deferred call or a go statement's gets no Local: the
+		// latter runs on another goroutine than the body's.
+		l, ok := "", false
+		if ctx != callDefer {
+			l, ok = r.localRef()
+		}
+		if !ok {
+			l = "nil"
+		}
+		head = fn + "(" + l + ", "
 	}
 	lo, hi := r.span(c)
 	xEnd := r.off(se.X.End())

@@ -131,7 +131,7 @@ const (
 //	x.f += v; x.f++       precog_shim.WL(&precog_g, S, &x.f, (*precog_shim.RL(&precog_g, S', &x.f)) + (v))
 //	a.f, b.g = ...        a.f, b.g = ...; precog_rt.Wrote(S, &a.f); precog_rt.Wrote(S', &b.g)
 //	m[k]; m[k] = v        precog_shim.MRL(&precog_g, S, m)[k]; precog_shim.MWL(&precog_g, S, m)[k] = v   (delete, clear, len, range: MWL, MWL, MRL, MIL)
-//	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(S, &v, d) etc.)
+//	atomic.AddInt64(p, d) precog_shim.AtomicAddInt64(S, p, d)   (methods of atomic types: precog_rt.Int64Add(&precog_g, S, &v, d) etc.)
 //	m.Load(k)             precog_rt.SyncMapLoad(S, &m, k)   (sync.Map's methods but Clear: atomic loads and stores of a location per key)
 //	cmd.Start(); cmd.Wait() precog_rt.CmdStart(S, S', cmd); precog_rt.CmdWait(S, cmd)   (os/exec's copying goroutines as tasks; Run, Output)
 //	buf.String()          precog_rt.Reading(S, &buf).String()   (bytes.Buffer, strings.Builder handed to os/exec; Writing for writes)

@@ -9,8 +9,10 @@ import (
 
 // The wrappers below replace calls of the methods of sync/atomic's types,
 // which the shim has no typed wrappers for: v.Add(d) on an atomic.Int64
-// becomes Int64Add(site, &v, d). Each passes the operation's gate
-// (shim.AtomicGate), performs it, then records it at the address of the
+// becomes Int64Add(l, site, &v, d), where l is the calling function body's
+// shim.Local (nil where there is none; see shim.AtomicGate). Each passes
+// the operation's gate (shim.AtomicGate), performs it, then records it at
+// the address of the
 // value, so that a forced order holds back the operation and not only its
 // record: loads with the value read; stores, swaps, adds and successful
 // compare-and-swaps with the new value; a failed compare-and-swap as a load
@@ -43,31 +45,31 @@ func b2u(b bool) uint64 {
 }
 
 // Int32Load is (*atomic.Int32).Load.
-func Int32Load(site uint32, v *atomic.Int32) int32 {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func Int32Load(l *shim.Local, site uint32, v *atomic.Int32) int32 {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), uint64(uint32(x)))
 	return x
 }
 
 // Int32Store is (*atomic.Int32).Store.
-func Int32Store(site uint32, v *atomic.Int32, x int32) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int32Store(l *shim.Local, site uint32, v *atomic.Int32, x int32) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), uint64(uint32(x)))
 }
 
 // Int32Swap is (*atomic.Int32).Swap.
-func Int32Swap(site uint32, v *atomic.Int32, x int32) int32 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int32Swap(l *shim.Local, site uint32, v *atomic.Int32, x int32) int32 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), uint64(uint32(x)))
 	return old
 }
 
 // Int32CompareAndSwap is (*atomic.Int32).CompareAndSwap.
-func Int32CompareAndSwap(site uint32, v *atomic.Int32, old, x int32) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int32CompareAndSwap(l *shim.Local, site uint32, v *atomic.Int32, old, x int32) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.CAS(site, unsafe.Pointer(v), uint64(uint32(old)), uint64(uint32(x)))
 		return true
@@ -78,39 +80,39 @@ func Int32CompareAndSwap(site uint32, v *atomic.Int32, old, x int32) bool {
 }
 
 // Int32Add is (*atomic.Int32).Add.
-func Int32Add(site uint32, v *atomic.Int32, d int32) int32 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int32Add(l *shim.Local, site uint32, v *atomic.Int32, d int32) int32 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	x := v.Add(d)
 	a.Store(site, unsafe.Pointer(v), uint64(uint32(x)))
 	return x
 }
 
 // Int64Load is (*atomic.Int64).Load.
-func Int64Load(site uint32, v *atomic.Int64) int64 {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func Int64Load(l *shim.Local, site uint32, v *atomic.Int64) int64 {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // Int64Store is (*atomic.Int64).Store.
-func Int64Store(site uint32, v *atomic.Int64, x int64) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int64Store(l *shim.Local, site uint32, v *atomic.Int64, x int64) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 }
 
 // Int64Swap is (*atomic.Int64).Swap.
-func Int64Swap(site uint32, v *atomic.Int64, x int64) int64 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int64Swap(l *shim.Local, site uint32, v *atomic.Int64, x int64) int64 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return old
 }
 
 // Int64CompareAndSwap is (*atomic.Int64).CompareAndSwap.
-func Int64CompareAndSwap(site uint32, v *atomic.Int64, old, x int64) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int64CompareAndSwap(l *shim.Local, site uint32, v *atomic.Int64, old, x int64) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
@@ -121,39 +123,39 @@ func Int64CompareAndSwap(site uint32, v *atomic.Int64, old, x int64) bool {
 }
 
 // Int64Add is (*atomic.Int64).Add.
-func Int64Add(site uint32, v *atomic.Int64, d int64) int64 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Int64Add(l *shim.Local, site uint32, v *atomic.Int64, d int64) int64 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	x := v.Add(d)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // Uint32Load is (*atomic.Uint32).Load.
-func Uint32Load(site uint32, v *atomic.Uint32) uint32 {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func Uint32Load(l *shim.Local, site uint32, v *atomic.Uint32) uint32 {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // Uint32Store is (*atomic.Uint32).Store.
-func Uint32Store(site uint32, v *atomic.Uint32, x uint32) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint32Store(l *shim.Local, site uint32, v *atomic.Uint32, x uint32) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 }
 
 // Uint32Swap is (*atomic.Uint32).Swap.
-func Uint32Swap(site uint32, v *atomic.Uint32, x uint32) uint32 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint32Swap(l *shim.Local, site uint32, v *atomic.Uint32, x uint32) uint32 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return old
 }
 
 // Uint32CompareAndSwap is (*atomic.Uint32).CompareAndSwap.
-func Uint32CompareAndSwap(site uint32, v *atomic.Uint32, old, x uint32) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint32CompareAndSwap(l *shim.Local, site uint32, v *atomic.Uint32, old, x uint32) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
@@ -164,39 +166,39 @@ func Uint32CompareAndSwap(site uint32, v *atomic.Uint32, old, x uint32) bool {
 }
 
 // Uint32Add is (*atomic.Uint32).Add.
-func Uint32Add(site uint32, v *atomic.Uint32, d uint32) uint32 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint32Add(l *shim.Local, site uint32, v *atomic.Uint32, d uint32) uint32 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	x := v.Add(d)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // Uint64Load is (*atomic.Uint64).Load.
-func Uint64Load(site uint32, v *atomic.Uint64) uint64 {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func Uint64Load(l *shim.Local, site uint32, v *atomic.Uint64) uint64 {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // Uint64Store is (*atomic.Uint64).Store.
-func Uint64Store(site uint32, v *atomic.Uint64, x uint64) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint64Store(l *shim.Local, site uint32, v *atomic.Uint64, x uint64) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 }
 
 // Uint64Swap is (*atomic.Uint64).Swap.
-func Uint64Swap(site uint32, v *atomic.Uint64, x uint64) uint64 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint64Swap(l *shim.Local, site uint32, v *atomic.Uint64, x uint64) uint64 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return old
 }
 
 // Uint64CompareAndSwap is (*atomic.Uint64).CompareAndSwap.
-func Uint64CompareAndSwap(site uint32, v *atomic.Uint64, old, x uint64) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint64CompareAndSwap(l *shim.Local, site uint32, v *atomic.Uint64, old, x uint64) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
@@ -207,39 +209,39 @@ func Uint64CompareAndSwap(site uint32, v *atomic.Uint64, old, x uint64) bool {
 }
 
 // Uint64Add is (*atomic.Uint64).Add.
-func Uint64Add(site uint32, v *atomic.Uint64, d uint64) uint64 {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func Uint64Add(l *shim.Local, site uint32, v *atomic.Uint64, d uint64) uint64 {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	x := v.Add(d)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // UintptrLoad is (*atomic.Uintptr).Load.
-func UintptrLoad(site uint32, v *atomic.Uintptr) uintptr {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func UintptrLoad(l *shim.Local, site uint32, v *atomic.Uintptr) uintptr {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // UintptrStore is (*atomic.Uintptr).Store.
-func UintptrStore(site uint32, v *atomic.Uintptr, x uintptr) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func UintptrStore(l *shim.Local, site uint32, v *atomic.Uintptr, x uintptr) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 }
 
 // UintptrSwap is (*atomic.Uintptr).Swap.
-func UintptrSwap(site uint32, v *atomic.Uintptr, x uintptr) uintptr {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func UintptrSwap(l *shim.Local, site uint32, v *atomic.Uintptr, x uintptr) uintptr {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return old
 }
 
 // UintptrCompareAndSwap is (*atomic.Uintptr).CompareAndSwap.
-func UintptrCompareAndSwap(site uint32, v *atomic.Uintptr, old, x uintptr) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func UintptrCompareAndSwap(l *shim.Local, site uint32, v *atomic.Uintptr, old, x uintptr) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.CAS(site, unsafe.Pointer(v), uint64(old), uint64(x))
 		return true
@@ -250,39 +252,39 @@ func UintptrCompareAndSwap(site uint32, v *atomic.Uintptr, old, x uintptr) bool 
 }
 
 // UintptrAdd is (*atomic.Uintptr).Add.
-func UintptrAdd(site uint32, v *atomic.Uintptr, d uintptr) uintptr {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func UintptrAdd(l *shim.Local, site uint32, v *atomic.Uintptr, d uintptr) uintptr {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	x := v.Add(d)
 	a.Store(site, unsafe.Pointer(v), uint64(x))
 	return x
 }
 
 // BoolLoad is (*atomic.Bool).Load.
-func BoolLoad(site uint32, v *atomic.Bool) bool {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func BoolLoad(l *shim.Local, site uint32, v *atomic.Bool) bool {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), b2u(x))
 	return x
 }
 
 // BoolStore is (*atomic.Bool).Store.
-func BoolStore(site uint32, v *atomic.Bool, x bool) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func BoolStore(l *shim.Local, site uint32, v *atomic.Bool, x bool) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), b2u(x))
 }
 
 // BoolSwap is (*atomic.Bool).Swap.
-func BoolSwap(site uint32, v *atomic.Bool, x bool) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func BoolSwap(l *shim.Local, site uint32, v *atomic.Bool, x bool) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), b2u(x))
 	return old
 }
 
 // BoolCompareAndSwap is (*atomic.Bool).CompareAndSwap.
-func BoolCompareAndSwap(site uint32, v *atomic.Bool, old, x bool) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func BoolCompareAndSwap(l *shim.Local, site uint32, v *atomic.Bool, old, x bool) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.CAS(site, unsafe.Pointer(v), b2u(old), b2u(x))
 		return true
@@ -293,31 +295,31 @@ func BoolCompareAndSwap(site uint32, v *atomic.Bool, old, x bool) bool {
 }
 
 // PointerLoad is (*atomic.Pointer[T]).Load.
-func PointerLoad[T any](site uint32, v *atomic.Pointer[T]) *T {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func PointerLoad[T any](l *shim.Local, site uint32, v *atomic.Pointer[T]) *T {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), b2u(x != nil))
 	return x
 }
 
 // PointerStore is (*atomic.Pointer[T]).Store.
-func PointerStore[T any](site uint32, v *atomic.Pointer[T], x *T) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func PointerStore[T any](l *shim.Local, site uint32, v *atomic.Pointer[T], x *T) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), b2u(x != nil))
 }
 
 // PointerSwap is (*atomic.Pointer[T]).Swap.
-func PointerSwap[T any](site uint32, v *atomic.Pointer[T], x *T) *T {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func PointerSwap[T any](l *shim.Local, site uint32, v *atomic.Pointer[T], x *T) *T {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), b2u(x != nil))
 	return old
 }
 
 // PointerCompareAndSwap is (*atomic.Pointer[T]).CompareAndSwap.
-func PointerCompareAndSwap[T any](site uint32, v *atomic.Pointer[T], old, x *T) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func PointerCompareAndSwap[T any](l *shim.Local, site uint32, v *atomic.Pointer[T], old, x *T) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.Store(site, unsafe.Pointer(v), b2u(x != nil))
 		return true
@@ -327,31 +329,31 @@ func PointerCompareAndSwap[T any](site uint32, v *atomic.Pointer[T], old, x *T) 
 }
 
 // ValueLoad is (*atomic.Value).Load.
-func ValueLoad(site uint32, v *atomic.Value) any {
-	a := shim.AtomicGate(site, false, unsafe.Pointer(v))
+func ValueLoad(l *shim.Local, site uint32, v *atomic.Value) any {
+	a := shim.AtomicGate(l, site, false, unsafe.Pointer(v))
 	x := v.Load()
 	a.Load(site, unsafe.Pointer(v), b2u(x != nil))
 	return x
 }
 
 // ValueStore is (*atomic.Value).Store.
-func ValueStore(site uint32, v *atomic.Value, x any) {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func ValueStore(l *shim.Local, site uint32, v *atomic.Value, x any) {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	v.Store(x)
 	a.Store(site, unsafe.Pointer(v), b2u(x != nil))
 }
 
 // ValueSwap is (*atomic.Value).Swap.
-func ValueSwap(site uint32, v *atomic.Value, x any) any {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func ValueSwap(l *shim.Local, site uint32, v *atomic.Value, x any) any {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	old := v.Swap(x)
 	a.Store(site, unsafe.Pointer(v), b2u(x != nil))
 	return old
 }
 
 // ValueCompareAndSwap is (*atomic.Value).CompareAndSwap.
-func ValueCompareAndSwap(site uint32, v *atomic.Value, old, x any) bool {
-	a := shim.AtomicGate(site, true, unsafe.Pointer(v))
+func ValueCompareAndSwap(l *shim.Local, site uint32, v *atomic.Value, old, x any) bool {
+	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
 		a.Store(site, unsafe.Pointer(v), b2u(x != nil))
 		return true

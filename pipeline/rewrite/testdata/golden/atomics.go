@@ -36,3 +36,8 @@ func andOr(s *stats, x *int32, v *atomic.Uint32) {
 	v.Or(1)
 	s.hits.And(7)
 }
+
+// deferred's atomic is a deferred call: it gets no Local.
+func deferred(s *stats) {
+	defer s.hits.Add(1)
+}
