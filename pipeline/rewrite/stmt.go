@@ -980,8 +980,19 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 		}
 		cls = append(cls, cl)
 	}
+	// The wrapper's block goes around the labeled statement, so that a
+	// `break L` in a case still names the select; but a goto cannot jump
+	// into a block, so for a label that a goto names the block goes
+	// inside the label (fasthttp's pipeline writer loops back with `goto
+	// againChW` to a select with a default: left out, its receives and
+	// sends were missing from the trace and the reader's accesses of each
+	// request raced with the caller's). A label named by both is left.
+	wrapLabel := l != nil
 	if l != nil && r.hasGoto(l.Label.Name) {
-		ok = false
+		if breaksTo(s, l.Label.Name) {
+			ok = false
+		}
+		wrapLabel = false
 	}
 	if !ok || n > maxCases || len(cls) == 0 {
 		if len(cls) > 0 {
@@ -1028,7 +1039,7 @@ func (r *rewriter) selectStmt(s *ast.SelectStmt, l *ast.LabeledStmt) {
 		}
 	}
 	var outer ast.Node = s
-	if l != nil {
+	if wrapLabel {
 		outer = l
 	}
 	lo, hi := r.span(outer)
@@ -1153,6 +1164,18 @@ func smallElem(t types.Type) bool {
 		small = types.SizesFor("gc", "amd64").Sizeof(t) <= 64
 	}()
 	return small
+}
+
+// breaksTo reports whether n holds a `break label`.
+func breaksTo(n ast.Node, label string) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.BREAK && b.Label != nil && b.Label.Name == label {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // hasGoto reports whether the file has a goto to a label with this name.

@@ -78,3 +78,47 @@ func drain(b *box, ch chan *work) {
 		b.release(<-ch)
 	}
 }
+
+// pump loops back to a labeled select with goto (fasthttp's pipeline
+// writer); wait's label is a break target, and both's is named by both.
+func pump(in, out chan int, stop chan struct{}) {
+	n := 0
+again:
+	select {
+	case v := <-in:
+		n += v
+	default:
+		if n == 0 {
+			goto again
+		}
+	}
+	select {
+	case out <- n:
+	case <-stop:
+	}
+}
+
+func wait(in chan int) (n int) {
+loop:
+	select {
+	case v := <-in:
+		if v < 0 {
+			break loop
+		}
+		n = v
+	}
+	return n
+}
+
+func both(in chan int) (n int) {
+both:
+	select {
+	case v := <-in:
+		if v < 0 {
+			break both
+		}
+		n += v
+		goto both
+	}
+	return n
+}
