@@ -18,7 +18,11 @@ import (
 //     that lock; a writer that takes none is reported;
 //   - batchflag: a cache replaced and indexed only under a try-lock made
 //     of an atomic flag, handed to the goroutine that runs the batch, is
-//     not reported; the same with the flag cleared elsewhere is.
+//     not reported; the same with the flag cleared elsewhere is;
+//   - lockedjoin: goroutines started and waited for under a lock, by two
+//     sections of it, edit a link's stages apart: not reported; an unlock
+//     before the Wait, the starter's own edit, or two goroutines of one
+//     section are.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin")
 }

@@ -47,23 +47,39 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 }
 
 func (r *Result) joinedInCaller(ca *goroutines.Context) bool {
-	r.mu.Lock()
-	ans, ok := r.nested[ca]
-	r.mu.Unlock()
-	if ok {
-		return ans
-	}
-	ans = r.computeJoinedInCaller(ca)
-	r.mu.Lock()
-	if r.nested == nil {
-		r.nested = make(map[*goroutines.Context]bool)
-	}
-	r.nested[ca] = ans
-	r.mu.Unlock()
-	return ans
+	_, ok := r.JoinedWithin(ca)
+	return ok
 }
 
-func (r *Result) computeJoinedInCaller(ca *goroutines.Context) bool {
+// JoinedWithin reports whether the goroutines of ca live only within one
+// call of the function F whose `go` statement starts them, as
+// JoinedInCaller requires (a WaitGroup local to F, Added to before the
+// statement and not by the goroutines, Done deferred by their entry, a
+// Wait on it on every path from the statement to F's returns), and returns
+// that Wait. Unlike JoinedInCaller it asks nothing of the goroutines F
+// runs on: whoever calls F is inside that call until the goroutines ended.
+func (r *Result) JoinedWithin(ca *goroutines.Context) (ssa.Instruction, bool) {
+	if ca.Kind != goroutines.Go || ca.Site == nil {
+		return nil, false
+	}
+	r.index()
+	r.mu.Lock()
+	w, ok := r.nested[ca]
+	r.mu.Unlock()
+	if ok {
+		return w, w != nil
+	}
+	w = r.computeJoinedWithin(ca)
+	r.mu.Lock()
+	if r.nested == nil {
+		r.nested = make(map[*goroutines.Context]ssa.Instruction)
+	}
+	r.nested[ca] = w
+	r.mu.Unlock()
+	return w, w != nil
+}
+
+func (r *Result) computeJoinedWithin(ca *goroutines.Context) ssa.Instruction {
 	site := ca.Site
 	f := site.Parent()
 	for _, obj := range r.doneObjects(ca) {
@@ -83,12 +99,17 @@ func (r *Result) computeJoinedInCaller(ca *goroutines.Context) bool {
 			if !slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
 				return r.gr.Flow.MayFollowAvoiding(site, ret, w)
 			}) {
-				return true
+				return w
 			}
 		}
 	}
-	return false
+	return nil
 }
+
+// ReachableFrom returns f and the functions f may call, directly or
+// through other calls, on its own goroutine (go statements aside): the
+// code that may run on the goroutine that calls f while the call lasts.
+func (r *Result) ReachableFrom(f *ssa.Function) map[*ssa.Function]bool { return r.reachableFrom(f) }
 
 // reachableFrom returns f and the functions f may call, directly or
 // through other calls, on its own goroutine (go statements aside).

@@ -100,7 +100,7 @@ type Result struct {
 	restarts map[*goroutines.Context]ssa.Instruction
 	guards   map[guardKey][]sharedloc.Loc                                // onceGuards, memoized
 	doneObjs map[*goroutines.Context][]sharedloc.Loc                     // doneObjects, memoized
-	nested   map[*goroutines.Context]bool                                // joinedInCaller, memoized
+	nested   map[*goroutines.Context]ssa.Instruction                     // JoinedWithin's Wait (nil: not joined), memoized
 	reach    map[*ssa.Function]map[*ssa.Function]bool                    // reachableFrom, memoized
 	befores  map[beforeKey]bool                                          // before, memoized
 	recvsOnC map[*goroutines.Context]map[sharedloc.Loc][]ssa.Instruction // recvsOn, memoized

@@ -134,7 +134,9 @@ type Safe func(p Pair) bool
 // oncePast), and within one Multi context only accesses to an object
 // all its goroutines share do. Nor do the goroutines that a call on the
 // Caller goroutine starts and waits for before it returns and Caller code
-// outside that call (ordering.Result.JoinedInCaller). Nor does an access
+// outside that call (ordering.Result.JoinedInCaller); goroutines that a
+// function starts and waits for while it holds a lock hold it too, against
+// code that does not run within that call (see starterLocks). Nor does an access
 // on the branch where the decrement of its object's reference count
 // returned 0 meet one made on that branch too, or while its goroutine
 // holds a reference to its object (countedApart).
@@ -214,6 +216,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 						continue // one invocation's fresh object, touched before it hands it over
 					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}
+					p.VA, p.VB = e.withStarter(p.VA, ca, b, vb, cb), e.withStarter(p.VB, cb, a, va, ca)
 					if safe != nil && safe(p) {
 						continue
 					}
@@ -224,6 +227,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 						q := p
 						qa, ca := e.inTest(a, p.VA, i, p.CA)
 						qb, cb := e.inTest(b, p.VB, j, p.CB)
+						qa, qb = e.withStarter(qa, p.CA, b, vb, p.CB), e.withStarter(qb, p.CB, a, va, p.CA)
 						q.VA, q.VB = qa, qb
 						if (ca || cb) && safe(q) {
 							continue
