@@ -29,7 +29,9 @@ func TestFixtures(t *testing.T) {
 		"switchgo",
 		// A map taken out of its field under the mutex, with a fresh one
 		// put there in the same section, is the taker's alone to range
-		// over.
+		// over, against an adder whose constructor runs between its read
+		// of the field and its write too, unless the constructor releases
+		// the mutex.
 		"taken",
 		// A channel made for the object its call made, and closed only by
 		// that call (in its body or a deferred closure), is not closed by

@@ -80,6 +80,8 @@ type Env struct {
 	// memoizes returnsCounted (both nil until first asked).
 	counts      map[sharedloc.Loc]bool
 	countedRets map[countedKey]bool
+	// keeps memoizes releasesNothing.
+	keeps map[*ssa.Function]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.

@@ -33,7 +33,10 @@ import (
 // the store of the fresh value in one block with no call between them
 // (a call could release the mutex), the mutex held in write mode at the
 // store, and the taken value stored nowhere. The other side's load and
-// use are in one block with no call between them either.
+// use are in one block with no call between them either that may release
+// a mutex (see keepsLocks): DataDog/datadog-go's aggregator writes
+// `a.sets[context] = newSetMetric(...)`, whose constructor runs between
+// the load of a.sets and the write.
 func (e *Env) Taken(p Pair) bool {
 	return e.takenFrom(p.A, p.B, p.VB) || e.takenFrom(p.B, p.A, p.VA)
 }
@@ -53,7 +56,7 @@ func (e *Env) takenFrom(x, y *sharedloc.Access, vy View) bool {
 			break
 		}
 	}
-	return held && readInSection(y, loc)
+	return held && e.readInSection(y, loc)
 }
 
 // take returns the location x's container was taken from and the mutexes
@@ -102,8 +105,8 @@ func (e *Env) take(x *sharedloc.Access) (sharedloc.Loc, []locksets.Held, bool) {
 }
 
 // readInSection reports whether y's container is read out of loc in y's
-// block with no call between the read and y.
-func readInSection(y *sharedloc.Access, loc sharedloc.Loc) bool {
+// block with no call between the read and y that may release a mutex.
+func (e *Env) readInSection(y *sharedloc.Access, loc sharedloc.Loc) bool {
 	load, l, ok := loadOf(y.Ptr)
 	if !ok || l != loc || load.Block() != y.Instr.Block() {
 		return false
@@ -115,11 +118,76 @@ func readInSection(y *sharedloc.Access, loc sharedloc.Loc) bool {
 		return false
 	}
 	for _, in := range instrs[start+1 : end] {
-		if c, ok := in.(ssa.CallInstruction); ok && !builtin(c) {
+		if c, ok := in.(ssa.CallInstruction); ok && !builtin(c) && !e.keepsLocks(c) {
 			return false
 		}
 	}
 	return true
+}
+
+// keepsLocks reports whether the call c cannot release a mutex: every
+// function it may call, and every function those may call on its
+// goroutine, has a body in the package and calls no method named Unlock,
+// RUnlock or Wait (a sync.Cond's Wait releases its Locker), and each of
+// their calls has known callees (a constructor such as newSetMetric,
+// which only allocates).
+func (e *Env) keepsLocks(c ssa.CallInstruction) bool {
+	if _, ok := c.(*ssa.Call); !ok {
+		return false
+	}
+	callees := e.Goroutines.CallGraph.Callees(c)
+	if len(callees) == 0 {
+		return false
+	}
+	for _, f := range callees {
+		for g := range e.Order.ReachableFrom(f) {
+			if !e.releasesNothing(g) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// releasesNothing reports whether fn's own body, as keepsLocks asks,
+// calls nothing that may release a mutex.
+func (e *Env) releasesNothing(fn *ssa.Function) bool {
+	if ans, ok := e.keeps[fn]; ok {
+		return ans
+	}
+	ans := fn.Blocks != nil
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			c, ok := instr.(ssa.CallInstruction)
+			if !ok || builtin(c) {
+				continue
+			}
+			if _, isGo := instr.(*ssa.Go); isGo {
+				continue
+			}
+			if name := calleeName(c); name == "Unlock" || name == "RUnlock" || name == "Wait" ||
+				len(e.Goroutines.CallGraph.Callees(c)) == 0 {
+				ans = false
+			}
+		}
+	}
+	if e.keeps == nil {
+		e.keeps = make(map[*ssa.Function]bool)
+	}
+	e.keeps[fn] = ans
+	return ans
+}
+
+// calleeName returns the name of the function or method c calls, or "".
+func calleeName(c ssa.CallInstruction) string {
+	com := c.Common()
+	if com.IsInvoke() {
+		return com.Method.Name()
+	}
+	if f := com.StaticCallee(); f != nil {
+		return f.Name()
+	}
+	return ""
 }
 
 // loadOf returns the load that v, a container, was read by from a field

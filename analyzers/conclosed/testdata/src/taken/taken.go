@@ -5,7 +5,10 @@
 // followerReplication.notifyAll against verifyLeader). Silent. Reported
 // beside it: a take that leaves the set in the field, an adder that keeps
 // the set past its Unlock, an adder under another mutex, and a take whose
-// set is put back in the field.
+// set is put back in the field. An adder whose entry a constructor makes
+// between the load of the set and the write (DataDog/datadog-go's
+// aggregator: a.sets[context] = newSetMetric(...)) is silent too; one
+// whose constructor releases the mutex and takes it again is reported.
 package taken
 
 import "sync"
@@ -20,7 +23,11 @@ type Replica struct {
 	late    map[*call]struct{}
 	foreign map[*call]struct{}
 	back    map[*call]struct{}
+	made    map[int]*entry
+	relock  map[int]*entry
 }
+
+type entry struct{ id int }
 
 func (r *Replica) vote(c *call) {}
 
@@ -32,6 +39,8 @@ func Run(c *call) {
 		late:    make(map[*call]struct{}),
 		foreign: make(map[*call]struct{}),
 		back:    make(map[*call]struct{}),
+		made:    make(map[int]*entry),
+		relock:  make(map[int]*entry),
 	}
 	r.Start(c)
 }
@@ -40,11 +49,15 @@ func (r *Replica) Start(c *call) {
 	go r.Add(c)
 	go r.AddLate(c)
 	go r.AddForeign(c)
+	go r.AddMade(c.id)
+	go r.AddRelock(c.id)
 	r.Drain()
 	r.DrainKept()
 	r.DrainLate()
 	r.DrainForeign()
 	r.DrainBack()
+	r.DrainMade()
+	r.DrainRelock()
 }
 
 func (r *Replica) Add(c *call) {
@@ -121,5 +134,50 @@ func (r *Replica) DrainBack() {
 	r.mu.Unlock()
 	for c := range n { // want `concurrent map iteration and map write`
 		r.vote(c)
+	}
+}
+
+func newEntry(id int) *entry { return &entry{id: id} }
+
+// AddMade writes an entry that newEntry makes after the set was read out
+// of its field: newEntry releases nothing, so the write is in the same
+// section as the read.
+func (r *Replica) AddMade(id int) {
+	r.mu.Lock()
+	r.made[id] = newEntry(id)
+	r.mu.Unlock()
+}
+
+func (r *Replica) DrainMade() {
+	r.mu.Lock()
+	n := r.made
+	r.made = make(map[int]*entry)
+	r.mu.Unlock()
+	for id := range n {
+		r.vote(&call{id: id})
+	}
+}
+
+// AddRelock's constructor releases the mutex and takes it again: the set
+// it writes may have been taken meanwhile.
+func (r *Replica) AddRelock(id int) {
+	r.mu.Lock()
+	r.relock[id] = r.slowEntry(id)
+	r.mu.Unlock()
+}
+
+func (r *Replica) slowEntry(id int) *entry {
+	r.mu.Unlock()
+	defer r.mu.Lock()
+	return &entry{id: id}
+}
+
+func (r *Replica) DrainRelock() {
+	r.mu.Lock()
+	n := r.relock
+	r.relock = make(map[int]*entry)
+	r.mu.Unlock()
+	for id := range n { // want `concurrent map iteration and map write`
+		r.vote(&call{id: id})
 	}
 }
