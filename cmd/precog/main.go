@@ -45,14 +45,16 @@ func main() {
 	// ends precog before its commands have cleaned up (a checker busy on
 	// a trace, a second signal). A run of precog test can hold gigabytes
 	// there (3.5 GB of traces from one smux run). A GOTMPDIR the user set
-	// stays the go commands' parent directory.
+	// stays the go commands' parent directory. What a killed precog left
+	// is removed first (sweepStale).
 	var tmps []string
 	cleanup := func() {
 		for _, d := range tmps {
 			os.RemoveAll(d)
 		}
 	}
-	if root, err := os.MkdirTemp("", "precog-"); err == nil {
+	sweepStale(os.TempDir())
+	if root, err := os.MkdirTemp("", tmpPrefix()); err == nil {
 		tmps = append(tmps, root)
 		os.Setenv("TMPDIR", root)
 		if user := os.Getenv("GOTMPDIR"); user != "" {

@@ -116,10 +116,10 @@ random's. A targeted run that failed while its order was not followed (a
 wait gave up) is not analysed: the wait may have made it fail. off runs
 the test again unperturbed.
 
-The traces go to a temporary directory removed at the end, or to -o DIR,
-which must be new, empty, or a directory an earlier record or test wrote
-(marked by its precog-output file); any other directory is refused before
-any work.
+The traces go to a temporary directory removed at the end (or, after a
+SIGKILL, by the next precog an hour later), or to -o DIR, which must be
+new, empty, or a directory an earlier record or test wrote (marked by its
+precog-output file); any other directory is refused before any work.
 
 In a package with more than one test, detection is guided by concurrent
 function pairs (CFP; see "precog help cover"): every test of the package
