@@ -45,8 +45,9 @@ func main() {
 	// ends precog before its commands have cleaned up (a checker busy on
 	// a trace, a second signal). A run of precog test can hold gigabytes
 	// there (3.5 GB of traces from one smux run). A GOTMPDIR the user set
-	// stays the go commands' parent directory. What a killed precog left
-	// is removed first (sweepStale).
+	// stays the go commands' parent directory, and precog's directory in
+	// it is named as the other (tmpPrefix). What a killed precog left in
+	// either is removed first (sweepStale).
 	var tmps []string
 	cleanup := func() {
 		for _, d := range tmps {
@@ -58,7 +59,8 @@ func main() {
 		tmps = append(tmps, root)
 		os.Setenv("TMPDIR", root)
 		if user := os.Getenv("GOTMPDIR"); user != "" {
-			if gotmp, err := os.MkdirTemp(user, "precog-go-"); err == nil {
+			sweepStale(user)
+			if gotmp, err := os.MkdirTemp(user, tmpPrefix()); err == nil {
 				tmps = append(tmps, gotmp)
 				os.Setenv("GOTMPDIR", gotmp)
 			}

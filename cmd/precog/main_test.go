@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/internal/leakcheck"
@@ -348,6 +350,47 @@ func TestBinary(t *testing.T) {
 	r := run(t, broken, bin, "vet", "-cache", testcache.Dir(), "./...")
 	if want := "precog: package example.com/m/bad: bad/bad.go:3:23: undefined: foo\n"; r.code != 1 || r.stderr != want {
 		t.Errorf("precog vet on a broken package: exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
+	}
+}
+
+// TestGoTmpDir: with GOTMPDIR set, precog's go commands work in a
+// directory of precog's own in it, named as its TMPDIR one and removed
+// at the end, and what a killed precog left there (a directory of a gone
+// process, unchanged for hours) is removed; a directory of a gone process
+// that changed lately and other names stay.
+func TestGoTmpDir(t *testing.T) {
+	t.Parallel()
+	bin, clean := precog(t), cleanModule(t)
+	gone := exec.Command("go", "env", "GOROOT") // any short-lived process
+	if err := gone.Run(); err != nil {
+		t.Skip("no process to outlive:", err)
+	}
+	dead := strconv.Itoa(gone.Process.Pid)
+	gotmp := t.TempDir()
+	old := time.Now().Add(-3 * time.Hour)
+	for _, name := range []string{"precog-" + dead + "-1", "precog-" + dead + "-2", "precog-go-3"} {
+		if err := os.MkdirAll(filepath.Join(gotmp, name, "b001"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if name != "precog-"+dead+"-2" {
+			if err := os.Chtimes(filepath.Join(gotmp, name), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd := exec.Command(bin, "vet", "-cache", testcache.Dir(), "./...")
+	cmd.Dir = clean
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+gotmp)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("precog vet: %v\n%s", err, out)
+	}
+	var left []string
+	entries, _ := os.ReadDir(gotmp)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{"precog-" + dead + "-2", "precog-go-3"}; !slices.Equal(left, want) {
+		t.Errorf("GOTMPDIR holds %q after precog vet, want %q", left, want)
 	}
 }
 
