@@ -37,6 +37,7 @@ func main() {
 			os.Args = append(os.Args[:1], args...)
 			unitchecker.Main(suite.FactsOnly()...) // does not return
 		}
+		labelCategories(checks)
 		unitchecker.Main(checks...) // does not return
 	}
 	// Every temporary directory of precog, and of the go commands and

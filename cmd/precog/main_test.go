@@ -431,9 +431,15 @@ func Run() string {
 	if r.code != 3 || !regexp.MustCompile(`(?m)^seeded/seeded.go:\d+:\d+: .* \[con-null\]$`).MatchString(r.stdout) {
 		t.Errorf("precog vet on a seeded con-null bug: exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	// go vet prints each diagnostic's category as precog vet does, and
+	// related information as it is.
 	r = run(t, dir, "go", "vet", "-vettool="+bin, "./...")
-	if r.code == 0 || !strings.Contains(r.stderr, "seeded/seeded.go:") {
+	if r.code == 0 || !regexp.MustCompile(`(?m)^seeded/seeded.go:\d+:\d+: .* \[con-null\]\n(.*: \t.*[^\]]\n)+`).MatchString(r.stderr) {
 		t.Errorf("go vet -vettool=precog on a seeded con-null bug: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	r = run(t, dir, "go", "vet", "-vettool="+bin, "-json", "./...")
+	if !strings.Contains(r.stdout, `"category": "con-null"`) {
+		t.Errorf("go vet -json -vettool=precog on a seeded con-null bug: exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 }
 
