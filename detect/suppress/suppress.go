@@ -172,7 +172,8 @@ type Access struct {
 type Point struct {
 	// Use is the read of the failure location on the failing line; Def
 	// the write that last defined it (nil if none: the location was
-	// never written in the trace, its zero value was read).
+	// never written in the trace; reads carry no value, so it held its
+	// zero value or what uninstrumented code wrote into it).
 	Use *Access
 	Def *Access
 	// Why says how the location was chosen among the line's reads.
@@ -524,6 +525,59 @@ func (a *Analysis) hangPoint() *Point {
 		}
 	}
 	return p
+}
+
+// UnsentReceive returns the last channel receive (a receive or a select's
+// receive case) that the goroutine of event use made before it, when no
+// instrumented code sent on or closed that channel in the trace: a timer's
+// (time.After, a Timer's C), or one that the standard library or a
+// dependency sends on or closes (a context's Done). Nil when the last
+// receive's channel had a send or close in the trace, or there was none.
+// A failure whose point has no definition after such a receive is likely
+// a timing failure: the goroutine stopped waiting (a select's timeout
+// case) before what it waited for arrived, which no definition explains.
+func (a *Analysis) UnsentReceive(use int) *Access {
+	gi := a.Graph.Goroutine(use)
+	evs := a.Graph.Goroutines[gi].Events
+	k, _ := slices.BinarySearch(evs, use)
+	for k--; k >= 0; k-- {
+		i := evs[k]
+		e := a.Events[i]
+		switch e.Kind {
+		case trace.EvChanRecv:
+		case trace.EvSelect:
+			s, ok := a.site(i)
+			if e.Arg < 0 || !ok || int(e.Arg) >= len(s.Cases) || s.Cases[e.Arg] != 'r' {
+				continue
+			}
+		default:
+			continue
+		}
+		if a.sentOn(e.Addr) {
+			return nil
+		}
+		return &Access{Index: i, Instance: Instance{e.Goroutine, e.Site, a.inst[i]}, Addr: e.Addr}
+	}
+	return nil
+}
+
+// sentOn reports whether the trace has a send on, or a close of, the
+// channel at addr.
+func (a *Analysis) sentOn(addr uint64) bool {
+	for i, e := range a.Events {
+		if e.Addr != addr {
+			continue
+		}
+		switch e.Kind {
+		case trace.EvChanSend, trace.EvChanClose:
+			return true
+		case trace.EvSelect:
+			if s, ok := a.site(i); ok && e.Arg >= 0 && int(e.Arg) < len(s.Cases) && s.Cases[e.Arg] == 's' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxRepeats bounds the repeats of a failure point.

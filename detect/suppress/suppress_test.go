@@ -340,3 +340,72 @@ func TestRepeats(t *testing.T) {
 		t.Errorf("failure point %+v of a failure that names no value, want no repeats", pt)
 	}
 }
+
+// timeout is a trace of a test that waits in a select for a worker's
+// result or a timer (time.After: its channel has no send in the trace),
+// takes the timer's case, and fails reading a result the worker had not
+// written yet (0x300, never written). Goroutine 3 receives from a channel
+// that goroutine 1 sends on (0xa00), then from one that is closed in the
+// trace (0xb00), and reads 0x300 after each.
+const timeout = `precog trace v1 test="T" package="p" start=2026-01-01T00:00:00Z pid=1
+1 g=1 Begin parent=none
+2 g=1 Fork site=10 child=2
+3 g=1 Fork site=10 child=3
+4 g=2 Begin parent=1
+5 g=2 Select site=20 case=-1 addr=0x0 ok=0 elem=0
+6 g=2 Select site=20 case=1 addr=0xc00 ok=1 elem=0
+7 g=2 Select site=20 case=-1 addr=0x0 ok=0 elem=0
+7.1 g=2 Read site=21 addr=0x300
+8 g=3 Begin parent=1
+9 g=1 ChanSend site=22 addr=0xa00 elem=0
+10 g=3 ChanRecv site=23 addr=0xa00 ok=1 elem=0
+10.1 g=3 Read site=21 addr=0x300
+11 g=1 ChanClose site=24 addr=0xb00
+12 g=3 Select site=20 case=0 addr=0xb00 ok=0 elem=0
+12.1 g=3 Read site=21 addr=0x300
+13 g=3 Select site=25 case=0 addr=0xd00 ok=1 elem=0
+13.1 g=3 Read site=21 addr=0x300
+14 g=1 Select site=25 case=1 addr=0xd00 ok=1 elem=0
+`
+
+// TestUnsentReceive: the last receive before a read, by its goroutine,
+// from a channel with no send or close in the trace is found (a select's
+// default cases before the read are passed over); a receive whose
+// channel another goroutine sent on (a send statement, or a select's send
+// case) or closed is not, and neither is an earlier one behind it.
+func TestUnsentReceive(t *testing.T) {
+	evs := parse(t, timeout)
+	sites := &trace.SiteTable{Sites: []trace.Site{
+		{ID: 10, File: "/m/p/t_test.go", Line: 9, Kind: "go"},
+		{ID: 20, File: "/m/p/t_test.go", Line: 12, Kind: "select", Cases: "rrd"},
+		{ID: 21, File: "/m/p/t_test.go", Line: 20, Kind: "read", Expr: "w.result"},
+		{ID: 22, File: "/m/p/t.go", Line: 5, Kind: "send"},
+		{ID: 23, File: "/m/p/t_test.go", Line: 14, Kind: "recv"},
+		{ID: 24, File: "/m/p/t.go", Line: 6, Kind: "close"},
+		{ID: 25, File: "/m/p/t.go", Line: 7, Kind: "select", Cases: "rs"},
+	}}
+	a := Analyze(evs, sites, nil)
+	read := func(g uint64, n int) int {
+		for i, e := range evs {
+			if e.Kind == trace.EvRead && e.Goroutine == g {
+				if n == 0 {
+					return i
+				}
+				n--
+			}
+		}
+		t.Fatalf("no read %d of goroutine %d", n, g)
+		return -1
+	}
+	if r := a.UnsentReceive(read(2, 0)); r == nil || r.Site != 20 || r.Addr != 0xc00 {
+		t.Errorf("goroutine 2's read after the timer's case: %+v, want the select at site 20 on 0xc00", r)
+	}
+	for n, why := range []string{"a receive of a sent value", "a receive that found its channel closed", "a select's receive whose value a select's send case sent"} {
+		if r := a.UnsentReceive(read(3, n)); r != nil {
+			t.Errorf("goroutine 3's read after %s: %+v, want nil", why, r)
+		}
+	}
+	if r := a.UnsentReceive(1); r != nil {
+		t.Errorf("a goroutine's first event: %+v, want nil", r)
+	}
+}

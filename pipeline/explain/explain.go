@@ -844,7 +844,15 @@ func (x *explainer) loop(ctx context.Context, test string, orig *run) {
 		}
 		if pt.Def == nil {
 			rep.Chain = append(rep.Chain, step)
-			x.none(last, "the failure location was never written in the trace: its zero value was read")
+			// Reads carry no value: a location never written in the
+			// trace holds its zero value or what uninstrumented code
+			// (the standard library, a dependency) wrote into it.
+			why := "the failure location was never written in the trace (it held its zero value, or code precog does not instrument wrote it)"
+			if r := a.UnsentReceive(pt.Use.Index); r != nil {
+				s := x.rel(x.site(r.Site, r.G))
+				why += fmt.Sprintf("; before it, the receive at %s:%d got a value from a channel that no instrumented code sent on or closed (a timer such as time.After's, or the standard library's): likely a timing failure, the wait ended before what it waited for, which no definition explains", s.File, s.Line)
+			}
+			x.none(last, why)
 			return
 		}
 		step.Def = x.rel(x.site(pt.Def.Site, pt.Def.G))
