@@ -109,7 +109,17 @@ func (a *analyzer) ahead(i int) {
 			a.condUnlocks[p] = true
 		}
 	}
-	a.lastOf[ev.Goroutine] = i
+	if ev.Kind != trace.EvGCEpoch {
+		// A goroutine's EvGCEpoch is recorded at its next event after
+		// a collection, so one that waited in Cond.Wait across a
+		// collection records it after Wait returned, before the
+		// EvCondWait: Wait unlocked the mutex before both, after the
+		// goroutine's event before them (fasthttp's streamPipe: the
+		// writer waiting for room and the reader's section between,
+		// reported as races on p.count and p.head when the unlock was
+		// placed after the EvGCEpoch, past the reader's relock).
+		a.lastOf[ev.Goroutine] = i
+	}
 }
 
 // ev returns event i: from the trace's events, or from Stream's window.
@@ -220,7 +230,7 @@ type analyzer struct {
 	// eof is set when every event has been seen by ahead: a match not
 	// found then will not come.
 	eof    bool
-	lastOf map[uint64]int // logical id -> index of its latest event seen by ahead
+	lastOf map[uint64]int // logical id -> index of its latest event seen by ahead, EvGCEpoch aside
 	late   *lateStores
 	// Stream's walk: what it counts, and the visitor of its events.
 	stream *streamState

@@ -101,9 +101,10 @@
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the
 //     trace's order of the critical sections; a Cond.Wait unlocks the
-//     locks its goroutine holds after its previous event and locks them
-//     again before it returns (the trace does not say which lock is the
-//     Cond's); and every atomic store (or add, swap, successful CAS)
+//     locks its goroutine holds after its previous event (an EvGCEpoch
+//     aside: one recorded for a collection during the Wait comes after
+//     it returned) and locks them again before it returns (the trace does
+//     not say which lock is the Cond's); and every atomic store (or add, swap, successful CAS)
 //     after the earlier ones to its address, since a read-modify-write
 //     reads them (a plain Store is ordered too: the trace does not tell
 //     the two apart);

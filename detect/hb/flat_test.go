@@ -241,7 +241,8 @@ type flatAnalyzer struct {
 }
 
 // flatCondUnlocks finds, for each EvCondWait (recorded when Wait returned),
-// the previous event of its goroutine: Wait unlocked the Cond's mutex
+// the previous event of its goroutine that is not an EvGCEpoch (recorded
+// after Wait returned, when a collection came during it): Wait unlocked the Cond's mutex
 // after it, and another goroutine's Lock may have come between.
 func flatCondUnlocks(events []trace.Event) map[int]bool {
 	last := make(map[uint64]int) // goroutine -> index of its last event
@@ -252,7 +253,9 @@ func flatCondUnlocks(events []trace.Event) map[int]bool {
 				out[p] = true
 			}
 		}
-		last[ev.Goroutine] = i
+		if ev.Kind != trace.EvGCEpoch {
+			last[ev.Goroutine] = i
+		}
 	}
 	return out
 }

@@ -391,3 +391,47 @@ func TestDroppedLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestCondWaitAcrossGC is TestCondWait with a collection during the
+// waiter's Wait: the shim records the waiter's EvGCEpoch at its next
+// event, after Wait returned and before its EvCondWait, and the unlock
+// Wait made belongs before it (fasthttp's streamPipe, whose writer waits
+// for room while the reader's section runs: races on p.count and p.head
+// were reported, and confirmed by forcing, when it was placed after the
+// EvGCEpoch). No race.
+func TestCondWaitAcrossGC(t *testing.T) {
+	same(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=1 Lock site=2 addr=0x900
+4.1 g=1 Read site=10 addr=0x100
+5 g=2 Lock site=3 addr=0x900
+5.1 g=2 Write site=20 addr=0x100 value=1
+6 g=2 CondBroadcast site=4 addr=0x800
+7 g=2 Unlock site=5 addr=0x900
+8 g=1 GCEpoch epoch=1
+9 g=1 CondWait site=6 addr=0x800
+9.1 g=1 Read site=11 addr=0x100
+10 g=1 Unlock site=7 addr=0x900
+`, nil))
+}
+
+// TestCondWaitAcrossGCUnlocked is its control: the other goroutine's
+// write takes no lock, so the waiter's read before its Wait and the write
+// are unordered whatever the Wait unlocked: a race.
+func TestCondWaitAcrossGCUnlocked(t *testing.T) {
+	same(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=1 Lock site=2 addr=0x900
+4.1 g=1 Read site=10 addr=0x100
+5 g=2 CondBroadcast site=4 addr=0x800
+5.1 g=2 Write site=20 addr=0x100 value=1
+8 g=1 GCEpoch epoch=1
+9 g=1 CondWait site=6 addr=0x800
+9.1 g=1 Read site=11 addr=0x100
+10 g=1 Unlock site=7 addr=0x900
+`, nil), "k.go:10(read) k.go:20(write)")
+}
