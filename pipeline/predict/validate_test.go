@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,5 +158,86 @@ func TestPlainBinary(t *testing.T) {
 		if vetOff := strings.Contains(f.Repro, " -vet=off "); vetOff != (want.vet && want.status == finding.Confirmed) {
 			t.Errorf("%s: reproducer %q", test, f.Repro)
 		}
+	}
+}
+
+// TestPlainChecksFirst checks that the failures the recorded runs showed
+// get their runs without recording before the forced runs of the
+// predictions: a SIGTERM (or a spent -validate-budget) during the forced
+// runs left a test that fails only instrumented confirmed, and the job
+// failed on it (fasthttp's allocation tests). The instrumented binaries are
+// shell scripts: p's fails (as an allocation count does under the shim),
+// s's, the forced run of a race, marks that it started and sleeps, and the
+// test cancels the context when it starts, as a SIGTERM would. p's test
+// passes as go test builds it: not confirmed. The control is the forced
+// run itself, which must still have started.
+func TestPlainChecksFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test -c")
+	}
+	mod, binDir, out := t.TempDir(), t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "forced")
+	files := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"p/p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n",
+		"s/s_test.go": "package s\n\nimport \"testing\"\n\nfunc TestY(t *testing.T) {}\n",
+		"sites.json":  `{"sites":[{"id":1,"file":"/m/s/s.go","line":3,"col":1,"kind":"read","function":"f","expr":"x"},{"id":2,"file":"/m/s/s.go","line":4,"col":1,"kind":"write","function":"g","expr":"x"}]}`,
+	}
+	for name, content := range files {
+		dir := mod
+		if name == "sites.json" {
+			dir = out
+		}
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for pkg, script := range map[string]string{
+		"p": "#!/bin/sh\necho '--- FAIL: TestX (0.00s)'\necho FAIL\nexit 1\n",
+		"s": "#!/bin/sh\ntouch " + marker + "\nsleep 60\n",
+	} {
+		bin := record.InstrumentedBinary(binDir, "example.com/m/"+pkg)
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := &record.Index{Sites: "sites.json", Packages: []*record.Package{
+		{ImportPath: "example.com/m/p", Dir: filepath.Join(mod, "p"), Tests: []*record.Test{{Name: "TestX", Outcome: record.Fail, Wall: time.Second}}},
+		{ImportPath: "example.com/m/s", Dir: filepath.Join(mod, "s"), Tests: []*record.Test{{Name: "TestY", Outcome: record.Pass, Wall: time.Second}}},
+	}}
+	failed := finding.Finding{ID: "aaaaaaaaaaaa", Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{"example.com/m/p.TestX"},
+		Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
+	race := finding.Finding{ID: "bbbbbbbbbbbb", Kind: finding.Race, Status: finding.Predicted, Tests: []string{"example.com/m/s.TestY"},
+		Sites: []finding.Site{{File: "/m/s/s.go", Line: 3, Col: 1, Role: "read", ID: 1}, {File: "/m/s/s.go", Line: 4, Col: 1, Role: "write", ID: 2}},
+		Witnesses: []finding.Witness{{Test: "example.com/m/s.TestY", Events: []finding.Event{
+			{Role: "read", G: 1, Site: 1, Kind: "Read", Index: 3}, {Role: "write", G: 2, Site: 2, Kind: "Write", Index: 5}}}}}
+	res := &Result{Index: ix, Findings: []finding.Finding{failed, race}, unforced: map[string]bool{failed.ID: true}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(marker); err == nil {
+				cancel() // a SIGTERM during the forced runs
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	o := Options{Dir: mod, Flags: &record.GoTestFlags{Timeout: time.Minute}, Validate: &ValidateOptions{Parallel: 1, Budget: 5 * time.Minute}}
+	if err := validateAll(ctx, o, out, binDir, res, newTracker(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the race's forced run did not start: %v", err)
+	}
+	if f := res.Findings[0]; f.Status != finding.NotConfirmed {
+		t.Errorf("the failure of %s: %s after %d runs without recording (%s), want %s", f.Tests[0], f.Status, f.Validation.Runs, f.Validation.Reason, finding.NotConfirmed)
 	}
 }
