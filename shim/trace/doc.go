@@ -48,6 +48,14 @@
 // Addresses are coded as the zigzag difference to the previous address in
 // the same batch, whichever event it belonged to (again 0 before the
 // first), because a goroutine's accesses cluster around a few objects.
+// An address field (fAddr, the plain form's) holds that difference plus
+// one, and 0 for the address 0, which does not become the previous
+// address: a select that took its default case, a time.Sleep and the
+// other events without an object take one byte for it, and the event
+// after them is coded against the address before them (pond's workers
+// poll with a select at every task: 7.5% fewer bytes for the events of its
+// TestSubpoolStopAndWait than when the address 0 was coded against the
+// last object and the next object against 0).
 // Everything else is a plain uvarint. Reads and writes, the most frequent
 // events, have a compact form of their own (below), which the writers of
 // this package use for every read and write: a typical one of a heap

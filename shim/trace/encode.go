@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -15,8 +16,8 @@ import (
 // EvPoolPut and EvPoolGet, version 9 the compact reads and writes and a
 // batch length of 4 little-endian bytes, version 10 the element
 // fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect, version 11
-// EvBelow.
-const Version = 11
+// EvBelow, version 12 the address field's 0 for the address 0 (addrCode).
+const Version = 12
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -444,9 +445,7 @@ func (e *Encoder) PutChanRecv(w *[Window]byte, seq uint64, site uint32, addr uin
 	i := putUvarint(w, 1, seq-e.seq)
 	e.seq, e.sub = seq, 0
 	i = putUvarint(w, i, uint64(site))
-	d := uint64(addr) - e.addr
-	e.addr = uint64(addr)
-	i = putUvarint(w, i, zigzag(int64(d)))
+	i = putUvarint(w, i, e.addrCode(uint64(addr)))
 	w[i&(Window-1)] = 0
 	if ok {
 		w[i&(Window-1)] = 1
@@ -467,9 +466,7 @@ func (e *Encoder) PutSelect(w *[Window]byte, seq uint64, site uint32, index int,
 	e.seq, e.sub = seq, 0
 	i = putUvarint(w, i, uint64(site))
 	i = putUvarint(w, i, zigzag(int64(index)))
-	d := uint64(addr) - e.addr
-	e.addr = uint64(addr)
-	i = putUvarint(w, i, zigzag(int64(d)))
+	i = putUvarint(w, i, e.addrCode(uint64(addr)))
 	w[i&(Window-1)] = 0
 	if ok {
 		w[i&(Window-1)] = 1
@@ -498,9 +495,7 @@ func (e *Encoder) PutAccess(w *[Window]byte, k Kind, site uint32, addr uintptr) 
 	e.sub++
 	w[0] = byte(k)
 	i := putUvarint(w, 1, uint64(site))
-	d := uint64(addr) - e.addr
-	e.addr = uint64(addr)
-	return putUvarint(w, i, zigzag(int64(d)))
+	return putUvarint(w, i, e.addrCode(uint64(addr)))
 }
 
 // PutRead writes an EvRead event at the start of w, in the compact form
@@ -575,9 +570,7 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	i := putUvarint(w, 1, seq-e.seq)
 	e.seq, e.sub = seq, 0
 	i = putUvarint(w, i, uint64(site))
-	d := uint64(addr) - e.addr
-	e.addr = uint64(addr)
-	i = putUvarint(w, i, zigzag(int64(d)))
+	i = putUvarint(w, i, e.addrCode(uint64(addr)))
 	if extra == noField {
 		return i
 	}
@@ -740,9 +733,37 @@ func (e *Encoder) access(b []byte, k Kind, site uint32, addr uintptr) []byte {
 // a goroutine's own stack), and a small difference takes one or two bytes
 // where a heap address such as 0xc000123456 takes six.
 func (e *Encoder) appendAddr(b []byte, addr uint64) []byte {
-	d := addr - e.addr
+	return appendUvarint(b, e.addrCode(addr))
+}
+
+// addrCode returns the coded address field of addr (see the package
+// doc): 0 for the address 0, which leaves the batch's previous address as
+// it is, else 1 + the zigzag difference to the previous address, addr
+// becoming the previous address. The one difference whose code would
+// wrap to 0, of an address 2^63 from the previous one, takes the code
+// that the address 0 would have had, which decodes to 0 and is read as
+// that address (decodeAddr).
+func (e *Encoder) addrCode(addr uint64) uint64 {
+	if addr == 0 {
+		return 0
+	}
+	base := e.addr
 	e.addr = addr
-	return appendUvarint(b, zigzag(int64(d)))
+	c := zigzag(int64(addr - base))
+	if c == math.MaxUint64 {
+		c = zigzag(-int64(base))
+	}
+	return c + 1
+}
+
+// decodeAddr returns the address whose address field is c, not 0, after
+// the previous address base (addrCode).
+func decodeAddr(base, c uint64) uint64 {
+	a := base + uint64(unzigzag(c-1))
+	if a == 0 {
+		a = base + 1<<63
+	}
+	return a
 }
 
 func appendBool(b []byte, v bool) []byte {

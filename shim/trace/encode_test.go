@@ -34,7 +34,9 @@ func TestAppendAllocs(t *testing.T) {
 func TestMaxEventLen(t *testing.T) {
 	longest := 0
 	for k := evNone + 1; k < numKinds; k++ {
-		ev := Event{Kind: k, Seq: math.MaxUint64, Site: math.MaxUint32, Addr: 1 << 63,
+		// Addr: the address whose field is widest, 1 + the zigzag
+		// difference of 2^63-1 (addrCode).
+		ev := Event{Kind: k, Seq: math.MaxUint64, Site: math.MaxUint32, Addr: 1<<63 - 1,
 			Value: 1, Arg: math.MinInt64, Peer: math.MaxUint64}
 		switch k {
 		case EvWrite, EvAtomicLoad, EvAtomicStore, EvChanMake, EvGCEpoch:
@@ -368,9 +370,10 @@ func TestCompact(t *testing.T) {
 			want = append(want, ev)
 		}
 	}
-	// The plain form of a read and a write, which version 8 wrote.
-	b = append(b, byte(EvRead), 3, byte(zigzag(8)))
-	b = append(b, byte(EvWrite), 3, byte(zigzag(-8)), 5)
+	// The plain form of a read and a write, which version 8 wrote (its
+	// address field 1 + the zigzag difference since version 12).
+	b = append(b, byte(EvRead), 3, byte(zigzag(8)+1))
+	b = append(b, byte(EvWrite), 3, byte(zigzag(-8)+1), 5)
 	want = append(want, Event{Kind: EvRead, Goroutine: 1, Sub: uint64(len(want) + 1), Site: 3, Addr: 0xc000012348},
 		Event{Kind: EvWrite, Goroutine: 1, Sub: uint64(len(want) + 2), Site: 3, Addr: 0xc000012340, Value: 5})
 	FinishBatch(b)
@@ -396,5 +399,66 @@ func TestCompact(t *testing.T) {
 	}
 	if n := len(f.AppendWrite(nil, 1000, 0xc000012350, 1)); n != 4 {
 		t.Errorf("a write of 1 at site 1000, 8 bytes on, takes %d bytes, want 4", n)
+	}
+}
+
+// TestZeroAddress checks the address field of the address 0 (addrCode):
+// a select that took its default case and a time.Sleep (no object) take
+// one byte for it and leave the previous address where it was, so that
+// the next event is coded against the object before them; an address
+// 2^63 from the previous one, whose code would wrap to 0, reads back as
+// itself; and a non-zero address still becomes the previous address.
+func TestZeroAddress(t *testing.T) {
+	const a = 0xc000012340
+	var e Encoder
+	b := e.StartBatch(nil, 1)
+	b = e.AppendLock(b, 1, 10, a)
+	zero := len(b)
+	b = e.AppendSelect(b, 2, 11, -1, 0, false, 0)
+	b = e.AppendSleep(b, 3, 12, 0, 0)
+	w := new([Window]byte)
+	b = append(b, w[:e.PutSyncAddr(w, EvAtomicStore, 4, 13, a+8, 1)]...)
+	b = append(b, w[:e.PutSelect(w, 5, 11, -1, 0, false, 0)]...)
+	b = append(b, w[:e.PutSyncAddr(w, EvUnlock, 6, 14, a, 0)]...)
+	far := uint64(a) + 1<<63
+	b = e.AppendAtomicLoad(b, 7, 15, uintptr(far), 2)
+	b = e.AppendAtomicLoad(b, 8, 15, uintptr(far+8), 3)
+	b = e.AppendMapRead(b, 16, 0)
+	b = e.AppendMapWrite(b, 17, uintptr(far+8))
+	FinishBatch(b)
+	_, got, err := readAll(append(AppendHeader(nil, testHeader), b...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{a, 0, 0, a + 8, 0, a, far, far + 8, 0, far + 8}
+	if len(got) != len(want) {
+		t.Fatalf("read %d events, want %d", len(got), len(want))
+	}
+	for i, ev := range got {
+		if ev.Addr != want[i] {
+			t.Errorf("event %d (%v): address %#x, want %#x", i, ev.Kind, ev.Addr, want[i])
+		}
+	}
+
+	// The bytes: a select's default case is kind, seq, site, case, the
+	// address field, ok and elem, one byte each; a Sleep kind, seq,
+	// site, address and value. The AtomicStore after them is coded 8
+	// bytes after the Lock: one byte.
+	var f Encoder
+	f.seq, f.addr = 1, a
+	if n := len(f.AppendSelect(nil, 2, 11, -1, 0, false, 0)); n != 7 {
+		t.Errorf("a select's default case takes %d bytes, want 7", n)
+	}
+	if n := len(f.AppendSleep(nil, 3, 12, 0, 0)); n != 5 {
+		t.Errorf("a Sleep without a clock takes %d bytes, want 5", n)
+	}
+	if f.addr != a {
+		t.Errorf("the previous address after them is %#x, want the Lock's %#x", f.addr, a)
+	}
+	if n := len(f.AppendAtomicStore(nil, 4, 13, a+8, 1)); n != 5 {
+		t.Errorf("an AtomicStore of 1, 8 bytes after the Lock, takes %d bytes, want 5", n)
+	}
+	if got[3].Kind != EvAtomicStore || b[zero] != byte(EvSelect) {
+		t.Fatalf("events out of place: %v, % x", got[3], b[zero:zero+2])
 	}
 }

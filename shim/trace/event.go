@@ -81,8 +81,8 @@ const (
 	// returned, in nanoseconds since 1970: inside a bubble that is the
 	// bubble's virtual clock.
 	EvBubble   // first thing in the function synctest.Test or synctest.Run runs, on the bubble's root goroutine; addr is 0 [seq, site, addr, value]
-	EvSleep    // before time.Sleep blocks, with the clock at the call; addr is 0 [seq, site, addr, value]
-	EvWake     // after time.Sleep returned, with the clock at the return; addr is 0 [seq, site, addr, value]
+	EvSleep    // before time.Sleep blocks, with the clock at the call inside a bubble (0 outside one); addr is 0 [seq, site, addr, value]
+	EvWake     // after time.Sleep returned, with the clock at the return inside a bubble (0 outside one); addr is 0 [seq, site, addr, value]
 	EvClock    // a bubble goroutine read the clock just before an operation that may block it durably (channel operation, select, WaitGroup.Wait, Cond.Wait) or its end, or just after such an operation returned at a later time; addr is 0 [seq, site, addr, value]
 	EvSyncWait // after synctest.Wait returned: every other goroutine of the bubble is durably blocked or ended; addr is 0 [seq, site, addr, value]
 
@@ -168,7 +168,7 @@ type field uint8
 
 const (
 	fSite    field = iota // uvarint, at most 1<<32-1 -> Site
-	fAddr                 // zigzag uvarint of the difference to the batch's previous address -> Addr
+	fAddr                 // 0 for the address 0, else 1 + the zigzag difference to the batch's previous address, as a uvarint -> Addr
 	fValue                // uvarint -> Value
 	fCap                  // uvarint -> Value
 	fEpoch                // uvarint -> Value

@@ -469,8 +469,12 @@ func (r *cursor) decode() (Event, error) {
 				ev.Site = uint32(v)
 			}
 		case fAddr:
-			d.addr += uint64(unzigzag(d.uvarint()))
-			ev.Addr = d.addr
+			// 0 is the address 0, which leaves d.addr as it is
+			// (Encoder.addrCode).
+			if c := d.uvarint(); c != 0 {
+				d.addr = decodeAddr(d.addr, c)
+				ev.Addr = d.addr
+			}
 		case fValue, fCap, fEpoch, fChild, fParent:
 			v := d.uvarint()
 			if f == fChild || f == fParent {
@@ -587,7 +591,9 @@ func (r *cursor) skip() bool {
 				return false
 			}
 		case fAddr:
-			addr += uint64(unzigzag(v))
+			if v != 0 {
+				addr = decodeAddr(addr, v)
+			}
 		case fOK:
 			if v > 1 {
 				return false
