@@ -25,7 +25,17 @@
 //     path from the `go` statement to it passes the Wait (a Wait per
 //     batch in the loop that starts the batches). A goroutine that calls
 //     Add for the goroutines it starts does not void the join when it was
-//     counted before it started and its own Done is deferred;
+//     counted before it started and its own Done is deferred. A call of
+//     a function with a WaitGroupFact (see spawnfacts: a wrapper of this
+//     package or a dependency, such as ristretto's z.Closer, whose Done
+//     calls lc.waiting.Done() and whose SignalAndWait ends in
+//     lc.waiting.Wait()) stands for the Add, Done or Wait it makes on the
+//     WaitGroup its argument reaches: the field at the end of the fact's
+//     path (one location for every instance, as sharedloc names fields),
+//     or the argument's own objects when it is the *sync.WaitGroup. Only
+//     a Wait on every path, a Done made at most once per call, and every
+//     Add (those not on every path count against the join, never for
+//     it) are in the facts;
 //   - channel: code before every send on (or close of) a channel happens
 //     before code that follows a receive from it; and code before every
 //     close of a channel happens before code that runs only past a

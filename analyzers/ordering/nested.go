@@ -6,7 +6,6 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
-	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -93,7 +92,7 @@ func (r *Result) computeJoinedWithin(ca *goroutines.Context) ssa.Instruction {
 			continue
 		}
 		for _, w := range r.ops.waits[obj] {
-			if w.Parent() != f || model.CalleeName(w.(ssa.CallInstruction).Common()) != model.WaitGroupWait {
+			if w.Parent() != f || !r.isWait(w) {
 				continue
 			}
 			if !slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {

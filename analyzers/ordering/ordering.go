@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
@@ -21,6 +22,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/analyzers/spawnfacts"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -32,7 +34,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "ordering",
 	Doc:        analyzerutil.MustExtractDoc(doc, "ordering"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/ordering",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, budget.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, budget.Analyzer, spawnfacts.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
@@ -83,6 +85,7 @@ type Result struct {
 	pass   *analysis.Pass
 	gr     *goroutines.Result
 	shared *sharedloc.Result
+	spawns *spawnfacts.Result
 	// budget is the package's, charged with every step of a query
 	// (see query).
 	budget *budget.Budget
@@ -121,6 +124,12 @@ type syncOps struct {
 	caseStart map[ssa.Instruction]bool
 	onceFns   map[*ssa.Function][]sharedloc.Loc // Do bodies and the Onces that guard them
 	dead      map[*ssa.Function]bool            // functions that never run (see deadFuncs)
+	// wrapped holds the calls of WaitGroup wrappers (spawnfacts'
+	// WaitGroupFact: z.Closer's Done, SignalAndWait) found in waits,
+	// dones and adds, each with the operation it stands for; maybeAdd
+	// those of them whose Add may not run on every path.
+	wrapped  map[ssa.Instruction]string
+	maybeAdd map[ssa.Instruction]bool
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -129,6 +138,7 @@ func run(pass *analysis.Pass) (any, error) {
 		gr:     pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
 		shared: pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
 		budget: pass.ResultOf[budget.Analyzer].(*budget.Budget),
+		spawns: pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
 	}, nil
 }
 
@@ -144,6 +154,8 @@ func (r *Result) index() {
 			onceDo:    map[sharedloc.Loc][]ssa.CallInstruction{},
 			caseStart: map[ssa.Instruction]bool{},
 			onceFns:   map[*ssa.Function][]sharedloc.Loc{},
+			wrapped:   map[ssa.Instruction]string{},
+			maybeAdd:  map[ssa.Instruction]bool{},
 		}
 		for _, a := range r.shared.Accesses {
 			switch a.Op {
@@ -186,6 +198,9 @@ func (r *Result) index() {
 					if len(call.Args) == 0 || call.IsInvoke() {
 						continue
 					}
+					if _, isGo := instr.(*ssa.Go); !isGo && !strings.HasPrefix(name, "(*sync.WaitGroup).") {
+						r.indexWrapped(&ops, instr, call)
+					}
 					objs := r.shared.Objects(call.Args[0])
 					if len(objs) != 1 {
 						continue
@@ -214,6 +229,55 @@ func (r *Result) index() {
 		}
 		r.ops = ops
 	})
+}
+
+// indexWrapped files a call of a WaitGroup wrapper (a function with a
+// WaitGroupFact, of this package or a dependency) under the operations it
+// stands for, on the WaitGroup its argument reaches: the field at the
+// end of the fact's path (WaitGroups in fields are one location per
+// field, as sharedloc names them), or the objects of the argument itself
+// when the wrapper is handed the *sync.WaitGroup.
+func (r *Result) indexWrapped(ops *syncOps, instr ssa.Instruction, call *ssa.CallCommon) {
+	for _, op := range r.spawns.WaitGroupOps(call) {
+		if op.Param >= len(call.Args) {
+			continue
+		}
+		var obj sharedloc.Loc
+		arg := call.Args[op.Param]
+		if len(op.Path) == 0 {
+			objs := r.shared.Objects(arg)
+			if len(objs) != 1 {
+				continue
+			}
+			obj = objs[0]
+		} else {
+			f := spawnfacts.WaitGroupField(arg.Type(), op.Path)
+			if f == nil {
+				continue
+			}
+			obj = sharedloc.Loc{Kind: sharedloc.Field, Obj: f}
+		}
+		switch op.Op {
+		case model.WaitGroupWait:
+			ops.waits[obj] = append(ops.waits[obj], instr)
+		case model.WaitGroupDone:
+			ops.dones[obj] = append(ops.dones[obj], instr)
+		case model.WaitGroupAdd:
+			ops.adds[obj] = append(ops.adds[obj], instr)
+			if !op.Must {
+				ops.maybeAdd[instr] = true
+			}
+		default:
+			continue
+		}
+		ops.wrapped[instr] = op.Op
+	}
+}
+
+// isWait reports whether w, one of the package's waits, is a
+// sync.WaitGroup Wait, or a call of a wrapper that waits on one.
+func (r *Result) isWait(w ssa.Instruction) bool {
+	return model.CalleeName(w.(ssa.CallInstruction).Common()) == model.WaitGroupWait || r.ops.wrapped[w] == model.WaitGroupWait
 }
 
 // Before reports whether a, executing in context ca, happens before b,
@@ -651,7 +715,7 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 			continue
 		}
 		for _, w := range r.ops.waits[obj] {
-			if model.CalleeName(w.(ssa.CallInstruction).Common()) != model.WaitGroupWait {
+			if !r.isWait(w) {
 				continue
 			}
 			// A deferred Wait runs when its function returns, after the
@@ -754,7 +818,7 @@ func (r *Result) countedBefore(c *goroutines.Context, obj sharedloc.Loc) bool {
 		return false
 	}
 	for _, a := range r.ops.adds[obj] {
-		if a.Parent() == c.Site.Parent() && r.gr.Flow.Dominates(a, c.Site) && !slices.Contains(r.gr.Of(a.Parent()), c) {
+		if a.Parent() == c.Site.Parent() && !r.ops.maybeAdd[a] && r.gr.Flow.Dominates(a, c.Site) && !slices.Contains(r.gr.Of(a.Parent()), c) {
 			return true
 		}
 	}

@@ -76,7 +76,7 @@ func (r *Result) waitOnSomePath(c *goroutines.Context, site ssa.Instruction, pc 
 			continue
 		}
 		for _, w := range r.ops.waits[obj] {
-			if model.CalleeName(w.(ssa.CallInstruction).Common()) != model.WaitGroupWait {
+			if !r.isWait(w) {
 				continue
 			}
 			// w, and the calls that lead to it where it runs on every

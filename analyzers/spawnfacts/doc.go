@@ -1,6 +1,7 @@
 // Package spawnfacts defines an analyzer that finds the functions that run
-// one of their function parameters on a new goroutine, and exports that as
-// a fact for the packages that call them. It reports nothing.
+// one of their function parameters on a new goroutine, and those that wrap
+// a sync.WaitGroup's Add, Done or Wait, and exports that as facts for the
+// packages that call them. It reports nothing.
 //
 // # Analyzer spawnfacts
 //
@@ -17,6 +18,18 @@
 // receiving from a channel the goroutine closes or sends on last (also
 // in a select whose other cases panic or call t.Fatal, a test helper's
 // timeout).
+//
+// WaitGroupFact marks the functions that call Add, Done or Wait on a
+// sync.WaitGroup reached from one of their parameters, directly or
+// through such a function of the same or another package: ristretto's
+// z.Closer (AddRunning, Done, Wait, SignalAndWait, on the closer's
+// waiting field), or a helper handed the *sync.WaitGroup. The fact names
+// the parameter and the struct fields from it to the WaitGroup, so that
+// the ordering analysis takes a call for the operation on the WaitGroup
+// its argument reaches. It records a Wait only when it runs on every
+// path to the function's returns, a Done only when the function makes
+// exactly one, outside loops, in its own body, and every Add (in
+// closures too; "!" when on every path): what a call may stand for.
 //
 // The analyzer is separate from the goroutines analyzer, which needs the
 // package's call graph, so that dependencies analyzed only for their facts

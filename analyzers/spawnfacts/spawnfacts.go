@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        analyzerutil.MustExtractDoc(doc, "spawnfacts"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/spawnfacts",
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{new(SpawnsFact)},
+	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact)},
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil) }),
 }
 
@@ -76,6 +76,10 @@ type Result struct {
 	// realizes holds the positions of the `go` statements inside
 	// spawners that run a spawned parameter.
 	realizes map[token.Pos]bool
+	// wgOps holds the WaitGroupFacts of this package's functions, and
+	// wgImported those of the other packages' functions it calls.
+	wgOps      map[*types.Func][]WaitGroupOp
+	wgImported map[*types.Func]*WaitGroupFact
 }
 
 func newResult(pkg *types.Package) *Result {
@@ -85,6 +89,9 @@ func newResult(pkg *types.Package) *Result {
 		joins:    make(map[*types.Func]bool),
 		imported: make(map[*types.Func]*SpawnsFact),
 		realizes: make(map[token.Pos]bool),
+
+		wgOps:      make(map[*types.Func][]WaitGroupOp),
+		wgImported: make(map[*types.Func]*WaitGroupFact),
 	}
 }
 
@@ -152,6 +159,7 @@ func run(pass *analysis.Pass) (any, error) {
 	b := &builder{pass: pass, res: newResult(pass.Pkg), flow: ssaflow.New()}
 	b.importFacts(funcs)
 	b.findSpawners(funcs)
+	b.findWaitGroupOps(funcs)
 	return b.res, nil
 }
 
@@ -188,6 +196,10 @@ func (b *builder) importFacts(funcs []*ssa.Function) {
 					b.res.imported[obj] = &f
 				} else {
 					b.res.imported[obj] = nil
+				}
+				var w WaitGroupFact
+				if b.pass.ImportObjectFact(obj, &w) {
+					b.res.wgImported[obj] = &w
 				}
 			}
 		}
