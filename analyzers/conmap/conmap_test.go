@@ -21,6 +21,10 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// A helper that lets its caller's lock go around a callback and
+		// takes it again, in a loop or under a condition, gives it back:
+		// its caller holds it after the call.
+		"transientunlock",
 		// Locks held by the callers of a generic method's instantiation
 		// are held in its body.
 		"generic",

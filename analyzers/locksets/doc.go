@@ -26,7 +26,16 @@
 // may return a nil error than at those returning one that is not nil
 // (a Begin that locks and, where it fails, unlocks and returns an error,
 // as tidwall/buntdb's) acquires the more on the branch where its caller
-// tested that error, right after the call, and found it nil. A callback
+// tested that error, right after the call, and found it nil. A function
+// that lets its caller's mutex go and takes it again before it returns
+// (around a callback, in a loop that may run no iteration or where a
+// condition says: pion/sctp's resetStreamsIfAny and restartAssociation)
+// does not release it: a mutex counts as released only when the
+// function, entered holding it, may return without it. A deferred Lock or
+// RLock that runs at every return, after every deferred unlock of the
+// same mutex (mu.Unlock(); defer mu.Lock(), or uber-go/tally's upgrade
+// RUnlock; defer RLock; Lock; defer Unlock), holds the mutex again at the
+// return. What runs between the Unlock and the Lock holds it not. A callback
 // given to a library function known to call it before returning
 // (sync.Once.Do, sort.Slice, filepath.WalkDir, ...) gets the set held at
 // that call. So do the methods of a value converted to an interface that

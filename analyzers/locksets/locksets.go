@@ -284,11 +284,14 @@ type solver struct {
 	defers   map[*ssa.Function][]*ssa.Defer
 	// deferredUnlocks maps deferred Unlock calls to their mutex.
 	deferredUnlocks map[*ssa.Defer]sharedloc.Loc
-	effects         map[*ssa.Function]effect
-	entry           map[*ssa.Function]Set // nil: not yet known (top)
-	known           map[*ssa.Function]bool
-	at              map[ssa.Instruction]Set
-	exit            map[*ssa.Function]Set
+	// relocks lists the mutexes a function locks again in deferred
+	// calls when it returns (see findRelocks).
+	relocks map[*ssa.Function][]Held
+	effects map[*ssa.Function]effect
+	entry   map[*ssa.Function]Set // nil: not yet known (top)
+	known   map[*ssa.Function]bool
+	at      map[ssa.Instruction]Set
+	exit    map[*ssa.Function]Set
 	// skip leaves call sites out of the entry sets (nil: none).
 	skip func(site ssa.Instruction) bool
 	// assume holds locks taken as held at calls, beyond those the flow
@@ -324,6 +327,7 @@ func run(pass *analysis.Pass) (any, error) {
 			deferred:        make(map[*ssa.Function][]sharedloc.Loc),
 			defers:          make(map[*ssa.Function][]*ssa.Defer),
 			deferredUnlocks: make(map[*ssa.Defer]sharedloc.Loc),
+			relocks:         make(map[*ssa.Function][]Held),
 			effects:         make(map[*ssa.Function]effect),
 			entry:           make(map[*ssa.Function]Set),
 			known:           make(map[*ssa.Function]bool),
@@ -462,6 +466,98 @@ func (a *solver) findLockCalls() {
 			}
 		}
 	}
+	for _, fn := range a.funcs {
+		a.findRelocks(fn)
+	}
+}
+
+// findRelocks records the deferred Lock and RLock calls of fn that run
+// at every return, after every deferred unlock of the same mutex: a
+// function that lets its caller's lock go for its duration (mu.Unlock();
+// defer mu.Lock()), or upgrades its caller's read lock and gives it
+// back as it was (uber-go/tally's removeWithRLock: mu.RUnlock(); defer
+// mu.RLock(); mu.Lock(); defer mu.Unlock()), holds the mutex again when
+// it returns. Such a defer must dominate every return (a defer on one
+// path only is left out: no lock is assumed held where it may not be),
+// and be made in no loop (each iteration would defer one more lock);
+// an unlock of the same mutex deferred before it, which runs after it,
+// leaves it out too.
+func (a *solver) findRelocks(fn *ssa.Function) {
+	var rets []*ssa.BasicBlock
+	for _, b := range fn.Blocks {
+		// The recover block returns after a panic: no caller goes on.
+		if _, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && b != fn.Recover {
+			rets = append(rets, b)
+		}
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			d, ok := instr.(*ssa.Defer)
+			if !ok {
+				continue
+			}
+			op, ok := model.LockOpOf(model.CalleeName(d.Common()))
+			if !ok || op != model.Lock && op != model.RLock || inLoop(b) {
+				continue
+			}
+			recv := d.Call.Value
+			if !d.Call.IsInvoke() {
+				if len(d.Call.Args) == 0 {
+					continue
+				}
+				recv = d.Call.Args[0]
+			}
+			ms := a.mutexObjects(recv)
+			if len(ms) != 1 {
+				continue
+			}
+			if !all(rets, b.Dominates) {
+				continue
+			}
+			later := false
+			for u, m := range a.deferredUnlocks {
+				if m == ms[0] && u.Parent() == fn && u.Pos() < d.Pos() {
+					later = true
+				}
+			}
+			if later {
+				continue
+			}
+			mode := Write
+			if op == model.RLock {
+				mode = Read
+			}
+			a.relocks[fn] = append(a.relocks[fn], Held{Mutex: ms[0], Mode: mode, Pos: d.Pos(), id: a.id(ms[0])})
+		}
+	}
+}
+
+func all[T any](xs []T, f func(T) bool) bool {
+	for _, x := range xs {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// inLoop reports whether b lies on a cycle of its function's graph.
+func inLoop(b *ssa.BasicBlock) bool {
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(b.Succs)
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if x == b {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		work = append(work, x.Succs...)
+	}
+	return false
 }
 
 func (a *solver) add(s Set, m sharedloc.Loc, mode Mode, pos token.Pos) Set {
@@ -788,6 +884,10 @@ func (a *solver) atReturn(fn *ssa.Function, s Set) Set {
 			}
 		}
 	}
+	// Deferred locks that give a caller's lock back (findRelocks).
+	for _, h := range a.relocks[fn] {
+		s = a.add(s, h.Mutex, h.Mode, h.Pos)
+	}
 	return s
 }
 
@@ -903,6 +1003,7 @@ func (a *solver) computeEffects() {
 					e.release = append(e.release, m)
 				}
 			}
+			e.release = a.netReleases(fn, e.release)
 			e.acquireOK = acquiredOK(fn, rets, atRet, exit, unlocksHeld, a.tried(fn), func(s Set) Set { return a.atReturn(fn, s) })
 			e.releaseFail = a.releasedOnFailure(fn, e.release)
 			old, ok := a.effects[fn]
@@ -1001,6 +1102,34 @@ func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set,
 }
 
 var errorType = types.Universe.Lookup("error").Type()
+
+// netReleases returns the mutexes of released that fn, entered holding
+// them all, may return without: those it gives back to its caller
+// released. A function that unlocks its caller's mutex around a callback
+// and locks it again, where a condition or a loop says (pion/sctp's
+// resetStreamsIfAny: for each stream to reset, a.lock.Unlock(),
+// s.onInboundStreamReset(), a.lock.Lock()), releases it on no path that
+// returns, although, entered with nothing held, it does not hold it at
+// every return either (the loop may run no iteration): its callers still
+// hold the mutex after the call. What fn does between its Unlock and its
+// Lock is solved with fn's own entry set, as before.
+func (a *solver) netReleases(fn *ssa.Function, released []sharedloc.Loc) []sharedloc.Loc {
+	if len(released) == 0 {
+		return released
+	}
+	var entry Set
+	for _, m := range released {
+		entry = a.add(entry, m, Write, fn.Pos())
+	}
+	exit, returns := a.flow(fn, entry, false, nil)
+	if !returns {
+		return released
+	}
+	return slices.DeleteFunc(slices.Clone(released), func(m sharedloc.Loc) bool {
+		_, held := exit.Lookup(m)
+		return held
+	})
+}
 
 // releasedOnFailure returns the mutexes of released that fn, whose last
 // result is an error, still holds at every return that may return a nil
