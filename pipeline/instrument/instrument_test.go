@@ -760,3 +760,49 @@ func TestGoModSum(t *testing.T) {
 		t.Errorf("missingGoModSum matched %q", m)
 	}
 }
+
+// TestEmbeddedSource: a source file that its package's test embeds
+// (//go:embed p.go, as a file server's tests serve their own source) is
+// left as it is, so that the test sees the file on disk; the package's
+// other file is instrumented, and its calls into the embedded file's
+// functions pass no Local (the build compiles). Without the rule the
+// test fails only when instrumented.
+func TestEmbeddedSource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an instrumented test")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"p/p.go": "package p\n\nvar X int\n\nfunc inc() { X++ }\n",
+		"p/q.go": "package p\n\nvar Y int\n\nfunc Do() { Y++; inc() }\n",
+		"p/p_test.go": "package p\n\nimport (\n\t_ \"embed\"\n\t\"os\"\n\t\"testing\"\n)\n\n//go:embed p.go\nvar src string\n\n" +
+			"func TestSource(t *testing.T) {\n\tDo()\n\tdisk, err := os.ReadFile(\"p.go\")\n\tif err != nil || string(disk) != src {\n\t\tt.Fatalf(\"embedded p.go differs from the file: %q\", src)\n\t}\n}\n",
+	}
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := trace.LoadSites(res.Sites)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files2 := make(map[string]bool)
+	for _, s := range tab.Sites {
+		files2[filepath.Base(s.File)] = true
+	}
+	if files2["p.go"] || !files2["q.go"] {
+		t.Errorf("sites in %v: want q.go's and none in the embedded p.go", files2)
+	}
+	if out, err := goCmd(dir, append(append([]string{"test"}, res.BuildFlags...), "./p")...); err != nil {
+		t.Errorf("the instrumented test: %v\n%s", err, out)
+	}
+}

@@ -94,13 +94,15 @@ type Program struct {
 // caller may go on with the others; the error result is for failures of
 // the load itself, and for patterns that match nothing.
 func Load(ctx context.Context, cfg Config) (*Program, error) {
-	mode := packages.LoadSyntax | packages.NeedModule
+	// The embedded files: the instrumenter leaves a source file that its
+	// package embeds as it is (see instrument's selectFiles).
+	mode := packages.LoadSyntax | packages.NeedModule | packages.NeedEmbedFiles
 	switch {
 	case cfg.Lazy:
 		mode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-			packages.NeedDeps | packages.NeedTypesSizes | packages.NeedModule
+			packages.NeedDeps | packages.NeedTypesSizes | packages.NeedModule | packages.NeedEmbedFiles
 	case cfg.AllSyntax:
-		mode = packages.LoadAllSyntax | packages.NeedModule
+		mode = packages.LoadAllSyntax | packages.NeedModule | packages.NeedEmbedFiles
 	}
 	pcfg := &packages.Config{Context: ctx, Dir: cfg.Dir, Mode: mode, Tests: cfg.Tests, BuildFlags: cfg.BuildFlags}
 	pkgs, err := packages.Load(pcfg, cfg.Patterns...)
