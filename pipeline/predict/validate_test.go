@@ -11,6 +11,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/pipeline/validate"
 )
 
 // TestStoppedTarget checks the bound of a forced run of a witness from a
@@ -237,7 +238,22 @@ func TestPlainChecksFirst(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the race's forced run did not start: %v", err)
 	}
-	if f := res.Findings[0]; f.Status != finding.NotConfirmed {
+	if f := res.Findings[0]; f.Status != finding.NotConfirmed || strings.Contains(f.Validation.Reason, "validation was stopped") {
 		t.Errorf("the failure of %s: %s after %d runs without recording (%s), want %s", f.Tests[0], f.Status, f.Validation.Runs, f.Validation.Reason, finding.NotConfirmed)
+	}
+}
+
+// TestPlainCheckStopped: a recorded failure whose runs without recording
+// were stopped before they told it apart (validation interrupted) stays
+// confirmed and says that it was not checked (TestPlainChecksFirst is the
+// control: checked, it says nothing of the kind).
+func TestPlainCheckStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{"example.com/m/p.TestX"},
+		Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
+	plainCheck(ctx, f, validate.Target{}, true, plainBinary{})
+	if want := "; validation was stopped before its runs without recording were done (0 of 2 passed)"; f.Status != finding.Confirmed || !strings.Contains(f.Validation.Reason, want) {
+		t.Errorf("stopped before its plain runs: %s, %q; want confirmed, saying %q", f.Status, f.Validation.Reason, want)
 	}
 }
