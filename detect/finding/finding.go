@@ -283,7 +283,7 @@ type Validation struct {
 	Reason string `json:"reason,omitempty"`
 	// Environment, for a failure a test showed by itself, says what its
 	// output shows of the machine rather than the code, and the line
-	// that shows it: "a refused connection: dial tcp 127.0.0.1:4150:
+	// that shows it: "a refused connection: dial tcp 10.1.2.3:4150:
 	// connect: connection refused" (pipeline/failure's Environment).
 	Environment string `json:"environment,omitempty"`
 	Test        string `json:"test,omitempty"` // the test that was forced

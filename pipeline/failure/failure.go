@@ -101,13 +101,16 @@ func (f *Failure) report() int {
 // missing program. The test really fails there, as
 // under go test; precog cannot tell whether that is the test's fault.
 type Environment struct {
-	What string // "a refused connection", "a missing Unix socket", "a DNS failure", "an unreachable network", "a missing program"
+	What string // "a refused connection" (or one "to this machine"), "a missing Unix socket", "a DNS failure", "an unreachable network", "a missing program"
 	Line string // the line of the text that shows it, trimmed
 }
 
 // environments are the error texts of Go's net and os/exec packages that
 // show an Environment, the first that a line holds deciding: net.OpError's
-// "connect: connection refused" (Windows: "actively refused it"), its
+// "connect: connection refused" (Windows: "actively refused it"; to a
+// loopback address it may be the test's own server, dialled before it
+// listened, as much as a local service that is not running: heldout17's
+// gws, whose test server a recorded run had not started yet), its
 // "dial unix PATH: connect: no such file or directory" (a socket file that
 // is not there; one whose server is gone refuses the connection),
 // net.DNSError's "lookup HOST[ on SERVER]: no such host" and the like,
@@ -119,6 +122,7 @@ var environments = []struct {
 	re   *regexp.Regexp
 }{
 	{"a DNS failure", regexp.MustCompile(`lookup [^\s:]+(:\d+)?( on \S+)?: (no such host|server misbehaving|.*name resolution|.*i/o timeout|no answer from DNS server)`)},
+	{"a refused connection to this machine, whose service was not running or not listening yet", regexp.MustCompile(`(127\.\d+\.\d+\.\d+|\[::1\]|localhost):\d+: connect: connection refused`)},
 	{"a refused connection", regexp.MustCompile(`connection refused|actively refused it`)},
 	{"a missing Unix socket", regexp.MustCompile(`dial unix \S+: connect: no such file or directory`)},
 	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},

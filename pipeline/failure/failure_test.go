@@ -247,7 +247,7 @@ func TestReportPassesOverLogs(t *testing.T) {
 
 // TestEnvironment checks what a failure's text shows of the machine. The
 // error lines are Go's own, printed by a program that dialled a closed
-// port, an HTTP server there, a Unix socket that is not there (wrapped as
+// port of this machine (IPv4 and IPv6) and of another, an HTTP server there, a Unix socket that is not there (wrapped as
 // testcontainers wraps it) and one that refuses, a host that does not resolve and an address
 // with no route, and ran a program not installed and one by a path that
 // does not exist; failsafe-go's TestCache shape is a testify message that
@@ -258,9 +258,13 @@ func TestEnvironment(t *testing.T) {
 		out, what, line string
 	}{
 		{"    p_test.go:9: dial tcp 127.0.0.1:1: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
-			"a refused connection", "dial tcp 127.0.0.1:1: connect: connection refused"},
+			"a refused connection to this machine, whose service was not running or not listening yet", "dial tcp 127.0.0.1:1: connect: connection refused"},
 		{"    p_test.go:64: Post \"http://127.0.0.1:1/pub\": dial tcp 127.0.0.1:1: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
-			"a refused connection", "Post \"http://127.0.0.1:1/pub\": dial tcp 127.0.0.1:1: connect: connection refused"},
+			"a refused connection to this machine, whose service was not running or not listening yet", "Post \"http://127.0.0.1:1/pub\": dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"    p_test.go:9: dial tcp [::1]:8080: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
+			"a refused connection to this machine, whose service was not running or not listening yet", "dial tcp [::1]:8080: connect: connection refused"},
+		{"    p_test.go:9: dial tcp 10.1.2.3:6379: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
+			"a refused connection", "dial tcp 10.1.2.3:6379: connect: connection refused"},
 		{"    p_test.go:9: dial tcp: lookup no-such-host.invalid on 10.255.255.53:53: no such host\n--- FAIL: TestX (0.00s)\n",
 			"a DNS failure", "dial tcp: lookup no-such-host.invalid on 10.255.255.53:53: no such host"},
 		{"    p_test.go:9: dial tcp [2001:db8::1]:80: connect: no route to host\n--- FAIL: TestX (0.00s)\n",

@@ -107,7 +107,7 @@ func TestFailureSites(t *testing.T) {
 		{"no message", "  a thing \n    is two ✘\n\nFailures:\n\n  * " + filepath.Join(pkg, "x_test.go") + " \n  Line 12:\n  Expected: 3\n  Actual:   2\n\n--- FAIL: TestX (0.00s)\n",
 			filepath.Join(pkg, "x_test.go"), 5, "TestX failed: " + noMessage, noMessage, ""},
 		{"refused", "    x_test.go:6: dial tcp 127.0.0.1:4150: connect: connection refused\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 6,
-			"TestX failed: dial tcp", "dial tcp 127.0.0.1:4150: connect: connection refused", "a refused connection: dial tcp 127.0.0.1:4150: connect: connection refused"},
+			"TestX failed: dial tcp", "dial tcp 127.0.0.1:4150: connect: connection refused", "a refused connection to this machine, whose service was not running or not listening yet: dial tcp 127.0.0.1:4150: connect: connection refused"},
 	} {
 		log := filepath.Join(root, c.name+".log")
 		if err := os.WriteFile(log, []byte("=== RUN   TestX\n"+c.out+"FAIL\n"), 0o644); err != nil {
