@@ -183,6 +183,9 @@ func SyncMapGate(site uint32, store bool, m *sync.Map, key any) (Atomic, unsafe.
 // SyncMapRangeGate is SyncMapGate for a key that Range visits, with the
 // Local of the Range: the goroutine is looked up at the first visit, not
 // at each (x/sync/syncmap's TestConcurrentRange visits a million keys).
+// It repeats SyncMapGate's three lines rather than share a helper: with
+// gate inlined, a helper is too large to inline, and every sync.Map
+// operation would pay its call.
 func SyncMapRangeGate(l *Local, site uint32, m *sync.Map, key any) (Atomic, unsafe.Pointer) {
 	if !enabled {
 		return Atomic{}, nil

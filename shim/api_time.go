@@ -45,9 +45,9 @@ func BubbleRun(site uint32, f func()) func() {
 // goroutines did before the clock reached it; outside one nothing reads
 // the clock of these events, and they carry 0, which saves two readings
 // of time.Now and their 8 or 9 bytes each (pond's TestSubpoolStopAndWait
-// sleeps 100,000 times; bench/RESULTS.md, reccost19). Neither event passes a control gate: a
-// gate here would hold the goroutine before or after a point where the
-// bubble's clock may move.
+// sleeps 100,000 times; bench/RESULTS.md, reccost19). Neither event
+// passes a control gate: a gate here would hold the goroutine before or
+// after a point where the bubble's clock may move.
 func Sleep(site uint32, d time.Duration) {
 	if !enabled {
 		time.Sleep(d)

@@ -497,7 +497,7 @@ func (a *solver) findRelocks(fn *ssa.Function) {
 				continue
 			}
 			op, ok := model.LockOpOf(model.CalleeName(d.Common()))
-			if !ok || op != model.Lock && op != model.RLock || inLoop(b) {
+			if !ok || op != model.Lock && op != model.RLock || ssaflow.OnCycle(b) {
 				continue
 			}
 			recv := d.Call.Value
@@ -539,25 +539,6 @@ func all[T any](xs []T, f func(T) bool) bool {
 		}
 	}
 	return true
-}
-
-// inLoop reports whether b lies on a cycle of its function's graph.
-func inLoop(b *ssa.BasicBlock) bool {
-	seen := map[*ssa.BasicBlock]bool{}
-	work := slices.Clone(b.Succs)
-	for len(work) > 0 {
-		x := work[len(work)-1]
-		work = work[:len(work)-1]
-		if x == b {
-			return true
-		}
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
-		work = append(work, x.Succs...)
-	}
-	return false
 }
 
 func (a *solver) add(s Set, m sharedloc.Loc, mode Mode, pos token.Pos) Set {

@@ -12,16 +12,14 @@ import (
 // becomes Int64Add(l, site, &v, d), where l is the calling function body's
 // shim.Local (nil where there is none; see shim.AtomicGate). Each passes
 // the operation's gate (shim.AtomicGate), performs it, then records it at
-// the address of the
-// value, so that a forced order holds back the operation and not only its
-// record: loads with the value read; stores, swaps, adds and successful
-// compare-and-swaps with the new value; a failed compare-and-swap as a load
-// of the value that made it fail. Pointer-shaped values are recorded as 0
-// (nil) or 1, like shim.W.
-//
-// The And and Or methods and functions (Go 1.23) return the old value; the
-// rewritten code calls them itself and passes the result through And or Or,
-// which record the new value.
+// the address of the value, so that a forced order holds back the operation
+// and not only its record: loads with the value read; stores, swaps, adds
+// and successful compare-and-swaps with the new value; a failed
+// compare-and-swap as a load of the value that made it fail. Pointer-shaped
+// values are recorded as 0 (nil) or 1, like shim.W. The And and Or methods
+// and functions (Go 1.23) return the old value; the rewritten code calls
+// them itself and passes the result through And or Or, which record the new
+// value.
 
 // And records the atomic and of mask into *addr, which returned old, and
 // returns old.

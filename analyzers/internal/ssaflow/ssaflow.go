@@ -17,6 +17,7 @@
 package ssaflow
 
 import (
+	"slices"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -76,6 +77,28 @@ func (g *Graph) of(fn *ssa.Function) *funcFlow {
 	f.postdom()
 	g.funcs[fn] = f
 	return f
+}
+
+// OnCycle reports whether b lies on a cycle of its function's graph, as
+// InLoop does, without a Graph: one search from b, for a caller that asks
+// of a few blocks and has no Graph to share (a Graph's first question
+// about a function computes the reachability of every pair of blocks).
+func OnCycle(b *ssa.BasicBlock) bool {
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(b.Succs)
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if x == b {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		work = append(work, x.Succs...)
+	}
+	return false
 }
 
 // InLoop reports whether instr's block lies on a cycle of its function's
