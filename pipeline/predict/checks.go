@@ -103,9 +103,14 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		return true
 	}
 	defer func() {
-		if len(left) > 0 && clock.interrupted() {
+		switch {
+		case len(left) == 0:
+		case clock.interrupted():
 			tc.notes = append(tc.notes, fmt.Sprintf("%s: analysis stopped by the interrupt: %s did not run", what, strings.Join(left, ", ")))
-		} else if len(left) > 0 {
+		case clock.cut.reached():
+			tc.notes = append(tc.notes, fmt.Sprintf("%s: analysis stopped at the end of %v: %s did not run, the findings of the checkers before them stand",
+				what, clock.cut, strings.Join(left, ", ")))
+		default:
 			tc.stopped++
 			tc.notes = append(tc.notes, fmt.Sprintf("%s: analysis stopped after %v (-max-trace-time): %s did not run, the findings of the checkers before them stand (a larger -max-trace-time, or 0, runs them)",
 				what, clock.limit, strings.Join(left, ", ")))

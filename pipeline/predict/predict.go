@@ -88,6 +88,12 @@ type Options struct {
 	// the tests not run are counted in Stats.NotRecorded, with a note.
 	// 0 means DefaultRecordBudget; negative, no limit.
 	RecordBudget time.Duration
+	// Deadline, if positive, bounds the whole run in wall time from its
+	// start (precog test -deadline): each stage gets a share of the time
+	// left when it begins (jobDeadline), within its own budget, and at
+	// the deadline the run stops as at an interrupt, with a
+	// *DeadlineError as the cause.
+	Deadline time.Duration
 	// Progress, if not nil, is told what is being done: a line and the
 	// counts so far, on every change.
 	Progress func(Progress)
@@ -176,6 +182,11 @@ type DetectOptions struct {
 	// so that a long check (a streamed race check runs minutes) ends
 	// within cli.StopBound and the findings so far are written.
 	interrupted *atomic.Bool
+	// share bounds the whole detection in wall time: its share of
+	// Options.Deadline (jobDeadline); 0 means none. cut, if not nil, is
+	// its clock (detect starts one from share; tests fire their own).
+	share time.Duration
+	cut   *cut
 	// temporary says the recording is in a temporary directory that Run
 	// removes at the end (no -o): notes do not point into it.
 	temporary bool
@@ -298,8 +309,28 @@ func (r *Result) Runtime() []finding.Finding {
 // Cancelled (an interrupt: precog test's SIGTERM, as a CI job's timeout
 // sends) once detection has begun, Run returns the findings made so far
 // together with ctx's cause, and a note says what was left out: a nightly
-// job killed in its validation keeps what its detection found.
+// job killed in its validation keeps what its detection found. With
+// Options.Deadline, each stage gets its share of the time left
+// (jobDeadline), and the run stops at the deadline as at an interrupt,
+// whose cause is a *DeadlineError; an error before detection began is
+// then that error.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Deadline <= 0 {
+		return run(ctx, o, nil)
+	}
+	dl := newJobDeadline(o.Deadline, o.Validate != nil)
+	ctx, cancel := context.WithDeadlineCause(ctx, dl.end, &DeadlineError{Deadline: o.Deadline})
+	defer cancel()
+	res, err := run(ctx, o, dl)
+	if de := (*DeadlineError)(nil); err != nil && res == nil && errors.As(context.Cause(ctx), &de) {
+		// What the deadline did to the go command running then
+		// ("signal: killed") says less than the deadline.
+		return nil, de
+	}
+	return res, err
+}
+
+func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	if o.Runs == 0 {
 		o.Runs = 1
 	}
@@ -392,7 +423,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		ro.Forced = targetedPlans(o.Runs, sites, o.Detect)
 		ro.ForcedBudget = cmp.Or(o.TargetedBudget, DefaultTargetedBudget)
 	}
-	if d := o.recordBudget(); d > 0 {
+	recordLimit := "-record-budget"
+	d := o.recordBudget()
+	if dl != nil {
+		if share := dl.recording(); d <= 0 || share < d {
+			d, recordLimit = share, shareName("recording", share)
+		}
+	}
+	if d > 0 {
 		ro.Budget = &record.Budget{Limit: d}
 	}
 	var cheap *cheapRuns
@@ -434,6 +472,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	o.Detect.temporary = o.Out == ""
+	if dl != nil {
+		o.Detect.share = dl.detection()
+	}
 	res, err := detect(ctx, out, ix, o.Detect, cheap, progress)
 	if err != nil {
 		return nil, err
@@ -444,17 +485,28 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if stopped := stoppedTests(ix); ix.NotRun > 0 || stopped > 0 {
 		res.Stats.NotRecorded, res.Stats.RecordStopped = ix.NotRun, stopped
-		note := fmt.Sprintf("recording stopped after %v (-record-budget) with %d %s not run, %d recorded", o.recordBudget(), ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests)
+		note := fmt.Sprintf("recording stopped after %v (%s) with %d %s not run, %d recorded", ro.Budget.Limit, recordLimit, ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests)
 		if stopped > 0 {
 			note += fmt.Sprintf(" (%d of them still running %v after it, stopped as -timeout stops a test and analysed up to there: a note each says where)", stopped, record.StopGrace)
 		}
-		early.Notes = append(early.Notes, note+"; those not run are not analysed (raise -record-budget to record them)")
+		raise := "raise -record-budget"
+		if recordLimit != "-record-budget" {
+			raise = "a later -deadline"
+		}
+		early.Notes = append(early.Notes, note+"; those not run are not analysed ("+raise+" to record them)")
 	}
 	res.Notes = append(early.Notes, res.Notes...)
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
 	if o.Validate != nil && stopped == nil {
+		if dl != nil {
+			if share := dl.validation(); o.Validate.Budget <= 0 || share < o.Validate.Budget {
+				vo := *o.Validate
+				vo.Budget, vo.budgetName = share, shareName("validation", share)
+				o.Validate = &vo
+			}
+		}
 		if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
 			return nil, err
 		}
@@ -507,6 +559,10 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	}
 	res := &Result{Index: ix, unforced: make(map[string]bool)}
 	forced := make(map[string]bool) // failures a perturbed run showed
+	if o.cut == nil {
+		o.cut = startCut(o.share)
+		defer o.cut.stop()
+	}
 	whole := &overBudget{clock: o.detectClock(), tests: make(map[string]bool)}
 	user := userFiles(sites, ix)
 	var vet *vetState
@@ -543,6 +599,16 @@ packages:
 				tf.cheap = c.outcome
 			}
 			fs, err, abandoned := detectAbandonable(ctx, tf, runs, sites, o, res, forced)
+			if abandoned && ctx.Err() == nil {
+				// At the end of detection's share of the deadline:
+				// the tests after it are counted as not analysed by a
+				// budget of their own, since the abandoned analysis
+				// still counts in whole.
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: its analysis abandoned at the end of %v (an in-memory checker had not stopped %v after it); the findings of its runs are missed",
+					name, o.cut, abandonGrace))
+				whole = &overBudget{clock: o.detectClock(), tests: make(map[string]bool)}
+				continue
+			}
 			if abandoned {
 				// The test's analysis goes on, on its own goroutine,
 				// touching only its own state and whole's, until the
@@ -635,7 +701,8 @@ const abandonGrace = 3 * time.Second
 
 // detectAbandonable is detectTest, run on its own goroutine with state of
 // its own that is added to res and forced when it returns, so that when
-// ctx is cancelled and the test's analysis does not end within
+// ctx is cancelled, or detection's share of the deadline ends (o.cut),
+// and the test's analysis does not end within
 // abandonGrace it can be abandoned (abandoned is true): it then goes on
 // until the process exits, touching only its own state and tf's vet and
 // budget, which the caller must not use after.
@@ -659,6 +726,9 @@ func detectAbandonable(ctx context.Context, tf testFiles, runs []runFile, sites 
 	select {
 	case r = <-done:
 	case <-ctx.Done():
+	case <-o.cut.ended():
+	}
+	if r.own == nil {
 		select {
 		case r = <-done:
 		case <-time.After(abandonGrace):
@@ -967,6 +1037,8 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 	}
 	if late && clock.interrupted() {
 		note += fmt.Sprintf("; stopped by the interrupt at event %d of %d (%d%%)", read, rd.Len(), percent(read, rd.Len()))
+	} else if late && clock.cut.reached() {
+		note += fmt.Sprintf("; stopped at the end of %v at event %d of %d (%d%%): races after it missed", clock.cut, read, rd.Len(), percent(read, rd.Len()))
 	} else if late {
 		res.Stats.Stopped++
 		note += fmt.Sprintf("; stopped after %v (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",

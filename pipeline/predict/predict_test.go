@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/detect/conmem"
 	"github.com/precog-dev/precog/detect/finding"
@@ -684,5 +685,151 @@ func TestAlone(t *testing.T) {
 		if !slices.Equal(f.Tests, []string{"example.com/two.TestTwo"}) {
 			t.Errorf("%s %s: tests %v, want TestTwo's alone", f.ID, f.Kind, f.Tests)
 		}
+	}
+}
+
+// TestJobDeadline checks the shares of a run's stages: each of the time
+// left when it begins, less the reserve kept for the results, recording
+// less the grace of a test it stops, and none below its floor.
+func TestJobDeadline(t *testing.T) {
+	near := func(got, want time.Duration) bool { return got <= want && got >= want-time.Second }
+	d := newJobDeadline(25*time.Minute, true)
+	if r := d.reserve(); r != 30*time.Second {
+		t.Errorf("reserve of 25m: %v, want 30s", r)
+	}
+	if got, want := d.recording(), (25*time.Minute-30*time.Second)*2/5-30*time.Second; !near(got, want) || got%time.Second != 0 {
+		t.Errorf("recording's share of 25m: %v, want about %v", got, want)
+	}
+	if got, want := d.detection(), (25*time.Minute-30*time.Second)/2; !near(got, want) {
+		t.Errorf("detection's share of 25m: %v, want about %v", got, want)
+	}
+	if got, want := d.validation(), 25*time.Minute-30*time.Second; !near(got, want) {
+		t.Errorf("validation's share of 25m: %v, want about %v", got, want)
+	}
+	// Without validation, recording half and detection the rest.
+	d = newJobDeadline(10*time.Minute, false)
+	if got, want := d.recording(), (10*time.Minute-30*time.Second)/2-30*time.Second; !near(got, want) {
+		t.Errorf("recording's share of 10m without validation: %v, want about %v", got, want)
+	}
+	if got, want := d.detection(), 10*time.Minute-30*time.Second; !near(got, want) {
+		t.Errorf("detection's share of 10m without validation: %v, want about %v", got, want)
+	}
+	// A deadline already past: the floors, and a reserve of a twentieth.
+	d = newJobDeadline(time.Second, true)
+	d.end = time.Now().Add(-time.Minute)
+	if d.reserve() != time.Second/20 || d.recording() != time.Second || d.detection() != time.Millisecond || d.validation() != time.Millisecond {
+		t.Errorf("past deadline: reserve %v, shares %v %v %v; want 50ms, 1s, 1ms, 1ms", d.reserve(), d.recording(), d.detection(), d.validation())
+	}
+	if newJobDeadline(0, true) != nil {
+		t.Error("a deadline of 0 is not none")
+	}
+}
+
+// TestDetectCut checks that at the end of detection's share of the
+// deadline the runs left are not analysed, counted as skipped and named in
+// one note, a failed run's failure still reported, while the runs analysed
+// before keep their findings, as when -detect-budget is spent.
+func TestDetectCut(t *testing.T) {
+	dir := recordingDir(t)
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "b.trace"))
+	log := "=== RUN   TestB\n--- FAIL: TestB (0.00s)\n    b_test.go:9: count = 2, want 3\nFAIL\n"
+	if err := os.WriteFile(filepath.Join(dir, "b.log"), []byte(log), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{
+			{Name: "TestA", Trace: "a.trace", Outcome: record.Pass},
+			{Name: "TestB", Trace: "b.trace", Log: "b.log", Outcome: record.Fail},
+		}},
+	}}
+	kinds := func(res *Result) map[string]int {
+		n := make(map[string]int)
+		for _, f := range res.Findings {
+			for _, test := range f.Tests {
+				n[test+" "+f.Kind]++
+			}
+		}
+		return n
+	}
+	// The control: a share that does not end analyses both.
+	all, err := Detect(t.Context(), dir, ix, DetectOptions{share: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kinds(all)
+	if want["example.com/a.TestA "+finding.Race] == 0 || want["example.com/a.TestB "+finding.Race] == 0 || all.Stats.Skipped != 0 {
+		t.Fatalf("share not ended: findings %v, skipped %d; want both tests' races", want, all.Stats.Skipped)
+	}
+	for k := range want {
+		if strings.HasPrefix(k, "example.com/a.TestB ") && k != "example.com/a.TestB "+finding.TestFailed {
+			delete(want, k)
+		}
+	}
+	// The share ends as TestA's analysis ends.
+	c := startCut(time.Hour)
+	defer c.stop()
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{cut: c, analysed: func(test string) {
+		if test == "example.com/a.TestA" {
+			c.fire()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds(res); !maps.Equal(got, want) {
+		t.Errorf("share ended after TestA: findings %v, want %v", got, want)
+	}
+	const note = "detection stopped at the end of its share of -deadline (1h0m0s of wall time) with 1 run, of 1 of the 2 tests, not analysed; their failures are still reported (a later -deadline analyses them)"
+	if res.Stats.Skipped != 1 || !slices.Contains(res.Notes, note) {
+		t.Errorf("share ended after TestA: skipped %d, notes %q; want 1 and %q", res.Stats.Skipped, res.Notes, note)
+	}
+	// A trace's clock reads spent once the share ends.
+	c = startCut(time.Hour)
+	defer c.stop()
+	clock := DetectOptions{MaxTraceTime: -1, cut: c}.clock()
+	if clock.tick() || clock.over() {
+		t.Error("a clock without a limit reads spent before the share ends")
+	}
+	c.fire()
+	if !clock.tick() || !clock.over() || clock.interrupted() {
+		t.Error("a clock does not read spent, as no interrupt, after the share ends")
+	}
+}
+
+// TestDetectCutAbandoned checks that a test whose analysis does not stop
+// at the end of detection's share is abandoned after abandonGrace, with
+// a note naming it, and that detection goes on to count the tests after
+// it as not analysed, instead of waiting.
+func TestDetectCutAbandoned(t *testing.T) {
+	dir, ix := twoTests(t)
+	release := make(chan struct{})
+	var stuck sync.WaitGroup
+	stuck.Add(1)
+	c := startCut(time.Hour)
+	defer c.stop()
+	o := DetectOptions{cut: c, analysed: func(test string) {
+		if test == "example.com/a.TestA" {
+			defer stuck.Done()
+			c.fire()
+			<-release
+		}
+	}}
+	res, err := detect(t.Context(), dir, ix, o, nil, newTracker(func(Progress) {}))
+	close(release)
+	stuck.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"example.com/a.TestA: its analysis abandoned at the end of detection's share of -deadline (1h0m0s) (an in-memory checker had not stopped 3s after it); the findings of its runs are missed",
+		"detection stopped at the end of its share of -deadline (1h0m0s of wall time) with 1 run, of 1 of the 2 tests, not analysed; their failures are still reported (a later -deadline analyses them)",
+	} {
+		if !slices.Contains(res.Notes, want) {
+			t.Errorf("notes %q; want %q", res.Notes, want)
+		}
+	}
+	if len(res.Findings) != 0 || res.Stats.Tests != 2 {
+		t.Errorf("%d findings, %d tests; want none (TestA abandoned, TestB not analysed), 2", len(res.Findings), res.Stats.Tests)
 	}
 }

@@ -34,12 +34,13 @@ type traceClock struct {
 	b     *budget.Budget // nil without a limit
 	fake  func() bool    // DetectOptions.overTime, for tests
 	stop  *atomic.Bool   // DetectOptions.interrupted: reads spent once set
+	cut   *cut           // DetectOptions.cut: reads spent once reached
 }
 
 // clock starts the clock of one trace's analysis.
 func (o DetectOptions) clock() *traceClock {
 	c := startClock(o.maxTraceTime(), o.overTime)
-	c.stop = o.interrupted
+	c.stop, c.cut = o.interrupted, o.cut
 	return c
 }
 
@@ -62,7 +63,7 @@ func startClock(limit time.Duration, fake func() bool) *traceClock {
 // few atomic operations an event, and reports whether the time is spent.
 func (c *traceClock) tick() bool {
 	switch {
-	case c.interrupted():
+	case c.interrupted(), c.cut.reached():
 		return true
 	case c.limit <= 0:
 		return false
@@ -76,7 +77,7 @@ func (c *traceClock) tick() bool {
 // called between two checkers.
 func (c *traceClock) over() bool {
 	switch {
-	case c.interrupted():
+	case c.interrupted(), c.cut.reached():
 		return true
 	case c.limit <= 0:
 		return false
@@ -110,7 +111,11 @@ func (o DetectOptions) detectBudget() time.Duration {
 
 // detectClock starts the clock of the whole detection, measured as a
 // trace's (traceClock).
-func (o DetectOptions) detectClock() *traceClock { return startClock(o.detectBudget(), o.budgetSpent) }
+func (o DetectOptions) detectClock() *traceClock {
+	c := startClock(o.detectBudget(), o.budgetSpent)
+	c.cut = o.cut
+	return c
+}
 
 // An overBudget is the whole detection's clock and what it left out.
 type overBudget struct {
@@ -134,6 +139,10 @@ func (b *overBudget) spent(test string) bool {
 // tests. (The run in progress when it ran out had its own limit,
 // MaxTraceTime.)
 func (b *overBudget) note(tests, total int) string {
+	if b.clock.cut.reached() {
+		return fmt.Sprintf("detection stopped at the end of its share of -deadline (%v of wall time) with %d %s, of %d of the %d tests, not analysed; their failures are still reported (a later -deadline analyses them)",
+			b.clock.cut.share.Round(time.Second), b.runs, plural(b.runs, "run", "runs"), tests, total)
+	}
 	return fmt.Sprintf("detection stopped after %v (-detect-budget) with %d %s, of %d of the %d tests, not analysed; their failures are still reported (a larger -detect-budget, or 0, analyses them)",
 		b.clock.limit, b.runs, plural(b.runs, "run", "runs"), tests, total)
 }

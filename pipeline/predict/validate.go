@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -29,6 +30,9 @@ type ValidateOptions struct {
 	// Repro returns the command that replays the schedule of the finding
 	// with the given ID, for Finding.Repro.
 	Repro func(id string) string
+	// budgetName names Budget in the note when it runs out; "" is
+	// -validate-budget's.
+	budgetName string
 }
 
 // ReproDir returns the directory of the schedules: the repro directory of
@@ -136,7 +140,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	// Interrupted (parent cancelled), the results so far stand, as when
 	// the budget runs out; Run says which of the two it was.
 	if parent.Err() == nil && ctx.Err() != nil {
-		res.Notes = append(res.Notes, "the validation budget ("+vo.Budget.String()+", -validate-budget) ran out: findings it did not reach are timed out")
+		res.Notes = append(res.Notes, cmp.Or(vo.budgetName, "the validation budget ("+vo.Budget.String()+", -validate-budget)")+" ran out: findings it did not reach are timed out")
 	}
 	for k, i := range todo {
 		f, r := &res.Findings[i], results[k]

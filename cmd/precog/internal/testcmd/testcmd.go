@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -357,6 +358,23 @@ one note says how many. So a nightly job with the defaults spends, after
 building, at most about 11 minutes recording, 10 detecting and 10
 validating.
 
+-deadline d bounds the whole run in wall time, for a job whose CI step
+is killed at a time limit: the budgets above count the lesser of wall
+and processor time, so on a loaded machine they end later in wall time
+than they say, and the build is in none of them. With it each stage, as
+it begins, gets a share of the time left then, within its own budget:
+recording (its builds excluded) two fifths, less the 30s a test it stops
+may run on; detection half of what is left then, in wall time; validation
+the rest (without validation: recording half, detection the rest). The
+last twentieth of d (at most 30s) is kept for writing the results. At the
+end of detection's share the runs not analysed are counted, with a note,
+their failures still reported, and a test whose analysis has not stopped
+3s later is abandoned. At d, whatever still runs (the build, a stage that
+overran) stops as at SIGTERM: the results so far are written, with the
+summary's "partial results:" line, and the exit status is 3 for
+confirmed findings, else 1. For a CI step killed at 30 minutes,
+-deadline 28m.
+
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
 lost its end) or otherwise damaged is analysed up to the cut or damage,
@@ -437,7 +455,7 @@ Exit status
 	3  confirmed findings (with -fail-on=predicted: any findings) that
 	   the baseline does not list, including when internal errors came
 	   with them; a test that failed, panicked, died or timed out in a
-	   recorded run is one
+	   recorded run is one; also when -deadline stopped the run
 	2  bad input to the nightly job's flags: a malformed -shard, a
 	   baseline file that does not exist or has a line that is not an
 	   ID, a -ci directory that holds other files
@@ -448,7 +466,8 @@ Exit status
 	   (it, or a package they import, fails to load or type-check),
 	   tests the others, and says so on stderr, a "not tested:" line
 	   with the first error for each; when none builds, that line is
-	   the only output
+	   the only output; or -deadline stopped the run (no confirmed
+	   findings so far)
 	130, 131, 143  interrupted by SIGINT, SIGQUIT, SIGTERM
 
 The default, -fail-on=confirmed, fails a nightly job on facts only: a
@@ -506,6 +525,7 @@ func Command() *cli.Command {
 			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed race check of a trace over -max-trace goes at about 2 MiB a second of CPU (smux: 220 MiB in under 2 minutes)")
 			fs.DurationVar(&o.recordBudget, "record-budget", predict.DefaultRecordBudget, "stop starting tests `d` (wall time) after the first one started, CFP's cheap run included (it may spend half); a test still running 30s later is stopped as -timeout stops it and analysed up to there, and the tests not run are counted, with a note (0: no limit)")
 			fs.DurationVar(&o.detectBudget, "detect-budget", predict.DefaultDetectBudget, "bound the whole detection to `d` (the lesser of wall and CPU time); the runs not analysed by then are counted, with a note, their tests' failures still reported (0: no limit)")
+			fs.DurationVar(&o.deadline, "deadline", 0, "end the whole run within `d` of wall time from its start, its results written: recording, detection and validation each get a share of the time left when they begin, within their own budgets, and what runs at d stops as at SIGTERM, the results so far written (0: none; see Nightly jobs)")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "validate with up to `n` test processes at once")
@@ -584,6 +604,7 @@ type options struct {
 	maxTraceTime            time.Duration
 	detectBudget            time.Duration
 	recordBudget            time.Duration
+	deadline                time.Duration
 }
 
 // maxTraceBytes turns -max-trace into predict's limit: 0 means none.
@@ -613,6 +634,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if o.detectBudget < 0 {
 		return cli.ExitError, fmt.Errorf("-detect-budget must be 0 (no limit) or positive, got %v", o.detectBudget)
+	}
+	if o.deadline < 0 {
+		return cli.ExitError, fmt.Errorf("-deadline must be 0 (none) or positive, got %v", o.deadline)
 	}
 	if o.flags.Timeout < 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
@@ -680,6 +704,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Perturb:        o.perturb,
 		TargetedBudget: o.perturbBudget,
 		RecordBudget:   cmp.Or(o.recordBudget, -1),
+		Deadline:       o.deadline,
 		Validate:       vo,
 		Checks:         checks,
 		Progress: func(p predict.Progress) {
@@ -780,6 +805,10 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		}
 	}
 	switch {
+	case errors.As(interrupted, new(*predict.DeadlineError)):
+		// The summary's "partial results:" line says so; the status is
+		// a partial run's (Summary.Judge).
+		return sum.Exit, nil
 	case interrupted != nil:
 		return cli.ExitError, interrupted // cli.Main exits with the signal's status
 	case sum.Exit != 0:

@@ -62,6 +62,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-max-trace-time", "-1s", "./mysql"}, "-max-trace-time must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-detect-budget", "-1s", "./mysql"}, "-detect-budget must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-record-budget", "-1s", "./mysql"}, "-record-budget must be 0 (no limit) or positive, got -1s"},
+		{[]string{"-deadline", "-1s", "./mysql"}, "-deadline must be 0 (none) or positive, got -1s"},
 		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
 		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./..."},
 		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o"},
@@ -167,6 +168,23 @@ func TestBrokenPackage(t *testing.T) {
 	}
 	if code != cli.ExitError {
 		t.Errorf("-record-budget 1ns: exit %d, want 1 (packages not tested)", code)
+	}
+
+	// A deadline reached before anything was tested (while
+	// instrumenting): the deadline is the error, not what it did to the
+	// go command running then, and a nightly job's directory says so.
+	ci = filepath.Join(t.TempDir(), "ci-deadline")
+	_, stderr, code = precog(t, dir, "test", "-deadline", "1ns", "-cache", sharedCache, "-ci", ci, "./good")
+	if want := "precog: the -deadline of 1ns was reached\n"; code != cli.ExitError || stderr != want {
+		t.Errorf("-deadline 1ns: exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if rd, err := results.Read(ci); err != nil || rd.Summary.Error != "the -deadline of 1ns was reached" || rd.Summary.Exit != cli.ExitError {
+		t.Errorf("-deadline 1ns: -ci summary (%v): %+v; want the deadline as its error, exit 1", err, rd)
+	}
+	// The control: a deadline the run fits in changes nothing of it.
+	_, stderr, code = precog(t, dir, "test", "-deadline", "1h", "-cache", sharedCache, "./good")
+	if code != cli.ExitOK || strings.Contains(stderr, "deadline") {
+		t.Errorf("-deadline 1h: exit %d, stderr:\n%s\nwant 0 and no word of the deadline", code, stderr)
 	}
 
 	// Every package with tests left out, their tests importing a package

@@ -1,0 +1,130 @@
+package predict
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/precog-dev/precog/pipeline/record"
+)
+
+// A DeadlineError is the cause of a run stopped at Options.Deadline: Run
+// returns it as an interrupt's cause, with the results so far once
+// detection has begun, or alone before.
+type DeadlineError struct{ Deadline time.Duration }
+
+func (e *DeadlineError) Error() string {
+	return fmt.Sprintf("the -deadline of %v was reached", e.Deadline)
+}
+
+// A jobDeadline divides Options.Deadline's wall time among the stages of
+// a run, so that a nightly job with a time limit validates what it found
+// instead of being killed before it has (heldout17's pion/sctp: its
+// 25-minute job spent 10.5 minutes of wall time detecting in one 646 MiB
+// trace at load 30, whose budgets count the lesser of wall and processor
+// time, and validated nothing). Each stage, as it begins, gets a share of
+// the time then left, so that time one stage did not use goes to the
+// next and one that overran takes from the next, not from the end:
+// recording (its builds excluded: the budget's clock starts at the first
+// test) two fifths, less the grace of a test it stops; detection half of
+// what is left then; validation the rest. Without validation, recording
+// gets half and detection the rest. Each stage's own budget still bounds
+// it when it is the smaller. The last reserve of the deadline is kept for
+// writing the results.
+type jobDeadline struct {
+	limit    time.Duration
+	end      time.Time
+	validate bool
+}
+
+func newJobDeadline(limit time.Duration, validate bool) *jobDeadline {
+	if limit <= 0 {
+		return nil
+	}
+	return &jobDeadline{limit: limit, end: time.Now().Add(limit), validate: validate}
+}
+
+// reserve is the time kept at the end for writing the results (findings,
+// SARIF, the HTML report): a twentieth of the deadline, at most 30s.
+func (d *jobDeadline) reserve() time.Duration { return min(30*time.Second, d.limit/20) }
+
+// left is the time left before the reserve.
+func (d *jobDeadline) left() time.Duration { return time.Until(d.end) - d.reserve() }
+
+// recording is the share of the recording stage, in whole seconds, at
+// least one (a recording always starts its first test).
+func (d *jobDeadline) recording() time.Duration {
+	share := d.left() * 2 / 5
+	if !d.validate {
+		share = d.left() / 2
+	}
+	return max(share-record.StopGrace, time.Second).Truncate(time.Second)
+}
+
+// detection is the share of the detection stage, at least a millisecond
+// (the runs are then not analysed, their failures still reported).
+func (d *jobDeadline) detection() time.Duration {
+	share := d.left()
+	if d.validate {
+		share /= 2
+	}
+	return max(share, time.Millisecond)
+}
+
+// validation is the share of the validation stage: what is left.
+func (d *jobDeadline) validation() time.Duration { return max(d.left(), time.Millisecond) }
+
+// shareName names a stage's share of the deadline in notes.
+func shareName(stage string, share time.Duration) string {
+	return fmt.Sprintf("%s's share of -deadline (%v)", stage, share.Round(time.Second))
+}
+
+// A cut stops detection at the end of its share of the deadline
+// (DetectOptions.share): the clocks then read spent, so the runs not yet
+// analysed are not (their failures are still reported, as when
+// -detect-budget is spent), a streamed race check stops at its next
+// event and the in-memory checkers before the next one; a test whose
+// analysis goes on is abandoned after abandonGrace. nil is no cut.
+type cut struct {
+	share time.Duration
+	done  chan struct{} // closed when the share ends
+	fired atomic.Bool
+	timer *time.Timer
+}
+
+// startCut starts the cut of a share, nil if share is not positive.
+func startCut(share time.Duration) *cut {
+	if share <= 0 {
+		return nil
+	}
+	c := &cut{share: share, done: make(chan struct{})}
+	c.timer = time.AfterFunc(share, c.fire)
+	return c
+}
+
+// fire ends the share now.
+func (c *cut) fire() {
+	if c.fired.CompareAndSwap(false, true) {
+		close(c.done)
+	}
+}
+
+// stop releases the cut's timer.
+func (c *cut) stop() {
+	if c != nil {
+		c.timer.Stop()
+	}
+}
+
+// reached reports whether the share has ended.
+func (c *cut) reached() bool { return c != nil && c.fired.Load() }
+
+// ended is closed when the share ends; nil (never ready) without a cut.
+func (c *cut) ended() <-chan struct{} {
+	if c == nil {
+		return nil
+	}
+	return c.done
+}
+
+func (c *cut) String() string { return shareName("detection", c.share) }
