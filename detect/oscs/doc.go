@@ -226,7 +226,17 @@
 // those of the sites):
 //
 //   - the section was released, and its Lock and Unlock sites are in one
-//     function (a deferred Unlock's site is its defer statement);
+//     function (a deferred Unlock's site is its defer statement), or it
+//     is one of the sections of one call that a callee splits by letting
+//     its caller's lock go and taking it again (an Unlock, then a Lock of
+//     the same lock expression below it in the source, in a function
+//     that takes that lock nowhere above the Unlock: sctp's
+//     processAcknowledgement unlocks the association around each
+//     stream's onBufferReleased), when the run of such sections began at
+//     a Lock of the function whose Unlock ended it. Those sections are one
+//     call's two, as a function's two Lock sites make them (below); the
+//     callee's author let the lock go where the state is whole, and what
+//     the call carries across the window is the next rule's question;
 //   - it reads something (a section that only writes is a setter, one
 //     part of an update whose other parts are other sections: jsstring's
 //     setLength and setChars, called one after the other by Concat),
@@ -258,7 +268,8 @@
 //     taken at another Lock site of the same function (in source order:
 //     one call of a function with two Lock sites, KB1's Insert,
 //     Mozilla-3's Run; a function that is called again, or loops, at one
-//     site is not), the other side's section does not break what the call
+//     site is not), or it began at the Lock of a callee's window that
+//     ended it (above), the other side's section does not break what the call
 //     carries from its first section into its second (the paper's
 //     order-sensitivity, for a read in one section whose value flows to a
 //     write or a decision in the next, against a remote write between):
@@ -420,6 +431,13 @@
 // for a cond flag (a run in which the write came first and nobody waited
 // shows none), and it re-runs hb.Analyze, with the events and the site
 // table only, when it finds a flag.
+//
+// A callee's window is taken for a point where the caller's state is
+// whole: a caller that carries a value across it (a local computed before
+// the callee's Unlock and used after its Lock) on a location the other
+// side changes is judged by the footprints as one call's two sections
+// are, which miss a premise the trace does not show flowing (a value
+// kept in a register, not read again).
 //
 // The whole-operation filter hides an atomicity violation whose two
 // sections are two calls of a caller (`if !c.Contains(k) { c.Add(k) }`,

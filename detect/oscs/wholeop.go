@@ -352,7 +352,78 @@ func (c *checker) wholeOp(k int) bool {
 }
 
 func (c *checker) computeWholeOp(k int) bool {
-	return c.oneFunc(k) && c.footprint(k).reads
+	return (c.oneFunc(k) || c.oneCall(k)) && c.footprint(k).reads
+}
+
+// oneCall reports whether critical section k is one of the sections of
+// one call that a callee's transient release splits (windowed): the
+// first section of its run of windowed sections began at a Lock of the
+// function whose Unlock ended the run's last section.
+func (c *checker) oneCall(k int) bool {
+	secs := c.g.Sections()
+	first, last := k, k
+	for {
+		ns := c.neighbors(first)
+		if len(ns) == 0 || secs[ns[0]].Begin > secs[first].Begin || !c.windowed(ns[0], first) {
+			break
+		}
+		first = ns[0]
+	}
+	for {
+		ns := c.neighbors(last)
+		if len(ns) == 0 || secs[ns[len(ns)-1]].Begin < secs[last].Begin || !c.windowed(last, ns[len(ns)-1]) {
+			break
+		}
+		last = ns[len(ns)-1]
+	}
+	if first == k && last == k || secs[last].End < 0 {
+		return false
+	}
+	fb, ok := c.funcOf(c.g.Events[secs[first].Begin].Site)
+	fe, ok2 := c.funcOf(c.g.Events[secs[last].End].Site)
+	return ok && ok2 && fb == fe
+}
+
+// windowed reports whether the goroutine's section n of a lock, the next
+// after its section k of that lock, began at a Lock that the function
+// of the Unlock which ended k takes below that Unlock in the source, on
+// the same lock expression: the function let the lock go for a while and
+// took it again (a callback called unlocked: sctp's processAcknowledgement
+// releases the association's lock around each stream's onBufferReleased).
+func (c *checker) windowed(k, n int) bool {
+	if c.sites == nil {
+		return false
+	}
+	secs := c.g.Sections()
+	if secs[k].End < 0 {
+		return false
+	}
+	u, ok := c.sites.Lookup(c.g.Events[secs[k].End].Site)
+	l, ok2 := c.sites.Lookup(c.g.Events[secs[n].Begin].Site)
+	if !ok || !ok2 || u.Kind != "unlock" && u.Kind != "runlock" || u.File != l.File || u.Function != l.Function || u.Expr != l.Expr || !before(u, l) {
+		return false
+	}
+	for _, x := range c.lockSitesIn(u.File, u.Function, u.Expr) {
+		if before(x, u) {
+			// The function takes the lock itself before it lets it
+			// go: its own sections, which sameCall judges by their
+			// Lock sites.
+			return false
+		}
+	}
+	return c.next(k) == n
+}
+
+// next returns the goroutine's next section of k's lock after k, -1 if
+// none.
+func (c *checker) next(k int) int {
+	secs := c.g.Sections()
+	for _, n := range c.neighbors(k) {
+		if secs[n].Begin > secs[k].Begin {
+			return n
+		}
+	}
+	return -1
 }
 
 // oneFunc reports whether critical section k was released, by an Unlock
@@ -668,6 +739,9 @@ func (c *checker) checkedAgain(site uint32, later []trace.Site) bool {
 // second site).
 func (c *checker) sameCall(k, n int) bool {
 	secs := c.g.Sections()
+	if secs[n].Begin > secs[k].Begin && c.windowed(k, n) || secs[n].Begin < secs[k].Begin && c.windowed(n, k) {
+		return true
+	}
 	bk, bn := c.g.Events[secs[k].Begin].Site, c.g.Events[secs[n].Begin].Site
 	fk, ok := c.funcOf(bk)
 	if !ok || bk == bn {

@@ -1172,3 +1172,65 @@ func TestWholeOpDecided(t *testing.T) {
 	wholeCaseOf(t, decidedSites, "unchanged", unchanged, []string{"50 52 60 64"}, []string{"50 52 60 64"})
 	wholeCaseOf(t, decidedSites, "own", own, []string{"50 52 60 64"}, []string{"50 52 60 64"})
 }
+
+// windowSites: Handle takes the lock (10), checks the queue's count (11,
+// a read that only decides branches) or reads it for use (15), pops (12)
+// and calls ack, which lets its caller's lock go (20) around a callback
+// and takes it again (22), the sctp association's processAcknowledgement
+// around each stream's onBufferReleased; back in Handle, the call checks
+// the count again (14) or reads the head (16) before its deferred Unlock
+// (13). Push (30-33) updates the count.
+var windowSites = func() *trace.SiteTable {
+	t := &trace.SiteTable{Sites: []trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}}
+	for _, s := range []trace.Site{
+		{ID: 10, Kind: "lock", Expr: "a.mu", Function: "Handle"},
+		{ID: 11, Kind: "read", Expr: "q.count", Uses: trace.UseBranch, Function: "Handle"},
+		{ID: 12, Kind: "write", Expr: "q.head", Function: "Handle"},
+		{ID: 13, Kind: "unlock", Expr: "a.mu", Function: "Handle"},
+		{ID: 14, Kind: "read", Expr: "q.count", Uses: trace.UseBranch, Function: "Handle"},
+		{ID: 15, Kind: "read", Expr: "q.count", Function: "Handle"},
+		{ID: 16, Kind: "read", Expr: "q.head", Function: "Handle"},
+		{ID: 20, Kind: "unlock", Expr: "a.mu", Function: "ack"},
+		{ID: 22, Kind: "lock", Expr: "a.mu", Function: "ack"},
+		{ID: 30, Kind: "lock", Expr: "a.mu", Function: "Push"},
+		{ID: 31, Kind: "read", Expr: "q.count", Function: "Push"},
+		{ID: 32, Line: 31, Kind: "write", Expr: "q.count", Function: "Push"},
+		{ID: 33, Kind: "unlock", Expr: "a.mu", Function: "Push"},
+	} {
+		if s.Line == 0 {
+			s.Line = int(s.ID)
+		}
+		s.Col, s.File = 2, "/k/k.go"
+		t.Sites = append(t.Sites, s)
+	}
+	return t
+}()
+
+// A callee that lets its caller's lock go around a callback and takes it
+// again splits the caller's one section in two (sctp's handleChunk, whose
+// section ends at processAcknowledgement's Unlock and whose second begins
+// at its Lock): the two are one call's sections, each a whole operation
+// at the window where the callee let the lock go, and split judges what
+// the first carries into the second. Push between them: Handle checked
+// the count before the window and checks it again after (dropped, as two
+// whole operations are). The control, reported as on main: Handle reads
+// the count for use before the window and does not look at it again
+// after, a premise carried across the window that Push changes (the
+// atomicity shape, through a callee).
+func TestWholeOpCalleeWindow(t *testing.T) {
+	const handle = wholeStart + `
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Read site=%d addr=0x100
+10.2 g=2 Write site=12 addr=0x108 value=1
+11 g=2 Unlock site=20 addr=0x900
+12 g=3 Lock site=30 addr=0x900
+12.1 g=3 Read site=31 addr=0x100
+12.2 g=3 Write site=32 addr=0x100 value=1
+13 g=3 Unlock site=33 addr=0x900
+14 g=2 Lock site=22 addr=0x900
+14.1 g=2 Read site=%d addr=%s
+15 g=2 Unlock site=13 addr=0x900
+`
+	wholeCaseOf(t, windowSites, "checked again", fmt.Sprintf(handle, 11, 14, "0x100"), nil, []string{"10 11 30 31", "14 22 30 31"})
+	wholeCaseOf(t, windowSites, "carried", fmt.Sprintf(handle, 15, 16, "0x108"), []string{"10 15 30 31"}, []string{"10 15 30 31"})
+}
