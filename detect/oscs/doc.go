@@ -372,6 +372,19 @@
 //     getter's value goes on into it (Len, then a Pop that panics on the
 //     empty queue Len said was not).
 //
+// A write and a read are order-insensitive, whatever the sections are,
+// when the reader reads the location again (before it writes it) in a
+// later section that its goroutine takes at the read section's Lock site
+// and that the write's section happens before by the program's own
+// synchronization: the writer, past its Unlock, wakes the reader (a send,
+// a close, a Signal) before it takes the lock again. An event loop that
+// recomputes from the state on every pass, woken by the writer after its
+// write (sctp's timerLoop reads the RACK and PTO deadlines at the top of
+// each pass and waits on timerUpdateCh, which startPTOTimer pokes after
+// it set a deadline): had the pass run before the write, the pass the
+// wake-up starts reads the new value; the order decides when the loop
+// sees it, not whether.
+//
 // Two pairs of whole operations stay reported: two writes neither of
 // whose sections read the location before writing it (a lost update, the
 // later write discarding the earlier unseen: oscsloop), unless the later
@@ -431,6 +444,13 @@
 // for a cond flag (a run in which the write came first and nobody waited
 // shows none), and it re-runs hb.Analyze, with the events and the site
 // table only, when it finds a flag.
+//
+// The wake-up rule takes a loop's pass for a provisional decision that
+// the next pass revises: a pass that acts on the value it read in a way
+// the next pass cannot undo (a message sent, a resource released on a
+// stale deadline) is dropped with it. And a wake-up that the writer did
+// not send because one was pending (a poke with a default case) makes no
+// order edge in the trace: such a pair stays reported.
 //
 // A callee's window is taken for a point where the caller's state is
 // whole: a caller that carries a value across it (a local computed before

@@ -29,6 +29,15 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 		return false
 	}
 	kp, kc := c.sectionAt(p, lock), c.sectionAt(cur, lock)
+	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok {
+		kw, kr := kp, kc
+		if w.ev == cur.ev {
+			kw, kr = kc, kp
+		}
+		if c.announced(kw, r, kr, loc) {
+			return true
+		}
+	}
 	setter := false
 	for _, s := range [][3]int{{kp, int(p.ev), kc}, {kc, int(cur.ev), kp}} {
 		k, ev, other := s[0], s[1], s[2]
@@ -1210,6 +1219,43 @@ func (c *checker) lastWriteIn(i, k int) bool {
 		if c.g.Events[j].Kind == trace.EvWrite && c.g.Loc(j) == l {
 			return c.g.Goroutine(j) == s.G && (s.End < 0 || j <= s.End)
 		}
+	}
+	return false
+}
+
+// announced reports whether the reader of a write-read pair (r, in
+// critical section kr) reads the location again, before it writes it, in
+// a later section that its goroutine takes at kr's Lock site and that the
+// write's section kw happens before by the program's own synchronization
+// (plainGraph: the writer, past its Unlock, sent on a channel, closed one
+// or signalled what the reader waits for before it takes the lock again).
+// An event loop that recomputes from the state each time it is woken, and
+// a writer that wakes it after its write: sctp's timerLoop reads the RACK
+// and PTO deadlines at the top of each iteration, and startPTOTimer sets
+// a deadline, unlocks and pokes timerUpdateCh. Had the reader's section
+// run after the write, it would have read the new value; run before it,
+// the reader reads it on the pass that the write's wake-up starts. The
+// order decides when the loop sees the write, not whether.
+func (c *checker) announced(kw int, r rec, kr int, loc hb.Loc) bool {
+	if kw < 0 || kr < 0 {
+		return false
+	}
+	secs := c.g.Sections()
+	sr, end := secs[kr], secs[kw].End
+	if end < 0 || sr.G == secs[kw].G {
+		return false
+	}
+	site := c.g.Events[sr.Begin].Site
+	own := c.secsOf[sr.G]
+	at, _ := slices.BinarySearchFunc(own, sr.Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	pg := c.plainGraph()
+	for j := at + 1; j < len(own); j++ {
+		n := secs[own[j]]
+		if n.Lock.Addr != sr.Lock.Addr || c.g.Events[n.Begin].Site != site || !pg.HappensBefore(end, n.Begin) {
+			continue
+		}
+		f := c.footprint(int(own[j]))
+		return f.read[loc] && !f.blind[loc]
 	}
 	return false
 }

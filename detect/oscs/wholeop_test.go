@@ -1234,3 +1234,57 @@ func TestWholeOpCalleeWindow(t *testing.T) {
 	wholeCaseOf(t, windowSites, "checked again", fmt.Sprintf(handle, 11, 14, "0x100"), nil, []string{"10 11 30 31", "14 22 30 31"})
 	wholeCaseOf(t, windowSites, "carried", fmt.Sprintf(handle, 15, 16, "0x108"), []string{"10 15 30 31"}, []string{"10 15 30 31"})
 }
+
+// wakeSites: an event loop (loop) takes the lock at 10, checks the
+// deadline (11, a read that only decides branches), lets the lock go (12)
+// and waits on its update channel (13); start sets the deadline (21)
+// under the lock (20-22) and then pokes the channel (23).
+var wakeSites = func() *trace.SiteTable {
+	t := &trace.SiteTable{Sites: []trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}}
+	for _, s := range []trace.Site{
+		{ID: 10, Kind: "lock", Expr: "a.timerMu", Function: "loop"},
+		{ID: 11, Kind: "read", Expr: "a.deadline", Uses: trace.UseBranch, Function: "loop"},
+		{ID: 12, Kind: "unlock", Expr: "a.timerMu", Function: "loop"},
+		{ID: 13, Kind: "recv", Expr: "a.updateCh", Function: "loop"},
+		{ID: 14, Kind: "write", Expr: "a.deadline", Function: "loop"},
+		{ID: 20, Kind: "lock", Expr: "a.timerMu", Function: "start"},
+		{ID: 21, Kind: "write", Expr: "a.deadline", Function: "start"},
+		{ID: 22, Kind: "unlock", Expr: "a.timerMu", Function: "start"},
+		{ID: 23, Kind: "send", Expr: "a.updateCh", Function: "start"},
+	} {
+		s.Line, s.Col, s.File = int(s.ID), 2, "/k/k.go"
+		t.Sites = append(t.Sites, s)
+	}
+	return t
+}()
+
+// A lone setter against a check that decides on its value stays reported
+// (Fig. 4's flag, checked before it is set), unless the setter wakes the
+// checker after its write and the checker, woken, checks again: sctp's
+// timerLoop reads the deadlines at the top of each pass and waits on
+// timerUpdateCh, which startPTOTimer pokes after it set one. The loop's
+// pass before the write and the pass the write's wake-up starts read the
+// deadline both: the order decides when it sees the new one, not whether
+// (dropped). Controls, reported: the setter sends nothing, and the loop's
+// next pass, started by something else, is not ordered after the write;
+// and the pass the wake-up starts overwrites the deadline before it reads
+// it (it does not look at what the setter left).
+func TestWholeOpAnnounced(t *testing.T) {
+	const loop = wholeStart + `
+6 g=1 ChanMake site=2 addr=0x500 cap=1
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Read site=11 addr=0x100
+11 g=2 Unlock site=12 addr=0x900
+12 g=3 Lock site=20 addr=0x900
+12.1 g=3 Write site=21 addr=0x100 value=5
+13 g=3 Unlock site=22 addr=0x900
+14 g=%d ChanSend site=23 addr=0x500
+15 g=2 ChanRecv site=13 addr=0x500 ok=true
+16 g=2 Lock site=10 addr=0x900
+16.1 g=2 %s addr=0x100%s
+17 g=2 Unlock site=12 addr=0x900
+`
+	wholeCaseOf(t, wakeSites, "woken", fmt.Sprintf(loop, 3, "Read site=11", ""), nil, []string{"10 11 20 21"})
+	wholeCaseOf(t, wakeSites, "not woken", fmt.Sprintf(loop, 1, "Read site=11", ""), []string{"10 11 20 21"}, []string{"10 11 20 21"})
+	wholeCaseOf(t, wakeSites, "overwritten", fmt.Sprintf(loop, 3, "Write site=14", " value=0"), []string{"10 11 20 21"}, []string{"10 11 20 21"})
+}

@@ -57,7 +57,12 @@ second: the second only adds to counters it reads and writes, or reads
 again what the first only checked (a pool that checks it is open, builds
 a resource unlocked and checks again before adding it), or the other
 section neither writes what the first read or wrote nor reads what it
-wrote. A caller's second call, which may act on what
+wrote. A callee that lets its caller's lock go around a callback and
+takes it again splits the caller's call into two sections judged the
+same way. A write and a read stay out too when the writer, past its
+Unlock, wakes the reader (a send on the channel an event loop waits on)
+and the reader's woken pass reads the location again at the same Lock
+site. A caller's second call, which may act on what
 the first returned, stays reported when a function outside _test.go
 files calls the two operations on one object in that order (the
 instrumenter finds those functions); a test's loop calling Set then Get
