@@ -77,6 +77,7 @@ var benches = []bench{
 	{"Chan", 1_000_000, 1, 0},
 	{"GoJoin", 100_000, 1, 0},
 	{"ParallelLock", 2_000_000, 1, 0},
+	{"ParallelLoad", 2_000_000, 1, 0},
 	{"Atomic", 2_000_000, 1, 0},
 	{"Pool", 1_000_000, 1, trace.EvPoolGet},
 	{"SyncMapLoad", 500_000, 8, trace.EvAtomicLoad},
@@ -174,7 +175,7 @@ func main() {
 	fmt.Println("| benchmark | plain | shim off | precog | race | precog added | race added |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, b := range benches {
-		if b.name == "ParallelLock" {
+		if b.name == "ParallelLock" || b.name == "ParallelLoad" {
 			continue // callgrind runs one thread at a time: no contention to see
 		}
 		n := b.n / 50

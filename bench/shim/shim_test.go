@@ -275,6 +275,34 @@ func BenchmarkParallelLock(b *testing.B) {
 	})
 }
 
+// BenchmarkParallelLoad is an atomic load in every goroutine of
+// RunParallel (one per P: run it with -test.cpu=2), each of its own
+// variable, as x/sync/syncmap's goroutines load sync.Map entries: the
+// shim's variant shares only the global seq counter, which an atomic load
+// reads without incrementing it.
+func BenchmarkParallelLoad(b *testing.B) {
+	b.Run("plain", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			var x int64
+			var s int64
+			for pb.Next() {
+				s += atomic.LoadInt64(&x)
+			}
+			sink += uint64(s)
+		})
+	})
+	b.Run("shim", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			var x int64
+			var s int64
+			for pb.Next() {
+				s += precog_shim.AtomicLoadInt64(13, &x)
+			}
+			sink += uint64(s)
+		})
+	})
+}
+
 // BenchmarkAtomic is an atomic.Int64 Load and Store, as pond's workers
 // and x/sync/syncmap's goroutines make them: the most frequent sync events
 // of those programs.
