@@ -337,7 +337,7 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 		// seen, written out to hash addr once for the test and the note
 		h = addrHash(uintptr(addr))
 		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
-		seq, w = g.enc.Seq(), g.wstamps[h>>(64-writeSlotBits)]
+		seq, w = g.stretch(), g.wstamps[h>>(64-writeSlotBits)]
 		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
 			return
 		}
@@ -370,7 +370,7 @@ func (l *Local) readAll(site uint32, addr unsafe.Pointer, index bool) {
 	if g != nil && repeatFilter && !suppressing.Load() {
 		h = addrHash(uintptr(addr))
 		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
-		seq, w = g.enc.Seq(), g.wstamps[h>>(64-writeSlotBits)]
+		seq, w = g.stretch(), g.wstamps[h>>(64-writeSlotBits)]
 		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
 			return
 		}

@@ -247,10 +247,32 @@ func (g *gstate) syncRecord(site uint32, k trace.Kind, addr unsafe.Pointer, arg 
 		g.syncRecordSlow(site, k, addr, arg, pass)
 		return
 	}
-	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, seqs.n.Add(1), site, uintptr(addr), arg)]
+	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, g.seq(k), site, uintptr(addr), arg)]
 	g.commit()
 	g.synced()
 }
+
+// seq returns the seq of a sync event of kind k that g records: a new one
+// from the counter, but for an atomic load outside control, which takes
+// the counter's value without incrementing it (trace's "Order": a load
+// orders nothing after it for another goroutine) and counts itself in
+// g.loads. While the goroutines run only loads, the counter's cache line
+// stays shared by every core, where an increment by each moved it between
+// them at every load (x/sync/syncmap's Ranges and Loads, pond's polls).
+// Control's loads take a new seq: a forced or replayed run keeps the
+// order of every sync event to one counter.
+func (g *gstate) seq(k trace.Kind) uint64 {
+	if k == trace.EvAtomicLoad && controlGate == nil {
+		g.loads++
+		return seqs.n.Load()
+	}
+	return seqs.n.Add(1)
+}
+
+// stretch identifies the stretch of g's events since its last sync
+// event: it grows at every sync event, atomic loads that took no new seq
+// included (the repeat filter's "no sync event in between", repeat.go).
+func (g *gstate) stretch() uint64 { return g.enc.Seq() + g.loads }
 
 // syncRecordSlow is syncRecord when control is on, a guided run counts
 // the locks held (sections), or the goroutine must make room first
@@ -267,7 +289,7 @@ func (g *gstate) syncRecordSlow(site uint32, k trace.Kind, addr unsafe.Pointer, 
 		g.countHeld(k, arg)
 	}
 	g.ready()
-	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, seqs.n.Add(1), site, uintptr(addr), arg)]
+	g.buf = g.buf[:len(g.buf)+g.enc.PutSyncAddr(g.window(), k, g.seq(k), site, uintptr(addr), arg)]
 	g.commit()
 	g.synced()
 	if controlGate != nil && pass {

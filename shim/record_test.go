@@ -778,3 +778,61 @@ func TestCASRecordsItsLoad(t *testing.T) {
 		t.Errorf("recorded %s, want %s", s, want)
 	}
 }
+
+// TestAtomicLoadTakesNoSeq: outside control an atomic load takes the seq
+// counter's value without incrementing it (trace's "Order"), so it reads
+// back after its goroutine's last seq with a Sub, as an access does, and
+// two loads in a row share a seq unless another goroutine took one in
+// between; a store takes a new seq (Sub 0). A read that repeats one from
+// before a load is recorded all the same: the load ends the repeat
+// filter's stretch although the seq stayed. With control on (this test
+// binary's own setting) every load takes a new seq.
+func TestAtomicLoadTakesNoSeq(t *testing.T) {
+	const base = 5400
+	var x int64
+	y := new(int)
+	run := func(control bool) []trace.Event {
+		saved := controlGate
+		if !control {
+			controlGate = nil
+		}
+		defer func() { controlGate = saved }()
+		evs := recorded(t, base, func() {
+			AtomicLoadInt64(base+2, &x)
+			_ = *R(base+1, y)
+			AtomicLoadInt64(base+3, &x)
+			_ = *R(base+1, y) // after a load: recorded
+			_ = *R(base+1, y) // a repeat: left out
+			AtomicStoreInt64(base+4, &x, 1)
+		})
+		evs = siteEvents(evs, base+1, base+5)
+		var got []string
+		for _, ev := range evs {
+			got = append(got, fmt.Sprintf("%v@%d", ev.Kind, ev.Site-base))
+		}
+		if want := "[AtomicLoad@2 Read@1 AtomicLoad@3 Read@1 AtomicStore@4]"; fmt.Sprint(got) != want {
+			t.Fatalf("control %v: recorded %v, want %s", control, got, want)
+		}
+		return evs
+	}
+	evs := run(false)
+	l1, l2, r, st := evs[0], evs[2], evs[3], evs[4]
+	if l1.Sub == 0 || l2.Sub == 0 || l2.Seq < l1.Seq || l2.Seq == l1.Seq && l2.Sub != l1.Sub+2 {
+		t.Errorf("the loads read back at %d.%d and %d.%d: want a Sub after a seq, counting on where the seq is the same", l1.Seq, l1.Sub, l2.Seq, l2.Sub)
+	}
+	if l2.Seq != l1.Seq {
+		t.Logf("another goroutine took a seq between the loads (%d, %d)", l1.Seq, l2.Seq)
+	}
+	if r.Seq != l2.Seq || r.Sub != l2.Sub+1 {
+		t.Errorf("the read after the loads is at %d.%d, want %d.%d", r.Seq, r.Sub, l2.Seq, l2.Sub+1)
+	}
+	if st.Sub != 0 || st.Seq <= l2.Seq {
+		t.Errorf("the store is at %d.%d, want a new seq after %d", st.Seq, st.Sub, l2.Seq)
+	}
+
+	evs = run(true)
+	l1, l2 = evs[0], evs[2]
+	if l1.Sub != 1 || l2.Sub != 1 || l2.Seq <= l1.Seq {
+		t.Errorf("with control, the loads read back at %d.%d and %d.%d: want new seqs", l1.Seq, l1.Sub, l2.Seq, l2.Sub)
+	}
+}

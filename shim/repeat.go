@@ -131,7 +131,7 @@ func (g *gstate) repeated(site uint32, addr unsafe.Pointer, index bool) bool {
 func (g *gstate) noteRead(site uint32, addr uintptr, index bool) {
 	h := addrHash(addr)
 	s := &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
-	seq := g.enc.Seq()
+	seq := g.stretch()
 	s.addr, s.site, s.seq, s.w = addr, site, seq, g.stampRead(h, index, seq, g.wstamps[h>>(64-writeSlotBits)])
 }
 
@@ -160,7 +160,7 @@ func (g *gstate) stampRead(h uint64, index bool, seq, w uint64) uint64 {
 // for a site, and for the address of an object the goroutine still reads.
 func (g *gstate) seen(site uint32, addr uintptr) bool {
 	s := g.readSlot(addr, site)
-	return s.addr == addr && s.site == site && s.seq == g.enc.Seq() && s.w == *g.writeStamp(addr)
+	return s.addr == addr && s.site == site && s.seq == g.stretch() && s.w == *g.writeStamp(addr)
 }
 
 // repeatedAccess is repeated for the accesses without a value (access):

@@ -52,6 +52,7 @@ type gstate struct {
 	wstamps [writeSlots]uint64  // per address hash, the count of writes at the last write (repeat.go)
 	ordered [writeSlots]uint64  // per address hash, 1 + the seq of the stretch an index read ordered it in (repeat.go)
 	writes  uint64              // the writes recorded (and reads of ordered locations), counted for wstamps
+	loads   uint64              // the atomic loads that read the seq counter (seq), never reset: stretch grows at every sync event
 }
 
 // The goroutine table maps runtime goroutine ids to gstates. A lookup reads

@@ -44,7 +44,8 @@
 // table (see Kind): sync events start with their seq, coded as the
 // difference to the goroutine's previous seq (for the first one in a batch,
 // the seq in the batch header), which makes it one or two bytes where the
-// absolute number would take three or four.
+// absolute number would take three or four; the difference is 0 only for
+// an atomic load (see "Order").
 // Addresses are coded as the zigzag difference to the previous address in
 // the same batch, whichever event it belonged to (again 0 before the
 // first), because a goroutine's accesses cluster around a few objects.
@@ -86,9 +87,24 @@
 // reader gives them the seq of the last sync event of the same goroutine
 // before them (0 if there is none yet) and a Sub counting the events since
 // that sync event from 1, taking both from the batch header for the events
-// before the batch's first sync event. Sync events have Sub 0. So:
+// before the batch's first sync event. Sync events have Sub 0.
+//
+// The exception is EvAtomicLoad: an atomic load orders nothing after it
+// for another goroutine, so it reads the counter without incrementing it
+// (an increment by every goroutine's loads would move the counter's cache
+// line between the cores at every load) and records the value, the seq of
+// the last sync event any goroutine took before the load. Its seq may be
+// another goroutine's sync event's, or its own goroutine's last; it never
+// comes before its goroutine's last. The reader places it like an access
+// after that seq: at (seq, 1) if the seq is new to its goroutine, else at
+// the goroutine's next Sub, and the events after it count on from there.
+// A load at (s, n) came after the sync event with seq s and before the one
+// with seq s+1 (the counter's order), which is what any checker may take
+// from the order. The shim's loads under control take a new seq as every
+// other sync event does, and read back at (seq, 1). So:
 //
 //   - within one goroutine, (Seq, Sub) increases strictly in program order;
+//     a run of a goroutine's events with one Seq may hold atomic loads;
 //   - events of different goroutines are ordered only through sync events:
 //     sorting by (Seq, Sub, Goroutine) gives a total order that respects
 //     every goroutine's program order and the seq order, and is the order
@@ -156,7 +172,8 @@
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
 // EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
 // and writes and a uvarint batch length, version 9 no elem in channel
-// events; this package refuses them,
+// events, versions 10 to 12 what Version lists (12: an atomic load's seq
+// always new, its delta never 0); this package refuses them,
 // and any other version, with an
 // error that names it.
 //
@@ -164,7 +181,7 @@
 //
 // A trace is read up to the first damage: a cut, a length past the end of
 // its batch or beyond a limit, an unknown kind, a bad varint, a field out
-// of range, a seq that does not increase, an event count after a seq that
+// of range, a seq that does not increase (or, for an atomic load, decreases), an event count after a seq that
 // overflows, a non-zero byte other than 'B'
 // where a batch should start (except the uncommitted events above). Every
 // event before the damage is returned, including the whole events at the

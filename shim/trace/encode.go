@@ -16,8 +16,9 @@ import (
 // EvPoolPut and EvPoolGet, version 9 the compact reads and writes and a
 // batch length of 4 little-endian bytes, version 10 the element
 // fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect, version 11
-// EvBelow, version 12 the address field's 0 for the address 0 (addrCode).
-const Version = 12
+// EvBelow, version 12 the address field's 0 for the address 0 (addrCode),
+// version 13 the atomic loads' seqs that need not be new (see "Order").
+const Version = 13
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -162,16 +163,33 @@ func WriteHeader(w io.Writer, h Header) error {
 //
 // The Append methods never allocate unless b lacks the capacity for one
 // more event (MaxEventLen). The seqs passed to the sync events must
-// increase; a batch may hold any mix of sync and other events.
+// increase, but for an atomic load's, which may also equal the last (see
+// "Order" in the package doc); a batch may hold any mix of sync and other
+// events.
 type Encoder struct {
 	seq  uint64 // seq of the last sync event
-	sub  uint64 // events without seq since it
+	sub  uint64 // events without seq since it (and atomic loads of the same seq)
 	addr uint64 // the batch's last address; 0 at the start of a batch
 }
 
 // Seq returns the seq of the last sync event appended (0 before the
-// first): the events without seq since then share it.
+// first): the events without seq since then share it, as do the atomic
+// loads that took no new seq.
 func (e *Encoder) Seq() uint64 { return e.seq }
+
+// place moves the goroutine's place in the order to the sync event of
+// kind k and seq seq, as the reader does: an atomic load's place is
+// (seq, 1), or the next Sub if seq is the goroutine's seq already; every
+// other sync event's is (seq, 0).
+func (e *Encoder) place(k Kind, seq uint64) {
+	if k != EvAtomicLoad {
+		e.seq, e.sub = seq, 0
+	} else if seq != e.seq {
+		e.seq, e.sub = seq, 1
+	} else {
+		e.sub++
+	}
+}
 
 // StartBatch starts a new batch of goroutine g's events: it appends the
 // batch header to b, with the goroutine's place in the order and room for
@@ -568,7 +586,7 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	}
 	w[0] = byte(k)
 	i := putUvarint(w, 1, seq-e.seq)
-	e.seq, e.sub = seq, 0
+	e.place(k, seq)
 	i = putUvarint(w, i, uint64(site))
 	i = putUvarint(w, i, e.addrCode(uint64(addr)))
 	if extra == noField {
@@ -709,7 +727,7 @@ func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 func (e *Encoder) sync(b []byte, k Kind, seq uint64) []byte {
 	b = append(b, byte(k))
 	b = appendUvarint(b, seq-e.seq)
-	e.seq, e.sub = seq, 0
+	e.place(k, seq)
 	return b
 }
 

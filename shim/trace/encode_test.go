@@ -462,3 +462,76 @@ func TestZeroAddress(t *testing.T) {
 		t.Fatalf("events out of place: %v, % x", got[3], b[zero:zero+2])
 	}
 }
+
+// TestAtomicLoadPlace checks an atomic load's seq (see "Order"): a load may
+// carry the seq of another goroutine's sync event or its own goroutine's
+// last (a difference of 0 on the wire), reads back after that seq, at Sub
+// 1 or at its goroutine's next Sub, and the goroutine's events after it
+// count on from there, in this batch and in a batch that starts after it
+// (its header's place); ReadAll merges them after the sync event whose seq
+// they carry and before the next. Any other sync event with its
+// goroutine's last seq is damage.
+func TestAtomicLoadPlace(t *testing.T) {
+	const a = 0xc000012340
+	var e1, e2 Encoder
+	b := e1.StartBatch(nil, 1)
+	b = e1.AppendLock(b, 1, 10, a)
+	b = e1.AppendRead(b, 11, a+8)
+	b = e1.AppendUnlock(b, 2, 12, a)
+	b = e1.AppendRead(b, 11, a+8)
+	FinishBatch(b)
+	file := append(AppendHeader(nil, testHeader), b...)
+	b = e2.StartBatch(nil, 2)
+	b = e2.AppendAtomicLoad(b, 1, 13, a+16, 5) // the Lock's seq
+	b = e2.AppendRead(b, 11, a+8)
+	b = e2.AppendAtomicLoad(b, 1, 13, a+16, 5) // its own seq again: difference 0
+	FinishBatch(b)
+	file = append(file, b...)
+	b = e2.StartBatch(nil, 2) // a batch whose header's place is (1, 3)
+	b = e2.AppendRead(b, 11, a+8)
+	w := new([Window]byte)
+	b = append(b, w[:e2.PutSyncAddr(w, EvAtomicLoad, 2, 13, a+16, 6)]...) // the Unlock's
+	b = e2.AppendAtomicStore(b, 3, 14, a+16, 7)
+	FinishBatch(b)
+	file = append(file, b...)
+
+	tr, err := ReadAll(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `1 g=1 Lock site=10 addr=0xc000012340
+1.1 g=1 Read site=11 addr=0xc000012348
+1.1 g=2 AtomicLoad site=13 addr=0xc000012350 value=5
+1.2 g=2 Read site=11 addr=0xc000012348
+1.3 g=2 AtomicLoad site=13 addr=0xc000012350 value=5
+1.4 g=2 Read site=11 addr=0xc000012348
+2 g=1 Unlock site=12 addr=0xc000012340
+2.1 g=1 Read site=11 addr=0xc000012348
+2.1 g=2 AtomicLoad site=13 addr=0xc000012350 value=6
+3 g=2 AtomicStore site=14 addr=0xc000012350 value=7
+`
+	if got := lines(tr.Events); got != want {
+		t.Errorf("ReadAll gave\n%s\nwant\n%s", got, want)
+	}
+	if e2.seq != 3 || e2.sub != 0 {
+		t.Errorf("the encoder's place after the store is (%d, %d), want (3, 0)", e2.seq, e2.sub)
+	}
+
+	// The text form keeps a load's Sub.
+	for _, ev := range tr.Events {
+		back, err := parseEvent(ev.String())
+		if err != nil || back != ev {
+			t.Errorf("%s read back as %v, %v", ev, back, err)
+		}
+	}
+
+	// A Lock with the goroutine's last seq is damage.
+	var e3 Encoder
+	b = e3.StartBatch(nil, 1)
+	b = e3.AppendLock(b, 1, 10, a)
+	b = e3.AppendUnlock(b, 1, 12, a)
+	FinishBatch(b)
+	if _, err := ReadAll(bytes.NewReader(append(AppendHeader(nil, testHeader), b...))); err == nil || !strings.Contains(err.Error(), "does not come after") {
+		t.Errorf("an Unlock with its goroutine's last seq read with error %v, want one that says the seq does not come after", err)
+	}
+}

@@ -43,7 +43,7 @@ const (
 	EvCondBroadcast // before Broadcast [seq, site, addr]
 
 	// sync/atomic.
-	EvAtomicLoad  // after a load, with the value read [seq, site, addr, value]
+	EvAtomicLoad  // after a load, with the value read; its seq is the counter's value, not incremented (see "Order" in the package doc) [seq, site, addr, value]
 	EvAtomicStore // after a store, swap, add or successful compare-and-swap, with the new value [seq, site, addr, value]
 
 	// Channels. addr is the runtime channel pointer.
@@ -138,9 +138,10 @@ type Event struct {
 	Goroutine uint64
 	// Seq and Sub place the event in the global order, which is the order
 	// of (Seq, Sub, Goroutine); see "Order" in the package doc. Sync events
-	// have their own Seq and Sub 0; access and function events have the Seq
-	// of their goroutine's last sync event before them, and Sub counting from
-	// 1 the events since that one.
+	// have their own Seq and Sub 0 (but for atomic loads, whose Seq need not
+	// be their own and whose Sub is not 0); access and function events have
+	// the Seq of their goroutine's last sync event before them, and Sub
+	// counting from 1 the events since that one.
 	Seq, Sub uint64
 	Addr     uint64
 	Value    uint64
@@ -149,7 +150,8 @@ type Event struct {
 	Name     string
 }
 
-// IsSync reports whether events of kind k carry their own seq. Only sync
+// IsSync reports whether events of kind k carry a seq on the wire (their
+// own, but for an atomic load's: see "Order" in the package doc). Only sync
 // events order goroutines against each other.
 func (k Kind) IsSync() bool {
 	return k != evNone && k < numKinds && !kinds[k].implicit

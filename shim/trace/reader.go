@@ -426,13 +426,13 @@ func (r *cursor) decode() (Event, error) {
 	spec := &kinds[k]
 	fields := spec.fields
 	ev := Event{Kind: k, Goroutine: r.g}
-	if spec.implicit && r.sub == math.MaxUint64 {
+	if (spec.implicit || k == EvAtomicLoad) && r.sub == math.MaxUint64 {
 		d.start = r.pos
 		d.fail("event count after seq %d overflows", r.seq)
 	} else if !spec.implicit {
 		switch delta := d.uvarint(); {
 		case d.err != nil:
-		case delta == 0:
+		case delta == 0 && k != EvAtomicLoad:
 			d.fail("seq %d does not come after the goroutine's seq %d", r.seq, r.seq)
 		case r.seq+delta < r.seq:
 			d.fail("seq overflows")
@@ -508,13 +508,27 @@ func (r *cursor) decode() (Event, error) {
 		return Event{}, d.err
 	}
 	r.pos, r.addr = d.i, d.addr
-	if spec.implicit {
-		r.sub++
-		ev.Seq, ev.Sub = r.seq, r.sub
-	} else {
-		r.seq, r.sub = ev.Seq, 0
-	}
+	r.place(k, ev.Seq)
+	ev.Seq, ev.Sub = r.seq, r.sub
 	return ev, nil
+}
+
+// place moves the goroutine's place in the order past an event of kind k
+// (see "Order" in the package doc): an access or function event counts one
+// more Sub after the goroutine's seq; an atomic load with seq (which may be
+// the goroutine's seq: a load takes the counter's value without
+// incrementing it) takes Sub 1 after seq, or the next Sub if seq is the
+// goroutine's already; any other sync event is (seq, 0). Encoder.place is
+// the writer's side.
+func (r *cursor) place(k Kind, seq uint64) {
+	switch {
+	case kinds[k].implicit || k == EvAtomicLoad && seq == r.seq:
+		r.sub++
+	case k == EvAtomicLoad:
+		r.seq, r.sub = seq, 1
+	default:
+		r.seq, r.sub = seq, 0
+	}
 }
 
 // compactKind returns the kind of the event whose first byte is b: EvRead
@@ -547,13 +561,14 @@ func (r *cursor) skip() bool {
 	spec := &kinds[k]
 	fields := spec.fields
 	seq, addr := uint64(0), r.addr
-	if spec.implicit {
+	if spec.implicit || k == EvAtomicLoad {
 		if r.sub == math.MaxUint64 {
 			return false
 		}
-	} else {
+	}
+	if !spec.implicit {
 		delta, n := skipUvarint(b, i)
-		if n == 0 || delta == 0 || r.seq+delta < r.seq {
+		if n == 0 || delta == 0 && k != EvAtomicLoad || r.seq+delta < r.seq {
 			return false
 		}
 		i += n
@@ -614,11 +629,7 @@ func (r *cursor) skip() bool {
 		}
 	}
 	r.pos, r.addr = i, addr
-	if spec.implicit {
-		r.sub++
-	} else {
-		r.seq, r.sub = seq, 0
-	}
+	r.place(k, seq)
 	return true
 }
 

@@ -28,7 +28,7 @@ func (e Event) String() string {
 // position in parentheses.
 func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 	b = strconv.AppendUint(b, e.Seq, 10)
-	if !e.Kind.IsSync() {
+	if !e.Kind.IsSync() || e.Sub != 0 { // an atomic load's Sub (see "Order")
 		b = append(b, '.')
 		b = strconv.AppendUint(b, e.Sub, 10)
 	}
@@ -187,7 +187,7 @@ func parseEvent(line string) (Event, error) {
 	if ev.Kind == evNone {
 		return ev, fmt.Errorf("unknown event kind %q", toks[2])
 	}
-	if dotted == ev.Kind.IsSync() {
+	if dotted == ev.Kind.IsSync() && (!dotted || ev.Kind != EvAtomicLoad) {
 		if dotted {
 			return ev, fmt.Errorf("%s is a sync event, its seq has no .Sub", ev.Kind)
 		}

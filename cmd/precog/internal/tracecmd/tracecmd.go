@@ -33,7 +33,10 @@ An event line is the event's seq, its goroutine's logical id (g=), its kind
 and its fields. Sync events (locks, channel operations, goroutine starts,
 ...) have a seq of their own, which orders them across goroutines; a memory
 access or function entry or exit has the seq of its goroutine's last sync
-event before it, then a dot and its position after that event. Events are
+event before it, then a dot and its position after that event. An atomic
+load reads the counter of seqs without taking a seq of its own: it has the
+seq of the last sync event before it of any goroutine, and a position after
+it, as an access has. Events are
 printed in that order, by seq and position, unless -fileorder is given.
 The format is documented in full in package
 github.com/precog-dev/precog/shim/trace.
