@@ -21,6 +21,11 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// An exported method run through an interface, that the
+		// package's goroutines call only under their session's lock,
+		// holds it on those goroutines; an unlocked goroutine, one that
+		// starts in it and an importer's unlocked call are reported.
+		"callerlocks",
 		// A helper that lets its caller's lock go around a callback and
 		// takes it again, in a loop or under a condition, gives it back:
 		// its caller holds it after the call.

@@ -121,6 +121,30 @@
 // ask for it, one more solution per test asked, only for a pair the
 // first solution would report and the second would not.
 //
+// A solution per goroutine context (InContext) takes a function's entry
+// set as the meet over the call sites in the functions that run in that
+// context alone, to a fixed point, several calls up: interface and
+// function-value calls as the call graph resolves them (VTA seeded by
+// CHA), deferred calls with what is held when they run, recursion as a
+// call site like any other. There an exported function is entered only
+// through those call sites: kcp-go's (*KCP).Input, called by the tests
+// without a lock, holds the session's s.mu on the goroutines of the
+// session's readLoop, whose only chain to it goes through kcpInput's
+// locked calls; grpc's channelz entries' methods, called through an
+// interface with the channel map's lock held, hold it there. The context's
+// entry holds what it holds in the other solutions (a goroutine starts
+// with nothing but a handed lock), and a function whose value is stored or
+// handed to code that may call it later gets the empty set, as there.
+// Assumed: code outside the package that the goroutine calls out to (an
+// interface method an importer implements, a function value it passed)
+// does not call back into the package's exported functions on the same
+// objects without the lock; the call graph, from which the goroutines
+// analysis takes the functions that run in a context, does not follow such
+// code either. On the Caller context, where code importing the package
+// calls its exported functions, those hold nothing on entry; its other
+// functions take the call sites on that goroutine alone. The checks ask
+// for a context's solution only for a pair the others would report.
+//
 // A method value (s.m stored in a field or handed to a helper) runs
 // through a bound-method wrapper that no analyzed function contains; the
 // method's entry set is taken at the wrapper's call sites instead (a
@@ -196,7 +220,9 @@
 // over the package's functions, each pass one forward flow per function,
 // so the analysis is linear in the package's instructions times the size
 // of the largest lock set; a package with test-only functions solves it
-// twice, plus once per test that a check asks InTest about. Each solution
+// twice, plus once per test that a check asks InTest about, and once per
+// goroutine context asked InContext about, over the functions that run in
+// that context. Each solution
 // makes one more flow per function when some goroutine releases a mutex
 // (the hand-off check), and solves again once if some functions were
 // left with unknown callers.

@@ -130,6 +130,7 @@ type Result struct {
 	testOnly map[*ssa.Function]bool
 	mu       sync.Mutex
 	inTest   map[*ssa.Function]*Solution
+	inCtx    map[*goroutines.Context]*Solution
 
 	// reentrant holds the locks taken as held at re-entrant calls (see
 	// reentrantCalls), and reentrantSol the solutions that take them so
@@ -216,6 +217,71 @@ func (r *Result) InTest(test *ssa.Function) *Solution {
 	return s
 }
 
+// InContext returns the lock sets on the goroutines of context c: the
+// entry set of a function is the meet over the call sites in functions
+// that run in c, several calls up, as the call graph (VTA seeded by CHA,
+// see the callgraph analyzer) resolves them, interface and function-value
+// calls included. An exported function is entered on c's goroutines only
+// through those call sites: code outside the package runs there only
+// where the goroutine calls out to it (an interface method an importer
+// implements, a function value it passed), and the call graph, from which
+// the goroutines analysis takes the functions that run in c, does not
+// follow such code calling back into the package either. c's own entry
+// holds what it holds in the solution over every context (OutsideTests'
+// for a context without a test), and a function whose value is stored or
+// handed to code that may call it later gets the empty set, as there.
+//
+// On the Caller context, the goroutine of code importing the package, an
+// exported function holds nothing on entry (that code may call it), but an
+// unexported one still takes only the call sites there: a method that
+// the package calls under a lock on that goroutine, and without it only on
+// goroutines it starts, holds the lock there. It returns nil when c is
+// nil.
+// The solution is computed the first time c is asked for, which costs one
+// pass of the lock-set solver over the functions that run in c; callers
+// ask only for pairs that the other solutions would report.
+func (r *Result) InContext(c *goroutines.Context) *Solution {
+	if r.solver == nil || c == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.inCtx[c]; ok {
+		return s
+	}
+	in := make(map[*ssa.Function]bool)
+	var funcs []*ssa.Function
+	for _, fn := range r.solver.funcs {
+		if slices.Contains(r.solver.gr.Of(fn), c) {
+			in[fn] = true
+			funcs = append(funcs, fn)
+		}
+	}
+	sol := *r.solver
+	sol.funcs = funcs
+	sol.at = make(map[ssa.Instruction]Set)
+	sol.entry = make(map[*ssa.Function]Set)
+	sol.known = make(map[*ssa.Function]bool)
+	sol.exit = make(map[*ssa.Function]Set)
+	sol.ctx = c
+	sol.ctxExposed = c.Kind == goroutines.Caller && c.Test == nil
+	sol.ctxEntry = r.entry[c.Entry]
+	if c.Test == nil {
+		sol.ctxEntry = r.libEntry[c.Entry]
+	}
+	sol.skip = func(site ssa.Instruction) bool {
+		w := site.Parent()
+		return !in[w] && ssavalue.BoundMethod(w) == nil && ssavalue.ThunkMethod(w) == nil && ssavalue.WrappedMethod(w) == nil
+	}
+	sol.computeLockSets()
+	s := &Solution{at: sol.at, entry: sol.entry, skip: sol.skip}
+	if r.inCtx == nil {
+		r.inCtx = make(map[*goroutines.Context]*Solution)
+	}
+	r.inCtx[c] = s
+	return s
+}
+
 // Entry returns the locks held on entry to fn: those held at every call
 // site of fn in the package.
 func (r *Result) Entry(fn *ssa.Function) Set {
@@ -294,6 +360,14 @@ type solver struct {
 	exit    map[*ssa.Function]Set
 	// skip leaves call sites out of the entry sets (nil: none).
 	skip func(site ssa.Instruction) bool
+	// ctx, when not nil, is the goroutine context the solution is for
+	// (see InContext): only the functions that run in it are solved, an
+	// exported function is entered only through their call sites unless
+	// ctxExposed (the Caller context of code importing the package), and
+	// ctx's entry function holds ctxEntry on entry.
+	ctx        *goroutines.Context
+	ctxEntry   Set
+	ctxExposed bool
 	// assume holds locks taken as held at calls, beyond those the flow
 	// finds (see reentrantCalls; nil: none).
 	assume map[ssa.Instruction]Set
@@ -373,7 +447,7 @@ func run(pass *analysis.Pass) (any, error) {
 // result returns the solved lock sets, with the second solution for
 // goroutines that run no test code.
 func (a *solver) result() *Result {
-	res := &Result{at: a.at, entry: a.entry, libAt: a.at, libEntry: a.entry}
+	res := &Result{at: a.at, entry: a.entry, libAt: a.at, libEntry: a.entry, solver: a}
 	if testOnly := a.testOnly(); len(testOnly) > 0 {
 		lib := *a
 		lib.at = make(map[ssa.Instruction]Set)
@@ -1416,8 +1490,17 @@ func (a *solver) computeLockSets() {
 	// that unlocks a mutex its starter holds (see handedMutexes) has its
 	// go statements for call sites.
 	callSites := func(fn *ssa.Function) ([]ssa.Instruction, bool) {
-		handoff := goOnly[fn] && len(handed[fn]) > 0
-		if entries[fn] && !handoff || a.exposed.Outside(fn) {
+		handoff := goOnly[fn] && len(handed[fn]) > 0 && a.ctx == nil
+		entry, outside := entries[fn], a.exposed.Outside(fn)
+		if a.ctx != nil {
+			// On the goroutines of one context, a function is entered
+			// through the call sites in the functions that run there
+			// (and, on the goroutine of code importing the package,
+			// from that code if it is exported); the context's own
+			// entry function is solved apart (see solve).
+			entry, outside = false, outside && a.ctxExposed
+		}
+		if entry && !handoff || outside {
 			return nil, false
 		}
 		var sites []ssa.Instruction
@@ -1451,7 +1534,11 @@ func (a *solver) computeLockSets() {
 			}
 		}
 		for _, s := range a.gr.RefSites(fn) {
-			if a.skip != nil && a.skip(s) {
+			if a.ctx == nil && a.skip != nil && a.skip(s) {
+				// (A function value made anywhere may be called on
+				// the context's goroutines, by code the call graph
+				// does not see: in a context's solution no reference
+				// is left out.)
 				continue
 			}
 			// The body of a range over a function runs while the range
@@ -1470,9 +1557,19 @@ func (a *solver) computeLockSets() {
 		for range MaxIterations {
 			changed := false
 			for _, fn := range a.funcs {
-				sites, ok := callSites(fn)
+				var sites []ssa.Instruction
+				ok := false
+				if a.ctx == nil || fn != a.ctx.Entry {
+					sites, ok = callSites(fn)
+				}
 				var entry Set
-				if ok {
+				if a.ctx != nil && fn == a.ctx.Entry {
+					// What the context's goroutines start with, as
+					// the solution over every context has it: the
+					// entry holds no more in the context's own calls
+					// of it (a meet with them would only drop locks).
+					entry = a.ctxEntry
+				} else if ok {
 					first := true
 					for _, site := range sites {
 						s, known := a.at[site], a.known[site.Parent()]

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/locksets"
 )
 
@@ -68,4 +69,53 @@ func TestLockSets(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), held,
 		"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
 		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "heapcb")
+}
+
+// heldIn reports, at each call of mark, the lock set just before it on the
+// goroutines of each context its function runs in (Result.InContext), so
+// that testdata states them with // want comments:
+//
+//	held: caller -; (*T).loop T.mu(w)
+//
+// Each context is named by its entry function ("caller" for the Caller
+// context), sorted by name.
+var heldIn = &analysis.Analyzer{
+	Name:     "heldin",
+	Doc:      "report the locks held at each call of mark per goroutine context",
+	Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, locksets.Analyzer},
+	Run:      runHeldIn,
+}
+
+func runHeldIn(pass *analysis.Pass) (any, error) {
+	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+	lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
+	for _, fn := range ssainput.SrcFuncs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok {
+					continue
+				}
+				if callee := call.Call.StaticCallee(); callee == nil || callee.Name() != "mark" {
+					continue
+				}
+				var parts []string
+				for _, c := range gr.Of(fn) {
+					name := "caller"
+					if c.Entry != nil {
+						name = c.Entry.RelString(pass.Pkg)
+					}
+					parts = append(parts, name+" "+render(lr.InContext(c).At(call)))
+				}
+				slices.Sort(parts)
+				pass.Reportf(call.Pos(), "held: %s", strings.Join(parts, "; "))
+			}
+		}
+	}
+	return nil, nil
+}
+
+func TestInContext(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), heldIn, "callerctx")
 }

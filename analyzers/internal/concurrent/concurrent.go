@@ -143,6 +143,12 @@ type Safe func(p Pair) bool
 // returned 0 meet one made on that branch too, or while its goroutine
 // holds a reference to its object (countedApart).
 //
+// A pair that the locks of every context would leave unprotected is
+// judged again with the locks of its two contexts alone (see
+// locksets.Result.InContext): a function, exported or not, that every
+// chain of calls on a context's goroutines enters with a lock held holds
+// it there, however many calls up the lock was taken.
+//
 // Each call spends one unit of the package's budget per pair of contexts
 // it compares; once the budget is exhausted, no pair overlaps, and the
 // check's remaining comparisons are recorded as skipped.
@@ -233,6 +239,17 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 						q.VA, q.VB = qa, qb
 						if (ca || cb) && safe(q) {
 							continue
+						}
+						// Locks on the goroutines of each context alone:
+						// a function entered there only with a lock held
+						// (an exported one too), several calls up.
+						ra, xa := e.inContext(a, qa, i, p.CA)
+						rb, xb := e.inContext(b, qb, j, p.CB)
+						if xa || xb {
+							q.VA, q.VB = ra, rb
+							if safe(q) {
+								continue
+							}
 						}
 						// Safe with the locks the package's own code
 						// holds: only a test's call without them makes

@@ -280,6 +280,29 @@ func (e *Env) inTest(a *sharedloc.Access, v View, i int, c *goroutines.Context) 
 	return v, true
 }
 
+// inContext returns the view v (the i-th of Views(a)) as seen on the
+// goroutines of context c alone, with the locks held on every chain of
+// calls that runs on them (see locksets.Result.InContext) added to its
+// own, and whether that adds any. Like inTest it costs a pass of the
+// lock-set solver the first time c is asked for, so Overlap asks only for
+// pairs it would otherwise report.
+func (e *Env) inContext(a *sharedloc.Access, v View, i int, c *goroutines.Context) (View, bool) {
+	s := e.Locks.InContext(c)
+	if s == nil {
+		return v, false
+	}
+	views := e.viewsIn(a, s)
+	if i >= len(views) {
+		return v, false
+	}
+	more := views[i].Locks.Minus(v.Locks)
+	if len(more) == 0 {
+		return v, false
+	}
+	v.Locks = v.Locks.Union(more)
+	return v, true
+}
+
 func equalSets(s, t locksets.Set) bool {
 	return slices.EqualFunc(s, t, func(x, y locksets.Held) bool { return x.Mutex == y.Mutex && x.Mode == y.Mode })
 }
