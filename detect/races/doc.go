@@ -69,7 +69,7 @@
 //
 // One finding per pair of sites (kind race), with both sides' goroutines,
 // locks and clocks as evidence and the two events as a witness, which
-// pipeline/validate forces adjacent in both orders. Findings are
+// pipeline/validate holds at once and forces adjacent in both orders. Findings are
 // suppressed like any other kind: //precog:ignore <ID> <reason>, or by
 // kind in the driver.
 package races

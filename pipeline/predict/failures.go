@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/pipeline/validate"
@@ -311,6 +312,13 @@ func shownOrder(f finding.Finding, evs []trace.Event, pts []plan.Point) (string,
 			}
 		}
 		for _, o := range orders {
+			if f.Kind == races.Kind && len(o.Edges) == 0 {
+				// A race's accesses held at once: any two the
+				// trace cannot order look so, which is what made
+				// the race a prediction; its adjacent orders are
+				// what a crash's trace can show.
+				continue
+			}
 			if shown(o, evs, need) {
 				return o.What, true
 			}

@@ -278,19 +278,27 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 }
 
 // raceSteps returns the two accesses of data race f that order o names as
-// steps: the points of its edges at the race's sites. A lifted order, which
-// holds a goroutine at the Lock before its access, names one or none.
+// steps: the points of its edges, or of its groups released together, at
+// the race's sites. A lifted order, which holds a goroutine at the Lock
+// before its access, names one or none.
 func raceSteps(f finding.Finding, o Order) (a, b plan.Point, ok bool) {
 	at := make(map[uint32]bool)
 	for _, s := range f.Sites {
 		at[s.ID] = true
 	}
 	var pts []plan.Point
+	add := func(p plan.Point) {
+		if p = (plan.Point{G: p.G, Site: p.Site, N: p.N}); at[p.Site] && !slices.Contains(pts, p) {
+			pts = append(pts, p)
+		}
+	}
 	for _, e := range o.Edges {
-		for _, p := range []plan.Point{e.Before, e.After} {
-			if p = (plan.Point{G: p.G, Site: p.Site, N: p.N}); at[p.Site] && !slices.Contains(pts, p) {
-				pts = append(pts, p)
-			}
+		add(e.Before)
+		add(e.After)
+	}
+	for _, g := range o.Together {
+		for _, p := range g {
+			add(p)
 		}
 	}
 	if len(pts) != 2 {

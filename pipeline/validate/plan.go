@@ -211,9 +211,14 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	case "oscs":
 		return oscsOrders(f, w)
 	case races.Kind:
-		// The two accesses adjacent, in the recorded order and the
-		// other way round: a race is confirmed when both orders can be
-		// made to happen (Validator.race).
+		// First the two accesses held until both came and released
+		// together: they were pending at once, so nothing orders them
+		// (a hand-off the trace cannot see, a pool inside a
+		// dependency, lets the second owner reach its access only
+		// once the first passed the object on: it never comes, or
+		// comes on other memory). Then the two adjacent, in the
+		// recorded order and the other way round: a race is confirmed
+		// when all three can be made to happen (Validator.race).
 		if len(w.Events) != 2 {
 			return nil, fmt.Errorf("the witness has %d events, want the two accesses", len(w.Events))
 		}
@@ -223,6 +228,7 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 		}
 		name := func(e finding.Event) string { return "the " + e.Role + " at " + shortPos(siteOf(f, e)) }
 		return []Order{
+			{What: name(a) + " and " + name(b) + " held until both came, then let go together", Together: [][]plan.Point{{point(a), point(b)}}},
 			{What: name(a) + " right before " + name(b), Edges: []plan.Edge{edge(a, b)}},
 			{What: name(b) + " right before " + name(a), Edges: []plan.Edge{edge(b, a)}},
 		}, nil

@@ -35,10 +35,14 @@
 //     the whole validation ran out first.
 //
 // A data race (kind race) is confirmed when its two accesses could be
-// forced adjacent in both orders, touching one piece of memory in each
-// forced run (the shim names the address each forced access touched, and
-// the GC epoch; both must be the same): they are truly unordered, on one
-// location. The order of the two sites alone would not do: the recorded
+// held at once (each goroutine stopped at its access until the other came
+// to its own, then both let go together) and forced adjacent in both
+// orders, touching one piece of memory in each forced run (the shim names
+// the address each forced access touched, and the GC epoch; both must be
+// the same): they are truly unordered, on one location. Both orders alone
+// would not do: a hand-off the trace cannot see (a pool inside a
+// dependency) lets each order run, the object passed on between the two
+// accesses, while the two are never pending at once. The order of the two sites alone would not do: the recorded
 // run may have paired accesses to an address that held different memory
 // at the two times (a heap object freed and its address reused after a
 // collection), and the forced run then runs the sites in both orders on
@@ -382,7 +386,7 @@ func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 		}
 		if len(reached) == len(orders) {
 			res.Status, res.Validation.Effect = finding.Confirmed, "reordered"
-			res.Validation.Reason = "both orders happened in forced runs, the two accesses on one address each time: " + strings.Join(reached, "; then ")
+			res.Validation.Reason = "the two accesses were held at once and both orders happened in forced runs, on one address each time: " + strings.Join(reached, "; then ")
 			return res
 		}
 	}

@@ -30,8 +30,8 @@ line, column, expression and site ID) is still what it was: edits
 elsewhere keep a reproducer valid, edits that move or remove its sites
 make repro say which site changed, and precog test must run again.
 
-A data race confirmed by validation ran its two accesses adjacent in
-both orders, on one address, whether or not the test failed: its
+A data race confirmed by validation ran its two accesses held at once
+and adjacent in both orders, on one address, whether or not the test failed: its
 reproducer forces the last of the two orders, and a run reproduces it
 when the order held with both accesses on one address (a crash at a site
 too, on one address); a run where they touched different memory, or the

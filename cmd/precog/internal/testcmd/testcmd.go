@@ -169,9 +169,10 @@ the effect. The finding is
 	               the test failed with the kind's runtime error in its
 	               failure message (a panic it recovered and reported),
 	               under the same checks; for a data race, its two
-	               accesses ran adjacent in both orders in forced runs
-	               (failing or not), each time on one address in one GC
-	               epoch, as the shim saw them
+	               accesses were held at once (each stopped until the
+	               other came, then let go together) and ran adjacent in
+	               both orders in forced runs (failing or not), each time
+	               on one address in one GC epoch, as the shim saw them
 	not-confirmed  the forced order held and nothing failed as predicted;
 	               for a data race, also: an order held only with its two
 	               accesses on different memory (the recording paired
