@@ -56,6 +56,11 @@ type Result struct {
 
 	callers map[*ssa.Function][]*xcallgraph.Edge // sorted in-edges
 	out     map[*ssa.Function][]*xcallgraph.Edge // sorted out-edges
+	// callees are the functions each dynamic call site may call, in
+	// Callees' order: the checks ask for a site's callees again and again,
+	// and a search of its function's edges and a sort each time took 8%
+	// of go-redis's analysis.
+	callees map[ssa.CallInstruction][]*ssa.Function
 }
 
 func newResult(g *xcallgraph.Graph, limit string) *Result {
@@ -89,8 +94,20 @@ func newResult(g *xcallgraph.Graph, limit string) *Result {
 	for _, edges := range r.callers {
 		sortEdges(edges)
 	}
+	r.callees = make(map[ssa.CallInstruction][]*ssa.Function)
 	for _, edges := range r.out {
 		sortEdges(edges)
+		// Sorted by site, then callee (CompareFuncs): each site's
+		// callees come in order, an edge to the same callee again
+		// next to the last.
+		for _, e := range edges {
+			if e.Site == nil || e.Site.Common().StaticCallee() != nil {
+				continue
+			}
+			if fns := r.callees[e.Site]; len(fns) == 0 || fns[len(fns)-1] != e.Callee.Func {
+				r.callees[e.Site] = append(fns, e.Callee.Func)
+			}
+		}
 	}
 	return r
 }
@@ -179,21 +196,13 @@ func run(pass *analysis.Pass) (any, error) {
 	return newResult(vta.CallGraph(funcs, initial), ""), nil
 }
 
-// Callees returns the functions that site may call, in a stable order.
+// Callees returns the functions that site may call, in a stable order
+// (CompareFuncs). The slice must not be modified.
 func (r *Result) Callees(site ssa.CallInstruction) []*ssa.Function {
 	if fn := site.Common().StaticCallee(); fn != nil {
 		return []*ssa.Function{Unwrap(fn)}
 	}
-	var out []*ssa.Function
-	seen := map[*ssa.Function]bool{}
-	for _, e := range r.out[site.Parent()] {
-		if e.Site == site && !seen[e.Callee.Func] {
-			seen[e.Callee.Func] = true
-			out = append(out, e.Callee.Func)
-		}
-	}
-	sortFuncs(out)
-	return out
+	return slices.Clip(r.callees[site])
 }
 
 // Out returns the call edges out of fn, in a stable order. The slice must
