@@ -254,6 +254,8 @@ func TestRewriteEndToEnd(t *testing.T) {
 		"Write write a.owner non-nil",
 		"Write write a.owner nil",
 		"Write write a.balance",
+		"Write write span.lo",
+		"Write write span.hi",
 		"Read read a.balance",
 		"MapWrite map-write seen[\"k\"]",
 		"MapIter map-range seen",

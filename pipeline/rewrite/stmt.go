@@ -476,8 +476,14 @@ func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]b
 	if len(ls) == 0 {
 		return
 	}
-	if !inList {
-		r.skip("multiple assignment in an init or post statement")
+	// In an init or post statement nothing can follow s: it becomes a
+	// call of a function literal that runs it and records the writes
+	// (func() { p.a, p.b = x, y; Wrote... }()), which assigns the same
+	// variables (a post statement's are those of the next iteration). New
+	// variables (Locals) cannot move into one.
+	wrap := !inList
+	if wrap && len(defs) > 0 {
+		r.skip("new variables of an init statement")
 		return
 	}
 	lo, hi := r.span(s)
@@ -507,9 +513,17 @@ func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]b
 		text = append(text, lit("; "+fn+"("+site+", &"), copyOf(llo, lhi), lit(")"))
 	}
 	if later {
-		r.ed.open(lo, hi, lit("{ var precog_l "+r.rt("Writes")+"; "))
-		r.ed.close(lo, hi, lit("; precog_l.Done() }"))
+		open, end := "{ var precog_l "+r.rt("Writes")+"; ", "; precog_l.Done() }"
+		if wrap {
+			open, end = "func() "+open, end+"()"
+		}
+		r.ed.open(lo, hi, lit(open))
+		r.ed.close(lo, hi, lit(end))
 		return
+	}
+	if wrap {
+		r.ed.open(lo, hi, lit("func() { "))
+		text = append(text, lit(" }()"))
 	}
 	r.ed.close(lo, hi, text...)
 }

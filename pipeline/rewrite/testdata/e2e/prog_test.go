@@ -17,6 +17,7 @@ var (
 	hits  atomic.Int64
 	total int64
 	seen  = map[string]int{}
+	span  struct{ lo, hi int }
 )
 
 func (a *account) deposit(n int) {
@@ -86,6 +87,12 @@ func TestProgram(t *testing.T) {
 	})
 	if a.balance != 7 || hits.Load() != 2 || atomic.LoadInt64(&total) != 4 {
 		t.Fatal("wrong")
+	}
+	// Two writes at once in an init and a post statement.
+	for span.lo, span.hi = 0, 10; span.lo < span.hi; span.lo, span.hi = span.lo+1, span.hi-1 {
+	}
+	if span.lo != 5 || span.hi != 5 {
+		t.Fatalf("span %+v, want 5 and 5", span)
 	}
 }
 

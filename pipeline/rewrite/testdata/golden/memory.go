@@ -57,6 +57,20 @@ func impure(s []int, p *node) {
 	}
 }
 
+// pairs assigns shared targets two at a time in init and post statements,
+// each statement a call of a function literal that records its writes.
+func pairs(p, q *node, s []int) {
+	for head, p.next = p, q; p.val < 3; p.val, q.val = p.val+1, q.val+1 {
+		s[0]++
+	}
+	if hits[0], hits[1] = 1, 2; p.val > 0 {
+		s[1]++
+	}
+	switch head, p.r = q, nil; {
+	default:
+	}
+}
+
 type batch struct{ calls []int }
 
 func shorten(b *batch, i int) {
