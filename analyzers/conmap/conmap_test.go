@@ -30,6 +30,11 @@ func TestFixtures(t *testing.T) {
 		// takes it again, in a loop or under a condition, gives it back:
 		// its caller holds it after the call.
 		"transientunlock",
+		// A callback handed to a dependency's function that calls it
+		// before it returns (its SyncCallsFact) holds the locks held at
+		// that call; one the dependency keeps or runs on a goroutine
+		// holds nothing.
+		"depcallback",
 		// Locks held by the callers of a generic method's instantiation
 		// are held in its body.
 		"generic",

@@ -37,8 +37,11 @@
 // RUnlock; defer RLock; Lock; defer Unlock), holds the mutex again at the
 // return. What runs between the Unlock and the Lock holds it not. A callback
 // given to a library function known to call it before returning
-// (sync.Once.Do, sort.Slice, filepath.WalkDir, ...) gets the set held at
-// that call. So do the methods of a value converted to an interface that
+// (sync.Once.Do, sort.Slice, filepath.WalkDir, ...), or to a function of
+// another package whose SyncCallsFact (see spawnfacts) says it calls that
+// parameter only so (creachadair/mds's queue.Queue.Each, called by jrpc2's
+// stopLocked with the server's lock held), gets the set held at that
+// call. So do the methods of a value converted to an interface that
 // goes only into calls of container/heap (Init, Push, Pop, Remove, Fix)
 // or sort (Sort, Stable, IsSorted): those call Len, Less, Swap, Push and
 // Pop before they return, on the caller's goroutine, and keep nothing

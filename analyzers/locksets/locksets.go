@@ -22,6 +22,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/analyzers/spawnfacts"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -33,7 +34,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "locksets",
 	Doc:        analyzerutil.MustExtractDoc(doc, "locksets"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/locksets",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, spawnfacts.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
@@ -339,6 +340,7 @@ type effect struct {
 // lock sets at function entries, instructions and exits as they converge.
 type solver struct {
 	gr     *goroutines.Result
+	spawns *spawnfacts.Result
 	shared *sharedloc.Result
 	funcs  []*ssa.Function
 	ids    map[sharedloc.Loc]int
@@ -394,6 +396,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for {
 		a := &solver{
 			gr:              pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
+			spawns:          pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
 			shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
 			funcs:           funcs,
 			ids:             make(map[sharedloc.Loc]int),
@@ -1544,9 +1547,13 @@ func (a *solver) computeLockSets() {
 			// The body of a range over a function runs while the range
 			// statement does (the iterator may not call it after the
 			// loop), so the locks held at the range are held in it.
-			if fn.Synthetic != rangeYield && !model.SyncCallback(model.CalleeName(s.Common())) {
+			if fn.Synthetic != rangeYield && !model.SyncCallback(model.CalleeName(s.Common())) &&
+				!a.spawns.CallsSync(s.Common(), fn, ssavalue.Funcs) {
 				// Stored or run later (sync.OnceFunc, t.Cleanup,
 				// an unknown callee): held locks do not carry over.
+				// A callee of another package that calls it before
+				// it returns (SyncCallsFact: a queue's Each) runs it
+				// here.
 				return nil, false
 			}
 			sites = append(sites, s)

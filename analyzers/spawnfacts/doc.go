@@ -1,6 +1,7 @@
 // Package spawnfacts defines an analyzer that finds the functions that run
-// one of their function parameters on a new goroutine, and those that wrap
-// a sync.WaitGroup's Add, Done or Wait, and exports that as facts for the
+// one of their function parameters on a new goroutine, those that call one
+// only on the calling goroutine before they return, and those that wrap a
+// sync.WaitGroup's Add, Done or Wait, and exports that as facts for the
 // packages that call them. It reports nothing.
 //
 // # Analyzer spawnfacts
@@ -30,6 +31,18 @@
 // path to the function's returns, a Done only when the function makes
 // exactly one, outside loops, in its own body, and every Add (in
 // closures too; "!" when on every path): what a call may stand for.
+//
+// SyncCallsFact marks the functions that call some of their function
+// parameters only on the calling goroutine, before they return: a
+// container's Each (creachadair/mds's queue.Queue.Each, which jrpc2's
+// server calls with its lock held to cancel each queued request). Every
+// use of such a parameter is a call of it (deferred too), a comparison
+// with nil, a capture by a closure that is itself used only so and only
+// calls it, or an argument of a function known to call it so (this fact,
+// of the same or another package, or the model's sort.Slice,
+// sync.Once.Do, ...); a store, a return, a go statement or any other use
+// disqualifies it. The lock sets take a lock held around the call as held
+// in the function handed over.
 //
 // The analyzer is separate from the goroutines analyzer, which needs the
 // package's call graph, so that dependencies analyzed only for their facts

@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        analyzerutil.MustExtractDoc(doc, "spawnfacts"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/spawnfacts",
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact)},
+	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact), new(SyncCallsFact)},
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil) }),
 }
 
@@ -80,6 +80,11 @@ type Result struct {
 	// wgImported those of the other packages' functions it calls.
 	wgOps      map[*types.Func][]WaitGroupOp
 	wgImported map[*types.Func]*WaitGroupFact
+	// syncs holds the parameters of this package's functions that they
+	// call only synchronously (see SyncCallsFact), and syncImported the
+	// facts of the other packages' functions it calls.
+	syncs        map[*types.Func][]int
+	syncImported map[*types.Func]*SyncCallsFact
 }
 
 func newResult(pkg *types.Package) *Result {
@@ -92,6 +97,9 @@ func newResult(pkg *types.Package) *Result {
 
 		wgOps:      make(map[*types.Func][]WaitGroupOp),
 		wgImported: make(map[*types.Func]*WaitGroupFact),
+
+		syncs:        make(map[*types.Func][]int),
+		syncImported: make(map[*types.Func]*SyncCallsFact),
 	}
 }
 
@@ -156,10 +164,11 @@ func run(pass *analysis.Pass) (any, error) {
 		return newResult(pass.Pkg), nil
 	}
 	funcs := analyzerutil.BuildSSA(pass) // the control-flow facts only add paths, on which a spawner may look like it does not wait
-	b := &builder{pass: pass, res: newResult(pass.Pkg), flow: ssaflow.New()}
+	b := &builder{pass: pass, res: newResult(pass.Pkg), flow: ssaflow.New(), visiting: make(map[ssa.Value]bool)}
 	b.importFacts(funcs)
 	b.findSpawners(funcs)
 	b.findWaitGroupOps(funcs)
+	b.findSyncCalls(funcs)
 	return b.res, nil
 }
 
@@ -167,6 +176,10 @@ type builder struct {
 	pass *analysis.Pass
 	res  *Result
 	flow *ssaflow.Graph
+	// visiting holds the values whose uses onlyCalled and varOnlyCalled
+	// are following, so that a closure kept in a variable it calls
+	// itself through ends the walk.
+	visiting map[ssa.Value]bool
 }
 
 // importFacts reads the facts of the other packages' functions the
@@ -200,6 +213,10 @@ func (b *builder) importFacts(funcs []*ssa.Function) {
 				var w WaitGroupFact
 				if b.pass.ImportObjectFact(obj, &w) {
 					b.res.wgImported[obj] = &w
+				}
+				var sc SyncCallsFact
+				if b.pass.ImportObjectFact(obj, &sc) {
+					b.res.syncImported[obj] = &sc
 				}
 			}
 		}

@@ -20,3 +20,11 @@ func TestSpawnsFact(t *testing.T) {
 func TestWaitGroupFact(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), spawnfacts.Analyzer, "wglib")
 }
+
+// TestSyncCallsFact checks the facts of functions that call the functions
+// they are given before they return, on the caller's goroutine, and that
+// none is given for a function kept, returned in a closure, run on a
+// goroutine or handed around a cycle.
+func TestSyncCallsFact(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), spawnfacts.Analyzer, "synclib")
+}

@@ -23,8 +23,9 @@ func (r *Runner) Go(f func()) { // want Go:`spawns\(1\)`
 	go f()
 }
 
-// Call runs f on the caller's goroutine: no fact.
-func Call(f func()) {
+// Call runs f on the caller's goroutine: no SpawnsFact (a SyncCallsFact,
+// see synclib).
+func Call(f func()) { // want Call:`calls\(0\)`
 	f()
 }
 
