@@ -2,6 +2,7 @@ package locksets_test
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"testing"
@@ -30,23 +31,34 @@ var held = &analysis.Analyzer{
 }
 
 func runHeld(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
-	for _, fn := range ssainput.SrcFuncs {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				call, ok := instr.(*ssa.Call)
-				if !ok {
-					continue
+	for _, call := range markCalls(pass) {
+		pass.Reportf(call.Pos(), "held: %s", render(lr.At(call)))
+	}
+	return nil, nil
+}
+
+// markCalls yields each call of a function named mark in the package's
+// source functions, with the function it is in.
+func markCalls(pass *analysis.Pass) iter.Seq2[*ssa.Function, *ssa.Call] {
+	return func(yield func(*ssa.Function, *ssa.Call) bool) {
+		for _, fn := range pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs {
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					call, ok := instr.(*ssa.Call)
+					if !ok {
+						continue
+					}
+					if callee := call.Call.StaticCallee(); callee == nil || callee.Name() != "mark" {
+						continue
+					}
+					if !yield(fn, call) {
+						return
+					}
 				}
-				if callee := call.Call.StaticCallee(); callee == nil || callee.Name() != "mark" {
-					continue
-				}
-				pass.Reportf(call.Pos(), "held: %s", render(lr.At(call)))
 			}
 		}
 	}
-	return nil, nil
 }
 
 func render(s locksets.Set) string {
@@ -87,31 +99,19 @@ var heldIn = &analysis.Analyzer{
 }
 
 func runHeldIn(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
-	for _, fn := range ssainput.SrcFuncs {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				call, ok := instr.(*ssa.Call)
-				if !ok {
-					continue
-				}
-				if callee := call.Call.StaticCallee(); callee == nil || callee.Name() != "mark" {
-					continue
-				}
-				var parts []string
-				for _, c := range gr.Of(fn) {
-					name := "caller"
-					if c.Entry != nil {
-						name = c.Entry.RelString(pass.Pkg)
-					}
-					parts = append(parts, name+" "+render(lr.InContext(c).At(call)))
-				}
-				slices.Sort(parts)
-				pass.Reportf(call.Pos(), "held: %s", strings.Join(parts, "; "))
+	for fn, call := range markCalls(pass) {
+		var parts []string
+		for _, c := range gr.Of(fn) {
+			name := "caller"
+			if c.Entry != nil {
+				name = c.Entry.RelString(pass.Pkg)
 			}
+			parts = append(parts, name+" "+render(lr.InContext(c).At(call)))
 		}
+		slices.Sort(parts)
+		pass.Reportf(call.Pos(), "held: %s", strings.Join(parts, "; "))
 	}
 	return nil, nil
 }

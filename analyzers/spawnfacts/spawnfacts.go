@@ -223,9 +223,11 @@ func (b *builder) importFacts(funcs []*ssa.Function) {
 	}
 }
 
-// findSpawners computes SpawnsFacts for the package's named functions,
-// iterating because a spawner may spawn through another one.
-func (b *builder) findSpawners(funcs []*ssa.Function) {
+// growParams fills table with the parameter indexes that params gives
+// each of the package's named functions, again until no function's list
+// grows: a function may hand its parameter to another one of the package,
+// whose list params reads from table.
+func growParams(funcs []*ssa.Function, table map[*types.Func][]int, params func(*ssa.Function) []int) {
 	for changed := true; changed; {
 		changed = false
 		for _, fn := range funcs {
@@ -236,13 +238,18 @@ func (b *builder) findSpawners(funcs []*ssa.Function) {
 			if k == nil {
 				continue
 			}
-			params := b.spawnedParams(fn)
-			if len(params) > len(b.res.spawns[k]) {
-				b.res.spawns[k] = params
+			if ps := params(fn); len(ps) > len(table[k]) {
+				table[k] = ps
 				changed = true
 			}
 		}
 	}
+}
+
+// findSpawners computes SpawnsFacts for the package's named functions,
+// iterating because a spawner may spawn through another one.
+func (b *builder) findSpawners(funcs []*ssa.Function) {
+	growParams(funcs, b.res.spawns, b.spawnedParams)
 	for _, fn := range funcs {
 		k := funcKey(fn)
 		params := b.res.spawns[k]

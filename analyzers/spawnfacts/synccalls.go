@@ -97,23 +97,7 @@ func (r *Result) CallsSync(call *ssa.CallCommon, fn *ssa.Function, funcs func(ss
 // handed to is known to call it synchronously, so a cycle of such
 // hand-offs never counts.
 func (b *builder) findSyncCalls(funcs []*ssa.Function) {
-	for changed := true; changed; {
-		changed = false
-		for _, fn := range funcs {
-			if fn.Parent() != nil || fn.Signature == nil {
-				continue
-			}
-			k := funcKey(fn)
-			if k == nil {
-				continue
-			}
-			params := b.syncCalledParams(fn)
-			if len(params) > len(b.res.syncs[k]) {
-				b.res.syncs[k] = params
-				changed = true
-			}
-		}
-	}
+	growParams(funcs, b.res.syncs, b.syncCalledParams)
 	for _, fn := range funcs {
 		k := funcKey(fn)
 		if k == nil || len(b.res.syncs[k]) == 0 || fn.Parent() != nil {

@@ -419,33 +419,12 @@ func TestConMemLimitNote(t *testing.T) {
 // note, while a failed run's failure is still reported, and that the runs
 // analysed before keep their findings.
 func TestDetectBudget(t *testing.T) {
-	dir := recordingDir(t)
-	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
-	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "b.trace"))
-	log := "=== RUN   TestB\n--- FAIL: TestB (0.00s)\n    b_test.go:9: count = 2, want 3\nFAIL\n"
-	if err := os.WriteFile(filepath.Join(dir, "b.log"), []byte(log), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
-		{ImportPath: "example.com/a", Tests: []*record.Test{
-			{Name: "TestA", Trace: "a.trace", Outcome: record.Pass},
-			{Name: "TestB", Trace: "b.trace", Log: "b.log", Outcome: record.Fail},
-		}},
-	}}
-	byTest := func(res *Result) map[string]int {
-		n := make(map[string]int)
-		for _, f := range res.Findings {
-			for _, test := range f.Tests {
-				n[test+" "+f.Kind]++
-			}
-		}
-		return n
-	}
+	dir, ix := passAndFail(t)
 	whole, err := Detect(t.Context(), dir, ix, DetectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := byTest(whole)
+	all := testKinds(whole)
 	if all["example.com/a.TestB "+finding.TestFailed] != 1 || all["example.com/a.TestB "+finding.Race] == 0 || whole.Stats.Skipped != 0 {
 		t.Fatalf("both tests analysed: findings %v, skipped %d; want TestB's failure and races", all, whole.Stats.Skipped)
 	}
@@ -454,7 +433,7 @@ func TestDetectBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := byTest(res)
+	got := testKinds(res)
 	for k, n := range all {
 		want := n
 		if strings.HasPrefix(k, "example.com/a.TestB ") && k != "example.com/a.TestB "+finding.TestFailed {
@@ -470,9 +449,40 @@ func TestDetectBudget(t *testing.T) {
 	}
 	// No limit: as a budget never spent.
 	res, err = Detect(t.Context(), dir, ix, DetectOptions{Budget: -1})
-	if err != nil || res.Stats.Skipped != 0 || !maps.Equal(byTest(res), all) {
-		t.Errorf("no budget: err %v, skipped %d, findings %v; want %v", err, res.Stats.Skipped, byTest(res), all)
+	if err != nil || res.Stats.Skipped != 0 || !maps.Equal(testKinds(res), all) {
+		t.Errorf("no budget: err %v, skipped %d, findings %v; want %v", err, res.Stats.Skipped, testKinds(res), all)
 	}
+}
+
+// passAndFail returns a recording of two tests of one package whose runs
+// show the mysql kernel's races: TestA passed, TestB failed.
+func passAndFail(t *testing.T) (string, *record.Index) {
+	t.Helper()
+	dir := recordingDir(t)
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
+	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "b.trace"))
+	log := "=== RUN   TestB\n--- FAIL: TestB (0.00s)\n    b_test.go:9: count = 2, want 3\nFAIL\n"
+	if err := os.WriteFile(filepath.Join(dir, "b.log"), []byte(log), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{
+			{Name: "TestA", Trace: "a.trace", Outcome: record.Pass},
+			{Name: "TestB", Trace: "b.trace", Log: "b.log", Outcome: record.Fail},
+		}},
+	}}
+	return dir, ix
+}
+
+// testKinds counts res's findings by test and kind ("pkg.TestA race").
+func testKinds(res *Result) map[string]int {
+	n := make(map[string]int)
+	for _, f := range res.Findings {
+		for _, test := range f.Tests {
+			n[test+" "+f.Kind]++
+		}
+	}
+	return n
 }
 
 // recordingDir returns a new directory that holds the site table of the
@@ -730,34 +740,13 @@ func TestJobDeadline(t *testing.T) {
 // one note, a failed run's failure still reported, while the runs analysed
 // before keep their findings, as when -detect-budget is spent.
 func TestDetectCut(t *testing.T) {
-	dir := recordingDir(t)
-	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
-	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "b.trace"))
-	log := "=== RUN   TestB\n--- FAIL: TestB (0.00s)\n    b_test.go:9: count = 2, want 3\nFAIL\n"
-	if err := os.WriteFile(filepath.Join(dir, "b.log"), []byte(log), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
-		{ImportPath: "example.com/a", Tests: []*record.Test{
-			{Name: "TestA", Trace: "a.trace", Outcome: record.Pass},
-			{Name: "TestB", Trace: "b.trace", Log: "b.log", Outcome: record.Fail},
-		}},
-	}}
-	kinds := func(res *Result) map[string]int {
-		n := make(map[string]int)
-		for _, f := range res.Findings {
-			for _, test := range f.Tests {
-				n[test+" "+f.Kind]++
-			}
-		}
-		return n
-	}
+	dir, ix := passAndFail(t)
 	// The control: a share that does not end analyses both.
 	all, err := Detect(t.Context(), dir, ix, DetectOptions{share: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := kinds(all)
+	want := testKinds(all)
 	if want["example.com/a.TestA "+finding.Race] == 0 || want["example.com/a.TestB "+finding.Race] == 0 || all.Stats.Skipped != 0 {
 		t.Fatalf("share not ended: findings %v, skipped %d; want both tests' races", want, all.Stats.Skipped)
 	}
@@ -777,7 +766,7 @@ func TestDetectCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := kinds(res); !maps.Equal(got, want) {
+	if got := testKinds(res); !maps.Equal(got, want) {
 		t.Errorf("share ended after TestA: findings %v, want %v", got, want)
 	}
 	const note = "detection stopped at the end of its share of -deadline (1h0m0s of wall time) with 1 run, of 1 of the 2 tests, not analysed; their failures are still reported (a later -deadline analyses them)"
