@@ -57,6 +57,12 @@ func TestFixtures(t *testing.T) {
 		// fresh, or kept in a variable the next loop turn reuses, it is
 		// reported.
 		"handedfresh",
+		// An iterator that a function makes and keeps to itself (stored
+		// nowhere, handed to no goroutine) is the own iterator of the
+		// goroutine running the function, whichever runs it; handed to a
+		// goroutine, as a go statement's receiver or captured, it is
+		// reported.
+		"confined",
 		// A queue's first element cleared and cut off by slicing past it
 		// (q[0] = nil; q = q[1:], or append(q[1:], x)) shows its nil to
 		// no reader; a clear the new slice still covers is reported.

@@ -41,6 +41,13 @@
 //     type, and readers that wrap one another behind io.Reader would
 //     otherwise select their fields in one another, path after path.
 //
+// Confined tells, of an allocation site (and of the objects returned
+// through one call site of its constructor), that its objects never leave
+// the goroutine that made them: stored in no memory but a frame's own,
+// handed to no go statement, no function outside the package (but sync's
+// methods and sync/atomic) and no call the call graph may not know. Two
+// goroutines touching such objects touch two objects.
+//
 // The analysis is unsound for reflection, unsafe, and flows through code
 // outside the package (an object stored by an imported function and
 // handed back later is a new object). Within those limits it

@@ -104,6 +104,18 @@ type Result struct {
 	// concrete marks the heap nodes that hold values of a concrete
 	// (non-interface) type.
 	concrete []bool
+	// escaped holds the allocation sites some of whose objects may be
+	// reached other than through the registers of the goroutine that made
+	// them (see Confined).
+	escaped    map[cloneKey]bool
+	anyEscaped map[ssa.Value]bool
+}
+
+// A cloneKey names the objects of an allocation site that the analysis
+// returned to one call site (clone), or, with a nil clone, all of them.
+type cloneKey struct {
+	site  ssa.Value
+	clone ssa.CallInstruction
 }
 
 type heapCell struct {
@@ -295,6 +307,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for i, set := range s.pts {
 		s.res.pts[i] = set.AppendTo(nil)
 	}
+	s.escapes(funcs)
 	return s.res, nil
 }
 

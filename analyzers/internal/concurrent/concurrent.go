@@ -82,6 +82,9 @@ type Env struct {
 	countedRets map[countedKey]bool
 	// keeps memoizes releasesNothing.
 	keeps map[*ssa.Function]bool
+	// bases holds the points-to analysis's clones of the objects the
+	// refinement re-cloned (see reclone).
+	bases map[baseKey]base
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -107,6 +110,7 @@ func New(pass *analysis.Pass) *Env {
 		guardFlags: make(map[*types.Var]bool),
 		passMemo:   make(map[passKey]bool),
 		turns:      make(map[*ssa.Function]*turnFlag),
+		bases:      make(map[baseKey]base),
 	}
 }
 
@@ -133,8 +137,11 @@ type Safe func(p Pair) bool
 // invocation makes to its fresh object before it starts a goroutine and
 // that goroutine's access to the object it was handed (see
 // handedBefore), nor two accesses past one once-guard on the object (see
-// oncePast), and within one Multi context only accesses to an object
-// all its goroutines share do. Nor do the goroutines that a call on the
+// oncePast), nor two accesses to an object that never leaves the
+// goroutine that made it (pointsto.Result.Confined: a key iterator that
+// a function makes and closes, run by two goroutines, is two iterators),
+// and within one Multi context only accesses to an object all its
+// goroutines share do. Nor do the goroutines that a call on the
 // Caller goroutine starts and waits for before it returns and Caller code
 // outside that call (ordering.Result.JoinedInCaller); goroutines that a
 // function starts and waits for while it holds a lock hold it too, against
@@ -464,6 +471,9 @@ func (e *Env) shared(xs objIndex, ys []pointsto.Obj, ca, cb *goroutines.Context,
 		for _, x := range xs[objAt{y.Site, y.Path}] {
 			if !x.MayAlias(y) {
 				continue
+			}
+			if e.confined(x) || e.confined(y) {
+				continue // its goroutine's own: two goroutines touch two
 			}
 			if _, isGlobal := x.Site.(*ssa.Global); isGlobal || global {
 				return true

@@ -404,7 +404,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 		var out []pointsto.Obj
 		for _, o := range e.objects(src, c) {
 			if o.Clone == nil || o.Clone == src {
-				o.Clone = call
+				e.reclone(&o, call)
 			}
 			out = append(out, o)
 		}
@@ -413,7 +413,12 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 	var out []pointsto.Obj
 	for _, o := range e.PointsTo.PointsTo(src) {
 		if o.Clone == nil && o.Site == src {
-			o.Clone = call
+			switch src.(type) {
+			case *ssa.Alloc, *ssa.MakeMap, *ssa.MakeSlice, *ssa.MakeChan:
+				o.Clone = call // the clone the points-to analysis gives it
+			default:
+				e.reclone(&o, call)
+			}
 		}
 		out = append(out, o)
 	}
@@ -558,6 +563,54 @@ func boundReceiver(site ssa.CallInstruction, fn *ssa.Function) (ssa.Value, bool)
 		}
 	}
 	return nil, false
+}
+
+// A baseKey names the objects of an allocation site that the refinement
+// told apart by a call site (clone) of its own.
+type baseKey struct {
+	site  ssa.Value
+	clone ssa.CallInstruction
+}
+
+// A base is the clone the points-to analysis gave the objects of a
+// baseKey, or, when unknown or several, any (see confined).
+type base struct {
+	clone ssa.CallInstruction
+	any   bool
+}
+
+// reclone tells *o apart by call, a call site that a function returning
+// it (or a wrapper of one) returned it to, and notes the clone the
+// points-to analysis gave it: escapes are known by that one.
+func (e *Env) reclone(o *pointsto.Obj, call ssa.CallInstruction) {
+	b := base{clone: o.Clone, any: o.Clone == nil}
+	if inner, ok := e.bases[baseKey{o.Site, o.Clone}]; ok {
+		b = inner
+	}
+	o.Clone = call
+	k := baseKey{o.Site, call}
+	if old, ok := e.bases[k]; ok && old != b {
+		b = base{any: true}
+	}
+	e.bases[k] = b
+}
+
+// confined reports whether o never leaves the goroutine that made it
+// (pointsto.Result.Confined), asked with the clone the points-to analysis
+// gave it when the refinement gave it another.
+func (e *Env) confined(o pointsto.Obj) bool {
+	if !e.PointsTo.Confined(o) {
+		return false
+	}
+	b, ok := e.bases[baseKey{o.Site, o.Clone}]
+	if !ok {
+		return true
+	}
+	o.Clone = b.clone
+	if b.any {
+		o.Clone = nil
+	}
+	return e.PointsTo.Confined(o)
 }
 
 // An objSet collects objects without duplicates, in the order first
