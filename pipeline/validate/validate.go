@@ -42,11 +42,11 @@
 // the same): they are truly unordered, on one location. Both orders alone
 // would not do: a hand-off the trace cannot see (a pool inside a
 // dependency) lets each order run, the object passed on between the two
-// accesses, while the two are never pending at once. The order of the two sites alone would not do: the recorded
-// run may have paired accesses to an address that held different memory
-// at the two times (a heap object freed and its address reused after a
-// collection), and the forced run then runs the sites in both orders on
-// different memory.
+// accesses, while the two are never pending at once. The order of the
+// two sites alone would not do: the recorded run may have paired accesses
+// to an address that held different memory at the two times (a heap
+// object freed and its address reused after a collection), and the forced
+// run then runs the sites in both orders on different memory.
 //
 // Every forced run is bounded: each wait of the shim by the plan's
 // timeout, the waits of a run together by its budget, the run by a wall
