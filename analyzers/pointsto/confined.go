@@ -1,11 +1,12 @@
 package pointsto
 
 import (
-	"go/token"
 	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 )
 
 // Confined reports whether o is memory of an object that never leaves
@@ -153,15 +154,6 @@ func cellStaysHome(cell ssa.Value, depth int) bool {
 	}
 	for _, ref := range *cell.Referrers() {
 		switch ref := ref.(type) {
-		case *ssa.Store:
-			if ref.Addr != cell || ref.Val == cell {
-				return false
-			}
-		case *ssa.UnOp:
-			if ref.Op != token.MUL {
-				return false
-			}
-		case *ssa.DebugRef:
 		case *ssa.MakeClosure:
 			fn, ok := ref.Fn.(*ssa.Function)
 			if !ok || !calledOnly(ref) {
@@ -173,7 +165,9 @@ func cellStaysHome(cell ssa.Value, depth int) bool {
 				}
 			}
 		default:
-			return false
+			if !ssavalue.LoadsOrStores(cell, ref) {
+				return false
+			}
 		}
 	}
 	return true

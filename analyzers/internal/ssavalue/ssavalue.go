@@ -186,21 +186,26 @@ func OwnStores(load *ssa.UnOp) (vals []ssa.Value, ok bool) {
 // only into loads of it and stores to it.
 func onlyLoadedAndStored(cell *ssa.Alloc) bool {
 	for _, ref := range *cell.Referrers() {
-		switch ref := ref.(type) {
-		case *ssa.Store:
-			if ref.Addr != cell || ref.Val == cell {
-				return false
-			}
-		case *ssa.UnOp:
-			if ref.Op != token.MUL {
-				return false
-			}
-		case *ssa.DebugRef:
-		default:
+		if !LoadsOrStores(cell, ref) {
 			return false
 		}
 	}
 	return true
+}
+
+// LoadsOrStores reports whether instr, a referrer of the address cell,
+// only loads from it or stores to it (a store of cell itself elsewhere
+// does not count), or is a DebugRef.
+func LoadsOrStores(cell ssa.Value, instr ssa.Instruction) bool {
+	switch instr := instr.(type) {
+	case *ssa.Store:
+		return instr.Addr == cell && instr.Val != cell
+	case *ssa.UnOp:
+		return instr.Op == token.MUL
+	case *ssa.DebugRef:
+		return true
+	}
+	return false
 }
 
 // reaching walks back from load, over its function's control flow, to the
