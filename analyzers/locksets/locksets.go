@@ -202,14 +202,8 @@ func (r *Result) InTest(test *ssa.Function) *Solution {
 	}
 	s := r.All()
 	if len(other) > 0 {
-		sol := *r.solver
-		sol.at = make(map[ssa.Instruction]Set)
-		sol.entry = make(map[*ssa.Function]Set)
-		sol.known = make(map[*ssa.Function]bool)
-		sol.exit = make(map[*ssa.Function]Set)
-		sol.skip = func(site ssa.Instruction) bool { return other[site.Parent()] }
-		sol.computeLockSets()
-		s = &Solution{at: sol.at, entry: sol.entry, skip: sol.skip}
+		sol := r.solver.again(func(site ssa.Instruction) bool { return other[site.Parent()] })
+		s = sol.solve()
 	}
 	if r.inTest == nil {
 		r.inTest = make(map[*ssa.Function]*Solution)
@@ -258,24 +252,18 @@ func (r *Result) InContext(c *goroutines.Context) *Solution {
 			funcs = append(funcs, fn)
 		}
 	}
-	sol := *r.solver
+	sol := r.solver.again(func(site ssa.Instruction) bool {
+		w := site.Parent()
+		return !in[w] && ssavalue.BoundMethod(w) == nil && ssavalue.ThunkMethod(w) == nil && ssavalue.WrappedMethod(w) == nil
+	})
 	sol.funcs = funcs
-	sol.at = make(map[ssa.Instruction]Set)
-	sol.entry = make(map[*ssa.Function]Set)
-	sol.known = make(map[*ssa.Function]bool)
-	sol.exit = make(map[*ssa.Function]Set)
 	sol.ctx = c
 	sol.ctxExposed = c.Kind == goroutines.Caller && c.Test == nil
 	sol.ctxEntry = r.entry[c.Entry]
 	if c.Test == nil {
 		sol.ctxEntry = r.libEntry[c.Entry]
 	}
-	sol.skip = func(site ssa.Instruction) bool {
-		w := site.Parent()
-		return !in[w] && ssavalue.BoundMethod(w) == nil && ssavalue.ThunkMethod(w) == nil && ssavalue.WrappedMethod(w) == nil
-	}
-	sol.computeLockSets()
-	s := &Solution{at: sol.at, entry: sol.entry, skip: sol.skip}
+	s := sol.solve()
 	if r.inCtx == nil {
 		r.inCtx = make(map[*goroutines.Context]*Solution)
 	}
@@ -447,17 +435,31 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 }
 
+// again returns a copy of a that solves afresh, into result maps of its
+// own, leaving out the call sites skip says (InTest, InContext, the
+// solution outside tests, the re-entrant ones).
+func (a *solver) again(skip func(site ssa.Instruction) bool) *solver {
+	sol := *a
+	sol.at = make(map[ssa.Instruction]Set)
+	sol.entry = make(map[*ssa.Function]Set)
+	sol.known = make(map[*ssa.Function]bool)
+	sol.exit = make(map[*ssa.Function]Set)
+	sol.skip = skip
+	return &sol
+}
+
+// solve computes a's lock sets and returns them as a Solution.
+func (a *solver) solve() *Solution {
+	a.computeLockSets()
+	return &Solution{at: a.at, entry: a.entry, skip: a.skip}
+}
+
 // result returns the solved lock sets, with the second solution for
 // goroutines that run no test code.
 func (a *solver) result() *Result {
 	res := &Result{at: a.at, entry: a.entry, libAt: a.at, libEntry: a.entry, solver: a}
 	if testOnly := a.testOnly(); len(testOnly) > 0 {
-		lib := *a
-		lib.at = make(map[ssa.Instruction]Set)
-		lib.entry = make(map[*ssa.Function]Set)
-		lib.known = make(map[*ssa.Function]bool)
-		lib.exit = make(map[*ssa.Function]Set)
-		lib.skip = func(site ssa.Instruction) bool { return testOnly[site.Parent()] }
+		lib := a.again(func(site ssa.Instruction) bool { return testOnly[site.Parent()] })
 		lib.computeLockSets()
 		res.libAt, res.libEntry = lib.at, lib.entry
 		res.solver, res.testOnly = a, testOnly

@@ -214,15 +214,9 @@ func sameCallee(c, d ssa.CallInstruction) bool {
 // taken as held at each of them (see reentrantCalls), leaving out the
 // call sites skip says.
 func (a *solver) reentrantSolution(calls map[ssa.Instruction]Set, skip func(ssa.Instruction) bool) *Solution {
-	sol := *a
-	sol.at = make(map[ssa.Instruction]Set)
-	sol.entry = make(map[*ssa.Function]Set)
-	sol.known = make(map[*ssa.Function]bool)
-	sol.exit = make(map[*ssa.Function]Set)
-	sol.skip = skip
+	sol := a.again(skip)
 	sol.assume = calls
-	sol.computeLockSets()
-	return &Solution{at: sol.at, entry: sol.entry, skip: skip}
+	return sol.solve()
 }
 
 // ReentrantFuncs returns the functions whose re-entrant calls take m as
