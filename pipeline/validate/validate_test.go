@@ -3,11 +3,14 @@ package validate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
@@ -707,5 +710,75 @@ func TestFailReason(t *testing.T) {
 		if got := failReason([]byte(c.out), c.dir); got != c.reason {
 			t.Errorf("failReason = %q, want %q", got, c.reason)
 		}
+	}
+}
+
+// TestAllCheapestFirst validates three findings whose tests ran 30 s, 5 s
+// and 1 s recorded, in that order, with a budget that runs out once the
+// first finding is done (All takes up the next one only after Done: with
+// two at once, the 5 s test's may have run too): the 1 s test's finding
+// is validated (its forced run made: the binary is
+// missing, so it diverges) and the 30 s test's times out before any run.
+// Taken up in fs's order, the 30 s test's finding took the budget. The
+// results stay in fs's order; a finding with no witness to run costs
+// nothing.
+func TestAllCheapestFirst(t *testing.T) {
+	closes := []finding.Event{ev("close", 1, 3, 0, 4), ev("close", 2, 3, 0, 7)}
+	mk := func(id, test string) finding.Finding {
+		return finding.Finding{ID: id, Kind: "con-closed", Witnesses: []finding.Witness{{Test: "p." + test, Events: closes}}}
+	}
+	bounds := map[string]time.Duration{"p.TestSlow": 30 * time.Second, "p.TestMid": 5 * time.Second, "p.TestFast": time.Second}
+	missing := filepath.Join(t.TempDir(), "p.test")
+	target := func(w finding.Witness) (Target, bool) {
+		b, ok := bounds[w.Test]
+		return Target{Binary: missing, Dir: t.TempDir(), Timeout: b, Passed: true}, ok
+	}
+	fs := []finding.Finding{mk("slow", "TestSlow"), mk("mid", "TestMid"), mk("fast", "TestFast")}
+	none := finding.Finding{ID: "none", Kind: "con-closed"}
+	if got, want := New(Options{Target: target}).byCost(append(fs, none)), []int{3, 2, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("byCost = %v, want %v", got, want)
+	}
+	// The control: with no budget, every finding gets its run and its
+	// result, in fs's order, as in any order of taking them up.
+	res := New(Options{Target: target, Dir: t.TempDir(), Parallel: 2, Tries: 1}).All(context.Background(), append(fs, none))
+	for i, r := range res {
+		want := 1
+		if i == 3 {
+			want = 0
+		}
+		if r.Validation.Runs != want || r.Status == finding.TimedOut || i < 3 && r.Validation.Test != fs[i].Witnesses[0].Test {
+			t.Errorf("no budget: result %d: %s after %d runs of %q (%s), want %d runs of its own test", i, r.Status, r.Validation.Runs, r.Validation.Test, r.Validation.Reason, want)
+		}
+	}
+	for _, parallel := range []int{1, 2} {
+		t.Run(fmt.Sprint("parallel ", parallel), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var mu sync.Mutex
+			ended := 0
+			v := New(Options{
+				Target:   target,
+				Dir:      t.TempDir(),
+				Parallel: parallel,
+				Tries:    1,
+				Done: func(Result) {
+					mu.Lock()
+					defer mu.Unlock()
+					if ended++; ended == 1 {
+						cancel() // the budget: what is taken up after this starts no run
+					}
+				},
+			})
+			res := v.All(ctx, fs)
+			if len(res) != len(fs) {
+				t.Fatalf("%d results for %d findings", len(res), len(fs))
+			}
+			if r := res[2]; r.Validation.Runs != 1 || r.Status == finding.TimedOut {
+				t.Errorf("TestFast's finding: %s after %d runs (%s), want one forced run", r.Status, r.Validation.Runs, r.Validation.Reason)
+			}
+			if r := res[0]; r.Validation.Runs != 0 || r.Status != finding.TimedOut {
+				t.Errorf("TestSlow's finding: %s after %d runs (%s), want timed out before any run", r.Status, r.Validation.Runs, r.Validation.Reason)
+			}
+		})
 	}
 }
