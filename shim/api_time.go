@@ -8,10 +8,10 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
-// Bubble is the first statement of a function literal passed to
-// synctest.Test or synctest.Run: it records EvBubble on the bubble's root
-// goroutine, with the bubble's virtual clock (time.Now inside a bubble).
-// The goroutines that goroutine starts belong to its bubble; detect/hb
+// Bubble records EvBubble on the goroutine that runs the function passed
+// to synctest.Test or synctest.Run (the bubble's root goroutine, for the
+// shim), with the bubble's virtual clock (time.Now inside a bubble). The
+// goroutines that goroutine starts belong to its bubble; detect/hb
 // follows the forks.
 func Bubble(site uint32) {
 	if enabled {
@@ -22,20 +22,55 @@ func Bubble(site uint32) {
 	}
 }
 
-// BubbleFunc wraps a function value f passed to synctest.Test: the
-// function it returns calls Bubble, then f.
+// BubbleFunc wraps a function f passed to synctest.Test (a function value,
+// or a literal): the rewriter makes it the argument, so it runs on the
+// goroutine that calls Test, before Test. The function it returns runs on
+// a goroutine that testing starts for the bubble, which the shim would
+// otherwise first meet with no parent: it binds that goroutine as the
+// caller's child (adoptRunKid), as a subtest of T.Run is, calls Bubble,
+// then f. detect/hb orders the bubble after what the caller did before
+// Test, and the caller's next event after every goroutine of the bubble,
+// since Test returns only once they all ended.
 func BubbleFunc[T any](site uint32, f func(T)) func(T) {
+	c := bubbleCaller()
 	return func(t T) {
-		Bubble(site)
+		enterBubble(site, c)
 		f(t)
 	}
 }
 
-// BubbleRun wraps a function value f passed to synctest.Run.
+// BubbleRun wraps a function f passed to synctest.Run (Go 1.24 and 1.25),
+// as BubbleFunc does.
 func BubbleRun(site uint32, f func()) func() {
+	c := bubbleCaller()
 	return func() {
-		Bubble(site)
+		enterBubble(site, c)
 		f()
+	}
+}
+
+// caller names the goroutine that calls synctest.Test: its runtime and
+// logical ids.
+type caller struct{ gid, id uint64 }
+
+// bubbleCaller names the running goroutine, which is about to call
+// synctest.Test (or Run).
+func bubbleCaller() caller {
+	if !enabled {
+		return caller{}
+	}
+	g := cur()
+	return caller{g.goid.Load(), g.id}
+}
+
+// enterBubble binds the running goroutine, the bubble's, as c's child and
+// records EvBubble.
+func enterBubble(site uint32, c caller) {
+	if enabled {
+		if c.gid != 0 {
+			adoptRunKid(c.gid, c.id)
+		}
+		Bubble(site)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/precog-dev/precog/shim/trace"
@@ -196,6 +197,42 @@ func TestRunSubtestParent(t *testing.T) {
 		begin := slices.IndexFunc(gevs, func(ev trace.Event) bool { return ev.Kind == trace.EvBegin })
 		if g != want || begin < 0 || gevs[begin].Peer != wantParent {
 			t.Errorf("site %d: goroutine %#x, events %s, want goroutine %#x beginning with parent %#x", site, g, kindsString(gevs), want, wantParent)
+		}
+	}
+}
+
+// TestBubbleParent: the goroutine that runs a function passed to
+// synctest.Test (which testing starts on the bubble's goroutine, neither
+// of them seen by the shim) begins with the goroutine that called Test as
+// parent, named by BubbleFunc on that goroutine before Test ran, and the
+// id of that parent's n-th such child, as a subtest of T.Run does, then
+// records EvBubble; a goroutine that the function starts by a go
+// statement the shim does not see begins with none.
+func TestBubbleParent(t *testing.T) {
+	Read(5500, nil)
+	parent := cur().id
+	for _, site := range []uint32{5501, 5502} {
+		synctest.Test(t, BubbleFunc(site+100, func(*testing.T) {
+			Read(site, nil)
+			onGoroutine(func() { Read(site+10, nil) })
+		}))
+	}
+	evs := readTrace(t, tracePath)
+	for k, site := range []uint32{5501, 5502, 5511} {
+		var g uint64
+		for _, ev := range evs {
+			if ev.Site == site {
+				g = ev.Goroutine
+			}
+		}
+		want, wantParent, wantKinds := trace.ChildID(parent, 0, uint64(k)), parent, "Begin Bubble Read"
+		if site == 5511 {
+			want, wantParent, wantKinds = g, trace.NoParent, "Begin Below Read"
+		}
+		gevs := goroutineEvents(evs, g)
+		begin := slices.IndexFunc(gevs, func(ev trace.Event) bool { return ev.Kind == trace.EvBegin })
+		if g != want || begin < 0 || gevs[begin].Peer != wantParent || kindsString(gevs) != wantKinds {
+			t.Errorf("site %d: goroutine %#x, events %s, want goroutine %#x beginning with parent %#x, events %s", site, g, kindsString(gevs), want, wantParent, wantKinds)
 		}
 	}
 }

@@ -35,7 +35,7 @@ type gstate struct {
 
 	epoch    uint64            // the last GC epoch this goroutine recorded
 	spawned  map[uint32]uint64 // children forked so far, per go statement site
-	runKids  uint64            // subtests T.Run started for it that createdBy found, under states.mu
+	runKids  uint64            // goroutines nextRunKid named for it, under states.mu
 	held     uint32            // locks held, counted only if sections (filter.go)
 	testOnly bool              // adopted by TestStart: TestEnd ends it
 	test     TB                // the test of the goroutine's last TestStart, so a second TestStart of it does nothing
@@ -127,11 +127,8 @@ func lookupSlow(gid uint64, test string) *gstate {
 		if p := liveState(pgid); ok && run && p != nil {
 			// A subtest that testing.T.Run started for code that
 			// is not instrumented (testify's suite.Run): its
-			// parent is the goroutine blocked in Run, and its id
-			// the parent's n-th such child's, stable across runs.
-			id = trace.ChildID(p.id, 0, p.runKids)
-			p.runKids++
-			parent = p.id
+			// parent is the goroutine blocked in Run.
+			id, parent = p.nextRunKid()
 			break
 		}
 		states.adopted++
@@ -151,6 +148,40 @@ func lookupSlow(gid uint64, test string) *gstate {
 			g.recordBelow(anc)
 		}
 	}
+	return g
+}
+
+// nextRunKid returns the logical id of the next goroutine that code
+// precog does not instrument started for p while p waits for it (a
+// subtest of testing.T.Run that createdBy found, the function of a
+// synctest.Test that p called), and the parent it begins with, p: the id
+// is p's n-th such child's, stable across runs, and detect/hb orders a
+// goroutine that begins with a parent and no EvFork after the parent's
+// events so far and the parent's next event after it. states.mu is held.
+func (p *gstate) nextRunKid() (id, parent uint64) {
+	id = trace.ChildID(p.id, 0, p.runKids)
+	p.runKids++
+	return id, p.id
+}
+
+// adoptRunKid binds the running goroutine, if it has no state yet, as the
+// next run kid (nextRunKid) of the goroutine that runtime id pgid and
+// logical id pid name, and returns its state. If that goroutine is no
+// longer bound to pid, it adopts the running one as cur does.
+func adoptRunKid(pgid, pid uint64) *gstate {
+	gid := goid()
+	states.mu.Lock()
+	p := liveState(pgid)
+	if liveState(gid) != nil || p == nil || p.id != pid {
+		states.mu.Unlock()
+		return cur()
+	}
+	id, parent := p.nextRunKid()
+	g := newState(gid, id)
+	install(&table[gid&(1<<tableBits-1)], g)
+	states.mu.Unlock()
+	g.start()
+	g.recordBegin(parent)
 	return g
 }
 

@@ -405,10 +405,19 @@ func (a *analyzer) runKid(gi, p int) {
 // joinRunKids acquires into goroutine gi the clocks of the subtests that
 // testing.T.Run started for it since it last did: each ended, or paused in
 // t.Parallel until gi's test function returns, before gi went on.
+//
+// A kid that began a testing/synctest bubble (its EvBubble) is the
+// function synctest.Test ran for gi, and Test returned only once every
+// goroutine of the bubble had ended: gi acquires all of them.
 func (a *analyzer) joinRunKids(gi int) {
 	st := a.gs[gi]
 	for _, k := range st.runKids {
 		a.acquire(gi, a.release(k))
+		if b := a.gs[k].bubble; b != nil && len(b.members) > 0 && b.members[0] == k {
+			for _, m := range b.members[1:] {
+				a.acquire(gi, a.release(m))
+			}
+		}
 	}
 	st.runKids = st.runKids[:0]
 }
@@ -579,6 +588,12 @@ func (a *analyzer) event(i int) {
 			// did since (the package doc's Order).
 			st.start = a.gs[p].start
 			a.acquire(gi, st.start)
+			if b := a.gs[p].bubble; b != nil && st.bubble == nil {
+				// Started from inside a synctest bubble: a
+				// goroutine of it (the package doc's Bubbles).
+				st.bubble = b
+				b.members = append(b.members, gi)
+			}
 		}
 	case trace.EvTestStart:
 		a.testStart(gi, ev.Name)

@@ -170,7 +170,18 @@
 //     acquires, from every goroutine of the bubble, its clock at each
 //     EvSleep or EvClock it recorded at a time before T;
 //   - synctest.Wait's return (EvSyncWait) acquires the current clock of
-//     every other goroutine of the bubble, ended ones included.
+//     every other goroutine of the bubble, ended ones included;
+//   - the goroutine that runs the function passed to synctest.Test begins
+//     with the goroutine that called Test as parent and no EvFork (the
+//     shim's BubbleFunc names the caller), as a subtest that T.Run started
+//     for uninstrumented code does: it begins with the caller's clock, and
+//     the caller's next event, after Test returned, acquires the clock of
+//     every goroutine of the bubble, since Test returns only once all of
+//     them ended.
+//
+// A goroutine that uninstrumented code started below a goroutine of a
+// bubble (its EvBelow) is in the bubble too: every goroutine started from
+// inside a bubble is.
 //
 // Soundness of the first: a goroutine that read s before blocking had done
 // everything before the reading at a time no later than s; a goroutine that

@@ -1090,3 +1090,45 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestBubbleJoin: the goroutine that runs synctest.Test's function begins
+// with the goroutine that called Test as parent and no Fork (the shim
+// reads it off the stack), as a subtest of T.Run does: it comes after
+// what the caller did before, and the caller's next event comes after
+// every goroutine of the bubble, which Test waited for, not only after
+// the function's own goroutine, and one that uninstrumented code started
+// below a goroutine of the bubble (EvBelow) is of the bubble. A goroutine
+// that began with no parent, outside the bubble, stays unordered with both.
+func TestBubbleJoin(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Write site=1 addr=0x100 value=1
+3 g=2 Begin parent=1
+4 g=2 Bubble site=2 addr=0x0 value=0
+4.1 g=2 Read site=3 addr=0x100
+5 g=2 Fork site=4 child=3
+6 g=3 Begin parent=2
+6.1 g=3 Write site=5 addr=0x200 value=1
+7 g=2 End
+8 g=4 Begin parent=none
+8.1 g=4 Write site=6 addr=0x300 value=1
+9 g=5 Begin parent=none
+10 g=5 Below parent=3
+10.1 g=5 Write site=10 addr=0x400 value=1
+11 g=3 End
+12 g=1 Lock site=7 addr=0x900
+12.1 g=1 Read site=8 addr=0x200
+12.2 g=1 Read site=9 addr=0x300
+12.3 g=1 Read site=11 addr=0x400
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 3, true},   // the caller before the bubble's function
+		{3, 8, true},   // the function before the caller's next event
+		{5, 8, true},   // a goroutine of the bubble that outlived the function, too
+		{6, 9, false},  // a goroutine outside the bubble
+		{1, 6, false},  //
+		{10, 11, true}, // one that uninstrumented code started in the bubble
+	})
+}

@@ -289,10 +289,12 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 // f) shim.AfterFunc(site, d, f), context.AfterFunc(ctx, f)
 // shim.ContextAfterFunc(site, ctx, f) (a fork, in a bubble or not),
 // synctest.Wait()
-// becomes shim.SyncWait(site, synctest.Wait), a function literal passed to
-// synctest.Test or synctest.Run starts with shim.Bubble(site), and a
-// function value passed to them is wrapped by shim.BubbleFunc or
-// shim.BubbleRun, which call Bubble before it.
+// becomes shim.SyncWait(site, synctest.Wait), and the function (a literal
+// or a value) passed to synctest.Test or synctest.Run is wrapped by
+// shim.BubbleFunc or shim.BubbleRun: evaluated on the caller's goroutine
+// before the call, the wrapper names the caller, and the function it
+// returns makes the bubble's goroutine the caller's child and records
+// EvBubble before the function runs.
 func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) bool {
 	if obj.Pkg() == nil || !qualified {
 		return false
@@ -341,17 +343,18 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 			r.expr(a)
 		}
 		f := c.Args[len(c.Args)-1]
+		var s string
 		if fl, ok := ast.Unparen(f).(*ast.FuncLit); ok {
-			s := r.site(fl.Body.Lbrace, "bubble", c.Fun)
-			r.funcLit(fl, " "+r.shim("Bubble")+"("+s+");", "")
-			return true
+			s = r.site(fl.Body.Lbrace, "bubble", c.Fun)
+			r.funcLit(fl, "", "")
+		} else {
+			r.expr(f)
+			s = r.site(f.Pos(), "bubble", c.Fun)
 		}
-		r.expr(f)
 		wrap := "BubbleFunc"
 		if obj.Name() == "Run" {
 			wrap = "BubbleRun"
 		}
-		s := r.site(f.Pos(), "bubble", c.Fun)
 		lo, hi := r.span(f)
 		r.ed.open(lo, hi, lit(r.shim(wrap)+"("+s+", "))
 		r.ed.close(lo, hi, lit(")"))

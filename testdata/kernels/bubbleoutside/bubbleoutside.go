@@ -1,0 +1,34 @@
+// Package bubbleoutside is bubblejoin's WRONG twin (issue 18): the
+// configuration is cleared by a goroutine that the test started outside
+// the synctest bubble, 100 ms of real time later, and that synctest.Test
+// does not wait for. The announcer reads the configuration before the nil
+// store in a run that is not descheduled for 100 ms; nothing orders the
+// two, and an announcer held back for longer dereferences nil:
+//
+//	outside goroutine             announcer (in the bubble)
+//	S1 s.Cfg = nil
+//	                              S2 s.Cfg.Name
+//	                              panic: runtime error: invalid memory
+//	                              address or nil pointer dereference
+package bubbleoutside
+
+// Config is a server's configuration.
+type Config struct{ Name string }
+
+// Server announces its configuration's name once it started.
+type Server struct {
+	Cfg *Config
+}
+
+// Start starts the announcer, a goroutine that logs the configuration's
+// name with log. Start does not wait for it, and in most runs it runs
+// after the function passed to synctest.Test returned (a goroutine of the
+// bubble still runnable then, not durably blocked, which Test waits for).
+func (s *Server) Start(log func(string)) {
+	go s.announce(log)
+}
+
+// announce logs the configuration's name.
+func (s *Server) announce(log func(string)) {
+	log(s.Cfg.Name) // S2
+}
