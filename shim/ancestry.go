@@ -110,10 +110,8 @@ func dumpCreators() bool {
 		if !ok {
 			continue
 		}
-		if i := bytes.LastIndex(block, []byte("\ncreated by ")); i >= 0 {
-			if c, _, ok := creatorLine(block[i+1:]); ok {
-				ancestry.creator[gid] = c
-			}
+		if c, _, ok := stackCreator(block); ok {
+			ancestry.creator[gid] = c
 		}
 	}
 	return true

@@ -1,6 +1,8 @@
 package shim
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"sync"
@@ -234,6 +236,44 @@ func TestBubbleParent(t *testing.T) {
 		if g != want || begin < 0 || gevs[begin].Peer != wantParent || kindsString(gevs) != wantKinds {
 			t.Errorf("site %d: goroutine %#x, events %s, want goroutine %#x beginning with parent %#x, events %s", site, g, kindsString(gevs), want, wantParent, wantKinds)
 		}
+	}
+}
+
+// TestStackCreator: a goroutine's creator is its own "created by" line,
+// not an ancestor's that GODEBUG=tracebackancestors prints after it.
+func TestStackCreator(t *testing.T) {
+	for _, c := range []struct {
+		stack string
+		gid   uint64
+		run   bool
+		ok    bool
+	}{
+		{"goroutine 5 [running]:\nmain.serve.func1()\n\t/a/main.go:16 +0x6a\ncreated by main.serve in goroutine 19\n\t/a/main.go:13 +0x59\n", 19, false, true},
+		{"goroutine 5 [running]:\nmain.serve.func1()\n\t/a/main.go:16 +0x6a\ncreated by main.serve in goroutine 19\n\t/a/main.go:13 +0x59\n" +
+			"[originating from goroutine 19]:\nmain.serve(...)\n\t/a/main.go:19 +0x59\ncreated by main.main in goroutine 1\n\t/a/main.go:24 +0x5f\n" +
+			"[originating from goroutine 1]:\nmain.main(...)\n\t/a/main.go:27 +0x5f\n", 19, false, true},
+		{"goroutine 8 [running]:\nshim.runSub.run()\n\t/a/x_test.go:3 +0x1\ncreated by testing.(*T).Run in goroutine 7\n\t/t/testing.go:1 +0x1\n" +
+			"[originating from goroutine 7]:\ntesting.(*T).Run(...)\n\t/t/testing.go:1 +0x1\ncreated by testing.(*T).Run in goroutine 1\n\t/t/testing.go:1 +0x1\n", 7, true, true},
+		{"goroutine 1 [running]:\nmain.main()\n\t/a/main.go:27 +0x5f\n", 0, false, false},
+	} {
+		gid, run, ok := stackCreator([]byte(c.stack))
+		if gid != c.gid || run != c.run || ok != c.ok {
+			t.Errorf("stackCreator(%q) = %d, %v, %v, want %d, %v, %v", c.stack, gid, run, ok, c.gid, c.run, c.ok)
+		}
+	}
+}
+
+// TestRunSubtestParentAncestors runs TestRunSubtestParent in a process
+// of its own with GODEBUG=tracebackancestors=1, where every stack the
+// shim reads also holds its creator's stack at the creation.
+func TestRunSubtestParentAncestors(t *testing.T) {
+	if os.Getenv("PRECOG_SHIM_ANCESTORS_CHILD") != "" {
+		t.Skip("the child process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunSubtestParent$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "GODEBUG=tracebackancestors=1", "PRECOG_SHIM_ANCESTORS_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("TestRunSubtestParent with tracebackancestors=1: %v\n%s", err, out)
 	}
 }
 

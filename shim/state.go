@@ -212,12 +212,23 @@ func createdBy() (gid uint64, run, ok bool) {
 		}
 		buf = make([]byte, 4*len(buf))
 	}
-	i := bytes.LastIndex(buf, []byte("\ncreated by "))
+	return stackCreator(buf)
+}
+
+// stackCreator parses the "created by" line of one goroutine's stack, as
+// runtime.Stack prints it: its own, the last line of its own frames, not
+// that of an ancestor whose stack at the goroutine's creation follows
+// under "[originating from goroutine N]:" when GODEBUG has
+// tracebackancestors set.
+func stackCreator(stack []byte) (gid uint64, run, ok bool) {
+	if i := bytes.Index(stack, []byte("\n[originating from goroutine ")); i >= 0 {
+		stack = stack[:i]
+	}
+	i := bytes.LastIndex(stack, []byte("\ncreated by "))
 	if i < 0 {
 		return 0, false, false
 	}
-	gid, run, ok = creatorLine(buf[i+1:])
-	return gid, run, ok
+	return creatorLine(stack[i+1:])
 }
 
 // creatorLine parses a stack's "created by F in goroutine N" line at the
