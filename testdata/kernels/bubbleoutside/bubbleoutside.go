@@ -1,8 +1,8 @@
 // Package bubbleoutside is bubblejoin's WRONG twin (issue 18): the
 // configuration is cleared by a goroutine that the test started outside
-// the synctest bubble, 100 ms of real time later, and that synctest.Test
+// the synctest bubble, 200 ms of real time later, and that synctest.Test
 // does not wait for. The announcer reads the configuration before the nil
-// store in a run that is not descheduled for 100 ms; nothing orders the
+// store in a run that is not descheduled for 200 ms; nothing orders the
 // two, and an announcer held back for longer dereferences nil:
 //
 //	outside goroutine             announcer (in the bubble)

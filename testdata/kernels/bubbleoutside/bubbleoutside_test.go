@@ -9,7 +9,7 @@ import (
 )
 
 // TestAnnounce sets the configuration, starts a goroutine outside the
-// bubble that clears it 100 ms later, starts the server in a bubble, and
+// bubble that clears it 200 ms later, starts the server in a bubble, and
 // waits for the clearing goroutine after Test returned.
 func TestAnnounce(t *testing.T) {
 	s := &Server{}
@@ -17,7 +17,7 @@ func TestAnnounce(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		time.Sleep(100 * time.Millisecond) // real time: orders nothing
+		time.Sleep(200 * time.Millisecond) // real time: orders nothing
 		s.Cfg = nil                        // S1: not in the bubble, which Test does not wait for
 	}()
 	synctest.Test(t, func(*testing.T) {
