@@ -715,9 +715,8 @@ func TestFailReason(t *testing.T) {
 
 // TestAllCheapestFirst validates three findings whose tests ran 30 s, 5 s
 // and 1 s recorded, in that order, with a budget that runs out once the
-// first finding is done (All takes up the next one only after Done: with
-// two at once, the 5 s test's may have run too): the 1 s test's finding
-// is validated (its forced run made: the binary is
+// first findings taken up (one per process All runs at once) are done:
+// the 1 s test's finding is validated (its forced run made: the binary is
 // missing, so it diverges) and the 30 s test's times out before any run.
 // Taken up in fs's order, the 30 s test's finding took the budget. The
 // results stay in fs's order; a finding with no witness to run costs
@@ -755,7 +754,7 @@ func TestAllCheapestFirst(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var mu sync.Mutex
-			ended := 0
+			ended, spent := 0, make(chan struct{})
 			v := New(Options{
 				Target:   target,
 				Dir:      t.TempDir(),
@@ -763,10 +762,12 @@ func TestAllCheapestFirst(t *testing.T) {
 				Tries:    1,
 				Done: func(Result) {
 					mu.Lock()
-					defer mu.Unlock()
-					if ended++; ended == 1 {
-						cancel() // the budget: what is taken up after this starts no run
+					if ended++; ended == parallel {
+						cancel() // the budget: what is taken up after these starts no run
+						close(spent)
 					}
+					mu.Unlock()
+					<-spent // All takes up the next finding only after Done returns
 				},
 			})
 			res := v.All(ctx, fs)
