@@ -353,7 +353,11 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 		slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, index, seq, w)
 	}
 	g.ready()
-	g.buf = g.buf[:len(g.buf)+g.enc.PutRead(g.window(), site, uintptr(addr))]
+	n := 3 // PutShortRead inlines: a three-byte read makes no call to be encoded
+	if !g.enc.PutShortRead(g.window(), site, uintptr(addr)) {
+		n = g.enc.PutRead(g.window(), site, uintptr(addr))
+	}
+	g.buf = g.buf[:len(g.buf)+n]
 	g.commit()
 }
 
@@ -413,7 +417,11 @@ func (l *Local) write(site uint32, addr unsafe.Pointer, word uint64) {
 	}
 	g.wrote(addr)
 	g.ready()
-	g.buf = g.buf[:len(g.buf)+g.enc.PutWrite(g.window(), site, uintptr(addr), word)]
+	n := 4 // as in read: a four-byte write makes no call
+	if !g.enc.PutShortWrite(g.window(), site, uintptr(addr), word) {
+		n = g.enc.PutWrite(g.window(), site, uintptr(addr), word)
+	}
+	g.buf = g.buf[:len(g.buf)+n]
 	g.commit()
 }
 
@@ -437,9 +445,51 @@ func (l *Local) access(site uint32, k trace.Kind, addr unsafe.Pointer) {
 // MRL is MR for a function body with a Local.
 func MRL[M ~map[K]V, K comparable, V any](l *Local, site uint32, m M) M {
 	if enabled {
-		l.access(site, trace.EvMapRead, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
+		l.mapRead(site, *(*unsafe.Pointer)(unsafe.Pointer(&m)))
 	}
 	return m
+}
+
+// mapRead records a read of the map at addr at site (MRL): access for
+// EvMapRead, written out as read is, so that the repeat filter hashes addr
+// once and tests before anything else (access makes three calls for it:
+// repeatedAccess, repeated, noteRead, and hashes addr in seen and again in
+// noteRead; a map read cost about 200 instructions, a read 160:
+// bench/RESULTS.md, reccost21). A filtered site, access gates and a map on
+// the stack take access, as before; the filter's answer is the same in
+// either order, for the reasons read's is.
+func (l *Local) mapRead(site uint32, addr unsafe.Pointer) {
+	g := l.g
+	if g == nil {
+		if accessOn != nil {
+			l.access(site, trace.EvMapRead, addr) // a filtered site looks nothing up
+			return
+		}
+		g = l.state()
+	}
+	var slot *readSlot
+	var h, seq, w uint64
+	if repeatFilter {
+		h = addrHash(uintptr(addr))
+		slot = &g.reads[(h>>(64-readSlotBits)^uint64(site))&(readSlots-1)]
+		seq, w = g.stretch(), g.wstamps[h>>(64-writeSlotBits)]
+		if slot.addr == uintptr(addr) && slot.site == site && slot.seq == seq && slot.w == w {
+			return
+		}
+	}
+	if accessOn != nil || accessGates.Load() {
+		l.access(site, trace.EvMapRead, addr)
+		return
+	}
+	if g.onStack(addr) {
+		return
+	}
+	if slot != nil {
+		slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, false, seq, w)
+	}
+	g.ready()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvMapRead, site, uintptr(addr))]
+	g.commit()
 }
 
 // MWL is MW for a function body with a Local.

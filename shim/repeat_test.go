@@ -67,7 +67,7 @@ func TestRepeatedReadsNotRecorded(t *testing.T) {
 
 // TestRepeatedMapReadsNotRecorded: a map read that repeats the goroutine's
 // read of the map at the same site is left out as a read is, through
-// MR and MRL alike; a map read at another site, after a map write by the
+// MR and MRL (mapRead) alike; a map read at another site, after a map write by the
 // goroutine, after a sync event, or of another map is recorded, and so is
 // every map iteration and write; with the filter off every map read is.
 func TestRepeatedMapReadsNotRecorded(t *testing.T) {
@@ -80,27 +80,31 @@ func TestRepeatedMapReadsNotRecorded(t *testing.T) {
 		kind trace.Kind
 		site uint32
 	}
-	run := func(filter bool) (got []ev) {
+	run := func(filter, local bool) (got []ev) {
 		saved := repeatFilter
 		repeatFilter = filter
 		defer func() { repeatFilter = saved }()
 		evs := recorded(t, base, func() {
 			var l Local
-			_ = MR(base+1, m)[1]
-			_ = MR(base+1, m)[2]      // repeat, another key: left out
+			mr := MR[map[int]int]
+			if local { // every map read through the body's Local (mapRead)
+				mr = func(site uint32, m map[int]int) map[int]int { return MRL(&l, site, m) }
+			}
+			_ = mr(base+1, m)[1]
+			_ = mr(base+1, m)[2]      // repeat, another key: left out
 			_ = MRL(&l, base+1, m)[1] // repeat through the Local: left out
-			_ = MR(base+1, n)[2]      // another map
-			_ = MR(base+2, m)[1]      // another site
-			_ = MR(base+1, m)[1]      // repeat, a read at another site between: left out
+			_ = mr(base+1, n)[2]      // another map
+			_ = mr(base+2, m)[1]      // another site
+			_ = mr(base+1, m)[1]      // repeat, a read at another site between: left out
 			for range MI(base+3, m) { // iterations are recorded
 			}
 			for range MI(base+3, m) {
 			}
 			MW(base+4, m)[3] = 3
-			_ = MR(base+1, m)[1] // after a write of m
-			_ = MR(base+1, m)[1] // repeat: left out
+			_ = mr(base+1, m)[1] // after a write of m
+			_ = mr(base+1, m)[1] // repeat: left out
 			Lock(base+5, &mu)
-			_ = MR(base+1, m)[1] // after a sync event
+			_ = mr(base+1, m)[1] // after a sync event
 			Unlock(base+6, &mu)
 		})
 		for _, e := range evs {
@@ -112,12 +116,14 @@ func TestRepeatedMapReadsNotRecorded(t *testing.T) {
 	}
 	r, it, w, lk, un := trace.EvMapRead, trace.EvMapIter, trace.EvMapWrite, trace.EvLock, trace.EvUnlock
 	want := []ev{{r, 1}, {r, 1}, {r, 2}, {it, 3}, {it, 3}, {w, 4}, {r, 1}, {lk, 5}, {r, 1}, {un, 6}}
-	if got := run(true); !slices.Equal(got, want) {
-		t.Errorf("with the filter, recorded %v, want %v", got, want)
-	}
 	all := []ev{{r, 1}, {r, 1}, {r, 1}, {r, 1}, {r, 2}, {r, 1}, {it, 3}, {it, 3}, {w, 4}, {r, 1}, {r, 1}, {lk, 5}, {r, 1}, {un, 6}}
-	if got := run(false); !slices.Equal(got, all) {
-		t.Errorf("without the filter, recorded %v, want %v", got, all)
+	for _, local := range []bool{false, true} {
+		if got := run(true, local); !slices.Equal(got, want) {
+			t.Errorf("with the filter (MRL %v), recorded %v, want %v", local, got, want)
+		}
+		if got := run(false, local); !slices.Equal(got, all) {
+			t.Errorf("without the filter (MRL %v), recorded %v, want %v", local, got, all)
+		}
 	}
 }
 

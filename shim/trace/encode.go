@@ -528,6 +528,42 @@ func (e *Encoder) PutRead(w *[Window]byte, site uint32, addr uintptr) int {
 	return putUvarint(w, putUvarint(w, 1, uint64(site>>compactSiteBits)), u)
 }
 
+// PutShortRead writes the EvRead event PutRead would, and reports true, if
+// it takes three bytes: an aligned difference of at most 63 words either
+// way from the batch's previous address (its code one byte) and a site
+// below 4096 (the site's high bits one byte); otherwise it writes nothing
+// and reports false. It is small enough to inline into the shim's read,
+// which calls PutRead only for the other reads (bench/RESULTS.md,
+// reccost21).
+func (e *Encoder) PutShortRead(w *[Window]byte, site uint32, addr uintptr) bool {
+	d := uint64(addr) - e.addr
+	if (d+64<<3)&^(127<<3)|uint64(site>>(7+compactSiteBits)) != 0 {
+		return false // not aligned, or not within 63 words, or site too high
+	}
+	e.sub++
+	e.addr = uint64(addr)
+	w[0] = compactMark | compactAligned | byte(site&compactSiteMask)
+	w[1] = byte(site >> compactSiteBits)
+	w[2] = byte(int64(d)>>2) ^ byte(int64(d)>>63) // zigzag(d>>3), one byte
+	return true
+}
+
+// PutShortWrite is PutShortRead for EvWrite: the four-byte write, whose
+// value is also below 128 (a flag, a small count, a pointer's 0 or 1).
+func (e *Encoder) PutShortWrite(w *[Window]byte, site uint32, addr uintptr, value uint64) bool {
+	d := uint64(addr) - e.addr
+	if (d+64<<3)&^(127<<3)|uint64(site>>(7+compactSiteBits))|value>>7 != 0 {
+		return false
+	}
+	e.sub++
+	e.addr = uint64(addr)
+	w[0] = compactMark | compactWrite | compactAligned | byte(site&compactSiteMask)
+	w[1] = byte(site >> compactSiteBits)
+	w[2] = byte(int64(d)>>2) ^ byte(int64(d)>>63)
+	w[3] = byte(value)
+	return true
+}
+
 // PutWrite writes an EvWrite event at the start of w, in the compact form,
 // and returns its length, as PutAccess does.
 func (e *Encoder) PutWrite(w *[Window]byte, site uint32, addr uintptr, value uint64) int {

@@ -207,6 +207,63 @@ func TestPut(t *testing.T) {
 	}
 }
 
+// TestPutShort checks PutShortRead and PutShortWrite, the shim's inlined
+// reads and writes: where they write, the bytes and the encoder's state
+// after them are PutRead's and PutWrite's; they write exactly where those
+// take three or four bytes (an aligned difference of at most 63 words
+// either way, a site below 4096, a write's value below 128), and nothing
+// elsewhere.
+func TestPutShort(t *testing.T) {
+	const base = 0xc000100000
+	for _, d := range []int64{0, 8, -8, 63 * 8, -63 * 8, 64 * 8, -64 * 8, -65 * 8, 4, -4, 1 << 20, -1 << 40} {
+		for _, site := range []uint32{0, 31, 32, 4095, 4096, 1 << 20} {
+			for _, value := range []uint64{0, 1, 127, 128, 1 << 40} {
+				addr := uintptr(base + d)
+				short := d%8 == 0 && d >= -64*8 && d < 64*8 && site < 4096
+				for _, write := range []bool{false, true} {
+					var es, el Encoder // the short methods' and the long ones'
+					var w0, w1 [Window]byte
+					es.PutRead(&w0, 1, base) // a previous address in the batch
+					el.PutRead(&w0, 1, base)
+					w0 = [Window]byte{}
+					var ok bool
+					var n int
+					if write {
+						ok = es.PutShortWrite(&w0, site, addr, value)
+						n = el.PutWrite(&w1, site, addr, value)
+					} else {
+						ok = es.PutShortRead(&w0, site, addr)
+						n = el.PutRead(&w1, site, addr)
+					}
+					want := short && (!write || value < 128)
+					if ok != want {
+						t.Fatalf("d %d site %d value %d write %v: short %v, want %v", d, site, value, write, ok, want)
+					}
+					if !ok {
+						if w0 != ([Window]byte{}) {
+							t.Fatalf("d %d site %d write %v: wrote % x when it declined", d, site, write, w0[:8])
+						}
+						continue
+					}
+					if short := 3 + b2i(write); n != short || !bytes.Equal(w0[:n], w1[:n]) {
+						t.Fatalf("d %d site %d value %d write %v: short % x, PutRead/PutWrite % x", d, site, value, write, w0[:short], w1[:n])
+					}
+					if es != el {
+						t.Fatalf("d %d site %d write %v: encoder %+v after the short form, %+v after the long", d, site, write, es, el)
+					}
+				}
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // TestAppendSyncAddr checks the shim's entry points, AppendSyncAddr and
 // PutSyncAddr, against the typed Append method of every kind they cover,
 // and that they refuse the others, the values of a Kind that name none
