@@ -112,7 +112,10 @@ type Environment struct {
 // listened, as much as a local service that is not running: heldout17's
 // gws, whose test server a recorded run had not started yet), its
 // "dial unix PATH: connect: no such file or directory" (a socket file that
-// is not there; one whose server is gone refuses the connection),
+// is not there; one whose server is gone refuses the connection; of a
+// datagram socket, also a write's "write unixgram LOCAL->PATH: sendmsg:
+// no such file or directory": zerolog's journald writer with no systemd
+// journal at /run/systemd/journal/socket),
 // net.DNSError's "lookup HOST[ on SERVER]: no such host" and the like,
 // "connect: network is unreachable" and "no route to host", exec's
 // "executable file not found in $PATH" and "fork/exec PATH: no such file
@@ -124,7 +127,7 @@ var environments = []struct {
 	{"a DNS failure", regexp.MustCompile(`lookup [^\s:]+(:\d+)?( on \S+)?: (no such host|server misbehaving|.*name resolution|.*i/o timeout|no answer from DNS server)`)},
 	{"a refused connection to this machine, whose service was not running or not listening yet", regexp.MustCompile(`(127\.\d+\.\d+\.\d+|\[::1\]|localhost):\d+: connect: connection refused`)},
 	{"a refused connection", regexp.MustCompile(`connection refused|actively refused it`)},
-	{"a missing Unix socket", regexp.MustCompile(`dial unix \S+: connect: no such file or directory`)},
+	{"a missing Unix socket", regexp.MustCompile(`(dial unix(gram|packet)? \S+: connect|write unixgram \S+: sendmsg): no such file or directory`)},
 	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},
 	{"a missing program", regexp.MustCompile(`executable file not found in|fork/exec \S+: no such file or directory`)},
 }

@@ -271,6 +271,10 @@ func TestEnvironment(t *testing.T) {
 			"an unreachable network", "dial tcp [2001:db8::1]:80: connect: no route to host"},
 		{"    p_test.go:41: failed to connect to the docker API at unix:///var/run/docker.sock; check if the path is correct and if the daemon is running: dial unix /var/run/docker.sock: connect: no such file or directory\n--- FAIL: TestX (0.00s)\n",
 			"a missing Unix socket", "failed to connect to the docker API at unix:///var/run/docker.sock; check if the path is correct and if the daemon is running: dial unix /var/run/docker.sock: connect: no such file or directory"},
+		{"    journald_test.go:90: Unexpected error write unixgram @afcc3->/run/systemd/journal/socket: sendmsg: no such file or directory\n--- FAIL: TestX (0.00s)\n",
+			"a missing Unix socket", "Unexpected error write unixgram @afcc3->/run/systemd/journal/socket: sendmsg: no such file or directory"},
+		{"    p_test.go:9: dial unixgram /run/none.sock: connect: no such file or directory\n--- FAIL: TestX (0.00s)\n",
+			"a missing Unix socket", "dial unixgram /run/none.sock: connect: no such file or directory"},
 		{"    p_test.go:9: dial unix /tmp/none.sock: connect: connection refused\n--- FAIL: TestX (0.00s)\n",
 			"a refused connection", "dial unix /tmp/none.sock: connect: connection refused"},
 		{"    p_test.go:9: exec: \"nsqd-not-installed\": executable file not found in $PATH\n--- FAIL: TestX (0.00s)\n",
@@ -283,6 +287,7 @@ func TestEnvironment(t *testing.T) {
 		{"    p_test.go:9: count = 6, want 3\n--- FAIL: TestX (0.00s)\n", "", ""},
 		{"    p_test.go:9: lookup user: not found\n--- FAIL: TestX (0.00s)\n", "", ""},
 		{"    p_test.go:9: open testdata/none.sock: no such file or directory\n--- FAIL: TestX (0.00s)\n", "", ""},
+		{"    p_test.go:9: write /tmp/out.log: no such file or directory\n--- FAIL: TestX (0.00s)\n", "", ""},
 		{"    p_test.go:9: read tcp 127.0.0.1:80->127.0.0.1:5000: read: connection reset by peer\n--- FAIL: TestX (0.00s)\n", "", ""},
 	} {
 		f := Parse([]byte("=== RUN   TestX\n"+c.out+"FAIL\n"), "TestX", "", true)
