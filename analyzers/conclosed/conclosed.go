@@ -462,6 +462,9 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 	if !callsOn(call, testingParam(test)) {
 		return nil, nil, false // not the t of the test that starts g
 	}
+	if logs(call) && model.BubbleTests(test) != nil {
+		return nil, nil, false // the log goes to the test blocked in synctest.Test
+	}
 	flow := c.env.Goroutines.Flow
 	for _, tc := range c.env.Goroutines.Of(test) {
 		for _, ret := range ssaflow.Returns(test) {
@@ -474,6 +477,17 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 		}
 	}
 	return nil, nil, false
+}
+
+// logs reports whether call is a T.Log or T.Logf, which, unlike the
+// testing methods that fail or skip the test, does not panic on the T of
+// a testing/synctest bubble whose function has returned: that T writes
+// its logs to the test that called synctest.Test, which is done only
+// after Test returns ("Fail in goroutine after TestX has completed"
+// comes of an Errorf there, checked by running both on go1.26).
+func logs(call ssa.Instruction) bool {
+	name := model.CalleeName(call.(*ssa.Call).Common())
+	return model.TestingReports[name] && (strings.HasSuffix(name, ").Log") || strings.HasSuffix(name, ").Logf"))
 }
 
 // returnPos is the position of a return statement, or of the closing

@@ -66,6 +66,11 @@ func TestFixtures(t *testing.T) {
 		// first testing call, however many it makes; two goroutines are
 		// two.
 		"manycalls",
+		// A log on a testing/synctest bubble's T from a goroutine of the
+		// bubble goes to the test waiting in synctest.Test: silent; an
+		// Errorf there, a log on a t.Run subtest's T, or on a T whose
+		// function is also a subtest's, is reported.
+		"bubblelog",
 		// A helper called under different locks by callers that each
 		// hand it their own listeners or map is viewed from each call
 		// site, with the lock held there and the objects passed there:

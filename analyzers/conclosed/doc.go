@@ -25,7 +25,11 @@
 //     iteration and map write"), reported at the range;
 //   - a *testing.T or *testing.B method that panics once the test has
 //     returned (Log, Error, Fatal, Skip and friends) called from a
-//     goroutine that the test does not wait for.
+//     goroutine that the test does not wait for. The T of a
+//     testing/synctest bubble's function sends its Log and Logf to the
+//     test that called synctest.Test, which waits there for every
+//     goroutine of the bubble: those two are not reported for it (its
+//     Error and Fatal still panic once the function has returned).
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)

@@ -35,6 +35,10 @@ func TestFixtures(t *testing.T) {
 		// A callback that finds an atomic flag of its starter set reads
 		// after the starter's writes that every store setting it follows.
 		"atomicgate",
+		// Reads after testing/synctest.Wait of what a goroutine of the
+		// bubble sets before it can block: silent; after a Sleep, or
+		// without a Wait: reported.
+		"bubblewait",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

@@ -64,7 +64,13 @@
 // Known false-positive shapes: the goroutine waits for the write with
 // synchronization the analysis does not model (a condition variable, an
 // atomic flag, a sleep); different objects of the same type that the
-// analysis cannot tell apart.
+// analysis cannot tell apart; a read after testing/synctest.Wait of what
+// a goroutine of the bubble writes after a call that may block (jrpc2's
+// tests: `go func() { _, cerr = c.Call(ctx, "Hang", nil) }()`, then
+// s.Stop() and Wait): the goroutine may still be blocked in the call when
+// Wait returns, and only the protocol (Stop ends the call) says it is
+// not. A write before anything that may block is ordered (see the
+// ordering analyzer's synctest.Wait).
 //
 // To suppress a report, put
 //

@@ -76,6 +76,26 @@
 //     the work, in F or in a closure F makes after it, and both sides
 //     touch only variables of F that closures capture, so one invocation
 //     of F (protoactor's startTimer publishes t this way; see gateBefore);
+//   - synctest.Wait: testing/synctest's Wait returns once every other
+//     goroutine of the caller's bubble is durably blocked (on the
+//     bubble's channels, a select, sync.Cond.Wait, WaitGroup.Wait,
+//     time.Sleep) or has ended. Work that a goroutine started by a `go`
+//     statement before the Wait (in the function that calls it, which
+//     runs on one goroutine) does before anything that may block durably
+//     (a channel operation, a blocking select, a call through a value or
+//     of another package's function but sync/atomic, a mutex and the
+//     testing methods that report) happens before the code after the
+//     Wait: the goroutine has done it by then, or never will. What it
+//     writes after it may block (a result after a call that waits) is
+//     not ordered: it may be blocked before the write when Wait returns
+//     (see bubbleBefore);
+//   - synctest.Test: Test returns only once every goroutine of its bubble
+//     has ended, so everything a goroutine started in the bubble does
+//     (by a `go` statement in the bubble's function, a literal used only
+//     as the function of one Test call outside loops, or in a function
+//     that runs only on goroutines of that bubble) happens before the
+//     code after the call (a join, reported as a wait). A goroutine that
+//     a t.Run subtest starts is not joined by t.Run;
 //   - restart after a join (not an order the checks drop a pair on):
 //     RestartedAfterJoin tells the goroutines of one `go` statement
 //     (outside loops) that each defer Done on a WaitGroup in their entry,

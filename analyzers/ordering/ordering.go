@@ -52,6 +52,7 @@ const (
 	Once                    // sync.Once.Do
 	Flag                    // a flag that keeps one goroutine in flight
 	Atomic                  // an atomic flag found set, set only after the work
+	Bubble                  // testing/synctest.Wait in the bubble that starts the goroutine
 )
 
 func (r Rule) String() string {
@@ -68,6 +69,8 @@ func (r Rule) String() string {
 		return "in-flight flag"
 	case Atomic:
 		return "atomic flag"
+	case Bubble:
+		return "synctest.Wait"
 	}
 	return fmt.Sprintf("Rule(%d)", int(r))
 }
@@ -291,6 +294,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 	if e, ok := r.joinBefore(a, ca, b, cb); ok {
 		return e, true
 	}
+	if e, ok := r.bubbleJoinBefore(a, ca, b, cb); ok {
+		return e, true
+	}
 	if e, ok := r.channelBefore(a, ca, b, cb); ok {
 		return e, true
 	}
@@ -298,6 +304,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.onceBefore(a, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.bubbleBefore(a, ca, b, cb); ok {
 		return e, true
 	}
 	if e, ok := r.flagBefore(a, ca, b, cb); ok {
