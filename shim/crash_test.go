@@ -356,6 +356,59 @@ func TestTraceLimit(t *testing.T) {
 	}
 }
 
+// TestTraceLimitCut runs workers that take seqs as fast as they can under
+// a trace size limit: the goroutines that still hold room in the file when
+// the recording stops go on writing there until they notice, while the one
+// that hit the limit writes nothing more, so the file holds sync events
+// past a gap. What ReadAll returns must still be a consistent prefix: the
+// seqs of its sync events are 1 to n without a gap, as in the whole
+// trace the same program records without a limit.
+func TestTraceLimitCut(t *testing.T) {
+	t.Parallel() // it waits for processes, not for the CPU
+	for _, limit := range []int{0, 64 << 10, 256 << 10} {
+		env := []string{}
+		if limit > 0 {
+			env = append(env, plan.TraceLimitEnv+"="+strconv.Itoa(limit))
+		}
+		cmd, path := crashCommand(t, env, "-test.run=^TestSyncing$")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("limit %d: %v\n%s", limit, err, tail(string(out)))
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.ReadAll(f)
+		f.Close()
+		if limit > 0 && !errors.Is(err, trace.ErrLimited) || limit == 0 && err != nil {
+			t.Fatalf("limit %d: the trace ends in %v", limit, err)
+		}
+		var seqs []uint64
+		for _, ev := range tr.Events {
+			if ev.Sub == 0 && ev.Kind != trace.EvAtomicLoad {
+				seqs = append(seqs, ev.Seq)
+			}
+		}
+		if len(seqs) < 100 {
+			t.Fatalf("limit %d: only %d sync events", limit, len(seqs))
+		}
+		for i, s := range seqs {
+			if s != uint64(i+1) {
+				t.Fatalf("limit %d: sync event %d of %d has seq %d, want %d: a gap", limit, i, len(seqs), s, i+1)
+			}
+		}
+		if want := busyWorkersSyncs; limit == 0 && len(seqs) < want {
+			t.Errorf("the whole trace has %d sync events, want at least %d", len(seqs), want)
+		}
+		if limit > 0 && len(seqs) >= busyWorkersSyncs {
+			t.Errorf("limit %d: %d sync events, the whole run's", limit, len(seqs))
+		}
+	}
+}
+
+// busyWorkersSyncs is how many atomic adds TestSyncing's workers make.
+const busyWorkersSyncs = 4 * crashKnown
+
 // TestCrashTestTimeout runs a test that hangs under -test.timeout: the
 // testing package's alarm panics and the process exits.
 func TestCrashTestTimeout(t *testing.T) {

@@ -231,10 +231,18 @@ var dropped atomic.Uint64
 // states (and the chunk sizes) of busy ones that ended, left most of
 // 64 KiB chunks unused, and its trace file grew from 72 to 208 MiB.
 func (g *gstate) leaveDropped() {
-	if g.mapped && g.seg < dropped.Load() {
+	if g.mapped && (g.seg < dropped.Load() || stopped.Load()) {
 		g.refill(eventRoom)
 	}
 }
+
+// stopped is set, for good, when the recording stops early
+// (stopRecordingLocked), before attention changes: each goroutine then
+// leaves its chunk of the file at its next event, so that the events the
+// file holds past the cut the state block gives are only those the
+// goroutines wrote before they noticed (see "Completeness" in package
+// trace).
+var stopped atomic.Bool
 
 // chunkSize returns the size of a goroutine's next chunk, given its last
 // one: size bytes, of which it used used while the trace grew by grew
@@ -422,7 +430,13 @@ func stopRecordingLocked(err error) {
 	}
 	switch out.mode {
 	case outMap:
+		// Every sync event with a seq up to the counter's value now was
+		// committed, or will be where its goroutine made room for it
+		// before it took the seq.
+		putWord(out.block[trace.CutField:], seqs.n.Load())
 		putWord(out.block[trace.StateField:], uint64(out.state))
+		stopped.Store(true)
+		attention.Add(1)
 	case outWrite:
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(out.state))

@@ -19,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -224,20 +223,15 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 				}
 			},
 			TestLog: o.TestLog,
-			Env: func(string, string) []string {
-				env := []string{plan.AccessesEnv + "=none"}
-				if o.MaxTraceBytes > 0 {
-					// A trace over the limit is skipped: the shim
-					// stops writing it there.
-					env = append(env, plan.TraceLimitEnv+"="+strconv.FormatInt(o.MaxTraceBytes, 10))
-				}
-				return env
-			},
-			Only:   o.Only,
-			Budget: o.Budget,
-			BinDir: o.BinDir,
-			Reuse:  run > 0,
-			Built:  func(n, of int) { progress(record.BuildingLine(n, of)) },
+			Env:     func(string, string) []string { return []string{plan.AccessesEnv + "=none"} },
+			// A trace over the limit is skipped: the shim stops
+			// writing it there.
+			TraceLimit: o.MaxTraceBytes,
+			Only:       o.Only,
+			Budget:     o.Budget,
+			BinDir:     o.BinDir,
+			Reuse:      run > 0,
+			Built:      func(n, of int) { progress(record.BuildingLine(n, of)) },
 		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 		if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 			ie.Out = "" // the temporary directory goes

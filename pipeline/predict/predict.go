@@ -88,6 +88,12 @@ type Options struct {
 	// the tests not run are counted in Stats.NotRecorded, with a note.
 	// 0 means DefaultRecordBudget; negative, no limit.
 	RecordBudget time.Duration
+	// MaxRecordBytes bounds each recorded run's trace file: the shim
+	// stops writing it there (record.Options.TraceLimit), the test runs
+	// on to its end, and detection analyses what was recorded before the
+	// stop, with a note. 0 means DefaultMaxRecordBytes; negative, no
+	// limit.
+	MaxRecordBytes int64
 	// Deadline, if positive, bounds the whole run in wall time from its
 	// start (precog test -deadline): each stage gets a share of the time
 	// left when it begins (jobDeadline), within its own budget, and at
@@ -208,6 +214,15 @@ type DetectOptions struct {
 // times as long on its first 2 M events), its first 55,680 goroutines 10
 // seconds (bench/RESULTS.md, "Analysis memory and time at scale").
 const DefaultMaxGoroutines = 50000
+
+// DefaultMaxRecordBytes is the default Options.MaxRecordBytes: 1 GiB. The
+// streamed race check of a trace over -max-trace reads about 2 MiB a
+// second of CPU, so within -max-trace-time's default it reads a few
+// hundred MiB of a trace; a GiB leaves room for a larger -max-trace-time,
+// while no test writes what lz4's TestCompressGolden wrote without a
+// limit: a 3.1 GiB trace, for a check that read 11% of it
+// (bench/RESULTS.md, heldout18).
+const DefaultMaxRecordBytes = 1 << 30
 
 // DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
 // 8 to 11 million events at pond's and raft's 6 to 8 bytes an event and
@@ -403,17 +418,18 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	var ix *record.Index
 	var cfpStats *CFPStats
 	ro := record.Options{
-		BinDir:   binDir,
-		Dir:      o.Dir,
-		Patterns: o.Patterns,
-		Out:      out,
-		Flags:    o.Flags,
-		Progress: progress.recording,
-		Only:     o.Only,
-		TestLog:  o.TestLog,
-		Runs:     o.Runs,
-		Perturb:  record.Perturb{Seed: o.Seed, Off: o.Perturb == Off},
-		Built:    func(n, of int) { progress.line(record.BuildingLine(n, of)) },
+		BinDir:     binDir,
+		Dir:        o.Dir,
+		Patterns:   o.Patterns,
+		Out:        out,
+		Flags:      o.Flags,
+		Progress:   progress.recording,
+		Only:       o.Only,
+		TestLog:    o.TestLog,
+		Runs:       o.Runs,
+		Perturb:    record.Perturb{Seed: o.Seed, Off: o.Perturb == Off},
+		Built:      func(n, of int) { progress.line(record.BuildingLine(n, of)) },
+		TraceLimit: o.maxRecordBytes(),
 	}
 	if o.Perturb == Targeted && o.Runs > 1 {
 		sites, err := trace.LoadSites(inst.Sites)
@@ -933,7 +949,9 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 		res.Stats.Skipped++
 		return nil, nil, nil
 	}
-	if err != nil {
+	if errors.Is(err, trace.ErrLimited) {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: %s; analysed the %d events recorded before it", what, limitedNote, len(evs)))
+	} else if err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: %v; analysed the %d events before the damage", what, err, len(evs)))
 	}
 	res.Stats.Events += len(evs)
@@ -1044,12 +1062,18 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 		note += fmt.Sprintf("; stopped after %v (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
 			clock.limit, read, rd.Len(), percent(read, rd.Len()))
 	}
-	if broken != nil {
+	if errors.Is(broken, trace.ErrLimited) {
+		note += "; " + limitedNote
+	} else if broken != nil {
 		note += fmt.Sprintf("; %v, analysed the events before the damage", broken)
 	}
 	res.Notes = append(res.Notes, note)
 	return fs, nil
 }
+
+// limitedNote says that a run's recording stopped at -max-record
+// (Options.MaxRecordBytes): the trace ends in trace.ErrLimited.
+const limitedNote = "recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded"
 
 // percent is n of total in whole percent, rounded down, 100 for an empty
 // total.
@@ -1112,6 +1136,15 @@ func (o DetectOptions) maxTraceBytes() int64 {
 		return DefaultMaxTraceBytes
 	}
 	return o.MaxTraceBytes
+}
+
+// maxRecordBytes is Options.MaxRecordBytes with its default, 0 for no
+// limit.
+func (o Options) maxRecordBytes() int64 {
+	if o.MaxRecordBytes == 0 {
+		return DefaultMaxRecordBytes
+	}
+	return max(o.MaxRecordBytes, 0)
 }
 
 // failureNote is the one line that says in which runs test name failed:

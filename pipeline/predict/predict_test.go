@@ -1,7 +1,9 @@
 package predict
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -284,6 +286,62 @@ func TestMaxTraceBytes(t *testing.T) {
 	if res.Stats.Skipped != 1 || res.Stats.Streamed != 0 || len(res.Findings) != 0 ||
 		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace); not analysed", fi.Size(), fi.Size()-1)) {
 		t.Errorf("without races: skipped %d, streamed %d, %d findings, notes %q; want it skipped with a note", res.Stats.Skipped, res.Stats.Streamed, len(res.Findings), res.Notes)
+	}
+}
+
+// TestLimitedTrace checks that a trace the shim stopped at its size limit
+// (-max-record) is analysed up to its cut, in memory and streamed, with a
+// note that says the recording stopped there; the same trace whole gets
+// no such note.
+func TestLimitedTrace(t *testing.T) {
+	dir := recordingDir(t)
+	path := filepath.Join(dir, "a.trace")
+	evs := writeTrace(t, filepath.Join("testdata", "mysql.txt"), path)
+	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Pass}}},
+	}}
+	res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); strings.Contains(notes, "-max-record") || res.Stats.Events != len(evs) {
+		t.Fatalf("the whole trace: %d events of %d, notes %q", res.Stats.Events, len(evs), notes)
+	}
+	cut := evs[len(evs)/2].Seq
+	before := 0
+	for _, ev := range evs {
+		if ev.Seq <= cut {
+			before++
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block := trace.AppendLiveHeader(nil, r.Header())
+	binary.LittleEndian.PutUint64(b[block+trace.StateField:], uint64(trace.Limited))
+	binary.LittleEndian.PutUint64(b[block+trace.CutField:], cut)
+	if err := os.WriteFile(path, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		max  int64
+		note string
+	}{
+		{-1, fmt.Sprintf("example.com/a.TestA: recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded; analysed the %d events recorded before it", before)},
+		{int64(len(b)) - 1, fmt.Sprintf("(%d events); ConMem, OSCS, Unicorn and the test lifetime checks did not; recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded", before)},
+	} {
+		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: c.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, c.note) || res.Stats.Events != before {
+			t.Errorf("-max-trace %d: %d events, want %d; notes %q, want one with %q", c.max, res.Stats.Events, before, notes, c.note)
+		}
 	}
 }
 

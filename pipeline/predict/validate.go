@@ -94,7 +94,8 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 				}
 			})
 		},
-		Sites: sites,
+		Sites:         sites,
+		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0),
 	})
 	// A finding that a recorded run showed (a failure, or a prediction at
 	// the crash's site) is confirmed already.

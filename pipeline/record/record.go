@@ -272,6 +272,11 @@ type Options struct {
 	// the recorded runs of a test: CFP's filters of what the shim records
 	// (plan.AccessesEnv, plan.FuncsEnv).
 	Env func(pkg, test string) []string
+	// TraceLimit, if above 0, is the size in bytes past which the shim
+	// stops writing a recorded run's trace (plan.TraceLimitEnv): the
+	// test runs on to its end unrecorded, and its trace reads as the
+	// prefix recorded before the stop, ending in trace.ErrLimited.
+	TraceLimit int64
 	// Built, if not nil, is told while the test binaries are built how
 	// many of them are linked, n of of, when that changes (it is checked
 	// every BuiltEvery): a module's build can take minutes.
@@ -918,6 +923,9 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
 	if o.Env != nil {
 		env = append(env, o.Env(lp.ImportPath, name)...)
+	}
+	if o.TraceLimit > 0 {
+		env = append(env, plan.TraceLimitEnv+"="+strconv.FormatInt(o.TraceLimit, 10))
 	}
 	if planPath != "" {
 		env = append(env, plan.EnvVar+"="+filepath.Join(out, filepath.FromSlash(planPath)))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -26,6 +27,9 @@ func (v *Validator) explain(ctx context.Context, t Target, f finding.Finding, w 
 	path := filepath.Join(v.o.Dir, "explain"+strconv.FormatInt(v.seq.Add(1), 10)+".trace")
 	defer os.Remove(path)
 	t.Env = append(append([]string(nil), t.Env...), "PRECOG_TRACE="+path, "PRECOG_TEST="+testName(w.Test))
+	if v.o.MaxTraceBytes > 0 {
+		t.Env = append(t.Env, plan.TraceLimitEnv+"="+strconv.FormatInt(v.o.MaxTraceBytes, 10))
+	}
 	vd, _ := v.force(ctx, t, f, w, o)
 	if vd.Status != finding.NotConfirmed {
 		return ""
@@ -35,7 +39,10 @@ func (v *Validator) explain(ctx context.Context, t Target, f finding.Finding, w 
 		return ""
 	}
 	defer file.Close()
-	tr, _ := trace.ReadAll(file) // a damaged trace still tells what it holds
+	// A damaged trace still tells what it holds, and so does one cut at
+	// its size limit: what it holds is a consistent prefix of the run, so
+	// the write a use read, before it in the order, is in it with the use.
+	tr, _ := trace.ReadAll(file)
 	if tr == nil {
 		return ""
 	}

@@ -134,6 +134,10 @@ type Options struct {
 	// Sites, if not nil, names the sites of the shim's reasons by their
 	// positions: "site 12 (mysql.go:61)".
 	Sites *trace.SiteTable
+	// MaxTraceBytes, if above 0, bounds the trace of the run that is
+	// recorded to explain a finding not confirmed (Explain), which is read
+	// whole into memory: the shim stops writing it there.
+	MaxTraceBytes int64
 }
 
 // Defaults of Options.

@@ -111,6 +111,35 @@ func TestStopped(t *testing.T) {
 	}
 }
 
+// TestCut checks that a trace whose writer stopped early ends, read in
+// the global order, after the last event up to its cut: every event with a
+// seq up to it, none after, then the error that says why it stopped.
+func TestCut(t *testing.T) {
+	all := sampleForLive.Events
+	for _, state := range []State{Stopped, Limited} {
+		for i, ev := range all {
+			cut := ev.Seq // the sample's seqs jump to the largest ones
+			if cut == 0 || i > 0 && all[i-1].Seq == cut {
+				continue
+			}
+			file := live(rand.New(rand.NewPCG(uint64(i), 11)), state)
+			_, block := AppendLiveHeader(nil, sampleHeader(file))
+			binary.LittleEndian.PutUint64(file[block+CutField:], cut)
+			tr, err := ReadAll(bytes.NewReader(file))
+			if !errors.Is(err, ErrBroken) || errors.Is(err, ErrLimited) != (state == Limited) {
+				t.Fatalf("%v, cut %d: error %v", state, cut, err)
+			}
+			n := 0
+			for n < len(all) && all[n].Seq <= cut {
+				n++
+			}
+			if !slices.Equal(tr.Events, all[:n]) {
+				t.Fatalf("%v, cut %d: %d events, want the %d up to the cut", state, cut, len(tr.Events), n)
+			}
+		}
+	}
+}
+
 // TestUnknownExtent checks that a trace whose writer did not record its
 // extent (a writer without a mapping, still recording) reads up to its
 // end, as a process death leaves it: a cut cannot be told from a death

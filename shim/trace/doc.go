@@ -17,8 +17,8 @@
 // Version, the test name and the package path as strings, the start time
 // in Unix nanoseconds and the process id (see Header), the CRC-32 (IEEE)
 // of all these bytes as 4 little-endian bytes, zero bytes up to a file
-// offset that is a multiple of 8, then the state block: the extent and the
-// State as little-endian 64-bit words (see "Completeness").
+// offset that is a multiple of 8, then the state block: the extent, the
+// State and the cut as little-endian 64-bit words (see "Completeness").
 //
 // Then come batches, until the end of the file. A batch holds events of
 // one goroutine in the order the goroutine recorded them: the byte 'B', the
@@ -158,7 +158,19 @@
 //     trace: recording stopped early"; or Limited, for good, when the
 //     writer stopped before the file would grow past the size limit it
 //     was given: the reader then ends in an error wrapping ErrBroken and
-//     ErrLimited.
+//     ErrLimited;
+//   - the cut, for a writer that stopped early, is the seq counter's value
+//     when it stopped: every sync event with a seq up to it was committed
+//     (a goroutine makes room for an event before it takes a seq, and
+//     writes where it made room), and the goroutines that went on writing
+//     into the chunks they held until they noticed the stop may have
+//     committed events after it. OrderedReader ends the events before the
+//     first one with a seq past the cut, so that what it returns of a
+//     stopped trace is a consistent prefix of the run: no goroutine's
+//     event after the cut, which another goroutine's missing event (a
+//     release, a send) would have ordered. 0 is unknown: a writer without
+//     a mapping writes its batches out, and stops, at their next sync
+//     event, so it has no such seq.
 //
 // So a trace of a process that died reads to a clean end in state
 // Recording, with every event committed before the death. A writer
@@ -172,8 +184,8 @@
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
 // EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
 // and writes and a uvarint batch length, version 9 no elem in channel
-// events, versions 10 to 12 what Version lists (12: an atomic load's seq
-// always new, its delta never 0); this package refuses them,
+// events, versions 10 to 13 what Version lists (12: an atomic load's seq
+// always new, its delta never 0; 13: no cut); this package refuses them,
 // and any other version, with an
 // error that names it.
 //

@@ -17,8 +17,9 @@ import (
 // batch length of 4 little-endian bytes, version 10 the element
 // fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect, version 11
 // EvBelow, version 12 the address field's 0 for the address 0 (addrCode),
-// version 13 the atomic loads' seqs that need not be new (see "Order").
-const Version = 13
+// version 13 the atomic loads' seqs that need not be new (see "Order"),
+// version 14 the state block's cut.
+const Version = 14
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -98,18 +99,22 @@ func (s State) String() string {
 	return "State(" + strconv.Itoa(int(s)) + ")"
 }
 
-// The state block that ends the header: two little-endian 64-bit words at
+// The state block that ends the header: three little-endian 64-bit words at
 // an offset that is a multiple of 8, so that a writer that maps the file
 // can update each with one aligned store.
 const (
 	// StateBlockLen is the length of the state block.
-	StateBlockLen = 16
+	StateBlockLen = 24
 	// ExtentField is the offset in the block of the extent: the file
 	// offset where the space the writer has handed out ends, 0 if unknown.
 	// A file shorter than its extent was cut.
 	ExtentField = 0
 	// StateField is the offset in the block of the State.
 	StateField = 8
+	// CutField is the offset in the block of the cut: for a trace whose
+	// writer stopped early (Stopped, Limited), the seq of the last sync
+	// event that is part of the trace, 0 if unknown (see "Completeness").
+	CutField = 16
 )
 
 // AppendHeader appends the header of a trace written whole, in state Ended

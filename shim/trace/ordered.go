@@ -55,6 +55,7 @@ type OrderedReader struct {
 	header  Header
 	state   State
 	end     error      // what ends the events: nil at a clean end, else pass 1's damage
+	cut     uint64     // the header's cut: the events end before the first with a seq past it; 0 for none
 	err     error      // sticky error of Next
 	batches []batchRef // by the place in their header
 	next    int        // the first batch not opened yet
@@ -96,7 +97,7 @@ func NewOrderedReader(r io.ReaderAt, size int64) (*OrderedReader, error) {
 	if len(index) > 0 && index[len(index)-1].n == 0 {
 		index = index[:len(index)-1]
 	}
-	o := &OrderedReader{ra: r, header: rd.Header(), state: rd.State(), end: end}
+	o := &OrderedReader{ra: r, header: rd.Header(), state: rd.State(), end: end, cut: rd.cut}
 	for i := range index {
 		o.events += index[i].n
 	}
@@ -114,13 +115,16 @@ func (o *OrderedReader) Header() Header { return o.header }
 // State returns the state the header's state block gave.
 func (o *OrderedReader) State() State { return o.state }
 
-// Len returns how many events Next returns before io.EOF or the damage.
+// Len returns how many events Next returns before io.EOF or the damage;
+// for a trace whose writer stopped early, at most how many (the events
+// after its cut are counted, not returned).
 func (o *OrderedReader) Len() int { return o.events }
 
 // Next returns the next event in the global order. At the end of an intact
 // trace it returns io.EOF; after the last event before damage, the error
-// wrapping ErrBroken that Reader returns there. After an error it returns
-// the same error again.
+// wrapping ErrBroken that Reader returns there; for a trace whose writer
+// stopped early, that error after the last event up to its cut (see
+// "Completeness"). After an error it returns the same error again.
 func (o *OrderedReader) Next() (Event, error) {
 	if o.err != nil {
 		return Event{}, o.err
@@ -153,6 +157,11 @@ func (o *OrderedReader) Next() (Event, error) {
 	}
 	top := o.open[0]
 	ev := top.ev
+	if o.cut > 0 && ev.Seq > o.cut {
+		// Every event after it in the order is past the cut too.
+		o.err = o.end
+		return Event{}, o.err
+	}
 	if top.left == 0 {
 		o.pop()
 		top.batch = top.batch[:0]

@@ -43,6 +43,7 @@ type Reader struct {
 	header Header
 	state  State
 	extent int64  // from the header's state block; 0 if unknown
+	cut    uint64 // from the header's state block; 0 if unknown or none
 	err    error  // sticky: once set, Next returns it
 	hdr    []byte // the header's bytes as read, for the checksum; nil after it
 	block  int64  // the file offset of the header's state block
@@ -226,6 +227,9 @@ func (r *Reader) readHeader() error {
 		return r.broken(at+4+pad+ExtentField, "extent %d out of range", extent)
 	}
 	r.state, r.extent = State(state), int64(extent)
+	if r.state == Stopped || r.state == Limited {
+		r.cut = binary.LittleEndian.Uint64(blk[CutField:])
+	}
 	return nil
 }
 

@@ -168,6 +168,24 @@ func TestParallel(t *testing.T) {
 	wg.Wait()
 }
 
+// TestSyncing runs busyWorkers workers that each make known atomic adds,
+// sync events that take a seq each, with a write after each, and passes.
+func TestSyncing(t *testing.T) {
+	precog_shim.TestStart(t)
+	var wg sync.WaitGroup
+	for k := 0; k < busyWorkers; k++ {
+		wg.Add(1)
+		worker(func() {
+			defer wg.Done()
+			for i := 0; i < known; i++ {
+				precog_shim.AtomicAddUint64(siteBusy+uint32(k), &slots[k].v, 1)
+				precog_shim.Write(siteBusy+uint32(k), unsafe.Pointer(&slots[k].v), uint64(i))
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestBusy runs workers that record without pause, each printing its
 // count after every busyStep events ("k n": worker k recorded its events
 // 0 to n-1), until the process is killed.

@@ -64,6 +64,11 @@ writes into the module's own files. DIR must be new, empty, or a directory
 an earlier record wrote (marked by its precog-output file), whose traces are
 replaced; any other directory is refused before any work.
 
+-max-record MiB stops writing a test's trace when it reaches MiB megabytes,
+as precog test's does, but is off by default: the test runs on to its end
+unrecorded, and its trace reads as the consistent prefix recorded before
+the stop ("recording stopped at the trace's size limit" in the summary).
+
 -record-budget d bounds the recording as precog test's does, but is off by
 default (record is asked for every trace): once d has passed since the
 first test started, no test starts, and a test still running 30s later is
@@ -104,6 +109,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits")
 			fs.BoolVar(&o.baseline, "baseline", true, "run each test uninstrumented too, for the wall-time comparison")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			fs.Int64Var(&o.maxRecord, "max-record", 0, "stop writing a test's trace when it reaches `MiB` megabytes; the test runs on unrecorded (0: no limit)")
 			fs.DurationVar(&o.budget, "record-budget", 0, "stop starting tests `d` (wall time) after the first one started; a test still running 30s later is stopped as -timeout stops it and kept up to there, and the tests not run are counted (0: no limit)")
 			o.flags = record.DefineGoTestFlags(fs)
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
@@ -119,15 +125,16 @@ func Command() *cli.Command {
 }
 
 type options struct {
-	dir      string
-	out      string
-	all      bool
-	deps     string
-	funcs    bool
-	baseline bool
-	cache    string
-	budget   time.Duration
-	flags    *record.GoTestFlags
+	dir       string
+	out       string
+	all       bool
+	deps      string
+	funcs     bool
+	baseline  bool
+	cache     string
+	budget    time.Duration
+	maxRecord int64 // MiB
+	flags     *record.GoTestFlags
 }
 
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
@@ -144,6 +151,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
 	if o.flags.Timeout < 0 {
 		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
+	}
+	if o.maxRecord < 0 {
+		return cli.ExitError, fmt.Errorf("-max-record must be 0 (no limit) or a positive number of MiB, got %d", o.maxRecord)
 	}
 	if o.budget < 0 {
 		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
@@ -180,7 +190,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Progress: func(p record.Progress) {
 			progress.Status(fmt.Sprintf("[%d/%d] %s %s", p.N, p.Of, p.Package, p.Test))
 		},
-		TestLog: testLog,
+		TestLog:    testLog,
+		TraceLimit: o.maxRecord << 20,
 	}
 	if o.budget > 0 {
 		ro.Budget = &record.Budget{Limit: o.budget}

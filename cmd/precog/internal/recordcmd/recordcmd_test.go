@@ -585,6 +585,7 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"record", "-o", "out", "-race", "./..."}, "run go test -race separately"},
 		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be 0 (no limit) or positive"},
 		{[]string{"record", "-o", "out", "-record-budget", "-1s", "./..."}, "-record-budget must be 0 (no limit) or positive"},
+		{[]string{"record", "-o", "out", "-max-record", "-1", "./..."}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1"},
 		{[]string{"record", "-o", "out", "./..."}, "no go.mod file"},
 		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir"},
 		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: "},

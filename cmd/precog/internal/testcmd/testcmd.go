@@ -336,6 +336,12 @@ the limit, and the races found before it are reported, with a note.
 CFP's cheap run measures no coverage on a trace over -max-trace, so its
 recording stops there (the test runs on), with a note.
 
+A recorded run's trace file stops growing at -max-record (1024 MiB): the
+shim stops writing it there and the test runs on to its end unrecorded.
+Detection analyses the events recorded before the stop, a consistent
+prefix of the run (every goroutine's events up to one point of the
+order), with a note; the rest of the run is not analysed.
+
 The analysis of one run's trace, reading included, is bounded by
 -max-trace-time (2m; the lesser of the wall time and precog's CPU time,
 so that a loaded machine does not stop it early): a streamed race check
@@ -528,6 +534,7 @@ func Command() *cli.Command {
 			})
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
 			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run only the data race checker, streamed in bounded memory, with a note, on the runs whose trace is larger than `MiB` megabytes (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
+			fs.Int64Var(&o.maxRecord, "max-record", predict.DefaultMaxRecordBytes>>20, "stop writing a recorded run's trace when it reaches `MiB` megabytes, with a note: the test runs on unrecorded, and the events before the stop are analysed (0: no limit); a streamed race check reads about 2 MiB of trace a second, so the rest of a larger trace is seldom read")
 			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed race check of a trace over -max-trace goes at about 2 MiB a second of CPU (smux: 220 MiB in under 2 minutes)")
 			fs.DurationVar(&o.recordBudget, "record-budget", predict.DefaultRecordBudget, "stop starting tests `d` (wall time) after the first one started, CFP's cheap run included (it may spend half); a test still running 30s later is stopped as -timeout stops it and analysed up to there, and the tests not run are counted, with a note (0: no limit)")
 			fs.DurationVar(&o.detectBudget, "detect-budget", predict.DefaultDetectBudget, "bound the whole detection to `d` (the lesser of wall and CPU time); the runs not analysed by then are counted, with a note, their tests' failures still reported (0: no limit)")
@@ -606,6 +613,7 @@ type options struct {
 	races                   bool
 	oscs                    oscs.Algorithm
 	maxTrace                int64 // MiB
+	maxRecord               int64 // MiB
 	maxGoroutines           int
 	maxTraceTime            time.Duration
 	detectBudget            time.Duration
@@ -613,7 +621,8 @@ type options struct {
 	deadline                time.Duration
 }
 
-// maxTraceBytes turns -max-trace into predict's limit: 0 means none.
+// maxTraceBytes turns -max-trace or -max-record into predict's limit: 0
+// means none.
 func maxTraceBytes(mib int64) int64 {
 	if mib == 0 {
 		return -1
@@ -631,6 +640,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if o.maxTrace < 0 {
 		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
+	}
+	if o.maxRecord < 0 {
+		return cli.ExitError, fmt.Errorf("-max-record must be 0 (no limit) or a positive number of MiB, got %d", o.maxRecord)
 	}
 	if o.maxTraceTime < 0 {
 		return cli.ExitError, fmt.Errorf("-max-trace-time must be 0 (no limit) or positive, got %v", o.maxTraceTime)
@@ -710,6 +722,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Perturb:        o.perturb,
 		TargetedBudget: o.perturbBudget,
 		RecordBudget:   cmp.Or(o.recordBudget, -1),
+		MaxRecordBytes: maxTraceBytes(o.maxRecord),
 		Deadline:       o.deadline,
 		Validate:       vo,
 		Checks:         checks,

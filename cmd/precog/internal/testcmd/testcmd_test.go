@@ -59,6 +59,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-timeout", "-1s", "./mysql"}, "-timeout must be 0 (no limit) or positive"},
 		{[]string{"-max-goroutines", "-1", "./mysql"}, "-max-goroutines must be 0 (no limit) or positive, got -1"},
 		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
+		{[]string{"-max-record", "-1", "./mysql"}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1"},
 		{[]string{"-max-trace-time", "-1s", "./mysql"}, "-max-trace-time must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-detect-budget", "-1s", "./mysql"}, "-detect-budget must be 0 (no limit) or positive, got -1s"},
 		{[]string{"-record-budget", "-1s", "./mysql"}, "-record-budget must be 0 (no limit) or positive, got -1s"},
