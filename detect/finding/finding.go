@@ -284,7 +284,8 @@ type Validation struct {
 	// Environment, for a failure a test showed by itself, says what its
 	// output shows of the machine rather than the code, and the line
 	// that shows it: "a refused connection: dial tcp 10.1.2.3:4150:
-	// connect: connection refused" (pipeline/failure's Environment).
+	// connect: connection refused" (pipeline/failure's Environment and
+	// MissingTestdata).
 	Environment string `json:"environment,omitempty"`
 	Test        string `json:"test,omitempty"` // the test that was forced
 	Runs        int    `json:"runs"`           // forced runs made

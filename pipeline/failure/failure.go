@@ -21,9 +21,12 @@ package failure
 
 import (
 	"bytes"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -130,6 +133,36 @@ var environments = []struct {
 	{"a missing Unix socket", regexp.MustCompile(`(dial unix(gram|packet)? \S+: connect|write unixgram \S+: sendmsg): no such file or directory`)},
 	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},
 	{"a missing program", regexp.MustCompile(`executable file not found in|fork/exec \S+: no such file or directory`)},
+}
+
+// missingFile is os.PathError's text for a file a test opened under its
+// package's testdata directory that is not there.
+var missingFile = regexp.MustCompile(`(?:open|stat|lstat) (testdata/[^\s:]+): no such file or directory`)
+
+// MissingTestdata returns the Environment of a failure whose text shows a
+// file under testdata, relative to the test's package directory pkgDir,
+// that the test could not open, and that is not in pkgDir now: the
+// package's copy lacks it (lz4's module zip has no testdata/*.gz:
+// heldout18). The text alone does not tell: a file the test writes there
+// itself, missing because a goroutine had not written it yet, is a
+// failure of the code; so is a file that is there now.
+func (f *Failure) MissingTestdata(pkgDir string) (Environment, bool) {
+	texts := []string{f.Message}
+	for _, l := range f.Logs {
+		texts = append(texts, l.Text)
+	}
+	for _, t := range texts {
+		for line := range strings.Lines(t) {
+			m := missingFile.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(pkgDir, filepath.FromSlash(m[1]))); errors.Is(err, fs.ErrNotExist) {
+				return Environment{What: "a test data file missing from the package", Line: strings.TrimSpace(line)}, true
+			}
+		}
+	}
+	return Environment{}, false
 }
 
 // Environment returns what f's text shows of the environment: its

@@ -300,3 +300,41 @@ func TestEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingTestdata checks that a file under testdata that the test
+// could not open is the environment only when the package directory
+// lacks it now: one the test writes there itself, or that is there, is
+// the code's failure; other paths, and other errors, show nothing.
+func TestMissingTestdata(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "testdata"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "testdata", "there.gz"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out, line string
+	}{
+		{"    reader_test.go:88: open testdata/Mark.Twain-Tom.Sawyer_linked.txt.gz: no such file or directory\n--- FAIL: TestX (0.00s)\n",
+			"open testdata/Mark.Twain-Tom.Sawyer_linked.txt.gz: no such file or directory"},
+		{"    p_test.go:9: stat testdata/gone/a.txt: no such file or directory\n--- FAIL: TestX (0.00s)\n",
+			"stat testdata/gone/a.txt: no such file or directory"},
+		// The controls.
+		{"    p_test.go:9: open testdata/there.gz: no such file or directory\n--- FAIL: TestX (0.00s)\n", ""},
+		{"    p_test.go:9: open /tmp/out/a.txt: no such file or directory\n--- FAIL: TestX (0.00s)\n", ""},
+		{"    p_test.go:9: open testdata/none.txt: permission denied\n--- FAIL: TestX (0.00s)\n", ""},
+	} {
+		f := Parse([]byte("=== RUN   TestX\n"+c.out+"FAIL\n"), "TestX", "", true)
+		if f == nil {
+			t.Fatalf("%q: no failure", c.out)
+		}
+		if _, ok := f.Environment(); ok {
+			t.Errorf("%q: Environment shows something: the text alone must not", c.out)
+		}
+		env, ok := f.MissingTestdata(dir)
+		if want := "a test data file missing from the package"; ok != (c.line != "") || ok && (env.What != want || !strings.HasSuffix(env.Line, c.line)) {
+			t.Errorf("%q:\n got %q, %q (%v)\nwant %q, %q", c.out, env.What, env.Line, ok, want, c.line)
+		}
+	}
+}

@@ -99,6 +99,8 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		Reason: fmt.Sprintf("happened in %s: %s", where, failureHeadline(fl))}
 	if env, ok := fl.Environment(); ok {
 		f.Validation.Environment = env.What + ": " + env.Line
+	} else if env, ok := fl.MissingTestdata(pkgDir); ok {
+		f.Validation.Environment = env.What + ": " + env.Line
 	}
 	f.SetID()
 	return f, fl

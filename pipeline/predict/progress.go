@@ -22,9 +22,11 @@ type Progress struct {
 	Findings, Confirmed int
 	// Validated of Validating findings have been validated; Deadline is
 	// when the validation budget runs out (zero before validation, or
-	// without a budget).
+	// without a budget), and Budget names that budget: "the validation
+	// budget", or validation's share of -deadline when that is less.
 	Validated, Validating int
 	Deadline              time.Time
+	Budget                string
 }
 
 // A tracker keeps the Progress of one Run and hands a copy to the

@@ -118,6 +118,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	}
 	progress.update(func(p *Progress) {
 		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
+		p.Budget = cmp.Or(vo.budgetName, "the validation budget")
 	})
 	// The failures the recorded runs showed are checked first, each run
 	// again as go test builds it: a test that fails only instrumented (a

@@ -22,7 +22,7 @@ func TestExplainHints(t *testing.T) {
 	explainHints(&b, options{dir: "testdata/kernels"}, fs)
 	want := "hint: TestIndex failed by itself; its root cause: precog explain -C testdata/kernels -run TestIndex precog.example/kernels/crashpanic\n" +
 		"hint: TestB failed by itself; its root cause: precog explain -C testdata/kernels -run TestB example.com/p\n" +
-		"hint: TestD failed by itself; its output shows a refused connection (dial tcp 10.1.2.3:4150: connect: connection refused): it may need a server, the network or a program that this machine lacks, its environment rather than a bug; if not, its root cause: precog explain -C testdata/kernels -run TestD example.com/p\n" +
+		"hint: TestD failed by itself; its output shows a refused connection (dial tcp 10.1.2.3:4150: connect: connection refused): it may need a server, the network, a program or a file that this machine lacks, its environment rather than a bug; if not, its root cause: precog explain -C testdata/kernels -run TestD example.com/p\n" +
 		"hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone\n"
 	if b.String() != want {
 		t.Errorf("hints:\n%s\nwant:\n%s", b.String(), want)

@@ -1,6 +1,7 @@
 package testcmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,7 +121,7 @@ func (s *progressState) line() string {
 	if p.Validating > 0 {
 		fmt.Fprintf(&b, ", %d/%d validated, %d confirmed", p.Validated, p.Validating, p.Confirmed)
 		if !p.Deadline.IsZero() {
-			fmt.Fprintf(&b, ", %s left of the validation budget", max(time.Until(p.Deadline), 0).Round(time.Second))
+			fmt.Fprintf(&b, ", %s left of %s", max(time.Until(p.Deadline), 0).Round(time.Second), cmp.Or(p.Budget, "the validation budget"))
 		}
 	}
 	if p.Line != "" {

@@ -436,7 +436,8 @@ the SARIF run is marked unsuccessful.
 The traces are not part of it: -o keeps them elsewhere. With -ci, stderr
 gets a plain progress line every 30s when it is not a terminal (a CI
 log): tests recorded, events, findings so far, findings validated and
-the time left of -validate-budget; -progress sets the period (0: none),
+the time left of -validate-budget (or of validation's share of
+-deadline); -progress sets the period (0: none),
 with or without -ci.
 
 -baseline FILE lists accepted finding IDs, one per line; anything after
@@ -774,6 +775,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		sum.Interrupted = interrupted.Error()
 	}
 	sum.Judge(res.Findings, n.baseline, o.baseline, cmp.Or(o.failOn, "confirmed"))
+	if sig := (*cli.Interrupt)(nil); errors.As(interrupted, &sig) {
+		// cli.Main exits with the signal's status, and the summary says
+		// the status the job got.
+		sum.Exit = sig.ExitStatus()
+	}
 	if o.sarif != "" {
 		sarifLog := report.SARIF
 		if n.baseline != nil {
@@ -885,7 +891,7 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 			}
 			if v := f.Validation; v != nil && v.Environment != "" {
 				what, line, _ := strings.Cut(v.Environment, ": ")
-				fmt.Fprintf(w, "hint: %s failed by itself; its output shows %s (%s): it may need a server, the network or a program that this machine lacks, its environment rather than a bug; if not, its root cause: %s -run %s %s\n",
+				fmt.Fprintf(w, "hint: %s failed by itself; its output shows %s (%s): it may need a server, the network, a program or a file that this machine lacks, its environment rather than a bug; if not, its root cause: %s -run %s %s\n",
 					t[i+1:], what, line, cmd, t[i+1:], cli.ShellQuote(t[:i]))
 				continue
 			}

@@ -471,8 +471,8 @@ func TestClear(t *testing.T) {
 		t.Fatalf("-ci directory: %v", err)
 	}
 	s := rd.Summary
-	if s.Interrupted != "interrupted by SIGTERM" || s.Exit == cli.ExitOK || len(rd.Findings) != len(printed) || s.Error != "" {
-		t.Errorf("-ci summary: interrupted %q, error %q, exit %d, %d findings (%d printed); want SIGTERM's, none, not 0, all", s.Interrupted, s.Error, s.Exit, len(rd.Findings), len(printed))
+	if s.Interrupted != "interrupted by SIGTERM" || s.Exit != code || len(rd.Findings) != len(printed) || s.Error != "" {
+		t.Errorf("-ci summary: interrupted %q, error %q, exit %d, %d findings (%d printed); want SIGTERM's, none, the process's %d, all", s.Interrupted, s.Error, s.Exit, len(rd.Findings), len(printed), code)
 	}
 	if !slices.ContainsFunc(s.Notes, func(n string) bool {
 		return strings.HasPrefix(n, "interrupted by SIGTERM during validation: the findings it had not finished are timed out")
