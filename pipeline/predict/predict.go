@@ -1062,9 +1062,11 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 		note += fmt.Sprintf("; stopped after %v (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
 			clock.limit, read, rd.Len(), percent(read, rd.Len()))
 	}
-	if errors.Is(broken, trace.ErrLimited) {
+	if rd.State() == trace.Limited {
+		// Said whether or not the stream reached the stop.
 		note += "; " + limitedNote
-	} else if broken != nil {
+	}
+	if broken != nil && !errors.Is(broken, trace.ErrLimited) {
 		note += fmt.Sprintf("; %v, analysed the events before the damage", broken)
 	}
 	res.Notes = append(res.Notes, note)

@@ -343,6 +343,15 @@ func TestLimitedTrace(t *testing.T) {
 			t.Errorf("-max-trace %d: %d events, want %d; notes %q, want one with %q", c.max, res.Stats.Events, before, notes, c.note)
 		}
 	}
+	// A stream stopped before it reached the stop still says the
+	// recording stopped.
+	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: int64(len(b)) - 1, overTime: after(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(res.Notes, "\n"); res.Stats.Events != 2 || !strings.Contains(notes, "races after it missed (a larger -max-trace-time, or 0, checks the rest); recording stopped where the trace reached its size limit (-max-record)") {
+		t.Errorf("a stream stopped early: %d events, notes %q", res.Stats.Events, notes)
+	}
 }
 
 // after returns a stand-in for -max-trace-time's clock whose time is spent
