@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/exposed"
 	"github.com/precog-dev/precog/analyzers/internal/model"
@@ -183,9 +184,10 @@ func (r *Result) OutsideTests() *Solution {
 // goroutines, since tests' goroutines run only their own test's code).
 // It lies between All (every call site) and OutsideTests (no test-only
 // call site). The solution is computed the first time a test asks,
-// which costs one pass of the lock-set solver over the package; callers
-// ask only for pairs that All would report and OutsideTests would not.
-func (r *Result) InTest(test *ssa.Function) *Solution {
+// which costs one pass of the lock-set solver over the package, charged
+// to b (nil: unlimited); callers ask only for pairs that All would report
+// and OutsideTests would not. Once b is spent it is All.
+func (r *Result) InTest(test *ssa.Function, b *budget.Budget) *Solution {
 	if r.solver == nil || test == nil {
 		return r.All()
 	}
@@ -203,7 +205,10 @@ func (r *Result) InTest(test *ssa.Function) *Solution {
 	s := r.All()
 	if len(other) > 0 {
 		sol := r.solver.again(func(site ssa.Instruction) bool { return other[site.Parent()] })
-		s = sol.solve()
+		sol.spend = b.Spend
+		if s = sol.solve(); sol.spent {
+			s = r.All()
+		}
 	}
 	if r.inTest == nil {
 		r.inTest = make(map[*ssa.Function]*Solution)
@@ -233,9 +238,10 @@ func (r *Result) InTest(test *ssa.Function) *Solution {
 // goroutines it starts, holds the lock there. It returns nil when c is
 // nil.
 // The solution is computed the first time c is asked for, which costs one
-// pass of the lock-set solver over the functions that run in c; callers
-// ask only for pairs that the other solutions would report.
-func (r *Result) InContext(c *goroutines.Context) *Solution {
+// pass of the lock-set solver over the functions that run in c, charged
+// to b (nil: unlimited); callers ask only for pairs that the other
+// solutions would report. Once b is spent it is nil.
+func (r *Result) InContext(c *goroutines.Context, b *budget.Budget) *Solution {
 	if r.solver == nil || c == nil {
 		return nil
 	}
@@ -263,7 +269,11 @@ func (r *Result) InContext(c *goroutines.Context) *Solution {
 	if c.Test == nil {
 		sol.ctxEntry = r.libEntry[c.Entry]
 	}
+	sol.spend = b.Spend
 	s := sol.solve()
+	if sol.spent {
+		s = nil
+	}
 	if r.inCtx == nil {
 		r.inCtx = make(map[*goroutines.Context]*Solution)
 	}
@@ -358,6 +368,13 @@ type solver struct {
 	ctx        *goroutines.Context
 	ctxEntry   Set
 	ctxExposed bool
+	// spend, when not nil, charges the package's budget for each
+	// function the flow goes through (an extra solution: InTest,
+	// InContext); spent is set once it refused, and the solution is
+	// then not used, since a pass stopped before its fixed point may
+	// hold locks that some call path does not.
+	spend func(n int) bool
+	spent bool
 	// assume holds locks taken as held at calls, beyond those the flow
 	// finds (see reentrantCalls; nil: none).
 	assume map[ssa.Instruction]Set
@@ -732,11 +749,21 @@ func (a *solver) transfer(instr ssa.Instruction, s Set) Set {
 // sets recorded and visited are the meet over the combinations that reach
 // the instruction.
 func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.Instruction, Set)) (exit Set, returns bool) {
-	if len(fn.Blocks) == 0 {
+	if len(fn.Blocks) == 0 || a.spent {
 		return nil, false
 	}
 	conds := a.condsOf[fn]
 	nv := 1 << len(conds)
+	if a.spend != nil {
+		n := 0
+		for _, b := range fn.Blocks {
+			n += len(b.Instrs)
+		}
+		if !a.spend(n * nv) {
+			a.spent = true
+			return nil, false
+		}
+	}
 	// in[b][v] is the set on entry to block b under valuation v of conds
 	// (bit i set: conds[i] is true); reach[b][v], whether v reaches b.
 	in := make([][]Set, len(fn.Blocks))

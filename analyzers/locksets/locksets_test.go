@@ -1,6 +1,7 @@
 package locksets_test
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/locksets"
 )
@@ -108,7 +110,7 @@ func runHeldIn(pass *analysis.Pass) (any, error) {
 			if c.Entry != nil {
 				name = c.Entry.RelString(pass.Pkg)
 			}
-			parts = append(parts, name+" "+render(lr.InContext(c).At(call)))
+			parts = append(parts, name+" "+render(lr.InContext(c, nil).At(call)))
 		}
 		slices.Sort(parts)
 		pass.Reportf(call.Pos(), "held: %s", strings.Join(parts, "; "))
@@ -118,4 +120,40 @@ func runHeldIn(pass *analysis.Pass) (any, error) {
 
 func TestInContext(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), heldIn, "callerctx")
+}
+
+// TestInContextBudget checks that the extra solutions are charged to the
+// package's budget: with the budget spent, InContext gives none and
+// InTest the solution over every context, while without a limit a
+// context of the same package gets one that holds more.
+func TestInContextBudget(t *testing.T) {
+	solutions := func(b *budget.Budget) (n int, err error) {
+		a := &analysis.Analyzer{
+			Name:     "ctxbudget",
+			Doc:      "count the goroutine contexts that get a solution of their own",
+			Requires: []*analysis.Analyzer{goroutines.Analyzer, locksets.Analyzer},
+			Run: func(pass *analysis.Pass) (any, error) {
+				gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+				lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
+				for _, c := range gr.Contexts {
+					if lr.InContext(c, b) != nil {
+						n++
+					}
+				}
+				return nil, nil
+			},
+		}
+		for _, r := range analysistest.Run(t, analysistest.TestData(), a, "ctxbudget") {
+			err = cmp.Or(err, r.Err)
+		}
+		return n, err
+	}
+	if n, err := solutions(nil); err != nil || n == 0 {
+		t.Fatalf("no limit: %d contexts solved, error %v; want some", n, err)
+	}
+	spent := budget.New(0, 0, 1)
+	spent.Spend(2)
+	if n, err := solutions(spent); err != nil || n != 0 {
+		t.Errorf("budget spent: %d contexts solved, error %v; want none", n, err)
+	}
 }

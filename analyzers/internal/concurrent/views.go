@@ -272,7 +272,7 @@ func (e *Env) inTest(a *sharedloc.Access, v View, i int, c *goroutines.Context) 
 	if c.Test == nil || equalSets(v.Locks, v.LibLocks) {
 		return v, false
 	}
-	views := e.viewsIn(a, e.Locks.InTest(c.Test))
+	views := e.viewsIn(a, e.Locks.InTest(c.Test, e.Budget))
 	if i >= len(views) || equalSets(views[i].Locks, v.Locks) {
 		return v, false
 	}
@@ -287,7 +287,7 @@ func (e *Env) inTest(a *sharedloc.Access, v View, i int, c *goroutines.Context) 
 // lock-set solver the first time c is asked for, so Overlap asks only for
 // pairs it would otherwise report.
 func (e *Env) inContext(a *sharedloc.Access, v View, i int, c *goroutines.Context) (View, bool) {
-	s := e.Locks.InContext(c)
+	s := e.Locks.InContext(c, e.Budget)
 	if s == nil {
 		return v, false
 	}
