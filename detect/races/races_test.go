@@ -147,6 +147,28 @@ func TestKinds(t *testing.T) {
 		"k.go:13(atomic-write) k.go:23(write)")
 }
 
+// TestCompareAndSwapLoad: a successful CompareAndSwap is recorded as an
+// atomic load at site 0 and then its store at the call's site (shim's
+// casEvent). A plain write of the word on another goroutine races with
+// the swap once, reported at the swap's site, not a second time at "site
+// 0" (cloudwego/netpoll: c.state written in (*connection).init, swapped
+// in changeState). The control: an atomic load at its own site still
+// races with the plain write.
+func TestCompareAndSwapLoad(t *testing.T) {
+	same(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=1 Write site=10 addr=0x100 value=0
+3.2 g=1 Write site=11 addr=0x200 value=0
+4 g=2 AtomicLoad site=0 addr=0x100 value=0
+5 g=2 AtomicStore site=20 addr=0x100 value=1
+6 g=2 AtomicLoad site=21 addr=0x200 value=0
+`, nil),
+		"k.go:10(write) k.go:20(atomic-write)",
+		"k.go:11(write) k.go:21(atomic-read)")
+}
+
 // TestLockSet: two writes under a common lock are ordered by LockOrder
 // whichever goroutine came first; a write outside the lock races with
 // both.

@@ -36,7 +36,7 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites, LockOrder: true}, Window: opts.Window}, func(s *hb.Step) {
 		a := access{ev: s.Index, g: s.Ctx.G, site: s.Event.Site, ctx: s.Ctx, n: s.Instance}
 		var ok bool
-		if a.write, a.atomic, ok = accessKind(s.Event.Kind); !ok {
+		if a.write, a.atomic, ok = accessKind(s.Event.Kind, s.Event.Site); !ok {
 			return
 		}
 		a.name = s.Loc.Var
