@@ -734,7 +734,13 @@ func TestAllCheapestFirst(t *testing.T) {
 	}
 	fs := []finding.Finding{mk("slow", "TestSlow"), mk("mid", "TestMid"), mk("fast", "TestFast")}
 	none := finding.Finding{ID: "none", Kind: "con-closed"}
-	if got, want := New(Options{Target: target}).byCost(append(fs, none)), []int{3, 2, 1, 0}; !slices.Equal(got, want) {
+	// The cost adds up the bounds of the witnesses validation forces in
+	// turn: both's, in the 1 s and the 30 s tests, comes to 31 s; mixed's
+	// first, in the 30 s test, has no orders and is not forced, so mixed
+	// costs its second's 5 s.
+	both := finding.Finding{ID: "both", Kind: "con-closed", Witnesses: []finding.Witness{{Test: "p.TestFast", Events: closes}, {Test: "p.TestSlow", Events: closes}}}
+	mixed := finding.Finding{ID: "mixed", Kind: "con-closed", Witnesses: []finding.Witness{{Test: "p.TestSlow"}, {Test: "p.TestMid", Events: closes}}}
+	if got, want := New(Options{Target: target}).byCost([]finding.Finding{fs[0], fs[1], fs[2], none, mixed, both}), []int{3, 2, 1, 4, 0, 5}; !slices.Equal(got, want) {
 		t.Errorf("byCost = %v, want %v", got, want)
 	}
 	// The control: with no budget, every finding gets its run and its
