@@ -85,6 +85,11 @@ type Env struct {
 	// bases holds the points-to analysis's clones of the objects the
 	// refinement re-cloned (see reclone).
 	bases map[baseKey]base
+	// links holds the clones each re-clone was made from, and belowMemo
+	// memoizes below while linksVersion is belowVersion (see reclone).
+	links                      map[baseKey]*links
+	belowMemo                  map[belowKey]bool
+	linksVersion, belowVersion int
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -111,6 +116,8 @@ func New(pass *analysis.Pass) *Env {
 		passMemo:   make(map[passKey]bool),
 		turns:      make(map[*ssa.Function]*turnFlag),
 		bases:      make(map[baseKey]base),
+		links:      make(map[baseKey]*links),
+		belowMemo:  make(map[belowKey]bool),
 	}
 }
 
@@ -469,7 +476,7 @@ func (e *Env) shared(xs objIndex, ys []pointsto.Obj, ca, cb *goroutines.Context,
 			continue // known only by type
 		}
 		for _, x := range xs[objAt{y.Site, y.Path}] {
-			if !x.MayAlias(y) {
+			if !e.mayAlias(x, y) {
 				continue
 			}
 			if e.confined(x) || e.confined(y) {
@@ -514,7 +521,7 @@ func (e *Env) handedTo(c *goroutines.Context, o pointsto.Obj, other *goroutines.
 		}
 	}
 	for _, k := range e.spawnObjects(c) {
-		if k.Site == o.Site && (k.Clone == nil || o.Clone == nil || k.Clone == o.Clone) && strings.HasPrefix(o.Path, k.Path) {
+		if k.Site == o.Site && e.sameChain(o.Site, k.Clone, o.Clone) && strings.HasPrefix(o.Path, k.Path) {
 			return true
 		}
 	}

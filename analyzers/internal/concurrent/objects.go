@@ -404,7 +404,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 		var out []pointsto.Obj
 		for _, o := range e.objects(src, c) {
 			if o.Clone == nil || o.Clone == src {
-				e.reclone(&o, call)
+				e.reclone(&o, call, src)
 			}
 			out = append(out, o)
 		}
@@ -417,7 +417,7 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 			case *ssa.Alloc, *ssa.MakeMap, *ssa.MakeSlice, *ssa.MakeChan:
 				o.Clone = call // the clone the points-to analysis gives it
 			default:
-				e.reclone(&o, call)
+				e.reclone(&o, call, src)
 			}
 		}
 		out = append(out, o)
@@ -580,19 +580,114 @@ type base struct {
 }
 
 // reclone tells *o apart by call, a call site that a function returning
-// it (or a wrapper of one) returned it to, and notes the clone the
-// points-to analysis gave it: escapes are known by that one.
-func (e *Env) reclone(o *pointsto.Obj, call ssa.CallInstruction) {
+// it (or a wrapper of one) returned it to from src, the value it returns
+// (what another call returned, or the object itself), and notes the clone
+// the points-to analysis gave it: escapes are known by that one.
+//
+// The clone it replaces stays linked below the new one (see mayAlias): an
+// object that the refinement names by call is, on another path that the
+// refinement does not follow as far (a load from a package variable, a
+// context-insensitive fallback), still named by that deeper clone, and the
+// two names must alias. An object that had no clone in src's result is
+// made at src (the clone's root) or known below call by no clone at all;
+// then every clone of its site may lie below call.
+func (e *Env) reclone(o *pointsto.Obj, call ssa.CallInstruction, src ssa.Value) {
 	b := base{clone: o.Clone, any: o.Clone == nil}
 	if inner, ok := e.bases[baseKey{o.Site, o.Clone}]; ok {
 		b = inner
 	}
-	o.Clone = call
 	k := baseKey{o.Site, call}
 	if old, ok := e.bases[k]; ok && old != b {
 		b = base{any: true}
 	}
 	e.bases[k] = b
+	l := e.links[k]
+	if l == nil {
+		l = &links{}
+		e.links[k] = l
+	}
+	switch {
+	case o.Clone != nil && o.Clone != call && !slices.Contains(l.inner, o.Clone):
+		l.inner = append(l.inner, o.Clone)
+		e.linksVersion++
+	case o.Clone == nil && o.Site != src && !l.anyBelow:
+		l.anyBelow = true
+		e.linksVersion++
+	}
+	o.Clone = call
+}
+
+// links are the clones that the refinement re-cloned as one clone (one
+// level down), and whether it re-cloned there objects of no known clone.
+type links struct {
+	inner    []ssa.CallInstruction
+	anyBelow bool
+}
+
+// mayAlias reports whether pointers x and y may point to the same memory:
+// pointsto.Obj.MayAlias, with the refinement's clones compared as the
+// chains of call sites they name, innermost first: two clones name the same
+// objects at their common depth when one lies below the other.
+func (e *Env) mayAlias(x, y pointsto.Obj) bool {
+	if x.Site != y.Site || x.External != y.External || x.Path != y.Path {
+		return false
+	}
+	return e.sameChain(x.Site, x.Clone, y.Clone)
+}
+
+// sameChain reports whether clones a and b of site's objects may name one
+// object: either is no clone (every object of site), they are one, or one
+// lies below the other through the refinement's re-clones.
+func (e *Env) sameChain(site ssa.Value, a, b ssa.CallInstruction) bool {
+	if a == nil || b == nil || a == b {
+		return true
+	}
+	return e.below(site, a, b) || e.below(site, b, a)
+}
+
+// below reports whether clone deep lies under clone outer on a chain of
+// re-clones of site's objects (or outer has objects of no known clone
+// below it).
+func (e *Env) below(site ssa.Value, deep, outer ssa.CallInstruction) bool {
+	if len(e.links) == 0 {
+		return false
+	}
+	if e.belowVersion != e.linksVersion {
+		clear(e.belowMemo)
+		e.belowVersion = e.linksVersion
+	}
+	q := belowKey{site, deep, outer}
+	if v, ok := e.belowMemo[q]; ok {
+		return v
+	}
+	found := false
+	seen := map[ssa.CallInstruction]bool{outer: true}
+	work := []ssa.CallInstruction{outer}
+	for len(work) > 0 && !found {
+		c := work[len(work)-1]
+		work = work[:len(work)-1]
+		l := e.links[baseKey{site, c}]
+		if l == nil {
+			continue
+		}
+		if l.anyBelow || slices.Contains(l.inner, deep) {
+			found = true
+			break
+		}
+		for _, in := range l.inner {
+			if !seen[in] {
+				seen[in] = true
+				work = append(work, in)
+			}
+		}
+	}
+	e.belowMemo[q] = found
+	return found
+}
+
+type belowKey struct {
+	site        ssa.Value
+	deep, outer ssa.CallInstruction
 }
 
 // confined reports whether o never leaves the goroutine that made it
