@@ -395,15 +395,23 @@ func (e *Env) returned(call *ssa.Call, callee *ssa.Function, src ssa.Value,
 	if objs, ok := e.fromArgs(callee, src, argOf, c, maxGetterDepth); ok {
 		return objs, true
 	}
-	if src, ok := src.(*ssa.Call); ok {
-		// A wrapper returning what another call returns (an instance
-		// of a generic constructor, a delegating method): the objects
-		// it makes are this call's. The callee's own call is refined in
-		// the callee's context c, through objects, which stops at
-		// recursion.
+	// A wrapper returning what another call returns (an instance of a
+	// generic constructor, a delegating method), or one result of a call
+	// returning several (`return newT(cfg)` where newT returns (*T,
+	// error)): the objects that call makes are this call's. The callee's
+	// own call is refined in the callee's context c, through objects,
+	// which stops at recursion.
+	var inner *ssa.Call
+	switch src := src.(type) {
+	case *ssa.Call:
+		inner = src
+	case *ssa.Extract:
+		inner, _ = src.Tuple.(*ssa.Call)
+	}
+	if inner != nil {
 		var out []pointsto.Obj
 		for _, o := range e.objects(src, c) {
-			if o.Clone == nil || o.Clone == src {
+			if o.Clone == nil || o.Clone == inner {
 				e.reclone(&o, call, src)
 			}
 			out = append(out, o)
