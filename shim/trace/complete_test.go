@@ -136,6 +136,13 @@ func TestCut(t *testing.T) {
 			if !slices.Equal(tr.Events, all[:n]) {
 				t.Fatalf("%v, cut %d: %d events, want the %d up to the cut", state, cut, len(tr.Events), n)
 			}
+			o, err := NewOrderedReader(bytes.NewReader(file), int64(len(file)))
+			if err != nil || o.Len() != n {
+				t.Fatalf("%v, cut %d: OrderedReader's Len %d, error %v; want %d", state, cut, o.Len(), err, n)
+			}
+			if c, err := Count(bytes.NewReader(file)); c != n || !errors.Is(err, ErrBroken) {
+				t.Fatalf("%v, cut %d: Count %d, error %v; want %d and the stop", state, cut, c, err, n)
+			}
 		}
 	}
 }

@@ -85,22 +85,23 @@ func NewOrderedReader(r io.ReaderAt, size int64) (*OrderedReader, error) {
 	var index []batchRef
 	rd.index = &index
 	var end error
+	events := 0
 	for {
-		err := rd.skipNext()
+		in, err := rd.countNext()
 		if err != nil {
 			if err != io.EOF {
 				end = err
 			}
 			break
 		}
+		if in {
+			events++
+		}
 	}
 	if len(index) > 0 && index[len(index)-1].n == 0 {
 		index = index[:len(index)-1]
 	}
-	o := &OrderedReader{ra: r, header: rd.Header(), state: rd.State(), end: end, cut: rd.cut}
-	for i := range index {
-		o.events += index[i].n
-	}
+	o := &OrderedReader{ra: r, header: rd.Header(), state: rd.State(), end: end, cut: rd.cut, events: events}
 	// The file order is the tie-break of the merge: keep it in off.
 	o.batches = slices.Clip(index)
 	slices.SortStableFunc(o.batches, func(a, b batchRef) int {
@@ -115,9 +116,7 @@ func (o *OrderedReader) Header() Header { return o.header }
 // State returns the state the header's state block gave.
 func (o *OrderedReader) State() State { return o.state }
 
-// Len returns how many events Next returns before io.EOF or the damage;
-// for a trace whose writer stopped early, at most how many (the events
-// after its cut are counted, not returned).
+// Len returns how many events Next returns before io.EOF or the damage.
 func (o *OrderedReader) Len() int { return o.events }
 
 // Next returns the next event in the global order. At the end of an intact

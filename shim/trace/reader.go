@@ -99,8 +99,10 @@ func (r *Reader) skipNext() error {
 }
 
 // Count reads the trace in r to its end and returns how many events it
-// holds: Reader's events, counted without decoding them. It returns nil
-// at a clean end, or the error Reader returns after the same events.
+// holds: Reader's events, counted without decoding them, but for a trace
+// whose writer stopped early those up to its cut alone, as OrderedReader
+// returns them (decoded, for their seqs). It returns nil at a clean end,
+// or the error Reader returns after the same events.
 func Count(r io.Reader) (int, error) {
 	rd, err := NewReader(r)
 	if err != nil {
@@ -108,13 +110,29 @@ func Count(r io.Reader) (int, error) {
 	}
 	n := 0
 	for {
-		if err := rd.skipNext(); err == io.EOF {
+		in, err := rd.countNext()
+		if err == io.EOF {
 			return n, nil
 		} else if err != nil {
 			return n, err
 		}
-		n++
+		if in {
+			n++
+		}
 	}
+}
+
+// countNext moves past the next event as skipNext does, and reports
+// whether it is one that OrderedReader returns: every event, or for a
+// trace with a cut those with a seq up to it. A goroutine's seqs never
+// decrease in file order, so those are its events before its first one
+// past the cut.
+func (r *Reader) countNext() (bool, error) {
+	if r.cut == 0 {
+		return true, r.skipNext()
+	}
+	ev, err := r.Next()
+	return ev.Seq <= r.cut, err
 }
 
 // A cursor decodes the events of one batch, or of a window on one.
