@@ -180,10 +180,16 @@ func (r *Result) index() {
 				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], recv)
 			}
 		}
-		// A spawner's goroutine function (Context.Wrapper) runs in the
-		// contexts rooted where the spawner is called, so its Done is
-		// among these.
-		for _, fn := range r.gr.Funcs() {
+		funcs := r.gr.Funcs()
+		for _, c := range r.gr.Contexts {
+			// A spawner's goroutine function runs in no context of its
+			// own (the goroutine is rooted where the spawner is called),
+			// but its Done is the goroutine's.
+			if c.Wrapper != nil && !slices.Contains(funcs, c.Wrapper) {
+				funcs = append(slices.Clip(funcs), c.Wrapper)
+			}
+		}
+		for _, fn := range funcs {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
 					site, ok := instr.(ssa.CallInstruction)
