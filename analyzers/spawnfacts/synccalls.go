@@ -60,17 +60,7 @@ func (r *Result) SyncArgs(call *ssa.CallCommon) []int {
 		}
 		return args
 	}
-	if k := funcKey(callee); k != nil {
-		if params, ok := r.syncs[k]; ok {
-			return params
-		}
-	}
-	if obj, ok := callee.Object().(*types.Func); ok {
-		if f := r.syncImported[obj.Origin()]; f != nil {
-			return f.Params
-		}
-	}
-	return nil
+	return calleeFact(callee, r.syncs, r.syncImported, func(f *SyncCallsFact) []int { return f.Params })
 }
 
 // CallsSync reports whether call hands fn to its callee only in arguments

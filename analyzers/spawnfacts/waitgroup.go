@@ -81,17 +81,26 @@ func (r *Result) WaitGroupOps(call *ssa.CallCommon) []WaitGroupOp {
 	if callee == nil {
 		return nil
 	}
+	return calleeFact(callee, r.wgOps, r.wgImported, func(f *WaitGroupFact) []WaitGroupOp { return f.Ops })
+}
+
+// calleeFact returns what local holds for callee, one of this package's
+// functions (by funcKey), or else what of takes from imported's fact for
+// its generic origin, a function of another package; the zero value when
+// neither has it.
+func calleeFact[T any, F any](callee *ssa.Function, local map[*types.Func]T, imported map[*types.Func]F, of func(F) T) T {
 	if k := funcKey(callee); k != nil {
-		if ops, ok := r.wgOps[k]; ok {
-			return ops
+		if v, ok := local[k]; ok {
+			return v
 		}
 	}
 	if obj, ok := callee.Object().(*types.Func); ok {
-		if f := r.wgImported[obj.Origin()]; f != nil {
-			return f.Ops
+		if f, ok := imported[obj.Origin()]; ok {
+			return of(f)
 		}
 	}
-	return nil
+	var zero T
+	return zero
 }
 
 // WaitGroupField returns the struct field that op's Path names, starting

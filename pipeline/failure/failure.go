@@ -26,6 +26,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -147,19 +148,13 @@ var missingFile = regexp.MustCompile(`(?:open|stat|lstat) (testdata/[^\s:]+): no
 // itself, missing because a goroutine had not written it yet, is a
 // failure of the code; so is a file that is there now.
 func (f *Failure) MissingTestdata(pkgDir string) (Environment, bool) {
-	texts := []string{f.Message}
-	for _, l := range f.Logs {
-		texts = append(texts, l.Text)
-	}
-	for _, t := range texts {
-		for line := range strings.Lines(t) {
-			m := missingFile.FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(pkgDir, filepath.FromSlash(m[1]))); errors.Is(err, fs.ErrNotExist) {
-				return Environment{What: "a test data file missing from the package", Line: strings.TrimSpace(line)}, true
-			}
+	for line := range f.lines() {
+		m := missingFile.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(pkgDir, filepath.FromSlash(m[1]))); errors.Is(err, fs.ErrNotExist) {
+			return Environment{What: "a test data file missing from the package", Line: strings.TrimSpace(line)}, true
 		}
 	}
 	return Environment{}, false
@@ -170,20 +165,33 @@ func (f *Failure) MissingTestdata(pkgDir string) (Environment, bool) {
 // from an earlier error: failsafe-go's TestCache logs its dial's DNS error,
 // then dereferences the nil connection). ok is false if it shows nothing.
 func (f *Failure) Environment() (Environment, bool) {
-	texts := []string{f.Message}
-	for _, l := range f.Logs {
-		texts = append(texts, l.Text)
-	}
-	for _, t := range texts {
-		for line := range strings.Lines(t) {
-			for _, e := range environments {
-				if e.re.MatchString(line) {
-					return Environment{What: e.what, Line: strings.TrimSpace(line)}, true
-				}
+	for line := range f.lines() {
+		for _, e := range environments {
+			if e.re.MatchString(line) {
+				return Environment{What: e.what, Line: strings.TrimSpace(line)}, true
 			}
 		}
 	}
 	return Environment{}, false
+}
+
+// lines yields the lines of f's message, then those of the lines logged
+// before it, where Environment and MissingTestdata look.
+func (f *Failure) lines() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for line := range strings.Lines(f.Message) {
+			if !yield(line) {
+				return
+			}
+		}
+		for _, l := range f.Logs {
+			for line := range strings.Lines(l.Text) {
+				if !yield(line) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // LogCalls tells the lines that t.Log or t.Logf wrote from the others, by
