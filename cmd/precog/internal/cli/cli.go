@@ -21,15 +21,18 @@ import (
 )
 
 // Exit statuses shared by every command. A command returns ExitFindings
-// itself; Main returns ExitError for any error it prints.
+// itself; Main returns ExitUsage for a UsageError and ExitError for any
+// other error it prints.
 const (
 	ExitOK       = 0 // nothing to report
 	ExitError    = 1 // precog could not do what was asked; the reason is on stderr
 	ExitFindings = 3 // the command ran and reported findings (the status go vet uses)
-	// ExitUsage is for input that names nothing the command can use (a
-	// malformed -shard, a baseline file that does not exist), the status
-	// Go's flag package uses for usage errors. A command returns it with
-	// a UsageError.
+	// ExitUsage is for a command line precog cannot take: no command or
+	// an unknown one, a flag that is not defined or whose value does not
+	// parse, a flag value out of range, input that names nothing the
+	// command can use (a malformed -shard, a baseline file that does not
+	// exist). It is the status of the go command and of Go's flag package
+	// for usage errors. A command returns it with a UsageError.
 	ExitUsage = 2
 )
 
@@ -120,7 +123,7 @@ func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
 func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (int, error) {
 	if len(args) == 0 {
 		usage(env.Stderr, cmds)
-		return ExitError, nil
+		return ExitUsage, nil
 	}
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
@@ -131,7 +134,7 @@ func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (in
 	default:
 		cmd := lookup(cmds, name)
 		if cmd == nil {
-			return ExitError, fmt.Errorf("unknown command %q (run 'precog help' for a list)", name)
+			return ExitUsage, Usagef("unknown command %q (run 'precog help' for a list)", name)
 		}
 		fs := newFlagSet(cmd)
 		run := cmd.Define(fs)
@@ -140,10 +143,10 @@ func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (in
 				writeCommandHelp(env.Stdout, cmd)
 				return ExitOK, nil
 			}
-			return ExitError, fmt.Errorf("%w (run 'precog help %s' for usage)", err, cmd.Name)
+			return ExitUsage, Usagef("%w (run 'precog help %s' for usage)", err, cmd.Name)
 		}
 		if err := checkPathFlags(fs); err != nil {
-			return ExitError, fmt.Errorf("%w (run 'precog help %s' for usage)", err, cmd.Name)
+			return ExitUsage, fmt.Errorf("%w (run 'precog help %s' for usage)", err, cmd.Name)
 		}
 		return run(ctx, env, fs.Args())
 	}
@@ -207,13 +210,13 @@ func help(w io.Writer, cmds []*Command, args []string) error {
 	case len(args) == 0:
 		usage(w, cmds)
 	case len(args) > 1:
-		return fmt.Errorf("help takes at most one command, got %d", len(args))
+		return Usagef("help takes at most one command, got %d", len(args))
 	case args[0] == "help":
 		fmt.Fprintf(w, "usage: precog help [command]\n\nHelp shows what precog's commands do, their flags and exit statuses.\n")
 	default:
 		cmd := lookup(cmds, args[0])
 		if cmd == nil {
-			return fmt.Errorf("unknown command %q (run 'precog help' for a list)", args[0])
+			return Usagef("unknown command %q (run 'precog help' for a list)", args[0])
 		}
 		writeCommandHelp(w, cmd)
 	}
@@ -247,6 +250,7 @@ func writeCommandHelp(w io.Writer, cmd *Command) {
 
 // ParseInterspersed parses the flags in args, which may come before, after
 // or between the positional arguments, and returns the positional ones.
+// Its errors are UsageErrors.
 // flag.Parse stops at the first positional argument, and "dump FILE
 // -sites S" or "record ./... -run X" is how people type it, as they do with
 // go test. An argument "--" ends the flags.
@@ -254,7 +258,7 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, &UsageError{err}
 		}
 		rest := fs.Args()
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
@@ -276,7 +280,7 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // results into a directory named "..." in the user's module, and "-ci -o
 // X" took "-o" for the directory and X for a package. "-" stays allowed:
 // -sarif takes it for stdout. A file whose name begins with "-" can still
-// be named "./-name".
+// be named "./-name". Its error is a UsageError.
 func checkPathFlags(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
@@ -289,9 +293,9 @@ func checkPathFlags(fs *flag.FlagSet) error {
 		switch {
 		case v == "-":
 		case strings.HasPrefix(v, "-"):
-			err = fmt.Errorf("-%s takes a %s, got the flag %s: write -%s %s %s", f.Name, what, v, f.Name, strings.ToUpper(kind), v)
+			err = Usagef("-%s takes a %s, got the flag %s: write -%s %s %s", f.Name, what, v, f.Name, strings.ToUpper(kind), v)
 		case slices.Contains(strings.Split(filepath.ToSlash(v), "/"), "..."):
-			err = fmt.Errorf("-%s takes a %s, got the package pattern %s: write -%s %s %s", f.Name, what, v, f.Name, strings.ToUpper(kind), v)
+			err = Usagef("-%s takes a %s, got the package pattern %s: write -%s %s %s", f.Name, what, v, f.Name, strings.ToUpper(kind), v)
 		}
 	})
 	return err

@@ -56,20 +56,21 @@ func TestDispatch(t *testing.T) {
 		{[]string{"greet", "gopher"}, "hello gopher\n", "", 0},
 		{[]string{"greet", "-loud", "gopher"}, "HELLO GOPHER\n", "", 0},
 		{[]string{"greet", "finding"}, "", "", cli.ExitFindings},
-		// Each line of an error gets the prefix.
+		// Each line of an error gets the prefix. What the user typed
+		// wrong (a flag, a command) is a usage error: status 2.
 		{[]string{"greet"}, "", "precog: nobody to greet\nprecog: really nobody\n", 1},
-		{[]string{"greet", "-quiet"}, "", "precog: flag provided but not defined: -quiet (run 'precog help greet' for usage)\n", 1},
+		{[]string{"greet", "-quiet"}, "", "precog: flag provided but not defined: -quiet (run 'precog help greet' for usage)\n", cli.ExitUsage},
 		// A file or dir flag followed by a package pattern or a flag is
 		// refused, whether before the names or among them.
-		{[]string{"greet", "-o", "./...", "gopher"}, "", "precog: -o takes a file, got the package pattern ./...: write -o FILE ./... (run 'precog help greet' for usage)\n", 1},
-		{[]string{"greet", "-o", "-loud", "gopher"}, "", "precog: -o takes a file, got the flag -loud: write -o FILE -loud (run 'precog help greet' for usage)\n", 1},
+		{[]string{"greet", "-o", "./...", "gopher"}, "", "precog: -o takes a file, got the package pattern ./...: write -o FILE ./... (run 'precog help greet' for usage)\n", cli.ExitUsage},
+		{[]string{"greet", "-o", "-loud", "gopher"}, "", "precog: -o takes a file, got the flag -loud: write -o FILE -loud (run 'precog help greet' for usage)\n", cli.ExitUsage},
 		{[]string{"greet", "-o", "-", "gopher"}, "hello gopher\n", "", 0},
-		{[]string{"greet", "-o", "a/.../b", "gopher"}, "", "precog: -o takes a file, got the package pattern a/.../b: write -o FILE a/.../b (run 'precog help greet' for usage)\n", 1},
+		{[]string{"greet", "-o", "a/.../b", "gopher"}, "", "precog: -o takes a file, got the package pattern a/.../b: write -o FILE a/.../b (run 'precog help greet' for usage)\n", cli.ExitUsage},
 		{[]string{"greet", "-o", "x...y", "gopher"}, "hello gopher\n", "", 0},
-		{[]string{"wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", 1},
-		{[]string{"help", "wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", 1},
-		{[]string{"help", "greet", "version"}, "", "precog: help takes at most one command, got 2\n", 1},
-		{[]string{"version", "now"}, "", "precog: version takes no arguments\n", 1},
+		{[]string{"wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", cli.ExitUsage},
+		{[]string{"help", "wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", cli.ExitUsage},
+		{[]string{"help", "greet", "version"}, "", "precog: help takes at most one command, got 2\n", cli.ExitUsage},
+		{[]string{"version", "now"}, "", "precog: version takes no arguments\n", cli.ExitUsage},
 	} {
 		stdout, stderr, code := run(t, tc.args...)
 		if stdout != tc.stdout || stderr != tc.stderr || code != tc.code {
@@ -114,8 +115,9 @@ func TestHelp(t *testing.T) {
 			t.Errorf("precog %s differs from precog help (exit %d):\n%s", args, code, out)
 		}
 	}
-	// With no command, the overview goes to stderr and the status is an error.
-	if out, errs, code := run(t); out != "" || errs != overview || code != 1 {
+	// With no command, the overview goes to stderr and the status is a
+	// usage error's, as the go command's.
+	if out, errs, code := run(t); out != "" || errs != overview || code != cli.ExitUsage {
 		t.Errorf("precog: exit %d, stdout %q, stderr:\n%s", code, out, errs)
 	}
 

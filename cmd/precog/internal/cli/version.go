@@ -27,7 +27,7 @@ cache of precog's results, so a rebuilt precog never reuses stale ones.
 		Define: func(*flag.FlagSet) Runner {
 			return func(_ context.Context, env *Env, args []string) (int, error) {
 				if len(args) > 0 {
-					return ExitError, fmt.Errorf("version takes no arguments")
+					return ExitUsage, Usagef("version takes no arguments")
 				}
 				return ExitOK, printVersion(env.Stdout)
 			}

@@ -77,7 +77,9 @@ gets no coverage (a note says so); the tests not run are counted.
 Exit status
 
 	0  the coverage was measured (whatever the tests' outcomes)
-	1  an error: a bad flag, a package that does not build
+	2  a bad command line: an unknown flag, a flag value out of range
+	   (-runs), a missing or extra argument (as the go command)
+	1  an error: a package that does not build
 `
 
 // Command returns the "cover" command.
@@ -125,13 +127,13 @@ type options struct {
 
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
 	if o.runs < 1 || o.runs > coverage.MaxRuns {
-		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", coverage.MaxRuns, o.runs)
+		return cli.ExitUsage, cli.Usagef("-runs must be between 1 and %d, got %d", coverage.MaxRuns, o.runs)
 	}
 	if o.flags.Timeout < 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
+		return cli.ExitUsage, cli.Usagef("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
 	}
 	if o.budget < 0 {
-		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
+		return cli.ExitUsage, cli.Usagef("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {

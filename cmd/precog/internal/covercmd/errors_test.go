@@ -8,8 +8,8 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 )
 
-// TestErrors: what precog cover cannot do costs one line on stderr and
-// exit status 1, before anything is built.
+// TestErrors: a bad command line costs one line on stderr and exit
+// status 2 (a usage error), before anything is built.
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -23,8 +23,8 @@ func TestErrors(t *testing.T) {
 	} {
 		var out, errs bytes.Buffer
 		code := cli.Main(t.Context(), &cli.Env{Stdout: &out, Stderr: &errs, Dir: corpus}, []*cli.Command{Command()}, tc.args)
-		if code != cli.ExitError || !strings.Contains(errs.String(), tc.want) || strings.Count(strings.TrimSpace(errs.String()), "\n") > 0 && !strings.Contains(tc.want, "flag") {
-			t.Errorf("precog %v: exit %d, stderr %q; want 1 and %q", tc.args, code, errs.String(), tc.want)
+		if code != cli.ExitUsage || !strings.Contains(errs.String(), tc.want) || strings.Count(strings.TrimSpace(errs.String()), "\n") > 0 && !strings.Contains(tc.want, "flag") {
+			t.Errorf("precog %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs.String(), tc.want)
 		}
 		if out.Len() > 0 {
 			t.Errorf("precog %v wrote to stdout: %q", tc.args, out.String())

@@ -96,6 +96,8 @@ Exit status
 
 	0  a root cause was found (or the test does not fail: nothing to explain)
 	3  no root cause could be found
+	2  a bad command line: an unknown flag, a flag value out of range,
+	   a missing or extra argument (as the go command)
 	1  an error
 `
 
@@ -124,13 +126,13 @@ func Command() *cli.Command {
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				args, err := cli.ParseInterspersed(fs, args)
 				if err != nil {
-					return cli.ExitError, fmt.Errorf("%w (run 'precog help explain' for usage)", err)
+					return cli.ExitUsage, fmt.Errorf("%w (run 'precog help explain' for usage)", err)
 				}
 				if len(args) > 1 {
-					return cli.ExitError, fmt.Errorf("explain takes one package, got %d (run 'precog help explain' for usage)", len(args))
+					return cli.ExitUsage, cli.Usagef("explain takes one package, got %d (run 'precog help explain' for usage)", len(args))
 				}
 				if o.finding != "" && len(args) > 0 {
-					return cli.ExitError, fmt.Errorf("-finding names the package and test: give no package (run 'precog help explain' for usage)")
+					return cli.ExitUsage, cli.Usagef("-finding names the package and test: give no package (run 'precog help explain' for usage)")
 				}
 				pkg := "."
 				if len(args) == 1 {
@@ -156,13 +158,13 @@ func run(ctx context.Context, env *cli.Env, o options, pkg string) (int, error) 
 	// that test.
 	o.run = strings.TrimSuffix(strings.TrimPrefix(o.run, "^"), "$")
 	if strings.ContainsAny(o.run, "|/^$") {
-		return cli.ExitError, fmt.Errorf("-run names one top-level test, got %q", o.run)
+		return cli.ExitUsage, cli.Usagef("-run names one top-level test, got %q", o.run)
 	}
 	if o.timeout <= 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be positive, got %s", o.timeout)
+		return cli.ExitUsage, cli.Usagef("-timeout must be positive, got %s", o.timeout)
 	}
 	if o.maxTrace < 0 {
-		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
+		return cli.ExitUsage, cli.Usagef("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {

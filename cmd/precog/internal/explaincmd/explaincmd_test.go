@@ -167,7 +167,8 @@ func TestPasses(t *testing.T) {
 	}
 }
 
-// TestErrors: bad input gets one line and exit status 1.
+// TestErrors: a bad command line gets one line and exit status 2 (a usage
+// error).
 func TestErrors(t *testing.T) {
 	root := corpus.Dir()
 	for _, tc := range []struct {
@@ -181,8 +182,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"explain", "-max-trace", "-1", "./fig4"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
 	} {
 		_, stderr, code := precog(t, root, tc.args...)
-		if code != cli.ExitError || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q, want 1 and %q", tc.args, code, stderr, tc.want)
+		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }

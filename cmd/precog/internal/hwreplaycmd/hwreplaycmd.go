@@ -116,7 +116,9 @@ Exit status
 	3  findings (by software, hardware or both), including when internal
 	   errors came with them; hwreplay validates nothing, so they are
 	   predictions, which precog test exits 3 for with -fail-on=predicted
-	1  an error: a bad flag or configuration, a file that is not a trace,
+	2  a bad command line: an unknown flag, a flag value out of range,
+	   a missing or extra argument (as the go command)
+	1  an error: a bad configuration, a file that is not a trace,
 	   a directory without index.json, a missing site table, or internal
 	   errors (a panic in the model, reported as "internal error:" with
 	   the stack: a precog bug) and no findings
@@ -151,7 +153,7 @@ func Command() *cli.Command {
 					return cli.Main(ctx, env, []*cli.Command{Command()}, []string{"help", "hwreplay"}), nil
 				}
 				if err != nil {
-					return cli.ExitError, fmt.Errorf("%w (run 'precog help hwreplay' for usage)", err)
+					return cli.ExitUsage, fmt.Errorf("%w (run 'precog help hwreplay' for usage)", err)
 				}
 				return run(ctx, env, o, files)
 			}
@@ -179,16 +181,16 @@ type loaded struct {
 
 func run(ctx context.Context, env *cli.Env, o options, args []string) (int, error) {
 	if len(args) == 0 {
-		return cli.ExitError, errors.New("hwreplay needs at least one trace file or recording directory (run 'precog help hwreplay' for usage)")
+		return cli.ExitUsage, cli.Usagef("hwreplay needs at least one trace file or recording directory (run 'precog help hwreplay' for usage)")
 	}
 	if o.scale <= 0 {
-		return cli.ExitError, fmt.Errorf("-cache-scale must be positive, got %v", o.scale)
+		return cli.ExitUsage, cli.Usagef("-cache-scale must be positive, got %v", o.scale)
 	}
 	if o.maxGoroutines < 0 {
-		return cli.ExitError, fmt.Errorf("-max-goroutines must be 0 (no limit) or positive, got %d", o.maxGoroutines)
+		return cli.ExitUsage, cli.Usagef("-max-goroutines must be 0 (no limit) or positive, got %d", o.maxGoroutines)
 	}
 	if o.maxTrace < 0 {
-		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
+		return cli.ExitUsage, cli.Usagef("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
 	}
 	cfg := o.cfg
 	cfg.Cache = cfg.Cache.Scale(o.scale)

@@ -168,17 +168,18 @@ func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{nil, "hwreplay needs at least one trace file or recording directory"},
-		{[]string{t.TempDir()}, "has no index.json"},
-		{[]string{"-ahb-entries", "96", notTrace}, "ahb: 96 entries in 8 ways is 12 sets, not a power of two"},
-		{[]string{"-cache-scale", "0", notTrace}, "-cache-scale must be positive"},
-		{[]string{notTrace}, "not a precog trace"},
-		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{nil, "hwreplay needs at least one trace file or recording directory", cli.ExitUsage},
+		{[]string{t.TempDir()}, "has no index.json", cli.ExitError},
+		{[]string{"-ahb-entries", "96", notTrace}, "ahb: 96 entries in 8 ways is 12 sets, not a power of two", cli.ExitError},
+		{[]string{"-cache-scale", "0", notTrace}, "-cache-scale must be positive", cli.ExitUsage},
+		{[]string{notTrace}, "not a precog trace", cli.ExitError},
+		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag", cli.ExitUsage},
 	} {
 		_, stderr, code := precog(t, dir, append([]string{"hwreplay"}, tc.args...)...)
-		if code != cli.ExitError || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("hwreplay %q: exit %d, stderr %q; want exit 1 and one line with %q", tc.args, code, stderr, tc.want)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("hwreplay %q: exit %d, stderr %q; want exit %d and one line with %q", tc.args, code, stderr, tc.code, tc.want)
 		}
 	}
 }

@@ -44,8 +44,9 @@ Exit status
 	0  no finding fails the job
 	3  a finding fails it: confirmed (with -fail-on=predicted, any) and
 	   not in the baseline
-	2  bad input: no directory, a directory that is not a results
-	   directory, -o missing, a baseline file that does not exist
+	2  bad input: an unknown flag or a bad flag value, no directory, a directory
+	   that is not a results directory, -o missing, a baseline file that
+	   does not exist
 	1  any other error
 `
 
@@ -74,7 +75,7 @@ func Command() *cli.Command {
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				dirs, err := cli.ParseInterspersed(fs, args)
 				if err != nil {
-					return cli.ExitError, fmt.Errorf("%w (run 'precog help merge' for usage)", err)
+					return cli.ExitUsage, fmt.Errorf("%w (run 'precog help merge' for usage)", err)
 				}
 				return run(env, o, fs, dirs)
 			}

@@ -7,7 +7,6 @@ package recordcmd
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -88,8 +87,10 @@ Exit status
 
 	0  every selected test was recorded (whatever its outcome), or as
 	   many as -record-budget let run
-	1  an error: a bad flag, a package that does not build, an output
-	   directory that holds other files
+	2  a bad command line: an unknown flag, a flag value out of range,
+	   a missing or extra argument (as the go command)
+	1  an error: a package that does not build, an output directory that
+	   holds other files
 	130, 143  interrupted by SIGINT, SIGTERM
 `
 
@@ -139,7 +140,7 @@ type options struct {
 
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
 	if o.out == "" {
-		return cli.ExitError, errors.New("record needs an output directory: -o DIR (run 'precog help record' for usage)")
+		return cli.ExitUsage, cli.Usagef("record needs an output directory: -o DIR (run 'precog help record' for usage)")
 	}
 	if len(patterns) == 0 {
 		patterns = []string{"."}
@@ -150,13 +151,13 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	env = &cli.Env{Stdout: env.Stdout, Stderr: env.Stderr, Dir: dir}
 	if o.flags.Timeout < 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
+		return cli.ExitUsage, cli.Usagef("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
 	}
 	if o.maxRecord < 0 {
-		return cli.ExitError, fmt.Errorf("-max-record must be 0 (no limit) or a positive number of MiB, got %d", o.maxRecord)
+		return cli.ExitUsage, cli.Usagef("-max-record must be 0 (no limit) or a positive number of MiB, got %d", o.maxRecord)
 	}
 	if o.budget < 0 {
-		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
+		return cli.ExitUsage, cli.Usagef("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
 	}
 	if err := record.CheckOut(env.Resolve(o.out)); err != nil {
 		return cli.ExitError, err

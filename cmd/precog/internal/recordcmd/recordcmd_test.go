@@ -579,20 +579,21 @@ func TestRecordErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"record", "./..."}, "record needs an output directory: -o DIR"},
-		{[]string{"record", "-o", "out", "-cover", "./..."}, "coverage is not supported"},
-		{[]string{"record", "-o", "out", "-race", "./..."}, "run go test -race separately"},
-		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be 0 (no limit) or positive"},
-		{[]string{"record", "-o", "out", "-record-budget", "-1s", "./..."}, "-record-budget must be 0 (no limit) or positive"},
-		{[]string{"record", "-o", "out", "-max-record", "-1", "./..."}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1"},
-		{[]string{"record", "-o", "out", "./..."}, "no go.mod file"},
-		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir"},
-		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: "},
+		{[]string{"record", "./..."}, "record needs an output directory: -o DIR", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "-cover", "./..."}, "coverage is not supported", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "-race", "./..."}, "run go test -race separately", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be 0 (no limit) or positive", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "-record-budget", "-1s", "./..."}, "-record-budget must be 0 (no limit) or positive", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "-max-record", "-1", "./..."}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "./..."}, "no go.mod file", cli.ExitError},
+		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir", cli.ExitError},
+		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: ", cli.ExitError},
 	} {
 		_, stderr, code := precog(t, dir, tc.args...)
-		if code != cli.ExitError || !strings.Contains(stderr, tc.want) {
-			t.Errorf("precog %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("precog %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
 		}
 		if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 {
 			t.Errorf("precog %s: %d lines of error, want one:\n%s", strings.Join(tc.args, " "), n+1, stderr)

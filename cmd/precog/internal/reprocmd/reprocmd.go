@@ -45,6 +45,8 @@ Exit status
 	   -count): fixed, or not reproduced
 	3  the test failed as predicted (in at least one run; for a data
 	   race, its accesses ran adjacent on one address)
+	2  a bad command line: an unknown flag, a flag value out of range,
+	   a missing or extra argument (as the go command)
 	1  an error: no such finding, the code changed, a build failure
 `
 
@@ -65,10 +67,10 @@ func Command() *cli.Command {
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				args, err := cli.ParseInterspersed(fs, args)
 				if err != nil {
-					return cli.ExitError, fmt.Errorf("%w (run 'precog help repro' for usage)", err)
+					return cli.ExitUsage, fmt.Errorf("%w (run 'precog help repro' for usage)", err)
 				}
 				if len(args) != 1 {
-					return cli.ExitError, fmt.Errorf("want one finding ID or schedule file (run 'precog help repro' for usage)")
+					return cli.ExitUsage, cli.Usagef("want one finding ID or schedule file (run 'precog help repro' for usage)")
 				}
 				return run(ctx, env, o, args[0])
 			}
@@ -84,7 +86,7 @@ type options struct {
 
 func run(ctx context.Context, env *cli.Env, o options, name string) (int, error) {
 	if o.count < 1 {
-		return cli.ExitError, fmt.Errorf("-count must be at least 1, got %d", o.count)
+		return cli.ExitUsage, cli.Usagef("-count must be at least 1, got %d", o.count)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {

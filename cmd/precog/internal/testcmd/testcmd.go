@@ -469,13 +469,15 @@ Exit status
 	   the baseline does not list, including when internal errors came
 	   with them; a test that failed, panicked, died or timed out in a
 	   recorded run is one; also when -deadline stopped the run
-	2  bad input to the nightly job's flags: a malformed -shard, a
-	   baseline file that does not exist or has a line that is not an
-	   ID, a -ci directory that holds other files
-	1  an error: a bad flag, -runs out of range, an output directory
-	   that holds other files, or internal errors and no findings; or a
-	   package that does not build and no confirmed findings: as go
-	   test, precog test leaves out a package whose tests do not build
+	2  a bad command line: an unknown flag or a flag value out of range
+	   (-runs, as the go command); or bad input to the nightly job's
+	   flags: a malformed -shard, a baseline file that does not exist or
+	   has a line that is not an ID, a -ci directory that holds other
+	   files
+	1  an error: an output directory that holds other files, or
+	   internal errors and no findings; or a package that does not
+	   build and no confirmed findings: as go test, precog test
+	   leaves out a package whose tests do not build
 	   (it, or a package they import, fails to load or type-check),
 	   tests the others, and says so on stderr, a "not tested:" line
 	   with the first error for each; when none builds, that line is
@@ -634,31 +636,31 @@ func maxTraceBytes(mib int64) int64 {
 func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, error) {
 	start := time.Now()
 	if o.runs < 1 || o.runs > predict.MaxRuns {
-		return cli.ExitError, fmt.Errorf("-runs must be between 1 and %d, got %d", predict.MaxRuns, o.runs)
+		return cli.ExitUsage, cli.Usagef("-runs must be between 1 and %d, got %d", predict.MaxRuns, o.runs)
 	}
 	if o.maxGoroutines < 0 {
-		return cli.ExitError, fmt.Errorf("-max-goroutines must be 0 (no limit) or positive, got %d", o.maxGoroutines)
+		return cli.ExitUsage, cli.Usagef("-max-goroutines must be 0 (no limit) or positive, got %d", o.maxGoroutines)
 	}
 	if o.maxTrace < 0 {
-		return cli.ExitError, fmt.Errorf("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
+		return cli.ExitUsage, cli.Usagef("-max-trace must be 0 (no limit) or a positive number of MiB, got %d", o.maxTrace)
 	}
 	if o.maxRecord < 0 {
-		return cli.ExitError, fmt.Errorf("-max-record must be 0 (no limit) or a positive number of MiB, got %d", o.maxRecord)
+		return cli.ExitUsage, cli.Usagef("-max-record must be 0 (no limit) or a positive number of MiB, got %d", o.maxRecord)
 	}
 	if o.maxTraceTime < 0 {
-		return cli.ExitError, fmt.Errorf("-max-trace-time must be 0 (no limit) or positive, got %v", o.maxTraceTime)
+		return cli.ExitUsage, cli.Usagef("-max-trace-time must be 0 (no limit) or positive, got %v", o.maxTraceTime)
 	}
 	if o.recordBudget < 0 {
-		return cli.ExitError, fmt.Errorf("-record-budget must be 0 (no limit) or positive, got %v", o.recordBudget)
+		return cli.ExitUsage, cli.Usagef("-record-budget must be 0 (no limit) or positive, got %v", o.recordBudget)
 	}
 	if o.detectBudget < 0 {
-		return cli.ExitError, fmt.Errorf("-detect-budget must be 0 (no limit) or positive, got %v", o.detectBudget)
+		return cli.ExitUsage, cli.Usagef("-detect-budget must be 0 (no limit) or positive, got %v", o.detectBudget)
 	}
 	if o.deadline < 0 {
-		return cli.ExitError, fmt.Errorf("-deadline must be 0 (none) or positive, got %v", o.deadline)
+		return cli.ExitUsage, cli.Usagef("-deadline must be 0 (none) or positive, got %v", o.deadline)
 	}
 	if o.flags.Timeout < 0 {
-		return cli.ExitError, fmt.Errorf("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
+		return cli.ExitUsage, cli.Usagef("-timeout must be 0 (no limit) or positive, got %v", o.flags.Timeout)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {
@@ -676,13 +678,13 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		progress.Off() // the tests' output would garble it
 	}
 	if o.parallel < 1 {
-		return cli.ExitError, fmt.Errorf("-p must be at least 1, got %d", o.parallel)
+		return cli.ExitUsage, cli.Usagef("-p must be at least 1, got %d", o.parallel)
 	}
 	if o.perturbBudget <= 0 {
-		return cli.ExitError, fmt.Errorf("-perturb-budget must be positive, got %v", o.perturbBudget)
+		return cli.ExitUsage, cli.Usagef("-perturb-budget must be positive, got %v", o.perturbBudget)
 	}
 	if o.budget <= 0 {
-		return cli.ExitError, fmt.Errorf("-validate-budget must be positive, got %v", o.budget)
+		return cli.ExitUsage, cli.Usagef("-validate-budget must be positive, got %v", o.budget)
 	}
 	out := ""
 	if o.out != "" {

@@ -43,36 +43,38 @@ func precog(t *testing.T, dir string, args ...string) (stdout, stderr string, co
 }
 
 // TestErrors checks that what precog test cannot do costs one line on
-// stderr and exit status 1, before anything is built.
+// stderr and exit status 2 for a bad command line (1 for a directory -C
+// cannot enter), before anything is built.
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
+		code int
 	}{
-		{[]string{"-runs", "0", "./mysql"}, "-runs must be between 1 and 1000, got 0"},
-		{[]string{"-runs", "1001", "./mysql"}, "-runs must be between 1 and 1000, got 1001"},
-		{[]string{"-runs", "x", "./mysql"}, "invalid value \"x\" for flag -runs"},
-		{[]string{"./mysql", "-count", "3"}, "precog test runs each test in a process of its own, once per run; use -runs N for more runs"},
-		{[]string{"-race", "./mysql"}, "precog test and -race instrument the same accesses"},
-		{[]string{"-cover", "./mysql"}, "coverage is not supported"},
-		{[]string{"-nosuchflag", "./mysql"}, "flag provided but not defined: -nosuchflag"},
-		{[]string{"-timeout", "-1s", "./mysql"}, "-timeout must be 0 (no limit) or positive"},
-		{[]string{"-max-goroutines", "-1", "./mysql"}, "-max-goroutines must be 0 (no limit) or positive, got -1"},
-		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1"},
-		{[]string{"-max-record", "-1", "./mysql"}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1"},
-		{[]string{"-max-trace-time", "-1s", "./mysql"}, "-max-trace-time must be 0 (no limit) or positive, got -1s"},
-		{[]string{"-detect-budget", "-1s", "./mysql"}, "-detect-budget must be 0 (no limit) or positive, got -1s"},
-		{[]string{"-record-budget", "-1s", "./mysql"}, "-record-budget must be 0 (no limit) or positive, got -1s"},
-		{[]string{"-deadline", "-1s", "./mysql"}, "-deadline must be 0 (none) or positive, got -1s"},
-		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: "},
-		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./..."},
-		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o"},
-		{[]string{"-perturb", "sometimes", "./mysql"}, "invalid value \"sometimes\" for flag -perturb: want targeted, random, off"},
-		{[]string{"-perturb-budget", "0s", "./mysql"}, "-perturb-budget must be positive, got 0s"},
+		{[]string{"-runs", "0", "./mysql"}, "-runs must be between 1 and 1000, got 0", cli.ExitUsage},
+		{[]string{"-runs", "1001", "./mysql"}, "-runs must be between 1 and 1000, got 1001", cli.ExitUsage},
+		{[]string{"-runs", "x", "./mysql"}, "invalid value \"x\" for flag -runs", cli.ExitUsage},
+		{[]string{"./mysql", "-count", "3"}, "precog test runs each test in a process of its own, once per run; use -runs N for more runs", cli.ExitUsage},
+		{[]string{"-race", "./mysql"}, "precog test and -race instrument the same accesses", cli.ExitUsage},
+		{[]string{"-cover", "./mysql"}, "coverage is not supported", cli.ExitUsage},
+		{[]string{"-nosuchflag", "./mysql"}, "flag provided but not defined: -nosuchflag", cli.ExitUsage},
+		{[]string{"-timeout", "-1s", "./mysql"}, "-timeout must be 0 (no limit) or positive", cli.ExitUsage},
+		{[]string{"-max-goroutines", "-1", "./mysql"}, "-max-goroutines must be 0 (no limit) or positive, got -1", cli.ExitUsage},
+		{[]string{"-max-trace", "-1", "./mysql"}, "-max-trace must be 0 (no limit) or a positive number of MiB, got -1", cli.ExitUsage},
+		{[]string{"-max-record", "-1", "./mysql"}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1", cli.ExitUsage},
+		{[]string{"-max-trace-time", "-1s", "./mysql"}, "-max-trace-time must be 0 (no limit) or positive, got -1s", cli.ExitUsage},
+		{[]string{"-detect-budget", "-1s", "./mysql"}, "-detect-budget must be 0 (no limit) or positive, got -1s", cli.ExitUsage},
+		{[]string{"-record-budget", "-1s", "./mysql"}, "-record-budget must be 0 (no limit) or positive, got -1s", cli.ExitUsage},
+		{[]string{"-deadline", "-1s", "./mysql"}, "-deadline must be 0 (none) or positive, got -1s", cli.ExitUsage},
+		{[]string{"-C", "nosuchdir", "./mysql"}, "-C: ", cli.ExitError},
+		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./...", cli.ExitUsage},
+		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o", cli.ExitUsage},
+		{[]string{"-perturb", "sometimes", "./mysql"}, "invalid value \"sometimes\" for flag -perturb: want targeted, random, off", cli.ExitUsage},
+		{[]string{"-perturb-budget", "0s", "./mysql"}, "-perturb-budget must be positive, got 0s", cli.ExitUsage},
 	} {
 		_, stderr, code := precog(t, kernels, append([]string{"test"}, tc.args...)...)
-		if code != cli.ExitError || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("precog test %s: exit %d, stderr %q; want 1 and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("precog test %s: exit %d, stderr %q; want %d and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
 		}
 	}
 }

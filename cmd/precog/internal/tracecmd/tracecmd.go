@@ -67,8 +67,10 @@ A trace of another format version is refused with the version it has.
 Exit status
 
 	0  the whole trace was printed (the process may have died: see above)
-	1  an error: a bad flag or argument, a file that cannot be read, a file
-	   that is not a trace, or a trace cut short or damaged
+	2  a bad command line: an unknown flag, a flag value out of range,
+	   a missing or extra argument (as the go command)
+	1  an error: a file that cannot be read, a file that is not a trace,
+	   or a trace cut short or damaged
 `
 
 // Command returns the "trace" command.
@@ -84,20 +86,20 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.fileOrder, "fileorder", false, "print events in the order of the file, batch by batch, instead of by seq")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				if len(args) == 0 {
-					return cli.ExitError, errors.New("trace needs an action: dump (run 'precog help trace' for usage)")
+					return cli.ExitUsage, cli.Usagef("trace needs an action: dump (run 'precog help trace' for usage)")
 				}
 				if args[0] != "dump" {
-					return cli.ExitError, fmt.Errorf("unknown trace action %q (run 'precog help trace' for usage)", args[0])
+					return cli.ExitUsage, cli.Usagef("unknown trace action %q (run 'precog help trace' for usage)", args[0])
 				}
 				files, err := cli.ParseInterspersed(fs, args[1:])
 				if errors.Is(err, flag.ErrHelp) {
 					return cli.Main(ctx, env, []*cli.Command{Command()}, []string{"help", "trace"}), nil
 				}
 				if err != nil {
-					return cli.ExitError, fmt.Errorf("%w (run 'precog help trace' for usage)", err)
+					return cli.ExitUsage, fmt.Errorf("%w (run 'precog help trace' for usage)", err)
 				}
 				if len(files) != 1 {
-					return cli.ExitError, fmt.Errorf("dump takes one trace file, got %d (run 'precog help trace' for usage)", len(files))
+					return cli.ExitUsage, cli.Usagef("dump takes one trace file, got %d (run 'precog help trace' for usage)", len(files))
 				}
 				return dump(env, o, files[0])
 			}

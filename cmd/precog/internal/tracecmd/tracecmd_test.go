@@ -262,6 +262,7 @@ func TestDumpErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args           []string
 		stdout, stderr string
+		code           int
 	}{
 		// A broken trace prints the events before the damage.
 		{[]string{"dump", "cut.trace"}, header + `
@@ -272,19 +273,19 @@ func TestDumpErrors(t *testing.T) {
 4 g=0 Lock site=2 addr=0xc000012340
 4.1 g=0 Write site=4 addr=0xc000012348 value=7
 5 g=0 Unlock site=5 addr=0xc000012340
-`, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "; the 7 events before it are printed, whatever came after it is lost\n"},
-		{[]string{"dump", "missing.trace"}, "", "precog: open " + filepath.Join(dir, "missing.trace") + ": no such file or directory\n"},
-		{[]string{"dump", "notes.txt"}, "", "precog: notes.txt: not a precog trace\n"},
-		{[]string{"dump", "newer.trace"}, "", fmt.Sprintf("precog: newer.trace: trace version %d is not supported (precog reads version %d): a newer precog recorded it\n", trace.Version+1, trace.Version)},
-		{[]string{"dump", "-sites", "bad.json", "t.trace"}, "", "precog: site table " + filepath.Join(dir, "bad.json") + ": two sites with id 1\n"},
-		{[]string{}, "", "precog: trace needs an action: dump (run 'precog help trace' for usage)\n"},
-		{[]string{"show", "t.trace"}, "", "precog: unknown trace action \"show\" (run 'precog help trace' for usage)\n"},
-		{[]string{"dump"}, "", "precog: dump takes one trace file, got 0 (run 'precog help trace' for usage)\n"},
-		{[]string{"dump", "a", "b"}, "", "precog: dump takes one trace file, got 2 (run 'precog help trace' for usage)\n"},
-		{[]string{"dump", "t.trace", "-color"}, "", "precog: flag provided but not defined: -color (run 'precog help trace' for usage)\n"},
+`, "precog: cut.trace: broken trace: batch header cut short at offset " + strconv.Itoa(lengthAt) + "; the 7 events before it are printed, whatever came after it is lost\n", cli.ExitError},
+		{[]string{"dump", "missing.trace"}, "", "precog: open " + filepath.Join(dir, "missing.trace") + ": no such file or directory\n", cli.ExitError},
+		{[]string{"dump", "notes.txt"}, "", "precog: notes.txt: not a precog trace\n", cli.ExitError},
+		{[]string{"dump", "newer.trace"}, "", fmt.Sprintf("precog: newer.trace: trace version %d is not supported (precog reads version %d): a newer precog recorded it\n", trace.Version+1, trace.Version), cli.ExitError},
+		{[]string{"dump", "-sites", "bad.json", "t.trace"}, "", "precog: site table " + filepath.Join(dir, "bad.json") + ": two sites with id 1\n", cli.ExitError},
+		{[]string{}, "", "precog: trace needs an action: dump (run 'precog help trace' for usage)\n", cli.ExitUsage},
+		{[]string{"show", "t.trace"}, "", "precog: unknown trace action \"show\" (run 'precog help trace' for usage)\n", cli.ExitUsage},
+		{[]string{"dump"}, "", "precog: dump takes one trace file, got 0 (run 'precog help trace' for usage)\n", cli.ExitUsage},
+		{[]string{"dump", "a", "b"}, "", "precog: dump takes one trace file, got 2 (run 'precog help trace' for usage)\n", cli.ExitUsage},
+		{[]string{"dump", "t.trace", "-color"}, "", "precog: flag provided but not defined: -color (run 'precog help trace' for usage)\n", cli.ExitUsage},
 	} {
 		stdout, stderr, code := run(t, dir, append([]string{"trace"}, tc.args...)...)
-		if stdout != tc.stdout || stderr != tc.stderr || code != cli.ExitError {
+		if stdout != tc.stdout || stderr != tc.stderr || code != tc.code {
 			t.Errorf("precog trace %s: status %d, stdout\n%s\nwant\n%s\nstderr %q\nwant   %q",
 				strings.Join(tc.args, " "), code, stdout, tc.stdout, stderr, tc.stderr)
 		}

@@ -136,7 +136,9 @@ Exit status
 	0  no findings (notes of analyses stopped at a budget, kind limit,
 	   are printed but do not count)
 	3  findings, including when internal errors came with them
-	1  an error: a bad flag or argument, no package matched, a package that
+	2  a bad command line: an unknown flag or a flag value it does not
+	   take (as the go command)
+	1  an error: a bad argument, no package matched, a package that
 	   did not load or type-check, a check that returned an error, or
 	   internal errors and no findings
 

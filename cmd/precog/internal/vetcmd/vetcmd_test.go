@@ -417,7 +417,7 @@ func TestFailingCheck(t *testing.T) {
 }
 
 // TestErrors checks that each way vet can fail costs exactly one line on
-// stderr and exit status 1.
+// stderr and exit status 1, or 2 for a bad flag (a usage error).
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	dir := writeModule(t, map[string]string{
@@ -436,34 +436,35 @@ func TestErrors(t *testing.T) {
 		dir  string
 		args []string
 		want string // a regexp for the whole of stderr
+		code int
 	}{
 		// Checks without facts need syntax for the root packages only.
-		{dir, []string{"./bad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`},
-		{dir, []string{"./syn"}, `package example.com/m/syn: syn/s.go:3:\d+: syntax error: .*`},
-		{dir, []string{"./usesbad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`},
-		{dir, []string{"./badtest"}, `package example.com/m/badtest: badtest/b_test.go:3:9: undefined: undefinedInTest`},
+		{dir, []string{"./bad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`, exitError},
+		{dir, []string{"./syn"}, `package example.com/m/syn: syn/s.go:3:\d+: syntax error: .*`, exitError},
+		{dir, []string{"./usesbad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`, exitError},
+		{dir, []string{"./badtest"}, `package example.com/m/badtest: badtest/b_test.go:3:9: undefined: undefinedInTest`, exitError},
 		// Not go/types' "\tother declaration of F", at a.go.
-		{dir, []string{"./redecl"}, `package example.com/m/redecl: redecl/b.go:3:6: F redeclared in this block`},
-		{dir, []string{"./empty/..."}, `no packages matched ./empty/...`},
-		{dir, []string{"./empty"}, `./empty: no Go files in .*`},
-		{dir, []string{"./missing"}, `./missing: .*missing: directory not found`},
-		{dir, []string{"example.com/nope"}, `package example.com/nope: no required module provides package example.com/nope; to add it: go get example.com/nope`},
-		{dir, []string{"-bogus", "./bad"}, `flag provided but not defined: -bogus \(run 'precog help vet' for usage\)`},
-		{dir, []string{"-test=maybe"}, `invalid boolean value "maybe" for -test: parse error \(run 'precog help vet' for usage\)`},
-		{dir, []string{"-C", "nowhere"}, `-C: stat .*nowhere: no such file or directory`},
+		{dir, []string{"./redecl"}, `package example.com/m/redecl: redecl/b.go:3:6: F redeclared in this block`, exitError},
+		{dir, []string{"./empty/..."}, `no packages matched ./empty/...`, exitError},
+		{dir, []string{"./empty"}, `./empty: no Go files in .*`, exitError},
+		{dir, []string{"./missing"}, `./missing: .*missing: directory not found`, exitError},
+		{dir, []string{"example.com/nope"}, `package example.com/nope: no required module provides package example.com/nope; to add it: go get example.com/nope`, exitError},
+		{dir, []string{"-bogus", "./bad"}, `flag provided but not defined: -bogus \(run 'precog help vet' for usage\)`, 2},
+		{dir, []string{"-test=maybe"}, `invalid boolean value "maybe" for -test: parse error \(run 'precog help vet' for usage\)`, 2},
+		{dir, []string{"-C", "nowhere"}, `-C: stat .*nowhere: no such file or directory`, exitError},
 		// Without a module, go list fails when asked for dependencies, as
 		// for checks with facts, and matches nothing otherwise.
-		{noMod, []string{"-spawns"}, `loading packages: go.mod file not found in current directory or any parent directory; see 'go help modules'`},
-		{noMod, []string{"-spawns=false"}, `no packages matched .: no go.mod file in .* or any parent directory`},
+		{noMod, []string{"-spawns"}, `loading packages: go.mod file not found in current directory or any parent directory; see 'go help modules'`, exitError},
+		{noMod, []string{"-spawns=false"}, `no packages matched .: no go.mod file in .* or any parent directory`, exitError},
 	} {
 		if !slices.Contains(tc.args, "-spawns") {
 			tc.args = append([]string{"-spawns=false"}, tc.args...)
 		}
 		stdout, stderr, code := vet(t, tc.dir, checks, tc.args...)
 		re := regexp.MustCompile(`^precog: ` + tc.want + "\n$")
-		if code != exitError || stdout != "" || !re.MatchString(stderr) {
-			t.Errorf("vet %s: exit %d, stdout %q, stderr %q; want exit 1, nothing and a line matching %s",
-				tc.args, code, stdout, stderr, re)
+		if code != tc.code || stdout != "" || !re.MatchString(stderr) {
+			t.Errorf("vet %s: exit %d, stdout %q, stderr %q; want exit %d, nothing and a line matching %s",
+				tc.args, code, stdout, stderr, tc.code, re)
 		}
 	}
 }
