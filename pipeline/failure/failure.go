@@ -572,23 +572,40 @@ func logs(out []byte) []Log {
 			continue
 		}
 		cont = ""
-		t := strings.TrimLeft(line, " ")
-		if len(t) == len(line) || len(line)-len(t) < 4 {
+		l, ok := ParseLog(line)
+		if !ok {
 			continue
 		}
-		file, rest, ok := strings.Cut(t, ":")
-		if !ok || !strings.HasSuffix(file, ".go") || strings.ContainsAny(file, " /") {
-			continue
-		}
-		num, text, ok := strings.Cut(rest, ": ")
-		n, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			continue
-		}
-		ls = append(ls, Log{File: file, Line: n, Text: strings.TrimRight(text, "\r\n")})
-		cont = line[:len(line)-len(t)] + "    "
+		ls = append(ls, l)
+		cont = line[:len(line)-len(strings.TrimLeft(line, " "))] + "    "
 	}
 	return ls
+}
+
+// ParseLog parses the first line of a message a test logged (t.Log,
+// t.Error, ...): indented by four spaces or more, then "file.go:N: text",
+// the file a base name as the testing package prints it. ok is false for
+// any other line, among them a logged message's further lines (indented
+// four spaces more than its first) even when they hold a position, as a
+// stack trace logged through a test's logger does
+// ("\t/path/x_test.go:1868").
+func ParseLog(line string) (l Log, ok bool) {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) < 4 {
+		return Log{}, false
+	}
+	file, rest, ok := strings.Cut(t, ":")
+	if !ok || !strings.HasSuffix(file, ".go") || strings.ContainsAny(file, " /\t") {
+		return Log{}, false
+	}
+	// "x_test.go:12: text", or "x_test.go:12:" when the text is empty
+	// and the line's blank was trimmed.
+	num, text, ok := strings.Cut(strings.TrimRight(rest, "\r\n"), ":")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || text != "" && text[0] != ' ' {
+		return Log{}, false
+	}
+	return Log{File: file, Line: n, Text: strings.TrimPrefix(text, " ")}, true
 }
 
 // fileLine parses "/path/file.go:61 +0x1d".

@@ -3,7 +3,6 @@ package validate
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -459,19 +458,11 @@ func failAt(out []byte, dir string) (string, []string) {
 		if strings.HasPrefix(t, "panic:") || strings.HasPrefix(t, "fatal error:") {
 			return t, lines[i+1:]
 		}
-		if strings.Contains(line, "_test.go:") && !calls.Wrote(logged(t)) {
+		if l, ok := failure.ParseLog(strings.TrimRight(line, "\r")); ok && strings.HasSuffix(l.File, "_test.go") && !calls.Wrote(l) {
 			return t, lines[i+1:]
 		}
 	}
 	return "no failure message", nil
-}
-
-// logged returns the file and line of a logged line, "x_test.go:12: ...".
-func logged(line string) failure.Log {
-	file, rest, _ := strings.Cut(line, ":")
-	num, _, _ := strings.Cut(rest, ":")
-	n, _ := strconv.Atoi(num)
-	return failure.Log{File: file, Line: n}
 }
 
 // failReason is failLine as a reason shows it: a t.Error line whose

@@ -688,9 +688,12 @@ func TestScheduleWrite(t *testing.T) {
 // wrote, the code under test's through an adapter and the test's own, are
 // passed over when the test package's directory shows them (a real test's
 // output, pipeline/failure's fatal-then-log.txt); without it, the first
-// logged line is taken (the control).
+// logged line is taken (the control). A position on a further line of a
+// logged message (a stack trace a parallel subtest logged through its
+// logger, as fx's) is not where the test failed.
 func TestFailReason(t *testing.T) {
 	testify := "=== RUN   TestEq\n    zz_test.go:12: \n        \tError Trace:\t/m/zz_test.go:12\n        \tError:      \tNot equal: \n        \t            \texpected: 1\n--- FAIL: TestEq (0.00s)\nFAIL\n"
+	trace := "=== CONT  TestApp/Options\n    writer.go:40: [Fx] Error: fx.Provide received fx.Options from:\n        fx_test.TestApp.func11\n        \t/m/app_test.go:1868\n        testing.tRunner\n=== NAME  TestApp/Stop\n    app_test.go:1685: \n        \tError Trace:\t/m/app_test.go:1685\n        \tError:      \tShould be true\n--- FAIL: TestApp (0.02s)\n"
 	logged, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "fatal-then-log.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -698,6 +701,7 @@ func TestFailReason(t *testing.T) {
 	logger := filepath.Join("..", "failure", "testdata", "logger")
 	for _, c := range []struct{ out, dir, line, reason string }{
 		{testify, "", "zz_test.go:12:", "zz_test.go:12: Not equal:"},
+		{trace, "", "app_test.go:1685:", "app_test.go:1685: Should be true"},
 		{"=== RUN   TestA\n    a_test.go:3: got:\n        x\n--- FAIL: TestA (0.00s)\n", "", "a_test.go:3: got:", "a_test.go:3: got:"},
 		{"=== RUN   TestA\n    a_test.go:3: count = 6, want 3\n--- FAIL: TestA (0.00s)\n", "", "a_test.go:3: count = 6, want 3", "a_test.go:3: count = 6, want 3"},
 		{"=== RUN   TestA\n    a_test.go:3: \n    a_test.go:4: next\n", "", "a_test.go:3:", "a_test.go:3:"},
