@@ -269,6 +269,35 @@ type Frame struct {
 	Line int
 }
 
+// Short returns the frame's function without its import path:
+// "example.com/p.(*T).m" is "(*T).m".
+func (fr Frame) Short() string {
+	if rest, ok := strings.CutPrefix(fr.Func, fr.Package()+"."); ok {
+		return rest
+	}
+	return fr.Func[strings.LastIndexByte(fr.Func, '/')+1:]
+}
+
+// Package returns the import path of the frame's function:
+// "example.com/p" of "example.com/p.(*T).m", "sync" of
+// "sync.(*Mutex).Lock".
+func (fr Frame) Package() string {
+	slash := strings.LastIndexByte(fr.Func, '/') + 1
+	if i := strings.IndexByte(fr.Func[slash:], '.'); i >= 0 {
+		return fr.Func[:slash+i]
+	}
+	return fr.Func
+}
+
+// InShim reports whether the frame is the shim's: its wrapper of a sync
+// operation, between the user's call and the runtime's frames.
+func (fr Frame) InShim() bool {
+	return strings.HasPrefix(fr.Func, shimPath+".") || strings.HasPrefix(fr.Func, shimPath+"/")
+}
+
+// shimPath is the import path of the shim.
+const shimPath = "github.com/precog-dev/precog/shim"
+
 // A Log is one message a test logged: "    x_test.go:17: count = 6, want 3".
 type Log struct {
 	File string // the file's base name, as the testing package prints it
@@ -350,6 +379,29 @@ func First(out []byte) *Failure {
 		f.Goroutine = blocks[0]
 	}
 	return f
+}
+
+// TimedOut returns the goroutines of the dump that a test timeout's
+// panic printed in out, in its order: every goroutine of the process,
+// since the testing package's alarm prints them all. nil if out holds no
+// timeout.
+func TimedOut(out []byte) []Goroutine {
+	blocks, head := goroutines(out)
+	if head.timeout == "" {
+		return nil
+	}
+	return blocks
+}
+
+// State returns what the goroutine was doing, as its header says:
+// "chan send" of "goroutine 29 [chan send, 2 minutes]".
+func (g Goroutine) State() string {
+	i, j := strings.LastIndexByte(g.Header, '['), strings.LastIndexByte(g.Header, ']')
+	if i < 0 || j < i {
+		return ""
+	}
+	state, _, _ := strings.Cut(g.Header[i+1:j], ",")
+	return state
 }
 
 // pick takes the first goroutine that ok accepts and returns its index,

@@ -66,7 +66,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		}
 	}
 	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
-		site.File, site.Line, site.Function = fr.File, fr.Line, shortFunc(fr.Func)
+		site.File, site.Line, site.Function = fr.File, fr.Line, fr.Short()
 		if fl.Kind == failure.Timeout {
 			f.Message += ", its goroutine stuck in " + site.Function
 		}
@@ -76,16 +76,16 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	if fs := fl.Goroutine.Frames; len(fs) > 0 {
 		stack := make([]finding.Site, 0, len(fs))
 		for i := len(fs) - 1; i >= 0; i-- {
-			if strings.HasPrefix(fs[i].Func, shimPath+".") || strings.HasPrefix(fs[i].Func, shimPath+"/") {
+			if fs[i].InShim() {
 				continue // the shim's wrapper of a sync operation
 			}
-			stack = append(stack, finding.Site{File: fs[i].File, Line: fs[i].Line, Role: "call", Function: shortFunc(fs[i].Func)})
+			stack = append(stack, finding.Site{File: fs[i].File, Line: fs[i].Line, Role: "call", Function: fs[i].Short()})
 		}
 		f.Stacks = [][]finding.Site{stack}
 	}
 	for _, g := range fl.Others {
 		if fr, ok := userFrame(g.Frames, user); ok {
-			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%s at %s:%d in %s", g.Header, filepath.Base(fr.File), fr.Line, shortFunc(fr.Func)))
+			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%s at %s:%d in %s", g.Header, filepath.Base(fr.File), fr.Line, fr.Short()))
 		}
 	}
 	where := "the recorded run"
@@ -126,7 +126,7 @@ func stopNote(dir, name string, r runFile, user func(string) bool, kept bool) st
 		return what + " (it did not end at its -test.timeout and was killed)"
 	}
 	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
-		what += fmt.Sprintf(", in %s at %s:%d", shortFunc(fr.Func), filepath.Base(fr.File), fr.Line)
+		what += fmt.Sprintf(", in %s at %s:%d", fr.Short(), filepath.Base(fr.File), fr.Line)
 	}
 	log := "precog test -o DIR keeps it"
 	if kept {
@@ -134,10 +134,6 @@ func stopNote(dir, name string, r runFile, user func(string) bool, kept bool) st
 	}
 	return what + " (its log has every goroutine's stack: " + log + "); analysed up to there"
 }
-
-// shimPath is the import path of the shim, whose frames a stack leaves
-// out.
-const shimPath = "github.com/precog-dev/precog/shim"
 
 // failureLine says what failed, as go test printed it.
 func failureLine(fl *failure.Failure) string {
@@ -225,16 +221,6 @@ func userFrame(frames []failure.Frame, user func(string) bool) (failure.Frame, b
 	return failure.Frame{}, false
 }
 
-// shortFunc drops the import path of a traceback's function:
-// "example.com/p.(*T).m" is "(*T).m".
-func shortFunc(fn string) string {
-	fn = fn[strings.LastIndexByte(fn, '/')+1:]
-	if i := strings.IndexByte(fn, '.'); i >= 0 {
-		return fn[i+1:]
-	}
-	return fn
-}
-
 // userFiles returns the predicate failureOf takes: a file is the user's if
 // the site table has sites in it or it is in a recorded package's
 // directory.
@@ -275,7 +261,7 @@ func absorb(found []finding.Finding, crash *finding.Finding, fl *failure.Failure
 			continue
 		}
 		v := *crash.Validation
-		v.Reason += fmt.Sprintf(", at %s:%d in %s; the run's trace shows the finding's order before it: %s", filepath.Base(fr.File), fr.Line, shortFunc(fr.Func), what)
+		v.Reason += fmt.Sprintf(", at %s:%d in %s; the run's trace shows the finding's order before it: %s", filepath.Base(fr.File), fr.Line, fr.Short(), what)
 		f.Status, f.Validation, f.Repro = finding.Confirmed, &v, crash.Repro
 		absorbed = true
 	}

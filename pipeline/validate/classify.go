@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -401,7 +402,7 @@ func classifyRun(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict
 	// The order held.
 	switch {
 	case r.Outcome == record.Timeout && failAllowed(f.Kind) && recordedPassed:
-		return Verdict{Status: finding.Confirmed, Effect: "hang", Reason: fmt.Sprintf("with %s, the test hung until its timeout", o.What)}
+		return Verdict{Status: finding.Confirmed, Effect: "hang", Reason: fmt.Sprintf("with %s, the test hung until its timeout%s", o.What, hungAt(r.Output, r.Dir))}
 	case r.Outcome == record.Fail && failAllowed(f.Kind) && recordedPassed:
 		return Verdict{Status: finding.Confirmed, Effect: "test-failed",
 			Reason: fmt.Sprintf("with %s, the test failed where its recorded run passed: %s", o.What, failReason(r.Output, r.Dir))}
@@ -489,6 +490,66 @@ func failReason(out []byte, dir string) string {
 		return t + " " + head
 	}
 	return t
+}
+
+// hungAt says where a timed-out run's goroutines were, from the dump the
+// timeout printed: for each goroutine in the user's code, what it waited
+// on and its innermost frame there (the test's goroutine, and those of the
+// code under test), ", blocked: chan send at x_test.go:206 in
+// (*T).f.func1; sync.Mutex.Lock at x_test.go:198 in (*T).f". A hang a
+// forced order causes may come from a cycle elsewhere than the finding's
+// sites (sturdyc's channel send under a lock): the reason then shows it.
+// "" when the dump names no goroutine in the user's code.
+func hungAt(out []byte, dir string) string {
+	const most = 4
+	var where []string
+	count := map[string]int{}
+	for _, g := range failure.TimedOut(out) {
+		fr, ok := userFrame(g.Frames, dir)
+		state := g.State()
+		if !ok || state == "" || state == "running" {
+			continue
+		}
+		w := fmt.Sprintf("%s at %s:%d in %s", state, base(fr.File), fr.Line, fr.Short())
+		if count[w] == 0 {
+			where = append(where, w)
+		}
+		count[w]++
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(", blocked: ")
+	for i, w := range where[:min(len(where), most)] {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(w)
+		if n := count[w]; n > 1 {
+			fmt.Fprintf(&b, " (%d goroutines)", n)
+		}
+	}
+	if len(where) > most {
+		fmt.Fprintf(&b, "; and %d more", len(where)-most)
+	}
+	return b.String()
+}
+
+// userFrame returns the innermost frame of frames in the user's code: in
+// a file of the test package's directory dir, or a function of a package
+// whose import path begins with a domain (the standard library's do not),
+// the shim's left out.
+func userFrame(frames []failure.Frame, dir string) (failure.Frame, bool) {
+	for _, fr := range frames {
+		if dir != "" && filepath.Dir(fr.File) == filepath.Clean(dir) {
+			return fr, true
+		}
+		if first, _, _ := strings.Cut(fr.Package(), "/"); strings.Contains(first, ".") && !fr.InShim() {
+			return fr, true
+		}
+	}
+	return failure.Frame{}, false
 }
 
 func prefix(fatal bool) string {

@@ -793,3 +793,36 @@ func TestAllCheapestFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestHungAt: a hang's reason names where the goroutines in the user's
+// code were blocked, from the timeout's dump (sturdyc's deadlock: a
+// channel send under a lock, a Lock, the test's Wait), passing over the
+// testing package's goroutines and the shim's wrappers, and counting
+// goroutines blocked at one place once. A dump of the testing package's
+// goroutines alone, and output without a timeout, name nothing.
+func TestHungAt(t *testing.T) {
+	const alarm = "panic: test timed out after 11s\n\trunning tests:\n\t\tTestPartial (11s)\n\n" +
+		"goroutine 45 [running]:\ntesting.(*M).startAlarm.func1()\n\t/go/src/testing/testing.go:2802 +0x354\ncreated by time.goFunc\n\t/go/src/time/sleep.go:215 +0x2d\n\n" +
+		"goroutine 1 [chan receive]:\ntesting.tRunner.func1()\n\t/go/src/testing/testing.go:1993 +0x445\nmain.main()\n\t_testmain.go:228 +0x9b\n\n"
+	dump := alarm +
+		"goroutine 22 [sync.WaitGroup.Wait]:\nsync.(*WaitGroup).Wait(0xf0385551980)\n\t/go/src/sync/waitgroup.go:206 +0x85\n" +
+		"github.com/precog-dev/precog/shim.WGWait(0x90, 0xf0385551980)\n\t/cache/precog/shim/x/api_sync.go:229 +0x55\n" +
+		"github.com/viccon/sturdyc.callAndCacheBatch[...](0xf03854876e0)\n\t/m/sturdyc/inflight.go:171 +0x7ee\n" +
+		"github.com/viccon/sturdyc_test.TestPartial(0xf038550c248)\n\t/m/sturdyc/distribution_test.go:872 +0x937\n\n" +
+		"goroutine 29 [sync.Mutex.Lock]:\nsync.(*Mutex).Lock(...)\n\t/go/src/sync/mutex.go:46\n" +
+		"github.com/precog-dev/precog/shim.LockL(0xf03855b36b0?, 0x3cf, 0xf03854281e0)\n\t/cache/precog/shim/x/api_sync.go:35 +0xc5\n" +
+		"github.com/viccon/sturdyc_test.(*FetchObserver).FetchBatch(0xf03854281e0)\n\t/m/sturdyc/sturdyc_test.go:198 +0x73\n\n"
+	for _, g := range []string{"30", "31"} {
+		dump += "goroutine " + g + " [chan send, 2 minutes]:\ngithub.com/viccon/sturdyc_test.(*FetchObserver).FetchBatch.func1()\n\t/m/sturdyc/sturdyc_test.go:206 +0x2a\n\n"
+	}
+	want := ", blocked: sync.WaitGroup.Wait at inflight.go:171 in callAndCacheBatch[...]; sync.Mutex.Lock at sturdyc_test.go:198 in (*FetchObserver).FetchBatch; chan send at sturdyc_test.go:206 in (*FetchObserver).FetchBatch.func1 (2 goroutines)"
+	if got := hungAt([]byte(dump), "/m/sturdyc"); got != want {
+		t.Errorf("hungAt =\n%q, want\n%q", got, want)
+	}
+	if got := hungAt([]byte(alarm), "/m/sturdyc"); got != "" {
+		t.Errorf("hungAt of the testing package's goroutines = %q, want none", got)
+	}
+	if got := hungAt([]byte("=== RUN   TestA\n--- FAIL: TestA (0.00s)\n"), "/m/sturdyc"); got != "" {
+		t.Errorf("hungAt without a timeout = %q, want none", got)
+	}
+}
