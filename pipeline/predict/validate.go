@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -142,7 +143,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	// Interrupted (parent cancelled), the results so far stand, as when
 	// the budget runs out; Run says which of the two it was.
 	if parent.Err() == nil && ctx.Err() != nil {
-		res.Notes = append(res.Notes, cmp.Or(vo.budgetName, "the validation budget ("+vo.Budget.String()+", -validate-budget)")+" ran out: findings it did not reach are timed out")
+		res.Notes = append(res.Notes, cmp.Or(vo.budgetName, "the validation budget ("+vo.Budget.String()+", -validate-budget)")+" ran out: findings it did not reach are timed out"+spentOn(results))
 	}
 	for k, i := range todo {
 		f, r := &res.Findings[i], results[k]
@@ -163,6 +164,52 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		res.Stats.Statuses[f.Status]++
 	}
 	return nil
+}
+
+// spentOn says which tests' findings took most of validation's time, for
+// the note that its budget ran out: a slow test's forced runs (netpoll's
+// TestBookSizeLargerThanMaxSize, 35 s a run) can take it all while many
+// cheaper findings wait, and the user who reads the note can leave that
+// test out with -skip or give validation more time. The times add up the
+// findings validated side by side (-p). "" when no test took a third of
+// the time.
+func spentOn(results []validate.Result) string {
+	type spent struct {
+		test     string
+		time     time.Duration
+		findings int
+	}
+	var all time.Duration
+	by := make(map[string]*spent)
+	for _, r := range results {
+		v := r.Validation
+		if v.Test == "" || v.WallNs == 0 {
+			continue
+		}
+		s := by[v.Test]
+		if s == nil {
+			s = &spent{test: v.Test}
+			by[v.Test] = s
+		}
+		s.time += time.Duration(v.WallNs)
+		s.findings++
+		all += time.Duration(v.WallNs)
+	}
+	var most []*spent
+	for _, s := range by {
+		if 3*s.time >= all {
+			most = append(most, s)
+		}
+	}
+	if len(most) == 0 {
+		return ""
+	}
+	slices.SortFunc(most, func(a, b *spent) int { return cmp.Or(cmp.Compare(b.time, a.time), cmp.Compare(a.test, b.test)) })
+	var parts []string
+	for _, s := range most {
+		parts = append(parts, fmt.Sprintf("%s (%d%%, %d %s)", s.test, int(100*s.time/all), s.findings, plural(s.findings, "finding", "findings")))
+	}
+	return "; most of its time went to the findings of " + strings.Join(parts, " and ") + " (leave a test out with -skip, or give validation more time)"
 }
 
 // target returns how to run the test and run of witness w again.

@@ -257,3 +257,30 @@ func TestPlainCheckStopped(t *testing.T) {
 		t.Errorf("stopped before its plain runs: %s, %q; want confirmed, saying %q", f.Status, f.Validation.Reason, want)
 	}
 }
+
+// TestSpentOn: the note that validation's budget ran out names the tests
+// whose findings took a third of its time or more, the largest first; when
+// none did (the time spread over many tests), it names none.
+func TestSpentOn(t *testing.T) {
+	res := func(spent ...any) []validate.Result {
+		var rs []validate.Result
+		for i := 0; i < len(spent); i += 2 {
+			rs = append(rs, validate.Result{Validation: finding.Validation{Test: spent[i].(string), WallNs: int64(spent[i+1].(int)) * int64(time.Second)}})
+		}
+		return rs
+	}
+	for _, c := range []struct {
+		results []validate.Result
+		want    string
+	}{
+		{res("p.TestSlow", 35, "p.TestSlow", 35, "p.TestA", 10, "p.TestB", 20), "; most of its time went to the findings of p.TestSlow (70%, 2 findings) (leave a test out with -skip, or give validation more time)"},
+		{res("p.TestA", 40, "p.TestB", 35, "p.TestC", 25), "; most of its time went to the findings of p.TestA (40%, 1 finding) and p.TestB (35%, 1 finding) (leave a test out with -skip, or give validation more time)"},
+		{res("p.TestA", 25, "p.TestB", 25, "p.TestC", 25, "p.TestD", 25), ""},
+		{res("", 10), ""},
+		{nil, ""},
+	} {
+		if got := spentOn(c.results); got != c.want {
+			t.Errorf("spentOn =\n%q, want\n%q", got, c.want)
+		}
+	}
+}
