@@ -385,7 +385,7 @@ func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok b
 		f.Status = finding.NotConfirmed
 		f.Repro = ""
 		v.Effect = ""
-		v.Reason = fmt.Sprintf("failed only when recorded: %s; passed in %d runs without recording (%s), so no bug is confirmed (recording slows a test several times and adds allocations: a test that asserts on timing or allocations, a flaky test, or a bug recording brings out; precog explain looks for its cause)",
+		v.Reason = fmt.Sprintf("failed only when recorded: %s; passed in %d runs without recording (%s), so no bug is confirmed (recording slows a test several times, adds allocations and can change the frames runtime.Caller sees: a test that asserts on timing, allocations or its callers' lines, a flaky test, or a bug recording brings out; precog explain looks for its cause)",
 			strings.TrimPrefix(v.Reason, "happened in "), plainRuns, binary)
 	}
 	if f.Status == finding.Confirmed && f.Repro != "" && pb.vetErr != nil {

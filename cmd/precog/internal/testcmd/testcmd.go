@@ -83,7 +83,7 @@ several times, which alone can fail a test that depends on timing: so
 a failure that only the unperturbed recorded run (or CFP's cheap run)
 showed is confirmed when the test, run again as go test builds it
 (without precog's instrumentation, which alone changes what a test that
-counts allocations sees), fails too, and is not-confirmed after two such
+counts allocations or reads runtime.Caller's lines sees), fails too, and is not-confirmed after two such
 runs pass (with -validate=false it stays confirmed). A panic, a fatal runtime error
 (concurrent map writes) or a -timeout is kind crash, at the innermost
 frame of the user's code in the stack of the goroutine that panicked (or,
