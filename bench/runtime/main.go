@@ -24,6 +24,17 @@
 // -test.v) must be the same in every variant, or the harness says which
 // test changed.
 //
+// pond's CPU swings by up to 2x between runs of one binary, plain or
+// precog's: TestSubpoolStopAndWait starts about 50,000 worker goroutines, each
+// of which grows its stack twice from the runtime's fixed 2 KiB start, less
+// from a larger one, and the runtime's adaptive start (GODEBUG
+// adaptivestackstart, on by default) takes the average stack size the last
+// garbage collection scanned, which depends on where the goroutines were
+// when it ran: each run's stack growths were 5,000 to 103,000 with either
+// binary (bench/RESULTS.md, reccost22). -godebug adaptivestackstart=0
+// starts every goroutine at 2 KiB in every variant, so that the ratio
+// compares the builds with the same growths.
+//
 // -maps=false leaves the nomaps variant out (a third less time), and
 // -tracedir puts the traces elsewhere than the temporary directory (a
 // tmpfs, say). To compare two builds of precog in one run, build the
@@ -70,6 +81,7 @@ var (
 	traceDir = flag.String("tracedir", "", "`dir` of the precog runs' traces (default: the harness's temporary directory)")
 	keep     = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
 	baseDir  = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")
+	godebug  = flag.String("godebug", "", "GODEBUG `settings` added to every variant's runs (adaptivestackstart=0: every goroutine starts at 2 KiB, see the package doc on pond)")
 )
 
 // A workload is one test package of bench/corpus and the test flags BENCH.md
@@ -302,8 +314,12 @@ func run(ws []workload, log func(string, ...any)) error {
 	}
 	host, _ := os.Hostname()
 	goVersion, _ := exec.Command("go", "version").Output()
-	fmt.Printf("\n%s, %s, nproc %d, load average %.2f to %.2f, %d rounds, instrumentation: %s.\n",
-		strings.TrimSpace(string(goVersion)), host, nproc(), load.min, load.max, *rounds, map[bool]string{false: "shared accesses", true: "-all"}[*all])
+	gd := ""
+	if *godebug != "" {
+		gd = ", GODEBUG " + *godebug + " added"
+	}
+	fmt.Printf("\n%s, %s, nproc %d, load average %.2f to %.2f, %d rounds, instrumentation: %s%s.\n",
+		strings.TrimSpace(string(goVersion)), host, nproc(), load.min, load.max, *rounds, map[bool]string{false: "shared accesses", true: "-all"}[*all], gd)
 	for _, r := range results {
 		if r.err != nil {
 			return errors.New("some workloads failed")
@@ -364,6 +380,29 @@ func packageDir(corpus, pkg string) (string, error) {
 
 var resultLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+)`)
 
+// variantEnv returns the environment env of a test binary's run with the
+// GODEBUG settings of -godebug added after those env has (a setting named
+// twice takes its last value): the same in every variant, so that the
+// ratios compare the builds under one runtime setting.
+func variantEnv(env []string, settings string) []string {
+	if settings == "" {
+		return env
+	}
+	out := make([]string, 0, len(env)+1)
+	old := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			old = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	if old != "" {
+		settings = old + "," + settings
+	}
+	return append(out, "GODEBUG="+settings)
+}
+
 // runBinary runs one test binary in dir and measures it.
 func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
@@ -375,7 +414,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 	args := append([]string{"-f", "%M", "-o", rssFile, bin, "-test.v", "-test.count=1", "-test.timeout=" + timeout.String()}, flags...)
 	cmd := exec.CommandContext(ctx, timeCmd, args...)
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
+	cmd.Env = variantEnv(os.Environ(), *godebug)
 	switch v {
 	case race:
 		cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
