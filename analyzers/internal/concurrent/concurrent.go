@@ -234,7 +234,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					if !e.shared(oa, ob, ca, cb, globalRooted(a) || globalRooted(b)) {
 						continue // different objects, or no evidence the goroutines share them
 					}
-					if e.handedBefore(a, b, cb) || e.handedBefore(b, a, ca) {
+					if e.handedBefore(a, b, ca, cb) || e.handedBefore(b, a, cb, ca) {
 						continue // one invocation's fresh object, touched before it hands it over
 					}
 					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}

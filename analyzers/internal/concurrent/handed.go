@@ -40,17 +40,23 @@ const maxHandDepth = 4
 //     with arguments;
 //   - b reaches its object from what G handed over: a variable the
 //     closure captures or an argument of G, through calls made at the
-//     only call site of unexported functions (each a static call) and
-//     through local variables stored once;
+//     only call site of unexported functions (each a static call, or a
+//     deferred one) and through local variables stored once;
 //   - a reaches its object, in F, through the same captured variable or
 //     the same value, directly or through the only call sites of
 //     unexported functions, and at an instruction of F that no path from
 //     G reaches without making the object anew (a loop that makes the
 //     object each turn, then touches it, then starts its goroutine);
+//   - on a goroutine the package starts, either side may also go through
+//     exported functions, by their only callers on that goroutine, a
+//     call of a function by itself on the same argument not counted (see
+//     onlyCallIn: lz4's reader sizes each turn's block with the exported
+//     Read, which retries on its receiver);
 //   - the object is fresh in each invocation of F: a new(T), composite
 //     literal or make in F, or the result of a call to a function of the
 //     package all of whose results at that position are such allocations
-//     (constructors), held in a variable that is stored once and whose
+//     (constructors) or a parameter the call passes nil (see
+//     nilArgument), held in a variable that is stored once and whose
 //     address goes nowhere but into closures that only read it.
 //
 // The object may also be a channel, map or slice made afresh in F (a done
@@ -75,7 +81,7 @@ const maxHandDepth = 4
 // holds in a field that only ever holds a container made for it alone
 // (ownField), are judged: a container a field shares with other objects
 // is not the object's.
-func (e *Env) handedBefore(a, b *sharedloc.Access, c *goroutines.Context) bool {
+func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bool {
 	g := c.Site
 	if g == nil || c.Entry == nil || (c.Kind != goroutines.Go && c.Kind != goroutines.Task && c.Kind != goroutines.Detached) {
 		return false
@@ -93,7 +99,7 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, c *goroutines.Context) bool {
 	if !ok {
 		return false
 	}
-	ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f)
+	ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f, ca)
 	if !ok {
 		return false
 	}
@@ -241,7 +247,11 @@ func closureBinding(fv *ssa.FreeVar, g ssa.CallInstruction) (ssa.Value, bool) {
 // that makes it, and returns the value of f it comes from (for a
 // captured variable, its cell) and the instructions of f at which the
 // access happens (the calls that lead to it).
-func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.Function) (ssa.Value, []ssa.Instruction, bool) {
+//
+// With c not nil, the calls followed are those in functions that the
+// goroutines of c run, where x is a value of a frame on such a goroutine
+// (see onlyCallIn).
+func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.Function, c *goroutines.Context) (ssa.Value, []ssa.Instruction, bool) {
 	ats := []ssa.Instruction{at}
 	for range maxHandDepth {
 		x = unconverted(x)
@@ -263,7 +273,7 @@ func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.
 		if !ok {
 			return nil, nil, false
 		}
-		site, arg, ok := e.onlyCall(p)
+		site, arg, ok := e.onlyCallIn(p, c)
 		if !ok {
 			return nil, nil, false
 		}
@@ -361,45 +371,69 @@ func storedOnce(cell *ssa.Alloc) (ssa.Value, bool) {
 	return stored[0], true
 }
 
-// onlyCall returns the one call of p's function, an unexported function
+// onlyCallIn returns the one call of p's function, an unexported function
 // or a closure, and the argument it passes as p: the call graph gives the
 // function one caller, a static call of it, and no code outside the
-// package calls it.
-func (e *Env) onlyCall(p *ssa.Parameter) (*ssa.Call, ssa.Value, bool) {
-	return e.onlyCallIn(p, nil)
-}
-
-// onlyCallIn is onlyCall with the call graph's callers of p's function
-// kept to those in functions that goroutines of c run (all when c is
-// nil): a frame of the function on such a goroutine was called from one
-// of them (the goroutine's own call of incoming, where the tests call it
-// on goroutines of their own).
-func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (*ssa.Call, ssa.Value, bool) {
+// package calls it. A call of the function by itself with p as the same
+// argument is not a caller (see passesOwn).
+//
+// With c not nil, the call graph's callers are kept to those in functions
+// that goroutines of c run: a frame of the function on such a goroutine
+// was called from one of them (the goroutine's own call of incoming,
+// where the tests call it on goroutines of their own), and a deferred
+// call counts as the call (its arguments are evaluated at the defer
+// statement, on that goroutine; handedBefore rejects a deferred call in
+// the starting function itself, which runs after the start). When c is a
+// goroutine the package starts (a go statement, a task, a detached
+// goroutine), an exported function qualifies too: code outside the
+// package calls it on the Caller's goroutines, and on c's only as far as
+// the goroutines analysis sees (lz4's block reader calls the exported
+// Read of the block it made in this turn of its loop; Read's other
+// callers run on other goroutines).
+func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstruction, ssa.Value, bool) {
 	fn := p.Parent()
-	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported()) || fn.Synthetic != "" {
+	spawned := c != nil && (c.Kind == goroutines.Go || c.Kind == goroutines.Task || c.Kind == goroutines.Detached)
+	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported() && !spawned) || fn.Synthetic != "" {
 		return nil, nil, false
 	}
 	if len(e.Goroutines.RefSites(fn)) > 0 {
 		return nil, nil, false
 	}
-	callers := e.Goroutines.CallGraph.Callers(fn)
-	if c != nil {
-		callers = slices.DeleteFunc(slices.Clone(callers), func(edge *callgraph.Edge) bool {
-			return !slices.Contains(e.Goroutines.Of(edge.Site.Parent()), c)
-		})
-	}
+	i := slices.Index(fn.Params, p)
+	callers := slices.DeleteFunc(slices.Clone(e.Goroutines.CallGraph.Callers(fn)), func(edge *callgraph.Edge) bool {
+		return c != nil && !slices.Contains(e.Goroutines.Of(edge.Site.Parent()), c) || passesOwn(edge.Site, fn, i, p)
+	})
 	if len(callers) != 1 {
 		return nil, nil, false
 	}
-	site, ok := callers[0].Site.(*ssa.Call)
-	if !ok || site.Call.StaticCallee() != fn || site.Call.IsInvoke() {
+	site := callers[0].Site
+	switch site.(type) {
+	case *ssa.Call:
+	case *ssa.Defer:
+		if c == nil {
+			return nil, nil, false
+		}
+	default:
 		return nil, nil, false
 	}
-	i := slices.Index(fn.Params, p)
-	if i < 0 || i >= len(site.Call.Args) {
+	common := site.Common()
+	if common.StaticCallee() != fn || common.IsInvoke() {
 		return nil, nil, false
 	}
-	return site, site.Call.Args[i], true
+	if i < 0 || i >= len(common.Args) {
+		return nil, nil, false
+	}
+	return site, common.Args[i], true
+}
+
+// passesOwn reports whether site, a call in fn, calls fn itself with its
+// own parameter p (number i) as the same argument (Read retrying on its
+// receiver): that frame's p is the caller frame's, so the caller that
+// made the outermost frame gives p its value.
+func passesOwn(site ssa.CallInstruction, fn *ssa.Function, i int, p *ssa.Parameter) bool {
+	common := site.Common()
+	return site.Parent() == fn && common.StaticCallee() == fn && !common.IsInvoke() &&
+		i >= 0 && i < len(common.Args) && unconverted(common.Args[i]) == p
 }
 
 // freshRoot returns the instruction of f that makes the object v denotes
@@ -436,7 +470,8 @@ func capturedCell(cell *ssa.Alloc) bool {
 
 // freshValue reports whether each evaluation of v gives an object that did
 // not exist before it: an allocation, or the result of a call to a
-// function of the package whose every result at that position is.
+// function of the package whose every result at that position is (or is
+// a parameter to which the call passes nil: see nilArgument).
 func freshValue(v ssa.Value, depth int) bool {
 	if depth == 0 {
 		return false
@@ -474,6 +509,9 @@ func freshResult(call *ssa.Call, index int, depth int) bool {
 			return false
 		}
 		for _, s := range srcs {
+			if nilArgument(call, s) {
+				continue // returned only where the call passed nil: no object
+			}
 			if !freshValue(s, depth-1) {
 				return false
 			}
@@ -481,6 +519,24 @@ func freshResult(call *ssa.Call, index int, depth int) bool {
 		found = true
 	}
 	return found
+}
+
+// nilArgument reports whether v is a parameter of call's static callee to
+// which call passes the constant nil: returned, it is nil, no object
+// (lz4's NewFrameDataBlock returns (*FrameDataBlock)(nil).init(f), whose
+// init returns its receiver, made anew when nil). A parameter the callee
+// reassigns is another SSA value, so this one holds the argument.
+func nilArgument(call *ssa.Call, v ssa.Value) bool {
+	p, ok := v.(*ssa.Parameter)
+	if !ok || call.Call.IsInvoke() || p.Parent() != call.Call.StaticCallee() {
+		return false
+	}
+	i := slices.Index(p.Parent().Params, p)
+	if i < 0 || i >= len(call.Call.Args) {
+		return false
+	}
+	c, ok := call.Call.Args[i].(*ssa.Const)
+	return ok && c.IsNil()
 }
 
 // reachesAvoiding reports whether some path from just after from reaches

@@ -262,7 +262,7 @@ func (e *Env) oncePast(a, b *sharedloc.Access) bool {
 		if !ok {
 			return false
 		}
-		r, at, ok := e.traceUp(obj, x.Fn(), x.Instr, f)
+		r, at, ok := e.traceUp(obj, x.Fn(), x.Instr, f, nil)
 		if !ok {
 			return false
 		}
