@@ -63,6 +63,9 @@ type Options struct {
 	Dir      string // the directory go runs in; "" for the current one
 	Patterns []string
 	Flags    *record.GoTestFlags
+	// Parallel is how many packages are recorded side by side
+	// (record.Options.Parallel); 0 means 1.
+	Parallel int
 	All      bool   // record every heap and global access
 	Funcs    bool   // record function entries and exits (call stacks in findings)
 	Deps     string // also instrument the dependencies matching this pattern
@@ -430,6 +433,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		Perturb:    record.Perturb{Seed: o.Seed, Off: o.Perturb == Off},
 		Built:      func(n, of int) { progress.line(record.BuildingLine(n, of)) },
 		TraceLimit: o.maxRecordBytes(),
+		Parallel:   o.Parallel,
 	}
 	if o.Perturb == Targeted && o.Runs > 1 {
 		sites, err := trace.LoadSites(inst.Sites)

@@ -45,8 +45,7 @@ func TestBudget(t *testing.T) {
 			c := &counter{}
 			notRun := 0
 			for i, names := range [][]string{{"TestA", "TestB"}, {"TestC"}} {
-				var spent time.Duration
-				p, err := recordPackage(context.Background(), o, listedPackage{ImportPath: "example.com/pkg", Dir: dir}, names, "", bin, t.TempDir(), c, &spent)
+				p, err := recordPackage(context.Background(), o, listedPackage{ImportPath: "example.com/pkg", Dir: dir}, names, "", bin, t.TempDir(), c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -180,9 +179,8 @@ sleep 60
 			b := &Budget{Limit: 100 * time.Millisecond, Grace: time.Second}
 			o := Options{Flags: &GoTestFlags{Timeout: tc.timeout}, Budget: b, Runs: 2, Perturb: Perturb{Off: true}}
 			c := &counter{}
-			var spent time.Duration
 			start := time.Now()
-			p, err := recordPackage(t.Context(), o, listedPackage{ImportPath: "example.com/pkg", Dir: dir}, []string{"TestA", "TestB"}, "", bin, t.TempDir(), c, &spent)
+			p, err := recordPackage(t.Context(), o, listedPackage{ImportPath: "example.com/pkg", Dir: dir}, []string{"TestA", "TestB"}, "", bin, t.TempDir(), c)
 			if err != nil {
 				t.Fatal(err)
 			}

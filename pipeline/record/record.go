@@ -51,6 +51,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/precog-dev/precog/pipeline/control"
@@ -58,6 +59,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/proc"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
+	"github.com/sourcegraph/conc/pool"
 )
 
 // IndexVersion is the version of index.json's layout.
@@ -281,6 +283,14 @@ type Options struct {
 	// many of them are linked, n of of, when that changes (it is checked
 	// every BuiltEvery): a module's build can take minutes.
 	Built func(n, of int)
+	// Parallel is how many packages are recorded side by side, each one
+	// test process at a time in its order, as go test -p runs packages:
+	// two tests of one package may share a port, a file or a directory
+	// and are never run at once. 0 means 1; with TestLog, 1, so that the
+	// tests' output does not interleave. Progress, Forced and Env are
+	// then called from one goroutine per package, Progress one call at a
+	// time.
+	Parallel int
 }
 
 // BuiltEvery is how often Run looks at how many test binaries are linked
@@ -402,29 +412,78 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		names[i] = ns
 		c.total += len(ns)
 	}
-	var spent time.Duration // by forced runs
-	for i, lp := range pkgs {
-		p, err := recordPackage(ctx, o, lp, names[i], testBinary(plain, lp), testBinary(rec, lp), out, c, &spent)
+	// The budget's clock starts before the packages start side by side:
+	// they only read it then.
+	o.Budget.spent()
+	recorded, interrupted, err := recordAll(ctx, o, pkgs, names, plain, rec, out, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range recorded {
 		if p != nil {
 			ix.Packages = append(ix.Packages, p)
 		}
-		if err != nil && ctx.Err() != nil {
-			// Keep what was recorded, with an index that says so.
-			ix.Interrupted = true
-			if werr := writeIndex(out, ix); werr != nil {
-				return nil, werr
-			}
-			return nil, &InterruptedError{Out: out, Err: err}
+	}
+	if interrupted != nil {
+		// Keep what was recorded, with an index that says so.
+		ix.Interrupted = true
+		if werr := writeIndex(out, ix); werr != nil {
+			return nil, werr
 		}
-		if err != nil {
-			return nil, err
-		}
+		return nil, &InterruptedError{Out: out, Err: interrupted}
 	}
 	ix.NotRun = c.notRun
 	if err := writeIndex(out, ix); err != nil {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// recordAll records the tests names[i] of each package pkgs[i], the
+// packages side by side (o.Parallel), and returns each one's, in pkgs'
+// order: nil for a package not begun. When ctx is cancelled it stops,
+// returns what was recorded and the error that the cancellation gave
+// (interrupted); a package's own error stops the others and is err.
+func recordAll(ctx context.Context, o Options, pkgs []listedPackage, names [][]string, plain, rec, out string, c *counter) (recorded []*Package, interrupted, err error) {
+	recorded = make([]*Package, len(pkgs))
+	var mu sync.Mutex
+	work, stop := context.WithCancel(ctx)
+	defer stop()
+	workers := pool.New().WithMaxGoroutines(o.parallel(len(pkgs)))
+	for i, lp := range pkgs {
+		workers.Go(func() {
+			var p *Package
+			perr := work.Err() // interrupted, or another package failed, before it began
+			if perr == nil {
+				p, perr = recordPackage(work, o, lp, names[i], testBinary(plain, lp), testBinary(rec, lp), out, c)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			recorded[i] = p
+			switch {
+			case perr == nil:
+			case ctx.Err() != nil:
+				interrupted = cmp.Or(interrupted, perr)
+			case work.Err() == nil:
+				// Its own error: the others stop, as when interrupted.
+				err = perr
+				stop()
+			}
+		})
+	}
+	workers.Wait()
+	if err != nil {
+		return nil, nil, err
+	}
+	return recorded, interrupted, nil
+}
+
+// parallel returns how many of n packages Run records at once.
+func (o *Options) parallel(n int) int {
+	if o.TestLog != nil {
+		return 1
+	}
+	return max(1, min(o.Parallel, n))
 }
 
 func writeIndex(out string, ix *Index) error {
@@ -655,8 +714,56 @@ func TestArgs(f *GoTestFlags, name string) []string {
 // its command returned.
 func Classify(output []byte, err error) Outcome { return classify(output, err) }
 
-// counter counts the tests recorded and their events, over all packages.
-type counter struct{ done, total, events, notRun int }
+// counter counts the tests recorded and their events, over all packages,
+// and the time forced runs took, for packages recorded side by side.
+type counter struct {
+	mu                          sync.Mutex
+	done, total, events, notRun int
+	forced                      time.Duration
+}
+
+// notStarted counts n tests not run.
+func (c *counter) notStarted(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notRun += n
+}
+
+// ran counts a run's events, and done a test whose runs all ended.
+func (c *counter) ran(events int, done bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.events += events
+	if done {
+		c.done++
+	}
+}
+
+// progress calls o.Progress, if set, with p and the counts so far, one call
+// at a time.
+func (c *counter) progress(o Options, p Progress) {
+	if o.Progress == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p.Done, p.Total, p.Events = c.done, c.total, c.events
+	o.Progress(p)
+}
+
+// forcedLeft reports whether o.ForcedBudget has time left for a forced run.
+func (c *counter) forcedLeft(o Options) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return o.ForcedBudget <= 0 || c.forced < o.ForcedBudget
+}
+
+// forcedTook adds a forced run's time.
+func (c *counter) forcedTook(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forced += d
+}
 
 // A Budget bounds the wall time of Run's tests, across the Runs that share
 // it (CFP's cheap and guided runs): its clock starts when the first test
@@ -762,7 +869,7 @@ func (b *Budget) kill(bounded bool) time.Duration {
 }
 
 // recordPackage records the tests names of lp.
-func recordPackage(ctx context.Context, o Options, lp listedPackage, names []string, plainBin, recBin, out string, c *counter, spent *time.Duration) (*Package, error) {
+func recordPackage(ctx context.Context, o Options, lp listedPackage, names []string, plainBin, recBin, out string, c *counter) (*Package, error) {
 	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
 	pkgOut := filepath.Join(out, filepath.FromSlash(lp.ImportPath))
 	if err := os.MkdirAll(pkgOut, 0o777); err != nil {
@@ -770,12 +877,10 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 	}
 	for i, name := range names {
 		if o.Budget.spent() {
-			c.notRun += len(names) - i
+			c.notStarted(len(names) - i)
 			break
 		}
-		if o.Progress != nil {
-			o.Progress(Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names), Done: c.done, Total: c.total, Events: c.events})
-		}
+		c.progress(o, Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names)})
 		base := filepath.ToSlash(filepath.Join(lp.ImportPath, name))
 		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log"}
 		if o.Baseline {
@@ -783,14 +888,14 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			r := runTest(ctx, plainBin, lp.Dir, testArgs(flags, name), nil, flags.Timeout, o.Budget.kill(bounded), nil)
 			if bounded && r.outcome == Timeout {
 				// Stopped before its recorded run began: not run.
-				c.notRun += len(names) - i
+				c.notStarted(len(names) - i)
 				break
 			}
 			t.PlainOutcome, t.PlainWall = r.outcome, r.wall
 		}
 		r, err := recordRun(ctx, o, o.Flags, recBin, lp, name, out, t.Trace, t.Log, "")
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
-		c.events += r.events
+		c.ran(r.events, false)
 		if r.noTrace {
 			t.Trace = ""
 		}
@@ -809,9 +914,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		// stopped is the test's last.
 		stopped := t.Outcome == Stopped
 		for n := 1; n < o.Runs && !stopped && !o.Budget.spent(); n++ {
-			if o.Progress != nil {
-				o.Progress(Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names), Done: c.done, Total: c.total, Events: c.events})
-			}
+			c.progress(o, Progress{Package: lp.ImportPath, Test: fmt.Sprintf("%s (run %d of %d)", name, n+1, o.Runs), N: i + 1, Of: len(names)})
 			run := &Perturbed{
 				N:     n,
 				Seed:  o.Perturb.Seed + uint64(n),
@@ -824,15 +927,15 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			}
 			var r recorded
 			var err error
-			if n-1 < len(forced) && (o.ForcedBudget <= 0 || *spent < o.ForcedBudget) {
+			if n-1 < len(forced) && c.forcedLeft(o) {
 				start := time.Now()
 				r, err = forcedRun(ctx, o, recBin, lp, name, out, base, t.Wall, run, forced[n-1])
-				*spent += time.Since(start)
+				c.forcedTook(time.Since(start))
 			} else {
 				r, err = recordRun(ctx, o, o.Flags, recBin, lp, name, out, run.Trace, run.Log, run.Plan)
 			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
-			c.events += r.events
+			c.ran(r.events, false)
 			if r.noTrace {
 				run.Trace = ""
 			}
@@ -847,7 +950,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			}
 		}
 		p.Tests = append(p.Tests, t)
-		c.done++
+		c.ran(0, true)
 	}
 	return p, nil
 }

@@ -197,8 +197,10 @@ tried are in the finding's validation ("seeds").
 
 Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
 (three times its recorded time and some slack; once its recorded time if
--record-budget stopped it), and the whole validation (-validate-budget). Up to -p test processes run at once. A confirmed
-finding gets a reproducer: a schedule file in the repro directory of -o DIR
+-record-budget stopped it), and the whole validation (-validate-budget). Up to -p test processes run at once, in
+recording too: -p packages are recorded side by side, each one test
+process at a time, as go test -p runs packages (two tests of one package
+may share a port or a file). A confirmed finding gets a reproducer: a schedule file in the repro directory of -o DIR
 (of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
 that makes the test fail the same way again. A test that failed by itself
 in its recorded run gets a hint line in the text output: the "precog
@@ -544,7 +546,7 @@ func Command() *cli.Command {
 			fs.DurationVar(&o.deadline, "deadline", 0, "end the whole run within `d` of wall time from its start, its results written: recording, detection and validation each get a share of the time left when they begin, within their own budgets, and what runs at d stops as at SIGTERM, the results so far written (0: none; see Nightly jobs)")
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
-			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "validate with up to `n` test processes at once")
+			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "run up to `n` test processes at once: packages recorded side by side (a package's tests one at a time, as go test -p), forced runs in validation")
 			fs.Func("fail-on", "exit 3 for confirmed findings only (`confirmed`, the default) or for predicted ones too (predicted)", func(v string) error {
 				switch v {
 				case "confirmed", "predicted":
@@ -714,6 +716,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Dir:            dir,
 		Patterns:       patterns,
 		Flags:          o.flags,
+		Parallel:       o.parallel,
 		All:            o.all,
 		Funcs:          o.funcs,
 		CFP:            o.cfp,
