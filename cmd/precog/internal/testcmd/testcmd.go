@@ -197,12 +197,13 @@ tried are in the finding's validation ("seeds").
 
 Forced runs are bounded: each wait (1s), the waits of a run (5s), each run
 (three times its recorded time and some slack; once its recorded time if
--record-budget stopped it), and the whole validation (-validate-budget). Up to -p test processes run at once, in
-recording too: -p packages are recorded side by side, each one test
-process at a time, as go test -p runs packages (two tests of one package
-may share a port or a file). A confirmed finding gets a reproducer: a schedule file in the repro directory of -o DIR
-(of precog's cache without -o) and a command, "precog repro [-o DIR] ID",
-that makes the test fail the same way again. A test that failed by itself
+-record-budget stopped it), and the whole validation (-validate-budget).
+Up to -p test processes run at once, in recording too: -p packages are
+recorded side by side, each one test process at a time, as go test -p
+runs packages (two tests of one package may share a port or a file). A
+confirmed finding gets a reproducer: a schedule file in the repro
+directory of -o DIR (of precog's cache without -o) and a command,
+"precog repro [-o DIR] ID", that makes the test fail the same way again. A test that failed by itself
 in its recorded run gets a hint line in the text output: the "precog
 explain -run TestX PACKAGE" command that looks for its root cause, after
 what its output shows of the environment if it shows a refused
