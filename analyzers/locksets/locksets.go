@@ -389,15 +389,16 @@ type solver struct {
 	chanLocks map[sharedloc.Loc]bool
 	trySends  map[*ssa.Select]map[int]sharedloc.Loc
 	// flagLocks are the locations of the flags it uses as try-locks
-	// (see flagLockCandidates).
+	// (see flagLockCandidates); flagOps, the operations on them.
 	flagLocks map[sharedloc.Loc]bool
+	flagOps   map[ssa.Instruction]lockCall
 }
 
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	funcs := srcfuncs.Of(ssainput)
 	chanLocks := chanLockCandidates(pass.Pkg, funcs)
-	flagLocks := flagLockCandidates(pass.Pkg, funcs)
+	flagLocks, flagOps := flagLockCandidates(pass.Pkg, funcs)
 	for {
 		a := &solver{
 			gr:              pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
@@ -419,6 +420,7 @@ func run(pass *analysis.Pass) (any, error) {
 			chanLocks:       chanLocks,
 			trySends:        make(map[*ssa.Select]map[int]sharedloc.Loc),
 			flagLocks:       flagLocks,
+			flagOps:         flagOps,
 		}
 		a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
 		a.findLockCalls()

@@ -34,6 +34,9 @@ const (
 type Loc struct {
 	Kind LocKind
 	Obj  types.Object
+	// Cell is nil for a Field, but for one element of an array field
+	// that locksets takes as a lock of its own: a *ssa.Const, one per
+	// field and index, for the index.
 	Cell ssa.Value
 	// Elem selects the contents of the container held in the location:
 	// map entries, slice or array elements, or the channel.
@@ -64,6 +67,11 @@ func (l Loc) String() string {
 		s = l.Obj.Name()
 	case Field:
 		s = fieldOwner(l.Obj) + "." + l.Obj.Name()
+		if c, ok := l.Cell.(*ssa.Const); ok {
+			// One element of an array field, a lock of its own
+			// (locksets' flag locks).
+			s += "[" + c.Value.ExactString() + "]"
+		}
 	case Captured:
 		s = l.Cell.(*ssa.Alloc).Comment
 		if s == "" {
