@@ -46,6 +46,8 @@ type gstate struct {
 
 	conds []*condRuns // conditions handed to calls that have not returned (api_cond.go)
 
+	marks marks // its first marks, for its descendants (mark.go)
+
 	syncMap *mapKeys // the keys of the sync.Map looked up last (syncMapKey)
 
 	reads   [readSlots]readSlot // reads, to leave out their repeats (repeat.go)
@@ -109,6 +111,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 	var id uint64
 	parent := uint64(trace.NoParent)
 	var creator uint64 // the runtime id of the goroutine that started this one, if known
+	var stack []byte   // this goroutine's stack, read for its creator
 	switch {
 	case test != "":
 		if states.tests == nil {
@@ -122,7 +125,9 @@ func lookupSlow(gid uint64, test string) *gstate {
 		// Only this goroutine installs its own state: reading its stack
 		// outside the lock lets no other install it meanwhile.
 		states.mu.Unlock()
-		pgid, run, ok := createdBy()
+		var pgid uint64
+		var run, ok bool
+		pgid, run, ok, stack = createdBy()
 		states.mu.Lock()
 		if p := liveState(pgid); ok && run && p != nil {
 			// A subtest that testing.T.Run started for code that
@@ -147,6 +152,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 		if anc, ok := recordedAncestor(creator); ok {
 			g.recordBelow(anc)
 		}
+		g.noteCreation(stack)
 	}
 	return g
 }
@@ -199,7 +205,7 @@ func liveState(gid uint64) *gstate {
 // "created by" line of the calling goroutine's stack. It runs once per
 // goroutine that no instrumented go statement or TestStart named, when it
 // first reaches the shim.
-func createdBy() (gid uint64, run, ok bool) {
+func createdBy() (gid uint64, run, ok bool, stack []byte) {
 	buf := make([]byte, 4<<10)
 	for {
 		n := runtime.Stack(buf, false)
@@ -208,11 +214,12 @@ func createdBy() (gid uint64, run, ok bool) {
 			break
 		}
 		if len(buf) >= 1<<20 {
-			return 0, false, false
+			return 0, false, false, nil
 		}
 		buf = make([]byte, 4*len(buf))
 	}
-	return stackCreator(buf)
+	gid, run, ok = stackCreator(buf)
+	return gid, run, ok, buf
 }
 
 // stackCreator parses the "created by" line of one goroutine's stack, as
@@ -285,6 +292,7 @@ func newState(gid, id uint64) *gstate {
 	g.conds = g.conds[:0]
 	clear(g.spawned)
 	g.runKids = 0
+	g.resetMarks()
 	g.goid.Store(gid)
 	return g
 }

@@ -44,6 +44,14 @@
 // disqualifies it. The lock sets take a lock held around the call as held
 // in the function handed over.
 //
+// StartsFact marks the functions that may start a goroutine: with a go
+// statement of their own, or by a static call of one that may (calls
+// through interfaces and function values are not followed). The result's
+// StartCalls lists the package's calls of such functions of other
+// packages: precog's instrumenter marks those into packages it does not
+// instrument (shim.MarkF), so that a goroutine they create is ordered
+// after what its creator did before the call.
+//
 // The analyzer is separate from the goroutines analyzer, which needs the
 // package's call graph, so that dependencies analyzed only for their facts
 // (under go vet, and by precog vet) cost an SSA build and nothing more.

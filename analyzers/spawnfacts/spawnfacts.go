@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        analyzerutil.MustExtractDoc(doc, "spawnfacts"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/spawnfacts",
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact), new(SyncCallsFact)},
+	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact), new(SyncCallsFact), new(StartsFact)},
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil) }),
 }
 
@@ -85,6 +85,10 @@ type Result struct {
 	// facts of the other packages' functions it calls.
 	syncs        map[*types.Func][]int
 	syncImported map[*types.Func]*SyncCallsFact
+
+	// starts holds the Lparens of the calls into packages that may start
+	// goroutines (StartCalls).
+	starts map[token.Pos]bool
 }
 
 func newResult(pkg *types.Package) *Result {
@@ -169,6 +173,7 @@ func run(pass *analysis.Pass) (any, error) {
 	b.findSpawners(funcs)
 	b.findWaitGroupOps(funcs)
 	b.findSyncCalls(funcs)
+	b.findStarts(funcs)
 	return b.res, nil
 }
 

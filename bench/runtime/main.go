@@ -9,7 +9,8 @@
 // overlay precog record uses). Then it runs them directly, interleaved in
 // rounds (plain, race, precog, precog, race, plain: each round runs the
 // variants in the opposite order of the round before), the precog binary
-// with PRECOG_TRACE naming a fresh trace file, the race binary with
+// with PRECOG_TRACE naming a fresh trace file and the GODEBUG precog test
+// sets (plan.Godebug; the base variant below only with -base-godebug), the race binary with
 // GORACE=atexit_sleep_ms=0. Each sample is the rusage of the test binary
 // (user+sys CPU from wait4; the peak RSS of the test binary from GNU
 // time, run between the harness and the binary) and its wall time. The table gives, per
@@ -72,16 +73,17 @@ import (
 )
 
 var (
-	rounds   = flag.Int("rounds", 5, "rounds of interleaved runs (0 with -keep: only build)")
-	only     = flag.String("w", "", "comma-separated workload `names` to run (default all)")
-	all      = flag.Bool("all", false, "instrument every heap and global access, not only the shared ones")
-	cacheDir = flag.String("cache", "", "precog's cache `dir` (default: a temporary directory, removed at the end)")
-	timeout  = flag.Duration("timeout", 10*time.Minute, "time limit of one test binary run")
-	maps     = flag.Bool("maps", true, "also run the precog binary without EvMapMake (variant nomaps), for the map makes column")
-	traceDir = flag.String("tracedir", "", "`dir` of the precog runs' traces (default: the harness's temporary directory)")
-	keep     = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
-	baseDir  = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")
-	godebug  = flag.String("godebug", "", "GODEBUG `settings` added to every variant's runs (adaptivestackstart=0: every goroutine starts at 2 KiB, see the package doc on pond)")
+	rounds    = flag.Int("rounds", 5, "rounds of interleaved runs (0 with -keep: only build)")
+	only      = flag.String("w", "", "comma-separated workload `names` to run (default all)")
+	all       = flag.Bool("all", false, "instrument every heap and global access, not only the shared ones")
+	cacheDir  = flag.String("cache", "", "precog's cache `dir` (default: a temporary directory, removed at the end)")
+	timeout   = flag.Duration("timeout", 10*time.Minute, "time limit of one test binary run")
+	maps      = flag.Bool("maps", true, "also run the precog binary without EvMapMake (variant nomaps), for the map makes column")
+	traceDir  = flag.String("tracedir", "", "`dir` of the precog runs' traces (default: the harness's temporary directory)")
+	keep      = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
+	baseDir   = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")
+	godebug   = flag.String("godebug", "", "GODEBUG `settings` added to every variant's runs (adaptivestackstart=0: every goroutine starts at 2 KiB, see the package doc on pond)")
+	baseDebug = flag.Bool("base-godebug", false, "run the base variant with the GODEBUG precog test sets (plan.Godebug), as the precog variant runs; off, base runs with the environment's, as a precog older than trace version 15 ran its tests")
 )
 
 // A workload is one test package of bench/corpus and the test flags BENCH.md
@@ -403,6 +405,21 @@ func variantEnv(env []string, settings string) []string {
 	return append(out, "GODEBUG="+settings)
 }
 
+// precogEnv returns env with its GODEBUG (the user's and -godebug's) under
+// the settings precog test gives a recorded run (plan.Godebug).
+func precogEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	old := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			old = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GODEBUG="+plan.Godebug(old))
+}
+
 // runBinary runs one test binary in dir and measures it.
 func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
@@ -421,6 +438,9 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 	case precog, nomaps, base:
 		os.Remove(tracePath)
 		cmd.Env = append(cmd.Env, "PRECOG_TRACE="+tracePath)
+		if v != base || *baseDebug {
+			cmd.Env = precogEnv(cmd.Env)
+		}
 		if v == nomaps {
 			cmd.Env = append(cmd.Env, plan.MapsEnv+"=0")
 		}

@@ -171,6 +171,10 @@ type gstate struct {
 	// (or T.Run's) for its descendants that code precog does not
 	// instrument started (EvBelow); the zero clock if none.
 	start vclock
+	// marks are its clocks at its first mark at each site (EvMark), for
+	// the goroutines that code precog does not instrument created during
+	// a call from the mark's line (EvAfter); nil until its first.
+	marks map[uint32]vclock
 
 	// Stream's per-goroutine state (see stream.go).
 	awaiting []chanOp // sends whose completing receive had not come when the walk passed them
@@ -595,6 +599,15 @@ func (a *analyzer) event(i int) {
 				b.members = append(b.members, gi)
 			}
 		}
+	case trace.EvAfter:
+		if p, ok := a.byID[ev.Peer]; ok {
+			// Created during a call that p made from the line of its
+			// mark at the site, after that mark (the package doc's
+			// Order).
+			if c, ok := a.gs[p].marks[ev.Site]; ok {
+				a.acquire(gi, c)
+			}
+		}
 	case trace.EvTestStart:
 		a.testStart(gi, ev.Name)
 	case trace.EvBubble:
@@ -783,6 +796,13 @@ func (a *analyzer) event(i int) {
 		}
 		a.forks[ev.Peer] = fork{vc: a.release(gi), event: i, bubble: st.bubble,
 			parent: ev.Goroutine, task: ev.Kind == trace.EvTaskGo, group: ev.Addr, site: ev.Site}
+	case trace.EvMark:
+		if _, ok := st.marks[ev.Site]; !ok {
+			if st.marks == nil {
+				st.marks = make(map[uint32]vclock)
+			}
+			st.marks[ev.Site] = a.release(gi)
+		}
 	case trace.EvSleep, trace.EvClock:
 		if b := st.bubble; b != nil {
 			a.stamp(gi, b, ev.Value)

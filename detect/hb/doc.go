@@ -97,6 +97,17 @@
 //     so orders its handlers after what it did before that statement; a
 //     server that httptest.NewServer started, whose ancestor is the
 //     test's own goroutine, gains nothing;
+//   - for such a goroutine whose creator the shim records and created it
+//     during a call into a package that precog does not instrument (an
+//     EvAfter naming the creator and a site, after the EvBelow), what the
+//     creator did before its first mark at that site (EvMark, recorded
+//     before the first such call from the site's line; the shim matched
+//     the line of the creator's frame at the creation, which the runtime
+//     shows with GODEBUG=tracebackancestors: shim/mark.go). Every call
+//     from that line comes after its first mark there, in a loop too;
+//     the mark releases like a fork, so what the creator does after it
+//     stays unordered with the goroutine. httptest.NewServer's handlers
+//     so come after what the test did before it called NewServer;
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the

@@ -1091,6 +1091,50 @@ func TestBelow(t *testing.T) {
 	}
 }
 
+// TestAfter: a goroutine that code precog does not instrument created
+// during a call from the line of its creator's mark (EvAfter) comes after
+// what the creator did before its first mark at that site, not after what
+// it did after the mark (the call runs on, and a goroutine created in an
+// earlier call from that line may read late), nor after a mark at another
+// site; with no EvAfter, only after the creator's start (EvBelow).
+func TestAfter(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+2 g=1 Mark site=20
+2.1 g=1 Write site=2 addr=0x200 value=1
+3 g=1 Mark site=21
+3.1 g=1 Write site=3 addr=0x300 value=1
+4 g=3 Begin parent=none
+5 g=3 Below parent=1
+6 g=3 After site=20 parent=1
+6.1 g=3 Read site=4 addr=0x100
+6.2 g=3 Read site=5 addr=0x200
+6.3 g=3 Read site=6 addr=0x300
+7 g=4 Begin parent=none
+8 g=4 Below parent=1
+9 g=4 After site=21 parent=1
+9.1 g=4 Read site=7 addr=0x200
+9.2 g=4 Read site=8 addr=0x300
+10 g=5 Begin parent=none
+11 g=5 Below parent=1
+11.1 g=5 Read site=9 addr=0x100
+12 g=6 Begin parent=none
+13 g=6 After site=22 parent=1
+13.1 g=6 Read site=10 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 4, true},   // before the mark
+		{2, 5, false},  // after it
+		{3, 6, false},  // after it and a later mark
+		{2, 7, true},   // before the second mark
+		{3, 8, false},  // after it
+		{1, 9, false},  // no EvAfter: the creator's start only
+		{1, 10, false}, // a site the creator never marked
+	})
+}
+
 // TestBubbleJoin: the goroutine that runs synctest.Test's function begins
 // with the goroutine that called Test as parent and no Fork (the shim
 // reads it off the stack), as a subtest of T.Run does: it comes after

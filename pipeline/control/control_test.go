@@ -149,6 +149,8 @@ func TestCut(t *testing.T) {
 		// waited for it forever).
 		{Kind: trace.EvSleep, Goroutine: 2, Site: 14, Seq: 7},
 		{Kind: trace.EvWake, Goroutine: 2, Site: 14, Seq: 8},
+		// Nor does a mark before a call that may start goroutines.
+		{Kind: trace.EvMark, Goroutine: 1, Site: 15, Seq: 9},
 	}
 	p, at := ReplayOrder(evs, nil)
 	if len(p.Order) != 5 || !reflect.DeepEqual(at, []int{1, 3, 5, 6, 7}) {

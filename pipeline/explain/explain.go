@@ -713,7 +713,7 @@ func (x *explainer) analyze(r *run, what string, suppressed map[suppress.Instanc
 	return suppress.Analyze(r.evs, x.sites, suppressed)
 }
 
-// godebug is the GODEBUG of every run: the user's, with stack shrinking
+// godebug is the GODEBUG of every run: plan.Godebug's, with stack shrinking
 // off. Full tracing records the addresses of local variables, and a
 // collection that shrinks a goroutine's stack moves them: the reads after
 // it would have no definition at their new addresses, and where a
@@ -722,11 +722,7 @@ func (x *explainer) analyze(r *run, what string, suppressed map[suppress.Instanc
 // except the variables shim.Def records, which it moves to the heap
 // (detect/suppress's doc, The failure point).
 func godebug() string {
-	v := "gcshrinkstackoff=1"
-	if u := os.Getenv("GODEBUG"); u != "" {
-		v = u + "," + v
-	}
-	return "GODEBUG=" + v
+	return "GODEBUG=" + plan.Godebug(os.Getenv("GODEBUG")) + ",gcshrinkstackoff=1"
 }
 
 // oneLine describes a failure in one line.

@@ -441,15 +441,22 @@ func goroutines(out []byte) ([]Goroutine, header) {
 		h.fatal = strings.TrimPrefix(msg, "fatal error: ")
 	}
 	var fn string
+	ancestors := false // in a block's "[originating from goroutine N]:" sections (GODEBUG=tracebackancestors)
 	for _, line := range lines[at+1:] {
 		line = strings.TrimSuffix(line, "\r")
 		if g, ok := goroutineHeader(line); ok {
 			blocks = append(blocks, Goroutine{Header: g})
-			fn = ""
+			fn, ancestors = "", false
 			continue
 		}
+		if strings.HasPrefix(line, "[originating from goroutine ") {
+			// The stack of an ancestor when it created the goroutine
+			// (precog runs tests with tracebackancestors set): not the
+			// goroutine's frames.
+			ancestors = true
+		}
 		switch {
-		case len(blocks) == 0 || line == "" || strings.HasPrefix(line, "created by "):
+		case ancestors || len(blocks) == 0 || line == "" || strings.HasPrefix(line, "created by "):
 			fn = ""
 		case strings.HasPrefix(line, "\t"):
 			if fn == "" {

@@ -66,6 +66,11 @@ func TestParse(t *testing.T) {
 		// where it looks for go-plugin.test in the log).
 		{"child-panic.txt", "TestServerLogPanic", Fail, "failed to find panic in error log output", "",
 			"client_test.go:1608: failed to find panic in error log output", 0},
+		// With GODEBUG=tracebackancestors (precog's runs set it), the
+		// ancestors' stacks at the creations follow the goroutine's own
+		// frames: not its frames.
+		{"ancestors-panic.txt", "TestAncestors", Panic, "runtime error: index out of range [2] with length 2",
+			"s_test.go:10 example.com/shapes.(*reg).nth", "", 3},
 		// Killed by SIGQUIT mid-line: the signal, not a register of the
 		// dump.
 		{"quit.txt", "TestSleep", Exit, "SIGQUIT: quit", "", "", 0},

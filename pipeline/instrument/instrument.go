@@ -397,6 +397,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		if shared != nil {
 			opts.Shared = shared.predicate(f.pkg.Fset, f.syntax)
 			opts.Uses = shared.usesOf(f.pkg.Fset)
+			opts.Starts = shared.startsOf(f.pkg.Fset)
 			opts.WriteUses = shared.writeUsesOf(f.pkg.Fset)
 			opts.Guards = shared.guardsOf(f.pkg.Fset)
 		}

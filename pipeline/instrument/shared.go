@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/cfpplan"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/analyzers/spawnfacts"
 	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/pipeline/static"
 	"github.com/precog-dev/precog/shim/trace"
@@ -53,6 +54,10 @@ type sharedSet struct {
 	// steps are the program's two-steps (twostep.go), for
 	// trace.Site.After.
 	steps []lockPair
+	// starts are the Lparens of the calls into other packages that may
+	// start goroutines (spawnfacts.StartsFact), which the rewriter marks
+	// when the package called is not instrumented (shim.MarkF).
+	starts map[fileOffset]bool
 }
 
 // locKey identifies a sharedloc.Loc across package variants, which have
@@ -105,11 +110,11 @@ type fileLine struct {
 // With stepsOnly (-all, whose build records every access, without a plan
 // or checks) it only finds the two-steps.
 func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.Package, keep func(*packages.Package) bool, plan *planSet, checks *static.Checks, stepsOnly bool) (*sharedSet, error) {
-	s := &sharedSet{at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), writeUses: make(map[fileOffset]string), guards: make(map[fileOffset][]guardAt), failed: make(map[string]bool)}
+	s := &sharedSet{starts: make(map[fileOffset]bool), at: make(map[fileOffset]bool), named: make(map[fileLine]bool), uses: make(map[fileOffset]string), writeUses: make(map[fileOffset]string), guards: make(map[fileOffset][]guardAt), failed: make(map[string]bool)}
 	prog.Roots, prog.Keep = roots, keep
 	analyzers := []*analysis.Analyzer{lockStepAnalyzer}
 	if !stepsOnly {
-		analyzers = append(analyzers, sharedloc.Analyzer)
+		analyzers = append(analyzers, sharedloc.Analyzer, spawnfacts.Analyzer)
 	}
 	if checks != nil {
 		analyzers = append(analyzers, checks.Analyzers()...)
@@ -137,6 +142,14 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 		if act.Analyzer == lockStepAnalyzer {
 			if pairs, ok := act.Result.([]lockPair); ok && act.Err == nil {
 				s.steps = append(s.steps, pairs...)
+			}
+			return
+		}
+		if act.IsRoot && act.Analyzer == spawnfacts.Analyzer {
+			if res, ok := act.Result.(*spawnfacts.Result); ok && act.Err == nil {
+				for pos := range res.StartCalls() {
+					s.starts[offsetOf(act.Package.Fset, pos)] = true
+				}
 			}
 			return
 		}
@@ -380,6 +393,13 @@ func (s *sharedSet) guardsOf(fset *token.FileSet) func(token.Pos) []rewrite.Guar
 }
 
 // usesOf returns the rewrite.Options.Uses function for one file.
+// startsOf returns Options.Starts for the files of fset.
+func (s *sharedSet) startsOf(fset *token.FileSet) func(token.Pos) bool {
+	return func(lparen token.Pos) bool {
+		return lparen.IsValid() && s.starts[offsetOf(fset, lparen)]
+	}
+}
+
 func (s *sharedSet) usesOf(fset *token.FileSet) func(token.Pos) string {
 	return func(pos token.Pos) string {
 		if !pos.IsValid() {

@@ -1023,7 +1023,7 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 	if o.TestLog != nil {
 		w = io.MultiWriter(f, o.TestLog)
 	}
-	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
+	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name, "GODEBUG=" + plan.Godebug(os.Getenv("GODEBUG"))}
 	if o.Env != nil {
 		env = append(env, o.Env(lp.ImportPath, name)...)
 	}

@@ -5,6 +5,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -264,6 +265,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 			for _, a := range c.Args {
 				r.expr(a)
 			}
+			r.startMark(c, ctx, sel.Obj())
 			return
 		}
 	}
@@ -282,6 +284,173 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 	for _, a := range c.Args {
 		r.expr(a)
 	}
+	if id := r.calleeIdent(fun); id != nil {
+		r.startMark(c, ctx, r.info.Uses[id])
+	}
+}
+
+// startMark marks call c, a call of obj in a package that is not
+// instrumented and that may start goroutines (Options.Starts): a
+// goroutine the call creates is then ordered after the mark (see "Marks"
+// in the shim), which the running goroutine's first call from there
+// records. The mark comes as late as the call allows: its last argument
+// that is not a constant is wrapped as precog_shim.MarkV(S, LINE, x),
+// evaluated after every call of the arguments before it
+// (require.Eventually's message arguments, evaluated before the call,
+// then come before its condition's goroutine), with LINE the call's line
+// (where a traceback shows the caller's frame during the call: x may be on
+// a later one); else the function value is wrapped as
+// precog_shim.MarkF(S, f), before the arguments. After the rewrites of the function value and the arguments,
+// which nest inside.
+// Not a deferred call or a go statement's (the mark would come long before
+// the call, and its frame is elsewhere), nor one on a line where another
+// call could run before the mark (markAlone).
+func (r *rewriter) startMark(c *ast.CallExpr, ctx callCtx, obj types.Object) {
+	fn, ok := obj.(*types.Func)
+	if !ok || r.opts.Starts == nil || ctx == callDefer || fn.Pkg() == nil || fn.Pkg() == r.pkg || !r.opts.Starts(c.Lparen) {
+		return
+	}
+	if r.opts.Instrumented != nil && r.opts.Instrumented(fn.Pkg().Path()) {
+		return
+	}
+	line := r.tf.Line(c.Lparen)
+	if r.tf.Line(c.Fun.End()) != line {
+		return // which of its lines a traceback shows is not known
+	}
+	if x := r.markArg(c); x != nil {
+		if !r.markAlone(c, line, true) {
+			return
+		}
+		// The line a traceback shows for the call's frame, after //line
+		// directives, as the runtime reads it.
+		at := r.fset.PositionFor(c.Lparen, true).Line
+		s := r.site(c.Lparen, "mark", c.Fun)
+		lo, hi := r.span(x)
+		r.ed.open(lo, hi, lit(r.shim("MarkV")+"("+s+", "+strconv.Itoa(at)+", "))
+		r.ed.close(lo, hi, lit(")"))
+		return
+	}
+	if sig, ok := fn.Type().(*types.Signature); ok && sig.TypeParams().Len() > 0 {
+		switch ast.Unparen(c.Fun).(type) {
+		case *ast.IndexExpr, *ast.IndexListExpr:
+		default:
+			return // an instantiation by inference: its value alone does not type-check
+		}
+	}
+	if !r.markAlone(c, line, false) {
+		return
+	}
+	s := r.site(c.Lparen, "mark", c.Fun)
+	lo, hi := r.span(c.Fun)
+	r.ed.open(lo, hi, lit(r.shim("MarkF")+"("+s+", "))
+	r.ed.close(lo, hi, lit(")"))
+}
+
+// markArg returns the argument of c that MarkV may wrap: the last one
+// that is not a constant (the ones after it have no calls to come before
+// the mark), if its type, which MarkV infers from it, is the one it has
+// in the call: not nil, not an untyped value of a comparison or a shift
+// (converted to the parameter's type, which may not be its default), not
+// several results. Nil if there is none.
+func (r *rewriter) markArg(c *ast.CallExpr) ast.Expr {
+	for i := len(c.Args) - 1; i >= 0; i-- {
+		a := c.Args[i]
+		tv, ok := r.info.Types[a]
+		if !ok {
+			return nil
+		}
+		if tv.Value != nil {
+			continue
+		}
+		if tv.IsNil() || tv.IsType() || !tv.IsValue() {
+			return nil
+		}
+		if _, tuple := tv.Type.(*types.Tuple); tuple {
+			return nil
+		}
+		switch e := ast.Unparen(a).(type) {
+		case *ast.BinaryExpr:
+			return nil
+		case *ast.UnaryExpr:
+			if e.Op == token.NOT {
+				return nil
+			}
+		}
+		return a
+	}
+	return nil
+}
+
+// markAlone reports whether every call on line, the line of call c and
+// of its mark, runs after the mark whenever it runs: it contains c (it is
+// called after c returns), or, with a mark before the function value
+// (afterArgs false), it is inside c's arguments (evaluated after the
+// function value). With a mark after the arguments, a call in them on the
+// line runs before it. The shim matches a goroutine's creation to the
+// line of the frame that made it: a call on that line evaluated before
+// c's mark (g() in `g() + dep.F()`, the receiver's call in
+// `x.Get().Serve()`) could create a goroutine before any mark there. A
+// range over a function on the line calls it implicitly, and counts too.
+// Conversions and builtins call nothing, and the calls of another
+// function (a function literal on the line) run in its own frame.
+func (r *rewriter) markAlone(c *ast.CallExpr, line int, afterArgs bool) bool {
+	if r.callLines == nil {
+		r.callLines = make(map[int][]ast.Node)
+		r.callFunc = make(map[ast.Node]ast.Node)
+		var fns []ast.Node // the enclosing functions, innermost last
+		ast.Inspect(r.file, func(n ast.Node) bool {
+			if n == nil {
+				return true
+			}
+			switch n := n.(type) {
+			case *ast.FuncDecl, *ast.FuncLit:
+				fns = append(fns, n)
+			case *ast.CallExpr:
+				if tv, ok := r.info.Types[n.Fun]; ok && tv.IsType() {
+					return true
+				}
+				if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+					if _, builtin := r.info.Uses[id].(*types.Builtin); builtin {
+						return true
+					}
+				}
+			case *ast.RangeStmt:
+				if _, ok := r.typeOf(n.X).Underlying().(*types.Signature); !ok {
+					return true
+				}
+			default:
+				return true
+			}
+			switch n.(type) {
+			case *ast.FuncDecl, *ast.FuncLit:
+				return true
+			}
+			for len(fns) > 0 && fns[len(fns)-1].End() < n.End() {
+				fns = fns[:len(fns)-1]
+			}
+			if len(fns) > 0 {
+				r.callFunc[n] = fns[len(fns)-1]
+			}
+			lo, hi := r.tf.Line(n.Pos()), r.tf.Line(n.End())
+			for l := lo; l <= hi; l++ {
+				r.callLines[l] = append(r.callLines[l], n)
+			}
+			return true
+		})
+	}
+	for _, n := range r.callLines[line] {
+		if n == ast.Node(c) || r.callFunc[n] != r.callFunc[c] {
+			continue // another function's call runs in its own frame
+		}
+		if d, ok := n.(*ast.CallExpr); ok && d.Pos() <= c.Pos() && c.End() <= d.End() {
+			continue
+		}
+		if !afterArgs && n.Pos() > c.Lparen && n.End() <= c.Rparen {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // bubbleCall rewrites the calls that testing/synctest bubbles order by

@@ -71,6 +71,12 @@ type Options struct {
 	// recorded, and a modeled task would start a second logical goroutine
 	// inside the group's own. Nil means none is.
 	Instrumented func(pkgPath string) bool
+	// Starts reports whether the call whose Lparen is at the position
+	// may start goroutines in a package that is not instrumented
+	// (analyzers/spawnfacts' StartsFact): its function value is then
+	// wrapped as precog_shim.MarkF(S, f), when no call on the line can
+	// run before the mark (see markAlone). Nil marks none.
+	Starts func(lparen token.Pos) bool
 	// PassLocal holds the functions of the package that take their
 	// caller's shim.Local (LocalCallees, computed over all the package's
 	// files: a function's declaration and its calls must agree). Nil
@@ -251,6 +257,13 @@ type rewriter struct {
 	readAt map[token.Pos]uint32
 	// funcSites counts the sites numbered from Options.FirstFuncSite.
 	funcSites int
+	// callLines holds, per line, the calls of the file and the range
+	// statements over functions whose spans cover it (markAlone); nil
+	// until a call is marked.
+	callLines map[int][]ast.Node
+	// callFunc holds the innermost function (declaration or literal)
+	// of each node of callLines.
+	callFunc map[ast.Node]ast.Node
 
 	// escaped holds the local variables that a closure captures or whose
 	// address is taken: accesses to them are instrumented like accesses to

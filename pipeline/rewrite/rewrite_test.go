@@ -226,6 +226,9 @@ func TestRewriteGolden(t *testing.T) {
 			if bytes.Contains(src, []byte("// opts: funcs")) {
 				opts.Funcs = true
 			}
+			if bytes.Contains(src, []byte("// opts: starts")) {
+				opts.Starts = func(token.Pos) bool { return true }
+			}
 			abs, _ := filepath.Abs(name)
 			out, sites, skipped := rewriteSource(t, abs, src, opts)
 			if out == nil {
@@ -429,7 +432,7 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, "Atomic"+name, "sync/atomic."+name)
 	}
 	for _, name := range []string{"R", "RI", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
-		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling",
+		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling", "MarkF", "MarkV",
 		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc", "ContextAfterFunc"} {
 		want(shimFuncs, name, "rewriter")
 	}

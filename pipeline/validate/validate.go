@@ -726,7 +726,7 @@ func Force(ctx context.Context, t Target, planPath string) Run {
 	defer cancel()
 	cmd := proc.Command(ctx, t.Binary, t.Args...)
 	cmd.Dir = t.Dir
-	cmd.Env = append(os.Environ(), t.Env...)
+	cmd.Env = append(append(os.Environ(), "GODEBUG="+plan.Godebug(os.Getenv("GODEBUG"))), t.Env...)
 	if planPath != "" {
 		cmd.Env = append(cmd.Env, plan.EnvVar+"="+planPath)
 	}

@@ -298,3 +298,19 @@ const (
 	Diverged  = "diverged"
 	Rejected  = "error"
 )
+
+// Godebug returns the GODEBUG of a recorded or forced run of a test,
+// given the user's (os.Getenv("GODEBUG")): tracebackancestors=5, so that
+// a goroutine's stack shows its creator's stack at its creation, and its
+// creator's creator's at that one's, up to 5 (the shim orders a goroutine
+// that code precog does not instrument created after a recorded
+// ancestor's mark on the line of that ancestor's creating frame:
+// shim/mark.go; httptest.NewServer's connection goroutines need two),
+// then the user's settings, which win over it, as the later setting of
+// a key does.
+func Godebug(user string) string {
+	if user == "" {
+		return "tracebackancestors=5"
+	}
+	return "tracebackancestors=5," + user
+}

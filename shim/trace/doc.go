@@ -184,8 +184,8 @@
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
 // EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
 // and writes and a uvarint batch length, version 9 no elem in channel
-// events, versions 10 to 13 what Version lists (12: an atomic load's seq
-// always new, its delta never 0; 13: no cut); this package refuses them,
+// events, versions 10 to 14 what Version lists (12: an atomic load's seq
+// always new, its delta never 0; 13: no cut; 14: no EvMark or EvAfter); this package refuses them,
 // and any other version, with an
 // error that names it.
 //

@@ -18,8 +18,8 @@ import (
 // fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect, version 11
 // EvBelow, version 12 the address field's 0 for the address 0 (addrCode),
 // version 13 the atomic loads' seqs that need not be new (see "Order"),
-// version 14 the state block's cut.
-const Version = 14
+// version 14 the state block's cut, version 15 EvMark and EvAfter.
+const Version = 15
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -255,6 +255,17 @@ func (e *Encoder) AppendBegin(b []byte, seq uint64, parent uint64) []byte {
 // AppendBelow appends an EvBelow event.
 func (e *Encoder) AppendBelow(b []byte, seq uint64, parent uint64) []byte {
 	return appendUvarint(e.sync(b, EvBelow, seq), parent)
+}
+
+// AppendMark appends an EvMark event.
+func (e *Encoder) AppendMark(b []byte, seq uint64, site uint32) []byte {
+	return appendUvarint(e.sync(b, EvMark, seq), uint64(site))
+}
+
+// AppendAfter appends an EvAfter event.
+func (e *Encoder) AppendAfter(b []byte, seq uint64, site uint32, parent uint64) []byte {
+	b = appendUvarint(e.sync(b, EvAfter, seq), uint64(site))
+	return appendUvarint(b, parent)
 }
 
 // AppendEnd appends an EvEnd event.

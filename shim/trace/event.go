@@ -93,6 +93,8 @@ const (
 
 	// Ancestry.
 	EvBelow // child, right after the EvBegin (parent=none) of a goroutine that code precog does not instrument started: parent is the goroutine's nearest ancestor that the shim records, which began before the child was started [seq, parent]
+	EvMark  // the goroutine's first mark at the site: before a call into a package that code precog does not instrument and that may start goroutines, before the call's function value and arguments are evaluated [seq, site]
+	EvAfter // child, after its EvBelow: the goroutine was created during a call made from the line of parent's mark at site (parent is its creator), so after that mark [seq, site, parent]
 
 	numKinds
 )
@@ -244,4 +246,6 @@ var kinds = [numKinds]kindSpec{
 	EvPoolPut:       {name: "PoolPut", fields: []field{fSite, fAddr, fValue}},
 	EvPoolGet:       {name: "PoolGet", fields: []field{fSite, fAddr, fValue}},
 	EvBelow:         {name: "Below", fields: []field{fParent}},
+	EvMark:          {name: "Mark", fields: []field{fSite}},
+	EvAfter:         {name: "After", fields: []field{fSite, fParent}},
 }

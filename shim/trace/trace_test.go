@@ -105,6 +105,10 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendPoolGet(b, ev.Seq, ev.Site, a, uintptr(ev.Value))
 	case EvBelow:
 		return e.AppendBelow(b, ev.Seq, ev.Peer)
+	case EvMark:
+		return e.AppendMark(b, ev.Seq, ev.Site)
+	case EvAfter:
+		return e.AppendAfter(b, ev.Seq, ev.Site, ev.Peer)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -175,6 +179,8 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 1000000000002 g=0 TestEnd outcome=skip
 1000000000003 g=7 Begin parent=none
 1000000000004 g=7 Below parent=18446744073709551614
+1000000000005 g=0 Mark site=4294967295
+1000000000006 g=7 After site=37 parent=0
 `
 
 func sample(t testing.TB) *Trace {

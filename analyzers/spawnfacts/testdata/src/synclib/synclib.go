@@ -51,7 +51,7 @@ func Both(f, g func()) func() { // want Both:`calls\(0\)`
 func (q *Queue[T]) OnPush(f func(T)) { q.hook = f }
 
 // Async runs f on a goroutine.
-func (q *Queue[T]) Async(f func(T)) { // want Async:`spawns\(1\)`
+func (q *Queue[T]) Async(f func(T)) { // want Async:`spawns\(1\)` Async:`^starts goroutines$`
 	go func() {
 		for _, v := range q.vs {
 			f(v)

@@ -16,7 +16,7 @@ type Closer struct {
 
 // NewCloser adds on a WaitGroup of its own result, no parameter's: no
 // fact.
-func NewCloser(initial int) *Closer {
+func NewCloser(initial int) *Closer { // want NewCloser:`starts goroutines through a call`
 	ret := &Closer{}
 	ret.ctx, ret.cancel = context.WithCancel(context.Background())
 	ret.waiting.Add(initial)
@@ -88,7 +88,7 @@ func (g *Group) Wait() { // want Wait:`waitgroup\(Wait 0\.1\.1\)`
 }
 
 // AddLater adds in a goroutine it starts.
-func AddLater(wg *sync.WaitGroup) { // want AddLater:`waitgroup\(Add 0\)`
+func AddLater(wg *sync.WaitGroup) { // want AddLater:`waitgroup\(Add 0\)` AddLater:`^starts goroutines$`
 	go func() {
 		wg.Add(1)
 	}()
