@@ -777,7 +777,6 @@ func TestSelectPlan(t *testing.T) {
 	other <- 2
 	<-done
 	if took != 2 {
-		//precog:ignore con-uninit spawn returns the done channel the goroutine closes last; the join through a returned channel is beyond the analysis
 		t.Errorf("the select took the value %d, want the forced case's 2", took)
 	}
 	var sel *plan.Record
@@ -993,7 +992,6 @@ func TestForceCloseBeforeSend(t *testing.T) {
 		<-bDone
 		uninstallControl()
 		if got := panicked != nil; got != force {
-			//precog:ignore con-uninit spawn returns the done channel the goroutine closes last; the join through a returned channel is beyond the analysis
 			t.Errorf("forced %v: send panicked: %v", force, panicked)
 		}
 		if force {
@@ -1150,9 +1148,7 @@ func TestForceTogether(t *testing.T) {
 		t.Errorf("a step did not pass: %+v", recs)
 	}
 	// arrivedLate is ordered by <-bDone above (spawn closes done when the
-	// goroutine returns); con-uninit does not follow a done channel returned
-	// by a helper yet.
-	//precog:ignore con-uninit read after <-bDone, which spawn closes when the goroutine returns
+	// goroutine returns).
 	late := arrivedLate
 	if left[0].Before(late) {
 		t.Errorf("the first goroutine left %v before the second arrived", late.Sub(left[0]))

@@ -37,7 +37,6 @@ func TestSuppress(t *testing.T) {
 	<-done
 	uninstallControl()
 	if x != 9 || y != 0 || d != 0 || z != 5 || w != 7 || px != &x {
-		//precog:ignore con-uninit read after <-done, which spawn closes when the goroutine returns; the join through a returned channel is beyond the analysis
 		t.Errorf("x, y, d, z, w = %d, %d, %d, %d, %d, px %p; want 9, 0, 0, 5, 7, &x", x, y, d, z, w, px)
 	}
 	var got []plan.Point

@@ -108,5 +108,11 @@ func TestFixtures(t *testing.T) {
 		// whose read loop starts twice, or that a package variable names
 		// too, is reported.
 		"tupleclone",
+		// A helper's goroutine closes the channel the helper's call
+		// made, and each call starts one such goroutine: rooted at
+		// every call of the helper, they close two channels. A helper
+		// starting its goroutine in a loop, or closing the channel on
+		// its own goroutine too, is reported.
+		"spawnerdone",
 	)
 }

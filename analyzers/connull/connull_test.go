@@ -77,6 +77,12 @@ func TestFixtures(t *testing.T) {
 		// that starts below the cut, or a cut above the loop's start, is
 		// reported.
 		"splittail",
+		// A go statement's closure that calls a function parameter of its
+		// spawner runs on the new goroutine: its own dereference of a
+		// field the caller clears is reported, whether the spawner is
+		// called in the package or only from outside; a closure that does
+		// not touch the field stays silent.
+		"wrapclosure",
 		// Goroutines that a function on the caller's goroutine starts and
 		// waits for before it returns never meet the caller's other code
 		// (a Commit after Add); with a return before the Wait, a

@@ -39,6 +39,14 @@ func TestFixtures(t *testing.T) {
 		// bubble sets before it can block: silent; after a Sleep, or
 		// without a Wait: reported.
 		"bubblewait",
+		// A result set by the function a helper runs on its goroutine,
+		// read after a receive from the channel that helper's call
+		// returned, which the helper's goroutine closes once the
+		// function has returned: silent, although every call of the
+		// helper starts such a goroutine. A read after another call's
+		// channel, or a helper that closes before it calls, is
+		// reported.
+		"spawnerdone",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

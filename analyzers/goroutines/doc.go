@@ -37,6 +37,15 @@
 // that may call itself back counts as repeating), or, for a go statement
 // in a closure made in a test function, only through another test's code:
 // the checks report such a pair at low confidence.
+// A spawner of this package's own `go` statement (`go func() { defer
+// wg.Done(); f() }()`, f its parameter) is rooted where the spawner is
+// called, one context per function handed to it; the closure the
+// statement starts runs on that goroutine too, so it is in those
+// contexts (Context.Wrapper). When no call in the package stands for
+// the statement's goroutines (the spawner is called only from outside,
+// a caller hands it a function the analysis cannot name, or it has
+// several such statements), the statement is a root of its own, as any
+// `go` statement, without following the calls through the parameter.
 // A `go` statement through a function value makes one context per
 // function the value may hold; each run of the statement starts one
 // goroutine running one of them, so when the contexts are not Multi they

@@ -111,7 +111,9 @@ type Context struct {
 	// statement starts and that calls the entry on the new goroutine
 	// (`go func() { defer wg.Done(); f() }()`), when there is one such
 	// statement; otherwise nil. What it does after the call (a deferred
-	// Done) runs after all of the entry's work.
+	// Done) runs after all of the entry's work. The wrapper, and what it
+	// calls besides the spawner's function parameters, runs in the
+	// context (Result.Of).
 	Wrapper *ssa.Function
 	// JoinedByReturn reports that the spawning call itself waits for the
 	// goroutines before it returns (testing.B.RunParallel, or a helper of
@@ -284,6 +286,10 @@ type builder struct {
 	// valueTaken holds the functions used as values (see unused),
 	// computed the first time it is asked.
 	valueTaken map[*ssa.Function]bool
+	// realized maps a context to the `go` statement of a spawner of this
+	// package that its goroutines run (the one whose callee is the
+	// context's Wrapper, or the statement of a realizing Go context).
+	realized map[*Context]*ssa.Go
 }
 
 func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos, entry *ssa.Function, join string) *Context {
@@ -311,12 +317,15 @@ func (b *builder) addContext(kind Kind, site ssa.CallInstruction, pos token.Pos,
 // findRoots creates a context for every root in the package.
 func (b *builder) findRoots(funcs []*ssa.Function) {
 	b.roots = make(map[*ssa.Function]bool)
+	b.realized = make(map[*Context]*ssa.Go)
+	var realizing []*ssa.Go
 	for _, fn := range funcs {
 		for _, blk := range fn.Blocks {
 			for _, instr := range blk.Instrs {
 				switch instr := instr.(type) {
 				case *ssa.Go:
 					if b.spawns.Realizes(instr) {
+						realizing = append(realizing, instr)
 						continue
 					}
 					for _, callee := range b.res.CallGraph.Callees(instr) {
@@ -344,6 +353,97 @@ func (b *builder) findRoots(funcs []*ssa.Function) {
 			b.addContext(ParallelTest, nil, fn.Pos(), fn, "")
 		}
 	}
+	b.realizingRoots(realizing)
+}
+
+// realizingRoots gives a context of its own to a `go` statement that
+// runs a function parameter of the function it is in (a spawner of this
+// package: `go func() { log(s.Cfg.Name) }()` in Start(log)) and whose
+// goroutines no context rooted at the spawner's callers stands for: the
+// spawner has no caller in the package (an exported Start called only
+// from outside), a caller hands it a function the analysis cannot name,
+// or the spawner has several such statements (no Wrapper). The new Go
+// context's entry is the statement's callee, as for any `go` statement;
+// calls through the spawner's function parameters are not followed in it
+// (realizedBindings), since the functions they hold are rooted at the
+// callers already. A statement whose callee is not static (`go f()`, f
+// the parameter) runs only the parameter's functions and gets none.
+func (b *builder) realizingRoots(realizing []*ssa.Go) {
+	// wrapped holds, per Wrapper, the spawning calls whose contexts
+	// carry it.
+	wrapped := make(map[*ssa.Function]map[ssa.CallInstruction]bool)
+	for _, c := range b.res.Contexts {
+		if c.Wrapper != nil {
+			if wrapped[c.Wrapper] == nil {
+				wrapped[c.Wrapper] = make(map[ssa.CallInstruction]bool)
+			}
+			wrapped[c.Wrapper][c.Site] = true
+		}
+	}
+	for _, g := range realizing {
+		callee := g.Call.StaticCallee()
+		if callee == nil || len(callee.Blocks) == 0 {
+			continue
+		}
+		if b.coveredByCallers(g, wrapped[callee]) {
+			continue
+		}
+		if c := b.addContext(Go, g, g.Pos(), callee, ""); c != nil {
+			b.realized[c] = g
+		}
+	}
+}
+
+// coveredByCallers reports whether some function enclosing g (or g's own
+// function) is called in the package, and each of its calls is a
+// spawning call whose contexts carry g's callee as their Wrapper: then
+// every goroutine g starts, as far as the package's own calls go, is
+// one of those contexts'.
+func (b *builder) coveredByCallers(g *ssa.Go, sites map[ssa.CallInstruction]bool) bool {
+	if len(sites) == 0 {
+		return false
+	}
+	for f := g.Parent(); f != nil; f = f.Parent() {
+		n, all := 0, true
+		for _, e := range b.res.CallGraph.Callers(f) {
+			if _, isGo := e.Site.(*ssa.Go); isGo || e.Caller.Func == f {
+				continue
+			}
+			n++
+			all = all && sites[e.Site]
+		}
+		if n > 0 && all {
+			return true
+		}
+	}
+	return false
+}
+
+// realizedBindings binds, for a goroutine of g (a `go` statement of a
+// spawner), the function-typed parameters of g's function and of the
+// functions enclosing it to nothing: the functions they hold, handed to
+// the spawner, are contexts rooted at its callers, and following the
+// calls to them here would run them in a second context. The bindings of
+// g's callee's own parameters follow from g's arguments.
+func realizedBindings(g *ssa.Go, entry *ssa.Function) bindings {
+	up := bindings{}
+	for f := g.Parent(); f != nil; f = f.Parent() {
+		for _, p := range f.Params {
+			if _, ok := p.Type().Underlying().(*types.Signature); ok {
+				up[p] = []*ssa.Function{}
+			}
+		}
+	}
+	bind := bindArgs(g, entry, up)
+	if bind == nil {
+		bind = bindings{}
+	}
+	if encloses(g.Parent(), entry) {
+		for p, fs := range up {
+			bind[p] = fs
+		}
+	}
+	return bind
 }
 
 func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
@@ -379,7 +479,10 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 				if c := b.addContext(kind, site, site.Pos(), entry, join); c != nil {
 					c.JoinedByReturn = joins
 					if callee := call.StaticCallee(); kind == Detached && callee != nil && callee.Pkg != nil && callee.Pkg.Pkg == b.pass.Pkg {
-						c.Wrapper = b.wrapper(callee)
+						if w, g := b.wrapper(callee); w != nil {
+							c.Wrapper = w
+							b.realized[c] = g
+						}
 					}
 				}
 			}
@@ -390,9 +493,10 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 // wrapper returns the callee of the one `go` statement in spawner (or in
 // a closure it declares) that runs a function parameter of the spawner,
 // when it starts a closure of the spawner that the goroutine runs the
-// parameter from; or nil.
-func (b *builder) wrapper(spawner *ssa.Function) *ssa.Function {
+// parameter from, with the statement; or nil.
+func (b *builder) wrapper(spawner *ssa.Function) (*ssa.Function, *ssa.Go) {
 	var found *ssa.Function
+	var stmt *ssa.Go
 	n := 0
 	var visit func(fn *ssa.Function)
 	visit = func(fn *ssa.Function) {
@@ -401,7 +505,7 @@ func (b *builder) wrapper(spawner *ssa.Function) *ssa.Function {
 				if g, ok := instr.(*ssa.Go); ok && b.spawns.Realizes(g) {
 					n++
 					if callee := g.Call.StaticCallee(); callee != nil && encloses(spawner, callee) {
-						found = callee
+						found, stmt = callee, g
 					}
 				}
 			}
@@ -411,10 +515,10 @@ func (b *builder) wrapper(spawner *ssa.Function) *ssa.Function {
 		}
 	}
 	visit(spawner)
-	if n != 1 {
-		return nil
+	if n != 1 || found == nil {
+		return nil, nil
 	}
-	return found
+	return found, stmt
 }
 
 // findRefs records the function values that fn hands to callees without
@@ -505,7 +609,17 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 		if c.Kind == ParallelTest && c.Site == nil {
 			c.Test, c.TestParallel = c.Entry, true
 		}
-		b.assign(c, c.Entry)
+		if g := b.realized[c]; g != nil && c.Kind == Go {
+			b.assignBound(c, c.Entry, realizedBindings(g, c.Entry))
+		} else {
+			b.assign(c, c.Entry)
+		}
+		if c.Wrapper != nil {
+			// The spawner's goroutine function runs on the goroutine
+			// too, before and after the entry: its own work is the
+			// context's.
+			b.assignBound(c, c.Wrapper, realizedBindings(b.realized[c], c.Wrapper))
+		}
 	}
 	b.inheritTests()
 }
@@ -597,7 +711,13 @@ func (b *builder) hasCallers(fn *ssa.Function) bool {
 }
 
 func (b *builder) assign(c *Context, entry *ssa.Function) {
-	b.reach(c, entry)
+	b.assignBound(c, entry, b.entryBindings(c, entry))
+}
+
+// assignBound is assign with the bindings of entry's function parameters
+// given.
+func (b *builder) assignBound(c *Context, entry *ssa.Function, bind bindings) {
+	b.reach(c, entry, bind)
 	if c.static == nil {
 		c.static = make(map[*ssa.Function]bool)
 	}
@@ -642,13 +762,13 @@ func (bs bindings) key() string {
 // parameter was given on the way in, so that a callback handed to a helper
 // by one goroutine is not taken to run on every goroutine that uses the
 // helper (the call graph alone merges them).
-func (b *builder) reach(c *Context, entry *ssa.Function) {
+func (b *builder) reach(c *Context, entry *ssa.Function, entryBind bindings) {
 	type state struct {
 		fn   *ssa.Function
 		bind bindings
 	}
 	seen := map[*ssa.Function]map[string]bool{}
-	stack := []state{{entry, b.entryBindings(c, entry)}}
+	stack := []state{{entry, entryBind}}
 	for len(stack) > 0 {
 		st := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]

@@ -80,5 +80,5 @@ func describe(gr *goroutines.Result, fn *ssa.Function) string {
 func TestContexts(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), contexts,
 		"gostmt", "loops", "tasks", "subtests", "handlers", "afterfunc",
-		"samegoroutine", "spawnuse", "localspawn", "bindings", "static")
+		"samegoroutine", "spawnuse", "localspawn", "bindings", "static", "wrapped")
 }

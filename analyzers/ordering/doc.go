@@ -42,7 +42,13 @@
 //     receive that found it closed (after a range over it, or on the !ok
 //     branch of v, ok := <-ch), whatever was sent before (the Go memory
 //     model orders a close before a receive that returns because of it;
-//     see closedBefore);
+//     see closedBefore); a receive from the channel a call of a spawner
+//     returns (`_, d := spawn(f); <-d`), made by that call and closed or
+//     sent on only by the goroutine that call started, follows what
+//     that goroutine did before (a deferred close in the spawner's
+//     goroutine function runs after everything the handed function did),
+//     whatever the spawner's other calls' goroutines do with theirs (see
+//     returnedBefore);
 //   - once: the function given to sync.Once.Do happens before code that
 //     follows any Do on the same Once, and before goroutines started
 //     after such a Do (on every context that starts them, or by

@@ -180,16 +180,11 @@ func (r *Result) index() {
 				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], recv)
 			}
 		}
-		funcs := r.gr.Funcs()
-		for _, c := range r.gr.Contexts {
-			// A spawner's goroutine function runs in no context of its
-			// own (the goroutine is rooted where the spawner is called),
-			// but its Done is the goroutine's.
-			if c.Wrapper != nil && !slices.Contains(funcs, c.Wrapper) {
-				funcs = append(slices.Clip(funcs), c.Wrapper)
-			}
-		}
-		for _, fn := range funcs {
+		r.indexReturnedChannels(&ops)
+		// A spawner's goroutine function (Context.Wrapper) runs in the
+		// contexts rooted where the spawner is called, so its Done is
+		// among these.
+		for _, fn := range r.gr.Funcs() {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
 					site, ok := instr.(ssa.CallInstruction)
@@ -301,6 +296,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.closedBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.returnedBefore(a, ca, b, cb); ok {
 		return e, true
 	}
 	if e, ok := r.onceBefore(a, b, cb); ok {
@@ -487,6 +485,9 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 			return true // runs when the function returns
 		}
 		return r.gr.Flow.Precedes(a, x)
+	}
+	if r.wrapperDeferAfter(a, x, c) {
+		return true
 	}
 	if depth == 0 {
 		return false

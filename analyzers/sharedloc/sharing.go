@@ -846,7 +846,7 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 			// Declared on the goroutine itself: one variable each.
 			return false
 		}
-		site := c.Site
+		site := startIn(c, v.Parent())
 		if site == nil || v.Parent() != site.Parent() {
 			// Declared outside the function that starts the
 			// goroutines: the same variable for all of them.
@@ -907,12 +907,47 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 // all goroutines of c: made in the function that starts them, outside the
 // loop that does.
 func (r *Result) madeOutside(alloc ssa.Instruction, c *goroutines.Context) bool {
-	site := c.Site
+	site := startIn(c, alloc.Parent())
 	if site == nil || alloc.Parent() != site.Parent() {
 		return false
 	}
 	flow := r.Goroutines.Flow
 	return flow.InLoop(site) && !(flow.MayFollow(site, alloc) && flow.MayFollow(alloc, site))
+}
+
+// startIn returns the instruction that starts the goroutines of c: its
+// Site, or, when fn is the spawner whose own `go` statement starts c's
+// wrapper (Context.Wrapper: c is rooted at a call of fn), that
+// statement, since each invocation of fn starts its goroutines there and
+// fn's variables and allocations are that invocation's.
+func startIn(c *goroutines.Context, fn *ssa.Function) ssa.Instruction {
+	if c.Wrapper == nil || c.Wrapper.Parent() != fn {
+		if c.Site == nil {
+			return nil
+		}
+		return c.Site
+	}
+	var found ssa.Instruction
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			mc, ok := instr.(*ssa.MakeClosure)
+			if !ok || mc.Fn != c.Wrapper {
+				continue
+			}
+			for _, u := range *mc.Referrers() {
+				if g, ok := u.(*ssa.Go); ok && g.Call.Value == mc {
+					if found != nil {
+						return c.Site
+					}
+					found = g
+				}
+			}
+		}
+	}
+	if found == nil {
+		return c.Site
+	}
+	return found
 }
 
 // invariantArg reports whether the argument arg of c's spawn site is the

@@ -69,7 +69,7 @@ type Env struct {
 	spawned map[*goroutines.Context][]pointsto.Obj
 	reach   map[*goroutines.Context]map[ssa.Value]bool
 	// own and ownFields memoize ownObject and ownField.
-	own       map[*sharedloc.Access]ssa.Value
+	own       map[*sharedloc.Access]ownKey
 	ownFields map[*types.Var]bool
 	// guardFlags memoizes neverCleared.
 	guardFlags map[*types.Var]bool
@@ -110,7 +110,7 @@ func New(pass *analysis.Pass) *Env {
 		onStack:    make(map[objKey]int),
 		spawned:    make(map[*goroutines.Context][]pointsto.Obj),
 		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
-		own:        make(map[*sharedloc.Access]ssa.Value),
+		own:        make(map[*sharedloc.Access]ownKey),
 		ownFields:  make(map[*types.Var]bool),
 		guardFlags: make(map[*types.Var]bool),
 		passMemo:   make(map[passKey]bool),
@@ -199,7 +199,7 @@ func (p Pair) AtCall() Pair {
 // overlap is Overlap with b's views kept only where keep (if not nil)
 // holds; their pairs' assumptions are judged at the call (AtCall).
 func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (Pair, bool) {
-	if oa := e.ownObject(a); oa != nil && oa == e.ownObject(b) {
+	if oa := e.ownObject(a); oa.root != nil && oa == e.ownObject(b) {
 		return Pair{}, false // one invocation's object, on one goroutine
 	}
 	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) || e.countedApart(a, b) || e.oncePast(a, b) {

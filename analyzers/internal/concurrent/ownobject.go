@@ -25,17 +25,24 @@ import (
 //
 // The access must run in the allocating function f, or in a closure of f
 // that f only calls or defers (so it runs on the invocation's goroutine),
-// and reach the object as
+// or in the closure that f's one `go` statement starts, when the statement
+// is in no loop of f and the closure is made only for it (and in what
+// that closure only calls or defers): each invocation of f starts at most
+// one such goroutine, so two goroutines running it come from two
+// invocations and touch two objects (a spawner's `done := make(chan
+// struct{}); go func() { defer close(done); f() }()`, started by every
+// caller of the spawner; see ownKey). It must reach the object as
 //   - the allocation itself (a field of &T{...}, a map made by make), or a
 //     read of a local variable every store to which is such an allocation
-//     of f (a variable captured by a deferred closure);
+//     of f (a variable captured by a deferred closure), or a captured
+//     variable never reassigned whose value is such an allocation;
 //   - or the contents of a channel, map or slice held in a field of that
 //     object, when every store to that field in the package puts there a
 //     container made for it alone (make(...) used by nothing else, as a
 //     composite literal's), the field is unexported and values of the
 //     struct type are never copied whole, so that no two objects share a
 //     container.
-func (e *Env) ownObject(a *sharedloc.Access) ssa.Value {
+func (e *Env) ownObject(a *sharedloc.Access) ownKey {
 	if v, ok := e.own[a]; ok {
 		return v
 	}
@@ -44,23 +51,36 @@ func (e *Env) ownObject(a *sharedloc.Access) ssa.Value {
 	return v
 }
 
-func (e *Env) computeOwnObject(a *sharedloc.Access) ssa.Value {
+// An ownKey is what ownObject found for an access: the allocation, and
+// the `go` statement of the allocating function whose goroutine runs the
+// access (nil when it runs on the invocation's own goroutine). Two
+// accesses touch two objects on two goroutines only when both keys are
+// equal: one on the invocation's goroutine and one on the goroutine it
+// started may touch the same object at once.
+type ownKey struct {
+	root ssa.Value
+	via  *ssa.Go
+}
+
+func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 	var obj ssa.Value
 	if a.Loc.Elem {
 		c := a.Ptr
-		if load, ok := c.(*ssa.UnOp); ok && load.Op == token.MUL {
+		if load, ok := c.(*ssa.UnOp); ok && load.Op == token.MUL && ssavalue.CapturedCell(load) == nil {
 			fa, ok := load.X.(*ssa.FieldAddr)
 			if !ok || !e.ownField(ssavalue.Field(fa)) {
-				return nil
+				return ownKey{}
 			}
 			obj = fa.X
 		} else {
+			// The container itself, or a captured variable that
+			// holds it.
 			obj = c
 		}
 	} else {
 		fa, ok := a.Ptr.(*ssa.FieldAddr)
 		if !ok {
-			return nil
+			return ownKey{}
 		}
 		obj = fa.X
 	}
@@ -68,31 +88,96 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ssa.Value {
 	switch o := obj.(type) {
 	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
 		root = o
+	case *ssa.FreeVar:
+		// A captured variable never reassigned: the value it was
+		// bound to, through the closures that pass it on.
+		var v ssa.Value = o
+		for range ssavalue.MaxDepth {
+			fv, ok := v.(*ssa.FreeVar)
+			if !ok {
+				break
+			}
+			if v = ssavalue.Binding(fv); v == nil {
+				return ownKey{}
+			}
+		}
+		if !isMade(v) {
+			return ownKey{}
+		}
+		root = v
 	case *ssa.UnOp:
 		cell := ssavalue.CapturedCell(o)
 		if cell == nil {
-			return nil
+			return ownKey{}
 		}
 		stored := ssavalue.StoresTo(cell)
 		if len(stored) == 0 {
-			return nil
+			return ownKey{}
 		}
 		for _, s := range stored {
 			if !isMade(s) || s.(ssa.Instruction).Parent() != cell.Parent() {
-				return nil
+				return ownKey{}
 			}
 		}
 		root = cell
 	default:
-		return nil
+		return ownKey{}
 	}
 	home := root.(ssa.Instruction).Parent()
+	var via *ssa.Go
 	for fn := a.Fn(); fn != home; fn = fn.Parent() {
-		if fn.Parent() == nil || !runsHome(fn) {
-			return nil
+		if fn.Parent() == nil {
+			return ownKey{}
+		}
+		if runsHome(fn) {
+			continue
+		}
+		g := e.startedOnce(fn)
+		if g == nil || via != nil || fn.Parent() != home {
+			return ownKey{}
+		}
+		via = g
+	}
+	return ownKey{root, via}
+}
+
+// startedOnce returns the `go` statement that starts the closure fn, when
+// fn's parent makes fn's closure once, only to start it there (`go
+// func() { ... }()`), in a block on no cycle of its control flow: each
+// invocation of the parent starts at most one goroutine running fn.
+// Otherwise nil.
+func (e *Env) startedOnce(fn *ssa.Function) *ssa.Go {
+	var found *ssa.Go
+	for _, b := range fn.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			mc, ok := instr.(*ssa.MakeClosure)
+			if !ok || mc.Fn != fn {
+				continue
+			}
+			if found != nil {
+				return nil
+			}
+			for _, u := range *mc.Referrers() {
+				switch u := u.(type) {
+				case *ssa.Go:
+					if found != nil || u.Call.Value != mc || isArg(&u.Call, mc) {
+						return nil
+					}
+					found = u
+				case *ssa.DebugRef:
+				default:
+					return nil
+				}
+			}
+			if found == nil {
+				return nil
+			}
 		}
 	}
-	return root
+	if found == nil || e.Goroutines.Flow.InLoop(found) {
+		return nil
+	}
+	return found
 }
 
 func isMade(v ssa.Value) bool {
