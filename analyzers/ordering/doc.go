@@ -138,7 +138,16 @@
 // and *require.Assertions: a helper that may fail the test), unless it
 // follows another receive from the same channel (a select's case). A
 // runtime panic (a nil dereference, an index out of range) before the
-// receive is not considered. Objects (wait groups, channels, Onces) are named by
+// receive is not considered. A receive in a callee that returns an error
+// orders the caller's code that runs only where the call returned nil
+// (the else of `if err != nil`, the then of `if err == nil`) when the
+// receive comes before every return of a nil error and every other
+// return gives an error that cannot be nil: an interface made of a
+// concrete value, a package-level error variable, errors.New or
+// fmt.Errorf, or ctx.Err() in the case of a select that received from the
+// same context's Done (a getter called twice, cc.Context(), gives one
+// context), as in a wait helper that selects on ctx.Done() and the
+// channel. Objects (wait groups, channels, Onces) are named by
 // their locations, as in the sharedloc analyzer.
 //
 // Cost: following call sites branches at each of them, so one query

@@ -522,7 +522,9 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 
 // after reports whether, on the goroutines of context c, b runs only after
 // j has run: j dominates b, or every call that leads to b is dominated by
-// j, or j runs on every path through a function whose call dominates b.
+// j, or j runs on every path through a function whose call dominates b,
+// or on every path that returns a nil error through a function whose
+// call's nil-error branch dominates b (afterNilResult).
 func (r *Result) after(j, b ssa.Instruction, c *goroutines.Context, depth int) bool {
 	ok, _ := r.query(func(steps *int) bool { return r.afterSteps(j, b, c, depth, steps) })
 	return ok
@@ -553,11 +555,33 @@ func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth i
 		return true
 	}
 	if !r.mustRun(j) {
-		return false
+		return r.afterNilResult(j, b, c, depth, steps)
 	}
 	for _, s := range r.callSites(j.Parent(), c) {
 		if r.afterSteps(s, b, c, depth-1, steps) {
 			return true
+		}
+	}
+	return false
+}
+
+// afterNilResult reports whether b runs only after j because j runs on
+// every path through its function that returns a nil error (see
+// nilOnlyAfter) and b runs only where a call of that function returned a
+// nil error.
+func (r *Result) afterNilResult(j, b ssa.Instruction, c *goroutines.Context, depth int, steps *int) bool {
+	if !r.nilOnlyAfter(j) {
+		return false
+	}
+	for _, s := range r.callSites(j.Parent(), c) {
+		call, ok := s.(*ssa.Call)
+		if !ok || call.Call.StaticCallee() != j.Parent() {
+			continue // a function value handed to a callee, or a defer
+		}
+		for _, start := range nilBranches(call) {
+			if start == b || r.afterSteps(start, b, c, depth-1, steps) {
+				return true
+			}
 		}
 	}
 	return false
