@@ -3,6 +3,9 @@ package coverage
 import (
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/precog-dev/precog/pipeline/record"
 )
 
 // TestNoteLimit checks that the tests whose pairing stopped at cfp's bound
@@ -23,5 +26,39 @@ func TestNoteLimit(t *testing.T) {
 	}
 	if !slices.Equal(rep.Notes, want) {
 		t.Errorf("notes:\n%q\nwant\n%q", rep.Notes, want)
+	}
+}
+
+// TestMeasureLimit checks Options.MeasureLimit: once it has passed, the
+// tests left are not measured, have no coverage (so guided detection
+// records them in full) and share one note; without a limit, the same
+// tests go on to be read (the control: their traces are missing, each
+// with a note of its own).
+func TestMeasureLimit(t *testing.T) {
+	ix := &record.Index{Packages: []*record.Package{{ImportPath: "p", Dir: t.TempDir(), Tests: []*record.Test{
+		{Name: "TestA", Outcome: record.Pass, Broken: "no trace"},
+		{Name: "TestB", Outcome: record.Pass, Broken: "no trace"},
+	}}}}
+	rep := &Report{}
+	if err := rep.add(t.Context(), t.TempDir(), ix, 0, map[string]*Package{}, Options{MeasureLimit: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"measuring the function pairs stopped after 1ns with 2 of the 2 tests not measured; they have no coverage and are detected in full"}
+	if !slices.Equal(rep.Notes, want) {
+		t.Errorf("notes:\n%q\nwant\n%q", rep.Notes, want)
+	}
+	for _, tt := range rep.Packages[0].Tests {
+		if tt.Skipped == "" || len(tt.Runs) != 1 || tt.Runs[0] != nil {
+			t.Errorf("%s: skipped %q, runs %v; want no coverage", tt.Name, tt.Skipped, tt.Runs)
+		}
+	}
+
+	rep = &Report{}
+	if err := rep.add(t.Context(), t.TempDir(), ix, 0, map[string]*Package{}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"p.TestA: no trace; no coverage", "p.TestB: no trace; no coverage"}
+	if !slices.Equal(rep.Notes, want) {
+		t.Errorf("without a limit, notes:\n%q\nwant\n%q", rep.Notes, want)
 	}
 }

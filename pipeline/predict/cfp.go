@@ -74,12 +74,15 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	// module whose cheap run alone fills the budget (goleveldb's stress
 	// tests) would otherwise record nothing to detect in.
 	var cheapBudget *record.Budget
+	var measureLimit time.Duration // measuring the pairs takes no longer than recording them may
 	if ro.Budget != nil {
 		cheapBudget = ro.Budget.Half()
+		measureLimit = cheapBudget.Limit
 	}
 	cov, err := coverage.Measure(ctx, coverage.Options{
 		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Out: cheapDir,
-		Budget: cheapBudget,
+		Budget:       cheapBudget,
+		MeasureLimit: measureLimit,
 		// Detection's limits guard the cheap run too: its analysis is
 		// hb's, over the same goroutines.
 		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),
