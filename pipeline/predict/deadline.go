@@ -10,10 +10,20 @@ import (
 
 // A DeadlineError is the cause of a run stopped at Options.Deadline: Run
 // returns it as an interrupt's cause, with the results so far once
-// detection has begun, or alone before.
-type DeadlineError struct{ Deadline time.Duration }
+// detection has begun, or alone before, with the stage it stopped.
+type DeadlineError struct {
+	Deadline time.Duration
+	// Stage is, for a run stopped before detection began, what it was
+	// doing then, as its progress line said ("CFP's cheap run: building
+	// the tests: 27 of 28 test binaries linked"): a nightly job that
+	// ends with no results says where its time went.
+	Stage string
+}
 
 func (e *DeadlineError) Error() string {
+	if e.Stage != "" {
+		return fmt.Sprintf("the -deadline of %v was reached before detection began (at: %s)", e.Deadline, e.Stage)
+	}
 	return fmt.Sprintf("the -deadline of %v was reached", e.Deadline)
 }
 

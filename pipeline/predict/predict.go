@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -339,11 +340,25 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	dl := newJobDeadline(o.Deadline, o.Validate != nil)
 	ctx, cancel := context.WithDeadlineCause(ctx, dl.end, &DeadlineError{Deadline: o.Deadline})
 	defer cancel()
+	var mu sync.Mutex
+	var stage string // the progress line last reported
+	progress := o.Progress
+	o.Progress = func(p Progress) {
+		mu.Lock()
+		stage = p.Line
+		mu.Unlock()
+		if progress != nil {
+			progress(p)
+		}
+	}
 	res, err := run(ctx, o, dl)
 	if de := (*DeadlineError)(nil); err != nil && res == nil && errors.As(context.Cause(ctx), &de) {
 		// What the deadline did to the go command running then
-		// ("signal: killed") says less than the deadline.
-		return nil, de
+		// ("signal: killed") says less than the deadline, and the
+		// stage it stopped says where the time went.
+		mu.Lock()
+		defer mu.Unlock()
+		return nil, &DeadlineError{Deadline: de.Deadline, Stage: stage}
 	}
 	return res, err
 }

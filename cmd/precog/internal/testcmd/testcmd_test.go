@@ -178,10 +178,10 @@ func TestBrokenPackage(t *testing.T) {
 	// go command running then, and a nightly job's directory says so.
 	ci = filepath.Join(t.TempDir(), "ci-deadline")
 	_, stderr, code = precog(t, dir, "test", "-deadline", "1ns", "-cache", sharedCache, "-ci", ci, "./good")
-	if want := "precog: the -deadline of 1ns was reached\n"; code != cli.ExitError || stderr != want {
+	if want := "precog: the -deadline of 1ns was reached before detection began (at: instrumenting)\n"; code != cli.ExitError || stderr != want {
 		t.Errorf("-deadline 1ns: exit %d, stderr %q; want 1 and %q", code, stderr, want)
 	}
-	if rd, err := results.Read(ci); err != nil || rd.Summary.Error != "the -deadline of 1ns was reached" || rd.Summary.Exit != cli.ExitError {
+	if rd, err := results.Read(ci); err != nil || rd.Summary.Error != "the -deadline of 1ns was reached before detection began (at: instrumenting)" || rd.Summary.Exit != cli.ExitError {
 		t.Errorf("-deadline 1ns: -ci summary (%v): %+v; want the deadline as its error, exit 1", err, rd)
 	}
 	// The control: a deadline the run fits in changes nothing of it.
