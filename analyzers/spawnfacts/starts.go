@@ -34,9 +34,10 @@ func (b *builder) findStarts(funcs []*ssa.Function) {
 	starts := make(map[*ssa.Function]bool)
 	own := make(map[*ssa.Function]bool)
 	imported := make(map[*types.Func]bool)
-	importedStarts := func(callee *ssa.Function) bool {
-		obj, ok := callee.Object().(*types.Func)
-		if !ok || obj.Pkg() == nil || obj.Pkg() == b.pass.Pkg {
+	// importedStarts reports whether obj, a function or method of another
+	// package, has a StartsFact.
+	importedStarts := func(obj *types.Func) bool {
+		if obj == nil || obj.Pkg() == nil || obj.Pkg() == b.pass.Pkg {
 			return false
 		}
 		obj = obj.Origin()
@@ -79,7 +80,7 @@ func (b *builder) findStarts(funcs []*ssa.Function) {
 					if o := callee.Origin(); o != nil {
 						callee = o
 					}
-					if starts[callee] || importedStarts(callee) {
+					if obj, _ := callee.Object().(*types.Func); starts[callee] || importedStarts(obj) {
 						starts[fn] = true
 						changed = true
 					}
@@ -102,18 +103,8 @@ func (b *builder) findStarts(funcs []*ssa.Function) {
 			if !ok {
 				return true
 			}
-			fn := typeutil.StaticCallee(b.pass.TypesInfo, c) // nil for an interface method
-			if fn == nil || fn.Pkg() == nil || fn.Pkg() == b.pass.Pkg {
-				return true
-			}
-			fn = fn.Origin()
-			s, done := imported[fn]
-			if !done {
-				var f StartsFact
-				s = b.pass.ImportObjectFact(fn, &f)
-				imported[fn] = s
-			}
-			if s {
+			// An interface method has no static callee (nil).
+			if importedStarts(typeutil.StaticCallee(b.pass.TypesInfo, c)) {
 				b.res.starts[c.Lparen] = true
 			}
 			return true

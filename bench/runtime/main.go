@@ -390,33 +390,31 @@ func variantEnv(env []string, settings string) []string {
 	if settings == "" {
 		return env
 	}
-	out := make([]string, 0, len(env)+1)
-	old := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
-			old = v
-			continue
-		}
-		out = append(out, kv)
-	}
+	out, old := withoutGodebug(env)
 	if old != "" {
 		settings = old + "," + settings
 	}
 	return append(out, "GODEBUG="+settings)
 }
 
-// precogEnv returns env with its GODEBUG (the user's and -godebug's) under
-// the settings precog test gives a recorded run (plan.Godebug).
-func precogEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	old := ""
+// withoutGodebug returns env without its GODEBUG, and that GODEBUG's
+// settings ("" for none).
+func withoutGodebug(env []string) (out []string, godebug string) {
+	out = make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
-			old = v
+			godebug = v
 			continue
 		}
 		out = append(out, kv)
 	}
+	return out, godebug
+}
+
+// precogEnv returns env with its GODEBUG (the user's and -godebug's) under
+// the settings precog test gives a recorded run (plan.Godebug).
+func precogEnv(env []string) []string {
+	out, old := withoutGodebug(env)
 	return append(out, "GODEBUG="+plan.Godebug(old))
 }
 
