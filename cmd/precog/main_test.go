@@ -312,8 +312,8 @@ func TestBinary(t *testing.T) {
 		t.Errorf("precog version = %q, precog -V=full = %q; want the same line", version.stdout, full.stdout)
 	}
 
-	if r := run(t, clean, bin); r.code != 1 || !strings.Contains(r.stderr, "precog <command> [arguments]") {
-		t.Errorf("precog with no arguments: exit %d, stderr:\n%s", r.code, r.stderr)
+	if r := run(t, clean, bin); r.code != 2 || !strings.Contains(r.stderr, "precog <command> [arguments]") {
+		t.Errorf("precog with no arguments: exit %d (want 2, a usage error), stderr:\n%s", r.code, r.stderr)
 	}
 	help := run(t, clean, bin, "help", "vet")
 	for _, f := range checkFlags("") {

@@ -76,15 +76,15 @@ func TestBudget(t *testing.T) {
 // nothing is.
 func TestBudgetAfter(t *testing.T) {
 	for _, tc := range []struct {
-		whole        Budget
+		whole        *Budget
 		limit, grace time.Duration
 	}{
-		{Budget{Limit: time.Minute}, 30 * time.Second, 7500 * time.Millisecond},
-		{Budget{Limit: 10 * time.Minute}, 5 * time.Minute, StopGrace},
-		{Budget{Limit: 10 * time.Minute, Grace: time.Second}, 5 * time.Minute, time.Second},
+		{&Budget{Limit: time.Minute}, 30 * time.Second, 7500 * time.Millisecond},
+		{&Budget{Limit: 10 * time.Minute}, 5 * time.Minute, StopGrace},
+		{&Budget{Limit: 10 * time.Minute, Grace: time.Second}, 5 * time.Minute, time.Second},
 	} {
 		if h := tc.whole.Half(); h.Limit != tc.limit || h.grace() != tc.grace {
-			t.Errorf("half of %+v: limit %v, grace %v; want %v, %v", tc.whole, h.Limit, h.grace(), tc.limit, tc.grace)
+			t.Errorf("half of %v (grace %v): limit %v, grace %v; want %v, %v", tc.whole.Limit, tc.whole.Grace, h.Limit, h.grace(), tc.limit, tc.grace)
 		}
 	}
 	unused := &Budget{Limit: time.Minute}

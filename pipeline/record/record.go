@@ -412,9 +412,6 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		names[i] = ns
 		c.total += len(ns)
 	}
-	// The budget's clock starts before the packages start side by side:
-	// they only read it then.
-	o.Budget.spent()
 	recorded, interrupted, err := recordAll(ctx, o, pkgs, names, plain, rec, out, c)
 	if err != nil {
 		return nil, err
@@ -780,13 +777,14 @@ func (c *counter) forcedTook(d time.Duration) {
 // of the whole run. precog test's -record-budget: a stress test that
 // takes minutes when recorded (goleveldb's TestCacheMap) must not keep a
 // nightly job from its detection, nor run on to -timeout (10 minutes by
-// default) past the budget. Run is not safe for concurrent use with one
-// Budget.
+// default) past the budget. Packages recorded side by side share it (its
+// clock under mu); Runs that share one run one after another.
 type Budget struct {
 	Limit time.Duration // 0 or less: no limit
 	// Grace is how long a test running when Limit is reached may go on
 	// before it is stopped; 0 means StopGrace.
 	Grace time.Duration
+	mu    sync.Mutex
 	ends  time.Time // set when the first test starts
 }
 
@@ -816,9 +814,12 @@ func (b *Budget) Half() *Budget {
 // exit 0). Its clock starts at its first test, as b's did; if nothing is
 // left, it is spent already.
 func (b *Budget) After(whole *Budget) *Budget {
+	b.mu.Lock()
+	ends := b.ends
+	b.mu.Unlock()
 	var used time.Duration
-	if !b.ends.IsZero() {
-		used = time.Since(b.ends.Add(-b.Limit))
+	if !ends.IsZero() {
+		used = time.Since(ends.Add(-b.Limit))
 	}
 	left := max(whole.Limit-used, whole.Limit-b.Limit)
 	if left <= 0 {
@@ -830,9 +831,12 @@ func (b *Budget) After(whole *Budget) *Budget {
 // spent reports whether the budget is spent, starting its clock on the
 // first call.
 func (b *Budget) spent() bool {
-	switch {
-	case b == nil || b.Limit <= 0:
+	if b == nil || b.Limit <= 0 {
 		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
 	case b.ends.IsZero():
 		b.ends = time.Now().Add(b.Limit)
 		return false
@@ -845,10 +849,16 @@ func (b *Budget) spent() bool {
 // is sooner, and whether it was cut (a timeout of the process is then the
 // budget's stop, not the test's).
 func (b *Budget) flags(f *GoTestFlags) (*GoTestFlags, bool) {
-	if b == nil || b.Limit <= 0 || b.ends.IsZero() {
+	if b == nil || b.Limit <= 0 {
 		return f, false
 	}
-	left := max(time.Until(b.ends)+b.grace(), time.Millisecond)
+	b.mu.Lock()
+	ends := b.ends
+	b.mu.Unlock()
+	if ends.IsZero() {
+		return f, false
+	}
+	left := max(time.Until(ends)+b.grace(), time.Millisecond)
 	if f.Timeout > 0 && f.Timeout <= left {
 		return f, false
 	}
