@@ -3,6 +3,8 @@ package shim
 import (
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,8 +72,9 @@ func TestMark(t *testing.T) {
 		kids.Wait()
 		spawnTwice(&kids, MarkV(9311, 0, func() { Read(9303, nil) }))
 		kids.Wait()
-		spawnLib(&kids, // line 73: the call's line, not the argument's
-			MarkV(9313, 73, func() { Read(9306, nil) }))
+		callLine := lineHere() + 1 // the call's line, not the argument's
+		spawnLib(&kids,
+			MarkV(9313, callLine, func() { Read(9306, nil) }))
 		kids.Wait()
 		for range 2 {
 			MarkF(9312, spawnLib)(&kids, func() { Read(9304, nil) }) // the first mark's site, both times
@@ -115,19 +118,13 @@ func TestMark(t *testing.T) {
 			marks = append(marks, ev.Site)
 		}
 	}
-	if want := []uint32{9310, 9311, 9313, 9312}; !slicesEqual(marks, want) {
+	if want := []uint32{9310, 9311, 9313, 9312}; !slices.Equal(marks, want) {
 		t.Errorf("marks %v, want %v (the first at each site only)", marks, want)
 	}
 }
 
-func slicesEqual(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+// lineHere returns the line of its call.
+func lineHere() int {
+	_, _, line, _ := runtime.Caller(1)
+	return line
 }

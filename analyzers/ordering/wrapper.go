@@ -131,7 +131,7 @@ func (r *Result) callsOwnChannel(x, recv ssa.Instruction, ca *goroutines.Context
 			ch = args[0]
 		}
 	}
-	return ch != nil && ownChannel(unconvert(ch), spawner) == made
+	return ch != nil && ownChannel(ssavalue.Unconverted(ch), spawner) == made
 }
 
 // ownChannel returns, for v, a value of spawner or of a closure in it,
@@ -181,18 +181,6 @@ func ownChannel(v ssa.Value, spawner *ssa.Function) ssa.Value {
 	return nil
 }
 
-// unconvert returns v without the conversions between channel types
-// (chan T to <-chan T) that a return or an argument may apply.
-func unconvert(v ssa.Value) ssa.Value {
-	for {
-		c, ok := v.(*ssa.ChangeType)
-		if !ok {
-			return v
-		}
-		v = c.X
-	}
-}
-
 // returnedChannel returns, for the receive u, the call whose result u
 // receives from (`_, d := spawn(f); <-d`) when the call's static callee
 // returns there, on every return, its own channel (see ownChannel), with
@@ -200,7 +188,7 @@ func unconvert(v ssa.Value) ssa.Value {
 func returnedChannel(u *ssa.UnOp) (*ssa.Call, ssa.Value) {
 	var call *ssa.Call
 	idx := -1
-	switch v := unconvert(u.X).(type) {
+	switch v := ssavalue.Unconverted(u.X).(type) {
 	case *ssa.Extract:
 		if c, ok := v.Tuple.(*ssa.Call); ok {
 			call, idx = c, v.Index
@@ -227,7 +215,7 @@ func returnedChannel(u *ssa.UnOp) (*ssa.Call, ssa.Value) {
 			if idx >= len(ret.Results) {
 				return nil, nil
 			}
-			v := ownChannel(unconvert(ret.Results[idx]), callee)
+			v := ownChannel(ssavalue.Unconverted(ret.Results[idx]), callee)
 			if v == nil || made != nil && v != made {
 				return nil, nil
 			}

@@ -182,7 +182,7 @@ func (e *Env) accessObject(a *sharedloc.Access) (ssa.Value, bool) {
 func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context) (ssa.Value, bool) {
 	g := c.Site
 	for range maxHandDepth {
-		x = throughOneStore(unconverted(x), fn)
+		x = throughOneStore(ssavalue.Unconverted(x), fn)
 		if fn == c.Entry {
 			break
 		}
@@ -254,7 +254,7 @@ func closureBinding(fv *ssa.FreeVar, g ssa.CallInstruction) (ssa.Value, bool) {
 func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.Function, c *goroutines.Context) (ssa.Value, []ssa.Instruction, bool) {
 	ats := []ssa.Instruction{at}
 	for range maxHandDepth {
-		x = unconverted(x)
+		x = ssavalue.Unconverted(x)
 		if fn == f {
 			return x, ats, true
 		}
@@ -280,22 +280,9 @@ func (e *Env) traceUp(x ssa.Value, fn *ssa.Function, at ssa.Instruction, f *ssa.
 		x, fn, ats = arg, site.Parent(), []ssa.Instruction{site}
 	}
 	if fn == f {
-		return unconverted(x), ats, true
+		return ssavalue.Unconverted(x), ats, true
 	}
 	return nil, nil, false
-}
-
-// unconverted returns the value x converts without making a new object:
-// a channel made bidirectional handed on as send-only (chan<- T), or any
-// other change of a type to one with the same underlying type.
-func unconverted(x ssa.Value) ssa.Value {
-	for {
-		ct, ok := x.(*ssa.ChangeType)
-		if !ok {
-			return x
-		}
-		x = ct.X
-	}
 }
 
 // calledClosure returns what the one closure value of fv's function binds
@@ -433,7 +420,7 @@ func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstr
 func passesOwn(site ssa.CallInstruction, fn *ssa.Function, i int, p *ssa.Parameter) bool {
 	common := site.Common()
 	return site.Parent() == fn && common.StaticCallee() == fn && !common.IsInvoke() &&
-		i >= 0 && i < len(common.Args) && unconverted(common.Args[i]) == p
+		i >= 0 && i < len(common.Args) && ssavalue.Unconverted(common.Args[i]) == p
 }
 
 // freshRoot returns the instruction of f that makes the object v denotes

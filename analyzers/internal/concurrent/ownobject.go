@@ -147,31 +147,21 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 // invocation of the parent starts at most one goroutine running fn.
 // Otherwise nil.
 func (e *Env) startedOnce(fn *ssa.Function) *ssa.Go {
+	mc := ssavalue.OnlyClosure(fn)
+	if mc == nil {
+		return nil
+	}
 	var found *ssa.Go
-	for _, b := range fn.Parent().Blocks {
-		for _, instr := range b.Instrs {
-			mc, ok := instr.(*ssa.MakeClosure)
-			if !ok || mc.Fn != fn {
-				continue
-			}
-			if found != nil {
+	for _, u := range *mc.Referrers() {
+		switch u := u.(type) {
+		case *ssa.Go:
+			if found != nil || u.Call.Value != mc || isArg(&u.Call, mc) {
 				return nil
 			}
-			for _, u := range *mc.Referrers() {
-				switch u := u.(type) {
-				case *ssa.Go:
-					if found != nil || u.Call.Value != mc || isArg(&u.Call, mc) {
-						return nil
-					}
-					found = u
-				case *ssa.DebugRef:
-				default:
-					return nil
-				}
-			}
-			if found == nil {
-				return nil
-			}
+			found = u
+		case *ssa.DebugRef:
+		default:
+			return nil
 		}
 	}
 	if found == nil || e.Goroutines.Flow.InLoop(found) {

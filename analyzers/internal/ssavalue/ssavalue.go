@@ -303,6 +303,20 @@ func onlyOwnerWrites(addr ssa.Value, depth int) bool {
 	return true
 }
 
+// Unconverted returns the value x converts without making a new object:
+// a channel made bidirectional handed on as send-only or receive-only
+// (chan T to <-chan T, as a return or an argument may apply), or any
+// other change of a type to one with the same underlying type.
+func Unconverted(x ssa.Value) ssa.Value {
+	for {
+		ct, ok := x.(*ssa.ChangeType)
+		if !ok {
+			return x
+		}
+		x = ct.X
+	}
+}
+
 // Binding returns the value bound to fv by the MakeClosure that creates
 // fv's function, or nil if the function is created by more than one
 // MakeClosure or by none that can be found.
@@ -314,12 +328,24 @@ func Binding(fv *ssa.FreeVar) ssa.Value {
 			idx = i
 		}
 	}
-	parent := fn.Parent()
-	if idx < 0 || parent == nil {
+	if idx < 0 {
 		return nil
 	}
-	var found ssa.Value
-	for _, b := range parent.Blocks {
+	if mc := OnlyClosure(fn); mc != nil {
+		return mc.Bindings[idx]
+	}
+	return nil
+}
+
+// OnlyClosure returns the MakeClosure that creates the closure fn in its
+// parent function, or nil if fn is not a closure or its parent creates it
+// more than once.
+func OnlyClosure(fn *ssa.Function) *ssa.MakeClosure {
+	if fn.Parent() == nil {
+		return nil
+	}
+	var found *ssa.MakeClosure
+	for _, b := range fn.Parent().Blocks {
 		for _, instr := range b.Instrs {
 			mc, ok := instr.(*ssa.MakeClosure)
 			if !ok || mc.Fn != fn {
@@ -328,7 +354,7 @@ func Binding(fv *ssa.FreeVar) ssa.Value {
 			if found != nil {
 				return nil
 			}
-			found = mc.Bindings[idx]
+			found = mc
 		}
 	}
 	return found
