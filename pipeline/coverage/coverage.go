@@ -75,7 +75,13 @@ type Options struct {
 	Only func(pkg string, tests []string) []string
 	// BinDir, if not empty, keeps the instrumented test binaries there
 	// for the caller (see record.Options.BinDir).
-	BinDir   string
+	BinDir string
+	// Reuse runs the instrumented test binaries that record.Build left in
+	// BinDir instead of building them (see record.Options.Reuse).
+	Reuse bool
+	// Parallel is how many packages run side by side (see
+	// record.Options.Parallel).
+	Parallel int
 	Progress func(string)
 	// Counts, if not nil, is given record's progress too, with the
 	// tests done and their events.
@@ -237,7 +243,8 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			Only:       o.Only,
 			Budget:     o.Budget,
 			BinDir:     o.BinDir,
-			Reuse:      run > 0,
+			Reuse:      o.Reuse || run > 0,
+			Parallel:   o.Parallel,
 			Built:      func(n, of int) { progress(record.BuildingLine(n, of)) },
 		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 		if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {

@@ -80,7 +80,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		measureLimit = cheapBudget.Limit
 	}
 	cov, err := coverage.Measure(ctx, coverage.Options{
-		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Out: cheapDir,
+		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Reuse: ro.Reuse, Parallel: ro.Parallel, Out: cheapDir,
 		Budget:       cheapBudget,
 		MeasureLimit: measureLimit,
 		// Detection's limits guard the cheap run too: its analysis is
@@ -180,7 +180,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 			env[path+"."+t.Name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
 		}
 	}
-	ro.Reuse = true
+	ro.Reuse = true // the cheap run's binaries
 	if ro.Budget != nil {
 		ro.Budget = cheapBudget.After(ro.Budget)
 	}

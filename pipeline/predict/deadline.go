@@ -14,9 +14,9 @@ import (
 type DeadlineError struct {
 	Deadline time.Duration
 	// Stage is, for a run stopped before detection began, what it was
-	// doing then, as its progress line said ("CFP's cheap run: building
-	// the tests: 27 of 28 test binaries linked"): a nightly job that
-	// ends with no results says where its time went.
+	// doing then, as its progress line said ("building the tests: 27 of
+	// 28 test binaries linked"): a nightly job that ends with no results
+	// says where its time went.
 	Stage string
 }
 
@@ -35,9 +35,10 @@ func (e *DeadlineError) Error() string {
 // time, and validated nothing). Each stage, as it begins, gets a share of
 // the time then left, so that time one stage did not use goes to the
 // next and one that overran takes from the next, not from the end:
-// recording (its builds excluded: the budget's clock starts at the first
-// test) two fifths, less the grace of a test it stops; detection half of
-// what is left then; validation the rest. Without validation, recording
+// recording, which begins once the test binaries are built, two fifths,
+// less the grace of a test it stops; detection half of what is left then;
+// validation the rest. The build comes first and so takes from every
+// stage alike. Without validation, recording
 // gets half and detection the rest. Each stage's own budget still bounds
 // it when it is the smaller. The last reserve of the deadline is kept for
 // writing the results.

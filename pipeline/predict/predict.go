@@ -423,16 +423,17 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		defer os.RemoveAll(tmp)
 		out = tmp
 	}
-	var binDir string
-	if o.Validate != nil || o.CFP {
-		// Validation runs the recorded tests' binaries again, and so
-		// does CFP's guided run after the cheap one.
-		binDir, err = os.MkdirTemp("", "precog-bin-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(binDir)
+	// The test binaries are built before recording begins, so that
+	// -deadline's shares are of the time left after the build (go-coap's
+	// build took 22 of its job's 24 minutes at load 23-57, after which
+	// the recording share, reckoned before it, outran the deadline and
+	// the job ended with nothing); CFP's cheap and guided runs and
+	// validation run them.
+	binDir, err := os.MkdirTemp("", "precog-bin-")
+	if err != nil {
+		return nil, err
 	}
+	defer os.RemoveAll(binDir)
 	var ix *record.Index
 	var cfpStats *CFPStats
 	ro := record.Options{
@@ -460,7 +461,10 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	}
 	recordLimit := "-record-budget"
 	d := o.recordBudget()
-	if dl != nil {
+	var cheap *cheapRuns
+	err = record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	ro.Reuse = true
+	if err == nil && dl != nil {
 		if share := dl.recording(); d <= 0 || share < d {
 			d, recordLimit = share, shareName("recording", share)
 		}
@@ -468,15 +472,16 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	if d > 0 {
 		ro.Budget = &record.Budget{Limit: d}
 	}
-	var cheap *cheapRuns
-	if o.CFP {
+	switch {
+	case err != nil:
+	case o.CFP:
 		var cheapDir string
 		if cheapDir, err = os.MkdirTemp("", "precog-cfp-cheap-"); err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(cheapDir)
 		ix, cfpStats, cheap, err = recordGuided(ctx, o, inst, ro, binDir, cheapDir, progress)
-	} else {
+	default:
 		ix, err = record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
 	}
 	if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {

@@ -160,3 +160,66 @@ func TestBuildErrorInCopy(t *testing.T) {
 		t.Errorf("error in the user's file: %v; want go's own line", err)
 	}
 }
+
+// TestBuildThenReuse checks that Build leaves the test binaries in BinDir
+// and that a Run with Reuse records with them without building (precog
+// test builds before it divides -deadline among its stages), and the
+// control: a Run without Reuse builds again.
+func TestBuildThenReuse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"a/a_test.go":   "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
+		"a/a_unused.go": "package a\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(mod, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sites := filepath.Join(t.TempDir(), "sites.json")
+	if err := os.WriteFile(sites, []byte("{}"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	inst := &Instrumented{Sites: sites}
+	binDir := t.TempDir()
+	builds := 0
+	o := Options{Dir: mod, Patterns: []string{"./..."}, BinDir: binDir, Flags: &GoTestFlags{Timeout: time.Minute}, Built: func(n, of int) { builds++ }}
+	if err := Build(t.Context(), o, inst); err != nil {
+		t.Fatal(err)
+	}
+	if builds == 0 {
+		t.Error("Build did not report its progress")
+	}
+	bin := InstrumentedBinary(binDir, "example.com/m/a")
+	before, err := os.Stat(bin)
+	if err != nil {
+		t.Fatalf("Build left no test binary: %v", err)
+	}
+	for _, reuse := range []bool{true, false} {
+		builds = 0
+		o.Reuse, o.Out = reuse, filepath.Join(t.TempDir(), "out")
+		ix, err := Run(t.Context(), o, inst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tot := ix.Totals(); tot.Tests != 1 {
+			t.Errorf("reuse %v: recorded %d tests, want TestA", reuse, tot.Tests)
+		}
+		after, err := os.Stat(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rebuilt := builds > 0 || !after.ModTime().Equal(before.ModTime()); rebuilt == reuse {
+			t.Errorf("reuse %v: built again %v (progress calls %d)", reuse, rebuilt, builds)
+		}
+		before = after
+	}
+}

@@ -257,9 +257,9 @@ type Options struct {
 	// the recorded tests again: InstrumentedBinary names each. By default
 	// they go to a temporary directory removed at the end.
 	BinDir string
-	// Reuse, with BinDir, runs the instrumented test binaries that an
-	// earlier Run of the same build left in BinDir instead of building
-	// them again (CFP's cheap and guided runs share them).
+	// Reuse, with BinDir, runs the test binaries that Build or an earlier
+	// Run of the same build left in BinDir instead of building them again
+	// (CFP's cheap and guided runs share them).
 	Reuse bool
 	// Only, if not nil, returns the tests to record among the top-level
 	// tests of a package (by import path), in their order; the others are
@@ -379,20 +379,10 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 			}
 		}
 	}
+	if err := buildBinaries(ctx, o, inst, pkgs, bin); err != nil {
+		return nil, err
+	}
 	plain, rec := filepath.Join(bin, "plain"), filepath.Join(bin, "record")
-	if o.Baseline {
-		if err := buildTests(ctx, o.Dir, plain, o.Flags.Build, pkgs, o.Built); err != nil {
-			return nil, err
-		}
-	}
-	if !o.Reuse || o.BinDir == "" {
-		if err := buildTests(ctx, o.Dir, rec, append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs, o.Built); err != nil {
-			if o.Baseline {
-				err = fmt.Errorf("instrumented build: %w", err)
-			}
-			return nil, err
-		}
-	}
 	// List every package's tests before running any, so that Only sees
 	// them all up front and progress counts against the whole run.
 	names := make([][]string, len(pkgs))
@@ -434,6 +424,42 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// Build builds the test binaries of o's packages into o.BinDir, as Run
+// would, for Runs with Reuse to run: precog test builds before it divides
+// -deadline among its stages, so that a long build takes from every stage
+// alike instead of from the recording that follows it.
+func Build(ctx context.Context, o Options, inst *Instrumented) error {
+	if o.BinDir == "" {
+		return errors.New("no directory for the test binaries")
+	}
+	pkgs, err := listTestPackages(ctx, o.Dir, o.Flags.Build, o.Patterns)
+	if err != nil {
+		return err
+	}
+	o.Reuse = false
+	return buildBinaries(ctx, o, inst, pkgs, o.BinDir)
+}
+
+// buildBinaries builds the test binaries of pkgs into bin, the plain ones
+// too with o.Baseline, unless o.Reuse finds them built in o.BinDir.
+func buildBinaries(ctx context.Context, o Options, inst *Instrumented, pkgs []listedPackage, bin string) error {
+	if o.Reuse && o.BinDir != "" {
+		return nil
+	}
+	if o.Baseline {
+		if err := buildTests(ctx, o.Dir, filepath.Join(bin, "plain"), o.Flags.Build, pkgs, o.Built); err != nil {
+			return err
+		}
+	}
+	if err := buildTests(ctx, o.Dir, filepath.Join(bin, "record"), append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs, o.Built); err != nil {
+		if o.Baseline {
+			err = fmt.Errorf("instrumented build: %w", err)
+		}
+		return err
+	}
+	return nil
 }
 
 // recordAll records the tests names[i] of each package pkgs[i], the

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -67,7 +68,9 @@ With -runs N, each test runs N times and its fluctuation is reported: the
 pairs not found in every run over the pairs found in any.
 
 The go test flags below are passed on to the builds and to every test
-binary; -run and -skip choose which top-level tests run.
+binary; -run and -skip choose which top-level tests run. Up to -p packages
+run side by side, as go test -p runs them, a package's tests one at a
+time, in order (with -v, one package at a time).
 
 -record-budget d bounds the runs as precog test's does, but is off by
 default: once d has passed since the first test started, no test starts,
@@ -102,6 +105,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.cfp.Loops, "loops", true, "-opt2: assume every loop runs its body at least once")
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
+			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "run up to `n` packages side by side (a package's tests one at a time, as go test -p)")
 			fs.DurationVar(&o.budget, "record-budget", 0, "stop starting tests `d` (wall time) after the first one started; a test still running 30s later is stopped as -timeout stops it, with no coverage, and the tests not run are counted (0: no limit)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "cover")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
@@ -119,7 +123,7 @@ func Command() *cli.Command {
 type options struct {
 	dir, out, html, deps, cache string
 	json                        bool
-	runs                        int
+	runs, parallel              int
 	budget                      time.Duration
 	cfp                         instrument.CFPOptions
 	flags                       *record.GoTestFlags
@@ -134,6 +138,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if o.budget < 0 {
 		return cli.ExitUsage, cli.Usagef("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
+	}
+	if o.parallel < 1 {
+		return cli.ExitUsage, cli.Usagef("-p must be at least 1, got %d", o.parallel)
 	}
 	dir, err := cli.WorkDir(env.Dir, o.dir)
 	if err != nil {
@@ -152,7 +159,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	co := coverage.Options{
 		Dir: dir, Patterns: patterns, Flags: o.flags, Deps: o.deps, CacheDir: o.cache, Out: out,
-		Runs: o.runs, CFP: o.cfp, Progress: progress.Status, TestLog: testLog,
+		Runs: o.runs, CFP: o.cfp, Progress: progress.Status, TestLog: testLog, Parallel: o.parallel,
 	}
 	if o.budget > 0 {
 		co.Budget = &record.Budget{Limit: o.budget}

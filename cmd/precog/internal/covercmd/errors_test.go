@@ -19,6 +19,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"cover", "-runs", "101", "./lu"}, "-runs must be between 1 and 100, got 101"},
 		{[]string{"cover", "-timeout", "-1s", "./lu"}, "-timeout must be 0 (no limit) or positive"},
 		{[]string{"cover", "-record-budget", "-1s", "./lu"}, "-record-budget must be 0 (no limit) or positive"},
+		{[]string{"cover", "-p", "0", "./lu"}, "-p must be at least 1, got 0"},
 		{[]string{"cover", "-nosuchflag", "./lu"}, "flag provided but not defined: -nosuchflag"},
 	} {
 		var out, errs bytes.Buffer

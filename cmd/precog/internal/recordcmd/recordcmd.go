@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -50,6 +51,13 @@ DIR/index.json lists them with each test's outcome, event count and size. "preco
 Each test also runs once uninstrumented first, for the wall-time comparison
 in the summary and to check that recording does not change its outcome
 (-baseline=false skips that run).
+
+Up to -p packages are recorded side by side, as go test -p runs them; a
+package's tests run one at a time, in order, since two of them may share a
+port, a file or a directory. The wall-time comparison then compares runs
+that shared the machine with other packages' tests: -p 1 gives a quieter
+one. With -v, one package at a time, so that the tests' output does not
+interleave.
 
 The go test flags below are passed on to the builds and to every test
 binary; -run and -skip choose which top-level tests are recorded. A test that
@@ -109,6 +117,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits")
 			fs.BoolVar(&o.baseline, "baseline", true, "run each test uninstrumented too, for the wall-time comparison")
+			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "record up to `n` packages side by side (a package's tests one at a time, as go test -p)")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			fs.Int64Var(&o.maxRecord, "max-record", 0, "stop writing a test's trace when it reaches `MiB` megabytes; the test runs on unrecorded (0: no limit)")
 			fs.DurationVar(&o.budget, "record-budget", 0, "stop starting tests `d` (wall time) after the first one started; a test still running 30s later is stopped as -timeout stops it and kept up to there, and the tests not run are counted (0: no limit)")
@@ -135,6 +144,7 @@ type options struct {
 	cache     string
 	budget    time.Duration
 	maxRecord int64 // MiB
+	parallel  int
 	flags     *record.GoTestFlags
 }
 
@@ -158,6 +168,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	}
 	if o.budget < 0 {
 		return cli.ExitUsage, cli.Usagef("-record-budget must be 0 (no limit) or positive, got %v", o.budget)
+	}
+	if o.parallel < 1 {
+		return cli.ExitUsage, cli.Usagef("-p must be at least 1, got %d", o.parallel)
 	}
 	if err := record.CheckOut(env.Resolve(o.out)); err != nil {
 		return cli.ExitError, err
@@ -193,6 +206,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		},
 		TestLog:    testLog,
 		TraceLimit: o.maxRecord << 20,
+		Parallel:   o.parallel,
 	}
 	if o.budget > 0 {
 		ro.Budget = &record.Budget{Limit: o.budget}

@@ -587,6 +587,7 @@ func TestRecordErrors(t *testing.T) {
 		{[]string{"record", "-o", "out", "-timeout", "-1s", "./..."}, "-timeout must be 0 (no limit) or positive", cli.ExitUsage},
 		{[]string{"record", "-o", "out", "-record-budget", "-1s", "./..."}, "-record-budget must be 0 (no limit) or positive", cli.ExitUsage},
 		{[]string{"record", "-o", "out", "-max-record", "-1", "./..."}, "-max-record must be 0 (no limit) or a positive number of MiB, got -1", cli.ExitUsage},
+		{[]string{"record", "-o", "out", "-p", "0", "./..."}, "-p must be at least 1, got 0", cli.ExitUsage},
 		{[]string{"record", "-o", "out", "./..."}, "no go.mod file", cli.ExitError},
 		{[]string{"record", "-o", dir, "-C", kernels, "./nosuchdir"}, "nosuchdir", cli.ExitError},
 		{[]string{"record", "-o", "out", "-C", "nosuchdir", "./..."}, "-C: ", cli.ExitError},
