@@ -23,7 +23,8 @@
 //
 // Correctness is checked while measuring: every test's pass/fail (from
 // -test.v) must be the same in every variant, or the harness says which
-// test changed.
+// test changed and leaves the workload out of the table; but for the tests
+// a workload names flaky, which fail now and then in any build (pond's).
 //
 // pond's CPU swings by up to 2x between runs of one binary, plain or
 // precog's: TestSubpoolStopAndWait starts about 50,000 worker goroutines, each
@@ -92,18 +93,25 @@ type workload struct {
 	name  string
 	pkg   string
 	flags []string
+	// flaky names top-level tests that fail now and then whatever the
+	// build, whose outcomes sameOutcomes does not compare: they still
+	// run, so that the workload's CPU is the same, but one of their
+	// failures does not drop the workload from the table.
+	flaky []string
 }
 
 var workloads = []workload{
-	{"raft", "go.etcd.io/raft/v3", nil},
-	{"bbolt", "go.etcd.io/bbolt", []string{"-test.short"}},
-	{"golang-lru", "github.com/hashicorp/golang-lru/v2", nil},
-	{"pond", "github.com/alitto/pond/v2", nil},
-	{"x/sync/syncmap", "golang.org/x/sync/syncmap", nil},
-	{"x/sync/errgroup", "golang.org/x/sync/errgroup", nil},
-	{"x/sync/semaphore", "golang.org/x/sync/semaphore", nil},
-	{"ristretto/z", "github.com/dgraph-io/ristretto/v2/z", nil},
-	{"ants", "github.com/panjf2000/ants/v2", nil},
+	{"raft", "go.etcd.io/raft/v3", nil, nil},
+	{"bbolt", "go.etcd.io/bbolt", []string{"-test.short"}, nil},
+	{"golang-lru", "github.com/hashicorp/golang-lru/v2", nil, nil},
+	// pond's test asserts counters the worker updates after Wait
+	// returned: plain failed 4 of 5,000 runs, recorded 2 (reccost21).
+	{"pond", "github.com/alitto/pond/v2", nil, []string{"TestTaskGroupWaitShouldNotDeadlockWhenPoolContextCanceledWithQueuedTasks"}},
+	{"x/sync/syncmap", "golang.org/x/sync/syncmap", nil, nil},
+	{"x/sync/errgroup", "golang.org/x/sync/errgroup", nil, nil},
+	{"x/sync/semaphore", "golang.org/x/sync/semaphore", nil, nil},
+	{"ristretto/z", "github.com/dgraph-io/ristretto/v2/z", nil, nil},
+	{"ants", "github.com/panjf2000/ants/v2", nil, nil},
 }
 
 type variant int
@@ -244,7 +252,7 @@ func run(ws []workload, log func(string, ...any)) error {
 			slices.Reverse(order)
 		}
 		if r.err == nil {
-			r.err = sameOutcomes(r.samples)
+			r.err = sameOutcomes(r.samples, w.flaky)
 		}
 		if r.err != nil {
 			log("%s: %v", w.name, r.err)
@@ -492,12 +500,16 @@ func hasFailure(outcomes map[string]string) bool {
 	return false
 }
 
-// sameOutcomes checks that every test ended the same way in every run.
-func sameOutcomes(samples [numVariants][]sample) error {
+// sameOutcomes checks that every test ended the same way in every run,
+// but the flaky ones and their subtests.
+func sameOutcomes(samples [numVariants][]sample, flaky []string) error {
 	ref := samples[plain][0].outcomes
 	for v := range numVariants {
 		for i, s := range samples[v] {
 			for name, o := range ref {
+				if top, _, _ := strings.Cut(name, "/"); slices.Contains(flaky, top) {
+					continue
+				}
 				if got, ok := s.outcomes[name]; ok && got != o {
 					return fmt.Errorf("%s %s in %s run %d, %s in the first plain run", name, got, variantNames[v], i+1, o)
 				} else if !ok && !strings.Contains(name, "/") {
