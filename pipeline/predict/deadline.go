@@ -38,7 +38,8 @@ func (e *DeadlineError) Error() string {
 // recording, which begins once the test binaries are built, two fifths,
 // less the grace of a test it stops; detection half of what is left then;
 // validation the rest. The build comes first and so takes from every
-// stage alike. Without validation, recording
+// stage alike, but at most half of the time left (build): a build still
+// running then is stopped, and the packages linked by then are recorded. Without validation, recording
 // gets half and detection the rest. Each stage's own budget still bounds
 // it when it is the smaller. The last reserve of the deadline is kept for
 // writing the results.
@@ -61,6 +62,14 @@ func (d *jobDeadline) reserve() time.Duration { return min(30*time.Second, d.lim
 
 // left is the time left before the reserve.
 func (d *jobDeadline) left() time.Duration { return time.Until(d.end) - d.reserve() }
+
+// build is the longest the build may take: half of the time left, so that
+// a module whose build would take the whole deadline (go-coap's, 22 of 24
+// minutes at load 23-57) records the packages linked by then, and the
+// stages after it have the other half.
+func (d *jobDeadline) build() time.Duration {
+	return max(d.left()/2, time.Second).Truncate(time.Second)
+}
 
 // recording is the share of the recording stage, in whole seconds, at
 // least one (a recording always starts its first test).

@@ -462,7 +462,19 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	recordLimit := "-record-budget"
 	d := o.recordBudget()
 	var cheap *cheapRuns
+	var early Result // the build's, the checks' notes and internal errors
+	if dl != nil {
+		ro.BuildLimit = dl.build()
+	}
 	err = record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites})
+	if cut := (*record.BuildCutError)(nil); errors.As(err, &cut) {
+		if cut.Linked == 0 {
+			return nil, fmt.Errorf("%s ended before any of the %d test binaries was linked", shareName("the build", ro.BuildLimit), cut.Of)
+		}
+		early.Notes = append(early.Notes, fmt.Sprintf("%s ended with %d of %d test binaries linked: the tests of the other %d %s were not run (more -deadline, or fewer packages)",
+			shareName("the build", ro.BuildLimit), cut.Linked, cut.Of, cut.Of-cut.Linked, plural(cut.Of-cut.Linked, "package", "packages")))
+		err = nil
+	}
 	ro.Reuse = true
 	if err == nil && dl != nil {
 		if share := dl.recording(); d <= 0 || share < d {
@@ -500,7 +512,6 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	recorded := time.Since(start)
 	tot := ix.Totals()
 	progress.update(func(p *Progress) { p.Line, p.Done, p.Total, p.Events = "detecting", tot.Tests, tot.Tests, tot.Events })
-	var early Result // the checks' notes and internal errors
 	var vetIDs []string
 	if len(o.Checks) > 0 {
 		o.Detect.Static = candidates(inst.Static, &early)

@@ -774,6 +774,9 @@ func TestJobDeadline(t *testing.T) {
 	if r := d.reserve(); r != 30*time.Second {
 		t.Errorf("reserve of 25m: %v, want 30s", r)
 	}
+	if got, want := d.build(), (25*time.Minute-30*time.Second)/2; !near(got, want) || got%time.Second != 0 {
+		t.Errorf("the build's share of 25m: %v, want about %v", got, want)
+	}
 	if got, want := d.recording(), (25*time.Minute-30*time.Second)*2/5-30*time.Second; !near(got, want) || got%time.Second != 0 {
 		t.Errorf("recording's share of 25m: %v, want about %v", got, want)
 	}
@@ -794,8 +797,8 @@ func TestJobDeadline(t *testing.T) {
 	// A deadline already past: the floors, and a reserve of a twentieth.
 	d = newJobDeadline(time.Second, true)
 	d.end = time.Now().Add(-time.Minute)
-	if d.reserve() != time.Second/20 || d.recording() != time.Second || d.detection() != time.Millisecond || d.validation() != time.Millisecond {
-		t.Errorf("past deadline: reserve %v, shares %v %v %v; want 50ms, 1s, 1ms, 1ms", d.reserve(), d.recording(), d.detection(), d.validation())
+	if d.reserve() != time.Second/20 || d.build() != time.Second || d.recording() != time.Second || d.detection() != time.Millisecond || d.validation() != time.Millisecond {
+		t.Errorf("past deadline: reserve %v, shares %v %v %v %v; want 50ms, 1s, 1s, 1ms, 1ms", d.reserve(), d.build(), d.recording(), d.detection(), d.validation())
 	}
 	if newJobDeadline(0, true) != nil {
 		t.Error("a deadline of 0 is not none")

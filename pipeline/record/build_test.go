@@ -1,10 +1,14 @@
 package record
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +225,83 @@ func TestBuildThenReuse(t *testing.T) {
 			t.Errorf("reuse %v: built again %v (progress calls %d)", reuse, rebuilt, builds)
 		}
 		before = after
+	}
+}
+
+// TestBuildCut checks Options.BuildLimit: a build still running at the
+// limit is stopped, the test binaries linked by then are kept, Build says
+// how many, and a Run with Reuse records those packages and lists the
+// others as not built. A stand-in go command (first in PATH) links a's
+// binary and then never ends; go list is the real one's.
+func TestBuildCut(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the go command's stand-in is a shell script")
+	}
+	realGo, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	mod := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
+		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {}\n",
+	} {
+		p := filepath.Join(mod, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fake := t.TempDir()
+	// go test -c -o DIR/ PKGS...: a's binary (which lists TestA and
+	// passes), then a build that never ends.
+	script := "#!/bin/sh\n" +
+		"if [ \"$1\" = test ]; then\n" +
+		"\tmkdir -p \"$4\"\n" +
+		"\tprintf '#!/bin/sh\\ncase \"$*\" in *-test.list*) echo TestA;; *) echo PASS;; esac\\n' > \"${4}a.test\"\n" +
+		"\tchmod +x \"${4}a.test\"\n" +
+		"\texec sleep 60\n" +
+		"fi\n" +
+		"exec " + realGo + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(fake, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sites := filepath.Join(t.TempDir(), "sites.json")
+	if err := os.WriteFile(sites, []byte("{}"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	inst := &Instrumented{Sites: sites}
+	o := Options{Dir: mod, Patterns: []string{"./..."}, BinDir: t.TempDir(), Flags: &GoTestFlags{Timeout: time.Minute}, BuildLimit: time.Second}
+	start := time.Now()
+	err = Build(t.Context(), o, inst)
+	var cut *BuildCutError
+	if !errors.As(err, &cut) || cut.Linked != 1 || cut.Of != 2 || cut.Limit != time.Second {
+		t.Fatalf("Build: %v, want 1 of 2 test binaries linked at the limit", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the stopped build took %v", d)
+	}
+	o.Reuse, o.Out = true, filepath.Join(t.TempDir(), "out")
+	ix, err := Run(t.Context(), o, inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Packages) != 1 || ix.Packages[0].ImportPath != "example.com/m/a" || len(ix.Packages[0].Tests) != 1 {
+		t.Errorf("recorded %+v, want a's TestA alone", ix.Packages)
+	}
+	if !slices.Equal(ix.NotBuilt, []string{"example.com/m/b"}) {
+		t.Errorf("not built: %q, want b", ix.NotBuilt)
+	}
+	// The control: without a limit, the same stand-in's build is
+	// stopped only by its context, and that is no cut.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	o.BuildLimit, o.Reuse = 0, false
+	if err := Build(ctx, o, inst); err == nil || errors.As(err, &cut) {
+		t.Errorf("a build stopped by its context: %v, want its error, not a cut", err)
 	}
 }

@@ -85,6 +85,9 @@ type Index struct {
 	// NotRun counts the tests that were not started because
 	// Options.Budget was spent; they are missing.
 	NotRun int `json:"notRun,omitempty"`
+	// NotBuilt lists the packages whose test binaries Build had not
+	// linked when Options.BuildLimit stopped it; their tests are missing.
+	NotBuilt []string `json:"notBuilt,omitempty"`
 }
 
 // A Package is one recorded test package.
@@ -259,8 +262,16 @@ type Options struct {
 	BinDir string
 	// Reuse, with BinDir, runs the test binaries that Build or an earlier
 	// Run of the same build left in BinDir instead of building them again
-	// (CFP's cheap and guided runs share them).
+	// (CFP's cheap and guided runs share them); a package without one, which
+	// a BuildLimit left unbuilt, is not recorded but listed in
+	// Index.NotBuilt.
 	Reuse bool
+	// BuildLimit, if above 0, bounds Build's wall time: a build still
+	// running then is stopped, the test binaries linked by then are kept,
+	// and Build returns a *BuildCutError (precog test's -deadline: a
+	// module whose build would take the whole deadline has some of its
+	// packages recorded instead of none).
+	BuildLimit time.Duration
 	// Only, if not nil, returns the tests to record among the top-level
 	// tests of a package (by import path), in their order; the others are
 	// not run. It is called for every package, in order, before any test
@@ -383,6 +394,15 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		return nil, err
 	}
 	plain, rec := filepath.Join(bin, "plain"), filepath.Join(bin, "record")
+	if o.Reuse && o.BinDir != "" {
+		pkgs = slices.DeleteFunc(pkgs, func(p listedPackage) bool {
+			_, err := os.Stat(testBinary(rec, p))
+			if err != nil {
+				ix.NotBuilt = append(ix.NotBuilt, p.ImportPath)
+			}
+			return err != nil
+		})
+	}
 	// List every package's tests before running any, so that Only sees
 	// them all up front and progress counts against the whole run.
 	names := make([][]string, len(pkgs))
@@ -439,7 +459,38 @@ func Build(ctx context.Context, o Options, inst *Instrumented) error {
 		return err
 	}
 	o.Reuse = false
-	return buildBinaries(ctx, o, inst, pkgs, o.BinDir)
+	bctx := ctx
+	if o.BuildLimit > 0 {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithTimeoutCause(ctx, o.BuildLimit, errBuildCut)
+		defer cancel()
+	}
+	err = buildBinaries(bctx, o, inst, pkgs, o.BinDir)
+	if err == nil || ctx.Err() != nil || context.Cause(bctx) != errBuildCut {
+		return err
+	}
+	cut := &BuildCutError{Limit: o.BuildLimit, Of: len(pkgs)}
+	for _, p := range pkgs {
+		if _, err := os.Stat(testBinary(filepath.Join(o.BinDir, "record"), p)); err == nil {
+			cut.Linked++
+		}
+	}
+	return cut
+}
+
+// errBuildCut is the cause of a build that Options.BuildLimit stopped.
+var errBuildCut = errors.New("build limit reached")
+
+// A BuildCutError is Build's result when Options.BuildLimit stopped the
+// build: Linked of Of test binaries were linked by then, and Runs with
+// Reuse record those packages alone.
+type BuildCutError struct {
+	Limit      time.Duration
+	Linked, Of int
+}
+
+func (e *BuildCutError) Error() string {
+	return fmt.Sprintf("the build was stopped after %v with %d of %d test binaries linked", e.Limit, e.Linked, e.Of)
 }
 
 // buildBinaries builds the test binaries of pkgs into bin, the plain ones
@@ -622,16 +673,32 @@ next:
 			paths = append(paths, p.ImportPath)
 		}
 		if err := goTestC(ctx, dir, filepath.Join(out, strconv.Itoa(i))+string(filepath.Separator), build, paths); err != nil {
+			if ctx.Err() != nil {
+				// Stopped (Options.BuildLimit): the binaries the
+				// go command linked before go where they are run.
+				moveBinaries(out, batches, false)
+			}
 			return err
 		}
 	}
+	return moveBinaries(out, batches, true)
+}
+
+// moveBinaries moves the test binaries that go test -c linked for each
+// batch to where testBinary finds them; with all, a missing one is an
+// error, and without, left out (a build that was stopped).
+func moveBinaries(out string, batches [][]listedPackage, all bool) error {
 	for i, b := range batches {
 		for _, p := range b {
+			linked := filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test")
+			if _, err := os.Stat(linked); err != nil && !all {
+				continue
+			}
 			bin := testBinary(out, p)
 			if err := os.MkdirAll(filepath.Dir(bin), 0o777); err != nil {
 				return err
 			}
-			if err := os.Rename(filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test"), bin); err != nil {
+			if err := os.Rename(linked, bin); err != nil {
 				return fmt.Errorf("go test -c %s: %w", p.ImportPath, err)
 			}
 		}

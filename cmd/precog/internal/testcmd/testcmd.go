@@ -377,19 +377,20 @@ validating.
 is killed at a time limit: the budgets above count the lesser of wall
 and processor time, so on a loaded machine they end later in wall time
 than they say, and the build is in none of them. With it the test
-binaries are built first, taking from every stage alike, and then each
-stage, as it begins, gets a share of the time left then, within its own
-budget: recording two fifths, less the 30s a test it stops may run on;
-detection half of what is left then, in wall time; validation the rest
-(without validation: recording half, detection the rest). The last
-twentieth of d (at most 30s) is kept for writing the results. At the end
-of detection's share the runs not analysed are counted, with a note,
-their failures still reported, and a test whose analysis has not stopped
-3s later is abandoned. At d, whatever still runs (the build, a stage
-that overran) stops as at SIGTERM: the results so far are written, with
-the summary's "partial results:" line, and the exit status is 3 for
-confirmed findings, else 1. For a CI step killed at 30 minutes,
--deadline 28m.
+binaries are built first, in at most half of the time left (a build
+still running then is stopped, the packages linked by then are recorded,
+and a note counts the others), and then each stage, as it begins, gets a
+share of the time left then, within its own budget: recording two
+fifths, less the 30s a test it stops may run on; detection half of what
+is left then, in wall time; validation the rest (without validation:
+recording half, detection the rest). The last twentieth of d (at most
+30s) is kept for writing the results. At the end of detection's share
+the runs not analysed are counted, with a note, their failures still
+reported, and a test whose analysis has not stopped 3s later is
+abandoned. At d, whatever still runs (a stage that overran) stops as at
+SIGTERM: the results so far are written, with the summary's "partial
+results:" line, and the exit status is 3 for confirmed findings, else 1.
+For a CI step killed at 30 minutes, -deadline 28m.
 
 A trace whose test process died (a crash, a kill, a timeout) holds every
 event up to the death and is analysed whole. A trace cut short (its file
