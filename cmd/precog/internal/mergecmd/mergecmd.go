@@ -42,8 +42,9 @@ without it the shards' own (the findings they marked baselined).
 Exit status
 
 	0  no finding fails the job
-	3  a finding fails it: confirmed (with -fail-on=predicted, any) and
-	   not in the baseline
+	3  a finding fails it: confirmed (with -fail-on=predicted, any;
+	   with -fail-on=forced, confirmed by a forced order) and not in
+	   the baseline
 	2  bad input: an unknown flag or a bad flag value, no directory, a directory
 	   that is not a results directory, -o missing, a baseline file that
 	   does not exist
@@ -63,12 +64,12 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
 			fs.StringVar(&o.baseline, "baseline", "", "fail only on findings whose IDs the baseline `file` does not list (default: the shards' baseline)")
 			fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline `file` that accepts every merged finding")
-			fs.Func("fail-on", "fail on confirmed findings (`confirmed`) or on predicted ones too (predicted); default: the shards'", func(v string) error {
+			fs.Func("fail-on", "fail on confirmed findings (`confirmed`), on predicted ones too (predicted), or only on those a forced order confirmed (forced); default: the shards'", func(v string) error {
 				switch v {
-				case "confirmed", "predicted":
+				case "confirmed", "predicted", "forced":
 					o.failOn = v
 				default:
-					return fmt.Errorf("want confirmed or predicted")
+					return fmt.Errorf("want confirmed, predicted or forced")
 				}
 				return nil
 			})

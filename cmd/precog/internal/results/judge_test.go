@@ -76,3 +76,31 @@ func TestMergeInterrupted(t *testing.T) {
 		t.Errorf("merged exit %d, interrupted %q, error %q, %d findings; want 1, shard 1/2's interruption, none, 2", m.Exit, m.Interrupted, m.Error, len(fs))
 	}
 }
+
+// TestJudgeFailOn: -fail-on=forced fails the job on a finding that a
+// forced order confirmed, not on a test that failed by itself (a crash or
+// a failed test, confirmed since it fails unrecorded too); the default
+// fails on both, and predicted on a prediction too.
+func TestJudgeFailOn(t *testing.T) {
+	forced := finding.Finding{ID: "race", Kind: finding.Race, Status: finding.Confirmed}
+	crash := finding.Finding{ID: "crash", Kind: finding.Crash, Status: finding.Confirmed}
+	failed := finding.Finding{ID: "failed", Kind: finding.TestFailed, Status: finding.Confirmed}
+	predicted := finding.Finding{ID: "oscs", Kind: finding.OSCS, Status: finding.Predicted}
+	for _, tc := range []struct {
+		failOn string
+		fs     []finding.Finding
+		want   int
+	}{
+		{"forced", []finding.Finding{crash, failed, predicted}, cli.ExitOK},
+		{"forced", []finding.Finding{crash, forced}, cli.ExitFindings},
+		{"confirmed", []finding.Finding{crash}, cli.ExitFindings},
+		{"confirmed", []finding.Finding{predicted}, cli.ExitOK},
+		{"predicted", []finding.Finding{predicted}, cli.ExitFindings},
+	} {
+		s := &results.Summary{}
+		s.Judge(tc.fs, nil, "", tc.failOn)
+		if s.Exit != tc.want {
+			t.Errorf("-fail-on=%s, findings %v: exit %d (failing %q), want %d", tc.failOn, tc.fs, s.Exit, s.Failing, tc.want)
+		}
+	}
+}

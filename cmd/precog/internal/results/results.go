@@ -84,8 +84,8 @@ type Summary struct {
 	// verdicts.
 	Validated bool `json:"validated"`
 	// FailOn is precog test's -fail-on; Failing lists the IDs of the
-	// findings that fail the job (confirmed, or any with "predicted",
-	// and not in the baseline), Baselined those the baseline accepted,
+	// findings that fail the job (confirmed, or any with "predicted", or
+	// confirmed by a forced order with "forced", and not in the baseline), Baselined those the baseline accepted,
 	// and Baseline the file. Exit is the exit status the job gets.
 	FailOn    string   `json:"failOn"`
 	Baseline  string   `json:"baseline,omitempty"`
@@ -243,7 +243,7 @@ func FromError(err error, dir string, patterns []string, failOn string) *Summary
 // and fills the summary's verdict: the failing and baselined IDs and the
 // exit status, 3 if anything fails the job, else 1 if a package was not
 // tested (Broken) or a shard ended in an error (Error). failOn is
-// "confirmed" or "predicted".
+// "confirmed", "predicted" or "forced".
 func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, failOn string) {
 	s.FailOn, s.Baseline = failOn, baselineFile
 	s.Failing, s.Baselined = []string{}, nil
@@ -254,7 +254,7 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 			s.Baselined = append(s.Baselined, f.ID)
 			continue
 		}
-		if f.Status == finding.Confirmed || failOn == "predicted" {
+		if fails(f, failOn) {
 			s.Failing = append(s.Failing, f.ID)
 		}
 	}
@@ -265,6 +265,23 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 	case len(s.Broken) > 0 || s.Error != "" || s.Interrupted != "":
 		s.Exit = cli.ExitError // go test's status for a package whose build failed
 	}
+}
+
+// fails reports whether f fails a job under failOn: with "predicted" any
+// finding, with "confirmed" a confirmed one, and with "forced" one that a
+// forced order confirmed: not a test that failed by itself (a crash or a
+// failed test, confirmed since it fails unrecorded too), which go test
+// reports as well, and which a job that runs go test beside precog test
+// would report twice (go-sql-driver/mysql's test that needs a server,
+// resty's timing assertion at load).
+func fails(f *finding.Finding, failOn string) bool {
+	switch failOn {
+	case "predicted":
+		return true
+	case "forced":
+		return f.Status == finding.Confirmed && f.Kind != finding.Crash && f.Kind != finding.TestFailed
+	}
+	return f.Status == finding.Confirmed
 }
 
 // Prepare makes dir ready for Write: it creates it, or empties one that

@@ -469,11 +469,14 @@ package: the split saves the runs, not the builds.
 Exit status
 
 	0  no confirmed findings; with -fail-on=predicted, no findings at
-	   all; with -baseline, none outside the baseline
-	3  confirmed findings (with -fail-on=predicted: any findings) that
+	   all; with -fail-on=forced, none that a forced order confirmed;
+	   with -baseline, none outside the baseline
+	3  confirmed findings (with -fail-on=predicted: any findings; with
+	   -fail-on=forced: those a forced order confirmed) that
 	   the baseline does not list, including when internal errors came
 	   with them; a test that failed, panicked, died or timed out in a
-	   recorded run is one; also when -deadline stopped the run
+	   recorded run is one (but with -fail-on=forced); also when
+	   -deadline stopped the run
 	2  a bad command line: an unknown flag or a flag value out of range
 	   (-runs, as the go command); or bad input to the nightly job's
 	   flags: a malformed -shard, a baseline file that does not exist or
@@ -493,7 +496,11 @@ Exit status
 The default, -fail-on=confirmed, fails a nightly job on facts only: a
 prediction that validation could not confirm is printed but does not
 change the exit status. With -validate=false nothing is confirmed; use
--fail-on=predicted there to fail on predictions.
+-fail-on=predicted there to fail on predictions. -fail-on=forced fails
+it only on findings that a forced order confirmed: a test that failed by
+itself (a crash or test-failed finding, confirmed since it fails
+unrecorded too) is still reported but does not change the exit status,
+for a job whose go test step already fails on it.
 `
 
 // Command returns the "test" command.
@@ -550,12 +557,12 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "run up to `n` test processes at once: packages recorded side by side (a package's tests one at a time, as go test -p), forced runs in validation")
-			fs.Func("fail-on", "exit 3 for confirmed findings only (`confirmed`, the default) or for predicted ones too (predicted)", func(v string) error {
+			fs.Func("fail-on", "exit 3 for confirmed findings (`confirmed`, the default), for predicted ones too (predicted), or only for those a forced order confirmed, not tests that fail by themselves (forced)", func(v string) error {
 				switch v {
-				case "confirmed", "predicted":
+				case "confirmed", "predicted", "forced":
 					o.failOn = v
 				default:
-					return fmt.Errorf("want confirmed or predicted")
+					return fmt.Errorf("want confirmed, predicted or forced")
 				}
 				return nil
 			})
@@ -610,7 +617,7 @@ type options struct {
 	validate bool
 	budget   time.Duration
 	parallel int
-	failOn   string // "confirmed" (also for "") or "predicted"
+	failOn   string // "confirmed" (also for "") or "predicted" or "forced"
 
 	ci, baseline, writeBaseline string
 	shard, shardTimes           string

@@ -70,6 +70,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-ci", "./...", "./mysql"}, "-ci takes a directory, got the package pattern ./...: write -ci DIR ./...", cli.ExitUsage},
 		{[]string{"./mysql", "-ci", "-o", "traces"}, "-ci takes a directory, got the flag -o", cli.ExitUsage},
 		{[]string{"-perturb", "sometimes", "./mysql"}, "invalid value \"sometimes\" for flag -perturb: want targeted, random, off", cli.ExitUsage},
+		{[]string{"-fail-on", "always", "./mysql"}, "invalid value \"always\" for flag -fail-on: want confirmed, predicted or forced", cli.ExitUsage},
 		{[]string{"-perturb-budget", "0s", "./mysql"}, "-perturb-budget must be positive, got 0s", cli.ExitUsage},
 	} {
 		_, stderr, code := precog(t, kernels, append([]string{"test"}, tc.args...)...)
