@@ -22,23 +22,13 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two test binaries")
 	}
-	mod := t.TempDir()
-	files := map[string]string{
+	mod := writeModule(t, map[string]string{
 		"go.mod":          "module example.com/m\n\ngo 1.22\n",
 		"a/x/x_test.go":   named("x", "TestFromA", "x.test"),
 		"b/x/x_test.go":   named("x", "TestFromB", "x.test"),
 		"c/y/y_test.go":   named("y", "TestFromC", "y.test"),
 		"c/y/y_unused.go": "package y\n",
-	}
-	for name, content := range files {
-		p := filepath.Join(mod, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	pkgs, err := listTestPackages(t.Context(), mod, nil, []string{"./..."})
 	if err != nil {
 		t.Fatal(err)
@@ -173,21 +163,11 @@ func TestBuildThenReuse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary")
 	}
-	mod := t.TempDir()
-	files := map[string]string{
+	mod := writeModule(t, map[string]string{
 		"go.mod":        "module example.com/m\n\ngo 1.22\n",
 		"a/a_test.go":   "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
 		"a/a_unused.go": "package a\n",
-	}
-	for name, content := range files {
-		p := filepath.Join(mod, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	sites := filepath.Join(t.TempDir(), "sites.json")
 	if err := os.WriteFile(sites, []byte("{}"), 0o666); err != nil {
 		t.Fatal(err)
@@ -241,20 +221,11 @@ func TestBuildCut(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	mod := t.TempDir()
-	for name, content := range map[string]string{
+	mod := writeModule(t, map[string]string{
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
 		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
 		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {}\n",
-	} {
-		p := filepath.Join(mod, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	fake := t.TempDir()
 	// go test -c -o DIR/ PKGS...: a's binary (which lists TestA and
 	// passes), then a build that never ends.
@@ -304,4 +275,21 @@ func TestBuildCut(t *testing.T) {
 	if err := Build(ctx, o, inst); err == nil || errors.As(err, &cut) {
 		t.Errorf("a build stopped by its context: %v, want its error, not a cut", err)
 	}
+}
+
+// writeModule writes files (slash-separated paths relative to the module
+// root, and their contents) into a new temporary directory and returns it.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	mod := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(mod, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mod
 }
