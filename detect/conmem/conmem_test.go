@@ -36,6 +36,13 @@ func check(t *testing.T, text string, sites []site, opts Options) []string {
 // findings runs Check on a text-form trace.
 func findings(t *testing.T, text string, sites []site, opts Options) []finding.Finding {
 	t.Helper()
+	g, tab := graph(t, text, sites)
+	return Check(g, tab, opts)
+}
+
+// graph analyses a text-form trace with a site table of sites.
+func graph(t *testing.T, text string, sites []site) (*hb.Graph, *trace.SiteTable) {
+	t.Helper()
 	tr, err := trace.ParseText(strings.NewReader(header + text))
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,7 @@ func findings(t *testing.T, text string, sites []site, opts Options) []finding.F
 			Kind: s.kind, Function: "f", Expr: cmpOr(s.expr, "x.p"), Uses: s.uses, Guards: s.switches, Switches: s.switches})
 	}
 	slices.SortFunc(tab.Sites, func(a, b trace.Site) int { return int(a.ID) - int(b.ID) })
-	return Check(hb.Analyze(tr.Events, hb.Options{Sites: tab}), tab, opts)
+	return hb.Analyze(tr.Events, hb.Options{Sites: tab}), tab
 }
 
 func cmpOr(a, b string) string {
@@ -724,4 +731,46 @@ func TestChanAddressReuse(t *testing.T) {
 	expect(t, check(t, fmt.Sprintf(text, "", ""), sites, Options{}),
 		"con-closed k.go:33(close) k.go:31(send)")
 	expect(t, check(t, fmt.Sprintf(text, "4 g=2 ChanMake site=34 addr=0x900 cap=0", "8 g=1 ChanMake site=34 addr=0x900 cap=0"), sites, Options{}))
+}
+
+// TestTestLifeFirstCall: of a goroutine's t.Log calls that may come after
+// its test's end, only the first is reported, since the later ones follow
+// it and never run once it panicked; another goroutine's first call is
+// reported too, and a call ordered before the end (the control) is not.
+func TestTestLifeFirstCall(t *testing.T) {
+	sites := []site{{id: 1, kind: "go"}, {id: 2, kind: "go"}, {id: 10, kind: "read"}, {id: 11, kind: "read"}, {id: 12, kind: "read"}, {id: 13, kind: "read"}}
+	text := `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Read site=0 addr=0x100
+4 g=1 Fork site=1 child=2
+5 g=1 Fork site=2 child=3
+6 g=2 Begin parent=1
+7 g=3 Begin parent=1
+8 g=1 TestEnd outcome=pass
+8.1 g=2 Read site=10 addr=0x100
+8.2 g=2 Read site=11 addr=0x100
+8.3 g=3 Read site=12 addr=0x100
+`
+	lifetime := func(text string) []string {
+		var out []string
+		for _, f := range TestLifetime(graph(t, text, sites)) {
+			out = append(out, summary(t, f))
+		}
+		return out
+	}
+	expect(t, lifetime(text), "con-closed k.go:10(log)", "con-closed k.go:12(log)")
+	ordered := `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Read site=0 addr=0x100
+4 g=1 WGAdd site=40 addr=0x200 delta=1
+5 g=1 Fork site=1 child=2
+6 g=2 Begin parent=1
+6.1 g=2 Read site=13 addr=0x100
+8 g=2 WGDone site=41 addr=0x200
+9 g=1 WGWait site=42 addr=0x200
+10 g=1 TestEnd outcome=pass
+`
+	expect(t, lifetime(ordered))
 }

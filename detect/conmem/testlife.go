@@ -18,7 +18,11 @@ import (
 // model's order (TestLifetime), is reported. Go panics
 // only once the test's parents are done too, so a call that lands while
 // the binary's other tests still run goes to the parent's output: the
-// finding says it may panic.
+// finding says it may panic. Only a goroutine's first such call is: the
+// calls after it on that goroutine come after it in program order, so they
+// are not ordered before the end either, and the first one's panic ends
+// the goroutine before they run (resty's handlers logged at four or five
+// lines each, every line a finding of the one cause).
 func (c *checker) testLife() {
 	g := c.g
 	type life struct {
@@ -49,6 +53,11 @@ func (c *checker) testLife() {
 	if len(lives) == 0 {
 		return
 	}
+	type goroutineLife struct {
+		g int
+		l *life
+	}
+	first := make(map[goroutineLife]bool) // a goroutine's first call past a test's end was seen
 	for i, ev := range g.Events {
 		if ev.Kind != trace.EvRead || ev.Site == 0 {
 			continue
@@ -57,6 +66,11 @@ func (c *checker) testLife() {
 		if l == nil || l.end < 0 || g.Goroutine(i) == l.g || g.HappensBefore(i, l.end) {
 			continue
 		}
+		k := goroutineLife{g.Goroutine(i), l}
+		if first[k] {
+			continue
+		}
+		first[k] = true
 		roles := []role{{ev: i, role: finding.RoleLog}}
 		if c.reported(finding.ConClosed, roles) {
 			continue
