@@ -21,9 +21,17 @@ import (
 // The model, with the events of a task group (no new trace event): the
 // call's group is the condRuns of the call. CondBool (or CondWith) runs
 // in the caller, as the argument is evaluated, and forks the first run as
-// a task of the group (EvTaskGo); each run begins as the task forked for
-// it and, before it ends, forks the next run as a task of the group, so
-// run k+1 is ordered after run k's end; CondWaited, after the call
+// a task of the group (EvTaskGo); when arguments that are not constants
+// follow the condition (the message's: "pending=%d", pending), the
+// instrumenter wraps it with CondBoolLate (CondWithLate) instead and the
+// last of them with CondFork, which forks the first run there: Go
+// evaluates the arguments, with their calls left to right, before the call
+// begins, so whatever the caller recorded while evaluating them is before
+// every run in every execution (testify starts the first run inside the
+// call; the caller records nothing after its last argument that is not
+// a constant and before the call). Each run begins as the task forked
+// for it and, before it ends, forks the next run as a task of the group,
+// so run k+1 is ordered after run k's end; CondWaited, after the call
 // returned, is the group's EvTaskWait, which acquires the end of every
 // run that had ended. A run that ended while the call was returning (its
 // result in the channel but not received: a timeout in the instant after
@@ -38,16 +46,50 @@ type condRuns struct {
 	mu   sync.Mutex
 	next uint64 // the logical id forked for the next run
 	has  bool   // next is forked and no run took it yet
+	// forked: the first run is forked (CondFork's business when the
+	// condition was wrapped late); read and set by the caller only.
+	forked bool
 }
 
-// newCondRuns forks the first run in the caller and pushes the group
-// for CondWaited.
-func newCondRuns(site uint32) *condRuns {
+// newCondRuns pushes the group for CondFork and CondWaited and, if now,
+// forks the first run in the caller.
+func newCondRuns(site uint32, now bool) *condRuns {
 	c := &condRuns{site: site}
-	c.next, c.has = fork(site, trace.EvTaskGo, unsafe.Pointer(c)), true
+	if now {
+		c.forkFirst()
+	}
 	g := cur()
 	g.conds = append(g.conds, c)
 	return c
+}
+
+// forkFirst forks the first run, in the caller.
+func (c *condRuns) forkFirst() {
+	id := fork(c.site, trace.EvTaskGo, unsafe.Pointer(c))
+	c.mu.Lock()
+	c.next, c.has, c.forked = id, true, true
+	c.mu.Unlock()
+}
+
+// CondFork returns x, the last argument that is not a constant of a call
+// whose condition CondBoolLate or CondWithLate wrapped at site, after
+// forking that condition's first run: the latest condition of the running
+// goroutine at site whose first run is not forked yet.
+func CondFork[T any](site uint32, x T) T {
+	if enabled {
+		condFork(site)
+	}
+	return x
+}
+
+func condFork(site uint32) {
+	g := cur()
+	for i := len(g.conds) - 1; i >= 0; i-- {
+		if c := g.conds[i]; c.site == site && !c.forked {
+			c.forkFirst()
+			return
+		}
+	}
 }
 
 // begin binds the running goroutine to the run forked for it; false if

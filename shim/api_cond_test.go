@@ -129,6 +129,74 @@ func TestCondWithGoexit(t *testing.T) {
 	}
 }
 
+// TestCondFork checks a condition wrapped late (a call whose message
+// arguments follow the condition): the caller forks the first run at
+// CondFork, after its read of the message argument, so that the run's
+// write of the same variable is ordered after the read; CondFork at
+// another site, or with no condition pending, forks nothing; and of two
+// pending conditions at one site (the message of one call evaluating
+// another), CondFork forks the latest.
+func TestCondFork(t *testing.T) {
+	const site = 2321
+	var pending int
+	evs := recorded(t, site-1, func() {
+		cond := CondBoolLate(site, func() bool {
+			Write(site+2, unsafe.Pointer(&pending), 0)
+			pending = 0
+			return true
+		})
+		CondFork(site+5, 0) // another site's: not this condition's fork
+		Read(site+3, unsafe.Pointer(&pending))
+		msg := CondFork(site, pending)
+		poll(cond)
+		CondWaited(site+1, true)
+		_ = msg
+
+		CondFork(site, 0) // nothing pending: no fork
+		outer := CondBoolLate(site+6, func() bool { return true })
+		inner := CondBoolLate(site+6, func() bool { return true })
+		CondFork(site+6, 0)
+		poll(inner)
+		CondWaited(site+7, true)
+		CondFork(site+6, 0)
+		poll(outer)
+		CondWaited(site+7, true)
+	})
+	all := since(readTrace(t, tracePath), evs[0].Seq-1)
+	// Indices in the caller's events: an access has no sequence number of
+	// its own, it follows the last synchronizing event's.
+	read, fork := -1, -1
+	forks := 0
+	var groups []uint64
+	for i, ev := range evs {
+		switch {
+		case ev.Kind == trace.EvRead && ev.Site == site+3:
+			read = i
+		case ev.Kind == trace.EvTaskGo && ev.Site == site:
+			forks++
+			fork = i
+		case ev.Kind == trace.EvTaskGo && ev.Site == site+6:
+			groups = append(groups, ev.Addr)
+		}
+	}
+	if forks != 1 || read < 0 || fork < read {
+		t.Fatalf("caller's events %v: %d forks at the condition's site, the last at %d, its read of the message argument at %d: want one fork, after the read", evs, forks, fork, read)
+	}
+	run := goroutineEvents(all, evs[fork].Peer)
+	if len(run) == 0 || run[0].Kind != trace.EvBegin || !hasWrite(run, site+2) {
+		t.Errorf("the first run's events %v, want Begin, then the write", run)
+	}
+	var waits []uint64
+	for _, ev := range evs {
+		if ev.Kind == trace.EvTaskWait && ev.Site == site+7 {
+			waits = append(waits, ev.Addr)
+		}
+	}
+	if len(groups) != 2 || len(waits) != 2 || groups[0] == groups[1] || groups[0] != waits[0] || groups[1] != waits[1] {
+		t.Errorf("nested conditions: forks in groups %#x, joins of %#x; want the inner call's group forked and joined first, then the outer's", groups, waits)
+	}
+}
+
 func hasWrite(evs []trace.Event, site uint32) bool {
 	for _, ev := range evs {
 		if ev.Kind == trace.EvWrite && ev.Site == site {

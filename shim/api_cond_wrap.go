@@ -16,7 +16,19 @@ func CondBool(site uint32, f func() bool) func() bool {
 	if !enabled {
 		return f
 	}
-	c := newCondRuns(site)
+	return condBool(newCondRuns(site, true), f)
+}
+
+// CondBoolLate is CondBool for a call whose last argument that is not a
+// constant comes after the condition: CondFork there forks the first run.
+func CondBoolLate(site uint32, f func() bool) func() bool {
+	if !enabled {
+		return f
+	}
+	return condBool(newCondRuns(site, false), f)
+}
+
+func condBool(c *condRuns, f func() bool) func() bool {
 	return func() bool {
 		if !c.begin() {
 			return f()
@@ -32,7 +44,19 @@ func CondWith[T any](site uint32, f func(T)) func(T) {
 	if !enabled {
 		return f
 	}
-	c := newCondRuns(site)
+	return condWith(newCondRuns(site, true), f)
+}
+
+// CondWithLate is CondWith for a call whose last argument that is not a
+// constant comes after the condition (see CondBoolLate).
+func CondWithLate[T any](site uint32, f func(T)) func(T) {
+	if !enabled {
+		return f
+	}
+	return condWith(newCondRuns(site, false), f)
+}
+
+func condWith[T any](c *condRuns, f func(T)) func(T) {
 	return func(x T) {
 		if !c.begin() {
 			f(x)

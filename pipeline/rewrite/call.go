@@ -909,6 +909,13 @@ var condFuncs = map[string]bool{
 // argument), which forks its runs as tasks of the call, and the call is
 // followed by the join of the runs that ended, precog_shim.CondReturned(site)
 // after a statement, precog_shim.CondWaited(site, call) around a value.
+// The first run is forked as late as the call allows: when an argument
+// that is not a constant follows the condition (a message's "got %d",
+// got), the condition becomes precog_shim.CondBoolLate (CondWithLate) and
+// the last such argument precog_shim.CondFork(site, x), which forks it
+// after every call of the arguments before it (markArg's choice and
+// reasons, as for MarkV), so what the caller records while evaluating the
+// message is before the runs, as it is in every execution.
 // se and sel are the method's selector, nil for a function. It reports
 // false when it left the call alone.
 func (r *rewriter) condCall(c *ast.CallExpr, fn *types.Func, se *ast.SelectorExpr, sel *types.Selection, ctx callCtx) bool {
@@ -954,10 +961,22 @@ func (r *rewriter) condCall(c *ast.CallExpr, fn *types.Func, se *ast.SelectorExp
 	if withArg {
 		wrap = "CondWith"
 	}
+	late := r.markArg(c)
+	if late != nil && late.Pos() <= c.Args[i].Pos() {
+		late = nil
+	}
+	if late != nil {
+		wrap += "Late"
+	}
 	s := r.site(c.Args[i].Pos(), "go", c.Args[i])
 	alo, ahi := r.span(c.Args[i])
 	r.ed.open(alo, ahi, lit(r.shim(wrap)+"("+s+", "))
 	r.ed.close(alo, ahi, lit(")"))
+	if late != nil {
+		lo, hi := r.span(late)
+		r.ed.open(lo, hi, lit(r.shim("CondFork")+"("+s+", "))
+		r.ed.close(lo, hi, lit(")"))
+	}
 	w := r.site(c.Rparen, "wait", c)
 	lo, hi := r.span(c)
 	if ctx == callStmt {

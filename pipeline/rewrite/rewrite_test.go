@@ -433,6 +433,7 @@ func TestRewriteAPINames(t *testing.T) {
 	}
 	for _, name := range []string{"R", "RI", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
 		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling", "MarkF", "MarkV",
+		"CondBool", "CondWith", "CondBoolLate", "CondWithLate", "CondFork", "CondWaited", "CondReturned",
 		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc", "ContextAfterFunc"} {
 		want(shimFuncs, name, "rewriter")
 	}
@@ -703,7 +704,7 @@ func f(t require.TestingT, ready *bool) bool {
 		"require.Eventually(t, precog_shim.CondBool(",
 		"time.Second, time.Millisecond); precog_shim.CondReturned(",
 		"if !precog_shim.CondWaited(",
-		`time.Millisecond, "msg")) {`,
+		`time.Millisecond, "msg")) {`, // a constant message: the condition's own fork
 		"require.EventuallyWithT(t, precog_shim.CondWith(",
 		"ok := precog_shim.CondWaited(",
 		"&& precog_shim.CondWaited(",
