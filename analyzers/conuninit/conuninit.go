@@ -112,7 +112,7 @@ func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, 
 			if !c.env.Spend() {
 				return true // the check stops; report nothing more
 			}
-			if _, ok := c.env.Order.Before(w.Instr, wx, r.Instr, x); ok {
+			if _, ok := c.env.Order.SomeBefore(w.Instr, wx, r.Instr, x); ok {
 				return true
 			}
 		}

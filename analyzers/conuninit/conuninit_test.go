@@ -28,6 +28,10 @@ func TestFixtures(t *testing.T) {
 		// A goroutine that takes the mutex its starter holds from the go
 		// statement through the write reads after the write.
 		"lockedinit",
+		// A write followed by a send in a loop, read after a receive:
+		// silent; a send before the write, one past a skipped write, an
+		// element per turn: reported.
+		"loopsend",
 		// Goroutines that call Add themselves race with their starter's
 		// Wait; Add before the go statement, a starter that counts too, a
 		// Wait before the start or an Add of -1 is silent.

@@ -48,7 +48,25 @@
 //     that goroutine did before (a deferred close in the spawner's
 //     goroutine function runs after everything the handed function did),
 //     whatever the spawner's other calls' goroutines do with theirs (see
-//     returnedBefore);
+//     returnedBefore). A goroutine never receives its own send on an
+//     unbuffered channel (the send completes only with another
+//     goroutine's receive), so the sends of the receiver's goroutine are
+//     left out of "every send" when every make that reaches the
+//     receive's channel has capacity 0 and that goroutine's context runs
+//     one goroutine at a time (the handshake `c <- nil; <-c`; see
+//     ownSend). SomeBefore, asked by a check that wants some write
+//     before a read (conuninit), also orders a write before code after a
+//     receive when every send on the channel runs on the writer's one
+//     goroutine only after the write has run there (a write then a send
+//     in a loop: the send the receive took followed some run of the
+//     write), the write's address being the same at every run (see
+//     sentAfterWrite);
+//   - testify's Eventually: every run of its condition, each on a
+//     goroutine of its own, one at a time, has ended when Eventually
+//     returns true, so what the condition does happens before code that
+//     runs only after require.Eventually (a timeout ends the test with
+//     FailNow) or on the true branch of assert.Eventually made once per
+//     run of its goroutine (reported as a wait; see eventuallyBefore);
 //   - once: the function given to sync.Once.Do happens before code that
 //     follows any Do on the same Once, and before goroutines started
 //     after such a Do (on every context that starts them, or by

@@ -298,6 +298,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 	if e, ok := r.closedBefore(a, ca, b, cb); ok {
 		return e, true
 	}
+	if e, ok := r.eventuallyBefore(a, ca, b, cb); ok {
+		return e, true
+	}
 	if e, ok := r.returnedBefore(a, ca, b, cb); ok {
 		return e, true
 	}
@@ -972,11 +975,13 @@ func (r *Result) neverAfterDone(a ssa.Instruction, ca *goroutines.Context, dones
 }
 
 // channelBefore orders a before b when b follows a receive from a channel
-// whose every send and close runs after a.
+// whose every send and close runs after a, but the sends of b's own
+// goroutine on an unbuffered channel, which its receive cannot take (see
+// ownSend).
 func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
 	for ch, recv := range r.receivesBefore(b, cb) {
-		sends := r.ops.sends[ch]
-		ok := all(sends, func(x ssa.Instruction) bool {
+		sends := r.takenSends(ch, recv, cb)
+		ok := len(sends) > 0 && all(sends, func(x ssa.Instruction) bool {
 			for _, c := range r.gr.Of(x.Parent()) {
 				if c != ca || !r.before(a, x, ca, MaxCallDepth) {
 					return false

@@ -102,7 +102,7 @@ func runOrder(pass *analysis.Pass) (any, error) {
 
 func TestOrdering(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), order,
-		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult")
+		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually")
 }
 
 // TestBudget checks that ordering's queries are charged to the package's

@@ -230,3 +230,98 @@ func OtherCloser(stop bool) {
 	}
 	b("other closer") // want `^other closer: unordered$`
 }
+
+// Handshake: a goroutine sends on an unbuffered channel, then receives
+// from it (lz4's `c <- nil; <-c`). It never receives its own send (the
+// send completes only with another goroutine's receive), so its receive
+// takes the other goroutine's send, after a.
+func Handshake() {
+	c := make(chan int)
+	go func() {
+		<-c
+		a("handshake")
+		c <- 1
+	}()
+	done := make(chan bool)
+	go func() {
+		c <- 0
+		<-c
+		b("handshake") // want `^handshake: a before b by channel$`
+		done <- true
+	}()
+	<-done
+}
+
+// HandshakeVar: the channel is kept in a variable that is only ever set
+// to unbuffered channels.
+func HandshakeVar(other bool) {
+	var c chan int
+	if other {
+		c = make(chan int)
+	} else {
+		c = make(chan int, 0)
+	}
+	go func() {
+		<-c
+		a("handshakevar")
+		c <- 1
+	}()
+	go func() {
+		c <- 0
+		<-c
+		b("handshakevar") // want `^handshakevar: a before b by channel$`
+	}()
+}
+
+// HandshakeBuffered: with a buffer the goroutine may take back its own
+// send, before the other goroutine has done anything.
+func HandshakeBuffered() {
+	c := make(chan int, 1)
+	go func() {
+		<-c
+		a("handbuf")
+		c <- 1
+	}()
+	go func() {
+		c <- 0
+		<-c
+		b("handbuf") // want `^handbuf: unordered$`
+	}()
+}
+
+// HandshakeMaybeBuffered: one of the channels the variable may hold is
+// buffered.
+func HandshakeMaybeBuffered(n int) {
+	c := make(chan int)
+	if n > 0 {
+		c = make(chan int, n)
+	}
+	go func() {
+		<-c
+		a("handmaybe")
+		c <- 1
+	}()
+	go func() {
+		c <- 0
+		<-c
+		b("handmaybe") // want `^handmaybe: unordered$`
+	}()
+}
+
+// HandshakeMany: the receiver's context has several goroutines at once,
+// one of which may take another's send.
+func HandshakeMany() {
+	c := make(chan int)
+	go func() {
+		<-c
+		a("handmany")
+		c <- 1
+	}()
+	for i := 0; i < 2; i++ {
+		go func() {
+			c <- 0
+			<-c
+			b("handmany") // want `^handmany: unordered$`
+		}()
+	}
+}
