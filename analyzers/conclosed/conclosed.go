@@ -82,7 +82,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		case sharedloc.ChanSend:
 			for _, cl := range closes {
 				safe := func(p concurrent.Pair) bool {
-					return env.Excluded(p) || env.ABefore(p) || c.stopped(p) || env.TurnBefore(p)
+					return env.Excluded(p) || env.ABefore(p) || c.stopped(p) || env.TurnBefore(p) || env.Removed(p)
 				}
 				if p, ok := env.Overlap(a, cl, safe); ok {
 					ch := c.chanExpr(a)

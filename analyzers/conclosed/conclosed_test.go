@@ -33,6 +33,13 @@ func TestFixtures(t *testing.T) {
 		// of the field and its write too, unless the constructor releases
 		// the mutex.
 		"taken",
+		// A command removed from a list under the mutex (the element
+		// deleted and returned, or the list taken whole) is its
+		// remover's: two removers never close one command's channels;
+		// a command found and left in the list is not removed, nor is
+		// one removed without the mutex, one put in the list twice, or
+		// a channel that commands share.
+		"removed",
 		// A channel made for the object its call made, and closed only by
 		// that call (in its body or a deferred closure), is not closed by
 		// two goroutines at once; a channel shared by every object, and a

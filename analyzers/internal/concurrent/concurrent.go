@@ -90,6 +90,12 @@ type Env struct {
 	links                      map[baseKey]*links
 	belowMemo                  map[belowKey]bool
 	linksVersion, belowVersion int
+	// removeFuncs memoizes removing, removeLocs removable, whose
+	// mutexes removeLocks holds.
+	removeFuncs map[*ssa.Function][]removal
+	removeLocs  map[sharedloc.Loc]bool
+	removeLocks map[sharedloc.Loc][]sharedloc.Loc
+	onlyCalled  map[*ssa.Function]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -621,9 +627,11 @@ func (e *Env) Excluded(p Pair) bool {
 // common mutex, they are ordered, both run only on the winner of one
 // election (see Elected) or on goroutines that take turns on the object
 // (see Turns), or one goes through a container its goroutine took out of
-// the other's reach under that mutex (see Taken).
+// the other's reach under that mutex (see Taken), or both touch what
+// belongs to an element their goroutines removed from a container under
+// one mutex (see Removed).
 func (e *Env) Unprotected(p Pair) bool {
-	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Turns(p) || e.Taken(p)
+	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Turns(p) || e.Taken(p) || e.Removed(p)
 }
 
 // Related returns the evidence for a pair to attach to a diagnostic

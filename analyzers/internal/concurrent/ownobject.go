@@ -256,12 +256,12 @@ func (e *Env) computeOwnField(f *types.Var) bool {
 	for _, fn := range funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
-				if v, ok := instr.(ssa.Value); ok && types.Identical(v.Type(), owner) {
+				if v, ok := instr.(ssa.Value); ok && types.Identical(v.Type(), owner) && !literalCopy(v) {
 					return false // a struct value: copied whole
 				}
 				for _, op := range instr.Operands(nil) {
 					if *op != nil && types.Identical((*op).Type(), owner) {
-						if _, isConst := (*op).(*ssa.Const); !isConst {
+						if _, isConst := (*op).(*ssa.Const); !isConst && !literalCopy(*op) {
 							return false
 						}
 					}
@@ -277,7 +277,7 @@ func (e *Env) computeOwnField(f *types.Var) bool {
 							return false
 						}
 					case *ssa.Store:
-						if u.Addr != fa || !madeFor(u) {
+						if u.Addr != fa || !e.madeFor(u) {
 							return false
 						}
 					case *ssa.DebugRef:
@@ -292,19 +292,89 @@ func (e *Env) computeOwnField(f *types.Var) bool {
 }
 
 // madeFor reports whether the store st puts a container made by make
-// that nothing else uses.
-func madeFor(st *ssa.Store) bool {
+// that nothing else holds: the make's other uses only operate on it
+// (close, send, receive, len, cap), as go-imap's Enable closes the done
+// channel it then stores in a command, and the store runs once per make
+// (in the make's block, or in no loop).
+func (e *Env) madeFor(st *ssa.Store) bool {
 	switch st.Val.(type) {
 	case *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
 	default:
 		return false
 	}
+	if st.Block() != st.Val.(ssa.Instruction).Block() && e.Goroutines.Flow.InLoop(st) {
+		return false
+	}
 	for _, u := range *st.Val.Referrers() {
-		if _, isDebug := u.(*ssa.DebugRef); !isDebug && u != st {
-			return false
+		switch u := u.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Send:
+			if u.X == st.Val {
+				return false
+			}
+		case *ssa.UnOp:
+			if u.Op != token.ARROW {
+				return false
+			}
+		case *ssa.Call:
+			b, ok := u.Call.Value.(*ssa.Builtin)
+			if !ok || (b.Name() != "close" && b.Name() != "len" && b.Name() != "cap") {
+				return false
+			}
+		default:
+			if u != st {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// literalCopy reports whether v, a struct value, is the one copy of a
+// composite literal built in a local variable: a load of the literal's
+// cell, which nothing else reads or takes the address of but to set its
+// fields, stored once (go-imap's `*baseCmd = commandBase{done: make(...)}`).
+// The copy's containers are then the literal's, held by one object.
+func literalCopy(v ssa.Value) bool {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return false
+	}
+	cell, ok := load.X.(*ssa.Alloc)
+	if !ok || cell.Heap || cell.Comment != "complit" {
+		return false
+	}
+	for _, u := range *cell.Referrers() {
+		switch u := u.(type) {
+		case *ssa.FieldAddr:
+			for _, w := range *u.Referrers() {
+				if st, ok := w.(*ssa.Store); !ok || st.Addr != u {
+					if _, isDebug := w.(*ssa.DebugRef); !isDebug {
+						return false
+					}
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			if u != load {
+				return false
+			}
+		}
+	}
+	stores := 0
+	for _, u := range *load.Referrers() {
+		switch u := u.(type) {
+		case *ssa.Store:
+			if u.Val != load {
+				return false
+			}
+			stores++
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return stores == 1
 }
 
 // ownerStruct returns the named struct type of the package that declares
