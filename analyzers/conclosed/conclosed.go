@@ -427,8 +427,9 @@ func (c *checker) tests() {
 		slices.SortFunc(r.calls, func(a, b *ssa.Call) int { return cmp.Compare(a.Pos(), b.Pos()) })
 		r.calls = slices.CompactFunc(r.calls, func(a, b *ssa.Call) bool { return a.Pos() == b.Pos() })
 		first := r.calls[0]
+		name, helper := c.testName(k.test)
 		msg := fmt.Sprintf("%s called from a goroutine that may outlive the test: %s can return before it runs, and then the call panics",
-			env.Expr(first.Pos(), "testing method"), source.FuncName(k.test))
+			env.Expr(first.Pos(), "testing method"), name)
 		related := env.RootInfo(r.g)
 		if more := len(r.calls) - 1; more > 0 {
 			msg += fmt.Sprintf(" (as would %d more testing call%s of this goroutine)", more, plural(more))
@@ -439,9 +440,73 @@ func (c *checker) tests() {
 		c.rep.Report(analysis.Diagnostic{
 			Pos:     first.Pos(),
 			Message: msg,
-			Related: append(related, analysis.RelatedInformation{Pos: returnPos(r.ret), Message: "the test may return here first"}),
+			Related: append(related, analysis.RelatedInformation{Pos: returnPos(r.ret), Message: retMsg(helper)}),
 		})
 	}
+}
+
+// testName names the test that a goroutine started in fn may outlive:
+// fn itself when go test runs it or it is a function literal (a
+// subtest's), or else, fn being a helper that takes the test's t, the
+// tests that call it (up to maxHelperDepth calls up): "TestA (through
+// newPair)", "TestA and 2 more tests (through newPair)". A function taken
+// as a value, or that no test calls, is named itself: it is a test's body
+// run through a function value (net/http's run(t, testCloseNotifier)),
+// which ends the (sub)test when it returns.
+func (c *checker) testName(fn *ssa.Function) (string, bool) {
+	if fn.Parent() != nil || fn.Signature.Recv() != nil || testPrefix(fn.Name()) {
+		return source.FuncName(fn), false
+	}
+	var tests []string
+	seen := map[*ssa.Function]bool{fn: true}
+	level := []*ssa.Function{fn}
+	for range maxHelperDepth {
+		var next []*ssa.Function
+		for _, f := range level {
+			for _, e := range c.env.Goroutines.CallGraph.Callers(f) {
+				if e.Site == nil || e.Site.Common().StaticCallee() != f {
+					if f == fn {
+						return source.FuncName(fn), false // run as a value
+					}
+					continue
+				}
+				g := e.Caller.Func
+				if seen[g] {
+					continue
+				}
+				seen[g] = true
+				if g.Parent() == nil && g.Signature.Recv() == nil && testPrefix(g.Name()) {
+					tests = append(tests, source.FuncName(g))
+				} else {
+					next = append(next, g)
+				}
+			}
+		}
+		level = next
+	}
+	helper := source.FuncName(fn)
+	slices.Sort(tests)
+	switch len(tests) {
+	case 0:
+		return helper, false
+	case 1:
+		return fmt.Sprintf("%s (through %s)", tests[0], helper), true
+	}
+	return fmt.Sprintf("%s and %d more test%s (through %s)", tests[0], len(tests)-1, plural(len(tests)-1), helper), true
+}
+
+// maxHelperDepth bounds the calls testName follows up from a helper.
+const maxHelperDepth = 3
+
+func testPrefix(name string) bool {
+	return strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Benchmark") || strings.HasPrefix(name, "Fuzz")
+}
+
+func retMsg(helper bool) string {
+	if helper {
+		return "the helper may return here first, and the test after it"
+	}
+	return "the test may return here first"
 }
 
 func plural(n int) string {
