@@ -51,7 +51,7 @@ func TestMark(t *testing.T) {
 			t.Skip("runs the test binary again")
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestMark$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "GODEBUG="+plan.Godebug(os.Getenv("GODEBUG")))
+		cmd.Env = append(os.Environ(), "GODEBUG="+plan.Godebug(os.Getenv("GODEBUG"), true))
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "PASS") {
 			t.Fatalf("with tracebackancestors: %v\n%s", err, out)

@@ -10,7 +10,9 @@
 // rounds (plain, race, precog, precog, race, plain: each round runs the
 // variants in the opposite order of the round before), the precog binary
 // with PRECOG_TRACE naming a fresh trace file and the GODEBUG precog test
-// sets (plan.Godebug; the base variant below only with -base-godebug), the race binary with
+// sets (plan.Godebug: tracebackancestors only when the build holds a
+// marked call, instrument.Result.Marks, which the harness logs per
+// workload; the base variant below only with -base-godebug), the race binary with
 // GORACE=atexit_sleep_ms=0. Each sample is the rusage of the test binary
 // (user+sys CPU from wait4; the peak RSS of the test binary from GNU
 // time, run between the harness and the binary) and its wall time. The table gives, per
@@ -84,7 +86,7 @@ var (
 	keep      = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
 	baseDir   = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")
 	godebug   = flag.String("godebug", "", "GODEBUG `settings` added to every variant's runs (adaptivestackstart=0: every goroutine starts at 2 KiB, see the package doc on pond)")
-	baseDebug = flag.Bool("base-godebug", false, "run the base variant with the GODEBUG precog test sets (plan.Godebug), as the precog variant runs; off, base runs with the environment's, as a precog older than trace version 15 ran its tests")
+	baseDebug = flag.Bool("base-godebug", false, "run the base variant with the GODEBUG precog test sets (plan.Godebug), as the precog variant runs, with tracebackancestors when -base's build holds a mark (its precog.marks file; without one, kept by a harness older than reccost23's, always, as precog ran every test then); off, base runs with the environment's, as a precog older than trace version 15 ran its tests")
 )
 
 // A workload is one test package of bench/corpus and the test flags BENCH.md
@@ -206,14 +208,14 @@ func run(ws []workload, log func(string, ...any)) error {
 		if *keep != "" {
 			dir = filepath.Join(*keep, keepName(w))
 		}
-		bins, builds, err := buildVariants(corpus, dir, cache, w)
+		bins, builds, marks, err := buildVariants(corpus, dir, cache, w)
 		r.build = builds
 		if err != nil {
 			r.err = err
 			log("%s: %v", w.name, err)
 			continue
 		}
-		log("%s: built (plain %v, race %v, precog %v)", w.name, round(builds[plain]), round(builds[race]), round(builds[precog]))
+		log("%s: built (plain %v, race %v, precog %v; %s)", w.name, round(builds[plain]), round(builds[race]), round(builds[precog]), map[bool]string{false: "no marks", true: "marks: GODEBUG=tracebackancestors"}[marks[precog]])
 		if *rounds == 0 {
 			continue
 		}
@@ -233,6 +235,7 @@ func run(ws []workload, log func(string, ...any)) error {
 				log("%s: %v", w.name, r.err)
 				continue
 			}
+			marks[base] = keptMarks(filepath.Join(*baseDir, keepName(w)))
 			order = append(order, base)
 		}
 		tracePath := filepath.Join(dir, "trace")
@@ -241,7 +244,7 @@ func run(ws []workload, log func(string, ...any)) error {
 		}
 		for n := 0; n < *rounds && r.err == nil; n++ {
 			for _, v := range order {
-				s, err := runBinary(bins[v], pkgDir, v, w.flags, tracePath)
+				s, err := runBinary(bins[v], pkgDir, v, marks[v], w.flags, tracePath)
 				if err != nil {
 					r.err = fmt.Errorf("%s: %w", variantNames[v], err)
 					break
@@ -338,10 +341,23 @@ func run(ws []workload, log func(string, ...any)) error {
 	return nil
 }
 
-// buildVariants builds the three test binaries of w into dir.
-func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]string, took [numVariants]time.Duration, err error) {
+// marksFile, beside a kept precog binary, says whether its build holds a
+// marked call: "true" or "false" (keptMarks).
+const marksFile = "precog.marks"
+
+// keptMarks reads the marksFile of a build kept in dir: true when there is
+// none (a harness older than the file kept it, and precog then ran every
+// test with tracebackancestors).
+func keptMarks(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, marksFile))
+	return err != nil || strings.TrimSpace(string(data)) != "false"
+}
+
+// buildVariants builds the three test binaries of w into dir, and says
+// which hold a marked call (instrument.Result.Marks: precog's and nomaps').
+func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]string, took [numVariants]time.Duration, marks [numVariants]bool, err error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return bins, took, err
+		return bins, took, marks, err
 	}
 	for v := range numVariants {
 		bins[v] = filepath.Join(dir, variantNames[v]+".test")
@@ -362,19 +378,24 @@ func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]str
 				Dir: corpus, Patterns: []string{w.pkg}, All: *all, CacheDir: cache,
 			})
 			if err != nil {
-				return bins, took, fmt.Errorf("instrumenting: %w", err)
+				return bins, took, marks, fmt.Errorf("instrumenting: %w", err)
 			}
 			flags = inst.BuildFlags
+			marks[precog] = slices.Contains(inst.Marks, w.pkg)
+			marks[nomaps] = marks[precog]
+			if err := os.WriteFile(filepath.Join(dir, marksFile), []byte(fmt.Sprintln(marks[precog])), 0o666); err != nil {
+				return bins, took, marks, err
+			}
 		}
 		args := append([]string{"test", "-c", "-o", bins[v]}, flags...)
 		cmd := exec.Command("go", append(args, w.pkg)...)
 		cmd.Dir = corpus
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return bins, took, fmt.Errorf("go test -c (%s): %v: %s", variantNames[v], err, oneLine(string(out)))
+			return bins, took, marks, fmt.Errorf("go test -c (%s): %v: %s", variantNames[v], err, oneLine(string(out)))
 		}
 		took[v] = time.Since(start)
 	}
-	return bins, took, nil
+	return bins, took, marks, nil
 }
 
 // packageDir is the directory go test would run pkg's tests in.
@@ -420,14 +441,18 @@ func withoutGodebug(env []string) (out []string, godebug string) {
 }
 
 // precogEnv returns env with its GODEBUG (the user's and -godebug's) under
-// the settings precog test gives a recorded run (plan.Godebug).
-func precogEnv(env []string) []string {
+// the settings precog test gives a recorded run of a binary with marks or
+// without (plan.Godebug).
+func precogEnv(env []string, marks bool) []string {
 	out, old := withoutGodebug(env)
-	return append(out, "GODEBUG="+plan.Godebug(old))
+	if g := plan.Godebug(old, marks); g != "" {
+		out = append(out, "GODEBUG="+g)
+	}
+	return out
 }
 
 // runBinary runs one test binary in dir and measures it.
-func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sample, error) {
+func runBinary(bin, dir string, v variant, marks bool, flags []string, tracePath string) (sample, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	// GNU time reports the peak RSS of the test binary alone: the rusage
@@ -445,7 +470,7 @@ func runBinary(bin, dir string, v variant, flags []string, tracePath string) (sa
 		os.Remove(tracePath)
 		cmd.Env = append(cmd.Env, "PRECOG_TRACE="+tracePath)
 		if v != base || *baseDebug {
-			cmd.Env = precogEnv(cmd.Env)
+			cmd.Env = precogEnv(cmd.Env, marks)
 		}
 		if v == nomaps {
 			cmd.Env = append(cmd.Env, plan.MapsEnv+"=0")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -49,5 +51,44 @@ func TestSameOutcomes(t *testing.T) {
 	all[precog] = run(map[string]string{"TestFlaky": "PASS"})
 	if err := sameOutcomes(all, []string{"TestFlaky"}); err == nil {
 		t.Error("a test missing from a run: no error")
+	}
+}
+
+// TestPrecogEnv: tracebackancestors only for a build with marks, the
+// user's settings kept after it either way.
+func TestPrecogEnv(t *testing.T) {
+	for _, c := range []struct {
+		env   []string
+		marks bool
+		want  []string
+	}{
+		{[]string{"HOME=/h", "GODEBUG=gctrace=1"}, true, []string{"HOME=/h", "GODEBUG=tracebackancestors=5,gctrace=1"}},
+		{[]string{"HOME=/h", "GODEBUG=gctrace=1"}, false, []string{"HOME=/h", "GODEBUG=gctrace=1"}},
+		{[]string{"HOME=/h"}, true, []string{"HOME=/h", "GODEBUG=tracebackancestors=5"}},
+		{[]string{"HOME=/h"}, false, []string{"HOME=/h"}},
+	} {
+		if got := precogEnv(slices.Clone(c.env), c.marks); !slices.Equal(got, c.want) {
+			t.Errorf("precogEnv(%q, %v) = %q, want %q", c.env, c.marks, got, c.want)
+		}
+	}
+}
+
+// TestKeptMarks: a kept build's marks file decides; without one (an
+// older harness's), tracebackancestors as precog then set it for every test.
+func TestKeptMarks(t *testing.T) {
+	dir := t.TempDir()
+	if !keptMarks(dir) {
+		t.Error("no marks file: false, want true")
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{{"false\n", false}, {"true\n", true}} {
+		if err := os.WriteFile(filepath.Join(dir, marksFile), []byte(c.text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if got := keptMarks(dir); got != c.want {
+			t.Errorf("marks file %q: %v, want %v", c.text, got, c.want)
+		}
 	}
 }

@@ -275,6 +275,7 @@ var errNoFailure = errors.New("no failing run")
 type explainer struct {
 	o          Options
 	bin        string
+	marks      bool   // the binary holds a marked call (instrument.Result.Marks)
 	importPath string // o.Package's, which may be a pattern such as "."
 	pkgDir     string
 	sites      *trace.SiteTable
@@ -439,6 +440,7 @@ func (x *explainer) build(ctx context.Context) error {
 	}
 	importPath, dir, _ := strings.Cut(pkgs[0], " ")
 	x.importPath, x.pkgDir = importPath, dir
+	x.marks = slices.Contains(inst.Marks, importPath)
 	x.progress("building " + x.o.Package)
 	x.bin = filepath.Join(x.work, record.BinaryName(importPath))
 	args := append(append([]string{"test", "-c", "-o", x.bin}, inst.BuildFlags...), x.o.BuildFlags...)
@@ -645,7 +647,7 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 	tr := filepath.Join(x.work, fmt.Sprintf("run%d.trace", x.n))
 	t := validate.Target{Binary: x.bin, Dir: x.pkgDir, Timeout: x.o.Timeout,
 		Args: []string{"-test.v", "-test.count=1", "-test.run=^" + test + "$", "-test.timeout=" + x.o.Timeout.String()},
-		Env:  []string{"PRECOG_TRACE=" + tr, godebug(), plan.StacksEnv + "=1"}}
+		Env:  []string{"PRECOG_TRACE=" + tr, godebug(x.marks), plan.StacksEnv + "=1"}}
 	planPath := ""
 	if p != nil {
 		p.Result = filepath.Join(x.work, fmt.Sprintf("run%d.result", x.n))
@@ -713,16 +715,20 @@ func (x *explainer) analyze(r *run, what string, suppressed map[suppress.Instanc
 	return suppress.Analyze(r.evs, x.sites, suppressed)
 }
 
-// godebug is the GODEBUG of every run: plan.Godebug's, with stack shrinking
-// off. Full tracing records the addresses of local variables, and a
+// godebug is the GODEBUG of every run: plan.Godebug's (marks: the binary
+// holds a marked call), with stack shrinking off. Full tracing records the
+// addresses of local variables, and a
 // collection that shrinks a goroutine's stack moves them: the reads after
 // it would have no definition at their new addresses, and where a
 // collection falls varies from run to run (axel's failure point once went
 // out to the test's own line that way). A stack that grows moves them too,
 // except the variables shim.Def records, which it moves to the heap
 // (detect/suppress's doc, The failure point).
-func godebug() string {
-	return "GODEBUG=" + plan.Godebug(os.Getenv("GODEBUG")) + ",gcshrinkstackoff=1"
+func godebug(marks bool) string {
+	if g := plan.Godebug(os.Getenv("GODEBUG"), marks); g != "" {
+		return "GODEBUG=" + g + ",gcshrinkstackoff=1"
+	}
+	return "GODEBUG=gcshrinkstackoff=1"
 }
 
 // oneLine describes a failure in one line.

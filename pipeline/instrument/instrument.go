@@ -118,6 +118,13 @@ type Result struct {
 	// CheckErrors has one line per check that failed on a package.
 	Static      []finding.Finding `json:"static,omitempty"`
 	CheckErrors []string          `json:"checkErrors,omitempty"`
+	// Marks are the import paths, sorted, of the packages under test
+	// whose test binaries hold a marked call (rewrite's precog_shim.MarkV
+	// or MarkF, a "mark" site): a file of theirs, or of a package their
+	// tests import, was rewritten with one. Only these run under
+	// GODEBUG=tracebackancestors (plan.Godebug), which the shim's marks
+	// need and which costs every go statement.
+	Marks []string `json:"marks,omitempty"`
 }
 
 // load loads the packages matching cfg.Patterns with their tests, and
@@ -213,16 +220,7 @@ func splitBroken(roots []*packages.Package, errs []string) (keep []*packages.Pac
 		memo[p] = b
 		return b
 	}
-	// The package whose tests a root runs: p for p, "p [p.test]" and
-	// "p_test [p.test]".
-	under := func(p *packages.Package) string {
-		if id, ok := strings.CutSuffix(p.ID, ".test]"); ok {
-			if _, forTest, ok := strings.Cut(id, " ["); ok {
-				return forTest
-			}
-		}
-		return p.PkgPath
-	}
+	under := underTest
 	why := make(map[string]string) // broken package -> the package with the error
 	for _, p := range roots {
 		if b := bad(p); b != "" {
@@ -387,6 +385,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			passLocal[f.pkg] = localCallees(f.pkg, sel.embedded)
 		}
 	}
+	marked := make(map[string]bool) // files rewritten with a mark
 	cfg.step("rewriting the files (%d)", len(sel.files))
 	for _, f := range sel.files {
 		opts := rewrite.Options{Funcs: cfg.Funcs, Locals: cfg.Locals, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
@@ -418,6 +417,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("instrumenting %s: more than %d sites", f.path, funcSiteBase-1)
 		}
 		sites = append(sites, fsites...)
+		if slices.ContainsFunc(fsites, func(s trace.Site) bool { return s.Kind == "mark" }) {
+			marked[f.path] = true
+		}
 		target := f.path
 		if dc := copies[f.module]; dc != nil {
 			target = dc.path(f.path)
@@ -471,6 +473,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		Packages:   sel.paths(),
 		Tested:     ld.tested,
 		Broken:     ld.broken,
+		Marks:      withMarks(ld.pkgs, marked),
 	}
 	if checks != nil {
 		res.Static, res.CheckErrors = checks.Findings()
@@ -495,6 +498,53 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// withMarks returns Result.Marks: the packages under test (the roots:
+// a package, its test variant, its external test package) whose import
+// graph holds a package compiling one of the marked files. A file is
+// rewritten once, for one variant of its package, but the overlay puts
+// the rewritten file in every build of it, so the files decide.
+func withMarks(roots []*packages.Package, marked map[string]bool) []string {
+	if len(marked) == 0 {
+		return nil
+	}
+	memo := make(map[*packages.Package]bool)
+	var has func(p *packages.Package) bool
+	has = func(p *packages.Package) bool {
+		if m, ok := memo[p]; ok {
+			return m
+		}
+		memo[p] = false // a cycle (none in Go) ends here
+		m := slices.ContainsFunc(p.CompiledGoFiles, func(f string) bool { return marked[f] })
+		for _, q := range p.Imports {
+			if m {
+				break
+			}
+			m = has(q)
+		}
+		memo[p] = m
+		return m
+	}
+	var out []string
+	for _, p := range roots {
+		if has(p) {
+			out = append(out, underTest(p))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// underTest returns the import path of the package whose tests root p
+// runs: p's for p, "p [p.test]" and "p_test [p.test]".
+func underTest(p *packages.Package) string {
+	if id, ok := strings.CutSuffix(p.ID, ".test]"); ok {
+		if _, forTest, ok := strings.Cut(id, " ["); ok {
+			return forTest
+		}
+	}
+	return p.PkgPath
 }
 
 // buildFlags are the go test flags every instrumented build takes besides

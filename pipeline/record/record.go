@@ -95,6 +95,10 @@ type Package struct {
 	ImportPath string  `json:"importPath"`
 	Dir        string  `json:"dir"`
 	Tests      []*Test `json:"tests"`
+	// Marks says that the package's test binary holds a marked call
+	// (Instrumented.Marks): its tests ran, and run again, under
+	// plan.Godebug's tracebackancestors.
+	Marks bool `json:"marks,omitempty"`
 }
 
 // A Test is one recorded top-level test.
@@ -226,6 +230,10 @@ type Progress struct {
 type Instrumented struct {
 	BuildFlags []string
 	Sites      string
+	// Marks are the import paths of the packages whose test binaries
+	// hold a marked call (instrument.Result.Marks): only their tests run
+	// under GODEBUG=tracebackancestors (plan.Godebug).
+	Marks []string
 }
 
 // Options configures Run.
@@ -359,6 +367,9 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	pkgs, err := listTestPackages(ctx, o.Dir, o.Flags.Build, o.Patterns)
 	if err != nil {
 		return nil, err
+	}
+	for i := range pkgs {
+		pkgs[i].Marks = slices.Contains(inst.Marks, pkgs[i].ImportPath)
 	}
 	bin := o.BinDir
 	if bin == "" {
@@ -594,6 +605,7 @@ type listedPackage struct {
 	TestGoFiles  []string
 	XTestGoFiles []string
 	Error        *struct{ Err string }
+	Marks        bool `json:"-"` // Instrumented.Marks holds it
 }
 
 func listTestPackages(ctx context.Context, dir string, build, patterns []string) ([]listedPackage, error) {
@@ -973,7 +985,7 @@ func (b *Budget) kill(bounded bool) time.Duration {
 
 // recordPackage records the tests names of lp.
 func recordPackage(ctx context.Context, o Options, lp listedPackage, names []string, plainBin, recBin, out string, c *counter) (*Package, error) {
-	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir}
+	p := &Package{ImportPath: lp.ImportPath, Dir: lp.Dir, Marks: lp.Marks}
 	pkgOut := filepath.Join(out, filepath.FromSlash(lp.ImportPath))
 	if err := os.MkdirAll(pkgOut, 0o777); err != nil {
 		return nil, err
@@ -1007,7 +1019,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 				return nil, err
 			}
 			t.Outcome = Interrupted
-			return &Package{ImportPath: p.ImportPath, Dir: p.Dir, Tests: append(p.Tests, t)}, err
+			return &Package{ImportPath: p.ImportPath, Dir: p.Dir, Tests: append(p.Tests, t), Marks: p.Marks}, err
 		}
 		var forced []*plan.Plan
 		if o.Forced != nil && o.Runs > 1 && t.Trace != "" {
@@ -1049,7 +1061,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 					return nil, err
 				}
 				run.Outcome = Interrupted
-				return &Package{ImportPath: p.ImportPath, Dir: p.Dir, Tests: append(p.Tests, t)}, err
+				return &Package{ImportPath: p.ImportPath, Dir: p.Dir, Tests: append(p.Tests, t), Marks: p.Marks}, err
 			}
 		}
 		p.Tests = append(p.Tests, t)
@@ -1126,7 +1138,10 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 	if o.TestLog != nil {
 		w = io.MultiWriter(f, o.TestLog)
 	}
-	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name, "GODEBUG=" + plan.Godebug(os.Getenv("GODEBUG"))}
+	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
+	if g := plan.Godebug(os.Getenv("GODEBUG"), lp.Marks); g != "" {
+		env = append(env, "GODEBUG="+g)
+	}
 	if o.Env != nil {
 		env = append(env, o.Env(lp.ImportPath, name)...)
 	}

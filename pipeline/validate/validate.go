@@ -106,6 +106,10 @@ type Target struct {
 	Timeout time.Duration
 	// Passed says whether the recorded run of the witness passed.
 	Passed bool
+	// Marks says that the binary holds a marked call (record.Package's
+	// Marks): it runs under plan.Godebug's tracebackancestors, as it was
+	// recorded.
+	Marks bool
 }
 
 // Options configures a Validator.
@@ -726,7 +730,11 @@ func Force(ctx context.Context, t Target, planPath string) Run {
 	defer cancel()
 	cmd := proc.Command(ctx, t.Binary, t.Args...)
 	cmd.Dir = t.Dir
-	cmd.Env = append(append(os.Environ(), "GODEBUG="+plan.Godebug(os.Getenv("GODEBUG"))), t.Env...)
+	cmd.Env = os.Environ()
+	if g := plan.Godebug(os.Getenv("GODEBUG"), t.Marks); g != "" {
+		cmd.Env = append(cmd.Env, "GODEBUG="+g)
+	}
+	cmd.Env = append(cmd.Env, t.Env...)
 	if planPath != "" {
 		cmd.Env = append(cmd.Env, plan.EnvVar+"="+planPath)
 	}

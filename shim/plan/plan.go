@@ -300,16 +300,25 @@ const (
 )
 
 // Godebug returns the GODEBUG of a recorded or forced run of a test,
-// given the user's (os.Getenv("GODEBUG")): tracebackancestors=5, so that
-// a goroutine's stack shows its creator's stack at its creation, and its
-// creator's creator's at that one's, up to 5 (the shim orders a goroutine
-// that code precog does not instrument created after a recorded
-// ancestor's mark on the line of that ancestor's creating frame:
-// shim/mark.go; httptest.NewServer's connection goroutines need two),
-// then the user's settings, which win over it, as the later setting of
-// a key does.
-func Godebug(user string) string {
-	if user == "" {
+// given the user's (os.Getenv("GODEBUG")) and whether the test binary
+// holds a marked call (instrument.Result.Marks): with marks,
+// tracebackancestors=5, so that a goroutine's stack shows its creator's
+// stack at its creation, and its creator's creator's at that one's, up
+// to 5 (the shim orders a goroutine that code precog does not instrument
+// created after a recorded ancestor's mark on the line of that
+// ancestor's creating frame: shim/mark.go; httptest.NewServer's
+// connection goroutines need two), then the user's settings, which win
+// over it, as the later setting of a key does. Without marks the shim
+// matches nothing, and the setting would only cost: the runtime copies
+// the creator's pcs at every go statement (pond's 100,000 goroutines
+// ran 1.21x dearer), so the user's settings are returned as they are.
+// The runtime reads the setting once, at start, so it is decided per
+// test binary before it runs.
+func Godebug(user string, marks bool) string {
+	switch {
+	case !marks:
+		return user
+	case user == "":
 		return "tracebackancestors=5"
 	}
 	return "tracebackancestors=5," + user

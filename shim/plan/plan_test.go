@@ -41,3 +41,22 @@ func TestWireNames(t *testing.T) {
 		t.Errorf("record line\n%s\nwant\n%s", line, wantLine)
 	}
 }
+
+// TestGodebug: tracebackancestors only for a binary with marks, the
+// user's settings after it, which win; without marks the user's alone.
+func TestGodebug(t *testing.T) {
+	for _, c := range []struct {
+		user  string
+		marks bool
+		want  string
+	}{
+		{"", true, "tracebackancestors=5"},
+		{"gctrace=1", true, "tracebackancestors=5,gctrace=1"},
+		{"", false, ""},
+		{"gctrace=1", false, "gctrace=1"},
+	} {
+		if got := Godebug(c.user, c.marks); got != c.want {
+			t.Errorf("Godebug(%q, %v) = %q, want %q", c.user, c.marks, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -677,6 +678,97 @@ func TestRecordPurePackage(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != len(files) {
 		t.Errorf("the module directory changed: %v, %v", entries, err)
+	}
+}
+
+// TestRecordGodebug: only a test binary whose build holds a marked call
+// (a call into a package precog does not instrument that may start
+// goroutines: httptest.NewServer) runs under GODEBUG=tracebackancestors,
+// which the runtime pays at every go statement; the user's GODEBUG is
+// kept in both. Package plain has a go statement and no mark; package
+// marked marks NewServer in its test and gets its handler's EvAfter;
+// package viadep has no mark of its own, but its test calls package
+// server's, which marks NewServer.
+func TestRecordGodebug(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	t.Setenv("GODEBUG", "madvdontneed=1")
+	dir := t.TempDir()
+	const show = "\tfmt.Printf(\"GODEBUG=[%s]\\n\", os.Getenv(\"GODEBUG\"))\n"
+	const greeter = "type Greeter struct{ Greeting string }\n\nfunc (g *Greeter) ServeHTTP(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, g.Greeting) }\n"
+	const get = "\tresp, err := http.Get(srv.URL)\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tdefer resp.Body.Close()\n\tif body, _ := io.ReadAll(resp.Body); string(body) != \"hello\" {\n\t\tt.Fatalf(\"got %q\", body)\n\t}\n"
+	files := map[string]string{
+		"go.mod":                "module example.com/marks\n\ngo 1.22\n",
+		"plain/plain_test.go":   "package plain\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nvar n int\n\nfunc TestPlain(t *testing.T) {\n" + show + "\tdone := make(chan bool)\n\tgo func() { n++; done <- true }()\n\t<-done\n\tif n != 1 {\n\t\tt.Fatal(n)\n\t}\n}\n",
+		"marked/marked.go":      "package marked\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" + greeter,
+		"marked/marked_test.go": "package marked\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMarked(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\tsrv := httptest.NewServer(g)\n\tdefer srv.Close()\n" + get + "}\n",
+		"server/server.go":      "package server\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n)\n\nfunc Start(h http.Handler) *httptest.Server {\n\treturn httptest.NewServer(h)\n}\n",
+		"viadep/viadep.go":      "package viadep\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" + greeter,
+		"viadep/viadep_test.go": "package viadep\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"net/http\"\n\t\"os\"\n\t\"testing\"\n\n\t\"example.com/marks/server\"\n)\n\nfunc TestViaDep(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\tsrv := server.Start(g)\n\tdefer srv.Close()\n" + get + "}\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), "-baseline=false", "./...")
+	if code != 0 {
+		t.Fatalf("precog record exited %d:\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix record.Index
+	if err := json.Unmarshal(data, &ix); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"example.com/marks/plain":  "madvdontneed=1",
+		"example.com/marks/marked": "tracebackancestors=5,madvdontneed=1",
+		"example.com/marks/viadep": "tracebackancestors=5,madvdontneed=1",
+	}
+	if len(ix.Packages) != len(want) {
+		t.Fatalf("index %s, want the packages %v", data, slices.Sorted(maps.Keys(want)))
+	}
+	for _, p := range ix.Packages {
+		godebug, ok := want[p.ImportPath]
+		if !ok || len(p.Tests) != 1 {
+			t.Errorf("package %s with %d tests, want one of %v with one test", p.ImportPath, len(p.Tests), slices.Sorted(maps.Keys(want)))
+			continue
+		}
+		test := p.Tests[0]
+		if test.Outcome != record.Pass {
+			t.Errorf("%s.%s: %s, want a pass", p.ImportPath, test.Name, test.Outcome)
+		}
+		if marks := godebug != "madvdontneed=1"; p.Marks != marks {
+			t.Errorf("%s: index's marks %v, want %v", p.ImportPath, p.Marks, marks)
+		}
+		log, err := os.ReadFile(filepath.Join(out, test.Log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line := "GODEBUG=[" + godebug + "]\n"; !strings.Contains(string(log), line) {
+			t.Errorf("%s.%s printed:\n%s\nwant %q", p.ImportPath, test.Name, log, line)
+		}
+		after := 0
+		for _, ev := range readEvents(t, filepath.Join(out, test.Trace)) {
+			if ev.Kind == trace.EvAfter {
+				after++
+			}
+		}
+		// The handler's goroutine is ordered after the test's mark
+		// (two creation sections: NewServer's server goroutine
+		// started the connection's).
+		if got, want := after > 0, p.ImportPath != "example.com/marks/plain"; got != want {
+			t.Errorf("%s.%s: %d EvAfter events, want some: %v", p.ImportPath, test.Name, after, want)
+		}
 	}
 }
 
