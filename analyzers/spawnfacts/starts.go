@@ -88,6 +88,9 @@ func (b *builder) findStarts(funcs []*ssa.Function) {
 			}
 		}
 	}
+	if b.pass.Pkg.Path() == "context" {
+		contextStarts(starts)
+	}
 	for _, fn := range funcs {
 		if !starts[fn] || fn.Parent() != nil {
 			continue
@@ -109,6 +112,26 @@ func (b *builder) findStarts(funcs []*ssa.Function) {
 			}
 			return true
 		})
+	}
+}
+
+// contextStarts is the model of package context's starts: only AfterFunc
+// starts a goroutine that runs its caller's code (f, during the call when
+// the context is done already, where a mark orders f after what the caller
+// did before it). The goroutine that propagateCancel starts, through which
+// WithCancel, WithCancelCause, WithDeadline, WithTimeout and the rest
+// would have the fact, waits for a parent of the caller's own Context
+// type (one that is neither the package's cancelCtx nor has an AfterFunc
+// method) and calls nothing but that parent's Done, Err and Value and the
+// package's cancel: a mark on those calls, in most code that uses
+// contexts, only made every test binary run under
+// GODEBUG=tracebackancestors, which costs each go statement (pond's
+// NewPool: 1.21x of its CPU; bench/RESULTS.md, reccost23).
+func contextStarts(starts map[*ssa.Function]bool) {
+	for fn := range starts {
+		if fn.Name() != "AfterFunc" || fn.Parent() != nil || fn.Signature.Recv() != nil {
+			delete(starts, fn)
+		}
 	}
 }
 

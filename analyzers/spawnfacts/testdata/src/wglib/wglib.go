@@ -15,8 +15,8 @@ type Closer struct {
 }
 
 // NewCloser adds on a WaitGroup of its own result, no parameter's: no
-// fact.
-func NewCloser(initial int) *Closer { // want NewCloser:`starts goroutines through a call`
+// fact (nor a StartsFact: context.WithCancel has none, contextStarts).
+func NewCloser(initial int) *Closer {
 	ret := &Closer{}
 	ret.ctx, ret.cancel = context.WithCancel(context.Background())
 	ret.waiting.Add(initial)
