@@ -18,7 +18,7 @@ import (
 // after the arguments before it are evaluated, or shim.MarkF(site, f)
 // around its function value); the goroutine's first mark at each site is
 // recorded (EvMark), with the mark's caller's pc. With GODEBUG=tracebackancestors
-// set (precog test sets it: plan.Godebug), a goroutine's stack holds,
+// set (precog test sets it for a test binary with marks: plan.Godebug), a goroutine's stack holds,
 // under "[originating from goroutine N]:", its creator N's stack when N
 // created it, then N's creator's when that one created N, and so on. When
 // the shim adopts a goroutine, it takes the first of those sections whose

@@ -451,7 +451,8 @@ func goroutines(out []byte) ([]Goroutine, header) {
 		}
 		if strings.HasPrefix(line, "[originating from goroutine ") {
 			// The stack of an ancestor when it created the goroutine
-			// (precog runs tests with tracebackancestors set): not the
+			// (precog runs the tests of a binary with marks with
+			// tracebackancestors set): not the
 			// goroutine's frames.
 			ancestors = true
 		}
