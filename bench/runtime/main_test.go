@@ -25,8 +25,8 @@ func TestVariantEnv(t *testing.T) {
 }
 
 // TestSameOutcomes: a test that ends otherwise in one run drops the
-// workload, but for the flaky ones and their subtests; a test missing from
-// a run drops it too.
+// workload, but for the flaky ones and their subtests, and those that failed
+// in a plain or -race run; a test missing from a run drops it too.
 func TestSameOutcomes(t *testing.T) {
 	run := func(o map[string]string) []sample { return []sample{{outcomes: o}} }
 	pass := map[string]string{"TestA": "PASS", "TestFlaky": "PASS", "TestFlaky/sub": "PASS"}
@@ -34,22 +34,27 @@ func TestSameOutcomes(t *testing.T) {
 	for v := range numVariants {
 		all[v] = run(pass)
 	}
-	if err := sameOutcomes(all, nil); err != nil {
+	if _, err := sameOutcomes(all, nil); err != nil {
 		t.Errorf("the same outcomes: %v", err)
 	}
 	all[precog] = run(map[string]string{"TestA": "PASS", "TestFlaky": "FAIL", "TestFlaky/sub": "FAIL"})
-	if err := sameOutcomes(all, []string{"TestFlaky"}); err != nil {
+	if _, err := sameOutcomes(all, []string{"TestFlaky"}); err != nil {
 		t.Errorf("a flaky test's failure: %v", err)
 	}
-	if err := sameOutcomes(all, nil); err == nil {
-		t.Error("a test that failed in one run only: no error")
+	if _, err := sameOutcomes(all, nil); err == nil {
+		t.Error("a test that failed in a precog run only: no error")
 	}
+	all[race] = append(all[race], run(map[string]string{"TestA": "PASS", "TestFlaky": "FAIL", "TestFlaky/sub": "FAIL"})...)
+	if byItself, err := sameOutcomes(all, nil); err != nil || !slices.Equal(byItself, []string{"TestFlaky"}) {
+		t.Errorf("a test that failed in a -race run too: %v, left out %q; want TestFlaky left out", err, byItself)
+	}
+	all[race] = run(pass)
 	all[precog] = run(map[string]string{"TestA": "FAIL", "TestFlaky": "PASS", "TestFlaky/sub": "PASS"})
-	if err := sameOutcomes(all, []string{"TestFlaky"}); err == nil {
+	if _, err := sameOutcomes(all, []string{"TestFlaky"}); err == nil {
 		t.Error("another test's failure beside a flaky one: no error")
 	}
 	all[precog] = run(map[string]string{"TestFlaky": "PASS"})
-	if err := sameOutcomes(all, []string{"TestFlaky"}); err == nil {
+	if _, err := sameOutcomes(all, []string{"TestFlaky"}); err == nil {
 		t.Error("a test missing from a run: no error")
 	}
 }
