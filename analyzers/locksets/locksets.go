@@ -1835,7 +1835,25 @@ func (a *solver) wrapperSites(w *ssa.Function, entries map[*ssa.Function]bool) (
 		}
 		sites = append(sites, e.Site)
 	}
+	if len(sites) == 0 && unreachableWrapper(w, a.gr.RefSites(w)) {
+		return nil, true // never runs: adds no call site
+	}
 	return sites, len(sites) > 0
+}
+
+// unreachableWrapper reports whether w, a go/ssa wrapper of a method
+// promoted from an embedded field (or of a value method), can never run:
+// nothing in the package calls it or takes it as a value (refs), and the
+// method is unexported, so no interface of another package can name it
+// and only the package's own code, which the call graph sees, could call
+// it. go/ssa makes such a wrapper for every method of the embedding
+// type's method set (pion/ice's UniversalUDPMuxDefault, which embeds
+// *UDPMuxDefault, has one for getConn), and with it among the method's
+// callers the method's entry set was empty although every real call
+// holds the lock.
+func unreachableWrapper(w *ssa.Function, refs []ssa.CallInstruction) bool {
+	m := ssavalue.WrappedMethod(w)
+	return m != nil && m.Object() != nil && !m.Object().Exported() && len(refs) == 0
 }
 
 // paramOf returns the parameter that v is, through captured variables and
