@@ -96,6 +96,8 @@ type Env struct {
 	removeLocs  map[sharedloc.Loc]bool
 	removeLocks map[sharedloc.Loc][]sharedloc.Loc
 	onlyCalled  map[*ssa.Function]bool
+	// bound memoizes selfBinding.
+	bound map[boundKey]boundPath
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
@@ -124,6 +126,7 @@ func New(pass *analysis.Pass) *Env {
 		bases:      make(map[baseKey]base),
 		links:      make(map[baseKey]*links),
 		belowMemo:  make(map[belowKey]bool),
+		bound:      make(map[boundKey]boundPath),
 	}
 }
 

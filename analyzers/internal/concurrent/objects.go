@@ -125,7 +125,10 @@ func (e *Env) viewIndex(a *sharedloc.Access, i int, v View, c *goroutines.Contex
 // or requests are told apart. A read of a captured variable in the
 // function that declares it, when no other function writes the variable,
 // holds what the assignments reaching the read stored
-// (ssavalue.ReachingStores), not every value the variable ever held.
+// (ssavalue.ReachingStores), not every value the variable ever held. A
+// free variable of a closure called on c only through loads from a field
+// that holds closures bound to their own holder (`p.Reset = p.reset`)
+// holds the objects loaded from (see selfBoundObjects).
 //
 // Cost: each (value, context) pair is refined once and its result kept,
 // except inside a cycle of refinements (recursive calls), where a result
@@ -222,6 +225,9 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 	case *ssa.Slice:
 		return e.objects(v.X, c)
 	case *ssa.FreeVar:
+		if objs, ok := e.selfBoundObjects(v, c); ok {
+			return objs
+		}
 		if b := ssavalue.Binding(v); b != nil {
 			var out objSet
 			for _, pc := range e.contextsFor(b, c) {
