@@ -55,18 +55,28 @@ func recordKernels(t *testing.T, out string) *recording {
 	if code != 0 {
 		t.Fatalf("precog record exited %d:\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &recording{dir: out, index: new(record.Index), stderr: stderr}
-	if err := json.Unmarshal(data, r.index); err != nil {
-		t.Fatal(err)
-	}
+	ix, _ := readIndex(t, out)
+	r := &recording{dir: out, index: ix, stderr: stderr}
+	var err error
 	if r.sites, err = trace.LoadSites(filepath.Join(out, r.index.Sites)); err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// readIndex reads the index.json that precog record wrote into out, and
+// returns it with its text, for messages.
+func readIndex(t *testing.T, out string) (*record.Index, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := new(record.Index)
+	if err := json.Unmarshal(data, ix); err != nil {
+		t.Fatal(err)
+	}
+	return ix, data
 }
 
 // test returns the recording's entry of the named test, or nil.
@@ -648,14 +658,7 @@ func TestRecordPurePackage(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("precog record exited %d:\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ix record.Index
-	if err := json.Unmarshal(data, &ix); err != nil {
-		t.Fatal(err)
-	}
+	ix, data := readIndex(t, out)
 	if len(ix.Packages) != 1 || len(ix.Packages[0].Tests) != 1 {
 		t.Fatalf("index %s, want one package with one test", data)
 	}
@@ -721,14 +724,7 @@ func TestRecordGodebug(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("precog record exited %d:\n%s", code, stderr)
 	}
-	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ix record.Index
-	if err := json.Unmarshal(data, &ix); err != nil {
-		t.Fatal(err)
-	}
+	ix, data := readIndex(t, out)
 	want := map[string]string{
 		"example.com/marks/plain":  "madvdontneed=1",
 		"example.com/marks/marked": "tracebackancestors=5,madvdontneed=1",
