@@ -66,8 +66,9 @@ type cheapFailure struct {
 // those whose tests cover no pair at all) as full detection does. A test
 // that failed in its cheap run is recorded in full too, selected or not.
 // The cheap runs go into cheapDir, which the caller removes after
-// detection has read the failed tests' output.
-func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, binDir, cheapDir string, progress *tracker) (*record.Index, *CFPStats, *cheapRuns, error) {
+// detection has read the failed tests' output. Both runs run the test
+// binaries that record.Build left in ro.BinDir (ro.Reuse).
+func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro record.Options, cheapDir string, progress *tracker) (*record.Index, *CFPStats, *cheapRuns, error) {
 	start := time.Now()
 	// The cheap run may spend half of -record-budget (and a short
 	// grace), so that the guided run has most of the other half: a
@@ -80,7 +81,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		measureLimit = cheapBudget.Limit
 	}
 	cov, err := coverage.Measure(ctx, coverage.Options{
-		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: binDir, Reuse: ro.Reuse, Parallel: ro.Parallel, Out: cheapDir,
+		Dir: o.Dir, Patterns: o.Patterns, Flags: o.Flags, Inst: inst, TestLog: o.TestLog, BinDir: ro.BinDir, Reuse: ro.Reuse, Parallel: ro.Parallel, Out: cheapDir,
 		Budget:       cheapBudget,
 		MeasureLimit: measureLimit,
 		// Detection's limits guard the cheap run too: its analysis is
@@ -180,7 +181,6 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 			env[path+"."+t.Name] = append([]string{plan.AccessesEnv + "=" + file}, funcsOff...)
 		}
 	}
-	ro.Reuse = true // the cheap run's binaries
 	if ro.Budget != nil {
 		ro.Budget = cheapBudget.After(ro.Budget)
 	}

@@ -492,7 +492,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 			return nil, err
 		}
 		defer os.RemoveAll(cheapDir)
-		ix, cfpStats, cheap, err = recordGuided(ctx, o, inst, ro, binDir, cheapDir, progress)
+		ix, cfpStats, cheap, err = recordGuided(ctx, o, inst, ro, cheapDir, progress)
 	default:
 		ix, err = record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
 	}
