@@ -277,9 +277,13 @@ type Stats struct {
 	// checker ran on them, none having two goroutines to compare.
 	Alone int
 	// NotRecorded counts the tests not run because Options.RecordBudget
-	// was spent; RecordStopped those it stopped (record.Stopped), whose
-	// runs until then are analysed.
+	// or recording's share of Options.Deadline was spent; RecordStopped
+	// those it stopped (record.Stopped), whose runs until then are
+	// analysed. RecordLimit names the bound that was spent, as the
+	// summary says it: "-record-budget" or "recording's share of
+	// -deadline (5s)".
 	NotRecorded, RecordStopped int
+	RecordLimit                string
 	// Stopped counts the runs whose analysis DetectOptions.MaxTraceTime
 	// stopped before its end.
 	Stopped int
@@ -535,7 +539,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		early.Notes = append(early.Notes, cheap.notes...)
 	}
 	if stopped := stoppedTests(ix); ix.NotRun > 0 || stopped > 0 {
-		res.Stats.NotRecorded, res.Stats.RecordStopped = ix.NotRun, stopped
+		res.Stats.NotRecorded, res.Stats.RecordStopped, res.Stats.RecordLimit = ix.NotRun, stopped, recordLimit
 		note := fmt.Sprintf("recording stopped after %v (%s) with %d %s not run, %d recorded", ro.Budget.Limit, recordLimit, ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests)
 		if stopped > 0 {
 			note += fmt.Sprintf(" (%d of them still running %v after it, stopped as -timeout stops a test and analysed up to there: a note each says where)", stopped, record.StopGrace)

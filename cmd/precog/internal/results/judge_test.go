@@ -2,6 +2,8 @@ package results_test
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
@@ -101,6 +103,55 @@ func TestJudgeFailOn(t *testing.T) {
 		s.Judge(tc.fs, nil, "", tc.failOn)
 		if s.Exit != tc.want {
 			t.Errorf("-fail-on=%s, findings %v: exit %d (failing %q), want %d", tc.failOn, tc.fs, s.Exit, s.Failing, tc.want)
+		}
+	}
+}
+
+// TestRecordLimitNamed checks that the summary line names the bound that
+// left tests unrecorded: -deadline's share when it was that, and
+// -record-budget for a summary that names none (written before the bound
+// was kept). Merged shards cut by different bounds name neither alone.
+func TestRecordLimitNamed(t *testing.T) {
+	const share = "recording's share of -deadline (5s)"
+	line := func(s *results.Summary) string {
+		var b strings.Builder
+		results.WriteText(&b, s)
+		return b.String()
+	}
+	for _, tc := range []struct {
+		s    results.Summary
+		want string
+	}{
+		{results.Summary{NotRecorded: 3, RecordLimit: share}, "(3 tests not recorded, over " + share + ")"},
+		{results.Summary{NotRecorded: 2, RecordStopped: 1, RecordLimit: share}, "(2 tests not recorded and 1 stopped, over " + share + ")"},
+		{results.Summary{RecordStopped: 1, RecordLimit: share}, "(1 test stopped, over " + share + ")"},
+		{results.Summary{NotRecorded: 1}, "(1 test not recorded, over -record-budget)"},
+	} {
+		if got := line(&tc.s); !strings.Contains(got, tc.want) {
+			t.Errorf("summary %+v: %q lacks %q", tc.s, got, tc.want)
+		}
+	}
+	if got := line(&results.Summary{Tests: 4, RecordLimit: share}); strings.Contains(got, "not recorded") || strings.Contains(got, "share") {
+		t.Errorf("nothing left unrecorded, yet: %q", got)
+	}
+
+	shard := func(i int, notRun int, limit string) *results.Dir {
+		return &results.Dir{Path: fmt.Sprintf("s%d", i), Summary: &results.Summary{Version: results.Version, Dir: "/m", Patterns: []string{"./..."}, Shard: fmt.Sprintf("%d/3", i), NotRecorded: notRun, RecordLimit: limit}}
+	}
+	for _, tc := range []struct {
+		dirs []*results.Dir
+		want string
+	}{
+		{[]*results.Dir{shard(1, 0, ""), shard(2, 2, share), shard(3, 1, share)}, share},
+		{[]*results.Dir{shard(1, 1, ""), shard(2, 2, share), shard(3, 0, "")}, "the shards' recording bounds"},
+		{[]*results.Dir{shard(1, 0, share), shard(2, 0, ""), shard(3, 0, "")}, ""},
+	} {
+		m, _, _, err := results.Merge(tc.dirs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.RecordLimit != tc.want {
+			t.Errorf("merged %d shards: record limit %q, want %q", len(tc.dirs), m.RecordLimit, tc.want)
 		}
 	}
 }

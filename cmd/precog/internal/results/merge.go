@@ -3,6 +3,7 @@ package results
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,6 +116,17 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 		m.Alone += s.Alone
 		m.NotRecorded += s.NotRecorded
 		m.RecordStopped += s.RecordStopped
+		if s.NotRecorded+s.RecordStopped > 0 {
+			// Shards cut by different bounds (one by -record-budget,
+			// another by its -deadline's share) are summed under a name
+			// that covers both.
+			switch limit := cmp.Or(s.RecordLimit, "-record-budget"); {
+			case m.RecordLimit == "":
+				m.RecordLimit = limit
+			case m.RecordLimit != limit:
+				m.RecordLimit = "the shards' recording bounds"
+			}
+		}
 		m.Streamed += s.Streamed
 		m.Stopped += s.Stopped
 		for _, b := range s.Broken { // every shard instruments every package

@@ -102,11 +102,15 @@ type Summary struct {
 	// Alone counts the runs whose trace held one goroutine's events
 	// alone: no checker has two goroutines to compare on them.
 	Alone int `json:"alone,omitempty"`
-	// NotRecorded counts the tests not run because -record-budget was
-	// spent; RecordStopped those still running a grace after it, which
-	// were stopped as -timeout stops a test and analysed up to there.
-	NotRecorded   int `json:"notRecorded,omitempty"`
-	RecordStopped int `json:"recordStopped,omitempty"`
+	// NotRecorded counts the tests not run because the recording's
+	// bound was spent; RecordStopped those still running a grace after
+	// it, which were stopped as -timeout stops a test and analysed up to
+	// there. RecordLimit names the bound: "-record-budget" or
+	// "recording's share of -deadline (5s)" (empty in summaries written
+	// before it was kept, which only -record-budget could stop).
+	NotRecorded   int    `json:"notRecorded,omitempty"`
+	RecordStopped int    `json:"recordStopped,omitempty"`
+	RecordLimit   string `json:"recordLimit,omitempty"`
 	// Streamed counts the runs whose trace was over -max-trace and that
 	// got the data race checker alone, streamed (the other checkers did
 	// not run on them; each has a note).
@@ -181,7 +185,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 		Version: Version, Dir: dir, Patterns: patterns,
 		Findings: len(res.Findings), RunFindings: len(res.Runtime()), RunSites: groups(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
-		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Alone: s.Alone, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
+		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Alone: s.Alone, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, RecordLimit: s.RecordLimit, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken,
 		Targeted: s.Targeted, Reversed: s.Reversed,
 		Events: s.Events, Reports: s.Reports, Duplication: res.Duplication(),
 		RecordNs: s.Record, DetectNs: s.Detect, ValidateNs: s.Validate,

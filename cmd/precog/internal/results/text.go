@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"io"
@@ -57,13 +58,14 @@ func WriteText(w io.Writer, s *Summary) {
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, " (%d %s not analysed, over a limit)", s.Skipped, cli.Plural(s.Skipped, "run", "runs"))
 	}
+	limit := cmp.Or(s.RecordLimit, "-record-budget")
 	switch {
 	case s.NotRecorded > 0 && s.RecordStopped > 0:
-		fmt.Fprintf(w, " (%d %s not recorded and %d stopped, over -record-budget)", s.NotRecorded, cli.Plural(s.NotRecorded, "test", "tests"), s.RecordStopped)
+		fmt.Fprintf(w, " (%d %s not recorded and %d stopped, over %s)", s.NotRecorded, cli.Plural(s.NotRecorded, "test", "tests"), s.RecordStopped, limit)
 	case s.NotRecorded > 0:
-		fmt.Fprintf(w, " (%d %s not recorded, over -record-budget)", s.NotRecorded, cli.Plural(s.NotRecorded, "test", "tests"))
+		fmt.Fprintf(w, " (%d %s not recorded, over %s)", s.NotRecorded, cli.Plural(s.NotRecorded, "test", "tests"), limit)
 	case s.RecordStopped > 0:
-		fmt.Fprintf(w, " (%d %s stopped, over -record-budget)", s.RecordStopped, cli.Plural(s.RecordStopped, "test", "tests"))
+		fmt.Fprintf(w, " (%d %s stopped, over %s)", s.RecordStopped, cli.Plural(s.RecordStopped, "test", "tests"), limit)
 	}
 	if len(s.Broken) > 0 {
 		fmt.Fprintf(w, " (%d %s not tested: %s not build)", len(s.Broken), cli.Plural(len(s.Broken), "package", "packages"), cli.Plural(len(s.Broken), "it does", "they do"))
