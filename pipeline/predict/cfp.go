@@ -89,7 +89,9 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		MaxTraceBytes: max(o.Detect.maxTraceBytes(), 0), MaxGoroutines: max(o.Detect.maxGoroutines(), 0),
 		Progress: func(s string) { progress.line("CFP's cheap run: " + s) },
 		Counts: func(r record.Progress) {
-			progress.update(func(p *Progress) { p.Done, p.Total, p.Events = r.Done, r.Total, r.Events })
+			progress.update(func(p *Progress) {
+				p.Done, p.Total, p.Events, p.Deadline, p.Budget = r.Done, r.Total, r.Events, r.Ends, r.Budget
+			})
 		},
 		Only: func(pkg string, tests []string) []string {
 			if len(tests) > 1 {

@@ -486,7 +486,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		}
 	}
 	if d > 0 {
-		ro.Budget = &record.Budget{Limit: d}
+		ro.Budget = &record.Budget{Limit: d, Name: recordLimit}
 	}
 	switch {
 	case err != nil:
@@ -515,7 +515,10 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	}
 	recorded := time.Since(start)
 	tot := ix.Totals()
-	progress.update(func(p *Progress) { p.Line, p.Done, p.Total, p.Events = "detecting", tot.Tests, tot.Tests, tot.Events })
+	progress.update(func(p *Progress) {
+		p.Line, p.Done, p.Total, p.Events = "detecting", tot.Tests, tot.Tests, tot.Events
+		p.Deadline, p.Budget = time.Time{}, "" // the recording's
+	})
 	var vetIDs []string
 	if len(o.Checks) > 0 {
 		o.Detect.Static = candidates(inst.Static, &early)

@@ -20,10 +20,14 @@ type Progress struct {
 	// Findings counts the findings so far (after detection: all of
 	// them); Confirmed those validation has confirmed.
 	Findings, Confirmed int
-	// Validated of Validating findings have been validated; Deadline is
-	// when the validation budget runs out (zero before validation, or
-	// without a budget), and Budget names that budget: "the validation
-	// budget", or validation's share of -deadline when that is less.
+	// Validated of Validating findings have been validated. Deadline is
+	// when the budget of the stage under way runs out, and Budget names
+	// it: while recording, when the recording's budget stops starting
+	// tests ("-record-budget", "half of -record-budget" in CFP's cheap
+	// run, or recording's share of -deadline); while validating, when
+	// the validation budget runs out ("the validation budget", or
+	// validation's share of -deadline when that is less). It is zero
+	// without a budget, before its clock started, and while detecting.
 	Validated, Validating int
 	Deadline              time.Time
 	Budget                string
@@ -57,6 +61,6 @@ func (t *tracker) line(s string) { t.update(func(p *Progress) { p.Line = s }) }
 func (t *tracker) recording(r record.Progress) {
 	t.update(func(p *Progress) {
 		p.Line = fmt.Sprintf("[%d/%d] %s %s", r.N, r.Of, r.Package, r.Test)
-		p.Done, p.Total, p.Events = r.Done, r.Total, r.Events
+		p.Done, p.Total, p.Events, p.Deadline, p.Budget = r.Done, r.Total, r.Events, r.Ends, r.Budget
 	})
 }

@@ -17,7 +17,8 @@ import (
 // a test that starts within it and ends within its grace runs to its end,
 // and the tests after it, in that package or in a later call sharing the
 // budget (CFP's guided run after its cheap run), are not started but
-// counted.
+// counted. Each test's progress names the budget and when it stops
+// starting tests.
 func TestBudget(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the test binary is a shell script")
@@ -40,8 +41,11 @@ func TestBudget(t *testing.T) {
 		{"spent during the first test", 100 * time.Millisecond, [2][]string{{"TestA"}, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Options{Flags: &GoTestFlags{Timeout: time.Minute}, Budget: &Budget{Limit: tc.limit}}
+			var progress []Progress
+			o := Options{Flags: &GoTestFlags{Timeout: time.Minute}, Budget: &Budget{Limit: tc.limit, Name: "-record-budget"},
+				Progress: func(p Progress) { progress = append(progress, p) }}
 			time.Sleep(150 * time.Millisecond) // the build: the clock starts at the first test
+			start := time.Now()
 			c := &counter{}
 			notRun := 0
 			for i, names := range [][]string{{"TestA", "TestB"}, {"TestC"}} {
@@ -63,6 +67,14 @@ func TestBudget(t *testing.T) {
 			}
 			if c.notRun != notRun {
 				t.Errorf("%d tests counted as not run, want %d", c.notRun, notRun)
+			}
+			for _, p := range progress {
+				switch {
+				case tc.limit == 0 && (!p.Ends.IsZero() || p.Budget != ""):
+					t.Errorf("%s: no budget, yet progress says it ends at %v (%q)", p.Test, p.Ends, p.Budget)
+				case tc.limit > 0 && (p.Ends.Before(start.Add(tc.limit)) || p.Ends.After(time.Now().Add(tc.limit)) || p.Budget != "-record-budget"):
+					t.Errorf("%s: progress says the budget %q ends %v after the first test's start, want %v, named -record-budget", p.Test, p.Budget, p.Ends.Sub(start), tc.limit)
+				}
 			}
 		})
 	}
@@ -86,6 +98,10 @@ func TestBudgetAfter(t *testing.T) {
 		if h := tc.whole.Half(); h.Limit != tc.limit || h.grace() != tc.grace {
 			t.Errorf("half of %v (grace %v): limit %v, grace %v; want %v, %v", tc.whole.Limit, tc.whole.Grace, h.Limit, h.grace(), tc.limit, tc.grace)
 		}
+	}
+	whole := &Budget{Limit: time.Minute, Name: "-record-budget"}
+	if h, a := whole.Half(), whole.Half().After(whole); h.Name != "half of -record-budget" || a.Name != "-record-budget" {
+		t.Errorf("names: half %q, after %q; want half of -record-budget, -record-budget", h.Name, a.Name)
 	}
 	unused := &Budget{Limit: time.Minute}
 	if b := unused.After(&Budget{Limit: 2 * time.Minute, Grace: time.Second}); b.Limit != 2*time.Minute || b.Grace != time.Second || b.spent() {

@@ -223,6 +223,11 @@ type Progress struct {
 	// (with all their runs); Events counts the events of their traces.
 	Done, Total int
 	Events      int
+	// Ends is when Options.Budget stops starting tests, and Budget its
+	// name (Budget.Name); Ends is zero without a budget or before its
+	// clock started.
+	Ends   time.Time
+	Budget string
 }
 
 // An Instrumented build is what the instrumenter hands to record: the flags
@@ -850,6 +855,7 @@ func (c *counter) progress(o Options, p Progress) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p.Done, p.Total, p.Events = c.done, c.total, c.events
+	p.Ends, p.Budget = o.Budget.end(), o.Budget.name()
 	o.Progress(p)
 }
 
@@ -886,6 +892,9 @@ func (c *counter) forcedTook(d time.Duration) {
 // clock under mu); Runs that share one run one after another.
 type Budget struct {
 	Limit time.Duration // 0 or less: no limit
+	// Name names the budget in progress lines: "-record-budget", or
+	// "recording's share of -deadline (5m0s)".
+	Name string
 	// Grace is how long a test running when Limit is reached may go on
 	// before it is stopped; 0 means StopGrace.
 	Grace time.Duration
@@ -905,7 +914,7 @@ func (b *Budget) grace() time.Duration { return cmp.Or(b.Grace, StopGrace) }
 // after its half would otherwise hold a short budget's job StopGrace
 // longer (a 1-minute budget's cheap run stopped at 30 s ran 30 s more).
 func (b *Budget) Half() *Budget {
-	return &Budget{Limit: max(b.Limit/2, 1), Grace: min(b.grace(), max(b.Limit/8, 1))}
+	return &Budget{Limit: max(b.Limit/2, 1), Grace: min(b.grace(), max(b.Limit/8, 1)), Name: "half of " + b.Name}
 }
 
 // After returns the budget of a second phase once b's runs are done: what
@@ -928,9 +937,28 @@ func (b *Budget) After(whole *Budget) *Budget {
 	}
 	left := max(whole.Limit-used, whole.Limit-b.Limit)
 	if left <= 0 {
-		return &Budget{Limit: 1, Grace: whole.Grace, ends: time.Now()}
+		return &Budget{Limit: 1, Grace: whole.Grace, Name: whole.Name, ends: time.Now()}
 	}
-	return &Budget{Limit: left, Grace: whole.Grace}
+	return &Budget{Limit: left, Grace: whole.Grace, Name: whole.Name}
+}
+
+// end returns when the budget stops starting tests: zero for no budget,
+// or before its clock started.
+func (b *Budget) end() time.Time {
+	if b == nil || b.Limit <= 0 {
+		return time.Time{}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ends
+}
+
+// name returns the budget's name, "" for no budget.
+func (b *Budget) name() string {
+	if b == nil || b.Limit <= 0 {
+		return ""
+	}
+	return b.Name
 }
 
 // spent reports whether the budget is spent, starting its clock on the

@@ -162,7 +162,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Runs: o.runs, CFP: o.cfp, Progress: progress.Status, TestLog: testLog, Parallel: o.parallel,
 	}
 	if o.budget > 0 {
-		co.Budget = &record.Budget{Limit: o.budget}
+		co.Budget = &record.Budget{Limit: o.budget, Name: "-record-budget"}
 	}
 	rep, err := coverage.Measure(ctx, co)
 	progress.Clear()

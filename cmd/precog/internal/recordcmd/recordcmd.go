@@ -209,7 +209,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Parallel:   o.parallel,
 	}
 	if o.budget > 0 {
-		ro.Budget = &record.Budget{Limit: o.budget}
+		ro.Budget = &record.Budget{Limit: o.budget, Name: "-record-budget"}
 	}
 	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
 	progress.Clear()

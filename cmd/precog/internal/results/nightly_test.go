@@ -373,7 +373,7 @@ func TestProgressLines(t *testing.T) {
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	line := regexp.MustCompile(`^progress at \d+[a-z0-9.]*: (\d+)/(\d+) tests, (\d+) events, (\d+) findings?(, \d+/\d+ validated, \d+ confirmed, [0-9hms.]+ left of the validation budget)?; .+$`)
+	line := regexp.MustCompile(`^progress at \d+[a-z0-9.]*: (\d+)/(\d+) tests, (\d+) events, (\d+) findings?(, \d+/\d+ validated, \d+ confirmed, [0-9hms.]+ left of the validation budget|, [0-9hms.]+ left of (half of )?-record-budget)?; .+$`)
 	totals := regexp.MustCompile(`in (\d+) tests? of \d+ packages?; (\d+) events;`).FindStringSubmatch(stderr)
 	if totals == nil {
 		t.Fatalf("no totals in:\n%s", stderr)

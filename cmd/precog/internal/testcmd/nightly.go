@@ -109,8 +109,8 @@ func (s *progressState) set(p predict.Progress) {
 }
 
 // line is the plain progress line: time since the start, tests recorded,
-// events, findings so far, validation and the time left of its budget,
-// and what is being done.
+// events, findings so far, validation, the time left of the budget of the
+// recording or the validation under way, and what is being done.
 func (s *progressState) line() string {
 	s.mu.Lock()
 	p, start := s.p, s.start
@@ -123,6 +123,8 @@ func (s *progressState) line() string {
 		if !p.Deadline.IsZero() {
 			fmt.Fprintf(&b, ", %s left of %s", max(time.Until(p.Deadline), 0).Round(time.Second), cmp.Or(p.Budget, "the validation budget"))
 		}
+	} else if !p.Deadline.IsZero() && p.Budget != "" {
+		fmt.Fprintf(&b, ", %s left of %s", max(time.Until(p.Deadline), 0).Round(time.Second), p.Budget)
 	}
 	if p.Line != "" {
 		fmt.Fprintf(&b, "; %s", p.Line)
