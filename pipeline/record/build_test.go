@@ -212,7 +212,8 @@ func TestBuildThenReuse(t *testing.T) {
 // limit is stopped, the test binaries linked by then are kept, Build says
 // how many, and a Run with Reuse records those packages and lists the
 // others as not built. A stand-in go command (first in PATH) links a's
-// binary and then never ends; go list is the real one's.
+// binary (built beforehand) and then never ends; go list is the real
+// one's.
 func TestBuildCut(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the go command's stand-in is a shell script")
@@ -227,13 +228,20 @@ func TestBuildCut(t *testing.T) {
 		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {}\n",
 	})
 	fake := t.TempDir()
-	// go test -c -o DIR/ PKGS...: a's binary (which lists TestA and
-	// passes), then a build that never ends.
+	// a's real test binary, which the stand-in links: a stopped build
+	// keeps only whole executables.
+	aTest := filepath.Join(fake, "a.test")
+	build := exec.Command(realGo, "test", "-c", "-o", aTest, "./a")
+	build.Dir = mod
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go test -c ./a: %v\n%s", err, out)
+	}
+	// go test -c -o DIR/ PKGS...: a's binary, then a build that never
+	// ends.
 	script := "#!/bin/sh\n" +
 		"if [ \"$1\" = test ]; then\n" +
 		"\tmkdir -p \"$4\"\n" +
-		"\tprintf '#!/bin/sh\\ncase \"$*\" in *-test.list*) echo TestA;; *) echo PASS;; esac\\n' > \"${4}a.test\"\n" +
-		"\tchmod +x \"${4}a.test\"\n" +
+		"\tcp " + aTest + " \"${4}a.test\"\n" +
 		"\texec sleep 60\n" +
 		"fi\n" +
 		"exec " + realGo + " \"$@\"\n"
@@ -292,4 +300,39 @@ func writeModule(t *testing.T, files map[string]string) string {
 		}
 	}
 	return mod
+}
+
+// TestStoppedBuildKeepsWholeBinaries checks that a stopped build keeps
+// the test binaries written whole and leaves out one written halfway (the
+// go command copies a binary into place where it cannot rename it, and a
+// copy stopped midway is not an executable). The whole one is this test's
+// own binary; the other its first half.
+func TestStoppedBuildKeepsWholeBinaries(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	whole, half := listedPackage{ImportPath: "example.com/m/whole"}, listedPackage{ImportPath: "example.com/m/half"}
+	if err := os.MkdirAll(filepath.Join(out, "0"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range map[string][]byte{whole.ImportPath: data, half.ImportPath: data[:len(data)/2]} {
+		if err := os.WriteFile(filepath.Join(out, "0", execName(p)+".test"), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := moveBinaries(out, [][]listedPackage{{whole, half}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(testBinary(out, whole)); err != nil {
+		t.Errorf("the whole binary was not kept: %v", err)
+	}
+	if _, err := os.Stat(testBinary(out, half)); err == nil {
+		t.Error("the binary written halfway was kept")
+	}
 }

@@ -39,6 +39,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -703,12 +704,20 @@ next:
 
 // moveBinaries moves the test binaries that go test -c linked for each
 // batch to where testBinary finds them; with all, a missing one is an
-// error, and without, left out (a build that was stopped).
+// error, and without, left out (a build that was stopped), as is one
+// whose build information does not read: the go command writes a linked
+// binary into place by a rename, but by a copy where it cannot rename
+// (another file system, a setgid directory), and a copy stopped midway
+// leaves a file that is not a whole executable.
 func moveBinaries(out string, batches [][]listedPackage, all bool) error {
 	for i, b := range batches {
 		for _, p := range b {
 			linked := filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test")
 			if _, err := os.Stat(linked); err != nil && !all {
+				continue
+			}
+			if _, err := buildinfo.ReadFile(linked); err != nil && !all {
+				os.Remove(linked)
 				continue
 			}
 			bin := testBinary(out, p)
