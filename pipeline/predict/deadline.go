@@ -36,7 +36,8 @@ func (e *DeadlineError) Error() string {
 // the time then left, so that time one stage did not use goes to the
 // next and one that overran takes from the next, not from the end:
 // recording, which begins once the test binaries are built, two fifths,
-// less the grace of a test it stops; detection half of what is left then;
+// less the grace of a test it stops (30 s, or a quarter of the two fifths
+// if that is less); detection half of what is left then;
 // validation the rest. The build comes first and so takes from every
 // stage alike, but at most half of the time left (build): a build still
 // running then is stopped, and the packages linked by then are recorded. Without validation, recording
@@ -72,13 +73,18 @@ func (d *jobDeadline) build() time.Duration {
 }
 
 // recording is the share of the recording stage, in whole seconds, at
-// least one (a recording always starts its first test).
-func (d *jobDeadline) recording() time.Duration {
+// least one (a recording always starts its first test), and the grace of
+// a test still running at its end, taken from the share: record.StopGrace,
+// but a quarter of the share at most, so that a short share is not spent
+// on the grace alone (a build that took half of a 4-minute deadline left
+// recording 5 s of its 41: 36 s of grace).
+func (d *jobDeadline) recording() (limit, grace time.Duration) {
 	share := d.left() * 2 / 5
 	if !d.validate {
 		share = d.left() / 2
 	}
-	return max(share-record.StopGrace, time.Second).Truncate(time.Second)
+	grace = max(min(record.StopGrace, share/4), time.Millisecond)
+	return max(share-grace, time.Second).Truncate(time.Second), grace
 }
 
 // detection is the share of the detection stage, at least a millisecond

@@ -480,13 +480,14 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		err = nil
 	}
 	ro.Reuse = true
+	var grace time.Duration // record.StopGrace, but for a short share of -deadline
 	if err == nil && dl != nil {
-		if share := dl.recording(); d <= 0 || share < d {
-			d, recordLimit = share, shareName("recording", share)
+		if share, g := dl.recording(); d <= 0 || share < d {
+			d, grace, recordLimit = share, g, shareName("recording", share)
 		}
 	}
 	if d > 0 {
-		ro.Budget = &record.Budget{Limit: d, Name: recordLimit}
+		ro.Budget = &record.Budget{Limit: d, Grace: grace, Name: recordLimit}
 	}
 	switch {
 	case err != nil:

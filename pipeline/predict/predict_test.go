@@ -777,8 +777,14 @@ func TestJobDeadline(t *testing.T) {
 	if got, want := d.build(), (25*time.Minute-30*time.Second)/2; !near(got, want) || got%time.Second != 0 {
 		t.Errorf("the build's share of 25m: %v, want about %v", got, want)
 	}
-	if got, want := d.recording(), (25*time.Minute-30*time.Second)*2/5-30*time.Second; !near(got, want) || got%time.Second != 0 {
-		t.Errorf("recording's share of 25m: %v, want about %v", got, want)
+	if got, grace := d.recording(); !near(got, (25*time.Minute-30*time.Second)*2/5-30*time.Second) || got%time.Second != 0 || grace != 30*time.Second {
+		t.Errorf("recording's share of 25m: %v, grace %v; want about %v, 30s", got, grace, (25*time.Minute-30*time.Second)*2/5-30*time.Second)
+	}
+	// A short share keeps three quarters for its tests: 2m15s less a
+	// reserve of 6.75s is 128.25s, two fifths of it 51.3s, a quarter of
+	// that the grace.
+	if got, grace := newJobDeadline(135*time.Second, true).recording(); !near(got, 38*time.Second) || grace < 12*time.Second || grace > 13*time.Second {
+		t.Errorf("recording's share of 2m15s: %v, grace %v; want about 38s, 12.8s", got, grace)
 	}
 	if got, want := d.detection(), (25*time.Minute-30*time.Second)/2; !near(got, want) {
 		t.Errorf("detection's share of 25m: %v, want about %v", got, want)
@@ -788,8 +794,8 @@ func TestJobDeadline(t *testing.T) {
 	}
 	// Without validation, recording half and detection the rest.
 	d = newJobDeadline(10*time.Minute, false)
-	if got, want := d.recording(), (10*time.Minute-30*time.Second)/2-30*time.Second; !near(got, want) {
-		t.Errorf("recording's share of 10m without validation: %v, want about %v", got, want)
+	if got, _ := d.recording(); !near(got, (10*time.Minute-30*time.Second)/2-30*time.Second) {
+		t.Errorf("recording's share of 10m without validation: %v, want about %v", got, (10*time.Minute-30*time.Second)/2-30*time.Second)
 	}
 	if got, want := d.detection(), 10*time.Minute-30*time.Second; !near(got, want) {
 		t.Errorf("detection's share of 10m without validation: %v, want about %v", got, want)
@@ -797,8 +803,8 @@ func TestJobDeadline(t *testing.T) {
 	// A deadline already past: the floors, and a reserve of a twentieth.
 	d = newJobDeadline(time.Second, true)
 	d.end = time.Now().Add(-time.Minute)
-	if d.reserve() != time.Second/20 || d.build() != time.Second || d.recording() != time.Second || d.detection() != time.Millisecond || d.validation() != time.Millisecond {
-		t.Errorf("past deadline: reserve %v, shares %v %v %v %v; want 50ms, 1s, 1s, 1ms, 1ms", d.reserve(), d.build(), d.recording(), d.detection(), d.validation())
+	if rec, grace := d.recording(); d.reserve() != time.Second/20 || d.build() != time.Second || rec != time.Second || grace != time.Millisecond || d.detection() != time.Millisecond || d.validation() != time.Millisecond {
+		t.Errorf("past deadline: reserve %v, shares %v %v (grace %v) %v %v; want 50ms, 1s, 1s (1ms), 1ms, 1ms", d.reserve(), d.build(), rec, grace, d.detection(), d.validation())
 	}
 	if newJobDeadline(0, true) != nil {
 		t.Error("a deadline of 0 is not none")

@@ -381,7 +381,8 @@ binaries are built first, in at most half of the time left (a build
 still running then is stopped, the packages linked by then are recorded,
 and a note counts the others), and then each stage, as it begins, gets a
 share of the time left then, within its own budget: recording two
-fifths, less the 30s a test it stops may run on; detection half of what
+fifths, less the time a test it stops may run on (30s, or a quarter of
+the two fifths if that is less); detection half of what
 is left then, in wall time; validation the rest (without validation:
 recording half, detection the rest). The last twentieth of d (at most
 30s) is kept for writing the results. At the end of detection's share
