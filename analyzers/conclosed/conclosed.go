@@ -74,6 +74,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		return
 	}
 	env := c.env
+	reported := make(map[closePair]bool) // close-close pairs, by the close reported
 	for _, a := range accs {
 		if c.recovered(a.Fn()) {
 			continue
@@ -100,10 +101,13 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 				continue
 			}
 			for _, cl := range closes {
-				if elected(cl.Instr) {
+				if elected(cl.Instr) || reported[closePair{cl.Pos(), a.Pos()}] {
+					// The pair is one bug, reported once: at the
+					// close that comes first in accs' order.
 					continue
 				}
 				if p, ok := env.Overlap(a, cl, env.Unprotected); ok {
+					reported[closePair{a.Pos(), cl.Pos()}] = true
 					closer := source.FuncName(cl.Fn())
 					what := fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)
 					if cl == a {
@@ -120,6 +124,10 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		}
 	}
 }
+
+// A closePair is a close reported as concurrent with another: the
+// positions of the close reported and of its partner.
+type closePair struct{ at, with token.Pos }
 
 // elected reports whether instr runs only on a branch decided by an
 // atomic read-modify-write, as in

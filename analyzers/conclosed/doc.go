@@ -15,7 +15,9 @@
 //   - a send on a channel that another goroutine closes ("send on closed
 //     channel", reported at the send unless the send is ordered before
 //     the close), and two closes of one channel ("close of closed
-//     channel", unless both run under one sync.Once or one mutex);
+//     channel", unless both run under one sync.Once or one mutex;
+//     reported once per pair of closes, at the one the analysis meets
+//     first, with the other as related information);
 //   - a use of a bytes.Buffer, strings.Builder or bufio Reader/Writer
 //     that another goroutine Resets (reading its counts, Len or Buffered,
 //     is no use: a wrong number, not a crash), of an object that another goroutine
