@@ -120,6 +120,12 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	progress.update(func(p *Progress) {
 		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
 		p.Budget = cmp.Or(vo.budgetName, "the validation budget")
+		// The checks of failures build plain test binaries before the
+		// first forced run reports: say so, not "detecting".
+		p.Line = "validating"
+		if len(unforced) > 0 {
+			p.Line = fmt.Sprintf("validating: running %d failed %s again without instrumentation", len(unforced), plural(len(unforced), "test", "tests"))
+		}
 	})
 	// The failures the recorded runs showed are checked first, each run
 	// again as go test builds it: a test that fails only instrumented (a

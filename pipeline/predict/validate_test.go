@@ -232,11 +232,20 @@ func TestPlainChecksFirst(t *testing.T) {
 		}
 	}()
 	o := Options{Dir: mod, Flags: &record.GoTestFlags{Timeout: time.Minute}, Validate: &ValidateOptions{Parallel: 1, Budget: 5 * time.Minute}}
-	if err := validateAll(ctx, o, out, binDir, res, newTracker(nil)); err != nil {
+	var lines []string
+	progress := newTracker(func(p Progress) {
+		if len(lines) == 0 || lines[len(lines)-1] != p.Line {
+			lines = append(lines, p.Line)
+		}
+	})
+	if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the race's forced run did not start: %v", err)
+	}
+	if want := "validating: running 1 failed test again without instrumentation"; len(lines) == 0 || lines[0] != want {
+		t.Errorf("progress lines %q, want the first %q", lines, want)
 	}
 	if f := res.Findings[0]; f.Status != finding.NotConfirmed || strings.Contains(f.Validation.Reason, "validation was stopped") {
 		t.Errorf("the failure of %s: %s after %d runs without recording (%s), want %s", f.Tests[0], f.Status, f.Validation.Runs, f.Validation.Reason, finding.NotConfirmed)
