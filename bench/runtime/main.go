@@ -11,7 +11,7 @@
 // variants in the opposite order of the round before), the precog binary
 // with PRECOG_TRACE naming a fresh trace file and the GODEBUG precog test
 // sets (plan.Godebug: tracebackancestors only when the build holds a
-// marked call, instrument.Result.Marks, which the harness logs per
+// marked call that one of the tests it runs may reach, runsMarks, which the harness logs per
 // workload; the base variant below only with -base-godebug), the race binary with
 // GORACE=atexit_sleep_ms=0. Each sample is the rusage of the test binary
 // (user+sys CPU from wait4; the peak RSS of the test binary from GNU
@@ -359,7 +359,8 @@ func keptMarks(dir string) bool {
 }
 
 // buildVariants builds the three test binaries of w into dir, and says
-// which hold a marked call (instrument.Result.Marks: precog's and nomaps').
+// which run a test that may reach a marked call (runsMarks: precog's and
+// nomaps').
 func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]string, took [numVariants]time.Duration, marks [numVariants]bool, err error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return bins, took, marks, err
@@ -386,7 +387,7 @@ func buildVariants(corpus, dir, cache string, w workload) (bins [numVariants]str
 				return bins, took, marks, fmt.Errorf("instrumenting: %w", err)
 			}
 			flags = inst.BuildFlags
-			marks[precog] = slices.Contains(inst.Marks, w.pkg)
+			marks[precog] = runsMarks(inst, w.pkg)
 			marks[nomaps] = marks[precog]
 			if err := os.WriteFile(filepath.Join(dir, marksFile), []byte(fmt.Sprintln(marks[precog])), 0o666); err != nil {
 				return bins, took, marks, err
@@ -443,6 +444,19 @@ func withoutGodebug(env []string) (out []string, godebug string) {
 		out = append(out, kv)
 	}
 	return out, godebug
+}
+
+// runsMarks reports whether a run of the whole test binary of pkg, as the
+// harness runs it (every test, no benchmark), runs a test that may reach
+// a marked call (instrument.Result.Marked): precog runs each test in a
+// process of its own, with tracebackancestors only for those, and the
+// harness, which runs them in one, sets it when one of them needs it.
+func runsMarks(inst *instrument.Result, pkg string) bool {
+	if !slices.Contains(inst.Marks, pkg) {
+		return false
+	}
+	names, ok := inst.MarkTests[pkg]
+	return !ok || slices.ContainsFunc(names, func(name string) bool { return !strings.HasPrefix(name, "Benchmark") })
 }
 
 // precogEnv returns env with its GODEBUG (the user's and -godebug's) under

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/precog-dev/precog/pipeline/instrument"
 )
 
 func TestVariantEnv(t *testing.T) {
@@ -74,6 +76,27 @@ func TestPrecogEnv(t *testing.T) {
 	} {
 		if got := precogEnv(slices.Clone(c.env), c.marks); !slices.Equal(got, c.want) {
 			t.Errorf("precogEnv(%q, %v) = %q, want %q", c.env, c.marks, got, c.want)
+		}
+	}
+}
+
+// TestRunsMarks: a whole binary's run needs tracebackancestors when one of
+// the tests it runs may reach a marked call: not a benchmark's.
+func TestRunsMarks(t *testing.T) {
+	for _, c := range []struct {
+		marks []string
+		tests map[string][]string
+		want  bool
+	}{
+		{nil, nil, false},
+		{[]string{"p"}, nil, true}, // every test
+		{[]string{"p"}, map[string][]string{"p": {"BenchmarkA", "BenchmarkB"}}, false},
+		{[]string{"p"}, map[string][]string{"p": {"BenchmarkA", "TestB"}}, true},
+		{[]string{"q"}, map[string][]string{"q": {"TestB"}}, false},
+	} {
+		inst := &instrument.Result{Marks: c.marks, MarkTests: c.tests}
+		if got := runsMarks(inst, "p"); got != c.want {
+			t.Errorf("runsMarks(%v, %v) = %v, want %v", c.marks, c.tests, got, c.want)
 		}
 	}
 }

@@ -246,7 +246,7 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			Reuse:      o.Reuse || run > 0,
 			Parallel:   o.Parallel,
 			Built:      func(n, of int) { progress(record.BuildingLine(n, of)) },
-		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
+		}, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
 		if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 			ie.Out = "" // the temporary directory goes
 		}

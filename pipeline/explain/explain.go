@@ -275,8 +275,8 @@ var errNoFailure = errors.New("no failing run")
 type explainer struct {
 	o          Options
 	bin        string
-	marks      bool   // the binary holds a marked call (instrument.Result.Marks)
-	importPath string // o.Package's, which may be a pattern such as "."
+	marked     func(test string) bool // the test may reach a marked call (instrument.Result.Marked); nil: none does
+	importPath string                 // o.Package's, which may be a pattern such as "."
 	pkgDir     string
 	sites      *trace.SiteTable
 	work       string
@@ -440,7 +440,7 @@ func (x *explainer) build(ctx context.Context) error {
 	}
 	importPath, dir, _ := strings.Cut(pkgs[0], " ")
 	x.importPath, x.pkgDir = importPath, dir
-	x.marks = slices.Contains(inst.Marks, importPath)
+	x.marked = func(test string) bool { return inst.Marked(importPath, test) }
 	x.progress("building " + x.o.Package)
 	x.bin = filepath.Join(x.work, record.BinaryName(importPath))
 	args := append(append([]string{"test", "-c", "-o", x.bin}, inst.BuildFlags...), x.o.BuildFlags...)
@@ -647,7 +647,7 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 	tr := filepath.Join(x.work, fmt.Sprintf("run%d.trace", x.n))
 	t := validate.Target{Binary: x.bin, Dir: x.pkgDir, Timeout: x.o.Timeout,
 		Args: []string{"-test.v", "-test.count=1", "-test.run=^" + test + "$", "-test.timeout=" + x.o.Timeout.String()},
-		Env:  []string{"PRECOG_TRACE=" + tr, godebug(x.marks), plan.StacksEnv + "=1"}}
+		Env:  []string{"PRECOG_TRACE=" + tr, godebug(x.marked != nil && x.marked(test)), plan.StacksEnv + "=1"}}
 	planPath := ""
 	if p != nil {
 		p.Result = filepath.Join(x.work, fmt.Sprintf("run%d.result", x.n))
@@ -715,8 +715,8 @@ func (x *explainer) analyze(r *run, what string, suppressed map[suppress.Instanc
 	return suppress.Analyze(r.evs, x.sites, suppressed)
 }
 
-// godebug is the GODEBUG of every run: plan.Godebug's (marks: the binary
-// holds a marked call), with stack shrinking off. Full tracing records the
+// godebug is the GODEBUG of every run: plan.Godebug's (marks: the test
+// may reach a marked call), with stack shrinking off. Full tracing records the
 // addresses of local variables, and a
 // collection that shrinks a goroutine's stack moves them: the reads after
 // it would have no definition at their new addresses, and where a

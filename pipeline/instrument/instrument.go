@@ -120,11 +120,29 @@ type Result struct {
 	CheckErrors []string          `json:"checkErrors,omitempty"`
 	// Marks are the import paths, sorted, of the packages under test
 	// whose test binaries hold a marked call (rewrite's precog_shim.MarkV
-	// or MarkF, a "mark" site): a file of theirs, or of a package their
-	// tests import, was rewritten with one. Only these run under
+	// or MarkF, a "mark" site: a file of theirs, or of a package their
+	// tests import, was rewritten with one) that one of their tests may
+	// reach (markTests). Only those tests run under
 	// GODEBUG=tracebackancestors (plan.Godebug), which the shim's marks
 	// need and which costs every go statement.
 	Marks []string `json:"marks,omitempty"`
+	// MarkTests lists, for a package of Marks, the only top-level tests
+	// (Test, Example, Fuzz and Benchmark functions) that may reach a
+	// marked call (markTests); a package of Marks without an entry runs
+	// every test under the setting (its initialization or TestMain may
+	// reach one). A package none of whose tests may reach one is not in
+	// Marks.
+	MarkTests map[string][]string `json:"markTests,omitempty"`
+}
+
+// Marked reports whether test (a top-level test's name) of the package
+// under test path runs under GODEBUG=tracebackancestors.
+func (r *Result) Marked(path, test string) bool {
+	if !slices.Contains(r.Marks, path) {
+		return false
+	}
+	names, ok := r.MarkTests[path]
+	return !ok || slices.Contains(names, test)
 }
 
 // load loads the packages matching cfg.Patterns with their tests, and
@@ -385,7 +403,7 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			passLocal[f.pkg] = localCallees(f.pkg, sel.embedded)
 		}
 	}
-	marked := make(map[string]bool) // files rewritten with a mark
+	marked := make(map[string]map[int]bool) // files rewritten with a mark: the lines of the declarations holding one
 	cfg.step("rewriting the files (%d)", len(sel.files))
 	for _, f := range sel.files {
 		opts := rewrite.Options{Funcs: cfg.Funcs, Locals: cfg.Locals, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
@@ -417,8 +435,13 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("instrumenting %s: more than %d sites", f.path, funcSiteBase-1)
 		}
 		sites = append(sites, fsites...)
-		if slices.ContainsFunc(fsites, func(s trace.Site) bool { return s.Kind == "mark" }) {
-			marked[f.path] = true
+		for _, s := range fsites {
+			if s.Kind == "mark" {
+				if marked[f.path] == nil {
+					marked[f.path] = make(map[int]bool)
+				}
+				marked[f.path][s.DeclLine] = true
+			}
 		}
 		target := f.path
 		if dc := copies[f.module]; dc != nil {
@@ -473,8 +496,8 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		Packages:   sel.paths(),
 		Tested:     ld.tested,
 		Broken:     ld.broken,
-		Marks:      withMarks(ld.pkgs, marked),
 	}
+	res.Marks, res.MarkTests = withMarks(ld.pkgs, marked)
 	if checks != nil {
 		res.Static, res.CheckErrors = checks.Findings()
 	}
@@ -500,14 +523,16 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// withMarks returns Result.Marks: the packages under test (the roots:
-// a package, its test variant, its external test package) whose import
-// graph holds a package compiling one of the marked files. A file is
+// withMarks returns Result.Marks and Result.MarkTests: the packages under
+// test (the roots: a package, its test variant, its external test
+// package) whose import graph holds a package compiling one of the marked
+// files and one of whose tests may reach a mark (markTests). A file is
 // rewritten once, for one variant of its package, but the overlay puts
-// the rewritten file in every build of it, so the files decide.
-func withMarks(roots []*packages.Package, marked map[string]bool) []string {
+// the rewritten file in every build of it, so the files decide. marked
+// holds, per file, the lines of its declarations holding a mark.
+func withMarks(roots []*packages.Package, marked map[string]map[int]bool) ([]string, map[string][]string) {
 	if len(marked) == 0 {
-		return nil
+		return nil, nil
 	}
 	memo := make(map[*packages.Package]bool)
 	var has func(p *packages.Package) bool
@@ -516,7 +541,7 @@ func withMarks(roots []*packages.Package, marked map[string]bool) []string {
 			return m
 		}
 		memo[p] = false // a cycle (none in Go) ends here
-		m := slices.ContainsFunc(p.CompiledGoFiles, func(f string) bool { return marked[f] })
+		m := slices.ContainsFunc(p.CompiledGoFiles, func(f string) bool { return marked[f] != nil })
 		for _, q := range p.Imports {
 			if m {
 				break
@@ -533,7 +558,26 @@ func withMarks(roots []*packages.Package, marked map[string]bool) []string {
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	out = slices.Compact(out)
+	tests := markTests(roots, marked)
+	var marks []string
+	var some map[string][]string
+	for _, path := range out {
+		names, ok := tests[path]
+		switch {
+		case !ok:
+			// No test of the package may reach a mark.
+		case names == nil:
+			marks = append(marks, path) // every test
+		default:
+			marks = append(marks, path)
+			if some == nil {
+				some = make(map[string][]string)
+			}
+			some[path] = names
+		}
+	}
+	return marks, some
 }
 
 // underTest returns the import path of the package whose tests root p

@@ -211,7 +211,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		}
 		return funcsOff
 	}
-	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
+	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
 	if err != nil {
 		return nil, nil, nil, err
 	}

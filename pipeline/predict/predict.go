@@ -470,7 +470,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	if dl != nil {
 		ro.BuildLimit = dl.build()
 	}
-	err = record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
+	err = record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
 	if cut := (*record.BuildCutError)(nil); errors.As(err, &cut) {
 		if cut.Linked == 0 {
 			return nil, fmt.Errorf("%s ended before any of the %d test binaries was linked", shareName("the build", ro.BuildLimit), cut.Of)
@@ -499,7 +499,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		defer os.RemoveAll(cheapDir)
 		ix, cfpStats, cheap, err = recordGuided(ctx, o, inst, ro, cheapDir, progress)
 	default:
-		ix, err = record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
+		ix, err = record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
 	}
 	if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 		ie.Out = "" // the temporary directory goes

@@ -254,7 +254,7 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 				// (Unicorn's witnesses come from perturbed runs that
 				// failed).
 				Passed: t.Outcome == record.Pass,
-				Marks:  p.Marks,
+				Marks:  t.Marks,
 			}, true
 		}
 	}

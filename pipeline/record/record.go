@@ -63,8 +63,10 @@ import (
 	"github.com/sourcegraph/conc/pool"
 )
 
-// IndexVersion is the version of index.json's layout.
-const IndexVersion = 1
+// IndexVersion is the version of index.json's layout. 2: Test.Marks (a
+// test runs under tracebackancestors only if it may reach a marked call;
+// version 1 had Package.Marks alone, for every test of the package).
+const IndexVersion = 2
 
 // IndexFile is the name of the index in the output directory.
 const IndexFile = "index.json"
@@ -97,8 +99,9 @@ type Package struct {
 	Dir        string  `json:"dir"`
 	Tests      []*Test `json:"tests"`
 	// Marks says that the package's test binary holds a marked call
-	// (Instrumented.Marks): its tests ran, and run again, under
-	// plan.Godebug's tracebackancestors.
+	// that one of its tests may reach (Instrumented.Marks): those tests
+	// (Test.Marks) ran, and run again, under plan.Godebug's
+	// tracebackancestors.
 	Marks bool `json:"marks,omitempty"`
 }
 
@@ -119,6 +122,10 @@ type Test struct {
 	// Broken is the reader's error if the trace is damaged; the events
 	// before the damage are still usable.
 	Broken string `json:"broken,omitempty"`
+	// Marks says that the test may reach a marked call
+	// (Instrumented.MarkTests): it ran, and runs again, under
+	// plan.Godebug's tracebackancestors.
+	Marks bool `json:"marks,omitempty"`
 	// Runs are the further recordings of the test under perturb plans
 	// (Options.Runs above 1), runs 1 and later in order. The fields above
 	// are run 0's, recorded without a plan.
@@ -237,9 +244,23 @@ type Instrumented struct {
 	BuildFlags []string
 	Sites      string
 	// Marks are the import paths of the packages whose test binaries
-	// hold a marked call (instrument.Result.Marks): only their tests run
-	// under GODEBUG=tracebackancestors (plan.Godebug).
-	Marks []string
+	// hold a marked call that one of their tests may reach
+	// (instrument.Result.Marks), and MarkTests those tests, for a
+	// package of Marks whose tests do not all (instrument.Result's
+	// MarkTests): only they run under GODEBUG=tracebackancestors
+	// (plan.Godebug).
+	Marks     []string
+	MarkTests map[string][]string
+}
+
+// marked reports whether test of the package path runs under
+// GODEBUG=tracebackancestors (instrument.Result.Marked).
+func (in *Instrumented) marked(path, test string) bool {
+	if !slices.Contains(in.Marks, path) {
+		return false
+	}
+	names, ok := in.MarkTests[path]
+	return !ok || slices.Contains(names, test)
 }
 
 // Options configures Run.
@@ -376,6 +397,7 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	}
 	for i := range pkgs {
 		pkgs[i].Marks = slices.Contains(inst.Marks, pkgs[i].ImportPath)
+		pkgs[i].marked = inst.marked
 	}
 	bin := o.BinDir
 	if bin == "" {
@@ -611,7 +633,13 @@ type listedPackage struct {
 	TestGoFiles  []string
 	XTestGoFiles []string
 	Error        *struct{ Err string }
-	Marks        bool `json:"-"` // Instrumented.Marks holds it
+	Marks        bool                         `json:"-"` // Instrumented.Marks holds it
+	marked       func(path, test string) bool // Instrumented.marked
+}
+
+// testMarks reports whether test name runs under GODEBUG=tracebackancestors.
+func (lp *listedPackage) testMarks(name string) bool {
+	return lp.Marks && lp.marked != nil && lp.marked(lp.ImportPath, name)
 }
 
 func listTestPackages(ctx context.Context, dir string, build, patterns []string) ([]listedPackage, error) {
@@ -1034,7 +1062,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		}
 		c.progress(o, Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names)})
 		base := filepath.ToSlash(filepath.Join(lp.ImportPath, name))
-		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log"}
+		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log", Marks: lp.testMarks(name)}
 		if o.Baseline {
 			flags, bounded := o.Budget.flags(o.Flags)
 			r := runTest(ctx, plainBin, lp.Dir, testArgs(flags, name), nil, flags.Timeout, o.Budget.kill(bounded), nil)
@@ -1176,7 +1204,7 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 		w = io.MultiWriter(f, o.TestLog)
 	}
 	env := []string{"PRECOG_TRACE=" + tracePath, "PRECOG_TEST=" + name}
-	if g := plan.Godebug(os.Getenv("GODEBUG"), lp.Marks); g != "" {
+	if g := plan.Godebug(os.Getenv("GODEBUG"), lp.testMarks(name)); g != "" {
 		env = append(env, "GODEBUG="+g)
 	}
 	if o.Env != nil {

@@ -106,7 +106,7 @@ type Target struct {
 	Timeout time.Duration
 	// Passed says whether the recorded run of the witness passed.
 	Passed bool
-	// Marks says that the binary holds a marked call (record.Package's
+	// Marks says that the test may reach a marked call (record.Test's
 	// Marks): it runs under plan.Godebug's tracebackancestors, as it was
 	// recorded.
 	Marks bool

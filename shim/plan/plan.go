@@ -300,8 +300,8 @@ const (
 )
 
 // Godebug returns the GODEBUG of a recorded or forced run of a test,
-// given the user's (os.Getenv("GODEBUG")) and whether the test binary
-// holds a marked call (instrument.Result.Marks): with marks,
+// given the user's (os.Getenv("GODEBUG")) and whether the test may reach
+// a marked call (instrument.Result.Marked): with marks,
 // tracebackancestors=5, so that a goroutine's stack shows its creator's
 // stack at its creation, and its creator's creator's at that one's, up
 // to 5 (the shim orders a goroutine that code precog does not instrument
@@ -312,8 +312,9 @@ const (
 // matches nothing, and the setting would only cost: the runtime copies
 // the creator's pcs at every go statement (pond's 100,000 goroutines
 // ran 1.21x dearer), so the user's settings are returned as they are.
-// The runtime reads the setting once, at start, so it is decided per
-// test binary before it runs.
+// The runtime reads the setting once, at start (a later os.Setenv does
+// not change it), so it is decided per test process, each top-level
+// test's, before it runs.
 func Godebug(user string, marks bool) string {
 	switch {
 	case !marks:

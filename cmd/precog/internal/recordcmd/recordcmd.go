@@ -211,7 +211,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.budget > 0 {
 		ro.Budget = &record.Budget{Limit: o.budget, Name: "-record-budget"}
 	}
-	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks})
+	ix, err := record.Run(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
 	progress.Clear()
 	if err != nil {
 		return cli.ExitError, err

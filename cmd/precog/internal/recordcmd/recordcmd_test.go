@@ -691,7 +691,9 @@ func TestRecordPurePackage(t *testing.T) {
 // kept in both. Package plain has a go statement and no mark; package
 // marked marks NewServer in its test and gets its handler's EvAfter;
 // package viadep has no mark of its own, but its test calls package
-// server's, which marks NewServer.
+// server's, which marks NewServer. Only the tests that may reach a marked
+// call run with the setting: marked's TestUnmarked, whose binary holds
+// TestMarked's mark, runs without (index.json's Test.Marks).
 func TestRecordGodebug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
@@ -702,10 +704,13 @@ func TestRecordGodebug(t *testing.T) {
 	const greeter = "type Greeter struct{ Greeting string }\n\nfunc (g *Greeter) ServeHTTP(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, g.Greeting) }\n"
 	const get = "\tresp, err := http.Get(srv.URL)\n\tif err != nil {\n\t\tt.Fatal(err)\n\t}\n\tdefer resp.Body.Close()\n\tif body, _ := io.ReadAll(resp.Body); string(body) != \"hello\" {\n\t\tt.Fatalf(\"got %q\", body)\n\t}\n"
 	files := map[string]string{
-		"go.mod":                "module example.com/marks\n\ngo 1.22\n",
-		"plain/plain_test.go":   "package plain\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nvar n int\n\nfunc TestPlain(t *testing.T) {\n" + show + "\tdone := make(chan bool)\n\tgo func() { n++; done <- true }()\n\t<-done\n\tif n != 1 {\n\t\tt.Fatal(n)\n\t}\n}\n",
-		"marked/marked.go":      "package marked\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" + greeter,
-		"marked/marked_test.go": "package marked\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMarked(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\tsrv := httptest.NewServer(g)\n\tdefer srv.Close()\n" + get + "}\n",
+		"go.mod":              "module example.com/marks\n\ngo 1.22\n",
+		"plain/plain_test.go": "package plain\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nvar n int\n\nfunc TestPlain(t *testing.T) {\n" + show + "\tdone := make(chan bool)\n\tgo func() { n++; done <- true }()\n\t<-done\n\tif n != 1 {\n\t\tt.Fatal(n)\n\t}\n}\n",
+		"marked/marked.go":    "package marked\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" + greeter,
+		"marked/marked_test.go": "package marked\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"net/http\"\n\t\"net/http/httptest\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMarked(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\tsrv := httptest.NewServer(g)\n\tdefer srv.Close()\n" + get + "}\n\n" +
+			// A test of the same binary that reaches no marked call
+			// runs without the setting (instrument's markTests).
+			"func TestUnmarked(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\trec := httptest.NewRecorder()\n\tg.ServeHTTP(rec, nil)\n\tif rec.Body.String() != \"hello\" {\n\t\tt.Fatal(rec.Body)\n\t}\n}\n",
 		"server/server.go":      "package server\n\nimport (\n\t\"net/http\"\n\t\"net/http/httptest\"\n)\n\nfunc Start(h http.Handler) *httptest.Server {\n\treturn httptest.NewServer(h)\n}\n",
 		"viadep/viadep.go":      "package viadep\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" + greeter,
 		"viadep/viadep_test.go": "package viadep\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"net/http\"\n\t\"os\"\n\t\"testing\"\n\n\t\"example.com/marks/server\"\n)\n\nfunc TestViaDep(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\tsrv := server.Start(g)\n\tdefer srv.Close()\n" + get + "}\n",
@@ -726,45 +731,55 @@ func TestRecordGodebug(t *testing.T) {
 	}
 	ix, data := readIndex(t, out)
 	want := map[string]string{
-		"example.com/marks/plain":  "madvdontneed=1",
-		"example.com/marks/marked": "tracebackancestors=5,madvdontneed=1",
-		"example.com/marks/viadep": "tracebackancestors=5,madvdontneed=1",
+		"example.com/marks/plain.TestPlain":     "madvdontneed=1",
+		"example.com/marks/marked.TestMarked":   "tracebackancestors=5,madvdontneed=1",
+		"example.com/marks/marked.TestUnmarked": "madvdontneed=1",
+		"example.com/marks/viadep.TestViaDep":   "tracebackancestors=5,madvdontneed=1",
 	}
-	if len(ix.Packages) != len(want) {
-		t.Fatalf("index %s, want the packages %v", data, slices.Sorted(maps.Keys(want)))
+	if ix.Version != record.IndexVersion || len(ix.Packages) != 3 {
+		t.Fatalf("index %s, want version %d and the tests %v", data, record.IndexVersion, slices.Sorted(maps.Keys(want)))
 	}
+	seen := 0
 	for _, p := range ix.Packages {
-		godebug, ok := want[p.ImportPath]
-		if !ok || len(p.Tests) != 1 {
-			t.Errorf("package %s with %d tests, want one of %v with one test", p.ImportPath, len(p.Tests), slices.Sorted(maps.Keys(want)))
-			continue
-		}
-		test := p.Tests[0]
-		if test.Outcome != record.Pass {
-			t.Errorf("%s.%s: %s, want a pass", p.ImportPath, test.Name, test.Outcome)
-		}
-		if marks := godebug != "madvdontneed=1"; p.Marks != marks {
-			t.Errorf("%s: index's marks %v, want %v", p.ImportPath, p.Marks, marks)
-		}
-		log, err := os.ReadFile(filepath.Join(out, test.Log))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if line := "GODEBUG=[" + godebug + "]\n"; !strings.Contains(string(log), line) {
-			t.Errorf("%s.%s printed:\n%s\nwant %q", p.ImportPath, test.Name, log, line)
-		}
-		after := 0
-		for _, ev := range readEvents(t, filepath.Join(out, test.Trace)) {
-			if ev.Kind == trace.EvAfter {
-				after++
+		for _, test := range p.Tests {
+			godebug, ok := want[p.ImportPath+"."+test.Name]
+			if !ok {
+				t.Errorf("test %s.%s, want one of %v", p.ImportPath, test.Name, slices.Sorted(maps.Keys(want)))
+				continue
+			}
+			seen++
+			if test.Outcome != record.Pass {
+				t.Errorf("%s.%s: %s, want a pass", p.ImportPath, test.Name, test.Outcome)
+			}
+			if marks := godebug != "madvdontneed=1"; test.Marks != marks {
+				t.Errorf("%s.%s: index's marks %v, want %v", p.ImportPath, test.Name, test.Marks, marks)
+			}
+			if marks := p.ImportPath != "example.com/marks/plain"; p.Marks != marks {
+				t.Errorf("%s: index's marks %v, want %v", p.ImportPath, p.Marks, marks)
+			}
+			log, err := os.ReadFile(filepath.Join(out, test.Log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line := "GODEBUG=[" + godebug + "]\n"; !strings.Contains(string(log), line) {
+				t.Errorf("%s.%s printed:\n%s\nwant %q", p.ImportPath, test.Name, log, line)
+			}
+			after := 0
+			for _, ev := range readEvents(t, filepath.Join(out, test.Trace)) {
+				if ev.Kind == trace.EvAfter {
+					after++
+				}
+			}
+			// The handler's goroutine is ordered after the test's mark
+			// (two creation sections: NewServer's server goroutine
+			// started the connection's).
+			if got, want := after > 0, test.Marks; got != want {
+				t.Errorf("%s.%s: %d EvAfter events, want some: %v", p.ImportPath, test.Name, after, want)
 			}
 		}
-		// The handler's goroutine is ordered after the test's mark
-		// (two creation sections: NewServer's server goroutine
-		// started the connection's).
-		if got, want := after > 0, p.ImportPath != "example.com/marks/plain"; got != want {
-			t.Errorf("%s.%s: %d EvAfter events, want some: %v", p.ImportPath, test.Name, after, want)
-		}
+	}
+	if seen != len(want) {
+		t.Errorf("index %s: %d of the tests %v", data, seen, slices.Sorted(maps.Keys(want)))
 	}
 }
 
