@@ -3,7 +3,10 @@ package rewrite
 import (
 	"bytes"
 	"cmp"
+	"go/scanner"
+	"go/token"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -173,7 +176,7 @@ func (e *editor) renderRange(buf *bytes.Buffer, lo, hi int, inner bool) {
 			if p.isCopy {
 				var b bytes.Buffer
 				e.renderRange(&b, p.lo, p.hi, true)
-				buf.Write(bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte(" ")))
+				buf.Write(oneLine(b.Bytes()))
 			} else {
 				buf.WriteString(p.s)
 			}
@@ -185,4 +188,58 @@ func (e *editor) renderRange(buf *bytes.Buffer, lo, hi int, inner bool) {
 	if at < hi {
 		buf.Write(e.src[at:hi])
 	}
+}
+
+// oneLine returns the Go text b (a copied range, rendered) on one line
+// with the same meaning, since inserted text holds no newlines: a newline
+// that ends a statement (one where Go inserts a semicolon, in a copied
+// function literal) becomes "; ", a line comment is blanked (it ran to
+// the end of its line and would swallow the code after it: ttrpc's
+// `case responses <- response{ // a comment ...}:` copied into a select's
+// forcing prelude did not parse), a raw string holding a newline becomes
+// the quoted string of its value, and every other newline a space.
+func oneLine(b []byte) []byte {
+	if bytes.IndexByte(b, '\n') < 0 {
+		return b
+	}
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	f := fset.AddFile("", -1, len(b))
+	bad := false
+	s.Init(f, b, func(token.Position, string) { bad = true }, scanner.ScanComments)
+	var out bytes.Buffer
+	at := 0
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		off := f.Offset(pos)
+		switch {
+		case tok == token.SEMICOLON && lit == "\n":
+			if off >= len(b) {
+				continue // the end of the copy: the code around it goes on
+			}
+			out.Write(b[at:off])
+			out.WriteString(";")
+			at = off
+			if b[off] == '\n' {
+				out.WriteString(" ")
+				at++
+			}
+		case tok == token.COMMENT && strings.HasPrefix(lit, "//"):
+			out.Write(b[at:off])
+			out.WriteString(strings.Repeat(" ", len(lit)))
+			at = off + len(lit)
+		case tok == token.STRING && strings.HasPrefix(lit, "`") && strings.Contains(lit, "\n"):
+			out.Write(b[at:off])
+			out.WriteString(strconv.Quote(strings.ReplaceAll(lit[1:len(lit)-1], "\r", "")))
+			at = off + len(lit)
+		}
+	}
+	if bad {
+		return bytes.ReplaceAll(b, []byte("\n"), []byte(" "))
+	}
+	out.Write(b[at:])
+	return bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte(" "))
 }

@@ -739,3 +739,71 @@ func f(t require.TestingT, ready *bool) bool {
 		t.Errorf("conditions wrapped while testify is instrumented:\n%s", numbered(out))
 	}
 }
+
+// TestRewriteCopyOneLine: a copied operand is rendered on one line (the
+// inserted text holds no newlines), so a line comment inside it, a
+// statement of a function literal and a raw string spanning lines must
+// keep their meaning there. ttrpc's server.go sends a composite literal
+// with comments in it in a select, whose forcing prelude copies the
+// value: the comment swallowed the rest of the prelude's line and the
+// rewritten file did not parse ("expected operand, found 'case'").
+func TestRewriteCopyOneLine(t *testing.T) {
+	src := []byte(`package p
+
+type response struct {
+	id     uint32
+	closed bool
+	s      string
+}
+
+func f(responses chan response, done chan struct{}, id uint32) bool {
+	select {
+	case responses <- response{
+		// even though the id is bad, we send it back on the same id
+		// so the client knows which one was bad.
+		id:     id,
+		closed: true, // closes the stream
+		s: ` + "`two\nlines`" + `,
+	}:
+		return true
+	case responses <- func() response {
+		r := response{id: id}
+		r.closed = id > 1
+		return r
+	}():
+		return true
+	case <-done:
+		return false
+	}
+}
+`)
+	out, _, _ := rewriteSource(t, "p.go", src, Options{FirstSite: 1})
+	if !bytes.Contains(out, []byte("TrySend")) {
+		t.Fatalf("no forcing prelude copied the sent values:\n%s", numbered(out))
+	}
+	typeCheckOutput(t, "p.go", out)
+	sameLines(t, "p.go", src, out)
+	if !bytes.Contains(out, []byte(`s: "two\nlines"`)) {
+		t.Errorf("the copied raw string lost its value:\n%s", numbered(out))
+	}
+}
+
+// TestOneLine: oneLine keeps a copy without line comments, statement
+// ends or raw strings as before (each newline a space), and changes only
+// those three otherwise.
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x.f", "x.f"},
+		{"T{\n\ta: 1,\n\tb: 2,\n}", "T{ \ta: 1, \tb: 2, }"},
+		{"f(a,\n\tb)", "f(a, \tb)"},
+		{"T{ // c\n\ta: 1,\n}", "T{      \ta: 1, }"},
+		{"func() {\n\tg() // c\n}()", "func() { \tg()     ; }()"},
+		{"func() int {\n\tr := 1\n\treturn r\n}()", "func() int { \tr := 1; \treturn r; }()"},
+		{"T{s: `a\nb`}", `T{s: "a\nb"}`},
+		{"T{s: `a b`,\n}", "T{s: `a b`, }"},
+	} {
+		if got := string(oneLine([]byte(c.in))); got != c.want {
+			t.Errorf("oneLine(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
