@@ -738,6 +738,14 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 				if model.CalleeName(w.(ssa.CallInstruction).Common()) != ca.Join {
 					continue
 				}
+				// A Wait in the loop that starts the tasks, after them,
+				// joins each batch before the code after the loop,
+				// although a later batch's tasks start after it
+				// (otel's tests repeat a batch of wg.Go and a Wait ten
+				// times): as for a Wait on Add and Done, below.
+				if r.separates(w, ca, b) {
+					return Edge{Rule: Join, Pos: w.Pos()}, true
+				}
 				if w.Parent() == ca.Site.Parent() && !r.gr.Flow.Precedes(ca.Site, w) {
 					continue // the task may be started after this Wait
 				}

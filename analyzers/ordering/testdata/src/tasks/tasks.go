@@ -34,6 +34,50 @@ func WaitGroupGo(n int) {
 	b("wg.Go") // want `^wg.Go: a before b by wait$`
 }
 
+// A batch of tasks and its Wait in each round of a loop: every task
+// is joined before the code after the loop.
+func WaitGroupGoRounds(rounds, n int) {
+	for range rounds {
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Go(func() {
+				a("wg.Go rounds")
+			})
+		}
+		wg.Wait()
+	}
+	b("wg.Go rounds") // want `^wg.Go rounds: a before b by wait$`
+}
+
+// The Wait of each round comes before its tasks: the last round's tasks
+// may still run after the loop.
+func WaitGroupGoWaitFirst(rounds int) {
+	var wg sync.WaitGroup
+	for range rounds {
+		wg.Wait()
+		wg.Go(func() {
+			a("wait first")
+		})
+	}
+	b("wait first") // want `^wait first: unordered$`
+}
+
+// A round may skip its Wait: that round's task is not joined.
+func WaitGroupGoSkippedWait(rounds int, skip bool) {
+	for range rounds {
+		var g errgroup.Group
+		g.Go(func() error {
+			a("skipped wait")
+			return nil
+		})
+		if skip {
+			continue
+		}
+		_ = g.Wait()
+	}
+	b("skipped wait") // want `^skipped wait: unordered$`
+}
+
 func StartedAfterWait() error {
 	var g errgroup.Group
 	err := g.Wait()
