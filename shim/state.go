@@ -46,7 +46,8 @@ type gstate struct {
 
 	conds []*condRuns // conditions handed to calls that have not returned (api_cond.go)
 
-	marks marks // its first marks, for its descendants (mark.go)
+	marks  marks                // its first marks, for its descendants (mark.go)
+	handed map[handKey]struct{} // the handings its runs of handed literals are after (hand.go)
 
 	syncMap *mapKeys // the keys of the sync.Map looked up last (syncMapKey)
 
@@ -293,6 +294,7 @@ func newState(gid, id uint64) *gstate {
 	clear(g.spawned)
 	g.runKids = 0
 	g.resetMarks()
+	clear(g.handed)
 	g.goid.Store(gid)
 	return g
 }

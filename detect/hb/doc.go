@@ -108,6 +108,14 @@
 //     the mark releases like a fork, so what the creator does after it
 //     stays unordered with the goroutine. httptest.NewServer's handlers
 //     so come after what the test did before it called NewServer;
+//   - for a goroutine's first run of a function literal that another
+//     goroutine handed to such a package (an EvAfter among its events,
+//     naming the hander and the site: shim/hand.go), what the hander did
+//     before its first handing at the site (its EvMark there): the
+//     literal's value exists only from its evaluation, so every run of it
+//     comes after the handing, on whatever goroutine the package runs it
+//     (a handler registered with ServeMux.HandleFunc after the server
+//     started);
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the

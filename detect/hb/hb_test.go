@@ -1135,6 +1135,40 @@ func TestAfter(t *testing.T) {
 	})
 }
 
+// TestHandedAfter: an EvAfter in the middle of a goroutine's events (a
+// goroutine that code precog does not instrument started before the
+// handing, running a literal handed to that code: shim/hand.go) orders
+// what the goroutine does from there after what the hander did before its
+// first handing at the site (EvMark), not what the goroutine did before
+// it, nor what the hander did after that handing (a later handing at the
+// site records no mark: the run may be of the first one's literal); an
+// EvAfter naming a site the hander never marked orders nothing.
+func TestHandedAfter(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=3 Begin parent=none
+3 g=3 Below parent=1
+3.1 g=1 Write site=1 addr=0x100 value=1
+5 g=1 Mark site=20
+5.1 g=1 Write site=2 addr=0x200 value=1
+5.2 g=3 Read site=3 addr=0x100
+8 g=3 After site=20 parent=1
+8.1 g=3 Read site=4 addr=0x100
+8.2 g=3 Read site=5 addr=0x200
+9 g=4 Begin parent=none
+10 g=4 Below parent=1
+11 g=4 After site=21 parent=1
+11.1 g=4 Read site=6 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	checkOrder(t, g, at, []order{
+		{1, 3, false}, // the runner before its EvAfter
+		{1, 4, true},  // after it: the hander's write before the handing
+		{2, 5, false}, // the hander's write after the handing
+		{1, 6, false}, // a site the hander never marked
+	})
+}
+
 // TestBubbleJoin: the goroutine that runs synctest.Test's function begins
 // with the goroutine that called Test as parent and no Fork (the shim
 // reads it off the stack), as a subtest of T.Run does: it comes after

@@ -265,6 +265,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 			for _, a := range c.Args {
 				r.expr(a)
 			}
+			r.handLits(c, ctx, sel.Obj())
 			r.startMark(c, ctx, sel.Obj())
 			return
 		}
@@ -285,8 +286,65 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 		r.expr(a)
 	}
 	if id := r.calleeIdent(fun); id != nil {
+		r.handLits(c, ctx, r.info.Uses[id])
 		r.startMark(c, ctx, r.info.Uses[id])
 	}
+}
+
+// handLits wraps each function literal that call c, of obj in a package
+// that is not instrumented, takes as an argument (see "Handed literals"
+// in the shim): LIT becomes precog_shim.Hand(&precog_hS, S, LIT'), LIT'
+// calling precog_shim.Handed(&precog_hS, S) first, with precog_hS a
+// handle the enclosing function's body declares: one invocation of a
+// function runs on one goroutine, so the handle names the same caller
+// whichever of its handings a run comes from, and a run of the literal on
+// a goroutine that code started before the handing is ordered after the
+// caller's first handing at S (a "hand" site: not a mark that a
+// goroutine's creation is matched with, so no GODEBUG setting for it). A
+// new function around the literal would
+// rename it (F.func1.1) and every later literal of F, as the compiler
+// names closures. After the rewrites of the arguments, which nest inside.
+// Not a deferred call or a go statement's, nor one outside a function
+// body or in the body of a range over a function (an iterator may run it
+// on goroutines of its own).
+func (r *rewriter) handLits(c *ast.CallExpr, ctx callCtx, obj types.Object) {
+	fn, ok := obj.(*types.Func)
+	if !ok || ctx == callDefer || fn.Pkg() == nil || fn.Pkg() == r.pkg || r.fn == nil || !r.fn.body || r.fn.inRangeFunc > 0 {
+		return
+	}
+	if r.opts.Instrumented != nil && r.opts.Instrumented(fn.Pkg().Path()) {
+		return
+	}
+	for _, a := range c.Args {
+		fl := r.handedLit(a)
+		if fl == nil {
+			continue
+		}
+		s := r.site(fl.Pos(), "hand", fl)
+		h := "&precog_h" + s
+		r.ed.insert(r.fn.lo+1, r.fn.lo, r.fn.hi, lit(" var precog_h"+s+" "+r.shim("Handle")+";"))
+		blo, bhi := r.span(fl.Body)
+		r.ed.insert(blo+1, blo, bhi, lit(" "+r.shim("Handed")+"("+h+", "+s+");"))
+		lo, hi := r.span(fl)
+		r.ed.open(lo, hi, lit(r.shim("Hand")+"("+h+", "+s+", "))
+		r.ed.close(lo, hi, lit(")"))
+	}
+}
+
+// handedLit returns the function literal that argument a is, in
+// parentheses or converted to a named function type
+// (http.HandlerFunc(func(w, r) {...})), or nil.
+func (r *rewriter) handedLit(a ast.Expr) *ast.FuncLit {
+	a = ast.Unparen(a)
+	if c, ok := a.(*ast.CallExpr); ok && len(c.Args) == 1 && c.Ellipsis == 0 {
+		if tv, ok := r.info.Types[c.Fun]; ok && tv.IsType() {
+			if _, isFunc := tv.Type.Underlying().(*types.Signature); isFunc {
+				a = ast.Unparen(c.Args[0])
+			}
+		}
+	}
+	fl, _ := a.(*ast.FuncLit)
+	return fl
 }
 
 // startMark marks call c, a call of obj in a package that is not

@@ -338,6 +338,9 @@ type funcCtx struct {
 	// takes is set for a function that takes its caller's Local as its
 	// parameter precog_g (Options.PassLocal): it declares none.
 	takes bool
+	// lo and hi are the offsets of the body's braces, where handLits
+	// declares its handles.
+	lo, hi int
 }
 
 func (r *rewriter) off(p token.Pos) int { return r.tf.Offset(p) }
@@ -661,6 +664,7 @@ func (r *rewriter) funcBody(body *ast.BlockStmt, prefix, tparam string) {
 		r.ed.insert(lo+1, lo, hi, lit(text))
 	}
 	r.fn.body = true
+	r.fn.lo, r.fn.hi = lo, hi
 	r.stmts(body.List)
 	if (r.fn.local || r.ownsLocal[body]) && !r.fn.takes {
 		r.ed.insert(lo+1, lo, hi, lit(" var precog_g "+r.shim("Local")+"; _ = &precog_g;"))

@@ -433,7 +433,7 @@ func TestRewriteAPINames(t *testing.T) {
 	}
 	for _, name := range []string{"R", "RI", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
 		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling", "MarkF", "MarkV",
-		"CondBool", "CondWith", "CondBoolLate", "CondWithLate", "CondFork", "CondWaited", "CondReturned",
+		"CondBool", "CondWith", "CondBoolLate", "CondWithLate", "CondFork", "CondWaited", "CondReturned", "Hand", "Handed",
 		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc", "ContextAfterFunc"} {
 		want(shimFuncs, name, "rewriter")
 	}

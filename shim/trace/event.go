@@ -93,8 +93,8 @@ const (
 
 	// Ancestry.
 	EvBelow // child, right after the EvBegin (parent=none) of a goroutine that code precog does not instrument started: parent is the goroutine's nearest ancestor that the shim records, which began before the child was started [seq, parent]
-	EvMark  // the goroutine's first mark at the site: before a call into a package that code precog does not instrument and that may start goroutines, before the call's function value and arguments are evaluated [seq, site]
-	EvAfter // child, after its EvBelow: the goroutine was created during a call made from the line of parent's mark at site (parent is its creator), so after that mark [seq, site, parent]
+	EvMark  // the goroutine's first mark at the site: before a call into a package that code precog does not instrument and that may start goroutines, before the call's function value and arguments are evaluated; or its first handing of the function literal at the site to such a package, after the literal was evaluated (shim.Hand) [seq, site]
+	EvAfter // child, after its EvBelow: the goroutine was created during a call made from the line of parent's mark at site (parent is its creator), so after that mark; or, anywhere among the goroutine's events, before its first run of a literal that parent handed at site (shim.Handed), so after parent's first handing there [seq, site, parent]
 
 	numKinds
 )

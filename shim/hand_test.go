@@ -1,0 +1,68 @@
+package shim
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// TestHanded checks a literal handed to code that runs it on a goroutine
+// started before the handing (a plain go statement: the shim adopts it):
+// the caller records its first handing at the site (EvMark), the first run
+// on the other goroutine records EvAfter naming the caller and the site,
+// once; a run on the caller's own goroutine records nothing; a handle
+// nobody handed (caller 0) gives nothing.
+func TestHanded(t *testing.T) {
+	const site = 2341
+	var x int
+	runner := make(chan func())
+	var runnerID uint64
+	stopped := make(chan struct{})
+	go func() { // started before the handing, as a dependency's worker
+		defer close(stopped)
+		for f := range runner {
+			f()
+			runnerID = cur().id
+		}
+	}()
+	evs := recorded(t, site-1, func() {
+		var h Handle
+		for range 2 {
+			Write(site+1, unsafe.Pointer(&x), 0)
+			f := Hand(&h, site, func() {
+				Handed(&h, site)
+				Read(site+2, unsafe.Pointer(&x))
+			})
+			runner <- f
+			runner <- f
+			f() // on the caller: no event
+		}
+		var none Handle
+		runner <- func() { Handed(&none, site+3) }
+		close(runner)
+		<-stopped
+	})
+	all := since(readTrace(t, tracePath), evs[0].Seq-1)
+	marks := 0
+	for _, ev := range evs {
+		if ev.Kind == trace.EvMark && ev.Site == site {
+			marks++
+		}
+		if ev.Kind == trace.EvAfter {
+			t.Errorf("the caller recorded %v, want no EvAfter on its own runs", ev)
+		}
+	}
+	if marks != 1 {
+		t.Errorf("%d marks at the site, want 1 (the first handing)", marks)
+	}
+	var afters []trace.Event
+	for _, ev := range goroutineEvents(all, runnerID) {
+		if ev.Kind == trace.EvAfter {
+			afters = append(afters, ev)
+		}
+	}
+	if len(afters) != 1 || afters[0].Site != site || afters[0].Peer != evs[0].Goroutine {
+		t.Errorf("the runner's EvAfter events %v, want one naming the caller %d at site %d", afters, evs[0].Goroutine, site)
+	}
+}
