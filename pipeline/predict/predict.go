@@ -251,7 +251,10 @@ type Result struct {
 	// not tested because it, or a package its tests import, does not
 	// build: the first error (instrument.Result.Broken).
 	Broken []string
-	Stats  Stats
+	// Unlisted has a line for each package whose test binary built but
+	// failed to list its tests (record.Index.Unlisted): not tested.
+	Unlisted []string
+	Stats    Stats
 	// unforced are the IDs of the failures (kinds crash and test-failed)
 	// that only runs with no order forced showed, the unperturbed
 	// recorded run or CFP's cheap run: recording alone, whose slowdown
@@ -576,7 +579,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	if len(o.Checks) > 0 {
 		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(vetIDs), vetIDs
 	}
-	res.Broken = inst.Broken
+	res.Broken, res.Unlisted = inst.Broken, ix.Unlisted
 	return res, stopped
 }
 

@@ -91,6 +91,13 @@ type Index struct {
 	// NotBuilt lists the packages whose test binaries Build had not
 	// linked when Options.BuildLimit stopped it; their tests are missing.
 	NotBuilt []string `json:"notBuilt,omitempty"`
+	// Unlisted has a line for each package whose test binary failed
+	// to list its tests (a TestMain that exits for want of an
+	// environment variable or a service, as go test would run it): its
+	// tests are not run, and the others are. The line is go list's
+	// "package P: ..." form: "package P: listing its tests: <first
+	// line of its output>".
+	Unlisted []string `json:"unlisted,omitempty"`
 }
 
 // A Package is one recorded test package.
@@ -444,23 +451,34 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	}
 	// List every package's tests before running any, so that Only sees
 	// them all up front and progress counts against the whole run.
-	names := make([][]string, len(pkgs))
+	// A package whose binary cannot list its tests is left out, as go
+	// test fails that package alone (tusd's e2e TestMain wants a
+	// binary's path in the environment: it ended the whole job after a
+	// 14-minute build).
+	var names [][]string
 	c := &counter{}
-	for i, lp := range pkgs {
+	listed := pkgs[:0]
+	for _, lp := range pkgs {
 		listBin := testBinary(rec, lp)
 		if o.Baseline {
 			listBin = testBinary(plain, lp)
 		}
 		ns, err := listTests(ctx, listBin, lp.Dir, o.Flags)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", lp.ImportPath, err)
+			ix.Unlisted = append(ix.Unlisted, fmt.Sprintf("package %s: %v", lp.ImportPath, err))
+			continue
 		}
 		if o.Only != nil {
 			ns = o.Only(lp.ImportPath, ns)
 		}
-		names[i] = ns
+		listed = append(listed, lp)
+		names = append(names, ns)
 		c.total += len(ns)
 	}
+	pkgs = listed
 	recorded, interrupted, err := recordAll(ctx, o, pkgs, names, plain, rec, out, c)
 	if err != nil {
 		return nil, err
@@ -1345,7 +1363,7 @@ func listTests(ctx context.Context, bin, dir string, f *GoTestFlags) ([]string, 
 	cmd.Stderr = &stderr
 	data, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("listing tests: %s", firstLine(stderr.String()+string(data), err))
+		return nil, fmt.Errorf("listing its tests: %s", firstLine(stderr.String()+string(data), err))
 	}
 	var names []string
 	for _, line := range strings.Split(string(data), "\n") {

@@ -220,6 +220,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if ix.NotRun > 0 {
 		fmt.Fprintf(env.Stderr, "recording stopped after %v (-record-budget) with %d %s not run\n", o.budget, ix.NotRun, cli.Plural(ix.NotRun, "test", "tests"))
 	}
+	if len(ix.Unlisted) > 0 {
+		// As go test fails a package whose TestMain exits, the others
+		// recorded.
+		return cli.ExitError, fmt.Errorf("not recorded: %s", strings.Join(ix.Unlisted, "\nnot recorded: "))
+	}
 	return cli.ExitOK, nil
 }
 

@@ -804,3 +804,36 @@ func TestMatchesGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordUnlisted checks that a package whose TestMain exits before its
+// tests can be listed (it wants an environment variable, as go test would
+// run it) is left out with one line saying why and the exit status 1, as
+// go test fails it alone, and the other package is recorded.
+func TestRecordUnlisted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"ok/ok_test.go": "package ok\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
+		"env/e_test.go": "package env\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tif os.Getenv(\"ENV_SERVER\") == \"\" {\n\t\tfmt.Println(\"ENV_SERVER is not set\")\n\t\tos.Exit(1)\n\t}\n\tos.Exit(m.Run())\n}\n\nfunc TestE(t *testing.T) {}\n",
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), "./...")
+	if want := "not recorded: package example.com/m/env: listing its tests: ENV_SERVER is not set\n"; code != 1 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("precog record exited %d, stderr:\n%s\nwant 1 and it ending %q", code, stderr, want)
+	}
+	ix, data := readIndex(t, out)
+	if len(ix.Packages) != 1 || ix.Packages[0].ImportPath != "example.com/m/ok" || len(ix.Unlisted) != 1 {
+		t.Errorf("index %s, want ok recorded and env unlisted", data)
+	}
+}

@@ -134,6 +134,11 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 				m.Broken = append(m.Broken, b)
 			}
 		}
+		for _, u := range s.Unlisted { // every shard lists every package's tests
+			if !slices.Contains(m.Unlisted, u) {
+				m.Unlisted = append(m.Unlisted, u)
+			}
+		}
 		m.Targeted += s.Targeted
 		m.Reversed += s.Reversed
 		m.Events += s.Events

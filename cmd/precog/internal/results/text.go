@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -29,7 +30,7 @@ func WriteText(w io.Writer, s *Summary) {
 	for _, e := range s.InternalErrors {
 		fmt.Fprintln(w, e)
 	}
-	for _, b := range s.Broken {
+	for _, b := range slices.Concat(s.Broken, s.Unlisted) {
 		fmt.Fprintln(w, "not tested: "+b)
 	}
 	fmt.Fprintf(w, "%d %s", s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"))
@@ -67,8 +68,13 @@ func WriteText(w io.Writer, s *Summary) {
 	case s.RecordStopped > 0:
 		fmt.Fprintf(w, " (%d %s stopped, over %s)", s.RecordStopped, cli.Plural(s.RecordStopped, "test", "tests"), limit)
 	}
-	if len(s.Broken) > 0 {
-		fmt.Fprintf(w, " (%d %s not tested: %s not build)", len(s.Broken), cli.Plural(len(s.Broken), "package", "packages"), cli.Plural(len(s.Broken), "it does", "they do"))
+	switch b, u := len(s.Broken), len(s.Unlisted); {
+	case b > 0 && u > 0:
+		fmt.Fprintf(w, " (%d packages not tested: %d %s not build, %d failed to list %s tests)", b+u, b, cli.Plural(b, "does", "do"), u, cli.Plural(u, "its", "their"))
+	case b > 0:
+		fmt.Fprintf(w, " (%d %s not tested: %s not build)", b, cli.Plural(b, "package", "packages"), cli.Plural(b, "it does", "they do"))
+	case u > 0:
+		fmt.Fprintf(w, " (%d %s not tested: %s to list %s tests)", u, cli.Plural(u, "package", "packages"), "failed", cli.Plural(u, "its", "their"))
 	}
 	if len(s.Merged) > 0 {
 		fmt.Fprintf(w, " (summed over %d shards)", len(s.Merged))

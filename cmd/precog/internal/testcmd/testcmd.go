@@ -490,7 +490,9 @@ Exit status
 	   (it, or a package they import, fails to load or type-check),
 	   tests the others, and says so on stderr, a "not tested:" line
 	   with the first error for each; when none builds, that line is
-	   the only output; or -deadline stopped the run (no confirmed
+	   the only output; the same for a package whose test binary
+	   fails to list its tests (a TestMain that exits for want of its
+	   environment); or -deadline stopped the run (no confirmed
 	   findings so far)
 	130, 131, 143  interrupted by SIGINT, SIGQUIT, SIGTERM
 

@@ -130,19 +130,23 @@ func TestBrokenPackage(t *testing.T) {
 	// run: confirmed, which makes the exit 3.
 	write(t, filepath.Join(dir, "rec", "r.go"), "package rec\n")
 	write(t, filepath.Join(dir, "rec", "r_test.go"), recordedOnlyTest)
+	// A package whose TestMain exits for want of its environment, as go
+	// test would run it: left out, as go test fails it alone.
+	write(t, filepath.Join(dir, "envmain", "e_test.go"), "package envmain\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tif os.Getenv(\"ENVMAIN_SERVER\") == \"\" {\n\t\tfmt.Println(\"ENVMAIN_SERVER is not set\")\n\t\tos.Exit(1)\n\t}\n\tos.Exit(m.Run())\n}\n\nfunc TestE(t *testing.T) {}\n")
 	stdout, stderr, code := precog(t, dir, "test", "-json", "-cache", sharedCache, "./...")
 	for _, want := range []string{
 		"not tested: package example.com/broken: b.go:3:23: cannot use \"x\" (untyped string constant) as int value in return statement\n",
 		"not tested: package example.com/broken/user: imports package example.com/broken: b.go:3:23: cannot use \"x\"",
+		"not tested: package example.com/broken/envmain: listing its tests: ENVMAIN_SERVER is not set\n",
 		"in 3 tests of 2 packages",
-		"(2 packages not tested: they do not build)",
+		"(3 packages not tested: 2 do not build, 1 failed to list its tests)",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("./...: stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if code != cli.ExitFindings || strings.Count("\n"+stderr, "\nnot tested: ") != 2 {
-		t.Errorf("./...: exit %d, stderr:\n%s\nwant 3 (a confirmed finding) and two packages not tested", code, stderr)
+	if code != cli.ExitFindings || strings.Count("\n"+stderr, "\nnot tested: ") != 3 {
+		t.Errorf("./...: exit %d, stderr:\n%s\nwant 3 (a confirmed finding) and three packages not tested", code, stderr)
 	}
 	status := make(map[string]finding.Status)
 	for _, f := range decodeFindings(t, stdout) {
