@@ -102,6 +102,13 @@
 // passes false under its own lock still holds it after the call. A value
 // of SSA form is the same at every use after its definition; where a
 // loop defines it again, the states that differ only in it are merged.
+// A boolean parameter that such a function tests, even once, is kept
+// apart too, and where call sites pass it as a constant, each valuation
+// starts from the meet of the sets held at the call sites that agree
+// with it (a value that is not constant agrees with both): netpoll's
+// closeCallback(needLock bool) takes the lock under `needLock &&
+// !c.lock(processing)`, and its callers that pass false hold it already,
+// so past that test the lock is held on both paths.
 //
 // An exported method of an unexported type is called only by the
 // package when the type's values never leave it (see

@@ -382,6 +382,12 @@ type solver struct {
 	exposed *exposed.Set
 	// condsOf holds each function's correlated conditions.
 	condsOf map[*ssa.Function][]ssa.Value
+	// split holds, for a function some of whose conditions are
+	// parameters its callers pass as constants, the entry set of each
+	// valuation (see splitEntry); entryOf is the one the next flow
+	// starts from, which it takes and clears (nil: entry for all).
+	split   map[*ssa.Function]*entrySplit
+	entryOf *entrySplit
 	// pkg is the package analyzed; chanLocks, the locations of the
 	// channels it uses as mutexes (see chanLockCandidates); trySends,
 	// for a select, the channel locks its send cases acquire, by case.
@@ -413,6 +419,7 @@ func run(pass *analysis.Pass) (any, error) {
 			relocks:         make(map[*ssa.Function][]Held),
 			effects:         make(map[*ssa.Function]effect),
 			entry:           make(map[*ssa.Function]Set),
+			split:           make(map[*ssa.Function]*entrySplit),
 			known:           make(map[*ssa.Function]bool),
 			at:              make(map[ssa.Instruction]Set),
 			exit:            make(map[*ssa.Function]Set),
@@ -461,6 +468,7 @@ func (a *solver) again(skip func(site ssa.Instruction) bool) *solver {
 	sol := *a
 	sol.at = make(map[ssa.Instruction]Set)
 	sol.entry = make(map[*ssa.Function]Set)
+	sol.split = make(map[*ssa.Function]*entrySplit)
 	sol.known = make(map[*ssa.Function]bool)
 	sol.exit = make(map[*ssa.Function]Set)
 	sol.skip = skip
@@ -751,6 +759,10 @@ func (a *solver) transfer(instr ssa.Instruction, s Set) Set {
 // sets recorded and visited are the meet over the combinations that reach
 // the instruction.
 func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.Instruction, Set)) (exit Set, returns bool) {
+	// The split is fn's own: any flow that this one starts (of another
+	// function) starts from its entry alone.
+	split := a.entryOf
+	a.entryOf = nil
 	if len(fn.Blocks) == 0 || a.spent {
 		return nil, false
 	}
@@ -776,6 +788,9 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 	}
 	for v := range nv {
 		in[0][v], reach[0][v] = entry, true
+		if split != nil {
+			in[0][v], reach[0][v] = split.sets[v], split.reach[v]
+		}
 	}
 	work := []*ssa.BasicBlock{fn.Blocks[0]}
 	queued := make([]bool, len(fn.Blocks))
@@ -1016,6 +1031,14 @@ func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall) []ssa.Valu
 	}
 	if !locks {
 		return nil
+	}
+	// A boolean parameter tested once is kept apart too, after those:
+	// its callers may pass it as a constant, each with its own locks
+	// (see splitEntry).
+	for _, p := range fn.Params {
+		if count[p] == 1 {
+			order = append(order, p)
+		}
 	}
 	return order[:min(len(order), maxCorrelated)]
 }
@@ -1601,6 +1624,7 @@ func (a *solver) computeLockSets() {
 					sites, ok = callSites(fn)
 				}
 				var entry Set
+				var split *entrySplit
 				if a.ctx != nil && fn == a.ctx.Entry {
 					// What the context's goroutines start with, as
 					// the solution over every context has it: the
@@ -1609,6 +1633,7 @@ func (a *solver) computeLockSets() {
 					entry = a.ctxEntry
 				} else if ok {
 					first := true
+					var held []siteSet
 					for _, site := range sites {
 						s, known := a.at[site], a.known[site.Parent()]
 						if !known {
@@ -1639,6 +1664,7 @@ func (a *solver) computeLockSets() {
 								s = through
 							}
 						}
+						held = append(held, siteSet{site, s})
 						if first {
 							entry, first = s, false
 						} else {
@@ -1648,12 +1674,15 @@ func (a *solver) computeLockSets() {
 					if first {
 						continue // no caller analyzed yet
 					}
+					split = a.splitEntry(fn, held)
 				}
-				if a.known[fn] && equal(a.entry[fn], entry) {
+				if a.known[fn] && equal(a.entry[fn], entry) && a.split[fn].equal(split) {
 					continue
 				}
 				a.entry[fn] = entry
+				a.split[fn] = split
 				a.known[fn] = true
+				a.entryOf = split
 				a.flow(fn, entry, true, nil)
 				changed = true
 			}
