@@ -21,6 +21,11 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// Functions handed to a dependency's task loop, and its onClose,
+		// run one at a time on the loop's goroutine; a write outside the
+		// tasks, and tasks of a loop that spawns them or has two
+		// goroutines, are reported.
+		"taskloop",
 		// An exported method run through an interface, that the
 		// package's goroutines call only under their session's lock,
 		// holds it on those goroutines; an unlocked goroutine, one that

@@ -50,6 +50,19 @@
 // (see internal/exposed), and each of those calls is a call site of the
 // methods it runs.
 //
+// A function handed to a task loop of another package (a call R(x, f) of
+// a function whose TaskLoopFact, see spawnfacts, says R sends f to the
+// one goroutine of x's loop, which calls it and only then signals the done
+// channel R waits for: pion/ice's a.loop.Run(ctx, func(ctx) {...})) holds
+// what R's caller holds and one more lock, named by the location x is
+// loaded from (a field of all instances of its type, or a package
+// variable): two tasks of one loop exclude each other, code outside them
+// does not. So does a function handed to the loop's constructor as one its
+// goroutine calls (TaskLoopStartFact: ice's taskloop.New(onClose), stored
+// to a.loop), which holds only that lock. A loop in a local variable names
+// no lock; a loop that runs tasks on goroutines of their own, is started
+// twice per object or in a loop, or an R that does not wait, gets no fact.
+//
 // A function whose last result is a bool, that returns the constant true
 // where a try (TryLock, a channel lock's send in a select, a call that
 // acquires where it succeeds) took a mutex and false elsewhere, holds it

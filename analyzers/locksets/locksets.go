@@ -1601,7 +1601,12 @@ func (a *solver) computeLockSets() {
 			// The body of a range over a function runs while the range
 			// statement does (the iterator may not call it after the
 			// loop), so the locks held at the range are held in it.
-			if fn.Synthetic != rangeYield && !model.SyncCallback(model.CalleeName(s.Common())) &&
+			// A task handed to a task loop, or a function its
+			// goroutine calls, holds the loop's lock (see
+			// taskLoopLock).
+			_, task := a.taskLoopLock(s, fn)
+			_, onLoop := a.loopStartLock(s, fn)
+			if !task && !onLoop && fn.Synthetic != rangeYield && !model.SyncCallback(model.CalleeName(s.Common())) &&
 				!a.spawns.CallsSync(s.Common(), fn, ssavalue.Funcs) {
 				// Stored or run later (sync.OnceFunc, t.Cleanup,
 				// an unknown callee): held locks do not carry over.
@@ -1653,6 +1658,14 @@ func (a *solver) computeLockSets() {
 							}
 							s = kept
 						} else if call, ok := site.(ssa.CallInstruction); ok {
+							if h, ok := a.taskLoopLock(call, fn); ok {
+								// A task of a loop: the loop's lock too.
+								s = s.Union(Set{h})
+							} else if h, ok := a.loopStartLock(call, fn); ok {
+								// Run by the loop's goroutine later:
+								// only the loop's lock.
+								s = Set{h}
+							}
 							through, known, ok := a.throughParam(fn, call)
 							if known && !ok {
 								// No caller of the helper (left in this

@@ -82,7 +82,7 @@ func render(s locksets.Set) string {
 func TestLockSets(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), held,
 		"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
-		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg")
+		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg", "taskloop")
 }
 
 // heldIn reports, at each call of mark, the lock set just before it on the

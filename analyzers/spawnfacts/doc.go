@@ -44,6 +44,17 @@
 // disqualifies it. The lock sets take a lock held around the call as held
 // in the function handed over.
 //
+// TaskLoopFact marks the functions R(x, f) that hand f to the one
+// goroutine of a task loop of x and wait for it (pion/ice's internal
+// taskloop: Run sends task{f, done} on l.tasks, an unexported channel set
+// once, in the constructor that starts runLoop on the same object with
+// one go statement outside loops; runLoop, the channel's only receiver,
+// calls t.fn and then closes t.done, which Run receives from on every path
+// after the send). TaskLoopStartFact marks that constructor, naming the
+// function parameters it hands only to the loop's goroutine, which only
+// calls them (ice's onClose). The lock sets take two tasks of one loop as
+// mutually exclusive.
+//
 // StartsFact marks the functions that may start a goroutine: with a go
 // statement of their own, or by a static call of one that may (calls
 // through interfaces and function values are not followed). The result's

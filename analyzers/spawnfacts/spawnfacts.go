@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Doc:        analyzerutil.MustExtractDoc(doc, "spawnfacts"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/spawnfacts",
 	ResultType: reflect.TypeFor[*Result](),
-	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact), new(SyncCallsFact), new(StartsFact)},
+	FactTypes:  []analysis.Fact{new(SpawnsFact), new(WaitGroupFact), new(SyncCallsFact), new(StartsFact), new(TaskLoopFact), new(TaskLoopStartFact)},
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil) }),
 }
 
@@ -85,6 +85,14 @@ type Result struct {
 	// facts of the other packages' functions it calls.
 	syncs        map[*types.Func][]int
 	syncImported map[*types.Func]*SyncCallsFact
+	// loops holds the TaskLoopFacts of this package's functions, and
+	// loopsImported those of the other packages' functions it calls.
+	loops         map[*types.Func]*TaskLoopFact
+	loopsImported map[*types.Func]*TaskLoopFact
+	// starts0 holds the TaskLoopStartFacts of this package's functions,
+	// and startsImported those of the other packages' functions it calls.
+	starts0        map[*types.Func]*TaskLoopStartFact
+	startsImported map[*types.Func]*TaskLoopStartFact
 
 	// starts holds the Lparens of the calls into packages that may start
 	// goroutines (StartCalls).
@@ -104,6 +112,12 @@ func newResult(pkg *types.Package) *Result {
 
 		syncs:        make(map[*types.Func][]int),
 		syncImported: make(map[*types.Func]*SyncCallsFact),
+
+		loops:         make(map[*types.Func]*TaskLoopFact),
+		loopsImported: make(map[*types.Func]*TaskLoopFact),
+
+		starts0:        make(map[*types.Func]*TaskLoopStartFact),
+		startsImported: make(map[*types.Func]*TaskLoopStartFact),
 	}
 }
 
@@ -173,6 +187,7 @@ func run(pass *analysis.Pass) (any, error) {
 	b.findSpawners(funcs)
 	b.findWaitGroupOps(funcs)
 	b.findSyncCalls(funcs)
+	b.findTaskLoops(funcs)
 	b.findStarts(funcs)
 	return b.res, nil
 }
@@ -222,6 +237,14 @@ func (b *builder) importFacts(funcs []*ssa.Function) {
 				var sc SyncCallsFact
 				if b.pass.ImportObjectFact(obj, &sc) {
 					b.res.syncImported[obj] = &sc
+				}
+				var tl TaskLoopFact
+				if b.pass.ImportObjectFact(obj, &tl) {
+					b.res.loopsImported[obj] = &tl
+				}
+				var ts TaskLoopStartFact
+				if b.pass.ImportObjectFact(obj, &ts) {
+					b.res.startsImported[obj] = &ts
 				}
 			}
 		}

@@ -28,3 +28,12 @@ func TestWaitGroupFact(t *testing.T) {
 func TestSyncCallsFact(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), spawnfacts.Analyzer, "synclib")
 }
+
+// TestTaskLoopFact checks the facts of functions that hand the function
+// they are given to the one goroutine of a task loop and wait for it, and
+// that none is given where the loop runs it on a goroutine of its own,
+// signals before calling it, is started twice per object or in a loop,
+// where the channel is exported, or where the function does not wait.
+func TestTaskLoopFact(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), spawnfacts.Analyzer, "looplib")
+}
