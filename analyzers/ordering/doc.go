@@ -54,16 +54,25 @@
 //     left out of "every send" when every make that reaches the
 //     receive's channel has capacity 0 and that goroutine's context runs
 //     one goroutine at a time (the handshake `c <- nil; <-c`; see
-//     ownSend). SomeBefore, asked by a check that wants some write
+//     ownSend). A close of the channel that runs only after a receive
+//     from it has returned on the closing goroutine (fx's signal
+//     relayer: `case <-r.finished: close(r.finished)`) is left out of
+//     "every send" too: by induction on the time receives return, the
+//     first receive let through by such a close follows an earlier
+//     receive that took a value, from one of the other sends (see
+//     closeAfterReceive). A send asked about itself (con-closed's send
+//     against a close) counts as before the receive that takes its
+//     value when its goroutine runs it at most once (see onceOn). SomeBefore, asked by a check that wants some write
 //     before a read (conuninit), also orders a write before code after a
 //     receive when every send on the channel runs on the writer's one
 //     goroutine only after the write has run there (a write then a send
 //     in a loop: the send the receive took followed some run of the
 //     write), the write's address being the same at every run (see
 //     sentAfterWrite);
-//   - testify's Eventually: every run of its condition, each on a
-//     goroutine of its own, one at a time, has ended when Eventually
-//     returns true, so what the condition does happens before code that
+//   - testify's Eventually and EventuallyWithT: every run of its
+//     condition, each on a goroutine of its own, one at a time, has
+//     ended when it returns true (Never returns true on a timeout, with a
+//     run possibly going, and is not modelled), so what the condition does happens before code that
 //     runs only after require.Eventually (a timeout ends the test with
 //     FailNow) or on the true branch of assert.Eventually made once per
 //     run of its goroutine (reported as a wait; see eventuallyBefore);

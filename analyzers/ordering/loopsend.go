@@ -139,14 +139,55 @@ func (r *Result) setBeforeStart(cell *ssa.Alloc, site ssa.CallInstruction) bool 
 
 // takenSends returns the sends and closes on ch that the receive recv,
 // made on cb, may have taken: all of the package's, but those ownSend
-// leaves out. With none left, the value came from a send the package does
-// not make, and the caller orders nothing.
+// leaves out, or the closes that closeAfterReceive leaves out. With none
+// left, the value came from a send the package does not make, and the
+// caller orders nothing.
 func (r *Result) takenSends(ch sharedloc.Loc, recv ssa.Instruction, cb *goroutines.Context) []ssa.Instruction {
 	sends := r.ops.sends[ch]
+	if slices.ContainsFunc(sends, func(x ssa.Instruction) bool { return r.closeAfterReceive(x, ch) }) {
+		// The own sends stay: the receive before such a close may be
+		// another goroutine's, which may take them.
+		return slices.DeleteFunc(slices.Clone(sends), func(x ssa.Instruction) bool { return r.closeAfterReceive(x, ch) })
+	}
 	if !slices.ContainsFunc(sends, func(x ssa.Instruction) bool { return r.ownSend(x, ch, recv, cb) }) {
 		return sends
 	}
 	return slices.DeleteFunc(slices.Clone(sends), func(x ssa.Instruction) bool { return r.ownSend(x, ch, recv, cb) })
+}
+
+// closeAfterReceive reports whether x is a close of ch that runs, on
+// every goroutine that runs it, only after a receive from ch has returned
+// there (fx's signal relayer: the receiver of the relayer's one value
+// closes the channel, `case <-r.finished: close(r.finished)`). Such
+// closes need not follow the work a caller asks about: by induction on
+// the time receives from ch return, every receive returns after the
+// package's other sends and closes on ch that could have let it through.
+// Take the first receive that returns otherwise: if it took a value, a
+// send that is not such a close gave it; if it found the channel closed,
+// the close came first, and when that close is one of these, a receive
+// from ch returned before it on its goroutine, earlier still, so it
+// returned after the others. So the package's other sends and closes on
+// ch are those a receive may have been let through by (a close in a
+// later call, after a receive of one value, of another channel object
+// of ch's location counts the same way: the induction runs over every
+// object of the location).
+func (r *Result) closeAfterReceive(x ssa.Instruction, ch sharedloc.Loc) bool {
+	closes := false
+	for _, acc := range r.shared.ByInstr[x] {
+		if acc.Loc == ch {
+			if acc.Op != sharedloc.ChanClose {
+				return false
+			}
+			closes = true
+		}
+	}
+	ctxs := r.gr.Of(x.Parent())
+	if !closes || len(ctxs) == 0 {
+		return false
+	}
+	return all(ctxs, func(c *goroutines.Context) bool {
+		return slices.ContainsFunc(r.ops.recvs[ch], func(j ssa.Instruction) bool { return r.received(j, x, c) })
+	})
 }
 
 // ownSend reports whether x, a send on ch, is one that the receive recv,

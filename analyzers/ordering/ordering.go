@@ -983,7 +983,8 @@ func (r *Result) neverAfterDone(a ssa.Instruction, ca *goroutines.Context, dones
 }
 
 // channelBefore orders a before b when b follows a receive from a channel
-// whose every send and close runs after a, but the sends of b's own
+// whose every send and close runs after a (or is a, run once by its
+// goroutine, see onceOn), but the sends of b's own
 // goroutine on an unbuffered channel, which its receive cannot take (see
 // ownSend).
 func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
@@ -991,7 +992,7 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		sends := r.takenSends(ch, recv, cb)
 		ok := len(sends) > 0 && all(sends, func(x ssa.Instruction) bool {
 			for _, c := range r.gr.Of(x.Parent()) {
-				if c != ca || !r.before(a, x, ca, MaxCallDepth) {
+				if c != ca || !(x == a && r.onceOn(x, ca, MaxCallDepth) || r.before(a, x, ca, MaxCallDepth)) {
 					return false
 				}
 			}
@@ -1005,6 +1006,48 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		}
 	}
 	return Edge{}, false
+}
+
+// onceOn reports whether x runs at most once on each goroutine of c: in
+// no loop, in c's entry (not a Caller's, and not called again on the
+// goroutine), or in a function whose one call site on c, a static call or
+// defer, runs at most once there in turn (up to depth calls up). A send
+// asked about itself (a = x, con-closed's send against a close) then
+// happens before the receive that takes its value, and so before b: it
+// is the goroutine's only run of that send.
+func (r *Result) onceOn(x ssa.Instruction, c *goroutines.Context, depth int) bool {
+	fn := x.Parent()
+	if r.gr.Flow.InLoop(x) {
+		return false
+	}
+	sites := r.callSites(fn, c)
+	if fn == c.Entry {
+		return c.Kind != goroutines.Caller && len(sites) == 0
+	}
+	if depth == 0 || len(sites) != 1 {
+		return false
+	}
+	site, ok := sites[0].(ssa.CallInstruction)
+	if !ok || site.Common().IsInvoke() {
+		return false
+	}
+	switch v := site.Common().Value.(type) {
+	case *ssa.Function:
+		if v != fn {
+			return false
+		}
+	case *ssa.MakeClosure:
+		if v.Fn != fn {
+			return false
+		}
+	default:
+		return false
+	}
+	switch sites[0].(type) {
+	case *ssa.Call, *ssa.Defer:
+		return r.onceOn(sites[0], c, depth-1)
+	}
+	return false
 }
 
 // allSent orders a before b by counting: b runs after as many receives

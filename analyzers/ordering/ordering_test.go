@@ -2,6 +2,7 @@ package ordering_test
 
 import (
 	"go/constant"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -102,7 +103,7 @@ func runOrder(pass *analysis.Pass) (any, error) {
 
 func TestOrdering(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), order,
-		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually")
+		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue")
 }
 
 // TestBudget checks that ordering's queries are charged to the package's
@@ -163,5 +164,75 @@ func TestBudget(t *testing.T) {
 	}, "budget")
 	if checked != 1 {
 		t.Errorf("the budget package was checked %d times, want once", checked)
+	}
+}
+
+// TestSendBeforeClose asks whether a send happens before a close of its
+// channel that follows the receive of a value from it (con-closed's
+// question, the send itself on one side): yes when the sending goroutine
+// sends once, no when it sends in a loop.
+func TestSendBeforeClose(t *testing.T) {
+	want := map[string]bool{"Relay": true, "Looping": false}
+	got := map[string][]bool{}
+	run := func(pass *analysis.Pass) (any, error) {
+		ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+		ord := pass.ResultOf[ordering.Analyzer].(*ordering.Result)
+		sends, closes := map[string][]ssa.Instruction{}, map[string][]ssa.Instruction{}
+		for _, fn := range ssainput.SrcFuncs {
+			top := fn
+			for top.Parent() != nil {
+				top = top.Parent()
+			}
+			if top.Signature.Recv() == nil {
+				continue
+			}
+			typ := top.Signature.Recv().Type().String()
+			typ = typ[strings.LastIndex(typ, ".")+1:]
+			for _, blk := range fn.Blocks {
+				for _, instr := range blk.Instrs {
+					switch instr := instr.(type) {
+					case *ssa.Send:
+						sends[typ] = append(sends[typ], instr)
+					case *ssa.Call:
+						if bi, ok := instr.Call.Value.(*ssa.Builtin); ok && bi.Name() == "close" {
+							closes[typ] = append(closes[typ], instr)
+						}
+					}
+				}
+			}
+		}
+		for typ := range want {
+			for _, x := range sends[typ] {
+				for _, cl := range closes[typ] {
+					for _, ca := range gr.Of(x.Parent()) {
+						for _, cb := range gr.Of(cl.Parent()) {
+							if !goroutines.MayOverlap(ca, cb) {
+								continue
+							}
+							_, ok := ord.Before(x, ca, cl, cb)
+							got[typ] = append(got[typ], ok)
+						}
+					}
+				}
+			}
+		}
+		return nil, nil
+	}
+	analysistest.Run(t, analysistest.TestData(), &analysis.Analyzer{
+		Name:     "sendclose",
+		Doc:      "ask whether sends happen before closes",
+		Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, ordering.Analyzer},
+		Run:      run,
+	}, "sendclose")
+	for typ, w := range want {
+		if len(got[typ]) == 0 {
+			t.Errorf("%s: no send and close asked about", typ)
+		}
+		for _, ok := range got[typ] {
+			if ok != w {
+				t.Errorf("%s: send before close %v, want %v", typ, ok, w)
+			}
+		}
 	}
 }

@@ -7,7 +7,8 @@
 // deferred call registered before the Eventually (it runs after a
 // timeout's FailNow too), code of another goroutine than the caller's,
 // and an assert.Eventually in a loop (an earlier call's run may still
-// be going).
+// be going). EventuallyWithT is ordered as Eventually is; Never is not
+// (it returns true on a timeout, with a run possibly still going).
 package eventually
 
 import (
@@ -99,4 +100,36 @@ func TestAssertLoop(t *testing.T) {
 			b("loop") // want `^loop: unordered$`
 		}
 	}
+}
+
+func TestWithT(t *testing.T) {
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		a("witht")
+	}, time.Second, time.Millisecond)
+	b("witht") // want `^witht: a before b by wait$`
+}
+
+func TestAssertWithT(t *testing.T) {
+	if assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		a("assertwitht")
+	}, time.Second, time.Millisecond) {
+		b("assertwitht") // want `^assertwitht: a before b by wait$`
+	}
+}
+
+func TestAssertWithTIgnored(t *testing.T) {
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		a("witht ignored")
+	}, time.Second, time.Millisecond)
+	b("witht ignored") // want `^witht ignored: unordered$`
+}
+
+// Never returns true when its timer fires, with a run of the condition
+// possibly still going: unordered, past require's call too.
+func TestNever(t *testing.T) {
+	require.Never(t, func() bool {
+		a("never")
+		return false
+	}, time.Second, time.Millisecond)
+	b("never") // want `^never: unordered$`
 }

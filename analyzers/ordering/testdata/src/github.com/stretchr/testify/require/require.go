@@ -38,3 +38,30 @@ func New(t TestingT) *Assertions { return &Assertions{t: t} }
 func (a *Assertions) Eventually(condition func() bool, waitFor time.Duration, tick time.Duration, msgAndArgs ...interface{}) {
 	Eventually(a.t, condition, waitFor, tick, msgAndArgs...)
 }
+
+// CollectT implements the TestingT interface and collects all errors.
+type CollectT = assert.CollectT
+
+// EventuallyWithT asserts that given condition will be met in waitFor
+// time, periodically checking target function each tick.
+func EventuallyWithT(t TestingT, condition func(collect *assert.CollectT), waitFor time.Duration, tick time.Duration, msgAndArgs ...interface{}) {
+	if h, ok := t.(tHelper); ok {
+		h.Helper()
+	}
+	if assert.EventuallyWithT(t, condition, waitFor, tick, msgAndArgs...) {
+		return
+	}
+	t.FailNow()
+}
+
+// Never asserts that the given condition doesn't satisfy in waitFor
+// time, periodically checking the target function each tick.
+func Never(t TestingT, condition func() bool, waitFor time.Duration, tick time.Duration, msgAndArgs ...interface{}) {
+	if h, ok := t.(tHelper); ok {
+		h.Helper()
+	}
+	if assert.Never(t, condition, waitFor, tick, msgAndArgs...) {
+		return
+	}
+	t.FailNow()
+}
