@@ -17,13 +17,11 @@ func TestHanded(t *testing.T) {
 	const site = 2341
 	var x int
 	runner := make(chan func())
-	var runnerID uint64
 	stopped := make(chan struct{})
 	go func() { // started before the handing, as a dependency's worker
 		defer close(stopped)
 		for f := range runner {
 			f()
-			runnerID = cur().id
 		}
 	}()
 	evs := recorded(t, site-1, func() {
@@ -56,13 +54,17 @@ func TestHanded(t *testing.T) {
 	if marks != 1 {
 		t.Errorf("%d marks at the site, want 1 (the first handing)", marks)
 	}
+	// The runner's: the only goroutine but the caller that ran the
+	// literal (the runner takes no id of its own here, which would
+	// make precog's checks on this test see the shim's state of the
+	// goroutine it adopts as shared with the literal's runs).
 	var afters []trace.Event
-	for _, ev := range goroutineEvents(all, runnerID) {
-		if ev.Kind == trace.EvAfter {
+	for _, ev := range all {
+		if ev.Kind == trace.EvAfter && ev.Site >= site && ev.Site <= site+3 {
 			afters = append(afters, ev)
 		}
 	}
-	if len(afters) != 1 || afters[0].Site != site || afters[0].Peer != evs[0].Goroutine {
-		t.Errorf("the runner's EvAfter events %v, want one naming the caller %d at site %d", afters, evs[0].Goroutine, site)
+	if len(afters) != 1 || afters[0].Goroutine == evs[0].Goroutine || afters[0].Site != site || afters[0].Peer != evs[0].Goroutine {
+		t.Errorf("EvAfter events at the test's sites %v, want one, on the runner, naming the caller %d at site %d", afters, evs[0].Goroutine, site)
 	}
 }
