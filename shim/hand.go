@@ -40,14 +40,9 @@ func Hand[F any](h *Handle, site uint32, f F) F {
 func (h *Handle) hand(site uint32) {
 	g := cur()
 	h.caller.Store(g.id)
-	m := &g.marks
-	if _, ok := m.seen[site]; ok {
+	if !g.marks.first(site) {
 		return
 	}
-	if m.seen == nil {
-		m.seen = make(map[uint32]struct{})
-	}
-	m.seen[site] = struct{}{}
 	g.prepare()
 	g.buf = g.enc.AppendMark(g.buf, seqs.n.Add(1), site)
 	g.commit()

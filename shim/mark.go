@@ -61,6 +61,20 @@ type marks struct {
 	seen map[uint32]struct{}
 }
 
+// first reports whether site is not yet among the goroutine's marks (a
+// call's mark or a literal's handing: hand.go), and adds it. Only the
+// goroutine calls it.
+func (m *marks) first(site uint32) bool {
+	if _, ok := m.seen[site]; ok {
+		return false
+	}
+	if m.seen == nil {
+		m.seen = make(map[uint32]struct{})
+	}
+	m.seen[site] = struct{}{}
+	return true
+}
+
 // MarkV returns x, a call's last argument that is not a constant, after
 // marking the call (see "Marks"): the arguments before it are evaluated.
 // line is the call's own line, where a traceback shows a frame that is in
@@ -89,13 +103,9 @@ func MarkF[F any](site uint32, f F) F {
 func mark(site uint32, line int) {
 	g := cur()
 	m := &g.marks
-	if _, ok := m.seen[site]; ok {
+	if !m.first(site) {
 		return
 	}
-	if m.seen == nil {
-		m.seen = make(map[uint32]struct{})
-	}
-	m.seen[site] = struct{}{}
 	var pc [1]uintptr
 	// Skip runtime.Callers, mark and MarkV or MarkF: their caller, inlined
 	// or not.
