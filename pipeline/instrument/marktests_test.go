@@ -3,8 +3,6 @@ package instrument
 import (
 	"context"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -86,14 +84,7 @@ func ExampleDirect() {
 		"r/r_test.go": "package r\n\nimport (\n\t\"os\"\n\t\"testing\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc TestMain(m *testing.M) { lib.Serve(); os.Exit(m.Run()) }\n\nfunc TestR(t *testing.T) {}\n",
 		"s/s_test.go": "package s\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc TestS(t *testing.T) { lib.Quiet() }\n",
 	}
-	for name, src := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)
