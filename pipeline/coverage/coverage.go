@@ -102,7 +102,10 @@ type Report struct {
 	Notes []string
 	// NotRun counts the tests that Options.Budget kept from starting,
 	// over all runs.
-	NotRun  int
+	NotRun int
+	// Unlisted has a line for each package whose test binary built but
+	// failed to list its tests (record.Index.Unlisted): not measured.
+	Unlisted []string
 	limits  limitNote
 	Events  int           // events read, all runs
 	Record  time.Duration // instrumenting and recording
@@ -254,6 +257,11 @@ func Measure(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		rep.NotRun += ix.NotRun
+		for _, u := range ix.Unlisted { // every run lists every package's tests
+			if !slices.Contains(rep.Unlisted, u) {
+				rep.Unlisted = append(rep.Unlisted, u)
+			}
+		}
 		t0 := time.Now()
 		if err := rep.add(ctx, dir, ix, run, byPkg, o); err != nil {
 			return nil, err

@@ -217,6 +217,11 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if o.html != "" {
 		fmt.Fprintf(env.Stderr, "coverage page written to %s\n", env.Resolve(o.html))
 	}
+	if len(rep.Unlisted) > 0 {
+		// As go test fails a package whose TestMain exits, the others
+		// measured (precog record and precog test say the same).
+		return cli.ExitError, fmt.Errorf("not measured: %s", strings.Join(rep.Unlisted, "\nnot measured: "))
+	}
 	return cli.ExitOK, nil
 }
 

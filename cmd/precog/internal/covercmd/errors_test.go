@@ -2,10 +2,13 @@ package covercmd
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/internal/testcache"
 )
 
 // TestErrors: a bad command line costs one line on stderr and exit
@@ -30,5 +33,37 @@ func TestErrors(t *testing.T) {
 		if out.Len() > 0 {
 			t.Errorf("precog %v wrote to stdout: %q", tc.args, out.String())
 		}
+	}
+}
+
+// TestUnlisted checks that a package whose TestMain exits before its tests
+// can be listed (it wants an environment variable, as go test would run
+// it) is left out with one line saying why and the exit status 1, and the
+// other package is measured, as precog record and precog test do.
+func TestUnlisted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"ok/ok_test.go": "package ok\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
+		"env/e_test.go": "package env\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tif os.Getenv(\"ENV_SERVER\") == \"\" {\n\t\tfmt.Println(\"ENV_SERVER is not set\")\n\t\tos.Exit(1)\n\t}\n\tos.Exit(m.Run())\n}\n\nfunc TestE(t *testing.T) {}\n",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errs bytes.Buffer
+	code := cli.Main(t.Context(), &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}, []*cli.Command{Command()}, []string{"cover", "-cache", testcache.Dir(), "./..."})
+	if want := "not measured: package example.com/m/env: listing its tests: ENV_SERVER is not set\n"; code != cli.ExitError || !strings.HasSuffix(errs.String(), want) {
+		t.Errorf("precog cover exited %d, stderr:\n%s\nwant %d and it ending %q", code, errs.String(), cli.ExitError, want)
+	}
+	if !strings.HasPrefix(out.String(), "example.com/m/ok: ") || strings.Contains(out.String(), "example.com/m/env") {
+		t.Errorf("stdout:\n%s\nwant ok's coverage only", out.String())
 	}
 }
