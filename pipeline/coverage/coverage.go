@@ -106,10 +106,10 @@ type Report struct {
 	// Unlisted has a line for each package whose test binary built but
 	// failed to list its tests (record.Index.Unlisted): not measured.
 	Unlisted []string
-	limits  limitNote
-	Events  int           // events read, all runs
-	Record  time.Duration // instrumenting and recording
-	Measure time.Duration // reading traces and pairing
+	limits   limitNote
+	Events   int           // events read, all runs
+	Record   time.Duration // instrumenting and recording
+	Measure  time.Duration // reading traces and pairing
 }
 
 // A Package is the coverage of one package's tests.
