@@ -116,6 +116,15 @@
 //     comes after the handing, on whatever goroutine the package runs it
 //     (a handler registered with ServeMux.HandleFunc after the server
 //     started);
+//   - httptest.Server.Close as the join of the HTTP/1 handlers it waits
+//     for, with the task-group edge above (no event of its own): an
+//     instrumented handler's return on an HTTP/1 connection's goroutine
+//     of an httptest server forks a task of the group named by the
+//     server's *http.Server that begins and ends at once (EvTaskGo from
+//     the handler's goroutine), and ServeClose records that group's
+//     EvTaskWait after Close returned (shim/served.go says which
+//     handlers: not HTTP/2's, not a hijacked connection's, not those of
+//     a server whose ConnState hook is not httptest's);
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the

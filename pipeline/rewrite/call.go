@@ -244,6 +244,16 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 				lo, hi := r.span(c)
 				r.ed.insert(lo, lo, hi, lit(r.shim("TestLog")+"("+s+", "+r.text(se.X)+"); "))
 			}
+			if key == "net/http/httptest.Server.Close" && len(c.Args) == 0 && r.isPure(se.X) {
+				// httptest.Server.Close as a join of its handlers (see
+				// "Served handlers" in the shim).
+				r.expr(se.X)
+				s := r.site(se.Sel.Pos(), "wait", c)
+				lo, hi := r.span(c)
+				r.ed.open(lo, hi, lit(r.shim("ServeClose")+"("+s+", "))
+				r.ed.replace(r.off(se.X.End()), hi, lo, hi, lit(")"))
+				return
+			}
 			r.receiver(se.X, sel)
 			if (key == "testing.T.Run" || key == "testing.B.Run") && len(c.Args) == 2 {
 				r.expr(c.Args[0])
@@ -1091,6 +1101,15 @@ func (r *rewriter) groupCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.S
 // methodValue rewrites a lock method value (f := mu.Lock) into
 // precog_shim.LockFunc(SITE, &mu); it reports whether it did.
 func (r *rewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) bool {
+	if methodKey(sel) == "net/http/httptest.Server.Close" && r.isPure(x.X) {
+		// t.Cleanup(ts.Close): see call's ServeClose.
+		r.expr(x.X)
+		s := r.site(x.Sel.Pos(), "wait", x)
+		lo, hi := r.span(x)
+		r.ed.open(lo, hi, lit(r.shim("ServeCloser")+"("+s+", "))
+		r.ed.replace(r.off(x.X.End()), hi, lo, hi, lit(")"))
+		return true
+	}
 	op, ok := syncMethods[methodKey(sel)]
 	if !ok || op.value == "" {
 		return false

@@ -529,7 +529,7 @@ func (r *rewriter) fileDecls() {
 				r.fn.takes = r.takesLocal[d.Body]
 			}
 			if d.Body != nil && !noInstrument(d) {
-				r.funcBody(d.Body, "", r.testParam(d))
+				r.funcBody(d.Body, r.served(d.Type), r.testParam(d))
 			}
 			r.fn, r.decl = nil, nil
 		case *ast.GenDecl:
@@ -712,6 +712,34 @@ func (r *rewriter) writeCall(site string, t types.Type) string {
 	return r.shim(fn) + strings.TrimPrefix(call, r.shim("WL"))
 }
 
+// served returns the text that a function of type ft defers first when
+// it is an HTTP handler, its parameters (w http.ResponseWriter, r
+// *http.Request) with w named: precog_shim.Served(S, w), whose return on
+// an HTTP/1 connection's goroutine httptest.Server.Close joins (see
+// "Served handlers" in the shim); "" otherwise. r.fn is the function's.
+func (r *rewriter) served(ft *ast.FuncType) string {
+	if ft.Params == nil || len(ft.Params.List) == 0 {
+		return ""
+	}
+	var names []*ast.Ident
+	var types_ []types.Type
+	for _, f := range ft.Params.List {
+		t := r.typeOf(f.Type)
+		if len(f.Names) == 0 {
+			names, types_ = append(names, nil), append(types_, t)
+		}
+		for _, n := range f.Names {
+			names, types_ = append(names, n), append(types_, t)
+		}
+	}
+	if len(names) != 2 || names[0] == nil || names[0].Name == "_" ||
+		!isNamed(types_[0], "net/http", "ResponseWriter", false) || !isNamed(types_[1], "net/http", "Request", true) {
+		return ""
+	}
+	s := r.site(ft.Pos(), "served", names[0])
+	return " defer " + r.shim("Served") + "(" + s + ", " + names[0].Name + ");"
+}
+
 // funcLit rewrites a function literal in a new function context, named
 // as the compiler names closures (F.func1, F.func1.1, init.func1).
 func (r *rewriter) funcLit(f *ast.FuncLit, prefix, tparam string) {
@@ -723,7 +751,7 @@ func (r *rewriter) funcLit(f *ast.FuncLit, prefix, tparam string) {
 		name = base + ".func" + strconv.Itoa(outer.lits)
 	}
 	r.fn = &funcCtx{name: name, outer: outer, results: namedResults(f.Type, f.Body)}
-	r.funcBody(f.Body, prefix, tparam)
+	r.funcBody(f.Body, prefix+r.served(f.Type), tparam)
 	r.fn = outer
 }
 
