@@ -76,9 +76,8 @@ func TestServed(t *testing.T) {
 	if len(tasks) != 1 || tasks[0].Addr != uint64(uintptr(config)) {
 		t.Fatalf("forks at the handler's site %v, want one of the group %#x (the first request's)", tasks, uintptr(config))
 	}
-	task := goroutineEvents(all, tasks[0].Peer)
-	if len(task) != 2 || task[0].Kind != trace.EvBegin || task[1].Kind != trace.EvEnd {
-		t.Errorf("the task's events %v, want Begin and End", task)
+	if got := kindsString(goroutineEvents(all, tasks[0].Peer)); got != "Begin End" {
+		t.Errorf("the task's events %s, want Begin End", got)
 	}
 	waits := 0
 	for _, ev := range evs {
