@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
@@ -66,11 +67,24 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 	if _, ok := seq.Type().Underlying().(*types.Basic); ok {
 		return // strings are immutable
 	}
+	// Indexes checked against the length of another read of the slice's
+	// location: the slice may be replaced between that read and x.
+	var checkedOther []ssa.Value
 	for _, idx := range indexes {
 		if idx == nil || reduced(idx, seq) {
 			continue
 		}
-		for _, load := range c.feedingLoads(idx, maxFeedDepth) {
+		loads := c.feedingLoads(idx, maxFeedDepth)
+		if len(loads) == 0 {
+			continue
+		}
+		if ok, other := checkedBelowLen(x, idx, seq); ok {
+			if other {
+				checkedOther = append(checkedOther, idx)
+			}
+			continue
+		}
+		for _, load := range loads {
 			what := c.env.Expr(load.Pos(), "the index")
 			if c.racy(x, load, func(writer string) string {
 				return fmt.Sprintf("%s is written concurrently by %s with no common lock", what, writer)
@@ -89,7 +103,7 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 		return
 	}
 	for _, idx := range indexes {
-		if idx != nil && c.fromOtherRead(idx, header, hloc) {
+		if idx != nil && (slices.Contains(checkedOther, idx) || c.fromOtherRead(idx, header, hloc)) {
 			what := c.env.Expr(header.Pos(), "the slice")
 			c.racy(x, header, func(writer string) string {
 				return fmt.Sprintf("%s is replaced concurrently by %s with no common lock after its length was taken", what, writer)
@@ -157,6 +171,139 @@ func reduced(idx, seq ssa.Value) bool {
 		return ok && t.Info()&types.IsUnsigned != 0 && lengthOf(bin.Y, seq)
 	case token.AND:
 		return lengthLessOne(bin.X, seq) || lengthLessOne(bin.Y, seq) || maskBelow(bin.X, seq) || maskBelow(bin.Y, seq)
+	}
+	return false
+}
+
+// checkedBelowLen reports whether the unsigned index idx, a value read
+// once, is compared with the length of seq by a branch whose in-range side
+// every path to x takes: `if i < len(s) { s[i] }`, or the loop that grows a
+// slice until it holds the index, `for len(s) <= int(i) { s = append(s, 0)
+// }; s[i]`. A concurrent write of the location i was read from cannot then
+// put x out of range: the value indexed is the value checked. (A signed
+// index is left to the race check: the branch bounds it from above only.)
+// other tells that the length is of another read of seq's location, which
+// the slice check then asks about.
+func checkedBelowLen(x ssa.Instruction, idx, seq ssa.Value) (ok, other bool) {
+	root := keptValue(idx)
+	if t, isBasic := root.Type().Underlying().(*types.Basic); !isBasic || t.Info()&types.IsUnsigned == 0 {
+		return false, false
+	}
+	seen := map[ssa.Value]bool{}
+	var uses []ssa.Value
+	var walk func(v ssa.Value)
+	walk = func(v ssa.Value) {
+		if seen[v] {
+			return
+		}
+		seen[v] = true
+		uses = append(uses, v)
+		refs := v.Referrers()
+		if refs == nil {
+			return
+		}
+		for _, u := range *refs {
+			if cv, isConv := u.(*ssa.Convert); isConv && keeps(cv) {
+				walk(cv)
+			}
+		}
+	}
+	walk(root)
+	for _, v := range uses {
+		for _, u := range *v.Referrers() {
+			cmp, isBin := u.(*ssa.BinOp)
+			if !isBin {
+				continue
+			}
+			// The successor taken when v < len holds.
+			var lenArg ssa.Value
+			var inRange int
+			switch {
+			case cmp.X == v && cmp.Op == token.LSS, cmp.Y == v && cmp.Op == token.GTR:
+				inRange = 0
+			case cmp.X == v && cmp.Op == token.GEQ, cmp.Y == v && cmp.Op == token.LEQ:
+				inRange = 1
+			default:
+				continue
+			}
+			lenArg = cmp.Y
+			if cmp.Y == v {
+				lenArg = cmp.X
+			}
+			if !lengthOf(lenArg, seq) || !takenTo(cmp, inRange, x) {
+				continue
+			}
+			return true, !sameLen(lenArg, seq)
+		}
+	}
+	return false, false
+}
+
+// keptValue strips the conversions that keep every value of their operand.
+func keptValue(v ssa.Value) ssa.Value {
+	for {
+		cv, ok := v.(*ssa.Convert)
+		if !ok || !keeps(cv) {
+			return v
+		}
+		v = cv.X
+	}
+}
+
+// keeps reports whether the integer conversion cv keeps every value of its
+// operand: to a type at least as wide, signed only if wider than an
+// unsigned operand.
+func keeps(cv *ssa.Convert) bool {
+	from, ok1 := cv.X.Type().Underlying().(*types.Basic)
+	to, ok2 := cv.Type().Underlying().(*types.Basic)
+	if !ok1 || !ok2 || from.Info()&types.IsInteger == 0 || to.Info()&types.IsInteger == 0 {
+		return false
+	}
+	fb, tb := intBits(from.Kind()), intBits(to.Kind())
+	fu, tu := from.Info()&types.IsUnsigned != 0, to.Info()&types.IsUnsigned != 0
+	switch {
+	case fu == tu:
+		return tb >= fb
+	case fu:
+		return tb > fb
+	}
+	return false
+}
+
+// intBits is the width of an integer kind, int and uint taken at 64 bits
+// only where that cannot matter: they are compared as the widest.
+func intBits(k types.BasicKind) int {
+	switch k {
+	case types.Int8, types.Uint8:
+		return 8
+	case types.Int16, types.Uint16:
+		return 16
+	case types.Int32, types.Uint32:
+		return 32
+	}
+	return 64
+}
+
+// sameLen reports whether v is len of seq itself.
+func sameLen(v, seq ssa.Value) bool {
+	v = keptValue(v)
+	call, ok := v.(*ssa.Call)
+	return ok && len(call.Call.Args) == 1 && call.Call.Args[0] == seq
+}
+
+// takenTo reports whether every path to x leaves cmp's branch by its
+// successor succ: that successor dominates x and is entered only from the
+// branch.
+func takenTo(cmp *ssa.BinOp, succ int, x ssa.Instruction) bool {
+	for _, u := range *cmp.Referrers() {
+		ifi, ok := u.(*ssa.If)
+		if !ok {
+			continue
+		}
+		s := ifi.Block().Succs[succ]
+		if len(s.Preds) == 1 && s.Dominates(x.Block()) {
+			return true
+		}
 	}
 	return false
 }

@@ -33,6 +33,11 @@ import (
 //     to itself (netpoll's poll.Reset = poll.reset), each resized through
 //     that field by its own goroutine: not reported; a field bound to
 //     another poller, or a poller copied whole, is.
+//   - checkedlen: an unsigned index read once and compared with the
+//     slice's length before it is used (a grow loop, a branch) is not
+//     reported; a signed index, the index read again, a check a path goes
+//     around, another slice's length, the out-of-range side, or the slice
+//     replaced unlocked after the check is.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen")
 }

@@ -38,8 +38,11 @@
 //	b.mu.Lock()
 //	defer b.mu.Unlock()
 //
-// Constant indexes into slices whose length nobody else changes, values
-// copied to locals and checked there, and indexes reduced into range
+// Constant indexes into slices whose length nobody else changes, unsigned
+// values read once and checked against the slice's length on every path to
+// the index (`if i < len(buf) { buf[i] }`, or a loop that grows the slice
+// until it holds the index, `for len(s) <= int(i) { s = append(s, 0) }`),
+// and indexes reduced into range
 // where they are used are not reported: an unsigned remainder by the
 // length (a ring buffer's `buf[n%uint64(len(buf))]`), a mask with the
 // length less one (`buf[n&(len(buf)-1)]`), or, for an array, a remainder
