@@ -30,6 +30,9 @@ import (
 func (r *Result) closedBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
 	for ch, recv := range r.closedReceives(b, cb) {
 		ok := all(r.ops.closes[ch], func(x ssa.Instruction) bool {
+			if f, ok := r.ops.fieldClose[x]; ok && f != ch {
+				return r.fieldCloseAfter(a, ca, x, recv)
+			}
 			for _, c := range r.gr.Of(x.Parent()) {
 				if c != ca || !r.before(a, x, ca, MaxCallDepth) {
 					return false

@@ -48,7 +48,15 @@
 //     that goroutine did before (a deferred close in the spawner's
 //     goroutine function runs after everything the handed function did),
 //     whatever the spawner's other calls' goroutines do with theirs (see
-//     returnedBefore). A goroutine never receives its own send on an
+//     returnedBefore). A close through a struct field of the channel a
+//     constructor made, stored in the struct it returns and returned
+//     beside it (tusd's part producer: `p, ch := newProducer(); go
+//     p.produce(); for c := range ch {...}; return p.err`, produce
+//     writing p.err and then closing p.files), counts as a close of the
+//     returned channel: the goroutines whose struct came from another
+//     call close another channel, and the one started beside the
+//     receive, once per run of its function, closes this run's (see
+//     fieldCloseAfter). A goroutine never receives its own send on an
 //     unbuffered channel (the send completes only with another
 //     goroutine's receive), so the sends of the receiver's goroutine are
 //     left out of "every send" when every make that reaches the

@@ -119,8 +119,11 @@ type syncOps struct {
 	adds   map[sharedloc.Loc][]ssa.Instruction // WaitGroup.Add
 	sends  map[sharedloc.Loc][]ssa.Instruction // sends and closes
 	closes map[sharedloc.Loc][]ssa.Instruction // closes alone
-	recvs  map[sharedloc.Loc][]ssa.Instruction // receives
-	onceDo map[sharedloc.Loc][]ssa.CallInstruction
+	// fieldClose holds the field's location of each close through a
+	// struct field that indexFieldCloses also filed under a make site.
+	fieldClose map[ssa.Instruction]sharedloc.Loc
+	recvs      map[sharedloc.Loc][]ssa.Instruction // receives
+	onceDo     map[sharedloc.Loc][]ssa.CallInstruction
 	// caseStart marks the receives in recvs that stand for a select
 	// case: the first instruction of the case's body, which runs after
 	// the receive although it is itself the instruction asked about.
@@ -181,6 +184,7 @@ func (r *Result) index() {
 			}
 		}
 		r.indexReturnedChannels(&ops)
+		r.indexFieldCloses(&ops)
 		// A spawner's goroutine function (Context.Wrapper) runs in the
 		// contexts rooted where the spawner is called, so its Done is
 		// among these.

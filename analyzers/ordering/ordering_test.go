@@ -103,7 +103,7 @@ func runOrder(pass *analysis.Pass) (any, error) {
 
 func TestOrdering(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), order,
-		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue")
+		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop")
 }
 
 // TestBudget checks that ordering's queries are charged to the package's
