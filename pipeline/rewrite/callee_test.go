@@ -116,7 +116,7 @@ func (t *T) spawn() { t.n = 4 }
 		".set(&precog_g, 0)", // deferred
 		".get(&precog_g))",
 		"precog_shim.End(); (*precog_shim.RL(&precog_g, 9, &t)).set(&precog_g, 2)", // the literal's own Local
-		"precog_f := (*precog_shim.RL(&precog_g, 10, &t)).spawn; return func() { precog_f() }",
+		"precog_f := (*precog_shim.RL(&precog_g, 10, &t)).spawn; precog_id := precog_shim.Go(11); return func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f() } }()()",
 		".set(new(precog_shim.Local), 3)", // in the range over a function
 		"func (t *T) spawn() { var precog_g precog_shim.Local;",
 	} {

@@ -283,9 +283,15 @@ func TestRewriteEndToEnd(t *testing.T) {
 
 	// The same panic in both builds names the same lines of prog_test.go:
 	// where it happened and where its goroutine was created.
+	// It also counts the frames of the panicking goroutine's stack, up to
+	// its "created by" line: a rewritten go statement adds one, the
+	// closure that begins the child (a go statement of a function value
+	// was started through precog_rt.Run, three frames with the wrapper of
+	// Run's arguments: every copy of a growing stack paid for them).
+	frames := map[string]int{}
 	lines := func(dir, mode string) string {
 		cmd := exec.Command(filepath.Join(dir, "prog.test"), "-test.run", "^TestPanic$")
-		cmd.Env = append(os.Environ(), "PRECOG_E2E_PANIC="+mode, "PRECOG_TRACE="+filepath.Join(tmp, "panic.trace"))
+		cmd.Env = append(os.Environ(), "PRECOG_E2E_PANIC="+mode, "PRECOG_TRACE="+filepath.Join(tmp, "panic.trace"), "GOTRACEBACK=system")
 		b, _ := cmd.CombinedOutput()
 		at := regexp.MustCompile(`prog_test\.go:(\d+)`).FindStringSubmatch(string(b))
 		created := regexp.MustCompile(`created by prog\.TestPanic[^\n]*\n\s*\S*prog_test\.go:(\d+)`).FindStringSubmatch(string(b))
@@ -293,11 +299,17 @@ func TestRewriteEndToEnd(t *testing.T) {
 			t.Errorf("no panic stack in %s:\n%s", dir, b)
 			return ""
 		}
+		stack := string(b)[strings.Index(string(b), "[running]:"):]
+		stack = stack[:strings.Index(stack, "created by")]
+		frames[dir+" "+mode] = strings.Count(stack, "\n\t")
 		return "panic at line " + at[1] + ", goroutine created at line " + created[1]
 	}
 	for _, mode := range []string{"literal", "literal-arg", "call"} {
 		if p, i := lines(plainDir, mode), lines(instDir, mode); p != i {
 			t.Errorf("%s: plain: %s; instrumented: %s", mode, p, i)
+		}
+		if p, i := frames[plainDir+" "+mode], frames[instDir+" "+mode]; p == 0 || i > p+1 {
+			t.Errorf("%s: the panicking goroutine's stack holds %d frames instrumented, %d plain: want at most one more", mode, i, p)
 		}
 	}
 }

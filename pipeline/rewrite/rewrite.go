@@ -121,7 +121,7 @@ const (
 // stack traces and positions stay true. Operations are found through
 // info (Selections, Uses, Types), never by name alone:
 //
-//	go f(a, b)            go precog_rt.Run(func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }(), precog_shim.Go(S))
+//	go f(a, b)            go func() func() { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(S); return func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f(precog_a0, precog_a1) } }()()
 //	go func() {...}()     { precog_id := precog_shim.Go(S); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
 //	go func(x T) {...}(a) go func(x T, precog_id uint64) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a, precog_shim.Go(S))
 //	mu.Lock()             precog_shim.LockL(&precog_g, S, &mu)   (also promoted, pointer, deferred; RWMutex; Locker, WaitGroup, Once, Cond without L: Lock(S, &mu))

@@ -438,7 +438,7 @@ func TestRewriteAPINames(t *testing.T) {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
-		"Wrote", "Later", "RangeOf", "Run", "Sub", "And", "Or", "MapRead", "MapWrite", "MapIter",
+		"Wrote", "Later", "RangeOf", "Sub", "And", "Or", "MapRead", "MapWrite", "MapIter",
 		"MapReadL", "MapWriteL", "MapIterL"} {
 		want(rtFuncs, name, "rewriter")
 	}

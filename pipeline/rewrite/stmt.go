@@ -586,16 +586,21 @@ func (r *rewriter) movesIn(l ast.Expr, targets ...ast.Expr) bool {
 //
 //	go func() { ... }()      ->  { precog_id := precog_shim.Go(SITE); go func() { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }() }
 //	go func(x T) { ... }(a)  ->  go func(x T, precog_id uint64) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a, precog_shim.Go(SITE))
-//	go f(a, b)               ->  go precog_rt.Run(func() func() { precog_f, precog_a0, precog_a1 := f, a, b; return func() { precog_f(precog_a0, precog_a1) } }(), precog_shim.Go(SITE))
+//	go f(a, b)               ->  go func() func() { precog_f, precog_a0, precog_a1 := f, a, b; precog_id := precog_shim.Go(SITE); return func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f(precog_a0, precog_a1) } }()()
 //
 // all on the go statement's lines, with the go keyword where it was (so
 // "created by" lines stay true). The parent evaluates f and its arguments
 // in the function literal it calls, before Go records the fork, as Go
 // evaluates them before the goroutine starts (palm's `go
 // ptree.operationRunner(ptree.cache, true)` read the cache after its fork,
-// unordered with the child's reset of it), and the child calls the
-// closure it returns. Constant arguments are not hoisted (their type comes from the
-// parameter).
+// unordered with the child's reset of it), and the child runs the
+// closure it returns: a go statement of a function value without
+// arguments, which the compiler starts as it is, so the child's stack
+// holds that closure alone below f (through precog_rt.Run, as before,
+// it held the compiler's wrapper of Run's arguments, Run and the
+// closure: pond's 50,000 workers grow their stacks, and each frame made
+// every copy dearer). Constant arguments are not hoisted
+// (their type comes from the parameter).
 func (r *rewriter) goStmt(s *ast.GoStmt) {
 	c := s.Call
 	lo, hi := r.span(s)
@@ -717,9 +722,9 @@ func (r *rewriter) goStmt(s *ast.GoStmt) {
 	}
 	site := r.site(s.Go, "go", c.Fun)
 	r.ed.replace(r.off(s.Go)+len("go"), r.off(c.Fun.Pos()), lo, hi,
-		lit(" "+r.rt("Run")+"(func() func() { "+head))
-	tail := append([]piece{lit("; return func() { ")}, call...)
-	tail = append(tail, lit(") } }(), "+r.shim("Go")+"("+site+"))"))
+		lit(" func() func() { "+head))
+	tail := append([]piece{lit("; precog_id := " + r.shim("Go") + "(" + site + "); return func() {" + begin + " ")}, call...)
+	tail = append(tail, lit(") } }()()"))
 	r.ed.replace(r.off(elems[len(elems)-1].e.End()), hi, lo, hi, tail...)
 }
 

@@ -1,7 +1,6 @@
 // Package rt holds the helpers that instrumented code calls besides the
 // shim's own API, for rewrites the shim's calls cannot express alone: the
-// select forcing protocol (Select), goroutines started with a function
-// value (Run), ranges over channels (RangeOf), writes of values only
+// select forcing protocol (Select), ranges over channels (RangeOf), writes of values only
 // assignable to their target (At, SendTo), the targets of multiple
 // assignments (Wrote, Later), method values of sync types (WGDoneFunc,
 // ...), subtests passed as values (Sub), maps in files below go1.20
@@ -297,17 +296,6 @@ func Sub[T shim.TB](f func(T)) func(T) {
 		shim.TestStart(t)
 		f(t)
 	}
-}
-
-// Run is the body of a goroutine started by a rewritten go statement
-// whose function is not a function literal: it binds the goroutine to the
-// logical id its parent got from shim.Go, then calls f. The id comes
-// second, so that the parent evaluates the call's operands (making f)
-// before shim.Go records the fork.
-func Run(f func(), id uint64) {
-	shim.Begin(id)
-	defer shim.End()
-	f()
 }
 
 // Method values of sync types the shim has no Func form for: f := wg.Done
