@@ -26,6 +26,12 @@ import "sync/atomic"
 // reads it.
 type Handle struct {
 	caller atomic.Uint64
+	// gid is the caller's runtime id, stored before caller: a run on the
+	// caller's own goroutine (a comparator's, called n·log n times by
+	// slices.SortFunc) tells so from the goroutine's runtime id, which
+	// the runtime never gives again, without looking its state up (cur
+	// was 2.2% of raft's recorded CPU, Handed 1.3%).
+	gid atomic.Uint64
 }
 
 // Hand returns f, a literal handed at site, after recording the handing
@@ -39,6 +45,7 @@ func Hand[F any](h *Handle, site uint32, f F) F {
 
 func (h *Handle) hand(site uint32) {
 	g := cur()
+	h.gid.Store(g.goid.Load())
 	h.caller.Store(g.id)
 	if !g.marks.first(site) {
 		return
@@ -52,9 +59,14 @@ func (h *Handle) hand(site uint32) {
 // Handed runs first in a handed literal: on another goroutine than the
 // one that handed it, the run is after the caller's first mark at site.
 func Handed(h *Handle, site uint32) {
-	if !enabled {
-		return
+	if enabled && h.gid.Load() != goid() {
+		h.handed(site)
 	}
+}
+
+// handed is Handed on another goroutine than the caller's, or before any
+// handing.
+func (h *Handle) handed(site uint32) {
 	caller := h.caller.Load()
 	if caller == 0 {
 		return
