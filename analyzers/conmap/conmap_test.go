@@ -21,6 +21,12 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// A state per goroutine found through its id in a table: a
+		// number a goroutine stores to a variable it captures hands
+		// nobody the state, nor does a state it stores to a variable
+		// that only it reads; one handed through a variable to a sibling
+		// or to the starter is reported.
+		"goroutinestate",
 		// Functions handed to a dependency's task loop, and its onClose,
 		// run one at a time on the loop's goroutine; a write outside the
 		// tasks, and tasks of a loop that spawns them or has two

@@ -223,7 +223,7 @@ func madeHere(v ssa.Instruction) bool {
 			case *ssa.IndexAddr:
 				addr = ref
 			case *ssa.Store:
-				if ref.Addr == ssa.Value(v) && !pointerFree(ref.Val.Type()) && !madeFor(ref.Val, ref) {
+				if ref.Addr == ssa.Value(v) && !PointerFree(ref.Val.Type()) && !madeFor(ref.Val, ref) {
 					return false // *p = *q: a copy of what q points to
 				}
 				continue
@@ -234,7 +234,7 @@ func madeHere(v ssa.Instruction) bool {
 				switch u := u.(type) {
 				case *ssa.UnOp, *ssa.DebugRef:
 				case *ssa.Store:
-					if u.Addr != addr || !pointerFree(u.Val.Type()) && !madeFor(u.Val, u) {
+					if u.Addr != addr || !PointerFree(u.Val.Type()) && !madeFor(u.Val, u) {
 						return false
 					}
 				default:
@@ -305,7 +305,7 @@ func literalValue(load *ssa.UnOp) bool {
 				switch u := u.(type) {
 				case *ssa.DebugRef:
 				case *ssa.Store:
-					if u.Addr != ref || !pointerFree(u.Val.Type()) && !madeFor(u.Val, u) {
+					if u.Addr != ref || !PointerFree(u.Val.Type()) && !madeFor(u.Val, u) {
 						return false
 					}
 				default:
@@ -324,15 +324,15 @@ func literalValue(load *ssa.UnOp) bool {
 
 // pointerFree reports whether values of type t hold no pointer: booleans,
 // numbers, strings and arrays and structs of them.
-func pointerFree(t types.Type) bool {
+func PointerFree(t types.Type) bool {
 	switch t := t.Underlying().(type) {
 	case *types.Basic:
 		return t.Kind() != types.UnsafePointer
 	case *types.Array:
-		return pointerFree(t.Elem())
+		return PointerFree(t.Elem())
 	case *types.Struct:
 		for i := range t.NumFields() {
-			if !pointerFree(t.Field(i).Type()) {
+			if !PointerFree(t.Field(i).Type()) {
 				return false
 			}
 		}
@@ -767,7 +767,7 @@ func pointerFreeFields(p *ssa.Parameter) bool {
 		switch ref := ref.(type) {
 		case *ssa.DebugRef:
 		case *ssa.FieldAddr:
-			if !pointerFree(ref.Type().(*types.Pointer).Elem()) {
+			if !PointerFree(ref.Type().(*types.Pointer).Elem()) {
 				return false
 			}
 			for _, u := range *ref.Referrers() {

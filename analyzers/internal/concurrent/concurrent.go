@@ -66,8 +66,7 @@ type Env struct {
 	provAt  map[int][]objKey       // prov's keys by the level they depend on
 	onStack map[objKey]int         // level of each value being refined
 	stack   []frame
-	spawned map[*goroutines.Context][]pointsto.Obj
-	reach   map[*goroutines.Context]map[ssa.Value]bool
+	spawned map[*goroutines.Context]*spawnInfo
 	// own and ownFields memoize ownObject and ownField.
 	own       map[*sharedloc.Access]ownKey
 	ownFields map[*types.Var]bool
@@ -116,8 +115,7 @@ func New(pass *analysis.Pass) *Env {
 		prov:       make(map[objKey]provisional),
 		provAt:     make(map[int][]objKey),
 		onStack:    make(map[objKey]int),
-		spawned:    make(map[*goroutines.Context][]pointsto.Obj),
-		reach:      make(map[*goroutines.Context]map[ssa.Value]bool),
+		spawned:    make(map[*goroutines.Context]*spawnInfo),
 		own:        make(map[*sharedloc.Access]ownKey),
 		ownFields:  make(map[*types.Var]bool),
 		guardFlags: make(map[*types.Var]bool),
@@ -529,32 +527,96 @@ func (e *Env) handedTo(c *goroutines.Context, o pointsto.Obj, other *goroutines.
 			return false
 		}
 	}
-	for _, k := range e.spawnObjects(c) {
+	s := e.spawnObjects(c)
+	if e.among(o, s.objs, s.roots, &s.reach) {
+		return true
+	}
+	for _, w := range s.stores {
+		if w.by(c, other, e.Goroutines) && e.among(o, w.objs, w.objs, &w.reach) {
+			return true
+		}
+	}
+	return false
+}
+
+// among reports whether o is one of objs (or lies inside one) or is
+// reachable from roots, the reachable sites memoized in *reach.
+func (e *Env) among(o pointsto.Obj, objs, roots []pointsto.Obj, reach *map[ssa.Value]bool) bool {
+	for _, k := range objs {
 		if k.Site == o.Site && e.sameChain(o.Site, k.Clone, o.Clone) && strings.HasPrefix(o.Path, k.Path) {
 			return true
 		}
 	}
-	reach, ok := e.reach[c]
-	if !ok {
-		reach = e.PointsTo.Reachable(e.spawnObjects(c), maxReach)
-		e.reach[c] = reach
+	if *reach == nil {
+		*reach = e.PointsTo.Reachable(roots, maxReach)
 	}
-	return reach[o.Site]
+	return (*reach)[o.Site]
 }
 
 // maxReach bounds how many pointers handedTo follows from what a goroutine
 // was handed (a cache, its map, the entries in it).
 const maxReach = 4
 
+// spawnInfo is what the goroutines of a context are handed when they
+// start: objs (roots, to follow pointers from), and the values stored to
+// the variables they capture (stores).
+type spawnInfo struct {
+	objs, roots []pointsto.Obj
+	reach       map[ssa.Value]bool
+	stores      []*cellStore
+}
+
+// A cellStore is the objects that one function stores to a variable that
+// the goroutines of a context capture, and the contexts it runs in.
+type cellStore struct {
+	cell  *ssa.Alloc
+	in    []*goroutines.Context
+	objs  []pointsto.Obj
+	reach map[ssa.Value]bool
+}
+
+// by reports whether the store hands its objects to the goroutines of c
+// from other's side: it runs on other or on a goroutine that starts c
+// (a sibling's store hands them to c from that sibling only; c without
+// a start site, an HTTP handler, takes any); one that
+// runs on c alone, the goroutine's own, hands them the other way, to
+// whoever reads the variable: it counts only if code of other loads it
+// (or its address goes elsewhere).
+func (w *cellStore) by(c, other *goroutines.Context, gr *goroutines.Result) bool {
+	if len(w.in) == 1 && w.in[0] == c {
+		fns, escapes := ssavalue.Loaders(w.cell)
+		if escapes {
+			return true
+		}
+		for _, fn := range fns {
+			if slices.Contains(gr.Of(fn), other) {
+				return true
+			}
+		}
+		return false
+	}
+	if slices.Contains(w.in, other) || c.Site == nil {
+		return true // an HTTP handler's starter is not known: any
+	}
+	for _, s := range gr.Of(c.Site.Parent()) {
+		if slices.Contains(w.in, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // spawnObjects returns the objects handed to the goroutines of c when they
 // start: the arguments (receiver included) of the `go` statement or
-// spawning call, and the variables captured by the function they run; for
-// an HTTP handler, its receiver.
-func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
-	if objs, ok := e.spawned[c]; ok {
-		return objs
+// spawning call, and the variables captured by the function they run,
+// with what is stored to them (see cellStore); for an HTTP handler, its
+// receiver. Values that hold no pointer (numbers, strings) hand nothing.
+func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
+	if s, ok := e.spawned[c]; ok {
+		return s
 	}
 	var out objSet
+	info := &spawnInfo{}
 	var handed []ssa.Value
 	if c.Site != nil {
 		handed = append(handed, c.Site.Common().Args...)
@@ -570,15 +632,33 @@ func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
 	if c.Kind == goroutines.Handler && c.Site == nil && c.Entry.Signature.Recv() != nil && len(c.Entry.Params) > 0 {
 		out.add([]pointsto.Obj{{Site: c.Entry.Params[0]}})
 	}
+	stored := make(map[ssa.Value]bool) // cells with stores of pointers
 	for _, v := range handed {
 		if cell, ok := v.(*ssa.Alloc); ok {
-			// A captured variable: the cell, and what it holds.
+			// A captured variable: the cell, and what is stored to it.
 			out.add([]pointsto.Obj{{Site: cell}})
-			for _, sv := range ssavalue.StoresTo(cell) {
+			for _, st := range ssavalue.Stores(cell) {
+				sv := st.Val
+				if sharedloc.PointerFree(sv.Type()) {
+					// A number reaches no object, whatever the points-to
+					// analysis names for the memory it was loaded from
+					// (the shim's TestHanded storing cur().id to a
+					// variable its goroutine captures was taken as
+					// handing that goroutine the state cur() returns).
+					continue
+				}
+				stored[cell] = true
+				var objs objSet
 				for _, pc := range e.contextsFor(sv, c) {
-					out.add(e.Objects(sv, pc))
+					objs.add(e.Objects(sv, pc))
+				}
+				if len(objs.list) > 0 {
+					info.stores = append(info.stores, &cellStore{cell: cell, in: e.Goroutines.Of(st.Parent()), objs: objs.list})
 				}
 			}
+			continue
+		}
+		if sharedloc.PointerFree(v.Type()) {
 			continue
 		}
 		var fn *ssa.Function
@@ -589,8 +669,16 @@ func (e *Env) spawnObjects(c *goroutines.Context) []pointsto.Obj {
 			out.add(e.Objects(v, pc))
 		}
 	}
-	e.spawned[c] = out.list
-	return out.list
+	info.objs = out.list
+	// The cells' contents are followed per store (stores), not through
+	// the cell.
+	for _, k := range out.list {
+		if !stored[k.Site] {
+			info.roots = append(info.roots, k)
+		}
+	}
+	e.spawned[c] = info
+	return info
 }
 
 // onceTogether reports whether f and g both run only inside the Do of one

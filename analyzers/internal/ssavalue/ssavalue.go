@@ -12,6 +12,7 @@ package ssavalue
 import (
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -113,6 +114,15 @@ func Cell(addr ssa.Value) *ssa.Alloc {
 // order, including stores made in closures through FreeVars bound to it.
 func StoresTo(cell *ssa.Alloc) []ssa.Value {
 	var out []ssa.Value
+	for _, st := range Stores(cell) {
+		out = append(out, st.Val)
+	}
+	return out
+}
+
+// Stores returns the stores to the local cell, as StoresTo.
+func Stores(cell *ssa.Alloc) []*ssa.Store {
+	var out []*ssa.Store
 	var visit func(addr ssa.Value, depth int)
 	visit = func(addr ssa.Value, depth int) {
 		if depth == 0 {
@@ -122,7 +132,7 @@ func StoresTo(cell *ssa.Alloc) []ssa.Value {
 			switch r := r.(type) {
 			case *ssa.Store:
 				if r.Addr == addr {
-					out = append(out, r.Val)
+					out = append(out, r)
 				}
 			case *ssa.MakeClosure:
 				for i, b := range r.Bindings {
@@ -136,6 +146,47 @@ func StoresTo(cell *ssa.Alloc) []ssa.Value {
 	}
 	visit(cell, MaxDepth)
 	return out
+}
+
+// Loaders returns the functions that read the local cell: the function
+// declaring it and the closures capturing it, where they load it. It
+// reports escapes when the cell's address goes anywhere else (handed to
+// a call, stored, a field or element of it addressed) or the closures
+// nest deeper than MaxDepth: then any code may read it.
+func Loaders(cell *ssa.Alloc) (fns []*ssa.Function, escapes bool) {
+	var visit func(addr ssa.Value, depth int)
+	visit = func(addr ssa.Value, depth int) {
+		if depth == 0 {
+			escapes = true
+			return
+		}
+		for _, r := range *addr.Referrers() {
+			switch r := r.(type) {
+			case *ssa.Store:
+				if r.Addr != addr {
+					escapes = true
+				}
+			case *ssa.UnOp:
+				if r.Op != token.MUL {
+					escapes = true
+				} else if !slices.Contains(fns, r.Parent()) {
+					fns = append(fns, r.Parent())
+				}
+			case *ssa.MakeClosure:
+				for i, b := range r.Bindings {
+					if b == addr {
+						fn := r.Fn.(*ssa.Function)
+						visit(fn.FreeVars[i], depth-1)
+					}
+				}
+			case *ssa.DebugRef:
+			default:
+				escapes = true
+			}
+		}
+	}
+	visit(cell, MaxDepth)
+	return fns, escapes
 }
 
 // ReachingStores returns the values that load, a read of a captured
