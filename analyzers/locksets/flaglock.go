@@ -1,6 +1,7 @@
 package locksets
 
 import (
+	"cmp"
 	"go/constant"
 	"go/types"
 	"slices"
@@ -433,7 +434,16 @@ func holdsField(t types.Type, f *types.Var, depth int) bool {
 // CompareAndSwap from 0 is a TryLock, a Store of 0 an Unlock (at the
 // call of a helper whose index is a parameter: flagLockCandidates).
 func (a *solver) findFlagLockOps() {
-	for instr, lc := range a.flagOps {
+	// In source order: a.id numbers the flags, and lock sets list their
+	// mutexes by number (the related lines of a report), so map order
+	// here made two runs list two flags held at one access differently.
+	instrs := make([]ssa.Instruction, 0, len(a.flagOps))
+	for instr := range a.flagOps {
+		instrs = append(instrs, instr)
+	}
+	slices.SortFunc(instrs, func(x, y ssa.Instruction) int { return cmp.Compare(x.Pos(), y.Pos()) })
+	for _, instr := range instrs {
+		lc := a.flagOps[instr]
 		if !a.flagLocks[lc.mutex] {
 			continue
 		}

@@ -85,6 +85,60 @@ func TestLockSets(t *testing.T) {
 		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg", "taskloop")
 }
 
+// order reports, at each call of mark, the mutexes of the lock set just
+// before it in the set's own order (the solver's numbering, which the
+// checks' related lines follow), after solving the package again
+// orderRuns times and finding that order the same each time.
+var order = &analysis.Analyzer{
+	Name:     "order",
+	Doc:      "report the order of the locks held at each call of mark",
+	Requires: append(slices.Clone(locksets.Analyzer.Requires), locksets.Analyzer),
+	Run:      runOrder,
+}
+
+// orderRuns is how many times runOrder solves the package again: the
+// flags' numbering followed map order before, and changed in about one
+// run of ten.
+const orderRuns = 60
+
+func runOrder(pass *analysis.Pass) (any, error) {
+	seen := func(lr *locksets.Result) []string {
+		var out []string
+		for _, call := range markCalls(pass) {
+			var names []string
+			for _, h := range lr.At(call) {
+				names = append(names, h.Mutex.String())
+			}
+			out = append(out, strings.Join(names, ", "))
+		}
+		return out
+	}
+	first := seen(pass.ResultOf[locksets.Analyzer].(*locksets.Result))
+	again := *pass
+	again.Analyzer = locksets.Analyzer
+	for i := range orderRuns {
+		res, err := locksets.Analyzer.Run(&again)
+		if err != nil {
+			return nil, err
+		}
+		if got := seen(res.(*locksets.Result)); !slices.Equal(got, first) {
+			return nil, fmt.Errorf("run %d: lock sets in order %q, the first run %q", i+1, got, first)
+		}
+	}
+	i := 0
+	for _, call := range markCalls(pass) {
+		pass.Reportf(call.Pos(), "order: %s", first[i])
+		i++
+	}
+	return nil, nil
+}
+
+// TestLockSetOrder: two flag locks held at once are listed in one order
+// on every run.
+func TestLockSetOrder(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), order, "flagorder")
+}
+
 // heldIn reports, at each call of mark, the lock set just before it on the
 // goroutines of each context its function runs in (Result.InContext), so
 // that testdata states them with // want comments:

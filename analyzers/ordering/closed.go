@@ -1,7 +1,9 @@
 package ordering
 
 import (
+	"cmp"
 	"go/token"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -28,7 +30,9 @@ import (
 // channel without one in the package is left alone (its closer is
 // elsewhere).
 func (r *Result) closedBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
-	for ch, recv := range r.closedReceives(b, cb) {
+	recvs := r.closedReceives(b, cb)
+	for _, ch := range inOrder(recvs) {
+		recv := recvs[ch]
 		ok := all(r.ops.closes[ch], func(x ssa.Instruction) bool {
 			if f, ok := r.ops.fieldClose[x]; ok && f != ch {
 				return r.fieldCloseAfter(a, ca, x, recv)
@@ -105,4 +109,21 @@ func branchStart(ifi *ssa.If, succ int) ssa.Instruction {
 		return nil
 	}
 	return blk.Instrs[0]
+}
+
+// inOrder returns the channels of recvs in the order of their receives'
+// positions, then of their names: the first channel that orders a pair
+// names its edge, and map order let two runs name different ones.
+func inOrder(recvs map[sharedloc.Loc]ssa.Instruction) []sharedloc.Loc {
+	chs := make([]sharedloc.Loc, 0, len(recvs))
+	for ch := range recvs {
+		chs = append(chs, ch)
+	}
+	slices.SortFunc(chs, func(x, y sharedloc.Loc) int {
+		if c := cmp.Compare(recvs[x].Pos(), recvs[y].Pos()); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.String(), y.String())
+	})
+	return chs
 }

@@ -64,7 +64,9 @@ func (r *Result) sentAfterWrite(a ssa.Instruction, ca *goroutines.Context, b ssa
 	if addr == nil || !r.invariant(addr, fn, ca.Site, ssavalue.MaxDepth) {
 		return Edge{}, false
 	}
-	for ch, recv := range r.receivesBefore(b, cb) {
+	recvs := r.receivesBefore(b, cb)
+	for _, ch := range inOrder(recvs) {
+		recv := recvs[ch]
 		sends := r.takenSends(ch, recv, cb)
 		ok := len(sends) > 0 && all(sends, func(x ssa.Instruction) bool {
 			return slices.Equal(r.gr.Of(x.Parent()), []*goroutines.Context{ca}) && x != a && r.after(a, x, ca, MaxCallDepth)

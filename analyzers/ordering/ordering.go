@@ -992,7 +992,9 @@ func (r *Result) neverAfterDone(a ssa.Instruction, ca *goroutines.Context, dones
 // goroutine on an unbuffered channel, which its receive cannot take (see
 // ownSend).
 func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
-	for ch, recv := range r.receivesBefore(b, cb) {
+	recvs := r.receivesBefore(b, cb)
+	for _, ch := range inOrder(recvs) {
+		recv := recvs[ch]
 		sends := r.takenSends(ch, recv, cb)
 		ok := len(sends) > 0 && all(sends, func(x ssa.Instruction) bool {
 			for _, c := range r.gr.Of(x.Parent()) {
