@@ -68,7 +68,11 @@
 //     and before its parent's next event when the
 //     parent recorded nothing while the subtest ran (it waited in t.Run;
 //     a parallel subtest, or one another goroutine's t.Run started, lets
-//     it go on); runtime.main's goroutine (the shim's logical
+//     it go on); a fuzz target's seed inputs come as such subtests
+//     (FuzzX/seed#0 and so on: go test without -fuzz runs them one after
+//     another, each on a goroutine of its own, and the instrumenter makes
+//     the fuzz function record TestStart of its T, as the target does of
+//     its F); runtime.main's goroutine (the shim's logical
 //     id 0: package initialization, TestMain before m.Run) up to a
 //     top-level test's start before that test's first event;
 //   - for a subtest that testing.T.Run started for code that is not

@@ -272,6 +272,16 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 				}
 				return
 			}
+			if key == "testing.F.Fuzz" && len(c.Args) == 1 {
+				if fl, ok := ast.Unparen(c.Args[0]).(*ast.FuncLit); ok && r.isTest {
+					// f.Fuzz(func(t *testing.T, ...) {...}): each input
+					// runs as a subtest of the fuzz target (see fuzzT).
+					r.funcLit(fl, "", r.fuzzT(fl.Type))
+					r.handLits(c, ctx, sel.Obj())
+					r.startMark(c, ctx, sel.Obj())
+					return
+				}
+			}
 			for _, a := range c.Args {
 				r.expr(a)
 			}
@@ -1132,4 +1142,42 @@ func (r *rewriter) methodValue(x *ast.SelectorExpr, sel *types.Selection) bool {
 	r.ed.open(lo, hi, lit(fn+"("+s+", "+amp))
 	r.ed.replace(r.off(x.X.End()), hi, lo, hi, lit(suffix+")"))
 	return true
+}
+
+// fuzzT returns the name of the *testing.T parameter of ft, the type of a
+// function literal passed to (*testing.F).Fuzz, naming it precog_t where
+// it is blank or unnamed (then the other parameters become _), so that
+// the literal starts with TestStart: go test runs the fuzz function once
+// per seed input (f.Add's, testdata/fuzz's) as a subtest of the fuzz
+// target, FuzzX/seed#0 and so on, each on a goroutine of its own that the
+// testing package starts after the previous input's subtest ended
+// (fuzz.go's run: go tRunner(...), then <-t.signal). Its TestStart makes
+// hb order each input's run after the previous one's end, as for t.Run's
+// subtests. "" if ft's first parameter is not a *testing.T.
+func (r *rewriter) fuzzT(ft *ast.FuncType) string {
+	if ft.Params == nil || len(ft.Params.List) == 0 {
+		return ""
+	}
+	first := ft.Params.List[0]
+	if !isNamed(r.typeOf(first.Type), "testing", "T", true) {
+		return ""
+	}
+	if len(first.Names) > 0 {
+		id := first.Names[0]
+		if id.Name != "_" {
+			return id.Name
+		}
+		lo, hi := r.span(id)
+		r.ed.replace(lo, hi, lo, hi, lit("precog_t"))
+		return "precog_t"
+	}
+	for i, f := range ft.Params.List {
+		name := "_ "
+		if i == 0 {
+			name = "precog_t "
+		}
+		lo, hi := r.span(f.Type)
+		r.ed.insert(lo, lo, hi, lit(name))
+	}
+	return "precog_t"
 }

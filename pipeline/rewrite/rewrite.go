@@ -565,7 +565,8 @@ func noInstrument(d *ast.FuncDecl) bool {
 }
 
 // testParam returns the name of t in func TestXxx(t *testing.T) (or b in
-// func BenchmarkXxx(b *testing.B)) of a _test.go file, or "".
+// func BenchmarkXxx(b *testing.B), f in func FuzzXxx(f *testing.F)) of a
+// _test.go file, or "".
 func (r *rewriter) testParam(d *ast.FuncDecl) string {
 	if !r.isTest || d.Recv != nil {
 		return ""
@@ -575,6 +576,10 @@ func (r *rewriter) testParam(d *ast.FuncDecl) string {
 		return r.tbParam(d.Type, "T")
 	case isTestName(d.Name.Name, "Benchmark"):
 		return r.tbParam(d.Type, "B")
+	case isTestName(d.Name.Name, "Fuzz"):
+		// A fuzz target is a top-level test: its seed inputs run as
+		// its subtests (see fuzzT).
+		return r.tbParam(d.Type, "F")
 	}
 	return ""
 }
