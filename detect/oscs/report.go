@@ -306,12 +306,43 @@ func (c *checker) shape(r report, sa, sb finding.Site) string {
 			if c.g.Sections()[n].Begin > c.g.Sections()[side.sec].Begin {
 				first, second = second, first
 			}
-			return fmt.Sprintf("atomicity violation: %s touches %s in two critical sections (%s), and %s's section can run between them",
-				function(side.s), sa.Expr, c.lockedAt(first, second), function(side.o))
+			// Who touches the location: the reported access's function
+			// and that of the other section's first access to it, which
+			// differ where a caller's two calls hold the sections
+			// (otel's Clear, then Len).
+			who := function(side.s) + " touches"
+			fa, fb := function(side.s), c.touchedIn(n, r.loc, side.s)
+			if first == n {
+				fa, fb = fb, fa
+			}
+			if fa != fb {
+				who = fa + ", then " + fb + ", on one goroutine, touch"
+			}
+			return fmt.Sprintf("atomicity violation: %s %s in two critical sections (%s), and %s's section can run between them",
+				who, sa.Expr, c.lockedAt(first, second), function(side.o))
 		}
 	}
 	if r.aWrite && r.bWrite {
 		return "lost update: the later write discards the earlier one unseen, in either order"
 	}
 	return "order violation: which critical section runs first decides what the read sees"
+}
+
+// touchedIn names the function of section sec's first access to loc,
+// function(def) if the section has none or its site names no function.
+func (c *checker) touchedIn(sec int, loc hb.Loc, def finding.Site) string {
+	s := c.g.Sections()[sec]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, s.Begin)
+	for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
+		i := evs[j]
+		if !isAccess(c.g.Events[i].Kind) || c.g.Loc(i) != loc {
+			continue
+		}
+		if st, ok := c.sites.Lookup(c.g.Events[i].Site); ok && st.Function != "" {
+			return st.Function
+		}
+		break
+	}
+	return function(def)
 }

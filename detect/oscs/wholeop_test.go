@@ -1288,3 +1288,53 @@ func TestWholeOpAnnounced(t *testing.T) {
 	wholeCaseOf(t, wakeSites, "not woken", fmt.Sprintf(loop, 1, "Read site=11", ""), []string{"10 11 20 21"}, []string{"10 11 20 21"})
 	wholeCaseOf(t, wakeSites, "overwritten", fmt.Sprintf(loop, 3, "Write site=14", " value=0"), []string{"10 11 20 21"}, []string{"10 11 20 21"})
 }
+
+// TestShapeNamesBothFunctions: where a goroutine's two sections are two
+// functions' (otel's limitedSyncMap: Clear's section, then Len's, both
+// touching m.len, and Add's section can fall between), the atomicity
+// note names both, in order, not the reported access's alone; KB1's
+// Insert, whose two sections are its own, stays "Insert touches".
+func TestShapeNamesBothFunctions(t *testing.T) {
+	notes := func(text string) []string {
+		var out []string
+		for _, f := range Check(graph(t, text), opSites, Options{NoCondFlags: true, NoSpinFlags: true, NoWholeOp: true}) {
+			for _, n := range f.Evidence.Notes {
+				if strings.HasPrefix(n, "atomicity violation") {
+					who, _, _ := strings.Cut(n, " in two critical sections")
+					out = append(out, who)
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	got := notes(wholeStart + `
+10 g=2 Lock site=170 addr=0x900
+10.1 g=2 Write site=171 addr=0x100 value=0
+11 g=2 Unlock site=172 addr=0x900
+12 g=2 Lock site=20 addr=0x900
+12.1 g=2 Read site=21 addr=0x100
+13 g=2 Unlock site=22 addr=0x900
+14 g=3 Lock site=10 addr=0x900
+14.1 g=3 Read site=11 addr=0x100
+14.2 g=3 Write site=12 addr=0x100 value=1
+15 g=3 Unlock site=13 addr=0x900
+`)
+	if want := []string{"atomicity violation: Clear, then Len, on one goroutine, touch "}; !slices.Equal(got, want) {
+		t.Errorf("clear then len: notes %q, want %q", got, want)
+	}
+	got = notes(wholeStart + `
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Write site=31 addr=0x100 value=5
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=33 addr=0x900
+12.1 g=2 Read site=34 addr=0x100
+13 g=2 Unlock site=35 addr=0x900
+14 g=3 Lock site=40 addr=0x900
+14.1 g=3 Write site=42 addr=0x100 value=0
+15 g=3 Unlock site=43 addr=0x900
+`)
+	if want := []string{"atomicity violation: Insert touches x"}; !slices.Equal(got, want) {
+		t.Errorf("kb1: notes %q, want %q", got, want)
+	}
+}
