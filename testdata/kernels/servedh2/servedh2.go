@@ -19,6 +19,12 @@ import (
 // Counter counts the requests it served.
 type Counter struct {
 	hits int
+	// counted, when not nil (buffered), gets a value once the handler
+	// counted: a test waits for it after its read, so that its process
+	// does not end before the handler's write (a write that never ran is
+	// not in the recording; TestKernels missed the race so at idle in
+	// .ci/run).
+	counted chan struct{}
 }
 
 // Handler sends the response's header, then counts the request.
@@ -27,5 +33,9 @@ func (c *Counter) Handler() http.HandlerFunc {
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush() // the client has the response from here
 		c.hits++
+		select {
+		case c.counted <- struct{}{}:
+		default:
+		}
 	}
 }

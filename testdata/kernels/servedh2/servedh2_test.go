@@ -6,7 +6,7 @@ import (
 )
 
 func TestHits(t *testing.T) {
-	c := &Counter{}
+	c := &Counter{counted: make(chan struct{}, 1)}
 	ts := httptest.NewUnstartedServer(c.Handler())
 	ts.EnableHTTP2 = true
 	ts.StartTLS()
@@ -17,6 +17,7 @@ func TestHits(t *testing.T) {
 	resp.Body.Close() // resets the stream: the handler may still run
 	ts.Close()        // does not wait for an HTTP/2 handler
 	hits := c.hits    // BUG: races with the handler's count
+	<-c.counted       // after the read: the handler's write is not ordered before it
 	if resp.ProtoMajor != 2 || hits > 1 {
 		t.Fatalf("HTTP/%d, %d hits, want HTTP/2 and at most 1", resp.ProtoMajor, hits)
 	}
