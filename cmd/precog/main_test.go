@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/precog-dev/precog/internal/testmod"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,21 +72,8 @@ func vettool(t *testing.T) string { return build(t, "./testdata/vettool", "vetto
 // temporary directory and returns it.
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	write := func(name, content string) {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module example.com/m\n\ngo 1.26\n")
-	for name, content := range files {
-		write(name, content)
-	}
-	return dir
+	files["go.mod"] = "module example.com/m\n\ngo 1.26\n"
+	return testmod.New(t, files)
 }
 
 // cleanModule has nothing for a check to find: goroutines joined before

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/precog-dev/precog/internal/testmod"
 	"io"
 	"io/fs"
 	"os"
@@ -607,7 +608,7 @@ func TestBrokenTestVariant(t *testing.T) {
 		"q/q.go":      "package q\n\nimport \"example.com/m/p\"\n\nfunc Do() int {\n\tn := new(int)\n\t*n = 1\n\tp.Inc()\n\treturn *n\n}\n",
 		"q/q_test.go": "package q\n\nimport \"testing\"\n\nfunc TestDo(t *testing.T) {\n\tdone := make(chan bool)\n\tgo func() { Do(); done <- true }()\n\tDo()\n\t<-done\n}\n",
 	}
-	writeFiles(t, dir, files)
+	testmod.Write(t, dir, files)
 	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: t.TempDir(), SkipBroken: true})
 	if err != nil {
 		t.Fatal(err)
@@ -772,7 +773,7 @@ func TestEmbeddedSource(t *testing.T) {
 		"p/p_test.go": "package p\n\nimport (\n\t_ \"embed\"\n\t\"os\"\n\t\"testing\"\n)\n\n//go:embed p.go\nvar src string\n\n" +
 			"func TestSource(t *testing.T) {\n\tDo()\n\tdisk, err := os.ReadFile(\"p.go\")\n\tif err != nil || string(disk) != src {\n\t\tt.Fatalf(\"embedded p.go differs from the file: %q\", src)\n\t}\n}\n",
 	}
-	writeFiles(t, dir, files)
+	testmod.Write(t, dir, files)
 	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)
@@ -790,20 +791,5 @@ func TestEmbeddedSource(t *testing.T) {
 	}
 	if out, err := goCmd(dir, append(append([]string{"test"}, res.BuildFlags...), "./p")...); err != nil {
 		t.Errorf("the instrumented test: %v\n%s", err, out)
-	}
-}
-
-// writeFiles writes files (slash-separated paths relative to dir, and
-// their contents) into dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, src := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

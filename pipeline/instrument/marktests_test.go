@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"context"
+	"github.com/precog-dev/precog/internal/testmod"
 	"maps"
 	"reflect"
 	"slices"
@@ -84,7 +85,7 @@ func ExampleDirect() {
 		"r/r_test.go": "package r\n\nimport (\n\t\"os\"\n\t\"testing\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc TestMain(m *testing.M) { lib.Serve(); os.Exit(m.Run()) }\n\nfunc TestR(t *testing.T) {}\n",
 		"s/s_test.go": "package s\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc TestS(t *testing.T) { lib.Quiet() }\n",
 	}
-	writeFiles(t, dir, files)
+	testmod.Write(t, dir, files)
 	res, err := Instrument(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, CacheDir: sharedCache})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/precog-dev/precog/internal/testmod"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -289,17 +290,7 @@ func TestBuildCut(t *testing.T) {
 // root, and their contents) into a new temporary directory and returns it.
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	mod := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(mod, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return mod
+	return testmod.New(t, files)
 }
 
 // TestStoppedBuildKeepsWholeBinaries checks that a stopped build keeps

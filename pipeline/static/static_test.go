@@ -1,8 +1,7 @@
 package static
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/precog-dev/precog/internal/testmod"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,18 +16,8 @@ import (
 // temporary directory.
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
 	files["go.mod"] = "module example.com/m\n\ngo 1.22\n"
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testmod.New(t, files)
 }
 
 // TestLoad loads a module with a broken package, a package that imports

@@ -2,8 +2,7 @@ package covercmd
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"github.com/precog-dev/precog/internal/testmod"
 	"strings"
 	"testing"
 
@@ -44,20 +43,7 @@ func TestUnlisted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"go.mod":        "module example.com/m\n\ngo 1.22\n",
-		"ok/ok_test.go": "package ok\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
-		"env/e_test.go": "package env\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tif os.Getenv(\"ENV_SERVER\") == \"\" {\n\t\tfmt.Println(\"ENV_SERVER is not set\")\n\t\tos.Exit(1)\n\t}\n\tos.Exit(m.Run())\n}\n\nfunc TestE(t *testing.T) {}\n",
-	} {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := testmod.New(t, testmod.Unlisted())
 	var out, errs bytes.Buffer
 	code := cli.Main(t.Context(), &cli.Env{Stdout: &out, Stderr: &errs, Dir: dir}, []*cli.Command{Command()}, []string{"cover", "-cache", testcache.Dir(), "./..."})
 	if want := "not measured: package example.com/m/env: listing its tests: ENV_SERVER is not set\n"; code != cli.ExitError || !strings.HasSuffix(errs.String(), want) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/precog-dev/precog/internal/testmod"
 	"io"
 	"maps"
 	"os"
@@ -655,7 +656,7 @@ func TestRecordPurePackage(t *testing.T) {
 		"pure.go":      "package pure\n\nfunc Double(n int) int { return 2 * n }\n",
 		"pure_test.go": "package pure\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n\nfunc TestTwice(t *testing.T) {\n\tif Double(Double(1)) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
 	}
-	writeFiles(t, dir, files)
+	testmod.Write(t, dir, files)
 	out := t.TempDir()
 	// The shared cache: a fresh one costs about 11 s of CPU for the
 	// shim's build, which is not what this test is about.
@@ -720,7 +721,7 @@ func TestRecordGodebug(t *testing.T) {
 		"viadep/viadep.go":      "package viadep\n\nimport (\n\t\"fmt\"\n\t\"net/http\"\n)\n\n" + greeter,
 		"viadep/viadep_test.go": "package viadep\n\nimport (\n\t\"fmt\"\n\t\"io\"\n\t\"net/http\"\n\t\"os\"\n\t\"testing\"\n\n\t\"example.com/marks/server\"\n)\n\nfunc TestViaDep(t *testing.T) {\n" + show + "\tg := &Greeter{}\n\tdone := make(chan bool)\n\tgo func() { g.Greeting = \"hello\"; done <- true }()\n\t<-done\n\tsrv := server.Start(g)\n\tdefer srv.Close()\n" + get + "}\n",
 	}
-	writeFiles(t, dir, files)
+	testmod.Write(t, dir, files)
 	out := t.TempDir()
 	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), "-baseline=false", "./...")
 	if code != 0 {
@@ -810,13 +811,7 @@ func TestRecordUnlisted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds test binaries")
 	}
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod":        "module example.com/m\n\ngo 1.22\n",
-		"ok/ok_test.go": "package ok\n\nimport \"testing\"\n\nfunc TestOK(t *testing.T) {}\n",
-		"env/e_test.go": "package env\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tif os.Getenv(\"ENV_SERVER\") == \"\" {\n\t\tfmt.Println(\"ENV_SERVER is not set\")\n\t\tos.Exit(1)\n\t}\n\tos.Exit(m.Run())\n}\n\nfunc TestE(t *testing.T) {}\n",
-	}
-	writeFiles(t, dir, files)
+	dir := testmod.New(t, testmod.Unlisted())
 	out := t.TempDir()
 	_, stderr, code := precog(t, dir, "record", "-o", out, "-cache", testcache.Dir(), "./...")
 	if want := "not recorded: package example.com/m/env: listing its tests: ENV_SERVER is not set\n"; code != 1 || !strings.HasSuffix(stderr, want) {
@@ -825,20 +820,5 @@ func TestRecordUnlisted(t *testing.T) {
 	ix, data := readIndex(t, out)
 	if len(ix.Packages) != 1 || ix.Packages[0].ImportPath != "example.com/m/ok" || len(ix.Unlisted) != 1 {
 		t.Errorf("index %s, want ok recorded and env unlisted", data)
-	}
-}
-
-// writeFiles writes files (slash-separated paths relative to dir, and
-// their contents) into dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

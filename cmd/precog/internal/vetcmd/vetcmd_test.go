@@ -3,6 +3,7 @@ package vetcmd_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/precog-dev/precog/internal/testmod"
 	"maps"
 	"os"
 	"path/filepath"
@@ -90,17 +91,7 @@ func noTestsText() string {
 // writeModule writes files into a new temporary directory and returns it.
 func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testmod.New(t, files)
 }
 
 // vet runs "precog vet args..." in-process in dir with the given checks.
