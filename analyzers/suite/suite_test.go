@@ -1,11 +1,7 @@
 package suite_test
 
 import (
-	"go/parser"
-	"go/token"
 	"path"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -22,13 +18,12 @@ import (
 // and its tests as precog vet does, with pipeline/static's ordered driver
 // on a lazily loaded program: together the checks must report exactly
 // what the want comments say (corpus.CheckVet), and in each kernel only
-// one check may report, so that one bug gives one diagnostic. Then it
-// compares the drivers on a sample (driverSample): the ordered driver and
-// checker on the program loaded whole must give the same actions with the
-// same errors and diagnostics (their positions, URLs and related
-// positions included). It is the corpus's only static run in this
-// module's tests: each check's own test runs it over its fixtures, and
-// the drivers' other tests are pipeline/static's.
+// one check may report, so that one bug gives one diagnostic. It is the
+// corpus's only static run in this module's tests: each check's own test
+// runs it over its fixtures. The ordered driver is compared with checker
+// by pipeline/static's TestOrderedFacts and TestOrderedErrors; comparing
+// them here over the corpus cost 80 s of CPU under -race (checker's whole
+// load), then 32 s over a sample, which .ci/run's 900 s could not keep.
 func TestKernels(t *testing.T) {
 	all, err := corpus.Packages(corpus.Dir())
 	if err != nil {
@@ -59,7 +54,7 @@ func TestKernels(t *testing.T) {
 		}
 		setFlag(t, flag, value)
 	}
-	actions, diags := vetCorpus(t, true, patterns)
+	actions, diags := vetCorpus(t, patterns)
 	if len(actions) < len(patterns) {
 		t.Fatalf("%d actions for %d packages", len(actions), len(patterns))
 	}
@@ -71,68 +66,16 @@ func TestKernels(t *testing.T) {
 		}
 		owner[pkg] = d.Category
 	}
-
-	sample := driverSample(t, pkgs, owner)
-	if len(sample) == 0 {
-		t.Fatal("no kernel to compare the drivers on")
-	}
-	t.Logf("drivers compared on %s", strings.Join(sample, " "))
-	checked, _ := vetCorpus(t, false, sample)
-	ordered, _ := vetCorpus(t, true, sample)
-	corpus.SameActions(t, checked, ordered)
-}
-
-// driverSample returns the patterns of the kernels on which TestKernels
-// compares the two drivers: for each category reported, the first kernel
-// (by path) where it reports, and the negative controls, whose silence
-// must not depend on the driver either. Kernels that import net/http or
-// os/exec are left out: their dependencies were half of checker's CPU.
-// checker's load of the whole corpus took 80 s of CPU under the race
-// detector, three quarters of this test; the ordered driver runs over
-// every kernel above.
-func driverSample(t *testing.T, pkgs []string, owner map[string]string) []string {
-	var sample []string
-	seen := make(map[string]bool)
-	for _, p := range pkgs { // sorted by path
-		c, reported := owner[p]
-		if reported && seen[c] || !reported && !strings.HasPrefix(p, "negative/") || importsHeavy(t, p) {
-			continue
-		}
-		seen[c] = true
-		sample = append(sample, "./"+p)
-	}
-	return sample
-}
-
-// importsHeavy reports whether a file of the kernel package p imports
-// net/http or os/exec.
-func importsHeavy(t *testing.T, p string) bool {
-	files, err := filepath.Glob(filepath.Join(corpus.Dir(), filepath.FromSlash(p), "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range files {
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			if path, _ := strconv.Unquote(imp.Path.Value); path == "net/http" || path == "os/exec" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // vetCorpus runs the checks over the corpus packages matching patterns,
-// with their tests, loaded lazily (for the ordered driver) or whole (for
-// checker), and renders every action visited: its error, whether it is a
+// with their tests, loaded lazily for the ordered driver, and renders
+// every action visited: its error, whether it is a
 // root, and its diagnostics with their positions, URLs and related
 // positions. It also returns the diagnostics of the root actions.
-func vetCorpus(t *testing.T, lazy bool, patterns []string) (map[string]string, []corpus.Diag) {
+func vetCorpus(t *testing.T, patterns []string) (map[string]string, []corpus.Diag) {
 	t.Helper()
-	prog, err := static.Load(t.Context(), static.Config{Dir: corpus.Dir(), Patterns: patterns, Tests: true, AllSyntax: true, Lazy: lazy})
+	prog, err := static.Load(t.Context(), static.Config{Dir: corpus.Dir(), Patterns: patterns, Tests: true, AllSyntax: true, Lazy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +103,7 @@ func vetCorpus(t *testing.T, lazy bool, patterns []string) (map[string]string, [
 		t.Fatal(err)
 	}
 	for _, e := range prog.Errors {
-		t.Errorf("lazy %v: %s", lazy, e)
+		t.Error(e)
 	}
 	return got, diags
 }
