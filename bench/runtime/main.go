@@ -15,10 +15,18 @@
 // workload; the base variant below only with -base-godebug), the race binary with
 // GORACE=atexit_sleep_ms=0. Each sample is the rusage of the test binary
 // (user+sys CPU from wait4; the peak RSS of the test binary from GNU
-// time, run between the harness and the binary) and its wall time. The table gives, per
-// workload, the median over rounds of the per-round ratios, with min and
-// max, and the geometric mean over workloads that use at least 0.05 s of
-// plain CPU, the headline. It also reports trace bytes per second of plain
+// time, run between the harness and the binary) and its wall time. A
+// warm-up round (-warmup) runs first and is left out; then -rounds rounds,
+// and more, two at a time, while the plain runs' CPU adds up to less than
+// -min-cpu (up to -max-rounds), as a short workload's runs vary more. The
+// table gives, per workload, the ratio of one variant's total over the
+// rounds to another's, with the 5th to 95th percentile of that ratio over
+// resamples of the rounds (ratio), and the geometric mean over workloads
+// that use at least 0.05 s of plain CPU and are not marked short, the
+// headline, with its own.
+// -from runs the binaries of an earlier -keep again instead of building,
+// and -samples writes every run's figures, so that two runs of the same
+// binaries can be compared. It also reports trace bytes per second of plain
 // CPU, the build times, and what recording map allocations (EvMapMake)
 // costs: the precog binary runs a second time in each round with
 // PRECOG_MAPS=0 (variant nomaps), and precog/nomaps is the ratio.
@@ -63,6 +71,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +96,12 @@ var (
 	keep      = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
 	baseDir   = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")
 	godebug   = flag.String("godebug", "", "GODEBUG `settings` added to every variant's runs (adaptivestackstart=0: every goroutine starts at 2 KiB, see the package doc on pond)")
+	warmup    = flag.Int("warmup", 1, "`rounds` run first and left out of the figures (the first runs after a build read their binaries and the module cold)")
+	minCPU    = flag.Duration("min-cpu", 8*time.Second, "after -rounds, more rounds, two at a time, while the measured plain runs' CPU adds up to less than this `time` (short workloads' ratios need more rounds to be as stable), up to -max-rounds")
+	maxRounds = flag.Int("max-rounds", 25, "the most measured `rounds` -min-cpu adds up to")
+	samplesTo = flag.String("samples", "", "append every run to `file`, one line each, tab-separated: workload, round (negative for a warm-up round), variant, CPU seconds, wall seconds, load average")
+	withRace  = flag.Bool("race", true, "run the -race binary too (false: an A/B of two precog builds, -base, in half the time; the race columns are NaN)")
+	fromDir   = flag.String("from", "", "run the plain, race and precog binaries a -keep `dir` holds instead of building them, so that two runs measure the same binaries")
 	baseDebug = flag.Bool("base-godebug", false, "run the base variant with the GODEBUG precog test sets (plan.Godebug), as the precog variant runs, with tracebackancestors when -base's build holds a mark (its precog.marks file; without one, kept by a harness older than reccost23's, always, as precog ran every test then); off, base runs with the environment's, as a precog older than trace version 15 ran its tests")
 )
 
@@ -101,20 +116,26 @@ type workload struct {
 	// run, so that the workload's CPU is the same, but one of their
 	// failures does not drop the workload from the table.
 	flaky []string
+	// short keeps a workload out of the geometric mean whatever its
+	// plain CPU: one whose CPU is near the 0.05 s floor would be in or
+	// out of the headline by the load it ran under.
+	short bool
 }
 
 var workloads = []workload{
-	{"raft", "go.etcd.io/raft/v3", nil, nil},
-	{"bbolt", "go.etcd.io/bbolt", []string{"-test.short"}, nil},
-	{"golang-lru", "github.com/hashicorp/golang-lru/v2", nil, nil},
+	{"raft", "go.etcd.io/raft/v3", nil, nil, false},
+	{"bbolt", "go.etcd.io/bbolt", []string{"-test.short"}, nil, false},
+	{"golang-lru", "github.com/hashicorp/golang-lru/v2", nil, nil, false},
 	// pond's test asserts counters the worker updates after Wait
 	// returned: plain failed 4 of 5,000 runs, recorded 2 (reccost21).
-	{"pond", "github.com/alitto/pond/v2", nil, []string{"TestTaskGroupWaitShouldNotDeadlockWhenPoolContextCanceledWithQueuedTasks"}},
-	{"x/sync/syncmap", "golang.org/x/sync/syncmap", nil, nil},
-	{"x/sync/errgroup", "golang.org/x/sync/errgroup", nil, nil},
-	{"x/sync/semaphore", "golang.org/x/sync/semaphore", nil, nil},
-	{"ristretto/z", "github.com/dgraph-io/ristretto/v2/z", nil, nil},
-	{"ants", "github.com/panjf2000/ants/v2", nil, nil},
+	{"pond", "github.com/alitto/pond/v2", nil, []string{"TestTaskGroupWaitShouldNotDeadlockWhenPoolContextCanceledWithQueuedTasks"}, false},
+	{"x/sync/syncmap", "golang.org/x/sync/syncmap", nil, nil, false},
+	// errgroup's tests take 0.04 s of plain CPU at idle, 0.06 s at a load
+	// of 25 (reccost26): left out of the headline, as the idle runs did.
+	{"x/sync/errgroup", "golang.org/x/sync/errgroup", nil, nil, true},
+	{"x/sync/semaphore", "golang.org/x/sync/semaphore", nil, nil, false},
+	{"ristretto/z", "github.com/dgraph-io/ristretto/v2/z", nil, nil, false},
+	{"ants", "github.com/panjf2000/ants/v2", nil, nil, false},
 }
 
 type variant int
@@ -139,6 +160,7 @@ type sample struct {
 	rss        int64 // bytes
 	faults     int64 // minor page faults
 	traceBytes int64
+	load       float64           // the 1-minute load average after the run
 	outcomes   map[string]string // test name -> PASS, FAIL or SKIP
 }
 
@@ -149,7 +171,7 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 || *rounds < 0 || *rounds == 0 && *keep == "" {
+	if flag.NArg() > 0 || *rounds < 0 || *rounds == 0 && *keep == "" || *warmup < 0 || *fromDir != "" && *keep != "" {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -201,6 +223,13 @@ func run(ws []workload, log func(string, ...any)) error {
 		build   [numVariants]time.Duration
 		err     error
 	}
+	var samples *os.File
+	if *samplesTo != "" {
+		if samples, err = os.OpenFile(*samplesTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o666); err != nil {
+			return err
+		}
+		defer samples.Close()
+	}
 	var results []*result
 	for i, w := range ws {
 		r := &result{w: w}
@@ -209,14 +238,29 @@ func run(ws []workload, log func(string, ...any)) error {
 		if *keep != "" {
 			dir = filepath.Join(*keep, keepName(w))
 		}
-		bins, builds, marks, err := buildVariants(corpus, dir, cache, w)
+		var bins [numVariants]string
+		var builds [numVariants]time.Duration
+		var marks [numVariants]bool
+		if *fromDir != "" {
+			bins, marks, err = keptVariants(filepath.Join(*fromDir, keepName(w)))
+			if err == nil {
+				err = os.MkdirAll(dir, 0o777) // for the trace
+			}
+		} else {
+			bins, builds, marks, err = buildVariants(corpus, dir, cache, w)
+		}
 		r.build = builds
 		if err != nil {
 			r.err = err
 			log("%s: %v", w.name, err)
 			continue
 		}
-		log("%s: built (plain %v, race %v, precog %v; %s)", w.name, round(builds[plain]), round(builds[race]), round(builds[precog]), map[bool]string{false: "no marks", true: "marks: GODEBUG=tracebackancestors"}[marks[precog]])
+		marksNote := map[bool]string{false: "no marks", true: "marks: GODEBUG=tracebackancestors"}[marks[precog]]
+		if *fromDir != "" {
+			log("%s: the binaries of %s (%s)", w.name, filepath.Join(*fromDir, keepName(w)), marksNote)
+		} else {
+			log("%s: built (plain %v, race %v, precog %v; %s)", w.name, round(builds[plain]), round(builds[race]), round(builds[precog]), marksNote)
+		}
 		if *rounds == 0 {
 			continue
 		}
@@ -226,6 +270,9 @@ func run(ws []workload, log func(string, ...any)) error {
 			continue
 		}
 		order := []variant{plain, race, precog}
+		if !*withRace {
+			order = []variant{plain, precog}
+		}
 		if *maps {
 			order = append(order, nomaps)
 		}
@@ -243,17 +290,30 @@ func run(ws []workload, log func(string, ...any)) error {
 		if *traceDir != "" {
 			tracePath = filepath.Join(*traceDir, fmt.Sprintf("precog-bench-runtime-%d-%d.trace", os.Getpid(), i))
 		}
-		for n := 0; n < *rounds && r.err == nil; n++ {
+		var plainCPU time.Duration // of the measured rounds so far
+		for n := 0; r.err == nil && moreRounds(n-*warmup, plainCPU); n++ {
 			for _, v := range order {
 				s, err := runBinary(bins[v], pkgDir, v, marks[v], w.flags, tracePath)
 				if err != nil {
 					r.err = fmt.Errorf("%s: %w", variantNames[v], err)
 					break
 				}
+				s.load = load.sample()
+				if samples != nil {
+					fmt.Fprintf(samples, "%s\t%d\t%s\t%.4f\t%.4f\t%.2f\n", w.name, n-*warmup, variantNames[v], s.cpu.Seconds(), s.wall.Seconds(), s.load)
+				}
+				if n < *warmup {
+					continue
+				}
 				r.samples[v] = append(r.samples[v], s)
-				load.sample()
+				if v == plain {
+					plainCPU += s.cpu
+				}
 			}
 			slices.Reverse(order)
+		}
+		if r.err == nil {
+			log("%s: %d rounds measured after %d warm-up, plain CPU %.2f s in all", w.name, len(r.samples[plain]), *warmup, plainCPU.Seconds())
 		}
 		if r.err == nil {
 			var byItself []string
@@ -286,7 +346,7 @@ func run(ws []workload, log func(string, ...any)) error {
 	}
 	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU |%s precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | page faults plain / precog | map makes: precog/nomaps CPU | build plain / race / precog |\n", baseHead)
 	fmt.Printf("|---|---|---|---|---|%s---|---|---|---|---|---|---|\n", baseRule)
-	var geo [6][]float64 // CPU precog/plain, race/plain, RSS precog/plain, race/plain, CPU base/plain, precog/base
+	var geo [6][]ratio // CPU precog/plain, race/plain, RSS precog/plain, race/plain, CPU base/plain, precog/base
 	for _, r := range results {
 		if r.err != nil {
 			fmt.Printf("| %s | FAILED: %s |\n", r.w.name, oneLine(r.err.Error()))
@@ -311,24 +371,24 @@ func run(ws []workload, log func(string, ...any)) error {
 		if *baseDir != "" {
 			bc, pb := ratios(r.samples[base], r.samples[plain], cpu), ratios(r.samples[precog], r.samples[base], cpu)
 			baseCols = fmt.Sprintf(" %s | %s | %s |", bc, pb, ratios(r.samples[base], r.samples[race], cpu))
-			if plainCPU >= 0.05 {
-				geo[4] = append(geo[4], bc.med)
-				geo[5] = append(geo[5], pb.med)
+			if headline(r.w, plainCPU) {
+				geo[4] = append(geo[4], bc)
+				geo[5] = append(geo[5], pb)
 			}
 		}
-		if plainCPU >= 0.05 {
-			geo[0] = append(geo[0], pc.med)
-			geo[1] = append(geo[1], rc.med)
-			geo[2] = append(geo[2], pm.med)
-			geo[3] = append(geo[3], rm.med)
+		if headline(r.w, plainCPU) {
+			geo[0] = append(geo[0], pc)
+			geo[1] = append(geo[1], rc)
+			geo[2] = append(geo[2], pm)
+			geo[3] = append(geo[3], rm)
 		}
 		fmt.Printf("| %s | %.2f s | %s | %s | %s |%s %s | %s | %s | %.1f | %s | %s | %v / %v / %v |\n",
 			r.w.name, plainCPU, pc, rc, pr, baseCols, pm, rm, pw, traceRate, pf, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
 	}
-	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU: CPU precog %.2fx, race %.2fx; RSS precog %.2fx, race %.2fx.\n",
-		len(geo[0]), geomean(geo[0]), geomean(geo[1]), geomean(geo[2]), geomean(geo[3]))
+	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU and not short: CPU precog %s, race %s; RSS precog %s, race %s.\n",
+		len(geo[0]), geoRatio(geo[0]), geoRatio(geo[1]), geoRatio(geo[2]), geoRatio(geo[3]))
 	if *baseDir != "" {
-		fmt.Printf("CPU base %.2fx, precog/base %.2fx.\n", geomean(geo[4]), geomean(geo[5]))
+		fmt.Printf("CPU base %s, precog/base %s.\n", geoRatio(geo[4]), geoRatio(geo[5]))
 	}
 	host, _ := os.Hostname()
 	goVersion, _ := exec.Command("go", "version").Output()
@@ -346,6 +406,26 @@ func run(ws []workload, log func(string, ...any)) error {
 	return nil
 }
 
+// moreRounds says whether to run measured round m (counting from 0; a
+// warm-up round when negative), given the plain runs' CPU of the measured
+// rounds before it: -rounds of them, then more while that CPU is short of
+// -min-cpu, up to -max-rounds, two at a time, so that each order of the
+// variants (every round reverses the one before) comes as often.
+func moreRounds(m int, plainCPU time.Duration) bool {
+	switch {
+	case m < *rounds:
+		return true
+	case (m-*rounds)%2 == 1:
+		return true // the second of a pair
+	default:
+		return plainCPU < *minCPU && m+2 <= *maxRounds
+	}
+}
+
+// headline says whether workload w, whose runs took plainCPU seconds of
+// plain CPU, counts in the geometric mean.
+func headline(w workload, plainCPU float64) bool { return plainCPU >= 0.05 && !w.short }
+
 // marksFile, beside a kept precog binary, says whether its build holds a
 // marked call: "true" or "false" (keptMarks).
 const marksFile = "precog.marks"
@@ -356,6 +436,21 @@ const marksFile = "precog.marks"
 func keptMarks(dir string) bool {
 	data, err := os.ReadFile(filepath.Join(dir, marksFile))
 	return err != nil || strings.TrimSpace(string(data)) != "false"
+}
+
+// keptVariants are the binaries of a build kept in dir (-from), and
+// which run a test that may reach a marked call.
+func keptVariants(dir string) (bins [numVariants]string, marks [numVariants]bool, err error) {
+	for _, v := range []variant{plain, race, precog} {
+		bins[v] = filepath.Join(dir, variantNames[v]+".test")
+		if _, err := os.Stat(bins[v]); err != nil {
+			return bins, marks, fmt.Errorf("-from: %w", err)
+		}
+	}
+	bins[nomaps] = bins[precog]
+	marks[precog] = keptMarks(dir)
+	marks[nomaps] = marks[precog]
+	return bins, marks, nil
 }
 
 // buildVariants builds the three test binaries of w into dir, and says
@@ -577,17 +672,90 @@ func sameOutcomes(samples [numVariants][]sample, flaky []string) (byItself []str
 	return byItself, nil
 }
 
-type ratio struct{ med, lo, hi float64 }
+// A ratio is what one variant costs over another: est, the ratio of
+// their totals over the rounds both ran, and lo to hi, the 5th to 95th
+// percentile of est over boot, its values for resamples of those rounds
+// (a bootstrap: a round drawn with replacement, as often as there are
+// rounds; bootResamples of them, drawn the same in every run).
+//
+// The ratio of totals, not the median of the rounds' ratios that the
+// harness gave until reccost26: it is the CPU a user pays, and it moves
+// less. At a load of 25, one run of a test binary varied by 7 to 17% of
+// its CPU (pond's stack growths, syncmap's scheduling), and the two
+// variants of a round did not vary together (their ratio varied as much
+// as both); over resamples of a dozen rounds the median of the ratios
+// moved by 2.5 to 8.4% (pond's and syncmap's most), the ratio of totals
+// by 2.8 to 5.4% (bench/RESULTS.md, reccost26). The rounds' lowest and
+// highest ratios, which the table gave, are the spread of one round, not
+// of the figure.
+type ratio struct {
+	est, lo, hi float64
+	boot        []float64
+}
 
-func (r ratio) String() string { return fmt.Sprintf("%.2fx (%.2f–%.2f)", r.med, r.lo, r.hi) }
+func (r ratio) String() string { return fmt.Sprintf("%.2fx (%.2f–%.2f)", r.est, r.lo, r.hi) }
 
-// ratios are the per-round ratios of a to b: the ith sample of each.
+// bootResamples is how many resamples of the rounds give a ratio's
+// interval.
+const bootResamples = 1000
+
+// ratios is the ratio of a's total of m to b's over the rounds both ran,
+// the ith sample of each being round i.
 func ratios(a, b []sample, m func(sample) float64) ratio {
-	var v []float64
-	for i := range min(len(a), len(b)) {
-		v = append(v, m(a[i])/m(b[i]))
+	n := min(len(a), len(b))
+	if n == 0 {
+		return ratio{est: math.NaN(), lo: math.NaN(), hi: math.NaN()} // a variant not run (-race=false)
 	}
-	return ratio{median(v), slices.Min(v), slices.Max(v)}
+	x, y := metric(a[:n], m), metric(b[:n], m)
+	r := ratio{est: sum(x) / sum(y), boot: make([]float64, bootResamples)}
+	rnd := rand.New(rand.NewPCG(1, uint64(n)))
+	for k := range r.boot {
+		var sx, sy float64
+		for range n {
+			i := rnd.IntN(n)
+			sx, sy = sx+x[i], sy+y[i]
+		}
+		r.boot[k] = sx / sy
+	}
+	r.lo, r.hi = percentiles(r.boot)
+	return r
+}
+
+// geoRatio is the geometric mean of rs' estimates, with the interval of
+// the geometric means of their kth resamples.
+func geoRatio(rs []ratio) ratio {
+	if len(rs) == 0 || slices.ContainsFunc(rs, func(r ratio) bool { return r.boot == nil }) {
+		return ratio{est: math.NaN(), lo: math.NaN(), hi: math.NaN()}
+	}
+	g := ratio{boot: make([]float64, bootResamples)}
+	est := make([]float64, len(rs))
+	for i, r := range rs {
+		est[i] = r.est
+	}
+	g.est = geomean(est)
+	for k := range g.boot {
+		for i, r := range rs {
+			est[i] = r.boot[k]
+		}
+		g.boot[k] = geomean(est)
+	}
+	g.lo, g.hi = percentiles(g.boot)
+	return g
+}
+
+// percentiles returns the 5th and 95th percentiles of v.
+func percentiles(v []float64) (lo, hi float64) {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)*5/100], v[(len(v)*95-1)/100]
+}
+
+func sum(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
 }
 
 func metric(s []sample, m func(sample) float64) []float64 {
@@ -648,15 +816,18 @@ func nproc() int {
 // loadRange tracks the lowest and highest 1-minute load average seen.
 type loadRange struct{ min, max float64 }
 
-func (l *loadRange) sample() {
+// sample reads the load average now, notes it and returns it (0 if it
+// cannot be read).
+func (l *loadRange) sample() float64 {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
-		return
+		return 0
 	}
 	var v float64
 	if _, err := fmt.Sscan(string(b), &v); err == nil {
 		l.min, l.max = min(l.min, v), max(l.max, v)
 	}
+	return v
 }
 
 // keepName is the directory of w's binaries under -keep and -base.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/pipeline/instrument"
 )
@@ -117,6 +120,120 @@ func TestKeptMarks(t *testing.T) {
 		}
 		if got := keptMarks(dir); got != c.want {
 			t.Errorf("marks file %q: %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestRatios: a ratio is that of the totals over the rounds (not the
+// median of the rounds' ratios, which a single slow round of one variant
+// moves), its interval holds it, closes on it when every round has the
+// same ratio, and narrows as rounds are added.
+func TestRatios(t *testing.T) {
+	cpu := func(s sample) float64 { return s.cpu.Seconds() }
+	runs := func(secs ...float64) []sample {
+		var s []sample
+		for _, x := range secs {
+			s = append(s, sample{cpu: time.Duration(x * float64(time.Second))})
+		}
+		return s
+	}
+	r := ratios(runs(2, 2, 2, 6), runs(1, 1, 1, 1), cpu)
+	if math.Abs(r.est-3) > 1e-9 {
+		t.Errorf("totals 12 s and 4 s: %v, want 3x (the median of the rounds' ratios is 2x)", r)
+	}
+	if r.lo > r.est || r.hi < r.est || r.lo >= r.hi {
+		t.Errorf("rounds of ratios 2, 2, 2 and 6: interval %v does not hold 3x or is empty", r)
+	}
+	if r := ratios(runs(2, 4, 6), runs(1, 2, 3), cpu); r.est != 2 || r.lo != 2 || r.hi != 2 {
+		t.Errorf("every round 2x: %v, want 2x (2.00–2.00)", r)
+	}
+	if r := ratios(nil, runs(1), cpu); !math.IsNaN(r.est) {
+		t.Errorf("a variant not run: %v, want NaN", r)
+	}
+	// Runs that vary by about 15% around 0.2 s and 0.34 s (1.7x), as
+	// golang-lru's at a load of 25, in 100 simulated runs of the harness:
+	// the interval of 24 rounds is narrower than that of 6 on average, and
+	// holds 1.7x in most runs (about 90 of 100: it is a 90% interval).
+	rnd := rand.New(rand.NewPCG(7, 7))
+	noisy := func(n int, mean float64) []sample {
+		s := make([]sample, n)
+		for i := range s {
+			s[i].cpu = time.Duration(mean * (1 + 0.15*rnd.NormFloat64()) * float64(time.Second))
+		}
+		return s
+	}
+	var width [2]float64
+	var held [2]int
+	for range 100 {
+		for i, n := range []int{6, 24} {
+			r := ratios(noisy(n, 0.34), noisy(n, 0.2), cpu)
+			width[i] += r.hi - r.lo
+			if r.lo <= 1.7 && r.hi >= 1.7 {
+				held[i]++
+			}
+		}
+	}
+	t.Logf("6 rounds: mean width %.3f, 1.7x held %d of 100; 24 rounds: %.3f, %d", width[0]/100, held[0], width[1]/100, held[1])
+	if width[1] >= width[0]*0.7 {
+		t.Errorf("mean width of the interval: 24 rounds %.3f, 6 rounds %.3f; want the first narrower by half (1/sqrt(4))", width[1]/100, width[0]/100)
+	}
+	if held[0] < 70 || held[1] < 75 {
+		t.Errorf("1.7x in the interval of %d of 100 runs of 6 rounds, %d of 24: want about 90", held[0], held[1])
+	}
+	// The geometric mean of 2x and 8x is 4x; its interval holds it.
+	g := geoRatio([]ratio{ratios(runs(2, 4, 7), runs(1, 2, 3), cpu), ratios(runs(8, 16, 23), runs(1, 2, 3), cpu)})
+	if math.Abs(g.est-math.Sqrt(13.0/6*47.0/6)) > 1e-9 || g.lo > g.est || g.hi < g.est {
+		t.Errorf("geometric mean: %v, want %.3f inside its interval", g, math.Sqrt(13.0/6*47.0/6))
+	}
+	if g := geoRatio([]ratio{ratios(nil, runs(1), cpu)}); !math.IsNaN(g.est) {
+		t.Errorf("geometric mean of a variant not run: %v, want NaN", g)
+	}
+}
+
+// TestMoreRounds: the warm-up and -rounds rounds always, then pairs while
+// the plain CPU is short of -min-cpu, never past -max-rounds.
+func TestMoreRounds(t *testing.T) {
+	defer func(r int, c time.Duration, m int) { *rounds, *minCPU, *maxRounds = r, c, m }(*rounds, *minCPU, *maxRounds)
+	*rounds, *minCPU, *maxRounds = 5, 4*time.Second, 25
+	for _, c := range []struct {
+		m    int
+		cpu  time.Duration
+		want bool
+	}{
+		{-1, 0, true},               // warm-up
+		{4, time.Hour, true},        // within -rounds
+		{5, time.Second, true},      // short of -min-cpu: a pair more
+		{5, 4 * time.Second, false}, // enough
+		{6, 4 * time.Second, true},  // the second of a pair
+		{23, time.Second, true},     // the last pair that fits
+		{24, time.Second, true},     // its second
+		{25, time.Second, false},    // -max-rounds
+		{24 - 1, 5 * time.Second, false},
+	} {
+		if got := moreRounds(c.m, c.cpu); got != c.want {
+			t.Errorf("moreRounds(%d, %v) = %v, want %v", c.m, c.cpu, got, c.want)
+		}
+	}
+}
+
+// TestHeadline: the geometric mean takes the workloads over the 0.05 s
+// floor but a short one, whatever the load made its CPU.
+func TestHeadline(t *testing.T) {
+	find := func(name string) workload {
+		i := slices.IndexFunc(workloads, func(w workload) bool { return w.name == name })
+		if i < 0 {
+			t.Fatalf("no workload %s", name)
+		}
+		return workloads[i]
+	}
+	lru, errgroup := find("golang-lru"), find("x/sync/errgroup")
+	for _, c := range []struct {
+		w    workload
+		cpu  float64
+		want bool
+	}{{lru, 0.2, true}, {lru, 0.04, false}, {errgroup, 0.04, false}, {errgroup, 0.06, false}} {
+		if got := headline(c.w, c.cpu); got != c.want {
+			t.Errorf("headline(%s, %.2f s) = %v, want %v", c.w.name, c.cpu, got, c.want)
 		}
 	}
 }
