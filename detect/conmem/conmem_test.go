@@ -465,6 +465,47 @@ func TestAddWait(t *testing.T) {
 8 g=2 WGDone site=21 addr=0x200
 9 g=1 WGWait site=22 addr=0x200
 `, nil},
+		// t.Run returned after its subtest, which added: hb joins the
+		// subtest at the Wait itself, whose clock without its own
+		// acquire still holds it (Graph.Joined).
+		"add in a subtest, wait after t.Run": {`
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+3 g=2 Begin parent=none
+4 g=2 TestStart name="TestA/sub"
+5 g=2 WGAdd site=20 addr=0x200 delta=1
+6 g=2 Fork site=1 child=3
+7 g=3 Begin parent=2
+8 g=3 WGDone site=21 addr=0x200
+9 g=2 TestEnd outcome=pass
+10 g=1 WGWait site=22 addr=0x200
+`, nil},
+		// A goroutine the subtest started and did not wait for adds:
+		// t.Run does not wait for it.
+		"add in a subtest's goroutine": {`
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+3 g=2 Begin parent=none
+4 g=2 TestStart name="TestA/sub"
+5 g=2 Fork site=1 child=3
+6 g=2 TestEnd outcome=pass
+7 g=3 Begin parent=2
+8 g=3 WGAdd site=20 addr=0x200 delta=1
+9 g=3 WGDone site=21 addr=0x200
+10 g=1 WGWait site=22 addr=0x200
+`, []string{want}},
+		// A parallel subtest lets t.Run return before it resumes: the
+		// parent's Wait comes before the Add.
+		"add in a parallel subtest": {`
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+3 g=2 Begin parent=none
+4 g=2 TestStart name="TestA/par"
+5 g=1 WGWait site=22 addr=0x200
+6 g=2 WGAdd site=20 addr=0x200 delta=1
+7 g=2 WGDone site=21 addr=0x200
+8 g=2 TestEnd outcome=pass
+`, []string{want}},
 	} {
 		t.Run(name, func(t *testing.T) { expect(t, check(t, c.text, uninitSites, Options{}), c.want...) })
 	}

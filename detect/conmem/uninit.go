@@ -43,7 +43,11 @@ func (c *checker) uninit() {
 // and nothing holds it. So the finding does not depend on which of the two
 // the recorded schedule ran first (kernel wgaddwait was found only when
 // the Wait came first, and missed under load). As for an atomic load's
-// acquire in uninitLoc.
+// acquire in uninitLoc. The subtests the Wait's goroutine joined at the
+// Wait (hb joins a subtest that ended while its parent waited in t.Run
+// at the parent's next event, Graph.Joined) count as before it: t.Run
+// (or F.Fuzz, for each seed input) returned after them, so an Add in a
+// subtest's function comes before a Wait after t.Run returns.
 func (c *checker) addWait(list []int) {
 	g := c.g
 	var starts, waits []int
@@ -64,7 +68,7 @@ func (c *checker) addWait(list []int) {
 	for _, w := range waits {
 		before := c.eventBefore(w)
 		for _, a := range starts {
-			if g.Goroutine(a) == g.Goroutine(w) || g.HappensBefore(w, a) || before >= 0 && g.HappensBefore(a, before) {
+			if g.Goroutine(a) == g.Goroutine(w) || g.HappensBefore(w, a) || before >= 0 && g.HappensBefore(a, before) || c.beforeJoined(a, w) {
 				continue
 			}
 			roles := []role{{ev: w, role: finding.RoleWait}, {ev: a, role: finding.RoleAdd}}
@@ -362,7 +366,7 @@ func (u *uninitState) refute(r, gi int) (refuted, decided bool) {
 			return false, false
 		}
 		c.uninitChecks++
-		if g.HappensBefore(r, w) || g.HappensBefore(w, u.acquired(r)) {
+		if g.HappensBefore(r, w) || g.HappensBefore(w, u.acquired(r)) || c.beforeJoined(w, r) {
 			u.last = w
 			return true, true
 		}
@@ -410,6 +414,18 @@ func (u *uninitState) acquired(r int) int {
 		return b
 	}
 	return r
+}
+
+// beforeJoined reports whether event a happens before (or is) the last
+// event of a subtest that event i's goroutine joined at i (Graph.Joined):
+// before i without i's own acquire, which eventBefore's clock misses.
+func (c *checker) beforeJoined(a, i int) bool {
+	for _, e := range c.g.Joined(i) {
+		if int(e) == a || c.g.HappensBefore(a, int(e)) {
+			return true
+		}
+	}
+	return false
 }
 
 // eventBefore returns the event before i in its goroutine, -1 if i is the

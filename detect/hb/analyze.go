@@ -162,6 +162,10 @@ type gstate struct {
 	// parent and no EvFork) that it has not joined yet, and the named
 	// subtests that ended while it waited in T.Run (see testStart).
 	runKids []int
+	// joined are the last events of the subtests (and bubble
+	// goroutines) joinRunKids acquired since its last event, which its
+	// next event keeps in Graph.joins (see Graph.Joined).
+	joined []int32
 	// runParent is 1 + the dense index of the goroutine of the parent
 	// test of the subtest it runs, 0 if none, and runMark that
 	// goroutine's events when the subtest started.
@@ -417,13 +421,27 @@ func (a *analyzer) joinRunKids(gi int) {
 	st := a.gs[gi]
 	for _, k := range st.runKids {
 		a.acquire(gi, a.release(k))
+		a.noteJoined(st, k)
 		if b := a.gs[k].bubble; b != nil && len(b.members) > 0 && b.members[0] == k {
 			for _, m := range b.members[1:] {
 				a.acquire(gi, a.release(m))
+				a.noteJoined(st, m)
 			}
 		}
 	}
 	st.runKids = st.runKids[:0]
+}
+
+// noteJoined keeps, for st's next event, the last event of goroutine k
+// that joinRunKids joined into st (Analyze only: Stream keeps no
+// goroutine's events).
+func (a *analyzer) noteJoined(st *gstate, k int) {
+	if a.stream != nil {
+		return
+	}
+	if evs := a.Goroutines[k].Events; len(evs) > 0 {
+		st.joined = append(st.joined, int32(evs[len(evs)-1]))
+	}
 }
 
 // timePassed is goroutine gi's reading of its bubble's clock at time t:
@@ -561,6 +579,13 @@ func (a *analyzer) event(i int) {
 	// Acquires, before the event.
 	if len(st.runKids) > 0 {
 		a.joinRunKids(gi)
+	}
+	if len(st.joined) > 0 {
+		if a.joins == nil {
+			a.joins = make(map[int][]int32)
+		}
+		a.joins[i] = st.joined
+		st.joined = nil
 	}
 	a.completeSends(gi)
 	for _, op := range st.awaiting {

@@ -68,7 +68,9 @@
 //     and before its parent's next event when the
 //     parent recorded nothing while the subtest ran (it waited in t.Run;
 //     a parallel subtest, or one another goroutine's t.Run started, lets
-//     it go on); a fuzz target's seed inputs come as such subtests
+//     it go on; Graph.Joined names the subtests joined at an event, for
+//     the checks that judge it without its own acquire, as con-uninit's
+//     Wait before Add); a fuzz target's seed inputs come as such subtests
 //     (FuzzX/seed#0 and so on: go test without -fuzz runs them one after
 //     another, each on a goroutine of its own, and the instrumenter makes
 //     the fuzz function record TestStart of its T, as the target does of

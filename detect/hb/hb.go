@@ -162,6 +162,11 @@ type Graph struct {
 	Vars  []string
 	varOf map[uint32]uint32
 
+	// joins holds, for an event before which its goroutine joined
+	// subtests that ended while it waited in t.Run (or a synctest
+	// bubble's goroutines), their last events (Joined).
+	joins map[int][]int32
+
 	writesOnce sync.Once
 	writes     map[Loc][]uint32 // the writes of each location (writesTo); built on first use
 }
@@ -203,6 +208,17 @@ func (g *Graph) HappensBefore(a, b int) bool {
 	}
 	return sa.own <= g.clocks[sb.snap].get(int(sa.g), g.diffs)
 }
+
+// Joined returns the last events of the subtests that event i's goroutine
+// joined just before i (a subtest that ended while its parent waited in
+// t.Run, a fuzz target's seed input, the goroutines of a synctest bubble
+// whose Test returned; see "Subtests" and "Bubbles" in the package doc):
+// i's clock holds them, as it holds its goroutine's event before i, and
+// neither comes from i's own acquire. A checker that judges an event on
+// its clock without its own acquire (a WaitGroup Wait, an atomic load)
+// takes an event ordered before one of these as before i too. Nil for
+// most events, and for every event of Stream.
+func (g *Graph) Joined(i int) []int32 { return g.joins[i] }
 
 // Concurrent reports whether neither of events a and b happens before the
 // other.
