@@ -190,29 +190,78 @@ func TestRatios(t *testing.T) {
 	}
 }
 
-// TestMoreRounds: the warm-up and -rounds rounds always, then pairs while
-// the plain CPU is short of -min-cpu, never past -max-rounds.
+// TestMoreRounds: the warm-up and -rounds rounds always, rounded up to
+// whole cycles of the orders, then cycles while the plain CPU is short of
+// -min-cpu, never past -max-rounds.
 func TestMoreRounds(t *testing.T) {
 	defer func(r int, c time.Duration, m int) { *rounds, *minCPU, *maxRounds = r, c, m }(*rounds, *minCPU, *maxRounds)
 	*rounds, *minCPU, *maxRounds = 5, 4*time.Second, 25
 	for _, c := range []struct {
-		m    int
-		cpu  time.Duration
-		want bool
+		m     int
+		cpu   time.Duration
+		cycle int
+		want  bool
 	}{
-		{-1, 0, true},               // warm-up
-		{4, time.Hour, true},        // within -rounds
-		{5, time.Second, true},      // short of -min-cpu: a pair more
-		{5, 4 * time.Second, false}, // enough
-		{6, 4 * time.Second, true},  // the second of a pair
-		{23, time.Second, true},     // the last pair that fits
-		{24, time.Second, true},     // its second
-		{25, time.Second, false},    // -max-rounds
-		{24 - 1, 5 * time.Second, false},
+		{-1, 0, 2, true},                 // warm-up
+		{4, time.Hour, 2, true},          // within -rounds
+		{5, time.Hour, 2, true},          // the rest of the third cycle of two
+		{6, time.Second, 2, true},        // short of -min-cpu: a cycle more
+		{6, 4 * time.Second, 2, false},   // enough
+		{7, 4 * time.Second, 2, true},    // the second of a cycle
+		{22, time.Second, 2, true},       // the last cycle that fits
+		{23, time.Second, 2, true},       // its second
+		{24, time.Second, 2, false},      // -max-rounds
+		{5, 4 * time.Second, 6, true},    // the rest of the first cycle of six
+		{6, 4 * time.Second, 6, false},   // enough
+		{18, time.Second, 6, true},       // 24 rounds fit
+		{24, time.Second, 6, false},      // 30 would not
+		{10, 4 * time.Second, 10, false}, // two cycles of five variants
 	} {
-		if got := moreRounds(c.m, c.cpu); got != c.want {
-			t.Errorf("moreRounds(%d, %v) = %v, want %v", c.m, c.cpu, got, c.want)
+		if got := moreRounds(c.m, c.cpu, c.cycle); got != c.want {
+			t.Errorf("moreRounds(%d, %v, %d) = %v, want %v", c.m, c.cpu, c.cycle, got, c.want)
 		}
+	}
+}
+
+// TestWilliams: over a cycle of the orders, each variant runs at each
+// place of a round equally often, and right after each other variant
+// equally often, for two to five variants; two alternate as before.
+func TestWilliams(t *testing.T) {
+	all := []variant{plain, race, precog, nomaps, base}
+	for n := 2; n <= len(all); n++ {
+		vs := all[:n]
+		rows := williams(vs)
+		if want := map[bool]int{true: n, false: 2 * n}[n%2 == 0]; len(rows) != want {
+			t.Errorf("%d variants: a cycle of %d rounds, want %d", n, len(rows), want)
+		}
+		place := map[[2]int]int{}
+		after := map[[2]variant]int{}
+		for _, row := range rows {
+			if !slices.Equal(slices.Sorted(slices.Values(row)), vs) {
+				t.Fatalf("%d variants: round %v does not run each once", n, row)
+			}
+			for i, v := range row {
+				place[[2]int{int(v), i}]++
+				if i > 0 {
+					after[[2]variant{row[i-1], v}]++
+				}
+			}
+		}
+		for _, v := range vs {
+			for i := range n {
+				if got := place[[2]int{int(v), i}]; got != len(rows)/n {
+					t.Errorf("%d variants: %s at place %d in %d rounds of %d, want %d", n, variantNames[v], i, got, len(rows), len(rows)/n)
+				}
+			}
+			for _, u := range vs {
+				if got := after[[2]variant{u, v}]; u != v && got != len(rows)/n {
+					t.Errorf("%d variants: %s right after %s %d times, want %d", n, variantNames[v], variantNames[u], got, len(rows)/n)
+				}
+			}
+		}
+	}
+	if got := williams([]variant{plain, precog}); !slices.Equal(got[0], []variant{plain, precog}) || !slices.Equal(got[1], []variant{precog, plain}) {
+		t.Errorf("two variants: %v, want plain, precog then precog, plain", got)
 	}
 }
 
