@@ -405,8 +405,8 @@ func run(ws []workload, log func(string, ...any)) error {
 	if *godebug != "" {
 		gd = ", GODEBUG " + *godebug + " added"
 	}
-	fmt.Printf("\n%s, %s, nproc %d, load average %.2f to %.2f, %d rounds, instrumentation: %s%s.\n",
-		strings.TrimSpace(string(goVersion)), host, nproc(), load.min, load.max, *rounds, map[bool]string{false: "shared accesses", true: "-all"}[*all], gd)
+	fmt.Printf("\n%s, %s, nproc %d, load average %.2f to %.2f, %d rounds or more (-min-cpu %v, -max-rounds %d) after %d warm-up, instrumentation: %s%s.\n",
+		strings.TrimSpace(string(goVersion)), host, nproc(), load.min, load.max, *rounds, *minCPU, *maxRounds, *warmup, map[bool]string{false: "shared accesses", true: "-all"}[*all], gd)
 	for _, r := range results {
 		if r.err != nil {
 			return errors.New("some workloads failed")
