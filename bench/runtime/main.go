@@ -52,7 +52,7 @@
 // -maps=false leaves the nomaps variant out (a third less time), and
 // -tracedir puts the traces elsewhere than the temporary directory (a
 // tmpfs, say). To compare two builds of precog in one run, build the
-// first with -keep DIR (from its own tree; -rounds 1 is enough), then run
+// first with -keep DIR (from its own tree; -rounds 0 only builds), then run
 // the second with -base DIR: the first's precog binaries run as variant
 // base in every round, and the table adds base/plain and precog/base. The page faults column is the minor faults of the test
 // binary (wait4's rusage): a mapped trace faults once per page it grows.
