@@ -269,6 +269,28 @@ func TestUninitAtomic(t *testing.T) {
 4 g=2 Begin parent=1
 5 g=2 AtomicLoad site=42 addr=0x100 value=1
 `, sites, Options{}))
+	// A subtest that T.Run started for code precog does not instrument
+	// (a Begin naming its parent, no Fork) stores the pointer; its parent
+	// loads it after Run returned. hb joins the subtest at the load
+	// itself, whose clock without its own acquire still holds it
+	// (Graph.Joined): silent. Reported when another goroutine the parent
+	// started (and did not wait for) stores it.
+	const run = `
+1 g=1 Begin parent=none
+2 g=2 Begin parent=1
+3 g=2 AtomicStore site=40 addr=0x100 value=1
+4 g=2 End
+%s
+`
+	expect(t, check(t, fmt.Sprintf(run, "5 g=1 AtomicLoad site=42 addr=0x100 value=1"), sites, Options{}))
+	expect(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=2 AtomicStore site=40 addr=0x100 value=1
+5 g=2 End
+6 g=1 AtomicLoad site=42 addr=0x100 value=1
+`, sites, Options{}), "con-uninit k.go:42(read) k.go:40(init)")
 }
 
 var uninitSites = []site{
