@@ -254,6 +254,10 @@ type Result struct {
 	// Unlisted has a line for each package whose test binary built but
 	// failed to list its tests (record.Index.Unlisted): not tested.
 	Unlisted []string
+	// NotBuilt has a line for each package whose test binary the build's
+	// share of -deadline (Options.Deadline) stopped before it was linked
+	// (record.Index.NotBuilt): not tested either.
+	NotBuilt []string
 	Stats    Stats
 	// unforced are the IDs of the failures (kinds crash and test-failed)
 	// that only runs with no order forced showed, the unperturbed
@@ -580,6 +584,9 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(vetIDs), vetIDs
 	}
 	res.Broken, res.Unlisted = inst.Broken, ix.Unlisted
+	for _, p := range ix.NotBuilt {
+		res.NotBuilt = append(res.NotBuilt, fmt.Sprintf("package %s: its test binary was not linked within %s", p, shareName("the build", ro.BuildLimit)))
+	}
 	return res, stopped
 }
 
@@ -632,72 +639,79 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 		vet = newVetState(o.Static)
 	}
 	var all []finding.Finding
-	total := 0
-	for _, p := range ix.Packages {
-		total += len(p.Tests)
-	}
+	order := detectionOrder(ix, o.maxTraceBytes())
+	total := len(order)
 	o.interrupted = new(atomic.Bool)
 	defer context.AfterFunc(ctx, func() { o.interrupted.Store(true) })()
-packages:
+	// The packages analysed: those without a recorded test (nothing to
+	// analyse) and those whose first test detection began.
+	begun := make(map[*record.Package]bool)
 	for _, p := range ix.Packages {
-		res.Stats.Packages++
-		for _, t := range p.Tests {
-			if err := context.Cause(ctx); err != nil {
-				// Interrupted: what was found so far is the result
-				// (Run), and the note says what it is not.
-				res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the others not; no finding validated", err, res.Stats.Tests, total))
-				break packages
-			}
-			res.Stats.Tests++
-			progress.line(detectingLine(res.Stats.Tests, total, p.ImportPath, t, o.maxTraceBytes()))
-			name := p.ImportPath + "." + t.Name
-			runs := []runFile{{n: 0, trace: t.Trace, log: t.Log, outcome: t.Outcome, broken: t.Broken}}
-			for _, r := range t.Runs {
-				runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
-			}
-			c, cheapFailed := cheap.failure(name)
-			tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet, budget: whole}
-			if cheapFailed {
-				tf.cheap = c.outcome
-			}
-			fs, err, abandoned := detectAbandonable(ctx, tf, runs, sites, o, res, forced)
-			if abandoned && ctx.Err() == nil {
-				// At the end of detection's share of the deadline:
-				// the tests after it are counted as not analysed by a
-				// budget of their own, since the abandoned analysis
-				// still counts in whole.
-				res.Notes = append(res.Notes, fmt.Sprintf("%s: its analysis abandoned at the end of %v (an in-memory checker had not stopped %v after it); the findings of its runs are missed",
-					name, o.cut, abandonGrace))
-				whole = &overBudget{clock: o.detectClock(), tests: make(map[string]bool)}
-				continue
-			}
-			if abandoned {
-				// The test's analysis goes on, on its own goroutine,
-				// touching only its own state and whole's, until the
-				// process exits; vet keeps what the tests before it
-				// showed (vetState.hits).
-				res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the analysis of %s abandoned (an in-memory checker had not stopped %v after it), the others not analysed; no finding validated",
-					context.Cause(ctx), res.Stats.Tests-1, total, name, abandonGrace))
-				whole = nil
-				break packages
-			}
-			if err != nil {
-				return nil, err
-			}
-			if cheapFailed && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
-				// Only the cheap run failed: its failure is the
-				// finding, which the recorded runs could not show.
-				if crash := c.finding(name, "CFP's cheap run (the recorded run passed)", user); crash != nil {
-					fs = append(fs, *crash)
-					res.unforced[crash.ID] = true
-				}
-			}
-			all = append(all, fs...)
-			for _, f := range fs {
-				ids[f.ID] = true
-			}
-			progress.update(func(p *Progress) { p.Findings = len(ids) })
+		if len(p.Tests) == 0 {
+			res.Stats.Packages++
 		}
+	}
+	for _, pt := range order {
+		p, t := pt.p, pt.t
+		if err := context.Cause(ctx); err != nil {
+			// Interrupted: what was found so far is the result
+			// (Run), and the note says what it is not.
+			res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the others not; no finding validated", err, res.Stats.Tests, total))
+			break
+		}
+		if !begun[p] {
+			begun[p] = true
+			res.Stats.Packages++
+		}
+		res.Stats.Tests++
+		progress.line(detectingLine(res.Stats.Tests, total, p.ImportPath, t, o.maxTraceBytes()))
+		name := p.ImportPath + "." + t.Name
+		runs := []runFile{{n: 0, trace: t.Trace, log: t.Log, outcome: t.Outcome, broken: t.Broken}}
+		for _, r := range t.Runs {
+			runs = append(runs, runFile{n: r.N, trace: r.Trace, log: r.Log, outcome: r.Outcome, broken: r.Broken, forced: r.Forced, plan: r.Plan})
+		}
+		c, cheapFailed := cheap.failure(name)
+		tf := testFiles{dir: dir, name: name, importPath: p.ImportPath, pkgDir: p.Dir, user: user, vet: vet, budget: whole}
+		if cheapFailed {
+			tf.cheap = c.outcome
+		}
+		fs, err, abandoned := detectAbandonable(ctx, tf, runs, sites, o, res, forced)
+		if abandoned && ctx.Err() == nil {
+			// At the end of detection's share of the deadline:
+			// the tests after it are counted as not analysed by a
+			// budget of their own, since the abandoned analysis
+			// still counts in whole.
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: its analysis abandoned at the end of %v (an in-memory checker had not stopped %v after it); the findings of its runs are missed",
+				name, o.cut, abandonGrace))
+			whole = &overBudget{clock: o.detectClock(), tests: make(map[string]bool)}
+			continue
+		}
+		if abandoned {
+			// The test's analysis goes on, on its own goroutine,
+			// touching only its own state and whole's, until the
+			// process exits; vet keeps what the tests before it
+			// showed (vetState.hits).
+			res.Notes = append(res.Notes, fmt.Sprintf("%v during detection: %d of the %d recorded tests analysed, the analysis of %s abandoned (an in-memory checker had not stopped %v after it), the others not analysed; no finding validated",
+				context.Cause(ctx), res.Stats.Tests-1, total, name, abandonGrace))
+			whole = nil
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if cheapFailed && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
+			// Only the cheap run failed: its failure is the
+			// finding, which the recorded runs could not show.
+			if crash := c.finding(name, "CFP's cheap run (the recorded run passed)", user); crash != nil {
+				fs = append(fs, *crash)
+				res.unforced[crash.ID] = true
+			}
+		}
+		all = append(all, fs...)
+		for _, f := range fs {
+			ids[f.ID] = true
+		}
+		progress.update(func(p *Progress) { p.Findings = len(ids) })
 	}
 	if cheap != nil {
 		// A test that failed in its cheap run and was not recorded
@@ -824,17 +838,50 @@ func (s *Stats) add(t Stats) {
 	s.Events += t.Events
 }
 
+// A packageTest is a test of a recording and its package.
+type packageTest struct {
+	p *record.Package
+	t *record.Test
+}
+
+// detectionOrder returns the tests of ix in the order detection analyses
+// them: the recording's, but with the tests that have a trace over
+// maxBytes (-max-trace) after all the others. Such a trace gets the race
+// check alone, streamed, which can take minutes on one run; first, it
+// would spend a share of -deadline or -detect-budget that the other tests
+// then lack (jaeger-client-go: one 172 MiB trace took detection's whole
+// share, and 51 of 66 runs were not analysed).
+func detectionOrder(ix *record.Index, maxBytes int64) []packageTest {
+	var within, over []packageTest
+	for _, p := range ix.Packages {
+		for _, t := range p.Tests {
+			if maxBytes > 0 && largestTrace(t) > maxBytes {
+				over = append(over, packageTest{p, t})
+			} else {
+				within = append(within, packageTest{p, t})
+			}
+		}
+	}
+	return append(within, over...)
+}
+
+// largestTrace is the size of t's largest trace, of its recorded run and
+// its perturbed runs.
+func largestTrace(t *record.Test) int64 {
+	size := t.Bytes
+	for _, r := range t.Runs {
+		size = max(size, r.Bytes)
+	}
+	return size
+}
+
 // detectingLine is the progress line of detection in test t, the n-th of
 // the of tests of the recording: a trace over -max-trace gets the race checker alone, streamed, and
 // can take minutes (smux's 185 MiB TestParallel: 95 s of CPU), so the
 // line says so.
 func detectingLine(n, of int, pkg string, t *record.Test, maxBytes int64) string {
 	line := fmt.Sprintf("detecting [%d/%d] %s %s", n, of, pkg, t.Name)
-	size := t.Bytes
-	for _, r := range t.Runs {
-		size = max(size, r.Bytes)
-	}
-	if maxBytes > 0 && size > maxBytes {
+	if size := largestTrace(t); maxBytes > 0 && size > maxBytes {
 		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check only, streamed)", float64(size)/(1<<20))
 	}
 	return line

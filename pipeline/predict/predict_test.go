@@ -862,6 +862,47 @@ func TestDetectCut(t *testing.T) {
 	}
 }
 
+// TestDetectOverLimitLast checks that the tests with a trace over
+// -max-trace are analysed after the others, whatever the recording's
+// order, so that a share of the deadline that ends after one test's
+// analysis is spent on a test within the limit: TestA, first in the
+// recording, says its trace is over the limit (the index's size, which
+// orders detection; the file itself is small and read whole), and the
+// share ends as the first analysis ends. The control: without a limit,
+// the recording's order.
+func TestDetectOverLimitLast(t *testing.T) {
+	for _, tc := range []struct {
+		max        int64
+		first      string
+		found      string // the test whose race is found
+		notesAbout string // the test the cut's note counts as not analysed
+	}{
+		{1 << 20, "example.com/b.TestB", "example.com/b.TestB", "example.com/a.TestA"},
+		{-1, "example.com/a.TestA", "example.com/a.TestA", "example.com/b.TestB"},
+	} {
+		dir, ix := twoTests(t)
+		ix.Packages[0].Tests[0].Bytes = 1 << 30
+		ix.Packages[1].Tests[0].Bytes = 1 << 10
+		ix.Packages = append(ix.Packages, &record.Package{ImportPath: "example.com/c"}) // no test recorded: counted all the same
+		c := startCut(time.Hour)
+		var order []string
+		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: tc.max, cut: c, analysed: func(test string) {
+			if order = append(order, test); len(order) == 1 {
+				c.fire()
+			}
+		}})
+		c.stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := testKinds(res)
+		if len(order) == 0 || order[0] != tc.first || got[tc.found+" "+finding.Race] == 0 || got[tc.notesAbout+" "+finding.Race] != 0 || res.Stats.Skipped != 1 || res.Stats.Packages != 3 {
+			t.Errorf("-max-trace %d: analysed %q, findings %v, skipped %d, %d packages; want %s first, its race alone, 1 skipped, 3 packages",
+				tc.max, order, got, res.Stats.Skipped, res.Stats.Packages, tc.first)
+		}
+	}
+}
+
 // TestDetectCutAbandoned checks that a test whose analysis does not stop
 // at the end of detection's share is abandoned after abandonGrace, with
 // a note naming it, and that detection goes on to count the tests after

@@ -3,6 +3,7 @@ package results_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,6 +32,64 @@ func TestJudgeBroken(t *testing.T) {
 		if s.Exit != tc.want {
 			t.Errorf("broken %q, %s finding: exit %d, want %d", tc.broken, tc.fs[0].Status, s.Exit, tc.want)
 		}
+	}
+}
+
+// TestNotBuilt: a package whose test binary the build's share of
+// -deadline did not link was not tested, as one that does not build: the
+// job fails with 1 unless a confirmed finding makes it 3, the summary has
+// a "not tested:" line for it and counts it with the other reasons, and
+// merged shards, each cut by its own bound, name it once.
+func TestNotBuilt(t *testing.T) {
+	const line = "package p: its test binary was not linked within the build's share of -deadline (5m0s)"
+	for _, tc := range []struct {
+		status finding.Status
+		want   int
+	}{
+		{finding.Predicted, cli.ExitError},
+		{finding.Confirmed, cli.ExitFindings},
+	} {
+		s := &results.Summary{NotBuilt: []string{line}}
+		s.Judge([]finding.Finding{{ID: "a", Status: tc.status}}, nil, "", "confirmed")
+		if s.Exit != tc.want {
+			t.Errorf("not built, %s finding: exit %d, want %d", tc.status, s.Exit, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		s    results.Summary
+		want []string
+	}{
+		{results.Summary{Tests: 1, NotBuilt: []string{line}}, []string{"not tested: " + line + "\n", "(1 package not tested: it was not built in time)"}},
+		{results.Summary{Tests: 1, Broken: []string{"package b: b.go:1:1: x"}, NotBuilt: []string{line, "package q: ..."}},
+			[]string{"not tested: " + line + "\n", "not tested: package b: b.go:1:1: x\n", "(3 packages not tested: 1 does not build, 2 were not built in time)"}},
+		{results.Summary{Tests: 1, Broken: []string{"package b: x", "package c: x"}}, []string{"(2 packages not tested: they do not build)"}},
+	} {
+		var b strings.Builder
+		results.WriteText(&b, &tc.s)
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("summary %+v:\n%s\nlacks %q", tc.s, b.String(), w)
+			}
+		}
+	}
+
+	shard := func(i int, notBuilt ...string) *results.Dir {
+		return &results.Dir{Path: fmt.Sprintf("s%d", i), Summary: &results.Summary{Version: results.Version, Dir: "/m", Patterns: []string{"./..."}, Shard: fmt.Sprintf("%d/3", i), Tests: 1, NotBuilt: notBuilt}}
+	}
+	m, fs, _, err := results.Merge([]*results.Dir{shard(1, line), shard(2), shard(3, strings.Replace(line, "5m0s", "4m0s", 1), "package q: ...")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Judge(fs, nil, "", "confirmed")
+	if want := []string{line, "package q: ..."}; !slices.Equal(m.NotBuilt, want) || m.Exit != cli.ExitError {
+		t.Errorf("merged: not built %q, exit %d; want %q, 1", m.NotBuilt, m.Exit, want)
+	}
+	m, fs, _, err = results.Merge([]*results.Dir{shard(1), shard(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Judge(fs, nil, "", "confirmed"); len(m.NotBuilt) != 0 || m.Exit != cli.ExitOK {
+		t.Errorf("shards that built everything: not built %q, exit %d; want none, 0", m.NotBuilt, m.Exit)
 	}
 }
 

@@ -139,6 +139,12 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 				m.Unlisted = append(m.Unlisted, u)
 			}
 		}
+		for _, n := range s.NotBuilt { // each shard's own build: a package once, with the first shard's bound
+			pkg, _, _ := strings.Cut(n, ":")
+			if !slices.ContainsFunc(m.NotBuilt, func(l string) bool { return strings.HasPrefix(l, pkg+":") }) {
+				m.NotBuilt = append(m.NotBuilt, n)
+			}
+		}
 		m.Targeted += s.Targeted
 		m.Reversed += s.Reversed
 		m.Events += s.Events

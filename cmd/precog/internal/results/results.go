@@ -126,6 +126,11 @@ type Summary struct {
 	// its first line of output; they make the exit status 1 too, as go
 	// test fails such a package.
 	Unlisted []string `json:"unlisted,omitempty"`
+	// NotBuilt are the packages not tested because the build's share of
+	// -deadline ended before their test binary was linked, a line each;
+	// they make the exit status 1 too: a nightly job that tested only
+	// part of the module does not pass as if it had tested it all.
+	NotBuilt []string `json:"notBuilt,omitempty"`
 	// Targeted counts the runs forced by targeted perturbation, Reversed
 	// those that reversed their pair.
 	Targeted    int     `json:"targeted,omitempty"`
@@ -190,7 +195,7 @@ func FromResult(res *predict.Result, dir string, patterns []string, runs int) (*
 		Version: Version, Dir: dir, Patterns: patterns,
 		Findings: len(res.Findings), RunFindings: len(res.Runtime()), RunSites: groups(res.Runtime()), Statuses: map[finding.Status]int{}, Validated: s.Statuses != nil,
 		Vet: s.Vet, VetIDs: s.VetIDs,
-		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Alone: s.Alone, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, RecordLimit: s.RecordLimit, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken, Unlisted: res.Unlisted,
+		Packages: s.Packages, Tests: s.Tests, RunsEach: runs, Runs: s.Runs, FailedRuns: s.FailedRuns, Skipped: s.Skipped, Alone: s.Alone, NotRecorded: s.NotRecorded, RecordStopped: s.RecordStopped, RecordLimit: s.RecordLimit, Streamed: s.Streamed, Stopped: s.Stopped, Broken: res.Broken, Unlisted: res.Unlisted, NotBuilt: res.NotBuilt,
 		Targeted: s.Targeted, Reversed: s.Reversed,
 		Events: s.Events, Reports: s.Reports, Duplication: res.Duplication(),
 		RecordNs: s.Record, DetectNs: s.Detect, ValidateNs: s.Validate,
@@ -271,7 +276,7 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 	switch {
 	case len(s.Failing) > 0:
 		s.Exit = cli.ExitFindings
-	case len(s.Broken) > 0 || len(s.Unlisted) > 0 || s.Error != "" || s.Interrupted != "":
+	case len(s.Broken) > 0 || len(s.Unlisted) > 0 || len(s.NotBuilt) > 0 || s.Error != "" || s.Interrupted != "":
 		s.Exit = cli.ExitError // go test's status for a package whose build failed
 	}
 }

@@ -3,11 +3,11 @@ package results
 import (
 	"cmp"
 	"fmt"
-	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/detect/finding"
 )
 
@@ -30,7 +30,7 @@ func WriteText(w io.Writer, s *Summary) {
 	for _, e := range s.InternalErrors {
 		fmt.Fprintln(w, e)
 	}
-	for _, b := range slices.Concat(s.Broken, s.Unlisted) {
+	for _, b := range slices.Concat(s.Broken, s.Unlisted, s.NotBuilt) {
 		fmt.Fprintln(w, "not tested: "+b)
 	}
 	fmt.Fprintf(w, "%d %s", s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"))
@@ -68,14 +68,7 @@ func WriteText(w io.Writer, s *Summary) {
 	case s.RecordStopped > 0:
 		fmt.Fprintf(w, " (%d %s stopped, over %s)", s.RecordStopped, cli.Plural(s.RecordStopped, "test", "tests"), limit)
 	}
-	switch b, u := len(s.Broken), len(s.Unlisted); {
-	case b > 0 && u > 0:
-		fmt.Fprintf(w, " (%d packages not tested: %d %s not build, %d failed to list %s tests)", b+u, b, cli.Plural(b, "does", "do"), u, cli.Plural(u, "its", "their"))
-	case b > 0:
-		fmt.Fprintf(w, " (%d %s not tested: %s not build)", b, cli.Plural(b, "package", "packages"), cli.Plural(b, "it does", "they do"))
-	case u > 0:
-		fmt.Fprintf(w, " (%d %s not tested: %s to list %s tests)", u, cli.Plural(u, "package", "packages"), "failed", cli.Plural(u, "its", "their"))
-	}
+	writeNotTested(w, len(s.Broken), len(s.Unlisted), len(s.NotBuilt))
 	if len(s.Merged) > 0 {
 		fmt.Fprintf(w, " (summed over %d shards)", len(s.Merged))
 	}
@@ -107,4 +100,35 @@ func WriteText(w io.Writer, s *Summary) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeNotTested writes the summary line's count of the packages not
+// tested: b that do not build, u whose tests failed to list, n whose test
+// binary the build's share of -deadline did not link. One reason reads
+// "(2 packages not tested: they do not build)", several "(3 packages not
+// tested: 2 do not build, 1 failed to list its tests)".
+func writeNotTested(w io.Writer, b, u, n int) {
+	reasons := []struct {
+		n         int
+		one, many string // the verb for one package and for several
+	}{
+		{b, "does not build", "do not build"},
+		{u, "failed to list its tests", "failed to list their tests"},
+		{n, "was not built in time", "were not built in time"},
+	}
+	var why []string
+	for _, r := range reasons {
+		if r.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", r.n, cli.Plural(r.n, r.one, r.many)))
+		}
+	}
+	t := b + u + n
+	switch len(why) {
+	case 0:
+		return
+	case 1:
+		_, verb, _ := strings.Cut(why[0], " ")
+		why[0] = cli.Plural(t, "it ", "they ") + verb
+	}
+	fmt.Fprintf(w, " (%d %s not tested: %s)", t, cli.Plural(t, "package", "packages"), strings.Join(why, ", "))
 }

@@ -336,7 +336,9 @@ atomic load's store; a goroutine whose match comes later is marked
 unsettled and its races are withheld, and counted in the note. Such a run
 is not skipped for -max-goroutines: its stream stops at the goroutine past
 the limit, and the races found before it are reported, with a note.
-CFP's cheap run measures no coverage on a trace over -max-trace, so its
+The tests with such a run are analysed after all the others, so that a
+budget or a share of -deadline is spent on the tests within the limit
+first. CFP's cheap run measures no coverage on a trace over -max-trace, so its
 recording stops there (the test runs on), with a note.
 
 A recorded run's trace file stops growing at -max-record (1024 MiB): the
@@ -379,7 +381,8 @@ and processor time, so on a loaded machine they end later in wall time
 than they say, and the build is in none of them. With it the test
 binaries are built first, in at most half of the time left (a build
 still running then is stopped, the packages linked by then are recorded,
-and a note counts the others), and then each stage, as it begins, gets a
+and each of the others gets a "not tested:" line and makes the exit
+status 1, as a package that does not build), and then each stage, as it begins, gets a
 share of the time left then, within its own budget: recording two
 fifths, less the time a test it stops may run on (30s, or a quarter of
 the two fifths if that is less); detection half of what
@@ -492,8 +495,9 @@ Exit status
 	   with the first error for each; when none builds, that line is
 	   the only output; the same for a package whose test binary
 	   fails to list its tests (a TestMain that exits for want of its
-	   environment); or -deadline stopped the run (no confirmed
-	   findings so far)
+	   environment), or whose test binary the build's share of
+	   -deadline did not link; or -deadline stopped the run (no
+	   confirmed findings so far)
 	130, 131, 143  interrupted by SIGINT, SIGQUIT, SIGTERM
 
 The default, -fail-on=confirmed, fails a nightly job on facts only: a
