@@ -139,10 +139,17 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 		return append(orders, between(ev, rp, "the dereference between the nil store and its goroutine's next store")...), nil
 	case "con-uninit":
 		// ConMem-v: hold every initializing write back until the read
-		// ran; for a WaitGroup, the Done before the Adds.
+		// ran; for a WaitGroup, the Done before the Adds, or the Wait
+		// before the Add that starts the count: the Wait finds the
+		// counter at zero and returns, and its goroutine goes on while
+		// the work the Add counts runs (or the Add lands as it wakes,
+		// and Wait panics).
 		use, init, what := "read", "init", "the read before the initializing write"
-		if len(ev["done"]) > 0 {
+		switch {
+		case len(ev["done"]) > 0:
 			use, init, what = "done", "add", "the Done before the Add"
+		case len(ev["wait"]) > 0:
+			use, init, what = "wait", "add", "the Wait before the Add"
 		}
 		r, err := one(use)
 		if err != nil {

@@ -58,6 +58,12 @@ func TestOrders(t *testing.T) {
 			want: [][]plan.Edge{{{Before: pt(1, 3, 0), After: pt(0, 7, 0)}}},
 		},
 		{
+			name: "wait group: the Wait before the Add that starts the count",
+			f:    finding.Finding{Kind: "con-uninit"},
+			w:    finding.Witness{Events: []finding.Event{ev("wait", 0, 24, 0, 9), ev("add", 3, 29, 0, 4)}},
+			want: [][]plan.Edge{{{Before: pt(0, 24, 0), After: pt(3, 29, 0)}}},
+		},
+		{
 			name: "con-closed: two closes",
 			f:    finding.Finding{Kind: "con-closed"},
 			w:    finding.Witness{Events: []finding.Event{ev("close", 1, 3, 0, 4), ev("close", 2, 3, 0, 7)}},
