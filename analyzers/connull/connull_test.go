@@ -106,6 +106,13 @@ func TestFixtures(t *testing.T) {
 		// through a getter that takes none or reloads the field after its
 		// unlock, is reported.
 		"refcount",
+		// A pooled span's clear, reached only from the release whose
+		// decrement returned the count's last value (-1: the creator's
+		// reference uncounted), is silent against the creator's and the
+		// reporter's uses while they hold their references; a use after
+		// the goroutine's own release, a span loaded from a field with
+		// no reference taken, and a clear under `!= -1` are reported.
+		"lastrelease",
 		// A setter that stores its parameter stores nil where a call
 		// passes nil: reported with a reader on another goroutine, or
 		// where the nil call lacks the reader's lock; a setter only ever

@@ -59,6 +59,13 @@
 //     slice's new length, nor at or above its new start. A reader that still holds the old slice, or that
 //     appends to the emptied one while another goroutine clears it, is a
 //     race on the slice that this check does not report.
+//   - the nil store is not reached only from the release whose atomic
+//     decrement of the object's reference count returned its last value
+//     (-1 for a count that starts at 0, 0 for one that starts at 1: a
+//     pool's reset of a released span) while the read is a holder's:
+//     made before its goroutine drops its own reference, on an object it
+//     was handed or took a reference on (see concurrent's lastReleased,
+//     which names what it checks and what it assumes of the count).
 //
 // The MySQL bug behind Fig. 3a of the paper, in Go:
 //

@@ -77,8 +77,16 @@ type Env struct {
 	turns    map[*ssa.Function]*turnFlag
 	// counts holds the package's reference counts and countedRets
 	// memoizes returnsCounted (both nil until first asked).
-	counts      map[sharedloc.Loc]bool
-	countedRets map[countedKey]bool
+	counts map[sharedloc.Loc]bool
+	// countInits holds the constants stored to each count when its
+	// object is built or re-initialized, countInitBad the counts with a
+	// store of another value (see lastValue); valueFree memoizes
+	// calledOnly, holders holderUse.
+	countInits   map[sharedloc.Loc][]int64
+	countInitBad map[sharedloc.Loc]bool
+	valueFree    map[*ssa.Function]bool
+	holders      map[holderKey]bool
+	countedRets  map[countedKey]bool
 	// keeps memoizes releasesNothing.
 	keeps map[*ssa.Function]bool
 	// bases holds the points-to analysis's clones of the objects the
@@ -162,7 +170,9 @@ type Safe func(p Pair) bool
 // code that does not run within that call (see starterLocks). Nor does an access
 // on the branch where the decrement of its object's reference count
 // returned 0 meet one made on that branch too, or while its goroutine
-// holds a reference to its object (countedApart).
+// holds a reference to its object (countedApart), nor, in a context that
+// reaches it only through the branch of the last release of its
+// object's count, an access and a use by a holder (lastReleased).
 //
 // A pair that the locks of every context would leave unprotected is
 // judged again with the locks of its two contexts alone (see
@@ -229,6 +239,9 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					}
 					if e.Order.JoinedInCaller(ca, b.Instr, cb) || e.Order.JoinedInCaller(cb, a.Instr, ca) {
 						continue // joined within a call the Caller makes while not running the other
+					}
+					if e.lastReleased(a, b, cb) || e.lastReleased(b, a, ca) {
+						continue // one runs after the last release, the other holds a reference
 					}
 					if !e.Spend() {
 						return Pair{}, false

@@ -202,6 +202,9 @@ func (e *Env) refCounts() map[sharedloc.Loc]bool {
 	inc := make(map[sharedloc.Loc]bool)
 	dec := make(map[sharedloc.Loc]bool)
 	bad := make(map[sharedloc.Loc]bool)
+	stores := make(map[sharedloc.Loc]bool) // counts with an atomic store
+	e.countInits = make(map[sharedloc.Loc][]int64)
+	e.countInitBad = make(map[sharedloc.Loc]bool)
 	for _, fn := range e.Goroutines.Funcs() {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
@@ -218,7 +221,12 @@ func (e *Env) refCounts() map[sharedloc.Loc]bool {
 						continue
 					}
 					switch op, delta := atomicCountOp(r, fa); {
-					case op == "Load", initStore(r, fa):
+					case op == "Load":
+					case initStore(r, fa):
+						e.noteInit(l, r.(*ssa.Store).Val)
+					case op == "Store":
+						stores[l] = true
+						e.noteInit(l, r.(*ssa.Call).Call.Args[1])
 					case op == "Add" && delta == 1:
 						inc[l] = true
 					case op == "Add" && delta == -1:
@@ -232,6 +240,9 @@ func (e *Env) refCounts() map[sharedloc.Loc]bool {
 	}
 	e.counts = make(map[sharedloc.Loc]bool)
 	for l := range inc {
+		if stores[l] && (e.countInitBad[l] || slices.ContainsFunc(e.countInits[l], func(v int64) bool { return v != e.countInits[l][0] })) {
+			continue // an atomic store of another value than its start: not a count
+		}
 		if dec[l] && !bad[l] {
 			e.counts[l] = true
 		}
@@ -263,7 +274,7 @@ func countType(t types.Type) bool {
 
 // atomicCountOp classifies r, a use of the count's address addr: "Load"
 // for a sync/atomic load, "Add" with the constant added for an add of a
-// constant; "" for anything else.
+// constant, "Store" for a store of a constant; "" for anything else.
 func atomicCountOp(r ssa.Instruction, addr ssa.Value) (string, int) {
 	call, ok := r.(*ssa.Call)
 	if !ok {
@@ -294,6 +305,10 @@ func atomicOp(cc *ssa.CallCommon, addr ssa.Value) (string, int) {
 	switch {
 	case strings.HasPrefix(rest, "Load") && len(args) == 1:
 		return "Load", 0
+	case strings.HasPrefix(rest, "Store") && len(args) == 2:
+		if c, ok := args[1].(*ssa.Const); ok && c.Value != nil && c.Value.Kind() == constant.Int {
+			return "Store", 0
+		}
 	case strings.HasPrefix(rest, "Add") && len(args) == 2:
 		c, ok := args[1].(*ssa.Const)
 		if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
@@ -304,6 +319,22 @@ func atomicOp(cc *ssa.CallCommon, addr ssa.Value) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// noteInit records v, stored to the count l as its object is built or
+// re-initialized (see lastValue).
+func (e *Env) noteInit(l sharedloc.Loc, v ssa.Value) {
+	c, ok := v.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
+		e.countInitBad[l] = true
+		return
+	}
+	x, exact := constant.Int64Val(c.Value)
+	if !exact {
+		e.countInitBad[l] = true
+		return
+	}
+	e.countInits[l] = append(e.countInits[l], x)
 }
 
 func isZeroConst(v ssa.Value) bool {
