@@ -538,6 +538,9 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 	if logs(call) && model.BubbleTests(test) != nil {
 		return nil, nil, false // the log goes to the test blocked in synctest.Test
 	}
+	if c.beforeOrHung(call.(*ssa.Call), g) {
+		return nil, nil, false // before the test's wait for its success send, or the test never returns
+	}
 	flow := c.env.Goroutines.Flow
 	for _, tc := range c.env.Goroutines.Of(test) {
 		for _, ret := range ssaflow.Returns(test) {

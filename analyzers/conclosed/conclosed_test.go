@@ -43,6 +43,14 @@ func TestFixtures(t *testing.T) {
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",
+		// A goroutine whose t.Error path skips its one send on a channel
+		// the test receives from on every path to its return (or to a
+		// call that may end it) runs that t.Error before the test
+		// returns, or the test never returns; a test that may return
+		// without receiving, a send before the t.Error, a helper that
+		// may end the test after the go statement and a goroutine
+		// started in a loop are reported.
+		"successsend",
 		// A channel made for the object its call made, and closed only by
 		// that call (in its body or a deferred closure), is not closed by
 		// two goroutines at once; a channel shared by every object, and a

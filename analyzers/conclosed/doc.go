@@ -31,7 +31,13 @@
 //     testing/synctest bubble's function sends its Log and Logf to the
 //     test that called synctest.Test, which waits there for every
 //     goroutine of the bubble: those two are not reported for it (its
-//     Error and Fatal still panic once the function has returned).
+//     Error and Fatal still panic once the function has returned). Nor
+//     is a call on a path of the goroutine that no send on its success
+//     channel precedes, when that send is the only one on a channel
+//     its starter made and that the test receives from on every path
+//     to its return (go-kit's testServer: `t.Error(err); return` or
+//     `response <- resp`): the call runs before the send, or the test
+//     never returns.
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)
