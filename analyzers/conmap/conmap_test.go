@@ -21,6 +21,9 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// A value that carries its reply channel: the receiver touches
+		// the map only while the sender waits for the reply.
+		"replyhandoff",
 		// A state per goroutine found through its id in a table: a
 		// number a goroutine stores to a variable it captures hands
 		// nobody the state, nor does a state it stores to a variable

@@ -77,6 +77,27 @@
 //     in a loop: the send the receive took followed some run of the
 //     write), the write's address being the same at every run (see
 //     sentAfterWrite);
+//   - hand-off through a value that carries its reply channel (pion/dtls's
+//     reader and handshake goroutines): goroutine A does x, sends a value
+//     v on ch and at once receives from a channel in a field of v, made
+//     for that send (`s := state{done: make(chan T)}; ch <- s; <-s.done`);
+//     goroutine B receives v and does y before it closes or sends on
+//     v.done (`v := <-ch; y(); close(v.done)`). When A's goroutine makes
+//     every send on ch (each its own ch when its context is Multi; no one
+//     closes ch), and the field's channel goes nowhere but to receives
+//     and to such closes and sends by holders of values received from ch
+//     (stored only into fresh objects, as made channels), B runs y, on
+//     every path of calls up to the receive (up to eight calls), only
+//     while A waits: each run of y follows the send before it and
+//     precedes A's code after the receive, so Ordered answers that the
+//     two never overlap (a direction that depends on the run; see
+//     handoffOrdered), and Before orders y before A's code that no send on
+//     ch may follow on A's goroutine (a deferred close after A's loop; see
+//     heldBefore). A channel that an interface method returns is the one
+//     its callees return, counting only the methods of the types the
+//     interface value holds on B's goroutine (through parameters): a
+//     test's fake of the interface, with a channel of its own, is left out
+//     (see handedLoc);
 //   - testify's Eventually and EventuallyWithT: every run of its
 //     condition, each on a goroutine of its own, one at a time, has
 //     ended when it returns true (Never returns true on a timeout, with a

@@ -53,6 +53,7 @@ const (
 	Flag                    // a flag that keeps one goroutine in flight
 	Atomic                  // an atomic flag found set, set only after the work
 	Bubble                  // testing/synctest.Wait in the bubble that starts the goroutine
+	Handoff                 // a value held between its receive and the close of the reply channel it carries (Ordered only)
 )
 
 func (r Rule) String() string {
@@ -71,6 +72,8 @@ func (r Rule) String() string {
 		return "atomic flag"
 	case Bubble:
 		return "synctest.Wait"
+	case Handoff:
+		return "hand-off"
 	}
 	return fmt.Sprintf("Rule(%d)", int(r))
 }
@@ -110,6 +113,9 @@ type Result struct {
 	reach    map[*ssa.Function]map[*ssa.Function]bool                    // reachableFrom, memoized
 	befores  map[beforeKey]bool                                          // before, memoized
 	recvsOnC map[*goroutines.Context]map[sharedloc.Loc][]ssa.Instruction // recvsOn, memoized
+	holdings map[holdKey][]*holding                                      // holdingsIn, memoized
+	helds    map[heldKey][]*holding                                      // heldAt, memoized
+	hands    map[handKey]bool                                            // handsOff, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -320,16 +326,28 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 	if e, ok := r.gateBefore(a, b); ok {
 		return e, true
 	}
+	if e, ok := r.heldBefore(a, ca, b, cb); ok {
+		return e, true
+	}
 	return Edge{}, false
 }
 
 // Ordered reports whether a and b, in contexts ca and cb, are ordered one
-// way or the other.
+// way or the other: by Before, or by a hand-off through a value that
+// carries its reply channel, which orders each pair of their runs, in a
+// direction that depends on the run (see handoffOrdered).
 func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
 	if e, ok := r.Before(a, ca, b, cb); ok {
 		return e, true
 	}
-	return r.Before(b, cb, a, ca)
+	if e, ok := r.Before(b, cb, a, ca); ok {
+		return e, true
+	}
+	r.index()
+	if e, ok := r.handoffOrdered(a, ca, b, cb); ok {
+		return e, true
+	}
+	return r.handoffOrdered(b, cb, a, ca)
 }
 
 // spawnBefore reports whether a, in ca, happens before the start of every

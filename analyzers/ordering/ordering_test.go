@@ -21,6 +21,7 @@ import (
 //
 //	tag: a before b by wait
 //	tag: b before a by goroutine start
+//	tag: ordered by hand-off
 //	tag: unordered
 //
 // Every pair of contexts of the two calls (other than one context that is
@@ -81,6 +82,8 @@ func runOrder(pass *analysis.Pass) (any, error) {
 						answer = "a before b by " + e.Rule.String()
 					} else if e, ok := ord.Before(mb.call, cb, ma.call, ca); ok {
 						answer = "b before a by " + e.Rule.String()
+					} else if e, ok := ord.Ordered(ma.call, ca, mb.call, cb); ok {
+						answer = "ordered by " + e.Rule.String()
 					}
 					if len(answers) > 0 && answers[len(answers)-1] == answer {
 						continue
@@ -103,7 +106,7 @@ func runOrder(pass *analysis.Pass) (any, error) {
 
 func TestOrdering(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), order,
-		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop")
+		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop", "handoff")
 }
 
 // TestBudget checks that ordering's queries are charged to the package's
