@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/precog-dev/precog/analyzers/budget"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
@@ -40,7 +41,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "callgraph",
 	Doc:        analyzerutil.MustExtractDoc(doc, "callgraph"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/callgraph",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, budget.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return newResult(xcallgraph.New(nil), "") }),
 }
@@ -173,7 +174,7 @@ func Unwrap(fn *ssa.Function) *ssa.Function {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	prog := ssainput.Pkg.Prog
 	initial := cha.CallGraph(prog)
 

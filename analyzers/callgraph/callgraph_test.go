@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 )
 
 // TestCallees checks that Callees gives, for every call site, the callees
@@ -22,10 +23,10 @@ func TestCallees(t *testing.T) {
 	check := &analysis.Analyzer{
 		Name:     "calleescheck",
 		Doc:      "compares Callees with the out-edges of each site",
-		Requires: []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer},
+		Requires: []*analysis.Analyzer{ssabuild.Analyzer, callgraph.Analyzer},
 		Run: func(pass *analysis.Pass) (any, error) {
 			g := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
-			for _, fn := range pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs {
+			for _, fn := range pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA).SrcFuncs {
 				for _, f := range append([]*ssa.Function{fn}, fn.AnonFuncs...) {
 					for _, b := range f.Blocks {
 						for _, instr := range b.Instrs {

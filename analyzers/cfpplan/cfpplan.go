@@ -17,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/postdom"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/internal/analyzerutil"
@@ -37,7 +38,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "cfpplan",
 	Doc:        analyzerutil.MustExtractDoc(doc, "cfpplan"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/cfpplan",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, sharedloc.Analyzer, postdom.Analyzer, budget.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, callgraph.Analyzer, sharedloc.Analyzer, postdom.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{byFn: map[*ssa.Function]*Func{}} }),
 }
@@ -87,7 +88,7 @@ type Result struct {
 func (r *Result) Of(fn *ssa.Function) *Func { return r.byFn[fn] }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
 	shared := pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result)
 	pd := pass.ResultOf[postdom.Analyzer].(*postdom.Result)
@@ -325,7 +326,7 @@ func (p *planner) pre() {
 			inits = append(inits, f.Fn)
 		}
 	}
-	if init := p.pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).Pkg.Func("init"); init != nil {
+	if init := p.pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA).Pkg.Func("init"); init != nil {
 		inits = append(inits, init)
 	}
 	// Everything initialization reaches must start no goroutine and call

@@ -18,6 +18,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -56,7 +57,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	c.waitGroups()
-	c.addsInside(pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA))
+	c.addsInside(pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA))
 	return c.rep.Finish(), nil
 }
 

@@ -51,6 +51,11 @@ func TestFixtures(t *testing.T) {
 		// channel, or a helper that closes before it calls, is
 		// reported.
 		"spawnerdone",
+		// A read after a select whose other case, a timeout, calls
+		// testify's require.Fail or FailNow (which never return on a
+		// *testing.T): silent; a timeout that logs, or a require check
+		// that returns, is reported.
+		"failnow",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

@@ -18,6 +18,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/spawnfacts"
@@ -32,7 +33,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "goroutines",
 	Doc:        analyzerutil.MustExtractDoc(doc, "goroutines"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/goroutines",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, spawnfacts.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, callgraph.Analyzer, spawnfacts.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return newResult(nil, nil) }),
 }
@@ -251,7 +252,7 @@ func MayOverlap(a, b *Context) bool {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
 	b := &builder{
 		pass:   pass,

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 )
 
 // contexts reports, at each source function, the goroutine contexts it
@@ -27,12 +28,12 @@ import (
 var contexts = &analysis.Analyzer{
 	Name:     "contexts",
 	Doc:      "report the goroutine contexts of each function",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer},
 	Run:      runContexts,
 }
 
 func runContexts(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	generated := map[string]bool{}
 	for _, f := range pass.Files {

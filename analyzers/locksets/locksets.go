@@ -20,6 +20,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -35,7 +36,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "locksets",
 	Doc:        analyzerutil.MustExtractDoc(doc, "locksets"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/locksets",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, spawnfacts.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, spawnfacts.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }
@@ -401,7 +402,7 @@ type solver struct {
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	funcs := srcfuncs.Of(ssainput)
 	chanLocks := chanLockCandidates(pass.Pkg, funcs)
 	flagLocks, flagOps := flagLockCandidates(pass.Pkg, funcs)

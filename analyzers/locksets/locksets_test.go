@@ -15,6 +15,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/locksets"
 )
 
@@ -28,7 +29,7 @@ import (
 var held = &analysis.Analyzer{
 	Name:     "held",
 	Doc:      "report the locks held at each call of mark",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, locksets.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, locksets.Analyzer},
 	Run:      runHeld,
 }
 
@@ -44,7 +45,7 @@ func runHeld(pass *analysis.Pass) (any, error) {
 // source functions, with the function it is in.
 func markCalls(pass *analysis.Pass) iter.Seq2[*ssa.Function, *ssa.Call] {
 	return func(yield func(*ssa.Function, *ssa.Call) bool) {
-		for _, fn := range pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs {
+		for _, fn := range pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA).SrcFuncs {
 			for _, b := range fn.Blocks {
 				for _, instr := range b.Instrs {
 					call, ok := instr.(*ssa.Call)
@@ -150,7 +151,7 @@ func TestLockSetOrder(t *testing.T) {
 var heldIn = &analysis.Analyzer{
 	Name:     "heldin",
 	Doc:      "report the locks held at each call of mark per goroutine context",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, locksets.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, locksets.Analyzer},
 	Run:      runHeldIn,
 }
 

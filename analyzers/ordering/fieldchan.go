@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -45,7 +46,7 @@ import (
 // write, which can refuse an order but never make one. The closes keep
 // their own location in fieldClose, for sharedSend.
 func (r *Result) indexFieldCloses(ops *syncOps) {
-	ssainput, ok := r.pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput, ok := r.pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	if !ok {
 		return
 	}

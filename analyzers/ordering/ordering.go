@@ -13,13 +13,13 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/analyzers/spawnfacts"
@@ -34,7 +34,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "ordering",
 	Doc:        analyzerutil.MustExtractDoc(doc, "ordering"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/ordering",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, budget.Analyzer, spawnfacts.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, sharedloc.Analyzer, budget.Analyzer, spawnfacts.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/ordering"
 )
 
@@ -30,7 +31,7 @@ import (
 var order = &analysis.Analyzer{
 	Name:     "order",
 	Doc:      "report whether calls a(tag) happen before calls b(tag)",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, ordering.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, ordering.Analyzer},
 	Run:      runOrder,
 }
 
@@ -40,7 +41,7 @@ type marker struct {
 }
 
 func runOrder(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 	ord := pass.ResultOf[ordering.Analyzer].(*ordering.Result)
 	var as, bs []marker
@@ -117,7 +118,7 @@ func TestOrdering(t *testing.T) {
 func TestBudget(t *testing.T) {
 	checked := 0
 	run := func(pass *analysis.Pass) (any, error) {
-		ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+		ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 		ord := pass.ResultOf[ordering.Analyzer].(*ordering.Result)
 		bud := pass.ResultOf[budget.Analyzer].(*budget.Budget)
@@ -162,7 +163,7 @@ func TestBudget(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), &analysis.Analyzer{
 		Name:     "budgeted",
 		Doc:      "ask ordering queries under a budget",
-		Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, ordering.Analyzer, budget.Analyzer},
+		Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, ordering.Analyzer, budget.Analyzer},
 		Run:      run,
 	}, "budget")
 	if checked != 1 {
@@ -178,7 +179,7 @@ func TestSendBeforeClose(t *testing.T) {
 	want := map[string]bool{"Relay": true, "Looping": false}
 	got := map[string][]bool{}
 	run := func(pass *analysis.Pass) (any, error) {
-		ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+		ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 		ord := pass.ResultOf[ordering.Analyzer].(*ordering.Result)
 		sends, closes := map[string][]ssa.Instruction{}, map[string][]ssa.Instruction{}
@@ -225,7 +226,7 @@ func TestSendBeforeClose(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), &analysis.Analyzer{
 		Name:     "sendclose",
 		Doc:      "ask whether sends happen before closes",
-		Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, ordering.Analyzer},
+		Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, ordering.Analyzer},
 		Run:      run,
 	}, "sendclose")
 	for typ, w := range want {

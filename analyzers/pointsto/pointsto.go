@@ -10,11 +10,11 @@ import (
 
 	"golang.org/x/tools/container/intsets"
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/callgraph"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -26,7 +26,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "pointsto",
 	Doc:        analyzerutil.MustExtractDoc(doc, "pointsto"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/pointsto",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, callgraph.Analyzer, budget.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, callgraph.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{} }),
 }

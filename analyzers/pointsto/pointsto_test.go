@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/pointsto"
 )
 
@@ -18,12 +19,12 @@ import (
 var aliasing = &analysis.Analyzer{
 	Name:     "aliasing",
 	Doc:      "report whether the arguments of each alias call may alias",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, pointsto.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, pointsto.Analyzer},
 	Run:      runAliasing,
 }
 
 func runAliasing(pass *analysis.Pass) (any, error) {
-	ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	pr := pass.ResultOf[pointsto.Analyzer].(*pointsto.Result)
 	for _, fn := range ssainput.SrcFuncs {
 		for _, b := range fn.Blocks {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -28,7 +29,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "postdom",
 	Doc:        analyzerutil.MustExtractDoc(doc, "postdom"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/postdom",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, budget.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, budget.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run:        analyzerutil.Guard(run, func() any { return &Result{trees: map[*ssa.Function]*Tree{}, noReturn: map[*ssa.Function]bool{}} }),
 }
@@ -61,7 +62,7 @@ func (r *Result) Build(fn *ssa.Function, opts Options) *Tree {
 
 func run(pass *analysis.Pass) (any, error) {
 	// SrcFuncs holds the closures too, each after its parent.
-	funcs := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs
+	funcs := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA).SrcFuncs
 	r := &Result{trees: make(map[*ssa.Function]*Tree), noReturn: make(map[*ssa.Function]bool)}
 	isNoReturn := func(f *ssa.Function) bool { return r.noReturn[f] }
 	// A fixed point: a function that calls only functions that never

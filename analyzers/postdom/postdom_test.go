@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/postdom"
 )
 
@@ -21,10 +22,10 @@ import (
 var reach = &analysis.Analyzer{
 	Name:       "reach",
 	Doc:        "report post-dominance of marker calls",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, postdom.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, postdom.Analyzer},
 	ResultType: reflect.TypeFor[[2]any](),
 	Run: func(pass *analysis.Pass) (any, error) {
-		ssainput := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+		ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 		res := pass.ResultOf[postdom.Analyzer].(*postdom.Result)
 		var visit func(fn *ssa.Function)
 		visit = func(fn *ssa.Function) {

@@ -11,11 +11,11 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
@@ -28,7 +28,7 @@ var Analyzer = &analysis.Analyzer{
 	Name:       "sharedloc",
 	Doc:        analyzerutil.MustExtractDoc(doc, "sharedloc"),
 	URL:        "https://pkg.go.dev/github.com/precog-dev/precog/analyzers/sharedloc",
-	Requires:   []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer},
+	Requires:   []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer},
 	ResultType: reflect.TypeFor[*Result](),
 	Run: analyzerutil.Guard(run, func() any {
 		r := &Result{ByLoc: map[Loc][]*Access{}, local: map[*Access]bool{}, shared: map[sharedKey]bool{}}

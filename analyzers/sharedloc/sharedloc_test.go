@@ -5,9 +5,9 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/analysistest"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -21,7 +21,7 @@ import (
 var locality = &analysis.Analyzer{
 	Name:     "locality",
 	Doc:      "report whether each access to a variable or field is local",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, sharedloc.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, sharedloc.Analyzer},
 	Run: func(pass *analysis.Pass) (any, error) {
 		sr := pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result)
 		for _, a := range sr.Accesses {
@@ -47,7 +47,7 @@ var locality = &analysis.Analyzer{
 var sharing = &analysis.Analyzer{
 	Name:     "sharing",
 	Doc:      "report whether the goroutines of a Multi context share each access's object",
-	Requires: []*analysis.Analyzer{buildssa.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
+	Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, sharedloc.Analyzer},
 	Run: func(pass *analysis.Pass) (any, error) {
 		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 		sr := pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result)

@@ -45,10 +45,11 @@ func Checks() []*analysis.Analyzer {
 // reversed logic), which costs minutes on the runtime package.
 func FactsOnly() []*analysis.Analyzer {
 	// ctrlflow's facts say which functions never return (t.Fatal,
-	// log.Fatal, a package's own fatal helpers): buildssa cuts the
-	// control flow after their calls, which the checks' ordering and
-	// lock sets follow. precog vet's driver runs it on every dependency
-	// since the checks require it through buildssa; without it here, a
+	// log.Fatal, a package's own fatal helpers): the checks' SSA form
+	// (ssabuild, as buildssa) cuts the control flow after their calls,
+	// which the checks' ordering and lock sets follow. precog vet's
+	// driver runs it on every dependency since the checks require it
+	// through ssabuild; without it here, a
 	// read after `select { case <-timeout: t.Fatal(...); case <-done: }`
 	// was reported under go vet alone.
 	// The stand-ins require both: go vet turns off every analyzer not

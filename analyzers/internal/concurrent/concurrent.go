@@ -21,12 +21,12 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/ordering"
@@ -38,7 +38,7 @@ import (
 // Requires.
 var Requires = []*analysis.Analyzer{
 	goroutines.Analyzer, sharedloc.Analyzer, locksets.Analyzer, ordering.Analyzer, pointsto.Analyzer, budget.Analyzer,
-	buildssa.Analyzer,
+	ssabuild.Analyzer,
 }
 
 // Env is the view of one package that the checks share.

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -243,7 +244,7 @@ func (e *Env) fieldFact(m map[*types.Var]bool, f *types.Var, compute func(*types
 // packageFuncs returns the functions of the analysed package's source,
 // and its init, which holds the package variables' initializers.
 func (e *Env) packageFuncs() []*ssa.Function {
-	in := e.Pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	in := e.Pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	return append(slices.Clip(srcfuncs.Of(in)), in.Pkg.Func("init"))
 }
 

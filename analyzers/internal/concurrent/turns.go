@@ -11,6 +11,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 )
@@ -136,7 +137,7 @@ func (e *Env) findTurnFlag(fn *ssa.Function) *turnFlag {
 	// its parameter, under the starters' mutex, followed only by the
 	// mutex's release and the return; the flag's address is taken for
 	// nothing else.
-	ssainput := e.Pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
+	ssainput := e.Pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	for _, f := range ssainput.SrcFuncs {
 		for _, b := range f.Blocks {
 			for _, in := range b.Instrs {

@@ -80,7 +80,7 @@ var TestingReports = map[string]bool{}
 // noReturn are the library functions that never return to their caller,
 // by types.Func.FullName: they end the goroutine (runtime.Goexit, which
 // t.Fatal, t.FailNow and t.Skip call) or the program. init adds the
-// testing methods.
+// testing methods and testify's require.Fail and require.FailNow.
 var noReturn = map[string]bool{
 	"os.Exit":               true,
 	"runtime.Goexit":        true,
@@ -116,6 +116,19 @@ func init() {
 			"Skip", "Skipf", "SkipNow"} {
 			TestingReports[recv+m] = true
 		}
+	}
+	// testify's require.Fail, Failf, FailNow and FailNowf (and the
+	// *require.Assertions methods of those names) fail the test without
+	// a condition: each calls t.FailNow after assert's Fail, which
+	// returns false, so on a *testing.T they never return (pion/ice's
+	// `case <-time.After(time.Second): require.FailNow(t, "...")` in a
+	// select whose other case receives from the goroutine's done
+	// channel). assert.Fail and assert.FailNow are left out: assert.Fail
+	// returns, and assert.FailNow returns on a TestingT without a FailNow
+	// method.
+	for _, m := range []string{"Fail", "Failf", "FailNow", "FailNowf"} {
+		noReturn["github.com/stretchr/testify/require."+m] = true
+		noReturn["(*github.com/stretchr/testify/require.Assertions)."+m] = true
 	}
 }
 
