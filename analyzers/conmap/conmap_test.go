@@ -30,6 +30,13 @@ func TestFixtures(t *testing.T) {
 		// that only it reads; one handed through a variable to a sibling
 		// or to the starter is reported.
 		"goroutinestate",
+		// A constructor's object that a state machine of its method
+		// values touches before the constructor returns it is one
+		// invocation's: two goroutines' constructors touch two objects.
+		// Published first (a package variable, a goroutine of the
+		// constructor, a method value kept in it), or taken from a
+		// function that may return an old object, it is reported.
+		"ctorstate", "ctorpublished",
 		// Functions handed to a dependency's task loop, and its onClose,
 		// run one at a time on the loop's goroutine; a write outside the
 		// tasks, and tasks of a loop that spawns them or has two

@@ -69,6 +69,7 @@ type Env struct {
 	spawned map[*goroutines.Context]*spawnInfo
 	// own and ownFields memoize ownObject and ownField.
 	own       map[*sharedloc.Access]ownKey
+	made      madeCache
 	ownFields map[*types.Var]bool
 	// guardFlags memoizes neverCleared.
 	guardFlags map[*types.Var]bool

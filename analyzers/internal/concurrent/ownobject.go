@@ -85,6 +85,9 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 		}
 		obj = fa.X
 	}
+	if k, ok := e.madeInKey(a, obj); ok {
+		return k
+	}
 	var root ssa.Value
 	switch o := obj.(type) {
 	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:

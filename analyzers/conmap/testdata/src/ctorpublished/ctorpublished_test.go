@@ -1,0 +1,11 @@
+package ctorpublished
+
+import "testing"
+
+func TestGlobal(t *testing.T) { RaceGlobal() }
+
+func TestWatched(t *testing.T) { NewWatched() }
+
+func TestEscaped(t *testing.T) { RaceEscaped() }
+
+func TestPooled(t *testing.T) { RacePooled() }

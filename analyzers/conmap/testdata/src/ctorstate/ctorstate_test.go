@@ -1,0 +1,5 @@
+package ctorstate
+
+import "testing"
+
+func TestRedial(t *testing.T) { Redial() }
