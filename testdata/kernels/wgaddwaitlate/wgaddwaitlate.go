@@ -33,7 +33,7 @@ func Crawl(links []string, fetch func(string) int) []int {
 		}()
 	}
 	time.Sleep(20 * time.Millisecond) // preparing the result
-	wg.Wait() // may return before any Add // want `may return before`
+	wg.Wait()                         // may return before any Add // want `may return before`
 	mu.Lock()
 	defer mu.Unlock()
 	return sizes
