@@ -2,12 +2,16 @@ package suite_test
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
 
+	"github.com/precog-dev/precog/analyzers/cfpplan"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/limits"
 	"github.com/precog-dev/precog/analyzers/suite"
 	"github.com/precog-dev/precog/internal/corpus"
@@ -131,5 +135,33 @@ func TestSelect(t *testing.T) {
 		if got := names(suite.Select(checks, tc.set)); got != tc.want {
 			t.Errorf("Select(%v) = %q, want %q", tc.set, got, tc.want)
 		}
+	}
+}
+
+// TestOneSSA checks that no analyzer the checks, the facts-only run or
+// CFP's planner run requires x/tools' buildssa: they read the SSA form of
+// ssabuild, which cuts the calls model.NoReturn names, and a rule that asks
+// pass.ResultOf for buildssa.Analyzer finds nothing there and is off with
+// no error (ordering's field-close rule was, until staticprec43 found it).
+func TestOneSSA(t *testing.T) {
+	seen := make(map[*analysis.Analyzer]bool)
+	var walk func(a *analysis.Analyzer, path string)
+	walk = func(a *analysis.Analyzer, path string) {
+		if seen[a] {
+			return
+		}
+		seen[a] = true
+		for _, r := range a.Requires {
+			if r == buildssa.Analyzer {
+				t.Errorf("%s requires buildssa: require ssabuild.Analyzer, as the other checks do", path)
+			}
+			walk(r, path+" -> "+r.Name)
+		}
+	}
+	for _, a := range slices.Concat(suite.Checks(), suite.FactsOnly(), []*analysis.Analyzer{cfpplan.Analyzer}) {
+		walk(a, a.Name)
+	}
+	if !seen[ssabuild.Analyzer] {
+		t.Error("no analyzer requires ssabuild: the walk is not reaching the checks' SSA")
 	}
 }
