@@ -663,7 +663,9 @@ func freshField(base *ssa.Alloc, k, depth int) (stores []*ssa.Store, reads []ssa
 func isWhole(st *ssa.Store, base *ssa.Alloc) bool { return st.Addr == base }
 
 // selectBody returns the first instruction of the body of sel's state
-// idx, or nil (see selectCase).
+// idx, or nil: go/ssa compares the chosen index (component 0 of the
+// result) with each case's index, and the compare's true branch is the
+// body.
 func selectBody(sel *ssa.Select, idx int) ssa.Instruction {
 	for _, ref := range *sel.Referrers() {
 		ex, ok := ref.(*ssa.Extract)

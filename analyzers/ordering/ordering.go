@@ -1254,31 +1254,7 @@ func selectCase(sel *ssa.Select, ch ssa.Value) ssa.Instruction {
 	if idx < 0 {
 		return nil
 	}
-	for _, ref := range *sel.Referrers() {
-		ex, ok := ref.(*ssa.Extract)
-		if !ok || ex.Index != 0 {
-			continue
-		}
-		for _, u := range *ex.Referrers() {
-			cmp, ok := u.(*ssa.BinOp)
-			if !ok || cmp.Op != token.EQL {
-				continue
-			}
-			c, ok := cmp.Y.(*ssa.Const)
-			if !ok || c.Int64() != int64(idx) {
-				continue
-			}
-			for _, cu := range *cmp.Referrers() {
-				if ifi, ok := cu.(*ssa.If); ok {
-					body := ifi.Block().Succs[0]
-					if len(body.Preds) == 1 && len(body.Instrs) > 0 {
-						return body.Instrs[0]
-					}
-				}
-			}
-		}
-	}
-	return nil
+	return selectBody(sel, idx)
 }
 
 // onceBefore orders the body of a sync.Once.Do before code that follows a
