@@ -56,6 +56,9 @@
 // the second with -base DIR: the first's precog binaries run as variant
 // base in every round, and the table adds base/plain and precog/base. The page faults column is the minor faults of the test
 // binary (wait4's rusage): a mapped trace faults once per page it grows.
+// The kernel's share column is the part of precog's CPU beyond plain's
+// that its runs spent in the kernel (kernelShare): mostly the trace's
+// fresh pages, zeroed as the file grows.
 // Each workload's CPU ratios are also logged as soon as it is done.
 //
 // Usage, from the repository root (bench/runtime is a module of its own, so
@@ -166,8 +169,9 @@ var variantNames = [numVariants]string{"plain", "race", "precog", "nomaps", "bas
 
 type sample struct {
 	cpu, wall  time.Duration
-	rss        int64 // bytes
-	faults     int64 // minor page faults
+	sys        time.Duration // the kernel's part of cpu
+	rss        int64         // bytes
+	faults     int64         // minor page faults
 	traceBytes int64
 	load       float64           // the 1-minute load average after the run
 	outcomes   map[string]string // test name -> PASS, FAIL or SKIP
@@ -353,8 +357,8 @@ func run(ws []workload, log func(string, ...any)) error {
 	if *baseDir != "" {
 		baseHead, baseRule = " base/plain CPU | precog/base CPU | base/race CPU |", "---|---|---|"
 	}
-	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU |%s precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | page faults plain / precog | map makes: precog/nomaps CPU | build plain / race / precog |\n", baseHead)
-	fmt.Printf("|---|---|---|---|---|%s---|---|---|---|---|---|---|\n", baseRule)
+	fmt.Printf("| workload | plain CPU | precog/plain CPU | race/plain CPU | precog/race CPU |%s precog/plain RSS | race/plain RSS | precog/plain wall | trace MiB per plain CPU s | page faults plain / precog | kernel's share of precog's extra CPU | map makes: precog/nomaps CPU | build plain / race / precog |\n", baseHead)
+	fmt.Printf("|---|---|---|---|---|%s---|---|---|---|---|---|---|---|\n", baseRule)
 	var geo [6][]ratio // CPU precog/plain, race/plain, RSS precog/plain, race/plain, CPU base/plain, precog/base
 	for _, r := range results {
 		if r.err != nil {
@@ -391,8 +395,8 @@ func run(ws []workload, log func(string, ...any)) error {
 			geo[2] = append(geo[2], pm)
 			geo[3] = append(geo[3], rm)
 		}
-		fmt.Printf("| %s | %.2f s | %s | %s | %s |%s %s | %s | %s | %.1f | %s | %s | %v / %v / %v |\n",
-			r.w.name, plainCPU, pc, rc, pr, baseCols, pm, rm, pw, traceRate, pf, mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
+		fmt.Printf("| %s | %.2f s | %s | %s | %s |%s %s | %s | %s | %.1f | %s | %.0f%% | %s | %v / %v / %v |\n",
+			r.w.name, plainCPU, pc, rc, pr, baseCols, pm, rm, pw, traceRate, pf, 100*kernelShare(r.samples[precog], r.samples[plain]), mc, round(r.build[plain]), round(r.build[race]), round(r.build[precog]))
 	}
 	fmt.Printf("\nGeometric mean over the %d workloads with at least 0.05 s of plain CPU and not short: CPU precog %s, race %s; RSS precog %s, race %s.\n",
 		len(geo[0]), geoRatio(geo[0]), geoRatio(geo[1]), geoRatio(geo[2]), geoRatio(geo[3]))
@@ -649,6 +653,7 @@ func runBinary(bin, dir string, v variant, marks bool, flags []string, tracePath
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	s.sys = time.Duration(ru.Stime.Nano())
 	s.faults = ru.Minflt
 	rss, err := os.ReadFile(rssFile)
 	if err != nil {
@@ -768,6 +773,26 @@ func ratios(a, b []sample, m func(sample) float64) ratio {
 	}
 	r.lo, r.hi = percentiles(r.boot)
 	return r
+}
+
+// kernelShare is the kernel's part of what a's runs cost beyond b's, over
+// the rounds both ran: the sum of a's system CPU less b's, over the sum
+// of a's CPU less b's; NaN if a cost no more. Recording's kernel part is
+// mostly the trace's pages, which the kernel zeroes as the file grows
+// (shim's populatePages): on a virtual machine whose host takes back the
+// memory the guest frees, fresh pages cost many times what reused ones
+// do, and this share moves with it (bench/RESULTS.md, reccost27).
+func kernelShare(a, b []sample) float64 {
+	n := min(len(a), len(b))
+	var dSys, dCPU time.Duration
+	for i := range n {
+		dSys += a[i].sys - b[i].sys
+		dCPU += a[i].cpu - b[i].cpu
+	}
+	if dCPU <= 0 {
+		return math.NaN()
+	}
+	return float64(dSys) / float64(dCPU)
 }
 
 // geoRatio is the geometric mean of rs' estimates, with the interval of

@@ -286,3 +286,24 @@ func TestHeadline(t *testing.T) {
 		}
 	}
 }
+
+func TestKernelShare(t *testing.T) {
+	s := func(cpu, sys time.Duration) sample { return sample{cpu: cpu, sys: sys} }
+	// Two rounds: precog costs 1.0 s more in all, 0.25 s of it in the
+	// kernel; a third precog run without a plain one is left out.
+	precog := []sample{s(1500*time.Millisecond, 300*time.Millisecond), s(1300*time.Millisecond, 200*time.Millisecond), s(9*time.Second, 9*time.Second)}
+	plain := []sample{s(1000*time.Millisecond, 150*time.Millisecond), s(800*time.Millisecond, 100*time.Millisecond)}
+	if got := kernelShare(precog, plain); math.Abs(got-0.25) > 1e-9 {
+		t.Errorf("kernelShare = %v, want 0.25", got)
+	}
+	// The share of the sums, not the mean of the rounds' shares (0.1
+	// and 0.5 here: 0.3).
+	precog = []sample{s(2*time.Second, 200*time.Millisecond), s(1200*time.Millisecond, 200*time.Millisecond)}
+	plain = []sample{s(1*time.Second, 100*time.Millisecond), s(1*time.Second, 100*time.Millisecond)}
+	if got := kernelShare(precog, plain); math.Abs(got-200.0/1200) > 1e-9 {
+		t.Errorf("kernelShare = %v, want %v", got, 200.0/1200)
+	}
+	if got := kernelShare(plain, plain); !math.IsNaN(got) {
+		t.Errorf("kernelShare of equal runs = %v, want NaN", got)
+	}
+}
