@@ -44,6 +44,9 @@ func Served(site uint32, w any) {
 	if !enabled {
 		return
 	}
+	// A handler that wrote nothing: its response's header goes out after
+	// its return (see "HTTP/1 responses").
+	respond(site, w)
 	srv := servedBy(w)
 	if srv == nil || !inConnServe() {
 		return

@@ -69,7 +69,9 @@ func TestServed(t *testing.T) {
 	all := since(readTrace(t, tracePath), evs[0].Seq-1)
 	var tasks []trace.Event
 	for _, ev := range all {
-		if ev.Kind == trace.EvTaskGo && ev.Site == site {
+		// The response releases at the same site fork tasks of groups of
+		// their own (see "HTTP/1 responses").
+		if ev.Kind == trace.EvTaskGo && ev.Site == site && ev.Addr == uint64(uintptr(config)) {
 			tasks = append(tasks, ev)
 		}
 	}

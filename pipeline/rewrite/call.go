@@ -176,6 +176,14 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 		}
 		return
 	}
+	// Deferred: the wrapping is edited after the operands' own rewrites,
+	// so that it lies outside them.
+	defer r.respondOperands(c)
+	if handled, after := r.httpClientCall(c, ctx); handled {
+		return
+	} else if after != nil {
+		defer after()
+	}
 	if id := r.calleeIdent(fun); id != nil {
 		switch obj := r.info.Uses[id].(type) {
 		case *types.Builtin:
@@ -1181,3 +1189,131 @@ func (r *rewriter) fuzzT(ft *ast.FuncType) string {
 	}
 	return "precog_t"
 }
+
+// respondOperands wraps each operand of the call c that is an
+// http.ResponseWriter (an argument, the receiver of one of its methods, or
+// the operand of a type assertion that is the receiver: w.(http.Flusher))
+// as precog_shim.Respond(S, w), which releases what the HTTP/1
+// connection's goroutine did so far for the client's Do while the
+// response's header is not written (see "HTTP/1 responses" in the shim):
+// every call that may write the header is handed w, or calls it.
+func (r *rewriter) respondOperands(c *ast.CallExpr) {
+	wrap := func(x ast.Expr) {
+		if !isNamed(r.typeOf(x), "net/http", "ResponseWriter", false) {
+			return
+		}
+		s := r.site(x.Pos(), "served", x)
+		lo, hi := r.span(x)
+		r.ed.open(lo, hi, lit(r.shim("Respond")+"("+s+", "))
+		r.ed.close(lo, hi, lit(")"))
+	}
+	for _, a := range c.Args {
+		wrap(a)
+	}
+	se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	if sel := r.info.Selections[se]; sel == nil || sel.Kind() != types.MethodVal {
+		return
+	}
+	if ta, ok := ast.Unparen(se.X).(*ast.TypeAssertExpr); ok && ta.Type != nil {
+		wrap(ta.X)
+		return
+	}
+	wrap(se.X)
+}
+
+// httpClients are net/http's client calls that return a response, by
+// method key or function, and rthttp's traced versions (see package
+// rthttp): Do is wrapped, the others replaced.
+var httpClients = map[string]string{
+	"net/http.Client.Do":       "",
+	"net/http.Client.Get":      "ClientGet",
+	"net/http.Client.Head":     "ClientHead",
+	"net/http.Client.Post":     "ClientPost",
+	"net/http.Client.PostForm": "ClientPostForm",
+	"net/http.Get":             "Get",
+	"net/http.Head":            "Head",
+	"net/http.Post":            "Post",
+	"net/http.PostForm":        "PostForm",
+}
+
+// httpClientCall rewrites a call of net/http's client (httpClients) so
+// that, after it returned a response, the caller acquires the release of
+// the HTTP/1 handler that answered it (see "HTTP/1 responses" in the
+// shim): c.Do(req) becomes precog_rthttp.Done(c.Do(precog_rthttp.Trace(S, req)))
+// and the call rewritten as usual (false, with the function that wraps it,
+// to be called after the call's own rewrites, so that the wrapping lies
+// outside them: req may be a local that full tracing reads); c.Get(u) (Head, Post,
+// PostForm) precog_rthttp.Done(precog_rthttp.ClientGet(S, c, u)), and
+// http.Get(u) precog_rthttp.Done(precog_rthttp.Get(S, u)) (true). Not in a
+// go or defer statement, whose call's value is not the caller's.
+func (r *rewriter) httpClientCall(c *ast.CallExpr, ctx callCtx) (bool, func()) {
+	if ctx == callDefer || c.Ellipsis.IsValid() {
+		return false, nil
+	}
+	se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return false, nil
+	}
+	key, method := "", false
+	if sel := r.info.Selections[se]; sel != nil {
+		if sel.Kind() != types.MethodVal {
+			return false, nil
+		}
+		key, method = methodKey(sel), true
+	} else if id, ok := se.X.(*ast.Ident); ok {
+		if _, isPkg := r.info.Uses[id].(*types.PkgName); !isPkg {
+			return false, nil
+		}
+		if f, ok := r.info.Uses[se.Sel].(*types.Func); ok && f.Pkg() != nil {
+			key = f.Pkg().Path() + "." + f.Name()
+		}
+	}
+	fn, ok := httpClients[key]
+	if !ok {
+		return false, nil
+	}
+	s := r.site(se.Sel.Pos(), "wait", c)
+	lo, hi := r.span(c)
+	done := r.rthttp("Done") + "("
+	if fn == "" {
+		if len(c.Args) != 1 {
+			return false, nil
+		}
+		return false, func() {
+			alo, ahi := r.span(c.Args[0])
+			r.ed.open(alo, ahi, lit(r.rthttp("Trace")+"("+s+", "))
+			r.ed.close(alo, ahi, lit(")"))
+			r.ed.open(lo, hi, lit(done))
+			r.ed.close(lo, hi, lit(")"))
+		}
+	}
+	if method {
+		if _, isPtr := r.typeOf(se.X).Underlying().(*types.Pointer); !isPtr || !r.isPure(se.X) {
+			return false, nil
+		}
+		r.expr(se.X)
+		r.ed.open(lo, hi, lit(done+r.rthttp(fn)+"("+s+", "))
+		sep := ""
+		if len(c.Args) > 0 {
+			sep = ", "
+		}
+		r.ed.replace(r.off(se.X.End()), r.off(c.Lparen)+1, lo, hi, lit(sep))
+	} else {
+		r.drop(se)
+		sep := ""
+		if len(c.Args) > 0 {
+			sep = ", "
+		}
+		r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(done+r.rthttp(fn)+"("+s+sep))
+	}
+	for _, a := range c.Args {
+		r.expr(a)
+	}
+	r.ed.close(lo, hi, lit(")"))
+	return true, nil
+}
+
+func (r *rewriter) rthttp(name string) string { return rthttpName + "." + name }

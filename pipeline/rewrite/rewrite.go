@@ -100,6 +100,11 @@ const (
 	rtPath   = "github.com/precog-dev/precog/shim/rt"
 	shimName = "precog_shim"
 	rtName   = "precog_rt"
+	// rthttp: the client side of the HTTP/1 response edge, a package of
+	// its own so that only files that make HTTP requests import net/http
+	// through it.
+	rthttpPath = "github.com/precog-dev/precog/shim/rthttp"
+	rthttpName = "precog_rthttp"
 )
 
 // The largest select and multiple assignment that rt's helpers take
@@ -228,7 +233,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		return bytes.Count(body, []byte(name+".")) > bytes.Count(src, []byte(name+"."))
 	}
 	r.usedShim, r.usedRT, r.usedUnsafe = uses(shimName), uses(rtName), uses("precog_unsafe")
-	if !r.usedShim && !r.usedRT && !r.passed {
+	r.usedRTHTTP = uses(rthttpName)
+	if !r.usedShim && !r.usedRT && !r.usedRTHTTP && !r.passed {
 		return nil, nil, nil
 	}
 	r.addImports()
@@ -284,6 +290,7 @@ type rewriter struct {
 	before122, before123 bool
 
 	usedShim, usedRT, usedUnsafe bool // set from the rendered text
+	usedRTHTTP                   bool //
 
 	// execOut holds what the file hands os/exec as a command's output
 	// writer (execOutputs), nil until asked.
@@ -458,6 +465,9 @@ func (r *rewriter) addImports() {
 	}
 	if r.usedRT {
 		specs = append(specs, rtName+` "`+rtPath+`"`)
+	}
+	if r.usedRTHTTP {
+		specs = append(specs, rthttpName+` "`+rthttpPath+`"`)
 	}
 	if r.usedUnsafe {
 		specs = append(specs, `precog_unsafe "unsafe"`)
@@ -742,7 +752,8 @@ func (r *rewriter) served(ft *ast.FuncType) string {
 		return ""
 	}
 	s := r.site(ft.Pos(), "served", names[0])
-	return " defer " + r.shim("Served") + "(" + s + ", " + names[0].Name + ");"
+	// Serving, evaluated with the defer statement, runs at the entry.
+	return " defer " + r.shim("Served") + "(" + s + ", " + r.shim("Serving") + "(" + s + ", " + names[0].Name + "));"
 }
 
 // funcLit rewrites a function literal in a new function context, named

@@ -411,6 +411,22 @@ func TestRewriteAPINames(t *testing.T) {
 	}
 	shimFuncs := funcs(filepath.Join(repoDir(), "shim"))
 	rtFuncs := funcs(filepath.Join(repoDir(), "shim", "rt"))
+	rthttpFuncs := funcs(filepath.Join(repoDir(), "shim", "rthttp"))
+	for _, name := range []string{"Respond", "Served", "Serving", "ServeClose", "ServeCloser"} {
+		if !shimFuncs[name] {
+			t.Errorf("HTTP: no shim function %s", name)
+		}
+	}
+	for key, fn := range httpClients {
+		if fn != "" && !rthttpFuncs[fn] {
+			t.Errorf("%s: no rthttp function %s", key, fn)
+		}
+	}
+	for _, name := range []string{"Done", "Trace"} {
+		if !rthttpFuncs[name] {
+			t.Errorf("HTTP: no rthttp function %s", name)
+		}
+	}
 	want := func(have map[string]bool, name, why string) {
 		if !have[name] {
 			t.Errorf("%s: no function %s", why, name)

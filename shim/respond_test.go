@@ -1,0 +1,110 @@
+package shim_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"unsafe"
+
+	precog_shim "github.com/precog-dev/precog/shim"
+	"github.com/precog-dev/precog/shim/rthttp"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// TestRespond checks the HTTP/1 request and response edges end to end, with
+// the calls the rewriter makes: the client's GotConn releases into a group
+// (EvTaskGo) that the handler's entry (Serving) joins (EvTaskWait); the
+// handler's Respond while the header is not written (after WriteHeader,
+// which only records the status) releases into a group that the client's
+// Done joins; Respond after Flush (the header is out), after a hijack, or
+// on a recorder (not net/http's response, not a connection's goroutine)
+// releases nothing, Serving after Flush joins nothing, and a failed Do
+// joins nothing.
+func TestRespond(t *testing.T) {
+	const site = 2461 // client 2461, 2462 (the failed Do); handler 2463-2467
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer precog_shim.Served(site+2, precog_shim.Serving(site+2, w))
+		if r.URL.Path == "/hijack" {
+			c, _, err := w.(http.Hijacker).Hijack()
+			precog_shim.Respond(site+5, w)
+			if err == nil {
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+				c.Close()
+			}
+			return
+		}
+		precog_shim.Respond(site+3, w).WriteHeader(http.StatusCreated)
+		precog_shim.Respond(site+3, w).(http.Flusher).Flush()
+		precog_shim.Respond(site+4, w).Write([]byte("late"))
+		precog_shim.Serving(site+4, w) // a handler called after the header went out
+	})
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	evs := precog_shim.RecordedAll(t, site-1, func() {
+		for _, path := range []string{"/", "/hijack"} {
+			req, err := http.NewRequest("GET", ts.URL+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := rthttp.Done(ts.Client().Do(rthttp.Trace(site, req)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Request != req {
+				t.Errorf("resp.Request is not the caller's request")
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+		if _, err := rthttp.Done(ts.Client().Do(rthttp.Trace(site+1, req))); err == nil {
+			t.Error("a request to port 1 succeeded")
+		}
+		precog_shim.Respond(site+6, http.ResponseWriter(httptest.NewRecorder()))
+	})
+	at := map[uint32][]trace.Event{}
+	for _, ev := range evs {
+		// (Served's fork for httptest's Close, of the group ts.Config, aside.)
+		if ev.Site >= site && ev.Site < site+7 && (ev.Kind == trace.EvTaskGo || ev.Kind == trace.EvTaskWait) && ev.Addr != uint64(uintptr(unsafe.Pointer(ts.Config))) {
+			at[ev.Site] = append(at[ev.Site], ev)
+		}
+	}
+	kinds := func(s uint32) string {
+		var out []string
+		for _, ev := range at[s] {
+			out = append(out, ev.Kind.String())
+		}
+		return strings.Join(out, " ")
+	}
+	// Client: two GotConns of one kept-alive connection, each Do joining
+	// the latest release on it: the hijacked request's is the first
+	// response's (its handler released nothing).
+	if got := kinds(site); got != "TaskGo TaskWait TaskGo TaskWait" {
+		t.Fatalf("client events %q, want TaskGo TaskWait TaskGo TaskWait", got)
+	}
+	// Handler: a join at each entry; the two Responds before the flush
+	// release; Served's at the return finds the header out.
+	if got := kinds(site + 2); got != "TaskWait TaskWait" {
+		t.Errorf("handler entry events %q, want TaskWait TaskWait", got)
+	}
+	if got := kinds(site + 3); got != "TaskGo TaskGo" {
+		t.Errorf("Respond before the flush %q, want TaskGo TaskGo", got)
+	}
+	for _, s := range []uint32{site + 1, site + 4, site + 5, site + 6} {
+		if got := kinds(s); got != "" {
+			t.Errorf("site %d: %q, want nothing", s-site, got)
+		}
+	}
+	if len(at[site+2]) == 2 && len(at[site]) == 4 {
+		if at[site+2][0].Addr != at[site][0].Addr || at[site+2][1].Addr != at[site][2].Addr {
+			t.Errorf("the handlers joined groups %#x %#x, the client released %#x %#x",
+				at[site+2][0].Addr, at[site+2][1].Addr, at[site][0].Addr, at[site][2].Addr)
+		}
+	}
+	if len(at[site+3]) == 2 && (at[site][1].Addr != at[site+3][1].Addr || at[site][3].Addr != at[site+3][1].Addr) {
+		t.Errorf("the client joined %#x and %#x, want the first handler's latest release %#x twice",
+			at[site][1].Addr, at[site][3].Addr, at[site+3][1].Addr)
+	}
+}
