@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/precog-dev/precog/shim/trace"
@@ -111,6 +112,24 @@ func isHTTPTestHook(name string) bool {
 func inConnServe() bool {
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
+	// The return addresses in serve's frame seen before: a handler's
+	// stack holds one (serve calls the handler from one line), found
+	// without symbolizing every frame (CallersFrames), which Respond
+	// and Serving would do several times per request.
+	if known := connServePCs.Load(); known != nil {
+		for _, pc := range pcs[:n] {
+			if (*known)[pc] {
+				return true
+			}
+		}
+	}
+	for _, pc := range pcs[:n] {
+		if f := runtime.FuncForPC(pc - 1); f != nil && f.Name() == "net/http.(*conn).serve" {
+			rememberConnServe(pc)
+			return true
+		}
+	}
+	// A call site inlined into serve names the inlined function there.
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()
@@ -119,6 +138,29 @@ func inConnServe() bool {
 		}
 		if !more || strings.HasPrefix(f.Function, "runtime.goexit") {
 			return false
+		}
+	}
+}
+
+// connServePCs holds the return addresses (runtime.Callers') seen in
+// (*conn).serve's frame, as keys; copied on write.
+var connServePCs atomic.Pointer[map[uintptr]bool]
+
+func rememberConnServe(pc uintptr) {
+	for {
+		old := connServePCs.Load()
+		m := map[uintptr]bool{}
+		if old != nil {
+			if (*old)[pc] {
+				return
+			}
+			for k := range *old {
+				m[k] = true
+			}
+		}
+		m[pc] = true
+		if connServePCs.CompareAndSwap(old, &m) {
+			return
 		}
 	}
 }
