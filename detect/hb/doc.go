@@ -131,6 +131,16 @@
 //     EvTaskWait after Close returned (shim/served.go says which
 //     handlers: not HTTP/2's, not a hijacked connection's, not those of
 //     a server whose ConnState hook is not httptest's);
+//   - an HTTP/1 request and its response, with the same task-group edge
+//     (shim/respond.go, "HTTP/1 responses"): the client's GotConn forks a
+//     task of a fresh group kept as its TCP 4-tuple's latest request
+//     release, which the handler's entry on the connection's goroutine
+//     joins while its response's header is not written; each call handed
+//     the ResponseWriter, and the handler's return, fork a task of a fresh
+//     group kept as the 4-tuple's latest response release while the header
+//     is not written, and the client joins, after Do returned, the latest
+//     one at the response's first byte (HTTP/1 is serial on a connection:
+//     that is the response's own release or an earlier one);
 //   - with Options.LockOrder only (for detect/races), each Unlock of a
 //     mutex before every later Lock of it, an RUnlock before later Locks
 //     and an Unlock before later RLocks: the memory model's order, in the
