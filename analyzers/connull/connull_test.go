@@ -131,6 +131,14 @@ func TestFixtures(t *testing.T) {
 		// around the check, or the copy read again without one, is
 		// reported.
 		"copycheck",
+		// A function's accesses through a local that a loop re-points
+		// at objects its own invocation makes (an iterator literal
+		// building each part afresh, through an embedded struct's field)
+		// are two invocations' two objects on two goroutines: silent; an
+		// object from a parameter, a package variable or a shared field,
+		// one touched after it was handed to a goroutine, and a merge of
+		// a fresh object with a shared one are reported.
+		"iterfresh",
 	)
 }
 

@@ -36,7 +36,11 @@ import (
 //   - the allocation itself (a field of &T{...}, a map made by make), or a
 //     read of a local variable every store to which is such an allocation
 //     of f (a variable captured by a deferred closure), or a captured
-//     variable never reassigned whose value is such an allocation;
+//     variable never reassigned whose value is such an allocation, or a
+//     local that f re-points at such allocations (a phi of them and nil,
+//     see ownMerge), through a field of an embedded struct too (see
+//     enclosing); two accesses through different allocations of one f
+//     are still one invocation's (see oneInvocation);
 //   - or the contents of a channel, map or slice held in a field of that
 //     object, when every store to that field in the package puts there a
 //     container made for it alone (make(...) used by nothing else, as a
@@ -83,7 +87,7 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 		if !ok {
 			return ownKey{}
 		}
-		obj = fa.X
+		obj = enclosing(fa.X)
 	}
 	if k, ok := e.madeInKey(a, obj); ok {
 		return k
@@ -91,6 +95,11 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 	var root ssa.Value
 	switch o := obj.(type) {
 	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+		root = o
+	case *ssa.Phi:
+		if !ownMerge(o) {
+			return ownKey{}
+		}
 		root = o
 	case *ssa.FreeVar:
 		// A captured variable never reassigned: the value it was

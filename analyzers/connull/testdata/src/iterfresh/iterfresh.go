@@ -1,0 +1,169 @@
+// Package iterfresh: a function's accesses to objects that its own
+// invocation made, reached through a local that a loop re-points at a new
+// object (a phi of the function's own allocations), touch two objects in
+// two invocations, and one invocation runs on one goroutine
+// (go-libp2p-pubsub's (*RPC).split: an iterator literal that builds each
+// part in nextRPC, writes it, yields it and makes the next one). Silent,
+// also through an embedded struct's field; an object that comes from a
+// parameter, a package variable or a field of a shared object, one
+// touched after it was handed to a goroutine (against that goroutine's
+// access), and a merge of a fresh object with a shared one are reported.
+package iterfresh
+
+import "iter"
+
+type Control struct{ Graft []int }
+
+type Header struct{ Control *Control }
+
+type RPC struct {
+	Header
+	Subs []int
+}
+
+func (r *RPC) exceeds(limit int) bool { return len(r.Subs) > limit }
+
+type Router struct {
+	out  chan *RPC
+	work chan *RPC
+	cur  *RPC
+	mix  *RPC
+	arg  *RPC
+}
+
+var last, global *RPC
+
+// split builds each part in next, yields it and starts the next one.
+func (r *RPC) split(limit int) iter.Seq[*RPC] {
+	return func(yield func(*RPC) bool) {
+		next := &RPC{}
+		for _, s := range r.Subs {
+			if next.Subs = append(next.Subs, s); next.exceeds(limit) {
+				next.Subs = next.Subs[:len(next.Subs)-1]
+				if !yield(next) {
+					return
+				}
+				next = &RPC{}
+			}
+		}
+		if r.Control != nil {
+			if next.Control == nil {
+				next.Control = &Control{}
+				if next.exceeds(limit) {
+					next.Control = nil
+					if !yield(next) {
+						return
+					}
+					next = &RPC{Header: Header{Control: &Control{}}}
+				}
+			}
+			for _, g := range r.Control.Graft {
+				next.Control.Graft = append(next.Control.Graft, g)
+			}
+		}
+		yield(next)
+	}
+}
+
+// batch re-points a local at a new object each turn, without an iterator.
+func (rt *Router) batch(subs []int) {
+	b := &RPC{Header: Header{Control: &Control{}}}
+	for _, s := range subs {
+		b.Subs = append(b.Subs, s)
+		if s == 0 {
+			b.Control = nil
+			rt.out <- b
+			b = &RPC{Header: Header{Control: &Control{}}}
+			continue
+		}
+		_ = len(b.Control.Graft)
+	}
+}
+
+// Send splits r and hands each part to the writer.
+func (rt *Router) Send(r *RPC) {
+	for part := range r.split(4) {
+		last = part
+		rt.out <- part
+	}
+}
+
+// param's object is its caller's: rt.arg on every goroutine.
+func param(p *RPC) {
+	p.Control = nil
+	_ = len(p.Control.Graft) // want `p.Control may be nil when dereferenced here: param stores nil to it concurrently$`
+}
+
+// fromGlobal's object is the package's one.
+func fromGlobal() {
+	x := global
+	for i := 0; i < 2; i++ {
+		x.Control = nil
+		_ = len(x.Control.Graft) // want `x.Control may be nil when dereferenced here: fromGlobal stores nil to it concurrently$`
+	}
+}
+
+// fromField's object is the shared router's.
+func (rt *Router) fromField() {
+	x := rt.cur
+	for i := 0; i < 2; i++ {
+		x.Control = nil
+		_ = len(x.Control.Graft) // want `x.Control may be nil when dereferenced here: \(\*Router\).fromField stores nil to it concurrently$`
+	}
+}
+
+// mixed merges a fresh object with the shared one.
+func (rt *Router) mixed(fresh bool) {
+	x := &RPC{}
+	if !fresh {
+		x = rt.mix
+	}
+	for i := 0; i < 2; i++ {
+		x.Control = nil
+		_ = len(x.Control.Graft) // want `x.Control may be nil when dereferenced here: \(\*Router\).mixed stores nil to it concurrently$`
+	}
+}
+
+// handed touches its fresh object after the goroutine it handed it to
+// started: that goroutine's read meets the store.
+func handed() {
+	x := &RPC{Header: Header{Control: &Control{}}}
+	for i := 0; i < 2; i++ {
+		if i == 1 {
+			go watch(x)
+		}
+		x.Control = nil
+		x = &RPC{Header: Header{Control: &Control{}}}
+	}
+}
+
+func watch(x *RPC) {
+	_ = len(x.Control.Graft) // want `x.Control may be nil when dereferenced here: handed stores nil to it concurrently$`
+}
+
+func (rt *Router) loop() {
+	for r := range rt.work {
+		rt.Send(r)
+		rt.batch(r.Subs)
+		param(rt.arg)
+		fromGlobal()
+		rt.fromField()
+		rt.mixed(len(r.Subs) > 0)
+		handed()
+	}
+}
+
+func (rt *Router) writer() {
+	for range rt.out {
+	}
+}
+
+// New starts two loops and the writer.
+func New() *Router {
+	rt := &Router{out: make(chan *RPC, 8), work: make(chan *RPC), cur: &RPC{}, mix: &RPC{}, arg: &RPC{}}
+	global = &RPC{}
+	go rt.loop()
+	go rt.loop()
+	go rt.writer()
+	return rt
+}
