@@ -346,7 +346,7 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 				// Its coverage is a prefix's: selected by it, the test
 				// could leave out the pairs of the rest. Guided
 				// detection records it in full.
-				rep.skip(t, n, name, "stopped at -record-budget; no coverage")
+				rep.skip(t, n, name, "stopped at -record-budget (its end, or the part of it each test may take); no coverage")
 				continue
 			}
 			if rt.Trace == "" {

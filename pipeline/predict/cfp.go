@@ -78,6 +78,7 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 	var measureLimit time.Duration // measuring the pairs takes no longer than recording them may
 	if ro.Budget != nil {
 		cheapBudget = ro.Budget.Half()
+		cheapBudget.Fair = cheapFair(cheapBudget.Limit)
 		measureLimit = cheapBudget.Limit
 	}
 	cov, err := coverage.Measure(ctx, coverage.Options{
@@ -109,8 +110,12 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		cheap.notes = append(cheap.notes, "CFP's cheap run: "+n)
 	}
 	byPkg := make(map[string]*guided)
+	stopped := make(map[string]bool) // "pkg.Test" the cheap run stopped at its bound
 	for _, p := range cov.Packages {
 		for _, t := range p.Tests {
+			if t.Outcome == record.Stopped {
+				stopped[p.ImportPath+"."+t.Name] = true
+			}
 			if t.Outcome.Failed() && t.Log != "" {
 				cheap.failed[p.ImportPath+"."+t.Name] = cheapFailure{log: t.Log, outcome: t.Outcome, pkg: p.ImportPath, pkgDir: p.Dir}
 			}
@@ -205,6 +210,9 @@ func recordGuided(ctx context.Context, o Options, inst *instrument.Result, ro re
 		}
 		return keep
 	}
+	// A test the cheap run stopped at its bound goes after every
+	// package's others (record.Options.Last).
+	ro.Last = func(pkg, test string) bool { return stopped[pkg+"."+test] }
 	ro.Env = func(pkg, test string) []string {
 		if e, ok := env[pkg+"."+test]; ok {
 			return e

@@ -493,8 +493,25 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 			d, grace, recordLimit = share, g, shareName("recording", share)
 		}
 	}
+	var extended atomic.Int64 // the time More gave recording past its share
 	if d > 0 {
 		ro.Budget = &record.Budget{Limit: d, Grace: grace, Name: recordLimit}
+		if dl != nil && recordLimit != "-record-budget" {
+			// Recording's share of -deadline, not the user's
+			// -record-budget: what the stages after it are not
+			// reckoned to need goes to the tests not yet run.
+			bound := o.recordBudget() // -record-budget still bounds the whole
+			ro.Budget.More = func(events int) time.Duration {
+				m := dl.more(events, cmp.Or(grace, record.StopGrace))
+				if bound > 0 {
+					m = min(m, bound-d-time.Duration(extended.Load()))
+				}
+				if m > 0 {
+					extended.Add(int64(m))
+				}
+				return m
+			}
+		}
 	}
 	switch {
 	case err != nil:
@@ -551,7 +568,19 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	}
 	if stopped := stoppedTests(ix); ix.NotRun > 0 || stopped > 0 {
 		res.Stats.NotRecorded, res.Stats.RecordStopped, res.Stats.RecordLimit = ix.NotRun, stopped, recordLimit
-		note := fmt.Sprintf("recording stopped after %v (%s) with %d %s not run, %d recorded", ro.Budget.Limit, recordLimit, ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests)
+		limit := ro.Budget.Limit
+		if e := time.Duration(extended.Load()); e > 0 {
+			// The share, and the time the stages after it were
+			// not reckoned to need (jobDeadline.more).
+			limit += e
+			recordLimit += fmt.Sprintf(" and %v more", e)
+			res.Stats.RecordLimit = recordLimit
+		}
+		note := fmt.Sprintf("recording stopped after %v (%s) with %d %s not run, %d recorded", limit, recordLimit, ix.NotRun, plural(ix.NotRun, "test", "tests"), tot.Tests)
+		if ix.NotRun == 0 {
+			// Every test started: nothing to raise a bound for.
+			note = fmt.Sprintf("recording's bound of %v (%s) was reached with every test started, %d recorded", limit, recordLimit, tot.Tests)
+		}
 		if stopped > 0 {
 			note += fmt.Sprintf(" (%d of them still running %v after it, stopped as -timeout stops a test and analysed up to there: a note each says where)", stopped, record.StopGrace)
 		}
@@ -559,7 +588,10 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		if recordLimit != "-record-budget" {
 			raise = "a later -deadline"
 		}
-		early.Notes = append(early.Notes, note+"; those not run are not analysed ("+raise+" to record them)")
+		if ix.NotRun > 0 {
+			note += "; those not run are not analysed (" + raise + " to record them)"
+		}
+		early.Notes = append(early.Notes, note)
 	}
 	res.Notes = append(early.Notes, res.Notes...)
 	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)

@@ -811,6 +811,61 @@ func TestJobDeadline(t *testing.T) {
 	}
 }
 
+// TestJobDeadlineMore checks the time recording gets past its share
+// (jobDeadline.more, record.Budget.More): what is left of the deadline,
+// less the reserve, the grace and what the stages after it are reckoned
+// to need (an eighth of the deadline, at least 30s, and 80µs an event
+// recorded), half of it at a time when over 20s; nothing when under a
+// second. The clock is the deadline's end, set by the test.
+func TestJobDeadlineMore(t *testing.T) {
+	near := func(got, want time.Duration) bool { return got <= want && got >= want-time.Second }
+	d := newJobDeadline(16*time.Minute, true)
+	if got := d.after(0); got != 2*time.Minute {
+		t.Errorf("after no events of 16m: %v, want 2m (an eighth)", got)
+	}
+	if got := d.after(1_000_000); got != 2*time.Minute+80*time.Second {
+		t.Errorf("after a million events of 16m: %v, want 3m20s", got)
+	}
+	if got := newJobDeadline(4*time.Minute, true).after(0); got != 30*time.Second {
+		t.Errorf("after no events of 4m: %v, want the 30s floor", got)
+	}
+	if got := newJobDeadline(4*time.Minute, false).after(0); got != 24*time.Second {
+		t.Errorf("after no events of 4m without validation: %v, want 24s (a tenth)", got)
+	}
+	// rocketmq at -deadline 16m: the build ended with about 8m30s of the
+	// deadline left, recording's share (2m41s) spent with 5,064 events.
+	d.end = time.Now().Add(8*time.Minute + 30*time.Second)
+	over := 8*time.Minute - 30*time.Second - 2*time.Minute - 5064*80*time.Microsecond // left, less the grace and after
+	if got := d.more(5064, 30*time.Second); !near(got, over/2) {
+		t.Errorf("more with 8m30s left and 5,064 events: %v, want about %v (half of %v)", got, over/2, over)
+	}
+	// Near the end: all of what is over, when under 20s.
+	d.end = time.Now().Add(30*time.Second + 30*time.Second + 2*time.Minute + 15*time.Second)
+	if got := d.more(0, 30*time.Second); !near(got, 15*time.Second) {
+		t.Errorf("more with 15s over what the stages after need: %v, want about 15s", got)
+	}
+	// Nothing: what is left is what detection and validation need, or
+	// the events recorded already need more than is left.
+	d.end = time.Now().Add(30*time.Second + 30*time.Second + 2*time.Minute)
+	if got := d.more(0, 30*time.Second); got != 0 {
+		t.Errorf("more with nothing over: %v, want 0", got)
+	}
+	d.end = time.Now().Add(time.Hour)
+	if got := d.more(100_000_000, 30*time.Second); got != 0 {
+		t.Errorf("more with an hour left and 100 million events (2h13m of detection): %v, want 0", got)
+	}
+	d.end = time.Now().Add(-time.Minute)
+	if got := d.more(0, 30*time.Second); got != 0 {
+		t.Errorf("more past the deadline: %v, want 0", got)
+	}
+	if got := cheapFair(80 * time.Second); got != 5*time.Second {
+		t.Errorf("cheapFair of 80s: %v, want the 5s floor", got)
+	}
+	if got := cheapFair(5 * time.Minute); got != 5*time.Minute/16 {
+		t.Errorf("cheapFair of 5m: %v, want a sixteenth", got)
+	}
+}
+
 // TestDetectCut checks that at the end of detection's share of the
 // deadline the runs left are not analysed, counted as skipped and named in
 // one note, a failed run's failure still reported, while the runs analysed

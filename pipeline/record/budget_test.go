@@ -1,6 +1,7 @@
 package record
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -263,4 +264,189 @@ func alive(pid int) bool {
 	}
 	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// TestBudgetMore checks Budget.More: asked only once Limit has passed and
+// a test is about to start, with the events recorded under the budget; a
+// positive answer lets the test start and moves the end, none spends the
+// budget. The control: a budget whose tests all start within Limit never
+// asks (a job whose tests fit keeps its behaviour).
+func TestBudgetMore(t *testing.T) {
+	var asked []int
+	answer := time.Hour
+	b := &Budget{Limit: time.Nanosecond, More: func(events int) time.Duration {
+		asked = append(asked, events)
+		return answer
+	}}
+	if b.spent() {
+		t.Fatal("spent at its first test")
+	}
+	b.ran(7)
+	b.ran(5)
+	if b.spent() {
+		t.Errorf("spent after More gave an hour")
+	}
+	if !slices.Equal(asked, []int{12}) {
+		t.Errorf("More asked with %v, want [12] (the events recorded)", asked)
+	}
+	if e := b.end(); time.Until(e) < 59*time.Minute {
+		t.Errorf("the end moved to %v from now, want about an hour", time.Until(e))
+	}
+	if b.spent() || len(asked) != 1 {
+		t.Errorf("asked again (%v) within the hour it gave", asked)
+	}
+	answer = 0
+	b.ends = time.Now().Add(-time.Second) // the hour has passed
+	if !b.spent() || len(asked) != 2 {
+		t.Errorf("More answered 0 (asked %v): the budget is not spent", asked)
+	}
+	// The control.
+	fits := &Budget{Limit: time.Hour, More: func(int) time.Duration { t.Error("More asked within Limit"); return 0 }}
+	for range 3 {
+		if fits.spent() {
+			t.Error("spent within its hour")
+		}
+	}
+	// After carries More to the guided run's budget.
+	if a := (&Budget{Limit: time.Minute}).After(b); a.More == nil {
+		t.Error("After dropped More")
+	}
+}
+
+// TestBudgetFair checks Budget.Fair's arithmetic: a test process that
+// starts gets what is left of Limit, times the lanes, over the tests not
+// yet started (itself included), but at least Fair, and its stop is the
+// budget's (Stopped); without Fair, what is left and the grace, as before.
+func TestBudgetFair(t *testing.T) {
+	near := func(got, want time.Duration) bool { return got <= want && got > want-time.Second }
+	for _, tc := range []struct {
+		name         string
+		fair         time.Duration
+		tests, lanes int
+		started      int
+		want         time.Duration
+		bounded      bool
+		user         time.Duration // the user's -timeout: 10m if 0
+	}{
+		// The README's job: -timeout 20s, under twice the floor of
+		// 18.75s, is left as it is.
+		{"a short -timeout of its own", 18750 * time.Millisecond, 1000, 1, 1, 20 * time.Second, false, 20 * time.Second},
+		{"ten tests, one lane", 5 * time.Second, 10, 1, 1, 6 * time.Minute, true, 0},
+		{"ten tests, two lanes", 5 * time.Second, 10, 2, 1, 10 * time.Minute, false, 0},  // 12 m: the user's 10 m first
+		{"the last of ten", 5 * time.Second, 10, 1, 10, time.Hour + StopGrace, false, 0}, // all that is left: the user's 10 m
+		{"a thousand tests: the floor", 5 * time.Second, 1000, 1, 1, 5 * time.Second, true, 0},
+		{"no Fair", 0, 1000, 1, 1, 10 * time.Minute, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Budget{Limit: time.Hour, Fair: tc.fair}
+			b.plan(tc.tests, tc.lanes)
+			b.spent()
+			for range tc.started {
+				b.start()
+			}
+			user := &GoTestFlags{Timeout: cmp.Or(tc.user, 10*time.Minute)}
+			f, bounded := b.flags(user)
+			if want := min(tc.want, user.Timeout); !near(f.Timeout, want) || bounded != tc.bounded {
+				t.Errorf("-timeout %v (bounded %v), want about %v (%v)", f.Timeout, bounded, want, tc.bounded)
+			}
+		})
+	}
+}
+
+// TestBudgetFairStops records a package whose first test blocks and
+// whose second takes no time, under a 3 s budget with Fair: the first
+// is stopped at its fair part (1.5 s, half of what is left for two tests)
+// and the second runs. Before Fair the first held the budget to its end
+// and the second was not run (TestBudgetStop has that path).
+func TestBudgetFairStops(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test binary is a shell script")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pkg.test")
+	script := `#!/bin/sh
+case "$*" in *TestBlocked*) exec sleep 60;; esac
+echo PASS
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := &Budget{Limit: 3 * time.Second, Grace: 100 * time.Millisecond, Fair: 200 * time.Millisecond}
+	b.plan(2, 1)
+	o := Options{Flags: &GoTestFlags{Timeout: time.Minute}, Budget: b}
+	c := &counter{}
+	p, err := recordPackage(t.Context(), o, listedPackage{ImportPath: "example.com/pkg", Dir: dir}, []string{"TestBlocked", "TestQuick"}, "", bin, t.TempDir(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tt := range p.Tests {
+		got = append(got, tt.Name+" "+string(tt.Outcome))
+	}
+	if want := []string{"TestBlocked " + string(Stopped), "TestQuick " + string(Pass)}; !slices.Equal(got, want) {
+		t.Errorf("recorded %v, want %v", got, want)
+	}
+}
+
+// TestRecordLast checks Options.Last: the tests it names run after every
+// package's others, one package at a time here (-p 1), and each package's
+// index keeps its tests, the last ones at its end. The control: without
+// Last, each package's tests run in their order, package by package.
+func TestRecordLast(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test binary is a shell script")
+	}
+	dir := t.TempDir()
+	bin := t.TempDir()
+	ran := filepath.Join(dir, "ran")
+	pkgs := []listedPackage{{ImportPath: "example.com/a", Dir: dir}, {ImportPath: "example.com/b", Dir: dir}}
+	for _, lp := range pkgs {
+		path := testBinary(bin, lp)
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		script := "#!/bin/sh\nfor a; do case $a in -test.run=*) echo \"" + lp.ImportPath + " ${a#-test.run=}\" >> " + ran + ";; esac; done\necho PASS\n"
+		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := [][]string{{"TestLong", "TestA"}, {"TestB"}}
+	for _, tc := range []struct {
+		name string
+		last func(pkg, test string) bool
+		want []string
+	}{
+		{"last", func(pkg, test string) bool { return test == "TestLong" }, []string{"a TestA", "b TestB", "a TestLong"}},
+		{"control", nil, []string{"a TestLong", "a TestA", "b TestB"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(ran)
+			o := Options{Flags: &GoTestFlags{Timeout: time.Minute}, Parallel: 1, Last: tc.last}
+			recorded, interrupted, err := recordLast(t.Context(), o, pkgs, names, "", bin, t.TempDir(), &counter{})
+			if err != nil || interrupted != nil {
+				t.Fatal(err, interrupted)
+			}
+			data, err := os.ReadFile(ran)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				f := strings.Fields(strings.TrimPrefix(l, "example.com/"))
+				got = append(got, f[0]+" "+strings.Trim(f[1], "^$"))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("ran %v, want %v", got, tc.want)
+			}
+			var index []string
+			for _, p := range recorded {
+				for _, tt := range p.Tests {
+					index = append(index, p.ImportPath+"."+tt.Name)
+				}
+			}
+			if want := []string{"example.com/a.TestA", "example.com/a.TestLong", "example.com/b.TestB"}; tc.last != nil && !slices.Equal(index, want) {
+				t.Errorf("index %v, want %v", index, want)
+			}
+		})
+	}
 }

@@ -320,6 +320,13 @@ type Options struct {
 	// runs. CFP-guided detection records the tests it selected; a shard
 	// (precog test -shard) its share.
 	Only func(pkg string, tests []string) []string
+	// Last, if not nil, says which tests are recorded after every
+	// package's others: precog test's guided run puts there those CFP's
+	// cheap run stopped at its bound (a five-minute loop, a test blocked
+	// in its accept loop), so that they do not hold the turn of the tests
+	// queued behind them (rocketmq: two such tests held both of -p 2's
+	// lanes for 3.5 minutes with 35 tests waiting).
+	Last func(pkg, test string) bool
 	// Budget, if not nil, bounds the time in which tests are started
 	// (see Budget); the tests not started are counted in Index.NotRun.
 	Budget *Budget
@@ -479,7 +486,8 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 		c.total += len(ns)
 	}
 	pkgs = listed
-	recorded, interrupted, err := recordAll(ctx, o, pkgs, names, plain, rec, out, c)
+	o.Budget.plan(c.total, o.parallel(len(pkgs)))
+	recorded, interrupted, err := recordLast(ctx, o, pkgs, names, plain, rec, out, c)
 	if err != nil {
 		return nil, err
 	}
@@ -607,6 +615,55 @@ func recordAll(ctx context.Context, o Options, pkgs []listedPackage, names [][]s
 		return nil, nil, err
 	}
 	return recorded, interrupted, nil
+}
+
+// recordLast is recordAll, with the tests o.Last names recorded after
+// every package's others.
+func recordLast(ctx context.Context, o Options, pkgs []listedPackage, names [][]string, plain, rec, out string, c *counter) (recorded []*Package, interrupted, err error) {
+	first, last := splitLast(o, pkgs, names)
+	recorded, interrupted, err = recordAll(ctx, o, pkgs, first, plain, rec, out, c)
+	if err != nil || last == nil || interrupted != nil {
+		return recorded, interrupted, err
+	}
+	after, interrupted, err := recordAll(ctx, o, pkgs, last, plain, rec, out, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, p := range after {
+		switch {
+		case p == nil || len(p.Tests) == 0:
+		case recorded[i] == nil:
+			recorded[i] = p
+		default:
+			recorded[i].Tests = append(recorded[i].Tests, p.Tests...)
+		}
+	}
+	return recorded, interrupted, nil
+}
+
+// splitLast splits each package's tests into those recorded first and
+// those o.Last puts after every package's others, each in its order; last
+// is nil when there are none.
+func splitLast(o Options, pkgs []listedPackage, names [][]string) (first, last [][]string) {
+	if o.Last == nil {
+		return names, nil
+	}
+	first, last = make([][]string, len(names)), make([][]string, len(names))
+	some := false
+	for i, ns := range names {
+		for _, n := range ns {
+			if o.Last(pkgs[i].ImportPath, n) {
+				last[i] = append(last[i], n)
+				some = true
+			} else {
+				first[i] = append(first[i], n)
+			}
+		}
+	}
+	if !some {
+		return names, nil
+	}
+	return first, last
 }
 
 // parallel returns how many of n packages Run records at once.
@@ -953,8 +1010,72 @@ type Budget struct {
 	// Grace is how long a test running when Limit is reached may go on
 	// before it is stopped; 0 means StopGrace.
 	Grace time.Duration
-	mu    sync.Mutex
-	ends  time.Time // set when the first test starts
+	// More, if not nil, is asked, when Limit has passed and a test is
+	// about to start, how much longer tests may start, given the events
+	// recorded under the budget so far: a positive d moves the end to d
+	// from now, and the test starts (precog test -deadline: recording
+	// goes on while the stages after it keep what they are estimated to
+	// need, instead of ending at a fixed share with tests unrun).
+	More func(events int) time.Duration
+	// Fair, if positive, bounds each test process as it starts to its
+	// fair part of what is left of Limit: that time over the tests not
+	// yet started (this one included), times the packages run side by
+	// side, but never less than Fair; a test whose own -timeout is at
+	// most twice Fair keeps it (CFP's cheap run: a five-minute
+	// test and one blocked in its accept loop took 1 min 52 s of
+	// rocketmq's 2 min 41 s, and the other tests' turn with it). A test
+	// so stopped is Stopped, as at the budget's end.
+	Fair time.Duration
+	mu   sync.Mutex
+	ends time.Time // set when the first test starts
+	// events are those recorded under the budget (More's argument);
+	// tests and started count the tests of the Run using it, lanes its
+	// packages run side by side (Fair).
+	events, tests, started, lanes int
+}
+
+// plan tells the budget that a Run is about to record n tests, lanes
+// packages side by side (Fair's arithmetic).
+func (b *Budget) plan(n, lanes int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tests, b.started, b.lanes = n, 0, max(lanes, 1)
+}
+
+// start counts a test that starts (Fair's arithmetic).
+func (b *Budget) start() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.started++
+}
+
+// ran counts the events a run recorded (More's argument).
+func (b *Budget) ran(events int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.events += events
+}
+
+// fair returns the longest a test process starting now may take under
+// Fair, 0 for no such bound: what is left of Limit, times the lanes, over
+// the tests not yet started (this one included), at least Fair. The
+// caller holds b.mu.
+func (b *Budget) fair(now time.Time) time.Duration {
+	if b.Fair <= 0 || b.ends.IsZero() {
+		return 0
+	}
+	left := max(b.tests-b.started+1, 1)
+	share := b.ends.Sub(now) * time.Duration(b.lanes) / time.Duration(left)
+	return max(share, b.Fair)
 }
 
 // StopGrace is Budget's default Grace: a test near its end finishes, and a
@@ -992,9 +1113,9 @@ func (b *Budget) After(whole *Budget) *Budget {
 	}
 	left := max(whole.Limit-used, whole.Limit-b.Limit)
 	if left <= 0 {
-		return &Budget{Limit: 1, Grace: whole.Grace, Name: whole.Name, ends: time.Now()}
+		return &Budget{Limit: 1, Grace: whole.Grace, Name: whole.Name, More: whole.More, ends: time.Now()}
 	}
-	return &Budget{Limit: left, Grace: whole.Grace, Name: whole.Name}
+	return &Budget{Limit: left, Grace: whole.Grace, Name: whole.Name, More: whole.More}
 }
 
 // end returns when the budget stops starting tests: zero for no budget,
@@ -1023,13 +1144,32 @@ func (b *Budget) spent() bool {
 		return false
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	switch {
 	case b.ends.IsZero():
 		b.ends = time.Now().Add(b.Limit)
+		b.mu.Unlock()
 		return false
+	case time.Now().Before(b.ends):
+		b.mu.Unlock()
+		return false
+	case b.More == nil:
+		b.mu.Unlock()
+		return true
 	}
-	return !time.Now().Before(b.ends)
+	ends, events := b.ends, b.events
+	b.mu.Unlock()
+	// More is asked without the lock: it may look at progress, whose
+	// callbacks ask the budget when it ends.
+	more := b.More(events)
+	if more <= 0 {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ends.Equal(ends) {
+		b.ends = time.Now().Add(more)
+	}
+	return false
 }
 
 // flags returns the go test flags of a test process that starts now: f,
@@ -1042,11 +1182,19 @@ func (b *Budget) flags(f *GoTestFlags) (*GoTestFlags, bool) {
 	}
 	b.mu.Lock()
 	ends := b.ends
+	now := time.Now()
+	fair := b.fair(now)
 	b.mu.Unlock()
 	if ends.IsZero() {
 		return f, false
 	}
-	left := max(time.Until(ends)+b.grace(), time.Millisecond)
+	left := max(ends.Sub(now)+b.grace(), time.Millisecond)
+	if fair > 0 && (f.Timeout <= 0 || f.Timeout > 2*b.Fair) {
+		// A test whose own -timeout is at most twice Fair is bounded
+		// by it already (the README's job: -timeout 20s, a floor of
+		// 18.75s): it keeps it, and a hang stays a timeout.
+		left = min(left, fair)
+	}
 	if f.Timeout > 0 && f.Timeout <= left {
 		return f, false
 	}
@@ -1078,6 +1226,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			c.notStarted(len(names) - i)
 			break
 		}
+		o.Budget.start()
 		c.progress(o, Progress{Package: lp.ImportPath, Test: name, N: i + 1, Of: len(names)})
 		base := filepath.ToSlash(filepath.Join(lp.ImportPath, name))
 		t := &Test{Name: name, Trace: base + ".trace", Log: base + ".log", Marks: lp.testMarks(name)}
@@ -1094,6 +1243,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		r, err := recordRun(ctx, o, o.Flags, recBin, lp, name, out, t.Trace, t.Log, "")
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 		c.ran(r.events, false)
+		o.Budget.ran(r.events)
 		if r.noTrace {
 			t.Trace = ""
 		}
@@ -1134,6 +1284,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 			c.ran(r.events, false)
+			o.Budget.ran(r.events)
 			if r.noTrace {
 				run.Trace = ""
 			}

@@ -362,7 +362,12 @@ The recording is bounded by -record-budget (10m of wall time from the
 first test's start, CFP's cheap run included: it may spend half, and the
 guided runs keep the other half even when the cheap run, whose coverage
 analysis the budget does not stop, ends later; they record in full the
-tests it did not reach and those it stopped): once it is spent, no test
+tests it did not reach and those it stopped, after their package's other
+tests). In the cheap run each test may take its part of what is left of
+its half (that time over the tests not yet started, times -p), but at
+least a sixteenth of the half and at least 5s: a test still running
+then is stopped (no coverage), so that one long or blocked test does not
+take the others' turn. Once the budget is spent, no test
 process starts. A test still running
 30s after it is stopped as -timeout stops a test (its -test.timeout is
 cut to that time, so the testing package panics and prints every
@@ -387,7 +392,12 @@ share of the time left then, within its own budget: recording two
 fifths, less the time a test it stops may run on (30s, or a quarter of
 the two fifths if that is less); detection half of what
 is left then, in wall time; validation the rest (without validation:
-recording half, detection the rest). The last twentieth of d (at most
+recording half, detection the rest). When recording's share is spent
+with tests not yet started, recording goes on (in steps, reckoned again
+with the events recorded meanwhile) while the time left still covers
+what detection and validation are reckoned to need: an eighth of d, at
+least 30s (a tenth, at least 15s, without validation), and 80µs an event
+recorded; the note on the tests not run says how much more it took. The last twentieth of d (at most
 30s) is kept for writing the results. At the end of detection's share
 the runs not analysed are counted, with a note, their failures still
 reported, and a test whose analysis has not stopped 3s later is
