@@ -16,7 +16,22 @@ import (
 // than requiring buildssa: a required buildssa runs, and keeps its SSA
 // form, on every dependency the facts make the driver analyze.
 func BuildSSA(pass *analysis.Pass) []*ssa.Function {
+	_, funcs := BuildPackage(pass, nil)
+	return funcs
+}
+
+// BuildPackage builds the SSA form of the package, with its imports
+// created from their types, and returns it with its source functions,
+// closures included, in source order, as buildssa lists them (init
+// functions have distinct Func objects named "init" and distinct
+// ssa.Functions named "init#1", ...; a function named _ has none). A call
+// of a function for which noReturn (if not nil) is true ends its block,
+// as buildssa ends it after a call ctrlflow's facts say never returns.
+func BuildPackage(pass *analysis.Pass, noReturn func(*types.Func) bool) (*ssa.Package, []*ssa.Function) {
 	prog := ssa.NewProgram(pass.Fset, 0)
+	if noReturn != nil {
+		prog.SetNoReturn(noReturn)
+	}
 	for _, p := range pass.Pkg.Imports() {
 		prog.CreatePackage(p, nil, nil, true)
 	}
@@ -41,5 +56,5 @@ func BuildSSA(pass *analysis.Pass) []*ssa.Function {
 			}
 		}
 	}
-	return funcs
+	return pkg, funcs
 }

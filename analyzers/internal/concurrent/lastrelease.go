@@ -100,41 +100,11 @@ func (e *Env) lastValue(count sharedloc.Loc) (int64, bool) {
 // branch where an atomic add of -1 to o's count returned its last value.
 func (e *Env) lastBranch(o ssa.Value, instr ssa.Instruction, count sharedloc.Loc) bool {
 	last, ok := e.lastValue(count)
-	if !ok || instr.Block() == nil {
+	if !ok {
 		return false
 	}
-	for d := instr.Block(); d != nil; d = d.Idom() {
-		if len(d.Preds) != 1 {
-			continue
-		}
-		i := d.Preds[0]
-		ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
-		if !ok {
-			continue
-		}
-		cmp, ok := ifi.Cond.(*ssa.BinOp)
-		if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
-			continue
-		}
-		taken := i.Succs[0]
-		if cmp.Op == token.NEQ {
-			taken = i.Succs[1]
-		}
-		if taken != d {
-			continue
-		}
-		call, k := cmp.X, cmp.Y
-		if !isIntConst(k, last) {
-			call, k = cmp.Y, cmp.X
-			if !isIntConst(k, last) {
-				continue
-			}
-		}
-		c, ok := call.(*ssa.Call)
-		if !ok {
-			continue
-		}
-		if fa, delta := e.countAdd(c); delta == -1 && fa.X == o && locOf(fa) == count {
+	for fa, k := range e.decrementBranches(instr) {
+		if isIntConst(k, last) && fa.X == o && locOf(fa) == count {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"iter"
 	"slices"
 	"strings"
 
@@ -125,47 +126,68 @@ type zeroBranch struct {
 // zeroBranches returns the decrements whose result was tested equal to 0
 // on the branch that instr runs on.
 func (e *Env) zeroBranches(instr ssa.Instruction) []zeroBranch {
-	if instr.Block() == nil {
-		return nil
-	}
 	var out []zeroBranch
-	for d := instr.Block(); d != nil; d = d.Idom() {
-		if len(d.Preds) != 1 {
-			continue
-		}
-		i := d.Preds[0]
-		ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
-		if !ok {
-			continue
-		}
-		cmp, ok := ifi.Cond.(*ssa.BinOp)
-		if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
-			continue
-		}
-		zero := i.Succs[0] // cmp is ==
-		if cmp.Op == token.NEQ {
-			zero = i.Succs[1]
-		}
-		if zero != d {
-			continue
-		}
-		call := cmp.X
-		if !isZeroConst(cmp.Y) {
-			call = cmp.Y
-			if !isZeroConst(cmp.X) {
-				continue
-			}
-		}
-		c, ok := call.(*ssa.Call)
-		if !ok {
-			continue
-		}
-		if fa, delta := e.countAdd(c); delta == -1 {
-			l, _ := sharedloc.AddrLoc(fa)
-			out = append(out, zeroBranch{l, fa.X})
+	for fa, k := range e.decrementBranches(instr) {
+		if isZeroConst(k) {
+			out = append(out, zeroBranch{locOf(fa), fa.X})
 		}
 	}
 	return out
+}
+
+// decrementBranches yields, for each branch that instr runs on (in its
+// function: a block dominating instr's, entered from an If on an == or
+// != comparison, on the side where the two compared equal), the count
+// field address of the atomic add of -1 whose result was compared and
+// the integer constant it was compared with, innermost branch first.
+func (e *Env) decrementBranches(instr ssa.Instruction) iter.Seq2[*ssa.FieldAddr, *ssa.Const] {
+	return func(yield func(*ssa.FieldAddr, *ssa.Const) bool) {
+		if instr.Block() == nil {
+			return
+		}
+		for d := instr.Block(); d != nil; d = d.Idom() {
+			if len(d.Preds) != 1 {
+				continue
+			}
+			i := d.Preds[0]
+			ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
+			if !ok {
+				continue
+			}
+			cmp, ok := ifi.Cond.(*ssa.BinOp)
+			if !ok || (cmp.Op != token.EQL && cmp.Op != token.NEQ) {
+				continue
+			}
+			equal := i.Succs[0] // cmp is ==
+			if cmp.Op == token.NEQ {
+				equal = i.Succs[1]
+			}
+			if equal != d {
+				continue
+			}
+			call, k := cmp.X, cmp.Y
+			if !isIntConstant(k) {
+				call, k = cmp.Y, cmp.X
+			}
+			kc, ok := k.(*ssa.Const)
+			if !ok || !isIntConstant(kc) {
+				continue
+			}
+			c, ok := call.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			if fa, delta := e.countAdd(c); delta == -1 && !yield(fa, kc) {
+				return
+			}
+		}
+	}
+}
+
+// isIntConstant reports whether v is an integer constant.
+func isIntConstant(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.Value != nil && c.Value.Kind() == constant.Int
 }
 
 // countAdd returns the count field address that call adds to and the

@@ -13,16 +13,15 @@
 package ssabuild
 
 import (
-	"go/ast"
 	"go/types"
 	"reflect"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/analysis/passes/ctrlflow"
-	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
 // Analyzer builds the package's SSA form, as buildssa.Analyzer does (the
@@ -37,37 +36,8 @@ var Analyzer = &analysis.Analyzer{
 
 func run(pass *analysis.Pass) (any, error) {
 	cfgs := pass.ResultOf[ctrlflow.Analyzer].(*ctrlflow.CFGs)
-	prog := ssa.NewProgram(pass.Fset, ssa.BuilderMode(0))
-	prog.SetNoReturn(func(fn *types.Func) bool {
+	pkg, funcs := analyzerutil.BuildPackage(pass, func(fn *types.Func) bool {
 		return cfgs.NoReturn(fn) || model.NoReturn(fn.FullName())
 	})
-	for _, p := range pass.Pkg.Imports() {
-		prog.CreatePackage(p, nil, nil, true)
-	}
-	ssapkg := prog.CreatePackage(pass.Pkg, pass.Files, pass.TypesInfo, false)
-	ssapkg.Build()
-
-	// The source functions with their literals, in source order, as
-	// buildssa lists them (init functions have distinct Func objects
-	// named "init" and distinct ssa.Functions named "init#1", ...).
-	var funcs []*ssa.Function
-	var addAnons func(f *ssa.Function)
-	addAnons = func(f *ssa.Function) {
-		funcs = append(funcs, f)
-		for _, anon := range f.AnonFuncs {
-			addAnons(anon)
-		}
-	}
-	for _, file := range pass.Files {
-		for _, decl := range file.Decls {
-			if decl, ok := decl.(*ast.FuncDecl); ok {
-				f := prog.FuncValue(pass.TypesInfo.Defs[decl.Name].(*types.Func))
-				if f == nil {
-					panic(decl.Name.Name)
-				}
-				addAnons(f)
-			}
-		}
-	}
-	return &buildssa.SSA{Pkg: ssapkg, SrcFuncs: funcs}, nil
+	return &buildssa.SSA{Pkg: pkg, SrcFuncs: funcs}, nil
 }
