@@ -12,8 +12,11 @@ import (
 )
 
 // maxMadeInDepth bounds the calls and method values madeIn follows from
-// an access back to the invocation that made its object.
-const maxMadeInDepth = 6
+// an access back to the invocation that made its object: go-amqp's
+// openAMQP is 8 steps from NewConn's newConn (openAMQP's receiver, the
+// method value's, negotiateProto's, its method value's, startImpl's,
+// start's, NewConn's call).
+const maxMadeInDepth = 10
 
 // madeIn returns, for the object v denotes in its function, the value of
 // a function K that made it (an allocation in K, or K's call of a
@@ -31,7 +34,14 @@ const maxMadeInDepth = 6
 // Two goroutines then run two invocations of K and touch two objects,
 // however the object is published meanwhile: another goroutine that
 // reaches it through what K published does so by another path, and that
-// path's access is no such access. Nil when not shown.
+// path's access is no such access. The object may come from several
+// such K (go-amqp's start is called by NewConn on newConn's object and by
+// Dial on dialConn's, which returns newConn's): each run touches the
+// object of the invocation of one of them on its goroutine, so two
+// goroutines still touch two objects; the value returned is then the
+// first of them by position, the same for every access they reach. A
+// receiver that a deferred closure captures is followed through the
+// cell the function stores it in once. Nil when not shown.
 //
 // The calls followed are the call graph's, each a direct call (not a go
 // statement, not deferred, not through an interface) of a function whose
@@ -80,25 +90,49 @@ func (e *Env) boundClosures(fn *ssa.Function) []*ssa.MakeClosure {
 }
 
 func (e *Env) computeMadeIn(v ssa.Value) ssa.Value {
-	q := &madeQuery{visiting: make(map[ssa.Value]bool)}
+	q := &madeQuery{visiting: make(map[ssa.Value]bool), roots: make(map[ssa.Value]bool)}
 	r := e.madeInDepth(v, maxMadeInDepth, q)
 	if r == nil || r == cycle {
 		return nil
 	}
-	home := r.(ssa.Instruction).Parent()
+	homes := make(map[*ssa.Function]bool)
+	var first ssa.Value
+	for root := range q.roots {
+		homes[root.(ssa.Instruction).Parent()] = true
+		if first == nil || madeBefore(root, first) {
+			first = root
+		}
+	}
 	for _, mc := range q.closures {
-		if !e.onlyCalledWithin(mc, home, maxMadeInDepth) {
+		if !e.onlyCalledWithin(mc, homes, maxMadeInDepth) {
 			return nil
 		}
 	}
-	return r
+	return first
 }
 
-// A madeQuery is one madeIn's state: the values it is following, and the
-// method values whose receivers it followed, each to be called only
-// within the invocation that made their receiver.
+// madeBefore orders the roots of one madeIn by position (then name), so
+// that every access whose object comes from the same set of constructors'
+// invocations is given the same one of them as its key.
+func madeBefore(a, b ssa.Value) bool {
+	if a.Pos() != b.Pos() {
+		return a.Pos() < b.Pos()
+	}
+	if a.Parent() != b.Parent() {
+		return a.Parent().String() < b.Parent().String()
+	}
+	return a.Name() < b.Name()
+}
+
+// A madeQuery is one madeIn's state: the values it is following, the
+// roots it found (the values of the functions K that make the object: a
+// function called by NewConn's and by Dial's invocation touches the
+// object of whichever runs on its goroutine), and the method values
+// whose receivers it followed, each to be called only within an
+// invocation that made their receiver.
 type madeQuery struct {
 	visiting map[ssa.Value]bool
+	roots    map[ssa.Value]bool
 	closures []*ssa.MakeClosure
 }
 
@@ -108,17 +142,19 @@ type madeQuery struct {
 var cycle ssa.Value = &ssa.Const{}
 
 // meetMade combines the objects two calls pass (root starts as cycle):
-// cycle adds nothing, and two different ones are not one.
+// cycle adds nothing, and nil (not shown) fails the whole query. Two
+// different roots are both kept in q.roots: each run then touches the
+// object of the invocation of one of them that runs on its goroutine,
+// and two goroutines' runs touch two objects, whichever made each (every
+// root makes a new object per invocation).
 func meetMade(root, r ssa.Value) (ssa.Value, bool) {
 	switch {
 	case r == nil:
 		return nil, false
-	case r == cycle || r == root:
+	case r == cycle:
 		return root, true
-	case root == cycle:
-		return r, true
 	}
-	return nil, false
+	return r, true
 }
 
 func (e *Env) madeInDepth(v ssa.Value, depth int, q *madeQuery) (res ssa.Value) {
@@ -132,14 +168,28 @@ func (e *Env) madeInDepth(v ssa.Value, depth int, q *madeQuery) (res ssa.Value) 
 	}
 	switch v := v.(type) {
 	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+		q.roots[v] = true
 		return v
 	case *ssa.Extract:
-		if call, ok := v.Tuple.(*ssa.Call); ok && e.makesAfresh(call, v.Index) {
+		if call, ok := v.Tuple.(*ssa.Call); ok && e.makesAfresh(call, v.Index, maxFreshDepth) {
+			q.roots[call] = true
 			return call
 		}
 	case *ssa.Call:
-		if e.makesAfresh(v, 0) {
+		if e.makesAfresh(v, 0, maxFreshDepth) {
+			q.roots[v] = true
 			return v
+		}
+	case *ssa.UnOp:
+		// A local variable that a closure captures, loaded in the
+		// function that declares it and stored once (a receiver
+		// that a deferred closure uses), its address going nowhere
+		// but to loads, stores and closures (swap(&c) would store
+		// unseen): the stored value.
+		if cell := ssavalue.CapturedCell(v); cell != nil && cell.Parent() == v.Parent() {
+			if stored := ssavalue.StoresTo(cell); len(stored) == 1 && !cellEscapes(cell) {
+				return e.madeInDepth(stored[0], depth, q)
+			}
 		}
 	case *ssa.Parameter:
 		return e.madeInParam(v, depth, q)
@@ -149,12 +199,25 @@ func (e *Env) madeInDepth(v ssa.Value, depth int, q *madeQuery) (res ssa.Value) 
 	return nil
 }
 
+// cellEscapes reports whether the address of the local variable's cell
+// goes anywhere but to loads, stores to it and closures that capture it.
+func cellEscapes(cell *ssa.Alloc) bool {
+	_, escapes := ssavalue.Loaders(cell)
+	return escapes
+}
+
+// maxFreshDepth bounds the constructors makesAfresh follows through
+// their returns of another's result (go-amqp's dialConn returns newConn's).
+const maxFreshDepth = 3
+
 // makesAfresh reports whether call is a call of a function of the
 // package that returns, as its result number i, a new allocation or nil
-// at every return: each call returns an object no other call returned.
-func (e *Env) makesAfresh(call *ssa.Call, i int) bool {
+// at every return, or the result of its own call of such a function (a
+// dialConn that fills what newConn made): each call returns an object no
+// other call returned.
+func (e *Env) makesAfresh(call *ssa.Call, i, depth int) bool {
 	fn := call.Call.StaticCallee()
-	if fn == nil || fn.Pkg != e.pkg() || len(fn.Blocks) == 0 || i >= fn.Signature.Results().Len() {
+	if depth == 0 || fn == nil || fn.Pkg != e.pkg() || len(fn.Blocks) == 0 || i >= fn.Signature.Results().Len() {
 		return false
 	}
 	if _, isTuple := call.Type().(*types.Tuple); isTuple != (fn.Signature.Results().Len() > 1) {
@@ -174,6 +237,15 @@ func (e *Env) makesAfresh(call *ssa.Call, i int) bool {
 			}
 		case *ssa.Const:
 			if !r.IsNil() {
+				return false
+			}
+		case *ssa.Extract:
+			inner, ok := r.Tuple.(*ssa.Call)
+			if !ok || inner.Call.StaticCallee() == fn || !e.makesAfresh(inner, r.Index, depth-1) {
+				return false
+			}
+		case *ssa.Call:
+			if r.Call.StaticCallee() == fn || !e.makesAfresh(r, 0, depth-1) {
 				return false
 			}
 		default:
@@ -255,12 +327,13 @@ func (e *Env) madeInBound(fv *ssa.FreeVar, depth int, q *madeQuery) ssa.Value {
 
 // onlyCalledWithin reports whether the function value v goes only into
 // calls of it (as the function called, not an argument), phis, and
-// returns of functions other than home, each such return followed to
-// every call of its function (the call graph's direct calls; for a
-// bound-method wrapper, the calls of its method values, which must be
-// followed the same way): every call of v runs within the invocation of
-// home that made it, on its goroutine.
-func (e *Env) onlyCalledWithin(v ssa.Value, home *ssa.Function, depth int) bool {
+// returns of functions other than the homes (the functions whose
+// invocations made the object), each such return followed to every call
+// of its function (the call graph's direct calls; for a bound-method
+// wrapper, the calls of its method values, which must be followed the
+// same way): every call of v runs within the invocation of a home that
+// made it, on its goroutine.
+func (e *Env) onlyCalledWithin(v ssa.Value, homes map[*ssa.Function]bool, depth int) bool {
 	seen := make(map[ssa.Value]bool)
 	var flows func(v ssa.Value, depth int) bool
 	flows = func(v ssa.Value, depth int) bool {
@@ -288,7 +361,7 @@ func (e *Env) onlyCalledWithin(v ssa.Value, home *ssa.Function, depth int) bool 
 				}
 			case *ssa.Return:
 				fn := u.Parent()
-				if fn == home {
+				if homes[fn] {
 					return false
 				}
 				idx := -1

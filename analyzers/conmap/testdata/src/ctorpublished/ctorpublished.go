@@ -139,3 +139,91 @@ func RacePooled() {
 	go NewPooled(old)
 	NewPooled(old)
 }
+
+// Reassigned: start's receiver, which its deferred closure captures, is
+// replaced by the object the constructor is handed before the state
+// machine runs on it: the captured variable is stored twice, and two
+// goroutines that rerun the state machine on one old object touch it both.
+type Reassigned struct{ props map[string]int }
+
+// NewReassigned runs the state machine on a new object, or on old.
+func NewReassigned(old *Reassigned) *Reassigned {
+	c := &Reassigned{props: map[string]int{}}
+	c.start(old)
+	return c
+}
+
+func (c *Reassigned) start(old *Reassigned) {
+	defer func() {
+		if c == nil {
+			panic("no object")
+		}
+	}()
+	if old != nil {
+		c = old
+	}
+	for state := c.negotiate; state != nil; {
+		state = state()
+	}
+}
+
+type reassignedState func() reassignedState
+
+func (c *Reassigned) negotiate() reassignedState { return c.open }
+
+func (c *Reassigned) open() reassignedState {
+	c.props["open"] = 1 // want `concurrent map writes`
+	return nil
+}
+
+// RaceReassigned reruns one old object's state machine on two goroutines.
+func RaceReassigned() {
+	old := NewReassigned(nil)
+	go NewReassigned(old)
+	NewReassigned(old)
+}
+
+// Swapped: start's captured receiver is replaced through its address by
+// swap, a store StoresTo does not see: the cell escapes.
+type Swapped struct{ props map[string]int }
+
+// NewSwapped runs the state machine on a new object, or on old.
+func NewSwapped(old *Swapped) *Swapped {
+	c := &Swapped{props: map[string]int{}}
+	c.start(old)
+	return c
+}
+
+func swap(p **Swapped, old *Swapped) {
+	if old != nil {
+		*p = old
+	}
+}
+
+func (c *Swapped) start(old *Swapped) {
+	defer func() {
+		if c == nil {
+			panic("no object")
+		}
+	}()
+	swap(&c, old)
+	for state := c.negotiate; state != nil; {
+		state = state()
+	}
+}
+
+type swappedState func() swappedState
+
+func (c *Swapped) negotiate() swappedState { return c.open }
+
+func (c *Swapped) open() swappedState {
+	c.props["open"] = 1 // want `concurrent map writes`
+	return nil
+}
+
+// RaceSwapped reruns one old object's state machine on two goroutines.
+func RaceSwapped() {
+	old := NewSwapped(nil)
+	go NewSwapped(old)
+	NewSwapped(old)
+}

@@ -6,38 +6,77 @@
 // goroutine can reach until the call returns it: silent, although a
 // goroutine that holds another connection of the same allocation site
 // makes one too. The controls, where another goroutine reaches the
-// object while the state machine runs, are in ctorpublished.
+// object while the state machine runs, are in ctorpublished. The object
+// comes from two constructors (NewConn's newConn, Dial's dialConn, which
+// fills and returns what newConn made), and start's receiver is captured
+// by its deferred closure, as in go-amqp.
 package ctorstate
 
 import (
+	"errors"
 	"io"
+	"strings"
 	"sync"
 )
 
 type stateFunc func() (stateFunc, error)
 
 type Conn struct {
-	net   io.Reader
-	done  chan struct{}
-	props map[string]int
+	net    io.Reader
+	name   string
+	done   chan struct{}
+	props  map[string]int
+	failed bool
 }
 
-func newConn(r io.Reader) *Conn {
-	return &Conn{net: r, done: make(chan struct{})}
+func newConn(r io.Reader) (*Conn, error) {
+	if r == nil {
+		return nil, errors.New("no reader")
+	}
+	return &Conn{net: r, done: make(chan struct{})}, nil
 }
 
 // NewConn makes the connection and runs its handshake before it returns it.
 func NewConn(r io.Reader) (*Conn, error) {
-	c := newConn(r)
+	c, err := newConn(r)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.start(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *Conn) start() error {
+// Dial makes the connection in dialConn and runs the same handshake.
+func Dial(name string) (*Conn, error) {
+	c, err := dialConn(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// dialConn fills and returns what newConn made.
+func dialConn(name string) (*Conn, error) {
+	c, err := newConn(strings.NewReader(name))
+	if err != nil {
+		return nil, err
+	}
+	c.name = name
+	return c, nil
+}
+
+func (c *Conn) start() (err error) {
+	defer func() {
+		if err != nil {
+			c.failed = true
+		}
+	}()
 	for state := c.negotiate; state != nil; {
-		var err error
 		state, err = state()
 		if err != nil {
 			return err
@@ -71,15 +110,23 @@ func (c *Conn) Adopt(o *Conn) {
 }
 
 func mustConn() *Conn {
-	c, err := NewConn(nil)
+	c, err := NewConn(strings.NewReader("a"))
 	if err != nil {
 		panic(err)
 	}
 	return c
 }
 
-// Redial holds one connection on a goroutine that makes another and hands
-// it to the first.
+func mustDial() *Conn {
+	c, err := Dial("b")
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Redial holds one connection on a goroutine that makes others, by both
+// constructors, and hands them to the first.
 func Redial() {
 	old := mustConn()
 	var wg sync.WaitGroup
@@ -87,6 +134,7 @@ func Redial() {
 	go func() {
 		defer wg.Done()
 		old.Adopt(mustConn())
+		old.Adopt(mustDial())
 	}()
 	wg.Wait()
 }
