@@ -547,7 +547,7 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 			if !flow.MayFollow(g.Site, ret) {
 				continue // g does not run yet when the test returns there
 			}
-			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered {
+			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered && !c.joinedByCallers(call, g, ret) {
 				return test, ret, true
 			}
 		}

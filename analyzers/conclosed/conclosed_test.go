@@ -43,6 +43,12 @@ func TestFixtures(t *testing.T) {
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",
+		// A goroutine that such a helper starts is joined when the
+		// helper returns a function that waits for it and each caller
+		// calls that function on every path to its return; a caller
+		// that may return first, a result left uncalled, and a function
+		// that waits on another WaitGroup or not always are reported.
+		"helperjoin",
 		// A goroutine whose t.Error path skips its one send on a channel
 		// the test receives from on every path to its return (or to a
 		// call that may end it) runs that t.Error before the test

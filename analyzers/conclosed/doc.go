@@ -37,7 +37,10 @@
 //     its starter made and that the test receives from on every path
 //     to its return (go-kit's testServer: `t.Error(err); return` or
 //     `response <- resp`): the call runs before the send, or the test
-//     never returns.
+//     never returns. Nor is a call of a goroutine that a helper taking t
+//     starts and joins through the function it returns, when every
+//     caller calls that function before it returns (gowarc's
+//     drainErrChan returns `func() { wg.Wait() }`).
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)
