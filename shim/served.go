@@ -52,7 +52,15 @@ func Served(site uint32, w any) {
 	if srv == nil || !inConnServe() {
 		return
 	}
-	id := fork(site, trace.EvTaskGo, srv)
+	endedTask(site, srv)
+}
+
+// endedTask forks a task of group grp (EvTaskGo) that begins and ends at
+// once on a goroutine of its own, and returns after its end, so that a
+// later join of the group (EvTaskWait) orders after it what the caller
+// did before the fork.
+func endedTask(site uint32, grp unsafe.Pointer) {
+	id := fork(site, trace.EvTaskGo, grp)
 	done := make(chan struct{})
 	go func() {
 		begin(id)

@@ -104,8 +104,8 @@ func (c *checker) waitsFor(call ssa.Instruction, g *goroutines.Context, lit *ssa
 			if cell == nil || !slices.Contains(gmc.Bindings, cell) || !c.addedBefore(cell, g.Site) {
 				continue
 			}
-			if !all(rets, func(r *ssa.Return) bool { return flow.Dominates(w, r) }) {
-				continue
+			if slices.ContainsFunc(rets, func(r *ssa.Return) bool { return !flow.Dominates(w, r) }) {
+				continue // the Wait may be skipped on the way to a return
 			}
 			joins := true
 			for _, tc := range c.env.Goroutines.Of(g.Site.Parent()) {
@@ -195,16 +195,6 @@ func (c *checker) callsResultBeforeReturns(s *ssa.Call, i, n int) bool {
 			continue
 		}
 		if !slices.ContainsFunc(calls, func(cr *ssa.Call) bool { return flow.Dominates(cr, rt) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// all reports whether f holds for every element of xs.
-func all[T any](xs []T, f func(T) bool) bool {
-	for _, x := range xs {
-		if !f(x) {
 			return false
 		}
 	}
