@@ -1,6 +1,7 @@
 package shim_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -42,28 +43,15 @@ func TestRespond(t *testing.T) {
 	})
 	ts := httptest.NewServer(handler)
 	defer ts.Close()
-	evs := precog_shim.RecordedAll(t, site-1, func() {
-		for _, path := range []string{"/", "/hijack"} {
-			req, err := http.NewRequest("GET", ts.URL+path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp, err := rthttp.Done(ts.Client().Do(rthttp.Trace(site, req)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Request != req {
-				t.Errorf("resp.Request is not the caller's request")
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-		req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
-		if _, err := rthttp.Done(ts.Client().Do(rthttp.Trace(site+1, req))); err == nil {
-			t.Error("a request to port 1 succeeded")
-		}
-		precog_shim.Respond(site+6, http.ResponseWriter(httptest.NewRecorder()))
-	})
+	// The recorded function runs on a goroutine of its own, which
+	// RecordedAll joins; it sends its failure on a channel rather than
+	// calling t or setting a variable: precog's own checks do not see
+	// that join from this external test package, and follow the channel.
+	failed := make(chan error, 1)
+	evs := precog_shim.RecordedAll(t, site-1, func() { failed <- respondRequests(ts, site) })
+	if err := <-failed; err != nil {
+		t.Fatal(err)
+	}
 	at := map[uint32][]trace.Event{}
 	for _, ev := range evs {
 		// (Served's fork for httptest's Close, of the group ts.Config, aside.)
@@ -107,4 +95,31 @@ func TestRespond(t *testing.T) {
 		t.Errorf("the client joined %#x and %#x, want the first handler's latest release %#x twice",
 			at[site][1].Addr, at[site][3].Addr, at[site+3][1].Addr)
 	}
+}
+
+// respondRequests makes TestRespond's requests on the recorded goroutine:
+// "/" and "/hijack" on ts, then a Do that fails (port 1), then a Respond
+// on a recorder.
+func respondRequests(ts *httptest.Server, site uint32) error {
+	for _, path := range []string{"/", "/hijack"} {
+		req, err := http.NewRequest("GET", ts.URL+path, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := rthttp.Done(ts.Client().Do(rthttp.Trace(site, req)))
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.Request != req {
+			return errors.New("resp.Request is not the caller's request")
+		}
+	}
+	req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+	if _, err := rthttp.Done(ts.Client().Do(rthttp.Trace(site+1, req))); err == nil {
+		return errors.New("a request to port 1 succeeded")
+	}
+	precog_shim.Respond(site+6, http.ResponseWriter(httptest.NewRecorder()))
+	return nil
 }

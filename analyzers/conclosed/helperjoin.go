@@ -2,7 +2,6 @@ package conclosed
 
 import (
 	"slices"
-	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -21,7 +20,8 @@ import (
 // writers are done):
 //
 //   - the helper is a named function whose every call the package shows
-//     (unexported, or in a _test.go file), each a plain call outside loops,
+//     (unexported: an exported one, even in a _test.go file, may be called
+//     by the external test package), each a plain call outside loops,
 //     and g's `go` statement runs once per invocation of it (outside
 //     loops), on a function literal;
 //   - the helper returns, at ret, a function literal of its own whose Wait
@@ -46,7 +46,7 @@ func (c *checker) joinedByCallers(call ssa.Instruction, g *goroutines.Context, r
 	if !ok || site.Parent() != h || h.Parent() != nil || h.Object() == nil || flow.InLoop(site) {
 		return false
 	}
-	if h.Object().Exported() && !strings.HasSuffix(c.env.Pass.Fset.File(h.Pos()).Name(), "_test.go") {
+	if h.Object().Exported() {
 		return false
 	}
 	gmc, ok := site.Call.Value.(*ssa.MakeClosure)
@@ -107,8 +107,9 @@ func (c *checker) waitsFor(call ssa.Instruction, g *goroutines.Context, lit *ssa
 			if slices.ContainsFunc(rets, func(r *ssa.Return) bool { return !flow.Dominates(w, r) }) {
 				continue // the Wait may be skipped on the way to a return
 			}
-			joins := true
-			for _, tc := range c.env.Goroutines.Of(g.Site.Parent()) {
+			ctxs := c.env.Goroutines.Of(g.Site.Parent())
+			joins := len(ctxs) > 0
+			for _, tc := range ctxs {
 				for _, r := range rets {
 					e, ok := c.env.Order.Before(call, g, r, tc)
 					if !ok || e.Rule != ordering.Join || e.Pos != w.Pos() {

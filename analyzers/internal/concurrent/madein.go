@@ -182,13 +182,15 @@ func (e *Env) madeInDepth(v ssa.Value, depth int, q *madeQuery) (res ssa.Value) 
 		}
 	case *ssa.UnOp:
 		// A local variable that a closure captures, loaded in the
-		// function that declares it and stored once (a receiver
-		// that a deferred closure uses), its address going nowhere
-		// but to loads, stores and closures (swap(&c) would store
-		// unseen): the stored value.
+		// function that declares it and stored once, by that function
+		// (a receiver that a deferred closure uses), its address going
+		// nowhere but to loads, stores and closures (swap(&c) would
+		// store unseen): the stored value. A store made in a closure
+		// may run on another goroutine, which then shares the object
+		// it stored with this one.
 		if cell := ssavalue.CapturedCell(v); cell != nil && cell.Parent() == v.Parent() {
-			if stored := ssavalue.StoresTo(cell); len(stored) == 1 && !cellEscapes(cell) {
-				return e.madeInDepth(stored[0], depth, q)
+			if stores := ssavalue.Stores(cell); len(stores) == 1 && stores[0].Parent() == cell.Parent() && !cellEscapes(cell) {
+				return e.madeInDepth(stores[0].Val, depth, q)
 			}
 		}
 	case *ssa.Parameter:

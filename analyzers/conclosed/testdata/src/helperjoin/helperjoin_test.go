@@ -124,3 +124,50 @@ func TestSometimes(t *testing.T) {
 	close(errs)
 	wait()
 }
+
+// Exported may be called by the external test package too (the
+// export_test.go idiom), whose calls this package does not see.
+func Exported(t *testing.T, errs chan error) func() {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for err := range errs {
+			t.Errorf("exported: %v", err) // want `t.Errorf\("exported: %v", err\) called from a goroutine that may outlive the test: TestExported \(through Exported\) can return before it runs, and then the call panics$`
+		}
+	}()
+	return func() { wg.Wait() }
+}
+
+func TestExported(t *testing.T) {
+	errs := make(chan error)
+	wait := Exported(t, errs)
+	close(errs)
+	wait()
+}
+
+// handed is also handed as a value to a function that calls it and drops
+// what it returns (the call graph's dynamic edge keeps the report).
+func handed(t *testing.T, errs chan error) func() {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for err := range errs {
+			t.Errorf("handed: %v", err) // want `t.Errorf\("handed: %v", err\) called from a goroutine that may outlive the test: handed can return before it runs, and then the call panics$`
+		}
+	}()
+	return func() { wg.Wait() }
+}
+
+func TestHanded(t *testing.T) {
+	errs := make(chan error)
+	wait := handed(t, errs)
+	close(errs)
+	wait()
+	runHelper(t, handed)
+}
+
+func runHelper(t *testing.T, h func(*testing.T, chan error) func()) {
+	h(t, make(chan error))
+}

@@ -227,3 +227,29 @@ func RaceSwapped() {
 	go NewSwapped(old)
 	NewSwapped(old)
 }
+
+// Handed: the captured variable's one store is made by the goroutine that
+// made the object, which goes on using it: the function that declares the
+// variable loads it on its own goroutine, so two goroutines touch the one
+// object the goroutine's call made.
+type Handed struct{ props map[string]int }
+
+func newHanded() *Handed { return &Handed{props: map[string]int{}} }
+
+func (c *Handed) open() {
+	c.props["open"] = 1 // want `concurrent map writes`
+}
+
+// RaceHanded opens the goroutine's object on both goroutines.
+func RaceHanded() {
+	var c *Handed
+	ready := make(chan bool)
+	go func() {
+		x := newHanded()
+		c = x
+		ready <- true
+		x.open()
+	}()
+	<-ready
+	c.open()
+}

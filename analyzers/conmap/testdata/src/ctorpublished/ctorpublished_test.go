@@ -13,3 +13,5 @@ func TestPooled(t *testing.T) { RacePooled() }
 func TestReassigned(t *testing.T) { RaceReassigned() }
 
 func TestSwapped(t *testing.T) { RaceSwapped() }
+
+func TestHanded(t *testing.T) { RaceHanded() }
