@@ -480,7 +480,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	err = record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
 	if cut := (*record.BuildCutError)(nil); errors.As(err, &cut) {
 		if cut.Linked == 0 {
-			return nil, fmt.Errorf("%s ended before any of the %d test binaries was linked", shareName("the build", ro.BuildLimit), cut.Of)
+			return nil, fmt.Errorf("%s ended before any of the %d test binaries was linked (more -deadline, or fewer packages)", shareName("the build", ro.BuildLimit), cut.Of)
 		}
 		early.Notes = append(early.Notes, fmt.Sprintf("%s ended with %d of %d test binaries linked: the tests of the other %d %s were not run (more -deadline, or fewer packages)",
 			shareName("the build", ro.BuildLimit), cut.Linked, cut.Of, cut.Of-cut.Linked, plural(cut.Of-cut.Linked, "package", "packages")))
@@ -501,13 +501,15 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 			// -record-budget: what the stages after it are not
 			// reckoned to need goes to the tests not yet run.
 			bound := o.recordBudget() // -record-budget still bounds the whole
-			ro.Budget.More = func(events int) time.Duration {
+			ro.Budget.More = func(events int, late time.Duration) time.Duration {
 				m := dl.more(events, cmp.Or(grace, record.StopGrace))
 				if bound > 0 {
-					m = min(m, bound-d-time.Duration(extended.Load()))
+					m = min(m, bound-d-time.Duration(extended.Load())-late)
 				}
 				if m > 0 {
-					extended.Add(int64(m))
+					// The end moves from where it was, and
+					// recording ran on past it meanwhile.
+					extended.Add(int64(late + m))
 				}
 				return m
 			}

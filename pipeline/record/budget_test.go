@@ -267,33 +267,67 @@ func alive(pid int) bool {
 }
 
 // TestBudgetMore checks Budget.More: asked only once Limit has passed and
-// a test is about to start, with the events recorded under the budget; a
-// positive answer lets the test start and moves the end, none spends the
-// budget. The control: a budget whose tests all start within Limit never
-// asks (a job whose tests fit keeps its behaviour).
+// a test is about to start, with the events recorded under the budget
+// (a run under way counted from its trace's size, at the bytes an event
+// of the finished ones) and how long ago the end passed; a positive
+// answer lets the test start and moves the end, none spends the budget;
+// a lane that comes past the same end while another asks takes its
+// answer, unasked. The control: a budget whose tests all start within
+// Limit never asks (a job whose tests fit keeps its behaviour).
 func TestBudgetMore(t *testing.T) {
-	var asked []int
+	type ask struct {
+		events int
+		late   time.Duration
+	}
+	var asked []ask
 	answer := time.Hour
-	b := &Budget{Limit: time.Nanosecond, More: func(events int) time.Duration {
-		asked = append(asked, events)
+	var b *Budget
+	b = &Budget{Limit: time.Nanosecond, More: func(events int, late time.Duration) time.Duration {
+		asked = append(asked, ask{events, late})
 		return answer
 	}}
 	if b.spent() {
 		t.Fatal("spent at its first test")
 	}
-	b.ran(7)
-	b.ran(5)
+	b.ran(7, 70)
+	b.ran(5, 50)
+	under := filepath.Join(t.TempDir(), "under.trace")
+	if err := os.WriteFile(under, make([]byte, 40), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	done := b.run(under) // 40 bytes at 10 an event: 4 events
+	b.ends = time.Now().Add(-time.Minute)
 	if b.spent() {
 		t.Errorf("spent after More gave an hour")
 	}
-	if !slices.Equal(asked, []int{12}) {
-		t.Errorf("More asked with %v, want [12] (the events recorded)", asked)
+	if len(asked) != 1 || asked[0].events != 16 || asked[0].late < time.Minute {
+		t.Errorf("More asked with %v, want 16 events (12 recorded, 4 under way), a minute late", asked)
 	}
+	done()
 	if e := b.end(); time.Until(e) < 59*time.Minute {
 		t.Errorf("the end moved to %v from now, want about an hour", time.Until(e))
 	}
 	if b.spent() || len(asked) != 1 {
 		t.Errorf("asked again (%v) within the hour it gave", asked)
+	}
+	// Another lane past the same end while More is asked: it waits for
+	// the answer and starts its test on it, unasked.
+	asked = nil
+	b.ends = time.Now().Add(-time.Second)
+	other := make(chan bool, 1)
+	b.More = func(events int, late time.Duration) time.Duration {
+		asked = append(asked, ask{events, late})
+		if len(asked) == 1 {
+			go func() { other <- b.spent() }()
+			time.Sleep(50 * time.Millisecond) // the other lane's turn
+		}
+		return answer
+	}
+	if b.spent() {
+		t.Error("spent after More gave an hour")
+	}
+	if <-other || len(asked) != 1 {
+		t.Errorf("two lanes past one end: More asked %d times, want once", len(asked))
 	}
 	answer = 0
 	b.ends = time.Now().Add(-time.Second) // the hour has passed
@@ -301,7 +335,7 @@ func TestBudgetMore(t *testing.T) {
 		t.Errorf("More answered 0 (asked %v): the budget is not spent", asked)
 	}
 	// The control.
-	fits := &Budget{Limit: time.Hour, More: func(int) time.Duration { t.Error("More asked within Limit"); return 0 }}
+	fits := &Budget{Limit: time.Hour, More: func(int, time.Duration) time.Duration { t.Error("More asked within Limit"); return 0 }}
 	for range 3 {
 		if fits.spent() {
 			t.Error("spent within its hour")

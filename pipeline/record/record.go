@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -1012,11 +1013,15 @@ type Budget struct {
 	Grace time.Duration
 	// More, if not nil, is asked, when Limit has passed and a test is
 	// about to start, how much longer tests may start, given the events
-	// recorded under the budget so far: a positive d moves the end to d
-	// from now, and the test starts (precog test -deadline: recording
-	// goes on while the stages after it keep what they are estimated to
-	// need, instead of ending at a fixed share with tests unrun).
-	More func(events int) time.Duration
+	// recorded under the budget so far (those of the runs under way
+	// reckoned from their trace files' sizes) and how long ago the end
+	// passed: a positive d moves the end to d from now, and the test
+	// starts (precog test -deadline: recording goes on while the stages
+	// after it keep what they are estimated to need, instead of ending at
+	// a fixed share with tests unrun). The end then moved by late+d. One
+	// lane asks at a time: another one past the same end starts its test
+	// on the first one's answer.
+	More func(events int, late time.Duration) time.Duration
 	// Fair, if positive, bounds each test process as it starts to its
 	// fair part of what is left of Limit: that time over the tests not
 	// yet started (this one included), times the packages run side by
@@ -1026,12 +1031,20 @@ type Budget struct {
 	// rocketmq's 2 min 41 s, and the other tests' turn with it). A test
 	// so stopped is Stopped, as at the budget's end.
 	Fair time.Duration
+	ask  sync.Mutex // held while More is asked
 	mu   sync.Mutex
 	ends time.Time // set when the first test starts
-	// events are those recorded under the budget (More's argument);
+	// events are those recorded under the budget (More's argument),
+	// in size bytes of trace; running are the trace files of the runs
+	// under way, whose events More counts from their sizes at that rate
+	// (a five-minute test's events are detection's as well: counting
+	// only the finished runs' left them out of the reckoning).
+	events  int
+	size    int64
+	running map[string]bool
 	// tests and started count the tests of the Run using it, lanes its
 	// packages run side by side (Fair).
-	events, tests, started, lanes int
+	tests, started, lanes int
 }
 
 // plan tells the budget that a Run is about to record n tests, lanes
@@ -1055,14 +1068,56 @@ func (b *Budget) start() {
 	b.started++
 }
 
-// ran counts the events a run recorded (More's argument).
-func (b *Budget) ran(events int) {
+// ran counts the events a run recorded, and its trace's size (More's
+// argument).
+func (b *Budget) ran(events int, size int64) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events += events
+	b.size += size
+}
+
+// run tells the budget that a run writing trace is under way until the
+// returned function is called, before its events are counted (ran).
+func (b *Budget) run(trace string) (done func()) {
+	if b == nil || b.More == nil {
+		return func() {}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.running == nil {
+		b.running = make(map[string]bool)
+	}
+	b.running[trace] = true
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.running, trace)
+	}
+}
+
+// recorded returns the events recorded under the budget, those of the
+// runs under way reckoned from their trace files' sizes at the bytes an
+// event of the finished runs (none before a run has finished). The files
+// are looked at without the lock.
+func (b *Budget) recorded() int {
+	b.mu.Lock()
+	events, size := b.events, b.size
+	traces := slices.Collect(maps.Keys(b.running))
+	b.mu.Unlock()
+	if events == 0 || size == 0 {
+		return events
+	}
+	var under int64
+	for _, t := range traces {
+		if fi, err := os.Stat(t); err == nil {
+			under += fi.Size()
+		}
+	}
+	return events + int(float64(under)*float64(events)/float64(size))
 }
 
 // fair returns the longest a test process starting now may take under
@@ -1156,19 +1211,28 @@ func (b *Budget) spent() bool {
 		b.mu.Unlock()
 		return true
 	}
-	ends, events := b.ends, b.events
 	b.mu.Unlock()
-	// More is asked without the lock: it may look at progress, whose
+	// One lane asks at a time, and one that waited for another's answer
+	// takes it: two asking past the same end were both granted, and
+	// their grants both counted, while one end was applied.
+	b.ask.Lock()
+	defer b.ask.Unlock()
+	b.mu.Lock()
+	ends := b.ends
+	b.mu.Unlock()
+	now := time.Now()
+	if now.Before(ends) {
+		return false
+	}
+	// More is asked without mu: it may look at progress, whose
 	// callbacks ask the budget when it ends.
-	more := b.More(events)
+	more := b.More(b.recorded(), now.Sub(ends))
 	if more <= 0 {
 		return true
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.ends.Equal(ends) {
-		b.ends = time.Now().Add(more)
-	}
+	b.ends = now.Add(more)
 	return false
 }
 
@@ -1243,7 +1307,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		r, err := recordRun(ctx, o, o.Flags, recBin, lp, name, out, t.Trace, t.Log, "")
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 		c.ran(r.events, false)
-		o.Budget.ran(r.events)
+		o.Budget.ran(r.events, r.bytes)
 		if r.noTrace {
 			t.Trace = ""
 		}
@@ -1284,7 +1348,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 			c.ran(r.events, false)
-			o.Budget.ran(r.events)
+			o.Budget.ran(r.events, r.bytes)
 			if r.noTrace {
 				run.Trace = ""
 			}
@@ -1386,7 +1450,9 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 		env = append(env, plan.EnvVar+"="+filepath.Join(out, filepath.FromSlash(planPath)))
 	}
 	flags, bounded := o.Budget.flags(flags)
+	done := o.Budget.run(tracePath)
 	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, testArgs(flags, name), env, flags.Timeout, o.Budget.kill(bounded), w)}
+	done()
 	if bounded && r.outcome == Timeout {
 		r.outcome = Stopped
 	}

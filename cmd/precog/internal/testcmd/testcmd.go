@@ -309,7 +309,9 @@ events), repro (the reproducer's command, for a
 confirmed finding), message, sites (file: absolute path, line, col, role, expr,
 function), spawns, stacks, evidence (locks, clocks, suspiciousness), tests
 ("importpath.TestName"), reports and, for a finding the text shows under
-another's, sameAs (that one's id). Only findings go to stdout.
+another's, sameAs (that one's id). Only findings (and, as text, the
+hints about them) go to stdout; the summary, with its "not tested:" lines
+and notes, always goes to stderr, whether or not there are findings.
 
 With -sarif FILE, test also writes a SARIF 2.1.0 log to FILE, or to stdout
 in place of the findings if FILE is "-".
