@@ -103,7 +103,10 @@ func (c *checker) writtenIn(writes []*sharedloc.Access, x *goroutines.Context) b
 }
 
 // initializedBefore reports whether some write happens before r, or r's
-// location is incremented (a counter rather than an initialization).
+// location is incremented (a counter rather than an initialization). A
+// write through r's object before each close of that object's channel,
+// which r follows a receive from, is one (see ordering's
+// SentAfterOwnWrite): many goroutines may run the closing functions.
 func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
 	for _, w := range writes {
 		if readModifyWrite(w) {
@@ -118,7 +121,7 @@ func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, 
 			}
 		}
 	}
-	return false
+	return c.env.Order.SentAfterOwnWrite(r, x, writes)
 }
 
 // goroutineReads handles the first shape: r runs on the goroutines of x,

@@ -56,6 +56,12 @@ func TestFixtures(t *testing.T) {
 		// *testing.T): silent; a timeout that logs, or a require check
 		// that returns, is reported.
 		"failnow",
+		// A result set through an object before a close of that
+		// object's own channel, read through the same object after a
+		// receive from it: silent, however many goroutines run the
+		// closing functions; a closer that writes nothing first, a write
+		// after the close or another object's channel: reported.
+		"objdone",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

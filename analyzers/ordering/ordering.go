@@ -129,7 +129,10 @@ type syncOps struct {
 	// struct field that indexFieldCloses also filed under a make site.
 	fieldClose map[ssa.Instruction]sharedloc.Loc
 	recvs      map[sharedloc.Loc][]ssa.Instruction // receives
-	onceDo     map[sharedloc.Loc][]ssa.CallInstruction
+	// fnRecvs holds the receives' accesses by function (see
+	// SentAfterOwnWrite).
+	fnRecvs map[*ssa.Function][]recvAccess
+	onceDo  map[sharedloc.Loc][]ssa.CallInstruction
 	// caseStart marks the receives in recvs that stand for a select
 	// case: the first instruction of the case's body, which runs after
 	// the receive although it is itself the instruction asked about.
@@ -165,6 +168,7 @@ func (r *Result) index() {
 			recvs:     map[sharedloc.Loc][]ssa.Instruction{},
 			onceDo:    map[sharedloc.Loc][]ssa.CallInstruction{},
 			caseStart: map[ssa.Instruction]bool{},
+			fnRecvs:   map[*ssa.Function][]recvAccess{},
 			onceFns:   map[*ssa.Function][]sharedloc.Loc{},
 			wrapped:   map[ssa.Instruction]string{},
 			maybeAdd:  map[ssa.Instruction]bool{},
@@ -187,6 +191,7 @@ func (r *Result) index() {
 					ops.caseStart[recv] = true
 				}
 				ops.recvs[a.Loc] = append(ops.recvs[a.Loc], recv)
+				ops.fnRecvs[a.Fn()] = append(ops.fnRecvs[a.Fn()], recvAccess{a, recv})
 			}
 		}
 		r.indexReturnedChannels(&ops)

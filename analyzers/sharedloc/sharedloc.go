@@ -546,27 +546,35 @@ func appendNew(out []Loc, locs ...Loc) []Loc {
 // path such as s.conn.buf[i] starts from (s), looking through field and
 // element selection, loads of pointers, conversions, and loads of
 // captured variables, which give the variable's cell.
-func Root(v ssa.Value) ssa.Value {
+func Root(v ssa.Value) ssa.Value { return RootVia(v, nil) }
+
+// RootVia returns Root(v), and calls through, unless it is nil, with
+// each value the walk passes on its way from v to the root, v first (the
+// root itself, and a load of a captured variable that gives its cell,
+// are not passed): the steps of the access path, which a check comparing
+// two paths from one root reads (ordering's SentAfterOwnWrite).
+func RootVia(v ssa.Value, through func(ssa.Value)) ssa.Value {
 	for range 32 {
+		var next ssa.Value
 		switch x := v.(type) {
 		case *ssa.FieldAddr:
-			v = x.X
+			next = x.X
 		case *ssa.Field:
-			v = x.X
+			next = x.X
 		case *ssa.IndexAddr:
-			v = x.X
+			next = x.X
 		case *ssa.Index:
-			v = x.X
+			next = x.X
 		case *ssa.Slice:
-			v = x.X
+			next = x.X
 		case *ssa.ChangeType:
-			v = x.X
+			next = x.X
 		case *ssa.Convert:
-			v = x.X
+			next = x.X
 		case *ssa.MakeInterface:
-			v = x.X
+			next = x.X
 		case *ssa.TypeAssert:
-			v = x.X
+			next = x.X
 		case *ssa.UnOp:
 			if x.Op != token.MUL {
 				return v
@@ -574,19 +582,21 @@ func Root(v ssa.Value) ssa.Value {
 			if cell := ssavalue.Cell(x.X); cell != nil {
 				return cell
 			}
-			v = x.X
+			next = x.X
 		case *ssa.FreeVar:
 			if cell := ssavalue.Cell(x); cell != nil {
 				return cell
 			}
-			if b := ssavalue.Binding(x); b != nil {
-				v = b
-				continue
+			if next = ssavalue.Binding(x); next == nil {
+				return v
 			}
-			return v
 		default:
 			return v
 		}
+		if through != nil {
+			through(v)
+		}
+		v = next
 	}
 	return v
 }

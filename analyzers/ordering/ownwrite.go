@@ -1,0 +1,168 @@
+package ordering
+
+import (
+	"slices"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// SentAfterOwnWrite reports whether some write of writes happens before
+// the read, on cb, because the read goes through an object whose own
+// channel it has received from, and every close or send that receive may
+// take (takenSends) is made after a write of the read's location through
+// the object whose channel it closes, as mcp-go's task table does:
+//
+//	func (s *MCPServer) completeTask(entry *taskEntry, result any) {
+//		entry.result = result
+//		close(entry.done)
+//	}
+//	go server.executeTaskTool(ctx, entry, ...) // calls completeTask
+//	<-entry.done
+//	use(entry.result)
+//
+// The read and the receive start from one root (sharedloc's Access.Base:
+// a value of the read's function, or a captured variable's cell) by the
+// same steps as the closer's channel from its own root, so the channel
+// the receive took a value from, or found closed, is the closer's object
+// channel, and that object is the read's; the closer wrote the read's
+// location through it (by the read's steps, from the close's root) on
+// every path to the close (see writtenOnEveryPath). It holds however many
+// goroutines run the closing function and however many functions close
+// (a completion and a cancellation), where channelBefore and
+// sentAfterWrite want every close made on one goroutine: the object, not
+// the goroutine, ties each close to its write. A closer that writes
+// nothing first (a cancellation that sets no result) defeats it, as it
+// should: the receive may have taken its close.
+func (r *Result) SentAfterOwnWrite(read *sharedloc.Access, cb *goroutines.Context, writes []*sharedloc.Access) bool {
+	r.index()
+	if read.Base == nil {
+		return false
+	}
+	steps, ok := accessSteps(read.Ptr)
+	if !ok {
+		return false
+	}
+	for _, recv := range r.ops.fnRecvs[read.Fn()] {
+		if recv.acc.Base != read.Base || !r.received(recv.at, read.Instr, cb) {
+			continue
+		}
+		chSteps, ok := accessSteps(recv.acc.Ptr)
+		if !ok {
+			continue
+		}
+		sends := r.takenSends(recv.acc.Loc, recv.at, cb)
+		if len(sends) > 0 && all(sends, func(x ssa.Instruction) bool {
+			return r.closedAfterOwnWrite(x, recv.acc.Loc, chSteps, read.Loc, steps, writes)
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// A recvAccess is a receive's access, with the instruction code after it
+// follows (a select case's first instruction, as in syncOps.recvs).
+type recvAccess struct {
+	acc *sharedloc.Access
+	at  ssa.Instruction
+}
+
+// closedAfterOwnWrite reports whether x, a close of or send on ch, goes
+// through a channel reached from its root by chSteps, and every path to
+// it in its function passes a write (one of writes) of loc reached from
+// that same root by steps.
+func (r *Result) closedAfterOwnWrite(x ssa.Instruction, ch sharedloc.Loc, chSteps []accessStep, loc sharedloc.Loc, steps []accessStep, writes []*sharedloc.Access) bool {
+	found := false
+	for _, xa := range r.shared.ByInstr[x] {
+		if xa.Loc != ch {
+			continue
+		}
+		if xa.Base == nil {
+			return false
+		}
+		if s, ok := accessSteps(xa.Ptr); !ok || !slices.Equal(s, chSteps) {
+			return false
+		}
+		var own []ssa.Instruction
+		for _, w := range writes {
+			if w.Fn() != x.Parent() || w.Base != xa.Base || w.Loc != loc {
+				continue
+			}
+			if s, ok := accessSteps(w.Ptr); ok && slices.Equal(s, steps) {
+				own = append(own, w.Instr)
+			}
+		}
+		if !r.writtenOnEveryPath(own, x) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// writtenOnEveryPath reports whether every path from its function's
+// entry to x passes one of ws (x's function's): one that dominates x, or
+// one on each branch. A block with no predecessor but the entry (a
+// recover block) counts as an entry.
+func (r *Result) writtenOnEveryPath(ws []ssa.Instruction, x ssa.Instruction) bool {
+	if len(ws) == 0 {
+		return false
+	}
+	writes := map[*ssa.BasicBlock]bool{}
+	for _, w := range ws {
+		if r.gr.Flow.Dominates(w, x) && w != x {
+			return true
+		}
+		writes[w.Block()] = true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := slices.Clone(x.Block().Preds)
+	if len(stack) == 0 {
+		return false
+	}
+	for len(stack) > 0 {
+		b := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[b] || writes[b] {
+			continue // the path wrote in b, before it left b
+		}
+		seen[b] = true
+		if len(b.Preds) == 0 {
+			return false
+		}
+		stack = append(stack, b.Preds...)
+	}
+	return true
+}
+
+// An accessStep is one step of an access path from its root (see
+// accessSteps).
+type accessStep struct {
+	load  bool // a load of a pointer, not a field
+	field int
+	addr  bool // a FieldAddr, not a Field
+}
+
+// accessSteps returns the steps from v back to its root as
+// sharedloc.Root finds it: fields selected and pointers loaded,
+// conversions left out. ok is false when a step selects an element (two
+// evaluations may pick two).
+func accessSteps(v ssa.Value) (steps []accessStep, ok bool) {
+	ok = true
+	sharedloc.RootVia(v, func(x ssa.Value) {
+		switch x := x.(type) {
+		case *ssa.FieldAddr:
+			steps = append(steps, accessStep{field: x.Field, addr: true})
+		case *ssa.Field:
+			steps = append(steps, accessStep{field: x.Field})
+		case *ssa.UnOp:
+			steps = append(steps, accessStep{load: true})
+		case *ssa.IndexAddr, *ssa.Index, *ssa.Slice:
+			ok = false
+		}
+	})
+	return steps, ok
+}
