@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/cfpplan"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
 )
 
 // plan reports each function's plan at its name: "F: logged", "F: opt1",
@@ -44,15 +45,11 @@ var plan = &analysis.Analyzer{
 }
 
 func TestPlan(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), plan, "lu", "fig2", "misc")
-}
-
-// TestNoLoops turns the at-least-one-iteration heuristic off: daxpy, in a
-// loop of lu0, is then logged.
-func TestNoLoops(t *testing.T) {
-	if err := cfpplan.Analyzer.Flags.Set("loops", "false"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cfpplan.Analyzer.Flags.Set("loops", "true") })
-	analysistest.Run(t, analysistest.TestData(), plan, "noloops")
+	fixturetest.Run(t, analysistest.TestData(),
+		fixturetest.Case{Name: "Plan", Analyzer: plan, Patterns: []string{"lu", "fig2", "misc"}},
+		// The at-least-one-iteration heuristic off: daxpy, in a loop of
+		// lu0, is then logged.
+		fixturetest.Case{Name: "NoLoops", Analyzer: plan, Patterns: []string{"noloops"},
+			Flags: []fixturetest.Flag{{Analyzer: cfpplan.Analyzer, Name: "loops", Value: "false"}}},
+	)
 }

@@ -6,18 +6,21 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conmap"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
 )
 
 // The check's kernels of the corpus, and the static negative controls, are
 // analyzers/suite's TestKernels: it runs every check over the whole corpus.
 
-// TestFixtures runs the check over its fixtures in testdata/src. They are
-// loaded in one analysistest run because each run loads the standard
-// library packages its fixtures import from source and analyzes them for
-// facts (sync brings in runtime): about 20 s of CPU under -race per run,
-// which one run pays once.
+// TestFixtures runs the check over its fixtures in testdata/src, with and
+// without its all flag. They are loaded and analysed in one fixturetest
+// run because each analysistest run loaded the standard library packages
+// its fixtures import from source and analyzed them for facts (sync brings
+// in runtime): about 20 s of CPU under -race per run, which one run pays
+// once.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer,
+	fixturetest.Run(t, analysistest.TestData(), fixturetest.Case{Name: "Default", Analyzer: conmap.Analyzer, Patterns: []string{
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
@@ -111,15 +114,10 @@ func TestFixtures(t *testing.T) {
 		// (reentrantall), naming that assumption; a call after the Unlock,
 		// of another function or after a failed TryLock stays reported.
 		"reentrant",
+	}},
+		// The check with its all flag over the fixtures that show the
+		// reports it hides by default with the assumption they rest on.
+		fixturetest.Case{Name: "All", Analyzer: conmap.Analyzer, Patterns: []string{"oncecallersall", "reentrantall"},
+			PassFlags: map[string]string{suppress.AllFlag: "true"}},
 	)
-}
-
-// TestFixturesAll runs the check with its all flag over the fixtures that
-// show the reports it hides by default with the assumption they rest on.
-func TestFixturesAll(t *testing.T) {
-	if err := conmap.Analyzer.Flags.Set("all", "true"); err != nil {
-		t.Fatal(err)
-	}
-	defer conmap.Analyzer.Flags.Set("all", "false")
-	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer, "oncecallersall", "reentrantall")
 }

@@ -6,17 +6,20 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/connull"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
 )
 
 // The check's kernels of the corpus, and the static negative controls, are
 // analyzers/suite's TestKernels: it runs every check over the whole corpus.
 
-// TestFixtures runs the check over its fixtures in testdata/src, in one
-// analysistest run: each run loads the standard library packages its
-// fixtures import from source and analyzes them for facts (sync brings in
-// runtime), about 20 s of CPU under -race, which one run pays once.
+// TestFixtures runs the check over its fixtures in testdata/src, with and
+// without its all flag, in one fixturetest run: each analysistest run
+// loaded the standard library packages its fixtures import from source
+// and analyzed them for facts (sync brings in runtime), about 20 s of CPU
+// under -race, which one run pays once.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), connull.Analyzer,
+	fixturetest.Run(t, analysistest.TestData(), fixturetest.Case{Name: "Default", Analyzer: connull.Analyzer, Patterns: []string{
 		// Accesses that only the winner of a one-shot CompareAndSwap runs
 		// are on one goroutine; a nil store that wins nothing, or a flag
 		// that is reset, is still reported.
@@ -139,18 +142,13 @@ func TestFixtures(t *testing.T) {
 		// one touched after it was handed to a goroutine, and a merge of
 		// a fresh object with a shared one are reported.
 		"iterfresh",
+	}},
+		// Goroutines that a reconnect starts again only after a Wait for
+		// the one before (on some path; a flag guards the other) are taken
+		// to run one at a time, at low confidence: under -all the report is
+		// shown with the assumption it rests on. A restart without a Wait
+		// is reported at the default confidence.
+		fixturetest.Case{Name: "All", Analyzer: connull.Analyzer, Patterns: []string{"restart"},
+			PassFlags: map[string]string{suppress.AllFlag: "true"}},
 	)
-}
-
-// TestRestart: goroutines that a reconnect starts again only after a Wait
-// for the one before (on some path; a flag guards the other) are taken
-// to run one at a time, at low confidence: under -all the report is shown
-// with the assumption it rests on. A restart without a Wait is reported
-// at the default confidence.
-func TestRestart(t *testing.T) {
-	if err := connull.Analyzer.Flags.Set("all", "true"); err != nil {
-		t.Fatal(err)
-	}
-	defer connull.Analyzer.Flags.Set("all", "false")
-	analysistest.Run(t, analysistest.TestData(), connull.Analyzer, "restart")
 }

@@ -1,7 +1,6 @@
 package locksets_test
 
 import (
-	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/locksets"
 )
@@ -80,12 +80,6 @@ func render(s locksets.Set) string {
 	return strings.Join(parts, ", ")
 }
 
-func TestLockSets(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), held,
-		"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
-		"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg", "taskloop")
-}
-
 // order reports, at each call of mark, the mutexes of the lock set just
 // before it in the set's own order (the solver's numbering, which the
 // checks' related lines follow), after solving the package again
@@ -134,12 +128,6 @@ func runOrder(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// TestLockSetOrder: two flag locks held at once are listed in one order
-// on every run.
-func TestLockSetOrder(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), order, "flagorder")
-}
-
 // heldIn reports, at each call of mark, the lock set just before it on the
 // goroutines of each context its function runs in (Result.InContext), so
 // that testdata states them with // want comments:
@@ -173,42 +161,53 @@ func runHeldIn(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-func TestInContext(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), heldIn, "callerctx")
+// ctxBudget counts, in *n, the goroutine contexts that get a lock set
+// solution of their own under the budget b.
+func ctxBudget(b *budget.Budget, n *int) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:     "ctxbudget",
+		Doc:      "count the goroutine contexts that get a solution of their own",
+		Requires: []*analysis.Analyzer{goroutines.Analyzer, locksets.Analyzer},
+		Run: func(pass *analysis.Pass) (any, error) {
+			gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+			lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
+			for _, c := range gr.Contexts {
+				if lr.InContext(c, b) != nil {
+					*n++
+				}
+			}
+			return nil, nil
+		},
+	}
 }
 
-// TestInContextBudget checks that the extra solutions are charged to the
-// package's budget: with the budget spent, InContext gives none and
-// InTest the solution over every context, while without a limit a
-// context of the same package gets one that holds more.
-func TestInContextBudget(t *testing.T) {
-	solutions := func(b *budget.Budget) (n int, err error) {
-		a := &analysis.Analyzer{
-			Name:     "ctxbudget",
-			Doc:      "count the goroutine contexts that get a solution of their own",
-			Requires: []*analysis.Analyzer{goroutines.Analyzer, locksets.Analyzer},
-			Run: func(pass *analysis.Pass) (any, error) {
-				gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
-				lr := pass.ResultOf[locksets.Analyzer].(*locksets.Result)
-				for _, c := range gr.Contexts {
-					if lr.InContext(c, b) != nil {
-						n++
-					}
-				}
-				return nil, nil
-			},
-		}
-		for _, r := range analysistest.Run(t, analysistest.TestData(), a, "ctxbudget") {
-			err = cmp.Or(err, r.Err)
-		}
-		return n, err
-	}
-	if n, err := solutions(nil); err != nil || n == 0 {
-		t.Fatalf("no limit: %d contexts solved, error %v; want some", n, err)
-	}
+func TestLockSets(t *testing.T) {
+	// The extra solutions are charged to the package's budget: with the
+	// budget spent, InContext gives none and InTest the solution over
+	// every context, while without a limit a context of the same package
+	// gets one that holds more.
+	var unlimited, none int
 	spent := budget.New(0, 0, 1)
 	spent.Spend(2)
-	if n, err := solutions(spent); err != nil || n != 0 {
-		t.Errorf("budget spent: %d contexts solved, error %v; want none", n, err)
-	}
+	fixturetest.Run(t, analysistest.TestData(),
+		fixturetest.Case{Name: "Held", Analyzer: held, Patterns: []string{
+			"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
+			"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg", "taskloop"}},
+		// Two flag locks held at once are listed in one order on every run.
+		fixturetest.Case{Name: "Order", Analyzer: order, Patterns: []string{"flagorder"}},
+		fixturetest.Case{Name: "InContext", Analyzer: heldIn, Patterns: []string{"callerctx"}},
+		fixturetest.Case{Name: "InContextUnlimited", Analyzer: ctxBudget(nil, &unlimited), Patterns: []string{"ctxbudget"},
+			Check: func(t *testing.T, _ []*analysistest.Result) {
+				if unlimited == 0 {
+					t.Fatalf("no limit: %d contexts solved; want some", unlimited)
+				}
+			}},
+		fixturetest.Case{Name: "InContextBudgetSpent", Analyzer: ctxBudget(spent, &none), Patterns: []string{"ctxbudget"},
+			Apart: true, // InContext keeps the solutions it gave
+			Check: func(t *testing.T, _ []*analysistest.Result) {
+				if none != 0 {
+					t.Errorf("budget spent: %d contexts solved; want none", none)
+				}
+			}},
+	)
 }

@@ -1,6 +1,7 @@
 package ordering_test
 
 import (
+	"fmt"
 	"go/constant"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/ordering"
 )
@@ -105,18 +107,15 @@ func runOrder(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-func TestOrdering(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), order,
-		"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop", "handoff")
-}
-
-// TestBudget checks that ordering's queries are charged to the package's
+// budgeted checks that ordering's queries are charged to the package's
 // budget by their steps, and that once the budget has run out a query
 // answers "not ordered" without following anything: a check asks many
 // queries for one unit of its own, and fasthttp's root package ran for
-// more than 14 minutes under a budget that counted only those.
-func TestBudget(t *testing.T) {
-	checked := 0
+// more than 14 minutes under a budget that counted only those. It counts
+// the packages it checked in *checked and appends what it found wrong to
+// *wrong.
+func budgeted(checked *int, wrong *[]string) *analysis.Analyzer {
+	errorf := func(format string, args ...any) { *wrong = append(*wrong, fmt.Sprintf(format, args...)) }
 	run := func(pass *analysis.Pass) (any, error) {
 		ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
@@ -134,50 +133,52 @@ func TestBudget(t *testing.T) {
 				}
 			}
 		}
-		ask := func(tag string) bool {
+		ask := func(tag string) (bool, error) {
 			a, b := calls["a "+tag], calls["b "+tag]
 			ca, cb := gr.Of(a.Parent()), gr.Of(b.Parent())
 			if len(ca) != 1 || len(cb) != 1 {
-				t.Fatalf("%s: contexts %v and %v, want one each", tag, ca, cb)
+				return false, fmt.Errorf("%s: contexts %v and %v, want one each", tag, ca, cb)
 			}
 			_, ok := ord.Before(a, ca[0], b, cb[0])
-			return ok
+			return ok, nil
 		}
+		*checked++
 		w0 := bud.Work()
-		if !ask("intact") {
-			t.Errorf("intact: not ordered, want ordered by the channel")
+		ordered, err := ask("intact")
+		if err != nil {
+			return nil, err
+		}
+		if !ordered {
+			errorf("intact: not ordered, want ordered by the channel")
 		}
 		if w := bud.Work() - w0; w < 2 {
-			t.Errorf("intact: the query spent %d units of the budget, want one per step (at least 2: the start and the receive)", w)
+			errorf("intact: the query spent %d units of the budget, want one per step (at least 2: the start and the receive)", w)
 		}
 		bud.Spend(int(budget.DefaultWork)) // run out
 		if bud.Reason() == "" {
-			t.Fatalf("the budget did not run out")
+			return nil, fmt.Errorf("the budget did not run out")
 		}
-		if ask("spent") {
-			t.Errorf("spent: ordered after the budget ran out, want not ordered")
+		if ordered, err = ask("spent"); err != nil {
+			return nil, err
 		}
-		checked++
+		if ordered {
+			errorf("spent: ordered after the budget ran out, want not ordered")
+		}
 		return nil, nil
 	}
-	analysistest.Run(t, analysistest.TestData(), &analysis.Analyzer{
+	return &analysis.Analyzer{
 		Name:     "budgeted",
 		Doc:      "ask ordering queries under a budget",
 		Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, ordering.Analyzer, budget.Analyzer},
 		Run:      run,
-	}, "budget")
-	if checked != 1 {
-		t.Errorf("the budget package was checked %d times, want once", checked)
 	}
 }
 
-// TestSendBeforeClose asks whether a send happens before a close of its
-// channel that follows the receive of a value from it (con-closed's
-// question, the send itself on one side): yes when the sending goroutine
-// sends once, no when it sends in a loop.
-func TestSendBeforeClose(t *testing.T) {
-	want := map[string]bool{"Relay": true, "Looping": false}
-	got := map[string][]bool{}
+// sendClose asks whether a send happens before a close of its channel
+// that follows the receive of a value from it (con-closed's question, the
+// send itself on one side), for the sends and closes in the methods of the
+// types named in want, and appends the answers to got.
+func sendClose(want map[string]bool, got map[string][]bool) *analysis.Analyzer {
 	run := func(pass *analysis.Pass) (any, error) {
 		ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
@@ -223,20 +224,44 @@ func TestSendBeforeClose(t *testing.T) {
 		}
 		return nil, nil
 	}
-	analysistest.Run(t, analysistest.TestData(), &analysis.Analyzer{
+	return &analysis.Analyzer{
 		Name:     "sendclose",
 		Doc:      "ask whether sends happen before closes",
 		Requires: []*analysis.Analyzer{ssabuild.Analyzer, goroutines.Analyzer, ordering.Analyzer},
 		Run:      run,
-	}, "sendclose")
-	for typ, w := range want {
-		if len(got[typ]) == 0 {
-			t.Errorf("%s: no send and close asked about", typ)
-		}
-		for _, ok := range got[typ] {
-			if ok != w {
-				t.Errorf("%s: send before close %v, want %v", typ, ok, w)
-			}
-		}
 	}
+}
+
+func TestOrdering(t *testing.T) {
+	checked, wrong := 0, []string(nil)
+	// A send happens before the close: yes when the sending goroutine
+	// sends once, no when it sends in a loop.
+	want := map[string]bool{"Relay": true, "Looping": false}
+	got := map[string][]bool{}
+	fixturetest.Run(t, analysistest.TestData(),
+		fixturetest.Case{Name: "Order", Analyzer: order, Patterns: []string{
+			"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop", "handoff"}},
+		fixturetest.Case{Name: "Budget", Analyzer: budgeted(&checked, &wrong), Patterns: []string{"budget"},
+			Check: func(t *testing.T, _ []*analysistest.Result) {
+				for _, w := range wrong {
+					t.Error(w)
+				}
+				if checked != 1 {
+					t.Errorf("the budget package was checked %d times, want once", checked)
+				}
+			}},
+		fixturetest.Case{Name: "SendBeforeClose", Analyzer: sendClose(want, got), Patterns: []string{"sendclose"},
+			Check: func(t *testing.T, _ []*analysistest.Result) {
+				for typ, w := range want {
+					if len(got[typ]) == 0 {
+						t.Errorf("%s: no send and close asked about", typ)
+					}
+					for _, ok := range got[typ] {
+						if ok != w {
+							t.Errorf("%s: send before close %v, want %v", typ, ok, w)
+						}
+					}
+				}
+			}},
+	)
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -74,13 +75,13 @@ func reported(a *sharedloc.Access) bool {
 	return a.Loc.Kind != sharedloc.Made
 }
 
-// TestLocal checks Local on constructors, captured and package variables. The
-// locality analyzer reports every field and captured-variable access, so
-// the scenarios for it are kept apart from those for sharing.
-func TestLocal(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), locality, "constructor", "captured", "globals", "deadcode", "capturedlater")
-}
-
-func TestSharedIn(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), sharing, "loopshare")
+func TestFixtures(t *testing.T) {
+	fixturetest.Run(t, analysistest.TestData(),
+		// Local on constructors, captured and package variables. The
+		// locality analyzer reports every field and captured-variable
+		// access, so the scenarios for it are kept apart from those for
+		// sharing.
+		fixturetest.Case{Name: "Local", Analyzer: locality, Patterns: []string{"constructor", "captured", "globals", "deadcode", "capturedlater"}},
+		fixturetest.Case{Name: "SharedIn", Analyzer: sharing, Patterns: []string{"loopshare"}},
+	)
 }

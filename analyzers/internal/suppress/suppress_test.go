@@ -9,21 +9,11 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/conmap"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 )
 
-// TestSuppress runs a real check, con-map, over maps written by several
-// goroutines at once, with suppression comments around the writes.
 func TestSuppress(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conmap.Analyzer,
-		"ignore", "nolint", "malformed", "stale", "othercheck", "testonly")
-}
-
-// TestDroppedNoted checks that a report dropped because the package's
-// budget ran out records that the rest of the check was skipped, so that
-// the limits check notes it even when the check itself never asked the
-// budget again (its last ordering query was cut short).
-func TestDroppedNoted(t *testing.T) {
 	var skipped []string
 	a := &analysis.Analyzer{
 		Name:     "dropper",
@@ -38,8 +28,20 @@ func TestDroppedNoted(t *testing.T) {
 			return nil, nil
 		},
 	}
-	analysistest.Run(t, analysistest.TestData(), a, "dropped")
-	if !slices.Equal(skipped, []string{"the rest of the dropper check"}) {
-		t.Errorf("skipped %q, want the rest of the dropper check", skipped)
-	}
+	fixturetest.Run(t, analysistest.TestData(),
+		// A real check, con-map, over maps written by several goroutines
+		// at once, with suppression comments around the writes.
+		fixturetest.Case{Name: "Comments", Analyzer: conmap.Analyzer, Patterns: []string{
+			"ignore", "nolint", "malformed", "stale", "othercheck", "testonly"}},
+		// A report dropped because the package's budget ran out records
+		// that the rest of the check was skipped, so that the limits check
+		// notes it even when the check itself never asked the budget again
+		// (its last ordering query was cut short).
+		fixturetest.Case{Name: "DroppedNoted", Analyzer: a, Patterns: []string{"dropped"},
+			Check: func(t *testing.T, _ []*analysistest.Result) {
+				if !slices.Equal(skipped, []string{"the rest of the dropper check"}) {
+					t.Errorf("skipped %q, want the rest of the dropper check", skipped)
+				}
+			}},
+	)
 }
