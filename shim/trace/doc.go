@@ -7,7 +7,7 @@
 // version go1.22, because precog injects it, with the shim, into the build
 // of the code under test.
 //
-// # Wire format (version 9)
+// # Wire format (version 16)
 //
 // All integers are unsigned LEB128 varints ("uvarint", as
 // encoding/binary's); signed ones are zigzag-coded first (-1 -> 1, 1 -> 2).
@@ -77,6 +77,22 @@
 // bits, so a read at such a site 8 to 512 bytes from the previous address
 // takes 3 bytes where the plain form takes 4 or 5 (raft's tests: 25% fewer
 // bytes for accesses).
+//
+// # Compact atomics
+//
+// A byte from 0x60 to 0x7f where an event starts is an EvAtomicLoad or
+// EvAtomicStore in a compact form of its own: bit 0x10 is set for a
+// store; bit 0x08 says that the address difference is a multiple of 8 and
+// coded divided by 8; the low 3 bits are the low 3 bits of the site. Then
+// come the seq difference (as for any sync event), the rest of the site
+// (site >> 3) as a uvarint, the zigzag address difference (divided by 8 if
+// bit 0x08 is set; any address, 0 included, becomes the previous one, as
+// for reads), and the value. The writers of this package use it for every
+// atomic; the plain form is still read. Atomics were 31% of pond's trace
+// and 93% of x/sync/syncmap's, at 6 to 9 bytes each: the kind's byte
+// shared with the site's low bits and the aligned difference take 11% to
+// 15% of their bytes off (bench/RESULTS.md, reccost28). The range leaves
+// every kind and the batch's 'B' below it.
 //
 // # Order
 //
@@ -184,8 +200,9 @@
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
 // EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
 // and writes and a uvarint batch length, version 9 no elem in channel
-// events, versions 10 to 14 what Version lists (12: an atomic load's seq
-// always new, its delta never 0; 13: no cut; 14: no EvMark or EvAfter); this package refuses them,
+// events, versions 10 to 15 what Version lists (12: an atomic load's seq
+// always new, its delta never 0; 13: no cut; 14: no EvMark or EvAfter; 15:
+// no compact atomics); this package refuses them,
 // and any other version, with an
 // error that names it.
 //

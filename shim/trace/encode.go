@@ -18,8 +18,9 @@ import (
 // fingerprints (elem) of EvChanSend, EvChanRecv and EvSelect, version 11
 // EvBelow, version 12 the address field's 0 for the address 0 (addrCode),
 // version 13 the atomic loads' seqs that need not be new (see "Order"),
-// version 14 the state block's cut, version 15 EvMark and EvAfter.
-const Version = 15
+// version 14 the state block's cut, version 15 EvMark and EvAfter,
+// version 16 the compact atomic loads and stores.
+const Version = 16
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -333,14 +334,14 @@ func (e *Encoder) AppendCondBroadcast(b []byte, seq uint64, site uint32, addr ui
 	return e.syncAddr(b, EvCondBroadcast, seq, site, addr)
 }
 
-// AppendAtomicLoad appends an EvAtomicLoad event.
+// AppendAtomicLoad appends an EvAtomicLoad event, in the compact form.
 func (e *Encoder) AppendAtomicLoad(b []byte, seq uint64, site uint32, addr uintptr, value uint64) []byte {
-	return appendUvarint(e.syncAddr(b, EvAtomicLoad, seq, site, addr), value)
+	return e.appendAtomic(b, EvAtomicLoad, seq, site, uint64(addr), value)
 }
 
-// AppendAtomicStore appends an EvAtomicStore event.
+// AppendAtomicStore appends an EvAtomicStore event, in the compact form.
 func (e *Encoder) AppendAtomicStore(b []byte, seq uint64, site uint32, addr uintptr, value uint64) []byte {
-	return appendUvarint(e.syncAddr(b, EvAtomicStore, seq, site, addr), value)
+	return e.appendAtomic(b, EvAtomicStore, seq, site, uint64(addr), value)
 }
 
 // AppendChanMake appends an EvChanMake event.
@@ -419,6 +420,9 @@ func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr
 	if extra == notSyncAddr {
 		panic("trace: AppendSyncAddr of " + k.String())
 	}
+	if extra == atomicForm {
+		return e.appendAtomic(b, k, seq, site, uint64(addr), arg)
+	}
 	b = e.syncAddr(b, k, seq, site, addr)
 	switch extra {
 	case noField:
@@ -432,8 +436,8 @@ func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr
 }
 
 // syncAddrExtra is, for each kind, the field after site and addr of a sync
-// event that AppendSyncAddr writes (noField if it has none), or
-// notSyncAddr: computed once from the event table, so that the shim's call
+// event that AppendSyncAddr writes (noField if it has none), atomicForm for
+// the atomics, written in the compact form, or notSyncAddr: computed once from the event table, so that the shim's call
 // costs one load. It has a place for every value of a Kind, so that the
 // load needs no bounds check.
 var syncAddrExtra = func() (t [1 << 8]field) {
@@ -446,6 +450,8 @@ var syncAddrExtra = func() (t [1 << 8]field) {
 		switch {
 		case Kind(k) == evNone || kinds[k].implicit || len(f) < 2 || f[0] != fSite || f[1] != fAddr || len(f) > 3:
 			t[k] = notSyncAddr
+		case Kind(k) == EvAtomicLoad || Kind(k) == EvAtomicStore:
+			t[k] = atomicForm
 		case len(f) == 2:
 			t[k] = noField
 		default:
@@ -459,6 +465,7 @@ var syncAddrExtra = func() (t [1 << 8]field) {
 const (
 	noField     = numFields
 	notSyncAddr = numFields + 1
+	atomicForm  = numFields + 2
 )
 
 // AppendSelect appends an EvSelect event: the select at site ran case
@@ -627,6 +634,60 @@ func (e *Encoder) appendCompact(b []byte, write byte, site uint32, addr uint64) 
 	return appendUvarint(b, u)
 }
 
+// The compact form of atomic loads and stores (see "Compact atomics" in
+// the package doc): the first byte has the bits of atomicMark set,
+// atomicStore for a store, atomicAligned if the address difference is
+// coded divided by 8, and the site's low atomicSiteBits bits. Kinds stay
+// below atomicMark, and so does batchMark, which the reader tells from an
+// event after a batch by its first byte.
+const (
+	atomicMark     = 0x60
+	atomicStore    = 0x10
+	atomicAligned  = 0x08
+	atomicSiteBits = 3
+	atomicSiteMask = 1<<atomicSiteBits - 1
+)
+
+// Kinds and batchMark must stay below atomicMark, where the compact
+// atomics start: either at or past it does not compile.
+const _, _ = uint8(atomicMark - numKinds), uint8(atomicMark - 1 - batchMark)
+
+// atomicHead returns the first byte of a compact atomic load or store (k)
+// at site whose address differs by d from the batch's previous one, and
+// the coded difference.
+func atomicHead(k Kind, site uint32, d uint64) (byte, uint64) {
+	h := atomicMark | byte(site&atomicSiteMask)
+	if k == EvAtomicStore {
+		h |= atomicStore
+	}
+	if d&7 == 0 {
+		return h | atomicAligned, zigzag(int64(d) >> 3)
+	}
+	return h, zigzag(int64(d))
+}
+
+// putAtomic writes an atomic load or store (k) in the compact form at the
+// start of w and returns its length, as PutSyncAddr does.
+func (e *Encoder) putAtomic(w *[Window]byte, k Kind, seq uint64, site uint32, addr, value uint64) int {
+	i := putUvarint(w, 1, seq-e.seq)
+	e.place(k, seq)
+	h, u := atomicHead(k, site, addr-e.addr)
+	e.addr = addr
+	w[0] = h
+	i = putUvarint(w, i, uint64(site>>atomicSiteBits))
+	return putUvarint(w, putUvarint(w, i, u), value)
+}
+
+// appendAtomic appends an atomic load or store (k) in the compact form.
+func (e *Encoder) appendAtomic(b []byte, k Kind, seq uint64, site uint32, addr, value uint64) []byte {
+	h, u := atomicHead(k, site, addr-e.addr)
+	e.addr = addr
+	b = appendUvarint(append(b, h), seq-e.seq)
+	e.place(k, seq)
+	b = appendUvarint(b, uint64(site>>atomicSiteBits))
+	return appendUvarint(appendUvarint(b, u), value)
+}
+
 // PutSyncAddr writes the sync event AppendSyncAddr would append at the
 // start of w and returns its length, as PutAccess does: the same bytes,
 // without the Append methods' capacity checks. It panics for a kind
@@ -635,6 +696,9 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	extra := syncAddrExtra[k]
 	if extra == notSyncAddr {
 		panic("trace: PutSyncAddr of " + k.String())
+	}
+	if extra == atomicForm {
+		return e.putAtomic(w, k, seq, site, uint64(addr), arg)
 	}
 	w[0] = byte(k)
 	i := putUvarint(w, 1, seq-e.seq)
@@ -748,6 +812,8 @@ func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 		return e.appendCompact(b, 0, ev.Site, ev.Addr)
 	case EvWrite:
 		return appendUvarint(e.appendCompact(b, compactWrite, ev.Site, ev.Addr), ev.Value)
+	case EvAtomicLoad, EvAtomicStore:
+		return e.appendAtomic(b, ev.Kind, ev.Seq, ev.Site, ev.Addr, ev.Value)
 	}
 	spec := &kinds[ev.Kind]
 	if spec.implicit {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -456,6 +457,46 @@ func TestCompact(t *testing.T) {
 	}
 	if n := len(f.AppendWrite(nil, 1000, 0xc000012350, 1)); n != 4 {
 		t.Errorf("a write of 1 at site 1000, 8 bytes on, takes %d bytes, want 4", n)
+	}
+
+	// The compact atomics, in a trace of their own, through each of the
+	// writers' entry points; then an atomic store in the plain form,
+	// which version 15 wrote.
+	e = Encoder{}
+	b = e.StartBatch(nil, 2)
+	want = want[:0]
+	for i, a := range addrs {
+		for j, site := range sites {
+			seq := uint64(len(want) + 1)
+			ev := Event{Kind: EvAtomicLoad, Goroutine: 2, Seq: seq, Sub: 1, Site: site, Addr: a, Value: uint64(i*j) << (i % 9 * 7)}
+			if (i+j)%2 == 1 {
+				ev.Kind, ev.Sub = EvAtomicStore, 0
+			}
+			switch (i + j) % 3 {
+			case 0:
+				b = e.AppendSyncAddr(b, ev.Kind, seq, site, uintptr(a), ev.Value)
+			case 1:
+				b = append(b, w[:e.PutSyncAddr(w, ev.Kind, seq, site, uintptr(a), ev.Value)]...)
+			case 2:
+				b = e.AppendEvent(b, ev)
+			}
+			want = append(want, ev)
+		}
+	}
+	b = append(b, byte(EvAtomicStore), 1, 3, byte(zigzag(8)+1), 5)
+	want = append(want, Event{Kind: EvAtomicStore, Goroutine: 2, Seq: uint64(len(want) + 1), Site: 3, Addr: 0xc000012348, Value: 5})
+	FinishBatch(b)
+	if _, got, err = readAll(append(AppendHeader(nil, testHeader), b...)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("atomics: read %d events, want %d:\n%v\nwant\n%v", len(got), len(want), got, want)
+	}
+	// An atomic load at a site below 1024, 8 bytes after the previous
+	// address, takes 5 bytes with a small value (the plain form: 6).
+	f.seq = 1
+	if n := len(f.AppendAtomicLoad(nil, 2, 1000, 0xc000012358, 1)); n != 5 {
+		t.Errorf("an atomic load of 1 at site 1000, 8 bytes on, takes %d bytes, want 5", n)
 	}
 }
 

@@ -406,14 +406,14 @@ func (r *Reader) skipUncommitted() error {
 		if err == io.EOF {
 			r.eof = true
 		}
-		if err != nil || b[0] < compactMark && (Kind(b[0]) == evNone || Kind(b[0]) >= numKinds) {
+		if err != nil || b[0] < atomicMark && (Kind(b[0]) == evNone || Kind(b[0]) >= numKinds) {
 			return nil // padding, a batch, the end or damage: readBatch sees
 		}
 		if n == MaxUncommitted {
 			return r.broken(start, "more than %d events after the end of a batch", MaxUncommitted)
 		}
-		// A compact read or write has a uvarint where the site is (its
-		// high bits) and the same fields after it.
+		// A compact read, write or atomic has a uvarint where the site
+		// is (its high bits) and the same fields after it.
 		spec := &kinds[compactKind(b[0])]
 		r.r.Discard(1)
 		r.off++
@@ -462,17 +462,18 @@ func (r *cursor) decode() (Event, error) {
 			ev.Seq = r.seq + delta
 		}
 	}
-	if head >= compactMark && d.err == nil {
-		// A compact read or write: its site and address (see "Compact
-		// reads and writes" in the package doc), then the fields after
-		// them.
-		if hi := d.uvarint(); hi > math.MaxUint32>>compactSiteBits {
-			d.fail("site %d out of range", hi<<compactSiteBits)
+	if head >= atomicMark && d.err == nil {
+		// A compact read, write or atomic: its site and address (see
+		// "Compact reads and writes" and "Compact atomics" in the
+		// package doc), then the fields after them.
+		bits, aligned := compactForm(head)
+		if hi := d.uvarint(); hi > math.MaxUint32>>bits {
+			d.fail("site %d out of range", hi<<bits)
 		} else {
-			ev.Site = uint32(hi)<<compactSiteBits | uint32(head&compactSiteMask)
+			ev.Site = uint32(hi)<<bits | uint32(head)&(1<<bits-1)
 		}
 		delta := unzigzag(d.uvarint())
-		if head&compactAligned != 0 {
+		if head&aligned != 0 {
 			delta <<= 3
 		}
 		d.addr += uint64(delta)
@@ -554,15 +555,30 @@ func (r *cursor) place(k Kind, seq uint64) {
 }
 
 // compactKind returns the kind of the event whose first byte is b: EvRead
-// or EvWrite for the compact form, else b's kind.
+// or EvWrite for the compact form of accesses, EvAtomicLoad or
+// EvAtomicStore for that of atomics, else b's kind.
 func compactKind(b byte) Kind {
 	switch {
-	case b < compactMark:
+	case b < atomicMark:
 		return Kind(b)
+	case b < compactMark && b&atomicStore != 0:
+		return EvAtomicStore
+	case b < compactMark:
+		return EvAtomicLoad
 	case b&compactWrite != 0:
 		return EvWrite
 	}
 	return EvRead
+}
+
+// compactForm returns, for the first byte b of an event in a compact form
+// (b >= atomicMark), how many of the site's low bits b holds and the bit
+// of b that says the address difference is coded divided by 8.
+func compactForm(b byte) (siteBits uint, aligned byte) {
+	if b >= compactMark {
+		return compactSiteBits, compactAligned
+	}
+	return atomicSiteBits, atomicAligned
 }
 
 // skip moves past the event at r.pos, which is inside the batch, and
@@ -596,11 +612,12 @@ func (r *cursor) skip() bool {
 		i += n
 		seq = r.seq + delta
 	}
-	if head >= compactMark {
-		// A compact read or write: the site's high bits and the
+	if head >= atomicMark {
+		// A compact read, write or atomic: the site's high bits and the
 		// address, then the fields after them.
+		bits, aligned := compactForm(head)
 		hi, n := skipUvarint(b, i)
-		if n == 0 || hi > math.MaxUint32>>compactSiteBits {
+		if n == 0 || hi > math.MaxUint32>>bits {
 			return false
 		}
 		i += n
@@ -610,7 +627,7 @@ func (r *cursor) skip() bool {
 		}
 		i += n
 		delta := unzigzag(v)
-		if head&compactAligned != 0 {
+		if head&aligned != 0 {
 			delta <<= 3
 		}
 		addr += uint64(delta)
