@@ -76,15 +76,18 @@
 //     goroutine only after the write has run there (a write then a send
 //     in a loop: the send the receive took followed some run of the
 //     write), the write's address being the same at every run (see
-//     sentAfterWrite). SentAfterOwnWrite, asked by conuninit too, orders
+//     sentAfterWrite). SentAfterOwnWrite, a query of its own that only
+//     conuninit asks (Before and SomeBefore do not use it), orders
 //     some write before a read through an object that follows a
 //     receive, in the read's function, from that object's own channel,
 //     when every send and close the receive may take is made after a
 //     write of the read's location through the object whose channel it
 //     closes, on every path to it (mcp-go's task table: completeTask
 //     sets entry.result, then closes entry.done, on one goroutine per
-//     task); the object ties each close to its write, however many
-//     goroutines and functions close;
+//     task), and the channel's field (unexported) only ever holds
+//     channels made for fields, so that every close goes through one;
+//     the object ties each close to its write, however many goroutines
+//     and functions close;
 //   - hand-off through a value that carries its reply channel (pion/dtls's
 //     reader and handshake goroutines): goroutine A does x, sends a value
 //     v on ch and at once receives from a channel in a field of v, made

@@ -24,7 +24,9 @@ import (
 //	use(entry.result)
 //
 // The read and the receive start from one root (sharedloc's Access.Base:
-// a value of the read's function, or a captured variable's cell) by the
+// a value of the read's function, a captured variable's cell, the value
+// bound to a closure's free variable in the function that makes the
+// closure, or a package variable) by the
 // same steps as the closer's channel from its own root, so the channel
 // the receive took a value from, or found closed, is the closer's object
 // channel, and that object is the read's; the closer wrote the read's
@@ -35,7 +37,8 @@ import (
 // sentAfterWrite want every close made on one goroutine: the object, not
 // the goroutine, ties each close to its write. A closer that writes
 // nothing first (a cancellation that sets no result) defeats it, as it
-// should: the receive may have taken its close.
+// should: the receive may have taken its close. So does a channel
+// closed through another name than the field (see madeForField).
 func (r *Result) SentAfterOwnWrite(read *sharedloc.Access, cb *goroutines.Context, writes []*sharedloc.Access) bool {
 	r.index()
 	if read.Base == nil {
@@ -50,7 +53,7 @@ func (r *Result) SentAfterOwnWrite(read *sharedloc.Access, cb *goroutines.Contex
 			continue
 		}
 		chSteps, ok := accessSteps(recv.acc.Ptr)
-		if !ok {
+		if !ok || !r.madeForField(recv.acc.Loc) {
 			continue
 		}
 		sends := r.takenSends(recv.acc.Loc, recv.at, cb)
@@ -61,6 +64,45 @@ func (r *Result) SentAfterOwnWrite(read *sharedloc.Access, cb *goroutines.Contex
 		}
 	}
 	return false
+}
+
+// madeForField reports whether every channel stored into the field
+// holding ch (ch is a field's contents) is made by a make whose channel
+// goes nowhere but into struct fields: then every close and send of it
+// goes through a field, and takenSends, which names them by the field,
+// lists them all. A channel made into a variable and closed through it
+// (`ch := make(chan T); j.done = ch; ...; close(ch)`) is filed under its
+// make site instead, and that close, which may write nothing first,
+// would be missed. An exported field may be stored into by another
+// package, unseen here.
+func (r *Result) madeForField(ch sharedloc.Loc) bool {
+	holder := ch.Holder()
+	if holder.Kind != sharedloc.Field || holder.Obj == nil || holder.Obj.Exported() {
+		return false
+	}
+	stored := false
+	for _, a := range r.shared.ByLoc[holder] {
+		if a.Op != sharedloc.Store {
+			continue
+		}
+		m, ok := a.Val.(*ssa.MakeChan)
+		if !ok {
+			return false
+		}
+		for _, ref := range *m.Referrers() {
+			switch ref := ref.(type) {
+			case *ssa.Store:
+				if _, ok := ref.Addr.(*ssa.FieldAddr); !ok || ref.Val != m {
+					return false
+				}
+			case *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+		stored = true
+	}
+	return stored
 }
 
 // A recvAccess is a receive's access, with the instruction code after it

@@ -207,3 +207,39 @@ func TestLateAgain(t *testing.T) {
 	<-l.done
 	t.Log(l.result) // want `l.result may be read before it is set`
 }
+
+// byVar's channel is made into a variable and stored into the field; a
+// close through the variable (an early failure that sets nothing) is
+// filed under the make site, not the field, so the field's closes are
+// not all the receive may take: reported.
+type byVar struct {
+	result string
+	done   chan struct{}
+}
+
+func (s *server) settle(b *byVar) {
+	b.result = "settled"
+	close(b.done)
+}
+
+func TestByVar(t *testing.T) {
+	s := &server{}
+	ch := make(chan struct{})
+	b := &byVar{done: ch}
+	go s.settle(b)
+	go func() {
+		if testing.Short() {
+			close(ch)
+		}
+	}()
+	<-b.done
+	t.Log(b.result) // want `b.result may be read before it is set`
+}
+
+func TestByVarAgain(t *testing.T) {
+	s := &server{}
+	b := &byVar{done: make(chan struct{})}
+	go s.settle(b)
+	<-b.done
+	t.Log(b.result) // want `b.result may be read before it is set`
+}
