@@ -32,7 +32,7 @@ import (
 type Case struct {
 	Name     string             // the subtest's name
 	Analyzer *analysis.Analyzer // whose diagnostics and facts are checked
-	Patterns []string           // the fixture packages, import paths under dir/src
+	Patterns []string           // the fixture packages, import paths under dir/src (no "..." or "./")
 
 	// Flags are set for this case's analysis and reset after it. A case
 	// with flags is analysed on its own (on the packages loaded for all):
@@ -136,8 +136,16 @@ func Run(t *testing.T, dir string, cases ...Case) {
 
 	for i, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
+			// A pattern is a fixture's import path, matched exactly: one
+			// that matches no analysed package ("b/...", "./b") would
+			// leave that fixture's want comments unchecked.
+			for _, p := range c.Patterns {
+				if !slices.ContainsFunc(roots[i], func(act *checker.Action) bool { return fixture(act.Package.PkgPath) == p }) {
+					t.Errorf("pattern %q names no package analysed by %s: a case's patterns are fixtures' import paths", p, c.Analyzer.Name)
+				}
+			}
 			if len(roots[i]) == 0 {
-				t.Fatalf("no package of %v analysed by %s", c.Patterns, c.Analyzer.Name)
+				t.FailNow()
 			}
 			var results []*analysistest.Result
 			for _, act := range roots[i] {
