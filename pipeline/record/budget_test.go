@@ -289,13 +289,13 @@ func TestBudgetMore(t *testing.T) {
 	if b.spent() {
 		t.Fatal("spent at its first test")
 	}
-	b.ran(7, 70)
-	b.ran(5, 50)
+	b.ran(7, 70, "")
+	b.ran(5, 50, "")
 	under := filepath.Join(t.TempDir(), "under.trace")
 	if err := os.WriteFile(under, make([]byte, 40), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	done := b.run(under) // 40 bytes at 10 an event: 4 events
+	b.run(under) // 40 bytes at 10 an event: 4 events
 	b.ends = time.Now().Add(-time.Minute)
 	if b.spent() {
 		t.Errorf("spent after More gave an hour")
@@ -303,7 +303,7 @@ func TestBudgetMore(t *testing.T) {
 	if len(asked) != 1 || asked[0].events != 16 || asked[0].late < time.Minute {
 		t.Errorf("More asked with %v, want 16 events (12 recorded, 4 under way), a minute late", asked)
 	}
-	done()
+	b.ran(0, 0, under)
 	if e := b.end(); time.Until(e) < 59*time.Minute {
 		t.Errorf("the end moved to %v from now, want about an hour", time.Until(e))
 	}

@@ -1069,8 +1069,10 @@ func (b *Budget) start() {
 }
 
 // ran counts the events a run recorded, and its trace's size (More's
-// argument).
-func (b *Budget) ran(events int, size int64) {
+// argument), and ends the run writing trace (run) under the same lock:
+// in between, More would count the run neither as under way nor as
+// finished.
+func (b *Budget) ran(events int, size int64, trace string) {
 	if b == nil {
 		return
 	}
@@ -1078,13 +1080,14 @@ func (b *Budget) ran(events int, size int64) {
 	defer b.mu.Unlock()
 	b.events += events
 	b.size += size
+	delete(b.running, trace)
 }
 
-// run tells the budget that a run writing trace is under way until the
-// returned function is called, before its events are counted (ran).
-func (b *Budget) run(trace string) (done func()) {
+// run tells the budget that a run writing trace is under way until its
+// events are counted (ran).
+func (b *Budget) run(trace string) {
 	if b == nil || b.More == nil {
-		return func() {}
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -1092,11 +1095,6 @@ func (b *Budget) run(trace string) (done func()) {
 		b.running = make(map[string]bool)
 	}
 	b.running[trace] = true
-	return func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		delete(b.running, trace)
-	}
 }
 
 // recorded returns the events recorded under the budget, those of the
@@ -1307,7 +1305,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 		r, err := recordRun(ctx, o, o.Flags, recBin, lp, name, out, t.Trace, t.Log, "")
 		t.Outcome, t.Wall, t.Events, t.Bytes, t.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 		c.ran(r.events, false)
-		o.Budget.ran(r.events, r.bytes)
+		o.Budget.ran(r.events, r.bytes, r.trace)
 		if r.noTrace {
 			t.Trace = ""
 		}
@@ -1348,7 +1346,7 @@ func recordPackage(ctx context.Context, o Options, lp listedPackage, names []str
 			}
 			run.Outcome, run.Wall, run.Events, run.Bytes, run.Broken = r.outcome, r.wall, r.events, r.bytes, r.broken
 			c.ran(r.events, false)
-			o.Budget.ran(r.events, r.bytes)
+			o.Budget.ran(r.events, r.bytes, r.trace)
 			if r.noTrace {
 				run.Trace = ""
 			}
@@ -1421,6 +1419,7 @@ type recorded struct {
 	bytes   int64
 	broken  string
 	noTrace bool
+	trace   string // the trace's path, under way for the budget until ran
 }
 
 // recordRun runs test name of lp instrumented with the go test flags
@@ -1450,9 +1449,8 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 		env = append(env, plan.EnvVar+"="+filepath.Join(out, filepath.FromSlash(planPath)))
 	}
 	flags, bounded := o.Budget.flags(flags)
-	done := o.Budget.run(tracePath)
-	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, testArgs(flags, name), env, flags.Timeout, o.Budget.kill(bounded), w)}
-	done()
+	o.Budget.run(tracePath)
+	r := recorded{testRun: runTest(ctx, recBin, lp.Dir, testArgs(flags, name), env, flags.Timeout, o.Budget.kill(bounded), w), trace: tracePath}
 	if bounded && r.outcome == Timeout {
 		r.outcome = Stopped
 	}
