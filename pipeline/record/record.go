@@ -1020,7 +1020,8 @@ type Budget struct {
 	// after it keep what they are estimated to need, instead of ending at
 	// a fixed share with tests unrun). The end then moved by late+d. One
 	// lane asks at a time: another one past the same end starts its test
-	// on the first one's answer.
+	// on the first one's answer when it moved the end, and asks again
+	// when it did not.
 	More func(events int, late time.Duration) time.Duration
 	// Fair, if positive, bounds each test process as it starts to its
 	// fair part of what is left of Limit: that time over the tests not
@@ -1035,7 +1036,7 @@ type Budget struct {
 	mu   sync.Mutex
 	ends time.Time // set when the first test starts
 	// events are those recorded under the budget (More's argument),
-	// in size bytes of trace; running are the trace files of the runs
+	// size the bytes of their traces; running are the trace files of the runs
 	// under way, whose events More counts from their sizes at that rate
 	// (a five-minute test's events are detection's as well: counting
 	// only the finished runs' left them out of the reckoning).
