@@ -15,7 +15,10 @@
 //   - join: a goroutine's work happens before a Wait on a sync.WaitGroup it
 //     calls Done on (deferred, or after the work), and a task given to an
 //     errgroup, conc or sync.WaitGroup.Go happens before a Wait on the
-//     same receiver returns. "After the work" includes a Done on each
+//     same receiver returns (the same object, or the very SSA value the
+//     Go was called on, which stands for one group in one run of its
+//     function even when the group was allocated in a dependency, as
+//     errgroup.WithContext's is). "After the work" includes a Done on each
 //     branch, and an early return without Done (the Wait cannot return
 //     for that goroutine at all): the goroutine calls Done only in its
 //     entry function, outside loops, and never before the work; or in a

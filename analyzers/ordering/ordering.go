@@ -760,25 +760,20 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 		return Edge{Rule: Join, Pos: ca.Site.Pos()}, true
 	}
 	if ca.Kind == goroutines.Task && ca.Join != "" && len(ca.Site.Common().Args) > 0 {
-		for _, obj := range r.shared.Objects(ca.Site.Common().Args[0]) {
-			for _, w := range r.ops.waits[obj] {
-				if model.CalleeName(w.(ssa.CallInstruction).Common()) != ca.Join {
-					continue
-				}
-				// A Wait in the loop that starts the tasks, after them,
-				// joins each batch before the code after the loop,
-				// although a later batch's tasks start after it
-				// (otel's tests repeat a batch of wg.Go and a Wait ten
-				// times): as for a Wait on Add and Done, below.
-				if r.separates(w, ca, b) {
-					return Edge{Rule: Join, Pos: w.Pos()}, true
-				}
-				if w.Parent() == ca.Site.Parent() && !r.gr.Flow.Precedes(ca.Site, w) {
-					continue // the task may be started after this Wait
-				}
-				if r.after(w, b, cb, MaxCallDepth) {
-					return Edge{Rule: Join, Pos: w.Pos()}, true
-				}
+		for _, w := range r.taskWaits(ca) {
+			// A Wait in the loop that starts the tasks, after them,
+			// joins each batch before the code after the loop,
+			// although a later batch's tasks start after it
+			// (otel's tests repeat a batch of wg.Go and a Wait ten
+			// times): as for a Wait on Add and Done, below.
+			if r.separates(w, ca, b) {
+				return Edge{Rule: Join, Pos: w.Pos()}, true
+			}
+			if w.Parent() == ca.Site.Parent() && !r.gr.Flow.Precedes(ca.Site, w) {
+				continue // the task may be started after this Wait
+			}
+			if r.after(w, b, cb, MaxCallDepth) {
+				return Edge{Rule: Join, Pos: w.Pos()}, true
 			}
 		}
 	}
@@ -804,6 +799,40 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 		}
 	}
 	return Edge{}, false
+}
+
+// taskWaits returns the joins (ca.Join) that wait for the task c
+// starts: those on the objects of its receiver, and those called on the
+// very SSA value its Go call was called on. The value stands for one
+// group in one run of its function even when the group has no object
+// of its own here: errgroup.WithContext's Group is allocated in the
+// dependency, so `eg, ctx := errgroup.WithContext(ctx); eg.Go(f);
+// eg.Wait()` found no Wait at all (open-feature's multi provider, held-out
+// rehearsal 26).
+func (r *Result) taskWaits(c *goroutines.Context) []ssa.Instruction {
+	recv := c.Site.Common().Args[0]
+	var out []ssa.Instruction
+	for _, obj := range r.shared.Objects(recv) {
+		for _, w := range r.ops.waits[obj] {
+			if model.CalleeName(w.(ssa.CallInstruction).Common()) == c.Join {
+				out = append(out, w)
+			}
+		}
+	}
+	refs := recv.Referrers()
+	if refs == nil {
+		return out
+	}
+	for _, ref := range *refs {
+		call, ok := ref.(ssa.CallInstruction)
+		if !ok || slices.Contains(out, ref) {
+			continue
+		}
+		if cc := call.Common(); !cc.IsInvoke() && len(cc.Args) > 0 && cc.Args[0] == recv && model.CalleeName(cc) == c.Join {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // doneObjects returns the WaitGroups on which doneAfter may find a Done

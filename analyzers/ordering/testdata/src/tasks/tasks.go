@@ -4,6 +4,7 @@
 package tasks
 
 import (
+	"context"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -21,6 +22,45 @@ func Errgroup() error {
 	err := g.Wait()
 	b("errgroup") // want `^errgroup: a before b by wait$`
 	return err
+}
+
+// A Group from errgroup.WithContext, allocated in errgroup: the Wait is
+// found on the very value the tasks were started on.
+func WithContext(ctx context.Context, n int) error {
+	g, _ := errgroup.WithContext(ctx)
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			a("with context")
+			return nil
+		})
+	}
+	err := g.Wait()
+	b("with context") // want `^with context: a before b by wait$`
+	return err
+}
+
+// Another group's Wait does not join these tasks.
+func WithContextOther(ctx context.Context) error {
+	g, _ := errgroup.WithContext(ctx)
+	h, _ := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		a("other group")
+		return nil
+	})
+	err := h.Wait()
+	b("other group") // want `^other group: unordered$`
+	return err
+}
+
+// A Wait before the task starts does not join it.
+func WithContextWaitFirst(ctx context.Context) {
+	g, _ := errgroup.WithContext(ctx)
+	_ = g.Wait()
+	g.Go(func() error {
+		a("context wait first")
+		return nil
+	})
+	b("context wait first") // want `^context wait first: unordered$`
 }
 
 func WaitGroupGo(n int) {

@@ -2,11 +2,22 @@
 // golang.org/x/sync/errgroup.
 package errgroup
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 type Group struct {
-	wg  sync.WaitGroup
-	err error
+	wg     sync.WaitGroup
+	err    error
+	cancel func()
+}
+
+// WithContext allocates the Group here, in the dependency, as the real
+// one does: its callers' Group has no object of their own.
+func WithContext(ctx context.Context) (*Group, context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	return &Group{cancel: cancel}, ctx
 }
 
 func (g *Group) Go(f func() error) {
@@ -26,5 +37,8 @@ func (g *Group) TryGo(f func() error) bool {
 
 func (g *Group) Wait() error {
 	g.wg.Wait()
+	if g.cancel != nil {
+		g.cancel()
+	}
 	return g.err
 }
