@@ -42,22 +42,35 @@ const (
 // to every CPU that ran the process, whatever its size, and with a drop
 // per full 64 KiB chunk that was a quarter of ristretto/z's recorded CPU
 // (and a tenth of pond's, whose many goroutines fill small chunks) on a
-// 2-CPU virtual machine. A segment is dropped when the next one is
-// mapped. Dropping a page of a shared mapping keeps its data in the file,
-// and a write there would fault it back in, a whole huge page of a segment
-// that has them: so a goroutine whose chunk is in a dropped segment takes a
-// new chunk before its next event (leaveDropped), and the rest of the old
-// chunk stays unused. A goroutine that was writing an event there while
-// the segment was dropped may have faulted a page back; the segment is
-// dropped again when the next segment is mapped. The resident trace is the
-// current segment, and pages of the one before for a moment.
+// 2-CPU virtual machine. Dropping a page of a shared mapping keeps its
+// data in the file, and a write there would fault it back in, a whole huge
+// page of a segment that has them: so a goroutine whose chunk is in a
+// dropped segment takes a new chunk before its next event (leaveDropped),
+// and the rest of the old chunk stays unused, though the kernel zeroed its
+// pages (populatePages) as it does a written byte's. A goroutine that was
+// writing an event there while the segment was dropped may have faulted a
+// page back; the segment is dropped again when the next segment is mapped.
+//
+// A segment is dropped when the one after the next is mapped, not the
+// next: the goroutines whose chunks are there when the next is mapped,
+// busy ones and idle ones whose states wait in states.free with their
+// chunks, go on writing into them while the next segment fills. Dropped
+// at once, the rest of those chunks was 8% of pond's trace (5.2 of its
+// 62.9 MB: about 70 live goroutines' and 60 free states' chunks, 1 to 1.5
+// KiB each, at each of 30 drops); a segment later, 2.7 MB of it is left
+// (bench/RESULTS.md, reccost29). The resident trace is the current segment
+// and the one before it, and pages of older ones for a moment: one
+// segment more than when a segment was dropped at the next, in the
+// process's resident set, though not in the machine's memory, where the
+// trace's pages stay in the page cache, mapped or not, until the kernel
+// writes them back.
 //
 // While the file is shorter than smallTrace, segments stop doubling at
-// smallSegment: the current segment's pages stay resident until the next
-// one is mapped, and 4 MiB of them was half of the resident memory of a
-// small test binary (x/sync/syncmap's, about 10 MB plain). A long trace
-// goes on to maxSegment, whose drops are two times fewer, where the
-// segment is small beside the program's own memory.
+// smallSegment: the pages of the two segments stay resident, and two of 4
+// MiB would be most of the resident memory of a small test binary
+// (x/sync/syncmap's, about 10 MB plain). A long trace goes on to
+// maxSegment, whose drops are two times fewer, where the segments are
+// small beside the program's own memory.
 //
 // A segment of hugePage bytes or more starts at a file offset that is a
 // multiple of hugePage (the bytes skipped are a hole, which reads as
@@ -87,10 +100,10 @@ var out struct {
 	next   int    // its first free byte
 	size   int64  // bytes written (outWrite)
 
-	// The segments before the current one, whose pages were dropped
-	// (out.old[i] is the segment of index i, the current one's is
-	// len(out.old)), and those of them that a goroutine may have written
-	// into since (see takeChunk).
+	// The segments before the current one (out.old[i] is the segment of
+	// index i, the current one's is len(out.old)), of which all but the
+	// last had their pages dropped, and those of the dropped ones that a
+	// goroutine may have written into since (see takeChunk).
 	old     []oldSegment
 	touched []int
 
@@ -210,10 +223,12 @@ func mapSegment(n int) error {
 	}
 	out.touched = out.touched[:0]
 	if out.seg != nil {
-		dropPages(out.seg)
+		if n := len(out.old); n > 0 {
+			dropPages(out.old[n-1].mem)
+			dropped.Store(uint64(n))
+			attention.Add(1)
+		}
 		out.old = append(out.old, oldSegment{mem: out.seg})
-		dropped.Store(uint64(len(out.old)))
-		attention.Add(1)
 	}
 	out.seg, out.segOff, out.next = mem, off, 0
 	return nil
@@ -395,7 +410,7 @@ func takeChunk(last []byte, seg uint64, taken int64, need int) ([]byte, uint64, 
 	want := firstChunk
 	if last != nil {
 		want = chunkSize(len(last), cap(last), out.segOff+int64(out.next)-taken, len(out.seg))
-		if seg < uint64(len(out.old)) && !out.old[seg].touched {
+		if seg < dropped.Load() && !out.old[seg].touched {
 			out.old[seg].touched = true
 			out.touched = append(out.touched, int(seg))
 		}

@@ -714,10 +714,12 @@ func TestChunkSize(t *testing.T) {
 	}
 }
 
-// TestLeaveDropped: a goroutine whose chunk is in a segment whose pages
-// were dropped takes a chunk of the current segment before its next event
-// (a write there would fault the page back in), and its events read back
-// whole and in order.
+// TestLeaveDropped: a goroutine whose chunk is in the segment before the
+// current one goes on writing there (its pages are dropped only when the
+// segment after the current one is mapped); once they are dropped, it
+// takes a chunk of the current segment before its next event (a write there
+// would fault the page back in), and its events read back whole and in
+// order.
 func TestLeaveDropped(t *testing.T) {
 	const base = 12300
 	if out.mode != outMap {
@@ -725,22 +727,40 @@ func TestLeaveDropped(t *testing.T) {
 	}
 	x := new(uint64)
 	evs := recorded(t, base, func() {
-		g := cur()
+		next := func() uint64 {
+			out.mu.Lock()
+			err := mapSegment(0)
+			cur := uint64(len(out.old))
+			out.mu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cur
+		}
+		// Two segments on, the goroutine's chunk is in a dropped one
+		// whatever it was: its first write takes one in the current.
+		next()
+		g, now := cur(), next()
 		Write(base+1, unsafe.Pointer(x), 1)
 		seg := g.seg
-		out.mu.Lock()
-		err := mapSegment(0)
-		cur := uint64(len(out.old))
-		out.mu.Unlock()
-		if err != nil {
-			t.Fatal(err)
+		if seg != now {
+			t.Fatalf("the goroutine writes into segment %d, want the current one, %d", seg, now)
 		}
-		if dropped.Load() <= seg {
-			t.Fatalf("segment %d not dropped (%d dropped) after the next was mapped", seg, dropped.Load())
+		next()
+		if dropped.Load() > seg {
+			t.Fatalf("segment %d dropped (%d dropped) when the next was mapped", seg, dropped.Load())
 		}
 		Write(base+2, unsafe.Pointer(x), 2)
-		if g.seg != cur {
-			t.Errorf("the goroutine writes into segment %d after segment %d was dropped, want the current one, %d", g.seg, seg, cur)
+		if g.seg != seg {
+			t.Errorf("the goroutine left segment %d for %d before it was dropped", seg, g.seg)
+		}
+		now = next()
+		if dropped.Load() <= seg {
+			t.Fatalf("segment %d not dropped (%d dropped) when the one after the next was mapped", seg, dropped.Load())
+		}
+		Write(base+3, unsafe.Pointer(x), 3)
+		if g.seg != now {
+			t.Errorf("the goroutine writes into segment %d after segment %d was dropped, want the current one, %d", g.seg, seg, now)
 		}
 	})
 	var sites []uint32
@@ -749,8 +769,8 @@ func TestLeaveDropped(t *testing.T) {
 			sites = append(sites, ev.Site)
 		}
 	}
-	if !slices.Equal(sites, []uint32{base + 1, base + 2}) {
-		t.Errorf("writes at sites %v, want %d and %d", sites, base+1, base+2)
+	if !slices.Equal(sites, []uint32{base + 1, base + 2, base + 3}) {
+		t.Errorf("writes at sites %v, want %d, %d and %d", sites, base+1, base+2, base+3)
 	}
 }
 
