@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/shim/plan"
 )
@@ -162,6 +163,42 @@ func TestStatusOf(t *testing.T) {
 			break
 		}
 		runtime.Gosched() // it is on its way out
+	}
+}
+
+// TestWaitPanics: a top-level test's end waits while another goroutine
+// runs its deferred calls in a panic (cherokee's worker, whose deferred
+// wg.Done let the test end before the panic was printed), and only then.
+func TestWaitPanics(t *testing.T) {
+	var buf []runtime.StackRecord
+	if anyPanicking(&buf) {
+		t.Fatal("a goroutine is seen panicking before any panicked")
+	}
+	held, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var recovered atomic.Bool
+	go func() {
+		defer close(done)
+		defer func() { recovered.Store(recover() != nil) }()
+		defer func() { close(held); <-release }()
+		panic("boom")
+	}()
+	<-held
+	if !anyPanicking(&buf) {
+		t.Fatal("a goroutine running its deferred calls in a panic is not seen")
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond) // so that a waitPanics that does not wait returns first
+		close(release)
+	}()
+	waitPanics() // returns once the panic was recovered, not before
+	select {
+	case <-release:
+	default:
+		t.Fatal("waitPanics returned while the goroutine was still panicking")
+	}
+	<-done
+	if !recovered.Load() || anyPanicking(&buf) {
+		t.Errorf("recovered %v, and the recovered panic is still seen: %v", recovered.Load(), anyPanicking(&buf))
 	}
 }
 

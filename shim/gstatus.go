@@ -114,3 +114,37 @@ func classifyStatus(status string) readerState {
 	}
 	return readerMayRun
 }
+
+// anyPanicking reports whether a goroutine is panicking: running its
+// deferred calls, or past them on its way to print the panic and end the
+// process (a recovered panic is over once recover returned). The runtime's
+// goroutine profile holds every goroutine's return addresses, the
+// runtime's own frames included, and runtime.gopanic is among those of a
+// panicking goroutine. runtime.Stack's text will not do: it leaves the
+// runtime's frames out, gopanic's too when it is the innermost one, as it
+// is for a goroutine descheduled in the runtime's panic code between two
+// deferred calls or after the last (cherokee's worker, shown "runnable" at
+// its slice after its deferred wg.Done had let the test end), whatever
+// GOTRACEBACK says. A profile keeps 32 frames of each stack, from the
+// innermost: a deferred call deeper than that hides its panic. recs is a
+// buffer to reuse, grown as needed.
+func anyPanicking(recs *[]runtime.StackRecord) bool {
+	n, ok := runtime.GoroutineProfile(*recs)
+	for !ok {
+		*recs = make([]runtime.StackRecord, n+n/4+16)
+		n, ok = runtime.GoroutineProfile(*recs)
+	}
+	for i := range (*recs)[:n] {
+		frames := runtime.CallersFrames((*recs)[i].Stack())
+		for {
+			f, more := frames.Next()
+			if f.Function == "runtime.gopanic" {
+				return true
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return false
+}
