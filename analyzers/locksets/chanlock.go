@@ -20,19 +20,38 @@ import (
 // follows it on the same goroutine excludes every other such section, as
 // Lock and Unlock do, provided only the goroutine that sent receives.
 //
+// It is a mutex the other way round, a token lock, when its maker puts
+// one token in and a receive then acquires and a send releases (open-feature's multi-provider:
+// lifecycleLock := make(chan struct{}, 1); lifecycleLock <- struct{}{};
+// its lifecycle methods take the token in a select with ctx.Done and
+// give it back in a deferred send). The buffer holds at most one token
+// and only the maker's send puts one in without having taken one, once,
+// so the tokens in the buffer and the goroutines between a receive and
+// their send back are never more than one, provided only a goroutine
+// that took the token sends.
+//
 // chanLockCandidates returns the locations that hold such channels, as
-// far as the package's code can tell without the lock sets: an
-// unexported field of a type of the package, or a captured variable,
-// that is only ever assigned channels made with the constant capacity 1,
-// and whose channel goes nowhere but into sends, receives and selects
-// (no close, no copy to another variable, argument or result: code that
-// this analysis does not see could otherwise receive from it). A select
-// that receives from two of them makes neither a lock (a release is one
-// mutex per instruction). Whether only the sender receives is checked
-// once the lock sets are known (see chanLockBroken).
-func chanLockCandidates(pkg *types.Package, funcs []*ssa.Function) map[sharedloc.Loc]bool {
-	made := make(map[sharedloc.Loc]bool)
+// far as the package's code can tell without the lock sets, and which
+// of them are token locks: an unexported field of a type of the package,
+// or a captured variable, that is only ever assigned channels made with
+// the constant capacity 1, and whose channel goes nowhere but into
+// sends, receives and selects (no close, no copy to another variable,
+// argument or result: code that this analysis does not see could
+// otherwise receive from it). Every channel stored in a token lock's
+// location is sent its token by its maker (see madeOne), and no receive
+// from it reads the value it took (a token that carries something is a
+// value handed on, not a lock). A select that receives from two of them
+// makes neither a lock that a send acquires (a release is one mutex per
+// instruction), and one that sends to two makes neither a token lock.
+// Whether only the holder releases is checked once the lock sets are
+// known (see chanLockBroken).
+func chanLockCandidates(pkg *types.Package, funcs []*ssa.Function) (locks, tokens map[sharedloc.Loc]bool, puts map[*ssa.Send]bool) {
+	puts = make(map[*ssa.Send]bool)
+	empty := make(map[sharedloc.Loc]bool)
+	tokened := make(map[sharedloc.Loc]bool)
 	bad := make(map[sharedloc.Loc]bool)
+	notEmpty := make(map[sharedloc.Loc]bool)
+	notToken := make(map[sharedloc.Loc]bool)
 	for _, fn := range funcs {
 		for _, fv := range fn.FreeVars {
 			if l, ok := chanAddrLoc(pkg, fv); ok && !onlyLoadsAndStores(fv) {
@@ -47,9 +66,12 @@ func chanLockCandidates(pkg *types.Package, funcs []*ssa.Function) map[sharedloc
 					if !ok {
 						continue
 					}
-					if capacityOne(instr.Val) {
-						made[l] = true
-					} else {
+					switch madeOne(instr, puts) {
+					case madeEmpty:
+						empty[l] = true
+					case madeToken:
+						tokened[l] = true
+					default:
 						bad[l] = true
 					}
 				case *ssa.FieldAddr, *ssa.Alloc:
@@ -69,29 +91,82 @@ func chanLockCandidates(pkg *types.Package, funcs []*ssa.Function) map[sharedloc
 							bad[sharedloc.Loc{Kind: sharedloc.Field, Obj: f.Origin()}] = true
 						}
 					}
+				case *ssa.UnOp:
+					if l, ok := chanHolder(pkg, instr.X); ok && instr.Op == token.ARROW && valueUsed(instr, 0) {
+						notToken[l] = true
+					}
 				case *ssa.Select:
-					var recv []sharedloc.Loc
+					var recv, send []sharedloc.Loc
+					j := 0 // the received values' place in the select's tuple
 					for _, st := range instr.States {
-						if l, ok := chanHolder(pkg, st.Chan); ok && st.Dir == types.RecvOnly {
+						l, ok := chanHolder(pkg, st.Chan)
+						if st.Dir == types.RecvOnly {
+							if ok && valueUsed(instr, 2+j) {
+								notToken[l] = true
+							}
+							j++
+						}
+						switch {
+						case !ok:
+						case st.Dir == types.RecvOnly:
 							recv = append(recv, l)
+						default:
+							send = append(send, l)
 						}
 					}
 					if len(recv) > 1 {
 						for _, l := range recv {
-							bad[l] = true
+							notEmpty[l] = true
+						}
+					}
+					if len(send) > 1 {
+						for _, l := range send {
+							notToken[l] = true
 						}
 					}
 				}
 			}
 		}
 	}
-	out := make(map[sharedloc.Loc]bool)
-	for l := range made {
-		if !bad[l] {
-			out[l] = true
+	locks = make(map[sharedloc.Loc]bool)
+	tokens = make(map[sharedloc.Loc]bool)
+	for l := range empty {
+		if !bad[l] && !tokened[l] && !notEmpty[l] {
+			locks[l] = true
 		}
 	}
-	return out
+	for l := range tokened {
+		if !bad[l] && !empty[l] && !notToken[l] {
+			locks[l] = true
+			tokens[l] = true
+		}
+	}
+	return locks, tokens, puts
+}
+
+// valueUsed reports whether the value a receive took is used: the
+// receive's own value (index 0, or the first of a comma-ok pair), or
+// the select's tuple element at index i.
+func valueUsed(v ssa.Value, i int) bool {
+	_, isSelect := v.(*ssa.Select)
+	ok := isSelect
+	if u, isUnOp := v.(*ssa.UnOp); isUnOp {
+		ok = u.CommaOk
+	}
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Extract:
+			if ok && r.Index == i && len(*r.Referrers()) > 0 {
+				return true
+			}
+		default:
+			if !ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // chanAddrLoc returns the location that addr, the address of a variable
@@ -118,34 +193,111 @@ func chanAddrLoc(pkg *types.Package, addr ssa.Value) (sharedloc.Loc, bool) {
 	return sharedloc.Loc{}, false
 }
 
-// capacityOne reports whether v is a channel made with the constant
-// capacity 1 and stored nowhere else (the one store is the caller's):
-// a copy handed to a goroutine or a callee would let code receive from
-// it unseen.
-func capacityOne(v ssa.Value) bool {
-	mc, ok := v.(*ssa.MakeChan)
+// How a channel stored to a candidate location was made (see madeOne).
+const (
+	madeOther = iota
+	madeEmpty
+	madeToken
+)
+
+// madeOne tells how the channel that store stores was made: with the
+// constant capacity 1 and stored nowhere else (the one store is this
+// one: a copy handed to a goroutine or a callee would let code receive
+// from it unseen), and whether it was made with a token (madeToken): its
+// maker sends on it once, either on the channel made, in the block that
+// makes it, or on the location stored to, after the store in its block
+// (kcp-go's sess.writeGate = make(chan struct{}, 1); sess.writeGate <-
+// struct{}{}), and the location is a field of an object allocated in
+// the store's block, or a captured variable declared there. Such an
+// object gets no other channel there, so the token goes into the one
+// made, and only one token per channel: a goroutine that did not take
+// one puts it in. The second form's send is recorded in puts: it is the
+// token's making, neither an acquire nor a release.
+func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
+	mc, ok := store.Val.(*ssa.MakeChan)
 	if !ok {
-		return false
+		return madeOther
 	}
-	stores := 0
+	stores, sends := 0, 0
 	for _, r := range *mc.Referrers() {
-		switch r.(type) {
+		switch r := r.(type) {
 		case *ssa.Store:
 			stores++
+		case *ssa.Send:
+			if r.X == mc || r.Block() != mc.Block() {
+				return madeOther
+			}
+			sends++
 		case *ssa.DebugRef:
 		default:
-			return false
+			return madeOther
 		}
 	}
 	if stores != 1 {
-		return false
+		return madeOther
 	}
 	c, ok := mc.Size.(*ssa.Const)
 	if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
-		return false
+		return madeOther
 	}
-	n, exact := constant.Int64Val(c.Value)
-	return exact && n == 1
+	if n, exact := constant.Int64Val(c.Value); !exact || n != 1 {
+		return madeOther
+	}
+	base := store.Addr
+	if fa, ok := base.(*ssa.FieldAddr); ok {
+		base = fa.X
+	}
+	if alloc, ok := base.(*ssa.Alloc); !ok || alloc.Block() != store.Block() {
+		// Not fresh: a send on the location is taken for what the
+		// location's other sends are.
+		if sends == 0 {
+			return madeEmpty
+		}
+		return madeOther
+	}
+	put, n := putAfter(store)
+	sends += n
+	switch {
+	case sends == 0:
+		return madeEmpty
+	case sends == 1:
+		if put != nil {
+			puts[put] = true
+		}
+		return madeToken
+	}
+	return madeOther
+}
+
+// putAfter returns the sends on the location store stored to that follow
+// it in its block, before any other store there (the same field of the
+// same object, or the same variable): how many, and the last.
+func putAfter(store *ssa.Store) (*ssa.Send, int) {
+	same := func(addr ssa.Value) bool {
+		if addr == store.Addr {
+			return true
+		}
+		fa, ok := addr.(*ssa.FieldAddr)
+		sfa, sok := store.Addr.(*ssa.FieldAddr)
+		return ok && sok && fa.X == sfa.X && fa.Field == sfa.Field
+	}
+	instrs := store.Block().Instrs
+	var put *ssa.Send
+	n := 0
+	for _, instr := range instrs[slices.Index(instrs, ssa.Instruction(store))+1:] {
+		switch instr := instr.(type) {
+		case *ssa.Store:
+			if same(instr.Addr) {
+				return put, n
+			}
+		case *ssa.Send:
+			if ld, ok := instr.Chan.(*ssa.UnOp); ok && ld.Op == token.MUL && same(ld.X) {
+				put = instr
+				n++
+			}
+		}
+	}
+	return put, n
 }
 
 // onlyLoadsAndStores reports whether the address of a channel variable
@@ -216,7 +368,8 @@ func chanHolder(pkg *types.Package, ch ssa.Value) (sharedloc.Loc, bool) {
 // findChanLockOps records the operations on the channel locks: a send
 // acquires, a receive (alone or as a select's case) releases, and a send
 // that is one case of a select acquires on the branch that took that
-// case only (see trySendEdge).
+// case only (see trySendEdge). On a token lock, receives and sends swap
+// parts.
 func (a *solver) findChanLockOps() {
 	if len(a.chanLocks) == 0 {
 		return
@@ -225,18 +378,24 @@ func (a *solver) findChanLockOps() {
 		l, ok := chanHolder(a.pkg, ch)
 		return l, ok && a.chanLocks[l]
 	}
+	op := func(l sharedloc.Loc, recv bool) model.LockOp {
+		if recv != a.tokenLocks[l] {
+			return model.Unlock
+		}
+		return model.Lock
+	}
 	for _, fn := range a.funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				switch instr := instr.(type) {
 				case *ssa.Send:
-					if l, ok := held(instr.Chan); ok {
-						a.calls[instr] = lockCall{model.Lock, l}
+					if l, ok := held(instr.Chan); ok && !a.tokenPuts[instr] {
+						a.calls[instr] = lockCall{op(l, false), l}
 						a.id(l)
 					}
 				case *ssa.UnOp:
 					if l, ok := held(instr.X); ok && instr.Op == token.ARROW {
-						a.calls[instr] = lockCall{model.Unlock, l}
+						a.calls[instr] = lockCall{op(l, true), l}
 						a.id(l)
 					}
 				case *ssa.Select:
@@ -246,7 +405,7 @@ func (a *solver) findChanLockOps() {
 							continue
 						}
 						a.id(l)
-						if st.Dir == types.RecvOnly {
+						if op(l, st.Dir == types.RecvOnly) == model.Unlock {
 							a.calls[instr] = lockCall{model.Unlock, l}
 							continue
 						}
@@ -261,8 +420,8 @@ func (a *solver) findChanLockOps() {
 	}
 }
 
-// trySendEdge returns the channel lock that a select's send case
-// acquires on ifi's successor succ, and the select's position: go/ssa
+// trySendEdge returns the channel lock that a select's case (a send,
+// or a token lock's receive) acquires on ifi's successor succ, and the select's position: go/ssa
 // lowers a select to a chain of `idx == k` tests of its chosen case, and
 // only the true branch of case k's test sent.
 func (a *solver) trySendEdge(ifi *ssa.If, succ int) (sharedloc.Loc, token.Pos, bool) {
@@ -322,7 +481,9 @@ func (a *solver) tried(fn *ssa.Function) []sharedloc.Loc {
 // show received from where the receiving goroutine may not hold them.
 // A receive that blocks must hold the lock on every path to it (the set
 // before it); one that does not block (a case of a select with a
-// default: "release if held") must hold it on some path: an acquisition
+// default: "release if held") must hold it on some path (not so a token
+// lock's send: where the goroutine does not hold the token, a send that
+// does not block puts a second one in): an acquisition
 // of the lock may come before it in its function, or, through every
 // chain of callers, before a call that leads to it. A caller that is
 // not known (code outside the package, a go statement) holds nothing.
@@ -341,7 +502,7 @@ func (a *solver) chanLockBroken() map[sharedloc.Loc]bool {
 				if _, ok := a.at[instr].Lookup(m); ok {
 					continue
 				}
-				if sel, ok := instr.(*ssa.Select); ok && !sel.Blocking && a.mayHold(instr, m, make(map[*ssa.Function]bool)) {
+				if sel, ok := instr.(*ssa.Select); ok && !sel.Blocking && !a.tokenLocks[m] && a.mayHold(instr, m, make(map[*ssa.Function]bool)) {
 					continue
 				}
 				out[m] = true
@@ -399,7 +560,7 @@ func (a *solver) mayHold(instr ssa.Instruction, m sharedloc.Loc, seen map[*ssa.F
 // takes nothing, assuming no other goroutine holds m there; it is not a
 // release of a lock its caller holds.
 func (a *solver) ownRelease(instr ssa.Instruction, m sharedloc.Loc) bool {
-	if !a.chanLocks[m] || !a.nonBlocking(instr, m, make(map[*ssa.Function]bool)) {
+	if !a.chanLocks[m] || a.tokenLocks[m] || !a.nonBlocking(instr, m, make(map[*ssa.Function]bool)) {
 		return false
 	}
 	for _, b := range instr.Parent().Blocks {

@@ -102,6 +102,34 @@
 // read and write locks are both mu.ch): the analysis errs toward
 // "protected".
 //
+// A channel of capacity 1 is a token lock the other way round: its maker
+// puts one token in, a receive takes it (acquires) and a send gives it
+// back (releases) (open-feature's multi-provider: lifecycleLock :=
+// make(chan struct{}, 1); lifecycleLock <- struct{}{}; its lifecycle
+// methods receive in a select with ctx.Done and defer the send; kcp-go's
+// writeGate, whose token goes in through sess.writeGate just after the
+// store). It is held at the same locations, when every channel stored
+// there gets its token from its maker: a send on the channel made, in the
+// block that makes it, or one send on the location just stored, in the
+// store's block, where the location is a field of an object allocated in
+// that block or a variable declared there (so each channel gets exactly
+// one token from a goroutine that took none). No receive from it may use
+// the value taken (a channel that hands on what it carries is no lock),
+// and a select may send to at most one such channel. A receive acquires;
+// a receive that is one case of a select acquires on that case's branch
+// only; a send, alone or in a select, releases. Once the lock sets are
+// solved, every send must hold the token on every path to it, a send in
+// a select with a default too (where the goroutine does not hold the
+// token, such a send would put a second one in); else the channel is
+// no lock and the package is solved again without it. So the tokens in
+// the buffer and the goroutines between a receive and their send back are
+// never more than one, and the code between them excludes every other
+// such section. A function that takes the token in a select whose other
+// case returns ctx.Err() after ctx.Done() (not nil once Done is closed)
+// acquires it where its caller found a nil error, as a lock that may fail;
+// a deferred call holds what every return after its defer statement
+// holds (a return before it runs no such call).
+//
 // The flow is path-sensitive in a function's boolean values that two or
 // more branches test, when the function locks or unlocks itself (at most
 // three such values, 2^3 states per block): with

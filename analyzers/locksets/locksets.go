@@ -390,11 +390,16 @@ type solver struct {
 	split   map[*ssa.Function]*entrySplit
 	entryOf *entrySplit
 	// pkg is the package analyzed; chanLocks, the locations of the
-	// channels it uses as mutexes (see chanLockCandidates); trySends,
-	// for a select, the channel locks its send cases acquire, by case.
-	pkg       *types.Package
-	chanLocks map[sharedloc.Loc]bool
-	trySends  map[*ssa.Select]map[int]sharedloc.Loc
+	// channels it uses as mutexes (see chanLockCandidates), and
+	// tokenLocks those of them that a receive acquires, tokenPuts the
+	// sends that put their tokens in (see madeOne); trySends, for a
+	// select, the channel locks its cases acquire (send cases, or a
+	// token lock's receive cases), by case.
+	pkg        *types.Package
+	chanLocks  map[sharedloc.Loc]bool
+	tokenLocks map[sharedloc.Loc]bool
+	tokenPuts  map[*ssa.Send]bool
+	trySends   map[*ssa.Select]map[int]sharedloc.Loc
 	// flagLocks are the locations of the flags it uses as try-locks
 	// (see flagLockCandidates); flagOps, the operations on them.
 	flagLocks map[sharedloc.Loc]bool
@@ -404,7 +409,7 @@ type solver struct {
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	funcs := srcfuncs.Of(ssainput)
-	chanLocks := chanLockCandidates(pass.Pkg, funcs)
+	chanLocks, tokenLocks, tokenPuts := chanLockCandidates(pass.Pkg, funcs)
 	flagLocks, flagOps := flagLockCandidates(pass.Pkg, funcs)
 	for {
 		a := &solver{
@@ -426,6 +431,8 @@ func run(pass *analysis.Pass) (any, error) {
 			exit:            make(map[*ssa.Function]Set),
 			pkg:             pass.Pkg,
 			chanLocks:       chanLocks,
+			tokenLocks:      tokenLocks,
+			tokenPuts:       tokenPuts,
 			trySends:        make(map[*ssa.Select]map[int]sharedloc.Loc),
 			flagLocks:       flagLocks,
 			flagOps:         flagOps,
@@ -442,12 +449,13 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		a.computeEffects()
 		a.computeLockSets()
-		// A channel some goroutine receives from without holding it is
-		// no mutex: solve again without it (each round drops at least
-		// one, and most packages have none).
+		// A channel some goroutine releases without holding it is no
+		// mutex: solve again without it (each round drops at least one,
+		// and most packages have none).
 		if broken := a.chanLockBroken(); len(broken) > 0 {
 			for l := range broken {
 				delete(chanLocks, l)
+				delete(tokenLocks, l)
 			}
 			continue
 		}
@@ -1117,7 +1125,7 @@ func (a *solver) computeEffects() {
 				}
 			}
 			e.release = a.netReleases(fn, e.release)
-			e.acquireOK = acquiredOK(fn, rets, atRet, exit, unlocksHeld, a.tried(fn), func(s Set) Set { return a.atReturn(fn, s) })
+			e.acquireOK = a.acquiredOK(fn, rets, atRet, exit, unlocksHeld, a.tried(fn))
 			e.releaseFail = a.releasedOnFailure(fn, e.release)
 			old, ok := a.effects[fn]
 			if len(e.acquire) == 0 && len(e.release) == 0 && e.acquireOK == nil {
@@ -1160,7 +1168,7 @@ func (a *solver) computeEffects() {
 // select with other cases, or a call that acquires where it succeeds):
 // the result says whether the try took it. Those count for an error too
 // (a reset that returns its lock call's error).
-func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set, unlocksHeld, tried []sharedloc.Loc, atReturn func(Set) Set) Set {
+func (a *solver) acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set, unlocksHeld, tried []sharedloc.Loc) Set {
 	res := fn.Signature.Results()
 	if res.Len() == 0 {
 		return nil
@@ -1188,11 +1196,11 @@ func acquiredOK(fn *ssa.Function, rets []ssa.Instruction, atRet []Set, exit Set,
 				failed = true
 				continue
 			}
-		} else if failing(r) {
+		} else if a.failing(r) {
 			failed = true
 			continue
 		}
-		if s := atReturn(atRet[i]); first {
+		if s := a.atReturn(fn, atRet[i]); first {
 			ok, first = s, false
 		} else {
 			ok = meet(ok, s)
@@ -1264,7 +1272,7 @@ func (a *solver) releasedOnFailure(fn *ssa.Function, released []sharedloc.Loc) [
 		if !ok || len(r.Results) != res.Len() {
 			return
 		}
-		if failing(r) {
+		if a.failing(r) {
 			failed = true
 			return
 		}
@@ -1298,11 +1306,13 @@ func (a *solver) failTested(call *ssa.Call) bool {
 }
 
 // failing reports whether ret returns, as its last result, an error that
-// is not nil: one that nonNil knows, or one that a test found not nil
-// (testedNonNil).
-func failing(ret *ssa.Return) bool {
+// is not nil: one that nonNil knows, one that a test found not nil
+// (testedNonNil), or ctx.Err() in the case of a select that received
+// from ctx.Done() (open-feature's lockLifecycle: `case <-ctx.Done():
+// return ctx.Err()`, `case <-p.lifecycleLock: return nil`).
+func (a *solver) failing(ret *ssa.Return) bool {
 	v := stored(ret.Results[len(ret.Results)-1])
-	return nonNil(v) || testedNonNil(ret, v)
+	return nonNil(v) || testedNonNil(ret, v) || a.gr.Flow.ErrAfterDone(v, ret)
 }
 
 // stored returns the value v holds where v loads a local variable that
@@ -2042,14 +2052,20 @@ func (a *solver) mutexObjects(v ssa.Value) []sharedloc.Loc {
 }
 
 // atDeferredCall returns the locks held when the call deferred by d runs:
-// those held at every return of its function, less those that deferred
+// those held at every return of its function that may follow d (a return
+// before the defer statement, `if err := lock(); err != nil { return err
+// }; defer unlock()`, runs no such call), less those that deferred
 // unlocks registered after d (which run before it) release.
 func (a *solver) atDeferredCall(d *ssa.Defer) Set {
 	fn := d.Parent()
 	var held Set
-	for i, ret := range ssaflow.Returns(fn) {
-		if i == 0 {
-			held = a.at[ret]
+	first := true
+	for _, ret := range ssaflow.Returns(fn) {
+		if !a.gr.Flow.MayFollow(d, ret) {
+			continue
+		}
+		if first {
+			held, first = a.at[ret], false
 		} else {
 			held = meet(held, a.at[ret])
 		}

@@ -244,7 +244,7 @@ func (r *Result) findHoldings(fn *ssa.Function, c *goroutines.Context) []*holdin
 					if idx < 0 {
 						continue
 					}
-					start, isCase = selectCase(x, acc.Ptr), true
+					start, isCase = ssaflow.SelectCase(x, acc.Ptr), true
 				}
 				if v == nil || start == nil {
 					continue
@@ -540,7 +540,7 @@ func (r *Result) sendWaits(x ssa.Instruction, h *holding) bool {
 					if val != nil {
 						return false // two cases send on it
 					}
-					val, next = st.Send, selectBody(x, i)
+					val, next = st.Send, ssaflow.SelectBody(x, i)
 				}
 			}
 		}
@@ -661,38 +661,6 @@ func freshField(base *ssa.Alloc, k, depth int) (stores []*ssa.Store, reads []ssa
 
 // isWhole reports whether st stores a whole value into base.
 func isWhole(st *ssa.Store, base *ssa.Alloc) bool { return st.Addr == base }
-
-// selectBody returns the first instruction of the body of sel's state
-// idx, or nil: go/ssa compares the chosen index (component 0 of the
-// result) with each case's index, and the compare's true branch is the
-// body.
-func selectBody(sel *ssa.Select, idx int) ssa.Instruction {
-	for _, ref := range *sel.Referrers() {
-		ex, ok := ref.(*ssa.Extract)
-		if !ok || ex.Index != 0 {
-			continue
-		}
-		for _, u := range *ex.Referrers() {
-			cmp, ok := u.(*ssa.BinOp)
-			if !ok || cmp.Op != token.EQL {
-				continue
-			}
-			c, ok := cmp.Y.(*ssa.Const)
-			if !ok || c.Int64() != int64(idx) {
-				continue
-			}
-			for _, cu := range *cmp.Referrers() {
-				if ifi, ok := cu.(*ssa.If); ok {
-					body := ifi.Block().Succs[0]
-					if len(body.Preds) == 1 && len(body.Instrs) > 0 {
-						return body.Instrs[0]
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
 
 // fieldEndsHeld reports whether every read of h's reply field in the
 // package is a plain use of the channel (a receive, or a close or send

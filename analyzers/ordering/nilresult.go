@@ -3,7 +3,6 @@ package ordering
 import (
 	"go/token"
 	"go/types"
-	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -88,52 +87,9 @@ func (r *Result) nonNilError(v ssa.Value, ret *ssa.Return, depth int) bool {
 				return true
 			}
 		}
-		if v.Call.IsInvoke() && v.Call.Method.Name() == "Err" && isContext(v.Call.Value.Type()) {
-			return r.afterDone(v.Call.Value, ret)
-		}
+		return r.gr.Flow.ErrAfterDone(v, ret)
 	}
 	return false
-}
-
-// afterDone reports whether ret runs only in the case of a select, in
-// ret's function, that received from ctx.Done(): ctx.Err() is not nil
-// once Done is closed.
-func (r *Result) afterDone(ctx ssa.Value, ret *ssa.Return) bool {
-	for _, blk := range ret.Parent().Blocks {
-		for _, instr := range blk.Instrs {
-			sel, ok := instr.(*ssa.Select)
-			if !ok {
-				continue
-			}
-			for _, st := range sel.States {
-				done, ok := st.Chan.(*ssa.Call)
-				if !ok || st.Dir != types.RecvOnly || !done.Call.IsInvoke() || done.Call.Method.Name() != "Done" ||
-					!sameContext(done.Call.Value, ctx) {
-					continue
-				}
-				if start := selectCase(sel, done); start != nil && r.gr.Flow.Dominates(start, ret) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// sameContext reports whether x and y are one context: the same value, or
-// two calls of one function with the same arguments (a getter called
-// twice: go-coap's cc.Context().Done() and cc.Context().Err()).
-func sameContext(x, y ssa.Value) bool {
-	if x == y {
-		return true
-	}
-	cx, ok1 := x.(*ssa.Call)
-	cy, ok2 := y.(*ssa.Call)
-	if !ok1 || !ok2 || cx.Call.IsInvoke() || cy.Call.IsInvoke() {
-		return false
-	}
-	fx := cx.Call.StaticCallee()
-	return fx != nil && fx == cy.Call.StaticCallee() && slices.Equal(cx.Call.Args, cy.Call.Args)
 }
 
 // nilBranches returns the first instruction of each branch that the
@@ -188,9 +144,4 @@ func nilBranches(call *ssa.Call) []ssa.Instruction {
 
 func isError(t types.Type) bool {
 	return types.Identical(t, types.Universe.Lookup("error").Type())
-}
-
-func isContext(t types.Type) bool {
-	named, ok := types.Unalias(t).(*types.Named)
-	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "context" && named.Obj().Name() == "Context"
 }

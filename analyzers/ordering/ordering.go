@@ -184,7 +184,7 @@ func (r *Result) index() {
 				recv := a.Instr
 				if sel, ok := recv.(*ssa.Select); ok {
 					// Code after the receive is the case's body.
-					recv = selectCase(sel, a.Ptr)
+					recv = ssaflow.SelectCase(sel, a.Ptr)
 					if recv == nil {
 						continue
 					}
@@ -1273,22 +1273,6 @@ func (r *Result) sharedSend(x ssa.Instruction, ch sharedloc.Loc, c *goroutines.C
 		}
 	}
 	return true
-}
-
-// selectCase returns the first instruction of the body of sel's case that
-// receives from ch, or nil if it cannot be found: go/ssa compares the
-// chosen index (component 0 of the result) with each case's index.
-func selectCase(sel *ssa.Select, ch ssa.Value) ssa.Instruction {
-	idx := -1
-	for i, st := range sel.States {
-		if st.Chan == ch && st.Dir == types.RecvOnly {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return nil
-	}
-	return selectBody(sel, idx)
 }
 
 // onceBefore orders the body of a sync.Once.Do before code that follows a

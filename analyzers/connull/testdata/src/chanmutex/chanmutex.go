@@ -3,7 +3,12 @@
 // connection's closed channel, unlock receives in a select with a
 // default, Close takes the lock for good with forceLock) guards what the
 // writer uses against Close's nil stores. Silent; a reader that uses its
-// buffer without the lock is reported.
+// buffer without the lock is reported. So does a token lock, a channel of
+// capacity 1 its maker puts one token in, taken by a receive and given
+// back by a send (open-feature's multi-provider lifecycleLock, held-out
+// rehearsal 26): Init's and Shutdown's nil stores and calls under it are
+// silent; a call outside it, and the same code under a channel of capacity
+// 2 or one that is also closed, are reported.
 package chanmutex
 
 import (
@@ -88,4 +93,115 @@ func Run(ctx context.Context, c *Conn) {
 	go c.Write(ctx)
 	go c.Peek()
 	go c.Close()
+}
+
+// Provider's lifecycle is a token lock: lockLifecycle takes the token in a
+// select with ctx.Done and holds it only where it returns nil.
+type Provider struct {
+	lifecycle chan struct{}
+	stop      func()
+}
+
+func NewProvider() *Provider {
+	l := make(chan struct{}, 1)
+	l <- struct{}{}
+	return &Provider{lifecycle: l}
+}
+
+func (p *Provider) lockLifecycle(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.lifecycle:
+		return nil
+	}
+}
+
+func (p *Provider) unlockLifecycle() { p.lifecycle <- struct{}{} }
+
+func (p *Provider) Init(ctx context.Context) error {
+	if err := p.lockLifecycle(ctx); err != nil {
+		return err
+	}
+	defer p.unlockLifecycle()
+	if p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
+	p.stop = func() {}
+	return nil
+}
+
+func (p *Provider) Shutdown(ctx context.Context) error {
+	if err := p.lockLifecycle(ctx); err != nil {
+		return err
+	}
+	defer p.unlockLifecycle()
+	if p.stop != nil {
+		p.stop()
+		p.stop = nil
+	}
+	return nil
+}
+
+func (p *Provider) Peek() {
+	if p.stop != nil {
+		p.stop() // want `p\.stop may be nil`
+	}
+}
+
+// Wide's channel holds two tokens, Shut's is also closed: neither is a
+// lock, and their users' nil stores race with their calls.
+type Wide struct {
+	lifecycle chan struct{}
+	stop      func()
+}
+
+func NewWide() *Wide {
+	l := make(chan struct{}, 2)
+	l <- struct{}{}
+	return &Wide{lifecycle: l}
+}
+
+func (w *Wide) Shutdown() {
+	<-w.lifecycle
+	defer func() { w.lifecycle <- struct{}{} }()
+	if w.stop != nil {
+		w.stop() // want `w\.stop may be nil`
+		w.stop = nil
+	}
+}
+
+type Shut struct {
+	lifecycle chan struct{}
+	stop      func()
+}
+
+func NewShut() *Shut {
+	l := make(chan struct{}, 1)
+	l <- struct{}{}
+	return &Shut{lifecycle: l}
+}
+
+func (s *Shut) Shutdown() {
+	<-s.lifecycle
+	defer func() { s.lifecycle <- struct{}{} }()
+	if s.stop != nil {
+		s.stop() // want `s\.stop may be nil`
+		s.stop = nil
+	}
+}
+
+func (s *Shut) Close() { close(s.lifecycle) }
+
+func RunLifecycle(ctx context.Context) {
+	p, w, s := NewProvider(), NewWide(), NewShut()
+	go p.Init(ctx)
+	go p.Shutdown(ctx)
+	go p.Peek()
+	go w.Shutdown()
+	go w.Shutdown()
+	go s.Shutdown()
+	go s.Shutdown()
+	go s.Close()
 }

@@ -355,3 +355,177 @@ func (w *Worker) Kick() {
 	w.kick <- struct{}{}
 	mark() // want `^held: none$`
 }
+
+// Life is a token lock (open-feature's multi-provider lifecycleLock): its
+// maker puts the one token in, a receive takes it (in a select with
+// ctx.Done, the lock held in that case's body only) and a send gives it
+// back.
+type Life struct {
+	lock chan struct{}
+	stop func()
+}
+
+func NewLife() *Life {
+	l := make(chan struct{}, 1)
+	l <- struct{}{}
+	return &Life{lock: l}
+}
+
+func (l *Life) lockCtx(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		mark() // want `^held: none$`
+		return ctx.Err()
+	case <-l.lock:
+		mark() // want `^held: Life.lock\(w\)$`
+		return nil
+	}
+}
+
+func (l *Life) unlock() { l.lock <- struct{}{} }
+
+func (l *Life) Init(ctx context.Context) error {
+	mark() // want `^held: none$`
+	if err := l.lockCtx(ctx); err != nil {
+		mark() // want `^held: none$`
+		return err
+	}
+	defer l.unlock()
+	mark() // want `^held: Life.lock\(w\)$`
+	l.stop = nil
+	return nil
+}
+
+// Shutdown takes the token with a plain receive; where it gives the token
+// back on one path only, nothing is held past the join.
+func (l *Life) Shutdown(early bool) {
+	<-l.lock
+	mark() // want `^held: Life.lock\(w\)$`
+	if early {
+		l.unlock()
+	}
+	mark() // want `^held: none$`
+}
+
+// Gate is a token lock whose maker puts the token in through the field
+// of the object it has just made (kcp-go's sess.writeGate).
+type Gate struct {
+	gate chan struct{}
+}
+
+func NewGate() *Gate {
+	g := new(Gate)
+	g.gate = make(chan struct{}, 1)
+	g.gate <- struct{}{}
+	return g
+}
+
+func (g *Gate) Write() {
+	select {
+	case <-g.gate:
+	default:
+		mark() // want `^held: none$`
+		return
+	}
+	mark() // want `^held: Gate.gate\(w\)$`
+	g.gate <- struct{}{}
+	mark() // want `^held: none$`
+}
+
+// A captured variable as a token lock: the goroutines of one call take
+// turns. The token goes in through the variable, after the store.
+func CapturedToken() {
+	gate := make(chan struct{}, 1)
+	gate <- struct{}{}
+	n := 0
+	for range 2 {
+		go func() {
+			<-gate
+			mark() // want `^held: gate\(w\)$`
+			n++
+			gate <- struct{}{}
+			mark() // want `^held: none$`
+		}()
+	}
+}
+
+// None of these is a token lock: Pair's channel holds two tokens, Shut's
+// is closed, Extra's gets a token from a goroutine that took none, Pool's
+// token is a value handed on, Reset's maker puts the token in on an
+// object it did not make.
+type Pair struct{ ch chan struct{} }
+
+func NewPair() *Pair {
+	c := make(chan struct{}, 2)
+	c <- struct{}{}
+	return &Pair{ch: c}
+}
+
+func (p *Pair) Use() {
+	<-p.ch
+	mark() // want `^held: none$`
+	p.ch <- struct{}{}
+}
+
+type Shut struct{ ch chan struct{} }
+
+func NewShut() *Shut {
+	c := make(chan struct{}, 1)
+	c <- struct{}{}
+	return &Shut{ch: c}
+}
+
+func (s *Shut) Use() {
+	<-s.ch
+	mark() // want `^held: none$`
+	s.ch <- struct{}{}
+}
+
+func (s *Shut) Close() { close(s.ch) }
+
+type Extra struct{ ch chan struct{} }
+
+func NewExtra() *Extra {
+	c := make(chan struct{}, 1)
+	c <- struct{}{}
+	return &Extra{ch: c}
+}
+
+func (e *Extra) Use() {
+	<-e.ch
+	mark() // want `^held: none$`
+	e.ch <- struct{}{}
+}
+
+func (e *Extra) Kick() { e.ch <- struct{}{} }
+
+type Pool struct{ ch chan *Conn }
+
+func NewPool() *Pool {
+	c := make(chan *Conn, 1)
+	c <- NewConn()
+	return &Pool{ch: c}
+}
+
+func (p *Pool) Use() {
+	c := <-p.ch
+	mark() // want `^held: none$`
+	c.counter++
+	p.ch <- c
+}
+
+type Reset struct{ ch chan struct{} }
+
+func (r *Reset) Reset() {
+	r.ch = make(chan struct{}, 1)
+	r.ch <- struct{}{}
+}
+
+func (r *Reset) Use() {
+	<-r.ch
+	mark() // want `^held: none$`
+	r.ch <- struct{}{}
+}
