@@ -10,8 +10,15 @@
 // synchronization that most code uses to order work between goroutines,
 // enough to drop pairs of accesses that are plainly ordered:
 //
-//   - spawn: code that runs before a `go` statement (or a library Go call)
-//     happens before everything the started goroutine does;
+//   - spawn: code that runs before a `go` statement (or a library Go call,
+//     or a t.Run of a parallel subtest) happens before everything the
+//     started goroutine does, unless it may run again after the start: on
+//     another goroutine of its context, or in the same function or loop
+//     turn when that repeats. Code before a loop whose turns call a
+//     function literal that starts the goroutine (`for i := range n {
+//     func(i int) { t.Run(..., f) }(i) }`) runs once, before every start:
+//     the literal repeats, the code before the loop does not (see
+//     rerunAfter);
 //   - join: a goroutine's work happens before a Wait on a sync.WaitGroup it
 //     calls Done on (deferred, or after the work), and a task given to an
 //     errgroup, conc or sync.WaitGroup.Go happens before a Wait on the

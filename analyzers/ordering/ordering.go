@@ -372,9 +372,10 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 		}
 		if pc == ca {
 			// a runs before this start, but if the starting code runs
-			// again (in a loop of its caller, or on several goroutines)
-			// a's next run is concurrent with this goroutine.
-			if ca.Multi || r.gr.Repeats(site.Parent()) || !r.before(a, site, ca, MaxCallDepth) {
+			// again (on several goroutines, or a loop's next turn runs
+			// a after this start) a's next run is concurrent with this
+			// goroutine.
+			if ca.Multi || !r.before(a, site, ca, MaxCallDepth) || r.rerunAfter(a, site, ca, MaxCallDepth) {
 				return Edge{}, false
 			}
 			if _, deferred := a.(*ssa.Defer); deferred {
@@ -387,6 +388,30 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 		}
 	}
 	return Edge{Rule: Spawn, Pos: site.Pos()}, true
+}
+
+// rerunAfter reports whether, on the goroutine of context c, a may run
+// again after x, given that it runs before x in one run of x's function
+// (before): x's function repeats, and a is in it, or a does not come
+// before, and outside the repeat of, each call of it. A test that calls a
+// function literal in a loop to start each parallel subtest
+// (`for i := range n { func(i int) { t.Run(..., f) }(i) }`, as
+// go-control-plane's TestLinearConcurrentSetWatch does) repeats the
+// literal, not the test's code before the loop: that code runs once,
+// before every start, as it does when t.Run is called in the loop itself.
+// Past depth calls up, a may run again.
+func (r *Result) rerunAfter(a, x ssa.Instruction, c *goroutines.Context, depth int) bool {
+	fn := x.Parent()
+	if !r.gr.Repeats(fn) {
+		return false
+	}
+	if depth == 0 || a.Parent() == fn || fn == c.Entry {
+		return true
+	}
+	sites := r.callSites(fn, c)
+	return len(sites) == 0 || !all(sites, func(s ssa.Instruction) bool {
+		return r.before(a, s, c, MaxCallDepth) && !r.rerunAfter(a, s, c, depth-1)
+	})
 }
 
 // callSites returns the instructions in context c that call fn on the
@@ -532,12 +557,15 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 	}
 	if c.Entry == a.Parent() {
 		// a in the entry function is not lifted either; x still is,
-		// when the entry runs once per goroutine (not a Caller's, and
-		// not called again on the goroutine, where a nested call's a
-		// could follow x): every call that leads to x must then come
-		// after a, as a closure the entry defers runs when the entry
-		// returns (go func() { defer func() { close(done) }(); ... }()).
-		if c.Kind == goroutines.Caller || len(r.callSites(a.Parent(), c)) > 0 {
+		// when the entry runs once per goroutine (not a Caller's other
+		// than a top-level test's, which go test calls once per run of
+		// the test, and not called again on the goroutine, where a
+		// nested call's a could follow x): every call that leads to x
+		// must then come after a, as a closure the entry defers runs
+		// when the entry returns (go func() { defer func() {
+		// close(done) }(); ... }()), or as a function literal that a
+		// test calls in a loop after a to start each subtest.
+		if c.Kind == goroutines.Caller && c.Entry != c.Test || len(r.callSites(a.Parent(), c)) > 0 {
 			return false
 		}
 	} else if sites := r.callSites(a.Parent(), c); len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(s, x, c, depth-1, steps) }) {

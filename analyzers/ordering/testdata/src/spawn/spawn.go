@@ -57,3 +57,17 @@ func Library() error {
 	})
 	return g.Wait()
 }
+
+// What runs before a loop that calls a function literal to start each
+// goroutine happens before every one of them: the literal repeats, the
+// code before the loop does not.
+func StartFromLiteral() {
+	a("start from literal")
+	for range 3 {
+		func() {
+			go func() {
+				b("start from literal") // want `^start from literal: a before b by goroutine start$`
+			}()
+		}()
+	}
+}
