@@ -532,8 +532,12 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 		return nil, nil, false
 	}
 	test := g.Site.Parent()
-	if !callsOn(call, testingParam(test)) {
+	t := testingParam(test)
+	if !callsOn(call, t) {
 		return nil, nil, false // not the t of the test that starts g
+	}
+	if c.onSubtestsT(call, t, g, maxHelperDepth) {
+		return nil, nil, false // the subtest's own call, on its own goroutine
 	}
 	if logs(call) && model.BubbleTests(test) != nil {
 		return nil, nil, false // the log goes to the test blocked in synctest.Test

@@ -40,7 +40,13 @@
 //     never returns. Nor is a call of a goroutine that a helper taking t
 //     starts and joins through the function it returns, when every
 //     caller calls that function before it returns (gowarc's
-//     drainErrChan returns `func() { wg.Wait() }`).
+//     drainErrChan returns `func() { wg.Wait() }`). Nor is a call, in the
+//     function that starts the goroutine, on that function's own T when
+//     every run of the function on the goroutine belongs to a subtest
+//     that a t.Run on the goroutine started, handed that subtest's own T
+//     (neo4j's fake server goroutine calls inner.Run with a body that
+//     calls the starting helper again): the call runs on the subtest's
+//     goroutine, which t.Run waits for (see onSubtestsT).
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)
