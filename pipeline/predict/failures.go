@@ -24,8 +24,16 @@ import (
 // directory; user reports whether a file is the user's code (instrumented,
 // or in a recorded package) rather than the runtime's, the testing
 // package's or the shim's.
+//
+// A run that recording's budget stopped (record.Stopped) is no failure,
+// unless it is the unperturbed run and the stacks the testing package's
+// timeout printed show it deadlocked (deadlocked): then it is a hang, as
+// go test would report it at its own -timeout, and validation runs it
+// again without recording (plainCheck) to tell a deadlock from a test that
+// recording made slow.
 func failureOf(dir, name string, r runFile, pkgDir string, user func(string) bool) (*finding.Finding, *failure.Failure) {
-	if !r.outcome.Failed() || r.log == "" {
+	stopped := r.outcome == record.Stopped && r.n == 0
+	if !r.outcome.Failed() && !stopped || r.log == "" {
 		return nil, nil
 	}
 	out, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.log)))
@@ -34,7 +42,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	}
 	test := name[strings.LastIndexByte(name, '.')+1:]
 	fl := failure.Parse(out, test, pkgDir, true)
-	if fl == nil {
+	if fl == nil || stopped && (fl.Kind != failure.Timeout || !deadlocked(fl, user)) {
 		return nil, nil
 	}
 	f := &finding.Finding{Kind: finding.Crash, Status: finding.Confirmed, Tests: []string{name}}
@@ -50,6 +58,9 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	case failure.Timeout:
 		effect, site.Role = "hang", "hang"
 		f.Message = fmt.Sprintf("%s hung: %s", test, fl.Message)
+		if stopped {
+			f.Message = fmt.Sprintf("%s hung: still running %v after -record-budget was spent, with every goroutine of its code blocked", test, record.StopGrace)
+		}
 	case failure.Fail, failure.Exit:
 		f.Kind, effect = finding.TestFailed, "test-failed"
 		f.Message = fmt.Sprintf("%s failed: %s", test, failureLine(fl))
@@ -104,6 +115,42 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	}
 	f.SetID()
 	return f, fl
+}
+
+// deadlocked reports whether the goroutines of a test that recording's
+// budget stopped, as the testing package's timeout printed them in fl,
+// were blocked for good as far as their states tell: the test's own
+// goroutine in a channel or sync operation, and every other goroutine in
+// the user's code (user) in one too or in a select, none running,
+// runnable, asleep or in a system call (posthog's TestClientMaxConcurrentRequests:
+// Close waiting for an upload goroutine blocked sending on the test's full
+// channel, held-out rehearsal 27). A select may wait for a timer, and a
+// goroutine of code precog does not see may be about to send: the plain
+// runs of validation decide (plainCheck).
+func deadlocked(fl *failure.Failure, user func(string) bool) bool {
+	if !blocked(fl.Goroutine.State(), false) {
+		return false
+	}
+	for _, g := range fl.Others {
+		if _, ok := userFrame(g.Frames, user); ok && !blocked(g.State(), true) {
+			return false
+		}
+	}
+	return true
+}
+
+// blocked reports whether a goroutine in state (failure.Goroutine.State)
+// waits for another goroutine in a channel or sync operation, or, if sel,
+// in a select.
+func blocked(state string, sel bool) bool {
+	switch {
+	case strings.HasPrefix(state, "chan send"), strings.HasPrefix(state, "chan receive"),
+		strings.HasPrefix(state, "sync."), state == "semacquire":
+		return true
+	case strings.HasPrefix(state, "select"):
+		return sel
+	}
+	return false
 }
 
 // stopNote says where run r of test name was when the recording budget

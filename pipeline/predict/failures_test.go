@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,37 +138,59 @@ func TestFailureSites(t *testing.T) {
 // where the test's goroutine was, from the stacks the testing package's
 // timeout printed (failure's timeout.txt, a real test binary's), where
 // its log is (kept with -o) or how to keep it, and what precog did when
-// the process printed none (it was killed). A stopped run
-// is no failure (the control): it gives no failure finding.
+// the process printed none (it was killed). A stopped run is no failure
+// unless it deadlocked: timeout.txt's test waits on a WaitGroup for a
+// worker blocked on a channel (or in a select), a hang in the unperturbed
+// run; the same stacks with the worker asleep, or with the test's goroutine in a select,
+// a perturbed run's, and a run killed without stacks are none (the
+// controls).
 func TestStopNote(t *testing.T) {
 	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for name, out := range map[string][]byte{"dump.log": dump, "killed.log": []byte("=== RUN   TestStop\n")} {
+	for name, out := range map[string][]byte{
+		"dump.log":   dump,
+		"killed.log": []byte("=== RUN   TestStop\n"),
+		"asleep.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [sleep]"), 1),
+		"select.log": bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1),
+		"worker.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [select, 2 minutes]"), 1),
+	} {
 		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
 	const name = "precog.example/kernels/crashhang.TestStop"
+	const note = name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: "
 	for _, c := range []struct {
 		log  string
 		n    int
 		kept bool
 		want string
+		hang bool
 	}{
-		{"dump.log", 0, false, name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: precog test -o DIR keeps it); analysed up to there"},
-		{"dump.log", 0, true, name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: " + filepath.Join(dir, "dump.log") + "); analysed up to there"},
-		{"killed.log", 2, false, name + " (run 2): still running 30s after -record-budget was spent, stopped as -timeout stops a test (it did not end at its -test.timeout and was killed)"},
+		{"dump.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", true},
+		{"dump.log", 0, true, note + filepath.Join(dir, "dump.log") + "); analysed up to there", true},
+		{"dump.log", 1, false, strings.Replace(note, ": still", " (run 1): still", 1) + "precog test -o DIR keeps it); analysed up to there", false},
+		{"worker.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", true},
+		{"asleep.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", false},
+		{"select.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", false},
+		{"killed.log", 2, false, name + " (run 2): still running 30s after -record-budget was spent, stopped as -timeout stops a test (it did not end at its -test.timeout and was killed)", false},
 	} {
 		r := runFile{n: c.n, log: c.log, outcome: record.Stopped}
 		if got := stopNote(dir, name, r, user, c.kept); got != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.log, got, c.want)
+			t.Errorf("%s run %d:\n got %s\nwant %s", c.log, c.n, got, c.want)
 		}
-		if f, _ := failureOf(dir, name, r, dir, user); f != nil {
-			t.Errorf("%s: a stopped run gave the failure %q", c.log, f.Message)
+		f, _ := failureOf(dir, name, r, dir, user)
+		switch {
+		case c.hang && f == nil:
+			t.Errorf("%s run %d: a deadlocked stopped run gave no hang", c.log, c.n)
+		case c.hang && (f.Kind != finding.Crash || f.Validation.Effect != "hang" || !strings.Contains(f.Message, "every goroutine of its code blocked") || f.Sites[0].Line != 33):
+			t.Errorf("%s run %d: %s %s %q at line %d, want a hang at crashhang.go:33", c.log, c.n, f.Kind, f.Validation.Effect, f.Message, f.Sites[0].Line)
+		case !c.hang && f != nil:
+			t.Errorf("%s run %d: a stopped run gave the failure %q", c.log, c.n, f.Message)
 		}
 	}
 }

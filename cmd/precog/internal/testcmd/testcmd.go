@@ -375,8 +375,14 @@ process starts. A test still running
 cut to that time, so the testing package panics and prints every
 goroutine's stack into its log; a process still running 30s later is
 killed, with its process group); it counts as recorded up to there, its
-trace is analysed as a timed-out test's, it is no failure, and a note
-says where its goroutine was. The tests not run are not analysed; the
+trace is analysed as a timed-out test's, and a note says where its
+goroutine was. It is no failure, unless the stacks show a deadlock: the
+test's goroutine blocked in a channel or sync operation and every other
+goroutine of its code in one too or in a select, none running or
+asleep. Then it is a hang (kind crash), as go test would report it at
+its own -timeout, and validation runs the test again as go test builds
+it, for as long as it was recorded plus 10s: a run that times out again
+confirms it, two that pass make it not-confirmed. The tests not run are not analysed; the
 summary counts them as not recorded and the stopped ones as stopped, and
 one note says how many. So a nightly job with the defaults spends, after
 building, at most about 11 minutes recording, 10 detecting and 10
