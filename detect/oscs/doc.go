@@ -244,7 +244,9 @@
 //     only section of its call (its function takes locks at one site,
 //     and neither the goroutine's nearest section of the lock past the
 //     calls of the same operation nor its nearest section of any lock
-//     is a two-step with it, trace.Site.After). A reset that makes a
+//     is a two-step with it, trace.Site.After, unless every such step
+//     of its call commutes with the other side's section, itself alone:
+//     they share no location that one of them writes). A reset that makes a
 //     structure's state anew in one section (hystrix-go's metric
 //     collectors' Reset, under Flush) against a getter's one section
 //     leaves the getter the old state or the new, as two whole
@@ -260,7 +262,12 @@
 //     all it takes afresh, and the setter's one section falls before or
 //     after it (paho's DefaultPinger.Run, marked running in a first
 //     section, reads on every tick the timestamps that PacketSent,
-//     PacketReceived and PingResp set). A section whose read
+//     PacketReceived and PingResp set). A setter whose caller compared
+//     the value first (`if s != p.Status() { p.setStatus(s) }`,
+//     open-feature's multi-provider) against a getter polled in a loop
+//     is such a pair: the comparison only reads, so the poll run
+//     between it and the set finds what it finds run before both. A
+//     section whose read
 //     of the location only decides branches (trace.UseBranch) is a check
 //     whose action the order decides (Fig. 4's flag, checked before it
 //     is set: a notifier that finds no waiter yet), not a getter;
@@ -506,7 +513,12 @@
 // caller's control flow graph. The lone-setter rule leans on the same
 // fact: a setter that is one step of a caller's update looks alone when
 // the caller is test code or calls through an interface, or when the
-// steps are two calls of one function (two setters of one field). Its
+// steps are two calls of one function (two setters of one field), and
+// its steps that commute with the other side are judged by the trace's
+// footprints: a getter whose caller acts on what it read (an update that
+// compared the status with Status, found it unchanged and stopped, while
+// another update's comparison and set ran) is dropped against the
+// other's set when its call's second step is not in the trace. Its
 // store over nil is known as such only within a GC epoch: a store that
 // replaces a value written before the last collection, against a later
 // reader that dereferences it, stays reported. The loop rules take a

@@ -323,20 +323,28 @@ func (c *checker) twoStep(a, b int) bool {
 // neighbors returns the goroutine's nearest sections of k's lock before
 // and after k.
 func (c *checker) neighbors(k int) []int {
+	var ns []int
+	for _, d := range []int{-1, 1} {
+		if n := c.adjacent(k, d); n >= 0 {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// adjacent returns the goroutine's nearest section of k's lock after k
+// (d 1) or before it (d -1), -1 if none.
+func (c *checker) adjacent(k, d int) int {
 	secs := c.g.Sections()
 	s := secs[k]
 	own := c.secsOf[s.G]
 	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
-	var ns []int
-	for _, d := range []int{-1, 1} {
-		for j := at + d; j >= 0 && j < len(own); j += d {
-			if secs[own[j]].Lock.Addr == s.Lock.Addr {
-				ns = append(ns, int(own[j]))
-				break
-			}
+	for j := at + d; j >= 0 && j < len(own); j += d {
+		if secs[own[j]].Lock.Addr == s.Lock.Addr {
+			return int(own[j])
 		}
 	}
-	return ns
+	return -1
 }
 
 // wholeOp reports whether critical section k is a whole operation: it
@@ -466,7 +474,59 @@ func (c *checker) oneFunc(k int) bool {
 // keeps the pair when the read only decides branches: a check, whose
 // action the order decides.)
 func (c *checker) loneSetter(k, other int) bool {
-	return k >= 0 && other >= 0 && !c.footprint(k).reads && c.oneFunc(k) && c.alone(k) && (c.alone(other) || c.soleReader(other, k))
+	if k < 0 || other < 0 || c.footprint(k).reads || !c.oneFunc(k) {
+		return false
+	}
+	if c.alone(k) {
+		return c.alone(other) || c.soleReader(other, k)
+	}
+	return c.alone(other) && c.aloneAgainst(k, other)
+}
+
+// aloneAgainst reports whether critical section k is alone but for
+// steps of its caller's operation that commute with section other
+// (commute: no location or channel that either writes or uses is the
+// other's), which is alone itself. Other's section run between such a
+// step and k leaves what it would leave run before the step, so of the
+// call's orders against other only the whole ones remain. (A reader
+// that is not alone may have a step of its own that the setter's steps
+// do not commute with: kb4's Last reads the length and then the data,
+// which Grow's two helpers set under two locks.) open-feature's
+// multi-provider sets its status in updateProviderState after it
+// compares it with Status, `if s != p.Status() { p.setStatus(s) }` (a
+// two-step): a test's goroutine polling Status only reads, and finds
+// the status of before the update or after it, as against a lone
+// setter. Another setter of the status does not commute with the
+// comparison's read, and the pair of the two writes stays reported (a
+// check-then-act). The steps are walked from k while they are two-steps
+// with it, up to maxSteps of them, and not past another call of k's own
+// operation.
+func (c *checker) aloneAgainst(k, other int) bool {
+	return c.computeAlone(k, func(n int) bool { return c.commute(n, other) })
+}
+
+// maxSteps bounds the steps of a caller's operation that aloneAgainst
+// walks past on either side of a section.
+const maxSteps = 8
+
+// commute reports whether sections a and b share no location that one
+// of them writes, and no channel: the two run in either order to the
+// same state, as far as the trace's footprints show.
+func (c *checker) commute(a, b int) bool {
+	fa, fb := c.footprint(a), c.footprint(b)
+	for l := range fa.touched {
+		if fb.touched[l] && (fa.written[l] || fb.written[l]) {
+			return false
+		}
+	}
+	for _, ch := range [][2]map[hb.Loc]bool{{fa.chans, fb.chans}, {fa.chans, fb.made}, {fa.made, fb.chans}} {
+		for l := range ch[0] {
+			if ch[1][l] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // soleReader reports whether critical section k, whose function takes
@@ -550,7 +610,7 @@ func (c *checker) alone(k int) bool {
 	if a, ok := c.alones[k]; ok {
 		return a
 	}
-	a := c.computeAlone(k)
+	a := c.computeAlone(k, nil)
 	if c.alones == nil {
 		c.alones = make(map[int]bool)
 	}
@@ -558,33 +618,51 @@ func (c *checker) alone(k int) bool {
 	return a
 }
 
-func (c *checker) computeAlone(k int) bool {
+// computeAlone is alone's test; with commutes non-nil, a two-step
+// neighbor for which commutes holds is passed over (aloneAgainst), and
+// the walk goes on to the section beyond it.
+func (c *checker) computeAlone(k int, commutes func(n int) bool) bool {
 	secs := c.g.Sections()
 	s := secs[k]
 	site := c.g.Events[s.Begin].Site
 	if !c.onlyLockSite(site) {
 		return false
 	}
+	passes := func(n, steps int) bool {
+		return commutes != nil && steps < maxSteps && commutes(n)
+	}
 	for _, n := range c.neighbors(k) {
+		d := 1
+		if secs[n].Begin < s.Begin {
+			d = -1
+		}
 		if c.g.Events[secs[n].Begin].Site == site {
 			if n = c.pastRepeats(k, n); n < 0 {
 				continue
 			}
 		}
-		if c.twoStep(k, n) {
-			return false
+		for steps := 0; n >= 0 && c.g.Events[secs[n].Begin].Site != site && c.twoStep(k, n); steps++ {
+			if !passes(n, steps) {
+				return false
+			}
+			n = c.adjacent(n, d)
 		}
 	}
 	own := c.secsOf[s.G]
 	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
 	for _, d := range []int{-1, 1} {
+		steps := 0
 		for j := at + d; j >= 0 && j < len(own); j += d {
 			n := secs[own[j]]
 			if within(n, s) || within(s, n) {
 				continue
 			}
 			if c.g.Events[n.Begin].Site != site && c.twoStep(k, int(own[j])) {
-				return false
+				if !passes(int(own[j]), steps) {
+					return false
+				}
+				steps++
+				continue
 			}
 			break
 		}

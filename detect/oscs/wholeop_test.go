@@ -350,6 +350,45 @@ func TestWholeOpSetters(t *testing.T) {
 16.2 g=3 Read site=62 addr=0x200
 17 g=3 Unlock site=63 addr=0x900
 `, []string{"50 51 60 61", "55 56 60 62"}, []string{"50 51 60 61", "55 56 60 62"})
+	// A getter polled in a loop (g3's Gets) against an update whose
+	// setter follows a step that only reads what it sets (open-feature's
+	// multi-provider: `if s != p.Status() { p.setStatus(s) }`, here setA
+	// reading x, then setB writing it): the poll commutes with the read,
+	// so the setter is alone against it: dropped. Reported: a first step
+	// that also writes what the poll reads (the poll can see the update
+	// half done), and a second updater (its comparison reads what the
+	// first one's setter writes: a check-then-act).
+	update := func(g int, first string) string {
+		return fmt.Sprintf(`
+%[1]d0 g=%[1]d Lock site=50 addr=0x900
+%[1]d0.1 g=%[1]d Read site=51 addr=0x100
+%[2]s
+%[1]d1 g=%[1]d Unlock site=52 addr=0x900
+%[1]d2 g=%[1]d Lock site=55 addr=0x900
+%[1]d2.1 g=%[1]d Write site=56 addr=0x100 value=%[1]d
+%[1]d3 g=%[1]d Unlock site=57 addr=0x900
+`, g, first)
+	}
+	poll := `
+40 g=3 Lock site=60 addr=0x900
+40.1 g=3 Read site=61 addr=0x100
+40.2 g=3 Read site=62 addr=0x200
+41 g=3 Unlock site=63 addr=0x900
+42 g=3 Lock site=60 addr=0x900
+42.1 g=3 Read site=61 addr=0x100
+42.2 g=3 Read site=62 addr=0x200
+43 g=3 Unlock site=63 addr=0x900
+`
+	wholeCase(t, "polled getter", wholeStart+update(2, "")+poll, nil, []string{"55 56 60 61"})
+	wholeCase(t, "polled getter, half done", wholeStart+update(2, "20.2 g=2 Write site=53 addr=0x200 value=9")+poll,
+		[]string{"55 56 60 61"}, []string{"50 53 60 62", "55 56 60 61"})
+	wholeCase(t, "two updaters", `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=4
+4 g=2 Begin parent=1
+5 g=4 Begin parent=1
+`+update(2, "")+update(4, ""), []string{"50 51 55 56", "55 55 56 56"}, []string{"50 51 55 56", "55 55 56 56"})
 }
 
 // Vector's getters: g3 reads the count in Size and then the data in

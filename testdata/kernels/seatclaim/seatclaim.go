@@ -28,6 +28,12 @@
 // one Seats, so the two sections are a caller's two steps, not two
 // operations of a loop: package seatloop), and the two Sets' writes,
 // neither of which reads the seat first (a lost update).
+//
+// Board (status.go) is the true neighbour of seatloop's Board, a status
+// that updates compare with Status before they set it: here they let
+// the readiness lock go first, so two updates' check-then-acts
+// interleave. precog test reports the two sets; a goroutine polling
+// Status beside them makes no report.
 package seatclaim
 
 import "sync"

@@ -15,6 +15,16 @@
 // Set, on one Seats, so a worker's Get and Sets are separate operations.
 // (Before it looked, OSCS reported the Gets against the other worker's
 // Sets.)
+//
+// Board (status.go) is a getter polled in a loop, open-feature's
+// multi-provider status (held-out rehearsal 26): Update compares the
+// status it computed with Status and then sets it, a two-step, while a
+// goroutine polls Status. The comparison only reads, as the poll does,
+// so the poll finds the status of before an update or after it, whether
+// it runs before the comparison or between the comparison and the set.
+// precog test must report nothing (before, OSCS reported the poll's read
+// against the set as an atomicity violation). seatclaim's Board is the
+// same shape with the bug.
 package seatloop
 
 import "sync"

@@ -1,0 +1,56 @@
+package seatclaim
+
+import "sync"
+
+// Board is the true neighbour of seatloop's Board (open-feature's
+// multi-provider status, issue 18 item 2): a status getter and setter,
+// and an Update that compares the status with Status before it sets it,
+// but that lets the readiness lock go before the comparison. Two
+// updates then interleave their check-then-acts:
+//
+//	Update(true)                         Update(false)
+//	ready = true
+//	                                     ready = false
+//	                                     Status(): false, unchanged: no set
+//	Status(): false, not true
+//	setStatus(true)
+//	the board says ready when it is not; the test fails
+//
+// The test's normal schedule runs the second update 20 ms after the
+// first, which has set its status by then. precog test reports the two
+// updates' sets (each after its own comparison), not the pairs of the
+// test's goroutine that polls Status, which finds the status as before
+// an update or after it.
+type Board struct {
+	mu    sync.Mutex      // guards ready
+	ready map[string]bool // the members' readiness
+
+	statusMu sync.RWMutex // guards status
+	status   bool         // whether the board says it is ready
+}
+
+// Status reports whether the board says it is ready.
+func (b *Board) Status() bool {
+	b.statusMu.RLock()
+	defer b.statusMu.RUnlock()
+	return b.status
+}
+
+// setStatus sets what the board says.
+func (b *Board) setStatus(s bool) {
+	b.statusMu.Lock()
+	b.status = s
+	b.statusMu.Unlock()
+}
+
+// Update records whether the board's one member is ready, and then the
+// board's status. It compares and sets the status after it let b.mu
+// go: the bug.
+func (b *Board) Update(ready bool) {
+	b.mu.Lock()
+	b.ready["a"] = ready
+	b.mu.Unlock()
+	if ready != b.Status() {
+		b.setStatus(ready)
+	}
+}

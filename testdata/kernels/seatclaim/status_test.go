@@ -1,0 +1,42 @@
+package seatclaim
+
+import (
+	"testing"
+	"time"
+)
+
+// TestUpdates makes the board ready and, normally 20 ms later, not ready
+// again, while a goroutine polls the status until it sees ready or the
+// test ends. The board's status must say what its readiness is.
+func TestUpdates(t *testing.T) {
+	b := &Board{ready: make(map[string]bool)}
+	stop := make(chan struct{})
+	polled := make(chan bool)
+	go func() {
+		for !b.Status() {
+			select {
+			case <-stop:
+				polled <- false
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		polled <- true
+	}()
+	done := make(chan bool)
+	go func() {
+		b.Update(true)
+		done <- true
+	}()
+	time.Sleep(20 * time.Millisecond)
+	b.Update(false)
+	<-done
+	b.mu.Lock()
+	want := b.ready["a"]
+	b.mu.Unlock()
+	if got := b.Status(); got != want {
+		t.Errorf("status %v, want %v: the updates' check-then-acts interleaved", got, want)
+	}
+	close(stop)
+	<-polled
+}
