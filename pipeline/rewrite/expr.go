@@ -255,7 +255,15 @@ func (r *rewriter) shared(e ast.Expr) bool {
 	if id, ok := e.(*ast.Ident); ok && r.perLoop[r.info.Uses[id]] {
 		return true // see loopVarWrites
 	}
-	return r.opts.Shared == nil || r.opts.Shared(accessPos(e))
+	if r.opts.Shared != nil && !r.opts.Shared(accessPos(e)) {
+		return false
+	}
+	if id := r.rootVar(e); id != nil {
+		if v, ok := r.info.Uses[id].(*types.Var); ok && r.escaped[v] {
+			r.sharedVars[v] = true
+		}
+	}
+	return true
 }
 
 // read wraps the read of e in (*precog_shim.RL(&precog_g, SITE, &e)), or

@@ -201,18 +201,19 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		name = abs
 	}
 	r := &rewriter{
-		fset:     fset,
-		tf:       tf,
-		file:     file,
-		filename: name,
-		pkg:      pkg,
-		info:     info,
-		opts:     opts,
-		ed:       editor{src: src},
-		escaped:  map[*types.Var]bool{},
-		dropped:  map[types.Object]int{},
-		member:   map[types.Object]string{},
-		isTest:   strings.HasSuffix(name, "_test.go"),
+		fset:       fset,
+		tf:         tf,
+		file:       file,
+		filename:   name,
+		pkg:        pkg,
+		info:       info,
+		opts:       opts,
+		ed:         editor{src: src},
+		escaped:    map[*types.Var]bool{},
+		sharedVars: map[*types.Var]bool{},
+		dropped:    map[types.Object]int{},
+		member:     map[types.Object]string{},
+		isTest:     strings.HasSuffix(name, "_test.go"),
 	}
 	v := info.FileVersions[file]
 	if v == "" {
@@ -226,6 +227,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 	r.findEscaped()
 	r.localArgs()
 	r.fileDecls()
+	r.recordDefs()
 	// Import what the rendered text uses: a planned call may have been
 	// dropped with the operation it belonged to.
 	body := r.ed.render()
@@ -275,6 +277,12 @@ type rewriter struct {
 	// address is taken: accesses to them are instrumented like accesses to
 	// heap locations.
 	escaped map[*types.Var]bool
+	// sharedVars holds the escaped local variables that a recorded
+	// access reaches (shared), and defs the declarations of escaped
+	// variables, which recordDefs completes once the file's accesses
+	// are known.
+	sharedVars map[*types.Var]bool
+	defs       []pendingDef
 
 	// before120 is set when the file's language version is below go1.20,
 	// where an interface-keyed map type does not satisfy comparable (the
@@ -832,6 +840,56 @@ func (r *rewriter) findEscaped() {
 		return true
 	}
 	ast.Inspect(r.file, visit)
+}
+
+// A pendingDef is a declaration statement, in a statement list, of
+// escaped local variables, with their identifiers and the functions it
+// is in, for its sites.
+type pendingDef struct {
+	s    ast.Stmt
+	ids  []*ast.Ident
+	fn   *funcCtx
+	decl *ast.FuncDecl
+}
+
+// deferDef notes the escaped variables among ids, declared with a value
+// by statement s, for recordDefs.
+func (r *rewriter) deferDef(s ast.Stmt, ids []*ast.Ident) {
+	var esc []*ast.Ident
+	for _, id := range ids {
+		if v, ok := r.info.Defs[id].(*types.Var); ok && id.Name != "_" && r.escaped[v] {
+			esc = append(esc, id)
+		}
+	}
+	if len(esc) > 0 {
+		r.defs = append(r.defs, pendingDef{s, esc, r.fn, r.decl})
+	}
+}
+
+// recordDefs records, after each noted declaration, the store of each
+// variable that a recorded access of the file reaches (sharedVars). A
+// store before the go statement that starts a goroutine reading the
+// variable is that reader's initialization, which con-uninit must see:
+// without it, a later store looked like the first (neo4j's tests:
+// `bookmark := "x"` read by a fake server's goroutine, `bookmark =
+// bolt.Bookmark()` after the round trip). A variable's accesses can
+// come after its declaration in the file, hence the wait. Under
+// Options.Locals the declarations are recorded as they come.
+func (r *rewriter) recordDefs() {
+	fn, decl := r.fn, r.decl
+	defer func() { r.fn, r.decl = fn, decl }()
+	for _, d := range r.defs {
+		r.fn, r.decl = d.fn, d.decl
+		var ls []ast.Expr
+		defs := make(map[ast.Expr]bool)
+		for _, id := range d.ids {
+			if r.sharedVars[r.info.Defs[id].(*types.Var)] {
+				ls = append(ls, id)
+				defs[id] = true
+			}
+		}
+		r.wroteAfterDefs(d.s, ls, defs, true)
+	}
 }
 
 // rootVar returns the variable whose storage e denotes a part of (x in

@@ -214,6 +214,9 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 		for _, sp := range gd.Specs {
 			vs := sp.(*ast.ValueSpec)
 			r.values(vs.Names, vs.Values)
+			if !r.opts.Locals && len(vs.Values) > 0 && inList {
+				r.deferDef(s, vs.Names)
+			}
 			if r.opts.Locals {
 				for _, id := range vs.Names {
 					if id.Name != "_" {
@@ -379,6 +382,9 @@ func (r *rewriter) assign(s *ast.AssignStmt, inList bool) {
 			ids = append(ids, id)
 		}
 		r.values(ids, s.Rhs)
+		if !r.opts.Locals && inList {
+			r.deferDef(s, ids)
+		}
 		var wrote []ast.Expr
 		var defs map[ast.Expr]bool
 		for _, id := range ids {
@@ -471,7 +477,8 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 }
 
 // wroteAfterDefs is wroteAfter, recording the targets in defs (new
-// variables, Options.Locals) with precog_shim.Def instead.
+// variables: each one under Options.Locals, the shared ones otherwise,
+// recordDefs) with precog_shim.Def instead.
 func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]bool, inList bool) {
 	if len(ls) == 0 {
 		return

@@ -55,9 +55,11 @@ func (v *Validator) explain(ctx context.Context, t Target, f finding.Finding, w 
 // location before it in the trace. For con-null, a non-nil value stored
 // after the nil store (the value read was not nil), or the nil read and
 // no crash (the use is guarded); for con-index, the value the index or
-// bound was read with (in bounds); for con-uninit, the write that
-// initialized the location before the read, or the zero value read and
-// handled. sites names the sites by position; it may be nil.
+// bound was read with (in bounds); for con-uninit, what the read saw:
+// the value of the write that initialized the location before it, of
+// another, earlier store, or the zero value (stored, or no store
+// recorded before it), handled. sites names the sites by position; it
+// may be nil.
 func Explain(f finding.Finding, w finding.Witness, evs []trace.Event, sites *trace.SiteTable) string {
 	use := map[string]string{finding.ConNull: finding.RoleDeref, finding.ConIndex: finding.RoleIndex, finding.ConUninit: finding.RoleRead}[f.Kind]
 	ev := roles(f, w)
@@ -118,10 +120,24 @@ func Explain(f finding.Finding, w finding.Witness, evs []trace.Event, sites *tra
 		if len(ev[finding.RoleDone]) > 0 {
 			return ""
 		}
-		if last < 0 {
-			return fmt.Sprintf("the read of %s saw the zero value, and the code handled it", name(r))
+		inits := make(map[uint32]bool)
+		for _, e := range ev[finding.RoleInit] {
+			inits[e.Site] = true
 		}
-		return fmt.Sprintf("the value was initialized before the read of %s: %s wrote it first", name(r), name(last))
+		switch {
+		case last < 0:
+			// A store the trace does not hold may have come first: a
+			// composite literal's, or one in code not instrumented.
+			return fmt.Sprintf("the read of %s found no recorded store before it (it saw the zero value, or a value stored where precog records nothing), and the code handled it", name(r))
+		case evs[last].Value == 0:
+			return fmt.Sprintf("the read of %s saw the zero value, stored by %s, and the code handled it", name(r), name(last))
+		case inits[evs[last].Site]:
+			return fmt.Sprintf("the value was initialized before the read of %s: %s wrote it first", name(r), name(last))
+		}
+		// An earlier store than the initialization the finding names
+		// (neo4j's `bookmark := "x"` before the go statement, then
+		// `bookmark = ...` after the round trip): the read saw it.
+		return fmt.Sprintf("the read of %s saw the value stored by %s, not the zero value", name(r), name(last))
 	}
 	return ""
 }

@@ -511,7 +511,7 @@ func TestNameGoroutines(t *testing.T) {
 // TestExplain checks what a forced run's trace says of a con-null that
 // did not crash: a non-nil store after the nil store (prodcons's shape),
 // a nil read that did not crash (a guarded use), and nothing when the
-// trace lacks the dereference.
+// trace lacks the dereference; and of a con-uninit, what its read saw.
 func TestExplain(t *testing.T) {
 	f := finding.Finding{Kind: finding.ConNull}
 	w := finding.Witness{Events: []finding.Event{ev(finding.RoleDeref, 2, 12, 0, 0), ev(finding.RoleNilStore, 3, 13, 0, 0)}}
@@ -537,6 +537,30 @@ func TestExplain(t *testing.T) {
 	} {
 		if got := Explain(f, w, tc.evs, sites); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	// A con-uninit whose read (site 12) saw what a store before it left:
+	// the initialization the finding names (13), another store (14:
+	// neo4j's `bookmark := "x"` before the go statement), a store of
+	// zero, or no store recorded.
+	f = finding.Finding{Kind: finding.ConUninit}
+	w = finding.Witness{Events: []finding.Event{ev(finding.RoleRead, 2, 12, 0, 0), ev(finding.RoleInit, 3, 13, 0, 0)}}
+	for _, tc := range []struct {
+		name string
+		evs  []trace.Event
+		want string
+	}{
+		{"initialized", []trace.Event{write(3, 14, 1), write(3, 13, 2), read},
+			"the value was initialized before the read of t.query at k.go:12: trx.query at k.go:13 wrote it first"},
+		{"stored before", []trace.Event{write(1, 14, 1), read, write(3, 13, 2)},
+			"the read of t.query at k.go:12 saw the value stored by trx.query at k.go:14, not the zero value"},
+		{"stored zero", []trace.Event{write(1, 14, 0), read, write(3, 13, 2)},
+			"the read of t.query at k.go:12 saw the zero value, stored by trx.query at k.go:14, and the code handled it"},
+		{"no store", []trace.Event{read, write(3, 13, 2)},
+			"the read of t.query at k.go:12 found no recorded store before it (it saw the zero value, or a value stored where precog records nothing), and the code handled it"},
+	} {
+		if got := Explain(f, w, tc.evs, sites); got != tc.want {
+			t.Errorf("con-uninit %s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

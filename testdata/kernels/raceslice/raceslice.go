@@ -3,6 +3,11 @@
 // (issue 10, item 2). Each worker writes its own element, so the workers do
 // not race with each other; the reporter's read of every element races
 // with the workers' writes.
+//
+// Relabel (label.go) is a captured variable stored before the go
+// statement that starts its reader and stored again while it runs
+// (neo4j's bookmark): a race, not an uninitialized read. RelabelUnset,
+// declared without a value, is both.
 package raceslice
 
 import "sync"

@@ -14,3 +14,18 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRelabel runs Relabel and RelabelUnset. It allows the empty label
+// that RelabelUnset's goroutine may send, as TestRun allows any count.
+func TestRelabel(t *testing.T) {
+	for _, relabel := range []func(func(string)) string{Relabel, RelabelUnset} {
+		got := relabel(func(label string) {
+			if label != "" && label != "x" && label != "y" {
+				t.Errorf("sent label %q", label)
+			}
+		})
+		if got != "y" {
+			t.Errorf("label %q, want y", got)
+		}
+	}
+}
