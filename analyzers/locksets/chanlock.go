@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -208,11 +209,11 @@ const (
 // makes it, or on the location stored to, after the store in its block
 // (kcp-go's sess.writeGate = make(chan struct{}, 1); sess.writeGate <-
 // struct{}{}), and the location is a field of an object allocated in
-// the store's block, or a captured variable declared there. Such an
-// object gets no other channel there, so the token goes into the one
-// made, and only one token per channel: a goroutine that did not take
-// one puts it in. The second form's send is recorded in puts: it is the
-// token's making, neither an acquire nor a release.
+// the store's block (see madeObject), or a captured variable declared
+// there. Such an object gets no other channel there, so the token goes
+// into the one made, and only one token per channel: a goroutine that
+// did not take one puts it in. The second form's send is recorded in
+// puts: it is the token's making, neither an acquire nor a release.
 func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
 	mc, ok := store.Val.(*ssa.MakeChan)
 	if !ok {
@@ -243,11 +244,7 @@ func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
 	if n, exact := constant.Int64Val(c.Value); !exact || n != 1 {
 		return madeOther
 	}
-	base := store.Addr
-	if fa, ok := base.(*ssa.FieldAddr); ok {
-		base = fa.X
-	}
-	if alloc, ok := base.(*ssa.Alloc); !ok || alloc.Block() != store.Block() {
+	if obj, _ := madeObject(store.Addr); obj == nil || obj.Block() != store.Block() {
 		// Not fresh: a send on the location is taken for what the
 		// location's other sends are.
 		if sends == 0 {
@@ -269,17 +266,50 @@ func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
 	return madeOther
 }
 
+// madeObject returns the allocation that addr, the address of a field or
+// of a variable, is in, and the field's index (-1: the variable itself):
+// the Alloc the field address is taken from, directly or through a load
+// of a variable that only its own function writes (a pointer captured by
+// a closure that only reads it: kcp-go's sess in newUDPSession), where the
+// last store to that variable before the load, in the load's block,
+// stored the Alloc; or the variable's own Alloc. nil when it is none.
+func madeObject(addr ssa.Value) (*ssa.Alloc, int) {
+	base, field := addr, -1
+	if fa, ok := addr.(*ssa.FieldAddr); ok {
+		base, field = fa.X, fa.Field
+	}
+	if alloc, ok := base.(*ssa.Alloc); ok {
+		return alloc, field
+	}
+	ld, ok := base.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL || ld.Block() == nil {
+		return nil, 0
+	}
+	cell, ok := ld.X.(*ssa.Alloc)
+	if !ok || cell.Parent() != ld.Parent() || !ssavalue.OnlyOwnerWrites(cell) {
+		return nil, 0
+	}
+	instrs := ld.Block().Instrs
+	for i := slices.Index(instrs, ssa.Instruction(ld)) - 1; i >= 0; i-- {
+		if st, ok := instrs[i].(*ssa.Store); ok && st.Addr == cell {
+			alloc, _ := st.Val.(*ssa.Alloc)
+			if alloc == nil || alloc.Block() != ld.Block() {
+				return nil, 0
+			}
+			return alloc, field
+		}
+	}
+	return nil, 0
+}
+
 // putAfter returns the sends on the location store stored to that follow
 // it in its block, before any other store there (the same field of the
 // same object, or the same variable): how many, and the last.
 func putAfter(store *ssa.Store) (*ssa.Send, int) {
+	obj, field := madeObject(store.Addr)
 	same := func(addr ssa.Value) bool {
-		if addr == store.Addr {
-			return true
-		}
-		fa, ok := addr.(*ssa.FieldAddr)
-		sfa, sok := store.Addr.(*ssa.FieldAddr)
-		return ok && sok && fa.X == sfa.X && fa.Field == sfa.Field
+		o, f := madeObject(addr)
+		return o == obj && f == field
 	}
 	instrs := store.Block().Instrs
 	var put *ssa.Send

@@ -112,8 +112,10 @@
 // there gets its token from its maker: a send on the channel made, in the
 // block that makes it, or one send on the location just stored, in the
 // store's block, where the location is a field of an object allocated in
-// that block or a variable declared there (so each channel gets exactly
-// one token from a goroutine that took none). No receive from it may use
+// that block (reached directly, or through a variable only its function
+// writes that holds it: kcp's sess, captured by a closure that reads it)
+// or a variable declared there (so each channel gets exactly one token
+// from a goroutine that took none). No receive from it may use
 // the value taken (a channel that hands on what it carries is no lock),
 // and a select may send to at most one such channel. A receive acquires;
 // a receive that is one case of a select acquires on that case's branch

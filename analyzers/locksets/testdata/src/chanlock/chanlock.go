@@ -423,6 +423,15 @@ func NewGate() *Gate {
 	return g
 }
 
+// NewGateWatched's g is captured by a closure that only reads it: each
+// g.gate loads g from its variable, which holds the Gate just made.
+func NewGateWatched() (*Gate, func() int) {
+	g := new(Gate)
+	g.gate = make(chan struct{}, 1)
+	g.gate <- struct{}{}
+	return g, func() int { return len(g.gate) }
+}
+
 func (g *Gate) Write() {
 	select {
 	case <-g.gate:
