@@ -117,7 +117,9 @@ func classifyStatus(status string) readerState {
 
 // anyPanicking reports whether a goroutine is panicking: running its
 // deferred calls, or past them on its way to print the panic and end the
-// process (a recovered panic is over once recover returned). The runtime's
+// process (a panic that a deferred call recovered is over once that call
+// returned: one that goes on running, a supervisor's loop in the deferred
+// call, stays panicking). The runtime's
 // goroutine profile holds every goroutine's return addresses, the
 // runtime's own frames included, and runtime.gopanic is among those of a
 // panicking goroutine. runtime.Stack's text will not do: it leaves the

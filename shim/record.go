@@ -494,17 +494,30 @@ const panicWait = 2 * time.Second
 // -count 100, three at once), and TestKernels failed on it twice in a row
 // in one CI. Waiting lets the panic end the process, or be recovered, and
 // the test ends as it would have. A goroutine that panics and then blocks
-// for good in a deferred call costs each top-level test's end panicWait.
+// for good in a deferred call costs one top-level test's end panicWait;
+// no test's end waits after that (panicWaited).
 // It stops the world to read the goroutines' stacks, once per top-level
 // test, and again under a backoff while one panics. The test's own
 // goroutine, when it panics, ends the process anyway: it does not wait.
 func waitPanics() {
+	if panicWaited.Load() {
+		return
+	}
 	var buf []runtime.StackRecord
 	start := time.Now()
-	for wait := time.Millisecond; anyPanicking(&buf) && time.Since(start) < panicWait; wait = min(2*wait, 50*time.Millisecond) {
+	for wait := time.Millisecond; anyPanicking(&buf); wait = min(2*wait, 50*time.Millisecond) {
+		if time.Since(start) >= panicWait {
+			panicWaited.Store(true)
+			return
+		}
 		time.Sleep(wait)
 	}
 }
+
+// panicWaited is set once a wait of waitPanics ran out: a goroutine that
+// stays panicking (blocked in a deferred call, or running on in one that
+// recovered) would cost every later test's end panicWait too.
+var panicWaited atomic.Bool
 
 // topLevel reports whether name is a top-level test's, not a subtest's.
 func topLevel(name string) bool { return !strings.Contains(name, "/") }

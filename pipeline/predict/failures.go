@@ -27,10 +27,9 @@ import (
 //
 // A run that recording's budget stopped (record.Stopped) is no failure,
 // unless it is the unperturbed run and the stacks the testing package's
-// timeout printed show it deadlocked (deadlocked): then it is a hang, as
-// go test would report it at its own -timeout, and validation runs it
-// again without recording (plainCheck) to tell a deadlock from a test that
-// recording made slow.
+// timeout printed show it deadlocked (deadlocked): then it is a hang,
+// not-confirmed until validation runs it again without recording
+// (plainCheck) and that run times out too.
 func failureOf(dir, name string, r runFile, pkgDir string, user func(string) bool) (*finding.Finding, *failure.Failure) {
 	stopped := r.outcome == record.Stopped && r.n == 0
 	if !r.outcome.Failed() && !stopped || r.log == "" {
@@ -59,6 +58,10 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		effect, site.Role = "hang", "hang"
 		f.Message = fmt.Sprintf("%s hung: %s", test, fl.Message)
 		if stopped {
+			// The recorded run failed nothing: precog stopped it. Only a
+			// run without recording that times out confirms it
+			// (plainCheck).
+			f.Status = finding.NotConfirmed
 			f.Message = fmt.Sprintf("%s hung: still running %v after -record-budget was spent, with every goroutine of its code blocked", test, record.StopGrace)
 		}
 	case failure.Fail, failure.Exit:
@@ -120,19 +123,20 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 // deadlocked reports whether the goroutines of a test that recording's
 // budget stopped, as the testing package's timeout printed them in fl,
 // were blocked for good as far as their states tell: the test's own
-// goroutine in a channel or sync operation, and every other goroutine in
-// the user's code (user) in one too or in a select, none running,
-// runnable, asleep or in a system call (posthog's TestClientMaxConcurrentRequests:
-// Close waiting for an upload goroutine blocked sending on the test's full
-// channel, held-out rehearsal 27). A select may wait for a timer, and a
-// goroutine of code precog does not see may be about to send: the plain
-// runs of validation decide (plainCheck).
+// goroutine and every other goroutine in the user's code (user) each in a
+// channel send or receive or a sync operation, none in a select (which may
+// wait for a timer: a worker ticking in a select is slow, not stuck), none
+// running, runnable, asleep or in a system call (posthog's
+// TestClientMaxConcurrentRequests: Close waiting for an upload goroutine
+// blocked sending on the test's full channel, held-out rehearsal 27). A
+// goroutine of code precog does not see may still be about to send: the
+// runs without recording decide (plainCheck).
 func deadlocked(fl *failure.Failure, user func(string) bool) bool {
-	if !blocked(fl.Goroutine.State(), false) {
+	if !blocked(fl.Goroutine.State()) {
 		return false
 	}
 	for _, g := range fl.Others {
-		if _, ok := userFrame(g.Frames, user); ok && !blocked(g.State(), true) {
+		if _, ok := userFrame(g.Frames, user); ok && !blocked(g.State()) {
 			return false
 		}
 	}
@@ -140,17 +144,10 @@ func deadlocked(fl *failure.Failure, user func(string) bool) bool {
 }
 
 // blocked reports whether a goroutine in state (failure.Goroutine.State)
-// waits for another goroutine in a channel or sync operation, or, if sel,
-// in a select.
-func blocked(state string, sel bool) bool {
-	switch {
-	case strings.HasPrefix(state, "chan send"), strings.HasPrefix(state, "chan receive"),
-		strings.HasPrefix(state, "sync."), state == "semacquire":
-		return true
-	case strings.HasPrefix(state, "select"):
-		return sel
-	}
-	return false
+// waits for another goroutine in a channel or sync operation.
+func blocked(state string) bool {
+	return strings.HasPrefix(state, "chan send") || strings.HasPrefix(state, "chan receive") ||
+		strings.HasPrefix(state, "sync.") || state == "semacquire"
 }
 
 // stopNote says where run r of test name was when the recording budget

@@ -1004,7 +1004,7 @@ func detectTest(tf testFiles, runs []runFile, sites *trace.SiteTable, o DetectOp
 		if crash != nil && len(found) > 0 && pts == nil {
 			pts = control.Points(evs)
 		}
-		if crash != nil && !absorb(found, crash, fl, evs, pts) {
+		if crash != nil && (crash.Status != finding.Confirmed || !absorb(found, crash, fl, evs, pts)) {
 			fs = append(fs, *crash)
 			if r.n == 0 {
 				res.unforced[crash.ID] = true

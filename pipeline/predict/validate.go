@@ -104,7 +104,8 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	var fs []finding.Finding
 	res.Stats.Statuses = make(map[finding.Status]int)
 	for i, f := range res.Findings {
-		if f.Status == finding.Confirmed && f.Validation != nil && res.unforced[f.ID] {
+		if f.Validation != nil && res.unforced[f.ID] {
+			// (Confirmed, or a hang of a run precog stopped: failureOf.)
 			unforced = append(unforced, i)
 			continue
 		}
@@ -352,7 +353,8 @@ const plainRuns = 2
 // run), and its calls into the shim change what a test can count
 // (allocations), and that is no bug confirmed. So the test runs again
 // without recording, until one run fails, which confirms f (the test fails
-// without precog too), or plainRuns passed, which makes it not-confirmed.
+// without precog too; a hang only by a timeout), or plainRuns passed, which
+// makes it not-confirmed.
 // t is the test's target, ok false if it cannot be run again (f stays
 // confirmed, as recorded); pb is t's binary as go test builds it
 // (plainBuilds's) or, where that did not build, none: t's binary is then the
@@ -372,20 +374,21 @@ func plainCheck(ctx context.Context, f *finding.Finding, t validate.Target, ok b
 			break
 		}
 		v.Runs++
-		if r.Outcome.Failed() {
+		if r.Outcome.Failed() && (v.Effect != "hang" || r.Outcome == record.Timeout) {
 			v.Failed++
 			v.Reason += fmt.Sprintf("; the test %s again without recording (%s)", failedAs(r.Outcome), binary)
-			failed = true
+			f.Status, failed = finding.Confirmed, true
 			break
 		}
-		passed++
+		passed++ // a hang's run that failed otherwise did not hang
 	}
 	v.WallNs += int64(time.Since(start))
 	if !failed && passed < plainRuns && ctx.Err() != nil {
 		// Stopped (a SIGTERM, the validation budget) before the runs
 		// that tell a failure of the code from one that only recording
-		// brings out: it stays confirmed, as the recorded run showed it,
-		// and says that it was not checked.
+		// brings out: it stays confirmed, as the recorded run showed it
+		// (a hang of a run precog stopped stays not-confirmed: that run
+		// failed nothing), and says that it was not checked.
 		v.Reason += fmt.Sprintf("; validation was stopped before its runs without recording were done (%d of %d passed), so a failure that only recording brings out is not ruled out", passed, plainRuns)
 	}
 	if passed == plainRuns {

@@ -80,7 +80,7 @@ func (g *Graph) ErrAfterDone(v ssa.Value, at ssa.Instruction) bool {
 					!sameContext(done.Call.Value, ctx) {
 					continue
 				}
-				if start := SelectCase(sel, done); start != nil && g.Dominates(start, at) {
+				if start := SelectCase(sel, done); start != nil && g.Dominates(start, call) && g.Dominates(start, at) {
 					return true
 				}
 			}

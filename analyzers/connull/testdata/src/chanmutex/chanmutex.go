@@ -205,3 +205,48 @@ func RunLifecycle(ctx context.Context) {
 	go s.Shutdown()
 	go s.Close()
 }
+
+// EarlyProvider reads ctx.Err() before its select: the error it returns in
+// the Done case may be nil (the context not done then), and Shutdown goes
+// on without the token. Not a lock.
+type EarlyProvider struct {
+	lifecycle chan struct{}
+	stop      func()
+}
+
+func NewEarlyProvider() *EarlyProvider {
+	l := make(chan struct{}, 1)
+	l <- struct{}{}
+	return &EarlyProvider{lifecycle: l}
+}
+
+func (p *EarlyProvider) lockLifecycle(ctx context.Context) error {
+	err := ctx.Err()
+	select {
+	case <-ctx.Done():
+		return err
+	case <-p.lifecycle:
+		return nil
+	}
+}
+
+func (p *EarlyProvider) unlockLifecycle() { p.lifecycle <- struct{}{} }
+
+func (p *EarlyProvider) Shutdown(ctx context.Context) error {
+	if err := p.lockLifecycle(ctx); err != nil {
+		return err
+	}
+	defer p.unlockLifecycle()
+	if p.stop != nil {
+		p.stop() // want `p\.stop may be nil`
+		p.stop = nil
+	}
+	return nil
+}
+
+func RunEarly(ctx context.Context) {
+	p := NewEarlyProvider()
+	p.stop = func() {}
+	go p.Shutdown(ctx)
+	go p.Shutdown(ctx)
+}
