@@ -210,9 +210,9 @@ const (
 // (kcp-go's sess.writeGate = make(chan struct{}, 1); sess.writeGate <-
 // struct{}{}), and the location is a field of an object allocated in
 // the store's block (see madeObject), or a captured variable declared
-// there. Such an object gets no other channel there, so the token goes
-// into the one made, and only one token per channel: a goroutine that
-// did not take one puts it in. The second form's send is recorded in
+// there, and the location gets no other store (storedAgain): so the
+// token goes into the one made, and only one token per channel: a
+// goroutine that did not take one puts it in. The second form's send is recorded in
 // puts: it is the token's making, neither an acquire nor a release.
 func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
 	mc, ok := store.Val.(*ssa.MakeChan)
@@ -244,12 +244,20 @@ func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
 	if n, exact := constant.Int64Val(c.Value); !exact || n != 1 {
 		return madeOther
 	}
-	if obj, _ := madeObject(store.Addr); obj == nil || obj.Block() != store.Block() {
+	obj, field := madeObject(store.Addr)
+	if obj == nil || obj.Block() != store.Block() {
 		// Not fresh: a send on the location is taken for what the
 		// location's other sends are.
 		if sends == 0 {
 			return madeEmpty
 		}
+		return madeOther
+	}
+	if storedAgain(store, obj, field) {
+		// A second channel, with a token of its own, in the same
+		// variable or the same object's field: a goroutine that took
+		// the first's token and one that takes the second's hold the
+		// "lock" at once.
 		return madeOther
 	}
 	put, n := putAfter(store)
@@ -264,6 +272,26 @@ func madeOne(store *ssa.Store, puts map[*ssa.Send]bool) int {
 		return madeToken
 	}
 	return madeOther
+}
+
+// storedAgain reports whether the location of store, field (-1: the
+// variable itself) of obj, gets another store than store: for a variable,
+// anywhere, closures included (ssavalue.Stores); for a field, in store's
+// function.
+func storedAgain(store *ssa.Store, obj *ssa.Alloc, field int) bool {
+	if field < 0 {
+		return len(ssavalue.Stores(obj)) != 1
+	}
+	for _, b := range store.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			if st, ok := instr.(*ssa.Store); ok && st != store {
+				if o, f := madeObject(st.Addr); o == obj && f == field {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // madeObject returns the allocation that addr, the address of a field or

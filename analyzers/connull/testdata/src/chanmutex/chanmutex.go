@@ -250,3 +250,30 @@ func RunEarly(ctx context.Context) {
 	go p.Shutdown(ctx)
 	go p.Shutdown(ctx)
 }
+
+// Twice gives gate a second channel, with its own token, after the first
+// goroutine started: each goroutine may take the token of a different
+// channel. Not a lock.
+func Twice() {
+	stop := func() {}
+	gate := make(chan struct{}, 1)
+	gate <- struct{}{}
+	go func() {
+		<-gate
+		if stop != nil {
+			stop() // want `stop may be nil`
+			stop = nil
+		}
+		gate <- struct{}{}
+	}()
+	gate = make(chan struct{}, 1)
+	gate <- struct{}{}
+	go func() {
+		<-gate
+		if stop != nil {
+			stop() // want `stop may be nil`
+			stop = nil
+		}
+		gate <- struct{}{}
+	}()
+}
