@@ -131,7 +131,8 @@ type Appending[S ~[]E, E any] struct {
 func (a Appending[S, E]) Add(vs ...E) S { return Append(a.site, a.s, vs...) }
 
 // Def records the definition of a new local variable *p that the program
-// has just done itself (x := v, with precog explain's full tracing). A
+// has just done itself (x := v, with precog explain's full tracing;
+// recording's declarations are Decl's). A
 // suppressed definition leaves the variable at its zero value, the value
 // it had before the definition.
 //
@@ -153,6 +154,26 @@ func Def[T any](site uint32, p *T) {
 		*p = zero
 	}
 	write(site, unsafe.Pointer(p), word)
+}
+
+// Decl records the store of a declaration (x := v, var x = v) of a local
+// variable *p that another goroutine may read (a captured or address-taken
+// one that a recorded access reaches), which the program has just done
+// itself: a value stored before a go statement initializes the variable
+// for the goroutine it starts, whatever is stored later (neo4j's
+// bookmark := "x", held-out rehearsal 26). A zero value is not recorded:
+// x := "" leaves the variable as var x string does, and a read of it
+// before another goroutine's store is still uninitialized (con-uninit
+// takes any earlier write of the reader's own for an initialization).
+// Unlike Def, it neither moves the variable to the heap nor is undone by
+// suppression: it is recording's, not precog explain's.
+func Decl[T any](site uint32, p *T) {
+	if !enabled {
+		return
+	}
+	if word := valueWord(p, p); word != 0 {
+		write(site, unsafe.Pointer(p), word)
+	}
 }
 
 // defEscape is never set: Def's store into defSink under it is only there

@@ -477,8 +477,8 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 }
 
 // wroteAfterDefs is wroteAfter, recording the targets in defs (new
-// variables: each one under Options.Locals, the shared ones otherwise,
-// recordDefs) with precog_shim.Def instead.
+// variables) with precog_shim.Def under Options.Locals (each one), with
+// precog_shim.Decl otherwise (the shared ones, recordDefs).
 func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]bool, inList bool) {
 	if len(ls) == 0 {
 		return
@@ -514,8 +514,11 @@ func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]b
 			continue
 		}
 		fn := r.rt("Wrote")
-		if defs[l] {
+		switch {
+		case defs[l] && r.opts.Locals:
 			fn = r.shim("Def")
+		case defs[l]:
+			fn = r.shim("Decl")
 		}
 		text = append(text, lit("; "+fn+"("+site+", &"), copyOf(llo, lhi), lit(")"))
 	}

@@ -36,3 +36,20 @@ func RelabelUnset(send func(label string)) string {
 	wg.Wait()
 	return label
 }
+
+// RelabelEmpty is RelabelUnset with the variable declared to the empty
+// string: the declaration stores the zero value, which initializes nothing
+// (precog test records no declaration of a zero), and the goroutine may
+// send the empty label.
+func RelabelEmpty(send func(label string)) string {
+	label := ""
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		send(label) // reads "y", or "" if it runs before the store below
+	}()
+	label = "y" // the first non-zero store: races with the read
+	wg.Wait()
+	return label
+}

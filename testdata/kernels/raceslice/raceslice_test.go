@@ -15,10 +15,11 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRelabel runs Relabel and RelabelUnset. It allows the empty label
-// that RelabelUnset's goroutine may send, as TestRun allows any count.
+// TestRelabel runs Relabel, RelabelUnset and RelabelEmpty. It allows the
+// empty label that the last two's goroutines may send, as TestRun allows
+// any count.
 func TestRelabel(t *testing.T) {
-	for _, relabel := range []func(func(string)) string{Relabel, RelabelUnset} {
+	for _, relabel := range []func(func(string)) string{Relabel, RelabelUnset, RelabelEmpty} {
 		got := relabel(func(label string) {
 			if label != "" && label != "x" && label != "y" {
 				t.Errorf("sent label %q", label)
