@@ -261,7 +261,7 @@ func (r *Reporter) Finish() *analyzerutil.Sites {
 			// which do not require them to match.
 		case len(d.ids) == 0:
 			// No check named: reported by nobody, since no check owns
-			// it; the driver's -h documents the form.
+			// it; "precog help vet" documents the form.
 		case !d.names(r.id):
 		case d.reason == "":
 			r.pass.Report(analysis.Diagnostic{

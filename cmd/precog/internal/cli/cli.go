@@ -140,7 +140,7 @@ func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (in
 		run := cmd.Define(fs)
 		if err := fs.Parse(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				writeCommandHelp(env.Stdout, cmd)
+				writeCommandHelp(env.Stdout, cmd, false)
 				return ExitOK, nil
 			}
 			return ExitUsage, Usagef("%w (run 'precog help %s' for usage)", err, cmd.Name)
@@ -218,7 +218,7 @@ func help(w io.Writer, cmds []*Command, args []string) error {
 		if cmd == nil {
 			return Usagef("unknown command %q (run 'precog help' for a list)", args[0])
 		}
-		writeCommandHelp(w, cmd)
+		writeCommandHelp(w, cmd, true)
 	}
 	return nil
 }
@@ -226,7 +226,12 @@ func help(w io.Writer, cmds []*Command, args []string) error {
 // writeCommandHelp writes the usage line, the doc and the flags of cmd. The
 // flags come from the same Define that the command runs with, so the help
 // cannot drift from what the command accepts.
-func writeCommandHelp(w io.Writer, cmd *Command) {
+//
+// Unless full, it writes only the doc's first paragraph (what the command
+// does) and says where the rest is, as "go test -h" does: "precog test -h"
+// is typed to find a flag, and the whole doc would put hundreds of lines
+// of the checks' rules before the first one.
+func writeCommandHelp(w io.Writer, cmd *Command, full bool) {
 	fs := newFlagSet(cmd)
 	cmd.Define(fs)
 	synopsis := "precog " + cmd.Name
@@ -238,8 +243,12 @@ func writeCommandHelp(w io.Writer, cmd *Command) {
 	if cmd.Args != "" {
 		synopsis += " " + cmd.Args
 	}
+	doc := strings.TrimLeft(cmd.Doc, "\n")
+	if first, rest, ok := strings.Cut(doc, "\n\n"); !full && ok && strings.TrimSpace(rest) != "" {
+		doc = fmt.Sprintf("%s\n\nRun 'precog help %s' for the whole description: what it reports, its output\nand its exit statuses.\n", first, cmd.Name)
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "usage: %s\n\n%s", synopsis, strings.TrimLeft(cmd.Doc, "\n"))
+	fmt.Fprintf(&b, "usage: %s\n\n%s", synopsis, doc)
 	if hasFlags {
 		b.WriteString("\nFlags:\n")
 		fs.SetOutput(&b)

@@ -18,7 +18,7 @@ func greet() *cli.Command {
 		Name:    "greet",
 		Args:    "[names]",
 		Summary: "greet people",
-		Doc:     "Greet says hello.\n",
+		Doc:     "Greet says hello.\n\nEach name gets a line of its own.\n",
 		Define: func(fs *flag.FlagSet) cli.Runner {
 			loud := fs.Bool("loud", false, "shout the greeting")
 			fs.String("o", "", "also write the greeting to `file` (\"-\" for stdout)")
@@ -121,10 +121,21 @@ func TestHelp(t *testing.T) {
 		t.Errorf("precog: exit %d, stdout %q, stderr:\n%s", code, out, errs)
 	}
 
-	want := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nFlags:\n  -loud\n    \tshout the greeting\n  -o file\n    \talso write the greeting to file (\"-\" for stdout)\n"
-	for _, args := range [][]string{{"help", "greet"}, {"greet", "-h"}, {"greet", "-help"}} {
-		if out, errs, code := run(t, args...); out != want || errs != "" || code != 0 {
-			t.Errorf("precog %s: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", args, code, errs, out, want)
+	// help NAME has the whole doc; NAME -h only its first paragraph, and
+	// says where the rest is.
+	flags := "\nFlags:\n  -loud\n    \tshout the greeting\n  -o file\n    \talso write the greeting to file (\"-\" for stdout)\n"
+	full := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nEach name gets a line of its own.\n" + flags
+	short := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nRun 'precog help greet' for the whole description: what it reports, its output\nand its exit statuses.\n" + flags
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "greet"}, full},
+		{[]string{"greet", "-h"}, short},
+		{[]string{"greet", "-help"}, short},
+	} {
+		if out, errs, code := run(t, tc.args...); out != tc.want || errs != "" || code != 0 {
+			t.Errorf("precog %s: exit %d, stderr %q, stdout:\n%s\nwant:\n%s", tc.args, code, errs, out, tc.want)
 		}
 	}
 	// A command without flags does not mention them.
