@@ -365,7 +365,7 @@ func AtomicCompareAndSwapPointer(site uint32, addr *unsafe.Pointer, old, new uns
 	}
 	g := gateSync(site, trace.EvAtomicStore, unsafe.Pointer(addr))
 	if atomic.CompareAndSwapPointer(addr, old, new) {
-		g.syncEvent(site, trace.EvAtomicStore, unsafe.Pointer(addr), ptrWord(new))
+		g.casEvent(site, unsafe.Pointer(addr), ptrWord(old), ptrWord(new))
 		return true
 	}
 	g.syncEvent(site, trace.EvAtomicLoad, unsafe.Pointer(addr), ptrWord(atomic.LoadPointer(addr)))
@@ -438,7 +438,14 @@ func (a Atomic) Store(site uint32, addr unsafe.Pointer, val uint64) {
 // operations run while running is 1). The load is at site 0, which is
 // never a plan's point, so that control counts the swap once, at its
 // store. Pointers' and Values' swaps record only whether the word is nil,
-// which names no one store, and record no load.
+// as their loads and stores do: a swap that read a non-nil word is ordered
+// after the latest store of a non-nil word, which is the store it read
+// unless two stores of the word's kind were recorded out of their order
+// (hb's rule for loads, and the same as an integer try-lock's repeated
+// Store(0)s). theine's read buffer hands its policy buffers out with
+// CompareAndSwapPointer(&b.returned, pb, nil) and takes them back with
+// StorePointer(&b.returned, pb): the next winner's appends come after the
+// last holder's Free.
 func (g *gstate) casEvent(site uint32, addr unsafe.Pointer, old, new uint64) {
 	g.syncRecord(0, trace.EvAtomicLoad, addr, old, false)
 	g.syncEvent(site, trace.EvAtomicStore, addr, new)

@@ -777,7 +777,7 @@ func TestLeaveDropped(t *testing.T) {
 // TestCASRecordsItsLoad: a successful compare-and-swap of a word records
 // the load of the old value, at site 0 (never a plan's point), then its
 // store; a failed one records the load of what it found, at its site; a
-// pointer's swap records no load.
+// pointer's swap records its load of nil or non-nil as 0 or 1.
 func TestCASRecordsItsLoad(t *testing.T) {
 	const base = 5300
 	var x uint64 = 7
@@ -786,6 +786,7 @@ func TestCASRecordsItsLoad(t *testing.T) {
 		AtomicCompareAndSwapUint64(base+1, &x, 7, 9)
 		AtomicCompareAndSwapUint64(base+2, &x, 7, 11)
 		AtomicCompareAndSwapPointer(base+3, &p, nil, unsafe.Pointer(&x))
+		AtomicCompareAndSwapPointer(base+4, &p, unsafe.Pointer(&x), nil)
 	})
 	var got []string
 	for _, ev := range evs {
@@ -793,7 +794,7 @@ func TestCASRecordsItsLoad(t *testing.T) {
 			got = append(got, fmt.Sprintf("%v@%d=%d", ev.Kind, ev.Site, ev.Value))
 		}
 	}
-	want := fmt.Sprintf("[AtomicLoad@0=7 AtomicStore@%d=9 AtomicLoad@%d=9 AtomicStore@%d=1]", base+1, base+2, base+3)
+	want := fmt.Sprintf("[AtomicLoad@0=7 AtomicStore@%d=9 AtomicLoad@%d=9 AtomicLoad@0=0 AtomicStore@%d=1 AtomicLoad@0=1 AtomicStore@%d=0]", base+1, base+2, base+3, base+4)
 	if s := fmt.Sprint(got); s != want {
 		t.Errorf("recorded %s, want %s", s, want)
 	}

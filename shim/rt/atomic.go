@@ -14,8 +14,10 @@ import (
 // the operation's gate (shim.AtomicGate), performs it, then records it at
 // the address of the value, so that a forced order holds back the operation
 // and not only its record: loads with the value read; stores, swaps, adds
-// and successful compare-and-swaps with the new value; a failed
-// compare-and-swap as a load of the value that made it fail. Pointer-shaped
+// and successful compare-and-swaps with the new value (a successful
+// compare-and-swap with the load of the old value before it, shim's
+// Atomic.CAS); a failed compare-and-swap as a load of the value that made
+// it fail. Pointer-shaped
 // values are recorded as 0 (nil) or 1, like shim.W. The And and Or methods
 // and functions (Go 1.23) return the old value; the rewritten code calls
 // them itself and passes the result through And or Or, which record the new
@@ -319,7 +321,7 @@ func PointerSwap[T any](l *shim.Local, site uint32, v *atomic.Pointer[T], x *T) 
 func PointerCompareAndSwap[T any](l *shim.Local, site uint32, v *atomic.Pointer[T], old, x *T) bool {
 	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), b2u(x != nil))
+		a.CAS(site, unsafe.Pointer(v), b2u(old != nil), b2u(x != nil))
 		return true
 	}
 	a.Load(site, unsafe.Pointer(v), b2u(v.Load() != nil))
@@ -353,7 +355,7 @@ func ValueSwap(l *shim.Local, site uint32, v *atomic.Value, x any) any {
 func ValueCompareAndSwap(l *shim.Local, site uint32, v *atomic.Value, old, x any) bool {
 	a := shim.AtomicGate(l, site, true, unsafe.Pointer(v))
 	if v.CompareAndSwap(old, x) {
-		a.Store(site, unsafe.Pointer(v), b2u(x != nil))
+		a.CAS(site, unsafe.Pointer(v), b2u(old != nil), b2u(x != nil))
 		return true
 	}
 	a.Load(site, unsafe.Pointer(v), b2u(v.Load() != nil))

@@ -2,7 +2,9 @@
 // accesses of one word (issue 10, item 2): a closed flag that Close sets
 // with sync/atomic and Closed reads plainly. The Go memory model makes the
 // pair a race (go test -race reports it); so must precog test. The
-// atomic accesses of the flag among themselves are not races.
+// atomic accesses of the flag among themselves are not races. trylock.go:
+// the accesses that an atomic try-lock of a pointer guards are ordered by
+// it, and one made after the lock is given back races.
 package raceatomic
 
 import "sync/atomic"
