@@ -124,6 +124,10 @@ type checker struct {
 	alones   map[int]bool
 	splits   map[[2]int]bool
 	abandons map[[2]int]bool
+	// exposed holds the write sites whose values some read found left
+	// from before its goroutine's last lock operation (exposedSites);
+	// nil until first used.
+	exposed map[uint32]bool
 	// plain is the trace's order without inferred edges (plainGraph).
 	plain *hb.Graph
 	// repeats caches pastRepeats: per section and direction, the first

@@ -412,7 +412,15 @@
 // trace.UseCopy, its goroutine's last read in the section before it is of
 // that location, and it stores the value the section last wrote there:
 // whichever section runs last stores the location's value after both
-// updates, which commute by §3.2.3's heuristic), and a nil store
+// updates, which commute by §3.2.3's heuristic), or unless the location is
+// scratch space: each section reads back something it wrote at its
+// write's site, and no read in the trace finds a value a write at either
+// site left without its own goroutine having written the location since
+// its last lock operation (pubsub's distribution fills a slice of running
+// sums under the lock and binary-searches it in the same section: the
+// leftover is read by no one, so which fill is lost changes nothing read;
+// a getter that reads the leftover, or a write its section does not read
+// back, as oscsloop's count, keeps the pair), and a nil store
 // against a section that begins its use of the location with an unchecked
 // dereference (a crash in one order), or a lone setter's store over nil
 // (no earlier write of the location in the trace's GC epoch) against
@@ -492,7 +500,11 @@
 // other side touches that location. The copy exception to the lost-update
 // rule trusts the read-write sequence as §3.2.3 does: two updates of the
 // copied location that do not commute (appends whose order matters) make
-// the copies differ by order, and the pair is still dropped. A call that
+// the copies differ by order, and the pair is still dropped. The scratch
+// exception knows only the reads the trace holds: a leftover that code
+// precog did not instrument reads, or that the program reads past what
+// the test ran, makes the lost update seen, and the pair is dropped all
+// the same. A call that
 // waited for the other side's section is taken to rely on what that
 // section leaves: a stale premise carried across the wait fails in the
 // order that always runs, where a test sees it, and no report names it.

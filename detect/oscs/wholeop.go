@@ -55,7 +55,8 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 		}
 	}
 	if pWrite && cWrite {
-		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc) || c.reached(p, kp, cur, kc) || c.decided(p, kp, cur, kc)
+		return p.flag || cur.flag || c.copiesUpdate(p, kp, cur, kc) || c.reached(p, kp, cur, kc) || c.decided(p, kp, cur, kc) ||
+			c.scratch(p, kp, cur, kc, loc)
 	}
 	if _, r, ok := writeRead(p, pWrite, cur, cWrite); ok && setter && c.branchOnly(c.g.Events[r.ev].Site) {
 		// A lone setter against a check that decides on the value:
@@ -1128,6 +1129,89 @@ func (c *checker) copiesUpdate(p rec, kp int, cur rec, kc int) bool {
 	}
 	mc, ok := c.copied(cur, kc)
 	return ok && mc == mp && c.footprint(kp).rw[mp] && c.footprint(kc).rw[mp]
+}
+
+// scratch reports whether the two writes p and cur, whose sections kp
+// and kc write loc before they read it, are to scratch space: each
+// section reads back something it wrote at its write's site, and no read
+// in the whole trace finds a value left by a write at either site that
+// its goroutine did not write there itself since its last lock operation
+// (exposedSites). Then the value either section leaves in loc is read by
+// no one, and which write is lost changes nothing that anyone reads:
+// pubsub's distribution.D.Percentile fills d.sumsReuse with the running
+// sums under d.mu and binary-searches it in the same section, on
+// whichever goroutine asks. A lost update of state keeps its pair: a
+// write that its section does not read back (oscsloop's query count,
+// which the test does not read at all), or one whose value some read
+// finds later, in a section of its own or none.
+func (c *checker) scratch(p rec, kp int, cur rec, kc int, loc hb.Loc) bool {
+	exposed := c.exposedSites()
+	for _, w := range []struct {
+		r rec
+		k int
+	}{{p, kp}, {cur, kc}} {
+		site := c.g.Events[w.r.ev].Site
+		if !c.footprint(w.k).blind[loc] || exposed[site] || !c.readsBack(w.k, site) {
+			return false
+		}
+	}
+	return true
+}
+
+// readsBack reports whether critical section k reads a location after
+// it wrote it at site.
+func (c *checker) readsBack(k int, site uint32) bool {
+	s := c.g.Sections()[k]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, s.Begin)
+	var wrote map[hb.Loc]bool
+	for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
+		i := evs[j]
+		switch ev := c.g.Events[i]; {
+		case ev.Kind == trace.EvWrite && ev.Site == site:
+			wrote = addTo(wrote, c.g.Loc(i))
+		case ev.Kind == trace.EvRead && wrote[c.g.Loc(i)]:
+			return true
+		}
+	}
+	return false
+}
+
+// exposedSites returns the write sites some write at which left a value
+// that a read found without its goroutine having written the location
+// since its last Lock, Unlock, RLock, RUnlock, TryLock or Cond.Wait: a
+// value left for another goroutine, or for another critical section of
+// its own. Built on first use by one pass over the trace.
+func (c *checker) exposedSites() map[uint32]bool {
+	if c.exposed != nil {
+		return c.exposed
+	}
+	c.exposed = make(map[uint32]bool)
+	// last holds each location's last write; own, per goroutine, the
+	// locations it wrote and its count of lock operations then (plus
+	// one); ops its current count.
+	last := make(map[hb.Loc]int)
+	own := make([]map[hb.Loc]uint32, len(c.g.Goroutines))
+	ops := make([]uint32, len(c.g.Goroutines))
+	for i := range c.g.Events {
+		switch c.g.Events[i].Kind {
+		case trace.EvLock, trace.EvUnlock, trace.EvRLock, trace.EvRUnlock, trace.EvTryLock, trace.EvCondWait:
+			ops[c.g.Goroutine(i)]++
+		case trace.EvWrite:
+			gi, l := c.g.Goroutine(i), c.g.Loc(i)
+			if own[gi] == nil {
+				own[gi] = make(map[hb.Loc]uint32)
+			}
+			own[gi][l] = ops[gi] + 1
+			last[l] = i
+		case trace.EvRead:
+			gi, l := c.g.Goroutine(i), c.g.Loc(i)
+			if w, ok := last[l]; ok && own[gi][l] != ops[gi]+1 {
+				c.exposed[c.g.Events[w].Site] = true
+			}
+		}
+	}
+	return c.exposed
 }
 
 // copied returns the location m whose value the write w stores, as

@@ -465,6 +465,26 @@ func TestWholeOpLostUpdate(t *testing.T) {
 14.3 g=3 Write site=93 addr=0x300 value=2
 15 g=3 Unlock site=94 addr=0x900
 `, []string{"85 86 90 91"}, []string{"85 86 90 91"})
+	// pubsub's Percentile: each section fills x (0x100) and reads back
+	// what it wrote: scratch space, whose leftover no one reads. A Get
+	// that reads x afterwards finds the leftover: the lost update is
+	// back.
+	scratch := wholeStart + `
+10 g=2 Lock site=85 addr=0x900
+10.1 g=2 Write site=86 addr=0x100 value=5
+10.2 g=2 Read site=87 addr=0x100
+11 g=2 Unlock site=89 addr=0x900
+14 g=3 Lock site=90 addr=0x900
+14.1 g=3 Write site=91 addr=0x100 value=0
+14.2 g=3 Read site=92 addr=0x100
+15 g=3 Unlock site=94 addr=0x900
+`
+	wholeCase(t, "scratch", scratch, nil, []string{"85 86 90 91"})
+	wholeCase(t, "scratch read later", scratch+`
+16 g=1 Lock site=60 addr=0x900
+16.1 g=1 Read site=61 addr=0x100
+17 g=1 Unlock site=62 addr=0x900
+`, []string{"85 86 90 91"}, []string{"60 61 85 86", "60 61 90 91", "85 86 90 91"})
 }
 
 // bigcache's push: each call adds to the tail (read, then write: 0x300)

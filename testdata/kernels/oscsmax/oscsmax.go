@@ -7,7 +7,8 @@
 // writes it (S2), so its critical section has no read-write sequence, and
 // OSCS's commutativity heuristic cannot see that the pair is
 // order-insensitive: it reports the pair. There is no bug; the kernel
-// records what the checker says about the shape.
+// records what the checker says about the shape. percentile.go is another
+// false-positive shape of OSCS: a lost update of scratch space.
 package oscsmax
 
 import "sync"
