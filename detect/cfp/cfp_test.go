@@ -156,10 +156,12 @@ func TestGrouping(t *testing.T) {
 	if got, want := names(r), []string{"forever leaf"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pairs = %v, want %v", got, want)
 	}
-	// One comparison allowed: the pairing stops and says so.
+	// One comparison is enough: {leaf, leaf} and {forever, forever} are
+	// each on one goroutine and cost none (the budget's stop is
+	// TestBudgetWithinPair's).
 	r = Measure(parse(t, b.String()), sites("leaf", "forever"), nil, Options{MaxChecks: 1})
-	if r.Limit == "" {
-		t.Error("no Limit with MaxChecks 1")
+	if got, want := names(r), []string{"forever leaf"}; r.Limit != "" || !reflect.DeepEqual(got, want) {
+		t.Errorf("MaxChecks 1: limit %q, pairs %v; want no limit, %v", r.Limit, got, want)
 	}
 }
 
@@ -325,6 +327,37 @@ func TestBudgetWithinPair(t *testing.T) {
 	r = Measure(evs, sites("f"), nil, Options{MaxChecks: 1000})
 	if !strings.Contains(r.Limit, "after 1000 comparisons") {
 		t.Errorf("Limit = %q, want the pairing stopped after 1000 comparisons", r.Limit)
+	}
+}
+
+// TestOneGoroutine: goroutine 1 calls f a thousand times, each followed by
+// a send that goroutine 2 receives inside its one call of g, so every f
+// instance has a clock of its own and none groups with another (theine's
+// TestCache_Set and its 20,000 calls of SetWithTTL). {f, f} is a million
+// pairs of instances of one goroutine, compared first: they must cost no
+// comparison, or the budget of ten thousand ends the pairing before {f, g}.
+func TestOneGoroutine(t *testing.T) {
+	var w traceText
+	w.sync("g=1 Begin parent=none")
+	w.sync("g=1 Fork site=1 child=2")
+	w.sync("g=2 Begin parent=1")
+	w.plain("g=2 FuncEnter site=11")
+	for range 1000 {
+		w.plain("g=1 FuncEnter site=10")
+		w.plain("g=1 FuncExit site=10")
+		w.sync("g=1 ChanSend site=2 addr=0xa00")
+		w.sync("g=2 ChanRecv site=3 addr=0xa00 ok=true")
+	}
+	w.plain("g=2 FuncExit site=11")
+	r := Measure(parse(t, w.b.String()), sites("f", "g"), nil, Options{MaxChecks: 10000})
+	if r.Limit != "" {
+		t.Errorf("Limit %q: instances of one goroutine were compared", r.Limit)
+	}
+	if r.Groups != 1001 {
+		t.Errorf("%d groups, want 1001 (each f instance in its own)", r.Groups)
+	}
+	if got, want := names(r), []string{"f g"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pairs = %v, want %v", got, want)
 	}
 }
 
