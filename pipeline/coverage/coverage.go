@@ -11,6 +11,7 @@
 package coverage
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -59,6 +61,11 @@ type Options struct {
 	// A test whose first run was skipped has no coverage (Test.Skipped).
 	MaxTraceBytes int64
 	MaxGoroutines int
+	// MaxEvents skips, with a note, the runs with more events (record's
+	// count) than detect/cfp measures whole: 0 means DefaultMaxEvents,
+	// negative no bound. A test whose first run was skipped has no
+	// coverage (Test.Skipped).
+	MaxEvents int
 	// Budget, if not nil, bounds the time in which the runs start tests
 	// (see record.Budget): precog test's -record-budget, which CFP's
 	// cheap run spends too.
@@ -88,6 +95,26 @@ type Options struct {
 	Counts  func(record.Progress)
 	TestLog io.Writer
 }
+
+// DefaultMaxEvents is the default Options.MaxEvents: five million events,
+// about 0.75 GiB of precog's heap while detect/cfp measures them. Measure
+// holds a run's trace whole (80 bytes an event), hb's graph of it and the
+// function instances: 140 to 165 bytes an event on theine's cheap runs,
+// whose largest under detection's 64 MiB limit, 12 million events, peaked
+// at 1.6 GiB of heap measured alone and took the nightly job to 3.1 GiB
+// (bench/RESULTS.md, cfpmem30). The memory is the events', not the
+// instances': 5.3 million instances made 252,000 groups.
+const DefaultMaxEvents = 5_000_000
+
+// bytesPerEvent is the heap per event of measuring a trace, the upper end
+// of theine's (DefaultMaxEvents).
+const bytesPerEvent = 165
+
+// gcEvents is the size of a measured trace, in events, after which Measure
+// collects its garbage before reading the next: the next trace would
+// otherwise be read into the heap the GC lets grow to twice the last
+// one's graph.
+const gcEvents = 1_000_000
 
 // A Report is the CFP coverage of a suite.
 type Report struct {
@@ -360,6 +387,10 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 				rep.skip(t, n, name, skip)
 				continue
 			}
+			if limit := cmp.Or(o.MaxEvents, DefaultMaxEvents); limit > 0 && rt.Events > limit {
+				rep.skip(t, n, name, fmt.Sprintf("%d events, over the %d that CFP measures whole (about %.2f GiB of memory); no coverage", rt.Events, limit, float64(limit)*bytesPerEvent/(1<<30)))
+				continue
+			}
 			evs, err := readTrace(path)
 			if errors.Is(err, trace.ErrLimited) {
 				rep.skip(t, n, name, fmt.Sprintf("trace reached the limit of %.1f MiB (-max-trace), where its recording stopped; no coverage", float64(o.MaxTraceBytes)/(1<<20)))
@@ -377,6 +408,9 @@ func (rep *Report) add(ctx context.Context, dir string, ix *record.Index, n int,
 			}
 			rep.Events += len(evs)
 			res := cfp.Measure(evs, rep.Sites, rep.Plan, cfp.Options{MaxChecks: o.MaxChecks})
+			if len(evs) > gcEvents {
+				runtime.GC() // evs and Measure's graph are garbage now
+			}
 			if res.Limit != "" {
 				rep.noteLimit(name, res.Limit)
 			}

@@ -1,6 +1,8 @@
 package coverage
 
 import (
+	"errors"
+	"io/fs"
 	"slices"
 	"testing"
 	"time"
@@ -60,5 +62,30 @@ func TestMeasureLimit(t *testing.T) {
 	want = []string{"p.TestA: no trace; no coverage", "p.TestB: no trace; no coverage"}
 	if !slices.Equal(rep.Notes, want) {
 		t.Errorf("without a limit, notes:\n%q\nwant\n%q", rep.Notes, want)
+	}
+}
+
+// TestMaxEvents checks Options.MaxEvents: a run with more events than the
+// bound is not read (its trace file does not exist here) and has no
+// coverage; without the bound the same run is read, and its missing file
+// is the error.
+func TestMaxEvents(t *testing.T) {
+	ix := &record.Index{Packages: []*record.Package{{ImportPath: "p", Dir: t.TempDir(), Tests: []*record.Test{
+		{Name: "TestBig", Outcome: record.Pass, Trace: "big.trace", Events: 6_000_001},
+	}}}}
+	rep := &Report{}
+	if err := rep.add(t.Context(), t.TempDir(), ix, 0, map[string]*Package{}, Options{MaxEvents: 6_000_000}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"p.TestBig: 6000001 events, over the 6000000 that CFP measures whole (about 0.92 GiB of memory); no coverage"}
+	if !slices.Equal(rep.Notes, want) {
+		t.Errorf("notes:\n%q\nwant\n%q", rep.Notes, want)
+	}
+	if tt := rep.Packages[0].Tests[0]; tt.Skipped == "" || len(tt.Runs) != 1 || tt.Runs[0] != nil {
+		t.Errorf("skipped %q, runs %v; want no coverage", tt.Skipped, tt.Runs)
+	}
+	rep = &Report{}
+	if err := rep.add(t.Context(), t.TempDir(), ix, 0, map[string]*Package{}, Options{MaxEvents: -1}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("without the bound: error %v, want the trace read (and missing)", err)
 	}
 }
