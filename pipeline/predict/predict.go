@@ -668,6 +668,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 	}
 	whole := &overBudget{clock: o.detectClock(), tests: make(map[string]bool)}
 	user := userFiles(sites, ix)
+	cheap.keepHangs(user)
 	var vet *vetState
 	if len(o.Static) > 0 {
 		vet = newVetState(o.Static)
@@ -733,9 +734,13 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 		if err != nil {
 			return nil, err
 		}
-		if cheapFailed && !slices.ContainsFunc(runs, func(r runFile) bool { return r.outcome.Failed() }) {
+		if cheapFailed && !slices.ContainsFunc(runs, func(r runFile) bool {
+			return r.outcome.Failed() || c.outcome == record.Stopped && r.outcome == record.Stopped
+		}) {
 			// Only the cheap run failed: its failure is the
-			// finding, which the recorded runs could not show.
+			// finding, which the recorded runs could not show. (A
+			// cheap run's hang where a recorded run was stopped
+			// too is that run's to tell: failureOf.)
 			if crash := c.finding(name, "CFP's cheap run (the recorded run passed)", user); crash != nil {
 				fs = append(fs, *crash)
 				res.unforced[crash.ID] = true

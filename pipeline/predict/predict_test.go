@@ -572,7 +572,10 @@ func recordingDir(t *testing.T) string {
 // finding from the cheap run's output, so that it sets the exit status as
 // any failing run does; a failure whose output precog cannot read stays a
 // note (its log is gone), and a recorded test's cheap failure is left to
-// its recorded runs.
+// its recorded runs. A cheap run that -record-budget stopped while
+// deadlocked (failure's timeout.txt) is a hang although the recorded run
+// passed (posthog's TestClientMaxConcurrentRequests); the same stacks with
+// the test's goroutine in a select are no failure, no note (the control).
 func TestCheapFailureNotRecorded(t *testing.T) {
 	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
@@ -596,8 +599,16 @@ func TestCheapFailureNotRecorded(t *testing.T) {
 		"example.com/b.TestUnreadable": fail(filepath.Join(logs, "removed")),
 		"example.com/a.TestA":          fail(log("a", "    x_test.go:6: only cheap\n--- FAIL: TestA (0.00s)\nFAIL\n")),
 	}}
+	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cheap.failed["example.com/a.TestStop"] = cheapFailure{log: log("hung", string(dump)), outcome: record.Stopped, pkg: "example.com/a", pkgDir: pkgDir}
+	slow := bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1)
+	cheap.failed["example.com/c.TestStop"] = cheapFailure{log: log("slow", string(slow)), outcome: record.Stopped, pkg: "example.com/c", pkgDir: pkgDir}
 	ix := &record.Index{Sites: record.SitesFile, Packages: []*record.Package{
-		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Fail}}},
+		{ImportPath: "example.com/a", Tests: []*record.Test{{Name: "TestA", Trace: "a.trace", Outcome: record.Fail}, {Name: "TestStop", Trace: "a.trace", Outcome: record.Pass}}},
+		{ImportPath: "example.com/c", Tests: []*record.Test{{Name: "TestStop", Trace: "a.trace", Outcome: record.Pass}}},
 	}}
 	res, err := detect(t.Context(), dir, ix, DetectOptions{}, cheap, newTracker(func(Progress) {}))
 	if err != nil {
@@ -605,17 +616,20 @@ func TestCheapFailureNotRecorded(t *testing.T) {
 	}
 	var failed []string
 	for _, f := range res.Findings {
-		if f.Kind == finding.TestFailed {
+		if f.Kind == finding.TestFailed || f.Kind == finding.Crash && f.Validation.Effect == "hang" {
 			failed = append(failed, fmt.Sprintf("%s %s: %s", f.Tests, f.Status, f.Validation.Reason))
 		}
 	}
-	want := []string{"[example.com/b.TestGone] confirmed: happened in CFP's cheap run (not recorded after it: -record-budget): want 1"}
+	want := []string{
+		"[example.com/a.TestStop] not-confirmed: happened in CFP's cheap run (the recorded run passed): panic: test timed out after 3s",
+		"[example.com/b.TestGone] confirmed: happened in CFP's cheap run (not recorded after it: -record-budget): want 1",
+	}
 	if !slices.Equal(failed, want) {
 		t.Errorf("test failures %q, want %q", failed, want)
 	}
 	notes := strings.Join(res.Notes, "\n")
-	if !strings.Contains(notes, "example.com/b.TestUnreadable: fail in CFP's cheap run, not recorded after it") || strings.Contains(notes, "TestGone") {
-		t.Errorf("notes:\n%s\nwant one for TestUnreadable only", notes)
+	if !strings.Contains(notes, "example.com/b.TestUnreadable: fail in CFP's cheap run, not recorded after it") || strings.Contains(notes, "TestGone") || strings.Contains(notes, "example.com/c.TestStop") {
+		t.Errorf("notes:\n%s\nwant one for TestUnreadable, none for TestGone or c's TestStop", notes)
 	}
 }
 
