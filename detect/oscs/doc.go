@@ -246,7 +246,10 @@
 //     calls of the same operation nor its nearest section of any lock
 //     is a two-step with it, trace.Site.After, unless every such step
 //     of its call commutes with the other side's section, itself alone:
-//     they share no location that one of them writes). A reset that makes a
+//     they share no location that one of them writes; and the other
+//     side's is no such step of another update: the section its
+//     goroutine ran just before it was not taken at the site of the one
+//     before the step, nor conflicts with that one). A reset that makes a
 //     structure's state anew in one section (hystrix-go's metric
 //     collectors' Reset, under Flush) against a getter's one section
 //     leaves the getter the old state or the new, as two whole
@@ -529,8 +532,11 @@
 // its steps that commute with the other side are judged by the trace's
 // footprints: a getter whose caller acts on what it read (an update that
 // compared the status with Status, found it unchanged and stopped, while
-// another update's comparison and set ran) is dropped against the
-// other's set when its call's second step is not in the trace. Its
+// another update's comparison and set ran) is told from a poll only by
+// the section its goroutine ran just before it (another update's, at the
+// same site or touching what it wrote), and is dropped against the
+// other's set when it has none (an update's first step, or one that
+// follows a getter) and its call's second step is not in the trace. Its
 // store over nil is known as such only within a GC epoch: a store that
 // replaces a value written before the last collection, against a later
 // reader that dereferences it, stays reported. The loop rules take a

@@ -501,9 +501,79 @@ func (c *checker) loneSetter(k, other int) bool {
 // comparison's read, and the pair of the two writes stays reported (a
 // check-then-act). The steps are walked from k while they are two-steps
 // with it, up to maxSteps of them, and not past another call of k's own
-// operation.
+// operation. A step is not passed when other is its counterpart in
+// another call of the same operation (anotherCall): a second update
+// that compared the status, found it unchanged and stopped, its set not
+// in the trace, checked what k's set then makes stale.
 func (c *checker) aloneAgainst(k, other int) bool {
-	return c.computeAlone(k, func(n int) bool { return c.commute(n, other) })
+	return c.computeAlone(k, func(n int) bool { return c.commute(n, other) && !c.anotherCall(n, other) })
+}
+
+// anotherCall reports whether section other, taken at the Lock site of
+// section n, is n's counterpart in another update: the section that
+// other's goroutine ran just before other, at another site than theirs,
+// was taken at the site of the one that n's goroutine ran just before n
+// (another call of n's caller), or does not commute with it (another
+// function updating the same state). Two updates that each take the
+// members' lock and then compare the status with Status (the review's
+// board: the second finds it unchanged and stops, the first then sets a
+// stale value) match; a loop that polls Status (its previous section
+// another Status) does not.
+func (c *checker) anotherCall(n, other int) bool {
+	secs, ev := c.g.Sections(), c.g.Events
+	site := ev[secs[n].Begin].Site
+	if ev[secs[other].Begin].Site != site {
+		return false
+	}
+	p, q := c.previous(n), c.previous(other)
+	if p < 0 || q < 0 || ev[secs[q].Begin].Site == site {
+		return false
+	}
+	return ev[secs[p].Begin].Site == ev[secs[q].Begin].Site || !c.commute(p, q) || c.shareMap(p, q)
+}
+
+// shareMap reports whether sections a and b use one map, one of them
+// writing it (a footprint holds no map operation).
+func (c *checker) shareMap(a, b int) bool {
+	uses := func(k int) (used, written map[hb.Loc]bool) {
+		used, written = make(map[hb.Loc]bool), make(map[hb.Loc]bool)
+		s := c.g.Sections()[k]
+		evs := c.g.Goroutines[s.G].Events
+		j, _ := slices.BinarySearch(evs, s.Begin)
+		for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
+			switch c.g.Events[evs[j]].Kind {
+			case trace.EvMapWrite:
+				written[c.g.Loc(evs[j])] = true
+				fallthrough
+			case trace.EvMapRead, trace.EvMapIter:
+				used[c.g.Loc(evs[j])] = true
+			}
+		}
+		return used, written
+	}
+	ua, wa := uses(a)
+	ub, wb := uses(b)
+	for l := range ua {
+		if ub[l] && (wa[l] || wb[l]) {
+			return true
+		}
+	}
+	return false
+}
+
+// previous returns the section that k's goroutine took last before k,
+// of any lock, leaving out the sections that enclose k; -1 if none.
+func (c *checker) previous(k int) int {
+	secs := c.g.Sections()
+	s := secs[k]
+	own := c.secsOf[s.G]
+	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	for j := at - 1; j >= 0; j-- {
+		if !within(s, secs[own[j]]) {
+			return int(own[j])
+		}
+	}
+	return -1
 }
 
 // maxSteps bounds the steps of a caller's operation that aloneAgainst

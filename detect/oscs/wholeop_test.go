@@ -389,6 +389,38 @@ func TestWholeOpSetters(t *testing.T) {
 4 g=2 Begin parent=1
 5 g=4 Begin parent=1
 `+update(2, "")+update(4, ""), []string{"50 51 55 56", "55 55 56 56"}, []string{"50 51 55 56", "55 55 56 56"})
+	// Two updates that each take another lock first (Add's, reading the
+	// members) and then compare with setA's read: the second (g4) finds
+	// the status unchanged and stops, the first sets it after (the
+	// review's board: a stale set). g4's comparison commutes with g2's,
+	// but it is the counterpart of g2's step in another call of the same
+	// update (the section before each is Add's): the pair stays. So it
+	// does when g4's section before its comparison is Len's and both
+	// write the members (another function's update of the same state);
+	// not when they only read them.
+	members := func(g, seq, site int, kind string) string {
+		return fmt.Sprintf(`
+%[2]d g=%[1]d Lock site=%[4]d addr=0x800
+%[2]d.1 g=%[1]d %[5]s site=%[6]d addr=0x300
+%[3]d g=%[1]d Unlock site=%[7]d addr=0x800
+`, g, seq, seq+1, site, kind, site+1, site+3)
+	}
+	stops := func(other, kind string) string {
+		return `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=4
+4 g=2 Begin parent=1
+5 g=4 Begin parent=1
+` + members(2, 6, 10, kind) + other + `
+10 g=4 Lock site=50 addr=0x900
+10.1 g=4 Read site=51 addr=0x100
+11 g=4 Unlock site=52 addr=0x900
+` + update(2, "")
+	}
+	wholeCase(t, "a second update that stops", stops(members(4, 8, 10, "Read"), "Read"), []string{"50 51 55 56"}, []string{"50 51 55 56"})
+	wholeCase(t, "another update that stops", stops(members(4, 8, 20, "Write value=2"), "Write value=1"), []string{"10 11 20 21", "50 51 55 56"}, []string{"10 11 20 21", "50 51 55 56"})
+	wholeCase(t, "a reader, then a poll", stops(members(4, 8, 20, "Read"), "Read"), nil, []string{"50 51 55 56"})
 }
 
 // Vector's getters: g3 reads the count in Size and then the data in

@@ -16,11 +16,15 @@ import "sync"
 //	setStatus(true)
 //	the board says ready when it is not; the test fails
 //
-// The test's normal schedule runs the second update 20 ms after the
+// TestUpdates's normal schedule runs the second update 20 ms after the
 // first, which has set its status by then. precog test reports the two
 // updates' sets (each after its own comparison), not the pairs of the
 // test's goroutine that polls Status, which finds the status as before
-// an update or after it.
+// an update or after it. TestStaleUpdate runs Reset first, which finds
+// the status unchanged and sets nothing, and Update(true) 20 ms later:
+// precog test reports Reset's comparison against Update's set, the
+// interleaving above with Reset for Update(false), and no second set in
+// the trace.
 type Board struct {
 	mu    sync.Mutex      // guards ready
 	ready map[string]bool // the members' readiness
@@ -52,5 +56,16 @@ func (b *Board) Update(ready bool) {
 	b.mu.Unlock()
 	if ready != b.Status() {
 		b.setStatus(ready)
+	}
+}
+
+// Reset marks the board's member not ready, and then the board: the
+// same check-then-act as Update(false)'s.
+func (b *Board) Reset() {
+	b.mu.Lock()
+	delete(b.ready, "a")
+	b.mu.Unlock()
+	if b.Status() {
+		b.setStatus(false)
 	}
 }

@@ -40,3 +40,24 @@ func TestUpdates(t *testing.T) {
 	close(stop)
 	<-polled
 }
+
+// TestStaleUpdate resets the board, not ready already, and, normally 20
+// ms later, makes it ready. The board's status must say what its
+// readiness is.
+func TestStaleUpdate(t *testing.T) {
+	b := &Board{ready: make(map[string]bool)}
+	done := make(chan bool)
+	go func() {
+		b.Reset()
+		done <- true
+	}()
+	time.Sleep(20 * time.Millisecond)
+	b.Update(true)
+	<-done
+	b.mu.Lock()
+	want := b.ready["a"]
+	b.mu.Unlock()
+	if got := b.Status(); got != want {
+		t.Errorf("status %v, want %v: the updates' check-then-acts interleaved", got, want)
+	}
+}
