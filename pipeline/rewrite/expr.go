@@ -260,10 +260,35 @@ func (r *rewriter) shared(e ast.Expr) bool {
 	}
 	if id := r.rootVar(e); id != nil {
 		if v, ok := r.info.Uses[id].(*types.Var); ok && r.escaped[v] {
-			r.sharedVars[v] = true
+			if r.sharedVars[v] == nil {
+				r.sharedVars[v] = make(map[string]bool)
+			}
+			if p := fieldPath(e); p != "" {
+				r.sharedVars[v][p] = true
+			}
 		}
 	}
 	return true
+}
+
+// fieldPath returns the selectors by which e, whose root variable
+// rootVar found, names a field of it (".a.b" for s.a.b), or "" for the
+// variable itself or a path through an index.
+func fieldPath(e ast.Expr) string {
+	path := ""
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return path
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			path = "." + x.Sel.Name + path
+			e = x.X
+		default:
+			return ""
+		}
+	}
 }
 
 // read wraps the read of e in (*precog_shim.RL(&precog_g, SITE, &e)), or

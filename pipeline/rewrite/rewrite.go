@@ -210,7 +210,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		opts:       opts,
 		ed:         editor{src: src},
 		escaped:    map[*types.Var]bool{},
-		sharedVars: map[*types.Var]bool{},
+		sharedVars: map[*types.Var]map[string]bool{},
 		dropped:    map[types.Object]int{},
 		member:     map[types.Object]string{},
 		isTest:     strings.HasSuffix(name, "_test.go"),
@@ -278,11 +278,15 @@ type rewriter struct {
 	// heap locations.
 	escaped map[*types.Var]bool
 	// sharedVars holds the escaped local variables that a recorded
-	// access reaches (shared), and defs the declarations of escaped
-	// variables, which recordDefs completes once the file's accesses
-	// are known.
-	sharedVars map[*types.Var]bool
-	defs       []pendingDef
+	// access reaches (shared), each with the field paths it reaches them
+	// by (".a.b" for s.a.b; none through an index), and defs the
+	// declarations of escaped variables, which recordDefs completes once
+	// the file's accesses are known.
+	sharedVars map[*types.Var]map[string]bool
+	// assigned holds the variables of the file that an assignment, an
+	// increment or a range statement stores (deferParams), once needed.
+	assigned map[types.Object]bool
+	defs     []pendingDef
 
 	// before120 is set when the file's language version is below go1.20,
 	// where an interface-keyed map type does not satisfy comparable (the
@@ -547,6 +551,7 @@ func (r *rewriter) fileDecls() {
 				r.fn.takes = r.takesLocal[d.Body]
 			}
 			if d.Body != nil && !noInstrument(d) {
+				r.deferParams(d.Body, d.Recv, d.Type.Params)
 				r.funcBody(d.Body, r.served(d.Type), r.testParam(d))
 			}
 			r.fn, r.decl = nil, nil
@@ -775,6 +780,7 @@ func (r *rewriter) funcLit(f *ast.FuncLit, prefix, tparam string) {
 		name = base + ".func" + strconv.Itoa(outer.lits)
 	}
 	r.fn = &funcCtx{name: name, outer: outer, results: namedResults(f.Type, f.Body)}
+	r.deferParams(f.Body, f.Type.Params)
 	r.funcBody(f.Body, prefix+r.served(f.Type), tparam)
 	r.fn = outer
 }
@@ -842,19 +848,24 @@ func (r *rewriter) findEscaped() {
 	ast.Inspect(r.file, visit)
 }
 
-// A pendingDef is a declaration statement, in a statement list, of
-// escaped local variables, with their identifiers and the functions it
-// is in, for its sites.
+// A pendingDef is a declaration statement of escaped local variables,
+// with their identifiers and the functions it is in, for its sites. The
+// stores are recorded after s, in a statement list, or, when into is
+// set, at the start of each of into's blocks and case clauses: those
+// of an if or switch statement whose init declares the variables, or a
+// function's body, whose call stored its parameters (s the body).
 type pendingDef struct {
 	s    ast.Stmt
 	ids  []*ast.Ident
+	into []ast.Node
 	fn   *funcCtx
 	decl *ast.FuncDecl
 }
 
 // deferDef notes the escaped variables among ids, declared with a value
-// by statement s, for recordDefs.
-func (r *rewriter) deferDef(s ast.Stmt, ids []*ast.Ident) {
+// by statement s, for recordDefs, recorded at the start of into's nodes
+// if any.
+func (r *rewriter) deferDef(s ast.Stmt, ids []*ast.Ident, into ...ast.Node) {
 	var esc []*ast.Ident
 	for _, id := range ids {
 		if v, ok := r.info.Defs[id].(*types.Var); ok && id.Name != "_" && r.escaped[v] {
@@ -862,33 +873,147 @@ func (r *rewriter) deferDef(s ast.Stmt, ids []*ast.Ident) {
 		}
 	}
 	if len(esc) > 0 {
-		r.defs = append(r.defs, pendingDef{s, esc, r.fn, r.decl})
+		r.defs = append(r.defs, pendingDef{s, esc, into, r.fn, r.decl})
 	}
 }
 
-// recordDefs records, after each noted declaration, the store of each
-// variable that a recorded access of the file reaches (sharedVars). A
-// store before the go statement that starts a goroutine reading the
-// variable is that reader's initialization, which con-uninit must see:
-// without it, a later store looked like the first (neo4j's tests:
-// `bookmark := "x"` read by a fake server's goroutine, `bookmark =
-// bolt.Bookmark()` after the round trip). A variable's accesses can
-// come after its declaration in the file, hence the wait. Under
-// Options.Locals the declarations are recorded as they come.
+// deferParams notes the escaped parameters (and receiver) in lists of
+// the function whose body is body that the function assigns: the call
+// stored them, before any go statement of the body, and only a later
+// store can be taken for their initialization (a parameter only read is
+// not recorded: a method's receiver captured by a deferred closure would
+// cost an event per call).
+func (r *rewriter) deferParams(body *ast.BlockStmt, lists ...*ast.FieldList) {
+	if r.opts.Locals {
+		return
+	}
+	if r.assigned == nil {
+		r.assigned = make(map[types.Object]bool)
+		note := func(e ast.Expr) {
+			if id := r.rootVar(e); id != nil {
+				r.assigned[r.info.ObjectOf(id)] = true
+			}
+		}
+		ast.Inspect(r.file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					note(l)
+				}
+			case *ast.IncDecStmt:
+				note(n.X)
+			case *ast.RangeStmt:
+				if n.Tok == token.ASSIGN {
+					note(n.Key)
+					if n.Value != nil {
+						note(n.Value)
+					}
+				}
+			}
+			return true
+		})
+	}
+	var ids []*ast.Ident
+	for _, l := range lists {
+		if l != nil {
+			for _, f := range l.List {
+				for _, id := range f.Names {
+					if r.assigned[r.info.Defs[id]] {
+						ids = append(ids, id)
+					}
+				}
+			}
+		}
+	}
+	r.deferDef(body, ids, body)
+}
+
+// deferInit notes the escaped variables that init, an if or switch
+// statement's init statement, declares (:=), recorded at the
+// start of each of into's blocks and case clauses.
+func (r *rewriter) deferInit(init ast.Stmt, into []ast.Node) {
+	s, ok := init.(*ast.AssignStmt)
+	if !ok || s.Tok != token.DEFINE || r.opts.Locals {
+		return
+	}
+	var ids []*ast.Ident
+	for _, l := range s.Lhs {
+		if id, ok := l.(*ast.Ident); ok {
+			ids = append(ids, id)
+		}
+	}
+	r.deferDef(init, ids, into...)
+}
+
+// ifBlocks returns the blocks of s and of its else-if chain.
+func ifBlocks(s *ast.IfStmt) []ast.Node {
+	ns := []ast.Node{s.Body}
+	switch e := s.Else.(type) {
+	case *ast.BlockStmt:
+		ns = append(ns, e)
+	case *ast.IfStmt:
+		ns = append(ns, ifBlocks(e)...)
+	}
+	return ns
+}
+
+// recordDefs records each noted declaration's store of each variable
+// that a recorded access of the file reaches (sharedVars), with
+// precog_shim.Decl: the variable's, and that of each field path by which
+// an access reaches it (s := pair{a: 5} read as s.a: hb names a field's
+// location by the field). A store before the go statement that starts a
+// goroutine reading the variable is that reader's initialization, which
+// con-uninit must see: without it, a later store looked like the first
+// (neo4j's tests: `bookmark := "x"` read by a fake server's goroutine,
+// `bookmark = bolt.Bookmark()` after the round trip). A variable's
+// accesses can come after its declaration in the file, hence the wait.
+// Under Options.Locals the declarations in statement lists are recorded
+// as they come (Def).
 func (r *rewriter) recordDefs() {
 	fn, decl := r.fn, r.decl
 	defer func() { r.fn, r.decl = fn, decl }()
 	for _, d := range r.defs {
 		r.fn, r.decl = d.fn, d.decl
-		var ls []ast.Expr
-		defs := make(map[ast.Expr]bool)
+		var calls [][]piece
 		for _, id := range d.ids {
-			if r.sharedVars[r.info.Defs[id].(*types.Var)] {
-				ls = append(ls, id)
-				defs[id] = true
+			paths, ok := r.sharedVars[r.info.Defs[id].(*types.Var)]
+			if !ok {
+				continue
+			}
+			ilo, ihi := r.span(id)
+			for _, p := range append([]string{""}, slices.Sorted(maps.Keys(paths))...) {
+				site := r.site(id.Pos(), "write", id)
+				r.sites[len(r.sites)-1].Expr += p
+				calls = append(calls, []piece{lit(r.shim("Decl") + "(" + site + ", &"), copyOf(ilo, ihi), lit(p + ")")})
 			}
 		}
-		r.wroteAfterDefs(d.s, ls, defs, true)
+		if len(calls) == 0 {
+			continue
+		}
+		if len(d.into) == 0 {
+			var text []piece
+			for _, c := range calls {
+				text = append(append(text, lit("; ")), c...)
+			}
+			lo, hi := r.span(d.s)
+			r.ed.close(lo, hi, text...)
+			continue
+		}
+		var text []piece
+		for _, c := range calls {
+			text = append(append(append(text, lit(" ")), c...), lit(";"))
+		}
+		for _, n := range d.into {
+			lo, hi := r.span(n)
+			var at int
+			switch n := n.(type) {
+			case *ast.BlockStmt:
+				at = r.off(n.Lbrace) + 1
+			case *ast.CaseClause:
+				at = r.off(n.Colon) + 1
+			}
+			r.ed.insert(at, lo, hi, text...)
+		}
 	}
 }
 

@@ -157,6 +157,7 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 		r.stmt(s.Stmt, inList)
 	case *ast.IfStmt:
 		r.stmt(s.Init, false)
+		r.deferInit(s.Init, ifBlocks(s))
 		r.expr(s.Cond)
 		r.stmts(s.Body.List)
 		r.stmt(s.Else, true)
@@ -173,6 +174,11 @@ func (r *rewriter) stmt(s ast.Stmt, inList bool) {
 		r.fn.loops--
 	case *ast.SwitchStmt:
 		r.stmt(s.Init, false)
+		var clauses []ast.Node
+		for _, cc := range s.Body.List {
+			clauses = append(clauses, cc)
+		}
+		r.deferInit(s.Init, clauses)
 		r.expr(s.Tag)
 		for _, cc := range s.Body.List {
 			cc := cc.(*ast.CaseClause)
@@ -477,8 +483,7 @@ func (r *rewriter) wroteAfter(s ast.Stmt, ls []ast.Expr, inList bool) {
 }
 
 // wroteAfterDefs is wroteAfter, recording the targets in defs (new
-// variables) with precog_shim.Def under Options.Locals (each one), with
-// precog_shim.Decl otherwise (the shared ones, recordDefs).
+// variables, under Options.Locals) with precog_shim.Def.
 func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]bool, inList bool) {
 	if len(ls) == 0 {
 		return
@@ -514,11 +519,8 @@ func (r *rewriter) wroteAfterDefs(s ast.Stmt, ls []ast.Expr, defs map[ast.Expr]b
 			continue
 		}
 		fn := r.rt("Wrote")
-		switch {
-		case defs[l] && r.opts.Locals:
+		if defs[l] {
 			fn = r.shim("Def")
-		case defs[l]:
-			fn = r.shim("Decl")
 		}
 		text = append(text, lit("; "+fn+"("+site+", &"), copyOf(llo, lhi), lit(")"))
 	}

@@ -53,3 +53,71 @@ func RelabelEmpty(send func(label string)) string {
 	wg.Wait()
 	return label
 }
+
+// A tag is a label with a count, for RelabelField.
+type tag struct {
+	text string
+	n    int
+}
+
+// RelabelField is Relabel through a field: the declaration's composite
+// literal stores t.text before the go statement, and the goroutine reads
+// t.text. No con-uninit: precog test records the declaration's store of
+// each field path a recorded access reaches the variable by.
+func RelabelField(send func(label string)) string {
+	t := tag{text: "x", n: 1}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		send(t.text) // reads "x", or "y" if the store below came first
+	}()
+	t.text = "y" // races with the read
+	wg.Wait()
+	return t.text
+}
+
+// RelabelFieldUnset is RelabelField with the bug: the literal sets only
+// the count, so the goroutine may send the empty label.
+func RelabelFieldUnset(send func(label string)) string {
+	t := tag{n: 1}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		send(t.text) // reads "y", or "" if it runs before the store below // want `may be read before it is set`
+	}()
+	t.text = "y" // the first store of t.text: races with the read
+	wg.Wait()
+	return t.text
+}
+
+// RelabelIf is Relabel with the label declared by an if statement's init.
+func RelabelIf(send func(label string)) string {
+	if label := "x"; label != "" {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			send(label) // reads "x", or "y" if the store below came first
+		}()
+		label = "y" // races with the read
+		wg.Wait()
+		return label
+	}
+	return ""
+}
+
+// RelabelParam is Relabel with the label a parameter, which the call
+// stored before the go statement.
+func RelabelParam(label string, send func(label string)) string {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		send(label) // reads the argument, or "y" if the store below came first
+	}()
+	label = "y" // races with the read
+	wg.Wait()
+	return label
+}

@@ -15,11 +15,12 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestRelabel runs Relabel, RelabelUnset and RelabelEmpty. It allows the
-// empty label that the last two's goroutines may send, as TestRun allows
+// TestRelabel runs Relabel and its variants. It allows the empty label
+// that the Unset and Empty ones' goroutines may send, as TestRun allows
 // any count.
 func TestRelabel(t *testing.T) {
-	for _, relabel := range []func(func(string)) string{Relabel, RelabelUnset, RelabelEmpty} {
+	param := func(send func(string)) string { return RelabelParam("x", send) }
+	for _, relabel := range []func(func(string)) string{Relabel, RelabelUnset, RelabelEmpty, RelabelField, RelabelFieldUnset, RelabelIf, param} {
 		got := relabel(func(label string) {
 			if label != "" && label != "x" && label != "y" {
 				t.Errorf("sent label %q", label)
