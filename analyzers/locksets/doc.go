@@ -269,6 +269,23 @@
 // the mutexes of two different objects look guarded by the same mutex:
 // the analysis errs toward "protected", which keeps the checks quiet.
 //
+// A mutex locked through a pointer (an unexported field of a type of the
+// package, or an unexported package variable, of type *sync.Mutex or
+// *sync.RWMutex) is named by the mutex it points to when that is one
+// location: every store to the pointer, in the package's functions and
+// its initializer, stores the address of one field or package variable
+// that holds a mutex by value, seen through the parameters of unexported
+// functions to their call sites, and the pointer's address goes nowhere
+// but into those stores and loads (pubsub's pstest: each subscription's
+// mu is &s.mu of the server whose handler makes it, so the subscription's
+// goroutine, locking sub.mu, and the server's handlers, locking s.mu,
+// take one lock, GServer.mu). Every non-nil pointer there then points to
+// the mutex of some instance of that field, which already names all of
+// them as one lock: the mapping conflates nothing that naming by field
+// does not. A pointer also stored nil, a mutex of its own (new(sync.Mutex),
+// a test's &sync.Mutex{}), the parameter of an exported function, two
+// locations, or a pointer whose address is handed on, keeps its own name.
+//
 // Cost: the interprocedural fixed point makes at most MaxIterations passes
 // over the package's functions, each pass one forward flow per function,
 // so the analysis is linear in the package's instructions times the size

@@ -404,6 +404,9 @@ type solver struct {
 	// (see flagLockCandidates); flagOps, the operations on them.
 	flagLocks map[sharedloc.Loc]bool
 	flagOps   map[ssa.Instruction]lockCall
+	// sharedMutexes maps a pointer field or variable that holds another
+	// location's mutex to that location (see sharedMutexes).
+	sharedMutexes map[sharedloc.Loc]sharedloc.Loc
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -411,11 +414,13 @@ func run(pass *analysis.Pass) (any, error) {
 	funcs := srcfuncs.Of(ssainput)
 	chanLocks, tokenLocks, tokenPuts := chanLockCandidates(pass.Pkg, funcs)
 	flagLocks, flagOps := flagLockCandidates(pass.Pkg, funcs)
+	shared := pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result)
+	aliases := sharedMutexes(pass.Pkg, funcs, ssainput.Pkg.Func("init"), shared)
 	for {
 		a := &solver{
 			gr:              pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
 			spawns:          pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
-			shared:          pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+			shared:          shared,
 			funcs:           funcs,
 			ids:             make(map[sharedloc.Loc]int),
 			calls:           make(map[ssa.Instruction]lockCall),
@@ -436,6 +441,7 @@ func run(pass *analysis.Pass) (any, error) {
 			trySends:        make(map[*ssa.Select]map[int]sharedloc.Loc),
 			flagLocks:       flagLocks,
 			flagOps:         flagOps,
+			sharedMutexes:   aliases,
 		}
 		a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
 		a.findLockCalls()
@@ -2040,12 +2046,19 @@ func (a *solver) lockerKey(v ssa.Value) (sharedloc.Loc, bool) {
 // mutex that is an element of an array or slice (a striped lock,
 // locks[i].Lock() beside segments[i]) is named by the elements'
 // location: every element is one mutex, as every instance of a type's
-// field is, which errs toward "protected".
+// field is, which errs toward "protected". A mutex locked through a
+// pointer field or variable that holds another location's mutex is named
+// by that location (see sharedMutexes).
 func (a *solver) mutexObjects(v ssa.Value) []sharedloc.Loc {
 	ms := a.shared.Objects(v)
 	if ia, ok := v.(*ssa.IndexAddr); ok && len(ms) == 0 {
 		for _, l := range a.shared.Objects(ia.X) {
 			ms = append(ms, l.Contents())
+		}
+	}
+	if len(ms) == 1 {
+		if to, ok := a.sharedMutexes[ms[0]]; ok {
+			return []sharedloc.Loc{to}
 		}
 	}
 	return ms
