@@ -1539,10 +1539,6 @@ func (a *solver) deferredReleases(d *ssa.Defer) []sharedloc.Loc {
 	return ms
 }
 
-// rangeYield is go/ssa's Synthetic for the body of a range over a
-// function.
-const rangeYield = "range-over-func yield"
-
 // computeLockSets computes entry sets from call sites to a fixed point,
 // then records the set at each instruction.
 func (a *solver) computeLockSets() {
@@ -1623,7 +1619,7 @@ func (a *solver) computeLockSets() {
 			// taskLoopLock).
 			_, task := a.taskLoopLock(s, fn)
 			_, onLoop := a.loopStartLock(s, fn)
-			if !task && !onLoop && fn.Synthetic != rangeYield && !model.SyncCallback(model.CalleeName(s.Common())) &&
+			if !task && !onLoop && !ssaflow.RangeBody(fn) && !model.SyncCallback(model.CalleeName(s.Common())) &&
 				!a.spawns.CallsSync(s.Common(), fn, ssavalue.Funcs) {
 				// Stored or run later (sync.OnceFunc, t.Cleanup,
 				// an unknown callee): held locks do not carry over.

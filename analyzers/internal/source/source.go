@@ -11,6 +11,8 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 )
 
 // MaxExprLen bounds the length of rendered expressions; longer ones are
@@ -119,10 +121,15 @@ func End(fn *ssa.Function) token.Pos {
 }
 
 // FuncName returns a short, readable name for fn: "f", "(*T).m", "T.m",
-// or "func literal in f" for a closure declared in f.
+// "func literal in f" for a closure declared in f, or "range-over-func
+// body in f" for the body of such a loop in f, which go/ssa makes a
+// closure though the source has no func literal there.
 func FuncName(fn *ssa.Function) string {
 	if fn == nil {
 		return "?"
+	}
+	if ssaflow.RangeBody(fn) {
+		return "range-over-func body in " + FuncName(rootParent(fn))
 	}
 	if fn.Parent() != nil {
 		return "func literal in " + FuncName(rootParent(fn))

@@ -13,11 +13,15 @@
 //
 // All questions are about a single invocation of a function. Whether a
 // function may run again (because a caller loops, or because several
-// goroutines call it) is for the caller of this package to decide.
+// goroutines call it) is for the caller of this package to decide, with
+// one exception: the body of a range over a function (RangeBody) is taken
+// as the loop it is written as, each of its returns going back to its
+// entry, since the iterator, whose code is often in another package and
+// out of the call graph, calls it once per element. So its instructions
+// are InLoop, and each may follow each, as those of a for loop's body.
 package ssaflow
 
 import (
-	"slices"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -61,7 +65,7 @@ func (g *Graph) of(fn *ssa.Function) *funcFlow {
 	var stack []*ssa.BasicBlock
 	for _, b := range fn.Blocks {
 		seen := newBitset(n)
-		stack = append(stack[:0], b.Succs...)
+		stack = appendSuccs(stack[:0], b)
 		for len(stack) > 0 {
 			s := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -69,7 +73,7 @@ func (g *Graph) of(fn *ssa.Function) *funcFlow {
 				continue
 			}
 			seen.add(s.Index)
-			stack = append(stack, s.Succs...)
+			stack = appendSuccs(stack, s)
 		}
 		f.reach[b.Index] = seen
 		f.inCycle[b.Index] = seen.has(b.Index)
@@ -85,7 +89,7 @@ func (g *Graph) of(fn *ssa.Function) *funcFlow {
 // about a function computes the reachability of every pair of blocks).
 func OnCycle(b *ssa.BasicBlock) bool {
 	seen := map[*ssa.BasicBlock]bool{}
-	work := slices.Clone(b.Succs)
+	work := appendSuccs(nil, b)
 	for len(work) > 0 {
 		x := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -96,9 +100,31 @@ func OnCycle(b *ssa.BasicBlock) bool {
 			continue
 		}
 		seen[x] = true
-		work = append(work, x.Succs...)
+		work = appendSuccs(work, x)
 	}
 	return false
+}
+
+// appendSuccs appends the blocks that may run right after b in one
+// invocation of the function that holds b's loop: b's successors and,
+// for a return of a range body, the body's entry (its next element).
+func appendSuccs(to []*ssa.BasicBlock, b *ssa.BasicBlock) []*ssa.BasicBlock {
+	to = append(to, b.Succs...)
+	if fn := b.Parent(); len(b.Succs) == 0 && RangeBody(fn) {
+		if _, ret := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ret {
+			to = append(to, fn.Blocks[0])
+		}
+	}
+	return to
+}
+
+// RangeBody reports whether fn is the body of a range over a function
+// (go/ssa's "range-over-func yield"): the iterator calls it once per
+// element, so one invocation of the function that holds the loop may run
+// it many times, whether or not the iterator's code, often in another
+// package, is in the call graph.
+func RangeBody(fn *ssa.Function) bool {
+	return fn.Synthetic == "range-over-func yield"
 }
 
 // InLoop reports whether instr's block lies on a cycle of its function's
@@ -148,7 +174,7 @@ func (g *Graph) MayFollowAvoiding(a, b, avoid ssa.Instruction) bool {
 		return false // every path out of a's block executes avoid
 	}
 	seen := make([]bool, len(f.fn.Blocks))
-	stack := append([]*ssa.BasicBlock(nil), ba.Succs...)
+	stack := appendSuccs(nil, ba)
 	for len(stack) > 0 {
 		blk := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -162,7 +188,7 @@ func (g *Graph) MayFollowAvoiding(a, b, avoid ssa.Instruction) bool {
 		if blk == bv {
 			continue // the path executes avoid
 		}
-		stack = append(stack, blk.Succs...)
+		stack = appendSuccs(stack, blk)
 	}
 	return false
 }

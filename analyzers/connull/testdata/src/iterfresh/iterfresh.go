@@ -141,6 +141,33 @@ func watch(x *RPC) {
 	_ = len(x.Control.Graft) // want `x.Control may be nil when dereferenced here: handed stores nil to it concurrently$`
 }
 
+// EachStop's loop body runs once per element, although go/ssa makes it a
+// function that the iterator (whose code is not here) calls: the next
+// turn's nil store meets the goroutine the turn before started.
+func EachStop(seq iter.Seq[int], f func()) {
+	var stop func()
+	for range seq {
+		stop = nil
+		stop = f
+		go func() {
+			stop() // want `stop may be nil when called here: range-over-func body in EachStop stores nil to it concurrently$`
+		}()
+	}
+}
+
+// EachOwn declares its variable in the loop body: one per turn, each
+// goroutine its own.
+func EachOwn(seq iter.Seq[int], f func()) {
+	for range seq {
+		var stop func()
+		stop = nil
+		stop = f
+		go func() {
+			stop()
+		}()
+	}
+}
+
 func (rt *Router) loop() {
 	for r := range rt.work {
 		rt.Send(r)

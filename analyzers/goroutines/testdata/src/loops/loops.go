@@ -51,3 +51,20 @@ func walk(n *node) { // want `^ctx: caller$`
 func Walk(n *node) { // want `^ctx: caller$`
 	walk(n)
 }
+
+func ranged() {} // want `^ctx: go statement ranged multi$`
+
+// Ranged's loop body is a yield function that the iterator, whose code
+// nobody sees here, calls once per element.
+func Ranged(seq func(yield func(int) bool)) { // want `^ctx: caller$`
+	for range seq { // want `^ctx: caller$`
+		go ranged()
+		spawnRanged()
+	}
+}
+
+func rangedInner() {} // want `^ctx: go statement rangedInner multi$`
+
+func spawnRanged() { // want `^ctx: caller$`
+	go rangedInner()
+}
