@@ -853,10 +853,11 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 			return true
 		}
 		// Declared in the spawning function: shared only by the
-		// goroutines started in one loop, and only if declared
-		// outside that loop.
+		// goroutines started in one loop, and only if the start can
+		// run again without declaring it anew (declared outside that
+		// loop, or in an outer one).
 		flow := r.Goroutines.Flow
-		return flow.InLoop(site) && !(flow.MayFollow(site, v) && flow.MayFollow(v, site))
+		return flow.InLoop(site) && flow.MayFollowAvoiding(site, site, v)
 	case *ssa.Parameter:
 		fn := v.Parent()
 		idx := slices.Index(fn.Params, v)
@@ -904,15 +905,16 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 }
 
 // madeOutside reports whether the object made by alloc is the same for
-// all goroutines of c: made in the function that starts them, outside the
-// loop that does.
+// all goroutines of c: made in the function that starts them, which can
+// start another without making it anew (made outside the loop that
+// starts them, or in an outer one).
 func (r *Result) madeOutside(alloc ssa.Instruction, c *goroutines.Context) bool {
 	site := startIn(c, alloc.Parent())
 	if site == nil || alloc.Parent() != site.Parent() {
 		return false
 	}
 	flow := r.Goroutines.Flow
-	return flow.InLoop(site) && !(flow.MayFollow(site, alloc) && flow.MayFollow(alloc, site))
+	return flow.InLoop(site) && flow.MayFollowAvoiding(site, site, alloc)
 }
 
 // startIn returns the instruction that starts the goroutines of c: its
@@ -955,8 +957,8 @@ func startIn(c *goroutines.Context, fn *ssa.Function) ssa.Instruction {
 func (r *Result) invariantArg(arg ssa.Value, c *goroutines.Context, depth int) bool {
 	site := c.Site
 	flow := r.Goroutines.Flow
-	if def, ok := arg.(ssa.Instruction); ok && flow.InLoop(site) && flow.MayFollow(site, def) && flow.MayFollow(def, site) {
-		return false // computed anew in the loop that spawns
+	if def, ok := arg.(ssa.Instruction); ok && flow.InLoop(site) && !flow.MayFollowAvoiding(site, site, def) {
+		return false // computed anew before each start
 	}
 	switch root := Root(arg).(type) {
 	case *ssa.Global, *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:

@@ -22,6 +22,7 @@
 package ssaflow
 
 import (
+	"go/constant"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -111,11 +112,22 @@ func OnCycle(b *ssa.BasicBlock) bool {
 func appendSuccs(to []*ssa.BasicBlock, b *ssa.BasicBlock) []*ssa.BasicBlock {
 	to = append(to, b.Succs...)
 	if fn := b.Parent(); len(b.Succs) == 0 && RangeBody(fn) {
-		if _, ret := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ret {
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && !stops(ret) {
 			to = append(to, fn.Blocks[0])
 		}
 	}
 	return to
+}
+
+// stops reports whether a return of a range body returns false: a
+// break, a return or a goto out of the loop, after which the iterator
+// does not call the body again.
+func stops(r *ssa.Return) bool {
+	if len(r.Results) != 1 {
+		return false
+	}
+	c, ok := r.Results[0].(*ssa.Const)
+	return ok && c.Value != nil && c.Value.Kind() == constant.Bool && !constant.BoolVal(c.Value)
 }
 
 // RangeBody reports whether fn is the body of a range over a function

@@ -168,6 +168,39 @@ func EachOwn(seq iter.Seq[int], f func()) {
 	}
 }
 
+// EachInner's variable is one per turn, but the goroutines of a turn's
+// inner loop share it.
+func EachInner(seq iter.Seq[int]) {
+	for range seq {
+		var p *int
+		for i := range 3 {
+			go func() {
+				if i == 0 {
+					p = nil
+				} else {
+					v := i
+					p = &v
+				}
+				_ = *p // want `p may be nil when dereferenced here: func literal in EachInner stores nil to it concurrently$`
+			}()
+		}
+	}
+}
+
+// EachBreak starts one goroutine and leaves the loop: the body runs no
+// more turns, so nothing follows the goroutine's call.
+func EachBreak(seq iter.Seq[int], f func()) {
+	var stop func()
+	for range seq {
+		stop = nil
+		stop = f
+		go func() {
+			stop()
+		}()
+		break
+	}
+}
+
 func (rt *Router) loop() {
 	for r := range rt.work {
 		rt.Send(r)
