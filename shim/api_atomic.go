@@ -438,11 +438,12 @@ func (a Atomic) Store(site uint32, addr unsafe.Pointer, val uint64) {
 // operations run while running is 1). The load is at site 0, which is
 // never a plan's point, so that control counts the swap once, at its
 // store. Pointers' and Values' swaps record only whether the word is nil,
-// as their loads and stores do: a swap that read a non-nil word is ordered
-// after the latest store of a non-nil word, which is the store it read
-// unless two stores of the word's kind were recorded out of their order
-// (hb's rule for loads, and the same as an integer try-lock's repeated
-// Store(0)s). theine's read buffer hands its policy buffers out with
+// as their loads and stores do. hb orders a swap, a read-modify-write that
+// reads the word's latest store, after the latest recorded store only, and
+// only when it stored what the swap read: an older store of the same kind
+// is not taken for it (a pointer stored by code precog does not record, as
+// through an interface, would otherwise order the swap after an unrelated
+// non-nil store and hide a race). theine's read buffer hands its policy buffers out with
 // CompareAndSwapPointer(&b.returned, pb, nil) and takes them back with
 // StorePointer(&b.returned, pb): the next winner's appends come after the
 // last holder's Free.

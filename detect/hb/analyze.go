@@ -704,6 +704,17 @@ func (a *analyzer) event(i int) {
 			a.unsettle(gi)
 		}
 		ss := a.stores[ev.Addr]
+		if ev.Site == 0 {
+			// A compare-and-swap's load (shim's casEvent): a
+			// read-modify-write reads the word's latest store, so
+			// it acquires that one or, when the value differs (the
+			// store it read is not in the trace), none: an older
+			// store of the same value is not the one it read.
+			if n := len(ss); n > 0 && ss[n-1].value == ev.Value {
+				a.acquire(gi, ss[n-1].vc)
+			}
+			break
+		}
 		for k := len(ss) - 1; k >= 0; k-- {
 			if ss[k].value == ev.Value {
 				a.acquire(gi, ss[k].vc)

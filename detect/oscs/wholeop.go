@@ -1248,10 +1248,11 @@ func (c *checker) readsBack(k int, site uint32) bool {
 }
 
 // exposedSites returns the write sites some write at which left a value
-// that a read found without its goroutine having written the location
-// since its last Lock, Unlock, RLock, RUnlock, TryLock or Cond.Wait: a
-// value left for another goroutine, or for another critical section of
-// its own. Built on first use by one pass over the trace.
+// that a read found: a write of another goroutine, or one of the reader's
+// own before its last Lock, Unlock, RLock, RUnlock, TryLock or Cond.Wait.
+// A value left for another goroutine, or for another critical section of
+// its own; the last write decides, not whether the reader wrote the
+// location at some time since its last lock operation. Built on first use by one pass over the trace.
 func (c *checker) exposedSites() map[uint32]bool {
 	if c.exposed != nil {
 		return c.exposed
@@ -1276,7 +1277,7 @@ func (c *checker) exposedSites() map[uint32]bool {
 			last[l] = i
 		case trace.EvRead:
 			gi, l := c.g.Goroutine(i), c.g.Loc(i)
-			if w, ok := last[l]; ok && own[gi][l] != ops[gi]+1 {
+			if w, ok := last[l]; ok && (c.g.Goroutine(w) != gi || own[gi][l] != ops[gi]+1) {
 				c.exposed[c.g.Events[w].Site] = true
 			}
 		}
