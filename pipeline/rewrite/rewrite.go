@@ -945,16 +945,43 @@ func (r *rewriter) deferInit(init ast.Stmt, into []ast.Node) {
 	r.deferDef(init, ids, into...)
 }
 
-// ifBlocks returns the blocks of s and of its else-if chain.
+// ifBlocks returns the blocks of s and of its else-if chain where the
+// names s's init declares are still s's: the chain stops at an else-if
+// whose own init declares one of them again (`if s := x; c {} else if s
+// := "y"; d {}`), where a record of s would name the new variable, of
+// another type or none of the recorded field paths.
 func ifBlocks(s *ast.IfStmt) []ast.Node {
+	return ifChain(s, declared(s.Init))
+}
+
+func ifChain(s *ast.IfStmt, names map[string]bool) []ast.Node {
 	ns := []ast.Node{s.Body}
 	switch e := s.Else.(type) {
 	case *ast.BlockStmt:
 		ns = append(ns, e)
 	case *ast.IfStmt:
-		ns = append(ns, ifBlocks(e)...)
+		for name := range declared(e.Init) {
+			if names[name] {
+				return ns
+			}
+		}
+		ns = append(ns, ifChain(e, names)...)
 	}
 	return ns
+}
+
+// declared returns the names that init, an if or switch statement's init
+// statement, declares.
+func declared(init ast.Stmt) map[string]bool {
+	names := make(map[string]bool)
+	if s, ok := init.(*ast.AssignStmt); ok && s.Tok == token.DEFINE {
+		for _, l := range s.Lhs {
+			if id, ok := l.(*ast.Ident); ok && id.Name != "_" {
+				names[id.Name] = true
+			}
+		}
+	}
+	return names
 }
 
 // recordDefs records each noted declaration's store of each variable

@@ -92,3 +92,18 @@ type hint map[string]int
 func hints(n int) (*hint, *hint, *map[string]int, []*hint, hint) {
 	return &hint{"n": n}, &(hint{}), &map[string]int{}, []*hint{{"a": 1}}, hint{}
 }
+
+type label struct{ a string }
+
+// shadowed declares s in an if's init and again, as a string, in the
+// else-if's init: the first s's declaration is recorded in the if's block
+// only, where it is still that s.
+func shadowed(c, d bool) string {
+	if s := (label{a: "x"}); c {
+		go func() { _ = s.a }()
+		s.a = "y"
+	} else if s := "str"; d {
+		return s
+	}
+	return ""
+}
