@@ -45,17 +45,7 @@
 //     or the argument's own objects when it is the *sync.WaitGroup. Only
 //     a Wait on every path, a Done made at most once per call, and every
 //     Add (those not on every path count against the join, never for
-//     it) are in the facts. A joiner joins for the receiver of its
-//     channel (Ordered only): a function F that starts goroutines counted
-//     on a WaitGroup local to F, then a goroutine that waits it and
-//     closes a channel F made and returns, orders what those goroutines
-//     did before their Done and code that follows, in its function, a
-//     receive from the channel a call of F returned (etcd's
-//     waitCancelSubstreams), when F runs at that one call on one
-//     goroutine, whose receive follows each call before the next and
-//     before that code, every Add on the WaitGroup is F's, before the
-//     joiner starts, and only joiners close the channel: the goroutines
-//     of a later run start after that code (see joinerOrdered);
+//     it) are in the facts;
 //   - channel: code before every send on (or close of) a channel happens
 //     before code that follows a receive from it; and code before every
 //     close of a channel happens before code that runs only past a

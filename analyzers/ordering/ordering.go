@@ -338,10 +338,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 }
 
 // Ordered reports whether a and b, in contexts ca and cb, are ordered one
-// way or the other: by Before, by a joiner (see joinerOrdered), or by a
-// hand-off through a value that carries its reply channel, which orders
-// each pair of their runs, in a direction that depends on the run (see
-// handoffOrdered).
+// way or the other: by Before, or by a hand-off through a value that
+// carries its reply channel, which orders each pair of their runs, in a
+// direction that depends on the run (see handoffOrdered).
 func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) (Edge, bool) {
 	if e, ok := r.Before(a, ca, b, cb); ok {
 		return e, true
@@ -350,12 +349,6 @@ func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instru
 		return e, true
 	}
 	r.index()
-	if e, ok := r.joinerOrdered(a, ca, b, cb); ok {
-		return e, true
-	}
-	if e, ok := r.joinerOrdered(b, cb, a, ca); ok {
-		return e, true
-	}
 	if e, ok := r.handoffOrdered(a, ca, b, cb); ok {
 		return e, true
 	}
