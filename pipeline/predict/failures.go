@@ -62,7 +62,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 			// run without recording that times out confirms it
 			// (plainCheck).
 			f.Status = finding.NotConfirmed
-			f.Message = fmt.Sprintf("%s hung: still running %v after -record-budget was spent, with every goroutine of its code blocked", test, record.StopGrace)
+			f.Message = fmt.Sprintf("%s hung: stopped at -record-budget with every goroutine of its code blocked", test)
 		}
 	case failure.Fail, failure.Exit:
 		f.Kind, effect = finding.TestFailed, "test-failed"

@@ -138,7 +138,7 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	plain := &plainBuilds{o: o, dir: filepath.Join(work, "plain"), bins: make(map[string]plainBinary)}
 	for _, i := range unforced {
 		f := &res.Findings[i]
-		t, pkg, ok := plainTarget(o, binDir, res, f.Tests[0])
+		t, pkg, ok := plainTarget(o, binDir, res, f.Tests[0], f.Validation != nil && f.Validation.Effect == "hang")
 		var pb plainBinary
 		if ok {
 			t, pb = plain.uninstrumented(ctx, t, pkg)
@@ -264,15 +264,26 @@ func target(o Options, binDir string, ix *record.Index, w finding.Witness) (vali
 
 // plainTarget returns how to run test again for plainCheck: as its
 // recorded runs ran, or, for a test that failed in CFP's cheap run and was
-// not recorded after it, as the cheap run did.
-func plainTarget(o Options, binDir string, res *Result, test string) (t validate.Target, pkg string, ok bool) {
-	if t, ok := target(o, binDir, res.Index, finding.Witness{Test: test}); ok {
-		return t, packageOf(res.Index, test), true
+// not recorded after it, as the cheap run did. A hang's runs are bounded
+// by go test's -timeout (its default's ten minutes unless -timeout says),
+// not by the recorded run's wall time: a test that precog stopped, or one
+// whose recorded run passed in a second while its cheap run waited on a
+// timer, is a hang only if go test would time out too (a test waiting 45 s
+// on time.After had been confirmed as a hang at a 13 s bound and failed
+// the job, while go test passes it).
+func plainTarget(o Options, binDir string, res *Result, test string, hang bool) (t validate.Target, pkg string, ok bool) {
+	if t, ok = target(o, binDir, res.Index, finding.Witness{Test: test}); ok {
+		pkg = packageOf(res.Index, test)
+	} else if c, found := res.cheap.failure(test); found {
+		t, pkg, ok = c.target(o, binDir, test), c.pkg, true
 	}
-	if c, ok := res.cheap.failure(test); ok {
-		return c.target(o, binDir, test), c.pkg, true
+	if ok && hang {
+		flags := *o.Flags
+		flags.Timeout = o.Flags.Bound(10 * time.Minute)
+		t.Args = record.TestArgs(&flags, strings.TrimPrefix(test, pkg+"."))
+		t.Timeout = flags.Timeout + 10*time.Second
 	}
-	return validate.Target{}, "", false
+	return t, pkg, ok
 }
 
 // packageOf returns the import path of test ("importpath.TestName").

@@ -70,7 +70,7 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 		"example.com/slow.TestX":  finding.NotConfirmed,
 		"example.com/fails.TestX": finding.Confirmed,
 	} {
-		tg, _, ok := plainTarget(o, binDir, res, test)
+		tg, _, ok := plainTarget(o, binDir, res, test, false)
 		if !ok || !slices.Contains(tg.Args, "-test.run=^TestX$") {
 			t.Fatalf("%s: target %+v, %v", test, tg, ok)
 		}
@@ -81,7 +81,7 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 			t.Errorf("%s: %s after %d plain runs (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want)
 		}
 	}
-	if _, _, ok := plainTarget(o, binDir, res, "example.com/other.TestX"); ok {
+	if _, _, ok := plainTarget(o, binDir, res, "example.com/other.TestX", false); ok {
 		t.Error("a test neither recorded nor failed in the cheap run has a target")
 	}
 }
@@ -138,7 +138,7 @@ func TestPlainBinary(t *testing.T) {
 		"example.com/m/q.TestX": {finding.Confirmed, false},
 		"example.com/m/v.TestX": {finding.Confirmed, true},
 	} {
-		tg, pkg, ok := plainTarget(o, binDir, res, test)
+		tg, pkg, ok := plainTarget(o, binDir, res, test, false)
 		if !ok || pkg != strings.TrimSuffix(test, ".TestX") {
 			t.Fatalf("%s: target %+v of package %q, %v", test, tg, pkg, ok)
 		}
