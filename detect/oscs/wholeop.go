@@ -513,12 +513,12 @@ func (c *checker) aloneAgainst(k, other int) bool {
 // section n, is n's counterpart in another update: the section that
 // other's goroutine ran just before other, at another site than theirs,
 // was taken at the site of the one that n's goroutine ran just before n
-// (another call of n's caller), or does not commute with it (another
-// function updating the same state). Two updates that each take the
-// members' lock and then compare the status with Status (the review's
+// (another call of n's caller), or writes what that one touches (another
+// function updating the same state: updates). Two updates that each take
+// the members' lock and then compare the status with Status (the review's
 // board: the second finds it unchanged and stops, the first then sets a
 // stale value) match; a loop that polls Status (its previous section
-// another Status) does not.
+// another Status, or a section that only reads the members) does not.
 func (c *checker) anotherCall(n, other int) bool {
 	secs, ev := c.g.Sections(), c.g.Events
 	site := ev[secs[n].Begin].Site
@@ -529,36 +529,45 @@ func (c *checker) anotherCall(n, other int) bool {
 	if p < 0 || q < 0 || ev[secs[q].Begin].Site == site {
 		return false
 	}
-	return ev[secs[p].Begin].Site == ev[secs[q].Begin].Site || !c.commute(p, q) || c.shareMap(p, q)
+	return ev[secs[p].Begin].Site == ev[secs[q].Begin].Site || c.updates(q, p)
 }
 
-// shareMap reports whether sections a and b use one map, one of them
-// writing it (a footprint holds no map operation).
-func (c *checker) shareMap(a, b int) bool {
-	uses := func(k int) (used, written map[hb.Loc]bool) {
-		used, written = make(map[hb.Loc]bool), make(map[hb.Loc]bool)
-		s := c.g.Sections()[k]
-		evs := c.g.Goroutines[s.G].Events
-		j, _ := slices.BinarySearch(evs, s.Begin)
-		for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
-			switch c.g.Events[evs[j]].Kind {
-			case trace.EvMapWrite:
-				written[c.g.Loc(evs[j])] = true
-				fallthrough
-			case trace.EvMapRead, trace.EvMapIter:
-				used[c.g.Loc(evs[j])] = true
-			}
+// updates reports whether section q writes what section p touches: a
+// location of p's footprint, or a map p uses (a footprint holds no map
+// operation). A section that only reads p's state is no update of it.
+func (c *checker) updates(q, p int) bool {
+	fp, fq := c.footprint(p), c.footprint(q)
+	for l := range fq.written {
+		if fp.touched[l] {
+			return true
 		}
-		return used, written
 	}
-	ua, wa := uses(a)
-	ub, wb := uses(b)
-	for l := range ua {
-		if ub[l] && (wa[l] || wb[l]) {
+	usedP, _ := c.mapUses(p)
+	_, writtenQ := c.mapUses(q)
+	for l := range writtenQ {
+		if usedP[l] {
 			return true
 		}
 	}
 	return false
+}
+
+// mapUses returns the maps section k uses and those it writes.
+func (c *checker) mapUses(k int) (used, written map[hb.Loc]bool) {
+	used, written = make(map[hb.Loc]bool), make(map[hb.Loc]bool)
+	s := c.g.Sections()[k]
+	evs := c.g.Goroutines[s.G].Events
+	j, _ := slices.BinarySearch(evs, s.Begin)
+	for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
+		switch c.g.Events[evs[j]].Kind {
+		case trace.EvMapWrite:
+			written[c.g.Loc(evs[j])] = true
+			fallthrough
+		case trace.EvMapRead, trace.EvMapIter:
+			used[c.g.Loc(evs[j])] = true
+		}
+	}
+	return used, written
 }
 
 // previous returns the section that k's goroutine took last before k,

@@ -77,6 +77,9 @@ default: once d has passed since the first test started, no test starts,
 and a test still running 30s later is stopped as -timeout stops it and
 gets no coverage (a note says so); the tests not run are counted.
 
+A run of more than 5,000,000 events (about 0.77 GiB of memory to measure)
+gets no coverage either, with a note: its table row reads 0 pairs.
+
 Exit status
 
 	0  the coverage was measured (whatever the tests' outcomes)

@@ -341,7 +341,9 @@ the limit, and the races found before it are reported, with a note.
 The tests with such a run are analysed after all the others, so that a
 budget or a share of -deadline is spent on the tests within the limit
 first. CFP's cheap run measures no coverage on a trace over -max-trace, so its
-recording stops there (the test runs on), with a note.
+recording stops there (the test runs on), with a note; nor on one of more than
+5,000,000 events (about 0.77 GiB of precog's memory to measure), also with a
+note, and the test is then recorded in full.
 
 A recorded run's trace file stops growing at -max-record (1024 MiB): the
 shim stops writing it there and the test runs on to its end unrecorded.
