@@ -55,8 +55,3 @@ func TestBuffer(t *testing.T) {
 	b := NewBuffer()
 	drain(t, b.Take, b.Free)
 }
-
-func TestEarlyBuffer(t *testing.T) {
-	b := NewEarlyBuffer()
-	drain(t, b.Take, b.Free)
-}

@@ -46,22 +46,3 @@ func (b *Buffer) Free() {
 	pb.Items = pb.Items[:0]
 	atomic.StorePointer(&b.returned, b.batch)
 }
-
-// EarlyBuffer is Buffer with the bug: its Free gives the batch back
-// before it clears it, so the next winner's append races with the
-// clearing (go test -race reports it when they meet).
-type EarlyBuffer struct {
-	Buffer
-}
-
-// NewEarlyBuffer returns an early buffer whose batch is free.
-func NewEarlyBuffer() *EarlyBuffer {
-	return &EarlyBuffer{*NewBuffer()}
-}
-
-// Free gives the batch back, then empties it.
-func (b *EarlyBuffer) Free() {
-	pb := (*Batch)(b.batch)
-	atomic.StorePointer(&b.returned, b.batch)
-	pb.Items = nil
-}
