@@ -17,7 +17,9 @@ func VersionCommand() *Command {
 		Name:    "version",
 		Summary: "print precog's version and build ID",
 		Doc: `Version prints one line: precog's module version, the Go version that built
-it, and a hash of the executable, for example
+it, and a hash of the executable.
+
+For example:
 
 	precog version v0.3.0 go1.26.0 buildID=9f86d081884c7d65...
 
