@@ -421,6 +421,15 @@ func TestWholeOpSetters(t *testing.T) {
 	wholeCase(t, "a second update that stops", stops(members(4, 8, 10, "Read"), "Read"), []string{"50 51 55 56"}, []string{"50 51 55 56"})
 	wholeCase(t, "another update that stops", stops(members(4, 8, 20, "Write value=2"), "Write value=1"), []string{"10 11 20 21", "50 51 55 56"}, []string{"10 11 20 21", "50 51 55 56"})
 	wholeCase(t, "a reader, then a poll", stops(members(4, 8, 20, "Read"), "Read"), nil, []string{"50 51 55 56"})
+	// e9c1870 (review C's osc module): a poll whose section before its
+	// comparison only reads what the update's section before its own
+	// writes (a field, or the members' map read by key while the update
+	// writes it) is no other update: dropped, as the poll of Status alone
+	// is. Before the mend, a pair of sections that did not commute (or
+	// shared a map one of them wrote) was taken for another update.
+	wholeCase(t, "a reader of the update's writes, then a poll", stops(members(4, 8, 20, "Read"), "Write value=1"), nil, []string{"10 11 20 21", "50 51 55 56"})
+	wholeCase(t, "a reader of the update's map, then a poll", stops(members(4, 8, 20, "MapRead"), "MapWrite"), nil, []string{"50 51 55 56"})
+	wholeCase(t, "a writer of the update's map, then an update", stops(members(4, 8, 20, "MapWrite"), "MapRead"), []string{"50 51 55 56"}, []string{"50 51 55 56"})
 }
 
 // Vector's getters: g3 reads the count in Size and then the data in

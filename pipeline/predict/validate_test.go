@@ -41,6 +41,38 @@ func TestStoppedTarget(t *testing.T) {
 	}
 }
 
+// TestHangPlainBound checks the bound of a hang's runs without recording
+// (f40869c): go test's -timeout (ten minutes when it says none), not the
+// recorded run's: a test that -record-budget stopped after 90 s, or one
+// whose recorded run was short while its cheap run waited on a timer, is
+// a hang only if go test would time out too. Another failure's plain runs
+// (the control) keep the recorded run's bound.
+func TestHangPlainBound(t *testing.T) {
+	ix := &record.Index{Packages: []*record.Package{{ImportPath: "example.com/p", Dir: "/m/p", Tests: []*record.Test{
+		{Name: "TestStress", Outcome: record.Stopped, Wall: 90 * time.Second},
+	}}}}
+	res := &Result{Index: ix, cheap: &cheapRuns{}}
+	for _, c := range []struct {
+		timeout time.Duration
+		hang    bool
+		want    string
+	}{
+		{10 * time.Minute, false, "-test.timeout=1m40s"},
+		{10 * time.Minute, true, "-test.timeout=10m0s"},
+		{0, true, "-test.timeout=10m0s"},
+		{3 * time.Minute, true, "-test.timeout=3m0s"},
+	} {
+		o := Options{Flags: &record.GoTestFlags{Timeout: c.timeout}}
+		tg, pkg, ok := plainTarget(o, "/bin", res, "example.com/p.TestStress", c.hang)
+		if !ok || pkg != "example.com/p" || !slices.Contains(tg.Args, c.want) || !slices.Contains(tg.Args, "-test.run=^TestStress$") {
+			t.Errorf("-timeout %v, hang %v: %+v of %q, %v; want %s", c.timeout, c.hang, tg, pkg, ok, c.want)
+		}
+		if bound, _ := time.ParseDuration(strings.TrimPrefix(c.want, "-test.timeout=")); tg.Timeout < bound {
+			t.Errorf("-timeout %v, hang %v: the run is killed after %v, before its own -test.timeout", c.timeout, c.hang, tg.Timeout)
+		}
+	}
+}
+
 // TestCheapOnlyPlainRuns checks that the failure of a test that failed in
 // CFP's cheap run and was not recorded after it gets its runs without
 // recording from the cheap run's binary: a test that passes there is not
