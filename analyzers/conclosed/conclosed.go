@@ -47,10 +47,11 @@ type checker struct {
 	env      *concurrent.Env
 	rep      *suppress.Reporter
 	recovers map[*ssa.Function]bool
+	fresh    map[*types.Var]bool // freshOnly's, by field
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}}
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}, fresh: map[*types.Var]bool{}}
 	for _, loc := range c.env.Shared.Locs() {
 		accs := c.env.Shared.ByLoc[loc]
 		c.channels(accs)
@@ -83,7 +84,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		case sharedloc.ChanSend:
 			for _, cl := range closes {
 				safe := func(p concurrent.Pair) bool {
-					return env.Excluded(p) || env.ABefore(p) || c.stopped(p) || env.TurnBefore(p) || env.Removed(p)
+					return env.Excluded(p) || env.ABefore(p) || c.stopped(p) || c.nilled(p) || env.TurnBefore(p) || env.Removed(p)
 				}
 				if p, ok := env.Overlap(a, cl, safe); ok {
 					ch := c.chanExpr(a)

@@ -138,5 +138,12 @@ func TestFixtures(t *testing.T) {
 		// starting its goroutine in a loop, or closing the channel on
 		// its own goroutine too, is reported.
 		"spawnerdone",
+		// A send after a wait for the goroutines that closed the
+		// field's channel and then stored nil to the field reads the
+		// nil or a channel made later: silent. A nil stored on one
+		// path only, a field given a channel that another object holds
+		// too (a copied struct, a channel made once and stored twice),
+		// and a send not ordered after the nil store are reported.
+		"nilclose",
 	)
 }
