@@ -200,6 +200,12 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 	}
 	ids := make(map[key]int32)
 	var locs []info
+	// lives: per WaitGroup address, its current life (see below).
+	type life struct {
+		n, epoch uint64
+		count    int64
+	}
+	lives := make(map[uint64]*life)
 	var evs, evID []int32
 	atoms := c.derefAtomics()
 	for i, ev := range g.Events {
@@ -231,9 +237,31 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 		}
 		k := key{g.Loc(i), cat}
 		if cat == catWG {
-			// A WaitGroup is one location across GC epochs (see the
-			// package doc's Soundness): its counter lives on.
-			k.loc.Epoch = 0
+			// A WaitGroup is one location across GC epochs while its
+			// counter is above zero (see the package doc's Soundness):
+			// its counter lives on, and a goroutine that will call Done
+			// keeps it. An Add that starts a count at zero in a later
+			// epoch than the address's events so far starts a new life:
+			// the WaitGroup may be another one at the recycled address
+			// (pubsub's batchDispatch: wg, a local of each call, moved
+			// to the heap; one call's Wait was taken for concurrent with
+			// another call's first Add). Epoch holds the life's number.
+			l := lives[ev.Addr]
+			if l == nil {
+				l = &life{epoch: k.loc.Epoch}
+				lives[ev.Addr] = l
+			}
+			if l.count == 0 && ev.Kind == trace.EvWGAdd && ev.Arg > 0 && k.loc.Epoch > l.epoch {
+				l.n++
+			}
+			l.epoch = max(l.epoch, k.loc.Epoch)
+			switch ev.Kind {
+			case trace.EvWGAdd:
+				l.count += ev.Arg
+			case trace.EvWGDone:
+				l.count--
+			}
+			k.loc.Epoch = l.n
 		}
 		id, ok := ids[k]
 		if !ok {

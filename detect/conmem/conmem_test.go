@@ -460,6 +460,37 @@ func TestUninitWaitGroupEpochs(t *testing.T) {
 	expect(t, check(t, fmt.Sprintf(text, late), uninitSites, Options{}), "con-uninit k.go:21(done) k.go:20(add)")
 }
 
+// pubsub's batchDispatch: wg is a local of each call, moved to the heap;
+// two unrelated goroutines' calls, each Add, go statement, Done, Wait,
+// got one address, the second after a collection. The second call's Add
+// starts a count at zero in a later epoch: another WaitGroup's life,
+// silent. The control, the same events in one epoch (one WaitGroup that
+// the two goroutines share): the first's Wait is concurrent with the
+// second's Add that finds the counter at zero, reported.
+func TestAddWaitRecycled(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=1 child=3
+4 g=2 Begin parent=1
+5 g=2 WGAdd site=20 addr=0x200 delta=1
+6 g=2 Fork site=1 child=4
+7 g=4 Begin parent=2
+8 g=4 WGDone site=21 addr=0x200
+9 g=2 WGWait site=22 addr=0x200
+10 g=3 Begin parent=1
+%[1]s
+12 g=3 WGAdd site=20 addr=0x200 delta=1
+13 g=3 Fork site=1 child=5
+%[2]s
+15 g=5 Begin parent=3
+16 g=5 WGDone site=21 addr=0x200
+17 g=3 WGWait site=22 addr=0x200
+`
+	expect(t, check(t, fmt.Sprintf(text, "11 g=3 GCEpoch epoch=1", "14 g=5 GCEpoch epoch=1"), uninitSites, Options{}))
+	expect(t, check(t, fmt.Sprintf(text, "", ""), uninitSites, Options{}), "con-uninit k.go:22(wait) k.go:20(add)")
+}
+
 // Add after the go statement, concurrent with the Wait (kernel
 // wgaddwait): reported whichever ran first in the recorded run, the Wait
 // or the goroutines' Add and Done (a Wait ordered after the Add only by

@@ -162,19 +162,23 @@
 // and, for con-index, races whose values cannot leave the bounds. A
 // location is an address within a GC epoch, so no finding rests on a
 // recycled address, except a WaitGroup's: its Adds, Dones and Waits at one
-// address are one location across epochs. A worker that its starter
-// counted (Add, then the go statement) and that runs through a collection
-// does its Done in a later epoch than the Add that counted it; split at
-// the epoch, its Done was checked against the starter's first Add of the
-// new epoch, a later one it is concurrent with (pond's submit: a false
-// Done-before-Add on every worker that saw a collection), and the counter
-// that addWait sums started again at zero. Unsound for it: a WaitGroup
-// that a collection freed and another took the address of is taken for
-// the same one, so the new one's Done-before-Add is missed when an Add of
-// the old one happens before the Done (the first WaitGroup at the address
-// is still checked as before). One finding is reported per kind and set of site
-// lines (role, file, line), however many dynamic instances the trace
-// holds: the two reads of one slice expression are one bug.
+// address are one location across epochs while its counter is above zero
+// (an Add that starts a count at zero in a later epoch begins a new one:
+// another WaitGroup may have the recycled address). A worker that its
+// starter counted (Add, then the go statement) and that runs through a
+// collection does its Done in a later epoch than the Add that counted it;
+// split at the epoch, its Done was checked against the starter's first Add
+// of the new epoch, a later one it is concurrent with (pond's submit: a
+// false Done-before-Add on every worker that saw a collection), and the
+// counter that addWait sums started again at zero. Unsound for it: a
+// WaitGroup that a collection freed and another took the address of is
+// taken for the same one when the goroutine of the new one's first Add had
+// not yet noticed the collection (an epoch is a lower bound), and a
+// WaitGroup whose counter came to zero, then counts again after a
+// collection, is taken for two: a Wait before the collection is not
+// checked against the new count's Adds. One finding is reported per kind
+// and set of site lines (role, file, line), however many dynamic instances
+// the trace holds: the two reads of one slice expression are one bug.
 //
 // # Cost
 //
