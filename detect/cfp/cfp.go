@@ -334,6 +334,14 @@ func excludes(as, bs []hb.Lock) bool {
 // concurrent, counting the comparisons in checks; stopped reports that
 // checks went past budget (if positive) before it knew.
 func concurrentFuncs(g *hb.Graph, as, bs []instance, checks *int, budget int) (conc, stopped bool) {
+	conc, stopped, _ = compareEach(g, as, bs, checks, budget, -1)
+	return conc, stopped
+}
+
+// compareEach is concurrentFuncs, comparing pairs one by one; when probe
+// is not negative, it stops after probe comparisons with probed true and
+// the answer undecided.
+func compareEach(g *hb.Graph, as, bs []instance, checks *int, budget, probe int) (conc, stopped, probed bool) {
 	rb := goroutineRuns(bs)
 	for i := range as {
 		for r := range len(rb) - 1 {
@@ -341,17 +349,21 @@ func concurrentFuncs(g *hb.Graph, as, bs []instance, checks *int, budget int) (c
 				continue // one goroutine: never concurrent
 			}
 			for j := rb[r]; j < rb[r+1]; j++ {
+				if probe == 0 {
+					return false, false, true
+				}
+				probe--
 				if budget > 0 && *checks >= budget {
-					return false, true
+					return false, true, false
 				}
 				*checks++
 				if startsWithin(g, &as[i], &bs[j]) || startsWithin(g, &bs[j], &as[i]) {
-					return true, false
+					return true, false, false
 				}
 			}
 		}
 	}
-	return false, false
+	return false, false, false
 }
 
 // goroutineRuns returns where ins' runs of one goroutine begin, and
@@ -466,30 +478,10 @@ func (sp *spans) concurrentFuncs(fa, fb string, as, bs []instance, checks *int, 
 	// ones compared one by one; the sweep meets the pairs in another order
 	// and could compare many before it (yamux's TestBacklogExceeded_Accept
 	// went past the budget without this).
-	probe := sweepProbe * (len(as) + len(bs))
-	rb := goroutineRuns(bs)
-	for i := range as {
-		for r := range len(rb) - 1 {
-			if bs[rb[r]].g == as[i].g {
-				continue
-			}
-			for j := rb[r]; j < rb[r+1]; j++ {
-				if probe == 0 {
-					goto sweep
-				}
-				probe--
-				if budget > 0 && *checks >= budget {
-					return false, true
-				}
-				*checks++
-				if startsWithin(sp.g, &as[i], &bs[j]) || startsWithin(sp.g, &bs[j], &as[i]) {
-					return true, false
-				}
-			}
-		}
+	conc, stopped, probed := compareEach(sp.g, as, bs, checks, budget, sweepProbe*(len(as)+len(bs)))
+	if !probed {
+		return conc, stopped
 	}
-	return false, false
-sweep:
 	sa, sb := sp.spansOf(fa, as), sp.spansOf(fb, bs)
 	// Sweep the spans by lo: when an instance's span begins, every span
 	// of the other function that began before (or with) it and has not
