@@ -590,8 +590,8 @@ type cellStore struct {
 }
 
 // by reports whether the store hands its objects to the goroutines of c
-// from other's side: it runs on other or on a goroutine that starts c
-// (a sibling's store hands them to c from that sibling only; c without
+// from other's side: it runs on other or on a goroutine that starts c,
+// directly or through goroutines it starts (a sibling's store hands them to c from that sibling only; c without
 // a start site, an HTTP handler, takes any); one that
 // runs on c alone, the goroutine's own, hands them the other way, to
 // whoever reads the variable: it counts only if code of other loads it
@@ -612,10 +612,32 @@ func (w *cellStore) by(c, other *goroutines.Context, gr *goroutines.Result) bool
 	if slices.Contains(w.in, other) || c.Site == nil {
 		return true // an HTTP handler's starter is not known: any
 	}
-	for _, s := range gr.Of(c.Site.Parent()) {
-		if slices.Contains(w.in, s) {
-			return true
+	// The starters of c, and theirs in turn: a go statement in a closure
+	// that captured the variable from the function declaring it (a
+	// goroutine that starts goroutines, a range-over-func body) has the
+	// store made by its starter's starter.
+	seen := map[*goroutines.Context]bool{c: true}
+	starters := []*goroutines.Context{c}
+	for range ssavalue.MaxDepth {
+		var next []*goroutines.Context
+		for _, x := range starters {
+			if x.Site == nil {
+				continue
+			}
+			for _, s := range gr.Of(x.Site.Parent()) {
+				if slices.Contains(w.in, s) {
+					return true
+				}
+				if !seen[s] {
+					seen[s] = true
+					next = append(next, s)
+				}
+			}
 		}
+		if len(next) == 0 {
+			break
+		}
+		starters = next
 	}
 	return false
 }
@@ -648,8 +670,12 @@ func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
 	}
 	stored := make(map[ssa.Value]bool) // cells with stores of pointers
 	for _, v := range handed {
-		if cell, ok := v.(*ssa.Alloc); ok {
+		if cell := ssavalue.Cell(v); cell != nil {
 			// A captured variable: the cell, and what is stored to it.
+			// Also when the go statement is in a closure that captured
+			// it in turn (a range-over-func body, a t.Run literal): the
+			// binding is that closure's FreeVar, and the cell is the
+			// declaring function's.
 			out.add([]pointsto.Obj{{Site: cell}})
 			for _, st := range ssavalue.Stores(cell) {
 				sv := st.Val

@@ -201,6 +201,46 @@ func EachBreak(seq iter.Seq[int], f func()) {
 	}
 }
 
+// A Stopper's stop is set by each turn of its loops.
+type Stopper struct{ stop func() }
+
+// EachField stores to the receiver's field in the body, which captures
+// the receiver in turn: the goroutine's closure gets it through the
+// body's variable, one object for every turn.
+func (s *Stopper) EachField(seq iter.Seq[int], f func()) {
+	for range seq {
+		s.stop = nil
+		s.stop = f
+		go func() {
+			s.stop() // want `s.stop may be nil when called here: range-over-func body in \(\*Stopper\).EachField stores nil to it concurrently$`
+		}()
+	}
+}
+
+// EachFresh's goroutines each get the Stopper their turn made.
+func EachFresh(seq iter.Seq[int], f func()) {
+	for range seq {
+		s := &Stopper{}
+		s.stop = nil
+		s.stop = f
+		go func() {
+			s.stop()
+		}()
+	}
+}
+
+// OnceInner starts its goroutine from a closure called once, after both
+// stores: the go statement orders them before the call.
+func (s *Stopper) OnceInner(f func()) {
+	func() {
+		s.stop = nil
+		s.stop = f
+		go func() {
+			s.stop()
+		}()
+	}()
+}
+
 func (rt *Router) loop() {
 	for r := range rt.work {
 		rt.Send(r)
