@@ -286,6 +286,25 @@
 // a test's &sync.Mutex{}), the parameter of an exported function, two
 // locations, or a pointer whose address is handed on, keeps its own name.
 //
+// A reader-biased read-write mutex (BRAVO: theine's RBMutex, a copy of
+// puzpuzpuz/xsync's) takes no lock in its RLock's fast path: while a bias
+// flag is on, it bumps an atomic reader slot and checks the flag again;
+// its Lock takes an inner sync.RWMutex for writing, turns the flag off
+// and spins until every slot is zero. Such an RLock holds the inner
+// mutex's field for reading (the type's Lock holds it for writing), when
+// the type's code has that shape, whatever its name: Lock locks the
+// field, then atomically stores 0 to a flag field and, in a block that
+// store dominates, spins (a branch that only comes back) on an atomic load
+// of a slots field; RLock (or a function of the package it calls) read-
+// locks the field and atomically increments the slots, then loads the
+// flag after the increment; RUnlock read-unlocks the field and adds to the
+// slots; Unlock unlocks it. A Lock that looks at each slot once, or an
+// RLock that does not look at the flag again after its increment, keeps
+// the fast path holding nothing. Assumed, not checked: the spin covers
+// every slot, the re-check rolls back where it found the flag off, RLock
+// returns without the inner mutex only from its fast path, and the flag
+// is turned on again only under the inner mutex.
+//
 // Cost: the interprocedural fixed point makes at most MaxIterations passes
 // over the package's functions, each pass one forward flow per function,
 // so the analysis is linear in the package's instructions times the size

@@ -407,6 +407,10 @@ type solver struct {
 	// sharedMutexes maps a pointer field or variable that holds another
 	// location's mutex to that location (see sharedMutexes).
 	sharedMutexes map[sharedloc.Loc]sharedloc.Loc
+	// biasedRLocks maps the RLock methods of reader-biased mutexes to
+	// the inner RWMutex whose read lock each stands for (see
+	// readerBiased).
+	biasedRLocks map[*ssa.Function]sharedloc.Loc
 }
 
 func run(pass *analysis.Pass) (any, error) {
@@ -445,6 +449,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 		a.exposed = exposed.Of(pass.Pkg, pass.TypesInfo, append(slices.Clip(a.funcs), ssainput.Pkg.Func("init")))
 		a.findLockCalls()
+		a.biasedRLocks = a.readerBiased()
 		a.findChanLockOps()
 		a.findFlagLockOps()
 		a.condsOf = make(map[*ssa.Function][]ssa.Value)
@@ -1125,6 +1130,9 @@ func (a *solver) computeEffects() {
 				}
 			}
 			e := effect{acquire: exit}
+			if rw, ok := a.biasedRLocks[fn]; ok {
+				e.acquire = a.add(e.acquire, rw, Read, fn.Pos())
+			}
 			for _, m := range released {
 				if _, ok := exit.Lookup(m); !ok {
 					e.release = append(e.release, m)
