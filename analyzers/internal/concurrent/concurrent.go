@@ -591,9 +591,9 @@ type cellStore struct {
 
 // by reports whether the store hands its objects to the goroutines of c
 // from other's side: it runs on other or on a goroutine that starts c,
-// directly or through goroutines it starts (a sibling's store hands them to c from that sibling only; c without
-// a start site, an HTTP handler, takes any); one that
-// runs on c alone, the goroutine's own, hands them the other way, to
+// directly or through goroutines it starts (a sibling's store hands them
+// to c from that sibling only; c without a start site, an HTTP handler,
+// takes any); one that runs on c alone, the goroutine's own, hands them the other way, to
 // whoever reads the variable: it counts only if code of other loads it
 // (or its address goes elsewhere).
 func (w *cellStore) by(c, other *goroutines.Context, gr *goroutines.Result) bool {
@@ -675,7 +675,11 @@ func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
 			// Also when the go statement is in a closure that captured
 			// it in turn (a range-over-func body, a t.Run literal): the
 			// binding is that closure's FreeVar, and the cell is the
-			// declaring function's.
+			// declaring function's. Such a cell stays a root as well:
+			// the goroutines of sibling closures may store to it (one
+			// stores nil to s.stop while another, started in a body,
+			// calls it), which no store's starter chain shows.
+			_, direct := v.(*ssa.Alloc)
 			out.add([]pointsto.Obj{{Site: cell}})
 			for _, st := range ssavalue.Stores(cell) {
 				sv := st.Val
@@ -687,7 +691,7 @@ func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
 					// handing that goroutine the state cur() returns).
 					continue
 				}
-				stored[cell] = true
+				stored[cell] = stored[cell] || direct
 				var objs objSet
 				for _, pc := range e.contextsFor(sv, c) {
 					objs.add(e.Objects(sv, pc))

@@ -229,6 +229,28 @@ func EachFresh(seq iter.Seq[int], f func()) {
 	}
 }
 
+// Sibling's goroutines, started in the body, reach s through the body's
+// variable; another goroutine, which captures s itself, stores nil to its
+// stop: neither is the other's starter.
+func Sibling(seq iter.Seq[int], f func()) {
+	var s *Stopper
+	ready := make(chan bool)
+	go func() {
+		s = &Stopper{stop: f}
+		close(ready)
+	}()
+	<-ready
+	go func() {
+		s.stop = nil
+		s.stop = f
+	}()
+	for range seq {
+		go func() {
+			s.stop() // want `s.stop may be nil when called here: func literal in Sibling stores nil to it concurrently$`
+		}()
+	}
+}
+
 // OnceInner starts its goroutine from a closure called once, after both
 // stores: the go statement orders them before the call.
 func (s *Stopper) OnceInner(f func()) {
