@@ -269,11 +269,7 @@
 //     the value first (`if s != p.Status() { p.setStatus(s) }`,
 //     open-feature's multi-provider) against a getter polled in a loop
 //     is such a pair: the comparison only reads, so the poll run
-//     between it and the set finds what it finds run before both; so is
-//     a setter whose function takes other locks at other sites, when
-//     the sections it takes there next to the set touch nothing the
-//     getter does (pubsub's recvMessages reads a setting under eoMu,
-//     then sets the response time under pingMu, against checkServer). A
+//     between it and the set finds what it finds run before both. A
 //     section whose read
 //     of the location only decides branches (trace.UseBranch) is a check
 //     whose action the order decides (Fig. 4's flag, checked before it

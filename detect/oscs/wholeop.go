@@ -705,11 +705,7 @@ func (c *checker) computeAlone(k int, commutes func(n int) bool) bool {
 	secs := c.g.Sections()
 	s := secs[k]
 	site := c.g.Events[s.Begin].Site
-	// own: the function takes locks at other sites too, and the
-	// goroutine's sections taken there next to k are steps of its call
-	// (passed over only when they commute with the other side).
-	own := !c.onlyLockSite(site)
-	if own && commutes == nil {
+	if !c.onlyLockSite(site) {
 		return false
 	}
 	passes := func(n, steps int) bool {
@@ -725,24 +721,24 @@ func (c *checker) computeAlone(k int, commutes func(n int) bool) bool {
 				continue
 			}
 		}
-		for steps := 0; n >= 0 && c.step(k, n, own); steps++ {
+		for steps := 0; n >= 0 && c.g.Events[secs[n].Begin].Site != site && c.twoStep(k, n); steps++ {
 			if !passes(n, steps) {
 				return false
 			}
 			n = c.adjacent(n, d)
 		}
 	}
-	mine := c.secsOf[s.G]
-	at, _ := slices.BinarySearchFunc(mine, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
+	own := c.secsOf[s.G]
+	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
 	for _, d := range []int{-1, 1} {
 		steps := 0
-		for j := at + d; j >= 0 && j < len(mine); j += d {
-			n := secs[mine[j]]
+		for j := at + d; j >= 0 && j < len(own); j += d {
+			n := secs[own[j]]
 			if within(n, s) || within(s, n) {
 				continue
 			}
-			if c.step(k, int(mine[j]), own) {
-				if !passes(int(mine[j]), steps) {
+			if c.g.Events[n.Begin].Site != site && c.twoStep(k, int(own[j])) {
+				if !passes(int(own[j]), steps) {
 					return false
 				}
 				steps++
@@ -1183,21 +1179,6 @@ func (c *checker) onlyLockSite(site uint32) bool {
 		}
 	}
 	return c.lockSites[fn] == 1
-}
-
-// step reports whether the goroutine's section n, taken at another Lock
-// site than its section k, is a step of k's call: a two-step with k, or,
-// with own, taken in k's function (at one of its other Lock sites).
-func (c *checker) step(k, n int, own bool) bool {
-	site, nsite := c.g.Events[c.g.Sections()[k].Begin].Site, c.g.Events[c.g.Sections()[n].Begin].Site
-	return nsite != site && (c.twoStep(k, n) || own && c.sameFunc(site, nsite))
-}
-
-// sameFunc reports whether sites a and b are in one function.
-func (c *checker) sameFunc(a, b uint32) bool {
-	fa, ok := c.funcOf(a)
-	fb, ok2 := c.funcOf(b)
-	return ok && ok2 && fa == fb
 }
 
 // funcOf returns the file and function of a site.

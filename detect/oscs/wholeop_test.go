@@ -1007,29 +1007,6 @@ func TestWholeOpLoneSetter(t *testing.T) {
 16.1 g=3 Read site=206 addr=0x200
 17 g=3 Unlock site=207 addr=0x910
 `, []string{"190 191 200 201", "195 196 205 206"}, []string{"190 191 200 201", "195 196 205 206"})
-	// A setter whose function takes another lock first (pubsub's
-	// recvMessages reads a setting under eoMu at 120, then sets the
-	// response time under pingMu at 123) against a getter alone: the
-	// first step touches nothing the getter does, so the getter falls
-	// before the set or after it, whole: dropped. Reported: the first
-	// step, under the same lock, writes a field the getter reads too (the
-	// getter between the two steps sees the update half done).
-	twoLocks := func(lock, op string) string {
-		return start + `
-10 g=2 Lock site=120 addr=` + lock + `
-10.1 g=2 ` + op + ` site=124 addr=0x300
-11 g=2 Unlock site=122 addr=` + lock + `
-12 g=2 Lock site=123 addr=0x900
-12.1 g=2 Write site=125 addr=0x100 value=3
-13 g=2 Unlock site=126 addr=0x900
-14 g=3 Lock site=60 addr=0x900
-14.1 g=3 Read site=61 addr=0x100
-14.2 g=3 Read site=62 addr=0x300
-15 g=3 Unlock site=63 addr=0x900
-`
-	}
-	wholeCase(t, "setter after another lock", twoLocks("0x910", "Read"), nil, []string{"60 61 123 125"})
-	wholeCase(t, "setter after a step", twoLocks("0x900", "Write value=7"), []string{"60 61 123 125", "60 62 120 124"}, []string{"60 61 123 125", "60 62 120 124"})
 	wholeCase(t, "over nil", wholeStart+clear+`
 14 g=3 Lock site=210 addr=0x900
 14.1 g=3 Read site=211 addr=0x100
