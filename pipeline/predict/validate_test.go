@@ -71,6 +71,15 @@ func TestHangPlainBound(t *testing.T) {
 			t.Errorf("-timeout %v, hang %v: the run is killed after %v, before its own -test.timeout", c.timeout, c.hang, tg.Timeout)
 		}
 	}
+	// A test stopped in CFP's cheap run and not recorded after it (the
+	// mend's first case: a live test waiting on a timer) gets the same
+	// bound for its hang, from the cheap run's binary.
+	res.cheap.failed = map[string]cheapFailure{"example.com/q.TestWait": {pkg: "example.com/q", pkgDir: t.TempDir()}}
+	o := Options{Flags: &record.GoTestFlags{}}
+	tg, pkg, ok := plainTarget(o, "/bin", res, "example.com/q.TestWait", true)
+	if !ok || pkg != "example.com/q" || !slices.Contains(tg.Args, "-test.timeout=10m0s") || tg.Timeout < 10*time.Minute {
+		t.Errorf("a hang seen only in a cheap run: %+v of %q, %v; want -test.timeout=10m0s", tg, pkg, ok)
+	}
 }
 
 // TestCheapOnlyPlainRuns checks that the failure of a test that failed in
