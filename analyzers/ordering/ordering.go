@@ -831,11 +831,9 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 
 // taskWaits returns the joins (ca.Join) that wait for the task c
 // starts: those on the objects of its receiver, and those called on the
-// very SSA value its Go call was called on. The value stands for one
-// group in one run of its function even when the group has no object
-// of its own here: errgroup.WithContext's Group is allocated in the
-// dependency, so `eg, ctx := errgroup.WithContext(ctx); eg.Go(f);
-// eg.Wait()` found no Wait at all (open-feature's multi provider, held-out
+// very SSA value its Go call was called on (model.JoinCalls: the group
+// may have no object of its own here, as errgroup.WithContext's, which
+// found no Wait at all in open-feature's multi provider, held-out
 // rehearsal 26).
 func (r *Result) taskWaits(c *goroutines.Context) []ssa.Instruction {
 	recv := c.Site.Common().Args[0]
@@ -847,17 +845,9 @@ func (r *Result) taskWaits(c *goroutines.Context) []ssa.Instruction {
 			}
 		}
 	}
-	refs := recv.Referrers()
-	if refs == nil {
-		return out
-	}
-	for _, ref := range *refs {
-		call, ok := ref.(ssa.CallInstruction)
-		if !ok || slices.Contains(out, ref) {
-			continue
-		}
-		if cc := call.Common(); !cc.IsInvoke() && len(cc.Args) > 0 && cc.Args[0] == recv && model.CalleeName(cc) == c.Join {
-			out = append(out, ref)
+	for _, w := range model.JoinCalls(recv, c.Join) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
 		}
 	}
 	return out

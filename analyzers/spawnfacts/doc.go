@@ -18,7 +18,10 @@
 // for what it started before returning: with sync.WaitGroup.Wait, or by
 // receiving from a channel the goroutine closes or sends on last (also
 // in a select whose other cases panic or call t.Fatal, a test helper's
-// timeout).
+// timeout), or, for a Task of errgroup or conc, with the group's Wait;
+// the function literals its goroutines run must wait for theirs in turn
+// (pubsub's Receive: errgroup tasks that wait for a goroutine per
+// message, each waiting for the callback's).
 //
 // WaitGroupFact marks the functions that call Add, Done or Wait on a
 // sync.WaitGroup reached from one of their parameters, directly or

@@ -365,45 +365,94 @@ func (b *builder) spawnedParams(fn *ssa.Function) []int {
 	return out
 }
 
-// waitsBeforeReturn reports whether fn calls sync.WaitGroup.Wait on every
-// path from a `go` statement to a return.
+// waitsBeforeReturn reports whether fn waits, on every path from a spawn
+// to a return, for the goroutines it spawns (joinsSpawns), and spawns
+// some: a spawner that starts its goroutines only through a function
+// literal it calls itself is not known to wait.
 func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
+	joined, spawns := b.joinsSpawns(fn)
+	return joined && spawns
+}
+
+// joinsSpawns reports whether fn waits for the goroutines it spawns
+// before it returns, and whether it spawns any. A spawn is a `go`
+// statement, joined by a sync.WaitGroup.Wait (called or deferred) or a
+// receive from its done channel (doneReceives); a Task spawner of the
+// model (errgroup.Group.Go, conc's), joined only by its Join called on
+// the same group value (model.JoinCalls). Calls of other spawners that
+// do not join are not asked about, as before Tasks were: they may start
+// goroutines that have nothing to do with the parameters (shim's
+// racyAppends starts its workers with a helper and receives from the
+// channels it returns). A spawn is joined at a return
+// when one of its joins dominates the return or lies on every path from
+// the spawn to it (a receive after the `go` statement in a loop's body,
+// which does not dominate the return after the loop). The function
+// literal a spawn runs must join its own spawns too: pubsub's
+// Subscriber.Receive returns group.Wait() of errgroup tasks that defer
+// wg.Wait() for the goroutines they start per message, each of which
+// waits for the callback's goroutine to close cbDone (held-out rehearsal
+// 27's shape J: 11 diagnostics that took the callbacks to outlive
+// Receive).
+func (b *builder) joinsSpawns(fn *ssa.Function) (joined, spawns bool) {
 	var waits, gos []ssa.Instruction
-	for _, b := range fn.Blocks {
-		for _, instr := range b.Instrs {
+	joins := make(map[ssa.Instruction][]ssa.Instruction) // the joins of spawns other than `go` statements
+	var closures []*ssa.Function                         // the function literals the spawns run
+	closure := func(v ssa.Value) {
+		if mc, ok := v.(*ssa.MakeClosure); ok {
+			closures = append(closures, mc.Fn.(*ssa.Function))
+		}
+	}
+	for _, blk := range fn.Blocks {
+		for _, instr := range blk.Instrs {
 			switch instr := instr.(type) {
-			case *ssa.Call:
+			case *ssa.Go:
+				gos = append(gos, instr)
+				closure(instr.Call.Value)
+			case *ssa.Defer:
 				if model.CalleeName(&instr.Call) == model.WaitGroupWait {
 					waits = append(waits, instr)
 				}
-			case *ssa.Go:
-				gos = append(gos, instr)
+			case *ssa.Call:
+				if model.CalleeName(&instr.Call) == model.WaitGroupWait {
+					waits = append(waits, instr)
+					continue
+				}
+				args, joined := b.res.SpawnerArgs(&instr.Call)
+				if len(args) == 0 {
+					continue
+				}
+				for _, i := range args {
+					closure(instr.Call.Args[i])
+				}
+				if joined {
+					spawns = true
+					continue
+				}
+				if s, ok := model.SpawnerOf(model.CalleeName(&instr.Call)); ok && s.Kind == model.Task && s.Join != "" {
+					joins[instr] = model.JoinCalls(instr.Call.Args[0], s.Join)
+				}
 			}
 		}
 	}
 	waits = append(waits, doneReceives(fn, gos)...)
-	if len(waits) == 0 || len(gos) == 0 {
-		return false
+	for _, g := range gos {
+		joins[g] = waits
 	}
 	for _, ret := range ssaflow.Returns(fn) {
-		spawned := false
-		for _, g := range gos {
-			spawned = spawned || b.flow.MayFollow(g, ret)
-		}
-		if !spawned {
-			continue // an early return, before any goroutine starts
-		}
-		dominated := false
-		for _, w := range waits {
-			if w.Block().Dominates(ret.Block()) {
-				dominated = true
+		for s, ws := range joins {
+			if b.flow.MayFollow(s, ret) && !slices.ContainsFunc(ws, func(w ssa.Instruction) bool {
+				return b.flow.Dominates(w, ret) || !b.flow.MayFollowAvoiding(s, ret, w)
+			}) {
+				return false, true
 			}
 		}
-		if !dominated {
-			return false
+	}
+	for _, c := range closures {
+		if ok, _ := b.joinsSpawns(c); !ok {
+			return false, true
 		}
 	}
-	return true
+	return true, spawns || len(joins) > 0
 }
 
 // doneReceives returns the receives in fn that wait for a goroutine that

@@ -104,6 +104,30 @@ func SpawnerOf(name string) (Spawner, bool) {
 	return s, ok
 }
 
+// JoinCalls returns the calls of the method join (a Task spawner's Join)
+// made on the very SSA value recv that the spawner was called on. The
+// value stands for one group in one run of its function even when the
+// group has no object the analysis can name: errgroup.WithContext's Group
+// is allocated in the dependency, and `eg, ctx := errgroup.WithContext(ctx);
+// eg.Go(f); eg.Wait()` is joined all the same.
+func JoinCalls(recv ssa.Value, join string) []ssa.Instruction {
+	refs := recv.Referrers()
+	if refs == nil {
+		return nil
+	}
+	var out []ssa.Instruction
+	for _, ref := range *refs {
+		call, ok := ref.(ssa.CallInstruction)
+		if !ok {
+			continue
+		}
+		if cc := call.Common(); !cc.IsInvoke() && len(cc.Args) > 0 && cc.Args[0] == recv && CalleeName(cc) == join {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
 // IsJoin reports whether name is the Join method of some spawner.
 func IsJoin(name string) bool {
 	for _, s := range spawners {
