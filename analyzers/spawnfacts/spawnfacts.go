@@ -380,10 +380,12 @@ func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
 // receive from its done channel (doneReceives); a Task spawner of the
 // model (errgroup.Group.Go, conc's), joined only by its Join called on
 // the same group value (model.JoinCalls). Calls of other spawners that
-// do not join are not asked about, as before Tasks were: they may start
-// goroutines that have nothing to do with the parameters (shim's
-// racyAppends starts its workers with a helper and receives from the
-// channels it returns). A spawn is joined at a return
+// do not join are spawns nothing joins when they are handed a parameter
+// or a captured variable (a Task whose literal passes f on to a detached
+// spawner); handed a function literal, they are not asked about, as
+// before Tasks were: they may start goroutines that have nothing to do
+// with the parameters (shim's racyAppends starts its workers with a
+// helper and receives from the channels it returns). A spawn is joined at a return
 // when one of its joins dominates the return or lies on every path from
 // the spawn to it (a receive after the `go` statement in a loop's body,
 // which does not dominate the return after the loop). The function
@@ -430,6 +432,12 @@ func (b *builder) joinsSpawns(fn *ssa.Function) (joined, spawns bool) {
 				}
 				if s, ok := model.SpawnerOf(model.CalleeName(&instr.Call)); ok && s.Kind == model.Task && s.Join != "" {
 					joins[instr] = model.JoinCalls(instr.Call.Args[0], s.Join)
+					continue
+				}
+				for _, i := range args {
+					if fromOutside(instr.Call.Args[i]) {
+						joins[instr] = nil // handed on to a spawner that does not join
+					}
 				}
 			}
 		}
@@ -453,6 +461,20 @@ func (b *builder) joinsSpawns(fn *ssa.Function) (joined, spawns bool) {
 		}
 	}
 	return true, spawns || len(joins) > 0
+}
+
+// fromOutside reports whether the function value v is a parameter or a
+// captured variable (go/ssa loads it through its free variable) rather
+// than a function literal or a named function.
+func fromOutside(v ssa.Value) bool {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		v = u.X
+	}
+	switch v.(type) {
+	case *ssa.Parameter, *ssa.FreeVar:
+		return true
+	}
+	return false
 }
 
 // doneReceives returns the receives in fn that wait for a goroutine that

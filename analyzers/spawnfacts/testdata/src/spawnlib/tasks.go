@@ -75,3 +75,13 @@ func RunEachDetached(msgs []string, f func(string)) { // want RunEachDetached:`^
 	})
 	group.Wait()
 }
+
+// RunHandedOn waits for its Task, which hands f on to Spawn, a spawner
+// that does not wait: f may still run after it returns.
+func RunHandedOn(f func()) { // want RunHandedOn:`^spawns\(0\)$` RunHandedOn:`^starts goroutines through a call$`
+	var group sync.WaitGroup
+	group.Go(func() {
+		Spawn(f)
+	})
+	group.Wait()
+}
