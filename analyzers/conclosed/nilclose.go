@@ -124,12 +124,13 @@ func isNil(v ssa.Value) bool {
 // the result of a make in the store's block that no other store writes
 // (each run of the make is stored once, in one object), and no value of
 // f's struct, or of a type holding it by value, is made in the package
-// (a copy would carry the channel into another object's f).
+// (a copy would carry the channel into another object's f), and f's
+// address is only loaded from and stored to (see addressTaken).
 func (c *checker) freshOnly(f *types.Var) bool {
 	if r, ok := c.fresh[f]; ok {
 		return r
 	}
-	r := !f.Exported() && c.storesFresh(f) && !c.copies(f)
+	r := !f.Exported() && c.storesFresh(f) && !c.copies(f) && !c.addressTaken(f)
 	c.fresh[f] = r
 	return r
 }
@@ -180,6 +181,39 @@ func (c *checker) copies(f *types.Var) bool {
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
 				if v, ok := in.(ssa.Value); ok && held(v.Type()) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// addressTaken reports whether an address of f is used for more than a
+// load from it or a store to it: a pointer to the field handed to a
+// callee (`setc(&s1.outc, s0.outc)`) stores through it where storesFresh,
+// which sees the stores to f's own address, does not look.
+func (c *checker) addressTaken(f *types.Var) bool {
+	for _, fn := range c.env.Goroutines.Funcs() {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				fa, ok := in.(*ssa.FieldAddr)
+				if !ok || ssavalue.Field(fa) != f {
+					continue
+				}
+				for _, r := range *fa.Referrers() {
+					switch r := r.(type) {
+					case *ssa.UnOp:
+						if r.Op == token.MUL {
+							continue
+						}
+					case *ssa.Store:
+						if r.Addr == fa && r.Val != fa {
+							continue
+						}
+					case *ssa.DebugRef:
+						continue
+					}
 					return true
 				}
 			}

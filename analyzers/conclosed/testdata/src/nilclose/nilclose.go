@@ -322,3 +322,52 @@ func (w *Unjoined) cancel(all bool) {
 	}
 	wg.Wait()
 }
+
+// Pointed puts one substream's channel into another's field through a
+// pointer to that field: the send through the second substream's field
+// goes on the channel the first one's close closed.
+type pointed struct{ outc chan int }
+
+type Pointed struct {
+	reqc chan bool
+	subs []*pointed
+}
+
+func NewPointed() *Pointed {
+	w := &Pointed{reqc: make(chan bool)}
+	go w.run()
+	return w
+}
+
+func (w *Pointed) Cancel(all bool) { w.reqc <- all }
+
+func setc(p *chan int, c chan int) { *p = c }
+
+func (w *Pointed) run() {
+	for all := range w.reqc {
+		s0, s1 := &pointed{outc: make(chan int, 1)}, &pointed{}
+		setc(&s1.outc, s0.outc)
+		w.subs = append(w.subs, s0, s1)
+		w.cancel(all)
+	}
+}
+
+func (w *Pointed) cancel(all bool) {
+	var wg sync.WaitGroup
+	for i, s := range w.subs {
+		wg.Add(1)
+		go func(s *pointed) {
+			defer wg.Done()
+			if all && i%2 == 0 {
+				close(s.outc)
+				s.outc = nil
+			}
+		}(s)
+	}
+	wg.Wait()
+	for _, s := range w.subs {
+		if s.outc != nil {
+			s.outc <- 1 // want `send on closed channel: s\.outc may be closed concurrently by func literal in \(\*Pointed\)\.cancel`
+		}
+	}
+}
