@@ -368,45 +368,9 @@ func TestUninitNegatives(t *testing.T) {
 3.1 g=2 Read site=11 addr=0x100
 3.2 g=2 Write site=12 addr=0x100 value=2
 `,
-		// pubsub's protocolVersion: the test saves the setting (its
-		// initializer is not in the trace), clears it, starts the stream,
-		// and its cleanup restores it: the restore is no initialization.
-		"restored": restore("1.1 g=1 Read site=11 addr=0x100", "0"),
 	} {
 		t.Run(name, func(t *testing.T) { expect(t, check(t, text, uninitSites, Options{})) })
 	}
-}
-
-// restore is a goroutine that runs before, stores first (value first),
-// starts a reader and stores 1 later, after the reader's read.
-func restore(before, first string) string {
-	return `
-1 g=1 Begin parent=none
-` + before + `
-1.2 g=1 Write site=10 addr=0x100 value=` + first + `
-2 g=1 Fork site=1 child=2
-3 g=2 Begin parent=1
-3.1 g=2 Read site=11 addr=0x100
-4 g=1 Sleep site=0 addr=0x0 value=0
-4.1 g=1 Write site=12 addr=0x100 value=1
-`
-}
-
-// TestUninitRestore: the controls of the negative "restored" stay
-// reported: the setting cleared without being read first (nothing says it
-// held a value: the read may see it never set), and a read before a first
-// write that is non-zero (unlocked lazy initialization: the starter's
-// check, then the initialization the reader may precede).
-func TestUninitRestore(t *testing.T) {
-	expect(t, check(t, restore("", "0"), uninitSites, Options{}), "con-uninit k.go:11(read) k.go:12(init)")
-	expect(t, check(t, `
-1 g=1 Begin parent=none
-1.1 g=1 Read site=11 addr=0x100
-2 g=1 Fork site=1 child=2
-2.1 g=1 Write site=10 addr=0x100 value=5
-3 g=2 Begin parent=1
-3.1 g=2 Read site=11 addr=0x100
-`, uninitSites, Options{}), "con-uninit k.go:11(read) k.go:10(init)")
 }
 
 // Done before Add: reported when Add follows the go statement, silent

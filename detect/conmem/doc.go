@@ -66,11 +66,7 @@
 // checked, because there the zero value is the start of the goroutine's
 // own running state (a counter or index it updates from what it read),
 // not a missing initialization; the paper's C version saw the allocating
-// goroutine's initialization, which ordered such reads. Nor is the later
-// non-zero store of a goroutine that read the location before its first
-// write and stored zero first: it saved a value the trace does not show
-// being set (a package setting's initializer) and its later store
-// restores it (a test's `old := v; v = 0; t.Cleanup(...)`). For the same
+// goroutine's initialization, which ordered such reads. For the same
 // reason a read is reported only when a goroutine it races with
 // initializes it and one of the two started the other (directly or not):
 // the goroutine that starts another and initializes afterwards

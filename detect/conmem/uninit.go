@@ -87,16 +87,6 @@ func (c *checker) addWait(list []int) {
 // (writes of a non-zero value; Adds of a positive delta) and use events
 // of kind useK (reads; Dones and negative Adds).
 //
-// A goroutine that read the location before its first write, and whose
-// first write stored zero, makes no initialization: it saved the value
-// and cleared it, and its later non-zero store restores it (a test's
-// `old := v; v = 0; t.Cleanup(func() { v = old })` on a package setting
-// whose initializer the trace does not hold: pubsub's protocolVersion,
-// read by a stream goroutine after the test's 0 and taken for read before
-// the cleanup's restore). A first write that is non-zero stays the
-// initialization whatever was read before it (`if p == nil { p = New() }`
-// unlocked: lazy initialization, the read before it is its check).
-//
 // For atomics (stores of a non-nil pointer, loads; see derefAtomics) a
 // goroutine's first load is reported only if its value is dereferenced
 // unchecked, and it is ordered with an init without its own acquire: hb
@@ -142,7 +132,6 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 	var inits []int
 	firstW := make(map[int]int)
 	lastW := make(map[int]int)
-	saved := make(map[int]bool)
 	for _, i := range list {
 		gi := g.Goroutine(i)
 		if g.Events[i].Kind == initK {
@@ -150,10 +139,8 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 				firstW[gi] = i
 			}
 			lastW[gi] = i
-		} else if _, ok := firstW[gi]; !ok && initK != trace.EvWGAdd && isUse(i) {
-			saved[gi] = true
 		}
-		if isInit(i) && !(saved[gi] && firstW[gi] != i) {
+		if isInit(i) {
 			if _, ok := init[gi]; !ok {
 				init[gi] = i
 				inits = append(inits, i)

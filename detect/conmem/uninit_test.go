@@ -42,7 +42,6 @@ func (c *checker) uninitPlain(list []int, initK, useK trace.Kind) {
 	var inits []int
 	firstW := make(map[int]int)
 	lastW := make(map[int]int)
-	saved := make(map[int]bool)
 	for _, i := range list {
 		gi := g.Goroutine(i)
 		if g.Events[i].Kind == initK {
@@ -50,10 +49,8 @@ func (c *checker) uninitPlain(list []int, initK, useK trace.Kind) {
 				firstW[gi] = i
 			}
 			lastW[gi] = i
-		} else if _, ok := firstW[gi]; !ok && initK != trace.EvWGAdd && isUse(i) {
-			saved[gi] = true
 		}
-		if isInit(i) && !(saved[gi] && firstW[gi] != i) {
+		if isInit(i) {
 			if _, ok := init[gi]; !ok {
 				init[gi] = i
 				inits = append(inits, i)
