@@ -15,9 +15,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/precog-dev/precog/pipeline/record"
-	"strings"
 )
 
 // Exit statuses shared by every command. A command returns ExitFindings
@@ -138,6 +139,7 @@ func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (in
 		}
 		fs := newFlagSet(cmd)
 		run := cmd.Define(fs)
+		durationErrors(fs)
 		if err := fs.Parse(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				writeCommandHelp(env.Stdout, cmd, false)
@@ -158,6 +160,39 @@ func lookup(cmds []*Command, name string) *Command {
 		return nil
 	}
 	return cmds[i]
+}
+
+// durationErrors gives each duration flag of fs the error of
+// time.ParseDuration, which says what is wrong with a value, where the flag
+// package's says only "parse error" ("-deadline 15": the unit is missing).
+func durationErrors(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, ok := g.Get().(time.Duration); ok {
+				f.Value = &durationValue{g}
+			}
+		}
+	})
+}
+
+// A durationValue is a duration flag's value whose Set returns
+// time.ParseDuration's error.
+type durationValue struct{ flag.Getter }
+
+func (d *durationValue) Set(s string) error {
+	if _, err := time.ParseDuration(s); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "time: ") + ` (a number and a unit, as in "90s" or "15m")`)
+	}
+	return d.Getter.Set(s)
+}
+
+// String is the value's; the zero durationValue's, which the flag package
+// makes to tell a default from the zero value, is 0s.
+func (d *durationValue) String() string {
+	if d.Getter == nil {
+		return time.Duration(0).String()
+	}
+	return d.Getter.String()
 }
 
 // newFlagSet returns a flag set that reports errors to Main instead of

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 )
@@ -22,6 +23,7 @@ func greet() *cli.Command {
 		Define: func(fs *flag.FlagSet) cli.Runner {
 			loud := fs.Bool("loud", false, "shout the greeting")
 			fs.String("o", "", "also write the greeting to `file` (\"-\" for stdout)")
+			fs.Duration("wait", time.Minute, "wait up to `d` for an answer")
 			return func(_ context.Context, env *cli.Env, args []string) (int, error) {
 				switch {
 				case len(args) == 0:
@@ -67,6 +69,9 @@ func TestDispatch(t *testing.T) {
 		{[]string{"greet", "-o", "-", "gopher"}, "hello gopher\n", "", 0},
 		{[]string{"greet", "-o", "a/.../b", "gopher"}, "", "precog: -o takes a file, got the package pattern a/.../b: write -o FILE a/.../b (run 'precog help greet' for usage)\n", cli.ExitUsage},
 		{[]string{"greet", "-o", "x...y", "gopher"}, "hello gopher\n", "", 0},
+		// A duration without its unit is told so, not "parse error".
+		{[]string{"greet", "-wait", "15", "gopher"}, "", "precog: invalid value \"15\" for flag -wait: missing unit in duration \"15\" (a number and a unit, as in \"90s\" or \"15m\") (run 'precog help greet' for usage)\n", cli.ExitUsage},
+		{[]string{"greet", "-wait", "15s", "gopher"}, "hello gopher\n", "", 0},
 		{[]string{"wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", cli.ExitUsage},
 		{[]string{"help", "wave"}, "", "precog: unknown command \"wave\" (run 'precog help' for a list)\n", cli.ExitUsage},
 		{[]string{"help", "greet", "version"}, "", "precog: help takes at most one command, got 2\n", cli.ExitUsage},
@@ -123,7 +128,7 @@ func TestHelp(t *testing.T) {
 
 	// help NAME has the whole doc; NAME -h only its first paragraph, and
 	// says where the rest is.
-	flags := "\nFlags:\n  -loud\n    \tshout the greeting\n  -o file\n    \talso write the greeting to file (\"-\" for stdout)\n"
+	flags := "\nFlags:\n  -loud\n    \tshout the greeting\n  -o file\n    \talso write the greeting to file (\"-\" for stdout)\n  -wait d\n    \twait up to d for an answer (default 1m0s)\n"
 	full := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nEach name gets a line of its own.\n" + flags
 	short := "usage: precog greet [flags] [names]\n\nGreet says hello.\n\nRun 'precog help greet' for the whole description: what it reports, its output\nand its exit statuses.\n" + flags
 	for _, tc := range []struct {
