@@ -287,8 +287,12 @@ type Validation struct {
 	// connect: connection refused" (pipeline/failure's Environment and
 	// MissingTestdata).
 	Environment string `json:"environment,omitempty"`
-	Test        string `json:"test,omitempty"` // the test that was forced
-	Runs        int    `json:"runs"`           // forced runs made
+	// Alone, for such a failure, says that the test failed each time it
+	// ran in a process of its own but passed when its package's tests ran
+	// together, as go test runs them: it needs what another test sets up.
+	Alone bool   `json:"alone,omitempty"`
+	Test  string `json:"test,omitempty"` // the test that was forced
+	Runs  int    `json:"runs"`           // forced runs made
 	// Seeds are the perturbation seeds of the retries of orders that
 	// diverged (or, for a data race, held with its two accesses on
 	// different memory), in the order tried (none if no order was

@@ -133,8 +133,10 @@ func TestCheapOnlyPlainRuns(t *testing.T) {
 // that the calls into the shim change) is not confirmed, and a test that
 // fails under go test too stays confirmed, and one in a package whose test
 // files go test's vet refuses is built with -vet=off and reproduced with
-// it. Shell scripts that fail stand for the instrumented binaries; the
-// module's own tests are built.
+// it. A test that fails alone but passes with its package's other tests
+// in one process, as go test runs them, is not confirmed. Shell scripts
+// that fail stand for the instrumented binaries; the module's own tests
+// are built.
 func TestPlainBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test -c")
@@ -146,6 +148,9 @@ func TestPlainBinary(t *testing.T) {
 		"q/q_test.go": "package q\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { t.Fatal(\"fails under go test too\") }\n",
 		// printf's check, which go test runs, refuses %d of a string.
 		"v/v_test.go": "package v\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { t.Fatalf(\"%d\", \"fails under go test -vet=off\") }\n",
+		// i's TestX needs what TestSetup, before it, sets up: it fails
+		// alone and passes under go test.
+		"i/i_test.go": "package i\n\nimport \"testing\"\n\nvar ready bool\n\nfunc TestSetup(t *testing.T) { ready = true }\n\nfunc TestX(t *testing.T) {\n\tif !ready {\n\t\tt.Fatal(\"run TestSetup first\")\n\t}\n}\n",
 	} {
 		path := filepath.Join(mod, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -157,7 +162,7 @@ func TestPlainBinary(t *testing.T) {
 	}
 	binDir := t.TempDir()
 	ix := &record.Index{}
-	for _, pkg := range []string{"p", "q", "v"} {
+	for _, pkg := range []string{"p", "q", "v", "i"} {
 		bin := record.InstrumentedBinary(binDir, "example.com/m/"+pkg)
 		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 			t.Fatal(err)
@@ -170,7 +175,7 @@ func TestPlainBinary(t *testing.T) {
 	}
 	res := &Result{Index: ix}
 	o := Options{Dir: mod, Flags: &record.GoTestFlags{Timeout: time.Minute}}
-	plain := &plainBuilds{o: o, dir: t.TempDir(), bins: make(map[string]plainBinary)}
+	plain := newPlainBuilds(o, t.TempDir())
 	for test, want := range map[string]struct {
 		status finding.Status
 		vet    bool // go test's vet refuses the package
@@ -178,6 +183,7 @@ func TestPlainBinary(t *testing.T) {
 		"example.com/m/p.TestX": {finding.NotConfirmed, false},
 		"example.com/m/q.TestX": {finding.Confirmed, false},
 		"example.com/m/v.TestX": {finding.Confirmed, true},
+		"example.com/m/i.TestX": {finding.NotConfirmed, false},
 	} {
 		tg, pkg, ok := plainTarget(o, binDir, res, test, false)
 		if !ok || pkg != strings.TrimSuffix(test, ".TestX") {
@@ -193,9 +199,15 @@ func TestPlainBinary(t *testing.T) {
 		f := &finding.Finding{Kind: finding.TestFailed, Status: finding.Confirmed, Tests: []string{test},
 			Repro:      goTestRepro(pkg, "TestX"),
 			Validation: &finding.Validation{Reason: "happened in run 0: fails"}}
-		plainCheck(t.Context(), f, tg, ok, pb)
+		if plainCheck(t.Context(), f, tg, ok, pb) {
+			plain.alone(t.Context(), f, tg, pkg)
+		}
 		if f.Status != want.status {
 			t.Errorf("%s: %s after %d runs without recording (%s), want %s", test, f.Status, f.Validation.Runs, f.Validation.Reason, want.status)
+		}
+		// Each failure that go test shows fails together too.
+		if together := strings.Contains(f.Validation.Reason, "run together in one process too"); together != (want.status == finding.Confirmed) {
+			t.Errorf("%s: reason %q", test, f.Validation.Reason)
 		}
 		if vetOff := strings.Contains(f.Repro, " -vet=off "); vetOff != (want.vet && want.status == finding.Confirmed) {
 			t.Errorf("%s: reproducer %q", test, f.Repro)

@@ -930,6 +930,22 @@ func TestArgs(f *GoTestFlags, name string) []string {
 	return append([]string{"-test.v"}, testArgs(f, name)...)
 }
 
+// PackageArgs are the arguments go test gives a package's test binary,
+// with -test.v: every top-level test that f's -run and -skip select, in one
+// process. A test that fails in a process of its own may pass there,
+// after the tests before it set up what it needs.
+func PackageArgs(f *GoTestFlags) []string {
+	args := []string{"-test.v", "-test.timeout=" + f.Timeout.String()}
+	if f.Run != "" {
+		args = append(args, "-test.run="+f.Run)
+	}
+	if f.Skip != "" {
+		args = append(args, "-test.skip="+f.Skip)
+	}
+	args = append(args, f.Test...)
+	return append(args, f.Args...)
+}
+
 // Classify reads how a test process ended from its output and the error
 // its command returned.
 func Classify(output []byte, err error) Outcome { return classify(output, err) }

@@ -84,7 +84,10 @@ a failure that only the unperturbed recorded run (or CFP's cheap run)
 showed is confirmed when the test, run again as go test builds it
 (without precog's instrumentation, which alone changes what a test that
 counts allocations or reads runtime.Caller's lines sees), fails too, and is not-confirmed after two such
-runs pass (with -validate=false it stays confirmed). A panic, a fatal runtime error
+runs pass (with -validate=false it stays confirmed). One that fails
+alone again, but passes when its package's tests run together in one
+process, as go test runs them, needs what another test sets up: it is
+not-confirmed, which says so. A panic, a fatal runtime error
 (concurrent map writes) or a -timeout is kind crash, at the innermost
 frame of the user's code in the stack of the goroutine that panicked (or,
 for a timeout, that ran the test, with where the other goroutines were
@@ -211,7 +214,9 @@ connection, a missing Unix socket, a DNS failure, an unreachable network
 or a missing program
 (the finding's validation says it too, "environment"): the test needs a
 server, the network or a program this machine lacks. It stays a
-confirmed finding, since the test fails as under go test. One more line
+confirmed finding, since the test fails as under go test. One that
+fails alone but passes with its package's other tests (not-confirmed,
+"alone" in its validation) gets a line saying so instead. One more line
 reminds that each test ran alone, where a test that needs another's setup
 fails.
 
@@ -910,7 +915,9 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 // looks for the failure's root cause, saying first what its output shows of
 // the environment if it shows something (finding.Validation.Environment: a
 // test that needs a server or the network is no concurrency bug, and
-// go-nsq's 15 such failures read like bugs); and once, if any did, that
+// go-nsq's 15 such failures read like bugs), or that it fails alone but
+// passes with its package's other tests (finding.Validation.Alone: its
+// root cause is another test's setup); and once, if any did, that
 // each test ran in a process of its own: a test that relies on what
 // another test of its package set up fails there though the package
 // passes under go test (groupcache's TestTruncatingByteSliceTarget needs
@@ -930,6 +937,14 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 			cmd := "precog explain"
 			if o.dir != "" {
 				cmd += " -C " + cli.ShellQuote(o.dir)
+			}
+			if v := f.Validation; v != nil && v.Alone {
+				if t != f.Tests[0] {
+					continue // its other tests' runs together were not read
+				}
+				fmt.Fprintf(w, "hint: %s fails alone but passes with its package's other tests, as go test runs them: it needs what another test sets up (go test -run %s %s fails the same way)\n",
+					t[i+1:], cli.ShellQuote("^"+t[i+1:]+"$"), cli.ShellQuote(t[:i]))
+				continue
 			}
 			if v := f.Validation; v != nil && v.Environment != "" {
 				what, line, _ := strings.Cut(v.Environment, ": ")
