@@ -75,6 +75,12 @@ func TestFixtures(t *testing.T) {
 		// writer's buffer against Close, which takes it and stores nil;
 		// a reader without it is reported.
 		"chanmutex",
+		// A nil store deferred after the join of the goroutines that
+		// read the field: a return before the defer statement and the
+		// unreachable panic of a blocking select are no ways out before
+		// the join; a return or a real panic after the defer and before
+		// the join, or a select's default, are, and are reported.
+		"deferjoin",
 		// A list split at i whose elements from i on are cleared in a
 		// loop and cut off ([:i]) shows its nils to no reader; a loop
 		// that starts below the cut, or a cut above the loop's start, is

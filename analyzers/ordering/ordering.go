@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"reflect"
@@ -658,22 +659,15 @@ func (r *Result) afterNilResult(j, b ssa.Instruction, c *goroutines.Context, dep
 //	}
 //	<-done
 //
-// j dominates every return of the function, and every panic, call that
-// never returns (t.Fatal, runtime.Goexit) or call that a test failure
-// may leave through (see mayExit) that d may lead to comes after j or
-// after another receive from a channel j receives from (the case of a
-// select that found it ready).
+// Every return, panic, call that never returns (t.Fatal, runtime.Goexit)
+// or call that a test failure may leave through (see mayExit) that d may
+// lead to comes after j or after another receive from a channel j
+// receives from (the case of a select that found it ready).
 func (r *Result) deferredAfter(j ssa.Instruction, d *ssa.Defer) bool {
 	flow := r.gr.Flow
 	fn := d.Parent()
-	rets := ssaflow.Returns(fn)
-	if len(rets) == 0 {
+	if len(ssaflow.Returns(fn)) == 0 {
 		return false
-	}
-	for _, ret := range rets {
-		if !flow.Dominates(j, ret) {
-			return false
-		}
 	}
 	alts := []ssa.Instruction{j}
 	for _, recvs := range r.ops.recvs {
@@ -687,7 +681,11 @@ func (r *Result) deferredAfter(j ssa.Instruction, d *ssa.Defer) bool {
 	}
 	for _, blk := range fn.Blocks {
 		for _, instr := range blk.Instrs {
-			if !mayExit(instr) || !flow.MayFollow(d, instr) {
+			// A way out the defer statement cannot reach runs no
+			// deferred call (cloudevents' StartReceiver returns
+			// "already has a receiver" before its defer).
+			_, ret := instr.(*ssa.Return)
+			if !ret && !mayExit(instr) || !flow.MayFollow(d, instr) {
 				continue
 			}
 			if !slices.ContainsFunc(alts, func(k ssa.Instruction) bool { return k != instr && flow.Dominates(k, instr) }) {
@@ -707,7 +705,7 @@ func (r *Result) deferredAfter(j ssa.Instruction, d *ssa.Defer) bool {
 func mayExit(instr ssa.Instruction) bool {
 	switch instr := instr.(type) {
 	case *ssa.Panic:
-		return true
+		return !selectMatchedNone(instr)
 	case *ssa.Call:
 		if model.NoReturn(model.CalleeName(&instr.Call)) {
 			return true
@@ -727,6 +725,41 @@ func mayExit(instr ssa.Instruction) bool {
 		})
 	}
 	return false
+}
+
+// selectMatchedNone reports whether p is the panic go/ssa puts after the
+// last case test of a select without a default, a block no execution
+// reaches: the select blocks until a case is ready. Taken for a way out, it
+// came before the receive of every such select (cloudevents'
+// OpenInbound, whose deferred store follows a select on its goroutine's
+// result in both arms).
+func selectMatchedNone(p *ssa.Panic) bool {
+	x := p.X
+	if mi, ok := x.(*ssa.MakeInterface); ok {
+		x = mi.X
+	}
+	c, ok := x.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.String || constant.StringVal(c.Value) != "blocking select matched no case" {
+		return false
+	}
+	preds := p.Block().Preds
+	if len(preds) != 1 {
+		return false
+	}
+	test, ok := preds[0].Instrs[len(preds[0].Instrs)-1].(*ssa.If)
+	if !ok {
+		return false
+	}
+	cond, ok := test.Cond.(*ssa.BinOp)
+	if !ok {
+		return false
+	}
+	ext, ok := cond.X.(*ssa.Extract)
+	if !ok {
+		return false
+	}
+	sel, ok := ext.Tuple.(*ssa.Select)
+	return ok && sel.Blocking
 }
 
 // failsTests reports whether a value of type t can fail a test and stop
