@@ -124,6 +124,9 @@ type checker struct {
 	alones   map[int]bool
 	splits   map[[2]int]bool
 	abandons map[[2]int]bool
+	// atomics caches atomicSteps by critical section: the locations
+	// loaded, and those stored.
+	atomics map[int][2]map[hb.Loc]bool
 	// exposed holds the write sites whose values some read found left
 	// from before its goroutine's last lock operation (exposedSites);
 	// nil until first used.

@@ -247,9 +247,12 @@
 //     is a two-step with it, trace.Site.After, unless every such step
 //     of its call commutes with the other side's section, itself alone:
 //     they share no location that one of them writes; and the other
-//     side's is no such step of another update: the section its
-//     goroutine ran just before it was not taken at the site of the one
-//     before the step, nor conflicts with that one). A reset that makes a
+//     side's is no such step of another update: no check of what the
+//     step checks, at its site or a getter of the same state at another,
+//     whose goroutine stored, by atomics since its previous section, what
+//     the step's goroutine loaded so, or whose previous section, not
+//     itself such a check, was taken at the site of the one before the
+//     step, or conflicts with that one). A reset that makes a
 //     structure's state anew in one section (hystrix-go's metric
 //     collectors' Reset, under Flush) against a getter's one section
 //     leaves the getter the old state or the new, as two whole
@@ -534,10 +537,19 @@
 // compared the status with Status, found it unchanged and stopped, while
 // another update's comparison and set ran) is told from a poll only by
 // the section its goroutine ran just before it (another update's, at the
-// same site or touching what it wrote), and is dropped against the
-// other's set when it has none (an update's first step, or one that
-// follows a getter) and its call's second step is not in the trace. Its
-// store over nil is known as such only within a GC epoch: a store that
+// same site or touching what it wrote) or the atomics it ran since (a
+// store of what the other update loaded), and is dropped against the
+// other's set when it has neither (an update's first step, or one that
+// follows a getter; one whose state is a plain variable or a channel's,
+// or was stored atomically before a section) and its call's second step
+// is not in the trace. A getter is one section of a function with one
+// Lock site that reads and writes nothing else: two getters that read the
+// same locations are one check, so a getter that also reads a field the
+// other does not is another check (a poll of the two in turn is then told
+// from an update by its previous section alone). The atomic steps are
+// judged by location: a poll that bumps an atomic counter which the
+// update loads (a version number read back) is taken for another update,
+// and its pair stays reported. A lone setter's store over nil is known as such only within a GC epoch: a store that
 // replaces a value written before the last collection, against a later
 // reader that dereferences it, stays reported. The loop rules take a
 // check, an update in place, an overwrite or a pointer carried out for

@@ -509,27 +509,93 @@ func (c *checker) aloneAgainst(k, other int) bool {
 	return c.computeAlone(k, func(n int) bool { return c.commute(n, other) && !c.anotherCall(n, other) })
 }
 
-// anotherCall reports whether section other, taken at the Lock site of
-// section n, is n's counterpart in another update: the section that
-// other's goroutine ran just before other, at another site than theirs,
-// was taken at the site of the one that n's goroutine ran just before n
+// anotherCall reports whether section other, a check of what section n
+// checks (sameCheck: taken at n's Lock site, or a getter of the same
+// state at another), is n's counterpart in another update: the atomics
+// that other's goroutine ran since its previous section store what those
+// of n's goroutine load (atomicSteps: an update whose first step is an
+// atomic, with no section before its comparison), or the section that
+// other's goroutine ran just before other, not itself such a check, was
+// taken at the site of the one that n's goroutine ran just before n
 // (another call of n's caller), or writes what that one touches (another
 // function updating the same state: updates). Two updates that each take
 // the members' lock and then compare the status with Status (the review's
 // board: the second finds it unchanged and stops, the first then sets a
-// stale value) match; a loop that polls Status (its previous section
-// another Status, or a section that only reads the members) does not.
+// stale value) match, so do two that store a member's atomic, load it and
+// compare; a loop that polls Status, or Status and a second getter of the
+// status in turn (its previous section another check), or a section that
+// only reads the members, or loads an atomic, does not.
 func (c *checker) anotherCall(n, other int) bool {
-	secs, ev := c.g.Sections(), c.g.Events
-	site := ev[secs[n].Begin].Site
-	if ev[secs[other].Begin].Site != site {
+	if !c.sameCheck(n, other) {
 		return false
 	}
+	loads, _ := c.atomicSteps(n)
+	_, stores := c.atomicSteps(other)
+	for l := range stores {
+		if loads[l] {
+			return true
+		}
+	}
+	secs, ev := c.g.Sections(), c.g.Events
 	p, q := c.previous(n), c.previous(other)
-	if p < 0 || q < 0 || ev[secs[q].Begin].Site == site {
+	if p < 0 || q < 0 || c.sameCheck(q, n) {
 		return false
 	}
 	return ev[secs[p].Begin].Site == ev[secs[q].Begin].Site || c.updates(q, p)
+}
+
+// sameCheck reports whether sections a and b check the same state: they
+// were taken at one Lock site, or each is a getter of it, the one section
+// of a function that takes its lock at one site only, reading (and
+// writing nothing) the same locations: Status and IsReady, two getters of
+// a board's status, are one check at two sites.
+func (c *checker) sameCheck(a, b int) bool {
+	ev := c.g.Events
+	sa, sb := ev[c.g.Sections()[a].Begin].Site, ev[c.g.Sections()[b].Begin].Site
+	if sa == sb {
+		return true
+	}
+	fa, fb := c.footprint(a), c.footprint(b)
+	if len(fa.touched) == 0 || len(fa.written) > 0 || len(fb.written) > 0 || !maps.Equal(fa.touched, fb.touched) ||
+		!c.oneFunc(a) || !c.oneFunc(b) || !c.onlyLockSite(sa) || !c.onlyLockSite(sb) {
+		return false
+	}
+	ua, wa := c.mapUses(a)
+	ub, wb := c.mapUses(b)
+	return len(wa) == 0 && len(wb) == 0 && maps.Equal(ua, ub)
+}
+
+// atomicSteps returns the locations that section k's goroutine loaded
+// atomically, and those it stored, after its previous section (previous)
+// and before k: an update's steps before its comparison that take no
+// lock (Flag's Update stores the member's atomic.Bool, loads it, then
+// compares with Status). An atomic Add is a store only, so a counter
+// bumped on every call is loaded by no one's steps.
+func (c *checker) atomicSteps(k int) (loads, stores map[hb.Loc]bool) {
+	if a, ok := c.atomics[k]; ok {
+		return a[0], a[1]
+	}
+	secs := c.g.Sections()
+	s := secs[k]
+	evs := c.g.Goroutines[s.G].Events
+	from := 0
+	if p := c.previous(k); p >= 0 {
+		from, _ = slices.BinarySearch(evs, secs[p].End)
+	}
+	to, _ := slices.BinarySearch(evs, s.Begin)
+	for _, i := range evs[from:to] {
+		switch c.g.Events[i].Kind {
+		case trace.EvAtomicLoad:
+			loads = addTo(loads, c.g.Loc(i))
+		case trace.EvAtomicStore:
+			stores = addTo(stores, c.g.Loc(i))
+		}
+	}
+	if c.atomics == nil {
+		c.atomics = make(map[int][2]map[hb.Loc]bool)
+	}
+	c.atomics[k] = [2]map[hb.Loc]bool{loads, stores}
+	return loads, stores
 }
 
 // updates reports whether section q writes what section p touches: a

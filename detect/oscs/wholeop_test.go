@@ -430,6 +430,52 @@ func TestWholeOpSetters(t *testing.T) {
 	wholeCase(t, "a reader of the update's writes, then a poll", stops(members(4, 8, 20, "Read"), "Write value=1"), nil, []string{"10 11 20 21", "50 51 55 56"})
 	wholeCase(t, "a reader of the update's map, then a poll", stops(members(4, 8, 20, "MapRead"), "MapWrite"), nil, []string{"50 51 55 56"})
 	wholeCase(t, "a writer of the update's map, then an update", stops(members(4, 8, 20, "MapWrite"), "MapRead"), []string{"50 51 55 56"}, []string{"50 51 55 56"})
+	// The same with g4 comparing through Get, a second getter of x at
+	// another site (60): the same check, so another update's (the
+	// review's osc board: Reset compares with IsReady). A poll of the two
+	// getters in turn, the update reading x through Get first, is a poll:
+	// its section before the comparison is a check of x itself.
+	getter := func(g, seq int) string {
+		return fmt.Sprintf(`
+%[2]d g=%[1]d Lock site=60 addr=0x900
+%[2]d.1 g=%[1]d Read site=61 addr=0x100
+%[3]d g=%[1]d Unlock site=63 addr=0x900
+`, g, seq, seq+1)
+	}
+	second := strings.Replace(stops(members(4, 8, 20, "Write value=2"), "Write value=1"), `
+10 g=4 Lock site=50 addr=0x900
+10.1 g=4 Read site=51 addr=0x100
+11 g=4 Unlock site=52 addr=0x900
+`, getter(4, 10), 1)
+	wholeCase(t, "another update that stops, through a second getter", second, []string{"10 11 20 21", "55 56 60 61"}, []string{"10 11 20 21", "55 56 60 61"})
+	wholeCase(t, "a poll of two getters in turn", wholeStart+getter(2, 6)+getter(3, 8)+`
+10 g=3 Lock site=50 addr=0x900
+10.1 g=3 Read site=51 addr=0x100
+11 g=3 Unlock site=52 addr=0x900
+`+update(2, ""), nil, []string{"50 51 55 56"})
+	// Two updates whose step before the comparison is an atomic (Flag's
+	// member, stored and loaded back): g4 finds the status unchanged and
+	// stops; it stored the atomic g2 loaded, another update's step. A
+	// goroutine that bumps a counter of its own (an atomic Add, a store)
+	// and loads the member before its comparison polls.
+	flag := func(store uint64) string {
+		return fmt.Sprintf(`
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=4
+4 g=2 Begin parent=1
+5 g=4 Begin parent=1
+6 g=2 AtomicStore site=11 addr=0x400 value=2
+6.1 g=2 AtomicLoad site=12 addr=0x400 value=2
+8 g=4 AtomicStore site=11 addr=%#x value=4
+8.1 g=4 AtomicLoad site=12 addr=0x400 value=4
+10 g=4 Lock site=50 addr=0x900
+10.1 g=4 Read site=51 addr=0x100
+11 g=4 Unlock site=52 addr=0x900
+`, store) + update(2, "")
+	}
+	wholeCase(t, "another update that stops, its step an atomic", flag(0x400), []string{"50 51 55 56"}, []string{"50 51 55 56"})
+	wholeCase(t, "a counter bumped and an atomic loaded, then a poll", flag(0x500), nil, []string{"50 51 55 56"})
 }
 
 // Vector's getters: g3 reads the count in Size and then the data in

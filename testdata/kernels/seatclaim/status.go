@@ -69,3 +69,23 @@ func (b *Board) Reset() {
 		b.setStatus(false)
 	}
 }
+
+// Ready reports whether the board says it is ready: a second getter of
+// the status, at a Lock site of its own.
+func (b *Board) Ready() bool {
+	b.statusMu.RLock()
+	defer b.statusMu.RUnlock()
+	return b.status
+}
+
+// Clear marks the board's member not ready, and then the board: Reset's
+// check-then-act, comparing the status through Ready instead of Status.
+// It is the same check, and the same bug.
+func (b *Board) Clear() {
+	b.mu.Lock()
+	b.ready["a"] = false
+	b.mu.Unlock()
+	if b.Ready() {
+		b.setStatus(false)
+	}
+}

@@ -44,11 +44,19 @@ func TestUpdates(t *testing.T) {
 // TestStaleUpdate resets the board, not ready already, and, normally 20
 // ms later, makes it ready. The board's status must say what its
 // readiness is.
-func TestStaleUpdate(t *testing.T) {
+func TestStaleUpdate(t *testing.T) { staleUpdate(t, (*Board).Reset) }
+
+// TestClearStale is TestStaleUpdate with Clear, which compares through
+// the second getter Ready, for Reset.
+func TestClearStale(t *testing.T) { staleUpdate(t, (*Board).Clear) }
+
+// staleUpdate runs reset on a goroutine and Update(true) 20 ms later,
+// and checks that the board's status says what its readiness is.
+func staleUpdate(t *testing.T, reset func(*Board)) {
 	b := &Board{ready: make(map[string]bool)}
 	done := make(chan bool)
 	go func() {
-		b.Reset()
+		reset(b)
 		done <- true
 	}()
 	time.Sleep(20 * time.Millisecond)
@@ -58,6 +66,24 @@ func TestStaleUpdate(t *testing.T) {
 	want := b.ready["a"]
 	b.mu.Unlock()
 	if got := b.Status(); got != want {
+		t.Errorf("status %v, want %v: the updates' check-then-acts interleaved", got, want)
+	}
+}
+
+// TestFlagStale updates the flag to not ready (as it is already) and,
+// normally 20 ms later, to ready. The flag's status must say what its
+// member is.
+func TestFlagStale(t *testing.T) {
+	f := new(Flag)
+	done := make(chan bool)
+	go func() {
+		f.Update(false)
+		done <- true
+	}()
+	time.Sleep(20 * time.Millisecond)
+	f.Update(true)
+	<-done
+	if got, want := f.Status(), f.ready.Load(); got != want {
 		t.Errorf("status %v, want %v: the updates' check-then-acts interleaved", got, want)
 	}
 }

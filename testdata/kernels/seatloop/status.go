@@ -59,3 +59,11 @@ func (b *Board) Update(name string, ready bool) {
 		b.setStatus(s)
 	}
 }
+
+// Ready reports whether the board says it is Ready: a second getter of
+// the status, at a Lock site of its own.
+func (b *Board) Ready() bool {
+	b.statusMu.RLock()
+	defer b.statusMu.RUnlock()
+	return b.status == Ready
+}
