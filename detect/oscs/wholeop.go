@@ -512,9 +512,12 @@ func (c *checker) aloneAgainst(k, other int) bool {
 // anotherCall reports whether section other, a check of what section n
 // checks (sameCheck: taken at n's Lock site, or a getter of the same
 // state at another), is n's counterpart in another update: the atomics
-// that other's goroutine ran since its previous section store what those
-// of n's goroutine load (atomicSteps: an update whose first step is an
-// atomic, with no section before its comparison), or the section that
+// that other's goroutine ran since its previous section and those of n's
+// goroutine each store and load one location (atomicSteps: an update
+// whose first step is an atomic, with no section before its comparison,
+// stores a member and loads it back; an atomic that one goroutine only
+// stores and the other only loads, a poller's waiting mark or a close
+// flag, is no such step: review C's false reports), or the section that
 // other's goroutine ran just before other, not itself such a check, was
 // taken at the site of the one that n's goroutine ran just before n
 // (another call of n's caller), or writes what that one touches (another
@@ -529,10 +532,10 @@ func (c *checker) anotherCall(n, other int) bool {
 	if !c.sameCheck(n, other) {
 		return false
 	}
-	loads, _ := c.atomicSteps(n)
-	_, stores := c.atomicSteps(other)
+	loads, nstores := c.atomicSteps(n)
+	oloads, stores := c.atomicSteps(other)
 	for l := range stores {
-		if loads[l] {
+		if loads[l] && nstores[l] && oloads[l] {
 			return true
 		}
 	}

@@ -11,9 +11,13 @@ import (
 // goroutine cannot interleave, and a goroutine that loads the atomic and
 // then polls Status only reads: it finds the flag as before an update
 // or after it, or half updated (the member ready, the status not yet),
-// which a poll that waits for both sees as not ready yet.
+// which a poll that waits for both sees as not ready yet. A poller marks
+// that it waits in an atomic that Update loads before its comparison
+// (review C's waiter): a store of the poller's, no update's step.
 type Flag struct {
-	ready atomic.Bool // the member's readiness
+	ready    atomic.Bool  // the member's readiness
+	waiting  atomic.Bool  // whether a poller waits for the flag
+	notified atomic.Int32 // updates made while a poller waited
 
 	statusMu sync.RWMutex // guards status
 	status   bool         // whether the flag says it is ready
@@ -37,7 +41,11 @@ func (f *Flag) setStatus(s bool) {
 // status.
 func (f *Flag) Update(ready bool) {
 	f.ready.Store(ready)
-	if s := f.ready.Load(); s != f.Status() {
+	s := f.ready.Load()
+	if f.waiting.Load() {
+		f.notified.Add(1)
+	}
+	if s != f.Status() {
 		f.setStatus(s)
 	}
 }

@@ -39,12 +39,15 @@ func TestPollTwoGetters(t *testing.T) {
 
 // TestPollFlag loads the flag's member and then polls its status while
 // one goroutine makes it ready and not ready again, one update after the
-// other: the poll's step before Status is an atomic load, no update.
+// other: the poll's step before Status is an atomic load, no update. It
+// marks that it waits in an atomic that Update loads (review C's waiter):
+// an atomic that the poller stores and the update loads is no step of
+// another update, which would store and load it too.
 func TestPollFlag(t *testing.T) {
 	f := new(Flag)
 	done := make(chan bool)
 	go func() {
-		for !f.ready.Load() || !f.Status() {
+		for f.waiting.Store(true); !f.ready.Load() || !f.Status(); f.waiting.Store(true) {
 		}
 		done <- true
 	}()
