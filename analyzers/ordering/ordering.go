@@ -117,6 +117,7 @@ type Result struct {
 	holdings map[holdKey][]*holding                                      // holdingsIn, memoized
 	helds    map[heldKey][]*holding                                      // heldAt, memoized
 	hands    map[handKey]bool                                            // handsOff, memoized
+	stays    map[*ssa.Alloc]bool                                         // staysIn, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -333,6 +334,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.heldBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.ctorReturnBefore(a, ca, b, cb); ok {
 		return e, true
 	}
 	return Edge{}, false
