@@ -90,6 +90,10 @@ func TestFixtures(t *testing.T) {
 		// first testing call, however many it makes; two goroutines are
 		// two.
 		"manycalls",
+		// A goroutine that calls a closure made before its go statement
+		// shares what the closure captured: a map written after the
+		// statement is reported, written only before it silent.
+		"closurego",
 		// A log on a testing/synctest bubble's T from a goroutine of the
 		// bubble goes to the test waiting in synctest.Test: silent; an
 		// Errorf there, a log on a t.Run subtest's T, or on a T whose

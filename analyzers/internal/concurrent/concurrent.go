@@ -669,7 +669,20 @@ func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
 		out.add([]pointsto.Obj{{Site: c.Entry.Params[0]}})
 	}
 	stored := make(map[ssa.Value]bool) // cells with stores of pointers
-	for _, v := range handed {
+	// A closure handed over, or stored in a captured variable, hands
+	// over what it captured: the goroutine may call it (`fn := func() {
+	// ... s.m ... }; go func() { fn() }()` shares s with the goroutine,
+	// as `go fn()` does).
+	closures := make(map[*ssa.MakeClosure]bool)
+	bindings := func(v ssa.Value) {
+		if mc, ok := v.(*ssa.MakeClosure); ok && !closures[mc] {
+			closures[mc] = true
+			handed = append(handed, mc.Bindings...)
+		}
+	}
+	for i := 0; i < len(handed); i++ {
+		v := handed[i]
+		bindings(v)
 		if cell := ssavalue.Cell(v); cell != nil {
 			// A captured variable: the cell, and what is stored to it.
 			// Also when the go statement is in a closure that captured
@@ -683,6 +696,7 @@ func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
 			out.add([]pointsto.Obj{{Site: cell}})
 			for _, st := range ssavalue.Stores(cell) {
 				sv := st.Val
+				bindings(sv)
 				if sharedloc.PointerFree(sv.Type()) {
 					// A number reaches no object, whatever the points-to
 					// analysis names for the memory it was loaded from
