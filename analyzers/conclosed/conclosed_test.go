@@ -94,6 +94,11 @@ func TestFixtures(t *testing.T) {
 		// shares what the closure captured: a map written after the
 		// statement is reported, written only before it silent.
 		"closurego",
+		// A function literal runs only after it is made: writes before
+		// the callback that alone starts the timers come before every
+		// timer's run (silent); a write after the making, or the maker
+		// run again in a loop on the same object, is reported.
+		"literalmade",
 		// A log on a testing/synctest bubble's T from a goroutine of the
 		// bubble goes to the test waiting in synctest.Test: silent; an
 		// Errorf there, a log on a t.Run subtest's T, or on a T whose
