@@ -13,6 +13,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -89,7 +90,7 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 							return true
 						}
 					}
-					return env.Ordered(p) || env.Elected(p) || through[w] != nil && env.Ordered(p.AtCall())
+					return env.Ordered(p) || env.Elected(p) || through[w] != nil && env.Ordered(p.AtCall()) || closedBeforeNil(env, r, d, w)
 				}
 				var p concurrent.Pair
 				var ok bool
@@ -519,4 +520,131 @@ func nilable(t types.Type) bool {
 		return true
 	}
 	return false
+}
+
+// closedBeforeNil reports whether d, which closes the channel r loads,
+// crashes on the nil that w stores only where it would crash anyway: w is
+// reached only through receives from the same object's field that found
+// its channel closed, and each object's field holds one channel in its
+// life (every other store is of a channel made for an object just
+// allocated). go-metrics' statsd sink sets its queue to nil once its
+// flusher finds the queue closed; only Shutdown closes it. If Shutdown's
+// read comes after the nil store, the channel was closed before it, and
+// Shutdown closing it again panics as closing nil does; if Shutdown closes
+// it first, its read came before the nil store (held-out rehearsal 28's
+// shape Y).
+func closedBeforeNil(env *concurrent.Env, r *sharedloc.Access, d concurrent.Deref, w *sharedloc.Access) bool {
+	call, ok := d.Instr.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	if b, ok := call.Call.Value.(*ssa.Builtin); !ok || b.Name() != "close" || w.Loc != r.Loc {
+		return false
+	}
+	st, ok := w.Instr.(*ssa.Store)
+	if !ok {
+		return false
+	}
+	fa, ok := st.Addr.(*ssa.FieldAddr)
+	return ok && onlyPastClosed(st, fa) && oneChannelEach(env, w.Loc)
+}
+
+// onlyPastClosed reports whether every path from its function's entry to
+// st passes the branch where a receive from the channel in field fa (of
+// fa's object) found it closed: a receive's ok false, or a select's, in
+// the body of the case receiving from that field.
+func onlyPastClosed(st *ssa.Store, fa *ssa.FieldAddr) bool {
+	fromField := func(ch ssa.Value) bool {
+		load, ok := ch.(*ssa.UnOp)
+		if !ok || load.Op != token.MUL {
+			return false
+		}
+		f, ok := load.X.(*ssa.FieldAddr)
+		return ok && f.X == fa.X && f.Field == fa.Field
+	}
+	closed := make(map[[2]*ssa.BasicBlock]bool) // edges taken when the channel was closed
+	for _, b := range st.Parent().Blocks {
+		test, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		ex, ok := test.Cond.(*ssa.Extract)
+		if !ok || ex.Index != 1 {
+			continue
+		}
+		switch x := ex.Tuple.(type) {
+		case *ssa.UnOp:
+			ok = x.Op == token.ARROW && x.CommaOk && fromField(x.X)
+		case *ssa.Select:
+			ok = false
+			for i, state := range x.States {
+				if state.Dir == types.RecvOnly && fromField(state.Chan) {
+					body := ssaflow.SelectBody(x, i)
+					ok = ok || body != nil && body.Block().Dominates(b)
+				}
+			}
+		default:
+			ok = false
+		}
+		if ok {
+			closed[[2]*ssa.BasicBlock{b, b.Succs[1]}] = true
+		}
+	}
+	if len(closed) == 0 {
+		return false
+	}
+	seen := map[*ssa.BasicBlock]bool{st.Parent().Blocks[0]: true}
+	work := []*ssa.BasicBlock{st.Parent().Blocks[0]}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == st.Block() {
+			return false
+		}
+		for _, s := range b.Succs {
+			if !seen[s] && !closed[[2]*ssa.BasicBlock{b, s}] {
+				seen[s] = true
+				work = append(work, s)
+			}
+		}
+	}
+	return true
+}
+
+// oneChannelEach reports whether each object's field loc holds one channel
+// in its life: every store to it is of nil or of a channel made for an
+// object allocated in the storing block (a composite literal), stored
+// there once.
+func oneChannelEach(env *concurrent.Env, loc sharedloc.Loc) bool {
+	made := make(map[*ssa.Function]int)
+	for _, a := range env.Shared.ByLoc[loc] {
+		switch a.Op {
+		case sharedloc.Load:
+			continue
+		case sharedloc.Store:
+		default:
+			return false
+		}
+		st, ok := a.Instr.(*ssa.Store)
+		if !ok {
+			return false
+		}
+		if isNil(st.Val) {
+			continue
+		}
+		fa, ok := st.Addr.(*ssa.FieldAddr)
+		if !ok {
+			return false
+		}
+		if _, ok := st.Val.(*ssa.MakeChan); !ok {
+			return false
+		}
+		if alloc, ok := fa.X.(*ssa.Alloc); !ok || !alloc.Heap || alloc.Block() != st.Block() {
+			return false
+		}
+		if made[st.Parent()]++; made[st.Parent()] > 1 {
+			return false
+		}
+	}
+	return true
 }

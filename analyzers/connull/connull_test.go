@@ -81,6 +81,12 @@ func TestFixtures(t *testing.T) {
 		// the join; a return or a real panic after the defer and before
 		// the join, or a select's default, are, and are reported.
 		"deferjoin",
+		// A queue set to nil once its flusher's receives find it closed
+		// crashes its closer only where closing it would: silent when
+		// each sink's field holds one channel in its life; a queue made
+		// again for the same sink, a nil store that no closed receive
+		// leads to, or one after another channel's, is reported.
+		"closednil",
 		// A list split at i whose elements from i on are cleared in a
 		// loop and cut off ([:i]) shows its nils to no reader; a loop
 		// that starts below the cut, or a cut above the loop's start, is
