@@ -424,7 +424,6 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		// test leaves them out and runs the others.
 		o.Patterns = inst.Tested
 	}
-	progress.line("building the tests")
 	out := o.Out
 	if out == "" {
 		tmp, err := os.MkdirTemp("", "precog-test-")
@@ -445,6 +444,83 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(binDir)
+	j := &job{o: o, dl: dl, inst: inst, out: out, binDir: binDir, progress: progress}
+	if len(o.Checks) > 0 {
+		j.o.Detect.Static = candidates(inst.Static, &j.early)
+		for _, f := range j.o.Detect.Static {
+			j.vetIDs = append(j.vetIDs, f.ID)
+		}
+		for _, e := range inst.CheckErrors {
+			j.early.Notes = append(j.early.Notes, "precog vet: "+e)
+		}
+	}
+	res, cut, err := j.round(ctx, start)
+	if err != nil && res == nil {
+		if cut != nil && cut.Linked == 0 {
+			return nil, fmt.Errorf("%s ended before any of the %d test binaries was linked (more -deadline, or fewer packages)", shareName("the build", cut.Limit), cut.Of)
+		}
+		return nil, err
+	}
+	stopped := err
+	cuts := []*record.BuildCutError{cut}
+	for stopped == nil && len(res.Index.NotBuilt) > 0 && dl.roundLeft() {
+		// The build's share ended with packages not linked, and the
+		// stages after it left time: a second round builds those
+		// (what the first compiled is in the build cache) and records,
+		// analyses and validates them with the time left (held-out 28:
+		// cloudevents and miekg/dns ended five minutes early with 1
+		// and 28 packages untested).
+		round := time.Now()
+		j.o.Patterns = res.Index.NotBuilt
+		j.more = true
+		next, cut, err := j.round(ctx, round)
+		if next == nil {
+			// Stopped, or nothing linked, or failed: the rounds
+			// before stand, with the packages still not built.
+			if stopped = context.Cause(ctx); stopped == nil && cut == nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("round %d, for the %d %s whose test binaries were not linked, failed: %v", len(cuts)+1, len(j.o.Patterns), plural(len(j.o.Patterns), "package", "packages"), err))
+			}
+			if cut != nil {
+				cuts = append(cuts, cut)
+			}
+			break
+		}
+		res.add(next)
+		cuts = append(cuts, cut)
+		stopped = err
+	}
+	res.Notes = append(slices.Concat(buildNotes(cuts, res.Index.NotBuilt), j.early.Notes), res.Notes...)
+	res.InternalErrors = append(j.early.InternalErrors, res.InternalErrors...)
+	if len(o.Checks) > 0 {
+		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(j.vetIDs), j.vetIDs
+	}
+	res.Broken = inst.Broken
+	for _, p := range res.Index.NotBuilt {
+		res.NotBuilt = append(res.NotBuilt, fmt.Sprintf("package %s: its test binary was not linked within %s", p, cutsName(cuts)))
+	}
+	return res, stopped
+}
+
+// A job is what the rounds of one Run share: the instrumented build, the
+// output directory and the directory of the test binaries.
+type job struct {
+	o           Options
+	dl          *jobDeadline
+	inst        *instrument.Result
+	out, binDir string
+	progress    *tracker
+	early       Result // the checks' notes and internal errors
+	vetIDs      []string
+	more        bool // a second round: its recording adds to the first's
+}
+
+// round builds the tests of j.o.Patterns, records, analyses and
+// validates them. cut is the build's, if its share of the deadline
+// stopped it (nil otherwise). When the run is stopped after detection
+// began, round returns what it found with the cause.
+func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *record.BuildCutError, stopped error) {
+	o, dl, inst, out, binDir, progress := j.o, j.dl, j.inst, j.out, j.binDir, j.progress
+	progress.line("building the tests")
 	var ix *record.Index
 	var cfpStats *CFPStats
 	ro := record.Options{
@@ -452,6 +528,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		Dir:        o.Dir,
 		Patterns:   o.Patterns,
 		Out:        out,
+		Append:     j.more,
 		Flags:      o.Flags,
 		Progress:   progress.recording,
 		Only:       o.Only,
@@ -465,7 +542,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	if o.Perturb == Targeted && o.Runs > 1 {
 		sites, err := trace.LoadSites(inst.Sites)
 		if err != nil {
-			return nil, fmt.Errorf("reading the site table: %w", err)
+			return nil, nil, fmt.Errorf("reading the site table: %w", err)
 		}
 		ro.Forced = targetedPlans(o.Runs, sites, o.Detect)
 		ro.ForcedBudget = cmp.Or(o.TargetedBudget, DefaultTargetedBudget)
@@ -473,17 +550,15 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	recordLimit := "-record-budget"
 	d := o.recordBudget()
 	var cheap *cheapRuns
-	var early Result // the build's, the checks' notes and internal errors
+	var notes []string
 	if dl != nil {
 		ro.BuildLimit = dl.build()
 	}
-	err = record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
-	if cut := (*record.BuildCutError)(nil); errors.As(err, &cut) {
+	err := record.Build(ctx, ro, &record.Instrumented{BuildFlags: inst.BuildFlags, Sites: inst.Sites, Marks: inst.Marks, MarkTests: inst.MarkTests})
+	if errors.As(err, &cut) {
 		if cut.Linked == 0 {
-			return nil, fmt.Errorf("%s ended before any of the %d test binaries was linked (more -deadline, or fewer packages)", shareName("the build", ro.BuildLimit), cut.Of)
+			return nil, cut, err
 		}
-		early.Notes = append(early.Notes, fmt.Sprintf("%s ended with %d of %d test binaries linked: the tests of the other %d %s were not run (more -deadline, or fewer packages)",
-			shareName("the build", ro.BuildLimit), cut.Linked, cut.Of, cut.Of-cut.Linked, plural(cut.Of-cut.Linked, "package", "packages")))
 		err = nil
 	}
 	ro.Reuse = true
@@ -520,7 +595,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	case o.CFP:
 		var cheapDir string
 		if cheapDir, err = os.MkdirTemp("", "precog-cfp-cheap-"); err != nil {
-			return nil, err
+			return nil, cut, err
 		}
 		defer os.RemoveAll(cheapDir)
 		ix, cfpStats, cheap, err = recordGuided(ctx, o, inst, ro, cheapDir, progress)
@@ -530,15 +605,15 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	if ie := (*record.InterruptedError)(nil); o.Out == "" && errors.As(err, &ie) {
 		ie.Out = "" // the temporary directory goes
 	}
-	if errors.Is(err, record.ErrNoTests) && len(inst.Broken) > 0 {
+	if errors.Is(err, record.ErrNoTests) && len(inst.Broken) > 0 && !j.more {
 		// Every package with tests was left out, since they do not
 		// build: naming the packages left, which have no test files,
 		// would hide why nothing was tested (go test says "setup
 		// failed" for each of the others).
-		return &Result{Index: &record.Index{}, Broken: inst.Broken, Stats: Stats{Record: time.Since(start)}}, nil
+		return &Result{Index: &record.Index{}, Stats: Stats{Record: time.Since(start)}}, cut, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, cut, err
 	}
 	recorded := time.Since(start)
 	tot := ix.Totals()
@@ -546,27 +621,17 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		p.Line, p.Done, p.Total, p.Events = "detecting", tot.Tests, tot.Tests, tot.Events
 		p.Deadline, p.Budget = time.Time{}, "" // the recording's
 	})
-	var vetIDs []string
-	if len(o.Checks) > 0 {
-		o.Detect.Static = candidates(inst.Static, &early)
-		for _, f := range o.Detect.Static {
-			vetIDs = append(vetIDs, f.ID)
-		}
-		for _, e := range inst.CheckErrors {
-			early.Notes = append(early.Notes, "precog vet: "+e)
-		}
-	}
 	o.Detect.temporary = o.Out == ""
 	if dl != nil {
 		o.Detect.share = dl.detection()
 	}
-	res, err := detect(ctx, out, ix, o.Detect, cheap, progress)
+	res, err = detect(ctx, out, ix, o.Detect, cheap, progress)
 	if err != nil {
-		return nil, err
+		return nil, cut, err
 	}
-	stopped := context.Cause(ctx)
+	stopped = context.Cause(ctx)
 	if cheap != nil {
-		early.Notes = append(early.Notes, cheap.notes...)
+		notes = append(notes, cheap.notes...)
 	}
 	if stopped := stoppedTests(ix); ix.NotRun > 0 || stopped > 0 {
 		res.Stats.NotRecorded, res.Stats.RecordStopped, res.Stats.RecordLimit = ix.NotRun, stopped, recordLimit
@@ -593,10 +658,12 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		if ix.NotRun > 0 {
 			note += "; those not run are not analysed (" + raise + " to record them)"
 		}
-		early.Notes = append(early.Notes, note)
+		if j.more {
+			note = "the second round's " + note
+		}
+		notes = append(notes, note)
 	}
-	res.Notes = append(early.Notes, res.Notes...)
-	res.InternalErrors = append(early.InternalErrors, res.InternalErrors...)
+	res.Notes = append(notes, res.Notes...)
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
 	if o.Validate != nil && stopped == nil {
@@ -608,20 +675,14 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 			}
 		}
 		if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
-			return nil, err
+			return nil, cut, err
 		}
 		if stopped = context.Cause(ctx); stopped != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("%v during validation: the findings it had not finished are timed out", stopped))
 		}
 	}
-	if len(o.Checks) > 0 {
-		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(vetIDs), vetIDs
-	}
-	res.Broken, res.Unlisted = inst.Broken, ix.Unlisted
-	for _, p := range ix.NotBuilt {
-		res.NotBuilt = append(res.NotBuilt, fmt.Sprintf("package %s: its test binary was not linked within %s", p, shareName("the build", ro.BuildLimit)))
-	}
-	return res, stopped
+	res.Unlisted = ix.Unlisted
+	return res, cut, stopped
 }
 
 // stoppedTests counts the tests of ix that the recording budget stopped

@@ -309,6 +309,13 @@ type Options struct {
 	// a BuildLimit left unbuilt, is not recorded but listed in
 	// Index.NotBuilt.
 	Reuse bool
+	// Append adds this Run's packages to the recording an earlier Run
+	// of the same instrumented build left in Out (precog test's second
+	// round, for the packages whose test binaries the first round's
+	// build did not link): what is there stays, the index written lists
+	// both, and the Index returned lists this Run's packages alone. The
+	// two must not share a package: a test's files are named after it.
+	Append bool
 	// BuildLimit, if above 0, bounds Build's wall time: a build still
 	// running then is stopped, the test binaries linked by then are kept,
 	// and Build returns a *BuildCutError (precog test's -deadline: a
@@ -403,7 +410,12 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := PrepareOut(out); err != nil {
+	var earlier *Index
+	if o.Append {
+		if earlier, err = ReadIndex(out); err != nil {
+			return nil, fmt.Errorf("adding to the recording in %s: %w", out, err)
+		}
+	} else if err := PrepareOut(out); err != nil {
 		return nil, err
 	}
 	pkgs, err := listTestPackages(ctx, o.Dir, o.Flags.Build, o.Patterns)
@@ -424,10 +436,12 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	}
 
 	ix := &Index{Version: IndexVersion, Created: time.Now().UTC(), GoVersion: goVersion(ctx), Sites: SitesFile}
-	if err := copyFile(inst.Sites, filepath.Join(out, SitesFile)); err != nil {
-		return nil, fmt.Errorf("copying the site table: %w", err)
+	if earlier == nil {
+		if err := copyFile(inst.Sites, filepath.Join(out, SitesFile)); err != nil {
+			return nil, fmt.Errorf("copying the site table: %w", err)
+		}
 	}
-	if o.Runs > 1 && !o.Perturb.Off {
+	if o.Runs > 1 && !o.Perturb.Off && earlier == nil {
 		sites, err := trace.LoadSites(inst.Sites)
 		if err != nil {
 			return nil, err
@@ -500,13 +514,13 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	if interrupted != nil {
 		// Keep what was recorded, with an index that says so.
 		ix.Interrupted = true
-		if werr := writeIndex(out, ix); werr != nil {
+		if werr := writeIndex(out, earlier.with(ix)); werr != nil {
 			return nil, werr
 		}
 		return nil, &InterruptedError{Out: out, Err: interrupted}
 	}
 	ix.NotRun = c.notRun
-	if err := writeIndex(out, ix); err != nil {
+	if err := writeIndex(out, earlier.with(ix)); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -673,6 +687,38 @@ func (o *Options) parallel(n int) int {
 		return 1
 	}
 	return max(1, min(o.Parallel, n))
+}
+
+// with returns the index of a recording that ix's Run added to the one
+// of earlier (Options.Append): both rounds' packages, their tests not
+// listed or not run, and the packages still not built, ix's. A nil
+// earlier is ix.
+func (earlier *Index) with(ix *Index) *Index {
+	if earlier == nil {
+		return ix
+	}
+	both := *ix
+	both.Created, both.GoVersion, both.Sites = earlier.Created, earlier.GoVersion, earlier.Sites
+	both.Packages = slices.Concat(earlier.Packages, ix.Packages)
+	both.Unlisted = slices.Concat(earlier.Unlisted, ix.Unlisted)
+	both.NotRun += earlier.NotRun
+	return &both
+}
+
+// ReadIndex reads the index of the recording in the output directory out.
+func ReadIndex(out string) (*Index, error) {
+	data, err := os.ReadFile(filepath.Join(out, IndexFile))
+	if err != nil {
+		return nil, err
+	}
+	var ix Index
+	if err := json.Unmarshal(data, &ix); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(out, IndexFile), err)
+	}
+	if ix.Version != IndexVersion {
+		return nil, fmt.Errorf("%s: version %d, want %d", filepath.Join(out, IndexFile), ix.Version, IndexVersion)
+	}
+	return &ix, nil
 }
 
 func writeIndex(out string, ix *Index) error {
@@ -847,7 +893,12 @@ func watchBuilt(out string, of int, d time.Duration, built func(n, of int), stop
 	for {
 		n := 0
 		if ms, err := filepath.Glob(filepath.Join(out, "*", "*.test")); err == nil {
-			n = len(ms)
+			// In the go commands' directories, 0, 1...: not the
+			// binaries an earlier build moved to where testBinary
+			// finds them (Options.Append's round).
+			n = len(slices.DeleteFunc(ms, func(m string) bool {
+				return strings.Trim(filepath.Base(filepath.Dir(m)), "0123456789") != ""
+			}))
 		}
 		if n != last {
 			built(n, of)
