@@ -21,7 +21,8 @@ import (
 // command (first in PATH) builds the first test build without b and
 // then never ends, so that the build's share stops it with a linked
 // alone; every other go command, the second round's build among them, is
-// the real one. b's test fails: its finding is the second round's.
+// the real one. b's test fails: its finding is the second round's. CFP
+// guides both rounds, as precog test's default.
 func TestRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and records a module twice, and waits out a share of a deadline")
@@ -64,7 +65,7 @@ func TestRounds(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	start := time.Now()
 	res, err := Run(t.Context(), Options{Dir: mod, Patterns: []string{"./..."}, Out: out, CacheDir: t.TempDir(),
-		Flags: &record.GoTestFlags{Timeout: time.Minute}, Deadline: time.Minute})
+		Flags: &record.GoTestFlags{Timeout: time.Minute}, Deadline: time.Minute, CFP: true})
 	if err != nil {
 		t.Fatal(err)
 	}
