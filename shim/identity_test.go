@@ -492,3 +492,85 @@ func TestBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingForks forks more children than states.kids has slots, at two
+// sites in turn, before any of them begins, and begins them in reverse
+// order: each child's Begin must name its parent (from its slot, or from
+// states.parent where another child held the slot), and its id must
+// follow childID with the per-site counts, as the map of counts gave.
+func TestPendingForks(t *testing.T) {
+	from := seqs.n.Load()
+	var parent uint64
+	var ids []uint64
+	counts := map[uint32]uint64{}
+	onGoroutine(func() {
+		parent = cur().id
+		for i := range 3 * kidSlots {
+			site := uint32(9101 + i%3/2) // 9101, 9101, 9102, ...
+			ids = append(ids, Go(site))
+			if want := childID(parent, site, counts[site]); ids[i] != want {
+				t.Errorf("fork %d at site %d: id %#x, want childID(parent, %d, %d) = %#x", i, site, ids[i], site, counts[site], want)
+			}
+			counts[site]++
+		}
+		var wg sync.WaitGroup
+		for _, id := range slices.Backward(ids) {
+			wg.Add(1)
+			go func() {
+				Begin(id)
+				defer End()
+				wg.Done()
+			}()
+			wg.Wait() // one at a time: Begin in reverse order of the forks
+		}
+	})
+	states.mu.Lock()
+	left, used := 0, 0
+	for _, id := range ids {
+		if _, ok := states.parent[id]; ok {
+			left++
+		}
+		if s := states.kids[id&(kidSlots-1)]; s.used && s.child == id {
+			used++
+		}
+	}
+	states.mu.Unlock()
+	if left != 0 || used != 0 {
+		t.Errorf("%d children left in states.parent, %d in states.kids after every Begin", left, used)
+	}
+	begins := map[uint64]uint64{}
+	for _, ev := range since(readTrace(t, tracePath), from) {
+		if ev.Kind == trace.EvBegin {
+			begins[ev.Goroutine] = ev.Peer
+		}
+	}
+	for i, id := range ids {
+		if p, ok := begins[id]; !ok || p != parent {
+			t.Fatalf("child %d (%#x): Begin with parent %#x (recorded %v), want %#x", i, id, p, ok, parent)
+		}
+	}
+}
+
+// TestNextSpawn checks nextSpawn against a map of counts per site, over
+// forks that go back and forth between sites and a state bound to a new
+// goroutine (newState), which counts from 0 again.
+func TestNextSpawn(t *testing.T) {
+	g := &gstate{}
+	want := map[uint32]uint64{}
+	sites := []uint32{0, 7, 7, 7, 3, 7, 0, 0, 3, 9, 7, 3}
+	for round := range 2 {
+		for i, site := range sites {
+			if n := g.nextSpawn(site); n != want[site] {
+				t.Fatalf("round %d, fork %d at site %d: count %d, want %d", round, i, site, n, want[site])
+			}
+			want[site]++
+		}
+		states.mu.Lock()
+		states.free = append(states.free, g)
+		if h := newState(0, 0); h != g {
+			t.Fatal("newState did not take the free state")
+		}
+		states.mu.Unlock()
+		clear(want)
+	}
+}

@@ -302,17 +302,9 @@ func (g *gstate) syncRecordSlow(site uint32, k trace.Kind, addr unsafe.Pointer, 
 // for a task handed to group) and returns the child's logical id.
 func fork(site uint32, k trace.Kind, group unsafe.Pointer) uint64 {
 	g := gateSync(site, k, group)
-	if g.spawned == nil {
-		g.spawned = make(map[uint32]uint64)
-	}
-	n := g.spawned[site]
-	g.spawned[site] = n + 1
-	child := childID(g.id, site, n)
+	child := childID(g.id, site, g.nextSpawn(site))
 	states.mu.Lock()
-	if states.parent == nil {
-		states.parent = make(map[uint64]uint64)
-	}
-	states.parent[child] = g.id
+	setParent(child, g.id)
 	if g.bubble {
 		if states.bubbled == nil {
 			states.bubbled = make(map[uint64]bool)
