@@ -633,3 +633,21 @@ func TestAtomicLoadPlace(t *testing.T) {
 		t.Errorf("an Unlock with its goroutine's last seq read with error %v, want one that says the seq does not come after", err)
 	}
 }
+
+// TestAppendID: appendID writes what binary.AppendUvarint does, for ids of
+// every length around its two unrolled ones (nine and ten bytes), the ids
+// of real goroutines, and into a slice without room for ten bytes.
+func TestAppendID(t *testing.T) {
+	ids := []uint64{0, 1, 127, 128, 1<<49 - 1, 1 << 49, 1<<56 - 1, 1 << 56, 1<<56 + 0x5a5a, 1<<63 - 1, 1 << 63,
+		1<<63 + 0x0123456789abcdef, math.MaxUint64 - 1, math.MaxUint64, NoParent,
+		ChildID(0, 7, 0), ChildID(1, 7, 3), TestID("TestX", 0), AdoptedID(5)}
+	for _, id := range ids {
+		want := binary.AppendUvarint([]byte{0xee}, id)
+		if got := appendID([]byte{0xee}, id); !bytes.Equal(got, want) {
+			t.Errorf("appendID(%#x) = %x, want %x", id, got, want)
+		}
+		if got := appendID(make([]byte, 1, 64), id)[1:]; !bytes.Equal(got, want[1:]) {
+			t.Errorf("appendID(%#x) with room = %x, want %x", id, got, want[1:])
+		}
+	}
+}
