@@ -147,6 +147,9 @@ type checker struct {
 	lockSites map[string]int
 	// footprints caches what each critical section accessed.
 	footprints map[int]*footprint
+	// rests caches restOf: what a goroutine did outside its sections
+	// taken at one Lock site.
+	rests map[restKey]*effects
 }
 
 // secUse is how one critical section (with the sections nested in it)

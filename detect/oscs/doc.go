@@ -273,6 +273,21 @@
 //     open-feature's multi-provider) against a getter polled in a loop
 //     is such a pair: the comparison only reads, so the poll run
 //     between it and the set finds what it finds run before both. A
+//     setter whose function takes other locks at other sites too is
+//     alone against a getter alone only when its goroutine's whole
+//     extent commutes with the getter's section: the trace has no
+//     calls, so every event of the goroutine outside its sections at
+//     the setter's Lock site (each taken for another call of the same
+//     operation) stands for the call's; none may write what the
+//     getter's section touches or touch what it writes, plain accesses,
+//     atomics, map operations and channels alike, and no section before
+//     the set, back to the goroutine's last one at the setter's site,
+//     may be the getter's counterpart in another update (pubsub's
+//     recvMessages sets the response time under pingMu and reads and
+//     sets the exactly-once setting under eoMu, against checkServer; a
+//     count of the response that the getter reads with the time, taken
+//     in a callee's section, by an atomic or by a map write, keeps the
+//     pair: review A's programs). A
 //     section whose read
 //     of the location only decides branches (trace.UseBranch) is a check
 //     whose action the order decides (Fig. 4's flag, checked before it

@@ -506,7 +506,7 @@ func (c *checker) loneSetter(k, other int) bool {
 // that compared the status, found it unchanged and stopped, its set not
 // in the trace, checked what k's set then makes stale.
 func (c *checker) aloneAgainst(k, other int) bool {
-	return c.computeAlone(k, func(n int) bool { return c.commute(n, other) && !c.anotherCall(n, other) })
+	return c.computeAlone(k, other)
 }
 
 // anotherCall reports whether section other, a check of what section n
@@ -759,7 +759,7 @@ func (c *checker) alone(k int) bool {
 	if a, ok := c.alones[k]; ok {
 		return a
 	}
-	a := c.computeAlone(k, nil)
+	a := c.computeAlone(k, -1)
 	if c.alones == nil {
 		c.alones = make(map[int]bool)
 	}
@@ -767,18 +767,21 @@ func (c *checker) alone(k int) bool {
 	return a
 }
 
-// computeAlone is alone's test; with commutes non-nil, a two-step
-// neighbor for which commutes holds is passed over (aloneAgainst), and
-// the walk goes on to the section beyond it.
-func (c *checker) computeAlone(k int, commutes func(n int) bool) bool {
+// computeAlone is alone's test; with other a section (aloneAgainst), a
+// two-step neighbor that commutes with other and is not its counterpart
+// in another call (anotherCall) is passed over, and the walk goes on to
+// the section beyond it; and k's function may take locks at other sites
+// too when the goroutine's whole extent commutes with other
+// (extentCommutes). With other -1 (alone), neither.
+func (c *checker) computeAlone(k, other int) bool {
 	secs := c.g.Sections()
 	s := secs[k]
 	site := c.g.Events[s.Begin].Site
-	if !c.onlyLockSite(site) {
+	if !c.onlyLockSite(site) && (other < 0 || !c.extentCommutes(k, other)) {
 		return false
 	}
 	passes := func(n, steps int) bool {
-		return commutes != nil && steps < maxSteps && commutes(n)
+		return other >= 0 && steps < maxSteps && c.commute(n, other) && !c.anotherCall(n, other)
 	}
 	for _, n := range c.neighbors(k) {
 		d := 1

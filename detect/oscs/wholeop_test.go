@@ -1053,6 +1053,86 @@ func TestWholeOpLoneSetter(t *testing.T) {
 16.1 g=3 Read site=206 addr=0x200
 17 g=3 Unlock site=207 addr=0x910
 `, []string{"190 191 200 201", "195 196 205 206"}, []string{"190 191 200 201", "195 196 205 206"})
+	// A setter whose function takes another lock too (Withdraw: 120,
+	// then 123; pubsub's recvMessages reads a setting under eoMu, sets
+	// the response time under pingMu) against a getter alone (Get):
+	// dropped when all else its goroutine does commutes with the
+	// getter's section (extentCommutes), reported when a step of it
+	// writes what the getter reads (review A's three updates).
+	multi := func(steps string) string {
+		return start + `
+10 g=2 Lock site=120 addr=0x910
+10.1 g=2 Read site=124 addr=0x300
+11 g=2 Unlock site=122 addr=0x910
+` + steps + `
+30 g=2 Lock site=123 addr=0x900
+30.1 g=2 Write site=125 addr=0x100 value=3
+31 g=2 Unlock site=126 addr=0x900
+40 g=3 Lock site=60 addr=0x900
+40.1 g=3 Read site=61 addr=0x100
+40.2 g=3 Read site=62 addr=0x300
+40.3 g=3 AtomicLoad site=64 addr=0x200 value=0
+40.4 g=3 MapIter site=65 addr=0x500
+41 g=3 Unlock site=63 addr=0x900
+`
+	}
+	wholeCase(t, "setter after another lock", multi(""), nil, []string{"60 61 123 125"})
+	wholeCase(t, "setter after another lock, twice", multi(`
+21 g=2 Lock site=123 addr=0x900
+21.1 g=2 Write site=125 addr=0x100 value=2
+22 g=2 Unlock site=126 addr=0x900
+23 g=2 Lock site=120 addr=0x910
+23.1 g=2 Read site=124 addr=0x300
+24 g=2 Unlock site=122 addr=0x910
+25 g=2 AtomicStore site=127 addr=0x210 value=1
+25.1 g=2 MapRead site=127 addr=0x500
+`), nil, []string{"60 61 123 125"})
+	// The count taken in a callee's section (Add's, at 10), by an
+	// atomic outside any section, or by a map write in a section of
+	// the function's own: the getter between the count and the set
+	// sees the update half done.
+	wholeCase(t, "a callee's step", multi(`
+21 g=2 Lock site=10 addr=0x900
+21.1 g=2 Write site=12 addr=0x300 value=1
+22 g=2 Unlock site=14 addr=0x900
+`), []string{"60 61 123 125"}, []string{"10 12 60 62", "60 61 123 125"})
+	wholeCase(t, "an atomic step", multi(`
+21 g=2 AtomicStore site=127 addr=0x200 value=1
+`), []string{"60 61 123 125"}, []string{"60 61 123 125"})
+	wholeCase(t, "a map step", multi(`
+21 g=2 Lock site=120 addr=0x900
+21.1 g=2 MapWrite site=127 addr=0x500
+22 g=2 Unlock site=122 addr=0x900
+`), []string{"60 61 123 125"}, []string{"60 61 123 125"})
+	// The step writes the setting the getter reads, in a section of the
+	// same lock as the set's (seatclaim's KeepAlive before the revert).
+	wholeCase(t, "setter after a step", multi(`
+21 g=2 Lock site=120 addr=0x900
+21.1 g=2 Write site=124 addr=0x300 value=7
+22 g=2 Unlock site=122 addr=0x900
+`), []string{"60 61 123 125", "60 62 120 124"}, []string{"60 61 123 125", "60 62 120 124"})
+	// The update compares the value through Get (60) before it sets it,
+	// after writing the members (120); another update writes the members
+	// and compares through Get too (the board's Reset, which may find the
+	// value unchanged and stop): the set is not alone against that
+	// comparison (anotherCall), though each section commutes with it.
+	wholeCase(t, "another update's comparison", start+`
+10 g=2 Lock site=120 addr=0x910
+10.1 g=2 Write site=124 addr=0x400 value=1
+11 g=2 Unlock site=122 addr=0x910
+20 g=2 Lock site=60 addr=0x900
+20.1 g=2 Read site=61 addr=0x100
+21 g=2 Unlock site=63 addr=0x900
+30 g=2 Lock site=123 addr=0x900
+30.1 g=2 Write site=125 addr=0x100 value=3
+31 g=2 Unlock site=126 addr=0x900
+40 g=3 Lock site=120 addr=0x910
+40.1 g=3 Write site=124 addr=0x400 value=0
+41 g=3 Unlock site=122 addr=0x910
+42 g=3 Lock site=60 addr=0x900
+42.1 g=3 Read site=61 addr=0x100
+43 g=3 Unlock site=63 addr=0x900
+`, []string{"120 120 124 124", "60 61 123 125"}, []string{"120 120 124 124", "60 61 123 125"})
 	wholeCase(t, "over nil", wholeStart+clear+`
 14 g=3 Lock site=210 addr=0x900
 14.1 g=3 Read site=211 addr=0x100
