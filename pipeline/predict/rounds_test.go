@@ -14,15 +14,16 @@ import (
 	"github.com/precog-dev/precog/pipeline/record"
 )
 
-// TestRounds checks the round after the first: when the build's share of
-// -deadline ends with a package not linked and time is left, that
-// package is built, recorded and analysed in a second round, into the
-// same output directory, and the result is both rounds'. A stand-in go
-// command (first in PATH) builds the first test build without b and
-// then never ends, so that the build's share stops it with a linked
-// alone; every other go command, the second round's build among them, is
-// the real one. b's test fails: its finding is the second round's. CFP
-// guides both rounds, as precog test's default.
+// TestRounds checks the rounds after the first: when the build's share of
+// -deadline ends with packages not linked and time is left, they are
+// built, recorded and analysed in another round, into the same output
+// directory, and the result is every round's. A stand-in go command (first
+// in PATH) makes the first test build link a alone ("a first") or nothing
+// ("none first": it compiles both into another directory, as a build cut
+// before its links leaves the build cache) and then never end, so that the
+// build's share stops it; every other go command, the later rounds' builds
+// among them, is the real one. b's test fails: its finding is a later
+// round's. CFP guides every round, as precog test's default.
 func TestRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and records a module twice, and waits out a share of a deadline")
@@ -48,65 +49,79 @@ func TestRounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fake := t.TempDir()
-	state := filepath.Join(fake, "cut")
-	script := "#!/bin/sh\n" +
-		"if [ \"$1 $2\" = \"test -c\" ] && [ ! -e " + state + " ]; then\n" +
-		"\ttouch " + state + "\n" +
-		"\tfor arg do shift; [ \"$arg\" = example.com/m/b ] || set -- \"$@\" \"$arg\"; done\n" +
-		"\t" + realGo + " \"$@\" || exit\n" +
-		"\texec sleep 120\n" +
-		"fi\n" +
-		"exec " + realGo + " \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(fake, "go"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out := filepath.Join(t.TempDir(), "out")
-	start := time.Now()
-	res, err := Run(t.Context(), Options{Dir: mod, Patterns: []string{"./..."}, Out: out, CacheDir: t.TempDir(),
-		Flags: &record.GoTestFlags{Timeout: time.Minute}, Deadline: time.Minute, CFP: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(state); err != nil {
-		t.Fatal("the stand-in's first build did not run")
-	}
-	var pkgs []string
-	for _, p := range res.Index.Packages {
-		pkgs = append(pkgs, p.ImportPath)
-	}
-	if !slices.Equal(pkgs, []string{"example.com/m/a", "example.com/m/b"}) || len(res.NotBuilt) > 0 {
-		t.Fatalf("recorded %q, not built %q; want a, then b in round 2 (notes %q)", pkgs, res.NotBuilt, res.Notes)
-	}
-	if !slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.Contains(n, "ended with 1 of 2 test binaries linked; round 2 built the other 1 with the time left")
-	}) {
-		t.Errorf("notes %q: none says what round 2 did", res.Notes)
-	}
-	if !slices.ContainsFunc(res.Findings, func(f finding.Finding) bool { return slices.Contains(f.Tests, "example.com/m/b.TestB") }) {
-		t.Errorf("findings %v: none of b's failure", res.Findings)
-	}
-	if res.Stats.Packages != 2 || res.Stats.Tests != 2 {
-		t.Errorf("stats: %d packages, %d tests analysed; want 2, 2", res.Stats.Packages, res.Stats.Tests)
-	}
-	// The output directory's index lists both rounds, and the first
-	// round's files are still there.
-	ix, err := record.ReadIndex(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ix.Packages) != 2 || len(ix.NotBuilt) > 0 {
-		t.Errorf("%s lists %d packages, not built %q; want both", record.IndexFile, len(ix.Packages), ix.NotBuilt)
-	}
-	for _, p := range ix.Packages {
-		for _, tt := range p.Tests {
-			if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(tt.Log))); err != nil {
-				t.Errorf("%s's log: %v", tt.Name, err)
+	for _, tc := range []struct {
+		name string
+		// first is what the stand-in runs for the first test build,
+		// before it sleeps: go test -c -o DIR/ FLAGS... PKGS... is
+		// "$@" with DIR/ as $4.
+		first string
+		note  string
+	}{
+		{"a first", `for arg do shift; [ "$arg" = example.com/m/b ] || set -- "$@" "$arg"; done; ` + realGo + ` "$@"`,
+			"ended with 1 of 2 test binaries linked; round 2 built the other 1 with the time left"},
+		{"none first", `elsewhere=$(mktemp -d); shift 4; ` + realGo + ` test -c -o "$elsewhere/" "$@"`,
+			"ended with 0 of 2 test binaries linked; round 2 built the other 2 with the time left"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := t.TempDir()
+			state := filepath.Join(fake, "cut")
+			script := "#!/bin/sh\n" +
+				"if [ \"$1 $2\" = \"test -c\" ] && [ ! -e " + state + " ]; then\n" +
+				"\ttouch " + state + "\n" +
+				"\t" + tc.first + " || exit\n" +
+				"\texec sleep 120\n" +
+				"fi\n" +
+				"exec " + realGo + " \"$@\"\n"
+			if err := os.WriteFile(filepath.Join(fake, "go"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
 			}
-		}
+			t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out := filepath.Join(t.TempDir(), "out")
+			start := time.Now()
+			res, err := Run(t.Context(), Options{Dir: mod, Patterns: []string{"./..."}, Out: out, CacheDir: t.TempDir(),
+				Flags: &record.GoTestFlags{Timeout: time.Minute}, Deadline: time.Minute, CFP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(state); err != nil {
+				t.Fatal("the stand-in's first build did not run")
+			}
+			var pkgs []string
+			for _, p := range res.Index.Packages {
+				pkgs = append(pkgs, p.ImportPath)
+			}
+			slices.Sort(pkgs)
+			if !slices.Equal(pkgs, []string{"example.com/m/a", "example.com/m/b"}) || len(res.NotBuilt) > 0 {
+				t.Fatalf("recorded %q, not built %q; want a and b (notes %q)", pkgs, res.NotBuilt, res.Notes)
+			}
+			if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("notes %q: none says %q", res.Notes, tc.note)
+			}
+			if !slices.ContainsFunc(res.Findings, func(f finding.Finding) bool { return slices.Contains(f.Tests, "example.com/m/b.TestB") }) {
+				t.Errorf("findings %v: none of b's failure", res.Findings)
+			}
+			if res.Stats.Packages != 2 || res.Stats.Tests != 2 {
+				t.Errorf("stats: %d packages, %d tests analysed; want 2, 2", res.Stats.Packages, res.Stats.Tests)
+			}
+			// The output directory's index lists every round's
+			// packages, and their files are there.
+			ix, err := record.ReadIndex(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ix.Packages) != 2 || len(ix.NotBuilt) > 0 {
+				t.Errorf("%s lists %d packages, not built %q; want both", record.IndexFile, len(ix.Packages), ix.NotBuilt)
+			}
+			for _, p := range ix.Packages {
+				for _, tt := range p.Tests {
+					if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(tt.Log))); err != nil {
+						t.Errorf("%s's log: %v", tt.Name, err)
+					}
+				}
+			}
+			t.Logf("the job took %v of its minute", time.Since(start).Round(time.Second))
+		})
 	}
-	t.Logf("the job took %v of its minute", time.Since(start).Round(time.Second))
 }
 
 // TestMergeRounds checks how the findings of two rounds merge: a static

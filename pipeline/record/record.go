@@ -553,6 +553,8 @@ func Build(ctx context.Context, o Options, inst *Instrumented) error {
 	for _, p := range pkgs {
 		if _, err := os.Stat(testBinary(filepath.Join(o.BinDir, "record"), p)); err == nil {
 			cut.Linked++
+		} else {
+			cut.NotLinked = append(cut.NotLinked, p.ImportPath)
 		}
 	}
 	return cut
@@ -567,6 +569,7 @@ var errBuildCut = errors.New("build limit reached")
 type BuildCutError struct {
 	Limit      time.Duration
 	Linked, Of int
+	NotLinked  []string // the import paths of the others
 }
 
 func (e *BuildCutError) Error() string {

@@ -403,9 +403,10 @@ binaries are built first, in at most half of the time left (a build
 still running then is stopped, and the packages linked by then are
 recorded; if a tenth of d is left when their validation ends, a second
 round builds, records, analyses and validates the others with the time
-left, its build in half of it, and so on; a package still not linked
-gets a "not tested:" line and makes the exit status 1, as a package that
-does not build), and then each stage, as it begins, gets a
+left, its build in half of it, and so on, a round that links none going
+straight on to the next; a package still not linked gets a "not tested:"
+line and makes the exit status 1, as a package that does not build), and
+then each stage, as it begins, gets a
 share of the time left then, within its own budget: recording two
 fifths, less the time a test it stops may run on (30s, or a quarter of
 the two fifths if that is less); detection half of what
