@@ -53,6 +53,7 @@ type jobDeadline struct {
 	limit    time.Duration
 	end      time.Time
 	validate bool
+	buildCap time.Duration // Options.buildCap
 }
 
 func newJobDeadline(limit time.Duration, validate bool) *jobDeadline {
@@ -74,7 +75,11 @@ func (d *jobDeadline) left() time.Duration { return time.Until(d.end) - d.reserv
 // minutes at load 23-57) records the packages linked by then, and the
 // stages after it have the other half.
 func (d *jobDeadline) build() time.Duration {
-	return max(d.left()/2, time.Second).Truncate(time.Second)
+	share := max(d.left()/2, time.Second).Truncate(time.Second)
+	if d.buildCap > 0 {
+		share = min(share, d.buildCap)
+	}
+	return share
 }
 
 // recording is the share of the recording stage, in whole seconds, at

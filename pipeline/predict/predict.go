@@ -104,6 +104,10 @@ type Options struct {
 	// the deadline the run stops as at an interrupt, with a
 	// *DeadlineError as the cause.
 	Deadline time.Duration
+	// buildCap, if positive, caps each build's share of the Deadline:
+	// a test's way to cut a build in seconds, whatever the deadline
+	// left for the stages around it.
+	buildCap time.Duration
 	// Progress, if not nil, is told what is being done: a line and the
 	// counts so far, on every change.
 	Progress func(Progress)
@@ -349,6 +353,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return run(ctx, o, nil)
 	}
 	dl := newJobDeadline(o.Deadline, o.Validate != nil)
+	dl.buildCap = o.buildCap
 	ctx, cancel := context.WithDeadlineCause(ctx, dl.end, &DeadlineError{Deadline: o.Deadline})
 	defer cancel()
 	var mu sync.Mutex
