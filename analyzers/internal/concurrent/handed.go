@@ -9,6 +9,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
+	"github.com/precog-dev/precog/analyzers/pointsto"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -91,10 +92,6 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bo
 	if !ok {
 		return false
 	}
-	rb, ok := e.handedRoot(xb, b.Fn(), c)
-	if !ok {
-		return false
-	}
 	xa, ok := e.accessObject(a)
 	if !ok {
 		return false
@@ -102,6 +99,22 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bo
 	ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f, ca)
 	if !ok {
 		return false
+	}
+	rb, ok := e.handedRoot(xb, b.Fn(), c, nil)
+	if !ok {
+		// b's function is called at several sites on c: those that
+		// may pass a's object, the one F makes afresh, may be one.
+		da, fresh := freshRoot(ra, f)
+		if !fresh {
+			return false
+		}
+		objs := e.PointsTo.PointsTo(freshObject(da))
+		if len(objs) == 0 {
+			return false
+		}
+		if rb, ok = e.handedRoot(xb, b.Fn(), c, objs); !ok {
+			return false
+		}
 	}
 	for _, at := range ats {
 		if _, deferred := at.(*ssa.Defer); deferred {
@@ -179,7 +192,12 @@ func (e *Env) accessObject(a *sharedloc.Access) (ssa.Value, bool) {
 // handedRoot follows x, a value of fn on a goroutine of c, up to the
 // value of c's starting function that c's start handed over: the cell of
 // a variable the entry closure captures, or an argument of the start.
-func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context) (ssa.Value, bool) {
+//
+// With objs, the objects of interest, a function called at several sites
+// on c is followed to the one value that every site that may pass one of
+// objs passes (callsPassing): an access to another object is not the
+// question.
+func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context, objs []pointsto.Obj) (ssa.Value, bool) {
 	g := c.Site
 	for range maxHandDepth {
 		x = throughOneStore(ssavalue.Unconverted(x), fn)
@@ -191,6 +209,9 @@ func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context) (
 			return nil, false
 		}
 		site, arg, ok := e.onlyCallIn(p, c)
+		if !ok && objs != nil {
+			site, arg, ok = e.callsPassing(p, c, objs)
+		}
 		if !ok {
 			return nil, false
 		}
@@ -411,6 +432,61 @@ func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstr
 		return nil, nil, false
 	}
 	return site, common.Args[i], true
+}
+
+// callsPassing is onlyCallIn for the calls on c that may pass one of objs
+// as p: a static call passing a value whose points-to set is disjoint
+// from objs gives p another object, and is left out; the others must be
+// static calls (or, on a goroutine, deferred ones) that all pass the same
+// value (Msg.Pack's two calls of pack with its receiver), which is
+// returned with one of them. A value points-to does not track may be any
+// object.
+func (e *Env) callsPassing(p *ssa.Parameter, c *goroutines.Context, objs []pointsto.Obj) (ssa.CallInstruction, ssa.Value, bool) {
+	fn := p.Parent()
+	spawned := c.Kind == goroutines.Go || c.Kind == goroutines.Task || c.Kind == goroutines.Detached
+	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported() && !spawned) || fn.Synthetic != "" {
+		return nil, nil, false
+	}
+	if len(e.Goroutines.RefSites(fn)) > 0 {
+		return nil, nil, false
+	}
+	i := slices.Index(fn.Params, p)
+	var site ssa.CallInstruction
+	var arg ssa.Value
+	for _, edge := range e.Goroutines.CallGraph.Callers(fn) {
+		if !slices.Contains(e.Goroutines.Of(edge.Site.Parent()), c) || passesOwn(edge.Site, fn, i, p) {
+			continue
+		}
+		common := edge.Site.Common()
+		switch edge.Site.(type) {
+		case *ssa.Call, *ssa.Defer:
+		default:
+			return nil, nil, false
+		}
+		if common.StaticCallee() != fn || common.IsInvoke() || i < 0 || i >= len(common.Args) {
+			return nil, nil, false
+		}
+		v := ssavalue.Unconverted(common.Args[i])
+		if pts := e.PointsTo.PointsTo(v); len(pts) > 0 && !pointsto.Intersect(pts, objs) {
+			continue
+		}
+		if arg != nil && v != arg {
+			return nil, nil, false
+		}
+		site, arg = edge.Site, v
+	}
+	return site, arg, arg != nil
+}
+
+// freshObject returns the value whose objects are those freshRoot's root
+// da makes: the value stored in a captured variable's cell, or da.
+func freshObject(da ssa.Value) ssa.Value {
+	if cell, ok := da.(*ssa.Alloc); ok && capturedCell(cell) {
+		if stored, ok := storedOnce(cell); ok {
+			return stored
+		}
+	}
+	return da
 }
 
 // passesOwn reports whether site, a call in fn, calls fn itself with its
