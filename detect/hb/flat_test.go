@@ -481,6 +481,19 @@ func (a *flatAnalyzer) event(i int) {
 		}
 	case trace.EvLock, trace.EvRLock, trace.EvTryLock:
 		if ev.Kind != trace.EvTryLock || ev.Value != 0 {
+			if a.opts.LockOrder {
+				// Another goroutine holding it for writing
+				// unlocked it unrecorded (a Cond.Wait), after
+				// its last event.
+				for o, other := range a.gs {
+					if o != gi && slices.Contains(other.held, Lock{Addr: ev.Addr, Mode: Write}) {
+						c := a.unlocked[ev.Addr]
+						c.join(other.vc)
+						a.unlocked[ev.Addr] = c
+						other.vc[o]++
+					}
+				}
+			}
 			a.lock(i, gi, ev)
 			if a.opts.LockOrder {
 				a.acquire(gi, a.unlocked[ev.Addr])

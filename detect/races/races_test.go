@@ -234,6 +234,40 @@ func TestCondWait(t *testing.T) {
 `, nil))
 }
 
+// TestCondWaitParked is TestCondWait with a waiter that never returns
+// from its Wait (parked when the test ended: centrifuge's queues, held-out
+// 30's condpark): no EvCondWait says it unlocked the mutex, but the other
+// goroutine's Lock while the waiter held it does. No race; and the
+// waiter's write after its Lock is ordered before the other's read.
+func TestCondWaitParked(t *testing.T) {
+	same(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=1 Lock site=2 addr=0x900
+4.1 g=1 Write site=10 addr=0x100 value=1
+5 g=2 Lock site=3 addr=0x900
+5.1 g=2 Read site=20 addr=0x100
+5.2 g=2 Write site=21 addr=0x100 value=2
+7 g=2 Unlock site=5 addr=0x900
+`, nil))
+}
+
+// TestCondWaitParkedUnlocked is its control: the other goroutine's write
+// takes no lock, so nothing says the waiter released anything before it:
+// a race.
+func TestCondWaitParkedUnlocked(t *testing.T) {
+	same(t, check(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=1 Lock site=2 addr=0x900
+4.1 g=1 Write site=10 addr=0x100 value=1
+5 g=2 CondSignal site=4 addr=0x800
+5.1 g=2 Write site=21 addr=0x100 value=2
+`, nil), "k.go:10(write) k.go:21(write)")
+}
+
 // TestAtomicCounter is x/sync's TestPanicDo shape: each goroutine adds to
 // a counter atomically and then to a second one; the one whose add brings
 // the second to zero closes a channel, after which the test reads the
