@@ -551,7 +551,10 @@ type job struct {
 // began, round returns what it found with the cause.
 func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *record.BuildCutError, stopped error) {
 	o, dl, inst, out, binDir, progress := j.o, j.dl, j.inst, j.out, j.binDir, j.progress
-	progress.line("building the tests")
+	progress.update(func(p *Progress) {
+		// A later round's build: the last stage's budget is not its.
+		p.Line, p.Deadline, p.Budget = "building the tests", time.Time{}, ""
+	})
 	var ix *record.Index
 	var cfpStats *CFPStats
 	ro := record.Options{
