@@ -150,6 +150,8 @@ type checker struct {
 	// rests caches restOf: what a goroutine did outside its sections
 	// taken at one Lock site.
 	rests map[restKey]*effects
+	// effs caches sectionEffects by critical section.
+	effs map[int]*effects
 }
 
 // secUse is how one critical section (with the sections nested in it)

@@ -276,11 +276,13 @@
 //     setter whose function takes other locks at other sites too is
 //     alone against a getter alone only when its goroutine's whole
 //     extent commutes with the getter's section: the trace has no
-//     calls, so every event of the goroutine outside its sections at
-//     the setter's Lock site (each taken for another call of the same
-//     operation) stands for the call's; none may write what the
-//     getter's section touches or touch what it writes, plain accesses,
-//     atomics, map operations and channels alike, and no section before
+//     calls, so every event of the goroutine, and of the goroutines it
+//     handed work to and heard back from (what happens between its
+//     first event and its last), stands for the call's; none may write
+//     what the getter's section touches or touch what it writes, plain
+//     accesses, atomics, map operations and channels alike (its other
+//     sections at the setter's Lock site but for what the setter writes
+//     too: other calls of the same operation), and no section before
 //     the set, back to the goroutine's last one at the setter's site,
 //     may be the getter's counterpart in another update (pubsub's
 //     recvMessages sets the response time under pingMu and reads and

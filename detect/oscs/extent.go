@@ -66,12 +66,16 @@ func (c *checker) addrLoc(i int) hb.Loc {
 // trace shows: no location one writes that the other touches, no map
 // one writes that the other uses, no channel of both (nor one the runs
 // made), and no cancel against a section that uses a channel.
-func (e *effects) commutesWith(g *effects) bool {
+func (e *effects) commutesWith(g *effects) bool { return e.commutesExcept(g, nil) }
+
+// commutesExcept is commutesWith with e's writes of the locations in
+// except left out.
+func (e *effects) commutesExcept(g *effects, except map[hb.Loc]bool) bool {
 	if g.unordered {
 		return false
 	}
 	for l := range g.touched {
-		if e.written[l] || g.written[l] && e.touched[l] {
+		if e.written[l] && !except[l] || g.written[l] && e.touched[l] {
 			return false
 		}
 	}
@@ -96,11 +100,18 @@ func (e *effects) commutesWith(g *effects) bool {
 // sectionEffects returns what critical section k (with the sections
 // nested in it) did.
 func (c *checker) sectionEffects(k int) *effects {
+	if e, ok := c.effs[k]; ok {
+		return e
+	}
 	e := &effects{}
 	s := c.g.Sections()[k]
 	for _, i := range c.secEvents(s) {
 		e.add(c, i)
 	}
+	if c.effs == nil {
+		c.effs = make(map[int]*effects)
+	}
+	c.effs[k] = e
 	return e
 }
 
@@ -129,11 +140,14 @@ func (c *checker) secEvents(s hb.Section) []int {
 // board's Update does, and other is another update's comparison, which
 // may find it unchanged and stop; a comparison after the set is no check
 // that the set acts on). The trace has no calls, so the extent of k's
-// call is not known; the goroutine's events hold it. Its sections at
-// k's own Lock site are left out: each is taken for another call of k's
-// operation, as alone takes them for a function with one Lock site
-// (pastRepeats), and with them the loop of one call that sets the same
-// state twice. pubsub's recvMessages sets the time of the server's
+// call is not known; the goroutine's events hold it, with the other
+// goroutines' events that fall between its first and its last
+// (sandwiched: a goroutine it started and waited for). Its other
+// sections at k's own Lock site may be other calls of k's operation or
+// steps of k's call (a loop that counts, then sets): each must commute
+// with other but for the locations k writes too (a loop of one call
+// that sets the same locations twice is taken for two calls, as alone
+// takes a one-site function's repeats: pastRepeats). pubsub's recvMessages sets the time of the server's
 // last response under pingMu, then reads and sets the exactly-once
 // setting under eoMu; its receiving goroutine touches neither time
 // elsewhere, so checkServer, which reads both in one section, falls
@@ -149,8 +163,17 @@ func (c *checker) extentCommutes(k, other int) bool {
 	if rest == nil || !rest.commutesWith(got) {
 		return false
 	}
-	osite := c.g.Events[secs[other].Begin].Site
 	own := c.secsOf[s.G]
+	mine := c.sectionEffects(k).written
+	for _, n := range own {
+		if int(n) != k && c.g.Events[secs[n].Begin].Site == site && !c.sectionEffects(int(n)).commutesExcept(got, mine) {
+			// Another section at k's site, which may be a step of the
+			// same call (a loop that counts, then sets): but for what
+			// k sets too, it must commute with other.
+			return false
+		}
+	}
+	osite := c.g.Events[secs[other].Begin].Site
 	at, _ := slices.BinarySearchFunc(own, s.Begin, func(x int32, b int) int { return secs[x].Begin - b })
 	for j := at - 1; j >= 0; j-- {
 		n := int(own[j])
@@ -184,8 +207,9 @@ func (c *checker) touches(s hb.Section, e *effects) bool {
 }
 
 // restOf returns what goroutine g did outside its sections taken at Lock
-// site site (with the sections nested in them); nil if g has more than
-// maxExtent events.
+// site site (with the sections nested in them), and what the other
+// goroutines did between its first event and its last (sandwiched);
+// nil if that is more than maxExtent events of g's or of the others'.
 func (c *checker) restOf(g int, site uint32) *effects {
 	key := restKey{g, site}
 	if e, ok := c.rests[key]; ok {
@@ -216,12 +240,57 @@ func (c *checker) restOf(g int, site uint32) *effects {
 			}
 			e.add(c, i)
 		}
+		if !c.sandwiched(e, g) {
+			e = nil
+		}
 	}
 	if c.rests == nil {
 		c.rests = make(map[restKey]*effects)
 	}
 	c.rests[key] = e
 	return e
+}
+
+// sandwiched adds to e the events of the other goroutines that happen
+// after goroutine g's first event and before its last: work that g
+// handed out and waited for (a goroutine it started and joined, a worker
+// it asked and heard back from), which is part of g's calls as much as
+// its own events are. Each goroutine's such events are one run of its
+// events (what follows g's first event is a suffix of them, what precedes
+// its last a prefix). It reports false if they come to more than
+// maxExtent events.
+func (c *checker) sandwiched(e *effects, g int) bool {
+	evs := c.g.Goroutines[g].Events
+	if len(evs) == 0 {
+		return true
+	}
+	first, last := evs[0], evs[len(evs)-1]
+	n := 0
+	for h := range c.g.Goroutines {
+		hevs := c.g.Goroutines[h].Events
+		if h == g || len(hevs) == 0 {
+			continue
+		}
+		lo, _ := slices.BinarySearchFunc(hevs, true, func(i int, _ bool) int {
+			if c.g.HappensBefore(first, i) {
+				return 1
+			}
+			return -1
+		})
+		hi, _ := slices.BinarySearchFunc(hevs, true, func(i int, _ bool) int {
+			if c.g.HappensBefore(i, last) {
+				return -1
+			}
+			return 1
+		})
+		if n += max(hi-lo, 0); n > maxExtent {
+			return false
+		}
+		for _, i := range hevs[lo:max(lo, hi)] {
+			e.add(c, i)
+		}
+	}
+	return true
 }
 
 // restKey names a goroutine and a Lock site, for restOf.

@@ -1104,6 +1104,28 @@ func TestWholeOpLoneSetter(t *testing.T) {
 21.1 g=2 MapWrite site=127 addr=0x500
 22 g=2 Unlock site=122 addr=0x900
 `), []string{"60 61 123 125"}, []string{"60 61 123 125"})
+	// A step at the set's own Lock site (a loop that counts, then sets:
+	// its sections at that site are taken for other calls only in what
+	// the set writes too), and one taken by a goroutine the update
+	// starts and waits for (its events fall between the updater's first
+	// and last: sandwiched).
+	wholeCase(t, "a step at the set's site", multi(`
+21 g=2 Lock site=123 addr=0x900
+21.1 g=2 Read site=124 addr=0x300
+21.2 g=2 Write site=125 addr=0x300 value=1
+22 g=2 Unlock site=126 addr=0x900
+`), []string{"60 61 123 125"}, []string{"60 61 123 125", "60 62 123 125"})
+	wholeCase(t, "a started goroutine's step", multi(`
+21 g=2 WGAdd site=127 addr=0x700 delta=1
+22 g=2 Fork site=127 child=4
+23 g=4 Begin parent=2
+24 g=4 Lock site=10 addr=0x900
+24.1 g=4 Write site=12 addr=0x300 value=1
+25 g=4 Unlock site=14 addr=0x900
+26 g=4 WGDone site=127 addr=0x700
+27 g=4 End
+28 g=2 WGWait site=127 addr=0x700
+`), []string{"60 61 123 125"}, []string{"10 12 60 62", "60 61 123 125"})
 	// The step writes the setting the getter reads, in a section of the
 	// same lock as the set's (seatclaim's KeepAlive before the revert).
 	wholeCase(t, "setter after a step", multi(`

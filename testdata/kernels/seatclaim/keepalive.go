@@ -18,7 +18,10 @@ import (
 // stop) showed that passing the other sections of the call when they
 // commute with Healthy's is not enough: the count may be taken in a
 // callee's section (CalleeCount), outside any section (AtomicCount) or
-// by a map write that no footprint of plain accesses holds (MapCount).
+// by a map write that no footprint of plain accesses holds (MapCount);
+// and, as a rule looking at the setter's goroutine alone missed, in a
+// section at the set's own Lock site (LoopCount) or on a goroutine the
+// update starts and waits for (SpawnedCount).
 
 // CalleeCount counts the response in a section of its own method,
 // called by Received between the setting's section and the time's.
@@ -125,4 +128,80 @@ func (k *MapCount) Healthy() (int64, int64) {
 		n++
 	}
 	return n, k.last
+}
+
+// LoopCount counts the response and sets its time in one loop of two
+// turns, each turn a section of pingMu at one Lock site: the count is a
+// step of the call taken at the set's own site.
+type LoopCount struct {
+	setMu sync.RWMutex // guards on
+	on    bool
+
+	pingMu    sync.RWMutex // guards responses and last
+	responses int64
+	last      int64
+}
+
+// Received notes a response from the server at time now (its count,
+// from 1), and reports whether the setting is on.
+func (k *LoopCount) Received(now int64) bool {
+	k.setMu.RLock()
+	on := k.on
+	k.setMu.RUnlock()
+	for i := range 2 {
+		k.pingMu.Lock()
+		if i == 0 {
+			k.responses++
+		} else {
+			k.last = now
+		}
+		k.pingMu.Unlock()
+	}
+	return on
+}
+
+// Healthy returns how many responses came and the time of the last.
+func (k *LoopCount) Healthy() (int64, int64) {
+	k.pingMu.RLock()
+	defer k.pingMu.RUnlock()
+	return k.responses, k.last
+}
+
+// SpawnedCount counts the response on a goroutine that Received starts
+// and waits for.
+type SpawnedCount struct {
+	setMu sync.RWMutex // guards on
+	on    bool
+
+	pingMu    sync.RWMutex // guards responses and last
+	responses int64
+	last      int64
+}
+
+// Received notes a response from the server at time now (its count,
+// from 1), and reports whether the setting is on.
+func (k *SpawnedCount) Received(now int64) bool {
+	k.setMu.RLock()
+	on := k.on
+	k.setMu.RUnlock()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		k.pingMu.Lock()
+		k.responses++
+		k.pingMu.Unlock()
+	}()
+	wg.Wait()
+	k.pingMu.Lock()
+	k.last = now
+	k.pingMu.Unlock()
+	return on
+}
+
+// Healthy returns how many responses came and the time of the last.
+func (k *SpawnedCount) Healthy() (int64, int64) {
+	k.pingMu.RLock()
+	defer k.pingMu.RUnlock()
+	return k.responses, k.last
 }

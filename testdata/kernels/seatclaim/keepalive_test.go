@@ -41,3 +41,17 @@ func TestMapCount(t *testing.T) {
 	k := &MapCount{seen: make(map[int64]bool)}
 	keepAlive(t, k.Received, k.Healthy)
 }
+
+// TestLoopCount: the count taken in a loop's first turn, at the set's
+// own Lock site.
+func TestLoopCount(t *testing.T) {
+	k := &LoopCount{}
+	keepAlive(t, k.Received, k.Healthy)
+}
+
+// TestSpawnedCount: the count taken by a goroutine the update starts and
+// waits for.
+func TestSpawnedCount(t *testing.T) {
+	k := &SpawnedCount{}
+	keepAlive(t, k.Received, k.Healthy)
+}
