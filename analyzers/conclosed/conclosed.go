@@ -48,10 +48,12 @@ type checker struct {
 	rep      *suppress.Reporter
 	recovers map[*ssa.Function]bool
 	fresh    map[*types.Var]bool // freshOnly's, by field
+	claims   map[*sharedloc.Access]claimResult
+	fresh2   map[[2]sharedloc.Loc]bool // freshEntries', by field and map
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}, fresh: map[*types.Var]bool{}}
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}, fresh: map[*types.Var]bool{}, claims: map[*sharedloc.Access]claimResult{}, fresh2: map[[2]sharedloc.Loc]bool{}}
 	for _, loc := range c.env.Shared.Locs() {
 		accs := c.env.Shared.ByLoc[loc]
 		c.channels(accs)
@@ -105,6 +107,9 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 				if elected(cl.Instr) || reported[closePair{cl.Pos(), a.Pos()}] {
 					// The pair is one bug, reported once: at the
 					// close that comes first in accs' order.
+					continue
+				}
+				if c.claimed(a, cl) {
 					continue
 				}
 				if p, ok := env.Overlap(a, cl, env.Unprotected); ok {

@@ -40,6 +40,14 @@ func TestFixtures(t *testing.T) {
 		// one removed without the mutex, one put in the list twice, or
 		// a channel that commands share.
 		"removed",
+		// A channel held in a field of the value a map holds for an entry,
+		// closed only after its closer found the entry and deleted it with
+		// one mutex held throughout, has one closer when each value stored is
+		// built for its entry with a channel made for it (struct or pointer);
+		// two sections, a close where the delete may not have run, a field
+		// another method rewrites, a pointer in two entries and a struct
+		// copied whole over another are reported.
+		"claimfield",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

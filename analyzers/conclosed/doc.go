@@ -80,7 +80,14 @@
 // runs on at most once (a flag tested and set under the object's mutex,
 // never cleared: paho.golang's Connect), when the call makes the one on
 // a path that never starts the goroutine making the other (a cleanup on
-// an early return), or makes both (see concurrent.Env.Overlap).
+// an early return), or makes both (see concurrent.Env.Overlap). Nor two
+// closes of a channel held in an unexported field of the struct values
+// (or pointers to structs) of a map in an unexported field, when each
+// closes a channel it took from an entry it found with a comma-ok lookup
+// and deleted, only where the lookup found it, with one mutex held from
+// the lookup to the delete, and each value the package stores in the map
+// is built in place for its one entry with a channel made for it
+// (centrifuge's subscribingCh): the deleter of an entry is its closer.
 //
 // Known false-positive shapes: senders that stop because of a signal the
 // analysis does not model (an atomic flag read without the closer's

@@ -1,0 +1,487 @@
+package conclosed
+
+import (
+	"go/token"
+	"go/types"
+	"slices"
+
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
+	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
+
+	"github.com/precog-dev/precog/analyzers/locksets"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// A claim is what a close of a channel held in a field of a map's values
+// was claimed under: the map's location and the mutex held from the
+// lookup that found the entry to the delete that removed it.
+type claim struct{ m, mu sharedloc.Loc }
+
+// claimed reports whether the closes a and b of one channel field are
+// each the close of a channel taken out of a map's entry by a claim
+// under one mutex, as in
+//
+//	c.mu.Lock()
+//	v, ok := c.chans[k]
+//	var ch chan struct{}
+//	if ok {
+//		ch = v.ch
+//		delete(c.chans, k)
+//	}
+//	c.mu.Unlock()
+//	if ch != nil {
+//		close(ch)
+//	}
+//
+// (centrifuge's subscribingCh), where the values stored in the map, structs
+// or pointers to structs, are each made for their entry with a channel
+// made for it. Each channel is then in one entry of the map, ever; a close
+// runs only after its goroutine found the entry and deleted it with the
+// mutex held in between, which one goroutine only does.
+func (c *checker) claimed(a, b *sharedloc.Access) bool {
+	ca, ok := c.claimOf(a)
+	if !ok {
+		return false
+	}
+	cb, ok := c.claimOf(b)
+	return ok && cb == ca
+}
+
+func (c *checker) claimOf(cl *sharedloc.Access) (claim, bool) {
+	if r, ok := c.claims[cl]; ok {
+		return r.c, r.ok
+	}
+	cm, ok := c.findClaim(cl)
+	c.claims[cl] = claimResult{cm, ok}
+	return cm, ok
+}
+
+type claimResult struct {
+	c  claim
+	ok bool
+}
+
+func (c *checker) findClaim(cl *sharedloc.Access) (claim, bool) {
+	f := cl.Loc.Holder()
+	if cl.Op != sharedloc.ChanClose || !cl.Loc.Elem || f.Kind != sharedloc.Field || f.Cell != nil || !c.ownField(f.Obj) {
+		return claim{}, false
+	}
+	call, ok := cl.Instr.(*ssa.Call)
+	if !ok || len(call.Call.Args) != 1 {
+		return claim{}, false
+	}
+	// The closed value: field loads, through phis whose other edges are
+	// nil; each with the block the delete must have run in.
+	type leaf struct {
+		v  ssa.Value
+		at ssa.Instruction // runs after the delete on the leaf's paths
+		in *ssa.BasicBlock // or: the delete's block dominates it
+	}
+	var leaves []leaf
+	var walk func(v ssa.Value, at ssa.Instruction, in *ssa.BasicBlock, depth int) bool
+	walk = func(v ssa.Value, at ssa.Instruction, in *ssa.BasicBlock, depth int) bool {
+		if depth == 0 {
+			return false
+		}
+		if k, ok := v.(*ssa.Const); ok && k.IsNil() {
+			return true
+		}
+		if phi, ok := v.(*ssa.Phi); ok {
+			for i, e := range phi.Edges {
+				if !walk(e, nil, phi.Block().Preds[i], depth-1) {
+					return false
+				}
+			}
+			return true
+		}
+		leaves = append(leaves, leaf{v, at, in})
+		return true
+	}
+	if !walk(call.Call.Args[0], call, nil, 4) || len(leaves) == 0 {
+		return claim{}, false
+	}
+	locks := c.env.Locks.All()
+	var out claim
+	for i, l := range leaves {
+		lk := lookupOfField(l.v, f.Obj)
+		if lk == nil {
+			return claim{}, false
+		}
+		cm, ok := c.claimAt(locks, lk, func(del ssa.Instruction) bool {
+			if l.at != nil {
+				return dominates(del, l.at)
+			}
+			return del.Block().Dominates(l.in)
+		})
+		if !ok || (i > 0 && cm != out) {
+			return claim{}, false
+		}
+		out = cm
+	}
+	if !c.freshEntries(f, out.m) {
+		return claim{}, false
+	}
+	return out, true
+}
+
+// ownField reports whether obj is an unexported field of a struct of
+// this package, which only this package writes.
+func (c *checker) ownField(obj types.Object) bool {
+	return obj != nil && !obj.Exported() && obj.Pkg() == c.env.Pass.Pkg
+}
+
+// lookupOfField returns the comma-ok lookup whose value v loads field f
+// of: v.f of the value found, of the pointer found, or of a local
+// variable the value found was stored in and that nothing else writes.
+func lookupOfField(v ssa.Value, f types.Object) *ssa.Lookup {
+	var base ssa.Value
+	switch x := v.(type) {
+	case *ssa.Field:
+		if fieldVar(x.X.Type(), x.Field) != f {
+			return nil
+		}
+		base = x.X
+	case *ssa.UnOp:
+		fa, ok := x.X.(*ssa.FieldAddr)
+		if x.Op != token.MUL || !ok || fieldVar(fa.X.Type(), fa.Field) != f {
+			return nil
+		}
+		base = fa.X
+		if al, ok := fa.X.(*ssa.Alloc); ok {
+			// The value found, copied to a local: the one store to
+			// it, before the load, and no writes of the field.
+			base = onlyStored(al, f, x)
+		}
+	default:
+		return nil
+	}
+	ex, ok := base.(*ssa.Extract)
+	if !ok || ex.Index != 0 {
+		return nil
+	}
+	lk, ok := ex.Tuple.(*ssa.Lookup)
+	if !ok || !lk.CommaOk {
+		return nil
+	}
+	if _, ok := lk.X.Type().Underlying().(*types.Map); !ok {
+		return nil
+	}
+	return lk
+}
+
+// onlyStored returns the value stored in the local al, when it is stored
+// once, whole, before the load, and its field f is never written nor its
+// address taken other than to load it.
+func onlyStored(al *ssa.Alloc, f types.Object, load ssa.Instruction) ssa.Value {
+	if al.Heap {
+		return nil
+	}
+	var val ssa.Value
+	for _, r := range *al.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Store:
+			if r.Addr != al || val != nil || !dominates(r, load) {
+				return nil
+			}
+			val = r.Val
+		case *ssa.FieldAddr:
+			if fieldVar(al.Type(), r.Field) == f {
+				for _, u := range *r.Referrers() {
+					if op, ok := u.(*ssa.UnOp); !ok || op.Op != token.MUL {
+						return nil
+					}
+				}
+			}
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return nil
+			}
+		default:
+			if _, ok := r.(*ssa.DebugRef); !ok {
+				return nil
+			}
+		}
+	}
+	return val
+}
+
+// fieldVar returns field i of the struct t, or of the struct t points to.
+func fieldVar(t types.Type, i int) types.Object {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok || i >= st.NumFields() {
+		return nil
+	}
+	return st.Field(i).Origin()
+}
+
+// claimAt finds, for the lookup lk, a delete of the same key from the
+// same map that runs only where the lookup found the entry, with a mutex
+// held in write mode from the lookup to the delete, and for which after
+// holds.
+func (c *checker) claimAt(locks *locksets.Solution, lk *ssa.Lookup, after func(ssa.Instruction) bool) (claim, bool) {
+	ml, mb, ok := c.mapOf(lk)
+	if !ok {
+		return claim{}, false
+	}
+	okv := extractOf(lk, 1)
+	if okv == nil {
+		return claim{}, false
+	}
+	for _, b := range lk.Parent().Blocks {
+		for _, in := range b.Instrs {
+			call, ok := in.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			bi, ok := call.Call.Value.(*ssa.Builtin)
+			if !ok || bi.Name() != "delete" || call.Call.Args[1] != lk.Index || !after(call) || !guardedBy(call, okv) {
+				continue
+			}
+			dl, db, ok := c.mapOf(call)
+			if !ok || dl != ml || db != mb {
+				continue
+			}
+			for _, h := range locks.At(lk) {
+				if h.Mode == locksets.Write && heldThrough(locks, h.Mutex, lk, call) {
+					return claim{m: ml, mu: h.Mutex}, true
+				}
+			}
+		}
+	}
+	return claim{}, false
+}
+
+// mapOf returns the one location (a field of this package) and the root
+// of the map that the lookup or delete instr reads or writes.
+func (c *checker) mapOf(instr ssa.Instruction) (sharedloc.Loc, ssa.Value, bool) {
+	var loc sharedloc.Loc
+	var base ssa.Value
+	n := 0
+	for _, a := range c.env.Shared.ByInstr[instr] {
+		if a.Op != sharedloc.MapLookup && a.Op != sharedloc.MapDelete {
+			continue
+		}
+		loc, base = a.Loc, a.Base
+		n++
+	}
+	if n != 1 || base == nil || loc.Kind != sharedloc.Field || loc.Cell != nil || !c.ownField(loc.Obj) {
+		return sharedloc.Loc{}, nil, false
+	}
+	return loc, base, true
+}
+
+func extractOf(t ssa.Value, i int) *ssa.Extract {
+	for _, r := range *t.Referrers() {
+		if ex, ok := r.(*ssa.Extract); ok && ex.Index == i {
+			return ex
+		}
+	}
+	return nil
+}
+
+// guardedBy reports whether instr runs only on the true branch of an if
+// on cond.
+func guardedBy(instr ssa.Instruction, cond ssa.Value) bool {
+	for _, r := range *cond.Referrers() {
+		ifi, ok := r.(*ssa.If)
+		if !ok {
+			continue
+		}
+		t := ifi.Block().Succs[0]
+		if len(t.Preds) == 1 && t.Dominates(instr.Block()) {
+			return true
+		}
+	}
+	return false
+}
+
+// freshEntries reports whether every value the package stores in the map
+// at location m is made for its entry, with a channel made for it in its
+// field f: the map's field only ever holds a map made for it, read only
+// to look up, update, delete from, range over or measure; each update
+// stores a struct or pointer to a struct built in place and stored once;
+// and every write of the field f stores a channel made for it, or nil, in
+// such a struct.
+func (c *checker) freshEntries(f, m sharedloc.Loc) bool {
+	key := [2]sharedloc.Loc{f, m}
+	if r, ok := c.fresh2[key]; ok {
+		return r
+	}
+	r := c.freshEntries1(f, m)
+	c.fresh2[key] = r
+	return r
+}
+
+func (c *checker) freshEntries1(f, m sharedloc.Loc) bool {
+	mt, ok := m.Obj.Type().Underlying().(*types.Map)
+	if !ok {
+		return false
+	}
+	elem := mt.Elem()
+	if p, ok := elem.Underlying().(*types.Pointer); ok {
+		elem = p.Elem()
+	}
+	st, ok := elem.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	direct := false
+	for i := range st.NumFields() {
+		direct = direct || st.Field(i).Origin() == f.Obj
+	}
+	if !direct || c.storedWhole(elem) {
+		return false
+	}
+	for _, a := range c.env.Shared.ByLoc[f] {
+		switch a.Op {
+		case sharedloc.Load:
+		case sharedloc.Store:
+			fa, ok := a.Ptr.(*ssa.FieldAddr)
+			if !ok || !madeChanOrNil(a.Val) {
+				return false
+			}
+			if _, ok := fa.X.(*ssa.Alloc); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	for _, a := range c.env.Shared.ByLoc[m.Holder()] {
+		switch a.Op {
+		case sharedloc.Load:
+			for _, r := range *a.Instr.(ssa.Value).Referrers() {
+				if !mapUse(r, a.Instr.(ssa.Value)) {
+					return false
+				}
+			}
+		case sharedloc.Store:
+			if _, ok := a.Val.(*ssa.MakeMap); !ok && !isNil(a.Val) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	for _, a := range c.env.Shared.ByLoc[m] {
+		if a.Op != sharedloc.MapUpdate {
+			continue
+		}
+		up, ok := a.Instr.(*ssa.MapUpdate)
+		if !ok || !builtOnce(up.Value, up) {
+			return false
+		}
+	}
+	return true
+}
+
+// storedWhole reports whether the package stores a whole value of the
+// struct type t anywhere but in a local or a struct made in place (as *p =
+// *q, which would copy one entry's channel into another's struct).
+func (c *checker) storedWhole(t types.Type) bool {
+	in := c.env.Pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
+	for _, fn := range append(slices.Clip(srcfuncs.Of(in)), in.Pkg.Func("init")) {
+		if fn == nil {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				st, ok := instr.(*ssa.Store)
+				if !ok || !types.Identical(st.Val.Type(), t) {
+					continue
+				}
+				if _, ok := st.Addr.(*ssa.Alloc); !ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// mapUse reports whether r, a referrer of the map value v, only looks
+// up, updates, deletes from, ranges over or measures it.
+func mapUse(r ssa.Instruction, v ssa.Value) bool {
+	switch r := r.(type) {
+	case *ssa.Lookup:
+		return r.X == v
+	case *ssa.MapUpdate:
+		return r.Map == v && r.Value != v && r.Key != v
+	case *ssa.Range:
+		return true
+	case *ssa.Call:
+		if b, ok := r.Call.Value.(*ssa.Builtin); ok {
+			switch b.Name() {
+			case "delete", "len":
+				return true
+			}
+		}
+	case *ssa.DebugRef:
+		return true
+	}
+	return false
+}
+
+// builtOnce reports whether v, stored by the update up, is a struct built
+// in place (the load of a local whose fields alone were written) or a
+// pointer to a struct made there, used for nothing but its fields and
+// this one update.
+func builtOnce(v ssa.Value, up ssa.Instruction) bool {
+	var al *ssa.Alloc
+	switch x := v.(type) {
+	case *ssa.UnOp:
+		a, ok := x.X.(*ssa.Alloc)
+		if x.Op != token.MUL || !ok || a.Heap {
+			return false
+		}
+		if refs := *x.Referrers(); len(refs) != 1 || refs[0] != up {
+			return false
+		}
+		al = a
+	case *ssa.Alloc:
+		if !x.Heap {
+			return false
+		}
+		al = x
+	default:
+		return false
+	}
+	others := 0
+	for _, r := range *al.Referrers() {
+		switch r := r.(type) {
+		case *ssa.FieldAddr:
+			for _, u := range *r.Referrers() {
+				switch u := u.(type) {
+				case *ssa.Store:
+					if u.Addr != r {
+						return false
+					}
+				case *ssa.UnOp:
+					if u.Op != token.MUL {
+						return false
+					}
+				default:
+					return false
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			if vi, ok := v.(ssa.Instruction); r != up && (!ok || r != vi) {
+				return false
+			}
+			others++
+		}
+	}
+	return others == 1
+}
+
+func madeChanOrNil(v ssa.Value) bool {
+	_, ok := v.(*ssa.MakeChan)
+	return ok || isNil(v)
+}
