@@ -24,6 +24,10 @@ import (
 // constructor that queues an item itself before setting the field is
 // still reported).
 //
+// a is a load or store of a field of the fresh object itself: C may run
+// again while an earlier run's goroutine, fed by then, works, and only
+// the fresh object is this run's alone (see ownField).
+//
 // The rule needs the object and the channel to stay C's until it
 // returns: the object is allocated in C, which hands it to nothing but
 // `go` statements, function literals and its result; the field is
@@ -41,7 +45,7 @@ func (r *Result) ctorReturnBefore(a ssa.Instruction, ca *goroutines.Context, b s
 		return Edge{}, false
 	}
 	obj := freshIn(args[0], ctor)
-	if obj == nil || !r.staysIn(obj) {
+	if obj == nil || !ownField(a, obj) || !r.staysIn(obj) {
 		return Edge{}, false
 	}
 	for _, rv := range r.ops.fnRecvs[cb.Entry] {
@@ -53,6 +57,32 @@ func (r *Result) ctorReturnBefore(a ssa.Instruction, ca *goroutines.Context, b s
 		}
 	}
 	return Edge{}, false
+}
+
+// ownField reports whether a loads or stores a field of obj itself. The
+// rule orders one run of the constructor before its own goroutine; a
+// constructor that runs again while an earlier run's goroutine works
+// (a server's per-connection session) makes a fresh object each time,
+// so only obj's own fields are that run's. What a reaches through
+// another value, a shared server's map through s.srv, a package
+// variable, a parameter, is touched by every run: the earlier run's
+// goroutine, fed by then, reads it while this run writes it (review33's
+// w1: concurrent map read and map write, silenced).
+func ownField(a ssa.Instruction, obj *ssa.Alloc) bool {
+	var addr ssa.Value
+	switch a := a.(type) {
+	case *ssa.Store:
+		addr = a.Addr
+	case *ssa.UnOp:
+		if a.Op != token.MUL {
+			return false
+		}
+		addr = a.X
+	default:
+		return false
+	}
+	fa, ok := addr.(*ssa.FieldAddr)
+	return ok && freshIn(fa.X, a.Parent()) == obj
 }
 
 // isFieldOf reports whether ch is loaded from a field of the struct p
@@ -122,9 +152,11 @@ func freshIn(v ssa.Value, ctor *ssa.Function) *ssa.Alloc {
 // followed in turn or into a field of the object (or of a field of it),
 // or an argument of a static call whose parameter stays too. A function
 // literal that captures it, or a method value bound to it, is followed
-// as the object is, and may be called. A store anywhere else, a send, a
-// map, an interface, an interface method's call or a callee's return of
-// it lets it out.
+// as the object is, and may be called. Stored in a field of the object
+// (not of a field's struct, nor through a pointer field), what is loaded
+// from that field is followed too, and the field's address must not be
+// handed on. A store anywhere else, a send, a map, an interface, an
+// interface method's call or a callee's return of it lets it out.
 func (r *Result) staysIn(obj *ssa.Alloc) bool {
 	r.mu.Lock()
 	in, ok := r.stays[obj]
@@ -143,23 +175,59 @@ func (r *Result) staysIn(obj *ssa.Alloc) bool {
 
 // stays is staysIn's walk.
 func stays(obj *ssa.Alloc) bool {
-	s := stay{ctor: obj.Parent(), seen: map[ssa.Value]bool{}, vars: map[ssa.Value]bool{}}
+	s := stay{ctor: obj.Parent(), seen: map[ssa.Value]bool{}, vars: map[ssa.Value]bool{}, read: map[*ssa.FieldAddr]bool{}}
 	s.value(obj)
 	for len(s.work) > 0 {
-		v := s.work[len(s.work)-1]
-		s.work = s.work[:len(s.work)-1]
-		if !s.uses(v) {
-			return false
+		for len(s.work) > 0 {
+			v := s.work[len(s.work)-1]
+			s.work = s.work[:len(s.work)-1]
+			if !s.uses(v) {
+				return false
+			}
 		}
-	}
-	// The object, or a literal that captures it, stored in a field of
-	// the object is reached only through the object.
-	for _, st := range s.stored {
-		if !s.rooted(st.Addr) {
-			return false
+		// The object, or a literal that captures it, is stored only in
+		// a field of the object itself (s.onFlush = func() { s.Set(0) }),
+		// not in a field of a struct field's (s.elem.owner = s, with
+		// &s.elem handed out) nor of what a pointer field points to
+		// (s.child.parent = s, with the child published), and what is
+		// loaded from such a field holds the object in turn (hooks <-
+		// s.onFlush): review33's w2, w8, w9.
+		for _, st := range s.stored {
+			fa := st.Addr.(*ssa.FieldAddr)
+			if !s.seen[fa.X] || s.vars[fa.X] {
+				return false
+			}
+		}
+		for _, fa := range s.fields {
+			if s.read[fa] || !slices.ContainsFunc(s.stored, func(st *ssa.Store) bool { return sameField(st.Addr.(*ssa.FieldAddr), fa) }) {
+				continue
+			}
+			s.read[fa] = true
+			for _, ref := range *fa.Referrers() {
+				switch ref := ref.(type) {
+				case *ssa.DebugRef:
+				case *ssa.Store:
+					if ref.Addr != ssa.Value(fa) {
+						return false // the field's address handed on
+					}
+				case *ssa.UnOp:
+					if ref.Op != token.MUL {
+						return false
+					}
+					s.value(ref)
+				default:
+					return false
+				}
+			}
 		}
 	}
 	return true
+}
+
+// sameField reports whether x and y address the same field of the same
+// struct type.
+func sameField(x, y *ssa.FieldAddr) bool {
+	return x.Field == y.Field && types.Identical(x.X.Type(), y.X.Type())
 }
 
 // maxStayFuncs bounds the functions staysIn follows the object into.
@@ -175,6 +243,8 @@ type stay struct {
 	work   []ssa.Value
 	funcs  int
 	stored []*ssa.Store
+	fields []*ssa.FieldAddr        // the fields of the object addressed
+	read   map[*ssa.FieldAddr]bool // those among fields whose loads are followed
 }
 
 // value queues v, which holds the object.
@@ -218,8 +288,11 @@ func (s *stay) uses(v ssa.Value) bool {
 			}
 			s.value(ref) // a generic method's receiver
 		case *ssa.FieldAddr:
-			// A field of the object (or, for a variable, nothing else
-			// can be addressed).
+			// A field of the object: its loads are followed where the
+			// object is stored in it (see stays).
+			if !variable {
+				s.fields = append(s.fields, ref)
+			}
 		case *ssa.UnOp:
 			if ref.Op != token.MUL || !variable {
 				return false
@@ -278,24 +351,6 @@ func (s *stay) uses(v ssa.Value) bool {
 func isField(addr ssa.Value) bool {
 	_, ok := addr.(*ssa.FieldAddr)
 	return ok
-}
-
-// rooted reports whether the address addr is a field of the object,
-// directly or through fields of its fields.
-func (s *stay) rooted(addr ssa.Value) bool {
-	for {
-		switch a := addr.(type) {
-		case *ssa.FieldAddr:
-			addr = a.X
-		case *ssa.UnOp:
-			if a.Op != token.MUL {
-				return false
-			}
-			addr = a.X
-		default:
-			return s.seen[addr]
-		}
-	}
 }
 
 // isLocalCell reports whether addr is a local variable of fn.
