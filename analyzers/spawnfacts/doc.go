@@ -15,10 +15,13 @@
 // function spawns its parameter if a `go` statement calls it (directly, or
 // from inside the closure the statement starts) or if it hands it to
 // another spawner. SpawnsFact also records whether the function waits
-// for what it started before returning: with sync.WaitGroup.Wait, or by
-// receiving from a channel the goroutine closes or sends on last (also
-// in a select whose other cases panic or call t.Fatal, a test helper's
-// timeout), or, for a Task of errgroup or conc, with the group's Wait;
+// for what it started before returning: with sync.WaitGroup.Wait on a
+// WaitGroup the goroutine is done on last, or by receiving from a channel
+// the goroutine closes or sends on last, and only there (also in a select
+// whose other cases panic or call t.Fatal, a test helper's timeout; in
+// each turn of a loop that starts one per turn), or, for a Task of
+// errgroup or conc, with the group's Wait (the literal a Task runs spawns
+// what it calls as a goroutine's literal does);
 // the function literals its goroutines run must wait for theirs in turn
 // (pubsub's Receive: errgroup tasks that wait for a goroutine per
 // message, each waiting for the callback's).

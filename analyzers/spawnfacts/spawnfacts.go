@@ -314,6 +314,8 @@ func (b *builder) spawnedParams(fn *ssa.Function) []int {
 			out = append(out, i)
 		}
 	}
+	s, ok := model.SpawnerOf(model.Name(fn))
+	modeledTask := ok && s.Kind == model.Task
 	var walk func(f *ssa.Function, inGo ssa.Instruction)
 	walk = func(f *ssa.Function, inGo ssa.Instruction) {
 		for _, blk := range f.Blocks {
@@ -345,9 +347,22 @@ func (b *builder) spawnedParams(fn *ssa.Function) []int {
 					}
 				}
 				args, _ := b.res.SpawnerArgs(call)
+				ms, ok := model.SpawnerOf(model.CalleeName(call))
+				task := ok && ms.Kind == model.Task
 				for _, argIdx := range args {
 					if i := paramIndex(call.Args[argIdx]); i >= 0 {
 						add(i)
+					} else if mc, ok := call.Args[argIdx].(*ssa.MakeClosure); ok && task && !modeledTask {
+						// A literal a Task spawner of the model runs,
+						// as a `go` statement's: `g.Go(func() error {
+						// return f() })` runs f on the group's goroutine
+						// (review33's j2, j1c: f's run past the return
+						// of a spawner that waits on some paths only,
+						// or not at all, was nobody's). Not in a Task
+						// spawner of the model itself (conc's
+						// Stream.Go, in its own package): its join is
+						// another method's, which no fact says.
+						walk(mc.Fn.(*ssa.Function), instr)
 					}
 				}
 			}
@@ -376,8 +391,10 @@ func (b *builder) waitsBeforeReturn(fn *ssa.Function) bool {
 
 // joinsSpawns reports whether fn waits for the goroutines it spawns
 // before it returns, and whether it spawns any. A spawn is a `go`
-// statement, joined by a sync.WaitGroup.Wait (called or deferred) or a
-// receive from its done channel (doneReceives); a Task spawner of the
+// statement, joined by a sync.WaitGroup.Wait (called or deferred) on a
+// WaitGroup its literal is done on last (doneOn) or a receive from its
+// done channel (doneReceives), which, for a `go` statement in a loop,
+// must come round with it (each turn receives); a Task spawner of the
 // model (errgroup.Group.Go, conc's), joined only by its Join called on
 // the same group value (model.JoinCalls). Calls of other spawners that
 // do not join are spawns nothing joins when they are handed a parameter
@@ -442,9 +459,25 @@ func (b *builder) joinsSpawns(fn *ssa.Function) (joined, spawns bool) {
 			}
 		}
 	}
-	waits = append(waits, doneReceives(fn, gos)...)
+	recvs := doneReceives(fn, gos)
 	for _, g := range gos {
-		joins[g] = waits
+		// A WaitGroup's Wait joins the goroutines that are done on that
+		// WaitGroup, a receive the goroutine it hears from, and, for a
+		// `go` statement in a loop, only when each turn receives
+		// (review33's j12: a Wait for warm-up workers joined the
+		// goroutine running f; j9: one receive for n goroutines, the
+		// first of n answers, joined all of them).
+		joins[g] = nil
+		for _, w := range waits {
+			if doneOn(g.(*ssa.Go), w) {
+				joins[g] = append(joins[g], w)
+			}
+		}
+		for _, r := range recvs[g] {
+			if !b.flow.MayFollowAvoiding(g, g, r) {
+				joins[g] = append(joins[g], r)
+			}
+		}
 	}
 	for _, ret := range ssaflow.Returns(fn) {
 		for s, ws := range joins {
@@ -478,7 +511,7 @@ func fromOutside(v ssa.Value) bool {
 }
 
 // doneReceives returns the receives in fn that wait for a goroutine that
-// one of gos starts: the "done channel" join,
+// one of gos starts, by the go statement: the "done channel" join,
 //
 //	done := make(chan struct{})
 //	go func() { defer close(done); f() }()
@@ -486,37 +519,102 @@ func fromOutside(v ssa.Value) bool {
 //
 // A receive counts when its channel is made in fn, captured by the
 // goroutine's closure, and closed there by a deferred close or sent on or
-// closed as the closure's last action before it returns: a goroutine that
-// signals when it starts, and works after, is not joined by it.
-func doneReceives(fn *ssa.Function, gos []ssa.Instruction) []ssa.Instruction {
-	signalled := map[ssa.Value]bool{} // channels (or the variables holding them) made in fn
+// closed as the closure's last action before it returns, as each of its
+// sends and closes is: a goroutine that signals when it starts, and works
+// after, is not joined by it.
+func doneReceives(fn *ssa.Function, gos []ssa.Instruction) map[ssa.Instruction][]ssa.Instruction {
+	out := map[ssa.Instruction][]ssa.Instruction{}
 	for _, g := range gos {
 		mc, ok := g.(*ssa.Go).Call.Value.(*ssa.MakeClosure)
 		if !ok {
 			continue
 		}
+		signalled := map[ssa.Value]bool{} // channels (or the variables holding them) made in fn
 		closure := mc.Fn.(*ssa.Function)
 		for i, fv := range closure.FreeVars {
 			if i < len(mc.Bindings) && signalsLast(closure, fv) {
 				signalled[mc.Bindings[i]] = true
 			}
 		}
-	}
-	if len(signalled) == 0 {
-		return nil
-	}
-	var recvs []ssa.Instruction
-	for _, b := range fn.Blocks {
-		for _, instr := range b.Instrs {
-			if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW && signalled[channelVar(u.X)] {
-				recvs = append(recvs, u)
-			}
-			if sel, ok := instr.(*ssa.Select); ok && selectJoins(sel, signalled) {
-				recvs = append(recvs, sel)
+		if len(signalled) == 0 {
+			continue
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW && signalled[channelVar(u.X)] {
+					out[g] = append(out[g], u)
+				}
+				if sel, ok := instr.(*ssa.Select); ok && selectJoins(sel, signalled) {
+					out[g] = append(out[g], sel)
+				}
 			}
 		}
 	}
-	return recvs
+	return out
+}
+
+// doneOn reports whether the goroutine g starts is done on the
+// WaitGroup that w, a call or deferred call of its Wait, waits on: its
+// function literal, capturing the WaitGroup (or what holds it), defers
+// Done on it, or calls it as its last action before it returns.
+func doneOn(g *ssa.Go, w ssa.Instruction) bool {
+	want := place(w.(ssa.CallInstruction).Common().Args[0], nil)
+	mc, ok := g.Call.Value.(*ssa.MakeClosure)
+	if want == "" || !ok {
+		return false
+	}
+	fn := mc.Fn.(*ssa.Function)
+	outer := map[ssa.Value]ssa.Value{} // fn's free variables: what g binds them to
+	for i, fv := range fn.FreeVars {
+		if i < len(mc.Bindings) {
+			outer[fv] = mc.Bindings[i]
+		}
+	}
+	isDone := func(c *ssa.CallCommon) bool {
+		return model.CalleeName(c) == model.WaitGroupDone && len(c.Args) == 1 && place(c.Args[0], outer) == want
+	}
+	for _, b := range fn.Blocks {
+		for i, instr := range b.Instrs {
+			switch instr := instr.(type) {
+			case *ssa.Defer:
+				if isDone(&instr.Call) {
+					return true
+				}
+			case *ssa.Call:
+				if isDone(&instr.Call) && returnsAfter(b.Instrs[i+1:]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// place names the memory v addresses, in the function that starts the
+// goroutine: its root (an allocation, a parameter, a free or package
+// variable; a free variable of the goroutine's literal stands for what
+// outer binds it to) and the fields and loads on the way, or "".
+func place(v ssa.Value, outer map[ssa.Value]ssa.Value) string {
+	switch x := v.(type) {
+	case *ssa.FieldAddr:
+		if p := place(x.X, outer); p != "" {
+			return fmt.Sprintf("%s.%d", p, x.Field)
+		}
+	case *ssa.UnOp:
+		if x.Op == token.MUL {
+			if p := place(x.X, outer); p != "" {
+				return "*" + p
+			}
+		}
+	case *ssa.FreeVar, *ssa.Parameter:
+		if o, ok := outer[v]; ok {
+			return place(o, nil)
+		}
+		return fmt.Sprintf("%p", v)
+	case *ssa.Alloc, *ssa.Global:
+		return fmt.Sprintf("%p", v)
+	}
+	return ""
 }
 
 // selectJoins reports whether a blocking select receives from one of the
@@ -616,25 +714,29 @@ func signalsLast(closure *ssa.Function, fv *ssa.FreeVar) bool {
 		b, ok := c.Value.(*ssa.Builtin)
 		return ok && b.Name() == "close" && len(c.Args) == 1 && channelVar(c.Args[0]) == fv
 	}
+	last := false
 	for _, b := range closure.Blocks {
 		for i, instr := range b.Instrs {
 			var signal bool
 			switch instr := instr.(type) {
 			case *ssa.Defer:
 				if isClose(&instr.Call) {
-					return true
+					last = true
 				}
 			case *ssa.Send:
 				signal = channelVar(instr.Chan) == fv
 			case *ssa.Call:
 				signal = isClose(&instr.Call)
 			}
-			if signal && returnsAfter(b.Instrs[i+1:]) {
-				return true
+			if signal {
+				if !returnsAfter(b.Instrs[i+1:]) {
+					return false // a signal before the work ends (review33's j3c)
+				}
+				last = true
 			}
 		}
 	}
-	return false
+	return last
 }
 
 // returnsAfter reports whether instrs do nothing another goroutine could
