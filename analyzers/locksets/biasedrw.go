@@ -1,6 +1,7 @@
 package locksets
 
 import (
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strings"
@@ -71,7 +72,8 @@ func (a *solver) readerBiased() map[*ssa.Function]sharedloc.Loc {
 		if !ok || !a.locksOwn(unlock, rw, model.Unlock) || !a.locksOwn(rlock, rw, model.RLock) || !a.locksOwn(runlock, rw, model.RUnlock) {
 			continue
 		}
-		if !biasedProtocol(t, locked, a.reached(rlock), a.reached(runlock), rw.Obj.(*types.Var)) {
+		flag := biasedProtocol(t, locked, a.reached(rlock), a.reached(runlock), rw.Obj.(*types.Var))
+		if flag == nil || !a.flagOnUnderRW(t, flag, rw) {
 			continue
 		}
 		if out == nil {
@@ -238,8 +240,8 @@ func fieldOf(t *types.Named, addr ssa.Value) *types.Var {
 // biasedProtocol checks the atomic half of the shape readerBiased says:
 // a flag B that Lock clears after its locked call (rw.Lock) and then
 // waits on the slots S, that RLock loads after incrementing S, and that
-// RUnlock's Add on S undoes.
-func biasedProtocol(t *types.Named, locked ssa.Instruction, rlock, runlock []*ssa.Function, rw *types.Var) bool {
+// RUnlock's Add on S undoes. It returns B, or nil.
+func biasedProtocol(t *types.Named, locked ssa.Instruction, rlock, runlock []*ssa.Function, rw *types.Var) *types.Var {
 	lockOps := atomicOps(t, locked.Parent())
 	for _, clear := range lockOps {
 		if clear.kind != "Store" || !isZero(clear.arg) || clear.field == rw || !precedes(locked, clear.call) {
@@ -250,11 +252,66 @@ func biasedProtocol(t *types.Named, locked ssa.Instruction, rlock, runlock []*ss
 				continue
 			}
 			if increments(t, rlock, wait.field, clear.field) && adds(t, runlock, wait.field) {
-				return true
+				return clear.field
 			}
 		}
 	}
-	return false
+	return nil
+}
+
+// flagOnUnderRW reports whether every atomic write of the package that
+// may turn the flag on (a Store, Swap or CompareAndSwap of anything but
+// zero, an Add) is made with rw held, or to a T the function allocates
+// (its constructor): a writer holds rw while its slots drain and while
+// it writes, so a flag turned on without rw (an Unlock that sets it
+// after rw.Unlock, when the next writer may hold rw with the flag off)
+// lets a fast reader in beside that writer (review33's r14).
+func (a *solver) flagOnUnderRW(t *types.Named, flag *types.Var, rw sharedloc.Loc) bool {
+	for _, fn := range a.funcs {
+		for _, op := range atomicOps(t, fn) {
+			if op.field != flag || op.kind == "Load" || op.kind != "Add" && isZero(op.arg) {
+				continue
+			}
+			if fresh(t, op.call.Common().Args[0]) {
+				continue
+			}
+			held := false
+			for _, b := range fn.Blocks {
+				for _, instr := range b.Instrs {
+					lc, ok := a.calls[instr]
+					if !ok || lc.mutex != rw || !precedes(instr, op.call) {
+						continue
+					}
+					switch lc.op {
+					case model.Lock, model.RLock:
+						held = true
+					default:
+						return false
+					}
+				}
+			}
+			if !held {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// fresh reports whether addr is the address of a field of a T allocated
+// in addr's function.
+func fresh(t *types.Named, addr ssa.Value) bool {
+	for {
+		switch v := addr.(type) {
+		case *ssa.FieldAddr:
+			addr = v.X
+		case *ssa.Alloc:
+			p, ok := v.Type().Underlying().(*types.Pointer)
+			return ok && types.Identical(p.Elem(), t)
+		default:
+			return false
+		}
+	}
 }
 
 // waitsOn reports whether load's result decides a spin's condition (its
@@ -321,20 +378,103 @@ func backOnly(b, s *ssa.BasicBlock) bool {
 }
 
 // increments reports whether one of fns atomically increments slots (a
-// CompareAndSwap or an Add) and then loads flag in a block the increment
-// dominates, in the same function.
+// CompareAndSwap to one more, or an Add of a positive constant) and then
+// loads flag in a block the increment dominates, in the same function,
+// with no other write of slots on the way (a roll-back before the check
+// leaves the reader uncounted: review33's r1), and branches on what it
+// loaded (a load whose value decides nothing checks nothing: r12).
 func increments(t *types.Named, fns []*ssa.Function, slots, flag *types.Var) bool {
 	for _, fn := range fns {
 		ops := atomicOps(t, fn)
 		for _, inc := range ops {
-			if inc.field != slots || inc.kind != "CompareAndSwap" && inc.kind != "Add" {
+			if inc.field != slots || !positive(inc) {
 				continue
 			}
 			for _, load := range ops {
-				if load.field == flag && load.kind == "Load" && precedes(inc.call, load.call) {
+				if load.field != flag || load.kind != "Load" || !precedes(inc.call, load.call) || !decides(load.call) {
+					continue
+				}
+				between := false
+				for _, o := range ops {
+					if o.field == slots && o.kind != "Load" && o.call != inc.call && mayReach(inc.call, o.call) && mayReach(o.call, load.call) {
+						between = true
+					}
+				}
+				if !between {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// positive reports whether op, an Add or CompareAndSwap, adds a positive
+// constant, or swaps in one more than something (n+1) or a positive
+// constant.
+func positive(op atomicOp) bool {
+	pos := func(v ssa.Value) bool {
+		c, ok := v.(*ssa.Const)
+		return ok && c.Value != nil && c.Value.Kind() == constant.Int && constant.Sign(c.Value) > 0
+	}
+	switch op.kind {
+	case "Add":
+		return pos(op.arg)
+	case "CompareAndSwap":
+		if bin, ok := op.arg.(*ssa.BinOp); ok && bin.Op == token.ADD {
+			return pos(bin.X) || pos(bin.Y)
+		}
+		return pos(op.arg)
+	}
+	return false
+}
+
+// decides reports whether the value load returns decides an If, itself
+// or through a comparison.
+func decides(load ssa.CallInstruction) bool {
+	v, ok := load.(*ssa.Call)
+	if !ok {
+		return false
+	}
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.If:
+			return true
+		case *ssa.BinOp:
+			for _, rr := range *r.Referrers() {
+				if _, ok := rr.(*ssa.If); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// mayReach reports whether y may run after x in one run of their
+// function.
+func mayReach(x, y ssa.Instruction) bool {
+	if x.Block() == y.Block() {
+		for _, instr := range x.Block().Instrs {
+			if instr == y {
+				break
+			}
+			if instr == x {
+				return true
+			}
+		}
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := append([]*ssa.BasicBlock(nil), x.Block().Succs...)
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == y.Block() {
+			return true
+		}
+		if !seen[b] {
+			seen[b] = true
+			work = append(work, b.Succs...)
 		}
 	}
 	return false

@@ -16,11 +16,21 @@ type RBMutex struct {
 }
 
 // RLock returns the slot it took, or -1 when it took rw.RLock.
+// NewRBMutex turns the bias on in the mutex it makes.
+func NewRBMutex() *RBMutex {
+	mu := &RBMutex{slots: make([]struct{ n int32 }, 8)}
+	mu.bias.Store(1)
+	return mu
+}
+
 func (mu *RBMutex) RLock() int {
 	if i, ok := mu.fastRLock(); ok {
 		return i
 	}
 	mu.rw.RLock()
+	if mu.bias.Load() == 0 {
+		mu.bias.Store(1) // no writer holds rw: on again
+	}
 	return -1
 }
 
@@ -162,6 +172,140 @@ func (mu *noCheckRB) Lock() {
 func (mu *noCheckRB) Unlock() { mu.rw.Unlock() }
 
 func (mu *noCheckRB) get() {
+	t := mu.RLock()
+	mark() // want `^held: none$`
+	mu.RUnlock(t)
+}
+
+// review33's controls: the shape with one step wrong, each a fast reader
+// beside a writer.
+
+// rollbackRB's RLock takes its slot back before it checks the bias: a
+// writer that turned the bias off then finds the slot empty and goes on
+// while the reader, which saw the bias still on, reads.
+type rollbackRB struct {
+	slots [8]int32
+	bias  int32
+	rw    sync.RWMutex
+}
+
+func (mu *rollbackRB) RLock() int {
+	if atomic.LoadInt32(&mu.bias) == 1 && atomic.CompareAndSwapInt32(&mu.slots[0], 0, 1) {
+		atomic.AddInt32(&mu.slots[0], -1)
+		if atomic.LoadInt32(&mu.bias) == 1 {
+			return 0
+		}
+	}
+	mu.rw.RLock()
+	return -1
+}
+
+func (mu *rollbackRB) RUnlock(i int) {
+	if i < 0 {
+		mu.rw.RUnlock()
+		return
+	}
+	atomic.AddInt32(&mu.slots[i], -1)
+}
+
+func (mu *rollbackRB) Lock() {
+	mu.rw.Lock()
+	atomic.StoreInt32(&mu.bias, 0)
+	for atomic.LoadInt32(&mu.slots[0]) > 0 {
+	}
+}
+
+func (mu *rollbackRB) Unlock() { mu.rw.Unlock() }
+
+func (mu *rollbackRB) get() {
+	t := mu.RLock()
+	mark() // want `^held: none$`
+	mu.RUnlock(t)
+}
+
+// unheededRB's RLock loads the bias again after its increment but goes
+// on whatever it finds.
+type unheededRB struct {
+	slots [8]int32
+	bias  int32
+	seen  int32
+	rw    sync.RWMutex
+}
+
+func (mu *unheededRB) RLock() int {
+	if atomic.LoadInt32(&mu.bias) == 1 {
+		atomic.AddInt32(&mu.slots[0], 1)
+		mu.seen = atomic.LoadInt32(&mu.bias)
+		return 0
+	}
+	mu.rw.RLock()
+	return -1
+}
+
+func (mu *unheededRB) RUnlock(i int) {
+	if i < 0 {
+		mu.rw.RUnlock()
+		return
+	}
+	atomic.AddInt32(&mu.slots[i], -1)
+}
+
+func (mu *unheededRB) Lock() {
+	mu.rw.Lock()
+	atomic.StoreInt32(&mu.bias, 0)
+	for atomic.LoadInt32(&mu.slots[0]) > 0 {
+	}
+}
+
+func (mu *unheededRB) Unlock() { mu.rw.Unlock() }
+
+func (mu *unheededRB) get() {
+	t := mu.RLock()
+	mark() // want `^held: none$`
+	mu.RUnlock(t)
+}
+
+// lateBiasRB's Unlock turns the bias on after it lets rw go: the next
+// writer may hold rw with the bias off by then, and a reader that sees it
+// on reads beside that writer.
+type lateBiasRB struct {
+	slots [8]int32
+	bias  int32
+	rw    sync.RWMutex
+}
+
+func (mu *lateBiasRB) RLock() int {
+	if atomic.LoadInt32(&mu.bias) == 1 && atomic.CompareAndSwapInt32(&mu.slots[0], 0, 1) {
+		if atomic.LoadInt32(&mu.bias) == 1 {
+			return 0
+		}
+		atomic.AddInt32(&mu.slots[0], -1)
+	}
+	mu.rw.RLock()
+	return -1
+}
+
+func (mu *lateBiasRB) RUnlock(i int) {
+	if i < 0 {
+		mu.rw.RUnlock()
+		return
+	}
+	atomic.AddInt32(&mu.slots[i], -1)
+}
+
+func (mu *lateBiasRB) Lock() {
+	mu.rw.Lock()
+	atomic.StoreInt32(&mu.bias, 0)
+	for atomic.LoadInt32(&mu.slots[0]) > 0 {
+	}
+}
+
+func (mu *lateBiasRB) Unlock() {
+	mu.rw.Unlock()
+	atomic.StoreInt32(&mu.bias, 1)
+}
+
+func (mu *lateBiasRB) get() {
 	t := mu.RLock()
 	mark() // want `^held: none$`
 	mu.RUnlock(t)
