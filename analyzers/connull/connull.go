@@ -15,7 +15,6 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
-	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
@@ -85,10 +84,8 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 					// So does one held from a nil check of the
 					// location to the read, and at the nil store:
 					// the read sees what the check found not nil.
-					if checked, ok := checkedInSection(env, r); ok {
-						if _, ok := p.VA.Locks.Intersect(checked.Union(callers)).Excludes(p.VB.Locks); ok {
-							return true
-						}
+					if env.CheckedNotNil(p) {
+						return true
 					}
 					return env.Ordered(p) || env.Elected(p) || through[w] != nil && env.Ordered(p.AtCall()) || closedBeforeNil(env, r, d, w)
 				}
@@ -380,81 +377,6 @@ func poppedFront(store *ssa.Store, elem *ssa.IndexAddr) bool {
 					}
 				}
 			}
-		}
-	}
-	return false
-}
-
-// checkedInSection returns the locks held from a nil check of r's
-// location to the read r, when r runs only where the check found the
-// location not nil and nothing between them can change it, as in
-// alicebob/miniredis's Close:
-//
-//	m.Lock()
-//	if m.srv == nil { m.Unlock(); return }
-//	srv := m.srv
-//	m.srv = nil
-//	m.Unlock()
-//	srv.Close()
-//
-// A nil store holding one of those locks cannot come between the check
-// and the read, and one that comes before the check fails the check: the
-// value read is not nil, wherever it is used after the Unlock. Only the
-// plainest shape is taken: r is first in its block but for instructions
-// that neither call nor store, that block's one predecessor ends in the
-// If on the comparison of a load of the same address (a field of the
-// same value, or the same variable) with nil, r on the branch where it
-// is not nil, and nothing after that load in the predecessor calls or
-// stores either (a call could unlock or store nil, a store could write
-// the location through an alias).
-func checkedInSection(env *concurrent.Env, r *sharedloc.Access) (locksets.Set, bool) {
-	load, ok := r.Instr.(*ssa.UnOp)
-	if !ok || load.Op != token.MUL {
-		return nil, false
-	}
-	b := load.Block()
-	if len(b.Preds) != 1 || !quietBefore(b.Instrs, load) {
-		return nil, false
-	}
-	pred := b.Preds[0]
-	ifi, ok := pred.Instrs[len(pred.Instrs)-1].(*ssa.If)
-	if !ok || len(pred.Succs) != 2 || pred.Succs[0] == pred.Succs[1] {
-		return nil, false
-	}
-	cmp, ok := ifi.Cond.(*ssa.BinOp)
-	if !ok || cmp.Op != token.EQL && cmp.Op != token.NEQ {
-		return nil, false
-	}
-	x := cmp.X
-	if isNil(x) {
-		x = cmp.Y
-	} else if !isNil(cmp.Y) {
-		return nil, false
-	}
-	checked, ok := x.(*ssa.UnOp)
-	if !ok || checked.Op != token.MUL || checked.Block() != pred || !sameAddr(checked.X, load.X) {
-		return nil, false
-	}
-	notNil := pred.Succs[0]
-	if cmp.Op == token.EQL {
-		notNil = pred.Succs[1]
-	}
-	if notNil != b || !quietBefore(pred.Instrs[slices.Index(pred.Instrs, ssa.Instruction(checked))+1:], ifi) {
-		return nil, false
-	}
-	return env.Locks.At(checked).Intersect(env.Locks.At(load)), true
-}
-
-// quietBefore reports whether no instruction of instrs before stop calls
-// a function or stores to memory.
-func quietBefore(instrs []ssa.Instruction, stop ssa.Instruction) bool {
-	for _, in := range instrs {
-		if in == stop {
-			return true
-		}
-		switch in.(type) {
-		case ssa.CallInstruction, *ssa.Store, *ssa.MapUpdate, *ssa.Send, *ssa.Select:
-			return false
 		}
 	}
 	return false

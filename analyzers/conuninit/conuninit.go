@@ -149,7 +149,7 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 		return false
 	}
 	p, ok := c.env.Overlap(r, first, func(p concurrent.Pair) bool {
-		return p.CA != x || c.env.Ordered(p) || c.lockedInit(p, site)
+		return p.CA != x || c.env.Ordered(p) || c.lockedInit(p, site) || c.env.CheckedNotNil(p)
 	})
 	if !ok {
 		return false
@@ -300,10 +300,14 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 	return false
 }
 
-// pair finds contexts in which r (in x) and w overlap with no order.
+// pair finds contexts in which r (in x) and w overlap with no order. A
+// read of a field that a nil check in the same critical section found
+// set, under a mutex w holds too, is not a read before the set (see
+// concurrent.CheckedInSection): `if s.ch != nil { s.ch <- v }` under
+// s.mu, with every s.ch = c under s.mu.
 func (c *checker) pair(r *sharedloc.Access, x *goroutines.Context, w *sharedloc.Access) (concurrent.Pair, bool) {
 	return c.env.Overlap(r, w, func(p concurrent.Pair) bool {
-		return p.CA != x || c.env.Ordered(p)
+		return p.CA != x || c.env.Ordered(p) || c.env.CheckedNotNil(p)
 	})
 }
 

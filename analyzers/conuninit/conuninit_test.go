@@ -62,6 +62,13 @@ func TestFixtures(t *testing.T) {
 		// closing functions; a closer that writes nothing first, a write
 		// after the close or another object's channel: reported.
 		"objdone",
+		// A send on a field after a nil check of the same field of the
+		// same object, in one critical section of the mutex every store
+		// of the field holds, the object also a receiver that a literal
+		// captures: silent; a store without the mutex, an Unlock between
+		// the check and the send, a check of another object, or a
+		// captured receiver stored again: reported.
+		"nilrecheck",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

@@ -26,9 +26,12 @@
 // the starter holds it in write mode in one critical section from the `go`
 // statement (or time.AfterFunc) through the write, outside a loop, and the
 // goroutine holds it at the read, the goroutine's critical section begins
-// only after the starter's ends, so after the write. Reads by goroutines that
-// increment the location (counters) are not initialization and are not
-// reported.
+// only after the starter's ends, so after the write. So is a read that
+// reloads a field a nil check of the same field of the same object found
+// set, in one critical section of a mutex the write holds too (`if s.ch !=
+// nil { s.ch <- v }` under s's lock): the reload sees what the check saw.
+// Reads by goroutines that increment the location (counters) are not
+// initialization and are not reported.
 //
 // The check also reports a sync.WaitGroup Done that can run before its
 // matching Add, which panics with "sync: negative WaitGroup counter": a

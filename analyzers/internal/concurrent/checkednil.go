@@ -1,0 +1,186 @@
+package concurrent
+
+import (
+	"go/token"
+	"slices"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/locksets"
+	"github.com/precog-dev/precog/analyzers/sharedloc"
+)
+
+// CheckedInSection returns the locks held from a nil check of r's
+// location to the read r, when r runs only where the check found the
+// location not nil and nothing between them can change it, as in
+// alicebob/miniredis's Close:
+//
+//	m.Lock()
+//	if m.srv == nil { m.Unlock(); return }
+//	srv := m.srv
+//	m.srv = nil
+//	m.Unlock()
+//	srv.Close()
+//
+// and gliderlabs/ssh's request loop:
+//
+//	sess.Lock()
+//	if sess.sigCh != nil { sess.sigCh <- sig }
+//	sess.Unlock()
+//
+// A store holding one of those locks cannot come between the check and
+// the read, and one that comes before the check is what the check saw:
+// the value read is the one the check found not nil, wherever it is used
+// after the Unlock. Only the plainest shape is taken: r is first in its
+// block but for instructions that neither call nor store, that block's
+// one predecessor ends in the If on the comparison of a load of the same
+// address (a field of the same value, or the same variable) with nil, r
+// on the branch where it is not nil, and nothing after that load in the
+// predecessor calls or stores either (a call could unlock or store nil, a
+// store could write the location through an alias).
+func (e *Env) CheckedInSection(r *sharedloc.Access) (locksets.Set, bool) {
+	load, ok := r.Instr.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil, false
+	}
+	b := load.Block()
+	if len(b.Preds) != 1 || !quietBefore(b.Instrs, load) {
+		return nil, false
+	}
+	pred := b.Preds[0]
+	ifi, ok := pred.Instrs[len(pred.Instrs)-1].(*ssa.If)
+	if !ok || len(pred.Succs) != 2 || pred.Succs[0] == pred.Succs[1] {
+		return nil, false
+	}
+	cmp, ok := ifi.Cond.(*ssa.BinOp)
+	if !ok || cmp.Op != token.EQL && cmp.Op != token.NEQ {
+		return nil, false
+	}
+	x := cmp.X
+	if isNilConst(x) {
+		x = cmp.Y
+	} else if !isNilConst(cmp.Y) {
+		return nil, false
+	}
+	checked, ok := x.(*ssa.UnOp)
+	if !ok || checked.Op != token.MUL || checked.Block() != pred || !sameAddr(checked.X, load.X) {
+		return nil, false
+	}
+	notNil := pred.Succs[0]
+	if cmp.Op == token.EQL {
+		notNil = pred.Succs[1]
+	}
+	if notNil != b || !quietBefore(pred.Instrs[slices.Index(pred.Instrs, ssa.Instruction(checked))+1:], ifi) {
+		return nil, false
+	}
+	return e.Locks.At(checked).Intersect(e.Locks.At(load)), true
+}
+
+// CheckedNotNil reports whether p.A, a load, reads what a nil check of
+// its location in the same critical section found not nil (see
+// CheckedInSection), and p.B holds one of the mutexes held from the check
+// to the read (or held by the read's callers, on a lifted view) in a
+// mode that excludes them: p.B cannot come between the check and the
+// read, so p.A does not see a nil that p.B stores or has yet to replace.
+func (e *Env) CheckedNotNil(p Pair) bool {
+	checked, ok := e.CheckedInSection(p.A)
+	if !ok {
+		return false
+	}
+	callers := p.VA.Locks.Minus(e.Locks.At(p.A.Instr))
+	_, ok = p.VA.Locks.Intersect(checked.Union(callers)).Excludes(p.VB.Locks)
+	return ok
+}
+
+// quietBefore reports whether no instruction of instrs before stop calls
+// a function or stores to memory.
+func quietBefore(instrs []ssa.Instruction, stop ssa.Instruction) bool {
+	for _, in := range instrs {
+		if in == stop {
+			return true
+		}
+		switch in.(type) {
+		case ssa.CallInstruction, *ssa.Store, *ssa.MapUpdate, *ssa.Send, *ssa.Select:
+			return false
+		}
+	}
+	return false
+}
+
+// sameAddr reports whether the addresses x and y are the same memory on
+// every execution: the same value, or the same field of the same value
+// (see sameValue).
+func sameAddr(x, y ssa.Value) bool {
+	if x == y {
+		return true
+	}
+	fx, ok1 := x.(*ssa.FieldAddr)
+	fy, ok2 := y.(*ssa.FieldAddr)
+	return ok1 && ok2 && fx.Field == fy.Field && sameValue(fx.X, fy.X)
+}
+
+// sameValue reports whether x and y are the same value on every
+// execution: the same SSA value, or two loads of one local variable that
+// is stored once and otherwise only loaded, by its function and by the
+// closures that capture it (gliderlabs/ssh's handleRequests, whose
+// receiver sess a go statement's literal captures: each sess.f reloads
+// sess from its cell).
+func sameValue(x, y ssa.Value) bool {
+	if x == y {
+		return true
+	}
+	lx, ok1 := x.(*ssa.UnOp)
+	ly, ok2 := y.(*ssa.UnOp)
+	if !ok1 || !ok2 || lx.Op != token.MUL || ly.Op != token.MUL || lx.X != ly.X {
+		return false
+	}
+	cell, ok := lx.X.(*ssa.Alloc)
+	if !ok || cell.Referrers() == nil {
+		return false
+	}
+	stores := 0
+	for _, u := range *cell.Referrers() {
+		switch u := u.(type) {
+		case *ssa.UnOp:
+			if u.Op != token.MUL {
+				return false
+			}
+		case *ssa.Store:
+			if u.Addr != cell || u.Val == cell {
+				return false
+			}
+			stores++
+		case *ssa.MakeClosure:
+			if !onlyLoaded(u, cell) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return stores == 1
+}
+
+// onlyLoaded reports whether the closure mc binds cell only to free
+// variables that its function only loads.
+func onlyLoaded(mc *ssa.MakeClosure, cell ssa.Value) bool {
+	fn, ok := mc.Fn.(*ssa.Function)
+	if !ok || len(fn.FreeVars) != len(mc.Bindings) {
+		return false
+	}
+	for i, b := range mc.Bindings {
+		if b != cell {
+			continue
+		}
+		refs := fn.FreeVars[i].Referrers()
+		if refs == nil {
+			return false
+		}
+		for _, u := range *refs {
+			if l, ok := u.(*ssa.UnOp); !ok || l.Op != token.MUL {
+				return false
+			}
+		}
+	}
+	return true
+}
