@@ -44,7 +44,11 @@ func (e *entrySplit) equal(f *entrySplit) bool {
 // and a parameter is one SSA value for the whole call, so the paths of a
 // call that passed true are those of the valuations where it is true.
 func (a *solver) splitEntry(fn *ssa.Function, sites []siteSet) *entrySplit {
-	conds := a.condsOf[fn]
+	cs := a.condsOf[fn]
+	if cs == nil {
+		return nil
+	}
+	conds := cs.vals
 	// params[i] is the index in fn.Params of conds[i], or -1.
 	params := make([]int, len(conds))
 	anyParam := false

@@ -153,6 +153,32 @@
 // !c.lock(processing)`, and its callers that pass false hold it already,
 // so past that test the lock is held on both paths.
 //
+// So is a boolean field that two branches test, each loading it afresh
+// (river's riverdbtest: `if !opts.DisableSchemaSharing { ...; Lock();
+// defer Unlock() }`, a call, then `if !opts.DisableSchemaSharing {
+// m[k] = v }`, so the write holds the lock), after those values and
+// parameters, in the slots left. The tests load one field of a named
+// struct type through the same SSA value (fields held by value between:
+// s.cfg.flag), each in the block of its If, and the field keeps the
+// value the first found until something may write it, where flow
+// forgets it: a store to the field or of a value holding its struct, the
+// object's address being defined again (a loop's next element), and,
+// where the package may write the field after its object is made, any
+// call or channel operation (another goroutine's write may be seen
+// after one). A field whose address goes anywhere but into loads and
+// stores is never so tested. The package may write the field when it
+// stores to it, or stores, copies or appends whole values holding its
+// struct, other than into an allocation of its own function that
+// nothing has seen yet on any path there (a composite literal, a local
+// copy filled in before it is handed on); or when a value through which
+// the struct is reached by pointer goes into an interface, an
+// unsafe.Pointer, a function of another package, a call through a
+// function value or an interface, or a generic parameter typed by a type
+// parameter (json.Unmarshal(b, &cfg)). Assumed, not checked: code
+// outside the package (an importer's callback, reflection on a value it
+// keeps) does not write the field of the object between the two tests,
+// and no goroutine writes it unsynchronized (a race on the field itself).
+//
 // An exported method of an unexported type is called only by the
 // package when the type's values never leave it (see
 // internal/exposed: no conversion to an interface, no exported function,

@@ -382,7 +382,7 @@ type solver struct {
 	// exposed tells the functions code outside the package may call.
 	exposed *exposed.Set
 	// condsOf holds each function's correlated conditions.
-	condsOf map[*ssa.Function][]ssa.Value
+	condsOf map[*ssa.Function]*condSet
 	// split holds, for a function some of whose conditions are
 	// parameters its callers pass as constants, the entry set of each
 	// valuation (see splitEntry); entryOf is the one the next flow
@@ -420,6 +420,7 @@ func run(pass *analysis.Pass) (any, error) {
 	flagLocks, flagOps := flagLockCandidates(pass.Pkg, funcs)
 	shared := pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result)
 	aliases := sharedMutexes(pass.Pkg, funcs, ssainput.Pkg.Func("init"), shared)
+	fields := newFieldWrites(ssainput.Pkg, funcs)
 	for {
 		a := &solver{
 			gr:              pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
@@ -452,9 +453,9 @@ func run(pass *analysis.Pass) (any, error) {
 		a.biasedRLocks = a.readerBiased()
 		a.findChanLockOps()
 		a.findFlagLockOps()
-		a.condsOf = make(map[*ssa.Function][]ssa.Value)
+		a.condsOf = make(map[*ssa.Function]*condSet)
 		for _, fn := range a.funcs {
-			if cs := correlated(fn, a.calls); len(cs) > 0 {
+			if cs := correlated(fn, a.calls, fields); cs != nil {
 				a.condsOf[fn] = cs
 			}
 		}
@@ -787,7 +788,10 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 		return nil, false
 	}
 	conds := a.condsOf[fn]
-	nv := 1 << len(conds)
+	if conds == nil {
+		conds = &condSet{}
+	}
+	nv := 1 << len(conds.vals)
 	if a.spend != nil {
 		n := 0
 		for _, b := range fn.Blocks {
@@ -862,35 +866,37 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 		return s
 	}
 	// step applies instr to the state of every valuation; where instr
-	// defines one of conds (again, in a loop), its value is not known
-	// any more: the valuations that differ only in it are merged.
+	// defines one of conds (again, in a loop), or may write a field one
+	// tests, its value is not known any more: the valuations that differ
+	// only in it are merged.
 	step := func(instr ssa.Instruction, s []Set, r []bool) {
 		for v := range nv {
 			if r[v] {
 				s[v] = a.transfer(instr, s[v])
 			}
 		}
-		val, ok := instr.(ssa.Value)
-		if !ok || nv == 1 {
+		if nv == 1 {
 			return
 		}
-		i := slices.Index(conds, val)
-		if i < 0 {
-			return
-		}
-		bit := 1 << i
-		for v := range nv {
-			if v&bit != 0 {
+		mask := conds.forget[instr]
+		for i := range len(conds.vals) {
+			bit := 1 << i
+			if mask&bit == 0 {
 				continue
 			}
-			w := v | bit
-			switch {
-			case r[v] && r[w]:
-				s[v] = meet(s[v], s[w])
-			case r[w]:
-				s[v] = s[w]
+			for v := range nv {
+				if v&bit != 0 {
+					continue
+				}
+				w := v | bit
+				switch {
+				case r[v] && r[w]:
+					s[v] = meet(s[v], s[w])
+				case r[w]:
+					s[v] = s[w]
+				}
+				s[w], r[v], r[w] = s[v], r[v] || r[w], r[v] || r[w]
 			}
-			s[w], r[v], r[w] = s[v], r[v] || r[w], r[v] || r[w]
 		}
 	}
 	// merged is the meet of the reaching valuations' sets.
@@ -920,20 +926,24 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 		for _, instr := range b.Instrs {
 			step(instr, s, r)
 		}
-		// The valuations each successor is reached under: an If on one
-		// of conds sends those where it is true to its first successor.
-		bit := 0
+		// The valuations each successor is reached under: an If on some
+		// of conds sends those where they are true to its first
+		// successor (a valuation where one is true and another false
+		// does not reach it: two conditions it tests are one value).
+		bits := 0
 		if len(b.Instrs) > 0 && nv > 1 {
 			if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
-				if i := slices.Index(conds, ifi.Cond); i >= 0 {
-					bit = 1 << i
-				}
+				bits = conds.tests[ifi]
 			}
 		}
 		for i, succ := range b.Succs {
+			want := 0
+			if i == 0 {
+				want = bits
+			}
 			changed := false
 			for v := range nv {
-				if !r[v] || bit != 0 && (v&bit != 0) != (i == 0) {
+				if !r[v] || v&bits != want {
 					continue
 				}
 				o := out(b, s[v], i)
@@ -1019,15 +1029,16 @@ func (a *solver) atReturn(fn *ssa.Function, s Set) Set {
 // states per block.
 const maxCorrelated = 3
 
-// correlated returns the boolean values of fn that two or more If
+// correlated returns the conditions of fn that two or more If
 // instructions branch on, when fn locks or unlocks a mutex itself (at
-// most maxCorrelated, in the order of their first If). A value of SSA
-// form is the same at every use after its definition, so paths through
-// two Ifs on it take the same side of both unless they pass its
-// definition again in between (flow forgets it there).
-func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall) []ssa.Value {
-	count := make(map[ssa.Value]int)
-	var order []ssa.Value
+// most maxCorrelated; nil for none). A value of SSA form is the same at
+// every use after its definition, so paths through two Ifs on it take
+// the same side of both unless they pass its definition again in
+// between (flow forgets it there). After those, a boolean parameter
+// tested once, and then a field that two Ifs test by loading it afresh
+// (see locCond): its value stays what the first test found until the
+// object it is loaded from is defined again or something may write it.
+func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall, fw *fieldWrites) *condSet {
 	locks := false
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
@@ -1035,6 +1046,16 @@ func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall) []ssa.Valu
 				locks = true
 			}
 		}
+	}
+	if !locks {
+		return nil
+	}
+	count := make(map[ssa.Value]int)
+	var order []ssa.Value
+	locCount := make(map[locCond]int)
+	locIfs := make(map[*ssa.If]locCond)
+	var locOrder []locCond
+	for _, b := range fn.Blocks {
 		if len(b.Instrs) == 0 {
 			continue
 		}
@@ -1048,9 +1069,15 @@ func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall) []ssa.Valu
 		if count[ifi.Cond]++; count[ifi.Cond] == 2 {
 			order = append(order, ifi.Cond)
 		}
-	}
-	if !locks {
-		return nil
+		if fw == nil {
+			continue
+		}
+		if l, ok := fw.locOf(ifi); ok {
+			locIfs[ifi] = l
+			if locCount[l]++; locCount[l] == 2 {
+				locOrder = append(locOrder, l)
+			}
+		}
 	}
 	// A boolean parameter tested once is kept apart too, after those:
 	// its callers may pass it as a constant, each with its own locks
@@ -1060,7 +1087,47 @@ func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall) []ssa.Valu
 			order = append(order, p)
 		}
 	}
-	return order[:min(len(order), maxCorrelated)]
+	order = order[:min(len(order), maxCorrelated)]
+	locOrder = locOrder[:min(len(locOrder), maxCorrelated-len(order))]
+	if len(order)+len(locOrder) == 0 {
+		return nil
+	}
+	cs := &condSet{vals: order, tests: make(map[*ssa.If]int), forget: make(map[ssa.Instruction]int)}
+	for i, v := range order {
+		if instr, ok := v.(ssa.Instruction); ok {
+			cs.forget[instr] |= 1 << i
+		}
+	}
+	for j, l := range locOrder {
+		bit := 1 << (len(order) + j)
+		cs.vals = append(cs.vals, nil)
+		if instr, ok := l.root.(ssa.Instruction); ok {
+			cs.forget[instr] |= bit
+		}
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if fw.mayWrite(instr, l.field) {
+					cs.forget[instr] |= bit
+				}
+			}
+		}
+		for ifi, m := range locIfs {
+			if m == l {
+				cs.tests[ifi] |= bit
+			}
+		}
+	}
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
+			if i := slices.Index(order, ifi.Cond); i >= 0 {
+				cs.tests[ifi] |= 1 << i
+			}
+		}
+	}
+	return cs
 }
 
 // computeEffects finds the net lock effect of each function of the
