@@ -7,8 +7,8 @@
 //
 // The first worker's Done can run before Submit's Add: "sync: negative
 // WaitGroup counter". The test's schedule hides it: the worker collects
-// twice first, over 100 ms, while the Add follows the go statement at
-// once. precog test predicts it from a run that passed, and forcing the
+// twice first, over 300 ms (100 ms let a loaded CI machine's scheduler
+// stall the Add past the Done), while the Add follows the go statement. precog test predicts it from a run that passed, and forcing the
 // Done before the Add confirms it. A WaitGroup's events are one location
 // across GC epochs, so the Done, in the epoch after the collection, is
 // checked against the Add in the epoch before it, which it is concurrent
@@ -56,7 +56,7 @@ func (p *Pool) Wait() []int {
 func Collect() int {
 	for range 2 {
 		runtime.GC()
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond)
 	}
 	return 1
 }
