@@ -5,6 +5,9 @@ go 1.26.0
 require github.com/precog-dev/precog v0.0.0
 
 require (
+	github.com/sourcegraph/conc v0.3.0 // indirect
+	go.uber.org/atomic v1.7.0 // indirect
+	go.uber.org/multierr v1.9.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/oscs"
 	"github.com/precog-dev/precog/detect/races"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -39,7 +40,7 @@ var variants = []variant{{"before", true, true}, {"pool", false, true}, {"pool+t
 // handoffs prints, for one recorded workload, the findings by kind under
 // each variant, and the findings that differ.
 func handoffs(name, dir string) error {
-	ix, err := readIndex(dir)
+	ix, err := record.ReadIndex(dir)
 	if err != nil {
 		return err
 	}

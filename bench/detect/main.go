@@ -33,7 +33,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -310,7 +309,7 @@ var oscsPeak [2]struct {
 }
 
 func measure(name, dir string) ([]row, error) {
-	ix, err := readIndex(dir)
+	ix, err := record.ReadIndex(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -432,18 +431,6 @@ func printTable(rows []row) {
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-func readIndex(dir string) (*record.Index, error) {
-	data, err := os.ReadFile(filepath.Join(dir, record.IndexFile))
-	if err != nil {
-		return nil, err
-	}
-	ix := new(record.Index)
-	if err := json.Unmarshal(data, ix); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, record.IndexFile), err)
-	}
-	return ix, nil
-}
 
 func findCorpus() (string, error) {
 	dir, err := os.Getwd()

@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -25,7 +26,7 @@ import (
 // in-memory graph (a race that is not would be a false one the window
 // made).
 func streamProof(dir string, windows []int) error {
-	ix, err := readIndex(dir)
+	ix, err := record.ReadIndex(dir)
 	if err != nil {
 		return err
 	}

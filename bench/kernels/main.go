@@ -317,12 +317,8 @@ func naturalFailures(kernels, work, pkg string) (int, error) {
 // recordedOutcomes counts the recorded runs in the -o directory of precog
 // test and those whose test did not pass.
 func recordedOutcomes(out string) (runs, failed int, wall time.Duration, err error) {
-	data, err := os.ReadFile(filepath.Join(out, record.IndexFile))
+	ix, err := record.ReadIndex(out)
 	if err != nil {
-		return 0, 0, 0, err
-	}
-	var ix record.Index
-	if err := json.Unmarshal(data, &ix); err != nil {
 		return 0, 0, 0, err
 	}
 	for _, p := range ix.Packages {

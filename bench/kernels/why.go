@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,12 +22,8 @@ var why = flag.String("why", "", "instead of the kernel table, explain Unicorn's
 // (Options.TraceOrder), and the top score and what Rank reported either
 // way.
 func explainUnicorn(dir string) error {
-	data, err := os.ReadFile(filepath.Join(dir, record.IndexFile))
+	ix, err := record.ReadIndex(dir)
 	if err != nil {
-		return err
-	}
-	var ix record.Index
-	if err := json.Unmarshal(data, &ix); err != nil {
 		return err
 	}
 	sites, err := trace.LoadSites(filepath.Join(dir, ix.Sites))

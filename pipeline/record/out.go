@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -84,16 +83,12 @@ func PrepareOut(out string) error {
 		// directory that the next run may empty.
 		return os.WriteFile(marker, []byte(markerPrefix+strconv.Itoa(OutVersion)+"\n"), 0o666)
 	}
-	data, err := os.ReadFile(filepath.Join(out, IndexFile))
+	old, err := readAnyIndex(out)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil // killed before it wrote the index, or a parent of outputs
 	}
 	if err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
-	}
-	var old Index
-	if err := json.Unmarshal(data, &old); err != nil {
-		return fmt.Errorf("output directory %s: %s: %v", out, IndexFile, err)
 	}
 	// Remove exactly what the earlier run listed.
 	for _, p := range old.Packages {

@@ -708,8 +708,23 @@ func (earlier *Index) with(ix *Index) *Index {
 	return &both
 }
 
-// ReadIndex reads the index of the recording in the output directory out.
+// ReadIndex reads the index of the recording in the output directory out;
+// an index of another IndexVersion is an error. A missing index is an
+// error that errors.Is os.ErrNotExist.
 func ReadIndex(out string) (*Index, error) {
+	ix, err := readAnyIndex(out)
+	if err != nil {
+		return nil, err
+	}
+	if ix.Version != IndexVersion {
+		return nil, fmt.Errorf("%s: version %d, want %d", filepath.Join(out, IndexFile), ix.Version, IndexVersion)
+	}
+	return ix, nil
+}
+
+// readAnyIndex reads the index in out whatever its version: PrepareOut
+// needs only the file names an earlier run listed.
+func readAnyIndex(out string) (*Index, error) {
 	data, err := os.ReadFile(filepath.Join(out, IndexFile))
 	if err != nil {
 		return nil, err
@@ -717,9 +732,6 @@ func ReadIndex(out string) (*Index, error) {
 	var ix Index
 	if err := json.Unmarshal(data, &ix); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(out, IndexFile), err)
-	}
-	if ix.Version != IndexVersion {
-		return nil, fmt.Errorf("%s: version %d, want %d", filepath.Join(out, IndexFile), ix.Version, IndexVersion)
 	}
 	return &ix, nil
 }

@@ -1,7 +1,6 @@
 package hwreplaycmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -55,16 +54,12 @@ func resolve(args []string, sitesFlag string) ([]traceFile, error) {
 }
 
 func fromIndex(dir, sitesFlag string) ([]traceFile, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	ix, err := record.ReadIndex(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: a directory must be one precog record -o or precog test -o wrote (it has no index.json)", dir)
 	}
 	if err != nil {
 		return nil, err
-	}
-	var ix record.Index
-	if err := json.Unmarshal(data, &ix); err != nil {
-		return nil, fmt.Errorf("%s: reading index.json: %w", dir, err)
 	}
 	sites := sitesFlag
 	if sites == "" {
