@@ -36,6 +36,17 @@ type CFPStats struct {
 	Measure              time.Duration // the cheap runs and their analysis
 }
 
+// add adds c's counts and time to s (a later round's selection).
+func (s *CFPStats) add(c *CFPStats) {
+	s.Packages += c.Packages
+	s.Tests += c.Tests
+	s.Selected += c.Selected
+	s.Funcs += c.Funcs
+	s.SelectedFuncs += c.SelectedFuncs
+	s.Pairs += c.Pairs
+	s.Measure += c.Measure
+}
+
 // guided is one package's CFP selection.
 type guided struct {
 	pkg   *coverage.Package

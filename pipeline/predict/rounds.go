@@ -55,13 +55,7 @@ func (r *Result) add(next *Result) {
 		if s.CFP == nil {
 			s.CFP = new(CFPStats)
 		}
-		s.CFP.Packages += c.Packages
-		s.CFP.Tests += c.Tests
-		s.CFP.Selected += c.Selected
-		s.CFP.Funcs += c.Funcs
-		s.CFP.SelectedFuncs += c.SelectedFuncs
-		s.CFP.Pairs += c.Pairs
-		s.CFP.Measure += c.Measure
+		s.CFP.add(c)
 	}
 	if s.Statuses != nil || t.Statuses != nil {
 		s.Statuses = make(map[finding.Status]int)

@@ -156,13 +156,7 @@ func Merge(dirs []*Dir) (*Summary, []finding.Finding, []Test, error) {
 			if m.CFP == nil {
 				m.CFP = new(CFP)
 			}
-			m.CFP.Packages += c.Packages
-			m.CFP.Tests += c.Tests
-			m.CFP.Selected += c.Selected
-			m.CFP.Funcs += c.Funcs
-			m.CFP.SelectedFuncs += c.SelectedFuncs
-			m.CFP.Pairs += c.Pairs
-			m.CFP.MeasureNs += c.MeasureNs
+			m.CFP.add(c)
 		}
 		for _, id := range s.VetIDs {
 			if !slices.Contains(m.VetIDs, id) {

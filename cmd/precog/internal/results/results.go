@@ -168,6 +168,17 @@ type CFP struct {
 	MeasureNs     time.Duration `json:"measureNs"`
 }
 
+// add adds another shard's selection to c.
+func (c *CFP) add(o *CFP) {
+	c.Packages += o.Packages
+	c.Tests += o.Tests
+	c.Selected += o.Selected
+	c.Funcs += o.Funcs
+	c.SelectedFuncs += o.SelectedFuncs
+	c.Pairs += o.Pairs
+	c.MeasureNs += o.MeasureNs
+}
+
 // A Test is one entry of tests.json: a top-level test that ran, with the
 // time it cost (recording all its runs, and validating the findings it
 // was the witness of) and how its recorded run ended.
