@@ -400,11 +400,7 @@ func storedOnce(cell *ssa.Alloc) (ssa.Value, bool) {
 // callers run on other goroutines).
 func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstruction, ssa.Value, bool) {
 	fn := p.Parent()
-	spawned := c != nil && (c.Kind == goroutines.Go || c.Kind == goroutines.Task || c.Kind == goroutines.Detached)
-	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported() && !spawned) || fn.Synthetic != "" {
-		return nil, nil, false
-	}
-	if len(e.Goroutines.RefSites(fn)) > 0 {
+	if !e.callersSeen(fn, c) {
 		return nil, nil, false
 	}
 	i := slices.Index(fn.Params, p)
@@ -415,23 +411,11 @@ func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstr
 		return nil, nil, false
 	}
 	site := callers[0].Site
-	switch site.(type) {
-	case *ssa.Call:
-	case *ssa.Defer:
-		if c == nil {
-			return nil, nil, false
-		}
-	default:
+	arg, ok := staticArg(site, fn, i, c != nil)
+	if !ok {
 		return nil, nil, false
 	}
-	common := site.Common()
-	if common.StaticCallee() != fn || common.IsInvoke() {
-		return nil, nil, false
-	}
-	if i < 0 || i >= len(common.Args) {
-		return nil, nil, false
-	}
-	return site, common.Args[i], true
+	return site, arg, true
 }
 
 // callsPassing is onlyCallIn for the calls on c that may pass one of objs
@@ -443,11 +427,7 @@ func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstr
 // object.
 func (e *Env) callsPassing(p *ssa.Parameter, c *goroutines.Context, objs []pointsto.Obj) (ssa.CallInstruction, ssa.Value, bool) {
 	fn := p.Parent()
-	spawned := c.Kind == goroutines.Go || c.Kind == goroutines.Task || c.Kind == goroutines.Detached
-	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported() && !spawned) || fn.Synthetic != "" {
-		return nil, nil, false
-	}
-	if len(e.Goroutines.RefSites(fn)) > 0 {
+	if !e.callersSeen(fn, c) {
 		return nil, nil, false
 	}
 	i := slices.Index(fn.Params, p)
@@ -457,16 +437,11 @@ func (e *Env) callsPassing(p *ssa.Parameter, c *goroutines.Context, objs []point
 		if !slices.Contains(e.Goroutines.Of(edge.Site.Parent()), c) || passesOwn(edge.Site, fn, i, p) {
 			continue
 		}
-		common := edge.Site.Common()
-		switch edge.Site.(type) {
-		case *ssa.Call, *ssa.Defer:
-		default:
+		v, ok := staticArg(edge.Site, fn, i, true)
+		if !ok {
 			return nil, nil, false
 		}
-		if common.StaticCallee() != fn || common.IsInvoke() || i < 0 || i >= len(common.Args) {
-			return nil, nil, false
-		}
-		v := ssavalue.Unconverted(common.Args[i])
+		v = ssavalue.Unconverted(v)
 		if pts := e.PointsTo.PointsTo(v); len(pts) > 0 && !pointsto.Intersect(pts, objs) {
 			continue
 		}
@@ -476,6 +451,38 @@ func (e *Env) callsPassing(p *ssa.Parameter, c *goroutines.Context, objs []point
 		site, arg = edge.Site, v
 	}
 	return site, arg, arg != nil
+}
+
+// callersSeen reports whether the call graph's callers of fn are all its
+// callers on goroutines of c (any goroutine, with c nil): fn is a closure
+// or an unexported function, not synthetic, whose value is never taken
+// (no RefSites). An exported function qualifies when c is a goroutine the
+// package starts (see onlyCallIn).
+func (e *Env) callersSeen(fn *ssa.Function, c *goroutines.Context) bool {
+	spawned := c != nil && (c.Kind == goroutines.Go || c.Kind == goroutines.Task || c.Kind == goroutines.Detached)
+	if obj := fn.Object(); fn.Parent() == nil && (obj == nil || obj.Exported() && !spawned) || fn.Synthetic != "" {
+		return false
+	}
+	return len(e.Goroutines.RefSites(fn)) == 0
+}
+
+// staticArg returns the argument that site, a static call of fn (or, with
+// deferOK, a deferred one), passes as its parameter number i.
+func staticArg(site ssa.CallInstruction, fn *ssa.Function, i int, deferOK bool) (ssa.Value, bool) {
+	switch site.(type) {
+	case *ssa.Call:
+	case *ssa.Defer:
+		if !deferOK {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	common := site.Common()
+	if common.StaticCallee() != fn || common.IsInvoke() || i < 0 || i >= len(common.Args) {
+		return nil, false
+	}
+	return common.Args[i], true
 }
 
 // freshObject returns the value whose objects are those freshRoot's root
