@@ -15,7 +15,8 @@
 // sets, a check stops comparing accesses. The call graph also keeps the
 // CHA graph for packages too large for VTA whatever the budget. When any
 // of that happened, this analyzer reports it in one note at the package
-// clause, saying why and what was given up; the checks' findings for the
+// clause of the package's first file, naming the package, saying why and
+// what was given up; the checks' findings for the
 // package are then incomplete.
 //
 // The note comes after every check has run, so this analyzer requires

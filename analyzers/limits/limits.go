@@ -52,9 +52,12 @@ func run(pass *analysis.Pass) (any, error) {
 	if len(skipped) == 0 {
 		return nil, nil
 	}
-	msg := "analysis incomplete"
+	// The note sits at the first file's package clause, as vet's
+	// package-level notes do; it names the package so that it does not
+	// read as a finding in that file.
+	msg := "package " + pass.Pkg.Path() + ": analysis incomplete"
 	if r := b.Reason(); r != "" {
-		msg = "analysis budget exhausted " + r
+		msg = "package " + pass.Pkg.Path() + ": analysis budget exhausted " + r
 	}
 	msg += "; skipped: " + strings.Join(skipped, "; ")
 	pass.Report(analysis.Diagnostic{Pos: pass.Files[0].Package, Category: ID, Message: msg})
