@@ -484,6 +484,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		// to the next, with half of what is left.
 		round := time.Now()
 		j.o.Patterns = res.Index.NotBuilt
+		j.progress.carry(len(res.Findings), res.Stats.Statuses[finding.Confirmed])
 		next, cut, err := j.round(ctx, round)
 		if cut != nil {
 			cuts = append(cuts, cut)
@@ -845,7 +846,7 @@ func detect(ctx context.Context, dir string, ix *record.Index, o DetectOptions, 
 		for _, f := range fs {
 			ids[f.ID] = true
 		}
-		progress.update(func(p *Progress) { p.Findings = len(ids) })
+		progress.update(func(p *Progress) { p.Findings = progress.earlier.findings + len(ids) })
 	}
 	if cheap != nil {
 		// A test that failed in its cheap run and was not recorded

@@ -39,6 +39,19 @@ type tracker struct {
 	mu sync.Mutex
 	p  Progress
 	f  func(Progress)
+	// earlier counts the findings of the job's earlier rounds and those
+	// confirmed (carry): the counts a round reports add to them.
+	earlier struct{ findings, confirmed int }
+}
+
+// carry sets the counts of the rounds before the next one.
+func (t *tracker) carry(findings, confirmed int) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.earlier.findings, t.earlier.confirmed = findings, confirmed
 }
 
 func newTracker(f func(Progress)) *tracker { return &tracker{f: f} }

@@ -22,8 +22,9 @@ import (
 // ("none first": it compiles both into another directory, as a build cut
 // before its links leaves the build cache) and then never end, so that the
 // build's share, capped at 10s (Options.buildCap), stops it; every other go
-// command, the later rounds' builds among them, is the real one. b's test
-// fails: its finding is a later round's. On a machine too loaded to build
+// command, the later rounds' builds among them, is the real one. Both
+// tests fail: b's finding is a later round's, whose progress counts add
+// to the first round's (a's). On a machine too loaded to build
 // a within the cap, the first round links none and the next builds both:
 // the notes name what happened, and what the test holds to is that every
 // package is recorded in the end, after the first build was cut. Without CFP guidance: its instrumenting analyses every
@@ -43,7 +44,7 @@ func TestRounds(t *testing.T) {
 	mod := t.TempDir()
 	for name, content := range map[string]string{
 		"go.mod":      "module example.com/m\n\ngo 1.22\n",
-		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
+		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { t.Fatal(\"a fails\") }\n",
 		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { t.Fatal(\"b fails\") }\n",
 	} {
 		path := filepath.Join(mod, filepath.FromSlash(name))
@@ -83,8 +84,10 @@ func TestRounds(t *testing.T) {
 			t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 			out := filepath.Join(t.TempDir(), "out")
 			start := time.Now()
+			var last Progress // the tracker calls Progress under its lock
 			res, err := Run(t.Context(), Options{Dir: mod, Patterns: []string{"./..."}, Out: out, CacheDir: t.TempDir(),
-				Flags: &record.GoTestFlags{Timeout: time.Minute}, Deadline: 5 * time.Minute, buildCap: 10 * time.Second})
+				Flags: &record.GoTestFlags{Timeout: time.Minute}, Deadline: 5 * time.Minute, buildCap: 10 * time.Second,
+				Progress: func(p Progress) { last = p }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,6 +109,10 @@ func TestRounds(t *testing.T) {
 			}
 			if !slices.ContainsFunc(res.Findings, func(f finding.Finding) bool { return slices.Contains(f.Tests, "example.com/m/b.TestB") }) {
 				t.Errorf("findings %v: none of b's failure", res.Findings)
+			}
+			if last.Findings != len(res.Findings) {
+				// A later round's counts add to the earlier rounds'.
+				t.Errorf("the last progress counts %d findings; the job has %d", last.Findings, len(res.Findings))
 			}
 			if res.Stats.Packages != 2 || res.Stats.Tests != 2 {
 				t.Errorf("stats: %d packages, %d tests analysed; want 2, 2", res.Stats.Packages, res.Stats.Tests)

@@ -119,7 +119,8 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 		fs = append(fs, f)
 	}
 	progress.update(func(p *Progress) {
-		p.Findings, p.Confirmed, p.Validating, p.Deadline = len(res.Findings), res.Stats.Statuses[finding.Confirmed], len(todo), deadline
+		p.Findings, p.Confirmed = progress.earlier.findings+len(res.Findings), progress.earlier.confirmed+res.Stats.Statuses[finding.Confirmed]
+		p.Validating, p.Deadline = len(todo), deadline
 		p.Budget = cmp.Or(vo.budgetName, "the validation budget")
 		// The checks of failures build plain test binaries before the
 		// first forced run reports: say so, not "detecting".

@@ -49,7 +49,13 @@ func WriteText(w io.Writer, s *Summary) {
 	} else if s.FailedRuns > 0 {
 		fmt.Fprintf(w, ", %d failed", s.FailedRuns)
 	}
-	fmt.Fprintf(w, "; %d events; instrumented and recorded in %s, detected in %s", s.Events, cli.Round(s.RecordNs), cli.Round(s.DetectNs))
+	// RecordNs runs from the build to the last recorded test: CFP's
+	// cheap runs, when guidance ran, are part of it.
+	fmt.Fprintf(w, "; %d events; built, instrumented and recorded in %s", s.Events, cli.Round(s.RecordNs))
+	if c := s.CFP; c != nil && c.MeasureNs > 0 {
+		fmt.Fprintf(w, " (CFP's cheap runs %s of it)", cli.Round(c.MeasureNs))
+	}
+	fmt.Fprintf(w, ", detected in %s", cli.Round(s.DetectNs))
 	if s.Streamed > 0 {
 		fmt.Fprintf(w, " (%d %s over -max-trace got the streamed race check only)", s.Streamed, cli.Plural(s.Streamed, "run", "runs"))
 	}
