@@ -50,6 +50,57 @@ func (c *checker) claimed(a, b *sharedloc.Access) bool {
 	return ok && cb == ca
 }
 
+// sendClaimed reports whether the send s is on a channel it found in the
+// map of the claim the close cl was claimed under, with the claim's mutex
+// held from that lookup through the send, as a hub's Publish does:
+//
+//	h.mu.Lock()
+//	if ch, ok := h.subs[k]; ok {
+//		ch <- msg
+//	}
+//	h.mu.Unlock()
+//
+// The closer deletes the entry under that mutex before it closes: a send
+// that found the channel ends before the delete, and one that looks after
+// it finds nothing. (A select sends through each of its send cases.)
+func (c *checker) sendClaimed(s, cl *sharedloc.Access) bool {
+	cm, ok := c.claimOf(cl)
+	if !ok {
+		return false
+	}
+	var chans []ssa.Value
+	switch in := s.Instr.(type) {
+	case *ssa.Send:
+		chans = append(chans, in.Chan)
+	case *ssa.Select:
+		for _, st := range in.States {
+			if st.Dir == types.SendOnly {
+				chans = append(chans, st.Chan)
+			}
+		}
+	}
+	if len(chans) == 0 {
+		return false
+	}
+	locks := c.env.Locks.All()
+	for _, ch := range chans {
+		lk, ok := ch.(*ssa.Lookup)
+		if !ok {
+			lk = lookupOf(ch)
+		}
+		if lk == nil {
+			return false
+		}
+		if ml, _, ok := c.mapOf(lk); !ok || ml != cm.m {
+			return false
+		}
+		if _, ok := locks.At(lk).Lookup(cm.mu); !ok || !heldThrough(locks, cm.mu, lk, s.Instr) {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *checker) claimOf(cl *sharedloc.Access) (claim, bool) {
 	if r, ok := c.claims[cl]; ok {
 		return r.c, r.ok
@@ -69,6 +120,9 @@ func (c *checker) findClaim(cl *sharedloc.Access) (claim, bool) {
 	if cl.Op != sharedloc.ChanClose || !cl.Loc.Elem || f.Kind != sharedloc.Field || f.Cell != nil || !c.ownField(f.Obj) {
 		return claim{}, false
 	}
+	// The channel is a field of the map's values, or (f a map of
+	// channels) the map's value itself.
+	_, direct := f.Obj.Type().Underlying().(*types.Map)
 	call, ok := cl.Instr.(*ssa.Call)
 	if !ok || len(call.Call.Args) != 1 {
 		return claim{}, false
@@ -106,13 +160,19 @@ func (c *checker) findClaim(cl *sharedloc.Access) (claim, bool) {
 	locks := c.env.Locks.All()
 	var out claim
 	for i, l := range leaves {
-		lk := lookupOfField(l.v, f.Obj)
+		var lk *ssa.Lookup
+		if direct {
+			lk = lookupOf(l.v)
+		} else {
+			lk = lookupOfField(l.v, f.Obj)
+		}
 		if lk == nil {
 			return claim{}, false
 		}
+		okv := extractOf(lk, 1)
 		cm, ok := c.claimAt(locks, lk, func(del ssa.Instruction) bool {
 			if l.at != nil {
-				return dominates(del, l.at)
+				return dominates(del, l.at) || okv != nil && onGuard(del, okv) && guardedBy(l.at, okv)
 			}
 			return del.Block().Dominates(l.in)
 		})
@@ -121,7 +181,7 @@ func (c *checker) findClaim(cl *sharedloc.Access) (claim, bool) {
 		}
 		out = cm
 	}
-	if !c.freshEntries(f, out.m) {
+	if direct && (out.m != cl.Loc || !c.freshChans(out.m)) || !direct && !c.freshEntries(f, out.m) {
 		return claim{}, false
 	}
 	return out, true
@@ -158,7 +218,12 @@ func lookupOfField(v ssa.Value, f types.Object) *ssa.Lookup {
 	default:
 		return nil
 	}
-	ex, ok := base.(*ssa.Extract)
+	return lookupOf(base)
+}
+
+// lookupOf returns the comma-ok lookup of a map whose value found v is.
+func lookupOf(v ssa.Value) *ssa.Lookup {
+	ex, ok := v.(*ssa.Extract)
 	if !ok || ex.Index != 0 {
 		return nil
 	}
@@ -285,6 +350,21 @@ func extractOf(t ssa.Value, i int) *ssa.Extract {
 	return nil
 }
 
+// onGuard reports whether instr is in the block that the true branch of
+// an if on cond enters, which it reaches from that if alone: instr runs
+// whenever cond holds there (`if ok { delete(m, k) }`, and later, on
+// another `if ok`, the close).
+func onGuard(instr ssa.Instruction, cond ssa.Value) bool {
+	for _, r := range *cond.Referrers() {
+		if ifi, ok := r.(*ssa.If); ok {
+			if t := ifi.Block().Succs[0]; t == instr.Block() && len(t.Preds) == 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // guardedBy reports whether instr runs only on the true branch of an if
 // on cond.
 func guardedBy(instr ssa.Instruction, cond ssa.Value) bool {
@@ -353,6 +433,80 @@ func (c *checker) freshEntries1(f, m sharedloc.Loc) bool {
 			return false
 		}
 	}
+	if !c.ownMaps(m) {
+		return false
+	}
+	for _, a := range c.env.Shared.ByLoc[m] {
+		if a.Op != sharedloc.MapUpdate {
+			continue
+		}
+		up, ok := a.Instr.(*ssa.MapUpdate)
+		if !ok || !builtOnce(up.Value, up) {
+			return false
+		}
+	}
+	return true
+}
+
+// freshChans reports whether every channel the package stores in the map
+// of channels at location m is made for its entry: the map's field holds
+// only maps made for it (ownMaps), and each update stores a channel made
+// in its function that no other update stores (a registry's
+// `ch := make(chan struct{}); r.done[k] = ch; return ch`).
+func (c *checker) freshChans(m sharedloc.Loc) bool {
+	if r, ok := c.fresh2[[2]sharedloc.Loc{m, m}]; ok {
+		return r
+	}
+	r := c.ownMaps(m)
+	for _, a := range c.env.Shared.ByLoc[m] {
+		if !r {
+			break
+		}
+		if a.Op != sharedloc.MapUpdate {
+			continue
+		}
+		up, ok := a.Instr.(*ssa.MapUpdate)
+		mk, made := up.Value.(*ssa.MakeChan)
+		if !ok || !made {
+			r = false
+			break
+		}
+		for _, u := range *mk.Referrers() {
+			if other, ok := u.(*ssa.MapUpdate); ok && other != up || !chanUse(u, mk) {
+				r = false
+			}
+		}
+	}
+	c.fresh2[[2]sharedloc.Loc{m, m}] = r
+	return r
+}
+
+// chanUse reports whether r, a referrer of the channel mk, uses it
+// without storing it anywhere a second entry could get it from: a map
+// update, a channel operation, a return or a close.
+func chanUse(r ssa.Instruction, mk ssa.Value) bool {
+	switch r := r.(type) {
+	case *ssa.MapUpdate:
+		return r.Value == mk && r.Key != mk
+	case *ssa.Send:
+		return r.X != mk
+	case *ssa.UnOp:
+		return r.Op == token.ARROW
+	case *ssa.Select, *ssa.Return, *ssa.DebugRef:
+		return true
+	case *ssa.ChangeType:
+		return true // to a receive-only channel, to return
+	case *ssa.Call:
+		b, ok := r.Call.Value.(*ssa.Builtin)
+		return ok && (b.Name() == "close" || b.Name() == "len" || b.Name() == "cap")
+	}
+	return false
+}
+
+// ownMaps reports whether the field holding the map at m (a map's
+// contents) only ever holds maps made for it, and is read only to look
+// up, update, delete from, range over or measure the map.
+func (c *checker) ownMaps(m sharedloc.Loc) bool {
 	for _, a := range c.env.Shared.ByLoc[m.Holder()] {
 		switch a.Op {
 		case sharedloc.Load:
@@ -366,15 +520,6 @@ func (c *checker) freshEntries1(f, m sharedloc.Loc) bool {
 				return false
 			}
 		default:
-			return false
-		}
-	}
-	for _, a := range c.env.Shared.ByLoc[m] {
-		if a.Op != sharedloc.MapUpdate {
-			continue
-		}
-		up, ok := a.Instr.(*ssa.MapUpdate)
-		if !ok || !builtOnce(up.Value, up) {
 			return false
 		}
 	}

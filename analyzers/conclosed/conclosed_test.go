@@ -48,6 +48,13 @@ func TestFixtures(t *testing.T) {
 		// another method rewrites, a pointer in two entries and a struct
 		// copied whole over another are reported.
 		"claimfield",
+		// The same with the channel itself the map's value: channels
+		// found in one map are paired (a Cancel that does not delete
+		// closes twice), and a claim makes them one closer's when every
+		// channel stored was made for its entry; a lookup and delete in
+		// two sections, a channel under two keys and one handed in by a
+		// caller are reported.
+		"claimchan",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

@@ -17,7 +17,11 @@
 //   - a map, slice or channel made in the package and tracked to its uses
 //     through parameters;
 //   - the contents (map entries, slice and array elements, the channel
-//     itself) of the container held in any of the above.
+//     itself) of the container held in any of the above. A container
+//     held in another's elements (a slice of slices, a channel kept as a
+//     map's value) is one location with them: the closes of the channels
+//     a registry keeps in a map are paired, and their objects are the
+//     map's.
 //
 // An access records its location, whether it reads or writes, the
 // operation (load, store, map lookup or update, send, close, atomic, ...)

@@ -383,10 +383,18 @@ func AtomicOp(name string) (Op, bool) {
 }
 
 // contents records accesses to the contents of the container value v.
+//
+// The pointer of an access to a channel looked up in a map is the map:
+// the channels of its entries are the map's contents (chanMap), and the
+// objects the checks compare are the map's, as for an element of a slice.
 func (c *collector) contents(instr ssa.Instruction, v ssa.Value, op Op, val ssa.Value) []*Access {
+	ptr := v
+	if m := chanMap(v); m != nil {
+		ptr = m
+	}
 	var out []*Access
 	for _, loc := range c.locs(v) {
-		out = append(out, c.add(instr, loc.Contents(), op, val, v))
+		out = append(out, c.add(instr, loc.Contents(), op, val, ptr))
 	}
 	return out
 }
@@ -465,6 +473,18 @@ func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
 		// An object returned by a call and used from this value, such
 		// as s := stream.New(); s.Go(f); s.Wait().
 		return []Loc{{Kind: Made, Cell: v}}
+	case *ssa.Lookup, *ssa.Extract:
+		// A channel kept as a map's value: the channels of all the
+		// map's entries are one location, its contents, as the
+		// containers in a slice's elements are (a registry's done
+		// channels, closed by whoever finds one).
+		if m := chanMap(v); m != nil {
+			var out []Loc
+			for _, l := range c.containerLocs(m, depth-1) {
+				out = append(out, l.Contents())
+			}
+			return out
+		}
 	case *ssa.Slice:
 		return c.containerLocs(v.X, depth-1)
 	case *ssa.ChangeType:
@@ -483,6 +503,29 @@ func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
 		}
 	case *ssa.Parameter:
 		return c.paramLocs(v, depth-1)
+	}
+	return nil
+}
+
+// chanMap returns the map that v, a channel, was looked up in (m[k], or
+// the value of v, ok := m[k]), or nil.
+func chanMap(v ssa.Value) ssa.Value {
+	if _, ok := v.Type().Underlying().(*types.Chan); !ok {
+		return nil
+	}
+	switch v := v.(type) {
+	case *ssa.Lookup:
+		if !v.CommaOk {
+			if _, ok := v.X.Type().Underlying().(*types.Map); ok {
+				return v.X
+			}
+		}
+	case *ssa.Extract:
+		if l, ok := v.Tuple.(*ssa.Lookup); ok && l.CommaOk && v.Index == 0 {
+			if _, ok := l.X.Type().Underlying().(*types.Map); ok {
+				return l.X
+			}
+		}
 	}
 	return nil
 }
