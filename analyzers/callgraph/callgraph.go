@@ -173,6 +173,12 @@ func Unwrap(fn *ssa.Function) *ssa.Function {
 	return fn
 }
 
+// StaticCallee returns the function that the static call c calls, the
+// generic body for a call of an instantiation wrapper (Unwrap), or nil for
+// a dynamic call: the function the graph's edge for c goes to, which a
+// check comparing a call's callee with a function of the graph must use.
+func StaticCallee(c *ssa.CallCommon) *ssa.Function { return Unwrap(c.StaticCallee()) }
+
 func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	prog := ssainput.Pkg.Prog

@@ -299,7 +299,7 @@ func (p *planner) knownCallers(fn *ssa.Function) (sites []*ssa.Call, ok bool) {
 	}
 	for _, e := range edges {
 		call, isCall := e.Site.(*ssa.Call)
-		if !isCall || call.Call.StaticCallee() != fn {
+		if !isCall || callgraph.StaticCallee(&call.Call) != fn {
 			return nil, false
 		}
 		if _, ours := p.res.byFn[call.Parent()]; !ours && !isInit(call.Parent()) {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/model"
@@ -478,7 +479,7 @@ func (c *checker) testName(fn *ssa.Function) (string, bool) {
 		var next []*ssa.Function
 		for _, f := range level {
 			for _, e := range c.env.Goroutines.CallGraph.Callers(f) {
-				if e.Site == nil || e.Site.Common().StaticCallee() != f {
+				if e.Site == nil || callgraph.StaticCallee(e.Site.Common()) != f {
 					if f == fn {
 						return source.FuncName(fn), false // run as a value
 					}

@@ -55,6 +55,10 @@ func TestFixtures(t *testing.T) {
 		// two sections, a channel under two keys and one handed in by a
 		// caller are reported.
 		"claimchan",
+		// Generic types' methods, called through instantiation
+		// wrappers: a close on every call is reported, a close in a
+		// Once is not.
+		"generic",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
@@ -74,7 +75,7 @@ func (c *checker) joinedByCallers(call ssa.Instruction, g *goroutines.Context, r
 	}
 	for _, e := range edges {
 		s, ok := e.Site.(*ssa.Call)
-		if !ok || s.Call.StaticCallee() != h || flow.InLoop(s) {
+		if !ok || callgraph.StaticCallee(&s.Call) != h || flow.InLoop(s) {
 			return false
 		}
 		if !c.callsResultBeforeReturns(s, idx, len(ret.Results)) {

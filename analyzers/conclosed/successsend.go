@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
@@ -86,7 +87,7 @@ func (c *checker) beforeOrHung(call *ssa.Call, g *goroutines.Context) bool {
 	}
 	for _, edge := range callers {
 		site, ok := edge.Site.(*ssa.Call)
-		if !ok || site.Call.StaticCallee() != starter {
+		if !ok || callgraph.StaticCallee(&site.Call) != starter {
 			return false
 		}
 		recv, ok := resultReceives(site, flow.results)

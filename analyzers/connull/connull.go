@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
@@ -166,7 +167,7 @@ func nilPassed(env *concurrent.Env, a *sharedloc.Access) []ssa.CallInstruction {
 	var sites []ssa.CallInstruction
 	for _, edge := range env.Goroutines.CallGraph.Callers(fn) {
 		site := edge.Site
-		if _, isCall := site.(*ssa.Call); !isCall || site.Common().StaticCallee() != fn {
+		if _, isCall := site.(*ssa.Call); !isCall || callgraph.StaticCallee(site.Common()) != fn {
 			continue
 		}
 		if args := site.Common().Args; idx < len(args) && isNil(args[idx]) {

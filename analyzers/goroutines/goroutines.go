@@ -911,7 +911,7 @@ func funcsOf(v ssa.Value, bind bindings) ([]*ssa.Function, bool) {
 // when the statement passes on a parameter of the function it is in.
 func (b *builder) entryBindings(c *Context, entry *ssa.Function) bindings {
 	g, ok := c.Site.(*ssa.Go)
-	if !ok || g.Call.StaticCallee() != entry {
+	if !ok || callgraph.StaticCallee(&g.Call) != entry {
 		return nil
 	}
 	spawner := g.Parent()
@@ -955,7 +955,10 @@ func (b *builder) walk(entry *ssa.Function, static bool, visit func(*ssa.Functio
 				continue
 			}
 			callee := e.Callee.Func
-			if len(callee.Blocks) == 0 || static && e.Site.Common().StaticCallee() != callee {
+			// A call of a generic function is a static call of its
+			// instantiation wrapper, whose body the call graph's edge
+			// goes to (callgraph.Unwrap).
+			if len(callee.Blocks) == 0 || static && callgraph.StaticCallee(e.Site.Common()) != callee {
 				continue
 			}
 			stack = append(stack, callee)

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/analyzers/callgraph"
 )
 
 // A siteSet is the set held at a call site of a function, as its entry
@@ -124,7 +126,7 @@ func constArg(site ssa.Instruction, fn *ssa.Function, i int) (value, ok bool) {
 			return false, false
 		}
 		arg = common.Args[i-1]
-	case common.StaticCallee() == fn && i < len(common.Args):
+	case callgraph.StaticCallee(common) == fn && i < len(common.Args):
 		arg = common.Args[i]
 	default:
 		return false, false

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
@@ -247,7 +248,7 @@ func (r *Result) freshArg(c *goroutines.Context, x ssa.Instruction) (*ssa.Call, 
 	var arg ssa.Value
 	if fn == c.Entry {
 		// go p.produce(...)
-		if g.Call.StaticCallee() != fn || idx >= len(g.Call.Args) {
+		if callgraph.StaticCallee(&g.Call) != fn || idx >= len(g.Call.Args) {
 			return nil, nil
 		}
 		arg = g.Call.Args[idx]
@@ -259,7 +260,7 @@ func (r *Result) freshArg(c *goroutines.Context, x ssa.Instruction) (*ssa.Call, 
 			return nil, nil
 		}
 		site, ok := sites[0].(*ssa.Call)
-		if !ok || site.Call.StaticCallee() != fn || idx >= len(site.Call.Args) {
+		if !ok || callgraph.StaticCallee(&site.Call) != fn || idx >= len(site.Call.Args) {
 			return nil, nil
 		}
 		arg = site.Call.Args[idx]

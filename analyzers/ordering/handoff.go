@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -360,7 +361,7 @@ func (r *Result) dynamicTypes(v ssa.Value, c *goroutines.Context, depth int) ([]
 			args := call.Call.Args
 			if call.Call.IsInvoke() {
 				args = append([]ssa.Value{call.Call.Value}, args...)
-			} else if call.Call.StaticCallee() != fn {
+			} else if callgraph.StaticCallee(&call.Call) != fn {
 				return nil, false
 			}
 			if idx >= len(args) {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/budget"
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
@@ -669,7 +670,7 @@ func (r *Result) afterNilResult(j, b ssa.Instruction, c *goroutines.Context, dep
 	}
 	for _, s := range r.callSites(j.Parent(), c) {
 		call, ok := s.(*ssa.Call)
-		if !ok || call.Call.StaticCallee() != j.Parent() {
+		if !ok || callgraph.StaticCallee(&call.Call) != j.Parent() {
 			continue // a function value handed to a callee, or a defer
 		}
 		for _, start := range nilBranches(call) {

@@ -5,9 +5,10 @@ import (
 	"go/types"
 	"slices"
 
-	"golang.org/x/tools/go/callgraph"
+	xcallgraph "golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 )
@@ -708,7 +709,7 @@ func (r *Result) onlyCalledResult(p *ssa.Function, ret *ssa.Return) bool {
 	}
 	for _, e := range callers {
 		call, ok := e.Site.(*ssa.Call)
-		if !ok || call.Call.StaticCallee() != p {
+		if !ok || callgraph.StaticCallee(&call.Call) != p {
 			return false
 		}
 		for _, u := range *call.Referrers() {
@@ -877,7 +878,7 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 			}
 			return r.invariantArg(args[idx], c, depth-1)
 		}
-		var callers []*callgraph.Edge
+		var callers []*xcallgraph.Edge
 		for _, e := range r.Goroutines.CallGraph.Callers(fn) {
 			if slices.Contains(r.Goroutines.Of(e.Caller.Func), c) {
 				callers = append(callers, e)

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -94,7 +95,7 @@ func (e *Env) wins(instr ssa.Instruction, base ssa.Value, depth int) []sharedloc
 		var common []sharedloc.Loc
 		for n, edge := range callers {
 			site := edge.Site
-			if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || site.Common().StaticCallee() != fn {
+			if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || callgraph.StaticCallee(site.Common()) != fn {
 				return nil
 			}
 			got := e.wins(site, sharedloc.Root(site.Common().Args[idx]), depth-1)

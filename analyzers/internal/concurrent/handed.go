@@ -4,9 +4,10 @@ import (
 	"go/token"
 	"slices"
 
-	"golang.org/x/tools/go/callgraph"
+	xcallgraph "golang.org/x/tools/go/callgraph"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/pointsto"
@@ -233,7 +234,7 @@ func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context, o
 		return closureBinding(x, g)
 	case *ssa.Parameter:
 		// go f(x): the entry's parameter is G's argument.
-		if common.StaticCallee() != fn || common.IsInvoke() {
+		if callgraph.StaticCallee(common) != fn || common.IsInvoke() {
 			return nil, false
 		}
 		i := slices.Index(fn.Params, x)
@@ -404,7 +405,7 @@ func (e *Env) onlyCallIn(p *ssa.Parameter, c *goroutines.Context) (ssa.CallInstr
 		return nil, nil, false
 	}
 	i := slices.Index(fn.Params, p)
-	callers := slices.DeleteFunc(slices.Clone(e.Goroutines.CallGraph.Callers(fn)), func(edge *callgraph.Edge) bool {
+	callers := slices.DeleteFunc(slices.Clone(e.Goroutines.CallGraph.Callers(fn)), func(edge *xcallgraph.Edge) bool {
 		return c != nil && !slices.Contains(e.Goroutines.Of(edge.Site.Parent()), c) || passesOwn(edge.Site, fn, i, p)
 	})
 	if len(callers) != 1 {
@@ -479,7 +480,7 @@ func staticArg(site ssa.CallInstruction, fn *ssa.Function, i int, deferOK bool) 
 		return nil, false
 	}
 	common := site.Common()
-	if common.StaticCallee() != fn || common.IsInvoke() || i < 0 || i >= len(common.Args) {
+	if callgraph.StaticCallee(common) != fn || common.IsInvoke() || i < 0 || i >= len(common.Args) {
 		return nil, false
 	}
 	return common.Args[i], true
@@ -502,7 +503,7 @@ func freshObject(da ssa.Value) ssa.Value {
 // made the outermost frame gives p its value.
 func passesOwn(site ssa.CallInstruction, fn *ssa.Function, i int, p *ssa.Parameter) bool {
 	common := site.Common()
-	return site.Parent() == fn && common.StaticCallee() == fn && !common.IsInvoke() &&
+	return site.Parent() == fn && callgraph.StaticCallee(common) == fn && !common.IsInvoke() &&
 		i >= 0 && i < len(common.Args) && ssavalue.Unconverted(common.Args[i]) == p
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -148,7 +149,7 @@ func (e *Env) releasedOnly(o ssa.Value, instr ssa.Instruction, count sharedloc.L
 		cc := site.Common()
 		var arg ssa.Value
 		switch {
-		case !cc.IsInvoke() && cc.StaticCallee() == fn && idx < len(cc.Args):
+		case !cc.IsInvoke() && callgraph.StaticCallee(cc) == fn && idx < len(cc.Args):
 			arg = cc.Args[idx]
 		case cc.IsInvoke() && idx > 0 && idx-1 < len(cc.Args):
 			arg = cc.Args[idx-1]

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -243,11 +244,11 @@ func (e *Env) makesAfresh(call *ssa.Call, i, depth int) bool {
 			}
 		case *ssa.Extract:
 			inner, ok := r.Tuple.(*ssa.Call)
-			if !ok || inner.Call.StaticCallee() == fn || !e.makesAfresh(inner, r.Index, depth-1) {
+			if !ok || callgraph.StaticCallee(&inner.Call) == fn || !e.makesAfresh(inner, r.Index, depth-1) {
 				return false
 			}
 		case *ssa.Call:
-			if r.Call.StaticCallee() == fn || !e.makesAfresh(r, 0, depth-1) {
+			if callgraph.StaticCallee(&r.Call) == fn || !e.makesAfresh(r, 0, depth-1) {
 				return false
 			}
 		default:
@@ -280,7 +281,7 @@ func (e *Env) madeInParam(p *ssa.Parameter, depth int, q *madeQuery) ssa.Value {
 	root := cycle
 	for _, edge := range edges {
 		call, ok := edge.Site.(*ssa.Call)
-		if !ok || call.Call.IsInvoke() || call.Call.StaticCallee() != fn || idx >= len(call.Call.Args) {
+		if !ok || call.Call.IsInvoke() || callgraph.StaticCallee(&call.Call) != fn || idx >= len(call.Call.Args) {
 			return nil
 		}
 		r, ok := meetMade(root, e.madeInDepth(call.Call.Args[idx], depth-1, q))

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/pointsto"
@@ -519,7 +520,7 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context) []pointsto.O
 			return global
 		}
 		arg, ok := argOf(c.Site)
-		if !ok || c.Site.Common().StaticCallee() != fn && !c.Site.Common().IsInvoke() {
+		if !ok || callgraph.StaticCallee(c.Site.Common()) != fn && !c.Site.Common().IsInvoke() {
 			return global
 		}
 		var out objSet

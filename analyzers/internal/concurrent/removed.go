@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -281,7 +282,7 @@ func (e *Env) removed(v ssa.Value, depth int) []removal {
 		var common []removal
 		for n, edge := range callers {
 			site := edge.Site
-			if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || site.Common().StaticCallee() != fn {
+			if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || callgraph.StaticCallee(site.Common()) != fn {
 				return nil
 			}
 			got := e.removed(site.Common().Args[idx], depth-1)
@@ -735,7 +736,7 @@ func (e *Env) madeForInsert(st *ssa.Store, inserting map[*ssa.Function]int) bool
 			}
 			for _, edge := range callers {
 				site := edge.Site
-				if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || site.Common().StaticCallee() != fn {
+				if _, isGo := site.(*ssa.Go); isGo || site.Common().IsInvoke() || callgraph.StaticCallee(site.Common()) != fn {
 					return false
 				}
 				alloc, cell, ok := madeObject(site.Common().Args[idx])

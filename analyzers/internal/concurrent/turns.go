@@ -9,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
@@ -117,7 +118,7 @@ func (e *Env) findTurnFlag(fn *ssa.Function) *turnFlag {
 	var mutexes locksets.Set
 	for _, edge := range callers {
 		g, ok := edge.Site.(*ssa.Go)
-		if !ok || g.Call.StaticCallee() != fn {
+		if !ok || callgraph.StaticCallee(&g.Call) != fn {
 			return nil
 		}
 		param, flag, held, ok := e.guardedStart(g)

@@ -115,3 +115,34 @@ func Serve(paths []string) {
 		go loose.lookup(p)
 	}
 }
+
+// Cache's Get forgets the lock. Its goroutines call the methods through
+// go/ssa's instantiation wrappers, which are static calls of the generic
+// bodies: each goroutine of the loop runs the same code (reported).
+type Cache[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func NewCache[K comparable, V any]() *Cache[K, V] { return &Cache[K, V]{m: make(map[K]V)} }
+
+func (c *Cache[K, V]) Set(k K, v V) {
+	c.mu.Lock()
+	c.m[k] = v // want `concurrent map read and map write: c.m is written here and read by \(\*Cache\).Get with no common lock`
+	c.mu.Unlock()
+}
+
+func (c *Cache[K, V]) Get(k K) (V, bool) {
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func RunCache() {
+	c := NewCache[string, int]()
+	for i := range 4 {
+		go func() {
+			c.Set("a", i)
+			c.Get("a")
+		}()
+	}
+}
