@@ -59,6 +59,9 @@ func TestFixtures(t *testing.T) {
 		// wrappers: a close on every call is reported, a close in a
 		// Once is not.
 		"generic",
+		// Method values handed to time.AfterFunc: the receiver bound
+		// where the timer is set is the one the method closes through.
+		"methodvalue",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

@@ -519,6 +519,16 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context) []pointsto.O
 		if c.Site == nil || c.Kind == goroutines.Caller {
 			return global
 		}
+		if recv, ok := boundReceiver(c.Site, fn); ok && idx == 0 {
+			// A method value handed to a spawner (time.AfterFunc(d,
+			// s.expire), g.Go(s.run)): the receiver is the one bound
+			// into it where the spawner is called.
+			var out objSet
+			for _, pc := range e.Goroutines.Of(c.Site.Parent()) {
+				out.add(e.objects(recv, pc))
+			}
+			return out.list
+		}
 		arg, ok := argOf(c.Site)
 		if !ok || callgraph.StaticCallee(c.Site.Common()) != fn && !c.Site.Common().IsInvoke() {
 			return global
