@@ -62,6 +62,9 @@ func TestFixtures(t *testing.T) {
 		// Method values handed to time.AfterFunc: the receiver bound
 		// where the timer is set is the one the method closes through.
 		"methodvalue",
+		// A spawner called twice on one object in one function runs its
+		// goroutine twice; two objects, or either branch, do not.
+		"twice",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

@@ -986,14 +986,16 @@ func (b *builder) computeMulti(funcs []*ssa.Function) {
 		}
 		state[fn] = visiting
 		r := false
+		var sites []ssa.CallInstruction // the calls so far
 		for _, e := range b.res.CallGraph.Callers(fn) {
 			if _, isGo := e.Site.(*ssa.Go); isGo {
 				continue
 			}
-			if b.res.Flow.InLoop(e.Site) || repeats(e.Caller.Func) {
+			if b.res.Flow.InLoop(e.Site) || repeats(e.Caller.Func) || b.twice(sites, e.Site) {
 				r = true
 				break
 			}
+			sites = append(sites, e.Site)
 		}
 		state[fn] = done
 		b.res.repeats[fn] = r
@@ -1031,11 +1033,41 @@ func (b *builder) computeMulti(funcs []*ssa.Function) {
 	}
 }
 
+// twice reports whether site and one of the calls before it are two calls
+// in one function that one invocation may both make, with the same
+// arguments (s.Start(); s.Start()): the callee runs twice there on the
+// same objects, as in a loop. (a.Start(); b.Start() starts two servers
+// once each.)
+func (b *builder) twice(before []ssa.CallInstruction, site ssa.CallInstruction) bool {
+	for _, o := range before {
+		if o.Parent() == site.Parent() && o != site && sameArgs(o.Common(), site.Common()) &&
+			(b.res.Flow.MayFollow(o, site) || b.res.Flow.MayFollow(site, o)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameArgs reports whether two calls call the same function value (or
+// method of the same value) with the same arguments.
+func sameArgs(x, y *ssa.CallCommon) bool {
+	if x.IsInvoke() != y.IsInvoke() || x.Value != y.Value || len(x.Args) != len(y.Args) {
+		return false
+	}
+	for i := range x.Args {
+		if ssavalue.Unconverted(x.Args[i]) != ssavalue.Unconverted(y.Args[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // markUnsure sets Unsure on the Multi contexts that are Multi only
 // through recursion or through other tests' code: computeMulti's fixed
-// point again, with a function repeating only when a call site in a loop
-// reaches it through calls, and, for a start in a closure of a test
-// function, leaving out the callers and starting contexts of other tests.
+// point again, with a function repeating only when a call site in a
+// loop, or two calls in one function (twice), reach it through calls,
+// and, for a start in a closure of a test function, leaving out the
+// callers and starting contexts of other tests.
 func (b *builder) markUnsure() {
 	owners := make(map[*ssa.Function]*ssa.Function)
 	owner := func(fn *ssa.Function) *ssa.Function {
@@ -1065,14 +1097,16 @@ func (b *builder) markUnsure() {
 		for len(stack) > 0 {
 			f := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+			var sites []ssa.CallInstruction
 			for _, e := range b.res.CallGraph.Callers(f) {
 				g := e.Caller.Func
 				if _, isGo := e.Site.(*ssa.Go); isGo || other(t, g) {
 					continue
 				}
-				if b.res.Flow.InLoop(e.Site) {
+				if b.res.Flow.InLoop(e.Site) || b.twice(sites, e.Site) {
 					return true
 				}
+				sites = append(sites, e.Site)
 				if !seen[g] {
 					seen[g] = true
 					stack = append(stack, g)
