@@ -67,6 +67,10 @@ func TestFixtures(t *testing.T) {
 		// Locks held by the callers of a generic method's instantiation
 		// are held in its body.
 		"generic",
+		// A goroutine started in a Once's Do runs once per Once: the
+		// Once of the object it gets keeps its goroutines to one per
+		// object; a Once made per call, or another object's, does not.
+		"oncestart",
 		// A test that calls a helper without the lock every caller in the
 		// package holds does not take the lock away from the package's own
 		// goroutines.

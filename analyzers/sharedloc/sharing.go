@@ -10,6 +10,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 )
 
@@ -876,6 +877,9 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 			if c.Site.Common().IsInvoke() || idx >= len(args) {
 				return false
 			}
+			if onceOwned(c.Site, args[idx]) {
+				return false
+			}
 			return r.invariantArg(args[idx], c, depth-1)
 		}
 		var callers []*xcallgraph.Edge
@@ -903,6 +907,51 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 		return true
 	}
 	return false
+}
+
+// onceOwned reports whether the `go` statement site runs in a function
+// literal handed to a sync.Once's Do, where the Once is a package variable
+// or a field of the object arg is (go-sse's Joe: `j.initDone.Do(func() {
+// ...; go j.start() })`): at most one goroutine of the statement ever
+// runs, or one per object that arg is, so two goroutines of its context
+// never get the same arg.
+func onceOwned(site ssa.CallInstruction, arg ssa.Value) bool {
+	if _, ok := site.(*ssa.Go); !ok {
+		return false
+	}
+	lit := site.Parent()
+	if lit.Parent() == nil {
+		return false
+	}
+	for _, mc := range onlyMakeClosure(lit) {
+		for _, u := range *mc.Referrers() {
+			call, ok := u.(*ssa.Call)
+			if !ok || model.CalleeName(&call.Call) != model.OnceDo || len(call.Call.Args) != 2 || call.Call.Args[1] != mc {
+				continue
+			}
+			switch once := call.Call.Args[0].(type) {
+			case *ssa.Global:
+				return true
+			case *ssa.FieldAddr:
+				return Root(once.X) == Root(arg)
+			}
+		}
+	}
+	return false
+}
+
+// onlyMakeClosure returns the MakeClosure instructions that make the
+// function literal lit (none when lit is referred to otherwise).
+func onlyMakeClosure(lit *ssa.Function) []*ssa.MakeClosure {
+	var out []*ssa.MakeClosure
+	for _, b := range lit.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			if mc, ok := instr.(*ssa.MakeClosure); ok && mc.Fn == lit {
+				out = append(out, mc)
+			}
+		}
+	}
+	return out
 }
 
 // madeOutside reports whether the object made by alloc is the same for
