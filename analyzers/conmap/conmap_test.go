@@ -71,6 +71,9 @@ func TestFixtures(t *testing.T) {
 		// Once of the object it gets keeps its goroutines to one per
 		// object; a Once made per call, or another object's, does not.
 		"oncestart",
+		// The goroutines one call starts in a loop share the spawner's
+		// parameter; one start per call, or one per element, do not.
+		"loopparam",
 		// A test that calls a helper without the lock every caller in the
 		// package holds does not take the lock away from the package's own
 		// goroutines.

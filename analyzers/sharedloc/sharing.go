@@ -1016,9 +1016,11 @@ func (r *Result) invariantArg(arg ssa.Value, c *goroutines.Context, depth int) b
 	case *ssa.Parameter:
 		// The spawner's own receiver is taken to be the long-lived
 		// object that owns the goroutines (s in `go s.loop()`); its
-		// other parameters differ from call to call.
+		// other parameters differ from call to call, but not between
+		// the goroutines one call starts in a loop.
 		fn := root.Parent()
-		return fn.Signature.Recv() != nil && len(fn.Params) > 0 && fn.Params[0] == root
+		return fn.Signature.Recv() != nil && len(fn.Params) > 0 && fn.Params[0] == root ||
+			fn == site.Parent() && flow.InLoop(site)
 	}
 	return false
 }
