@@ -65,6 +65,11 @@ func TestFixtures(t *testing.T) {
 		// A spawner called twice on one object in one function runs its
 		// goroutine twice; two objects, or either branch, do not.
 		"twice",
+		// Goroutines started with a loop's counter, each closing the
+		// element at its own index of a slice the spawner made, touch
+		// two elements; one element for all, an outer loop's counter in
+		// an inner loop, or a computed index, do not.
+		"ownslots",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

@@ -248,7 +248,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 						return Pair{}, false
 					}
 					if ca == cb && !(ca.Multi && ca.Static(a.Fn()) && ca.Static(b.Fn()) &&
-						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) {
+						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) || ca == cb && e.ownSlots(a, b, ca) {
 						continue
 					}
 					oa, ob := e.viewIndex(a, i, va, ca), e.viewObjects(b, vb, cb)
