@@ -70,6 +70,10 @@ func TestFixtures(t *testing.T) {
 		// two elements; one element for all, an outer loop's counter in
 		// an inner loop, or a computed index, do not.
 		"ownslots",
+		// A callee's access is ordered by what orders its calls: a range
+		// in a callee called after wg.Wait, or where the goroutines never
+		// started, is silent; one called before the Wait is reported.
+		"joincallee",
 		// A goroutine that a helper taking t starts may outlive the
 		// tests that call the helper, which the message names.
 		"helpertest",

@@ -755,7 +755,24 @@ func (e *Env) onceTogether(f, g *ssa.Function) bool {
 // Ordered is a Safe predicate: the two accesses are ordered one way or the
 // other.
 func (e *Env) Ordered(p Pair) bool {
-	_, ok := e.Order.Ordered(p.A.Instr, p.CA, p.B.Instr, p.CB)
+	if _, ok := e.Order.Ordered(p.A.Instr, p.CA, p.B.Instr, p.CB); ok {
+		return true
+	}
+	// An access seen through a call of its function runs within that
+	// call: what orders the call orders it (a callee ranging over a map
+	// after the caller's wg.Wait, or where the goroutines never started).
+	// (A deferred call runs at the return, not where it is deferred.)
+	a, b := p.A.Instr, p.B.Instr
+	if site, ok := p.VA.Site.(*ssa.Call); ok {
+		a = site
+	}
+	if site, ok := p.VB.Site.(*ssa.Call); ok {
+		b = site
+	}
+	if a == p.A.Instr && b == p.B.Instr {
+		return false
+	}
+	_, ok := e.Order.Ordered(a, p.CA, b, p.CB)
 	return ok
 }
 
