@@ -2,6 +2,7 @@ package concurrent
 
 import (
 	"go/token"
+	"go/types"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -155,7 +156,7 @@ func (e *Env) releasesNothing(fn *ssa.Function) bool {
 	if ans, ok := e.keeps[fn]; ok {
 		return ans
 	}
-	ans := fn.Blocks != nil
+	ans := fn.Blocks != nil || leafStd(fn)
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			c, ok := instr.(ssa.CallInstruction)
@@ -176,6 +177,34 @@ func (e *Env) releasesNothing(fn *ssa.Function) bool {
 	}
 	e.keeps[fn] = ans
 	return ans
+}
+
+// leafStd reports whether fn, a function without a body here, is one of
+// the standard library's packages that hold no mutex of their callers and
+// call no code of theirs (time.Now, the atomics' Add, strconv.Itoa): none
+// of its parameters is a function or an interface, through which it
+// could call back.
+func leafStd(fn *ssa.Function) bool {
+	if fn.Pkg == nil && fn.Object() == nil {
+		return false
+	}
+	obj := fn.Object()
+	if obj == nil || obj.Pkg() == nil {
+		return false
+	}
+	switch obj.Pkg().Path() {
+	case "time", "sync/atomic", "strings", "strconv", "math", "math/bits", "unicode", "unicode/utf8":
+	default:
+		return false
+	}
+	sig := fn.Signature
+	for i := range sig.Params().Len() {
+		switch sig.Params().At(i).Type().Underlying().(type) {
+		case *types.Signature, *types.Interface:
+			return false
+		}
+	}
+	return true
 }
 
 // calleeName returns the name of the function or method c calls, or "".

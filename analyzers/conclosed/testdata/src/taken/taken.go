@@ -8,10 +8,17 @@
 // set is put back in the field. An adder whose entry a constructor makes
 // between the load of the set and the write (DataDog/datadog-go's
 // aggregator: a.sets[context] = newSetMetric(...)) is silent too; one
-// whose constructor releases the mutex and takes it again is reported.
+// whose constructor releases the mutex and takes it again is reported. So
+// is an adder whose entry calls the standard library's leaf functions
+// between the load and the write (time.Now, an atomic's Add: centrifuge's
+// mapSubscribing): silent.
 package taken
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
 type call struct{ id int }
 
@@ -25,6 +32,13 @@ type Replica struct {
 	back    map[*call]struct{}
 	made    map[int]*entry
 	relock  map[int]*entry
+	stamped map[int]*stamp
+	gen     atomic.Uint64
+}
+
+type stamp struct {
+	at  int64
+	gen uint64
 }
 
 type entry struct{ id int }
@@ -41,6 +55,7 @@ func Run(c *call) {
 		back:    make(map[*call]struct{}),
 		made:    make(map[int]*entry),
 		relock:  make(map[int]*entry),
+		stamped: make(map[int]*stamp),
 	}
 	r.Start(c)
 }
@@ -51,6 +66,7 @@ func (r *Replica) Start(c *call) {
 	go r.AddForeign(c)
 	go r.AddMade(c.id)
 	go r.AddRelock(c.id)
+	go r.AddStamped(c.id)
 	r.Drain()
 	r.DrainKept()
 	r.DrainLate()
@@ -58,6 +74,7 @@ func (r *Replica) Start(c *call) {
 	r.DrainBack()
 	r.DrainMade()
 	r.DrainRelock()
+	r.DrainStamped()
 }
 
 func (r *Replica) Add(c *call) {
@@ -178,6 +195,24 @@ func (r *Replica) DrainRelock() {
 	r.relock = make(map[int]*entry)
 	r.mu.Unlock()
 	for id := range n { // want `concurrent map iteration and map write`
+		r.vote(&call{id: id})
+	}
+}
+
+// AddStamped's entry reads the clock and a generation counter between the
+// load of the set and the write: neither can release the mutex.
+func (r *Replica) AddStamped(id int) {
+	r.mu.Lock()
+	r.stamped[id] = &stamp{at: time.Now().UnixNano(), gen: r.gen.Add(1)}
+	r.mu.Unlock()
+}
+
+func (r *Replica) DrainStamped() {
+	r.mu.Lock()
+	n := r.stamped
+	r.stamped = make(map[int]*stamp)
+	r.mu.Unlock()
+	for id := range n {
 		r.vote(&call{id: id})
 	}
 }
