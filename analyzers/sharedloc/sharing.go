@@ -923,19 +923,31 @@ func onceOwned(site ssa.CallInstruction, arg ssa.Value) bool {
 	if lit.Parent() == nil {
 		return false
 	}
-	for _, mc := range onlyMakeClosure(lit) {
-		for _, u := range *mc.Referrers() {
-			call, ok := u.(*ssa.Call)
-			if !ok || model.CalleeName(&call.Call) != model.OnceDo || len(call.Call.Args) != 2 || call.Call.Args[1] != mc {
-				continue
-			}
-			switch once := call.Call.Args[0].(type) {
-			case *ssa.Global:
-				return true
-			case *ssa.FieldAddr:
-				return Root(once.X) == Root(arg)
-			}
+	// The literal is made once and only handed to Do: a literal also
+	// called directly, or kept, may start its goroutine again.
+	mcs := onlyMakeClosure(lit)
+	if len(mcs) != 1 {
+		return false
+	}
+	var do *ssa.Call
+	for _, u := range *mcs[0].Referrers() {
+		if _, ok := u.(*ssa.DebugRef); ok {
+			continue
 		}
+		call, ok := u.(*ssa.Call)
+		if !ok || do != nil || model.CalleeName(&call.Call) != model.OnceDo || len(call.Call.Args) != 2 || call.Call.Args[1] != mcs[0] {
+			return false
+		}
+		do = call
+	}
+	if do == nil {
+		return false
+	}
+	switch once := do.Call.Args[0].(type) {
+	case *ssa.Global:
+		return true
+	case *ssa.FieldAddr:
+		return Root(once.X) == Root(arg)
 	}
 	return false
 }

@@ -3,8 +3,9 @@
 // j.initDone.Do, and only the loop touches j.subs: one goroutine per Joe,
 // silent although Add, which calls init, runs on many goroutines (reported
 // before the Once was followed). Beside it, reported: a Once made anew in
-// each call (Fresh) and the Once of another object than the one the
-// goroutine gets (Other).
+// each call (Fresh), the Once of another object than the one the
+// goroutine gets (Other), and a literal handed to the Once and also called
+// directly (Again).
 package oncestart
 
 import "sync"
@@ -116,5 +117,45 @@ func (o *Other) Add(w *owner, k int) { o.init(w); o.ops <- k }
 func ServeOther(o *Other, w *owner, ks []int) {
 	for _, k := range ks {
 		go o.Add(w, k)
+	}
+}
+
+type Again struct {
+	once sync.Once
+	ops  chan int
+	subs map[int]bool
+}
+
+func (a *Again) remove(k int) {
+	delete(a.subs, k) // want `concurrent map writes: a.subs is written here by several goroutines with no common lock`
+}
+
+func (a *Again) start() {
+	for k := range a.ops {
+		if k < 0 {
+			a.remove(-k)
+			continue
+		}
+		a.subs[k] = true // want `concurrent map writes: a.subs is written here and by \(\*Again\).remove with no common lock`
+		for x := range a.subs {
+			a.remove(x)
+		}
+	}
+}
+
+// init hands its literal to the Once and, on restart, calls it again.
+func (a *Again) init(restart bool) {
+	begin := func() { go a.start() }
+	a.once.Do(begin)
+	if restart {
+		begin()
+	}
+}
+
+func (a *Again) Add(k int) { a.init(k < 0); a.ops <- k }
+
+func ServeAgain(a *Again, ks []int) {
+	for _, k := range ks {
+		go a.Add(k)
 	}
 }
