@@ -8,8 +8,10 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -40,7 +42,10 @@ type claim struct{ m, mu sharedloc.Loc }
 // or pointers to structs, are each made for their entry with a channel
 // made for it. Each channel is then in one entry of the map, ever; a close
 // runs only after its goroutine found the entry and deleted it with the
-// mutex held in between, which one goroutine only does.
+// mutex held in between, which one goroutine only does. The close may
+// also come before the delete, in the section, on a path that always
+// reaches it; and a goroutine that took the whole map out of its field
+// under the mutex (takenClaim) has each of its entries alone.
 func (c *checker) claimed(a, b *sharedloc.Access) bool {
 	ca, ok := c.claimOf(a)
 	if !ok {
@@ -160,22 +165,28 @@ func (c *checker) findClaim(cl *sharedloc.Access) (claim, bool) {
 	locks := c.env.Locks.All()
 	var out claim
 	for i, l := range leaves {
-		var lk *ssa.Lookup
-		if direct {
-			lk = lookupOf(l.v)
-		} else {
-			lk = lookupOfField(l.v, f.Obj)
+		entry := l.v
+		if !direct {
+			entry = entryOfField(l.v, f.Obj)
 		}
-		if lk == nil {
+		if entry == nil {
 			return claim{}, false
 		}
-		okv := extractOf(lk, 1)
-		cm, ok := c.claimAt(locks, lk, func(del ssa.Instruction) bool {
-			if l.at != nil {
-				return dominates(del, l.at) || okv != nil && onGuard(del, okv) && guardedBy(l.at, okv)
-			}
-			return del.Block().Dominates(l.in)
-		})
+		var cm claim
+		if lk := lookupOf(entry); lk != nil {
+			okv := extractOf(lk, 1)
+			cm, ok = c.claimAt(locks, lk, func(del ssa.Instruction) bool {
+				if l.at != nil {
+					// The close after the delete, or before it in the
+					// section, on a path that always reaches it.
+					return dominates(del, l.at) || okv != nil && onGuard(del, okv) && guardedBy(l.at, okv) ||
+						dominates(lk, l.at) && alwaysReaches(l.at, del)
+				}
+				return del.Block().Dominates(l.in)
+			})
+		} else {
+			cm, ok = c.takenClaim(locks, entry)
+		}
 		if !ok || (i > 0 && cm != out) {
 			return claim{}, false
 		}
@@ -193,10 +204,10 @@ func (c *checker) ownField(obj types.Object) bool {
 	return obj != nil && !obj.Exported() && obj.Pkg() == c.env.Pass.Pkg
 }
 
-// lookupOfField returns the comma-ok lookup whose value v loads field f
-// of: v.f of the value found, of the pointer found, or of a local
-// variable the value found was stored in and that nothing else writes.
-func lookupOfField(v ssa.Value, f types.Object) *ssa.Lookup {
+// entryOfField returns the map's value that v loads field f of: v.f of
+// the value found, of the pointer found, or of a local variable the value
+// found was stored in and that nothing else writes.
+func entryOfField(v ssa.Value, f types.Object) ssa.Value {
 	var base ssa.Value
 	switch x := v.(type) {
 	case *ssa.Field:
@@ -218,7 +229,103 @@ func lookupOfField(v ssa.Value, f types.Object) *ssa.Lookup {
 	default:
 		return nil
 	}
-	return lookupOf(base)
+	return base
+}
+
+// alwaysReaches reports whether every path from `from` reaches `to`, in
+// one function: none leaves it, through a return or a panic, without.
+func alwaysReaches(from, to ssa.Instruction) bool {
+	fb, tb := from.Block(), to.Block()
+	if fb == tb && slices.Index(fb.Instrs, from) < slices.Index(fb.Instrs, to) {
+		return true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(fb.Succs)
+	if len(work) == 0 {
+		return false
+	}
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == tb || seen[b] {
+			continue
+		}
+		seen[b] = true
+		if len(b.Succs) == 0 {
+			return false
+		}
+		work = append(work, b.Succs...)
+	}
+	return true
+}
+
+// takenClaim returns the claim of v, an entry found by ranging over a map
+// that its goroutine took whole from its field: read it and put nil or a
+// fresh map there, with no call between, holding a mutex in write mode
+// throughout (`states := c.pending; c.pending = nil`). The taker has that
+// map alone: each map the field holds (ownMaps) is taken once, and a
+// lookup under the mutex after the take finds the new one.
+func (c *checker) takenClaim(locks *locksets.Solution, v ssa.Value) (claim, bool) {
+	ex, ok := v.(*ssa.Extract)
+	if !ok || ex.Index != 2 {
+		return claim{}, false
+	}
+	next, ok := ex.Tuple.(*ssa.Next)
+	if !ok || next.IsString {
+		return claim{}, false
+	}
+	rng, ok := next.Iter.(*ssa.Range)
+	if !ok {
+		return claim{}, false
+	}
+	load, ok := rng.X.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return claim{}, false
+	}
+	fa, ok := load.X.(*ssa.FieldAddr)
+	if !ok {
+		return claim{}, false
+	}
+	var m sharedloc.Loc
+	n := 0
+	for _, a := range c.env.Shared.ByInstr[rng] {
+		if a.Op == sharedloc.MapRange {
+			m = a.Loc
+			n++
+		}
+	}
+	if n != 1 || m.Kind != sharedloc.Field || m.Cell != nil || !c.ownField(m.Obj) {
+		return claim{}, false
+	}
+	if l, ok := sharedloc.AddrLoc(fa); !ok || l != m.Holder() {
+		return claim{}, false
+	}
+	var take *ssa.Store
+	instrs := load.Block().Instrs
+	for _, in := range instrs[slices.Index(instrs, ssa.Instruction(load))+1:] {
+		if st, ok := in.(*ssa.Store); ok {
+			if sa, ok := st.Addr.(*ssa.FieldAddr); ok && sa.X == fa.X && sa.Field == fa.Field {
+				if _, made := st.Val.(*ssa.MakeMap); made || isNil(st.Val) {
+					take = st
+				}
+				break
+			}
+		}
+		if call, ok := in.(ssa.CallInstruction); ok {
+			if _, ok := call.Common().Value.(*ssa.Builtin); !ok {
+				break
+			}
+		}
+	}
+	if take == nil {
+		return claim{}, false
+	}
+	for _, h := range locks.At(load) {
+		if h.Mode == locksets.Write && heldThrough(locks, h.Mutex, load, take) {
+			return claim{m: m, mu: h.Mutex}, true
+		}
+	}
+	return claim{}, false
 }
 
 // lookupOf returns the comma-ok lookup of a map whose value found v is.
@@ -305,7 +412,7 @@ func (c *checker) claimAt(locks *locksets.Solution, lk *ssa.Lookup, after func(s
 				continue
 			}
 			bi, ok := call.Call.Value.(*ssa.Builtin)
-			if !ok || bi.Name() != "delete" || call.Call.Args[1] != lk.Index || !after(call) || !guardedBy(call, okv) {
+			if !ok || bi.Name() != "delete" || !concurrent.SameValue(call.Call.Args[1], lk.Index) || !after(call) || !guardedBy(call, okv) {
 				continue
 			}
 			dl, db, ok := c.mapOf(call)
@@ -384,10 +491,11 @@ func guardedBy(instr ssa.Instruction, cond ssa.Value) bool {
 // freshEntries reports whether every value the package stores in the map
 // at location m is made for its entry, with a channel made for it in its
 // field f: the map's field only ever holds a map made for it, read only
-// to look up, update, delete from, range over or measure; each update
-// stores a struct or pointer to a struct built in place and stored once;
-// and every write of the field f stores a channel made for it, or nil, in
-// such a struct.
+// to look up, update, delete from, range over, measure or compare with
+// nil; each update stores a struct built in place and stored once, or a
+// pointer to a struct made in its function (madeFor) that no other update
+// stores; and every write of the field f stores a channel made for it, or
+// nil, in such a struct.
 func (c *checker) freshEntries(f, m sharedloc.Loc) bool {
 	key := [2]sharedloc.Loc{f, m}
 	if r, ok := c.fresh2[key]; ok {
@@ -436,14 +544,23 @@ func (c *checker) freshEntries1(f, m sharedloc.Loc) bool {
 	if !c.ownMaps(m) {
 		return false
 	}
+	made := make(map[*ssa.Alloc]bool) // pointers stored, by allocation
 	for _, a := range c.env.Shared.ByLoc[m] {
 		if a.Op != sharedloc.MapUpdate {
 			continue
 		}
 		up, ok := a.Instr.(*ssa.MapUpdate)
-		if !ok || !builtOnce(up.Value, up) {
+		if !ok {
 			return false
 		}
+		if builtInPlace(up.Value, up) {
+			continue
+		}
+		al, ok := madeFor(up.Value, up)
+		if !ok || made[al] {
+			return false
+		}
+		made[al] = true
 	}
 	return true
 }
@@ -505,7 +622,7 @@ func chanUse(r ssa.Instruction, mk ssa.Value) bool {
 
 // ownMaps reports whether the field holding the map at m (a map's
 // contents) only ever holds maps made for it, and is read only to look
-// up, update, delete from, range over or measure the map.
+// up, update, delete from, range over, measure or compare with nil.
 func (c *checker) ownMaps(m sharedloc.Loc) bool {
 	for _, a := range c.env.Shared.ByLoc[m.Holder()] {
 		switch a.Op {
@@ -551,7 +668,8 @@ func (c *checker) storedWhole(t types.Type) bool {
 }
 
 // mapUse reports whether r, a referrer of the map value v, only looks
-// up, updates, deletes from, ranges over or measures it.
+// up, updates, deletes from, ranges over, measures or compares it with
+// nil.
 func mapUse(r ssa.Instruction, v ssa.Value) bool {
 	switch r := r.(type) {
 	case *ssa.Lookup:
@@ -560,6 +678,8 @@ func mapUse(r ssa.Instruction, v ssa.Value) bool {
 		return r.Map == v && r.Value != v && r.Key != v
 	case *ssa.Range:
 		return true
+	case *ssa.BinOp:
+		return (r.Op == token.EQL || r.Op == token.NEQ) && (isNil(r.X) || isNil(r.Y))
 	case *ssa.Call:
 		if b, ok := r.Call.Value.(*ssa.Builtin); ok {
 			switch b.Name() {
@@ -573,28 +693,19 @@ func mapUse(r ssa.Instruction, v ssa.Value) bool {
 	return false
 }
 
-// builtOnce reports whether v, stored by the update up, is a struct built
-// in place (the load of a local whose fields alone were written) or a
-// pointer to a struct made there, used for nothing but its fields and
-// this one update.
-func builtOnce(v ssa.Value, up ssa.Instruction) bool {
-	var al *ssa.Alloc
-	switch x := v.(type) {
-	case *ssa.UnOp:
-		a, ok := x.X.(*ssa.Alloc)
-		if x.Op != token.MUL || !ok || a.Heap {
-			return false
-		}
-		if refs := *x.Referrers(); len(refs) != 1 || refs[0] != up {
-			return false
-		}
-		al = a
-	case *ssa.Alloc:
-		if !x.Heap {
-			return false
-		}
-		al = x
-	default:
+// builtInPlace reports whether v, stored by the update up, is a struct
+// built in place (the load of a local whose fields alone were written),
+// used for nothing but its fields and this one update.
+func builtInPlace(v ssa.Value, up ssa.Instruction) bool {
+	x, ok := v.(*ssa.UnOp)
+	if !ok {
+		return false
+	}
+	al, ok := x.X.(*ssa.Alloc)
+	if x.Op != token.MUL || !ok || al.Heap {
+		return false
+	}
+	if refs := *x.Referrers(); len(refs) != 1 || refs[0] != up {
 		return false
 	}
 	others := 0
@@ -617,13 +728,49 @@ func builtOnce(v ssa.Value, up ssa.Instruction) bool {
 			}
 		case *ssa.DebugRef:
 		default:
-			if vi, ok := v.(ssa.Instruction); r != up && (!ok || r != vi) {
+			if r != x {
 				return false
 			}
 			others++
 		}
 	}
 	return others == 1
+}
+
+// madeFor returns the allocation whose pointer v, stored by the update up,
+// is: a pointer to a struct made in up's function, directly or through a
+// local variable that only its function writes (one the function's
+// deferred literal reads), with up running at most once for each time the
+// allocation does: no path leads from up back to it without running the
+// allocation. The pointer may go anywhere else too (back to its maker, to
+// match the entry by identity later).
+func madeFor(v ssa.Value, up ssa.Instruction) (*ssa.Alloc, bool) {
+	if ld, ok := v.(*ssa.UnOp); ok && ld.Op == token.MUL {
+		vals, ok := ssavalue.ReachingStores(ld)
+		if !ok || len(vals) != 1 {
+			return nil, false
+		}
+		v = vals[0]
+	}
+	al, ok := v.(*ssa.Alloc)
+	if !ok || !al.Heap || al.Parent() != up.Parent() {
+		return nil, false
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(up.Block().Succs)
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == al.Block() || seen[b] {
+			continue // entering al's block runs al first
+		}
+		if b == up.Block() {
+			return nil, false
+		}
+		seen[b] = true
+		work = append(work, b.Succs...)
+	}
+	return al, true
 }
 
 func madeChanOrNil(v ssa.Value) bool {

@@ -48,6 +48,15 @@ func TestFixtures(t *testing.T) {
 		// another method rewrites, a pointer in two entries and a struct
 		// copied whole over another are reported.
 		"claimfield",
+		// The same with pointers to states their makers keep, to match
+		// the entry by identity later: a close before the delete, in
+		// the section and on a path that always reaches it, and one of a
+		// map taken whole with nil put in its field, are each one
+		// closer's too; a close where the delete may not follow, a
+		// delete in a later section, a map read but left in its field,
+		// and one state stored under several names in a loop are
+		// reported.
+		"claimpending",
 		// The same with the channel itself the map's value: channels
 		// found in one map are paired (a Cancel that does not delete
 		// closes twice), and a claim makes them one closer's when every

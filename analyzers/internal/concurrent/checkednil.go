@@ -109,29 +109,41 @@ func quietBefore(instrs []ssa.Instruction, stop ssa.Instruction) bool {
 
 // sameAddr reports whether the addresses x and y are the same memory on
 // every execution: the same value, or the same field of the same value
-// (see sameValue).
+// (see SameValue).
 func sameAddr(x, y ssa.Value) bool {
 	if x == y {
 		return true
 	}
 	fx, ok1 := x.(*ssa.FieldAddr)
 	fy, ok2 := y.(*ssa.FieldAddr)
-	return ok1 && ok2 && fx.Field == fy.Field && sameValue(fx.X, fy.X)
+	return ok1 && ok2 && fx.Field == fy.Field && SameValue(fx.X, fy.X)
 }
 
-// sameValue reports whether x and y are the same value on every
-// execution: the same SSA value, or two loads of one local variable that
-// is stored once and otherwise only loaded, by its function and by the
-// closures that capture it (gliderlabs/ssh's handleRequests, whose
-// receiver sess a go statement's literal captures: each sess.f reloads
-// sess from its cell).
-func sameValue(x, y ssa.Value) bool {
+// SameValue reports whether x and y are the same value on every
+// execution: the same SSA value, the same field of the same struct value
+// or of one struct variable stored once whole (storedWholeOnce), or two
+// loads of one local variable that is stored once and otherwise only
+// loaded, by its function and by the closures that capture it
+// (gliderlabs/ssh's handleRequests, whose receiver sess a go statement's
+// literal captures: each sess.f reloads sess from its cell).
+func SameValue(x, y ssa.Value) bool {
 	if x == y {
 		return true
 	}
+	if fx, ok := x.(*ssa.Field); ok {
+		fy, ok := y.(*ssa.Field)
+		return ok && fx.Field == fy.Field && SameValue(fx.X, fy.X)
+	}
 	lx, ok1 := x.(*ssa.UnOp)
 	ly, ok2 := y.(*ssa.UnOp)
-	if !ok1 || !ok2 || lx.Op != token.MUL || ly.Op != token.MUL || lx.X != ly.X {
+	if !ok1 || !ok2 || lx.Op != token.MUL || ly.Op != token.MUL {
+		return false
+	}
+	if fx, ok := lx.X.(*ssa.FieldAddr); ok {
+		fy, ok := ly.X.(*ssa.FieldAddr)
+		return ok && fx.Field == fy.Field && fx.X == fy.X && storedWholeOnce(fx.X)
+	}
+	if lx.X != ly.X {
 		return false
 	}
 	cell, ok := lx.X.(*ssa.Alloc)
@@ -154,6 +166,42 @@ func sameValue(x, y ssa.Value) bool {
 			if !onlyLoaded(u, cell) {
 				return false
 			}
+		default:
+			return false
+		}
+	}
+	return stores == 1
+}
+
+// storedWholeOnce reports whether v is a local struct variable, not
+// captured, written once whole and otherwise only read, whole or by
+// field (a range loop's struct `for _, e := range list`, e.ch read twice).
+func storedWholeOnce(v ssa.Value) bool {
+	cell, ok := v.(*ssa.Alloc)
+	if !ok || cell.Heap {
+		return false
+	}
+	stores := 0
+	for _, u := range *cell.Referrers() {
+		switch u := u.(type) {
+		case *ssa.Store:
+			if u.Addr != cell {
+				return false
+			}
+			stores++
+		case *ssa.FieldAddr:
+			for _, r := range *u.Referrers() {
+				if ld, ok := r.(*ssa.UnOp); !ok || ld.Op != token.MUL {
+					if _, ok := r.(*ssa.DebugRef); !ok {
+						return false
+					}
+				}
+			}
+		case *ssa.UnOp:
+			if u.Op != token.MUL {
+				return false
+			}
+		case *ssa.DebugRef:
 		default:
 			return false
 		}
