@@ -74,6 +74,12 @@ func TestFixtures(t *testing.T) {
 		// The goroutines one call starts in a loop share the spawner's
 		// parameter; one start per call, or one per element, do not.
 		"loopparam",
+		// The same for a receiver read in the loop through fields of one
+		// (`go s.srv.h.Handle(b)`) that the spawner never writes; a
+		// handler stored in the field before each start, one per element
+		// of a slice, or one read from each element, are each their
+		// goroutine's own.
+		"fieldrecv",
 		// A test that calls a helper without the lock every caller in the
 		// package holds does not take the lock away from the package's own
 		// goroutines.

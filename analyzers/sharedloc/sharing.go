@@ -1014,13 +1014,57 @@ func startIn(c *goroutines.Context, fn *ssa.Function) ssa.Instruction {
 	return found
 }
 
+// viaUnwrittenFields returns the value v is loaded from through pointer
+// fields alone (s in s.srv.h), when fn stores to none of those fields of
+// any object; or nil. Each read in fn then gives what the last one did,
+// unless a callee or another goroutine wrote the field between them.
+func viaUnwrittenFields(v ssa.Value, fn *ssa.Function) ssa.Value {
+	base := v
+	for range maxSharingDepth {
+		ld, ok := base.(*ssa.UnOp)
+		if !ok || ld.Op != token.MUL {
+			break
+		}
+		fa, ok := ld.X.(*ssa.FieldAddr)
+		if !ok || writesField(fn, ssavalue.Field(fa)) {
+			return nil
+		}
+		base = fa.X
+	}
+	if base == v {
+		return nil
+	}
+	return base
+}
+
+// writesField reports whether fn stores to the field f of any object.
+func writesField(fn *ssa.Function, f *types.Var) bool {
+	if f == nil {
+		return true
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if st, ok := instr.(*ssa.Store); ok {
+				if fa, ok := st.Addr.(*ssa.FieldAddr); ok && ssavalue.Field(fa) == f {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // invariantArg reports whether the argument arg of c's spawn site is the
 // same object for every goroutine of c.
 func (r *Result) invariantArg(arg ssa.Value, c *goroutines.Context, depth int) bool {
 	site := c.Site
 	flow := r.Goroutines.Flow
 	if def, ok := arg.(ssa.Instruction); ok && flow.InLoop(site) && !flow.MayFollowAvoiding(site, site, def) {
-		return false // computed anew before each start
+		// Computed anew before each start: the same object only when
+		// read through fields that the spawner never writes from one
+		// that is (`go s.h.Handle(b)`).
+		base := viaUnwrittenFields(arg, site.Parent())
+		return base != nil && r.invariantArg(base, c, depth)
 	}
 	switch root := Root(arg).(type) {
 	case *ssa.Global, *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
