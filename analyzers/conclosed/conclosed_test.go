@@ -68,8 +68,9 @@ func TestFixtures(t *testing.T) {
 		// wrappers: a close on every call is reported, a close in a
 		// Once is not.
 		"generic",
-		// Method values handed to time.AfterFunc: the receiver bound
-		// where the timer is set is the one the method closes through.
+		// Method values handed to time.AfterFunc, or called by a go
+		// statement: the receiver bound where the value is made is the
+		// one the method closes through.
 		"methodvalue",
 		// A spawner called twice on one object in one function runs its
 		// goroutine twice; two objects, or either branch, do not.

@@ -860,6 +860,12 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 		// loop, or in an outer one).
 		flow := r.Goroutines.Flow
 		return flow.InLoop(site) && flow.MayFollowAvoiding(site, site, v)
+	case *ssa.FreeVar:
+		// The receiver of a method value the goroutine runs (`f :=
+		// s.Stop; go f()`): the one bound where the value is made.
+		if recv := boundAt(c, v); recv != nil {
+			return r.invariantArg(recv, c, depth-1)
+		}
 	case *ssa.Parameter:
 		fn := v.Parent()
 		idx := slices.Index(fn.Params, v)
@@ -907,6 +913,30 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 		return true
 	}
 	return false
+}
+
+// boundAt returns the receiver bound into the method value whose wrapper
+// c's goroutines run, fv being that wrapper's free variable, when c's
+// spawn site calls or hands over method values of one receiver.
+func boundAt(c *goroutines.Context, fv *ssa.FreeVar) ssa.Value {
+	if c.Site == nil || fv.Parent() != c.Entry || ssavalue.BoundMethod(c.Entry) == nil {
+		return nil
+	}
+	common := c.Site.Common()
+	var recv ssa.Value
+	for _, v := range append([]ssa.Value{common.Value}, common.Args...) {
+		for _, src := range ssavalue.Sources(v) {
+			mc, ok := src.(*ssa.MakeClosure)
+			if !ok || mc.Fn != c.Entry || len(mc.Bindings) != 1 {
+				continue
+			}
+			if recv != nil && recv != mc.Bindings[0] {
+				return nil
+			}
+			recv = mc.Bindings[0]
+		}
+	}
+	return recv
 }
 
 // onceOwned reports whether the `go` statement site runs in a function

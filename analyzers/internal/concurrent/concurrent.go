@@ -658,6 +658,14 @@ func (e *Env) spawnObjects(c *goroutines.Context) *spawnInfo {
 		handed = append(handed, c.Site.Common().Args...)
 		if c.Site.Common().IsInvoke() {
 			handed = append(handed, c.Site.Common().Value)
+		} else {
+			// A method value called (`f := s.Stop; go f()`): its
+			// receiver. (A literal's captures are its FreeVars'.)
+			for _, src := range ssavalue.Sources(c.Site.Common().Value) {
+				if mc, ok := src.(*ssa.MakeClosure); ok && ssavalue.BoundMethod(mc.Fn.(*ssa.Function)) != nil {
+					handed = append(handed, mc.Bindings...)
+				}
+			}
 		}
 	}
 	for _, fv := range c.Entry.FreeVars {

@@ -229,6 +229,17 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 		if objs, ok := e.selfBoundObjects(v, c); ok {
 			return objs
 		}
+		if m := ssavalue.BoundMethod(v.Parent()); m != nil && v.Parent() == c.Entry && c.Site != nil && c.Kind != goroutines.Caller {
+			// The receiver of the method value c's goroutines run
+			// (`f := s.Stop; go f()`): the one bound where it is made.
+			if recv, ok := boundReceiver(c.Site, m); ok {
+				var out objSet
+				for _, pc := range e.Goroutines.Of(c.Site.Parent()) {
+					out.add(e.objects(recv, pc))
+				}
+				return out.list
+			}
+		}
 		if b := ssavalue.Binding(v); b != nil {
 			var out objSet
 			for _, pc := range e.contextsFor(b, c) {
@@ -579,7 +590,8 @@ func (e *Env) paramObjects(p *ssa.Parameter, c *goroutines.Context) []pointsto.O
 // boundReceiver returns the receiver bound into a method value of fn that
 // site hands to its callee.
 func boundReceiver(site ssa.CallInstruction, fn *ssa.Function) (ssa.Value, bool) {
-	for _, arg := range site.Common().Args {
+	common := site.Common()
+	for _, arg := range append([]ssa.Value{common.Value}, common.Args...) {
 		for _, src := range ssavalue.Sources(arg) {
 			mc, ok := src.(*ssa.MakeClosure)
 			if ok && ssavalue.BoundMethod(mc.Fn.(*ssa.Function)) == fn && len(mc.Bindings) == 1 {

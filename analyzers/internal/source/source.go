@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 )
 
 // MaxExprLen bounds the length of rendered expressions; longer ones are
@@ -130,6 +131,9 @@ func FuncName(fn *ssa.Function) string {
 	}
 	if ssaflow.RangeBody(fn) {
 		return "range-over-func body in " + FuncName(rootParent(fn))
+	}
+	if m := ssavalue.BoundMethod(fn); m != nil {
+		return FuncName(m) // a method value's wrapper
 	}
 	if fn.Parent() != nil {
 		return "func literal in " + FuncName(rootParent(fn))
