@@ -821,6 +821,18 @@ func (r *Result) SharedIn(a *Access, c *goroutines.Context) bool {
 	return v
 }
 
+// holdsSame reports whether the variable cell, declared in the loop that
+// starts c's goroutines and captured by them, is stored once, with a value
+// that is the same object for every goroutine the loop starts (see
+// invariantArg).
+func (r *Result) holdsSame(cell *ssa.Alloc, c *goroutines.Context) bool {
+	if c.Site == nil || cell.Parent() != c.Site.Parent() || !isCaptured(cell) {
+		return false
+	}
+	stored := ssavalue.StoresTo(cell)
+	return len(stored) == 1 && r.invariantArg(stored[0], c, maxSharingDepth-1)
+}
+
 func (r *Result) sharedIn(v ssa.Value, c *goroutines.Context, depth int) bool {
 	if depth == 0 {
 		return false
@@ -857,9 +869,11 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 		// Declared in the spawning function: shared only by the
 		// goroutines started in one loop, and only if the start can
 		// run again without declaring it anew (declared outside that
-		// loop, or in an outer one).
+		// loop, or in an outer one). Or each has its own variable,
+		// holding the same object for all (`h := s.h; go func() {
+		// h.Handle(b) }()`).
 		flow := r.Goroutines.Flow
-		return flow.InLoop(site) && flow.MayFollowAvoiding(site, site, v)
+		return flow.InLoop(site) && (flow.MayFollowAvoiding(site, site, v) || r.holdsSame(v, c))
 	case *ssa.FreeVar:
 		// The receiver of a method value the goroutine runs (`f :=
 		// s.Stop; go f()`): the one bound where the value is made.

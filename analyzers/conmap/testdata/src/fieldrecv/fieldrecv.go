@@ -3,9 +3,11 @@
 // get the same handler, since nothing in the spawner writes those fields:
 // Handle writes its map without a lock (reported; silent before, when a
 // receiver loaded in the loop counted as a new object for each start).
-// Silent beside it: a handler made and stored in the field before each
-// start (Fresh), one handler per element of a slice (PerElem), and a
-// handler read through a field of each element (PerItem).
+// The same through a variable of the loop's body that the goroutine
+// captures (Copied: reported). Silent beside them: a handler made and
+// stored in the field before each start (Fresh), one handler per element
+// of a slice (PerElem), a handler read through a field of each element
+// (PerItem), and one made for each goroutine's variable (MadeEach).
 package fieldrecv
 
 type Handler struct{ seen map[string]int }
@@ -58,5 +60,35 @@ type item struct{ h *ItemHandler }
 func ServeItems(items []*item, b string) {
 	for _, it := range items {
 		go it.h.Handle(b)
+	}
+}
+
+// Copied: the handler copied to a variable of the loop's body that the
+// goroutine captures: each has its own variable, holding one handler
+// (reported).
+type CopiedHandler struct{ seen map[string]int }
+
+func (h *CopiedHandler) Handle(b string) {
+	h.seen[b]++ // want `concurrent map read and map write: h.seen is written here and read by \(\*CopiedHandler\).Handle with no common lock`
+}
+
+type Copied struct{ h *CopiedHandler }
+
+func (s *Copied) Serve(in []string) {
+	for _, b := range in {
+		h := s.h
+		go func() { h.Handle(b) }()
+	}
+}
+
+// MadeEach: a handler made for each goroutine's variable (silent).
+type MadeHandler struct{ seen map[string]int }
+
+func (h *MadeHandler) Handle(b string) { h.seen[b]++ }
+
+func ServeMade(in []string) {
+	for _, b := range in {
+		h := &MadeHandler{seen: map[string]int{}}
+		go func() { h.Handle(b) }()
 	}
 }
