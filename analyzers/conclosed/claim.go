@@ -1,6 +1,7 @@
 package conclosed
 
 import (
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -473,19 +474,47 @@ func onGuard(instr ssa.Instruction, cond ssa.Value) bool {
 }
 
 // guardedBy reports whether instr runs only on the true branch of an if
-// on cond.
+// on cond, or on a value true only where cond is (`owns := ok && gen ==
+// want; if owns { ... }`).
 func guardedBy(instr ssa.Instruction, cond ssa.Value) bool {
-	for _, r := range *cond.Referrers() {
-		ifi, ok := r.(*ssa.If)
+	return guardedDepth(instr, cond, 3)
+}
+
+func guardedDepth(instr ssa.Instruction, cond ssa.Value, depth int) bool {
+	for _, b := range instr.Parent().Blocks {
+		ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
 		if !ok {
 			continue
 		}
-		t := ifi.Block().Succs[0]
-		if len(t.Preds) == 1 && t.Dominates(instr.Block()) {
+		t := b.Succs[0]
+		if len(t.Preds) == 1 && t.Dominates(instr.Block()) && implies(ifi.Cond, cond, depth) {
 			return true
 		}
 	}
 	return false
+}
+
+// implies reports whether v is true only where cond is: v is cond, or a
+// phi (of && and ||) each of whose edges is false, or implies cond, or
+// comes from a block that runs only where cond holds.
+func implies(v, cond ssa.Value, depth int) bool {
+	if v == cond {
+		return true
+	}
+	phi, ok := v.(*ssa.Phi)
+	if !ok || depth == 0 {
+		return false
+	}
+	for i, e := range phi.Edges {
+		if k, ok := e.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Bool && !constant.BoolVal(k.Value) {
+			continue
+		}
+		pred := phi.Block().Preds[i]
+		if !implies(e, cond, depth-1) && !guardedDepth(pred.Instrs[len(pred.Instrs)-1], cond, depth-1) {
+			return false
+		}
+	}
+	return true
 }
 
 // freshEntries reports whether every value the package stores in the map

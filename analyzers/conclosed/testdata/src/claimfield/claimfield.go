@@ -7,7 +7,10 @@
 // lookup and a delete in two sections of the mutex (Split), a close that
 // runs where the delete may not have (Unguarded), a field whose channel
 // someone else replaces (Replaced), a pointer stored in two entries
-// (Shared) and a struct copied whole over another (Copied).
+// (Shared), a struct copied whole over another (Copied), and a channel
+// taken where the entry was found but deleted only where it matched
+// (Mismatch). Client's rollback guards its delete with a value of its
+// own, `owns := ok && r.gen == gen` (silent).
 package claimfield
 
 import (
@@ -57,9 +60,28 @@ func (c *Client) setGen(name string, gen uint64) {
 	}
 }
 
+// rollback takes the reservation out only when it is still its own
+// generation's, the guard a value of its own (centrifuge's
+// onSubscribeErrorGen).
+func (c *Client) rollback(name string, gen uint64) {
+	c.mu.Lock()
+	r, ok := c.channels[name]
+	owns := ok && r.gen == gen
+	var ch chan struct{}
+	if owns {
+		ch = r.ch
+		delete(c.channels, name)
+	}
+	c.mu.Unlock()
+	if ch != nil {
+		close(ch)
+	}
+}
+
 func ServeClient(w http.ResponseWriter, r *http.Request) {
 	c := &Client{channels: map[string]reservation{}}
 	time.AfterFunc(time.Second, func() { c.release(r.URL.Path) })
+	time.AfterFunc(time.Second, func() { c.rollback(r.URL.Path, 2) })
 	c.reserve(r.URL.Path)
 	c.setGen(r.URL.Path, 3)
 	c.release(r.URL.Path)
@@ -317,4 +339,48 @@ func ServeCopied(w http.ResponseWriter, r *http.Request) {
 	c.reserve("b")
 	c.alias(r.URL.Path, "b")
 	c.release("b")
+}
+
+// Mismatch: the channel taken wherever the entry was found, the entry
+// deleted only when its generation matches; a reservation of another
+// generation is closed and left for the next one to close again.
+
+type mismatchReservation struct {
+	ch  chan struct{}
+	gen uint64
+}
+
+type Mismatch struct {
+	mu       sync.Mutex
+	channels map[string]mismatchReservation
+}
+
+func (c *Mismatch) reserve(name string, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.channels[name] = mismatchReservation{ch: make(chan struct{}), gen: gen}
+}
+
+func (c *Mismatch) rollback(name string, gen uint64) {
+	c.mu.Lock()
+	r, ok := c.channels[name]
+	owns := ok && r.gen == gen
+	var ch chan struct{}
+	if ok {
+		ch = r.ch
+	}
+	if owns {
+		delete(c.channels, name)
+	}
+	c.mu.Unlock()
+	if ch != nil {
+		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Mismatch\).rollback`
+	}
+}
+
+func ServeMismatch(w http.ResponseWriter, r *http.Request) {
+	c := &Mismatch{channels: map[string]mismatchReservation{}}
+	c.reserve(r.URL.Path, 1)
+	time.AfterFunc(time.Second, func() { c.rollback(r.URL.Path, 2) })
+	c.rollback(r.URL.Path, 3)
 }
