@@ -463,24 +463,43 @@ func TestClear(t *testing.T) {
 	}
 }
 `)
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	ctx, cancel := context.WithCancelCause(t.Context())
-	defer cancel(nil)
-	go func() {
-		// Validation's work directory appears: interrupt.
-		for ctx.Err() == nil {
-			if m, _ := filepath.Glob(filepath.Join(tmp, "precog-validate-*")); len(m) > 0 {
-				cancel(&cli.Interrupt{Signal: syscall.SIGTERM})
-				return
+	// A run whose finding needed no forced run (confirmed in 15 ms once,
+	// in CI under load: the recorded run can show the clear between
+	// Read's check and its dereference itself) has nothing to interrupt:
+	// it is tried again, three runs at most.
+	var (
+		tmp, ci        string
+		code           int
+		stdout, stderr bytes.Buffer
+	)
+	for attempt := 1; ; attempt++ {
+		tmp = t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		ctx, cancel := context.WithCancelCause(t.Context())
+		watched := make(chan bool, 1)
+		go func() {
+			// Validation's work directory appears: interrupt.
+			for ctx.Err() == nil {
+				if m, _ := filepath.Glob(filepath.Join(tmp, "precog-validate-*")); len(m) > 0 {
+					cancel(&cli.Interrupt{Signal: syscall.SIGTERM})
+					watched <- true
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
-			time.Sleep(20 * time.Millisecond)
+			watched <- false
+		}()
+		ci = filepath.Join(t.TempDir(), "ci")
+		stdout.Reset()
+		stderr.Reset()
+		env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
+		code = cli.Main(ctx, env, []*cli.Command{testcmd.Command()}, []string{"test", "-json", "-cfp=false", "-cache", sharedCache, "-ci", ci, "."})
+		cancel(nil)
+		if interrupted := <-watched; interrupted || attempt == 3 {
+			break
 		}
-	}()
-	ci := filepath.Join(t.TempDir(), "ci")
-	var stdout, stderr bytes.Buffer
-	env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
-	code := cli.Main(ctx, env, []*cli.Command{testcmd.Command()}, []string{"test", "-json", "-cfp=false", "-cache", sharedCache, "-ci", ci, "."})
+		t.Logf("attempt %d: no forced run was interrupted (exit %d); stderr:\n%s", attempt, code, stderr.String())
+	}
 	if code != 143 || !strings.HasSuffix(stderr.String(), "precog: interrupted by SIGTERM\n") {
 		t.Fatalf("exit %d, want 143 and the interrupt's line last; stderr:\n%s", code, stderr.String())
 	}
