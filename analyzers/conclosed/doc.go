@@ -85,9 +85,14 @@
 // (or pointers to structs) of a map in an unexported field, when each
 // closes a channel it took from an entry it found with a comma-ok lookup
 // and deleted, only where the lookup found it, with one mutex held from
-// the lookup to the delete, and each value the package stores in the map
-// is built in place for its one entry with a channel made for it
-// (centrifuge's subscribingCh): the deleter of an entry is its closer.
+// the lookup to the delete (the close after the delete, or before it in
+// the section on a path that always reaches it), or from a map it took
+// whole out of its field, putting nil or a fresh map there under the
+// mutex; and each value the package stores in the map is built in place
+// for its one entry with a channel made for it, or is a pointer to a
+// struct made for it that no other update stores and that its maker may
+// keep (centrifuge's subscribingCh): the deleter of an entry is its
+// closer.
 //
 // Known false-positive shapes: senders that stop because of a signal the
 // analysis does not model (an atomic flag read without the closer's
