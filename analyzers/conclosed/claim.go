@@ -100,7 +100,7 @@ func (c *checker) sendClaimed(s, cl *sharedloc.Access) bool {
 		if ml, _, ok := c.mapOf(lk); !ok || ml != cm.m {
 			return false
 		}
-		if _, ok := locks.At(lk).Lookup(cm.mu); !ok || !heldThrough(locks, cm.mu, lk, s.Instr) {
+		if _, ok := locks.At(lk).Lookup(cm.mu); !ok || !locks.HeldThrough(cm.mu, lk, s.Instr) {
 			return false
 		}
 	}
@@ -322,7 +322,7 @@ func (c *checker) takenClaim(locks *locksets.Solution, v ssa.Value) (claim, bool
 		return claim{}, false
 	}
 	for _, h := range locks.At(load) {
-		if h.Mode == locksets.Write && heldThrough(locks, h.Mutex, load, take) {
+		if h.Mode == locksets.Write && locks.HeldThrough(h.Mutex, load, take) {
 			return claim{m: m, mu: h.Mutex}, true
 		}
 	}
@@ -421,7 +421,7 @@ func (c *checker) claimAt(locks *locksets.Solution, lk *ssa.Lookup, after func(s
 				continue
 			}
 			for _, h := range locks.At(lk) {
-				if h.Mode == locksets.Write && heldThrough(locks, h.Mutex, lk, call) {
+				if h.Mode == locksets.Write && locks.HeldThrough(h.Mutex, lk, call) {
 					return claim{m: ml, mu: h.Mutex}, true
 				}
 			}

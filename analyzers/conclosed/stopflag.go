@@ -52,7 +52,7 @@ func (c *checker) stopped(p concurrent.Pair) bool {
 			continue
 		}
 		for _, h := range locks.At(g.load) {
-			if heldThrough(locks, h.Mutex, g.load, send.Instr) && c.setBefore(locks, cl, g.loc, h.Mutex) {
+			if locks.HeldThrough(h.Mutex, g.load, send.Instr) && c.setBefore(locks, cl, g.loc, h.Mutex) {
 				return true
 			}
 		}
@@ -185,64 +185,4 @@ func dominates(x, y ssa.Instruction) bool {
 		}
 	}
 	return false
-}
-
-// heldThrough reports whether the mutex m is held at every instruction
-// on the paths from `from` to `to` (from dominates to, in one function),
-// so that it was not released and taken again between them.
-func heldThrough(locks *locksets.Solution, m sharedloc.Loc, from, to ssa.Instruction) bool {
-	if from.Parent() != to.Parent() || !dominates(from, to) {
-		return false
-	}
-	fb, tb := from.Block(), to.Block()
-	succs := func(b *ssa.BasicBlock) []*ssa.BasicBlock { return b.Succs }
-	preds := func(b *ssa.BasicBlock) []*ssa.BasicBlock { return b.Preds }
-	// Blocks on some path from fb to tb: reached from fb and reaching tb.
-	fwd, back := reach(fb, succs), reach(tb, preds)
-	// In a block on a cycle, a path may run all of it between the two.
-	cyclic := func(b *ssa.BasicBlock) bool {
-		for _, s := range b.Succs {
-			if reach(s, succs)[b] {
-				return true
-			}
-		}
-		return false
-	}
-	fcyc, tcyc := cyclic(fb), cyclic(tb)
-	for b := range fwd {
-		if !back[b] {
-			continue
-		}
-		on := b != fb || fcyc
-		for _, in := range b.Instrs {
-			if in == from {
-				on = true
-			}
-			if on {
-				if _, ok := locks.At(in).Lookup(m); !ok {
-					return false
-				}
-			}
-			if in == to && !tcyc {
-				break
-			}
-		}
-	}
-	return true
-}
-
-func reach(from *ssa.BasicBlock, next func(*ssa.BasicBlock) []*ssa.BasicBlock) map[*ssa.BasicBlock]bool {
-	seen := map[*ssa.BasicBlock]bool{from: true}
-	stack := []*ssa.BasicBlock{from}
-	for len(stack) > 0 {
-		b := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, n := range next(b) {
-			if !seen[n] {
-				seen[n] = true
-				stack = append(stack, n)
-			}
-		}
-	}
-	return seen
 }

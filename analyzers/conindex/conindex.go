@@ -14,6 +14,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
+	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
@@ -69,7 +70,7 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 	}
 	// Indexes checked against the length of another read of the slice's
 	// location: the slice may be replaced between that read and x.
-	var checkedOther []ssa.Value
+	checkedOther := make(map[ssa.Value]ssa.Value) // index -> the read whose length checked it
 	for _, idx := range indexes {
 		if idx == nil || reduced(idx, seq) {
 			continue
@@ -79,8 +80,8 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 			continue
 		}
 		if ok, other := checkedBelowLen(x, idx, seq); ok {
-			if other {
-				checkedOther = append(checkedOther, idx)
+			if other != nil {
+				checkedOther[idx] = other
 			}
 			continue
 		}
@@ -103,9 +104,28 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 		return
 	}
 	for _, idx := range indexes {
-		if idx != nil && (slices.Contains(checkedOther, idx) || c.fromOtherRead(idx, header, hloc)) {
+		if idx == nil {
+			continue
+		}
+		var lens []ssa.Value // the other reads whose length idx rests on
+		if other, ok := checkedOther[idx]; ok {
+			lens = []ssa.Value{other}
+		} else if ok, other := checkedBelowLen(x, idx, seq); ok && other != nil {
+			// Computed from no shared location, checked against
+			// another read's length (i := n-1 from a Len; then `if i <
+			// len(s.items) { s.items[i] }` in a later section).
+			lens = []ssa.Value{other}
+		} else if !ok {
+			lens = c.fromOtherRead(idx, header, hloc)
+		}
+		if len(lens) > 0 {
 			what := c.env.Expr(header.Pos(), "the slice")
-			c.racy(x, header, func(writer string) string {
+			c.racyAfter(x, header, lens, func(writer string, p concurrent.Pair) string {
+				if c.env.Excluded(p) {
+					// A common lock, released between the length
+					// and the index.
+					return fmt.Sprintf("%s is replaced concurrently by %s between the critical section that took its length and this one", what, writer)
+				}
 				return fmt.Sprintf("%s is replaced concurrently by %s with no common lock after its length was taken", what, writer)
 			})
 			return
@@ -113,11 +133,44 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 	}
 }
 
+// racyAfter is racy for the re-read header of a slice whose length was
+// taken from the reads lens: a lock held at header protects it only if
+// header's function held it from each of those reads to header, in
+// whichever order they run (a Len in one section and an At with its result
+// in the next is the atomicity shape, whatever lock each holds).
+func (c *checker) racyAfter(x ssa.Instruction, header *ssa.UnOp, lens []ssa.Value, why func(writer string, p concurrent.Pair) string) bool {
+	locks := c.env.Locks.All()
+	held := locks.At(header)
+	safe := func(p concurrent.Pair) bool {
+		q := p
+		q.VA.Locks = slices.DeleteFunc(slices.Clone(p.VA.Locks), func(h locksets.Held) bool {
+			if _, ok := held.Lookup(h.Mutex); !ok {
+				return false // held by the callers throughout
+			}
+			for _, l := range lens {
+				in, ok := l.(ssa.Instruction)
+				if !ok || !locks.HeldThrough(h.Mutex, in, header) && !locks.HeldThrough(h.Mutex, header, in) {
+					return true
+				}
+			}
+			return false
+		})
+		return c.env.Unprotected(q)
+	}
+	return c.report(x, header, safe, why)
+}
+
 // racy reports x if the shared location read by load is written by a
 // goroutine that can overlap with x, with no common lock or order; why
 // words the cause, given the writer's name. (The user's expressions stay
 // out of format strings: a % in them, as in i%n, is theirs.)
 func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why func(writer string) string) bool {
+	return c.report(x, load, c.env.Unprotected, func(writer string, _ concurrent.Pair) string { return why(writer) })
+}
+
+// report is racy with safe deciding which pairs are protected, and why
+// given the pair too.
+func (c *checker) report(x ssa.Instruction, load *ssa.UnOp, safe concurrent.Safe, why func(writer string, p concurrent.Pair) string) bool {
 	env := c.env
 	for _, r := range env.Shared.ByInstr[load] {
 		if r.Op != sharedloc.Load {
@@ -127,7 +180,7 @@ func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why func(writer string
 			if w.Op != sharedloc.Store {
 				continue
 			}
-			p, ok := env.Overlap(r, w, env.Unprotected)
+			p, ok := env.Overlap(r, w, safe)
 			if !ok {
 				continue
 			}
@@ -135,7 +188,7 @@ func (c *checker) racy(x ssa.Instruction, load *ssa.UnOp, why func(writer string
 			expr := env.Expr(x.Pos(), "index expression")
 			c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
 				Pos:     x.Pos(),
-				Message: expr + " may be out of range: " + why(writer),
+				Message: expr + " may be out of range: " + why(writer, p),
 				Related: env.Related(p, fmt.Sprintf("written here by %s", writer)),
 			}, analyzerutil.RoleAt{Role: finding.RoleIndex, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleWrite, Pos: w.Pos()})
 			return true
@@ -184,10 +237,10 @@ func reduced(idx, seq ssa.Value) bool {
 // index is left to the race check: the branch bounds it from above only.)
 // other tells that the length is of another read of seq's location, which
 // the slice check then asks about.
-func checkedBelowLen(x ssa.Instruction, idx, seq ssa.Value) (ok, other bool) {
+func checkedBelowLen(x ssa.Instruction, idx, seq ssa.Value) (ok bool, other ssa.Value) {
 	root := keptValue(idx)
 	if t, isBasic := root.Type().Underlying().(*types.Basic); !isBasic || t.Info()&types.IsUnsigned == 0 {
-		return false, false
+		return false, nil
 	}
 	seen := map[ssa.Value]bool{}
 	var uses []ssa.Value
@@ -233,10 +286,26 @@ func checkedBelowLen(x ssa.Instruction, idx, seq ssa.Value) (ok, other bool) {
 			if !lengthOf(lenArg, seq) || !takenTo(cmp, inRange, x) {
 				continue
 			}
-			return true, !sameLen(lenArg, seq)
+			if sameLen(lenArg, seq) {
+				return true, nil
+			}
+			return true, lenRead(lenArg)
 		}
 	}
-	return false, false
+	return false, nil
+}
+
+// lenRead returns the value that v, len or cap of it, measures (through
+// conversions that keep every value), or v itself when v is no such call.
+func lenRead(v ssa.Value) ssa.Value {
+	call, ok := keptValue(v).(*ssa.Call)
+	if !ok || len(call.Call.Args) != 1 {
+		return v
+	}
+	if b, ok := call.Call.Value.(*ssa.Builtin); !ok || b.Name() != "len" && b.Name() != "cap" {
+		return v
+	}
+	return call.Call.Args[0]
 }
 
 // keptValue strips the conversions that keep every value of their operand.
@@ -422,27 +491,31 @@ func (c *checker) feedingLoads(v ssa.Value, depth int) []*ssa.UnOp {
 	return nil
 }
 
-// fromOtherRead reports whether the index idx was computed from, or is
-// checked against, the length of a read of hloc other than header: the
-// slice may have changed between the two reads.
-func (c *checker) fromOtherRead(idx ssa.Value, header *ssa.UnOp, hloc sharedloc.Loc) bool {
+// fromOtherRead returns the reads of hloc other than header whose length
+// the index idx was computed from, or is checked against: the slice may
+// have changed between such a read and header. None when there are none.
+func (c *checker) fromOtherRead(idx ssa.Value, header *ssa.UnOp, hloc sharedloc.Loc) []ssa.Value {
+	var found []ssa.Value
 	other := func(v ssa.Value) bool {
 		load, ok := v.(*ssa.UnOp)
 		if !ok || load == header || load.Op != token.MUL {
 			return false
 		}
 		l, ok := sharedloc.AddrLoc(load.X)
+		if ok && l == hloc {
+			found = append(found, load)
+		}
 		return ok && l == hloc
 	}
 	// Computed from len or cap of another read, or the key of a range
 	// over one.
 	if lenOf(idx, other, maxFeedDepth) {
-		return true
+		return found
 	}
 	// Checked against len of another read in a comparison that guards x.
 	refs := idx.Referrers()
 	if refs == nil {
-		return false
+		return nil
 	}
 	for _, u := range *refs {
 		cmp, ok := u.(*ssa.BinOp)
@@ -453,11 +526,12 @@ func (c *checker) fromOtherRead(idx ssa.Value, header *ssa.UnOp, hloc sharedloc.
 		if operand == idx {
 			operand = cmp.Y
 		}
+		found = found[:0]
 		if lenOf(operand, other, maxFeedDepth) && c.guards(cmp, header) {
-			return true
+			return found
 		}
 	}
-	return false
+	return nil
 }
 
 // lenOf reports whether v is computed from len or cap of a value for

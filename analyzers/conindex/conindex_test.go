@@ -38,6 +38,10 @@ import (
 //     reported; a signed index, the index read again, a check a path goes
 //     around, another slice's length, the out-of-range side, or the slice
 //     replaced unlocked after the check is.
+//   - splitlen: a slice's length taken in one critical section and the
+//     slice indexed with it in the next is reported against a truncation
+//     between them; the two in one section, or a check against the length
+//     anew in the second, are not.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen")
 }

@@ -21,7 +21,11 @@
 //     `for i := range s.items { s.items[i] }`),
 //
 // and the write and the read can overlap (see the goroutines analyzer),
-// with no mutex held at both and no static order between them. The
+// with no mutex held at both and no static order between them. For the
+// slice read again, a mutex counts only if the function held it from the
+// separate read on: a length taken in one critical section and used in
+// the next (`n := b.Len(); ...; b.At(n-1)` inlined as two sections of
+// b.mu) leaves room for the write between them. The
 // check-then-use shape of the Apache log buffer (Fig. 9 of the paper) is
 // the typical case:
 //
