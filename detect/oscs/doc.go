@@ -435,7 +435,15 @@
 // trace.UseCopy, its goroutine's last read in the section before it is of
 // that location, and it stores the value the section last wrote there:
 // whichever section runs last stores the location's value after both
-// updates, which commute by §3.2.3's heuristic), or unless the location is
+// updates, which commute by §3.2.3's heuristic), or unless both writes
+// are stores of the Swap, Push or Pop methods of one type that implements
+// container/heap.Interface (trace.UseHeap: `pq[i].index = i`, `item.index
+// = -1`; go-generics-cache's expiration and LFU queues, 12 findings): an
+// item's position, which each heap operation, whole under the lock,
+// leaves in step with the heap's order, so either order of the sections
+// leaves it the item's place in the heap they make (this one holds
+// whichever other section of its goroutine each is split from), or
+// unless the location is
 // scratch space: each section reads back something it wrote at its
 // write's site, and no read in the trace finds a value a write at either
 // site left without its own goroutine having written the location since

@@ -28,6 +28,9 @@ func (c *checker) wholeOps(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc)
 	if !ok {
 		return false
 	}
+	if pWrite && cWrite && c.heapBookkeeping(p, cur) {
+		return true
+	}
 	kp, kc := c.sectionAt(p, lock), c.sectionAt(cur, lock)
 	if w, r, ok := writeRead(p, pWrite, cur, cWrite); ok {
 		kw, kr := kp, kc
@@ -1280,6 +1283,47 @@ func (c *checker) copiesUpdate(p rec, kp int, cur rec, kc int) bool {
 	}
 	mc, ok := c.copied(cur, kc)
 	return ok && mc == mp && c.footprint(kp).rw[mp] && c.footprint(kc).rw[mp]
+}
+
+// heapBookkeeping reports whether the writes p and cur are both stores
+// of the Swap, Push or Pop methods of one type that implements
+// container/heap.Interface (trace.UseHeap): an item's position, kept in
+// step with the heap's order by each heap operation (`pq[i].index = i`,
+// `item.index = -1` as it leaves). The heap's functions call those
+// methods within one operation, which the common lock makes whole, so
+// in either order of the two sections the field ends as its item's
+// place in the heap they leave: no lost update, whichever of the two
+// sections is split from its caller's others (go-generics-cache's
+// expiration queue, popped once per section in a loop). A caller that
+// carries an index read in one section into the next (`i := it.index`,
+// unlocked, then heap.Remove(h, i)) is a read against these writes,
+// which this leaves to the other rules.
+func (c *checker) heapBookkeeping(p, cur rec) bool {
+	if c.sites == nil {
+		return false
+	}
+	a, ok := c.sites.Lookup(c.g.Events[p.ev].Site)
+	if !ok || !a.Used(trace.UseHeap) {
+		return false
+	}
+	b, ok := c.sites.Lookup(c.g.Events[cur.ev].Site)
+	return ok && b.Used(trace.UseHeap) && receiver(a) != "" && receiver(a) == receiver(b)
+}
+
+// receiver returns the receiver type's name in the name of the method
+// declaration a site is in ("(*expirationQueue).Push" and
+// "expirationQueue.Swap" give "expirationQueue", also for a site in one
+// of their function literals), or "" outside methods.
+func receiver(s trace.Site) string {
+	dot := strings.LastIndexByte(s.Decl, '.')
+	if dot <= 0 {
+		return ""
+	}
+	t := s.Decl[:dot]
+	if strings.HasPrefix(t, "(*") && strings.HasSuffix(t, ")") {
+		t = t[2 : len(t)-1]
+	}
+	return t
 }
 
 // scratch reports whether the two writes p and cur, whose sections kp

@@ -1600,3 +1600,46 @@ func TestShapeNamesBothFunctions(t *testing.T) {
 		t.Errorf("kb1: notes %q, want %q", got, want)
 	}
 }
+
+// heapSites are a priority queue's under a cache's lock: Add (lock 40,
+// unlock 43) pushes an entry, whose index Push sets (41, trace.UseHeap);
+// PopMin (lock 50, unlock 53) pops one, whose index Pop clears (51).
+// Site 52 writes the entry's index in the cache's own Reset, site 42 in
+// the Pop of another heap type.
+var heapSites = func() *trace.SiteTable {
+	t := &trace.SiteTable{Sites: []trace.Site{{ID: 1, File: "/k/k.go", Function: "Test"}, {ID: 2, File: "/k/k.go", Function: "Test"}}}
+	for _, s := range []trace.Site{
+		{ID: 40, Kind: "lock", Expr: "c.mu", Decl: "(*Cache).Add"},
+		{ID: 41, Kind: "write", Expr: "e.index", Decl: "(*queue).Push", Uses: trace.UseHeap},
+		{ID: 42, Kind: "write", Expr: "e.index", Decl: "(*timers).Pop", Uses: trace.UseHeap},
+		{ID: 43, Kind: "unlock", Expr: "c.mu", Decl: "(*Cache).Add"},
+		{ID: 50, Kind: "lock", Expr: "c.mu", Decl: "(*Cache).PopMin"},
+		{ID: 51, Kind: "write", Expr: "e.index", Decl: "(*queue).Pop", Uses: trace.UseHeap},
+		{ID: 52, Kind: "write", Expr: "e.index", Decl: "(*Cache).Reset"},
+		{ID: 53, Kind: "unlock", Expr: "c.mu", Decl: "(*Cache).PopMin"},
+	} {
+		s.File, s.Line, s.Col, s.Function = "/k/k.go", int(s.ID), 2, s.Decl
+		t.Sites = append(t.Sites, s)
+	}
+	return t
+}()
+
+// A push and a pop of one entry, each one heap operation under the
+// cache's lock: the entry's index, set by Push and cleared by Pop, is
+// bookkeeping that each operation leaves in step with the heap, so the
+// pair is no lost update. The controls stay reported: the cache's own
+// store of the index (a user's write, not the heap's), and the Pop of
+// another heap type.
+func TestWholeOpHeap(t *testing.T) {
+	const ops = `
+10 g=2 Lock site=40 addr=0x900
+10.1 g=2 Write site=41 addr=0x500 value=3
+11 g=2 Unlock site=43 addr=0x900
+12 g=3 Lock site=50 addr=0x900
+12.1 g=3 Write site=%d addr=0x500 value=18446744073709551615
+13 g=3 Unlock site=53 addr=0x900
+`
+	wholeCaseOf(t, heapSites, "heap", wholeStart+fmt.Sprintf(ops, 51), nil, []string{"40 41 50 51"})
+	wholeCaseOf(t, heapSites, "user", wholeStart+fmt.Sprintf(ops, 52), []string{"40 41 50 52"}, []string{"40 41 50 52"})
+	wholeCaseOf(t, heapSites, "other", wholeStart+fmt.Sprintf(ops, 42), []string{"40 41 42 50"}, []string{"40 41 42 50"})
+}

@@ -180,8 +180,17 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 					s.uses[offsetOf(fset, a.Pos())] = u
 				}
 			}
-			if st, ok := a.Instr.(*ssa.Store); ok && a.Op == sharedloc.Store && copies(st) {
-				s.writeUses[offsetOf(fset, a.Pos())] = trace.UseCopy
+			if st, ok := a.Instr.(*ssa.Store); ok && a.Op == sharedloc.Store {
+				var uses []string
+				if copies(st) {
+					uses = append(uses, trace.UseCopy)
+				}
+				if heapOp(a.Fn()) {
+					uses = append(uses, trace.UseHeap)
+				}
+				if len(uses) > 0 {
+					s.writeUses[offsetOf(fset, a.Pos())] = strings.Join(uses, " ")
+				}
 			}
 			if _, ok := a.Instr.(*ssa.Store); ok || a.Op == sharedloc.Load {
 				if gs := guardLoads(a.Instr); len(gs) > 0 {

@@ -141,16 +141,16 @@ func TestSharedTestedAPI(t *testing.T) {
 }
 
 // TestUses checks trace.Site.Uses against the uses:"..." comments of
-// testdata/shared/uses: one per read of a field on the line, in column order;
-// and, on lines with writes:"..." comments, the Uses of the fields the
-// line assigns.
+// testdata/shared/uses/uses.go: one per read of a field on the line, in
+// column order; and, on lines with writes:"..." comments there and in
+// heap.go, the Uses of the fields the line assigns.
 func TestUses(t *testing.T) {
 	sel, s := analyzedShared(t)
 	want := regexp.MustCompile(`\buses:"([^"]*)"`)
 	wantWrite := regexp.MustCompile(`writes:"([^"]*)"`)
 	checked := 0
 	for _, f := range sel.files {
-		if filepath.Base(f.path) != "uses.go" {
+		if base := filepath.Base(f.path); base != "uses.go" && base != "heap.go" {
 			continue
 		}
 		src, _ := os.ReadFile(f.path)
@@ -182,7 +182,7 @@ func TestUses(t *testing.T) {
 				}
 				checked++
 				if !slices.Equal(wgot[i+1], w) {
-					t.Errorf("uses.go:%d: write uses %q, want %q", i+1, wgot[i+1], w)
+					t.Errorf("%s:%d: write uses %q, want %q", filepath.Base(f.path), i+1, wgot[i+1], w)
 				}
 			}
 			ms := want.FindAllStringSubmatch(l, -1)

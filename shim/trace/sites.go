@@ -38,7 +38,8 @@ type Site struct {
 	// the instrumenter's static analysis can tell: UseDeref, UseIndex,
 	// UseLoopExit, UseBranch, and UsePointer for a pointer-shaped value,
 	// separated by spaces ("deref loop-exit ptr"); for a write site, where
-	// the value written comes from (UseCopy). Empty for other sites and
+	// the value written comes from (UseCopy) and what the store keeps
+	// (UseHeap). Empty for other sites and
 	// for accesses it cannot place.
 	Uses string `json:"uses,omitempty"`
 	// After, for a lock site, lists the lock sites of the operations
@@ -124,6 +125,14 @@ const (
 	// a location its critical section updates (read, then written), for
 	// updates that commute, not a lost update.
 	UseCopy = "copy"
+	// UseHeap, on a write site: the store is in the Swap, Push or Pop
+	// method of a type that implements container/heap.Interface, the
+	// methods by which container/heap moves the items (`pq[i].index =
+	// i`, `item.index = -1` as it leaves). detect/oscs takes two such
+	// writes of one location for bookkeeping that each heap operation,
+	// whole under the lock, leaves in step with the heap's order, not a
+	// lost update.
+	UseHeap = "heap"
 	// UsePointer: the value read is pointer-shaped by its static type (a
 	// pointer, map, channel, func, interface or unsafe.Pointer, or a type
 	// parameter: a generic container's element), whatever is done with

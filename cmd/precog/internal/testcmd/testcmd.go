@@ -68,7 +68,10 @@ files calls the two operations on one object in that order (the
 instrumenter finds those functions); a test's loop calling Set then Get
 is whole operations, unless library code makes the same two calls
 (a loop of the second call, as At(i) below the Len read first, is
-judged by the call before the loop). OSCS also leaves out a read that
+judged by the call before the loop). OSCS also leaves out two writes
+of an item's position by the Swap, Push or Pop of a type that
+implements container/heap.Interface (each heap operation leaves it in
+step with the heap's order), a read that
 follows its own section's write of the location, and a pair whose one
 section began before the other's access by synchronization (a goroutine
 or time.AfterFunc callback started inside its creator's section of the
