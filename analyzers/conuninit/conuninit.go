@@ -280,7 +280,7 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 	for _, w := range writes {
 		for _, wx := range c.env.Goroutines.Of(w.Fn()) {
 			site := wx.Site
-			if site == nil || site.Parent() != r.Fn() || !flow.MayFollow(site, r.Instr) {
+			if site == nil || site.Parent() != r.Fn() || !flow.MayFollow(site, r.Instr) || copiedBefore(r, site) {
 				continue
 			}
 			p, ok := c.pair(r, x, w)
@@ -298,6 +298,49 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 		}
 	}
 	return false
+}
+
+// copiedBefore reports whether r reads a field of a variable of its
+// function that a store of a whole value set before site: a parameter
+// passed by value, which lives on the heap since a goroutine takes its
+// address (gocron's runJob(f jobFunction) starts `go f.singletonRunner()`
+// and sends on f.singletonQueue), or `c := *orig`. The field holds what
+// the copy's source held, which that source's own initialization set,
+// wherever it ran, so the goroutine's write sets it again, not first.
+func copiedBefore(r *sharedloc.Access, site ssa.Instruction) bool {
+	load, ok := r.Instr.(*ssa.UnOp)
+	if !ok {
+		return false
+	}
+	addr := load.X
+	for {
+		fa, ok := addr.(*ssa.FieldAddr)
+		if !ok {
+			break
+		}
+		addr = fa.X
+	}
+	alloc, ok := addr.(*ssa.Alloc)
+	if !ok || addr == load.X {
+		return false
+	}
+	for _, ref := range *alloc.Referrers() {
+		if st, ok := ref.(*ssa.Store); ok && st.Addr == alloc && runsBefore(st, site) {
+			return true
+		}
+	}
+	return false
+}
+
+// runsBefore reports whether x, in the function of y, runs before y
+// every time y runs: x's block dominates y's, and within one block x
+// comes first.
+func runsBefore(x, y ssa.Instruction) bool {
+	bx, by := x.Block(), y.Block()
+	if bx != by {
+		return bx.Dominates(by)
+	}
+	return slices.Index(bx.Instrs, x) < slices.Index(bx.Instrs, y)
 }
 
 // pair finds contexts in which r (in x) and w overlap with no order. A

@@ -32,6 +32,10 @@ func TestFixtures(t *testing.T) {
 		// silent; a send before the write, one past a skipped write, an
 		// element per turn: reported.
 		"loopsend",
+		// A struct copied whole (a parameter passed by value) holds its
+		// fields before the go statement: silent; a fresh object whose
+		// field only the goroutine sets: reported.
+		"copyinit",
 		// Goroutines that call Add themselves race with their starter's
 		// Wait; Add before the go statement, a starter that counts too, a
 		// Wait before the start or an Add of -1 is silent.

@@ -31,7 +31,11 @@
 // set, in one critical section of a mutex the write holds too (`if s.ch !=
 // nil { s.ch <- v }` under s's lock): the reload sees what the check saw.
 // Reads by goroutines that increment the location (counters) are not
-// initialization and are not reported.
+// initialization and are not reported, and neither is the starter's read
+// of a copy: a field of a variable that a whole value was stored into
+// before the go statement (a parameter passed by value that the goroutine
+// takes by pointer, `c := *orig`) holds what its source held, so the
+// goroutine's write sets it again, not first.
 //
 // The check also reports a sync.WaitGroup Done that can run before its
 // matching Add, which panics with "sync: negative WaitGroup counter": a
