@@ -31,7 +31,13 @@
 // (around a callback, in a loop that may run no iteration or where a
 // condition says: pion/sctp's resetStreamsIfAny and restartAssociation)
 // does not release it: a mutex counts as released only when the
-// function, entered holding it, may return without it. A deferred Lock or
+// function, entered holding it, may return without it. A range loop that
+// locks one mutex on every iteration and unlocks it on none (a sharded
+// structure's "lock every shard": ccache's halt, `for _, b := range
+// c.buckets { b.Lock() }`) holds it past the loop's end, for every element
+// it went over: the path that ran no iteration held nothing, but had no
+// element to hold either. A loop that may skip the Lock (a branch or a
+// continue before it) holds nothing past its end. A deferred Lock or
 // RLock that runs at every return, after every deferred unlock of the
 // same mutex (mu.Unlock(); defer mu.Lock(), or uber-go/tally's upgrade
 // RUnlock; defer RLock; Lock; defer Unlock), holds the mutex again at the

@@ -354,6 +354,10 @@ type solver struct {
 	// relocks lists the mutexes a function locks again in deferred
 	// calls when it returns (see findRelocks).
 	relocks map[*ssa.Function][]Held
+	// lockAll lists, for the head of a range loop, the locks that every
+	// iteration takes and none releases, held on its exit edge (see
+	// findLockAlls).
+	lockAll map[*ssa.BasicBlock][]lockAt
 	effects map[*ssa.Function]effect
 	entry   map[*ssa.Function]Set // nil: not yet known (top)
 	known   map[*ssa.Function]bool
@@ -433,6 +437,7 @@ func run(pass *analysis.Pass) (any, error) {
 			defers:          make(map[*ssa.Function][]*ssa.Defer),
 			deferredUnlocks: make(map[*ssa.Defer]sharedloc.Loc),
 			relocks:         make(map[*ssa.Function][]Held),
+			lockAll:         make(map[*ssa.BasicBlock][]lockAt),
 			effects:         make(map[*ssa.Function]effect),
 			entry:           make(map[*ssa.Function]Set),
 			split:           make(map[*ssa.Function]*entrySplit),
@@ -595,6 +600,7 @@ func (a *solver) findLockCalls() {
 	}
 	for _, fn := range a.funcs {
 		a.findRelocks(fn)
+		a.findLockAlls(fn)
 	}
 }
 
@@ -826,6 +832,17 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 		ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
 		if !ok {
 			return s
+		}
+		// A loop that locked every element holds the lock once it ran
+		// to its end.
+		if succ == 1 {
+			for _, l := range a.lockAll[b] {
+				mode := Write
+				if l.op == model.RLock {
+					mode = Read
+				}
+				s = a.add(s, l.mutex, mode, l.pos)
+			}
 		}
 		// A select's send on a channel lock holds it on the branch of
 		// the case that sent.
