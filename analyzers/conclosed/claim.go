@@ -12,6 +12,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 
 	"github.com/precog-dev/precog/analyzers/locksets"
@@ -180,8 +181,8 @@ func (c *checker) findClaim(cl *sharedloc.Access) (claim, bool) {
 				if l.at != nil {
 					// The close after the delete, or before it in the
 					// section, on a path that always reaches it.
-					return dominates(del, l.at) || okv != nil && onGuard(del, okv) && guardedBy(l.at, okv) ||
-						dominates(lk, l.at) && alwaysReaches(l.at, del)
+					return ssaflow.Dominates(del, l.at) || okv != nil && onGuard(del, okv) && guardedBy(l.at, okv) ||
+						ssaflow.Dominates(lk, l.at) && alwaysReaches(l.at, del)
 				}
 				return del.Block().Dominates(l.in)
 			})
@@ -356,7 +357,7 @@ func onlyStored(al *ssa.Alloc, f types.Object, load ssa.Instruction) ssa.Value {
 	for _, r := range *al.Referrers() {
 		switch r := r.(type) {
 		case *ssa.Store:
-			if r.Addr != al || val != nil || !dominates(r, load) {
+			if r.Addr != al || val != nil || !ssaflow.Dominates(r, load) {
 				return nil
 			}
 			val = r.Val

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -159,29 +160,11 @@ func isFalse(v ssa.Value) bool {
 // made with mutex m held in write mode.
 func (c *checker) setBefore(locks *locksets.Solution, cl *sharedloc.Access, loc sharedloc.Loc, m sharedloc.Loc) bool {
 	for _, a := range c.env.Shared.ByLoc[loc] {
-		if a.Fn() != cl.Fn() || a.Base != cl.Base || !a.Op.IsWrite() || !setsTrue(a) || !dominates(a.Instr, cl.Instr) {
+		if a.Fn() != cl.Fn() || a.Base != cl.Base || !a.Op.IsWrite() || !setsTrue(a) || !ssaflow.Dominates(a.Instr, cl.Instr) {
 			continue
 		}
 		if h, ok := locks.At(a.Instr).Lookup(m); ok && h.Mode == locksets.Write {
 			return true
-		}
-	}
-	return false
-}
-
-// dominates reports whether x runs before y on every path to y, in one
-// function.
-func dominates(x, y ssa.Instruction) bool {
-	bx, by := x.Block(), y.Block()
-	if bx != by {
-		return bx.Dominates(by)
-	}
-	for _, in := range bx.Instrs {
-		if in == x {
-			return true
-		}
-		if in == y {
-			return false
 		}
 	}
 	return false

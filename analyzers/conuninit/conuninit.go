@@ -19,6 +19,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -325,22 +326,11 @@ func copiedBefore(r *sharedloc.Access, site ssa.Instruction) bool {
 		return false
 	}
 	for _, ref := range *alloc.Referrers() {
-		if st, ok := ref.(*ssa.Store); ok && st.Addr == alloc && runsBefore(st, site) {
+		if st, ok := ref.(*ssa.Store); ok && st.Addr == alloc && ssaflow.Dominates(st, site) {
 			return true
 		}
 	}
 	return false
-}
-
-// runsBefore reports whether x, in the function of y, runs before y
-// every time y runs: x's block dominates y's, and within one block x
-// comes first.
-func runsBefore(x, y ssa.Instruction) bool {
-	bx, by := x.Block(), y.Block()
-	if bx != by {
-		return bx.Dominates(by)
-	}
-	return slices.Index(bx.Instrs, x) < slices.Index(bx.Instrs, y)
 }
 
 // pair finds contexts in which r (in x) and w overlap with no order. A

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -15,7 +16,7 @@ import (
 // again. A loop that takes `from` anew on each turn is judged turn by
 // turn.
 func (s *Solution) HeldThrough(m sharedloc.Loc, from, to ssa.Instruction) bool {
-	if from.Parent() != to.Parent() || !dominates(from, to) {
+	if from.Parent() != to.Parent() || !ssaflow.Dominates(from, to) {
 		return false
 	}
 	held := func(instrs []ssa.Instruction) bool {
@@ -60,22 +61,4 @@ func reach(start []*ssa.BasicBlock, next func(*ssa.BasicBlock) []*ssa.BasicBlock
 		stack = append(stack, next(b)...)
 	}
 	return seen
-}
-
-// dominates reports whether x runs before y on every path to y, in one
-// function.
-func dominates(x, y ssa.Instruction) bool {
-	bx, by := x.Block(), y.Block()
-	if bx != by {
-		return bx.Dominates(by)
-	}
-	for _, in := range bx.Instrs {
-		if in == x {
-			return true
-		}
-		if in == y {
-			return false
-		}
-	}
-	return false
 }

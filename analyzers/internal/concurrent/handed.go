@@ -9,6 +9,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/pointsto"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -124,11 +125,11 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bo
 	}
 	if pa := rootParam(ra, f); pa != nil && pa == rootParam(rb, f) {
 		set := e.onceGuard(f, pa)
-		if set == nil || !dominates(set, g) {
+		if set == nil || !ssaflow.Dominates(set, g) {
 			return false
 		}
 		for _, at := range ats {
-			if !dominates(set, at) || reachesAvoiding(g, at, nil) {
+			if !ssaflow.Dominates(set, at) || reachesAvoiding(g, at, nil) {
 				return false
 			}
 		}

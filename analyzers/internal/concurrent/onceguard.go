@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -148,19 +149,6 @@ func rootParam(v ssa.Value, f *ssa.Function) *ssa.Parameter {
 	return nil
 }
 
-// dominates reports whether every path from the entry of a's function to
-// b passes through a.
-func dominates(a, b ssa.Instruction) bool {
-	ba, bb := a.Block(), b.Block()
-	if ba == nil || bb == nil || ba.Parent() != bb.Parent() {
-		return false
-	}
-	if ba == bb {
-		return slices.Index(ba.Instrs, a) <= slices.Index(ba.Instrs, b)
-	}
-	return ba.Dominates(bb)
-}
-
 // neverCleared reports whether nothing sets the bool field flag back to
 // false once it is true (see onceGuard).
 func (e *Env) neverCleared(flag *types.Var) bool {
@@ -277,7 +265,7 @@ func (e *Env) oncePast(a, b *sharedloc.Access) bool {
 		return false
 	}
 	for _, at := range ats {
-		if !dominates(set, at) {
+		if !ssaflow.Dominates(set, at) {
 			return false
 		}
 	}

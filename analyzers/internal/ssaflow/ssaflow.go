@@ -399,3 +399,26 @@ func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
 
 func (s bitset) add(i int)      { s[i/64] |= 1 << (i % 64) }
 func (s bitset) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+// Dominates reports whether every path from the entry of x's function to
+// y passes through x: x's block dominates y's, and within one block x
+// comes first (or is y). Instructions of two functions dominate neither.
+// It needs no Graph: go/ssa keeps the dominator tree of every function.
+func Dominates(x, y ssa.Instruction) bool {
+	bx, by := x.Block(), y.Block()
+	if bx == nil || by == nil || bx.Parent() != by.Parent() {
+		return false
+	}
+	if bx != by {
+		return bx.Dominates(by)
+	}
+	for _, in := range bx.Instrs {
+		if in == x {
+			return true
+		}
+		if in == y {
+			return false
+		}
+	}
+	return false
+}
