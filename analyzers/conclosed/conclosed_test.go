@@ -198,5 +198,16 @@ func TestFixtures(t *testing.T) {
 		// too (a copied struct, a channel made once and stored twice),
 		// and a send not ordered after the nil store are reported.
 		"nilclose",
+		// n goroutines that each send once, and a loop with a constant
+		// bound that receives on every turn: the close after the loop
+		// follows every send, and a t.Error before one (silent); a bound
+		// the test is handed (the loop may run no turn) and a break
+		// before the receive are reported.
+		"countjoin",
+		// A constructor that starts one of two pumps with its new object,
+		// on either branch: each goroutine's channel is its own
+		// invocation's (silent); both pumps started, or one that an
+		// exported method also runs, are reported.
+		"eitherpump",
 	)
 }

@@ -47,7 +47,13 @@
 //     Add (those not on every path count against the join, never for
 //     it) are in the facts;
 //   - channel: code before every send on (or close of) a channel happens
-//     before code that follows a receive from it; and code before every
+//     before code that follows a receive from it (follows: on every path
+//     the constants allow, so that code after a loop with a constant
+//     bound, `for i := 0; i < workers; i++ { <-done }`, follows the
+//     receive in its body, which the loop runs at least once; a
+//     receive in a loop is taken to collect the sends of every
+//     goroutine of a context that starts many; see
+//     ssaflow.Graph.RunsFirst); and code before every
 //     close of a channel happens before code that runs only past a
 //     receive that found it closed (after a range over it, or on the !ok
 //     branch of v, ok := <-ch), whatever was sent before (the Go memory

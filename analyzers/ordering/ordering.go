@@ -640,7 +640,7 @@ func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth i
 		if d, deferred := b.(*ssa.Defer); deferred && !flow.Dominates(j, b) {
 			return r.deferredAfter(j, d)
 		}
-		return j != b && flow.Dominates(j, b)
+		return j != b && flow.RunsFirst(j, b)
 	}
 	if depth == 0 {
 		return false

@@ -217,7 +217,7 @@ func (p Pair) AtCall() Pair {
 // overlap is Overlap with b's views kept only where keep (if not nil)
 // holds; their pairs' assumptions are judged at the call (AtCall).
 func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (Pair, bool) {
-	if oneInvocation(e.ownObject(a), e.ownObject(b)) {
+	if e.oneInvocation(e.ownObject(a), e.ownObject(b)) {
 		return Pair{}, false // one invocation's object, on one goroutine
 	}
 	if e.Shared.Local(a) || e.Shared.Local(b) || e.onceTogether(a.Fn(), b.Fn()) || e.countedApart(a, b) || e.oncePast(a, b) {

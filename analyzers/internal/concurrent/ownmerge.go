@@ -50,10 +50,21 @@ func ownMerge(v *ssa.Phi) bool {
 // starts, via): two goroutines running them run two invocations and
 // touch two objects, whichever allocations of the function made them,
 // and one invocation runs on one goroutine. A merge's key (ownMerge)
-// and an allocation's of the same function are one invocation's.
-func oneInvocation(a, b ownKey) bool {
-	if a.root == nil || b.root == nil || a.via != b.via {
+// and an allocation's of the same function are one invocation's. So are
+// the goroutines of two `go` statements that no invocation runs both of
+// (one on each branch of an if: eapache/channels' constructor starts
+// either a direct or a buffered pump with its new channel): each
+// goroutine's object is that of the invocation that started it.
+func (e *Env) oneInvocation(a, b ownKey) bool {
+	if a.root == nil || b.root == nil {
 		return false
+	}
+	if a.via != b.via {
+		flow := e.Goroutines.Flow
+		if a.via == nil || b.via == nil || a.via.Parent() != b.via.Parent() ||
+			flow.MayFollow(a.via, b.via) || flow.MayFollow(b.via, a.via) {
+			return false
+		}
 	}
 	if a.root == b.root {
 		return true

@@ -32,7 +32,10 @@ import (
 // one such goroutine, so two goroutines running it come from two
 // invocations and touch two objects (a spawner's `done := make(chan
 // struct{}); go func() { defer close(done); f() }()`, started by every
-// caller of the spawner; see ownKey). It must reach the object as
+// caller of the spawner; see ownKey), or in a function that such a `go`
+// statement alone calls, unexported, reaching the object through the
+// parameter the statement passes it as (`go s.run()` in the constructor
+// that made s; see startedWith). It must reach the object as
 //   - the allocation itself (a field of &T{...}, a map made by make), or a
 //     read of a local variable every store to which is such an allocation
 //     of f (a variable captured by a deferred closure), or a captured
@@ -118,6 +121,16 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 			return ownKey{}
 		}
 		root = v
+	case *ssa.Parameter:
+		// A parameter of a function that only one `go` statement
+		// calls, in no loop, with an object its own function made:
+		// each invocation of that function starts at most one
+		// goroutine with its own object.
+		g, arg := e.startedWith(o)
+		if g == nil || o.Parent() != a.Fn() || !isMade(arg) || arg.(ssa.Instruction).Parent() != g.Parent() {
+			return ownKey{}
+		}
+		return ownKey{arg, g}
 	case *ssa.UnOp:
 		cell := ssavalue.CapturedCell(o)
 		if cell == nil {
@@ -181,6 +194,31 @@ func (e *Env) startedOnce(fn *ssa.Function) *ssa.Go {
 		return nil
 	}
 	return found
+}
+
+// startedWith returns the `go` statement that alone calls p's function,
+// and the value it passes as p, when the function is not exported (no
+// importer calls it), the call graph and the package's function values
+// show no other call, and the statement sits in no loop of its function
+// (go s.run() in a constructor). Otherwise nil.
+func (e *Env) startedWith(p *ssa.Parameter) (*ssa.Go, ssa.Value) {
+	fn := p.Parent()
+	if fn.Parent() != nil || fn.Object() == nil || fn.Object().Exported() || len(e.Goroutines.RefSites(fn)) > 0 {
+		return nil, nil
+	}
+	callers := e.Goroutines.CallGraph.Callers(fn)
+	if len(callers) != 1 {
+		return nil, nil
+	}
+	g, ok := callers[0].Site.(*ssa.Go)
+	if !ok || g.Call.StaticCallee() != fn || e.Goroutines.Flow.InLoop(g) {
+		return nil, nil
+	}
+	i := slices.Index(fn.Params, p)
+	if i < 0 || i >= len(g.Call.Args) {
+		return nil, nil
+	}
+	return g, g.Call.Args[i]
 }
 
 func isMade(v ssa.Value) bool {

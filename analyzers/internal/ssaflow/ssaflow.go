@@ -46,6 +46,10 @@ type funcFlow struct {
 	reach   []bitset                // reach[i] has j: block j reachable from block i in one or more steps
 	inCycle []bool
 	ipdom   []int // immediate post-dominator of each block, -1 for exits and unknown
+	// taken holds the ifs that constants may decide (see
+	// constBranches), computed once.
+	constOnce sync.Once
+	taken     map[int]func(pred int) int
 }
 
 func (g *Graph) of(fn *ssa.Function) *funcFlow {
