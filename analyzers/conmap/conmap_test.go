@@ -24,6 +24,17 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// A write made only while, under the mutex, a state field says
+		// the object is not running, against accesses after the mark
+		// that it runs made under the mutex (a supervisor's Add and
+		// Serve): silent; a state set back, and an access before the
+		// mark, are reported. Runs of a Serve whose entry, under the
+		// mutex, lets none in while the state holds a running value,
+		// and whose deferred exit alone sets it back, never overlap
+		// (silent); an exit deferred before the entry, an entry that
+		// checks one running value of two, and a Stop that sets the
+		// state back are reported.
+		"phase",
 		// A value that carries its reply channel: the receiver touches
 		// the map only while the sender waits for the reply.
 		"replyhandoff",

@@ -71,6 +71,11 @@ type Env struct {
 	own       map[*sharedloc.Access]ownKey
 	made      madeCache
 	ownFields map[*types.Var]bool
+	// wholeCopies memoizes copiedWhole, phases phaseValues.
+	wholeCopies map[types.Type]bool
+	phases      map[*types.Var]phaseField
+	// runGates holds gates' result, nil until first asked.
+	runGates *[]runGate
 	// guardFlags memoizes neverCleared.
 	guardFlags map[*types.Var]bool
 	// passMemo memoizes passes, turns turnFlagOf.
@@ -111,29 +116,31 @@ type Env struct {
 // New returns the Env of a pass whose analyzer requires Requires.
 func New(pass *analysis.Pass) *Env {
 	return &Env{
-		Pass:       pass,
-		Goroutines: pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
-		Shared:     pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
-		Locks:      pass.ResultOf[locksets.Analyzer].(*locksets.Result),
-		Order:      pass.ResultOf[ordering.Analyzer].(*ordering.Result),
-		PointsTo:   pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
-		Budget:     pass.ResultOf[budget.Analyzer].(*budget.Budget),
-		objs:       make(map[objKey][]pointsto.Obj),
-		fields:     make(map[fieldKey][]pointsto.Obj),
-		indexes:    make(map[viewKey]objIndex),
-		prov:       make(map[objKey]provisional),
-		provAt:     make(map[int][]objKey),
-		onStack:    make(map[objKey]int),
-		spawned:    make(map[*goroutines.Context]*spawnInfo),
-		own:        make(map[*sharedloc.Access]ownKey),
-		ownFields:  make(map[*types.Var]bool),
-		guardFlags: make(map[*types.Var]bool),
-		passMemo:   make(map[passKey]bool),
-		turns:      make(map[*ssa.Function]*turnFlag),
-		bases:      make(map[baseKey]base),
-		links:      make(map[baseKey]*links),
-		belowMemo:  make(map[belowKey]bool),
-		bound:      make(map[boundKey]boundPath),
+		Pass:        pass,
+		Goroutines:  pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
+		Shared:      pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		Locks:       pass.ResultOf[locksets.Analyzer].(*locksets.Result),
+		Order:       pass.ResultOf[ordering.Analyzer].(*ordering.Result),
+		PointsTo:    pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
+		Budget:      pass.ResultOf[budget.Analyzer].(*budget.Budget),
+		objs:        make(map[objKey][]pointsto.Obj),
+		fields:      make(map[fieldKey][]pointsto.Obj),
+		indexes:     make(map[viewKey]objIndex),
+		prov:        make(map[objKey]provisional),
+		provAt:      make(map[int][]objKey),
+		onStack:     make(map[objKey]int),
+		spawned:     make(map[*goroutines.Context]*spawnInfo),
+		own:         make(map[*sharedloc.Access]ownKey),
+		ownFields:   make(map[*types.Var]bool),
+		wholeCopies: make(map[types.Type]bool),
+		phases:      make(map[*types.Var]phaseField),
+		guardFlags:  make(map[*types.Var]bool),
+		passMemo:    make(map[passKey]bool),
+		turns:       make(map[*ssa.Function]*turnFlag),
+		bases:       make(map[baseKey]base),
+		links:       make(map[baseKey]*links),
+		belowMemo:   make(map[belowKey]bool),
+		bound:       make(map[boundKey]boundPath),
 	}
 }
 
@@ -803,9 +810,12 @@ func (e *Env) Excluded(p Pair) bool {
 // (see Turns), or one goes through a container its goroutine took out of
 // the other's reach under that mutex (see Taken), or both touch what
 // belongs to an element their goroutines removed from a container under
-// one mutex (see Removed).
+// one mutex (see Removed), or one runs only in a phase of the object that
+// the other's goroutine left for good before it (see Phased), or both run
+// in runs of one function that a state field lets in one at a time (see
+// OneRun).
 func (e *Env) Unprotected(p Pair) bool {
-	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Turns(p) || e.Taken(p) || e.Removed(p)
+	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Turns(p) || e.Taken(p) || e.Removed(p) || e.Phased(p) || e.OneRun(p)
 }
 
 // Related returns the evidence for a pair to attach to a diagnostic

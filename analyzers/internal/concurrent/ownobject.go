@@ -303,20 +303,13 @@ func (e *Env) computeOwnField(f *types.Var) bool {
 	if owner == nil {
 		return false
 	}
+	if e.copiedWhole(owner) {
+		return false
+	}
 	funcs := e.packageFuncs()
 	for _, fn := range funcs {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
-				if v, ok := instr.(ssa.Value); ok && types.Identical(v.Type(), owner) && !literalCopy(v) {
-					return false // a struct value: copied whole
-				}
-				for _, op := range instr.Operands(nil) {
-					if *op != nil && types.Identical((*op).Type(), owner) {
-						if _, isConst := (*op).(*ssa.Const); !isConst && !literalCopy(*op) {
-							return false
-						}
-					}
-				}
 				fa, ok := instr.(*ssa.FieldAddr)
 				if !ok || ssavalue.Field(fa) != f {
 					continue
@@ -340,6 +333,37 @@ func (e *Env) computeOwnField(f *types.Var) bool {
 		}
 	}
 	return true
+}
+
+// copiedWhole reports whether some code of the package handles a value of
+// the struct type owner whole (a load, store or copy of the struct, but
+// for a composite literal's), which writes every field at once. Memoized.
+func (e *Env) copiedWhole(owner types.Type) bool {
+	if v, ok := e.wholeCopies[owner]; ok {
+		return v
+	}
+	copied := false
+scan:
+	for _, fn := range e.packageFuncs() {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if v, ok := instr.(ssa.Value); ok && types.Identical(v.Type(), owner) && !literalCopy(v) {
+					copied = true
+					break scan
+				}
+				for _, op := range instr.Operands(nil) {
+					if *op != nil && types.Identical((*op).Type(), owner) {
+						if _, isConst := (*op).(*ssa.Const); !isConst && !literalCopy(*op) {
+							copied = true
+							break scan
+						}
+					}
+				}
+			}
+		}
+	}
+	e.wholeCopies[owner] = copied
+	return copied
 }
 
 // madeFor reports whether the store st puts a container made by make
