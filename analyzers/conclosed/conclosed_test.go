@@ -209,5 +209,11 @@ func TestFixtures(t *testing.T) {
 		// invocation's (silent); both pumps started, or one that an
 		// exported method also runs, are reported.
 		"eitherpump",
+		// A loop that starts one goroutine per turn and receives its one
+		// send, or finds the channel closed and returns, before the next
+		// start (silent); a receive a timeout may skip, one that does
+		// not stop at a close, and a goroutine that may send twice are
+		// reported.
+		"turnrecv",
 	)
 }

@@ -104,6 +104,13 @@
 //     channels made for fields, so that every close goes through one;
 //     the object ties each close to its write, however many goroutines
 //     and functions close;
+//   - turns: the goroutines that a loop starts one per turn, each sending
+//     on (or closing) a channel the loop's function made at most once,
+//     while every path back to the start passes a plain receive from it
+//     (and the branch where it found the channel closed leaves the
+//     loop), send and close one at a time: the k-th receive takes the
+//     k-th goroutine's send before the next start (golang-queue's worker
+//     loop; see turnOrdered), and a close is the last goroutine's;
 //   - hand-off through a value that carries its reply channel (pion/dtls's
 //     reader and handshake goroutines): goroutine A does x, sends a value
 //     v on ch and at once receives from a channel in a field of v, made

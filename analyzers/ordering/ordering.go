@@ -340,6 +340,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 	if e, ok := r.ctorReturnBefore(a, ca, b, cb); ok {
 		return e, true
 	}
+	if e, ok := r.turnBefore(a, ca, b, cb); ok {
+		return e, true
+	}
 	return Edge{}, false
 }
 
@@ -356,6 +359,9 @@ func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instru
 	}
 	r.index()
 	if e, ok := r.handoffOrdered(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.turnOrdered(a, ca, b, cb); ok {
 		return e, true
 	}
 	return r.handoffOrdered(b, cb, a, ca)
