@@ -71,9 +71,8 @@ type Env struct {
 	own       map[*sharedloc.Access]ownKey
 	made      madeCache
 	ownFields map[*types.Var]bool
-	// wholeCopies memoizes copiedWhole, phases phaseValues.
-	wholeCopies map[types.Type]bool
-	phases      map[*types.Var]phaseField
+	// fieldsIdx holds fieldIndex's result, nil until first asked.
+	fieldsIdx *fieldsIndex
 	// runGates holds gates' result, nil until first asked.
 	runGates *[]runGate
 	// guardFlags memoizes neverCleared.
@@ -116,31 +115,29 @@ type Env struct {
 // New returns the Env of a pass whose analyzer requires Requires.
 func New(pass *analysis.Pass) *Env {
 	return &Env{
-		Pass:        pass,
-		Goroutines:  pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
-		Shared:      pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
-		Locks:       pass.ResultOf[locksets.Analyzer].(*locksets.Result),
-		Order:       pass.ResultOf[ordering.Analyzer].(*ordering.Result),
-		PointsTo:    pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
-		Budget:      pass.ResultOf[budget.Analyzer].(*budget.Budget),
-		objs:        make(map[objKey][]pointsto.Obj),
-		fields:      make(map[fieldKey][]pointsto.Obj),
-		indexes:     make(map[viewKey]objIndex),
-		prov:        make(map[objKey]provisional),
-		provAt:      make(map[int][]objKey),
-		onStack:     make(map[objKey]int),
-		spawned:     make(map[*goroutines.Context]*spawnInfo),
-		own:         make(map[*sharedloc.Access]ownKey),
-		ownFields:   make(map[*types.Var]bool),
-		wholeCopies: make(map[types.Type]bool),
-		phases:      make(map[*types.Var]phaseField),
-		guardFlags:  make(map[*types.Var]bool),
-		passMemo:    make(map[passKey]bool),
-		turns:       make(map[*ssa.Function]*turnFlag),
-		bases:       make(map[baseKey]base),
-		links:       make(map[baseKey]*links),
-		belowMemo:   make(map[belowKey]bool),
-		bound:       make(map[boundKey]boundPath),
+		Pass:       pass,
+		Goroutines: pass.ResultOf[goroutines.Analyzer].(*goroutines.Result),
+		Shared:     pass.ResultOf[sharedloc.Analyzer].(*sharedloc.Result),
+		Locks:      pass.ResultOf[locksets.Analyzer].(*locksets.Result),
+		Order:      pass.ResultOf[ordering.Analyzer].(*ordering.Result),
+		PointsTo:   pass.ResultOf[pointsto.Analyzer].(*pointsto.Result),
+		Budget:     pass.ResultOf[budget.Analyzer].(*budget.Budget),
+		objs:       make(map[objKey][]pointsto.Obj),
+		fields:     make(map[fieldKey][]pointsto.Obj),
+		indexes:    make(map[viewKey]objIndex),
+		prov:       make(map[objKey]provisional),
+		provAt:     make(map[int][]objKey),
+		onStack:    make(map[objKey]int),
+		spawned:    make(map[*goroutines.Context]*spawnInfo),
+		own:        make(map[*sharedloc.Access]ownKey),
+		ownFields:  make(map[*types.Var]bool),
+		guardFlags: make(map[*types.Var]bool),
+		passMemo:   make(map[passKey]bool),
+		turns:      make(map[*ssa.Function]*turnFlag),
+		bases:      make(map[baseKey]base),
+		links:      make(map[baseKey]*links),
+		belowMemo:  make(map[belowKey]bool),
+		bound:      make(map[boundKey]boundPath),
 	}
 }
 

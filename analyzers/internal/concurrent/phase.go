@@ -208,57 +208,23 @@ func (e *Env) phaseStores(f *types.Var) []*ssa.Store {
 	return e.phaseValues(f).stores
 }
 
-// phaseValues scans the package's writes of the unexported field f.
-// Memoized.
+// phaseValues returns the package's writes of the unexported field f
+// (see fieldIndex): bad for a field of another package, an exported one
+// (importers write it too), or one whose struct is copied whole.
 func (e *Env) phaseValues(f *types.Var) phaseField {
-	if pf, ok := e.phases[f]; ok {
-		return pf
-	}
-	pf := e.computePhaseValues(f)
-	e.phases[f] = pf
-	return pf
-}
-
-func (e *Env) computePhaseValues(f *types.Var) phaseField {
 	bad := phaseField{bad: true}
 	if f == nil || f.Exported() || f.Pkg() != e.Pass.Pkg {
 		return bad
 	}
-	owner := ownerStruct(e.Pass.Pkg, f)
-	if owner == nil || e.copiedWhole(owner) {
+	x := e.fieldIndex()
+	owner := x.owners[f]
+	if owner == nil || x.copied[owner] {
 		return bad
 	}
-	var pf phaseField
-	for _, fn := range e.packageFuncs() {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				fa, ok := instr.(*ssa.FieldAddr)
-				if !ok || ssavalue.Field(fa) != f {
-					continue
-				}
-				for _, u := range *fa.Referrers() {
-					switch u := u.(type) {
-					case *ssa.UnOp:
-						if u.Op != token.MUL {
-							return bad
-						}
-					case *ssa.Store:
-						c, isConst := u.Val.(*ssa.Const)
-						switch {
-						case u.Addr != fa || !isConst || c.Value == nil:
-							return bad
-						case !literalInit(u, fa):
-							pf.stores = append(pf.stores, u)
-						}
-					case *ssa.DebugRef:
-					default:
-						return bad // its address goes elsewhere
-					}
-				}
-			}
-		}
+	if pf := x.phases[f]; pf != nil {
+		return *pf
 	}
-	return pf
+	return phaseField{}
 }
 
 // literalInit reports whether st, a store through fa, fills in a field of
@@ -390,16 +356,7 @@ func (e *Env) gates() []runGate {
 		return *e.runGates
 	}
 	var out []runGate
-	fields := map[*types.Var]bool{}
-	for _, fn := range e.packageFuncs() {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				if fa, ok := instr.(*ssa.FieldAddr); ok {
-					fields[ssavalue.Field(fa)] = true
-				}
-			}
-		}
-	}
+	fields := e.fieldIndex().phases
 	var locks *locksets.Solution
 	for f := range fields {
 		pf := e.phaseValues(f)
