@@ -2,7 +2,6 @@ package conclosed
 
 import (
 	"go/constant"
-	"go/token"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -72,28 +71,12 @@ type flagGuard struct {
 // found them false on every path to send, in send's function.
 func (c *checker) flagGuards(send *sharedloc.Access) []flagGuard {
 	var out []flagGuard
-	for d := send.Instr.Block(); d != nil; d = d.Idom() {
-		if len(d.Preds) != 1 {
+	for _, g := range ssaflow.Guards(send.Instr) {
+		// The flag is false on the way to send.
+		if g.Taken {
 			continue
 		}
-		i := d.Preds[0]
-		ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
-		if !ok || i.Succs[0] == i.Succs[1] {
-			continue
-		}
-		cond, neg := ifi.Cond, false
-		for {
-			u, ok := cond.(*ssa.UnOp)
-			if !ok || u.Op != token.NOT {
-				break
-			}
-			cond, neg = u.X, !neg
-		}
-		// The flag is false on the edge to d: the else edge of the
-		// flag, or the then edge of its negation.
-		if (i.Succs[1] == d) == neg {
-			continue
-		}
+		cond := g.Cond
 		load, ok := cond.(ssa.Instruction)
 		if !ok {
 			continue

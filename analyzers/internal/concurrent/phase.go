@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/locksets"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -131,24 +132,8 @@ type phaseGuard struct {
 // != C`, or an edge of a boolean f (negated any number of times).
 func (e *Env) phaseGuards(x *sharedloc.Access) []phaseGuard {
 	var out []phaseGuard
-	for d := x.Instr.Block(); d != nil; d = d.Idom() {
-		if len(d.Preds) != 1 {
-			continue
-		}
-		i := d.Preds[0]
-		ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
-		if !ok || i.Succs[0] == i.Succs[1] {
-			continue
-		}
-		then := i.Succs[0] == d
-		cond := ifi.Cond
-		for {
-			u, ok := cond.(*ssa.UnOp)
-			if !ok || u.Op != token.NOT {
-				break
-			}
-			cond, then = u.X, !then
-		}
+	for _, g := range ssaflow.Guards(x.Instr) {
+		then, cond := g.Taken, g.Cond
 		var read ssa.Value
 		var value constant.Value
 		switch c := cond.(type) {
@@ -420,17 +405,9 @@ func (e *Env) isGate(locks *locksets.Solution, f *types.Var, pf phaseField, st *
 	obj := objectOf(st.Addr.(*ssa.FieldAddr).X)
 	for _, r := range running {
 		excluded := false
-		for d := st.Block(); d != nil && !excluded; d = d.Idom() {
-			if len(d.Preds) != 1 {
-				continue
-			}
-			i := d.Preds[0]
-			ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
-			if !ok || i.Succs[0] == i.Succs[1] {
-				continue
-			}
-			cmp, ok := ifi.Cond.(*ssa.BinOp)
-			if !ok || cmp.Op != token.EQL && cmp.Op != token.NEQ || (i.Succs[0] == d) != (cmp.Op == token.NEQ) {
+		for _, g := range ssaflow.Guards(st) {
+			cmp, ok := g.Cond.(*ssa.BinOp)
+			if !ok || cmp.Op != token.EQL && cmp.Op != token.NEQ || g.Taken != (cmp.Op == token.NEQ) {
 				continue
 			}
 			read, k := cmp.X, cmp.Y
@@ -445,6 +422,7 @@ func (e *Env) isGate(locks *locksets.Solution, f *types.Var, pf phaseField, st *
 			if fa, ok := load.X.(*ssa.FieldAddr); ok && ssavalue.Field(fa) == f && objectOf(fa.X) == obj &&
 				locks.HeldThrough(mutex, load, st) {
 				excluded = true
+				break
 			}
 		}
 		if !excluded {

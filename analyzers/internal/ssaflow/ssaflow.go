@@ -23,6 +23,7 @@ package ssaflow
 
 import (
 	"go/constant"
+	"go/token"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -425,4 +426,41 @@ func Dominates(x, y ssa.Instruction) bool {
 		}
 	}
 	return false
+}
+
+// A Guard is a branch that every path to an instruction passes the same
+// way.
+type Guard struct {
+	// Cond is the if's condition, with negations (!x) taken off.
+	Cond ssa.Value
+	// Taken is the value Cond has on the way to the instruction.
+	Taken bool
+}
+
+// Guards returns the branches that decide, on every path, that instr
+// runs: for each block on the dominator chain of instr's block whose one
+// predecessor ends in an if with two distinct successors, that if's
+// condition and the way it went, innermost first.
+func Guards(instr ssa.Instruction) []Guard {
+	var out []Guard
+	for d := instr.Block(); d != nil; d = d.Idom() {
+		if len(d.Preds) != 1 {
+			continue
+		}
+		p := d.Preds[0]
+		ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok || p.Succs[0] == p.Succs[1] {
+			continue
+		}
+		g := Guard{Cond: ifi.Cond, Taken: p.Succs[0] == d}
+		for {
+			u, ok := g.Cond.(*ssa.UnOp)
+			if !ok || u.Op != token.NOT {
+				break
+			}
+			g.Cond, g.Taken = u.X, !g.Taken
+		}
+		out = append(out, g)
+	}
+	return out
 }
