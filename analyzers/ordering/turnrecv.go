@@ -77,8 +77,13 @@ func (r *Result) turnOrdered(a ssa.Instruction, ca *goroutines.Context, b ssa.In
 		if r.gr.Flow.MayFollowAvoiding(start, start, j) {
 			continue // a turn that skips this receive
 		}
-		if closes && !closedEnds(recv, start, r) {
-			continue
+		if closes {
+			// A close lets receives through without sends: the branch
+			// that found the channel closed must leave the loop.
+			at := closedBranch(recv)
+			if at == nil || at == start || r.gr.Flow.MayFollow(at, start) {
+				continue
+			}
 		}
 		return Edge{Rule: Channel, Pos: j.Pos()}, true
 	}
@@ -117,29 +122,4 @@ func (r *Result) turnChan(x ssa.Instruction, fn *ssa.Function) (sharedloc.Loc, s
 		return acc.Loc, mk, true
 	}
 	return sharedloc.Loc{}, nil, false
-}
-
-// closedEnds reports whether recv is a `v, ok := <-ch` whose !ok branch
-// never reaches start again.
-func closedEnds(recv *ssa.UnOp, start ssa.Instruction, r *Result) bool {
-	if !recv.CommaOk {
-		return false
-	}
-	for _, u := range *recv.Referrers() {
-		ext, ok := u.(*ssa.Extract)
-		if !ok || ext.Index != 1 {
-			continue
-		}
-		for _, w := range *ext.Referrers() {
-			ifi, ok := w.(*ssa.If)
-			if !ok {
-				continue
-			}
-			closed := ifi.Block().Succs[1]
-			if len(closed.Instrs) > 0 && !r.gr.Flow.MayFollow(closed.Instrs[0], start) && closed.Instrs[0] != start {
-				return true
-			}
-		}
-	}
-	return false
 }

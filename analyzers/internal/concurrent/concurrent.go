@@ -71,8 +71,10 @@ type Env struct {
 	own       map[*sharedloc.Access]ownKey
 	made      madeCache
 	ownFields map[*types.Var]bool
-	// fieldsIdx holds fieldIndex's result, nil until first asked.
+	// fieldsIdx holds fieldIndex's result, owners ownerStruct's index
+	// (both nil until first asked).
 	fieldsIdx *fieldsIndex
+	owners    map[*types.Var]types.Type
 	// runGates holds gates' result, nil until first asked.
 	runGates *[]runGate
 	// guardFlags memoizes neverCleared.

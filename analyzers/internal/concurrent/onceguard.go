@@ -156,7 +156,7 @@ func (e *Env) neverCleared(flag *types.Var) bool {
 }
 
 func (e *Env) computeNeverCleared(flag *types.Var) bool {
-	owner := ownerStruct(e.Pass.Pkg, flag)
+	owner := e.ownerStruct(flag)
 	if owner == nil {
 		return false
 	}

@@ -197,13 +197,13 @@ func (e *Env) startedOnce(fn *ssa.Function) *ssa.Go {
 }
 
 // startedWith returns the `go` statement that alone calls p's function,
-// and the value it passes as p, when the function is not exported (no
-// importer calls it), the call graph and the package's function values
-// show no other call, and the statement sits in no loop of its function
-// (go s.run() in a constructor). Otherwise nil.
+// and the value it passes as p, when the package's own calls are all of
+// the function's, the call graph shows no other, and the statement sits
+// in no loop of its function
+// (go s.run() in a constructor; see callsOnly). Otherwise nil.
 func (e *Env) startedWith(p *ssa.Parameter) (*ssa.Go, ssa.Value) {
 	fn := p.Parent()
-	if fn.Parent() != nil || fn.Object() == nil || fn.Object().Exported() || len(e.Goroutines.RefSites(fn)) > 0 {
+	if !e.callsOnly(fn) {
 		return nil, nil
 	}
 	callers := e.Goroutines.CallGraph.Callers(fn)
@@ -299,7 +299,7 @@ func (e *Env) packageFuncs() []*ssa.Function {
 }
 
 func (e *Env) computeOwnField(f *types.Var) bool {
-	owner := ownerStruct(e.Pass.Pkg, f)
+	owner := e.ownerStruct(f)
 	if owner == nil {
 		return false
 	}
@@ -348,7 +348,6 @@ func (e *Env) copiedWhole(owner types.Type) bool {
 type fieldsIndex struct {
 	copied map[types.Type]bool
 	phases map[*types.Var]*phaseField
-	owners map[*types.Var]types.Type // the package's named struct types, by field
 }
 
 // fieldIndex returns the package's fieldsIndex, built once: Phased and
@@ -358,17 +357,7 @@ func (e *Env) fieldIndex() *fieldsIndex {
 	if e.fieldsIdx != nil {
 		return e.fieldsIdx
 	}
-	x := &fieldsIndex{copied: make(map[types.Type]bool), phases: make(map[*types.Var]*phaseField), owners: make(map[*types.Var]types.Type)}
-	scope := e.Pass.Pkg.Scope()
-	for _, name := range scope.Names() {
-		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
-			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
-				for sf := range st.Fields() {
-					x.owners[sf] = tn.Type()
-				}
-			}
-		}
-	}
+	x := &fieldsIndex{copied: make(map[types.Type]bool), phases: make(map[*types.Var]*phaseField)}
 	whole := func(v ssa.Value) {
 		if _, named := v.Type().(*types.Named); !named {
 			return
@@ -524,23 +513,20 @@ func literalCopy(v ssa.Value) bool {
 }
 
 // ownerStruct returns the named struct type of the package that declares
-// the field f, or nil.
-func ownerStruct(pkg *types.Package, f *types.Var) types.Type {
-	scope := pkg.Scope()
-	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || tn.IsAlias() {
-			continue
-		}
-		st, ok := tn.Type().Underlying().(*types.Struct)
-		if !ok {
-			continue
-		}
-		for sf := range st.Fields() {
-			if sf == f {
-				return tn.Type()
+// the field f, or nil. The package's fields are indexed once.
+func (e *Env) ownerStruct(f *types.Var) types.Type {
+	if e.owners == nil {
+		e.owners = make(map[*types.Var]types.Type)
+		scope := e.Pass.Pkg.Scope()
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+				if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+					for sf := range st.Fields() {
+						e.owners[sf] = tn.Type()
+					}
+				}
 			}
 		}
 	}
-	return nil
+	return e.owners[f]
 }

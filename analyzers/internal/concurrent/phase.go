@@ -75,7 +75,7 @@ func (e *Env) phasedBefore(x, y *sharedloc.Access) bool {
 			if !locks.HeldThrough(h.Mutex, g.load, x.Instr) {
 				continue
 			}
-			for _, st := range e.phaseStores(g.field) {
+			for _, st := range e.phaseValues(g.field).stores {
 				if w, ok := locks.At(st).Lookup(h.Mutex); !ok || w.Mode != locksets.Write {
 					continue
 				}
@@ -134,34 +134,58 @@ func (e *Env) phaseGuards(x *sharedloc.Access) []phaseGuard {
 	var out []phaseGuard
 	for _, g := range ssaflow.Guards(x.Instr) {
 		then, cond := g.Taken, g.Cond
-		var read ssa.Value
+		var load *ssa.UnOp
+		var fa *ssa.FieldAddr
 		var value constant.Value
-		switch c := cond.(type) {
-		case *ssa.BinOp:
-			if c.Op != token.EQL && c.Op != token.NEQ || then != (c.Op == token.EQL) {
+		if c, ok := cond.(*ssa.BinOp); ok {
+			var op token.Token
+			if load, fa, op, value, ok = fieldConst(c); !ok || then != (op == token.EQL) {
 				continue
 			}
-			if k, ok := c.Y.(*ssa.Const); ok && k.Value != nil {
-				read, value = c.X, k.Value
-			} else if k, ok := c.X.(*ssa.Const); ok && k.Value != nil {
-				read, value = c.Y, k.Value
+		} else if b, ok := cond.Type().Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
+			if load, fa, ok = fieldLoad(cond); !ok {
+				continue
 			}
-		default:
-			if b, ok := cond.Type().Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
-				read, value = cond, constant.MakeBool(then)
-			}
-		}
-		load, ok := read.(*ssa.UnOp)
-		if !ok || load.Op != token.MUL {
+			value = constant.MakeBool(then)
+		} else {
 			continue
 		}
-		fa, ok := load.X.(*ssa.FieldAddr)
-		if !ok || objectOf(fa.X) != x.Base {
+		if objectOf(fa.X) != x.Base {
 			continue
 		}
 		out = append(out, phaseGuard{field: ssavalue.Field(fa), load: load, value: value})
 	}
 	return out
+}
+
+// fieldConst matches a comparison of a field's value with a constant (f ==
+// C, C != f): the field's load and address, the operator and C.
+func fieldConst(cmp *ssa.BinOp) (load *ssa.UnOp, fa *ssa.FieldAddr, op token.Token, c constant.Value, ok bool) {
+	if cmp.Op != token.EQL && cmp.Op != token.NEQ {
+		return nil, nil, 0, nil, false
+	}
+	read, k := cmp.X, cmp.Y
+	if _, isConst := read.(*ssa.Const); isConst {
+		read, k = k, read
+	}
+	kc, isConst := k.(*ssa.Const)
+	if !isConst || kc.Value == nil {
+		return nil, nil, 0, nil, false
+	}
+	if load, fa, ok = fieldLoad(read); !ok {
+		return nil, nil, 0, nil, false
+	}
+	return load, fa, cmp.Op, kc.Value, true
+}
+
+// fieldLoad matches a load of a field: *&x.f.
+func fieldLoad(v ssa.Value) (*ssa.UnOp, *ssa.FieldAddr, bool) {
+	load, ok := v.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil, nil, false
+	}
+	fa, ok := load.X.(*ssa.FieldAddr)
+	return load, fa, ok
 }
 
 // A phaseField is what the package stores to a field (see phaseValues):
@@ -187,12 +211,6 @@ func (e *Env) phaseLeft(f *types.Var, value constant.Value) bool {
 	return true
 }
 
-// phaseStores returns the stores of constants to f other than a
-// composite literal's.
-func (e *Env) phaseStores(f *types.Var) []*ssa.Store {
-	return e.phaseValues(f).stores
-}
-
 // phaseValues returns the package's writes of the unexported field f
 // (see fieldIndex): bad for a field of another package, an exported one
 // (importers write it too), or one whose struct is copied whole.
@@ -202,7 +220,7 @@ func (e *Env) phaseValues(f *types.Var) phaseField {
 		return bad
 	}
 	x := e.fieldIndex()
-	owner := x.owners[f]
+	owner := e.ownerStruct(f)
 	if owner == nil || x.copied[owner] {
 		return bad
 	}
@@ -243,8 +261,8 @@ func literalInit(st *ssa.Store, fa *ssa.FieldAddr) bool {
 // storedBefore reports whether the store st, through a field of base's
 // object, runs before y on every path to y: in y's function, base being
 // the store's object; or, depth calls up, at every call of y's function
-// (unexported, called by no function value), base being its parameter
-// and the call passing the object.
+// (the package's own calls are all of its: see callsOnly), base being its
+// parameter and the call passing the object.
 func (e *Env) storedBefore(st *ssa.Store, y ssa.Instruction, base ssa.Value, depth int) bool {
 	fn := y.Parent()
 	if fn == st.Parent() {
@@ -257,15 +275,10 @@ func (e *Env) storedBefore(st *ssa.Store, y ssa.Instruction, base ssa.Value, dep
 		}
 	}
 	p, ok := base.(*ssa.Parameter)
-	if depth == 0 || !ok || fn.Parent() != nil || fn.Object() == nil || fn.Object().Exported() || len(e.Goroutines.RefSites(fn)) > 0 {
+	if depth == 0 || !ok || !e.callsOnly(fn) {
 		return false
 	}
-	i := -1
-	for j, q := range fn.Params {
-		if q == p {
-			i = j
-		}
-	}
+	i := slices.Index(fn.Params, p)
 	callers := e.Goroutines.CallGraph.Callers(fn)
 	if i < 0 || len(callers) == 0 {
 		return false
@@ -407,20 +420,14 @@ func (e *Env) isGate(locks *locksets.Solution, f *types.Var, pf phaseField, st *
 		excluded := false
 		for _, g := range ssaflow.Guards(st) {
 			cmp, ok := g.Cond.(*ssa.BinOp)
-			if !ok || cmp.Op != token.EQL && cmp.Op != token.NEQ || g.Taken != (cmp.Op == token.NEQ) {
+			if !ok {
 				continue
 			}
-			read, k := cmp.X, cmp.Y
-			if _, isConst := read.(*ssa.Const); isConst {
-				read, k = k, read
-			}
-			c, ok := k.(*ssa.Const)
-			load, isLoad := read.(*ssa.UnOp)
-			if !ok || c.Value == nil || !isLoad || load.Op != token.MUL || !constant.Compare(c.Value, token.EQL, r) {
+			load, fa, op, c, ok := fieldConst(cmp)
+			if !ok || g.Taken != (op == token.NEQ) || !constant.Compare(c, token.EQL, r) {
 				continue
 			}
-			if fa, ok := load.X.(*ssa.FieldAddr); ok && ssavalue.Field(fa) == f && objectOf(fa.X) == obj &&
-				locks.HeldThrough(mutex, load, st) {
+			if ssavalue.Field(fa) == f && objectOf(fa.X) == obj && locks.HeldThrough(mutex, load, st) {
 				excluded = true
 				break
 			}

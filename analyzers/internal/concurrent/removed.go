@@ -562,7 +562,7 @@ func (e *Env) computeRemovable(loc sharedloc.Loc) bool {
 			return false
 		}
 	}
-	owner := ownerStruct(e.Pass.Pkg, loc.Obj.(*types.Var))
+	owner := e.ownerStruct(loc.Obj.(*types.Var))
 	if owner == nil {
 		return false
 	}

@@ -112,7 +112,7 @@ func (e *Env) selfBinding(f *types.Var, fn *ssa.Function, idx int) ([]string, bo
 }
 
 func (e *Env) computeSelfBinding(f *types.Var, fn *ssa.Function, idx int) boundPath {
-	owner := ownerStruct(e.Pass.Pkg, f)
+	owner := e.ownerStruct(f)
 	if owner == nil {
 		return boundPath{}
 	}
