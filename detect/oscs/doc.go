@@ -320,7 +320,14 @@
 //     pops idle connections in a loop and relocks at the loop's end: a
 //     Put between two iterations is the next connection popped), and a
 //     first section that read a pointer and then overwrote its location
-//     took what it carries out (a pop), which is no premise either. A
+//     took what it carries out (a pop), which is no premise either; nor
+//     does a first section whose Unlock the instrumenter found sealed
+//     (trace.UseSealed: one region of its function, nothing it computed
+//     used past the Unlock but as a timer's or a sleep's duration) carry
+//     one, unless the second reads what the first wrote (ttlcache's
+//     expiration loop reads the earliest deadline, sleeps that long and
+//     looks at the queue afresh; a Purge between the two sections
+//     changes when it wakes, not what it does then). A
 //     call whose second section
 //     reads the premise again (puddle's CreateResource re-checks
 //     p.closed after it relocks), or whose first section hands on nothing

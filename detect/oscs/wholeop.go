@@ -202,7 +202,8 @@ func (c *checker) inPlace(r, next int) bool {
 // compare with it (Len, then a Pop that panics on the empty queue that
 // Len said was not).
 func (c *checker) splitRead(k, other int) bool {
-	if len(c.footprint(k).written) > 0 {
+	if len(c.footprint(k).written) > 0 || c.sealed(k) {
+		// A sealed section hands its caller nothing to go on with.
 		return false
 	}
 	w := c.footprint(other).written
@@ -912,7 +913,9 @@ func (c *checker) abandoned(k, other int) bool {
 func (c *checker) computeAbandoned(k, other int) bool {
 	secs := c.g.Sections()
 	s := secs[k]
-	if s.End < 0 || c.sites == nil {
+	if s.End < 0 || c.sites == nil || c.sealed(k) {
+		// A sealed section decided nothing about what its call does
+		// after it.
 		return false
 	}
 	lock, ok := c.sites.Lookup(c.g.Events[s.Begin].Site)
@@ -1058,11 +1061,47 @@ func (c *checker) dependent(first, second, r int) bool {
 			return true
 		}
 	}
+	if c.sealed(first) {
+		// Nothing first read goes on past its Unlock but through
+		// what it stored; second reads it there, or first's reads
+		// decide nothing second does.
+		return readsWritten(f2, f1) && overlaps(f1.read, fr.written)
+	}
 	for l := range f1.read {
 		if !fr.written[l] {
 			continue
 		}
 		if f1.carried[l] && !(f1.rw[l] && !f1.scalar[l]) || !f1.carried[l] && !f2.read[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// sealed reports whether critical section k ended at an Unlock whose
+// site the instrumenter found sealed (trace.UseSealed): nothing the
+// section computed is used after its Unlock, but as a timer's or a
+// sleep's duration, or reaches the function's later code through what
+// it stored: when its goroutine goes on is all that its reads decide.
+func (c *checker) sealed(k int) bool {
+	s := c.g.Sections()[k]
+	if s.End < 0 || c.sites == nil {
+		return false
+	}
+	u, ok := c.sites.Lookup(c.g.Events[s.End].Site)
+	return ok && u.Used(trace.UseSealed)
+}
+
+// readsWritten reports whether the section of footprint r reads a
+// location that the section of footprint w writes.
+func readsWritten(r, w *footprint) bool {
+	return overlaps(r.read, w.written)
+}
+
+// overlaps reports whether the sets a and b share a location.
+func overlaps(a, b map[hb.Loc]bool) bool {
+	for l := range a {
+		if b[l] {
 			return true
 		}
 	}
@@ -1121,6 +1160,11 @@ func (c *checker) updatesOnly(k int) bool {
 // `if c.closed { mu.Unlock(); return }; c.closed = true`) does not count:
 // it runs in another call.
 func (c *checker) usedAfter(k int, site uint32) bool {
+	if c.sealed(k) {
+		// What the function accesses after a sealed section it reads
+		// afresh.
+		return false
+	}
 	acc, ok := c.sites.Lookup(site)
 	if !ok {
 		return true

@@ -728,6 +728,47 @@ func TestWholeOpSplitPremise(t *testing.T) {
 `, []string{"30 31 40 42", "33 34 40 42"}, []string{"30 31 40 42", "33 34 40 42"})
 }
 
+// TestWholeOpSealed is "carried" of TestWholeOpSplitPremise with Insert's
+// first Unlock (site 32) sealed (trace.UseSealed): nothing the first
+// section read reaches past it (ttlcache's expiration loop, which reads
+// the earliest deadline, sleeps that long and looks at the queue afresh),
+// so Flush between the two sections breaks no premise and both pairs go.
+// The control stores in the first section (site 36, 0x500) what the
+// second reads (site 38): the value read may go on through it, and the
+// pairs stay.
+func TestWholeOpSealed(t *testing.T) {
+	st := &trace.SiteTable{Sites: slices.Clone(opSites.Sites)}
+	for i := range st.Sites {
+		if st.Sites[i].ID == 32 {
+			st.Sites[i].Uses = trace.UseSealed
+		}
+	}
+	const flush = `
+12 g=3 Lock site=40 addr=0x900
+12.1 g=3 Read site=41 addr=0x300
+12.2 g=3 Write site=42 addr=0x300 value=1
+13 g=3 Unlock site=43 addr=0x900
+`
+	insert := func(store, load string) string {
+		return wholeStart + `
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Read site=31 addr=0x300
+` + store + `
+11 g=2 Unlock site=32 addr=0x900
+` + flush + `
+14 g=2 Lock site=33 addr=0x900
+14.1 g=2 Read site=34 addr=0x300
+` + load + `
+14.3 g=2 Write site=36 addr=0x100 value=1
+15 g=2 Unlock site=35 addr=0x900
+`
+	}
+	both := []string{"30 31 40 42", "33 34 40 42"}
+	wholeCaseOf(t, st, "sealed", insert("", "14.2 g=2 Read site=38 addr=0x200"), nil, both)
+	wholeCaseOf(t, opSites, "not sealed", insert("", "14.2 g=2 Read site=38 addr=0x200"), both, both)
+	wholeCaseOf(t, st, "sealed, stored", insert("10.2 g=2 Write site=36 addr=0x500 value=3", "14.2 g=2 Read site=38 addr=0x500"), both, both)
+}
+
 // TestShape checks the note that names a finding's shape: KB1's pairs
 // with Insert's second section are atomicity violations (Insert touches
 // x in two sections), a reader whose goroutine touches x once against a

@@ -133,6 +133,7 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 		at       fileOffset
 	}
 	uf := newUsesFinder()
+	pure := newPurity()
 	byLoc := make(map[locKey][]access)
 	var keys []locKey // in first-seen order, for determinism
 	err := prog.Analyze(ctx, analyzers, func(act *checker.Action) {
@@ -172,6 +173,9 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 		for _, fn := range res.Goroutines.Funcs() {
 			for pos, u := range loadCallUses(fn) {
 				s.uses[offsetOf(fset, pos)] = u
+			}
+			for _, pos := range sealedUnlocks(fn, pure) {
+				s.uses[offsetOf(fset, pos)] = trace.UseSealed
 			}
 		}
 		for _, a := range res.Accesses {

@@ -973,9 +973,10 @@ func (r *rewriter) syncSites(c *ast.CallExpr, se *ast.SelectorExpr, op syncOp) s
 // atomic load (or a sync.Map load) of kind, to where its result goes
 // (Options.Uses at the call's Lparen, the position of the call in SSA): a
 // pointer an atomic.Pointer's Load returns and that is dereferenced
-// unchecked carries the deref mark, as a plain load's does.
+// unchecked carries the deref mark, as a plain load's does. An unlock's
+// says whether its section is sealed (trace.UseSealed).
 func (r *rewriter) loadUses(c *ast.CallExpr, kind string) {
-	if kind == "atomic-load" && r.opts.Uses != nil {
+	if (kind == "atomic-load" || kind == "unlock" || kind == "runlock") && r.opts.Uses != nil {
 		r.sites[len(r.sites)-1].Uses = r.opts.Uses(c.Lparen)
 	}
 }

@@ -30,8 +30,8 @@ type Options struct {
 	// are never instrumented.
 	Shared func(pos token.Pos) bool
 	// Uses returns trace.Site.Uses for the read at pos (the position
-	// Shared is asked about), and for an atomic load call at its Lparen;
-	// nil for none.
+	// Shared is asked about), and for an atomic load call and an unlock
+	// call at its Lparen; nil for none.
 	Uses func(pos token.Pos) string
 	// WriteUses returns trace.Site.Uses for the write at pos (the
 	// position Shared is asked about); nil for none.

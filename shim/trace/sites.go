@@ -39,7 +39,8 @@ type Site struct {
 	// UseLoopExit, UseBranch, and UsePointer for a pointer-shaped value,
 	// separated by spaces ("deref loop-exit ptr"); for a write site, where
 	// the value written comes from (UseCopy) and what the store keeps
-	// (UseHeap). Empty for other sites and
+	// (UseHeap); for an unlock site, whether its section keeps its values
+	// to itself (UseSealed). Empty for other sites and
 	// for accesses it cannot place.
 	Uses string `json:"uses,omitempty"`
 	// After, for a lock site, lists the lock sites of the operations
@@ -138,6 +139,15 @@ const (
 	// parameter: a generic container's element), whatever is done with
 	// it. detect/hb's hand-offs move such values.
 	UsePointer = "ptr"
+	// UseSealed, on an unlock site: the critical section this Unlock
+	// ends is one region of its function, entered at one Lock, and
+	// nothing it computed is used after the Unlock but as a timer's or
+	// a sleep's duration, nor stored where the function loads it again
+	// (pipeline/instrument's sealed.go). detect/oscs takes the reads of
+	// such a section for no premise of the goroutine's next section:
+	// an expiration loop that reads the earliest deadline, sleeps that
+	// long and looks at the queue afresh.
+	UseSealed = "sealed"
 )
 
 // Used reports whether use is one of the site's Uses.

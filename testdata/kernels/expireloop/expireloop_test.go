@@ -1,0 +1,24 @@
+package expireloop
+
+import (
+	"testing"
+	"time"
+)
+
+// TestPurge sets entries that expire while the loop sleeps and purges
+// the cache between the loop's two sections, three times over.
+func TestPurge(t *testing.T) {
+	c := New()
+	defer c.Close()
+	for range 3 {
+		c.Set("a", time.Millisecond)
+		c.Set("b", 2*time.Millisecond)
+		time.Sleep(500 * time.Microsecond)
+		c.Purge()
+		c.Set("c", time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
+		if n := c.Len(); n != 0 {
+			t.Errorf("%d entries left after their deadlines, want 0", n)
+		}
+	}
+}
