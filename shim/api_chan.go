@@ -306,14 +306,19 @@ func SelectDefault(site uint32) {
 // which the caller owns: the program sees nothing of it. Two elements
 // with equal fingerprints are paired in the order of their events.
 func ElemOf[T any](p *T) uint32 {
+	return elemAt(unsafe.Pointer(p), unsafe.Sizeof(*p))
+}
+
+// elemAt is ElemOf of the n bytes at p.
+func elemAt(p unsafe.Pointer, n uintptr) uint32 {
 	var w uint64
-	switch n := unsafe.Sizeof(*p); {
+	switch {
 	case n >= 16:
-		w = *(*uint64)(unsafe.Pointer(p)) ^ *(*uint64)(unsafe.Add(unsafe.Pointer(p), 8))*0x9e3779b97f4a7c15
+		w = *(*uint64)(p) ^ *(*uint64)(unsafe.Add(p, 8))*0x9e3779b97f4a7c15
 	case n >= 8:
-		w = *(*uint64)(unsafe.Pointer(p))
+		w = *(*uint64)(p)
 	default:
-		b := unsafe.Slice((*byte)(unsafe.Pointer(p)), n)
+		b := unsafe.Slice((*byte)(p), n)
 		for i := range b {
 			w |= uint64(b[i]) << (8 * i)
 		}

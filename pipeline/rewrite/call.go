@@ -198,7 +198,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 				return
 			}
 			_, qualified := fun.(*ast.SelectorExpr) // not through a dot import, which could end up unused
-			if r.bubbleCall(c, obj, qualified) {
+			if r.bubbleCall(c, obj, qualified) || r.reflectSelect(c, obj, qualified) {
 				return
 			}
 			if r.condCall(c, obj, nil, nil, ctx) {
@@ -616,6 +616,28 @@ func (r *rewriter) bubbleCall(c *ast.CallExpr, obj *types.Func, qualified bool) 
 		return true
 	}
 	return false
+}
+
+// reflectSelect rewrites reflect.Select(cases) into
+// shim.ReflectSelect(R, S, D, cases), which records the case that ran as
+// a select of one case of its kind: R's site is a select whose one case
+// receives (Cases "r"), S's one whose one case sends, D's one with a
+// default only. A reflect.Select's cases are known only when it runs,
+// and the trace names a select's cases by its site.
+func (r *rewriter) reflectSelect(c *ast.CallExpr, obj *types.Func, qualified bool) bool {
+	if !qualified || obj.Pkg() == nil || obj.Pkg().Path() != "reflect" || obj.Name() != "Select" || len(c.Args) != 1 {
+		return false
+	}
+	r.expr(c.Args[0])
+	var ids []string
+	for _, cases := range []string{"r", "s", ""} {
+		ids = append(ids, r.site(c.Lparen, "select", c))
+		r.sites[len(r.sites)-1].Cases = cases
+	}
+	r.drop(ast.Unparen(c.Fun).(*ast.SelectorExpr))
+	lo, hi := r.span(c)
+	r.ed.replace(r.off(c.Fun.Pos()), r.off(c.Lparen)+1, lo, hi, lit(r.shim("ReflectSelect")+"("+strings.Join(ids, ", ")+", "))
+	return true
 }
 
 // calleeIdent returns the identifier naming a called function (f or

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -450,7 +451,7 @@ func TestRewriteAPINames(t *testing.T) {
 	for _, name := range []string{"R", "RI", "W", "MR", "MW", "MI", "Send", "Recv", "Recv2", "Close", "MakeChan",
 		"Go", "Begin", "End", "Enter", "Exit", "TestStart", "Append", "AppendTo", "Task", "TaskErr", "Waited", "WaitedErr", "Cancelling", "MarkF", "MarkV",
 		"CondBool", "CondWith", "CondBoolLate", "CondWithLate", "CondFork", "CondWaited", "CondReturned", "Hand", "Handed",
-		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc", "ContextAfterFunc"} {
+		"Bubble", "BubbleFunc", "BubbleRun", "Sleep", "SyncWait", "AfterFunc", "ContextAfterFunc", "ReflectSelect"} {
 		want(shimFuncs, name, "rewriter")
 	}
 	for _, name := range []string{"Plan", "TryRecv", "TrySend", "TryDefault", "Recv", "Send", "At", "SendTo",
@@ -585,6 +586,44 @@ func (x *stopper) stop() { x.cancel() }
 		t.Errorf("x.cancel() rewritten into an address of a call:\n%s", out)
 	}
 	typeCheckOutput(t, "cancel.go", out)
+}
+
+// TestRewriteReflectSelect checks that reflect.Select becomes
+// shim.ReflectSelect with three select sites of one case each (a receive,
+// a send, a default), its result used as the call's was, and that a
+// method named Select of another package is left alone.
+func TestRewriteReflectSelect(t *testing.T) {
+	src := []byte(`package p
+
+import "reflect"
+
+type picker struct{}
+
+func (picker) Select(cases []reflect.SelectCase) (int, reflect.Value, bool) { return 0, reflect.Value{}, false }
+
+func f(cases []reflect.SelectCase) int {
+	i, v, ok := reflect.Select(cases)
+	if ok {
+		_ = v
+	}
+	j, _, _ := picker{}.Select(cases)
+	return i + j
+}
+`)
+	out, sites, _ := rewriteSource(t, "rsel.go", src, Options{FirstSite: 1})
+	if !bytes.Contains(out, []byte("precog_shim.ReflectSelect(1, 2, 3, cases)")) || bytes.Count(out, []byte("ReflectSelect")) != 1 {
+		t.Errorf("rewritten file lacks one precog_shim.ReflectSelect(1, 2, 3, cases):\n%s", out)
+	}
+	var cases []string
+	for _, s := range sites {
+		if s.Kind == "select" {
+			cases = append(cases, s.Cases)
+		}
+	}
+	if !slices.Equal(cases, []string{"r", "s", ""}) {
+		t.Errorf("select sites' cases %q, want r, s and none", cases)
+	}
+	typeCheckOutput(t, "rsel.go", out)
 }
 
 // TestRewriteLocals checks precog explain's full tracing: reads and writes
