@@ -14,5 +14,5 @@ import "embed"
 // ShimSource holds the shim module's files under "shim/". The patterns also
 // match _test.go files; writers skip them.
 //
-//go:embed shim/*.go shim/*.s shim/trace/*.go shim/plan/*.go shim/rt/*.go shim/rthttp/*.go
+//go:embed shim/*.go shim/*.s shim/trace/*.go shim/plan/*.go shim/rt/*.go shim/rthttp/*.go shim/rtnet/*.go
 var ShimSource embed.FS

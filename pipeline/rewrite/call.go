@@ -5,6 +5,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -179,6 +180,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 	// Deferred: the wrapping is edited after the operands' own rewrites,
 	// so that it lies outside them.
 	defer r.respondOperands(c)
+	defer r.connOperands(c)
 	if handled, after := r.httpClientCall(c, ctx); handled {
 		return
 	} else if after != nil {
@@ -1212,6 +1214,63 @@ func (r *rewriter) fuzzT(ft *ast.FuncType) string {
 	}
 	return "precog_t"
 }
+
+// connIO are the interfaces of package io that a TCP connection handed
+// to a reader or writer of bytes is converted to.
+var connIO = []string{"Reader", "Writer", "ReadWriter", "ReadCloser", "WriteCloser", "ReadWriteCloser"}
+
+// connOperands wraps each operand of the call c through which bytes are
+// read from or written to a TCP connection: the receiver of its Read or
+// Write, and an argument passed where one of package io's readers or
+// writers is expected (bufio.NewReader(c), io.ReadFull(c, b)); see
+// connAs.
+func (r *rewriter) connOperands(c *ast.CallExpr) {
+	if se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
+		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal && (se.Sel.Name == "Read" || se.Sel.Name == "Write") && r.isConn(se.X) {
+			r.wrapConn(se.X)
+		}
+	}
+	sig, ok := r.typeOf(c.Fun).Underlying().(*types.Signature)
+	if !ok {
+		return
+	}
+	for i, a := range c.Args {
+		switch n := sig.Params().Len(); {
+		case sig.Variadic() && i >= n-1 && c.Ellipsis == token.NoPos:
+			r.connAs(a, sig.Params().At(n-1).Type().(*types.Slice).Elem())
+		case i < n:
+			r.connAs(a, sig.Params().At(i).Type())
+		}
+	}
+}
+
+// connAs wraps x, a value converted to type to, when x is a TCP
+// connection (a net.Conn or *net.TCPConn) and to one of package io's
+// readers or writers (connIO): as precog_rtnet.Conn(S, x), which orders a
+// read after the other end's write whose bytes it got (see package
+// rtnet).
+func (r *rewriter) connAs(x ast.Expr, to types.Type) {
+	if r.isConn(x) && slices.ContainsFunc(connIO, func(name string) bool { return isNamed(to, "io", name, false) }) {
+		r.wrapConn(x)
+	}
+}
+
+// isConn reports whether x is a net.Conn or a *net.TCPConn.
+func (r *rewriter) isConn(x ast.Expr) bool {
+	t := r.typeOf(x)
+	return isNamed(t, "net", "Conn", false) || isNamed(t, "net", "TCPConn", true)
+}
+
+// wrapConn wraps the connection x as precog_rtnet.Conn(S, x).
+func (r *rewriter) wrapConn(x ast.Expr) {
+	s := r.site(x.Pos(), "conn", x)
+	lo, hi := r.span(x)
+	r.ed.open(lo, hi, lit(r.rtnet("Conn")+"("+s+", "))
+	r.ed.close(lo, hi, lit(")"))
+}
+
+// rtnet returns how rewritten code calls package rtnet's function name.
+func (r *rewriter) rtnet(name string) string { return rtnetName + "." + name }
 
 // respondOperands wraps each operand of the call c that is an
 // http.ResponseWriter (an argument, the receiver of one of its methods, or

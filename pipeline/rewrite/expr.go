@@ -78,15 +78,23 @@ func (r *rewriter) expr(e ast.Expr) {
 // compositeLit rewrites the literal x, whose address is taken when
 // addressed is set (&T{...}).
 func (r *rewriter) compositeLit(x *ast.CompositeLit, addressed bool) {
-	_, isStruct := r.typeOf(x).Underlying().(*types.Struct)
-	for _, el := range x.Elts {
+	st, isStruct := r.typeOf(x).Underlying().(*types.Struct)
+	for i, el := range x.Elts {
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
 			if !isStruct {
 				r.expr(kv.Key)
 			}
 			r.expr(kv.Value)
+			if id, ok := kv.Key.(*ast.Ident); ok && isStruct {
+				if f, ok := r.info.Uses[id].(*types.Var); ok {
+					r.connAs(kv.Value, f.Type())
+				}
+			}
 		} else {
 			r.expr(el)
+			if isStruct && i < st.NumFields() {
+				r.connAs(el, st.Field(i).Type())
+			}
 		}
 	}
 	if _, isMap := r.typeOf(x).Underlying().(*types.Map); isMap && x.Type != nil {

@@ -105,6 +105,11 @@ const (
 	// through it.
 	rthttpPath = "github.com/precog-dev/precog/shim/rthttp"
 	rthttpName = "precog_rthttp"
+	// rtnet: the order of a TCP connection's two ends, a package of its
+	// own so that only files that read or write a connection import net
+	// through it.
+	rtnetPath = "github.com/precog-dev/precog/shim/rtnet"
+	rtnetName = "precog_rtnet"
 )
 
 // The largest select and multiple assignment that rt's helpers take
@@ -235,8 +240,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		return bytes.Count(body, []byte(name+".")) > bytes.Count(src, []byte(name+"."))
 	}
 	r.usedShim, r.usedRT, r.usedUnsafe = uses(shimName), uses(rtName), uses("precog_unsafe")
-	r.usedRTHTTP = uses(rthttpName)
-	if !r.usedShim && !r.usedRT && !r.usedRTHTTP && !r.passed {
+	r.usedRTHTTP, r.usedRTNet = uses(rthttpName), uses(rtnetName)
+	if !r.usedShim && !r.usedRT && !r.usedRTHTTP && !r.usedRTNet && !r.passed {
 		return nil, nil, nil
 	}
 	r.addImports()
@@ -302,7 +307,7 @@ type rewriter struct {
 	before122, before123 bool
 
 	usedShim, usedRT, usedUnsafe bool // set from the rendered text
-	usedRTHTTP                   bool //
+	usedRTHTTP, usedRTNet        bool //
 
 	// execOut holds what the file hands os/exec as a command's output
 	// writer (execOutputs), nil until asked.
@@ -480,6 +485,9 @@ func (r *rewriter) addImports() {
 	}
 	if r.usedRTHTTP {
 		specs = append(specs, rthttpName+` "`+rthttpPath+`"`)
+	}
+	if r.usedRTNet {
+		specs = append(specs, rtnetName+` "`+rtnetPath+`"`)
 	}
 	if r.usedUnsafe {
 		specs = append(specs, `precog_unsafe "unsafe"`)

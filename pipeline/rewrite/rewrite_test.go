@@ -626,6 +626,66 @@ func f(cases []reflect.SelectCase) int {
 	typeCheckOutput(t, "rsel.go", out)
 }
 
+// TestRewriteConn checks that a TCP connection is wrapped by
+// precog_rtnet.Conn where the program reads or writes its bytes: the
+// receiver of its Read and Write, an argument passed as one of package
+// io's readers or writers (also variadic), and a struct field of such a
+// type in a composite literal; and nowhere else (a net.Conn parameter,
+// SetDeadline, a bytes.Buffer's Write).
+func TestRewriteConn(t *testing.T) {
+	src := []byte(`package p
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"time"
+)
+
+type reader struct{ R io.Reader }
+
+func handle(c net.Conn) {}
+
+func f(c net.Conn, tc *net.TCPConn, b []byte) {
+	c.Write(b)
+	tc.Read(b)
+	r := bufio.NewReader(c)
+	_ = r
+	io.ReadFull(tc, b)
+	w := io.MultiWriter(c, tc)
+	_ = w
+	_ = reader{R: c}
+	_ = reader{c}
+	handle(c)
+	c.SetDeadline(time.Time{})
+	var buf bytes.Buffer
+	buf.Write(b)
+}
+`)
+	out, sites, _ := rewriteSource(t, "conn.go", src, Options{FirstSite: 1})
+	for _, want := range []string{
+		"precog_rtnet.Conn(1, c).Write(b)", "precog_rtnet.Conn(2, tc).Read(b)", "bufio.NewReader(precog_rtnet.Conn(",
+		"io.ReadFull(precog_rtnet.Conn(", "io.MultiWriter(precog_rtnet.Conn(", "reader{R: precog_rtnet.Conn(", "reader{precog_rtnet.Conn(",
+		"c.SetDeadline(", `precog_rtnet "github.com/precog-dev/precog/shim/rtnet"`,
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("rewritten file lacks %q:\n%s", want, out)
+		}
+	}
+	n := 0
+	for _, s := range sites {
+		if s.Kind == "conn" {
+			n++
+		}
+	}
+	if n != 8 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 8 {
+		t.Errorf("%d conn sites and %d wrappers, want 8 (handle's argument, SetDeadline's receiver and the buffer left alone):\n%s",
+			n, bytes.Count(out, []byte("precog_rtnet.Conn(")), out)
+	}
+	typeCheckOutput(t, "conn.go", out)
+}
+
 // TestRewriteLocals checks precog explain's full tracing: reads and writes
 // of local variables that nothing shares are instrumented, new variables
 // are recorded after their definition with Def (not in an init statement,

@@ -1,0 +1,173 @@
+// Package rtnet orders the two ends of a TCP connection by the bytes that
+// pass through it: a read that got a byte comes after the write that sent
+// it. Rewritten code hands it the net.Conn values it reads and writes
+// itself (c.Read(b), c.Write(b), and a connection passed where an
+// io.Reader or io.Writer is expected: bufio.NewReader(c),
+// textproto.NewConn(c), io.ReadFull(c, b)):
+//
+//	c.Write(b)           precog_rtnet.Conn(S, c).Write(b)
+//	bufio.NewReader(c)   bufio.NewReader(precog_rtnet.Conn(S, c))
+//
+// It is a package of its own so that only files that use a connection
+// import net through it.
+//
+// Conn wraps a *net.TCPConn whose two addresses are known; anything else
+// it returns as it is. A wrapper counts, per direction of the connection
+// (its local address to its remote one), the bytes its writes reserve and
+// the bytes its reads get. Each write that sends at least one byte is
+// released before it is sent (shim.ConnSent, a token naming its first
+// byte); a read that brought the count of bytes read past a write's first
+// byte joins that write (shim.ConnReceived): the byte was sent, so the
+// write had begun. Both ends of a connection made in one process find the
+// same direction by its 4-tuple; the first two ends of a 4-tuple are one
+// connection, and a third starts a new one (a port reused after a close).
+// A connection to another process, or one whose peer reads through code
+// that was not rewritten (a TLS layer, net/http), gives no edge; a write
+// whose bytes are never read keeps its token until maxPending newer ones
+// push it out.
+//
+// This is the release and acquire that the race detector takes on every
+// read and write of a file descriptor (internal/poll's ioSync), narrowed
+// to the bytes that one read can have got.
+package rtnet
+
+import (
+	"net"
+	"runtime"
+	"sync"
+	"unsafe"
+	"weak"
+
+	"github.com/precog-dev/precog/shim"
+)
+
+// maxPending bounds the writes a direction keeps for its reader.
+const maxPending = 4096
+
+// A dir is one direction of a connection: what its writer's end sent and
+// its reader's end got. Its address names it in the trace.
+type dir struct {
+	mu      sync.Mutex
+	sent    uint64   // bytes the writes reserved
+	got     uint64   // bytes the reads got
+	pending []uint64 // first byte of each write not yet joined, in order
+}
+
+// A pair is the two directions of one 4-tuple and the ends that took it.
+type pair struct {
+	dirs [2]*dir // from the lesser address to the greater, and back
+	ends int
+}
+
+// ends is one end's two directions.
+type ends struct{ out, in *dir }
+
+var (
+	mu     sync.Mutex
+	pairs  = make(map[string]*pair)                    // by "lesser|greater" address
+	byConn = make(map[weak.Pointer[net.TCPConn]]*ends) // nil: not a known TCP pair
+)
+
+// Conn returns c, wrapped to order its reads after the writes of the
+// other end whose bytes they got when c is a TCP connection of known
+// addresses and the shim records.
+func Conn(site uint32, c net.Conn) net.Conn {
+	if !shim.Enabled() {
+		return c
+	}
+	tc, ok := c.(*net.TCPConn)
+	if !ok || tc == nil {
+		return c
+	}
+	e := endsOf(tc)
+	if e == nil {
+		return c
+	}
+	return &conn{Conn: c, site: site, e: e}
+}
+
+// endsOf returns tc's directions, nil when its addresses are not both
+// known.
+func endsOf(tc *net.TCPConn) *ends {
+	w := weak.Make(tc)
+	mu.Lock()
+	e, seen := byConn[w]
+	mu.Unlock()
+	if seen {
+		return e
+	}
+	la, ra := tc.LocalAddr(), tc.RemoteAddr()
+	if la != nil && ra != nil {
+		l, r := la.String(), ra.String()
+		key, out := l+"|"+r, 0
+		if r < l {
+			key, out = r+"|"+l, 1
+		}
+		mu.Lock()
+		p := pairs[key]
+		if p == nil || p.ends >= 2 {
+			p = &pair{dirs: [2]*dir{new(dir), new(dir)}}
+			pairs[key] = p
+		}
+		p.ends++
+		e = &ends{out: p.dirs[out], in: p.dirs[1-out]}
+		mu.Unlock()
+	}
+	mu.Lock()
+	if _, again := byConn[w]; !again {
+		byConn[w] = e
+		runtime.AddCleanup(tc, func(w weak.Pointer[net.TCPConn]) {
+			mu.Lock()
+			delete(byConn, w)
+			mu.Unlock()
+		}, w)
+	} else {
+		e = byConn[w] // another goroutine's first use of tc won
+	}
+	mu.Unlock()
+	return e
+}
+
+// conn is a wrapped TCP connection: every method but Read and Write is
+// the connection's own.
+type conn struct {
+	net.Conn
+	site uint32
+	e    *ends
+}
+
+func (c *conn) Write(b []byte) (int, error) {
+	if len(b) > 0 {
+		d := c.e.out
+		d.mu.Lock()
+		first := d.sent
+		d.sent += uint64(len(b))
+		if len(d.pending) == maxPending {
+			d.pending = append(d.pending[:0], d.pending[1:]...)
+		}
+		d.pending = append(d.pending, first)
+		d.mu.Unlock()
+		shim.ConnSent(c.site, unsafe.Pointer(d), first+1)
+	}
+	return c.Conn.Write(b)
+}
+
+func (c *conn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		d := c.e.in
+		d.mu.Lock()
+		d.got += uint64(n)
+		k := 0
+		for k < len(d.pending) && d.pending[k] < d.got {
+			k++
+		}
+		joined := append([]uint64(nil), d.pending[:k]...)
+		d.pending = append(d.pending[:0], d.pending[k:]...)
+		d.mu.Unlock()
+		for _, first := range joined {
+			shim.ConnReceived(c.site, unsafe.Pointer(d), first+1)
+		}
+	}
+	return n, err
+}
