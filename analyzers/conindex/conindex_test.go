@@ -42,6 +42,10 @@ import (
 //     slice indexed with it in the next is reported against a truncation
 //     between them; the two in one section, or a check against the length
 //     anew in the second, are not.
+//   - localcell: a captured local variable written and used by the
+//     function that declares it, which also runs on a worker pool's
+//     goroutines, is each invocation's own: not reported; a closure the
+//     pool runs that writes it too is.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell")
 }

@@ -36,7 +36,11 @@ import (
 // statement alone calls, unexported, reaching the object through the
 // parameter the statement passes it as (`go s.run()` in the constructor
 // that made s; see startedWith). It must reach the object as
-//   - the allocation itself (a field of &T{...}, a map made by make), or a
+//   - the allocation itself (a field of &T{...}, a map made by make, the
+//     cell of a local variable that a closure captures, accessed by f:
+//     hedgedhttp's resultIdx, read by a closure handed to a worker pool
+//     at f's return, written and used by f, which the pool's goroutines
+//     call too), or a
 //     read of a local variable every store to which is such an allocation
 //     of f (a variable captured by a deferred closure), or a captured
 //     variable never reassigned whose value is such an allocation, or a
@@ -85,6 +89,10 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 			// holds it.
 			obj = c
 		}
+	} else if cell, ok := a.Ptr.(*ssa.Alloc); ok {
+		// The cell of a local variable that a closure captures,
+		// accessed by the function that declares it.
+		obj = cell
 	} else {
 		fa, ok := a.Ptr.(*ssa.FieldAddr)
 		if !ok {
