@@ -3,6 +3,7 @@ package instrument
 import (
 	"errors"
 	"fmt"
+	"go/build"
 	"io"
 	"io/fs"
 	"os"
@@ -29,9 +30,22 @@ func parseDepsPattern(s string) (depsPattern, error) {
 		if strings.Contains(strings.TrimSuffix(p, "/..."), "...") || strings.HasPrefix(p, ".") || filepath.IsAbs(p) {
 			return nil, fmt.Errorf("-instrument-deps pattern %q: want import paths, each optionally ending in /...", p)
 		}
+		if inStd(strings.TrimSuffix(p, "/...")) {
+			return nil, fmt.Errorf("-instrument-deps pattern %q: the standard library is never instrumented (its goroutines, channels and locks are modelled where precog knows them: net/http's handlers, os/exec's copies, context's cancels)", p)
+		}
 		d = append(d, p)
 	}
 	return d, nil
+}
+
+// inStd reports whether path is a package (or a directory of packages)
+// of the standard library.
+func inStd(path string) bool {
+	if path == "all" || path == "std" || path == "cmd" {
+		return path == "std"
+	}
+	p, err := build.Default.Import(path, "", build.FindOnly)
+	return err == nil && p.Goroot
 }
 
 // match reports whether the import path matches the pattern.
