@@ -263,7 +263,11 @@ func checkedBelowLen(x ssa.Instruction, idx, seq ssa.Value) (ok bool, other ssa.
 	}
 	walk(root)
 	for _, v := range uses {
-		for _, u := range *v.Referrers() {
+		refs := v.Referrers()
+		if refs == nil {
+			continue // a constant index: no comparison uses it
+		}
+		for _, u := range *refs {
 			cmp, isBin := u.(*ssa.BinOp)
 			if !isBin {
 				continue
