@@ -1,19 +1,13 @@
 package instrument
 
 import (
-	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
-	"go/types"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/ssa"
-	"golang.org/x/tools/go/ssa/ssautil"
 )
 
 // TestGuardLoads checks guardLoads on testdata/src/guards: for every store,
@@ -24,16 +18,7 @@ import (
 // returns' and a loop exit's checks guard what they lead to. A bool, its
 // negation and a nil check switch; a comparison of a count does not.
 func TestGuardLoads(t *testing.T) {
-	fset := token.NewFileSet()
-	path := filepath.Join("testdata", "src", "guards", "guards.go")
-	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset, types.NewPackage("guards", ""), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fset, f, pkg := srcPackage(t, "guards")
 	loads, want, reads := make(map[int]string), make(map[int]string), make(map[int]bool)
 	mark := regexp.MustCompile(`// (load|guards|reads):(.*)$`)
 	for _, cg := range f.Comments {
@@ -55,29 +40,21 @@ func TestGuardLoads(t *testing.T) {
 		}
 	}
 	got := make(map[int][]string)
-	for _, m := range pkg.Members {
-		typ, ok := m.(*ssa.Type)
-		if !ok {
-			continue
-		}
-		ms := pkg.Prog.MethodSets.MethodSet(types.NewPointer(typ.Type()))
-		for i := range ms.Len() {
-			fn := pkg.Prog.MethodValue(ms.At(i))
-			for _, b := range fn.Blocks {
-				for _, instr := range b.Instrs {
-					line := fset.Position(instr.Pos()).Line
-					load, isLoad := instr.(*ssa.UnOp)
-					if _, isStore := instr.(*ssa.Store); !instr.Pos().IsValid() || !isStore && !(isLoad && load.Op == token.MUL && reads[line]) {
-						continue
+	for _, fn := range methods(pkg) {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				line := fset.Position(instr.Pos()).Line
+				load, isLoad := instr.(*ssa.UnOp)
+				if _, isStore := instr.(*ssa.Store); !instr.Pos().IsValid() || !isStore && !(isLoad && load.Op == token.MUL && reads[line]) {
+					continue
+				}
+				got[line] = []string{}
+				for _, g := range guardLoads(instr) {
+					name := loads[fset.Position(g.pos).Line]
+					if g.switches {
+						name += "!"
 					}
-					got[line] = []string{}
-					for _, g := range guardLoads(instr) {
-						name := loads[fset.Position(g.pos).Line]
-						if g.switches {
-							name += "!"
-						}
-						got[line] = append(got[line], name)
-					}
+					got[line] = append(got[line], name)
 				}
 			}
 		}
