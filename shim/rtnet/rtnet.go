@@ -96,14 +96,21 @@ func endsOf(tc *net.TCPConn) *ends {
 	if seen {
 		return e
 	}
-	la, ra := tc.LocalAddr(), tc.RemoteAddr()
-	if la != nil && ra != nil {
+	var key string
+	out := 0
+	if la, ra := tc.LocalAddr(), tc.RemoteAddr(); la != nil && ra != nil {
 		l, r := la.String(), ra.String()
-		key, out := l+"|"+r, 0
+		key = l + "|" + r
 		if r < l {
 			key, out = r+"|"+l, 1
 		}
-		mu.Lock()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if e, seen := byConn[w]; seen {
+		return e // another goroutine's first use of tc came first
+	}
+	if key != "" {
 		p := pairs[key]
 		if p == nil || p.ends >= 2 {
 			p = &pair{dirs: [2]*dir{new(dir), new(dir)}}
@@ -111,20 +118,13 @@ func endsOf(tc *net.TCPConn) *ends {
 		}
 		p.ends++
 		e = &ends{out: p.dirs[out], in: p.dirs[1-out]}
+	}
+	byConn[w] = e
+	runtime.AddCleanup(tc, func(w weak.Pointer[net.TCPConn]) {
+		mu.Lock()
+		delete(byConn, w)
 		mu.Unlock()
-	}
-	mu.Lock()
-	if _, again := byConn[w]; !again {
-		byConn[w] = e
-		runtime.AddCleanup(tc, func(w weak.Pointer[net.TCPConn]) {
-			mu.Lock()
-			delete(byConn, w)
-			mu.Unlock()
-		}, w)
-	} else {
-		e = byConn[w] // another goroutine's first use of tc won
-	}
-	mu.Unlock()
+	}, w)
 	return e
 }
 
