@@ -1217,16 +1217,20 @@ func (r *rewriter) fuzzT(ft *ast.FuncType) string {
 
 // connIO are the interfaces of package io that a TCP connection handed
 // to a reader or writer of bytes is converted to.
-var connIO = []string{"Reader", "Writer", "ReadWriter", "ReadCloser", "WriteCloser", "ReadWriteCloser"}
+var connIO = []string{"Reader", "Writer", "Closer", "ReadWriter", "ReadCloser", "WriteCloser", "ReadWriteCloser"}
+
+// connMethods are the methods of a TCP connection that move its bytes or
+// end its stream.
+var connMethods = map[string]bool{"Read": true, "Write": true, "Close": true}
 
 // connOperands wraps each operand of the call c through which bytes are
-// read from or written to a TCP connection: the receiver of its Read or
-// Write, and an argument passed where one of package io's readers or
-// writers is expected (bufio.NewReader(c), io.ReadFull(c, b)); see
-// connAs.
+// read from or written to a TCP connection, or the connection closed: the
+// receiver of its Read, Write or Close, and an argument passed where one
+// of package io's readers, writers or closers is expected
+// (bufio.NewReader(c), io.ReadFull(c, b)); see connAs.
 func (r *rewriter) connOperands(c *ast.CallExpr) {
 	if se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
-		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal && (se.Sel.Name == "Read" || se.Sel.Name == "Write") && r.isConn(se.X) {
+		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal && connMethods[se.Sel.Name] && r.isConn(se.X) {
 			r.wrapConn(se.X)
 		}
 	}

@@ -628,10 +628,10 @@ func f(cases []reflect.SelectCase) int {
 
 // TestRewriteConn checks that a TCP connection is wrapped by
 // precog_rtnet.Conn where the program reads or writes its bytes: the
-// receiver of its Read and Write, an argument passed as one of package
-// io's readers or writers (also variadic), and a struct field of such a
-// type in a composite literal; and nowhere else (a net.Conn parameter,
-// SetDeadline, a bytes.Buffer's Write).
+// receiver of its Read, Write and Close (deferred too), an argument passed
+// as one of package io's readers or writers (also variadic), and a struct
+// field of such a type in a composite literal; and nowhere else (a
+// net.Conn parameter, SetDeadline, a bytes.Buffer's Write).
 func TestRewriteConn(t *testing.T) {
 	src := []byte(`package p
 
@@ -659,6 +659,7 @@ func f(c net.Conn, tc *net.TCPConn, b []byte) {
 	_ = reader{c}
 	handle(c)
 	c.SetDeadline(time.Time{})
+	defer c.Close()
 	var buf bytes.Buffer
 	buf.Write(b)
 }
@@ -667,7 +668,7 @@ func f(c net.Conn, tc *net.TCPConn, b []byte) {
 	for _, want := range []string{
 		"precog_rtnet.Conn(1, c).Write(b)", "precog_rtnet.Conn(2, tc).Read(b)", "bufio.NewReader(precog_rtnet.Conn(",
 		"io.ReadFull(precog_rtnet.Conn(", "io.MultiWriter(precog_rtnet.Conn(", "reader{R: precog_rtnet.Conn(", "reader{precog_rtnet.Conn(",
-		"c.SetDeadline(", `precog_rtnet "github.com/precog-dev/precog/shim/rtnet"`,
+		"c.SetDeadline(", "defer precog_rtnet.Conn(", `precog_rtnet "github.com/precog-dev/precog/shim/rtnet"`,
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("rewritten file lacks %q:\n%s", want, out)
@@ -679,8 +680,8 @@ func f(c net.Conn, tc *net.TCPConn, b []byte) {
 			n++
 		}
 	}
-	if n != 8 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 8 {
-		t.Errorf("%d conn sites and %d wrappers, want 8 (handle's argument, SetDeadline's receiver and the buffer left alone):\n%s",
+	if n != 9 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 9 {
+		t.Errorf("%d conn sites and %d wrappers, want 9 (handle's argument, SetDeadline's receiver and the buffer left alone):\n%s",
 			n, bytes.Count(out, []byte("precog_rtnet.Conn(")), out)
 	}
 	typeCheckOutput(t, "conn.go", out)

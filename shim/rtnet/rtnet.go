@@ -1,9 +1,10 @@
 // Package rtnet orders the two ends of a TCP connection by the bytes that
 // pass through it: a read that got a byte comes after the write that sent
-// it. Rewritten code hands it the net.Conn values it reads and writes
-// itself (c.Read(b), c.Write(b), and a connection passed where an
-// io.Reader or io.Writer is expected: bufio.NewReader(c),
-// textproto.NewConn(c), io.ReadFull(c, b)):
+// it, and a read that found the stream's end after the other end's
+// Close. Rewritten code hands it the net.Conn values it reads, writes and
+// closes itself (c.Read(b), c.Write(b), c.Close(), and a connection passed
+// where one of io's readers, writers or closers is expected:
+// bufio.NewReader(c), textproto.NewConn(c), io.ReadFull(c, b)):
 //
 //	c.Write(b)           precog_rtnet.Conn(S, c).Write(b)
 //	bufio.NewReader(c)   bufio.NewReader(precog_rtnet.Conn(S, c))
@@ -18,7 +19,10 @@
 // released before it is sent (shim.ConnSent, a token naming its first
 // byte); a read that brought the count of bytes read past a write's first
 // byte joins that write (shim.ConnReceived): the byte was sent, so the
-// write had begun. Both ends of a connection made in one process find the
+// write had begun. A Close is released the same way, for a read of the
+// other end that finds the end of the stream (io.EOF) after the bytes
+// sent before the Close, and for a read of the closing end that fails
+// with net.ErrClosed. Both ends of a connection made in one process find the
 // same direction by its 4-tuple; the first two ends of a 4-tuple are one
 // connection, and a third starts a new one (a port reused after a close).
 // A connection to another process, or one whose peer reads through code
@@ -32,6 +36,8 @@
 package rtnet
 
 import (
+	"errors"
+	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -147,15 +153,16 @@ func (c *conn) Write(b []byte) (int, error) {
 		}
 		d.pending = append(d.pending, first)
 		d.mu.Unlock()
-		shim.ConnSent(c.site, unsafe.Pointer(d), first+1)
+		shim.ConnSent(c.site, unsafe.Pointer(d), bytesToken(first))
 	}
 	return c.Conn.Write(b)
 }
 
 func (c *conn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	if n > 0 {
-		d := c.e.in
+	d := c.e.in
+	switch {
+	case n > 0:
 		d.mu.Lock()
 		d.got += uint64(n)
 		k := 0
@@ -166,8 +173,39 @@ func (c *conn) Read(b []byte) (int, error) {
 		d.pending = append(d.pending[:0], d.pending[k:]...)
 		d.mu.Unlock()
 		for _, first := range joined {
-			shim.ConnReceived(c.site, unsafe.Pointer(d), first+1)
+			shim.ConnReceived(c.site, unsafe.Pointer(d), bytesToken(first))
 		}
+	case err == io.EOF:
+		// The other end closed after sending what this end got.
+		d.mu.Lock()
+		got := d.got
+		d.mu.Unlock()
+		shim.ConnReceived(c.site, unsafe.Pointer(d), finToken(got))
+	case errors.Is(err, net.ErrClosed):
+		shim.ConnReceived(c.site, unsafe.Pointer(c.e.out), closedToken)
 	}
 	return n, err
 }
+
+// Close releases what the goroutine did so far for a read of this end
+// that then fails because the connection is closed, and for a read of
+// the other end that then finds the end of the stream after the bytes
+// sent (a FIN).
+func (c *conn) Close() error {
+	d := c.e.out
+	d.mu.Lock()
+	sent := d.sent
+	d.mu.Unlock()
+	shim.ConnSent(c.site, unsafe.Pointer(d), closedToken)
+	shim.ConnSent(c.site, unsafe.Pointer(d), finToken(sent))
+	return c.Conn.Close()
+}
+
+// The tokens of a direction: a write's is even (its first byte's offset),
+// the end of the stream's odd (the bytes sent before it), and the close
+// of the writing end, which its own reads see, 0.
+const closedToken = 0
+
+func bytesToken(first uint64) uint64 { return 2*first + 2 }
+
+func finToken(sent uint64) uint64 { return 2*sent + 1 }

@@ -5,8 +5,9 @@
 // got a byte comes after the write that sent it, so the server's read of
 // the mode for a line sent after the test's write comes after that
 // write: no race. The race detector orders them too (internal/poll's
-// ioSync). The bug: a test that sets the mode while the server may be
-// greeting, before any reply has come back.
+// ioSync). So does the server's read of Bye once its read found the end
+// of the stream, after the test's Close. The bug: a test that sets the
+// mode while the server may be greeting, before any reply has come back.
 package tcporder
 
 import (
@@ -14,10 +15,13 @@ import (
 	"net"
 )
 
-// Server answers each line with its mode.
+// Server answers each line with its mode, and counts the connections
+// closed after a goodbye was asked for.
 type Server struct {
 	Loud  bool // read by the connection's goroutine for every line
 	Greet bool // read by the connection's goroutine once, as it starts
+	Bye   bool // read by the connection's goroutine once the client has closed
+	byes  int  // connections that said goodbye
 }
 
 // Serve answers the connections of l until it is closed.
@@ -39,6 +43,9 @@ func (s *Server) serve(c net.Conn) {
 	r := bufio.NewReader(c)
 	for {
 		if _, err := r.ReadString('\n'); err != nil {
+			if s.Bye {
+				s.byes++
+			}
 			return
 		}
 		reply := "quiet\n"

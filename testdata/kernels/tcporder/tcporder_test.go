@@ -54,3 +54,16 @@ func TestBeforeGreeting(t *testing.T) {
 		t.Fatalf("reply %q, want quiet", got)
 	}
 }
+
+// TestAfterClose asks for a goodbye and closes its end: the server reads
+// the request once its read found the end of the stream.
+func TestAfterClose(t *testing.T) {
+	s := &Server{}
+	c, r := start(t, s)
+	c.Write([]byte("one\n"))
+	if got, _ := r.ReadString('\n'); got != "quiet\n" {
+		t.Fatalf("reply %q, want quiet", got)
+	}
+	s.Bye = true
+	c.Close()
+}
