@@ -1,8 +1,6 @@
 package shim
 
-import (
-	"reflect"
-)
+import "reflect"
 
 // ReflectSelect is reflect.Select(cases). It records the case that ran as
 // an instrumented select records it, at the site of a select of one case

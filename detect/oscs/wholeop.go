@@ -1043,7 +1043,10 @@ func (c *checker) waitedFor(first, second, other int) bool {
 //     second does not read the location again (a decision taken on a
 //     value r then changes: a resource added to a pool after Close);
 //
-// except that a second section which reads and then writes every location
+// except that a first section that ended at a sealed Unlock
+// (trace.UseSealed) carries its reads into second only through a
+// location it wrote and second reads; and that a second section which
+// reads and then writes every location
 // it touches and nothing else (counters bumped at either of two Lock
 // sites: puddle's acquire) takes no premise from the first: whatever runs
 // between them, its updates commute (§3.2.3's read-write sequence, on
@@ -1065,7 +1068,7 @@ func (c *checker) dependent(first, second, r int) bool {
 		// Nothing first read goes on past its Unlock but through
 		// what it stored; second reads it there, or first's reads
 		// decide nothing second does.
-		return readsWritten(f2, f1) && overlaps(f1.read, fr.written)
+		return overlaps(f2.read, f1.written) && overlaps(f1.read, fr.written)
 	}
 	for l := range f1.read {
 		if !fr.written[l] {
@@ -1090,12 +1093,6 @@ func (c *checker) sealed(k int) bool {
 	}
 	u, ok := c.sites.Lookup(c.g.Events[s.End].Site)
 	return ok && u.Used(trace.UseSealed)
-}
-
-// readsWritten reports whether the section of footprint r reads a
-// location that the section of footprint w writes.
-func readsWritten(r, w *footprint) bool {
-	return overlaps(r.read, w.written)
 }
 
 // overlaps reports whether the sets a and b share a location.

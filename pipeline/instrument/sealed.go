@@ -65,7 +65,7 @@ func sealedUnlocks(fn *ssa.Function, pure *purity) []token.Pos {
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			call, ok := instr.(*ssa.Call)
-			if !ok || !call.Pos().IsValid() || lockOp(call) != unlockCall {
+			if !ok || !call.Pos().IsValid() || lockOp(call.Call.StaticCallee()) != unlockCall {
 				continue
 			}
 			if r := sectionOf(call); r != nil && r.sealed(fn, pure) {
@@ -84,15 +84,15 @@ const (
 	unlockCall
 )
 
-// lockOp says whether call is a Lock or RLock (lockCall), an Unlock or
-// RUnlock (unlockCall) of package sync, or neither.
-func lockOp(call *ssa.Call) lockKind {
-	callee := call.Call.StaticCallee()
-	if callee == nil || callee.Pkg == nil || callee.Pkg.Pkg.Path() != "sync" || callee.Signature.Recv() == nil {
+// lockOp says whether fn is a lock acquisition of package sync (Lock,
+// RLock, TryLock, TryRLock: lockCall), a release (Unlock, RUnlock:
+// unlockCall), or neither.
+func lockOp(fn *ssa.Function) lockKind {
+	if fn == nil || fn.Pkg == nil || fn.Pkg.Pkg.Path() != "sync" || fn.Signature.Recv() == nil {
 		return otherCall
 	}
-	switch callee.Name() {
-	case "Lock", "RLock":
+	switch fn.Name() {
+	case "Lock", "RLock", "TryLock", "TryRLock":
 		return lockCall
 	case "Unlock", "RUnlock":
 		return unlockCall
@@ -100,11 +100,11 @@ func lockOp(call *ssa.Call) lockKind {
 	return otherCall
 }
 
-// sameLock reports whether call is a Lock or Unlock call (of kind) on the
-// lock expression of key.
+// sameLock reports whether instr is a Lock or Unlock call (of kind) on
+// the lock expression of key.
 func sameLock(instr ssa.Instruction, kind lockKind, key lockKey) bool {
 	call, ok := instr.(*ssa.Call)
-	return ok && lockOp(call) == kind && lockKeyOf(call) == key
+	return ok && lockOp(call.Call.StaticCallee()) == kind && lockKeyOf(call) == key
 }
 
 // A lockKey names a lock expression: the value its path of fields starts
@@ -224,18 +224,18 @@ func indexOf(b *ssa.BasicBlock, instr ssa.Instruction) int {
 // sealed reports whether nothing the region computes outlives it (see
 // the comment at the top of this file).
 func (r *region) sealed(fn *ssa.Function, pure *purity) bool {
-	stored := make(map[string]bool) // fields and globals the region stores computed values to
+	stored := make(map[*types.Var]bool) // the fields the region stores computed values to
 	for instr := range r.in {
 		switch instr := instr.(type) {
 		case *ssa.Go, *ssa.Defer, *ssa.Send, *ssa.Select, *ssa.MapUpdate:
 			return false
 		case *ssa.Store:
 			if v, ok := instr.Val.(ssa.Instruction); ok && r.in[v] {
-				name, ok := r.memName(instr.Addr)
-				if !ok {
+				f := r.lockedField(instr.Addr)
+				if f == nil {
 					return false
 				}
-				stored[name] = true
+				stored[f] = true
 			}
 		case *ssa.Call:
 			if !pure.call(instr.Common(), 0) {
@@ -267,7 +267,7 @@ func (r *region) sealed(fn *ssa.Function, pure *purity) bool {
 			if !ok || load.Op != token.MUL || r.in[instr] {
 				continue
 			}
-			if name, ok := r.memName(load.X); ok && stored[name] {
+			if f := r.lockedField(load.X); f != nil && stored[f] {
 				return false
 			}
 		}
@@ -275,25 +275,22 @@ func (r *region) sealed(fn *ssa.Function, pure *purity) bool {
 	return true
 }
 
-// memName names the memory a store in the region writes: a field of a
-// struct type ("T.f") reached through fields, elements and pointers from
-// the object whose lock the region holds, which other goroutines share
-// and the trace records. ok false for other addresses: a local
-// variable's, a package variable's or an object's the caller passed,
-// which may be the goroutine's own and unrecorded, and carry the value on.
-func (r *region) memName(addr ssa.Value) (string, bool) {
-	switch a := addr.(type) {
-	case *ssa.FieldAddr:
-		if base, _, _ := objectOf(a); base != r.key.base {
-			return "", false
-		}
-		st, ok := a.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
-		if !ok {
-			return "", false
-		}
-		return types.TypeString(a.X.Type(), nil) + "." + st.Field(a.Field).Name(), true
+// lockedField returns the field that addr is, when it is reached through
+// fields, elements and pointers from the object whose lock the region
+// holds, which other goroutines share and the trace records; nil for other
+// addresses: a local variable's, a package variable's or an object's the
+// caller passed, which may be the goroutine's own and unrecorded, and
+// carry the value on.
+func (r *region) lockedField(addr ssa.Value) *types.Var {
+	fa, ok := addr.(*ssa.FieldAddr)
+	if !ok {
+		return nil
 	}
-	return "", false
+	if base, _, _ := objectOf(fa); base != r.key.base {
+		return nil
+	}
+	st := fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
+	return st.Field(fa.Field)
 }
 
 // timerDuration reports whether use is a call of a timer or sleep that
@@ -355,7 +352,10 @@ func (p *purity) fn(fn *ssa.Function, depth int) bool {
 	if depth > maxPureDepth || fn.Blocks == nil {
 		return false
 	}
-	p.memo[fn] = true // a recursive call stores nothing the outer one does not
+	// Not pure while it is judged: a recursive call, and what was
+	// judged through it, stay impure (memoized on a guess that the
+	// body then refutes, a caller would stay pure).
+	p.memo[fn] = false
 	pure := p.body(fn, depth)
 	p.memo[fn] = pure
 	return pure

@@ -131,16 +131,7 @@ func runLockStep(pass *analysis.Pass) (any, error) {
 }
 
 // isLock reports whether fn is a lock acquisition of package sync.
-func isLock(fn *ssa.Function) bool {
-	if fn.Pkg == nil || fn.Pkg.Pkg.Path() != "sync" || fn.Signature.Recv() == nil {
-		return false
-	}
-	switch fn.Name() {
-	case "Lock", "RLock", "TryLock", "TryRLock":
-		return true
-	}
-	return false
-}
+func isLock(fn *ssa.Function) bool { return lockOp(fn) == lockCall }
 
 // of returns the Lock calls that a call of fn makes on its first
 // parameter's object (Global "") or on package-level variables.

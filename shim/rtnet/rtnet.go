@@ -134,8 +134,8 @@ func endsOf(tc *net.TCPConn) *ends {
 	return e
 }
 
-// conn is a wrapped TCP connection: every method but Read and Write is
-// the connection's own.
+// conn is a wrapped TCP connection: every method but Read, Write and
+// Close is the connection's own.
 type conn struct {
 	net.Conn
 	site uint32

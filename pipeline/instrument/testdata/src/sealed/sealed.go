@@ -190,3 +190,32 @@ func (c *cache) fill(s *snap) {
 	s.n = c.n
 	c.mu.Unlock() // kept: s may be the caller's own, unrecorded
 }
+
+// recurA's section calls walkA, which stores into c.log after a call of
+// walkB, which calls walkA back.
+func (c *cache) recurA() {
+	c.mu.Lock()
+	c.walkA(c.n)
+	c.mu.Unlock() // kept: walkA stores into c.log
+}
+
+// recurB's section calls walkB, judged after recurA's: impure through
+// walkA, however the first judgement went.
+func (c *cache) recurB() {
+	c.mu.Lock()
+	c.walkB(c.n)
+	c.mu.Unlock() // kept: walkB calls walkA, which stores into c.log
+}
+
+func (c *cache) walkA(n int) {
+	if n > 0 {
+		c.walkB(n - 1)
+	}
+	c.log = append(c.log, n)
+}
+
+func (c *cache) walkB(n int) {
+	if n > 0 {
+		c.walkA(n - 1)
+	}
+}
