@@ -1,6 +1,8 @@
 package ordering
 
 import (
+	"go/token"
+	"go/types"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -12,23 +14,23 @@ import (
 
 // JoinedInCaller reports whether the goroutines of ca live only within
 // one call of the function F that starts them, a call made on the Caller
-// goroutine, while b, on the Caller context, runs outside every call of
-// F: then a goroutine of ca and b never run at once. The goroutines
-// analysis takes the Caller context for one goroutine (the checks never
-// pair two of its accesses), so while F runs on it, the Caller runs F and
-// what F calls, and nothing else (Workiva/go-datastructures' immutable
-// Tr.add starts a goroutine per node and waits for them all before it
-// returns; Commit, which resets the tree's context, runs on the Caller
-// before or after, never during).
+// goroutine, while b, on the Caller context, runs outside that part of
+// every call of F: then a goroutine of ca and b never run at once. The
+// goroutines analysis takes the Caller context for one goroutine (the
+// checks never pair two of its accesses), so while F runs on it, the
+// Caller runs F and what F calls, and nothing else (Workiva/go-datastructures'
+// immutable Tr.add starts a goroutine per node and waits for them all
+// before it returns; Commit, which resets the tree's context, runs on the
+// Caller before or after, never during).
 //
 // It holds when ca's `go` statement S is in F; every context F runs in is
 // a Caller context, b's or one that never overlaps b's (each test runs in
-// a Caller context of its own, one test after another); ca's entry defers Done on a WaitGroup that is a
-// local variable of F (one per call), Added to before S and not by the
-// goroutines themselves; every path from S to a return of F passes a
-// Wait on it; and b's function is neither F nor reachable from F through
-// calls (go statements aside). A panic between S and the Wait, recovered
-// by the Caller, is not modelled.
+// a Caller context of its own, one test after another); F joins ca's
+// goroutines before it returns (JoinedWithin); and b may not run between
+// S and the join: b is in F after the join (or before S), or in a
+// function F calls only before S or after the join, not one that
+// F's code may call while the goroutines live (liveReach). A panic
+// between S and the join, recovered by the Caller, is not modelled.
 func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) bool {
 	if cb.Kind != goroutines.Caller || ca.Kind != goroutines.Go || ca.Site == nil {
 		return false
@@ -42,22 +44,34 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 			return false
 		}
 	}
-	return r.joinedInCaller(ca) && !r.reachableFrom(f)[b.Parent()]
-}
-
-func (r *Result) joinedInCaller(ca *goroutines.Context) bool {
-	_, ok := r.JoinedWithin(ca)
-	return ok
+	joins, ok := r.JoinedWithin(ca)
+	if !ok || r.liveReach(ca, joins)[b.Parent()] {
+		return false
+	}
+	return b.Parent() != f || !r.gr.Flow.MayFollowAvoidingAny(ca.Site, b, joins)
 }
 
 // JoinedWithin reports whether the goroutines of ca live only within one
-// call of the function F whose `go` statement starts them, as
-// JoinedInCaller requires (a WaitGroup local to F, Added to before the
-// statement and not by the goroutines, Done deferred by their entry, a
-// Wait on it on every path from the statement to F's returns), and returns
-// that Wait. Unlike JoinedInCaller it asks nothing of the goroutines F
-// runs on: whoever calls F is inside that call until the goroutines ended.
-func (r *Result) JoinedWithin(ca *goroutines.Context) (ssa.Instruction, bool) {
+// call of the function F whose `go` statement starts them, and returns
+// the joins that F waits for them with: every path from the statement to
+// F's returns passes one of them. Two joins count:
+//
+//   - a WaitGroup local to F, Added to before the statement and not by the
+//     goroutines, Done deferred by their entry, and a Wait on it on every
+//     path from the statement to F's returns (the one Wait is returned);
+//   - a done channel: made in F, captured by the goroutine's function
+//     literal, which sends on it or closes it as its last action (and
+//     does nothing else with it), used in F only by receives, and
+//     received from (a plain receive, or a select's case, whichever
+//     comes first) on every path from the statement to F's returns, and
+//     before the statement runs again (go-milter's makeDecision waits for
+//     the decision function in a select loop, in the case that receives
+//     from done or by a receive after it cancelled the function's
+//     context); the receives are returned.
+//
+// Unlike JoinedInCaller it asks nothing of the goroutines F runs on:
+// whoever calls F is inside that call until the goroutines ended.
+func (r *Result) JoinedWithin(ca *goroutines.Context) ([]ssa.Instruction, bool) {
 	if ca.Kind != goroutines.Go || ca.Site == nil {
 		return nil, false
 	}
@@ -71,14 +85,14 @@ func (r *Result) JoinedWithin(ca *goroutines.Context) (ssa.Instruction, bool) {
 	w = r.computeJoinedWithin(ca)
 	r.mu.Lock()
 	if r.nested == nil {
-		r.nested = make(map[*goroutines.Context]ssa.Instruction)
+		r.nested = make(map[*goroutines.Context][]ssa.Instruction)
 	}
 	r.nested[ca] = w
 	r.mu.Unlock()
 	return w, w != nil
 }
 
-func (r *Result) computeJoinedWithin(ca *goroutines.Context) ssa.Instruction {
+func (r *Result) computeJoinedWithin(ca *goroutines.Context) []ssa.Instruction {
 	site := ca.Site
 	f := site.Parent()
 	for _, obj := range r.doneObjects(ca) {
@@ -98,11 +112,189 @@ func (r *Result) computeJoinedWithin(ca *goroutines.Context) ssa.Instruction {
 			if !slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
 				return r.gr.Flow.MayFollowAvoiding(site, ret, w)
 			}) {
-				return w
+				return []ssa.Instruction{w}
 			}
 		}
 	}
+	return r.doneChannelJoins(site)
+}
+
+// doneChannelJoins returns the receives in F, the function of the `go`
+// statement site, that join the goroutine it starts through a done
+// channel (see JoinedWithin), or nil.
+func (r *Result) doneChannelJoins(site ssa.CallInstruction) []ssa.Instruction {
+	g, ok := site.(*ssa.Go)
+	if !ok {
+		return nil
+	}
+	mc, ok := g.Call.Value.(*ssa.MakeClosure)
+	if !ok {
+		return nil
+	}
+	f, closure := site.Parent(), mc.Fn.(*ssa.Function)
+	for i, fv := range closure.FreeVars {
+		if i >= len(mc.Bindings) || !ssaflow.SignalsLast(closure, fv) || !onlySignals(fv) {
+			continue
+		}
+		joins, ok := receivesOnly(f, mc, mc.Bindings[i])
+		if !ok || len(joins) == 0 {
+			continue
+		}
+		flow := r.gr.Flow
+		if flow.MayFollowAvoidingAny(site, site, joins) || slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
+			return flow.MayFollowAvoidingAny(site, ret, joins)
+		}) {
+			continue
+		}
+		return joins
+	}
 	return nil
+}
+
+// onlySignals reports whether the goroutine's function literal uses its
+// free variable fv, a channel or a variable holding one, only to send on
+// it or close it.
+func onlySignals(fv *ssa.FreeVar) bool {
+	var uses func(v ssa.Value, cell bool) bool
+	uses = func(v ssa.Value, cell bool) bool {
+		for _, u := range *v.Referrers() {
+			switch u := u.(type) {
+			case *ssa.UnOp:
+				if !cell || u.Op != token.MUL || !uses(u, false) {
+					return false
+				}
+			case *ssa.Send:
+				if cell || u.Chan != v {
+					return false
+				}
+			case ssa.CallInstruction:
+				b, ok := u.Common().Value.(*ssa.Builtin)
+				if cell || !ok || b.Name() != "close" {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	_, cell := fv.Type().Underlying().(*types.Pointer)
+	return uses(fv, cell)
+}
+
+// receivesOnly returns the joins on the channel that v, a binding of the
+// closure mc, holds: v is a channel made in f, or a variable of f that
+// only such a channel is stored to, and f uses it (and its loads) only
+// to receive from it and to bind it to mc. A join is a plain receive or
+// the first instruction of a select case that receives from it. ok is
+// false if the channel has another use.
+func receivesOnly(f *ssa.Function, mc *ssa.MakeClosure, v ssa.Value) (joins []ssa.Instruction, ok bool) {
+	recvs := func(ch ssa.Value) bool {
+		for _, u := range *ch.Referrers() {
+			switch u := u.(type) {
+			case *ssa.MakeClosure:
+				if u != mc {
+					return false
+				}
+			case *ssa.UnOp:
+				if u.Op != token.ARROW {
+					return false
+				}
+				joins = append(joins, u)
+			case *ssa.Select:
+				for _, st := range u.States {
+					if st.Chan == ch && st.Dir != types.RecvOnly {
+						return false
+					}
+				}
+				if start := ssaflow.SelectCase(u, ch); start != nil {
+					joins = append(joins, start)
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	switch v := v.(type) {
+	case *ssa.MakeChan:
+		return joins, v.Parent() == f && recvs(v)
+	case *ssa.Alloc:
+		if v.Parent() != f {
+			return nil, false
+		}
+		for _, u := range *v.Referrers() {
+			switch u := u.(type) {
+			case *ssa.MakeClosure:
+				if u != mc {
+					return nil, false
+				}
+			case *ssa.Store:
+				if mk, isMake := u.Val.(*ssa.MakeChan); u.Addr != v || !isMake || mk.Parent() != f {
+					return nil, false
+				}
+			case *ssa.UnOp:
+				if u.Op != token.MUL || !recvs(u) {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
+		}
+		return joins, true
+	}
+	return nil, false
+}
+
+// liveReach returns the functions that may run on the goroutine that
+// calls F, the function of ca's `go` statement S, while ca's goroutines
+// live (joins being the joins JoinedWithin found): those the calls in F
+// that may run after S and before a join may call, directly or through
+// other calls (go statements aside), those its deferred calls may
+// (wherever deferred: a t.Fatal or a panic between S and the join runs
+// them while the goroutines live), and the function literals F makes
+// but the goroutine's own, which code outside may call.
+func (r *Result) liveReach(ca *goroutines.Context, joins []ssa.Instruction) map[*ssa.Function]bool {
+	r.mu.Lock()
+	out, ok := r.live[ca]
+	r.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = make(map[*ssa.Function]bool)
+	site := ca.Site
+	f := site.Parent()
+	add := func(fn *ssa.Function) {
+		for g := range r.reachableFrom(fn) {
+			out[g] = true
+		}
+	}
+	for _, b := range f.Blocks {
+		for _, instr := range b.Instrs {
+			call, ok := instr.(ssa.CallInstruction)
+			if _, isGo := instr.(*ssa.Go); !ok || isGo {
+				continue
+			}
+			if _, deferred := instr.(*ssa.Defer); !deferred && !r.gr.Flow.MayFollowAvoidingAny(site, instr, joins) {
+				continue
+			}
+			for _, callee := range r.gr.CallGraph.Callees(call) {
+				add(callee)
+			}
+		}
+	}
+	for _, anon := range f.AnonFuncs {
+		if anon != ca.Entry {
+			add(anon)
+		}
+	}
+	r.mu.Lock()
+	if r.live == nil {
+		r.live = make(map[*goroutines.Context]map[*ssa.Function]bool)
+	}
+	r.live[ca] = out
+	r.mu.Unlock()
+	return out
 }
 
 // ReachableFrom returns f and the functions f may call, directly or

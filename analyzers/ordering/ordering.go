@@ -111,7 +111,8 @@ type Result struct {
 	restarts map[*goroutines.Context]ssa.Instruction
 	guards   map[guardKey][]sharedloc.Loc                                // onceGuards, memoized
 	doneObjs map[*goroutines.Context][]sharedloc.Loc                     // doneObjects, memoized
-	nested   map[*goroutines.Context]ssa.Instruction                     // JoinedWithin's Wait (nil: not joined), memoized
+	nested   map[*goroutines.Context][]ssa.Instruction                   // JoinedWithin's joins (nil: not joined), memoized
+	live     map[*goroutines.Context]map[*ssa.Function]bool              // liveReach, memoized
 	reach    map[*ssa.Function]map[*ssa.Function]bool                    // reachableFrom, memoized
 	befores  map[beforeKey]bool                                          // before, memoized
 	recvsOnC map[*goroutines.Context]map[sharedloc.Loc][]ssa.Instruction // recvsOn, memoized

@@ -532,7 +532,7 @@ func doneReceives(fn *ssa.Function, gos []ssa.Instruction) map[ssa.Instruction][
 		signalled := map[ssa.Value]bool{} // channels (or the variables holding them) made in fn
 		closure := mc.Fn.(*ssa.Function)
 		for i, fv := range closure.FreeVars {
-			if i < len(mc.Bindings) && signalsLast(closure, fv) {
+			if i < len(mc.Bindings) && ssaflow.SignalsLast(closure, fv) {
 				signalled[mc.Bindings[i]] = true
 			}
 		}
@@ -541,7 +541,7 @@ func doneReceives(fn *ssa.Function, gos []ssa.Instruction) map[ssa.Instruction][
 		}
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
-				if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW && signalled[channelVar(u.X)] {
+				if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW && signalled[ssaflow.ChannelVar(u.X)] {
 					out[g] = append(out[g], u)
 				}
 				if sel, ok := instr.(*ssa.Select); ok && selectJoins(sel, signalled) {
@@ -581,7 +581,7 @@ func doneOn(g *ssa.Go, w ssa.Instruction) bool {
 					return true
 				}
 			case *ssa.Call:
-				if isDone(&instr.Call) && returnsAfter(b.Instrs[i+1:]) {
+				if isDone(&instr.Call) && ssaflow.ReturnsAfter(b.Instrs[i+1:]) {
 					return true
 				}
 			}
@@ -633,7 +633,7 @@ func selectJoins(sel *ssa.Select, signalled map[ssa.Value]bool) bool {
 	}
 	join := -1
 	for i, st := range sel.States {
-		if st.Dir == types.RecvOnly && signalled[channelVar(st.Chan)] {
+		if st.Dir == types.RecvOnly && signalled[ssaflow.ChannelVar(st.Chan)] {
 			join = i
 			break
 		}
@@ -692,62 +692,6 @@ func endsHere(b *ssa.BasicBlock) bool {
 			if model.NoReturn(model.CalleeName(&instr.Call)) {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-// channelVar is the value a channel operand comes from: the variable it
-// is loaded from (captured variables live in memory), or itself.
-func channelVar(v ssa.Value) ssa.Value {
-	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
-		return u.X
-	}
-	return v
-}
-
-// signalsLast reports whether closure closes the channel in fv with a
-// deferred close, or sends on or closes it as the last thing in a block
-// that returns.
-func signalsLast(closure *ssa.Function, fv *ssa.FreeVar) bool {
-	isClose := func(c *ssa.CallCommon) bool {
-		b, ok := c.Value.(*ssa.Builtin)
-		return ok && b.Name() == "close" && len(c.Args) == 1 && channelVar(c.Args[0]) == fv
-	}
-	last := false
-	for _, b := range closure.Blocks {
-		for i, instr := range b.Instrs {
-			var signal bool
-			switch instr := instr.(type) {
-			case *ssa.Defer:
-				if isClose(&instr.Call) {
-					last = true
-				}
-			case *ssa.Send:
-				signal = channelVar(instr.Chan) == fv
-			case *ssa.Call:
-				signal = isClose(&instr.Call)
-			}
-			if signal {
-				if !returnsAfter(b.Instrs[i+1:]) {
-					return false // a signal before the work ends (review33's j3c)
-				}
-				last = true
-			}
-		}
-	}
-	return last
-}
-
-// returnsAfter reports whether instrs do nothing another goroutine could
-// see before the block returns: no calls, sends, stores or go statements.
-func returnsAfter(instrs []ssa.Instruction) bool {
-	for _, instr := range instrs {
-		switch instr.(type) {
-		case *ssa.Call, *ssa.Go, *ssa.Send, *ssa.Store, *ssa.MapUpdate, *ssa.Panic, *ssa.Jump, *ssa.If:
-			return false
-		case *ssa.Return:
-			return true
 		}
 	}
 	return false

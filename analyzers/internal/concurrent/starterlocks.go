@@ -44,7 +44,7 @@ func (e *Env) starterLocks(c *goroutines.Context, b *sharedloc.Access, vb View, 
 	if c == cb {
 		return nil
 	}
-	w, ok := e.Order.JoinedWithin(c)
+	joins, ok := e.Order.JoinedWithin(c)
 	if !ok {
 		return nil
 	}
@@ -52,5 +52,9 @@ func (e *Env) starterLocks(c *goroutines.Context, b *sharedloc.Access, vb View, 
 	if reach[b.Fn()] || reach[vb.Fn] || cb.Site != nil && reach[cb.Site.Parent()] {
 		return nil
 	}
-	return s.At(c.Site).Intersect(s.At(w))
+	held := s.At(c.Site)
+	for _, w := range joins {
+		held = held.Intersect(s.At(w))
+	}
+	return held
 }

