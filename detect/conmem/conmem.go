@@ -169,25 +169,7 @@ const (
 // the accesses by location with a counting sort: one map lookup per access
 // and two int32s per access besides the lists themselves.
 func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker {
-	c := &checker{g: g, sites: sites, site: make(map[uint32]trace.Site), own: make(map[ownKey][]int), maxUninit: MaxUninitChecks}
-	if sites != nil && len(sites.Sites) > 0 {
-		c.uses = make([]uint8, sites.Sites[len(sites.Sites)-1].ID+1)
-		for _, s := range sites.Sites {
-			if s.Uses == "" {
-				continue
-			}
-			for _, u := range strings.Fields(s.Uses) {
-				switch u {
-				case trace.UseDeref:
-					c.uses[s.ID] |= useDeref
-				case trace.UseIndex:
-					c.uses[s.ID] |= useIndex
-				case trace.UseLoopExit:
-					c.uses[s.ID] |= useLoopExit
-				}
-			}
-		}
-	}
+	c := &checker{g: g, sites: sites, site: make(map[uint32]trace.Site), own: make(map[ownKey][]int), maxUninit: MaxUninitChecks, uses: siteUses(sites)}
 	type key struct {
 		loc hb.Loc
 		cat uint8
@@ -314,6 +296,28 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 		}
 	}
 	return c
+}
+
+// siteUses returns, per site ID, the useDeref, useIndex and useLoopExit
+// bits of the site's Uses (which the instrumenter fills in).
+func siteUses(sites *trace.SiteTable) []uint8 {
+	if sites == nil || len(sites.Sites) == 0 {
+		return nil
+	}
+	uses := make([]uint8, sites.Sites[len(sites.Sites)-1].ID+1)
+	for _, s := range sites.Sites {
+		for _, u := range strings.Fields(s.Uses) {
+			switch u {
+			case trace.UseDeref:
+				uses[s.ID] |= useDeref
+			case trace.UseIndex:
+				uses[s.ID] |= useIndex
+			case trace.UseLoopExit:
+				uses[s.ID] |= useLoopExit
+			}
+		}
+	}
+	return uses
 }
 
 // derefAtomics returns the locations that an atomic load whose value is

@@ -2,6 +2,7 @@ package conmem
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -33,11 +34,71 @@ func check(t *testing.T, text string, sites []site, opts Options) []string {
 	return out
 }
 
-// findings runs Check on a text-form trace.
+// findings runs Check on a text-form trace. It also runs CheckStream on
+// the same events, with a window that holds them all, and checks that its
+// findings of the kinds it streams are Check's (without the spin-loop
+// inference, which CheckStream does not make): the same sites, messages
+// and witnesses but for Check's validation-only events past a check.
 func findings(t *testing.T, text string, sites []site, opts Options) []finding.Finding {
 	t.Helper()
 	g, tab := graph(t, text, sites)
+	nospin := opts
+	nospin.NoSpinLoops, nospin.Stats = true, nil
+	want := streamedKinds(Check(g, tab, nospin))
+	k := 0
+	next := func() (trace.Event, error) {
+		if k == len(g.Events) {
+			return trace.Event{}, io.EOF
+		}
+		k++
+		return g.Events[k-1], nil
+	}
+	got, err := CheckStream(next, tab, StreamOptions{Window: len(g.Events) + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := streamedSummary(got), streamedSummary(want); !slices.Equal(g, w) {
+		t.Errorf("CheckStream:\n\t%s\nCheck (no spin loops):\n\t%s", strings.Join(g, "\n\t"), strings.Join(w, "\n\t"))
+	}
 	return Check(g, tab, opts)
+}
+
+// streamedKinds returns the findings of fs of the kinds CheckStream
+// reports.
+func streamedKinds(fs []finding.Finding) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		switch f.Kind {
+		case finding.ConNull, finding.ConClosed, finding.ConIndex, finding.ConMap:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// streamedSummary sums findings up for TestStream's comparison: kind,
+// message, sites, and witness events but those only validation uses past
+// a check (Check's withNext and withLast), with their goroutine, instance
+// and trace index.
+func streamedSummary(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		s := f.Kind + " " + f.Message
+		for _, x := range f.Sites {
+			s += fmt.Sprintf(" k.go:%d(%s)", x.Line, x.Role)
+		}
+		for _, w := range f.Witnesses {
+			for _, e := range w.Events {
+				switch e.Role {
+				case "write-at", "write-next", "index-last", "check-last":
+					continue
+				}
+				s += fmt.Sprintf(" [%s g%d site %d #%d @%d]", e.Role, e.G, e.Site, e.N, e.Index)
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // graph analyses a text-form trace with a site table of sites.

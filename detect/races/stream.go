@@ -3,6 +3,7 @@ package races
 import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/internal/streamed"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -61,14 +62,9 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 	return fs, err
 }
 
-// maxLockScan is pipeline/predict's bound on how far back it looks for the
-// Lock of a witness event's critical section.
-const maxLockScan = 1 << 20
-
 // reportStreamed adds access x to the finding and witness that report
 // builds, from what CheckStream kept of it.
 func (c *checker) reportStreamed(f *finding.Finding, w *finding.Witness, x access) {
-	ctx := x.ctx
 	role := roleOf(x)
 	kind := trace.EvRead
 	switch {
@@ -79,36 +75,7 @@ func (c *checker) reportStreamed(f *finding.Finding, w *finding.Witness, x acces
 	case x.atomic:
 		kind = trace.EvAtomicLoad
 	}
-	e := finding.Event{Role: role, G: ctx.ID, Site: x.site, N: x.n, Kind: kind.String(), Index: x.ev}
-	if x.ev > 0 {
-		// The outermost Lock still open, within maxLockScan events.
-		var outer *hb.Held
-		for h := ctx.Held; h != nil && x.ev-h.Index < maxLockScan; h = h.Next {
-			outer = h
-		}
-		if outer != nil && outer.Site != 0 {
-			e.Lock = &finding.Event{Role: "lock", G: ctx.ID, Site: outer.Site, N: outer.N, Kind: outer.Kind.String(), Index: outer.Index}
-		}
-	}
-	w.Events = append(w.Events, e)
-	s := finding.SiteOf(c.sites, x.site, role)
-	var spawn finding.Site
-	if sp := ctx.Spawn; sp != 0 {
-		spawn = finding.SiteOf(c.sites, sp, "go")
-		s.Goroutine = spawn.Pos()
-	} else if ctx.Adopted {
-		spawn = finding.UnseenSpawn()
-	}
-	f.Sites = append(f.Sites, s)
-	f.Spawns = append(f.Spawns, spawn)
-	var stack []finding.Site
-	for fr := ctx.Stack; fr != nil; fr = fr.Up {
-		stack = append(stack, finding.SiteOf(c.sites, fr.Site, "call"))
-	}
-	for l, r := 0, len(stack)-1; l < r; l, r = l+1, r-1 {
-		stack[l], stack[r] = stack[r], stack[l]
-	}
-	f.Stacks = append(f.Stacks, stack)
-	f.Evidence.Locks = append(f.Evidence.Locks, ctx.LockNames(c.sites))
-	f.Evidence.Clocks = append(f.Evidence.Clocks, ctx.Clock.VC().String())
+	e := streamed.Event{Index: x.ev, Site: x.site, N: x.n, Kind: kind, Ctx: x.ctx}
+	w.Events = append(w.Events, e.Witness(role))
+	streamed.AddSite(f, c.sites, e, role)
 }

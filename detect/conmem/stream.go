@@ -1,0 +1,616 @@
+package conmem
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/detect/internal/streamed"
+	"github.com/precog-dev/precog/shim/trace"
+)
+
+// StreamOptions configures CheckStream.
+type StreamOptions struct {
+	// Window is hb.StreamOptions.Window (hb.DefaultWindow if 0).
+	Window int
+	// MaxLocations bounds the locations (memory, maps, channels) that keep
+	// state (DefaultMaxLocations if 0; negative, no bound): past it the
+	// location first seen longest ago is dropped, and counted.
+	MaxLocations int
+	// Stats, if not nil, receives counts of what CheckStream did.
+	Stats *StreamStats
+}
+
+// StreamStats counts what one CheckStream did.
+type StreamStats struct {
+	// Events counts the events walked.
+	Events int
+	// Withheld counts the findings not reported because one of their
+	// events' goroutines was unsettled (hb.Context.Unsettled): the order
+	// that would have pruned them may lie past the walk's window.
+	Withheld int
+	// LocationsDropped counts the locations whose state was dropped past
+	// StreamOptions.MaxLocations (findings with their accesses missed).
+	LocationsDropped int
+	// Dropped counts the accesses dropped from a location's lists, each
+	// of which holds the latest maxKept distinguishable accesses of its
+	// role: pairs with the older ones are missed.
+	Dropped int
+}
+
+// DefaultMaxLocations is StreamOptions.MaxLocations' default: a location's
+// state is a few hundred bytes when it holds a handful of accesses.
+const DefaultMaxLocations = 1 << 18
+
+// maxKept bounds each list of a location's state (its nil stores,
+// dereferenced reads, index reads, writes, map accesses, closes and
+// sends), as MaxInstances bounds Check's: a streamed location that passes
+// it drops its oldest entry instead of being skipped.
+const maxKept = 256
+
+// maxCovers bounds the non-nil writes kept per nil store that happen after
+// it (overwrittenBetween's writes): the latest are kept.
+const maxCovers = 8
+
+// CheckStream is Check on a trace too large to hold in memory: it walks
+// the events that next returns in the global order (trace.OrderedReader's
+// Next) with hb.Stream, without the mutexes' order as Check's graph, and
+// applies four of Check's checks, con-null, con-closed, con-index and
+// con-map, to each location's accesses as they come, keeping per location
+// only what the checks ask of the past: the last write, each goroutine's
+// last write and last access, and the accesses of each role (at most
+// maxKept, instances folded as Check folds them), each with what a
+// report needs, so that nothing refers back to the trace. A pair is
+// judged when its second access comes, by Check's tests: con-null's nil
+// store before the dereference by the two candidates and the writes
+// ordered between them (the latest maxCovers of them), its nil store
+// after the dereference when the nil store's goroutine next writes the
+// location (or at the end). With a window longer than the trace and
+// NoSpinLoops, its findings of these four kinds are Check's, but for the
+// validation-only witness events Check adds past the check before a use
+// (a written value's next write, a loop's last index read), which
+// CheckStream does not keep.
+//
+// Left out: con-uninit and the test lifetime check (both ask of a
+// location's whole history: its first initializer, every Add of a
+// WaitGroup life), the spin-loop inference (its edges are a second walk),
+// and the atomic accesses of a location before its first atomic load
+// marked deref (Check indexes those locations from the whole trace
+// first). A finding whose event's goroutine the walk marked unsettled is
+// withheld and counted (StreamStats.Withheld). next's error other than
+// io.EOF (trace.ErrBroken) is returned with the findings of the events
+// before it.
+func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
+	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), held: make(map[string]bool)}
+	s.maxLoc = opts.MaxLocations
+	if s.maxLoc == 0 {
+		s.maxLoc = DefaultMaxLocations
+	}
+	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites}, Window: opts.Window}, s.visit)
+	for _, k := range s.order {
+		if l := s.states[k]; l != nil {
+			s.flush(l)
+		}
+	}
+	slices.SortFunc(s.out, finding.Compare)
+	if opts.Stats != nil {
+		opts.Stats.Events += st.Events
+		opts.Stats.Withheld += s.withheld
+		opts.Stats.LocationsDropped += s.locDropped
+		opts.Stats.Dropped += s.dropped
+	}
+	return s.out, err
+}
+
+type streamChecker struct {
+	sites  *trace.SiteTable
+	uses   []uint8
+	states map[stateKey]*locState
+	order  []stateKey // the locations with state, first seen first
+	maxLoc int
+	out    []finding.Finding
+	seen   map[string]bool
+	held   map[string]bool // the site keys of the withheld findings
+
+	withheld, locDropped, dropped int
+}
+
+type stateKey struct {
+	loc hb.Loc
+	cat uint8
+}
+
+// An sacc is an access as CheckStream keeps it.
+type sacc struct {
+	streamed.Event
+	value uint64 // a write's value (nil or not), an atomic load's
+	seq   uint64 // trace.Event.Seq, which instances fold by
+	// prev and prevWrite are, for a kept read, its goroutine's last
+	// access and last write of the location before it.
+	prev, prevWrite *sacc
+	// sawNil is set on a dereferenced read that observed nil: it did not
+	// crash, so it is no con-null suspect (nor is any instance of it).
+	sawNil bool
+}
+
+func (a *sacc) g() int { return a.Ctx.G }
+
+// A nilStore is a kept nil store with what later events taught of it.
+type nilStore struct {
+	*sacc
+	next    *sacc   // its goroutine's next write of the location, once seen
+	covers  []*sacc // non-nil writes that happen after it (the latest maxCovers)
+	pending []*sacc // dereferences before it, judged when next comes
+}
+
+// ownAccesses are one goroutine's last write and last access of a location.
+type ownAccesses struct{ write, access *sacc }
+
+// A locState is what CheckStream keeps of one location.
+type locState struct {
+	key  stateKey
+	last *sacc // the last write, in the trace's order
+	own  map[int]*ownAccesses
+	// derefd is set on an atomic location once an atomic load marked
+	// deref read it: only then do its accesses take part in con-null.
+	derefd bool
+
+	nils   []*nilStore
+	derefs []*sacc
+	idxR   []*sacc
+	idxW   []*sacc
+	maps   []*sacc
+	closes []*sacc
+	sends  []*sacc
+}
+
+func (s *streamChecker) visit(st *hb.Step) {
+	ev := st.Event
+	var cat uint8
+	switch ev.Kind {
+	case trace.EvRead, trace.EvWrite:
+		cat = catMem
+	case trace.EvAtomicLoad, trace.EvAtomicStore:
+		cat = catAtom
+	case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter:
+		cat = catMap
+	case trace.EvChanClose, trace.EvChanSend:
+		cat = catChan
+	case trace.EvSelect:
+		site, _ := s.sites.Lookup(ev.Site)
+		if ev.Arg < 0 || int(ev.Arg) >= len(site.Cases) || site.Cases[ev.Arg] != 's' {
+			return
+		}
+		cat = catChan
+	default:
+		return
+	}
+	a := &sacc{Event: streamed.Event{Index: st.Index, Site: ev.Site, N: st.Instance, Kind: ev.Kind, Ctx: st.Ctx}, value: ev.Value, seq: ev.Seq}
+	k := stateKey{st.Loc, cat}
+	l := s.states[k]
+	if l == nil {
+		l = s.add(k)
+	}
+	if cat == catAtom && !l.derefd {
+		// Not (yet) a location an atomic load dereferences: its
+		// accesses are only each goroutine's last ones, which a later
+		// dereference's check may be.
+		if l.derefd = ev.Kind == trace.EvAtomicLoad && s.used(ev, useDeref); !l.derefd {
+			s.own(l, a).access = a
+			if isWrite(a.Kind) {
+				l.last = a
+			}
+			return
+		}
+	}
+	switch cat {
+	case catMem, catAtom:
+		s.memory(l, a)
+	case catMap:
+		s.mapAccess(l, a)
+	case catChan:
+		s.channel(l, a)
+	}
+}
+
+// add starts the state of location k, dropping the oldest past maxLoc.
+func (s *streamChecker) add(k stateKey) *locState {
+	if s.maxLoc > 0 && len(s.states) >= s.maxLoc {
+		for len(s.order) > 0 {
+			old := s.order[0]
+			s.order = s.order[1:]
+			if l := s.states[old]; l != nil {
+				s.flush(l)
+				delete(s.states, old)
+				s.locDropped++
+				break
+			}
+		}
+	}
+	l := &locState{key: k}
+	s.states[k] = l
+	s.order = append(s.order, k)
+	return l
+}
+
+// flush reports the nil stores' pending pairs, which no next write judged.
+func (s *streamChecker) flush(l *locState) {
+	for _, w := range l.nils {
+		for _, r := range w.pending {
+			s.reportNull(r, w)
+		}
+		w.pending = nil
+	}
+}
+
+func (s *streamChecker) used(ev *trace.Event, use uint8) bool {
+	return (ev.Kind == trace.EvRead || ev.Kind == trace.EvAtomicLoad && use == useDeref) && int(ev.Site) < len(s.uses) && s.uses[ev.Site]&use != 0
+}
+
+// keep appends x to list, dropping the oldest entry past maxKept (the
+// callers append only what no entry is an instance of).
+func keep[T any](s *streamChecker, list *[]T, x T) {
+	if len(*list) >= maxKept {
+		*list = slices.Delete(*list, 0, 1)
+		s.dropped++
+	}
+	*list = append(*list, x)
+}
+
+// folded reports whether list holds an instance of a.
+func folded(list []*sacc, a *sacc) bool {
+	return slices.ContainsFunc(list, func(b *sacc) bool { return sameInstance(a, b) })
+}
+
+// sameInstance reports whether a and b are accesses no check can tell
+// apart (Check's instances): one goroutine's at one site, of one kind,
+// with no sync event of that goroutine in between.
+func sameInstance(a, b *sacc) bool {
+	return b.g() == a.g() && b.Site == a.Site && b.Kind == a.Kind && b.seq == a.seq
+}
+
+// before is Graph.HappensBefore on two kept accesses.
+func before(a, b *sacc) bool { return hb.Before(a.Ctx, a.Index, b.Ctx, b.Index) }
+
+// commonLock is Graph.CommonLock on two kept accesses.
+func commonLock(a, b *sacc) bool {
+	for _, x := range a.Ctx.Locks {
+		for _, y := range b.Ctx.Locks {
+			if x.Addr == y.Addr && (x.Mode == hb.Write || y.Mode == hb.Write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// atomicSection is checker.atomic on kept accesses: a and b, of one
+// goroutine (a first), hold a lock across both, in one critical section
+// (the same Lock event still open at both), that x holds in a mode that
+// excludes it.
+func atomicSection(a, b, x *sacc) bool {
+	for _, l := range b.Ctx.Locks {
+		if !slices.Contains(a.Ctx.Locks, l) {
+			continue
+		}
+		if !slices.ContainsFunc(x.Ctx.Locks, func(m hb.Lock) bool {
+			return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
+		}) {
+			continue
+		}
+		if ha, hb := openLock(a.Ctx, l.Addr), openLock(b.Ctx, l.Addr); ha != nil && ha == hb {
+			return true
+		}
+	}
+	return false
+}
+
+// openLock returns the newest open Lock of addr in ctx, or nil.
+func openLock(ctx *hb.Context, addr uint64) *hb.Held {
+	for h := ctx.Held; h != nil; h = h.Next {
+		if h.Addr == addr {
+			return h
+		}
+	}
+	return nil
+}
+
+// memory takes a read or write of memory (plain, or atomic at a location
+// an atomic load dereferences): con-null and con-index.
+func (s *streamChecker) memory(l *locState, a *sacc) {
+	o := s.own(l, a)
+	if isWrite(a.Kind) {
+		s.write(l, a)
+		l.last, o.write = a, a
+	} else {
+		a.prev, a.prevWrite = o.access, o.write
+		s.read(l, a)
+	}
+	o.access = a
+}
+
+// own returns the last accesses of a's goroutine to location l.
+func (s *streamChecker) own(l *locState, a *sacc) *ownAccesses {
+	if l.own == nil {
+		l.own = make(map[int]*ownAccesses)
+	}
+	o := l.own[a.g()]
+	if o == nil {
+		o = &ownAccesses{}
+		l.own[a.g()] = o
+	}
+	return o
+}
+
+func (s *streamChecker) write(l *locState, a *sacc) {
+	// The nil stores so far: a's goroutine's next write after theirs,
+	// and a non-nil write that happens after them.
+	for _, w := range l.nils {
+		if w.next == nil && w.g() == a.g() {
+			w.next = a
+			for _, r := range w.pending {
+				if a.value == 0 || !atomicSection(w.sacc, a, r) {
+					s.reportNull(r, w)
+				}
+			}
+			w.pending = nil
+		}
+		if a.value != 0 && before(w.sacc, a) {
+			if len(w.covers) >= maxCovers {
+				w.covers = slices.Delete(w.covers, 0, 1)
+			}
+			w.covers = append(w.covers, a)
+		}
+	}
+	if a.value == 0 && !slices.ContainsFunc(l.nils, func(n *nilStore) bool { return sameInstance(n.sacc, a) }) {
+		w := &nilStore{sacc: a}
+		// The dereferences before it: a lock across one and its
+		// goroutine's access before prunes it now, one across the nil
+		// store and its goroutine's next write when that comes.
+		for _, r := range l.derefs {
+			if r.sawNil || r.g() == a.g() || s.reported(finding.ConNull, r, a) || before(r, a) {
+				continue
+			}
+			if r.prev != nil && atomicSection(r.prev, r, a) {
+				continue
+			}
+			w.pending = append(w.pending, r)
+		}
+		keep(s, &l.nils, w)
+	}
+	if a.Kind == trace.EvWrite && !folded(l.idxW, a) {
+		for _, r := range l.idxR {
+			if r.g() != a.g() && !before(r, a) && !commonLock(r, a) {
+				s.reportIndex(r, a)
+			}
+		}
+		keep(s, &l.idxW, a)
+	}
+}
+
+func (s *streamChecker) read(l *locState, a *sacc) {
+	ev := trace.Event{Kind: a.Kind, Site: a.Site}
+	if s.used(&ev, useDeref) && !folded(l.derefs, a) {
+		// What the read observed: an atomic load's own value, or the
+		// last write's if it happens before the read.
+		if a.Kind == trace.EvAtomicLoad {
+			a.sawNil = a.value == 0
+		} else if l.last != nil && before(l.last, a) {
+			a.sawNil = l.last.value == 0
+		}
+		if !a.sawNil {
+			for _, w := range l.nils {
+				if w.g() != a.g() && !s.reported(finding.ConNull, a, w.sacc) && s.nullFeasible(w, a) {
+					s.reportNull(a, w)
+				}
+			}
+		}
+		keep(s, &l.derefs, a)
+	}
+	if s.used(&ev, useIndex) && !folded(l.idxR, a) {
+		for _, w := range l.idxW {
+			if w.g() != a.g() && !before(w, a) && !commonLock(w, a) {
+				s.reportIndex(a, w)
+			}
+		}
+		keep(s, &l.idxR, a)
+	}
+}
+
+// nullFeasible is checker.nullFeasible for a nil store w before the
+// dereference r in the trace.
+func (s *streamChecker) nullFeasible(w *nilStore, r *sacc) bool {
+	if rpp := r.prevWrite; rpp != nil && rpp.value != 0 && before(w.sacc, rpp) {
+		return false
+	}
+	wpf := w.next
+	if wpf != nil && wpf.value != 0 && before(wpf, r) {
+		return false
+	}
+	if slices.ContainsFunc(w.covers, func(x *sacc) bool { return before(x, r) }) {
+		return false
+	}
+	if r.prev != nil && atomicSection(r.prev, r, w.sacc) {
+		return false
+	}
+	return wpf == nil || wpf.value == 0 || !atomicSection(w.sacc, wpf, r)
+}
+
+// mapAccess takes a map read, write or iteration: con-map.
+func (s *streamChecker) mapAccess(l *locState, a *sacc) {
+	if folded(l.maps, a) {
+		return
+	}
+	for _, b := range l.maps {
+		if b.g() == a.g() || before(b, a) || commonLock(a, b) {
+			continue
+		}
+		switch {
+		case b.Kind == trace.EvMapWrite:
+			s.reportMap(b, a)
+		case a.Kind == trace.EvMapWrite:
+			s.reportMap(a, b)
+		}
+	}
+	keep(s, &l.maps, a)
+}
+
+// channel takes a close or a send (a select's send case): con-closed.
+func (s *streamChecker) channel(l *locState, a *sacc) {
+	if a.Kind == trace.EvChanClose {
+		if folded(l.closes, a) {
+			return
+		}
+		for _, u := range l.sends {
+			if u.g() != a.g() && !before(u, a) {
+				s.reportClosed(a, u)
+			}
+		}
+		for _, c := range l.closes {
+			if c.g() != a.g() {
+				s.reportClosed(c, a)
+			}
+		}
+		keep(s, &l.closes, a)
+		return
+	}
+	if folded(l.sends, a) {
+		return
+	}
+	for _, c := range l.closes {
+		if c.g() != a.g() {
+			s.reportClosed(c, a)
+		}
+	}
+	keep(s, &l.sends, a)
+}
+
+// A streamRole is one event of a streamed finding (role) as its site or,
+// witness-only, in its witness.
+type streamRole struct {
+	a       *sacc
+	role    string
+	witness bool
+}
+
+// reported reports whether a finding of kind at a's and b's sites (in
+// that order of roles) was reported already (report's key).
+func (s *streamChecker) reported(kind string, a, b *sacc) bool {
+	return s.seen[fmt.Sprintf("%s/%d/%d", kind, a.Site, b.Site)]
+}
+
+func (s *streamChecker) expr(a *sacc) string {
+	if site, ok := s.sites.Lookup(a.Site); ok && site.Expr != "" {
+		return site.Expr
+	}
+	return "the location"
+}
+
+func (s *streamChecker) fn(a *sacc) string {
+	if site, ok := s.sites.Lookup(a.Site); ok && site.Function != "" {
+		return site.Function
+	}
+	return "another function"
+}
+
+// withCheck is checker.withCheck on kept accesses: r's goroutine's read
+// of the location before r, unless the write w happens before it.
+func withCheck(roles []streamRole, r, w *sacc) []streamRole {
+	p := r.prev
+	if p == nil || !isRead(p.Kind) || before(w, p) {
+		return roles
+	}
+	return append(roles, streamRole{a: p, role: "check", witness: true})
+}
+
+func (s *streamChecker) reportNull(r *sacc, w *nilStore) {
+	if s.reported(finding.ConNull, r, w.sacc) {
+		return
+	}
+	s.report(finding.ConNull,
+		fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
+			s.expr(w.sacc), s.fn(w.sacc), s.fn(r)),
+		withCheck([]streamRole{{a: r, role: finding.RoleDeref}, {a: w.sacc, role: finding.RoleNilStore}}, r, w.sacc),
+		"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write")
+}
+
+func (s *streamChecker) reportIndex(r, w *sacc) {
+	if s.reported(finding.ConIndex, r, w) {
+		return
+	}
+	s.report(finding.ConIndex,
+		fmt.Sprintf("%s used as an index or bound in %s may be changed concurrently by %s with no common lock: index or slice bounds out of range",
+			s.expr(r), s.fn(r), s.fn(w)),
+		withCheck([]streamRole{{a: r, role: finding.RoleIndex}, {a: w, role: finding.RoleWrite}}, r, w),
+		"the read and the write are concurrent and hold no common lock")
+}
+
+func (s *streamChecker) reportMap(w, b *sacc) {
+	if s.reported(finding.ConMap, w, b) {
+		return
+	}
+	what := map[trace.Kind]string{trace.EvMapWrite: "writes", trace.EvMapRead: "read and map write", trace.EvMapIter: "iteration and map write"}[b.Kind]
+	s.report(finding.ConMap,
+		fmt.Sprintf("%s written in %s may run concurrently with %s's access with no common lock (fatal error: concurrent map %s)",
+			s.expr(w), s.fn(w), s.fn(b), what),
+		[]streamRole{{a: w, role: finding.RoleMapWrite}, {a: b, role: mapRole(b.Kind)}},
+		"the two accesses are concurrent and hold no common lock")
+}
+
+func (s *streamChecker) reportClosed(cl, u *sacc) {
+	if s.reported(finding.ConClosed, cl, u) {
+		return
+	}
+	if u.Kind == trace.EvChanClose {
+		s.report(finding.ConClosed,
+			fmt.Sprintf("%s closed in %s may be closed again concurrently by %s (close of closed channel)",
+				s.expr(cl), s.fn(cl), s.fn(u)),
+			[]streamRole{{a: cl, role: finding.RoleClose}, {a: u, role: finding.RoleClose}},
+			"two goroutines close the channel")
+		return
+	}
+	s.report(finding.ConClosed,
+		fmt.Sprintf("%s closed in %s may still be sent on by %s (send on closed channel); the close should wait for every sender",
+			s.expr(cl), s.fn(cl), s.fn(u)),
+		[]streamRole{{a: cl, role: finding.RoleClose}, {a: u, role: finding.RoleSend}},
+		"the send does not happen before the close")
+}
+
+// report adds a finding, as checker.report does, unless one of the same
+// kind and site lines was reported already or one of its events'
+// goroutines was unsettled (withheld).
+func (s *streamChecker) report(kind, msg string, roles []streamRole, notes ...string) {
+	var main []*sacc
+	for _, r := range roles {
+		if !r.witness {
+			main = append(main, r.a)
+		}
+	}
+	key := fmt.Sprintf("%s/%d/%d", kind, main[0].Site, main[1].Site)
+	if main[0].Ctx.Unsettled || main[1].Ctx.Unsettled {
+		if !s.held[key] {
+			s.held[key] = true
+			s.withheld++
+		}
+		return
+	}
+	s.seen[key] = true
+	f := finding.Finding{Kind: kind, Status: finding.Predicted, Message: msg}
+	w := finding.Witness{}
+	for _, r := range roles {
+		w.Events = append(w.Events, r.a.Witness(r.role))
+		if !r.witness {
+			streamed.AddSite(&f, s.sites, r.a.Event, r.role)
+		}
+	}
+	f.Evidence.Notes = notes
+	f.Witnesses = []finding.Witness{w}
+	f.SetID()
+	k := lineKey(kind, f.Sites)
+	if s.seen[k] {
+		return
+	}
+	s.seen[k] = true
+	s.out = append(s.out, f)
+}
