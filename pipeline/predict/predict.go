@@ -145,7 +145,8 @@ type DetectOptions struct {
 	// NoRaces turns the data race checker (kind race) off.
 	NoRaces bool
 	// MaxTraceBytes gives the runs whose trace file is larger the
-	// streamed race check alone, with a note: the other checkers hold the
+	// streamed checkers alone (the race checker, and ConMem's con-null,
+	// con-closed, con-index and con-map), with a note: the other checkers hold the
 	// whole trace, and precog test's peak memory measured up to about 35
 	// times the largest trace so analysed (an event is 3 to 8 bytes on
 	// disk and 80 in memory, plus the happens-before graphs and the
@@ -283,7 +284,7 @@ type Result struct {
 type Stats struct {
 	Packages, Tests int
 	Runs            int // recorded runs, all tests
-	Skipped         int // runs not analysed: over DetectOptions.MaxGoroutines, or over MaxTraceBytes with NoRaces
+	Skipped         int // runs not analysed: over DetectOptions.MaxGoroutines
 	// Alone counts the runs whose every event one goroutine made: no
 	// checker ran on them, none having two goroutines to compare.
 	Alone int
@@ -299,7 +300,7 @@ type Stats struct {
 	// stopped before its end.
 	Stopped int
 	// Streamed counts the runs over DetectOptions.MaxTraceBytes that got
-	// the data race checker alone, streamed (races.CheckStream).
+	// the streamed checkers alone (races.CheckStream, conmem.CheckStream).
 	Streamed   int
 	FailedRuns int // runs whose test failed, panicked, crashed or timed out
 	// Targeted counts the runs forced by targeted perturbation, and
@@ -1011,13 +1012,13 @@ func largestTrace(t *record.Test) int64 {
 }
 
 // detectingLine is the progress line of detection in test t, the n-th of
-// the of tests of the recording: a trace over -max-trace gets the race checker alone, streamed, and
+// the of tests of the recording: a trace over -max-trace gets the streamed checkers alone, and
 // can take minutes (smux's 185 MiB TestParallel: 95 s of CPU), so the
 // line says so.
 func detectingLine(n, of int, pkg string, t *record.Test, maxBytes int64) string {
 	line := fmt.Sprintf("detecting [%d/%d] %s %s", n, of, pkg, t.Name)
 	if size := largestTrace(t); maxBytes > 0 && size > maxBytes {
-		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check only, streamed)", float64(size)/(1<<20))
+		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check and ConMem only, streamed)", float64(size)/(1<<20))
 	}
 	return line
 }
@@ -1158,12 +1159,6 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	clock := o.clock()
 	if max := o.maxTraceBytes(); max > 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > max {
-			if o.NoRaces {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace); not analysed",
-					what, size(fi.Size()), size(max)))
-				res.Stats.Skipped++
-				return nil, nil, nil
-			}
 			fs, err := tc.stream(what, path, fi.Size(), max, sites, o, clock, res)
 			return fs, nil, err
 		}
@@ -1205,39 +1200,141 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	return fs, evs, nil
 }
 
-// stream runs the data race checker alone on the trace at path, which is
-// over the limit of max bytes, streamed (races.CheckStream): in memory
-// bounded by the trace's goroutines, sync objects and locations (at most
-// races.Options.MaxLocations), not its length. Its findings' witnesses
-// are already named as control points, with their Locks. The note says
-// which checkers the run got and what the stream withheld or dropped, and
-// where it stopped if the goroutine or time limit stopped it.
-func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteTable, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
+// stream runs the checkers that can walk a trace without holding it on
+// the trace at path, which is over the limit of limit bytes: the data race
+// checker (races.CheckStream, unless NoRaces), then ConMem's con-null,
+// con-closed, con-index and con-map (conmem.CheckStream), each a walk of
+// its own in memory bounded by the trace's goroutines, sync objects and
+// locations, not its length, both against clock (the second gets what the
+// first left). Their findings' witnesses are already named as control
+// points, with their Locks. The note says which checkers the run got and
+// what each walk withheld or dropped, and where it stopped if the
+// goroutine or time limit stopped it.
+func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.SiteTable, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
+	var fs []finding.Finding
+	var ran, notes []string
+	var stopped *streamPass
+	events, limited, timedOut := 0, false, false
+	walk := func(checker string, check func(next func() (trace.Event, error)) ([]finding.Finding, error)) error {
+		if stopped != nil {
+			notes = append(notes, checker+" did not run")
+			return nil
+		}
+		p, err := tc.streamPass(what, checker, path, n, o, clock, check)
+		if err != nil {
+			return err
+		}
+		fs = append(fs, p.found...)
+		ran = append(ran, checker)
+		events = max(events, p.events)
+		notes = append(notes, p.notes...)
+		limited = limited || p.limited
+		timedOut = timedOut || p.timedOut
+		if p.late {
+			stopped = &p // the time is spent: the walks after it do not run
+		}
+		return nil
+	}
+	if !o.NoRaces {
+		var st races.Stats
+		ro := o.Races
+		ro.Stats = &st
+		err := walk("the data race checker", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+			found, err := races.CheckStream(next, sites, ro)
+			if st.Withheld > 0 {
+				notes = append(notes, fmt.Sprintf("the races found at %d accesses were withheld (their goroutine's order waited on a channel or atomic match more than %d events later)",
+					st.Withheld, window(ro.Window)))
+			}
+			if st.LocationsDropped > 0 {
+				notes = append(notes, fmt.Sprintf("%d locations dropped past %d (races with their accesses missed)", st.LocationsDropped, maxLocations(ro)))
+			}
+			return found, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if o.Races.Stats != nil {
+			o.Races.Stats.Dropped += st.Dropped
+			o.Races.Stats.Events += st.Events
+			o.Races.Stats.Withheld += st.Withheld
+			o.Races.Stats.LocationsDropped += st.LocationsDropped
+		}
+	}
+	var cst conmem.StreamStats
+	co := conmem.StreamOptions{Window: o.Races.Window, Stats: &cst}
+	err := walk("ConMem", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+		found, err := conmem.CheckStream(next, sites, co)
+		if cst.Withheld > 0 {
+			notes = append(notes, fmt.Sprintf("ConMem withheld %d %s (a goroutine's order waited on a channel or atomic match more than %d events later)",
+				cst.Withheld, plural(cst.Withheld, "finding", "findings"), window(co.Window)))
+		}
+		if cst.LocationsDropped > 0 {
+			notes = append(notes, fmt.Sprintf("ConMem dropped %d locations past %d (its findings with their accesses missed)", cst.LocationsDropped, conmem.DefaultMaxLocations))
+		}
+		return found, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.Events += events
+	res.Stats.Streamed++
+	if timedOut {
+		res.Stats.Stopped++
+	}
+	for i, c := range ran {
+		if c == "ConMem" {
+			ran[i] = "ConMem's con-null, con-closed, con-index and con-map"
+		}
+	}
+	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); con-uninit, OSCS, Unicorn and the test lifetime checks did not",
+		what, size(n), size(limit), strings.Join(ran, " and "), events)
+	for _, x := range notes {
+		note += "; " + x
+	}
+	if limited {
+		// Said whether or not the stream reached the stop.
+		note += "; " + limitedNote
+	}
+	res.Notes = append(res.Notes, note)
+	return fs, nil
+}
+
+// A streamPass is what one streamed walk of a trace did.
+type streamPass struct {
+	found  []finding.Finding
+	events int      // events read
+	notes  []string // where it stopped, and why
+	over   bool     // stopped at -max-goroutines (the next walk stops there too)
+	late   bool     // stopped at the time limit, the interrupt or the cut
+	// timedOut is late at -max-trace-time (not the interrupt or the cut).
+	timedOut bool
+	limited  bool // the trace ends at -max-record
+}
+
+// streamPass walks the trace at path with check, a streamed checker,
+// which reads its events through next: next stops the walk at the
+// goroutine past -max-goroutines (the findings of a prefix are findings
+// of the whole run) and when clock says the time is spent.
+func (tc *testChecks) streamPass(what, checker, path string, n int64, o DetectOptions, clock *traceClock,
+	check func(next func() (trace.Event, error)) ([]finding.Finding, error)) (streamPass, error) {
+	var p streamPass
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return p, fmt.Errorf("%s: %w", what, err)
 	}
 	defer f.Close()
 	rd, err := trace.NewOrderedReader(f, n)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return p, fmt.Errorf("%s: %w", what, err)
 	}
-	var st races.Stats
-	ro := o.Races
-	ro.Stats = &st
-	// The streamed clocks' cost grows with the goroutines as the whole
-	// graph's does: past -max-goroutines the stream stops, and the races
-	// found before it stand (a race of a prefix is one of the whole run).
-	// So does the time limit.
 	began, maxG := 0, o.maxGoroutines()
-	read := 0
 	next := func() (trace.Event, error) {
 		if clock.tick() {
 			return trace.Event{}, errOverTime
 		}
 		ev, err := rd.Next()
 		if err == nil {
-			read++
+			p.events++
 			if ev.Kind == trace.EvBegin {
 				if began++; maxG > 0 && began > maxG {
 					return ev, errOverGoroutines
@@ -1246,59 +1343,47 @@ func (tc *testChecks) stream(what, path string, n, max int64, sites *trace.SiteT
 		}
 		return ev, err
 	}
-	var fs []finding.Finding
 	var broken error
-	tc.guard("races", what, func() { fs, broken = races.CheckStream(next, sites, ro) })
-	over := errors.Is(broken, errOverGoroutines)
-	late := errors.Is(broken, errOverTime)
-	if over || late {
+	name := map[string]string{"ConMem": "conmem"}[checker]
+	if name == "" {
+		name = "races"
+	}
+	tc.guard(name, what, func() { p.found, broken = check(next) })
+	p.over = errors.Is(broken, errOverGoroutines)
+	p.late = errors.Is(broken, errOverTime)
+	if p.over || p.late {
 		broken = nil
 	}
 	if broken != nil && !errors.Is(broken, trace.ErrBroken) {
-		return nil, fmt.Errorf("%s: %w", what, broken)
+		return p, fmt.Errorf("%s: %w", what, broken)
 	}
-	if o.Races.Stats != nil {
-		o.Races.Stats.Dropped += st.Dropped
-		o.Races.Stats.Events += st.Events
-		o.Races.Stats.Withheld += st.Withheld
-		o.Races.Stats.LocationsDropped += st.LocationsDropped
+	read := p.events
+	switch {
+	case p.over:
+		p.notes = append(p.notes, fmt.Sprintf("%s stopped at goroutine %d, over the limit of %d (-max-goroutines): findings after it missed", checker, began, maxG))
+	case p.late && clock.interrupted():
+		p.notes = append(p.notes, fmt.Sprintf("%s stopped by the interrupt at event %d of %d (%d%%)", checker, read, rd.Len(), percent(read, rd.Len())))
+	case p.late && clock.cut.reached():
+		p.notes = append(p.notes, fmt.Sprintf("%s stopped at the end of %v at event %d of %d (%d%%): findings after it missed", checker, clock.cut, read, rd.Len(), percent(read, rd.Len())))
+	case p.late:
+		p.timedOut = true
+		p.notes = append(p.notes, fmt.Sprintf("%s stopped after %v (-max-trace-time) at event %d of %d (%d%%): findings after it missed (a larger -max-trace-time, or 0, checks the rest)",
+			checker, clock.limit, read, rd.Len(), percent(read, rd.Len())))
 	}
-	res.Stats.Events += st.Events
-	res.Stats.Streamed++
-	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): only the data race checker ran, streamed (%d events); ConMem, OSCS, Unicorn and the test lifetime checks did not",
-		what, size(n), size(max), st.Events)
-	if st.Withheld > 0 {
-		w := ro.Window
-		if w == 0 {
-			w = hb.DefaultWindow
-		}
-		note += fmt.Sprintf("; the races found at %d accesses were withheld (their goroutine's order waited on a channel or atomic match more than %d events later)",
-			st.Withheld, w)
-	}
-	if st.LocationsDropped > 0 {
-		note += fmt.Sprintf("; %d locations dropped past %d (races with their accesses missed)", st.LocationsDropped, maxLocations(ro))
-	}
-	if over {
-		note += fmt.Sprintf("; stopped at goroutine %d, over the limit of %d (-max-goroutines): races after it missed", began, maxG)
-	}
-	if late && clock.interrupted() {
-		note += fmt.Sprintf("; stopped by the interrupt at event %d of %d (%d%%)", read, rd.Len(), percent(read, rd.Len()))
-	} else if late && clock.cut.reached() {
-		note += fmt.Sprintf("; stopped at the end of %v at event %d of %d (%d%%): races after it missed", clock.cut, read, rd.Len(), percent(read, rd.Len()))
-	} else if late {
-		res.Stats.Stopped++
-		note += fmt.Sprintf("; stopped after %v (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
-			clock.limit, read, rd.Len(), percent(read, rd.Len()))
-	}
-	if rd.State() == trace.Limited {
-		// Said whether or not the stream reached the stop.
-		note += "; " + limitedNote
-	}
+	p.limited = rd.State() == trace.Limited
 	if broken != nil && !errors.Is(broken, trace.ErrLimited) {
-		note += fmt.Sprintf("; %v, analysed the events before the damage", broken)
+		p.notes = append(p.notes, fmt.Sprintf("%v, %s analysed the events before the damage", broken, checker))
 	}
-	res.Notes = append(res.Notes, note)
-	return fs, nil
+	return p, nil
+}
+
+// window is a streamed checker's window of n events (hb.DefaultWindow
+// if 0).
+func window(n int) int {
+	if n == 0 {
+		return hb.DefaultWindow
+	}
+	return n
 }
 
 // limitedNote says that a run's recording stopped at -max-record
@@ -1314,7 +1399,7 @@ func percent(n, total int) int {
 	return n * 100 / total
 }
 
-// errOverGoroutines stops a streamed race check at the goroutine past
+// errOverGoroutines stops a streamed check at the goroutine past
 // DetectOptions.MaxGoroutines.
 var errOverGoroutines = errors.New("over the goroutine limit")
 

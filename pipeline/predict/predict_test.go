@@ -178,10 +178,10 @@ func TestGuard(t *testing.T) {
 	}
 }
 
-// TestMaxTraceBytes checks that a trace over the limit gets the data race
-// checker alone, streamed, with a note, and that its race findings are the
-// in-memory path's, byte for byte; with the race checker off it is skipped
-// with a note, not read.
+// TestMaxTraceBytes checks that a trace over the limit gets the streamed
+// checkers alone, with a note: its race findings are the in-memory path's,
+// byte for byte, and its ConMem findings some of the in-memory path's;
+// with the race checker off it gets ConMem's alone.
 func TestMaxTraceBytes(t *testing.T) {
 	dir := recordingDir(t)
 	writeTrace(t, filepath.Join("testdata", "mysql.txt"), filepath.Join(dir, "a.trace"))
@@ -200,6 +200,21 @@ func TestMaxTraceBytes(t *testing.T) {
 			}
 		}
 		return out
+	}
+	// othersIn reports whether the findings of res that are not races
+	// are some of whole's (by ID), and there is one.
+	othersIn := func(res, whole *Result) bool {
+		n := 0
+		for _, f := range res.Findings {
+			if f.Kind == finding.Race {
+				continue
+			}
+			n++
+			if !slices.ContainsFunc(whole.Findings, func(g finding.Finding) bool { return g.ID == f.ID }) {
+				return false
+			}
+		}
+		return n > 0
 	}
 	whole, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: -1})
 	if err != nil {
@@ -223,7 +238,7 @@ func TestMaxTraceBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "detecting [1/1] example.com/a TestA"; line != want && !(tc.streamed && strings.HasPrefix(line, want+" (a trace of 0.0 MiB, over -max-trace: race check only, streamed)")) {
+		if want := "detecting [1/1] example.com/a TestA"; line != want && !(tc.streamed && strings.HasPrefix(line, want+" (a trace of 0.0 MiB, over -max-trace: race check and ConMem only, streamed)")) {
 			t.Errorf("limit %d: progress line %q", tc.max, line)
 		}
 		if got := res.Stats.Streamed == 1; got != tc.streamed || res.Stats.Skipped != 0 || res.Stats.Events != whole.Stats.Events {
@@ -232,10 +247,10 @@ func TestMaxTraceBytes(t *testing.T) {
 		if got, _ := json.Marshal(racesOf(res)); string(got) != string(want) {
 			t.Errorf("limit %d: races\n%s\nwant\n%s", tc.max, got, want)
 		}
-		if tc.streamed && len(res.Findings) != len(racesOf(res)) {
-			t.Errorf("limit %d: %d findings of other kinds, want only the race checker's", tc.max, len(res.Findings)-len(racesOf(res)))
+		if tc.streamed && !othersIn(res, whole) {
+			t.Errorf("limit %d: findings %v; want ConMem's among the in-memory path's", tc.max, res.Findings)
 		}
-		if tc.streamed && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): only the data race checker ran, streamed (%d events); ConMem, OSCS, Unicorn and the test lifetime checks did not", fi.Size(), tc.max, whole.Stats.Events)) {
+		if tc.streamed && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): the data race checker and ConMem's con-null, con-closed, con-index and con-map ran, streamed (%d events); con-uninit, OSCS, Unicorn and the test lifetime checks did not", fi.Size(), tc.max, whole.Stats.Events)) {
 			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
 		}
 	}
@@ -252,7 +267,7 @@ func TestMaxTraceBytes(t *testing.T) {
 		}
 	}
 	if res.Stats.Streamed != 1 || res.Stats.Events >= whole.Stats.Events ||
-		!strings.Contains(strings.Join(res.Notes, "\n"), "; stopped at goroutine 2, over the limit of 1 (-max-goroutines): races after it missed") {
+		!strings.Contains(strings.Join(res.Notes, "\n"), "; the data race checker stopped at goroutine 2, over the limit of 1 (-max-goroutines): findings after it missed; ConMem stopped at goroutine 2") {
 		t.Errorf("streamed to the goroutine limit: streamed %d, %d events of %d, notes %q; want it stopped at the second goroutine, with a note", res.Stats.Streamed, res.Stats.Events, whole.Stats.Events, res.Notes)
 	}
 	// Past -max-trace-time too, with a note that says where.
@@ -267,15 +282,22 @@ func TestMaxTraceBytes(t *testing.T) {
 				t.Errorf("streamed to the time limit at %d: race %s is not one of the whole trace's", at, got)
 			}
 		}
-		note := fmt.Sprintf("; stopped after 2m0s (-max-trace-time) at event %d of %d (%d%%): races after it missed (a larger -max-trace-time, or 0, checks the rest)",
+		note := fmt.Sprintf("; the data race checker stopped after 2m0s (-max-trace-time) at event %d of %d (%d%%): findings after it missed (a larger -max-trace-time, or 0, checks the rest); ConMem did not run",
 			at-1, whole.Stats.Events, (at-1)*100/whole.Stats.Events)
 		if res.Stats.Streamed != 1 || res.Stats.Stopped != 1 || res.Stats.Events != at-1 || !strings.Contains(strings.Join(res.Notes, "\n"), note) {
 			t.Errorf("streamed to the time limit at %d: streamed %d, stopped %d, %d events of %d, notes %q; want it stopped with a note ending %q",
 				at, res.Stats.Streamed, res.Stats.Stopped, res.Stats.Events, whole.Stats.Events, res.Notes, note)
 		}
 	}
+	// A limit the race check reaches stops ConMem's walk where it
+	// reaches it, with a note.
+	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, overTime: after(whole.Stats.Events + 5)})
+	if got, _ := json.Marshal(racesOf(res)); err != nil || res.Stats.Stopped != 1 || string(got) != string(want) ||
+		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("; ConMem stopped after 2m0s (-max-trace-time) at event 3 of %d (", whole.Stats.Events)) {
+		t.Errorf("a time limit ConMem reaches: err %v, stopped %d, notes %q, races\n%s\nwant\n%s", err, res.Stats.Stopped, res.Notes, got, want)
+	}
 	// A limit not reached changes nothing.
-	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, overTime: after(whole.Stats.Events + 2)})
+	res, err = Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: fi.Size() - 1, overTime: after(2*whole.Stats.Events + 4)})
 	if got, _ := json.Marshal(racesOf(res)); err != nil || res.Stats.Stopped != 0 || string(got) != string(want) {
 		t.Errorf("a time limit not reached: err %v, stopped %d, races\n%s\nwant\n%s", err, res.Stats.Stopped, got, want)
 	}
@@ -283,9 +305,9 @@ func TestMaxTraceBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Stats.Skipped != 1 || res.Stats.Streamed != 0 || len(res.Findings) != 0 ||
-		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace); not analysed", fi.Size(), fi.Size()-1)) {
-		t.Errorf("without races: skipped %d, streamed %d, %d findings, notes %q; want it skipped with a note", res.Stats.Skipped, res.Stats.Streamed, len(res.Findings), res.Notes)
+	if res.Stats.Skipped != 0 || res.Stats.Streamed != 1 || len(racesOf(res)) != 0 || !othersIn(res, whole) ||
+		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): ConMem's con-null, con-closed, con-index and con-map ran, streamed (%d events)", fi.Size(), fi.Size()-1, whole.Stats.Events)) {
+		t.Errorf("without races: skipped %d, streamed %d, findings %v, notes %q; want ConMem's alone, with a note", res.Stats.Skipped, res.Stats.Streamed, res.Findings, res.Notes)
 	}
 }
 
@@ -333,7 +355,7 @@ func TestLimitedTrace(t *testing.T) {
 		note string
 	}{
 		{-1, fmt.Sprintf("example.com/a.TestA: recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded; analysed the %d events recorded before it", before)},
-		{int64(len(b)) - 1, fmt.Sprintf("(%d events); ConMem, OSCS, Unicorn and the test lifetime checks did not; recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded", before)},
+		{int64(len(b)) - 1, fmt.Sprintf("(%d events); con-uninit, OSCS, Unicorn and the test lifetime checks did not; recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded", before)},
 	} {
 		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: c.max})
 		if err != nil {
@@ -349,7 +371,7 @@ func TestLimitedTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if notes := strings.Join(res.Notes, "\n"); res.Stats.Events != 2 || !strings.Contains(notes, "races after it missed (a larger -max-trace-time, or 0, checks the rest); recording stopped where the trace reached its size limit (-max-record)") {
+	if notes := strings.Join(res.Notes, "\n"); res.Stats.Events != 2 || !strings.Contains(notes, "findings after it missed (a larger -max-trace-time, or 0, checks the rest); ConMem did not run; recording stopped where the trace reached its size limit (-max-record)") {
 		t.Errorf("a stream stopped early: %d events, notes %q", res.Stats.Events, notes)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // at load 15 to 28 (bench/RESULTS.md, "Held-out rehearsal 7").
 const DefaultMaxTraceTime = 2 * time.Minute
 
-// errOverTime stops a streamed race check at DetectOptions.MaxTraceTime.
+// errOverTime stops a streamed check at DetectOptions.MaxTraceTime.
 var errOverTime = errors.New("over the time limit")
 
 // A traceClock measures one trace's analysis against

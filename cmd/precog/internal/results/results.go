@@ -112,7 +112,8 @@ type Summary struct {
 	RecordStopped int    `json:"recordStopped,omitempty"`
 	RecordLimit   string `json:"recordLimit,omitempty"`
 	// Streamed counts the runs whose trace was over -max-trace and that
-	// got the data race checker alone, streamed (the other checkers did
+	// got the streamed checkers alone: the data race checker and ConMem's
+	// con-null, con-closed, con-index and con-map (the other checkers did
 	// not run on them; each has a note).
 	Streamed int `json:"streamed,omitempty"`
 	// Stopped counts the runs whose analysis -max-trace-time stopped
