@@ -66,10 +66,11 @@ var (
 	read      = flag.String("read", "", "only read the trace `file` (see -read-how), for /usr/bin/time -v's peak RSS")
 	sitesFile = flag.String("sites", "", "with -read-how lookahead: the recording's sites.json (tells a select's send cases)")
 	proof     = flag.String("stream-proof", "", "compare the race findings of the in-memory path and races.CheckStream on every trace of the recording in `dir` (streamproof.go)")
-	windows   = flag.String("windows", "100000000,64", "with -stream-proof: comma-separated CheckStream windows, in events")
+	cmProof   = flag.String("conmem-proof", "", "compare the con-null, con-closed, con-index and con-map findings of the in-memory path and conmem.CheckStream on every trace of the recording in `dir` (conmemproof.go)")
+	windows   = flag.String("windows", "100000000,64", "with -stream-proof or -conmem-proof: comma-separated CheckStream windows, in events")
 	window    = flag.Int("window", 0, "with -read-how races: CheckStream's window in events (0: hb.DefaultWindow)")
 	cpuProf   = flag.String("cpuprofile", "", "with -read: write a CPU profile to `file`")
-	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, lookahead (how far hb looks ahead), races (races.CheckStream) or racesmem (ReadAll, hb.Analyze LockOrder, races.Check) (trace.OrderedReader, no event kept)")
+	readHow   = flag.String("read-how", "all", "with -read: `all` (trace.ReadAll), hb (and hb.Analyze), stream, lookahead (how far hb looks ahead), races (races.CheckStream), racesmem (ReadAll, hb.Analyze LockOrder, races.Check), conmem (conmem.CheckStream) or conmemmem (ReadAll, hb.Analyze, conmem.Check without spin loops) (trace.OrderedReader, no event kept)")
 )
 
 // A workload is a set of test packages of bench/corpus.
@@ -108,7 +109,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if *proof != "" {
+	if *proof != "" || *cmProof != "" {
 		var ws []int
 		for w := range strings.SplitSeq(*windows, ",") {
 			n, err := strconv.Atoi(w)
@@ -118,7 +119,11 @@ func main() {
 			}
 			ws = append(ws, n)
 		}
-		if err := streamProof(*proof, ws); err != nil {
+		prove, dir := streamProof, *proof
+		if *cmProof != "" {
+			prove, dir = conmemProof, *cmProof
+		}
+		if err := prove(dir, ws); err != nil {
 			log("%v", err)
 			os.Exit(1)
 		}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/precog-dev/precog/detect/conmem"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
 	"github.com/precog-dev/precog/detect/races"
 	"github.com/precog-dev/precog/shim/trace"
@@ -26,7 +28,12 @@ import (
 //   - "races": races.CheckStream over a trace.OrderedReader (-window,
 //     -sites);
 //   - "racesmem": trace.ReadAll, hb.Analyze with LockOrder and races.Check,
-//     the in-memory path (-sites).
+//     the in-memory path (-sites);
+//   - "conmem": conmem.CheckStream over a trace.OrderedReader (-window,
+//     -sites);
+//   - "conmemmem": trace.ReadAll, hb.Analyze and conmem.Check without the
+//     spin-loop inference, the in-memory path of the kinds CheckStream
+//     reports (-sites).
 func readTrace(path, how string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,8 +142,42 @@ func readTrace(path, how string) error {
 		}
 		fmt.Printf("%s: %d races; %+v\n", path, len(fs), st)
 		n = st.Events
+	case "conmem", "conmemmem":
+		var sites *trace.SiteTable
+		if *sitesFile != "" {
+			if sites, err = trace.LoadSites(*sitesFile); err != nil {
+				return err
+			}
+		}
+		var fs []finding.Finding
+		if how == "conmem" {
+			o, err := trace.NewOrderedReader(f, fi.Size())
+			if err != nil {
+				return err
+			}
+			var st conmem.StreamStats
+			if fs, err = conmem.CheckStream(o.Next, sites, conmem.StreamOptions{Window: *window, Stats: &st}); err != nil {
+				return err
+			}
+			fmt.Printf("%s: %+v\n", path, st)
+			n = st.Events
+		} else {
+			tr, err := trace.ReadAll(f)
+			if err != nil {
+				return err
+			}
+			g := hb.Analyze(tr.Events, hb.Options{Sites: sites})
+			fs = conmem.Check(g, sites, conmem.Options{NoSpinLoops: true})
+			n, keep = len(tr.Events), g
+		}
+		kinds := map[string]int{}
+		for _, f := range fs {
+			kinds[f.Kind]++
+			fmt.Printf("%s: %s %s\n", path, f.Kind, f.Message)
+		}
+		fmt.Printf("%s: %d findings %v\n", path, len(fs), kinds)
 	default:
-		return fmt.Errorf("-read-how %q: want all, hb, stream, lookahead, races or racesmem", how)
+		return fmt.Errorf("-read-how %q: want all, hb, stream, lookahead, races, racesmem, conmem or conmemmem", how)
 	}
 	took := cpu() - start
 	runtime.GC()
