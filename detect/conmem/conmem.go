@@ -525,15 +525,22 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 		f.Evidence.Locks = append(f.Evidence.Locks, c.g.LockNames(r.ev, c.sites))
 		f.Evidence.Clocks = append(f.Evidence.Clocks, c.g.Clock(r.ev).String())
 	}
+	c.out = addFinding(c.out, c.seen, f, w, notes)
+}
+
+// addFinding appends f to out with its witness w and notes, and its ID
+// set, unless a finding of its kind at its site lines is in seen (which
+// it is then added to; see lineKey).
+func addFinding(out []finding.Finding, seen map[string]bool, f finding.Finding, w finding.Witness, notes []string) []finding.Finding {
 	f.Evidence.Notes = notes
 	f.Witnesses = []finding.Witness{w}
 	f.SetID()
-	k := lineKey(kind, f.Sites)
-	if c.seen[k] {
-		return
+	k := lineKey(f.Kind, f.Sites)
+	if seen[k] {
+		return out
 	}
-	c.seen[k] = true
-	c.out = append(c.out, f)
+	seen[k] = true
+	return append(out, f)
 }
 
 // lineKey is the key of a finding of kind at sites: one finding is

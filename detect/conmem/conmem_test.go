@@ -45,15 +45,7 @@ func findings(t *testing.T, text string, sites []site, opts Options) []finding.F
 	nospin := opts
 	nospin.NoSpinLoops, nospin.Stats = true, nil
 	want := streamedKinds(Check(g, tab, nospin))
-	k := 0
-	next := func() (trace.Event, error) {
-		if k == len(g.Events) {
-			return trace.Event{}, io.EOF
-		}
-		k++
-		return g.Events[k-1], nil
-	}
-	got, err := CheckStream(next, tab, StreamOptions{Window: len(g.Events) + 1})
+	got, err := CheckStream(events(g.Events), tab, StreamOptions{Window: len(g.Events) + 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +53,18 @@ func findings(t *testing.T, text string, sites []site, opts Options) []finding.F
 		t.Errorf("CheckStream:\n\t%s\nCheck (no spin loops):\n\t%s", strings.Join(g, "\n\t"), strings.Join(w, "\n\t"))
 	}
 	return Check(g, tab, opts)
+}
+
+// events returns a reader of evs for CheckStream.
+func events(evs []trace.Event) func() (trace.Event, error) {
+	k := 0
+	return func() (trace.Event, error) {
+		if k == len(evs) {
+			return trace.Event{}, io.EOF
+		}
+		k++
+		return evs[k-1], nil
+	}
 }
 
 // streamedKinds returns the findings of fs of the kinds CheckStream

@@ -604,13 +604,5 @@ func (s *streamChecker) report(kind, msg string, roles []streamRole, notes ...st
 			streamed.AddSite(&f, s.sites, r.a.Event, r.role)
 		}
 	}
-	f.Evidence.Notes = notes
-	f.Witnesses = []finding.Witness{w}
-	f.SetID()
-	k := lineKey(kind, f.Sites)
-	if s.seen[k] {
-		return
-	}
-	s.seen[k] = true
-	s.out = append(s.out, f)
+	s.out = addFinding(s.out, s.seen, f, w, notes)
 }

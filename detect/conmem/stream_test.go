@@ -2,12 +2,9 @@ package conmem
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/precog-dev/precog/shim/trace"
 )
 
 // The tests of Check compare CheckStream's findings with Check's on each
@@ -63,15 +60,7 @@ func TestStreamOrderedMapAndTwoCloses(t *testing.T) {
 func stream(t *testing.T, text string, sites []site, opts StreamOptions) []string {
 	t.Helper()
 	g, tab := graph(t, text, sites)
-	k := 0
-	next := func() (trace.Event, error) {
-		if k == len(g.Events) {
-			return trace.Event{}, io.EOF
-		}
-		k++
-		return g.Events[k-1], nil
-	}
-	fs, err := CheckStream(next, tab, opts)
+	fs, err := CheckStream(events(g.Events), tab, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
