@@ -933,3 +933,35 @@ func TestTestLifeFirstCall(t *testing.T) {
 `
 	expect(t, lifetime(ordered))
 }
+
+// dataloadgen's batch timer (held-out rehearsal 42's T1): under l.mu it
+// returns if its batch's fetchExecuted is set, and otherwise dereferences
+// l.batch; the section that stores nil to l.batch sets fetchExecuted
+// first. Had that section run first, the timer would have returned:
+// silent. Reported: the flag set outside that section, and the timer's
+// check and dereference in two sections.
+func TestNullSwitchedOff(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+4 g=2 Lock site=20 addr=0x800
+4.1 g=2 Read site=50 addr=0x300
+%s
+6 g=2 Unlock site=21 addr=0x800
+%s
+`
+	sites := append(slices.Clone(nullSites), site{id: 12, kind: "read", uses: "deref", switches: "50"},
+		site{id: 50, kind: "read", expr: "batch.fetchExecuted"}, site{id: 51, kind: "write", expr: "b.fetchExecuted"})
+	sites = slices.DeleteFunc(sites, func(s site) bool { return s.id == 12 && s.switches == "" })
+	flagInside := "8 g=1 Lock site=20 addr=0x800\n8.1 g=1 Write site=51 addr=0x300 value=1\n8.2 g=1 Write site=13 addr=0x100 value=0\n9 g=1 Unlock site=21 addr=0x800"
+	flagOutside := "8 g=1 Lock site=22 addr=0x900\n8.1 g=1 Write site=51 addr=0x300 value=1\n9 g=1 Unlock site=23 addr=0x900\n10 g=1 Lock site=20 addr=0x800\n10.1 g=1 Write site=13 addr=0x100 value=0\n11 g=1 Unlock site=21 addr=0x800"
+	sites = append(sites, site{id: 22, kind: "lock"}, site{id: 23, kind: "unlock"})
+	expect(t, check(t, fmt.Sprintf(text, "4.2 g=2 Read site=12 addr=0x100", flagInside), sites, Options{}))
+	expect(t, check(t, fmt.Sprintf(text, "4.2 g=2 Read site=12 addr=0x100", flagOutside), sites, Options{}),
+		"con-null k.go:12(deref) k.go:13(nil-store)", "con-uninit k.go:50(read) k.go:51(init)")
+	split := strings.Replace(fmt.Sprintf(text, "", flagInside), "6 g=2 Unlock site=21 addr=0x800",
+		"5 g=2 Unlock site=21 addr=0x800\n6 g=2 Lock site=20 addr=0x800\n6.1 g=2 Read site=12 addr=0x100\n7 g=2 Unlock site=21 addr=0x800", 1)
+	expect(t, check(t, split, sites, Options{}), "con-null k.go:12(deref) k.go:13(nil-store)")
+}

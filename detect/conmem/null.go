@@ -88,7 +88,9 @@ func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 	if wpf >= 0 && g.Events[wpf].Value != 0 && c.atomic(wp, wpf, rp) {
 		return false
 	}
-	return true
+	// A check before rp, under a lock held through rp, that wp's section
+	// would have turned away.
+	return !c.switchedOff(rp, wp)
 }
 
 // maxBetween bounds the writes overwrittenBetween looks at: past it, the

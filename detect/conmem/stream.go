@@ -3,6 +3,8 @@ package conmem
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
@@ -82,7 +84,8 @@ const maxCovers = 8
 // io.EOF (trace.ErrBroken) is returned with the findings of the events
 // before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
-	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), held: make(map[string]bool)}
+	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), held: make(map[string]bool),
+		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead)}
 	s.maxLoc = opts.MaxLocations
 	if s.maxLoc == 0 {
 		s.maxLoc = DefaultMaxLocations
@@ -112,6 +115,11 @@ type streamChecker struct {
 	out    []finding.Finding
 	seen   map[string]bool
 	held   map[string]bool // the site keys of the withheld findings
+	// switching are the read sites that some site's Switches lists;
+	// lastSwitch, per goroutine and such site, the goroutine's last read
+	// there (switchedOff's).
+	switching  map[uint32]bool
+	lastSwitch map[int]map[uint32]*switchRead
 
 	withheld, locDropped, dropped int
 }
@@ -132,6 +140,34 @@ type sacc struct {
 	// sawNil is set on a dereferenced read that observed nil: it did not
 	// crash, so it is no con-null suspect (nor is any instance of it).
 	sawNil bool
+	// switches are, for a dereferenced read whose site has Switches, its
+	// goroutine's last read at each of those sites before it.
+	switches []*switchRead
+}
+
+// A switchRead is a read at a site that switches another's branch, with
+// its location and the value it found (the last write's before it, zero
+// if none).
+type switchRead struct {
+	*sacc
+	key   stateKey
+	found uint64
+}
+
+// switchingSites returns the read sites that some site's Switches lists.
+func switchingSites(sites *trace.SiteTable) map[uint32]bool {
+	out := make(map[uint32]bool)
+	if sites == nil {
+		return out
+	}
+	for _, s := range sites.Sites {
+		for id := range strings.FieldsSeq(s.Switches) {
+			if n, err := strconv.ParseUint(id, 10, 32); err == nil {
+				out[uint32(n)] = true
+			}
+		}
+	}
+	return out
 }
 
 func (a *sacc) g() int { return a.Ctx.G }
@@ -326,6 +362,18 @@ func (s *streamChecker) memory(l *locState, a *sacc) {
 	} else {
 		a.prev, a.prevWrite = o.access, o.write
 		s.read(l, a)
+		if a.Kind == trace.EvRead && s.switching[a.Site] {
+			m := s.lastSwitch[a.g()]
+			if m == nil {
+				m = make(map[uint32]*switchRead)
+				s.lastSwitch[a.g()] = m
+			}
+			sr := &switchRead{sacc: a, key: l.key}
+			if l.last != nil {
+				sr.found = l.last.value
+			}
+			m[a.Site] = sr
+		}
 	}
 	o.access = a
 }
@@ -372,7 +420,7 @@ func (s *streamChecker) write(l *locState, a *sacc) {
 			if r.sawNil || r.g() == a.g() || s.reported(finding.ConNull, r, a) || before(r, a) {
 				continue
 			}
-			if r.prev != nil && atomicSection(r.prev, r, a) {
+			if r.prev != nil && atomicSection(r.prev, r, a) || s.switchedOff(r, a) {
 				continue
 			}
 			w.pending = append(w.pending, r)
@@ -398,6 +446,13 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 			a.sawNil = a.value == 0
 		} else if l.last != nil && before(l.last, a) {
 			a.sawNil = l.last.value == 0
+		}
+		if site, ok := s.sites.Lookup(a.Site); ok && site.Switches != "" {
+			for id, sr := range s.lastSwitch[a.g()] {
+				if site.SwitchedBy(id) {
+					a.switches = append(a.switches, sr)
+				}
+			}
 		}
 		if !a.sawNil {
 			for _, w := range l.nils {
@@ -435,6 +490,38 @@ func (s *streamChecker) nullFeasible(w *nilStore, r *sacc) bool {
 		return false
 	}
 	return wpf == nil || wpf.value == 0 || !atomicSection(w.sacc, wpf, r)
+}
+
+// switchedOff is checker.switchedOff for the nil store w after the
+// dereference r, as far as the walk has seen w's critical section: a
+// read r's goroutine made before r at a site that switches r's branch,
+// with a lock held from it through r, and w's section of that lock, begun
+// after that read, whose last write of the read's location so far (w's
+// goroutine's) leaves another value than the read found. A write of the
+// section after w is not seen.
+func (s *streamChecker) switchedOff(r, w *sacc) bool {
+	for _, sr := range r.switches {
+		for _, l := range sr.Ctx.Locks {
+			h := openLock(sr.Ctx, l.Addr)
+			if !slices.Contains(r.Ctx.Locks, l) || h == nil || h != openLock(r.Ctx, l.Addr) {
+				continue // not held from the read through r
+			}
+			hw := openLock(w.Ctx, l.Addr)
+			if hw == nil || hw.Index < sr.Index || !slices.ContainsFunc(w.Ctx.Locks, func(m hb.Lock) bool {
+				return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
+			}) {
+				continue
+			}
+			li := s.states[sr.key]
+			if li == nil {
+				continue
+			}
+			if o := li.own[w.g()]; o != nil && o.write != nil && o.write.Index > hw.Index && o.write.value != sr.found {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mapAccess takes a map read, write or iteration: con-map.

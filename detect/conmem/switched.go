@@ -53,3 +53,42 @@ func (c *checker) switchedAfter(r, w int) bool {
 	}
 	return false
 }
+
+// switchedOff reports whether the dereference r cannot run after the nil
+// store w, which the trace has after it: a read i of r's goroutine before
+// r, with a lock held from i through r, switches the branch that leads to
+// r (trace.Site.Switches), and w's critical section of that lock, which
+// comes after i's, leaves another value in i's location than i found
+// (hb.Graph.ChangedAfter). Had w's section run first, i would have found
+// that value and taken the branch's other edge: r would not have run
+// (dataloadgen's batch timer returns when fetchExecuted is set, and the
+// section that stores nil to l.batch sets it: held-out rehearsal 42's T1).
+func (c *checker) switchedOff(r, w int) bool {
+	g := c.g
+	s := c.siteOf(r)
+	if s.Switches == "" || w < r {
+		return false
+	}
+	evs := g.Goroutines[g.Goroutine(r)].Events
+	j, _ := slices.BinarySearch(evs, r)
+	seen := make(map[uint32]bool)
+	for n := 0; j > 0 && n < maxSwitchBack; n++ {
+		j--
+		i := evs[j]
+		ev := g.Events[i]
+		if ev.Kind != trace.EvRead || seen[ev.Site] || !s.SwitchedBy(ev.Site) {
+			continue
+		}
+		seen[ev.Site] = true
+		for _, l := range g.Locks(i) {
+			if !slices.Contains(g.Locks(r), l) || !c.heldThrough(i, r, l) {
+				continue
+			}
+			k := g.SectionOf(w, l.Addr)
+			if k >= 0 && (l.Mode == hb.Write || g.Sections()[k].Lock.Mode == hb.Write) && g.ChangedAfter(i, k) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -49,6 +49,31 @@ func (g *Graph) Changed(i, k int) (last int, changed bool) {
 	return last, before != g.Events[last].Value
 }
 
+// ChangedAfter reports whether critical section k, of another goroutine
+// and begun after read i, leaves in i's location a value other than the
+// one i found: its last write there (the section's own) differs from the
+// last write of the location before i (zero when the trace has none).
+// The detectors ask it of a check that decided an access (trace.Site
+// Switches): had k run before i's section, i would have found k's value.
+func (g *Graph) ChangedAfter(i, k int) bool {
+	s := g.sections[k]
+	if s.Begin < i || s.G == g.Goroutine(i) {
+		return false
+	}
+	ws := g.writesTo(g.Loc(i))
+	var found uint64
+	if n := sort.Search(len(ws), func(x int) bool { return int(ws[x]) >= i }); n > 0 {
+		found = g.Events[ws[n-1]].Value
+	}
+	last := -1
+	for x := sort.Search(len(ws), func(x int) bool { return int(ws[x]) >= s.Begin }); x < len(ws) && (s.End < 0 || int(ws[x]) <= s.End); x++ {
+		if g.Goroutine(int(ws[x])) == s.G {
+			last = int(ws[x])
+		}
+	}
+	return last >= 0 && g.Events[last].Value != found
+}
+
 // writesTo returns the writes of location l, in trace order. The index of
 // every location's writes is built on the first call, once: Changed walked
 // back through the trace instead, as far as its start for a location
