@@ -60,8 +60,9 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 //     goroutines, Done deferred by their entry, and a Wait on it on every
 //     path from the statement to F's returns (the one Wait is returned);
 //   - a done channel: made in F, captured by the goroutine's function
-//     literal, which sends on it or closes it as its last action (and
-//     does nothing else with it), used in F only by receives, and
+//     literal (which nothing but the statement runs), which sends on it or
+//     closes it as its last action (and does nothing else with it), used
+//     in F only by receives, and
 //     received from (a plain receive, or a select's case, whichever
 //     comes first) on every path from the statement to F's returns, and
 //     before the statement runs again (go-milter's makeDecision waits for
@@ -128,8 +129,8 @@ func (r *Result) doneChannelJoins(site ssa.CallInstruction) []ssa.Instruction {
 		return nil
 	}
 	mc, ok := g.Call.Value.(*ssa.MakeClosure)
-	if !ok {
-		return nil
+	if !ok || len(*mc.Referrers()) != 1 {
+		return nil // the literal may run again elsewhere, and signal again
 	}
 	f, closure := site.Parent(), mc.Fn.(*ssa.Function)
 	for i, fv := range closure.FreeVars {

@@ -13,7 +13,8 @@
 // Validate clears the context after the join within the call: silent.
 // Reported beside them: a select that may return without the receive, a
 // clear between the go statement and the receive, a done channel that
-// also leaves the function, and a goroutine that signals before it works.
+// also leaves the function, a literal that also runs on the caller, and a
+// goroutine that signals before it works.
 package joinedcaller
 
 import (
@@ -231,6 +232,23 @@ func (t *Escaping) Run() {
 
 func (t *Escaping) Commit() { t.ctx = nil }
 
+// Twice runs its goroutine's literal a second time itself: the receive may
+// take that run's signal.
+type Twice struct{ ctx *context }
+
+func (t *Twice) Run() {
+	done := make(chan struct{}, 2)
+	f := func() {
+		_ = t.ctx.n // want `t.ctx may be nil when dereferenced here: \(\*Twice\).Commit stores nil to it concurrently`
+		done <- struct{}{}
+	}
+	go f()
+	f()
+	<-done
+}
+
+func (t *Twice) Commit() { t.ctx = nil }
+
 // Eager signals before its goroutine works.
 type Eager struct{ ctx *context }
 
@@ -252,6 +270,7 @@ var (
 	meanwhile = &Meanwhile{ctx: &context{}}
 	escaping  = &Escaping{ctx: &context{}}
 	eager     = &Eager{ctx: &context{}}
+	twice     = &Twice{ctx: &context{}}
 )
 
 func RunAll(tick <-chan time.Time, progress func() error) {
@@ -261,6 +280,7 @@ func RunAll(tick <-chan time.Time, progress func() error) {
 	meanwhile.Run(tick)
 	escaping.Run()
 	eager.Run()
+	twice.Run()
 }
 
 func CommitEach() {
@@ -270,6 +290,7 @@ func CommitEach() {
 	meanwhile.Commit()
 	escaping.Commit()
 	eager.Commit()
+	twice.Commit()
 }
 
 func AddAll(keys []int) {
