@@ -27,6 +27,24 @@ const maxSwitchBack = 4096
 // what it checks is another pair, which this does not hide.
 func (c *checker) switchedAfter(r, w int) bool {
 	g := c.g
+	return c.anySwitch(r, func(i int) bool {
+		for _, l := range g.Locks(i) {
+			k := g.SectionOf(w, l.Addr)
+			if k >= 0 && (l.Mode == hb.Write || g.Sections()[k].Lock.Mode == hb.Write) && g.Sections()[k].Begin < i {
+				if _, changed := g.Changed(i, k); changed {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}
+
+// anySwitch reports whether f holds for one of the reads that switch the
+// branch leading to r (trace.Site.Switches): its goroutine's last read
+// at each switching site before r, within maxSwitchBack of its events.
+func (c *checker) anySwitch(r int, f func(i int) bool) bool {
+	g := c.g
 	s := c.siteOf(r)
 	if s.Switches == "" {
 		return false
@@ -42,13 +60,8 @@ func (c *checker) switchedAfter(r, w int) bool {
 			continue
 		}
 		seen[ev.Site] = true // the site's last read before r decided
-		for _, l := range g.Locks(i) {
-			k := g.SectionOf(w, l.Addr)
-			if k >= 0 && (l.Mode == hb.Write || g.Sections()[k].Lock.Mode == hb.Write) && g.Sections()[k].Begin < i {
-				if _, changed := g.Changed(i, k); changed {
-					return true
-				}
-			}
+		if f(i) {
+			return true
 		}
 	}
 	return false
@@ -65,21 +78,10 @@ func (c *checker) switchedAfter(r, w int) bool {
 // section that stores nil to l.batch sets it: held-out rehearsal 42's T1).
 func (c *checker) switchedOff(r, w int) bool {
 	g := c.g
-	s := c.siteOf(r)
-	if s.Switches == "" || w < r {
+	if w < r {
 		return false
 	}
-	evs := g.Goroutines[g.Goroutine(r)].Events
-	j, _ := slices.BinarySearch(evs, r)
-	seen := make(map[uint32]bool)
-	for n := 0; j > 0 && n < maxSwitchBack; n++ {
-		j--
-		i := evs[j]
-		ev := g.Events[i]
-		if ev.Kind != trace.EvRead || seen[ev.Site] || !s.SwitchedBy(ev.Site) {
-			continue
-		}
-		seen[ev.Site] = true
+	return c.anySwitch(r, func(i int) bool {
 		for _, l := range g.Locks(i) {
 			if !slices.Contains(g.Locks(r), l) || !c.heldThrough(i, r, l) {
 				continue
@@ -89,6 +91,6 @@ func (c *checker) switchedOff(r, w int) bool {
 				return true
 			}
 		}
-	}
-	return false
+		return false
+	})
 }
