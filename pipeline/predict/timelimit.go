@@ -16,7 +16,9 @@ import (
 // second of CPU (smux's TestParallel: 185 MiB in 95 to 111 s, 220 MiB in
 // under two minutes), so the default lets a trace of about three times
 // -max-trace be checked whole and stops smux's 397 and 711 MiB ones
-// partway, where a nightly job spent 14 minutes of wall time on one trace
+// partway (ConMem's streamed checks, which come after, about 2.7 MiB a
+// second: ccache's 155 MiB trace in 57 s; the two together reach the end
+// of about twice -max-trace), where a nightly job spent 14 minutes of wall time on one trace
 // at load 15 to 28 (bench/RESULTS.md, "Held-out rehearsal 7").
 const DefaultMaxTraceTime = 2 * time.Minute
 
