@@ -409,6 +409,12 @@ func (e *Env) Assumption(p Pair) string {
 		}
 		return fmt.Sprintf("that test code in %s runs while goroutines of the package use the same state", source.FuncName(fa))
 	}
+	if f, ok := e.apartInOneCall(p.A, p.CB); ok {
+		return fmt.Sprintf("that %s runs twice on one object: within one call, this path returns without starting the goroutine running %s", source.FuncName(f), source.FuncName(p.CB.Entry))
+	}
+	if f, ok := e.apartInOneCall(p.B, p.CA); ok {
+		return fmt.Sprintf("that %s runs twice on one object: within one call, the other path returns without starting the goroutine running %s", source.FuncName(f), source.FuncName(p.CA.Entry))
+	}
 	if e.Order.OnceOrderedOutsideTests(p.A.Instr, p.CA, p.B.Instr, p.CB) {
 		return "that test code calls into it outside the sync.Once the package's own callers use"
 	}
@@ -416,6 +422,25 @@ func (e *Env) Assumption(p Pair) string {
 		return fmt.Sprintf("that code calling into the package starts the goroutine running %s on a path that runs no sync.Once.Do first, although another path runs it", source.FuncName(c.Entry))
 	}
 	return ""
+}
+
+// apartInOneCall reports whether the access a lies in the function F of
+// the `go` statement that starts the goroutines of c on a path of its own:
+// within one call of F, a and the statement exclude each other (neither
+// may follow the other), so a and those goroutines meet only in two calls
+// of F (inbucket's pop3 Start closes notify on the path where Listen
+// failed and returns; on the other it starts serve, which closes it when
+// Accept fails: held-out rehearsal 43's V1). It returns F.
+func (e *Env) apartInOneCall(a *sharedloc.Access, c *goroutines.Context) (*ssa.Function, bool) {
+	if c == nil || c.Kind != goroutines.Go || c.Site == nil || c.Multi {
+		return nil, false
+	}
+	s := c.Site
+	if a.Instr.Parent() != s.Parent() {
+		return nil, false
+	}
+	flow := e.Goroutines.Flow
+	return s.Parent(), !flow.MayFollow(a.Instr, s) && !flow.MayFollow(s, a.Instr)
 }
 
 // reentrantAssumption returns the assumption a report of p rests on when
