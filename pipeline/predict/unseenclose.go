@@ -17,8 +17,9 @@ import (
 // it did so before that receive, maybe after the earlier side's event on
 // its goroutine, and would then order the two: nxadm/tail's TestTell
 // races between Tell and the tailer's closeFile, which runs only once
-// Stop's close reached it. The note says so, and how to instrument the
-// dependency; it orders nothing (the close's goroutine and time are not
+// Stop's close reached it. The note says so, and how to instrument a
+// dependency (the standard library's closes, a context's Done among
+// them, -instrument-deps refuses); it orders nothing (the close's goroutine and time are not
 // in the trace). A receive after a context's cancel (EvCancel) gets none:
 // detect/hb takes such a close for the cancel's and orders it so.
 func noteUnseenCloses(evs []trace.Event, sites *trace.SiteTable, fs []finding.Finding) {
@@ -67,7 +68,7 @@ func noteUnseenCloses(evs []trace.Event, sites *trace.SiteTable, fs []finding.Fi
 				continue
 			}
 			at, side := finding.SiteOf(sites, ev.Site, "recv"), finding.SiteOf(sites, w[last].Site, "")
-			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%s: before %s:%d its goroutine received at %s:%d from a channel found closed, after the other side's event, and the trace has no close of it; if a dependency closed it, that close may order the two (-instrument-deps PATTERN)",
+			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%s: before %s:%d its goroutine received at %s:%d from a channel found closed, after the other side's event, and the trace has no close of it; code precog did not instrument closed it, and that close may order the two: a dependency's (-instrument-deps PATTERN records it) or the standard library's (a context cancelled where precog did not record it; no flag records those)",
 				finding.UnseenClose, filepath.Base(side.File), side.Line, filepath.Base(at.File), at.Line))
 			break
 		}
