@@ -84,7 +84,7 @@ const maxCovers = 8
 // io.EOF (trace.ErrBroken) is returned with the findings of the events
 // before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
-	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), held: make(map[string]bool),
+	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), pairs: make(map[sitePair]bool), held: make(map[sitePair]bool),
 		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead)}
 	s.maxLoc = opts.MaxLocations
 	if s.maxLoc == 0 {
@@ -114,7 +114,9 @@ type streamChecker struct {
 	maxLoc int
 	out    []finding.Finding
 	seen   map[string]bool
-	held   map[string]bool // the site keys of the withheld findings
+	// pairs are the kinds and site pairs reported (reported's key, asked
+	// at every pair the checks meet), held those withheld.
+	pairs, held map[sitePair]bool
 	// switching are the read sites that some site's Switches lists;
 	// lastSwitch, per goroutine and such site, the goroutine's last read
 	// there (switchedOff's).
@@ -122,6 +124,13 @@ type streamChecker struct {
 	lastSwitch map[int]map[uint32]*switchRead
 
 	withheld, locDropped, dropped int
+}
+
+// A sitePair is a finding's kind and its two sites, in the order of its
+// roles.
+type sitePair struct {
+	kind string
+	a, b uint32
 }
 
 type stateKey struct {
@@ -584,7 +593,7 @@ type streamRole struct {
 // reported reports whether a finding of kind at a's and b's sites (in
 // that order of roles) was reported already (report's key).
 func (s *streamChecker) reported(kind string, a, b *sacc) bool {
-	return s.seen[fmt.Sprintf("%s/%d/%d", kind, a.Site, b.Site)]
+	return s.pairs[sitePair{kind, a.Site, b.Site}]
 }
 
 func (s *streamChecker) expr(a *sacc) string {
@@ -674,7 +683,7 @@ func (s *streamChecker) report(kind, msg string, roles []streamRole, notes ...st
 			main = append(main, r.a)
 		}
 	}
-	key := fmt.Sprintf("%s/%d/%d", kind, main[0].Site, main[1].Site)
+	key := sitePair{kind, main[0].Site, main[1].Site}
 	if main[0].Ctx.Unsettled || main[1].Ctx.Unsettled {
 		if !s.held[key] {
 			s.held[key] = true
@@ -682,7 +691,7 @@ func (s *streamChecker) report(kind, msg string, roles []streamRole, notes ...st
 		}
 		return
 	}
-	s.seen[key] = true
+	s.pairs[key] = true
 	f := finding.Finding{Kind: kind, Status: finding.Predicted, Message: msg}
 	w := finding.Witness{}
 	for _, r := range roles {

@@ -1213,33 +1213,34 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.SiteTable, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	var ran, notes []string
-	var stopped *streamPass
+	var late bool // a walk stopped at the time limit: the walks after it do not run
 	events, limited, timedOut := 0, false, false
-	walk := func(checker string, check func(next func() (trace.Event, error)) ([]finding.Finding, error)) error {
-		if stopped != nil {
+	// walk runs one streamed checker: guard names it for an internal
+	// error, checker in the notes, checks what it checks in the list of
+	// what ran.
+	walk := func(guard, checker, checks string, check func(next func() (trace.Event, error)) ([]finding.Finding, error)) error {
+		if late {
 			notes = append(notes, checker+" did not run")
 			return nil
 		}
-		p, err := tc.streamPass(what, checker, path, n, o, clock, check)
+		p, err := tc.streamPass(what, guard, checker, path, n, o, clock, check)
 		if err != nil {
 			return err
 		}
 		fs = append(fs, p.found...)
-		ran = append(ran, checker)
+		ran = append(ran, checks)
 		events = max(events, p.events)
 		notes = append(notes, p.notes...)
 		limited = limited || p.limited
 		timedOut = timedOut || p.timedOut
-		if p.late {
-			stopped = &p // the time is spent: the walks after it do not run
-		}
+		late = p.late
 		return nil
 	}
 	if !o.NoRaces {
 		var st races.Stats
 		ro := o.Races
 		ro.Stats = &st
-		err := walk("the data race checker", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+		err := walk("races", "the data race checker", "the data race checker", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
 			found, err := races.CheckStream(next, sites, ro)
 			if st.Withheld > 0 {
 				notes = append(notes, fmt.Sprintf("the races found at %d accesses were withheld (their goroutine's order waited on a channel or atomic match more than %d events later)",
@@ -1262,7 +1263,7 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	}
 	var cst conmem.StreamStats
 	co := conmem.StreamOptions{Window: o.Races.Window, Stats: &cst}
-	err := walk("ConMem", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+	err := walk("conmem", "ConMem", "ConMem's con-null, con-closed, con-index and con-map", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
 		found, err := conmem.CheckStream(next, sites, co)
 		if cst.Withheld > 0 {
 			notes = append(notes, fmt.Sprintf("ConMem withheld %d %s (a goroutine's order waited on a channel or atomic match more than %d events later)",
@@ -1280,11 +1281,6 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	res.Stats.Streamed++
 	if timedOut {
 		res.Stats.Stopped++
-	}
-	for i, c := range ran {
-		if c == "ConMem" {
-			ran[i] = "ConMem's con-null, con-closed, con-index and con-map"
-		}
 	}
 	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); con-uninit, OSCS, Unicorn and the test lifetime checks did not",
 		what, size(n), size(limit), strings.Join(ran, " and "), events)
@@ -1315,7 +1311,7 @@ type streamPass struct {
 // which reads its events through next: next stops the walk at the
 // goroutine past -max-goroutines (the findings of a prefix are findings
 // of the whole run) and when clock says the time is spent.
-func (tc *testChecks) streamPass(what, checker, path string, n int64, o DetectOptions, clock *traceClock,
+func (tc *testChecks) streamPass(what, guard, checker, path string, n int64, o DetectOptions, clock *traceClock,
 	check func(next func() (trace.Event, error)) ([]finding.Finding, error)) (streamPass, error) {
 	var p streamPass
 	f, err := os.Open(path)
@@ -1344,11 +1340,7 @@ func (tc *testChecks) streamPass(what, checker, path string, n int64, o DetectOp
 		return ev, err
 	}
 	var broken error
-	name := map[string]string{"ConMem": "conmem"}[checker]
-	if name == "" {
-		name = "races"
-	}
-	tc.guard(name, what, func() { p.found, broken = check(next) })
+	tc.guard(guard, what, func() { p.found, broken = check(next) })
 	p.over = errors.Is(broken, errOverGoroutines)
 	p.late = errors.Is(broken, errOverTime)
 	if p.over || p.late {
