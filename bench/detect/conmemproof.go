@@ -16,8 +16,8 @@ import (
 )
 
 // conmemProof compares, on every trace of the recording in dir, the
-// findings of the kinds conmem.CheckStream reports (con-null, con-closed,
-// con-index, con-map) of the in-memory path (trace.ReadAll, hb.Analyze,
+// findings of the kinds conmem.CheckStream reports (con-null, con-uninit,
+// con-closed, con-index, con-map) of the in-memory path (trace.ReadAll, hb.Analyze,
 // conmem.Check without the spin-loop inference, which CheckStream does
 // not make) with CheckStream's at each window of windows, by finding ID
 // (kind and sites): the traces whose two sets are the same, and the
@@ -41,7 +41,7 @@ func conmemProof(dir string, windows []int) error {
 		var out []string
 		for _, f := range fs {
 			switch f.Kind {
-			case finding.ConNull, finding.ConClosed, finding.ConIndex, finding.ConMap:
+			case finding.ConNull, finding.ConUninit, finding.ConClosed, finding.ConIndex, finding.ConMap:
 				out = append(out, f.ID)
 			}
 		}

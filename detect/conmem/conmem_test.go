@@ -73,7 +73,7 @@ func streamedKinds(fs []finding.Finding) []finding.Finding {
 	var out []finding.Finding
 	for _, f := range fs {
 		switch f.Kind {
-		case finding.ConNull, finding.ConClosed, finding.ConIndex, finding.ConMap:
+		case finding.ConNull, finding.ConClosed, finding.ConIndex, finding.ConMap, finding.ConUninit:
 			out = append(out, f)
 		}
 	}

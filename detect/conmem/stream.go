@@ -39,6 +39,11 @@ type StreamStats struct {
 	// of which holds the latest maxKept distinguishable accesses of its
 	// role: pairs with the older ones are missed.
 	Dropped int
+	// UninitUnchecked counts the first reads (and WaitGroup Dones) that
+	// con-uninit did not decide: their location had more initializing
+	// goroutines than it keeps (maxInits), or more undecided reads
+	// (maxPending). As Stats.UninitUnchecked.
+	UninitUnchecked int
 }
 
 // DefaultMaxLocations is StreamOptions.MaxLocations' default: a location's
@@ -58,34 +63,37 @@ const maxCovers = 8
 // CheckStream is Check on a trace too large to hold in memory: it walks
 // the events that next returns in the global order (trace.OrderedReader's
 // Next) with hb.Stream, without the mutexes' order as Check's graph, and
-// applies four of Check's checks, con-null, con-closed, con-index and
-// con-map, to each location's accesses as they come, keeping per location
-// only what the checks ask of the past: the last write, each goroutine's
-// last write and last access, and the accesses of each role (at most
-// maxKept, instances folded as Check folds them), each with what a
-// report needs, so that nothing refers back to the trace. A pair is
-// judged when its second access comes, by Check's tests: con-null's nil
-// store before the dereference by the two candidates and the writes
-// ordered between them (the latest maxCovers of them), its nil store
-// after the dereference when the nil store's goroutine next writes the
-// location (or at the end). With a window longer than the trace and
-// NoSpinLoops, its findings of these four kinds are Check's, but for the
-// validation-only witness events Check adds past the check before a use
-// (a written value's next write, a loop's last index read), which
-// CheckStream does not keep.
+// applies five of Check's checks, con-null, con-uninit, con-closed,
+// con-index and con-map, to each location's accesses as they come,
+// keeping per location only what the checks ask of the past: the last
+// write, each goroutine's last write and last access, the accesses of each
+// role (at most maxKept, instances folded as Check folds them) and, for
+// con-uninit, each goroutine's first init and the first uses not yet
+// ordered with an init (stream_uninit.go), each with what a report needs,
+// so that nothing refers back to the trace. A pair is judged when its
+// second access comes, by Check's tests: con-null's nil store before the
+// dereference by the two candidates and the writes ordered between them
+// (the latest maxCovers of them), its nil store after the dereference when
+// the nil store's goroutine next writes the location (or at the end);
+// con-uninit's first use when the location ends (the walk's end, or its
+// state's drop), against every init kept. With a window longer than the
+// trace and NoSpinLoops, its findings of these five kinds are Check's on
+// a graph without hand-offs (hb.Options' NoTakes, NoHandedLocks: Stream
+// has neither), but for the validation-only witness events Check adds
+// past the check before a use (a written value's next write, a loop's
+// last index read), which CheckStream does not keep.
 //
-// Left out: con-uninit and the test lifetime check (both ask of a
-// location's whole history: its first initializer, every Add of a
-// WaitGroup life), the spin-loop inference (its edges are a second walk),
-// and the atomic accesses of a location before its first atomic load
-// marked deref (Check indexes those locations from the whole trace
-// first). A finding whose event's goroutine the walk marked unsettled is
-// withheld and counted (StreamStats.Withheld). next's error other than
-// io.EOF (trace.ErrBroken) is returned with the findings of the events
-// before it.
+// Left out: the test lifetime check (every Add of a WaitGroup life
+// against the test's end), the spin-loop inference (its edges are a
+// second walk), and con-null's atomic accesses of a location before its
+// first atomic load marked deref (Check indexes those locations from the
+// whole trace first). A finding whose event's goroutine the walk marked
+// unsettled is withheld and counted (StreamStats.Withheld). next's error
+// other than io.EOF (trace.ErrBroken) is returned with the findings of
+// the events before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
 	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), pairs: make(map[sitePair]bool), held: make(map[sitePair]bool),
-		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead)}
+		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[uint64]*wgLife)}
 	s.maxLoc = opts.MaxLocations
 	if s.maxLoc == 0 {
 		s.maxLoc = DefaultMaxLocations
@@ -102,6 +110,7 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 		opts.Stats.Withheld += s.withheld
 		opts.Stats.LocationsDropped += s.locDropped
 		opts.Stats.Dropped += s.dropped
+		opts.Stats.UninitUnchecked += s.uninitUnchecked
 	}
 	return s.out, err
 }
@@ -122,8 +131,21 @@ type streamChecker struct {
 	// there (switchedOff's).
 	switching  map[uint32]bool
 	lastSwitch map[int]map[uint32]*switchRead
+	// lives are the WaitGroups' lives, by address (newChecker's).
+	lives map[uint64]*wgLife
+	// steps and parents are, per dense goroutine index, its last event
+	// and the goroutine that started it (-1 if none).
+	steps   []stepRef
+	parents []int
 
-	withheld, locDropped, dropped int
+	withheld, locDropped, dropped, uninitUnchecked int
+}
+
+// A wgLife is a WaitGroup address's current life (see newChecker): its
+// number, the latest GC epoch of its events and its counter.
+type wgLife struct {
+	n, epoch uint64
+	count    int64
 }
 
 // A sitePair is a finding's kind and its two sites, in the order of its
@@ -141,8 +163,11 @@ type stateKey struct {
 // An sacc is an access as CheckStream keeps it.
 type sacc struct {
 	streamed.Event
-	value uint64 // a write's value (nil or not), an atomic load's
+	value uint64 // a write's value (nil or not), an atomic load's, a WaitGroup Add's delta (as int64)
 	seq   uint64 // trace.Event.Seq, which instances fold by
+	// pre is, for a write in a critical section, the value before the
+	// section (sectionStartOf), nil if not known.
+	pre *sectionStart
 	// prev and prevWrite are, for a kept read, its goroutine's last
 	// access and last write of the location before it.
 	prev, prevWrite *sacc
@@ -161,6 +186,7 @@ type switchRead struct {
 	*sacc
 	key   stateKey
 	found uint64
+	lastW *sacc // the last write before it, which it found
 }
 
 // switchingSites returns the read sites that some site's Switches lists.
@@ -189,8 +215,15 @@ type nilStore struct {
 	pending []*sacc // dereferences before it, judged when next comes
 }
 
-// ownAccesses are one goroutine's last write and last access of a location.
-type ownAccesses struct{ write, access *sacc }
+// ownAccesses are one goroutine's last write and last access of a
+// location, and what con-uninit asks of its accesses: whether it made its
+// first use (used), wrote before it or since (wroteInit: an access of
+// the location's init kind, of any value), and its first use if pending.
+type ownAccesses struct {
+	write, access   *sacc
+	used, wroteInit bool
+	pend            *uread
+}
 
 // A locState is what CheckStream keeps of one location.
 type locState struct {
@@ -208,9 +241,17 @@ type locState struct {
 	maps   []*sacc
 	closes []*sacc
 	sends  []*sacc
+
+	uninit *uninitLoc // con-uninit's, for memory, atomics and WaitGroups
 }
 
 func (s *streamChecker) visit(st *hb.Step) {
+	s.access(st)
+	s.noteStep(st)
+}
+
+// access takes an event of a location the checks follow.
+func (s *streamChecker) access(st *hb.Step) {
 	ev := st.Event
 	var cat uint8
 	switch ev.Kind {
@@ -228,14 +269,24 @@ func (s *streamChecker) visit(st *hb.Step) {
 			return
 		}
 		cat = catChan
+	case trace.EvWGAdd, trace.EvWGDone, trace.EvWGWait:
+		cat = catWG
 	default:
 		return
 	}
 	a := &sacc{Event: streamed.Event{Index: st.Index, Site: ev.Site, N: st.Instance, Kind: ev.Kind, Ctx: st.Ctx}, value: ev.Value, seq: ev.Seq}
 	k := stateKey{st.Loc, cat}
+	if cat == catWG {
+		a.value = uint64(ev.Arg)
+		k.loc.Epoch = s.life(ev, st.Loc.Epoch)
+	}
 	l := s.states[k]
 	if l == nil {
 		l = s.add(k)
+	}
+	switch cat {
+	case catMem, catAtom, catWG:
+		s.uninitAccess(l, a, st)
 	}
 	if cat == catAtom && !l.derefd {
 		// Not (yet) a location an atomic load dereferences: its
@@ -259,6 +310,27 @@ func (s *streamChecker) visit(st *hb.Step) {
 	}
 }
 
+// life returns the number of the life of the WaitGroup of event ev, at
+// GC epoch epoch, as newChecker numbers them.
+func (s *streamChecker) life(ev *trace.Event, epoch uint64) uint64 {
+	l := s.lives[ev.Addr]
+	if l == nil {
+		l = &wgLife{epoch: epoch}
+		s.lives[ev.Addr] = l
+	}
+	if l.count == 0 && ev.Kind == trace.EvWGAdd && ev.Arg > 0 && epoch > l.epoch {
+		l.n++
+	}
+	l.epoch = max(l.epoch, epoch)
+	switch ev.Kind {
+	case trace.EvWGAdd:
+		l.count += ev.Arg
+	case trace.EvWGDone:
+		l.count--
+	}
+	return l.n
+}
+
 // add starts the state of location k, dropping the oldest past maxLoc.
 func (s *streamChecker) add(k stateKey) *locState {
 	if s.maxLoc > 0 && len(s.states) >= s.maxLoc {
@@ -279,13 +351,17 @@ func (s *streamChecker) add(k stateKey) *locState {
 	return l
 }
 
-// flush reports the nil stores' pending pairs, which no next write judged.
+// flush reports the nil stores' pending pairs, which no next write
+// judged, and con-uninit's findings at the location.
 func (s *streamChecker) flush(l *locState) {
 	for _, w := range l.nils {
 		for _, r := range w.pending {
 			s.reportNull(r, w)
 		}
 		w.pending = nil
+	}
+	if l.uninit != nil {
+		s.flushUninit(l.uninit)
 	}
 }
 
@@ -366,6 +442,9 @@ func openLock(ctx *hb.Context, addr uint64) *hb.Held {
 func (s *streamChecker) memory(l *locState, a *sacc) {
 	o := s.own(l, a)
 	if isWrite(a.Kind) {
+		if a.Kind == trace.EvWrite {
+			a.pre = s.sectionStartOf(l, a)
+		}
 		s.write(l, a)
 		l.last, o.write = a, a
 	} else {
@@ -377,7 +456,7 @@ func (s *streamChecker) memory(l *locState, a *sacc) {
 				m = make(map[uint32]*switchRead)
 				s.lastSwitch[a.g()] = m
 			}
-			sr := &switchRead{sacc: a, key: l.key}
+			sr := &switchRead{sacc: a, key: l.key, lastW: l.last}
 			if l.last != nil {
 				sr.found = l.last.value
 			}
@@ -456,13 +535,7 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 		} else if l.last != nil && before(l.last, a) {
 			a.sawNil = l.last.value == 0
 		}
-		if site, ok := s.sites.Lookup(a.Site); ok && site.Switches != "" {
-			for id, sr := range s.lastSwitch[a.g()] {
-				if site.SwitchedBy(id) {
-					a.switches = append(a.switches, sr)
-				}
-			}
-		}
+		a.switches = s.switchReads(a)
 		if !a.sawNil {
 			for _, w := range l.nils {
 				if w.g() != a.g() && !s.reported(finding.ConNull, a, w.sacc) && s.nullFeasible(w, a) {
@@ -480,6 +553,22 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 		}
 		keep(s, &l.idxR, a)
 	}
+}
+
+// switchReads returns, for a read whose site has Switches, its
+// goroutine's last read at each site that switches it (anySwitch's).
+func (s *streamChecker) switchReads(a *sacc) []*switchRead {
+	site, ok := s.sites.Lookup(a.Site)
+	if !ok || site.Switches == "" {
+		return nil
+	}
+	var out []*switchRead
+	for id, sr := range s.lastSwitch[a.g()] {
+		if site.SwitchedBy(id) {
+			out = append(out, sr)
+		}
+	}
+	return out
 }
 
 // nullFeasible is checker.nullFeasible for a nil store w before the
@@ -684,7 +773,7 @@ func (s *streamChecker) report(kind, msg string, roles []streamRole, notes ...st
 		}
 	}
 	key := sitePair{kind, main[0].Site, main[1].Site}
-	if main[0].Ctx.Unsettled || main[1].Ctx.Unsettled {
+	if slices.ContainsFunc(main, func(a *sacc) bool { return a.Ctx.Unsettled }) {
 		if !s.held[key] {
 			s.held[key] = true
 			s.withheld++

@@ -187,7 +187,9 @@ type gstate struct {
 	locks    []Lock   // held, shared with the Contexts made since the last change
 	stack    *Frame
 	openLk   *Held
-	ctx      *Context
+	ctx      *Context    // the Context of its events until its clock, locks, epoch or stack change
+	last     JoinedEvent // its last event (no Ctx before its first)
+	joinedAt []JoinedEvent
 }
 
 type fork struct {
@@ -437,10 +439,13 @@ func (a *analyzer) joinRunKids(gi int) {
 }
 
 // noteJoined keeps, for st's next event, the last event of goroutine k
-// that joinRunKids joined into st (Analyze only: Stream keeps no
-// goroutine's events).
+// that joinRunKids joined into st (Stream keeps no goroutine's events
+// but the last's index and context).
 func (a *analyzer) noteJoined(st *gstate, k int) {
 	if a.stream != nil {
+		if ks := a.gs[k]; ks.last.Ctx != nil {
+			st.joinedAt = append(st.joinedAt, ks.last)
+		}
 		return
 	}
 	if evs := a.Goroutines[k].Events; len(evs) > 0 {

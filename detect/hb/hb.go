@@ -217,7 +217,7 @@ func (g *Graph) HappensBefore(a, b int) bool {
 // neither comes from i's own acquire. A checker that judges an event on
 // its clock without its own acquire (a WaitGroup Wait, an atomic load)
 // takes an event ordered before one of these as before i too. Nil for
-// most events, and for every event of Stream.
+// most events. Stream gives them in Step.Joined.
 func (g *Graph) Joined(i int) []int32 { return g.joins[i] }
 
 // Concurrent reports whether neither of events a and b happens before the

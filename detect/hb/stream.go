@@ -15,10 +15,12 @@ const DefaultWindow = 1 << 16
 
 // StreamOptions configures Stream.
 type StreamOptions struct {
-	// Options are Analyze's, but for two: Stream takes no Edges (an error)
-	// and gives hand-offs through a container no order (Options.NoTakes:
-	// their match needs the whole trace). With LockOrder, the race
-	// checker's order, neither is used.
+	// Options are Analyze's, but for three: Stream takes no Edges (an
+	// error), gives hand-offs through a container no order (Options.NoTakes:
+	// their match needs the whole trace) and hands no locks to a goroutine
+	// at its start (as Options.NoHandedLocks: the hand-off is known at the
+	// child's Unlock, which may come any time later). With LockOrder, the
+	// race checker's order, none is used.
 	Options
 	// Window is how many events the matches look ahead of the walk
 	// (DefaultWindow if 0).
@@ -42,6 +44,19 @@ type Step struct {
 	Ctx      *Context
 	Loc      Loc    // as Graph.Loc
 	Instance uint64 // as Graph.Instance (and control.Points' N), for an event with a site
+	// Parent is the dense index of the goroutine that started the
+	// event's, -1 if none was recorded (Graph.Goroutines' Parent).
+	Parent int
+	// Joined are the last events of the subtests that the event's
+	// goroutine joined just before it (Graph.Joined), each with its
+	// context: valid during the call only.
+	Joined []JoinedEvent
+}
+
+// A JoinedEvent is a goroutine's last event, which another joined.
+type JoinedEvent struct {
+	Index int
+	Ctx   *Context
 }
 
 // A Context is what Stream knows of an event but the event itself: its
@@ -285,8 +300,9 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 		n = s.counts[k]
 		s.counts[k] = n + 1
 	}
-	s.step = Step{Index: i, Event: ev, Ctx: c, Loc: l, Instance: n}
+	s.step = Step{Index: i, Event: ev, Ctx: c, Loc: l, Instance: n, Parent: a.Goroutines[gi].Parent, Joined: st.joinedAt}
 	s.visit(&s.step)
+	st.joinedAt, st.last = st.joinedAt[:0], JoinedEvent{Index: i, Ctx: c}
 
 	// After the event: the stack and the open Locks it changes.
 	switch ev.Kind {

@@ -113,7 +113,7 @@ type Summary struct {
 	RecordLimit   string `json:"recordLimit,omitempty"`
 	// Streamed counts the runs whose trace was over -max-trace and that
 	// got the streamed checkers alone: the data race checker and ConMem's
-	// con-null, con-closed, con-index and con-map (the other checkers did
+	// con-null, con-uninit, con-closed, con-index and con-map (the other checkers did
 	// not run on them; each has a note).
 	Streamed int `json:"streamed,omitempty"`
 	// Stopped counts the runs whose analysis -max-trace-time stopped
