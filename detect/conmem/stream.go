@@ -78,8 +78,8 @@ const maxCovers = 8
 // con-uninit's first use when the location ends (the walk's end, or its
 // state's drop), against every init kept. With a window longer than the
 // trace and NoSpinLoops, its findings of these five kinds are Check's on
-// a graph without hand-offs (hb.Options' NoTakes, NoHandedLocks: Stream
-// has neither), but for the validation-only witness events Check adds
+// a graph without locks handed at a go statement (hb.Options'
+// NoHandedLocks: Stream has none), but for the validation-only witness events Check adds
 // past the check before a use (a written value's next write, a loop's
 // last index read), which CheckStream does not keep.
 //

@@ -262,7 +262,10 @@ type analyzer struct {
 	stores   map[uint64][]store
 	edgeFrom map[int]vclock // release clocks of the From events of extra edges
 	edgesTo  map[int][]int
-	chans    *channels
+	// taker matches hand-offs as the walk comes to them (Stream without
+	// LockOrder or NoTakes; Analyze matches them before its walk).
+	taker *taker
+	chans *channels
 	// lateStores maps an atomic load to the store it read, when that
 	// store comes after it in the trace (see matchLateStores).
 	lateStores map[int]int
@@ -615,6 +618,14 @@ func (a *analyzer) event(i int) {
 	for _, from := range a.edgesTo[i] {
 		a.acquire(gi, a.edgeFrom[from]) // the zero clock if From was not reached
 	}
+	var ended *takeSection // Stream's: a section of a hand-off's store that ends at i
+	if a.taker != nil {
+		var from *takeSection
+		if from, ended = a.taker.step(i, ev); from != nil {
+			a.acquire(gi, from.clock)
+			a.takes++
+		}
+	}
 	switch ev.Kind {
 	case trace.EvGCEpoch:
 		st.epoch = ev.Value
@@ -818,6 +829,12 @@ func (a *analyzer) event(i int) {
 	// Releases, after it.
 	if _, ok := a.edgeFrom[i]; ok {
 		a.edgeFrom[i] = a.release(gi)
+	}
+	if ended != nil && ended.stored {
+		// A take may come later (Stream matches them as they come,
+		// Analyze before its walk): a release more than Analyze's,
+		// which orders nothing by itself.
+		ended.clock = a.release(gi)
 	}
 	if a.condUnlocks[i] || a.stream != nil && a.opts.LockOrder && len(st.held) > 0 && !a.eof && a.lastOf[ev.Goroutine] == i {
 		// (The second case: Stream's window ends at this event, and

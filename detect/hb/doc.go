@@ -399,7 +399,9 @@
 // marked unsettled (Context.Unsettled), a mark every clock that acquires
 // it inherits. A checker reports nothing found at an unsettled event
 // (detect/races withholds and counts it): at a settled one, the order is at
-// least Analyze's (TestStream). Hand-offs (Options.NoTakes) and extra
-// edges are not streamed: the race checker, which uses LockOrder, needs
-// neither.
+// least Analyze's (TestStream). Hand-offs through a container are
+// matched as the walk comes to them (their edge's two ends are both behind
+// it at the take; TestStreamTakes); locks handed to a goroutine at its
+// start (its Unlock may come any time later) and extra edges are not
+// streamed: the race checker, which uses LockOrder, needs none of them.
 package hb

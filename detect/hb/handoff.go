@@ -15,28 +15,66 @@ type takeLoc struct {
 	v           uint32
 }
 
-// heldSection is an open critical section during the pre-pass: its lock,
-// mode and serial number (its index in the order of Begins).
-type heldSection struct {
-	addr   uint64
+// A takeSection is a critical section as the hand-off matcher sees it:
+// whether it is a write lock's, and the event index of its Unlock (-1
+// while open). Stream keeps the Unlock's clock in it when a write of a
+// non-zero value in it may be taken later (stored).
+type takeSection struct {
 	write  bool
-	serial int
+	end    int
+	stored bool
+	clock  vclock
 }
 
-// lastWrite is the latest write of a location in trace order.
+// heldSection is an open critical section of a goroutine: its lock and
+// its record.
+type heldSection struct {
+	addr uint64
+	sec  *takeSection
+}
+
+// lastWrite is the latest write of a location in trace order, kept only
+// when it stored a non-zero value inside a critical section: another
+// write leaves nothing a take could find (takeLoc's entry is deleted).
 type lastWrite struct {
-	g      uint64 // logical id of its goroutine
-	nonNil bool   // it stored a non-zero value word
-	held   []heldSection
+	g    uint64 // logical id of its goroutine
+	held []heldSection
 }
 
 // pendingTake is a read of a slot whose value another goroutine stored
 // under a lock the reader holds: a take if the reader clears the slot
 // before it leaves its section.
 type pendingTake struct {
-	from   int // serial of the storing goroutine's section of the lock
-	lock   uint64
-	serial int // serial of the reader's section of the lock
+	from *takeSection // the storing goroutine's section of the lock
+	lock uint64
+	sec  *takeSection // the reader's section of the lock
+}
+
+// takeGoroutine is a goroutine's state in the matcher.
+type takeGoroutine struct {
+	held    []heldSection
+	snap    []heldSection // a copy of held for lastWrite, nil when held changed since
+	epoch   uint64
+	pending map[takeLoc]pendingTake
+}
+
+// A taker finds the hand-offs of a trace's events as they come in trace
+// order (see "Hand-offs" in the package doc): step returns, at the write
+// that clears a slot, the section whose end the write is ordered after.
+// It keeps the goroutines' open sections and, per location, the last
+// write if it may be taken; past maxLast locations (0: no bound) the
+// oldest such write is forgotten (its take is missed).
+type taker struct {
+	varOf   map[uint32]uint32
+	ptr     map[uint32]bool
+	gs      map[uint64]*takeGoroutine
+	last    map[takeLoc]lastWrite
+	order   []takeLoc // last's keys, oldest first (with maxLast)
+	maxLast int
+}
+
+func newTaker(varOf map[uint32]uint32, ptr map[uint32]bool, maxLast int) *taker {
+	return &taker{varOf: varOf, ptr: ptr, gs: make(map[uint64]*takeGoroutine), last: make(map[takeLoc]lastWrite), maxLast: maxLast}
 }
 
 // takeEdges finds the hand-offs of events and returns their order edges:
@@ -47,95 +85,110 @@ func takeEdges(events []trace.Event, varOf map[uint32]uint32, ptr map[uint32]boo
 	if len(ptr) == 0 {
 		return nil
 	}
-	type gstate struct {
-		held    []heldSection
-		snap    []heldSection // a copy of held for lastWrite, nil when held changed since
-		epoch   uint64
-		pending map[takeLoc]pendingTake
-	}
-	gs := make(map[uint64]*gstate)
-	last := make(map[takeLoc]lastWrite)
-	var ends []int // per section serial: the event index of its Unlock, -1 while open
+	t := newTaker(varOf, ptr, 0)
 	var edges []Edge
 	for i := range events {
-		ev := &events[i]
-		st := gs[ev.Goroutine]
-		if st == nil {
-			st = &gstate{}
-			gs[ev.Goroutine] = st
-		}
-		switch ev.Kind {
-		case trace.EvBegin:
-			*st = gstate{epoch: st.epoch}
-		case trace.EvGCEpoch:
-			st.epoch = ev.Value
-		case trace.EvLock, trace.EvRLock, trace.EvTryLock:
-			if ev.Kind == trace.EvTryLock && ev.Value == 0 {
-				break
-			}
-			st.held = append(st.held, heldSection{addr: ev.Addr, write: ev.Kind == trace.EvLock, serial: len(ends)})
-			st.snap = nil
-			ends = append(ends, -1)
-		case trace.EvUnlock, trace.EvRUnlock:
-			for k := len(st.held) - 1; k >= 0; k-- {
-				if h := st.held[k]; h.addr == ev.Addr {
-					ends[h.serial] = i
-					st.held = append(st.held[:k], st.held[k+1:]...)
-					st.snap = nil
-					break
-				}
-			}
-			if len(st.held) == 0 {
-				st.pending = nil
-			}
-		case trace.EvCondWait:
-			// Wait unlocked and locked again: a read before it and a
-			// write after it are not one step.
-			st.pending = nil
-		case trace.EvRead:
-			if !ptr[ev.Site] || len(st.held) == 0 {
-				break
-			}
-			l := takeLoc{ev.Addr, st.epoch, varOf[ev.Site]}
-			w, ok := last[l]
-			if !ok || w.g == ev.Goroutine || !w.nonNil {
-				break
-			}
-			for _, h := range st.held {
-				if !h.write {
-					continue
-				}
-				for _, wh := range w.held {
-					if wh.addr == h.addr && wh.write {
-						if st.pending == nil {
-							st.pending = make(map[takeLoc]pendingTake)
-						}
-						st.pending[l] = pendingTake{from: wh.serial, lock: h.addr, serial: h.serial}
-					}
-				}
-			}
-		case trace.EvWrite:
-			l := takeLoc{ev.Addr, st.epoch, varOf[ev.Site]}
-			if p, ok := st.pending[l]; ok {
-				delete(st.pending, l)
-				if ev.Value == 0 && ends[p.from] >= 0 && holds(st.held, p.lock, p.serial) {
-					edges = append(edges, Edge{From: ends[p.from], To: i})
-				}
-			}
-			if st.snap == nil && len(st.held) > 0 {
-				st.snap = append([]heldSection(nil), st.held...)
-			}
-			last[l] = lastWrite{g: ev.Goroutine, nonNil: ev.Value != 0, held: st.snap}
+		if from, _ := t.step(i, &events[i]); from != nil {
+			edges = append(edges, Edge{From: from.end, To: i})
 		}
 	}
 	return edges
 }
 
-// holds reports whether the section with the serial, of the lock at addr,
-// is still open in held.
-func holds(held []heldSection, addr uint64, serial int) bool {
+// step takes event i, ev, and returns the ended section that a take at
+// it is ordered after (nil if it is no take), and the section an Unlock
+// ends (its end set).
+func (t *taker) step(i int, ev *trace.Event) (from, ended *takeSection) {
+	st := t.gs[ev.Goroutine]
+	if st == nil {
+		st = &takeGoroutine{}
+		t.gs[ev.Goroutine] = st
+	}
+	switch ev.Kind {
+	case trace.EvBegin:
+		*st = takeGoroutine{epoch: st.epoch}
+	case trace.EvGCEpoch:
+		st.epoch = ev.Value
+	case trace.EvLock, trace.EvRLock, trace.EvTryLock:
+		if ev.Kind == trace.EvTryLock && ev.Value == 0 {
+			break
+		}
+		st.held = append(st.held, heldSection{addr: ev.Addr, sec: &takeSection{write: ev.Kind == trace.EvLock, end: -1}})
+		st.snap = nil
+	case trace.EvUnlock, trace.EvRUnlock:
+		for k := len(st.held) - 1; k >= 0; k-- {
+			if h := st.held[k]; h.addr == ev.Addr {
+				h.sec.end, ended = i, h.sec
+				st.held = append(st.held[:k], st.held[k+1:]...)
+				st.snap = nil
+				break
+			}
+		}
+		if len(st.held) == 0 {
+			st.pending = nil
+		}
+	case trace.EvCondWait:
+		// Wait unlocked and locked again: a read before it and a
+		// write after it are not one step.
+		st.pending = nil
+	case trace.EvRead:
+		if !t.ptr[ev.Site] || len(st.held) == 0 {
+			break
+		}
+		l := takeLoc{ev.Addr, st.epoch, t.varOf[ev.Site]}
+		w, ok := t.last[l]
+		if !ok || w.g == ev.Goroutine {
+			break
+		}
+		for _, h := range st.held {
+			if !h.sec.write {
+				continue
+			}
+			for _, wh := range w.held {
+				if wh.addr == h.addr && wh.sec.write {
+					if st.pending == nil {
+						st.pending = make(map[takeLoc]pendingTake)
+					}
+					st.pending[l] = pendingTake{from: wh.sec, lock: h.addr, sec: h.sec}
+				}
+			}
+		}
+	case trace.EvWrite:
+		l := takeLoc{ev.Addr, st.epoch, t.varOf[ev.Site]}
+		if p, ok := st.pending[l]; ok {
+			delete(st.pending, l)
+			if ev.Value == 0 && p.from.end >= 0 && holds(st.held, p.lock, p.sec) {
+				from = p.from
+			}
+		}
+		if ev.Value == 0 || len(st.held) == 0 {
+			delete(t.last, l) // a nil store, or one outside a lock: nothing to take
+			return from, nil
+		}
+		if st.snap == nil {
+			st.snap = append([]heldSection(nil), st.held...)
+			for _, h := range st.snap {
+				h.sec.stored = true
+			}
+		}
+		if _, ok := t.last[l]; !ok && t.maxLast > 0 {
+			if len(t.order) >= t.maxLast {
+				delete(t.last, t.order[0])
+				t.order = t.order[1:]
+			}
+			t.order = append(t.order, l)
+		}
+		t.last[l] = lastWrite{g: ev.Goroutine, held: st.snap}
+		return from, nil
+	}
+	return nil, ended
+}
+
+// holds reports whether section sec, of the lock at addr, is still open
+// in held.
+func holds(held []heldSection, addr uint64, sec *takeSection) bool {
 	for _, h := range held {
-		if h.addr == addr && h.serial == serial {
+		if h.addr == addr && h.sec == sec {
 			return true
 		}
 	}

@@ -7,6 +7,11 @@ import (
 	"github.com/precog-dev/precog/shim/trace"
 )
 
+// maxTakeSlots bounds the locations whose last store Stream keeps for the
+// hand-offs through a container (see "Hand-offs" in the package doc): a
+// take of a slot stored longer ago is missed.
+const maxTakeSlots = 1 << 18
+
 // DefaultWindow is StreamOptions.Window's default: 65,536 events (5 MiB of
 // trace.Event), sixteen times lateStoreReach and a hundred times the
 // longest wait measured on real traces (598 events on raft:
@@ -15,12 +20,13 @@ const DefaultWindow = 1 << 16
 
 // StreamOptions configures Stream.
 type StreamOptions struct {
-	// Options are Analyze's, but for three: Stream takes no Edges (an
-	// error), gives hand-offs through a container no order (Options.NoTakes:
-	// their match needs the whole trace) and hands no locks to a goroutine
-	// at its start (as Options.NoHandedLocks: the hand-off is known at the
-	// child's Unlock, which may come any time later). With LockOrder, the
-	// race checker's order, none is used.
+	// Options are Analyze's, but for two: Stream takes no Edges (an
+	// error) and hands no locks to a goroutine at its start (as
+	// Options.NoHandedLocks: the hand-off is known at the child's Unlock,
+	// which may come any time later). Hand-offs through a container
+	// (Options.NoTakes) are matched as the walk comes to them, the latest
+	// maxTakeSlots slots' stores kept. With LockOrder, the race checker's
+	// order, none is used.
 	Options
 	// Window is how many events the matches look ahead of the walk
 	// (DefaultWindow if 0).
@@ -197,8 +203,10 @@ func Stream(next func() (trace.Event, error), opts StreamOptions, visit func(*St
 		w = DefaultWindow
 	}
 	w = max(w, 1)
-	opts.NoTakes = true
 	a := newAnalyzer(&Graph{opts: opts.Options}, opts.Options)
+	if !opts.LockOrder && !opts.NoTakes && len(a.ptr) > 0 {
+		a.taker = newTaker(a.varOf, a.ptr, maxTakeSlots)
+	}
 	a.ring = make([]trace.Event, min(w, 1024))
 	a.stream = &streamState{visit: visit, counts: make(map[instKey]uint64)}
 	head := 0

@@ -158,3 +158,90 @@ func TestStreamPassedReceive(t *testing.T) {
 		t.Errorf("receive 0 not ordered before a's write")
 	}
 }
+
+// TestStreamTakes: with a window longer than the trace, Stream's order is
+// Analyze's with the hand-offs through a container (Options.NoTakes off),
+// which Stream matches as the walk comes to them: every event is ordered
+// alike before every later one, on random traces of goroutines that store
+// to and take from a few slots under a few locks (randomTakes). The
+// clocks' own components differ: Stream releases at the end of every
+// section a take may name, which orders nothing by itself; but a match
+// against the trace's order (an atomic load before the store it read, a
+// send's receive recorded before it) orders the events of its goroutine
+// up to the match, and there a release between them tells them apart: the
+// traces have no atomics or channels.
+func TestStreamTakes(t *testing.T) {
+	tab := &trace.SiteTable{}
+	for id := uint32(1); id <= 40; id++ {
+		s := trace.Site{ID: id, Kind: "read"}
+		if id <= 20 {
+			s.Uses = trace.UsePointer
+		}
+		tab.Sites = append(tab.Sites, s)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	takes := 0
+	for k := range 300 {
+		evs := randomTakes(r, 20+r.IntN(300), 2+r.IntN(12))
+		opts := Options{Sites: tab, NoHandedLocks: true}
+		g := Analyze(evs, opts)
+		takes += g.Takes()
+		steps, _ := streamAll(t, evs, StreamOptions{Options: opts, Window: len(evs) + 1})
+		for i := range evs {
+			for j := i + 1; j < len(evs); j++ {
+				if got, want := Before(steps[i].Ctx, i, steps[j].Ctx, j), g.HappensBefore(i, j); got != want {
+					t.Fatalf("trace %d: events %d and %d: streamed order %v, graph's %v", k, i, j, got, want)
+				}
+			}
+		}
+	}
+	if takes < 50 {
+		t.Errorf("%d takes in all the traces: the traces do not exercise the matcher", takes)
+	}
+}
+
+// randomTakes makes a trace of about n events over at most gs goroutines
+// that lock and unlock two mutexes (now and then out of order, or not
+// held), read slots at pointer-shaped sites (1 to 20) and at others, store
+// zero and non-zero values, and write and read other memory: stores and
+// takes of the slots, under one lock or another, or none.
+func randomTakes(r *rand.Rand, n, gs int) []trace.Event {
+	var evs []trace.Event
+	live := []uint64{1}
+	next, seq := uint64(2), uint64(0)
+	emit := func(g uint64, ev trace.Event) {
+		seq++
+		ev.Goroutine, ev.Seq = g, seq
+		evs = append(evs, ev)
+	}
+	emit(1, trace.Event{Kind: trace.EvBegin, Peer: trace.NoParent})
+	for len(evs) < n {
+		g := live[r.IntN(len(live))]
+		lock := 0x1000 + uint64(r.IntN(2))*8
+		slot := 0x9000 + uint64(r.IntN(3))*8
+		switch x := r.IntN(100); {
+		case x < 8 && int(next) <= gs:
+			emit(g, trace.Event{Kind: trace.EvFork, Peer: next, Site: 30})
+			emit(next, trace.Event{Kind: trace.EvBegin, Peer: g})
+			live = append(live, next)
+			next++
+		case x < 30:
+			emit(g, trace.Event{Kind: trace.EvLock, Addr: lock, Site: 31})
+		case x < 33:
+			emit(g, trace.Event{Kind: trace.EvRLock, Addr: lock, Site: 32})
+		case x < 50:
+			kind := trace.EvUnlock
+			if r.IntN(5) == 0 {
+				kind = trace.EvRUnlock
+			}
+			emit(g, trace.Event{Kind: kind, Addr: lock, Site: 33})
+		case x < 70:
+			emit(g, trace.Event{Kind: trace.EvRead, Addr: slot, Site: uint32(1 + r.IntN(25))})
+		case x < 90:
+			emit(g, trace.Event{Kind: trace.EvWrite, Addr: slot, Value: uint64(r.IntN(2)), Site: 34})
+		default:
+			emit(g, trace.Event{Kind: trace.EvWrite, Addr: 0x7000, Value: 1, Site: 35})
+		}
+	}
+	return evs
+}
