@@ -17,11 +17,14 @@ import (
 
 // conmemProof compares, on every trace of the recording in dir, the
 // findings of the kinds conmem.CheckStream reports (con-null, con-uninit,
-// con-closed, con-index, con-map) of the in-memory path (trace.ReadAll, hb.Analyze,
-// conmem.Check without the spin-loop inference, which CheckStream does
-// not make) with CheckStream's at each window of windows, by finding ID
-// (kind and sites): the traces whose two sets are the same, and the
-// findings only one path has, each printed.
+// con-closed, con-index, con-map) and the test lifetime check's of the
+// in-memory path (trace.ReadAll, hb.Analyze, conmem.Check without the
+// spin-loop inference, which CheckStream does not make, and
+// conmem.TestLifetime on the LockOrder graph) with CheckStream's and
+// conmem.CheckTestLifetimeStream's at each window of windows, by finding
+// ID (kind and sites): the traces whose two sets are the same, and the
+// findings only one path has, each printed. The streamed CPU is both
+// walks'.
 func conmemProof(dir string, windows []int) error {
 	ix, err := record.ReadIndex(dir)
 	if err != nil {
@@ -65,6 +68,7 @@ func conmemProof(dir string, windows []int) error {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			all := conmem.Check(hb.Analyze(tr.Events, hb.Options{Sites: sites}), sites, conmem.Options{NoSpinLoops: true})
+			all = append(all, conmem.TestLifetime(hb.Analyze(tr.Events, hb.Options{Sites: sites, LockOrder: true}), sites)...)
 			want := ids(all)
 			mem.cpu += cpu() - start
 			mem.traces++
@@ -88,6 +92,11 @@ func conmemProof(dir string, windows []int) error {
 				if err != nil && !errors.Is(err, trace.ErrBroken) {
 					return fmt.Errorf("%s: %w", path, err)
 				}
+				life, err := lifetimeStream(path, sites, w, &st)
+				if err != nil {
+					return err
+				}
+				streamed = append(streamed, life...)
 				got := ids(streamed)
 				s := &str[k]
 				s.cpu += cpu() - start
@@ -122,4 +131,29 @@ func conmemProof(dir string, windows []int) error {
 			dir, w, s.traces, s.same, s.events, s.findings, s.extra, s.missed, s.withheld, s.cpu.Seconds())
 	}
 	return nil
+}
+
+// lifetimeStream runs conmem.CheckTestLifetimeStream on the trace at path
+// with window w, adding its counts to st.
+func lifetimeStream(path string, sites *trace.SiteTable, w int, st *conmem.StreamStats) ([]finding.Finding, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	o, err := trace.NewOrderedReader(f, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var lst conmem.StreamStats
+	fs, err := conmem.CheckTestLifetimeStream(o.Next, sites, w, &lst)
+	if err != nil && !errors.Is(err, trace.ErrBroken) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	st.Withheld += lst.Withheld
+	return fs, nil
 }

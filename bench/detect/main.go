@@ -66,7 +66,7 @@ var (
 	read      = flag.String("read", "", "only read the trace `file` (see -read-how), for /usr/bin/time -v's peak RSS")
 	sitesFile = flag.String("sites", "", "with -read-how lookahead: the recording's sites.json (tells a select's send cases)")
 	proof     = flag.String("stream-proof", "", "compare the race findings of the in-memory path and races.CheckStream on every trace of the recording in `dir` (streamproof.go)")
-	cmProof   = flag.String("conmem-proof", "", "compare the con-null, con-uninit, con-closed, con-index and con-map findings of the in-memory path and conmem.CheckStream on every trace of the recording in `dir` (conmemproof.go)")
+	cmProof   = flag.String("conmem-proof", "", "compare the con-null, con-uninit, con-closed, con-index, con-map and test lifetime findings of the in-memory path and conmem.CheckStream on every trace of the recording in `dir` (conmemproof.go)")
 	windows   = flag.String("windows", "100000000,64", "with -stream-proof or -conmem-proof: comma-separated CheckStream windows, in events")
 	window    = flag.Int("window", 0, "with -read-how races: CheckStream's window in events (0: hb.DefaultWindow)")
 	cpuProf   = flag.String("cpuprofile", "", "with -read: write a CPU profile to `file`")

@@ -911,14 +911,46 @@ func TestTestLifeFirstCall(t *testing.T) {
 8.2 g=2 Read site=11 addr=0x100
 8.3 g=3 Read site=12 addr=0x100
 `
+	// lifetime runs TestLifetime, and TestLifetimeStream, which must
+	// find the same.
 	lifetime := func(text string) []string {
+		t.Helper()
+		g, tab := graph(t, text, sites)
+		want := TestLifetime(hb.Analyze(g.Events, hb.Options{Sites: tab, LockOrder: true}), tab)
+		got, err := CheckTestLifetimeStream(events(g.Events), tab, len(g.Events)+1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := streamedSummary(got), streamedSummary(want); !slices.Equal(g, w) {
+			t.Errorf("CheckTestLifetimeStream:\n\t%s\nTestLifetime:\n\t%s", strings.Join(g, "\n\t"), strings.Join(w, "\n\t"))
+		}
 		var out []string
-		for _, f := range TestLifetime(graph(t, text, sites)) {
+		for _, f := range want {
 			out = append(out, summary(t, f))
 		}
 		return out
 	}
 	expect(t, lifetime(text), "con-closed k.go:10(log)", "con-closed k.go:12(log)")
+	// Calls before the end in the trace: the first of each goroutine not
+	// ordered before it (g2's second, after its Done) is reported.
+	early := `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+2.1 g=1 Read site=0 addr=0x100
+4 g=1 WGAdd site=40 addr=0x200 delta=1
+5 g=1 Fork site=1 child=2
+6 g=1 Fork site=2 child=3
+7 g=2 Begin parent=1
+7.1 g=2 Read site=13 addr=0x100
+8 g=2 WGDone site=41 addr=0x200
+8.1 g=2 Read site=10 addr=0x100
+8.2 g=2 Read site=11 addr=0x100
+9 g=3 Begin parent=1
+9.1 g=3 Read site=12 addr=0x100
+10 g=1 WGWait site=42 addr=0x200
+11 g=1 TestEnd outcome=pass
+`
+	expect(t, lifetime(early), "con-closed k.go:10(log)", "con-closed k.go:12(log)")
 	ordered := `
 1 g=1 Begin parent=none
 2 g=1 TestStart name="TestA"

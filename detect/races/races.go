@@ -39,6 +39,11 @@ type Options struct {
 	// for (DefaultMaxLocations if 0; negative, no bound): past it the
 	// location first seen longest ago is dropped, and counted.
 	MaxLocations int
+	// Visit, if not nil, is called with each step of CheckStream's walk
+	// first: another checker that asks the same order of the trace
+	// (conmem.TestLifetimeStream) rides on the walk instead of a walk
+	// of its own.
+	Visit func(*hb.Step)
 }
 
 // DefaultMaxLocations is Options.MaxLocations' default: about 100 MiB of

@@ -35,6 +35,9 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 	var order []key // the locations with shadow state, first seen first
 	dropped := 0
 	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites, LockOrder: true}, Window: opts.Window}, func(s *hb.Step) {
+		if opts.Visit != nil {
+			opts.Visit(s)
+		}
 		a := access{ev: s.Index, g: s.Ctx.G, site: s.Event.Site, ctx: s.Ctx, n: s.Instance}
 		var ok bool
 		if a.write, a.atomic, ok = accessKind(s.Event.Kind, s.Event.Site); !ok {

@@ -1202,11 +1202,12 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 
 // stream runs the checkers that can walk a trace without holding it on
 // the trace at path, which is over the limit of limit bytes: the data race
-// checker (races.CheckStream, unless NoRaces), then ConMem's con-null,
-// con-uninit, con-closed, con-index and con-map (conmem.CheckStream), each a walk of
-// its own in memory bounded by the trace's goroutines, sync objects and
-// locations, not its length, both against clock (the second gets what the
-// first left). Their findings' witnesses are already named as control
+// checker (races.CheckStream) with the test lifetime check on its walk
+// (conmem.TestLifetimeStream; with NoRaces, on a walk of its own), then
+// ConMem's con-null, con-uninit, con-closed, con-index and con-map
+// (conmem.CheckStream), each walk in memory bounded by the trace's
+// goroutines, sync objects and locations, not its length, against clock
+// (a walk gets what the one before it left). Their findings' witnesses are already named as control
 // points, with their Locks. The note says which checkers the run got and
 // what each walk withheld or dropped, and where it stopped if the
 // goroutine or time limit stopped it.
@@ -1236,12 +1237,32 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 		late = p.late
 		return nil
 	}
-	if !o.NoRaces {
+	lifeNote := func(n int) {
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("the test lifetime check withheld %d %s (a goroutine's order waited on a channel or atomic match more than %d events later)",
+				n, plural(n, "finding", "findings"), window(o.Races.Window)))
+		}
+	}
+	if o.NoRaces {
+		var lst conmem.StreamStats
+		err := walk("conmem", "the test lifetime check", "the test lifetime check", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+			found, err := conmem.CheckTestLifetimeStream(next, sites, o.Races.Window, &lst)
+			lifeNote(lst.Withheld)
+			return found, err
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
 		var st races.Stats
 		ro := o.Races
 		ro.Stats = &st
-		err := walk("races", "the data race checker", "the data race checker", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+		life := conmem.NewTestLifetimeStream(sites)
+		ro.Visit = life.Visit
+		err := walk("races", "the data race checker", "the data race checker and the test lifetime check", func(next func() (trace.Event, error)) ([]finding.Finding, error) {
 			found, err := races.CheckStream(next, sites, ro)
+			found = append(found, life.Findings()...)
+			lifeNote(life.Withheld())
 			if st.Withheld > 0 {
 				notes = append(notes, fmt.Sprintf("the races found at %d accesses were withheld (their goroutine's order waited on a channel or atomic match more than %d events later)",
 					st.Withheld, window(ro.Window)))
@@ -1286,8 +1307,8 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	if timedOut {
 		res.Stats.Stopped++
 	}
-	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); OSCS, Unicorn and the test lifetime checks did not",
-		what, size(n), size(limit), strings.Join(ran, " and "), events)
+	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); OSCS and Unicorn did not",
+		what, size(n), size(limit), strings.Join(ran, ", then "), events)
 	for _, x := range notes {
 		note += "; " + x
 	}

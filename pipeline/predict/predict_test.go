@@ -250,7 +250,7 @@ func TestMaxTraceBytes(t *testing.T) {
 		if tc.streamed && !othersIn(res, whole) {
 			t.Errorf("limit %d: findings %v; want ConMem's among the in-memory path's", tc.max, res.Findings)
 		}
-		if tc.streamed && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): the data race checker and ConMem's con-null, con-uninit, con-closed, con-index and con-map ran, streamed (%d events); OSCS, Unicorn and the test lifetime checks did not", fi.Size(), tc.max, whole.Stats.Events)) {
+		if tc.streamed && !strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): the data race checker and the test lifetime check, then ConMem's con-null, con-uninit, con-closed, con-index and con-map ran, streamed (%d events); OSCS and Unicorn did not", fi.Size(), tc.max, whole.Stats.Events)) {
 			t.Errorf("limit %d: notes %q", tc.max, res.Notes)
 		}
 	}
@@ -306,7 +306,7 @@ func TestMaxTraceBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Stats.Skipped != 0 || res.Stats.Streamed != 1 || len(racesOf(res)) != 0 || !othersIn(res, whole) ||
-		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): ConMem's con-null, con-uninit, con-closed, con-index and con-map ran, streamed (%d events)", fi.Size(), fi.Size()-1, whole.Stats.Events)) {
+		!strings.Contains(strings.Join(res.Notes, "\n"), fmt.Sprintf("example.com/a.TestA: trace of %d bytes is over the limit of %d bytes (-max-trace): the test lifetime check, then ConMem's con-null, con-uninit, con-closed, con-index and con-map ran, streamed (%d events)", fi.Size(), fi.Size()-1, whole.Stats.Events)) {
 		t.Errorf("without races: skipped %d, streamed %d, findings %v, notes %q; want ConMem's alone, with a note", res.Stats.Skipped, res.Stats.Streamed, res.Findings, res.Notes)
 	}
 }
@@ -355,7 +355,7 @@ func TestLimitedTrace(t *testing.T) {
 		note string
 	}{
 		{-1, fmt.Sprintf("example.com/a.TestA: recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded; analysed the %d events recorded before it", before)},
-		{int64(len(b)) - 1, fmt.Sprintf("(%d events); OSCS, Unicorn and the test lifetime checks did not; recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded", before)},
+		{int64(len(b)) - 1, fmt.Sprintf("(%d events); OSCS and Unicorn did not; recording stopped where the trace reached its size limit (-max-record), the test ran on unrecorded", before)},
 	} {
 		res, err := Detect(t.Context(), dir, ix, DetectOptions{MaxTraceBytes: c.max})
 		if err != nil {
