@@ -46,6 +46,10 @@ import (
 //     function that declares it, which also runs on a worker pool's
 //     goroutines, is each invocation's own: not reported; a closure the
 //     pool runs that writes it too is.
+//   - nilcallback: a callback parameter called under a lock, given
+//     closures by the loop goroutine and nil by an API any goroutine calls:
+//     the closures run on the loop alone, not reported; a closure passed
+//     by another goroutine is.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback")
 }

@@ -877,8 +877,8 @@ func bindArgs(site ssa.CallInstruction, callee *ssa.Function, caller bindings) b
 }
 
 // funcsOf returns the functions a function value may hold, if they can be
-// told: function constants and closures, and parameters bound on the way
-// in.
+// told: function constants and closures (nil holds none), and parameters
+// bound on the way in.
 func funcsOf(v ssa.Value, bind bindings) ([]*ssa.Function, bool) {
 	srcs := ssavalue.Sources(v)
 	if len(srcs) == 0 {
@@ -899,6 +899,13 @@ func funcsOf(v ssa.Value, bind bindings) ([]*ssa.Function, bool) {
 				return nil, false
 			}
 			out = append(out, fs...)
+		case *ssa.Const:
+			if !s.IsNil() {
+				return nil, false
+			}
+			// A nil function: a call of it panics, nothing runs
+			// (readline's Refresh(nil) from any goroutine, while the
+			// closures other callers pass run on its loop).
 		default:
 			return nil, false
 		}
