@@ -154,6 +154,14 @@ func TestFixtures(t *testing.T) {
 		// one touched after it was handed to a goroutine, and a merge of
 		// a fresh object with a shared one are reported.
 		"iterfresh",
+		// An exported Init that the package's constructor calls on the
+		// object it has just allocated, before letting it go, touches
+		// that object alone: silent against the goroutine of another
+		// object of the same allocation site (colly's NewCollector); Init
+		// called on a published object by an exported Reset, after the
+		// constructor started the goroutine, by an Init that starts it
+		// before its store, or on a fresh slice's element, is reported.
+		"freshinit",
 	}},
 		// Goroutines that a reconnect starts again only after a Wait for
 		// the one before (on some path; a flag guards the other) are taken

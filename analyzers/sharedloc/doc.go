@@ -57,6 +57,11 @@
 //     that only loads and stores fields of it that hold no pointer (a
 //     constructor that calls wsc.EnableWriteCompression(on) before
 //     filling wsc's other fields): the callee lets it go nowhere.
+//     LocalThrough asks the same of one call site of the access's
+//     function, an exported one too: a field of its parameter's object,
+//     touched before the function lets the parameter go, in the frame of
+//     a call that passes an object fresh there (colly's NewCollector
+//     calling c.Init() on the collector it has just allocated).
 //   - SharedIn: every goroutine of a Multi context touches the same object
 //     (it is reached from a package variable, a captured variable declared
 //     outside the spawning loop, or an argument that is the same for every

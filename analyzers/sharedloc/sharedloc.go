@@ -126,7 +126,9 @@ type Result struct {
 	// reach, instead of a number exponential in maxSharingDepth.
 	fresh    map[depthKey]bool
 	sharedAt map[depthKey]bool
-	coll     *collector
+	// through memoizes LocalThrough.
+	through map[throughKey]bool
+	coll    *collector
 }
 
 // A depthKey is the argument of a memoized recursive query: a value, the

@@ -42,6 +42,114 @@ func (r *Result) Local(a *Access) bool {
 	return v
 }
 
+// LocalThrough reports whether a, in the frame of its function that the
+// call site makes, touches an object that no other goroutine can reach
+// yet: a field of the object that a parameter of a's function points to
+// (through fields of fields, no load), site a direct static call of the
+// function (not go, defer or through an interface) that passes as that
+// parameter an object fresh at the call (allocated in the caller, or a
+// constructor's result, let go nowhere on any path to the call, as
+// Local's own objects), and a's function letting the parameter go
+// nowhere on any path to a. colly's NewCollector calls c.Init() on the
+// collector it has just allocated, and Init's first statement stores nil
+// to c.Headers: in that frame no goroutine but the caller's can read the
+// field, whatever other collectors of the same allocation site do.
+//
+// Local asks the same of every call of an unexported function at once;
+// LocalThrough answers for one call, so an exported function, which code
+// outside the package may call on a published object, is judged per call
+// site of the package (concurrent's views).
+func (r *Result) LocalThrough(a *Access, site ssa.CallInstruction) bool {
+	call, ok := site.(*ssa.Call)
+	if !ok || call.Call.IsInvoke() || call.Call.StaticCallee() != a.Fn() || a.Loc.Kind == Global || a.Loc.Kind == Captured || a.Loc.Elem {
+		return false
+	}
+	p := ownFieldParam(a)
+	if p == nil {
+		return false
+	}
+	i := slices.Index(a.Fn().Params, p)
+	if i < 0 || i >= len(call.Call.Args) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := throughKey{a, call}
+	if v, ok := r.through[k]; ok {
+		return v
+	}
+	v := r.freshObjectArg(call.Call.Args[i], call) && !r.escapesBefore(p, a.Instr, nil, false)
+	if r.through == nil {
+		r.through = make(map[throughKey]bool)
+	}
+	r.through[k] = v
+	return v
+}
+
+type throughKey struct {
+	a    *Access
+	site *ssa.Call
+}
+
+// ownFieldParam returns the parameter of a's function whose object a
+// loads or stores a field of, the field's address taken from the
+// parameter itself or through fields of fields (p.f, p.inner.f), or nil.
+func ownFieldParam(a *Access) *ssa.Parameter {
+	var addr ssa.Value
+	switch in := a.Instr.(type) {
+	case *ssa.UnOp:
+		addr = in.X
+	case *ssa.Store:
+		addr = in.Addr
+	default:
+		return nil
+	}
+	if addr != a.Ptr {
+		return nil
+	}
+	fa, ok := addr.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	x := fa.X
+	for {
+		inner, ok := x.(*ssa.FieldAddr)
+		if !ok {
+			break
+		}
+		x = inner.X
+	}
+	p, _ := x.(*ssa.Parameter)
+	return p
+}
+
+// freshObjectArg reports whether arg, an argument of site, is an object
+// fresh when the callee starts (see freshArg), itself: not one reached
+// through a fresh object's fields, which may hold anything.
+func (r *Result) freshObjectArg(arg ssa.Value, site ssa.Instruction) bool {
+	self := func(v ssa.Value) bool {
+		switch Root(v).(type) {
+		case *ssa.Alloc, *ssa.Call:
+			return Root(v) == ssavalue.Unconverted(v)
+		}
+		return false
+	}
+	if load, ok := arg.(*ssa.UnOp); ok && ssavalue.CapturedCell(load) != nil {
+		stored, ok := ssavalue.ReachingStores(load)
+		if !ok || len(stored) == 0 {
+			return false
+		}
+		for _, sv := range stored {
+			if !self(sv) {
+				return false
+			}
+		}
+	} else if !self(arg) {
+		return false
+	}
+	return r.freshArg(arg, site, maxSharingDepth)
+}
+
 // freshAt reports whether the object v denotes is reachable only from the
 // current goroutine when at executes. With entering set, at is a call
 // that hands v to a callee, and the question is whether v is fresh when
