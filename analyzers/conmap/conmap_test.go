@@ -148,6 +148,12 @@ func TestFixtures(t *testing.T) {
 		// server: the constructor's rule orders only its fresh object's
 		// own fields.
 		"ctorrerun",
+		// A helper that locks a mailbox for writing or for reading as its
+		// boolean parameter says, then runs the callback it was handed:
+		// a callback handed over with a constant holds the lock in that
+		// call's mode (inbucket's withMailbox); a write under the read
+		// lock, or under a mode that is not constant, is reported.
+		"constmode",
 	}},
 		// The check with its all flag over the fixtures that show the
 		// reports it hides by default with the assumption they rest on.

@@ -157,7 +157,20 @@
 // with it (a value that is not constant agrees with both): netpoll's
 // closeCallback(needLock bool) takes the lock under `needLock &&
 // !c.lock(processing)`, and its callers that pass false hold it already,
-// so past that test the lock is held on both paths.
+// so past that test the lock is held on both paths. A callback that
+// such a function calls through its function parameter holds, for each
+// call of the function that hands it over, the set at that call of the
+// parameter under the valuations that agree with the constants the
+// handing call passes: inbucket's mem store takes a mailbox's lock with
+// `if writeLock { mb.Lock() } else { mb.RLock() }` and then runs f(mb),
+// so AddMessage's callback, handed over with true, holds it for writing
+// and GetMessages', handed over with false, for reading (a callback
+// handed over by a call whose argument is not constant, or by calls
+// passing both, holds what every valuation holds). A parameter that a
+// closure captures (the deferred unlock that tests writeLock again) is
+// tested through loads of the cell go/ssa spills it to; each load is the
+// parameter's value when the cell is stored once, with the parameter, in
+// the entry block before any load, and only its own function writes it.
 //
 // So is a boolean field that two branches test, each loading it afresh
 // (river's riverdbtest: `if !opts.DisableSchemaSharing { ...; Lock();

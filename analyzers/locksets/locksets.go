@@ -363,6 +363,10 @@ type solver struct {
 	known   map[*ssa.Function]bool
 	at      map[ssa.Instruction]Set
 	exit    map[*ssa.Function]Set
+	// atSplit holds, for a call through a function parameter in a
+	// function that keeps valuations of its conditions apart, the set
+	// before it under each valuation (see throughParam).
+	atSplit map[ssa.Instruction]*entrySplit
 	// skip leaves call sites out of the entry sets (nil: none).
 	skip func(site ssa.Instruction) bool
 	// ctx, when not nil, is the goroutine context the solution is for
@@ -443,6 +447,7 @@ func run(pass *analysis.Pass) (any, error) {
 			split:           make(map[*ssa.Function]*entrySplit),
 			known:           make(map[*ssa.Function]bool),
 			at:              make(map[ssa.Instruction]Set),
+			atSplit:         make(map[ssa.Instruction]*entrySplit),
 			exit:            make(map[*ssa.Function]Set),
 			pkg:             pass.Pkg,
 			chanLocks:       chanLocks,
@@ -493,6 +498,7 @@ func run(pass *analysis.Pass) (any, error) {
 func (a *solver) again(skip func(site ssa.Instruction) bool) *solver {
 	sol := *a
 	sol.at = make(map[ssa.Instruction]Set)
+	sol.atSplit = make(map[ssa.Instruction]*entrySplit)
 	sol.entry = make(map[*ssa.Function]Set)
 	sol.split = make(map[*ssa.Function]*entrySplit)
 	sol.known = make(map[*ssa.Function]bool)
@@ -993,10 +999,20 @@ func (a *solver) flow(fn *ssa.Function, entry Set, record bool, visit func(ssa.I
 			if record || visit != nil {
 				m := merged(s, r)
 				if record {
-					if extra, ok := a.assume[instr]; ok {
+					extra, assumed := a.assume[instr]
+					if assumed {
 						m = m.Union(extra)
 					}
 					a.at[instr] = m
+					if nv > 1 && callsParam(instr) {
+						split := &entrySplit{sets: slices.Clone(s), reach: slices.Clone(r)}
+						if assumed {
+							for v := range nv {
+								split.sets[v] = split.sets[v].Union(extra)
+							}
+						}
+						a.atSplit[instr] = split
+					}
 				}
 				if visit != nil {
 					visit(instr, m)
@@ -1083,8 +1099,9 @@ func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall, fw *fieldW
 		if _, isConst := ifi.Cond.(*ssa.Const); isConst {
 			continue
 		}
-		if count[ifi.Cond]++; count[ifi.Cond] == 2 {
-			order = append(order, ifi.Cond)
+		cond := condValue(ifi.Cond)
+		if count[cond]++; count[cond] == 2 {
+			order = append(order, cond)
 		}
 		if fw == nil {
 			continue
@@ -1139,7 +1156,7 @@ func correlated(fn *ssa.Function, calls map[ssa.Instruction]lockCall, fw *fieldW
 			continue
 		}
 		if ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If); ok {
-			if i := slices.Index(order, ifi.Cond); i >= 0 {
+			if i := slices.Index(order, condValue(ifi.Cond)); i >= 0 {
 				cs.tests[ifi] |= 1 << i
 			}
 		}
@@ -2037,7 +2054,6 @@ func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (entry
 	}
 	h := fp.Parent()
 	idx := slices.Index(h.Params, fp)
-	inner := a.at[site]
 	found := false
 	// resolved: every call of H left in this solution hands it functions
 	// known by name (a function, a closure, a method value), so a call
@@ -2058,7 +2074,7 @@ func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (entry
 			continue
 		}
 		held := a.at[outer]
-		for _, m := range inner {
+		for _, m := range a.atCallOf(site, h, outer) {
 			if m.Mutex.Kind != sharedloc.Param {
 				held = a.add(held, m.Mutex, m.Mode, m.Pos)
 				continue
@@ -2079,6 +2095,124 @@ func (a *solver) throughParam(fn *ssa.Function, site ssa.CallInstruction) (entry
 		}
 	}
 	return entry, found || resolved, found
+}
+
+// condValue returns the parameter that cond reads, when cond loads the
+// cell go/ssa spills a parameter to because a closure captures it (the
+// deferred unlock of inbucket's withMailbox tests writeLock too): the
+// cell is stored once, with the parameter, at the function's entry,
+// before any load of it, and only its own function writes it (closures
+// only read it), so every load gives the parameter's value. Else cond.
+func condValue(cond ssa.Value) ssa.Value {
+	load, ok := cond.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return cond
+	}
+	cell, ok := load.X.(*ssa.Alloc)
+	if !ok || !cell.Heap || cell.Parent() != load.Parent() || !ssavalue.OnlyOwnerWrites(cell) {
+		return cond
+	}
+	stores := ssavalue.Stores(cell)
+	if len(stores) != 1 {
+		return cond
+	}
+	st := stores[0]
+	p, ok := st.Val.(*ssa.Parameter)
+	if !ok || p.Parent() != cell.Parent() || st.Block() != cell.Parent().Blocks[0] || len(st.Block().Preds) > 0 {
+		return cond
+	}
+	// Every load comes after the store: in another block (the entry
+	// block dominates them all) or later in the entry block.
+	for _, r := range *cell.Referrers() {
+		if u, ok := r.(*ssa.UnOp); ok && u.Block() == st.Block() && slices.Index(st.Block().Instrs, ssa.Instruction(u)) < slices.Index(st.Block().Instrs, ssa.Instruction(st)) {
+			return cond
+		}
+	}
+	return p
+}
+
+// callsParam reports whether instr calls a function value that is a
+// parameter of its function (throughParam's sites).
+func callsParam(instr ssa.Instruction) bool {
+	call, ok := instr.(*ssa.Call)
+	if !ok || call.Call.IsInvoke() || call.Call.StaticCallee() != nil {
+		return false
+	}
+	p, ok := call.Call.Value.(*ssa.Parameter)
+	return ok && p.Parent() == call.Parent()
+}
+
+// atCallOf returns the set held at site, a call in the helper h through
+// its function parameter, in the invocations of h that the call outer
+// makes: where outer passes constants to boolean parameters of h that
+// h's flow keeps apart (see splitEntry), the meet over the valuations
+// that agree with them and reach site; else the set at site. inbucket's
+// mem store
+//
+//	func (s *Store) withMailbox(mailbox string, writeLock bool, f func(mb *mbox)) {
+//		...
+//		if writeLock { mb.Lock() } else { mb.RLock() }
+//		defer func() { ... }()
+//		f(mb)
+//	}
+//
+// holds mb for reading at f(mb) on every path, for writing where
+// writeLock is true: AddMessage's callback, handed over with true, holds
+// it for writing.
+//
+// Why sound: a parameter is one SSA value for the whole invocation, so
+// the paths of an invocation that outer made with true are those of the
+// valuations where it is true, and the function that site calls in it is
+// what outer passed.
+func (a *solver) atCallOf(site ssa.CallInstruction, h *ssa.Function, outer ssa.CallInstruction) Set {
+	split, cs := a.atSplit[site], a.condsOf[h]
+	if split == nil || cs == nil || site.Parent() != h {
+		return a.at[site]
+	}
+	// want[i]: what outer passes for cs.vals[i] (0 false, 1 true), or -1.
+	want := make([]int, len(cs.vals))
+	anyConst := false
+	for i, c := range cs.vals {
+		want[i] = -1
+		p, ok := c.(*ssa.Parameter)
+		if !ok || p.Parent() != h {
+			continue
+		}
+		if b, ok := constArg(outer, h, slices.Index(h.Params, p)); ok {
+			want[i], anyConst = 0, true
+			if b {
+				want[i] = 1
+			}
+		}
+	}
+	if !anyConst {
+		return a.at[site]
+	}
+	var out Set
+	found := false
+	for v, reached := range split.reach {
+		if !reached {
+			continue
+		}
+		agrees := true
+		for i, w := range want {
+			if w >= 0 && (v>>i&1 == 1) != (w == 1) {
+				agrees = false
+			}
+		}
+		if !agrees {
+			continue
+		}
+		if !found {
+			out, found = split.sets[v], true
+		} else {
+			out = meet(out, split.sets[v])
+		}
+	}
+	if !found {
+		return a.at[site]
+	}
+	return out
 }
 
 // namedFuncs reports whether every value v may hold is a function known

@@ -192,7 +192,7 @@ func TestLockSets(t *testing.T) {
 	fixturetest.Run(t, analysistest.TestData(),
 		fixturetest.Case{Name: "Held", Analyzer: held, Patterns: []string{
 			"lockunlock", "rwmodes", "deferunlock", "branches", "trylock",
-			"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "condfield", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg", "taskloop", "lockall"}},
+			"embedded", "helpers", "entry", "hiddenrecv", "striped", "condlock", "condfield", "ptrwrapper", "txlock", "walkcb", "chanlock", "flaglock", "flagkeys", "heapcb", "promotedhelper", "constarg", "taskloop", "lockall", "constcallback"}},
 		// Two flag locks held at once are listed in one order on every run.
 		fixturetest.Case{Name: "Order", Analyzer: order, Patterns: []string{"flagorder"}},
 		fixturetest.Case{Name: "InContext", Analyzer: heldIn, Patterns: []string{"callerctx"}},
