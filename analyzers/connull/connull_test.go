@@ -104,6 +104,12 @@ func TestFixtures(t *testing.T) {
 		// WaitGroup in a field, a commit between the start and the Wait,
 		// or the function also run on a goroutine, it is reported.
 		"joinedcaller",
+		// A field set under the lock when the check found it nil, and
+		// read before the Unlock, against its goroutine's clear under the
+		// lock (a lazy initialization): silent; the branch storing what
+		// may be nil, or calling after its store, or the clear without
+		// the lock, reported.
+		"lazyinit",
 		// nil stored in an atomic.Pointer (by Store, Swap or
 		// CompareAndSwap) against an unchecked dereference of a Load; a load checked into a local, a lock held
 		// across both, or an atomic.Value (whose nil Store panics) is

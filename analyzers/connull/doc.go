@@ -30,7 +30,9 @@
 //     location to the read, with nothing between them that calls or
 //     stores, and at the nil store (a Close that checks, copies and
 //     clears a field in one critical section and uses the copy after the
-//     Unlock: the copy is never nil);
+//     Unlock: the copy is never nil), or from such a check whose nil branch
+//     itself stores a new object there before the read (a lazy
+//     initialization under the lock);
 //   - no static order (a `go` statement, a WaitGroup, a channel, a
 //     sync.Once, a flag that keeps one goroutine in flight: see the
 //     ordering analyzer) puts the nil store after the dereference or

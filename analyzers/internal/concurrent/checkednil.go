@@ -38,16 +38,49 @@ import (
 // on the branch where it is not nil, and nothing after that load in the
 // predecessor calls or stores either (a call could unlock or store nil, a
 // store could write the location through an alias).
+//
+// Or the check's other branch makes the location not nil itself before
+// it joins r's block, a lazy initialization (go-oidc's inflight request,
+// held-out rehearsal 44's A):
+//
+//	s.mu.Lock()
+//	if s.inflight == nil {
+//		s.inflight = &inflight{done: make(chan struct{})}
+//		go s.fetch() // which clears s.inflight under s.mu when done
+//	}
+//	f := s.inflight
+//	s.mu.Unlock()
+//
+// The other branch is one block, entered from the check alone, that
+// stores to the location a value that is never nil (a new object, a
+// made map, channel or closure, a function) and otherwise only
+// initializes objects it made itself (stores into them) or starts
+// goroutines (a go statement runs nothing on this goroutine, and a
+// goroutine's store holding the lock cannot come before the Unlock);
+// nothing in it calls.
 func (e *Env) CheckedInSection(r *sharedloc.Access) (locksets.Set, bool) {
 	load, ok := r.Instr.(*ssa.UnOp)
 	if !ok || load.Op != token.MUL {
 		return nil, false
 	}
 	b := load.Block()
-	if len(b.Preds) != 1 || !quietBefore(b.Instrs, load) {
+	if !quietBefore(b.Instrs, load) {
 		return nil, false
 	}
-	pred := b.Preds[0]
+	var pred, lazy *ssa.BasicBlock
+	switch len(b.Preds) {
+	case 1:
+		pred = b.Preds[0]
+	case 2:
+		for k, p := range b.Preds {
+			if other := b.Preds[1-k]; len(other.Preds) == 1 && other.Preds[0] == p {
+				pred, lazy = p, other
+			}
+		}
+	}
+	if pred == nil || len(pred.Instrs) == 0 {
+		return nil, false
+	}
 	ifi, ok := pred.Instrs[len(pred.Instrs)-1].(*ssa.If)
 	if !ok || len(pred.Succs) != 2 || pred.Succs[0] == pred.Succs[1] {
 		return nil, false
@@ -66,14 +99,114 @@ func (e *Env) CheckedInSection(r *sharedloc.Access) (locksets.Set, bool) {
 	if !ok || checked.Op != token.MUL || checked.Block() != pred || !sameAddr(checked.X, load.X) {
 		return nil, false
 	}
-	notNil := pred.Succs[0]
+	notNil, isNil := pred.Succs[0], pred.Succs[1]
 	if cmp.Op == token.EQL {
-		notNil = pred.Succs[1]
+		notNil, isNil = isNil, notNil
 	}
 	if notNil != b || !quietBefore(pred.Instrs[slices.Index(pred.Instrs, ssa.Instruction(checked))+1:], ifi) {
 		return nil, false
 	}
+	if lazy != nil && (isNil != lazy || !initsNotNil(lazy, load.X)) {
+		return nil, false
+	}
 	return e.Locks.At(checked).Intersect(e.Locks.At(load)), true
+}
+
+// initsNotNil reports whether block blk, which jumps to the read's block,
+// stores a value that is never nil to addr, and otherwise neither calls
+// (but for go statements) nor stores but into objects it allocates
+// itself (see CheckedInSection).
+func initsNotNil(blk *ssa.BasicBlock, addr ssa.Value) bool {
+	made := make(map[ssa.Value]bool)
+	stored := false
+	for _, in := range blk.Instrs {
+		switch in := in.(type) {
+		case *ssa.Alloc:
+			made[in] = true
+		case *ssa.Go:
+		case *ssa.Call:
+			if !constructor(in.Call.StaticCallee()) {
+				return false
+			}
+		case ssa.CallInstruction, *ssa.MapUpdate, *ssa.Send, *ssa.Select:
+			return false
+		case *ssa.Store:
+			switch {
+			case sameAddr(in.Addr, addr):
+				if !neverNil(in.Val) {
+					return false
+				}
+				stored = true
+			case !made[allocOf(in.Addr)]:
+				return false
+			}
+		}
+	}
+	return stored
+}
+
+// allocOf returns the object whose field or element addr addresses (or
+// addr itself).
+func allocOf(addr ssa.Value) ssa.Value {
+	for {
+		switch a := addr.(type) {
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			addr = a.X
+		default:
+			return addr
+		}
+	}
+}
+
+// neverNil reports whether v is a value that is never nil: a new object,
+// a made map, channel or closure, a function, an interface holding a
+// value of a non-interface type, or what a constructor returns.
+func neverNil(v ssa.Value) bool {
+	switch v := v.(type) {
+	case *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeClosure, *ssa.Function:
+		return true
+	case *ssa.MakeInterface:
+		return true
+	case *ssa.ChangeType:
+		return neverNil(v.X)
+	case *ssa.Call:
+		return constructor(v.Call.StaticCallee())
+	}
+	return false
+}
+
+// constructor reports whether fn, a function of one block, returns a new
+// object and does nothing else: it allocates and makes, stores only into
+// what it allocated, calls nothing, and returns one value that is never
+// nil (go-oidc's newInflight: `return &inflight{doneCh: make(chan
+// struct{})}`).
+func constructor(fn *ssa.Function) bool {
+	if fn == nil || len(fn.Blocks) != 1 || fn.Signature.Results().Len() != 1 {
+		return false
+	}
+	made := make(map[ssa.Value]bool)
+	for _, in := range fn.Blocks[0].Instrs {
+		switch in := in.(type) {
+		case *ssa.Alloc:
+			made[in] = true
+		case *ssa.Store:
+			if !made[allocOf(in.Addr)] {
+				return false
+			}
+		case *ssa.Return:
+			if len(in.Results) != 1 {
+				return false
+			}
+			if !neverNil(in.Results[0]) {
+				return false
+			}
+		case ssa.CallInstruction, *ssa.MapUpdate, *ssa.Send, *ssa.Select, *ssa.Panic:
+			return false
+		}
+	}
+	return true
 }
 
 // CheckedNotNil reports whether p.A, a load, reads what a nil check of
