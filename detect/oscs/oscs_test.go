@@ -15,7 +15,8 @@ import (
 const header = `precog trace v1 test="T" package="p" start=2025-01-02T15:04:05Z pid=1` + "\n"
 
 // sites is the tests' site table: site n is k.go line n; sites 50-59 are
-// loop-exit reads, 60-69 reads dereferenced without a nil check.
+// loop-exit reads, 60-69 reads dereferenced without a nil check, 70-79
+// reads of a scalar.
 var sites = func() *trace.SiteTable {
 	t := new(trace.SiteTable)
 	for id := uint32(1); id < 100; id++ {
@@ -25,6 +26,9 @@ var sites = func() *trace.SiteTable {
 		}
 		if id >= 60 && id < 70 {
 			s.Uses = trace.UseDeref
+		}
+		if id >= 70 && id < 80 {
+			s.Uses = trace.UseScalar
 		}
 		t.Sites = append(t.Sites, s)
 	}
@@ -231,6 +235,40 @@ func TestReadsOwnWrite(t *testing.T) {
 14.1 g=3 Write site=21 addr=0x100 value=0
 15 g=3 Unlock site=22 addr=0x900
 `, "10 13 20 21")
+}
+
+// Each goroutine sets a flag to one value in a section of its own, then
+// reads it in another: whichever goroutine's write comes between, the
+// read finds the value its own goroutine wrote (vault's SetCloneToken and
+// Clone). g3's write, the first, changes the value (not redundant), but
+// g2's read pairs with it no more than the two writes of one value pair.
+// Reported: g3 writes another value, the read is not of a scalar, or the
+// reader wrote none before its read.
+func TestReadsOwnValue(t *testing.T) {
+	const text = start + `
+10 g=3 Lock site=20 addr=0x900
+10.1 g=3 Write site=21 addr=0x100 value=%d
+11 g=3 Unlock site=22 addr=0x900
+12 g=2 Lock site=10 addr=0x900
+12.1 g=2 Write site=11 addr=0x100 value=1
+13 g=2 Unlock site=12 addr=0x900
+14 g=2 Lock site=30 addr=0x900
+14.1 g=2 Read site=%d addr=0x100
+15 g=2 Unlock site=32 addr=0x900
+`
+	both(t, fmt.Sprintf(text, 1, 71))
+	both(t, fmt.Sprintf(text, 2, 71), "10 11 20 21", "20 21 30 71")
+	// A read whose value word is not its value (a pointer's: nil or
+	// not) is not known to find what its goroutine wrote.
+	both(t, fmt.Sprintf(text, 1, 31), "20 21 30 31")
+	both(t, start+`
+12 g=3 Lock site=20 addr=0x900
+12.1 g=3 Write site=21 addr=0x100 value=1
+13 g=3 Unlock site=22 addr=0x900
+14 g=2 Lock site=30 addr=0x900
+14.1 g=2 Read site=71 addr=0x100
+15 g=2 Unlock site=32 addr=0x900
+`, "20 21 30 71")
 }
 
 // Different locks, read locks on both sides, two reads, and disjoint

@@ -29,7 +29,7 @@ func newUsesFinder() *usesFinder {
 }
 
 // of returns the uses of the value of load, space-separated in the order
-// deref, index, loop-exit, branch, ptr.
+// deref, index, loop-exit, branch, ptr, scalar.
 func (u *usesFinder) of(load *ssa.UnOp) string {
 	var uses []string
 	if derefs(load) {
@@ -51,7 +51,21 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 	if rewrite.PointerShaped(load.Type()) {
 		uses = append(uses, trace.UsePointer)
 	}
+	if scalar(load.Type()) {
+		uses = append(uses, trace.UseScalar)
+	}
 	return strings.Join(uses, " ")
+}
+
+// scalar reports whether t is a boolean, an integer or a float of at most
+// 8 bytes (trace.UseScalar): the shim records its writes' bits.
+func scalar(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok || b.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat) == 0 {
+		return false
+	}
+	return b.Kind() != types.UntypedBool && b.Kind() != types.UntypedInt && b.Kind() != types.UntypedFloat &&
+		b.Kind() != types.UntypedRune
 }
 
 // derefs reports whether the pointer-shaped value v is dereferenced

@@ -139,6 +139,12 @@ const (
 	// parameter: a generic container's element), whatever is done with
 	// it. detect/hb's hand-offs move such values.
 	UsePointer = "ptr"
+	// UseScalar: the value read is a boolean or a number of at most 8
+	// bytes by its static type, whose writes' value word is the value's
+	// bits (a pointer's is only nil or not, a string's its length):
+	// detect/oscs compares such a read's goroutine's own write with
+	// another goroutine's.
+	UseScalar = "scalar"
 	// UseSealed, on an unlock site: the critical section this Unlock
 	// ends is one region of its function, entered at one Lock, and
 	// nothing it computed is used after the Unlock but as a timer's or

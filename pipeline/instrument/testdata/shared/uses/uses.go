@@ -31,10 +31,10 @@ func (s *state) reader() int {
 		x += q.val
 	}
 	s.mup.Lock()           // uses:"deref ptr"
-	x += int(s.buf[s.n+1]) // uses:"index" uses:"index"
-	for !s.stop {          // uses:"loop-exit branch"
+	x += int(s.buf[s.n+1]) // uses:"index" uses:"index scalar"
+	for !s.stop {          // uses:"loop-exit branch scalar"
 	}
-	if s.n > 3 && !s.stop { // uses:"branch" uses:"branch"
+	if s.n > 3 && !s.stop { // uses:"branch scalar" uses:"branch scalar"
 		x++
 	}
 	for _, b := range s.buf { // uses:""
@@ -47,8 +47,8 @@ func (s *state) reader() int {
 		x--
 	}
 	x += len(s.buf) // uses:""
-	x += s.n        // uses:""
-	x += s.last     // uses:""
+	x += s.n        // uses:"scalar"
+	x += s.last     // uses:"scalar"
 	s.f()           // uses:"deref ptr"
 	s.mup.Unlock()  // uses:"deref ptr"
 	// *os.File's methods but Name take a nil file (os.ErrInvalid).
