@@ -261,6 +261,21 @@ func TestReadsOwnValue(t *testing.T) {
 	// A read whose value word is not its value (a pointer's: nil or
 	// not) is not known to find what its goroutine wrote.
 	both(t, fmt.Sprintf(text, 1, 31), "20 21 30 31")
+	// The reader noticed a collection between its write and its read,
+	// and pairs with g3's write in the new epoch: its own write counts.
+	both(t, start+`
+10 g=2 Lock site=10 addr=0x900
+10.1 g=2 Write site=11 addr=0x100 value=1
+11 g=2 Unlock site=12 addr=0x900
+12 g=2 GCEpoch epoch=1
+13 g=3 GCEpoch epoch=1
+14 g=3 Lock site=20 addr=0x900
+14.1 g=3 Write site=21 addr=0x100 value=1
+15 g=3 Unlock site=22 addr=0x900
+16 g=2 Lock site=30 addr=0x900
+16.1 g=2 Read site=71 addr=0x100
+17 g=2 Unlock site=32 addr=0x900
+`)
 	both(t, start+`
 12 g=3 Lock site=20 addr=0x900
 12.1 g=3 Write site=21 addr=0x100 value=1
