@@ -105,6 +105,18 @@ func (a *Access) Pos() token.Pos {
 // Fn returns the function containing the access.
 func (a *Access) Fn() *ssa.Function { return a.Instr.Parent() }
 
+// Addr returns the address operand of a plain load or store (the p of
+// *p or *p = v), nil for the other accesses.
+func (a *Access) Addr() ssa.Value {
+	switch in := a.Instr.(type) {
+	case *ssa.UnOp:
+		return in.X
+	case *ssa.Store:
+		return in.Addr
+	}
+	return nil
+}
+
 // Result holds the package's accesses to shared locations.
 type Result struct {
 	// Accesses lists the accesses in the order of the functions and

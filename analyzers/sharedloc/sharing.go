@@ -95,16 +95,8 @@ type throughKey struct {
 // loads or stores a field of, the field's address taken from the
 // parameter itself or through fields of fields (p.f, p.inner.f), or nil.
 func ownFieldParam(a *Access) *ssa.Parameter {
-	var addr ssa.Value
-	switch in := a.Instr.(type) {
-	case *ssa.UnOp:
-		addr = in.X
-	case *ssa.Store:
-		addr = in.Addr
-	default:
-		return nil
-	}
-	if addr != a.Ptr {
+	addr := a.Addr()
+	if addr == nil || addr != a.Ptr {
 		return nil
 	}
 	fa, ok := addr.(*ssa.FieldAddr)

@@ -373,15 +373,6 @@ func elemParam(a *sharedloc.Access) *ssa.Parameter {
 }
 
 func fieldAddrOf(a *sharedloc.Access) *ssa.FieldAddr {
-	var addr ssa.Value
-	switch in := a.Instr.(type) {
-	case *ssa.UnOp:
-		addr = in.X
-	case *ssa.Store:
-		addr = in.Addr
-	default:
-		return nil
-	}
-	fa, _ := addr.(*ssa.FieldAddr)
+	fa, _ := a.Addr().(*ssa.FieldAddr)
 	return fa
 }
