@@ -1207,10 +1207,10 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 // ConMem's con-null, con-uninit, con-closed, con-index and con-map
 // (conmem.CheckStream), each walk in memory bounded by the trace's
 // goroutines, sync objects and locations, not its length, against clock
-// (a walk gets what the one before it left). Their findings' witnesses are already named as control
-// points, with their Locks. The note says which checkers the run got and
-// what each walk withheld or dropped, and where it stopped if the
-// goroutine or time limit stopped it.
+// (a walk gets what the one before it left). Their findings' witnesses
+// are already named as control points, with their Locks. The note says
+// which checkers the run got and what each walk withheld or dropped, and
+// where it stopped if the goroutine or time limit stopped it.
 func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.SiteTable, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	var ran, notes []string
