@@ -310,7 +310,10 @@ type Log struct {
 // directory, whose files tell the lines t.Log wrote from those that
 // reported the failure (Report); "" if not known. exited says whether the
 // process exited non-zero (a failure even when the output says nothing).
+// The terminal's escape sequences a test wrote (colours: go-testdeep's
+// "\x1b[1;33mFailed test\x1b[0m") are left out of what it reads.
 func Parse(out []byte, test, dir string, exited bool) *Failure {
+	out = stripEscapes(out)
 	blocks, head := goroutines(out)
 	f := &Failure{dir: dir}
 	switch {
@@ -363,6 +366,7 @@ func Parse(out []byte, test, dir string, exited bool) *Failure {
 // the alarm's that raised it) and reads no logged lines: it is what a
 // forced run's verdict needs, whose test is known to have been forced.
 func First(out []byte) *Failure {
+	out = stripEscapes(out)
 	blocks, head := goroutines(out)
 	f := &Failure{}
 	switch {
@@ -737,4 +741,34 @@ func signalIn(line string) string {
 		}
 		i += 3
 	}
+}
+
+// stripEscapes returns out without its ANSI escape sequences: a CSI
+// sequence (ESC [, parameter and intermediate bytes, a final byte) or
+// any other ESC and the byte after it. out itself is returned when it
+// has none.
+func stripEscapes(out []byte) []byte {
+	i := bytes.IndexByte(out, 0x1b)
+	if i < 0 {
+		return out
+	}
+	b := make([]byte, 0, len(out))
+	for i >= 0 {
+		b = append(b, out[:i]...)
+		out = out[i+1:]
+		if len(out) > 0 && out[0] == '[' {
+			k := 1
+			for k < len(out) && out[k] >= 0x20 && out[k] <= 0x3f {
+				k++
+			}
+			if k < len(out) && out[k] >= 0x40 && out[k] <= 0x7e {
+				k++
+			}
+			out = out[k:]
+		} else if len(out) > 0 {
+			out = out[1:]
+		}
+		i = bytes.IndexByte(out, 0x1b)
+	}
+	return append(b, out...)
 }

@@ -343,3 +343,28 @@ func TestMissingTestdata(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapes: the colours a test's output carries (go-testdeep's) are
+// not part of the failure's message or logs, and output without escape
+// sequences is read as it is.
+func TestEscapes(t *testing.T) {
+	out := "=== RUN   TestX\n    x_test.go:20: \x1b[1;33mFailed test\x1b[0m\n    x_test.go:21: got \x1b[31m3\x1b[0m, want \x1b[32m4\x1b[0m\n--- FAIL: TestX (0.00s)\nFAIL\n"
+	f := Parse([]byte(out), "TestX", "", true)
+	want := []Log{{File: "x_test.go", Line: 20, Text: "Failed test"}, {File: "x_test.go", Line: 21, Text: "got 3, want 4"}}
+	if f == nil || f.Kind != Fail || f.Message != "got 3, want 4" || !reflect.DeepEqual(f.Logs, want) {
+		t.Fatalf("Parse = %+v, want a failure %q with logs %+v", f, "got 3, want 4", want)
+	}
+	for in, want := range map[string]string{
+		"plain":                "plain",
+		"a\x1b[0mb":            "ab",
+		"\x1b[38;5;208mx":      "x",
+		"x\x1b":                "x",
+		"x\x1b[":               "x",
+		"\x1b(By":              "By",
+		"a\x1b[?25lb\x1b[?25h": "ab",
+	} {
+		if got := string(stripEscapes([]byte(in))); got != want {
+			t.Errorf("stripEscapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
