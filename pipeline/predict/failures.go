@@ -47,6 +47,11 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	f := &finding.Finding{Kind: finding.Crash, Status: finding.Confirmed, Tests: []string{name}}
 	site := finding.Site{Role: string(fl.Kind), Expr: fl.Message}
 	var effect string
+	// slow: a timeout whose goroutines were not all blocked in the
+	// stacks it printed: one ran, slept or waited in a select (vault's
+	// TestLifetimeWatcher takes 73 s without precog: held-out
+	// rehearsal 44), which a test only slower than -timeout shows too.
+	slow := fl.Kind == failure.Timeout && !stopped && !deadlocked(fl, user)
 	switch fl.Kind {
 	case failure.Panic:
 		effect = "panic"
@@ -57,6 +62,9 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	case failure.Timeout:
 		effect, site.Role = "hang", "hang"
 		f.Message = fmt.Sprintf("%s hung: %s", test, fl.Message)
+		if slow {
+			f.Message = fmt.Sprintf("%s timed out: %s, its goroutines not all blocked (one running, asleep or in a select: a test slower than -timeout ends so too)", test, fl.Message)
+		}
 		if stopped {
 			// The recorded run failed nothing: precog stopped it. Only a
 			// run without recording that times out confirms it
@@ -81,7 +89,10 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 	}
 	if fr, ok := userFrame(fl.Goroutine.Frames, user); ok {
 		site.File, site.Line, site.Function = fr.File, fr.Line, fr.Short()
-		if fl.Kind == failure.Timeout {
+		switch {
+		case slow:
+			f.Message += "; its goroutine was in " + site.Function
+		case fl.Kind == failure.Timeout:
 			f.Message += ", its goroutine stuck in " + site.Function
 		}
 	}
@@ -130,7 +141,8 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 // TestClientMaxConcurrentRequests: Close waiting for an upload goroutine
 // blocked sending on the test's full channel, held-out rehearsal 27). A
 // goroutine of code precog does not see may still be about to send: the
-// runs without recording decide (plainCheck).
+// runs without recording decide (plainCheck). failureOf also asks it of a
+// run that timed out, to say whether the test hung or may only be slow.
 func deadlocked(fl *failure.Failure, user func(string) bool) bool {
 	if !blocked(fl.Goroutine.State()) {
 		return false

@@ -228,3 +228,37 @@ func TestFailureNote(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowTimeout: a recorded run that timed out is a hang, confirmed as
+// recorded, "stuck" where its goroutines all wait on each other
+// (timeout.txt); where one of them was asleep or in a select, it says it
+// timed out with its goroutines not all blocked, as a test only slower
+// than -timeout does (vault's TestLifetimeWatcher, held-out rehearsal 44).
+func TestSlowTimeout(t *testing.T) {
+	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, out := range map[string][]byte{
+		"dump.log":   dump,
+		"asleep.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [sleep]"), 1),
+		"select.log": bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
+	const name = "precog.example/kernels/crashhang.TestStop"
+	for log, want := range map[string]string{
+		"dump.log":   "TestStop hung: test timed out after 3s, its goroutine stuck in (*Pool).Stop",
+		"asleep.log": "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep or in a select: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
+		"select.log": "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep or in a select: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
+	} {
+		f, _ := failureOf(dir, name, runFile{log: log, outcome: record.Timeout}, dir, user)
+		if f == nil || f.Kind != finding.Crash || f.Status != finding.Confirmed || f.Validation.Effect != "hang" || f.Message != want {
+			t.Errorf("%s: %+v; want a confirmed hang %q", log, f, want)
+		}
+	}
+}
