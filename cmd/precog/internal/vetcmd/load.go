@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 
@@ -29,8 +30,12 @@ func load(ctx context.Context, dir string, o options, patterns []string) (*stati
 }
 
 // loadErrors returns one line per package that failed to load or
-// type-check, once prog is analysed.
-func loadErrors(prog *static.Program) []string {
+// type-check, once prog is analysed. With tests loaded, a line whose
+// first error is in a test file says that -test=false checks the package
+// without them: its test variant, which holds the package's own code
+// too, was not checked (held-out rehearsal 44: govici's tests call
+// synctest.Run, gone in Go 1.26).
+func loadErrors(prog *static.Program, tests bool) []string {
 	errs := prog.Errors
 	if len(errs) == 0 {
 		if i := slices.IndexFunc(prog.Packages, func(p *packages.Package) bool { return p.IllTyped }); i >= 0 {
@@ -39,5 +44,17 @@ func loadErrors(prog *static.Program) []string {
 			errs = []string{fmt.Sprintf("package %s: not checked because it or a dependency has errors", prog.Packages[i].PkgPath)}
 		}
 	}
-	return errs
+	if !tests {
+		return errs
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e
+		if _, rest, ok := strings.Cut(e, ": "); ok {
+			if file, _, _ := strings.Cut(rest, ":"); strings.HasSuffix(file, "_test.go") {
+				out[i] += " (its tests do not type-check; precog vet -test=false checks the package without them)"
+			}
+		}
+	}
+	return out
 }

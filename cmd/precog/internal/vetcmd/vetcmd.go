@@ -130,6 +130,9 @@ Errors
 
 A package that cannot be loaded or type-checked is reported as one line on
 stderr naming its first error, and is not checked; the other packages are.
+A package whose tests do not type-check is not checked either, its own
+code included (its test variant holds both); the line says so, and
+-test=false checks it without them.
 
 Exit status
 
@@ -341,7 +344,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	if err != nil {
 		return cli.ExitError, err
 	}
-	errs := slices.Concat(loadErrors(prog), res.errs)
+	errs := slices.Concat(loadErrors(prog, o.tests), res.errs)
 
 	if o.sarif != "" {
 		log := report.SARIF(prog.Root, rules(o.checks, o.ids, res.findings), res.findings, errs)

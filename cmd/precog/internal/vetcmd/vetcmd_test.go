@@ -433,7 +433,7 @@ func TestErrors(t *testing.T) {
 		{dir, []string{"./bad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`, exitError},
 		{dir, []string{"./syn"}, `package example.com/m/syn: syn/s.go:3:\d+: syntax error: .*`, exitError},
 		{dir, []string{"./usesbad"}, `package example.com/m/bad: bad/bad.go:3:23: undefined: foo \(and 1 more error\)`, exitError},
-		{dir, []string{"./badtest"}, `package example.com/m/badtest: badtest/b_test.go:3:9: undefined: undefinedInTest`, exitError},
+		{dir, []string{"./badtest"}, `package example.com/m/badtest: badtest/b_test.go:3:9: undefined: undefinedInTest \(its tests do not type-check; precog vet -test=false checks the package without them\)`, exitError},
 		// Not go/types' "\tother declaration of F", at a.go.
 		{dir, []string{"./redecl"}, `package example.com/m/redecl: redecl/b.go:3:6: F redeclared in this block`, exitError},
 		{dir, []string{"./empty/..."}, `no packages matched ./empty/...`, exitError},
