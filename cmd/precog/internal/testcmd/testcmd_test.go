@@ -210,8 +210,15 @@ func TestBrokenPackage(t *testing.T) {
 		t.Errorf("./needs ./plain: exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, want)
 	}
 	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./plain")
-	if code != cli.ExitError || !strings.Contains(stderr, "no test files in ./plain") {
+	if code != cli.ExitError || !strings.Contains(stderr, "no test files in ./plain") || strings.Contains(stderr, "build constraints") {
 		t.Errorf("./plain: exit %d, stderr:\n%s\nwant 1 and no test files", code, stderr)
+	}
+	// Its tests all behind a build tag (gosnmp's, held-out rehearsal
+	// 44): the line says so.
+	write(t, filepath.Join(dir, "plain", "p_test.go"), "//go:build precogtag\n\npackage plain\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) {}\n")
+	_, stderr, code = precog(t, dir, "test", "-cache", sharedCache, "./plain")
+	if want := "no test files in ./plain (1 test file excluded by build constraints, as " + filepath.Join("plain", "p_test.go") + ": pass their tags with -tags)"; code != cli.ExitError || !strings.Contains(stderr, want) {
+		t.Errorf("./plain with a tagged test: exit %d, stderr:\n%s\nwant 1 and %q", code, stderr, want)
 	}
 }
 
