@@ -368,3 +368,18 @@ func TestEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestPassedThenExited: a process that printed PASS and exited non-zero
+// is an exit failure whose message says its tests passed first, not
+// "PASS"; the last other line is the message otherwise.
+func TestPassedThenExited(t *testing.T) {
+	for out, want := range map[string]string{
+		"=== RUN   TestX\n--- PASS: TestX (0.00s)\nPASS\nexit status 1\n": "its tests passed, then the process exited non-zero (TestMain after m.Run, an os.Exit, or a check the test binary makes at its end)",
+		"=== RUN   TestX\nleaked goroutines found\nexit status 1\n":       "leaked goroutines found",
+	} {
+		f := Parse([]byte(out), "TestX", "", true)
+		if f == nil || f.Kind != Exit || f.Message != want {
+			t.Errorf("Parse(%q) = %+v, want an exit failure %q", out, f, want)
+		}
+	}
+}
