@@ -146,22 +146,7 @@ func TestFailureSites(t *testing.T) {
 // a perturbed run's, and a run killed without stacks are none (the
 // controls).
 func TestStopNote(t *testing.T) {
-	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for name, out := range map[string][]byte{
-		"dump.log":   dump,
-		"killed.log": []byte("=== RUN   TestStop\n"),
-		"asleep.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [sleep]"), 1),
-		"select.log": bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1),
-		"worker.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [select, 2 minutes]"), 1),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := timeoutLogs(t)
 	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
 	const name = "precog.example/kernels/crashhang.TestStop"
 	const note = name + ": still running 30s after -record-budget was spent, stopped as -timeout stops a test, in (*Pool).Stop at crashhang.go:33 (its log has every goroutine's stack: "
@@ -235,20 +220,7 @@ func TestFailureNote(t *testing.T) {
 // timed out with its goroutines not all blocked, as a test only slower
 // than -timeout does (vault's TestLifetimeWatcher, held-out rehearsal 44).
 func TestSlowTimeout(t *testing.T) {
-	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for name, out := range map[string][]byte{
-		"dump.log":   dump,
-		"asleep.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [sleep]"), 1),
-		"select.log": bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := timeoutLogs(t)
 	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
 	const name = "precog.example/kernels/crashhang.TestStop"
 	for log, want := range map[string]string{
@@ -261,4 +233,31 @@ func TestSlowTimeout(t *testing.T) {
 			t.Errorf("%s: %+v; want a confirmed hang %q", log, f, want)
 		}
 	}
+}
+
+// timeoutLogs writes, in a new directory it returns, test logs made of
+// failure's timeout.txt (a real test binary's timeout: the test waits on
+// a WaitGroup for a worker blocked on a channel): dump.log as it is, and
+// the same stacks with the worker asleep (asleep.log), the test's
+// goroutine in a select (select.log) or the worker in one (worker.log),
+// and a run killed before it printed any (killed.log).
+func timeoutLogs(t *testing.T) string {
+	t.Helper()
+	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, out := range map[string][]byte{
+		"dump.log":   dump,
+		"killed.log": []byte("=== RUN   TestStop\n"),
+		"asleep.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [sleep]"), 1),
+		"select.log": bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1),
+		"worker.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [select, 2 minutes]"), 1),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
