@@ -75,27 +75,21 @@ func conmemProof(dir string, windows []int) error {
 			mem.events += len(tr.Events)
 			mem.findings += len(want)
 			for k, w := range windows {
-				f, err := os.Open(path)
-				if err != nil {
-					return err
-				}
-				fi, _ := f.Stat()
 				start := cpu()
-				o, err := trace.NewOrderedReader(f, fi.Size())
-				if err != nil {
-					f.Close()
-					return fmt.Errorf("%s: %w", path, err)
-				}
-				var st conmem.StreamStats
-				streamed, err := conmem.CheckStream(o.Next, sites, conmem.StreamOptions{Window: w, Stats: &st})
-				f.Close()
-				if err != nil && !errors.Is(err, trace.ErrBroken) {
-					return fmt.Errorf("%s: %w", path, err)
-				}
-				life, err := lifetimeStream(path, sites, w, &st)
+				var st, lst conmem.StreamStats
+				streamed, err := walkStreamed(path, func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+					return conmem.CheckStream(next, sites, conmem.StreamOptions{Window: w, Stats: &st})
+				})
 				if err != nil {
 					return err
 				}
+				life, err := walkStreamed(path, func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+					return conmem.CheckTestLifetimeStream(next, sites, w, &lst)
+				})
+				if err != nil {
+					return err
+				}
+				st.Withheld += lst.Withheld
 				streamed = append(streamed, life...)
 				got := ids(streamed)
 				s := &str[k]
@@ -133,9 +127,10 @@ func conmemProof(dir string, windows []int) error {
 	return nil
 }
 
-// lifetimeStream runs conmem.CheckTestLifetimeStream on the trace at path
-// with window w, adding its counts to st.
-func lifetimeStream(path string, sites *trace.SiteTable, w int, st *conmem.StreamStats) ([]finding.Finding, error) {
+// walkStreamed runs check, a streamed checker, on the events of the trace
+// at path in the global order (trace.OrderedReader). A trace broken at
+// its end gives the findings of the events before the damage.
+func walkStreamed(path string, check func(next func() (trace.Event, error)) ([]finding.Finding, error)) ([]finding.Finding, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -149,11 +144,9 @@ func lifetimeStream(path string, sites *trace.SiteTable, w int, st *conmem.Strea
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var lst conmem.StreamStats
-	fs, err := conmem.CheckTestLifetimeStream(o.Next, sites, w, &lst)
+	fs, err := check(o.Next)
 	if err != nil && !errors.Is(err, trace.ErrBroken) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	st.Withheld += lst.Withheld
 	return fs, nil
 }

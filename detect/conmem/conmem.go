@@ -459,9 +459,7 @@ func (c *checker) atomic(a, b, x int) bool {
 		if !slices.Contains(c.g.Locks(a), l) {
 			continue
 		}
-		if !slices.ContainsFunc(c.g.Locks(x), func(m hb.Lock) bool {
-			return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
-		}) {
+		if !excludes(c.g.Locks(x), l) {
 			continue
 		}
 		if c.heldThrough(a, b, l) {
@@ -469,6 +467,14 @@ func (c *checker) atomic(a, b, x int) bool {
 		}
 	}
 	return false
+}
+
+// excludes reports whether locks hold the mutex of l in a mode that
+// excludes l's: one of the two holds it to write.
+func excludes(locks []hb.Lock, l hb.Lock) bool {
+	return slices.ContainsFunc(locks, func(m hb.Lock) bool {
+		return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
+	})
 }
 
 // heldThrough reports whether lock l, held at a and at b, is not released

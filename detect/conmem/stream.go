@@ -133,9 +133,8 @@ type streamChecker struct {
 	lastSwitch map[int]map[uint32]*switchRead
 	// lives are the WaitGroups' lives, by address (newChecker's).
 	lives map[uint64]*wgLife
-	// steps and parents are, per dense goroutine index, its last event
-	// and the goroutine that started it (-1 if none).
-	steps   []stepRef
+	// parents are, per dense goroutine index, the goroutine that
+	// started it (-1 if none).
 	parents []int
 
 	withheld, locDropped, dropped, uninitUnchecked int
@@ -247,7 +246,7 @@ type locState struct {
 
 func (s *streamChecker) visit(st *hb.Step) {
 	s.access(st)
-	s.noteStep(st)
+	s.noteParent(st)
 }
 
 // access takes an event of a location the checks follow.
@@ -396,14 +395,7 @@ func before(a, b *sacc) bool { return hb.Before(a.Ctx, a.Index, b.Ctx, b.Index) 
 
 // commonLock is Graph.CommonLock on two kept accesses.
 func commonLock(a, b *sacc) bool {
-	for _, x := range a.Ctx.Locks {
-		for _, y := range b.Ctx.Locks {
-			if x.Addr == y.Addr && (x.Mode == hb.Write || y.Mode == hb.Write) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.Ctx.Locks, func(l hb.Lock) bool { return excludes(b.Ctx.Locks, l) })
 }
 
 // atomicSection is checker.atomic on kept accesses: a and b, of one
@@ -415,9 +407,7 @@ func atomicSection(a, b, x *sacc) bool {
 		if !slices.Contains(a.Ctx.Locks, l) {
 			continue
 		}
-		if !slices.ContainsFunc(x.Ctx.Locks, func(m hb.Lock) bool {
-			return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
-		}) {
+		if !excludes(x.Ctx.Locks, l) {
 			continue
 		}
 		if ha, hb := openLock(a.Ctx, l.Addr), openLock(b.Ctx, l.Addr); ha != nil && ha == hb {
@@ -605,9 +595,7 @@ func (s *streamChecker) switchedOff(r, w *sacc) bool {
 				continue // not held from the read through r
 			}
 			hw := openLock(w.Ctx, l.Addr)
-			if hw == nil || hw.Index < sr.Index || !slices.ContainsFunc(w.Ctx.Locks, func(m hb.Lock) bool {
-				return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
-			}) {
+			if hw == nil || hw.Index < sr.Index || !excludes(w.Ctx.Locks, l) {
 				continue
 			}
 			li := s.states[sr.key]

@@ -52,18 +52,12 @@ type uninitLoc struct {
 // with what its checks ask of the goroutine's events before it.
 type uread struct {
 	*sacc
-	prev     stepRef          // its goroutine's event before it (Index -1 if none)
-	joined   []hb.JoinedEvent // the subtests its goroutine joined just before it
+	prev     hb.EventRef   // its goroutine's event before it (no Ctx if none)
+	joined   []hb.EventRef // the subtests its goroutine joined just before it
 	switches []*switchRead
 	// done is set once an init ordered with it was found, or its
 	// goroutine wrote the location after it (its running state).
 	done bool
-}
-
-// A stepRef is an event the walk passed, by its index and context.
-type stepRef struct {
-	Index int
-	Ctx   *hb.Context
 }
 
 // A sectionStart is, for a write in a critical section, the section's
@@ -154,7 +148,7 @@ func (s *streamChecker) addInit(u *uninitLoc, a *sacc) {
 // write of its own: refuted now if an init before it happens before it
 // (refute's test without the budget), pending otherwise.
 func (s *streamChecker) addUse(u *uninitLoc, o *ownAccesses, a *sacc, st *hb.Step) {
-	p := &uread{sacc: a, prev: s.prevStep(a.g()), joined: slices.Clone(st.Joined), switches: s.switchReads(a)}
+	p := &uread{sacc: a, prev: st.Prev, joined: slices.Clone(st.Joined), switches: s.switchReads(a)}
 	try := func(w *sacc) bool {
 		if w.g() != a.g() && s.ordered(w, p) {
 			u.last = w
@@ -197,8 +191,8 @@ func (s *streamChecker) addUse(u *uninitLoc, o *ownAccesses, a *sacc, st *hb.Ste
 // send's receive recorded before it orders events against the trace's
 // order.
 func (s *streamChecker) ordered(w *sacc, p *uread) bool {
-	at := stepRef{p.Index, p.Ctx}
-	if p.Kind == trace.EvAtomicLoad && p.prev.Index >= 0 {
+	at := hb.EventRef{Index: p.Index, Ctx: p.Ctx}
+	if p.Kind == trace.EvAtomicLoad && p.prev.Ctx != nil {
 		at = p.prev
 	}
 	return before(p.sacc, w) || hb.Before(w.Ctx, w.Index, at.Ctx, at.Index) || beforeJoined(w, p.joined)
@@ -206,8 +200,8 @@ func (s *streamChecker) ordered(w *sacc, p *uread) bool {
 
 // beforeJoined is checker.beforeJoined on a kept access and the subtests
 // joined at an event.
-func beforeJoined(a *sacc, joined []hb.JoinedEvent) bool {
-	return slices.ContainsFunc(joined, func(e hb.JoinedEvent) bool {
+func beforeJoined(a *sacc, joined []hb.EventRef) bool {
+	return slices.ContainsFunc(joined, func(e hb.EventRef) bool {
 		return e.Index == a.Index || hb.Before(a.Ctx, a.Index, e.Ctx, e.Index)
 	})
 }
@@ -232,7 +226,7 @@ func (s *streamChecker) waitGroup(u *uninitLoc, a *sacc, delta int64, st *hb.Ste
 	case trace.EvWGDone:
 		u.counter--
 	case trace.EvWGWait:
-		w := &uread{sacc: a, prev: s.prevStep(a.g()), joined: slices.Clone(st.Joined)}
+		w := &uread{sacc: a, prev: st.Prev, joined: slices.Clone(st.Joined)}
 		for _, x := range u.starts {
 			if !w.ordered(x) {
 				s.latePair(u, a, x)
@@ -247,7 +241,7 @@ func (s *streamChecker) waitGroup(u *uninitLoc, a *sacc, delta int64, st *hb.Ste
 // Add before the Wait's goroutine's event before it or a subtest it
 // joined there (in either order of the trace, as ordered).
 func (w *uread) ordered(a *sacc) bool {
-	return a.g() == w.g() || before(w.sacc, a) || w.prev.Index >= 0 && hb.Before(a.Ctx, a.Index, w.prev.Ctx, w.prev.Index) || beforeJoined(a, w.joined)
+	return a.g() == w.g() || before(w.sacc, a) || w.prev.Ctx != nil && hb.Before(a.Ctx, a.Index, w.prev.Ctx, w.prev.Index) || beforeJoined(a, w.joined)
 }
 
 // latePair keeps the Wait w and the Add a as their sites' pair unless an
@@ -380,9 +374,7 @@ func (s *streamChecker) switchedAfter(p *uread, w *sacc) bool {
 	for _, sr := range p.switches {
 		for _, l := range sr.Ctx.Locks {
 			hw := openLock(w.Ctx, l.Addr)
-			if hw == nil || hw.Index >= sr.Index || !slices.ContainsFunc(w.Ctx.Locks, func(m hb.Lock) bool {
-				return m.Addr == l.Addr && (m.Mode == hb.Write || l.Mode == hb.Write)
-			}) {
+			if hw == nil || hw.Index >= sr.Index || !excludes(w.Ctx.Locks, l) {
 				continue
 			}
 			last := sr.lastW
@@ -397,14 +389,6 @@ func (s *streamChecker) switchedAfter(p *uread, w *sacc) bool {
 	return false
 }
 
-// prevStep returns goroutine g's last event walked, Index -1 if none.
-func (s *streamChecker) prevStep(g int) stepRef {
-	if g < len(s.steps) && s.steps[g].Ctx != nil {
-		return s.steps[g]
-	}
-	return stepRef{Index: -1}
-}
-
 // parentOf returns the dense index of the goroutine that started g, -1 if
 // none was recorded.
 func (s *streamChecker) parentOf(g int) int {
@@ -414,15 +398,13 @@ func (s *streamChecker) parentOf(g int) int {
 	return -1
 }
 
-// noteStep keeps what the checks ask later of the step's goroutine: its
-// parent and its last event.
-func (s *streamChecker) noteStep(st *hb.Step) {
+// noteParent keeps the parent of the step's goroutine, which related
+// asks of goroutines the walk has passed.
+func (s *streamChecker) noteParent(st *hb.Step) {
 	g := st.Ctx.G
-	for len(s.steps) <= g {
-		s.steps = append(s.steps, stepRef{Index: -1})
+	for len(s.parents) <= g {
 		s.parents = append(s.parents, -1)
 	}
-	s.steps[g] = stepRef{Index: st.Index, Ctx: st.Ctx}
 	s.parents[g] = st.Parent
 }
 

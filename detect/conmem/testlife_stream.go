@@ -29,7 +29,7 @@ const maxLifeCalls = 64
 // counted (Withheld).
 type TestLifetimeStream struct {
 	sites    *trace.SiteTable
-	start    map[int]testStart    // goroutine -> its last TestStart
+	start    map[int]string       // goroutine -> the test of its last TestStart
 	lives    map[uint64]*testLife // by the address of the T
 	open     map[int][]*testLife  // goroutine -> its lives not ended yet
 	first    map[lifeCall]bool    // a goroutine's first call past a test's end was found
@@ -37,14 +37,12 @@ type TestLifetimeStream struct {
 	withheld int
 }
 
-type testStart struct{ name string }
-
 // A testLife is a test's T from its naming read to its TestEnd.
 type testLife struct {
 	g       int
 	test    string
 	ended   bool
-	end     stepRef
+	end     hb.EventRef
 	pending map[int][]*sacc // goroutine -> its calls before the end, in order
 }
 
@@ -62,7 +60,7 @@ type lifeFound struct {
 // NewTestLifetimeStream returns a TestLifetimeStream for a trace whose
 // site table is sites.
 func NewTestLifetimeStream(sites *trace.SiteTable) *TestLifetimeStream {
-	return &TestLifetimeStream{sites: sites, start: make(map[int]testStart), lives: make(map[uint64]*testLife),
+	return &TestLifetimeStream{sites: sites, start: make(map[int]string), lives: make(map[uint64]*testLife),
 		open: make(map[int][]*testLife), first: make(map[lifeCall]bool)}
 }
 
@@ -87,10 +85,10 @@ func (t *TestLifetimeStream) Visit(st *hb.Step) {
 	g := st.Ctx.G
 	switch ev.Kind {
 	case trace.EvTestStart:
-		t.start[g] = testStart{name: ev.Name}
+		t.start[g] = ev.Name
 	case trace.EvTestEnd:
 		for _, l := range t.open[g] {
-			l.ended, l.end = true, stepRef{Index: st.Index, Ctx: st.Ctx}
+			l.ended, l.end = true, hb.EventRef{Index: st.Index, Ctx: st.Ctx}
 			for cg, calls := range l.pending {
 				// A goroutine's calls not ordered before the end
 				// are the last of its calls: the first of them.
@@ -103,8 +101,8 @@ func (t *TestLifetimeStream) Visit(st *hb.Step) {
 		delete(t.open, g)
 	case trace.EvRead:
 		if ev.Site == 0 {
-			if s, ok := t.start[g]; ok {
-				l := &testLife{g: g, test: s.name}
+			if test, ok := t.start[g]; ok {
+				l := &testLife{g: g, test: test}
 				t.lives[ev.Addr] = l
 				t.open[g] = append(t.open[g], l)
 			}

@@ -187,9 +187,9 @@ type gstate struct {
 	locks    []Lock   // held, shared with the Contexts made since the last change
 	stack    *Frame
 	openLk   *Held
-	ctx      *Context    // the Context of its events until its clock, locks, epoch or stack change
-	last     JoinedEvent // its last event (no Ctx before its first)
-	joinedAt []JoinedEvent
+	ctx      *Context // the Context of its events until its clock, locks, epoch or stack change
+	last     EventRef // its last event (no Ctx before its first)
+	joinedAt []EventRef
 }
 
 type fork struct {

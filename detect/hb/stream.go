@@ -53,14 +53,17 @@ type Step struct {
 	// Parent is the dense index of the goroutine that started the
 	// event's, -1 if none was recorded (Graph.Goroutines' Parent).
 	Parent int
+	// Prev is the event of its goroutine before it (no Ctx if none).
+	Prev EventRef
 	// Joined are the last events of the subtests that the event's
 	// goroutine joined just before it (Graph.Joined), each with its
 	// context: valid during the call only.
-	Joined []JoinedEvent
+	Joined []EventRef
 }
 
-// A JoinedEvent is a goroutine's last event, which another joined.
-type JoinedEvent struct {
+// An EventRef is an event the walk passed, by its index and context (a
+// subtest's last event in Step.Joined): what Before asks of it.
+type EventRef struct {
 	Index int
 	Ctx   *Context
 }
@@ -308,9 +311,9 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 		n = s.counts[k]
 		s.counts[k] = n + 1
 	}
-	s.step = Step{Index: i, Event: ev, Ctx: c, Loc: l, Instance: n, Parent: a.Goroutines[gi].Parent, Joined: st.joinedAt}
+	s.step = Step{Index: i, Event: ev, Ctx: c, Loc: l, Instance: n, Parent: a.Goroutines[gi].Parent, Prev: st.last, Joined: st.joinedAt}
 	s.visit(&s.step)
-	st.joinedAt, st.last = st.joinedAt[:0], JoinedEvent{Index: i, Ctx: c}
+	st.joinedAt, st.last = st.joinedAt[:0], EventRef{Index: i, Ctx: c}
 
 	// After the event: the stack and the open Locks it changes.
 	switch ev.Kind {

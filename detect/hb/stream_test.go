@@ -80,6 +80,18 @@ func TestStream(t *testing.T) {
 			if c.Spawn != g.Spawn(c.G) || evs[i].Kind != trace.EvBegin && c.Adopted != g.Adopted(c.G) {
 				t.Fatalf("trace %d event %d: spawn %d adopted %v, graph's %d %v", k, i, c.Spawn, c.Adopted, g.Spawn(c.G), g.Adopted(c.G))
 			}
+			if s.Parent != g.Goroutines[c.G].Parent {
+				t.Fatalf("trace %d event %d: parent %d, graph's %d", k, i, s.Parent, g.Goroutines[c.G].Parent)
+			}
+			// Prev is the goroutine's event before it, with its context.
+			own := g.Goroutines[c.G].Events
+			if at := slices.Index(own, i); at > 0 {
+				if p := own[at-1]; s.Prev.Index != p || s.Prev.Ctx != steps[p].Ctx {
+					t.Fatalf("trace %d event %d: prev %d, graph's %d", k, i, s.Prev.Index, p)
+				}
+			} else if s.Prev.Ctx != nil {
+				t.Fatalf("trace %d event %d: prev %d, its goroutine's first", k, i, s.Prev.Index)
+			}
 			for j := range steps {
 				if Before(steps[j].Ctx, j, c, i) != g.HappensBefore(j, i) {
 					t.Fatalf("trace %d: Before(%d, %d) = %v, graph's %v", k, j, i, !g.HappensBefore(j, i), g.HappensBefore(j, i))

@@ -94,6 +94,10 @@ type checker struct {
 	flags map[hb.Loc]bool
 	stats *Stats
 
+	// scalar and ownWrites are readsOwnValue's, made on first use.
+	scalar    map[uint32]bool
+	ownWrites map[ownWriteKey][]int32
+
 	base   map[hb.Loc]*baseLoc
 	opt    map[hb.Loc]*optLoc
 	shared map[hb.Loc]bool
@@ -659,10 +663,6 @@ func (c *checker) plainGraph() *hb.Graph {
 // perhaps the hand-offs' (Graph.Takes says whether it found any).
 func plain(o hb.Options) bool { return len(o.Edges) == 0 }
 
-// maxOwnValueBack bounds the events of a read's goroutine that
-// readsOwnValue walks back through for the goroutine's last write.
-const maxOwnValueBack = 4096
-
 // readsOwnValue reports whether the pair is a write and a read of a
 // scalar (trace.UseScalar: the value words are the values) whose
 // goroutine itself last wrote the location, before the read, the value
@@ -679,24 +679,59 @@ func (c *checker) readsOwnValue(p rec, pWrite bool, cur rec, cWrite bool, loc hb
 	if !pWrite {
 		r, w = p, cur
 	}
-	if s, ok := c.sites.Lookup(c.g.Events[r.ev].Site); !ok || !slices.Contains(strings.Fields(s.Uses), trace.UseScalar) {
+	if !c.scalarRead(c.g.Events[r.ev].Site) {
 		return false
 	}
-	evs := c.g.Goroutines[r.g].Events
-	j, _ := slices.BinarySearch(evs, int(r.ev))
-	for n := 0; j > 0 && n < maxOwnValueBack; n++ {
-		j--
-		ev := c.g.Events[evs[j]]
-		if l := c.g.Loc(evs[j]); ev.Kind == trace.EvWrite && l.Addr == loc.Addr && l.Var == loc.Var {
-			// In any GC epoch: the goroutine may notice a collection
-			// between its write and its read of one object (vault's
-			// Clone), and an object freed and another made at its
-			// address in between, written and read by one goroutine
-			// through one field name, is the rare case this misjudges.
-			return ev.Value == c.g.Events[w.ev].Value
+	own := c.lastOwnWrite(r.g, loc, r.ev)
+	return own >= 0 && c.g.Events[own].Value == c.g.Events[w.ev].Value
+}
+
+// scalarRead reports whether the read site's Uses has trace.UseScalar
+// (the set of such sites is made on first use).
+func (c *checker) scalarRead(site uint32) bool {
+	if c.scalar == nil {
+		c.scalar = make(map[uint32]bool)
+		if c.sites != nil {
+			for _, s := range c.sites.Sites {
+				if slices.Contains(strings.Fields(s.Uses), trace.UseScalar) {
+					c.scalar[s.ID] = true
+				}
+			}
 		}
 	}
-	return false
+	return c.scalar[site]
+}
+
+// An ownWriteKey names one goroutine's writes of an address through one
+// name, in any GC epoch.
+type ownWriteKey struct {
+	g    int32
+	addr uint64
+	v    uint32
+}
+
+// lastOwnWrite returns goroutine g's last write of loc's address and name
+// before event i, or -1. The writes are indexed on first use, once. In
+// any GC epoch: the goroutine may notice a collection between its write
+// and its read of one object (vault's Clone), and an object freed and
+// another made at its address in between, written and read by one
+// goroutine through one field name, is the rare case this misjudges.
+func (c *checker) lastOwnWrite(g int32, loc hb.Loc, i int32) int32 {
+	if c.ownWrites == nil {
+		c.ownWrites = make(map[ownWriteKey][]int32)
+		for x := range c.g.Events {
+			if c.g.Events[x].Kind == trace.EvWrite {
+				l := c.g.Loc(x)
+				k := ownWriteKey{int32(c.g.Goroutine(x)), l.Addr, l.Var}
+				c.ownWrites[k] = append(c.ownWrites[k], int32(x))
+			}
+		}
+	}
+	ws := c.ownWrites[ownWriteKey{g, loc.Addr, loc.Var}]
+	if k, _ := slices.BinarySearch(ws, i); k > 0 {
+		return ws[k-1]
+	}
+	return -1
 }
 
 // readsOwnWrite reports whether the pair is a write and a read whose

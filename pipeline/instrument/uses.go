@@ -57,15 +57,12 @@ func (u *usesFinder) of(load *ssa.UnOp) string {
 	return strings.Join(uses, " ")
 }
 
-// scalar reports whether t is a boolean, an integer or a float of at most
-// 8 bytes (trace.UseScalar): the shim records its writes' bits.
+// scalar reports whether t, a loaded value's type (never untyped), is a
+// boolean, an integer or a float, at most 8 bytes (trace.UseScalar): the
+// shim records its writes' bits.
 func scalar(t types.Type) bool {
 	b, ok := t.Underlying().(*types.Basic)
-	if !ok || b.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat) == 0 {
-		return false
-	}
-	return b.Kind() != types.UntypedBool && b.Kind() != types.UntypedInt && b.Kind() != types.UntypedFloat &&
-		b.Kind() != types.UntypedRune
+	return ok && b.Info()&(types.IsBoolean|types.IsInteger|types.IsFloat) != 0
 }
 
 // derefs reports whether the pointer-shaped value v is dereferenced

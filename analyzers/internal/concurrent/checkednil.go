@@ -146,17 +146,15 @@ func initsNotNil(blk *ssa.BasicBlock, addr ssa.Value) bool {
 }
 
 // allocOf returns the object whose field or element addr addresses (or
-// addr itself).
+// addr itself): enclosing, through the elements of arrays too.
 func allocOf(addr ssa.Value) ssa.Value {
 	for {
-		switch a := addr.(type) {
-		case *ssa.FieldAddr:
-			addr = a.X
-		case *ssa.IndexAddr:
-			addr = a.X
-		default:
+		addr = enclosing(addr)
+		ia, ok := addr.(*ssa.IndexAddr)
+		if !ok {
 			return addr
 		}
+		addr = ia.X
 	}
 }
 
@@ -165,9 +163,7 @@ func allocOf(addr ssa.Value) ssa.Value {
 // value of a non-interface type, or what a constructor returns.
 func neverNil(v ssa.Value) bool {
 	switch v := v.(type) {
-	case *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeClosure, *ssa.Function:
-		return true
-	case *ssa.MakeInterface:
+	case *ssa.Alloc, *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeClosure, *ssa.Function, *ssa.MakeInterface:
 		return true
 	case *ssa.ChangeType:
 		return neverNil(v.X)
