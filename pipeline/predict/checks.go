@@ -1,7 +1,9 @@
 package predict
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/hwmodel"
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -286,4 +289,58 @@ func (tc *testChecks) guard(checker, what string, f func()) (ok bool) {
 
 func indent(stack []byte) string {
 	return "\t" + strings.ReplaceAll(strings.TrimSpace(string(stack)), "\n", "\n\t")
+}
+
+// prefixLen is how many events of a trace of total events and n bytes
+// fit in limit bytes at the trace's mean event size.
+func prefixLen(total int, n, limit int64) int {
+	if n <= 0 || limit >= n {
+		return total
+	}
+	return int(int64(total) * limit / n)
+}
+
+// oscsPrefix runs OSCS, which holds its trace in memory, on the first k
+// events next gives of a trace too large for the in-memory path: the part
+// of it that path would hold. The first events in the global order are a
+// prefix of the run, each goroutine's events up to some point, as the
+// events of a recording stopped at -max-record are (a receive whose send
+// came later in the order may lose its edge at the cut, as there): OSCS's
+// findings in them are findings of the run, those after them are missed.
+// Their witnesses name their events as control points, with their Locks,
+// as the streamed checkers' do. An error of next after the first events
+// (the goroutine limit, damage) leaves the prefix before it, analysed and
+// returned with it; the time limit leaves nothing.
+func (tc *testChecks) oscsPrefix(next func() (trace.Event, error), k int, sites *trace.SiteTable) ([]finding.Finding, error) {
+	evs := make([]trace.Event, 0, k)
+	var stop error
+	for len(evs) < k {
+		ev, err := next()
+		if errors.Is(err, errOverTime) {
+			return nil, err
+		}
+		if err != nil {
+			if err != io.EOF {
+				stop = err
+			}
+			break
+		}
+		evs = append(evs, ev)
+	}
+	tc.lowGC(len(evs))
+	g := hb.Analyze(evs, hb.Options{Sites: sites})
+	fs := oscs.Check(g, sites, tc.opts.OSCS)
+	if len(fs) > 0 && !tc.opts.NoHardware {
+		hardwareNotes(g, sites, fs, tc.opts.OSCS)
+	}
+	var pts []plan.Point
+	for i := range fs {
+		for j := range fs[i].Witnesses {
+			if pts == nil {
+				pts = control.Points(evs)
+			}
+			control.NameLocks(evs, pts, &fs[i].Witnesses[j])
+		}
+	}
+	return fs, stop
 }

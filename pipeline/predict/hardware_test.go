@@ -1,10 +1,17 @@
 package predict
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -86,5 +93,69 @@ func TestHardwareNote(t *testing.T) {
 		if !strings.Contains(note, tc.want) || (tc.want == "") != (note == "") {
 			t.Errorf("rounds %d, forked %v, NoHardware %v: note %q, want one with %q", tc.rounds, tc.forked, tc.off, note, tc.want)
 		}
+	}
+}
+
+// TestOSCSPrefix checks that a trace over -max-trace gets OSCS on the
+// events that fit in the limit: its findings are those of the in-memory
+// path on a trace of those events alone, byte for byte, their witnesses
+// named as control points with their Locks; the note says how far it
+// went, and a time limit spent before it says it did not run.
+func TestOSCSPrefix(t *testing.T) {
+	evs := oscsTrace(t, 40, true)
+	path := filepath.Join(t.TempDir(), "a.trace")
+	writeEvents(t, &trace.Trace{Header: trace.Header{Test: "TestX", Package: "example.com/k"}, Events: evs}, path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := fi.Size()
+	sites := oscsSites()
+	found := 0
+	for _, limit := range []int64{n / 8, n / 3, n / 2, n - 1} {
+		k := prefixLen(len(evs), n, limit)
+		checks := testChecks{}
+		var want []finding.Finding
+		for _, f := range checks.run("TestX", evs[:k], sites, false, rankedRun{}, nil, &traceClock{}) {
+			if f.Kind == finding.OSCS {
+				pts := control.Points(evs[:k])
+				for j := range f.Witnesses {
+					control.NameLocks(evs[:k], pts, &f.Witnesses[j])
+				}
+				want = append(want, f)
+			}
+		}
+		found += len(want)
+		var res Result
+		fs, err := checks.stream("TestX", path, n, limit, sites, DetectOptions{}, &traceClock{}, &res)
+		if err != nil || len(checks.internal) > 0 {
+			t.Fatalf("limit %d: %v, internal errors %q", limit, err, checks.internal)
+		}
+		var got []finding.Finding
+		for _, f := range fs {
+			if f.Kind == finding.OSCS {
+				got = append(got, f)
+			}
+		}
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(want)
+		if string(gb) != string(wb) {
+			t.Errorf("limit %d (%d events of %d): OSCS on the prefix\n%s\nwant, in memory on those events\n%s", limit, k, len(evs), gb, wb)
+		}
+		note := fmt.Sprintf("; OSCS ran on the first %d events (%d%%: the part of the trace -max-trace holds in memory; its findings after them missed)", k, k*100/len(evs))
+		if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], note) {
+			t.Errorf("limit %d: notes %q, want one with %q", limit, res.Notes, note)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no OSCS finding in any prefix: the test compares nothing")
+	}
+	// The time spent in the walks before it: OSCS does not run.
+	checks := testChecks{}
+	var res Result
+	fs, err := checks.stream("TestX", path, n, n/2, sites, DetectOptions{}, startClock(time.Minute, after(2*len(evs))), &res)
+	if err != nil || slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.Kind == finding.OSCS }) ||
+		len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "; OSCS did not run;") {
+		t.Errorf("time spent before OSCS: err %v, findings %v, notes %q; want no OSCS finding and a note", err, fs, res.Notes)
 	}
 }

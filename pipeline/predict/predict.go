@@ -145,9 +145,11 @@ type DetectOptions struct {
 	// NoRaces turns the data race checker (kind race) off.
 	NoRaces bool
 	// MaxTraceBytes gives the runs whose trace file is larger the
-	// streamed checkers alone (the race checker, and ConMem's con-null,
-	// con-closed, con-index and con-map), with a note: the other checkers hold the
-	// whole trace, and precog test's peak memory measured up to about 35
+	// streamed checkers (the race checker, the test lifetime check and
+	// ConMem's con-null, con-uninit, con-closed, con-index and con-map)
+	// over the whole trace, then OSCS over as many of its first events as
+	// fit in the limit, and not Unicorn, with a note: the other checkers
+	// hold the whole trace, and precog test's peak memory measured up to about 35
 	// times the largest trace so analysed (an event is 3 to 8 bytes on
 	// disk and 80 in memory, plus the happens-before graphs and the
 	// checkers' state; gocron's whole run peaked at 1.7 GB with a 47 MiB
@@ -300,7 +302,8 @@ type Stats struct {
 	// stopped before its end.
 	Stopped int
 	// Streamed counts the runs over DetectOptions.MaxTraceBytes that got
-	// the streamed checkers alone (races.CheckStream, conmem.CheckStream).
+	// the streamed checkers (races.CheckStream, conmem.CheckStream) and
+	// OSCS on the trace's first events alone.
 	Streamed   int
 	FailedRuns int // runs whose test failed, panicked, crashed or timed out
 	// Targeted counts the runs forced by targeted perturbation, and
@@ -1012,13 +1015,13 @@ func largestTrace(t *record.Test) int64 {
 }
 
 // detectingLine is the progress line of detection in test t, the n-th of
-// the of tests of the recording: a trace over -max-trace gets the streamed checkers alone, and
-// can take minutes (smux's 185 MiB TestParallel: 95 s of CPU), so the
+// the of tests of the recording: a trace over -max-trace gets the streamed checkers and OSCS on
+// its first events alone, and can take minutes (smux's 185 MiB TestParallel: 95 s of CPU), so the
 // line says so.
 func detectingLine(n, of int, pkg string, t *record.Test, maxBytes int64) string {
 	line := fmt.Sprintf("detecting [%d/%d] %s %s", n, of, pkg, t.Name)
 	if size := largestTrace(t); maxBytes > 0 && size > maxBytes {
-		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check and ConMem only, streamed)", float64(size)/(1<<20))
+		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check and ConMem streamed, OSCS on its first events)", float64(size)/(1<<20))
 	}
 	return line
 }
@@ -1215,7 +1218,7 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	var fs []finding.Finding
 	var ran, notes []string
 	var late bool // a walk stopped at the time limit: the walks after it do not run
-	events, limited, timedOut := 0, false, false
+	events, total, limited, timedOut := 0, 0, false, false
 	// walk runs one streamed checker: guard names it for an internal
 	// error, checker in the notes, checks what it checks in the list of
 	// what ran.
@@ -1230,7 +1233,7 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 		}
 		fs = append(fs, p.found...)
 		ran = append(ran, checks)
-		events = max(events, p.events)
+		events, total = max(events, p.events), p.total
 		notes = append(notes, p.notes...)
 		limited = limited || p.limited
 		timedOut = timedOut || p.timedOut
@@ -1302,13 +1305,29 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	if err != nil {
 		return nil, err
 	}
+	ranOSCS := "OSCS did not run"
+	if !late {
+		p, err := tc.streamPass(what, "oscs", "OSCS", path, n, o, clock, func(next func() (trace.Event, error)) ([]finding.Finding, error) {
+			return tc.oscsPrefix(next, prefixLen(total, n, limit), sites)
+		})
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, p.found...)
+		notes = append(notes, p.notes...)
+		timedOut = timedOut || p.timedOut
+		ranOSCS = fmt.Sprintf("OSCS ran on the first %d events (%d%%: the part of the trace -max-trace holds in memory; its findings after them missed)", p.events, percent(p.events, total))
+	}
+	if tc.ranked {
+		ranOSCS += "; Unicorn did not"
+	}
 	res.Stats.Events += events
 	res.Stats.Streamed++
 	if timedOut {
 		res.Stats.Stopped++
 	}
-	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); OSCS and Unicorn did not",
-		what, size(n), size(limit), strings.Join(ran, ", then "), events)
+	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); %s",
+		what, size(n), size(limit), strings.Join(ran, ", then "), events, ranOSCS)
 	for _, x := range notes {
 		note += "; " + x
 	}
@@ -1324,6 +1343,7 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 type streamPass struct {
 	found  []finding.Finding
 	events int      // events read
+	total  int      // events in the trace
 	notes  []string // where it stopped, and why
 	over   bool     // stopped at -max-goroutines (the next walk stops there too)
 	late   bool     // stopped at the time limit, the interrupt or the cut
@@ -1348,6 +1368,7 @@ func (tc *testChecks) streamPass(what, guard, checker, path string, n int64, o D
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", what, err)
 	}
+	p.total = rd.Len()
 	began, maxG := 0, o.maxGoroutines()
 	next := func() (trace.Event, error) {
 		if clock.tick() {

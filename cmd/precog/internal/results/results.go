@@ -112,10 +112,10 @@ type Summary struct {
 	RecordStopped int    `json:"recordStopped,omitempty"`
 	RecordLimit   string `json:"recordLimit,omitempty"`
 	// Streamed counts the runs whose trace was over -max-trace and that
-	// got the streamed checkers alone: the data race checker, the test
-	// lifetime check and ConMem's con-null, con-uninit, con-closed,
-	// con-index and con-map (OSCS and Unicorn did not run on them; each
-	// has a note).
+	// got the streamed checkers: the data race checker, the test lifetime
+	// check and ConMem's con-null, con-uninit, con-closed, con-index and
+	// con-map over the whole trace, then OSCS over the first events that
+	// fit in -max-trace (Unicorn did not run on them; each has a note).
 	Streamed int `json:"streamed,omitempty"`
 	// Stopped counts the runs whose analysis -max-trace-time stopped
 	// before its end (each has a note saying what was left out).
