@@ -74,8 +74,8 @@ func TestAbsorbNeedsOrder(t *testing.T) {
 // full path in its message (testify's Error Trace: failsafe-go's
 // internal/testutil/tester.go reported "test/tester.go", a file that does
 // not exist); a name neither gives, and a failure with no t.Error line
-// at all (goconvey's own report, then t.Fail), point at the test's
-// declaration, and the latter's message says why it has none (it read
+// at all (goconvey's own report, then t.Fail), and a process that exited
+// non-zero after its tests passed, point at the test's declaration, and the latter's message says why it has none (it read
 // "TestX failed: " at an empty position). The validation's reason is
 // the message's one line that says what failed: a testify assertion's
 // Error line, not its Error Trace.
@@ -107,6 +107,7 @@ func TestFailureSites(t *testing.T) {
 		{"unknown file", "    other.go:9: bad\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 5, "TestX failed: bad", "bad", ""},
 		{"no message", "  a thing \n    is two ✘\n\nFailures:\n\n  * " + filepath.Join(pkg, "x_test.go") + " \n  Line 12:\n  Expected: 3\n  Actual:   2\n\n--- FAIL: TestX (0.00s)\n",
 			filepath.Join(pkg, "x_test.go"), 5, "TestX failed: " + noMessage, noMessage, ""},
+		{"exit after PASS", "--- PASS: TestX (0.00s)\nPASS\n", filepath.Join(pkg, "x_test.go"), 5, "TestX's process exited: its tests passed, then the process exited non-zero", "its tests passed, then the process exited non-zero (TestMain after m.Run, an os.Exit, or a check the test binary makes at its end)", ""},
 		{"refused", "    x_test.go:6: dial tcp 127.0.0.1:4150: connect: connection refused\n--- FAIL: TestX (0.00s)\n", filepath.Join(pkg, "x_test.go"), 6,
 			"TestX failed: dial tcp", "dial tcp 127.0.0.1:4150: connect: connection refused", "a refused connection to this machine, whose service was not running or not listening yet: dial tcp 127.0.0.1:4150: connect: connection refused"},
 	} {
