@@ -620,9 +620,10 @@ func (a *analyzer) event(i int) {
 	}
 	var ended *takeSection // Stream's: a section of a hand-off's store that ends at i
 	if a.taker != nil {
-		var from *takeSection
-		if from, ended = a.taker.step(i, ev); from != nil {
-			a.acquire(gi, from.clock)
+		var from []*takeSection
+		from, ended = a.taker.step(i, ev)
+		for _, f := range from {
+			a.acquire(gi, f.clock)
 			a.takes++
 		}
 	}

@@ -273,10 +273,18 @@
 // lock and runs it (the shape of pond's task queue, a generic ring buffer
 // in a package of its own, as kernels genericring and genericringlate
 // model it; golang-lru's expirable cache, whose cleanup takes entries
-// that Add linked in; puddle's idle stack, pushed with append). The
+// that Add linked in; puddle's idle stack, pushed with append). A list
+// under a mutex publishes them too: a goroutine fills a fresh object,
+// appends it under the lock, and another gets it by index under the same
+// lock and reads it, leaving it where it is (an agent's log of the
+// requests it parsed, kernel publishbefore; a ring that does not clear
+// the slot it pops, ringnoclear). The
 // trace holds a push's store of the slot when the program writes the slot
 // itself, or appends to a shared slice of pointer-shaped elements, whose
-// added elements the rewriter records as writes (shim.Append).
+// added elements the rewriter records as writes (shim.Append), and the
+// instrumenter counts those as writes of the slice's elements when it
+// chooses the reads to record (a slice filled only by append has its
+// element reads recorded).
 // Without an edge the worker's use of the task is concurrent with
 // everything the producer did before the push, and the checkers predict
 // the worker running first (pond: a Done before its Add).
@@ -304,10 +312,30 @@
 // may still pair w with r, the order violation of a consumer that does
 // not look before it uses.
 //
-// What it hides. (1) Everything C does after the take, not only its use
-// of the object: a later access of C unrelated to the slot is ordered
-// after P's section as well, so a bug between P's events before S_P and
-// such an access is missed. (2) A pointer that is moved out of a slot but
+// The get. A read r as a take's, but that C need not hold L in write
+// mode nor follow with a clear: C got the value and left it in the slot.
+// The edge goes from the Unlock that ended S_P to C's first event after
+// the end of S_C, the section in which it read (the Unlock's clock is
+// S_P's; C's Unlock itself acquires nothing). S_P held L in write mode,
+// so it excludes S_C in either mode, and in any run in which r reads w's
+// value all of S_P comes before S_C, which ends before C's next event.
+// What C does after its section with the object it got (the agent's
+// packet read by the test) exists only in runs where it got it.
+// Nothing of S_C is ordered, neither r nor what C does after r in the
+// same section: in the run OSCS predicts, the one in which S_C comes
+// first, r reads another value and C goes on in its section with that
+// (mozilla3x's Run, whose poll gives up before Shutdown posts the
+// wake-up, then dereferences the nil it read): the two sections stay
+// unordered for it, as they are for a take up to its clear.
+//
+// What it hides. (1) Everything C does after the take (after the section
+// of a get), not only its use of the object: a later access of C
+// unrelated to the slot is ordered after P's section as well, so a bug
+// between P's events before S_P and such an access is missed; a get makes
+// this more common than a take, since any pointer-shaped read under L of
+// a value another section of L stored is one (C reads a registered
+// pointer, finds it set, and goes on to unrelated work; in the run in
+// which C came first it found nil and went on all the same). (2) A pointer that is moved out of a slot but
 // also shared by other means (C takes it, P keeps using it after S_P:
 // that use stays unordered, as the bug it is; but P's uses before S_P are
 // ordered before C's, which is right only if P's object is not reachable
@@ -320,8 +348,13 @@
 // read and reset in one section (KB1's reset, a flag cleared by its
 // reader) is state, and its order is what OSCS and ConMem look at. A
 // slot read under a read lock, or cleared in another section or by
-// another goroutine, is no take either; and a take of a value stored
-// without the lock, or by C itself, adds no edge.
+// another goroutine, is no take but a get; and a take or get of a value
+// stored without the lock, or by C itself, adds no edge. A get misses
+// what C does with the object inside its own section (`mu.Lock(); p :=
+// list[i]; f := p.Flags; mu.Unlock()` keeps the read of p.Flags
+// concurrent with the fill), and an element that an append copied into
+// a grown array: the copy is not recorded, so the read of the copy has
+// no last write.
 //
 // # Locks handed to a goroutine
 //
@@ -401,7 +434,8 @@
 // (detect/races withholds and counts it): at a settled one, the order is at
 // least Analyze's (TestStream). Hand-offs through a container are
 // matched as the walk comes to them (their edge's two ends are both behind
-// it at the take; TestStreamTakes); locks handed to a goroutine at its
+// it at the take, and at the event after a get's section;
+// TestStreamTakes); locks handed to a goroutine at its
 // start (its Unlock may come any time later) and extra edges are not
 // streamed: the race checker, which uses LockOrder, needs none of them.
 package hb

@@ -1,12 +1,19 @@
 package hb
 
-import "github.com/precog-dev/precog/shim/trace"
+import (
+	"slices"
+
+	"github.com/precog-dev/precog/shim/trace"
+)
 
 // Hand-offs through a container under a mutex (see "Hand-offs" in the
-// package doc): a goroutine that takes a value out of a slot, reading it
-// and then clearing it in one critical section of a lock L, after another
-// goroutine stored it there in a critical section of L, is ordered, from
-// the clearing write on, after that whole section.
+// package doc). Both rules start from a read, in a critical section S_C of
+// a lock L, of the pointer-shaped value another goroutine stored in a
+// slot in a critical section S_P of L. A goroutine that takes the value
+// out (reads and clears the slot in S_C) is ordered, from the clearing
+// write on, after the whole of S_P; a goroutine that only gets it (the
+// slot stays as it was) is ordered after S_P from its first event after
+// S_C.
 
 // takeLoc is a location as the pre-pass sees it: hb.Loc without the map
 // generation (maps are not slots).
@@ -50,20 +57,30 @@ type pendingTake struct {
 	sec  *takeSection // the reader's section of the lock
 }
 
+// gotValue is a read of a value another goroutine stored in section
+// from of a lock the reader held in section in: the reader's first event
+// after in is ordered after from.
+type gotValue struct {
+	from, in *takeSection
+}
+
 // takeGoroutine is a goroutine's state in the matcher.
 type takeGoroutine struct {
 	held    []heldSection
 	snap    []heldSection // a copy of held for lastWrite, nil when held changed since
 	epoch   uint64
 	pending map[takeLoc]pendingTake
+	got     []gotValue
 }
 
 // A taker finds the hand-offs of a trace's events as they come in trace
-// order (see "Hand-offs" in the package doc): step returns, at the write
-// that clears a slot, the section whose end the write is ordered after.
-// It keeps the goroutines' open sections and, per location, the last
-// write if it may be taken; past maxLast locations (0: no bound) the
-// oldest such write is forgotten (its take is missed).
+// order (see "Hand-offs" in the package doc): step returns, at an event
+// ordered after a hand-off (the write that clears a slot, or the first
+// event after the section in which the goroutine got a value), the
+// sections whose ends the event is ordered after. It keeps the
+// goroutines' open sections and, per location, the last write if it may
+// be taken; past maxLast locations (0: no bound) the oldest such write is
+// forgotten (its hand-offs are missed).
 type taker struct {
 	varOf   map[uint32]uint32
 	ptr     map[uint32]bool
@@ -71,6 +88,7 @@ type taker struct {
 	last    map[takeLoc]lastWrite
 	order   []takeLoc // last's keys, oldest first (with maxLast)
 	maxLast int
+	from    []*takeSection // step's result, reused
 }
 
 func newTaker(varOf map[uint32]uint32, ptr map[uint32]bool, maxLast int) *taker {
@@ -78,9 +96,10 @@ func newTaker(varOf map[uint32]uint32, ptr map[uint32]bool, maxLast int) *taker 
 }
 
 // takeEdges finds the hand-offs of events and returns their order edges:
-// from the Unlock that ended the storing section to the clearing write.
-// varOf names the locations as Graph.Loc does; ptr holds the read sites
-// whose value is pointer-shaped (trace.UsePointer).
+// from the Unlock that ended the storing section to the clearing write,
+// or to the getter's first event after its section. varOf names the
+// locations as Graph.Loc does; ptr holds the read sites whose value is
+// pointer-shaped (trace.UsePointer).
 func takeEdges(events []trace.Event, varOf map[uint32]uint32, ptr map[uint32]bool) []Edge {
 	if len(ptr) == 0 {
 		return nil
@@ -88,21 +107,41 @@ func takeEdges(events []trace.Event, varOf map[uint32]uint32, ptr map[uint32]boo
 	t := newTaker(varOf, ptr, 0)
 	var edges []Edge
 	for i := range events {
-		if from, _ := t.step(i, &events[i]); from != nil {
-			edges = append(edges, Edge{From: from.end, To: i})
+		from, _ := t.step(i, &events[i])
+		for _, f := range from {
+			edges = append(edges, Edge{From: f.end, To: i})
 		}
 	}
 	return edges
 }
 
-// step takes event i, ev, and returns the ended section that a take at
-// it is ordered after (nil if it is no take), and the section an Unlock
+// step takes event i, ev, and returns the ended sections that ev is
+// ordered after (valid until the next step), and the section an Unlock
 // ends (its end set).
-func (t *taker) step(i int, ev *trace.Event) (from, ended *takeSection) {
+func (t *taker) step(i int, ev *trace.Event) (from []*takeSection, ended *takeSection) {
 	st := t.gs[ev.Goroutine]
 	if st == nil {
 		st = &takeGoroutine{}
 		t.gs[ev.Goroutine] = st
+	}
+	t.from = t.from[:0]
+	if len(st.got) > 0 {
+		// The goroutine's first event after a section in which it got
+		// a value.
+		kept := st.got[:0]
+		for _, g := range st.got {
+			if g.in.end < 0 {
+				kept = append(kept, g)
+				continue
+			}
+			// The storing section ended before the getter's began
+			// (they exclude each other): always, but for a lock the
+			// trace shows taken where it was not.
+			if g.from.end >= 0 && !slices.Contains(t.from, g.from) {
+				t.from = append(t.from, g.from)
+			}
+		}
+		st.got = kept
 	}
 	switch ev.Kind {
 	case trace.EvBegin:
@@ -141,11 +180,16 @@ func (t *taker) step(i int, ev *trace.Event) (from, ended *takeSection) {
 			break
 		}
 		for _, h := range st.held {
-			if !h.sec.write {
-				continue
-			}
 			for _, wh := range w.held {
-				if wh.addr == h.addr && wh.sec.write {
+				if wh.addr != h.addr || !wh.sec.write {
+					continue
+				}
+				// Got in any mode: the storing section, a write
+				// lock's, excludes both.
+				if g := (gotValue{wh.sec, h.sec}); !slices.Contains(st.got, g) {
+					st.got = append(st.got, g)
+				}
+				if h.sec.write {
 					if st.pending == nil {
 						st.pending = make(map[takeLoc]pendingTake)
 					}
@@ -158,12 +202,17 @@ func (t *taker) step(i int, ev *trace.Event) (from, ended *takeSection) {
 		if p, ok := st.pending[l]; ok {
 			delete(st.pending, l)
 			if ev.Value == 0 && p.from.end >= 0 && holds(st.held, p.lock, p.sec) {
-				from = p.from
+				if !slices.Contains(t.from, p.from) {
+					t.from = append(t.from, p.from)
+				}
+				// Ordered from here on: the end of the section
+				// adds nothing.
+				st.got = slices.DeleteFunc(st.got, func(g gotValue) bool { return g.from == p.from })
 			}
 		}
 		if ev.Value == 0 || len(st.held) == 0 {
 			delete(t.last, l) // a nil store, or one outside a lock: nothing to take
-			return from, nil
+			break
 		}
 		if st.snap == nil {
 			st.snap = append([]heldSection(nil), st.held...)
@@ -179,9 +228,8 @@ func (t *taker) step(i int, ev *trace.Event) (from, ended *takeSection) {
 			t.order = append(t.order, l)
 		}
 		t.last[l] = lastWrite{g: ev.Goroutine, held: st.snap}
-		return from, nil
 	}
-	return nil, ended
+	return t.from, ended
 }
 
 // holds reports whether section sec, of the lock at addr, is still open

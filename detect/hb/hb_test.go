@@ -925,9 +925,12 @@ func TestPool(t *testing.T) {
 
 func TestTakes(t *testing.T) {
 	// g1 fills a task (0x300) and stores it in a slot (0x100) under the
-	// lock 0x900; g2 takes it: reads the slot and clears it in one
-	// section, then uses the task. Site 20 reads a pointer-shaped slot,
-	// site 21 a counter (an int: a reset, not a take).
+	// lock 0x900; g2 gets it: reads the slot in a section of the same
+	// lock, then uses the task. A take (the slot cleared in the same
+	// section) is ordered from the clearing write on; a read that leaves
+	// the slot as it was, from the first event after its section. Site
+	// 20 reads a pointer-shaped slot, site 21 a counter (an int: state,
+	// not a hand-off).
 	sites := &trace.SiteTable{Sites: []trace.Site{
 		{ID: 20, Kind: "read", Expr: "q.slots[i]", Uses: trace.UsePointer},
 		{ID: 21, Kind: "read", Expr: "c.n"},
@@ -941,50 +944,81 @@ func TestTakes(t *testing.T) {
 3 g=1 Unlock site=5 addr=0x900
 3.1 g=1 Write site=6 addr=0x300 value=8
 4 g=2 Begin parent=none
-5 g=2 Lock site=7 addr=0x900
 `
 	for _, tc := range []struct {
-		name string
-		take string
-		want []order
+		name  string
+		take  string
+		takes int
+		want  []order
 	}{
 		{"take", `
+5 g=2 Lock site=7 addr=0x900
 5.1 g=2 Read site=20 addr=0x100
 5.2 g=2 Write site=8 addr=0x100 value=0
 6 g=2 Unlock site=9 addr=0x900
 6.1 g=2 Read site=10 addr=0x300
-`, []order{
+`, 1, []order{
 			{1, 10, true},  // filled before the push: ordered before the use
 			{3, 8, true},   // the slot's store before its clear
 			{3, 20, false}, // but not before the read that found it
 			{6, 10, false}, // written after the push: not ordered
 		}},
 		{"no clear", `
+5 g=2 Lock site=7 addr=0x900
 5.1 g=2 Read site=20 addr=0x100
+5.2 g=2 Read site=14 addr=0x300
 6 g=2 Unlock site=9 addr=0x900
 6.1 g=2 Read site=10 addr=0x300
-`, []order{{1, 10, false}}},
+`, 1, []order{
+			{1, 10, true},  // ordered after the getter's section
+			{3, 20, false}, // not the read that got it
+			{1, 14, false}, // nor the rest of the getter's section
+			{3, 9, false},  // its Unlock included
+			{6, 10, false}, // written after the push: not ordered
+		}},
+		{"read lock", `
+5 g=2 RLock site=7 addr=0x900
+5.1 g=2 Read site=20 addr=0x100
+6 g=2 RUnlock site=9 addr=0x900
+6.1 g=2 Read site=10 addr=0x300
+`, 1, []order{{1, 10, true}, {6, 10, false}}},
 		{"cleared in another section", `
+5 g=2 Lock site=7 addr=0x900
 5.1 g=2 Read site=20 addr=0x100
 6 g=2 Unlock site=9 addr=0x900
 7 g=2 Lock site=11 addr=0x900
 7.1 g=2 Write site=8 addr=0x100 value=0
 8 g=2 Unlock site=12 addr=0x900
 8.1 g=2 Read site=10 addr=0x300
-`, []order{{1, 10, false}}},
+`, 1, []order{{1, 10, true}, {6, 10, false}}},
+		{"read without the lock", `
+5 g=2 Lock site=7 addr=0x908
+5.1 g=2 Read site=20 addr=0x100
+6 g=2 Unlock site=9 addr=0x908
+6.1 g=2 Read site=10 addr=0x300
+`, 0, []order{{1, 10, false}}},
+		{"read of another value", `
+5 g=3 Begin parent=none
+5.1 g=3 Write site=13 addr=0x100 value=1
+6 g=2 Lock site=7 addr=0x900
+6.1 g=2 Read site=20 addr=0x100
+7 g=2 Unlock site=9 addr=0x900
+7.1 g=2 Read site=10 addr=0x300
+`, 0, []order{{1, 10, false}}},
 		{"counter reset", `
+5 g=2 Lock site=7 addr=0x900
 5.1 g=2 Read site=21 addr=0x108
 5.2 g=2 Write site=8 addr=0x108 value=0
 6 g=2 Unlock site=9 addr=0x900
 6.1 g=2 Read site=10 addr=0x300
-`, []order{{1, 10, false}}},
+`, 0, []order{{1, 10, false}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, at := parse(t, fill+tc.take)
 			g := Analyze(evs, Options{Sites: sites})
 			checkOrder(t, g, at, tc.want)
-			if want := btoi(tc.name == "take"); g.Takes() != want {
-				t.Errorf("Takes() = %d, want %d", g.Takes(), want)
+			if g.Takes() != tc.takes {
+				t.Errorf("Takes() = %d, want %d", g.Takes(), tc.takes)
 			}
 			// Off, and with LockOrder (where the mutex orders it), no
 			// take edge is added.
@@ -996,36 +1030,6 @@ func TestTakes(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// TestAdopted: a goroutine that begins with no parent and no TestStart was
-// started by code that is not instrumented; the main goroutine, a test's
-// and a forked one were not.
-func TestAdopted(t *testing.T) {
-	evs, _ := parse(t, `
-1 g=0 Begin parent=none
-2 g=1 Begin parent=none
-3 g=1 TestStart name="TestA"
-4 g=1 Fork site=1 child=2
-5 g=2 Begin parent=1
-6 g=3 Begin parent=none
-6.1 g=3 Read site=2 addr=0x100
-7 g=4 Begin parent=1
-`)
-	g := Analyze(evs, Options{})
-	want := map[uint64]bool{0: false, 1: false, 2: false, 3: true, 4: false}
-	for gi, gr := range g.Goroutines {
-		if got := g.Adopted(gi); got != want[gr.ID] {
-			t.Errorf("Adopted(g%d) = %v, want %v", gr.ID, got, want[gr.ID])
-		}
 	}
 }
 

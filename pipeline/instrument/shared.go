@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,6 +132,7 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 		contexts []*goroutines.Context
 		api      bool // reached from the package's API, on a caller's goroutine
 		at       fileOffset
+		noSite   bool // an append's stores of the elements it adds (appendStores): no site of its own
 	}
 	uf := newUsesFinder()
 	pure := newPurity()
@@ -220,6 +222,22 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 				at:       offsetOf(fset, accessAt(a)),
 			})
 		}
+		for _, a := range appendStores(res) {
+			if res.Local(a) {
+				continue
+			}
+			cs := res.Goroutines.Of(a.Fn())
+			k := keyOf(fset, a.Loc)
+			if _, ok := byLoc[k]; !ok {
+				keys = append(keys, k)
+			}
+			byLoc[k] = append(byLoc[k], access{
+				a:        a,
+				contexts: cs,
+				api:      reach[a.Fn()] || slices.ContainsFunc(cs, func(c *goroutines.Context) bool { return c.Kind == goroutines.Caller && c.Test == nil }),
+				noSite:   true,
+			})
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("analyzing shared locations: %w", err)
@@ -264,10 +282,56 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 			continue
 		}
 		for _, x := range accs {
-			s.at[x.at] = true
+			if !x.noSite {
+				s.at[x.at] = true
+			}
 		}
 	}
 	return s, nil
+}
+
+// appendStores returns, for each append(s, vs...) of pointer-shaped
+// elements in the functions of res that run on some goroutine, a store
+// to the contents of each location that holds s: the writes of the
+// elements it adds, which the rewriter records (shim.Append) when s is a
+// shared location. sharedloc does not count an append as a store, so
+// without them a slice filled only by append and read by index
+// elsewhere (a request published under a mutex, read back under it:
+// detect/hb's Hand-offs) had its element reads dropped as never written,
+// and the trace held the push but not the read that got its value.
+// The stores are the rewriter's too, at the append's own site: they
+// mark no position of their own.
+func appendStores(res *sharedloc.Result) []*sharedloc.Access {
+	var out []*sharedloc.Access
+	for _, fn := range res.Goroutines.Funcs() {
+		if len(res.Goroutines.Of(fn)) == 0 {
+			continue
+		}
+		live := sharedloc.Live(fn)
+		for _, b := range fn.Blocks {
+			if !live[b.Index] {
+				continue
+			}
+			for _, instr := range b.Instrs {
+				call, ok := instr.(*ssa.Call)
+				if !ok || len(call.Call.Args) < 2 {
+					continue
+				}
+				if bi, ok := call.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "append" {
+					continue
+				}
+				s := call.Call.Args[0]
+				sl, ok := s.Type().Underlying().(*types.Slice)
+				if !ok || !rewrite.PointerShaped(sl.Elem()) {
+					continue
+				}
+				for _, loc := range res.Objects(s) {
+					out = append(out, &sharedloc.Access{Instr: call, Loc: loc.Contents(), Op: sharedloc.Store, Val: call.Call.Args[1], Base: sharedloc.Root(s), Ptr: s})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // apiReach returns the functions of the analyzed package that its exported

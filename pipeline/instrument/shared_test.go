@@ -140,6 +140,48 @@ func TestSharedTestedAPI(t *testing.T) {
 	}
 }
 
+// TestSharedAppended checks the filter on a slice filled only by append
+// (testdata/shared/applog): the read of an element is shared when the
+// elements are pointer-shaped, whose appends the rewriter records as
+// stores of the elements, and not when they are numbers. Each index
+// expression's line says which it is.
+func TestSharedAppended(t *testing.T) {
+	sel, s := analyzedShared(t)
+	checked := map[bool]int{}
+	for _, f := range sel.files {
+		if filepath.Base(f.path) != "applog.go" {
+			continue
+		}
+		src, _ := os.ReadFile(f.path)
+		lines := strings.Split(string(src), "\n")
+		shared := s.predicate(f.pkg.Fset, f.syntax)
+		ast.Inspect(f.syntax, func(n ast.Node) bool {
+			ix, ok := n.(*ast.IndexExpr)
+			if !ok {
+				return true
+			}
+			pos := f.pkg.Fset.Position(ix.Lbrack)
+			line := lines[pos.Line-1]
+			var want bool
+			switch {
+			case strings.HasSuffix(line, "// shared"):
+				want = true
+			case strings.Contains(line, "// unshared"):
+			default:
+				return true
+			}
+			checked[want]++
+			if got := shared(ix.Lbrack); got != want {
+				t.Errorf("%s: %s shared = %v, want %v", pos, strings.TrimSpace(line), got, want)
+			}
+			return true
+		})
+	}
+	if checked[true] != 1 || checked[false] != 1 {
+		t.Errorf("checked %d shared and %d unshared elements, want 1 and 1", checked[true], checked[false])
+	}
+}
+
 // TestUses checks trace.Site.Uses against the uses:"..." comments of
 // testdata/shared/uses/uses.go: one per read of a field on the line, in
 // column order; and, on lines with writes:"..." comments there and in

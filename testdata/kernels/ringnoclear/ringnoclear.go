@@ -1,26 +1,23 @@
-// Package ringnoclear is a negative control of validation: a prediction
-// no run can make happen, which precog test must not confirm.
+// Package ringnoclear is a negative control of hand-offs through a
+// container (detect/hb, Hand-offs), once validation's.
 //
 // A producer counts a task in its WaitGroup, then pushes it into a ring
 // of *Task under a mutex; a worker pops it under the same lock, runs it
 // and counts it done. The ring does not clear the slot it pops (many ring
-// buffers do not), so detect/hb sees no take (a read of the slot and a
-// clearing write in one section) and does not order the worker after the
-// producer's push: it predicts the worker's Done before the producer's
-// Add, a Done-before-Add con-uninit. That order cannot happen: the worker
-// gets the task only from the push, which comes after the Add.
+// buffers do not), so there is no take (a read of the slot and a clearing
+// write in one section); but the pop's read got the pointer the push's
+// section stored, under the same lock, and detect/hb orders what the
+// worker does after its section (the Run, the Done) after the push's
+// section, and so after the Add. precog test reports nothing.
 //
-// Validation forces it anyway: it holds the producer at its Add until the
-// worker's Done has passed. The worker then pops an empty ring, gets nil,
-// and Run dereferences it: a nil pointer dereference in (*Task).Run, the
-// function of the Done, before the Done is reached. That crash
-// "confirmed" the finding (genericring's did the same before its slots
-// were recorded): validation took any panic in the Done's function for
-// the Done's effect. Now a crash counts only after the order's first
-// steps happened (here the Done, never reached), only a crash in a
-// site's function at or after the site's line stands for a deferred call
-// (the dereference is above the Done), and a Done's crash must be the
-// WaitGroup's own panic. precog test reports the con-uninit, diverged.
+// Before that order, detect/hb predicted the worker's Done before the
+// producer's Add, a Done-before-Add con-uninit that no run can make: the
+// worker gets the task only from the push. Validation forced it: it held
+// the producer at its Add until the worker's Done had passed; the worker
+// popped an empty ring, got nil, and Run dereferenced it before the Done.
+// That crash once "confirmed" the finding; validation then required the
+// order's first steps to have happened before a crash, and reported it
+// diverged (pipeline/validate's tests keep that shape).
 package ringnoclear
 
 import "sync"
