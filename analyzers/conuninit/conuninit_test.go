@@ -73,6 +73,12 @@ func TestFixtures(t *testing.T) {
 		// the check and the send, a check of another object, or a
 		// captured receiver stored again: reported.
 		"nilrecheck",
+		// A field set before a send on a channel in another field, read
+		// after a receive from that channel through a getter (one that
+		// locks, or a getter of it) in a select: silent, as a receive
+		// from the field is; a getter of a channel sent on before the
+		// write, or of another object's channel: reported.
+		"getterrecv",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

@@ -95,8 +95,9 @@
 //     sentAfterWrite). SentAfterOwnWrite, a query of its own that only
 //     conuninit asks (Before and SomeBefore do not use it), orders
 //     some write before a read through an object that follows a
-//     receive, in the read's function, from that object's own channel,
-//     when every send and close the receive may take is made after a
+//     receive, in the read's function, from that object's own channel
+//     (`<-entry.done`, or through a getter of it, `<-entry.Done()`; see
+//     objectPath), when every send and close the receive may take is made after a
 //     write of the read's location through the object whose channel it
 //     closes, on every path to it (mcp-go's task table: completeTask
 //     sets entry.result, then closes entry.done, on one goroutine per

@@ -1,11 +1,13 @@
 package ordering
 
 import (
+	"go/token"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -44,16 +46,16 @@ func (r *Result) SentAfterOwnWrite(read *sharedloc.Access, cb *goroutines.Contex
 	if read.Base == nil {
 		return false
 	}
-	steps, ok := accessSteps(read.Ptr)
+	base, steps, ok := objectPath(read.Ptr, getterDepth)
 	if !ok {
 		return false
 	}
 	for _, recv := range r.ops.fnRecvs[read.Fn()] {
-		if recv.acc.Base != read.Base || !r.received(recv.at, read.Instr, cb) {
+		if recv.acc.Base == nil || !r.received(recv.at, read.Instr, cb) {
 			continue
 		}
-		chSteps, ok := accessSteps(recv.acc.Ptr)
-		if !ok || !r.madeForField(recv.acc.Loc) {
+		chBase, chSteps, ok := objectPath(recv.acc.Ptr, getterDepth)
+		if !ok || chBase != base || !r.madeForField(recv.acc.Loc) {
 			continue
 		}
 		sends := r.takenSends(recv.acc.Loc, recv.at, cb)
@@ -125,15 +127,16 @@ func (r *Result) closedAfterOwnWrite(x ssa.Instruction, ch sharedloc.Loc, chStep
 		if xa.Base == nil {
 			return false
 		}
-		if s, ok := accessSteps(xa.Ptr); !ok || !slices.Equal(s, chSteps) {
+		base, s, ok := objectPath(xa.Ptr, getterDepth)
+		if !ok || !slices.Equal(s, chSteps) {
 			return false
 		}
 		var own []ssa.Instruction
 		for _, w := range writes {
-			if w.Fn() != x.Parent() || w.Base != xa.Base || w.Loc != loc {
+			if w.Fn() != x.Parent() || w.Base == nil || w.Loc != loc {
 				continue
 			}
-			if s, ok := accessSteps(w.Ptr); ok && slices.Equal(s, steps) {
+			if wb, s, ok := objectPath(w.Ptr, getterDepth); ok && wb == base && slices.Equal(s, steps) {
 				own = append(own, w.Instr)
 			}
 		}
@@ -207,4 +210,85 @@ func accessSteps(v ssa.Value) (steps []accessStep, ok bool) {
 		}
 	})
 	return steps, ok
+}
+
+// getterDepth bounds the getters objectPath looks through, one inside
+// another.
+const getterDepth = 4
+
+// objectPath returns the root of v, as sharedloc.Root finds it, and the
+// steps from v back to it (accessSteps), looking through getters: when
+// the root is the result of a static call whose callee returns, at every
+// return, what one path of steps reaches from one same parameter (`func
+// (l *L) Ready() <-chan T { l.mu.Lock(); defer l.mu.Unlock(); return
+// l.ready }`), the path goes on from the call's argument for that
+// parameter, and the root is that argument's. `<-l.Ready()` receives
+// from the channel `<-l.ready` would, read from l's field when the getter
+// ran, so the receive and a read through l start from one object as the
+// direct receive and the read do. Up to depth getters, one inside
+// another; a call that is no getter is the root, as for Root.
+func objectPath(v ssa.Value, depth int) (ssa.Value, []accessStep, bool) {
+	steps, ok := accessSteps(v)
+	if !ok {
+		return nil, nil, false
+	}
+	root := sharedloc.Root(v)
+	call, isCall := root.(*ssa.Call)
+	if !isCall || depth == 0 {
+		return root, steps, true
+	}
+	idx, inner, ok := getterPath(call, depth-1)
+	if !ok {
+		return root, steps, true
+	}
+	argRoot, argSteps, ok := objectPath(call.Call.Args[idx], depth-1)
+	if !ok {
+		return nil, nil, false
+	}
+	return argRoot, slices.Concat(steps, inner, argSteps), true
+}
+
+// getterPath returns, for a static call whose callee returns, at every
+// return, what one path of steps reaches from one parameter (see
+// objectPath), the index of that parameter among the call's arguments,
+// and the steps. A result that go/ssa keeps in a variable (the callee
+// defers a call) gives each value stored to it; its zero value, which
+// the recover block returns after a panic before the store, is a nil
+// pointer or channel, which reaches no object.
+func getterPath(call *ssa.Call, depth int) (int, []accessStep, bool) {
+	fn := call.Call.StaticCallee()
+	if fn == nil || len(fn.Blocks) == 0 || fn.Signature.Results().Len() != 1 || len(fn.Params) != len(call.Call.Args) {
+		return 0, nil, false
+	}
+	idx, n := -1, 0
+	var steps []accessStep
+	var result func(v ssa.Value) bool
+	result = func(v ssa.Value) bool {
+		if load, ok := ssavalue.Unconverted(v).(*ssa.UnOp); ok && load.Op == token.MUL {
+			if cell, ok := load.X.(*ssa.Alloc); ok && !cell.Heap && cell.Parent() == fn {
+				if !all(*cell.Referrers(), func(ref ssa.Instruction) bool { return ssavalue.LoadsOrStores(cell, ref) }) {
+					return false
+				}
+				vals := ssavalue.StoresTo(cell)
+				return len(vals) > 0 && all(vals, result)
+			}
+		}
+		root, s, ok := objectPath(v, depth)
+		p, isParam := root.(*ssa.Parameter)
+		if !ok || !isParam || len(s) == 0 {
+			return false
+		}
+		i := slices.Index(fn.Params, p)
+		if n > 0 && (i != idx || !slices.Equal(s, steps)) {
+			return false
+		}
+		idx, steps, n = i, s, n+1
+		return i >= 0
+	}
+	for _, b := range fn.Blocks {
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok && !result(ret.Results[0]) {
+			return 0, nil, false
+		}
+	}
+	return idx, steps, n > 0
 }

@@ -23,6 +23,14 @@
 //     a registry keeps in a map are paired, and their objects are the
 //     map's.
 //
+// A channel that a call returns is the call's own location (Made), unless
+// the callee is a getter of a field or package variable: one that returns,
+// on every return, a load of it (or another getter's result), as
+// `func (l *L) Ready() <-chan T { l.mu.Lock(); defer l.mu.Unlock();
+// return l.ready }` does. Its result is then in the contents of that
+// location, so that a receive from `l.Ready()` pairs with the sends on
+// l.ready as a receive from `l.ready` does.
+//
 // An access records its location, whether it reads or writes, the
 // operation (load, store, map lookup or update, send, close, atomic, ...)
 // and its base: the root of the address expression, such as the

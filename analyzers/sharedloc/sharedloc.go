@@ -484,6 +484,11 @@ func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
 	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
 		return []Loc{{Kind: Made, Cell: v}}
 	case *ssa.Call:
+		// A channel a getter returns is the field's, or the package
+		// variable's, that it reads.
+		if locs := c.getterLocs(v, depth-1); len(locs) > 0 {
+			return locs
+		}
 		// An object returned by a call and used from this value, such
 		// as s := stream.New(); s.Go(f); s.Wait().
 		return []Loc{{Kind: Made, Cell: v}}
@@ -519,6 +524,81 @@ func (c *collector) containerLocs(v ssa.Value, depth int) []Loc {
 		return c.paramLocs(v, depth-1)
 	}
 	return nil
+}
+
+// getterLocs returns, for a call whose one result is a channel, the
+// locations of the fields or package variables that its static callee
+// returns the channel of, on every return: a load of one (`return
+// l.ready`, through a conversion to a receive-only channel, or through
+// the result variable that go/ssa keeps for a function that defers a
+// call, as a getter that locks does), or the result of another such
+// getter. The channel a receive or send through the call's result
+// touches is then one of those the location names, as for a receive from
+// the field itself (`<-l.Ready()` is `<-l.ready`); each call's own Made
+// location would pair it with nothing. It returns nil for any other call.
+func (c *collector) getterLocs(call *ssa.Call, depth int) []Loc {
+	if _, ok := call.Type().Underlying().(*types.Chan); !ok || depth <= 0 {
+		return nil
+	}
+	fn := call.Call.StaticCallee()
+	if fn == nil || len(fn.Blocks) == 0 || fn.Signature.Results().Len() != 1 {
+		return nil
+	}
+	var out []Loc
+	var result func(v ssa.Value) bool
+	result = func(v ssa.Value) bool {
+		if c.steps++; c.steps > maxLocSteps {
+			return false
+		}
+		switch v := ssavalue.Unconverted(v).(type) {
+		case *ssa.UnOp:
+			if v.Op != token.MUL {
+				return false
+			}
+			if loc, ok := AddrLoc(v.X); ok && (loc.Kind == Field || loc.Kind == Global) {
+				out = appendNew(out, loc)
+				return true
+			}
+			// The result variable: every value stored to it, or nil
+			// (from the recover block after a panic before the
+			// store), a channel no one sends on or receives from.
+			cell, ok := v.X.(*ssa.Alloc)
+			if !ok || cell.Heap || cell.Parent() != fn || !all(*cell.Referrers(), func(ref ssa.Instruction) bool { return ssavalue.LoadsOrStores(cell, ref) }) {
+				return false
+			}
+			vals := ssavalue.StoresTo(cell)
+			return len(vals) > 0 && all(vals, result)
+		case *ssa.Call:
+			locs := c.getterLocs(v, depth-1)
+			out = appendNew(out, locs...)
+			return len(locs) > 0
+		}
+		return false
+	}
+	returns := 0
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if ret, ok := instr.(*ssa.Return); ok {
+				if len(ret.Results) != 1 || !result(ret.Results[0]) {
+					return nil
+				}
+				returns++
+			}
+		}
+	}
+	if returns == 0 {
+		return nil
+	}
+	return out
+}
+
+func all[T any](xs []T, f func(T) bool) bool {
+	for _, x := range xs {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // chanMap returns the map that v, a channel, was looked up in (m[k], or
