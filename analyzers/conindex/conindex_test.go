@@ -50,6 +50,13 @@ import (
 //     closures by the loop goroutine and nil by an API any goroutine calls:
 //     the closures run on the loop alone, not reported; a closure passed
 //     by another goroutine is.
+//   - callerfresh: a test helper fills a new agent's steps, then calls the
+//     method that starts the agent's goroutine (directly, or one call
+//     further down), which indexes them; two tests run the helper: each
+//     run fills its own agent before its goroutine starts, not reported;
+//     the steps filled after the call, a package-level agent filled by
+//     every run, or one agent filled and started in each turn of a loop
+//     are.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh")
 }

@@ -49,10 +49,11 @@
 //     loops);
 //   - one side is not an invocation's access to an object it made afresh
 //     (new, make, or a constructor of the package), made before the
-//     invocation starts a goroutine, and the other that goroutine's access
-//     to the object it was handed: each invocation's goroutine has its own
-//     object (vbauerster/mpb's per-bar state), and in one invocation the
-//     start orders the two;
+//     invocation starts a goroutine (or calls the one function that
+//     starts it, handing the object on), and the other that goroutine's
+//     access to the object it was handed: each invocation's goroutine has
+//     its own object (vbauerster/mpb's per-bar state, a test helper's new
+//     agent), and in one invocation the start orders the two;
 //   - the nil store does not clear a slice element that the same function
 //     then cuts off (s.items[last] = nil; s.items = s.items[:last], or a
 //     queue's first s.q[0] = nil; s.q = s.q[1:] or append(s.q[1:], x)) or

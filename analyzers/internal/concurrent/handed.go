@@ -89,6 +89,13 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bo
 	if g == nil || c.Entry == nil || (c.Kind != goroutines.Go && c.Kind != goroutines.Task && c.Kind != goroutines.Detached) {
 		return false
 	}
+	return e.handedInStarter(a, b, ca, c) || e.handedByCaller(a, b, ca, c)
+}
+
+// handedInStarter is handedBefore with the object made in F, the function
+// of c's start, or passed to F under a once-guard.
+func (e *Env) handedInStarter(a, b *sharedloc.Access, ca, c *goroutines.Context) bool {
+	g := c.Site
 	f := g.Parent()
 	xb, ok := e.accessObject(b)
 	if !ok {
@@ -152,6 +159,71 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bo
 		}
 	}
 	return true
+}
+
+// handedByCaller is handedBefore with the object made afresh in a caller
+// F' of F and handed to F: what c's start G hands over is a parameter of
+// F, F is called at one site alone (a static call in F', not deferred,
+// see onlyCallIn), which passes the object F' makes anew in each of its
+// invocations, and a touches that object in F' at an instruction that no
+// path from the call reaches without making the object anew, as a test's
+// helper fills a new agent before the method that starts its server:
+//
+//	a := &agent{}
+//	a.steps = build(a) // a
+//	a.start(t)         // F: c.Site is its `go a.serve()`
+//
+// The call of F is the start, for the argument of handedInStarter: each
+// invocation of F' makes its object and hands it to its own call of F,
+// whose goroutines get it alone, so a touches the object of b's goroutine
+// only in the invocation that started it, before the call. F' may be a
+// caller of a caller, up to maxHandDepth calls, each the one call of the
+// function below it passing the object on as it came; the first of them
+// that a traces up to (see traceUp) decides, and a must not run within
+// the call of F.
+func (e *Env) handedByCaller(a, b *sharedloc.Access, ca, c *goroutines.Context) bool {
+	xb, ok := e.accessObject(b)
+	if !ok {
+		return false
+	}
+	xa, ok := e.accessObject(a)
+	if !ok {
+		return false
+	}
+	rb, ok := e.handedRoot(xb, b.Fn(), c, nil)
+	if !ok {
+		return false
+	}
+	f := c.Site.Parent()
+	for range maxHandDepth {
+		p := rootParam(ssavalue.Unconverted(rb), f)
+		if p == nil {
+			return false
+		}
+		site, arg, ok := e.onlyCallIn(p, nil)
+		if !ok {
+			return false
+		}
+		rb, f = ssavalue.Unconverted(arg), site.Parent()
+		ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f, ca)
+		if !ok {
+			continue
+		}
+		da, ok := freshRoot(ra, f)
+		if !ok {
+			return false
+		}
+		if db, ok := freshRoot(rb, f); !ok || da != db {
+			return false
+		}
+		for _, at := range ats {
+			if _, deferred := at.(*ssa.Defer); deferred || at == site || reachesAvoiding(site, at, da.(ssa.Instruction)) {
+				return false // runs when F' returns, within the call, or after it with the same object
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // accessObject returns the value of a's function that a's object is: the
