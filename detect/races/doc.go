@@ -15,7 +15,12 @@
 // FastTrack's shadow state (Flanagan and Freund, PLDI 2009), with the
 // write epoch and the read set of each location kept as event indices,
 // whose vector clocks hb.Graph holds. Each access is compared with them in
-// O(1) by hb.Graph.HappensBefore. Unlike go test -race, whose shadow
+// O(1) by hb.Graph.HappensBefore, both ways: the trace's order is not
+// always one of happens-before's (a send is recorded when it arrives, and
+// on an unbuffered channel the sender's events after it, which package hb
+// orders after the receive that the send waits for, can come in the trace
+// before the receiver's events that precede that receive), so an access
+// earlier in the trace may happen after a later one. Unlike go test -race, whose shadow
 // memory keeps the last four accesses of each 8-byte word and whose
 // history of a goroutine's past is bounded, nothing is forgotten within a
 // trace: a race whose two accesses ran seconds apart is found as well as

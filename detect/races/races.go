@@ -130,13 +130,20 @@ type checker struct {
 // it (a later access that races with one of them races with the write,
 // or is ordered after both); a read replaces the earlier read of its
 // goroutine at its site.
+//
+// An access b earlier in the trace than a is unordered with it only if
+// neither happens before the other: the trace's order is not always one
+// of happens-before's. A send is recorded when it arrives, and the
+// sender's events after it (on an unbuffered channel, ordered after the
+// receive, which the send waits for) can come in the trace before the
+// receiver's events that precede the receive (package hb's channel rule).
 func (c *checker) access(l int, a access) {
 	sh := c.states[l]
 	keep := sh[:0]
 	held := false
 	for _, b := range sh {
 		if b.g != a.g && (a.write || b.write) && !(a.atomic && b.atomic) &&
-			(a.atomic || b.atomic || a.name == b.name) && !c.hb(b, a) {
+			(a.atomic || b.atomic || a.name == b.name) && !c.hb(b, a) && !c.hb(a, b) {
 			if a.ctx != nil && a.ctx.Unsettled {
 				held = true
 			} else {

@@ -122,6 +122,35 @@ func TestOrdered(t *testing.T) {
 `, nil))
 }
 
+// TestUnbufferedCompletion: a send on an unbuffered channel completes
+// only after its receive, so what the receiver did before the receive is
+// ordered before what the sender does after the send returns (the Go
+// memory model). The shim records the send when it arrives, so the
+// sender's read after the send (5.1) comes in the trace before the
+// receiver's write (6.1) that is ordered before it: the checker must not
+// take the trace's order for happens-before's (a sampler goroutine
+// stopped by `stopCh <- struct{}{}`, whose stop function then reads
+// count; the printed clocks had the read after the write). The twin with
+// a buffered channel, whose send returns without waiting, races with
+// both writes.
+func TestUnbufferedCompletion(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=%d
+3 g=1 Fork site=2 child=2
+4 g=2 Begin parent=1
+4.1 g=2 Write site=20 addr=0x100 value=1
+5 g=1 ChanSend site=3 addr=0xc0 elem=7
+5.1 g=1 Read site=10 addr=0x100
+6 g=2 ChanRecv site=21 addr=0xd0 ok=true elem=9
+6.1 g=2 Write site=22 addr=0x100 value=2
+7 g=2 ChanRecv site=23 addr=0xc0 ok=true elem=7
+8 g=2 End
+`
+	same(t, check(t, fmt.Sprintf(text, 0), nil))
+	same(t, check(t, fmt.Sprintf(text, 1), nil), "k.go:10(read) k.go:20(write)", "k.go:10(read) k.go:22(write)")
+}
+
 // TestKinds covers write-write, read-write and write-read races, reads
 // that never race, atomic pairs that never race, a plain and an atomic
 // access of one word that do, and accesses through different names of
