@@ -79,6 +79,11 @@ func TestFixtures(t *testing.T) {
 		// A spawner called twice on one object in one function runs its
 		// goroutine twice; two objects, or either branch, do not.
 		"twice",
+		// A map iterated after a send on an unbuffered channel that
+		// its writer returns on: the send completes only once the
+		// writer received it (silent); with a buffered channel, or a
+		// map that every writer goroutine writes, reported.
+		"unbufstop",
 		// Goroutines started with a loop's counter, each closing the
 		// element at its own index of a slice the spawner made, touch
 		// two elements; one element for all, an outer loop's counter in

@@ -104,7 +104,19 @@
 //     task), and the channel's field (unexported) only ever holds
 //     channels made for fields, so that every close goes through one;
 //     the object ties each close to its write, however many goroutines
-//     and functions close;
+//     and functions close. And the other way, the memory model's rule
+//     that a receive from an unbuffered channel is synchronized before
+//     the completion of its send: code that runs only after a plain send
+//     returned follows what the receiving goroutine did before the
+//     receive, when the send's channel is made with capacity 0 and goes
+//     nowhere but into channel operations and the closures and local
+//     variables that carry it (so every receive from it is in sight),
+//     and every receive from it runs on one context, after that code and
+//     with no run of it after the receive (a sampler that returns on the
+//     stop function's send, `case <-stop: return`, while stop reads its
+//     results after `stop <- struct{}{}`). A buffered channel's send does
+//     not wait; a Multi receiving context counts only with a channel and
+//     objects per goroutine (see completionBefore);
 //   - turns: the goroutines that a loop starts one per turn, each sending
 //     on (or closing) a channel the loop's function made at most once,
 //     while every path back to the start passes a plain receive from it

@@ -120,6 +120,8 @@ type Result struct {
 	helds    map[heldKey][]*holding                                      // heldAt, memoized
 	hands    map[handKey]bool                                            // handsOff, memoized
 	stays    map[*ssa.Alloc]bool                                         // staysIn, memoized
+
+	completed map[recvKey]map[sharedloc.Loc]ssa.Instruction // completedSends, memoized
 }
 
 // syncOps indexes the package's synchronization calls by object.
@@ -315,6 +317,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 		return e, true
 	}
 	if e, ok := r.closedBefore(a, ca, b, cb); ok {
+		return e, true
+	}
+	if e, ok := r.completionBefore(a, ca, b, cb); ok {
 		return e, true
 	}
 	if e, ok := r.eventuallyBefore(a, ca, b, cb); ok {

@@ -240,7 +240,7 @@ func TestOrdering(t *testing.T) {
 	got := map[string][]bool{}
 	fixturetest.Run(t, analysistest.TestData(),
 		fixturetest.Case{Name: "Order", Analyzer: order, Patterns: []string{
-			"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop", "handoff"}},
+			"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop", "handoff", "unbuffered"}},
 		fixturetest.Case{Name: "Budget", Analyzer: budgeted(&checked, &wrong), Patterns: []string{"budget"},
 			Check: func(t *testing.T, _ []*analysistest.Result) {
 				for _, w := range wrong {
