@@ -469,6 +469,13 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 		}
 	}
 	for _, i := range args {
+		if kind == Handler && convertedHandler(call.Args[i]) {
+			// The conversion rooted the handler already (findRoots): a
+			// second context of it would pair each of its accesses with
+			// itself as if on two kinds of goroutine, as a handler that
+			// runs once (a test's) would not be.
+			continue
+		}
 		for _, entry := range ssavalue.Funcs(call.Args[i]) {
 			switch {
 			case subtest && !callsParallel(entry):
@@ -1148,6 +1155,23 @@ func (b *builder) markUnsure() {
 	}
 	for _, c := range b.res.Contexts[1:] {
 		c.Unsure = c.Multi && !multi[c]
+	}
+}
+
+// convertedHandler reports whether v, through conversions between func
+// types, is a conversion to http.HandlerFunc: `mux.HandleFunc(p,
+// http.HandlerFunc(f))`, whose f findRoots gives a Handler context at the
+// conversion.
+func convertedHandler(v ssa.Value) bool {
+	for {
+		ct, ok := v.(*ssa.ChangeType)
+		if !ok {
+			return false
+		}
+		if isHandlerFunc(ct.Type()) {
+			return true
+		}
+		v = ct.X
 	}
 }
 

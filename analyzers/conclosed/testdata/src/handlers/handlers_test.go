@@ -35,3 +35,19 @@ func oneRequest(t *testing.T) {
 	http.Get(ts.URL)
 	<-got
 }
+
+// A handler registered through a ServeMux's HandleFunc of an
+// http.HandlerFunc conversion is one handler, made in the test, which
+// sends it one request: it closes once (rehearsal 45's onerequest, which a
+// second context for the HandleFunc paired with the conversion's).
+func TestConverted(t *testing.T) {
+	stopped := make(chan bool)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/stop", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(stopped)
+	}))
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	http.Get(ts.URL + "/stop")
+	<-stopped
+}
