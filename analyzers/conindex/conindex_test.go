@@ -57,6 +57,17 @@ import (
 //     the steps filled after the call, a package-level agent filled by
 //     every run, or one agent filled and started in each turn of a loop
 //     are.
+//   - freshcalls: a client's send fills and reads its files, then starts
+//     the goroutines that replace them; several tests each make a client
+//     (a composite literal, a constructor, one that may return nil with
+//     an error) and send on it once, directly, from a goroutine of their
+//     own or with a go statement, or fill a new agent themselves before
+//     they start it: each call has its own object, not reported, also
+//     when the goroutine's entry hands its receiver to a closure and the
+//     replacement is four calls down. A package-level client two tests
+//     send on, a constructor handing out a cached client, one client sent
+//     on by two goroutines or in each turn of a loop, and the files
+//     filled after the go statement are.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls")
 }

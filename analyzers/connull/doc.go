@@ -49,11 +49,15 @@
 //     loops);
 //   - one side is not an invocation's access to an object it made afresh
 //     (new, make, or a constructor of the package), made before the
-//     invocation starts a goroutine (or calls the one function that
-//     starts it, handing the object on), and the other that goroutine's
-//     access to the object it was handed: each invocation's goroutine has
-//     its own object (vbauerster/mpb's per-bar state, a test helper's new
-//     agent), and in one invocation the start orders the two;
+//     invocation starts a goroutine (or calls the function that starts
+//     it, handing the object on), and the other that goroutine's access
+//     to the object it was handed: each invocation's goroutine has its
+//     own object (vbauerster/mpb's per-bar state, a test helper's new
+//     agent), and in one invocation the start orders the two. So for an
+//     access, before the start, to the object a parameter of the starting
+//     function holds when every call of that function passes an object
+//     its caller made afresh for it alone (croc's Send on each test's new
+//     client);
 //   - the nil store does not clear a slice element that the same function
 //     then cuts off (s.items[last] = nil; s.items = s.items[:last], or a
 //     queue's first s.q[0] = nil; s.q = s.q[1:] or append(s.q[1:], x)) or

@@ -167,8 +167,10 @@ type Safe func(p Pair) bool
 // accesses to the object one invocation of a function made, which that
 // invocation alone touches (see ownObject), nor an access that such an
 // invocation makes to its fresh object before it starts a goroutine (or
-// calls the one function that starts it) and that goroutine's access to
-// the object it was handed (see handedBefore), nor two accesses past one once-guard on the object (see
+// calls the function that starts it) and that goroutine's access to
+// the object it was handed, nor such an access to the object that a
+// parameter of the starting function holds when every call of it passes
+// an object of its own (see handedBefore), nor two accesses past one once-guard on the object (see
 // oncePast), nor two accesses to an object that never leaves the
 // goroutine that made it (pointsto.Result.Confined: a key iterator that
 // a function makes and closes, run by two goroutines, is two iterators),

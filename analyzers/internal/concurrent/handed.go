@@ -65,8 +65,24 @@ const maxHandDepth = 4
 // The object may also be a channel, map or slice made afresh in F (a done
 // channel a cleanup closure closes), whose contents a and b touch.
 //
-// Or, instead of fresh, the object is what a parameter of F points to
-// (its receiver) when F runs past a once-guard on it at most once per
+// Or, instead of fresh, the object is what a parameter of F holds (its
+// receiver) when every call of F passes there an object that its caller
+// made afresh and passes to no other call of F (see freshCalls): two calls
+// of F have two objects, so a and b touch one only in one call, where a
+// comes before G (no path from G reaches a's instructions in F), as croc's
+// Send fills and reads its client's files before it starts the routes
+// that replace them, and each test sends on a new client of its own:
+//
+//	func (c *Client) Send(files []string) {
+//		c.Files = files  // a
+//		go c.route()     // c's start; b: route replaces c.Files
+//	}
+//
+//	sender := New()      // in each of two tests
+//	go func() { sender.Send(files) }()
+//
+// Or the object is what a parameter of F points to (its receiver) when F
+// runs past a once-guard on it at most once per
 // object (see onceGuard), the guard's set comes before G and before each
 // of a's instructions in F, and no path from G reaches them: a and b
 // touch one object only in the one invocation that passed the guard, where
@@ -93,7 +109,8 @@ func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bo
 }
 
 // handedInStarter is handedBefore with the object made in F, the function
-// of c's start, or passed to F under a once-guard.
+// of c's start, passed to F under a once-guard, or passed to F by calls
+// that each pass an object of their own.
 func (e *Env) handedInStarter(a, b *sharedloc.Access, ca, c *goroutines.Context) bool {
 	g := c.Site
 	f := g.Parent()
@@ -133,7 +150,18 @@ func (e *Env) handedInStarter(a, b *sharedloc.Access, ca, c *goroutines.Context)
 	if pa := rootParam(ra, f); pa != nil && pa == rootParam(rb, f) {
 		set := e.onceGuard(f, pa)
 		if set == nil || !ssaflow.Dominates(set, g) {
-			return false
+			if _, ok := e.freshCalls(pa); !ok {
+				return false
+			}
+			// Each call of F has an object of its own: a touches the
+			// one b's goroutine was handed only in the call that
+			// started it, before the start.
+			for _, at := range ats {
+				if at == g || reachesAvoiding(g, at, nil) {
+					return false
+				}
+			}
+			return true
 		}
 		for _, at := range ats {
 			if !ssaflow.Dominates(set, at) || reachesAvoiding(g, at, nil) {
@@ -180,7 +208,8 @@ func (e *Env) handedInStarter(a, b *sharedloc.Access, ca, c *goroutines.Context)
 // caller of a caller, up to maxHandDepth calls, each the one call of the
 // function below it passing the object on as it came; the first of them
 // that a traces up to (see traceUp) decides, and a must not run within
-// the call of F.
+// the call of F. Where the function has several calls, each passing an
+// object of its own, handedByFreshCalls decides.
 func (e *Env) handedByCaller(a, b *sharedloc.Access, ca, c *goroutines.Context) bool {
 	xb, ok := e.accessObject(b)
 	if !ok {
@@ -202,7 +231,7 @@ func (e *Env) handedByCaller(a, b *sharedloc.Access, ca, c *goroutines.Context) 
 		}
 		site, arg, ok := e.onlyCallIn(p, nil)
 		if !ok {
-			return false
+			return e.handedByFreshCalls(xa, a, ca, p)
 		}
 		rb, f = ssavalue.Unconverted(arg), site.Parent()
 		ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f, ca)
@@ -224,6 +253,251 @@ func (e *Env) handedByCaller(a, b *sharedloc.Access, ca, c *goroutines.Context) 
 		return true
 	}
 	return false
+}
+
+// handedByFreshCalls is handedByCaller where F, the function whose
+// parameter p holds the object c's start hands over, is called at several
+// sites, each of which passes an object of its own (see freshCalls): a
+// touches, in the function of one of those calls, the object that call
+// passes, at an instruction that no call passing the object reaches
+// without making it anew, as each test fills its own new client before it
+// calls the method that starts the client's goroutines:
+//
+//	c := New()
+//	c.Files = files // a
+//	c.Send()        // F: c.Site is its `go c.route()`
+//
+// Every call of F gets another object, so a touches the object of b's
+// goroutine only in the invocation whose call of F started it, before the
+// call.
+func (e *Env) handedByFreshCalls(xa ssa.Value, a *sharedloc.Access, ca *goroutines.Context, p *ssa.Parameter) bool {
+	passes, ok := e.freshCalls(p)
+	if !ok {
+		return false
+	}
+	for _, pass := range passes {
+		f := pass.site.Parent()
+		if pass.at != pass.site || f != pass.made.Parent() {
+			continue // passed through a closure: a does not trace up to the object's maker there
+		}
+		ra, ats, ok := e.traceUp(xa, a.Fn(), a.Instr, f, ca)
+		if !ok {
+			continue
+		}
+		if da, ok := freshRoot(ra, f); !ok || da.(ssa.Instruction) != pass.made {
+			return false
+		}
+		for _, at := range ats {
+			if _, deferred := at.(*ssa.Defer); deferred {
+				return false // runs when the function returns, after the call
+			}
+			for _, q := range passes {
+				if q.made == pass.made && (at == q.at || reachesAvoiding(q.at, at, pass.made)) {
+					return false // within the call, or after it with the same object
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// A freshPass is a call of a function that passes it an object made
+// afresh: the call (site), the instruction at which the object's maker
+// makes the call happen (the call itself, or the go statement or call
+// that runs the closure that makes it) and the instruction that makes the
+// object.
+type freshPass struct {
+	site, at, made ssa.Instruction
+}
+
+// freshCalls returns the calls of p's function when each passes as p an
+// object that no other call of the function gets: every caller the call
+// graph gives it is a static call or go statement (not deferred) that passes
+// a value its own function makes afresh in each of its invocations (a
+// composite literal, new, make, or a call to a constructor of the package
+// whose every result is such an allocation: see freshValue), or that a
+// closure captures from the function that makes it, when that function
+// runs the closure at one call or go statement and the closure makes the
+// call once; and no two calls pass one making of the object (the same
+// call in a loop that does not make the object anew, two calls in a row,
+// a closure run in such a loop). The function is not synthetic and its
+// value is never taken (no RefSites), so the call graph has all its
+// calls.
+//
+// An exported function qualifies on the calls the package makes: the
+// goroutines analysis takes a function the package calls to be called
+// only there (it is no root of the Caller context), as the spawn rule
+// does when it orders a test's one call before the goroutine that call
+// starts; an importer calling it twice on one object is not seen.
+//
+// Two calls then get two objects, allocated by two makings, and an access
+// through p in one call of the function cannot touch the object another
+// call has.
+func (e *Env) freshCalls(p *ssa.Parameter) ([]freshPass, bool) {
+	fn := p.Parent()
+	if fn.Synthetic != "" || len(e.Goroutines.RefSites(fn)) > 0 {
+		return nil, false
+	}
+	i := slices.Index(fn.Params, p)
+	var passes []freshPass
+	for _, edge := range e.Goroutines.CallGraph.Callers(fn) {
+		arg, ok := staticArg(edge.Site, fn, i, false)
+		if _, spawn := edge.Site.(*ssa.Go); spawn {
+			// go F(x): one call, on a goroutine of its own.
+			common := edge.Site.Common()
+			arg, ok = nil, callgraph.StaticCallee(common) == fn && !common.IsInvoke() && i >= 0 && i < len(common.Args)
+			if ok {
+				arg = common.Args[i]
+			}
+		}
+		if !ok {
+			return nil, false
+		}
+		at, made, ok := freshPassed(edge.Site, ssavalue.Unconverted(arg))
+		if !ok {
+			return nil, false
+		}
+		if reachesAvoiding(at, at, made) {
+			return nil, false // again, with the same object
+		}
+		for _, q := range passes {
+			if q.made == made && (q.at == at || reachesAvoiding(q.at, at, made) || reachesAvoiding(at, q.at, made)) {
+				return nil, false // one object, two calls
+			}
+		}
+		passes = append(passes, freshPass{edge.Site, at, made})
+	}
+	return passes, len(passes) > 0
+}
+
+// freshPassed returns, for v, the value site passes, the instruction at
+// which the function that makes v's object makes the call happen and the
+// instruction that makes the object (see freshCalls): the allocation
+// itself, or the cell of the variable that holds it when the call reads
+// one (a variable a closure captures), stored once in each making of the
+// cell with a value used for nothing else.
+func freshPassed(site ssa.CallInstruction, v ssa.Value) (at, made ssa.Instruction, ok bool) {
+	h := site.Parent()
+	at = site
+	var cell *ssa.Alloc
+	if load, ok := v.(*ssa.UnOp); ok && load.Op == token.MUL {
+		switch x := load.X.(type) {
+		case *ssa.Alloc:
+			cell = x
+		case *ssa.FreeVar:
+			// A variable the closure h captures from the function
+			// that makes it, which runs it once.
+			if reachesAvoiding(site, site, nil) {
+				return nil, nil, false // the closure calls it in a loop
+			}
+			mc, run, ok := runOnce(h)
+			if !ok {
+				return nil, nil, false
+			}
+			j := slices.Index(h.FreeVars, x)
+			if j < 0 || j >= len(mc.Bindings) {
+				return nil, nil, false
+			}
+			if cell, ok = mc.Bindings[j].(*ssa.Alloc); !ok {
+				return nil, nil, false
+			}
+			h, at = mc.Parent(), run
+		default:
+			return nil, nil, false
+		}
+		if cell.Parent() != h || !cell.Heap || !capturedCell(cell) {
+			return nil, nil, false
+		}
+		store, ok := onlyStore(cell)
+		if !ok || reachesAvoiding(store, store, cell) {
+			return nil, nil, false // stored again before the cell is made anew
+		}
+		v = ssavalue.Unconverted(store.Val)
+	}
+	instr, ok := v.(ssa.Instruction)
+	if !ok || instr.Parent() != h || !freshValue(v, maxHandDepth) {
+		return nil, nil, false
+	}
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Store:
+			if r.Val != v {
+				continue
+			}
+			if _, local := r.Addr.(*ssa.Alloc); local && (cell == nil || r.Addr != ssa.Value(cell)) {
+				return nil, nil, false // a variable another call may read
+			}
+			if cell == nil {
+				continue
+			}
+		default:
+			if cell != nil {
+				return nil, nil, false // used besides the variable
+			}
+		}
+	}
+	if cell != nil {
+		return at, cell, true
+	}
+	return at, instr, true
+}
+
+// onlyStore returns the one store to cell, when only its own function
+// writes it, once.
+func onlyStore(cell *ssa.Alloc) (*ssa.Store, bool) {
+	if _, ok := storedOnce(cell); !ok {
+		return nil, false
+	}
+	var store *ssa.Store
+	for _, r := range *cell.Referrers() {
+		if st, ok := r.(*ssa.Store); ok && st.Addr == ssa.Value(cell) {
+			if store != nil {
+				return nil, false
+			}
+			store = st
+		}
+	}
+	return store, store != nil
+}
+
+// runOnce returns the one closure value of fn, a function literal, and
+// the one call or go statement that runs it, when its maker does nothing
+// else with it: each making of the closure runs once.
+func runOnce(fn *ssa.Function) (*ssa.MakeClosure, ssa.Instruction, bool) {
+	if fn.Parent() == nil {
+		return nil, nil, false
+	}
+	var mc *ssa.MakeClosure
+	for _, b := range fn.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			if m, ok := instr.(*ssa.MakeClosure); ok && m.Fn == fn {
+				if mc != nil {
+					return nil, nil, false
+				}
+				mc = m
+			}
+		}
+	}
+	if mc == nil {
+		return nil, nil, false
+	}
+	var run ssa.Instruction
+	for _, u := range *mc.Referrers() {
+		switch u := u.(type) {
+		case *ssa.Call, *ssa.Go:
+			common := u.(ssa.CallInstruction).Common()
+			if run != nil || common.Value != mc || isArg(common, mc) {
+				return nil, nil, false
+			}
+			run = u
+		case *ssa.DebugRef:
+		default:
+			return nil, nil, false // deferred, stored or handed on
+		}
+	}
+	return mc, run, run != nil
 }
 
 // accessObject returns the value of a's function that a's object is: the
@@ -294,6 +568,9 @@ func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context, o
 	if fn != c.Entry {
 		return nil, false
 	}
+	// The last call followed may pass a variable of the entry (its
+	// receiver, captured by a closure it makes).
+	x = throughOneStore(ssavalue.Unconverted(x), fn)
 	common := g.Common()
 	switch x := x.(type) {
 	case *ssa.UnOp:
@@ -615,7 +892,9 @@ func capturedCell(cell *ssa.Alloc) bool {
 // freshValue reports whether each evaluation of v gives an object that did
 // not exist before it: an allocation, or the result of a call to a
 // function of the package whose every result at that position is (or is
-// a parameter to which the call passes nil: see nilArgument).
+// nil, which is no object: a constant nil, as a constructor returns with
+// its error, or a parameter to which the call passes nil: see
+// nilArgument).
 func freshValue(v ssa.Value, depth int) bool {
 	if depth == 0 {
 		return false
@@ -655,6 +934,9 @@ func freshResult(call *ssa.Call, index int, depth int) bool {
 		for _, s := range srcs {
 			if nilArgument(call, s) {
 				continue // returned only where the call passed nil: no object
+			}
+			if c, ok := s.(*ssa.Const); ok && c.IsNil() {
+				continue // nil: no object (a constructor's error return)
 			}
 			if !freshValue(s, depth-1) {
 				return false
