@@ -64,7 +64,7 @@ import (
 //     own or with a go statement, or fill a new agent themselves before
 //     they start it: each call has its own object, not reported, also
 //     when the goroutine's entry hands its receiver to a closure and the
-//     replacement is four calls down. A package-level client two tests
+//     replacement is five calls down. A package-level client two tests
 //     send on, a constructor handing out a cached client, one client sent
 //     on by two goroutines or in each turn of a loop, and the files
 //     filled after the go statement are.

@@ -19,6 +19,13 @@ import (
 // the function that makes the object or starts the goroutine.
 const maxHandDepth = 4
 
+// maxRootDepth bounds the calls handedRoot follows from an access on a
+// goroutine up to the goroutine's entry: a message loop's handlers sit
+// deeper below it (croc's route runs transferWithReconnect, transfer,
+// processMessage, updateState, then the handler that indexes the files)
+// than the calls between a function and what it makes.
+const maxRootDepth = 6
+
 // handedBefore reports whether a touches, before the start of the
 // goroutines of c, an object that the invocation of the starting function
 // made afresh, and b, on a goroutine of c, touches the object that
@@ -547,7 +554,7 @@ func (e *Env) accessObject(a *sharedloc.Access) (ssa.Value, bool) {
 // question.
 func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context, objs []pointsto.Obj) (ssa.Value, bool) {
 	g := c.Site
-	for range maxHandDepth {
+	for range maxRootDepth {
 		x = throughOneStore(ssavalue.Unconverted(x), fn)
 		if fn == c.Entry {
 			break

@@ -47,7 +47,7 @@ func (c *client) transfer() int {
 	return len(c.files)
 }
 
-// relayed replaces its files four calls below the goroutine's entry,
+// relayed replaces its files five calls below the goroutine's entry,
 // which hands its receiver to a closure too.
 type relayed struct {
 	files []string
@@ -73,9 +73,10 @@ func (c *relayed) relay() {
 	}
 }
 
-func (c *relayed) loop()   { c.step() }
-func (c *relayed) step()   { c.handle() }
-func (c *relayed) handle() { c.apply() }
+func (c *relayed) loop()     { c.step() }
+func (c *relayed) step()     { c.handle() }
+func (c *relayed) handle()   { c.dispatch() }
+func (c *relayed) dispatch() { c.apply() }
 
 func (c *relayed) apply() {
 	select {

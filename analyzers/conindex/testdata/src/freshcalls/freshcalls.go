@@ -6,7 +6,7 @@
 // call has, so the files one call fills belong to another client than the
 // goroutines another call started: silent, whether the client is a
 // composite literal or comes from a constructor (one that returns nil
-// with an error, too), and whether the goroutine replaces the files four
+// with an error, too), and whether the goroutine replaces the files five
 // calls down from an entry that hands its receiver to a closure. So for
 // a test that fills a new agent itself before it calls the method that
 // starts the agent's goroutine, in two tests. Near misses, reported: one
