@@ -433,22 +433,61 @@ func (c *checker) nextWrite(list []int, i int) int {
 // if that write happens before r. A read that races with the write it
 // follows (or follows none) saw an unknown value: ok is false. An atomic
 // load's event carries the value it read (nil or not, for a pointer).
+//
+// The trace's order is not always one of happens-before's: a send is
+// recorded when it arrives, so on an unbuffered channel the sender's
+// accesses after it come in the trace before the receiver's events that
+// precede the receive, which happen before them (package hb's channel
+// rule). A write after r in the trace that happens before r lies before
+// r's goroutine's next sync event (r ran after it, and before that
+// event); the last such write is the one r saw, if every other write
+// seen happens before it, else r's value is unknown.
 func (c *checker) observed(list []int, r int) (value uint64, ok bool) {
 	if ev := c.g.Events[r]; ev.Kind == trace.EvAtomicLoad {
 		return ev.Value, true
 	}
 	k, _ := slices.BinarySearch(list, r)
-	for k--; k >= 0; k-- {
-		w := list[k]
+	last := -1
+	for j := k - 1; j >= 0; j-- {
+		w := list[j]
 		if !isWrite(c.g.Events[w].Kind) {
 			continue
 		}
-		if c.g.HappensBefore(w, r) {
-			return c.g.Events[w].Value, true
+		if !c.g.HappensBefore(w, r) {
+			return 0, false
 		}
+		last = w
+		break
+	}
+	end := c.nextSync(r)
+	for j := k + 1; j < len(list) && list[j] < end; j++ {
+		w := list[j]
+		if !isWrite(c.g.Events[w].Kind) || !c.g.HappensBefore(w, r) {
+			continue
+		}
+		if last >= 0 && !c.g.HappensBefore(last, w) {
+			return 0, false
+		}
+		last = w
+	}
+	if last < 0 {
 		return 0, false
 	}
-	return 0, false
+	return c.g.Events[last].Value, true
+}
+
+// nextSync returns the index of the first sync event of i's goroutine
+// after i (len(Events) if none): an event that happens before i comes in
+// the trace before it.
+func (c *checker) nextSync(i int) int {
+	evs := c.g.Goroutines[c.g.Goroutine(i)].Events
+	k, _ := slices.BinarySearch(evs, i)
+	for k++; k < len(evs); k++ {
+		if ev := &c.g.Events[evs[k]]; ev.Sub == 0 && ev.Kind != trace.EvAtomicLoad {
+			return evs[k]
+		}
+	}
+	return len(c.g.Events)
 }
 
 // atomic reports whether the accesses a and b of one goroutine (a before

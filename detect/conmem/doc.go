@@ -33,8 +33,14 @@
 // A read that itself observed nil is pruned (§4.2 "Discussions"). Reads
 // carry no value in the trace, so what a read observed is derived: the
 // value of the last write to the location before it in the trace's order,
-// if that write happens before the read; a read that races with that
-// write (or follows none) observed an unknown value and is kept.
+// if that write happens before the read, or of a later write in that
+// order that happens before the read and after every such write: the
+// trace's order is not always one of happens-before's (a send is recorded
+// when it arrives, so on an unbuffered channel the sender's accesses
+// after it can come before the receiver's events that precede the
+// receive, which happen before them). A read that races with the write
+// it follows (or follows none and is preceded by none) observed an
+// unknown value and is kept.
 //
 // Atomic loads and stores take part too, on the locations that an atomic
 // load marked deref reads: the instrumenter marks the Load calls of

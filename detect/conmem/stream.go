@@ -88,7 +88,12 @@ const maxCovers = 8
 // second walk), and con-null's atomic accesses of a location before its
 // first atomic load marked deref (Check indexes those locations from the
 // whole trace first). A finding whose event's goroutine the walk marked
-// unsettled is withheld and counted (StreamStats.Withheld). next's error
+// unsettled is withheld and counted (StreamStats.Withheld). A
+// dereference's pairs with the nil stores before it in the trace are
+// judged when it comes, before a write that happens before it but comes
+// later in the trace (an unbuffered channel's receiver's, see
+// checker.observed) can tell that it saw nil: Check drops those pairs,
+// CheckStream reports them. next's error
 // other than io.EOF (trace.ErrBroken) is returned with the findings of
 // the events before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
@@ -173,6 +178,10 @@ type sacc struct {
 	// sawNil is set on a dereferenced read that observed nil: it did not
 	// crash, so it is no con-null suspect (nor is any instance of it).
 	sawNil bool
+	// saw is, for such a read, the write whose value it saw, if known;
+	// unknown is set when it raced with the write it follows.
+	saw     *sacc
+	unknown bool
 	// switches are, for a dereferenced read whose site has Switches, its
 	// goroutine's last read at each of those sites before it.
 	switches []*switchRead
@@ -355,7 +364,9 @@ func (s *streamChecker) add(k stateKey) *locState {
 func (s *streamChecker) flush(l *locState) {
 	for _, w := range l.nils {
 		for _, r := range w.pending {
-			s.reportNull(r, w)
+			if !r.sawNil {
+				s.reportNull(r, w)
+			}
 		}
 		w.pending = nil
 	}
@@ -470,12 +481,32 @@ func (s *streamChecker) own(l *locState, a *sacc) *ownAccesses {
 }
 
 func (s *streamChecker) write(l *locState, a *sacc) {
+	// A dereference before a in the trace that a happens before (the
+	// trace's order is not always happens-before's: see
+	// checker.observed) saw a's value, if what it saw so far happens
+	// before a; else its value is unknown.
+	for _, r := range l.derefs {
+		if r.Kind == trace.EvAtomicLoad || !before(a, r) {
+			continue
+		}
+		if r.unknown {
+			continue
+		}
+		if r.saw != nil && !before(r.saw, a) {
+			r.saw, r.sawNil, r.unknown = nil, false, true
+			continue
+		}
+		r.saw, r.sawNil = a, a.value == 0
+	}
 	// The nil stores so far: a's goroutine's next write after theirs,
 	// and a non-nil write that happens after them.
 	for _, w := range l.nils {
 		if w.next == nil && w.g() == a.g() {
 			w.next = a
 			for _, r := range w.pending {
+				if r.sawNil {
+					continue
+				}
 				if a.value == 0 || !atomicSection(w.sacc, a, r) {
 					s.reportNull(r, w)
 				}
@@ -507,7 +538,7 @@ func (s *streamChecker) write(l *locState, a *sacc) {
 	}
 	if a.Kind == trace.EvWrite && !folded(l.idxW, a) {
 		for _, r := range l.idxR {
-			if r.g() != a.g() && !before(r, a) && !commonLock(r, a) {
+			if r.g() != a.g() && !before(r, a) && !before(a, r) && !commonLock(r, a) {
 				s.reportIndex(r, a)
 			}
 		}
@@ -523,7 +554,9 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 		if a.Kind == trace.EvAtomicLoad {
 			a.sawNil = a.value == 0
 		} else if l.last != nil && before(l.last, a) {
-			a.sawNil = l.last.value == 0
+			a.saw, a.sawNil = l.last, l.last.value == 0
+		} else {
+			a.unknown = l.last != nil
 		}
 		a.switches = s.switchReads(a)
 		if !a.sawNil {
@@ -537,7 +570,7 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 	}
 	if s.used(&ev, useIndex) && !folded(l.idxR, a) {
 		for _, w := range l.idxW {
-			if w.g() != a.g() && !before(w, a) && !commonLock(w, a) {
+			if w.g() != a.g() && !before(w, a) && !before(a, w) && !commonLock(w, a) {
 				s.reportIndex(a, w)
 			}
 		}
@@ -616,7 +649,7 @@ func (s *streamChecker) mapAccess(l *locState, a *sacc) {
 		return
 	}
 	for _, b := range l.maps {
-		if b.g() == a.g() || before(b, a) || commonLock(a, b) {
+		if b.g() == a.g() || before(b, a) || before(a, b) || commonLock(a, b) {
 			continue
 		}
 		switch {

@@ -1,0 +1,66 @@
+package conmem
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// The trace's order is not always one of happens-before's: the shim
+// records a send when it arrives, so on an unbuffered channel the
+// sender's accesses after the send (5.1 below), which package hb orders
+// after the receive the send waits for, come in the trace before the
+// receiver's events that precede that receive (6.1), and so happen after
+// them (the Go memory model: a receive from an unbuffered channel is
+// synchronized before the completion of the send). Each test has the
+// shape with an unbuffered channel (%[1]d = 0), where the pair is
+// ordered, and its twin with a buffered one (capacity 1), whose send
+// does not wait and leaves the pair unordered. check compares
+// CheckStream's findings with Check's on both.
+const unbufferedShape = `
+1 g=1 Begin parent=none
+1.1 g=1 %[2]s
+2 g=1 ChanMake site=30 addr=0xc0 cap=%[1]d
+3 g=1 Fork site=1 child=2
+4 g=2 Begin parent=1
+5 g=1 ChanSend site=31 addr=0xc0 elem=7
+5.1 g=1 %[3]s
+6 g=2 ChanRecv site=32 addr=0xd0 ok=true elem=9
+6.1 g=2 %[4]s
+7 g=2 ChanRecv site=32 addr=0xc0 ok=true elem=7
+8 g=2 End
+`
+
+var unbufferedChans = []site{{id: 30, kind: "make-chan"}, {id: 31, kind: "send"}, {id: 32, kind: "recv"}}
+
+// An index read after the send and the receiver's write before the
+// receive: ordered (the write happens before the read).
+func TestUnbufferedIndex(t *testing.T) {
+	sites := append(slices.Clip(indexSites), unbufferedChans...)
+	for c, want := range [][]string{nil, {"con-index k.go:10(index) k.go:12(write)"}} {
+		expect(t, check(t, fmt.Sprintf(unbufferedShape, c, "Write site=12 addr=0x100 value=1",
+			"Read site=10 addr=0x100", "Write site=12 addr=0x100 value=3"), sites, Options{}), want...)
+	}
+}
+
+// A map read after the send and the receiver's map write before the
+// receive.
+func TestUnbufferedMap(t *testing.T) {
+	sites := append(slices.Clip(mapSites), unbufferedChans...)
+	for c, want := range [][]string{nil, {"con-map k.go:11(map-write) k.go:10(map-read)"}} {
+		expect(t, check(t, fmt.Sprintf(unbufferedShape, c, "MapWrite site=11 addr=0x300",
+			"MapRead site=10 addr=0x300", "MapWrite site=11 addr=0x300"), sites, Options{}), want...)
+	}
+}
+
+// A dereference after the send and the receiver's nil store before the
+// receive: the dereference read the nil (the last write that happens
+// before it) and did not crash, so it is checked, as when the nil store
+// comes first in the trace (TestNullReadObservedNil). The write at 1.1
+// stored non-nil.
+func TestUnbufferedNull(t *testing.T) {
+	for c, want := range [][]string{nil, {"con-null k.go:12(deref) k.go:13(nil-store)"}} {
+		expect(t, check(t, fmt.Sprintf(unbufferedShape, c, "Write site=10 addr=0x100 value=1",
+			"Read site=12 addr=0x100", "Write site=13 addr=0x100 value=0"), nullSites, Options{}), want...)
+	}
+}
