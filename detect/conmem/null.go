@@ -98,20 +98,27 @@ func (c *checker) nullFeasible(list []int, wp, rp int) bool {
 const maxBetween = 256
 
 // overwrittenBetween reports whether a non-nil write of the location
-// happens after wp and before rp. Such a write lies between the two in
-// the trace's order, which happens-before respects, so only the accesses
-// listed between them are looked at, nearest to rp first.
+// happens after wp and before rp. Such a write comes in the trace after
+// wp and before rp's goroutine's next sync event: the trace's order is
+// not always one of happens-before's (a send is recorded when it arrives,
+// so on an unbuffered channel the receiver's write before the receive
+// can come after the sender's dereference after the send, which it
+// happens before; checker.observed). Only the accesses listed there are
+// looked at, nearest to that sync event first (those of rp's goroutine
+// after rp, which cannot happen before it, neither looked at nor
+// counted).
 func (c *checker) overwrittenBetween(list []int, wp, rp int) bool {
 	g := c.g
-	if wp > rp {
-		return false
-	}
-	k, _ := slices.BinarySearch(list, rp)
+	k, _ := slices.BinarySearch(list, c.nextSync(rp))
 	for n := 0; k > 0 && n < maxBetween; n++ {
 		k--
 		w := list[k]
 		if w <= wp {
 			return false
+		}
+		if w >= rp && g.Goroutine(w) == g.Goroutine(rp) {
+			n--
+			continue
 		}
 		if ev := g.Events[w]; !isWrite(ev.Kind) || ev.Value == 0 {
 			continue

@@ -71,10 +71,13 @@ const maxCovers = 8
 // con-uninit, each goroutine's first init and the first uses not yet
 // ordered with an init (stream_uninit.go), each with what a report needs,
 // so that nothing refers back to the trace. A pair is judged when its
-// second access comes, by Check's tests: con-null's nil store before the
-// dereference by the two candidates and the writes ordered between them
-// (the latest maxCovers of them), its nil store after the dereference when
-// the nil store's goroutine next writes the location (or at the end);
+// second access comes, by Check's tests, but for con-null: a dereference
+// is judged once its goroutine's next sync event came (settle: a write
+// that happens before it may come after it in the trace until then, see
+// checker.observed), against the nil stores before it by the two
+// candidates and the writes ordered between them (the latest maxCovers of
+// them), and against a nil store after it once that store's goroutine
+// next writes the location (or at the end);
 // con-uninit's first use when the location ends (the walk's end, or its
 // state's drop), against every init kept. With a window longer than the
 // trace and NoSpinLoops, its findings of these five kinds are Check's on
@@ -88,22 +91,22 @@ const maxCovers = 8
 // second walk), and con-null's atomic accesses of a location before its
 // first atomic load marked deref (Check indexes those locations from the
 // whole trace first). A finding whose event's goroutine the walk marked
-// unsettled is withheld and counted (StreamStats.Withheld). A
-// dereference's pairs with the nil stores before it in the trace are
-// judged when it comes, before a write that happens before it but comes
-// later in the trace (an unbuffered channel's receiver's, see
-// checker.observed) can tell that it saw nil: Check drops those pairs,
-// CheckStream reports them. next's error
-// other than io.EOF (trace.ErrBroken) is returned with the findings of
+// unsettled is withheld and counted (StreamStats.Withheld). Past maxOpen
+// dereferences waiting for their goroutines' next sync events, the oldest
+// is judged with what the walk knows then. next's error other than io.EOF (trace.ErrBroken) is returned with the findings of
 // the events before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
 	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), pairs: make(map[sitePair]bool), held: make(map[sitePair]bool),
-		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[uint64]*wgLife)}
+		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[uint64]*wgLife), openG: make(map[int][]*openRead)}
 	s.maxLoc = opts.MaxLocations
 	if s.maxLoc == 0 {
 		s.maxLoc = DefaultMaxLocations
 	}
 	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites}, Window: opts.Window}, s.visit)
+	for _, o := range s.open {
+		s.judge(o)
+	}
+	s.open = nil
 	for _, k := range s.order {
 		if l := s.states[k]; l != nil {
 			s.flush(l)
@@ -141,9 +144,26 @@ type streamChecker struct {
 	// parents are, per dense goroutine index, the goroutine that
 	// started it (-1 if none).
 	parents []int
+	// open are the dereferences not yet judged, in the trace's order,
+	// and openG, per goroutine, those not yet past its next sync event
+	// (settle's).
+	open  []*openRead
+	openG map[int][]*openRead
 
 	withheld, locDropped, dropped, uninitUnchecked int
 }
+
+// An openRead is a dereference waiting for its judgment: ready once its
+// goroutine's next sync event came, done once judged.
+type openRead struct {
+	r           *sacc
+	l           *locState
+	ready, done bool
+}
+
+// maxOpen bounds the dereferences waiting for their judgment: past it,
+// the oldest is judged with what the walk knows then.
+const maxOpen = 1024
 
 // A wgLife is a WaitGroup address's current life (see newChecker): its
 // number, the latest GC epoch of its events and its counter.
@@ -178,6 +198,9 @@ type sacc struct {
 	// sawNil is set on a dereferenced read that observed nil: it did not
 	// crash, so it is no con-null suspect (nor is any instance of it).
 	sawNil bool
+	// settled is set on a kept dereference once it was judged against
+	// the nil stores before it (settle).
+	settled bool
 	// saw is, for such a read, the write whose value it saw, if known;
 	// unknown is set when it raced with the write it follows.
 	saw     *sacc
@@ -251,9 +274,14 @@ type locState struct {
 	sends  []*sacc
 
 	uninit *uninitLoc // con-uninit's, for memory, atomics and WaitGroups
+	// open counts its dereferences waiting for their judgment (settle).
+	open int
 }
 
 func (s *streamChecker) visit(st *hb.Step) {
+	if ev := st.Event; ev.Sub == 0 && ev.Kind != trace.EvAtomicLoad {
+		s.settle(st.Ctx.G)
+	}
 	s.access(st)
 	s.noteParent(st)
 }
@@ -362,9 +390,14 @@ func (s *streamChecker) add(k stateKey) *locState {
 // flush reports the nil stores' pending pairs, which no next write
 // judged, and con-uninit's findings at the location.
 func (s *streamChecker) flush(l *locState) {
+	for k := 0; l.open > 0 && k < len(s.open); k++ {
+		if s.open[k].l == l {
+			s.judge(s.open[k])
+		}
+	}
 	for _, w := range l.nils {
 		for _, r := range w.pending {
-			if !r.sawNil {
+			if !r.sawNil && s.nullFeasible(w, r) {
 				s.reportNull(r, w)
 			}
 		}
@@ -503,15 +536,7 @@ func (s *streamChecker) write(l *locState, a *sacc) {
 	for _, w := range l.nils {
 		if w.next == nil && w.g() == a.g() {
 			w.next = a
-			for _, r := range w.pending {
-				if r.sawNil {
-					continue
-				}
-				if a.value == 0 || !atomicSection(w.sacc, a, r) {
-					s.reportNull(r, w)
-				}
-			}
-			w.pending = nil
+			s.judgePending(w)
 		}
 		if a.value != 0 && before(w.sacc, a) {
 			if len(w.covers) >= maxCovers {
@@ -526,7 +551,7 @@ func (s *streamChecker) write(l *locState, a *sacc) {
 		// goroutine's access before prunes it now, one across the nil
 		// store and its goroutine's next write when that comes.
 		for _, r := range l.derefs {
-			if r.sawNil || r.g() == a.g() || s.reported(finding.ConNull, r, a) || before(r, a) {
+			if r.settled && r.sawNil || r.g() == a.g() || s.reported(finding.ConNull, r, a) || before(r, a) {
 				continue
 			}
 			if r.prev != nil && atomicSection(r.prev, r, a) || s.switchedOff(r, a) {
@@ -559,12 +584,13 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 			a.unknown = l.last != nil
 		}
 		a.switches = s.switchReads(a)
-		if !a.sawNil {
-			for _, w := range l.nils {
-				if w.g() != a.g() && !s.reported(finding.ConNull, a, w.sacc) && s.nullFeasible(w, a) {
-					s.reportNull(a, w)
-				}
-			}
+		o := &openRead{r: a, l: l}
+		l.open++
+		s.open = append(s.open, o)
+		s.openG[a.g()] = append(s.openG[a.g()], o)
+		if len(s.open) > maxOpen {
+			s.judge(s.open[0])
+			s.pop()
 		}
 		keep(s, &l.derefs, a)
 	}
@@ -576,6 +602,83 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 		}
 		keep(s, &l.idxR, a)
 	}
+}
+
+// settle judges the dereferences of goroutine gi waiting for its next
+// sync event, which has come, and those before them in the trace whose
+// goroutines' next sync events came, in the trace's order. A write that
+// happens before a dereference comes in the trace before its goroutine's
+// next sync event, though it may come after the dereference (a receiver's
+// write before its receive from an unbuffered channel, and the sender's
+// dereference after its send: checker.observed); until then, what the
+// dereference saw and the writes ordered between it and a nil store
+// (checker.overwrittenBetween) are not known.
+func (s *streamChecker) settle(gi int) {
+	if len(s.openG[gi]) == 0 {
+		return
+	}
+	for _, o := range s.openG[gi] {
+		o.ready = true
+	}
+	delete(s.openG, gi)
+	for len(s.open) > 0 && (s.open[0].ready || s.open[0].done) {
+		s.judge(s.open[0])
+		s.pop()
+	}
+}
+
+// pop drops the oldest open dereference.
+func (s *streamChecker) pop() {
+	o := s.open[0]
+	s.open[0] = nil
+	s.open = s.open[1:]
+	if g := s.openG[o.r.g()]; len(g) > 0 && g[0] == o {
+		if s.openG[o.r.g()] = g[1:]; len(g) == 1 {
+			delete(s.openG, o.r.g())
+		}
+	}
+}
+
+// judge judges the open dereference r against the nil stores of its
+// location in the trace's order: those before it now, those after it
+// whose goroutine's next write came (the others when it comes, or at the
+// end).
+func (s *streamChecker) judge(o *openRead) {
+	if o.done {
+		return
+	}
+	o.done = true
+	r, l := o.r, o.l
+	l.open--
+	r.settled = true
+	for _, w := range l.nils {
+		if w.Index > r.Index {
+			if w.next != nil {
+				s.judgePending(w)
+			}
+			continue
+		}
+		if !r.sawNil && w.g() != r.g() && !s.reported(finding.ConNull, r, w.sacc) && s.nullFeasible(w, r) {
+			s.reportNull(r, w)
+		}
+	}
+}
+
+// judgePending judges the dereferences before the nil store w that are
+// settled, once w's goroutine's next write came.
+func (s *streamChecker) judgePending(w *nilStore) {
+	keep := w.pending[:0]
+	for _, r := range w.pending {
+		if !r.settled {
+			keep = append(keep, r)
+			continue
+		}
+		if !r.sawNil && s.nullFeasible(w, r) {
+			s.reportNull(r, w)
+		}
+	}
+	clear(w.pending[len(keep):])
+	w.pending = keep
 }
 
 // switchReads returns, for a read whose site has Switches, its
@@ -594,8 +697,9 @@ func (s *streamChecker) switchReads(a *sacc) []*switchRead {
 	return out
 }
 
-// nullFeasible is checker.nullFeasible for a nil store w before the
-// dereference r in the trace.
+// nullFeasible is checker.nullFeasible for a nil store w and a dereference
+// r judged (settled), w before r in the trace or after it with its next
+// write known (or at the end).
 func (s *streamChecker) nullFeasible(w *nilStore, r *sacc) bool {
 	if rpp := r.prevWrite; rpp != nil && rpp.value != 0 && before(w.sacc, rpp) {
 		return false

@@ -64,3 +64,46 @@ func TestUnbufferedNull(t *testing.T) {
 			"Read site=12 addr=0x100", "Write site=13 addr=0x100 value=0"), nullSites, Options{}), want...)
 	}
 }
+
+// A nil store wp of g3, ordered by a channel before the receiver's
+// non-nil write (20.1, g2) before its receive, and the sender's
+// dereference rp after the send (9.1, g1): the non-nil write, which lies
+// between the two in happens-before, comes after rp in the trace; wp
+// comes before rp (5.1) or after it (10.1).
+func TestUnbufferedNullOverwritten(t *testing.T) {
+	const text = `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 ChanMake site=30 addr=0xc0 cap=%[1]d
+3 g=1 Fork site=1 child=2
+4 g=1 Fork site=2 child=3
+5 g=3 Begin parent=1
+%[2]s
+7 g=2 Begin parent=1
+9 g=1 ChanSend site=31 addr=0xc0 elem=7
+9.1 g=1 Read site=12 addr=0x100
+%[3]s
+20 g=2 ChanRecv site=32 addr=0xd0 ok=true elem=9
+20.1 g=2 Write site=10 addr=0x100 value=2
+21 g=2 ChanRecv site=32 addr=0xc0 ok=true elem=7
+22 g=2 End
+`
+	before := []any{"5.1 g=3 Write site=13 addr=0x100 value=0\n6 g=3 ChanSend site=31 addr=0xd0 elem=9", ""}
+	after := []any{"", "10 g=3 ChanRecv site=32 addr=0xe0 ok=true elem=5\n10.1 g=3 Write site=13 addr=0x100 value=0\n11 g=3 ChanSend site=31 addr=0xd0 elem=9"}
+	for _, wp := range [][]any{before, after} {
+		for c, want := range [][]string{nil, {"con-null k.go:12(deref) k.go:13(nil-store)"}} {
+			expect(t, check(t, fmt.Sprintf(text, append([]any{c}, wp...)...), nullSites, Options{}), want...)
+		}
+	}
+}
+
+// The receiver stores nil (6.1) and then non-nil (6.2) before its
+// receive: the sender's dereference after the send (5.1) saw the
+// non-nil, which the nil store's goroutine's next write (wp-f) puts
+// between the two.
+func TestUnbufferedNullNextWrite(t *testing.T) {
+	for c, want := range [][]string{nil, {"con-null k.go:12(deref) k.go:13(nil-store)"}} {
+		expect(t, check(t, fmt.Sprintf(unbufferedShape, c, "Write site=10 addr=0x100 value=1",
+			"Read site=12 addr=0x100", "Write site=13 addr=0x100 value=0\n6.2 g=2 Write site=10 addr=0x100 value=2"), nullSites, Options{}), want...)
+	}
+}
