@@ -441,7 +441,10 @@ func (c *checker) nextWrite(list []int, i int) int {
 // rule). A write after r in the trace that happens before r lies before
 // r's goroutine's next sync event (r ran after it, and before that
 // event); the last such write is the one r saw, if every other write
-// seen happens before it, else r's value is unknown.
+// seen happens before it, else r's value is unknown. Not looked at: a
+// write before the last one in the trace that happens after it (a
+// sender's write after an unbuffered send, recorded at the send, after
+// the receiver's write before the receive) and before r; r saw that one.
 func (c *checker) observed(list []int, r int) (value uint64, ok bool) {
 	if ev := c.g.Events[r]; ev.Kind == trace.EvAtomicLoad {
 		return ev.Value, true

@@ -106,7 +106,10 @@ const maxBetween = 256
 // happens before; checker.observed). Only the accesses listed there are
 // looked at, nearest to that sync event first (those of rp's goroutine
 // after rp, which cannot happen before it, neither looked at nor
-// counted).
+// counted). Not looked at: a write before wp in the trace that happens
+// after it (a sender's write after an unbuffered send, recorded at the
+// send, after the receiver's nil store before the receive), which can
+// be anywhere before wp; the pair is then kept, as past maxBetween.
 func (c *checker) overwrittenBetween(list []int, wp, rp int) bool {
 	g := c.g
 	k, _ := slices.BinarySearch(list, c.nextSync(rp))

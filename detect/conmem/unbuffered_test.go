@@ -3,6 +3,7 @@ package conmem
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -106,4 +107,20 @@ func TestUnbufferedNullNextWrite(t *testing.T) {
 		expect(t, check(t, fmt.Sprintf(unbufferedShape, c, "Write site=10 addr=0x100 value=1",
 			"Read site=12 addr=0x100", "Write site=13 addr=0x100 value=0\n6.2 g=2 Write site=10 addr=0x100 value=2"), nullSites, Options{}), want...)
 	}
+}
+
+// More dereferences waiting for their goroutine's next sync event than
+// CheckStream keeps (maxOpen): the oldest are judged early, with what
+// the walk knew then, here the same as Check.
+func TestStreamMaxOpen(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("1 g=1 Begin parent=none\n2 g=1 Fork site=1 child=2\n3 g=2 Begin parent=1\n")
+	for i := range maxOpen + 10 {
+		fmt.Fprintf(&b, "3.%d g=2 Write site=13 addr=%#x value=0\n", i+1, 0x1000+8*i)
+	}
+	b.WriteString("4 g=1 ChanMake site=30 addr=0xc0 cap=0\n")
+	for i := range maxOpen + 10 {
+		fmt.Fprintf(&b, "4.%d g=1 Read site=12 addr=%#x\n", i+1, 0x1000+8*i)
+	}
+	expect(t, check(t, b.String(), nullSites, Options{}), "con-null k.go:12(deref) k.go:13(nil-store)")
 }
