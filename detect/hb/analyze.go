@@ -92,7 +92,7 @@ func newAnalyzer(g *Graph, opts Options) *analyzer {
 	a.chans = newChannels(opts.Sites)
 	a.condUnlocks = make(map[int]bool)
 	a.writers = make(map[uint64][]int32)
-	a.lastOf = make(map[uint64]int)
+	a.lastOf = make(map[uint64]latestEvent)
 	a.late = newLateStores()
 	a.lateStores = a.late.late
 	return a
@@ -106,11 +106,12 @@ func (a *analyzer) ahead(i int) {
 	a.chans.add(i, ev)
 	a.late.add(i, ev)
 	if a.opts.LockOrder && ev.Kind == trace.EvCondWait {
-		if p, ok := a.lastOf[ev.Goroutine]; ok {
-			a.condUnlocks[p] = true
+		if l, ok := a.lastOf[ev.Goroutine]; ok && l.i >= 0 {
+			a.condUnlocks[l.i] = true
 		}
 	}
-	if ev.Kind != trace.EvGCEpoch {
+	l := latestEvent{i: i, any: i, end: ev.Kind == trace.EvEnd}
+	if ev.Kind == trace.EvGCEpoch {
 		// A goroutine's EvGCEpoch is recorded at its next event after
 		// a collection, so one that waited in Cond.Wait across a
 		// collection records it after Wait returned, before the
@@ -119,8 +120,12 @@ func (a *analyzer) ahead(i int) {
 		// writer waiting for room and the reader's section between,
 		// reported as races on p.count and p.head when the unlock was
 		// placed after the EvGCEpoch, past the reader's relock).
-		a.lastOf[ev.Goroutine] = i
+		l.i = -1
+		if p, ok := a.lastOf[ev.Goroutine]; ok {
+			l.i = p.i
+		}
 	}
+	a.lastOf[ev.Goroutine] = l
 }
 
 // ev returns event i: from the trace's events, or from Stream's window.
@@ -241,7 +246,8 @@ type analyzer struct {
 	// eof is set when every event has been seen by ahead: a match not
 	// found then will not come.
 	eof    bool
-	lastOf map[uint64]int // logical id -> index of its latest event seen by ahead, EvGCEpoch aside
+	lastOf map[uint64]latestEvent // logical id -> its latest events seen by ahead
+	unrecv *unrecvCands           // built from lastOf once every event has been seen (see unrecvClock)
 	late   *lateStores
 	// Stream's walk: what it counts, and the visitor of its events.
 	stream *streamState
@@ -602,7 +608,8 @@ func (a *analyzer) event(i int) {
 	a.completeSends(gi)
 	for _, op := range st.awaiting {
 		// A send whose receive had not come within the window when
-		// the walk passed it (Stream only).
+		// the walk passed it (Stream), or an unbuffered channel's
+		// send whose receive is not in the trace (eof).
 		if r, ok := a.chans.completion(op); ok {
 			if vc, reached := a.chans.recvClock(a, r); reached {
 				a.acquire(gi, vc)
@@ -612,6 +619,8 @@ func (a *analyzer) event(i int) {
 			}
 		} else if !a.eof {
 			a.unsettle(gi)
+		} else if a.chans.caps[op.ch] == 0 {
+			a.acquire(gi, a.unrecvClock(a.chans.sendAt[op.ch][op.k]))
 		}
 	}
 	st.awaiting = st.awaiting[:0]
@@ -837,7 +846,7 @@ func (a *analyzer) event(i int) {
 		// which orders nothing by itself.
 		ended.clock = a.release(gi)
 	}
-	if a.condUnlocks[i] || a.stream != nil && a.opts.LockOrder && len(st.held) > 0 && !a.eof && a.lastOf[ev.Goroutine] == i {
+	if a.condUnlocks[i] || a.stream != nil && a.opts.LockOrder && len(st.held) > 0 && !a.eof && a.lastOf[ev.Goroutine].i == i {
 		// (The second case: Stream's window ends at this event, and
 		// a Cond.Wait of the goroutine may follow past it; released as
 		// if it did, which only adds order.)
@@ -955,13 +964,21 @@ func (a *analyzer) event(i int) {
 			} else {
 				st.awaiting = append(st.awaiting, op)
 			}
+		} else if a.chans.caps[op.ch] == 0 {
+			// A select's send case (a receive is no send) on an
+			// unbuffered channel whose receive is not in the
+			// trace, recorded after the send completed.
+			a.acquire(gi, a.unrecvClock(i))
 		}
 	case trace.EvChanSend:
 		if op, ok := a.chans.ops.at(i); ok {
 			a.chans.sendVC[op] = a.release(gi)
 			if r, ok := a.chans.completion(op); ok {
 				st.pending = append(st.pending, r)
-			} else if a.chans.waits(op) && !a.eof {
+			} else if a.chans.waits(op) && (!a.eof || a.chans.caps[op.ch] == 0) {
+				// Its receive is past the window, or (an unbuffered
+				// channel's, eof) not in the trace: settled at the
+				// sender's next event.
 				st.awaiting = append(st.awaiting, op)
 			}
 		}

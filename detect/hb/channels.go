@@ -390,3 +390,61 @@ func (q *opQueue) seek(i int) (opEntry, bool) {
 	}
 	return opEntry{}, false
 }
+
+// A latestEvent is what ahead saw last of a goroutine: the index of its
+// latest event other than an EvGCEpoch (i; -1 if none), of its latest
+// event (any), and whether that is an EvEnd.
+type latestEvent struct {
+	i, any int
+	end    bool
+}
+
+// unrecvCands are the goroutines that may have received, unrecorded, a
+// send whose receive is not in the trace: those whose latest event is no
+// EvEnd, by the index of that event.
+type unrecvCands struct {
+	last []int    // the index of each one's latest event, ascending
+	ids  []uint64 // their logical ids, in that order
+	cum  []vclock // cum[k] is the join of the clocks of ids[:k], built as asked for
+}
+
+// unrecvClock returns the clock that the completion of an unbuffered
+// send at event i acquires when its receive is not in the trace (the
+// shim records a receive after it returned, and the process may exit
+// before its goroutine does): the join of the clocks of every goroutine
+// that could have received it unrecorded, one that has no EvEnd and
+// recorded nothing from i on, at its latest event. The receiver is one
+// of them unless it is not instrumented or recorded events after the
+// send's seq, before its receive (then the send gets no edge from it),
+// and all it recorded came before its receive; the others add order that
+// the run may not have had (see the package doc's "Approximations"). Only once ahead has seen every event
+// (a.eof): a goroutine's later events may be past Stream's window.
+//
+// The goroutines' clocks are final: they have no event after i, which
+// the walk has passed. The joins are kept per prefix of the candidates
+// by their latest event, so that many such sends (a channel another
+// package receives from, uninstrumented) cost one join per candidate.
+func (a *analyzer) unrecvClock(i int) vclock {
+	u := a.unrecv
+	if u == nil {
+		u = &unrecvCands{cum: []vclock{{}}}
+		for id, l := range a.lastOf {
+			if !l.end {
+				u.ids = append(u.ids, id)
+			}
+		}
+		sort.Slice(u.ids, func(x, y int) bool { return a.lastOf[u.ids[x]].any < a.lastOf[u.ids[y]].any })
+		for _, id := range u.ids {
+			u.last = append(u.last, a.lastOf[id].any)
+		}
+		a.unrecv = u
+	}
+	k := sort.SearchInts(u.last, i)
+	for len(u.cum) <= k {
+		j := len(u.cum) - 1
+		c := u.cum[j]
+		a.add(&c, a.current(u.ids[j]))
+		u.cum = append(u.cum, c)
+	}
+	return u.cum[k]
+}

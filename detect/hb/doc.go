@@ -37,6 +37,15 @@
 //     and, while the walk has not reached that receive (the shim records a
 //     send when it arrives, so the sender's next events can come first in
 //     the trace's order), each later event of the sender until it has;
+//     for a send on an unbuffered channel whose receive is not in the
+//     trace (the shim records a receive, or a select, after it returned,
+//     and the process may exit before the receiver records it: fgprof's
+//     stop function and its sampler), the last recorded event of each
+//     goroutine that could have received it unrecorded (one with no
+//     EvEnd that recorded nothing from the send on) before the send's
+//     completion: what the receiver recorded came before its receive,
+//     and it is one of them unless it recorded events after the send's
+//     seq (or is not instrumented); see "Approximations" for the others;
 //   - a close before each receive that found the channel closed; for a
 //     channel closed where no close was recorded (a context's Done, which
 //     the context package closes), every call of a context's cancel
@@ -391,12 +400,19 @@
 // recorded after the send completed; when its receive comes first in the
 // trace, the edge is taken from the sender's clock before the select. For a
 // channel whose make was not recorded the capacity is unknown, and only the
-// send-before-receive edges are added. Cond.Wait acquires every Signal and
+// send-before-receive edges are added. A send on an unbuffered channel
+// whose receive is not in the trace completes after the last events of
+// every goroutine that could have received it unrecorded: all but one of
+// them (all, if the receiver is not instrumented or recorded events
+// after the send's seq before its receive) were not the receiver, and
+// their order with the sender's later events is one the run need not
+// have had. Cond.Wait acquires every Signal and
 // Broadcast before its return, including ones that woke another waiter.
 // Atomic read-modify-write operations are recorded as stores: they release
 // but do not acquire. So the order can miss true edges (more events look
-// concurrent: checkers may report what cannot happen) and, for the Cond and
-// Once rules, contain edges the run did not have (checkers may miss bugs).
+// concurrent: checkers may report what cannot happen) and, for the Cond,
+// Once and unrecorded-receive rules, contain edges the run did not have
+// (checkers may miss bugs, never report one the run could not have).
 //
 // Lock sets are exact for the recorded Lock, RLock, TryLock and Unlock
 // events (a Cond.Wait keeps the lock in the set throughout, although Wait
@@ -430,7 +446,10 @@
 // window (more order, as if a Cond.Wait followed); and for a send, receive
 // or load whose match is not in the window, the goroutine's clock is
 // marked unsettled (Context.Unsettled), a mark every clock that acquires
-// it inherits. A checker reports nothing found at an unsettled event
+// it inherits. An unbuffered send whose receive is not in the trace is
+// known as such only once the window reaches the trace's end: until
+// then it is one whose match is past the window (unsettled); from then
+// on Stream orders it as Analyze does. A checker reports nothing found at an unsettled event
 // (detect/races withholds and counts it): at a settled one, the order is at
 // least Analyze's (TestStream). Hand-offs through a container are
 // matched as the walk comes to them (their edge's two ends are both behind

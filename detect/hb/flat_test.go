@@ -134,6 +134,12 @@ func flatAnalyze(events []trace.Event, opts Options) *flatGraph {
 		}
 	}
 	a.chans = flatMatchChannels(events, opts.Sites)
+	a.latest = make(map[uint64]int)
+	a.endedID = make(map[uint64]bool)
+	for i, ev := range events {
+		a.latest[ev.Goroutine] = i
+		a.endedID[ev.Goroutine] = ev.Kind == trace.EvEnd
+	}
 	if opts.LockOrder {
 		a.condUnlocks = flatCondUnlocks(events)
 	}
@@ -159,8 +165,11 @@ type flatGstate struct {
 	// pending are receives whose clock the goroutine acquires at its next
 	// event: the completion of its last send.
 	pending []flatChanOp
-	bubble  *flatBubble // the synctest flatBubble it runs in, nil outside bubbles
-	events  int         // how many events it has had, GC epoch events aside
+	// unrecv are its unbuffered sends whose receive is not in the
+	// trace, whose candidates' clocks its next event acquires.
+	unrecv []int
+	bubble *flatBubble // the synctest flatBubble it runs in, nil outside bubbles
+	events int         // how many events it has had, GC epoch events aside
 	// runKids are the subtests that ended while it waited in T.Run,
 	// not joined yet; runParent is 1 + the dense index of the parent
 	// test's goroutine of the subtest it runs, and runMark that
@@ -223,6 +232,10 @@ type flatAnalyzer struct {
 	edgeFrom map[int]flatVC // release clocks of the From events of extra edges
 	edgesTo  map[int][]int
 	chans    *flatChannels
+	// latest is each logical id's latest event, endedID whether that
+	// is an EvEnd.
+	latest  map[uint64]int
+	endedID map[uint64]bool
 	// lateStores maps an atomic load to the flatStore it read, when that
 	// flatStore comes after it in the trace (see flatMatchLateStores).
 	lateStores map[int]int
@@ -384,6 +397,10 @@ func (a *flatAnalyzer) event(i int) {
 		}
 	}
 	st.pending = keep
+	for _, s := range st.unrecv {
+		a.acquireUnrecv(gi, s)
+	}
+	st.unrecv = st.unrecv[:0]
 	for _, from := range a.edgesTo[i] {
 		if c := a.edgeFrom[from]; c != nil {
 			a.acquire(gi, c)
@@ -633,12 +650,16 @@ func (a *flatAnalyzer) event(i int) {
 			} else {
 				st.pending = append(st.pending, r)
 			}
+		} else if a.chans.caps[op.ch] == 0 {
+			a.acquireUnrecv(gi, i)
 		}
 	case trace.EvChanSend:
 		if op, ok := a.chans.ops[i]; ok {
 			a.chans.sendVC[op] = a.release(gi)
 			if r, ok := a.chans.completion(op); ok {
 				st.pending = append(st.pending, r)
+			} else if a.chans.caps[op.ch] == 0 {
+				st.unrecv = append(st.unrecv, i)
 			}
 		}
 	case trace.EvUnlock, trace.EvRUnlock:
@@ -952,4 +973,15 @@ func (a *flatAnalyzer) current(i int) flatVC {
 		return nil
 	}
 	return slices.Clone(a.gs[gi].vc)
+}
+
+// acquireUnrecv joins into goroutine gi's clock, for an unbuffered send
+// at event i whose receive is not in the trace, the clock of every
+// goroutine that has no End and no event from i on.
+func (a *flatAnalyzer) acquireUnrecv(gi, i int) {
+	for id, l := range a.latest {
+		if l < i && !a.endedID[id] {
+			a.acquire(gi, a.current(l))
+		}
+	}
 }

@@ -1214,3 +1214,64 @@ func TestBubbleJoin(t *testing.T) {
 		{10, 11, true}, // one that uninstrumented code started in the bubble
 	})
 }
+
+// TestUnrecordedReceive: a send on an unbuffered channel that its sender
+// got past, whose receive is not in the trace (the shim records a select
+// after it returned, and the process exited before the receiver did:
+// fgprof's stop function and its sampler). The receiver is one of the
+// goroutines that have no End and recorded nothing after the send, and
+// what it recorded came before its receive: the sender's events after
+// the send (after a select's send case, recorded after the send
+// completed) are ordered after the last events of each such goroutine. A
+// goroutine that ended, or recorded an event after the send, is no
+// candidate: unchanged.
+func TestUnrecordedReceive(t *testing.T) {
+	const shape = `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=0
+3 g=1 Fork site=2 child=2
+4 g=2 Begin parent=1
+4.1 g=2 Write site=3 addr=0x100 value=1
+%s
+6 g=1 ChanSend site=4 addr=0xc0
+6.1 g=1 Read site=5 addr=0x100
+7 g=1 Select site=6 case=1 addr=0xc0 ok=true
+7.1 g=1 Read site=7 addr=0x100
+%s
+`
+	sites := &trace.SiteTable{Sites: []trace.Site{{ID: 6, Kind: "select", Cases: "rs"}}}
+	for _, c := range []struct {
+		name          string
+		before, after string
+		hb            bool
+	}{
+		{"candidate", "", "", true},
+		{"ended", "5 g=2 End", "", false},
+		{"later", "", "7.2 g=2 Write site=8 addr=0x200 value=1", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			evs, at := parse(t, strings.Replace(strings.Replace(shape, "%s", c.before, 1), "%s", c.after, 1))
+			opts := Options{Sites: sites}
+			g := Analyze(evs, opts)
+			checkOrder(t, g, at, []order{
+				{3, 5, c.hb}, // the receiver's write before the sender's read after the send
+				{3, 7, c.hb}, // and after a select's send case
+				{3, 4, false},
+			})
+			// Stream, with a window longer than the trace, is
+			// Analyze; with a short one, a settled event is ordered
+			// at least as Analyze orders it.
+			for _, w := range []int{len(evs) + 1, 1, 2, 4} {
+				steps, _ := streamAll(t, evs, StreamOptions{Options: opts, Window: w})
+				for i, s := range steps {
+					for j := range i {
+						before := Before(steps[j].Ctx, j, s.Ctx, i)
+						if w > len(evs) && before != g.HappensBefore(j, i) || !s.Ctx.Unsettled && !before && g.HappensBefore(j, i) {
+							t.Errorf("window %d: Before(%d, %d) = %v, graph's %v", w, j, i, before, g.HappensBefore(j, i))
+						}
+					}
+				}
+			}
+		})
+	}
+}
