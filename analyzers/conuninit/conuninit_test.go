@@ -79,6 +79,12 @@ func TestFixtures(t *testing.T) {
 		// from the field is; a getter of a channel sent on before the
 		// write, or of another object's channel: reported.
 		"getterrecv",
+		// Two goroutines that each send one result, and a loop that
+		// receives as many times as they send, a constant count, before
+		// the read: silent (a counted for, a range over a constant); a
+		// loop with fewer turns, one that may break, and one whose count
+		// is handed in: reported.
+		"resultcount",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

@@ -1216,12 +1216,14 @@ func (r *Result) onceOn(x ssa.Instruction, c *goroutines.Context, depth int) boo
 // a test that receives a goroutine's one result and closes the channel),
 // every send on it is made once by a goroutine that runs once (a context
 // that is not Multi, the send in its entry function and outside loops),
-// and b follows at least that many receives that are not in loops, as in
+// and b follows at least that many receives, each counted once, or as
+// many times as the loop around it runs by a constant count
+// (ssaflow.Graph.TripCount), as in
 //
 //	go func() { work(); done <- true }()
 //	go func() { other(); done <- true }()
 //	<-done
-//	<-done
+//	<-done // or: for i := 0; i < 2; i++ { <-done }
 //	b()
 func (r *Result) allSent(a ssa.Instruction, ca *goroutines.Context, ch sharedloc.Loc, b ssa.Instruction, cb *goroutines.Context) bool {
 	sends, mine := 0, 0
@@ -1258,6 +1260,8 @@ func (r *Result) allSent(a ssa.Instruction, ca *goroutines.Context, ch sharedloc
 	for _, j := range r.ops.recvs[ch] {
 		if !r.gr.Flow.InLoop(j) && r.received(j, b, cb) {
 			recvs++
+		} else if n, ok := r.gr.Flow.TripCount(j); ok && r.received(j, b, cb) {
+			recvs += n // a loop that ran its n turns before b
 		}
 	}
 	return recvs >= sends

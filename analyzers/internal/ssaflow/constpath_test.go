@@ -109,3 +109,107 @@ func TestRunsFirst(t *testing.T) {
 		}
 	}
 }
+
+const tripSrc = `package p
+
+func Counted(done chan bool) {
+	for i := 0; i < 3; i++ {
+		<-done
+	}
+}
+
+func From(done chan bool) {
+	for i := 1; i <= 3; i++ {
+		<-done
+	}
+}
+
+func Range(done chan bool) {
+	for range 3 {
+		<-done
+	}
+}
+
+func Exits(done chan bool, fail func()) {
+	for i := 0; i < 3; i++ {
+		if <-done {
+			panic("bad")
+		}
+	}
+}
+
+func Handed(done chan bool, n int) {
+	for i := 0; i < n; i++ {
+		<-done
+	}
+}
+
+func Break(done chan bool, stop bool) {
+	for i := 0; i < 3; i++ {
+		if stop {
+			break
+		}
+		<-done
+	}
+}
+
+func Continue(done chan bool, skip bool) {
+	for i := 0; i < 3; i++ {
+		if skip {
+			continue
+		}
+		<-done
+	}
+}
+
+func Bumped(done chan bool) {
+	for i := 0; i < 3; i += 2 {
+		<-done
+	}
+}
+
+func Nested(done chan bool) {
+	for j := 0; j < 2; j++ {
+		for i := 0; i < 3; i++ {
+			<-done
+		}
+	}
+}
+
+func Plain(done chan bool) {
+	<-done
+}
+`
+
+// TestTripCount asks how many times each function's receive runs before
+// its loop's exit: a constant count, or not known.
+func TestTripCount(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", tripSrc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset,
+		types.NewPackage("p", ""), []*ast.File{f}, ssa.SanityCheckFunctions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ssaflow.New()
+	for name, want := range map[string]int{
+		"Counted": 3, "From": 3, "Range": 3, "Exits": 3,
+		"Handed": 0, "Break": 0, "Continue": 0, "Bumped": 0, "Nested": 0, "Plain": 0,
+	} {
+		var recv ssa.Instruction
+		for _, b := range pkg.Func(name).Blocks {
+			for _, instr := range b.Instrs {
+				if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW {
+					recv = instr
+				}
+			}
+		}
+		n, ok := g.TripCount(recv)
+		if ok != (want > 0) || n != want {
+			t.Errorf("%s: TripCount = %d, %v; want %d", name, n, ok, want)
+		}
+	}
+}

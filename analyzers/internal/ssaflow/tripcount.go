@@ -1,0 +1,182 @@
+package ssaflow
+
+import (
+	"go/constant"
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// TripCount returns how many times instr runs before the code after its
+// loop, when it sits in a counted loop whose count is a constant:
+//
+//	for i := 0; i < 2; i++ { <-errc } // TripCount(<-errc) == 2
+//	for range 2 { <-errc }            // the same
+//
+// The loop's header tests a phi that starts at a constant and goes up by
+// one on each turn, against a constant bound; instr's block dominates
+// every edge back to the header, so each finished turn ran it; and every
+// other way out of the loop (a break, a return, a t.Fatal) leads nowhere
+// the header's exit leads, so code past the loop's exit ran all the
+// turns. ok is false for anything else (instr in no loop, or in a loop
+// that is not so counted, or nested in another loop).
+func (g *Graph) TripCount(instr ssa.Instruction) (n int, ok bool) {
+	b := instr.Block()
+	if b == nil || !g.InLoop(instr) {
+		return 0, false
+	}
+	fn := b.Parent()
+	f := g.of(fn)
+	dom := func(x, y *ssa.BasicBlock) bool { return x.Dominates(y) }
+	// The header: the block of the innermost counted loop around b is
+	// the one whose phi is the counter; find it among b's dominators
+	// that b reaches back to.
+	for h := b; h != nil; h = h.Idom() {
+		if !f.reach[b.Index].has(h.Index) || !f.reach[h.Index].has(b.Index) && h != b {
+			continue
+		}
+		count, exit, body, ok := countedHeader(h)
+		if !ok || !dom(body, b) {
+			continue
+		}
+		// Every back edge into h comes from a block that b dominates.
+		for _, p := range h.Preds {
+			if dom(h, p) && !dom(b, p) {
+				return 0, false
+			}
+		}
+		// The loop's blocks: reached from body, reaching h back.
+		for _, x := range fn.Blocks {
+			if x == h || !dom(body, x) || !f.reach[x.Index].has(h.Index) {
+				continue
+			}
+			for _, s := range x.Succs {
+				if s == h || dom(body, s) && f.reach[s.Index].has(h.Index) {
+					continue // stays in the loop
+				}
+				// A way out other than the header's exit: it must not
+				// reach what the exit reaches.
+				if s == exit || f.reach[s.Index].has(exit.Index) {
+					return 0, false
+				}
+				for _, y := range fn.Blocks {
+					if (y == exit || f.reach[exit.Index].has(y.Index)) && (y == s || f.reach[s.Index].has(y.Index)) {
+						return 0, false
+					}
+				}
+			}
+		}
+		// Not nested: the header itself is on no cycle but its own.
+		for _, p := range h.Preds {
+			if !dom(h, p) && f.reach[h.Index].has(p.Index) {
+				return 0, false
+			}
+		}
+		return count, true
+	}
+	return 0, false
+}
+
+// countedHeader reports whether h is the header of a loop counted by a
+// constant: its If tests phi < k (or k > phi, phi != k, or <=), with phi a
+// phi of h that is a constant on its edge from outside the loop and phi+1
+// on every edge back; count is the number of turns, exit the block the
+// test leaves to, body the block it enters.
+func countedHeader(h *ssa.BasicBlock) (count int, exit, body *ssa.BasicBlock, ok bool) {
+	if len(h.Instrs) == 0 || len(h.Succs) != 2 {
+		return 0, nil, nil, false
+	}
+	iff, isIf := h.Instrs[len(h.Instrs)-1].(*ssa.If)
+	if !isIf {
+		return 0, nil, nil, false
+	}
+	cmp, isCmp := iff.Cond.(*ssa.BinOp)
+	if !isCmp {
+		return 0, nil, nil, false
+	}
+	v, bound, op := counterOperands(cmp)
+	// A for loop tests the counter at its top; a range over an int
+	// tests the counter's next value at the bottom of its one block,
+	// after the body (entered once the constant first test passed).
+	phi, _ := v.(*ssa.Phi)
+	next := false
+	if inc, ok := v.(*ssa.BinOp); ok && isIncrement(inc) {
+		phi, _ = inc.X.(*ssa.Phi)
+		next = true
+	}
+	if phi == nil || phi.Block() != h || next && h.Succs[0] != h {
+		return 0, nil, nil, false
+	}
+	start, ok := phiStart(h, phi)
+	if !ok {
+		return 0, nil, nil, false
+	}
+	if next {
+		start++ // the test sees the turn's counter plus one
+	}
+	var turns int64
+	switch op {
+	case token.LSS, token.NEQ:
+		turns = bound - start
+	case token.LEQ:
+		turns = bound - start + 1
+	default:
+		return 0, nil, nil, false
+	}
+	if next {
+		turns++ // the turn that tested false ran too
+	}
+	if turns < 1 || turns > 1<<20 || op == token.NEQ && bound < start {
+		return 0, nil, nil, false
+	}
+	return int(turns), h.Succs[1], h.Succs[0], true
+}
+
+// isIncrement reports whether inc is x + 1.
+func isIncrement(inc *ssa.BinOp) bool {
+	one, ok := intConst(inc.Y)
+	return inc.Op == token.ADD && ok && one == 1
+}
+
+// counterOperands returns the counter operand, the constant bound and the
+// comparison of cmp as counter OP bound, or a nil counter.
+func counterOperands(cmp *ssa.BinOp) (ssa.Value, int64, token.Token) {
+	flip := map[token.Token]token.Token{token.GTR: token.LSS, token.GEQ: token.LEQ, token.NEQ: token.NEQ, token.LSS: token.GTR, token.LEQ: token.GEQ}
+	if k, ok := intConst(cmp.Y); ok {
+		return cmp.X, k, cmp.Op
+	}
+	if k, ok := intConst(cmp.X); ok {
+		return cmp.Y, k, flip[cmp.Op]
+	}
+	return nil, 0, 0
+}
+
+// phiStart returns the constant phi takes on h's one edge from outside
+// the loop, when every other edge (back from the loop) gives phi+1.
+func phiStart(h *ssa.BasicBlock, phi *ssa.Phi) (int64, bool) {
+	start, starts := int64(0), 0
+	for k, p := range h.Preds {
+		v := phi.Edges[k]
+		if !h.Dominates(p) {
+			c, ok := intConst(v)
+			if !ok {
+				return 0, false
+			}
+			start, starts = c, starts+1
+			continue
+		}
+		inc, ok := v.(*ssa.BinOp)
+		if !ok || inc.X != phi || !isIncrement(inc) {
+			return 0, false
+		}
+	}
+	return start, starts == 1
+}
+
+func intConst(v ssa.Value) (int64, bool) {
+	c, ok := v.(*ssa.Const)
+	if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
+		return 0, false
+	}
+	return constant.Int64Val(c.Value)
+}
