@@ -469,6 +469,24 @@ func onlyStore(cell *ssa.Alloc) (*ssa.Store, bool) {
 	return store, store != nil
 }
 
+// oneMaking returns the one MakeClosure of fn, a function literal, in the
+// function that declares it; nil if it is made at several places or at
+// none.
+func oneMaking(fn *ssa.Function) *ssa.MakeClosure {
+	var mc *ssa.MakeClosure
+	for _, b := range fn.Parent().Blocks {
+		for _, instr := range b.Instrs {
+			if m, ok := instr.(*ssa.MakeClosure); ok && m.Fn == fn {
+				if mc != nil {
+					return nil
+				}
+				mc = m
+			}
+		}
+	}
+	return mc
+}
+
 // runOnce returns the one closure value of fn, a function literal, and
 // the one call or go statement that runs it, when its maker does nothing
 // else with it: each making of the closure runs once.
@@ -476,17 +494,7 @@ func runOnce(fn *ssa.Function) (*ssa.MakeClosure, ssa.Instruction, bool) {
 	if fn.Parent() == nil {
 		return nil, nil, false
 	}
-	var mc *ssa.MakeClosure
-	for _, b := range fn.Parent().Blocks {
-		for _, instr := range b.Instrs {
-			if m, ok := instr.(*ssa.MakeClosure); ok && m.Fn == fn {
-				if mc != nil {
-					return nil, nil, false
-				}
-				mc = m
-			}
-		}
-	}
+	mc := oneMaking(fn)
 	if mc == nil {
 		return nil, nil, false
 	}
@@ -675,17 +683,7 @@ func calledClosure(fv *ssa.FreeVar) (ssa.Value, []ssa.Instruction, bool) {
 	if fn.Parent() == nil || i < 0 {
 		return nil, nil, false
 	}
-	var mc *ssa.MakeClosure
-	for _, b := range fn.Parent().Blocks {
-		for _, instr := range b.Instrs {
-			if m, ok := instr.(*ssa.MakeClosure); ok && m.Fn == fn {
-				if mc != nil {
-					return nil, nil, false
-				}
-				mc = m
-			}
-		}
-	}
+	mc := oneMaking(fn)
 	if mc == nil {
 		return nil, nil, false
 	}

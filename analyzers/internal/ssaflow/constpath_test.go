@@ -67,16 +67,7 @@ func Debug(done chan bool) {
 // TestRunsFirst asks whether each function's receive runs before its close
 // on every path the constants allow.
 func TestRunsFirst(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", constpathSrc, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset,
-		types.NewPackage("p", ""), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := buildPackage(t, constpathSrc)
 	g := ssaflow.New()
 	for name, want := range map[string]bool{
 		"Counted": true, "Range": true, "Debug": true,
@@ -184,16 +175,7 @@ func Plain(done chan bool) {
 // TestTripCount asks how many times each function's receive runs before
 // its loop's exit: a constant count, or not known.
 func TestTripCount(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", tripSrc, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset,
-		types.NewPackage("p", ""), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg := buildPackage(t, tripSrc)
 	g := ssaflow.New()
 	for name, want := range map[string]int{
 		"Counted": 3, "From": 3, "Range": 3, "Exits": 3,
@@ -212,4 +194,20 @@ func TestTripCount(t *testing.T) {
 			t.Errorf("%s: TripCount = %d, %v; want %d", name, n, ok, want)
 		}
 	}
+}
+
+// buildPackage builds the SSA of package p from src.
+func buildPackage(t *testing.T, src string) *ssa.Package {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{Importer: importer.Default()}, fset,
+		types.NewPackage("p", ""), []*ast.File{f}, ssa.SanityCheckFunctions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg
 }
