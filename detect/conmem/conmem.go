@@ -479,6 +479,11 @@ func (c *checker) observed(list []int, r int) (value uint64, ok bool) {
 	return c.g.Events[last].Value, true
 }
 
+// ownSeq reports whether ev is a sync event with a seq of its own (an
+// atomic load's is its store's): its goroutine's accesses before it in
+// the trace ran before it.
+func ownSeq(ev *trace.Event) bool { return ev.Sub == 0 && ev.Kind != trace.EvAtomicLoad }
+
 // nextSync returns the index of the first sync event of i's goroutine
 // after i (len(Events) if none): an event that happens before i comes in
 // the trace before it.
@@ -486,7 +491,7 @@ func (c *checker) nextSync(i int) int {
 	evs := c.g.Goroutines[c.g.Goroutine(i)].Events
 	k, _ := slices.BinarySearch(evs, i)
 	for k++; k < len(evs); k++ {
-		if ev := &c.g.Events[evs[k]]; ev.Sub == 0 && ev.Kind != trace.EvAtomicLoad {
+		if ownSeq(&c.g.Events[evs[k]]) {
 			return evs[k]
 		}
 	}

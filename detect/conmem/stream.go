@@ -279,7 +279,7 @@ type locState struct {
 }
 
 func (s *streamChecker) visit(st *hb.Step) {
-	if ev := st.Event; ev.Sub == 0 && ev.Kind != trace.EvAtomicLoad {
+	if ownSeq(st.Event) {
 		s.settle(st.Ctx.G)
 	}
 	s.access(st)

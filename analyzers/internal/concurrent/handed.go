@@ -454,7 +454,7 @@ func freshPassed(site ssa.CallInstruction, v ssa.Value) (at, made ssa.Instructio
 // onlyStore returns the one store to cell, when only its own function
 // writes it, once.
 func onlyStore(cell *ssa.Alloc) (*ssa.Store, bool) {
-	if _, ok := storedOnce(cell); !ok {
+	if !ssavalue.OnlyOwnerWrites(cell) {
 		return nil, false
 	}
 	var store *ssa.Store

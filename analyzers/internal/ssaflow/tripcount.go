@@ -27,7 +27,6 @@ func (g *Graph) TripCount(instr ssa.Instruction) (n int, ok bool) {
 	}
 	fn := b.Parent()
 	f := g.of(fn)
-	dom := func(x, y *ssa.BasicBlock) bool { return x.Dominates(y) }
 	// The header: the block of the innermost counted loop around b is
 	// the one whose phi is the counter; find it among b's dominators
 	// that b reaches back to.
@@ -36,22 +35,22 @@ func (g *Graph) TripCount(instr ssa.Instruction) (n int, ok bool) {
 			continue
 		}
 		count, exit, body, ok := countedHeader(h)
-		if !ok || !dom(body, b) {
+		if !ok || !body.Dominates(b) {
 			continue
 		}
 		// Every back edge into h comes from a block that b dominates.
 		for _, p := range h.Preds {
-			if dom(h, p) && !dom(b, p) {
+			if h.Dominates(p) && !b.Dominates(p) {
 				return 0, false
 			}
 		}
 		// The loop's blocks: reached from body, reaching h back.
 		for _, x := range fn.Blocks {
-			if x == h || !dom(body, x) || !f.reach[x.Index].has(h.Index) {
+			if x == h || !body.Dominates(x) || !f.reach[x.Index].has(h.Index) {
 				continue
 			}
 			for _, s := range x.Succs {
-				if s == h || dom(body, s) && f.reach[s.Index].has(h.Index) {
+				if s == h || body.Dominates(s) && f.reach[s.Index].has(h.Index) {
 					continue // stays in the loop
 				}
 				// A way out other than the header's exit: it must not
@@ -68,7 +67,7 @@ func (g *Graph) TripCount(instr ssa.Instruction) (n int, ok bool) {
 		}
 		// Not nested: the header itself is on no cycle but its own.
 		for _, p := range h.Preds {
-			if !dom(h, p) && f.reach[h.Index].has(p.Index) {
+			if !h.Dominates(p) && f.reach[h.Index].has(p.Index) {
 				return 0, false
 			}
 		}
@@ -141,12 +140,18 @@ func isIncrement(inc *ssa.BinOp) bool {
 // counterOperands returns the counter operand, the constant bound and the
 // comparison of cmp as counter OP bound, or a nil counter.
 func counterOperands(cmp *ssa.BinOp) (ssa.Value, int64, token.Token) {
-	flip := map[token.Token]token.Token{token.GTR: token.LSS, token.GEQ: token.LEQ, token.NEQ: token.NEQ, token.LSS: token.GTR, token.LEQ: token.GEQ}
 	if k, ok := intConst(cmp.Y); ok {
 		return cmp.X, k, cmp.Op
 	}
 	if k, ok := intConst(cmp.X); ok {
-		return cmp.Y, k, flip[cmp.Op]
+		switch cmp.Op { // k OP v is v OP' k
+		case token.GTR:
+			return cmp.Y, k, token.LSS
+		case token.GEQ:
+			return cmp.Y, k, token.LEQ
+		case token.NEQ:
+			return cmp.Y, k, token.NEQ
+		}
 	}
 	return nil, 0, 0
 }
