@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // Ancestry. A goroutine that code precog does not instrument started (a
@@ -131,4 +133,71 @@ func goroutineHeader(b []byte) (uint64, bool) {
 	}
 	gid, err := strconv.ParseUint(string(b[:i]), 10, 64)
 	return gid, err == nil
+}
+
+// recordCreators records EvCreator events for g, just adopted, from stack
+// (g's own, with its creation sections if GODEBUG has tracebackancestors
+// set): one per package up the chain of its creation (creatorChain), so
+// that precog test can name the dependency whose go statement started it,
+// or the one that called into the standard library that did. It runs
+// once per adopted goroutine, on the stack createdBy read already.
+func (g *gstate) recordCreators(stack []byte) {
+	for _, fn := range creatorChain(stack) {
+		if n := trace.MaxEventLen + len(fn); cap(g.buf)-len(g.buf) < eventRoom+n {
+			g.refill(eventRoom + n)
+		}
+		g.prepare()
+		g.buf = g.enc.AppendCreator(g.buf, seqs.n.Add(1), fn)
+		g.commit()
+		g.synced()
+	}
+}
+
+// creatorChain returns the functions up the chain of a goroutine's
+// creation, from its stack: the function of its "created by" line, then
+// the frames of its creation sections, innermost first (each section's
+// first frame is the function with the go statement that created the
+// goroutine of the section before). Of consecutive functions of one
+// package it keeps the first, the package's entry into the chain; it
+// keeps at most trace.MaxCreators, each cut to trace.MaxCreatorLen bytes.
+func creatorChain(stack []byte) []string {
+	own := stack
+	if i := bytes.Index(own, []byte("\n[originating from goroutine ")); i >= 0 {
+		own = own[:i]
+	}
+	i := bytes.LastIndex(own, []byte("\ncreated by "))
+	if i < 0 {
+		return nil
+	}
+	line := own[i+len("\ncreated by "):]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	if j := bytes.LastIndex(line, []byte(" in goroutine ")); j >= 0 {
+		line = line[:j]
+	}
+	var chain []string
+	last := ""
+	add := func(fn string) bool {
+		if p := trace.FuncPackage(fn); p != last || len(chain) == 0 {
+			last = p
+			chain = append(chain, fn[:min(len(fn), trace.MaxCreatorLen)])
+		}
+		return len(chain) < trace.MaxCreators
+	}
+	if !add(string(line)) {
+		return chain
+	}
+	secs := creationSections(stack)
+	if len(secs) > maxAncestorSections {
+		secs = secs[:maxAncestorSections]
+	}
+	for _, sec := range secs {
+		for _, fr := range sec.frames {
+			if !add(fr.fn) {
+				return chain
+			}
+		}
+	}
+	return chain
 }

@@ -1,10 +1,12 @@
 package shim
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -229,7 +231,7 @@ func TestBubbleParent(t *testing.T) {
 		}
 		want, wantParent, wantKinds := trace.ChildID(parent, 0, uint64(k)), parent, "Begin Bubble Read"
 		if site == 5511 {
-			want, wantParent, wantKinds = g, trace.NoParent, "Begin Below Read"
+			want, wantParent, wantKinds = g, trace.NoParent, "Begin Below Creator Read"
 		}
 		gevs := goroutineEvents(evs, g)
 		begin := slices.IndexFunc(gevs, func(ev trace.Event) bool { return ev.Kind == trace.EvBegin })
@@ -260,6 +262,38 @@ func TestStackCreator(t *testing.T) {
 		if gid != c.gid || run != c.run || ok != c.ok {
 			t.Errorf("stackCreator(%q) = %d, %v, %v, want %d, %v, %v", c.stack, gid, run, ok, c.gid, c.run, c.ok)
 		}
+	}
+}
+
+// TestCreatorChain: the chain of a goroutine's creation is its own
+// "created by" function, then the frames of its creation sections, one
+// function per run of one package's; an ancestor's "created by" line adds
+// nothing that the next section's first frame does not name.
+func TestCreatorChain(t *testing.T) {
+	const conn = "goroutine 9 [running]:\nexample.com/m.handler()\n\t/m/h.go:3 +0x1\nnet/http.(*conn).serve(...)\n\t/g/server.go:2 +0x1\ncreated by net/http.(*Server).Serve in goroutine 8\n\t/g/server.go:3 +0x2\n"
+	for _, c := range []struct {
+		stack string
+		want  []string
+	}{
+		{conn, []string{"net/http.(*Server).Serve"}},
+		{conn + "[originating from goroutine 8]:\nnet/http.(*Server).Serve(...)\n\t/g/server.go:3 +0x2\nnet/http.ListenAndServe(...)\n\t/g/server.go:9 +0x2\n" +
+			"github.com/stripe/goproxy.(*Proxy).Run(...)\n\t/d/p.go:4 +0x3\ngithub.com/stripe/goproxy.Start.func1(...)\n\t/d/p.go:8 +0x3\ncreated by github.com/stripe/goproxy.Start in goroutine 7\n\t/d/p.go:8 +0x4\n" +
+			"[originating from goroutine 7]:\ngithub.com/stripe/goproxy.Start(...)\n\t/d/p.go:8 +0x4\nexample.com/m.TestProxy(...)\n\t/m/p_test.go:5 +0x5\ntesting.tRunner(...)\n\t/t/testing.go:1 +0x1\n",
+			[]string{"net/http.(*Server).Serve", "github.com/stripe/goproxy.(*Proxy).Run", "example.com/m.TestProxy", "testing.tRunner"}},
+		{"goroutine 1 [running]:\nmain.main()\n\t/a/main.go:27 +0x5f\n", nil},
+	} {
+		if got := creatorChain([]byte(c.stack)); !slices.Equal(got, c.want) {
+			t.Errorf("creatorChain(%q) = %q, want %q", c.stack, got, c.want)
+		}
+	}
+	// Bounded: at most trace.MaxCreators functions, each cut.
+	long := "goroutine 9 [running]:\ncreated by " + strings.Repeat("x", 2*trace.MaxCreatorLen) + ".F in goroutine 8\n\t/a.go:1 +0x1\n[originating from goroutine 8]:\n"
+	for i := range 2 * trace.MaxCreators {
+		long += fmt.Sprintf("p%d.F(...)\n\t/a.go:1 +0x1\n", i)
+	}
+	got := creatorChain([]byte(long))
+	if len(got) != trace.MaxCreators || len(got[0]) != trace.MaxCreatorLen || got[1] != "p0.F" {
+		t.Errorf("creatorChain of a long chain = %d functions, the first %d bytes, the second %q; want %d, %d bytes, p0.F", len(got), len(got[0]), got[1], trace.MaxCreators, trace.MaxCreatorLen)
 	}
 }
 
@@ -483,12 +517,16 @@ func TestBelow(t *testing.T) {
 				g = ev.Goroutine
 			}
 		}
-		gevs := goroutineEvents(evs, g)
-		if len(gevs) > 0 && gevs[0].Kind == trace.EvGCEpoch {
-			gevs = gevs[1:]
-		}
+		// A collection may end anywhere among them (its EvGCEpoch).
+		gevs := slices.DeleteFunc(goroutineEvents(evs, g), func(ev trace.Event) bool { return ev.Kind == trace.EvGCEpoch })
 		if len(gevs) < 2 || gevs[0].Kind != trace.EvBegin || gevs[0].Peer != trace.NoParent || gevs[1].Kind != trace.EvBelow || gevs[1].Peer != id {
 			t.Errorf("site %d: goroutine %#x recorded %s, want Begin parent=none, then Below parent=%#x", site, g, kindsString(gevs), uint64(id))
+		}
+		// Its creator, a function literal of this test (the chain
+		// stops there without GODEBUG=tracebackancestors).
+		const creator = "github.com/precog-dev/precog/shim.TestBelow.func1"
+		if len(gevs) < 3 || gevs[2].Kind != trace.EvCreator || !strings.HasPrefix(gevs[2].Name, creator) {
+			t.Errorf("site %d: goroutine %#x recorded %s, want Begin, Below, then Creator naming %s...: %v", site, g, kindsString(gevs), creator, gevs)
 		}
 	}
 }

@@ -117,6 +117,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 	parent := uint64(trace.NoParent)
 	var creator uint64 // the runtime id of the goroutine that started this one, if known
 	var stack []byte   // this goroutine's stack, read for its creator
+	adopted := false   // started by code precog does not instrument, outside T.Run
 	switch {
 	case test != "":
 		if states.tests == nil {
@@ -143,6 +144,7 @@ func lookupSlow(gid uint64, test string) *gstate {
 		}
 		states.adopted++
 		id = adoptedID(states.adopted)
+		adopted = true
 		if ok {
 			creator = pgid
 		}
@@ -158,6 +160,12 @@ func lookupSlow(gid uint64, test string) *gstate {
 			g.recordBelow(anc)
 		}
 		g.noteCreation(stack)
+	}
+	if adopted {
+		// Also when the "created by" line names no goroutine that
+		// creatorLine could read: its function is what the driver's
+		// hint needs.
+		g.recordCreators(stack)
 	}
 	return g
 }

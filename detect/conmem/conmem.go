@@ -567,7 +567,7 @@ func (c *checker) report(kind, msg string, roles []role, notes ...string) {
 			spawn = finding.SiteOf(c.sites, s, finding.RoleGo)
 			f.Sites[len(f.Sites)-1].Goroutine = spawn.Pos()
 		} else if c.g.Adopted(gi) {
-			spawn = finding.UnseenSpawn()
+			spawn = finding.UnseenSpawn(c.g.Goroutines[gi].Creators)
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site

@@ -117,6 +117,12 @@ type Site struct {
 	// that started it ("" for a test's own goroutine), so the two sides of a
 	// finding can be told apart.
 	Goroutine string `json:"goroutine,omitempty"`
+	// From is an UnseenSpawn's: when the function that started the
+	// goroutine (Function) is the standard library's, the innermost
+	// function outside it up the chain of the goroutine's creation (that
+	// function's callers, its goroutine's creator and theirs): the code
+	// that called into the standard library. "" if none was recorded.
+	From string `json:"from,omitempty"`
 }
 
 // unseenSpawn is the expression of UnseenSpawn.
@@ -125,7 +131,41 @@ const unseenSpawn = "a go statement outside the instrumented code"
 // UnseenSpawn is the Spawns entry of a site whose goroutine code that is
 // not instrumented started (a dependency's or the standard library's go
 // statement): the trace has neither its start nor the joins of it.
-func UnseenSpawn() Site { return Site{Role: RoleGo, Expr: unseenSpawn} }
+// creators are the functions up the chain of the goroutine's creation,
+// one per package, innermost first (hb.Goroutine.Creators): the first is
+// the Site's Function, the one whose go statement started it, and if
+// that is the standard library's, the first that is not is its From (see
+// StdPackage). The precog test hint names their packages, the ones that
+// -instrument-deps would record or order.
+func UnseenSpawn(creators []string) Site {
+	s := Site{Role: RoleGo, Expr: unseenSpawn}
+	if len(creators) == 0 {
+		return s
+	}
+	s.Function = creators[0]
+	if !StdPackage(trace.FuncPackage(s.Function)) {
+		return s
+	}
+	for _, fn := range creators[1:] {
+		if p := trace.FuncPackage(fn); p != "" && !StdPackage(p) {
+			s.From = fn
+			break
+		}
+	}
+	return s
+}
+
+// StdPackage reports whether the import path is one of the standard
+// library's, by cmd/go's rule (search.IsStandardImportPath): no dot in its
+// first element. Dependencies' module paths have one (module.CheckPath);
+// the main module's may not, but its packages are the ones precog
+// instruments. A dependency replaced by a local directory under a path
+// without a dot is taken for the standard library's: an assumption, since
+// the go command reads no module data where this runs.
+func StdPackage(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return path != "" && !strings.Contains(first, ".")
+}
 
 // IsUnseenSpawn reports whether s is UnseenSpawn's.
 func (s Site) IsUnseenSpawn() bool { return s.File == "" && s.Role == RoleGo && s.Expr == unseenSpawn }

@@ -346,3 +346,39 @@ func TestHeads(t *testing.T) {
 		t.Errorf("Heads of two diverged and a predicted = %v, want %d for all", got, first)
 	}
 }
+
+// TestUnseenSpawn: an unseen spawn names the function that started its
+// goroutine, and, when that is the standard library's, the first function
+// outside it up the chain; a dependency's go statement needs no From, and
+// a chain of the standard library's alone has none. Every one is an
+// UnseenSpawn.
+func TestUnseenSpawn(t *testing.T) {
+	for _, c := range []struct {
+		creators       []string
+		function, from string
+	}{
+		{nil, "", ""},
+		{[]string{"example.com/dep.Handle"}, "example.com/dep.Handle", ""},
+		{[]string{"github.com/stripe/goproxy.(*ProxyHttpServer).ServeHTTP", "net/http.serverHandler.ServeHTTP"}, "github.com/stripe/goproxy.(*ProxyHttpServer).ServeHTTP", ""},
+		{[]string{"net/http.(*Server).Serve", "net/http/httptest.(*Server).goServe.func1", "github.com/stripe/goproxy.(*Proxy).Listen", "example.com/m.TestProxy"}, "net/http.(*Server).Serve", "github.com/stripe/goproxy.(*Proxy).Listen"},
+		{[]string{"net/http.(*Server).Serve", "testing.tRunner"}, "net/http.(*Server).Serve", ""},
+		{[]string{"time.goFunc"}, "time.goFunc", ""},
+	} {
+		s := UnseenSpawn(c.creators)
+		if s.Function != c.function || s.From != c.from || !s.IsUnseenSpawn() {
+			t.Errorf("UnseenSpawn(%q) = function %q from %q (unseen %v), want %q, %q", c.creators, s.Function, s.From, s.IsUnseenSpawn(), c.function, c.from)
+		}
+	}
+}
+
+// TestStdPackage: cmd/go's rule, a dot in the first element or not.
+func TestStdPackage(t *testing.T) {
+	for path, want := range map[string]bool{
+		"net/http": true, "fmt": true, "internal/poll": true, "main": true,
+		"example.com/dep": false, "github.com/stripe/goproxy": false, "gopkg.in/yaml.v3": false, "": false,
+	} {
+		if got := StdPackage(path); got != want {
+			t.Errorf("StdPackage(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -654,6 +654,8 @@ func (a *analyzer) event(i int) {
 				b.members = append(b.members, gi)
 			}
 		}
+	case trace.EvCreator:
+		a.Goroutines[gi].Creators = append(a.Goroutines[gi].Creators, ev.Name)
 	case trace.EvAfter:
 		if p, ok := a.byID[ev.Peer]; ok {
 			// Created during a call that p made from the line of its

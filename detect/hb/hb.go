@@ -123,6 +123,12 @@ type Goroutine struct {
 	// Tested is set when it ran a test or subtest function: it has an
 	// EvTestStart.
 	Tested bool
+	// Creators are, for a goroutine that code precog does not
+	// instrument started, its EvCreator events' functions: one per
+	// package up the chain of its creation, innermost first (what
+	// started it, then what called into that); nil if the shim named
+	// none.
+	Creators []string
 }
 
 // A Section is a critical section: a lock held by a goroutine from a Lock

@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -1092,6 +1093,48 @@ func TestBelow(t *testing.T) {
 		if gr.ID >= 3 && (gr.Parent != -1 || gr.Fork != -1) {
 			t.Errorf("goroutine %d: parent %d, fork %d: want none (no go statement of its was recorded)", gr.ID, gr.Parent, gr.Fork)
 		}
+	}
+}
+
+// TestCreators: an adopted goroutine's EvCreator events give its
+// Creators, in order, and a Stream's contexts of its later events; they
+// order nothing (the write before them and the read after them stay
+// unordered). A goroutine without them has none.
+func TestCreators(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=1 addr=0x100 value=1
+2 g=3 Begin parent=none
+3 g=3 Below parent=1
+4 g=3 Creator name="net/http.(*Server).Serve"
+5 g=3 Creator name="example.com/dep.Start"
+5.1 g=3 Read site=2 addr=0x100
+6 g=4 Begin parent=none
+6.1 g=4 Read site=3 addr=0x100
+`)
+	g := Analyze(evs, Options{})
+	want := []string{"net/http.(*Server).Serve", "example.com/dep.Start"}
+	if gi := g.Goroutine(at(2)); !slices.Equal(g.Goroutines[gi].Creators, want) || !g.Adopted(gi) {
+		t.Errorf("creators %q (adopted %v), want %q", g.Goroutines[gi].Creators, g.Adopted(gi), want)
+	}
+	if gi := g.Goroutine(at(3)); g.Goroutines[gi].Creators != nil {
+		t.Errorf("creators of a goroutine with no EvCreator: %q", g.Goroutines[gi].Creators)
+	}
+	checkOrder(t, g, at, []order{{1, 2, false}})
+	next := 0
+	_, err := Stream(func() (trace.Event, error) {
+		if next == len(evs) {
+			return trace.Event{}, io.EOF
+		}
+		next++
+		return evs[next-1], nil
+	}, StreamOptions{}, func(s *Step) {
+		if s.Event.Site == 2 && !slices.Equal(s.Ctx.Creators, want) {
+			t.Errorf("stream: creators %q at the read, want %q", s.Ctx.Creators, want)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

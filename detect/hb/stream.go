@@ -86,6 +86,9 @@ type Context struct {
 	Held    *Held
 	Spawn   uint32 // as Graph.Spawn
 	Adopted bool   // as Graph.Adopted, so far
+	// Creators are the goroutine's Goroutine.Creators so far; shared:
+	// do not modify.
+	Creators []string
 	// Unsettled is set when the goroutine's clock lacks an order that a
 	// match past the window would have given: a send whose receive,
 	// a receive whose send, or an atomic load whose store came later
@@ -274,7 +277,8 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 	}
 	c := st.ctx
 	adopted := a.Goroutines[gi].adopted()
-	if c == nil || c.Clock.own != st.vc.own || c.Epoch != st.epoch || c.Stack != st.stack || c.Held != st.openLk || c.Adopted != adopted {
+	creators := a.Goroutines[gi].Creators
+	if c == nil || c.Clock.own != st.vc.own || c.Epoch != st.epoch || c.Stack != st.stack || c.Held != st.openLk || c.Adopted != adopted || len(c.Creators) != len(creators) {
 		c = &Context{
 			G:         gi,
 			ID:        a.Goroutines[gi].ID,
@@ -285,6 +289,7 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 			Held:      st.openLk,
 			Spawn:     s.spawn[gi],
 			Adopted:   adopted,
+			Creators:  creators,
 			Unsettled: st.vc.taint,
 		}
 		st.ctx = c

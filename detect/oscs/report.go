@@ -140,7 +140,7 @@ func (c *checker) finding(r report) finding.Finding {
 			spawn = finding.SiteOf(c.sites, id, finding.RoleGo)
 			f.Sites[k].Goroutine = filepath.Base(spawn.File) + ":" + strconv.Itoa(spawn.Line) + ":" + strconv.Itoa(spawn.Col)
 		} else if c.g.Adopted(gi) {
-			spawn = finding.UnseenSpawn()
+			spawn = finding.UnseenSpawn(c.g.Goroutines[gi].Creators)
 		}
 		f.Spawns = append(f.Spawns, spawn)
 		var stack []finding.Site

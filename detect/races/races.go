@@ -273,7 +273,7 @@ func (c *checker) report(a, b access) {
 			spawn = finding.SiteOf(c.sites, sp, "go")
 			s.Goroutine = spawn.Pos()
 		} else if c.g.Adopted(x.g) {
-			spawn = finding.UnseenSpawn()
+			spawn = finding.UnseenSpawn(c.g.Goroutines[x.g].Creators)
 		}
 		f.Sites = append(f.Sites, s)
 		f.Spawns = append(f.Spawns, spawn)

@@ -520,3 +520,32 @@ func TestCondWaitAcrossGCUnlocked(t *testing.T) {
 10 g=1 Unlock site=7 addr=0x900
 `, nil), "k.go:10(read) k.go:20(write)")
 }
+
+// TestUnseenSpawnCreators: the side of a race on a goroutine that code
+// precog does not instrument started has an UnseenSpawn naming its
+// creators (its EvCreator events): net/http's go statement, reached from
+// the dependency's call; in a stream as in the graph (checkFindings). The
+// test's own side has none.
+func TestUnseenSpawnCreators(t *testing.T) {
+	fs := checkFindings(t, `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestProxy"
+2.1 g=1 Write site=10 addr=0x100 value=1
+3 g=3 Begin parent=none
+4 g=3 Creator name="net/http.(*Server).Serve"
+5 g=3 Creator name="github.com/stripe/goproxy.(*Proxy).Listen"
+5.1 g=3 Read site=20 addr=0x100
+`, nil)
+	if len(fs) != 1 || len(fs[0].Spawns) != 2 {
+		t.Fatalf("findings %+v, want one race with two spawns", fs)
+	}
+	for _, s := range fs[0].Spawns {
+		if s.IsUnseenSpawn() && (s.Function != "net/http.(*Server).Serve" || s.From != "github.com/stripe/goproxy.(*Proxy).Listen") ||
+			!s.IsUnseenSpawn() && s != (finding.Site{}) {
+			t.Errorf("spawn %+v, want the test's zero one and an unseen one naming net/http's Serve from goproxy's Listen", s)
+		}
+	}
+	if !slices.ContainsFunc(fs[0].Spawns, finding.Site.IsUnseenSpawn) {
+		t.Errorf("spawns %+v, want an unseen one", fs[0].Spawns)
+	}
+}

@@ -265,7 +265,11 @@ type Result struct {
 	// share of -deadline (Options.Deadline) stopped before it was linked
 	// (record.Index.NotBuilt): not tested either.
 	NotBuilt []string
-	Stats    Stats
+	// Instrumented are the import paths of the packages instrumented
+	// (instrument.Result.Packages): a goroutine started from code of one
+	// of them was not started by a dependency.
+	Instrumented []string
+	Stats        Stats
 	// unforced are the IDs of the failures (kinds crash and test-failed)
 	// that only runs with no order forced showed, the unperturbed
 	// recorded run or CFP's cheap run: recording alone, whose slowdown
@@ -531,6 +535,7 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 		res.Stats.Vet, res.Stats.VetIDs = res.vetCounts(j.vetIDs), j.vetIDs
 	}
 	res.Broken = inst.Broken
+	res.Instrumented = inst.Packages
 	for _, p := range res.Index.NotBuilt {
 		res.NotBuilt = append(res.NotBuilt, fmt.Sprintf("package %s: its test binary was not linked within %s", p, cutsName(cuts)))
 	}

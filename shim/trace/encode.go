@@ -19,8 +19,8 @@ import (
 // EvBelow, version 12 the address field's 0 for the address 0 (addrCode),
 // version 13 the atomic loads' seqs that need not be new (see "Order"),
 // version 14 the state block's cut, version 15 EvMark and EvAfter,
-// version 16 the compact atomic loads and stores.
-const Version = 16
+// version 16 the compact atomic loads and stores, version 17 EvCreator.
+const Version = 17
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -35,7 +35,8 @@ const (
 	// header's package path). The writer truncates longer ones.
 	MaxStringLen = 1 << 16
 	// MaxEventLen is the most bytes one Append method adds to a batch,
-	// except AppendTestStart, which adds up to MaxEventLen + MaxStringLen:
+	// except AppendTestStart, which adds up to MaxEventLen + MaxStringLen,
+	// and AppendCreator, up to MaxEventLen + MaxCreatorLen:
 	// kind, seq, site, addr and a value field at their widest, or a
 	// select's kind, seq, site, case, addr, ok and elem.
 	MaxEventLen = 1 + binary.MaxVarintLen64 + binary.MaxVarintLen32 + 2*binary.MaxVarintLen64 + 1 + binary.MaxVarintLen32
@@ -46,6 +47,13 @@ const (
 	// (see "Crashes" in the package doc). The shim commits after every
 	// event and the EvGCEpoch that may precede it.
 	MaxUncommitted = 2
+	// MaxCreators is the most EvCreator events a goroutine has, and
+	// MaxCreatorLen the longest name of one (AppendCreator cuts longer
+	// ones): the chain of a goroutine's creation is read once, when the
+	// shim adopts the goroutine, and is there to name packages, not to be
+	// a stack.
+	MaxCreators   = 8
+	MaxCreatorLen = 256
 )
 
 // batchLenWidth is the width of the batch length field that StartBatch
@@ -267,6 +275,12 @@ func (e *Encoder) AppendMark(b []byte, seq uint64, site uint32) []byte {
 func (e *Encoder) AppendAfter(b []byte, seq uint64, site uint32, parent uint64) []byte {
 	b = appendUvarint(e.sync(b, EvAfter, seq), uint64(site))
 	return appendUvarint(b, parent)
+}
+
+// AppendCreator appends an EvCreator event naming the function fn, cut
+// to MaxCreatorLen bytes.
+func (e *Encoder) AppendCreator(b []byte, seq uint64, fn string) []byte {
+	return appendString(e.sync(b, EvCreator, seq), fn[:min(len(fn), MaxCreatorLen)])
 }
 
 // AppendEnd appends an EvEnd event.

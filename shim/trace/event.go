@@ -92,9 +92,10 @@ const (
 	EvPoolGet // after Get returned the object (taken from the pool or made by New; addr 0 for nil); also after a read on a TCP connection got a byte of the write whose token value is (shim/rtnet) [seq, site, addr, value]
 
 	// Ancestry.
-	EvBelow // child, right after the EvBegin (parent=none) of a goroutine that code precog does not instrument started: parent is the goroutine's nearest ancestor that the shim records, which began before the child was started [seq, parent]
-	EvMark  // the goroutine's first mark at the site: before a call into a package that code precog does not instrument and that may start goroutines, before the call's function value and arguments are evaluated; or its first handing of the function literal at the site to such a package, after the literal was evaluated (shim.Hand) [seq, site]
-	EvAfter // child, after its EvBelow: the goroutine was created during a call made from the line of parent's mark at site (parent is its creator), so after that mark; or, anywhere among the goroutine's events, before its first run of a literal that parent handed at site (shim.Handed), so after parent's first handing there [seq, site, parent]
+	EvBelow   // child, right after the EvBegin (parent=none) of a goroutine that code precog does not instrument started: parent is the goroutine's nearest ancestor that the shim records, which began before the child was started [seq, parent]
+	EvMark    // the goroutine's first mark at the site: before a call into a package that code precog does not instrument and that may start goroutines, before the call's function value and arguments are evaluated; or its first handing of the function literal at the site to such a package, after the literal was evaluated (shim.Hand) [seq, site]
+	EvAfter   // child, after its EvBelow: the goroutine was created during a call made from the line of parent's mark at site (parent is its creator), so after that mark; or, anywhere among the goroutine's events, before its first run of a literal that parent handed at site (shim.Handed), so after parent's first handing there [seq, site, parent]
+	EvCreator // child, after its EvBegin (parent=none) and the EvBelow and EvAfter that follow it: one per package up the chain of its creation, innermost first, each naming the package's innermost function there as the runtime does ("net/http.(*Server).Serve"; FuncPackage reads its package): the goroutine's creator (its stack's "created by" line), then the functions of its creators' stacks at their go statements (the "[originating from goroutine N]" sections of GODEBUG=tracebackancestors); at most MaxCreators, each cut to MaxCreatorLen bytes [seq, name]
 
 	numKinds
 )
@@ -248,4 +249,5 @@ var kinds = [numKinds]kindSpec{
 	EvBelow:         {name: "Below", fields: []field{fParent}},
 	EvMark:          {name: "Mark", fields: []field{fSite}},
 	EvAfter:         {name: "After", fields: []field{fSite, fParent}},
+	EvCreator:       {name: "Creator", fields: []field{fName}},
 }

@@ -109,6 +109,8 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendMark(b, ev.Seq, ev.Site)
 	case EvAfter:
 		return e.AppendAfter(b, ev.Seq, ev.Site, ev.Peer)
+	case EvCreator:
+		return e.AppendCreator(b, ev.Seq, ev.Name)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -181,6 +183,7 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 1000000000004 g=7 Below parent=18446744073709551614
 1000000000005 g=0 Mark site=4294967295
 1000000000006 g=7 After site=37 parent=0
+1000000000007 g=7 Creator name="gopkg.in/yaml%2ev3.(*decoder).run.func1"
 `
 
 func sample(t testing.TB) *Trace {
@@ -466,5 +469,40 @@ func TestReusedID(t *testing.T) {
 `
 	if got := lines(tr.Events); got != want {
 		t.Errorf("got\n%swant\n%s", got, want)
+	}
+}
+
+// TestFuncPackage: the package of a function as the runtime names it,
+// with the linker's escapes undone; no package for a name without one.
+func TestFuncPackage(t *testing.T) {
+	for _, c := range []struct{ fn, want string }{
+		{"net/http.(*Server).Serve", "net/http"},
+		{"example.com/dep.Handle.func1", "example.com/dep"},
+		{"github.com/stripe/goproxy.(*ProxyHttpServer).ServeHTTP.gowrap2", "github.com/stripe/goproxy"},
+		{"gopkg.in/yaml%2ev3.(*decoder).run", "gopkg.in/yaml.v3"},
+		{"main.F[...]", "main"},
+		{"example.com/g.Map[go.shape.*example.com/x.T]", "example.com/g"},
+		{"testing.tRunner", "testing"},
+		{"50%zz/p.F", "50%zz/p"}, // not an escape: kept
+		{"noPackage", ""},
+		{"", ""},
+	} {
+		if got := FuncPackage(c.fn); got != c.want {
+			t.Errorf("FuncPackage(%q) = %q, want %q", c.fn, got, c.want)
+		}
+	}
+}
+
+// TestAppendCreatorCut: AppendCreator cuts a long name to MaxCreatorLen
+// bytes.
+func TestAppendCreatorCut(t *testing.T) {
+	var e Encoder
+	long := strings.Repeat("p", 2*MaxCreatorLen) + ".F"
+	b := e.AppendCreator(nil, 1, long)
+	if len(b) > MaxEventLen+MaxCreatorLen {
+		t.Errorf("AppendCreator added %d bytes, want at most %d", len(b), MaxEventLen+MaxCreatorLen)
+	}
+	if !strings.Contains(string(b), strings.Repeat("p", MaxCreatorLen)) || strings.Contains(string(b), strings.Repeat("p", MaxCreatorLen+1)) {
+		t.Errorf("AppendCreator(%d bytes) = %q, want the name cut to %d bytes", len(long), b, MaxCreatorLen)
 	}
 }

@@ -54,7 +54,7 @@ func AddSite(f *finding.Finding, sites *trace.SiteTable, e Event, role string) {
 		spawn = finding.SiteOf(sites, sp, finding.RoleGo)
 		s.Goroutine = spawn.Pos()
 	} else if ctx.Adopted {
-		spawn = finding.UnseenSpawn()
+		spawn = finding.UnseenSpawn(ctx.Creators)
 	}
 	f.Sites = append(f.Sites, s)
 	f.Spawns = append(f.Spawns, spawn)

@@ -2,6 +2,7 @@ package testcmd
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -40,27 +41,52 @@ func TestExplainHints(t *testing.T) {
 }
 
 // TestDepsHint: findings with a goroutine that uninstrumented code started
-// get one line at the end naming -instrument-deps; others none.
+// get a line at the end per kind of starter: dependencies, named once each,
+// sorted, with the -instrument-deps pattern that records them; the
+// standard library's go statements reached from a dependency's call, with
+// the pattern that records the call; the standard library's alone (a call
+// from the instrumented code), for which no flag helps; and a goroutine
+// whose creator the shim did not name. Findings with goroutines all seen
+// get none.
 func TestDepsHint(t *testing.T) {
+	dep := finding.UnseenSpawn([]string{"github.com/stripe/goproxy.(*ProxyHttpServer).ServeHTTP.func2"})
+	dep2 := finding.UnseenSpawn([]string{"example.com/dep.Handle"})
+	viaDep := finding.UnseenSpawn([]string{"net/http.(*Server).Serve", "github.com/stripe/goproxy.(*Proxy).Listen", "example.com/m.TestProxy"})
+	fromTest := finding.UnseenSpawn([]string{"net/http.(*Server).Serve", "net/http/httptest.(*Server).goServe.func1", "example.com/m.TestServe"})
+	seen := finding.Site{File: "/m/a.go", Line: 3, Role: finding.RoleGo}
+	instrumented := []string{"example.com/m"}
 	fs := []finding.Finding{
-		{Kind: finding.Race, Spawns: []finding.Site{finding.UnseenSpawn(), {}}},
-		{Kind: finding.Race, Spawns: []finding.Site{{File: "/m/a.go", Line: 3, Role: finding.RoleGo}, {}}},
-		{Kind: finding.ConNull, Spawns: []finding.Site{{}, finding.UnseenSpawn()}},
+		{Kind: finding.Race, Spawns: []finding.Site{dep, {}}},
+		{Kind: finding.Race, Spawns: []finding.Site{seen, {}}},
+		{Kind: finding.ConNull, Spawns: []finding.Site{dep2, dep}},
+		{Kind: finding.Race, Spawns: []finding.Site{viaDep, fromTest}},
+		{Kind: finding.Race, Spawns: []finding.Site{fromTest, {}}},
+		{Kind: finding.Race, Spawns: []finding.Site{finding.UnseenSpawn(nil), {}}},
 	}
 	var b bytes.Buffer
-	depsHint(&b, fs)
-	want := "hint: 2 findings have goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n"
+	depsHint(&b, fs, instrumented)
+	want := "hint: 2 findings have goroutines that example.com/dep and github.com/stripe/goproxy started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,github.com/stripe/goproxy/... records them)\n" +
+		"hint: 1 finding has goroutines that net/http started when github.com/stripe/goproxy called into it: no flag records the standard library's go statements, but -instrument-deps github.com/stripe/goproxy/... records those calls, which orders the goroutines after them\n" +
+		"hint: 2 findings have goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n" +
+		"hint: 1 finding has goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n"
 	if b.String() != want {
 		t.Errorf("hint:\n%s\nwant:\n%s", b.String(), want)
 	}
+	// The negative control: a goroutine that net/http started for the
+	// test's own call names net/http and no flag.
 	b.Reset()
-	depsHint(&b, fs[1:2])
+	depsHint(&b, fs[4:5], instrumented)
+	if got := b.String(); strings.Contains(got, "-instrument-deps") || !strings.Contains(got, "net/http started: no flag") {
+		t.Errorf("hint for a goroutine the standard library started for the test:\n%s", got)
+	}
+	b.Reset()
+	depsHint(&b, fs[1:2], instrumented)
 	if b.Len() > 0 {
 		t.Errorf("hint for goroutines all seen:\n%s", b.String())
 	}
 	b.Reset()
 	closed := finding.Finding{Kind: finding.Race, Evidence: finding.Evidence{Notes: []string{finding.UnseenClose + ": before ..."}}}
-	depsHint(&b, append(fs[1:2], closed))
+	depsHint(&b, append(fs[1:2], closed), instrumented)
 	want = "hint: in 1 finding, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n"
 	if b.String() != want {
 		t.Errorf("hint for a close not recorded:\n%s\nwant:\n%s", b.String(), want)

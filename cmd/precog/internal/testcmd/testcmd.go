@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,6 +30,7 @@ import (
 	"github.com/precog-dev/precog/internal/sarif"
 	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/record"
+	"github.com/precog-dev/precog/shim/trace"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -221,7 +223,13 @@ confirmed finding, since the test fails as under go test. One that
 fails alone but passes with its package's other tests (not-confirmed,
 "alone" in its validation) gets a line saying so instead. One more line
 reminds that each test ran alone, where a test that needs another's setup
-fails.
+fails. Findings with a goroutine that code precog did not instrument
+started get a hint line naming what started it, from the goroutine's
+"created by" line and its creators' stacks: a dependency's package,
+with the -instrument-deps pattern that records its go statements; or a
+standard library package, whose go statements no flag records, with the
+dependency whose call reached it, if one did, and the pattern that
+records that call.
 
 testing/synctest bubbles
 
@@ -858,7 +866,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			err = report.Text(env.Stdout, dir, res.Findings)
 			if err == nil {
 				explainHints(env.Stdout, o, res.Findings)
-				depsHint(env.Stdout, res.Findings)
+				depsHint(env.Stdout, res.Findings, res.Instrumented)
 			}
 		}
 		if err != nil {
@@ -973,33 +981,106 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 	}
 }
 
-// depsHint says once, if any finding has a goroutine that code precog did
-// not instrument started (finding.UnseenSpawn), that the trace misses that
-// goroutine's start and the joins of it, and how to instrument a
-// dependency: buntdb's races on a loop variable that closures run by
-// github.com/tidwall/lotsa's goroutines read, ordered by lotsa's own
-// WaitGroup, gave no clue of -instrument-deps. It says the same of
-// findings ordered, maybe, by a close that such code made
-// (finding.UnseenClose: nxadm/tail's races ordered by gopkg.in/tomb.v1's
-// Kill).
-func depsHint(w io.Writer, fs []finding.Finding) {
-	n, c := 0, 0
+// depsHint says, if any finding has a goroutine that code precog did not
+// instrument started (finding.UnseenSpawn), what started it and whether
+// -instrument-deps can do anything about it: buntdb's races on a loop
+// variable that closures run by github.com/tidwall/lotsa's goroutines
+// read, ordered by lotsa's own WaitGroup, gave no clue of -instrument-deps,
+// and smokescreen's user could not tell that the proxy's goroutines were
+// its fork github.com/stripe/goproxy's (held-out rehearsal 45). One line
+// each, counting the findings with such a goroutine: a dependency's go
+// statement (the pattern that records them); the standard library's,
+// reached from a dependency's call (no flag records the go statement,
+// but the dependency's calls into it, which order the goroutines after
+// them, can be); the standard library's otherwise; and a goroutine whose
+// creator the shim did not name. Packages of instrumented (the import
+// paths of the packages precog instrumented) are the user's code, never
+// named as dependencies. It says the same of findings ordered, maybe, by a
+// close that such code made (finding.UnseenClose: nxadm/tail's races
+// ordered by gopkg.in/tomb.v1's Kill).
+func depsHint(w io.Writer, fs []finding.Finding, instrumented []string) {
+	inst := make(map[string]bool, len(instrumented))
+	for _, p := range instrumented {
+		inst[p] = true
+	}
+	type line struct {
+		n         int
+		std, deps map[string]bool
+	}
+	newLine := func() *line { return &line{std: make(map[string]bool), deps: make(map[string]bool)} }
+	byDep, fromDep, std, unknown := newLine(), newLine(), newLine(), newLine()
+	c := 0
 	for _, f := range fs {
-		if slices.ContainsFunc(f.Spawns, finding.Site.IsUnseenSpawn) {
-			n++
+		counted := make(map[*line]bool)
+		for _, s := range f.Spawns {
+			if !s.IsUnseenSpawn() {
+				continue
+			}
+			l := unknown
+			pkg := trace.FuncPackage(s.Function)
+			from := trace.FuncPackage(s.From)
+			switch {
+			case pkg == "" || inst[pkg]:
+			case !finding.StdPackage(pkg):
+				l = byDep
+				l.deps[pkg] = true
+			case from != "" && !inst[from]:
+				l = fromDep
+				l.std[pkg], l.deps[from] = true, true
+			default:
+				l = std
+				l.std[pkg] = true
+			}
+			if !counted[l] {
+				counted[l] = true
+				l.n++
+			}
 		}
 		if slices.ContainsFunc(f.Evidence.Notes, func(s string) bool { return strings.HasPrefix(s, finding.UnseenClose) }) {
 			c++
 		}
 	}
-	if n > 0 {
-		fmt.Fprintf(w, "hint: %d %s goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n",
-			n, cli.Plural(n, "finding has", "findings have"))
+	have := func(n int) string { return fmt.Sprintf("%d %s", n, cli.Plural(n, "finding has", "findings have")) }
+	if l := byDep; l.n > 0 {
+		fmt.Fprintf(w, "hint: %s goroutines that %s started, whose starts and joins are not in the trace (-instrument-deps %s records them)\n",
+			have(l.n), andList(l.deps), depsPattern(l.deps))
+	}
+	if l := fromDep; l.n > 0 {
+		fmt.Fprintf(w, "hint: %s goroutines that %s started when %s called into it: no flag records the standard library's go statements, but -instrument-deps %s records those calls, which orders the goroutines after them\n",
+			have(l.n), andList(l.std), andList(l.deps), depsPattern(l.deps))
+	}
+	if l := std; l.n > 0 {
+		fmt.Fprintf(w, "hint: %s goroutines that %s started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n",
+			have(l.n), andList(l.std))
+	}
+	if l := unknown; l.n > 0 {
+		fmt.Fprintf(w, "hint: %s goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n",
+			have(l.n))
 	}
 	if c > 0 {
 		fmt.Fprintf(w, "hint: in %d %s, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n",
 			c, cli.Plural(c, "finding", "findings"))
 	}
+}
+
+// andList joins the set's elements, sorted, as "a", "a and b" or "a, b
+// and c".
+func andList(set map[string]bool) string {
+	l := slices.Sorted(maps.Keys(set))
+	if len(l) < 2 {
+		return strings.Join(l, "")
+	}
+	return strings.Join(l[:len(l)-1], ", ") + " and " + l[len(l)-1]
+}
+
+// depsPattern is the -instrument-deps pattern of the packages of the set
+// and those below them, sorted.
+func depsPattern(set map[string]bool) string {
+	l := slices.Sorted(maps.Keys(set))
+	for i, p := range l {
+		l[i] = p + "/..."
+	}
+	return strings.Join(l, ",")
 }
 
 // reproCommand returns the command that replays a confirmed finding's
