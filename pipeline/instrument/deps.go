@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -20,6 +22,19 @@ import (
 // ending in "/..." to match the packages below it too.
 type depsPattern []string
 
+// A PatternError is an -instrument-deps pattern that precog cannot take:
+// an error in the command line, which the commands report as a usage
+// error (exit status 2), found when the pattern is parsed or, for an
+// element that matches no package of the build, once the packages are
+// loaded.
+type PatternError struct{ msg string }
+
+func (e *PatternError) Error() string { return e.msg }
+
+func patternErrorf(format string, args ...any) *PatternError {
+	return &PatternError{fmt.Sprintf(format, args...)}
+}
+
 func parseDepsPattern(s string) (depsPattern, error) {
 	var d depsPattern
 	for _, p := range strings.Split(s, ",") {
@@ -28,14 +43,55 @@ func parseDepsPattern(s string) (depsPattern, error) {
 			continue
 		}
 		if strings.Contains(strings.TrimSuffix(p, "/..."), "...") || strings.HasPrefix(p, ".") || filepath.IsAbs(p) {
-			return nil, fmt.Errorf("-instrument-deps pattern %q: want import paths, each optionally ending in /...", p)
+			return nil, patternErrorf("-instrument-deps pattern %q: want import paths, each optionally ending in /...", p)
 		}
 		if inStd(strings.TrimSuffix(p, "/...")) {
-			return nil, fmt.Errorf("-instrument-deps pattern %q: the standard library is never instrumented (its goroutines, channels and locks are modelled where precog knows them: net/http's handlers, os/exec's copies, context's cancels)", p)
+			return nil, patternErrorf("-instrument-deps pattern %q: the standard library is never instrumented (its goroutines, channels and locks are modelled where precog knows them: net/http's handlers, os/exec's copies, context's cancels)", p)
 		}
 		d = append(d, p)
 	}
 	return d, nil
+}
+
+// unmatched returns an error naming the first element of d that matches
+// no package of pkgs and their imports (the build of the packages under
+// test), which would instrument nothing: a guess at the dependency that
+// started a goroutine (github.com/elazarl/goproxy, where the build has
+// the fork github.com/stripe/goproxy) must not pass silently. It suggests
+// the build's dependency modules whose path's last element is one of the
+// element's path elements after the first (the host): a fork, the same
+// module under another host, or the module of a package path mistyped
+// below its root.
+func (d depsPattern) unmatched(pkgs []*packages.Package) error {
+	matched := make([]bool, len(d))
+	mods := make(map[string]bool)
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for i, e := range d {
+			matched[i] = matched[i] || depsPattern{e}.match(p.PkgPath)
+		}
+		if p.Module != nil && !p.Module.Main {
+			mods[p.Module.Path] = true
+		}
+	})
+	for i, e := range d {
+		if matched[i] {
+			continue
+		}
+		msg := fmt.Sprintf("-instrument-deps pattern %q matches no package that the packages under test build with", e)
+		elems := strings.Split(strings.TrimSuffix(e, "/..."), "/")[1:]
+		var near []string
+		for m := range mods {
+			if slices.Contains(elems, path.Base(m)) {
+				near = append(near, m+"/...")
+			}
+		}
+		if len(near) > 0 {
+			slices.Sort(near)
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, " or "))
+		}
+		return &PatternError{msg}
+	}
+	return nil
 }
 
 // inStd reports whether path is a package (or a directory of packages)

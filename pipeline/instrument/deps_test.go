@@ -1,8 +1,11 @@
 package instrument
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/packages"
 )
 
 // TestParseDepsPattern checks that -instrument-deps takes import paths of
@@ -22,8 +25,50 @@ func TestParseDepsPattern(t *testing.T) {
 		"golang.org/x/sync,net/...": "standard library",
 		"std":                       "standard library",
 	} {
-		if _, err := parseDepsPattern(in); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: error %v, want one that says %q", in, err, want)
+		_, err := parseDepsPattern(in)
+		if _, ok := errors.AsType[*PatternError](err); !ok || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want a PatternError that says %q", in, err, want)
+		}
+	}
+}
+
+// TestDepsUnmatched: an -instrument-deps element that matches no package
+// of the build (the packages under test and their imports) is a
+// PatternError naming it, with the build's dependency modules whose last
+// element is one of its path elements after the host as suggestions (a
+// fork, a package mistyped below its module's root; never the main
+// module); elements that match, and all, are not.
+func TestDepsUnmatched(t *testing.T) {
+	goproxy := &packages.Package{PkgPath: "github.com/stripe/goproxy", Module: &packages.Module{Path: "github.com/stripe/goproxy"}}
+	auth := &packages.Package{PkgPath: "github.com/stripe/goproxy/ext/auth", Module: goproxy.Module,
+		Imports: map[string]*packages.Package{"github.com/stripe/goproxy": goproxy}}
+	root := &packages.Package{PkgPath: "example.com/smokescreen", Module: &packages.Module{Path: "example.com/smokescreen", Main: true},
+		Imports: map[string]*packages.Package{"github.com/stripe/goproxy/ext/auth": auth, "net/http": {PkgPath: "net/http"}}}
+	pkgs := []*packages.Package{root}
+	for _, ok := range []string{"", "all", "github.com/stripe/goproxy", "github.com/stripe/goproxy/...", "github.com/stripe/goproxy/ext/...,example.com/smokescreen"} {
+		d, err := parseDepsPattern(ok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.unmatched(pkgs); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"github.com/elazarl/goproxy/...":                                `-instrument-deps pattern "github.com/elazarl/goproxy/..." matches no package that the packages under test build with (did you mean github.com/stripe/goproxy/...?)`,
+		"github.com/stripe/goproxy,github.com/elazarl/goproxy/ext/auth": `-instrument-deps pattern "github.com/elazarl/goproxy/ext/auth" matches no package that the packages under test build with (did you mean github.com/stripe/goproxy/...?)`,
+		"github.com/stripe/goproxy/ext":                                 `-instrument-deps pattern "github.com/stripe/goproxy/ext" matches no package that the packages under test build with (did you mean github.com/stripe/goproxy/...?)`,
+		"example.com/nosuchdep":                                         `-instrument-deps pattern "example.com/nosuchdep" matches no package that the packages under test build with`,
+		"example.org/fork/smokescreen":                                  `-instrument-deps pattern "example.org/fork/smokescreen" matches no package that the packages under test build with`,
+		"example.org/goproxy/auth":                                      `-instrument-deps pattern "example.org/goproxy/auth" matches no package that the packages under test build with (did you mean github.com/stripe/goproxy/...?)`,
+	} {
+		d, err := parseDepsPattern(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = d.unmatched(pkgs)
+		if _, ok := errors.AsType[*PatternError](err); !ok || err.Error() != want {
+			t.Errorf("%q: error %v, want the PatternError %q", in, err, want)
 		}
 	}
 }

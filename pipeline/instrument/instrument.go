@@ -321,6 +321,9 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	pkgs := ld.pkgs
+	if err := deps.unmatched(pkgs); err != nil {
+		return nil, err
+	}
 	sel := selectFiles(pkgs, ld.home, mod, deps)
 	if len(sel.files) == 0 {
 		if slices.ContainsFunc(pkgs, func(p *packages.Package) bool { return p.Module == nil }) {

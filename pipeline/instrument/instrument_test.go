@@ -372,6 +372,7 @@ func TestErrors(t *testing.T) {
 		{"does not compile", Config{Dir: "testdata/broken", Patterns: []string{"./..."}}, "bad.go:4:27"},
 		{"no match", Config{Dir: kdir, Patterns: []string{"precog.example/kernels/nonesuch/..."}}, "no packages matched"},
 		{"deps pattern", Config{Dir: kdir, Patterns: []string{"./..."}, Deps: "./vendor/..."}, "-instrument-deps pattern"},
+		{"deps pattern matches nothing", Config{Dir: kdir, Patterns: []string{"./..."}, Deps: "example.com/nosuchdep/..."}, `-instrument-deps pattern "example.com/nosuchdep/..." matches no package`},
 		{"standard library", Config{Dir: kdir, Patterns: []string{"unsafe"}}, "standard library packages are never instrumented"},
 		{"workspace", Config{Dir: filepath.Join(work, "m"), Patterns: []string{"./..."}}, "go.work workspaces are not supported"},
 		{"vendor", Config{Dir: kdir, Patterns: []string{"./..."}, BuildFlags: []string{"-mod=vendor"}}, "-mod=vendor"},

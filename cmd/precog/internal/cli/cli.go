@@ -18,11 +18,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/precog-dev/precog/pipeline/instrument"
 	"github.com/precog-dev/precog/pipeline/record"
 )
 
 // Exit statuses shared by every command. A command returns ExitFindings
-// itself; Main returns ExitUsage for a UsageError and ExitError for any
+// itself; Main returns ExitUsage for a UsageError (or an -instrument-deps
+// pattern that instrument.PatternError refuses) and ExitError for any
 // other error it prints.
 const (
 	ExitOK       = 0 // nothing to report
@@ -32,7 +34,8 @@ const (
 	// an unknown one, a flag that is not defined or whose value does not
 	// parse, a flag value out of range, input that names nothing the
 	// command can use (a malformed -shard, a baseline file that does not
-	// exist). It is the status of the go command and of Go's flag package
+	// exist, an -instrument-deps pattern that matches no package of the
+	// build). It is the status of the go command and of Go's flag package
 	// for usage errors. A command returns it with a UsageError.
 	ExitUsage = 2
 )
@@ -114,6 +117,12 @@ func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
 			fmt.Fprintf(env.Stderr, "precog: %s\n", line)
 		}
 		if _, ok := errors.AsType[*UsageError](err); ok {
+			return ExitUsage
+		}
+		// An -instrument-deps pattern is checked against the build
+		// once the packages are loaded, by every command that
+		// instruments them.
+		if _, ok := errors.AsType[*instrument.PatternError](err); ok {
 			return ExitUsage
 		}
 		return ExitError

@@ -106,7 +106,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.cfp.Opt2, "opt2", true, "do not log callees that inherit their callers' pairs")
 			fs.BoolVar(&o.cfp.Pre, "pre", true, "do not log functions that run only before any goroutine starts")
 			fs.BoolVar(&o.cfp.Loops, "loops", true, "-opt2: assume every loop runs its body at least once")
-			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
+			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern`: import paths, comma-separated, each possibly ending in /..., each matching a package the tests build (a usage error if not); instrumented through copies in the cache")
 			fs.StringVar(&o.cache, "cache", "", "precog's cache `dir` (default: the precog directory in the user cache directory)")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "run up to `n` packages side by side (a package's tests one at a time, as go test -p)")
 			fs.DurationVar(&o.budget, "record-budget", 0, "stop starting tests `d` (wall time) after the first one started; a test still running 30s later is stopped as -timeout stops it, with no coverage, and the tests not run are counted (0: no limit)")

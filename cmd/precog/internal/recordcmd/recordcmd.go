@@ -116,7 +116,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.dir, "C", "", "change to `dir` before doing anything else")
 			fs.StringVar(&o.out, "o", "", "write the traces and index.json to `dir` (required)")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
-			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
+			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern`: import paths, comma-separated, each possibly ending in /..., each matching a package the tests build (a usage error if not); instrumented through copies in the cache")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits")
 			fs.BoolVar(&o.baseline, "baseline", true, "run each test uninstrumented too, for the wall-time comparison")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "record up to `n` packages side by side (a package's tests one at a time, as go test -p)")

@@ -116,3 +116,19 @@ func TestDepsHintNamesStarter(t *testing.T) {
 		t.Errorf("hints:\n%s\nwant two, ending in:\n%s%s\nstdout:\n%s", strings.Join(hints, ""), dep, std, stdout)
 	}
 }
+
+// TestDepsPatternMatchesNothing: an -instrument-deps element that matches
+// no package the tests build is a usage error, one line that names it and
+// suggests the build's module of the same last element.
+func TestDepsPatternMatchesNothing(t *testing.T) {
+	dir := depsModule(t)
+	for _, c := range []struct{ pattern, want string }{
+		{"example.com/nosuchdep", `-instrument-deps pattern "example.com/nosuchdep" matches no package that the packages under test build with`},
+		{"example.com/dep/...,example.org/fork/dep/...", `-instrument-deps pattern "example.org/fork/dep/..." matches no package that the packages under test build with (did you mean example.com/dep/...?)`},
+	} {
+		_, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-instrument-deps", c.pattern, "./...")
+		if code != cli.ExitUsage || stderr != "precog: "+c.want+"\n" {
+			t.Errorf("-instrument-deps %s: exit %d, stderr %q; want %d and %q", c.pattern, code, stderr, cli.ExitUsage, c.want)
+		}
+	}
+}

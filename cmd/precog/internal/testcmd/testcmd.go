@@ -582,7 +582,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
 			fs.StringVar(&o.html, "html", "", "also write an HTML report to `file`: each finding with its status, reproducer, a timeline of the forced or predicted order, the goroutines' stacks and the sites in their source")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
-			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern` (through copies in the cache)")
+			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern`: import paths, comma-separated, each possibly ending in /..., each matching a package the tests build (a usage error if not); instrumented through copies in the cache")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
 			fs.BoolVar(&o.cfp, "cfp", true, "in packages with more than one test, detect only in the tests and functions that cover the concurrent function pairs of a cheap run (see precog help cover); false runs full detection on every test")
 			fs.BoolVar(&o.spin, "spinloops", true, "ConMem and OSCS: take a loop left on a value another goroutine wrote as ordering synchronization (ConMem section 4.6)")
