@@ -24,6 +24,10 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// A handler's map filled before the function that makes the
+		// handler registers it: silent; filled after, or the handler
+		// shared by the calls, reported.
+		"setupserve",
 		// A write made only while, under the mutex, a state field says
 		// the object is not running, against accesses after the mark
 		// that it runs made under the mutex (a supervisor's Add and

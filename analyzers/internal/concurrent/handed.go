@@ -46,8 +46,12 @@ const maxRootDepth = 6
 //
 // What it requires, each a fact of the code:
 //   - c's start G is in a function F, and its goroutines run a closure
-//     made in F (G's function value or argument) or a function G calls
-//     with arguments;
+//     made in F (G's function value or argument, a method value's
+//     receiver included) or a function G calls with arguments; G may be
+//     the registration of an HTTP handler (`mux.HandleFunc("/ws", h.ws)`:
+//     no request runs the handler before G hands it to the server, so a
+//     handler's map filled before it is one invocation's, croc's relay
+//     allow-list);
 //   - b reaches its object from what G handed over: a variable the
 //     closure captures or an argument of G, through calls made at the
 //     only call site of unexported functions (each a static call, or a
@@ -109,7 +113,7 @@ const maxRootDepth = 6
 // is not the object's.
 func (e *Env) handedBefore(a, b *sharedloc.Access, ca, c *goroutines.Context) bool {
 	g := c.Site
-	if g == nil || c.Entry == nil || (c.Kind != goroutines.Go && c.Kind != goroutines.Task && c.Kind != goroutines.Detached) {
+	if g == nil || c.Entry == nil || (c.Kind != goroutines.Go && c.Kind != goroutines.Task && c.Kind != goroutines.Detached && c.Kind != goroutines.Handler) {
 		return false
 	}
 	return e.handedInStarter(a, b, ca, c) || e.handedByCaller(a, b, ca, c)
@@ -598,6 +602,14 @@ func (e *Env) handedRoot(x ssa.Value, fn *ssa.Function, c *goroutines.Context, o
 	case *ssa.FreeVar:
 		return closureBinding(x, g)
 	case *ssa.Parameter:
+		if fn.Signature.Recv() != nil && fn.Params[0] == x {
+			// A method value handed to G (`mux.HandleFunc("/ws",
+			// h.ws)`, whose handler context's entry is ws): its
+			// receiver is what the value binds.
+			if v, ok := boundReceiver(g, fn); ok {
+				return v, true
+			}
+		}
 		// go f(x): the entry's parameter is G's argument.
 		if callgraph.StaticCallee(common) != fn || common.IsInvoke() {
 			return nil, false
@@ -885,9 +897,12 @@ func freshRoot(v ssa.Value, f *ssa.Function) (ssa.Value, bool) {
 	return v, true
 }
 
+// capturedCell reports whether cell is a variable's cell that a function
+// literal captures. A method value made of the object an allocation makes
+// (`h.ws` of `h := &handler{}`) binds that object, not a cell.
 func capturedCell(cell *ssa.Alloc) bool {
 	for _, r := range *cell.Referrers() {
-		if _, ok := r.(*ssa.MakeClosure); ok {
+		if mc, ok := r.(*ssa.MakeClosure); ok && ssavalue.BoundMethod(mc.Fn.(*ssa.Function)) == nil {
 			return true
 		}
 	}
