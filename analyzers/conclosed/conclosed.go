@@ -87,7 +87,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		case sharedloc.ChanSend:
 			for _, cl := range closes {
 				safe := func(p concurrent.Pair) bool {
-					return env.Excluded(p) || env.ABefore(p) || c.stopped(p) || c.nilled(p) || env.TurnBefore(p) || env.Removed(p) || c.sendClaimed(a, cl)
+					return env.Excluded(p) || env.ABefore(p) || c.stopped(p) || c.nilled(p) || env.TurnBefore(p) || env.Removed(p) || env.ElectedBefore(p) || c.sendClaimed(a, cl)
 				}
 				if p, ok := env.Overlap(a, cl, safe); ok {
 					ch := c.chanExpr(a)

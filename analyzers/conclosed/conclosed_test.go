@@ -224,5 +224,13 @@ func TestFixtures(t *testing.T) {
 		// not stop at a close, and a goroutine that may send twice are
 		// reported.
 		"turnrecv",
+		// A send and then a close past the win of a CompareAndSwap from
+		// a value that no write puts back, on a local declared with the
+		// channel's (a closure's) or on the channel's object (a field),
+		// run once, on one goroutine (silent); a flag stored back to
+		// that value, a caller that may hand the closure it, a send
+		// before the CompareAndSwap, two flags, a channel handed in and
+		// a Load instead of the CompareAndSwap are reported.
+		"casonce",
 	)
 }

@@ -75,7 +75,14 @@
 // object's flag is clear and after setting it, each clearing it under the
 // mutex as its last word, when the closer clears it on no path after the
 // close (it is the object's last; rabbitmq/amqp091-go's one deliverer per
-// listener, see concurrent.Env.TurnBefore). Nor a close and a use of a
+// listener, see concurrent.Env.TurnBefore). Nor a send and a close that
+// one invocation of a function makes, send first, both past its win of a
+// CompareAndSwap on a one-shot flag: a flag of the channel's object, or a
+// local variable declared with the one holding the channel, whose every
+// CompareAndSwap starts from one value that no write puts back
+// (engine.io's resolve: `if !state.CompareAndSwap(pending, result)
+// { return false }`, then `permission <- true` and `close(permission)`;
+// see concurrent.Env.ElectedBefore). Nor a close and a use of a
 // channel that one call of a function made, or holds in the object it
 // runs on at most once (a flag tested and set under the object's mutex,
 // never cleared: paho.golang's Connect), when the call makes the one on

@@ -38,8 +38,11 @@
 //     ordering analyzer) puts the nil store after the dereference or
 //     before it;
 //   - the two do not both run only on the winner of one election: a
-//     CompareAndSwap from false to true (or 0 to 1) on a flag of the same
-//     object that nothing resets, as database/sql's Tx.done elects the
+//     CompareAndSwap from false to true (or from any one value that no
+//     write puts back) on a flag of the same object, or on a local
+//     variable declared with the variable of made channels, maps or
+//     slices that the accesses go through, as
+//     database/sql's Tx.done elects the
 //     one of Commit and Rollback that may close the Tx (the access lies on
 //     the winning branch, in the winner's callee, or in a callback closure
 //     the winner makes);

@@ -2,6 +2,7 @@ package concurrent
 
 import (
 	"go/constant"
+	"go/token"
 	"slices"
 	"strings"
 
@@ -9,14 +10,15 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
 // Elected is a Safe predicate: both accesses run only on the goroutine
 // that won one election on the object they touch, so they are on one
-// goroutine. An election is a one-shot flag of the object, an atomic
-// field that only ever goes from false to true (or 0 to 1) by
-// CompareAndSwap, as in
+// goroutine. An election is a CompareAndSwap on a one-shot flag of the
+// object (see oneShot: an atomic whose CompareAndSwaps all start from
+// one value that no write ever puts back), as in
 //
 //	func (tx *Tx) Commit() error {
 //		if !tx.done.CompareAndSwap(false, true) {
@@ -30,7 +32,9 @@ import (
 // wins, the other returns, so the read and the nil store never meet.
 // An access is elected when its block lies on the winning branch of the
 // CompareAndSwap on the flag of its own base object (made there or by a
-// helper that returns it), or when every call
+// helper that returns it) or on a local flag paired with its base (see
+// paired: engine.io's resolve, which sends on and closes the channel
+// of its maker's call after winning that call's state), or when every call
 // site of its function in the package is elected for the argument that
 // becomes the base (up to electDepth calls), or, in a closure that runs
 // in its maker's goroutines, when the closure is made on a winning branch.
@@ -55,27 +59,7 @@ func (e *Env) wins(instr ssa.Instruction, base ssa.Value, depth int) []sharedloc
 	if base == nil || instr.Block() == nil {
 		return nil
 	}
-	var out []sharedloc.Loc
-	for d := instr.Block(); d != nil; d = d.Idom() {
-		if len(d.Preds) != 1 {
-			continue
-		}
-		i := d.Preds[0]
-		ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
-		if !ok || i.Succs[0] != d {
-			continue
-		}
-		call, ok := ifi.Cond.(*ssa.Call)
-		if !ok {
-			continue
-		}
-		for _, a := range e.Shared.ByInstr[call] {
-			if a.Base == base && e.oneShot(a.Loc) {
-				out = append(out, a.Loc)
-			}
-		}
-		out = append(out, e.helperWins(call, base)...)
-	}
+	out := e.winsHere(instr, base)
 	if len(out) > 0 || depth == 0 {
 		return out
 	}
@@ -119,6 +103,54 @@ func (e *Env) wins(instr ssa.Instruction, base ssa.Value, depth int) []sharedloc
 	return nil
 }
 
+// winsHere returns the one-shot flags of base's object that instr's own
+// function must have won, in the invocation that runs instr, before it.
+func (e *Env) winsHere(instr ssa.Instruction, base ssa.Value) []sharedloc.Loc {
+	var out []sharedloc.Loc
+	for d := instr.Block(); d != nil; d = d.Idom() {
+		if len(d.Preds) != 1 {
+			continue
+		}
+		i := d.Preds[0]
+		ifi, ok := i.Instrs[len(i.Instrs)-1].(*ssa.If)
+		if !ok || i.Succs[0] != d {
+			continue
+		}
+		call, ok := ifi.Cond.(*ssa.Call)
+		if !ok {
+			continue
+		}
+		for _, a := range e.Shared.ByInstr[call] {
+			if (a.Base == base || paired(a.Base, base)) && isCAS(call) && e.oneShot(a.Loc) {
+				out = append(out, a.Loc)
+			}
+		}
+		out = append(out, e.helperWins(call, base)...)
+	}
+	return out
+}
+
+// ElectedBefore is a Safe predicate for an access that must not follow
+// another (a send, and a close of its channel): both run in one
+// invocation of their function, the one that won an election (see
+// Elected) on the flag that guards both there, and A cannot follow B
+// within it. One invocation at most wins each flag, so A and B run only
+// in that one, on one goroutine, with no A after a B. Accesses elected only through the
+// calls of their function are not: the winner may make two calls.
+func (e *Env) ElectedBefore(p Pair) bool {
+	a, b := p.A.Instr, p.B.Instr
+	if a.Parent() != b.Parent() || e.Goroutines.Flow.MayFollow(b, a) {
+		return false
+	}
+	wa := e.winsHere(a, p.A.Base)
+	for _, f := range e.winsHere(b, p.B.Base) {
+		if slices.Contains(wa, f) {
+			return true
+		}
+	}
+	return false
+}
+
 // helperWins returns the one-shot flags of base's object that call wins
 // when it returns true, call being to a helper whose every return is the
 // result of its own CompareAndSwap on a flag of one of its parameters, as
@@ -152,7 +184,7 @@ func (e *Env) helperWins(call *ssa.Call, base ssa.Value) []sharedloc.Loc {
 		var got []sharedloc.Loc
 		for _, a := range e.Shared.ByInstr[cas] {
 			p, ok := a.Base.(*ssa.Parameter)
-			if !ok || a.Op != sharedloc.AtomicStore || !e.oneShot(a.Loc) {
+			if !ok || !isCAS(cas) || !e.oneShot(a.Loc) {
 				continue
 			}
 			if i := slices.Index(fn.Params, p); i >= 0 && sharedloc.Root(call.Call.Args[i]) == base {
@@ -227,41 +259,249 @@ func (e *Env) closureWins(fn *ssa.Function, base func(*ssa.MakeClosure) ssa.Valu
 	return common
 }
 
-// oneShot reports whether every write to the flag loc in the package is
-// a CompareAndSwap from false to true (or 0 to 1), so that one goroutine
-// at most ever wins it.
+// oneShot reports whether the flag loc elects one goroutine at most in
+// each object: every write to it in the package is a CompareAndSwap from
+// one constant old value (the same for all of them) to a value that is
+// never that constant, or a Store or Swap of such a value, and one at
+// least is a CompareAndSwap. Once a CompareAndSwap wins, the flag never
+// holds the old value again, so no later one wins; a flag that goes back
+// (state.Store(pending)), or is added to, elects nobody. It sees the
+// writes sharedloc records, the package's sync/atomic calls on the field
+// or variable: it assumes that code outside the package does not write
+// an exported field's flag, and that the package writes none through a
+// pointer it handed elsewhere (a paired local's flag is checked for
+// that, see onlyAtomic).
 func (e *Env) oneShot(loc sharedloc.Loc) bool {
-	cas := false
+	var old constant.Value
+	var stores []ssa.Value
 	for _, a := range e.Shared.ByLoc[loc] {
 		if a.Op == sharedloc.AtomicLoad {
 			continue
 		}
 		call, ok := a.Instr.(*ssa.Call)
-		if !ok || a.Op != sharedloc.AtomicStore || !strings.Contains(model.CalleeName(&call.Call), "CompareAndSwap") {
+		if !ok || a.Op != sharedloc.AtomicStore {
 			return false
 		}
 		args := call.Call.Args
-		if len(args) != 3 || !zeroToOne(args[1], args[2]) {
+		switch {
+		case isCAS(call):
+			o, ok := args[1].(*ssa.Const)
+			if !ok || o.Value == nil || old != nil && !constant.Compare(old, token.EQL, o.Value) {
+				return false
+			}
+			old = o.Value
+			stores = append(stores, args[2])
+		case len(args) == 2 && isStoreOrSwap(call):
+			stores = append(stores, args[1])
+		default:
 			return false
 		}
-		cas = true
 	}
-	return cas
-}
-
-func zeroToOne(old, new ssa.Value) bool {
-	o, ok1 := old.(*ssa.Const)
-	n, ok2 := new.(*ssa.Const)
-	if !ok1 || !ok2 || o.Value == nil || n.Value == nil {
+	if old == nil {
 		return false
 	}
-	switch o.Value.Kind() {
-	case constant.Bool:
-		return !constant.BoolVal(o.Value) && constant.BoolVal(n.Value)
-	case constant.Int:
-		return constant.Sign(o.Value) == 0 && constant.Sign(n.Value) > 0
+	for _, v := range stores {
+		if !never(v, old, electDepth) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCAS reports whether call is a CompareAndSwap of sync/atomic, as a
+// function (address, old, new) or a method (receiver, old, new).
+func isCAS(call *ssa.Call) bool {
+	name := model.CalleeName(&call.Call)
+	return atomicName(name) && strings.Contains(name, "CompareAndSwap") && len(call.Call.Args) == 3
+}
+
+// isStoreOrSwap reports whether call is a Store or Swap of sync/atomic.
+func isStoreOrSwap(call *ssa.Call) bool {
+	name := model.CalleeName(&call.Call)
+	return atomicName(name) && !strings.Contains(name, "CompareAndSwap") && (strings.Contains(name, "Store") || strings.Contains(name, "Swap"))
+}
+
+func atomicName(name string) bool {
+	return strings.HasPrefix(name, "sync/atomic.") || strings.HasPrefix(name, "(*sync/atomic.")
+}
+
+// never reports whether v, a value stored to a flag, is never the
+// constant c: a constant of another value, or a parameter of a closure
+// whose every call (see closureCalls) passes such a value, up to depth
+// closures deep (resolve(canceled) and resolve(ready) for
+// `state.CompareAndSwap(pending, result)` in resolve).
+func never(v ssa.Value, c constant.Value, depth int) bool {
+	switch v := v.(type) {
+	case *ssa.Const:
+		return v.Value != nil && v.Value.Kind() == c.Kind() && !constant.Compare(v.Value, token.EQL, c)
+	case *ssa.Parameter:
+		fn := v.Parent()
+		idx := slices.Index(fn.Params, v)
+		if depth == 0 || idx < 0 {
+			return false
+		}
+		calls, ok := closureCalls(fn)
+		if !ok || len(calls) == 0 {
+			return false
+		}
+		for _, call := range calls {
+			args := call.Common().Args
+			if len(args) != len(fn.Params) || !never(args[idx], c, depth-1) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
+}
+
+// closureCalls returns every call of the closure fn, when all of them
+// can be found: each closure made of it is only called, or kept in local
+// variables (captured ones too) that are only loaded to be called. It
+// reports false when a closure goes anywhere else (an argument, a field,
+// a result), where unknown code may call it.
+func closureCalls(fn *ssa.Function) ([]ssa.CallInstruction, bool) {
+	if fn.Parent() == nil {
+		return nil, false
+	}
+	var calls []ssa.CallInstruction
+	var callee func(v ssa.Value, depth int) bool // v's uses are calls of it
+	var cell func(addr ssa.Value, depth int) bool
+	callee = func(v ssa.Value, depth int) bool {
+		for _, r := range *v.Referrers() {
+			switch r := r.(type) {
+			case ssa.CallInstruction:
+				if r.Common().Value != v || slices.Contains(r.Common().Args, v) {
+					return false
+				}
+				calls = append(calls, r)
+			case *ssa.Store:
+				c := ssavalue.Cell(r.Addr)
+				if r.Val != v || c == nil || !cell(c, depth) {
+					return false
+				}
+			case *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	// cell reports whether the variable at addr (a cell, or a closure's
+	// free variable bound to it) is only stored to, and loaded to call.
+	cell = func(addr ssa.Value, depth int) bool {
+		if depth == 0 {
+			return false
+		}
+		for _, r := range *addr.Referrers() {
+			switch r := r.(type) {
+			case *ssa.Store:
+				if r.Addr != addr || r.Val == addr {
+					return false
+				}
+			case *ssa.UnOp:
+				if r.Op != token.MUL || !callee(r, depth-1) {
+					return false
+				}
+			case *ssa.MakeClosure:
+				g := r.Fn.(*ssa.Function)
+				for i, b := range r.Bindings {
+					if b == addr && !cell(g.FreeVars[i], depth-1) {
+						return false
+					}
+				}
+			case *ssa.DebugRef:
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for _, b := range fn.Parent().Blocks {
+		for _, in := range b.Instrs {
+			if mc, ok := in.(*ssa.MakeClosure); ok && mc.Fn == fn && !callee(mc, ssavalue.MaxDepth) {
+				return nil, false
+			}
+		}
+	}
+	return calls, true
+}
+
+// paired reports whether the local flag and the local variable base,
+// both captured cells, come one of each from every run of the block that
+// declares them, with base holding only channels, maps or slices made
+// for it: then each flag elects one goroutine for the objects of the
+// variable declared with it, as in engine.io's
+//
+//	var state atomic.Uint32
+//	permission := make(chan bool, 1)
+//	resolve := func(result uint32) bool {
+//		if !state.CompareAndSwap(pending, result) {
+//			return false
+//		}
+//		... permission <- true ... close(permission)
+//	}
+//
+// A closure sees the cells of one run of their block: its bindings are
+// those of the run that reached its making (or of its own maker's). The
+// flag's address goes only into sync/atomic calls (see onlyAtomic), and
+// base's nowhere but into loads and stores, each storing a value made
+// there and put nowhere else, so that no other variable holds its
+// objects: a channel the caller hands in (permission := ch) may be
+// another call's too.
+func paired(flag, base ssa.Value) bool {
+	f, ok1 := flag.(*ssa.Alloc)
+	b, ok2 := base.(*ssa.Alloc)
+	if !ok1 || !ok2 || f == b || !f.Heap || !b.Heap || f.Block() != b.Block() || !onlyAtomic(f, ssavalue.MaxDepth) {
+		return false
+	}
+	if _, escapes := ssavalue.Loaders(b); escapes {
+		return false
+	}
+	stores := ssavalue.Stores(b)
+	for _, st := range stores {
+		switch st.Val.(type) {
+		case *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+		default:
+			return false
+		}
+		for _, r := range *st.Val.Referrers() {
+			if _, debug := r.(*ssa.DebugRef); r != st && !debug {
+				return false
+			}
+		}
+	}
+	return len(stores) > 0
+}
+
+// onlyAtomic reports whether the address of the variable at addr (a
+// cell, or a closure's free variable bound to it) goes only into
+// sync/atomic calls, as their first operand, and closures, so that the
+// package's atomic operations on it are all its writes.
+func onlyAtomic(addr ssa.Value, depth int) bool {
+	if depth == 0 {
+		return false
+	}
+	for _, r := range *addr.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Call:
+			args := r.Call.Args
+			if !atomicName(model.CalleeName(&r.Call)) || len(args) == 0 || args[0] != addr || slices.Contains(args[1:], addr) {
+				return false
+			}
+		case *ssa.MakeClosure:
+			g := r.Fn.(*ssa.Function)
+			for i, b := range r.Bindings {
+				if b == addr && !onlyAtomic(g.FreeVars[i], depth-1) {
+					return false
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func intersectLocs(a, b []sharedloc.Loc) []sharedloc.Loc {
