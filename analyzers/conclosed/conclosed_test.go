@@ -232,5 +232,13 @@ func TestFixtures(t *testing.T) {
 		// before the CompareAndSwap, two flags, a channel handed in and
 		// a Load instead of the CompareAndSwap are reported.
 		"casonce",
+		// A closure made in each turn of a loop, capturing the turn's
+		// channel and starting one goroutine that closes it, called
+		// once (directly, deferred by a callee or as Run's `return
+		// initialize()`): one close per channel (silent); a callee that
+		// calls it twice, in a loop or hands it on, a channel made
+		// outside the loop and a closure starting goroutines in a loop
+		// are reported.
+		"loopchan",
 	)
 }

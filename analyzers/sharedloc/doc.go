@@ -73,7 +73,11 @@
 //   - SharedIn: every goroutine of a Multi context touches the same object
 //     (it is reached from a package variable, a captured variable declared
 //     outside the spawning loop, or an argument that is the same for every
-//     spawn), rather than one object per goroutine.
+//     spawn), rather than one object per goroutine. A variable declared
+//     anew for each function literal made in its function, which starts
+//     one goroutine per call and is called at most once (directly, or by
+//     a callee that calls its parameter once, in no loop), is one per
+//     goroutine.
 //
 // Both answers err toward "not shared" when the analysis cannot tell,
 // because the checks built on them report without runtime confirmation.

@@ -11,6 +11,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 )
 
@@ -961,6 +962,11 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 			return false
 		}
 		site := startIn(c, v.Parent())
+		if site != nil && oncePerCell(v, site, r.Goroutines.Flow) {
+			// Declared anew for each closure that starts one
+			// goroutine, once.
+			return false
+		}
 		if site == nil || v.Parent() != site.Parent() {
 			// Declared outside the function that starts the
 			// goroutines: the same variable for all of them.
@@ -1027,6 +1033,91 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 		return true
 	}
 	return false
+}
+
+// oncePerCell reports whether the goroutines that the `go` statement site
+// starts each see their own cell: site lies in a function literal made in
+// cell's function, outside any loop of the literal; the cell is declared
+// anew between two makings of the literal (or it is made once); and each
+// closure made is called at most once, directly or by a callee that
+// calls its parameter at most once, as engine.io's test
+//
+//	for range 8 {
+//		closed := make(chan struct{})
+//		Run(func() bool {
+//			go func() { close(closed) }()
+//			return true
+//		})
+//		<-closed
+//	}
+//
+// with Run's `return initialize()`: each closure captures the cell of its
+// own turn, runs once and starts one goroutine, so no two goroutines
+// close one channel. A closure called twice, or in a loop, or handed on,
+// kept or called by a callee that does (or that may call it more than
+// once), may start two goroutines on one cell, as may a literal made in
+// a loop that does not declare the cell anew.
+func oncePerCell(cell *ssa.Alloc, site ssa.Instruction, flow *ssaflow.Graph) bool {
+	lit := site.Parent()
+	if _, isGo := site.(*ssa.Go); !isGo || lit.Parent() != cell.Parent() || flow.InLoop(site) {
+		return false
+	}
+	mcs := onlyMakeClosure(lit)
+	for _, mc := range mcs {
+		if flow.MayFollowAvoiding(mc, mc, cell) || !calledOnce(mc, flow) {
+			return false
+		}
+	}
+	return len(mcs) > 0
+}
+
+// calledOnce reports whether the closure that mc makes is called at most
+// once: mc goes only into calls, each run at most once per making, that
+// call it (a call, defer or go) or pass it, once, to a static callee
+// with a body that uses that parameter only to call it, at most once (no
+// loop around the call).
+func calledOnce(mc *ssa.MakeClosure, flow *ssaflow.Graph) bool {
+	calls := 0
+	for _, r := range *mc.Referrers() {
+		if _, ok := r.(*ssa.DebugRef); ok {
+			continue
+		}
+		call, ok := r.(ssa.CallInstruction)
+		if !ok || flow.MayFollowAvoiding(call, call, mc) {
+			return false
+		}
+		common := call.Common()
+		switch idx := slices.Index(common.Args, ssa.Value(mc)); {
+		case common.Value == mc && idx < 0:
+		case common.Value != mc && idx >= 0 && !slices.Contains(common.Args[idx+1:], ssa.Value(mc)):
+			callee := common.StaticCallee()
+			if callee == nil || callee.Blocks == nil || len(callee.Params) != len(common.Args) || !callsOnce(callee.Params[idx], flow) {
+				return false
+			}
+		default:
+			return false
+		}
+		calls++
+	}
+	return calls <= 1
+}
+
+// callsOnce reports whether the function parameter p is used only as the
+// callee of one call (a call, defer or go) that no loop of its function
+// repeats.
+func callsOnce(p *ssa.Parameter, flow *ssaflow.Graph) bool {
+	calls := 0
+	for _, r := range *p.Referrers() {
+		if _, ok := r.(*ssa.DebugRef); ok {
+			continue
+		}
+		call, ok := r.(ssa.CallInstruction)
+		if !ok || call.Common().Value != p || slices.Contains(call.Common().Args, ssa.Value(p)) || flow.InLoop(call) {
+			return false
+		}
+		calls++
+	}
+	return calls == 1
 }
 
 // boundAt returns the receiver bound into the method value whose wrapper
