@@ -470,7 +470,8 @@ func TestErrorsAndFindings(t *testing.T) {
 	}
 	dir := writeModule(t, files)
 	stdout, stderr, code := vet(t, dir, checks, "-test=false", "./...")
-	if want := "precog: package example.com/m/bad: bad/bad.go:3:23: undefined: foo\n"; code != exitError || stderr != want {
+	if want := "precog: package example.com/m/bad: bad/bad.go:3:23: undefined: foo\n" +
+		"precog: checked 3 of 4 packages (their findings, if any, are above); 1 was not: it has the errors above, or imports a package that has them\n"; code != exitError || stderr != want {
 		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitError, want)
 	}
 	if want := noTestsText(); stdout != want {
