@@ -90,6 +90,40 @@
 //     order violation and the atomicity patterns that "always appear with"
 //     it (Table IV: three at rank 1) become one finding this way.
 //
+// # Runs analysed in part
+//
+// A run whose trace is too large to hold (precog test -max-trace) gets
+// Patterns on its first events only, and comes to Rank with Run.Cut set. A
+// pattern it does not show may lie after the cut. Counting it as absent,
+// as a whole run's absence counts, would bias the ranking both ways: a
+// failing cut run lowers the score of a pattern it misses, but a passing
+// cut run raises it, and can invent a finding (a pattern of the test's
+// last steps, in every run, looks failing-only when the passing runs were
+// cut before it). So each pattern gets the lowest score the cut runs allow
+// (Score.Susp: a failing cut run that does not show it counts as lacking
+// it, a passing one as having it) and the highest (Score.High: the other
+// way round); a failing cut run is never blind, it counts in totalfailed
+// (the lowest score for every pattern; the highest too, for one it may
+// have). The ranking and MinScore take the lowest scores, and a group at
+// their top is reported only if no pattern outside it has a highest score
+// above the group's lowest: in the whole runs, then, no pattern the cut
+// runs showed outranks it, and it scores at least what Rank says. Patterns
+// that no run showed before its cut are not known, and may outrank it.
+// The cost is findings: a pattern found only in failing runs loses a point
+// of its lowest score's denominator to each passing cut run, and another
+// pattern outside its group whose highest score is above that (one of the
+// failing runs that the passing cut runs did not show, for example) keeps
+// it from being reported. The finding's notes count the cut runs that did
+// not show it. One assumption: the patterns of the first events are
+// patterns of the whole run. The first events in the global order are
+// each goroutine's events up to some point, but an access just before the
+// cut whose order is known only from a sync event after it makes no pair
+// there (fewer patterns, which the bounds allow for), and a receive whose
+// send came later in the order may lose its edge at the cut, so a pair
+// that edge orders is kept, and the pairs whose second access lies after
+// the cut are missing, so two pairs around them may come within
+// PairWindow and combine (patterns the whole run may not have: more).
+//
 // # Reporting policy
 //
 // Unicorn is statistical: it needs runs that failed and runs that passed.

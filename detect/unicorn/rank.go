@@ -15,11 +15,19 @@ import (
 type Run struct {
 	Patterns RunPatterns
 	Failed   bool
+	// Cut says that Patterns are those of the run's first events only
+	// (pipeline/predict analyses so a trace too large to hold): a
+	// pattern the run does not show may lie after the cut. Scores counts
+	// such a run the way that can only lower a score (see "Runs analysed
+	// in part" in the package doc).
+	Cut bool
 }
 
 // blind reports whether Step 1 kept no pair in the run: every pair is a
-// pattern, so the run has none.
-func (r Run) blind() bool { return len(r.Patterns.Patterns) == 0 }
+// pattern, so the run has none. A cut run is never blind: its events
+// after the cut may have had pairs, and it counts as a failing run that
+// lacks the patterns it did not show.
+func (r Run) blind() bool { return !r.Cut && len(r.Patterns.Patterns) == 0 }
 
 // A Score is a pattern's suspiciousness over a set of runs.
 type Score struct {
@@ -31,8 +39,14 @@ type Score struct {
 	// Failed and Passed count the failing and passing runs that have the
 	// pattern.
 	Failed, Passed int
-	// Susp is failed(s) / (totalfailed + passed(s)), formula (1).
-	Susp float64
+	// Unseen counts the passing cut runs (Run.Cut) that do not show the
+	// pattern, Missed the failing ones: it may lie after their cut.
+	Unseen, Missed int
+	// Susp is failed(s) / (totalfailed + passed(s)), formula (1), with
+	// the Unseen runs in passed(s): the lowest score the cut runs allow.
+	// High is the highest, with the Missed runs in failed(s) instead;
+	// without cut runs the two are equal.
+	Susp, High float64
 }
 
 // Scores computes every pattern's suspiciousness over runs (Step 3) and
@@ -41,16 +55,25 @@ type Score struct {
 // Step 1 kept no pair at all is blind (its accesses' order unknown to the
 // trace, as for plain accesses with no sync event between them): it cannot
 // tell a pattern's absence from its own blindness, and does not count in
-// totalfailed.
+// totalfailed. A cut run (Run.Cut) that does not show a pattern counts as
+// lacking it if it failed and as having it if it passed.
 func Scores(runs []Run) []Score {
-	total := 0
+	total, cutFailed, cutPassed := 0, 0, 0
 	for _, r := range runs {
 		if r.Failed && !r.blind() {
 			total++
 		}
+		if r.Cut && r.Failed {
+			cutFailed++
+		} else if r.Cut {
+			cutPassed++
+		}
 	}
 	byKey := make(map[string]*Score)
 	var keys []string
+	// cut counts the failing and the passing cut runs that show each
+	// pattern.
+	cut := make(map[string]*[2]int)
 	for i, r := range runs {
 		for _, p := range r.Patterns.Patterns {
 			k := p.Key()
@@ -59,6 +82,7 @@ func Scores(runs []Run) []Score {
 				s = &Score{Pattern: p, Run: i}
 				byKey[k] = s
 				keys = append(keys, k)
+				cut[k] = new([2]int)
 			}
 			if r.Failed && s.Failed == 0 {
 				// The failing order is what validation forces.
@@ -69,13 +93,20 @@ func Scores(runs []Run) []Score {
 			} else {
 				s.Passed++
 			}
+			if r.Cut && r.Failed {
+				cut[k][0]++
+			} else if r.Cut {
+				cut[k][1]++
+			}
 		}
 	}
 	out := make([]Score, 0, len(keys))
 	for _, k := range keys {
 		s := byKey[k]
+		s.Missed, s.Unseen = cutFailed-cut[k][0], cutPassed-cut[k][1]
 		if total > 0 {
-			s.Susp = float64(s.Failed) / float64(total+s.Passed)
+			s.Susp = float64(s.Failed) / float64(total+s.Passed+s.Unseen)
+			s.High = float64(s.Failed+s.Missed) / float64(total+s.Passed)
 		}
 		out = append(out, *s)
 	}
@@ -88,8 +119,11 @@ func Scores(runs []Run) []Score {
 // Rank ranks the patterns of runs and reports the groups at the top score
 // as findings, following the reporting policy in the package doc: nothing
 // without both failing and passing runs, nothing below Options.MinScore.
+// With cut runs (Run.Cut) the top is that of the lowest scores, and a group
+// there is reported only if no pattern outside it can score higher (see
+// "Runs analysed in part" in the package doc).
 func Rank(runs []Run, sites *trace.SiteTable, opts Options) []finding.Finding {
-	failed, blind := 0, 0
+	failed, blind, cut := 0, 0, false
 	for _, r := range runs {
 		if r.Failed {
 			failed++
@@ -97,6 +131,7 @@ func Rank(runs []Run, sites *trace.SiteTable, opts Options) []finding.Finding {
 				blind++
 			}
 		}
+		cut = cut || r.Cut
 	}
 	if failed == 0 || failed == len(runs) {
 		return nil
@@ -111,6 +146,9 @@ func Rank(runs []Run, sites *trace.SiteTable, opts Options) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, group := range groups(scores[:top]) {
+		if cut && outranked(group, scores) {
+			continue
+		}
 		f := report(group, len(scores), failed-blind, len(runs)-failed, sites)
 		if blind > 0 {
 			f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%d more failing runs kept no pair of accesses (their order unknown to the trace) and are left out of the ranking", blind))
@@ -119,6 +157,22 @@ func Rank(runs []Run, sites *trace.SiteTable, opts Options) []finding.Finding {
 	}
 	slices.SortFunc(out, finding.Compare)
 	return out
+}
+
+// outranked reports whether a pattern of scores outside group, whose
+// patterns share the lowest score group[0].Susp, has a highest score above
+// it: in the whole runs that pattern may rank above the group.
+func outranked(group, scores []Score) bool {
+	in := make(map[string]bool, len(group))
+	for _, s := range group {
+		in[s.Pattern.Key()] = true
+	}
+	for _, s := range scores {
+		if s.High > group[0].Susp && !in[s.Pattern.Key()] {
+			return true
+		}
+	}
+	return false
 }
 
 // groups partitions the top-ranked scores into groups that share a root
@@ -283,6 +337,14 @@ func report(group []Score, patterns, failed, passed int, sites *trace.SiteTable)
 	f.Evidence.FailingRuns = s.Failed
 	f.Evidence.PassingRuns = s.Passed
 	f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("pattern %s, rank 1 of %d patterns", labels(p), patterns))
+	if s.Unseen > 0 {
+		f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%d of the passing runs %s analysed only in %s first events (-max-trace) and did not show it there: the score counts %s as having it, which may lie after the cut",
+			s.Unseen, plural(s.Unseen, "was", "were"), plural(s.Unseen, "its", "their"), plural(s.Unseen, "it", "them")))
+	}
+	if s.Missed > 0 {
+		f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("%d of the failing runs %s analysed only in %s first events (-max-trace) and did not show it there: it may lie after the cut",
+			s.Missed, plural(s.Missed, "was", "were"), plural(s.Missed, "its", "their")))
+	}
 	for _, o := range group[1:] {
 		f.Evidence.Notes = append(f.Evidence.Notes, fmt.Sprintf("same root cause: unicorn-p%d %s at %s", o.Pattern.P, labels(o.Pattern), positions(o.Pattern, sites)))
 	}
@@ -338,4 +400,11 @@ func goStmt(sites *trace.SiteTable, id uint32) string {
 		return fmt.Sprintf("go statement at %s:%d", baseName(s.File), s.Line)
 	}
 	return fmt.Sprintf("go statement site %d", id)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

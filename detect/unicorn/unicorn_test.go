@@ -444,3 +444,73 @@ func TestPatternsInCatalog(t *testing.T) {
 		t.Errorf("%d patterns recognised, the catalog has %d", len(found), finding.UnicornPatterns)
 	}
 }
+
+// TestRankCut checks that runs analysed only in their first events
+// (Run.Cut) count so that a score can only go down: a passing cut run that
+// does not show a pattern as having it, a failing one as lacking it and
+// never as blind.
+func TestRankCut(t *testing.T) {
+	pass, fail := mysqlLog(t, false), mysqlLog(t, true)
+	// The pattern of every failing run, which a passing cut run did not
+	// show: 2/(2+0+1).
+	fs := Rank([]Run{{Patterns: fail, Failed: true}, {Patterns: fail, Failed: true}, {Patterns: pass}, {Cut: true}}, testSites, Options{})
+	if len(fs) != 1 || fs[0].Kind != "unicorn-p6" || fs[0].Evidence.Suspiciousness != 2.0/3 {
+		t.Fatalf("passing run cut: %d findings, want unicorn-p6 at 2/3: %v", len(fs), fs)
+	}
+	if !strings.Contains(fs[0].Message, "(in 2 of 2 failing runs and 0 of 2 passing runs)") ||
+		!slices.Contains(fs[0].Evidence.Notes, "1 of the passing runs was analysed only in its first events (-max-trace) and did not show it there: the score counts it as having it, which may lie after the cut") {
+		t.Errorf("passing run cut: message %q, notes %q", fs[0].Message, fs[0].Evidence.Notes)
+	}
+	// A failing run cut before any pair is not blind: 1/2.
+	fs = Rank([]Run{{Patterns: fail, Failed: true}, {Failed: true, Cut: true}, {Patterns: pass}}, testSites, Options{})
+	if len(fs) != 1 || fs[0].Evidence.Suspiciousness != 0.5 || !strings.Contains(fs[0].Message, "in 1 of 2 failing runs") ||
+		!slices.Contains(fs[0].Evidence.Notes, "1 of the failing runs was analysed only in its first events (-max-trace) and did not show it there: it may lie after the cut") {
+		t.Fatalf("failing run cut: %v, want unicorn-p6 at 1/2 with a note", fs)
+	}
+	// Negative control: the failing runs' patterns are the passing runs'
+	// too (2/5 over the whole runs), but the passing runs were cut before
+	// them. Counted as absent they would score 1.
+	cut := []Run{{Patterns: pass, Failed: true}, {Patterns: pass, Failed: true}, {Cut: true}, {Cut: true}, {Cut: true}}
+	if fs := Rank(cut, testSites, Options{}); len(fs) != 0 {
+		t.Errorf("passing runs cut before the patterns of every run: %d findings, want none: %s", len(fs), fs[0].Message)
+	}
+	for i := range cut {
+		cut[i].Cut = false
+	}
+	if fs := Rank(cut, testSites, Options{}); len(fs) == 0 {
+		t.Error("the same runs not cut: no finding; the control shows nothing")
+	}
+}
+
+// TestRankCutOutranked checks that a group at the top of the lowest
+// scores is reported only if no pattern outside it can score higher: the
+// failing runs show two unrelated bugs, x's P6 and y's P3, and a passing
+// cut run that shows neither may have either after its cut.
+func TestRankCutOutranked(t *testing.T) {
+	r := newRunner()
+	r.locked(2, "Write", 1, x)
+	r.locked(3, "Read", 2, x)
+	r.locked(2, "Write", 3, x)
+	r.locked(2, "Write", 4, y)
+	r.locked(3, "Write", 5, y)
+	failing := Patterns(r.graph(t), Options{})
+	runs := []Run{{Patterns: failing, Failed: true}, {Patterns: failing, Failed: true}, {Cut: true}}
+	if fs := Rank(runs, testSites, Options{}); len(fs) != 0 {
+		t.Errorf("neither shown by the passing cut run: %d findings, want none: %s", len(fs), fs[0].Message)
+	}
+	for i := range runs {
+		runs[i].Cut = false
+	}
+	if fs := Rank(runs, testSites, Options{}); len(fs) != 2 {
+		t.Errorf("the same runs not cut: %d findings, want both; the control shows nothing", len(fs))
+	}
+	// The passing cut run shows y's pattern: it scores 2/3 at most, x's
+	// at least.
+	p := newRunner()
+	p.locked(2, "Write", 4, y)
+	p.locked(3, "Write", 5, y)
+	runs = []Run{{Patterns: failing, Failed: true}, {Patterns: failing, Failed: true}, {Patterns: Patterns(p.graph(t), Options{}), Cut: true}}
+	if fs := Rank(runs, testSites, Options{}); len(fs) != 1 || fs[0].Kind != "unicorn-p6" {
+		t.Errorf("y's pattern shown by the passing cut run: %d findings, want x's unicorn-p6 alone: %v", len(fs), fs)
+	}
+}

@@ -248,8 +248,11 @@ func (tc *testChecks) end(what string, sites *trace.SiteTable) []finding.Finding
 
 // nameEvents turns a Unicorn witness, whose Run is an index in tc.runs and
 // whose events are known by their index in that run's trace, into one
-// that names its run by number and its events as control points. A trace
-// that cannot be read again leaves the witness without events.
+// that names its run by number and its events as control points. It
+// reads the trace again up to the last of those events only: a control
+// point and a Lock depend on the events before theirs, and a run streamed
+// for -max-trace has its witnesses in the first events. A trace that
+// cannot be read again leaves the witness without events.
 func (tc *testChecks) nameEvents(w *finding.Witness) {
 	if w.Run < 0 || w.Run >= len(tc.ranIn) {
 		w.Events = nil
@@ -257,7 +260,11 @@ func (tc *testChecks) nameEvents(w *finding.Witness) {
 	}
 	ran := tc.ranIn[w.Run]
 	w.Run = ran.n
-	evs, err := readTrace(ran.trace)
+	last := -1
+	for _, e := range w.Events {
+		last = max(last, e.Index)
+	}
+	evs, err := readPrefix(ran.trace, last+1)
 	if err != nil && len(evs) == 0 {
 		w.Events = nil
 		return
@@ -300,24 +307,42 @@ func prefixLen(total int, n, limit int64) int {
 	return int(int64(total) * limit / n)
 }
 
-// oscsPrefix runs OSCS, which holds its trace in memory, on the first k
-// events next gives of a trace too large for the in-memory path: the part
-// of it that path would hold. The first events in the global order are a
-// prefix of the run, each goroutine's events up to some point, as the
-// events of a recording stopped at -max-record are (a receive whose send
-// came later in the order may lose its edge at the cut, as there): OSCS's
-// findings in them are findings of the run, those after them are missed.
-// Their witnesses name their events as control points, with their Locks,
-// as the streamed checkers' do. An error of next after the first events
-// (the goroutine limit, damage) leaves the prefix before it, analysed and
-// returned with it; the time limit leaves nothing.
-func (tc *testChecks) oscsPrefix(next func() (trace.Event, error), k int, sites *trace.SiteTable) ([]finding.Finding, error) {
+// A streamedRun is what Unicorn takes of a run streamed for -max-trace
+// besides its events: its outcome, where its witnesses' events are named
+// (ran), and the plan of a targeted run whose forced order held ("" for
+// other runs), whose orders Unicorn takes as on the in-memory path
+// (forcedOrders).
+type streamedRun struct {
+	failed bool
+	ran    rankedRun
+	plan   string
+}
+
+// prefix runs the checkers that hold their trace in memory, on the
+// first k events next gives of a trace too large for the in-memory path:
+// the part of it that path would hold. They share one happens-before
+// graph, as unordered's do. OSCS runs, then Unicorn if the test is ranked
+// and clock leaves it the time: it collects the run's patterns for end,
+// marked Cut (see "Runs analysed in part" in detect/unicorn's doc, for
+// what a cut run counts as in the ranking); unicornRan says whether it
+// did.
+// The first events in the global order are a prefix of the run, each
+// goroutine's events up to some point, as the events of a recording
+// stopped at -max-record are (a receive whose send came later in the
+// order may lose its edge at the cut, as there): OSCS's findings in them
+// are findings of the run, those after them are missed. Their witnesses
+// name their events as control points, with their Locks, as the streamed
+// checkers' do; Unicorn's are named by end, from the same events. An
+// error of next after the first events (the goroutine limit, damage)
+// leaves the prefix before it, analysed and returned with it; the time
+// limit while reading leaves nothing.
+func (tc *testChecks) prefix(what string, next func() (trace.Event, error), k int, sites *trace.SiteTable, run streamedRun, clock *traceClock) (fs []finding.Finding, unicornRan bool, err error) {
 	evs := make([]trace.Event, 0, k)
 	var stop error
 	for len(evs) < k {
 		ev, err := next()
 		if errors.Is(err, errOverTime) {
-			return nil, err
+			return nil, false, err
 		}
 		if err != nil {
 			if err != io.EOF {
@@ -327,20 +352,39 @@ func (tc *testChecks) oscsPrefix(next func() (trace.Event, error), k int, sites 
 		}
 		evs = append(evs, ev)
 	}
+	var forced [][2]int
+	if tc.ranked && run.plan != "" {
+		// Before the graph, as analyse does: its index of the
+		// events' points is not held with the graph.
+		forced = forcedOrders(run.plan, evs)
+	}
 	tc.lowGC(len(evs))
 	g := hb.Analyze(evs, hb.Options{Sites: sites})
-	fs := oscs.Check(g, sites, tc.opts.OSCS)
-	if len(fs) > 0 && !tc.opts.NoHardware {
-		hardwareNotes(g, sites, fs, tc.opts.OSCS)
-	}
-	var pts []plan.Point
-	for i := range fs {
-		for j := range fs[i].Witnesses {
-			if pts == nil {
-				pts = control.Points(evs)
+	tc.guard("oscs", what, func() {
+		o := oscs.Check(g, sites, tc.opts.OSCS)
+		if len(o) > 0 && !tc.opts.NoHardware {
+			hardwareNotes(g, sites, o, tc.opts.OSCS)
+		}
+		var pts []plan.Point
+		for i := range o {
+			for j := range o[i].Witnesses {
+				if pts == nil {
+					pts = control.Points(evs)
+				}
+				control.NameLocks(evs, pts, &o[i].Witnesses[j])
 			}
-			control.NameLocks(evs, pts, &fs[i].Witnesses[j])
+		}
+		fs = o
+	})
+	if tc.ranked && !clock.over() {
+		r := unicorn.Run{Failed: run.failed, Cut: true}
+		uo := tc.opts.Unicorn
+		uo.Forced = forced
+		if tc.guard("unicorn", what, func() { r.Patterns = unicorn.Patterns(g, uo) }) {
+			tc.runs = append(tc.runs, r)
+			tc.ranIn = append(tc.ranIn, run.ran)
+			unicornRan = true
 		}
 	}
-	return fs, stop
+	return fs, unicornRan, stop
 }

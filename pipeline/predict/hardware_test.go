@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/shim/trace"
 )
@@ -127,7 +128,7 @@ func TestOSCSPrefix(t *testing.T) {
 		}
 		found += len(want)
 		var res Result
-		fs, err := checks.stream("TestX", path, n, limit, sites, DetectOptions{}, &traceClock{}, &res)
+		fs, err := checks.stream("TestX", path, n, limit, sites, streamedRun{}, DetectOptions{}, &traceClock{}, &res)
 		if err != nil || len(checks.internal) > 0 {
 			t.Fatalf("limit %d: %v, internal errors %q", limit, err, checks.internal)
 		}
@@ -153,9 +154,172 @@ func TestOSCSPrefix(t *testing.T) {
 	// The time spent in the walks before it: OSCS does not run.
 	checks := testChecks{}
 	var res Result
-	fs, err := checks.stream("TestX", path, n, n/2, sites, DetectOptions{}, startClock(time.Minute, after(2*len(evs))), &res)
+	fs, err := checks.stream("TestX", path, n, n/2, sites, streamedRun{}, DetectOptions{}, startClock(time.Minute, after(2*len(evs))), &res)
 	if err != nil || slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.Kind == finding.OSCS }) ||
 		len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "; OSCS did not run;") {
 		t.Errorf("time spent before OSCS: err %v, findings %v, notes %q; want no OSCS finding and a note", err, fs, res.Notes)
+	}
+}
+
+// unicornTrace is goroutine 2 writing x in critical sections of mu,
+// rounds times, alone, with an exchange on y with goroutine 3 after the
+// first before of them: 2 writes y twice, 3 reads it between the writes if
+// failing (unicorn-p6: the read sees a temporary value), after them if not.
+// Each access is in a critical section, so the trace knows their order.
+func unicornTrace(t *testing.T, rounds, before int, failing bool) []trace.Event {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("precog trace v1 test=\"TestX\" package=\"example.com/k\" start=2025-01-02T15:04:05Z pid=1\n")
+	b.WriteString("1 g=1 Begin parent=none\n2 g=1 Fork site=1 child=2\n3 g=1 Fork site=2 child=3\n4 g=2 Begin parent=1\n5 g=3 Begin parent=1\n")
+	seq := 5
+	locked := func(g int, access string) {
+		fmt.Fprintf(&b, "%d g=%d Lock site=%d addr=0x1000\n", seq+1, g, 50+g)
+		fmt.Fprintf(&b, "%d.1 g=%d %s\n", seq+1, g, access)
+		fmt.Fprintf(&b, "%d g=%d Unlock site=%d addr=0x1000\n", seq+2, g, 60+g)
+		seq += 2
+	}
+	for r := range rounds {
+		if r == before {
+			locked(2, "Write site=31 addr=0x1010 value=1")
+			if failing {
+				locked(3, "Read site=32 addr=0x1010")
+			}
+			locked(2, "Write site=33 addr=0x1010 value=2")
+			if !failing {
+				locked(3, "Read site=32 addr=0x1010")
+			}
+		}
+		locked(2, fmt.Sprintf("Write site=21 addr=0x1008 value=%d", r))
+	}
+	tr, err := trace.ParseText(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Events
+}
+
+func unicornSites() *trace.SiteTable {
+	return &trace.SiteTable{Sites: []trace.Site{
+		{ID: 1, File: "/k/k_test.go", Line: 1, Col: 1, Kind: "go"},
+		{ID: 2, File: "/k/k_test.go", Line: 2, Col: 1, Kind: "go"},
+		{ID: 21, File: "/k/k.go", Line: 21, Col: 2, Kind: "write", Expr: "c.x", Function: "(*C).Run"},
+		{ID: 31, File: "/k/k.go", Line: 31, Col: 2, Kind: "write", Expr: "c.y", Function: "(*C).Run"},
+		{ID: 32, File: "/k/k.go", Line: 32, Col: 2, Kind: "read", Expr: "c.y", Function: "(*C).Peek"},
+		{ID: 33, File: "/k/k.go", Line: 33, Col: 2, Kind: "write", Expr: "c.y", Function: "(*C).Run"},
+		{ID: 52, File: "/k/k.go", Line: 20, Col: 2, Kind: "lock", Expr: "c.mu", Function: "(*C).Run"},
+		{ID: 53, File: "/k/k.go", Line: 30, Col: 2, Kind: "lock", Expr: "c.mu", Function: "(*C).Peek"},
+		{ID: 62, File: "/k/k.go", Line: 22, Col: 2, Kind: "unlock", Expr: "c.mu", Function: "(*C).Run"},
+		{ID: 63, File: "/k/k.go", Line: 34, Col: 2, Kind: "unlock", Expr: "c.mu", Function: "(*C).Peek"},
+	}}
+}
+
+// TestUnicornPrefix checks that the runs of a ranked test whose traces
+// are over -max-trace give Unicorn the events OSCS gets, the first that
+// fit in the limit: its findings are those of the in-memory path on those
+// events alone, with the runs marked cut, byte for byte, their witnesses'
+// events named as the whole trace names them; a limit that cuts the
+// failing runs before their pattern gives no finding; and the time spent
+// after OSCS leaves Unicorn out, with a note.
+func TestUnicornPrefix(t *testing.T) {
+	dir := t.TempDir()
+	sites := unicornSites()
+	type run struct {
+		evs    []trace.Event
+		path   string
+		size   int64
+		failed bool
+	}
+	var runs []run
+	for i, failing := range []bool{true, false, true} {
+		evs := unicornTrace(t, 40, 10, failing)
+		path := filepath.Join(dir, fmt.Sprintf("%d.trace", i))
+		writeEvents(t, &trace.Trace{Header: trace.Header{Test: "TestX", Package: "example.com/k"}, Events: evs}, path)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run{evs, path, fi.Size(), failing})
+	}
+	smallest := runs[0].size
+	for _, r := range runs {
+		smallest = min(smallest, r.size)
+	}
+	stream := func(limit int64, clock func() *traceClock) (*testChecks, []Result) {
+		t.Helper()
+		checks := &testChecks{ranked: true}
+		var res []Result
+		for i, r := range runs {
+			var rr Result
+			sr := streamedRun{failed: r.failed, ran: rankedRun{n: i, trace: r.path}}
+			if _, err := checks.stream(fmt.Sprintf("TestX (run %d)", i), r.path, r.size, limit, sites, sr, DetectOptions{}, clock(), &rr); err != nil || len(checks.internal) > 0 {
+				t.Fatalf("limit %d, run %d: %v, internal errors %q", limit, i, err, checks.internal)
+			}
+			res = append(res, rr)
+		}
+		return checks, res
+	}
+	found := 0
+	for _, limit := range []int64{smallest / 8, smallest / 2, smallest - 1} {
+		ref := testChecks{ranked: true}
+		for i, r := range runs {
+			k := prefixLen(len(r.evs), r.size, limit)
+			ref.run("TestX", r.evs[:k], sites, r.failed, rankedRun{n: i, trace: r.path}, nil, &traceClock{})
+		}
+		for i := range ref.runs {
+			ref.runs[i].Cut = true
+		}
+		want := unicorn.Rank(ref.runs, sites, unicorn.Options{})
+		for i := range want {
+			for j := range want[i].Witnesses {
+				w := &want[i].Witnesses[j]
+				w.Run = ref.ranIn[w.Run].n
+				evs := runs[w.Run].evs
+				pts := control.Points(evs)
+				for k := range w.Events {
+					e := &w.Events[k]
+					e.G, e.N = pts[e.Index].G, pts[e.Index].N
+				}
+				control.NameLocks(evs, pts, w)
+			}
+		}
+		found += len(want)
+		checks, res := stream(limit, func() *traceClock { return &traceClock{} })
+		got := checks.end("TestX", sites)
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(want)
+		if string(gb) != string(wb) {
+			t.Errorf("limit %d: Unicorn on the prefixes\n%s\nwant, in memory on those events\n%s", limit, gb, wb)
+		}
+		for i, r := range res {
+			if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "; Unicorn collected its patterns on the same events (") {
+				t.Errorf("limit %d, run %d: notes %q, want one saying Unicorn collected its patterns", limit, i, r.Notes)
+			}
+		}
+		cutOff := limit == smallest/8
+		switch {
+		case cutOff && len(got) != 0:
+			t.Errorf("limit %d cuts the failing runs before their pattern: %d findings, want none", limit, len(got))
+		case !cutOff && (len(got) != 1 || got[0].Kind != "unicorn-p6" || len(got[0].Witnesses) != 1 || len(got[0].Witnesses[0].Events) != 3 || got[0].Witnesses[0].Events[0].G != 2):
+			t.Errorf("limit %d: findings %s, want unicorn-p6 with its three events named", limit, gb)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no Unicorn finding in any prefix: the test compares nothing")
+	}
+	// The time spent once OSCS is done: Unicorn does not run. Count the
+	// clock's looks of one run; the last two are Unicorn's and the
+	// note's.
+	looks := 0
+	counting := func() *traceClock { return startClock(time.Minute, func() bool { looks++; return false }) }
+	checks := &testChecks{ranked: true}
+	var res Result
+	if _, err := checks.stream("TestX", runs[0].path, runs[0].size, smallest/2, sites, streamedRun{failed: true}, DetectOptions{}, counting(), &res); err != nil {
+		t.Fatal(err)
+	}
+	checks, rs := stream(smallest/2, func() *traceClock { return startClock(time.Minute, after(looks-1)) })
+	for i, r := range rs {
+		if len(checks.runs) != 0 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "; Unicorn did not run, stopped after 1m0s (-max-trace-time") || r.Stats.Stopped != 1 {
+			t.Errorf("time spent after OSCS, run %d: %d runs ranked, notes %q, %d stopped; want none ranked, a note and one stopped", i, len(checks.runs), r.Notes, r.Stats.Stopped)
+		}
 	}
 }

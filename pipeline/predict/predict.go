@@ -147,9 +147,10 @@ type DetectOptions struct {
 	// MaxTraceBytes gives the runs whose trace file is larger the
 	// streamed checkers (the race checker, the test lifetime check and
 	// ConMem's con-null, con-uninit, con-closed, con-index and con-map)
-	// over the whole trace, then OSCS over as many of its first events as
-	// fit in the limit, and not Unicorn, with a note: the other checkers
-	// hold the whole trace, and precog test's peak memory measured up to about 35
+	// over the whole trace, then OSCS, and Unicorn's collection of
+	// patterns for a test of several runs, over as many of its first
+	// events as fit in the limit, with a note: the other checkers hold
+	// the whole trace, and precog test's peak memory measured up to about 35
 	// times the largest trace so analysed (an event is 3 to 8 bytes on
 	// disk and 80 in memory, plus the happens-before graphs and the
 	// checkers' state; gocron's whole run peaked at 1.7 GB with a 47 MiB
@@ -1167,7 +1168,11 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	clock := o.clock()
 	if max := o.maxTraceBytes(); max > 0 {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > max {
-			fs, err := tc.stream(what, path, fi.Size(), max, sites, o, clock, res)
+			run := streamedRun{failed: r.outcome.Failed(), ran: rankedRun{n: r.n, trace: path}}
+			if strings.HasPrefix(r.forced, plan.Confirmed) {
+				run.plan = filepath.Join(dir, filepath.FromSlash(r.plan))
+			}
+			fs, err := tc.stream(what, path, fi.Size(), max, sites, run, o, clock, res)
 			return fs, nil, err
 		}
 	}
@@ -1216,10 +1221,12 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 // (conmem.CheckStream), each walk in memory bounded by the trace's
 // goroutines, sync objects and locations, not its length, against clock
 // (a walk gets what the one before it left). Their findings' witnesses
-// are already named as control points, with their Locks. The note says
-// which checkers the run got and what each walk withheld or dropped, and
-// where it stopped if the goroutine or time limit stopped it.
-func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.SiteTable, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
+// are already named as control points, with their Locks. Then OSCS, and
+// Unicorn for a ranked test, run on the first events that fit in limit
+// (prefix; run is what Unicorn takes of the run). The note says which
+// checkers the run got and what each walk withheld or dropped, and where
+// it stopped if the goroutine or time limit stopped it.
+func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.SiteTable, run streamedRun, o DetectOptions, clock *traceClock, res *Result) ([]finding.Finding, error) {
 	var fs []finding.Finding
 	var ran, notes []string
 	var late bool // a walk stopped at the time limit: the walks after it do not run
@@ -1311,9 +1318,15 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 		return nil, err
 	}
 	ranOSCS := "OSCS did not run"
+	// ranUnicorn is what Unicorn did, for the note of a ranked test.
+	ranUnicorn := "Unicorn did not"
 	if !late {
 		p, err := tc.streamPass(what, "oscs", "OSCS", path, n, o, clock, func(next func() (trace.Event, error)) ([]finding.Finding, error) {
-			return tc.oscsPrefix(next, prefixLen(total, n, limit), sites)
+			found, ran, err := tc.prefix(what, next, prefixLen(total, n, limit), sites, run, clock)
+			if ran {
+				ranUnicorn = "Unicorn collected its patterns on the same events (one after them is unknown to the ranking, which takes the lowest score this run allows, lacking it if failed, having it if passed, and reports only a top no pattern the runs showed could outrank)"
+			}
+			return found, err
 		})
 		if err != nil {
 			return nil, err
@@ -1322,9 +1335,14 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 		notes = append(notes, p.notes...)
 		timedOut = timedOut || p.timedOut
 		ranOSCS = fmt.Sprintf("OSCS ran on the first %d events (%d%%: the part of the trace -max-trace holds in memory; its findings after them missed)", p.events, percent(p.events, total))
+		if tc.ranked && !p.late && clock.over() {
+			// The time ran out after OSCS: Unicorn did not begin.
+			ranUnicorn = "Unicorn did not run, " + stoppedBy(clock)
+			timedOut = timedOut || !clock.interrupted() && !clock.cut.reached()
+		}
 	}
 	if tc.ranked {
-		ranOSCS += "; Unicorn did not"
+		ranOSCS += "; " + ranUnicorn
 	}
 	res.Stats.Events += events
 	res.Stats.Streamed++
@@ -1342,6 +1360,17 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	}
 	res.Notes = append(res.Notes, note)
 	return fs, nil
+}
+
+// stoppedBy says what stopped an analysis when clock is over.
+func stoppedBy(clock *traceClock) string {
+	switch {
+	case clock.interrupted():
+		return "stopped by the interrupt"
+	case clock.cut.reached():
+		return fmt.Sprintf("stopped at the end of %v", clock.cut)
+	}
+	return fmt.Sprintf("stopped after %v (-max-trace-time; a larger one, or 0, runs it)", clock.limit)
 }
 
 // A streamPass is what one streamed walk of a trace did.
@@ -1546,6 +1575,38 @@ func failureNote(name string, runs []runFile, cheap record.Outcome) []string {
 		return []string{fmt.Sprintf("%s: %s; %d of %d recorded runs failed (%s)", name, inCheap, failed, len(runs), strings.Join(how, ", "))}
 	}
 	return []string{fmt.Sprintf("%s: %d of %d runs failed (%s)", name, failed, len(runs), strings.Join(how, ", "))}
+}
+
+// readPrefix reads the first n events of the trace file at path in the
+// global order (trace.OrderedReader, the order readTrace sorts into),
+// without holding the rest; a broken trace returns the events before the
+// damage with the error.
+func readPrefix(path string, n int) ([]trace.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	rd, err := trace.NewOrderedReader(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	evs := make([]trace.Event, 0, min(n, rd.Len()))
+	for len(evs) < n {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, nil
 }
 
 // readTrace reads the trace file at path, sorted; a broken trace returns the

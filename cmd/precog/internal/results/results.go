@@ -114,8 +114,9 @@ type Summary struct {
 	// Streamed counts the runs whose trace was over -max-trace and that
 	// got the streamed checkers: the data race checker, the test lifetime
 	// check and ConMem's con-null, con-uninit, con-closed, con-index and
-	// con-map over the whole trace, then OSCS over the first events that
-	// fit in -max-trace (Unicorn did not run on them; each has a note).
+	// con-map over the whole trace, then OSCS, and Unicorn's collection of
+	// patterns for a test of several runs, over the first events that fit
+	// in -max-trace (each has a note).
 	Streamed int `json:"streamed,omitempty"`
 	// Stopped counts the runs whose analysis -max-trace-time stopped
 	// before its end (each has a note saying what was left out).

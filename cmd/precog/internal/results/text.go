@@ -57,7 +57,7 @@ func WriteText(w io.Writer, s *Summary) {
 	}
 	fmt.Fprintf(w, ", detected in %s", cli.Round(s.DetectNs))
 	if s.Streamed > 0 {
-		fmt.Fprintf(w, " (%d %s over -max-trace got the streamed checks and OSCS on %s first events)", s.Streamed, cli.Plural(s.Streamed, "run", "runs"), cli.Plural(s.Streamed, "its", "their"))
+		fmt.Fprintf(w, " (%d %s over -max-trace got the streamed checks and OSCS on %s first events, with Unicorn's patterns in a test of several runs)", s.Streamed, cli.Plural(s.Streamed, "run", "runs"), cli.Plural(s.Streamed, "its", "their"))
 	}
 	if s.Stopped > 0 {
 		fmt.Fprintf(w, " (%d %s stopped at -max-trace-time, partly analysed)", s.Stopped, cli.Plural(s.Stopped, "run", "runs"))
