@@ -1,5 +1,7 @@
 package shim
 
+import "github.com/precog-dev/precog/shim/trace"
+
 // TB is the part of testing.TB the shim uses; the shim does not import
 // testing, which would change every program it is linked into.
 type TB interface {
@@ -18,6 +20,21 @@ func TestStart(t TB) {
 		return
 	}
 	testStart(t)
+}
+
+// Ran is called with the result of an instrumented t.Run (or b.Run) as it
+// returns, and returns it. It records EvRan: the subtest has ended, or
+// called t.Parallel. The goroutine's accesses after it carry its seq, so
+// that detect/hb orders them after the subtest it waited for; without it
+// they carried the seq of the goroutine's last sync event before t.Run
+// (a Cleanup's restore of a variable the subtest's goroutines read was
+// taken to come before them). It passes no control gate: no goroutine
+// arrives at it.
+func Ran(site uint32, ok bool) bool {
+	if enabled {
+		cur().syncEvent(site, trace.EvRan, nil, 0)
+	}
+	return ok
 }
 
 // TestLog is called before a call of a method that panics once its test

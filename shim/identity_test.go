@@ -612,3 +612,30 @@ func TestNextSpawn(t *testing.T) {
 		clear(want)
 	}
 }
+
+// TestRan: Ran records EvRan on the goroutine whose t.Run returned, after
+// the subtest's events, and that goroutine's next access carries its seq
+// (before, the access after t.Run carried the seq of the last sync event
+// before the call, and read as if it came before the subtest).
+func TestRan(t *testing.T) {
+	Read(5600, nil)
+	if !Ran(5601, t.Run("sub", func(*testing.T) { Read(5602, nil) })) {
+		t.Fatal("the subtest failed")
+	}
+	Read(5603, nil)
+	evs := readTrace(t, tracePath)
+	at := func(site uint32, k trace.Kind) int {
+		return slices.IndexFunc(evs, func(ev trace.Event) bool { return ev.Site == site && ev.Kind == k })
+	}
+	before, sub, ran, after := at(5600, trace.EvRead), at(5602, trace.EvRead), at(5601, trace.EvRan), at(5603, trace.EvRead)
+	if before < 0 || sub < 0 || ran < 0 || after < 0 {
+		t.Fatalf("events at 5600 %d, 5602 %d, Ran at 5601 %d, 5603 %d: want all", before, sub, ran, after)
+	}
+	// The global order is (Seq, Sub); the file holds each goroutine's
+	// events in batches.
+	less := func(a, b trace.Event) bool { return a.Seq < b.Seq || a.Seq == b.Seq && a.Sub < b.Sub }
+	b, s, r, a := evs[before], evs[sub], evs[ran], evs[after]
+	if !less(b, s) || !less(s, r) || !less(r, a) || a.Seq != r.Seq || a.Goroutine != r.Goroutine || b.Goroutine != r.Goroutine {
+		t.Errorf("read %v, subtest's read %v, Ran %v, read after %v: want them in that order, the last with Ran's goroutine and seq", b, s, r, a)
+	}
+}

@@ -75,7 +75,9 @@
 //     are not instrumented: the parent is the longest prefix before a '/'
 //     that names a test still running, as t.Run's own name may hold '/'),
 //     and before its parent's next event when the
-//     parent recorded nothing while the subtest ran (it waited in t.Run;
+//     parent recorded nothing while the subtest ran (an instrumented
+//     t.Run's return records EvRan, that next event, so that the parent's
+//     accesses after the call carry a seq of their own; it waited in t.Run;
 //     a parallel subtest, or one another goroutine's t.Run started, lets
 //     it go on; Graph.Joined names the subtests joined at an event, for
 //     the checks that judge it without its own acquire, as con-uninit's

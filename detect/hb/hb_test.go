@@ -430,6 +430,37 @@ func TestSubtests(t *testing.T) {
 	})
 }
 
+// TestRan: the parent's accesses after t.Run returned carry the seq of
+// its EvRan (shim.Ran), its next event after the subtest ended, and come
+// after the subtest's events, those of a goroutine the subtest joined
+// included (gotestsum's Cleanup restoring a variable that a goroutine of
+// the test read before the subtest received what it sent). A goroutine
+// the subtest started and did not join stays unordered with them.
+func TestRan(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 TestStart name="TestA"
+3 g=2 Begin parent=none
+4 g=2 TestStart name="TestA/one"
+5 g=2 Fork site=10 child=3
+6 g=3 Begin parent=2
+6.1 g=3 Read site=1 addr=0x100
+7 g=3 ChanSend site=11 addr=0x500 elem=1
+8 g=2 ChanRecv site=12 addr=0x500 ok=true elem=1
+9 g=2 Fork site=13 child=4
+10 g=4 Begin parent=2
+10.1 g=4 Read site=3 addr=0x200
+11 g=2 TestEnd outcome=pass
+12 g=1 Ran site=14 addr=0x0
+12.1 g=1 Write site=2 addr=0x100 value=1
+12.2 g=1 Write site=4 addr=0x200 value=1
+`)
+	checkOrder(t, Analyze(evs, Options{}), at, []order{
+		{1, 2, true},  // the joined goroutine's read before the parent's write after t.Run
+		{3, 4, false}, // the goroutine the subtest left running
+	})
+}
+
 // TestSubtestSlashName: a subtest whose t.Run name holds '/' (TestA/udp/
 // INVITE, run by TestA; sipgo's table tests) is TestA's: after TestMain's
 // write before m.Run (runtime.main's goroutine, id 0) and TestA's before

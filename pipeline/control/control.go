@@ -81,10 +81,10 @@ func ReplayPlan(evs []trace.Event, keep func(g uint64) bool) *plan.Plan {
 // ungated are the sync events that pass no control gate in the shim (a
 // sleep and its wake, a bubble's start, synctest.Wait's return, a bubble
 // clock reading, a mark before a call that may start goroutines, an
-// adopted goroutine's creators): no goroutine arrives at them, so an
-// order that named them would wait for them forever.
+// adopted goroutine's creators, a t.Run's return): no goroutine arrives at
+// them, so an order that named them would wait for them forever.
 var ungated = map[trace.Kind]bool{trace.EvSleep: true, trace.EvWake: true, trace.EvBubble: true,
-	trace.EvSyncWait: true, trace.EvClock: true, trace.EvMark: true, trace.EvCreator: true}
+	trace.EvSyncWait: true, trace.EvClock: true, trace.EvMark: true, trace.EvCreator: true, trace.EvRan: true}
 
 // ReplayOrder is ReplayPlan's order with, for each position, the index in
 // evs of its event, and the goroutines keep accepts that have events in

@@ -266,6 +266,16 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 			}
 			r.receiver(se.X, sel)
 			if (key == "testing.T.Run" || key == "testing.B.Run") && len(c.Args) == 2 {
+				if ctx != callDefer {
+					// shim.Ran(S, t.Run(...)): what the test does after
+					// the call comes after the subtest (see shim.Ran).
+					// Not in a go or defer statement, which would then
+					// run t.Run at once, for Ran's argument.
+					s := r.site(c.Rparen, "ran", c)
+					lo, hi := r.span(c)
+					r.ed.open(lo, hi, lit(r.shim("Ran")+"("+s+", "))
+					defer r.ed.close(lo, hi, lit(")"))
+				}
 				r.expr(c.Args[0])
 				if fl, ok := ast.Unparen(c.Args[1]).(*ast.FuncLit); ok {
 					typ := key[len("testing."):len("testing.T")]

@@ -202,7 +202,7 @@
 // and writes and a uvarint batch length, version 9 no elem in channel
 // events, versions 10 to 16 what Version lists (12: an atomic load's seq
 // always new, its delta never 0; 13: no cut; 14: no EvMark or EvAfter; 15:
-// no compact atomics; 16: no EvCreator); this package refuses them,
+// no compact atomics; 16: no EvCreator or EvRan); this package refuses them,
 // and any other version, with an
 // error that names it.
 //

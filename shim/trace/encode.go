@@ -19,7 +19,8 @@ import (
 // EvBelow, version 12 the address field's 0 for the address 0 (addrCode),
 // version 13 the atomic loads' seqs that need not be new (see "Order"),
 // version 14 the state block's cut, version 15 EvMark and EvAfter,
-// version 16 the compact atomic loads and stores, version 17 EvCreator.
+// version 16 the compact atomic loads and stores, version 17 EvCreator
+// and EvRan.
 const Version = 17
 
 // magic starts every trace file.
@@ -806,6 +807,11 @@ func (e *Encoder) AppendTaskGo(b []byte, seq uint64, site uint32, group uintptr,
 // AppendTaskWait appends an EvTaskWait event.
 func (e *Encoder) AppendTaskWait(b []byte, seq uint64, site uint32, group uintptr) []byte {
 	return e.syncAddr(b, EvTaskWait, seq, site, group)
+}
+
+// AppendRan appends an EvRan event (addr is 0 when the shim records it).
+func (e *Encoder) AppendRan(b []byte, seq uint64, site uint32, addr uintptr) []byte {
+	return e.syncAddr(b, EvRan, seq, site, addr)
 }
 
 // AppendCancel appends an EvCancel event.

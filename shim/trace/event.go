@@ -97,6 +97,9 @@ const (
 	EvAfter   // child, after its EvBelow: the goroutine was created during a call made from the line of parent's mark at site (parent is its creator), so after that mark; or, anywhere among the goroutine's events, before its first run of a literal that parent handed at site (shim.Handed), so after parent's first handing there [seq, site, parent]
 	EvCreator // child, after its EvBegin (parent=none) and the EvBelow and EvAfter that follow it: one per package up the chain of its creation, innermost first, each naming the package's innermost function there as the runtime does ("net/http.(*Server).Serve"; FuncPackage reads its package): the goroutine's creator (its stack's "created by" line), then the functions of its creators' stacks at their go statements (the "[originating from goroutine N]" sections of GODEBUG=tracebackancestors); at most MaxCreators, each cut to MaxCreatorLen bytes [seq, name]
 
+	// Subtests.
+	EvRan // a test's goroutine, after its t.Run (or b.Run) returned: the subtest ended, or called t.Parallel; what the goroutine does from here comes after the subtest's events, which detect/hb orders before the test's next event when the test recorded nothing while the subtest ran (the accesses that follow a call carry the seq of their goroutine's last sync event, and without it those after t.Run carried one from before it); addr is 0 [seq, site, addr]
+
 	numKinds
 )
 
@@ -250,4 +253,5 @@ var kinds = [numKinds]kindSpec{
 	EvMark:          {name: "Mark", fields: []field{fSite}},
 	EvAfter:         {name: "After", fields: []field{fSite, fParent}},
 	EvCreator:       {name: "Creator", fields: []field{fName}},
+	EvRan:           {name: "Ran", fields: []field{fSite, fAddr}},
 }

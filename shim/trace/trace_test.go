@@ -111,6 +111,8 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendAfter(b, ev.Seq, ev.Site, ev.Peer)
 	case EvCreator:
 		return e.AppendCreator(b, ev.Seq, ev.Name)
+	case EvRan:
+		return e.AppendRan(b, ev.Seq, ev.Site, a)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -184,6 +186,7 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 1000000000005 g=0 Mark site=4294967295
 1000000000006 g=7 After site=37 parent=0
 1000000000007 g=7 Creator name="gopkg.in/yaml%2ev3.(*decoder).run.func1"
+1000000000008 g=0 Ran site=38 addr=0x0
 `
 
 func sample(t testing.TB) *Trace {

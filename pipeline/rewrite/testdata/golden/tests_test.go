@@ -33,3 +33,15 @@ func TestWalk(t *testing.T) {
 	check := func(_ int, tb *testing.T) {}
 	check(1, t)
 }
+
+// TestRunResult uses t.Run's result; a deferred t.Run and one in a go
+// statement are left as they are (wrapping them would run t.Run at once).
+func TestRunResult(t *testing.T) {
+	if !t.Run("ok", subtest) {
+		t.Fail()
+	}
+	ok := t.Run("again", subtest)
+	_ = ok
+	defer t.Run("last", subtest)
+	go t.Run("apart", subtest)
+}
