@@ -472,7 +472,16 @@
 // previous or next critical section of the lock (the other side's section
 // can fall between its two: Mozilla-1, MySQL1-A, KB1), otherwise an order
 // violation (only which section runs first matters: Mozilla-3's flag
-// checked before it is set), or, for two writes, a lost update.
+// checked before it is set), or, for two writes, a lost update. The
+// note prefers the split that the filter above judges one piece of work:
+// a neighbor section that is one call's other section, or a caller's
+// other step (trace.Site.After) that is not another call of the same
+// operation, names the shape before a neighbor that may be a test's
+// loop calling the operation again, and so does a reader's step that
+// touches another location the other side writes (a renderer that
+// calls a tracker's Value and then IsDone, with Increment, which writes
+// both, between them: the getter rule's multi-variable shape, which is
+// what keeps such a pair of whole operations reported).
 //
 // # Soundness
 //

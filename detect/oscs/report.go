@@ -10,6 +10,7 @@ import (
 
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/hb"
+	"github.com/precog-dev/precog/shim/trace"
 )
 
 // report records a pair the filters left, unless a pair with the same
@@ -290,36 +291,67 @@ func (c *checker) lockedAt(first, second int) string {
 // fall between its two (Fig. 3c: Mozilla-1, MySQL1-A, KB1); otherwise an
 // order violation, where only which section runs first matters (Fig. 4:
 // Mozilla-3), or, for two writes, a lost update.
+//
+// A neighbor that is one call's other section or its caller's other step
+// (sameCall, twoStep: what the whole-operation filter takes for one piece
+// of work) names the shape before one that may be another call of the
+// same operation (a test's loop calling Increment three times), and so
+// does a read-only section's step that touches another location the
+// other side writes (splitRead's multi-variable shape through two calls:
+// a renderer's Value, then IsDone, with Increment's section, which
+// writes both, between them): that is the split that keeps such a pair
+// of whole operations reported, and naming the repeated call instead
+// sends the reader after a split the filter itself deems two operations.
 func (c *checker) shape(r report, sa, sb finding.Site) string {
-	for _, side := range []struct {
+	type side struct {
 		sec, other int
 		s, o       finding.Site
-	}{{r.aLock, r.bLock, sa, sb}, {r.bLock, r.aLock, sb, sa}} {
-		if side.sec < 0 {
+	}
+	var sides []side
+	for _, sd := range []side{{r.aLock, r.bLock, sa, sb}, {r.bLock, r.aLock, sb, sa}} {
+		if sd.sec >= 0 {
+			sides = append(sides, sd)
+		}
+	}
+	// One call's two sections, or a caller's two steps that are not two
+	// calls of one operation (repeated: a loop's, which splitRead lets
+	// go as well).
+	steps := func(k, n int) bool { return c.sameCall(k, n) || !c.repeated(k, n) && c.twoStep(k, n) }
+	for _, sd := range sides {
+		for _, n := range c.neighbors(sd.sec) {
+			if c.footprint(n).touched[r.loc] && steps(sd.sec, n) {
+				return c.atomicity(r, sd.sec, n, sd.s, sd.o)
+			}
+		}
+	}
+	for _, sd := range sides {
+		if sd.other < 0 || len(c.footprint(sd.sec).written) > 0 {
+			// splitRead's shape is a reader's: a writer's pair that
+			// no neighbor splits on its location is a lost update or
+			// an order violation.
 			continue
 		}
-		for _, n := range c.neighbors(side.sec) {
-			if !c.footprint(n).touched[r.loc] {
+		w := c.footprint(sd.other).written
+		for _, n := range c.neighbors(sd.sec) {
+			if !steps(sd.sec, n) {
 				continue
 			}
-			first, second := n, side.sec
-			if c.g.Sections()[n].Begin > c.g.Sections()[side.sec].Begin {
-				first, second = second, first
+			if st, ok := c.firstAccess(n, func(l hb.Loc) bool { return l != r.loc && w[l] }); ok {
+				first, second := c.ordered(sd.sec, n)
+				fa, fb, ea, eb := function(sd.s), st.Function, sd.s.Expr, st.Expr
+				if first == n {
+					fa, fb, ea, eb = fb, fa, eb, ea
+				}
+				return fmt.Sprintf("atomicity violation: %s, then %s, on one goroutine, touch %s, then %s, in two critical sections (%s) that a function of the program takes in that order on one object, and %s's section, which writes %s, can run between them",
+					fa, fb, ea, eb, c.lockedAt(first, second), function(sd.o), st.Expr)
 			}
-			// Who touches the location: the reported access's function
-			// and that of the other section's first access to it, which
-			// differ where a caller's two calls hold the sections
-			// (otel's Clear, then Len).
-			who := function(side.s) + " touches"
-			fa, fb := function(side.s), c.touchedIn(n, r.loc, side.s)
-			if first == n {
-				fa, fb = fb, fa
+		}
+	}
+	for _, sd := range sides {
+		for _, n := range c.neighbors(sd.sec) {
+			if c.footprint(n).touched[r.loc] {
+				return c.atomicity(r, sd.sec, n, sd.s, sd.o)
 			}
-			if fa != fb {
-				who = fa + ", then " + fb + ", on one goroutine, touch"
-			}
-			return fmt.Sprintf("atomicity violation: %s %s in two critical sections (%s), and %s's section can run between them",
-				who, sa.Expr, c.lockedAt(first, second), function(side.o))
 		}
 	}
 	if r.aWrite && r.bWrite {
@@ -328,21 +360,54 @@ func (c *checker) shape(r report, sa, sb finding.Site) string {
 	return "order violation: which critical section runs first decides what the read sees"
 }
 
+// atomicity is the note of the atomicity shape whose two sections are k
+// (the side of the reported access s) and its neighbor n, which touch
+// the pair's location, with the other side's section (o) between them.
+func (c *checker) atomicity(r report, k, n int, s, o finding.Site) string {
+	first, second := c.ordered(k, n)
+	// Who touches the location: the reported access's function and that
+	// of the other section's first access to it, which differ where a
+	// caller's two calls hold the sections (otel's Clear, then Len).
+	who := function(s) + " touches"
+	fa, fb := function(s), c.touchedIn(n, r.loc, s)
+	if first == n {
+		fa, fb = fb, fa
+	}
+	if fa != fb {
+		who = fa + ", then " + fb + ", on one goroutine, touch"
+	}
+	return fmt.Sprintf("atomicity violation: %s %s in two critical sections (%s), and %s's section can run between them",
+		who, s.Expr, c.lockedAt(first, second), function(o))
+}
+
+// ordered returns sections a and b, the earlier first.
+func (c *checker) ordered(a, b int) (int, int) {
+	if c.g.Sections()[b].Begin < c.g.Sections()[a].Begin {
+		return b, a
+	}
+	return a, b
+}
+
 // touchedIn names the function of section sec's first access to loc,
 // function(def) if the section has none or its site names no function.
 func (c *checker) touchedIn(sec int, loc hb.Loc, def finding.Site) string {
+	if st, ok := c.firstAccess(sec, func(l hb.Loc) bool { return l == loc }); ok && st.Function != "" {
+		return st.Function
+	}
+	return function(def)
+}
+
+// firstAccess returns the site of section sec's first access (of its
+// goroutine, in the section) to a location that match accepts.
+func (c *checker) firstAccess(sec int, match func(hb.Loc) bool) (trace.Site, bool) {
 	s := c.g.Sections()[sec]
 	evs := c.g.Goroutines[s.G].Events
 	j, _ := slices.BinarySearch(evs, s.Begin)
 	for ; j < len(evs) && (s.End < 0 || evs[j] <= s.End); j++ {
 		i := evs[j]
-		if !isAccess(c.g.Events[i].Kind) || c.g.Loc(i) != loc {
-			continue
+		if isAccess(c.g.Events[i].Kind) && match(c.g.Loc(i)) {
+			return c.sites.Lookup(c.g.Events[i].Site)
 		}
-		if st, ok := c.sites.Lookup(c.g.Events[i].Site); ok && st.Function != "" {
-			return st.Function
-		}
-		break
 	}
-	return function(def)
+	return trace.Site{}, false
 }

@@ -208,13 +208,12 @@ func (c *checker) splitRead(k, other int) bool {
 	}
 	w := c.footprint(other).written
 	secs := c.g.Sections()
-	site := c.g.Events[secs[k].Begin].Site
 	for _, n := range c.neighbors(k) {
 		if c.sameCall(k, n) {
 			// One call's two sections: split judges them.
 			continue
 		}
-		if c.g.Events[secs[n].Begin].Site == site && (c.onlyLockSite(site) || c.inOrder(k) && c.inOrder(n)) {
+		if c.repeated(k, n) {
 			// Another call of the same operation (a periodic task:
 			// bigcache's cleanUp on every tick), not a caller's second
 			// step, or another iteration of a loop that takes the
@@ -250,6 +249,16 @@ func (c *checker) splitRead(k, other int) bool {
 		}
 	}
 	return false
+}
+
+// repeated reports whether the goroutine's section n of k's lock, taken
+// at k's Lock site, is another call of k's operation (its function takes
+// the lock nowhere else: a periodic task) or another iteration of a loop
+// that takes the section whole (both inOrder), not a caller's other step.
+func (c *checker) repeated(k, n int) bool {
+	secs := c.g.Sections()
+	site := c.g.Events[secs[k].Begin].Site
+	return c.g.Events[secs[n].Begin].Site == site && (c.onlyLockSite(site) || c.inOrder(k) && c.inOrder(n))
 }
 
 // checksAgain reports whether section k takes nothing from what the

@@ -1,6 +1,7 @@
 package oscs
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -818,6 +819,26 @@ func TestShape(t *testing.T) {
 	want = map[string]string{"60 61 85 86": "order violation", "50 51 55 56": "lost update"}
 	if !maps.Equal(got, want) {
 		t.Errorf("order: shapes %v, want %v", got, want)
+	}
+	// Concat's two setters (setA, then setB: a two-step) against Set,
+	// which writes both fields: each pair is a lost update, though the
+	// setter's other step touches the other field Set writes (that
+	// multi-variable shape is a reader's: TestWholeOpRepeatedCalls).
+	got = shapes(wholeStart + `
+10 g=2 Lock site=50 addr=0x900
+10.1 g=2 Write site=51 addr=0x200 value=1
+11 g=2 Unlock site=52 addr=0x900
+12 g=2 Lock site=55 addr=0x900
+12.1 g=2 Write site=56 addr=0x300 value=1
+13 g=2 Unlock site=57 addr=0x900
+14 g=3 Lock site=85 addr=0x900
+14.1 g=3 Write site=86 addr=0x200 value=2
+14.2 g=3 Write site=87 addr=0x300 value=2
+15 g=3 Unlock site=88 addr=0x900
+`)
+	want = map[string]string{"50 51 85 86": "lost update", "55 56 85 87": "lost update"}
+	if !maps.Equal(got, want) {
+		t.Errorf("setters: shapes %v, want %v", got, want)
 	}
 }
 
@@ -1683,4 +1704,70 @@ func TestWholeOpHeap(t *testing.T) {
 	wholeCaseOf(t, heapSites, "heap", wholeStart+fmt.Sprintf(ops, 51), nil, []string{"40 41 50 51"})
 	wholeCaseOf(t, heapSites, "user", wholeStart+fmt.Sprintf(ops, 52), []string{"40 41 50 52"}, []string{"40 41 50 52"})
 	wholeCaseOf(t, heapSites, "other", wholeStart+fmt.Sprintf(ops, 42), []string{"40 41 42 50"}, []string{"40 41 42 50"})
+}
+
+// A tracker's accessors (go-pretty's progress.Tracker): g2 calls Add three
+// times from a loop, one section per call that reads x and writes x and
+// y; g3 reads x in Size and then y in CopyInto. Add's repeated calls are
+// separate operations whatever the note used to say of them: with no
+// function of the program that calls Size and then CopyInto (the getters
+// called from a test: CopyInto's Lock site lists nothing in After), both
+// pairs are dropped. With one (a renderer printing both: After lists
+// Size's Lock site), g3's two reads can see x before an Add and y after
+// it, a state no serial order of whole calls gives: both pairs stay
+// reported, and their notes name that two-step, not Add's calls.
+func TestWholeOpRepeatedCalls(t *testing.T) {
+	text := wholeStart + `
+10 g=3 Lock site=70 addr=0x900
+10.1 g=3 Read site=71 addr=0x100
+11 g=3 Unlock site=72 addr=0x900
+12 g=2 Lock site=10 addr=0x900
+12.1 g=2 Read site=11 addr=0x100
+12.2 g=2 Write site=12 addr=0x100 value=1
+12.3 g=2 Write site=13 addr=0x200 value=1
+13 g=2 Unlock site=14 addr=0x900
+14 g=2 Lock site=10 addr=0x900
+14.1 g=2 Read site=11 addr=0x100
+14.2 g=2 Write site=12 addr=0x100 value=2
+14.3 g=2 Write site=13 addr=0x200 value=2
+15 g=2 Unlock site=14 addr=0x900
+16 g=3 Lock site=75 addr=0x900
+16.1 g=3 Read site=76 addr=0x200
+17 g=3 Unlock site=77 addr=0x900
+18 g=2 Lock site=10 addr=0x900
+18.1 g=2 Read site=11 addr=0x100
+18.2 g=2 Write site=12 addr=0x100 value=3
+18.3 g=2 Write site=13 addr=0x200 value=3
+19 g=2 Unlock site=14 addr=0x900
+`
+	// The sites with their fields' names, for the notes; test has the
+	// getters called from a test.
+	lib := &trace.SiteTable{Sites: slices.Clone(opSites.Sites)}
+	test := &trace.SiteTable{Sites: slices.Clone(opSites.Sites)}
+	expr := map[uint32]string{11: "x", 12: "x", 13: "y", 71: "x", 76: "y"}
+	for i := range lib.Sites {
+		lib.Sites[i].Expr = cmp.Or(expr[lib.Sites[i].ID], lib.Sites[i].Expr)
+		test.Sites[i] = lib.Sites[i]
+		if test.Sites[i].ID == 75 {
+			test.Sites[i].After = ""
+		}
+	}
+	both := []string{"10 12 70 71", "10 13 75 76"}
+	wholeCaseOf(t, lib, "renderer's two-step", text, both, both)
+	wholeCaseOf(t, test, "test's calls", text, nil, both)
+	want := map[string]string{
+		"10 12 70 71": "atomicity violation: Size, then CopyInto, on one goroutine, touch x, then y, in two critical sections (locked at k.go:70, then at k.go:75) that a function of the program takes in that order on one object, and Add's section, which writes y, can run between them",
+		"10 13 75 76": "atomicity violation: Size, then CopyInto, on one goroutine, touch x, then y, in two critical sections (locked at k.go:70, then at k.go:75) that a function of the program takes in that order on one object, and Add's section, which writes x, can run between them",
+	}
+	for _, f := range Check(graph(t, text), lib, Options{NoCondFlags: true, NoSpinFlags: true}) {
+		var shape string
+		for _, n := range f.Evidence.Notes {
+			if strings.HasPrefix(n, "atomicity violation") || strings.HasPrefix(n, "order violation") {
+				shape = n
+			}
+		}
+		if shape != want[lines(f)] {
+			t.Errorf("%s: shape %q, want %q", lines(f), shape, want[lines(f)])
+		}
+	}
 }
