@@ -499,11 +499,13 @@ func Merge(fs []Finding) []Finding {
 
 // Heads groups the findings a user reads as one bug and returns, for each
 // of fs, the index of its group's head (its own for a head). A group is
-// the findings of one kind from the runs reported at one site in one role
+// the findings of one kind from the runs reported at one line in one role
 // (Sites[0]: the write of a global that TestMain sets, against the reads
-// of five functions; a read against the initializations of two tests), each
-// a pair of sites of its own with its ID, status and evidence: the same
-// line to fix, met by several partners. The head is the one with the
+// of five functions; a read against the initializations of two tests;
+// the eight stores of one statement `b[i], ..., b[i+7] = ...`, each at a
+// column of its own), each a pair of sites of its own with its ID, status
+// and evidence: the same line to fix, met by several partners or reached
+// by several accesses of one statement. The head is the one with the
 // strongest status, then the first by Compare. A failure of a recorded run
 // (crash, test-failed), a static finding and one with no site are alone:
 // each failed test and each diagnostic is a fact of its own.
@@ -531,7 +533,7 @@ func Heads(fs []Finding) []int {
 
 type groupKey struct {
 	kind, role, file string
-	line, col        int
+	line             int
 }
 
 // groupOf returns the key of f's group, if f can share one (see Heads).
@@ -541,7 +543,7 @@ func groupOf(f Finding) (groupKey, bool) {
 		return groupKey{}, false
 	}
 	s := f.Sites[0]
-	return groupKey{f.Kind, s.Role, s.File, s.Line, s.Col}, true
+	return groupKey{f.Kind, s.Role, s.File, s.Line}, true
 }
 
 // Compare orders findings by kind, first site's file, line and column, then ID.

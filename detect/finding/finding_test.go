@@ -302,9 +302,11 @@ func TestStatusWords(t *testing.T) {
 
 // TestHeads: the races of TestMain's write of a global against the reads
 // of three functions are one group at the write, headed by the confirmed
-// one though another comes first by Compare. Controls, each alone: the
-// same position in another role or of another kind, two tests failed at
-// one line, a static finding, one with no site.
+// one though another comes first by Compare, and so is a race of another
+// store of the write's statement (its line, another column). Controls,
+// each alone: the same position in another role or of another kind, two
+// tests failed at one line, a static finding, one with no site, a write
+// on the next line.
 func TestHeads(t *testing.T) {
 	w := Site{File: "/m/sip/sip_test.go", Line: 10, Col: 2, Role: RoleWrite}
 	race := func(readFile string, st Status) Finding {
@@ -325,8 +327,10 @@ func TestHeads(t *testing.T) {
 		fail2, // 6
 		{Kind: Race, Status: Static, Analyzer: "x", Sites: []Site{w}}, // 7
 		{Kind: Race, Status: Predicted},                               // 8
+		{Kind: Race, Status: Predicted, Sites: []Site{{File: w.File, Line: 10, Col: 9, Role: RoleWrite}, {File: "/m/sip/a.go", Line: 7, Col: 1, Role: RoleRead}}}, // 9: the statement's other store
+		{Kind: Race, Status: Predicted, Sites: []Site{{File: w.File, Line: 11, Col: 2, Role: RoleWrite}, {File: "/m/sip/a.go", Line: 7, Col: 1, Role: RoleRead}}}, // 10: the next line
 	}
-	want := []int{1, 1, 1, 3, 4, 5, 6, 7, 8}
+	want := []int{1, 1, 1, 3, 4, 5, 6, 7, 8, 1, 10}
 	if got := Heads(fs); !slices.Equal(got, want) {
 		t.Errorf("Heads = %v, want %v", got, want)
 	}

@@ -55,7 +55,7 @@ func JSON(w io.Writer, fs []finding.Finding) error {
 
 // Text writes findings as text, one line each followed by one indented
 // line per piece of evidence, with file names relative to dir when under
-// it. The findings of a kind reported at one site (finding.Heads) are one
+// it. The findings of a kind reported at one line (finding.Heads) are one
 // block: its head's, with a line for each of the others.
 func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
@@ -95,18 +95,24 @@ func Text(w io.Writer, dir string, fs []finding.Finding) error {
 			fmt.Fprintf(bw, "\t%s\n", line)
 		}
 		for _, j := range same[i] {
-			fmt.Fprintf(bw, "\t%s\n", sameLine(dir, fs[j]))
+			fmt.Fprintf(bw, "\t%s\n", sameLine(dir, f, fs[j]))
 		}
 	}
 	return bw.Flush()
 }
 
 // sameLine is the one line under a group's head (finding.Heads) of another
-// finding of the group: its other sites, tests, ID and status. -json has
-// its evidence whole.
-func sameLine(dir string, f finding.Finding) string {
+// finding of the group: its other sites (its first too when it is at
+// another column of the head's line), tests, ID and status. -json has its
+// evidence whole.
+func sameLine(dir string, head, f finding.Finding) string {
 	var parts []string
-	for _, s := range f.Sites[1:] {
+	sites := f.Sites[1:]
+	if f.Sites[0].Col != head.Sites[0].Col {
+		// Another access of the head's line (one statement's stores).
+		sites = f.Sites
+	}
+	for _, s := range sites {
 		p := sitePos(dir, s) + ": " + s.Role
 		if s.Expr != "" {
 			p += " " + s.Expr

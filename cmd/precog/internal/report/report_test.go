@@ -102,6 +102,18 @@ func TestTextSameSite(t *testing.T) {
 	if !strings.Contains(block, "\tid "+g.ID+", confirmed (panic") || !strings.HasSuffix(block, also) {
 		t.Errorf("the con-null block, want it headed by %s (confirmed) and ending in %q:\n%s", g.ID, also, block)
 	}
+	// A store of the head's statement at another column joins the block,
+	// its line naming its own position.
+	i := sample(dir)
+	i.Sites[0].Col, i.Sites[0].Expr = 9, "b[i+1]"
+	i.SetID()
+	b.Reset()
+	if err := Text(&b, dir, []finding.Finding{f, g, h, i}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "\talso at this site, with " + filepath.FromSlash("p/p.go") + ":70:9: deref b[i+1]"; !strings.Contains(b.String(), want) || strings.Count(b.String(), "con-null:") != 1 {
+		t.Errorf("a store at another column of the head's line: want one con-null block with a line containing %q:\n%s", want, b.String())
+	}
 	b.Reset()
 	if err := JSON(&b, []finding.Finding{f, g, h}); err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func WriteText(w io.Writer, s *Summary) {
 	}
 	fmt.Fprintf(w, "%d %s", s.RunFindings, cli.Plural(s.RunFindings, "finding", "findings"))
 	if s.RunSites > 0 && s.RunSites < s.RunFindings {
-		// The text lists a kind reported at one site once.
+		// The text lists a kind reported at one line once.
 		fmt.Fprintf(w, " at %d %s", s.RunSites, cli.Plural(s.RunSites, "site", "sites"))
 	}
 	fmt.Fprintf(w, " (%d %s, duplication rate %.2f) in %d %s of %d %s",

@@ -302,13 +302,15 @@ reproduces a confirmed finding:
 
 File names are relative to the current directory when they are under it.
 The same bug found by many tests (or runs) is one finding. The findings of
-one kind reported at one site (TestMain's write of a global against the
-reads of several functions) are one block of the text: the one with the
-strongest status, then a line "also at this site" for each of the others,
-each still a finding of its own (its ID, status and evidence; -json and
--sarif list each). A summary goes to stderr: findings (and at how many
-sites, when fewer), reports (one per test per finding) and the duplication
-rate (reports over findings), tests, runs and failed runs (and how many
+one kind reported at one line (TestMain's write of a global against the
+reads of several functions; the stores of one statement, each at a column
+of its own) are one block of the text: the one with the strongest status,
+then a line "also at this site" for each of the others (naming its own
+position when it is at another column), each still a finding of its own
+(its ID, status and evidence; -json and -sarif list each). A summary
+goes to stderr: findings (and at how many sites, when fewer), reports
+(one per test per finding) and the duplication rate (reports over
+findings), tests, runs and failed runs (and how many
 runs were targeted and reversed their pair), after one line
 per test whose runs failed, saying how many and how (fail, panic, fatal,
 timeout, exit); then the findings confirmed, not confirmed, diverged, timed
