@@ -1259,7 +1259,7 @@ func (r *rewriter) connOperands(c *ast.CallExpr) {
 }
 
 // connAs wraps x, a value converted to type to, when x is a TCP
-// connection (a net.Conn or *net.TCPConn) and to one of package io's
+// connection (a net.Conn, *net.TCPConn or *tls.Conn) and to one of package io's
 // readers or writers (connIO): as precog_rtnet.Conn(S, x), which orders a
 // read after the other end's write whose bytes it got (see package
 // rtnet).
@@ -1269,10 +1269,11 @@ func (r *rewriter) connAs(x ast.Expr, to types.Type) {
 	}
 }
 
-// isConn reports whether x is a net.Conn or a *net.TCPConn.
+// isConn reports whether x is a net.Conn, a *net.TCPConn or a *tls.Conn
+// (whose plaintext bytes rtnet counts over the TCP connection under it).
 func (r *rewriter) isConn(x ast.Expr) bool {
 	t := r.typeOf(x)
-	return isNamed(t, "net", "Conn", false) || isNamed(t, "net", "TCPConn", true)
+	return isNamed(t, "net", "Conn", false) || isNamed(t, "net", "TCPConn", true) || isNamed(t, "crypto/tls", "Conn", true)
 }
 
 // wrapConn wraps the connection x as precog_rtnet.Conn(S, x).

@@ -630,14 +630,16 @@ func f(cases []reflect.SelectCase) int {
 // precog_rtnet.Conn where the program reads or writes its bytes: the
 // receiver of its Read, Write and Close (deferred too), an argument passed
 // as one of package io's readers or writers (also variadic), and a struct
-// field of such a type in a composite literal; and nowhere else (a
-// net.Conn parameter, SetDeadline, a bytes.Buffer's Write).
+// field of such a type in a composite literal, a *tls.Conn's too; and
+// nowhere else (a net.Conn parameter, SetDeadline, a bytes.Buffer's Write).
 func TestRewriteConn(t *testing.T) {
 	src := []byte(`package p
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"time"
@@ -663,12 +665,19 @@ func f(c net.Conn, tc *net.TCPConn, b []byte) {
 	var buf bytes.Buffer
 	buf.Write(b)
 }
+
+func g(t *tls.Conn, b []byte) {
+	t.Write(b)
+	fmt.Fprintln(t, "hi")
+	t.ConnectionState()
+}
 `)
 	out, sites, _ := rewriteSource(t, "conn.go", src, Options{FirstSite: 1})
 	for _, want := range []string{
 		"precog_rtnet.Conn(1, c).Write(b)", "precog_rtnet.Conn(2, tc).Read(b)", "bufio.NewReader(precog_rtnet.Conn(",
 		"io.ReadFull(precog_rtnet.Conn(", "io.MultiWriter(precog_rtnet.Conn(", "reader{R: precog_rtnet.Conn(", "reader{precog_rtnet.Conn(",
 		"c.SetDeadline(", "defer precog_rtnet.Conn(", `precog_rtnet "github.com/precog-dev/precog/shim/rtnet"`,
+		"precog_rtnet.Conn(11, t).Write(b)", "fmt.Fprintln(precog_rtnet.Conn(12, t), ", "t.ConnectionState()",
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("rewritten file lacks %q:\n%s", want, out)
@@ -680,8 +689,8 @@ func f(c net.Conn, tc *net.TCPConn, b []byte) {
 			n++
 		}
 	}
-	if n != 9 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 9 {
-		t.Errorf("%d conn sites and %d wrappers, want 9 (handle's argument, SetDeadline's receiver and the buffer left alone):\n%s",
+	if n != 11 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 11 {
+		t.Errorf("%d conn sites and %d wrappers, want 11 (handle's argument, SetDeadline's and ConnectionState's receivers and the buffer left alone):\n%s",
 			n, bytes.Count(out, []byte("precog_rtnet.Conn(")), out)
 	}
 	typeCheckOutput(t, "conn.go", out)

@@ -12,8 +12,12 @@
 // It is a package of its own so that only files that use a connection
 // import net through it.
 //
-// Conn wraps a *net.TCPConn whose two addresses are known; anything else
-// it returns as it is. A wrapper counts, per direction of the connection
+// Conn wraps a *net.TCPConn whose two addresses are known, or a
+// connection layered on one that says so (NetConn: a *tls.Conn), whose
+// plaintext bytes it counts; anything else it returns as it is. The ends
+// of a layered connection pair only with ends of the same layer (a TLS
+// client with its TLS server, whose plaintext streams are one another's),
+// never with a bare TCP end of the same 4-tuple, which sees other bytes. A wrapper counts, per direction of the connection
 // (its local address to its remote one), the bytes its writes reserve and
 // the bytes its reads get. Each write that sends at least one byte is
 // released before it is sent (shim.ConnSent, a token naming its first
@@ -26,7 +30,7 @@
 // same direction by its 4-tuple; the first two ends of a 4-tuple are one
 // connection, and a third starts a new one (a port reused after a close).
 // A connection to another process, or one whose peer reads through code
-// that was not rewritten (a TLS layer, net/http), gives no edge; a write
+// that was not rewritten (net/http), gives no edge; a write
 // whose bytes are never read keeps its token until maxPending newer ones
 // push it out.
 //
@@ -39,6 +43,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"reflect"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -70,8 +75,8 @@ type ends struct{ out, in *dir }
 
 var (
 	mu     sync.Mutex
-	pairs  = make(map[string]*pair)                    // by "lesser|greater" address
-	byConn = make(map[weak.Pointer[net.TCPConn]]*ends) // nil: not a known TCP pair
+	pairs  = make(map[string]*pair)  // by "lesser|greater" address
+	byConn = make(map[connKey]*ends) // nil: not a known TCP pair
 )
 
 // Conn returns c, wrapped to order its reads after the writes of the
@@ -81,21 +86,45 @@ func Conn(site uint32, c net.Conn) net.Conn {
 	if !shim.Enabled() {
 		return c
 	}
-	tc, ok := c.(*net.TCPConn)
-	if !ok || tc == nil {
+	tc, layer := tcpOf(c)
+	if tc == nil {
 		return c
 	}
-	e := endsOf(tc)
+	e := endsOf(tc, layer)
 	if e == nil {
 		return c
 	}
 	return &conn{Conn: c, site: site, e: e}
 }
 
-// endsOf returns tc's directions, nil when its addresses are not both
-// known.
-func endsOf(tc *net.TCPConn) *ends {
-	w := weak.Make(tc)
+// tcpOf returns the TCP connection that c is, or that c is layered on (a
+// connection with a NetConn method that returns it: *tls.Conn) with c's
+// type as the layer; nil if neither.
+func tcpOf(c net.Conn) (*net.TCPConn, reflect.Type) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		return tc, nil
+	}
+	l, ok := c.(interface{ NetConn() net.Conn })
+	if !ok {
+		return nil, nil
+	}
+	if tc, ok := l.NetConn().(*net.TCPConn); ok {
+		return tc, reflect.TypeOf(c)
+	}
+	return nil, nil
+}
+
+// A connKey names one end of a connection: its TCP connection, and the
+// layer's type for a connection layered on it (nil for the bare one).
+type connKey struct {
+	tc    weak.Pointer[net.TCPConn]
+	layer reflect.Type
+}
+
+// endsOf returns the directions of tc's end seen through layer (nil: tc's
+// own bytes), nil when its addresses are not both known.
+func endsOf(tc *net.TCPConn, layer reflect.Type) *ends {
+	w := connKey{weak.Make(tc), layer}
 	mu.Lock()
 	e, seen := byConn[w]
 	mu.Unlock()
@@ -109,6 +138,9 @@ func endsOf(tc *net.TCPConn) *ends {
 		key = l + "|" + r
 		if r < l {
 			key, out = r+"|"+l, 1
+		}
+		if layer != nil {
+			key = layer.String() + " " + key
 		}
 	}
 	mu.Lock()
@@ -126,7 +158,7 @@ func endsOf(tc *net.TCPConn) *ends {
 		e = &ends{out: p.dirs[out], in: p.dirs[1-out]}
 	}
 	byConn[w] = e
-	runtime.AddCleanup(tc, func(w weak.Pointer[net.TCPConn]) {
+	runtime.AddCleanup(tc, func(w connKey) {
 		mu.Lock()
 		delete(byConn, w)
 		mu.Unlock()

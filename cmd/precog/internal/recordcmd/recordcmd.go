@@ -23,8 +23,8 @@ const doc = `Record builds the tests of the packages with precog's instrumentati
 runs each top-level test in a process of its own, recording what its
 goroutines do: goroutine starts and ends, locks, wait groups, channel
 operations (reflect.Select's too), atomics, the bytes of TCP connections
-that the program itself reads and writes (a read after the write whose
-bytes it got), sync.Map's operations (as atomic loads and stores of
+that the program itself reads and writes, over TLS too (a read after the
+write whose bytes it got), sync.Map's operations (as atomic loads and stores of
 a location per key), and reads and writes of the locations that the static
 analysis finds shared between goroutines (every heap and global access with
 -all; an append to a shared slice of pointers, maps, channels, funcs or
