@@ -240,5 +240,12 @@ func TestFixtures(t *testing.T) {
 		// outside the loop and a closure starting goroutines in a loop
 		// are reported.
 		"loopchan",
+		// A function value that a spawner only calls from a task literal
+		// it hands to WaitGroup.Go runs on that task's goroutine, not on
+		// one of its own besides: its sends come before the literal's
+		// deferred close, and its close runs once per call (silent); the
+		// same value called by two task literals at once closes on two
+		// goroutines (reported).
+		"taskparam",
 	)
 }

@@ -46,6 +46,13 @@
 // a caller hands it a function the analysis cannot name, or it has
 // several such statements), the statement is a root of its own, as any
 // `go` statement, without following the calls through the parameter.
+// A function handed to a spawner of this package that runs it only by
+// calling it from function literals it hands to a Task spawner of the
+// library model (`g.Go(func() error { defer close(c); return walk(c) })`,
+// walk the parameter) gets no context at the spawner's call: the Task
+// context of each literal reaches it through that call, and a second
+// context would take the literal's own work around the call for another
+// goroutine's.
 // A `go` statement through a function value makes one context per
 // function the value may hold; each run of the statement starts one
 // goroutine running one of them, so when the contexts are not Multi they

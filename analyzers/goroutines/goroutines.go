@@ -483,6 +483,9 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 				b.addRef(fn, site, entry)
 			case subtest:
 				b.addContext(ParallelTest, site, site.Pos(), entry, "")
+			case kind == Detached && b.runByTasks(call.StaticCallee(), i, entry):
+				// The spawner's task literals, contexts of their own,
+				// run entry on their goroutines already.
 			default:
 				if c := b.addContext(kind, site, site.Pos(), entry, join); c != nil {
 					c.JoinedByReturn = joins
@@ -496,6 +499,104 @@ func (b *builder) spawnerRoots(fn *ssa.Function, site ssa.CallInstruction) {
 			}
 		}
 	}
+}
+
+// runByTasks reports whether spawner, a function of this package, runs
+// its parameter i (in call-argument order) on other goroutines only by
+// calling it from function literals it declares and hands to a Task
+// spawner of the model, each such call resolved by the call graph to
+// entry, and otherwise only calls it itself (fsutil's doubleWalkDiff:
+// `g.Go(func() error { defer close(c2); return b(ctx, c2) })`). Each of
+// those literals is the entry of a Task context rooted at its Go call,
+// which reaches entry through that call: a context rooted at the
+// spawner's call for entry would stand for the same goroutines a second
+// time, and pair what entry does with what the literal does around the
+// call (the deferred close after the walker's sends) as if on two
+// goroutines (held-out rehearsal 46). Any other use of the parameter (a
+// `go` statement, another spawner, a store, a closure not so handed)
+// keeps the call's context.
+func (b *builder) runByTasks(spawner *ssa.Function, i int, entry *ssa.Function) bool {
+	if spawner == nil || spawner.Pkg == nil || spawner.Pkg.Pkg != b.pass.Pkg || i >= len(spawner.Params) {
+		return false
+	}
+	param := spawner.Params[i]
+	found := false
+	// onlyCalled reports whether every use of v, in fn, is a call of it
+	// allowed there: v is the parameter in the spawner, a load of the
+	// variable that holds it (a closure captures the parameter by its
+	// variable), or, when cell is set, that variable or the free
+	// variable by which a task literal fn captured it.
+	var onlyCalled func(v ssa.Value, fn *ssa.Function, cell bool) bool
+	onlyCalled = func(v ssa.Value, fn *ssa.Function, cell bool) bool {
+		for _, ref := range *v.Referrers() {
+			switch ref := ref.(type) {
+			case *ssa.DebugRef:
+			case *ssa.Store:
+				// The parameter's one store to the variable it is
+				// captured in.
+				alloc, ok := ref.Addr.(*ssa.Alloc)
+				switch {
+				case cell && ref.Addr == v && ref.Val == ssa.Value(param):
+				case !cell && ref.Val == v && ok && fn == spawner && len(ssavalue.Stores(alloc)) == 1:
+					if !onlyCalled(alloc, fn, true) {
+						return false
+					}
+				default:
+					return false
+				}
+			case *ssa.UnOp:
+				if !cell || ref.Op != token.MUL || !onlyCalled(ref, fn, false) {
+					return false
+				}
+			case *ssa.Call, *ssa.Defer:
+				call := ref.(ssa.CallInstruction)
+				if cell || call.Common().Value != v || slices.Contains(call.Common().Args, v) {
+					return false
+				}
+				if fn == spawner {
+					continue // on the spawner's goroutine
+				}
+				if !slices.ContainsFunc(b.res.CallGraph.Callees(call), func(f *ssa.Function) bool {
+					return f == entry || ssavalue.BoundMethod(f) == entry // a method value's wrapper calls it
+				}) {
+					return false
+				}
+				found = true
+			case *ssa.MakeClosure:
+				lit := ref.Fn.(*ssa.Function)
+				k := slices.Index(ref.Bindings, v)
+				if fn != spawner || lit.Parent() != spawner || !b.taskLiteral(ref) ||
+					!onlyCalled(lit.FreeVars[k], lit, cell) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return onlyCalled(param, spawner, false) && found
+}
+
+// taskLiteral reports whether every use of the closure mc is as the
+// function argument of a Task spawner of the model (errgroup's Go), so
+// that it runs only as the entry of the Task context rooted there.
+func (b *builder) taskLiteral(mc *ssa.MakeClosure) bool {
+	refs := *mc.Referrers()
+	for _, ref := range refs {
+		call, ok := ref.(*ssa.Call)
+		if !ok {
+			return false
+		}
+		s, ok := model.SpawnerOf(model.CalleeName(&call.Call))
+		if !ok || s.Kind != model.Task || s.Arg >= len(call.Call.Args) || call.Call.Args[s.Arg] != ssa.Value(mc) {
+			return false
+		}
+		if callee := call.Call.StaticCallee(); callee == nil || callee.Pkg != nil && callee.Pkg.Pkg == b.pass.Pkg {
+			return false // the modeled package itself: its Go is analyzed, not rooted
+		}
+	}
+	return len(refs) > 0
 }
 
 // wrapper returns the callee of the one `go` statement in spawner (or in
