@@ -28,6 +28,12 @@ func TestFixtures(t *testing.T) {
 		// handler registers it: silent; filled after, or the handler
 		// shared by the calls, reported.
 		"setupserve",
+		// What a map holds, read through an object an outside caller
+		// passes to an exported function, is named by that map: not
+		// the packages a task goroutine of another call stores in the
+		// maps it was handed (silent), but the same ones when the
+		// goroutine was handed that parameter's object (reported).
+		"mapelemparam",
 		// A write made only while, under the mutex, a state field says
 		// the object is not running, against accesses after the mark
 		// that it runs made under the mutex (a supervisor's Add and

