@@ -20,6 +20,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/postdom"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
+	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -261,8 +262,7 @@ func (p *planner) instrumented(callee *ssa.Function) bool {
 	if m := p.pass.Module; m != nil && m.Path != "" {
 		return path == m.Path || strings.HasPrefix(path, m.Path+"/")
 	}
-	first, _, _ := strings.Cut(path, "/")
-	return strings.Contains(first, ".") // not the standard library
+	return !finding.StdPackage(path)
 }
 
 // isSyncName reports whether a callee's full name is a sync operation the

@@ -1040,7 +1040,7 @@ func (r *Result) computeSharedIn(v ssa.Value, c *goroutines.Context, depth int) 
 // cell's function, outside any loop of the literal; the cell is declared
 // anew between two makings of the literal (or it is made once); and each
 // closure made is called at most once, directly or by a callee that
-// calls its parameter at most once, as engine.io's test
+// calls its parameter at most once per call, as engine.io's test
 //
 //	for range 8 {
 //		closed := make(chan struct{})
@@ -1074,8 +1074,8 @@ func oncePerCell(cell *ssa.Alloc, site ssa.Instruction, flow *ssaflow.Graph) boo
 // calledOnce reports whether the closure that mc makes is called at most
 // once: mc goes only into calls, each run at most once per making, that
 // call it (a call, defer or go) or pass it, once, to a static callee
-// with a body that uses that parameter only to call it, at most once (no
-// loop around the call).
+// with a body that uses that parameter only to call it, at most once per
+// invocation (see callsOnce).
 func calledOnce(mc *ssa.MakeClosure, flow *ssaflow.Graph) bool {
 	calls := 0
 	for _, r := range *mc.Referrers() {
@@ -1103,21 +1103,29 @@ func calledOnce(mc *ssa.MakeClosure, flow *ssaflow.Graph) bool {
 }
 
 // callsOnce reports whether the function parameter p is used only as the
-// callee of one call (a call, defer or go) that no loop of its function
-// repeats.
+// callee of calls (a call, defer or go) of which one invocation runs one
+// at most: none may follow another, or itself in a loop. engine.io's
+// withTransportInitialization calls its initialize on two paths, `return
+// initialize(...)` early and `!initialize(aborted)` later, once either
+// way.
 func callsOnce(p *ssa.Parameter, flow *ssaflow.Graph) bool {
-	calls := 0
+	var calls []ssa.CallInstruction
 	for _, r := range *p.Referrers() {
 		if _, ok := r.(*ssa.DebugRef); ok {
 			continue
 		}
 		call, ok := r.(ssa.CallInstruction)
-		if !ok || call.Common().Value != p || slices.Contains(call.Common().Args, ssa.Value(p)) || flow.InLoop(call) {
+		if !ok || call.Common().Value != p || slices.Contains(call.Common().Args, ssa.Value(p)) {
 			return false
 		}
-		calls++
+		for _, c := range append(calls, call) {
+			if flow.MayFollow(c, call) || flow.MayFollow(call, c) {
+				return false
+			}
+		}
+		calls = append(calls, call)
 	}
-	return calls == 1
+	return len(calls) > 0
 }
 
 // boundAt returns the receiver bound into the method value whose wrapper

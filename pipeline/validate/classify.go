@@ -545,7 +545,7 @@ func userFrame(frames []failure.Frame, dir string) (failure.Frame, bool) {
 		if dir != "" && filepath.Dir(fr.File) == filepath.Clean(dir) {
 			return fr, true
 		}
-		if first, _, _ := strings.Cut(fr.Package(), "/"); strings.Contains(first, ".") && !fr.InShim() {
+		if !finding.StdPackage(fr.Package()) && !fr.InShim() {
 			return fr, true
 		}
 	}
