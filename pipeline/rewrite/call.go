@@ -398,8 +398,14 @@ func (r *rewriter) handedLit(a ast.Expr) *ast.FuncLit {
 // then come before its condition's goroutine), with LINE the call's line
 // (where a traceback shows the caller's frame during the call: x may be on
 // a later one); else the function value is wrapped as
-// precog_shim.MarkF(S, f), before the arguments. After the rewrites of the function value and the arguments,
-// which nest inside.
+// precog_shim.MarkF(S, f), before the arguments. A function's call whose
+// arguments call on its line (httptest.NewServer(s.Handler())) is marked
+// so too: MarkV would come after those calls, which a goroutine they
+// create could not be told from one of the call's, while MarkF comes
+// before them, and whatever the arguments do is then not ordered before
+// the call's goroutines (a method's call is not: its method value would
+// evaluate the receiver before the arguments). After the rewrites of the
+// function value and the arguments, which nest inside.
 // Not a deferred call or a go statement's (the mark would come long before
 // the call, and its frame is elsewhere), nor one on a line where another
 // call could run before the mark (markAlone).
@@ -415,10 +421,7 @@ func (r *rewriter) startMark(c *ast.CallExpr, ctx callCtx, obj types.Object) {
 	if r.tf.Line(c.Fun.End()) != line {
 		return // which of its lines a traceback shows is not known
 	}
-	if x := r.markArg(c); x != nil {
-		if !r.markAlone(c, line, true) {
-			return
-		}
+	if x := r.markArg(c); x != nil && r.markAlone(c, line, true) {
 		// The line a traceback shows for the call's frame, after //line
 		// directives, as the runtime reads it.
 		at := r.fset.PositionFor(c.Lparen, true).Line
@@ -428,7 +431,13 @@ func (r *rewriter) startMark(c *ast.CallExpr, ctx callCtx, obj types.Object) {
 		r.ed.close(lo, hi, lit(")"))
 		return
 	}
-	if sig, ok := fn.Type().(*types.Signature); ok && sig.TypeParams().Len() > 0 {
+	sig, _ := fn.Type().(*types.Signature)
+	if sig != nil && sig.Recv() != nil && r.markArg(c) != nil {
+		// A method value evaluates (copies) its receiver before the
+		// arguments, where the call may evaluate it after their calls.
+		return
+	}
+	if sig != nil && sig.TypeParams().Len() > 0 {
 		switch ast.Unparen(c.Fun).(type) {
 		case *ast.IndexExpr, *ast.IndexListExpr:
 		default:

@@ -53,6 +53,7 @@ func TestDepsHint(t *testing.T) {
 	dep2 := finding.UnseenSpawn([]string{"example.com/dep.Handle"})
 	viaDep := finding.UnseenSpawn([]string{"net/http.(*Server).Serve", "github.com/stripe/goproxy.(*Proxy).Listen", "example.com/m.TestProxy"})
 	fromTest := finding.UnseenSpawn([]string{"net/http.(*Server).Serve", "net/http/httptest.(*Server).goServe.func1", "example.com/m.TestServe"})
+	fromXTest := finding.UnseenSpawn([]string{"net/http.(*Server).Serve", "net/http/httptest.(*Server).goServe.func1", "example.com/m_test.newTestServer"})
 	seen := finding.Site{File: "/m/a.go", Line: 3, Role: finding.RoleGo}
 	instrumented := []string{"example.com/m"}
 	fs := []finding.Finding{
@@ -62,22 +63,26 @@ func TestDepsHint(t *testing.T) {
 		{Kind: finding.Race, Spawns: []finding.Site{viaDep, fromTest}},
 		{Kind: finding.Race, Spawns: []finding.Site{fromTest, {}}},
 		{Kind: finding.Race, Spawns: []finding.Site{finding.UnseenSpawn(nil), {}}},
+		{Kind: finding.Race, Spawns: []finding.Site{fromXTest, {}}},
 	}
 	var b bytes.Buffer
 	depsHint(&b, fs, instrumented)
 	want := "hint: 2 findings have goroutines that example.com/dep and github.com/stripe/goproxy started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,github.com/stripe/goproxy/... records them)\n" +
 		"hint: 1 finding has goroutines that net/http started when github.com/stripe/goproxy called into it: no flag records the standard library's go statements, but -instrument-deps github.com/stripe/goproxy/... records those calls, which orders the goroutines after them\n" +
-		"hint: 2 findings have goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n" +
+		"hint: 3 findings have goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n" +
 		"hint: 1 finding has goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n"
 	if b.String() != want {
 		t.Errorf("hint:\n%s\nwant:\n%s", b.String(), want)
 	}
-	// The negative control: a goroutine that net/http started for the
-	// test's own call names net/http and no flag.
-	b.Reset()
-	depsHint(&b, fs[4:5], instrumented)
-	if got := b.String(); strings.Contains(got, "-instrument-deps") || !strings.Contains(got, "net/http started: no flag") {
-		t.Errorf("hint for a goroutine the standard library started for the test:\n%s", got)
+	// The negative controls: a goroutine that net/http started for the
+	// test's own call, or for its package's external test's (instrumented
+	// too), names net/http and no flag.
+	for _, f := range []finding.Finding{fs[4], fs[6]} {
+		b.Reset()
+		depsHint(&b, []finding.Finding{f}, instrumented)
+		if got := b.String(); strings.Contains(got, "-instrument-deps") || !strings.Contains(got, "net/http started: no flag") {
+			t.Errorf("hint for a goroutine the standard library started for the test:\n%s", got)
+		}
 	}
 	b.Reset()
 	depsHint(&b, fs[1:2], instrumented)

@@ -1005,9 +1005,11 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 // close that such code made (finding.UnseenClose: nxadm/tail's races
 // ordered by gopkg.in/tomb.v1's Kill).
 func depsHint(w io.Writer, fs []finding.Finding, instrumented []string) {
-	inst := make(map[string]bool, len(instrumented))
+	inst := make(map[string]bool, 2*len(instrumented))
 	for _, p := range instrumented {
-		inst[p] = true
+		// A package's external tests (gofakes3_test's newTestServer
+		// starts the server) are instrumented with it.
+		inst[p], inst[p+"_test"] = true, true
 	}
 	type line struct {
 		n         int

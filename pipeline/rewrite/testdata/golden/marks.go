@@ -20,9 +20,9 @@ func marks(ctx context.Context, s *server, xs []int, ok bool) {
 	c, cancel := context.WithCancel(ctx) // MarkV: ctx
 	defer cancel()                       // a function value: no callee
 	_ = c
-	_ = strings.ToUpper(strings.ToLower(s.name))          // the inner one's MarkV; not the outer, the inner one runs before its MarkV
+	_ = strings.ToUpper(strings.ToLower(s.name))          // the inner one's MarkV; the outer's MarkF, before the inner call (which runs before a MarkV)
 	_ = strings.ToUpper(s.name) + strings.ToLower(s.name) // neither: each could run before the other's mark
-	_ = strings.ToUpper(s.local())                        // neither: s.local() runs before the MarkV
+	_ = strings.ToUpper(s.local())                        // MarkF: s.local() would run before a MarkV
 	_ = strings.Repeat(s.name, 3)                         // MarkV: s.name, the last argument that is not a constant
 	_ = strings.Repeat("x", 3)                            // MarkF: constants only
 	if x := strings.TrimSpace(s.name); x != "" {          // MarkV
@@ -47,6 +47,8 @@ func marks(ctx context.Context, s *server, xs []int, ok bool) {
 	_ = strings.Contains(s.name,
 		s.local()) // MarkV on the argument's line, naming the call's: s.local() is on another line
 	_ = strings.Contains(s.local(),
-		s.name) // not marked: s.local() runs before the MarkV, on the call's line
+		s.name) // MarkF: s.local() runs after it (before a MarkV), on the call's line
 	_ = slices.Contains([]bool{ok}, ok == true) // not marked: an untyped comparison last, and a generic function inferred
+	var b strings.Builder
+	_, _ = b.WriteString(s.local()) // not marked: a MarkF's method value would take &b before s.local() runs
 }
