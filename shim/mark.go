@@ -188,8 +188,9 @@ func lineOf(pc uintptr) (markLine, bool) {
 
 // creationMark returns the site of creator's first mark at the line of the
 // innermost frame of a creation section's frames in a function where
-// creator marked, if the line has a mark. creator is live under
-// states.mu.
+// creator marked, if the line has a mark: a frame of that function, or
+// one that names the function inlined in it at the frame's pc
+// (innermostAt). creator is live under states.mu.
 func creationMark(frames []ancestorFrame, creator *gstate) (uint32, bool) {
 	creator.marks.mu.Lock()
 	list := append([]markAt(nil), creator.marks.list...)
@@ -208,14 +209,21 @@ func creationMark(frames []ancestorFrame, creator *gstate) (uint32, bool) {
 	for _, fr := range frames {
 		found := false // creator marked in the frame's function
 		for i := range list {
-			if !okLine[i] || lines[i].fn != fr.fn {
+			if !okLine[i] {
 				continue
 			}
-			found = true
 			// The frame's pc, from the entry of the function the mark is
 			// compiled in: the section prints the offset, not the pc.
-			at, ok := frameLine(lines[i].entry+fr.off, fr.fn)
-			if ok && at.file == lines[i].file && at.line == lines[i].line {
+			pc := lines[i].entry + fr.off
+			if lines[i].fn != fr.fn && (fr.off == 0 || innermostAt(pc, lines[i].entry) != fr.fn) {
+				continue
+			}
+			at, ok := frameLine(pc, lines[i].fn)
+			if !ok {
+				continue // the frame's call is not the marked function's
+			}
+			found = true
+			if at.file == lines[i].file && at.line == lines[i].line {
 				return list[i].site, true // the first: list is in marking order
 			}
 		}
@@ -224,6 +232,23 @@ func creationMark(frames []ancestorFrame, creator *gstate) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// innermostAt returns the innermost logical function at pc itself, if pc
+// is in the compiled function whose entry is entry. A creation section
+// prints, for each return pc, only that function
+// (runtime.printAncestorTracebackFuncInfo), the one inlined at the
+// instruction after the call when there is one: a marked function whose
+// call is followed by an inlined one's (lambda's startFunctionRPC:
+// rpc.Accept(lis), then return errors.New(...)) shows as the inlined
+// function, at an offset from the marked function's entry.
+func innermostAt(pc, entry uintptr) string {
+	if f := runtime.FuncForPC(pc); f == nil || f.Entry() != entry {
+		return ""
+	}
+	// CallersFrames looks a pc up one byte back, as a return pc's call.
+	fr, _ := runtime.CallersFrames([]uintptr{pc + 1}).Next()
+	return fr.Function
 }
 
 // frameLine resolves pc, a return pc in a compiled function, to the line

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"runtime"
@@ -37,14 +38,43 @@ func spawnTwice(wg *sync.WaitGroup, f func()) {
 	}()
 }
 
+// spawnThenFail is lambda's startFunctionRPC: its marked call, which
+// creates a goroutine, is followed by an inlined call (errors.New), at
+// whose first instruction the call returns: the runtime prints the
+// creation section's frame as errors.New's, the one logical function it
+// names at a return pc, with the offset from spawnThenFail's entry.
+//
+//go:noinline
+func spawnThenFail(kids *sync.WaitGroup, f func()) error {
+	MarkF(9314, spawnLib)(kids, f)
+	return errors.New("spawned")
+}
+
+// spawnInline is net/rpc's Accept, a wrapper inlined in its caller.
+func spawnInline(wg *sync.WaitGroup, f func()) { spawnLib(wg, f) }
+
+// spawnInlinedThenFail is startFunctionRPC as lambda wrote it: the marked
+// call (rpc.Accept(lis)) is inlined, then errors.New is. The creation
+// section shows the frame twice, once per logical function, each named
+// after what is inlined at the pc printed.
+//
+//go:noinline
+func spawnInlinedThenFail(kids *sync.WaitGroup, f func()) error {
+	spawnInline(kids, MarkV(9315, 0, f))
+	return errors.New("spawned")
+}
+
 // TestMark: a goroutine that code precog does not instrument created
 // during a marked call (MarkF, MarkV) of a recorded goroutine is recorded with
 // EvAfter naming the creator and the mark's site, directly and through a
 // goroutine that records nothing (the second creation section); one
 // created from a line with no mark, in a function with marks, and one
-// created before the mark's line ran are not. The runtime shows the
-// creation sections only with GODEBUG=tracebackancestors, read at start:
-// the test runs itself again with plan.Godebug's.
+// created before the mark's line ran are not; one whose creation section
+// names the function inlined after the marked call is (spawnThenFail,
+// spawnInlinedThenFail).
+// The runtime shows the creation sections only with
+// GODEBUG=tracebackancestors, read at start: the test runs itself again
+// with plan.Godebug's.
 func TestMark(t *testing.T) {
 	if !strings.Contains(os.Getenv("GODEBUG"), "tracebackancestors=") {
 		if testing.Short() {
@@ -82,13 +112,17 @@ func TestMark(t *testing.T) {
 		}
 		spawnLib(&kids, func() { Read(9305, nil) }) // after the marks, on a line with none
 		kids.Wait()
+		_ = spawnThenFail(&kids, func() { Read(9307, nil) })
+		kids.Wait()
+		_ = spawnInlinedThenFail(&kids, func() { Read(9308, nil) })
+		kids.Wait()
 	}()
 	wg.Wait()
 	evs := since(readTrace(t, tracePath), from)
 	for _, c := range []struct {
 		site  uint32
 		after uint32 // 0: no EvAfter
-	}{{9301, 0}, {9302, 9310}, {9303, 9311}, {9304, 9312}, {9305, 0}, {9306, 9313}} {
+	}{{9301, 0}, {9302, 9310}, {9303, 9311}, {9304, 9312}, {9305, 0}, {9306, 9313}, {9307, 9314}, {9308, 9315}} {
 		n := 0
 		for _, ev := range evs {
 			if ev.Site != c.site || ev.Kind != trace.EvRead {
@@ -118,7 +152,7 @@ func TestMark(t *testing.T) {
 			marks = append(marks, ev.Site)
 		}
 	}
-	if want := []uint32{9310, 9311, 9313, 9312}; !slices.Equal(marks, want) {
+	if want := []uint32{9310, 9311, 9313, 9312, 9314, 9315}; !slices.Equal(marks, want) {
 		t.Errorf("marks %v, want %v (the first at each site only)", marks, want)
 	}
 }
