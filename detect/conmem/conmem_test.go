@@ -222,6 +222,36 @@ func TestNullLockedCheckAndUse(t *testing.T) {
 		"con-null k.go:12(deref) k.go:13(nil-store)")
 }
 
+// A dereference with no check before it, in a critical section of the
+// lock the nil store holds too: the sections do not interleave, but the
+// dereference's may run after the store's and find its nil (gofakes3's
+// listing after a delete). Reported, saying so rather than asking for a
+// check and a use in one atomic step; without the lock, the atomic step
+// is the remedy.
+func TestNullLockedUseAfterStore(t *testing.T) {
+	const trace = `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=1
+2 g=1 Fork site=1 child=2
+3 g=1 Fork site=2 child=3
+4 g=2 Begin parent=1
+%s
+7 g=3 Begin parent=1
+8 g=3 Lock site=20 addr=0x800
+8.1 g=3 Write site=13 addr=0x100 value=0
+9 g=3 Unlock site=21 addr=0x800
+`
+	for _, c := range []struct{ use, want string }{
+		{"5 g=2 Lock site=20 addr=0x800\n5.1 g=2 Read site=12 addr=0x100\n6 g=2 Unlock site=21 addr=0x800", "whose critical section of a lock both hold can run after the store's"},
+		{"4.1 g=2 Read site=12 addr=0x100", "the check and the use should be one atomic step"},
+	} {
+		fs := findings(t, fmt.Sprintf(trace, c.use), nullSites, Options{})
+		if len(fs) != 1 || fs[0].Kind != finding.ConNull || !strings.Contains(fs[0].Message, c.want) {
+			t.Errorf("findings %v, want one con-null saying %q", fs, c.want)
+		}
+	}
+}
+
 // The nil store is followed on its goroutine by a non-nil write ordered
 // before the use (wp-f, the heuristic's second candidate): silent.
 func TestNullOverwrittenBeforeUse(t *testing.T) {

