@@ -79,6 +79,12 @@ func TestFixtures(t *testing.T) {
 		// A spawner called twice on one object in one function runs its
 		// goroutine twice; two objects, or either branch, do not.
 		"twice",
+		// A call's own channel, closed after the call's own WaitGroup
+		// joined the goroutines that send on it, is not the channel of
+		// a nested call made from one of them; a channel handed to the
+		// nested call or held in a field is, and so is one closed before
+		// the Wait or before another round of sends.
+		"recursivechan",
 		// A map iterated after a send on an unbuffered channel that
 		// its writer returns on: the send completes only once the
 		// writer received it (silent); with a buffered channel, or a

@@ -813,9 +813,14 @@ func (e *Env) onceTogether(f, g *ssa.Function) bool {
 }
 
 // Ordered is a Safe predicate: the two accesses are ordered one way or the
-// other.
+// other, or ordered whenever they touch one object (see joinedInCall: a
+// goroutine's access to the object the invocation that started it made,
+// and that invocation's access after it joined its goroutines).
 func (e *Env) Ordered(p Pair) bool {
 	if _, ok := e.Order.Ordered(p.A.Instr, p.CA, p.B.Instr, p.CB); ok {
+		return true
+	}
+	if e.joinedInCall(p.A, p.B) || e.joinedInCall(p.B, p.A) {
 		return true
 	}
 	// An access seen through a call of its function runs within that
@@ -836,10 +841,11 @@ func (e *Env) Ordered(p Pair) bool {
 	return ok
 }
 
-// ABefore is a Safe predicate: A happens before B.
+// ABefore is a Safe predicate: A happens before B (or, for joinedInCall,
+// whenever the two touch one object).
 func (e *Env) ABefore(p Pair) bool {
 	_, ok := e.Order.Before(p.A.Instr, p.CA, p.B.Instr, p.CB)
-	return ok
+	return ok || e.joinedInCall(p.A, p.B)
 }
 
 // Excluded reports whether a mutex is held at both accesses of p, in write

@@ -75,61 +75,14 @@ type ownKey struct {
 }
 
 func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
-	var obj ssa.Value
-	if a.Loc.Elem {
-		c := a.Ptr
-		if load, ok := c.(*ssa.UnOp); ok && load.Op == token.MUL && ssavalue.CapturedCell(load) == nil {
-			fa, ok := load.X.(*ssa.FieldAddr)
-			if !ok || !e.ownField(ssavalue.Field(fa)) {
-				return ownKey{}
-			}
-			obj = fa.X
-		} else {
-			// The container itself, or a captured variable that
-			// holds it.
-			obj = c
-		}
-	} else if cell, ok := a.Ptr.(*ssa.Alloc); ok {
-		// The cell of a local variable that a closure captures,
-		// accessed by the function that declares it.
-		obj = cell
-	} else {
-		fa, ok := a.Ptr.(*ssa.FieldAddr)
-		if !ok {
-			return ownKey{}
-		}
-		obj = enclosing(fa.X)
+	obj := e.ownObjectOf(a)
+	if obj == nil {
+		return ownKey{}
 	}
 	if k, ok := e.madeInKey(a, obj); ok {
 		return k
 	}
-	var root ssa.Value
-	switch o := obj.(type) {
-	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
-		root = o
-	case *ssa.Phi:
-		if !ownMerge(o) {
-			return ownKey{}
-		}
-		root = o
-	case *ssa.FreeVar:
-		// A captured variable never reassigned: the value it was
-		// bound to, through the closures that pass it on.
-		var v ssa.Value = o
-		for range ssavalue.MaxDepth {
-			fv, ok := v.(*ssa.FreeVar)
-			if !ok {
-				break
-			}
-			if v = ssavalue.Binding(fv); v == nil {
-				return ownKey{}
-			}
-		}
-		if !isMade(v) {
-			return ownKey{}
-		}
-		root = v
-	case *ssa.Parameter:
+	if o, ok := obj.(*ssa.Parameter); ok {
 		// A parameter of a function that only one `go` statement
 		// calls, in no loop, with an object its own function made:
 		// each invocation of that function starts at most one
@@ -139,22 +92,9 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 			return ownKey{}
 		}
 		return ownKey{arg, g}
-	case *ssa.UnOp:
-		cell := ssavalue.CapturedCell(o)
-		if cell == nil {
-			return ownKey{}
-		}
-		stored := ssavalue.StoresTo(cell)
-		if len(stored) == 0 {
-			return ownKey{}
-		}
-		for _, s := range stored {
-			if !isMade(s) || s.(ssa.Instruction).Parent() != cell.Parent() {
-				return ownKey{}
-			}
-		}
-		root = cell
-	default:
+	}
+	root := ownRoot(obj)
+	if root == nil {
 		return ownKey{}
 	}
 	home := root.(ssa.Instruction).Parent()
@@ -173,6 +113,86 @@ func (e *Env) computeOwnObject(a *sharedloc.Access) ownKey {
 		via = g
 	}
 	return ownKey{root, via}
+}
+
+// ownObjectOf returns the value that names the object a touches, for
+// ownObject: the container of an element access (or the object holding
+// the field that holds it), the cell of a captured variable, or the
+// object whose field a touches; nil when a touches memory reached
+// otherwise.
+func (e *Env) ownObjectOf(a *sharedloc.Access) ssa.Value {
+	if a.Loc.Elem {
+		c := a.Ptr
+		if load, ok := c.(*ssa.UnOp); ok && load.Op == token.MUL && ssavalue.CapturedCell(load) == nil {
+			fa, ok := load.X.(*ssa.FieldAddr)
+			if !ok || !e.ownField(ssavalue.Field(fa)) {
+				return nil
+			}
+			return fa.X
+		}
+		// The container itself, or a captured variable that holds it.
+		return c
+	}
+	if cell, ok := a.Ptr.(*ssa.Alloc); ok {
+		// The cell of a local variable that a closure captures,
+		// accessed by the function that declares it.
+		return cell
+	}
+	fa, ok := a.Ptr.(*ssa.FieldAddr)
+	if !ok {
+		return nil
+	}
+	return enclosing(fa.X)
+}
+
+// ownRoot returns the allocation that obj (ownObjectOf's value) always
+// is in the invocation that reads it, or nil: an allocation itself, a
+// merge of its function's allocations (ownMerge), a captured variable
+// never reassigned that is bound to one, or a read of a captured
+// variable every store to which is one made by the declaring function.
+func ownRoot(obj ssa.Value) ssa.Value {
+	switch o := obj.(type) {
+	case *ssa.Alloc, *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+		return o
+	case *ssa.Phi:
+		if !ownMerge(o) {
+			return nil
+		}
+		return o
+	case *ssa.FreeVar:
+		// A captured variable never reassigned: the value it was
+		// bound to, through the closures that pass it on.
+		var v ssa.Value = o
+		for range ssavalue.MaxDepth {
+			fv, ok := v.(*ssa.FreeVar)
+			if !ok {
+				break
+			}
+			if v = ssavalue.Binding(fv); v == nil {
+				return nil
+			}
+		}
+		if !isMade(v) {
+			return nil
+		}
+		return v
+	case *ssa.UnOp:
+		cell := ssavalue.CapturedCell(o)
+		if cell == nil {
+			return nil
+		}
+		stored := ssavalue.StoresTo(cell)
+		if len(stored) == 0 {
+			return nil
+		}
+		for _, s := range stored {
+			if !isMade(s) || s.(ssa.Instruction).Parent() != cell.Parent() {
+				return nil
+			}
+		}
+		return cell
+	}
+	return nil
 }
 
 // startedOnce returns the `go` statement that starts the closure fn, when
