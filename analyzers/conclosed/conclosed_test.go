@@ -85,6 +85,12 @@ func TestFixtures(t *testing.T) {
 		// nested call or held in a field is, and so is one closed before
 		// the Wait or before another round of sends.
 		"recursivechan",
+		// Two calls of a constructor assigned to one captured variable:
+		// a goroutine that reads it before the second assignment happens
+		// (joined before it) touches the first call's channels only; one
+		// that may read it later, past its Done or with no join, may
+		// touch the second's.
+		"twocalls",
 		// A map iterated after a send on an unbuffered channel that
 		// its writer returns on: the send completes only once the
 		// writer received it (silent); with a buffered channel, or a

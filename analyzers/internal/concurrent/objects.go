@@ -126,10 +126,13 @@ func (e *Env) viewIndex(a *sharedloc.Access, i int, v View, c *goroutines.Contex
 // or requests are told apart. A read of a captured variable in the
 // function that declares it, when no other function writes the variable,
 // holds what the assignments reaching the read stored
-// (ssavalue.ReachingStores), not every value the variable ever held. A
-// free variable of a closure called on c only through loads from a field
-// that holds closures bound to their own holder (`p.Reset = p.reset`)
-// holds the objects loaded from (see selfBoundObjects).
+// (ssavalue.ReachingStores), not every value the variable ever held; in a
+// closure made only to start c's goroutines, a read holds what the
+// assignments reaching the start stored, or later ones it does not
+// happen before (see startedStores). A free variable of a closure called
+// on c only through loads from a field that holds closures bound to their
+// own holder (`p.Reset = p.reset`) holds the objects loaded from (see
+// selfBoundObjects).
 //
 // Cost: each (value, context) pair is refined once and its result kept,
 // except inside a cycle of refinements (recursive calls), where a result
@@ -280,6 +283,9 @@ func (e *Env) refine(v ssa.Value, c *goroutines.Context) []pointsto.Obj {
 			// that run the function declaring it; in that function,
 			// only the stores that reach the load.
 			stored, ok := ssavalue.ReachingStores(v)
+			if !ok {
+				stored, ok = e.startedStores(v, cell, c)
+			}
 			if !ok {
 				stored = ssavalue.StoresTo(cell)
 			}

@@ -259,11 +259,23 @@ func LoadsOrStores(cell ssa.Value, instr ssa.Instruction) bool {
 	return false
 }
 
+// ReachingAt returns the values of the stores to cell, a variable of
+// instr's function, that reach instr along the function's control flow
+// with no other store to it in between (none when only the zero value
+// can). It says nothing of writes by other functions.
+func ReachingAt(instr ssa.Instruction, cell *ssa.Alloc) (vals []ssa.Value, ok bool) {
+	if cell.Parent() != instr.Parent() || instr.Block() == nil {
+		return nil, false
+	}
+	vals, _, ok = reaching(instr, cell)
+	return vals, ok
+}
+
 // reaching walks back from load, over its function's control flow, to the
 // first store to cell on each path, and returns the values stored; zero
 // reports whether some path reaches cell's zero value first (its Alloc,
 // or the function's entry).
-func reaching(load *ssa.UnOp, cell *ssa.Alloc) (vals []ssa.Value, zero, ok bool) {
+func reaching(load ssa.Instruction, cell *ssa.Alloc) (vals []ssa.Value, zero, ok bool) {
 	type at struct {
 		b    *ssa.BasicBlock
 		upTo int // scan the block's instructions before this index
