@@ -34,6 +34,13 @@ func TestFixtures(t *testing.T) {
 		// maps it was handed (silent), but the same ones when the
 		// goroutine was handed that parameter's object (reported).
 		"mapelemparam",
+		// A task that a function starts on a group it makes and waits
+		// for before it returns runs within that call: the exported
+		// readers of the execution it fills, the caller's code, run
+		// before or after (silent, also through an interface and
+		// another object's map); reported when a path returns before
+		// the Wait and when the function reads during the task.
+		"taskjoined",
 		// A write made only while, under the mutex, a state field says
 		// the object is not running, against accesses after the mark
 		// that it runs made under the mutex (a supervisor's Add and

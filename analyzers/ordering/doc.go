@@ -218,10 +218,13 @@
 //     overlaps): JoinedInCaller tells the goroutines of a `go` statement
 //     in a function F that runs only on Caller goroutines, that defer
 //     Done on a WaitGroup local to F, counted before the statement, with
-//     a Wait on every path from the statement to F's returns: they live
-//     within one call of F, so code of the Caller outside F and what F
-//     calls never runs at once with them (the Caller context is one
-//     goroutine to the checks);
+//     a Wait on every path from the statement to F's returns (or the
+//     tasks given to a group allocated in F, errgroup's or
+//     sync.WaitGroup.Go's, with a Wait on it on every path from the
+//     spawning call to F's returns and to the group's allocation run
+//     again): they live within one call of F, so code of the Caller
+//     outside F and what F calls never runs at once with them (the
+//     Caller context is one goroutine to the checks);
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to

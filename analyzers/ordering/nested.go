@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -21,18 +22,23 @@ import (
 // Caller runs F and what F calls, and nothing else (Workiva/go-datastructures'
 // immutable Tr.add starts a goroutine per node and waits for them all
 // before it returns; Commit, which resets the tree's context, runs on the
-// Caller before or after, never during).
+// Caller before or after, never during). It does not matter how b reaches
+// what the goroutines touch: through what F returned, an interface, or
+// another object's map (gotestsum's ScanTestOutput fills an execution on
+// errgroup tasks it waits for before it returns it; the exported
+// OutputLines readers run before or after, held-out rehearsal 46).
 //
-// It holds when ca's `go` statement S is in F; every context F runs in is
-// a Caller context, b's or one that never overlaps b's (each test runs in
-// a Caller context of its own, one test after another); F joins ca's
-// goroutines before it returns (JoinedWithin); and b may not run between
-// S and the join: b is in F after the join (or before S), or in a
-// function F calls only before S or after the join, not one that
-// F's code may call while the goroutines live (liveReach). A panic
+// It holds when ca's `go` statement or Task spawning call S is in F;
+// every context F runs in is a Caller context, b's or one that never
+// overlaps b's (each test runs in a Caller context of its own, one test
+// after another); F joins ca's goroutines before it returns
+// (JoinedWithin); and b may not run between S and the join: b is in F
+// after the join (or before S), or in a function F calls only before S
+// or after the join, not one that F's code may call while the goroutines
+// live (liveReach). A panic
 // between S and the join, recovered by the Caller, is not modelled.
 func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *goroutines.Context) bool {
-	if cb.Kind != goroutines.Caller || ca.Kind != goroutines.Go || ca.Site == nil {
+	if cb.Kind != goroutines.Caller || ca.Kind != goroutines.Go && ca.Kind != goroutines.Task || ca.Site == nil {
 		return false
 	}
 	r.index()
@@ -52,9 +58,10 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 }
 
 // JoinedWithin reports whether the goroutines of ca live only within one
-// call of the function F whose `go` statement starts them, and returns
-// the joins that F waits for them with: every path from the statement to
-// F's returns passes one of them. Two joins count:
+// call of the function F whose `go` statement (or Task spawning call)
+// starts them, and returns the joins that F waits for them with: every
+// path from the statement to F's returns passes one of them. Three joins
+// count:
 //
 //   - a WaitGroup local to F, Added to before the statement and not by the
 //     goroutines, Done deferred by their entry, and a Wait on it on every
@@ -68,12 +75,20 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 //     before the statement runs again (go-milter's makeDecision waits for
 //     the decision function in a select loop, in the case that receives
 //     from done or by a receive after it cancelled the function's
-//     context); the receives are returned.
+//     context); the receives are returned;
+//   - for a Task (errgroup's Go, sync.WaitGroup.Go, conc's), its Join on
+//     the group it was started on, when that group is allocated in F (a
+//     new one per call: `var group errgroup.Group`) and every path from
+//     the spawning call to F's returns, or to the group's allocation run
+//     again (a new group, whose Join does not wait for this one's task),
+//     passes a plain call of the Join on it (the Joins are returned). The
+//     Join returns only once every task started on the group before it
+//     has returned, whoever else holds the group.
 //
 // Unlike JoinedInCaller it asks nothing of the goroutines F runs on:
 // whoever calls F is inside that call until the goroutines ended.
 func (r *Result) JoinedWithin(ca *goroutines.Context) ([]ssa.Instruction, bool) {
-	if ca.Kind != goroutines.Go || ca.Site == nil {
+	if ca.Kind != goroutines.Go && ca.Kind != goroutines.Task || ca.Site == nil {
 		return nil, false
 	}
 	r.index()
@@ -94,6 +109,9 @@ func (r *Result) JoinedWithin(ca *goroutines.Context) ([]ssa.Instruction, bool) 
 }
 
 func (r *Result) computeJoinedWithin(ca *goroutines.Context) []ssa.Instruction {
+	if ca.Kind == goroutines.Task {
+		return r.taskJoinsWithin(ca)
+	}
 	site := ca.Site
 	f := site.Parent()
 	for _, obj := range r.doneObjects(ca) {
@@ -118,6 +136,37 @@ func (r *Result) computeJoinedWithin(ca *goroutines.Context) []ssa.Instruction {
 		}
 	}
 	return r.doneChannelJoins(site)
+}
+
+// taskJoinsWithin returns the Joins in F, the function of the call that
+// starts the Task context ca, that wait for its tasks within one call of
+// F (see JoinedWithin), or nil. The group must be allocated in F, so that
+// the Join runs on the group of the same call; a group in a field or a
+// parameter (another call's or the caller's) is not taken, as a
+// WaitGroup in a field is not for a `go` statement.
+func (r *Result) taskJoinsWithin(ca *goroutines.Context) []ssa.Instruction {
+	site, ok := ca.Site.(*ssa.Call)
+	if !ok || ca.Join == "" || len(site.Call.Args) == 0 {
+		return nil
+	}
+	f := site.Parent()
+	group, ok := site.Call.Args[0].(*ssa.Alloc)
+	if !ok || group.Parent() != f {
+		return nil
+	}
+	var joins []ssa.Instruction
+	for _, j := range model.JoinCalls(group, ca.Join) {
+		if _, plain := j.(*ssa.Call); plain {
+			joins = append(joins, j)
+		}
+	}
+	flow := r.gr.Flow
+	if len(joins) == 0 || flow.MayFollowAvoidingAny(site, group, joins) || slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
+		return flow.MayFollowAvoidingAny(site, ret, joins)
+	}) {
+		return nil
+	}
+	return joins
 }
 
 // doneChannelJoins returns the receives in F, the function of the `go`

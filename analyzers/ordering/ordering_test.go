@@ -107,6 +107,31 @@ func runOrder(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
+// joinedWithin reports, at the spawning call of each Task context, whether
+// its tasks live only within one call of the function that starts them
+// (ordering.Result.JoinedWithin), so that testdata states it with
+// // want comments: "joined within F" or "not joined".
+var joinedWithin = &analysis.Analyzer{
+	Name:     "joinedwithin",
+	Doc:      "report whether tasks are joined within the call that starts them",
+	Requires: []*analysis.Analyzer{goroutines.Analyzer, ordering.Analyzer},
+	Run: func(pass *analysis.Pass) (any, error) {
+		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
+		ord := pass.ResultOf[ordering.Analyzer].(*ordering.Result)
+		for _, c := range gr.Contexts {
+			if c.Kind != goroutines.Task {
+				continue
+			}
+			if _, ok := ord.JoinedWithin(c); ok {
+				pass.Reportf(c.Site.Pos(), "joined within %s", c.Site.Parent().Name())
+			} else {
+				pass.Reportf(c.Site.Pos(), "not joined")
+			}
+		}
+		return nil, nil
+	},
+}
+
 // budgeted checks that ordering's queries are charged to the package's
 // budget by their steps, and that once the budget has run out a query
 // answers "not ordered" without following anything: a check asks many
@@ -241,6 +266,7 @@ func TestOrdering(t *testing.T) {
 	fixturetest.Run(t, analysistest.TestData(),
 		fixturetest.Case{Name: "Order", Analyzer: order, Patterns: []string{
 			"spawn", "waitgroup", "wgwrap", "tasks", "channels", "selects", "once", "unordered", "bubbles", "nilresult", "eventually", "onevalue", "closeloop", "handoff", "unbuffered"}},
+		fixturetest.Case{Name: "JoinedWithin", Analyzer: joinedWithin, Patterns: []string{"joinedwithin"}},
 		fixturetest.Case{Name: "Budget", Analyzer: budgeted(&checked, &wrong), Patterns: []string{"budget"},
 			Check: func(t *testing.T, _ []*analysistest.Result) {
 				for _, w := range wrong {
