@@ -201,23 +201,7 @@ func ownRoot(obj ssa.Value) ssa.Value {
 // invocation of the parent starts at most one goroutine running fn.
 // Otherwise nil.
 func (e *Env) startedOnce(fn *ssa.Function) *ssa.Go {
-	mc := ssavalue.OnlyClosure(fn)
-	if mc == nil {
-		return nil
-	}
-	var found *ssa.Go
-	for _, u := range *mc.Referrers() {
-		switch u := u.(type) {
-		case *ssa.Go:
-			if found != nil || u.Call.Value != mc || isArg(&u.Call, mc) {
-				return nil
-			}
-			found = u
-		case *ssa.DebugRef:
-		default:
-			return nil
-		}
-	}
+	found := startedBy(fn)
 	if found == nil || e.Goroutines.Flow.InLoop(found) {
 		return nil
 	}
