@@ -10,8 +10,9 @@ import (
 
 // TestExplainHints: a test that failed by itself gets one precog explain
 // hint, which says first what its output shows of the environment if it
-// shows something, or that it needs another test's setup, and the output
-// one line on running each test alone;
+// shows something, or that it needs another test's setup, or that it
+// failed only when recorded, and the output one line on running each test
+// alone;
 // predicted findings get none.
 func TestExplainHints(t *testing.T) {
 	fs := []finding.Finding{
@@ -22,6 +23,8 @@ func TestExplainHints(t *testing.T) {
 		// TestE failed alone but passed with its package's tests; TestF
 		// had the same failure, but its run together was not read.
 		{Kind: finding.TestFailed, Tests: []string{"example.com/p.TestE", "example.com/p.TestF"}, Validation: &finding.Validation{Alone: true}},
+		// TestG failed only when recorded.
+		{Kind: finding.TestFailed, Tests: []string{"example.com/p.TestG"}, Status: finding.NotConfirmed},
 	}
 	var b bytes.Buffer
 	explainHints(&b, options{dir: "testdata/kernels"}, fs)
@@ -29,6 +32,7 @@ func TestExplainHints(t *testing.T) {
 		"hint: TestB failed by itself; its root cause: precog explain -C testdata/kernels -run TestB example.com/p\n" +
 		"hint: TestD failed by itself; its output shows a refused connection (dial tcp 10.1.2.3:4150: connect: connection refused): it may need a server, the network, a program or a file that this machine lacks, its environment rather than a bug; if not, its root cause: precog explain -C testdata/kernels -run TestD example.com/p\n" +
 		"hint: TestE fails alone but passes with its package's other tests, as go test runs them: it needs what another test sets up (go test -run '^TestE$' example.com/p fails the same way)\n" +
+		"hint: TestG failed only when recorded and passed without recording: recording alone may have made it fail (timing, allocations); if not, what failed it in the recorded run: precog explain -C testdata/kernels -run TestG example.com/p\n" +
 		"hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone\n"
 	if b.String() != want {
 		t.Errorf("hints:\n%s\nwant:\n%s", b.String(), want)

@@ -221,7 +221,9 @@ or a missing program
 server, the network or a program this machine lacks. It stays a
 confirmed finding, since the test fails as under go test. One that
 fails alone but passes with its package's other tests (not-confirmed,
-"alone" in its validation) gets a line saying so instead. One more line
+"alone" in its validation) gets a line saying so instead, and so does one
+that failed only when recorded (not-confirmed: it passed without
+recording). One more line
 reminds that each test ran alone, where a test that needs another's setup
 fails. Findings with a goroutine that code precog did not instrument
 started get a hint line naming what started it, from the goroutine's
@@ -944,7 +946,9 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 // test that needs a server or the network is no concurrency bug, and
 // go-nsq's 15 such failures read like bugs), or that it fails alone but
 // passes with its package's other tests (finding.Validation.Alone: its
-// root cause is another test's setup); and once, if any did, that
+// root cause is another test's setup), or that it failed only when
+// recorded (not-confirmed: "failed by itself" would contradict the
+// finding's own status, rehearsal 46's lambda); and once, if any did, that
 // each test ran in a process of its own: a test that relies on what
 // another test of its package set up fails there though the package
 // passes under go test (groupcache's TestTruncatingByteSliceTarget needs
@@ -971,6 +975,11 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 				}
 				fmt.Fprintf(w, "hint: %s fails alone but passes with its package's other tests, as go test runs them: it needs what another test sets up (go test -run %s %s fails the same way)\n",
 					t[i+1:], cli.ShellQuote("^"+t[i+1:]+"$"), cli.ShellQuote(t[:i]))
+				continue
+			}
+			if f.Status == finding.NotConfirmed {
+				fmt.Fprintf(w, "hint: %s failed only when recorded and passed without recording: recording alone may have made it fail (timing, allocations); if not, what failed it in the recorded run: %s -run %s %s\n",
+					t[i+1:], cmd, t[i+1:], cli.ShellQuote(t[:i]))
 				continue
 			}
 			if v := f.Validation; v != nil && v.Environment != "" {
