@@ -145,6 +145,12 @@ func TestFixtures(t *testing.T) {
 		// lets reach every test's callbacks: low confidence, silent here;
 		// the test's own loop is reported.
 		"othertests",
+		// A test's callback runs on that test's goroutines only, not
+		// on another test's call of an exported function that calls the
+		// same field of funcs, nor on an outside caller's: silent; a test
+		// that runs its own callback on its own goroutine while the
+		// checker's goroutines may still run it is reported.
+		"othertestlit",
 		// A Stop that a test defers runs after the test's wait for the
 		// goroutine that sends inside a callee, when every way out of the
 		// test (a return, a t.Fatal, a helper handed t) comes after that

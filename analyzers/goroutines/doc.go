@@ -29,6 +29,14 @@
 // statements. A function value handed to a function without a body in
 // this package (sort.Slice, sync.Once.Do, a t.Run without t.Parallel) is
 // assumed to run on the goroutine that made the call.
+// A function literal of a test (TestXxx, BenchmarkXxx, FuzzXxx,
+// ExampleXxx) is not followed into the Caller context of another test or
+// of the package's API users, though the call graph resolves a call
+// through a field of funcs to every literal stored in such a field: it
+// exists only while its own test runs, and no code outside the package
+// can name it. This assumes a test hands its literals neither to another
+// test through package-level state nor to code outside the package that
+// calls back into the package with them.
 //
 // A context is Multi when several goroutines of it may run at once: its
 // `go` statement is in a loop or in a function that is itself called in a

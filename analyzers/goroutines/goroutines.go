@@ -903,6 +903,9 @@ func (b *builder) reach(c *Context, entry *ssa.Function, entryBind bindings) {
 			if len(callee.Blocks) == 0 {
 				continue
 			}
+			if b.otherTests(c, callee) {
+				continue // another test's literal: this goroutine never holds it
+			}
 			if p := calledParam(e.Site); p != nil {
 				if fs, ok := st.bind[p]; ok && !slices.Contains(fs, callee) {
 					continue // not a function this parameter was given
@@ -921,9 +924,38 @@ func (b *builder) reach(c *Context, entry *ssa.Function, entryBind bindings) {
 			stack = append(stack, state{callee, bind})
 		}
 		for _, f := range b.refs[st.fn] {
-			stack = append(stack, state{f, nil})
+			if !b.otherTests(c, f) {
+				stack = append(stack, state{f, nil})
+			}
 		}
 	}
+}
+
+// otherTests reports whether fn is a function literal of a test,
+// benchmark, fuzz target or example (isTestFunc) that the goroutine of c,
+// the goroutine calling into the package, cannot hold: c stands for
+// another test's run, or (the generic Caller context) for code outside
+// the package calling its exported functions. A test's literal exists
+// only while go test runs that test, and code outside the package cannot
+// name it. The call graph still resolves a dynamic call through a field
+// of a struct of funcs to every literal stored in such a field, tests'
+// included: porcupine's Visualize, called by one test and exported,
+// calls model.Step, which the graph takes to every test's Step, putting
+// one test's callback on goroutines that never run it, concurrent with
+// the goroutines that test itself starts to run it. Goroutines started
+// along the way (contexts with a Site) and handlers are not cut: they may
+// run a literal their starter was given. Assumption: a test hands its
+// literals neither to another test (through package-level state) nor to
+// code outside the package that calls back into it with them.
+func (b *builder) otherTests(c *Context, fn *ssa.Function) bool {
+	if c.Site != nil || c.Kind != Caller && c.Kind != ParallelTest || fn.Parent() == nil {
+		return false
+	}
+	top := fn
+	for top.Parent() != nil {
+		top = top.Parent()
+	}
+	return top != c.Test && isTestFunc(b.pass, top)
 }
 
 // encloses reports whether inner is a closure declared (at any depth) in
