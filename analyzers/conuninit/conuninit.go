@@ -366,12 +366,21 @@ func shortFile(name string) string {
 
 // checked reports whether the loaded value v is compared, or used as a
 // condition: code that checks the value expects to see its zero value.
+// A struct copied to a local variable whose fields are then only read and
+// checked is checked too: a poller that copies a status under its lock
+// and tests the copy's fields for the zero ("not ready yet",
+// moby/policy-helpers' `status := tp.status`, then `status.LastUpdated !=
+// nil`) expects the zero struct, while one field used as is (`*st.At`
+// after checking only st.Err) is still a use of the zero value.
 func checked(v ssa.Value) bool {
 	refs := v.Referrers()
 	if refs == nil {
 		return true // unused
 	}
 	if len(*refs) == 0 {
+		return true
+	}
+	if _, ok := v.Type().Underlying().(*types.Struct); ok && copiesChecked(*refs) {
 		return true
 	}
 	for _, u := range *refs {
@@ -394,6 +403,48 @@ func checked(v ssa.Value) bool {
 		}
 	}
 	return false
+}
+
+// copiesChecked reports whether refs, the uses of a struct value, only
+// copy it to local variables whose fields are read and checked.
+func copiesChecked(refs []ssa.Instruction) bool {
+	for _, u := range refs {
+		st, ok := u.(*ssa.Store)
+		if !ok {
+			return false
+		}
+		a, ok := st.Addr.(*ssa.Alloc)
+		if !ok || a.Heap || !fieldReadsChecked(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldReadsChecked reports whether the address addr, of a local struct
+// variable or of a field in it, is used only to store into and to read
+// fields that are checked: no read of it whole, and no escape of the
+// address.
+func fieldReadsChecked(addr ssa.Value) bool {
+	for _, u := range *addr.Referrers() {
+		switch u := u.(type) {
+		case *ssa.Store:
+			if u.Addr != addr {
+				return false // the address itself escapes
+			}
+		case *ssa.FieldAddr:
+			if !fieldReadsChecked(u) {
+				return false
+			}
+		case *ssa.UnOp:
+			if _, whole := addr.(*ssa.Alloc); whole || u.Op != token.MUL || !checked(u) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // readModifyWrite reports whether w stores a value computed from a load of

@@ -36,6 +36,11 @@ func TestFixtures(t *testing.T) {
 		// fields before the go statement: silent; a fresh object whose
 		// field only the goroutine sets: reported.
 		"copyinit",
+		// A poller that tests the fields of a copy of a status its
+		// goroutine sets, the zero status meaning "not ready yet":
+		// silent; one that uses a field of the zero status unchecked,
+		// or returns it whole: reported.
+		"pollstatus",
 		// Goroutines that call Add themselves race with their starter's
 		// Wait; Add before the go statement, a starter that counts too, a
 		// Wait before the start or an Add of -1 is silent.

@@ -22,7 +22,9 @@
 // In both, the reader must not write the location itself, no write may be
 // ordered before the read (by a channel, a WaitGroup, a sync.Once), and
 // the value read must be used as is rather than compared first (code that
-// checks for nil or zero expects to see it). A mutex orders them too: when
+// checks for nil or zero expects to see it; so does code that copies a
+// struct to a variable and only checks the copy's fields, a poller whose
+// zero status means "not ready yet"). A mutex orders them too: when
 // the starter holds it in write mode in one critical section from the `go`
 // statement (or time.AfterFunc) through the write, outside a loop, and the
 // goroutine holds it at the read, the goroutine's critical section begins
