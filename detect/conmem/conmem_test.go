@@ -193,11 +193,10 @@ func TestNullOrderedAfterUse(t *testing.T) {
 	expect(t, got)
 }
 
-// Check and use in one critical section, the nil store under the same
-// lock: rp-p (the check) and rp are atomic with respect to wp. Silent; the
-// same trace with the check outside the lock is reported.
-func TestNullLockedCheckAndUse(t *testing.T) {
-	const trace = `
+// lockedNilStore is a trace in which goroutine 3 stores nil to 0x100
+// under the lock 0x800, after goroutine 2's events, the verb's, with
+// nothing ordering the two goroutines.
+const lockedNilStore = `
 1 g=1 Begin parent=none
 1.1 g=1 Write site=10 addr=0x100 value=1
 2 g=1 Fork site=1 child=2
@@ -209,16 +208,21 @@ func TestNullLockedCheckAndUse(t *testing.T) {
 8.1 g=3 Write site=13 addr=0x100 value=0
 9 g=3 Unlock site=21 addr=0x800
 `
+
+// Check and use in one critical section, the nil store under the same
+// lock: rp-p (the check) and rp are atomic with respect to wp. Silent; the
+// same trace with the check outside the lock is reported.
+func TestNullLockedCheckAndUse(t *testing.T) {
 	locked := `5 g=2 Lock site=20 addr=0x800
 5.1 g=2 Read site=11 addr=0x100
 5.2 g=2 Read site=12 addr=0x100
 6 g=2 Unlock site=21 addr=0x800`
-	expect(t, check(t, fmt.Sprintf(trace, locked), nullSites, Options{}))
+	expect(t, check(t, fmt.Sprintf(lockedNilStore, locked), nullSites, Options{}))
 	split := `5 g=2 Lock site=20 addr=0x800
 5.1 g=2 Read site=11 addr=0x100
 6 g=2 Unlock site=21 addr=0x800
 6.1 g=2 Read site=12 addr=0x100`
-	expect(t, check(t, fmt.Sprintf(trace, split), nullSites, Options{}),
+	expect(t, check(t, fmt.Sprintf(lockedNilStore, split), nullSites, Options{}),
 		"con-null k.go:12(deref) k.go:13(nil-store)")
 }
 
@@ -229,23 +233,11 @@ func TestNullLockedCheckAndUse(t *testing.T) {
 // check and a use in one atomic step; without the lock, the atomic step
 // is the remedy.
 func TestNullLockedUseAfterStore(t *testing.T) {
-	const trace = `
-1 g=1 Begin parent=none
-1.1 g=1 Write site=10 addr=0x100 value=1
-2 g=1 Fork site=1 child=2
-3 g=1 Fork site=2 child=3
-4 g=2 Begin parent=1
-%s
-7 g=3 Begin parent=1
-8 g=3 Lock site=20 addr=0x800
-8.1 g=3 Write site=13 addr=0x100 value=0
-9 g=3 Unlock site=21 addr=0x800
-`
 	for _, c := range []struct{ use, want string }{
 		{"5 g=2 Lock site=20 addr=0x800\n5.1 g=2 Read site=12 addr=0x100\n6 g=2 Unlock site=21 addr=0x800", "whose critical section of a lock both hold can run after the store's"},
 		{"4.1 g=2 Read site=12 addr=0x100", "the check and the use should be one atomic step"},
 	} {
-		fs := findings(t, fmt.Sprintf(trace, c.use), nullSites, Options{})
+		fs := findings(t, fmt.Sprintf(lockedNilStore, c.use), nullSites, Options{})
 		if len(fs) != 1 || fs[0].Kind != finding.ConNull || !strings.Contains(fs[0].Message, c.want) {
 			t.Errorf("findings %v, want one con-null saying %q", fs, c.want)
 		}
