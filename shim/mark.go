@@ -215,7 +215,7 @@ func creationMark(frames []ancestorFrame, creator *gstate) (uint32, bool) {
 			// The frame's pc, from the entry of the function the mark is
 			// compiled in: the section prints the offset, not the pc.
 			pc := lines[i].entry + fr.off
-			if lines[i].fn != fr.fn && (fr.off == 0 || innermostAt(pc, lines[i].entry) != fr.fn) {
+			if lines[i].fn != fr.fn && (fr.off == 0 || cachedInnermostAt(pc, lines[i].entry) != fr.fn) {
 				continue
 			}
 			at, ok := frameLine(pc, lines[i].fn)
@@ -232,6 +232,38 @@ func creationMark(frames []ancestorFrame, creator *gstate) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// pcFunc is the compiled function a pc is in (its entry) and the
+// innermost logical function at the pc itself.
+type pcFunc struct {
+	entry uintptr
+	fn    string
+}
+
+// innermost caches innermostAt's answers by pc, under states.mu: each
+// frame of a creation section is tried against each of its creator's
+// marks, and a server's goroutines show the same frames.
+var innermost map[uintptr]pcFunc
+
+// cachedInnermostAt is innermostAt, cached. states.mu is held.
+func cachedInnermostAt(pc, entry uintptr) string {
+	in, ok := innermost[pc]
+	if !ok {
+		if f := runtime.FuncForPC(pc); f != nil {
+			in = pcFunc{f.Entry(), innermostAt(pc, f.Entry())}
+		}
+		if innermost == nil {
+			innermost = make(map[uintptr]pcFunc)
+		}
+		if len(innermost) < 1<<16 {
+			innermost[pc] = in
+		}
+	}
+	if in.entry != entry {
+		return ""
+	}
+	return in.fn
 }
 
 // innermostAt returns the innermost logical function at pc itself, if pc

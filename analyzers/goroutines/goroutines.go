@@ -951,11 +951,17 @@ func (b *builder) otherTests(c *Context, fn *ssa.Function) bool {
 	if c.Site != nil || c.Kind != Caller && c.Kind != ParallelTest || fn.Parent() == nil {
 		return false
 	}
-	top := fn
-	for top.Parent() != nil {
-		top = top.Parent()
+	t := b.testOwner(fn)
+	return t != nil && t != c.Test
+}
+
+// testOwner returns the test, benchmark, fuzz target or example
+// (isTestFunc) that fn is or whose body declares the literal fn, or nil.
+func (b *builder) testOwner(fn *ssa.Function) *ssa.Function {
+	if top := source.Outermost(fn); isTestFunc(b.pass, top) {
+		return top
 	}
-	return top != c.Test && isTestFunc(b.pass, top)
+	return nil
 }
 
 // encloses reports whether inner is a closure declared (at any depth) in
@@ -1221,14 +1227,7 @@ func (b *builder) markUnsure() {
 		if o, ok := owners[fn]; ok {
 			return o
 		}
-		top := fn
-		for top.Parent() != nil {
-			top = top.Parent()
-		}
-		var o *ssa.Function
-		if isTestFunc(b.pass, top) {
-			o = top
-		}
+		o := b.testOwner(fn)
 		owners[fn] = o
 		return o
 	}

@@ -1647,11 +1647,7 @@ func deadFuncs(pass *analysis.Pass, funcs []*ssa.Function) map[*ssa.Function]boo
 	}
 	out := make(map[*ssa.Function]bool)
 	for _, fn := range funcs {
-		top := fn
-		for top.Parent() != nil {
-			top = top.Parent()
-		}
-		if f, ok := top.Object().(*types.Func); ok && dead[f.Origin()] {
+		if f, ok := source.Outermost(fn).Object().(*types.Func); ok && dead[f.Origin()] {
 			out[fn] = true
 		}
 	}

@@ -421,7 +421,8 @@ func (r *rewriter) startMark(c *ast.CallExpr, ctx callCtx, obj types.Object) {
 	if r.tf.Line(c.Fun.End()) != line {
 		return // which of its lines a traceback shows is not known
 	}
-	if x := r.markArg(c); x != nil && r.markAlone(c, line, true) {
+	x := r.markArg(c)
+	if x != nil && r.markAlone(c, line, true) {
 		// The line a traceback shows for the call's frame, after //line
 		// directives, as the runtime reads it.
 		at := r.fset.PositionFor(c.Lparen, true).Line
@@ -432,7 +433,7 @@ func (r *rewriter) startMark(c *ast.CallExpr, ctx callCtx, obj types.Object) {
 		return
 	}
 	sig, _ := fn.Type().(*types.Signature)
-	if sig != nil && sig.Recv() != nil && r.markArg(c) != nil {
+	if sig != nil && sig.Recv() != nil && x != nil {
 		// A method value evaluates (copies) its receiver before the
 		// arguments, where the call may evaluate it after their calls.
 		return

@@ -17,7 +17,8 @@
 // plaintext bytes it counts; anything else it returns as it is. The ends
 // of a layered connection pair only with ends of the same layer (a TLS
 // client with its TLS server, whose plaintext streams are one another's),
-// never with a bare TCP end of the same 4-tuple, which sees other bytes. A wrapper counts, per direction of the connection
+// never with a bare TCP end of the same 4-tuple, which sees other bytes.
+// A wrapper counts, per direction of the connection
 // (its local address to its remote one), the bytes its writes reserve and
 // the bytes its reads get. Each write that sends at least one byte is
 // released before it is sent (shim.ConnSent, a token naming its first

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -239,8 +240,8 @@ func holds(t, owner types.Type) bool {
 // run at once (two Connects of one client that both close its channel on
 // their early return).
 func (e *Env) oncePast(a, b *sharedloc.Access) bool {
-	f := outermost(a.Fn())
-	if f != outermost(b.Fn()) {
+	f := source.Outermost(a.Fn())
+	if f != source.Outermost(b.Fn()) {
 		return false
 	}
 	var p *ssa.Parameter
@@ -270,13 +271,4 @@ func (e *Env) oncePast(a, b *sharedloc.Access) bool {
 		}
 	}
 	return true
-}
-
-// outermost returns the function declaration that fn is, or that makes
-// the closure fn.
-func outermost(fn *ssa.Function) *ssa.Function {
-	for fn.Parent() != nil {
-		fn = fn.Parent()
-	}
-	return fn
 }

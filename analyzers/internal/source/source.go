@@ -130,13 +130,13 @@ func FuncName(fn *ssa.Function) string {
 		return "?"
 	}
 	if ssaflow.RangeBody(fn) {
-		return "range-over-func body in " + FuncName(rootParent(fn))
+		return "range-over-func body in " + FuncName(Outermost(fn))
 	}
 	if m := ssavalue.BoundMethod(fn); m != nil {
 		return FuncName(m) // a method value's wrapper
 	}
 	if fn.Parent() != nil {
-		return "func literal in " + FuncName(rootParent(fn))
+		return "func literal in " + FuncName(Outermost(fn))
 	}
 	name := fn.Name()
 	if recv := fn.Signature.Recv(); recv != nil {
@@ -157,7 +157,9 @@ func FuncName(fn *ssa.Function) string {
 	return name
 }
 
-func rootParent(fn *ssa.Function) *ssa.Function {
+// Outermost returns the function declaration that fn is, or that
+// declares the function literal fn (at any depth).
+func Outermost(fn *ssa.Function) *ssa.Function {
 	for fn.Parent() != nil {
 		fn = fn.Parent()
 	}
