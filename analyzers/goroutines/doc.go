@@ -26,9 +26,15 @@
 // into the package (main, init, a test, or a user of the package's API).
 // A function's contexts are those of the roots that reach it through the
 // call graph (see the callgraph analyzer), not counting edges of `go`
-// statements. A function value handed to a function without a body in
-// this package (sort.Slice, sync.Once.Do, a t.Run without t.Parallel) is
-// assumed to run on the goroutine that made the call.
+// statements. The Caller context enters the package at the functions no
+// other function of it calls (apart from `go` statements), and at the
+// exported ones that only code they reach themselves calls back (a
+// function whose goroutines call it again, directly or through others):
+// nothing in the package enters those, so their importers do. An exported
+// function that other code of the package calls is taken to run only
+// where that code runs. A function value handed to a function without a
+// body in this package (sort.Slice, sync.Once.Do, a t.Run without
+// t.Parallel) is assumed to run on the goroutine that made the call.
 // A function literal of a test (TestXxx, BenchmarkXxx, FuzzXxx,
 // ExampleXxx) is not followed into the Caller context of another test or
 // of the package's API users, though the call graph resolves a call

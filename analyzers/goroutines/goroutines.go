@@ -692,6 +692,7 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 		}
 	}
 	caller := b.res.Contexts[0]
+	var reentered map[*ssa.Function]bool // computed the first time it is asked
 	for _, fn := range funcs {
 		if fn.Parent() != nil || b.roots[fn] || referenced[fn] {
 			continue
@@ -700,7 +701,15 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 			continue
 		}
 		if b.hasCallers(fn) {
-			continue
+			if !token.IsExported(fn.Name()) {
+				continue
+			}
+			if reentered == nil {
+				reentered = b.selfEntered(funcs)
+			}
+			if !reentered[fn] {
+				continue
+			}
 		}
 		if isTestFunc(b.pass, fn) {
 			// Each test runs on the caller's goroutine, one after
@@ -808,6 +817,81 @@ func valuesTaken(pkg *ssa.Package, funcs []*ssa.Function) map[*ssa.Function]bool
 		}
 	}
 	return taken
+}
+
+// selfEntered returns the functions of funcs that only code they reach
+// themselves calls: those whose strongly connected component of the
+// package's call graph (calls, `go` statements and the functions handed to
+// callees without a body, refs) has no edge in from outside it. Such a
+// function calls itself back, through a goroutine it starts say, and
+// nothing else in the package enters it; if it is exported, the code
+// outside the package that calls it runs it in the Caller context, as it
+// would a function nobody in the package calls.
+func (b *builder) selfEntered(funcs []*ssa.Function) map[*ssa.Function]bool {
+	comp := make(map[*ssa.Function]int, len(funcs)) // component, numbered from 1
+	index := make(map[*ssa.Function]int, len(funcs))
+	low := make(map[*ssa.Function]int, len(funcs))
+	var stack []*ssa.Function
+	onStack := make(map[*ssa.Function]bool)
+	next, comps := 1, 0
+	var visit func(fn *ssa.Function)
+	visit = func(fn *ssa.Function) {
+		index[fn], low[fn] = next, next
+		next++
+		stack = append(stack, fn)
+		onStack[fn] = true
+		succ := func(g *ssa.Function) {
+			if index[g] == 0 {
+				visit(g)
+				low[fn] = min(low[fn], low[g])
+			} else if onStack[g] {
+				low[fn] = min(low[fn], index[g])
+			}
+		}
+		for _, e := range b.res.CallGraph.Out(fn) {
+			succ(e.Callee.Func)
+		}
+		for _, g := range b.refs[fn] {
+			succ(g)
+		}
+		if low[fn] == index[fn] {
+			comps++
+			for {
+				g := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[g] = false
+				comp[g] = comps
+				if g == fn {
+					break
+				}
+			}
+		}
+	}
+	for _, fn := range funcs {
+		if index[fn] == 0 {
+			visit(fn)
+		}
+	}
+	entered := make(map[int]bool) // components with an edge in from outside
+	for _, fn := range funcs {
+		for _, e := range b.res.CallGraph.Callers(fn) {
+			if comp[e.Caller.Func] != comp[fn] {
+				entered[comp[fn]] = true
+			}
+		}
+		for _, g := range b.refs[fn] {
+			if comp[g] != comp[fn] {
+				entered[comp[g]] = true
+			}
+		}
+	}
+	self := make(map[*ssa.Function]bool)
+	for _, fn := range funcs {
+		if !entered[comp[fn]] {
+			self[fn] = true
+		}
+	}
+	return self
 }
 
 func (b *builder) hasCallers(fn *ssa.Function) bool {

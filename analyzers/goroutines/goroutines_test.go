@@ -81,5 +81,5 @@ func describe(gr *goroutines.Result, fn *ssa.Function) string {
 func TestContexts(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), contexts,
 		"gostmt", "loops", "tasks", "subtests", "handlers", "afterfunc",
-		"samegoroutine", "spawnuse", "localspawn", "bindings", "static", "wrapped")
+		"samegoroutine", "spawnuse", "localspawn", "bindings", "static", "wrapped", "reentry")
 }
