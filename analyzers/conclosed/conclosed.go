@@ -51,13 +51,20 @@ type checker struct {
 	fresh    map[*types.Var]bool // freshOnly's, by field
 	claims   map[*sharedloc.Access]claimResult
 	fresh2   map[[2]sharedloc.Loc]bool // freshEntries', by field and map
+	// closePairs are the pairs of closes reported, by their positions in
+	// order. A pair is one bug, reported once, at the close met first:
+	// a close may be found under two locations (a helper's channel
+	// parameter that callers fill from two fields), and under each a
+	// close is reported with the first partner it meets, so without a
+	// key of the whole package's the pair could come in both orders.
+	closePairs map[[2]token.Pos]bool
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}, fresh: map[*types.Var]bool{}, claims: map[*sharedloc.Access]claimResult{}, fresh2: map[[2]sharedloc.Loc]bool{}}
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), recovers: map[*ssa.Function]bool{}, fresh: map[*types.Var]bool{}, claims: map[*sharedloc.Access]claimResult{}, fresh2: map[[2]sharedloc.Loc]bool{}, closePairs: map[[2]token.Pos]bool{}}
 	for _, loc := range c.env.Shared.Locs() {
 		accs := c.env.Shared.ByLoc[loc]
-		c.channels(accs)
+		c.channels(loc, accs)
 		c.mapRanges(accs)
 		c.truncations(loc, accs)
 	}
@@ -66,8 +73,9 @@ func run(pass *analysis.Pass) (any, error) {
 	return c.rep.Finish(), nil
 }
 
-// channels reports sends after, and closes concurrent with, a close.
-func (c *checker) channels(accs []*sharedloc.Access) {
+// channels reports sends after, and closes concurrent with, a close of
+// the channels at loc.
+func (c *checker) channels(loc sharedloc.Loc, accs []*sharedloc.Access) {
 	var closes []*sharedloc.Access
 	for _, a := range accs {
 		if a.Op == sharedloc.ChanClose && !c.recovered(a.Fn()) {
@@ -78,7 +86,7 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 		return
 	}
 	env := c.env
-	reported := make(map[closePair]bool) // close-close pairs, by the close reported
+	tok := &tokenChan{c: c, loc: loc, accs: accs}
 	for _, a := range accs {
 		if c.recovered(a.Fn()) {
 			continue
@@ -105,22 +113,21 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 				continue
 			}
 			for _, cl := range closes {
-				if elected(cl.Instr) || reported[closePair{cl.Pos(), a.Pos()}] {
-					// The pair is one bug, reported once: at the
-					// close that comes first in accs' order.
+				key := closeKey(a, cl)
+				if elected(cl.Instr) || c.closePairs[key] {
 					continue
 				}
 				if c.claimed(a, cl) {
 					continue
 				}
-				if p, ok := env.Overlap(a, cl, env.Unprotected); ok {
-					reported[closePair{a.Pos(), cl.Pos()}] = true
+				if p, assume, ok := c.closeOverlap(tok, a, cl); ok {
+					c.closePairs[key] = true
 					closer := source.FuncName(cl.Fn())
 					what := fmt.Sprintf("%s closed here by %s", c.chanExpr(cl), closer)
 					if cl == a {
 						what = "the same close, on another goroutine"
 					}
-					c.rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{
+					c.rep.ReportAssuming(assume, analysis.Diagnostic{
 						Pos:     a.Pos(),
 						Message: fmt.Sprintf("close of closed channel: %s may be closed concurrently by %s", c.chanExpr(a), closer),
 						Related: env.Related(p, what),
@@ -132,9 +139,46 @@ func (c *checker) channels(accs []*sharedloc.Access) {
 	}
 }
 
-// A closePair is a close reported as concurrent with another: the
-// positions of the close reported and of its partner.
-type closePair struct{ at, with token.Pos }
+// closeKey identifies the pair of closes a and b, in either order.
+func closeKey(a, b *sharedloc.Access) [2]token.Pos {
+	if b.Pos() < a.Pos() {
+		a, b = b, a
+	}
+	return [2]token.Pos{a.Pos(), b.Pos()}
+}
+
+// closeOverlap returns a pair of contexts in which the closes a and b may
+// run at once, unprotected, and what a report of it assumes. A pair in
+// which both closes take the channel's one token first (see tokenChan)
+// is returned only when every unprotected pair does, with the token's
+// assumption if the pair rests on no other.
+func (c *checker) closeOverlap(tok *tokenChan, a, b *sharedloc.Access) (concurrent.Pair, string, bool) {
+	env := c.env
+	lowered := false
+	p, ok := env.Overlap(a, b, func(p concurrent.Pair) bool {
+		if env.Unprotected(p) {
+			return true
+		}
+		if tok.both(p) {
+			lowered = true
+			return true
+		}
+		return false
+	})
+	if ok {
+		return p, env.Assumption(p), true
+	}
+	if !lowered {
+		return p, "", false
+	}
+	if p, ok = env.Overlap(a, b, env.Unprotected); !ok {
+		return p, "", false
+	}
+	if assume := env.Assumption(p); assume != "" {
+		return p, assume, true
+	}
+	return p, tok.assumption(p), true
+}
 
 // elected reports whether instr runs only on a branch decided by an
 // atomic read-modify-write, as in

@@ -6,17 +6,20 @@ import (
 	"golang.org/x/tools/go/analysis/analysistest"
 
 	"github.com/precog-dev/precog/analyzers/conclosed"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
 )
 
 // The check's kernels of the corpus, and the static negative controls, are
 // analyzers/suite's TestKernels: it runs every check over the whole corpus.
 
-// TestFixtures runs the check over its fixtures in testdata/src, in one
-// analysistest run: each run loads the standard library packages its
-// fixtures import from source and analyzes them for facts (sync brings in
-// runtime), about 20 s of CPU under -race, which one run pays once.
+// TestFixtures runs the check over its fixtures in testdata/src, with and
+// without its all flag, in one fixturetest run: each analysistest run
+// loaded the standard library packages its fixtures import from source
+// and analyzed them for facts (sync brings in runtime), about 20 s of CPU
+// under -race, which one run pays once.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conclosed.Analyzer,
+	fixturetest.Run(t, analysistest.TestData(), fixturetest.Case{Name: "Default", Analyzer: conclosed.Analyzer, Patterns: []string{
 		// A Done in a function literal that the goroutine defers runs after
 		// everything the goroutine did before, and before what the literal
 		// does after it (deferdone, earlyreturn); a Done that a spawner's
@@ -265,5 +268,22 @@ func TestFixtures(t *testing.T) {
 		// same value called by two task literals at once closes on two
 		// goroutines (reported).
 		"taskparam",
+		// A pair of closes found under two locations (helpers closing
+		// their channel parameter, called with two fields) is reported
+		// once, though under one location a close met its partner first
+		// and under the other the partner met it first.
+		"closepair",
+	}},
+		// Closes of a channel with one token (one send, into a channel
+		// made for its object), each after a receive from it (plain, in
+		// a select's case, or before the go statement that starts the
+		// closer, a function literal or a method of the same object):
+		// the pair rests on the token taken twice, at low confidence. A
+		// closer that does not take the token, a token given back by a
+		// second send, closers started in a loop after one take, a
+		// struct copied whole and two closers without a token are
+		// reported at default confidence.
+		fixturetest.Case{Name: "All", Analyzer: conclosed.Analyzer, Patterns: []string{"onetoken"},
+			PassFlags: map[string]string{suppress.AllFlag: "true"}},
 	)
 }

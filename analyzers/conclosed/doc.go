@@ -128,8 +128,21 @@
 // statement, each started after a Wait for the one before on some path,
 // assumes that two of them run at once; so does a pair of two goroutines
 // of one go statement that runs several times only through recursion or,
-// in a test's closure, through another test's code. These
-// are shown only under -all (precog vet -all; -conclosed.all under go vet
+// in a test's closure, through another test's code. Two closes of a
+// channel that carries one token, each run only after a receive from
+// the same object's channel completed, assume that the token is taken
+// twice, the second receive completing only because the first closer
+// had closed the channel: a caller running the taking path twice on one
+// object, which an API may forbid (chromedp's allocated channel, one
+// allocation per context). The channel carries one token when every
+// channel its field or captured variable holds is made for an object (or
+// variable) in the function that allocates it, once per call, and gets
+// one send there after that, and every read of it uses it as a channel
+// only (no copy to another location, nor of the whole struct). The
+// receive counts when it dominates the close, or the go statement that
+// starts the function doing the close, in the same function; one in a
+// select counts on its case's paths only; none of them on a cycle (see
+// tokenChan). These are shown only under -all (precog vet -all; -conclosed.all under go vet
 // -vettool=precog, whose own -all is taken; the golangci-lint setting
 // all: true), with the assumption in its message (see connull's doc).
 //
