@@ -289,11 +289,17 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 				continue
 			}
 			expr := c.env.Expr(r.Pos(), r.Loc.String())
-			c.rep.Report(analysis.Diagnostic{
+			related := c.env.Related(p, fmt.Sprintf("set here by %s", source.FuncName(w.Fn())))
+			assume := ""
+			if h, ok := c.pipeHandOff(r, writes); ok {
+				assume = h.assumption(expr)
+				related = append(related, h.related()...)
+			}
+			c.rep.ReportAssuming(assume, analysis.Diagnostic{
 				Pos: r.Pos(),
 				Message: fmt.Sprintf("%s may be read before it is set: %s sets it on the goroutine started at %s, which may not have run yet",
 					expr, source.FuncName(w.Fn()), c.where(site.Pos(), r.Pos())),
-				Related: c.env.Related(p, fmt.Sprintf("set here by %s", source.FuncName(w.Fn()))),
+				Related: related,
 			}, analyzerutil.RoleAt{Role: finding.RoleRead, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleInit, Pos: w.Pos()})
 			return true
 		}

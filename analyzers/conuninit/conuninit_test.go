@@ -7,6 +7,8 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/conuninit"
 	"github.com/precog-dev/precog/analyzers/internal/fixes/fixtest"
+	"github.com/precog-dev/precog/analyzers/internal/fixturetest"
+	"github.com/precog-dev/precog/analyzers/internal/suppress"
 )
 
 // The check's kernels of the corpus, and the static negative controls, are
@@ -90,8 +92,30 @@ func TestFixtures(t *testing.T) {
 		// loop with fewer turns, one that may break, and one whose count
 		// is handed in: reported.
 		"resultcount",
+		// A result set before the Close of an io.Pipe's writer, read
+		// after a call handed the reader returns: silent, its report of
+		// low confidence (TestAll's pipeeof); set after the Close:
+		// reported.
+		"pipeeofquiet",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)
 	}
+}
+
+// TestAll runs the check with its all flag over the fixtures whose
+// reports rest on an assumption, in one fixturetest run (another load of
+// the standard library behind them): a report of low confidence carries
+// its assumption, and those of the default confidence beside it none.
+func TestAll(t *testing.T) {
+	fixturetest.Run(t, analysistest.TestData(),
+		// A result set before the Close of an io.Pipe's writer, read
+		// after a call handed the reader returns: reported at low
+		// confidence, assuming the call returns before the reader's end.
+		// A set after the Close or only before CloseWithError, a read
+		// the call does not precede, a reader handed to no such call and
+		// a writer handed on as an io.WriteCloser: the default.
+		fixturetest.Case{Name: "All", Analyzer: conuninit.Analyzer, Patterns: []string{"pipeeof"},
+			PassFlags: map[string]string{suppress.AllFlag: "true"}},
+	)
 }

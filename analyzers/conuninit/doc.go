@@ -70,6 +70,32 @@
 // wait for the goroutine), the report carries a suggested fix that moves
 // it above the `go` statement.
 //
+// Confidence: one report of the second shape rests on an assumption, and
+// is shown only under -all (precog vet -all; -conuninit.all under go vet
+// -vettool=precog; all: true in golangci-lint), with the assumption in
+// its message. The goroutine writes a stream into an io.Pipe, sets the
+// location and then closes the pipe's writer; the starter hands the
+// pipe's reader to a call and reads the location after that call has
+// returned (litefs's backup: `pos` read after WriteTx(ctx, name, pr)).
+// A consumer that read the reader to its end saw the Close, which
+// io.Pipe orders after the set, so the read is ordered if the call
+// returns only after reading to the end, as io.Copy into a buffer does;
+// whether it does (an interface method, an HTTP client sending the
+// reader as a body) cannot be checked, and the report assumes it does
+// not. It takes a set that precedes (dominates) every plain Close of the
+// writer, where every CloseWithError it does not precede closes with an
+// error known not to be nil (nil ends the stream as Close does); a
+// writer that only the goroutine uses, to Write, to close, or handed to
+// other code as an interface without a Close method (an encoder's
+// io.Writer, which the report then also assumes may close it); and a
+// call that precedes (dominates) the read, made with the reader itself
+// as an argument, that is no method of the reader, not io.ReadFull,
+// io.ReadAtLeast or io.CopyN, and returns nothing that could hold the
+// reader (a wrapper such as bufio.NewReader or http.NewRequest returns at
+// once). A set after the Close, or only before CloseWithError, a read
+// the call does not precede, and a reader that goes elsewhere are
+// reported at the default confidence.
+//
 // Known false-positive shapes: the goroutine waits for the write with
 // synchronization the analysis does not model (a condition variable, an
 // atomic flag, a sleep); different objects of the same type that the
