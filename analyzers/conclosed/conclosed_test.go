@@ -273,6 +273,18 @@ func TestFixtures(t *testing.T) {
 		// once, though under one location a close met its partner first
 		// and under the other the partner met it first.
 		"closepair",
+		// Parallel subtests that each make their own object and run one
+		// action that the parent test made with a constructor other code
+		// calls too (directly, or through a generic one that wraps it):
+		// they were handed what that call's closure captured, not what
+		// another call's did (silent); an object that the parent test's
+		// closure captured, made into the action by Func or by Expose, is
+		// handed to both (reported). So is one that the closure a call
+		// returns may hold other than what the call passed: a Func that
+		// replaces its parameter with a hook, or that returns the closure
+		// its first call made (reported).
+		"sharedaction", "sharedactionbug", "sharedexposebug",
+		"sharedhookbug", "sharedcachebug",
 	}},
 		// Closes of a channel with one token (one send, into a channel
 		// made for its object), each after a receive from it (plain, in

@@ -168,6 +168,14 @@ func TestFixtures(t *testing.T) {
 		// constructor started the goroutine, by an Init that starts it
 		// before its store, or on a fresh slice's element, is reported.
 		"freshinit",
+		// Parallel subtests that each make their own object and run one
+		// action that the parent test made with a constructor other code
+		// calls too (directly, or through a generic one that wraps it):
+		// they were handed what that call's closure captured, not what
+		// another call's did, and each clears its own field (silent); an
+		// object that the parent test's closure captured is handed to
+		// both through the action (reported).
+		"sharedaction", "sharedactionbug",
 	}},
 		// Goroutines that a reconnect starts again only after a Wait for
 		// the one before (on some path; a flag guards the other) are taken

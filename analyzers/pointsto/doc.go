@@ -29,7 +29,11 @@
 //   - a closure (a function literal, a method value) is an object whose
 //     memory ".name" holds what it captured as free variable name, so
 //     that a receiver bound into a method value stored in a field is
-//     reachable from the field's holder (see Reachable);
+//     reachable from the field's holder (see Reachable); a closure that
+//     a constructor returns to one call site holds there, in a variable
+//     captured from a parameter that nothing but the constructor's entry
+//     writes, what that call passed (Reachable follows it so; the
+//     points-to sets keep every call's);
 //   - a type assertion to a pointer, map or channel type lets through only
 //     the objects of that type (see Admits): a func(msg any) that switches
 //     on *Request and *Response does not give one case the other's

@@ -15,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/budget"
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/internal/analyzerutil"
 )
 
@@ -127,7 +128,14 @@ type heapCell struct {
 // memory of concrete pointer, map, slice and channel types, up to depth
 // steps. Memory of interface type is not followed: what an interface
 // field may hold, to a context-insensitive analysis, is every
-// implementation that flows anywhere.
+// implementation that flows anywhere. A closure that a constructor
+// returned to one call site (a clone, made by `return func(...) { ... f
+// ... }` or through a generic constructor that returns such a call's
+// result) holds in a variable it captured from the constructor's
+// parameter what that call passed, not what every call of the
+// constructor passed (see cloneHeld): a parallel subtest handed an action
+// that Func made from a closure that captures nothing was not handed the
+// object another caller's closure captured.
 func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 	seen := map[ssa.Value]bool{}
 	if r.pts == nil {
@@ -155,12 +163,25 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 		if it.d == 0 || left[it.o] > it.d {
 			continue
 		}
+		var ch *cloneChain
+		if it.o.Clone != nil {
+			ch = newCloneChain(it.o.Clone)
+		}
 		for _, cell := range r.heap[it.o.Site] {
 			if !r.concrete[cell.node] || !strings.HasPrefix(cell.path, it.o.Path) {
 				continue
 			}
-			for _, id := range r.pts[cell.node] {
-				child := r.objs[id]
+			held, through, ok := r.cloneHeld(ch, it.o, cell.path)
+			if through != nil {
+				seen[through] = true
+			}
+			if !ok {
+				held = make([]Obj, len(r.pts[cell.node]))
+				for i, id := range r.pts[cell.node] {
+					held[i] = r.objs[id]
+				}
+			}
+			for _, child := range held {
 				if d, ok := left[child]; child.Site != nil && (!ok || d < it.d-1) {
 					left[child] = it.d - 1
 					work = append(work, item{child, it.d - 1})
@@ -169,6 +190,181 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 		}
 	}
 	return seen
+}
+
+// A cloneChain is the calls that one call site's call goes through to
+// make what it returns: calls[0] is the site's, funcs[i] the static
+// callee of calls[i], and each later call the one whose result the
+// function before it returns at every return (`return Func(func(...) {
+// ... fn ... })`; an instantiation wrapper of a generic constructor calls
+// the generic body so). The last function returns at every return the
+// closure fresh that it makes. So the closure that one run of the site's
+// call gets was made by one run of each function of the chain, each
+// called by the one before at its call of the chain, with that call's
+// arguments; so was every closure that one of those runs passed down.
+type cloneChain struct {
+	site  ssa.CallInstruction
+	calls []*ssa.CallCommon
+	funcs []*ssa.Function
+	fresh *ssa.MakeClosure
+}
+
+// maxCloneChain bounds the calls a cloneChain follows from its site.
+const maxCloneChain = 4
+
+// newCloneChain returns the chain of site's call, or nil when a function
+// on the way has no static callee, or returns anything but the one call's
+// result or the one closure it makes (another object, a parameter, what
+// a load or a second call gives, a second result), or the chain is longer
+// than maxCloneChain.
+func newCloneChain(site ssa.CallInstruction) *cloneChain {
+	ch := &cloneChain{site: site}
+	call := site.Common()
+	for range maxCloneChain {
+		fn := call.StaticCallee()
+		if fn == nil {
+			return nil
+		}
+		ch.calls = append(ch.calls, call)
+		ch.funcs = append(ch.funcs, fn)
+		switch v := onlyReturned(fn).(type) {
+		case *ssa.MakeClosure:
+			ch.fresh = v
+			return ch
+		case *ssa.Call:
+			call = &v.Call
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// onlyReturned returns the value of fn's own that fn returns at every
+// return: fn has one result, and at each return it has one source
+// (ssavalue.Sources), the same instruction of fn. Nil otherwise.
+func onlyReturned(fn *ssa.Function) ssa.Value {
+	var found ssa.Value
+	for _, b := range fn.Blocks {
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		if len(ret.Results) != 1 {
+			return nil
+		}
+		srcs := ssavalue.Sources(ret.Results[0])
+		if len(srcs) != 1 || found != nil && srcs[0] != found {
+			return nil
+		}
+		found = srcs[0]
+	}
+	if instr, ok := found.(ssa.Instruction); !ok || instr.Parent() != fn {
+		return nil
+	}
+	return found
+}
+
+// made reports whether the chain's run made every closure of site that
+// the chain names: site is the closure the last function returns, or one
+// that a function of the chain passes (through type changes) to the next.
+func (ch *cloneChain) made(site *ssa.MakeClosure) bool {
+	if site == ch.fresh {
+		return true
+	}
+	for _, call := range ch.calls[1:] {
+		for _, a := range call.Args {
+			if ssavalue.Unconverted(a) == site {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cloneHeld returns what the memory at path of o holds, when o is a
+// closure that the run of a clone site's chain made (see cloneChain; ch
+// is o.Clone's chain, nil when it has none): its memory ".v" holds what
+// it captured as v. A parameter captured as itself (a method value's
+// receiver), or through a cell that its function stores it to once and
+// nothing else writes (paramCell), holds for this run what the chain's
+// call passed for it (see cloneArg), not what every call of the function
+// passed. Such a cell, returned as through, is no step of its own: go/ssa
+// makes it only because closures capture variables, not values, and a
+// variable nothing writes is its value, as a bound receiver is (a
+// constructor that wraps another, as Expose wraps Func, would otherwise
+// cost two steps more per level than the closure it wraps). ok is false
+// for any other object or memory: then the site's memory, the union over
+// all runs, is what it may hold.
+func (r *Result) cloneHeld(ch *cloneChain, o Obj, path string) (held []Obj, through *ssa.Alloc, ok bool) {
+	site, isClosure := o.Site.(*ssa.MakeClosure)
+	if ch == nil || !isClosure || !ch.made(site) {
+		return nil, nil, false
+	}
+	fn := site.Fn.(*ssa.Function)
+	for i, b := range site.Bindings {
+		if "."+fn.FreeVars[i].Name() != path {
+			continue
+		}
+		switch b := b.(type) {
+		case *ssa.Parameter:
+			held, ok = r.cloneArg(ch, b)
+			return held, nil, ok
+		case *ssa.Alloc:
+			if p := paramCell(b); p != nil {
+				held, ok = r.cloneArg(ch, p)
+				return held, b, ok
+			}
+		}
+		return nil, nil, false
+	}
+	return nil, nil, false
+}
+
+// cloneArg returns the objects that p, a parameter of a function of the
+// chain, holds in the chain's run: those of the argument the chain's call
+// of that function passes. An argument that is a parameter of the
+// function before in the chain (through type changes: a wrapper's,
+// of the generic signature) holds what that parameter holds; one that is
+// a closure the function before makes is that closure of this run. ok is
+// false when p's function is not on the chain.
+func (r *Result) cloneArg(ch *cloneChain, p *ssa.Parameter) ([]Obj, bool) {
+	i := slices.Index(ch.funcs, p.Parent())
+	j := slices.Index(p.Parent().Params, p)
+	if i < 0 || j < 0 || j >= len(ch.calls[i].Args) {
+		return nil, false
+	}
+	arg := ch.calls[i].Args[j]
+	if i > 0 {
+		switch a := ssavalue.Unconverted(arg).(type) {
+		case *ssa.MakeClosure:
+			return []Obj{{Site: a, Clone: ch.site}}, true
+		case *ssa.Parameter:
+			return r.cloneArg(ch, a)
+		}
+	}
+	return r.PointsTo(arg), true
+}
+
+// paramCell returns the parameter whose value the cell of a captured
+// variable holds for the whole run that made it: its function stores
+// that parameter to it once, nothing else writes it, and its address
+// goes nowhere but to loads, that store and closures that only load it
+// (ssavalue.Loaders and ssavalue.Stores follow the closures, nested or
+// not). Nil otherwise.
+func paramCell(cell *ssa.Alloc) *ssa.Parameter {
+	if _, escapes := ssavalue.Loaders(cell); escapes {
+		return nil
+	}
+	stores := ssavalue.Stores(cell)
+	if len(stores) != 1 {
+		return nil
+	}
+	p, ok := stores[0].Val.(*ssa.Parameter)
+	if !ok || p.Parent() != cell.Parent() {
+		return nil
+	}
+	return p
 }
 
 // PointsTo returns the objects v may point to, or nil if v is not a

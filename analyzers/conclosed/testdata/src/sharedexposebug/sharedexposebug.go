@@ -1,0 +1,52 @@
+// Package sharedexposebug is sharedactionbug with the action made by the
+// generic Expose, whose instance calls the generic body, which passes Func
+// a closure that captured the function the test passed: that function
+// captured the one Ctx, so both parallel subtests may close its channel.
+package sharedexposebug
+
+import "context"
+
+// Ctx is made by With, one per call.
+type Ctx struct {
+	first bool
+	done  chan struct{}
+}
+
+type key struct{}
+
+// From returns the Ctx that ctx holds: every Ctx read so is one object,
+// the result of ctx.Value.
+func From(ctx context.Context) *Ctx {
+	c, _ := ctx.Value(key{}).(*Ctx)
+	return c
+}
+
+// With returns a context that holds a new Ctx.
+func With(parent context.Context) context.Context {
+	return context.WithValue(parent, key{}, &Ctx{first: true, done: make(chan struct{})})
+}
+
+// Action is run on a context.
+type Action func(ctx context.Context) error
+
+// Func wraps f as an Action.
+func Func(f func(ctx context.Context) error) Action {
+	return func(ctx context.Context) error { return f(ctx) }
+}
+
+// Expose wraps fn, through Func, as an Action.
+func Expose[A any](fn func(A)) Action {
+	return Func(func(ctx context.Context) error {
+		var a A
+		fn(a)
+		return nil
+	})
+}
+
+// Watch is another caller of Func, whose closure captures a Ctx.
+func Watch(c *Ctx) Action {
+	return Func(func(ctx context.Context) error {
+		<-c.done
+		return nil
+	})
+}

@@ -1,0 +1,41 @@
+package sharedhookbug
+
+import (
+	"context"
+	"testing"
+)
+
+// Run runs a on the Ctx of ctx, which it closes first.
+func Run(ctx context.Context, a Action) error {
+	closeFirst(From(ctx))
+	return a(ctx)
+}
+
+// closeFirst closes c.done the first time it runs on c.
+func closeFirst(c *Ctx) {
+	if c.first {
+		c.first = false
+		close(c.done) // want `close of closed channel: c.done may be closed concurrently by closeFirst`
+	}
+}
+
+func TestHooked(t *testing.T) {
+	c := From(With(context.Background()))
+	hook = func(context.Context) error {
+		closeFirst(c)
+		return nil
+	}
+	act := Func(func(context.Context) error { return nil })
+	t.Run("a", func(t *testing.T) {
+		t.Parallel()
+		if err := Run(With(context.Background()), act); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("b", func(t *testing.T) {
+		t.Parallel()
+		if err := Run(With(context.Background()), act); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
