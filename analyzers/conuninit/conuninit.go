@@ -59,6 +59,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	c.waitGroups()
 	c.addsInside(pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA))
+	c.addsInsideElsewhere()
 	return c.rep.Finish(), nil
 }
 
@@ -634,25 +635,174 @@ func (c *checker) addInside(g *ssa.Go, entry, starter *ssa.Function) {
 			if wait == nil {
 				return
 			}
-			name := "the WaitGroup"
-			if call, ok := source.Call(env.Pass, wait.Pos()); ok {
-				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-					name = source.Render(sel.X)
-				}
-			}
-			c.rep.Report(analysis.Diagnostic{
-				Pos: wait.Pos(),
-				Message: fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; Add should come before the go statement",
-					name, source.FuncName(starter), source.FuncName(entry)),
-				Related: []analysis.RelatedInformation{
-					{Pos: add.Pos(), Message: fmt.Sprintf("Add called here by %s, inside the goroutine it counts", source.FuncName(entry))},
-					{Pos: g.Pos(), Message: "goroutine started here"},
-				},
-			}, analyzerutil.RoleAt{Role: finding.RoleWait, Pos: methodPos(env.Pass, wait.Pos())},
-				analyzerutil.RoleAt{Role: finding.RoleAdd, Pos: methodPos(env.Pass, add.Pos())})
+			c.reportWaitFirst(wait, add, g, starter, entry)
 			return
 		}
 	}
+}
+
+// addsInsideElsewhere reports what addsInside does for a Wait in another
+// function than the one that starts the goroutine: a server's Start runs
+// `go s.serve()`, serve begins with s.wg.Add(1) and defers s.wg.Done(),
+// and Stop calls s.wg.Wait(). A Stop right after Start can find the
+// counter at zero and return before serve runs at all. The WaitGroup must
+// be one object, every Add to it must be made at the start's own function
+// by the goroutine it counts (a function that only `go` statements run,
+// which also calls Done), and the Wait must run on another goroutine that
+// may overlap it. A starter that waits for anything after the go
+// statement (a receive, a select, a Wait of a WaitGroup or a Cond), in
+// its own body or in a function of the package it calls there, may be
+// waiting for the goroutine to signal that it has added: such a start is
+// left alone.
+func (c *checker) addsInsideElsewhere() {
+	env := c.env
+	type call struct {
+		instr ssa.CallInstruction
+		wg    sharedloc.Loc
+	}
+	var adds, waits []call
+	counted := make(map[sharedloc.Loc]bool) // every Add inside the goroutine it counts
+	dones := make(map[*ssa.Function][]sharedloc.Loc)
+	for _, fn := range env.Goroutines.Funcs() {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				site, ok := instr.(ssa.CallInstruction)
+				if !ok || site.Common().IsInvoke() || len(site.Common().Args) == 0 {
+					continue
+				}
+				name := model.CalleeName(site.Common())
+				if name != model.WaitGroupAdd && name != model.WaitGroupDone && name != model.WaitGroupWait {
+					continue
+				}
+				objs := env.Shared.Objects(site.Common().Args[0])
+				if len(objs) != 1 {
+					continue
+				}
+				wg := objs[0]
+				switch {
+				case name == model.WaitGroupWait:
+					waits = append(waits, call{site, wg})
+				case name == model.WaitGroupDone || isDone(site):
+					dones[fn] = append(dones[fn], wg)
+				default:
+					if _, seen := counted[wg]; !seen {
+						counted[wg] = true
+					}
+					counted[wg] = counted[wg] && startsOwn(env.Goroutines, fn)
+					adds = append(adds, call{site, wg})
+				}
+			}
+		}
+	}
+	for _, w := range waits {
+		if !counted[w.wg] {
+			continue
+		}
+	adds:
+		for _, a := range adds {
+			fn := a.instr.Parent()
+			if a.wg != w.wg || !slices.Contains(dones[fn], a.wg) {
+				continue
+			}
+			for _, g := range env.Goroutines.Of(fn) {
+				starter := g.Site.Parent()
+				if starter == w.instr.Parent() || waitsAfter(env.Goroutines, starter, g.Site, 3) {
+					continue // addsInside's, or a start that may wait for the Add
+				}
+				for _, cw := range env.Goroutines.Of(w.instr.Parent()) {
+					if cw == g || !goroutines.MayOverlap(cw, g) {
+						continue
+					}
+					c.reportWaitFirst(w.instr, a.instr, g.Site, w.instr.Parent(), fn)
+					break adds
+				}
+			}
+		}
+	}
+}
+
+// isDone reports whether call is an Add of a constant delta below one.
+func isDone(call ssa.CallInstruction) bool {
+	d, ok := call.Common().Args[1].(*ssa.Const)
+	return ok && d.Int64() <= 0
+}
+
+// startsOwn reports whether fn runs only as the function of `go`
+// statements (or spawners) of the package: the goroutines it begins.
+func startsOwn(gr *goroutines.Result, fn *ssa.Function) bool {
+	cs := gr.Of(fn)
+	for _, g := range cs {
+		if g.Site == nil || g.Entry != fn {
+			return false
+		}
+	}
+	return len(cs) > 0
+}
+
+// waitsAfter reports whether fn may, after instr, wait for another
+// goroutine: receive from a channel, select, or call a WaitGroup's or a
+// Cond's Wait, in its own body or, depth calls down, in a function of the
+// package it calls.
+func waitsAfter(gr *goroutines.Result, fn *ssa.Function, instr ssa.Instruction, depth int) bool {
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			if instr != nil && !gr.Flow.MayFollow(instr, in) {
+				continue
+			}
+			if blocks(gr, in, depth) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// blocks reports whether in may wait for another goroutine (waitsAfter).
+func blocks(gr *goroutines.Result, in ssa.Instruction, depth int) bool {
+	switch in := in.(type) {
+	case *ssa.UnOp:
+		return in.Op == token.ARROW
+	case *ssa.Select:
+		return true
+	case ssa.CallInstruction:
+		if _, isGo := in.(*ssa.Go); isGo {
+			return false
+		}
+		switch model.CalleeName(in.Common()) {
+		case model.WaitGroupWait, "(*sync.Cond).Wait":
+			return true
+		}
+		if depth == 0 {
+			return false
+		}
+		for _, callee := range gr.CallGraph.Callees(in) {
+			if callee.Blocks != nil && waitsAfter(gr, callee, nil, depth-1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reportWaitFirst reports a Wait that may return before add, made at the
+// start of the goroutine site starts.
+func (c *checker) reportWaitFirst(wait, add ssa.CallInstruction, site ssa.CallInstruction, waiter, entry *ssa.Function) {
+	name := "the WaitGroup"
+	if call, ok := source.Call(c.env.Pass, wait.Pos()); ok {
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+			name = source.Render(sel.X)
+		}
+	}
+	c.rep.Report(analysis.Diagnostic{
+		Pos: wait.Pos(),
+		Message: fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; Add should come before the go statement",
+			name, source.FuncName(waiter), source.FuncName(entry)),
+		Related: []analysis.RelatedInformation{
+			{Pos: add.Pos(), Message: fmt.Sprintf("Add called here by %s, inside the goroutine it counts", source.FuncName(entry))},
+			{Pos: site.Pos(), Message: "goroutine started here"},
+		},
+	}, analyzerutil.RoleAt{Role: finding.RoleWait, Pos: methodPos(c.env.Pass, wait.Pos())},
+		analyzerutil.RoleAt{Role: finding.RoleAdd, Pos: methodPos(c.env.Pass, add.Pos())})
 }
 
 // addBeforeGo returns the fix of a late Add: move it above the go

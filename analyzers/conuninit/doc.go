@@ -53,7 +53,14 @@
 // ... }()`) and the function that starts it calls Wait after the `go`
 // statement without adding to the WaitGroup itself, so Wait can find the
 // counter at zero and return at once (go vet's waitgroup check reports
-// the Add; this names the Wait, as precog test does).
+// the Add; this names the Wait, as precog test does). The Wait may be in
+// another function too (a server's Start runs `go s.serve()`, serve
+// begins with s.wg.Add(1), Stop calls s.wg.Wait()): then every Add to the
+// WaitGroup must be made by a goroutine's own function, which also calls
+// Done, the Wait must run on a goroutine that may overlap it, and the
+// starting function must not wait for anything after the `go` statement
+// (a receive, a select, a Wait, in its body or a few calls down), which
+// may be the goroutine saying it has added.
 //
 //	// WRONG
 //	h := &Session{}
