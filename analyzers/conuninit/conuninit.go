@@ -57,9 +57,10 @@ func run(pass *analysis.Pass) (any, error) {
 			c.location(c.env.Shared.ByLoc[loc])
 		}
 	}
-	c.waitGroups()
+	wgs := c.wgCalls()
+	c.waitGroups(wgs)
 	c.addsInside(pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA))
-	c.addsInsideElsewhere()
+	c.addsInsideElsewhere(wgs)
 	return c.rep.Finish(), nil
 }
 
@@ -474,16 +475,20 @@ func readModifyWrite(w *sharedloc.Access) bool {
 	return false
 }
 
-// waitGroups reports Done calls that can run before their Add.
-func (c *checker) waitGroups() {
-	env := c.env
-	flow := env.Goroutines.Flow
-	type call struct {
-		instr ssa.CallInstruction
-		wg    sharedloc.Loc
-	}
-	var adds, dones []call
-	for _, fn := range env.Goroutines.Funcs() {
+// A wgCall is a call of a WaitGroup's Add, Done or Wait (method, as
+// model names it) on the one WaitGroup object wg.
+type wgCall struct {
+	instr  ssa.CallInstruction
+	method string
+	wg     sharedloc.Loc
+}
+
+// wgCalls returns the package's calls of WaitGroup methods whose
+// WaitGroup is one object, in the order of its functions and their
+// instructions.
+func (c *checker) wgCalls() []wgCall {
+	var calls []wgCall
+	for _, fn := range c.env.Goroutines.Funcs() {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				site, ok := instr.(ssa.CallInstruction)
@@ -491,19 +496,29 @@ func (c *checker) waitGroups() {
 					continue
 				}
 				name := model.CalleeName(site.Common())
-				if name != model.WaitGroupAdd && name != model.WaitGroupDone {
+				if name != model.WaitGroupAdd && name != model.WaitGroupDone && name != model.WaitGroupWait {
 					continue
 				}
-				objs := env.Shared.Objects(site.Common().Args[0])
-				if len(objs) != 1 {
-					continue
-				}
-				if name == model.WaitGroupAdd {
-					adds = append(adds, call{site, objs[0]})
-				} else {
-					dones = append(dones, call{site, objs[0]})
+				if objs := c.env.Shared.Objects(site.Common().Args[0]); len(objs) == 1 {
+					calls = append(calls, wgCall{site, name, objs[0]})
 				}
 			}
+		}
+	}
+	return calls
+}
+
+// waitGroups reports Done calls that can run before their Add.
+func (c *checker) waitGroups(calls []wgCall) {
+	env := c.env
+	flow := env.Goroutines.Flow
+	var adds, dones []wgCall
+	for _, call := range calls {
+		switch call.method {
+		case model.WaitGroupAdd:
+			adds = append(adds, call)
+		case model.WaitGroupDone:
+			dones = append(dones, call)
 		}
 	}
 	for _, d := range dones {
@@ -654,44 +669,24 @@ func (c *checker) addInside(g *ssa.Go, entry, starter *ssa.Function) {
 // its own body or in a function of the package it calls there, may be
 // waiting for the goroutine to signal that it has added: such a start is
 // left alone.
-func (c *checker) addsInsideElsewhere() {
+func (c *checker) addsInsideElsewhere(calls []wgCall) {
 	env := c.env
-	type call struct {
-		instr ssa.CallInstruction
-		wg    sharedloc.Loc
-	}
-	var adds, waits []call
+	var adds, waits []wgCall
 	counted := make(map[sharedloc.Loc]bool) // every Add inside the goroutine it counts
 	dones := make(map[*ssa.Function][]sharedloc.Loc)
-	for _, fn := range env.Goroutines.Funcs() {
-		for _, b := range fn.Blocks {
-			for _, instr := range b.Instrs {
-				site, ok := instr.(ssa.CallInstruction)
-				if !ok || site.Common().IsInvoke() || len(site.Common().Args) == 0 {
-					continue
-				}
-				name := model.CalleeName(site.Common())
-				if name != model.WaitGroupAdd && name != model.WaitGroupDone && name != model.WaitGroupWait {
-					continue
-				}
-				objs := env.Shared.Objects(site.Common().Args[0])
-				if len(objs) != 1 {
-					continue
-				}
-				wg := objs[0]
-				switch {
-				case name == model.WaitGroupWait:
-					waits = append(waits, call{site, wg})
-				case name == model.WaitGroupDone || isDone(site):
-					dones[fn] = append(dones[fn], wg)
-				default:
-					if _, seen := counted[wg]; !seen {
-						counted[wg] = true
-					}
-					counted[wg] = counted[wg] && startsOwn(env.Goroutines, fn)
-					adds = append(adds, call{site, wg})
-				}
+	for _, call := range calls {
+		fn := call.instr.Parent()
+		switch {
+		case call.method == model.WaitGroupWait:
+			waits = append(waits, call)
+		case call.method == model.WaitGroupDone || isDone(call.instr):
+			dones[fn] = append(dones[fn], call.wg)
+		default:
+			if _, seen := counted[call.wg]; !seen {
+				counted[call.wg] = true
 			}
+			counted[call.wg] = counted[call.wg] && startsOwn(env.Goroutines, fn)
+			adds = append(adds, call)
 		}
 	}
 	for _, w := range waits {
