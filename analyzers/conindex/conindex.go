@@ -71,8 +71,9 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 	// Indexes checked against the length of another read of the slice's
 	// location: the slice may be replaced between that read and x.
 	checkedOther := make(map[ssa.Value]ssa.Value) // index -> the read whose length checked it
+	_, isIndex := x.(*ssa.IndexAddr)
 	for _, idx := range indexes {
-		if idx == nil || reduced(idx, seq) {
+		if idx == nil || reduced(idx, seq) || isIndex && c.env.ModIndexed(idx, seq) {
 			continue
 		}
 		loads := c.feedingLoads(idx, maxFeedDepth)

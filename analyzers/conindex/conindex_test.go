@@ -68,6 +68,13 @@ import (
 //     send on, a constructor handing out a cached client, one client sent
 //     on by two goroutines or in each turn of a loop, and the files
 //     filled after the go statement are.
+//   - modring: ring buffers whose position every put stores as `(pos +
+//     1) % len(buf)` (or % a field the literal sets to the buffer's
+//     length), the buffer set only when the ring is built, read after
+//     the put's own store or starting from 0: not reported; a buffer
+//     appended to, no remainder, a remainder by another size or of a
+//     signed parameter, another buffer indexed, a read that may see the
+//     start of -1, or a start of -2 are.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls", "modring")
 }

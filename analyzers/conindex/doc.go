@@ -55,6 +55,29 @@
 // replaced between the read its length came from and the read it is
 // indexed through.
 //
+// Nor is a ring buffer's position kept in range by every store to it, the
+// index read straight from the position field f and the slice from the
+// field s of the same object (`r.ids[r.index]` after `r.index = (r.index
+// + 1) % len(r.ids)`): when s is set only while the object is built (its
+// length never changes once it is shared; an append or a reslice stored
+// back is a store) and every store to f outside construction stores a
+// remainder `e % len(o.s)` (or `e % o.z`, z a field that every composite
+// literal making the object sets to the length of the make it stores to
+// s, and that nothing else stores) of o, the object whose f it writes,
+// with e not negative: of an unsigned type, a constant at least 0, or `x +
+// c` with x a read of f and c a constant at least 0, while construction
+// stores only constants at least -c to f (a ring that starts at -1). Go's
+// % keeps the sign of its dividend, which is why e must not be negative.
+// The value construction leaves (the -1) may still be out of range, so the
+// index read must also follow such a store to the same address in its own
+// function, or construction must store only 0 (out of range only for an
+// empty slice, which every index is). Both fields must be unexported
+// fields of a named struct that no code of the package copies whole, their
+// addresses only loaded from and stored to. Assumed: the object reaches
+// the reading goroutine through synchronization, so its construction
+// happens before the reader's own store. A mask `n & (len(buf)-1)` stored
+// to the position is not taken: the length need not be a power of two.
+//
 // Known false-positive shapes: an index that is racy but kept in range by
 // the program's logic elsewhere than at the point of use, and indexes that
 // are updated under synchronization the analysis does not model.

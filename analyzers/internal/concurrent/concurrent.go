@@ -112,6 +112,9 @@ type Env struct {
 	onlyCalled  map[*ssa.Function]bool
 	// bound memoizes selfBinding.
 	bound map[boundKey]boundPath
+	// mods memoizes modFacts, sizes sizeOf.
+	mods  map[modKey]modFact
+	sizes map[modKey]bool
 }
 
 // New returns the Env of a pass whose analyzer requires Requires.
