@@ -38,6 +38,14 @@ func (i *Interrupt) ExitStatus() int { return 128 + int(i.Signal) }
 // cancellation waiting.
 const StopBound = 10 * time.Second
 
+// repeatWindow is how soon after the first signal the same signal again
+// is the same request, not a second one that ends precog at once: GNU
+// timeout (without --foreground) sends its signal to precog and then to
+// precog's process group, which precog is in, microseconds apart, and so
+// do job runners that signal a process and its group; a user's second
+// Ctrl-C comes hundreds of milliseconds after the first, at the least.
+const repeatWindow = 100 * time.Millisecond
+
 // Signals configures WithSignals.
 type Signals struct {
 	// Cleanup removes what precog must not leave behind (its temporary
@@ -58,9 +66,10 @@ type Signals struct {
 // the signal's status. SIGQUIT first writes the stacks of precog's
 // goroutines, as Go's default handling of it does (timeout -s QUIT is how
 // a hang is diagnosed), which would otherwise end precog at once and leave
-// its temporary directories behind. A second signal, or the commands still
-// running StopBound after the first, ends precog at once, after
-// s.Cleanup. stop releases the signals.
+// its temporary directories behind. A second signal (but the same one
+// again within repeatWindow), or the commands still running StopBound
+// after the first, ends precog at once, after s.Cleanup. stop releases
+// the signals.
 func WithSignals(parent context.Context, s Signals) (ctx context.Context, stop func()) {
 	if s.Exit == nil {
 		s.Exit = os.Exit
@@ -89,14 +98,26 @@ func WithSignals(parent context.Context, s Signals) (ctx context.Context, stop f
 		}
 		intr := &Interrupt{Signal: sig}
 		cancel(intr)
+		first := time.Now()
+		bound := time.NewTimer(s.Bound)
+		defer bound.Stop()
 		why := fmt.Sprintf("its work had not stopped %v later", s.Bound)
-		select {
-		case v := <-ch:
-			sig, _ = v.(syscall.Signal)
-			why = "then " + (&Interrupt{Signal: sig}).Error()[len("interrupted "):]
-		case <-time.After(s.Bound):
-		case <-done:
-			return
+	wait:
+		for {
+			select {
+			case v := <-ch:
+				again, _ := v.(syscall.Signal)
+				if again == sig && time.Since(first) < repeatWindow {
+					continue // the first request, delivered twice
+				}
+				sig = again
+				why = "then " + (&Interrupt{Signal: sig}).Error()[len("interrupted "):]
+				break wait
+			case <-bound.C:
+				break wait
+			case <-done:
+				return
+			}
 		}
 		s.Cleanup()
 		if s.Stderr != nil {

@@ -465,9 +465,10 @@ that marks the interrupted tests, prints one line saying so and exits 130
 begun, it first prints the findings made so far and writes them to -ci
 DIR, as a finished run's, with the summary's "partial results:" line and
 a note saying what was left out (the tests not analysed, or the findings
-not validated, which are timed out). A second signal, or work that
-has not stopped 10s after the first, ends it at once, its temporary
-directory removed. That directory holds every temporary file of precog,
+not validated, which are timed out). A second signal (the same one again
+within 100ms is the same request: GNU timeout sends it to precog and then
+to its process group), or work that has not stopped 10s after the first,
+ends it at once, its temporary directory removed. That directory holds every temporary file of precog,
 of the go commands it runs and of the tests (their TMPDIR).
 
 The instrumented copies of the packages go into precog's cache (-cache),
