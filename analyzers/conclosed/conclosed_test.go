@@ -26,6 +26,12 @@ func TestFixtures(t *testing.T) {
 		// own goroutine function defers runs after the function value it
 		// runs (spawnerjoin).
 		"deferdone", "earlyreturn", "spawnerjoin",
+		// A Cleanup's close runs after the test returned, so after its
+		// receive of the goroutine's one send (and the goroutine's
+		// t.Error before it); a goroutine the test never waits for, a
+		// receive a timeout may skip and a Cleanup a goroutine
+		// registers are reported.
+		"cleanupclose",
 		// A close on the path that returns before the go statement and
 		// the goroutine's close meet only in two calls: low confidence,
 		// left out by default (apartpaths).

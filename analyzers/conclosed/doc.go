@@ -46,7 +46,13 @@
 //     that a t.Run on the goroutine started, handed that subtest's own T
 //     (neo4j's fake server goroutine calls inner.Run with a body that
 //     calls the starting helper again): the call runs on the subtest's
-//     goroutine, which t.Run waits for (see onSubtestsT).
+//     goroutine, which t.Run waits for (see onSubtestsT). The success
+//     channel may also be closed by a function that the test hands to
+//     t.Cleanup on its own T (gue's TestShutdown): that close runs only
+//     once the test has returned, after its receive (see cleanupCloses).
+//     A close in a Cleanup is ordered after the test's code by the
+//     ordering analyzer's cleanup rule, and is reported against a send of
+//     a goroutine that the test does not wait for.
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)

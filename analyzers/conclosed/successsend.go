@@ -34,7 +34,9 @@ import (
 // that send cannot run before call (no path leads from it to call), the
 // channel goes nowhere but to that send, to local variables, to the
 // closure's captured variables, to the starter's results and to
-// receives, nothing closes it, and every static caller of the starter
+// receives, nothing closes it (but a Cleanup that the starter, a test
+// keeping the channel, registers on its T: the close runs after the test
+// returned), and every static caller of the starter
 // (or the starter itself, when it is a test) receives from it on every
 // path from the call (the go statement) to each of its returns and to
 // each call that may end it early (t.Fatal and the other calls that do
@@ -192,12 +194,15 @@ func storesTo(a *ssa.Alloc) []*ssa.Store {
 type chanUses struct {
 	receives map[*ssa.Function][]ssa.Instruction
 	results  []int
+	// cleanupClose is set when a Cleanup of the starter closes the
+	// channel (see cleanupCloses).
+	cleanupClose bool
 }
 
 // chanFlow follows the channel mk through local variables, captured
 // variables, conversions to a receive-only channel and the starter's
 // returns; ok is false when it goes anywhere else (a call, a field, a
-// close, another send than send).
+// close but one in a Cleanup of the starter, another send than send).
 func chanFlow(mk *ssa.MakeChan, send *ssa.Send) (chanUses, bool) {
 	u := chanUses{receives: map[*ssa.Function][]ssa.Instruction{}}
 	seen := map[ssa.Value]bool{}
@@ -260,6 +265,10 @@ func chanFlow(mk *ssa.MakeChan, send *ssa.Send) (chanUses, bool) {
 			case *ssa.MakeClosure:
 				i := slices.Index(r.Bindings, v)
 				fn := r.Fn.(*ssa.Function)
+				if i >= 0 && r.Parent() == mk.Parent() && cleanupCloses(r, fn.FreeVars[i]) {
+					u.cleanupClose = true
+					continue
+				}
 				if i < 0 || !visit(fn.FreeVars[i]) {
 					return false
 				}
@@ -278,7 +287,7 @@ func chanFlow(mk *ssa.MakeChan, send *ssa.Send) (chanUses, bool) {
 		}
 		return true
 	}
-	if !visit(mk) {
+	if !visit(mk) || u.cleanupClose && len(u.results) > 0 {
 		return u, false
 	}
 	// The starter returns it from every return, or from none.
@@ -292,6 +301,38 @@ func chanFlow(mk *ssa.MakeChan, send *ssa.Send) (chanUses, bool) {
 		}
 	}
 	return u, true
+}
+
+// cleanupCloses reports whether the closure mk does nothing with its
+// captured channel fv but close it, and is made only to be handed to a
+// Cleanup on the testing parameter of the function that makes it: the
+// close runs after that test has ended, so after every receive that
+// function makes before it returns, which then takes the success send
+// or waits for ever (gue's TestShutdown: `t.Cleanup(func() {
+// close(chDone) })` beside `<-chDone`). chanFlow allows it only for a
+// starter that keeps the channel and receives from it itself.
+func cleanupCloses(mk *ssa.MakeClosure, fv *ssa.FreeVar) bool {
+	refs := *mk.Referrers()
+	if len(refs) != 1 {
+		return false
+	}
+	call, ok := refs[0].(*ssa.Call)
+	if !ok || !model.Cleanup(model.CalleeName(&call.Call)) || !slices.Contains(call.Call.Args, ssa.Value(mk)) ||
+		!callsOn(call, testingParam(mk.Parent())) {
+		return false
+	}
+	for _, r := range *fv.Referrers() {
+		switch r := r.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Call:
+			if b, ok := r.Call.Value.(*ssa.Builtin); !ok || b.Name() != "close" || len(r.Call.Args) != 1 || r.Call.Args[0] != fv {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // resultReceives returns the receives in site's function from the

@@ -115,6 +115,11 @@ func TestFixtures(t *testing.T) {
 		// across both, or an atomic.Value (whose nil Store panics) is
 		// silent.
 		"atomicptr",
+		// A nil stored by a Cleanup, which runs after the test
+		// returned: silent against a goroutine the test waits for,
+		// reported against one it never waits for, though registered
+		// before its go statement.
+		"cleanupnil",
 		// A method of *os.File called on a field that another goroutine
 		// clears returns os.ErrInvalid for a nil file; Name, which
 		// dereferences it, is reported.

@@ -35,6 +35,13 @@
 // where that code runs. A function value handed to a function without a
 // body in this package (sort.Slice, sync.Once.Do, a t.Run without
 // t.Parallel) is assumed to run on the goroutine that made the call.
+// A function handed to a testing Cleanup ((*testing.T).Cleanup, B's,
+// F's, testing.TB's) runs once the test has ended, on the test's
+// goroutine: when a goroutine of another kind than the Caller or a
+// parallel test registers it, it runs in the context of the test that
+// goroutine belongs to (the Caller's when it belongs to no one test),
+// not in the registering goroutine's, which may still run then. (When it
+// runs, not where, is the ordering analyzer's business.)
 // A function literal of a test (TestXxx, BenchmarkXxx, FuzzXxx,
 // ExampleXxx) is not followed into the Caller context of another test or
 // of the package's API users, though the call graph resolves a call

@@ -255,10 +255,11 @@ func run(pass *analysis.Pass) (any, error) {
 	ssainput := pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
 	cg := pass.ResultOf[callgraph.Analyzer].(*callgraph.Result)
 	b := &builder{
-		pass:   pass,
-		res:    newResult(cg, ssaflow.New()),
-		spawns: pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
-		refs:   make(map[*ssa.Function][]*ssa.Function),
+		pass:     pass,
+		res:      newResult(cg, ssaflow.New()),
+		spawns:   pass.ResultOf[spawnfacts.Analyzer].(*spawnfacts.Result),
+		refs:     make(map[*ssa.Function][]*ssa.Function),
+		cleanups: make(map[*ssa.Function]map[*ssa.Function]bool),
 	}
 	funcs := srcfuncs.Of(ssainput)
 	b.findRoots(funcs)
@@ -282,6 +283,13 @@ type builder struct {
 	// refs maps a function to the function values it hands to callees
 	// without a body here, which run on the same goroutine.
 	refs map[*ssa.Function][]*ssa.Function
+	// cleanups maps a function to the function values among its refs
+	// that it hands only to testing Cleanup methods, which run them on
+	// the test's goroutine (see testGoroutine); late lists those that
+	// a goroutine of another kind registers, by its context, for
+	// propagate to give that test's context.
+	cleanups map[*ssa.Function]map[*ssa.Function]bool
+	late     []handedCleanup
 	// roots are the entries of non-Caller contexts.
 	roots map[*ssa.Function]bool
 	// valueTaken holds the functions used as values (see unused),
@@ -668,6 +676,12 @@ func (b *builder) addRef(fn *ssa.Function, site ssa.CallInstruction, f *ssa.Func
 	if len(f.Blocks) == 0 {
 		return
 	}
+	if b.cleanups[fn] == nil {
+		b.cleanups[fn] = make(map[*ssa.Function]bool)
+	}
+	if only, seen := b.cleanups[fn][f]; only || !seen {
+		b.cleanups[fn][f] = model.Cleanup(model.CalleeName(site.Common()))
+	}
 	b.refs[fn] = append(b.refs[fn], f)
 	b.res.refs[f] = append(b.res.refs[f], site)
 	b.res.targets[site] = append(b.res.targets[site], f)
@@ -740,6 +754,39 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 		}
 	}
 	b.inheritTests()
+	if len(b.late) > 0 {
+		for _, h := range b.late {
+			b.assign(b.testContext(h.c), h.f)
+		}
+		b.inheritTests()
+	}
+}
+
+// handedCleanup is a function handed to a testing Cleanup by code running
+// in context c.
+type handedCleanup struct {
+	c *Context
+	f *ssa.Function
+}
+
+// testGoroutine reports whether c's goroutines are those of tests (the
+// Caller, which runs the tests and the subtests that do not call
+// t.Parallel, or a parallel test): a function handed to a Cleanup there
+// runs on the same goroutine, once the test has ended.
+func testGoroutine(c *Context) bool {
+	return c.Kind == Caller || c.Kind == ParallelTest
+}
+
+// testContext returns the context of the test that c's goroutines belong
+// to (the one that runs the functions they hand to Cleanup), or the
+// Caller's when they belong to no one test.
+func (b *builder) testContext(c *Context) *Context {
+	for _, tc := range b.res.Contexts {
+		if c.Test != nil && tc.Entry == c.Test && tc.Site == nil && testGoroutine(tc) {
+			return tc
+		}
+	}
+	return b.res.Contexts[0]
 }
 
 // inheritTests gives a context the test of the code that starts it, when
@@ -1008,6 +1055,12 @@ func (b *builder) reach(c *Context, entry *ssa.Function, entryBind bindings) {
 			stack = append(stack, state{callee, bind})
 		}
 		for _, f := range b.refs[st.fn] {
+			if b.cleanups[st.fn][f] && !testGoroutine(c) {
+				if h := (handedCleanup{c, f}); !slices.Contains(b.late, h) {
+					b.late = append(b.late, h)
+				}
+				continue
+			}
 			if !b.otherTests(c, f) {
 				stack = append(stack, state{f, nil})
 			}

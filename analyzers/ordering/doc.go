@@ -205,6 +205,24 @@
 //     that runs only on goroutines of that bubble) happens before the
 //     code after the call (a join, reported as a wait). A goroutine that
 //     a t.Run subtest starts is not joined by t.Run;
+//   - cleanup: a function handed to a testing Cleanup ((*testing.T).Cleanup
+//     and its B, F and testing.TB kin) runs after the test function
+//     returned, its deferred calls and its subtests (parallel ones too)
+//     included, by a return, a panic or a t.Fatal. Its call site, the
+//     Cleanup call, stands for a run after everything the registering
+//     function does, not at the call, when that function is the function
+//     of a test (or of a parallel subtest) run once on its goroutine
+//     (testEntry): code of that function (or called by it) happens before
+//     the Cleanup's, and the Cleanup's code follows a receive made before
+//     the registration or before every way out after it (as for a
+//     deferred call), and such a receive never takes a close that runs
+//     only in such a Cleanup (gue's TestShutdown: `t.Cleanup(func() {
+//     close(chDone) })`, then `<-chDone`, which the goroutine's send
+//     alone satisfies; see closedAtEnd). A Cleanup's code happens before
+//     nothing, and one registered elsewhere (a helper, a goroutine) is
+//     ordered neither way. This assumes, as for deferred calls, that no
+//     runtime panic ends the test first, and that a channel closed in
+//     one run of a test is not used by a later run (go test -count);
 //   - restart after a join (not an order the checks drop a pair on):
 //     RestartedAfterJoin tells the goroutines of one `go` statement
 //     (outside loops) that each defer Done on a WaitGroup in their entry,

@@ -141,11 +141,15 @@ func (r *Result) setBeforeStart(cell *ssa.Alloc, site ssa.CallInstruction) bool 
 
 // takenSends returns the sends and closes on ch that the receive recv,
 // made on cb, may have taken: all of the package's, but those ownSend
-// leaves out, or the closes that closeAfterReceive leaves out. With none
+// leaves out, or the closes that closeAfterReceive leaves out, and never
+// those of closedAtEnd. With none
 // left, the value came from a send the package does not make, and the
 // caller orders nothing.
 func (r *Result) takenSends(ch sharedloc.Loc, recv ssa.Instruction, cb *goroutines.Context) []ssa.Instruction {
 	sends := r.ops.sends[ch]
+	if slices.ContainsFunc(sends, func(x ssa.Instruction) bool { return r.closedAtEnd(x, ch, recv, cb) }) {
+		sends = slices.DeleteFunc(slices.Clone(sends), func(x ssa.Instruction) bool { return r.closedAtEnd(x, ch, recv, cb) })
+	}
 	if slices.ContainsFunc(sends, func(x ssa.Instruction) bool { return r.closeAfterReceive(x, ch) }) {
 		// The own sends stay: the receive before such a close may be
 		// another goroutine's, which may take them.
@@ -155,6 +159,27 @@ func (r *Result) takenSends(ch sharedloc.Loc, recv ssa.Instruction, cb *goroutin
 		return sends
 	}
 	return slices.DeleteFunc(slices.Clone(sends), func(x ssa.Instruction) bool { return r.ownSend(x, ch, recv, cb) })
+}
+
+// closedAtEnd reports whether x is a close of ch in a function that runs
+// only as a Cleanup registered by recv's function, a test's (see
+// testEntry): it runs after that function returned, so recv, made
+// before, never finds ch closed by it (gue's TestShutdown closes chDone
+// in a Cleanup, and its body receives the goroutine's one send on
+// chDone).
+func (r *Result) closedAtEnd(x ssa.Instruction, ch sharedloc.Loc, recv ssa.Instruction, cb *goroutines.Context) bool {
+	fn := recv.Parent()
+	if !r.testEntry(fn, cb) {
+		return false
+	}
+	for _, acc := range r.shared.ByInstr[x] {
+		if acc.Loc == ch && acc.Op != sharedloc.ChanClose {
+			return false
+		}
+	}
+	refs := r.gr.RefSites(x.Parent())
+	return len(refs) > 0 && len(r.gr.CallGraph.Callers(x.Parent())) == 0 &&
+		all(refs, func(s ssa.CallInstruction) bool { return s.Parent() == fn && isCleanup(s) })
 }
 
 // closeAfterReceive reports whether x is a close of ch that runs, on

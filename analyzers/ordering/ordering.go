@@ -551,6 +551,25 @@ func (r *Result) beforeSteps(a, x ssa.Instruction, c *goroutines.Context, depth 
 	if *steps++; *steps > maxQuerySteps {
 		return false
 	}
+	if isCleanup(a) {
+		// a stands for a function handed to a Cleanup, which runs once
+		// the test has ended: after everything its goroutine does.
+		return false
+	}
+	if isCleanup(x) {
+		// x stands for a function handed to a Cleanup: it runs after
+		// the test function (or parallel subtest) that registered it
+		// returned, so after everything that function does, and what
+		// it calls (a is lifted to its call sites, x is not).
+		if a.Parent() == x.Parent() {
+			return r.testEntry(x.Parent(), c)
+		}
+		if depth == 0 || c.Entry == a.Parent() {
+			return false
+		}
+		sites := r.callSites(a.Parent(), c)
+		return len(sites) > 0 && all(sites, func(s ssa.Instruction) bool { return r.beforeSteps(s, x, c, depth-1, steps) })
+	}
 	if a.Parent() == x.Parent() {
 		_, xDeferred := x.(*ssa.Defer)
 		if _, deferred := a.(*ssa.Defer); deferred {
@@ -642,6 +661,24 @@ func (r *Result) afterSteps(j, b ssa.Instruction, c *goroutines.Context, depth i
 		return false
 	}
 	flow := r.gr.Flow
+	if isCleanup(j) {
+		return false // j's function runs once the test has ended
+	}
+	if isCleanup(b) {
+		// b stands for a function handed to a Cleanup, which runs
+		// when the test function that registered it has ended, by a
+		// return, a panic or a t.Fatal: after j when j runs before the
+		// registration or before every way out after it, as for a
+		// deferred call. A j in a function that the test function
+		// calls is lifted to its call sites (b is not).
+		if j.Parent() == b.Parent() {
+			return r.testEntry(b.Parent(), c) && (flow.RunsFirst(j, b) || r.deferredAfter(j, b))
+		}
+		if depth == 0 || !r.mustRun(j) {
+			return false
+		}
+		return slices.ContainsFunc(r.callSites(j.Parent(), c), func(s ssa.Instruction) bool { return r.afterSteps(s, b, c, depth-1, steps) })
+	}
 	if _, deferred := j.(*ssa.Defer); deferred {
 		// Runs when its function returns: before the return completes
 		// (defer wg.Wait() holds the test back), and before nothing else.
@@ -696,7 +733,9 @@ func (r *Result) afterNilResult(j, b ssa.Instruction, c *goroutines.Context, dep
 
 // deferredAfter reports whether the call deferred by d runs after j, in
 // d's function, although d comes first: the deferred call runs when the
-// function returns or panics, and every way out is after j, as in
+// function returns or panics, and every way out is after j (d may also
+// be a Cleanup call of a test function, whose function runs later
+// still, see isCleanup), as in
 //
 //	defer stopPacer(p)
 //	go func() { p.Next(); close(done) }()
@@ -711,7 +750,7 @@ func (r *Result) afterNilResult(j, b ssa.Instruction, c *goroutines.Context, dep
 // or call that a test failure may leave through (see mayExit) that d may
 // lead to comes after j or after another receive from a channel j
 // receives from (the case of a select that found it ready).
-func (r *Result) deferredAfter(j ssa.Instruction, d *ssa.Defer) bool {
+func (r *Result) deferredAfter(j, d ssa.Instruction) bool {
 	flow := r.gr.Flow
 	fn := d.Parent()
 	if len(ssaflow.Returns(fn)) == 0 {
@@ -742,6 +781,42 @@ func (r *Result) deferredAfter(j ssa.Instruction, d *ssa.Defer) bool {
 		}
 	}
 	return true
+}
+
+// isCleanup reports whether s hands a function to a testing Cleanup
+// method (see model.Cleanup): as a call site of that function it stands
+// for a run at the end of the test, not at s. The rules of before and
+// after claim an order through it only in a test's own function (see
+// testEntry); the other rules take it where it is, as any call site.
+func isCleanup(s ssa.Instruction) bool {
+	call, ok := s.(ssa.CallInstruction)
+	if !ok {
+		return false
+	}
+	if _, isGo := s.(*ssa.Go); isGo {
+		return false
+	}
+	return model.Cleanup(model.CalleeName(call.Common()))
+}
+
+// testEntry reports whether fn is the function of a test or parallel
+// subtest that c's one goroutine runs once, called by nothing else on c:
+// the function of a Cleanup that fn registers runs after fn returned,
+// whichever T it is given (fn's own, an enclosing test's, which ends
+// after its subtests, or a parallel subtest's, which goes on after fn
+// returned; a subtest that already ended never runs a Cleanup
+// registered on it). This assumes, as for a deferred call, that a
+// runtime panic does not end the test first, and that a channel the
+// function closes in one run of the test is not used by a later run
+// (go test -count).
+func (r *Result) testEntry(fn *ssa.Function, c *goroutines.Context) bool {
+	switch {
+	case fn != c.Entry || c.Multi || len(r.callSites(fn, c)) > 0:
+		return false
+	case c.Kind == goroutines.Caller:
+		return c.Test == fn
+	}
+	return c.Kind == goroutines.ParallelTest
 }
 
 // mayExit reports whether instr may leave its function other than by a

@@ -167,6 +167,20 @@ var syncCallbacks = map[string]bool{
 	"(*testing.B).Run":        true,
 }
 
+// Cleanup reports whether the named function is the testing Cleanup
+// method (of *testing.T, B or F, through their embedded common, or of
+// testing.TB): it runs the function it is given when the test whose T it
+// is has ended: after the test function returned (its deferred calls
+// too) and after its subtests, parallel ones included, on the test's
+// goroutine; the cleanups registered later run first.
+func Cleanup(name string) bool {
+	switch name {
+	case "(*testing.common).Cleanup", "(*testing.T).Cleanup", "(*testing.B).Cleanup", "(*testing.F).Cleanup", "(testing.TB).Cleanup":
+		return true
+	}
+	return false
+}
+
 // SyncCallback reports whether the named function calls the function
 // values it is given synchronously, before returning.
 func SyncCallback(name string) bool {

@@ -42,3 +42,14 @@ func TestHanded(t *testing.T) { // want `^ctx: caller$`
 }
 
 func run(f func()) { f() } // want `^ctx: caller$`
+
+// A Cleanup's function runs on the test's goroutine once the test has
+// ended, wherever it is registered: one a goroutine registers is not run
+// on that goroutine.
+func TestCleanups(t *testing.T) { // want `^ctx: caller$`
+	t.Cleanup(func() {}) // want `^ctx: caller$`
+	go func() {          // want `^ctx: go statement TestCleanups\$2$`
+		t.Cleanup(func() {})                // want `^ctx: caller$`
+		t.Run("seq", func(t *testing.T) {}) // want `^ctx: go statement TestCleanups\$2$`
+	}()
+}
