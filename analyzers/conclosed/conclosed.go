@@ -602,12 +602,43 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 			if !flow.MayFollow(g.Site, ret) {
 				continue // g does not run yet when the test returns there
 			}
-			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered && !c.joinedByCallers(call, g, ret) {
+			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered && !c.joinedByCallers(call, g, ret) &&
+				!c.beforeCleanupEnd(call, g, t, ret, tc) {
 				return test, ret, true
 			}
 		}
 	}
 	return nil, nil, false
+}
+
+// beforeCleanupEnd reports whether call, on a goroutine of g, happens
+// before the end of a function that the test registers with t.Cleanup on
+// every path to ret, its own t: testing runs the Cleanups of t before it
+// marks t done, and only a call after that panics (sipgo's integration
+// test waits for its servers' goroutines with wg.Wait() in a Cleanup).
+// The ordering analyzer's cleanup rule places the Cleanup's code after
+// the test function's; call must come before each of the function's
+// returns.
+func (c *checker) beforeCleanupEnd(call ssa.Instruction, g *goroutines.Context, t *ssa.Parameter, ret *ssa.Return, tc *goroutines.Context) bool {
+	gr := c.env.Goroutines
+	for _, b := range ret.Parent().Blocks {
+		for _, in := range b.Instrs {
+			reg, ok := in.(*ssa.Call)
+			if !ok || !model.Cleanup(model.CalleeName(&reg.Call)) || !callsOn(reg, t) || !gr.Flow.Dominates(reg, ret) {
+				continue
+			}
+			for _, f := range gr.RefTargets(reg) {
+				rets := ssaflow.Returns(f)
+				if slices.Contains(gr.Of(f), tc) && len(rets) > 0 && !slices.ContainsFunc(rets, func(r *ssa.Return) bool {
+					_, ordered := c.env.Order.Before(call, g, r, tc)
+					return !ordered
+				}) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // logs reports whether call is a T.Log or T.Logf, which, unlike the

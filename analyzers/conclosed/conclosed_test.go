@@ -30,7 +30,10 @@ func TestFixtures(t *testing.T) {
 		// receive of the goroutine's one send (and the goroutine's
 		// t.Error before it); a goroutine the test never waits for, a
 		// receive a timeout may skip and a Cleanup a goroutine
-		// registers are reported.
+		// registers are reported; a goroutine's t.Error before a
+		// wg.Wait in a Cleanup registered on every path is silent,
+		// before a Cleanup that waits for nothing, or registered on
+		// one path, reported.
 		"cleanupclose",
 		// A close on the path that returns before the go statement and
 		// the goroutine's close meet only in two calls: low confidence,

@@ -52,7 +52,12 @@
 //     once the test has returned, after its receive (see cleanupCloses).
 //     A close in a Cleanup is ordered after the test's code by the
 //     ordering analyzer's cleanup rule, and is reported against a send of
-//     a goroutine that the test does not wait for.
+//     a goroutine that the test does not wait for. Nor is a call reported
+//     that happens before the end of a function the test registers on its
+//     own T with t.Cleanup on every path to the return (a wg.Wait() there,
+//     as sipgo's integration tests do): testing marks the test done, after
+//     which the call panics, only once its Cleanups have run (see
+//     beforeCleanupEnd).
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)
