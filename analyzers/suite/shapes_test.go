@@ -255,6 +255,79 @@ func Run() {
 	}
 }
 
+// TestRecursiveHelperViewsShareWork runs the suite on a map write in a
+// helper that passes its map on to itself from three places (chromedp's
+// walk), reached from 24 goroutines that each make their own frame: the
+// write has 17 views of 3 kinds, and comparing it with itself in every
+// pair of views and contexts spent about 102,000 units of work, where
+// comparing the objects once per pair of kinds spends about 3,400. Within
+// 20,000 units the frames of their own are silent with no note of a
+// spent budget (the negative control), and a frame that an unlocked
+// goroutine shares with a locked one is reported.
+func TestRecursiveHelperViewsShareWork(t *testing.T) {
+	setFlag(t, "time", "0")
+	setFlag(t, "mem", "0")
+	setFlag(t, "work", "20000")
+	src := func(racy string) string {
+		return `package walk
+
+import "sync"
+
+type Node struct {
+	ID                  int
+	Kids, Shadow, Extra []*Node
+}
+
+type Frame struct {
+	mu    sync.Mutex
+	Nodes map[int]*Node
+}
+
+func NewFrame() *Frame { return &Frame{Nodes: make(map[int]*Node)} }
+
+func walk(m map[int]*Node, n *Node) {
+	m[n.ID] = n
+	for _, c := range n.Kids {
+		walk(m, c)
+	}
+	for _, c := range n.Shadow {
+		walk(m, c)
+	}
+	for _, c := range n.Extra {
+		walk(m, c)
+	}
+}
+
+func (f *Frame) Update(n *Node) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	walk(f.Nodes, n)
+}
+
+func (f *Frame) Racy(n *Node) { walk(f.Nodes, n) }
+
+func Run(n *Node) {
+	` + racy + `
+` + strings.Repeat("\tgo func() { NewFrame().Update(n) }()\n", 24) + `}
+`
+	}
+	for _, tc := range []struct {
+		name, racy string
+		want       []string
+	}{
+		{"own frames", "", nil},
+		{"shared frame", "f := NewFrame(); go f.Racy(n); go f.Update(n)", []string{"con-map"}},
+	} {
+		var got []string
+		for _, d := range analyzeSource(t, "walk", src(tc.racy)) {
+			got = append(got, d.Category)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got diagnostics %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // analyzeSource runs the suite on one package of one file in a GOPATH and
 // returns the checks' diagnostics.
 func analyzeSource(t *testing.T, name, src string) []analysis.Diagnostic {

@@ -5,18 +5,19 @@
 //
 // Cost: the refinement of points-to sets by context refines each (value,
 // context) pair once, spending the package's budget (see Objects);
-// comparing two accesses spends one unit per pair of contexts tried (see
-// Overlap); views follow call sites maxLiftDepth calls up, one view per
-// call site up to maxLiftSites and one for all beyond it, and Derefs
-// at most maxDerefDepth calls into methods. When the
-// budget runs out, no more accesses overlap and the checks fall silent,
-// which the limits check reports.
+// comparing two accesses spends one unit per pair of contexts tried,
+// once for the views of one kind (see Overlap); views follow call sites
+// maxLiftDepth calls up, one view per call site up to maxLiftSites and
+// one for all beyond it, and Derefs at most maxDerefDepth calls into
+// methods. When the budget runs out, no more accesses overlap and the
+// checks fall silent, which the limits check reports.
 package concurrent
 
 import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"iter"
 	"slices"
 	"strings"
 
@@ -196,8 +197,11 @@ type Safe func(p Pair) bool
 // it there, however many calls up the lock was taken.
 //
 // Each call spends one unit of the package's budget per pair of contexts
-// it compares; once the budget is exhausted, no pair overlaps, and the
-// check's remaining comparisons are recorded as skipped.
+// it compares; views that differ only in the call site they go through
+// (a recursive helper's) compare their objects in each pair of contexts
+// once, and spend again only on the pairs whose goroutines share them.
+// Once the budget is exhausted, no pair overlaps, and the check's
+// remaining comparisons are recorded as skipped.
 func (e *Env) Overlap(a, b *sharedloc.Access, safe Safe) (Pair, bool) {
 	return e.overlap(a, b, safe, nil)
 }
@@ -242,16 +246,34 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 	}
 	var unsure Pair // the first pair that rests on an assumption
 	found := false
-	for i, va := range e.Views(a) {
+	viewsA, viewsB := e.Views(a), e.Views(b)
+	// sharing holds, for each pair of view kinds whose pairs of contexts
+	// were all compared, the pairs of contexts (indexes into their
+	// functions' contexts) whose goroutines share the objects: the steps
+	// up to shared depend on the views only through their kinds, and a
+	// helper that passes its parameter on to itself has many views of
+	// one kind (chromedp's walk(m, n), which calls itself from four
+	// places: its write of m has 21 views of 2 kinds, each in 186
+	// contexts, and comparing it with itself on the five locations
+	// sharedloc names m by spent 48 of the 50 million units of work
+	// the package's analysis spent, past the default budget).
+	sharing := make(map[[2]viewKind][][2]int)
+	for i, va := range viewsA {
 		if e.localThrough(a, va) {
 			continue // a fresh object's, in the frame this call makes
 		}
-		for j, vb := range e.Views(b) {
+		cas := e.Goroutines.Of(va.Fn)
+		for j, vb := range viewsB {
 			if keep != nil && !keep(vb) || e.localThrough(b, vb) {
 				continue
 			}
-			for _, ca := range e.Goroutines.Of(va.Fn) {
-				for _, cb := range e.Goroutines.Of(vb.Fn) {
+			cbs := e.Goroutines.Of(vb.Fn)
+			kinds := [2]viewKind{va.kind(), vb.kind()}
+			known, compared := sharing[kinds]
+			var shares [][2]int
+			for x, y := range contextPairs(len(cas), len(cbs), known, compared) {
+				ca, cb := cas[x], cbs[y]
+				if !compared {
 					if !goroutines.MayOverlap(ca, cb) {
 						continue // two tests, run one after the other
 					}
@@ -261,9 +283,11 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					if e.lastReleased(a, b, cb) || e.lastReleased(b, a, ca) {
 						continue // one runs after the last release, the other holds a reference
 					}
-					if !e.Spend() {
-						return Pair{}, false
-					}
+				}
+				if !e.Spend() {
+					return Pair{}, false
+				}
+				if !compared {
 					if ca == cb && !(ca.Multi && ca.Static(a.Fn()) && ca.Static(b.Fn()) &&
 						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) || ca == cb && e.ownSlots(a, b, ca) {
 						continue
@@ -272,68 +296,105 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					if !e.shared(oa, ob, ca, cb, globalRooted(a) || globalRooted(b)) {
 						continue // different objects, or no evidence the goroutines share them
 					}
-					if e.handedBefore(a, b, ca, cb) || e.handedBefore(b, a, cb, ca) {
-						continue // one invocation's fresh object, touched before it hands it over
-					}
-					p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}
-					p.VA, p.VB = e.withStarter(p.VA, ca, b, vb, cb), e.withStarter(p.VB, cb, a, va, ca)
-					if safe != nil && safe(p) {
+					shares = append(shares, [2]int{x, y})
+				}
+				if e.handedBefore(a, b, ca, cb) || e.handedBefore(b, a, cb, ca) {
+					continue // one invocation's fresh object, touched before it hands it over
+				}
+				p := Pair{A: a, B: b, CA: ca, CB: cb, VA: va.in(ca), VB: vb.in(cb)}
+				p.VA, p.VB = e.withStarter(p.VA, ca, b, vb, cb), e.withStarter(p.VB, cb, a, va, ca)
+				if safe != nil && safe(p) {
+					continue
+				}
+				if safe != nil {
+					// Locks on the goroutines of the contexts' tests:
+					// asked only now, since each test's solution
+					// costs a pass of the lock-set solver.
+					q := p
+					qa, ca := e.inTest(a, p.VA, i, p.CA)
+					qb, cb := e.inTest(b, p.VB, j, p.CB)
+					qa, qb = e.withStarter(qa, p.CA, b, vb, p.CB), e.withStarter(qb, p.CB, a, va, p.CA)
+					q.VA, q.VB = qa, qb
+					if (ca || cb) && safe(q) {
 						continue
 					}
-					if safe != nil {
-						// Locks on the goroutines of the contexts' tests:
-						// asked only now, since each test's solution
-						// costs a pass of the lock-set solver.
-						q := p
-						qa, ca := e.inTest(a, p.VA, i, p.CA)
-						qb, cb := e.inTest(b, p.VB, j, p.CB)
-						qa, qb = e.withStarter(qa, p.CA, b, vb, p.CB), e.withStarter(qb, p.CB, a, va, p.CA)
-						q.VA, q.VB = qa, qb
-						if (ca || cb) && safe(q) {
+					// Locks on the goroutines of each context alone:
+					// a function entered there only with a lock held
+					// (an exported one too), several calls up.
+					ra, xa := e.inContext(a, qa, i, p.CA)
+					rb, xb := e.inContext(b, qb, j, p.CB)
+					if xa || xb {
+						q.VA, q.VB = ra, rb
+						if safe(q) {
 							continue
 						}
-						// Locks on the goroutines of each context alone:
-						// a function entered there only with a lock held
-						// (an exported one too), several calls up.
-						ra, xa := e.inContext(a, qa, i, p.CA)
-						rb, xb := e.inContext(b, qb, j, p.CB)
-						if xa || xb {
-							q.VA, q.VB = ra, rb
-							if safe(q) {
-								continue
-							}
-						}
-						// Safe with the locks the package's own code
-						// holds: only a test's call without them makes
-						// the pair, and when the test makes it is the
-						// test's protocol.
-						q.VA, q.VB = p.VA, p.VB
-						q.VA.Locks, q.VB.Locks = p.VA.LibLocks, p.VB.LibLocks
-						if t := testOf(p.CA, p.CB); t != nil && safe(q) {
-							p.assume = fmt.Sprintf("that test code in %s calls into the package without the locks the package holds, while its goroutines use the same state", source.FuncName(t))
-						}
-						// Safe where the package's re-entrant calls
-						// hold the lock they skip: the report rests on
-						// the skipping path running without it.
-						if p.assume == "" {
-							p.assume = e.reentrantAssumption(a, b, p, i, j, safe)
-						}
 					}
-					judged := p
-					if keep != nil {
-						judged = p.AtCall()
+					// Safe with the locks the package's own code
+					// holds: only a test's call without them makes
+					// the pair, and when the test makes it is the
+					// test's protocol.
+					q.VA, q.VB = p.VA, p.VB
+					q.VA.Locks, q.VB.Locks = p.VA.LibLocks, p.VB.LibLocks
+					if t := testOf(p.CA, p.CB); t != nil && safe(q) {
+						p.assume = fmt.Sprintf("that test code in %s calls into the package without the locks the package holds, while its goroutines use the same state", source.FuncName(t))
 					}
-					if e.Assumption(judged) == "" {
-						return p, true
-					}
-					if !found {
-						unsure, found = p, true
+					// Safe where the package's re-entrant calls
+					// hold the lock they skip: the report rests on
+					// the skipping path running without it.
+					if p.assume == "" {
+						p.assume = e.reentrantAssumption(a, b, p, i, j, safe)
 					}
 				}
+				judged := p
+				if keep != nil {
+					judged = p.AtCall()
+				}
+				if e.Assumption(judged) == "" {
+					return p, true
+				}
+				if !found {
+					unsure, found = p, true
+				}
+			}
+			if !compared {
+				sharing[kinds] = shares
 			}
 		}
 	}
 	return unsure, found
+}
+
+// A viewKind is what the objects and contexts of a view depend on, for
+// one access (see viewObjects): views of one kind differ only in the
+// call site they go through and the locks held there.
+type viewKind struct {
+	fn    *ssa.Function
+	arg   ssa.Value
+	field *types.Var
+}
+
+func (v View) kind() viewKind { return viewKind{v.Fn, v.Arg, v.Field} }
+
+// contextPairs yields the index pairs of n contexts and m contexts in
+// order, or, when only is set, the pairs in known (which are in order).
+func contextPairs(n, m int, known [][2]int, only bool) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		if only {
+			for _, k := range known {
+				if !yield(k[0], k[1]) {
+					return
+				}
+			}
+			return
+		}
+		for x := range n {
+			for y := range m {
+				if !yield(x, y) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // localThrough reports whether a, on the view v through a call site of
