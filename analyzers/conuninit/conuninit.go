@@ -129,7 +129,9 @@ func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, 
 
 // goroutineReads handles the first shape: r runs on the goroutines of x,
 // started at x.Site, and the starter writes the location only after
-// starting them.
+// starting them. A report whose pair rests on an assumption about what
+// orders or protects its sides (concurrent.Env.StartAssumption) is of low
+// confidence, as the other checks' are.
 func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
 	site := x.Site
 	if site == nil {
@@ -158,7 +160,7 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 		return false
 	}
 	expr := c.env.Expr(r.Pos(), r.Loc.String())
-	c.rep.Report(analysis.Diagnostic{
+	c.rep.ReportAssuming(c.env.StartAssumption(p), analysis.Diagnostic{
 		Pos: r.Pos(),
 		Message: fmt.Sprintf("%s may be read before it is set: the goroutine started at %s can run before %s sets it",
 			expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent())),
@@ -277,7 +279,10 @@ func pure(pass *analysis.Pass, e ast.Expr) bool {
 }
 
 // starterReads handles the second shape: r runs in the function that
-// starts goroutines which write the location, after starting them.
+// starts goroutines which write the location, after starting them. A
+// report rests on its pair's assumption (concurrent.Env.StartAssumption) and,
+// after a call handed an io.Pipe's reader, on the call returning before
+// the reader's end (see handOff): with either, it is of low confidence.
 func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
 	flow := c.env.Goroutines.Flow
 	for _, w := range writes {
@@ -292,9 +297,9 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 			}
 			expr := c.env.Expr(r.Pos(), r.Loc.String())
 			related := c.env.Related(p, fmt.Sprintf("set here by %s", source.FuncName(w.Fn())))
-			assume := ""
+			assume := c.env.StartAssumption(p)
 			if h, ok := c.pipeHandOff(r, writes); ok {
-				assume = h.assumption(expr)
+				assume = both(assume, h.assumption(expr))
 				related = append(related, h.related()...)
 			}
 			c.rep.ReportAssuming(assume, analysis.Diagnostic{
@@ -307,6 +312,19 @@ func (c *checker) starterReads(r *sharedloc.Access, x *goroutines.Context, write
 		}
 	}
 	return false
+}
+
+// both returns the assumption of a report that rests on two, a and b,
+// either of which may be "": the report holds only if both do, so its
+// message names each.
+func both(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + ", and " + b
 }
 
 // copiedBefore reports whether r reads a field of a variable of its

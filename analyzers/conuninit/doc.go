@@ -77,31 +77,51 @@
 // wait for the goroutine), the report carries a suggested fix that moves
 // it above the `go` statement.
 //
-// Confidence: one report of the second shape rests on an assumption, and
-// is shown only under -all (precog vet -all; -conuninit.all under go vet
-// -vettool=precog; all: true in golangci-lint), with the assumption in
-// its message. The goroutine writes a stream into an io.Pipe, sets the
-// location and then closes the pipe's writer; the starter hands the
-// pipe's reader to a call and reads the location after that call has
-// returned (litefs's backup: `pos` read after WriteTx(ctx, name, pr)).
-// A consumer that read the reader to its end saw the Close, which
-// io.Pipe orders after the set, so the read is ordered if the call
-// returns only after reading to the end, as io.Copy into a buffer does;
-// whether it does (an interface method, an HTTP client sending the
-// reader as a body) cannot be checked, and the report assumes it does
-// not. It takes a set that precedes (dominates) every plain Close of the
-// writer, where every CloseWithError it does not precede closes with an
-// error known not to be nil (nil ends the stream as Close does); a
+// Confidence: a report that rests on an assumption the analysis cannot
+// check is shown only under -all (precog vet -all; -conuninit.all under go
+// vet -vettool=precog; all: true in golangci-lint), with the assumption in
+// its message. A read and a write rest on the assumptions of the other
+// checks' pairs about what orders or protects them
+// (concurrent.Env.StartAssumption; connull's doc lists them): a sync.Once
+// orders the two once the callers in _test.go files are left out, or once
+// every goroutine start reached from an importer counts as after the Do; a
+// common lock is held wherever the package's own code calls the sides, and
+// only a test's call leaves one unlocked; a re-entrant call taken to hold
+// a lock it skips; one call of a function taken to run twice on one
+// object. Not on those about when two sides run at once (test code beside
+// the package's goroutines, a handler of a test serving two requests, a go
+// statement run again only through recursion or after a Wait for the
+// goroutine before): a report's two sides are a function and the goroutine
+// it starts, and the function's own code puts its side after the go
+// statement, whoever calls it, so a test that starts a goroutine of the
+// package and reads at once what it sets is reported at the default
+// confidence. The WaitGroup reports rest on no pair's assumption: they
+// pair calls rather than accesses, made by a goroutine and by the function
+// that starts it or (a Wait elsewhere) by code that the goroutine analysis
+// lets overlap it, and are shown at the default confidence. One more
+// assumption is this check's own, of the second shape, and a report that
+// rests on it and on its pair's assumption names both. The goroutine
+// writes a stream into an io.Pipe, sets the location and then closes the
+// pipe's writer; the starter hands the pipe's reader to a call and reads
+// the location after that call has returned (litefs's backup: `pos` read
+// after WriteTx(ctx, name, pr)). A consumer that read the reader to its
+// end saw the Close, which io.Pipe orders after the set, so the read is
+// ordered if the call returns only after reading to the end, as io.Copy
+// into a buffer does; whether it does (an interface method, an HTTP client
+// sending the reader as a body) cannot be checked, and the report assumes
+// it does not. It takes a set that precedes (dominates) every plain Close
+// of the writer, where every CloseWithError it does not precede closes
+// with an error known not to be nil (nil ends the stream as Close does); a
 // writer that only the goroutine uses, to Write, to close, or handed to
 // other code as an interface without a Close method (an encoder's
-// io.Writer, which the report then also assumes may close it); and a
-// call that precedes (dominates) the read, made with the reader itself
-// as an argument, that is no method of the reader, not io.ReadFull,
+// io.Writer, which the report then also assumes may close it); and a call
+// that precedes (dominates) the read, made with the reader itself as an
+// argument, that is no method of the reader, not io.ReadFull,
 // io.ReadAtLeast or io.CopyN, and returns nothing that could hold the
 // reader (a wrapper such as bufio.NewReader or http.NewRequest returns at
-// once). A set after the Close, or only before CloseWithError, a read
-// the call does not precede, and a reader that goes elsewhere are
-// reported at the default confidence.
+// once). A set after the Close, or only before CloseWithError, a read the
+// call does not precede, and a reader that goes elsewhere are reported at
+// the default confidence.
 //
 // Known false-positive shapes: the goroutine waits for the write with
 // synchronization the analysis does not model (a condition variable, an

@@ -475,6 +475,34 @@ func (e *Env) Assumption(p Pair) string {
 	if p.assume != "" {
 		return p.assume
 	}
+	if a := e.runAssumption(p); a != "" {
+		return a
+	}
+	return e.orderAssumption(p)
+}
+
+// StartAssumption is Assumption for a pair whose one side runs in the
+// function that starts the other side's goroutine, after the go
+// statement (con-uninit's read or write after a start): the assumptions
+// about when the two sides run at once (runAssumption) do not apply to
+// it, since that function's own code puts the side after the start,
+// whoever calls it: a test that starts a goroutine of the package and
+// reads at once what it sets races with it within the test's own code,
+// and the start and its goroutine run at once without a second start or
+// a second goroutine of the context. Those about what orders or protects
+// the two sides do.
+func (e *Env) StartAssumption(p Pair) string {
+	if p.assume != "" {
+		return p.assume
+	}
+	return e.orderAssumption(p)
+}
+
+// runAssumption returns Assumption's assumption about when the two sides
+// run at once: a context Multi only through a restart after a Wait or
+// through recursion, a test's handler serving two requests at once, test
+// code running while the package's goroutines do.
+func (e *Env) runAssumption(p Pair) string {
 	if p.CA == p.CB && p.CA != nil {
 		if j, ok := e.Order.RestartedAfterJoin(p.CA); ok {
 			return fmt.Sprintf("that goroutines running %s can start again before the one before has ended, although %s waits for it before starting another", source.FuncName(p.CA.Entry), source.FuncName(j.Parent()))
@@ -494,6 +522,13 @@ func (e *Env) Assumption(p Pair) string {
 		}
 		return fmt.Sprintf("that test code in %s runs while goroutines of the package use the same state", source.FuncName(fa))
 	}
+	return ""
+}
+
+// orderAssumption returns Assumption's assumption about what orders the
+// two sides: one call of a function taken to run twice on one object, a
+// sync.Once left out by test callers or by an importer's order of calls.
+func (e *Env) orderAssumption(p Pair) string {
 	if f, ok := e.apartInOneCall(p.A, p.CB); ok {
 		return fmt.Sprintf("that %s runs twice on one object: within one call, this path returns without starting the goroutine running %s", source.FuncName(f), source.FuncName(p.CB.Entry))
 	}
