@@ -96,12 +96,7 @@ const maxCovers = 8
 // is judged with what the walk knows then. next's error other than io.EOF (trace.ErrBroken) is returned with the findings of
 // the events before it.
 func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts StreamOptions) ([]finding.Finding, error) {
-	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), pairs: make(map[sitePair]bool), held: make(map[sitePair]bool),
-		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[uint64]*wgLife), openG: make(map[int][]*openRead)}
-	s.maxLoc = opts.MaxLocations
-	if s.maxLoc == 0 {
-		s.maxLoc = DefaultMaxLocations
-	}
+	s := newStreamChecker(sites, opts)
 	st, err := hb.Stream(next, hb.StreamOptions{Options: hb.Options{Sites: sites}, Window: opts.Window}, s.visit)
 	for _, o := range s.open {
 		s.judge(o)
@@ -121,6 +116,17 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 		opts.Stats.UninitUnchecked += s.uninitUnchecked
 	}
 	return s.out, err
+}
+
+// newStreamChecker returns CheckStream's checker, before its walk.
+func newStreamChecker(sites *trace.SiteTable, opts StreamOptions) *streamChecker {
+	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), pairs: make(map[sitePair]bool), held: make(map[sitePair]bool),
+		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[uint64]*wgLife), openG: make(map[int][]*openRead)}
+	s.maxLoc = opts.MaxLocations
+	if s.maxLoc == 0 {
+		s.maxLoc = DefaultMaxLocations
+	}
+	return s
 }
 
 type streamChecker struct {
@@ -192,8 +198,9 @@ type sacc struct {
 	// pre is, for a write in a critical section, the value before the
 	// section (sectionStartOf), nil if not known.
 	pre *sectionStart
-	// prev and prevWrite are, for a kept read, its goroutine's last
-	// access and last write of the location before it.
+	// prev and prevWrite are, for a kept read (a dereference or an
+	// index read), its goroutine's last access and last write of the
+	// location before it, as bare copies (links); nil for other reads.
 	prev, prevWrite *sacc
 	// sawNil is set on a dereferenced read that observed nil: it did not
 	// crash, so it is no con-null suspect (nor is any instance of it).
@@ -482,8 +489,7 @@ func (s *streamChecker) memory(l *locState, a *sacc) {
 		s.write(l, a)
 		l.last, o.write = a, a
 	} else {
-		a.prev, a.prevWrite = o.access, o.write
-		s.read(l, a)
+		s.read(l, a, o)
 		if a.Kind == trace.EvRead && s.switching[a.Site] {
 			m := s.lastSwitch[a.g()]
 			if m == nil {
@@ -571,9 +577,12 @@ func (s *streamChecker) write(l *locState, a *sacc) {
 	}
 }
 
-func (s *streamChecker) read(l *locState, a *sacc) {
+// read takes a read a of location l, whose goroutine's last accesses
+// before it are o.
+func (s *streamChecker) read(l *locState, a *sacc, o *ownAccesses) {
 	ev := trace.Event{Kind: a.Kind, Site: a.Site}
 	if s.used(&ev, useDeref) && !folded(l.derefs, a) {
+		links(a, o)
 		// What the read observed: an atomic load's own value, or the
 		// last write's if it happens before the read.
 		if a.Kind == trace.EvAtomicLoad {
@@ -584,10 +593,10 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 			a.unknown = l.last != nil
 		}
 		a.switches = s.switchReads(a)
-		o := &openRead{r: a, l: l}
+		op := &openRead{r: a, l: l}
 		l.open++
-		s.open = append(s.open, o)
-		s.openG[a.g()] = append(s.openG[a.g()], o)
+		s.open = append(s.open, op)
+		s.openG[a.g()] = append(s.openG[a.g()], op)
 		if len(s.open) > maxOpen {
 			s.judge(s.open[0])
 			s.pop()
@@ -595,6 +604,7 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 		keep(s, &l.derefs, a)
 	}
 	if s.used(&ev, useIndex) && !folded(l.idxR, a) {
+		links(a, o)
 		for _, w := range l.idxW {
 			if w.g() != a.g() && !before(w, a) && !before(a, w) && !commonLock(w, a) {
 				s.reportIndex(a, w)
@@ -602,6 +612,32 @@ func (s *streamChecker) read(l *locState, a *sacc) {
 		}
 		keep(s, &l.idxR, a)
 	}
+}
+
+// links sets a kept read a's prev and prevWrite from o, its goroutine's
+// last access and last write of the location before it. Only a kept
+// read's are ever asked (nullFeasible, withCheck, atomicSection on the
+// dereferences and index reads of a location's lists), and of them only
+// their event, value and context, never their own links: each is a bare
+// copy, so that a read keeps no chain of the reads before it alive. With
+// the goroutine's last read as the next one's prev, that chain was every
+// read one goroutine made of one location, where the walk is meant to
+// hold a bounded state per location (porcupine's
+// TestKvNoPartition10ClientsBad, 19 M events: 1.05 GB live at the walk's
+// end, 0.21 GB without the chain; bench/RESULTS.md).
+func links(a *sacc, o *ownAccesses) {
+	if a.prev == nil {
+		a.prev, a.prevWrite = bare(o.access), bare(o.write)
+	}
+}
+
+// bare returns a, or a copy of it without what links it to other
+// accesses, if it has any.
+func bare(a *sacc) *sacc {
+	if a == nil || a.prev == nil && a.prevWrite == nil && a.saw == nil && a.switches == nil {
+		return a
+	}
+	return &sacc{Event: a.Event, value: a.value, seq: a.seq}
 }
 
 // settle judges the dereferences of goroutine gi waiting for its next

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/precog-dev/precog/detect/hb"
 )
 
 // The tests of Check compare CheckStream's findings with Check's on each
@@ -132,5 +134,59 @@ func TestStreamMaxLocations(t *testing.T) {
 	expect(t, stream(t, text, nullSites, StreamOptions{MaxLocations: 1, Stats: &st}), "con-null k.go:12(deref) k.go:13(nil-store)")
 	if st.LocationsDropped != 2 {
 		t.Errorf("%d locations dropped, want 2 (0x100 at 0x200's write, 0x200 at 0x100's return)", st.LocationsDropped)
+	}
+}
+
+// A kept read's prev and prevWrite are its goroutine's last access and
+// write of the location before it, with no links of their own: a read
+// that is not kept has none, and a kept read's is a copy without them.
+// Without it each read held the one before it, and the walk held every
+// read a goroutine made of a location (links). Three dereferences after
+// a plain read each, then one right after another.
+func TestStreamReadLinks(t *testing.T) {
+	g, tab := graph(t, `
+1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+3 g=2 Begin parent=1
+3.1 g=2 Write site=10 addr=0x100 value=1
+3.2 g=2 Read site=11 addr=0x100
+3.3 g=2 Read site=12 addr=0x100
+4 g=2 Lock site=20 addr=0x800
+4.1 g=2 Read site=11 addr=0x100
+4.2 g=2 Read site=12 addr=0x100
+5 g=2 Unlock site=21 addr=0x800
+5.1 g=2 Read site=11 addr=0x100
+5.2 g=2 Read site=12 addr=0x100
+6 g=2 Lock site=20 addr=0x800
+6.1 g=2 Read site=12 addr=0x100
+7 g=2 Unlock site=21 addr=0x800
+`, nullSites)
+	s := newStreamChecker(tab, StreamOptions{})
+	if _, err := hb.Stream(events(g.Events), hb.StreamOptions{Options: hb.Options{Sites: tab}}, s.visit); err != nil {
+		t.Fatal(err)
+	}
+	var kept []*sacc
+	for _, l := range s.states {
+		kept = append(kept, l.derefs...)
+	}
+	if len(kept) != 4 {
+		t.Fatalf("%d dereferences kept, want 4", len(kept))
+	}
+	for i, r := range kept {
+		want := uint32(11)
+		if i == 3 {
+			want = 12
+		}
+		switch p := r.prev; {
+		case p == nil || r.prevWrite == nil:
+			t.Errorf("dereference %d: prev %v, prevWrite %v; want both", i, p, r.prevWrite)
+		case p.Site != want || r.prevWrite.Site != 10:
+			t.Errorf("dereference %d: prev at site %d, prevWrite at %d; want %d and 10", i, p.Site, r.prevWrite.Site, want)
+		case p.prev != nil || p.prevWrite != nil || p.saw != nil || p.switches != nil:
+			t.Errorf("dereference %d: its prev links to other accesses (prev %v, prevWrite %v, saw %v, switches %v)", i, p.prev, p.prevWrite, p.saw, p.switches)
+		}
+	}
+	if kept[3].prev.Index != kept[2].Index {
+		t.Errorf("the last dereference's prev is event %d, want the dereference before it, %d", kept[3].prev.Index, kept[2].Index)
 	}
 }
