@@ -2,7 +2,9 @@ package predict
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -43,5 +45,45 @@ func TestLowGC(t *testing.T) {
 	tc.restoreGC()
 	if got := current(); got != 10 {
 		t.Errorf("already lower, restored: GOGC %d, want 10", got)
+	}
+}
+
+// sink holds TestRestoreGCCollects's stand-in for a run's data where the
+// compiler cannot see whether it is used.
+var sink []byte
+
+// TestRestoreGCCollects checks that a large test's garbage does not set
+// the collector's goal once GOGC is restored (restoreGC): the goal after
+// it is below the size of a run's data freed before it, and at least
+// twice that size when the data is still live (the control).
+func TestRestoreGCCollects(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: lowGC leaves the collector alone")
+	}
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	const size = 64 << 20
+	goal := func(free bool) uint64 {
+		tc := testChecks{gcPercent: -1}
+		tc.lowGC(bigTrace)
+		sink = make([]byte, size)
+		for i := range sink {
+			sink[i] = 1
+		}
+		runtime.GC() // the collection during the run marks it live
+		if free {
+			sink = nil
+		}
+		tc.restoreGC()
+		s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+		metrics.Read(s)
+		sink = nil
+		return s[0].Value.Uint64()
+	}
+	if g := goal(true); g >= size {
+		t.Errorf("goal after a freed run of %d MiB: %d MiB, want less", size>>20, g>>20)
+	}
+	if g := goal(false); g < 2*size {
+		t.Errorf("goal with the run's %d MiB still live: %d MiB, want at least twice that", size>>20, g>>20)
 	}
 }
