@@ -153,9 +153,10 @@
 // receive counts when it dominates the close, or the go statement that
 // starts the function doing the close, in the same function; one in a
 // select counts on its case's paths only; none of them on a cycle (see
-// tokenChan). These are shown only under -all (precog vet -all; -conclosed.all under go vet
-// -vettool=precog, whose own -all is taken; the golangci-lint setting
-// all: true), with the assumption in its message (see connull's doc).
+// tokenChan). These are shown only under -all (precog vet -all;
+// -conclosed.all under go vet -vettool=precog, whose own -all is taken;
+// the golangci-lint setting all: true), with the assumption in its
+// message (see connull's doc).
 //
 // To suppress a report, put
 //
