@@ -307,7 +307,7 @@ func (c *checker) takenClaim(locks *locksets.Solution, v ssa.Value) (claim, bool
 	for _, in := range instrs[slices.Index(instrs, ssa.Instruction(load))+1:] {
 		if st, ok := in.(*ssa.Store); ok {
 			if sa, ok := st.Addr.(*ssa.FieldAddr); ok && sa.X == fa.X && sa.Field == fa.Field {
-				if _, made := st.Val.(*ssa.MakeMap); made || isNil(st.Val) {
+				if _, made := st.Val.(*ssa.MakeMap); made || ssavalue.IsNil(st.Val) {
 					take = st
 				}
 				break
@@ -663,7 +663,7 @@ func (c *checker) ownMaps(m sharedloc.Loc) bool {
 				}
 			}
 		case sharedloc.Store:
-			if _, ok := a.Val.(*ssa.MakeMap); !ok && !isNil(a.Val) {
+			if _, ok := a.Val.(*ssa.MakeMap); !ok && !ssavalue.IsNil(a.Val) {
 				return false
 			}
 		default:
@@ -709,7 +709,7 @@ func mapUse(r ssa.Instruction, v ssa.Value) bool {
 	case *ssa.Range:
 		return true
 	case *ssa.BinOp:
-		return (r.Op == token.EQL || r.Op == token.NEQ) && (isNil(r.X) || isNil(r.Y))
+		return (r.Op == token.EQL || r.Op == token.NEQ) && (ssavalue.IsNil(r.X) || ssavalue.IsNil(r.Y))
 	case *ssa.Call:
 		if b, ok := r.Call.Value.(*ssa.Builtin); ok {
 			switch b.Name() {
@@ -805,5 +805,5 @@ func madeFor(v ssa.Value, up ssa.Instruction) (*ssa.Alloc, bool) {
 
 func madeChanOrNil(v ssa.Value) bool {
 	_, ok := v.(*ssa.MakeChan)
-	return ok || isNil(v)
+	return ok || ssavalue.IsNil(v)
 }

@@ -105,18 +105,13 @@ func nilAfterClose(cl *sharedloc.Access, f *types.Var) *ssa.Store {
 			continue
 		case *ssa.Store:
 			to, ok := in.Addr.(*ssa.FieldAddr)
-			if ok && to.X == fa.X && to.Field == fa.Field && isNil(in.Val) {
+			if ok && to.X == fa.X && to.Field == fa.Field && ssavalue.IsNil(in.Val) {
 				return in
 			}
 		}
 		return nil
 	}
 	return nil
-}
-
-func isNil(v ssa.Value) bool {
-	k, ok := v.(*ssa.Const)
-	return ok && k.IsNil()
 }
 
 // freshOnly reports whether the unexported field f holds each channel the
@@ -144,7 +139,7 @@ func (c *checker) storesFresh(f *types.Var) bool {
 		if !ok {
 			return false
 		}
-		if isNil(st.Val) {
+		if ssavalue.IsNil(st.Val) {
 			continue
 		}
 		mk, ok := st.Val.(*ssa.MakeChan)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -244,7 +245,7 @@ func (t *tokenChan) taken(cl *sharedloc.Access, g *goroutines.Context) bool {
 	base := cl.Base
 	if p, ok := base.(*ssa.Parameter); ok {
 		callee := g.Site.Common().StaticCallee()
-		i := paramIndex(g.Entry, p)
+		i := slices.Index(g.Entry.Params, p)
 		if callee != g.Entry || i < 0 || i >= len(g.Site.Common().Args) {
 			return false
 		}
@@ -294,15 +295,4 @@ func oneValue(base ssa.Value) bool {
 		return true // the object itself, or the channel variable (oneToken checks its stores)
 	}
 	return len(ssavalue.StoresTo(cell)) == 1
-}
-
-// paramIndex returns p's index among fn's parameters (the receiver first),
-// or -1.
-func paramIndex(fn *ssa.Function, p *ssa.Parameter) int {
-	for i, q := range fn.Params {
-		if q == p {
-			return i
-		}
-	}
-	return -1
 }

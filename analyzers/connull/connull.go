@@ -15,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/internal/suppress"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 	"github.com/precog-dev/precog/detect/finding"
@@ -55,8 +56,8 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 	// function that pass nil to it (see nilPassed).
 	through := make(map[*sharedloc.Access][]ssa.CallInstruction)
 	for _, a := range accs {
-		if a.Op == sharedloc.Store && isNil(a.Val) && nilable(a.Val.Type()) && !clearsBeforeShrinking(a) ||
-			a.Op == sharedloc.AtomicStore && isNil(a.Val) && atomicPointer(a.Val.Type()) {
+		if a.Op == sharedloc.Store && ssavalue.IsNil(a.Val) && nilable(a.Val.Type()) && !clearsBeforeShrinking(a) ||
+			a.Op == sharedloc.AtomicStore && ssavalue.IsNil(a.Val) && atomicPointer(a.Val.Type()) {
 			nils = append(nils, a)
 		} else if sites := nilPassed(env, a); len(sites) > 0 {
 			nils = append(nils, a)
@@ -122,11 +123,11 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, d co
 		rel = append(rel, analysis.RelatedInformation{Pos: r.Pos(), Message: fmt.Sprintf("%s read here", expr)})
 	}
 	rel = append(rel, env.Related(p, fmt.Sprintf("nil stored here by %s", writer))...)
-	if site := p.VB.Site; site != nil && !isNil(w.Val) {
+	if site := p.VB.Site; site != nil && !ssavalue.IsNil(w.Val) {
 		rel = append(rel, analysis.RelatedInformation{Pos: site.Pos(), Message: fmt.Sprintf("nil passed to %s here by %s", writer, source.FuncName(site.Parent()))})
 	}
 	judged := p
-	if !isNil(w.Val) {
+	if !ssavalue.IsNil(w.Val) {
 		judged = p.AtCall() // a nil passed to a setter: the caller decides when
 	}
 	rep.ReportAssuming(env.Assumption(judged), analysis.Diagnostic{Pos: d.Instr.Pos(), Message: msg, Related: rel},
@@ -160,7 +161,7 @@ func nilPassed(env *concurrent.Env, a *sharedloc.Access) []ssa.CallInstruction {
 		return nil
 	}
 	for _, u := range *p.Referrers() {
-		if bin, ok := u.(*ssa.BinOp); ok && (bin.Op == token.EQL || bin.Op == token.NEQ) && (isNil(bin.X) || isNil(bin.Y)) {
+		if bin, ok := u.(*ssa.BinOp); ok && (bin.Op == token.EQL || bin.Op == token.NEQ) && (ssavalue.IsNil(bin.X) || ssavalue.IsNil(bin.Y)) {
 			return nil
 		}
 	}
@@ -170,7 +171,7 @@ func nilPassed(env *concurrent.Env, a *sharedloc.Access) []ssa.CallInstruction {
 		if _, isCall := site.(*ssa.Call); !isCall || callgraph.StaticCallee(site.Common()) != fn {
 			continue
 		}
-		if args := site.Common().Args; idx < len(args) && isNil(args[idx]) {
+		if args := site.Common().Args; idx < len(args) && ssavalue.IsNil(args[idx]) {
 			sites = append(sites, site)
 		}
 	}
@@ -420,11 +421,6 @@ func storedBack(sl *ssa.Slice) bool {
 	return false
 }
 
-func isNil(v ssa.Value) bool {
-	c, ok := v.(*ssa.Const)
-	return ok && c.IsNil()
-}
-
 // nilable reports whether a nil of type t makes a dereference fail: slices
 // are left to con-index, where a nil slice is just empty.
 // atomicPointer reports whether a sync/atomic store of a value of type t
@@ -552,7 +548,7 @@ func oneChannelEach(env *concurrent.Env, loc sharedloc.Loc) bool {
 		if !ok {
 			return false
 		}
-		if isNil(st.Val) {
+		if ssavalue.IsNil(st.Val) {
 			continue
 		}
 		fa, ok := st.Addr.(*ssa.FieldAddr)

@@ -647,7 +647,7 @@ func (c *checker) addInside(g *ssa.Go, entry, starter *ssa.Function) {
 			if w == nil {
 				continue
 			}
-			if d, ok := add.Common().Args[1].(*ssa.Const); ok && d.Int64() <= 0 {
+			if isDone(add) {
 				continue // a Done by another name
 			}
 			var wait ssa.CallInstruction
@@ -690,7 +690,7 @@ func (c *checker) addInside(g *ssa.Go, entry, starter *ssa.Function) {
 func (c *checker) addsInsideElsewhere(calls []wgCall) {
 	env := c.env
 	var adds, waits []wgCall
-	counted := make(map[sharedloc.Loc]bool) // every Add inside the goroutine it counts
+	outside := make(map[sharedloc.Loc]bool) // some Add outside the goroutine it counts
 	dones := make(map[*ssa.Function][]sharedloc.Loc)
 	for _, call := range calls {
 		fn := call.instr.Parent()
@@ -700,15 +700,14 @@ func (c *checker) addsInsideElsewhere(calls []wgCall) {
 		case call.method == model.WaitGroupDone || isDone(call.instr):
 			dones[fn] = append(dones[fn], call.wg)
 		default:
-			if _, seen := counted[call.wg]; !seen {
-				counted[call.wg] = true
+			if !startsOwn(env.Goroutines, fn) {
+				outside[call.wg] = true
 			}
-			counted[call.wg] = counted[call.wg] && startsOwn(env.Goroutines, fn)
 			adds = append(adds, call)
 		}
 	}
 	for _, w := range waits {
-		if !counted[w.wg] {
+		if outside[w.wg] {
 			continue
 		}
 	adds:

@@ -15,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -270,7 +271,7 @@ func nonNil(v ssa.Value, at ssa.Instruction) bool {
 	}
 	for _, g := range ssaflow.Guards(at) {
 		b, ok := g.Cond.(*ssa.BinOp)
-		if !ok || !(b.X == v && isNil(b.Y) || b.Y == v && isNil(b.X)) {
+		if !ok || !(b.X == v && ssavalue.IsNil(b.Y) || b.Y == v && ssavalue.IsNil(b.X)) {
 			continue
 		}
 		if b.Op == token.NEQ && g.Taken || b.Op == token.EQL && !g.Taken {
@@ -278,11 +279,6 @@ func nonNil(v ssa.Value, at ssa.Instruction) bool {
 		}
 	}
 	return false
-}
-
-func isNil(v ssa.Value) bool {
-	c, ok := v.(*ssa.Const)
-	return ok && c.IsNil()
 }
 
 // readCall returns a call, handed the reader of pipe as an argument, that

@@ -366,6 +366,12 @@ func onlyOwnerWrites(addr ssa.Value, depth int) bool {
 	return true
 }
 
+// IsNil reports whether v is the constant nil.
+func IsNil(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.IsNil()
+}
+
 // Unconverted returns the value x converts without making a new object:
 // a channel made bidirectional handed on as send-only or receive-only
 // (chan T to <-chan T, as a return or an argument may apply), or any
