@@ -149,6 +149,7 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 	// met: an object first met at the end of a long path is expanded
 	// again when a shorter path reaches it.
 	left := map[Obj]int{}
+	chains := map[ssa.CallInstruction]*cloneChain{} // by clone site, nil for none
 	var work []item
 	for _, o := range roots {
 		if o.Site != nil {
@@ -163,9 +164,13 @@ func (r *Result) Reachable(roots []Obj, depth int) map[ssa.Value]bool {
 		if it.d == 0 || left[it.o] > it.d {
 			continue
 		}
-		var ch *cloneChain
-		if it.o.Clone != nil {
-			ch = newCloneChain(it.o.Clone)
+		var ch *cloneChain // only a closure's memory is read through it
+		if _, isClosure := it.o.Site.(*ssa.MakeClosure); isClosure && it.o.Clone != nil {
+			var ok bool
+			if ch, ok = chains[it.o.Clone]; !ok {
+				ch = newCloneChain(it.o.Clone)
+				chains[it.o.Clone] = ch
+			}
 		}
 		for _, cell := range r.heap[it.o.Site] {
 			if !r.concrete[cell.node] || !strings.HasPrefix(cell.path, it.o.Path) {
