@@ -2,6 +2,8 @@ package shim
 
 import (
 	"hash/maphash"
+	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -19,8 +21,8 @@ import (
 // operation; a pointer and an interface value are not).
 var syncMapKeys sync.Map
 
-// mapKeys is one sync.Map's keys. Integer and string keys (intKey,
-// stringKey), the keys of most programs, are in fast, a table of the
+// mapKeys is one sync.Map's keys. Keys of integer and string types
+// (scalarKey), the keys of most programs, are in fast, a table of the
 // shim's own; the keys of other types in keys, key -> *keyEntry.
 type mapKeys struct {
 	m    *sync.Map
@@ -51,10 +53,12 @@ type keyTable struct {
 
 // A keyEntry is a key's location (loc) and, for a key of fast, the key as
 // fast compares it: its type word, and its value (an integer) or its hash
-// and value (a string).
+// and value (a string). The type word is kept as a number: a type
+// descriptor is never freed or moved, and a pointer would make the key
+// escape (see scalarKey).
 type keyEntry struct {
 	loc uint64
-	typ unsafe.Pointer
+	typ uintptr
 	v   uint64
 	s   string
 }
@@ -62,49 +66,56 @@ type keyEntry struct {
 // keySeed seeds the hash of string keys.
 var keySeed = maphash.MakeSeed()
 
-// intKey returns the type word and the value of a key of one of Go's
-// integer types; ok is false for a key of any other type. Two integer
-// keys are equal, as sync.Map compares them, exactly when both are equal.
-func intKey(key any) (typ unsafe.Pointer, v uint64, ok bool) {
+// scalarKey returns the type word of a key of an integer or string type,
+// named or not, and its value (an integer, zero-extended) or its hash and
+// value (a string); ok is false for a key of any other type. Two such keys
+// are equal, as sync.Map compares them, exactly when these are.
+//
+// The key does not escape: nothing it points to is kept (the table keeps a
+// copy of a string, mapKeys.insert), so that the recorded program's
+// conversion of a key to an interface, for a sync.Map operation that keeps
+// no key (Load, Delete, LoadAndDelete, CompareAndDelete), stays on its
+// stack as it does unrecorded: a test counting allocations
+// (testing.AllocsPerRun) would otherwise count one per operation.
+func scalarKey(key any) (typ uintptr, v uint64, s string, ok bool) {
 	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&key))
+	typ = uintptr(w[0])
 	switch key.(type) {
 	case int64, uint64:
-		v = *(*uint64)(w[1])
+		return typ, *(*uint64)(w[1]), "", true
 	case int, uint, uintptr: // one size, the platform's word
-		v = uint64(*(*uint)(w[1]))
+		return typ, uint64(*(*uint)(w[1])), "", true
 	case int32, uint32:
+		return typ, uint64(*(*uint32)(w[1])), "", true
+	case string:
+		s = *(*string)(w[1])
+		return typ, maphash.String(keySeed, s), s, true
+	case nil:
+		return 0, 0, "", false
+	}
+	switch reflect.TypeOf(key).Kind() { // a named type, or a narrow one
+	case reflect.Int64, reflect.Uint64:
+		v = *(*uint64)(w[1])
+	case reflect.Int, reflect.Uint, reflect.Uintptr:
+		v = uint64(*(*uint)(w[1]))
+	case reflect.Int32, reflect.Uint32:
 		v = uint64(*(*uint32)(w[1]))
+	case reflect.Int16, reflect.Uint16:
+		v = uint64(*(*uint16)(w[1]))
+	case reflect.Int8, reflect.Uint8:
+		v = uint64(*(*uint8)(w[1]))
+	case reflect.String:
+		s = *(*string)(w[1])
+		return typ, maphash.String(keySeed, s), s, true
 	default:
-		return nil, 0, false
+		return 0, 0, "", false
 	}
-	return w[0], v, true
-}
-
-// stringKey returns the type word, the hash and the value of a key of type
-// string; ok is false for a key of any other type.
-func stringKey(key any) (typ unsafe.Pointer, h uint64, s string, ok bool) {
-	s, ok = key.(string)
-	if !ok {
-		return nil, 0, "", false
-	}
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&key))[0], maphash.String(keySeed, s), s, true
-}
-
-// findInt returns the entry of integer key v of type typ (intKey), nil
-// if t has none. A string's entry never matches: its type word differs.
-func (t *keyTable) findInt(typ unsafe.Pointer, v uint64) *keyEntry {
-	mask := uint64(len(t.slots) - 1)
-	for i := v * keyMul >> t.shift; ; i = (i + 1) & mask {
-		e := t.slots[i&mask].Load()
-		if e == nil || e.v == v && e.typ == typ {
-			return e
-		}
-	}
+	return typ, v, "", true
 }
 
 // find returns the entry of a key of type typ whose value (an integer) or
 // hash (a string s) is v, nil if t has none.
-func (t *keyTable) find(typ unsafe.Pointer, v uint64, s string) *keyEntry {
+func (t *keyTable) find(typ uintptr, v uint64, s string) *keyEntry {
 	mask := uint64(len(t.slots) - 1)
 	for i := v * keyMul >> t.shift; ; i = (i + 1) & mask {
 		e := t.slots[i&mask].Load()
@@ -135,8 +146,10 @@ func newKeyTable(bits uint) *keyTable {
 }
 
 // insert returns the entry of a key of fast, adding it if it is not
-// there. Under the lock, so that a key has one entry.
-func (mk *mapKeys) insert(typ unsafe.Pointer, v uint64, s string) *keyEntry {
+// there. Under the lock, so that a key has one entry. The entry keeps a
+// copy of a string key: the key's bytes may be on the recorded program's
+// stack (scalarKey).
+func (mk *mapKeys) insert(typ uintptr, v uint64, s string) *keyEntry {
 	mk.mu.Lock()
 	defer mk.mu.Unlock()
 	t := mk.fast.Load()
@@ -157,7 +170,7 @@ func (mk *mapKeys) insert(typ unsafe.Pointer, v uint64, s string) *keyEntry {
 		t = bigger
 		mk.fast.Store(t)
 	}
-	e := &keyEntry{typ: typ, v: v, s: s}
+	e := &keyEntry{typ: typ, v: v, s: strings.Clone(s)}
 	t.put(e)
 	return e
 }
@@ -172,6 +185,29 @@ func SyncMapGate(site uint32, store bool, m *sync.Map, key any) (Atomic, unsafe.
 	}
 	g := cur()
 	p := g.syncMapKey(m, key)
+	k := trace.EvAtomicLoad
+	if store {
+		k = trace.EvAtomicStore
+	}
+	gate(g, site, k, p)
+	return Atomic{g}, p
+}
+
+// SyncMapScalarGate is SyncMapGate for a key of an integer or string type
+// (scalarKey), which it keeps nothing of: the instrumenter calls it for
+// the sync.Map operations that keep no key (Load, Delete, LoadAndDelete,
+// CompareAndDelete) when the key's static type is one of those, so that
+// the program's conversion of the key to an interface stays on its stack
+// (SyncMapGate's key escapes: it keeps a key of any other type).
+func SyncMapScalarGate(site uint32, store bool, m *sync.Map, key any) (Atomic, unsafe.Pointer) {
+	if !enabled {
+		return Atomic{}, nil
+	}
+	g := cur()
+	p := g.mapKeys(m).scalar(key)
+	if p == nil {
+		panic("precog: SyncMapScalarGate: a key of type " + reflect.TypeOf(key).String())
+	}
 	k := trace.EvAtomicLoad
 	if store {
 		k = trace.EvAtomicStore
@@ -222,22 +258,18 @@ func SyncMapRangeGate(l *Local, site uint32, m *sync.Map, key any) (Atomic, unsa
 // A key that is not comparable panics here, with the runtime error that
 // the sync.Map operation would have raised.
 func (g *gstate) syncMapKey(m *sync.Map, key any) unsafe.Pointer {
-	mk := g.syncMap
-	if mk == nil || mk.m != m {
-		mk = g.lookupMap(m)
-	}
-	if t := mk.fast.Load(); t != nil {
-		if typ, v, ok := intKey(key); ok {
-			if e := t.findInt(typ, v); e != nil {
-				return unsafe.Pointer(&e.loc)
-			}
-		}
+	mk := g.mapKeys(m)
+	if p := mk.scalar(key); p != nil {
+		return p
 	}
 	return mk.other(key)
 }
 
-// lookupMap finds m's keys and keeps them as the goroutine's last.
-func (g *gstate) lookupMap(m *sync.Map) *mapKeys {
+// mapKeys returns m's keys, from the goroutine's last map if it is m.
+func (g *gstate) mapKeys(m *sync.Map) *mapKeys {
+	if mk := g.syncMap; mk != nil && mk.m == m {
+		return mk
+	}
 	v, ok := syncMapKeys.Load(m)
 	if !ok {
 		v, _ = syncMapKeys.LoadOrStore(m, &mapKeys{m: m})
@@ -246,20 +278,24 @@ func (g *gstate) lookupMap(m *sync.Map) *mapKeys {
 	return g.syncMap
 }
 
-// other returns the location of a key that syncMapKey did not find: a
-// string, an integer seen first, or a key of another type.
-func (mk *mapKeys) other(key any) unsafe.Pointer {
-	if typ, h, s, ok := stringKey(key); ok {
-		if t := mk.fast.Load(); t != nil {
-			if e := t.find(typ, h, s); e != nil {
-				return unsafe.Pointer(&e.loc)
-			}
+// scalar returns the location of a key of an integer or string type
+// (scalarKey), from fast, nil for a key of another type.
+func (mk *mapKeys) scalar(key any) unsafe.Pointer {
+	typ, v, s, ok := scalarKey(key)
+	if !ok {
+		return nil
+	}
+	if t := mk.fast.Load(); t != nil {
+		if e := t.find(typ, v, s); e != nil {
+			return unsafe.Pointer(&e.loc)
 		}
-		return unsafe.Pointer(&mk.insert(typ, h, s).loc)
 	}
-	if typ, v, ok := intKey(key); ok {
-		return unsafe.Pointer(&mk.insert(typ, v, "").loc)
-	}
+	return unsafe.Pointer(&mk.insert(typ, v, s).loc)
+}
+
+// other returns the location of a key of a type that is neither an
+// integer nor a string type. The key is kept, as the entry's key.
+func (mk *mapKeys) other(key any) unsafe.Pointer {
 	p, ok := mk.keys.Load(key)
 	if !ok {
 		p, _ = mk.keys.LoadOrStore(key, &keyEntry{})

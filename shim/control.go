@@ -612,7 +612,7 @@ const wokenGrace = 50 * time.Millisecond
 // after a sync event is appended; ctlSelectPlan and ctlSelected are the
 // select's.
 
-func ctlGate(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
+func ctlGate(g *gstate, site uint32, k trace.Kind, addr uintptr) {
 	c := ctl.Load()
 	if c == nil {
 		return
@@ -650,7 +650,7 @@ func ctlAccess(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
 		}
 	}
 	if c.named(site) {
-		c.arrival(g, site, k, addr)
+		c.arrival(g, site, k, uintptr(addr))
 	}
 }
 
@@ -707,7 +707,7 @@ func ctlSendDue(g *gstate) bool {
 
 // arrival handles g's arrival at a named site, whose operation touches
 // addr (the memory of an access, a map, a sync object; nil if none).
-func (c *control) arrival(g *gstate, site uint32, k trace.Kind, addr unsafe.Pointer) {
+func (c *control) arrival(g *gstate, site uint32, k trace.Kind, addr uintptr) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gc := c.goroutine(g)
@@ -793,13 +793,13 @@ func (c *control) passPending(gc *gctl) {
 // this (passPending): no recorded read replaced the slot meanwhile, no
 // write of g cleared it, and g's seq is the read's. Only g's own
 // goroutine calls it.
-func (gc *gctl) passAgain(g *gstate, site uint32, addr unsafe.Pointer) {
+func (gc *gctl) passAgain(g *gstate, site uint32, addr uintptr) {
 	if !repeatFilter {
 		return
 	}
-	if s := g.readSlot(uintptr(addr), site); s.addr == uintptr(addr) && s.site == site {
+	if s := g.readSlot(addr, site); s.addr == addr && s.site == site {
 		s.seq = noSeq
-		gc.again, gc.againSite, gc.againAddr = true, site, uintptr(addr)
+		gc.again, gc.againSite, gc.againAddr = true, site, addr
 	}
 }
 

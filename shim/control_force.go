@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -228,14 +227,14 @@ func (f *forceState) cycle() *fpoint {
 // names it, with the collections counted so far (gcEpoch), so that the
 // driver can tell whether two forced accesses touched one piece of memory
 // (a forced run records no trace).
-func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, addr unsafe.Pointer) {
+func (f *forceState) arrive(c *control, gc *gctl, pt plan.Point, k trace.Kind, addr uintptr) {
 	p := f.points[keyOf(pt)]
 	if p == nil || p.reached {
 		return
 	}
 	p.reached, p.reachedAt = true, nanotime()
-	rec := plan.Record{Event: plan.EvReached, Point: pointWithKind(p.p, k), Addr: uint64(uintptr(addr))}
-	if addr != nil {
+	rec := plan.Record{Event: plan.EvReached, Point: pointWithKind(p.p, k), Addr: uint64(addr)}
+	if addr != 0 {
 		rec.Epoch = gcEpoch.Load()
 	}
 	c.emit(rec)

@@ -580,11 +580,11 @@ func TestSyncMapKey(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { key(&m, "a"); key(&other, "a"); key(&m, 1.5) }); n != 0 {
 		t.Errorf("locations of pairs already seen, of two maps in turn, allocate %v times, want 0", n)
 	}
-	// Keys of the shim's own table (intKey, stringKey) and of the others, looked up
+	// Keys of the shim's own table (scalarKey) and of the others, looked up
 	// by two goroutines at once while the table grows: equal keys of one
 	// type share a location, and keys of equal values but other types
-	// (a named string type, which the table leaves to the sync.Map), or
-	// of other values, do not.
+	// (a named string type, a float64, which the table leaves to the
+	// sync.Map), or of other values, do not.
 	type name string
 	var keys sync.Map
 	locs := make([]map[unsafe.Pointer]any, 2)
@@ -649,6 +649,60 @@ func TestSyncMapKey(t *testing.T) {
 		if ev.Addr != uint64(uintptr(a)) || ev.Value != 1 {
 			t.Errorf("%v at %#x value %d, want at %p value 1", ev.Kind, ev.Addr, ev.Value, a)
 		}
+	}
+}
+
+// TestSyncMapScalarKey: a key of an integer or string type, named or not,
+// is not kept by SyncMapScalarGate: its conversion to an interface does not
+// allocate (a test counting allocations passes recorded), and the table
+// keeps a copy of a string key, so a key whose bytes change later keeps
+// its location and another key with the bytes it had gets its own.
+func TestSyncMapScalarKey(t *testing.T) {
+	var m sync.Map
+	type id uint16
+	keys := []string{strconv.Itoa(12345), strconv.Itoa(678)}
+	scalar := func(k any) unsafe.Pointer { return cur().mapKeys(&m).scalar(k) }
+	for _, k := range keys {
+		scalar(k) // entered before counting
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		for i, k := range keys {
+			SyncMapScalarGate(1, false, &m, k)
+			SyncMapScalarGate(1, false, &m, id(i+1000))
+			scalar(k)
+		}
+	}); n != 0 {
+		t.Errorf("the locations of string keys seen before allocate %v times, want 0", n)
+	}
+	b := []byte("abc")
+	k := unsafe.String(&b[0], len(b))
+	p := scalar(k)
+	b[2] = 'd' // k is "abd" now
+	if q := scalar("abc"); q != p {
+		t.Errorf("key abc: location %p after its bytes changed, %p before", q, p)
+	}
+	if q := scalar("abd"); q == p {
+		t.Errorf("key abd shares key abc's location %p", p)
+	}
+	if scalar(id(7)) == scalar(uint16(7)) || scalar(id(7)) != scalar(id(7)) || scalar(int8(-1)) == scalar(uint8(255)) {
+		t.Error("keys of integer types share locations across types, or one key has two")
+	}
+	if scalar(1.5) != nil || scalar(struct{}{}) != nil || scalar(nil) != nil {
+		t.Error("a float, struct or nil key has a location in the table of integer and string keys")
+	}
+}
+
+// TestGateKeepsNoAddress: the gate passes control a sync object's address
+// as a number, so a local the program only uses atomically stays on its
+// stack recorded, as it does unrecorded (a call through the controlGate
+// variable would leak a pointer).
+func TestGateKeepsNoAddress(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() {
+		var n int32
+		AtomicAddInt32(1, &n, 1)
+		AtomicLoadInt32(1, &n)
+	}); n != 0 {
+		t.Errorf("atomics on a local allocate %v times, want 0", n)
 	}
 }
 

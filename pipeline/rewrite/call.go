@@ -943,7 +943,9 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 		r.expr(a)
 	}
 	var fn string
-	if op.rt {
+	if op.rt && scalarKeyOps[op.fn] && len(c.Args) > 0 && r.scalarKey(c.Args[0]) {
+		fn = r.rt(op.fn + "Scalar")
+	} else if op.rt {
 		fn = r.rt(op.fn)
 	} else {
 		fn = r.shim(op.fn)
@@ -988,6 +990,26 @@ func (r *rewriter) syncCall(c *ast.CallExpr, se *ast.SelectorExpr, sel *types.Se
 	r.ed.open(lo, hi, lit(head+s+", "+amp))
 	r.ed.replace(xEnd, r.off(c.Lparen)+1, lo, hi, lit(text))
 	return true
+}
+
+// scalarKeyOps are the sync.Map operations that keep no key: their rt
+// wrappers have a Scalar variant (shim/rt/syncmap.go) for a key of an
+// integer or string type, whose conversion to an interface then stays on
+// the program's stack as it does unrecorded.
+var scalarKeyOps = map[string]bool{
+	"SyncMapLoad": true, "SyncMapLoadAndDelete": true, "SyncMapDelete": true, "SyncMapCompareAndDelete": true,
+}
+
+// scalarKey reports whether the static type of key, a sync.Map key, is an
+// integer or string type (named or not, an untyped constant's too): then
+// so is its dynamic type, as shim.SyncMapScalarGate requires.
+func (r *rewriter) scalarKey(key ast.Expr) bool {
+	tv, ok := r.info.Types[key]
+	if !ok || tv.Type == nil {
+		return false
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsInteger|types.IsString) != 0
 }
 
 // syncSites allocates the sites of a sync call and returns their ids as

@@ -41,6 +41,15 @@ func SyncMapLoad(site uint32, m *sync.Map, key any) (any, bool) {
 	return v, ok
 }
 
+// SyncMapLoadScalar is (*sync.Map).Load of a key of an integer or string
+// type.
+func SyncMapLoadScalar(site uint32, m *sync.Map, key any) (any, bool) {
+	a, p := shim.SyncMapScalarGate(site, false, m, key)
+	v, ok := m.Load(key)
+	a.Load(site, p, nonNil(v, ok))
+	return v, ok
+}
+
 // SyncMapStore is (*sync.Map).Store.
 func SyncMapStore(site uint32, m *sync.Map, key, value any) {
 	a, p := shim.SyncMapGate(site, true, m, key)
@@ -68,9 +77,26 @@ func SyncMapLoadAndDelete(site uint32, m *sync.Map, key any) (any, bool) {
 	return v, loaded
 }
 
+// SyncMapLoadAndDeleteScalar is (*sync.Map).LoadAndDelete of a key of an
+// integer or string type.
+func SyncMapLoadAndDeleteScalar(site uint32, m *sync.Map, key any) (any, bool) {
+	a, p := shim.SyncMapScalarGate(site, true, m, key)
+	v, loaded := m.LoadAndDelete(key)
+	a.Store(site, p, 0)
+	return v, loaded
+}
+
 // SyncMapDelete is (*sync.Map).Delete.
 func SyncMapDelete(site uint32, m *sync.Map, key any) {
 	a, p := shim.SyncMapGate(site, true, m, key)
+	m.Delete(key)
+	a.Store(site, p, 0)
+}
+
+// SyncMapDeleteScalar is (*sync.Map).Delete of a key of an integer or
+// string type.
+func SyncMapDeleteScalar(site uint32, m *sync.Map, key any) {
+	a, p := shim.SyncMapScalarGate(site, true, m, key)
 	m.Delete(key)
 	a.Store(site, p, 0)
 }
@@ -97,6 +123,18 @@ func SyncMapCompareAndSwap(site uint32, m *sync.Map, key, old, new any) bool {
 // SyncMapCompareAndDelete is (*sync.Map).CompareAndDelete.
 func SyncMapCompareAndDelete(site uint32, m *sync.Map, key, old any) bool {
 	a, p := shim.SyncMapGate(site, true, m, key)
+	if m.CompareAndDelete(key, old) {
+		a.Store(site, p, 0)
+		return true
+	}
+	a.Load(site, p, nonNil(m.Load(key)))
+	return false
+}
+
+// SyncMapCompareAndDeleteScalar is (*sync.Map).CompareAndDelete of a key
+// of an integer or string type.
+func SyncMapCompareAndDeleteScalar(site uint32, m *sync.Map, key, old any) bool {
+	a, p := shim.SyncMapScalarGate(site, true, m, key)
 	if m.CompareAndDelete(key, old) {
 		a.Store(site, p, 0)
 		return true
