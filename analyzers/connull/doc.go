@@ -105,6 +105,12 @@
 // earlier virtual time (the clock advances only when every goroutine of
 // the bubble is durably blocked): precog test orders them, this check does
 // not know bubbles and reports the pair (kernels bubblecache, bubbletimer).
+// A nil store under a mutex that another goroutine locked and handed over
+// through a channel (`go func() { mu.Lock(); close(acquired) }();
+// <-acquired; defer mu.Unlock()`: otlptracegrpc's client.Stop) holds no
+// lock for this check, whose lock sets follow a function's own Lock calls
+// and go statements only; precog test's follow the hand-off (kernel
+// lockhandoff).
 //
 // Confidence: a report that assumes when a test, or an importer calling
 // the package, does something, which it decides by its own protocol and

@@ -30,7 +30,7 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 		}
 	}
 	if !opts.LockOrder && !opts.NoHandedLocks {
-		a.handed = handedLocks(events, a.tryMode)
+		a.handed, a.adopts = handedLocks(events, a.tryMode)
 	}
 	for i := range events {
 		a.ahead(i)
@@ -258,6 +258,9 @@ type analyzer struct {
 	// handed holds the locks each fork hands its child (handedLocks);
 	// nil in Stream, which cannot look ahead for the child's Unlock.
 	handed map[int][]Lock
+	// adopts holds, by logical id, the locks goroutines adopt and have
+	// not adopted yet (handedLocks); nil in Stream, as handed.
+	adopts map[uint64][]adoption
 	// sync holds the release clocks of WaitGroups, Conds and closed
 	// channels, keyed by address; a channel's close clock is keyed by
 	// its chanOp id so that a channel made again at the same address
@@ -803,6 +806,12 @@ func (a *analyzer) event(i int) {
 		}
 	}
 
+	// A lock adopted from the goroutine that took it, once its Lock is
+	// ordered before the event: after the acquires.
+	if a.adopts[ev.Goroutine] != nil {
+		a.adopt(i, gi, ev.Goroutine)
+	}
+
 	// The event itself. A GC epoch event does not count: the shim may
 	// record one before its goroutine's Begin, which would otherwise
 	// start a second goroutine of the id, with no go statement.
@@ -1283,6 +1292,49 @@ func (a *analyzer) open(i, gi int, l Lock, handed bool) {
 	a.setLocks(gi)
 	if l.Mode == Write && a.opts.LockOrder && !slices.Contains(a.writers[l.Addr], int32(gi)) {
 		a.writers[l.Addr] = append(a.writers[l.Addr], int32(gi))
+	}
+}
+
+// adopt opens, at event i of goroutine gi (logical id id), a section of
+// each lock the goroutine adopts (handedLocks) whose Lock happens before
+// i, and ends the locker's section there: the Lock is before i and i is
+// before the adopter's Unlock in program order, so i runs while the lock
+// is held, in every run in which the two goroutines synchronize as they
+// did; the locker's events after i need not (it handed the lock on and
+// may go on without it). Both sections are marked Handed. An adoption
+// whose Unlock comes before any event ordered after its Lock (the
+// hand-off went through synchronization the trace does not hold) opens
+// nothing: the Unlock ends the locker's section, as unlock does.
+func (a *analyzer) adopt(i, gi int, id uint64) {
+	ps := a.adopts[id]
+	keep := ps[:0]
+	for _, p := range ps {
+		if i >= p.until {
+			continue
+		}
+		if i < p.first || i <= p.from {
+			keep = append(keep, p)
+			continue
+		}
+		sg := &a.segs[a.seg[p.from]]
+		if int(sg.g) == gi || a.gs[gi].vc.get(int(sg.g)) < sg.own {
+			keep = append(keep, p)
+			continue
+		}
+		lst := a.gs[sg.g]
+		for k := len(lst.open) - 1; k >= 0; k-- {
+			if o := lst.open[k]; o.lock == p.lock {
+				a.sections[o.k].Handed = true
+				a.closeSection(i, int(sg.g), p.lock.Addr, p.lock.Mode)
+				break
+			}
+		}
+		a.open(i, gi, p.lock, true)
+	}
+	if len(keep) == 0 {
+		delete(a.adopts, id)
+	} else {
+		a.adopts[id] = keep
 	}
 }
 

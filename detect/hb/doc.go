@@ -367,22 +367,48 @@
 // a grown array: the copy is not recorded, so the read of the copy has
 // no last write.
 //
-// # Locks handed to a goroutine
+// # Locks handed between goroutines
 //
-// Go lets one goroutine unlock a mutex another locked, and some code
-// locks a mutex and hands it to a goroutine it starts, which unlocks it
-// when done (`mu.Lock(); go func() { defer mu.Unlock(); add(s) }()`:
-// watermill's GoChannel.Subscribe, prometheus's summary flush). Held sets
-// per goroutine would give the child's accesses no lock, and ConMem would
-// predict them against every other section of the mutex. When a
-// goroutine's first release of a mutex is an Unlock (RUnlock) of a lock
-// it did not take, and its parent held that lock at the go statement and
-// has not released it since (handedLocks, a pre-pass over the trace), the
+// Go mutexes have no owner: one goroutine may unlock a mutex another
+// locked, and the critical section runs from the Lock to that Unlock,
+// whatever goroutines the work between them is on. Held sets per
+// goroutine would give the accesses of the goroutine that did not lock
+// no lock, and ConMem would predict them against every other section of
+// the mutex. Two shapes are modeled (handedLocks, a pre-pass over the
+// trace, finds them; Section.Handed marks their sections).
+//
+// Handed at a go statement: some code locks a mutex and hands it to a
+// goroutine it starts, which unlocks it when done (`mu.Lock(); go func()
+// { defer mu.Unlock(); add(s) }()`: watermill's GoChannel.Subscribe,
+// prometheus's summary flush). When a goroutine's first release of a
+// mutex is an Unlock (RUnlock) of a lock it did not take, and its parent
+// held that lock at the go statement and has not released it since, the
 // parent's section ends at the fork and the child holds the lock from its
-// first event to that Unlock (Section.Handed). This is what the run did:
-// no other Lock of the mutex could succeed in between. Stream has no
-// pre-pass and keeps the held sets per goroutine, as Options.LockOrder
-// and Options.NoHandedLocks do. OSCS reports no pair
+// first event to that Unlock.
+//
+// Adopted: any other Unlock (RUnlock) of a lock its goroutine B did not
+// take, which goroutine A took at Lock event L (otlptracegrpc's
+// client.Stop takes its lock on a helper goroutine, which closes a
+// channel once it has it, and waits for the close, or for its context,
+// before it clears the client under the lock and unlocks). B holds the
+// lock from its first event that L happens before up to its Unlock U: such
+// an event e has L before it and U after it in program order, so it runs
+// while the lock is held, in every run in which the goroutines
+// synchronize as they did (the definition of a section without owners,
+// L before e before U, restricted to B's events, which is what the
+// shapes met need). A's section ends at that first event of B: A handed
+// the lock on there, and what A does afterwards is not ordered before U,
+// so it runs outside the section in some run. The walk takes A's events
+// up to that point in the trace's order as inside, those that came after
+// A's last release B acquired among them (which can hide a pair between
+// such an event and a section of the mutex, as held sets per goroutine
+// always did). A hand-off through synchronization the trace does not
+// hold orders nothing before U: no section opens on B, and U ends A's
+// section, as per-goroutine held sets do.
+//
+// Both are what the run did: no other Lock of the mutex could succeed in
+// between. Stream has no pre-pass and keeps the held sets per goroutine,
+// as Options.LockOrder and Options.NoHandedLocks do. OSCS reports no pair
 // with a handed section: the section is no one function's operation.
 //
 // # Approximations (what this is sound for)
@@ -456,7 +482,7 @@
 // least Analyze's (TestStream). Hand-offs through a container are
 // matched as the walk comes to them (their edge's two ends are both behind
 // it at the take, and at the event after a get's section;
-// TestStreamTakes); locks handed to a goroutine at its
-// start (its Unlock may come any time later) and extra edges are not
+// TestStreamTakes); locks handed between goroutines (the
+// Unlock may come any time later) and extra edges are not
 // streamed: the race checker, which uses LockOrder, needs none of them.
 package hb

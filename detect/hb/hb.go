@@ -101,10 +101,10 @@ type Options struct {
 	// a mutex (see "Hand-offs" in the package doc), which is on by
 	// default.
 	NoTakes bool
-	// NoHandedLocks leaves out locks handed to a goroutine at its start
-	// (see "Locks handed to a goroutine" in the package doc), which are
-	// on by default. LockOrder leaves them out too: its mutex order
-	// already orders the child's accesses.
+	// NoHandedLocks leaves out locks handed from one goroutine to another
+	// (see "Locks handed between goroutines" in the package doc), which
+	// are on by default. LockOrder leaves them out too: its mutex order
+	// already orders the receiver's accesses.
 	NoHandedLocks bool
 	// Edges are extra order edges, for synchronization a checker inferred.
 	// An edge whose From is not before its To in the event order is
@@ -139,10 +139,13 @@ type Section struct {
 	Begin  int  // event index of the Lock, RLock or successful TryLock
 	End    int  // event index of the Unlock or RUnlock; -1 if never released
 	Parent int  // index in Sections of the innermost enclosing section of the same goroutine; -1 if none
-	// Handed: the lock was handed to the goroutine at its start (see
-	// "Locks handed to a goroutine" in the package doc): Begin is the
-	// goroutine's first event, not a Lock, and the parent's section of
-	// the lock ends at the fork.
+	// Handed: the lock passed between goroutines (see "Locks handed
+	// between goroutines" in the package doc). Handed to the goroutine
+	// at its start, Begin is its first event, not a Lock, and the
+	// parent's section of the lock ends at the fork. Adopted from the
+	// goroutine that took it, Begin is the adopter's first event ordered
+	// after the Lock, and the locker's section, Handed too, ends there
+	// (its End is that event, of another goroutine).
 	Handed bool
 }
 

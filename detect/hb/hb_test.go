@@ -358,6 +358,55 @@ func TestHandedLock(t *testing.T) {
 	}
 }
 
+// A lock adopted by another goroutine than the one that took it
+// (otlptracegrpc's client.Stop): g2 locks 0x10 and closes a channel, g1
+// receives from it, writes, and unlocks. g1's write before the receive
+// holds nothing; from the receive, ordered after g2's Lock, to the Unlock
+// g1 holds the lock, and g2's section ends there, so g2's write after it
+// holds nothing either. g3 unlocks a lock g1 took (0x20) having learned
+// nothing of it (no recorded sync between them): no section opens, g3's
+// write holds nothing, and g1's section ends at that Unlock.
+func TestAdoptedLock(t *testing.T) {
+	evs, at := parse(t, `
+1 g=1 Begin parent=none
+2 g=1 ChanMake site=1 addr=0xc0 cap=0
+3 g=1 Fork site=2 child=2
+4 g=2 Begin parent=1
+5 g=2 Lock site=3 addr=0x10
+5.1 g=1 Write site=4 addr=0x100 value=1
+6 g=2 ChanClose site=5 addr=0xc0
+7 g=1 ChanRecv site=6 addr=0xc0 ok=false
+7.1 g=1 Write site=7 addr=0x100 value=0
+7.2 g=2 Write site=8 addr=0x108 value=1
+8 g=1 Unlock site=9 addr=0x10
+9 g=1 Fork site=11 child=3
+10 g=1 Lock site=10 addr=0x20
+11 g=3 Begin parent=1
+11.1 g=3 Write site=12 addr=0x110 value=1
+12 g=3 Unlock site=13 addr=0x20
+`)
+	g := Analyze(evs, Options{})
+	want := []Section{
+		{G: 1, Lock: Lock{0x10, Write}, Begin: at(3), End: at(6), Parent: -1, Handed: true},
+		{G: 0, Lock: Lock{0x10, Write}, Begin: at(6), End: at(9), Parent: -1, Handed: true},
+		{G: 0, Lock: Lock{0x20, Write}, Begin: at(10), End: at(13), Parent: -1},
+	}
+	if got := g.Sections(); !slices.Equal(got, want) {
+		t.Errorf("Sections() = %+v\nwant %+v", got, want)
+	}
+	for _, c := range []struct {
+		site uint32
+		want []Lock
+	}{{4, nil}, {6, []Lock{{0x10, Write}}}, {7, []Lock{{0x10, Write}}}, {8, nil}, {12, nil}} {
+		if got := g.Locks(at(c.site)); !slices.Equal(got, c.want) {
+			t.Errorf("locks at site %d: %v, want %v", c.site, got, c.want)
+		}
+	}
+	if got := Analyze(evs, Options{NoHandedLocks: true}).Locks(at(7)); got != nil {
+		t.Errorf("NoHandedLocks: locks at site 7: %v, want none", got)
+	}
+}
+
 func TestGoroutineReuseAndEpochs(t *testing.T) {
 	evs, at := parse(t, `
 1 g=1 Begin parent=none

@@ -21,8 +21,8 @@ const DefaultWindow = 1 << 16
 // StreamOptions configures Stream.
 type StreamOptions struct {
 	// Options are Analyze's, but for two: Stream takes no Edges (an
-	// error) and hands no locks to a goroutine at its start (as
-	// Options.NoHandedLocks: the hand-off is known at the child's Unlock,
+	// error) and hands no locks between goroutines (as
+	// Options.NoHandedLocks: a hand-off is known at the receiver's Unlock,
 	// which may come any time later). Hand-offs through a container
 	// (Options.NoTakes) are matched as the walk comes to them, the latest
 	// maxTakeSlots slots' stores kept. With LockOrder, the race checker's

@@ -23,9 +23,10 @@ func (c *checker) report(p rec, pWrite bool, cur rec, cWrite bool, loc hb.Loc, l
 		r.aLock = c.sectionAt(p, lock)
 		r.bLock = c.sectionAt(cur, lock)
 		if c.handed(r.aLock) || c.handed(r.bLock) {
-			// A lock handed to a goroutine at its start: its section
-			// is no operation of a function (its Begin is no Lock),
-			// and without the hand-off the pair had no common lock.
+			// A lock handed between goroutines: its section is no
+			// operation of a function (the receiver's Begin is no
+			// Lock, the giver's End no Unlock), and without the
+			// hand-off the pair had no common lock.
 			return
 		}
 	}
