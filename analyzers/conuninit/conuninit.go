@@ -48,10 +48,13 @@ func init() { suppress.DefineAll(Analyzer) }
 type checker struct {
 	env *concurrent.Env
 	rep *suppress.Reporter
+	// requests caches requestBefore by handler registration and write,
+	// asked once per read of the location and context.
+	requests map[[2]ssa.Instruction]answer
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID)}
+	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID), requests: make(map[[2]ssa.Instruction]answer)}
 	for _, loc := range c.env.Shared.Locs() {
 		if !loc.Elem {
 			c.location(c.env.Shared.ByLoc[loc])
@@ -129,8 +132,11 @@ func (c *checker) initializedBefore(r *sharedloc.Access, x *goroutines.Context, 
 
 // goroutineReads handles the first shape: r runs on the goroutines of x,
 // started at x.Site, and the starter writes the location only after
-// starting them. A report whose pair rests on an assumption about what
-// orders or protects its sides (concurrent.Env.StartAssumption) is of low
+// starting them. The goroutines of a handler registered at x.Site start
+// at the first request that can reach it, which may come after the write
+// (requestBefore). A report whose pair rests on an assumption about what
+// orders or protects its sides (concurrent.Env.StartAssumption), or on
+// the handler's server getting no request before the write, is of low
 // confidence, as the other checks' are.
 func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, writes []*sharedloc.Access) bool {
 	site := x.Site
@@ -139,6 +145,7 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 	}
 	flow := c.env.Goroutines.Flow
 	var first *sharedloc.Access
+	var req request
 	for _, w := range writes {
 		if w.Fn() != site.Parent() {
 			continue
@@ -146,8 +153,13 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 		if flow.MayFollow(w.Instr, site) {
 			return false // may be set before the goroutine starts
 		}
-		if first == nil && flow.MayFollow(site, w.Instr) {
+		if first != nil || !flow.MayFollow(site, w.Instr) {
+			continue
+		}
+		if x.Kind != goroutines.Handler {
 			first = w
+		} else if q, ok := c.requestBefore(site, w.Instr); ok {
+			first, req = w, q
 		}
 	}
 	if first == nil || c.env.Shared.Local(first) {
@@ -160,11 +172,26 @@ func (c *checker) goroutineReads(r *sharedloc.Access, x *goroutines.Context, wri
 		return false
 	}
 	expr := c.env.Expr(r.Pos(), r.Loc.String())
-	c.rep.ReportAssuming(c.env.StartAssumption(p), analysis.Diagnostic{
-		Pos: r.Pos(),
-		Message: fmt.Sprintf("%s may be read before it is set: the goroutine started at %s can run before %s sets it",
-			expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent())),
-		Related:        c.env.Related(p, fmt.Sprintf("set here, after the goroutine starts, by %s", source.FuncName(first.Fn()))),
+	msg := fmt.Sprintf("%s may be read before it is set: the goroutine started at %s can run before %s sets it",
+		expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent()))
+	set := fmt.Sprintf("set here, after the goroutine starts, by %s", source.FuncName(first.Fn()))
+	if req.at != nil {
+		msg = fmt.Sprintf("%s may be read before it is set: the handler registered at %s can serve a request before %s sets it",
+			expr, c.where(site.Pos(), r.Pos()), source.FuncName(site.Parent()))
+		set = fmt.Sprintf("set here, after the handler is registered, by %s", source.FuncName(first.Fn()))
+	}
+	related := c.env.Related(p, set)
+	if req.at != nil {
+		note := "a request may reach the handler from here, before the set"
+		if req.assume != "" {
+			note = "the test server's address is handed on here, before the set"
+		}
+		related = append(related, analysis.RelatedInformation{Pos: req.at.Pos(), Message: note})
+	}
+	c.rep.ReportAssuming(both(c.env.StartAssumption(p), req.assume), analysis.Diagnostic{
+		Pos:            r.Pos(),
+		Message:        msg,
+		Related:        related,
 		SuggestedFixes: setBeforeGo(c.env.Pass, first.Pos(), site),
 	}, analyzerutil.RoleAt{Role: finding.RoleRead, Pos: r.Pos()}, analyzerutil.RoleAt{Role: finding.RoleInit, Pos: first.Pos()})
 	return true

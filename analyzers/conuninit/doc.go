@@ -19,6 +19,22 @@
 //     reads it after the `go` statement without waiting for the goroutine
 //     (the SPLASH-2 FFT's gEnd).
 //
+// An HTTP handler registered with ServeMux.HandleFunc counts as started
+// at its registration, unless the mux is the function's own (made there
+// by http.NewServeMux, used only to register handlers and to build
+// net/http/httptest servers): then a request can reach the handler only
+// from code given the server or its address, a fresh loopback port, and
+// the handler's goroutines start at the first request the function can
+// send. A test that sets what its handler reads after starting the server
+// but before any code that could send it a request (`m.addr =
+// s.Listener.Addr().String(); m.code = code; Get(s.URL)`) is not
+// reported. A set after a request (a net/http client call, a go statement
+// handed the address, package code that sends one) is, and one after a
+// call that is handed the server or its address and is not known to keep
+// from sending (a client constructor), or after the address is stored
+// where other code can read it, is reported at low confidence (see
+// below).
+//
 // In both, the reader must not write the location itself, no write may be
 // ordered before the read (by a channel, a WaitGroup, a sync.Once), and
 // the value read must be used as is rather than compared first (code that
@@ -98,9 +114,14 @@
 // confidence. The WaitGroup reports rest on no pair's assumption: they
 // pair calls rather than accesses, made by a goroutine and by the function
 // that starts it or (a Wait elsewhere) by code that the goroutine analysis
-// lets overlap it, and are shown at the default confidence. One more
-// assumption is this check's own, of the second shape, and a report that
-// rests on it and on its pair's assumption names both. The goroutine
+// lets overlap it, and are shown at the default confidence. Two more
+// assumptions are this check's own, and a report that rests on one of
+// them and on its pair's assumption names both. Of the first shape, with
+// a handler on a test server of the function's own: that code handed the
+// server or its address, or reading it where the function stored it,
+// sends the server no request before the set (every such report and
+// silence also takes it that no other process finds the server's port
+// first). Of the second shape: the goroutine
 // writes a stream into an io.Pipe, sets the location and then closes the
 // pipe's writer; the starter hands the pipe's reader to a call and reads
 // the location after that call has returned (litefs's backup: `pos` read

@@ -147,3 +147,68 @@ var ParallelMethods = map[string]bool{
 // HTTPHandlerFunc is the named function type whose values the HTTP server
 // calls on a goroutine per request.
 const HTTPHandlerFunc = "net/http.HandlerFunc"
+
+// TestServers are net/http/httptest's server constructors. Each server
+// listens on a fresh loopback port, chosen when it starts, so only code
+// that learns its address from the server (its URL, its listener, the
+// client it configures) can send it a request.
+var TestServers = map[string]bool{
+	"net/http/httptest.NewServer":          true,
+	"net/http/httptest.NewTLSServer":       true,
+	"net/http/httptest.NewUnstartedServer": true,
+}
+
+// MuxRegistrations are the ServeMux methods that register a handler on
+// the receiver: they hand it to no server and send no request.
+var MuxRegistrations = map[string]bool{
+	"(*net/http.ServeMux).HandleFunc": true,
+	"(*net/http.ServeMux).Handle":     true,
+}
+
+// RequestSenders are the calls that send a request, or open a
+// connection, to the URL or address they are handed (directly, inside
+// a request, or as the client's target).
+var RequestSenders = map[string]bool{
+	"net/http.Get":                      true,
+	"net/http.Head":                     true,
+	"net/http.Post":                     true,
+	"net/http.PostForm":                 true,
+	"(*net/http.Client).Do":             true,
+	"(*net/http.Client).Get":            true,
+	"(*net/http.Client).Head":           true,
+	"(*net/http.Client).Post":           true,
+	"(*net/http.Client).PostForm":       true,
+	"(*net/http.Transport).RoundTrip":   true,
+	"(net/http.RoundTripper).RoundTrip": true,
+	"net.Dial":                          true,
+	"net.DialTimeout":                   true,
+	"(*net.Dialer).Dial":                true,
+	"(*net.Dialer).DialContext":         true,
+}
+
+// AddressViews are calls that neither send a request nor keep what they
+// are handed: given a test server or its address, they return a value
+// derived from it (the listener's address, its string, a parsed URL, a
+// request not yet sent, the server's client) or nothing (Close, Start),
+// and whatever they return reaches the server only through a later call.
+var AddressViews = map[string]bool{
+	"(*net/http/httptest.Server).Close":                  true,
+	"(*net/http/httptest.Server).CloseClientConnections": true,
+	"(*net/http/httptest.Server).Start":                  true,
+	"(*net/http/httptest.Server).StartTLS":               true,
+	"(*net/http/httptest.Server).Client":                 true,
+	"(*net/http/httptest.Server).Certificate":            true,
+	"(net.Listener).Addr":                                true,
+	"(net.Addr).String":                                  true,
+	"net.SplitHostPort":                                  true,
+	"net/url.Parse":                                      true,
+	"(*net/url.URL).String":                              true,
+	"net/http.NewRequest":                                true,
+	"net/http.NewRequestWithContext":                     true,
+	"(*net/http.Transport).Clone":                        true,
+	"fmt.Sprintf":                                        true,
+	"fmt.Sprint":                                         true,
+	"strings.TrimPrefix":                                 true,
+	"strings.Replace":                                    true,
+	"strings.ReplaceAll":                                 true,
+}
