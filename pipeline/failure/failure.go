@@ -105,8 +105,8 @@ func (f *Failure) report() int {
 // missing program. The test really fails there, as
 // under go test; precog cannot tell whether that is the test's fault.
 type Environment struct {
-	What string // "a refused connection" (or one "to this machine"), "a missing Unix socket", "a DNS failure", "an unreachable network", "a missing program"
-	Line string // the line of the text that shows it, trimmed
+	What string // "a refused connection" (or one "to this machine"), "a missing Unix socket", "a DNS failure", "an unreachable network", "a missing program", "an unset environment variable", "no Docker"
+	Line string // the line of the text that shows it, trimmed, its runs of spaces and tabs one space (testify's "Messages:   \t...")
 }
 
 // environments are the error texts of Go's net and os/exec packages that
@@ -123,7 +123,9 @@ type Environment struct {
 // net.DNSError's "lookup HOST[ on SERVER]: no such host" and the like,
 // "connect: network is unreachable" and "no route to host", exec's
 // "executable file not found in $PATH" and "fork/exec PATH: no such file
-// or directory".
+// or directory"; a test's own word that an environment variable it needs
+// is not set (gue's 44 tests: "TEST_POSTGRES env var is not set", held-out
+// rehearsal 49), or that Docker is not there.
 var environments = []struct {
 	what string
 	re   *regexp.Regexp
@@ -134,6 +136,8 @@ var environments = []struct {
 	{"a missing Unix socket", regexp.MustCompile(`(dial unix(gram|packet)? \S+: connect|write unixgram \S+: sendmsg): no such file or directory`)},
 	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},
 	{"a missing program", regexp.MustCompile(`executable file not found in|fork/exec \S+: no such file or directory`)},
+	{"an unset environment variable", regexp.MustCompile(`(?i)\benv(ironment)?[ _-]?var(iable)?s?\b.*\b(not set|unset|not defined|must be set|is required|is empty)\b|\b(missing|required|unset)\b.*\benv(ironment)?[ _-]?var(iable)?s?\b`)},
+	{"no Docker", regexp.MustCompile(`(?i)\bdocker\b.*\b(unavailable|not available|not running|not installed)\b|Cannot connect to the Docker daemon`)},
 }
 
 // missingFile is os.PathError's text for a file a test opened under its
@@ -168,7 +172,7 @@ func (f *Failure) Environment() (Environment, bool) {
 	for line := range f.lines() {
 		for _, e := range environments {
 			if e.re.MatchString(line) {
-				return Environment{What: e.what, Line: strings.TrimSpace(line)}, true
+				return Environment{What: e.what, Line: strings.Join(strings.Fields(line), " ")}, true
 			}
 		}
 	}

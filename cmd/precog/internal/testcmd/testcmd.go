@@ -215,15 +215,16 @@ directory of -o DIR (of precog's cache without -o) and a command,
 in its recorded run gets a hint line in the text output: the "precog
 explain -run TestX PACKAGE" command that looks for its root cause, after
 what its output shows of the environment if it shows a refused
-connection, a missing Unix socket, a DNS failure, an unreachable network
-or a missing program
+connection, a missing Unix socket, a DNS failure, an unreachable network,
+a missing program, an unset environment variable or no Docker
 (the finding's validation says it too, "environment"): the test needs a
-server, the network or a program this machine lacks. It stays a
+server, the network, a program or a setting this machine lacks. It stays a
 confirmed finding, since the test fails as under go test. One that
 fails alone but passes with its package's other tests (not-confirmed,
 "alone" in its validation) gets a line saying so instead, and so does one
 that failed only when recorded (not-confirmed: it passed without
-recording). One more line
+recording). More than two tests of a package with the same hint share
+its line. One more line
 reminds that each test ran alone, where a test that needs another's setup
 fails. Findings with a goroutine that code precog did not instrument
 started get a hint line naming what started it, from the goroutine's
@@ -954,7 +955,21 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 // another test of its package set up fails there though the package
 // passes under go test (groupcache's TestTruncatingByteSliceTarget needs
 // another test's once.Do), and the user should not have to guess why.
+//
+// Tests of one package with the same hint (the same environment shown,
+// or none) share one line once there are more than two: gue's 44 tests
+// that all need a database printed 44 hints (held-out rehearsal 49).
 func explainHints(w io.Writer, o options, fs []finding.Finding) {
+	cmd := "precog explain"
+	if o.dir != "" {
+		cmd += " -C " + cli.ShellQuote(o.dir)
+	}
+	type hintKey struct {
+		kind     int // the hint's kind: 0 failed by itself, 1 only when recorded, 2 alone
+		pkg, env string
+	}
+	var keys []hintKey
+	tests := make(map[hintKey][]string)
 	seen := make(map[string]bool)
 	for _, f := range fs {
 		if f.Kind != finding.Crash && f.Kind != finding.TestFailed {
@@ -966,30 +981,62 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 				continue
 			}
 			seen[t] = true
-			cmd := "precog explain"
-			if o.dir != "" {
-				cmd += " -C " + cli.ShellQuote(o.dir)
-			}
-			if v := f.Validation; v != nil && v.Alone {
+			k := hintKey{pkg: t[:i]}
+			switch v := f.Validation; {
+			case v != nil && v.Alone:
 				if t != f.Tests[0] {
 					continue // its other tests' runs together were not read
 				}
+				k.kind = 2
+			case f.Status == finding.NotConfirmed:
+				k.kind = 1
+			case v != nil:
+				k.env = v.Environment
+			}
+			if tests[k] == nil {
+				keys = append(keys, k)
+			}
+			tests[k] = append(tests[k], t[i+1:])
+		}
+	}
+	for _, k := range keys {
+		ts := tests[k]
+		pkg := cli.ShellQuote(k.pkg)
+		if k.kind == 2 {
+			for _, t := range ts {
 				fmt.Fprintf(w, "hint: %s fails alone but passes with its package's other tests, as go test runs them: it needs what another test sets up (go test -run %s %s fails the same way)\n",
-					t[i+1:], cli.ShellQuote("^"+t[i+1:]+"$"), cli.ShellQuote(t[:i]))
-				continue
+					t, cli.ShellQuote("^"+t+"$"), pkg)
 			}
-			if f.Status == finding.NotConfirmed {
+			continue
+		}
+		if len(ts) > 2 {
+			names := strings.Join(ts[:2], ", ") + fmt.Sprintf(" and %d more", len(ts)-2)
+			switch {
+			case k.kind == 1:
+				fmt.Fprintf(w, "hint: %d tests of %s (%s) failed only when recorded and passed without recording: recording alone may have made them fail (timing, allocations); if not, what failed one in the recorded run: %s -run %s %s\n",
+					len(ts), k.pkg, names, cmd, ts[0], pkg)
+			case k.env != "":
+				what, line, _ := strings.Cut(k.env, ": ")
+				fmt.Fprintf(w, "hint: %d tests of %s (%s) failed by themselves; their output shows %s (%s): they may need a server, the network, a program, a file or a setting that this machine lacks, their environment rather than a bug; if not, the root cause of one: %s -run %s %s\n",
+					len(ts), k.pkg, names, what, line, cmd, ts[0], pkg)
+			default:
+				fmt.Fprintf(w, "hint: %d tests of %s (%s) failed by themselves; the root cause of one: %s -run %s %s\n",
+					len(ts), k.pkg, names, cmd, ts[0], pkg)
+			}
+			continue
+		}
+		for _, t := range ts {
+			switch {
+			case k.kind == 1:
 				fmt.Fprintf(w, "hint: %s failed only when recorded and passed without recording: recording alone may have made it fail (timing, allocations); if not, what failed it in the recorded run: %s -run %s %s\n",
-					t[i+1:], cmd, t[i+1:], cli.ShellQuote(t[:i]))
-				continue
+					t, cmd, t, pkg)
+			case k.env != "":
+				what, line, _ := strings.Cut(k.env, ": ")
+				fmt.Fprintf(w, "hint: %s failed by itself; its output shows %s (%s): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug; if not, its root cause: %s -run %s %s\n",
+					t, what, line, cmd, t, pkg)
+			default:
+				fmt.Fprintf(w, "hint: %s failed by itself; its root cause: %s -run %s %s\n", t, cmd, t, pkg)
 			}
-			if v := f.Validation; v != nil && v.Environment != "" {
-				what, line, _ := strings.Cut(v.Environment, ": ")
-				fmt.Fprintf(w, "hint: %s failed by itself; its output shows %s (%s): it may need a server, the network, a program or a file that this machine lacks, its environment rather than a bug; if not, its root cause: %s -run %s %s\n",
-					t[i+1:], what, line, cmd, t[i+1:], cli.ShellQuote(t[:i]))
-				continue
-			}
-			fmt.Fprintf(w, "hint: %s failed by itself; its root cause: %s -run %s %s\n", t[i+1:], cmd, t[i+1:], cli.ShellQuote(t[:i]))
 		}
 	}
 	if len(seen) > 0 {
