@@ -125,7 +125,7 @@ func TestSignals(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != tc.code {
 				t.Errorf("exit %v, want status %d", err, tc.code)
 			}
-			want := "precog: interrupted by " + tc.name + "; the tests recorded before it are kept in " + out + ", whose index.json marks the interrupted ones\n"
+			want := "precog: interrupted by " + tc.name + "; the tests recorded before it are kept in " + out + ", whose index.json marks the interrupted ones; no test was analysed yet; with -deadline D a run ends by itself within D and writes its results\n"
 			if got := stderr.String(); !strings.HasSuffix(got, want) || strings.Count("\n"+got, "\nprecog: ") != 1 {
 				t.Errorf("stderr %q, want it to end in the one line %q", got, want)
 			}

@@ -109,6 +109,9 @@ func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
 		if kept := (*record.InterruptedError)(nil); errors.As(err, &kept) && kept.Out != "" {
 			line += "; the tests recorded before it are kept in " + kept.Out + ", whose index.json marks the interrupted ones"
 		}
+		if h := (*InterruptHint)(nil); errors.As(err, &h) {
+			line += "; " + h.Hint
+		}
 		fmt.Fprintf(env.Stderr, "precog: %s\n", line)
 		return intr.ExitStatus()
 	}
@@ -129,6 +132,20 @@ func Main(ctx context.Context, env *Env, cmds []*Command, args []string) int {
 	}
 	return code
 }
+
+// An InterruptHint is the error of a command that an interrupt stopped
+// with nothing to show, with what would have left something (precog
+// test's -deadline), which Main adds to its line: a CI step's timeout that
+// kills a run leaves the user knowing only that it was killed (held-out
+// rehearsal 49's transfermanager, 15 minutes with no word of -deadline).
+type InterruptHint struct {
+	Err  error
+	Hint string
+}
+
+func (e *InterruptHint) Error() string { return e.Err.Error() }
+
+func (e *InterruptHint) Unwrap() error { return e.Err }
 
 func dispatch(ctx context.Context, env *Env, cmds []*Command, args []string) (int, error) {
 	if len(args) == 0 {

@@ -461,7 +461,8 @@ send, or SIGQUIT, after which it first writes its goroutines' stacks as
 Go does), precog test stops the test processes it runs (their process
 groups: SIGINT, then SIGKILL two seconds later), removes its temporary
 directories, keeps in -o DIR what was recorded so far with an index.json
-that marks the interrupted tests, prints one line saying so and exits 130
+that marks the interrupted tests, prints one line saying so (and,
+without -deadline, what -deadline would have left) and exits 130
 (SIGINT), 131 (SIGQUIT) or 143 (SIGTERM). Interrupted once detection has
 begun, it first prints the findings made so far and writes them to -ci
 DIR, as a finished run's, with the summary's "partial results:" line and
@@ -840,6 +841,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			if werr := results.Write(n.ci, sum, nil, nil, reproCommand(o), html); werr != nil {
 				return cli.ExitError, fmt.Errorf("%v (and writing the results directory: %v)", err, werr)
 			}
+		}
+		if _, ok := context.Cause(ctx).(*cli.Interrupt); ok && o.deadline == 0 {
+			return cli.ExitError, &cli.InterruptHint{Err: err, Hint: "no test was analysed yet; with -deadline D a run ends by itself within D and writes its results"}
 		}
 		return cli.ExitError, err
 	}

@@ -534,3 +534,28 @@ func TestClear(t *testing.T) {
 		t.Errorf("left in the temporary directory: %v", left)
 	}
 }
+
+// TestInterruptedBeforeAnalysis: a run interrupted before any test was
+// analysed says what -deadline would have done, unless it had one.
+func TestInterruptedBeforeAnalysis(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "go.mod"), "module example.com/early\n\ngo 1.22\n")
+	write(t, filepath.Join(dir, "e_test.go"), "package early\n\nimport \"testing\"\n\nfunc TestE(t *testing.T) {}\n")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "precog: interrupted by SIGTERM; no test was analysed yet; with -deadline D a run ends by itself within D and writes its results\n"},
+		{[]string{"-deadline", "1h"}, "precog: interrupted by SIGTERM\n"},
+	} {
+		ctx, cancel := context.WithCancelCause(t.Context())
+		cancel(&cli.Interrupt{Signal: syscall.SIGTERM})
+		var stdout, stderr bytes.Buffer
+		env := &cli.Env{Stdout: &stdout, Stderr: &stderr, Dir: dir}
+		args := append(append([]string{"test", "-cache", sharedCache}, c.flags...), ".")
+		code := cli.Main(ctx, env, []*cli.Command{testcmd.Command()}, args)
+		if code != 143 || stderr.String() != c.want {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant 143 and:\n%s", c.flags, code, stderr.String(), c.want)
+		}
+	}
+}
