@@ -45,7 +45,12 @@
 //     or the argument's own objects when it is the *sync.WaitGroup. Only
 //     a Wait on every path, a Done made at most once per call, and every
 //     Add (those not on every path count against the join, never for
-//     it) are in the facts;
+//     it) are in the facts. Goroutines joined within every call of the
+//     function F that starts them (JoinedWithin) happen before code that
+//     runs only after a call of F on its goroutine, though F's Wait does
+//     not dominate F's returns (an early return before the `go`
+//     statement); as for a Wait, the call is any call of F on that
+//     context, not told apart from the others;
 //   - channel: code before every send on (or close of) a channel happens
 //     before code that follows a receive from it (follows: on every path
 //     the constants allow, so that code after a loop with a constant
@@ -236,7 +241,9 @@
 //     overlaps): JoinedInCaller tells the goroutines of a `go` statement
 //     in a function F that runs only on Caller goroutines, that defer
 //     Done on a WaitGroup local to F, counted before the statement, with
-//     a Wait on every path from the statement to F's returns (or the
+//     a Wait on every path from the statement to F's returns (or on a
+//     WaitGroup field of the value the statement passes them, which F
+//     Adds to before it and waits on the same way; or the
 //     tasks given to a group allocated in F, errgroup's or
 //     sync.WaitGroup.Go's, with a Wait on it on every path from the
 //     spawning call to F's returns and to the group's allocation run

@@ -10,6 +10,7 @@ import (
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -66,6 +67,14 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 //   - a WaitGroup local to F, Added to before the statement and not by the
 //     goroutines, Done deferred by their entry, and a Wait on it on every
 //     path from the statement to F's returns (the one Wait is returned);
+//   - a WaitGroup in a field of an object that the statement hands the
+//     goroutine's function, its entry deferring Done on that field of
+//     the parameter it receives it as, Added to by F on the same field of
+//     the same value before the statement and not by the goroutines, and
+//     waited on by F on it on every path from the statement to its
+//     returns (see fieldJoins: aws-sdk-go-v2's transfermanager starts `go
+//     u.readChunk(...)` after u.wg.Add(1), readChunk defers u.wg.Done(),
+//     and upload calls u.wg.Wait() before it returns);
 //   - a done channel: made in F, captured by the goroutine's function
 //     literal (which nothing but the statement runs), which sends on it or
 //     closes it as its last action (and does nothing else with it), used
@@ -135,15 +144,118 @@ func (r *Result) computeJoinedWithin(ca *goroutines.Context) []ssa.Instruction {
 			}
 		}
 	}
+	if w := r.fieldJoins(ca); w != nil {
+		return w
+	}
 	return r.doneChannelJoins(site)
+}
+
+// fieldJoins returns the Wait in F, the function of ca's `go` statement
+// S, that joins ca's goroutines through a WaitGroup field of an object S
+// passes them (see JoinedWithin), or nil. S calls ca's entry E directly
+// with a value v of F as its argument i; E defers Done on the field of its
+// parameter i, once, outside any loop; F calls Add on that field of v
+// before S (dominating it) and Wait on it, directly, on every path from S
+// to its returns; the goroutines make no Add on the field. An SSA value
+// is one object for the whole call of F, and E's parameter, never
+// reassigned, holds the object S passed, so the Add, the Done and the
+// Wait are on one WaitGroup, whoever else shares it: each goroutine's
+// Add is made before it starts and its Done after its last action, so
+// the counter stays above zero while it lives and the Wait cannot return
+// before it ends. Another caller's Adds on the same WaitGroup only make
+// the Wait wait longer. The rule assumes what WaitGroup's contract asks:
+// no Done runs ahead of the Add it matches (which would take the count
+// of a goroutine still running; without one to take, it panics).
+func (r *Result) fieldJoins(ca *goroutines.Context) []ssa.Instruction {
+	g, ok := ca.Site.(*ssa.Go)
+	if !ok || g.Call.StaticCallee() != ca.Entry || ca.Entry == nil || ca.Wrapper != nil {
+		return nil
+	}
+	f, entry := g.Parent(), ca.Entry
+	for _, obj := range r.doneObjects(ca) {
+		if obj.Kind != sharedloc.Field || obj.Cell != nil || r.addsItself(ca, obj) {
+			continue
+		}
+		i, ok := r.deferredFieldDone(entry, obj)
+		if !ok || i >= len(g.Call.Args) {
+			continue
+		}
+		v := g.Call.Args[i]
+		on := func(instr ssa.Instruction) bool {
+			return instr.Parent() == f && onField(instr.(ssa.CallInstruction).Common(), v, obj)
+		}
+		if !slices.ContainsFunc(r.ops.adds[obj], func(a ssa.Instruction) bool {
+			return on(a) && !r.ops.maybeAdd[a] && r.gr.Flow.Dominates(a, g)
+		}) {
+			continue
+		}
+		for _, w := range r.ops.waits[obj] {
+			if !on(w) || model.CalleeName(w.(ssa.CallInstruction).Common()) != model.WaitGroupWait {
+				continue
+			}
+			if !slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
+				return r.gr.Flow.MayFollowAvoiding(g, ret, w)
+			}) {
+				return []ssa.Instruction{w}
+			}
+		}
+	}
+	return nil
+}
+
+// deferredFieldDone returns the index of the parameter of entry on whose
+// field obj entry defers Done, once, outside any loop, when neither
+// entry nor a function literal in it has another Done on obj.
+func (r *Result) deferredFieldDone(entry *ssa.Function, obj sharedloc.Loc) (int, bool) {
+	param := -1
+	for _, d := range r.ops.dones[obj] {
+		if d.Parent() != entry && !within(d.Parent(), entry) {
+			continue
+		}
+		def, deferred := d.(*ssa.Defer)
+		if !deferred || d.Parent() != entry || param >= 0 || r.gr.Flow.InLoop(def) || len(def.Call.Args) != 1 {
+			return 0, false
+		}
+		fa, ok := def.Call.Args[0].(*ssa.FieldAddr)
+		if !ok {
+			return 0, false
+		}
+		p, ok := fa.X.(*ssa.Parameter)
+		if !ok || ssavalue.Field(fa) != obj.Obj {
+			return 0, false
+		}
+		param = slices.Index(entry.Params, p)
+	}
+	return param, param >= 0
+}
+
+// within reports whether fn is a function literal nested in outer.
+func within(fn, outer *ssa.Function) bool {
+	for p := fn.Parent(); p != nil; p = p.Parent() {
+		if p == outer {
+			return true
+		}
+	}
+	return false
+}
+
+// onField reports whether the call's receiver is the field obj of v: a
+// plain WaitGroup method called on &v.f.
+func onField(call *ssa.CallCommon, v ssa.Value, obj sharedloc.Loc) bool {
+	if len(call.Args) == 0 {
+		return false
+	}
+	fa, ok := call.Args[0].(*ssa.FieldAddr)
+	return ok && fa.X == v && ssavalue.Field(fa) == obj.Obj
 }
 
 // taskJoinsWithin returns the Joins in F, the function of the call that
 // starts the Task context ca, that wait for its tasks within one call of
 // F (see JoinedWithin), or nil. The group must be allocated in F, so that
 // the Join runs on the group of the same call; a group in a field or a
-// parameter (another call's or the caller's) is not taken, as a
-// WaitGroup in a field is not for a `go` statement.
+// parameter (another call's or the caller's) is not taken here;
+// fieldJoins takes a WaitGroup field for a `go` statement, whose entry
+// names the field it is Done on.
 func (r *Result) taskJoinsWithin(ca *goroutines.Context) []ssa.Instruction {
 	site, ok := ca.Site.(*ssa.Call)
 	if !ok || ca.Join == "" || len(site.Call.Args) == 0 {

@@ -982,6 +982,26 @@ func (r *Result) joinBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.Ins
 			}
 		}
 	}
+	// Goroutines joined within every call of the function F that starts
+	// them (JoinedWithin) have ended when the call returns, so they come
+	// before whatever runs only after a call of F, even where F's join is
+	// not on every path through F and a Wait's successors alone would not
+	// show it: aws-sdk-go-v2's transfermanager returns early, before its
+	// `go u.readChunk(...)`, when it cannot create the upload, and waits
+	// on u.wg on every path after it; its caller's deferred Close of the
+	// part pool runs after the call. As with a Wait, the call is one of
+	// F on b's context, not told apart from the others: the edge, like a
+	// Wait's, is on the WaitGroup or the function, not on one run of it.
+	// A call made within F's own calls (F recursive) is not taken: the
+	// outer call's goroutines may outlive it.
+	if _, ok := r.JoinedWithin(ca); ok {
+		f := ca.Site.Parent()
+		for _, s := range r.callSites(f, cb) {
+			if !r.reachableFrom(f)[s.Parent()] && r.after(s, b, cb, MaxCallDepth) {
+				return Edge{Rule: Join, Pos: s.Pos()}, true
+			}
+		}
+	}
 	return Edge{}, false
 }
 

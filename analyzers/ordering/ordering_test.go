@@ -107,19 +107,20 @@ func runOrder(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
-// joinedWithin reports, at the spawning call of each Task context, whether
-// its tasks live only within one call of the function that starts them
+// joinedWithin reports, at the spawning call of each Task context and the
+// `go` statement of each Go context, whether its tasks or goroutines live
+// only within one call of the function that starts them
 // (ordering.Result.JoinedWithin), so that testdata states it with
 // // want comments: "joined within F" or "not joined".
 var joinedWithin = &analysis.Analyzer{
 	Name:     "joinedwithin",
-	Doc:      "report whether tasks are joined within the call that starts them",
+	Doc:      "report whether tasks and goroutines are joined within the call that starts them",
 	Requires: []*analysis.Analyzer{goroutines.Analyzer, ordering.Analyzer},
 	Run: func(pass *analysis.Pass) (any, error) {
 		gr := pass.ResultOf[goroutines.Analyzer].(*goroutines.Result)
 		ord := pass.ResultOf[ordering.Analyzer].(*ordering.Result)
 		for _, c := range gr.Contexts {
-			if c.Kind != goroutines.Task {
+			if c.Kind != goroutines.Task && c.Kind != goroutines.Go || c.Site == nil {
 				continue
 			}
 			if _, ok := ord.JoinedWithin(c); ok {

@@ -1,7 +1,10 @@
 // Package joinedwithin: tasks given to a group that a function makes
 // live within one call of it when every path from the start to a return
 // passes a Wait on that group, and no path comes back to the group's
-// allocation (a new group) before one.
+// allocation (a new group) before one; goroutines counted on a WaitGroup
+// field of the object their `go` statement passes live within one call
+// when the same field of the same value is Added to before each start and
+// waited on before every return.
 package joinedwithin
 
 import (
@@ -64,4 +67,66 @@ func Deferred() {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(work) // want `^not joined$`
+}
+
+// A worker counted on a WaitGroup field of the object its `go` statement
+// passes it, which defers Done on that field of its receiver.
+type worker struct {
+	wg    sync.WaitGroup
+	other sync.WaitGroup
+}
+
+func (w *worker) run() {
+	defer w.wg.Done()
+	work()
+}
+
+// Run adds before each start and waits on the same field before it
+// returns.
+func (w *worker) Run(n int) {
+	for range n {
+		w.wg.Add(1)
+		go w.run() // want `^joined within Run$`
+	}
+	w.wg.Wait()
+}
+
+// RunOther waits on another field of the object.
+func (w *worker) RunOther() {
+	w.wg.Add(1)
+	go w.run() // want `^not joined$`
+	w.other.Wait()
+}
+
+// RunElse waits on the same field of another object.
+func (w *worker) RunElse(v *worker) {
+	w.wg.Add(1)
+	go w.run() // want `^not joined$`
+	v.wg.Wait()
+}
+
+// RunEarly returns before the Wait on one path.
+func (w *worker) RunEarly(quick bool) {
+	w.wg.Add(1)
+	go w.run() // want `^not joined$`
+	if quick {
+		return
+	}
+	w.wg.Wait()
+}
+
+// looper defers its Done in a loop: it may Done more than once.
+type looper struct{ wg sync.WaitGroup }
+
+func (l *looper) run(n int) {
+	for range n {
+		defer l.wg.Done()
+	}
+}
+
+// Run waits, but a goroutine's extra Dones may take another's count.
+func (l *looper) Run() {
+	l.wg.Add(1)
+	go l.run(2) // want `^not joined$`
+	l.wg.Wait()
 }
