@@ -104,6 +104,14 @@ func TestFixtures(t *testing.T) {
 		// one is reported, and so is one after a registration on a mux
 		// handed in, which may be served already.
 		"serveafter",
+		// A worker goroutine's write, however deep in calls, read after
+		// the test received the worker's one send on a done channel that
+		// a Cleanup closes, that a second worker started after the
+		// receive sends on, or that an earlier goroutine sent on before
+		// the worker started: silent. A read before the receive, a
+		// second sender started before it, an earlier goroutine that
+		// closes the channel and a close the test calls itself: reported.
+		"laterstart",
 	)
 	for _, pkg := range []string{"addfix", "initfix"} {
 		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)

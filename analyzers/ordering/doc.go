@@ -247,7 +247,11 @@
 //     tasks given to a group allocated in F, errgroup's or
 //     sync.WaitGroup.Go's, with a Wait on it on every path from the
 //     spawning call to F's returns and to the group's allocation run
-//     again): they live within one call of F, so code of the Caller
+//     again, or a done channel made in F that the goroutine signals
+//     last and F receives from on every path to its returns, which no
+//     other literal of F can signal first: a test's Cleanup, a goroutine
+//     started after the receive; see JoinedWithin): they live within one
+//     call of F, so code of the Caller
 //     outside F and what F calls never runs at once with them (the
 //     Caller context is one goroutine to the checks);
 //

@@ -78,7 +78,10 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 //   - a done channel: made in F, captured by the goroutine's function
 //     literal (which nothing but the statement runs), which sends on it or
 //     closes it as its last action (and does nothing else with it), used
-//     in F only by receives, and
+//     in F only by receives and by other function literals that cannot
+//     signal a join first (see apartClosure: a test's Cleanup, a
+//     goroutine started only after a join, or one joined by its own
+//     send before the statement), and
 //     received from (a plain receive, or a select's case, whichever
 //     comes first) on every path from the statement to F's returns, and
 //     before the statement runs again (go-milter's makeDecision waits for
@@ -285,38 +288,124 @@ func (r *Result) taskJoinsWithin(ca *goroutines.Context) []ssa.Instruction {
 // statement site, that join the goroutine it starts through a done
 // channel (see JoinedWithin), or nil.
 func (r *Result) doneChannelJoins(site ssa.CallInstruction) []ssa.Instruction {
+	return r.doneChannelJoinsDepth(site, ssavalue.MaxDepth)
+}
+
+// doneChannelJoinsDepth is doneChannelJoins, following at most depth
+// other goroutines' joins (see apartClosure).
+func (r *Result) doneChannelJoinsDepth(site ssa.CallInstruction, depth int) []ssa.Instruction {
 	g, ok := site.(*ssa.Go)
-	if !ok {
+	if !ok || depth == 0 {
 		return nil
 	}
 	mc, ok := g.Call.Value.(*ssa.MakeClosure)
 	if !ok || len(*mc.Referrers()) != 1 {
 		return nil // the literal may run again elsewhere, and signal again
 	}
-	f, closure := site.Parent(), mc.Fn.(*ssa.Function)
-	for i, fv := range closure.FreeVars {
-		if i >= len(mc.Bindings) || !ssaflow.SignalsLast(closure, fv) || !onlySignals(fv) {
-			continue
+	for i := range mc.Bindings {
+		if joins := r.channelJoins(g, i, depth); joins != nil {
+			return joins
 		}
-		joins, ok := receivesOnly(f, mc, mc.Bindings[i])
-		if !ok || len(joins) == 0 {
-			continue
-		}
-		flow := r.gr.Flow
-		if flow.MayFollowAvoidingAny(site, site, joins) || slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
-			return flow.MayFollowAvoidingAny(site, ret, joins)
-		}) {
-			continue
-		}
-		return joins
 	}
 	return nil
 }
 
-// onlySignals reports whether the goroutine's function literal uses its
+// channelJoins returns the receives that join the goroutine of the `go`
+// statement g through the channel its closure's binding i holds (see
+// doneChannelJoins), or nil.
+func (r *Result) channelJoins(g *ssa.Go, i, depth int) []ssa.Instruction {
+	mc := g.Call.Value.(*ssa.MakeClosure)
+	f, closure := g.Parent(), mc.Fn.(*ssa.Function)
+	if i >= len(closure.FreeVars) || !ssaflow.SignalsLast(closure, closure.FreeVars[i]) {
+		return nil
+	}
+	if only, _ := signals(closure.FreeVars[i]); !only {
+		return nil
+	}
+	joins, others, ok := receivesOnly(f, mc, mc.Bindings[i])
+	if !ok || len(joins) == 0 {
+		return nil
+	}
+	flow := r.gr.Flow
+	if flow.MayFollowAvoidingAny(g, g, joins) || slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
+		return flow.MayFollowAvoidingAny(g, ret, joins)
+	}) {
+		return nil
+	}
+	if !all(others, func(o *ssa.MakeClosure) bool { return r.apartClosure(o, mc.Bindings[i], g, joins, depth) }) {
+		return nil
+	}
+	return joins
+}
+
+// apartClosure reports whether the function literal o, which F (the
+// function of the `go` statement g) makes with the done channel ch too,
+// can never send on it or close it while a receive of joins, g's
+// goroutine's joins, waits for g's goroutine's signal: the receive then
+// takes that signal, whatever o does with ch at another time. The
+// channel is made in F, one per call, so only the literals of this call
+// hold it. o is:
+//   - handed only to Cleanup calls of F, the function of a test run once
+//     on its goroutine (see testEntry): it runs after F returned, so
+//     after every receive of F (gue's TestNewWorker_GracefulShutdown:
+//     `t.Cleanup(func() { close(chDone) })`, then a worker goroutine's
+//     `chDone <- true` and the test's `<-chDone`);
+//   - started by one `go` statement h alone that never runs in the same
+//     call as g, or that runs only after g, each path from g to h
+//     passing a receive of joins (the test's second worker, started after
+//     it received the first one's send): g's signal has then been taken,
+//     or the call is past g's join;
+//   - started by one `go` statement h that runs only before g, whose
+//     goroutine is joined on ch in turn, by a send (a close would let
+//     every later receive through), with a receive of its joins on every
+//     path from h to g: that receive took its one send before g's
+//     goroutine started. Its own joins are found the same way, at most
+//     depth goroutines deep.
+//
+// The assumption is testEntry's: a channel one run of a test makes is
+// not used by a later run.
+func (r *Result) apartClosure(o *ssa.MakeClosure, ch ssa.Value, g *ssa.Go, joins []ssa.Instruction, depth int) bool {
+	f, flow := g.Parent(), r.gr.Flow
+	var refs []ssa.Instruction
+	for _, u := range *o.Referrers() {
+		if _, debug := u.(*ssa.DebugRef); !debug {
+			refs = append(refs, u)
+		}
+	}
+	if len(refs) == 0 {
+		return false
+	}
+	if all(refs, func(u ssa.Instruction) bool { return u.Parent() == f && isCleanup(u) }) {
+		ctxs := r.gr.Of(f)
+		return len(ctxs) > 0 && all(ctxs, func(c *goroutines.Context) bool { return r.testEntry(f, c) })
+	}
+	h, ok := refs[0].(*ssa.Go)
+	if len(refs) != 1 || !ok || h.Call.Value != o || len(h.Call.Args) > 0 {
+		return false
+	}
+	switch {
+	case !flow.MayFollow(g, h) && !flow.MayFollow(h, g):
+		return true // never both in one call
+	case !flow.MayFollow(h, g):
+		return !flow.MayFollowAvoidingAny(g, h, joins)
+	case !flow.MayFollow(g, h):
+		idx := slices.Index(o.Bindings, ch)
+		if idx < 0 || depth <= 1 {
+			return false
+		}
+		if _, closes := signals(o.Fn.(*ssa.Function).FreeVars[idx]); closes {
+			return false
+		}
+		theirs := r.channelJoins(h, idx, depth-1)
+		return theirs != nil && !flow.MayFollowAvoidingAny(h, g, theirs)
+	}
+	return false
+}
+
+// signals reports whether the goroutine's function literal uses its
 // free variable fv, a channel or a variable holding one, only to send on
-// it or close it.
-func onlySignals(fv *ssa.FreeVar) bool {
+// it or close it (only), and whether it closes it.
+func signals(fv *ssa.FreeVar) (only, closes bool) {
 	var uses func(v ssa.Value, cell bool) bool
 	uses = func(v ssa.Value, cell bool) bool {
 		for _, u := range *v.Referrers() {
@@ -334,6 +423,7 @@ func onlySignals(fv *ssa.FreeVar) bool {
 				if cell || !ok || b.Name() != "close" {
 					return false
 				}
+				closes = true
 			default:
 				return false
 			}
@@ -341,22 +431,24 @@ func onlySignals(fv *ssa.FreeVar) bool {
 		return true
 	}
 	_, cell := fv.Type().Underlying().(*types.Pointer)
-	return uses(fv, cell)
+	only = uses(fv, cell)
+	return only, closes
 }
 
 // receivesOnly returns the joins on the channel that v, a binding of the
 // closure mc, holds: v is a channel made in f, or a variable of f that
 // only such a channel is stored to, and f uses it (and its loads) only
-// to receive from it and to bind it to mc. A join is a plain receive or
-// the first instruction of a select case that receives from it. ok is
-// false if the channel has another use.
-func receivesOnly(f *ssa.Function, mc *ssa.MakeClosure, v ssa.Value) (joins []ssa.Instruction, ok bool) {
+// to receive from it and to bind it to closures, mc and the others
+// returned. A join is a plain receive or the first instruction of a
+// select case that receives from it. ok is false if the channel has
+// another use.
+func receivesOnly(f *ssa.Function, mc *ssa.MakeClosure, v ssa.Value) (joins []ssa.Instruction, others []*ssa.MakeClosure, ok bool) {
 	recvs := func(ch ssa.Value) bool {
 		for _, u := range *ch.Referrers() {
 			switch u := u.(type) {
 			case *ssa.MakeClosure:
 				if u != mc {
-					return false
+					others = append(others, u)
 				}
 			case *ssa.UnOp:
 				if u.Op != token.ARROW {
@@ -380,32 +472,33 @@ func receivesOnly(f *ssa.Function, mc *ssa.MakeClosure, v ssa.Value) (joins []ss
 	}
 	switch v := v.(type) {
 	case *ssa.MakeChan:
-		return joins, v.Parent() == f && recvs(v)
+		ok := v.Parent() == f && recvs(v)
+		return joins, others, ok
 	case *ssa.Alloc:
 		if v.Parent() != f {
-			return nil, false
+			return nil, nil, false
 		}
 		for _, u := range *v.Referrers() {
 			switch u := u.(type) {
 			case *ssa.MakeClosure:
 				if u != mc {
-					return nil, false
+					others = append(others, u)
 				}
 			case *ssa.Store:
 				if mk, isMake := u.Val.(*ssa.MakeChan); u.Addr != v || !isMake || mk.Parent() != f {
-					return nil, false
+					return nil, nil, false
 				}
 			case *ssa.UnOp:
 				if u.Op != token.MUL || !recvs(u) {
-					return nil, false
+					return nil, nil, false
 				}
 			default:
-				return nil, false
+				return nil, nil, false
 			}
 		}
-		return joins, true
+		return joins, others, true
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // liveReach returns the functions that may run on the goroutine that
