@@ -275,16 +275,23 @@ func (w *fieldWrites) reached(t types.Type) []*types.Named {
 		return ns
 	}
 	var ns []*types.Named
-	seen := make(map[types.Type]bool)
+	// A type is walked once by reference and once by value: a type held
+	// by value in a map of its own (go-openapi's Schema, `Properties
+	// map[string]Schema`) reaches itself with ref false, and a walk that
+	// only remembered the types met by reference recursed until the stack
+	// overflowed (held-out rehearsal 50: every package importing one).
+	type visit struct {
+		t   types.Type
+		ref bool
+	}
+	seen := make(map[visit]bool)
 	var walk func(t types.Type, ref bool)
 	walk = func(t types.Type, ref bool) {
 		t = types.Unalias(t)
-		if seen[t] && ref {
+		if seen[visit{t, ref}] || !ref && seen[visit{t, true}] {
 			return
 		}
-		if ref {
-			seen[t] = true
-		}
+		seen[visit{t, ref}] = true
 		if n, ok := t.(*types.Named); ok && ref {
 			if _, ok := n.Underlying().(*types.Struct); ok {
 				ns = append(ns, n.Origin())

@@ -234,3 +234,10 @@ func Loop(list []*Opts) {
 		}
 	}
 }
+
+// Schema holds values of its own type in a map (go-openapi's Schema): the
+// walk of the types a call's argument reaches ends (it once recursed until
+// the stack overflowed).
+type Schema struct{ Props map[string]Schema }
+
+func Show(sc Schema) ([]byte, error) { return json.Marshal(sc) }
