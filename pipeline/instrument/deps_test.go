@@ -72,3 +72,25 @@ func TestDepsUnmatched(t *testing.T) {
 		}
 	}
 }
+
+// TestRunners: the packages of a test runner that runs a test's steps on
+// goroutines of its own (Ginkgo v2's internal packages) are instrumented
+// without -instrument-deps; the runner's other packages, and Ginkgo v1's,
+// are not.
+func TestRunners(t *testing.T) {
+	mod := &moduleInfo{GoMod: "/m/go.mod"}
+	ginkgo := &packages.Module{Path: "github.com/onsi/ginkgo/v2"}
+	for path, want := range map[string]bool{
+		"github.com/onsi/ginkgo/v2/internal":                  true,
+		"github.com/onsi/ginkgo/v2/internal/parallel_support": true,
+		"github.com/onsi/ginkgo/v2":                           false,
+		"github.com/onsi/ginkgo/v2/types":                     false,
+		"github.com/onsi/ginkgo/internal/leafnodes":           false,
+		"github.com/onsi/ginkgo/v2/internalx":                 false,
+	} {
+		p := &packages.Package{PkgPath: path, Module: ginkgo}
+		if got := wanted(p, nil, mod, nil); got != want {
+			t.Errorf("%s: instrumented %v, want %v", path, got, want)
+		}
+	}
+}

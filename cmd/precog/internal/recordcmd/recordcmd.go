@@ -46,7 +46,10 @@ testify's per tick, are recorded as the runs of a group of tasks: the
 first run forked where the condition is passed, each later run forked by
 the one before it as it ends (testify starts a run only after it
 received the previous run's result), and the runs that ended joined when
-the call returns; a deferred call is left alone. Each test's trace goes to
+the call returns; a deferred call is left alone. Ginkgo v2's runner
+(github.com/onsi/ginkgo/v2/internal/...), which runs each spec node on a
+goroutine of its own and waits for it, is instrumented whenever the tests
+build it, as -instrument-deps would. Each test's trace goes to
 DIR/<import path>/<Test>.trace, its output to <Test>.log next to it, and
 DIR/index.json lists them with each test's outcome, event count and size. "precog trace dump" prints a trace.
 
