@@ -171,10 +171,19 @@ func TestFixtures(t *testing.T) {
 		// call's mode (inbucket's withMailbox); a write under the read
 		// lock, or under a mode that is not constant, is reported.
 		"constmode",
+		// A table only parallel subtests use at once: their pair is of
+		// low confidence (paralleltestsall, under -all); a goroutine of
+		// the package's own beside them is reported.
+		"paralleltests",
 	}},
 		// The check with its all flag over the fixtures that show the
 		// reports it hides by default with the assumption they rest on.
 		fixturetest.Case{Name: "All", Analyzer: conmap.Analyzer, Patterns: []string{"oncecallersall", "reentrantall"},
 			PassFlags: map[string]string{suppress.AllFlag: "true"}},
+		// A table only parallel subtests use at once, under -all: the
+		// pair is shown with the assumption it rests on, in the package
+		// built with its tests (alone, it has no concurrency).
+		fixturetest.Case{Name: "AllParallelTests", Analyzer: conmap.Analyzer, Patterns: []string{"paralleltestsall"},
+			PassFlags: map[string]string{suppress.AllFlag: "true"}, TestsOnly: true},
 	)
 }

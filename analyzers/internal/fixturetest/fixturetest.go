@@ -51,6 +51,13 @@ type Case struct {
 	// cases without flags. Only bool flags are supported.
 	PassFlags map[string]string
 
+	// TestsOnly checks the want comments of the packages built with their
+	// tests only (withTests), not of the packages on their own: a
+	// fixture whose concurrency comes only from its tests (parallel
+	// subtests) has diagnostics in its package's files that the package
+	// alone cannot show.
+	TestsOnly bool
+
 	// Check, if not nil, runs after the want comments are checked, on the
 	// results of the case's packages (as analysistest.Run returns them,
 	// without Pass).
@@ -148,7 +155,12 @@ func Run(t *testing.T, dir string, cases ...Case) {
 				t.FailNow()
 			}
 			var results []*analysistest.Result
+			checked := 0
 			for _, act := range roots[i] {
+				if c.TestsOnly && !withTests(act.Package) {
+					continue
+				}
+				checked++
 				if !c.Analyzer.RunDespiteErrors {
 					for _, err := range act.Package.Errors {
 						t.Log(err)
@@ -160,6 +172,9 @@ func Run(t *testing.T, dir string, cases ...Case) {
 					check(t, dir, act)
 				}
 				results = append(results, result(act))
+			}
+			if checked == 0 {
+				t.Errorf("no package of %v was checked", c.Patterns)
 			}
 			if c.Check != nil {
 				c.Check(t, results)
@@ -216,6 +231,13 @@ func load(dir string, patterns []string) ([]*packages.Package, error) {
 		}
 	}
 	return pkgs, nil
+}
+
+// withTests reports whether p is a package built with its tests: its ID
+// is the test variant's, "p [p.test]" (the loader is not asked for
+// ForTest).
+func withTests(p *packages.Package) bool {
+	return strings.HasSuffix(p.ID, ".test]")
 }
 
 // named reports whether the root package p is one of patterns, or the test
