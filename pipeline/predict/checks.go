@@ -310,12 +310,14 @@ func indent(stack []byte) string {
 }
 
 // prefixLen is how many events of a trace of total events and n bytes
-// fit in limit bytes at the trace's mean event size.
+// fit in limit bytes at the trace's mean event size, and within the
+// events the in-memory checkers hold under limit (traceEventBytes).
 func prefixLen(total int, n, limit int64) int {
-	if n <= 0 || limit >= n {
-		return total
+	k := total
+	if n > 0 && limit < n {
+		k = int(int64(total) * limit / n)
 	}
-	return int(int64(total) * limit / n)
+	return min(k, int(limit/traceEventBytes))
 }
 
 // A streamedRun is what Unicorn takes of a run streamed for -max-trace

@@ -13,6 +13,7 @@ import (
 	"github.com/precog-dev/precog/detect/finding"
 	"github.com/precog-dev/precog/detect/unicorn"
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -158,6 +159,64 @@ func TestOSCSPrefix(t *testing.T) {
 	if err != nil || slices.ContainsFunc(fs, func(f finding.Finding) bool { return f.Kind == finding.OSCS }) ||
 		len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "; OSCS did not run;") {
 		t.Errorf("time spent before OSCS: err %v, findings %v, notes %q; want no OSCS finding and a note", err, fs, res.Notes)
+	}
+}
+
+// TestMaxTraceEvents checks that a trace within -max-trace's bytes but
+// over the events it holds in memory (traceEventBytes) is streamed, its
+// OSCS on as many events as the limit holds, with a note that says why;
+// one within both is analysed in memory.
+func TestMaxTraceEvents(t *testing.T) {
+	// One goroutine's reads in one batch, a few bytes each, as dense as
+	// a recorded access-heavy trace (writeEvents' batch an event is not).
+	var text strings.Builder
+	text.WriteString("precog trace v1 test=\"TestX\" package=\"example.com/k\" start=2025-01-02T15:04:05Z pid=1\n1 g=1 Begin parent=none\n")
+	for i := range 2000 {
+		fmt.Fprintf(&text, "1.%d g=1 Read site=1 addr=0x1008\n", i+1)
+	}
+	tr, err := trace.ParseText(strings.NewReader(text.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := tr.Events
+	var e trace.Encoder
+	b := trace.AppendHeader(nil, trace.Header{Test: "TestX", Package: "example.com/k"})
+	start := len(b)
+	b = e.StartBatch(b, 1)
+	for _, ev := range evs {
+		b = e.AppendEvent(b, ev)
+	}
+	trace.FinishBatch(b[start:])
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.trace"), b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "a.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := fi.Size()
+	limit := int64(traceEventBytes * (len(evs) - 1))
+	if limit < n {
+		t.Fatalf("%d events in %d bytes: the events limit would not bind within the bytes'", len(evs), n)
+	}
+	for _, c := range []struct {
+		limit    int64
+		streamed bool
+	}{{limit, true}, {limit + traceEventBytes, false}} {
+		var res Result
+		checks := testChecks{}
+		_, held, err := checks.analyse(dir, "TestX", runFile{trace: "a.trace", outcome: record.Pass}, oscsSites(), DetectOptions{MaxTraceBytes: c.limit}, &res)
+		if err != nil || len(checks.internal) > 0 {
+			t.Fatalf("limit %d: %v, internal errors %q", c.limit, err, checks.internal)
+		}
+		if got := res.Stats.Streamed == 1; got != c.streamed || c.streamed == (held != nil) {
+			t.Errorf("limit %d: streamed %d, %d events held; want streamed %v", c.limit, res.Stats.Streamed, len(held), c.streamed)
+		}
+		note := fmt.Sprintf("TestX: trace of %d bytes has %d events, over the %d that the limit of %d bytes (-max-trace) holds in memory at 8 bytes an event: ", n, len(evs), len(evs)-1, c.limit)
+		if c.streamed && (len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], note) || !strings.Contains(res.Notes[0], fmt.Sprintf("; OSCS ran on the first %d events (", len(evs)-1))) {
+			t.Errorf("limit %d: notes %q, want one beginning %q with OSCS on the first %d events", c.limit, res.Notes, note, len(evs)-1)
+		}
 	}
 }
 

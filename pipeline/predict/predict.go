@@ -144,14 +144,15 @@ type DetectOptions struct {
 	Races   races.Options
 	// NoRaces turns the data race checker (kind race) off.
 	NoRaces bool
-	// MaxTraceBytes gives the runs whose trace file is larger the
-	// streamed checkers (the race checker, the test lifetime check and
-	// ConMem's con-null, con-uninit, con-closed, con-index and con-map)
-	// over the whole trace, then OSCS, and Unicorn's collection of
-	// patterns for a test of several runs, over as many of its first
-	// events as fit in the limit, with a note: the other checkers hold
-	// the whole trace, and precog test's peak memory measured up to about 35
-	// times the largest trace so analysed (an event is 3 to 8 bytes on
+	// MaxTraceBytes gives the runs whose trace file is larger, or has
+	// more events than MaxTraceBytes/traceEventBytes, the streamed
+	// checkers (the race checker, the test lifetime check and ConMem's
+	// con-null, con-uninit, con-closed, con-index and con-map) over the
+	// whole trace, then OSCS, and Unicorn's collection of patterns for a
+	// test of several runs, over as many of its first events as fit in
+	// the limit (in bytes and in events), with a note: the other checkers
+	// hold the whole trace, and precog test's peak memory measured up to
+	// about 35 times the largest trace so analysed (an event is 3 to 8 bytes on
 	// disk and 80 in memory, plus the happens-before graphs and the
 	// checkers' state; gocron's whole run peaked at 1.7 GB with a 47 MiB
 	// trace, its detection alone at 1.5 GB with a 50 MiB one; pond's 60
@@ -238,9 +239,22 @@ const DefaultMaxRecordBytes = 1 << 30
 
 // DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
 // 8 to 11 million events at pond's and raft's 6 to 8 bytes an event and
-// about 1.5 GiB of memory to analyse (more for denser traces: up to 20
-// million events of 3 bytes).
+// about 1.5 GiB of memory to analyse; a denser trace is held to 8,388,608
+// events (traceEventBytes), not the up to 20 million of 3 bytes that fit.
 const DefaultMaxTraceBytes = 64 << 20
+
+// traceEventBytes is what an event counts for against -max-trace
+// (DetectOptions.MaxTraceBytes) besides the trace's size: the checkers
+// that hold a trace in memory take at most the limit's bytes over it in
+// events (8,388,608 at the default), whatever the trace's density. Their
+// memory goes with the events, not the bytes: about 245 bytes an event at
+// peak on transfermanager's TestGetObject (8.3 M events of 4.1 bytes:
+// the events 80, the happens-before graph 61, OSCS and OSCS-HW's notes
+// most of the rest; rehearsal 49's module), so a trace of 4 bytes an event
+// within the limit in bytes took 4.2 GB in its first 64 MiB, where 8
+// bytes, the sparse end of what traces measure, keeps the peak near the
+// 35 times the limit that DetectOptions.MaxTraceBytes says.
+const traceEventBytes = 8
 
 // A Result is what Run or Detect found.
 type Result struct {
@@ -1000,7 +1014,7 @@ func detectionOrder(ix *record.Index, maxBytes int64) []packageTest {
 	var within, over []packageTest
 	for _, p := range ix.Packages {
 		for _, t := range p.Tests {
-			if maxBytes > 0 && largestTrace(t) > maxBytes {
+			if overMaxTrace(t, maxBytes) {
 				over = append(over, packageTest{p, t})
 			} else {
 				within = append(within, packageTest{p, t})
@@ -1020,14 +1034,27 @@ func largestTrace(t *record.Test) int64 {
 	return size
 }
 
+// overMaxTrace reports whether a trace of t is over maxBytes (-max-trace;
+// no limit if not positive), in bytes or in events (traceEventBytes), by
+// the sizes and counts of the recording's index.
+func overMaxTrace(t *record.Test, maxBytes int64) bool {
+	if maxBytes <= 0 {
+		return false
+	}
+	over := func(bytes int64, events int) bool {
+		return bytes > maxBytes || int64(events) > maxBytes/traceEventBytes
+	}
+	return over(t.Bytes, t.Events) || slices.ContainsFunc(t.Runs, func(r *record.Perturbed) bool { return over(r.Bytes, r.Events) })
+}
+
 // detectingLine is the progress line of detection in test t, the n-th of
 // the of tests of the recording: a trace over -max-trace gets the streamed checkers and OSCS on
 // its first events alone, and can take minutes (smux's 185 MiB TestParallel: 95 s of CPU), so the
 // line says so.
 func detectingLine(n, of int, pkg string, t *record.Test, maxBytes int64) string {
 	line := fmt.Sprintf("detecting [%d/%d] %s %s", n, of, pkg, t.Name)
-	if size := largestTrace(t); maxBytes > 0 && size > maxBytes {
-		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check and ConMem streamed, OSCS on its first events)", float64(size)/(1<<20))
+	if overMaxTrace(t, maxBytes) {
+		line += fmt.Sprintf(" (a trace of %.1f MiB, over -max-trace: race check and ConMem streamed, OSCS on its first events)", float64(largestTrace(t))/(1<<20))
 	}
 	return line
 }
@@ -1166,17 +1193,25 @@ func (tc *testChecks) analyse(dir, what string, r runFile, sites *trace.SiteTabl
 	}
 	path := filepath.Join(dir, filepath.FromSlash(r.trace))
 	clock := o.clock()
-	if max := o.maxTraceBytes(); max > 0 {
-		if fi, err := os.Stat(path); err == nil && fi.Size() > max {
-			run := streamedRun{failed: r.outcome.Failed(), ran: rankedRun{n: r.n, trace: path}}
-			if strings.HasPrefix(r.forced, plan.Confirmed) {
-				run.plan = filepath.Join(dir, filepath.FromSlash(r.plan))
-			}
-			fs, err := tc.stream(what, path, fi.Size(), max, sites, run, o, clock, res)
-			return fs, nil, err
+	streamed := func(size int64) ([]finding.Finding, []trace.Event, error) {
+		run := streamedRun{failed: r.outcome.Failed(), ran: rankedRun{n: r.n, trace: path}}
+		if strings.HasPrefix(r.forced, plan.Confirmed) {
+			run.plan = filepath.Join(dir, filepath.FromSlash(r.plan))
 		}
+		fs, err := tc.stream(what, path, size, o.maxTraceBytes(), sites, run, o, clock, res)
+		return fs, nil, err
 	}
-	evs, err := readTrace(path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if max := o.maxTraceBytes(); max > 0 && fi.Size() > max {
+		return streamed(fi.Size())
+	}
+	evs, err := readTrace(path, o.maxTraceEvents())
+	if errors.Is(err, errTooManyEvents) {
+		return streamed(fi.Size())
+	}
 	if err != nil && !errors.Is(err, trace.ErrBroken) {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -1349,8 +1384,13 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	if timedOut {
 		res.Stats.Stopped++
 	}
-	note := fmt.Sprintf("%s: trace of %s is over the limit of %s (-max-trace): %s ran, streamed (%d events); %s",
-		what, size(n), size(limit), strings.Join(ran, ", then "), events, ranOSCS)
+	over := fmt.Sprintf("trace of %s is over the limit of %s (-max-trace)", size(n), size(limit))
+	if n <= limit {
+		over = fmt.Sprintf("trace of %s has %d events, over the %d that the limit of %s (-max-trace) holds in memory at %d bytes an event",
+			size(n), total, limit/traceEventBytes, size(limit), traceEventBytes)
+	}
+	note := fmt.Sprintf("%s: %s: %s ran, streamed (%d events); %s",
+		what, over, strings.Join(ran, ", then "), events, ranOSCS)
 	for _, x := range notes {
 		note += "; " + x
 	}
@@ -1525,6 +1565,12 @@ func (o DetectOptions) maxTraceBytes() int64 {
 	return o.MaxTraceBytes
 }
 
+// maxTraceEvents is the most events of one trace the in-memory checkers
+// hold (traceEventBytes), 0 for no limit.
+func (o DetectOptions) maxTraceEvents() int {
+	return int(max(o.maxTraceBytes(), 0) / traceEventBytes)
+}
+
 // maxRecordBytes is Options.MaxRecordBytes with its default, 0 for no
 // limit.
 func (o Options) maxRecordBytes() int64 {
@@ -1610,19 +1656,39 @@ func readPrefix(path string, n int) ([]trace.Event, error) {
 }
 
 // readTrace reads the trace file at path, sorted; a broken trace returns the
-// events before the damage with an error wrapping trace.ErrBroken.
-func readTrace(path string) ([]trace.Event, error) {
+// events before the damage with an error wrapping trace.ErrBroken. A
+// trace of more than maxEvents events (if positive) is not read: it
+// returns errTooManyEvents, found by the reader's index before any event
+// is held.
+func readTrace(path string, maxEvents int) ([]trace.Event, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	tr, err := trace.ReadAll(f)
-	if tr == nil {
-		if err == nil {
-			err = errors.New("empty trace")
-		}
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
-	return tr.Events, err
+	rd, err := trace.NewOrderedReader(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	if maxEvents > 0 && rd.Len() > maxEvents {
+		return nil, errTooManyEvents
+	}
+	evs := make([]trace.Event, 0, rd.Len())
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
 }
+
+// errTooManyEvents is readTrace's error for a trace over its events limit.
+var errTooManyEvents = errors.New("more events than the in-memory checkers hold (-max-trace)")

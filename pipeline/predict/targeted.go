@@ -46,8 +46,8 @@ const (
 // each reversing one pair of unicorn.Reversible's ranking of run 0. A pair
 // on a goroutine whose logical id the next run need not give it
 // (control.Stable) is left out; a trace that cannot be read, or that is
-// over the limits of detection (DetectOptions.MaxTraceBytes,
-// MaxGoroutines), gives no plans: its runs are random's.
+// over the limits of detection (DetectOptions.MaxTraceBytes, in
+// bytes or events, MaxGoroutines), gives no plans: its runs are random's.
 func targetedPlans(runs int, sites *trace.SiteTable, opts DetectOptions) func(pkg string, t *record.Test, path string) []*plan.Plan {
 	return func(_ string, _ *record.Test, path string) []*plan.Plan {
 		if max := opts.maxTraceBytes(); max > 0 {
@@ -55,7 +55,7 @@ func targetedPlans(runs int, sites *trace.SiteTable, opts DetectOptions) func(pk
 				return nil
 			}
 		}
-		evs, err := readTrace(path)
+		evs, err := readTrace(path, opts.maxTraceEvents())
 		if len(evs) == 0 || err != nil && !errors.Is(err, trace.ErrBroken) {
 			return nil
 		}

@@ -347,7 +347,9 @@ validated, the order it would force), the goroutines' stacks side by side
 written: a file that is gone, or changed since the run started, is said
 to be.
 
-A trace larger than -max-trace gets the streamed checkers: the data
+A trace larger than -max-trace, in bytes or in events (one counts as 8
+bytes: a trace of -max-trace MiB of denser events, 3 to 5 bytes each on
+disk, would take twice the memory or more), gets the streamed checkers: the data
 race checker with the test lifetime check on its walk (with -races=false,
 the test lifetime check alone), then ConMem's con-null, con-uninit,
 con-closed, con-index and con-map, each walk reading the events in order,
@@ -355,7 +357,7 @@ in memory bounded by the goroutines, sync objects and locations of the run
 (at most 2^20 locations keep the race checker's accesses, 2^18 ConMem's;
 past that the oldest are dropped and counted), not by its length. OSCS
 holds its trace in memory: it runs on the trace's first events, as many as
-fit in -max-trace (a prefix of the run, as a recording stopped by
+fit in -max-trace in bytes and in events (a prefix of the run, as a recording stopped by
 -max-record is; its findings after them are missed). For a test of
 several runs Unicorn collects the run's patterns on the same first events;
 its ranking counts such a run as lacking a pattern it did not show there if
@@ -612,7 +614,7 @@ func Command() *cli.Command {
 				return nil
 			})
 			fs.IntVar(&o.maxGoroutines, "max-goroutines", predict.DefaultMaxGoroutines, "skip, with a note, the runs that started more than `n` goroutines (0: no limit; a run streamed for -max-trace stops at the goroutine past it instead); the happens-before clocks' memory grows with the goroutines that communicate (198,766: 1.5 GiB for the trace and one graph), their time faster (minutes for 100,000)")
-			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run the streamed checkers (the data race checker, the test lifetime check, ConMem's con-null, con-uninit, con-closed, con-index and con-map) in bounded memory, then OSCS and Unicorn (its patterns, for a test of several runs) on the trace's first `MiB` megabytes, with a note, on the runs whose trace is larger than that (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
+			fs.Int64Var(&o.maxTrace, "max-trace", predict.DefaultMaxTraceBytes>>20, "run the streamed checkers (the data race checker, the test lifetime check, ConMem's con-null, con-uninit, con-closed, con-index and con-map) in bounded memory, then OSCS and Unicorn (its patterns, for a test of several runs) on the trace's first `MiB` megabytes, with a note, on the runs whose trace is larger than that or has more events than MiB megabytes at 8 bytes an event (0: no limit); the other checkers hold the whole trace: precog test's peak memory has measured about 35 times the largest trace they analysed, and up to about 48 times on a trace made mostly of channel operations (an iterator that sends each element on a channel)")
 			fs.Int64Var(&o.maxRecord, "max-record", predict.DefaultMaxRecordBytes>>20, "stop writing a recorded run's trace when it reaches `MiB` megabytes, with a note: the test runs on unrecorded, and the events before the stop are analysed (0: no limit); the streamed checks of a trace over -max-trace read about 1.2 MiB of it a second together, so the rest of a larger trace is seldom read")
 			fs.DurationVar(&o.maxTraceTime, "max-trace-time", predict.DefaultMaxTraceTime, "stop analysing one run's trace after `d` (the lesser of wall and CPU time), with a note saying what was left out; the findings made before stand (0: no limit); the streamed checks of a trace over -max-trace go at about 1.2 MiB a second of CPU together, the race check first (about 2 MiB a second: smux's 220 MiB in under 2 minutes), then ConMem's (about 2.7: ccache's 155 MiB in 57 s)")
 			fs.DurationVar(&o.recordBudget, "record-budget", predict.DefaultRecordBudget, "stop starting tests `d` (wall time) after the first one started, CFP's cheap run included (it may spend half); a test still running 30s later is stopped as -timeout stops it and analysed up to there, and the tests not run are counted, with a note (0: no limit)")
