@@ -349,16 +349,17 @@ to be.
 
 A trace larger than -max-trace, in bytes or in events (one counts as 8
 bytes: a trace of -max-trace MiB of denser events, 3 to 5 bytes each on
-disk, would take twice the memory or more), gets the streamed checkers: the data
-race checker with the test lifetime check on its walk (with -races=false,
-the test lifetime check alone), then ConMem's con-null, con-uninit,
-con-closed, con-index and con-map, each walk reading the events in order,
-in memory bounded by the goroutines, sync objects and locations of the run
-(at most 2^20 locations keep the race checker's accesses, 2^18 ConMem's;
-past that the oldest are dropped and counted), not by its length. OSCS
-holds its trace in memory: it runs on the trace's first events, as many as
-fit in -max-trace in bytes and in events (a prefix of the run, as a recording stopped by
--max-record is; its findings after them are missed). For a test of
+disk, would take twice the memory or more), gets the streamed checkers:
+the data race checker with the test lifetime check on its walk (with
+-races=false, the test lifetime check alone), then ConMem's con-null,
+con-uninit, con-closed, con-index and con-map, each walk reading the
+events in order, in memory bounded by the goroutines, sync objects and
+locations of the run (at most 2^20 locations keep the race checker's
+accesses, 2^18 ConMem's; past that the oldest are dropped and counted),
+not by its length. OSCS holds its trace in memory: it runs on the trace's
+first events, as many as fit in -max-trace in bytes and in events (a
+prefix of the run, as a recording stopped by -max-record is; its findings
+after them are missed). For a test of
 several runs Unicorn collects the run's patterns on the same first events;
 its ranking counts such a run as lacking a pattern it did not show there if
 it failed and as having it if it passed, so a score is the lowest the cut
