@@ -545,7 +545,10 @@ func (c *control) describe(p plan.Point) string {
 	gc := c.gs[p.G]
 	g := "goroutine " + strconv.FormatUint(p.G, 10)
 	if gc == nil || (!gc.began && !gc.seen && !gc.ended) {
-		return g + " never reached an instrumented point control watches (did it start? its id may differ in this run)"
+		// otlptracegrpc's Stop (held-out rehearsal 49) started, then
+		// waited in sdk/trace, uninstrumented, for the goroutine control
+		// held: the question "did it start?" sent the reader astray.
+		return g + " never reached an instrumented point control watches: it did not start, or started under another id in this run, or waits in code precog does not instrument, perhaps for a goroutine control holds"
 	}
 	s := g
 	switch n := gc.counts[p.Site]; {
