@@ -78,19 +78,14 @@ var keySeed = maphash.MakeSeed()
 // stack as it does unrecorded: a test counting allocations
 // (testing.AllocsPerRun) would otherwise count one per operation.
 func scalarKey(key any) (typ uintptr, v uint64, s string, ok bool) {
+	if typ, v, ok := intKey(key); ok {
+		return typ, v, "", true
+	}
 	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&key))
-	typ = uintptr(w[0])
-	switch key.(type) {
-	case int64, uint64:
-		return typ, *(*uint64)(w[1]), "", true
-	case int, uint, uintptr: // one size, the platform's word
-		return typ, uint64(*(*uint)(w[1])), "", true
-	case int32, uint32:
-		return typ, uint64(*(*uint32)(w[1])), "", true
-	case string:
-		s = *(*string)(w[1])
-		return typ, maphash.String(keySeed, s), s, true
-	case nil:
+	if s, ok := key.(string); ok {
+		return uintptr(w[0]), maphash.String(keySeed, s), s, true
+	}
+	if key == nil {
 		return 0, 0, "", false
 	}
 	switch reflect.TypeOf(key).Kind() { // a named type, or a narrow one
@@ -106,11 +101,29 @@ func scalarKey(key any) (typ uintptr, v uint64, s string, ok bool) {
 		v = uint64(*(*uint8)(w[1]))
 	case reflect.String:
 		s = *(*string)(w[1])
-		return typ, maphash.String(keySeed, s), s, true
+		return uintptr(w[0]), maphash.String(keySeed, s), s, true
 	default:
 		return 0, 0, "", false
 	}
-	return typ, v, "", true
+	return uintptr(w[0]), v, "", true
+}
+
+// intKey is scalarKey for the unnamed integer types of one word or half
+// of one, the keys of most programs: small enough to inline in the
+// lookup of a key seen before (mapKeys.scalar).
+func intKey(key any) (typ uintptr, v uint64, ok bool) {
+	w := (*[2]unsafe.Pointer)(unsafe.Pointer(&key))
+	switch key.(type) {
+	case int64, uint64:
+		v = *(*uint64)(w[1])
+	case int, uint, uintptr: // one size, the platform's word
+		v = uint64(*(*uint)(w[1]))
+	case int32, uint32:
+		v = uint64(*(*uint32)(w[1]))
+	default:
+		return 0, 0, false
+	}
+	return uintptr(w[0]), v, true
 }
 
 // find returns the entry of a key of type typ whose value (an integer) or
@@ -270,6 +283,11 @@ func (g *gstate) mapKeys(m *sync.Map) *mapKeys {
 	if mk := g.syncMap; mk != nil && mk.m == m {
 		return mk
 	}
+	return g.lookupMap(m)
+}
+
+// lookupMap finds m's keys and keeps them as the goroutine's last.
+func (g *gstate) lookupMap(m *sync.Map) *mapKeys {
 	v, ok := syncMapKeys.Load(m)
 	if !ok {
 		v, _ = syncMapKeys.LoadOrStore(m, &mapKeys{m: m})
@@ -281,11 +299,17 @@ func (g *gstate) mapKeys(m *sync.Map) *mapKeys {
 // scalar returns the location of a key of an integer or string type
 // (scalarKey), from fast, nil for a key of another type.
 func (mk *mapKeys) scalar(key any) unsafe.Pointer {
+	t := mk.fast.Load()
+	if typ, v, ok := intKey(key); ok && t != nil {
+		if e := t.find(typ, v, ""); e != nil {
+			return unsafe.Pointer(&e.loc)
+		}
+	}
 	typ, v, s, ok := scalarKey(key)
 	if !ok {
 		return nil
 	}
-	if t := mk.fast.Load(); t != nil {
+	if t != nil {
 		if e := t.find(typ, v, s); e != nil {
 			return unsafe.Pointer(&e.loc)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/internal/model"
 	"github.com/precog-dev/precog/analyzers/internal/source"
+	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 )
 
 // maxSenderSearch bounds the functions that sendsRequest visits from one
@@ -317,47 +318,16 @@ func localBase(addr ssa.Value, fn *ssa.Function) ([]ssa.Value, bool) {
 }
 
 // onlyStored returns the allocation of cell's function that is the one
-// value stored in cell: one store in the function itself, and function
-// literals that capture the cell only load it.
+// value stored in cell: one store, in the function itself, and no other
+// use of the cell's address than loads, here or in the function literals
+// that capture it (ssavalue.Loaders).
 func onlyStored(cell *ssa.Alloc) (*ssa.Alloc, bool) {
-	var obj *ssa.Alloc
-	for _, ref := range *cell.Referrers() {
-		switch ref := ref.(type) {
-		case *ssa.DebugRef, *ssa.UnOp:
-		case *ssa.Store:
-			a, ok := ref.Val.(*ssa.Alloc)
-			if ref.Addr != cell || obj != nil || !ok || a.Parent() != cell.Parent() {
-				return nil, false
-			}
-			obj = a
-		case *ssa.MakeClosure:
-			for i, b := range ref.Bindings {
-				if b == cell && !onlyLoaded(ref.Fn.(*ssa.Function).FreeVars[i]) {
-					return nil, false
-				}
-			}
-		default:
-			return nil, false
-		}
+	stores := ssavalue.Stores(cell)
+	if _, escapes := ssavalue.Loaders(cell); escapes || len(stores) != 1 || stores[0].Parent() != cell.Parent() {
+		return nil, false
 	}
-	return obj, obj != nil
-}
-
-// onlyLoaded reports whether a function literal only loads its captured
-// variable fv.
-func onlyLoaded(fv *ssa.FreeVar) bool {
-	for _, ref := range *fv.Referrers() {
-		switch ref := ref.(type) {
-		case *ssa.DebugRef:
-		case *ssa.UnOp:
-			if ref.Op != token.MUL {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return true
+	obj, ok := stores[0].Val.(*ssa.Alloc)
+	return obj, ok && obj.Parent() == cell.Parent()
 }
 
 // pointerLike reports whether a call handed v may write through it.

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
@@ -394,10 +395,8 @@ func (r *Result) sentOnlyOutside(loc sharedloc.Loc, ctor *ssa.Function) bool {
 		if runs[fn] {
 			return false
 		}
-		for p := fn; p != nil; p = p.Parent() {
-			if p == ctor {
-				return false
-			}
+		if fn == ctor || source.Within(fn, ctor) {
+			return false
 		}
 	}
 	return true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssaflow"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
@@ -212,7 +213,7 @@ func (r *Result) fieldJoins(ca *goroutines.Context) []ssa.Instruction {
 func (r *Result) deferredFieldDone(entry *ssa.Function, obj sharedloc.Loc) (int, bool) {
 	param := -1
 	for _, d := range r.ops.dones[obj] {
-		if d.Parent() != entry && !within(d.Parent(), entry) {
+		if d.Parent() != entry && !source.Within(d.Parent(), entry) {
 			continue
 		}
 		def, deferred := d.(*ssa.Defer)
@@ -230,16 +231,6 @@ func (r *Result) deferredFieldDone(entry *ssa.Function, obj sharedloc.Loc) (int,
 		param = slices.Index(entry.Params, p)
 	}
 	return param, param >= 0
-}
-
-// within reports whether fn is a function literal nested in outer.
-func within(fn, outer *ssa.Function) bool {
-	for p := fn.Parent(); p != nil; p = p.Parent() {
-		if p == outer {
-			return true
-		}
-	}
-	return false
 }
 
 // onField reports whether the call's receiver is the field obj of v: a

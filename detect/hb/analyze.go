@@ -808,7 +808,7 @@ func (a *analyzer) event(i int) {
 
 	// A lock adopted from the goroutine that took it, once its Lock is
 	// ordered before the event: after the acquires.
-	if a.adopts[ev.Goroutine] != nil {
+	if len(a.adopts) > 0 && a.adopts[ev.Goroutine] != nil {
 		a.adopt(i, gi, ev.Goroutine)
 	}
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/precog-dev/precog/analyzers/callgraph"
 	"github.com/precog-dev/precog/analyzers/internal/model"
+	"github.com/precog-dev/precog/analyzers/internal/source"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
@@ -215,12 +216,7 @@ func outer(fn *ssa.Function, v ssa.Value) bool {
 	default:
 		return false
 	}
-	for p := fn.Parent(); p != nil; p = p.Parent() {
-		if p == owner {
-			return true
-		}
-	}
-	return false
+	return source.Within(fn, owner)
 }
 
 // closureWins returns the flags won at every place that makes the closure

@@ -166,6 +166,17 @@ func Outermost(fn *ssa.Function) *ssa.Function {
 	return fn
 }
 
+// Within reports whether fn is a function literal declared in outer, at
+// any depth.
+func Within(fn, outer *ssa.Function) bool {
+	for p := fn.Parent(); p != nil; p = p.Parent() {
+		if p == outer {
+			return true
+		}
+	}
+	return false
+}
+
 // InTestFile reports whether pos is in a _test.go file.
 func InTestFile(fset *token.FileSet, pos token.Pos) bool {
 	return pos.IsValid() && strings.HasSuffix(fset.File(pos).Name(), "_test.go")
