@@ -63,7 +63,11 @@ type Failure struct {
 	// Logs are the lines the tests logged (t.Error, t.Fatal, t.Log), in
 	// order, up to the first "--- FAIL" line.
 	Logs []Log
-	dir  string // the test package's directory (Parse)
+	// suite is the line a test framework's own report gave for the
+	// failure, when the test has none of its own: a Ginkgo suite's first
+	// failed spec (see "Ginkgo suites").
+	suite *Log
+	dir   string // the test package's directory (Parse)
 }
 
 // Report returns the line that reported a Fail: the last line logged
@@ -72,9 +76,13 @@ type Failure struct {
 // after a t.Fatal, the test's deferred calls wait for goroutines of the
 // code under test that may still log through the test's logger (go-nsq's
 // consumer does, through an adapter that calls t.Log) before go test
-// prints "--- FAIL". If t.Log wrote every line, the last. ok is false
-// when the test failed without a message (t.Fail).
+// prints "--- FAIL". If t.Log wrote every line, the last. A Ginkgo suite's
+// failure is reported by its first failed spec (see "Ginkgo suites"). ok
+// is false when the test failed without a message (t.Fail).
 func (f *Failure) Report() (Log, bool) {
+	if f.suite != nil {
+		return *f.suite, true
+	}
 	i := f.report()
 	if i < 0 {
 		return Log{}, false
@@ -348,6 +356,10 @@ func Parse(out []byte, test, dir string, exited bool) *Failure {
 	case f.Kind != "":
 	case bytes.Contains(out, []byte("--- FAIL: ")):
 		f.Kind = Fail
+		if l, ok := ginkgoReport(string(out), dir); ok {
+			f.suite, f.Message = &l, l.Text
+			break
+		}
 		// A t.Fatal() or t.Error() without arguments says nothing: a
 		// helper that logged the reason first (go-zookeeper's test
 		// cluster: t.Logf of the missing server, then t.Fatal()) has

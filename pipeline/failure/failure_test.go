@@ -393,3 +393,49 @@ func TestPassedThenExited(t *testing.T) {
 		}
 	}
 }
+
+// TestGinkgo checks that a Ginkgo suite's failure is reported by its first
+// failed spec (real output of go test -v on a v2 and a v1 suite: a failed
+// assertion and a panic, in that order; and the panic alone), and that a
+// suite's summary is not read where there is none.
+func TestGinkgo(t *testing.T) {
+	for _, c := range []struct{ file, log string }{
+		{"ginkgo-v2.txt", `gk_suite_test.go:21: spec "Counter when empty [It] subtracts" failed: Expected <int>: 0 to equal <int>: 3 (and 1 more spec)`},
+		{"ginkgo-v1.txt", `gk_suite_test.go:21: spec "Counter when empty [It] subtracts" failed (and 1 more spec)`},
+		// The panic's own frame in the test's directory, not the
+		// runtime's that the summary gives.
+		{"ginkgo-v2-panic.txt", `gk_suite_test.go:26: spec "Counter [It] panics" panicked: assignment to entry in nil map`},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			out, err := os.ReadFile(filepath.Join("testdata", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := "/src/gk"
+			if strings.Contains(c.file, "v1") {
+				dir = "/src/gk1"
+			}
+			f := Parse(out, "TestGk", dir, true)
+			if f == nil || f.Kind != Fail {
+				t.Fatalf("parsed as %+v, want a failed test", f)
+			}
+			l, ok := f.Report()
+			if got := fmt.Sprintf("%s:%d: %s", l.File, l.Line, l.Text); !ok || got != c.log {
+				t.Errorf("report %q, want %q", got, c.log)
+			}
+			if want := c.log[strings.Index(c.log, "spec "):]; f.Message != want {
+				t.Errorf("message %q, want %q", f.Message, want)
+			}
+		})
+	}
+	// A location outside the test's directory is named in full, where
+	// precog finds the file.
+	out, _ := os.ReadFile(filepath.Join("testdata", "ginkgo-v2.txt"))
+	if l, _ := Parse(out, "TestGk", "/src/other", true).Report(); !strings.HasSuffix(l.Text, " at /src/gk/gk_suite_test.go:21") {
+		t.Errorf("report outside the directory %q, want it to end with the location", l.Text)
+	}
+	// A failed test without a summary: its t.Error line, as before.
+	if l, _ := parseFile(t, "fatalf.txt", "TestCount", true).Report(); l.Text != "count = 6, want 3" {
+		t.Errorf("a plain failure's report %q", l.Text)
+	}
+}
