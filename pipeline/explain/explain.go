@@ -76,6 +76,7 @@ import (
 	"github.com/precog-dev/precog/pipeline/control"
 	"github.com/precog-dev/precog/pipeline/failure"
 	"github.com/precog-dev/precog/pipeline/instrument"
+	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/proc"
 	"github.com/precog-dev/precog/pipeline/record"
 	"github.com/precog-dev/precog/pipeline/validate"
@@ -106,14 +107,53 @@ const (
 // A TraceTooLargeError is a run whose trace is over Options.MaxTraceBytes:
 // explain stops rather than analyse it.
 type TraceTooLargeError struct {
-	Run   string // which run, as the progress line names it
-	Bytes int64
-	Max   int64
+	Run    string // which run, as the progress line names it
+	Bytes  int64
+	Events int // the trace's events, when they are what is over the limit; 0 if not counted
+	Max    int64
 }
 
 func (e *TraceTooLargeError) Error() string {
-	return fmt.Sprintf("%s left a trace of %.1f MiB, over the limit of %d MiB (-max-trace): explain holds a run's whole trace in memory, about 35 times its size; explain a smaller test, or raise -max-trace (0: no limit)",
-		e.Run, float64(e.Bytes)/(1<<20), e.Max>>20)
+	size := fmt.Sprintf("a trace of %.1f MiB", float64(e.Bytes)/(1<<20))
+	if e.Events > 0 {
+		size = fmt.Sprintf("a trace of %d events (%.1f MiB), an event counting as %d bytes", e.Events, float64(e.Bytes)/(1<<20), predict.TraceEventBytes)
+	}
+	return fmt.Sprintf("%s left %s, over the limit of %d MiB (-max-trace): explain holds a run's whole trace in memory, about 35 times its size; explain a smaller test, or raise -max-trace (0: no limit)",
+		e.Run, size, e.Max>>20)
+}
+
+// maxEvents is the most events of one run's trace explain reads
+// (Options.MaxTraceBytes over predict.TraceEventBytes, as precog test's
+// in-memory checkers hold), 0 for no limit: a dense trace within the
+// limit in bytes has up to 20 million events, which the happens-before
+// graph's memory goes with.
+func (x *explainer) maxEvents() int {
+	return int(max(x.o.MaxTraceBytes, 0) / predict.TraceEventBytes)
+}
+
+// readRun reads the events of the run's trace f, up to its first damaged
+// batch, as trace.ReadAll does, and its size. If the trace has more than
+// maxEvents events (0: no limit) none is read, and over is their count.
+func readRun(f *os.File, maxEvents int) (evs []trace.Event, size int64, over int) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, 0
+	}
+	o, err := trace.NewOrderedReader(f, fi.Size())
+	if err != nil {
+		return nil, fi.Size(), 0
+	}
+	if maxEvents > 0 && o.Len() > maxEvents {
+		return nil, fi.Size(), o.Len()
+	}
+	evs = make([]trace.Event, 0, o.Len())
+	for {
+		ev, err := o.Next()
+		if err != nil {
+			return evs, fi.Size(), 0
+		}
+		evs = append(evs, ev)
+	}
 }
 
 // Options says what to explain.
@@ -669,19 +709,17 @@ func (x *explainer) exec(ctx context.Context, test string, p *plan.Plan) (*run, 
 		return nil, &TraceTooLargeError{Run: x.runName(test, p), Bytes: fi.Size(), Max: x.o.MaxTraceBytes}
 	}
 	if f, err := os.Open(tr); err == nil {
-		trc, _ := trace.ReadAll(f)
-		if fi, err := f.Stat(); err == nil {
-			r.traceBytes = fi.Size()
-		}
+		evs, size, over := readRun(f, x.maxEvents())
 		f.Close()
+		if over > 0 {
+			return nil, &TraceTooLargeError{Run: x.runName(test, p), Bytes: size, Events: over, Max: x.o.MaxTraceBytes}
+		}
+		r.traceBytes, r.evs = size, evs
 		if x.rep != nil && r.traceBytes > x.rep.MaxTraceBytes {
 			x.rep.MaxTraceBytes = r.traceBytes
 		}
-		if trc != nil {
-			r.evs = trc.Events
-			if x.rep != nil && len(r.evs) > x.rep.MaxEvents {
-				x.rep.MaxEvents = len(r.evs)
-			}
+		if x.rep != nil && len(r.evs) > x.rep.MaxEvents {
+			x.rep.MaxEvents = len(r.evs)
 		}
 		if x.o.Work == nil {
 			os.Remove(tr)

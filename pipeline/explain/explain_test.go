@@ -2,6 +2,7 @@ package explain
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/pipeline/control"
+	"github.com/precog-dev/precog/pipeline/predict"
 	"github.com/precog-dev/precog/pipeline/validate"
 	"github.com/precog-dev/precog/shim/plan"
 	"github.com/precog-dev/precog/shim/trace"
@@ -167,6 +169,57 @@ func TestMaxTrace(t *testing.T) {
 		}
 		if big != nil && (big.Bytes != 1001 || !strings.HasPrefix(big.Error(), "TestBig's run 1 (as written) left a trace of 0.0 MiB, over the limit of 0 MiB (-max-trace)")) {
 			t.Errorf("error %q, %d bytes", big, big.Bytes)
+		}
+	}
+}
+
+// TestMaxTraceEvents: a run whose trace is within Options.MaxTraceBytes
+// in bytes but has more events than the limit over
+// predict.TraceEventBytes ends explain with a TraceTooLargeError that
+// counts them, none read; one event fewer is read whole. The test binary
+// copies a trace of 2,000 reads of a few bytes each, as dense as an
+// access-heavy recorded trace.
+func TestMaxTraceEvents(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("precog trace v1 test=\"TestX\" package=\"example.com/k\" start=2025-01-02T15:04:05Z pid=1\n1 g=1 Begin parent=none\n")
+	for i := range 2000 {
+		fmt.Fprintf(&text, "1.%d g=1 Read site=1 addr=0x1008\n", i+1)
+	}
+	tr, err := trace.ParseText(strings.NewReader(text.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e trace.Encoder
+	b := trace.AppendHeader(nil, trace.Header{Test: "TestX", Package: "example.com/k"})
+	start := len(b)
+	b = e.StartBatch(b, 1)
+	for _, ev := range tr.Events {
+		b = e.AppendEvent(b, ev)
+	}
+	trace.FinishBatch(b[start:])
+	dir := t.TempDir()
+	src := filepath.Join(dir, "dense.trace")
+	if err := os.WriteFile(src, b, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "p.test")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\ncp \""+src+"\" \"$PRECOG_TRACE\"\necho PASS\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := len(tr.Events)
+	limit := int64(predict.TraceEventBytes * (n - 1))
+	if limit < int64(len(b)) {
+		t.Fatalf("%d events in %d bytes: the events limit would not bind within the bytes'", n, len(b))
+	}
+	for _, max := range []int64{limit, limit + predict.TraceEventBytes} {
+		x := &explainer{o: Options{Timeout: time.Minute, MaxTraceBytes: max}, bin: bin, pkgDir: dir, work: t.TempDir()}
+		r, err := x.exec(t.Context(), "TestX", nil)
+		var big *TraceTooLargeError
+		switch {
+		case max == limit && (!errors.As(err, &big) || big.Events != n || !strings.Contains(big.Error(), fmt.Sprintf("left a trace of %d events", n))):
+			t.Errorf("limit %d: error %v, want a TraceTooLargeError of %d events", max, err, n)
+		case max > limit && (err != nil || len(r.evs) != n):
+			t.Errorf("limit %d: error %v, want the %d events read", max, err, n)
 		}
 	}
 }

@@ -311,13 +311,13 @@ func indent(stack []byte) string {
 
 // prefixLen is how many events of a trace of total events and n bytes
 // fit in limit bytes at the trace's mean event size, and within the
-// events the in-memory checkers hold under limit (traceEventBytes).
+// events the in-memory checkers hold under limit (TraceEventBytes).
 func prefixLen(total int, n, limit int64) int {
 	k := total
 	if n > 0 && limit < n {
 		k = int(int64(total) * limit / n)
 	}
-	return min(k, int(limit/traceEventBytes))
+	return min(k, int(limit/TraceEventBytes))
 }
 
 // A streamedRun is what Unicorn takes of a run streamed for -max-trace

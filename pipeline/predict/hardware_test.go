@@ -163,7 +163,7 @@ func TestOSCSPrefix(t *testing.T) {
 }
 
 // TestMaxTraceEvents checks that a trace within -max-trace's bytes but
-// over the events it holds in memory (traceEventBytes) is streamed, its
+// over the events it holds in memory (TraceEventBytes) is streamed, its
 // OSCS on as many events as the limit holds, with a note that says why;
 // one within both is analysed in memory.
 func TestMaxTraceEvents(t *testing.T) {
@@ -196,14 +196,14 @@ func TestMaxTraceEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := fi.Size()
-	limit := int64(traceEventBytes * (len(evs) - 1))
+	limit := int64(TraceEventBytes * (len(evs) - 1))
 	if limit < n {
 		t.Fatalf("%d events in %d bytes: the events limit would not bind within the bytes'", len(evs), n)
 	}
 	for _, c := range []struct {
 		limit    int64
 		streamed bool
-	}{{limit, true}, {limit + traceEventBytes, false}} {
+	}{{limit, true}, {limit + TraceEventBytes, false}} {
 		var res Result
 		checks := testChecks{}
 		_, held, err := checks.analyse(dir, "TestX", runFile{trace: "a.trace", outcome: record.Pass}, oscsSites(), DetectOptions{MaxTraceBytes: c.limit}, &res)

@@ -145,7 +145,7 @@ type DetectOptions struct {
 	// NoRaces turns the data race checker (kind race) off.
 	NoRaces bool
 	// MaxTraceBytes gives the runs whose trace file is larger, or has
-	// more events than MaxTraceBytes/traceEventBytes, the streamed
+	// more events than MaxTraceBytes/TraceEventBytes, the streamed
 	// checkers (the race checker, the test lifetime check and ConMem's
 	// con-null, con-uninit, con-closed, con-index and con-map) over the
 	// whole trace, then OSCS, and Unicorn's collection of patterns for a
@@ -240,10 +240,10 @@ const DefaultMaxRecordBytes = 1 << 30
 // DefaultMaxTraceBytes is the default DetectOptions.MaxTraceBytes: 64 MiB,
 // 8 to 11 million events at pond's and raft's 6 to 8 bytes an event and
 // about 1.5 GiB of memory to analyse; a denser trace is held to 8,388,608
-// events (traceEventBytes), not the up to 20 million of 3 bytes that fit.
+// events (TraceEventBytes), not the up to 20 million of 3 bytes that fit.
 const DefaultMaxTraceBytes = 64 << 20
 
-// traceEventBytes is what an event counts for against -max-trace
+// TraceEventBytes is what an event counts for against -max-trace
 // (DetectOptions.MaxTraceBytes) besides the trace's size: the checkers
 // that hold a trace in memory take at most the limit's bytes over it in
 // events (8,388,608 at the default), whatever the trace's density. Their
@@ -254,7 +254,7 @@ const DefaultMaxTraceBytes = 64 << 20
 // within the limit in bytes took 4.2 GB in its first 64 MiB, where 8
 // bytes, the sparse end of what traces measure, keeps the peak near the
 // 35 times the limit that DetectOptions.MaxTraceBytes says.
-const traceEventBytes = 8
+const TraceEventBytes = 8
 
 // A Result is what Run or Detect found.
 type Result struct {
@@ -1035,14 +1035,14 @@ func largestTrace(t *record.Test) int64 {
 }
 
 // overMaxTrace reports whether a trace of t is over maxBytes (-max-trace;
-// no limit if not positive), in bytes or in events (traceEventBytes), by
+// no limit if not positive), in bytes or in events (TraceEventBytes), by
 // the sizes and counts of the recording's index.
 func overMaxTrace(t *record.Test, maxBytes int64) bool {
 	if maxBytes <= 0 {
 		return false
 	}
 	over := func(bytes int64, events int) bool {
-		return bytes > maxBytes || int64(events) > maxBytes/traceEventBytes
+		return bytes > maxBytes || int64(events) > maxBytes/TraceEventBytes
 	}
 	return over(t.Bytes, t.Events) || slices.ContainsFunc(t.Runs, func(r *record.Perturbed) bool { return over(r.Bytes, r.Events) })
 }
@@ -1387,7 +1387,7 @@ func (tc *testChecks) stream(what, path string, n, limit int64, sites *trace.Sit
 	over := fmt.Sprintf("trace of %s is over the limit of %s (-max-trace)", size(n), size(limit))
 	if n <= limit {
 		over = fmt.Sprintf("trace of %s has %d events, over the %d that the limit of %s (-max-trace) holds in memory at %d bytes an event",
-			size(n), total, limit/traceEventBytes, size(limit), traceEventBytes)
+			size(n), total, limit/TraceEventBytes, size(limit), TraceEventBytes)
 	}
 	note := fmt.Sprintf("%s: %s: %s ran, streamed (%d events); %s",
 		what, over, strings.Join(ran, ", then "), events, ranOSCS)
@@ -1566,9 +1566,9 @@ func (o DetectOptions) maxTraceBytes() int64 {
 }
 
 // maxTraceEvents is the most events of one trace the in-memory checkers
-// hold (traceEventBytes), 0 for no limit.
+// hold (TraceEventBytes), 0 for no limit.
 func (o DetectOptions) maxTraceEvents() int {
-	return int(max(o.maxTraceBytes(), 0) / traceEventBytes)
+	return int(max(o.maxTraceBytes(), 0) / TraceEventBytes)
 }
 
 // maxRecordBytes is Options.MaxRecordBytes with its default, 0 for no

@@ -81,8 +81,9 @@ be found; passes when no failing run was found), the chain of iterations, and th
 paper: orig (the failing run), supp (suppression runs), race (re-executions
 with a race reversed), vio (re-executions with a violation's access moved).
 Every run is bounded in time (-timeout), and so is each wait of a replayed
-or forced run; a run whose trace is over -max-trace (64 MiB) ends explain
-with an error rather than hold it in memory. -json prints one object: root
+or forced run; a run whose trace is over -max-trace (64 MiB, or as many
+events at 8 bytes each, as precog test counts them) ends explain with an
+error rather than hold it in memory. -json prints one object: root
 {file, line, col, expr}, kind, sites (both accesses for a race or violation, the root first),
 chain, executions {orig, supp, race, vio}, reproducer (with -finding),
 reexecutions (each with its kind, what it changed, the schedule's length,
@@ -122,7 +123,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.finding, "finding", "", "explain the test of a confirmed finding: its `id` (with -o, as precog repro takes it) or the path of its schedule file")
 			fs.StringVar(&o.out, "o", "", "with -finding ID: the output `dir` that precog test wrote (default: precog's cache)")
 			fs.BoolVar(&o.work, "work", false, "print the work directory (plans, results and traces of every run) and keep it")
-			fs.Int64Var(&o.maxTrace, "max-trace", explain.DefaultMaxTraceBytes>>20, "stop, with an error, at a run whose trace is larger than `MiB` megabytes (0: no limit): explain holds a run's whole trace in memory, about 35 times its size")
+			fs.Int64Var(&o.maxTrace, "max-trace", explain.DefaultMaxTraceBytes>>20, "stop, with an error, at a run whose trace is larger than `MiB` megabytes or has more events than MiB megabytes at 8 bytes an event (0: no limit): explain holds a run's whole trace in memory, about 35 times its size")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				args, err := cli.ParseInterspersed(fs, args)
 				if err != nil {
