@@ -258,7 +258,9 @@ func (c *checker) notes(r report, sa, sb finding.Site) []string {
 // were locked: "locked at a.go:10, then at a.go:20", or, when one helper
 // locked both, "locked twice at a.go:10, from Get, then from Put", with
 // the functions that called the helper (from the goroutine's open
-// function entries), so the two do not read as one place.
+// function entries), so the two do not read as one place; without them,
+// "locked twice at a.go:10, in one call or two", so that two calls
+// of one function (a test's setup and its body) do not read as one.
 func (c *checker) lockedAt(first, second int) string {
 	at := func(sec int) string {
 		st, _ := c.sites.Lookup(c.lockSite(sec))
@@ -279,7 +281,10 @@ func (c *checker) lockedAt(first, second int) string {
 	ca, cb := caller(first), caller(second)
 	switch {
 	case ca == "" || cb == "":
-		return "locked twice at " + a
+		// Without function events (-funcs) the two lockings may be two
+		// calls of one function, a loop's two turns, or one call that
+		// locks twice: not told apart.
+		return "locked twice at " + a + ", in one call or two"
 	case ca == cb:
 		return "locked twice at " + a + ", both from " + ca
 	}

@@ -884,6 +884,23 @@ func TestLockedTwice(t *testing.T) {
 	if want := []string{"locked twice at k.go:30, from Add, then from Get"}; !slices.Equal(got, want) {
 		t.Errorf("notes %q, want %q", got, want)
 	}
+	// Without function events (precog test's default, -funcs off) the
+	// note does not say whether one call or two took the sections: a
+	// test's setup and its body calling one helper read as two calls.
+	got = notes(wholeStart + `
+10 g=2 Lock site=30 addr=0x900
+10.1 g=2 Write site=31 addr=0x100 value=5
+11 g=2 Unlock site=32 addr=0x900
+12 g=2 Lock site=30 addr=0x900
+12.1 g=2 Read site=31 addr=0x100
+13 g=2 Unlock site=32 addr=0x900
+14 g=3 Lock site=40 addr=0x900
+14.1 g=3 Write site=42 addr=0x100 value=0
+15 g=3 Unlock site=43 addr=0x900
+`)
+	if want := []string{"locked twice at k.go:30, in one call or two"}; !slices.Equal(got, want) {
+		t.Errorf("without function events: notes %q, want %q", got, want)
+	}
 }
 
 // bigcache's cleanUp: a goroutine calls Len on every tick, each call one
