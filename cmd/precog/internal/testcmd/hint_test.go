@@ -47,6 +47,7 @@ func TestExplainHints(t *testing.T) {
 		{Kind: finding.TestFailed, Tests: []string{"example.com/q.TestD", "example.com/r.TestE"}, Validation: db},
 		{Kind: finding.Crash, Tests: []string{"example.com/q.TestF"}},
 		{Kind: finding.TestFailed, Tests: []string{"example.com/q.TestG", "example.com/q.TestH", "example.com/q.TestI"}, Status: finding.NotConfirmed},
+		{Kind: finding.TestFailed, Tests: []string{"example.com/s.TestJ", "example.com/s.TestK", "example.com/s.TestL"}, Validation: &finding.Validation{}},
 	}
 	b.Reset()
 	explainHints(&b, options{}, fs2)
@@ -55,6 +56,7 @@ func TestExplainHints(t *testing.T) {
 		"hint: TestF failed by itself; its root cause: precog explain -run TestF example.com/q\n" +
 		"hint: TestE failed by itself; its output shows an unset environment variable (TEST_POSTGRES env var is not set): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug; if not, its root cause: precog explain -run TestE example.com/r\n" +
 		"hint: 3 tests of example.com/q (TestG, TestH and 1 more) failed only when recorded and passed without recording: recording alone may have made them fail (timing, allocations); if not, what failed one in the recorded run: precog explain -run TestG example.com/q\n" +
+		"hint: 3 tests of example.com/s (TestJ, TestK and 1 more) failed by themselves; the root cause of one: precog explain -run TestJ example.com/s\n" +
 		"hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone\n"
 	if b.String() != want {
 		t.Errorf("hints of tests that share one:\n%s\nwant:\n%s", b.String(), want)

@@ -948,6 +948,14 @@ func vetChecks() ([]*analysis.Analyzer, error) {
 	return checks, nil
 }
 
+// A hintSubject is who a hint of explainHints is about, one test or a
+// package's group of them, with the words that agree with it.
+type hintSubject struct {
+	who, test                    string // as the hint names it; the test its command runs
+	self, they, them, their, one string // "itself", "it", "it", "its", "it" for one test
+	cause                        string // "its root cause", "the root cause of one"
+}
+
 // explainHints prints, for each test that failed by itself in its
 // recorded run (a crash or a failed test), the precog explain command that
 // looks for the failure's root cause, saying first what its output shows of
@@ -1016,33 +1024,27 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 			}
 			continue
 		}
+		subjects := make([]hintSubject, 0, len(ts))
 		if len(ts) > 2 {
 			names := strings.Join(ts[:2], ", ") + fmt.Sprintf(" and %d more", len(ts)-2)
-			switch {
-			case k.kind == 1:
-				fmt.Fprintf(w, "hint: %d tests of %s (%s) failed only when recorded and passed without recording: recording alone may have made them fail (timing, allocations); if not, what failed one in the recorded run: %s -run %s %s\n",
-					len(ts), k.pkg, names, cmd, ts[0], pkg)
-			case k.env != "":
-				what, line, _ := strings.Cut(k.env, ": ")
-				fmt.Fprintf(w, "hint: %d tests of %s (%s) failed by themselves; their output shows %s (%s): they may need a server, the network, a program, a file or a setting that this machine lacks, their environment rather than a bug; if not, the root cause of one: %s -run %s %s\n",
-					len(ts), k.pkg, names, what, line, cmd, ts[0], pkg)
-			default:
-				fmt.Fprintf(w, "hint: %d tests of %s (%s) failed by themselves; the root cause of one: %s -run %s %s\n",
-					len(ts), k.pkg, names, cmd, ts[0], pkg)
+			subjects = append(subjects, hintSubject{fmt.Sprintf("%d tests of %s (%s)", len(ts), k.pkg, names), ts[0],
+				"themselves", "they", "them", "their", "one", "the root cause of one"})
+		} else {
+			for _, t := range ts {
+				subjects = append(subjects, hintSubject{t, t, "itself", "it", "it", "its", "it", "its root cause"})
 			}
-			continue
 		}
-		for _, t := range ts {
+		for _, s := range subjects {
 			switch {
 			case k.kind == 1:
-				fmt.Fprintf(w, "hint: %s failed only when recorded and passed without recording: recording alone may have made it fail (timing, allocations); if not, what failed it in the recorded run: %s -run %s %s\n",
-					t, cmd, t, pkg)
+				fmt.Fprintf(w, "hint: %s failed only when recorded and passed without recording: recording alone may have made %s fail (timing, allocations); if not, what failed %s in the recorded run: %s -run %s %s\n",
+					s.who, s.them, s.one, cmd, s.test, pkg)
 			case k.env != "":
 				what, line, _ := strings.Cut(k.env, ": ")
-				fmt.Fprintf(w, "hint: %s failed by itself; its output shows %s (%s): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug; if not, its root cause: %s -run %s %s\n",
-					t, what, line, cmd, t, pkg)
+				fmt.Fprintf(w, "hint: %s failed by %s; %s output shows %s (%s): %s may need a server, the network, a program, a file or a setting that this machine lacks, %s environment rather than a bug; if not, %s: %s -run %s %s\n",
+					s.who, s.self, s.their, what, line, s.they, s.their, s.cause, cmd, s.test, pkg)
 			default:
-				fmt.Fprintf(w, "hint: %s failed by itself; its root cause: %s -run %s %s\n", t, cmd, t, pkg)
+				fmt.Fprintf(w, "hint: %s failed by %s; %s: %s -run %s %s\n", s.who, s.self, s.cause, cmd, s.test, pkg)
 			}
 		}
 	}
