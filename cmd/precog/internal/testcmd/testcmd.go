@@ -97,7 +97,8 @@ not-confirmed, which says so. A panic, a fatal runtime error
 frame of the user's code in the stack of the goroutine that panicked (or,
 for a timeout, that ran the test, with where the other goroutines were
 stuck); a t.Error or t.Fatal, or an exit with no message, is kind
-test-failed, at the line that reported it. A finding predicted from the
+test-failed, at the line that reported it (a Ginkgo suite's: its first
+failed spec, named, at the failed assertion). A finding predicted from the
 failing run's trace at the crash's site, with the effect its kind names
 (con-map at a concurrent map write), whose order the trace shows before
 the crash (the interleaving validation would force: each step before the
