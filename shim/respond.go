@@ -31,7 +31,10 @@ import (
 //     context): at the response's first byte (GotFirstResponseByte, on
 //     the transport's reading goroutine) the latest group of the 4-tuple
 //     of the request's connection (GotConn) is taken, and after Do
-//     returned the caller joins it (EvTaskWait).
+//     returned the caller joins it (EvTaskWait). A request no rewritten
+//     call traced (a dependency's client) is traced by http.DefaultTransport's
+//     alternate round tripper for "http" that rthttp registers, whose
+//     join follows the transport's RoundTrip.
 //
 // The request is ordered the same way the other way round: the client's
 // GotConn (on the goroutine that called Do, before the request is written

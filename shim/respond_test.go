@@ -123,3 +123,101 @@ func respondRequests(ts *httptest.Server, site uint32) error {
 	precog_shim.Respond(site+6, http.ResponseWriter(httptest.NewRecorder()))
 	return nil
 }
+
+// TestRespondHook checks rthttp's hook, the alternate round tripper of the
+// "http" scheme, with Do called as code precog does not rewrite calls it:
+// on a hooked transport an untraced request's GotConn releases into a
+// group the handler's entry joins, and after the round trip the caller
+// joins the handler's release (both at site 0, the hook's), with the
+// caller's own request in the response; a request Trace traced already
+// gets its events at its own site only (the hook skips it); on a
+// transport without the hook an untraced request gets nothing.
+func TestRespondHook(t *testing.T) {
+	const site = 2471 // client (traced) 2471; handler 2472
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer precog_shim.Served(site+1, precog_shim.Serving(site+1, w))
+		w.Write([]byte("ok")) // buffered: the header goes out after Served
+	})
+	ts := httptest.NewServer(handler)
+	defer ts.Close()
+	hooked := &http.Transport{}
+	rthttp.Hook(hooked)
+	rthttp.Hook(hooked) // registered already: no panic, no second hook
+	defer hooked.CloseIdleConnections()
+	plain := &http.Transport{}
+	defer plain.CloseIdleConnections()
+	failed := make(chan error, 1)
+	evs := precog_shim.RecordedAll(t, site-1, func() {
+		failed <- hookRequests(ts.URL, &http.Client{Transport: hooked}, &http.Client{Transport: plain}, site)
+	})
+	if err := <-failed; err != nil {
+		t.Fatal(err)
+	}
+	at := map[uint32][]trace.Event{}
+	for _, ev := range evs {
+		if (ev.Site == 0 || ev.Site >= site && ev.Site < site+2) && (ev.Kind == trace.EvTaskGo || ev.Kind == trace.EvTaskWait) && ev.Addr != uint64(uintptr(unsafe.Pointer(ts.Config))) {
+			at[ev.Site] = append(at[ev.Site], ev)
+		}
+	}
+	kinds := func(s uint32) string {
+		var out []string
+		for _, ev := range at[s] {
+			out = append(out, ev.Kind.String())
+		}
+		return strings.Join(out, " ")
+	}
+	// The untraced request on the hooked transport, then the traced one;
+	// the plain transport's request gives nothing.
+	if got := kinds(0); got != "TaskGo TaskWait" {
+		t.Fatalf("hook events %q, want TaskGo TaskWait", got)
+	}
+	if got := kinds(site); got != "TaskGo TaskWait" {
+		t.Errorf("traced request's events %q, want TaskGo TaskWait", got)
+	}
+	// Each handler joins its request's release at its entry, if any (the
+	// plain transport's released nothing), and releases at its return.
+	if got := kinds(site + 1); got != "TaskWait TaskGo TaskWait TaskGo TaskGo" {
+		t.Fatalf("handler events %q, want TaskWait TaskGo TaskWait TaskGo TaskGo", got)
+	}
+	if at[site+1][0].Addr != at[0][0].Addr {
+		t.Errorf("the handler joined %#x, the hook released %#x", at[site+1][0].Addr, at[0][0].Addr)
+	}
+	if at[0][1].Addr != at[site+1][1].Addr {
+		t.Errorf("the hook joined %#x, the handler released %#x", at[0][1].Addr, at[site+1][1].Addr)
+	}
+}
+
+// hookRequests makes TestRespondHook's requests on the recorded goroutine:
+// an untraced GET through hooked, the same traced, then one through plain.
+func hookRequests(url string, hooked, plain *http.Client, site uint32) error {
+	get := func(c *http.Client, traced bool) error {
+		req, err := http.NewRequest("GET", url, nil)
+		if err != nil {
+			return err
+		}
+		var resp *http.Response
+		if traced {
+			resp, err = rthttp.Done(c.Do(rthttp.Trace(site, req)))
+		} else {
+			resp, err = c.Do(req)
+		}
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.Request != req {
+			return errors.New("resp.Request is not the caller's request")
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		c      *http.Client
+		traced bool
+	}{{hooked, false}, {hooked, true}, {plain, false}} {
+		if err := get(c.c, c.traced); err != nil {
+			return err
+		}
+	}
+	return nil
+}

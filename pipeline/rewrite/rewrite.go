@@ -101,8 +101,8 @@ const (
 	shimName = "precog_shim"
 	rtName   = "precog_rt"
 	// rthttp: the client side of the HTTP/1 response edge, a package of
-	// its own so that only files that make HTTP requests import net/http
-	// through it.
+	// its own so that only files that make HTTP requests or import
+	// net/http import net/http through it.
 	rthttpPath = "github.com/precog-dev/precog/shim/rthttp"
 	rthttpName = "precog_rthttp"
 	// rtnet: the order of a TCP connection's two ends, a package of its
@@ -485,6 +485,12 @@ func (r *rewriter) addImports() {
 	}
 	if r.usedRTHTTP {
 		specs = append(specs, rthttpName+` "`+rthttpPath+`"`)
+	} else if importsPath(r.file, "net/http") {
+		// rthttp's init hooks the requests that code precog did not
+		// rewrite sends through http.DefaultTransport (see package
+		// rthttp): a test binary that links net/http links it too, by
+		// any rewritten file that imports net/http.
+		specs = append(specs, `_ "`+rthttpPath+`"`)
 	}
 	if r.usedRTNet {
 		specs = append(specs, rtnetName+` "`+rtnetPath+`"`)
@@ -508,6 +514,16 @@ func (r *rewriter) addImports() {
 		return
 	}
 	r.ed.insert(r.off(r.file.Name.End()), 0, len(r.ed.src), lit("; import ("+strings.Join(specs, "; ")+")"))
+}
+
+// importsPath reports whether f imports path.
+func importsPath(f *ast.File, path string) bool {
+	for _, im := range f.Imports {
+		if p, err := strconv.Unquote(im.Path.Value); err == nil && p == path {
+			return true
+		}
+	}
+	return false
 }
 
 // drop counts the package name of sel, a reference the rewrite removes.

@@ -14,6 +14,17 @@
 // (shim.RespondGroup); Done, after the call returned without an error,
 // joins it (shim.Responded) and gives the caller back its own request in
 // resp.Request.
+//
+// A request that code precog did not rewrite sends (a dependency's client,
+// such as go-openapi's runtime, calling Do itself) is traced by the
+// transport: when the shim records, package initialization registers on
+// http.DefaultTransport, for the "http" scheme, an alternate round tripper
+// (Transport.RegisterProtocol: DefaultTransport keeps its type and its
+// exported fields). The transport hands it every request with that
+// scheme, on the goroutine that called RoundTrip (Client.Do's); it sends
+// the request traced through the same transport, which skips it for a
+// request already traced, and joins after that RoundTrip returned, as
+// Done does. See hook.
 package rthttp
 
 import (
