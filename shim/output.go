@@ -134,6 +134,15 @@ func openTrace(path, test string, limit int64) error {
 		return err
 	}
 	hdr, block := trace.AppendLiveHeader(nil, trace.Header{Test: test, Package: packagePath(), Start: time.Now(), PID: os.Getpid()})
+	// The header is written before the file grows and is mapped: a
+	// process killed while the shim starts (record kills a test a
+	// millisecond into a spent -record-budget) leaves an empty file or
+	// one that starts with the header, never a segment of zeros, which
+	// no reader can tell from a file that is not a trace.
+	if _, err := f.Write(hdr); err != nil {
+		f.Close()
+		return err
+	}
 	// Init runs before any goroutine records, so the lock is not needed;
 	// it is taken anyway so that every access to out's fields is under it.
 	out.mu.Lock()
@@ -141,17 +150,12 @@ func openTrace(path, test string, limit int64) error {
 	out.f = f
 	out.blockOff = int64(block)
 	if err := mapSegment(len(hdr)); err == nil {
-		copy(out.seg, hdr)
 		out.block = out.seg[block : block+trace.StateBlockLen]
 		out.next = alignUp(len(hdr), firstChunk)
 		out.mode = outMap
 		putWord(out.block[trace.ExtentField:], uint64(out.next))
 		out.limit = limit
 		return nil
-	}
-	if _, err := f.Write(hdr); err != nil {
-		f.Close()
-		return err
 	}
 	out.size = int64(len(hdr))
 	out.mode = outWrite

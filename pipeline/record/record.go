@@ -1572,10 +1572,13 @@ func recordRun(ctx context.Context, o Options, flags *GoTestFlags, recBin string
 		// Stopped: the trace, a process death's, is kept as it is.
 		return r, ctx.Err()
 	}
-	if errors.Is(err, os.ErrNotExist) {
-		// The shim starts at init: a process that wrote no trace
-		// did not link it (a package whose tests exercise nothing
-		// instrumented) or died before init.
+	if errors.Is(err, os.ErrNotExist) || err != nil && r.bytes == 0 {
+		// The shim starts at init and writes the trace's header as
+		// it creates the file: a process that wrote no trace, or an
+		// empty one, did not link it (a package whose tests exercise
+		// nothing instrumented) or died before init or as the shim
+		// started (a spent -record-budget kills a test a millisecond
+		// in).
 		r.noTrace, r.broken = true, "no trace: the test process never started the shim"
 		err = nil
 	}
