@@ -455,6 +455,11 @@ func (c *checker) tests() {
 		calls []*ssa.Call
 		g     *goroutines.Context
 		ret   ssa.Instruction
+		// assume is what the report assumes when every call of it
+		// does (serveClosedAssumption); plain, that one assumes
+		// nothing.
+		assume string
+		plain  bool
 	}
 	reports := make(map[key]*report)
 	var order []key
@@ -475,6 +480,11 @@ func (c *checker) tests() {
 							order = append(order, k)
 						}
 						r.calls = append(r.calls, call)
+						if a := c.serveClosedAssumption(call, test, testingParam(test)); a != "" {
+							r.assume = a
+						} else {
+							r.plain = true
+						}
 						break
 					}
 				}
@@ -496,7 +506,11 @@ func (c *checker) tests() {
 				related = append(related, analysis.RelatedInformation{Pos: call.Pos(), Message: env.Expr(call.Pos(), "testing method") + " panics too"})
 			}
 		}
-		c.rep.Report(analysis.Diagnostic{
+		assume := r.assume
+		if r.plain {
+			assume = ""
+		}
+		c.rep.ReportAssuming(assume, analysis.Diagnostic{
 			Pos:     first.Pos(),
 			Message: msg,
 			Related: append(related, analysis.RelatedInformation{Pos: returnPos(r.ret), Message: retMsg(helper)}),

@@ -57,7 +57,13 @@
 //     own T with t.Cleanup on every path to the return (a wg.Wait() there,
 //     as sipgo's integration tests do): testing marks the test done, after
 //     which the call panics, only once its Cleanups have run (see
-//     beforeCleanupEnd).
+//     beforeCleanupEnd). A call that runs only when a server's Serve
+//     returned another error than ErrServerClosed, the test closing that
+//     server in a Cleanup or a deferred call (wish's testsession.Listen),
+//     is of low confidence: after the close Serve returns
+//     ErrServerClosed, so the call follows an error Serve returned while
+//     the test ran, and comes after the test's end only if the goroutine
+//     is that slow to reach it (see serveClosedAssumption).
 //
 // Closing a file or connection that another goroutine still uses is not
 // reported: later calls return an error (os.ErrClosed, net.ErrClosed)
