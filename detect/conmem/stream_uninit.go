@@ -295,8 +295,8 @@ func (s *streamChecker) flushUninit(u *uninitLoc) {
 		}
 		if u.wg {
 			s.report(finding.ConUninit,
-				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; Add should come before the go statement",
-					s.expr(p.sacc), s.fn(p.sacc), s.fn(remote[0])),
+				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; the Add should come before the go statement that starts %s",
+					s.expr(p.sacc), s.fn(p.sacc), s.fn(remote[0]), s.fn(p.sacc)),
 				roles, "the Done is concurrent with every other goroutine's Add")
 			continue
 		}
@@ -326,8 +326,8 @@ func (s *streamChecker) flushUninit(u *uninitLoc) {
 		}
 		s.pairs[k] = true
 		s.report(finding.ConUninit,
-			fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; Add should come before the go statement",
-				s.expr(w), s.fn(w), s.fn(a)),
+			fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; the Add should come before the go statement that starts %s",
+				s.expr(w), s.fn(w), s.fn(a), s.fn(a)),
 			[]streamRole{{a: w, role: finding.RoleWait}, {a: a, role: finding.RoleAdd}}, "the Add that starts the count is concurrent with the Wait")
 	}
 	u.late = nil

@@ -76,8 +76,8 @@ func (c *checker) addWait(list []int) {
 				continue
 			}
 			c.report(finding.ConUninit,
-				fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; Add should come before the go statement",
-					c.expr(w), c.fn(w), c.fn(a)),
+				fmt.Sprintf("%s.Wait in %s may return before %s calls Add with the counter at zero, and so before the work it counts; the Add should come before the go statement that starts %s",
+					c.expr(w), c.fn(w), c.fn(a), c.fn(a)),
 				roles, "the Add that starts the count is concurrent with the Wait")
 		}
 	}
@@ -209,8 +209,8 @@ func (c *checker) uninitLoc(list []int, initK, useK trace.Kind) {
 		}
 		if initK == trace.EvWGAdd {
 			c.report(finding.ConUninit,
-				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; Add should come before the go statement",
-					c.expr(r), c.fn(r), c.fn(remote[0])),
+				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; the Add should come before the go statement that starts %s",
+					c.expr(r), c.fn(r), c.fn(remote[0]), c.fn(r)),
 				roles, "the Done is concurrent with every other goroutine's Add")
 			continue
 		}

@@ -107,8 +107,8 @@ func (c *checker) uninitPlain(list []int, initK, useK trace.Kind) {
 				roles[i+1].role = finding.RoleAdd
 			}
 			c.report(finding.ConUninit,
-				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; Add should come before the go statement",
-					c.expr(r), c.fn(r), c.fn(remote[0])),
+				fmt.Sprintf("%s.Done in %s may run before %s calls Add, making the counter negative; the Add should come before the go statement that starts %s",
+					c.expr(r), c.fn(r), c.fn(remote[0]), c.fn(r)),
 				roles, "the Done is concurrent with every other goroutine's Add")
 			continue
 		}
