@@ -157,7 +157,9 @@ func TestFixtures(t *testing.T) {
 		// A callback that a helper calls under its lock, and without it on
 		// a path that skips the lock because its caller holds it already
 		// (a re-entrant dispatch), is reported only under -all
-		// (reentrantall), naming that assumption; a call after the Unlock,
+		// (reentrantall), naming that assumption, also against a helper
+		// that the other goroutine enters only under the lock (a
+		// constructor calling it unlocked); a call after the Unlock,
 		// of another function or after a failed TryLock stays reported.
 		"reentrant",
 		// A constructor that runs again while an earlier run's

@@ -194,7 +194,10 @@ type Safe func(p Pair) bool
 // judged again with the locks of its two contexts alone (see
 // locksets.Result.InContext): a function, exported or not, that every
 // chain of calls on a context's goroutines enters with a lock held holds
-// it there, however many calls up the lock was taken.
+// it there, however many calls up the lock was taken. A pair still
+// unprotected that the locks of the package's re-entrant calls (see
+// reentrantAssumption) would protect, with every context's locks or with
+// its two contexts' own, is of low confidence.
 //
 // Each call spends one unit of the package's budget per pair of contexts
 // it compares; views that differ only in the call site they go through
@@ -343,6 +346,17 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					// the skipping path running without it.
 					if p.assume == "" {
 						p.assume = e.reentrantAssumption(a, b, p, i, j, safe)
+					}
+					// The same with each context's own locks: a
+					// side entered only under the lock in its
+					// context meets a callback that holds it but
+					// where the re-entrant call skips it
+					// (miniredis's commands against a direct API
+					// call's del, which Copy also calls unlocked).
+					if p.assume == "" && (xa || xb) {
+						r := p
+						r.VA, r.VB = ra, rb
+						p.assume = e.reentrantAssumption(a, b, r, i, j, safe)
 					}
 				}
 				judged := p

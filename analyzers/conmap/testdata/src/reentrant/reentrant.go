@@ -5,8 +5,12 @@
 // blocking). That the flag is set only under the lock is not something
 // the analysis can follow, so the callbacks' reports rest on the skipping
 // path running unlocked: low confidence, silent by default (reentrantall
-// shows them). A path that runs the call after an Unlock, one that calls
-// another function, and one where a TryLock failed stay reported.
+// shows them). So does a callback's write against a helper that another
+// goroutine enters only under the lock, though the helper's entry holds
+// nothing where a constructor calls it before the server is shared (as
+// miniredis's commands against del, which its unlocked Copy calls too). A
+// path that runs the call after an Unlock, one that calls another
+// function, and one where a TryLock failed stay reported.
 package reentrant
 
 import "sync"
@@ -15,7 +19,24 @@ type Ctx struct{ nested, again, wait bool }
 
 type Server struct {
 	sync.Mutex
-	keys, list, after, other, tried map[string]int
+	keys, list, after, other, tried, dels map[string]int
+}
+
+// NewServer deletes before the server is shared, without the lock: del's
+// entry holds nothing.
+func NewServer() *Server {
+	s := &Server{dels: make(map[string]int)}
+	s.del("init")
+	return s
+}
+
+func (s *Server) del(k string) { delete(s.dels, k) }
+
+// Delete enters del with the lock held.
+func (s *Server) Delete(k string) {
+	s.Lock()
+	defer s.Unlock()
+	s.del(k)
 }
 
 func withTx(s *Server, c *Ctx, cb func(c *Ctx)) {
@@ -77,6 +98,7 @@ func withTry(s *Server, c *Ctx, cb func(c *Ctx)) {
 
 func (s *Server) Set(c *Ctx, k string) {
 	withTx(s, c, func(c *Ctx) { s.keys[k] = 1 })
+	withTx(s, c, func(c *Ctx) { s.dels[k] = 1 })
 	blocking(s, c, func(c *Ctx) bool { s.list[k]++; return true })
 	withTxAfter(s, c, func(c *Ctx) {
 		s.after[k] = 1 // want `concurrent map read and map write: s.after is written here and read by \(\*Server\).Get with no common lock`
@@ -98,5 +120,6 @@ func (s *Server) Get(k string) int {
 
 func (s *Server) Serve(c *Ctx) {
 	go s.Set(c, "a")
+	go s.Delete("a")
 	s.Get("a")
 }
