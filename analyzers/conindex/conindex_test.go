@@ -76,5 +76,5 @@ import (
 //     signed parameter, another buffer indexed, a read that may see the
 //     start of -1, or a start of -2 are.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls", "modring")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls", "modring", "freshinit")
 }

@@ -35,7 +35,7 @@ func (r *Result) Local(a *Access) bool {
 	case Global:
 	case Captured:
 		cell := a.Loc.Cell.(*ssa.Alloc)
-		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell, false) || r.cellStaysHome(cell)
+		v = a.Fn() == cell.Parent() && !r.escapesBefore(cell, a.Instr, cell, false, false) || r.cellStaysHome(cell)
 	default:
 		v = a.Base != nil && (r.freshAt(a.Base, a.Instr, maxSharingDepth, false) || r.ownFieldOfNew(a))
 	}
@@ -79,7 +79,7 @@ func (r *Result) LocalThrough(a *Access, site ssa.CallInstruction) bool {
 	if v, ok := r.through[k]; ok {
 		return v
 	}
-	v := r.freshObjectArg(call.Call.Args[i], call) && !r.escapesBefore(p, a.Instr, nil, false)
+	v := r.freshObjectArg(call.Call.Args[i], call) && !r.escapesBefore(p, a.Instr, nil, false, false)
 	if r.through == nil {
 		r.through = make(map[throughKey]bool)
 	}
@@ -182,9 +182,9 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int, ente
 			}
 			return true
 		}
-		return !r.escapesBefore(v, at, v, entering)
+		return !r.escapesBefore(v, at, v, entering, false)
 	case *ssa.MakeMap, *ssa.MakeChan, *ssa.MakeSlice:
-		return !r.escapesBefore(v, at, v.(ssa.Instruction), entering)
+		return !r.escapesBefore(v, at, v.(ssa.Instruction), entering, false)
 	case *ssa.Parameter:
 		fn := v.Parent()
 		if fn.Parent() != nil && !r.callsKnown(fn) || isEntry(r.Goroutines, fn) || (fn.Object() != nil && fn.Object().Exported()) {
@@ -208,13 +208,13 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int, ente
 				return false
 			}
 		}
-		return !r.escapesBefore(v, at, nil, entering)
+		return !r.escapesBefore(v, at, nil, entering, false)
 	case *ssa.Call:
 		// A constructor's result: each call has an object of its own.
 		if !r.constructs(v, depth-1) {
 			return false
 		}
-		return !r.escapesBefore(v, at, v, entering)
+		return !r.escapesBefore(v, at, v, entering, false)
 	}
 	return false
 }
@@ -230,7 +230,7 @@ func (r *Result) computeFreshAt(v ssa.Value, at ssa.Instruction, depth int, ente
 func (r *Result) constructs(call *ssa.Call, depth int) bool {
 	return depth > 0 && everyReturn(call, func(ret *ssa.Return) bool {
 		made, ok := ret.Results[0].(ssa.Instruction)
-		return ok && madeHere(made) && !r.escapesBefore(ret.Results[0], ret, made, true)
+		return ok && madeHere(made) && !r.escapesBefore(ret.Results[0], ret, made, true, true)
 	})
 }
 
@@ -267,7 +267,7 @@ func (r *Result) ownFieldOfNew(a *Access) bool {
 	if !ok || !isField || fa.X != a.Base || a.Loc.Elem || !r.allocates(call) {
 		return false
 	}
-	return !r.escapesBefore(call, a.Instr, call, false)
+	return !r.escapesBefore(call, a.Instr, call, false, false)
 }
 
 // allocates reports whether call's callee returns, at every return, an
@@ -277,7 +277,7 @@ func (r *Result) ownFieldOfNew(a *Access) bool {
 func (r *Result) allocates(call *ssa.Call) bool {
 	return everyReturn(call, func(ret *ssa.Return) bool {
 		alloc, ok := ret.Results[0].(*ssa.Alloc)
-		return ok && !isCaptured(alloc) && fieldsStayHome(alloc) && !r.escapesBefore(alloc, ret, alloc, true)
+		return ok && !isCaptured(alloc) && fieldsStayHome(alloc) && !r.escapesBefore(alloc, ret, alloc, true, true)
 	})
 }
 
@@ -541,8 +541,10 @@ func (r *Result) mayRunBefore(e, at ssa.Instruction) bool {
 // anything with the value it reads.
 //
 // A call that hands v to a function that only reads and writes fields of
-// it that hold no pointer is no escape either (see keptByCallee).
-func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering bool) bool {
+// it is no escape either (see keptByCallee); with fills set (constructs
+// and allocates, which ask what the object holds as well), only fields
+// that hold no pointer.
+func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering, fills bool) bool {
 	seen := map[ssa.Value]bool{}
 	// escapesAt reports whether an escape at ref may come before at;
 	// handOff says that ref is a call handing the value over as one
@@ -619,7 +621,7 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering 
 				// escape at at itself when entering (constructs).
 				escape, handOff = true, count(ref.Results, v) == 1
 			case ssa.CallInstruction:
-				escape = isArg(ref.Common(), v) && !keptByCallee(ref, v)
+				escape = isArg(ref.Common(), v) && !keptByCallee(ref, v, fills)
 				common := ref.Common()
 				handOff = common.Value != v && !common.IsInvoke() && count(common.Args, v) == 1
 			}
@@ -836,57 +838,93 @@ func count(vs []ssa.Value, v ssa.Value) int {
 }
 
 // keptByCallee reports whether the call site hands v only to parameters
-// of its static callee that the callee uses for nothing but loads and
-// stores of fields that hold no pointer (nbio's newConn calls
-// wsc.EnableWriteCompression(on), which sets a bool field, before filling
-// wsc's other fields). Such a callee lets the object go nowhere, so no
-// other goroutine can reach it through the call, and it puts no pointer
-// into it, so what the object holds stays what its maker put there
-// (constructs asks that too). A go statement or a deferred call is refused:
-// the first runs beside the caller, the second after the caller's
-// return. So are an interface method, a call of v itself and a function
-// without a body, whose uses are not known.
-func keptByCallee(site ssa.CallInstruction, v ssa.Value) bool {
+// of its static callee that the callee uses for nothing but loads of its
+// fields and stores to them (kcp-go's newUDPSession calls
+// sess.initPlatform(), which stores a batch connection in a field of the
+// session, before it fills the session's other fields). Such a callee
+// lets the object go nowhere, so no other goroutine can reach it through
+// the call. With fills set the fields must hold no pointer (nbio's
+// newConn calls wsc.EnableWriteCompression(on), which sets a bool): the
+// callee then puts no pointer into the object either, so what the object
+// holds stays what its maker put there (constructs asks that). A go
+// statement or a deferred call is refused: the first runs beside the
+// caller, the second after the caller's return. So are an interface
+// method, a call of v itself and a function without a body, whose uses
+// are not known, but for runtime.AddCleanup's ptr (see cleanupPtr).
+func keptByCallee(site ssa.CallInstruction, v ssa.Value, fills bool) bool {
 	call, ok := site.(*ssa.Call)
 	if !ok || call.Call.Value == v {
 		return false
 	}
 	fn := call.Call.StaticCallee()
+	if cleanupPtr(fn, call.Call.Args, v) {
+		return true
+	}
 	if fn == nil || fn.Blocks == nil || len(fn.Params) != len(call.Call.Args) {
 		return false
 	}
 	for i, arg := range call.Call.Args {
-		if arg == v && !pointerFreeFields(fn.Params[i]) {
+		if arg == v && !onlyFields(fn.Params[i], !fills) {
 			return false
 		}
 	}
 	return true
 }
 
-// pointerFreeFields reports whether p is used only to address its fields,
-// and each field only loaded or stored with values that hold no pointer.
-func pointerFreeFields(p *ssa.Parameter) bool {
+// cleanupPtr reports whether fn is runtime.AddCleanup and v its ptr
+// argument alone: the runtime keeps ptr only to see when it becomes
+// unreachable, and runs the cleanup then with arg, not ptr (AddCleanup's
+// doc: the cleanup must not reach ptr), so no goroutine gets the object
+// from the call (kcp-go's newUDPSession adds its deadlines' cleanups
+// before it sets the session's header size and starts its read loop).
+func cleanupPtr(fn *ssa.Function, args []ssa.Value, v ssa.Value) bool {
+	if fn == nil || len(args) != 3 || args[0] != v || slices.Contains(args[1:], v) {
+		return false
+	}
+	if o := fn.Origin(); o != nil {
+		fn = o
+	}
+	return fn.Pkg != nil && fn.Pkg.Pkg.Path() == "runtime" && fn.Name() == "AddCleanup"
+}
+
+// onlyFields reports whether the pointer p is used only to address its
+// fields, and each field only loaded or stored to: with pointers set,
+// fields of any type, through fields of fields too (p.platform.conn);
+// without, only fields whose values hold no pointer, addressed from p
+// itself.
+func onlyFields(p ssa.Value, pointers bool) bool {
 	for _, ref := range *p.Referrers() {
 		switch ref := ref.(type) {
 		case *ssa.DebugRef:
 		case *ssa.FieldAddr:
-			if !PointerFree(ref.Type().(*types.Pointer).Elem()) {
+			if !pointers && !PointerFree(ref.Type().(*types.Pointer).Elem()) || !loadedOrStored(ref, pointers) {
 				return false
 			}
-			for _, u := range *ref.Referrers() {
-				switch u := u.(type) {
-				case *ssa.DebugRef:
-				case *ssa.UnOp:
-					if u.Op != token.MUL {
-						return false
-					}
-				case *ssa.Store:
-					if u.Addr != ssa.Value(ref) {
-						return false
-					}
-				default:
-					return false
-				}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// loadedOrStored reports whether the field address addr is only loaded
+// and stored to, or, with nested set, addresses fields of its own that
+// are (see onlyFields).
+func loadedOrStored(addr *ssa.FieldAddr, nested bool) bool {
+	for _, u := range *addr.Referrers() {
+		switch u := u.(type) {
+		case *ssa.DebugRef:
+		case *ssa.UnOp:
+			if u.Op != token.MUL {
+				return false
+			}
+		case *ssa.Store:
+			if u.Addr != ssa.Value(addr) {
+				return false
+			}
+		case *ssa.FieldAddr:
+			if !nested || !loadedOrStored(u, nested) {
+				return false
 			}
 		default:
 			return false
