@@ -461,6 +461,13 @@ func (e *Env) localThrough(a *sharedloc.Access, v View) bool {
 //     starts the goroutine before anything ran the Do, and the order in
 //     which an importer calls them is outside the package.
 //
+// One is about how the package's callers use a value: both sides run
+// in one Read (or Write) method, with io.Reader's (io.Writer's)
+// signature, on the object its receiver points to; the report needs two
+// goroutines to read one reader at once, which those interfaces do not
+// promise to allow (net/http's readWriteCloserBody, whose probe
+// goroutine's Read comes before the caller's through a channel).
+//
 // Three more are about the package's own control flow, where the analysis
 // cannot follow it:
 //   - the two sides run on two goroutines of one context (or of one go
@@ -529,6 +536,15 @@ func (e *Env) runAssumption(p Pair) string {
 		return "that the test's handler serves two requests at once"
 	}
 	fa, fb := p.A.Fn(), p.B.Fn()
+	if m := streamMethod(fa); m != "" && fa == fb && onReceiver(p.A) && onReceiver(p.B) {
+		// Both sides in one Read (or Write) of one value: only a
+		// caller that reads one reader from two goroutines at once
+		// makes the pair (net/http's readWriteCloserBody.Read, which
+		// the transport's probe goroutine calls before any other
+		// Read, ordered through a channel the analysis does not
+		// follow).
+		return fmt.Sprintf("that two goroutines call %s on one value at once, which io.%ser does not promise to allow", m, m)
+	}
 	ta, tb := source.InTestFile(e.Pass.Fset, fa.Pos()), source.InTestFile(e.Pass.Fset, fb.Pos())
 	if !ta && !tb && p.CA != nil && p.CB != nil && p.CA.Kind == goroutines.ParallelTest && p.CB.Kind == goroutines.ParallelTest {
 		// Only parallel tests run the package's code at once: whether
@@ -550,6 +566,36 @@ func (e *Env) runAssumption(p Pair) string {
 		return fmt.Sprintf("that test code in %s runs while goroutines of the package use the same state", source.FuncName(fa))
 	}
 	return ""
+}
+
+// streamMethod returns "Read" or "Write" when fn is a method of that name
+// with io.Reader's or io.Writer's signature, or "".
+func streamMethod(fn *ssa.Function) string {
+	sig := fn.Signature
+	if sig.Recv() == nil || fn.Name() != "Read" && fn.Name() != "Write" {
+		return ""
+	}
+	if !ioShaped(sig) {
+		return ""
+	}
+	return fn.Name()
+}
+
+// ioShaped reports whether sig takes one []byte and returns an int and an
+// error, whatever its names.
+func ioShaped(sig *types.Signature) bool {
+	ps, rs := sig.Params(), sig.Results()
+	return ps.Len() == 1 && rs.Len() == 2 &&
+		types.Identical(ps.At(0).Type(), types.NewSlice(types.Typ[types.Byte])) &&
+		types.Identical(rs.At(0).Type(), types.Typ[types.Int]) &&
+		types.Identical(rs.At(1).Type(), types.Universe.Lookup("error").Type())
+}
+
+// onReceiver reports whether a touches the object its method's receiver
+// points to.
+func onReceiver(a *sharedloc.Access) bool {
+	fn := a.Fn()
+	return fn.Signature.Recv() != nil && len(fn.Params) > 0 && a.Base == ssa.Value(fn.Params[0])
 }
 
 // orderAssumption returns Assumption's assumption about what orders the
