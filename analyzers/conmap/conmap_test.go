@@ -162,6 +162,15 @@ func TestFixtures(t *testing.T) {
 		// constructor calling it unlocked); a call after the Unlock,
 		// of another function or after a failed TryLock stays reported.
 		"reentrant",
+		// A helper that locks only when its bool parameter says so,
+		// started by go statements that pass true, and called with
+		// false under the lock, holds it at every write; a goroutine
+		// started with false holds nothing.
+		"goconstlock",
+		// A helper locking the mutex it is handed, which several
+		// mutexes reach, holds at a call the mutex that call passes;
+		// two mutexes around one map do not protect it.
+		"lockparam",
 		// A constructor that runs again while an earlier run's
 		// goroutine works writes a map it reaches through a shared
 		// server: the constructor's rule orders only its fresh object's

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -77,6 +78,19 @@ func (c *checker) location(accs []*sharedloc.Access) {
 	if len(writes) == 0 {
 		return
 	}
+	// The sets the shapes report against store a value other than the
+	// zero one: a store of the zero value (discordgo's `v.wsConn = nil`
+	// when the voice connection is abandoned) sets nothing a read could
+	// miss; every write still counts as one that may come first.
+	var sets []*sharedloc.Access
+	for _, w := range writes {
+		if !zeroStore(w) {
+			sets = append(sets, w)
+		}
+	}
+	if len(sets) == 0 {
+		return
+	}
 	for _, r := range accs {
 		if r.Op != sharedloc.Load || checked(r.Instr.(ssa.Value)) {
 			continue
@@ -88,11 +102,36 @@ func (c *checker) location(accs []*sharedloc.Access) {
 			if c.writtenIn(writes, x) || c.initializedBefore(r, x, writes) {
 				continue
 			}
-			if c.goroutineReads(r, x, writes) || c.starterReads(r, x, writes) {
+			if c.goroutineReads(r, x, sets) || c.starterReads(r, x, sets) {
 				break
 			}
 		}
 	}
+}
+
+// zeroStore reports whether w stores the zero value of its type, a
+// constant: nil, 0, "" or false.
+func zeroStore(w *sharedloc.Access) bool {
+	st, ok := w.Instr.(*ssa.Store)
+	if !ok {
+		return false
+	}
+	k, ok := st.Val.(*ssa.Const)
+	if !ok {
+		return false
+	}
+	if k.Value == nil {
+		return true
+	}
+	switch k.Value.Kind() {
+	case constant.Bool:
+		return !constant.BoolVal(k.Value)
+	case constant.String:
+		return constant.StringVal(k.Value) == ""
+	case constant.Int, constant.Float, constant.Complex:
+		return constant.Sign(k.Value) == 0
+	}
+	return false
 }
 
 // writtenIn reports whether one of writes runs in context x: the reader

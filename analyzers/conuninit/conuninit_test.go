@@ -38,6 +38,10 @@ func TestFixtures(t *testing.T) {
 		// fields before the go statement: silent; a fresh object whose
 		// field only the goroutine sets: reported.
 		"copyinit",
+		// A store of the zero value after the go statement (a reset to
+		// nil, 0, "") is no initialization: silent; a store of a value
+		// is.
+		"zeroreset",
 		// A poller that tests the fields of a copy of a status its
 		// goroutine sets, the zero status meaning "not ready yet":
 		// silent; one that uses a field of the zero status unchecked,

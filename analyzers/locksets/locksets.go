@@ -282,6 +282,36 @@ func (r *Result) InContext(c *goroutines.Context, b *budget.Budget) *Solution {
 	return s
 }
 
+// AtCall returns set, the locks a function takes itself at an access,
+// as held at one call of it: each mutex named by a parameter of the
+// call's static callee (several mutexes reach the parameter, so its Lock
+// names it by the parameter: kine's save(mu *sync.RWMutex, ...), which a
+// test calls with a mutex of its own) is named by what the call passes
+// there, when that is one mutex, and stays the parameter's otherwise.
+// Viewed from Run's call save(&mu, ...), save's write holds Run's mu.
+func (r *Result) AtCall(set Set, site ssa.CallInstruction) Set {
+	fn := site.Common().StaticCallee()
+	if r.solver == nil || fn == nil || !slices.ContainsFunc(set, func(h Held) bool { return h.Mutex.Kind == sharedloc.Param }) {
+		return set
+	}
+	args := site.Common().Args
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out Set
+	for _, h := range set {
+		m := h.Mutex
+		if p, ok := m.Cell.(*ssa.Parameter); ok && m.Kind == sharedloc.Param && p.Parent() == fn {
+			if i := slices.Index(fn.Params, p); i >= 0 && i < len(args) {
+				if key, ok := r.solver.lockerKey(args[i]); ok {
+					m = key
+				}
+			}
+		}
+		out = r.solver.add(out, m, h.Mode, h.Pos)
+	}
+	return out
+}
+
 // Entry returns the locks held on entry to fn: those held at every call
 // site of fn in the package.
 func (r *Result) Entry(fn *ssa.Function) Set {
@@ -1757,7 +1787,14 @@ func (a *solver) computeLockSets() {
 					// the solution over every context has it: the
 					// entry holds no more in the context's own calls
 					// of it (a meet with them would only drop locks).
+					// A go statement that starts them with a constant
+					// for a parameter the entry's locking depends on
+					// (kine's `go b.unsub(sub, true)`, whose unsub
+					// locks only when told to) selects that valuation.
 					entry = a.ctxEntry
+					if a.ctx.Site != nil {
+						split = a.splitEntry(fn, []siteSet{{a.ctx.Site, entry}})
+					}
 				} else if ok {
 					first := true
 					var held []siteSet

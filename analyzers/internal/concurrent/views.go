@@ -161,7 +161,7 @@ func (e *Env) lift(s *locksets.Solution, p *ssa.Parameter, via lifting, local lo
 	var views []View
 	for _, edge := range callers {
 		site := edge.Site
-		locks := s.At(site).Union(local)
+		locks := s.At(site).Union(e.Locks.AtCall(local, site))
 		arg := site.Common().Args[idx]
 		view := View{Fn: site.Parent(), Locks: locks, Arg: arg, Field: via.field, Site: site}
 		if via.elem {

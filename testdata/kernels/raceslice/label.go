@@ -47,7 +47,7 @@ func RelabelEmpty(send func(label string)) string {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		send(label) // reads "y", or "" if it runs before the store below
+		send(label) // reads "y", or "" if it runs before the store below // want `may be read before it is set`
 	}()
 	label = "y" // the first non-zero store: races with the read
 	wg.Wait()
