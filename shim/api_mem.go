@@ -332,13 +332,15 @@ func WL[T any](l *Local, site uint32, p *T, v T) {
 // written out (a constant kind makes a shorter encoding). This is the path
 // of almost every recorded read, so it leaves to readAll the reads that
 // take a detour (an access filter, access gates, precog explain's
-// suppression) and makes its calls (the goroutine's lookup, a new chunk)
-// only on branches of their own, which keeps the compiler from saving its
-// registers around them on the way every read takes (bench/RESULTS.md,
-// "reccost11"). A repeat (repeat.go) returns after the filter's test alone
-// (seen), before the detours' tests and the stack check: most of the reads
-// of code that re-reads globals and headers in its loops. index says
-// whether site is an index site (RIL).
+// suppression), and every call it makes but PutRead's is on a branch of
+// its own: the goroutine's lookup at a Local's first read, and readRoom
+// for a read that must make room first (ready's test), a call that ends
+// read. So no value is live across a call on the way every read takes,
+// and the compiler saves no registers there (bench/RESULTS.md,
+// "reccost11" and "readfast"). A repeat (repeat.go) returns after the
+// filter's test alone (seen), before the detours' tests and the stack
+// check: most of the reads of code that re-reads globals and headers in
+// its loops. index says whether site is an index site (RIL).
 func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 	g := l.g
 	if g == nil {
@@ -346,7 +348,8 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 			l.readAll(site, addr, index) // a filtered site looks nothing up
 			return
 		}
-		g = l.state()
+		g = cur()
+		l.g = g
 	}
 	if suppressing.Load() {
 		l.readAll(site, addr, index)
@@ -370,15 +373,32 @@ func (l *Local) read(site uint32, addr unsafe.Pointer, index bool) {
 	if g.onStack(addr) {
 		return
 	}
+	if !g.roomy() {
+		g.readRoom(trace.EvRead, slot, h, seq, w, site, addr, index) // ready's test
+		return
+	}
 	if slot != nil {
 		slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, index, seq, w)
 	}
-	g.ready()
 	n := 3 // PutShortRead inlines: a three-byte read makes no call to be encoded
 	if !g.enc.PutShortRead(g.window(), site, uintptr(addr)) {
 		n = g.enc.PutRead(g.window(), site, uintptr(addr))
 	}
 	g.buf = g.buf[:len(g.buf)+n]
+	g.commit()
+}
+
+// readRoom is the end of read and mapRead (k EvRead or EvMapRead) for a
+// read that must make room in its chunk or look at attention first
+// (ready's test failed): the note in the repeat filter's slot, prepare,
+// then the event, in the order they had when they made prepare's call in
+// the middle. For a read, PutAccess writes what PutShortRead would.
+func (g *gstate) readRoom(k trace.Kind, slot *readSlot, h, seq, w uint64, site uint32, addr unsafe.Pointer, index bool) {
+	if slot != nil {
+		slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, index, seq, w)
+	}
+	g.prepare()
+	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), k, site, uintptr(addr))]
 	g.commit()
 }
 
@@ -424,26 +444,43 @@ func (l *Local) readAll(site uint32, addr unsafe.Pointer, index bool) {
 // write records a write of addr with value word that the program has
 // done, for WL, WN and WP without access gates or suppression: write
 // (record.go) for a body with a Local, in one call where a recorded read
-// takes one (read), with putWrite written out.
+// takes one (read), with putWrite written out. As in read, every call but
+// PutWrite's is on a branch of its own: an access filter's writes take
+// writeFiltered, and a write that must make room first (ready's test)
+// putWrite, which does what the rest of write does, with prepare.
 func (l *Local) write(site uint32, addr unsafe.Pointer, word uint64) {
-	if filtered(site) && l.state().held == 0 {
+	if accessOn != nil {
+		l.writeFiltered(site, addr, word)
 		return
 	}
 	g := l.g
 	if g == nil {
-		g = l.state()
+		g = cur()
+		l.g = g
 	}
 	if g.onStack(addr) {
 		return
 	}
+	if !g.roomy() {
+		g.putWrite(site, addr, word) // ready's test
+		return
+	}
 	g.wrote(addr)
-	g.ready()
 	n := 4 // as in read: a four-byte write makes no call
 	if !g.enc.PutShortWrite(g.window(), site, uintptr(addr), word) {
 		n = g.enc.PutWrite(g.window(), site, uintptr(addr), word)
 	}
 	g.buf = g.buf[:len(g.buf)+n]
 	g.commit()
+}
+
+// writeFiltered is write under an access filter (a forced run's plan).
+func (l *Local) writeFiltered(site uint32, addr unsafe.Pointer, word uint64) {
+	g := l.state()
+	if filtered(site) && g.held == 0 || g.onStack(addr) {
+		return
+	}
+	g.putWrite(site, addr, word)
 }
 
 // access is the function access for a body with a Local.
@@ -486,7 +523,8 @@ func (l *Local) mapRead(site uint32, addr unsafe.Pointer) {
 			l.access(site, trace.EvMapRead, addr) // a filtered site looks nothing up
 			return
 		}
-		g = l.state()
+		g = cur()
+		l.g = g
 	}
 	var slot *readSlot
 	var h, seq, w uint64
@@ -505,10 +543,13 @@ func (l *Local) mapRead(site uint32, addr unsafe.Pointer) {
 	if g.onStack(addr) {
 		return
 	}
+	if !g.roomy() {
+		g.readRoom(trace.EvMapRead, slot, h, seq, w, site, addr, false) // ready's test, as in read
+		return
+	}
 	if slot != nil {
 		slot.addr, slot.site, slot.seq, slot.w = uintptr(addr), site, seq, g.stampRead(h, false, seq, w)
 	}
-	g.ready()
 	g.buf = g.buf[:len(g.buf)+g.enc.PutAccess(g.window(), trace.EvMapRead, site, uintptr(addr))]
 	g.commit()
 }

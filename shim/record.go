@@ -89,9 +89,17 @@ func (g *gstate) start() {
 // window), taking prepare's slow path only when the buffer is short or a
 // garbage collection finished: accesses are the most frequent events.
 func (g *gstate) ready() {
-	if cap(g.buf)-len(g.buf) < eventRoom || attention.Load() != g.attn {
+	if !g.roomy() {
 		g.prepare()
 	}
+}
+
+// roomy is ready's test: whether g's chunk has room for an event and
+// attention is as g saw it last, so that an event needs no prepare. The
+// access fast paths ((*Local).read, write, mapRead) test it themselves, to
+// call prepare on a branch that ends them.
+func (g *gstate) roomy() bool {
+	return cap(g.buf)-len(g.buf) >= eventRoom && attention.Load() == g.attn
 }
 
 // window is the trace.Window of free buffer after g's last event, which

@@ -148,9 +148,10 @@ func (g *gstate) stampRead(h uint64, index bool, seq, w uint64) uint64 {
 	} else if g.ordered[i] != seq+1 {
 		return w
 	}
-	g.writes++
-	g.wstamps[i] = g.writes
-	return g.writes
+	n := g.writes + 1 // in a local: the store to wstamps would reload it
+	g.writes = n
+	g.wstamps[i] = n
+	return n
 }
 
 // seen is repeated's test without its note. (*Local).read makes the same
