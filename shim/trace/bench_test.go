@@ -56,6 +56,30 @@ func BenchmarkAppendLock(b *testing.B) {
 	}
 }
 
+// BenchmarkPutRead is PutRead, the shim's encoder of a read that is not
+// PutShortRead's three bytes, on reads that jump between objects of a
+// 64 MiB heap, so that their address differences take one to four bytes.
+// ns/op is ns per read.
+func BenchmarkPutRead(b *testing.B) {
+	var e Encoder
+	buf := e.StartBatch(make([]byte, 0, batchSize), 1)
+	r := rand.New(rand.NewPCG(1, 2))
+	var addrs [64]uintptr
+	for i := range addrs {
+		addrs[i] = uintptr(0xc000000000 + r.Uint64N(1<<(10+i%4*5))&^7)
+	}
+	var i uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		if cap(buf)-len(buf) < MaxEventLen+Window {
+			buf = e.StartBatch(buf[:0], 1)
+		}
+		i++
+		w := (*[Window]byte)(buf[len(buf) : len(buf)+Window])
+		buf = buf[:len(buf)+e.PutRead(w, uint32(i&1023), addrs[i&63])]
+	}
+}
+
 // workload is a synthetic but plausible event stream of one goroutine:
 // critical sections over objects of a 64 MiB heap, each a Lock, one to
 // eight accesses mostly to fields of the locked object, and an Unlock,

@@ -563,7 +563,36 @@ func (e *Encoder) PutRead(w *[Window]byte, site uint32, addr uintptr) int {
 	e.addr = uint64(addr)
 	h, u := compactHead(site, d)
 	w[0] = h
-	return putUvarint(w, putUvarint(w, 1, uint64(site>>compactSiteBits)), u)
+	s := site >> compactSiteBits
+	if s >= 0x80 {
+		return putUvarint(w, putUvarint(w, 1, uint64(s)), u)
+	}
+	w[1] = byte(s)
+	// putUvarint(w, 2, u), its first four bytes written out at constant
+	// indexes: a compare and four instructions a byte where the loop
+	// takes ten, and most differences that PutShortRead leaves take two to
+	// four bytes (bench_test.go's PutRead; bench/RESULTS.md, "readfast").
+	if u < 1<<7 {
+		w[2] = byte(u)
+		return 3
+	}
+	w[2] = byte(u) | 0x80
+	if u < 1<<14 {
+		w[3] = byte(u >> 7)
+		return 4
+	}
+	w[3] = byte(u>>7) | 0x80
+	if u < 1<<21 {
+		w[4] = byte(u >> 14)
+		return 5
+	}
+	w[4] = byte(u>>14) | 0x80
+	if u < 1<<28 {
+		w[5] = byte(u >> 21)
+		return 6
+	}
+	w[5] = byte(u>>21) | 0x80
+	return putUvarint(w, 6, u>>28)
 }
 
 // PutShortRead writes the EvRead event PutRead would, and reports true, if

@@ -208,6 +208,32 @@ func TestPut(t *testing.T) {
 	}
 }
 
+// TestPutRead checks that PutRead, whose address difference has its first
+// bytes written out, encodes as AppendRead does for differences of every
+// length around each of its boundaries, aligned and not, either way, and
+// for sites whose high bits take one byte or more.
+func TestPutRead(t *testing.T) {
+	var ea, ep Encoder
+	var want, got []byte
+	var w [Window]byte
+	const base = 0xc000012340
+	for _, site := range []uint32{0, 31, 32, 4095, 4096, 1 << 20, 1<<32 - 1} {
+		for k := 0; k < 64; k++ {
+			for _, d := range []uint64{1<<k - 1, 1 << k, 1<<k + 1, 8 << k, 8<<k - 8, 8<<k + 8} {
+				for _, addr := range []uint64{base + d, base - d} {
+					ea.AppendRead(nil, 1, base) // a previous address in the batch
+					ep.PutRead(&w, 1, base)
+					want = ea.AppendRead(want[:0], site, uintptr(addr))
+					got = append(got[:0], w[:ep.PutRead(&w, site, uintptr(addr))]...)
+					if !bytes.Equal(got, want) {
+						t.Fatalf("site %d, address %#x after %#x: PutRead gave % x, AppendRead % x", site, addr, uint64(base), got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestPutShort checks PutShortRead and PutShortWrite, the shim's inlined
 // reads and writes: where they write, the bytes and the encoder's state
 // after them are PutRead's and PutWrite's; they write exactly where those
