@@ -375,8 +375,10 @@ func TestTableEviction(t *testing.T) {
 		done.Add(1)
 		go func(id uint64) {
 			Begin(id)
-			defer End()
+			// done.Done after End: the overflow check below must see
+			// every child's state already given back.
 			defer done.Done()
+			defer End()
 			Read(6002, nil)
 			ready.Done()
 			<-release
