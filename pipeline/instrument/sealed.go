@@ -29,13 +29,14 @@ import (
 //   - no value computed in the region is used after the Unlock, except as
 //     the duration given to a timer or a sleep (timerDurations): when the
 //     next section runs is not what it finds;
-//   - the region makes no go statement, defer, send, select, map update
-//     or append, calls only functions that store nothing outside their
-//     own fresh memory (pure), and stores what it computed only into
-//     fields of the object whose lock it holds that the function does not
-//     load outside the region (a field the next section of the same
-//     function reads would carry the value; a callee's read of it is in
-//     the trace, and detect/oscs looks there).
+//   - the region makes no go statement, defer, send, select or append, calls
+//     only functions that store nothing outside their own fresh memory
+//     (pure), and stores what it computed only into fields of the object
+//     whose lock it holds, or into (or deletes from) maps those fields
+//     hold, that the function does not load outside the region (a field
+//     the next section of the same function reads would carry the value;
+//     a callee's read of it is in the trace, and detect/oscs looks
+//     there).
 //
 // A deferred Unlock is never sealed: the region runs to the return.
 
@@ -227,8 +228,14 @@ func (r *region) sealed(fn *ssa.Function, pure *purity) bool {
 	stored := make(map[*types.Var]bool) // the fields the region stores computed values to
 	for instr := range r.in {
 		switch instr := instr.(type) {
-		case *ssa.Go, *ssa.Defer, *ssa.Send, *ssa.Select, *ssa.MapUpdate:
+		case *ssa.Go, *ssa.Defer, *ssa.Send, *ssa.Select:
 			return false
+		case *ssa.MapUpdate:
+			f := r.lockedMap(instr.Map)
+			if f == nil {
+				return false
+			}
+			stored[f] = true
 		case *ssa.Store:
 			if v, ok := instr.Val.(ssa.Instruction); ok && r.in[v] {
 				f := r.lockedField(instr.Addr)
@@ -238,7 +245,9 @@ func (r *region) sealed(fn *ssa.Function, pure *purity) bool {
 				stored[f] = true
 			}
 		case *ssa.Call:
-			if !pure.call(instr.Common(), 0) {
+			if f := r.deleteFrom(instr.Common()); f != nil {
+				stored[f] = true
+			} else if !pure.call(instr.Common(), 0) {
 				return false
 			}
 		}
@@ -291,6 +300,28 @@ func (r *region) lockedField(addr ssa.Value) *types.Var {
 	}
 	st := fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
 	return st.Field(fa.Field)
+}
+
+// lockedMap returns the field that holds map m, when m is loaded from a
+// field that lockedField accepts: an update or a delete of the map's
+// entries is a store into what the locked object holds, which the trace
+// records and the function's next section reads again, as a field's
+// (ttlcache's expiration section drops what expired from its items map).
+func (r *region) lockedMap(m ssa.Value) *types.Var {
+	load, ok := m.(*ssa.UnOp)
+	if !ok || load.Op != token.MUL {
+		return nil
+	}
+	return r.lockedField(load.X)
+}
+
+// deleteFrom returns the field that holds the map a call of the builtin
+// delete removes from, when lockedMap accepts it; nil for other calls.
+func (r *region) deleteFrom(c *ssa.CallCommon) *types.Var {
+	if b, ok := c.Value.(*ssa.Builtin); !ok || b.Name() != "delete" {
+		return nil
+	}
+	return r.lockedMap(c.Args[0])
 }
 
 // timerDuration reports whether use is a call of a timer or sleep that

@@ -36,6 +36,7 @@ type cache struct {
 	wake    chan bool
 	stop    chan struct{}
 	n       int
+	byAt    map[time.Time]int
 }
 
 // expire is ttlcache's loop: the first section's reads reach past its
@@ -218,4 +219,43 @@ func (c *cache) walkB(n int) {
 	if n > 0 {
 		c.walkA(n - 1)
 	}
+}
+
+// drop is ttlcache's expiration section: it pops what expired and
+// deletes it from a map the cache holds, and hands nothing on.
+func (c *cache) drop() {
+	for {
+		time.Sleep(time.Millisecond)
+		c.mu.Lock()
+		for c.q.Len() > 0 && time.Until(c.q.root().at) <= 0 {
+			it := c.q.root()
+			c.q.items = c.q.items[1:]
+			delete(c.byAt, it.at)
+			c.byAt[time.Time{}]++
+		}
+		c.mu.Unlock() // sealed
+	}
+}
+
+// dropRead deletes from the cache's map and reads the map again after
+// the section.
+func (c *cache) dropRead() int {
+	c.mu.Lock()
+	delete(c.byAt, c.q.root().at)
+	c.mu.Unlock() // kept: c.byAt is loaded again below
+	return len(c.byAt)
+}
+
+// dropInto deletes from a map its caller passed.
+func (c *cache) dropInto(m map[time.Time]int) {
+	c.mu.Lock()
+	delete(m, c.q.root().at)
+	c.mu.Unlock() // kept: m may be the caller's own, unrecorded
+}
+
+// putInto stores into a map its caller passed.
+func (c *cache) putInto(m map[int]bool) {
+	c.mu.Lock()
+	m[c.n] = true
+	c.mu.Unlock() // kept: m may be the caller's own, unrecorded
 }
