@@ -73,7 +73,7 @@ func (c *checker) check(x ssa.Instruction, seq ssa.Value, indexes ...ssa.Value) 
 	checkedOther := make(map[ssa.Value]ssa.Value) // index -> the read whose length checked it
 	_, isIndex := x.(*ssa.IndexAddr)
 	for _, idx := range indexes {
-		if idx == nil || reduced(idx, seq) || isIndex && c.env.ModIndexed(idx, seq) {
+		if idx == nil || c.reduced(idx, seq) || isIndex && (c.env.ModIndexed(idx, seq) || c.env.LenFieldRem(idx, seq)) {
 			continue
 		}
 		loads := c.feedingLoads(idx, maxFeedDepth)
@@ -199,15 +199,17 @@ func (c *checker) report(x ssa.Instruction, load *ssa.UnOp, safe concurrent.Safe
 }
 
 // reduced reports whether idx is reduced into seq's range at the point of
-// use, whatever the values it is computed from: an unsigned remainder by
-// seq's length (a ring buffer's `buf[n%uint64(len(buf))]`), or a mask with
+// use, whatever the values it is computed from: a remainder of a value
+// never negative (concurrent.Env.NonNegative: unsigned, or widened from a
+// narrower unsigned type) by seq's length (a ring buffer's
+// `buf[n%uint64(len(buf))]`), or a mask with
 // the length less one (`buf[n&(len(buf)-1)]`, for any integer n, since the
 // mask is not negative), so that a concurrent write of n cannot put it out
 // of range. The length must be of seq itself or of another read of the
 // same location; whether that location is replaced between the two reads
 // is the slice check's question (fromOtherRead), asked all the same. For
 // an array the length may be a constant no larger than the array's.
-func reduced(idx, seq ssa.Value) bool {
+func (c *checker) reduced(idx, seq ssa.Value) bool {
 	for {
 		cv, ok := idx.(*ssa.Convert)
 		if !ok || !wideInt(cv.Type()) {
@@ -221,8 +223,7 @@ func reduced(idx, seq ssa.Value) bool {
 	}
 	switch bin.Op {
 	case token.REM:
-		t, ok := bin.X.Type().Underlying().(*types.Basic)
-		return ok && t.Info()&types.IsUnsigned != 0 && lengthOf(bin.Y, seq)
+		return c.env.NonNegative(bin.X) && lengthOf(bin.Y, seq)
 	case token.AND:
 		return lengthLessOne(bin.X, seq) || lengthLessOne(bin.Y, seq) || maskBelow(bin.X, seq) || maskBelow(bin.Y, seq)
 	}

@@ -75,6 +75,13 @@ import (
 //     appended to, no remainder, a remainder by another size or of a
 //     signed parameter, another buffer indexed, a read that may see the
 //     start of -1, or a start of -2 are.
+//   - seqmod: a sequence number written concurrently, reduced where it is
+//     read by a field the constructor sets to the table's length (also
+//     from an options field it reads twice, unchanged between): silent
+//     when the number is unsigned or widened from a narrower unsigned
+//     type; a signed number, a uint64 converted to int, a field that is
+//     not the length and a length changed between the make and the
+//     field are reported.
 func TestFixtures(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls", "modring", "freshinit")
+	analysistest.Run(t, analysistest.TestData(), conindex.Analyzer, "ring", "striped", "batchflag", "lockedjoin", "handedturn", "selfbound", "checkedlen", "splitlen", "localcell", "nilcallback", "callerfresh", "freshcalls", "modring", "freshinit", "seqmod")
 }

@@ -75,6 +75,52 @@ func (e *Env) ModIndexed(idx, seq ssa.Value) bool {
 	return facts.zeroStart || e.modStoreBefore(load, fi, f, s)
 }
 
+// LenFieldRem reports whether idx is `x % o.z` (through conversions to
+// types as wide as int), x never negative (NonNegative) and z a field of
+// o that holds the length of the slice seq loads from o's field s (see
+// sizeOf): whatever value x has, which a concurrent write may change, the
+// index is in [0, len), and s never changes once o is built (diago's
+// jitter buffer, `j.sequence[int(j.expectedSeq) % j.maxPackets]`, while
+// another goroutine advances expectedSeq).
+func (e *Env) LenFieldRem(idx, seq ssa.Value) bool {
+	rem, ok := wideValue(idx).(*ssa.BinOp)
+	if !ok || rem.Op != token.REM || !e.NonNegative(rem.X) {
+		return false
+	}
+	if _, isSlice := seq.Type().Underlying().(*types.Slice); !isSlice {
+		return false
+	}
+	_, fs, ok := fieldLoad(seq)
+	if !ok {
+		return false
+	}
+	_, fz, ok := fieldLoad(wideValue(rem.Y))
+	return ok && SameValue(fz.X, fs.X) && e.sizeOf(ssavalue.Field(fz), ssavalue.Field(fs))
+}
+
+// NonNegative reports whether the integer v is never negative: of an
+// unsigned type, a constant at least 0, or a conversion of an unsigned
+// value to a type wider than its own (int(u16); int(u64) may be negative).
+func (e *Env) NonNegative(v ssa.Value) bool {
+	if k, ok := intConst(v); ok {
+		return k >= 0
+	}
+	t, ok := v.Type().Underlying().(*types.Basic)
+	if !ok || t.Info()&types.IsInteger == 0 {
+		return false
+	}
+	if t.Info()&types.IsUnsigned != 0 {
+		return true
+	}
+	cv, ok := v.(*ssa.Convert)
+	if !ok {
+		return false
+	}
+	from, ok := cv.X.Type().Underlying().(*types.Basic)
+	sizes := e.Pass.TypesSizes
+	return ok && from.Info()&types.IsUnsigned != 0 && sizes != nil && sizes.Sizeof(from) < sizes.Sizeof(t)
+}
+
 // modKey names a pair of an index field and the slice field it indexes.
 type modKey struct{ f, s *types.Var }
 
@@ -321,7 +367,7 @@ func (e *Env) computeSizeOf(z, s *types.Var) bool {
 	}
 	for obj, v := range sizes {
 		n, ok := lens[obj]
-		if !ok || !sameInt(v, n) {
+		if !ok || !e.sameInt(v, n) {
 			return false
 		}
 	}
@@ -330,15 +376,69 @@ func (e *Env) computeSizeOf(z, s *types.Var) bool {
 
 // sameInt reports whether the integers x and y are equal on every
 // execution: one value (through conversions as wide as int, which keep
-// a length), or equal constants.
-func sameInt(x, y ssa.Value) bool {
+// a length), equal constants, or two loads of one field of a local
+// struct that no store to the field can come between (sameLocalLoad).
+func (e *Env) sameInt(x, y ssa.Value) bool {
 	x, y = wideValue(x), wideValue(y)
 	if x == y {
 		return true
 	}
 	kx, ok1 := x.(*ssa.Const)
 	ky, ok2 := y.(*ssa.Const)
-	return ok1 && ok2 && kx.Value != nil && ky.Value != nil && constant.Compare(kx.Value, token.EQL, ky.Value)
+	if ok1 && ok2 {
+		return kx.Value != nil && ky.Value != nil && constant.Compare(kx.Value, token.EQL, ky.Value)
+	}
+	return e.sameLocalLoad(x, y)
+}
+
+// sameLocalLoad reports whether x and y load one field of one local
+// variable that does not escape (an options struct parameter the
+// constructor adjusts: `make([]int, opts.Max)`, then `max: opts.Max`),
+// and no store to the variable or the field runs between them, in either
+// order, within one invocation.
+func (e *Env) sameLocalLoad(x, y ssa.Value) bool {
+	lx, ok1 := x.(*ssa.UnOp)
+	ly, ok2 := y.(*ssa.UnOp)
+	if !ok1 || !ok2 || lx.Op != token.MUL || ly.Op != token.MUL {
+		return false
+	}
+	fx, ok1 := lx.X.(*ssa.FieldAddr)
+	fy, ok2 := ly.X.(*ssa.FieldAddr)
+	if !ok1 || !ok2 || fx.Field != fy.Field || fx.X != fy.X {
+		return false
+	}
+	local, ok := fx.X.(*ssa.Alloc)
+	if !ok || local.Heap {
+		return false
+	}
+	flow := e.Goroutines.Flow
+	for _, r := range *local.Referrers() {
+		var stores []ssa.Instruction
+		switch r := r.(type) {
+		case *ssa.Store:
+			stores = append(stores, r)
+		case *ssa.FieldAddr:
+			if r.Field != fx.Field {
+				continue
+			}
+			for _, u := range *r.Referrers() {
+				switch u.(type) {
+				case *ssa.UnOp, *ssa.DebugRef:
+				default:
+					stores = append(stores, u)
+				}
+			}
+		case *ssa.UnOp, *ssa.DebugRef:
+		default:
+			return false // its address goes elsewhere
+		}
+		for _, st := range stores {
+			if flow.MayFollow(lx, st) && flow.MayFollow(st, ly) || flow.MayFollow(ly, st) && flow.MayFollow(st, lx) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // modStoreBefore reports whether a remainder store to load's address fa
