@@ -17,7 +17,8 @@ import (
 	"github.com/precog-dev/precog/pipeline/shard"
 )
 
-// defaultEvery is how often a run with -ci prints its progress in a log.
+// defaultEvery is how often a run prints its progress in a log (vet's
+// period too).
 const defaultEvery = 30 * time.Second
 
 // nightly is what the nightly job's flags (-ci, -baseline, -shard) ask

@@ -503,12 +503,13 @@ and report.html, the report -html writes. A run that ends in an error
 before it has results (no package builds) still writes the directory:
 the summary has the error ("error" in summary.json) and exit status 1,
 the SARIF run is marked unsuccessful.
-The traces are not part of it: -o keeps them elsewhere. With -ci, stderr
-gets a plain progress line every 30s when it is not a terminal (a CI
-log): tests recorded, events, findings so far, findings validated and
+The traces are not part of it: -o keeps them elsewhere.
+
+Progress: on a terminal a status line shows what runs. When stderr is not
+a terminal (a CI log), a plain progress line comes every 30s, as vet's
+does: tests recorded, events, findings so far, findings validated and
 the time left of -validate-budget (or of validation's share of
--deadline); -progress sets the period (0: none),
-with or without -ci.
+-deadline); -progress sets the period (0: none).
 
 -baseline FILE lists accepted finding IDs, one per line; anything after
 the ID, blank lines and lines starting with # are comments.
@@ -641,7 +642,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline `file` that accepts every finding of this run")
 			fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` of the top-level tests (see Nightly jobs)")
 			fs.StringVar(&o.shardTimes, "shard-times", "", "balance -shard by the test times in the results `dir` of an earlier run (default: the -ci dir's, if it has them)")
-			fs.DurationVar(&o.every, "progress", 0, "when stderr is not a terminal, print a progress line every `d` (default 30s with -ci, none without)")
+			fs.DurationVar(&o.every, "progress", defaultEvery, "when stderr is not a terminal, print a progress line every `d` (0: none)")
 			o.flags = record.DefineGoTestFlagsFor(fs, "test")
 			return func(ctx context.Context, env *cli.Env, args []string) (int, error) {
 				patterns, testArgs, err := cli.ParseTestCommand(fs, "test", args)
@@ -654,7 +655,6 @@ func Command() *cli.Command {
 					line = append(append(line, "-args"), testArgs...)
 				}
 				o.command = cli.CommandLine("test", line)
-				fs.Visit(func(f *flag.Flag) { o.everySet = o.everySet || f.Name == "progress" })
 				return run(ctx, env, o, patterns)
 			}
 		},
@@ -690,7 +690,6 @@ type options struct {
 	ci, baseline, writeBaseline string
 	shard, shardTimes           string
 	every                       time.Duration
-	everySet                    bool
 
 	spin, condFlags, hwNote bool
 	races                   bool
@@ -784,12 +783,8 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, err
 		}
 	}
-	every := o.every
-	if !o.everySet && n.ci != "" {
-		every = defaultEvery
-	}
 	state := &progressState{start: time.Now()}
-	progress.Every(every, state.line)
+	progress.Every(o.every, state.line)
 	res, err := predict.Run(ctx, predict.Options{
 		Dir:            dir,
 		Patterns:       patterns,
