@@ -22,7 +22,7 @@ import (
 // golden file, and fixtest.Recheck checks that the fixed package compiles
 // and draws no report where a fix was applied.
 func TestFixtures(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer,
+	results := analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer,
 		// Fixes of Done-before-Add reports.
 		"addfix",
 		// Fixes of reads before initialization.
@@ -117,9 +117,7 @@ func TestFixtures(t *testing.T) {
 		// closes the channel and a close the test calls itself: reported.
 		"laterstart",
 	)
-	for _, pkg := range []string{"addfix", "initfix"} {
-		fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), pkg)
-	}
+	fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), results, "addfix", "initfix")
 }
 
 // TestAll runs the check with its all flag over the fixtures whose

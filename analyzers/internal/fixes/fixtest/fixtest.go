@@ -17,57 +17,84 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/analysistest"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 )
 
-// Recheck runs analyzer a over package pkg of the GOPATH-style testdata
-// directory dir, whose files' .golden versions hold the result of its
-// fixes, then over the golden versions built as a module of their own. The
-// golden package must build, the diagnostics that came with a fix must be
-// gone, and the others must remain. Diagnostics are matched by the
-// function that holds them and their message, since fixes move lines.
-func Recheck(t *testing.T, a *analysis.Analyzer, dir, pkg string) {
+// Recheck checks the fixes of analyzer a in packages pkgs of the
+// GOPATH-style testdata directory dir, whose files' .golden versions hold
+// the result of its fixes: results are what analysistest.
+// RunWithSuggestedFixes returned for a run that covered pkgs (the
+// diagnostics before the fixes). The golden versions, each package in a
+// directory of one module, must build, and a's diagnostics on them (one
+// load, which analyses the standard library packages they import once)
+// must be those before but the ones that came with a fix. Diagnostics are
+// matched by the function that holds them and their message, since fixes
+// move lines.
+func Recheck(t *testing.T, a *analysis.Analyzer, dir string, results []*analysistest.Result, pkgs ...string) {
 	t.Helper()
-	src := filepath.Join(dir, "src", filepath.FromSlash(pkg))
-	before := diagnose(t, a, src, "GOPATH="+dir, "GO111MODULE=off")
-
-	fixed := t.TempDir()
-	files, err := filepath.Glob(filepath.Join(src, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f + ".golden")
-		if os.IsNotExist(err) {
-			data, err = os.ReadFile(f)
+	before := make(map[string][]diag)
+	for _, r := range results {
+		if r.Pass == nil || r.Pass.Analyzer != a || !slices.Contains(pkgs, r.Pass.Pkg.Path()) {
+			continue
 		}
+		before[r.Pass.Pkg.Path()] = sorted(diags(r.Pass.Files, r.Diagnostics))
+	}
+	fixed := t.TempDir()
+	for _, pkg := range pkgs {
+		if _, ok := before[pkg]; !ok {
+			t.Fatalf("the run's results do not cover %s", pkg)
+		}
+		src := filepath.Join(dir, "src", filepath.FromSlash(pkg))
+		files, err := filepath.Glob(filepath.Join(src, "*.go"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(fixed, filepath.Base(f)), data, 0o666); err != nil {
+		out := filepath.Join(fixed, filepath.FromSlash(pkg))
+		if err := os.MkdirAll(out, 0o777); err != nil {
 			t.Fatal(err)
 		}
+		for _, f := range files {
+			data, err := os.ReadFile(f + ".golden")
+			if os.IsNotExist(err) {
+				data, err = os.ReadFile(f)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(out, filepath.Base(f)), data, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if err := os.WriteFile(filepath.Join(fixed, "go.mod"), []byte("module "+pkg+"\n\ngo 1.26\n"), 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(fixed, "go.mod"), []byte("module fixed\n\ngo 1.26\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
 	build := exec.Command("go", "build", "./...")
 	build.Dir = fixed
 	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("the fixed %s does not build: %v\n%s", pkg, err, out)
+		t.Fatalf("the fixed %s do not build: %v\n%s", strings.Join(pkgs, ", "), err, out)
 	}
 	after := diagnose(t, a, fixed, "GOWORK=off", "GOFLAGS=-mod=mod")
+	for _, pkg := range pkgs {
+		compare(t, pkg, before[pkg], after["fixed/"+pkg])
+	}
+}
 
+// compare checks the diagnostics of one package after its fixes against
+// those before.
+func compare(t *testing.T, pkg string, before, after []diag) {
+	t.Helper()
 	fixes := 0
 	for _, d := range before {
 		still := slices.ContainsFunc(after, d.same)
 		switch {
 		case d.fixed && still:
-			t.Errorf("%s: still reported after its fix", d)
+			t.Errorf("%s: %s: still reported after its fix", pkg, d)
 		case !d.fixed && !still:
-			t.Errorf("%s: no longer reported, although it had no fix", d)
+			t.Errorf("%s: %s: no longer reported, although it had no fix", pkg, d)
 		}
 		if d.fixed {
 			fixes++
@@ -75,7 +102,7 @@ func Recheck(t *testing.T, a *analysis.Analyzer, dir, pkg string) {
 	}
 	for _, d := range after {
 		if !slices.ContainsFunc(before, d.same) {
-			t.Errorf("%s: reported only after the fixes", d)
+			t.Errorf("%s: %s: reported only after the fixes", pkg, d)
 		}
 	}
 	if fixes == 0 {
@@ -92,10 +119,12 @@ func (d diag) same(e diag) bool { return d.fn == e.fn && d.message == e.message 
 
 func (d diag) String() string { return fmt.Sprintf("in %s: %s", d.fn, d.message) }
 
-func diagnose(t *testing.T, a *analysis.Analyzer, dir string, env ...string) []diag {
+// diagnose runs a over every package of the module in dir and returns
+// each package's diagnostics, by import path.
+func diagnose(t *testing.T, a *analysis.Analyzer, dir string, env ...string) map[string][]diag {
 	t.Helper()
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: dir, Env: append(os.Environ(), env...)}
-	pkgs, err := packages.Load(cfg, ".")
+	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +135,7 @@ func diagnose(t *testing.T, a *analysis.Analyzer, dir string, env ...string) []d
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []diag
+	out := make(map[string][]diag)
 	for act := range graph.All() {
 		if !act.IsRoot || act.Analyzer != a {
 			continue
@@ -114,12 +143,23 @@ func diagnose(t *testing.T, a *analysis.Analyzer, dir string, env ...string) []d
 		if act.Err != nil {
 			t.Fatal(act.Err)
 		}
-		for _, d := range act.Diagnostics {
-			out = append(out, diag{fn: funcAt(act.Package.Syntax, d.Pos), message: d.Message, fixed: len(d.SuggestedFixes) > 0})
-		}
+		path := act.Package.PkgPath
+		out[path] = sorted(append(out[path], diags(act.Package.Syntax, act.Diagnostics)...))
 	}
-	slices.SortFunc(out, func(a, b diag) int { return cmp.Or(strings.Compare(a.fn, b.fn), strings.Compare(a.message, b.message)) })
 	return out
+}
+
+func diags(files []*ast.File, ds []analysis.Diagnostic) []diag {
+	var out []diag
+	for _, d := range ds {
+		out = append(out, diag{fn: funcAt(files, d.Pos), message: d.Message, fixed: len(d.SuggestedFixes) > 0})
+	}
+	return out
+}
+
+func sorted(ds []diag) []diag {
+	slices.SortFunc(ds, func(a, b diag) int { return cmp.Or(strings.Compare(a.fn, b.fn), strings.Compare(a.message, b.message)) })
+	return ds
 }
 
 // funcAt names the top-level function or method declaration holding pos.
