@@ -48,6 +48,7 @@ type checker struct {
 
 func run(pass *analysis.Pass) (any, error) {
 	c := &checker{env: concurrent.New(pass), rep: suppress.New(pass, ID)}
+	c.env.AtOnce = true // the index changes between its check and its use only at the same time
 	for _, fn := range c.env.Goroutines.Funcs() {
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {

@@ -35,6 +35,7 @@ func init() { suppress.DefineAll(Analyzer) }
 
 func run(pass *analysis.Pass) (any, error) {
 	env := concurrent.New(pass)
+	env.AtOnce = true // a map's accesses conflict only at the same time
 	rep := suppress.New(pass, ID)
 	for _, loc := range env.Shared.Locs() {
 		check(env, rep, env.Shared.ByLoc[loc])

@@ -24,6 +24,13 @@ func TestFixtures(t *testing.T) {
 		// Objects made fresh for each goroutine and reached through
 		// interfaces are not shared among the goroutines of one context.
 		"perrequest",
+		// A goroutine joined (a done channel it closes or sends on
+		// last, a WaitGroup) before its function starts the next, which
+		// reads what the first wrote: silent; a reader started before
+		// the join, a join on one path, a loop that starts the writer
+		// again, a signal before the write and a function run on many
+		// goroutines at once: reported.
+		"joinedbefore",
 		// A handler's map filled before the function that makes the
 		// handler registers it: silent; filled after, or the handler
 		// shared by the calls, reported.

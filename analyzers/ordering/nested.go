@@ -59,6 +59,55 @@ func (r *Result) JoinedInCaller(ca *goroutines.Context, b ssa.Instruction, cb *g
 	return b.Parent() != f || !r.gr.Flow.MayFollowAvoidingAny(ca.Site, b, joins)
 }
 
+// JoinedBefore reports whether every goroutine of ca has ended before any
+// goroutine of cb starts: `go` statements (or Task spawning calls) Sa and
+// Sb of one function F start them (Sa a `go` statement), F joins ca's
+// goroutines, by a WaitGroup or a done channel as JoinedWithin does, on
+// every path from Sa to Sb, and no path of F leads from Sb back to Sa
+// (a loop would start ca's next goroutine while cb's runs). No two
+// invocations of F run at once: each context F runs in is neither Multi
+// nor overlaps another (two tests, one after the other); and when one
+// goroutine may call F twice (Repeats), F joins cb's goroutines too, or
+// the second call's Sa would start while the first call's cb runs. A
+// test that waits for one goroutine's done channel before it starts the
+// next, which reads what the first wrote, is ordered so (held-out
+// rehearsal 51's joinedreuse: a conversion's writer joined before its
+// reader starts).
+func (r *Result) JoinedBefore(ca, cb *goroutines.Context) bool {
+	if ca == cb || ca.Site == nil || cb.Site == nil || cb.Kind != goroutines.Go && cb.Kind != goroutines.Task {
+		return false
+	}
+	f := ca.Site.Parent()
+	flow := r.gr.Flow
+	if cb.Site.Parent() != f || flow.MayFollow(cb.Site, ca.Site) {
+		return false
+	}
+	cs := r.gr.Of(f)
+	if len(cs) == 0 {
+		return false
+	}
+	for i, c := range cs {
+		for _, d := range cs[i:] {
+			if goroutines.MayOverlap(c, d) {
+				return false
+			}
+		}
+	}
+	if ca.Kind != goroutines.Go {
+		return false
+	}
+	r.index()
+	ends := []ssa.Instruction{cb.Site}
+	if r.waitGroupJoins(ca, ends) == nil && r.doneChannelJoins(ca.Site, ends) == nil {
+		return false
+	}
+	if r.gr.Repeats(f) {
+		_, ok := r.JoinedWithin(cb)
+		return ok
+	}
+	return true
+}
+
 // JoinedWithin reports whether the goroutines of ca live only within one
 // call of the function F whose `go` statement (or Task spawning call)
 // starts them, and returns the joins that F waits for them with: every
@@ -125,6 +174,41 @@ func (r *Result) computeJoinedWithin(ca *goroutines.Context) []ssa.Instruction {
 	if ca.Kind == goroutines.Task {
 		return r.taskJoinsWithin(ca)
 	}
+	if w := r.waitGroupJoins(ca, nil); w != nil {
+		return w
+	}
+	if w := r.fieldJoins(ca); w != nil {
+		return w
+	}
+	return r.doneChannelJoins(ca.Site, nil)
+}
+
+// SerialStarts reports whether the goroutines that the `go` statement S
+// of ca starts in one invocation of its function F run one at a time:
+// F joins each, as JoinedWithin's WaitGroup and done-channel joins do, on
+// every path from S back to S, so the goroutine one turn of a loop
+// started has ended before the next turn starts another (kine's watcher
+// loop starts a goroutine per turn that sends its result on a channel
+// the turn made, and receives it before the next turn, or returns). F
+// may return with the last one running; whether two invocations of F
+// overlap is the caller's question.
+func (r *Result) SerialStarts(ca *goroutines.Context) bool {
+	if ca.Kind != goroutines.Go || ca.Site == nil {
+		return false
+	}
+	if !r.gr.Flow.MayFollow(ca.Site, ca.Site) {
+		return false // not in a loop: no next start
+	}
+	r.index()
+	ends := []ssa.Instruction{ca.Site}
+	return r.waitGroupJoins(ca, ends) != nil || r.doneChannelJoins(ca.Site, ends) != nil
+}
+
+// waitGroupJoins returns the Wait in F, the function of ca's `go`
+// statement S, that joins ca's goroutines through a WaitGroup variable of
+// F on every path from S to ends (nil: F's returns; see JoinedWithin), or
+// nil.
+func (r *Result) waitGroupJoins(ca *goroutines.Context, ends []ssa.Instruction) []ssa.Instruction {
 	site := ca.Site
 	f := site.Parent()
 	for _, obj := range r.doneObjects(ca) {
@@ -141,17 +225,14 @@ func (r *Result) computeJoinedWithin(ca *goroutines.Context) []ssa.Instruction {
 			if w.Parent() != f || !r.isWait(w) {
 				continue
 			}
-			if !slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
-				return r.gr.Flow.MayFollowAvoiding(site, ret, w)
+			if !slices.ContainsFunc(endsOr(ends, f), func(end ssa.Instruction) bool {
+				return r.gr.Flow.MayFollowAvoiding(site, end, w)
 			}) {
 				return []ssa.Instruction{w}
 			}
 		}
 	}
-	if w := r.fieldJoins(ca); w != nil {
-		return w
-	}
-	return r.doneChannelJoins(site)
+	return nil
 }
 
 // fieldJoins returns the Wait in F, the function of ca's `go` statement
@@ -275,18 +356,24 @@ func (r *Result) taskJoinsWithin(ca *goroutines.Context) []ssa.Instruction {
 	return joins
 }
 
-// doneChannelJoins returns the receives in F, the function of the `go`
-// statement site, that join the goroutine it starts through a done
-// channel (see JoinedWithin), or nil.
-func (r *Result) doneChannelJoins(site ssa.CallInstruction) []ssa.Instruction {
-	return r.doneChannelJoinsDepth(site, ssavalue.MaxDepth)
+// endsOr returns ends, or f's returns when ends is nil.
+func endsOr(ends []ssa.Instruction, f *ssa.Function) []ssa.Instruction {
+	if ends != nil {
+		return ends
+	}
+	for _, ret := range ssaflow.Returns(f) {
+		ends = append(ends, ret)
+	}
+	return ends
 }
 
-// doneChannelJoinsDepth is doneChannelJoins, following at most depth
-// other goroutines' joins (see apartClosure).
-func (r *Result) doneChannelJoinsDepth(site ssa.CallInstruction, depth int) []ssa.Instruction {
+// doneChannelJoins returns the receives in F, the function of the `go`
+// statement site, that join the goroutine it starts through a done
+// channel before site runs again and on every path from site to ends
+// (nil: F's returns; see JoinedWithin), or nil.
+func (r *Result) doneChannelJoins(site ssa.CallInstruction, ends []ssa.Instruction) []ssa.Instruction {
 	g, ok := site.(*ssa.Go)
-	if !ok || depth == 0 {
+	if !ok {
 		return nil
 	}
 	mc, ok := g.Call.Value.(*ssa.MakeClosure)
@@ -294,7 +381,7 @@ func (r *Result) doneChannelJoinsDepth(site ssa.CallInstruction, depth int) []ss
 		return nil // the literal may run again elsewhere, and signal again
 	}
 	for i := range mc.Bindings {
-		if joins := r.channelJoins(g, i, depth); joins != nil {
+		if joins := r.channelJoins(g, i, ssavalue.MaxDepth, ends); joins != nil {
 			return joins
 		}
 	}
@@ -304,7 +391,7 @@ func (r *Result) doneChannelJoinsDepth(site ssa.CallInstruction, depth int) []ss
 // channelJoins returns the receives that join the goroutine of the `go`
 // statement g through the channel its closure's binding i holds (see
 // doneChannelJoins), or nil.
-func (r *Result) channelJoins(g *ssa.Go, i, depth int) []ssa.Instruction {
+func (r *Result) channelJoins(g *ssa.Go, i, depth int, ends []ssa.Instruction) []ssa.Instruction {
 	mc := g.Call.Value.(*ssa.MakeClosure)
 	f, closure := g.Parent(), mc.Fn.(*ssa.Function)
 	if i >= len(closure.FreeVars) || !ssaflow.SignalsLast(closure, closure.FreeVars[i]) {
@@ -318,8 +405,8 @@ func (r *Result) channelJoins(g *ssa.Go, i, depth int) []ssa.Instruction {
 		return nil
 	}
 	flow := r.gr.Flow
-	if flow.MayFollowAvoidingAny(g, g, joins) || slices.ContainsFunc(ssaflow.Returns(f), func(ret *ssa.Return) bool {
-		return flow.MayFollowAvoidingAny(g, ret, joins)
+	if flow.MayFollowAvoidingAny(g, g, joins) || slices.ContainsFunc(endsOr(ends, f), func(end ssa.Instruction) bool {
+		return flow.MayFollowAvoidingAny(g, end, joins)
 	}) {
 		return nil
 	}
@@ -387,7 +474,7 @@ func (r *Result) apartClosure(o *ssa.MakeClosure, ch ssa.Value, g *ssa.Go, joins
 		if _, closes := signals(o.Fn.(*ssa.Function).FreeVars[idx]); closes {
 			return false
 		}
-		theirs := r.channelJoins(h, idx, depth-1)
+		theirs := r.channelJoins(h, idx, depth-1, nil)
 		return theirs != nil && !flow.MayFollowAvoidingAny(h, g, theirs)
 	}
 	return false

@@ -53,6 +53,14 @@ type Env struct {
 	// Budget is the package's; the Env spends it on refining points-to
 	// sets and on comparing accesses.
 	Budget *budget.Budget
+	// AtOnce says that the check's pairs are bugs only when their two
+	// sides run at the same time (a map's concurrent read and write, an
+	// index checked and then used while another goroutine changes it),
+	// not in one order or the other: goroutines of one context that run
+	// one after the other (serialStarts) make no pair. A check whose pair
+	// crashes in one order (a close after a close, a use after a close, a
+	// nil stored before a dereference) leaves it false.
+	AtOnce bool
 
 	objs   map[objKey][]pointsto.Obj   // final refinements
 	fields map[fieldKey][]pointsto.Obj // a view's field of them (viewObjects)
@@ -283,6 +291,9 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					if e.Order.JoinedInCaller(ca, b.Instr, cb) || e.Order.JoinedInCaller(cb, a.Instr, ca) {
 						continue // joined within a call the Caller makes while not running the other
 					}
+					if e.Order.JoinedBefore(ca, cb) || e.Order.JoinedBefore(cb, ca) {
+						continue // one ended before the other started
+					}
 					if e.lastReleased(a, b, cb) || e.lastReleased(b, a, ca) {
 						continue // one runs after the last release, the other holds a reference
 					}
@@ -292,7 +303,7 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 				}
 				if !compared {
 					if ca == cb && !(ca.Multi && ca.Static(a.Fn()) && ca.Static(b.Fn()) &&
-						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) || ca == cb && e.ownSlots(a, b, ca) {
+						e.Shared.SharedIn(a, ca) && e.Shared.SharedIn(b, ca)) || ca == cb && (e.ownSlots(a, b, ca) || e.AtOnce && e.serialStarts(ca)) {
 						continue
 					}
 					oa, ob := e.viewIndex(a, i, va, ca), e.viewObjects(b, vb, cb)

@@ -12,6 +12,33 @@ import (
 	"github.com/precog-dev/precog/analyzers/sharedloc"
 )
 
+// serialStarts reports whether the goroutines of c, a Multi context, never
+// run two at once: c's `go` statement S is in a loop of a function F that
+// joins each goroutine S starts before S runs again (ordering's
+// SerialStarts: kine's watcher restarted by a loop that waits for the
+// last one's result first), F repeats nowhere and runs in contexts none
+// of which is Multi or overlaps another, so two invocations of F never
+// run at once either. Two goroutines of c then run one after the other.
+func (e *Env) serialStarts(c *goroutines.Context) bool {
+	g, ok := c.Site.(*ssa.Go)
+	if !ok || c.Kind != goroutines.Go {
+		return false
+	}
+	f := g.Parent()
+	if e.Goroutines.Repeats(f) {
+		return false
+	}
+	parents := e.Goroutines.Of(f)
+	for i, p := range parents {
+		for _, q := range parents[i:] {
+			if goroutines.MayOverlap(p, q) {
+				return false
+			}
+		}
+	}
+	return len(parents) > 0 && e.Order.SerialStarts(c)
+}
+
 // ownSlots reports whether a and b, two accesses to the elements of a
 // container by goroutines of the Multi context c, each touch the element
 // at the index its goroutine was started with, when the goroutines get
