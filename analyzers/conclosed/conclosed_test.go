@@ -26,6 +26,10 @@ func TestFixtures(t *testing.T) {
 		// own goroutine function defers runs after the function value it
 		// runs (spawnerjoin).
 		"deferdone", "earlyreturn", "spawnerjoin",
+		// A loop that restarts a watcher goroutine once the last one
+		// returned, each closing one channel: the goroutines run one at
+		// a time, and the second close panics all the same: reported.
+		"restartclose",
 		// A Cleanup's close runs after the test returned, so after its
 		// receive of the goroutine's one send (and the goroutine's
 		// t.Error before it); a goroutine the test never waits for, a

@@ -5,7 +5,9 @@
 // joinedreuse). Silent. Reported beside them: a second goroutine started
 // before the join, a join on one path only, a loop that starts the first
 // goroutine again while the second runs, a goroutine that signals before
-// its write, and a function started on many goroutines at once.
+// its write, and a function started on many goroutines at once. A loop
+// that starts one goroutine per turn and joins it before the next turn
+// runs them one at a time: silent; one that does not wait: reported.
 package joinedbefore
 
 import "sync"
@@ -124,5 +126,48 @@ func Many() {
 func StartMany() {
 	for range 3 {
 		go Many()
+	}
+}
+
+// Turns starts one goroutine per turn and waits for it before the next:
+// the goroutines of its go statement run one at a time.
+func Turns(m map[int]int) {
+	for i := range 3 {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m[8] = i
+		}()
+		wg.Wait()
+	}
+}
+
+// Restarts runs a watcher per turn, receiving its result before the next
+// turn or returning (kine's btreeWatcher loop).
+func Restarts(m map[int]int, quit chan struct{}) {
+	for {
+		errc := make(chan error, 1)
+		go func() {
+			m[9]++
+			errc <- nil
+		}()
+		select {
+		case err := <-errc:
+			if err != nil {
+				return
+			}
+		case <-quit:
+			return
+		}
+	}
+}
+
+// Unjoined starts a goroutine per turn without waiting.
+func Unjoined(m map[int]int) {
+	for i := range 3 {
+		go func() {
+			m[10] = i // want `concurrent map writes`
+		}()
 	}
 }
