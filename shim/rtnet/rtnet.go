@@ -14,7 +14,9 @@
 //
 // Conn wraps a *net.TCPConn whose two addresses are known, or a
 // connection layered on one that says so (NetConn: a *tls.Conn), whose
-// plaintext bytes it counts; anything else it returns as it is. The ends
+// plaintext bytes it counts, and an end of a net.Pipe (a test's in-memory
+// connection to a server of its own), whose two ends find each other by
+// the channels that carry their bytes; anything else it returns as it is. The ends
 // of a layered connection pair only with ends of the same layer (a TLS
 // client with its TLS server, whose plaintext streams are one another's),
 // never with a bare TCP end of the same 4-tuple, which sees other bytes.
@@ -87,15 +89,69 @@ func Conn(site uint32, c net.Conn) net.Conn {
 	if !shim.Enabled() {
 		return c
 	}
-	tc, layer := tcpOf(c)
-	if tc == nil {
-		return c
+	var e *ends
+	if tc, layer := tcpOf(c); tc != nil {
+		e = endsOf(tc, layer)
+	} else if end, out, in, ok := pipeOf(c); ok {
+		e = pipeEnds(end, out, in)
 	}
-	e := endsOf(tc, layer)
 	if e == nil {
 		return c
 	}
 	return &conn{Conn: c, site: site, e: e}
+}
+
+// pipeOf returns, when c is an end of a net.Pipe, the end and the
+// channels that carry its two directions' bytes: it writes on out, which
+// is the other end's in. The pipe's type is unexported; its fields are
+// read by reflection, and a Go whose pipe lacks them gives no order.
+func pipeOf(c net.Conn) (end *byte, out, in uintptr, ok bool) {
+	v := reflect.ValueOf(c)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Type().String() != "*net.pipe" {
+		return nil, 0, 0, false
+	}
+	wr, rd := v.Elem().FieldByName("wrTx"), v.Elem().FieldByName("rdRx")
+	if wr.Kind() != reflect.Chan || rd.Kind() != reflect.Chan || wr.IsNil() || rd.IsNil() {
+		return nil, 0, 0, false
+	}
+	return (*byte)(v.UnsafePointer()), wr.Pointer(), rd.Pointer(), true
+}
+
+var (
+	byPipe   = make(map[weak.Pointer[byte]]*ends)
+	pipeDirs = make(map[uintptr]*dir) // by the channel that carries the direction's bytes
+)
+
+// pipeEnds returns the directions of the pipe end whose writes go on the
+// channel out and whose reads come from in: the other end of the pipe
+// finds the same two, the other way round. A direction is forgotten when
+// either end is collected (the other has its ends already), so that a
+// channel address reused by a later pipe names a new direction.
+func pipeEnds(end *byte, out, in uintptr) *ends {
+	w := weak.Make(end)
+	mu.Lock()
+	defer mu.Unlock()
+	if e, seen := byPipe[w]; seen {
+		return e
+	}
+	dirOf := func(ch uintptr) *dir {
+		d := pipeDirs[ch]
+		if d == nil {
+			d = new(dir)
+			pipeDirs[ch] = d
+		}
+		return d
+	}
+	e := &ends{out: dirOf(out), in: dirOf(in)}
+	byPipe[w] = e
+	runtime.AddCleanup(end, func(w weak.Pointer[byte]) {
+		mu.Lock()
+		delete(byPipe, w)
+		delete(pipeDirs, out)
+		delete(pipeDirs, in)
+		mu.Unlock()
+	}, w)
+	return e
 }
 
 // tcpOf returns the TCP connection that c is, or that c is layered on (a

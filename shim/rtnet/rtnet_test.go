@@ -132,3 +132,41 @@ func selfSigned(t *testing.T) tls.Certificate {
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
+
+// TestPipe checks that the two ends of a net.Pipe find each other's
+// directions by the channels that carry their bytes, that another pipe's
+// ends find others, and that a read joins the write whose bytes it got.
+func TestPipe(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	end, out, in, ok := pipeOf(a)
+	if !ok {
+		t.Fatal("net.Pipe's end not recognized (its fields changed?)")
+	}
+	ea := pipeEnds(end, out, in)
+	end, out, in, _ = pipeOf(b)
+	eb := pipeEnds(end, out, in)
+	if ea.out != eb.in || ea.in != eb.out || ea.out == ea.in {
+		t.Fatalf("ends %+v and %+v do not mirror each other", ea, eb)
+	}
+	c, d := net.Pipe()
+	defer c.Close()
+	defer d.Close()
+	end, out, in, _ = pipeOf(c)
+	if ec := pipeEnds(end, out, in); ec.out == ea.out || ec.out == eb.out || ec.in == ea.in || ec.in == eb.in {
+		t.Errorf("another pipe's end shares a direction: %+v against %+v and %+v", ec, ea, eb)
+	}
+	if _, _, _, ok := pipeOf(struct{ net.Conn }{a}); ok {
+		t.Error("a wrapper of a pipe's end taken for the end")
+	}
+	wa, wb := &conn{Conn: a, e: ea}, &conn{Conn: b, e: eb}
+	go wa.Write([]byte("hello"))
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(wb, buf); err != nil {
+		t.Fatal(err)
+	}
+	if got := eb.in.pending; len(got) != 0 {
+		t.Errorf("after the write's bytes were read, pending %v, want none", got)
+	}
+}
