@@ -6,6 +6,7 @@ import (
 	"go/ast"
 
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/analyzers/internal/concurrent"
 	"github.com/precog-dev/precog/analyzers/internal/source"
@@ -43,7 +44,22 @@ func run(pass *analysis.Pass) (any, error) {
 	return rep.Finish(), nil
 }
 
+// check reports, for each write of one map location, the first access
+// of another goroutine that may run at once with it. The writes of one
+// function that pair with one access (a type switch's cases that each
+// store into the map, against one reader) make one report, at the first
+// write, which lists the others.
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
+	type key struct {
+		fn      *ssa.Function
+		partner *sharedloc.Access // nil: the write itself, on another goroutine
+	}
+	type pending struct {
+		p    concurrent.Pair
+		also []*sharedloc.Access
+	}
+	var order []key
+	byKey := make(map[key]*pending)
 	for _, w := range accs {
 		if w.Op != sharedloc.MapUpdate && w.Op != sharedloc.MapDelete {
 			continue
@@ -53,14 +69,27 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 				continue
 			}
 			if p, ok := env.Overlap(w, o, env.Unprotected); ok {
-				report(env, rep, p)
+				k := key{w.Fn(), o}
+				if o == w {
+					k.partner = nil
+				}
+				if d := byKey[k]; d != nil {
+					d.also = append(d.also, w)
+				} else {
+					byKey[k] = &pending{p: p}
+					order = append(order, k)
+				}
 				break
 			}
 		}
 	}
+	for _, k := range order {
+		d := byKey[k]
+		report(env, rep, d.p, d.also)
+	}
 }
 
-func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair) {
+func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair, also []*sharedloc.Access) {
 	w, o := p.A, p.B
 	m := mapExpr(env, w)
 	other := source.FuncName(o.Fn())
@@ -80,7 +109,11 @@ func report(env *concurrent.Env, rep *suppress.Reporter, p concurrent.Pair) {
 	if o.Op == sharedloc.MapLookup {
 		role = finding.RoleMapRead
 	}
-	rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: env.Related(p, what)},
+	related := env.Related(p, what)
+	for _, a := range also {
+		related = append(related, analysis.RelatedInformation{Pos: a.Pos(), Message: "also written here, against the same access"})
+	}
+	rep.ReportAssuming(env.Assumption(p), analysis.Diagnostic{Pos: w.Pos(), Message: msg, Related: related},
 		analyzerutil.RoleAt{Role: finding.RoleMapWrite, Pos: w.Pos()}, analyzerutil.RoleAt{Role: role, Pos: o.Pos()})
 }
 

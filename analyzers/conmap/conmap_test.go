@@ -31,6 +31,10 @@ func TestFixtures(t *testing.T) {
 		// again, a signal before the write and a function run on many
 		// goroutines at once: reported.
 		"joinedbefore",
+		// A type switch whose cases each store into one map, against
+		// one reader: one report, at the first write, listing the
+		// others; a write in another function: its own.
+		"samewriter",
 		// A handler's map filled before the function that makes the
 		// handler registers it: silent; filled after, or the handler
 		// shared by the calls, reported.
