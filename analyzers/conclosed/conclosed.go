@@ -617,7 +617,7 @@ func (c *checker) outlives(call ssa.Instruction, g *goroutines.Context) (*ssa.Fu
 				continue // g does not run yet when the test returns there
 			}
 			if _, ordered := c.env.Order.Before(call, g, ret, tc); !ordered && !c.joinedByCallers(call, g, ret) &&
-				!c.beforeCleanupEnd(call, g, t, ret, tc) {
+				!c.joinedByResult(g) && !c.beforeCleanupEnd(call, g, t, ret, tc) {
 				return test, ret, true
 			}
 		}

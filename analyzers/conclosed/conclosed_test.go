@@ -30,6 +30,13 @@ func TestFixtures(t *testing.T) {
 		// returned, each closing one channel: the goroutines run one at
 		// a time, and the second close panics all the same: reported.
 		"restartclose",
+		// A helper that runs the test's function on a goroutine closing
+		// a done channel after it, and returns a wait function that
+		// receives from done on every path: a test that calls it before
+		// it can end is silent; a Fatal or a helper handed t before the
+		// wait, a return before it, a close before the function and a
+		// wait that may give up are reported.
+		"waitfunc",
 		// A Cleanup's close runs after the test returned, so after its
 		// receive of the goroutine's one send (and the goroutine's
 		// t.Error before it); a goroutine the test never waits for, a
