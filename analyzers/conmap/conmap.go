@@ -48,11 +48,12 @@ func run(pass *analysis.Pass) (any, error) {
 // of another goroutine that may run at once with it. The writes of one
 // function that pair with one access (a type switch's cases that each
 // store into the map, against one reader) make one report, at the first
-// write, which lists the others.
+// write, which lists the others, when the reports would assume the same.
 func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access) {
 	type key struct {
 		fn      *ssa.Function
 		partner *sharedloc.Access // nil: the write itself, on another goroutine
+		assume  string            // what the report assumes: one confidence per report
 	}
 	type pending struct {
 		p    concurrent.Pair
@@ -69,7 +70,7 @@ func check(env *concurrent.Env, rep *suppress.Reporter, accs []*sharedloc.Access
 				continue
 			}
 			if p, ok := env.Overlap(w, o, env.Unprotected); ok {
-				k := key{w.Fn(), o}
+				k := key{w.Fn(), o, env.Assumption(p)}
 				if o == w {
 					k.partner = nil
 				}
