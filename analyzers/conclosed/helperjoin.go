@@ -64,7 +64,7 @@ func (c *checker) joinedByCallers(call ssa.Instruction, g *goroutines.Context, r
 		if !ok {
 			continue
 		}
-		if fn := mc.Fn.(*ssa.Function); fn.Parent() == h && (c.waitsFor(call, g, fn, mc, gmc) || c.receivesFor(fn, mc, gmc)) {
+		if fn := mc.Fn.(*ssa.Function); fn.Parent() == h && c.waitsFor(call, g, fn, mc, gmc) {
 			idx, lit = i, fn
 			break
 		}
@@ -186,15 +186,7 @@ func (c *checker) joinedByResult(g *goroutines.Context) bool {
 func (c *checker) exitsFirst(s *ssa.Call, i, n int) bool {
 	fn := s.Parent()
 	t := testingParam(fn)
-	var r ssa.Value = s
-	if n > 1 {
-		r = nil
-		for _, u := range *s.Referrers() {
-			if x, ok := u.(*ssa.Extract); ok && x.Index == i {
-				r = x
-			}
-		}
-	}
+	r := resultOf(s, i, n)
 	var waits []ssa.Instruction
 	if r != nil {
 		for _, u := range *r.Referrers() {
@@ -516,20 +508,9 @@ func (c *checker) addedBefore(cell ssa.Value, site ssa.Instruction) bool {
 // call dominates every return of s's function that may follow s.
 func (c *checker) callsResultBeforeReturns(s *ssa.Call, i, n int) bool {
 	flow := c.env.Goroutines.Flow
-	var r ssa.Value = s
-	if n > 1 {
-		r = nil
-		for _, u := range *s.Referrers() {
-			if x, ok := u.(*ssa.Extract); ok && x.Index == i {
-				if r != nil {
-					return false
-				}
-				r = x
-			}
-		}
-		if r == nil {
-			return false // the result is dropped
-		}
+	r := resultOf(s, i, n)
+	if r == nil {
+		return false // the result is dropped
 	}
 	var calls []*ssa.Call
 	for _, u := range *r.Referrers() {
@@ -553,4 +534,23 @@ func (c *checker) callsResultBeforeReturns(s *ssa.Call, i, n int) bool {
 		}
 	}
 	return true
+}
+
+// resultOf returns the value of the call s's result number i (of n): s
+// itself for one result, its one Extract otherwise; nil when the result
+// is dropped (or extracted twice).
+func resultOf(s *ssa.Call, i, n int) ssa.Value {
+	if n == 1 {
+		return s
+	}
+	var r ssa.Value
+	for _, u := range *s.Referrers() {
+		if x, ok := u.(*ssa.Extract); ok && x.Index == i {
+			if r != nil {
+				return nil
+			}
+			r = x
+		}
+	}
+	return r
 }
