@@ -106,8 +106,11 @@ func Conn(site uint32, c net.Conn) net.Conn {
 // is the other end's in. The pipe's type is unexported; its fields are
 // read by reflection, and a Go whose pipe lacks them gives no order.
 func pipeOf(c net.Conn) (end *byte, out, in uintptr, ok bool) {
+	if reflect.TypeOf(c) != pipeType {
+		return nil, 0, 0, false // every wrapped call of other connections asks: a comparison
+	}
 	v := reflect.ValueOf(c)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Type().String() != "*net.pipe" {
+	if v.IsNil() {
 		return nil, 0, 0, false
 	}
 	wr, rd := v.Elem().FieldByName("wrTx"), v.Elem().FieldByName("rdRx")
@@ -116,6 +119,14 @@ func pipeOf(c net.Conn) (end *byte, out, in uintptr, ok bool) {
 	}
 	return (*byte)(v.UnsafePointer()), wr.Pointer(), rd.Pointer(), true
 }
+
+// pipeType is the type of a net.Pipe's ends.
+var pipeType = func() reflect.Type {
+	a, b := net.Pipe()
+	a.Close()
+	b.Close()
+	return reflect.TypeOf(a)
+}()
 
 var (
 	byPipe   = make(map[weak.Pointer[byte]]*ends)
