@@ -484,15 +484,22 @@ func (c *checker) oneFunc(k int) bool {
 // setFlags, then setChars) has a neighbor section that is its two-step;
 // one whose other side reads over several sections of one call
 // (mysqlslave's Status: the name, then the position, with Rotate's
-// section between) meets a section that is not alone. (wholeOps also
-// keeps the pair when the read only decides branches: a check, whose
-// action the order decides.)
+// section between) meets a section that is not alone. A getter that is
+// one step of a caller's several is alone against a lone setter whose
+// section commutes with each of its other steps (aloneAgainst, the
+// setter's own rule seen from the getter's side): pterm's printers call
+// rawOutput, then printColorEnabled, and DisableColor, which writes only
+// what the second reads, falls before both, between them (as before both,
+// for rawOutput) or after both; DisableStyling, which writes what both
+// read, still tears the caller's snapshot. (wholeOps also keeps the pair
+// when the read only decides branches: a check, whose action the order
+// decides.)
 func (c *checker) loneSetter(k, other int) bool {
 	if k < 0 || other < 0 || c.footprint(k).reads || !c.oneFunc(k) {
 		return false
 	}
 	if c.alone(k) {
-		return c.alone(other) || c.soleReader(other, k)
+		return c.alone(other) || c.soleReader(other, k) || c.aloneAgainst(other, k)
 	}
 	return c.alone(other) && c.aloneAgainst(k, other)
 }

@@ -1132,6 +1132,29 @@ func TestWholeOpLoneSetter(t *testing.T) {
 16.1 g=3 Read site=206 addr=0x200
 17 g=3 Unlock site=207 addr=0x910
 `, []string{"190 191 200 201", "195 196 205 206"}, []string{"190 191 200 201", "195 196 205 206"})
+	// A lone setter of one field against a getter that is one step of
+	// a caller's two (getN, then getD: kb4's Last) whose other step
+	// reads only what the setter leaves alone (pterm's DisableColor
+	// against rawOutput, then printColorEnabled): the set falls before
+	// both steps, between them or after both, and between is before
+	// both as far as getD can tell: dropped. Reported: the setter also
+	// writes what the other step reads (Clear: a snapshot torn between
+	// the two getters, the multi-variable atomicity shape).
+	getters := `
+14 g=3 Lock site=200 addr=0x900
+14.1 g=3 Read site=201 addr=0x100
+15 g=3 Unlock site=202 addr=0x900
+16 g=3 Lock site=205 addr=0x900
+16.1 g=3 Read site=206 addr=0x200
+17 g=3 Unlock site=207 addr=0x900
+`
+	wholeCase(t, "getter's other step commutes", start+`
+10 g=2 Lock site=190 addr=0x900
+10.1 g=2 Write site=191 addr=0x100 value=3
+11 g=2 Unlock site=192 addr=0x900
+`+getters, nil, []string{"190 191 200 201"})
+	wholeCase(t, "getter's other step reads the set", start+clear+getters,
+		[]string{"170 171 200 201", "170 172 205 206"}, []string{"170 171 200 201", "170 172 205 206"})
 	// A setter whose function takes another lock too (Withdraw: 120,
 	// then 123; pubsub's recvMessages reads a setting under eoMu, sets
 	// the response time under pingMu) against a getter alone (Get):
