@@ -26,6 +26,13 @@ func TestFixtures(t *testing.T) {
 		// own goroutine function defers runs after the function value it
 		// runs (spawnerjoin).
 		"deferdone", "earlyreturn", "spawnerjoin",
+		// A buffered channel as a counting semaphore, filled to its
+		// capacity after the goroutines it bounds: the drain's last
+		// send completes after every goroutine's one release
+		// (semdrain); a drain short of the capacity, a release before
+		// the testing call, a goroutine started without a token and
+		// two releases in one goroutine are reported.
+		"semdrain",
 		// A loop that restarts a watcher goroutine once the last one
 		// returned, each closing one channel: the goroutines run one at
 		// a time, and the second close panics all the same: reported.

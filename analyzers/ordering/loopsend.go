@@ -243,42 +243,66 @@ func (r *Result) ownSend(x ssa.Instruction, ch sharedloc.Loc, recv ssa.Instructi
 }
 
 // unbuffered reports whether every channel that the value ch may hold is
-// made with capacity 0 (`make(chan T)`, or a constant 0): ch is such a
-// make, a Phi of such values, a free variable bound to one, or a load of
-// a local variable (or a captured one) whose address goes nowhere but
-// into loads, stores of such values and closures that do the same. A
-// variable never stored to holds nil, and a receive from nil never
-// returns. Anything else (a field, a parameter, a call's result) is
-// taken as possibly buffered.
+// made with capacity 0 (`make(chan T)`, or a constant 0), as capacity
+// finds them. A variable never stored to holds nil, and a receive from
+// nil never returns. Anything else (a field, a parameter, a call's
+// result) is taken as possibly buffered.
 func unbuffered(ch ssa.Value, depth int) bool {
+	n, ok := capacity(ch, depth)
+	return ok && n <= 0
+}
+
+// capacity returns the one constant capacity that every channel the
+// value ch may hold is made with, and whether there is one: ch is a
+// make with a constant size, a Phi of such values, a free variable bound
+// to one, or a load of a local variable (or a captured one) whose address
+// goes nowhere but into loads, stores of such values and closures that do
+// the same. It returns -1 (and true) for a value that holds no channel a
+// make made: a variable never stored to holds nil.
+func capacity(ch ssa.Value, depth int) (int64, bool) {
 	if depth == 0 {
-		return false
+		return 0, false
+	}
+	same := func(vs []ssa.Value) (int64, bool) {
+		n := int64(-1)
+		for _, v := range vs {
+			m, ok := capacity(v, depth-1)
+			switch {
+			case !ok || n >= 0 && m >= 0 && m != n:
+				return 0, false
+			case m >= 0:
+				n = m
+			}
+		}
+		return n, true
 	}
 	switch v := ssavalue.Unconverted(ch).(type) {
 	case *ssa.MakeChan:
 		c, ok := v.Size.(*ssa.Const)
 		if !ok || c.Value == nil || c.Value.Kind() != constant.Int {
-			return false
+			return 0, false
 		}
 		n, exact := constant.Int64Val(c.Value)
-		return exact && n == 0
+		return n, exact && n >= 0
 	case *ssa.Phi:
-		return all(v.Edges, func(e ssa.Value) bool { return unbuffered(e, depth-1) })
+		return same(v.Edges)
 	case *ssa.FreeVar:
-		b := ssavalue.Binding(v)
-		return b != nil && unbuffered(b, depth-1)
+		if b := ssavalue.Binding(v); b != nil {
+			return capacity(b, depth-1)
+		}
 	case *ssa.UnOp:
 		if v.Op != token.MUL {
-			return false
+			return 0, false
 		}
 		cell := ssavalue.Cell(v.X)
 		if cell == nil {
-			return false
+			return 0, false
 		}
-		stored, ok := cellStores(cell, depth-1)
-		return ok && all(stored, func(s ssa.Value) bool { return unbuffered(s, depth-1) })
+		if stored, ok := cellStores(cell, depth-1); ok {
+			return same(stored)
+		}
 	}
-	return false
+	return 0, false
 }
 
 // cellStores returns the values stored to the variable at addr (a cell,

@@ -322,6 +322,9 @@ func (r *Result) Before(a ssa.Instruction, ca *goroutines.Context, b ssa.Instruc
 	if e, ok := r.completionBefore(a, ca, b, cb); ok {
 		return e, true
 	}
+	if e, ok := r.drainBefore(a, ca, b, cb); ok {
+		return e, true
+	}
 	if e, ok := r.eventuallyBefore(a, ca, b, cb); ok {
 		return e, true
 	}
