@@ -129,7 +129,7 @@ func (c *checker) channels(loc sharedloc.Loc, accs []*sharedloc.Access) {
 					}
 					c.rep.ReportAssuming(assume, analysis.Diagnostic{
 						Pos:     a.Pos(),
-						Message: fmt.Sprintf("close of closed channel: %s may be closed concurrently by %s", c.chanExpr(a), closer),
+						Message: fmt.Sprintf("close of closed channel: %s may also be closed by %s", c.chanExpr(a), closer),
 						Related: env.Related(p, what),
 					}, analyzerutil.RoleAt{Role: finding.RoleClose, Pos: a.Pos()}, analyzerutil.RoleAt{Role: finding.RoleClose, Pos: cl.Pos()})
 					break

@@ -40,7 +40,7 @@ func NewBoth() *Both { return &Both{notify: make(chan error, 1)} }
 func (s *Both) Start(listen func() error) {
 	go s.serve()
 	if err := listen(); err != nil {
-		close(s.notify) // want `close of closed channel: s\.notify may be closed concurrently by \(\*Both\)\.serve`
+		close(s.notify) // want `close of closed channel: s\.notify may also be closed by \(\*Both\)\.serve`
 	}
 }
 

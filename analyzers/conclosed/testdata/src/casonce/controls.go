@@ -113,7 +113,7 @@ func Loaded(timeout time.Duration) <-chan bool {
 	resolve := func() {
 		if state.Load() {
 			permission <- true // want `send on closed channel: permission may be closed concurrently by func literal in Loaded`
-			close(permission)  // want `close of closed channel: permission may be closed concurrently by func literal in Loaded`
+			close(permission)  // want `close of closed channel: permission may also be closed by func literal in Loaded`
 		}
 	}
 	time.AfterFunc(timeout, resolve)

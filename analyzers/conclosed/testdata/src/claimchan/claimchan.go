@@ -33,7 +33,7 @@ func (r *Registry) Cancel(k string) {
 	ch, ok := r.done[k]
 	r.mu.Unlock()
 	if ok {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Registry\)\.Cancel`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Registry\)\.Cancel`
 	}
 }
 
@@ -55,7 +55,7 @@ type Direct struct {
 }
 
 func (d *Direct) Cancel(k string) {
-	close(d.done[k]) // want `close of closed channel: d\.done\[k\] may be closed concurrently by \(\*Direct\)\.Cancel`
+	close(d.done[k]) // want `close of closed channel: d\.done\[k\] may also be closed by \(\*Direct\)\.Cancel`
 }
 
 func (d *Direct) Run(k string) {
@@ -130,7 +130,7 @@ func (s *Split) Cancel(k string) {
 		s.mu.Lock()
 		delete(s.done, k)
 		s.mu.Unlock()
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Split\)\.Cancel`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Split\)\.Cancel`
 	}
 }
 
@@ -169,7 +169,7 @@ func (t *Twice) Cancel(k string) {
 	}
 	t.mu.Unlock()
 	if ok {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Twice\)\.Cancel`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Twice\)\.Cancel`
 	}
 }
 
@@ -207,7 +207,7 @@ func (g *Given) Cancel(k string) {
 	}
 	g.mu.Unlock()
 	if ok {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Given\)\.Cancel`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Given\)\.Cancel`
 	}
 }
 

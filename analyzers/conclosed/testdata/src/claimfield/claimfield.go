@@ -152,7 +152,7 @@ func (c *Split) release(name string) {
 	}
 	c.mu.Unlock()
 	if ch != nil {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Split\).release`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Split\).release`
 	}
 }
 
@@ -191,7 +191,7 @@ func (c *Unguarded) release(name string, gen uint64) {
 	}
 	c.mu.Unlock()
 	if ok {
-		close(r.ch) // want `close of closed channel: r.ch may be closed concurrently by \(\*Unguarded\).release`
+		close(r.ch) // want `close of closed channel: r.ch may also be closed by \(\*Unguarded\).release`
 	}
 }
 
@@ -240,7 +240,7 @@ func (c *Replaced) release(name string) {
 	}
 	c.mu.Unlock()
 	if ch != nil {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Replaced\).release`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Replaced\).release`
 	}
 }
 
@@ -281,7 +281,7 @@ func (c *Shared) release(name string) {
 	}
 	c.mu.Unlock()
 	if ch != nil {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Shared\).release`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Shared\).release`
 	}
 }
 
@@ -328,7 +328,7 @@ func (c *Copied) release(name string) {
 	}
 	c.mu.Unlock()
 	if ch != nil {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Copied\).release`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Copied\).release`
 	}
 }
 
@@ -374,7 +374,7 @@ func (c *Mismatch) rollback(name string, gen uint64) {
 	}
 	c.mu.Unlock()
 	if ch != nil {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Mismatch\).rollback`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Mismatch\).rollback`
 	}
 }
 

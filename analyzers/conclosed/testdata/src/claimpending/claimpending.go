@@ -107,7 +107,7 @@ func (c *Peek) expire(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st, ok := c.pending[name]; ok {
-		close(st.ch) // want `close of closed channel: st.ch may be closed concurrently by \(\*Peek\).cancel`
+		close(st.ch) // want `close of closed channel: st.ch may also be closed by \(\*Peek\).cancel`
 		if st.gen > 3 {
 			delete(c.pending, name)
 		}
@@ -150,7 +150,7 @@ func (c *Relock) expire(name string) {
 	c.mu.Lock()
 	st, ok := c.pending[name]
 	if ok {
-		close(st.ch) // want `close of closed channel: st.ch may be closed concurrently by \(\*Relock\).cancel`
+		close(st.ch) // want `close of closed channel: st.ch may also be closed by \(\*Relock\).cancel`
 	}
 	c.mu.Unlock()
 	c.mu.Lock()
@@ -198,7 +198,7 @@ func (c *Kept) cancelAll() {
 	states := c.pending
 	c.mu.Unlock()
 	for _, st := range states {
-		close(st.ch) // want `close of closed channel: st.ch may be closed concurrently by \(\*Kept\).cancelAll`
+		close(st.ch) // want `close of closed channel: st.ch may also be closed by \(\*Kept\).cancelAll`
 	}
 }
 
@@ -235,7 +235,7 @@ func (c *Looped) cancel(name string) {
 	}
 	delete(c.pending, name)
 	c.mu.Unlock()
-	close(st.ch) // want `close of closed channel: st.ch may be closed concurrently by \(\*Looped\).cancel`
+	close(st.ch) // want `close of closed channel: st.ch may also be closed by \(\*Looped\).cancel`
 }
 
 func ServeLooped(w http.ResponseWriter, r *http.Request) {

@@ -38,7 +38,7 @@ func (l *Log) Close() {
 		return
 	}
 	l.closed = true
-	close(l.closeC) // want `close of closed channel: l.closeC may be closed concurrently by \(\*Log\).Close`
+	close(l.closeC) // want `close of closed channel: l.closeC may also be closed by \(\*Log\).Close`
 }
 
 func UseLog(l *Log) {

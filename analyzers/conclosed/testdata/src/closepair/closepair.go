@@ -9,9 +9,9 @@ type S struct {
 	x, y chan struct{}
 }
 
-func shut(ch chan struct{}) { close(ch) } // want `close of closed channel: ch may be closed concurrently by other` `close of closed channel: ch may be closed concurrently by stop`
+func shut(ch chan struct{}) { close(ch) } // want `close of closed channel: ch may also be closed by other` `close of closed channel: ch may also be closed by stop`
 
-func other(s *S) { close(s.y) } // want `close of closed channel: s.y may be closed concurrently by stop`
+func other(s *S) { close(s.y) } // want `close of closed channel: s.y may also be closed by stop`
 
 func stop(ch chan struct{}) { close(ch) }
 

@@ -12,7 +12,7 @@ type Pool[T any] struct {
 }
 
 func (p *Pool[T]) Close() {
-	close(p.done) // want `close of closed channel: p.done may be closed concurrently by \(\*Pool\).Close`
+	close(p.done) // want `close of closed channel: p.done may also be closed by \(\*Pool\).Close`
 }
 
 func RunPool() {

@@ -9,6 +9,6 @@ var done = make(chan struct{})
 
 func Serve() {
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		close(done) // want `close of closed channel: done may be closed concurrently`
+		close(done) // want `close of closed channel: done may also be closed`
 	})
 }

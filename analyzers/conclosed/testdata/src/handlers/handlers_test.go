@@ -29,7 +29,7 @@ func run[T TBRun[T]](t T, f func(T)) {
 func oneRequest(t *testing.T) {
 	got := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(got) // want `close of closed channel: got may be closed concurrently .*\(low confidence: it assumes that the test's handler serves two requests at once\)`
+		close(got) // want `close of closed channel: got may also be closed .*\(low confidence: it assumes that the test's handler serves two requests at once\)`
 	}))
 	defer ts.Close()
 	http.Get(ts.URL)

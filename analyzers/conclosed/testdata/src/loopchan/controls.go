@@ -17,7 +17,7 @@ func CalledTwice() {
 	for range 8 {
 		closed := make(chan struct{})
 		Twice(func() bool {
-			go func() { close(closed) }() // want `close of closed channel: closed may be closed concurrently by func literal in CalledTwice`
+			go func() { close(closed) }() // want `close of closed channel: closed may also be closed by func literal in CalledTwice`
 			return true
 		})
 		<-closed
@@ -28,7 +28,7 @@ func CalledInLoop() {
 	for range 8 {
 		closed := make(chan struct{})
 		Each(2, func() bool {
-			go func() { close(closed) }() // want `close of closed channel: closed may be closed concurrently by func literal in CalledInLoop`
+			go func() { close(closed) }() // want `close of closed channel: closed may also be closed by func literal in CalledInLoop`
 			return true
 		})
 		<-closed
@@ -39,7 +39,7 @@ func HandedOn() {
 	for range 8 {
 		closed := make(chan struct{})
 		Pass(func() bool {
-			go func() { close(closed) }() // want `close of closed channel: closed may be closed concurrently by func literal in HandedOn`
+			go func() { close(closed) }() // want `close of closed channel: closed may also be closed by func literal in HandedOn`
 			return true
 		})
 		<-closed
@@ -51,7 +51,7 @@ func MadeOutside() {
 	closed := make(chan struct{})
 	for range 8 {
 		Run(func() bool {
-			go func() { close(closed) }() // want `close of closed channel: closed may be closed concurrently by func literal in MadeOutside`
+			go func() { close(closed) }() // want `close of closed channel: closed may also be closed by func literal in MadeOutside`
 			return true
 		})
 	}
@@ -64,7 +64,7 @@ func StartsTwo() {
 		closed := make(chan struct{})
 		Run(func() bool {
 			for range 2 {
-				go func() { close(closed) }() // want `close of closed channel: closed may be closed concurrently by func literal in StartsTwo`
+				go func() { close(closed) }() // want `close of closed channel: closed may also be closed by func literal in StartsTwo`
 			}
 			return true
 		})

@@ -17,7 +17,7 @@ import (
 type Server struct{ quit chan struct{} }
 
 func (s *Server) Stop() {
-	close(s.quit) // want `close of closed channel: s.quit may be closed concurrently by \(\*Server\).Stop`
+	close(s.quit) // want `close of closed channel: s.quit may also be closed by \(\*Server\).Stop`
 }
 
 func (s *Server) Expire(d time.Duration) {
@@ -55,7 +55,7 @@ func Separate(d time.Duration) {
 type Looper struct{ quit chan struct{} }
 
 func (s *Looper) Stop() {
-	close(s.quit) // want `close of closed channel: s.quit may be closed concurrently by \(\*Looper\).Stop`
+	close(s.quit) // want `close of closed channel: s.quit may also be closed by \(\*Looper\).Stop`
 }
 
 func (s *Looper) StopAll(n int) {

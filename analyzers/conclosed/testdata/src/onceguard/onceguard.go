@@ -121,7 +121,7 @@ func (c *Reset) Connect(fail bool) error {
 	c.mu.Unlock()
 	c.packets = make(chan int, 1)
 	if fail {
-		close(c.packets) // want `close of closed channel: c.packets may be closed concurrently by \(\*Reset\).Connect`
+		close(c.packets) // want `close of closed channel: c.packets may also be closed by \(\*Reset\).Connect`
 		return errors.New("failed")
 	}
 	go c.incoming()
@@ -152,7 +152,7 @@ func (c *Unlocked) Connect(fail bool) error {
 	c.called = true
 	c.packets = make(chan int, 1)
 	if fail {
-		close(c.packets) // want `close of closed channel: c.packets may be closed concurrently by \(\*Unlocked\).Connect`
+		close(c.packets) // want `close of closed channel: c.packets may also be closed by \(\*Unlocked\).Connect`
 		return errors.New("failed")
 	}
 	go c.incoming()
@@ -180,7 +180,7 @@ func (c *Zeroed) Connect(fail bool) error {
 	c.mu.Unlock()
 	c.packets = make(chan int, 1)
 	if fail {
-		close(c.packets) // want `close of closed channel: c.packets may be closed concurrently by \(\*Zeroed\).Connect`
+		close(c.packets) // want `close of closed channel: c.packets may also be closed by \(\*Zeroed\).Connect`
 		return errors.New("failed")
 	}
 	go c.incoming()

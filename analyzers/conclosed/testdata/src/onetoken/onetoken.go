@@ -26,7 +26,7 @@ func (a *Alloc) Allocate(c *Ctx, done <-chan struct{}) {
 	<-c.allocated
 	go func() {
 		<-done
-		close(c.allocated) // want `^close of closed channel: c.allocated may be closed concurrently by func literal in \(\*Alloc\).allocateKeepOpen \(low confidence: it assumes that the one token sent on c.allocated is taken twice: each close comes after a receive from it, which completes a second time only once the channel is closed\)$`
+		close(c.allocated) // want `^close of closed channel: c.allocated may also be closed by func literal in \(\*Alloc\).allocateKeepOpen \(low confidence: it assumes that the one token sent on c.allocated is taken twice: each close comes after a receive from it, which completes a second time only once the channel is closed\)$`
 	}()
 }
 
@@ -69,7 +69,7 @@ func (l *Lease) acquireFast() {
 
 func (l *Lease) release(done <-chan struct{}) {
 	<-done
-	close(l.held) // want `^close of closed channel: l.held may be closed concurrently by \(\*Lease\).releaseNow \(low confidence: it assumes that the one token sent on l.held is taken twice: each close comes after a receive from it, which completes a second time only once the channel is closed\)$`
+	close(l.held) // want `^close of closed channel: l.held may also be closed by \(\*Lease\).releaseNow \(low confidence: it assumes that the one token sent on l.held is taken twice: each close comes after a receive from it, which completes a second time only once the channel is closed\)$`
 }
 
 func (l *Lease) releaseNow() {
@@ -94,7 +94,7 @@ func (c *Conn) Open(done <-chan struct{}, abort bool) {
 	<-c.ready
 	go func() {
 		<-done
-		close(c.ready) // want `^close of closed channel: c.ready may be closed concurrently by func literal in \(\*Conn\).abort$`
+		close(c.ready) // want `^close of closed channel: c.ready may also be closed by func literal in \(\*Conn\).abort$`
 	}()
 }
 
@@ -125,7 +125,7 @@ func (p *Pool) Take(done <-chan struct{}, other bool) {
 	<-p.slot
 	go func() {
 		<-done
-		close(p.slot) // want `^close of closed channel: p.slot may be closed concurrently by func literal in \(\*Pool\).takeOther$`
+		close(p.slot) // want `^close of closed channel: p.slot may also be closed by func literal in \(\*Pool\).takeOther$`
 	}()
 }
 
@@ -151,7 +151,7 @@ func (f *Fan) Start(n int) {
 	<-f.tok
 	for range n {
 		go func() {
-			close(f.tok) // want `^close of closed channel: f.tok may be closed concurrently by func literal in \(\*Fan\).Start$`
+			close(f.tok) // want `^close of closed channel: f.tok may also be closed by func literal in \(\*Fan\).Start$`
 		}()
 	}
 }
@@ -163,7 +163,7 @@ type Job struct{ quit chan struct{} }
 func (j *Job) Run(errs <-chan error) {
 	go func() {
 		if <-errs != nil {
-			close(j.quit) // want `^close of closed channel: j.quit may be closed concurrently by func literal in \(\*Job\).Run$`
+			close(j.quit) // want `^close of closed channel: j.quit may also be closed by func literal in \(\*Job\).Run$`
 		}
 	}()
 	go func() {
@@ -194,7 +194,7 @@ func (s *Slot) Take(done <-chan struct{}, other bool) {
 	<-s.tok
 	go func() {
 		<-done
-		close(s.tok) // want `^close of closed channel: s.tok may be closed concurrently by func literal in \(\*Slot\).takeOther$`
+		close(s.tok) // want `^close of closed channel: s.tok may also be closed by func literal in \(\*Slot\).takeOther$`
 	}()
 }
 

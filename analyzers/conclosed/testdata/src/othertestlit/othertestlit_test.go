@@ -30,7 +30,7 @@ func TestCheckThenReplay(t *testing.T) {
 	done := make(chan struct{})
 	m := Model{Step: func(key string) bool {
 		if key == "last" {
-			close(done) // want `close of closed channel: done may be closed concurrently`
+			close(done) // want `close of closed channel: done may also be closed`
 		}
 		return false
 	}}

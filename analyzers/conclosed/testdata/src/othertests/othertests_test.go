@@ -25,7 +25,7 @@ func TestOwnLoop(t *testing.T) {
 	done := make(chan struct{})
 	f := New(map[string]func(){
 		"enter": func() {
-			go func() { close(done) }() // want `close of closed channel: done may be closed concurrently`
+			go func() { close(done) }() // want `close of closed channel: done may also be closed`
 		},
 	})
 	for i := 0; i < 2; i++ {

@@ -68,7 +68,7 @@ func (g *Gatherer) Shared() {
 	g.mu.Lock()
 	g.last = cy
 	g.mu.Unlock()
-	close(cy.ready) // want `close of closed channel: cy.ready may be closed concurrently by \(\*Gatherer\).Shared`
+	close(cy.ready) // want `close of closed channel: cy.ready may also be closed by \(\*Gatherer\).Shared`
 }
 
 // Join closes the cycle it found, which another call made.

@@ -49,7 +49,7 @@ func Same(n int) []chan int {
 	}
 	for i := 0; i < n; i++ {
 		go func(i int) {
-			close(chans[0]) // want `close of closed channel: chans\[0\] may be closed concurrently by func literal in Same`
+			close(chans[0]) // want `close of closed channel: chans\[0\] may also be closed by func literal in Same`
 		}(i)
 	}
 	return chans
@@ -63,7 +63,7 @@ func Nested(n int) []chan int {
 	for i := 0; i < n; i++ {
 		for j := 0; j < 2; j++ {
 			go func(i int) {
-				close(chans[i]) // want `close of closed channel: chans\[i\] may be closed concurrently by func literal in Nested`
+				close(chans[i]) // want `close of closed channel: chans\[i\] may also be closed by func literal in Nested`
 			}(i)
 		}
 	}
@@ -77,7 +77,7 @@ func Halves(n int) []chan int {
 	}
 	for i := 0; i < n; i++ {
 		go func(i int) {
-			close(chans[i%2]) // want `close of closed channel: chans\[i % 2\] may be closed concurrently by func literal in Halves`
+			close(chans[i%2]) // want `close of closed channel: chans\[i % 2\] may also be closed by func literal in Halves`
 		}(i)
 	}
 	return chans

@@ -21,7 +21,7 @@ func dial() *Conn { return newConn() }
 var current *Conn
 
 func (c *Conn) loop() {
-	close(c.closed) // want `close of closed channel: c.closed may be closed concurrently by \(\*Conn\).loop`
+	close(c.closed) // want `close of closed channel: c.closed may also be closed by \(\*Conn\).loop`
 }
 
 // Start starts the loop twice on one connection.
@@ -49,7 +49,7 @@ func lastPipe() *Pipe { return last }
 func getLast() *Pipe { return lastPipe() }
 
 func (p *Pipe) stop() {
-	close(p.done) // want `close of closed channel: p.done may be closed concurrently by \(\*Pipe\).stop`
+	close(p.done) // want `close of closed channel: p.done may also be closed by \(\*Pipe\).stop`
 }
 
 // Run stops the pipe it made and the last one made: the same pipe.

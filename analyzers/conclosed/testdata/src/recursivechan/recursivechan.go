@@ -68,7 +68,7 @@ func shared(jobs []*Job, ch chan string) {
 		}(j)
 	}
 	wg.Wait()
-	close(ch) // want `close of closed channel: ch may be closed concurrently by shared`
+	close(ch) // want `close of closed channel: ch may also be closed by shared`
 }
 
 // out is one channel for every call of global.
@@ -93,7 +93,7 @@ func global(jobs []*Job) {
 		}(j)
 	}
 	wg.Wait()
-	close(out) // want `close of closed channel: out may be closed concurrently by global`
+	close(out) // want `close of closed channel: out may also be closed by global`
 }
 
 func runearly(j *Job) string {

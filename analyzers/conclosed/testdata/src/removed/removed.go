@@ -158,7 +158,7 @@ func (l *Loose) take(i int) *job {
 }
 
 func (l *Loose) finish(j *job) {
-	close(j.done) // want `close of closed channel: j.done may be closed concurrently by \(\*Loose\).finish`
+	close(j.done) // want `close of closed channel: j.done may also be closed by \(\*Loose\).finish`
 }
 
 func (l *Loose) worker() {
@@ -214,7 +214,7 @@ func (t *Twice) pop() *task {
 }
 
 func (t *Twice) end(k *task) {
-	close(k.done) // want `close of closed channel: k.done may be closed concurrently by \(\*Twice\).end`
+	close(k.done) // want `close of closed channel: k.done may also be closed by \(\*Twice\).end`
 }
 
 func (t *Twice) worker() {
@@ -260,7 +260,7 @@ func (s *Shared) pop() *request {
 }
 
 func (s *Shared) answer(r *request) {
-	close(r.reply) // want `close of closed channel: r.reply may be closed concurrently by \(\*Shared\).answer`
+	close(r.reply) // want `close of closed channel: r.reply may also be closed by \(\*Shared\).answer`
 }
 
 func (s *Shared) worker() {

@@ -7,7 +7,7 @@ package restartclose
 type store struct{ ready chan struct{} }
 
 func (s *store) watch() error {
-	close(s.ready) // want `close of closed channel: s.ready may be closed`
+	close(s.ready) // want `close of closed channel: s.ready may also be closed by \(\*store\).watch`
 	return nil
 }
 

@@ -15,7 +15,7 @@ func Run(ctx context.Context, a Action) error {
 func closeFirst(c *Ctx) {
 	if c.first {
 		c.first = false
-		close(c.done) // want `close of closed channel: c.done may be closed concurrently by closeFirst`
+		close(c.done) // want `close of closed channel: c.done may also be closed by closeFirst`
 	}
 }
 

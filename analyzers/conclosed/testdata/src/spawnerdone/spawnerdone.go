@@ -65,7 +65,7 @@ func spawnAll(n int, f func()) <-chan struct{} {
 	done := make(chan struct{})
 	for range n {
 		go func() {
-			defer close(done) // want `close of closed channel: done may be closed concurrently by func literal in spawnAll`
+			defer close(done) // want `close of closed channel: done may also be closed by func literal in spawnAll`
 			f()
 		}()
 	}

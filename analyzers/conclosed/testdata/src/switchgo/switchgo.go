@@ -52,7 +52,7 @@ func Both() *Twin {
 type Twin struct{ done chan struct{} }
 
 // The two closes are one bug, reported once, at the first.
-func (t *Twin) first()  { close(t.done) } // want `close of closed channel: t.done may be closed concurrently by \(\*Twin\).second`
+func (t *Twin) first()  { close(t.done) } // want `close of closed channel: t.done may also be closed by \(\*Twin\).second`
 func (t *Twin) second() { close(t.done) }
 
 // Pool starts n listeners of one Pool, picked by mode each time.
@@ -70,5 +70,5 @@ func NewPool(n, mode int) *Pool {
 
 type Pool struct{ done chan struct{} }
 
-func (p *Pool) a() { close(p.done) } // want `close of closed channel: p.done may be closed concurrently by`
-func (p *Pool) b() { close(p.done) } // want `close of closed channel: p.done may be closed concurrently by`
+func (p *Pool) a() { close(p.done) } // want `close of closed channel: p.done may also be closed by`
+func (p *Pool) b() { close(p.done) } // want `close of closed channel: p.done may also be closed by`

@@ -77,7 +77,7 @@ type twiceWalker struct {
 func (w *twiceWalker) fill(out chan<- int) {
 	for p := range w.in {
 		if p < 0 {
-			close(w.closeCh) // want `close of closed channel: w.closeCh may be closed concurrently by \(\*twiceWalker\).fill`
+			close(w.closeCh) // want `close of closed channel: w.closeCh may also be closed by \(\*twiceWalker\).fill`
 			return
 		}
 		out <- p

@@ -82,7 +82,7 @@ func (c *Conn) initServer() { go c.readLoop() }
 func (c *Conn) initClient() { go c.readLoop() }
 
 func (c *Conn) readLoop() {
-	defer close(c.closed) // want `close of closed channel: Conn.closed may be closed concurrently by \(\*Conn\).readLoop`
+	defer close(c.closed) // want `close of closed channel: Conn.closed may also be closed by \(\*Conn\).readLoop`
 }
 
 // Twice starts both read loops on one connection: reported.
@@ -119,7 +119,7 @@ func openLink(size int) (*Link, error) {
 var active *Link
 
 func (l *Link) readLoop() {
-	close(l.closed) // want `close of closed channel: l.closed may be closed concurrently by \(\*Link\).readLoop`
+	close(l.closed) // want `close of closed channel: l.closed may also be closed by \(\*Link\).readLoop`
 }
 
 // Keep closes the link it made and the active one: the same link.

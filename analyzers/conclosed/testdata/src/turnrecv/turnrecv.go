@@ -36,7 +36,7 @@ func Timeout() {
 				tasks <- t // want `send on closed channel: tasks may be closed concurrently by func literal in Timeout`
 				return
 			}
-			close(tasks) // want `close of closed channel: tasks may be closed concurrently by func literal in Timeout`
+			close(tasks) // want `close of closed channel: tasks may also be closed by func literal in Timeout`
 		}()
 		select {
 		case t, ok := <-tasks:
@@ -57,7 +57,7 @@ func NoStop() {
 				tasks <- t // want `send on closed channel: tasks may be closed concurrently by func literal in NoStop`
 				return
 			}
-			close(tasks) // want `close of closed channel: tasks may be closed concurrently by func literal in NoStop`
+			close(tasks) // want `close of closed channel: tasks may also be closed by func literal in NoStop`
 		}()
 		t := <-tasks
 		_ = t
@@ -73,7 +73,7 @@ func Twice() {
 					tasks <- t // want `send on closed channel: tasks may be closed concurrently by func literal in Twice`
 				}
 			}
-			close(tasks) // want `close of closed channel: tasks may be closed concurrently by func literal in Twice`
+			close(tasks) // want `close of closed channel: tasks may also be closed by func literal in Twice`
 		}()
 		t, ok := <-tasks
 		if !ok {

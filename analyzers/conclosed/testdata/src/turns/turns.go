@@ -145,7 +145,7 @@ func (l *Loose) deliver(s *sub) {
 	l.mu.Unlock()
 	ch <- v // want `send on closed channel: ch may be closed concurrently by \(\*Loose\)\.deliver`
 	if v < 0 {
-		close(ch) // want `close of closed channel: ch may be closed concurrently by \(\*Loose\)\.deliver`
+		close(ch) // want `close of closed channel: ch may also be closed by \(\*Loose\)\.deliver`
 	}
 }
 

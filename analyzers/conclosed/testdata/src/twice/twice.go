@@ -10,7 +10,7 @@ type S struct {
 }
 
 func (s *S) run() {
-	close(s.done) // want `close of closed channel: s.done may be closed concurrently by \(\*S\).run`
+	close(s.done) // want `close of closed channel: s.done may also be closed by \(\*S\).run`
 }
 
 func (s *S) Start() { go s.run() }

@@ -29,7 +29,7 @@ func pair() (*Conn, *Conn) {
 }
 
 func (c *Conn) closeSend() {
-	close(c.send) // want `close of closed channel: c.send may be closed concurrently by \(\*Conn\).closeSend`
+	close(c.send) // want `close of closed channel: c.send may also be closed by \(\*Conn\).closeSend`
 }
 
 func (c *Conn) put(v int) {
