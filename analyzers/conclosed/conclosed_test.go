@@ -33,6 +33,12 @@ func TestFixtures(t *testing.T) {
 		// the testing call, a goroutine started without a token and
 		// two releases in one goroutine are reported.
 		"semdrain",
+		// An exported function that fills a registry and another that
+		// iterates it, called by sequential and parallel tests, or
+		// by no test: the package's callers and its tests do not run
+		// at once (apientry); a goroutine the package starts to fill it
+		// is reported.
+		"apientry",
 		// A loop that restarts a watcher goroutine once the last one
 		// returned, each closing one channel: the goroutines run one at
 		// a time, and the second close panics all the same: reported.

@@ -248,7 +248,20 @@ func MayOverlap(a, b *Context) bool {
 	if _, isGo := a.Site.(*ssa.Go); isGo && a.Site == b.Site && !a.Multi && !b.Multi {
 		return false
 	}
+	if a.Index == 0 && topTest(b) || b.Index == 0 && topTest(a) {
+		// The package's own callers (its API's entries that no test
+		// calls, init) and a test's goroutine: in a test binary the
+		// entries no test calls do not run, and init and TestMain run
+		// before the tests; outside one there are no tests.
+		return false
+	}
 	return a.Test == nil || b.Test == nil || a.Test == b.Test || a.TestParallel && b.TestParallel
+}
+
+// topTest reports whether c is a test's own goroutine: a top-level test,
+// sequential or parallel, with the subtests it runs on it.
+func topTest(c *Context) bool {
+	return c.Site == nil && c.Test != nil && (c.Kind == Caller || c.Kind == ParallelTest)
 }
 
 func run(pass *analysis.Pass) (any, error) {
