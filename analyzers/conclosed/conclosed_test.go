@@ -39,6 +39,11 @@ func TestFixtures(t *testing.T) {
 		// at once (apientry); a goroutine the package starts to fill it
 		// is reported.
 		"apientry",
+		// Workers joined through a goroutine that waits for them and
+		// then closes the channel the test ranges over, or a done
+		// channel it selects on (relayjoin); a closer that does not
+		// wait, or waits on another WaitGroup, is reported.
+		"relayjoin",
 		// A loop that restarts a watcher goroutine once the last one
 		// returned, each closing one channel: the goroutines run one at
 		// a time, and the second close panics all the same: reported.

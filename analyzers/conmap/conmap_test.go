@@ -31,6 +31,15 @@ func TestFixtures(t *testing.T) {
 		// again, a signal before the write and a function run on many
 		// goroutines at once: reported.
 		"joinedbefore",
+		// Workers whose non-deferred Done runs last, after work five
+		// calls down: joined before the test's write after Wait
+		// (donelast); a call after the Done is reported.
+		"donelast",
+		// Two subtests, each starting a worker on a shared map and
+		// waiting for it: one after the other (joinedapart); a
+		// subtest that does not wait, and one that runs another's
+		// worker inside its own window, are reported.
+		"joinedapart",
 		// A type switch whose cases each store into one map, against
 		// one reader: one report, at the first write, listing the
 		// others; a write in another function: its own.

@@ -230,7 +230,8 @@ func (r *Result) Funcs() []*ssa.Function {
 }
 
 // MayOverlap reports whether goroutines of a and b may run at the same
-// time: they are different contexts, not of two sequential tests and not
+// time: they are different contexts, not of two sequential tests, not
+// the package's callers' (the Caller context) and a test's own, and not
 // two callees of one `go` statement that runs one at a time, or one
 // context with Multi set.
 //

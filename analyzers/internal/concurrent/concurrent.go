@@ -294,6 +294,9 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					if e.Order.JoinedBefore(ca, cb) || e.Order.JoinedBefore(cb, ca) {
 						continue // one ended before the other started
 					}
+					if e.Order.JoinedApart(ca, cb) {
+						continue // each joined within a call of its own, one call after the other
+					}
 					if e.lastReleased(a, b, cb) || e.lastReleased(b, a, ca) {
 						continue // one runs after the last release, the other holds a reference
 					}
