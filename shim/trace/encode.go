@@ -640,8 +640,52 @@ func (e *Encoder) PutWrite(w *[Window]byte, site uint32, addr uintptr, value uin
 	e.addr = uint64(addr)
 	h, u := compactHead(site, d)
 	w[0] = h | compactWrite
-	i := putUvarint(w, 1, uint64(site>>compactSiteBits))
-	return putUvarint(w, putUvarint(w, i, u), value)
+	s := site >> compactSiteBits
+	if s >= 0x80 {
+		return putUvarint(w, putUvarint(w, putUvarint(w, 1, uint64(s)), u), value)
+	}
+	w[1] = byte(s)
+	// The difference's first four bytes at constant indexes, as PutRead
+	// writes them, and the value's first four at the index after it (v):
+	// a compare and four instructions a byte where putUvarint's loop takes
+	// nine (bench_test.go's PutWrite; bench/RESULTS.md, "putunroll").
+	i := 3
+	if u < 1<<7 {
+		w[2] = byte(u)
+	} else if w[2] = byte(u) | 0x80; u < 1<<14 {
+		w[3], i = byte(u>>7), 4
+	} else if w[3] = byte(u>>7) | 0x80; u < 1<<21 {
+		w[4], i = byte(u>>14), 5
+	} else if w[4] = byte(u>>14) | 0x80; u < 1<<28 {
+		w[5], i = byte(u>>21), 6
+	} else {
+		w[5] = byte(u>>21) | 0x80
+		i = putUvarint(w, 6, u>>28)
+	}
+	// i is at most 12 (a one-byte site, a ten-byte difference): the mask
+	// changes nothing and lets v go without a bounds check.
+	v := (*[Window / 2]byte)(w[i&(Window/2-1):])
+	if value < 1<<7 {
+		v[0] = byte(value)
+		return i + 1
+	}
+	v[0] = byte(value) | 0x80
+	if value < 1<<14 {
+		v[1] = byte(value >> 7)
+		return i + 2
+	}
+	v[1] = byte(value>>7) | 0x80
+	if value < 1<<21 {
+		v[2] = byte(value >> 14)
+		return i + 3
+	}
+	v[2] = byte(value>>14) | 0x80
+	if value < 1<<28 {
+		v[3] = byte(value >> 21)
+		return i + 4
+	}
+	v[3] = byte(value>>21) | 0x80
+	return putUvarint(w, i+4, value>>28)
 }
 
 // The compact form of reads and writes (see "Compact reads and writes" in

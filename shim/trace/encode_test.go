@@ -234,6 +234,49 @@ func TestPutRead(t *testing.T) {
 	}
 }
 
+// lengthBounds returns the numbers around each power of two, 0 and the
+// largest uint64 included: every length of a uvarint and each of its
+// boundaries, for the tests of the encoders whose first bytes are written
+// out.
+func lengthBounds() []uint64 {
+	var b []uint64
+	for k := range 64 {
+		b = append(b, 1<<k-1, 1<<k, 1<<k+1)
+	}
+	return append(b, 1<<64-1)
+}
+
+// TestPutWrite checks that PutWrite, whose address difference and value
+// have their first bytes written out, encodes as AppendWrite does for
+// differences of every length around each of its boundaries, aligned and
+// not, either way, values of every length, and sites whose high bits take
+// one byte or more.
+func TestPutWrite(t *testing.T) {
+	var ea, ep Encoder
+	var want, got []byte
+	var w [Window]byte
+	const base = 0xc000012340
+	values := lengthBounds()
+	for _, site := range []uint32{0, 31, 32, 4095, 4096, 1 << 20, 1<<32 - 1} {
+		for k := 0; k < 64; k++ {
+			for _, d := range []uint64{1<<k - 1, 1 << k, 1<<k + 1, 8 << k, 8<<k - 8, 8<<k + 8} {
+				for _, addr := range []uint64{base + d, base - d} {
+					for _, value := range values {
+						ea.AppendRead(nil, 1, base) // a previous address in the batch
+						ep.PutRead(&w, 1, base)
+						want = ea.AppendWrite(want[:0], site, uintptr(addr), value)
+						got = append(got[:0], w[:ep.PutWrite(&w, site, uintptr(addr), value)]...)
+						if !bytes.Equal(got, want) || ea != ep {
+							t.Fatalf("site %d, address %#x after %#x, value %#x: PutWrite gave % x (%+v), AppendWrite % x (%+v)",
+								site, addr, uint64(base), value, got, ep, want, ea)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestPutShort checks PutShortRead and PutShortWrite, the shim's inlined
 // reads and writes: where they write, the bytes and the encoder's state
 // after them are PutRead's and PutWrite's; they write exactly where those
