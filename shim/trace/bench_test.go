@@ -106,6 +106,39 @@ func BenchmarkPutWrite(b *testing.B) {
 	}
 }
 
+// BenchmarkPutSyncAddr is PutSyncAddr, the shim's encoder of sync events,
+// on a goroutine's locks, unlocks, atomic loads and stores, sends and
+// WaitGroup adds of objects of a 64 MiB heap, other goroutines taking up
+// to 300 seqs in between, at sites below 4096. ns/op is ns per event.
+func BenchmarkPutSyncAddr(b *testing.B) {
+	var e Encoder
+	buf := e.StartBatch(make([]byte, 0, batchSize), 1)
+	r := rand.New(rand.NewPCG(1, 2))
+	kinds := [8]Kind{EvLock, EvAtomicLoad, EvUnlock, EvChanSend, EvAtomicStore, EvLock, EvWGAdd, EvUnlock}
+	var addrs [64]uintptr
+	var steps [64]uint64
+	var sites [64]uint32
+	for i := range addrs {
+		addrs[i] = uintptr(0xc000000000 + r.Uint64N(1<<(10+i%4*5))&^7)
+		steps[i] = r.Uint64N(300)
+		sites[i] = r.Uint32N(4096)
+	}
+	var i, seq uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		if cap(buf)-len(buf) < MaxEventLen+Window {
+			buf = e.StartBatch(buf[:0], 1)
+		}
+		i++
+		k := kinds[i&7]
+		if k != EvAtomicLoad {
+			seq += 1 + steps[i&63]
+		}
+		w := (*[Window]byte)(buf[len(buf) : len(buf)+Window])
+		buf = buf[:len(buf)+e.PutSyncAddr(w, k, seq, sites[i&63], addrs[i&63], i&255)]
+	}
+}
+
 // workload is a synthetic but plausible event stream of one goroutine:
 // critical sections over objects of a 64 MiB heap, each a Lock, one to
 // eight accesses mostly to fields of the locked object, and an Unlock,

@@ -483,6 +483,11 @@ const (
 	atomicForm  = numFields + 2
 )
 
+// syncAddrTakes has a place for every entry of syncAddrExtra below
+// notSyncAddr: PutSyncAddr's index into it panics for the kinds it does
+// not take.
+var syncAddrTakes [notSyncAddr]struct{}
+
 // AppendSelect appends an EvSelect event: the select at site ran case
 // index of channel addr, or its default case if index is -1 (addr 0). ok is
 // false for a receive case that found the channel closed, true otherwise;
@@ -754,18 +759,6 @@ func atomicHead(k Kind, site uint32, d uint64) (byte, uint64) {
 	return h, zigzag(int64(d))
 }
 
-// putAtomic writes an atomic load or store (k) in the compact form at the
-// start of w and returns its length, as PutSyncAddr does.
-func (e *Encoder) putAtomic(w *[Window]byte, k Kind, seq uint64, site uint32, addr, value uint64) int {
-	i := putUvarint(w, 1, seq-e.seq)
-	e.place(k, seq)
-	h, u := atomicHead(k, site, addr-e.addr)
-	e.addr = addr
-	w[0] = h
-	i = putUvarint(w, i, uint64(site>>atomicSiteBits))
-	return putUvarint(w, putUvarint(w, i, u), value)
-}
-
 // appendAtomic appends an atomic load or store (k) in the compact form.
 func (e *Encoder) appendAtomic(b []byte, k Kind, seq uint64, site uint32, addr, value uint64) []byte {
 	h, u := atomicHead(k, site, addr-e.addr)
@@ -779,20 +772,110 @@ func (e *Encoder) appendAtomic(b []byte, k Kind, seq uint64, site uint32, addr, 
 // PutSyncAddr writes the sync event AppendSyncAddr would append at the
 // start of w and returns its length, as PutAccess does: the same bytes,
 // without the Append methods' capacity checks. It panics for a kind
-// AppendSyncAddr does not take.
+// AppendSyncAddr does not take, with an index out of range.
 func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, addr uintptr, arg uint64) int {
+	// It calls nothing, so that it sets up no frame but the frame
+	// pointer: 12 instructions of a recorded Lock and Unlock
+	// (bench/RESULTS.md, "putunroll"). Hence the atomics' compact form
+	// written here, and an index that panics for a kind it does not take
+	// where a call of panic would need the frame.
+	//
+	// The fields' first bytes are written out, as PutRead writes its
+	// difference: a compare and four instructions a byte where
+	// putUvarint's loop takes nine; an address field takes three to six
+	// bytes between two objects of a heap (bench_test.go's PutSyncAddr).
+	// A field starts at an index i of at most 26 (ten bytes of seq, five
+	// of site, ten of address): the masks change nothing and let the
+	// arrays go without bounds checks. The atomics' value is written out
+	// apart from the other kinds' last field: one tail for both costs
+	// each atomic 4 instructions more.
 	extra := syncAddrExtra[k]
-	if extra == notSyncAddr {
-		panic("trace: PutSyncAddr of " + k.String())
-	}
 	if extra == atomicForm {
-		return e.putAtomic(w, k, seq, site, uint64(addr), arg)
+		i := putUvarint(w, 1, seq-e.seq)
+		e.place(k, seq)
+		h, u := atomicHead(k, site, uint64(addr)-e.addr)
+		e.addr = uint64(addr)
+		w[0] = h
+		i = putUvarint(w, i, uint64(site>>atomicSiteBits))
+		a := (*[Window / 2]byte)(w[i&(Window/2-1):])
+		if u < 1<<7 {
+			a[0] = byte(u)
+			i++
+		} else if a[0] = byte(u) | 0x80; u < 1<<14 {
+			a[1] = byte(u >> 7)
+			i += 2
+		} else if a[1] = byte(u>>7) | 0x80; u < 1<<21 {
+			a[2] = byte(u >> 14)
+			i += 3
+		} else {
+			a[2] = byte(u>>14) | 0x80
+			i = putUvarint(w, i+3, u>>21)
+		}
+		v := (*[Window / 2]byte)(w[i&(Window/2-1):])
+		if arg < 1<<7 {
+			v[0] = byte(arg)
+			return i + 1
+		}
+		v[0] = byte(arg) | 0x80
+		if arg < 1<<14 {
+			v[1] = byte(arg >> 7)
+			return i + 2
+		}
+		v[1] = byte(arg>>7) | 0x80
+		if arg < 1<<21 {
+			v[2] = byte(arg >> 14)
+			return i + 3
+		}
+		v[2] = byte(arg>>14) | 0x80
+		if arg < 1<<28 {
+			v[3] = byte(arg >> 21)
+			return i + 4
+		}
+		v[3] = byte(arg>>21) | 0x80
+		return putUvarint(w, i+4, arg>>28)
 	}
+	_ = syncAddrTakes[extra]
 	w[0] = byte(k)
-	i := putUvarint(w, 1, seq-e.seq)
+	q := seq - e.seq
 	e.place(k, seq)
-	i = putUvarint(w, i, uint64(site))
-	i = putUvarint(w, i, e.addrCode(uint64(addr)))
+	i := 2
+	if q < 1<<7 {
+		w[1] = byte(q)
+	} else if w[1] = byte(q) | 0x80; q < 1<<14 {
+		w[2], i = byte(q>>7), 3
+	} else {
+		w[2] = byte(q>>7) | 0x80
+		i = putUvarint(w, 3, q>>14)
+	}
+	t := (*[Window / 2]byte)(w[i&(Window/2-1):])
+	if site < 1<<7 {
+		t[0] = byte(site)
+		i++
+	} else if t[0] = byte(site) | 0x80; site < 1<<14 {
+		t[1] = byte(site >> 7)
+		i += 2
+	} else {
+		t[1] = byte(site>>7) | 0x80
+		i = putUvarint(w, i+2, uint64(site>>14))
+	}
+	c := e.addrCode(uint64(addr))
+	a := (*[Window / 2]byte)(w[i&(Window/2-1):])
+	if c < 1<<7 {
+		a[0] = byte(c)
+		i++
+	} else if a[0] = byte(c) | 0x80; c < 1<<14 {
+		a[1] = byte(c >> 7)
+		i += 2
+	} else if a[1] = byte(c>>7) | 0x80; c < 1<<21 {
+		a[2] = byte(c >> 14)
+		i += 3
+	} else if a[2] = byte(c>>14) | 0x80; c < 1<<28 {
+		a[3] = byte(c >> 21)
+		i += 4
+	} else {
+		a[3] = byte(c>>21) | 0x80
+		i = putUvarint(w, i+4, c>>28)
+	}
 	if extra == noField {
 		return i
 	}
@@ -803,7 +886,29 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	} else if extra == fDelta {
 		arg = zigzag(int64(arg))
 	}
-	return putUvarint(w, i, arg) // fOK, fDelta, fValue, fCap, fChild, fElem
+	// fOK, fDelta, fValue, fCap, fChild, fElem, as the atomic's value.
+	v := (*[Window / 2]byte)(w[i&(Window/2-1):])
+	if arg < 1<<7 {
+		v[0] = byte(arg)
+		return i + 1
+	}
+	v[0] = byte(arg) | 0x80
+	if arg < 1<<14 {
+		v[1] = byte(arg >> 7)
+		return i + 2
+	}
+	v[1] = byte(arg>>7) | 0x80
+	if arg < 1<<21 {
+		v[2] = byte(arg >> 14)
+		return i + 3
+	}
+	v[2] = byte(arg>>14) | 0x80
+	if arg < 1<<28 {
+		v[3] = byte(arg >> 21)
+		return i + 4
+	}
+	v[3] = byte(arg>>21) | 0x80
+	return putUvarint(w, i+4, arg>>28)
 }
 
 // putUvarint writes v at w[i:] and returns the index after it. Masking

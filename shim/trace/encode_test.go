@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,6 +275,81 @@ func TestPutWrite(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPutSyncAddr checks that PutSyncAddr, whose fields have their first
+// bytes written out, encodes as AppendSyncAddr does for every kind it
+// takes: each field in turn through every length and boundary (the seq
+// delta, the site, the address difference aligned and not, either way,
+// the address 0, the argument), the others short or long, and then random
+// lengths of all at once, on one pair of encoders whose delta state
+// carries from event to event.
+func TestPutSyncAddr(t *testing.T) {
+	var taken []Kind
+	for k := range Kind(numKinds) {
+		if syncAddrExtra[k] != notSyncAddr {
+			taken = append(taken, k)
+		}
+	}
+	if len(taken) < 20 {
+		t.Fatalf("only %d kinds for PutSyncAddr: %v", len(taken), taken)
+	}
+	var ea, ep Encoder
+	var want []byte
+	var w [Window]byte
+	seq := uint64(0)
+	check := func(k Kind, delta uint64, site uint32, addr, arg uint64) {
+		t.Helper()
+		if k == EvAtomicLoad && delta&1 == 0 {
+			delta = 0 // a load that took no new seq
+		}
+		seq += delta
+		want = ea.AppendSyncAddr(want[:0], k, seq, site, uintptr(addr), arg)
+		got := w[:ep.PutSyncAddr(&w, k, seq, site, uintptr(addr), arg)]
+		if !bytes.Equal(got, want) || ea != ep {
+			t.Fatalf("%v seq +%#x site %#x address %#x arg %#x: PutSyncAddr gave % x (%+v), AppendSyncAddr % x (%+v)",
+				k, delta, site, addr, arg, got, ep, want, ea)
+		}
+	}
+	const base = 0xc000012340
+	bounds := lengthBounds()
+	var sites []uint32
+	for _, b := range bounds {
+		if b < 1<<32 {
+			sites = append(sites, uint32(b))
+		}
+	}
+	var addrs []uint64
+	for _, d := range bounds {
+		addrs = append(addrs, base+d, base-d, base+8*d, base-8*d)
+	}
+	addrs = append(addrs, 0, base+1<<63)
+	for _, k := range taken {
+		for _, long := range []bool{false, true} {
+			delta, site, addr, arg := uint64(1), uint32(9), uint64(base+8), uint64(1)
+			if long {
+				delta, site, addr, arg = 1<<40, 1<<30, base+1<<44, 1<<60
+			}
+			for _, d := range bounds {
+				check(k, d, site, addr, arg)
+			}
+			for _, s := range sites {
+				check(k, delta, s, addr, arg)
+			}
+			for _, a := range addrs {
+				check(k, delta, site, base, arg) // the previous address
+				check(k, delta, site, a, arg)
+			}
+			for _, v := range bounds {
+				check(k, delta, site, addr, v)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		k := taken[r.IntN(len(taken))]
+		check(k, bounds[r.IntN(len(bounds))], sites[r.IntN(len(sites))], addrs[r.IntN(len(addrs))], bounds[r.IntN(len(bounds))])
 	}
 }
 
