@@ -44,6 +44,10 @@ func TestFixtures(t *testing.T) {
 		// channel it selects on (relayjoin); a closer that does not
 		// wait, or waits on another WaitGroup, is reported.
 		"relayjoin",
+		// One goroutine's code in several tests, none waiting for it:
+		// one report, at the first, counting the others (sameshape);
+		// another message or another helper is reported apart.
+		"sameshape",
 		// A loop that restarts a watcher goroutine once the last one
 		// returned, each closing one channel: the goroutines run one at
 		// a time, and the second close panics all the same: reported.
