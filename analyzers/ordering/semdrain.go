@@ -52,9 +52,20 @@ func (r *Result) drainBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.In
 	if ca == cb || !ok || start.Parent() != b.Parent() {
 		return Edge{}, false
 	}
-	for ch, xs := range r.ops.sends {
-		taken, ok := tokenBefore(start, xs)
+	for _, instr := range start.Block().Instrs {
+		if instr == ssa.Instruction(start) {
+			break
+		}
+		taken, ok := instr.(*ssa.Send)
 		if !ok {
+			continue
+		}
+		ch, ok := r.sentOn(taken)
+		if !ok {
+			continue
+		}
+		xs := r.ops.sends[ch]
+		if !plainSends(xs) {
 			continue
 		}
 		c, ok := capacity(taken.Chan, ssavalue.MaxDepth)
@@ -74,21 +85,23 @@ func (r *Result) drainBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.In
 	return Edge{}, false
 }
 
-// tokenBefore returns the plain send that comes before the `go` statement
-// start in its block, among xs, the sends and closes of one channel; false
-// if there is none, or if the channel is closed or sent on in a select.
-func tokenBefore(start *ssa.Go, xs []ssa.Instruction) (*ssa.Send, bool) {
-	var taken *ssa.Send
-	for _, x := range xs {
-		send, ok := x.(*ssa.Send)
-		if !ok {
-			return nil, false
-		}
-		if send.Block() == start.Block() && slices.Index(start.Block().Instrs, x) < slices.Index(start.Block().Instrs, ssa.Instruction(start)) {
-			taken = send
+// sentOn returns the channel location that send sends on.
+func (r *Result) sentOn(send *ssa.Send) (sharedloc.Loc, bool) {
+	for _, acc := range r.shared.ByInstr[send] {
+		if acc.Op == sharedloc.ChanSend {
+			return acc.Loc, true
 		}
 	}
-	return taken, taken != nil
+	return sharedloc.Loc{}, false
+}
+
+// plainSends reports whether xs, the sends and closes of one channel, are
+// all plain sends: the channel is never closed, nor sent on in a select.
+func plainSends(xs []ssa.Instruction) bool {
+	return all(xs, func(x ssa.Instruction) bool {
+		_, ok := x.(*ssa.Send)
+		return ok
+	})
 }
 
 // releasedOnceAfter reports whether ch's receives are one plain receive
