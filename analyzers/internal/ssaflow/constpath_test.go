@@ -170,6 +170,30 @@ func Nested(done chan bool) {
 func Plain(done chan bool) {
 	<-done
 }
+
+func Down(done chan bool) {
+	for n := 3; n > 0; n-- {
+		<-done
+	}
+}
+
+func DownTo(done chan bool) {
+	for n := 3; n >= 1; n-- {
+		<-done
+	}
+}
+
+func Wrong(done chan bool) {
+	for n := 3; n < 5; n-- {
+		<-done
+	}
+}
+
+func Capped(done chan bool) {
+	for range cap(done) {
+		<-done
+	}
+}
 `
 
 // TestTripCount asks how many times each function's receive runs before
@@ -178,22 +202,41 @@ func TestTripCount(t *testing.T) {
 	pkg := buildPackage(t, tripSrc)
 	g := ssaflow.New()
 	for name, want := range map[string]int{
-		"Counted": 3, "From": 3, "Range": 3, "Exits": 3,
-		"Handed": 0, "Break": 0, "Continue": 0, "Bumped": 0, "Nested": 0, "Plain": 0,
+		"Counted": 3, "From": 3, "Range": 3, "Exits": 3, "Down": 3, "DownTo": 3,
+		"Handed": 0, "Break": 0, "Continue": 0, "Bumped": 0, "Nested": 0, "Plain": 0, "Wrong": 0, "Capped": 0,
 	} {
-		var recv ssa.Instruction
-		for _, b := range pkg.Func(name).Blocks {
-			for _, instr := range b.Instrs {
-				if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW {
-					recv = instr
-				}
-			}
-		}
-		n, ok := g.TripCount(recv)
+		n, ok := g.TripCount(receiveIn(pkg.Func(name)))
 		if ok != (want > 0) || n != want {
 			t.Errorf("%s: TripCount = %d, %v; want %d", name, n, ok, want)
 		}
 	}
+	// A bound the caller knows: cap of the channel, taken as 4.
+	capOf := func(v ssa.Value) (int64, bool) {
+		if c, ok := v.(*ssa.Call); ok {
+			if b, ok := c.Call.Value.(*ssa.Builtin); ok && b.Name() == "cap" {
+				return 4, true
+			}
+		}
+		return ssaflow.IntConst(v)
+	}
+	recv := receiveIn(pkg.Func("Capped"))
+	n, exit, ok := g.CountedLoop(recv, capOf)
+	if !ok || n != 4 || exit == nil || exit == recv.Block() {
+		t.Errorf("Capped: CountedLoop = %d, %v, %v; want 4 turns and the loop's exit", n, exit, ok)
+	}
+}
+
+// receiveIn returns fn's last receive.
+func receiveIn(fn *ssa.Function) ssa.Instruction {
+	var recv ssa.Instruction
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if u, ok := instr.(*ssa.UnOp); ok && u.Op == token.ARROW {
+				recv = instr
+			}
+		}
+	}
+	return recv
 }
 
 // buildPackage builds the SSA of package p from src.
