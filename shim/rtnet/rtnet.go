@@ -106,26 +106,37 @@ func Conn(site uint32, c net.Conn) net.Conn {
 // is the other end's in. The pipe's type is unexported; its fields are
 // read by reflection, and a Go whose pipe lacks them gives no order.
 func pipeOf(c net.Conn) (end *byte, out, in uintptr, ok bool) {
-	if reflect.TypeOf(c) != pipeType {
+	if reflect.TypeOf(c) != pipeType || pipeWr == nil {
 		return nil, 0, 0, false // every wrapped call of other connections asks: a comparison
 	}
 	v := reflect.ValueOf(c)
 	if v.IsNil() {
 		return nil, 0, 0, false
 	}
-	wr, rd := v.Elem().FieldByName("wrTx"), v.Elem().FieldByName("rdRx")
-	if wr.Kind() != reflect.Chan || rd.Kind() != reflect.Chan || wr.IsNil() || rd.IsNil() {
+	wr, rd := v.Elem().FieldByIndex(pipeWr), v.Elem().FieldByIndex(pipeRd)
+	if wr.IsNil() || rd.IsNil() {
 		return nil, 0, 0, false
 	}
 	return (*byte)(v.UnsafePointer()), wr.Pointer(), rd.Pointer(), true
 }
 
-// pipeType is the type of a net.Pipe's ends.
-var pipeType = func() reflect.Type {
+// pipeType is the type of a net.Pipe's ends; pipeWr and pipeRd are the
+// indexes of its channels' fields, looked up once (nil when this Go's
+// pipe has no such channels).
+var pipeType, pipeWr, pipeRd = func() (reflect.Type, []int, []int) {
 	a, b := net.Pipe()
 	a.Close()
 	b.Close()
-	return reflect.TypeOf(a)
+	t := reflect.TypeOf(a)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return t, nil, nil
+	}
+	wr, ok := t.Elem().FieldByName("wrTx")
+	rd, ok2 := t.Elem().FieldByName("rdRx")
+	if !ok || !ok2 || wr.Type.Kind() != reflect.Chan || rd.Type.Kind() != reflect.Chan {
+		return t, nil, nil
+	}
+	return t, wr.Index, rd.Index
 }()
 
 var (
