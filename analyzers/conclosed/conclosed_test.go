@@ -352,6 +352,13 @@ func TestFixtures(t *testing.T) {
 		// second send, closers started in a loop after one take, a
 		// struct copied whole and two closers without a token are
 		// reported at default confidence.
+		// A test that builds a new object in each turn of a loop, its
+		// initializers filling the object's map, and starts goroutines
+		// that read it: the object under construction is the test
+		// goroutine's alone (buildloop); a reload of a published object,
+		// and a constructor that registers its object before filling
+		// it, are reported. Its goroutines are its tests'.
+		fixturetest.Case{Name: "WithTests", Analyzer: conclosed.Analyzer, Patterns: []string{"buildloop"}, TestsOnly: true},
 		fixturetest.Case{Name: "All", Analyzer: conclosed.Analyzer, Patterns: []string{"onetoken"},
 			PassFlags: map[string]string{suppress.AllFlag: "true"}},
 	)

@@ -214,6 +214,13 @@ func TestFixtures(t *testing.T) {
 		// A table only parallel subtests use at once, under -all: the
 		// pair is shown with the assumption it rests on, in the package
 		// built with its tests (alone, it has no concurrency).
+		// A test helper that fills a new message (its constructor
+		// applying options, its setters writing the message's own
+		// maps) before a loop's goroutine sends it: the message is the
+		// test goroutine's alone until the helper returns it
+		// (buildhelper); a header set while the goroutine sends is
+		// reported. Its goroutines are its tests'.
+		fixturetest.Case{Name: "WithTests", Analyzer: conmap.Analyzer, Patterns: []string{"buildhelper"}, TestsOnly: true},
 		fixturetest.Case{Name: "AllParallelTests", Analyzer: conmap.Analyzer, Patterns: []string{"paralleltestsall"},
 			PassFlags: map[string]string{suppress.AllFlag: "true"}, TestsOnly: true},
 	)

@@ -140,7 +140,9 @@ type Result struct {
 	sharedAt map[depthKey]bool
 	// through memoizes LocalThrough.
 	through map[throughKey]bool
-	coll    *collector
+	// kept memoizes keeps.
+	kept map[*ssa.Parameter]bool
+	coll *collector
 }
 
 // A depthKey is the argument of a memoized recursive query: a value, the

@@ -621,7 +621,7 @@ func (r *Result) escapesBefore(v ssa.Value, at, alloc ssa.Instruction, entering,
 				// escape at at itself when entering (constructs).
 				escape, handOff = true, count(ref.Results, v) == 1
 			case ssa.CallInstruction:
-				escape = isArg(ref.Common(), v) && !keptByCallee(ref, v, fills)
+				escape = isArg(ref.Common(), v) && !r.keptByCallee(ref, v, fills)
 				common := ref.Common()
 				handOff = common.Value != v && !common.IsInvoke() && count(common.Args, v) == 1
 			}
@@ -851,7 +851,13 @@ func count(vs []ssa.Value, v ssa.Value) int {
 // caller, the second after the caller's return. So are an interface
 // method, a call of v itself and a function without a body, whose uses
 // are not known, but for runtime.AddCleanup's ptr (see cleanupPtr).
-func keptByCallee(site ssa.CallInstruction, v ssa.Value, fills bool) bool {
+//
+// A call of a function value (not an interface method) keeps v when the
+// call graph gives it callees and each keeps v: the functional options a
+// constructor applies to the object it is building (go-mail's NewMsg
+// calls each MsgOption on its new message; every option the package
+// makes sets a field). An option made outside the package has no edge.
+func (r *Result) keptByCallee(site ssa.CallInstruction, v ssa.Value, fills bool) bool {
 	call, ok := site.(*ssa.Call)
 	if !ok || call.Call.Value == v {
 		return false
@@ -860,15 +866,27 @@ func keptByCallee(site ssa.CallInstruction, v ssa.Value, fills bool) bool {
 	if cleanupPtr(fn, call.Call.Args, v) {
 		return true
 	}
-	if fn == nil || fn.Blocks == nil || len(fn.Params) != len(call.Call.Args) {
-		return false
-	}
-	for i, arg := range call.Call.Args {
-		if arg == v && !onlyFields(fn.Params[i], !fills) {
+	callees := []*ssa.Function{fn}
+	if fn == nil {
+		if call.Call.IsInvoke() {
 			return false
 		}
+		callees = r.Goroutines.CallGraph.Callees(call)
 	}
-	return true
+	for _, fn := range callees {
+		if fn == nil || fn.Blocks == nil || len(fn.Params) != len(call.Call.Args) {
+			return false
+		}
+		for i, arg := range call.Call.Args {
+			if arg != v {
+				continue
+			}
+			if fills && !onlyFields(fn.Params[i], false) || !fills && !r.keeps(fn.Params[i], maxKeepDepth) {
+				return false
+			}
+		}
+	}
+	return len(callees) > 0
 }
 
 // cleanupPtr reports whether fn is runtime.AddCleanup and v its ptr

@@ -288,6 +288,9 @@ func (e *Env) overlap(a, b *sharedloc.Access, safe Safe, keep func(View) bool) (
 					if !goroutines.MayOverlap(ca, cb) {
 						continue // two tests, run one after the other
 					}
+					if e.building(a, ca) || e.building(b, cb) {
+						continue // an object its goroutine is still building
+					}
 					if e.Order.JoinedInCaller(ca, b.Instr, cb) || e.Order.JoinedInCaller(cb, a.Instr, ca) {
 						continue // joined within a call the Caller makes while not running the other
 					}

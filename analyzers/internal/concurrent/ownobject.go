@@ -8,6 +8,7 @@ import (
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/precog-dev/precog/analyzers/goroutines"
 	"github.com/precog-dev/precog/analyzers/internal/srcfuncs"
 	"github.com/precog-dev/precog/analyzers/internal/ssabuild"
 	"github.com/precog-dev/precog/analyzers/internal/ssavalue"
@@ -444,8 +445,10 @@ func (x *fieldsIndex) addField(fa *ssa.FieldAddr) {
 // channel it then stores in a command, and the store runs once per make
 // (in the make's block, or in no loop).
 func (e *Env) madeFor(st *ssa.Store) bool {
-	switch st.Val.(type) {
+	switch v := st.Val.(type) {
 	case *ssa.MakeChan, *ssa.MakeMap, *ssa.MakeSlice:
+	case *ssa.Const:
+		return v.IsNil() // no container at all (a test resetting the field)
 	default:
 		return false
 	}
@@ -541,4 +544,16 @@ func (e *Env) ownerStruct(f *types.Var) types.Type {
 		}
 	}
 	return e.owners[f]
+}
+
+// building reports whether a, on goroutines of context c, touches an
+// object that its goroutine allocated a few calls up and has not let go
+// yet (sharedloc.Result.FreshIn): a constructor's initializer filling the
+// object it is building, which no other goroutine can reach, whatever
+// other objects of the same allocation site they hold. The object is the
+// one ownObject would name: the object whose field a touches, or the one
+// holding, in a field of its own (ownField), the container a touches.
+func (e *Env) building(a *sharedloc.Access, c *goroutines.Context) bool {
+	obj := e.ownObjectOf(a)
+	return obj != nil && e.Shared.FreshIn(obj, a.Instr, c)
 }
