@@ -401,16 +401,17 @@ func Instrument(ctx context.Context, cfg Config) (*Result, error) {
 		instrumented[f.pkg.PkgPath] = true
 	}
 	passLocal := make(map[*packages.Package]map[*types.Func]bool)
+	helpers := make(map[*packages.Package]map[*types.Func]*rewrite.LockHelper)
 	for _, f := range sel.files {
 		if _, done := passLocal[f.pkg]; !done {
-			passLocal[f.pkg] = localCallees(f.pkg, sel.embedded)
+			passLocal[f.pkg], helpers[f.pkg] = localCallees(f.pkg, sel.embedded)
 		}
 	}
 	marked := make(map[string]map[int]bool) // files rewritten with a mark: the lines of the declarations holding one
 	cfg.step("rewriting the files (%d)", len(sel.files))
 	for _, f := range sel.files {
 		opts := rewrite.Options{Funcs: cfg.Funcs, Locals: cfg.Locals, FirstSite: first, FirstFuncSite: firstFunc, Instrumented: func(path string) bool { return instrumented[path] }}
-		opts.PassLocal = passLocal[f.pkg]
+		opts.PassLocal, opts.LockHelpers = passLocal[f.pkg], helpers[f.pkg]
 		if skip != nil {
 			opts.SkipFunc = skipFunc(f.pkg.Fset, skip)
 		}
@@ -733,16 +734,17 @@ func (s *selection) paths() []string {
 }
 
 // localCallees returns the functions of p that take their caller's
-// shim.Local (rewrite.LocalCallees), except those whose name the package's
+// shim.Local (rewrite.LocalCallees), and its lock helpers
+// (rewrite.LockHelpers), except those whose name the package's
 // assembly mentions (asmNames): assembly may call a Go function by name,
 // with the signature it was written for. Every file of p is rewritten from
 // this variant of p (selectFiles), or left as it is when it imports "C"
 // or a package embeds it; cgo's generated files are not the user's and
 // are never rewritten.
-func localCallees(p *packages.Package, embedded map[string]bool) map[*types.Func]bool {
+func localCallees(p *packages.Package, embedded map[string]bool) (map[*types.Func]bool, map[*types.Func]*rewrite.LockHelper) {
 	asm, ok := asmNames(p.OtherFiles)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	goFiles := make(map[string]bool)
 	for _, f := range p.GoFiles {
@@ -753,11 +755,7 @@ func localCallees(p *packages.Package, embedded map[string]bool) map[*types.Func
 		if i >= len(p.CompiledGoFiles) || !goFiles[p.CompiledGoFiles[i]] || embedded[p.CompiledGoFiles[i]] {
 			continue
 		}
-		cgo := false
-		for _, im := range f.Imports {
-			cgo = cgo || im.Path.Value == `"C"`
-		}
-		rewritten[f] = !cgo
+		rewritten[f] = !importsC(f)
 	}
 	callees := rewrite.LocalCallees(p.Types, p.TypesInfo, p.Syntax, func(f *ast.File) bool { return rewritten[f] })
 	for fn := range callees {
@@ -767,7 +765,33 @@ func localCallees(p *packages.Package, embedded map[string]bool) map[*types.Func
 			delete(callees, fn)
 		}
 	}
-	return callees
+	return callees, lockHelpers(p.Types, p.TypesInfo, p.Syntax, asm, func(f *ast.File) bool { return rewritten[f] })
+}
+
+// lockHelpers returns the lock helpers of a package (rewrite.LockHelpers),
+// none if the package's assembly names one (asm): leaving a helper out is
+// sound (its lock operation is then recorded at its own site), but a
+// helper whose callee was left out would pass it a site it does not
+// take, so they are all left out. The two-steps (lockStepAnalyzer) and
+// the sealed sections take the same helpers' calls for lock calls.
+func lockHelpers(pkg *types.Package, info *types.Info, files []*ast.File, asm map[string]bool, rewritten func(*ast.File) bool) map[*types.Func]*rewrite.LockHelper {
+	helpers := rewrite.LockHelpers(pkg, info, files, rewritten)
+	for fn := range helpers {
+		if asm[fn.Name()] {
+			return nil
+		}
+	}
+	return helpers
+}
+
+// importsC reports whether f is a cgo file.
+func importsC(f *ast.File) bool {
+	for _, im := range f.Imports {
+		if im.Path.Value == `"C"` {
+			return true
+		}
+	}
+	return false
 }
 
 // asmNames returns the names that a package's assembly files (and the

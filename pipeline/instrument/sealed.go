@@ -5,6 +5,8 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/precog-dev/precog/pipeline/rewrite"
 )
 
 // Sealed sections (trace.UseSealed): a critical section whose values stay
@@ -60,16 +62,19 @@ var pureStd = map[string]bool{
 const maxPureDepth = 4
 
 // sealedUnlocks returns the positions (Lparen) of fn's sealed Unlock
-// calls.
-func sealedUnlocks(fn *ssa.Function, pure *purity) []token.Pos {
+// calls, and of its sealed calls of unlocking lock helpers of its package
+// (helpers: the rewriter records a helper's operation at its call, and a
+// section that a lock helper's call begins and an unlock helper's call
+// ends, on one object, is judged as one of Lock and Unlock calls).
+func sealedUnlocks(fn *ssa.Function, pure *purity, helpers lockHelperSet) []token.Pos {
 	var out []token.Pos
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			call, ok := instr.(*ssa.Call)
-			if !ok || !call.Pos().IsValid() || lockOp(call.Call.StaticCallee()) != unlockCall {
+			if !ok || !call.Pos().IsValid() || helpers.kind(call) != unlockCall {
 				continue
 			}
-			if r := sectionOf(call); r != nil && r.sealed(fn, pure) {
+			if r := helpers.sectionOf(call); r != nil && r.sealed(fn, pure) {
 				out = append(out, call.Pos())
 			}
 		}
@@ -101,11 +106,70 @@ func lockOp(fn *ssa.Function) lockKind {
 	return otherCall
 }
 
+// A lockHelperSet holds a package's lock helpers (lockHelpers), whose
+// calls are lock calls for the sealed sections.
+type lockHelperSet map[*types.Func]*rewrite.LockHelper
+
+// helper returns the lock helper that call calls, nil if none.
+func (hs lockHelperSet) helper(call *ssa.Call) *rewrite.LockHelper {
+	if len(hs) == 0 {
+		return nil
+	}
+	fn := call.Call.StaticCallee()
+	if fn == nil {
+		return nil
+	}
+	f, ok := fn.Object().(*types.Func)
+	if !ok {
+		return nil
+	}
+	return hs[f.Origin()]
+}
+
+// kind is lockOp of call's callee, or of the helper's operation for a
+// call of a lock helper.
+func (hs lockHelperSet) kind(call *ssa.Call) lockKind {
+	if k := lockOp(call.Call.StaticCallee()); k != otherCall {
+		return k
+	}
+	switch h := hs.helper(call); {
+	case h == nil:
+		return otherCall
+	case h.Kind == "unlock" || h.Kind == "runlock":
+		return unlockCall
+	}
+	return lockCall
+}
+
 // sameLock reports whether instr is a Lock or Unlock call (of kind) on
 // the lock expression of key.
-func sameLock(instr ssa.Instruction, kind lockKind, key lockKey) bool {
+func (hs lockHelperSet) sameLock(instr ssa.Instruction, kind lockKind, key lockKey) bool {
 	call, ok := instr.(*ssa.Call)
-	return ok && lockOp(call.Call.StaticCallee()) == kind && lockKeyOf(call) == key
+	return ok && hs.kind(call) == kind && hs.keyOf(call) == key
+}
+
+// keyOf is lockKeyOf, and for a call of a lock helper the object its
+// lock is reached from with the helper's path after it (a helper's lock
+// matches another helper's, not a Lock call's of the same lock: a
+// section that mixes the two is not judged). The zero key for a
+// helper's package-level lock.
+func (hs lockHelperSet) keyOf(call *ssa.Call) lockKey {
+	h := hs.helper(call)
+	if h == nil {
+		return lockKeyOf(call)
+	}
+	i := h.Root
+	if i == rewrite.Global {
+		return lockKey{}
+	}
+	if call.Call.Signature().Recv() != nil {
+		i++ // the receiver is the first argument
+	}
+	if i < 0 || i >= len(call.Call.Args) {
+		return lockKey{}
+	}
+	base, path, _ := objectOf(call.Call.Args[i])
+	return lockKey{base, path + "|" + h.Path}
 }
 
 // A lockKey names a lock expression: the value its path of fields starts
@@ -133,8 +197,8 @@ type region struct {
 
 // sectionOf returns the region that unlock ends, or nil if it is not
 // one region entered at one Lock and left at this Unlock alone.
-func sectionOf(unlock *ssa.Call) *region {
-	key := lockKeyOf(unlock)
+func (hs lockHelperSet) sectionOf(unlock *ssa.Call) *region {
+	key := hs.keyOf(unlock)
 	if key.base == nil {
 		return nil
 	}
@@ -146,13 +210,13 @@ func sectionOf(unlock *ssa.Call) *region {
 		for i := from; i >= 0; i-- {
 			instr := b.Instrs[i]
 			switch {
-			case sameLock(instr, lockCall, key):
+			case hs.sameLock(instr, lockCall, key):
 				if lock != nil && lock != instr {
 					return false
 				}
 				lock = instr
 				return true
-			case sameLock(instr, unlockCall, key):
+			case hs.sameLock(instr, unlockCall, key):
 				return false
 			}
 		}
@@ -190,7 +254,7 @@ func sectionOf(unlock *ssa.Call) *region {
 			if instr == unlock {
 				return true
 			}
-			if sameLock(instr, lockCall, key) || sameLock(instr, unlockCall, key) {
+			if hs.sameLock(instr, lockCall, key) || hs.sameLock(instr, unlockCall, key) {
 				return false
 			}
 			r.in[instr] = true

@@ -22,7 +22,7 @@ func TestSealedUnlocks(t *testing.T) {
 	got := make(map[int]bool)
 	pure := newPurity()
 	for _, fn := range methods(pkg) {
-		for _, pos := range sealedUnlocks(fn, pure) {
+		for _, pos := range sealedUnlocks(fn, pure, nil) {
 			got[fset.Position(pos).Line] = true
 		}
 	}

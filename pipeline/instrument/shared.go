@@ -172,11 +172,16 @@ func analyzeShared(ctx context.Context, prog *static.Program, roots []*packages.
 			return
 		}
 		reach := apiReach(act.Package, res)
+		var helpers lockHelperSet
+		if asm, ok := asmNames(act.Package.OtherFiles); ok {
+			p := act.Package
+			helpers = lockHelpers(p.Types, p.TypesInfo, p.Syntax, asm, func(f *ast.File) bool { return !importsC(f) })
+		}
 		for _, fn := range res.Goroutines.Funcs() {
 			for pos, u := range loadCallUses(fn) {
 				s.uses[offsetOf(fset, pos)] = u
 			}
-			for _, pos := range sealedUnlocks(fn, pure) {
+			for _, pos := range sealedUnlocks(fn, pure, helpers) {
 				s.uses[offsetOf(fset, pos)] = trace.UseSealed
 			}
 		}

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/precog-dev/precog/internal/analyzerutil"
+	"github.com/precog-dev/precog/pipeline/rewrite"
 	"github.com/precog-dev/precog/shim/trace"
 )
 
@@ -94,6 +96,10 @@ type lockStep struct {
 	pass  *analysis.Pass
 	locks map[*ssa.Function][]lockRef
 	busy  map[*ssa.Function]bool
+	// helpers are the package's lock helpers (lockHelpers), whose lock
+	// operation the rewriter records at each call: a call of one is a
+	// Lock call at the call's line.
+	helpers map[*types.Func]*rewrite.LockHelper
 }
 
 func runLockStep(pass *analysis.Pass) (any, error) {
@@ -104,6 +110,9 @@ func runLockStep(pass *analysis.Pass) (any, error) {
 	}
 	srcFuncs := analyzerutil.BuildSSA(pass)
 	ls := &lockStep{pass: pass, locks: make(map[*ssa.Function][]lockRef), busy: make(map[*ssa.Function]bool)}
+	if asm, ok := asmNames(pass.OtherFiles); ok {
+		ls.helpers = lockHelpers(pass.Pkg, pass.TypesInfo, pass.Files, asm, func(f *ast.File) bool { return !importsC(f) })
+	}
 	for _, fn := range srcFuncs {
 		if refs := ls.of(fn); len(refs) > 0 && fn.Parent() == nil {
 			if obj, ok := fn.Object().(*types.Func); ok && obj.Pkg() == pass.Pkg {
@@ -220,7 +229,15 @@ func (ls *lockStep) callLocks(call *ssa.Call) []callLock {
 		return []callLock{{at: ls.pos(call.Pos()), base: base, path: path, global: global}}
 	}
 	var out []callLock
+	helper := false
+	if f, ok := callee.Object().(*types.Func); ok && ls.helpers[f.Origin()] != nil {
+		helper = true
+	}
 	for _, r := range ls.of(callee) {
+		if helper {
+			// The rewriter records the helper's Lock at the call.
+			r.At = ls.pos(call.Pos())
+		}
 		if r.Global != "" {
 			// Only from the package's own functions: a package's
 			// operations on its own state, not every lock of the

@@ -177,6 +177,7 @@ func (r *rewriter) call(c *ast.CallExpr, ctx callCtx) {
 		}
 		return
 	}
+	r.helperCall(c)
 	// Deferred: the wrapping is edited after the operands' own rewrites,
 	// so that it lies outside them.
 	defer r.respondOperands(c)
@@ -1018,6 +1019,10 @@ func (r *rewriter) scalarKey(key ast.Expr) bool {
 // writer of Stdout or Stderr), names no variable, so that the writes
 // match any access to the writer's address (see bufferMethods).
 func (r *rewriter) syncSites(c *ast.CallExpr, se *ast.SelectorExpr, op syncOp) string {
+	if r.fn != nil && r.fn.siteOp == c {
+		// A lock helper's operation: its caller's site.
+		return "precog_site"
+	}
 	s := r.site(se.Sel.Pos(), op.kind, se.X)
 	r.loadUses(c, op.kind)
 	if end, ok := r.exits[c]; ok && (op.kind == "unlock" || op.kind == "runlock") {

@@ -52,7 +52,24 @@ func LocalCallees(pkg *types.Package, info *types.Info, files []*ast.File, rewri
 	case "sync", "sync/atomic", "runtime", "unsafe":
 		return nil
 	}
-	ok := make(map[*types.Func]bool)
+	decls := directFuncs(info, files, rewritten)
+	if len(decls) == 0 {
+		return nil
+	}
+	ok := make(map[*types.Func]bool, len(decls))
+	for fn := range decls {
+		ok[fn] = true
+	}
+	return ok
+}
+
+// directFuncs returns the functions and methods of a package, by their
+// origin objects, whose every reference is a direct call that the
+// rewriter sees, with their declarations: LocalCallees's conditions, which
+// allow the rewriter to change the function's signature, and the
+// function's calls with it.
+func directFuncs(info *types.Info, files []*ast.File, rewritten func(*ast.File) bool) map[*types.Func]*ast.FuncDecl {
+	ok := make(map[*types.Func]*ast.FuncDecl)
 	ifaceNames := make(map[string]bool)
 	linknamed := make(map[string]bool)
 	for _, f := range files {
@@ -101,7 +118,7 @@ func LocalCallees(pkg *types.Package, info *types.Info, files []*ast.File, rewri
 			if !named || !isObj {
 				continue
 			}
-			ok[obj.Origin()] = true
+			ok[obj.Origin()] = fd
 		}
 	}
 	if len(ok) == 0 {
@@ -109,7 +126,7 @@ func LocalCallees(pkg *types.Package, info *types.Info, files []*ast.File, rewri
 	}
 	// Every reference must be a direct call in rewritten code.
 	callee := func(id *ast.Ident) *types.Func {
-		if f, isFunc := info.Uses[id].(*types.Func); isFunc && ok[f.Origin()] {
+		if f, isFunc := info.Uses[id].(*types.Func); isFunc && ok[f.Origin()] != nil {
 			return f.Origin()
 		}
 		return nil
@@ -161,9 +178,6 @@ func LocalCallees(pkg *types.Package, info *types.Info, files []*ast.File, rewri
 		if !called[fn] {
 			delete(ok, fn) // nothing to gain
 		}
-	}
-	if len(ok) == 0 {
-		return nil
 	}
 	return ok
 }

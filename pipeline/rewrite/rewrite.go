@@ -82,6 +82,11 @@ type Options struct {
 	// files: a function's declaration and its calls must agree). Nil
 	// passes none.
 	PassLocal map[*types.Func]bool
+	// LockHelpers holds the lock helpers of the package (LockHelpers,
+	// computed over all the package's files), whose lock operation is
+	// recorded at the site of each call: each takes the site as its
+	// first parameter, precog_site. Nil has none.
+	LockHelpers map[*types.Func]*LockHelper
 }
 
 // A Guard is a read that guards an access (Options.Guards): the access
@@ -136,6 +141,7 @@ const (
 //	go func(x T) {...}(a) go func(x T, precog_id uint64) { precog_shim.Begin(precog_id); defer precog_shim.End(); ... }(a, precog_shim.Go(S))
 //	mu.Lock()             precog_shim.LockL(&precog_g, S, &mu)   (also promoted, pointer, deferred; RWMutex; Locker, WaitGroup, Once, Cond without L: Lock(S, &mu))
 //	f := mu.Lock          f := precog_shim.LockFunc(S, &mu)
+//	s.lock()              s.lock(S)   (a lock helper, Options.LockHelpers: func (s *T) lock(precog_site uint32) records its Lock at precog_site)
 //	g.Go(f); g.Wait()     g.Go(precog_shim.TaskErr(S, ptr, f)); precog_shim.WaitedErr(S, ptr, g.Wait())   (errgroup, conc)
 //	make(chan T, n)       precog_shim.MakeChan(S, make(chan T, n))
 //	make(map[K]V), M{...} precog_shim.MakeMap(S, make(map[K]V)), precog_shim.MakeMap(S, M{...})
@@ -362,6 +368,9 @@ type funcCtx struct {
 	// takes is set for a function that takes its caller's Local as its
 	// parameter precog_g (Options.PassLocal): it declares none.
 	takes bool
+	// siteOp is the lock operation of a lock helper (Options.LockHelpers),
+	// recorded at the site its parameter precog_site names.
+	siteOp *ast.CallExpr
 	// lo and hi are the offsets of the body's braces, where handLits
 	// declares its handles.
 	lo, hi int
@@ -575,6 +584,7 @@ func (r *rewriter) fileDecls() {
 				r.fn.takes = r.takesLocal[d.Body]
 			}
 			if d.Body != nil && !noInstrument(d) {
+				r.helperDecl(d)
 				r.deferParams(d.Body, d.Recv, d.Type.Params)
 				r.funcBody(d.Body, r.served(d.Type), r.testParam(d))
 			}

@@ -156,6 +156,9 @@ func rewriteSource(t *testing.T, name string, src []byte, opts Options) ([]byte,
 	if opts.PassLocal == nil { // as the instrumenter does; a non-nil empty map passes none
 		opts.PassLocal = LocalCallees(pkg, info, []*ast.File{f}, func(*ast.File) bool { return true })
 	}
+	if opts.LockHelpers == nil {
+		opts.LockHelpers = LockHelpers(pkg, info, []*ast.File{f}, func(*ast.File) bool { return true })
+	}
 	r, out, err := rewriteFile(fset, f, src, pkg, info, opts)
 	if err != nil {
 		t.Fatal(err)

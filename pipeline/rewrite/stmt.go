@@ -11,7 +11,7 @@ import (
 
 func (r *rewriter) stmts(list []ast.Stmt) {
 	for i, s := range list {
-		if c := unlockStmt(s); c != nil {
+		if c := r.unlockStmt(s); c != nil {
 			if end := r.exitAfter(list[i+1:]); end.IsValid() {
 				if r.exits == nil {
 					r.exits = make(map[*ast.CallExpr]token.Pos)
@@ -24,11 +24,12 @@ func (r *rewriter) stmts(list []ast.Stmt) {
 }
 
 // unlockStmt returns the call of s if s is a call statement of a method
-// named Unlock or RUnlock, the calls whose sites record an exit (syncSites
+// named Unlock or RUnlock, or of an unlocking lock helper
+// (Options.LockHelpers), the calls whose sites record an exit (syncSites
 // decides by the types which are a sync.Mutex's): exitAfter walks the rest
 // of the list, which done for every call statement would be quadratic in
 // a long block.
-func unlockStmt(s ast.Stmt) *ast.CallExpr {
+func (r *rewriter) unlockStmt(s ast.Stmt) *ast.CallExpr {
 	es, ok := s.(*ast.ExprStmt)
 	if !ok {
 		return nil
@@ -38,6 +39,9 @@ func unlockStmt(s ast.Stmt) *ast.CallExpr {
 		return nil
 	}
 	if se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok && (se.Sel.Name == "Unlock" || se.Sel.Name == "RUnlock") {
+		return c
+	}
+	if h := r.helperOf(c); h != nil && (h.Kind == "unlock" || h.Kind == "runlock") {
 		return c
 	}
 	return nil
