@@ -127,10 +127,17 @@ type Context struct {
 	// another, unless both call t.Parallel (TestParallel).
 	Test         *ssa.Function
 	TestParallel bool
+	// outside reports that the context's goroutines are started only by
+	// the package's callers' code, its API entries that no test calls
+	// (the Caller context's, or goroutines such code started), not by
+	// code the package's initializer reaches: in a test binary they do
+	// not run (see inheritOutside).
+	outside bool
 
 	// in is the function the root is in, when it is not a call (a
-	// conversion to http.HandlerFunc).
-	in *ssa.Function
+	// conversion to http.HandlerFunc), and conv that conversion.
+	in   *ssa.Function
+	conv ssa.Instruction
 
 	// static holds the functions reached from Entry by static calls and
 	// references only: those that every goroutine of the context runs,
@@ -148,6 +155,19 @@ func (c *Context) Static(fn *ssa.Function) bool {
 // Pos returns the position of the context's root.
 func (c *Context) Pos() token.Pos {
 	return c.Root
+}
+
+// Start returns the instruction that the context's goroutines all run
+// after: Site, or, for a handler rooted at a conversion to
+// http.HandlerFunc, the conversion, since no request reaches the handler
+// before its value exists (a server started after the code that fills
+// what its handlers read). It is nil for the Caller context, the tests
+// and ServeHTTP methods, which have no such instruction.
+func (c *Context) Start() ssa.Instruction {
+	if c.Site != nil {
+		return c.Site
+	}
+	return c.conv
 }
 
 // Spawner returns the function that contains the context's spawn site, or
@@ -176,6 +196,7 @@ type Result struct {
 	Flow      *ssaflow.Graph
 
 	of      map[*ssa.Function][]*Context
+	init    map[*ssa.Function]bool
 	repeats map[*ssa.Function]bool
 	refs    map[*ssa.Function][]ssa.CallInstruction
 	targets map[ssa.CallInstruction][]*ssa.Function
@@ -229,9 +250,17 @@ func (r *Result) Funcs() []*ssa.Function {
 	return r.funcs
 }
 
+// InitReaches reports whether the package's initializer reaches fn by
+// calls: code of the Caller context that runs in a test binary too, where
+// the Caller's API entries that no test calls do not.
+func (r *Result) InitReaches(fn *ssa.Function) bool {
+	return r.init[fn]
+}
+
 // MayOverlap reports whether goroutines of a and b may run at the same
 // time: they are different contexts, not of two sequential tests, not
-// the package's callers' (the Caller context) and a test's own, and not
+// the package's callers' (the Caller context, or goroutines only its API
+// entries start) and a test's own, and not
 // two callees of one `go` statement that runs one at a time, or one
 // context with Multi set.
 //
@@ -247,6 +276,11 @@ func MayOverlap(a, b *Context) bool {
 		return a.Multi
 	}
 	if _, isGo := a.Site.(*ssa.Go); isGo && a.Site == b.Site && !a.Multi && !b.Multi {
+		return false
+	}
+	if a.outside && b.Test != nil || b.outside && a.Test != nil {
+		// Goroutines the package's API entries start, which no test
+		// calls, and a test's: in a test binary the first do not run.
 		return false
 	}
 	if a.Index == 0 && topTest(b) || b.Index == 0 && topTest(a) {
@@ -362,7 +396,7 @@ func (b *builder) findRoots(funcs []*ssa.Function) {
 					if isHandlerFunc(instr.Type()) {
 						for _, h := range ssavalue.Funcs(instr.X) {
 							if c := b.addContext(Handler, nil, instr.Pos(), h, ""); c != nil {
-								c.in = fn
+								c.in, c.conv = fn, instr
 							}
 						}
 					}
@@ -774,6 +808,65 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 		}
 		b.inheritTests()
 	}
+	b.inheritOutside()
+}
+
+// inheritOutside marks the contexts whose goroutines only the package's
+// callers' code starts (Context.outside): every context of the function
+// that starts them is the Caller context or such a context, and the
+// package's initializer does not reach that function. The Caller
+// context's code that runs in a test binary is the initializer's (and
+// TestMain's, a test of its own); its API entries that no test calls do
+// not run there, nor do the goroutines they start (mailpit's Listen, which
+// registers the server's handlers, is never called by its tests; the
+// tests that call the handlers' setup do not overlap them).
+func (b *builder) inheritOutside() {
+	init := b.initReach()
+	b.res.init = init
+	for changed := true; changed; {
+		changed = false
+		for _, c := range b.res.Contexts[1:] {
+			from := c.in
+			if c.Site != nil {
+				from = c.Site.Parent()
+			}
+			if c.outside || c.Test != nil || from == nil || init[from] {
+				continue
+			}
+			pcs := b.res.of[from]
+			ok := len(pcs) > 0
+			for _, pc := range pcs {
+				ok = ok && pc != c && (pc.Index == 0 || pc.outside)
+			}
+			if ok {
+				c.outside, changed = true, true
+			}
+		}
+	}
+}
+
+// initReach returns the functions the package's initializer reaches by
+// calls (not `go` statements).
+func (b *builder) initReach() map[*ssa.Function]bool {
+	in := b.pass.ResultOf[ssabuild.Analyzer].(*buildssa.SSA)
+	seen := make(map[*ssa.Function]bool)
+	var visit func(fn *ssa.Function)
+	visit = func(fn *ssa.Function) {
+		if fn == nil || seen[fn] {
+			return
+		}
+		seen[fn] = true
+		for _, e := range b.res.CallGraph.Out(fn) {
+			if _, isGo := e.Site.(*ssa.Go); !isGo {
+				visit(e.Callee.Func)
+			}
+		}
+		for _, f := range b.refs[fn] {
+			visit(f)
+		}
+	}
+	visit(in.Pkg.Func("init"))
+	return seen
 }
 
 // handedCleanup is a function handed to a testing Cleanup by code running

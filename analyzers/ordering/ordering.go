@@ -377,12 +377,17 @@ func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instru
 }
 
 // spawnBefore reports whether a, in ca, happens before the start of every
-// goroutine of cb.
+// goroutine of cb: before its `go` statement or spawning call, or, for an
+// HTTP handler rooted at a conversion to http.HandlerFunc, before the
+// conversion (goroutines.Context.Start): a server's handlers run only once
+// the handler value exists, after the code that filled what they read
+// (mailpit's Listen fills its allowed-hosts maps, then builds its routes
+// and serves them).
 func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, depth int) (Edge, bool) {
-	if depth == 0 || cb.Site == nil || cb == ca {
+	site := cb.Start()
+	if depth == 0 || site == nil || cb == ca {
 		return Edge{}, false
 	}
-	site := cb.Site
 	parents := r.gr.Of(site.Parent())
 	if len(parents) == 0 {
 		return Edge{}, false
@@ -390,6 +395,21 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 	for _, pc := range parents {
 		if pc == cb {
 			return Edge{}, false // a goroutine that starts its own kind
+		}
+		if ca.Index == 0 && ca != pc && pc.Test != nil {
+			// Started by a test's code: the package's callers' code
+			// (its API entries that no test calls) does not run in a
+			// test binary, and init and TestMain run before the tests.
+			continue
+		}
+		if pc != ca && ca.Test != nil && (pc.Index == 0 && !r.gr.InitReaches(site.Parent()) || pc.Test != nil && !goroutines.MayOverlap(pc, ca)) {
+			// Started by the package's API entries that no test calls,
+			// which do not run in a test binary, or by another test,
+			// which runs before or after a's: mailpit's handler
+			// middleware, which Listen wraps its routes in, and one of
+			// its tests calls, against another test's setup of the
+			// maps the handlers read.
+			continue
 		}
 		if pc == ca {
 			// a runs before this start, but if the starting code runs
