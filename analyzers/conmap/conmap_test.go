@@ -220,10 +220,10 @@ func TestFixtures(t *testing.T) {
 		// test goroutine's alone until the helper returns it
 		// (buildhelper); a header set while the goroutine sends is
 		// reported. Maps filled before an HTTP server's handlers
-		// exist, by its API entry that no test calls, and by tests
-		// that run apart from the one that calls a handler wrapper
-		// (serveafter); a map an exported Reload fills while serving
-		// is reported. Their goroutines are their tests'.
+		// exist, by its API entry that no test calls, and by a test,
+		// which never runs with that server (serveafter); a map an
+		// exported Reload fills while serving is reported. Their
+		// goroutines are their tests'.
 		fixturetest.Case{Name: "WithTests", Analyzer: conmap.Analyzer, Patterns: []string{"buildhelper", "serveafter"}, TestsOnly: true},
 		fixturetest.Case{Name: "AllParallelTests", Analyzer: conmap.Analyzer, Patterns: []string{"paralleltestsall"},
 			PassFlags: map[string]string{suppress.AllFlag: "true"}, TestsOnly: true},

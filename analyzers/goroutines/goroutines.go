@@ -196,7 +196,6 @@ type Result struct {
 	Flow      *ssaflow.Graph
 
 	of      map[*ssa.Function][]*Context
-	init    map[*ssa.Function]bool
 	repeats map[*ssa.Function]bool
 	refs    map[*ssa.Function][]ssa.CallInstruction
 	targets map[ssa.CallInstruction][]*ssa.Function
@@ -248,13 +247,6 @@ func (r *Result) RefTargets(site ssa.CallInstruction) []*ssa.Function {
 // package-level variable initializers).
 func (r *Result) Funcs() []*ssa.Function {
 	return r.funcs
-}
-
-// InitReaches reports whether the package's initializer reaches fn by
-// calls: code of the Caller context that runs in a test binary too, where
-// the Caller's API entries that no test calls do not.
-func (r *Result) InitReaches(fn *ssa.Function) bool {
-	return r.init[fn]
 }
 
 // MayOverlap reports whether goroutines of a and b may run at the same
@@ -817,12 +809,12 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 // package's initializer does not reach that function. The Caller
 // context's code that runs in a test binary is the initializer's (and
 // TestMain's, a test of its own); its API entries that no test calls do
-// not run there, nor do the goroutines they start (mailpit's Listen, which
-// registers the server's handlers, is never called by its tests; the
-// tests that call the handlers' setup do not overlap them).
+// not run there, nor do the goroutines they start (an API entry that
+// serves handlers, which no test calls, against a test that fills what
+// the handlers read). A context that a test's code starts too is not
+// outside: a goroutine of it may outlive that test.
 func (b *builder) inheritOutside() {
 	init := b.initReach()
-	b.res.init = init
 	for changed := true; changed; {
 		changed = false
 		for _, c := range b.res.Contexts[1:] {

@@ -396,21 +396,6 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 		if pc == cb {
 			return Edge{}, false // a goroutine that starts its own kind
 		}
-		if ca.Index == 0 && ca != pc && pc.Test != nil {
-			// Started by a test's code: the package's callers' code
-			// (its API entries that no test calls) does not run in a
-			// test binary, and init and TestMain run before the tests.
-			continue
-		}
-		if pc != ca && ca.Test != nil && (pc.Index == 0 && !r.gr.InitReaches(site.Parent()) || pc.Test != nil && !goroutines.MayOverlap(pc, ca)) {
-			// Started by the package's API entries that no test calls,
-			// which do not run in a test binary, or by another test,
-			// which runs before or after a's: mailpit's handler
-			// middleware, which Listen wraps its routes in, and one of
-			// its tests calls, against another test's setup of the
-			// maps the handlers read.
-			continue
-		}
 		if pc == ca {
 			// a runs before this start, but if the starting code runs
 			// again (on several goroutines, or a loop's next turn runs

@@ -1,11 +1,10 @@
 // Package serveafter fills the maps its HTTP handlers read before it
 // starts serving them (mailpit's Listen: setAllowedHosts, then the routes,
-// wrapped in a middleware that one of its tests calls directly, then
-// ListenAndServe). No request reaches a handler before its value exists,
-// so the fill comes first; the tests that fill the maps and call the
-// middleware run one after another, and the API entry that serves is
-// called by no test. Not reported. A map that an exported Reload fills
-// again while the server serves is.
+// wrapped in a middleware, then ListenAndServe). No request reaches a
+// handler before its value exists, so the fill comes first; and a test
+// that fills the maps again does not run with the server, which only an
+// API entry that no test calls starts. Not reported. A map that an
+// exported Reload fills again while the server serves is.
 package serveafter
 
 import (
