@@ -81,6 +81,8 @@ var benches = []bench{
 	{"Atomic", 2_000_000, 1, 0},
 	{"Pool", 1_000_000, 1, trace.EvPoolGet},
 	{"SyncMapLoad", 500_000, 8, trace.EvAtomicLoad},
+	{"SyncMapLoadScalar", 500_000, 8, trace.EvAtomicLoad},
+	{"SyncMapStore", 200_000, 8, trace.EvAtomicStore},
 	{"SyncMapRange", 2_000, 1024, trace.EvAtomicLoad},
 	{"Select", 1_000_000, 1, trace.EvSelect},
 }

@@ -371,6 +371,76 @@ func BenchmarkSyncMapLoad(b *testing.B) {
 	})
 }
 
+// BenchmarkSyncMapLoadScalar is BenchmarkSyncMapLoad with int64 keys, as
+// the instrumenter rewrites x/sync/syncmap's TestConcurrentRange's Loads:
+// through the Scalar wrapper, which keeps no key.
+func BenchmarkSyncMapLoadScalar(b *testing.B) {
+	for k := range int64(1024) {
+		smap.Store(k, k)
+	}
+	b.Run("plain", func(b *testing.B) {
+		for i, n := int64(0), int64(b.N); i < n; i++ {
+			k := i * 8 & 1023
+			smap.Load(k)
+			smap.Load(k + 1)
+			smap.Load(k + 2)
+			smap.Load(k + 3)
+			smap.Load(k + 4)
+			smap.Load(k + 5)
+			smap.Load(k + 6)
+			smap.Load(k + 7)
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := int64(0), int64(b.N); i < n; i++ {
+			k := i * 8 & 1023
+			precog_rt.SyncMapLoadScalar(13, &smap, k)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+1)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+2)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+3)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+4)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+5)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+6)
+			precog_rt.SyncMapLoadScalar(13, &smap, k+7)
+		}
+	})
+}
+
+// BenchmarkSyncMapStore is eight sync.Map Stores of int64 keys already in
+// the map, visiting 1024 keys in turn, as TestConcurrentRange's loaders
+// store now and then.
+func BenchmarkSyncMapStore(b *testing.B) {
+	for k := range int64(1024) {
+		smap.Store(k, k)
+	}
+	b.Run("plain", func(b *testing.B) {
+		for i, n := int64(0), int64(b.N); i < n; i++ {
+			k := i * 8 & 1023
+			smap.Store(k, i)
+			smap.Store(k+1, i)
+			smap.Store(k+2, i)
+			smap.Store(k+3, i)
+			smap.Store(k+4, i)
+			smap.Store(k+5, i)
+			smap.Store(k+6, i)
+			smap.Store(k+7, i)
+		}
+	})
+	b.Run("shim", func(b *testing.B) {
+		for i, n := int64(0), int64(b.N); i < n; i++ {
+			k := i * 8 & 1023
+			precog_rt.SyncMapStore(15, &smap, k, i)
+			precog_rt.SyncMapStore(15, &smap, k+1, i)
+			precog_rt.SyncMapStore(15, &smap, k+2, i)
+			precog_rt.SyncMapStore(15, &smap, k+3, i)
+			precog_rt.SyncMapStore(15, &smap, k+4, i)
+			precog_rt.SyncMapStore(15, &smap, k+5, i)
+			precog_rt.SyncMapStore(15, &smap, k+6, i)
+			precog_rt.SyncMapStore(15, &smap, k+7, i)
+		}
+	})
+}
+
 // BenchmarkSyncMapRange is a Range over a sync.Map of 1024 integer keys,
 // as x/sync/syncmap's TestConcurrentRange makes 1024 of them: the
 // harness divides by 1024, so the table is per key visited.
