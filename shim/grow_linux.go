@@ -9,8 +9,26 @@ import (
 // growFile extends f to off+size, reserving the blocks when the file system
 // can, so that a full disk shows as an error here and not as a SIGBUS when
 // a page of the mapping is first written.
+//
+// The system calls here and in populatePages and dropPages are raw: the
+// goroutine keeps its P through them, as the runtime's own madvise calls
+// do, instead of handing it to another goroutine when one takes longer
+// than sysmon's tick (they take a millisecond or more for a segment of 2
+// MiB) and then waiting to get a P back, up to a scheduler time slice
+// while the other Ps run goroutines that do not block (bench/RESULTS.md,
+// syncmap). Their work is the kernel zeroing and mapping pages for this
+// process, CPU time the P would otherwise spend on the goroutine anyway.
+// (fallocate is raw on 64-bit platforms only, where its offset and size
+// each fit a register.)
 func growFile(f *os.File, off int64, size int) error {
-	err := syscall.Fallocate(int(f.Fd()), 0, off, int64(size))
+	var err error
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_FALLOCATE, f.Fd(), 0, uintptr(off), uintptr(size), 0, 0); e != 0 {
+			err = e
+		}
+	} else { // the offset and size take two registers each
+		err = syscall.Fallocate(int(f.Fd()), 0, off, int64(size))
+	}
 	if err == syscall.EOPNOTSUPP || err == syscall.ENOSYS {
 		return f.Truncate(off + int64(size))
 	}
@@ -30,7 +48,7 @@ func dropPages(b []byte) {
 	start := alignUp(int(uintptrOf(b)), pg) - int(uintptrOf(b))
 	end := start + (len(b)-start)/pg*pg
 	if start < end {
-		syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[start])), uintptr(end-start), syscall.MADV_DONTNEED)
+		syscall.RawSyscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[start])), uintptr(end-start), syscall.MADV_DONTNEED)
 	}
 }
 
@@ -54,7 +72,7 @@ const madvPopulateWrite = 23
 // reccost9). A kernel or file system that cannot do it ignores the advice.
 func populatePages(b []byte) {
 	if len(b) >= hugePage && len(b)%hugePage == 0 {
-		syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), syscall.MADV_HUGEPAGE)
+		syscall.RawSyscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), syscall.MADV_HUGEPAGE)
 	}
-	syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), madvPopulateWrite)
+	syscall.RawSyscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), madvPopulateWrite)
 }

@@ -107,6 +107,16 @@ var out struct {
 	old     []oldSegment
 	touched []int
 
+	// The segment after the current one, mapped ahead of need (mapAhead):
+	// ahead at file offset aheadOff, or aheadErr if it could not be
+	// mapped; mapping while a goroutine maps it, without out.mu, and
+	// mapped, on out.mu, is signalled when it is done.
+	ahead    []byte
+	aheadOff int64
+	aheadErr error
+	mapping  bool
+	mapped   sync.Cond
+
 	// The header's state block (see "Completeness" in package trace):
 	// block maps it (outMap); blockOff is its offset in the file.
 	block    []byte
@@ -148,6 +158,7 @@ func openTrace(path, test string, limit int64) error {
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	out.f = f
+	out.mapped.L = &out.mu
 	out.blockOff = int64(block)
 	if err := mapSegment(len(hdr)); err == nil {
 		out.block = out.seg[block : block+trace.StateBlockLen]
@@ -206,21 +217,63 @@ func packagePath() string {
 	return os.Args[0]
 }
 
-// mapSegment grows the file by a segment of at least n bytes and maps it.
-// out.mu is held.
+// mapSegment makes the segment after the current one current, with at
+// least n bytes: the one mapped ahead (mapAhead) if there is one, else one
+// it grows the file by and maps. out.mu is held. A segment that another
+// goroutine is mapping ahead is waited for, not mapped a second time at
+// its offset.
 func mapSegment(n int) error {
-	off, size := nextSegment(out.segOff, len(out.seg), n)
+	for out.mapping {
+		out.mapped.Wait()
+	}
+	from, cur := out.segOff, len(out.seg)
+	if err := out.aheadErr; err != nil {
+		out.aheadErr = nil
+		return err
+	}
+	if mem := out.ahead; mem != nil {
+		out.ahead = nil
+		if len(mem) >= n {
+			useSegment(mem, out.aheadOff)
+			return nil
+		}
+		// Too small for n (mapAhead maps at least maxChunk, more than
+		// any chunk takes): left unused, zeros in the file, which
+		// readers skip as the padding between batches.
+		dropPages(mem)
+		from, cur = out.aheadOff, len(mem)
+	}
+	off, size := nextSegment(from, cur, n)
 	if out.limit > 0 && off+int64(size) > out.limit {
 		return errLimit
 	}
-	if err := growFile(out.f, off, size); err != nil {
-		return err
-	}
-	mem, err := mapFile(out.f, off, size)
+	mem, err := newSegment(off, size)
 	if err != nil {
 		return err
 	}
+	useSegment(mem, off)
+	return nil
+}
+
+// newSegment grows the file by the size bytes at off and maps them, their
+// pages populated. It takes no lock: out.f is set once, before any
+// goroutine records.
+func newSegment(off int64, size int) ([]byte, error) {
+	if err := growFile(out.f, off, size); err != nil {
+		return nil, err
+	}
+	mem, err := mapFile(out.f, off, size)
+	if err != nil {
+		return nil, err
+	}
 	populatePages(mem)
+	return mem, nil
+}
+
+// useSegment makes mem, mapped at file offset off, the current segment,
+// and drops the pages of the segment before the last (see "A segment is
+// dropped" above). out.mu is held.
+func useSegment(mem []byte, off int64) {
 	for _, i := range out.touched {
 		dropPages(out.old[i].mem)
 		out.old[i].touched = false
@@ -235,7 +288,52 @@ func mapSegment(n int) error {
 		out.old = append(out.old, oldSegment{mem: out.seg})
 	}
 	out.seg, out.segOff, out.next = mem, off, 0
-	return nil
+}
+
+// Segments of aheadFrom bytes or more are followed by one mapped ahead of
+// need: the goroutine whose chunk passes the first quarter of such a
+// segment maps the next one (mapAhead) after it has let go of out.mu, so
+// that the goroutines that take chunks meanwhile, and the one that takes
+// the first chunk past the segment's end, do not wait for the file to
+// grow and its pages to be zeroed (1 to 3 ms for 2 MiB on this machine).
+// They waited under out.mu, each parked and then woken onto the queue of
+// a running P: with goroutines that never block on the other Ps
+// (x/sync/syncmap's loaders, spinning until the test goroutine's Ranges
+// end), each such wait lasted up to a scheduler time slice (10 ms), while
+// the spinners burned both CPUs (bench/RESULTS.md, syncmap). Smaller
+// segments, a short test's, are mapped when needed: one mapped ahead and
+// never used would be most of a short test's file. A long trace's file
+// ends with up to a segment mapped ahead and never used, zeros that
+// readers skip.
+const aheadFrom = smallSegment
+
+// aheadDue reports whether the chunk just taken passed the first quarter
+// of the current segment, with no segment after it mapped or being
+// mapped; if so it marks the mapping started and returns the next
+// segment's offset and size. None is mapped ahead past out.limit:
+// mapSegment reports the limit when the current segment is full. out.mu
+// is held.
+func aheadDue() (int64, int, bool) {
+	if out.mapping || out.ahead != nil || out.aheadErr != nil || len(out.seg) < aheadFrom || out.next < len(out.seg)/4 {
+		return 0, 0, false
+	}
+	off, size := nextSegment(out.segOff, len(out.seg), maxChunk)
+	if out.limit > 0 && off+int64(size) > out.limit {
+		return 0, 0, false
+	}
+	out.mapping = true
+	return off, size, true
+}
+
+// mapAhead maps the segment aheadDue chose, without out.mu, for
+// mapSegment to take.
+func mapAhead(off int64, size int) {
+	mem, err := newSegment(off, size)
+	out.mu.Lock()
+	out.ahead, out.aheadOff, out.aheadErr = mem, off, err
+	out.mapping = false
+	out.mapped.Broadcast()
+	out.mu.Unlock()
 }
 
 // dropped counts the segments whose pages were dropped: those of the
@@ -405,9 +503,22 @@ type oldSegment struct {
 // segment was dropped), faulting a page back in, and the segment is
 // dropped again when the next one is mapped.
 func takeChunk(last []byte, seg uint64, taken int64, need int) ([]byte, uint64, int64) {
-	need = alignUp(need, chunkAlign)
 	out.mu.Lock()
-	defer out.mu.Unlock()
+	c, i, at := takeChunkLocked(last, seg, taken, need)
+	off, size, ahead := int64(0), 0, false
+	if c != nil {
+		off, size, ahead = aheadDue()
+	}
+	out.mu.Unlock()
+	if ahead {
+		mapAhead(off, size)
+	}
+	return c, i, at
+}
+
+// takeChunkLocked is takeChunk with out.mu held.
+func takeChunkLocked(last []byte, seg uint64, taken int64, need int) ([]byte, uint64, int64) {
+	need = alignUp(need, chunkAlign)
 	if out.mode != outMap {
 		return nil, 0, 0
 	}
@@ -421,12 +532,20 @@ func takeChunk(last []byte, seg uint64, taken int64, need int) ([]byte, uint64, 
 	}
 	want = max(want, need)
 	n := min(want, len(out.seg)-out.next)
-	if n < need {
-		n = want
-		if err := mapSegment(n); err != nil {
+	for n < need {
+		if out.mapping {
+			// The next segment is being mapped ahead: take a chunk
+			// of it, unless another goroutine made it current
+			// first and took what this one needs.
+			out.mapped.Wait()
+		} else if err := mapSegment(want); err != nil {
 			stopRecordingLocked(err)
 			return nil, 0, 0
 		}
+		if out.mode != outMap {
+			return nil, 0, 0 // stopped while this goroutine waited
+		}
+		n = min(want, len(out.seg)-out.next)
 	}
 	at := out.segOff + int64(out.next)
 	c := out.seg[out.next : out.next : out.next+n]

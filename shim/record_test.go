@@ -768,6 +768,145 @@ func TestChunkSize(t *testing.T) {
 	}
 }
 
+// TestMapAhead: once the current segment is aheadFrom bytes or more, the
+// goroutine whose chunk passes its first quarter maps the next one, at the
+// offset and of the size nextSegment gives, before takeChunk returns to
+// it; the chunk that does not fit the current segment comes from that one,
+// not from a segment mapped then; and a goroutine's events written before
+// and after the switch read back whole and in order. Then goroutines
+// taking chunks at once across more switches get chunks that do not
+// overlap, each within its segment.
+func TestMapAhead(t *testing.T) {
+	const base = 12400
+	if out.mode != outMap {
+		t.Skip("the trace is not mapped")
+	}
+	x := new(uint64)
+	evs := recorded(t, base, func() {
+		// A fresh segment of aheadFrom bytes or more: the one mapped
+		// ahead, if earlier tests left one.
+		out.mu.Lock()
+		for len(out.seg) < aheadFrom || out.next > 0 {
+			if err := mapSegment(0); err != nil {
+				out.mu.Unlock()
+				t.Fatal(err)
+			}
+		}
+		out.mu.Unlock()
+		ahead := func() ([]byte, int64, bool) {
+			out.mu.Lock()
+			defer out.mu.Unlock()
+			return out.ahead, out.aheadOff, out.mapping
+		}
+		if mem, _, mapping := ahead(); mem != nil || mapping {
+			t.Fatalf("a segment of %d bytes mapped ahead before any chunk was taken", len(mem))
+		}
+		out.mu.Lock()
+		size, segOff := len(out.seg), out.segOff
+		wantOff, wantSize := nextSegment(out.segOff, len(out.seg), maxChunk)
+		out.mu.Unlock()
+
+		g := cur()
+		Write(base+1, unsafe.Pointer(x), 1)
+		for {
+			if c, _, _ := takeChunk(nil, 0, 0, 1); c == nil {
+				t.Fatal("no chunk")
+			}
+			out.mu.Lock()
+			next := out.next
+			out.mu.Unlock()
+			mem, off, mapping := ahead()
+			if mapping {
+				t.Fatal("takeChunk returned while its segment was being mapped ahead")
+			}
+			if next < size/4 {
+				if mem != nil {
+					t.Fatalf("a segment mapped ahead at %d of %d bytes", next, size)
+				}
+				continue
+			}
+			if mem == nil || off != wantOff || len(mem) != wantSize {
+				t.Fatalf("past a quarter of the segment, a segment of %d bytes at %d mapped ahead, want %d at %d", len(mem), off, wantSize, wantOff)
+			}
+			break
+		}
+		mem, _, _ := ahead()
+		for {
+			c, _, _ := takeChunk(nil, 0, 0, 1)
+			if c == nil {
+				t.Fatal("no chunk")
+			}
+			out.mu.Lock()
+			now := out.segOff
+			out.mu.Unlock()
+			if now == segOff {
+				continue
+			}
+			if now != wantOff || unsafe.SliceData(c) != unsafe.SliceData(mem) {
+				t.Fatalf("the chunk past the segment's end is at %d (%p), want the segment mapped ahead's start, %d (%p)", now, unsafe.SliceData(c), wantOff, unsafe.SliceData(mem))
+			}
+			break
+		}
+		Write(base+2, unsafe.Pointer(x), 2)
+		g.refill(eventRoom)
+		if start, end := uintptr(unsafe.Pointer(unsafe.SliceData(g.buf))), uintptr(unsafe.Pointer(unsafe.SliceData(mem))); start < end || start >= end+uintptr(len(mem)) {
+			t.Fatalf("the goroutine's new chunk is not in the segment mapped ahead")
+		}
+		Write(base+3, unsafe.Pointer(x), 3)
+
+		// Four goroutines at once, over two more switches.
+		type span struct{ lo, hi int64 }
+		var (
+			mu    sync.Mutex
+			spans []span
+			wg    sync.WaitGroup
+		)
+		stop := wantOff + 3*int64(wantSize)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var last []byte
+				var seg uint64
+				var at int64
+				for at < stop {
+					c, s, a := takeChunk(last, seg, at, 1)
+					if c == nil {
+						t.Error("no chunk")
+						return
+					}
+					out.mu.Lock()
+					segOff, segLen, cur := out.segOff, len(out.seg), uint64(len(out.old))
+					out.mu.Unlock()
+					if s == cur && (a < segOff || a+int64(cap(c)) > segOff+int64(segLen)) {
+						t.Errorf("chunk at %d of %d bytes outside its segment at %d of %d bytes", a, cap(c), segOff, segLen)
+					}
+					mu.Lock()
+					spans = append(spans, span{a, a + int64(cap(c))})
+					mu.Unlock()
+					last, seg, at = c[:cap(c)], s, a
+				}
+			}()
+		}
+		wg.Wait()
+		slices.SortFunc(spans, func(a, b span) int { return int(a.lo - b.lo) })
+		for i := 1; i < len(spans); i++ {
+			if spans[i].lo < spans[i-1].hi {
+				t.Fatalf("chunks [%d, %d) and [%d, %d) overlap", spans[i-1].lo, spans[i-1].hi, spans[i].lo, spans[i].hi)
+			}
+		}
+	})
+	var sites []uint32
+	for _, ev := range evs {
+		if ev.Kind == trace.EvWrite {
+			sites = append(sites, ev.Site)
+		}
+	}
+	if !slices.Equal(sites, []uint32{base + 1, base + 2, base + 3}) {
+		t.Errorf("writes at sites %v, want %d, %d and %d", sites, base+1, base+2, base+3)
+	}
+}
+
 // TestLeaveDropped: a goroutine whose chunk is in the segment before the
 // current one goes on writing there (its pages are dropped only when the
 // segment after the current one is mapped); once they are dropped, it
