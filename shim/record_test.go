@@ -775,7 +775,9 @@ func TestChunkSize(t *testing.T) {
 // not from a segment mapped then; and a goroutine's events written before
 // and after the switch read back whole and in order. Then goroutines
 // taking chunks at once across more switches get chunks that do not
-// overlap, each within its segment.
+// overlap, each within its segment; and a chunk larger than the segment
+// mapped ahead comes from one mapped after it, the events on both sides of
+// the unused one reading back.
 func TestMapAhead(t *testing.T) {
 	const base = 12400
 	if out.mode != outMap {
@@ -895,6 +897,27 @@ func TestMapAhead(t *testing.T) {
 				t.Fatalf("chunks [%d, %d) and [%d, %d) overlap", spans[i-1].lo, spans[i-1].hi, spans[i].lo, spans[i].hi)
 			}
 		}
+
+		// A chunk larger than the segment mapped ahead: that one is
+		// left unused, zeros in the file, and the chunk comes from a
+		// segment mapped after it.
+		for {
+			if c, _, _ := takeChunk(nil, 0, 0, 1); c == nil {
+				t.Fatal("no chunk")
+			}
+			if mem, _, _ := ahead(); mem != nil {
+				break
+			}
+		}
+		Write(base+4, unsafe.Pointer(x), 4)
+		small, smallOff, _ := ahead()
+		big := 2 * len(small)
+		c, _, at := takeChunk(nil, 0, 0, big)
+		if cap(c) < big || at < smallOff+int64(len(small)) {
+			t.Fatalf("a chunk of %d bytes at %d, want %d bytes after the %d mapped ahead at %d", cap(c), at, big, len(small), smallOff)
+		}
+		g.refill(eventRoom)
+		Write(base+5, unsafe.Pointer(x), 5)
 	})
 	var sites []uint32
 	for _, ev := range evs {
@@ -902,8 +925,8 @@ func TestMapAhead(t *testing.T) {
 			sites = append(sites, ev.Site)
 		}
 	}
-	if !slices.Equal(sites, []uint32{base + 1, base + 2, base + 3}) {
-		t.Errorf("writes at sites %v, want %d, %d and %d", sites, base+1, base+2, base+3)
+	if want := []uint32{base + 1, base + 2, base + 3, base + 4, base + 5}; !slices.Equal(sites, want) {
+		t.Errorf("writes at sites %v, want %v", sites, want)
 	}
 }
 
