@@ -1,7 +1,6 @@
 package sharedloc
 
 import (
-	"go/token"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -168,7 +167,7 @@ func (r *Result) computeKeeps(p *ssa.Parameter, depth int) bool {
 		switch ref := ref.(type) {
 		case *ssa.DebugRef:
 		case *ssa.FieldAddr:
-			if !fieldKept(ref) {
+			if !loadedOrStored(ref, true, true) {
 				return false
 			}
 		case *ssa.Call:
@@ -180,40 +179,6 @@ func (r *Result) computeKeeps(p *ssa.Parameter, depth int) bool {
 				if arg == ssa.Value(p) && !r.keeps(fn.Params[i], depth-1) {
 					return false
 				}
-			}
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// fieldKept reports whether the field address addr is only loaded, stored
-// to, or handed to a function of sync or sync/atomic, through fields of
-// fields too.
-func fieldKept(addr *ssa.FieldAddr) bool {
-	for _, u := range *addr.Referrers() {
-		switch u := u.(type) {
-		case *ssa.DebugRef:
-		case *ssa.UnOp:
-			if u.Op != token.MUL {
-				return false
-			}
-		case *ssa.Store:
-			if u.Addr != ssa.Value(addr) {
-				return false
-			}
-		case *ssa.FieldAddr:
-			if !fieldKept(u) {
-				return false
-			}
-		case *ssa.Call:
-			fn := u.Call.StaticCallee()
-			if fn == nil || fn.Pkg == nil || u.Call.Value == ssa.Value(addr) {
-				return false
-			}
-			if path := fn.Pkg.Pkg.Path(); path != "sync" && path != "sync/atomic" {
-				return false
 			}
 		default:
 			return false

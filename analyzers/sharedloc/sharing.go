@@ -915,7 +915,7 @@ func onlyFields(p ssa.Value, pointers bool) bool {
 		switch ref := ref.(type) {
 		case *ssa.DebugRef:
 		case *ssa.FieldAddr:
-			if !pointers && !PointerFree(ref.Type().(*types.Pointer).Elem()) || !loadedOrStored(ref, pointers) {
+			if !pointers && !PointerFree(ref.Type().(*types.Pointer).Elem()) || !loadedOrStored(ref, pointers, false) {
 				return false
 			}
 		default:
@@ -927,8 +927,10 @@ func onlyFields(p ssa.Value, pointers bool) bool {
 
 // loadedOrStored reports whether the field address addr is only loaded
 // and stored to, or, with nested set, addresses fields of its own that
-// are (see onlyFields).
-func loadedOrStored(addr *ssa.FieldAddr, nested bool) bool {
+// are (see onlyFields); with syncCalls set, it may also be handed to a
+// function of sync or sync/atomic, which keeps no pointer (a mutex of the
+// object locked: see keeps).
+func loadedOrStored(addr *ssa.FieldAddr, nested, syncCalls bool) bool {
 	for _, u := range *addr.Referrers() {
 		switch u := u.(type) {
 		case *ssa.DebugRef:
@@ -941,7 +943,15 @@ func loadedOrStored(addr *ssa.FieldAddr, nested bool) bool {
 				return false
 			}
 		case *ssa.FieldAddr:
-			if !nested || !loadedOrStored(u, nested) {
+			if !nested || !loadedOrStored(u, nested, syncCalls) {
+				return false
+			}
+		case *ssa.Call:
+			fn := u.Call.StaticCallee()
+			if !syncCalls || fn == nil || fn.Pkg == nil || u.Call.Value == ssa.Value(addr) {
+				return false
+			}
+			if path := fn.Pkg.Pkg.Path(); path != "sync" && path != "sync/atomic" {
 				return false
 			}
 		default:
