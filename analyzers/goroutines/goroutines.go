@@ -170,6 +170,15 @@ func (c *Context) Start() ssa.Instruction {
 	return c.conv
 }
 
+// starter returns the function whose code starts the context's
+// goroutines: the one its Site or handler conversion is in, or nil.
+func (c *Context) starter() *ssa.Function {
+	if c.Site != nil {
+		return c.Site.Parent()
+	}
+	return c.in
+}
+
 // Spawner returns the function that contains the context's spawn site, or
 // nil.
 func (c *Context) Spawner() *ssa.Function {
@@ -818,10 +827,7 @@ func (b *builder) inheritOutside() {
 	for changed := true; changed; {
 		changed = false
 		for _, c := range b.res.Contexts[1:] {
-			from := c.in
-			if c.Site != nil {
-				from = c.Site.Parent()
-			}
+			from := c.starter()
 			if c.outside || c.Test != nil || from == nil || init[from] {
 				continue
 			}
@@ -894,10 +900,7 @@ func (b *builder) inheritTests() {
 	for changed := true; changed; {
 		changed = false
 		for _, c := range b.res.Contexts[1:] {
-			from := c.in
-			if c.Site != nil {
-				from = c.Site.Parent()
-			}
+			from := c.starter()
 			if c.Test != nil || from == nil {
 				continue
 			}
