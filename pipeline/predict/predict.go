@@ -126,6 +126,13 @@ type Options struct {
 	// that cover the packages' pairs, recording only the memory accesses
 	// of the functions each was selected for.
 	CFP bool
+	// DepsRerun records again, with the dependencies instrumented too,
+	// the tests of the findings that have a goroutine a dependency
+	// started (or whose call into the standard library started it), and
+	// takes the findings of the new traces for those tests in place of
+	// the first ones (depsrerun.go): the goroutine's start and joins are
+	// then in the trace.
+	DepsRerun bool
 	// Checks, if not empty, are precog vet's checks (precog test -vet):
 	// they run on the packages in the instrumenter's analysis, their
 	// findings' sites are always recorded, and each finding is looked
@@ -284,7 +291,13 @@ type Result struct {
 	// (instrument.Result.Packages): a goroutine started from code of one
 	// of them was not started by a dependency.
 	Instrumented []string
-	Stats        Stats
+	// RerunDeps is the -instrument-deps pattern of the dependencies the
+	// second pass instrumented besides Options.Deps (DepsRerun), "" if
+	// it did not run or failed: the goroutines those started, and their
+	// calls into the standard library, are in the traces its findings
+	// came from.
+	RerunDeps string
+	Stats     Stats
 	// unforced are the IDs of the failures (kinds crash and test-failed)
 	// that only runs with no order forced showed, the unperturbed
 	// recorded run or CFP's cheap run: recording alone, whose slowdown
@@ -725,6 +738,15 @@ func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *rec
 	res.Notes = append(notes, res.Notes...)
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
+	var pass *depsPass
+	if o.DepsRerun && stopped == nil {
+		passStart := time.Now()
+		if pass = j.rerunDeps(ctx, res, ix, recorded); pass != nil {
+			res.Stats.Detect += pass.res.Stats.Detect
+			res.Stats.Record += time.Since(passStart) - pass.res.Stats.Detect
+		}
+		stopped = context.Cause(ctx)
+	}
 	if o.Validate != nil && stopped == nil {
 		if dl != nil {
 			if share := dl.validation(); o.Validate.Budget <= 0 || share < o.Validate.Budget {
@@ -733,12 +755,29 @@ func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *rec
 				o.Validate = &vo
 			}
 		}
+		validating := time.Now()
 		if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
 			return nil, cut, err
 		}
-		if stopped = context.Cause(ctx); stopped != nil {
+		if stopped = context.Cause(ctx); stopped == nil && pass != nil && len(pass.res.Findings) > 0 {
+			// The second pass's findings, with its build's binaries
+			// and site table, in what is left of the budget.
+			vo := *o.Validate
+			if vo.Budget > 0 {
+				vo.Budget = max(vo.Budget-time.Since(validating), time.Millisecond)
+			}
+			pass.o.Validate = &vo
+			if err := validateAll(ctx, pass.o, pass.out, pass.binDir, pass.res, progress); err != nil {
+				return nil, cut, err
+			}
+			stopped = context.Cause(ctx)
+		}
+		if stopped != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("%v during validation: the findings it had not finished are timed out", stopped))
 		}
+	}
+	if pass != nil {
+		res.takePass(pass.res)
 	}
 	res.Unlisted = ix.Unlisted
 	return res, cut, stopped

@@ -1,0 +1,111 @@
+package predict
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/precog-dev/precog/detect/finding"
+)
+
+// TestPlanDeps: the second pass records the tests of the predictions
+// with a goroutine that a dependency started (singleflight's DoChan),
+// or that the standard library started when a dependency called into it
+// (net/http's, reached from otelhttp), with those dependencies; not
+// those whose goroutine the standard library started from the user's
+// code, or from a dependency -instrument-deps names already, nor a
+// failure, a confirmed finding or a -vet candidate.
+func TestPlanDeps(t *testing.T) {
+	spawn := func(creators ...string) []finding.Site {
+		return []finding.Site{{}, finding.UnseenSpawn(creators)}
+	}
+	fs := []finding.Finding{
+		{ID: "sf", Kind: "race", Tests: []string{"example.com/m/node.TestPing", "example.com/m/node.TestLoop"}, Spawns: spawn("golang.org/x/sync/singleflight.(*Group).DoChan")},
+		{ID: "http", Kind: "race", Tests: []string{"example.com/m/api.TestServe"}, Spawns: spawn("net/http.(*Server).Serve", "go.opentelemetry.io/contrib/otelhttp.Serve")},
+		{ID: "own", Kind: "race", Tests: []string{"example.com/m/api.TestOwn"}, Spawns: spawn("net/http.(*Server).Serve", "example.com/m/api.Start")},
+		{ID: "named", Kind: "race", Tests: []string{"example.com/m/api.TestNamed"}, Spawns: spawn("github.com/named/dep.Go")},
+		{ID: "crash", Kind: finding.Crash, Tests: []string{"example.com/m/api.TestCrash"}, Spawns: spawn("golang.org/x/sync/singleflight.(*Group).DoChan")},
+		{ID: "confirmed", Kind: "con-null", Tests: []string{"example.com/m/api.TestConfirmed"}, Validation: &finding.Validation{}, Spawns: spawn("golang.org/x/sync/singleflight.(*Group).DoChan")},
+		{ID: "vet", Kind: "con-null", Analyzer: "connull", Tests: []string{"example.com/m/api.TestVet"}, Spawns: spawn("golang.org/x/sync/singleflight.(*Group).DoChan")},
+	}
+	p := planDeps(fs, []string{"example.com/m/node", "example.com/m/api"}, "github.com/named/...")
+	if p == nil {
+		t.Fatal("no plan")
+	}
+	if got, want := p.pattern(), "go.opentelemetry.io/contrib/otelhttp/...,golang.org/x/sync/singleflight/..."; got != want {
+		t.Errorf("pattern %q, want %q", got, want)
+	}
+	want := map[string][]string{"example.com/m/node": {"TestLoop", "TestPing"}, "example.com/m/api": {"TestServe"}}
+	if !maps.EqualFunc(p.tests, want, slices.Equal) || p.findings != 2 {
+		t.Errorf("tests %v of %d findings, want %v of 2", p.tests, p.findings, want)
+	}
+	if planDeps(fs[2:4], []string{"example.com/m/api"}, "github.com/named/...") != nil {
+		t.Error("a plan for goroutines of the user's code and of a named dependency")
+	}
+}
+
+// TestReplace: the first pass's predictions of the tests recorded again
+// go, one that another test exposed too stays with that test and its
+// witnesses; the second pass's predictions come in (one the first pass
+// has from another test as that finding's test), its failures do not,
+// and the reports add up.
+func TestReplace(t *testing.T) {
+	p := &depsPlan{tests: map[string][]string{"m/p": {"TestA"}}}
+	w := func(test string) finding.Witness { return finding.Witness{Test: test} }
+	r := &Result{
+		Findings: []finding.Finding{
+			{ID: "gone", Kind: "race", Tests: []string{"m/p.TestA"}, Reports: 1, Witnesses: []finding.Witness{w("m/p.TestA")}},
+			{ID: "shared", Kind: "race", Tests: []string{"m/p.TestA", "m/p.TestB"}, Reports: 2, Witnesses: []finding.Witness{w("m/p.TestA"), w("m/p.TestB")}},
+			{ID: "other", Kind: "race", Tests: []string{"m/p.TestB"}, Reports: 1},
+			{ID: "fail", Kind: finding.TestFailed, Tests: []string{"m/p.TestA"}, Reports: 1},
+		},
+		Stats: Stats{Reports: 5},
+	}
+	pass := []finding.Finding{
+		{ID: "other", Kind: "race", Tests: []string{"m/p.TestA"}, Reports: 1, Witnesses: []finding.Witness{w("m/p.TestA")}},
+		{ID: "new", Kind: "race", Tests: []string{"m/p.TestA"}, Reports: 1},
+		{ID: "fail2", Kind: finding.Crash, Tests: []string{"m/p.TestA"}, Reports: 1},
+	}
+	before, after, fresh := r.replace(p, pass)
+	if before != 2 || after != 2 {
+		t.Errorf("%d findings -> %d, want 2 -> 2", before, after)
+	}
+	var ids []string
+	for _, f := range r.Findings {
+		ids = append(ids, f.ID)
+	}
+	if !slices.Equal(ids, []string{"shared", "other", "fail"}) || len(fresh) != 1 || fresh[0].ID != "new" {
+		t.Fatalf("kept %v and fresh %v, want [shared other fail] and [new]", ids, fresh)
+	}
+	shared, other := r.Findings[0], r.Findings[1]
+	if !slices.Equal(shared.Tests, []string{"m/p.TestB"}) || shared.Reports != 1 || len(shared.Witnesses) != 1 || shared.Witnesses[0].Test != "m/p.TestB" {
+		t.Errorf("shared: %+v", shared)
+	}
+	if !slices.Equal(other.Tests, []string{"m/p.TestA", "m/p.TestB"}) || other.Reports != 2 || len(other.Witnesses) != 0 {
+		t.Errorf("other: %+v", other)
+	}
+	// 5 - 1 (gone) - 1 (shared's TestA) + 1 (other's TestA) + 1 (new)
+	if r.Stats.Reports != 5 {
+		t.Errorf("reports %d, want 5", r.Stats.Reports)
+	}
+}
+
+// TestMatchDeps: -instrument-deps's elements, with and without /....
+func TestMatchDeps(t *testing.T) {
+	for _, c := range []struct {
+		pattern, pkg string
+		want         bool
+	}{
+		{"a.com/x/...", "a.com/x", true},
+		{"a.com/x/...", "a.com/x/y", true},
+		{"a.com/x/...", "a.com/xy", false},
+		{"a.com/x", "a.com/x/y", false},
+		{" b.com/z , a.com/x", "a.com/x", true},
+		{",", "a.com/x", false},
+		{"", "", false},
+	} {
+		if got := MatchDeps(c.pattern, c.pkg); got != c.want {
+			t.Errorf("MatchDeps(%q, %q) = %v, want %v", c.pattern, c.pkg, got, c.want)
+		}
+	}
+}
