@@ -1,7 +1,9 @@
 package testcmd_test
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,9 +13,10 @@ import (
 // depsModule writes a module whose tests race through goroutines that
 // code precog does not instrument started: the nested module
 // example.com/dep's go statement (a proxy library's, as smokescreen's
-// github.com/stripe/goproxy; held-out rehearsal 45) and net/http's
-// connection goroutine under httptest.NewServer (testdata/kernels'
-// httpbefore).
+// github.com/stripe/goproxy; held-out rehearsal 45), which orders
+// Proxy's accesses by its wait and Count's not at all (a real race), and
+// net/http's connection goroutine under httptest.NewServer
+// (testdata/kernels' httpbefore).
 func depsModule(t *testing.T) string {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "go.mod"), "module example.com/depgo\n\ngo 1.22\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n")
@@ -34,12 +37,34 @@ func Handle(onRequest, dial func(*Ctx)) {
 	}()
 	<-done
 }
+
+// Go runs f on a goroutine of its own and does not wait for it.
+func Go(f func()) { go f() }
 `)
 	write(t, filepath.Join(dir, "proxy.go"), `package depgo
 
-import "example.com/dep"
+import (
+	"sync"
+
+	"example.com/dep"
+)
 
 type decision struct{ allow bool }
+
+// Count's two increments race: nothing orders dep's goroutine's before
+// or after its caller's.
+func Count() int {
+	var wg sync.WaitGroup
+	n := 0
+	wg.Add(1)
+	dep.Go(func() {
+		n++
+		wg.Done()
+	})
+	n++
+	wg.Wait()
+	return n
+}
 
 // Proxy's hook write is ordered before dial's read by dep's go statement.
 func Proxy() bool {
@@ -65,6 +90,12 @@ import (
 func TestProxy(t *testing.T) {
 	if !Proxy() {
 		t.Fatal("denied")
+	}
+}
+
+func TestCount(t *testing.T) {
+	if Count() == 0 {
+		t.Fatal("no count")
 	}
 }
 
@@ -97,10 +128,12 @@ func TestGreet(t *testing.T) {
 // TestDepsHintNamesStarter: the hint names the dependency whose go
 // statement started a finding's goroutine, with the -instrument-deps
 // pattern that records it, and, the negative control, names net/http for
-// the connection goroutine of the test's own server, with no flag.
+// the connection goroutine of the test's own server, with no flag
+// (-deps-rerun=false: by default the findings of the first are recorded
+// again with the dependency instrumented, TestDepsRerun).
 func TestDepsHintNamesStarter(t *testing.T) {
 	dir := depsModule(t)
-	stdout, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-validate=false", "-cfp=false", "-timeout", "60s", "./...")
+	stdout, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-deps-rerun=false", "-validate=false", "-cfp=false", "-timeout", "60s", "./...")
 	if code != cli.ExitOK { // predicted findings only
 		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
 	}
@@ -130,5 +163,66 @@ func TestDepsPatternMatchesNothing(t *testing.T) {
 		if code != cli.ExitUsage || stderr != "precog: "+c.want+"\n" {
 			t.Errorf("-instrument-deps %s: exit %d, stderr %q; want %d and %q", c.pattern, code, stderr, cli.ExitUsage, c.want)
 		}
+	}
+}
+
+// TestDepsRerun: by default, the tests of the findings whose goroutine
+// example.com/dep started are recorded again with it instrumented
+// (virtual-kubelet's otel and singleflight findings, held-out rehearsal
+// 55): TestProxy's findings, which dep's go statement and its wait
+// order, go; TestCount's race, which nothing orders, stays, validated
+// from the second recording's build, and is what the results directory
+// lists; the summary says what the pass did; and the hints name only
+// what remains (net/http's goroutine of TestGreet). -deps-rerun=false
+// reports TestProxy's findings, with the hint that names example.com/dep.
+func TestDepsRerun(t *testing.T) {
+	dir := depsModule(t)
+	tests := func(stdout string) map[string]int {
+		n := make(map[string]int)
+		for l := range strings.Lines(stdout) {
+			if rest, ok := strings.CutPrefix(l, "\ttests: "); ok {
+				for _, name := range strings.Split(strings.TrimSpace(rest), ", ") {
+					n[strings.TrimPrefix(name, "example.com/depgo.")]++
+				}
+			}
+		}
+		return n
+	}
+	off, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-deps-rerun=false", "-validate=false", "-cfp=false", "-timeout", "60s", "./...")
+	if code != cli.ExitOK {
+		t.Fatalf("-deps-rerun=false: exit %d, stderr:\n%s\nstdout:\n%s", code, stderr, off)
+	}
+	if n := tests(off); n["TestProxy"] == 0 || n["TestCount"] == 0 || !strings.Contains(off, "goroutines that example.com/dep started") {
+		t.Fatalf("-deps-rerun=false: findings by test %v, want TestProxy's and TestCount's and the hint naming example.com/dep; stdout:\n%s", n, off)
+	}
+	ci := filepath.Join(t.TempDir(), "ci")
+	on, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-cfp=false", "-timeout", "60s", "-ci", ci, "./...")
+	if code != cli.ExitOK && code != cli.ExitFindings {
+		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", code, stderr, on)
+	}
+	n := tests(on)
+	if n["TestProxy"] != 0 || n["TestCount"] == 0 {
+		t.Errorf("findings by test %v, want none of TestProxy and TestCount's race; stdout:\n%s", n, on)
+	}
+	want := regexp.MustCompile(`(?m)^re-recorded 2 tests of 1 package with example.com/dep instrumented: [1-9][0-9]* findings? -> [1-9][0-9]*$`)
+	if !want.MatchString(stderr) {
+		t.Errorf("stderr lacks the line matching %s:\n%s", want, stderr)
+	}
+	if strings.Contains(on, "example.com/dep started") || !strings.Contains(on, "goroutines that net/http started") {
+		t.Errorf("hints should name net/http alone:\n%s", on)
+	}
+	// The race of the second recording was validated from its own
+	// build: its forced run found the goroutine the witness names.
+	for l := range strings.Lines(on) {
+		if strings.Contains(l, "\tid ") && strings.Contains(l, "the goroutine of") && strings.Contains(l, "never reached") {
+			t.Errorf("a finding's forced run did not find its goroutine: %s", l)
+		}
+	}
+	jsonl, err := os.ReadFile(filepath.Join(ci, "findings.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(jsonl), "TestProxy") || !strings.Contains(string(jsonl), "TestCount") {
+		t.Errorf("findings.jsonl should list TestCount's race and nothing of TestProxy:\n%s", jsonl)
 	}
 }

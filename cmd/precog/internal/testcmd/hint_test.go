@@ -94,7 +94,7 @@ func TestDepsHint(t *testing.T) {
 		{Kind: finding.Race, Spawns: []finding.Site{fromXTest, {}}},
 	}
 	var b bytes.Buffer
-	depsHint(&b, fs, instrumented)
+	depsHint(&b, fs, instrumented, "")
 	want := "hint: 2 findings have goroutines that example.com/dep and github.com/stripe/goproxy started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,github.com/stripe/goproxy/... records them)\n" +
 		"hint: 1 finding has goroutines that net/http started when github.com/stripe/goproxy called into it: no flag records the standard library's go statements, but -instrument-deps github.com/stripe/goproxy/... records those calls, which orders the goroutines after them\n" +
 		"hint: 3 findings have goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n" +
@@ -107,19 +107,19 @@ func TestDepsHint(t *testing.T) {
 	// too), names net/http and no flag.
 	for _, f := range []finding.Finding{fs[4], fs[6]} {
 		b.Reset()
-		depsHint(&b, []finding.Finding{f}, instrumented)
+		depsHint(&b, []finding.Finding{f}, instrumented, "")
 		if got := b.String(); strings.Contains(got, "-instrument-deps") || !strings.Contains(got, "net/http started: no flag") {
 			t.Errorf("hint for a goroutine the standard library started for the test:\n%s", got)
 		}
 	}
 	b.Reset()
-	depsHint(&b, fs[1:2], instrumented)
+	depsHint(&b, fs[1:2], instrumented, "")
 	if b.Len() > 0 {
 		t.Errorf("hint for goroutines all seen:\n%s", b.String())
 	}
 	b.Reset()
 	closed := finding.Finding{Kind: finding.Race, Evidence: finding.Evidence{Notes: []string{finding.UnseenClose + ": before ..."}}}
-	depsHint(&b, append(fs[1:2], closed), instrumented)
+	depsHint(&b, append(fs[1:2], closed), instrumented, "")
 	want = "hint: in 1 finding, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n"
 	if b.String() != want {
 		t.Errorf("hint for a close not recorded:\n%s\nwant:\n%s", b.String(), want)

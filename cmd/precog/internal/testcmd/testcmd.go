@@ -235,6 +235,38 @@ standard library package, whose go statements no flag records, with the
 dependency whose call reached it, if one did, and the pattern that
 records that call.
 
+Dependencies' goroutines
+
+Only the module's own packages are instrumented (and those
+-instrument-deps names). A goroutine that a dependency's go statement
+started is in the trace without its start and the joins of it, so what
+the dependency orders through it (a span processor that runs the
+exporter's Shutdown in a goroutine and waits for it to end,
+singleflight's DoChan) reads as unordered, and races and con-* findings
+come out between accesses it orders. So, after detection, the tests of
+the findings with such a goroutine (started by a dependency, or by the
+standard library when a dependency called into it, which the
+dependency's instrumented calls order) are recorded again, as many runs
+each, with those dependencies instrumented too (the pattern the hint
+would print, added to -instrument-deps): only their packages are built
+again and only those tests run, with every shared access recorded (no
+CFP selection). The findings of the new traces for those tests replace
+the first recording's: one that the dependency orders goes, one that
+remains or is new is validated as the others (from the second
+recording's build; its reproducer instruments the dependency too). A
+test's failure and a finding a recorded run confirmed stay the first
+recording's. One line on stderr says what the pass did:
+
+	re-recorded 9 tests of 1 package with go.opentelemetry.io/otel/sdk/trace instrumented: 17 findings -> 0
+
+and the hints name only what remains. When a dependency cannot be
+instrumented or its build fails, or the pass does not finish in its time
+(what is left of -deadline less what validation is reckoned to need;
+without -deadline, as long as the run has taken so far, at least 2m),
+the first recording's findings stand, and the line says why. With -o
+DIR the second recording is in DIR/.deps-rerun. -deps-rerun=false turns
+the pass off.
+
 testing/synctest bubbles
 
 Inside a synctest.Test (or synctest.Run) bubble time is virtual: the
@@ -599,6 +631,7 @@ func Command() *cli.Command {
 			fs.StringVar(&o.html, "html", "", "also write an HTML report to `file`: each finding with its status, reproducer, a timeline of the forced or predicted order, the goroutines' stacks and the sites in their source")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
 			fs.StringVar(&o.deps, "instrument-deps", "", "also instrument the dependencies matching the package `pattern`: import paths, comma-separated, each possibly ending in /..., each matching a package the tests build (a usage error if not); instrumented through copies in the cache")
+			fs.BoolVar(&o.depsRerun, "deps-rerun", true, "record again, with the dependency instrumented too, the tests of the findings that have a goroutine a dependency started (or whose call into the standard library started it), and report the new recording's findings for those tests (see Dependencies' goroutines)")
 			fs.BoolVar(&o.funcs, "funcs", false, "record function entries and exits, for the call stacks of findings")
 			fs.BoolVar(&o.cfp, "cfp", true, "in packages with more than one test, detect only in the tests and functions that cover the concurrent function pairs of a cheap run (see precog help cover); false runs full detection on every test")
 			fs.BoolVar(&o.spin, "spinloops", true, "ConMem and OSCS: take a loop left on a value another goroutine wrote as ordering synchronization (ConMem section 4.6)")
@@ -674,6 +707,7 @@ type options struct {
 	html          string
 	all           bool
 	deps          string
+	depsRerun     bool
 	funcs         bool
 	cfp           bool
 	cache         string
@@ -794,6 +828,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		Funcs:          o.funcs,
 		CFP:            o.cfp,
 		Deps:           o.deps,
+		DepsRerun:      o.depsRerun,
 		CacheDir:       o.cache,
 		Out:            out,
 		Runs:           o.runs,
@@ -879,7 +914,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			err = report.Text(env.Stdout, dir, res.Findings)
 			if err == nil {
 				explainHints(env.Stdout, o, res.Findings)
-				depsHint(env.Stdout, res.Findings, res.Instrumented)
+				depsHint(env.Stdout, res.Findings, res.Instrumented, o.deps+","+res.RerunDeps)
 			}
 		}
 		if err != nil {
@@ -1063,16 +1098,19 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 // them, can be); the standard library's otherwise; and a goroutine whose
 // creator the shim did not name. Packages of instrumented (the import
 // paths of the packages precog instrumented) are the user's code, never
-// named as dependencies. It says the same of findings ordered, maybe, by a
+// named as dependencies, nor are those that deps (an -instrument-deps
+// pattern: the user's and the second pass's, predict.Result.RerunDeps)
+// matches. It says the same of findings ordered, maybe, by a
 // close that such code made (finding.UnseenClose: nxadm/tail's races
 // ordered by gopkg.in/tomb.v1's Kill).
-func depsHint(w io.Writer, fs []finding.Finding, instrumented []string) {
-	inst := make(map[string]bool, 2*len(instrumented))
+func depsHint(w io.Writer, fs []finding.Finding, instrumented []string, deps string) {
+	known := make(map[string]bool, 2*len(instrumented))
 	for _, p := range instrumented {
 		// A package's external tests (gofakes3_test's newTestServer
 		// starts the server) are instrumented with it.
-		inst[p], inst[p+"_test"] = true, true
+		known[p], known[p+"_test"] = true, true
 	}
+	inst := func(pkg string) bool { return known[pkg] || predict.MatchDeps(deps, pkg) }
 	type line struct {
 		n         int
 		std, deps map[string]bool
@@ -1090,11 +1128,11 @@ func depsHint(w io.Writer, fs []finding.Finding, instrumented []string) {
 			pkg := trace.FuncPackage(s.Function)
 			from := trace.FuncPackage(s.From)
 			switch {
-			case pkg == "" || inst[pkg]:
+			case pkg == "" || inst(pkg):
 			case !finding.StdPackage(pkg):
 				l = byDep
 				l.deps[pkg] = true
-			case from != "" && !inst[from]:
+			case from != "" && !inst(from):
 				l = fromDep
 				l.std[pkg], l.deps[from] = true, true
 			default:
