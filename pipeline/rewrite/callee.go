@@ -48,11 +48,7 @@ import (
 // will rewrite a file (not a cgo file, say). The keys are the functions'
 // origin objects.
 func LocalCallees(pkg *types.Package, info *types.Info, files []*ast.File, rewritten func(*ast.File) bool) map[*types.Func]bool {
-	switch pkg.Path() {
-	case "sync", "sync/atomic", "runtime", "unsafe":
-		return nil
-	}
-	decls := directFuncs(info, files, rewritten)
+	decls := directFuncs(pkg, info, files, rewritten)
 	if len(decls) == 0 {
 		return nil
 	}
@@ -67,8 +63,13 @@ func LocalCallees(pkg *types.Package, info *types.Info, files []*ast.File, rewri
 // origin objects, whose every reference is a direct call that the
 // rewriter sees, with their declarations: LocalCallees's conditions, which
 // allow the rewriter to change the function's signature, and the
-// function's calls with it.
-func directFuncs(info *types.Info, files []*ast.File, rewritten func(*ast.File) bool) map[*types.Func]*ast.FuncDecl {
+// function's calls with it. sync, sync/atomic, runtime and unsafe have
+// none: their functions keep their signatures.
+func directFuncs(pkg *types.Package, info *types.Info, files []*ast.File, rewritten func(*ast.File) bool) map[*types.Func]*ast.FuncDecl {
+	switch pkg.Path() {
+	case "sync", "sync/atomic", "runtime", "unsafe":
+		return nil
+	}
 	ok := make(map[*types.Func]*ast.FuncDecl)
 	ifaceNames := make(map[string]bool)
 	linknamed := make(map[string]bool)

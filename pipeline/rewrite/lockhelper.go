@@ -75,11 +75,7 @@ const (
 // pipeline/instrument's static facts about lock calls (the two-steps,
 // the sealed sections) take the helper's calls for lock calls.
 func LockHelpers(pkg *types.Package, info *types.Info, files []*ast.File, rewritten func(*ast.File) bool) map[*types.Func]*LockHelper {
-	switch pkg.Path() {
-	case "sync", "sync/atomic", "runtime", "unsafe":
-		return nil
-	}
-	decls := directFuncs(info, files, rewritten)
+	decls := directFuncs(pkg, info, files, rewritten)
 	if len(decls) == 0 {
 		return nil
 	}
