@@ -71,7 +71,14 @@ func (p *depsPlan) has(test string) bool {
 // pattern is the -instrument-deps pattern of the plan's dependencies and
 // the packages below them, as precog test's hint names it.
 func (p *depsPlan) pattern() string {
-	l := slices.Sorted(maps.Keys(p.deps))
+	return DepsPattern(p.deps)
+}
+
+// DepsPattern is the -instrument-deps pattern of the packages of the set
+// and those below them, sorted: what the second pass instruments, and
+// what precog test's hint names.
+func DepsPattern(set map[string]bool) string {
+	l := slices.Sorted(maps.Keys(set))
 	for i, d := range l {
 		l[i] = d + "/..."
 	}

@@ -1151,11 +1151,11 @@ func depsHint(w io.Writer, fs []finding.Finding, instrumented []string, deps str
 	have := func(n int) string { return fmt.Sprintf("%d %s", n, cli.Plural(n, "finding has", "findings have")) }
 	if l := byDep; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that %s started, whose starts and joins are not in the trace (-instrument-deps %s records them)\n",
-			have(l.n), andList(l.deps), depsPattern(l.deps))
+			have(l.n), andList(l.deps), predict.DepsPattern(l.deps))
 	}
 	if l := fromDep; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that %s started when %s called into it: no flag records the standard library's go statements, but -instrument-deps %s records those calls, which orders the goroutines after them\n",
-			have(l.n), andList(l.std), andList(l.deps), depsPattern(l.deps))
+			have(l.n), andList(l.std), andList(l.deps), predict.DepsPattern(l.deps))
 	}
 	if l := std; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that %s started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n",
@@ -1179,16 +1179,6 @@ func andList(set map[string]bool) string {
 		return strings.Join(l, "")
 	}
 	return strings.Join(l[:len(l)-1], ", ") + " and " + l[len(l)-1]
-}
-
-// depsPattern is the -instrument-deps pattern of the packages of the set
-// and those below them, sorted.
-func depsPattern(set map[string]bool) string {
-	l := slices.Sorted(maps.Keys(set))
-	for i, p := range l {
-		l[i] = p + "/..."
-	}
-	return strings.Join(l, ",")
 }
 
 // reproCommand returns the command that replays a confirmed finding's
