@@ -217,6 +217,11 @@ func atomicDerived(v ssa.Value, depth int) bool {
 		return atomicDerived(v.X, depth-1) || atomicDerived(v.Y, depth-1)
 	case *ssa.UnOp:
 		return atomicDerived(v.X, depth-1)
+	case *ssa.Convert:
+		// int(n.Add(1)) == total
+		return atomicDerived(v.X, depth-1)
+	case *ssa.ChangeType:
+		return atomicDerived(v.X, depth-1)
 	case *ssa.Extract:
 		return atomicDerived(v.Tuple, depth-1)
 	}

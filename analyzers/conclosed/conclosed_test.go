@@ -310,6 +310,9 @@ func TestFixtures(t *testing.T) {
 		// before the CompareAndSwap, two flags, a channel handed in and
 		// a Load instead of the CompareAndSwap are reported.
 		"casonce",
+		// Closes elected by the value an atomic Add returns, converted
+		// before the comparison (silent); a plain counter's is reported.
+		"countelect",
 		// A closure made in each turn of a loop, capturing the turn's
 		// channel and starting one goroutine that closes it, called
 		// once (directly, deferred by a callee or as Run's `return
