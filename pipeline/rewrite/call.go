@@ -1270,6 +1270,14 @@ var connIO = []string{"Reader", "Writer", "Closer", "ReadWriter", "ReadCloser", 
 // end its stream.
 var connMethods = map[string]bool{"Read": true, "Write": true, "Close": true}
 
+// connDuring are the functions that use a reader or writer handed to them
+// only while they run (not io.MultiWriter, io.TeeReader or
+// bufio.NewReader, whose results keep it).
+var connDuring = map[string]bool{
+	"io.ReadFull": true, "io.ReadAtLeast": true, "io.ReadAll": true, "io.Copy": true, "io.CopyN": true, "io.CopyBuffer": true, "io.WriteString": true,
+	"fmt.Fprint": true, "fmt.Fprintf": true, "fmt.Fprintln": true, "fmt.Fscan": true, "fmt.Fscanf": true, "fmt.Fscanln": true,
+}
+
 // connOperands wraps each operand of the call c through which bytes are
 // read from or written to a TCP connection, or the connection closed: the
 // receiver of its Read, Write or Close, and an argument passed where one
@@ -1277,20 +1285,30 @@ var connMethods = map[string]bool{"Read": true, "Write": true, "Close": true}
 // (bufio.NewReader(c), io.ReadFull(c, b)); see connAs.
 func (r *rewriter) connOperands(c *ast.CallExpr) {
 	if se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
-		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal && connMethods[se.Sel.Name] && r.isConn(se.X) {
-			r.wrapConn(se.X)
+		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal && connMethods[se.Sel.Name] {
+			if r.isConn(se.X) {
+				r.wrapConn(se.X, "")
+			} else if path, ok := r.embeddedConn(r.typeOf(se.X), se.Sel.Name); ok {
+				r.wrapConn(se.X, path)
+			}
 		}
 	}
 	sig, ok := r.typeOf(c.Fun).Underlying().(*types.Signature)
 	if !ok {
 		return
 	}
+	during := false
+	if id := r.calleeIdent(ast.Unparen(c.Fun)); id != nil {
+		if f, ok := r.info.Uses[id].(*types.Func); ok && f.Pkg() != nil {
+			during = connDuring[f.Pkg().Path()+"."+f.Name()]
+		}
+	}
 	for i, a := range c.Args {
 		switch n := sig.Params().Len(); {
 		case sig.Variadic() && i >= n-1 && c.Ellipsis == token.NoPos:
-			r.connAs(a, sig.Params().At(n-1).Type().(*types.Slice).Elem())
+			r.connAs(a, sig.Params().At(n-1).Type().(*types.Slice).Elem(), during)
 		case i < n:
-			r.connAs(a, sig.Params().At(i).Type())
+			r.connAs(a, sig.Params().At(i).Type(), during)
 		}
 	}
 }
@@ -1300,25 +1318,97 @@ func (r *rewriter) connOperands(c *ast.CallExpr) {
 // readers or writers (connIO): as precog_rtnet.Conn(S, x), which orders a
 // read after the other end's write whose bytes it got (see package
 // rtnet).
-func (r *rewriter) connAs(x ast.Expr, to types.Type) {
-	if r.isConn(x) && slices.ContainsFunc(connIO, func(name string) bool { return isNamed(to, "io", name, false) }) {
-		r.wrapConn(x)
+//
+// With during set, x is handed to a function that uses it only while it
+// runs (connDuring: io.ReadFull(c, b), fmt.Fprintf(c, ...)), and
+// a value whose methods of to are all promoted from one embedded
+// connection (type Conn struct{ *net.TCPConn }) is that connection: it is
+// wrapped as the connection it embeds. Elsewhere (bufio.NewReader(c), a
+// field of a literal) the reader may outlive a change of the embedded
+// field, which the wrapped connection would not see.
+func (r *rewriter) connAs(x ast.Expr, to types.Type, during bool) {
+	if !slices.ContainsFunc(connIO, func(name string) bool { return isNamed(to, "io", name, false) }) {
+		return
 	}
+	if r.isConn(x) {
+		r.wrapConn(x, "")
+		return
+	}
+	iface, ok := to.Underlying().(*types.Interface)
+	if !during || !ok || iface.NumMethods() == 0 {
+		return
+	}
+	path := ""
+	for m := range iface.Methods() {
+		p, ok := r.embeddedConn(r.typeOf(x), m.Name())
+		if !ok || path != "" && p != path {
+			return
+		}
+		path = p
+	}
+	r.wrapConn(x, path)
+}
+
+// embeddedConn returns the path of embedded fields (".TCPConn",
+// ".inner.Conn") by which a value of type t, itself no connection, has
+// the connection method named method promoted from an embedded net.Conn,
+// *net.TCPConn or *tls.Conn (type Conn struct{ *net.TCPConn; id int },
+// as gopcua's uacp.Conn): calls of that method read or write the
+// connection's bytes as the connection's own do. It reports false when t
+// declares the method itself (wrapping it, the way a Close with a
+// sync.Once does), when the method comes from no connection, or when a
+// field on the way cannot be named here (unexported, of another package).
+func (r *rewriter) embeddedConn(t types.Type, method string) (string, bool) {
+	obj, index, _ := types.LookupFieldOrMethod(t, true, r.pkg, method)
+	if _, ok := obj.(*types.Func); !ok || len(index) < 2 {
+		return "", false
+	}
+	path := ""
+	cur := t
+	for _, i := range index[:len(index)-1] {
+		if p, ok := cur.Underlying().(*types.Pointer); ok {
+			cur = p.Elem()
+		}
+		st, ok := cur.Underlying().(*types.Struct)
+		if !ok {
+			return "", false
+		}
+		f := st.Field(i)
+		if !f.Embedded() || !f.Exported() && f.Pkg() != r.pkg {
+			return "", false
+		}
+		path += "." + f.Name()
+		cur = f.Type()
+		if isConnType(cur) {
+			return path, true
+		}
+	}
+	return "", false
 }
 
 // isConn reports whether x is a net.Conn, a *net.TCPConn or a *tls.Conn
 // (whose plaintext bytes rtnet counts over the TCP connection under it).
-func (r *rewriter) isConn(x ast.Expr) bool {
-	t := r.typeOf(x)
+func (r *rewriter) isConn(x ast.Expr) bool { return isConnType(r.typeOf(x)) }
+
+// isConnType reports whether t is a net.Conn, a *net.TCPConn or a
+// *tls.Conn.
+func isConnType(t types.Type) bool {
 	return isNamed(t, "net", "Conn", false) || isNamed(t, "net", "TCPConn", true) || isNamed(t, "crypto/tls", "Conn", true)
 }
 
-// wrapConn wraps the connection x as precog_rtnet.Conn(S, x).
-func (r *rewriter) wrapConn(x ast.Expr) {
+// wrapConn wraps the connection x as precog_rtnet.Conn(S, x), or, for a
+// connection embedded in x at path (".TCPConn"; see embeddedConn), as
+// precog_rtnet.Conn(S, (x).TCPConn).
+func (r *rewriter) wrapConn(x ast.Expr, path string) {
 	s := r.site(x.Pos(), "conn", x)
 	lo, hi := r.span(x)
-	r.ed.open(lo, hi, lit(r.rtnet("Conn")+"("+s+", "))
-	r.ed.close(lo, hi, lit(")"))
+	if path == "" {
+		r.ed.open(lo, hi, lit(r.rtnet("Conn")+"("+s+", "))
+		r.ed.close(lo, hi, lit(")"))
+		return
+	}
+	r.ed.open(lo, hi, lit(r.rtnet("Conn")+"("+s+", ("))
+	r.ed.close(lo, hi, lit(")"+path+")"))
 }
 
 // rtnet returns how rewritten code calls package rtnet's function name.

@@ -87,13 +87,13 @@ func (r *rewriter) compositeLit(x *ast.CompositeLit, addressed bool) {
 			r.expr(kv.Value)
 			if id, ok := kv.Key.(*ast.Ident); ok && isStruct {
 				if f, ok := r.info.Uses[id].(*types.Var); ok {
-					r.connAs(kv.Value, f.Type())
+					r.connAs(kv.Value, f.Type(), false)
 				}
 			}
 		} else {
 			r.expr(el)
 			if isStruct && i < st.NumFields() {
-				r.connAs(el, st.Field(i).Type())
+				r.connAs(el, st.Field(i).Type(), false)
 			}
 		}
 	}

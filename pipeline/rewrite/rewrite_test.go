@@ -699,6 +699,80 @@ func g(t *tls.Conn, b []byte) {
 	typeCheckOutput(t, "conn.go", out)
 }
 
+// TestRewriteEmbeddedConn checks that a connection embedded in a struct
+// of the program's (gopcua's uacp.Conn: struct{ *net.TCPConn; ... }) is
+// wrapped where its promoted Read and Write move bytes, as the embedded
+// field: the receiver of a promoted Write, through an embedded struct of
+// the program's too, and an argument to io.ReadFull or fmt.Fprintf; and
+// not where the struct declares the method itself (a Close with a
+// sync.Once), where the reader is kept (bufio.NewReader, which would miss
+// a later change of the field), or where the embedded field cannot be
+// named (net/http's unexported fields are not the program's).
+func TestRewriteEmbeddedConn(t *testing.T) {
+	src := []byte(`package p
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+)
+
+type Conn struct {
+	*net.TCPConn
+	once sync.Once
+}
+
+func (c *Conn) Close() error {
+	var err error
+	c.once.Do(func() { err = c.TCPConn.Close() })
+	return err
+}
+
+type session struct {
+	*Conn
+	id int
+}
+
+type iconn struct{ net.Conn }
+
+func f(c *Conn, s session, i iconn, b []byte) {
+	c.Write(b)
+	io.ReadFull(c, b)
+	s.Write(b)
+	fmt.Fprintf(i, "%d", 1)
+	(&i).Read(b)
+	c.Close()
+	_ = bufio.NewReader(c)
+	io.Copy(c, c)
+	var rw io.ReadWriteCloser = c
+	_ = rw
+}
+`)
+	out, sites, _ := rewriteSource(t, "econn.go", src, Options{FirstSite: 1})
+	for _, want := range []string{
+		"(c).TCPConn).Write(b)", "io.ReadFull(precog_rtnet.Conn(", ".Conn.TCPConn).Write(b)",
+		"fmt.Fprintf(precog_rtnet.Conn(", "((&i)).Conn).Read(b)", ".TCPConn))).Close()",
+		"\tc.Close()", "bufio.NewReader(c)", "io.Copy(precog_rtnet.Conn(", "(c).TCPConn), precog_rtnet.Conn(",
+		"var rw io.ReadWriteCloser = c",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("rewritten file lacks %q:\n%s", want, out)
+		}
+	}
+	n := 0
+	for _, s := range sites {
+		if s.Kind == "conn" {
+			n++
+		}
+	}
+	if n != 8 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 8 {
+		t.Errorf("%d conn sites and %d wrappers, want 8:\n%s", n, bytes.Count(out, []byte("precog_rtnet.Conn(")), out)
+	}
+	typeCheckOutput(t, "econn.go", out)
+}
+
 // TestRewriteLocals checks precog explain's full tracing: reads and writes
 // of local variables that nothing shares are instrumented, new variables
 // are recorded after their definition with Def (not in an init statement,
