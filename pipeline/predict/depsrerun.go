@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,9 +49,8 @@ const minRerun = 15 * time.Second
 // findings with a goroutine that a dependency started, by package, and
 // the dependency packages to instrument for them.
 type depsPlan struct {
-	tests    map[string][]string // import path -> test names, sorted
-	deps     map[string]bool     // dependency packages
-	findings int                 // the findings with such a goroutine
+	tests map[string][]string // import path -> test names, sorted
+	deps  map[string]bool     // dependency packages
 }
 
 // testCount counts the tests of the plan.
@@ -150,53 +150,81 @@ func MatchDeps(pattern, pkg string) bool {
 	return false
 }
 
-// planDeps returns the second pass's plan for the findings fs of the
+// planDeps returns the second pass's plans for the findings fs of the
 // packages instrumented (the packages under test) and the user's
-// -instrument-deps pattern deps, nil if no finding has a goroutine that a
-// dependency started.
-func planDeps(fs []finding.Finding, instrumented []string, deps string) *depsPlan {
+// -instrument-deps pattern deps, none if no finding has a goroutine that
+// a dependency started.
+//
+// There is a plan per set of dependencies that the packages of the
+// tests need (a package needs those of its tests' findings), the
+// packages that need the same set together, the cheapest first: fewer
+// dependencies, then fewer tests. Each plan is instrumented, built and
+// recorded on its own, so that a dependency whose build is long
+// (k8s.io/apimachinery, which rebuilds much of client-go) costs only the
+// tests that need it (virtual-kubelet: its otel tests' findings go even
+// when the node tests' build does not finish).
+func planDeps(fs []finding.Finding, instrumented []string, deps string) []*depsPlan {
 	inst := make(map[string]bool, 2*len(instrumented))
 	for _, p := range instrumented {
 		inst[p], inst[p+"_test"] = true, true
 	}
 	known := func(pkg string) bool { return inst[pkg] || MatchDeps(deps, pkg) }
-	p := &depsPlan{tests: make(map[string][]string), deps: make(map[string]bool)}
+	need := make(map[string]map[string]bool) // test package -> dependencies
+	tests := make(map[string][]string)       // test package -> tests
 	for i := range fs {
 		f := &fs[i]
 		if !replaceable(f) {
 			continue
 		}
-		found := false
+		var starters []string
 		for _, s := range f.Spawns {
 			if !s.IsUnseenSpawn() {
 				continue
 			}
 			if d := DepStarter(s, known); d != "" {
-				p.deps[d], found = true, true
+				starters = append(starters, d)
 			}
 		}
-		if !found {
+		if len(starters) == 0 {
 			continue
 		}
-		p.findings++
 		for _, t := range f.Tests {
-			if pkg, name, ok := cutTest(t); ok && !slices.Contains(p.tests[pkg], name) {
-				p.tests[pkg] = append(p.tests[pkg], name)
+			pkg, name, ok := cutTest(t)
+			if !ok {
+				continue
+			}
+			if need[pkg] == nil {
+				need[pkg] = make(map[string]bool)
+			}
+			for _, d := range starters {
+				need[pkg][d] = true
+			}
+			if !slices.Contains(tests[pkg], name) {
+				tests[pkg] = append(tests[pkg], name)
 			}
 		}
 	}
-	if len(p.deps) == 0 || len(p.tests) == 0 {
-		return nil
+	byDeps := make(map[string]*depsPlan)
+	for pkg, d := range need {
+		key := DepsPattern(d)
+		p := byDeps[key]
+		if p == nil {
+			p = &depsPlan{tests: make(map[string][]string), deps: d}
+			byDeps[key] = p
+		}
+		p.tests[pkg] = tests[pkg]
+		slices.Sort(p.tests[pkg])
 	}
-	for _, ts := range p.tests {
-		slices.Sort(ts)
-	}
-	return p
+	plans := slices.Collect(maps.Values(byDeps))
+	slices.SortFunc(plans, func(a, b *depsPlan) int {
+		return cmp.Or(cmp.Compare(len(a.deps), len(b.deps)), cmp.Compare(a.testCount(), b.testCount()), strings.Compare(a.pattern(), b.pattern()))
+	})
+	return plans
 }
 
-// A depsPass is the second pass's result, validated apart from the
-// first's: its findings' witnesses name events of its own build (its
-// site table, its test binaries).
+// A depsPass is the result of one plan of the second pass, validated
+// apart from the first's: its findings' witnesses name events of its own
+// build (its site table, its test binaries).
 type depsPass struct {
 	o           Options // the first pass's, with the dependencies and packages of this one
 	res         *Result
@@ -205,73 +233,102 @@ type depsPass struct {
 
 // rerunDeps runs the second pass for the findings of res (the first
 // pass's detection, not yet validated), if any has a goroutine that a
-// dependency started: it instruments the packages of their tests with
-// those dependencies too, builds them, records those tests again (as
-// many runs each as the first pass), analyses the new traces, and takes
-// their findings in place of the first pass's for those tests
-// (Result.replace). The pass's own findings come back in the depsPass,
-// to validate with its build.
+// dependency started: for each of its plans (planDeps), it instruments
+// the packages of the plan's tests with the plan's dependencies too,
+// builds them, records those tests again (as many runs each as the first
+// pass), analyses the new traces, and takes their findings in place of
+// the first pass's for those tests (Result.replace). Each plan's own
+// findings come back in a depsPass, to validate with its build.
 //
 // The pass never fails the run: a dependency that cannot be instrumented
-// or built, a pass that did not finish in its time, leave res as it was,
-// with a note that says why. Its time comes from the recording's and
-// detection's: with -deadline, what is left of it less what validation
-// is reckoned to need (jobDeadline.after) and the reserve, so that
-// validation keeps its share; without one, what the first recording left
-// of -record-budget (at least two minutes) for its instrumentation, build
-// and recording, and -detect-budget for its detection. A dependency
-// imported by much of the build (k8s.io/apimachinery's wait) costs a
-// build of the packages above it, once: the build cache keeps them.
-// ix is the first recording's, which says how long the tests took.
-func (j *job) rerunDeps(ctx context.Context, res *Result, ix *record.Index, recorded time.Duration) *depsPass {
+// or built, a plan that did not finish in its time, leave res as it was
+// for that plan's tests, with a note that says why. Its time comes from
+// the recording's and detection's: with -deadline, what is left of it
+// less what validation is reckoned to need (jobDeadline.after) and the
+// reserve, so that validation keeps its share; without one, what the
+// first recording left of -record-budget (at least two minutes) for its
+// instrumentation, builds and recordings, and -detect-budget for each
+// plan's detection. The plans share that time in turn: each gets what is
+// left divided by the plans not yet run, so what a cheap plan leaves goes
+// to the next. A dependency imported by much of the build
+// (k8s.io/apimachinery's wait) costs a build of the packages above it,
+// once: the build cache keeps them. ix is the first recording's, which
+// says how long the tests took.
+func (j *job) rerunDeps(ctx context.Context, res *Result, ix *record.Index, recorded time.Duration) []*depsPass {
 	o, dl := j.o, j.dl
-	plan := planDeps(res.Findings, j.inst.Packages, o.Deps)
-	if plan == nil {
+	plans := planDeps(res.Findings, j.inst.Packages, o.Deps)
+	if len(plans) == 0 {
 		return nil
 	}
-	ntests, npkgs := plan.testCount(), len(plan.tests)
-	what := fmt.Sprintf("%d %s of %d %s with %s instrumented", ntests, plural(ntests, "test", "tests"), npkgs, plural(npkgs, "package", "packages"), plan.names())
-	var b passBounds
-	b.tests = plan.wall(ix) * time.Duration(max(o.Runs, 1)) / time.Duration(max(o.Parallel, 1))
+	whats := make([]string, len(plans))
+	for i, plan := range plans {
+		ntests, npkgs := plan.testCount(), len(plan.tests)
+		whats[i] = fmt.Sprintf("%d %s of %d %s with %s instrumented", ntests, plural(ntests, "test", "tests"), npkgs, plural(npkgs, "package", "packages"), plan.names())
+	}
 	pctx := ctx
-	var limit time.Duration
+	var end time.Time // when the pass's builds and recordings must have ended; zero: no bound
 	if dl != nil {
-		limit = dl.left() - dl.after(0)
+		limit := dl.left() - dl.after(0)
 		if limit < minRerun {
-			res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s was not tried: too little of -deadline was left (-instrument-deps %s records them)", what, plan.pattern()))
+			for i, plan := range plans {
+				res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s was not tried: too little of -deadline was left (-instrument-deps %s records them)", whats[i], plan.pattern()))
+			}
 			return nil
 		}
 		var cancel context.CancelFunc
 		pctx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
-		b.record = time.Now().Add(limit * 2 / 3)
-	} else {
-		b.record = time.Now().Add(max(o.recordBudget()-recorded, 2*time.Minute))
-		if o.recordBudget() < 0 {
-			b.record = time.Time{}
+		end = time.Now().Add(limit)
+	} else if o.recordBudget() >= 0 {
+		end = time.Now().Add(max(o.recordBudget()-recorded, 2*time.Minute))
+	}
+	var passes []*depsPass
+	done := make(map[string]bool) // the dependencies of the plans that finished
+	for i, plan := range plans {
+		what := whats[i]
+		var b passBounds
+		b.tests = plan.wall(ix) * time.Duration(max(o.Runs, 1)) / time.Duration(max(o.Parallel, 1))
+		gctx, cancel := pctx, context.CancelFunc(func() {})
+		var share time.Duration
+		if !end.IsZero() {
+			share = time.Until(end) / time.Duration(len(plans)-i)
+			if share < minRerun {
+				res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s was not tried: too little time was left (-instrument-deps %s records them)", what, plan.pattern()))
+				continue
+			}
+			b.record = time.Now().Add(share)
+			if dl != nil {
+				// Its detection comes out of the share too.
+				gctx, cancel = context.WithTimeout(pctx, share)
+				b.record = time.Now().Add(share * 2 / 3)
+			}
 		}
+		j.progress.line("re-recording " + what)
+		pass, err := j.depsPass(gctx, plan, b, i, len(plans))
+		timedOut := gctx.Err() != nil
+		cancel()
+		if context.Cause(ctx) != nil {
+			return passes // interrupted: the findings so far stand, and round says why
+		}
+		if err == nil && timedOut {
+			err = fmt.Errorf("it did not finish in its share of -deadline (%v)", share.Round(time.Second))
+		}
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s failed, the first recording's findings stand: %s", what, firstLine(err)))
+			continue
+		}
+		before, after, fresh := res.replace(plan, pass.res.Findings)
+		maps.Copy(done, plan.deps)
+		res.RerunDeps = DepsPattern(done)
+		pass.res.Findings = fresh
+		pass.res.Stats.Reports = 0
+		res.Notes = append(res.Notes, fmt.Sprintf("re-recorded %s: %d %s -> %d", what, before, plural(before, "finding", "findings"), after))
+		res.Notes = append(res.Notes, pass.res.Notes...)
+		res.InternalErrors = append(res.InternalErrors, pass.res.InternalErrors...)
+		pass.res.Notes, pass.res.InternalErrors = nil, nil
+		passes = append(passes, pass)
 	}
-	j.progress.line("re-recording " + what)
-	pass, err := j.depsPass(pctx, plan, b)
-	if context.Cause(ctx) != nil {
-		return nil // interrupted: the first pass's findings stand, and round says why
-	}
-	if err == nil && pctx.Err() != nil {
-		err = fmt.Errorf("it did not finish in its share of -deadline (%v)", limit.Round(time.Second))
-	}
-	if err != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s failed, the first recording's findings stand: %s", what, firstLine(err)))
-		return nil
-	}
-	before, after, fresh := res.replace(plan, pass.res.Findings)
-	res.RerunDeps = plan.pattern()
-	pass.res.Findings = fresh
-	pass.res.Stats.Reports = 0
-	res.Notes = append(res.Notes, fmt.Sprintf("re-recorded %s: %d %s -> %d", what, before, plural(before, "finding", "findings"), after))
-	res.Notes = append(res.Notes, pass.res.Notes...)
-	res.InternalErrors = append(res.InternalErrors, pass.res.InternalErrors...)
-	pass.res.Notes, pass.res.InternalErrors = nil, nil
-	return pass
+	return passes
 }
 
 // passBounds bound the second pass: record, if not zero, is when its
@@ -306,7 +363,10 @@ func (p *depsPlan) wall(ix *record.Index) time.Duration {
 // with its dependencies instrumented, within b and ctx's deadline. An
 // error is the pass's failure: a test not recorded or not analysed in
 // full is one, since its findings would replace complete ones.
-func (j *job) depsPass(ctx context.Context, plan *depsPlan, b passBounds) (*depsPass, error) {
+//
+// Plan i of n records into OUT/.deps-rerun (OUT/.deps-rerun/i when there
+// are several), with binaries of its own.
+func (j *job) depsPass(ctx context.Context, plan *depsPlan, b passBounds, i, n int) (*depsPass, error) {
 	o := j.o
 	pkgs := slices.Sorted(maps.Keys(plan.tests))
 	o.Deps = strings.Trim(o.Deps+","+plan.pattern(), ",")
@@ -329,6 +389,9 @@ func (j *job) depsPass(ctx context.Context, plan *depsPlan, b passBounds) (*deps
 	}
 	out := filepath.Join(j.out, rerunDir)
 	binDir := filepath.Join(j.binDir, rerunDir)
+	if n > 1 {
+		out, binDir = filepath.Join(out, strconv.Itoa(i)), filepath.Join(binDir, strconv.Itoa(i))
+	}
 	if err := os.MkdirAll(binDir, 0o777); err != nil {
 		return nil, err
 	}

@@ -28,16 +28,32 @@ func TestPlanDeps(t *testing.T) {
 		{ID: "confirmed", Kind: "con-null", Tests: []string{"example.com/m/api.TestConfirmed"}, Validation: &finding.Validation{}, Spawns: spawn("golang.org/x/sync/singleflight.(*Group).DoChan")},
 		{ID: "vet", Kind: "con-null", Analyzer: "connull", Tests: []string{"example.com/m/api.TestVet"}, Spawns: spawn("golang.org/x/sync/singleflight.(*Group).DoChan")},
 	}
-	p := planDeps(fs, []string{"example.com/m/node", "example.com/m/api"}, "github.com/named/...")
-	if p == nil {
-		t.Fatal("no plan")
+	ps := planDeps(fs, []string{"example.com/m/node", "example.com/m/api"}, "github.com/named/...")
+	type plan struct {
+		pattern string
+		tests   map[string][]string
 	}
-	if got, want := p.pattern(), "go.opentelemetry.io/contrib/otelhttp/...,golang.org/x/sync/singleflight/..."; got != want {
-		t.Errorf("pattern %q, want %q", got, want)
+	var got []plan
+	for _, p := range ps {
+		got = append(got, plan{p.pattern(), p.tests})
 	}
-	want := map[string][]string{"example.com/m/node": {"TestLoop", "TestPing"}, "example.com/m/api": {"TestServe"}}
-	if !maps.EqualFunc(p.tests, want, slices.Equal) || p.findings != 2 {
-		t.Errorf("tests %v of %d findings, want %v of 2", p.tests, p.findings, want)
+	// One plan per set of dependencies, the one with fewer tests first.
+	want := []plan{
+		{"go.opentelemetry.io/contrib/otelhttp/...", map[string][]string{"example.com/m/api": {"TestServe"}}},
+		{"golang.org/x/sync/singleflight/...", map[string][]string{"example.com/m/node": {"TestLoop", "TestPing"}}},
+	}
+	if !slices.EqualFunc(got, want, func(a, b plan) bool { return a.pattern == b.pattern && maps.EqualFunc(a.tests, b.tests, slices.Equal) }) {
+		t.Errorf("plans %v, want %v", got, want)
+	}
+	// A package whose findings need two dependencies has one plan for
+	// both, after the plans of one.
+	both := append(slices.Clone(fs), finding.Finding{ID: "both", Kind: "race", Tests: []string{"example.com/m/node.TestBoth"}, Spawns: spawn("go.opentelemetry.io/otel/sdk/trace.(*batchSpanProcessor).processQueue")})
+	ps = planDeps(both, []string{"example.com/m/node", "example.com/m/api"}, "github.com/named/...")
+	if len(ps) != 2 || ps[1].pattern() != "go.opentelemetry.io/otel/sdk/trace/...,golang.org/x/sync/singleflight/..." || !slices.Equal(ps[1].tests["example.com/m/node"], []string{"TestBoth", "TestLoop", "TestPing"}) {
+		for _, p := range ps {
+			t.Logf("plan %s: %v", p.pattern(), p.tests)
+		}
+		t.Error("want the api plan, then one plan of node with both dependencies")
 	}
 	if planDeps(fs[2:4], []string{"example.com/m/api"}, "github.com/named/...") != nil {
 		t.Error("a plan for goroutines of the user's code and of a named dependency")

@@ -738,12 +738,16 @@ func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *rec
 	res.Notes = append(notes, res.Notes...)
 	res.Stats.Record = recorded
 	res.Stats.CFP = cfpStats
-	var pass *depsPass
+	var passes []*depsPass
 	if o.DepsRerun && stopped == nil {
 		passStart := time.Now()
-		if pass = j.rerunDeps(ctx, res, ix, recorded); pass != nil {
+		passes = j.rerunDeps(ctx, res, ix, recorded)
+		if len(passes) > 0 {
+			res.Stats.Record += time.Since(passStart)
+		}
+		for _, pass := range passes {
 			res.Stats.Detect += pass.res.Stats.Detect
-			res.Stats.Record += time.Since(passStart) - pass.res.Stats.Detect
+			res.Stats.Record -= pass.res.Stats.Detect
 		}
 		stopped = context.Cause(ctx)
 	}
@@ -759,7 +763,11 @@ func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *rec
 		if err := validateAll(ctx, o, out, binDir, res, progress); err != nil {
 			return nil, cut, err
 		}
-		if stopped = context.Cause(ctx); stopped == nil && pass != nil && len(pass.res.Findings) > 0 {
+		stopped = context.Cause(ctx)
+		for _, pass := range passes {
+			if stopped != nil || len(pass.res.Findings) == 0 {
+				continue
+			}
 			// The second pass's findings, with its build's binaries
 			// and site table, in what is left of the budget.
 			vo := *o.Validate
@@ -776,7 +784,7 @@ func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *rec
 			res.Notes = append(res.Notes, fmt.Sprintf("%v during validation: the findings it had not finished are timed out", stopped))
 		}
 	}
-	if pass != nil {
+	for _, pass := range passes {
 		res.takePass(pass.res)
 	}
 	res.Unlisted = ix.Unlisted

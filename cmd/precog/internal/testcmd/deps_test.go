@@ -37,34 +37,17 @@ func Handle(onRequest, dial func(*Ctx)) {
 	}()
 	<-done
 }
+`)
+	write(t, filepath.Join(dir, "dep", "spawn", "spawn.go"), `package spawn
 
 // Go runs f on a goroutine of its own and does not wait for it.
 func Go(f func()) { go f() }
 `)
 	write(t, filepath.Join(dir, "proxy.go"), `package depgo
 
-import (
-	"sync"
-
-	"example.com/dep"
-)
+import "example.com/dep"
 
 type decision struct{ allow bool }
-
-// Count's two increments race: nothing orders dep's goroutine's before
-// or after its caller's.
-func Count() int {
-	var wg sync.WaitGroup
-	n := 0
-	wg.Add(1)
-	dep.Go(func() {
-		n++
-		wg.Done()
-	})
-	n++
-	wg.Wait()
-	return n
-}
 
 // Proxy's hook write is ordered before dial's read by dep's go statement.
 func Proxy() bool {
@@ -93,12 +76,6 @@ func TestProxy(t *testing.T) {
 	}
 }
 
-func TestCount(t *testing.T) {
-	if Count() == 0 {
-		t.Fatal("no count")
-	}
-}
-
 type greeter struct{ greeting string }
 
 func (g *greeter) ServeHTTP(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, g.greeting) }
@@ -122,6 +99,41 @@ func TestGreet(t *testing.T) {
 	<-got
 }
 `)
+	// Count's test is in a package of its own, whose goroutine another
+	// dependency package starts: the second pass records it on its own.
+	write(t, filepath.Join(dir, "count", "count.go"), `package count
+
+import (
+	"sync"
+
+	"example.com/dep/spawn"
+)
+
+// Count's two increments race: nothing orders spawn's goroutine's before
+// or after its caller's.
+func Count() int {
+	var wg sync.WaitGroup
+	n := 0
+	wg.Add(1)
+	spawn.Go(func() {
+		n++
+		wg.Done()
+	})
+	n++
+	wg.Wait()
+	return n
+}
+`)
+	write(t, filepath.Join(dir, "count", "count_test.go"), `package count
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	if Count() == 0 {
+		t.Fatal("no count")
+	}
+}
+`)
 	return dir
 }
 
@@ -143,7 +155,7 @@ func TestDepsHintNamesStarter(t *testing.T) {
 			hints = append(hints, l)
 		}
 	}
-	dep := "goroutines that example.com/dep started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/... records them)\n"
+	dep := "goroutines that example.com/dep and example.com/dep/spawn started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,example.com/dep/spawn/... records them)\n"
 	std := "goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n"
 	if len(hints) != 2 || !strings.HasSuffix(hints[0], dep) || !strings.HasSuffix(hints[1], std) {
 		t.Errorf("hints:\n%s\nwant two, ending in:\n%s%s\nstdout:\n%s", strings.Join(hints, ""), dep, std, stdout)
@@ -167,14 +179,16 @@ func TestDepsPatternMatchesNothing(t *testing.T) {
 }
 
 // TestDepsRerun: by default, the tests of the findings whose goroutine
-// example.com/dep started are recorded again with it instrumented
+// a dependency started are recorded again with it instrumented
 // (virtual-kubelet's otel and singleflight findings, held-out rehearsal
-// 55): TestProxy's findings, which dep's go statement and its wait
-// order, go; TestCount's race, which nothing orders, stays, validated
-// from the second recording's build, and is what the results directory
-// lists; the summary says what the pass did; and the hints name only
-// what remains (net/http's goroutine of TestGreet). -deps-rerun=false
-// reports TestProxy's findings, with the hint that names example.com/dep.
+// 55), each package with the dependencies it needs, apart: TestProxy's
+// findings, which example.com/dep's go statement and its wait order,
+// go; TestCount's race (its package's, with example.com/dep/spawn),
+// which nothing orders, stays, validated from its own recording's
+// build, and is what the results directory lists; the summary says what
+// each part of the pass did; and the hints name only what remains
+// (net/http's goroutine of TestGreet). -deps-rerun=false reports
+// TestProxy's findings, with the hint that names both dependencies.
 func TestDepsRerun(t *testing.T) {
 	dir := depsModule(t)
 	tests := func(stdout string) map[string]int {
@@ -182,7 +196,7 @@ func TestDepsRerun(t *testing.T) {
 		for l := range strings.Lines(stdout) {
 			if rest, ok := strings.CutPrefix(l, "\ttests: "); ok {
 				for _, name := range strings.Split(strings.TrimSpace(rest), ", ") {
-					n[strings.TrimPrefix(name, "example.com/depgo.")]++
+					n[name[strings.LastIndexByte(name, '.')+1:]]++
 				}
 			}
 		}
@@ -192,8 +206,8 @@ func TestDepsRerun(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("-deps-rerun=false: exit %d, stderr:\n%s\nstdout:\n%s", code, stderr, off)
 	}
-	if n := tests(off); n["TestProxy"] == 0 || n["TestCount"] == 0 || !strings.Contains(off, "goroutines that example.com/dep started") {
-		t.Fatalf("-deps-rerun=false: findings by test %v, want TestProxy's and TestCount's and the hint naming example.com/dep; stdout:\n%s", n, off)
+	if n := tests(off); n["TestProxy"] == 0 || n["TestCount"] == 0 || !strings.Contains(off, "goroutines that example.com/dep and example.com/dep/spawn started") {
+		t.Fatalf("-deps-rerun=false: findings by test %v, want TestProxy's and TestCount's and the hint naming both dependencies; stdout:\n%s", n, off)
 	}
 	ci := filepath.Join(t.TempDir(), "ci")
 	on, stderr, code := precog(t, dir, "test", "-cache", sharedCache, "-cfp=false", "-timeout", "60s", "-ci", ci, "./...")
@@ -204,9 +218,15 @@ func TestDepsRerun(t *testing.T) {
 	if n["TestProxy"] != 0 || n["TestCount"] == 0 {
 		t.Errorf("findings by test %v, want none of TestProxy and TestCount's race; stdout:\n%s", n, on)
 	}
-	want := regexp.MustCompile(`(?m)^re-recorded 2 tests of 1 package with example.com/dep instrumented: [1-9][0-9]* findings? -> [1-9][0-9]*$`)
-	if !want.MatchString(stderr) {
-		t.Errorf("stderr lacks the line matching %s:\n%s", want, stderr)
+	// One line per plan: TestProxy's package with dep, TestCount's with
+	// spawn, each recorded on its own.
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^re-recorded 1 test of 1 package with example.com/dep instrumented: [1-9][0-9]* findings? -> 0$`),
+		regexp.MustCompile(`(?m)^re-recorded 1 test of 1 package with example.com/dep/spawn instrumented: [1-9][0-9]* findings? -> [1-9][0-9]*$`),
+	} {
+		if !want.MatchString(stderr) {
+			t.Errorf("stderr lacks the line matching %s:\n%s", want, stderr)
+		}
 	}
 	if strings.Contains(on, "example.com/dep started") || !strings.Contains(on, "goroutines that net/http started") {
 		t.Errorf("hints should name net/http alone:\n%s", on)

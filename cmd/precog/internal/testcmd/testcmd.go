@@ -255,17 +255,23 @@ the first recording's: one that the dependency orders goes, one that
 remains or is new is validated as the others (from the second
 recording's build; its reproducer instruments the dependency too). A
 test's failure and a finding a recorded run confirmed stay the first
-recording's. One line on stderr says what the pass did:
+recording's. The packages that need the same dependencies are recorded
+again together, apart from those that need others, the cheapest first
+(fewer dependencies, then fewer tests), so that a dependency whose
+build is long costs only the tests that need it. One line on stderr per
+such group says what the pass did:
 
 	re-recorded 9 tests of 1 package with go.opentelemetry.io/otel/sdk/trace instrumented: 17 findings -> 0
 
 and the hints name only what remains. When a dependency cannot be
-instrumented or its build fails, or the pass does not finish in its time
-(what is left of -deadline less what validation is reckoned to need;
-without -deadline, as long as the run has taken so far, at least 2m),
-the first recording's findings stand, and the line says why. With -o
-DIR the second recording is in DIR/.deps-rerun. -deps-rerun=false turns
-the pass off.
+instrumented or its build fails, or a group does not finish in its time
+(the pass's time is what is left of -deadline less what validation is
+reckoned to need, or without -deadline what the first recording left
+of -record-budget, at least 2m; each group gets what is left of it
+divided by the groups not yet run), the first recording's findings of that group's
+tests stand, and its line says why. With -o DIR the second recording is
+in DIR/.deps-rerun (DIR/.deps-rerun/N for the Nth of several groups).
+-deps-rerun=false turns the pass off.
 
 testing/synctest bubbles
 
