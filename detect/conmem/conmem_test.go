@@ -386,10 +386,21 @@ var uninitSites = []site{
 	{id: 20, kind: "wg-add", expr: "wg"}, {id: 21, kind: "wg-done", expr: "wg"}, {id: 22, kind: "wg-wait", expr: "wg"},
 }
 
-// Transmission: the goroutine reads before its starter initializes.
+// Transmission: the goroutine reads before its starter initializes,
+// also after a zero store at another site (x = nil; go reader(); x =
+// dial()).
 func TestUninit(t *testing.T) {
 	got := check(t, `
 1 g=1 Begin parent=none
+2 g=1 Fork site=1 child=2
+2.1 g=1 Write site=10 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
+`, uninitSites, Options{})
+	expect(t, got, "con-uninit k.go:11(read) k.go:10(init)")
+	got = check(t, `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=12 addr=0x100 value=0
 2 g=1 Fork site=1 child=2
 2.1 g=1 Write site=10 addr=0x100 value=1
 3 g=2 Begin parent=1
@@ -402,7 +413,9 @@ func TestUninit(t *testing.T) {
 // initialization; the reader wrote first; reader and writer were started
 // by a third goroutine, which created (and initialized) the object; the
 // read and the initialization hold one lock (lazy initialization); the
-// reader updates the location itself (a counter).
+// reader updates the location itself (a counter); the initializing
+// statement wrote zero before the go statement and runs again after it
+// (reinit: a test's loop calling Init("") and then Init("a")).
 func TestUninitNegatives(t *testing.T) {
 	for name, text := range map[string]string{
 		"ordered": `
@@ -446,6 +459,14 @@ func TestUninitNegatives(t *testing.T) {
 6 g=2 Lock site=20 addr=0x800
 6.1 g=2 Read site=11 addr=0x100
 7 g=2 Unlock site=21 addr=0x800
+`,
+		"reinit": `
+1 g=1 Begin parent=none
+1.1 g=1 Write site=10 addr=0x100 value=0
+2 g=1 Fork site=1 child=2
+2.1 g=1 Write site=10 addr=0x100 value=1
+3 g=2 Begin parent=1
+3.1 g=2 Read site=11 addr=0x100
 `,
 		"counter": `
 1 g=1 Begin parent=none

@@ -281,6 +281,7 @@ type locState struct {
 	sends  []*sacc
 
 	uninit *uninitLoc // con-uninit's, for memory, atomics and WaitGroups
+	zeros  []*sacc    // con-uninit's: the first writes of zero of the first goroutines that wrote it so (reinitialized)
 	// open counts its dereferences waiting for their judgment (settle).
 	open int
 }
@@ -411,7 +412,7 @@ func (s *streamChecker) flush(l *locState) {
 		w.pending = nil
 	}
 	if l.uninit != nil {
-		s.flushUninit(l.uninit)
+		s.flushUninit(l.uninit, l.zeros)
 	}
 }
 

@@ -86,6 +86,9 @@ func (s *streamChecker) uninitAccess(l *locState, a *sacc, st *hb.Step) {
 	delta := int64(a.value) // a WaitGroup Add's
 	isInit := a.Kind == initK && (!wg && a.value != 0 || wg && delta > 0)
 	isUse := a.Kind == useK || wg && a.Kind == trace.EvWGAdd && delta < 0
+	if l.key.cat == catMem && a.Kind == initK && a.value == 0 && !o.wroteInit && len(l.zeros) < maxZeros {
+		l.zeros = append(l.zeros, a) // its goroutine's first write (reinitialized)
+	}
 	u := l.uninit
 	if u == nil {
 		if !wg && !isInit && !isUse {
@@ -259,7 +262,10 @@ func (s *streamChecker) latePair(u *uninitLoc, w, a *sacc) {
 
 // flushUninit decides the location's pending uses, at its end, by the
 // rest of uninitLoc's tests, and reports them and the Wait-Add pairs.
-func (s *streamChecker) flushUninit(u *uninitLoc) {
+//
+// zeros are the location's first writes of zero by their goroutines, at
+// most maxZeros (reinitialized).
+func (s *streamChecker) flushUninit(u *uninitLoc, zeros []*sacc) {
 	readRole, initRole := finding.RoleRead, finding.RoleInit
 	if u.wg {
 		readRole, initRole = finding.RoleDone, finding.RoleAdd
@@ -283,6 +289,12 @@ func (s *streamChecker) flushUninit(u *uninitLoc) {
 			}
 		}
 		if slices.ContainsFunc(remote, func(w *sacc) bool { return w.Index < p.Index && s.switchedAfter(p, w) }) {
+			continue
+		}
+		if slices.ContainsFunc(zeros, func(w *sacc) bool {
+			atInit := slices.ContainsFunc(u.inits, func(i *sacc) bool { return i.Site == w.Site })
+			return reinitialized(w.Index < p.Index, w.g() != p.g(), atInit, func() bool { return hb.Before(w.Ctx, w.Index, p.Ctx, p.Index) })
+		}) {
 			continue
 		}
 		roles := []streamRole{{a: p.sacc, role: readRole}}

@@ -93,6 +93,25 @@ func (c *checker) uninitPlain(list []int, initK, useK trace.Kind) {
 		if len(remote) == 0 || !concurrent || !related || (locked && initK == trace.EvWrite) {
 			continue
 		}
+		// A first write of zero, by one of the first maxZeros goroutines
+		// that wrote so, at an init's site, before the read.
+		zeros := 0
+		reinit := false
+		for _, w := range list {
+			if initK != trace.EvWrite || firstW[g.Goroutine(w)] != w || g.Events[w].Value != 0 {
+				continue
+			}
+			if zeros++; zeros > maxZeros {
+				break
+			}
+			atInit := slices.ContainsFunc(inits, func(i int) bool { return g.Events[i].Site == g.Events[w].Site })
+			if w < r && g.Goroutine(w) != gi && atInit && g.HappensBefore(w, r) {
+				reinit = true
+			}
+		}
+		if reinit {
+			continue
+		}
 		roles := []role{{ev: r, role: finding.RoleRead}}
 		sites := make(map[uint32]bool)
 		for _, w := range remote {
