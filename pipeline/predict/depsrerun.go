@@ -460,7 +460,6 @@ func (j *job) depsPass(ctx context.Context, plan *depsPlan, b passBounds, i, n i
 	if ctx.Err() != nil || res.Stats.Skipped > 0 || res.Stats.Stopped > 0 || res.Stats.Tests < plan.testCount() {
 		return nil, errors.New("its detection did not finish within its bounds (-detect-budget, -max-trace-time, -max-goroutines, -deadline)")
 	}
-	o.Out = "" // validation must not empty the repro directory the first pass's wrote
 	return &depsPass{o: o, res: res, out: out, binDir: binDir}, nil
 }
 

@@ -495,6 +495,9 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 			j.early.Notes = append(j.early.Notes, "precog vet: "+e)
 		}
 	}
+	if err := clearRepro(o); err != nil {
+		return nil, err
+	}
 	res, cut, err := j.round(ctx, start)
 	switch {
 	case err == nil || res != nil:

@@ -53,6 +53,17 @@ func ReproDir(out, cacheDir string) (string, error) {
 // ReproFile is the schedule file of the finding with ID id in dir.
 func ReproFile(dir, id string) string { return filepath.Join(dir, id+".json") }
 
+// clearRepro removes the schedules that an earlier precog test left in
+// the output directory's repro directory, once, before the job's first
+// round: validateAll adds each round's (and the dependency pass's) to
+// it, and a later round must not take away an earlier one's.
+func clearRepro(o Options) error {
+	if o.Out == "" || o.Validate == nil || o.Validate.ReproDir != filepath.Join(o.Out, "repro") {
+		return nil
+	}
+	return os.RemoveAll(o.Validate.ReproDir)
+}
+
 // validateAll validates res's findings with the binaries record left in
 // binDir, and writes the schedules of the confirmed ones.
 func validateAll(ctx context.Context, o Options, out, binDir string, res *Result, progress *tracker) error {
@@ -62,12 +73,6 @@ func validateAll(ctx context.Context, o Options, out, binDir string, res *Result
 	sites, err := trace.LoadSites(filepath.Join(out, filepath.FromSlash(res.Index.Sites)))
 	if err != nil {
 		return err
-	}
-	if o.Out != "" && vo.ReproDir == filepath.Join(o.Out, "repro") {
-		// The schedules of an earlier test into the same directory.
-		if err := os.RemoveAll(vo.ReproDir); err != nil {
-			return err
-		}
 	}
 	work, err := os.MkdirTemp("", "precog-validate-")
 	if err != nil {

@@ -346,3 +346,37 @@ func TestSpentOn(t *testing.T) {
 		}
 	}
 }
+
+// TestClearRepro: the schedules an earlier precog test left in the output
+// directory's repro directory go once, before the first round (a later
+// round's validation adds to them); a repro directory elsewhere (the
+// cache's, shared by every run) stays.
+func TestClearRepro(t *testing.T) {
+	out := t.TempDir()
+	old := ReproFile(filepath.Join(out, "repro"), "0123456789ab")
+	if err := os.MkdirAll(filepath.Dir(old), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("{}"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(t.TempDir(), "repro")
+	for _, o := range []Options{
+		{Out: out, Validate: &ValidateOptions{ReproDir: cache}},
+		{Out: out},
+		{Validate: &ValidateOptions{ReproDir: filepath.Join(out, "repro")}},
+	} {
+		if err := clearRepro(o); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(old); err != nil {
+			t.Fatalf("clearRepro(%+v) removed the output directory's schedules: %v", o, err)
+		}
+	}
+	if err := clearRepro(Options{Out: out, Validate: &ValidateOptions{ReproDir: filepath.Join(out, "repro")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the earlier schedule is still there: %v", err)
+	}
+}
