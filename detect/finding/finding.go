@@ -43,7 +43,7 @@ import (
 
 // Status says how sure precog is of a finding. A finding starts static
 // (found without running anything) or predicted (found in a recorded run);
-// validation turns a predicted one into one of the other four, with its
+// validation turns a predicted one into one of the other five, with its
 // Validation (whose Reason says why) and, when confirmed, its Repro.
 // precog test -vet takes static findings to the runs: one whose sites no
 // run reached is not-reached, the others are validated as predicted ones.
@@ -71,19 +71,42 @@ const (
 	Diverged Status = "diverged"
 	// TimedOut: a forced run used up its time.
 	TimedOut Status = "timed-out"
+	// Apart: a data race whose forced runs contradict the prediction.
+	// Every forced run that held an order of its two accesses ran them
+	// on different memory (two addresses, or one address in two GC
+	// epochs; Validation.Reason gives both), and none ran them on one
+	// piece of memory nor crashed: the recorded run paired two objects
+	// at one address, an object freed and a new one allocated there (a
+	// fresh per-call struct), and the sites alone are no race. It is a
+	// status of its own rather than a mark on a not-confirmed finding so
+	// that every reader of Status (Merge, Heads, the summary's counts,
+	// SARIF's level, the HTML report's sections, -fail-on) tells it apart
+	// without a second field, and a consumer that only knows the older
+	// statuses sees an unknown one rather than a misleading
+	// not-confirmed. precog test's text output leaves such findings out
+	// unless asked (-show-apart); -json, -ci and the baselines keep them,
+	// under the same ID.
+	Apart Status = "apart"
 )
 
 // strength orders statuses for Merge: a run that failed under the forced
 // order outweighs one that passed, which outweighs one that could not be
-// forced, which outweighs a prediction, which outweighs static analysis.
+// forced, which outweighs one whose accesses the forced runs set apart
+// (Apart: the run held, but what it showed is that this witness paired
+// two objects), which outweighs a prediction, which outweighs static
+// analysis. Apart is the weakest verdict of validation, so that any
+// other verdict on the same ID (another witness, another shard) keeps
+// the finding among those a user reads: it is set apart only when every
+// witness validated says so.
 var strength = map[Status]int{
 	Static:       1,
 	NotReached:   2,
 	Predicted:    3,
-	TimedOut:     4,
-	Diverged:     5,
-	NotConfirmed: 6,
-	Confirmed:    7,
+	Apart:        4,
+	TimedOut:     5,
+	Diverged:     6,
+	NotConfirmed: 7,
+	Confirmed:    8,
 }
 
 // Stronger reports whether s says more about a finding than t.
@@ -506,7 +529,10 @@ func Merge(fs []Finding) []Finding {
 // column of its own), each a pair of sites of its own with its ID, status
 // and evidence: the same line to fix, met by several partners or reached
 // by several accesses of one statement. The head is the one with the
-// strongest status, then the first by Compare. A failure of a recorded run
+// strongest status, then the first by Compare, except that a finding set
+// apart (Apart) heads only a group of such findings: the text output,
+// which leaves those out by default, then shows the others' groups with
+// the heads that JSON's sameAs names. A failure of a recorded run
 // (crash, test-failed), a static finding and one with no site are alone:
 // each failed test and each diagnostic is a fact of its own.
 func Heads(fs []Finding) []int {
@@ -519,7 +545,7 @@ func Heads(fs []Finding) []int {
 			continue
 		}
 		h, seen := byKey[k]
-		if !seen || f.Status.Stronger(fs[h].Status) || f.Status == fs[h].Status && Compare(f, fs[h]) < 0 {
+		if !seen || leads(f, fs[h]) {
 			byKey[k] = i
 		}
 	}
@@ -529,6 +555,14 @@ func Heads(fs []Finding) []int {
 		}
 	}
 	return heads
+}
+
+// leads reports whether f rather than h heads their group (Heads).
+func leads(f, h Finding) bool {
+	if (f.Status == Apart) != (h.Status == Apart) {
+		return h.Status == Apart
+	}
+	return f.Status.Stronger(h.Status) || f.Status == h.Status && Compare(f, h) < 0
 }
 
 type groupKey struct {

@@ -155,7 +155,7 @@ type S[T any] struct{}
 }
 
 func TestStatusStrength(t *testing.T) {
-	order := []Status{Static, Predicted, TimedOut, Diverged, NotConfirmed, Confirmed}
+	order := []Status{Static, NotReached, Predicted, Apart, TimedOut, Diverged, NotConfirmed, Confirmed}
 	for i, s := range order {
 		for j, u := range order {
 			if got, want := s.Stronger(u), i > j; got != want {
@@ -200,6 +200,38 @@ func TestMerge(t *testing.T) {
 	}
 	if d := Duplication(got); d != 5.0/3 {
 		t.Errorf("duplication %v, want 5/3", d)
+	}
+}
+
+// TestMergeApart: a data race that one witness's validation set apart
+// (its forced runs touched different memory) and another's did not, as
+// two shards of a job validate it, is the other's: any other verdict
+// keeps it among the findings shown, whatever the order. Set apart on
+// every witness, it stays apart, over a prediction alone.
+func TestMergeApart(t *testing.T) {
+	race := func(st Status, reason string) Finding {
+		f := Finding{Kind: Race, Status: st, Sites: []Site{{File: "/m/a.go", Line: 3, Col: 2, Role: RoleWrite}, {File: "/m/b.go", Line: 7, Col: 1, Role: RoleRead}}}
+		if reason != "" {
+			f.Validation = &Validation{Reason: reason}
+		}
+		return f
+	}
+	apart := race(Apart, "with the write just before the read, the accesses touched different memory")
+	for _, other := range []Finding{
+		race(NotConfirmed, "the other order held on one address and nothing failed"),
+		race(Confirmed, "the two accesses were held at once"),
+		race(Diverged, "the forced order could not be reached"),
+		race(TimedOut, "the forced run went past its time bound"),
+	} {
+		for _, in := range [][]Finding{{apart, other}, {other, apart}} {
+			got := Merge(in)
+			if len(got) != 1 || got[0].Status != other.Status || got[0].Validation != other.Validation {
+				t.Errorf("merging apart and %s: %s (%+v), want %s with its validation", other.Status, got[0].Status, got[0].Validation, other.Status)
+			}
+		}
+	}
+	if got := Merge([]Finding{race(Predicted, ""), apart, apart}); got[0].Status != Apart || got[0].Validation != apart.Validation || got[0].Reports != 3 {
+		t.Errorf("merging a prediction and two apart: %s (%+v, %d reports), want apart with its reason", got[0].Status, got[0].Validation, got[0].Reports)
 	}
 }
 
@@ -348,6 +380,17 @@ func TestHeads(t *testing.T) {
 	}
 	if got := Heads(fs[:3]); !slices.Equal(got, []int{first, first, first}) {
 		t.Errorf("Heads of two diverged and a predicted = %v, want %d for all", got, first)
+	}
+	// A finding set apart heads no group with one that is not, even a
+	// prediction: the text output leaves it out, and the others' block
+	// must have the head that JSON's sameAs names. Set apart together,
+	// the first by Compare heads.
+	fs[0].Status, fs[1].Status, fs[2].Status = Apart, Apart, Predicted
+	if got := Heads(fs[:3]); !slices.Equal(got, []int{2, 2, 2}) {
+		t.Errorf("Heads of two apart and a predicted = %v, want the predicted one, 2, for all", got)
+	}
+	if got := Heads(fs[:2]); !slices.Equal(got, []int{first, first}) {
+		t.Errorf("Heads of two apart = %v, want %d for both", got, first)
 	}
 }
 

@@ -241,6 +241,14 @@ type Verdict struct {
 	// "" if they touched one piece of memory, or the order does not
 	// name both (a lifted order).
 	Apart string
+	// Elsewhere says that Apart's run named what both accesses touched,
+	// and it was different memory; false when Apart says the run did not
+	// tell (no control result, no address for a step), which is no
+	// evidence either way.
+	Elsewhere bool
+	// Crashed says that the run crashed at a site with the effect of the
+	// kind, and was not confirmed because its accesses were apart.
+	Crashed bool
 }
 
 // Classify classifies one run of the test forced into order o for finding
@@ -267,11 +275,12 @@ func classify(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {
 	if !ok {
 		return v
 	}
-	v.Apart = apart(f, a, b, r.Control)
+	v.Apart, v.Elsewhere = apart(f, a, b, r.Control)
 	if v.Apart != "" && v.Status == finding.Confirmed {
 		// A crash at a site is no evidence of a race between two
-		// accesses that touched different memory.
-		v.Status, v.Effect = finding.NotConfirmed, ""
+		// accesses that touched different memory; it is still a
+		// crash, which the race's status must not hide (Validator.race).
+		v.Status, v.Effect, v.Crashed = finding.NotConfirmed, "", true
 		v.Reason = "the run crashed (" + v.Reason + "), but " + v.Apart
 	}
 	return v
@@ -317,10 +326,11 @@ func raceSteps(f finding.Finding, o Order) (a, b plan.Point, ok bool) {
 // at another index in the forced run, runs the sites in both orders on
 // different memory (go-memdb's watch.go:118). The epoch lags the
 // collection (shim/epoch.go), so memory freed and reused just before the
-// count moved is not caught.
-func apart(f finding.Finding, a, b plan.Point, c *control.Result) string {
+// count moved is not caught. elsewhere is true when the run named both
+// accesses' memory and it differed, false when it did not say.
+func apart(f finding.Finding, a, b plan.Point, c *control.Result) (why string, elsewhere bool) {
 	if c == nil {
-		return "the run wrote no control result to say what memory the accesses touched"
+		return "the run wrote no control result to say what memory the accesses touched", false
 	}
 	name := func(p plan.Point) string {
 		for _, s := range f.Sites {
@@ -344,15 +354,15 @@ func apart(f finding.Finding, a, b plan.Point, c *control.Result) string {
 			missing = nameB
 		}
 		if c.Version < plan.ResultVersion {
-			return fmt.Sprintf("the shim's control result (version %d) names no addresses, so the run does not say what memory %s touched", c.Version, missing)
+			return fmt.Sprintf("the shim's control result (version %d) names no addresses, so the run does not say what memory %s touched", c.Version, missing), false
 		}
-		return fmt.Sprintf("the run does not say what memory %s touched (its step was not reached)", missing)
+		return fmt.Sprintf("the run does not say what memory %s touched (its step was not reached)", missing), false
 	case addrA != addrB:
-		return fmt.Sprintf("the accesses touched different memory: %s at %#x, %s at %#x", nameA, addrA, nameB, addrB)
+		return fmt.Sprintf("the accesses touched different memory: %s at %#x, %s at %#x", nameA, addrA, nameB, addrB), true
 	case epA != epB:
-		return fmt.Sprintf("the accesses touched one address, %#x, but %s in GC epoch %d and %s in epoch %d: a collection between them may have freed the memory and reused it", addrA, nameA, epA, nameB, epB)
+		return fmt.Sprintf("the accesses touched one address, %#x, but %s in GC epoch %d and %s in epoch %d: a collection between them may have freed the memory and reused it", addrA, nameA, epA, nameB, epB), true
 	}
-	return ""
+	return "", false
 }
 
 func classifyRun(f finding.Finding, o Order, r Run, recordedPassed bool) Verdict {

@@ -78,6 +78,15 @@ func (s *Schedule) replay(ctx context.Context, bin, work string) (Verdict, Run, 
 	r.Control, r.ControlErr = readControl(pl.Result, &pl)
 	o := Order{What: s.Order, Edges: pl.Edges, Together: pl.Together}
 	v := Classify(s.Finding, o, r, true)
+	if s.Finding.Kind == races.Kind && v.Status == finding.NotConfirmed && v.Apart != "" && held(r.Control) && !v.Crashed {
+		// The order held on other memory: say so, rather than that
+		// the test passed, and with validation's word when the run
+		// named both (Validator.race).
+		if v.Elsewhere {
+			v.Status = finding.Apart
+		}
+		v.Reason = fmt.Sprintf("with %s, %s", o.What, v.Apart)
+	}
 	if s.Finding.Kind == races.Kind && v.Status == finding.NotConfirmed && v.Apart == "" && held(r.Control) {
 		// A data race is its two accesses adjacent on one piece of
 		// memory, whether or not the test noticed: validation

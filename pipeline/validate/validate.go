@@ -33,6 +33,8 @@
 //     a goroutine that took another path).
 //   - timed-out: a forced run went past its time bound, or the budget of
 //     the whole validation ran out first.
+//   - apart, for a data race only: every forced run that held an order
+//     ran the two accesses on different memory (see below).
 //
 // A data race (kind race) is confirmed when its two accesses could be
 // held at once (each goroutine stopped at its access until the other came
@@ -46,7 +48,10 @@
 // two sites alone would not do: the recorded run may have paired accesses
 // to an address that held different memory at the two times (a heap
 // object freed and its address reused after a collection), and the forced
-// run then runs the sites in both orders on different memory.
+// run then runs the sites in both orders on different memory. A race whose
+// every forced run that held ran its accesses on different memory, with
+// no other evidence, is set apart (finding.Apart; Validator.race): a
+// false prediction, which precog test's text output leaves out.
 //
 // Every forced run is bounded: each wait of the shim by the plan's
 // timeout, the waits of a run together by its budget, the run by a wall
@@ -190,6 +195,9 @@ type Result struct {
 type Validator struct {
 	o   Options
 	seq atomic.Int64
+	// run, if not nil, replaces runPlan: tests give the runs' outcomes
+	// without a test binary.
+	run func(ctx context.Context, t Target, pl *plan.Plan) (Run, error)
 }
 
 // New returns a Validator.
@@ -378,63 +386,108 @@ func (v *Validator) finding(ctx context.Context, f finding.Finding) Result {
 // one piece of memory, confirms it too). An order never reached makes it
 // diverged: synchronization that the trace did not show orders them. An
 // order that held only with the accesses on different memory, in every
-// try, makes it not-confirmed: the recorded run paired two accesses at an
-// address that held different memory (a heap address reused after a
-// collection), or the forced run's instances of the sites are other
-// accesses than the recorded ones.
+// try, makes it apart (finding.Apart): the recorded run paired two
+// accesses at an address that held different memory (a heap address
+// reused after a collection), or the forced run's instances of the sites
+// are other accesses than the recorded ones. It is not-confirmed instead,
+// shown with the others, when the witness gives any other evidence: an
+// order that held on one piece of memory (the other order's), a run that
+// held without saying what memory its accesses touched, or a run that
+// crashed at a site (with the accesses apart, the crash is no proof of
+// this race, but it is a failure under an order the program allows, and
+// a user must see it).
+//
+// The witnesses are tried in turn until one confirms the race or the
+// budget runs out, and the strongest verdict of those tried stands
+// (finding.Status.Stronger; a later one on a tie), with its witness and
+// order: the status Merge gives the same witnesses validated apart (the
+// shards of a job), and the one that keeps a finding that any witness did
+// not set apart among those shown.
 func (v *Validator) race(ctx context.Context, f finding.Finding) Result {
 	tries, err := v.tries(f)
-	res := Result{Status: finding.Predicted}
 	if len(tries) == 0 {
-		res.Validation.Reason = "not validated: " + err.Error()
+		return Result{Status: finding.Predicted, Validation: finding.Validation{Reason: "not validated: " + err.Error()}}
 	}
-	for _, tr := range tries {
-		w, t, orders := tr.witness, tr.target, tr.orders
-		var reached []string
-		for _, o := range orders {
-			held := false
-			apart := "" // why the last run that held is no evidence
-			for try := 0; try < v.o.Tries && !held; try++ {
-				if ctx.Err() != nil {
-					res.Status = finding.TimedOut
-					res.Validation.Reason = "the validation budget ran out before the finding was validated"
-					return res
-				}
-				o := v.retry(o, try, &res.Validation)
-				vd, pl := v.force(ctx, t, f, w, o)
-				res.Validation.Runs++
-				res.Validation.Test = w.Test
-				res.Witness, res.Order, res.Plan, res.Target = w, o, pl, t
-				if vd.Status == finding.Confirmed && vd.Effect != "test-failed" {
-					// A crash at a site under the forced order.
-					res.Status, res.Validation.Effect, res.Validation.Reason = vd.Status, vd.Effect, vd.Reason
-					res.Validation.Failed++
-					return res
-				}
-				held = vd.Status == finding.NotConfirmed || vd.Status == finding.Confirmed
-				switch {
-				case held && vd.Apart != "":
-					// The sites ran in the order, on other memory:
-					// another try may pair the same memory.
-					held, apart = false, vd.Apart
-				case !held && apart == "":
-					res.Status, res.Validation.Reason = vd.Status, vd.Reason
-				}
-			}
-			if !held && apart != "" {
-				res.Status, res.Validation.Effect = finding.NotConfirmed, ""
-				res.Validation.Reason = fmt.Sprintf("with %s, %s", o.What, apart)
-			}
-			if !held {
-				break
-			}
-			reached = append(reached, o.What)
+	var (
+		best Result
+		val  finding.Validation // the runs, seeds and failures of every witness
+	)
+	for i, tr := range tries {
+		r := v.raceWitness(ctx, f, tr, &val)
+		if i == 0 || !best.Status.Stronger(r.Status) {
+			best = r
 		}
-		if len(reached) == len(orders) {
-			res.Status, res.Validation.Effect = finding.Confirmed, "reordered"
-			res.Validation.Reason = "the two accesses were held at once and both orders happened in forced runs, on one address each time: " + strings.Join(reached, "; then ")
-			return res
+		if r.Status == finding.Confirmed || ctx.Err() != nil {
+			break
 		}
+	}
+	best.Validation.Runs, best.Validation.Seeds, best.Validation.Failed = val.Runs, val.Seeds, val.Failed
+	best.Validation.Test = best.Witness.Test
+	return best
+}
+
+// raceWitness forces the orders of one witness of data race f (race),
+// counting its runs, seeds and failures in val, and returns its verdict.
+func (v *Validator) raceWitness(ctx context.Context, f finding.Finding, tr try, val *finding.Validation) Result {
+	w, t, orders := tr.witness, tr.target, tr.orders
+	res := Result{Status: finding.Predicted, Witness: w, Target: t}
+	var reached []string
+	same := false // a run held with the accesses on one piece of memory
+	for _, o := range orders {
+		held := false
+		apart := ""      // why the last run that held is no evidence
+		unknown := false // a run held without saying what memory it touched
+		crash := ""      // a run that held apart crashed at a site: its reason
+		for try := 0; try < v.o.Tries && !held; try++ {
+			if ctx.Err() != nil {
+				res.Status, res.Validation.Effect = finding.TimedOut, ""
+				res.Validation.Reason = "the validation budget ran out before the finding was validated"
+				return res
+			}
+			o := v.retry(o, try, val)
+			vd, pl := v.force(ctx, t, f, w, o)
+			val.Runs++
+			res.Order, res.Plan = o, pl
+			if vd.Status == finding.Confirmed && vd.Effect != "test-failed" {
+				// A crash at a site under the forced order.
+				res.Status, res.Validation.Effect, res.Validation.Reason = vd.Status, vd.Effect, vd.Reason
+				val.Failed++
+				return res
+			}
+			held = vd.Status == finding.NotConfirmed || vd.Status == finding.Confirmed
+			switch {
+			case held && vd.Apart != "":
+				// The sites ran in the order, on other memory:
+				// another try may pair the same memory.
+				held, apart = false, vd.Apart
+				unknown = unknown || !vd.Elsewhere
+				if vd.Crashed && crash == "" {
+					crash = vd.Reason
+				}
+			case held:
+				same = true
+			case apart == "":
+				res.Status, res.Validation.Reason = vd.Status, vd.Reason
+			}
+		}
+		if !held && apart != "" {
+			res.Status, res.Validation.Effect = finding.Apart, ""
+			res.Validation.Reason = fmt.Sprintf("with %s, %s", o.What, apart)
+			if same || unknown || crash != "" {
+				res.Status = finding.NotConfirmed
+			}
+			if crash != "" {
+				res.Validation.Reason = fmt.Sprintf("with %s, %s", o.What, crash)
+			}
+		}
+		if !held {
+			break
+		}
+		reached = append(reached, o.What)
+	}
+	if len(reached) == len(orders) {
+		res.Status, res.Validation.Effect = finding.Confirmed, "reordered"
+		res.Validation.Reason = "the two accesses were held at once and both orders happened in forced runs, on one address each time: " + strings.Join(reached, "; then ")
 	}
 	return res
 }
@@ -503,21 +556,36 @@ func (v *Validator) retry(o Order, try int, val *finding.Validation) Order {
 // force runs the test of t once under order o and classifies the run.
 func (v *Validator) force(ctx context.Context, t Target, f finding.Finding, w finding.Witness, o Order) (Verdict, *plan.Plan) {
 	pl := v.Plan(o)
+	if v.o.Progress != nil {
+		v.o.Progress(fmt.Sprintf("validating %s %s in %s", f.Kind, f.ID, w.Test))
+	}
+	run := v.run
+	if run == nil {
+		run = v.runPlan
+	}
+	r, err := run(ctx, t, pl)
+	if err != nil {
+		return Verdict{Status: finding.Diverged, Reason: err.Error()}, pl
+	}
+	return Classify(f, o, r, t.Passed), pl
+}
+
+// runPlan runs the test of t once under plan pl, through a plan file and
+// a result file in Options.Dir, and returns what it did with the control
+// result read back.
+func (v *Validator) runPlan(ctx context.Context, t Target, pl *plan.Plan) (Run, error) {
 	n := strconv.FormatInt(v.seq.Add(1), 10)
 	planPath := filepath.Join(v.o.Dir, "plan"+n+".json")
 	pl.Result = filepath.Join(v.o.Dir, "result"+n+".jsonl")
 	defer os.Remove(planPath)
 	defer os.Remove(pl.Result)
+	defer func() { pl.Result = "" }()
 	if err := control.WritePlan(planPath, pl); err != nil {
-		return Verdict{Status: finding.Diverged, Reason: err.Error()}, pl
-	}
-	if v.o.Progress != nil {
-		v.o.Progress(fmt.Sprintf("validating %s %s in %s", f.Kind, f.ID, w.Test))
+		return Run{}, err
 	}
 	r := Force(ctx, t, planPath)
 	r.Control, r.ControlErr = readControl(pl.Result, pl)
-	pl.Result = ""
-	return Classify(f, o, r, t.Passed), pl
+	return r, nil
 }
 
 // control checks a confirmation that rests on a bare test failure (no

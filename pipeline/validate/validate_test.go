@@ -450,6 +450,14 @@ func TestClassifyRaceMemory(t *testing.T) {
 			if v.Status != tc.want || !apartOK {
 				t.Errorf("Classify = %+v, want %s with Apart containing %q", v, tc.want, tc.apart)
 			}
+			// Apart, the run named both addresses (or epochs), or it
+			// did not; a crash it demoted says so.
+			if elsewhere := tc.apart != "" && tc.apart != "version 1"; v.Elsewhere != elsewhere {
+				t.Errorf("Elsewhere = %v, want %v", v.Elsewhere, elsewhere)
+			}
+			if crashed := tc.apart != "" && tc.r.Outcome == record.Panic; v.Crashed != crashed {
+				t.Errorf("Crashed = %v, want %v", v.Crashed, crashed)
+			}
 		})
 	}
 }
@@ -854,5 +862,110 @@ func TestHungAt(t *testing.T) {
 	}
 	if got := hungAt([]byte("=== RUN   TestA\n--- FAIL: TestA (0.00s)\n"), "/m/sturdyc"); got != "" {
 		t.Errorf("hungAt without a timeout = %q, want none", got)
+	}
+}
+
+// TestRaceApart checks the verdicts of a data race from what its forced
+// runs touched (the shim's addresses, given here without a test binary):
+// set apart when every run that held an order ran the two accesses on
+// different memory, and not when one of its orders held on one address,
+// when a run held without saying what it touched, or when a run crashed
+// at a site; and over two witnesses, the strongest verdict with its own
+// witness.
+func TestRaceApart(t *testing.T) {
+	sites := []finding.Site{
+		{ID: 21, Role: "write", File: "/src/k/reuse/reuse.go", Line: 21, Function: "(*conn).reset"},
+		{ID: 22, Role: "read", File: "/src/k/reuse/reuse.go", Line: 30, Function: "(*conn).serve"}}
+	witness := func(test string) finding.Witness {
+		return finding.Witness{Test: test, Events: []finding.Event{ev("write", 1, 21, 0, 3), ev("read", 2, 22, 0, 5)}}
+	}
+	race := finding.Finding{ID: "r", Kind: "race", Sites: sites, Witnesses: []finding.Witness{witness("p.TestA")}}
+	two := race
+	two.Witnesses = []finding.Witness{witness("p.TestA"), witness("p.TestB")}
+	a, b := pt(1, 21, 0), pt(2, 22, 0)
+	crash := []byte("panic: boom\n\ngoroutine 7 [running]:\nk/reuse.(*conn).serve(...)\n\t/src/k/reuse/reuse.go:30 +0x1d\n")
+	// A run: how it ended and the addresses the two accesses touched
+	// (0: not said).
+	type outcome struct {
+		diverged bool
+		crash    bool
+		addrA    uint64
+		addrB    uint64
+	}
+	held := func(addrA, addrB uint64) outcome { return outcome{addrA: addrA, addrB: addrB} }
+	same, apart, unsaid := held(0xc000010000, 0xc000010000), held(0xc000010000, 0xc000038000), held(0xc000010000, 0)
+	for _, tc := range []struct {
+		name string
+		f    finding.Finding
+		// runs gives the outcome of each forced run of a witness's
+		// test, by order: the accesses held at once, then the
+		// write first, then the read first.
+		runs   map[string][3][]outcome
+		want   finding.Status
+		reason string // a phrase of the reason
+		test   string // the witness that decided
+		nruns  int
+	}{
+		{"every run apart", race, map[string][3][]outcome{"p.TestA": {{apart, apart, apart}}},
+			finding.Apart, "touched different memory: the write at reuse.go:21 at 0xc000010000, the read at reuse.go:30 at 0xc000038000", "p.TestA", 3},
+		{"apart, then a retry diverged", race, map[string][3][]outcome{"p.TestA": {{apart, {diverged: true}, {diverged: true}}}},
+			finding.Apart, "touched different memory", "p.TestA", 3},
+		{"apart, then a retry held on one address", race, map[string][3][]outcome{"p.TestA": {{apart, same}, {same}, {same}}},
+			finding.Confirmed, "on one address each time", "p.TestA", 4},
+		{"one order held on one address, the next only apart", race, map[string][3][]outcome{"p.TestA": {{same}, {apart, apart, apart}}},
+			finding.NotConfirmed, "touched different memory", "p.TestA", 4},
+		{"a run held without saying what the read touched", race, map[string][3][]outcome{"p.TestA": {{apart, unsaid, apart}}},
+			finding.NotConfirmed, "touched different memory", "p.TestA", 3},
+		{"a crash at the read, apart", race, map[string][3][]outcome{"p.TestA": {{apart, {crash: true, addrA: 0xc000010000, addrB: 0xc000038000}, apart}}},
+			finding.NotConfirmed, "the run crashed (panic: boom, at reuse.go:30", "p.TestA", 3},
+		{"apart on one witness, diverged on the next", two, map[string][3][]outcome{"p.TestA": {{apart, apart, apart}}, "p.TestB": {{{diverged: true}, {diverged: true}, {diverged: true}}}},
+			finding.Diverged, "could not be reached", "p.TestB", 6},
+		{"one order on one address on one witness, apart on the next", two, map[string][3][]outcome{"p.TestA": {{same}, {apart, apart, apart}}, "p.TestB": {{apart, apart, apart}}},
+			finding.NotConfirmed, "touched different memory", "p.TestA", 7},
+		{"apart on both witnesses", two, map[string][3][]outcome{"p.TestA": {{apart, apart, apart}}, "p.TestB": {{apart, apart, apart}}},
+			finding.Apart, "touched different memory", "p.TestB", 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := New(Options{Tries: 3, Target: func(w finding.Witness) (Target, bool) {
+				return Target{Binary: "p.test", Args: []string{w.Test}, Timeout: time.Minute, Passed: true}, true
+			}})
+			tries := make(map[string]int) // by test and order
+			v.run = func(_ context.Context, tg Target, pl *plan.Plan) (Run, error) {
+				order := 0
+				switch {
+				case len(pl.Edges) == 1 && pl.Edges[0].Before == a:
+					order = 1
+				case len(pl.Edges) == 1:
+					order = 2
+				}
+				key := fmt.Sprint(tg.Args[0], order)
+				outs := tc.runs[tg.Args[0]][order]
+				if tries[key] >= len(outs) {
+					t.Fatalf("run %d of order %d of %s: not expected", tries[key]+1, order, tg.Args[0])
+				}
+				out := outs[tries[key]]
+				tries[key]++
+				if out.diverged {
+					return Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: plan.Diverged, Final: true, Reason: "step (g 2, site 22, n 0) never came"}}, nil
+				}
+				reached := func(p plan.Point, addr uint64) plan.Record {
+					return plan.Record{Event: plan.EvReached, Point: &p, Addr: addr, Epoch: 1}
+				}
+				r := Run{Output: []byte("ok\n"), Outcome: record.Pass, Control: &control.Result{State: plan.Confirmed, Final: true, Version: plan.ResultVersion,
+					Records: []plan.Record{reached(a, out.addrA), reached(b, out.addrB)}}}
+				if out.crash {
+					r.Output, r.Outcome = crash, record.Panic
+				}
+				return r, nil
+			}
+			res := v.Finding(context.Background(), tc.f)
+			if res.Status != tc.want || !strings.Contains(res.Validation.Reason, tc.reason) || res.Validation.Test != tc.test || res.Witness.Test != tc.test || res.Validation.Runs != tc.nruns {
+				t.Errorf("%s after %d runs, witness %s (%s): %s\nwant %s after %d runs, witness %s, with %q",
+					res.Status, res.Validation.Runs, res.Validation.Test, res.Witness.Test, res.Validation.Reason, tc.want, tc.nruns, tc.test, tc.reason)
+			}
+			if res.Status == finding.Apart && res.Validation.Effect != "" {
+				t.Errorf("set apart with effect %q", res.Validation.Effect)
+			}
+		})
 	}
 }
