@@ -40,7 +40,10 @@ type HTMLRun struct {
 // finding, confirmed ones first, with its status and reproducer, a
 // timeline of its goroutines with the forced or predicted order between
 // its sites, its goroutines' stacks side by side, and each site in its
-// source, read from the files now. The page loads nothing: its style and
+// source, read from the files now. The findings set apart
+// (finding.Apart: false predictions, which precog test's text leaves
+// out) come last, in a section closed until the reader opens it, and are
+// not in the list at the top. The page loads nothing: its style and
 // pictures are inline and it has no script.
 func HTML(w io.Writer, run HTMLRun, fs []finding.Finding) error {
 	pg := htmlPage{Run: run, Version: cli.Version(), Title: cmp.Or(run.Title, "precog")}
@@ -69,7 +72,12 @@ func HTML(w io.Writer, run HTMLRun, fs []finding.Finding) error {
 	}
 	pg.Total = len(shown)
 	for i, f := range sortForReport(shown) {
-		pg.Findings = append(pg.Findings, htmlFindingOf(run.Dir, src, i, f))
+		h := htmlFindingOf(run.Dir, src, i, f)
+		if f.Status == finding.Apart {
+			pg.Apart = append(pg.Apart, h)
+		} else {
+			pg.Findings = append(pg.Findings, h)
+		}
 	}
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, pg); err != nil {
@@ -91,8 +99,9 @@ func HTMLFile(path string, run HTMLRun, fs []finding.Finding) error {
 	return nil
 }
 
-// statusOrder is the order of statuses in the report: strongest first.
-var statusOrder = []finding.Status{finding.Confirmed, finding.NotConfirmed, finding.Diverged, finding.TimedOut, finding.Predicted, finding.NotReached, finding.Static}
+// statusOrder is the order of statuses in the report: strongest first,
+// and those set apart last, in their own section.
+var statusOrder = []finding.Status{finding.Confirmed, finding.NotConfirmed, finding.Diverged, finding.TimedOut, finding.Predicted, finding.NotReached, finding.Static, finding.Apart}
 
 // sortForReport orders findings for the report, stably: by status, the
 // strongest first, then as Text does, the recorded runs' failures first
@@ -114,7 +123,9 @@ type htmlPage struct {
 	Total            int
 	Counts           []statusCount
 	Findings         []htmlFinding
-	Errors           []string
+	// Apart are the findings set apart, shown last and closed.
+	Apart  []htmlFinding
+	Errors []string
 }
 
 type statusCount struct {
@@ -281,7 +292,7 @@ var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} report</title>
 <style>
-:root { --confirmed: #cf222e; --not-confirmed: #57606a; --diverged: #8250df; --timed-out: #9a6700; --predicted: #bf8700; --static: #0969da; }
+:root { --confirmed: #cf222e; --not-confirmed: #57606a; --diverged: #8250df; --timed-out: #9a6700; --predicted: #bf8700; --static: #0969da; --not-reached: #6e7781; --apart: #8c959f; }
 body { margin: 0; font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; color: #1f2328; background: #f6f8fa; font-size: 14px; }
 code, pre, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; }
 header { background: #1f2328; color: #e6edf3; padding: 14px 24px; }
@@ -302,6 +313,11 @@ nav li { margin: 2px 0; }
 .badge.timed-out { background: var(--timed-out); }
 .badge.predicted { background: var(--predicted); }
 .badge.static { background: var(--static); }
+.badge.not-reached { background: var(--not-reached); }
+.badge.apart { background: var(--apart); }
+details.apart { margin: 24px 0 0; }
+details.apart > summary { cursor: pointer; color: #57606a; font-size: 14px; }
+details.apart > summary b { color: #1f2328; }
 .kind { font-family: ui-monospace, Menlo, monospace; font-weight: 600; }
 section.finding { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; margin: 16px 0; padding: 12px 18px 16px; }
 section.finding h2 { font-size: 16px; margin: 0 0 4px; }
@@ -358,8 +374,16 @@ ul.notes { margin: 4px 0; padding-left: 20px; }
 <main>
 {{if .Errors}}<div class="errors"><b>precog's own errors</b> (bugs of precog, not of the code; the other findings still stand):<ul>{{range .Errors}}<li><pre>{{.}}</pre></li>{{end}}</ul></div>{{end}}
 {{if .Findings}}<nav><ol>{{range .Findings}}<li><a href="#{{.Anchor}}"><span class="badge {{.Status}}">{{.Status}}</span> <span class="kind">{{.Kind}}</span> {{.Pos}}</a></li>{{end}}</ol></nav>
+{{else if .Apart}}<p class="none">No findings but those set apart, below.</p>
 {{else}}<p class="none">No findings.</p>{{end}}
-{{range .Findings}}{{$f := .}}
+{{range .Findings}}{{template "finding" .}}{{end}}
+{{if .Apart}}<details class="apart" id="apart"><summary><b>{{len .Apart}} set apart</b>: data {{if eq (len .Apart) 1}}race{{else}}races{{end}} whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects: no evidence of a race</summary>
+{{range .Apart}}{{template "finding" .}}{{end}}
+</details>{{end}}
+</main>
+</body>
+</html>
+{{define "finding"}}{{$f := .}}
 <section class="finding" id="{{.Anchor}}" data-status="{{.Status}}" data-kind="{{.Kind}}">
 <h2>{{.N}}. <span class="badge {{.Status}}">{{.Status}}</span> <span class="kind">{{.Kind}}</span>: <span class="msg">{{.Message}}</span></h2>
 <div class="facts">{{.Pos}} · id <code>{{.ID}}</code>{{if .KindSummary}} · {{.KindSummary}}{{end}}</div>
@@ -390,8 +414,4 @@ ul.notes { margin: 4px 0; padding-left: 20px; }
 </div>{{end}}</div>
 {{if or .Notes .Related}}<h3>Evidence</h3><ul class="notes">{{range .Related}}<li class="mono">{{.}}</li>{{end}}{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </section>
-{{end}}
-</main>
-</body>
-</html>
-`))
+{{end}}`))

@@ -331,3 +331,78 @@ func TestHTMLFailureMessage(t *testing.T) {
 		t.Errorf("the message is on the page %d times, want once", strings.Count(page, "want:"))
 	}
 }
+
+// apartRace returns a data race into the fixture's file (dir's) that
+// validation set apart: its forced runs touched different memory.
+func apartRace(dir string) finding.Finding {
+	file := filepath.Join(dir, "p", "p.go")
+	const test = "example.com/p.TestReuse"
+	write := finding.Event{Role: "write", G: 2, Site: 11, Kind: "Write", Index: 3}
+	read := finding.Event{Role: "read", G: 1, Site: 12, Kind: "Read", Index: 5}
+	f := finding.Finding{
+		Kind: finding.Race, Status: finding.Apart,
+		Message: "c.conn written in (*Client).close and read in (*Client).send, unordered",
+		Sites: []finding.Site{
+			{File: file, Line: 4, Col: 2, Role: "write", Expr: "c.conn", Function: "(*Client).close", ID: 11},
+			{File: file, Line: 8, Col: 5, Role: "read", Expr: "c.conn", Function: "(*Client).send", ID: 12},
+		},
+		Tests:     []string{test},
+		Witnesses: []finding.Witness{{Test: test, Events: []finding.Event{write, read}}},
+		Validation: &finding.Validation{Test: test, Runs: 3,
+			Reason: "with the write at p.go:4 right before the read at p.go:8, the accesses touched different memory: the write at p.go:4 at 0xc000010000, the read at p.go:8 at 0xc000038000",
+			Order:  &finding.Order{What: "the write at p.go:4 right before the read at p.go:8", Edges: []finding.Edge{{Before: write, After: read}}}},
+	}
+	f.SetID()
+	return f
+}
+
+// TestHTMLApart: a finding set apart is counted at the top, left out of
+// the list of findings, and shown last, in a section closed until the
+// reader opens it; in headless Chromium, htmltest.Check sees it there.
+func TestHTMLApart(t *testing.T) {
+	dir, fs := fixture(t)
+	race := apartRace(dir)
+	fs = append([]finding.Finding{race}, fs...)
+	var b bytes.Buffer
+	if err := HTML(&b, HTMLRun{Title: "precog test", Dir: dir, Start: time.Now()}, fs); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	var statuses []string
+	for _, m := range regexp.MustCompile(`<section class="finding" id="f\d+" data-status="([^"]+)" data-kind="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		statuses = append(statuses, m[1]+" "+m[2])
+	}
+	if want := []string{"confirmed crash", "confirmed con-null", "predicted con-closed", "static con-map", "apart race"}; !slices.Equal(statuses, want) {
+		t.Errorf("sections %v, want %v", statuses, want)
+	}
+	details := strings.Index(page, `<details class="apart" id="apart"><summary><b>1 set apart</b>: data race whose forced runs`)
+	if details < 0 || details > strings.Index(page, `data-status="apart"`) || strings.Contains(page, "<details class=\"apart\" id=\"apart\" open") {
+		t.Errorf("the race set apart is not in a closed section of its own")
+	}
+	nav := page[strings.Index(page, "<nav>"):strings.Index(page, "</nav>")]
+	if strings.Contains(nav, "apart") || strings.Count(nav, "<li>") != 4 {
+		t.Errorf("the list at the top names the race set apart, or not the 4 others:\n%s", nav)
+	}
+	if !strings.Contains(page, `<b>1</b><span class="badge apart">apart</span>`) || !strings.Contains(page, `<b>5</b>findings`) {
+		t.Errorf("the counts at the top leave out the race set apart")
+	}
+	if !strings.Contains(page, "(the order held, but the two accesses touched different memory)") {
+		t.Errorf("the race's timeline caption does not say what the forced runs touched")
+	}
+	// Alone, it is not taken for no findings at all.
+	b.Reset()
+	if err := HTML(&b, HTMLRun{Title: "precog test", Dir: dir}, []finding.Finding{race}); err != nil {
+		t.Fatal(err)
+	}
+	if p := b.String(); strings.Contains(p, "No findings.") || !strings.Contains(p, "No findings but those set apart, below.") {
+		t.Errorf("a page of one race set apart says it has no findings")
+	}
+	bin := headless.Browser(t)
+	file := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmltest.Check(headless.DOM(t, bin, file), fs); err != nil {
+		t.Error(err)
+	}
+}

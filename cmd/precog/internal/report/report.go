@@ -56,7 +56,9 @@ func JSON(w io.Writer, fs []finding.Finding) error {
 // Text writes findings as text, one line each followed by one indented
 // line per piece of evidence, with file names relative to dir when under
 // it. The findings of a kind reported at one line (finding.Heads) are one
-// block: its head's, with a line for each of the others.
+// block: its head's, with a line for each of the others. Confirmed
+// findings come first and those set apart (finding.Apart) last; precog
+// test leaves the latter out unless asked (Apart splits them off).
 func Text(w io.Writer, dir string, fs []finding.Finding) error {
 	bw := bufio.NewWriter(w)
 	// Confirmed findings first: they are facts, the rest hypotheses.
@@ -364,6 +366,8 @@ func statusWords(f finding.Finding) string {
 		return f.Status.Words()
 	case f.Status == finding.Predicted:
 		return only(f) + " only"
+	case f.Status == finding.Apart:
+		return only(f) + " only, set apart"
 	}
 	return only(f) + " only, " + f.Status.Words()
 }
@@ -377,12 +381,30 @@ func only(f finding.Finding) string {
 	return "predicted"
 }
 
-// rank orders statuses for the text output: confirmed first.
+// rank orders statuses for the text output: confirmed first, set apart
+// last.
 func rank(s finding.Status) int {
-	if s == finding.Confirmed {
+	switch s {
+	case finding.Confirmed:
 		return 1
+	case finding.Apart:
+		return -1
 	}
 	return 0
+}
+
+// Apart splits fs into the findings a reader is shown by default and
+// those set apart (finding.Apart: data races whose forced runs touched
+// different memory, false predictions), each in fs's order.
+func Apart(fs []finding.Finding) (shown, apart []finding.Finding) {
+	for _, f := range fs {
+		if f.Status == finding.Apart {
+			apart = append(apart, f)
+		} else {
+			shown = append(shown, f)
+		}
+	}
+	return shown, apart
 }
 
 // kindRank orders kinds in the text output: the recorded runs' failures,

@@ -329,3 +329,64 @@ func TestRelPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestApartOutput: a data race set apart (its forced runs touched
+// different memory) comes last in the text, its status line saying so
+// with the reason; Apart splits it off; SARIF keeps it, under its ID, at
+// level note, the others at error.
+func TestApartOutput(t *testing.T) {
+	dir := t.TempDir()
+	f := sample(dir)
+	race := finding.Finding{Kind: finding.Race, Status: finding.Apart, Message: "x.n written and read unordered",
+		Sites: []finding.Site{
+			{File: filepath.Join(dir, "p", "p.go"), Line: 10, Col: 2, Role: "write", Expr: "x.n"},
+			{File: filepath.Join(dir, "p", "p.go"), Line: 20, Col: 9, Role: "read", Expr: "x.n"},
+		},
+		Validation: &finding.Validation{Runs: 3, Reason: "with the write right before the read, the accesses touched different memory: the write at p.go:10 at 0xc000010000, the read at p.go:20 at 0xc000038000"}}
+	race.SetID()
+	fs := []finding.Finding{race, f}
+	shown, apart := Apart(fs)
+	if len(shown) != 1 || shown[0].ID != f.ID || len(apart) != 1 || apart[0].ID != race.ID {
+		t.Errorf("Apart = %d shown, %d apart; want the con-null shown and the race apart", len(shown), len(apart))
+	}
+	var b bytes.Buffer
+	if err := Text(&b, dir, fs); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if i, j := strings.Index(text, "con-null: "), strings.Index(text, "race: "); i < 0 || j < i {
+		t.Errorf("the race set apart is not last:\n%s", text)
+	}
+	if want := "\tid " + race.ID + ", predicted only, set apart: with the write right before the read, the accesses touched different memory: "; !strings.Contains(text, want) {
+		t.Errorf("no status line %q in:\n%s", want, text)
+	}
+	b.Reset()
+	if err := SARIF(dir, KindRules(finding.RuntimeKinds()), fs, nil).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := sariftest.Validate(b.Bytes()); err != nil {
+		t.Fatalf("invalid SARIF: %v", err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Level               string
+				Message             struct{ Text string }
+				PartialFingerprints map[string]string
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range log.Runs[0].Results {
+		got = append(got, r.PartialFingerprints["precogId/v1"]+" "+r.Level)
+	}
+	if want := []string{race.ID + " note", f.ID + " error"}; !slices.Equal(got, want) {
+		t.Errorf("SARIF results %v, want %v", got, want)
+	}
+	if m := log.Runs[0].Results[0].Message.Text; !strings.Contains(m, "(apart, id "+race.ID+")") {
+		t.Errorf("SARIF message %q does not say apart", m)
+	}
+}

@@ -11,10 +11,17 @@ import (
 
 const (
 	informationURI = "https://github.com/precog-dev/precog"
-	// level is the SARIF level of every finding: each kind names a bug
-	// that crashes the program or corrupts its result, so none is a mere
-	// warning.
+	// level is the SARIF level of every finding but those set apart:
+	// each kind names a bug that crashes the program or corrupts its
+	// result, so none is a mere warning.
 	level = "error"
+	// apartLevel is the level of a finding set apart (finding.Apart):
+	// validation found its prediction false (the forced runs touched
+	// different memory). It stays in the log, as in -json, under its ID,
+	// so that a code-scanning alert raised while it was predicted is
+	// matched and not reopened as new; a note does not fail a check run
+	// that fails on errors.
+	apartLevel = "note"
 )
 
 // A Rule describes one kind of finding in a SARIF log.
@@ -37,6 +44,7 @@ func KindRules(ks []finding.Kind) []Rule {
 
 // SARIF returns the SARIF log of one run of precog: one rule per entry of
 // rules and one more for each kind of fs they lack; each finding a result
+// (level error; note for a finding set apart, finding.Apart)
 // located at its first site, with its evidence as related locations (a
 // static finding's check's evidence; for a finding from a run, the go
 // statements and its other sites) and its ID as the partial fingerprint.
@@ -116,10 +124,14 @@ func sarifLog(root string, rules []Rule, fs []finding.Finding, errs []string, ba
 		if _, ok := index[f.Kind]; !ok {
 			add(fallbackRule(f))
 		}
+		lvl := level
+		if f.Status == finding.Apart {
+			lvl = apartLevel
+		}
 		res := sarif.Result{
 			RuleID:    f.Kind,
 			RuleIndex: index[f.Kind],
-			Level:     level,
+			Level:     lvl,
 			Message:   sarif.Message{Text: fmt.Sprintf("%s (%s, id %s)", f.Message, f.Status, f.ID)},
 			Locations: locs,
 			// The stable ID: the same bug in every run and test, and

@@ -267,6 +267,8 @@ func timelineOrder(f finding.Finding, t *timeline) (w *finding.Witness, o *findi
 			t.Caption += " (the run could not follow it)"
 		case f.Status == finding.TimedOut:
 			t.Caption += " (it ran out of time)"
+		case f.Status == finding.Apart:
+			t.Caption += " (the order held, but the two accesses touched different memory)"
 		}
 		return w, v.Order, false
 	}

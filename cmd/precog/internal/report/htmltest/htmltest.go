@@ -23,15 +23,21 @@ var (
 // escape is how a browser serializes text in the DOM.
 var escape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;").Replace
 
-// statusRank orders statuses as the report must: strongest first.
-var statusRank = []finding.Status{finding.Confirmed, finding.NotConfirmed, finding.Diverged, finding.TimedOut, finding.Predicted, finding.Static}
+// statusRank orders statuses as the report must: strongest first, and
+// those set apart last.
+var statusRank = []finding.Status{finding.Confirmed, finding.NotConfirmed, finding.Diverged, finding.TimedOut, finding.Predicted, finding.NotReached, finding.Static, finding.Apart}
+
+// apartRE opens the closed section of the findings set apart.
+var apartRE = regexp.MustCompile(`<details class="apart" id="apart">`)
 
 // Check returns every way the rendered DOM dom fails to show fs (less
 // internal errors): one section per finding, confirmed ones first and the
 // rest by status, each with its kind, status, message and ID in its
 // title, its reproducer (or none for a finding without one), a timeline
 // with one lane per goroutine of the order drawn, drawn from the forced
-// order when validation forced one, and one panel per site.
+// order when validation forced one, and one panel per site; the findings
+// set apart (finding.Apart) last, inside a section closed by default, and
+// no other finding there.
 func Check(dom string, fs []finding.Finding) error {
 	byID := make(map[string]finding.Finding)
 	for _, f := range fs {
@@ -41,13 +47,25 @@ func Check(dom string, fs []finding.Finding) error {
 	}
 	var errs []error
 	sections := sectionRE.FindAllStringSubmatch(dom, -1)
+	at := sectionRE.FindAllStringIndex(dom, -1)
 	if len(sections) != len(byID) {
 		errs = append(errs, fmt.Errorf("%d finding sections, want %d", len(sections), len(byID)))
 	}
+	apartAt := len(dom) // where the closed section of those set apart begins
+	if m := apartRE.FindStringIndex(dom); m != nil {
+		apartAt = m[0]
+	}
 	last := 0
 	seen := make(map[string]bool)
-	for _, s := range sections {
+	for i, s := range sections {
 		status, kind, body := s[1], s[2], s[3]
+		if inside := at[i][0] > apartAt; inside != (status == string(finding.Apart)) {
+			where := "outside"
+			if inside {
+				where = "inside"
+			}
+			errs = append(errs, fmt.Errorf("the section of a %s %s is %s the closed section of the findings set apart", status, kind, where))
+		}
 		m := idRE.FindStringSubmatch(body)
 		if m == nil {
 			errs = append(errs, fmt.Errorf("a %s %s section without an ID", status, kind))
