@@ -141,12 +141,14 @@ func TestMergeInterrupted(t *testing.T) {
 // TestJudgeFailOn: -fail-on=forced fails the job on a finding that a
 // forced order confirmed, not on a test that failed by itself (a crash or
 // a failed test, confirmed since it fails unrecorded too); the default
-// fails on both, and predicted on a prediction too.
+// fails on both, and predicted on a prediction too. A data race set apart
+// (its forced runs touched different memory) fails none.
 func TestJudgeFailOn(t *testing.T) {
 	forced := finding.Finding{ID: "race", Kind: finding.Race, Status: finding.Confirmed}
 	crash := finding.Finding{ID: "crash", Kind: finding.Crash, Status: finding.Confirmed}
 	failed := finding.Finding{ID: "failed", Kind: finding.TestFailed, Status: finding.Confirmed}
 	predicted := finding.Finding{ID: "oscs", Kind: finding.OSCS, Status: finding.Predicted}
+	apart := finding.Finding{ID: "apart", Kind: finding.Race, Status: finding.Apart}
 	for _, tc := range []struct {
 		failOn string
 		fs     []finding.Finding
@@ -157,6 +159,9 @@ func TestJudgeFailOn(t *testing.T) {
 		{"confirmed", []finding.Finding{crash}, cli.ExitFindings},
 		{"confirmed", []finding.Finding{predicted}, cli.ExitOK},
 		{"predicted", []finding.Finding{predicted}, cli.ExitFindings},
+		{"predicted", []finding.Finding{apart}, cli.ExitOK},
+		{"confirmed", []finding.Finding{apart}, cli.ExitOK},
+		{"forced", []finding.Finding{apart}, cli.ExitOK},
 	} {
 		s := &results.Summary{}
 		s.Judge(tc.fs, nil, "", tc.failOn)

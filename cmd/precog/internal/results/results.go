@@ -81,11 +81,14 @@ type Summary struct {
 	// site); 0 in a summary written before it was counted.
 	RunSites int `json:"runSites"`
 	// Validated says that validation ran: Statuses then count its
-	// verdicts.
+	// verdicts, "apart" (finding.Apart) among them: the findings that
+	// precog test's text output leaves out by default are counted, and
+	// in findings.jsonl, as the others.
 	Validated bool `json:"validated"`
 	// FailOn is precog test's -fail-on; Failing lists the IDs of the
-	// findings that fail the job (confirmed, or any with "predicted", or
-	// confirmed by a forced order with "forced", and not in the baseline), Baselined those the baseline accepted,
+	// findings that fail the job (confirmed, or any but those set apart
+	// with "predicted", or confirmed by a forced order with "forced", and
+	// not in the baseline), Baselined those the baseline accepted,
 	// and Baseline the file. Exit is the exit status the job gets.
 	FailOn    string   `json:"failOn"`
 	Baseline  string   `json:"baseline,omitempty"`
@@ -301,8 +304,12 @@ func (s *Summary) Judge(fs []finding.Finding, baseline Baseline, baselineFile, f
 // failed test, confirmed since it fails unrecorded too), which go test
 // reports as well, and which a job that runs go test beside precog test
 // would report twice (go-sql-driver/mysql's test that needs a server,
-// resty's timing assertion at load).
+// resty's timing assertion at load). A finding set apart (finding.Apart)
+// fails none: validation found the prediction false.
 func fails(f *finding.Finding, failOn string) bool {
+	if f.Status == finding.Apart {
+		return false
+	}
 	switch failOn {
 	case "predicted":
 		return true

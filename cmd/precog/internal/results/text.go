@@ -86,8 +86,8 @@ func WriteText(w io.Writer, s *Summary) {
 	}
 	if s.Validated {
 		st := s.Statuses
-		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d not validated, in %s\n",
-			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Predicted], cli.Round(s.ValidateNs))
+		fmt.Fprintf(w, "validated: %d confirmed, %d not confirmed, %d diverged, %d timed out, %d apart, %d not validated, in %s\n",
+			st[finding.Confirmed], st[finding.NotConfirmed], st[finding.Diverged], st[finding.TimedOut], st[finding.Apart], st[finding.Predicted], cli.Round(s.ValidateNs))
 	}
 	if v := s.Vet; v != nil {
 		n := 0

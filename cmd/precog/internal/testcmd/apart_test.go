@@ -1,0 +1,79 @@
+package testcmd
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/precog-dev/precog/cmd/precog/internal/results"
+	"github.com/precog-dev/precog/detect/finding"
+	"github.com/precog-dev/precog/pipeline/predict"
+)
+
+// TestTextLeavesApartOut: precog test's text leaves out a data race that
+// validation set apart (its forced runs touched different memory), and
+// the hint about its dependency's goroutine with it, and says how many it
+// left out, for the line on stderr; the summary still counts it. With
+// -show-apart it is printed, after the others, and nothing is left out.
+func TestTextLeavesApartOut(t *testing.T) {
+	dir := filepath.FromSlash("/src/mod")
+	null := finding.Finding{Kind: finding.ConNull, Status: finding.NotConfirmed, Message: "nil stored to c.conn may be dereferenced by (*Client).send",
+		Sites: []finding.Site{
+			{File: filepath.Join(dir, "p", "p.go"), Line: 9, Col: 3, Role: finding.RoleDeref, Expr: "c.conn"},
+			{File: filepath.Join(dir, "p", "p.go"), Line: 4, Col: 2, Role: finding.RoleNilStore, Expr: "c.conn"},
+		},
+		Tests: []string{"example.com/p.TestClient"}, Validation: &finding.Validation{Reason: "with the nil store between the check and the dereference, the test passed"}}
+	race := finding.Finding{Kind: finding.Race, Status: finding.Apart, Message: "x.n written by (*pool).put and read by (*pool).get, unordered",
+		Sites: []finding.Site{
+			{File: filepath.Join(dir, "p", "pool.go"), Line: 21, Col: 2, Role: finding.RoleWrite, Expr: "x.n"},
+			{File: filepath.Join(dir, "p", "pool.go"), Line: 30, Col: 9, Role: finding.RoleRead, Expr: "x.n"},
+		},
+		Spawns: []finding.Site{finding.UnseenSpawn([]string{"example.org/dep.Go.func1"}), {}},
+		Tests:  []string{"example.com/p.TestPool"},
+		Validation: &finding.Validation{Runs: 3,
+			Reason: "with the write at pool.go:21 right before the read at pool.go:30, the accesses touched different memory: the write at pool.go:21 at 0xc000010000, the read at pool.go:30 at 0xc000038000"}}
+	null.SetID()
+	race.SetID()
+	res := &predict.Result{Findings: []finding.Finding{null, race}, Instrumented: []string{"example.com/p"},
+		Stats: predict.Stats{Statuses: map[finding.Status]int{finding.NotConfirmed: 1, finding.Apart: 1}}}
+
+	var out bytes.Buffer
+	n, err := writeText(&out, options{}, dir, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if n != 1 || strings.Contains(text, race.ID) || strings.Contains(text, "race:") || strings.Contains(text, "example.org/dep") || !strings.Contains(text, "con-null: "+null.Message) {
+		t.Errorf("default text left out %d findings, want the race, and shows:\n%s", n, text)
+	}
+	if got, want := apartLine(n), "1 finding set apart and not shown: data race whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows it, -json lists it"; got != want {
+		t.Errorf("stderr line:\n%s\nwant:\n%s", got, want)
+	}
+	if got := apartLine(4); !strings.HasPrefix(got, "4 findings set apart and not shown: data races whose") || !strings.HasSuffix(got, "-show-apart shows them, -json lists them") {
+		t.Errorf("stderr line for 4: %s", got)
+	}
+
+	out.Reset()
+	n, err = writeText(&out, options{showApart: true}, dir, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = out.String()
+	i, j := strings.Index(text, "con-null: "), strings.Index(text, "race: ")
+	if n != 0 || i < 0 || j < i || !strings.Contains(text, "id "+race.ID+", predicted only, set apart: with the write at pool.go:21 right before the read at pool.go:30, the accesses touched different memory") ||
+		!strings.Contains(text, "hint: 1 finding has goroutines that example.org/dep started") {
+		t.Errorf("-show-apart left out %d findings, want none, the race last with its reason, and its hint; shows:\n%s", n, text)
+	}
+
+	sum, _ := results.FromResult(res, dir, []string{"./..."}, 1)
+	var s bytes.Buffer
+	results.WriteText(&s, sum)
+	if want := "validated: 0 confirmed, 1 not confirmed, 0 diverged, 0 timed out, 1 apart, 0 not validated, in 0s\n"; !strings.Contains(s.String(), want) || sum.Statuses[finding.Apart] != 1 {
+		t.Errorf("summary:\n%s\nwant the line %q", s.String(), want)
+	}
+	sum.Judge(res.Findings, nil, "", "predicted")
+	if len(sum.Failing) != 1 || sum.Failing[0] != null.ID {
+		t.Errorf("-fail-on=predicted fails on %v, want the con-null alone", sum.Failing)
+	}
+}
