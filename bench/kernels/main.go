@@ -421,8 +421,8 @@ func reproduce(precog, kernels, out, cache, id string) (int, error) {
 // status, the success rate of its reproducers, and the time validation
 // took against the recording's.
 func printValidation(rows []result) {
-	fmt.Printf("\n| kernel | findings | confirmed | not confirmed | diverged | timed out | not validated | reproducers: failing runs of %d | natural failures | record | recorded runs | validate | validate/record | validate/recorded runs |\n", *repro)
-	fmt.Println("|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|")
+	fmt.Printf("\n| kernel | findings | confirmed | not confirmed | diverged | timed out | apart | not validated | reproducers: failing runs of %d | natural failures | record | recorded runs | validate | validate/record | validate/recorded runs |\n", *repro)
+	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|")
 	var totalRec, totalVal, totalRuns time.Duration
 	n, confirmedKernels, bugKernels, controlConfirmed := 0, 0, 0, 0
 	for _, r := range rows {
@@ -452,8 +452,8 @@ func printValidation(rows []result) {
 			}
 			return fmt.Sprintf("%.2f", float64(a)/float64(b))
 		}
-		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %s | %d/%d | %s | %s | %s | %s | %s |\n", r.pkg, len(r.findings),
-			count[finding.Confirmed], count[finding.NotConfirmed], count[finding.Diverged], count[finding.TimedOut], count[finding.Predicted],
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %d/%d | %s | %s | %s | %s | %s |\n", r.pkg, len(r.findings),
+			count[finding.Confirmed], count[finding.NotConfirmed], count[finding.Diverged], count[finding.TimedOut], count[finding.Apart], count[finding.Predicted],
 			strings.Join(reps, ", "), r.naturalFailures, *natural, r.record.Round(10*time.Millisecond), r.testWall.Round(time.Millisecond),
 			r.validate.Round(time.Millisecond), ratio(r.validate, r.record), ratio(r.validate, r.testWall))
 	}

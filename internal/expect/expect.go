@@ -14,7 +14,7 @@
 // the package's directory, so the order of the sites and their columns and
 // roles do not matter. The status is "confirmed" (validation made the test
 // fail as predicted) or "predicted" (anything else: not confirmed, diverged,
-// timed out, not validated); the comment after it should say why. "maybe"
+// timed out, apart, not validated); the comment after it should say why. "maybe"
 // checks no status: for a finding whose validation depends on luck (con-map:
 // Go detects concurrent map writes only when they really overlap), with
 // its rate measured by bench/kernels. "sometimes" checks neither the status

@@ -15,6 +15,7 @@ import (
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
 	"github.com/precog-dev/precog/cmd/precog/internal/report"
 	"github.com/precog-dev/precog/cmd/precog/internal/results"
+	"github.com/precog-dev/precog/detect/finding"
 )
 
 const doc = `Merge joins the results directories that the shards of a nightly job
@@ -31,9 +32,12 @@ when CFP guides it.
 
 Merge refuses two directories of the same shard and a test that ran in
 two of them; a shard missing from 1..n is a note in the summary. The
-findings are printed as precog test prints them (-json for JSON lines),
-the summary goes to stderr, and the reproducers' commands name the
-merged directory: run them from the directory the tests ran in.
+findings are printed as precog test prints them (-json for JSON lines;
+as text, without the findings set apart unless -show-apart, with a line
+on stderr saying how many), the summary goes to stderr, and the
+reproducers' commands name the merged directory: run them from the
+directory the tests ran in. A finding that one shard set apart and
+another did not gets the other's status.
 
 The baseline is judged again on the merged findings: -baseline FILE, or
 without it the shards' own (the findings they marked baselined).
@@ -42,7 +46,8 @@ without it the shards' own (the findings they marked baselined).
 Exit status
 
 	0  no finding fails the job
-	3  a finding fails it: confirmed (with -fail-on=predicted, any;
+	3  a finding fails it: confirmed (with -fail-on=predicted, any
+	   but those set apart;
 	   with -fail-on=forced, confirmed by a forced order) and not in
 	   the baseline
 	2  bad input: an unknown flag or a bad flag value, no directory, a directory
@@ -62,9 +67,10 @@ func Command() *cli.Command {
 			var o options
 			fs.StringVar(&o.out, "o", "", "write the merged results to `dir` (new, empty, or written by an earlier run)")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
+			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings set apart (status apart), which the text output leaves out")
 			fs.StringVar(&o.baseline, "baseline", "", "fail only on findings whose IDs the baseline `file` does not list (default: the shards' baseline)")
 			fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline `file` that accepts every merged finding")
-			fs.Func("fail-on", "fail on confirmed findings (`confirmed`), on predicted ones too (predicted), or only on those a forced order confirmed (forced); default: the shards'", func(v string) error {
+			fs.Func("fail-on", "fail on confirmed findings (`confirmed`), on predicted ones too (predicted: any but those set apart), or only on those a forced order confirmed (forced); default: the shards'", func(v string) error {
 				switch v {
 				case "confirmed", "predicted", "forced":
 					o.failOn = v
@@ -86,7 +92,7 @@ func Command() *cli.Command {
 
 type options struct {
 	out, baseline, writeBaseline, failOn string
-	json                                 bool
+	json, showApart                      bool
 }
 
 func run(env *cli.Env, o options, flags *flag.FlagSet, args []string) (int, error) {
@@ -152,15 +158,23 @@ func run(env *cli.Env, o options, flags *flag.FlagSet, args []string) (int, erro
 	if err := results.Write(out, sum, fs, tests, command, html); err != nil {
 		return cli.ExitError, fmt.Errorf("writing the results directory: %w", err)
 	}
+	var apart []finding.Finding
 	if o.json {
 		err = report.JSON(env.Stdout, fs)
 	} else {
-		err = report.Text(env.Stdout, sum.Dir, fs)
+		shown := fs
+		if !o.showApart {
+			shown, apart = report.Apart(fs)
+		}
+		err = report.Text(env.Stdout, sum.Dir, shown)
 	}
 	if err != nil {
 		return cli.ExitError, fmt.Errorf("writing findings: %w", err)
 	}
 	env.Stderr.Write(text.Bytes())
+	if len(apart) > 0 {
+		fmt.Fprintln(env.Stderr, results.ApartLine(len(apart)))
+	}
 	fmt.Fprintf(env.Stderr, "merged %d results %s into %s\n", len(dirs), cli.Plural(len(dirs), "directory", "directories"), o.out)
 	if o.writeBaseline != "" {
 		if err := results.WriteBaseline(env.Resolve(o.writeBaseline), sum.Dir, fs); err != nil {

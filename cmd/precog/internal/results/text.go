@@ -108,6 +108,17 @@ func WriteText(w io.Writer, s *Summary) {
 	}
 }
 
+// ApartLine is the line that precog test and precog merge print on
+// stderr, after the summary, when their text output left out n findings
+// set apart (finding.Apart): how many, why, and how to see them.
+// Held-out rehearsal 55 (go-libp2p-kad-dht) printed 4 such races among
+// its 45 false findings, each not confirmed, with the two addresses in
+// its reason.
+func ApartLine(n int) string {
+	return fmt.Sprintf("%d %s set apart and not shown: data %s whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows %s, -json lists %s",
+		n, cli.Plural(n, "finding", "findings"), cli.Plural(n, "race", "races"), cli.Plural(n, "it", "them"), cli.Plural(n, "it", "them"))
+}
+
 // writeNotTested writes the summary line's count of the packages not
 // tested: b that do not build, u whose tests failed to list, n whose test
 // binary the build's share of -deadline did not link. One reason reads

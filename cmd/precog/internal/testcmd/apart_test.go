@@ -47,10 +47,10 @@ func TestTextLeavesApartOut(t *testing.T) {
 	if n != 1 || strings.Contains(text, race.ID) || strings.Contains(text, "race:") || strings.Contains(text, "example.org/dep") || !strings.Contains(text, "con-null: "+null.Message) {
 		t.Errorf("default text left out %d findings, want the race, and shows:\n%s", n, text)
 	}
-	if got, want := apartLine(n), "1 finding set apart and not shown: data race whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows it, -json lists it"; got != want {
+	if got, want := results.ApartLine(n), "1 finding set apart and not shown: data race whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows it, -json lists it"; got != want {
 		t.Errorf("stderr line:\n%s\nwant:\n%s", got, want)
 	}
-	if got := apartLine(4); !strings.HasPrefix(got, "4 findings set apart and not shown: data races whose") || !strings.HasSuffix(got, "-show-apart shows them, -json lists them") {
+	if got := results.ApartLine(4); !strings.HasPrefix(got, "4 findings set apart and not shown: data races whose") || !strings.HasSuffix(got, "-show-apart shows them, -json lists them") {
 		t.Errorf("stderr line for 4: %s", got)
 	}
 

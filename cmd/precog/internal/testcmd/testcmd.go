@@ -951,7 +951,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	results.WriteText(&text, sum)
 	env.Stderr.Write(text.Bytes())
 	if leftOut > 0 {
-		fmt.Fprintln(env.Stderr, apartLine(leftOut))
+		fmt.Fprintln(env.Stderr, results.ApartLine(leftOut))
 	}
 	html := &report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
 		Summary: strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n"), Errors: res.InternalErrors}
@@ -1008,16 +1008,6 @@ func writeText(w io.Writer, o options, dir string, res *predict.Result) (int, er
 	explainHints(w, o, fs)
 	depsHint(w, fs, res.Instrumented, o.deps+","+res.RerunDeps)
 	return len(apart), nil
-}
-
-// apartLine is the line on stderr, after the summary, that says how many
-// findings set apart the text output left out, why, and how to see them.
-// Held-out rehearsal 55 (go-libp2p-kad-dht) printed 4 such races among
-// its 45 false findings, each not confirmed, with the two addresses in
-// its reason.
-func apartLine(n int) string {
-	return fmt.Sprintf("%d %s set apart and not shown: data %s whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows %s, -json lists %s",
-		n, cli.Plural(n, "finding", "findings"), cli.Plural(n, "race", "races"), cli.Plural(n, "it", "them"), cli.Plural(n, "it", "them"))
 }
 
 // vetChecks returns precog vet's checks with the flag values of a
