@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/precog-dev/precog/cmd/precog/internal/cli"
+	"github.com/precog-dev/precog/cmd/precog/internal/report"
 	"github.com/precog-dev/precog/cmd/precog/internal/results"
 	"github.com/precog-dev/precog/cmd/precog/internal/testcmd"
 	"github.com/precog-dev/precog/detect/finding"
@@ -348,6 +349,19 @@ func TestTestOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	validateSARIF(t, data, len(fs))
+
+	// The text leaves out the findings set apart, and says how many on
+	// stderr; the rest it shows.
+	shown, apart := report.Apart(fs)
+	for _, f := range apart {
+		if strings.Contains(text, "id "+f.ID+",") {
+			t.Errorf("the text shows %s, set apart", f.ID)
+		}
+	}
+	if has := strings.Contains(stderr, "set apart and not shown"); has != (len(apart) > 0) || has && !strings.Contains(stderr, results.ApartLine(len(apart))) {
+		t.Errorf("%d findings set apart, but stderr says otherwise:\n%s", len(apart), stderr)
+	}
+	fs = shown
 
 	// Heads and statuses: the text lists each block's head line, and
 	// within the run the confirmed blocks first.
