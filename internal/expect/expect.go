@@ -14,7 +14,10 @@
 // the package's directory, so the order of the sites and their columns and
 // roles do not matter. The status is "confirmed" (validation made the test
 // fail as predicted) or "predicted" (anything else: not confirmed, diverged,
-// timed out, apart, not validated); the comment after it should say why. "maybe"
+// timed out, apart, not validated); the comment after it should say why.
+// "apart" asks for the status apart itself: a data race whose forced runs
+// touched different memory, a false prediction that the text output leaves
+// out (a negative control of validation). "maybe"
 // checks no status: for a finding whose validation depends on luck (con-map:
 // Go detects concurrent map writes only when they really overlap), with
 // its rate measured by bench/kernels. "sometimes" checks neither the status
@@ -82,8 +85,8 @@ type Finding struct {
 	Kind  string
 	Sites []string // file:line, the file relative to the package, sorted, without duplicates
 	Line  int      // its line in the expect file
-	// Status is "confirmed", "predicted", "maybe", "sometimes", or "" if
-	// the line gives none.
+	// Status is "confirmed", "predicted", "apart", "maybe", "sometimes",
+	// or "" if the line gives none.
 	Status string
 }
 
@@ -91,6 +94,7 @@ type Finding struct {
 const (
 	Confirmed = "confirmed"
 	Predicted = "predicted"
+	Apart     = "apart"
 	Maybe     = "maybe"
 	Sometimes = "sometimes"
 )
@@ -144,7 +148,7 @@ func Parse(data []byte) (*File, error) {
 			return nil, fmt.Errorf("line %d: %s has no sites", n, f[0])
 		}
 		x := Finding{Kind: f[0], Line: n}
-		if last := f[len(f)-1]; last == Confirmed || last == Predicted || last == Maybe || last == Sometimes {
+		if last := f[len(f)-1]; last == Confirmed || last == Predicted || last == Apart || last == Maybe || last == Sometimes {
 			x.Status = last
 			f = f[:len(f)-1]
 			if len(f) < 2 {
@@ -222,7 +226,8 @@ func Compare(e *File, dir, importPath string, reported []finding.Finding) Result
 			r.Missing = append(r.Missing, x)
 			continue
 		}
-		if (x.Status == Confirmed || x.Status == Predicted) && (x.Status == Confirmed) != (f.Status == finding.Confirmed) {
+		if (x.Status == Confirmed || x.Status == Predicted) && (x.Status == Confirmed) != (f.Status == finding.Confirmed) ||
+			x.Status == Apart && f.Status != finding.Apart {
 			r.WrongStatus = append(r.WrongStatus, Mismatch{Want: x, Got: f})
 		}
 	}

@@ -66,6 +66,26 @@ func TestCompare(t *testing.T) {
 	if r := Compare(e, "/k/mysql", "x/mysql", reported); len(r.WrongStatus) != 0 {
 		t.Errorf("Compare with the con-null confirmed = %+v", r)
 	}
+	// An "apart" line wants that status; "predicted" takes it too.
+	for _, tc := range []struct {
+		line   string
+		status finding.Status
+		wrong  bool
+	}{
+		{"con-null m.go:61 m.go:72 apart", finding.Apart, false},
+		{"con-null m.go:61 m.go:72 apart", finding.NotConfirmed, true},
+		{"con-null m.go:61 m.go:72 predicted", finding.Apart, false},
+		{"con-null m.go:61 m.go:72 confirmed", finding.Apart, true},
+	} {
+		e, err := Parse([]byte(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported[0].Status = tc.status
+		if r := Compare(e, "/k/mysql", "x/mysql", reported[:1]); (len(r.WrongStatus) > 0) != tc.wrong {
+			t.Errorf("%q, reported %s: wrong status %v, want %v", tc.line, tc.status, len(r.WrongStatus) > 0, tc.wrong)
+		}
+	}
 	// A "sometimes" line is neither missing when not reported nor extra
 	// when reported, whatever its status.
 	e, err = Parse([]byte("con-null m.go:61 m.go:72 sometimes\n"))
