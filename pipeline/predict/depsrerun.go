@@ -292,15 +292,19 @@ func (j *job) rerunDeps(ctx context.Context, res *Result, ix *record.Index, reco
 		var share time.Duration
 		if !end.IsZero() {
 			share = time.Until(end) / time.Duration(len(plans)-i)
-			if share < minRerun {
-				res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s was not tried: too little time was left (-instrument-deps %s records them)", what, plan.pattern()))
+			record := share
+			if dl != nil {
+				record = share * 2 / 3 // its detection comes out of the share too
+			}
+			if record-b.tests < minRerun {
+				// Its build would get less than minRerun once its
+				// tests' recording is set aside.
+				res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s was not tried: %v was left for its build and recording, and its tests took %v to record the first time (-instrument-deps %s records them)", what, record.Round(time.Second), b.tests.Round(time.Second), plan.pattern()))
 				continue
 			}
-			b.record = time.Now().Add(share)
+			b.record = time.Now().Add(record)
 			if dl != nil {
-				// Its detection comes out of the share too.
 				gctx, cancel = context.WithTimeout(pctx, share)
-				b.record = time.Now().Add(share * 2 / 3)
 			}
 		}
 		j.progress.line("re-recording " + what)
