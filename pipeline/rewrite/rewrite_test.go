@@ -676,27 +676,33 @@ func g(t *tls.Conn, b []byte) {
 }
 `)
 	out, sites, _ := rewriteSource(t, "conn.go", src, Options{FirstSite: 1})
-	for _, want := range []string{
+	checkConns(t, "conn.go", out, sites, 11, "handle's argument, SetDeadline's and ConnectionState's receivers and the buffer left alone",
 		"precog_rtnet.Conn(1, c).Write(b)", "precog_rtnet.Conn(2, tc).Read(b)", "bufio.NewReader(precog_rtnet.Conn(",
 		"io.ReadFull(precog_rtnet.Conn(", "io.MultiWriter(precog_rtnet.Conn(", "reader{R: precog_rtnet.Conn(", "reader{precog_rtnet.Conn(",
 		"c.SetDeadline(", "defer precog_rtnet.Conn(", `precog_rtnet "github.com/precog-dev/precog/shim/rtnet"`,
-		"precog_rtnet.Conn(11, t).Write(b)", "fmt.Fprintln(precog_rtnet.Conn(12, t), ", "t.ConnectionState()",
-	} {
+		"precog_rtnet.Conn(11, t).Write(b)", "fmt.Fprintln(precog_rtnet.Conn(12, t), ", "t.ConnectionState()")
+}
+
+// checkConns checks that the rewritten file out has each of wants, and n
+// conn sites and as many wrappers (why says which are left alone), and
+// that it type-checks.
+func checkConns(t *testing.T, name string, out []byte, sites []trace.Site, n int, why string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("rewritten file lacks %q:\n%s", want, out)
 		}
 	}
-	n := 0
+	conns := 0
 	for _, s := range sites {
 		if s.Kind == "conn" {
-			n++
+			conns++
 		}
 	}
-	if n != 11 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 11 {
-		t.Errorf("%d conn sites and %d wrappers, want 11 (handle's argument, SetDeadline's and ConnectionState's receivers and the buffer left alone):\n%s",
-			n, bytes.Count(out, []byte("precog_rtnet.Conn(")), out)
+	if wrappers := bytes.Count(out, []byte("precog_rtnet.Conn(")); conns != n || wrappers != n {
+		t.Errorf("%d conn sites and %d wrappers, want %d (%s):\n%s", conns, wrappers, n, why, out)
 	}
-	typeCheckOutput(t, "conn.go", out)
+	typeCheckOutput(t, name, out)
 }
 
 // TestRewriteEmbeddedConn checks that a connection embedded in a struct
@@ -751,26 +757,11 @@ func f(c *Conn, s session, i iconn, b []byte) {
 }
 `)
 	out, sites, _ := rewriteSource(t, "econn.go", src, Options{FirstSite: 1})
-	for _, want := range []string{
+	checkConns(t, "econn.go", out, sites, 8, "Close's own method, the kept reader and the conversion left alone",
 		"(c).TCPConn).Write(b)", "io.ReadFull(precog_rtnet.Conn(", ".Conn.TCPConn).Write(b)",
 		"fmt.Fprintf(precog_rtnet.Conn(", "((&i)).Conn).Read(b)", ".TCPConn))).Close()",
 		"\tc.Close()", "bufio.NewReader(c)", "io.Copy(precog_rtnet.Conn(", "(c).TCPConn), precog_rtnet.Conn(",
-		"var rw io.ReadWriteCloser = c",
-	} {
-		if !bytes.Contains(out, []byte(want)) {
-			t.Errorf("rewritten file lacks %q:\n%s", want, out)
-		}
-	}
-	n := 0
-	for _, s := range sites {
-		if s.Kind == "conn" {
-			n++
-		}
-	}
-	if n != 8 || bytes.Count(out, []byte("precog_rtnet.Conn(")) != 8 {
-		t.Errorf("%d conn sites and %d wrappers, want 8:\n%s", n, bytes.Count(out, []byte("precog_rtnet.Conn(")), out)
-	}
-	typeCheckOutput(t, "econn.go", out)
+		"var rw io.ReadWriteCloser = c")
 }
 
 // TestRewriteLocals checks precog explain's full tracing: reads and writes
