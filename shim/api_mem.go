@@ -211,6 +211,32 @@ func MakeMap[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 	return m
 }
 
+// New records that &T{...} or new(T) of a struct type T made the object
+// *p (EvNew, with its size) and returns p: the accesses to the object's
+// bytes after it are to a new object, whatever object had the addresses
+// before. A collection frees an object long before the GC epoch a
+// goroutine sees changes (epoch.go), and two objects that had one address
+// in turn would otherwise be one location (kad-dht's per-query &query{}
+// and per-call &Message{}, held-out rehearsal 55). An object on the
+// goroutine's stack is not recorded, as none of its accesses are.
+// plan.MapsEnv set to "0" records no EvNew, as no EvMapMake.
+func New[T any](site uint32, p *T) *T {
+	if enabled && !mapsOff {
+		newObject(site, unsafe.Pointer(p), unsafe.Sizeof(*p))
+	}
+	return p
+}
+
+// newObject records the EvNew of an object of size bytes at addr.
+func newObject(site uint32, addr unsafe.Pointer, size uintptr) {
+	g := cur()
+	if g.onStack(addr) {
+		return // before control too: see access
+	}
+	gate(g, site, trace.EvNew, addr)
+	g.syncEvent(site, trace.EvNew, addr, uint64(size))
+}
+
 // MR records a map read (m[k], len(m)) and returns m.
 func MR[M ~map[K]V, K comparable, V any](site uint32, m M) M {
 	if enabled {

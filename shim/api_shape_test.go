@@ -71,6 +71,7 @@ var (
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MW[map[string]int]
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MI[map[string]int]
 	_ func(uint32, map[string]int) map[string]int                     = precog_shim.MakeMap[map[string]int]
+	_ func(uint32, *struct{ a int }) *struct{ a int }                 = precog_shim.New[struct{ a int }]
 	_ func(*precog_shim.Local, uint32, *int) *int                     = precog_shim.RL[int]
 	_ func(*precog_shim.Local, uint32, *int) *int                     = precog_shim.RIL[int]
 	_ func(*precog_shim.Local, uint32, *int, int)                     = precog_shim.WL[int]

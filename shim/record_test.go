@@ -1073,3 +1073,39 @@ func TestAtomicLoadTakesNoSeq(t *testing.T) {
 		t.Errorf("with control, the loads read back at %d.%d and %d.%d: want new seqs", l1.Seq, l1.Sub, l2.Seq, l2.Sub)
 	}
 }
+
+// TestRecordNew: New records an EvNew with the object's address and size
+// for an object on the heap, and, with the stack filter, nothing for one
+// on the goroutine's stack (none of whose accesses are recorded either).
+func TestRecordNew(t *testing.T) {
+	const base = 12600
+	type obj struct {
+		a, b int64
+		p    *int
+	}
+	var p *obj
+	evs := recorded(t, base, func() {
+		p = New(base+1, &obj{a: 1})
+		var local obj
+		if New(base+2, &local) != &local {
+			t.Error("New returned another pointer than it took")
+		}
+	})
+	var news []trace.Event
+	for _, ev := range evs {
+		if ev.Kind == trace.EvNew {
+			news = append(news, ev)
+		}
+	}
+	want := 1
+	if !stackFilter {
+		want = 2 // every object is recorded
+	}
+	if len(news) != want {
+		t.Fatalf("recorded %v, want %d EvNew", news, want)
+	}
+	ev := news[0]
+	if ev.Site != base+1 || ev.Addr != uint64(uintptr(unsafe.Pointer(p))) || ev.Value != uint64(unsafe.Sizeof(obj{})) {
+		t.Errorf("recorded %v, want an EvNew at %p of %d bytes", ev, p, unsafe.Sizeof(obj{}))
+	}
+}

@@ -182,12 +182,14 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 	}
 	ids := make(map[key]int32)
 	var locs []info
-	// lives: per WaitGroup address, its current life (see below).
+	// lives: per WaitGroup address and generation (hb.Loc.Gen: a
+	// WaitGroup in an object that EvNew made anew is another one), its
+	// current life (see below).
 	type life struct {
 		n, epoch uint64
 		count    int64
 	}
-	lives := make(map[uint64]*life)
+	lives := make(map[wgKey]*life)
 	var evs, evID []int32
 	atoms := c.derefAtomics()
 	for i, ev := range g.Events {
@@ -228,10 +230,10 @@ func newChecker(g *hb.Graph, sites *trace.SiteTable, skip map[int]bool) *checker
 			// (pubsub's batchDispatch: wg, a local of each call, moved
 			// to the heap; one call's Wait was taken for concurrent with
 			// another call's first Add). Epoch holds the life's number.
-			l := lives[ev.Addr]
+			l := lives[wgKey{ev.Addr, k.loc.Gen}]
 			if l == nil {
 				l = &life{epoch: k.loc.Epoch}
-				lives[ev.Addr] = l
+				lives[wgKey{ev.Addr, k.loc.Gen}] = l
 			}
 			if l.count == 0 && ev.Kind == trace.EvWGAdd && ev.Arg > 0 && k.loc.Epoch > l.epoch {
 				l.n++

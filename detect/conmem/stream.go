@@ -121,7 +121,7 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 // newStreamChecker returns CheckStream's checker, before its walk.
 func newStreamChecker(sites *trace.SiteTable, opts StreamOptions) *streamChecker {
 	s := &streamChecker{sites: sites, uses: siteUses(sites), states: make(map[stateKey]*locState), seen: make(map[string]bool), pairs: make(map[sitePair]bool), held: make(map[sitePair]bool),
-		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[uint64]*wgLife), openG: make(map[int][]*openRead)}
+		switching: switchingSites(sites), lastSwitch: make(map[int]map[uint32]*switchRead), lives: make(map[wgKey]*wgLife), openG: make(map[int][]*openRead)}
 	s.maxLoc = opts.MaxLocations
 	if s.maxLoc == 0 {
 		s.maxLoc = DefaultMaxLocations
@@ -145,8 +145,9 @@ type streamChecker struct {
 	// there (switchedOff's).
 	switching  map[uint32]bool
 	lastSwitch map[int]map[uint32]*switchRead
-	// lives are the WaitGroups' lives, by address (newChecker's).
-	lives map[uint64]*wgLife
+	// lives are the WaitGroups' lives, by address and generation
+	// (newChecker's).
+	lives map[wgKey]*wgLife
 	// parents are, per dense goroutine index, the goroutine that
 	// started it (-1 if none).
 	parents []int
@@ -322,7 +323,7 @@ func (s *streamChecker) access(st *hb.Step) {
 	k := stateKey{st.Loc, cat}
 	if cat == catWG {
 		a.value = uint64(ev.Arg)
-		k.loc.Epoch = s.life(ev, st.Loc.Epoch)
+		k.loc.Epoch = s.life(ev, st.Loc)
 	}
 	l := s.states[k]
 	if l == nil {
@@ -354,13 +355,22 @@ func (s *streamChecker) access(st *hb.Step) {
 	}
 }
 
+// A wgKey is a WaitGroup's address and generation (hb.Loc.Gen), the key
+// of its lives.
+type wgKey struct {
+	addr uint64
+	gen  uint32
+}
+
 // life returns the number of the life of the WaitGroup of event ev, at
-// GC epoch epoch, as newChecker numbers them.
-func (s *streamChecker) life(ev *trace.Event, epoch uint64) uint64 {
-	l := s.lives[ev.Addr]
+// location loc, as newChecker numbers them.
+func (s *streamChecker) life(ev *trace.Event, loc hb.Loc) uint64 {
+	epoch := loc.Epoch
+	k := wgKey{ev.Addr, loc.Gen}
+	l := s.lives[k]
 	if l == nil {
 		l = &wgLife{epoch: epoch}
-		s.lives[ev.Addr] = l
+		s.lives[k] = l
 	}
 	if l.count == 0 && ev.Kind == trace.EvWGAdd && ev.Arg > 0 && epoch > l.epoch {
 		l.n++

@@ -39,7 +39,16 @@ func Analyze(events []trace.Event, opts Options) *Graph {
 	for i := range events {
 		a.event(i)
 	}
+	a.WordsUntracked = a.words.untracked
 	return a.Graph
+}
+
+// setGen sets event i's Loc.Gen to n.
+func (a *analyzer) setGen(i int, n uint32) {
+	if a.gen == nil {
+		a.gen = make([]uint32, len(a.Events))
+	}
+	a.gen[i] = n
 }
 
 // newAnalyzer returns an analyzer that fills g.
@@ -254,6 +263,7 @@ type analyzer struct {
 	gs     []*gstate
 	byID   map[uint64]int    // logical id -> dense index of its latest goroutine
 	made   map[uint64]uint32 // maps and channels made so far, per address (EvMapMake, EvChanMake)
+	words  words             // the field generations (EvNew)
 	forks  map[uint64]fork
 	// handed holds the locks each fork hands its child (handedLocks);
 	// nil in Stream, which cannot look ahead for the child's Unlock.
@@ -835,13 +845,20 @@ func (a *analyzer) event(i int) {
 		case trace.EvMapMake, trace.EvChanMake:
 			if a.made == nil {
 				a.made = make(map[uint64]uint32)
-				a.gen = make([]uint32, len(a.Events))
 			}
 			a.made[ev.Addr]++
 		case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter,
 			trace.EvChanSend, trace.EvChanRecv, trace.EvChanClose, trace.EvSelect:
-			if a.made != nil {
-				a.gen[i] = a.made[ev.Addr]
+			if n := a.made[ev.Addr]; n != 0 {
+				a.setGen(i, n)
+			}
+		case trace.EvNew:
+			a.words.made(ev.Addr, ev.Value)
+		default:
+			if hasFieldGen(ev.Kind) {
+				if n := a.words.touch(ev.Addr); n != 0 {
+					a.setGen(i, n)
+				}
 			}
 		}
 		a.Goroutines[gi].Events = append(a.Goroutines[gi].Events, i)

@@ -122,6 +122,11 @@ func randomTrace(r *rand.Rand, n, gs int) []trace.Event {
 			emit(g, trace.Event{Kind: trace.EvRead, Addr: obj(0x9000, 4)})
 		case x < 90:
 			emit(g, trace.Event{Kind: trace.EvWrite, Addr: obj(0x9000, 4), Value: uint64(r.IntN(2))})
+		case x < 92:
+			// An object over some of the reads' and writes' words,
+			// the WaitGroups' or the atomics'.
+			base := []uint64{0x9000, 0x2000, 0x4000}[r.IntN(3)]
+			emit(g, trace.Event{Kind: trace.EvNew, Addr: obj(base, 3) + uint64(r.IntN(2)), Value: uint64(r.IntN(24))})
 		default:
 			emit(g, trace.Event{Kind: trace.EvMapWrite + trace.Kind(r.IntN(2)), Addr: obj(0x8000, 2)})
 		}

@@ -160,11 +160,15 @@ type Graph struct {
 
 	seg      []uint32  // per event: index in segs
 	segs     []segment // what the accessors say of events, shared by the runs of events of a goroutine that agree
-	gen      []uint32  // per event: Loc.Gen of a map or channel operation; nil if the trace made no map or channel
+	gen      []uint32  // per event: Loc.Gen (a map or channel operation's, an object access's); nil if every one is 0
 	clocks   []snapshot
 	diffs    []comp // the components of clocks kept apart from their trees
 	locksets [][]Lock
 	sections []Section
+
+	// WordsUntracked counts the accesses whose word got no field
+	// generation: MaxTouchedWords other words had one.
+	WordsUntracked int
 
 	// Vars are the variable and field names of the sites of reads and
 	// writes, Vars[0] being "" (no name); varOf maps a site to its index.

@@ -41,6 +41,9 @@ type StreamStats struct {
 	// was unsettled: it lacked an order that a match past the window
 	// would have given (Context.Unsettled).
 	Unsettled int
+	// WordsUntracked counts the accesses whose word got no field
+	// generation (Graph.WordsUntracked).
+	WordsUntracked int
 }
 
 // A Step is what the walk knows of one event when it reaches it.
@@ -242,6 +245,7 @@ func Stream(next func() (trace.Event, error), opts StreamOptions, visit func(*St
 		a.walk(i)
 	}
 	a.stream.stats.Goroutines = len(a.gs)
+	a.stream.stats.WordsUntracked = a.words.untracked
 	return a.stream.stats, err
 }
 
@@ -309,6 +313,11 @@ func (a *analyzer) step(i, gi int, ev *trace.Event) {
 	case trace.EvMapRead, trace.EvMapWrite, trace.EvMapIter,
 		trace.EvChanSend, trace.EvChanRecv, trace.EvChanClose, trace.EvSelect:
 		l.Gen = a.made[ev.Addr]
+	case trace.EvNew:
+		a.words.made(ev.Addr, ev.Value)
+	}
+	if hasFieldGen(ev.Kind) {
+		l.Gen = a.words.touch(ev.Addr)
 	}
 	var n uint64
 	if ev.Site != 0 {

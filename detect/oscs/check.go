@@ -703,11 +703,12 @@ func (c *checker) scalarRead(site uint32) bool {
 }
 
 // An ownWriteKey names one goroutine's writes of an address through one
-// name, in any GC epoch.
+// name, in any GC epoch, in one generation (hb.Loc.Gen).
 type ownWriteKey struct {
 	g    int32
 	addr uint64
 	v    uint32
+	gen  uint32
 }
 
 // lastOwnWrite returns goroutine g's last write of loc's address and name
@@ -715,19 +716,20 @@ type ownWriteKey struct {
 // any GC epoch: the goroutine may notice a collection between its write
 // and its read of one object (vault's Clone), and an object freed and
 // another made at its address in between, written and read by one
-// goroutine through one field name, is the rare case this misjudges.
+// goroutine through one field name, is the rare case this misjudges
+// (unless an instrumented allocation made the other: EvNew's generation).
 func (c *checker) lastOwnWrite(g int32, loc hb.Loc, i int32) int32 {
 	if c.ownWrites == nil {
 		c.ownWrites = make(map[ownWriteKey][]int32)
 		for x := range c.g.Events {
 			if c.g.Events[x].Kind == trace.EvWrite {
 				l := c.g.Loc(x)
-				k := ownWriteKey{int32(c.g.Goroutine(x)), l.Addr, l.Var}
+				k := ownWriteKey{int32(c.g.Goroutine(x)), l.Addr, l.Var, l.Gen}
 				c.ownWrites[k] = append(c.ownWrites[k], int32(x))
 			}
 		}
 	}
-	ws := c.ownWrites[ownWriteKey{g, loc.Addr, loc.Var}]
+	ws := c.ownWrites[ownWriteKey{g, loc.Addr, loc.Var, loc.Gen}]
 	if k, _ := slices.BinarySearch(ws, i); k > 0 {
 		return ws[k-1]
 	}

@@ -64,9 +64,14 @@ type access struct {
 	n   uint64
 }
 
-// key is a location: an address in a GC epoch. Plain accesses through
-// different names of one address are told apart by access.name.
-type key struct{ addr, epoch uint64 }
+// key is a location: an address in a GC epoch and generation (hb.Loc.Gen:
+// an object that EvNew made at the address is another location). Plain
+// accesses through different names of one address are told apart by
+// access.name.
+type key struct {
+	addr, epoch uint64
+	gen         uint32
+}
 
 // Check reports the data races of the trace that g analyzed, which must
 // have been built with hb.Options.LockOrder. sites is the trace's site
@@ -83,7 +88,7 @@ func Check(g *hb.Graph, sites *trace.SiteTable, opts Options) []finding.Finding 
 		}
 		loc := g.Loc(i)
 		a.name = loc.Var
-		l, _ := c.state(key{loc.Addr, loc.Epoch})
+		l, _ := c.state(key{loc.Addr, loc.Epoch, loc.Gen})
 		c.access(l, a)
 	}
 	return c.finish(opts)

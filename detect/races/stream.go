@@ -44,7 +44,7 @@ func CheckStream(next func() (trace.Event, error), sites *trace.SiteTable, opts 
 			return
 		}
 		a.name = s.Loc.Var
-		k := key{s.Loc.Addr, s.Loc.Epoch}
+		k := key{s.Loc.Addr, s.Loc.Epoch, s.Loc.Gen}
 		l, added := c.state(k)
 		if added && maxLoc > 0 {
 			if len(c.shadow) > maxLoc {

@@ -280,7 +280,7 @@ func prevRead(g *hb.Graph, i int) int {
 		if j >= i {
 			continue
 		}
-		if l := g.Loc(j); l.Addr != loc.Addr || l.Epoch != loc.Epoch {
+		if l := g.Loc(j); l.Addr != loc.Addr || l.Epoch != loc.Epoch || l.Gen != loc.Gen {
 			continue
 		}
 		if k := g.Events[j].Kind; k == trace.EvRead || k == trace.EvAtomicLoad {

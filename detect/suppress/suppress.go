@@ -599,7 +599,7 @@ func (a *Analysis) repeats(use, def int) []int {
 	}
 	for j := use - 1; j >= 0 && len(out) < maxRepeats; j-- {
 		e := a.Events[j]
-		if e.Kind != trace.EvWrite || e.Addr != loc.Addr || a.Graph.Loc(j).Epoch != loc.Epoch || a.suppressedAt(j) {
+		if e.Kind != trace.EvWrite || e.Addr != loc.Addr || !sameObject(a.Graph.Loc(j), loc) || a.suppressedAt(j) {
 			continue
 		}
 		if e.Value != v {
@@ -685,7 +685,7 @@ func (a *Analysis) defsIn(i int, sameEpoch bool) []int {
 	// order (or luck) ran before the read may come after it there.
 	for j, n := i+1, 0; j < len(a.Events) && n < maxDefs; j++ {
 		e := a.Events[j]
-		if e.Kind == trace.EvWrite && e.Addr == loc.Addr && a.Graph.Loc(j).Epoch == loc.Epoch {
+		if e.Kind == trace.EvWrite && e.Addr == loc.Addr && sameObject(a.Graph.Loc(j), loc) {
 			n++
 			if e.Goroutine != a.Events[i].Goroutine && a.Graph.Concurrent(i, j) {
 				ws = append(ws, j)
@@ -784,7 +784,7 @@ func (a *Analysis) Races(def int) []Race {
 	loc := a.Graph.Loc(def)
 	same := func(j int) bool {
 		e := a.Events[j]
-		if e.Kind != trace.EvRead && e.Kind != trace.EvWrite || e.Addr != loc.Addr || a.Graph.Loc(j).Epoch != loc.Epoch {
+		if e.Kind != trace.EvRead && e.Kind != trace.EvWrite || e.Addr != loc.Addr || !sameObject(a.Graph.Loc(j), loc) {
 			return false
 		}
 		return !(e.Kind == trace.EvWrite && a.Suppressed[Instance{e.Goroutine, e.Site, a.inst[j]}])
@@ -841,7 +841,7 @@ func (a *Analysis) Violations(def int) []Violation {
 	loc := a.Graph.Loc(def)
 	same := func(j int) bool {
 		e := a.Events[j]
-		if e.Kind != trace.EvRead && e.Kind != trace.EvWrite || e.Addr != loc.Addr || a.Graph.Loc(j).Epoch != loc.Epoch {
+		if e.Kind != trace.EvRead && e.Kind != trace.EvWrite || e.Addr != loc.Addr || !sameObject(a.Graph.Loc(j), loc) {
 			return false
 		}
 		return !(e.Kind == trace.EvWrite && a.Suppressed[Instance{e.Goroutine, e.Site, a.inst[j]}])
@@ -1119,3 +1119,7 @@ func Interpositions(evs []trace.Event, sites *trace.SiteTable, max int) []Violat
 	}
 	return best(cs, max)
 }
+
+// sameObject reports whether locations l and m of one address are in one
+// GC epoch and one generation (hb.Loc.Gen): the same object's.
+func sameObject(l, m hb.Loc) bool { return l.Epoch == m.Epoch && l.Gen == m.Gen }

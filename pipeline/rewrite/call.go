@@ -752,6 +752,10 @@ func (r *rewriter) builtin(c *ast.CallExpr, name string, ctx callCtx) {
 		} else {
 			r.mapOp(c.Args[0], c.Lparen, "map-read", "MR", c)
 		}
+	case "new":
+		if len(c.Args) == 1 && ctx == callExpr {
+			r.newObject(c, c.Lparen, r.typeOf(c))
+		}
 	case "make":
 		if len(c.Args) == 0 || ctx != callExpr {
 			return
@@ -890,6 +894,58 @@ func (r *rewriter) makeMap(x ast.Expr, pos token.Pos, addressed bool) {
 	}
 	r.ed.open(lo, hi, lit(open))
 	r.ed.close(lo, hi, lit(close))
+}
+
+// newObject wraps x, a &T{...} or new(T) whose type is ptr (*T), in New,
+// which records the new object's address and size (EvNew): an object
+// freed since may have had its addresses, and the accesses to the two are
+// different locations. Only structs are wrapped (newRecorded says which),
+// and only where x is a value: a literal whose & is implicit, the element
+// of a []*T{{...}}, has no expression to wrap. New[T] infers T from x, of
+// type *T whatever T is (a type parameter's struct, an alias), so the call
+// has x's type and compiles wherever x did.
+func (r *rewriter) newObject(x ast.Expr, pos token.Pos, ptr types.Type) {
+	p, ok := ptr.(*types.Pointer)
+	if !ok || !r.newRecorded(p.Elem()) {
+		return
+	}
+	lo, hi := r.span(x)
+	s := r.site(pos, "new", x)
+	r.ed.open(lo, hi, lit(r.shim("New")+"("+s+", "))
+	r.ed.close(lo, hi, lit(")"))
+}
+
+// newRecorded reports whether an allocation of type t is recorded (New):
+// t is a struct with at least one field, declared in the package or in a
+// package instrumented in the same build, a struct type literal, a
+// sync.WaitGroup or sync.Once, or one of sync/atomic's types (the shim
+// records those by address). A struct of no size has no address of its
+// own (the runtime hands every one the same); other packages' fields are
+// never recorded, nor are mutexes told apart by generation (detect/hb's
+// hasFieldGen): their allocations would cost a sync event each for no
+// location.
+func (r *rewriter) newRecorded(t types.Type) bool {
+	t = types.Unalias(t)
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok || st.NumFields() == 0 {
+		return false
+	}
+	n, named := t.(*types.Named)
+	if !named {
+		return true
+	}
+	pkg := n.Obj().Pkg()
+	if pkg == nil {
+		return false
+	}
+	switch path := pkg.Path(); {
+	case pkg == r.pkg, path == "sync/atomic":
+		return true
+	case path == "sync":
+		return n.Obj().Name() == "WaitGroup" || n.Obj().Name() == "Once"
+	default:
+		return r.opts.Instrumented != nil && r.opts.Instrumented(path)
+	}
 }
 
 // recvPath returns the text that turns the receiver expression x into the

@@ -111,12 +111,12 @@ func (t *T) spawn() { t.n = 4 }
 		"func (t *T) get(precog_g *precog_shim.Local) int { return (*precog_shim.RL(precog_g, ",
 		"precog_shim.MRL(precog_g, ",
 		"func (t *T) set(precog_g *precog_shim.Local, v int) { precog_shim.WN(precog_g, ",
-		"var initial = new(T).get(new(precog_shim.Local))",
+		"var initial = precog_shim.New(5, new(T)).get(new(precog_shim.Local))",
 		"func run(t *T) int { var precog_g precog_shim.Local; _ = &precog_g;",
 		".set(&precog_g, 0)", // deferred
 		".get(&precog_g))",
-		"precog_shim.End(); (*precog_shim.RL(&precog_g, 9, &t)).set(&precog_g, 2)", // the literal's own Local
-		"precog_f := (*precog_shim.RL(&precog_g, 10, &t)).spawn; precog_id := precog_shim.Go(11); return func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f() } }()()",
+		"precog_shim.End(); (*precog_shim.RL(&precog_g, 10, &t)).set(&precog_g, 2)", // the literal's own Local
+		"precog_f := (*precog_shim.RL(&precog_g, 11, &t)).spawn; precog_id := precog_shim.Go(12); return func() { precog_shim.Begin(precog_id); defer precog_shim.End(); precog_f() } }()()",
 		".set(new(precog_shim.Local), 3)", // in the range over a function
 		"func (t *T) spawn() { var precog_g precog_shim.Local;",
 	} {

@@ -52,6 +52,9 @@ func (r *rewriter) expr(e ast.Expr) {
 		switch x.Op {
 		case token.AND:
 			r.addr(x.X)
+			if _, isLit := ast.Unparen(x.X).(*ast.CompositeLit); isLit {
+				r.newObject(x, x.OpPos, r.typeOf(x))
+			}
 		case token.ARROW:
 			r.expr(x.X)
 			r.recv(x, false)

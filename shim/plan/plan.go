@@ -129,8 +129,8 @@ const (
 	AccessesEnv = "PRECOG_ACCESSES"
 	// FuncsEnv set to "0" records no function entry or exit.
 	FuncsEnv = "PRECOG_FUNCS"
-	// MapsEnv set to "0" records no EvMapMake (bench/runtime measures
-	// what they cost with it).
+	// MapsEnv set to "0" records no allocation events, EvMapMake and
+	// EvNew (bench/runtime measures what they cost with it).
 	MapsEnv = "PRECOG_MAPS"
 	// StacksEnv set to "1" records accesses to a goroutine's own stack
 	// too (precog explain's full tracing); unset, they are not recorded:

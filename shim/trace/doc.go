@@ -200,9 +200,10 @@
 // EvMapMake, version 5 no synctest events, version 6 no EvClock or
 // EvSyncWait, version 7 no sync.Pool events, version 8 no compact reads
 // and writes and a uvarint batch length, version 9 no elem in channel
-// events, versions 10 to 16 what Version lists (12: an atomic load's seq
+// events, versions 10 to 17 what Version lists (12: an atomic load's seq
 // always new, its delta never 0; 13: no cut; 14: no EvMark or EvAfter; 15:
-// no compact atomics; 16: no EvCreator or EvRan); this package refuses them,
+// no compact atomics; 16: no EvCreator or EvRan; 17: no EvNew); this
+// package refuses them,
 // and any other version, with an
 // error that names it.
 //

@@ -20,8 +20,8 @@ import (
 // version 13 the atomic loads' seqs that need not be new (see "Order"),
 // version 14 the state block's cut, version 15 EvMark and EvAfter,
 // version 16 the compact atomic loads and stores, version 17 EvCreator
-// and EvRan.
-const Version = 17
+// and EvRan, version 18 EvNew and its field size.
+const Version = 18
 
 // magic starts every trace file.
 const magic = "precog trace\n"
@@ -369,6 +369,11 @@ func (e *Encoder) AppendMapMake(b []byte, seq uint64, site uint32, addr uintptr)
 	return e.syncAddr(b, EvMapMake, seq, site, addr)
 }
 
+// AppendNew appends an EvNew event: an object of size bytes made at addr.
+func (e *Encoder) AppendNew(b []byte, seq uint64, site uint32, addr uintptr, size uint64) []byte {
+	return appendUvarint(e.syncAddr(b, EvNew, seq, site, addr), size)
+}
+
 // AppendBubble appends an EvBubble event: a bubble's root goroutine
 // started with the clock at now (nanoseconds since 1970); the shim writes
 // addr 0.
@@ -447,7 +452,7 @@ func (e *Encoder) AppendSyncAddr(b []byte, k Kind, seq uint64, site uint32, addr
 	case fDelta:
 		return appendUvarint(b, zigzag(int64(arg)))
 	}
-	return appendUvarint(b, arg) // fValue, fCap, fChild, fElem
+	return appendUvarint(b, arg) // fValue, fCap, fSize, fChild, fElem
 }
 
 // syncAddrExtra is, for each kind, the field after site and addr of a sync
@@ -886,7 +891,7 @@ func (e *Encoder) PutSyncAddr(w *[Window]byte, k Kind, seq uint64, site uint32, 
 	} else if extra == fDelta {
 		arg = zigzag(int64(arg))
 	}
-	// fOK, fDelta, fValue, fCap, fChild, fElem, as the atomic's value.
+	// fOK, fDelta, fValue, fCap, fSize, fChild, fElem, as the atomic's value.
 	v := (*[Window / 2]byte)(w[i&(Window/2-1):])
 	if arg < 1<<7 {
 		v[0] = byte(arg)
@@ -1026,7 +1031,7 @@ func (e *Encoder) AppendEvent(b []byte, ev Event) []byte {
 			b = appendUvarint(b, uint64(ev.Site))
 		case fAddr:
 			b = e.appendAddr(b, ev.Addr)
-		case fValue, fCap, fEpoch, fOK, fOutcome:
+		case fValue, fCap, fEpoch, fSize, fOK, fOutcome:
 			b = appendUvarint(b, ev.Value)
 		case fDelta, fCase:
 			b = appendUvarint(b, zigzag(ev.Arg))

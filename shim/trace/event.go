@@ -100,6 +100,9 @@ const (
 	// Subtests.
 	EvRan // a test's goroutine, after its t.Run (or b.Run) returned: the subtest ended, or called t.Parallel; what the goroutine does from here comes after the subtest's events, which detect/hb orders before the test's next event when the test recorded nothing while the subtest ran (the accesses that follow a call carry the seq of their goroutine's last sync event, and without it those after t.Run carried one from before it); addr is 0 [seq, site, addr]
 
+	// Allocations of structs.
+	EvNew // after &T{...} or new(T) of a struct type T made an object at addr of size bytes, in instrumented code: accesses to [addr, addr+size) after it are to a new object, whatever object had the addresses before [seq, site, addr, size]
+
 	numKinds
 )
 
@@ -188,13 +191,14 @@ const (
 	fElem                 // uvarint, at most 1<<32-1 -> Peer
 	fParent               // uvarint -> Peer
 	fName                 // uvarint length, then that many bytes -> Name
+	fSize                 // uvarint -> Value
 	numFields
 )
 
 // fieldKeys are the fields' names in the text form.
 var fieldKeys = [numFields]string{
 	fSite: "site", fAddr: "addr", fValue: "value", fCap: "cap", fEpoch: "epoch", fOK: "ok",
-	fOutcome: "outcome", fDelta: "delta", fCase: "case", fChild: "child", fElem: "elem", fParent: "parent", fName: "name",
+	fOutcome: "outcome", fDelta: "delta", fCase: "case", fChild: "child", fElem: "elem", fParent: "parent", fName: "name", fSize: "size",
 }
 
 // kindSpec describes a kind for the decoder and the text form. The seq of
@@ -254,4 +258,5 @@ var kinds = [numKinds]kindSpec{
 	EvAfter:         {name: "After", fields: []field{fSite, fParent}},
 	EvCreator:       {name: "Creator", fields: []field{fName}},
 	EvRan:           {name: "Ran", fields: []field{fSite, fAddr}},
+	EvNew:           {name: "New", fields: []field{fSite, fAddr, fSize}},
 }

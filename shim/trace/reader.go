@@ -498,7 +498,7 @@ func (r *cursor) decode() (Event, error) {
 				d.addr = decodeAddr(d.addr, c)
 				ev.Addr = d.addr
 			}
-		case fValue, fCap, fEpoch, fChild, fParent:
+		case fValue, fCap, fEpoch, fSize, fChild, fParent:
 			v := d.uvarint()
 			if f == fChild || f == fParent {
 				ev.Peer = v

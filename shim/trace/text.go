@@ -57,7 +57,7 @@ func (e Event) AppendFormat(b []byte, sites *SiteTable) []byte {
 		case fAddr:
 			b = append(b, "0x"...)
 			b = strconv.AppendUint(b, e.Addr, 16)
-		case fValue, fCap, fEpoch:
+		case fValue, fCap, fEpoch, fSize:
 			b = strconv.AppendUint(b, e.Value, 10)
 		case fOK:
 			b = strconv.AppendBool(b, e.Value != 0)
@@ -236,7 +236,7 @@ func setField(ev *Event, f field, val string) error {
 			return fmt.Errorf("%q is not hexadecimal with 0x", val)
 		}
 		ev.Addr, err = strconv.ParseUint(hex, 16, 64)
-	case fValue, fCap, fEpoch:
+	case fValue, fCap, fEpoch, fSize:
 		ev.Value, err = strconv.ParseUint(val, 10, 64)
 	case fOK:
 		var ok bool

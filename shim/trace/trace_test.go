@@ -113,6 +113,8 @@ func appendKind(e *Encoder, b []byte, ev Event) []byte {
 		return e.AppendCreator(b, ev.Seq, ev.Name)
 	case EvRan:
 		return e.AppendRan(b, ev.Seq, ev.Site, a)
+	case EvNew:
+		return e.AppendNew(b, ev.Seq, ev.Site, a, ev.Value)
 	}
 	panic("no Append method for " + ev.Kind.String())
 }
@@ -187,6 +189,7 @@ const sampleText = `precog trace v1 test="TestTransfer" package="example.com/ban
 1000000000006 g=7 After site=37 parent=0
 1000000000007 g=7 Creator name="gopkg.in/yaml%2ev3.(*decoder).run.func1"
 1000000000008 g=0 Ran site=38 addr=0x0
+1000000000009 g=0 New site=39 addr=0xc000026000 size=18446744073709551615
 `
 
 func sample(t testing.TB) *Trace {
