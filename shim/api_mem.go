@@ -103,9 +103,17 @@ func Wrote[T any](site uint32, p *T) {
 // elements are pointer-shaped: a value pushed onto a container under a
 // lock and taken off it by another goroutine is a hand-off only if the
 // trace holds the push's store of the slot (detect/hb, Hand-offs).
+//
+// An append that had to grow the slice made a new array: it is recorded
+// as an object of its own (EvNew, at the site), as New records one, so
+// that the array's elements are new locations whatever array had the
+// addresses before.
 func Append[S ~[]E, E any](site uint32, s S, vs ...E) S {
 	r := append(s, vs...)
 	if enabled {
+		if cap(r) != cap(s) && !mapsOff {
+			newObject(site, unsafe.Pointer(unsafe.SliceData(r)), uintptr(cap(r))*unsafe.Sizeof(*new(E)))
+		}
 		for i := len(s); i < len(r); i++ {
 			Wrote(site, &r[i])
 		}

@@ -283,8 +283,9 @@ func TestSliceWord(t *testing.T) {
 
 // TestAppendRecordsElements: Append appends as append does and records a
 // write of each element it added, at the element's address in the result
-// (after a growth too), with the word W would have recorded; an append of
-// nothing records nothing.
+// (after a growth too), with the word W would have recorded, after the
+// EvNew of the new array when it grows; an append of nothing records
+// nothing.
 func TestAppendRecordsElements(t *testing.T) {
 	const site = 2100
 	one, two := 1, 2
@@ -304,9 +305,13 @@ func TestAppendRecordsElements(t *testing.T) {
 		}
 	}
 	words := []uint64{1, 0, 1}
-	if len(got) != len(words) {
-		t.Fatalf("%d events at the append's site, want %d: %v", len(got), len(words), got)
+	if len(got) != 1+len(words) {
+		t.Fatalf("%d events at the append's site, want %d: %v", len(got), 1+len(words), got)
 	}
+	if n := got[0]; n.Kind != trace.EvNew || n.Addr != uint64(uintptr(unsafe.Pointer(&r[0]))) || n.Value != uint64(cap(r))*8 {
+		t.Errorf("first event %v, want the EvNew of the array at %p of %d bytes", n, &r[0], cap(r)*8)
+	}
+	got = got[1:]
 	for i, ev := range got {
 		if ev.Kind != trace.EvWrite || ev.Addr != uint64(uintptr(unsafe.Pointer(&r[1+i]))) || ev.Value != words[i] {
 			t.Errorf("event %d: %v at %#x word %d, want a write of %p word %d", i, ev.Kind, ev.Addr, ev.Value, &r[1+i], words[i])
