@@ -9,23 +9,32 @@
 // apart, but the count comes from a finalizer and lags the collection
 // (here as long as the test: a finalizer of the test's own waits), so the
 // recording makes two workers' buffers one location and predicts a race
-// on it. Forced, the race's sites ran in both orders, and precog
+// on it. (A struct made by &T{...} or new(T) would not be: its allocation
+// is recorded and starts new locations. The buffers are arrays made by
+// make, whose allocation is not.) Forced, the race's sites ran in both orders, and precog
 // "confirmed" it; in the order where the later worker writes first, the
 // earlier one still holds its buffer, so the two writes touch different
 // memory, and the race is not confirmed now.
 package heapreuse
 
-// A buf is too big for a goroutine's stack: new(buf) is on the heap.
-type buf struct{ data [20 << 10]int64 } // 160 KiB
+// A buf's data is too big for a goroutine's stack: it is on the heap.
+type buf struct{ data []int64 }
 
 func (b *buf) fill(v int64) { b.data[0] = v }
 
 func (b *buf) add(v int64) { b.data[1] += v }
 
+// newBuf returns a buf of 160 KiB, made by make: the recording does not
+// see it as an allocation. A struct made by &T{...} or new(T) is one (an
+// EvNew, which starts a new location at each of its words: shim.New), and
+// the data inside one would be told apart from the buffer before it at
+// its address, as the buf struct is.
+func newBuf() *buf { return &buf{data: make([]int64, 20<<10)} }
+
 // Fill fills a buffer of its own, through an interface (filler), and
 // says when it is done.
 func Fill(done chan<- int) {
-	var f filler = new(buf)
+	var f filler = newBuf()
 	f.fill(1)
 	done <- 0
 }

@@ -44,7 +44,7 @@ func TestWorkers(t *testing.T) {
 	for range workers {
 		<-done
 	}
-	shared := new(buf)
+	shared := newBuf()
 	for range 2 {
 		go Share(shared, done)
 	}
