@@ -28,8 +28,8 @@
 // -from runs the binaries of an earlier -keep again instead of building,
 // and -samples writes every run's figures, so that two runs of the same
 // binaries can be compared. It also reports trace bytes per second of plain
-// CPU, the build times, and what recording map allocations (EvMapMake)
-// costs: the precog binary runs a second time in each round with
+// CPU, the build times, and what recording allocations (EvMapMake and
+// EvNew) costs: the precog binary runs a second time in each round with
 // PRECOG_MAPS=0 (variant nomaps), and precog/nomaps is the ratio.
 //
 // Correctness is checked while measuring: every test's pass/fail (from
@@ -95,7 +95,7 @@ var (
 	all       = flag.Bool("all", false, "instrument every heap and global access, not only the shared ones")
 	cacheDir  = flag.String("cache", "", "precog's cache `dir` (default: a temporary directory, removed at the end)")
 	timeout   = flag.Duration("timeout", 10*time.Minute, "time limit of one test binary run")
-	maps      = flag.Bool("maps", true, "also run the precog binary without EvMapMake (variant nomaps), for the map makes column")
+	maps      = flag.Bool("maps", true, "also run the precog binary without allocation events, EvMapMake and EvNew (variant nomaps), for the map makes column")
 	traceDir  = flag.String("tracedir", "", "`dir` of the precog runs' traces (default: the harness's temporary directory)")
 	keep      = flag.String("keep", "", "keep the test binaries in `dir` (one directory per workload) for a later run's -base")
 	baseDir   = flag.String("base", "", "a -keep `dir` of an earlier build (another commit's precog, say): its precog binaries run as variant base in every round, beside precog")

@@ -455,6 +455,22 @@
 // address. Accesses to one object on both sides of a collection are then
 // different locations, which can hide a bug but not invent one.
 //
+// The epochs lag: the shim counts collections in a finalizer, and an
+// object freed by a collection can have its address handed to a new one
+// before a goroutine sees the epoch change. Allocations recorded by
+// instrumented code close the gap (Loc.Gen): a map's or channel's
+// operations count the EvMapMake or EvChanMake events at its address
+// before them, and a read, write, atomic, WaitGroup or Once event counts
+// the EvNew events (&T{...} or new(T) of a struct; an append that grew a
+// shared slice) whose object covered its 8-byte word since an access
+// first touched the word. Words no access touched get no generation, so
+// the walk holds one per word accessed, at most MaxTouchedWords; an EvNew
+// starts anew at most MaxNewWords words of its object (32 KiB), and a
+// word shared with a neighbor of the runtime's tiny allocator starts anew
+// for the neighbor too, which may hide its race. Objects that the
+// recording does not see made (arrays made by make or by a plain append,
+// objects of packages that are not instrumented) rely on the epochs alone.
+//
 // # Streaming
 //
 // Analyze holds the events and per-event data for random access. Stream

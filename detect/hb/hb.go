@@ -75,7 +75,11 @@ type Loc struct {
 	// channels that had one address in turn are two locations, whatever
 	// the GC epochs missed (a goroutine's epoch is the last it noticed,
 	// so a send before a collection and a close of the channel made at
-	// the same address after it could share one).
+	// the same address after it could share one). For a read, write,
+	// atomic, WaitGroup or Once event it counts the objects made over
+	// the address's 8-byte word (EvNew) since the word's first access:
+	// two structs that had one address in turn are two locations (see
+	// "Locations" in the package doc).
 	Gen uint32
 }
 
@@ -344,7 +348,8 @@ func (g *Graph) CommonLock(a, b int) bool {
 // that a checker then misses (index expressions and dereferences have no
 // name and match each other). A map access's location also counts the
 // maps made at its address before it (Loc.Gen), in the global order: a
-// map made at an instrumented site starts a new location.
+// map made at an instrumented site starts a new location; so does a
+// struct (EvNew) for the accesses to its words.
 func (g *Graph) Loc(i int) Loc {
 	l := Loc{Addr: g.Events[i].Addr, Epoch: g.segs[g.seg[i]].epoch}
 	if k := g.Events[i].Kind; k == trace.EvRead || k == trace.EvWrite {

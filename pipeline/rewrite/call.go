@@ -902,8 +902,8 @@ func (r *rewriter) makeMap(x ast.Expr, pos token.Pos, addressed bool) {
 // different locations. Only structs are wrapped (newRecorded says which),
 // and only where x is a value: a literal whose & is implicit, the element
 // of a []*T{{...}}, has no expression to wrap. New[T] infers T from x, of
-// type *T whatever T is (a type parameter's struct, an alias), so the call
-// has x's type and compiles wherever x did.
+// type *T whatever T is (an alias, an instance of a generic struct), so
+// the call has x's type and compiles wherever x did.
 func (r *rewriter) newObject(x ast.Expr, pos token.Pos, ptr types.Type) {
 	p, ok := ptr.(*types.Pointer)
 	if !ok || !r.newRecorded(p.Elem()) {

@@ -145,6 +145,7 @@ const (
 //	g.Go(f); g.Wait()     g.Go(precog_shim.TaskErr(S, ptr, f)); precog_shim.WaitedErr(S, ptr, g.Wait())   (errgroup, conc)
 //	make(chan T, n)       precog_shim.MakeChan(S, make(chan T, n))
 //	make(map[K]V), M{...} precog_shim.MakeMap(S, make(map[K]V)), precog_shim.MakeMap(S, M{...})
+//	&T{...}; new(T)       precog_shim.New(S, &T{...}); precog_shim.New(S, new(T))   (T a struct of the package, of an instrumented one, a WaitGroup, Once or atomic: newRecorded)
 //	ch <- v; <-ch; close  precog_shim.Send(S, ch, v); precog_shim.Recv(S, ch) (Recv2 for comma-ok); precog_shim.Close(S, ch)
 //	for v := range ch     for precog_r, v := precog_rt.RangeOf(S, ch); precog_r.Next(&v); {
 //	select {...}          { precog_s := precog_rt.Plan(S); if precog_s.Forcing() { precog_rt.TryRecv(...); ... }; select { case v, precog_ok := <-precog_rt.Recv(&precog_s, 0, ch): precog_s.Received(0, precog_ok); ... } }

@@ -40,3 +40,11 @@ func allocs[T any, S ~struct{ a int }]() (*node, *node, int, []*node, *sync.Wait
 	_ = &(node{val: 5})
 	return a, b, c, d, &sync.WaitGroup{}, new(sync.Once), new(atomic.Int64)
 }
+
+func use(*node) {}
+
+func spawn() {
+	go use(&node{val: 6})
+	defer use(new(node))
+	func() { use(&node{}) }()
+}
