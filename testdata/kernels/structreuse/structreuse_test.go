@@ -16,7 +16,7 @@ type handle struct{ _ *int }
 
 func newHandle() *handle {
 	h := &handle{}
-	runtime.SetFinalizer(h, func(*handle) { time.Sleep(50 * time.Microsecond) })
+	runtime.SetFinalizer(h, func(*handle) { time.Sleep(100 * time.Microsecond) })
 	return h
 }
 
@@ -30,7 +30,7 @@ func TestQueries(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			t.Parallel()
-			for j := 0; j < 300; j++ {
+			for j := 0; j < 200; j++ {
 				q := NewQuery(j)
 				_ = newHandle()
 				if got, want := q.Run(4), 4*j+6; got != want {
