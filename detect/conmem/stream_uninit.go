@@ -270,6 +270,7 @@ func (s *streamChecker) flushUninit(u *uninitLoc, zeros []*sacc) {
 	if u.wg {
 		readRole, initRole = finding.RoleDone, finding.RoleAdd
 	}
+	var initSites map[uint32]bool // the inits' sites, made once, for reinitialized
 	for _, p := range u.pending {
 		if p.done {
 			continue
@@ -291,9 +292,14 @@ func (s *streamChecker) flushUninit(u *uninitLoc, zeros []*sacc) {
 		if slices.ContainsFunc(remote, func(w *sacc) bool { return w.Index < p.Index && s.switchedAfter(p, w) }) {
 			continue
 		}
+		if initSites == nil && len(zeros) > 0 {
+			initSites = make(map[uint32]bool, len(u.inits))
+			for _, w := range u.inits {
+				initSites[w.Site] = true
+			}
+		}
 		if slices.ContainsFunc(zeros, func(w *sacc) bool {
-			atInit := slices.ContainsFunc(u.inits, func(i *sacc) bool { return i.Site == w.Site })
-			return reinitialized(w.Index < p.Index, w.g() != p.g(), atInit, func() bool { return hb.Before(w.Ctx, w.Index, p.Ctx, p.Index) })
+			return reinitialized(w.Index < p.Index, w.g() != p.g(), initSites[w.Site], func() bool { return hb.Before(w.Ctx, w.Index, p.Ctx, p.Index) })
 		}) {
 			continue
 		}
