@@ -15,14 +15,16 @@ import (
 // analyzers/suite's TestKernels: it runs every check over the whole corpus.
 
 // TestFixtures runs the check over its fixtures in testdata/src, in one
-// analysistest run: each run loads the standard library packages its
-// fixtures import from source and analyzes them for facts (sync brings in
-// runtime), about 20 s of CPU under -race, which one run pays once. Where
-// a report comes with a fix, the fixed file must equal the fixture's
-// golden file, and fixtest.Recheck checks that the fixed package compiles
-// and draws no report where a fix was applied.
+// fixturetest run: each run loads the standard library packages its
+// fixtures import from source and analyzes them for facts (net/http
+// brings in most of it), about 20 s of CPU under -race, which one run pays
+// once for both cases. Where a report comes with a fix, the fixed file
+// must equal the fixture's golden file, and fixtest.Recheck checks that
+// the fixed package compiles and draws no report where a fix was applied.
 func TestFixtures(t *testing.T) {
-	results := analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), conuninit.Analyzer,
+	dir := analysistest.TestData()
+	fixes := []string{"addfix", "initfix"}
+	fixturetest.Run(t, dir, fixturetest.Case{Name: "Default", Analyzer: conuninit.Analyzer, Patterns: []string{
 		// Fixes of Done-before-Add reports.
 		"addfix",
 		// Fixes of reads before initialization.
@@ -116,16 +118,14 @@ func TestFixtures(t *testing.T) {
 		// second sender started before it, an earlier goroutine that
 		// closes the channel and a close the test calls itself: reported.
 		"laterstart",
-	)
-	fixtest.Recheck(t, conuninit.Analyzer, analysistest.TestData(), results, "addfix", "initfix")
-}
-
-// TestAll runs the check with its all flag over the fixtures whose
-// reports rest on an assumption, in one fixturetest run (another load of
-// the standard library behind them): a report of low confidence carries
-// its assumption, and those of the default confidence beside it none.
-func TestAll(t *testing.T) {
-	fixturetest.Run(t, analysistest.TestData(),
+	}, Check: func(t *testing.T, results []*analysistest.Result) {
+		fixtest.Golden(t, dir, results, fixes...)
+		fixtest.Recheck(t, conuninit.Analyzer, dir, results, fixes...)
+	}},
+		// The all flag, over the fixtures whose reports rest on an
+		// assumption: a report of low confidence carries its
+		// assumption, and those of the default confidence beside it
+		// none.
 		// A result set before the Close of an io.Pipe's writer, read
 		// after a call handed the reader returns: reported at low
 		// confidence, assuming the call returns before the reader's end.

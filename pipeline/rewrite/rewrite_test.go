@@ -26,8 +26,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
 
-// testImporter imports the standard library from source, and the shim and
-// rt from this repository, so that rewritten files type-check.
+// testImporter imports the standard library from its export data, and the
+// shim's packages from this repository's source, so that rewritten files
+// type-check.
 type testImporter struct {
 	fset *token.FileSet
 	std  types.ImporterFrom
@@ -43,7 +44,7 @@ var (
 func newTestImporter() *testImporter {
 	importerOnce.Do(func() {
 		fset := token.NewFileSet()
-		sharedImp = &testImporter{fset: fset, std: importer.ForCompiler(fset, "source", nil).(types.ImporterFrom), pkgs: map[string]*types.Package{}}
+		sharedImp = &testImporter{fset: fset, std: importer.ForCompiler(fset, "gc", nil).(types.ImporterFrom), pkgs: map[string]*types.Package{}}
 	})
 	return sharedImp
 }
@@ -68,28 +69,31 @@ func (im *testImporter) importLocked(path string) (*types.Package, error) {
 		return p, nil
 	}
 	var dir string
-	switch path {
-	case shimPath:
-		dir = filepath.Join(repoDir(), "shim")
-	case shimPath + "/trace":
-		dir = filepath.Join(repoDir(), "shim", "trace")
-	case shimPath + "/plan":
-		dir = filepath.Join(repoDir(), "shim", "plan")
-	case rtPath:
-		dir = filepath.Join(repoDir(), "shim", "rt")
-	case "github.com/stretchr/testify/assert", "github.com/stretchr/testify/require":
+	switch {
+	case path == shimPath, strings.HasPrefix(path, shimPath+"/"):
+		// The shim's packages, from this repository's source.
+		dir = filepath.Join(repoDir(), "shim", filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(path, shimPath), "/")))
+	case path == "github.com/stretchr/testify/assert", path == "github.com/stretchr/testify/require":
 		// testify's signatures, not in precog's module.
 		dir = filepath.Join(repoDir(), "pipeline", "rewrite", "testdata", "testify", filepath.Base(path))
-	default:
-		// Kept here too: the source importer caches the packages it
-		// type-checked, but looks each path up with go/build first,
-		// which reads the headers of every file in its directory (a
-		// third of TestRewriteKernels' CPU, under -race).
+	case !strings.Contains(strings.Split(path, "/")[0], "."):
+		// The standard library from its export data, which the go
+		// command builds once into its cache: the source importer
+		// type-checks it again on every run, and leaves the objects
+		// of its cgo runs in the temporary directory.
 		p, err := im.std.ImportFrom(path, "", 0)
 		if err == nil {
 			im.pkgs[path] = p
 		}
 		return p, err
+	default:
+		// A dependency of precog's module (golang.org/x/sync), from
+		// source: the export data importer finds no module's package.
+		bp, err := build.Import(path, repoDir(), build.FindOnly)
+		if err != nil {
+			return nil, err
+		}
+		dir = bp.Dir
 	}
 	names, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	var files []*ast.File

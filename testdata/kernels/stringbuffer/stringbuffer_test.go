@@ -11,7 +11,7 @@ import (
 // append starts the truncation comes.
 const (
 	rounds = 5
-	gap    = 150 * time.Microsecond
+	gap    = 500 * time.Microsecond
 )
 
 // spin busy-waits for d: work that takes time without instrumented
