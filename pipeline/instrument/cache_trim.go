@@ -74,15 +74,16 @@ func (c *cache) trim(now time.Time) {
 			os.Remove(d) // only if empty
 		}
 	}
-	// Entries that are directories: shim/<hash> and deps/<module>@<version>,
-	// and temporary directories a crashed run left.
-	for _, kind := range []string{"shim", "deps"} {
+	// Entries that are directories: shim/<hash>, deps/<module>@<version>
+	// and link/<key> (record's link cache of test binaries), and temporary
+	// directories a crashed run left.
+	for _, kind := range []string{"shim", "deps", "link"} {
 		filepath.WalkDir(filepath.Join(c.dir, kind), func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() || p == filepath.Join(c.dir, kind) {
 				return nil
 			}
 			name := d.Name()
-			entry := kind == "shim" || strings.Contains(name, "@") || strings.HasPrefix(name, ".tmp-")
+			entry := kind != "deps" || strings.Contains(name, "@") || strings.HasPrefix(name, ".tmp-")
 			if !entry {
 				return nil // a directory of a module path, such as deps/golang.org
 			}

@@ -45,9 +45,18 @@ func TestTrim(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The link cache's entries (record.Options.LinkDir), a directory
+	// per module and build: only the directory's time says it was used.
+	oldLinks := filepath.Join(c.dir, "link", "0123")
+	newLinks := filepath.Join(c.dir, "link", "4567")
+	for _, d := range []string{oldLinks, newLinks} {
+		if err := putTree(d, tree{"0/a.test": []byte("binary")}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	now := time.Now()
 	old := now.Add(-trimAge - time.Hour)
-	for _, p := range []string{oldFile, oldJSON, oldDep, oldFacts} {
+	for _, p := range []string{oldFile, oldJSON, oldDep, oldFacts, oldLinks} {
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +67,7 @@ func TestTrim(t *testing.T) {
 	}
 	c.trim(now)
 	for p, want := range map[string]bool{oldFile: false, filepath.Dir(oldFile): false, newFile: true, oldJSON: true, oldDep: false, newDep: true,
-		oldFacts: false, filepath.Dir(oldFacts): false, newFacts: true} {
+		oldFacts: false, filepath.Dir(oldFacts): false, newFacts: true, oldLinks: false, newLinks: true} {
 		if got := exists(p); got != want {
 			t.Errorf("after trim, %s exists = %v, want %v", p, got, want)
 		}

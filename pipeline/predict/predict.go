@@ -479,13 +479,19 @@ func run(ctx context.Context, o Options, dl *jobDeadline) (*Result, error) {
 	// build took 22 of its job's 24 minutes at load 23-57, after which
 	// the recording share, reckoned before it, outran the deadline and
 	// the job ended with nothing); CFP's cheap and guided runs and
-	// validation run them.
-	binDir, err := os.MkdirTemp("", "precog-bin-")
+	// validation run them. They are linked in the link cache, and the
+	// run's directory of them holds links to its binaries.
+	cache, err := instrument.CacheDir(o.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	links := record.LinkDir(cache)
+	binDir, err := record.TempBinDir(links, "precog-bin-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(binDir)
-	j := &job{o: o, dl: dl, inst: inst, out: out, binDir: binDir, progress: progress}
+	j := &job{o: o, dl: dl, inst: inst, out: out, binDir: binDir, links: links, progress: progress}
 	if len(o.Checks) > 0 {
 		j.o.Detect.Static = candidates(inst.Static, &j.early)
 		for _, f := range j.o.Detect.Static {
@@ -580,6 +586,7 @@ type job struct {
 	dl          *jobDeadline
 	inst        *instrument.Result
 	out, binDir string
+	links       string // the link cache (record.Options.LinkDir)
 	progress    *tracker
 	early       Result // the checks' notes and internal errors
 	vetIDs      []string
@@ -600,6 +607,7 @@ func (j *job) round(ctx context.Context, start time.Time) (res *Result, cut *rec
 	var cfpStats *CFPStats
 	ro := record.Options{
 		BinDir:     binDir,
+		LinkDir:    j.links,
 		Dir:        o.Dir,
 		Patterns:   o.Patterns,
 		Out:        out,

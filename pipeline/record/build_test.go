@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/precog-dev/precog/internal/testmod"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,7 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 	}
 	out := t.TempDir()
 	var built [][2]int
-	if err := buildTests(t.Context(), mod, out, nil, pkgs, func(n, of int) { built = append(built, [2]int{n, of}) }); err != nil {
+	if err := buildTests(t.Context(), mod, out, nil, pkgs, func(n, of int) { built = append(built, [2]int{n, of}) }, ""); err != nil {
 		t.Fatal(err)
 	}
 	if len(built) == 0 || built[0] != [2]int{0, 3} {
@@ -56,6 +58,83 @@ func TestBuildTestsCollidingNames(t *testing.T) {
 		}
 		if out, err := exec.Command(testBinary(out, p), "-test.run=.").CombinedOutput(); err != nil {
 			t.Errorf("test binary of %s: %v: %s", p.ImportPath, err, out)
+		}
+	}
+}
+
+// TestLinkCache builds the test binaries of a module three times through
+// one link cache: the second build links nothing again (the cache's
+// binaries are the same files, which the go command only touches), and each run's binaries are
+// hard links to the cache's; after an edit of one package, the third
+// build relinks that package's binary alone, and the second run's link to
+// it still runs the binary before the edit.
+func TestLinkCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	mod := writeModule(t, map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
+		"b/b_test.go": "package b\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) {}\n",
+	})
+	pkgs, err := listTestPackages(t.Context(), mod, nil, []string{"./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := t.TempDir()
+	cached := func(p listedPackage) os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(links, linkKey(mod, nil), "0", BinaryName(p.ImportPath)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	build := func() string {
+		t.Helper()
+		out := filepath.Join(links, "run"+strconv.Itoa(rand.Int()))
+		if err := buildTests(t.Context(), mod, out, nil, pkgs, nil, links); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pkgs {
+			fi, err := os.Stat(testBinary(out, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !os.SameFile(fi, cached(p)) {
+				t.Errorf("%s: the run's binary is not a link to the cache's", p.ImportPath)
+			}
+		}
+		return out
+	}
+	build()
+	first := map[string]os.FileInfo{}
+	for _, p := range pkgs {
+		first[p.ImportPath] = cached(p)
+	}
+	second := build()
+	for _, p := range pkgs {
+		if !os.SameFile(cached(p), first[p.ImportPath]) {
+			t.Errorf("%s: linked again with nothing changed", p.ImportPath)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(mod, "a", "a_test.go"), []byte("package a\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n\nfunc TestEdited(t *testing.T) {}\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	build()
+	for _, p := range pkgs {
+		relinked := !os.SameFile(cached(p), first[p.ImportPath])
+		if edited := p.ImportPath == "example.com/m/a"; relinked != edited {
+			t.Errorf("%s: relinked %v after an edit of a alone", p.ImportPath, relinked)
+		}
+		if p.ImportPath == "example.com/m/a" {
+			list, err := exec.Command(testBinary(second, p), "-test.list=.").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(list)); got != "TestA" {
+				t.Errorf("the second run's binary of a lists %q after the third build, want its own TestA", got)
+			}
 		}
 	}
 }
@@ -80,7 +159,7 @@ func TestWatchBuilt(t *testing.T) {
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		watchBuilt(out, 3, time.Millisecond, func(n, of int) { calls <- [2]int{n, of} }, stop)
+		watchBuilt(out, time.Time{}, 3, time.Millisecond, func(n, of int) { calls <- [2]int{n, of} }, stop)
 	}()
 	want := func(n int) {
 		t.Helper()
@@ -317,7 +396,7 @@ func TestStoppedBuildKeepsWholeBinaries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := moveBinaries(out, [][]listedPackage{{whole, half}}, false); err != nil {
+	if err := moveBinaries(out, out, [][]listedPackage{{whole, half}}, false, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(testBinary(out, whole)); err != nil {
@@ -325,5 +404,33 @@ func TestStoppedBuildKeepsWholeBinaries(t *testing.T) {
 	}
 	if _, err := os.Stat(testBinary(out, half)); err == nil {
 		t.Error("the binary written halfway was kept")
+	}
+
+	// From the link cache, a whole binary an earlier build left, which
+	// this build may not have brought up to date before it was stopped,
+	// is left out too.
+	links, run := t.TempDir(), t.TempDir()
+	earlier := listedPackage{ImportPath: "example.com/m/earlier"}
+	for p, b := range map[string][]byte{whole.ImportPath: data, half.ImportPath: data[:len(data)/2], earlier.ImportPath: data} {
+		if err := os.MkdirAll(filepath.Join(links, "0"), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(links, "0", execName(p)+".test"), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	old := start.Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(links, "0", execName(earlier.ImportPath)+".test"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := moveBinaries(links, run, [][]listedPackage{{whole, half, earlier}}, false, start.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []listedPackage{whole, half, earlier} {
+		keep := p.ImportPath == whole.ImportPath
+		if _, err := os.Stat(testBinary(run, p)); (err == nil) != keep {
+			t.Errorf("%s from the link cache: kept %v, want %v", p.ImportPath, err == nil, keep)
+		}
 	}
 }

@@ -303,6 +303,13 @@ type Options struct {
 	// the recorded tests again: InstrumentedBinary names each. By default
 	// they go to a temporary directory removed at the end.
 	BinDir string
+	// LinkDir, if not empty, is the link cache, a directory of precog's
+	// cache (LinkDir names it) where the test binaries are linked and
+	// kept from run to run, so that a build whose binary is up to date
+	// there is not linked again; BinDir or the temporary directory gets
+	// links to them (links.go). BinDir is best on the cache's file
+	// system: elsewhere the binaries are copied.
+	LinkDir string
 	// Reuse, with BinDir, runs the test binaries that Build or an earlier
 	// Run of the same build left in BinDir instead of building them again
 	// (CFP's cheap and guided runs share them); a package without one, which
@@ -428,7 +435,7 @@ func Run(ctx context.Context, o Options, inst *Instrumented) (*Index, error) {
 	}
 	bin := o.BinDir
 	if bin == "" {
-		bin, err = os.MkdirTemp("", "precog-record-")
+		bin, err = TempBinDir(o.LinkDir, "precog-record-")
 		if err != nil {
 			return nil, err
 		}
@@ -583,11 +590,11 @@ func buildBinaries(ctx context.Context, o Options, inst *Instrumented, pkgs []li
 		return nil
 	}
 	if o.Baseline {
-		if err := buildTests(ctx, o.Dir, filepath.Join(bin, "plain"), o.Flags.Build, pkgs, o.Built); err != nil {
+		if err := buildTests(ctx, o.Dir, filepath.Join(bin, "plain"), o.Flags.Build, pkgs, o.Built, o.LinkDir); err != nil {
 			return err
 		}
 	}
-	if err := buildTests(ctx, o.Dir, filepath.Join(bin, "record"), append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs, o.Built); err != nil {
+	if err := buildTests(ctx, o.Dir, filepath.Join(bin, "record"), append(append([]string{}, inst.BuildFlags...), o.Flags.Build...), pkgs, o.Built, o.LinkDir); err != nil {
 		if o.Baseline {
 			err = fmt.Errorf("instrumented build: %w", err)
 		}
@@ -842,17 +849,27 @@ func listTestPackages(ctx context.Context, dir string, build, patterns []string)
 // (predict) has those to name instead.
 var ErrNoTests = errors.New("no test files")
 
-// buildTests builds the test binaries of pkgs into dir, where testBinary
+// buildTests builds the test binaries of pkgs into out, where testBinary
 // finds them. One go command builds many packages, in parallel, but it
 // names each binary after the last element of its import path: packages
 // whose names collide go to separate commands. built, if not nil, is told
-// how many binaries are linked when that changes (watchBuilt).
-func buildTests(ctx context.Context, dir, out string, build []string, pkgs []listedPackage, built func(n, of int)) error {
+// how many binaries are linked when that changes (watchBuilt). links, if
+// not empty, is the link cache (Options.LinkDir): the go commands write
+// there, and out gets links to the binaries; a cache that cannot be
+// opened or locked is left out.
+func buildTests(ctx context.Context, dir, out string, build []string, pkgs []listedPackage, built func(n, of int), links string) error {
+	into, start := out, time.Now()
+	if links != "" {
+		if key, unlock, err := openLinks(links, dir, build); err == nil {
+			defer unlock()
+			into = key
+		}
+	}
 	if built != nil {
 		stop, done := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
-			watchBuilt(out, len(pkgs), BuiltEvery, built, stop)
+			watchBuilt(into, start, len(pkgs), BuiltEvery, built, stop)
 		}()
 		defer func() {
 			close(stop)
@@ -879,41 +896,58 @@ next:
 		for _, p := range b {
 			paths = append(paths, p.ImportPath)
 		}
-		if err := goTestC(ctx, dir, filepath.Join(out, strconv.Itoa(i))+string(filepath.Separator), build, paths); err != nil {
+		if err := goTestC(ctx, dir, filepath.Join(into, strconv.Itoa(i))+string(filepath.Separator), build, paths); err != nil {
 			if ctx.Err() != nil {
 				// Stopped (Options.BuildLimit): the binaries the
-				// go command linked before go where they are run.
-				moveBinaries(out, batches, false)
+				// go command linked before go where they are run;
+				// in the link cache, those it wrote in this build or
+				// found up to date (it touches them): the others may
+				// be an earlier build's, of older code.
+				since := time.Time{}
+				if into != out {
+					since = start
+				}
+				moveBinaries(into, out, batches, false, since)
 			}
 			return err
 		}
 	}
-	return moveBinaries(out, batches, true)
+	return moveBinaries(into, out, batches, true, time.Time{})
 }
 
-// moveBinaries moves the test binaries that go test -c linked for each
-// batch to where testBinary finds them; with all, a missing one is an
-// error, and without, left out (a build that was stopped), as is one
-// whose build information does not read: the go command writes a linked
-// binary into place by a rename, but by a copy where it cannot rename
-// (another file system, a setgid directory), and a copy stopped midway
-// leaves a file that is not a whole executable.
-func moveBinaries(out string, batches [][]listedPackage, all bool) error {
+// moveBinaries moves the test binaries that go test -c linked into
+// from/<batch> for each batch to where testBinary finds them under out,
+// or links them there when from is the link cache; with all, a missing
+// one is an error, and without, left out (a build that was stopped), as
+// is one whose build information does not read, or one older than since:
+// the go command writes a linked binary into place by a rename, but by a
+// copy where it cannot rename (another file system, a setgid directory),
+// and a copy stopped midway leaves a file that is not a whole executable.
+func moveBinaries(from, out string, batches [][]listedPackage, all bool, since time.Time) error {
 	for i, b := range batches {
 		for _, p := range b {
-			linked := filepath.Join(out, strconv.Itoa(i), execName(p.ImportPath)+".test")
-			if _, err := os.Stat(linked); err != nil && !all {
-				continue
-			}
-			if _, err := buildinfo.ReadFile(linked); err != nil && !all {
-				os.Remove(linked)
-				continue
+			linked := filepath.Join(from, strconv.Itoa(i), execName(p.ImportPath)+".test")
+			if !all {
+				fi, err := os.Stat(linked)
+				if err != nil || fi.ModTime().Before(since) {
+					continue
+				}
+				if _, err := buildinfo.ReadFile(linked); err != nil {
+					if from == out {
+						os.Remove(linked)
+					}
+					continue
+				}
 			}
 			bin := testBinary(out, p)
 			if err := os.MkdirAll(filepath.Dir(bin), 0o777); err != nil {
 				return err
 			}
-			if err := os.Rename(linked, bin); err != nil {
+			move := os.Rename
+			if from != out {
+				move = linkOrCopy
+			}
+			if err := move(linked, bin); err != nil {
 				return fmt.Errorf("go test -c %s: %w", p.ImportPath, err)
 			}
 		}
@@ -922,21 +956,26 @@ func moveBinaries(out string, batches [][]listedPackage, all bool) error {
 }
 
 // watchBuilt tells built, every d until stop is closed, how many of the
-// of test binaries buildTests is building into out are there (the go
+// of test binaries buildTests is building into dir are there (the go
 // command writes each one when its link ends), when the number changed:
-// first 0.
-func watchBuilt(out string, of int, d time.Duration, built func(n, of int), stop <-chan struct{}) {
+// first 0. Binaries older than start are not counted: in the link cache,
+// those of an earlier build, which this one may not link again.
+func watchBuilt(dir string, start time.Time, of int, d time.Duration, built func(n, of int), stop <-chan struct{}) {
 	t := time.NewTicker(d)
 	defer t.Stop()
 	last := -1
 	for {
 		n := 0
-		if ms, err := filepath.Glob(filepath.Join(out, "*", "*.test")); err == nil {
+		if ms, err := filepath.Glob(filepath.Join(dir, "*", "*.test")); err == nil {
 			// In the go commands' directories, 0, 1...: not the
 			// binaries an earlier build moved to where testBinary
 			// finds them (Options.Append's round).
 			n = len(slices.DeleteFunc(ms, func(m string) bool {
-				return strings.Trim(filepath.Base(filepath.Dir(m)), "0123456789") != ""
+				if strings.Trim(filepath.Base(filepath.Dir(m)), "0123456789") != "" {
+					return true
+				}
+				fi, err := os.Stat(m)
+				return err != nil || fi.ModTime().Before(start)
 			}))
 		}
 		if n != last {
@@ -994,10 +1033,10 @@ func testBinary(dir string, p listedPackage) string {
 // -vet=off.
 func BuildPlain(ctx context.Context, dir string, build []string, importPath, out string) (bin string, vetErr, err error) {
 	p := listedPackage{ImportPath: importPath}
-	err = buildTests(ctx, dir, out, build, []listedPackage{p}, nil)
+	err = buildTests(ctx, dir, out, build, []listedPackage{p}, nil, "")
 	if err != nil && ctx.Err() == nil {
 		off := append(slices.Clip(build), "-vet=off")
-		if buildTests(ctx, dir, out, off, []listedPackage{p}, nil) == nil {
+		if buildTests(ctx, dir, out, off, []listedPackage{p}, nil, "") == nil {
 			vetErr, err = err, nil
 		}
 	}

@@ -69,9 +69,11 @@ binary; -run and -skip choose which top-level tests are recorded. A test that
 fails, panics or crashes is recorded like any other: its trace holds every
 event up to the crash.
 
-The instrumented copies of the packages, the shim and the overlay go into
-precog's cache (-cache, by default the "precog" directory in the user cache
-directory); deleting it removes everything precog added. precog never
+The instrumented copies of the packages, the shim, the overlay and the test
+binaries go into precog's cache (-cache, by default the "precog" directory in
+the user cache directory); deleting it removes everything precog added. The
+cache keeps the test binaries of the last build of each module directory, so
+that the next run links only those whose code changed. precog never
 writes into the module's own files. DIR must be new, empty, or a directory
 an earlier record wrote (marked by its precog-output file), whose traces are
 replaced; any other directory is refused before any work.
@@ -200,8 +202,13 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 		testLog = env.Stderr
 		progress.Off() // the tests' output would garble it
 	}
+	cache, err := instrument.CacheDir(o.cache)
+	if err != nil {
+		return cli.ExitError, err
+	}
 	ro := record.Options{
 		Dir:      env.Dir,
+		LinkDir:  record.LinkDir(cache),
 		Patterns: patterns,
 		Out:      env.Resolve(o.out),
 		Flags:    o.flags,

@@ -535,8 +535,9 @@ of the go commands it runs and of the tests (their TMPDIR).
 
 The instrumented copies of the packages go into precog's cache (-cache),
 with the types and facts of the dependencies the analysis behind the
-instrumentation needs (standard library included), so that the next run
-analyses only the packages whose code, or whose dependencies' code, changed;
+instrumentation needs (standard library included), and the test binaries of
+the last build of each module directory, so that the next run analyses and
+links only the packages whose code, or whose dependencies' code, changed;
 deleting the cache removes everything precog added. precog never writes into
 the module's own files.
 
