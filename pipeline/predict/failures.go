@@ -63,7 +63,7 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 		effect, site.Role = "hang", "hang"
 		f.Message = fmt.Sprintf("%s hung: %s", test, fl.Message)
 		if slow {
-			f.Message = fmt.Sprintf("%s timed out: %s, its goroutines not all blocked (one running, asleep or in a select: a test slower than -timeout ends so too)", test, fl.Message)
+			f.Message = fmt.Sprintf("%s timed out: %s, its goroutines not all blocked (one running, asleep, in a select or in a system call: a test slower than -timeout ends so too)", test, fl.Message)
 		}
 		if stopped {
 			// The recorded run failed nothing: precog stopped it. Only a
@@ -146,11 +146,21 @@ func failureOf(dir, name string, r runFile, pkgDir string, user func(string) boo
 // goroutine of code precog does not see may still be about to send: the
 // runs without recording decide (plainCheck). failureOf also asks it of a
 // run that timed out, to say whether the test hung or may only be slow.
+//
+// A goroutine of any code in a system call (waiting for a child process, a
+// blocking read of a file) makes it no deadlock either: the test's
+// goroutines may wait for it, through code of a dependency (go-containerregistry's
+// TestDeps, stopped by CFP's cheap run's budget while golang.org/x/tools'
+// packages.Load waited for go list, held-out rehearsal 56). A network
+// wait is not a system call ([IO wait]: a test server's accept loop).
 func deadlocked(fl *failure.Failure, user func(string) bool) bool {
 	if !blocked(fl.Goroutine.State()) {
 		return false
 	}
 	for _, g := range fl.Others {
+		if g.State() == "syscall" {
+			return false
+		}
 		if _, ok := userFrame(g.Frames, user); ok && !blocked(g.State()) {
 			return false
 		}

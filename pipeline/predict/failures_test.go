@@ -143,9 +143,10 @@ func TestFailureSites(t *testing.T) {
 // unless it deadlocked: timeout.txt's test waits on a WaitGroup for a
 // worker blocked on a channel, a hang in the unperturbed run, not
 // confirmed until a run without recording times out too; the same stacks
-// with the worker asleep or in a select (it may wait for a timer), or with the test's goroutine in a select,
-// a perturbed run's, and a run killed without stacks are none (the
-// controls).
+// with the worker asleep or in a select (it may wait for a timer), with
+// the test's goroutine in a select, or with a dependency's goroutine in a
+// system call (a child process it waits for), a perturbed run's, and a run
+// killed without stacks are none (the controls).
 func TestStopNote(t *testing.T) {
 	dir := timeoutLogs(t)
 	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
@@ -164,6 +165,7 @@ func TestStopNote(t *testing.T) {
 		{"worker.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", false},
 		{"asleep.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", false},
 		{"select.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", false},
+		{"syscall.log", 0, false, note + "precog test -o DIR keeps it); analysed up to there", false},
 		{"killed.log", 2, false, name + " (run 2): still running 30s after -record-budget was spent, stopped as -timeout stops a test (it did not end at its -test.timeout and was killed)", false},
 	} {
 		r := runFile{n: c.n, log: c.log, outcome: record.Stopped}
@@ -225,9 +227,10 @@ func TestSlowTimeout(t *testing.T) {
 	user := func(file string) bool { return strings.Contains(file, "/kernels/crashhang/") }
 	const name = "precog.example/kernels/crashhang.TestStop"
 	for log, want := range map[string]string{
-		"dump.log":   "TestStop hung: test timed out after 3s, its goroutine stuck in (*Pool).Stop",
-		"asleep.log": "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep or in a select: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
-		"select.log": "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep or in a select: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
+		"dump.log":    "TestStop hung: test timed out after 3s, its goroutine stuck in (*Pool).Stop",
+		"asleep.log":  "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep, in a select or in a system call: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
+		"select.log":  "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep, in a select or in a system call: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
+		"syscall.log": "TestStop timed out: test timed out after 3s, its goroutines not all blocked (one running, asleep, in a select or in a system call: a test slower than -timeout ends so too); its goroutine was in (*Pool).Stop",
 	} {
 		f, _ := failureOf(dir, name, runFile{log: log, outcome: record.Timeout}, dir, user)
 		if f == nil || f.Kind != finding.Crash || f.Status != finding.Confirmed || f.Validation.Effect != "hang" || f.Message != want {
@@ -241,7 +244,9 @@ func TestSlowTimeout(t *testing.T) {
 // a WaitGroup for a worker blocked on a channel): dump.log as it is, and
 // the same stacks with the worker asleep (asleep.log), the test's
 // goroutine in a select (select.log) or the worker in one (worker.log),
-// and a run killed before it printed any (killed.log).
+// the same with a goroutine of a dependency waiting for a child process
+// in a system call (syscall.log), and a run killed before it printed any
+// (killed.log).
 func timeoutLogs(t *testing.T) string {
 	t.Helper()
 	dump, err := os.ReadFile(filepath.Join("..", "failure", "testdata", "timeout.txt"))
@@ -255,6 +260,19 @@ func timeoutLogs(t *testing.T) string {
 		"asleep.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [sleep]"), 1),
 		"select.log": bytes.Replace(dump, []byte("goroutine 25 [sync.WaitGroup.Wait]"), []byte("goroutine 25 [select]"), 1),
 		"worker.log": bytes.Replace(dump, []byte("goroutine 26 [chan receive]"), []byte("goroutine 26 [select, 2 minutes]"), 1),
+		"syscall.log": append(bytes.Clone(dump), []byte(`
+goroutine 31 [syscall]:
+syscall.Syscall6(0xf7, 0x3, 0x1b, 0xc0001b5c38, 0x1000004, 0x0, 0x0)
+	/usr/local/go/src/syscall/syscall_linux.go:95 +0x39
+os.(*Process).pidfdWait(0xc0000a8000?)
+	/usr/local/go/src/os/pidfd_linux.go:106 +0x236
+os/exec.(*Cmd).Wait(0xc0000c2000)
+	/usr/local/go/src/os/exec/exec.go:922 +0x45
+example.com/dep/driver.run.func1()
+	/root/go/pkg/mod/example.com/dep@v1.0.0/driver/driver.go:40 +0x57
+created by example.com/dep/driver.run in goroutine 26
+	/root/go/pkg/mod/example.com/dep@v1.0.0/driver/driver.go:38 +0x9f
+`)...),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
 			t.Fatal(err)
