@@ -147,6 +147,10 @@ func (tc *testChecks) run(what string, evs []trace.Event, sites *trace.SiteTable
 		if !tc.guard("hb", what, func() { g = hb.Analyze(evs, hb.Options{Sites: sites}) }) {
 			return nil
 		}
+		if g.WordsUntracked > 0 {
+			tc.notes = append(tc.notes, fmt.Sprintf("%s: %d %s touched memory past the %d words whose allocations the analysis follows: two objects that had one address in turn may be taken for one there (ConMem and OSCS findings between them)",
+				what, g.WordsUntracked, plural(g.WordsUntracked, "access", "accesses"), hb.MaxTouchedWords))
+		}
 		fs = tc.unordered(what, g, sites, failed, ran, forced, due)
 	}
 	if !due("the test lifetime checks") {

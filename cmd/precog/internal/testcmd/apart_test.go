@@ -62,7 +62,7 @@ func TestTextLeavesApartOut(t *testing.T) {
 	text = out.String()
 	i, j := strings.Index(text, "con-null: "), strings.Index(text, "race: ")
 	if n != 0 || i < 0 || j < i || !strings.Contains(text, "id "+race.ID+", predicted only, set apart: with the write at pool.go:21 right before the read at pool.go:30, the accesses touched different memory") ||
-		!strings.Contains(text, "hint: 1 finding has goroutines that example.org/dep started") {
+		!strings.Contains(text, "hint: 1 finding (id "+race.ID+") has goroutines that example.org/dep started") {
 		t.Errorf("-show-apart left out %d findings, want none, the race last with its reason, and its hint; shows:\n%s", n, text)
 	}
 

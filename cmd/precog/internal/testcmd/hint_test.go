@@ -85,20 +85,20 @@ func TestDepsHint(t *testing.T) {
 	seen := finding.Site{File: "/m/a.go", Line: 3, Role: finding.RoleGo}
 	instrumented := []string{"example.com/m"}
 	fs := []finding.Finding{
-		{Kind: finding.Race, Spawns: []finding.Site{dep, {}}},
-		{Kind: finding.Race, Spawns: []finding.Site{seen, {}}},
-		{Kind: finding.ConNull, Spawns: []finding.Site{dep2, dep}},
-		{Kind: finding.Race, Spawns: []finding.Site{viaDep, fromTest}},
-		{Kind: finding.Race, Spawns: []finding.Site{fromTest, {}}},
-		{Kind: finding.Race, Spawns: []finding.Site{finding.UnseenSpawn(nil), {}}},
-		{Kind: finding.Race, Spawns: []finding.Site{fromXTest, {}}},
+		{ID: "a0", Kind: finding.Race, Spawns: []finding.Site{dep, {}}},
+		{ID: "a1", Kind: finding.Race, Spawns: []finding.Site{seen, {}}},
+		{ID: "a2", Kind: finding.ConNull, Spawns: []finding.Site{dep2, dep}},
+		{ID: "a3", Kind: finding.Race, Spawns: []finding.Site{viaDep, fromTest}},
+		{ID: "a4", Kind: finding.Race, Spawns: []finding.Site{fromTest, {}}},
+		{ID: "a5", Kind: finding.Race, Spawns: []finding.Site{finding.UnseenSpawn(nil), {}}},
+		{ID: "a6", Kind: finding.Race, Spawns: []finding.Site{fromXTest, {}}},
 	}
 	var b bytes.Buffer
 	depsHint(&b, fs, instrumented, "")
-	want := "hint: 2 findings have goroutines that example.com/dep and github.com/stripe/goproxy started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,github.com/stripe/goproxy/... records them)\n" +
-		"hint: 1 finding has goroutines that net/http started when github.com/stripe/goproxy called into it: no flag records the standard library's go statements, but -instrument-deps github.com/stripe/goproxy/... records those calls, which orders the goroutines after them\n" +
-		"hint: 3 findings have goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n" +
-		"hint: 1 finding has goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n"
+	want := "hint: 2 findings (ids a0 and a2) have goroutines that example.com/dep and github.com/stripe/goproxy started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,github.com/stripe/goproxy/... records them)\n" +
+		"hint: 1 finding (id a3) has goroutines that net/http started when github.com/stripe/goproxy called into it: no flag records the standard library's go statements, but -instrument-deps github.com/stripe/goproxy/... records those calls, which orders the goroutines after them\n" +
+		"hint: 3 findings (ids a3, a4 and a6) have goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n" +
+		"hint: 1 finding (id a5) has goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n"
 	if b.String() != want {
 		t.Errorf("hint:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -118,10 +118,17 @@ func TestDepsHint(t *testing.T) {
 		t.Errorf("hint for goroutines all seen:\n%s", b.String())
 	}
 	b.Reset()
-	closed := finding.Finding{Kind: finding.Race, Evidence: finding.Evidence{Notes: []string{finding.UnseenClose + ": before ..."}}}
+	closed := finding.Finding{ID: "c0", Kind: finding.Race, Evidence: finding.Evidence{Notes: []string{finding.UnseenClose + ": before ..."}}}
 	depsHint(&b, append(fs[1:2], closed), instrumented, "")
-	want = "hint: in 1 finding, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n"
+	want = "hint: in 1 finding (id c0), a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n"
 	if b.String() != want {
 		t.Errorf("hint for a close not recorded:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// Past maxHintIDs findings the hint counts the rest.
+	many := []finding.Finding{fs[4], fs[6], {ID: "b1", Spawns: fs[4].Spawns}, {ID: "b2", Spawns: fs[4].Spawns}, {ID: "b3", Spawns: fs[4].Spawns}}
+	b.Reset()
+	depsHint(&b, many, instrumented, "")
+	if want := "hint: 5 findings (ids a4, a6, b1 and 2 more) have goroutines that net/http started"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("hint for many findings:\n%s\nwant it to begin %s", b.String(), want)
 	}
 }

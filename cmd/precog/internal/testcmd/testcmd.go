@@ -1162,11 +1162,11 @@ func depsHint(w io.Writer, fs []finding.Finding, instrumented []string, deps str
 	inst := func(pkg string) bool { return known[pkg] || predict.MatchDeps(deps, pkg) }
 	type line struct {
 		n         int
+		ids       []string // of the findings counted, in order
 		std, deps map[string]bool
 	}
 	newLine := func() *line { return &line{std: make(map[string]bool), deps: make(map[string]bool)} }
-	byDep, fromDep, std, unknown := newLine(), newLine(), newLine(), newLine()
-	c := 0
+	byDep, fromDep, std, unknown, closed := newLine(), newLine(), newLine(), newLine(), newLine()
 	for _, f := range fs {
 		counted := make(map[*line]bool)
 		for _, s := range f.Spawns {
@@ -1191,33 +1191,57 @@ func depsHint(w io.Writer, fs []finding.Finding, instrumented []string, deps str
 			if !counted[l] {
 				counted[l] = true
 				l.n++
+				l.ids = append(l.ids, f.ID)
 			}
 		}
 		if slices.ContainsFunc(f.Evidence.Notes, func(s string) bool { return strings.HasPrefix(s, finding.UnseenClose) }) {
-			c++
+			closed.n++
+			closed.ids = append(closed.ids, f.ID)
 		}
 	}
-	have := func(n int) string { return fmt.Sprintf("%d %s", n, cli.Plural(n, "finding has", "findings have")) }
+	have := func(l *line) string {
+		return fmt.Sprintf("%d %s%s", l.n, cli.Plural(l.n, "finding", "findings"), idList(l.ids)) + cli.Plural(l.n, " has", " have")
+	}
 	if l := byDep; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that %s started, whose starts and joins are not in the trace (-instrument-deps %s records them)\n",
-			have(l.n), andList(l.deps), predict.DepsPattern(l.deps))
+			have(l), andList(l.deps), predict.DepsPattern(l.deps))
 	}
 	if l := fromDep; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that %s started when %s called into it: no flag records the standard library's go statements, but -instrument-deps %s records those calls, which orders the goroutines after them\n",
-			have(l.n), andList(l.std), andList(l.deps), predict.DepsPattern(l.deps))
+			have(l), andList(l.std), andList(l.deps), predict.DepsPattern(l.deps))
 	}
 	if l := std; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that %s started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n",
-			have(l.n), andList(l.std))
+			have(l), andList(l.std))
 	}
 	if l := unknown; l.n > 0 {
 		fmt.Fprintf(w, "hint: %s goroutines that code precog did not instrument started (a dependency's go statement, or the standard library's): their starts and joins are not in the trace; -instrument-deps PATTERN instruments dependencies too\n",
-			have(l.n))
+			have(l))
 	}
-	if c > 0 {
-		fmt.Fprintf(w, "hint: in %d %s, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n",
-			c, cli.Plural(c, "finding", "findings"))
+	if l := closed; l.n > 0 {
+		fmt.Fprintf(w, "hint: in %d %s%s, a goroutine received from a channel that no recorded close closed (a dependency's close, or the standard library's), which may order the two sides; -instrument-deps PATTERN instruments dependencies too\n",
+			l.n, cli.Plural(l.n, "finding", "findings"), idList(l.ids))
 	}
+}
+
+// maxHintIDs is how many findings' IDs a hint names: enough to find the
+// findings it is about in the output above it, not a list of them all.
+const maxHintIDs = 3
+
+// idList names the findings a hint is about by their IDs, the first
+// maxHintIDs of them: " (id a)", " (ids a, b, c and 2 more)"; an empty ID
+// is left out.
+func idList(ids []string) string {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
+	switch {
+	case len(ids) == 0:
+		return ""
+	case len(ids) == 1:
+		return " (id " + ids[0] + ")"
+	case len(ids) <= maxHintIDs:
+		return " (ids " + strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1] + ")"
+	}
+	return fmt.Sprintf(" (ids %s and %d more)", strings.Join(ids[:maxHintIDs], ", "), len(ids)-maxHintIDs)
 }
 
 // andList joins the set's elements, sorted, as "a", "a and b" or "a, b
