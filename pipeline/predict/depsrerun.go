@@ -76,11 +76,16 @@ func (p *depsPlan) pattern() string {
 
 // DepsPattern is the -instrument-deps pattern of the packages of the set
 // and those below them, sorted: what the second pass instruments, and
-// what precog test's hint names.
+// what precog test's hint names. A package below another of the set is
+// left out: its parent's pattern matches it.
 func DepsPattern(set map[string]bool) string {
-	l := slices.Sorted(maps.Keys(set))
-	for i, d := range l {
-		l[i] = d + "/..."
+	var l []string
+	for _, d := range slices.Sorted(maps.Keys(set)) {
+		// Sorted, a parent comes before what is below it, though not
+		// always right before ("a/b", "a/b-c", "a/b/d").
+		if !slices.ContainsFunc(l, func(p string) bool { return strings.HasPrefix(d, strings.TrimSuffix(p, "...")) }) {
+			l = append(l, d+"/...")
+		}
 	}
 	return strings.Join(l, ",")
 }

@@ -125,3 +125,14 @@ func TestMatchDeps(t *testing.T) {
 		}
 	}
 }
+
+// TestDepsPattern: one pattern per dependency, sorted, but none for a
+// package below another of the set, which its parent's pattern matches;
+// a sibling whose path only begins like another's keeps its own.
+func TestDepsPattern(t *testing.T) {
+	set := map[string]bool{"example.com/dep": true, "example.com/dep/spawn": true, "example.com/dep-x": true, "example.com/dep/spawn/deep": true, "example.org/other": true}
+	want := "example.com/dep/...,example.com/dep-x/...,example.org/other/..."
+	if got := DepsPattern(set); got != want {
+		t.Errorf("DepsPattern = %s, want %s", got, want)
+	}
+}

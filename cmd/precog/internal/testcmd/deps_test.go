@@ -194,7 +194,7 @@ func TestDepsRerun(t *testing.T) {
 			hints = append(hints, l)
 		}
 	}
-	dep := "goroutines that example.com/dep and example.com/dep/spawn started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/...,example.com/dep/spawn/... records them)\n"
+	dep := "goroutines that example.com/dep and example.com/dep/spawn started, whose starts and joins are not in the trace (-instrument-deps example.com/dep/... records them)\n"
 	std := "goroutines that net/http started: no flag records the standard library's go statements, so their starts and joins are not in the trace\n"
 	if len(hints) != 2 || !strings.HasSuffix(hints[0], dep) || !strings.HasSuffix(hints[1], std) {
 		t.Errorf("-deps-rerun=false: hints:\n%s\nwant two, ending in:\n%s%s\nstdout:\n%s", strings.Join(hints, ""), dep, std, off)
