@@ -67,7 +67,7 @@ func Command() *cli.Command {
 			var o options
 			fs.StringVar(&o.out, "o", "", "write the merged results to `dir` (new, empty, or written by an earlier run)")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
-			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings set apart (status apart), which the text output leaves out")
+			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings set apart, which the text output leaves out (status apart, and OSCS pairs not confirmed: see precog test -h)")
 			fs.StringVar(&o.baseline, "baseline", "", "fail only on findings whose IDs the baseline `file` does not list (default: the shards' baseline)")
 			fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline `file` that accepts every merged finding")
 			fs.Func("fail-on", "fail on confirmed findings (`confirmed`), on predicted ones too (predicted: any but those set apart), or only on those a forced order confirmed (forced); default: the shards'", func(v string) error {
@@ -173,7 +173,7 @@ func run(env *cli.Env, o options, flags *flag.FlagSet, args []string) (int, erro
 	}
 	env.Stderr.Write(text.Bytes())
 	if len(apart) > 0 {
-		fmt.Fprintln(env.Stderr, results.ApartLine(len(apart)))
+		fmt.Fprintln(env.Stderr, results.ApartLine(apart))
 	}
 	fmt.Fprintf(env.Stderr, "merged %d results %s into %s\n", len(dirs), cli.Plural(len(dirs), "directory", "directories"), o.out)
 	if o.writeBaseline != "" {

@@ -109,14 +109,40 @@ func WriteText(w io.Writer, s *Summary) {
 }
 
 // ApartLine is the line that precog test and precog merge print on
-// stderr, after the summary, when their text output left out n findings
-// set apart (finding.Apart): how many, why, and how to see them.
-// Held-out rehearsal 55 (go-libp2p-kad-dht) printed 4 such races among
-// its 45 false findings, each not confirmed, with the two addresses in
-// its reason.
-func ApartLine(n int) string {
-	return fmt.Sprintf("%d %s set apart and not shown: data %s whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows %s, -json lists %s",
-		n, cli.Plural(n, "finding", "findings"), cli.Plural(n, "race", "races"), cli.Plural(n, "it", "them"), cli.Plural(n, "it", "them"))
+// stderr, after the summary, when their text output left out the
+// findings apart (report.SetApart): how many of each kind, why, and how
+// to see them. Held-out rehearsal 55 (go-libp2p-kad-dht) printed 4 races
+// set apart among its 45 false findings, each not confirmed, with the two
+// addresses in its reason.
+func ApartLine(apart []finding.Finding) string {
+	races := 0
+	for _, f := range apart {
+		if f.Status == finding.Apart {
+			races++
+		}
+	}
+	oscs := len(apart) - races
+	var why []string
+	if races > 0 {
+		why = append(why, fmt.Sprintf("%sdata %s whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects",
+			count(races, oscs), cli.Plural(races, "race", "races")))
+	}
+	if oscs > 0 {
+		why = append(why, fmt.Sprintf("%sOSCS %s that validation ran in the other order without the test failing, so neither order changed what the test checks",
+			count(oscs, races), cli.Plural(oscs, "pair", "pairs")))
+	}
+	n := len(apart)
+	return fmt.Sprintf("%d %s set apart and not shown: %s; -show-apart shows %s, -json lists %s",
+		n, cli.Plural(n, "finding", "findings"), strings.Join(why, "; "), cli.Plural(n, "it", "them"), cli.Plural(n, "it", "them"))
+}
+
+// count is "n " when other findings are set apart beside these n, "" when
+// these are all of them (the line's total counts them).
+func count(n, other int) string {
+	if other == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d ", n)
 }
 
 // writeNotTested writes the summary line's count of the packages not

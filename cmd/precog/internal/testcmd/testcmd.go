@@ -344,9 +344,13 @@ Output
 
 Each finding is one line on stdout, confirmed findings first (among
 them, and among the rest, the recorded runs' failures first and data
-races last), except those set apart (apart, above: false predictions),
-which are left out, with a line on stderr after the summary saying how
-many (-show-apart prints them, after the others); then one indented line
+races last), except those set apart, which are left out, with a line on
+stderr after the summary saying how many (-show-apart prints them, after
+the others): data races of status apart (above: false predictions), and
+OSCS pairs not confirmed, which validation ran in the other order without
+the test failing (an OSCS pair is a bug only through what the order
+changes; each OSCS prediction on real modules judged so far was false);
+-json, -sarif and -ci list both; then one indented line
 per piece of evidence, hop by hop: the go statement that started each side's goroutine,
 each site with the locks held there, notes, the tests that exposed it,
 its ID and status with what validation saw, and the command that
@@ -395,7 +399,7 @@ predicted).
 
 With -html FILE, test also writes an HTML report to FILE: one
 self-contained page (inline style and pictures, no script, nothing
-fetched) with the summary, then each finding, confirmed ones first (those set apart
+fetched) with the summary, then each finding, confirmed ones first (those of status apart
 last, in a section closed until opened, and not in the list at the top), with
 its status and what validation saw, its reproducer, a timeline of its
 goroutines with the order validation forced between its events (or, not
@@ -655,7 +659,7 @@ func Command() *cli.Command {
 			})
 			fs.DurationVar(&o.perturbBudget, "perturb-budget", predict.DefaultTargetedBudget, "bound the targeted runs of all tests together to `d`; the runs after it are random")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
-			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings that validation set apart (status apart: data races whose forced runs touched different memory each time), which the text output leaves out")
+			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings that validation set apart, which the text output leaves out: data races whose forced runs touched different memory each time (status apart), and OSCS pairs that validation ran in the other order without the test failing (not confirmed)")
 			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
 			fs.StringVar(&o.html, "html", "", "also write an HTML report to `file`: each finding with its status, reproducer, a timeline of the forced or predicted order, the goroutines' stacks and the sites in their source")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
@@ -936,7 +940,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 			return cli.ExitError, err
 		}
 	}
-	leftOut := 0 // findings set apart that the text left out
+	var leftOut []finding.Finding // findings set apart that the text left out
 	if o.sarif != "-" {
 		var err error
 		if o.json {
@@ -951,7 +955,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 	var text bytes.Buffer
 	results.WriteText(&text, sum)
 	env.Stderr.Write(text.Bytes())
-	if leftOut > 0 {
+	if len(leftOut) > 0 {
 		fmt.Fprintln(env.Stderr, results.ApartLine(leftOut))
 	}
 	html := &report.HTMLRun{Title: "precog test", Command: o.command, Dir: dir, Start: start, Elapsed: time.Since(start),
@@ -993,22 +997,22 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 }
 
 // writeText writes res's findings to w as text (report.Text), with the
-// hints about them, and returns how many it left out: those set apart
-// (finding.Apart: data races whose forced runs touched different memory,
-// false predictions), unless -show-apart asks for them. The hints count
-// only the findings shown. -json, -sarif, -html and -ci keep every
-// finding.
-func writeText(w io.Writer, o options, dir string, res *predict.Result) (int, error) {
+// hints about them, and returns those it left out: the findings set apart
+// (report.SetApart: data races whose forced runs touched different memory,
+// OSCS pairs that validation ran in the other order without a failure),
+// unless -show-apart asks for them. The hints count only the findings
+// shown. -json, -sarif, -html and -ci keep every finding.
+func writeText(w io.Writer, o options, dir string, res *predict.Result) ([]finding.Finding, error) {
 	fs, apart := res.Findings, []finding.Finding(nil)
 	if !o.showApart {
 		fs, apart = report.Apart(res.Findings)
 	}
 	if err := report.Text(w, dir, fs); err != nil {
-		return 0, err
+		return nil, err
 	}
 	explainHints(w, o, fs)
 	depsHint(w, fs, res.Instrumented, o.deps+","+res.RerunDeps)
-	return len(apart), nil
+	return apart, nil
 }
 
 // vetChecks returns precog vet's checks with the flag values of a

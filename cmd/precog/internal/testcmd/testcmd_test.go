@@ -358,7 +358,7 @@ func TestTestOutput(t *testing.T) {
 			t.Errorf("the text shows %s, set apart", f.ID)
 		}
 	}
-	if has := strings.Contains(stderr, "set apart and not shown"); has != (len(apart) > 0) || has && !strings.Contains(stderr, results.ApartLine(len(apart))) {
+	if has := strings.Contains(stderr, "set apart and not shown"); has != (len(apart) > 0) || has && !strings.Contains(stderr, results.ApartLine(apart)) {
 		t.Errorf("%d findings set apart, but stderr says otherwise:\n%s", len(apart), stderr)
 	}
 	fs = shown
