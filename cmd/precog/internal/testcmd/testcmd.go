@@ -349,8 +349,8 @@ stderr after the summary saying how many (-show-apart prints them, after
 the others): data races of status apart (above: false predictions), and
 OSCS pairs not confirmed, which validation ran in the other order without
 the test failing (an OSCS pair is a bug only through what the order
-changes; each OSCS prediction on real modules judged so far was false);
--json, -sarif and -ci list both; then one indented line
+changes, and the test saw nothing change); -json, -sarif and -ci list
+both; then one indented line
 per piece of evidence, hop by hop: the go statement that started each side's goroutine,
 each site with the locks held there, notes, the tests that exposed it,
 its ID and status with what validation saw, and the command that
