@@ -326,18 +326,35 @@ func (j *job) rerunDeps(ctx context.Context, res *Result, ix *record.Index, reco
 			res.Notes = append(res.Notes, fmt.Sprintf("re-recording %s failed, the first recording's findings stand: %s", what, firstLine(err)))
 			continue
 		}
-		before, after, fresh := res.replace(plan, pass.res.Findings)
+		before, after, fresh, gone := res.replace(plan, pass.res.Findings)
 		maps.Copy(done, plan.deps)
 		res.RerunDeps = DepsPattern(done)
 		pass.res.Findings = fresh
 		pass.res.Stats.Reports = 0
-		res.Notes = append(res.Notes, fmt.Sprintf("re-recorded %s: %d %s -> %d", what, before, plural(before, "finding", "findings"), after))
+		res.Notes = append(res.Notes, fmt.Sprintf("re-recorded %s: %d %s -> %d%s", what, before, plural(before, "finding", "findings"), after, goneList(gone)))
 		res.Notes = append(res.Notes, pass.res.Notes...)
 		res.InternalErrors = append(res.InternalErrors, pass.res.InternalErrors...)
 		pass.res.Notes, pass.res.InternalErrors = nil, nil
 		passes = append(passes, pass)
 	}
 	return passes
+}
+
+// maxGoneIDs is how many of the findings a second pass took away its line
+// names.
+const maxGoneIDs = 3
+
+// goneList names, for the line of a second pass, the findings of the first
+// recording that it did not find again: " (gone: a, b, c and 2 more)"; ""
+// for none.
+func goneList(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	if len(ids) <= maxGoneIDs {
+		return " (gone: " + strings.Join(ids, ", ") + ")"
+	}
+	return fmt.Sprintf(" (gone: %s and %d more)", strings.Join(ids[:maxGoneIDs], ", "), len(ids)-maxGoneIDs)
 }
 
 // passBounds bound the second pass: record, if not zero, is when its
@@ -502,7 +519,7 @@ func (r *Result) takePass(pass *Result) {
 // fresh are those that are not r's, to validate with their own build.
 // The tests recorded again fail or pass as the first recording said: a
 // failure is read from the test's output, and the first run's stands.
-func (r *Result) replace(plan *depsPlan, pass []finding.Finding) (before, after int, fresh []finding.Finding) {
+func (r *Result) replace(plan *depsPlan, pass []finding.Finding) (before, after int, fresh []finding.Finding, gone []string) {
 	var kept []finding.Finding
 	removed := 0
 	for _, f := range r.Findings {
@@ -514,6 +531,9 @@ func (r *Result) replace(plan *depsPlan, pass []finding.Finding) (before, after 
 		tests := slices.DeleteFunc(slices.Clone(f.Tests), plan.has)
 		if len(tests) == 0 {
 			removed += f.Reports
+			if !slices.ContainsFunc(pass, func(p finding.Finding) bool { return p.ID == f.ID && replaceable(&p) }) {
+				gone = append(gone, f.ID)
+			}
 			continue
 		}
 		n := max(f.Reports-(len(f.Tests)-len(tests)), 1) // a report per test
@@ -545,5 +565,5 @@ func (r *Result) replace(plan *depsPlan, pass []finding.Finding) (before, after 
 	}
 	r.Findings = kept
 	r.Stats.Reports += added - removed
-	return before, after, fresh
+	return before, after, fresh, gone
 }

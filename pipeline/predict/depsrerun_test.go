@@ -64,7 +64,8 @@ func TestPlanDeps(t *testing.T) {
 // go, one that another test exposed too stays with that test and its
 // witnesses; the second pass's predictions come in (one the first pass
 // has from another test as that finding's test), its failures do not,
-// and the reports add up.
+// and the reports add up. The finding gone from the output is named; one
+// that stays for its other test is not.
 func TestReplace(t *testing.T) {
 	p := &depsPlan{tests: map[string][]string{"m/p": {"TestA"}}}
 	w := func(test string) finding.Witness { return finding.Witness{Test: test} }
@@ -82,9 +83,12 @@ func TestReplace(t *testing.T) {
 		{ID: "new", Kind: "race", Tests: []string{"m/p.TestA"}, Reports: 1},
 		{ID: "fail2", Kind: finding.Crash, Tests: []string{"m/p.TestA"}, Reports: 1},
 	}
-	before, after, fresh := r.replace(p, pass)
-	if before != 2 || after != 2 {
-		t.Errorf("%d findings -> %d, want 2 -> 2", before, after)
+	before, after, fresh, gone := r.replace(p, pass)
+	if before != 2 || after != 2 || !slices.Equal(gone, []string{"gone"}) {
+		t.Errorf("%d findings -> %d, %v gone, want 2 -> 2 and [gone]", before, after, gone)
+	}
+	if got, want := goneList([]string{"a", "b", "c", "d", "e"}), " (gone: a, b, c and 2 more)"; got != want {
+		t.Errorf("goneList = %q, want %q", got, want)
 	}
 	var ids []string
 	for _, f := range r.Findings {

@@ -211,8 +211,8 @@ func TestDepsRerun(t *testing.T) {
 	// One line per plan: TestProxy's package with dep, TestCount's with
 	// spawn, each recorded on its own.
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^re-recorded 1 test of 1 package with example.com/dep instrumented: [1-9][0-9]* findings? -> 0$`),
-		regexp.MustCompile(`(?m)^re-recorded 1 test of 1 package with example.com/dep/spawn instrumented: [1-9][0-9]* findings? -> [1-9][0-9]*$`),
+		regexp.MustCompile(`(?m)^re-recorded 1 test of 1 package with example.com/dep instrumented: [1-9][0-9]* findings? -> 0 \(gone: [0-9a-f]{12}(, [0-9a-f]{12})*( and [0-9]+ more)?\)$`),
+		regexp.MustCompile(`(?m)^re-recorded 1 test of 1 package with example.com/dep/spawn instrumented: [1-9][0-9]* findings? -> [1-9][0-9]*( \(gone: [^)]*\))?$`),
 	} {
 		if !want.MatchString(stderr) {
 			t.Errorf("stderr lacks the line matching %s:\n%s", want, stderr)

@@ -271,9 +271,10 @@ again together, apart from those that need others, the cheapest first
 build is long costs only the tests that need it. One line on stderr per
 such group says what the pass did:
 
-	re-recorded 9 tests of 1 package with go.opentelemetry.io/otel/sdk/trace instrumented: 17 findings -> 0
+	re-recorded 9 tests of 1 package with go.opentelemetry.io/otel/sdk/trace instrumented: 17 findings -> 0 (gone: 5018654e2f9b, 04e5de4f6356, 9acd0866d785 and 14 more)
 
-and the hints name only what remains. When a dependency cannot be
+naming by ID the first three findings that went away, and the hints name
+only what remains. When a dependency cannot be
 instrumented or its build fails, or a group does not finish in its time
 (the pass's time is what is left of -deadline less what validation is
 reckoned to need, or without -deadline what the first recording left
