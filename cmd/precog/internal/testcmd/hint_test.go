@@ -30,7 +30,7 @@ func TestExplainHints(t *testing.T) {
 	explainHints(&b, options{dir: "testdata/kernels"}, fs)
 	want := "hint: TestIndex failed by itself; its root cause: precog explain -C testdata/kernels -run TestIndex precog.example/kernels/crashpanic\n" +
 		"hint: TestB failed by itself; its root cause: precog explain -C testdata/kernels -run TestB example.com/p\n" +
-		"hint: TestD failed by itself; its output shows a refused connection (dial tcp 10.1.2.3:4150: connect: connection refused): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug; if not, its root cause: precog explain -C testdata/kernels -run TestD example.com/p\n" +
+		"hint: TestD failed by itself; its output shows a refused connection (dial tcp 10.1.2.3:4150: connect: connection refused): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug (precog test takes go test's -short, -run and -skip, which leave such tests out); if not, its root cause: precog explain -C testdata/kernels -run TestD example.com/p\n" +
 		"hint: TestE fails alone but passes with its package's other tests, as go test runs them: it needs what another test sets up (go test -run '^TestE$' example.com/p fails the same way)\n" +
 		"hint: TestG failed only when recorded and passed without recording: recording alone may have made it fail (timing, allocations); if not, what failed it in the recorded run: precog explain -C testdata/kernels -run TestG example.com/p\n" +
 		"hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone\n"
@@ -51,10 +51,10 @@ func TestExplainHints(t *testing.T) {
 	}
 	b.Reset()
 	explainHints(&b, options{}, fs2)
-	want = "hint: 3 tests of example.com/q (TestA, TestB and 1 more) failed by themselves; their output shows an unset environment variable (TEST_POSTGRES env var is not set): they may need a server, the network, a program, a file or a setting that this machine lacks, their environment rather than a bug; if not, the root cause of one: precog explain -run TestA example.com/q\n" +
+	want = "hint: 3 tests of example.com/q (TestA, TestB and 1 more) failed by themselves; their output shows an unset environment variable (TEST_POSTGRES env var is not set): they may need a server, the network, a program, a file or a setting that this machine lacks, their environment rather than a bug (precog test takes go test's -short, -run and -skip, which leave such tests out); if not, the root cause of one: precog explain -run TestA example.com/q\n" +
 		"hint: TestC failed by itself; its root cause: precog explain -run TestC example.com/q\n" +
 		"hint: TestF failed by itself; its root cause: precog explain -run TestF example.com/q\n" +
-		"hint: TestE failed by itself; its output shows an unset environment variable (TEST_POSTGRES env var is not set): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug; if not, its root cause: precog explain -run TestE example.com/r\n" +
+		"hint: TestE failed by itself; its output shows an unset environment variable (TEST_POSTGRES env var is not set): it may need a server, the network, a program, a file or a setting that this machine lacks, its environment rather than a bug (precog test takes go test's -short, -run and -skip, which leave such tests out); if not, its root cause: precog explain -run TestE example.com/r\n" +
 		"hint: 3 tests of example.com/q (TestG, TestH and 1 more) failed only when recorded and passed without recording: recording alone may have made them fail (timing, allocations); if not, what failed one in the recorded run: precog explain -run TestG example.com/q\n" +
 		"hint: 3 tests of example.com/s (TestJ, TestK and 1 more) failed by themselves; the root cause of one: precog explain -run TestJ example.com/s\n" +
 		"hint: each test ran in a process of its own; one that needs what another test set up fails there, as under go test -run with its name alone\n"

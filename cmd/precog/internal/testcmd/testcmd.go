@@ -1126,7 +1126,7 @@ func explainHints(w io.Writer, o options, fs []finding.Finding) {
 					s.who, s.them, s.one, cmd, s.test, pkg)
 			case k.env != "":
 				what, line, _ := strings.Cut(k.env, ": ")
-				fmt.Fprintf(w, "hint: %s failed by %s; %s output shows %s (%s): %s may need a server, the network, a program, a file or a setting that this machine lacks, %s environment rather than a bug; if not, %s: %s -run %s %s\n",
+				fmt.Fprintf(w, "hint: %s failed by %s; %s output shows %s (%s): %s may need a server, the network, a program, a file or a setting that this machine lacks, %s environment rather than a bug (precog test takes go test's -short, -run and -skip, which leave such tests out); if not, %s: %s -run %s %s\n",
 					s.who, s.self, s.their, what, line, s.they, s.their, s.cause, cmd, s.test, pkg)
 			default:
 				fmt.Fprintf(w, "hint: %s failed by %s; %s: %s -run %s %s\n", s.who, s.self, s.cause, cmd, s.test, pkg)
