@@ -434,3 +434,31 @@ func TestStoppedBuildKeepsWholeBinaries(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkLockWaitsForItsContext: a build waits for another holder of the
+// link cache's lock only until its context ends, and takes the lock once
+// it is released.
+func TestLinkLockWaitsForItsContext(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no file locks")
+	}
+	name := filepath.Join(t.TempDir(), "lock")
+	unlock, err := lockFile(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if again, err := lockFile(ctx, name); err == nil {
+		again()
+		t.Fatal("took a lock another holder held")
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting past the context: %v, want its deadline", err)
+	}
+	unlock()
+	again, err := lockFile(t.Context(), name)
+	if err != nil {
+		t.Fatalf("after the release: %v", err)
+	}
+	again()
+}

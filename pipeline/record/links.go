@@ -1,6 +1,7 @@
 package record
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -45,13 +46,14 @@ func linkKey(dir string, build []string) string {
 
 // openLinks returns the link cache's directory for builds in dir with the
 // build flags, created and locked against other precog processes until
-// unlock is called, and marked as used now, for the cache's trimming.
-func openLinks(links, dir string, build []string) (key string, unlock func(), err error) {
+// unlock is called (waiting for their lock until ctx is done), and marked
+// as used now, for the cache's trimming.
+func openLinks(ctx context.Context, links, dir string, build []string) (key string, unlock func(), err error) {
 	key = filepath.Join(links, linkKey(dir, build))
 	if err := os.MkdirAll(key, 0o777); err != nil {
 		return "", nil, err
 	}
-	unlock, err = lockFile(filepath.Join(key, "lock"))
+	unlock, err = lockFile(ctx, filepath.Join(key, "lock"))
 	if err != nil {
 		return "", nil, err
 	}

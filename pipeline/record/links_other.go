@@ -2,10 +2,13 @@
 
 package record
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // lockFile fails where precog has no file locks: builds go to the run's
 // own directory, as without a link cache.
-func lockFile(name string) (unlock func(), err error) {
+func lockFile(ctx context.Context, name string) (unlock func(), err error) {
 	return nil, errors.New("no file locks on this system")
 }

@@ -856,13 +856,18 @@ var ErrNoTests = errors.New("no test files")
 // how many binaries are linked when that changes (watchBuilt). links, if
 // not empty, is the link cache (Options.LinkDir): the go commands write
 // there, and out gets links to the binaries; a cache that cannot be
-// opened or locked is left out.
+// opened or locked is left out (but for ctx's end while another process
+// holds it, which ends the build).
 func buildTests(ctx context.Context, dir, out string, build []string, pkgs []listedPackage, built func(n, of int), links string) error {
 	into, start := out, time.Now()
 	if links != "" {
-		if key, unlock, err := openLinks(links, dir, build); err == nil {
+		key, unlock, err := openLinks(ctx, links, dir, build)
+		switch {
+		case err == nil:
 			defer unlock()
 			into = key
+		case ctx.Err() != nil:
+			return err // stopped while another precog held the binaries
 		}
 	}
 	if built != nil {
