@@ -228,9 +228,9 @@ func GoID() uint64 { return goid() }
 // Enabled reports whether the shim records.
 func Enabled() bool { return enabled }
 
-// ConnSent releases, before a write on a TCP connection sends its bytes,
-// what the goroutine did so far for the read of the other end that gets
-// them (package rtnet): a PoolPut of the write's token into the
+// ConnSent releases, before a write on a TCP connection or an io.Pipe
+// sends its bytes, what the goroutine did so far for the read of the
+// other end that gets them (packages rtnet and rtpipe): a PoolPut of the write's token into the
 // connection's direction d, which hb pairs with the PoolGet of the same
 // token (ConnReceived).
 func ConnSent(site uint32, d unsafe.Pointer, token uint64) {
@@ -239,8 +239,9 @@ func ConnSent(site uint32, d unsafe.Pointer, token uint64) {
 	}
 }
 
-// ConnReceived joins, after a read on a TCP connection got a byte of the
-// write whose token is token, what that write released (ConnSent).
+// ConnReceived joins, after a read on a TCP connection or an io.Pipe got
+// a byte of the write whose token is token, what that write released
+// (ConnSent).
 func ConnReceived(site uint32, d unsafe.Pointer, token uint64) {
 	if enabled {
 		syncBefore(site, trace.EvPoolGet, d, token)

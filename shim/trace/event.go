@@ -88,8 +88,8 @@ const (
 
 	// sync.Pool. addr is the object: the data word of the interface value
 	// put or got; value is the address of the Pool.
-	EvPoolPut // before Put hands the object to the pool; also before a write on a TCP connection sends its bytes, addr the connection's direction and value the write's token (shim/rtnet) [seq, site, addr, value]
-	EvPoolGet // after Get returned the object (taken from the pool or made by New; addr 0 for nil); also after a read on a TCP connection got a byte of the write whose token value is (shim/rtnet) [seq, site, addr, value]
+	EvPoolPut // before Put hands the object to the pool; also before a write on a TCP connection or an io.Pipe sends its bytes, or its writer closes it, addr the direction and value the write's or close's token (shim/rtnet, shim/rtpipe) [seq, site, addr, value]
+	EvPoolGet // after Get returned the object (taken from the pool or made by New; addr 0 for nil); also after a read on a TCP connection or an io.Pipe got a byte of the write whose token value is, or found the end of the stream its close released (shim/rtnet, shim/rtpipe) [seq, site, addr, value]
 
 	// Ancestry.
 	EvBelow   // child, right after the EvBegin (parent=none) of a goroutine that code precog does not instrument started: parent is the goroutine's nearest ancestor that the shim records, which began before the child was started [seq, parent]
