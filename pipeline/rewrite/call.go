@@ -1318,13 +1318,51 @@ func (r *rewriter) fuzzT(ft *ast.FuncType) string {
 	return "precog_t"
 }
 
-// connIO are the interfaces of package io that a TCP connection handed
-// to a reader or writer of bytes is converted to.
+// connIO are the interfaces of package io that a TCP connection or a
+// pipe's half handed to a reader or writer of bytes is converted to.
 var connIO = []string{"Reader", "Writer", "Closer", "ReadWriter", "ReadCloser", "WriteCloser", "ReadWriteCloser"}
 
-// connMethods are the methods of a TCP connection that move its bytes or
-// end its stream.
-var connMethods = map[string]bool{"Read": true, "Write": true, "Close": true}
+// A stream is a kind of value whose bytes a wrapper of the shim's orders:
+// a TCP connection (rtnet), or the reading or the writing half of an
+// io.Pipe (rtpipe).
+type stream int
+
+const (
+	noStream stream = iota
+	connStream
+	pipeReadStream
+	pipeWriteStream
+)
+
+// streamOf returns the kind of stream a value of type t is.
+func streamOf(t types.Type) stream {
+	switch {
+	case isConnType(t):
+		return connStream
+	case isNamed(t, "io", "PipeReader", true):
+		return pipeReadStream
+	case isNamed(t, "io", "PipeWriter", true):
+		return pipeWriteStream
+	}
+	return noStream
+}
+
+// moves reports whether the method of s named method moves its bytes or
+// ends its stream, so that a call of it goes through the wrapper: a
+// connection's Read, Write and Close; a pipe's Read, and its writer's
+// Write, Close and CloseWithError (the reader's Close and CloseWithError
+// are the pipe's own in rtpipe's wrapper: it orders nothing by them).
+func (s stream) moves(method string) bool {
+	switch s {
+	case connStream:
+		return method == "Read" || method == "Write" || method == "Close"
+	case pipeReadStream:
+		return method == "Read"
+	case pipeWriteStream:
+		return method == "Write" || method == "Close" || method == "CloseWithError"
+	}
+	return false
+}
 
 // connDuring are the functions that use a reader or writer handed to them
 // only while they run (not io.MultiWriter, io.TeeReader or
@@ -1335,17 +1373,18 @@ var connDuring = map[string]bool{
 }
 
 // connOperands wraps each operand of the call c through which bytes are
-// read from or written to a TCP connection, or the connection closed: the
-// receiver of its Read, Write or Close, and an argument passed where one
-// of package io's readers, writers or closers is expected
-// (bufio.NewReader(c), io.ReadFull(c, b)); see connAs.
+// read from or written to a TCP connection or a pipe, or the stream
+// closed: the receiver of a method that moves them (stream.moves), and
+// an argument passed where one of package io's readers, writers or
+// closers is expected (bufio.NewReader(c), io.ReadFull(c, b),
+// io.Copy(pw, r)); see connAs.
 func (r *rewriter) connOperands(c *ast.CallExpr) {
 	if se, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok {
-		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal && connMethods[se.Sel.Name] {
-			if r.isConn(se.X) {
-				r.wrapConn(se.X, "")
-			} else if path, ok := r.embeddedConn(r.typeOf(se.X), se.Sel.Name); ok {
-				r.wrapConn(se.X, path)
+		if sel := r.info.Selections[se]; sel != nil && sel.Kind() == types.MethodVal {
+			if s := streamOf(r.typeOf(se.X)); s.moves(se.Sel.Name) {
+				r.wrapConn(se.X, s, "")
+			} else if s, path, ok := r.embeddedConn(r.typeOf(se.X), se.Sel.Name); ok && s.moves(se.Sel.Name) {
+				r.wrapConn(se.X, s, path)
 			}
 		}
 	}
@@ -1370,54 +1409,71 @@ func (r *rewriter) connOperands(c *ast.CallExpr) {
 }
 
 // connAs wraps x, a value converted to type to, when x is a TCP
-// connection (a net.Conn, *net.TCPConn or *tls.Conn) and to one of package io's
-// readers or writers (connIO): as precog_rtnet.Conn(S, x), which orders a
-// read after the other end's write whose bytes it got (see package
-// rtnet).
+// connection (a net.Conn, *net.TCPConn or *tls.Conn) or a pipe's half (an
+// *io.PipeReader or *io.PipeWriter) and to one of package io's readers or
+// writers (connIO) with a method that moves its bytes: as
+// precog_rtnet.Conn(S, x), precog_rtpipe.Reader(S, x) or
+// precog_rtpipe.Writer(S, x), which order a read after the other end's
+// write whose bytes it got (see packages rtnet and rtpipe).
 //
 // With during set, x is handed to a function that uses it only while it
 // runs (connDuring: io.ReadFull(c, b), fmt.Fprintf(c, ...)), and
 // a value whose methods of to are all promoted from one embedded
-// connection (type Conn struct{ *net.TCPConn }) is that connection: it is
-// wrapped as the connection it embeds. Elsewhere (bufio.NewReader(c), a
+// connection or half (type Conn struct{ *net.TCPConn }) is that stream: it is
+// wrapped as the stream it embeds. Elsewhere (bufio.NewReader(c), a
 // field of a literal) the reader may outlive a change of the embedded
-// field, which the wrapped connection would not see.
+// field, which the wrapped stream would not see.
 func (r *rewriter) connAs(x ast.Expr, to types.Type, during bool) {
 	if !slices.ContainsFunc(connIO, func(name string) bool { return isNamed(to, "io", name, false) }) {
 		return
 	}
-	if r.isConn(x) {
-		r.wrapConn(x, "")
+	iface, ok := to.Underlying().(*types.Interface)
+	if !ok {
 		return
 	}
-	iface, ok := to.Underlying().(*types.Interface)
-	if !during || !ok || iface.NumMethods() == 0 {
+	if s := streamOf(r.typeOf(x)); s != noStream {
+		for m := range iface.Methods() {
+			if s.moves(m.Name()) {
+				r.wrapConn(x, s, "")
+				return
+			}
+		}
+		return
+	}
+	if !during || iface.NumMethods() == 0 {
 		return
 	}
 	path := ""
+	var s stream
+	moves := false
 	for m := range iface.Methods() {
-		p, ok := r.embeddedConn(r.typeOf(x), m.Name())
+		ms, p, ok := r.embeddedConn(r.typeOf(x), m.Name())
 		if !ok || path != "" && p != path {
 			return
 		}
-		path = p
+		s, path = ms, p
+		moves = moves || s.moves(m.Name())
 	}
-	r.wrapConn(x, path)
+	if moves {
+		r.wrapConn(x, s, path)
+	}
 }
 
-// embeddedConn returns the path of embedded fields (".TCPConn",
-// ".inner.Conn") by which a value of type t, itself no connection, has
-// the connection method named method promoted from an embedded net.Conn,
-// *net.TCPConn or *tls.Conn (type Conn struct{ *net.TCPConn; id int },
-// as gopcua's uacp.Conn): calls of that method read or write the
-// connection's bytes as the connection's own do. It reports false when t
+// embeddedConn returns the kind and the path of embedded fields
+// (".TCPConn", ".inner.Conn", ".PipeWriter") by which a value of type t,
+// itself no stream, has the method named method promoted from an
+// embedded net.Conn, *net.TCPConn, *tls.Conn, *io.PipeReader or
+// *io.PipeWriter (type Conn struct{ *net.TCPConn; id int }, as gopcua's
+// uacp.Conn): calls of that method read or write the stream's bytes as
+// the stream's own do, when it is one that moves them (stream.moves). It
+// reports false when t
 // declares the method itself (wrapping it, the way a Close with a
-// sync.Once does), when the method comes from no connection, or when a
+// sync.Once does), when the method comes from no stream, or when a
 // field on the way cannot be named here (unexported, of another package).
-func (r *rewriter) embeddedConn(t types.Type, method string) (string, bool) {
+func (r *rewriter) embeddedConn(t types.Type, method string) (stream, string, bool) {
 	obj, index, _ := types.LookupFieldOrMethod(t, true, r.pkg, method)
 	if _, ok := obj.(*types.Func); !ok || len(index) < 2 {
-		return "", false
+		return noStream, "", false
 	}
 	path := ""
 	cur := t
@@ -1427,43 +1483,48 @@ func (r *rewriter) embeddedConn(t types.Type, method string) (string, bool) {
 		}
 		st, ok := cur.Underlying().(*types.Struct)
 		if !ok {
-			return "", false
+			return noStream, "", false
 		}
 		f := st.Field(i)
 		if !f.Embedded() || !f.Exported() && f.Pkg() != r.pkg {
-			return "", false
+			return noStream, "", false
 		}
 		path += "." + f.Name()
 		cur = f.Type()
-		if isConnType(cur) {
-			return path, true
+		if s := streamOf(cur); s != noStream {
+			return s, path, true
 		}
 	}
-	return "", false
+	return noStream, "", false
 }
 
-// isConn reports whether x is a net.Conn, a *net.TCPConn or a *tls.Conn
-// (whose plaintext bytes rtnet counts over the TCP connection under it).
-func (r *rewriter) isConn(x ast.Expr) bool { return isConnType(r.typeOf(x)) }
-
 // isConnType reports whether t is a net.Conn, a *net.TCPConn or a
-// *tls.Conn.
+// *tls.Conn (whose plaintext bytes rtnet counts over the TCP connection
+// under it).
 func isConnType(t types.Type) bool {
 	return isNamed(t, "net", "Conn", false) || isNamed(t, "net", "TCPConn", true) || isNamed(t, "crypto/tls", "Conn", true)
 }
 
-// wrapConn wraps the connection x as precog_rtnet.Conn(S, x), or, for a
-// connection embedded in x at path (".TCPConn"; see embeddedConn), as
+// wrapConn wraps the stream x of kind s as precog_rtnet.Conn(S, x) (or
+// precog_rtpipe.Reader, precog_rtpipe.Writer), or, for a stream embedded
+// in x at path (".TCPConn"; see embeddedConn), as
 // precog_rtnet.Conn(S, (x).TCPConn).
-func (r *rewriter) wrapConn(x ast.Expr, path string) {
-	s := r.site(x.Pos(), "conn", x)
+func (r *rewriter) wrapConn(x ast.Expr, s stream, path string) {
+	fn, kind := r.rtnet("Conn"), "conn"
+	switch s {
+	case pipeReadStream:
+		fn, kind = rtpipeName+".Reader", "pipe"
+	case pipeWriteStream:
+		fn, kind = rtpipeName+".Writer", "pipe"
+	}
+	site := r.site(x.Pos(), kind, x)
 	lo, hi := r.span(x)
 	if path == "" {
-		r.ed.open(lo, hi, lit(r.rtnet("Conn")+"("+s+", "))
+		r.ed.open(lo, hi, lit(fn+"("+site+", "))
 		r.ed.close(lo, hi, lit(")"))
 		return
 	}
-	r.ed.open(lo, hi, lit(r.rtnet("Conn")+"("+s+", ("))
+	r.ed.open(lo, hi, lit(fn+"("+site+", ("))
 	r.ed.close(lo, hi, lit(")"+path+")"))
 }
 

@@ -115,6 +115,11 @@ const (
 	// through it.
 	rtnetPath = "github.com/precog-dev/precog/shim/rtnet"
 	rtnetName = "precog_rtnet"
+	// rtpipe: the order of an io.Pipe's two halves, a package apart from
+	// rtnet so that files that use a pipe and no connection do not
+	// import net.
+	rtpipePath = "github.com/precog-dev/precog/shim/rtpipe"
+	rtpipeName = "precog_rtpipe"
 )
 
 // The largest select and multiple assignment that rt's helpers take
@@ -247,8 +252,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, pkg *types.Pac
 		return bytes.Count(body, []byte(name+".")) > bytes.Count(src, []byte(name+"."))
 	}
 	r.usedShim, r.usedRT, r.usedUnsafe = uses(shimName), uses(rtName), uses("precog_unsafe")
-	r.usedRTHTTP, r.usedRTNet = uses(rthttpName), uses(rtnetName)
-	if !r.usedShim && !r.usedRT && !r.usedRTHTTP && !r.usedRTNet && !r.passed {
+	r.usedRTHTTP, r.usedRTNet, r.usedRTPipe = uses(rthttpName), uses(rtnetName), uses(rtpipeName)
+	if !r.usedShim && !r.usedRT && !r.usedRTHTTP && !r.usedRTNet && !r.usedRTPipe && !r.passed {
 		return nil, nil, nil
 	}
 	r.addImports()
@@ -313,8 +318,8 @@ type rewriter struct {
 	// functions.
 	before122, before123 bool
 
-	usedShim, usedRT, usedUnsafe bool // set from the rendered text
-	usedRTHTTP, usedRTNet        bool //
+	usedShim, usedRT, usedUnsafe      bool // set from the rendered text
+	usedRTHTTP, usedRTNet, usedRTPipe bool //
 
 	// execOut holds what the file hands os/exec as a command's output
 	// writer (execOutputs), nil until asked.
@@ -504,6 +509,9 @@ func (r *rewriter) addImports() {
 	}
 	if r.usedRTNet {
 		specs = append(specs, rtnetName+` "`+rtnetPath+`"`)
+	}
+	if r.usedRTPipe {
+		specs = append(specs, rtpipeName+` "`+rtpipePath+`"`)
 	}
 	if r.usedUnsafe {
 		specs = append(specs, `precog_unsafe "unsafe"`)

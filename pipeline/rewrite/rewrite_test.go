@@ -692,21 +692,108 @@ func g(t *tls.Conn, b []byte) {
 // that it type-checks.
 func checkConns(t *testing.T, name string, out []byte, sites []trace.Site, n int, why string, wants ...string) {
 	t.Helper()
+	checkStreams(t, name, out, sites, "conn", []string{"precog_rtnet.Conn("}, n, why, wants...)
+}
+
+// checkStreams checks that the rewritten file out has each of wants, and
+// n sites of kind and as many calls of the wrappers (why says which are
+// left alone), and that it type-checks.
+func checkStreams(t *testing.T, name string, out []byte, sites []trace.Site, kind string, wrappers []string, n int, why string, wants ...string) {
+	t.Helper()
 	for _, want := range wants {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("rewritten file lacks %q:\n%s", want, out)
 		}
 	}
-	conns := 0
+	k := 0
 	for _, s := range sites {
-		if s.Kind == "conn" {
-			conns++
+		if s.Kind == kind {
+			k++
 		}
 	}
-	if wrappers := bytes.Count(out, []byte("precog_rtnet.Conn(")); conns != n || wrappers != n {
-		t.Errorf("%d conn sites and %d wrappers, want %d (%s):\n%s", conns, wrappers, n, why, out)
+	w := 0
+	for _, wrapper := range wrappers {
+		w += bytes.Count(out, []byte(wrapper))
+	}
+	if k != n || w != n {
+		t.Errorf("%d %s sites and %d wrappers, want %d (%s):\n%s", k, kind, w, n, why, out)
 	}
 	typeCheckOutput(t, name, out)
+}
+
+// TestRewritePipe checks that the halves of an io.Pipe are wrapped by
+// precog_rtpipe.Reader and Writer where the program moves their bytes or
+// closes the writer, as connections are: go-containerregistry's
+// computeLayer (io.Copy into the writer, then its Close or
+// CloseWithError; the reader read to its end through bufio), the
+// reader's Read, the writer's Write (whose results keep their types), a
+// composite literal's field, a half embedded in a struct of the
+// program's (its promoted Write, and the struct handed to fmt.Fprintf);
+// and nowhere else: the reader's own Close and CloseWithError (rtpipe
+// orders nothing by them), the reader passed as an io.Closer, a
+// *io.PipeReader parameter, an assignment, the embedding struct kept by
+// bufio.NewWriter. The file imports rtpipe, not rtnet.
+func TestRewritePipe(t *testing.T) {
+	src := []byte(`package p
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+type half struct{ *io.PipeWriter }
+
+type sink struct{ W io.Writer }
+
+func keep(*io.PipeReader)       {}
+func closeAll(cs ...io.Closer) {}
+
+func count(r io.Reader, b []byte) (int64, error) {
+	pr, pw := io.Pipe()
+	var size int64
+	go func() {
+		n, err := io.Copy(pw, r)
+		if err != nil {
+			pw.CloseWithError(err)
+			return
+		}
+		size = n
+		pw.Close()
+	}()
+	defer pr.Close()
+	if _, err := io.Copy(io.Discard, bufio.NewReader(pr)); err != nil {
+		return 0, err
+	}
+	pr.Read(b)
+	pr.CloseWithError(nil)
+	_ = sink{W: pw}
+	var c io.Closer = pw
+	_ = c
+	keep(pr)
+	closeAll(pr)
+	h := half{pw}
+	h.Write(b)
+	fmt.Fprintf(h, "x")
+	_ = bufio.NewWriter(h)
+	var n int
+	var err error
+	n, err = pw.Write(b)
+	_, _ = n, err
+	return size, nil
+}
+`)
+	out, sites, _ := rewriteSource(t, "pipe.go", src, Options{FirstSite: 1})
+	checkStreams(t, "pipe.go", out, sites, "pipe", []string{"precog_rtpipe.Reader(", "precog_rtpipe.Writer("}, 9,
+		"the reader's closes, the io.Closer, the parameter, the assignment and the kept struct left alone",
+		"io.Copy(precog_rtpipe.Writer(", "&pw))).CloseWithError(err)", "&pw))).Close()",
+		"bufio.NewReader(precog_rtpipe.Reader(", ", pr).Read(b)", "defer pr.Close()", "\tpr.CloseWithError(nil)",
+		"sink{W: precog_rtpipe.Writer(", "var c io.Closer = (*precog_shim.RL(", "keep(pr)", ", pr)\n", // closeAll's
+		"&h))).PipeWriter).Write(b)", "fmt.Fprintf(precog_rtpipe.Writer(", "bufio.NewWriter((*precog_shim.RL(", "&pw))).Write(b)",
+		`precog_rtpipe "github.com/precog-dev/precog/shim/rtpipe"`)
+	if bytes.Contains(out, []byte("precog_rtnet")) {
+		t.Errorf("a file with pipes and no connection imports rtnet:\n%s", out)
+	}
 }
 
 // TestRewriteEmbeddedConn checks that a connection embedded in a struct
