@@ -37,15 +37,21 @@
 // bytes read has passed: the byte was sent, so the write had begun (a
 // pipe's writes are serialized, so an earlier write had ended). The first
 // wrapped Close or CloseWithError of the writer is released the same way,
-// with the count of bytes sent before it, and a Read that ends the stream
-// (n == 0 with the writer's error: io.EOF, or the error CloseWithError
-// gave; io.ErrClosedPipe, which the reader's own Close gives too, is not
-// taken for it) after exactly those bytes joins it. This is the edge
-// io.Pipe's done channel and error mutex give.
+// and a Read that ends the stream (n == 0 with the writer's error: io.EOF,
+// or the error CloseWithError gave; io.ErrClosedPipe, which the reader's
+// own Close gives too, is not taken for it) joins it: only the writer's
+// first close stores the error a read returns. This is the edge io.Pipe's
+// done channel and error mutex give. Unlike rtnet's end of the stream,
+// it does not ask the reads to have got every byte sent before the close:
+// a pipe is one object (no 4-tuple a later connection reuses), the error
+// says the writer closed, and the close that stored it is the first; so
+// the writes of code precog did not rewrite (cmd.Stdout = pw, os/exec's
+// copying goroutine) leave the close's edge alone.
 //
 // The counts name the writes only if every byte of the pipe goes through
-// a wrapped call in a known order, so the wrappers keep them exact where
-// they can:
+// a wrapped call in a known order, and the close's edge is right only if
+// the close that stored the reader's error was the one released, so the
+// wrappers keep both where they can:
 //   - Wrapped writes hold a mutex of the direction from the offset they
 //     reserve until their write returns, as the pipe's own write mutex
 //     does, so that two goroutines' writes reserve their bytes in the
@@ -59,7 +65,7 @@
 //     the other's error first, and the trace cannot say).
 //   - A read that brings the count of bytes read past the count of bytes
 //     the wrapped writes sent (bytes written by code precog did not
-//     rewrite) stops the direction's edges for good.
+//     rewrite) stops the direction's edges from writes for good.
 //
 // What cannot be seen is not ordered: a half used through code that was
 // not rewritten (passed as *io.PipeWriter to a dependency, or assigned to
@@ -67,9 +73,11 @@
 // not see. A read there loses edges (its bytes are not counted, so later
 // reads join fewer writes); a write there shifts the offsets the wrapped
 // writes reserved, which the check above catches only when the reads get
-// more bytes than were counted as sent. Only edges from the writer to the
-// reader are given: the reader's CloseWithError, which ends the writer's
-// writes with its error, is not released.
+// more bytes than were counted as sent; a close there, before the wrapped
+// one, may be the one whose error the reader saw, and the close's edge
+// would be wrong. Only edges from the writer to the reader are given: the
+// reader's CloseWithError, which ends the writer's writes with its error,
+// is not released.
 package rtpipe
 
 import (
@@ -147,8 +155,7 @@ type dir struct {
 	closed  bool      // a wrapped close has released
 	closer  uint64    // the goroutine of the first close
 	closers bool      // another goroutine closed the writer too
-	finSent uint64    // bytes sent before the first close
-	lost    bool      // the reads got bytes no wrapped write sent: no more edges
+	lost    bool      // the reads got bytes no wrapped write sent: no more edges from writes
 }
 
 // A pending write: the offset of its first byte and its token.
@@ -212,9 +219,8 @@ func (r *reader) Read(b []byte) (int, error) {
 		}
 		d.pending = append(d.pending[:0], d.pending[k:]...)
 	case err != nil && err != io.ErrClosedPipe:
-		// The writer's error: its close came first, and ended the
-		// stream after the bytes it had sent.
-		fin = d.closed && !d.closers && !d.lost && d.got == d.finSent
+		// The writer's error, which its first close stored.
+		fin = d.closed && !d.closers
 	}
 	d.mu.Unlock()
 	d.rmu.Unlock()
@@ -280,14 +286,14 @@ func (w *writer) CloseWithError(err error) error {
 }
 
 // closing releases, at the first close, what the goroutine did so far for
-// the read that finds the end of the stream after the bytes sent.
+// the read that finds the end of the stream.
 func (w *writer) closing() {
 	d := w.d
 	g := shim.GoID()
 	d.mu.Lock()
 	first := !d.closed
 	if first {
-		d.closed, d.closer, d.finSent = true, g, d.sent
+		d.closed, d.closer = true, g
 	} else if g != d.closer {
 		d.closers = true
 	}

@@ -46,7 +46,8 @@ func TestHalves(t *testing.T) {
 // bytes it got and not a write released before it whose bytes it did
 // not get, and the read that finds the end of the stream joins the
 // writer's close; no close is joined when two goroutines closed the
-// writer, nor any write once the reads got bytes no wrapped write sent.
+// writer, nor any write once the reads got bytes no wrapped write sent
+// (the close still is).
 func TestEdges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestEdgesRecorded$", "-test.count=1", "-test.v")
@@ -129,10 +130,12 @@ func TestEdges(t *testing.T) {
 	none(siteURead1, "its byte came from an unwrapped write")
 	none(siteURead2, "the direction lost count: its byte came from the unwrapped write, not the wrapped one pending")
 	none(siteURead3, "the direction lost count")
+	edge(siteUClose, siteUEOF, "the close before the end of the stream, whatever the writes")
 }
 
 // The sites of TestEdgesRecorded's wrapped calls: pipe p (two writers,
-// then a close), pipe q (two closers), pipe u (an unwrapped write).
+// then a close), pipe q (two closers), pipe u (an unwrapped write, then
+// a close).
 const (
 	sitePWrite1 = 1 + iota
 	sitePWrite2
@@ -149,6 +152,8 @@ const (
 	siteURead1
 	siteURead2
 	siteURead3
+	siteUClose
+	siteUEOF
 	siteGo
 )
 
@@ -240,6 +245,10 @@ func TestEdgesRecorded(t *testing.T) {
 	}
 	if got := read(Reader(siteURead3, ur), 1); got != "z" {
 		t.Fatalf("read %q", got)
+	}
+	goAfter(func() { Writer(siteUClose, uw).Close() })
+	if n, err := Reader(siteUEOF, ur).Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("read at the end: %d, %v", n, err)
 	}
 }
 
