@@ -48,6 +48,14 @@ func TestFixtures(t *testing.T) {
 		// handler registers it: silent; filled after, or the handler
 		// shared by the calls, reported.
 		"setupserve",
+		// Maps filled after the handlers' registration and before the
+		// call that serves them (ListenAndServe, an http.Server's
+		// Serve), in the serving function or a callee: silent; a fill
+		// after the serve call, on a goroutine started before it, in a
+		// handler or a function it calls, or before the serve of a
+		// handler that a server started earlier may serve (a mux handed
+		// in, a serve in a go statement): reported.
+		"servestart",
 		// What a map holds, read through an object an outside caller
 		// passes to an exported function, is named by that map: not
 		// the packages a task goroutine of another call stores in the
@@ -223,8 +231,13 @@ func TestFixtures(t *testing.T) {
 		// exist, by its API entry that no test calls, and by a test,
 		// which never runs with that server (serveafter); a map an
 		// exported Reload fills while serving is reported. Their
-		// goroutines are their tests'.
-		fixturetest.Case{Name: "WithTests", Analyzer: conmap.Analyzer, Patterns: []string{"buildhelper", "serveafter"}, TestsOnly: true},
+		// goroutines are their tests'. Handlers that an API entry
+		// serves after filling what they read, and that tests serve
+		// on test servers of their own or call directly, one test
+		// after another (serveapart, mailpit's server): silent; a fill
+		// while a test's own server serves, a handler the initializer
+		// registers, two parallel tests: reported.
+		fixturetest.Case{Name: "WithTests", Analyzer: conmap.Analyzer, Patterns: []string{"buildhelper", "serveafter", "serveapart"}, TestsOnly: true},
 		fixturetest.Case{Name: "AllParallelTests", Analyzer: conmap.Analyzer, Patterns: []string{"paralleltestsall"},
 			PassFlags: map[string]string{suppress.AllFlag: "true"}, TestsOnly: true},
 	)

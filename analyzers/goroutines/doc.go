@@ -20,7 +20,15 @@
 //     top-level tests that call t.Parallel;
 //   - HTTP handlers: ServeHTTP methods of the package's types, functions
 //     converted to http.HandlerFunc and functions given to HandleFunc,
-//     which the server runs on a goroutine per request.
+//     which the server runs on a goroutine per request. Their
+//     goroutines start at the registration or conversion, or, when the
+//     function that makes it hands the handler only to calls that serve
+//     it (http.ListenAndServe, an http.Server's Serve), inside those
+//     calls (Context.Starts). Result.StartApart tells when the
+//     handler goroutines that one context's code starts never run with
+//     another's code (an API entry that no test calls and a test; two
+//     sequential tests, the starting one serving only on httptest
+//     servers it closes by a deferred Close).
 //
 // Everything else runs in the Caller context: the goroutine that calls
 // into the package (main, init, a test, or a user of the package's API).

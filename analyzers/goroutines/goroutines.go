@@ -138,6 +138,9 @@ type Context struct {
 	// conversion to http.HandlerFunc), and conv that conversion.
 	in   *ssa.Function
 	conv ssa.Instruction
+	// serves are the calls that serve a Handler context's handler, when
+	// its root's function hands it to nothing else (Starts).
+	serves []ssa.Instruction
 
 	// static holds the functions reached from Entry by static calls and
 	// references only: those that every goroutine of the context runs,
@@ -209,6 +212,11 @@ type Result struct {
 	refs    map[*ssa.Function][]ssa.CallInstruction
 	targets map[ssa.CallInstruction][]*ssa.Function
 	funcs   []*ssa.Function
+	// init holds the functions the package's initializer reaches.
+	init map[*ssa.Function]bool
+	// closes tells, for the tests that contexts belong to, whether the
+	// test closes its servers (StartApart).
+	closes map[*ssa.Function]bool
 }
 
 func newResult(cg *callgraph.Result, flow *ssaflow.Graph) *Result {
@@ -312,9 +320,11 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	funcs := srcfuncs.Of(ssainput)
 	b.findRoots(funcs)
+	b.findServes()
 	b.findRefs(funcs)
 	b.propagate(funcs)
 	b.computeMulti(funcs)
+	b.findClosers()
 	for _, fn := range funcs {
 		if len(b.res.of[fn]) > 0 {
 			b.res.funcs = append(b.res.funcs, fn)
@@ -824,6 +834,7 @@ func (b *builder) propagate(funcs []*ssa.Function) {
 // outside: a goroutine of it may outlive that test.
 func (b *builder) inheritOutside() {
 	init := b.initReach()
+	b.res.init = init
 	for changed := true; changed; {
 		changed = false
 		for _, c := range b.res.Contexts[1:] {

@@ -18,7 +18,17 @@
 //     function literal that starts the goroutine (`for i := range n {
 //     func(i int) { t.Run(..., f) }(i) }`) runs once, before every start:
 //     the literal repeats, the code before the loop does not (see
-//     rerunAfter);
+//     rerunAfter). An HTTP handler's goroutines start inside the call
+//     that serves it (http.ListenAndServe, http.Serve, an http.Server's
+//     ListenAndServe or Serve, their TLS forms): when the function that
+//     registers the handler on a mux it made, or converts it to
+//     http.HandlerFunc, hands it only to such calls (directly or through
+//     an http.Server it allocates), code before each of those calls
+//     happens before every request, though the registration came first;
+//     otherwise the conversion or the registration stands for the start
+//     (goroutines.Context.Starts). A serve in a `go` statement, or a
+//     mux or server handed anywhere else, keeps the registration: a
+//     server started earlier may serve it already;
 //   - join: a goroutine's work happens before a Wait on a sync.WaitGroup it
 //     calls Done on (deferred, or after the work), and a task given to an
 //     errgroup, conc or sync.WaitGroup.Go happens before a Wait on the
@@ -254,6 +264,30 @@
 //     call of F, so code of the Caller
 //     outside F and what F calls never runs at once with them (the
 //     Caller context is one goroutine to the checks);
+//   - started apart (not an order, a pair that never overlaps):
+//     StartedApart tells an access a from the goroutines of a context
+//     whose every start either comes after a on the goroutine that makes
+//     it (as for spawn) or is made by code that never runs with a's:
+//     the package's API entry that no test calls, against a test's code
+//     (in a test binary the entry does not run, unless the initializer
+//     reaches the start); the package's callers' code against a test's
+//     goroutines; and, for HTTP handlers, a test's code against another
+//     test's, the two not both parallel, when the starting test serves
+//     handlers only on httptest servers it closes with a deferred Close
+//     (which returns once every request has been handled; see
+//     goroutines.Result.StartApart: other goroutines that a helper
+//     several tests call starts are taken to outlive the test, as a
+//     leaked goroutine would). One context may stand for the
+//     handlers that an API entry serves after filling what they read,
+//     and that each test serves on a test server of its own (mailpit's
+//     server): a's fill and the handlers then never run at once, though
+//     neither comes before the other in every binary. A conversion to
+//     http.HandlerFunc that its function only returns starts nothing
+//     where the caller only calls the handler it gets (a middleware that
+//     another handler, or a test with a recorder, calls directly): those
+//     callers are not starts (see startParents; spawn uses the same
+//     rule). conuninit does not ask it: a write that never runs with a
+//     read does not initialize it;
 //
 // "Before" and "after" are decided on the control-flow graph within a
 // function (see ssaflow) and followed through call sites for up to

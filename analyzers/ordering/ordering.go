@@ -378,23 +378,48 @@ func (r *Result) Ordered(a ssa.Instruction, ca *goroutines.Context, b ssa.Instru
 
 // spawnBefore reports whether a, in ca, happens before the start of every
 // goroutine of cb: before its `go` statement or spawning call, or, for an
-// HTTP handler rooted at a conversion to http.HandlerFunc, before the
-// conversion (goroutines.Context.Start): a server's handlers run only once
-// the handler value exists, after the code that filled what they read
-// (mailpit's Listen fills its allowed-hosts maps, then builds its routes
-// and serves them).
+// HTTP handler, before each call that serves it when the function that
+// roots the handler hands it only to those (net/http starts every handler
+// goroutine inside the serve call: `fill(); http.ListenAndServe(addr,
+// mux)` fills before every request, though mux.HandleFunc came first),
+// and otherwise before its conversion to http.HandlerFunc, or its
+// registration (goroutines.Context.Starts): a server's handlers run only
+// once the handler value exists, after the code that filled what they
+// read.
 func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, depth int) (Edge, bool) {
-	site := cb.Start()
-	if depth == 0 || site == nil || cb == ca {
+	return r.startsAfter(a, ca, cb, depth, false)
+}
+
+// startsAfter is spawnBefore; with apart, a start made by code that never
+// runs with a (goroutines.Result.StartApart) needs no order: no
+// goroutine started there runs while a does (see StartedApart).
+func (r *Result) startsAfter(a ssa.Instruction, ca, cb *goroutines.Context, depth int, apart bool) (Edge, bool) {
+	starts := cb.Starts()
+	if depth == 0 || len(starts) == 0 || cb == ca {
 		return Edge{}, false
 	}
-	parents := r.gr.Of(site.Parent())
+	for _, site := range starts {
+		if !r.startBefore(a, ca, cb, site, depth, apart) {
+			return Edge{}, false
+		}
+	}
+	return Edge{Rule: Spawn, Pos: starts[0].Pos()}, true
+}
+
+// startBefore reports whether a, in ca, happens before site, a start of
+// goroutines of cb, on every goroutine that runs site (or, with apart,
+// on every one that may run with a).
+func (r *Result) startBefore(a ssa.Instruction, ca, cb *goroutines.Context, site ssa.Instruction, depth int, apart bool) bool {
+	parents := r.startParents(site)
 	if len(parents) == 0 {
-		return Edge{}, false
+		return false
 	}
 	for _, pc := range parents {
 		if pc == cb {
-			return Edge{}, false // a goroutine that starts its own kind
+			return false // a goroutine that starts its own kind
+		}
+		if apart && r.gr.StartApart(ca, pc, cb, site) {
+			continue
 		}
 		if pc == ca {
 			// a runs before this start, but if the starting code runs
@@ -402,18 +427,114 @@ func (r *Result) spawnBefore(a ssa.Instruction, ca, cb *goroutines.Context, dept
 			// a after this start) a's next run is concurrent with this
 			// goroutine.
 			if ca.Multi || !r.before(a, site, ca, MaxCallDepth) || r.rerunAfter(a, site, ca, MaxCallDepth) {
-				return Edge{}, false
+				return false
 			}
 			if _, deferred := a.(*ssa.Defer); deferred {
-				return Edge{}, false
+				return false
 			}
 			continue
 		}
-		if _, ok := r.spawnBefore(a, ca, pc, depth-1); !ok {
-			return Edge{}, false
+		if _, ok := r.startsAfter(a, ca, pc, depth-1, apart); !ok {
+			return false
 		}
 	}
-	return Edge{Rule: Spawn, Pos: site.Pos()}, true
+	return true
+}
+
+// startParents returns the contexts that run site, a start of
+// goroutines, where it may start some. A conversion to http.HandlerFunc
+// that its function F only returns starts nothing where the caller only
+// calls the handler it gets (`middleWareFunc(fn)(w, r)` in another
+// handler, `h := middleWareFunc(fn); h(rec, req)` in a test that
+// records the response): no server has it. Those callers' contexts,
+// unless they also make another call of F, or start F on a goroutine, are
+// left out; when F is referenced as a value, none is.
+func (r *Result) startParents(site ssa.Instruction) []*goroutines.Context {
+	all := r.gr.Of(site.Parent())
+	conv, ok := site.(*ssa.ChangeType)
+	if !ok || !onlyReturned(conv) {
+		return all
+	}
+	fn := conv.Parent()
+	if len(r.gr.RefSites(fn)) > 0 {
+		return all
+	}
+	keep := make(map[*goroutines.Context]bool)
+	for _, c := range all {
+		if c.Entry == fn {
+			keep[c] = true
+		}
+	}
+	for _, e := range r.gr.CallGraph.Callers(fn) {
+		call, ok := e.Site.(*ssa.Call)
+		if ok && call.Common().StaticCallee() == fn && onlyCalled(call) {
+			continue
+		}
+		for _, c := range r.gr.Of(e.Caller.Func) {
+			keep[c] = true
+		}
+	}
+	var out []*goroutines.Context
+	for _, c := range all {
+		if keep[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// onlyReturned reports whether v's function uses it only as a result of
+// its returns.
+func onlyReturned(v ssa.Value) bool {
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, ref := range *refs {
+		switch ref.(type) {
+		case *ssa.Return, *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return len(*refs) > 0
+}
+
+// onlyCalled reports whether the value v is used only as the function
+// that calls made on the same goroutine call.
+func onlyCalled(v ssa.Value) bool {
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, ref := range *refs {
+		switch ref := ref.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Call:
+			if ref.Common().Value != v || slices.Contains(ref.Common().Args, v) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// StartedApart reports whether no goroutine of cb runs while a, in ca,
+// does: each of cb's starts (goroutines.Context.Starts) comes after a on
+// the goroutine that makes it, as for spawnBefore, or is made by code
+// that never runs with ca's (goroutines.Result.StartApart). mailpit's
+// handlers are served by its Listen, after it filled the maps they read,
+// and by each API test's test server, in a test binary, where Listen
+// does not run and the tests that fill the maps run before or after.
+// The answer is no order: a write of ca that a goroutine of cb started
+// apart from it reads is never seen there, so it says nothing of
+// whether a comes before (Before does not use it).
+func (r *Result) StartedApart(a ssa.Instruction, ca, cb *goroutines.Context) bool {
+	r.index()
+	_, ok := r.startsAfter(a, ca, cb, MaxCallDepth, true)
+	return ok
 }
 
 // rerunAfter reports whether, on the goroutine of context c, a may run

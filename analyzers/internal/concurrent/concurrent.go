@@ -1030,6 +1030,16 @@ func (e *Env) Ordered(p Pair) bool {
 	return ok
 }
 
+// Apart is a Safe predicate: every goroutine of one side is started
+// after the other access on its goroutine, or by code that never runs
+// with it (ordering.Result.StartedApart: an HTTP handler that the
+// package's API entry serves after filling what it reads, and its tests
+// serve on test servers of their own). It orders nothing, so conuninit,
+// which asks whether a write comes before a read, does not use it.
+func (e *Env) Apart(p Pair) bool {
+	return e.Order.StartedApart(p.A.Instr, p.CA, p.CB) || e.Order.StartedApart(p.B.Instr, p.CB, p.CA)
+}
+
 // ABefore is a Safe predicate: A happens before B (or, for joinedInCall,
 // whenever the two touch one object).
 func (e *Env) ABefore(p Pair) bool {
@@ -1055,7 +1065,7 @@ func (e *Env) Excluded(p Pair) bool {
 // in runs of one function that a state field lets in one at a time (see
 // OneRun).
 func (e *Env) Unprotected(p Pair) bool {
-	return e.Excluded(p) || e.Ordered(p) || e.Elected(p) || e.Turns(p) || e.Taken(p) || e.Removed(p) || e.Phased(p) || e.OneRun(p)
+	return e.Excluded(p) || e.Ordered(p) || e.Apart(p) || e.Elected(p) || e.Turns(p) || e.Taken(p) || e.Removed(p) || e.Phased(p) || e.OneRun(p)
 }
 
 // Related returns the evidence for a pair to attach to a diagnostic

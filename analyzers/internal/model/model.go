@@ -158,6 +158,34 @@ var TestServers = map[string]bool{
 	"net/http/httptest.NewUnstartedServer": true,
 }
 
+// ServeCalls are the net/http functions that serve the handler they are
+// handed, each at the argument index given: the server starts every
+// handler goroutine inside the call, after the code that precedes it on
+// the calling goroutine, and never before the call.
+var ServeCalls = map[string]int{
+	"net/http.ListenAndServe":    1,
+	"net/http.ListenAndServeTLS": 3,
+	"net/http.Serve":             1,
+	"net/http.ServeTLS":          1,
+}
+
+// ServerServes are the (*http.Server) methods that serve the server's
+// Handler field, starting its goroutines inside the call (ServeCalls).
+var ServerServes = map[string]bool{
+	"(*net/http.Server).ListenAndServe":    true,
+	"(*net/http.Server).ListenAndServeTLS": true,
+	"(*net/http.Server).Serve":             true,
+	"(*net/http.Server).ServeTLS":          true,
+}
+
+// ServerControls are the (*http.Server) methods that neither serve nor
+// keep the server or its handler anywhere.
+var ServerControls = map[string]bool{
+	"(*net/http.Server).Close":                true,
+	"(*net/http.Server).Shutdown":             true,
+	"(*net/http.Server).SetKeepAlivesEnabled": true,
+}
+
 // MuxRegistrations are the ServeMux methods that register a handler on
 // the receiver: they hand it to no server and send no request.
 var MuxRegistrations = map[string]bool{
