@@ -33,6 +33,16 @@ func TestFixtures(t *testing.T) {
 		// the testing call, a goroutine started without a token and
 		// two releases in one goroutine are reported.
 		"semdrain",
+		// A helper that starts one goroutine per element of a slice,
+		// each sending once on a channel it made, and receives as
+		// many results (counted, with an early stop and a drain of
+		// the rest, or in one loop over the slice) before its caller
+		// closes what the goroutines send on (drainjoin, kad-dht's
+		// lookup); a drain one short, a count bumped before its
+		// receive, an extra sender, two goroutines per element, a
+		// drain that may stop and a count over another slice are
+		// reported.
+		"drainjoin",
 		// An exported function that fills a registry and another that
 		// iterates it, called by sequential and parallel tests, or
 		// by no test: the package's callers and its tests do not run

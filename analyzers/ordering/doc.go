@@ -132,6 +132,20 @@
 //     results after `stop <- struct{}{}`). A buffered channel's send does
 //     not wait; a Multi receiving context counts only with a channel and
 //     objects per goroutine (see completionBefore);
+//   - counted per element: the goroutines that a `go` statement starts
+//     at most once per element of a slice s (in a range over s, or a
+//     loop counted up to len(s), in no loop inside it; the statement
+//     may be a spawner's of this package, whose goroutine calls the
+//     function handed to it before its send), each sending once on a
+//     channel that run of the function made (nothing else sends on it or
+//     closes it), happen before code that follows a loop of that
+//     function receiving from it until a counter reaches len(s), the
+//     counter starting at 0 or at a count of the receives made before
+//     (raised by one only after a receive in the same block): kad-dht's
+//     lookup, which receives results, may stop early and drains the rest
+//     with `for i := completed; i < len(peers); i++ { <-doneCh }`. At
+//     most len(s) goroutines start and each sends once, so len(s)
+//     receives took every send (see sliceSent);
 //   - turns: the goroutines that a loop starts one per turn, each sending
 //     on (or closing) a channel the loop's function made at most once,
 //     while every path back to the start passes a plain receive from it

@@ -1422,6 +1422,11 @@ func (r *Result) channelBefore(a ssa.Instruction, ca *goroutines.Context, b ssa.
 			return Edge{Rule: Channel, Pos: recv.Pos()}, true
 		}
 	}
+	// A receive in a loop that may run no turn is not before b on every
+	// path; counted against the goroutines' starts, it is (sliceSent).
+	if e, ok := r.sliceSentAny(a, ca, b, cb); ok {
+		return e, true
+	}
 	return Edge{}, false
 }
 
