@@ -3,6 +3,7 @@ package goroutines
 import (
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -64,9 +65,13 @@ func (r *Result) StartApart(ca, pc, cb *Context, start ssa.Instruction) bool {
 }
 
 // findClosers sets, for each test that some context belongs to, whether
-// it closes its servers (see closesServers).
+// it closes its servers (see closesServers), in a package with HTTP
+// handlers: each test's walk of the code it reaches is paid only there.
 func (b *builder) findClosers() {
 	b.res.closes = make(map[*ssa.Function]bool)
+	if !slices.ContainsFunc(b.res.Contexts, func(c *Context) bool { return c.Kind == Handler }) {
+		return // StartApart asks only about handlers
+	}
 	for _, c := range b.res.Contexts {
 		if t := c.Test; t != nil {
 			if _, done := b.res.closes[t]; !done {
