@@ -340,9 +340,23 @@ func (j *job) rerunDeps(ctx context.Context, res *Result, ix *record.Index, reco
 	return passes
 }
 
-// maxGoneIDs is how many of the findings a second pass took away its line
-// names.
-const maxGoneIDs = 3
+// MaxListedIDs is how many findings' IDs a line about several findings
+// names (FirstIDs): enough to find them in the output, not a list of them all.
+const MaxListedIDs = 3
+
+// FirstIDs names findings by their IDs, the first MaxListedIDs of them:
+// "a", "a and b", "a, b, c and 2 more"; an empty ID is left out, and none
+// gives "".
+func FirstIDs(ids []string) string {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
+	switch {
+	case len(ids) < 2:
+		return strings.Join(ids, "")
+	case len(ids) <= MaxListedIDs:
+		return strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1]
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:MaxListedIDs], ", "), len(ids)-MaxListedIDs)
+}
 
 // goneList names, for the line of a second pass, the findings of the first
 // recording that it did not find again: " (gone: a, b, c and 2 more)"; ""
@@ -351,10 +365,7 @@ func goneList(ids []string) string {
 	if len(ids) == 0 {
 		return ""
 	}
-	if len(ids) <= maxGoneIDs {
-		return " (gone: " + strings.Join(ids, ", ") + ")"
-	}
-	return fmt.Sprintf(" (gone: %s and %d more)", strings.Join(ids[:maxGoneIDs], ", "), len(ids)-maxGoneIDs)
+	return " (gone: " + FirstIDs(ids) + ")"
 }
 
 // passBounds bound the second pass: record, if not zero, is when its

@@ -3,6 +3,7 @@ package predict
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/precog-dev/precog/detect/finding"
@@ -87,8 +88,10 @@ func TestReplace(t *testing.T) {
 	if before != 2 || after != 2 || !slices.Equal(gone, []string{"gone"}) {
 		t.Errorf("%d findings -> %d, %v gone, want 2 -> 2 and [gone]", before, after, gone)
 	}
-	if got, want := goneList([]string{"a", "b", "c", "d", "e"}), " (gone: a, b, c and 2 more)"; got != want {
-		t.Errorf("goneList = %q, want %q", got, want)
+	for ids, want := range map[string]string{"a b c d e": " (gone: a, b, c and 2 more)", "a b c": " (gone: a, b and c)", "a": " (gone: a)", "": ""} {
+		if got := goneList(strings.Fields(ids)); got != want {
+			t.Errorf("goneList(%s) = %q, want %q", ids, got, want)
+		}
 	}
 	var ids []string
 	for _, f := range r.Findings {

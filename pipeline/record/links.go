@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -66,13 +65,8 @@ func openLinks(ctx context.Context, links, dir string, build []string) (key stri
 // are on different file systems.
 func linkOrCopy(src, dst string) error {
 	os.Remove(dst)
-	err := os.Link(src, dst)
-	if err == nil {
+	if os.Link(src, dst) == nil {
 		return nil
-	}
-	var le *os.LinkError
-	if !errors.As(err, &le) {
-		return err
 	}
 	if err := copyFile(src, dst); err != nil {
 		return err

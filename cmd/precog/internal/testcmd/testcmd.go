@@ -1229,24 +1229,17 @@ func depsHint(w io.Writer, fs []finding.Finding, instrumented []string, deps str
 	}
 }
 
-// maxHintIDs is how many findings' IDs a hint names: enough to find the
-// findings it is about in the output above it, not a list of them all.
-const maxHintIDs = 3
-
-// idList names the findings a hint is about by their IDs, the first
-// maxHintIDs of them: " (id a)", " (ids a, b, c and 2 more)"; an empty ID
-// is left out.
+// idList names the findings a hint is about by their IDs
+// (predict.FirstIDs): " (id a)", " (ids a, b, c and 2 more)"; "" for none.
 func idList(ids []string) string {
-	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
-	switch {
-	case len(ids) == 0:
+	switch l := predict.FirstIDs(ids); {
+	case l == "":
 		return ""
-	case len(ids) == 1:
-		return " (id " + ids[0] + ")"
-	case len(ids) <= maxHintIDs:
-		return " (ids " + strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1] + ")"
+	case !strings.Contains(l, " "):
+		return " (id " + l + ")"
+	default:
+		return " (ids " + l + ")"
 	}
-	return fmt.Sprintf(" (ids %s and %d more)", strings.Join(ids[:maxHintIDs], ", "), len(ids)-maxHintIDs)
 }
 
 // andList joins the set's elements, sorted, as "a", "a and b" or "a, b
