@@ -179,7 +179,12 @@ func (c *checker) heldBefore(i int) []string {
 
 // witness names the finding's events for validation: the four of its
 // sites, then the Unlock that ends each side's critical section ("unlock-1"
-// for the side of the first site, "unlock-2"), when the run recorded it.
+// for the side of the first site, "unlock-2"), when the run recorded it;
+// then each side's goroutine's sections of the lock just before and just
+// after its own ("prev-lock-1", "prev-unlock-1", "next-lock-1",
+// "next-unlock-1", and the same with 2), whose Lock and Unlock the run
+// recorded: an atomicity violation runs the other side's section between
+// two of them (pipeline/validate's oscsOrders).
 func (c *checker) witness(sites []finding.Site, events []int, r report) finding.Witness {
 	var w finding.Witness
 	add := func(i int, role string) {
@@ -189,10 +194,26 @@ func (c *checker) witness(sites []finding.Site, events []int, r report) finding.
 	for k, i := range events {
 		add(i, sites[k].Role)
 	}
+	secs := c.g.Sections()
 	for k, sec := range []int{r.aLock, r.bLock} {
 		if sec >= 0 {
-			if end := c.g.Sections()[sec].End; end >= 0 {
+			if end := secs[sec].End; end >= 0 {
 				add(end, "unlock-"+strconv.Itoa(k+1))
+			}
+		}
+	}
+	for k, sec := range []int{r.aLock, r.bLock} {
+		if sec < 0 {
+			continue
+		}
+		side := strconv.Itoa(k + 1)
+		for _, d := range []struct {
+			dir  int
+			name string
+		}{{-1, "prev-"}, {1, "next-"}} {
+			if n := c.adjacent(sec, d.dir); n >= 0 && secs[n].End >= 0 && !secs[n].Handed {
+				add(secs[n].Begin, d.name+"lock-"+side)
+				add(secs[n].End, d.name+"unlock-"+side)
 			}
 		}
 	}

@@ -25,6 +25,12 @@ type Order struct {
 	// Seed, if not 0, perturbs the run's other sync operations (a retry
 	// of an order that diverged; Validator.Plan).
 	Seed uint64
+	// Control, if not nil, is the order of the same steps that should
+	// pass, forced to check a failure that is only the test's (see
+	// Validator.control): where reversing every edge cannot be followed,
+	// as for an atomicity violation's two edges, whose reversal holds a
+	// goroutine at its Unlock until another takes the lock it holds.
+	Control []plan.Edge
 }
 
 // Orders returns the interleavings that would make finding f happen in the
@@ -251,7 +257,8 @@ func orders(f finding.Finding, w finding.Witness) ([]Order, error) {
 // Unlock before the other's Lock). When the section the report names on
 // one side is the second of a pair of that goroutine's sections, the other
 // goroutine's section then falls between the pair, the atomicity
-// violation OSCS predicts.
+// violation OSCS predicts; when it is the first of the pair, the
+// atomicity orders after the reversal put the other section there.
 func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	if len(f.Sites) != 4 || len(w.Events) < 4 {
 		return nil, fmt.Errorf("the witness has %d events, want the two accesses and their locks", len(w.Events))
@@ -266,17 +273,78 @@ func oscsOrders(f finding.Finding, w finding.Witness) ([]Order, error) {
 	// One section entirely before the other: its Unlock (or, if the run
 	// did not record it, its access) before the other's Lock.
 	order := func(a, b int) Order {
-		end := access[a]
-		if u := ev[fmt.Sprintf("unlock-%d", a+1)]; len(u) > 0 {
-			end = u[0]
-		}
 		what := fmt.Sprintf("the critical section of the %s at %s before that of the %s at %s",
 			f.Sites[a].Role, shortPos(f.Sites[a]), f.Sites[b].Role, shortPos(f.Sites[b]))
-		return Order{What: what, Edges: []plan.Edge{edge(end, lock[b])}}
+		return Order{What: what, Edges: []plan.Edge{edge(sectionEnd(ev, access, a), lock[b])}}
 	}
 	// The reversal first; then the recorded order, held tight, which
-	// fails where the recording's slack hid the bug.
-	return []Order{order(second, first), order(first, second)}, nil
+	// fails where the recording's slack hid the bug; then the
+	// atomicity violations, one goroutine's two sections with the
+	// other's between.
+	orders := []Order{order(second, first), order(first, second)}
+	return append(orders, atomicityOrders(f, ev, access, lock, first, second)...), nil
+}
+
+// atomicityOrders returns the orders that run one side's critical section
+// between two consecutive sections of the other side's goroutine on the
+// same lock (OSCS Fig. 3c, oscs.txt section 2.2), when the witness names
+// them (detect/oscs's "prev-" and "next-" events): the side the run
+// recorded first between the second's previous section and its own, and
+// the second side's section, with the section its goroutine takes next,
+// between the first's and the first's next. The other side's next section
+// goes along because an update split over two sections (a row, then its
+// log entry: MySQL2-AM) fails only when the whole of one update falls
+// inside the other. Each order's control runs the same sections one
+// goroutine after the other (the serial order, which must pass), since
+// reversing both of its edges would hold a goroutine at an Unlock until
+// another took the lock it holds.
+//
+// An order the recorded run already followed (it passed) is left out.
+func atomicityOrders(f finding.Finding, ev map[string][]finding.Event, access, lock [2]finding.Event, first, second int) []Order {
+	end := func(k int) finding.Event { return sectionEnd(ev, access, k) }
+	adjacent := func(k int, which string) (lk, unlk finding.Event, ok bool) {
+		l, u := ev[fmt.Sprintf("%s-lock-%d", which, k+1)], ev[fmt.Sprintf("%s-unlock-%d", which, k+1)]
+		if len(l) == 0 || len(u) == 0 {
+			return finding.Event{}, finding.Event{}, false
+		}
+		return l[0], u[0], true
+	}
+	name := func(k int) string { return fmt.Sprintf("the %s at %s", f.Sites[k].Role, shortPos(f.Sites[k])) }
+	var out []Order
+	// The second side's section (and its next) between the first's and
+	// the first's next; the control runs the first's two before it.
+	if nl, nu, ok := adjacent(first, "next"); ok {
+		last, what := end(second), ""
+		if _, su, ok := adjacent(second, "next"); ok {
+			last, what = su, " and its goroutine's next"
+		}
+		if recorded := lock[second].Index > end(first).Index && last.Index < nl.Index; !recorded {
+			out = append(out, Order{
+				What:    fmt.Sprintf("the critical section of %s%s between that of %s and its goroutine's next", name(second), what, name(first)),
+				Edges:   []plan.Edge{edge(end(first), lock[second]), edge(last, nl)},
+				Control: []plan.Edge{edge(nu, lock[second])},
+			})
+		}
+	}
+	// The first side's section between the second's previous one and
+	// its own; the control runs it before both.
+	if pl, pu, ok := adjacent(second, "prev"); ok && lock[first].Index < pu.Index {
+		out = append(out, Order{
+			What:    fmt.Sprintf("the critical section of %s between that of %s and its goroutine's previous", name(first), name(second)),
+			Edges:   []plan.Edge{edge(pu, lock[first]), edge(end(first), lock[second])},
+			Control: []plan.Edge{edge(end(first), pl)},
+		})
+	}
+	return out
+}
+
+// sectionEnd is the event that ends side k's critical section: its Unlock,
+// or its access if the run did not record the Unlock.
+func sectionEnd(ev map[string][]finding.Event, access [2]finding.Event, k int) finding.Event {
+	if u := ev[fmt.Sprintf("unlock-%d", k+1)]; len(u) > 0 {
+		return u[0]
+	}
+	return access[k]
 }
 
 // unicornOrders forces the pattern's accesses in the order of the failing

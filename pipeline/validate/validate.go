@@ -703,14 +703,17 @@ func forcedRuns(failed, plain int) (k int, ok bool) {
 	return k, k <= maxForcedRuns
 }
 
-// recorded returns the control order of o: every edge reversed, the order
-// the recording saw. Reversed, a step inside a critical section may wait
+// recorded returns the control order of o: its Control if it has one,
+// else every edge reversed, the order the recording saw. Reversed, a step inside a critical section may wait
 // for a Lock of the same mutex in another goroutine, which cannot come
 // while the waiter holds it; that goroutine waits at the section's Lock
 // instead, as lifted orders do (mysqllog's, loadscript's and vector's
 // controls deadlocked until the wait gave up, and their confirmations
 // were dropped as "could not be forced to compare").
 func recorded(o Order, w finding.Witness) Order {
+	if o.Control != nil {
+		return Order{What: "the same critical sections one goroutine after the other", Edges: o.Control, Seed: o.Seed}
+	}
 	rev := Order{What: "the recorded order of the same steps", Together: o.Together, Seed: o.Seed}
 	for _, e := range o.Edges {
 		rev.Edges = append(rev.Edges, plan.Edge{Before: e.After, After: e.Before})

@@ -34,7 +34,9 @@ func TestOrders(t *testing.T) {
 		f     finding.Finding
 		w     finding.Witness
 		want  [][]plan.Edge // per order
-		error string
+		// controls, if set, are the orders' Control edges.
+		controls [][]plan.Edge
+		error    string
 	}{
 		{
 			name: "con-null with a check: check, store, use; then store, use",
@@ -111,6 +113,43 @@ func TestOrders(t *testing.T) {
 			want: [][]plan.Edge{{{Before: pt(2, 10, 0), After: pt(1, 4, 0)}}, {{Before: pt(1, 6, 0), After: pt(2, 8, 0)}}},
 		},
 		{
+			// MySQL2-AM: goroutine 1 writes the row (4-6), then logs it
+			// (30-31); goroutine 2 the same later (40-42, 50-51), and
+			// its previous section (35-36) came after goroutine 1's.
+			name: "oscs: then goroutine 2's section and its next between goroutine 1's and its next; then goroutine 1's between goroutine 2's previous and its own",
+			f: finding.Finding{Kind: "oscs", Sites: []finding.Site{
+				{Role: "write", File: "/a.go", Line: 5}, {Role: "write", File: "/a.go", Line: 5}, {Role: "lock"}, {Role: "lock"}}},
+			w: finding.Witness{Events: []finding.Event{ev("write", 1, 5, 0, 5), ev("write", 2, 5, 0, 41),
+				ev("lock", 1, 4, 0, 4), ev("lock", 2, 4, 0, 40), ev("unlock-1", 1, 6, 0, 6), ev("unlock-2", 2, 6, 0, 42),
+				ev("next-lock-1", 1, 30, 0, 30), ev("next-unlock-1", 1, 31, 0, 31),
+				ev("prev-lock-2", 2, 35, 0, 35), ev("prev-unlock-2", 2, 36, 0, 36),
+				ev("next-lock-2", 2, 30, 0, 50), ev("next-unlock-2", 2, 31, 0, 51)}},
+			want: [][]plan.Edge{
+				{{Before: pt(2, 6, 0), After: pt(1, 4, 0)}},
+				{{Before: pt(1, 6, 0), After: pt(2, 4, 0)}},
+				{{Before: pt(1, 6, 0), After: pt(2, 4, 0)}, {Before: pt(2, 31, 0), After: pt(1, 30, 0)}},
+				{{Before: pt(2, 36, 0), After: pt(1, 4, 0)}, {Before: pt(1, 6, 0), After: pt(2, 4, 0)}},
+			},
+			controls: [][]plan.Edge{nil, nil,
+				{{Before: pt(1, 31, 0), After: pt(2, 4, 0)}},
+				{{Before: pt(1, 6, 0), After: pt(2, 35, 0)}},
+			},
+		},
+		{
+			// The run already had goroutine 2's sections between goroutine
+			// 1's two, and goroutine 2's previous section before goroutine
+			// 1's: it passed that way, and neither is tried again.
+			name: "oscs: no atomicity order the recorded run followed",
+			f: finding.Finding{Kind: "oscs", Sites: []finding.Site{
+				{Role: "write", File: "/a.go", Line: 5}, {Role: "write", File: "/a.go", Line: 5}, {Role: "lock"}, {Role: "lock"}}},
+			w: finding.Witness{Events: []finding.Event{ev("write", 1, 5, 0, 5), ev("write", 2, 5, 0, 11),
+				ev("lock", 1, 4, 0, 4), ev("lock", 2, 4, 0, 10), ev("unlock-1", 1, 6, 0, 6), ev("unlock-2", 2, 6, 0, 12),
+				ev("next-lock-1", 1, 30, 0, 30), ev("next-unlock-1", 1, 31, 0, 31),
+				ev("prev-lock-2", 2, 35, 0, 1), ev("prev-unlock-2", 2, 36, 0, 2),
+				ev("next-lock-2", 2, 30, 0, 20), ev("next-unlock-2", 2, 31, 0, 21)}},
+			want: [][]plan.Edge{{{Before: pt(2, 6, 0), After: pt(1, 4, 0)}}, {{Before: pt(1, 6, 0), After: pt(2, 4, 0)}}},
+		},
+		{
 			name:  "a witness without the events",
 			f:     finding.Finding{Kind: "con-null"},
 			w:     finding.Witness{Events: []finding.Event{ev("deref", 1, 20, 0, 9)}},
@@ -158,6 +197,12 @@ func TestOrders(t *testing.T) {
 			for i, o := range orders {
 				if !equalEdges(o.Edges, tc.want[i]) {
 					t.Errorf("order %d (%s): edges %+v, want %+v", i, o.What, o.Edges, tc.want[i])
+				}
+				if tc.controls != nil && !equalEdges(o.Control, tc.controls[i]) {
+					t.Errorf("order %d (%s): control %+v, want %+v", i, o.What, o.Control, tc.controls[i])
+				}
+				if o.Control != nil && !equalEdges(recorded(o, tc.w).Edges, o.Control) {
+					t.Errorf("order %d (%s): the control run forces %+v, want its Control", i, o.What, recorded(o, tc.w).Edges)
 				}
 			}
 			if tc.f.Kind == "race" {
