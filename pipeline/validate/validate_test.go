@@ -30,10 +30,10 @@ func pt(g uint64, site uint32, n uint64) plan.Point {
 // TestOrders checks the plan of each kind against ConMem-v's targets.
 func TestOrders(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		f     finding.Finding
-		w     finding.Witness
-		want  [][]plan.Edge // per order
+		name string
+		f    finding.Finding
+		w    finding.Witness
+		want [][]plan.Edge // per order
 		// controls, if set, are the orders' Control edges.
 		controls [][]plan.Edge
 		error    string
