@@ -186,9 +186,11 @@ func within(path, dir string) bool {
 // package (p and "p [p.test]") share one line.
 func packageErrors(dir string, pkgs []*packages.Package) []string {
 	byPath := make(map[string][]pkgError)
+	byPkg := make(map[string]*packages.Package) // one of each path's packages, for tagHint
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
 			byPath[p.PkgPath] = append(byPath[p.PkgPath], newPkgError(dir, e)...)
+			byPkg[p.PkgPath] = p
 		}
 	})
 	for path, errs := range byPath {
@@ -233,6 +235,9 @@ func packageErrors(dir string, pkgs []*packages.Package) []string {
 			line += " (and 1 more error)"
 		} else if n > 1 {
 			line += fmt.Sprintf(" (and %d more errors)", n)
+		}
+		if e := errs[0]; e.kind == packages.TypeError {
+			line += tagHint(byPkg[path], e.msg)
 		}
 		lines = append(lines, line)
 	}

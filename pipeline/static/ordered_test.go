@@ -204,6 +204,9 @@ func TestOrderedErrors(t *testing.T) {
 		"s/s.go":      "package s\n\nfunc H() int { return\n",
 		"t/t.go":      "//go:build never\n\npackage t\n",
 		"u/u.go":      "package u\n\nimport _ \"example.com/m/t\"\n",
+		"v/v.go":      "package v\n",
+		"v/helper.go": "//go:build test\n\npackage v\n\nfunc Helper() {}\n",
+		"v/v_test.go": "package v\n\nimport \"testing\"\n\nfunc TestV(t *testing.T) { Helper() }\n",
 	})
 	count := &analysis.Analyzer{
 		Name:       "count",
@@ -215,7 +218,7 @@ func TestOrderedErrors(t *testing.T) {
 	checked, whole := actions(t, dir, false, []*analysis.Analyzer{count}, "./...")
 	ordered, lazy := actions(t, dir, true, []*analysis.Analyzer{count}, "./...")
 	corpus.SameActions(t, checked, ordered)
-	if !slices.Equal(whole.Errors, lazy.Errors) || len(lazy.Errors) != 4 {
+	if !slices.Equal(whole.Errors, lazy.Errors) || len(lazy.Errors) != 5 {
 		t.Errorf("errors\n%q\nwant\n%q", lazy.Errors, whole.Errors)
 	}
 	// u's line says why it does not build: t's error, not go/types'
@@ -223,6 +226,12 @@ func TestOrderedErrors(t *testing.T) {
 	want := "package example.com/m/u: u/u.go:3:10: imports package example.com/m/t: build constraints exclude all Go files in "
 	if i := slices.IndexFunc(lazy.Errors, func(e string) bool { return strings.HasPrefix(e, want) }); i < 0 {
 		t.Errorf("errors\n%q\nwant one starting %q", lazy.Errors, want)
+	}
+	// v's tests call a function of a file only -tags test builds: the
+	// line names the file and the tag.
+	want = "package example.com/m/v: v/v_test.go:5:28: undefined: Helper (Helper is declared in helper.go, which builds only with //go:build test: pass -tags test)"
+	if !slices.Contains(lazy.Errors, want) {
+		t.Errorf("errors\n%q\nwant %q", lazy.Errors, want)
 	}
 	for i, p := range lazy.Packages {
 		if p.IllTyped != whole.Packages[i].IllTyped {
