@@ -67,7 +67,7 @@ func Command() *cli.Command {
 			var o options
 			fs.StringVar(&o.out, "o", "", "write the merged results to `dir` (new, empty, or written by an earlier run)")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
-			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings set apart, which the text output leaves out (status apart, and OSCS pairs not confirmed: see precog test -h)")
+			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings set apart, which the text output leaves out (status apart, and OSCS pairs validation did not confirm: see precog test -h)")
 			fs.StringVar(&o.baseline, "baseline", "", "fail only on findings whose IDs the baseline `file` does not list (default: the shards' baseline)")
 			fs.StringVar(&o.writeBaseline, "write-baseline", "", "write a baseline `file` that accepts every merged finding")
 			fs.Func("fail-on", "fail on confirmed findings (`confirmed`), on predicted ones too (predicted: any but those set apart), or only on those a forced order confirmed (forced); default: the shards'", func(v string) error {

@@ -115,31 +115,38 @@ func WriteText(w io.Writer, s *Summary) {
 // set apart among its 45 false findings, each not confirmed, with the two
 // addresses in its reason.
 func ApartLine(apart []finding.Finding) string {
-	races := 0
+	races, passed := 0, 0 // the rest: OSCS pairs not forced
 	for _, f := range apart {
-		if f.Status == finding.Apart {
+		switch {
+		case f.Status == finding.Apart:
 			races++
+		case f.Status == finding.NotConfirmed:
+			passed++
 		}
 	}
-	oscs := len(apart) - races
+	unforced := len(apart) - races - passed
 	var why []string
 	if races > 0 {
 		why = append(why, fmt.Sprintf("%sdata %s whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects",
-			count(races, oscs), cli.Plural(races, "race", "races")))
+			count(races, len(apart)), cli.Plural(races, "race", "races")))
 	}
-	if oscs > 0 {
+	if passed > 0 {
 		why = append(why, fmt.Sprintf("%sOSCS %s that validation ran in the other order without the test failing, so neither order changed what the test checks",
-			count(oscs, races), cli.Plural(oscs, "pair", "pairs")))
+			count(passed, len(apart)), cli.Plural(passed, "pair", "pairs")))
+	}
+	if unforced > 0 {
+		why = append(why, fmt.Sprintf("%sOSCS %s that validation could not run in another order (diverged or timed out)",
+			count(unforced, len(apart)), cli.Plural(unforced, "pair", "pairs")))
 	}
 	n := len(apart)
 	return fmt.Sprintf("%d %s set apart and not shown: %s; -show-apart shows %s, -json lists %s",
 		n, cli.Plural(n, "finding", "findings"), strings.Join(why, "; "), cli.Plural(n, "it", "them"), cli.Plural(n, "it", "them"))
 }
 
-// count is "n " when other findings are set apart beside these n, "" when
-// these are all of them (the line's total counts them).
-func count(n, other int) string {
-	if other == 0 {
+// count is "n " when other findings are set apart beside these n (of all
+// of them), "" when these are all of them (the line's total counts them).
+func count(n, all int) string {
+	if n == all {
 		return ""
 	}
 	return fmt.Sprintf("%d ", n)

@@ -48,10 +48,13 @@ func TestTextLeavesApartOut(t *testing.T) {
 		return f
 	}
 	passed, confirmed := oscs(5, finding.NotConfirmed), oscs(6, finding.Confirmed)
+	// An OSCS pair whose validation ran out of time is set apart too; one
+	// validation did not try (-validate=false) stays shown.
+	unforced, untried := oscs(7, finding.TimedOut), oscs(8, finding.Predicted)
 	null.SetID()
 	race.SetID()
-	res := &predict.Result{Findings: []finding.Finding{confirmed, null, passed, race}, Instrumented: []string{"example.com/p"},
-		Stats: predict.Stats{Statuses: map[finding.Status]int{finding.Confirmed: 1, finding.NotConfirmed: 2, finding.Apart: 1}}}
+	res := &predict.Result{Findings: []finding.Finding{confirmed, null, passed, race, unforced, untried}, Instrumented: []string{"example.com/p"},
+		Stats: predict.Stats{Statuses: map[finding.Status]int{finding.Confirmed: 1, finding.NotConfirmed: 2, finding.Apart: 1, finding.TimedOut: 1, finding.Predicted: 1}}}
 
 	var out bytes.Buffer
 	left, err := writeText(&out, options{}, dir, res)
@@ -59,11 +62,11 @@ func TestTextLeavesApartOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	if len(left) != 2 || strings.Contains(text, race.ID) || strings.Contains(text, passed.ID) || strings.Contains(text, "race:") || strings.Contains(text, "example.org/dep") ||
-		!strings.Contains(text, "con-null: "+null.Message) || !strings.Contains(text, confirmed.ID) {
-		t.Errorf("default text left out %d findings, want the race and the OSCS pair not confirmed, and shows:\n%s", len(left), text)
+	if len(left) != 3 || strings.Contains(text, race.ID) || strings.Contains(text, passed.ID) || strings.Contains(text, unforced.ID) || strings.Contains(text, "race:") || strings.Contains(text, "example.org/dep") ||
+		!strings.Contains(text, "con-null: "+null.Message) || !strings.Contains(text, confirmed.ID) || !strings.Contains(text, untried.ID) {
+		t.Errorf("default text left out %d findings, want the race and the OSCS pairs not confirmed and timed out, and shows:\n%s", len(left), text)
 	}
-	if got, want := results.ApartLine(left), "2 findings set apart and not shown: 1 data race whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; 1 OSCS pair that validation ran in the other order without the test failing, so neither order changed what the test checks; -show-apart shows them, -json lists them"; got != want {
+	if got, want := results.ApartLine(left), "3 findings set apart and not shown: 1 data race whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; 1 OSCS pair that validation ran in the other order without the test failing, so neither order changed what the test checks; 1 OSCS pair that validation could not run in another order (diverged or timed out); -show-apart shows them, -json lists them"; got != want {
 		t.Errorf("stderr line:\n%s\nwant:\n%s", got, want)
 	}
 	if got, want := results.ApartLine([]finding.Finding{race}), "1 finding set apart and not shown: data race whose forced runs, each time the order held, ran the two accesses on different memory (an address reused by a new object), so the recording paired two objects; -show-apart shows it, -json lists it"; got != want {
@@ -88,11 +91,17 @@ func TestTextLeavesApartOut(t *testing.T) {
 	sum, _ := results.FromResult(res, dir, []string{"./..."}, 1)
 	var s bytes.Buffer
 	results.WriteText(&s, sum)
-	if want := "validated: 1 confirmed, 2 not confirmed, 0 diverged, 0 timed out, 1 apart, 0 not validated, in 0s\n"; !strings.Contains(s.String(), want) || sum.Statuses[finding.Apart] != 1 {
+	if want := "validated: 1 confirmed, 2 not confirmed, 0 diverged, 1 timed out, 1 apart, 1 not validated, in 0s\n"; !strings.Contains(s.String(), want) || sum.Statuses[finding.Apart] != 1 {
 		t.Errorf("summary:\n%s\nwant the line %q", s.String(), want)
 	}
 	sum.Judge(res.Findings, nil, "", "predicted")
-	if !slices.Equal(sum.Failing, []string{confirmed.ID, null.ID}) {
-		t.Errorf("-fail-on=predicted fails on %v, want the confirmed OSCS pair's and the con-null's, not those set apart", sum.Failing)
+	if want := []string{confirmed.ID, null.ID, untried.ID}; !slices.Equal(sorted(sum.Failing), sorted(want)) {
+		t.Errorf("-fail-on=predicted fails on %v, want %v: the confirmed OSCS pair's, the con-null's and the untried OSCS pair's, not those set apart", sum.Failing, want)
 	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }

@@ -348,10 +348,10 @@ them, and among the rest, the recorded runs' failures first and data
 races last), except those set apart, which are left out, with a line on
 stderr after the summary saying how many (-show-apart prints them, after
 the others): data races of status apart (above: false predictions), and
-OSCS pairs not confirmed, which validation ran in the other order without
-the test failing (an OSCS pair is a bug only through what the order
-changes, and the test saw nothing change); -json, -sarif and -ci list
-both; then one indented line
+OSCS pairs that validation ran in the other orders without the test
+failing (not confirmed: an OSCS pair is a bug only through what the
+order changes, and the test saw nothing change) or could not force
+(diverged, timed out); -json, -sarif and -ci list both; then one indented line
 per piece of evidence, hop by hop: the go statement that started each side's goroutine,
 each site with the locks held there, notes, the tests that exposed it,
 its ID and status with what validation saw, and the command that
@@ -660,7 +660,7 @@ func Command() *cli.Command {
 			})
 			fs.DurationVar(&o.perturbBudget, "perturb-budget", predict.DefaultTargetedBudget, "bound the targeted runs of all tests together to `d`; the runs after it are random")
 			fs.BoolVar(&o.json, "json", false, "print findings as JSON lines instead of text")
-			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings that validation set apart, which the text output leaves out: data races whose forced runs touched different memory each time (status apart), and OSCS pairs that validation ran in the other order without the test failing (not confirmed)")
+			fs.BoolVar(&o.showApart, "show-apart", false, "also print, last, the findings that validation set apart, which the text output leaves out: data races whose forced runs touched different memory each time (status apart), and OSCS pairs that validation ran in the other orders without the test failing (not confirmed) or could not force (diverged, timed out)")
 			fs.StringVar(&o.sarif, "sarif", "", "also write a SARIF 2.1.0 log to `file` (\"-\" for stdout, replacing the findings)")
 			fs.StringVar(&o.html, "html", "", "also write an HTML report to `file`: each finding with its status, reproducer, a timeline of the forced or predicted order, the goroutines' stacks and the sites in their source")
 			fs.BoolVar(&o.all, "all", false, "record every heap and global access, not only the locations the static analysis finds shared")
@@ -1000,7 +1000,7 @@ func run(ctx context.Context, env *cli.Env, o options, patterns []string) (int, 
 // writeText writes res's findings to w as text (report.Text), with the
 // hints about them, and returns those it left out: the findings set apart
 // (report.SetApart: data races whose forced runs touched different memory,
-// OSCS pairs that validation ran in the other order without a failure),
+// OSCS pairs that validation tried and did not confirm),
 // unless -show-apart asks for them. The hints count only the findings
 // shown. -json, -sarif, -html and -ci keep every finding.
 func writeText(w io.Writer, o options, dir string, res *predict.Result) ([]finding.Finding, error) {
