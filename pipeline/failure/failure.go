@@ -133,7 +133,9 @@ type Environment struct {
 // "executable file not found in $PATH" and "fork/exec PATH: no such file
 // or directory"; a test's own word that an environment variable it needs
 // is not set (gue's 44 tests: "TEST_POSTGRES env var is not set", held-out
-// rehearsal 49), or that Docker is not there.
+// rehearsal 49; client-go's "no configuration has been provided, try
+// setting KUBERNETES_MASTER environment variable", cli-utils' e2e suites,
+// rehearsal 57), or that Docker is not there.
 var environments = []struct {
 	what string
 	re   *regexp.Regexp
@@ -144,7 +146,7 @@ var environments = []struct {
 	{"a missing Unix socket", regexp.MustCompile(`(dial unix(gram|packet)? \S+: connect|write unixgram \S+: sendmsg): no such file or directory`)},
 	{"an unreachable network", regexp.MustCompile(`network is unreachable|no route to host`)},
 	{"a missing program", regexp.MustCompile(`executable file not found in|fork/exec \S+: no such file or directory`)},
-	{"an unset environment variable", regexp.MustCompile(`(?i)\benv(ironment)?[ _-]?var(iable)?s?\b.*\b(not set|unset|not defined|must be set|is required|is empty)\b|\b(missing|required|unset)\b.*\benv(ironment)?[ _-]?var(iable)?s?\b`)},
+	{"an unset environment variable", regexp.MustCompile(`(?i)\benv(ironment)?[ _-]?var(iable)?s?\b.*\b(not set|unset|not defined|must be set|is required|is empty)\b|\b(missing|required|unset)\b.*\benv(ironment)?[ _-]?var(iable)?s?\b|\b(try|please|must) set(ting)? (the )?[A-Z][A-Z0-9_]*[A-Z0-9] env(ironment)?[ _-]?var(iable)?\b`)},
 	{"no Docker", regexp.MustCompile(`(?i)\bdocker\b.*\b(unavailable|not available|not running|not installed)\b|Cannot connect to the Docker daemon`)},
 }
 
