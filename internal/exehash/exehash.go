@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 var self struct {
@@ -18,8 +19,15 @@ var self struct {
 	err  error
 }
 
-// Sum returns the hex SHA-256 of the running executable, computed once.
+// stand is the hash that Use gave, if any.
+var stand atomic.Pointer[string]
+
+// Sum returns the hex SHA-256 of the running executable, computed once, or
+// what Use gave in its stead.
 func Sum() (string, error) {
+	if s := stand.Load(); s != nil {
+		return *s, nil
+	}
 	self.once.Do(func() {
 		exe, err := os.Executable()
 		if err != nil {
@@ -41,3 +49,12 @@ func Sum() (string, error) {
 	})
 	return self.sum, self.err
 }
+
+// Use makes Sum return sum from now on, in this process. It is for test
+// binaries (internal/testcache): each package's test binary is an
+// executable of its own, with a hash of its own, though the precog code in
+// them that fills the caches is the same, so a cache shared by the
+// packages' tests was filled anew by each of them (the standard library's
+// facts analysed again under the race detector in each process). sum must
+// then identify that code as surely as the executable's hash does.
+func Use(sum string) { stand.Store(&sum) }
