@@ -1074,12 +1074,26 @@ func (e *Env) Unprotected(p Pair) bool {
 func (e *Env) Related(p Pair, what string) []analysis.RelatedInformation {
 	var rel []analysis.RelatedInformation
 	rel = append(rel, analysis.RelatedInformation{Pos: p.B.Pos(), Message: what})
-	rel = append(rel, e.RootInfo(p.CA)...)
-	if p.CB != p.CA {
-		rel = append(rel, e.RootInfo(p.CB)...)
+	if p.CB == p.CA {
+		rel = append(rel, e.RootInfo(p.CA)...)
+	} else {
+		// Two roots: each says which side runs there (held-out
+		// rehearsal 57: two "goroutine running ... started here" lines
+		// under a send on a closed channel left the reader to guess
+		// which one sends).
+		rel = append(rel, side(e.RootInfo(p.CA), "the reported access")...)
+		rel = append(rel, side(e.RootInfo(p.CB), "the other access")...)
 	}
 	rel = append(rel, e.LockInfo(p.VA.Locks, p.VB.Locks)...)
 	return rel
+}
+
+// side appends to each root's message which access of a pair runs there.
+func side(roots []analysis.RelatedInformation, access string) []analysis.RelatedInformation {
+	for i := range roots {
+		roots[i].Message += ": " + access + " runs there"
+	}
+	return roots
 }
 
 // RootInfo describes where the goroutines of c come from.
