@@ -318,7 +318,7 @@ func atomicityOrders(f finding.Finding, ev map[string][]finding.Event, access, l
 		if _, su, ok := adjacent(second, "next"); ok {
 			last, what = su, " and its goroutine's next"
 		}
-		if recorded := lock[second].Index > end(first).Index && last.Index < nl.Index; !recorded {
+		if followed := lock[second].Index > end(first).Index && last.Index < nl.Index; !followed {
 			out = append(out, Order{
 				What:    fmt.Sprintf("the critical section of %s%s between that of %s and its goroutine's next", name(second), what, name(first)),
 				Edges:   []plan.Edge{edge(end(first), lock[second]), edge(last, nl)},
